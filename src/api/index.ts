@@ -1,0 +1,4 @@
+// metalfleet/api: resource schemas, types, validation and the BMC address parser. Loads nothing
+// of the runtime (no nact, NATS or Kubernetes client) so other controllers can depend on it alone.
+export * from './meta.ts';
+export * from './bmh/schema.ts';

@@ -1,0 +1,141 @@
+import { inspectionDisabled } from './annotations.ts';
+import type { Turn } from './turn.ts';
+import type { Operation, OpResult } from './types.ts';
+import { HOST_FINALIZER } from './types.ts';
+
+// Applies a backend call's outcome. Transitions that follow a finished call happen here; the
+// state handlers decide what to call next.
+export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: number): void {
+  switch (result.kind) {
+    case 'transient':
+      t.transient();
+      return;
+    case 'continuing':
+      t.s.retryAt = t.now + result.afterMs;
+      t.requeue(result.afterMs);
+      return;
+    case 'needsRegistration':
+      t.s.needsRegistration = true;
+      t.s.needsAdopt = t.state === 'provisioned' || t.state === 'externally provisioned';
+      return;
+    case 'failed':
+      onFailed(t, op, result.message, jitter, result.retryAfterMs);
+      return;
+    case 'done':
+      t.s.transientCount = 0;
+      if (op !== 'hardwareState') t.clearError();
+      onDone(t, op, result);
+  }
+}
+
+function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done' }>): void {
+  const spec = t.host.spec;
+  switch (op) {
+    case 'register': {
+      t.s.needsRegistration = false;
+      const ref = spec.bmc ? { credentials: { name: spec.bmc.credentialsName, namespace: t.host.metadata.namespace } } : undefined;
+      t.patchStatus({ goodCredentials: ref, triedCredentials: ref });
+      if (result.provisionerId && result.provisionerId !== t.status.provisioning.ID) t.patchProvisioning({ ID: result.provisionerId });
+      if (t.state !== 'registering') return;
+      if (spec.externallyProvisioned) t.transition('externally provisioned', 'registered, externally provisioned');
+      else if (inspectionDisabled(t.host)) t.transition('preparing', 'registered, inspection disabled');
+      else t.transition('inspecting', 'registered');
+      return;
+    }
+    case 'inspect':
+      if (result.hardware) t.patchStatus({ hardware: result.hardware });
+      t.releaseSlot();
+      t.transition('preparing', 'inspection complete');
+      return;
+    case 'prepare':
+      t.patchProvisioning({ raid: spec.raid, rootDeviceHints: spec.rootDeviceHints });
+      t.transition('available', 'preparation complete');
+      return;
+    case 'provision':
+      t.patchProvisioning({ image: spec.image, customDeploy: spec.customDeploy, rootDeviceHints: spec.rootDeviceHints, bootMode: spec.bootMode });
+      t.patchStatus({ provisioningFailCount: 0, poweredOn: result.poweredOn ?? true });
+      t.releaseSlot();
+      t.s.powerCheckAt = t.now + t.s.config.powerPollMs;
+      t.requeue(t.s.config.powerPollMs);
+      t.transition('provisioned', 'image deployed');
+      return;
+    case 'deprovision':
+      t.patchProvisioning({ image: undefined, customDeploy: undefined });
+      t.releaseSlot();
+      if (t.host.metadata.deletionTimestamp) t.transition('powering off before delete', 'deprovisioned for deletion');
+      else t.transition('available', 'deprovisioned');
+      return;
+    case 'adopt':
+      t.s.needsAdopt = false;
+      return;
+    case 'powerOn':
+    case 'powerOff':
+      t.patchStatus({ poweredOn: op === 'powerOn' });
+      t.s.powerCheckAt = t.now + t.s.config.powerPollMs;
+      if (t.state === 'powering off before delete') t.transition('deleting', 'powered off');
+      return;
+    case 'hardwareState':
+      if (result.poweredOn !== undefined && result.poweredOn !== t.status.poweredOn) t.patchStatus({ poweredOn: result.poweredOn });
+      t.s.powerCheckAt = t.now + t.s.config.powerPollMs;
+      return;
+    case 'detach':
+      t.patchStatus({ operationalStatus: 'detached' });
+      return;
+    case 'delete':
+      t.releaseSlot();
+      t.s.gone = true;
+      t.effects.push({ type: 'removeFinalizer', finalizer: HOST_FINALIZER });
+      t.event('Normal', 'Deleted', 'host removed from the backend; finalizer removed');
+  }
+}
+
+// Deletion gives up on a failing step after this many errors and moves on (BMO retryCount).
+const DELETE_GIVE_UP = 3;
+
+function onFailed(t: Turn, op: Operation, message: string, jitter: number, retryAfterMs: number | null | undefined): void {
+  const deleting = Boolean(t.host.metadata.deletionTimestamp);
+  switch (op) {
+    case 'register':
+      t.recordError(t.state === 'provisioned' || t.state === 'externally provisioned' ? 'provisioned registration error' : 'registration error', message, jitter, retryAfterMs);
+      return;
+    case 'inspect':
+      t.releaseSlot();
+      t.recordError('inspection error', message, jitter, retryAfterMs);
+      return;
+    case 'prepare':
+      t.recordError('preparation error', message, jitter, retryAfterMs);
+      return;
+    case 'provision':
+      t.releaseSlot();
+      t.patchStatus({ provisioningFailCount: t.status.provisioningFailCount + 1, lastAttemptedImage: t.host.spec.image });
+      t.recordError('provisioning error', message, jitter, retryAfterMs);
+      return;
+    case 'deprovision':
+      t.releaseSlot();
+      t.recordError('provisioning error', message, jitter, retryAfterMs);
+      if (deleting && t.status.errorCount > DELETE_GIVE_UP) moveOnWithDeletion(t, 'powering off before delete', message);
+      return;
+    case 'adopt':
+      t.recordError('provisioned registration error', message, jitter, retryAfterMs);
+      return;
+    case 'powerOn':
+    case 'powerOff':
+      t.recordError('power management error', message, jitter, retryAfterMs);
+      if (t.state === 'powering off before delete' && t.status.errorCount > DELETE_GIVE_UP) moveOnWithDeletion(t, 'deleting', message);
+      return;
+    case 'hardwareState':
+      t.transient();
+      return;
+    case 'detach':
+      t.recordError('detach error', message, jitter, retryAfterMs);
+      return;
+    case 'delete':
+      t.recordError('provisioning error', message, jitter, retryAfterMs);
+  }
+}
+
+function moveOnWithDeletion(t: Turn, next: 'powering off before delete' | 'deleting', message: string): void {
+  t.s.retryAt = null;
+  t.event('Warning', 'DeletionStepSkipped', `giving up after ${t.status.errorCount} failures: ${message}`);
+  t.transition(next, 'deletion continues after repeated failures');
+}

@@ -1,0 +1,189 @@
+import { BareMetalHostStatus, HardwareDetails, initialStatus } from '../../api/index.ts';
+import type { BareMetalHost } from '../../api/index.ts';
+import { DETACHED, HARDWARE_DETAILS, detachRequest, inspectionDisabled, isPaused } from './annotations.ts';
+import { handleDeletion } from './deletion.ts';
+import { applyResult } from './results.ts';
+import { HANDLERS } from './states.ts';
+import { Turn } from './turn.ts';
+import type { BmhEvent, BmhState, MachineConfig, Step } from './types.ts';
+import { DEFAULT_MACHINE_CONFIG, HOST_FINALIZER } from './types.ts';
+
+const STATUS_ANNOTATION = 'baremetalhost.metal3.io/status';
+// Bounds the transitions one step may chain; the longest real chain is four.
+const MAX_CHAIN = 12;
+
+export function initialState(host: BareMetalHost, config: MachineConfig = DEFAULT_MACHINE_CONFIG): BmhState {
+  return {
+    config,
+    host: { ...host, status: host.status ?? initialStatus() },
+    inFlight: null,
+    seq: 0,
+    slot: { phase: 'none' },
+    retryAt: null,
+    transientCount: 0,
+    powerCheckAt: null,
+    needsRegistration: false,
+    needsAdopt: false,
+    gone: false,
+  };
+}
+
+// The BareMetalHost lifecycle as a pure function: no clock (now comes in), no I/O, no randomness
+// (jitter comes in the result event). The host actor performs the effects and feeds back results.
+export function step(state: BmhState, event: BmhEvent, now: number): Step {
+  if (state.gone) return { state, effects: [] };
+  const wasPaused = isPaused(state.host);
+  const t = new Turn(state, now);
+  switch (event.type) {
+    case 'observed':
+      observe(t, event.host, wasPaused);
+      break;
+    case 'tick':
+      break;
+    case 'result': {
+      const inFlight = t.s.inFlight;
+      if (!inFlight || inFlight.seq !== event.seq) return { state, effects: [] };
+      t.s.inFlight = null;
+      // A paused host drops results; it re-reads the backend when unpaused (level-triggered).
+      if (!wasPaused) applyResult(t, inFlight.op, event.result, event.jitter);
+      break;
+    }
+    case 'slotGranted':
+      if (t.s.slot.phase === 'waiting') {
+        t.s.slot = { phase: 'held', op: t.s.slot.op, grantId: event.grantId };
+        if (t.status.operationalStatus === 'delayed') t.patchStatus({ operationalStatus: t.okOrError() });
+      }
+      break;
+    case 'slotQueued':
+      if (t.s.slot.phase === 'waiting' && !wasPaused && t.status.operationalStatus !== 'error') t.patchStatus({ operationalStatus: 'delayed' });
+      break;
+    case 'slotLost':
+      if (t.s.slot.phase === 'held' && t.s.slot.grantId === event.grantId) {
+        t.s.slot = { phase: 'none' };
+        t.event('Warning', 'CapacitySlotLost', event.reason);
+      }
+      break;
+  }
+  if (isPaused(t.host)) {
+    if (wasPaused) return { state: t.s, effects: [] };
+    t.releaseSlot();
+    t.event('Normal', 'Paused', 'reconciliation paused by annotation');
+    return t.finish();
+  }
+  drive(t);
+  return t.finish();
+}
+
+function observe(t: Turn, host: BareMetalHost, paused: boolean): void {
+  const before = t.host;
+  const changed = before.metadata.generation !== host.metadata.generation
+    || JSON.stringify(before.spec) !== JSON.stringify(host.spec)
+    || JSON.stringify(before.metadata.annotations ?? {}) !== JSON.stringify(host.metadata.annotations ?? {})
+    || before.metadata.deletionTimestamp !== host.metadata.deletionTimestamp
+    || JSON.stringify(before.metadata.finalizers ?? []) !== JSON.stringify(host.metadata.finalizers ?? []);
+  // The machine owns status; an observed object contributes spec and metadata only.
+  t.s.host = { ...host, status: t.status };
+  // A change may be the fix for what failed (credentials, address, image): try again now, as a
+  // watch-triggered reconcile does in the anchor.
+  if (changed && t.s.retryAt !== null) t.s.retryAt = null;
+  if (!paused) restoreStatusAnnotation(t);
+}
+
+// clusterctl move / pivot: status travels in an annotation and is restored when the object has
+// never been written by a controller (reference/bmo.md §1.7).
+function restoreStatusAnnotation(t: Turn): void {
+  const raw = t.host.metadata.annotations?.[STATUS_ANNOTATION];
+  if (raw === undefined) return;
+  if (!t.status.lastUpdated) {
+    let parsed: unknown = undefined;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      parsed = undefined;
+    }
+    const status = BareMetalHostStatus.safeParse(parsed);
+    if (status.success) {
+      t.patchStatus(status.data);
+      t.event('Normal', 'StatusRestored', 'status restored from annotation');
+    } else {
+      t.event('Warning', 'InvalidAnnotationValue', `${STATUS_ANNOTATION}: not a valid status; ignored`);
+    }
+  }
+  t.removeAnnotation(STATUS_ANNOTATION);
+}
+
+function drive(t: Turn): void {
+  for (let i = 0; i < MAX_CHAIN; i++) {
+    if (t.s.gone || t.s.inFlight) return;
+    const retryAt = t.s.retryAt;
+    if (retryAt !== null && t.now < retryAt) {
+      if (Number.isFinite(retryAt)) t.requeue(retryAt - t.now);
+      return;
+    }
+    if (!handle(t)) return;
+  }
+}
+
+function handle(t: Turn): boolean {
+  applyHardwareDetails(t);
+  if (t.host.metadata.deletionTimestamp) return handleDeletion(t);
+  ensureFinalizer(t);
+  const state = t.state;
+  if (handleDetach(t)) return false;
+  if (t.s.needsRegistration && state !== '' && state !== 'unmanaged' && state !== 'registering') {
+    t.call({ op: 'register', restartOnFailure: t.status.errorType === 'registration error', credentialsChanged: false });
+    return false;
+  }
+  if (t.s.needsAdopt) {
+    t.call({ op: 'adopt', restartOnFailure: t.status.errorType === 'provisioned registration error' });
+    return false;
+  }
+  return HANDLERS[state](t);
+}
+
+// Returns true when detachment owns this step (a detach call, or a detached host at rest).
+function handleDetach(t: Turn): boolean {
+  const request = detachRequest(t.host);
+  const detached = t.status.operationalStatus === 'detached';
+  if (request === null) {
+    if (detached) {
+      // Re-attached: register again and adopt, never provision a second time.
+      t.patchStatus({ operationalStatus: t.okOrError() });
+      t.s.needsRegistration = true;
+      t.s.needsAdopt = t.state === 'provisioned' || t.state === 'externally provisioned';
+    }
+    return false;
+  }
+  if (detached) return true;
+  if (request.malformed) t.event('Warning', 'InvalidAnnotationValue', `${DETACHED}: value is not valid JSON; detaching with defaults`);
+  const state = t.state;
+  const settled = state === 'provisioned' || state === 'externally provisioned' || state === 'available' || state === 'ready';
+  if (!settled && !request.force) return false;
+  t.releaseSlot();
+  t.call({ op: 'detach', force: request.force });
+  return true;
+}
+
+function applyHardwareDetails(t: Turn): void {
+  const raw = t.host.metadata.annotations?.[HARDWARE_DETAILS];
+  if (raw === undefined) return;
+  if (inspectionDisabled(t.host) && !t.status.hardware) {
+    let parsed: unknown = undefined;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      parsed = undefined;
+    }
+    const details = HardwareDetails.safeParse(parsed);
+    if (details.success) t.patchStatus({ hardware: details.data });
+    else t.event('Warning', 'InvalidAnnotationValue', `${HARDWARE_DETAILS}: not valid hardware details JSON; ignored`);
+  }
+  t.removeAnnotation(HARDWARE_DETAILS);
+}
+
+function ensureFinalizer(t: Turn): void {
+  const finalizers = t.host.metadata.finalizers ?? [];
+  if (finalizers.includes(HOST_FINALIZER)) return;
+  t.s.host = { ...t.s.host, metadata: { ...t.s.host.metadata, finalizers: [...finalizers, HOST_FINALIZER] } };
+  t.effects.push({ type: 'addFinalizer', finalizer: HOST_FINALIZER });
+}

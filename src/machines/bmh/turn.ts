@@ -1,0 +1,164 @@
+import type { BareMetalHost, BareMetalHostStatus, ErrorType, OperationHistory, ProvisioningState } from '../../api/index.ts';
+import { errorBackoffMs, transientBackoffMs } from './backoff.ts';
+import type { BmhEffect, BmhState, CallArgs, GatedOperation, SlotState, Step } from './types.ts';
+import { GATED_OPERATIONS } from './types.ts';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+type HostWithStatus = BareMetalHost & { status: BareMetalHostStatus };
+
+const HISTORY_OF: Partial<Record<ProvisioningState, keyof OperationHistory>> = {
+  registering: 'register',
+  inspecting: 'inspect',
+  provisioning: 'provision',
+  deprovisioning: 'deprovision',
+};
+// BMO saves status.provisioning.bootMode on entering these states.
+const RECORDS_BOOT_MODE: ReadonlySet<ProvisioningState> = new Set(['registering', 'inspecting', 'provisioning']);
+
+// One step's scratchpad: a mutable copy of the state plus the effects it produces. The machine's
+// handlers read and write it; finish() turns it back into an immutable Step. Status is copied on
+// first write so an unchanged step costs no allocation and produces no status write.
+export class Turn {
+  readonly s: Mutable<BmhState>;
+  readonly effects: BmhEffect[] = [];
+  private readonly initialStatus: BareMetalHostStatus;
+  private requeueMs: number | null = null;
+
+  constructor(state: BmhState, readonly now: number) {
+    this.s = { ...state };
+    this.initialStatus = state.host.status;
+  }
+
+  get host(): HostWithStatus {
+    return this.s.host;
+  }
+
+  get status(): BareMetalHostStatus {
+    return this.s.host.status;
+  }
+
+  get state(): ProvisioningState {
+    return this.s.host.status.provisioning.state;
+  }
+
+  patchStatus(patch: Partial<BareMetalHostStatus>): void {
+    this.s.host = { ...this.s.host, status: { ...this.s.host.status, ...patch } };
+  }
+
+  patchProvisioning(patch: Partial<BareMetalHostStatus['provisioning']>): void {
+    this.patchStatus({ provisioning: { ...this.status.provisioning, ...patch } });
+  }
+
+  // Moves to another provisioning state, keeping operation history and boot mode as BMO does.
+  transition(next: ProvisioningState, reason: string): void {
+    const prev = this.state;
+    if (prev === next) return;
+    const stamp = new Date(this.now).toISOString();
+    let history = this.status.operationHistory;
+    const ended = HISTORY_OF[prev];
+    if (ended) history = { ...history, [ended]: { ...history?.[ended], end: stamp } };
+    const started = HISTORY_OF[next];
+    if (started) history = { ...history, [started]: { start: stamp } };
+    this.patchStatus({ operationHistory: history });
+    this.patchProvisioning({
+      state: next,
+      ...(RECORDS_BOOT_MODE.has(next) ? { bootMode: this.host.spec.bootMode } : {}),
+    });
+    this.s.transientCount = 0;
+    this.event('Normal', 'StateChanged', `${prev || 'none'} -> ${next}: ${reason}`);
+  }
+
+  call(args: CallArgs): void {
+    if (GATED_OPERATIONS.has(args.op) && this.s.slot.phase !== 'held') {
+      // A guard, not a path: handlers request a slot before a gated call.
+      throw new Error(`bmh machine: ${args.op} without a capacity slot`);
+    }
+    const seq = this.s.seq + 1;
+    this.s.seq = seq;
+    this.s.inFlight = { op: args.op, seq };
+    this.effects.push({ type: 'call', seq, args });
+  }
+
+  // True when the slot for op is held; otherwise asks for one (once) and returns false.
+  ensureSlot(op: GatedOperation): boolean {
+    const slot: SlotState = this.s.slot;
+    if (slot.phase === 'held') return true;
+    if (slot.phase === 'none') {
+      this.s.slot = { phase: 'waiting', op, since: this.now };
+      this.effects.push({ type: 'requestSlot', op });
+    }
+    return false;
+  }
+
+  releaseSlot(): void {
+    if (this.s.slot.phase === 'none') return;
+    this.s.slot = { phase: 'none' };
+    this.effects.push({ type: 'releaseSlot' });
+    if (this.status.operationalStatus === 'delayed') this.patchStatus({ operationalStatus: this.okOrError() });
+  }
+
+  recordError(errorType: ErrorType, message: string, jitter: number, retryAfterMs?: number | null): void {
+    const errorCount = this.status.errorCount + 1;
+    this.patchStatus({ operationalStatus: 'error', errorType, errorMessage: message, errorCount });
+    if (retryAfterMs === null) {
+      // Nothing to retry until the object changes (bad address, empty credentials).
+      this.s.retryAt = Number.POSITIVE_INFINITY;
+    } else {
+      const delay = retryAfterMs ?? errorBackoffMs(errorCount, jitter, this.s.config);
+      this.s.retryAt = this.now + delay;
+      this.requeue(delay);
+    }
+    this.event('Warning', errorReason(errorType), message);
+  }
+
+  clearError(): void {
+    this.s.retryAt = null;
+    if (this.status.errorCount === 0 && !this.status.errorType && this.status.operationalStatus !== 'error') return;
+    this.patchStatus({ errorType: '', errorMessage: '', errorCount: 0, operationalStatus: 'OK' });
+  }
+
+  transient(): void {
+    const delay = transientBackoffMs(this.s.transientCount, this.s.config);
+    this.s.transientCount += 1;
+    this.s.retryAt = this.now + delay;
+    this.requeue(delay);
+  }
+
+  okOrError(): 'OK' | 'error' {
+    return this.status.errorType ? 'error' : 'OK';
+  }
+
+  requeue(afterMs: number): void {
+    const ms = Math.max(0, Math.round(afterMs));
+    this.requeueMs = this.requeueMs === null ? ms : Math.min(this.requeueMs, ms);
+  }
+
+  event(severity: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.effects.push({ type: 'event', severity, reason, message });
+  }
+
+  removeAnnotation(key: string): void {
+    const annotations = this.host.metadata.annotations;
+    if (!annotations || !(key in annotations)) return;
+    const { [key]: _removed, ...rest } = annotations;
+    this.s.host = { ...this.s.host, metadata: { ...this.s.host.metadata, annotations: rest } };
+    this.effects.push({ type: 'removeAnnotation', key });
+  }
+
+  finish(): Step {
+    if (this.s.host.status !== this.initialStatus) {
+      const lastUpdated = new Date(this.now).toISOString();
+      this.patchStatus({ lastUpdated });
+      this.effects.push({ type: 'writeStatus', status: this.s.host.status });
+    }
+    if (this.requeueMs !== null) this.effects.push({ type: 'requeue', afterMs: this.requeueMs });
+    return { state: this.s, effects: this.effects };
+  }
+}
+
+function errorReason(errorType: ErrorType): string {
+  return errorType
+    .split(' ')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+}

@@ -1,0 +1,112 @@
+import type { BareMetalHost, BareMetalHostStatus, HardwareDetails, Image, RootDeviceHints, BootMode } from '../../api/index.ts';
+
+// Backend operations the machine asks the actor to perform. Inspect, provision and deprovision
+// are gated: they are only ever requested while the host holds a capacity slot.
+export type Operation =
+  | 'register' | 'inspect' | 'prepare' | 'provision' | 'deprovision' | 'adopt'
+  | 'powerOn' | 'powerOff' | 'hardwareState' | 'detach' | 'delete';
+export type GatedOperation = 'inspect' | 'provision' | 'deprovision';
+export const GATED_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>(['inspect', 'provision', 'deprovision']);
+
+export type CallArgs =
+  | { op: 'register'; restartOnFailure: boolean; credentialsChanged: boolean }
+  | { op: 'inspect'; restartOnFailure: boolean; refresh: boolean }
+  | { op: 'prepare'; restartOnFailure: boolean }
+  | { op: 'provision'; image: Image | undefined; customDeploy: string | undefined; bootMode: BootMode; rootDeviceHints: RootDeviceHints | undefined }
+  | { op: 'deprovision'; restartOnFailure: boolean; automatedCleaning: boolean }
+  | { op: 'adopt'; restartOnFailure: boolean }
+  | { op: 'powerOn'; force: boolean }
+  | { op: 'powerOff'; mode: 'soft' | 'hard'; force: boolean }
+  | { op: 'hardwareState' }
+  | { op: 'detach'; force: boolean }
+  | { op: 'delete' };
+
+// What a backend call came back with (reference/bmo.md §3 Result): done, still going (poll again
+// later), failed for this attempt (recorded, backed off, retried with restartOnFailure), or a
+// transient error (fast retry, no status change). needsRegistration: the backend lost the host.
+export type OpResult =
+  | { kind: 'done'; provisionerId?: string; hardware?: HardwareDetails; poweredOn?: boolean }
+  | { kind: 'continuing'; afterMs: number }
+  | { kind: 'failed'; message: string; retryAfterMs?: number | null }
+  | { kind: 'transient'; message: string }
+  | { kind: 'needsRegistration' };
+
+export type SlotState =
+  | { phase: 'none' }
+  | { phase: 'waiting'; op: GatedOperation; since: number }
+  | { phase: 'held'; op: GatedOperation; grantId: string };
+
+export interface MachineConfig {
+  // provisioningFailCount at which provisioning stops until the image changes; 0 = unlimited.
+  maxProvisioningRetries: number;
+  // Steady-state power poll, BMO's 60 s.
+  powerPollMs: number;
+  // Slow poll of detached hosts, BMO's 10 min.
+  detachedPollMs: number;
+  // One unit of the 2^n error backoff; BMO's is a minute.
+  backoffUnitMs: number;
+  // Exponent cap of the error backoff (2^9 units).
+  backoffMaxExponent: number;
+  // Transient errors: first delay and cap of the fast per-host retry.
+  transientBaseMs: number;
+  transientMaxMs: number;
+  // Missing credentials Secret: look again after this long (BMO: 10 s).
+  missingCredentialsRetryMs: number;
+}
+
+export const DEFAULT_MACHINE_CONFIG: MachineConfig = {
+  maxProvisioningRetries: 5,
+  powerPollMs: 60_000,
+  detachedPollMs: 600_000,
+  backoffUnitMs: 60_000,
+  backoffMaxExponent: 9,
+  transientBaseMs: 50,
+  transientMaxMs: 1_000_000,
+  missingCredentialsRetryMs: 10_000,
+};
+
+export interface BmhState {
+  readonly config: MachineConfig;
+  // The host as last observed (spec and metadata) with the status this machine owns.
+  readonly host: BareMetalHost & { status: BareMetalHostStatus };
+  // The one backend call in flight; its result must carry the same seq to be applied.
+  readonly inFlight: { op: Operation; seq: number } | null;
+  readonly seq: number;
+  readonly slot: SlotState;
+  // Error backoff: no backend call before this time (ms since epoch).
+  readonly retryAt: number | null;
+  readonly transientCount: number;
+  // Steady states: when the next power read is due.
+  readonly powerCheckAt: number | null;
+  // The backend lost the node: register again (and adopt if the host was provisioned).
+  readonly needsRegistration: boolean;
+  readonly needsAdopt: boolean;
+  // The finalizer was removed: the host is gone and the actor may stop.
+  readonly gone: boolean;
+}
+
+export type BmhEvent =
+  | { type: 'observed'; host: BareMetalHost }
+  | { type: 'tick' }
+  | { type: 'result'; seq: number; result: OpResult; jitter: number }
+  | { type: 'slotGranted'; grantId: string }
+  | { type: 'slotQueued'; position: number }
+  | { type: 'slotLost'; grantId: string; reason: string };
+
+export type BmhEffect =
+  | { type: 'call'; seq: number; args: CallArgs }
+  | { type: 'requestSlot'; op: GatedOperation }
+  | { type: 'releaseSlot' }
+  | { type: 'writeStatus'; status: BareMetalHostStatus }
+  | { type: 'requeue'; afterMs: number }
+  | { type: 'addFinalizer'; finalizer: string }
+  | { type: 'removeFinalizer'; finalizer: string }
+  | { type: 'removeAnnotation'; key: string }
+  | { type: 'event'; severity: 'Normal' | 'Warning'; reason: string; message: string };
+
+export interface Step {
+  readonly state: BmhState;
+  readonly effects: readonly BmhEffect[];
+}
+
+export const HOST_FINALIZER = 'baremetalhost.metal3.io';

@@ -1,0 +1,5 @@
+export type { Credentials, HostData, CapacityClaim, Provisioner } from './provisioner.ts';
+export type { HostEvent, HostStore } from './host-store.ts';
+export { StoreError, hostKey } from './host-store.ts';
+export type { Logger } from './logger.ts';
+export { silentLogger } from './logger.ts';

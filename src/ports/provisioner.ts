@@ -1,0 +1,49 @@
+import type { BareMetalHostSpec } from '../api/index.ts';
+import type { CallArgs, OpResult } from '../machines/bmh/index.ts';
+
+export interface Credentials {
+  readonly username: string;
+  readonly password: string;
+}
+
+// What a provisioner gets to act on one host: resolved just before the call, never stored,
+// never logged (credentials and user data are secrets).
+export interface HostData {
+  readonly key: string; // "<namespace>/<name>"
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly provisionerId: string; // status.provisioning.ID, '' before registration
+  readonly spec: BareMetalHostSpec;
+  readonly credentials: Credentials | null;
+  readonly userData?: string;
+  readonly networkData?: string;
+  readonly metaData?: string;
+}
+
+export interface CapacityClaim {
+  readonly pool: string; // e.g. "fixture:default", "ironic:http://127.0.0.1:6385"
+  // Virtual-media hosts do not load the conductor the way PXE hosts do (reference/bmo.md §3.1).
+  readonly exempt: boolean;
+}
+
+type ArgsOf<O extends CallArgs['op']> = Extract<CallArgs, { op: O }>;
+
+// One backend, one implementation; host actors never know which one they drive. Methods resolve
+// to an OpResult and should not throw; a throw is treated as a transient failure.
+export interface Provisioner {
+  readonly name: string;
+  capacity(host: HostData): CapacityClaim;
+  register(host: HostData, args: ArgsOf<'register'>): Promise<OpResult>;
+  inspect(host: HostData, args: ArgsOf<'inspect'>): Promise<OpResult>;
+  prepare(host: HostData, args: ArgsOf<'prepare'>): Promise<OpResult>;
+  provision(host: HostData, args: ArgsOf<'provision'>): Promise<OpResult>;
+  deprovision(host: HostData, args: ArgsOf<'deprovision'>): Promise<OpResult>;
+  adopt(host: HostData, args: ArgsOf<'adopt'>): Promise<OpResult>;
+  powerOn(host: HostData, args: ArgsOf<'powerOn'>): Promise<OpResult>;
+  powerOff(host: HostData, args: ArgsOf<'powerOff'>): Promise<OpResult>;
+  hardwareState(host: HostData, args: ArgsOf<'hardwareState'>): Promise<OpResult>;
+  detach(host: HostData, args: ArgsOf<'detach'>): Promise<OpResult>;
+  delete(host: HostData, args: ArgsOf<'delete'>): Promise<OpResult>;
+  close?(): Promise<void>;
+}

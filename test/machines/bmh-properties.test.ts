@@ -1,0 +1,137 @@
+import test from 'ava';
+import fc from 'fast-check';
+import type { BareMetalHost } from '../../src/api/index.ts';
+import { GATED_OPERATIONS, initialState, isPaused, step } from '../../src/machines/bmh/index.ts';
+import type { BmhEvent, BmhState, OpResult, Step } from '../../src/machines/bmh/index.ts';
+import { lastCall, makeHost, settle, T0 } from '../support/bmh.ts';
+
+// Invariants over random event sequences (fast-check): the machine is driven by arbitrary
+// interleavings of wake-ups, results, slot notices and object changes.
+
+type Action =
+  | { kind: 'tick'; advanceMs: number }
+  | { kind: 'result'; result: OpResult; jitter: number }
+  | { kind: 'grant' } | { kind: 'queued' } | { kind: 'lost' }
+  | { kind: 'edit'; edit: Edit };
+type Edit = 'pause' | 'unpause' | 'delete' | 'image' | 'noImage' | 'offline' | 'online' | 'detach' | 'attach' | 'reboot' | 'externally';
+
+const opResult: fc.Arbitrary<OpResult> = fc.oneof(
+  fc.constant<OpResult>({ kind: 'done', poweredOn: true }),
+  fc.constant<OpResult>({ kind: 'done' }),
+  fc.constant<OpResult>({ kind: 'continuing', afterMs: 1000 }),
+  fc.constant<OpResult>({ kind: 'failed', message: 'boom' }),
+  fc.constant<OpResult>({ kind: 'failed', message: 'no retry', retryAfterMs: null }),
+  fc.constant<OpResult>({ kind: 'transient', message: 'reset' }),
+  fc.constant<OpResult>({ kind: 'needsRegistration' }),
+);
+const action: fc.Arbitrary<Action> = fc.oneof(
+  { arbitrary: fc.record({ kind: fc.constant('tick' as const), advanceMs: fc.integer({ min: 0, max: 10_000_000 }) }), weight: 3 },
+  { arbitrary: fc.record({ kind: fc.constant('result' as const), result: opResult, jitter: fc.double({ min: 0, max: 1, noNaN: true }) }), weight: 6 },
+  { arbitrary: fc.constant<Action>({ kind: 'grant' }), weight: 3 },
+  { arbitrary: fc.constant<Action>({ kind: 'queued' }), weight: 1 },
+  { arbitrary: fc.constant<Action>({ kind: 'lost' }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('edit' as const), edit: fc.constantFrom<Edit>('pause', 'unpause', 'delete', 'image', 'noImage', 'offline', 'online', 'detach', 'attach', 'reboot', 'externally') }), weight: 2 },
+);
+
+function edit(h: BareMetalHost, e: Edit): BareMetalHost {
+  const annotations = { ...(h.metadata.annotations ?? {}) };
+  const spec = { ...h.spec };
+  const metadata = { ...h.metadata, generation: (h.metadata.generation ?? 1) + 1 };
+  switch (e) {
+    case 'pause': annotations['baremetalhost.metal3.io/paused'] = ''; break;
+    case 'unpause': delete annotations['baremetalhost.metal3.io/paused']; break;
+    case 'delete': metadata.deletionTimestamp = '2026-01-01T00:00:00Z'; break;
+    case 'image': spec.image = { url: `http://images/${Math.random()}.qcow2`, checksum: 'c' }; break;
+    case 'noImage': delete spec.image; break;
+    case 'offline': spec.online = false; break;
+    case 'online': spec.online = true; break;
+    case 'detach': annotations['baremetalhost.metal3.io/detached'] = ''; break;
+    case 'attach': delete annotations['baremetalhost.metal3.io/detached']; break;
+    case 'reboot': annotations['reboot.metal3.io'] = ''; break;
+    case 'externally': spec.externallyProvisioned = !spec.externallyProvisioned; break;
+  }
+  return { ...h, metadata: { ...metadata, annotations }, spec };
+}
+
+// Replays actions; calls check(prev, event, next) after every step.
+function run(actions: Action[], check: (prev: BmhState, event: BmhEvent, next: Step) => void): { state: BmhState; now: number } {
+  let state = initialState(makeHost());
+  let now = T0;
+  let last: Step = step(state, { type: 'tick' }, now);
+  check(state, { type: 'tick' }, last);
+  state = last.state;
+  for (const a of actions) {
+    let event: BmhEvent;
+    switch (a.kind) {
+      case 'tick': now += a.advanceMs; event = { type: 'tick' }; break;
+      case 'result': {
+        const seq = state.inFlight?.seq ?? lastCall(last)?.seq ?? 0;
+        event = { type: 'result', seq, result: a.result, jitter: a.jitter };
+        break;
+      }
+      case 'grant': event = { type: 'slotGranted', grantId: `g${now}` }; break;
+      case 'queued': event = { type: 'slotQueued', position: 1 }; break;
+      case 'lost': event = { type: 'slotLost', grantId: state.slot.phase === 'held' ? state.slot.grantId : 'x', reason: 'expired' }; break;
+      case 'edit': event = { type: 'observed', host: edit(state.host, a.edit) }; break;
+    }
+    const next = step(state, event, now);
+    check(state, event, next);
+    last = next;
+    state = next.state;
+  }
+  return { state, now };
+}
+
+const runs = { numRuns: 300 };
+
+test('bmh property - no gated backend call without a granted slot', (t) => {
+  fc.assert(fc.property(fc.array(action, { maxLength: 80 }), (actions) => {
+    run(actions, (_prev, _event, next) => {
+      for (const e of next.effects) {
+        if (e.type === 'call' && GATED_OPERATIONS.has(e.args.op)) {
+          if (next.state.slot.phase !== 'held') throw new Error(`${e.args.op} issued with slot ${next.state.slot.phase}`);
+        }
+      }
+    });
+  }), runs);
+  t.pass();
+});
+
+test('bmh property - a paused host produces no effects', (t) => {
+  fc.assert(fc.property(fc.array(action, { maxLength: 80 }), (actions) => {
+    run(actions, (prev, _event, next) => {
+      if (isPaused(prev.host) && isPaused(next.state.host) && next.effects.length > 0) {
+        throw new Error(`paused host produced ${next.effects.map((e) => e.type).join(',')}`);
+      }
+    });
+  }), runs);
+  t.pass();
+});
+
+test('bmh property - deletion ends in finalizer removal when the provisioner succeeds', (t) => {
+  fc.assert(fc.property(fc.array(action, { maxLength: 60 }), (actions) => {
+    const { state, now } = run(actions, () => undefined);
+    if (state.gone) return;
+    let host = edit(state.host, 'delete');
+    host = edit(host, 'unpause');
+    const start = step({ ...state, retryAt: null }, { type: 'observed', host }, now);
+    // Any call in flight from before answers first, then every call succeeds.
+    const first = state.inFlight ? step(start.state, { type: 'result', seq: state.inFlight.seq, result: { kind: 'done' }, jitter: 0 }, now) : start;
+    const { last, all } = settle(first.effects.length ? first : step(first.state, { type: 'tick' }, now + 1), () => ({ kind: 'done' }), now + 1);
+    if (!last.state.gone) throw new Error(`not gone: ${last.state.host.status.provisioning.state}`);
+    const removed = [...(first === start ? [] : start.effects), ...all].filter((e) => e.type === 'removeFinalizer').length;
+    if (last.state.host.metadata.finalizers?.includes('baremetalhost.metal3.io') && removed !== 1) throw new Error(`finalizer removals: ${removed}`);
+  }), runs);
+  t.pass();
+});
+
+test('bmh property - errorCount resets when an operation succeeds', (t) => {
+  fc.assert(fc.property(fc.array(action, { maxLength: 80 }), (actions) => {
+    run(actions, (prev, event, next) => {
+      if (event.type !== 'result' || event.result.kind !== 'done') return;
+      if (!prev.inFlight || prev.inFlight.seq !== event.seq || prev.inFlight.op === 'hardwareState' || isPaused(prev.host)) return;
+      if (next.state.host.status.errorCount !== 0) throw new Error(`errorCount ${next.state.host.status.errorCount} after ${prev.inFlight.op} succeeded`);
+    });
+  }), runs);
+  t.pass();
+});
