@@ -1,0 +1,54 @@
+import type { BareMetalHost } from '../../api/index.ts';
+import { secretValue } from '../../api/secret.ts';
+import type { CallArgs, OpResult } from '../../machines/bmh/index.ts';
+import type { HostData, HostStore } from '../../ports/index.ts';
+import { hostKey } from '../../ports/index.ts';
+
+export type Resolved = { ok: true; data: HostData } | { ok: false; result: OpResult };
+
+// Secrets are read just before the call that needs them and live only for that call.
+export async function resolveHostData(host: BareMetalHost, args: CallArgs, store: HostStore, missingRetryMs: number): Promise<Resolved> {
+  const ns = host.metadata.namespace;
+  let data: HostData = {
+    key: hostKey(host),
+    namespace: ns,
+    name: host.metadata.name,
+    uid: host.metadata.uid ?? hostKey(host),
+    provisionerId: host.status?.provisioning.ID ?? '',
+    spec: host.spec,
+    credentials: null,
+  };
+  if (args.op === 'register') {
+    const credentialsName = host.spec.bmc?.credentialsName;
+    if (!credentialsName) return failed('spec.bmc.credentialsName is empty: name the Secret holding the BMC username and password', null);
+    const secret = await store.getSecret(ns, credentialsName);
+    if (!secret) return failed(`BMC credentials Secret ${ns}/${credentialsName} not found`, missingRetryMs);
+    const username = secretValue(secret, 'username');
+    const password = secretValue(secret, 'password');
+    if (!username) return failed(`BMC credentials Secret ${ns}/${credentialsName}: key "username" is missing or empty`, null);
+    if (!password) return failed(`BMC credentials Secret ${ns}/${credentialsName}: key "password" is missing or empty`, null);
+    data = { ...data, credentials: { username, password } };
+  }
+  if (args.op === 'provision') {
+    const extra: { userData?: string; networkData?: string; metaData?: string } = {};
+    for (const field of ['userData', 'networkData', 'metaData'] as const) {
+      const ref = host.spec[field];
+      if (!ref) continue;
+      const secret = await store.getSecret(ref.namespace ?? ns, ref.name);
+      if (!secret) return failed(`spec.${field}: Secret ${ref.namespace ?? ns}/${ref.name} not found`, missingRetryMs);
+      const value = secretValue(secret, field) ?? secretValue(secret, 'value') ?? firstValue(secret);
+      if (value !== undefined) extra[field] = value;
+    }
+    data = { ...data, ...extra };
+  }
+  return { ok: true, data };
+}
+
+function failed(message: string, retryAfterMs: number | null): Resolved {
+  return { ok: false, result: { kind: 'failed', message, retryAfterMs } };
+}
+
+function firstValue(secret: Parameters<typeof secretValue>[0]): string | undefined {
+  const keys = Object.keys({ ...(secret.data ?? {}), ...(secret.stringData ?? {}) });
+  return keys.length === 1 && keys[0] !== undefined ? secretValue(secret, keys[0]) : undefined;
+}

@@ -1,0 +1,194 @@
+import type { BareMetalHost, BareMetalHostStatus, ProvisioningState } from '../../api/index.ts';
+import { initialState, step } from '../../machines/bmh/index.ts';
+import type { BmhEffect, BmhState, MachineConfig, OpResult } from '../../machines/bmh/index.ts';
+import type { HostStore, Logger, Provisioner } from '../../ports/index.ts';
+import type { CapacityMsg } from '../capacity/index.ts';
+import type { ActorContext, ActorRef, Behavior, Clock, TimerHandle } from '../runtime/index.ts';
+import { tell } from '../runtime/index.ts';
+import { resolveHostData } from './host-data.ts';
+import { invoke } from './invoke.ts';
+import type { HostMsg, HostSnapshot, Transition } from './messages.ts';
+import { StatusWriter } from './status-writer.ts';
+
+export interface HostObserver {
+  stateChanged(key: string, from: ProvisioningState | null, to: ProvisioningState, status: BareMetalHostStatus): void;
+  statusChanged(key: string, status: BareMetalHostStatus): void;
+  gone(key: string): void;
+}
+
+export interface HostDeps {
+  readonly store: HostStore;
+  readonly provisioner: Provisioner;
+  readonly broker: ActorRef<CapacityMsg>;
+  readonly clock: Clock;
+  readonly config: MachineConfig;
+  readonly log: Logger;
+  readonly random: () => number;
+  readonly grantTtlMs: number;
+  readonly observer: HostObserver;
+}
+
+interface HostActorState {
+  machine: BmhState | null;
+  timer: TimerHandle | null;
+  renewTimer: TimerHandle | null;
+  pool: string | null;
+  stateSince: number;
+  recent: Transition[];
+  readonly writer: StatusWriter;
+}
+
+const RECENT = 16;
+
+// One actor per host: owns the machine state, runs its effects one step at a time and feeds the
+// results back as messages, so the mailbox is the only way anything reaches the machine.
+export function hostBehavior(key: string, deps: HostDeps): Behavior<HostActorState, HostMsg> {
+  return {
+    kind: 'host',
+    init: (ctx) => {
+      // A restart after a crash starts empty and re-reads the host from the store on the next
+      // message; the zero-delay tick makes sure there is one.
+      deps.clock.setTimeout(() => tell(ctx.self, { type: 'tick' }), 0);
+      return { machine: null, timer: null, renewTimer: null, pool: null, stateSince: deps.clock.now(), recent: [], writer: new StatusWriter(key, deps.store, deps.log) };
+    },
+    receive: async (s, msg, ctx) => {
+      if (msg.type === 'snapshot') {
+        msg.reply(s.machine ? snapshot(key, s) : null);
+        return s;
+      }
+      if (msg.type === 'renewSlot') {
+        if (s.pool) tell(deps.broker, { type: 'renew', holder: key, pool: s.pool });
+        return s;
+      }
+      if (s.machine === null) {
+        const host = msg.type === 'observed' ? msg.host : await deps.store.get(key);
+        if (!host) {
+          deps.observer.gone(key);
+          return s;
+        }
+        s.machine = initialState(host, deps.config);
+        deps.observer.stateChanged(key, null, s.machine.host.status.provisioning.state, s.machine.host.status);
+      }
+      const before = s.machine.host.status;
+      const { state, effects } = step(s.machine, msg, deps.clock.now());
+      s.machine = state;
+      for (const effect of effects) runEffect(s, effect, ctx, deps, key);
+      if (state.host.status !== before && state.host.status.provisioning.state !== before.provisioning.state) {
+        s.stateSince = deps.clock.now();
+        deps.observer.stateChanged(key, before.provisioning.state, state.host.status.provisioning.state, state.host.status);
+      }
+      if (state.gone) deps.observer.gone(key);
+      return s;
+    },
+    onStop: (s) => {
+      if (s.timer) deps.clock.clearTimeout(s.timer);
+      if (s.renewTimer) deps.clock.clearTimeout(s.renewTimer);
+      if (s.pool) tell(deps.broker, { type: 'release', holder: key, pool: s.pool });
+    },
+    describe: (s) => ({
+      state: s.machine?.host.status.provisioning.state ?? null,
+      inFlight: s.machine?.inFlight?.op ?? null,
+      slot: s.machine?.slot.phase ?? 'none',
+    }),
+  };
+}
+
+function runEffect(s: HostActorState, effect: BmhEffect, ctx: ActorContext<HostMsg>, deps: HostDeps, key: string): void {
+  const machine = s.machine;
+  if (!machine) return;
+  switch (effect.type) {
+    case 'call': {
+      const host: BareMetalHost = machine.host;
+      void perform(host, effect, deps).then((result) => tell(ctx.self, { type: 'result', seq: effect.seq, result, jitter: deps.random() }));
+      return;
+    }
+    case 'requestSlot': {
+      const claim = deps.provisioner.capacity({
+        key, namespace: machine.host.metadata.namespace, name: machine.host.metadata.name,
+        uid: machine.host.metadata.uid ?? key, provisionerId: machine.host.status.provisioning.ID,
+        spec: machine.host.spec, credentials: null,
+      });
+      s.pool = claim.pool;
+      const self = ctx.self;
+      tell(deps.broker, { type: 'acquire', holder: key, pool: claim.pool, operation: effect.op, exempt: claim.exempt, notify: (n) => tell(self, n) });
+      scheduleRenew(s, ctx, deps);
+      return;
+    }
+    case 'releaseSlot':
+      if (s.pool) tell(deps.broker, { type: 'release', holder: key, pool: s.pool });
+      s.pool = null;
+      if (s.renewTimer) deps.clock.clearTimeout(s.renewTimer);
+      s.renewTimer = null;
+      return;
+    case 'writeStatus':
+      s.writer.write(effect.status);
+      deps.observer.statusChanged(key, effect.status);
+      return;
+    case 'requeue':
+      if (s.timer) deps.clock.clearTimeout(s.timer);
+      s.timer = deps.clock.setTimeout(() => {
+        s.timer = null;
+        tell(ctx.self, { type: 'tick' });
+      }, effect.afterMs);
+      return;
+    case 'addFinalizer':
+      deps.store.addFinalizer(key, effect.finalizer).catch((err: unknown) => warn(deps, key, 'adding the finalizer failed', err));
+      return;
+    case 'removeFinalizer':
+      deps.store.removeFinalizer(key, effect.finalizer).catch((err: unknown) => warn(deps, key, 'removing the finalizer failed', err));
+      return;
+    case 'removeAnnotation':
+      deps.store.removeAnnotation(key, effect.key).catch((err: unknown) => warn(deps, key, `removing annotation ${effect.key} failed`, err));
+      return;
+    case 'event': {
+      s.recent.push({ at: deps.clock.now(), severity: effect.severity, reason: effect.reason, message: effect.message });
+      if (s.recent.length > RECENT) s.recent.shift();
+      const line = { host: key, reason: effect.reason };
+      if (effect.severity === 'Warning') deps.log.warn(line, effect.message);
+      else deps.log.info(line, effect.message);
+    }
+  }
+}
+
+// Grants carry a TTL so a dead holder cannot leak a slot; a live one renews well within it.
+function scheduleRenew(s: HostActorState, ctx: ActorContext<HostMsg>, deps: HostDeps): void {
+  if (s.renewTimer) return;
+  const every = Math.max(1, Math.floor(deps.grantTtlMs / 3));
+  const tick = (): void => {
+    if (!s.pool) {
+      s.renewTimer = null;
+      return;
+    }
+    tell(ctx.self, { type: 'renewSlot' });
+    s.renewTimer = deps.clock.setTimeout(tick, every);
+  };
+  s.renewTimer = deps.clock.setTimeout(tick, every);
+}
+
+async function perform(host: BareMetalHost, effect: Extract<BmhEffect, { type: 'call' }>, deps: HostDeps): Promise<OpResult> {
+  try {
+    const resolved = await resolveHostData(host, effect.args, deps.store, deps.config.missingCredentialsRetryMs);
+    return resolved.ok ? await invoke(deps.provisioner, resolved.data, effect.args) : resolved.result;
+  } catch (err) {
+    // A provisioner that throws broke its contract; treat it as transient and keep the reason.
+    return { kind: 'transient', message: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+function warn(deps: HostDeps, key: string, message: string, err: unknown): void {
+  deps.log.warn({ host: key, err: err instanceof Error ? err.message : String(err) }, message);
+}
+
+function snapshot(key: string, s: HostActorState): HostSnapshot {
+  const m = s.machine as BmhState;
+  return {
+    key,
+    state: m.host.status.provisioning.state,
+    status: m.host.status,
+    inFlight: m.inFlight?.op ?? null,
+    slot: m.slot,
+    retryAt: m.retryAt,
+    stateSince: s.stateSince,
+    recent: [...s.recent],
+  };
+}

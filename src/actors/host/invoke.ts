@@ -1,0 +1,19 @@
+import type { CallArgs, OpResult } from '../../machines/bmh/index.ts';
+import type { HostData, Provisioner } from '../../ports/index.ts';
+
+// The one place an operation name becomes a provisioner method.
+export function invoke(p: Provisioner, host: HostData, args: CallArgs): Promise<OpResult> {
+  switch (args.op) {
+    case 'register': return p.register(host, args);
+    case 'inspect': return p.inspect(host, args);
+    case 'prepare': return p.prepare(host, args);
+    case 'provision': return p.provision(host, args);
+    case 'deprovision': return p.deprovision(host, args);
+    case 'adopt': return p.adopt(host, args);
+    case 'powerOn': return p.powerOn(host, args);
+    case 'powerOff': return p.powerOff(host, args);
+    case 'hardwareState': return p.hardwareState(host, args);
+    case 'detach': return p.detach(host, args);
+    case 'delete': return p.delete(host, args);
+  }
+}

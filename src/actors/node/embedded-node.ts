@@ -1,0 +1,121 @@
+import { initialStatus } from '../../api/index.ts';
+import type { MachineConfig } from '../../machines/bmh/index.ts';
+import type { HostEvent, HostStore, Logger, Provisioner } from '../../ports/index.ts';
+import { hostKey } from '../../ports/index.ts';
+import type { CapacityFigures, CapacityMsg } from '../capacity/index.ts';
+import { spawnCapacityBroker } from '../capacity/index.ts';
+import type { HostMsg, HostSnapshot } from '../host/index.ts';
+import type { ActorRef, ActorSystem, Clock } from '../runtime/index.ts';
+import { ask, spawn, startSystem, systemClock, tell } from '../runtime/index.ts';
+import type { ShardMsg } from '../shard/index.ts';
+import { shardBehavior, shardOf } from '../shard/index.ts';
+import { FleetStats } from './fleet-stats.ts';
+
+export interface NodeConfig {
+  readonly name: string;
+  readonly shardCount: number;
+  readonly machine: MachineConfig;
+  readonly capacity: { readonly limits: Readonly<Record<string, number>>; readonly defaultLimit: number; readonly ttlMs: number };
+  readonly supervision: { maxRestarts: number; windowMs: number; backoff: { initialMs: number; maxMs: number } };
+  readonly askTimeoutMs: number;
+}
+
+export interface NodeDeps {
+  readonly store: HostStore;
+  readonly provisioner: Provisioner;
+  readonly log: Logger;
+  readonly clock?: Clock;
+  readonly random?: () => number;
+}
+
+export interface EmbeddedNode {
+  readonly system: ActorSystem;
+  readonly broker: ActorRef<CapacityMsg>;
+  readonly stats: FleetStats;
+  snapshot(key: string): Promise<HostSnapshot | null>;
+  capacity(): Promise<CapacityFigures>;
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+// One node owning every shard: the embedded default (memory store, no NATS). The cluster node
+// of the NATS mode owns a subset of shards through leases and reuses the same shard actors.
+export async function startEmbeddedNode(config: NodeConfig, deps: NodeDeps): Promise<EmbeddedNode> {
+  const clock = deps.clock ?? systemClock;
+  const system = startSystem({
+    name: config.name,
+    clock,
+    onError: (failure) => deps.log.error({ actor: failure.path, phase: failure.phase, err: describe(failure.error) }, 'actor failure'),
+  });
+  const stats = new FleetStats();
+  const broker = spawnCapacityBroker(system, { limits: config.capacity.limits, defaultLimit: config.capacity.defaultLimit, ttlMs: config.capacity.ttlMs, clock });
+  const shards = new Map<number, ActorRef<ShardMsg>>();
+  const hostDeps = {
+    store: deps.store,
+    provisioner: deps.provisioner,
+    broker,
+    clock,
+    config: config.machine,
+    log: deps.log,
+    random: deps.random ?? Math.random,
+    grantTtlMs: config.capacity.ttlMs,
+    observer: stats,
+  };
+
+  const shardFor = (key: string): ActorRef<ShardMsg> => {
+    const n = shardOf(key, config.shardCount);
+    let ref = shards.get(n);
+    if (!ref) {
+      ref = spawn(system, `shard-${n}`, shardBehavior({
+        shard: n,
+        deps: hostDeps,
+        supervision: config.supervision,
+        onHostGaveUp: (key, error, restarts) => void markCrashed(deps.store, deps.log, key, error, restarts),
+      }), { mailbox: { capacity: 1_000_000 } });
+      shards.set(n, ref);
+    }
+    return ref;
+  };
+
+  const route = (event: HostEvent): void => {
+    if (event.type === 'upsert') tell(shardFor(hostKey(event.host)), { type: 'upsert', host: event.host });
+    else tell(shardFor(event.key), { type: 'deleted', key: event.key });
+  };
+  // Subscribe before listing so nothing falls between; a duplicate is harmless (level-triggered).
+  const unwatch = deps.store.watch(route);
+  for (const host of await deps.store.list()) route({ type: 'upsert', host });
+
+  return {
+    system,
+    broker,
+    stats,
+    async snapshot(key) {
+      const ref = await ask<ShardMsg, ActorRef<HostMsg> | null>(shardFor(key), (reply) => ({ type: 'hostRef', key, reply }), config.askTimeoutMs);
+      if (!ref) return null;
+      return ask<HostMsg, HostSnapshot | null>(ref, (reply) => ({ type: 'snapshot', reply }), config.askTimeoutMs);
+    },
+    capacity: () => ask<CapacityMsg, CapacityFigures>(broker, (reply) => ({ type: 'figures', reply }), config.askTimeoutMs),
+    async stop(timeoutMs = 5_000) {
+      unwatch();
+      await system.drain(timeoutMs);
+    },
+  };
+}
+
+// A host whose actor keeps crashing is marked in its status, with a reason, and left alone until
+// its object changes: never a hot restart loop.
+async function markCrashed(store: HostStore, log: Logger, key: string, error: unknown, restarts: number): Promise<void> {
+  const message = `host actor crashed ${restarts} times, last: ${describe(error)}; metalfleet stopped driving it — fix the cause, then change the host (for example annotate it) to retry`;
+  log.error({ host: key, restarts, err: describe(error) }, 'host actor gave up');
+  try {
+    const host = await store.get(key);
+    if (!host) return;
+    const status = host.status ?? initialStatus();
+    await store.writeStatus(key, { ...status, operationalStatus: 'error', errorMessage: message, errorCount: status.errorCount + 1 });
+  } catch (err) {
+    log.error({ host: key, err: describe(err) }, 'recording the crash in status failed');
+  }
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

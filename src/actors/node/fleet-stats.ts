@@ -1,0 +1,60 @@
+import type { BareMetalHostStatus, ProvisioningState } from '../../api/index.ts';
+import type { HostObserver } from '../host/index.ts';
+
+export interface HostSummary {
+  state: ProvisioningState;
+  operationalStatus: BareMetalHostStatus['operationalStatus'];
+  errorType: string;
+  poweredOn: boolean;
+}
+
+// Live per-state counts and a small summary per host, fed by the host actors as they change
+// state: what the demo's progress line, its end check and the benchmarks read.
+export class FleetStats implements HostObserver {
+  readonly byState = new Map<ProvisioningState, number>();
+  readonly hosts = new Map<string, HostSummary>();
+  transitions = 0;
+  goneCount = 0;
+  private listeners: Array<() => void> = [];
+
+  stateChanged(key: string, from: ProvisioningState | null, to: ProvisioningState, status: BareMetalHostStatus): void {
+    if (from !== null) this.byState.set(from, (this.byState.get(from) ?? 1) - 1);
+    this.byState.set(to, (this.byState.get(to) ?? 0) + 1);
+    if (from !== null) this.transitions += 1;
+    this.hosts.set(key, { state: to, operationalStatus: status.operationalStatus, errorType: status.errorType ?? '', poweredOn: status.poweredOn });
+    this.notify();
+  }
+
+  // Error and power changes do not change the state but matter to the end check.
+  statusChanged(key: string, status: BareMetalHostStatus): void {
+    const summary = this.hosts.get(key);
+    if (!summary) return;
+    summary.operationalStatus = status.operationalStatus;
+    summary.errorType = status.errorType ?? '';
+    summary.poweredOn = status.poweredOn;
+  }
+
+  gone(key: string): void {
+    const summary = this.hosts.get(key);
+    if (!summary) return;
+    this.byState.set(summary.state, (this.byState.get(summary.state) ?? 1) - 1);
+    this.hosts.delete(key);
+    this.goneCount += 1;
+    this.notify();
+  }
+
+  count(state: ProvisioningState): number {
+    return this.byState.get(state) ?? 0;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.push(listener);
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
+  }
+
+  private notify(): void {
+    for (const l of this.listeners) l();
+  }
+}

@@ -1,0 +1,106 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { validateBareMetalHost } from '../../api/bmh/validate.ts';
+import { kindOf, readManifests, type ManifestDocument } from '../../api/manifest.ts';
+
+// `metalfleet validate FILE... [--old FILE]`: the admission rules of the BareMetalHost webhook, run
+// on manifests before they are applied. Errors go to stdout, one per line, so they can be grepped
+// or diffed; notes and the summary go to stderr.
+
+type Output = { out: (line: string) => void; err: (line: string) => void };
+
+const FS_REASONS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EISDIR: 'is a directory',
+};
+
+async function readDocuments(file: string, io: Output): Promise<ManifestDocument[] | null> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    io.err(`error: ${file}: cannot read: ${FS_REASONS[code] ?? code ?? 'unknown error'}`);
+    return null;
+  }
+  return readManifests(text, file);
+}
+
+function hostKey(doc: ManifestDocument): string {
+  return `${doc.namespace}/${doc.name ?? ''}`;
+}
+
+function label(doc: ManifestDocument): string {
+  return `${doc.kind ?? 'object'}/${doc.name ?? `(unnamed, ${doc.file}:${doc.line})`}`;
+}
+
+export type ValidateSummary = { checked: number; invalid: number; unreadable: number };
+
+export async function runValidate(files: readonly string[], oldFiles: readonly string[], io: Output): Promise<ValidateSummary> {
+  const summary: ValidateSummary = { checked: 0, invalid: 0, unreadable: 0 };
+
+  const previous = new Map<string, unknown>();
+  for (const file of oldFiles) {
+    const docs = await readDocuments(file, io);
+    if (docs === null) {
+      summary.unreadable++;
+      continue;
+    }
+    for (const doc of docs) {
+      if (doc.yamlError !== undefined) {
+        io.err(`error: ${doc.file}:${doc.line}: document ${doc.index + 1}: ${doc.yamlError}`);
+        summary.unreadable++;
+      } else if (kindOf(doc) === 'BareMetalHost') {
+        previous.set(hostKey(doc), doc.object);
+      }
+    }
+  }
+
+  for (const file of files) {
+    const docs = await readDocuments(file, io);
+    if (docs === null) {
+      summary.unreadable++;
+      continue;
+    }
+    for (const doc of docs) {
+      if (doc.yamlError !== undefined) {
+        io.err(`error: ${doc.file}:${doc.line}: document ${doc.index + 1}: ${doc.yamlError}`);
+        summary.unreadable++;
+        continue;
+      }
+      if (doc.kind === undefined) {
+        io.err(`error: ${doc.file}:${doc.line}: document ${doc.index + 1}: not a Kubernetes object (no kind)`);
+        summary.unreadable++;
+        continue;
+      }
+      if (kindOf(doc) !== 'BareMetalHost') {
+        io.err(`note: ${label(doc)}: skipped (kind not managed by metalfleet)`);
+        continue;
+      }
+      summary.checked++;
+      const errors = validateBareMetalHost(doc.object, previous.get(hostKey(doc)));
+      if (errors.length > 0) summary.invalid++;
+      for (const e of errors) io.out(`${label(doc)}: ${e.path}: ${e.reason}`);
+    }
+  }
+
+  const unreadable = summary.unreadable > 0 ? `, ${summary.unreadable} unreadable` : '';
+  io.err(`${summary.checked} object${summary.checked === 1 ? '' : 's'} checked, ${summary.invalid} invalid${unreadable}`);
+  return summary;
+}
+
+export function register(program: Command): void {
+  program
+    .command('validate')
+    .description('check BareMetalHost manifests against the admission rules (other kinds are skipped)')
+    .argument('<files...>', 'YAML manifests, multi-document allowed')
+    .option('--old <file>', 'stored versions of the hosts: apply the update rules (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .action(async (files: string[], opts: { old: string[] }) => {
+      const summary = await runValidate(files, opts.old, {
+        out: (line) => process.stdout.write(`${line}\n`),
+        err: (line) => process.stderr.write(`${line}\n`),
+      });
+      if (summary.invalid > 0 || summary.unreadable > 0) process.exitCode = 1;
+    });
+}

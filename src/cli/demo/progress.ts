@@ -1,0 +1,38 @@
+import type { CapacityFigures } from '../../actors/capacity/index.ts';
+import type { FleetStats } from '../../actors/node/index.ts';
+
+const ORDER = ['registering', 'inspecting', 'preparing', 'available', 'provisioning', 'provisioned', 'externally provisioned', 'deprovisioning', 'unmanaged', 'deleting'] as const;
+
+export interface ProgressFrame {
+  readonly elapsedMs: number;
+  readonly reached: number;
+  readonly total: number;
+  readonly stats: FleetStats;
+  readonly capacity: CapacityFigures | null;
+  readonly hostsPerSecond: number;
+}
+
+// One plain line: for logs, pipes and CI.
+export function progressLine(f: ProgressFrame): string {
+  const states = ORDER.map((s) => [s, f.stats.count(s)] as const).filter(([, n]) => n > 0).map(([s, n]) => `${s}=${n}`).join(' ');
+  const c = f.capacity?.totals;
+  const slots = c ? ` slots=${c.inUse} waiting=${c.waiting}` : '';
+  return `[${(f.elapsedMs / 1000).toFixed(1)}s] done ${f.reached}/${f.total} ${states}${slots} ${f.hostsPerSecond.toFixed(0)} hosts/s`;
+}
+
+// A small redrawn panel for a terminal.
+export function progressPanel(f: ProgressFrame, width = 78): string[] {
+  const lines = [`metalfleet demo  ${(f.elapsedMs / 1000).toFixed(1)}s   ${f.reached}/${f.total} hosts at their target   ${f.hostsPerSecond.toFixed(0)} hosts/s`];
+  const max = Math.max(1, ...ORDER.map((s) => f.stats.count(s)));
+  for (const s of ORDER) {
+    const n = f.stats.count(s);
+    if (n === 0 && s !== 'provisioned') continue;
+    const bar = '#'.repeat(Math.round((n / max) * Math.max(10, width - 36)));
+    lines.push(`  ${s.padEnd(24)}${String(n).padStart(7)}  ${bar}`);
+  }
+  for (const p of f.capacity?.pools ?? []) {
+    const limit = Number.isFinite(p.limit) ? String(p.limit) : 'unlimited';
+    lines.push(`  slots ${p.pool}: ${p.inUse}/${limit} in use, ${p.exempt} exempt, ${p.waiting} waiting, longest wait ${(p.longestWaitMs / 1000).toFixed(1)}s`);
+  }
+  return lines;
+}

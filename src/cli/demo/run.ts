@@ -1,0 +1,115 @@
+import type { Writable } from 'node:stream';
+import type { BareMetalHost } from '../../api/index.ts';
+import type { CapacityFigures } from '../../actors/capacity/index.ts';
+import type { NodeConfig } from '../../actors/node/index.ts';
+import { startEmbeddedNode } from '../../actors/node/index.ts';
+import type { MemoryStore } from '../../adapters/store/index.ts';
+import type { Logger, Provisioner } from '../../ports/index.ts';
+import { hostKey } from '../../ports/index.ts';
+import type { Expectation } from './expect.ts';
+import { expectationFor, meets } from './expect.ts';
+import { progressLine, progressPanel } from './progress.ts';
+import type { ProgressFrame } from './progress.ts';
+
+export interface DemoOptions {
+  readonly store: MemoryStore;
+  readonly provisioner: Provisioner;
+  readonly node: NodeConfig;
+  readonly log: Logger;
+  readonly timeoutMs: number;
+  readonly out: Writable;
+  readonly mode: 'tty' | 'lines' | 'quiet';
+}
+
+export interface DemoSummary {
+  readonly ok: boolean;
+  readonly hosts: number;
+  readonly reached: number;
+  readonly seconds: number;
+  readonly hostsPerSecond: number;
+  readonly byState: Record<string, number>;
+  readonly notReached: ReadonlyArray<{ host: string; expected: string; actual: string }>;
+  readonly capacity: CapacityFigures | null;
+}
+
+// Runs the embedded node until every host sits where its spec says it should (or time runs out),
+// showing progress as it goes.
+export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
+  const hosts = await o.store.list();
+  const expected = new Map<string, Expectation>(hosts.map((h: BareMetalHost) => [hostKey(h), expectationFor(h)]));
+  const started = performance.now();
+  const node = await startEmbeddedNode(o.node, { store: o.store, provisioner: o.provisioner, log: o.log });
+  let capacity: CapacityFigures | null = null;
+  let drawn = 0;
+  const countReached = (): number => {
+    let n = 0;
+    for (const [key, e] of expected) if (meets(node.stats.hosts.get(key), e)) n += 1;
+    return n;
+  };
+  const frame = (reached: number): ProgressFrame => {
+    const elapsedMs = performance.now() - started;
+    return { elapsedMs, reached, total: expected.size, stats: node.stats, capacity, hostsPerSecond: reached / Math.max(elapsedMs / 1000, 0.001) };
+  };
+  const render = (reached: number): void => {
+    if (o.mode === 'quiet') return;
+    if (o.mode === 'lines') {
+      o.out.write(`${progressLine(frame(reached))}\n`);
+      return;
+    }
+    const lines = progressPanel(frame(reached));
+    o.out.write(`${drawn > 0 ? `\x1b[${drawn}F` : ''}${lines.map((l) => `\x1b[2K${l}`).join('\n')}\n`);
+    drawn = lines.length;
+  };
+
+  const deadline = started + o.timeoutMs;
+  let reached = 0;
+  let lastLine = 0;
+  // The end check reacts to state changes; the timer only paints and enforces the deadline.
+  await new Promise<void>((resolve) => {
+    const check = (): void => {
+      reached = countReached();
+      if (reached === expected.size) finish();
+    };
+    let pending = false;
+    const unsubscribe = node.stats.onChange(() => {
+      if (pending) return;
+      pending = true;
+      setImmediate(() => {
+        pending = false;
+        check();
+      });
+    });
+    const paint = setInterval(() => {
+      void node.capacity().then((c) => { capacity = c; }, () => undefined);
+      const now = performance.now();
+      if (o.mode === 'tty' || now - lastLine >= 1000) {
+        lastLine = now;
+        render(reached);
+      }
+      if (now >= deadline) finish();
+    }, o.mode === 'tty' ? 200 : 250);
+    function finish(): void {
+      clearInterval(paint);
+      unsubscribe();
+      resolve();
+    }
+    check();
+  });
+  capacity = await node.capacity().catch(() => capacity);
+  const seconds = (performance.now() - started) / 1000;
+  render(reached);
+  const notReached: Array<{ host: string; expected: string; actual: string }> = [];
+  for (const [key, e] of expected) {
+    const s = node.stats.hosts.get(key);
+    if (!meets(s, e)) notReached.push({ host: key, expected: describe(e.state, e.errorType), actual: s ? describe(s.state, s.errorType) : 'not started' });
+  }
+  const byState: Record<string, number> = {};
+  for (const [state, n] of node.stats.byState) if (n > 0) byState[state || 'none'] = n;
+  await node.stop(5_000);
+  await o.store.flush();
+  return { ok: notReached.length === 0, hosts: expected.size, reached, seconds, hostsPerSecond: reached / Math.max(seconds, 0.001), byState, notReached, capacity };
+}
+
+function describe(state: string, errorType: string): string {
+  return errorType ? `${state} (${errorType})` : state;
+}
