@@ -2,3 +2,9 @@
 // of the runtime (no nact, NATS or Kubernetes client) so other controllers can depend on it alone.
 export * from './meta.ts';
 export * from './bmh/schema.ts';
+export * from './field-error.ts';
+export * from './secret.ts';
+export * from './manifest.ts';
+export * from './bmc/index.ts';
+export * from './bmh/annotations.ts';
+export * from './bmh/validate.ts';

@@ -66,6 +66,7 @@ export const HardwareRaidVolume = z.object({
 });
 export const SoftwareRaidVolume = z.object({
   level: z.enum(['0', '1', '1+0']),
+  rootVolume: z.boolean().optional(),
   sizeGibibytes: z.number().int().min(0).optional(),
   physicalDisks: z.array(RootDeviceHints).optional(),
 });
@@ -78,6 +79,7 @@ export type RaidConfig = z.infer<typeof RaidConfig>;
 export const NetworkInterface = z.object({
   name: z.string().optional(),
   macAddress: z.string().optional(),
+  switchPort: z.looseObject({}).optional(),
 });
 
 export const BareMetalHostSpec = z.object({
@@ -113,7 +115,7 @@ export const CredentialsStatus = z.object({
   credentialsVersion: z.string().optional(),
 });
 
-const OperationMetric = z.object({ start: z.string().optional(), end: z.string().optional() });
+const OperationMetric = z.object({ start: z.string().nullable().optional(), end: z.string().nullable().optional() });
 export const OperationHistory = z.object({
   register: OperationMetric.optional(),
   inspect: OperationMetric.optional(),
@@ -141,6 +143,7 @@ export const ProvisionStatus = z.object({
   bootMode: BootMode.optional(),
   raid: RaidConfig.optional(),
   customDeploy: z.object({ method: z.string() }).optional(),
+  firmware: z.looseObject({}).optional(),
 });
 export type ProvisionStatus = z.infer<typeof ProvisionStatus>;
 

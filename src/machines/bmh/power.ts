@@ -13,7 +13,7 @@ export function managePower(t: Turn, provisionedLike: boolean): boolean {
   if (reboots.length > 0 && t.host.spec.disablePowerOff) {
     // Power-off is forbidden on this host; drop the plain request rather than hold it forever.
     t.event('Warning', 'RebootIgnored', 'reboot requested but spec.disablePowerOff forbids powering off');
-    if (reboots.some((r) => r.key === REBOOT)) {
+    if (reboots.some((r) => r.suffix === null)) {
       t.removeAnnotation(REBOOT);
       return true;
     }
@@ -24,7 +24,7 @@ export function managePower(t: Turn, provisionedLike: boolean): boolean {
   if (poweredOn === target) {
     // Off for a reboot: the plain annotation has done its job; suffixed ones hold the host off
     // until whoever set them removes them (phased reboots).
-    if (!poweredOn && reboots.some((r) => r.key === REBOOT)) {
+    if (!poweredOn && reboots.some((r) => r.suffix === null)) {
       t.removeAnnotation(REBOOT);
       return true;
     }

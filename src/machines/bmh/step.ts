@@ -1,6 +1,6 @@
-import { BareMetalHostStatus, HardwareDetails, initialStatus } from '../../api/index.ts';
+import { initialStatus, parseHardwareDetailsAnnotation, parseStatusAnnotation } from '../../api/index.ts';
 import type { BareMetalHost } from '../../api/index.ts';
-import { DETACHED, HARDWARE_DETAILS, detachRequest, inspectionDisabled, isPaused } from './annotations.ts';
+import { DETACHED, HARDWARE_DETAILS, STATUS, detachRequest, inspectionDisabled, isPaused } from './annotations.ts';
 import { handleDeletion } from './deletion.ts';
 import { applyResult } from './results.ts';
 import { HANDLERS } from './states.ts';
@@ -8,7 +8,6 @@ import { Turn } from './turn.ts';
 import type { BmhEvent, BmhState, MachineConfig, Step } from './types.ts';
 import { DEFAULT_MACHINE_CONFIG, HOST_FINALIZER } from './types.ts';
 
-const STATUS_ANNOTATION = 'baremetalhost.metal3.io/status';
 // Bounds the transitions one step may chain; the longest real chain is four.
 const MAX_CHAIN = 12;
 
@@ -92,24 +91,18 @@ function observe(t: Turn, host: BareMetalHost, paused: boolean): void {
 // clusterctl move / pivot: status travels in an annotation and is restored when the object has
 // never been written by a controller (reference/bmo.md §1.7).
 function restoreStatusAnnotation(t: Turn): void {
-  const raw = t.host.metadata.annotations?.[STATUS_ANNOTATION];
+  const raw = t.host.metadata.annotations?.[STATUS];
   if (raw === undefined) return;
   if (!t.status.lastUpdated) {
-    let parsed: unknown = undefined;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      parsed = undefined;
-    }
-    const status = BareMetalHostStatus.safeParse(parsed);
-    if (status.success) {
-      t.patchStatus(status.data);
+    const parsed = parseStatusAnnotation(raw);
+    if (parsed.ok && parsed.value) {
+      t.patchStatus(parsed.value);
       t.event('Normal', 'StatusRestored', 'status restored from annotation');
-    } else {
-      t.event('Warning', 'InvalidAnnotationValue', `${STATUS_ANNOTATION}: not a valid status; ignored`);
+    } else if (!parsed.ok) {
+      t.event('Warning', 'InvalidAnnotationValue', `${STATUS}: ${parsed.error.reason}; ignored`);
     }
   }
-  t.removeAnnotation(STATUS_ANNOTATION);
+  t.removeAnnotation(STATUS);
 }
 
 function drive(t: Turn): void {
@@ -168,15 +161,9 @@ function applyHardwareDetails(t: Turn): void {
   const raw = t.host.metadata.annotations?.[HARDWARE_DETAILS];
   if (raw === undefined) return;
   if (inspectionDisabled(t.host) && !t.status.hardware) {
-    let parsed: unknown = undefined;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      parsed = undefined;
-    }
-    const details = HardwareDetails.safeParse(parsed);
-    if (details.success) t.patchStatus({ hardware: details.data });
-    else t.event('Warning', 'InvalidAnnotationValue', `${HARDWARE_DETAILS}: not valid hardware details JSON; ignored`);
+    const details = parseHardwareDetailsAnnotation(raw);
+    if (details.ok && details.value) t.patchStatus({ hardware: details.value });
+    else if (!details.ok) t.event('Warning', 'InvalidAnnotationValue', `${HARDWARE_DETAILS}: ${details.error.reason}; ignored`);
   }
   t.removeAnnotation(HARDWARE_DETAILS);
 }

@@ -1,0 +1,53 @@
+import type { HostEvent } from '../../ports/index.ts';
+
+export type HostListener = (event: HostEvent) => void;
+
+/**
+ * Delivers host events synchronously, in order, before the call that caused them returns. An
+ * event raised by a listener (say it adds a finalizer on upsert) is queued and delivered once the
+ * current event has reached every listener, so no listener ever sees events out of order. A
+ * listener that throws is reported and the others still get the event.
+ */
+export class HostEvents {
+  private readonly listeners = new Set<HostListener>();
+  private readonly queue: HostEvent[] = [];
+  private delivering = false;
+
+  constructor(private readonly onListenerError: (error: unknown, event: HostEvent) => void) {}
+
+  get size(): number {
+    return this.listeners.size;
+  }
+
+  subscribe(listener: HostListener): () => void {
+    // Wrapped so one function subscribed twice gets two subscriptions, as two callers expect.
+    const entry: HostListener = (event) => listener(event);
+    this.listeners.add(entry);
+    return () => {
+      this.listeners.delete(entry);
+    };
+  }
+
+  emit(event: HostEvent): void {
+    if (this.listeners.size === 0) return;
+    this.queue.push(event);
+    if (this.delivering) return;
+    this.delivering = true;
+    try {
+      for (let i = 0; i < this.queue.length; i++) {
+        const next = this.queue[i]!;
+        // A snapshot: listeners added or removed while delivering take effect with the next event.
+        for (const listener of [...this.listeners]) {
+          try {
+            listener(next);
+          } catch (error) {
+            this.onListenerError(error, next);
+          }
+        }
+      }
+    } finally {
+      this.queue.length = 0;
+      this.delivering = false;
+    }
+  }
+}

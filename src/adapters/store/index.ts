@@ -1,0 +1,5 @@
+// The embedded HostStore: hosts and Secrets from manifests, in memory, optionally persisted.
+export { createMemoryStore } from './memory-store.ts';
+export type { ApplyResult, LoadResult, MemoryStore, MemoryStoreOptions, StoreClock } from './memory-store.ts';
+export { formatApplyIssue } from './validate.ts';
+export type { ApplyIssue } from './validate.ts';

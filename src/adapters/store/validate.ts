@@ -1,0 +1,98 @@
+import type { z } from 'zod';
+import { BareMetalHost } from '../../api/index.ts';
+import { formatFieldPath } from '../../api/field-error.ts';
+import { kindOf, type ManifestDocument } from '../../api/manifest.ts';
+import { Secret } from '../../api/secret.ts';
+import { validateBareMetalHost } from '../../api/bmh/validate.ts';
+
+/** One problem with one document; nothing of the document's values is quoted. */
+export interface ApplyIssue {
+  readonly file: string;
+  /** 0-based position of the document in the file (or of the object in the list). */
+  readonly index: number;
+  /** 1-based line where the document starts, when it came from YAML. */
+  readonly line?: number;
+  readonly kind?: string;
+  /** `namespace/name`, when the document names one. */
+  readonly key?: string;
+  /** Field path of the problem, e.g. `spec.bmc.address`; empty for the document as a whole. */
+  readonly path: string;
+  readonly message: string;
+}
+
+export function formatApplyIssue(issue: ApplyIssue): string {
+  const where = `${issue.file} document ${issue.index}${issue.line !== undefined ? ` (line ${issue.line})` : ''}`;
+  const what = issue.kind ? ` ${issue.kind}${issue.key ? ` ${issue.key}` : ''}` : '';
+  return `${where}:${what} ${issue.path ? `${issue.path}: ` : ''}${issue.message}`;
+}
+
+export type SourceDocument = Pick<ManifestDocument, 'file' | 'index' | 'object'> & { line?: number; yamlError?: string };
+
+export type ValidDocument =
+  | { readonly type: 'host'; readonly source: SourceDocument; readonly key: string; readonly host: BareMetalHost }
+  | { readonly type: 'secret'; readonly source: SourceDocument; readonly key: string; readonly secret: Secret }
+  | { readonly type: 'skipped'; readonly source: SourceDocument; readonly kind: string; readonly key?: string };
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function keyOf(object: Record<string, unknown> | undefined): string | undefined {
+  const metadata = record(object?.metadata);
+  const name = metadata?.name;
+  if (typeof name !== 'string' || name === '') return undefined;
+  const namespace = typeof metadata?.namespace === 'string' && metadata.namespace !== '' ? metadata.namespace : 'default';
+  return `${namespace}/${name}`;
+}
+
+function issuesOf(error: z.ZodError, base: Omit<ApplyIssue, 'path' | 'message'>): ApplyIssue[] {
+  return error.issues.map((issue) => ({
+    ...base,
+    path: formatFieldPath(issue.path.filter((s): s is string | number => typeof s !== 'symbol')),
+    message: issue.message,
+  }));
+}
+
+/** Parses every document; either all are valid (hosts, secrets, skipped kinds) or the issues. */
+// Hosts get the same rules as the admission webhook and `metalfleet validate` (create rules, and
+// update rules against the stored version), so nothing the webhook would refuse gets stored.
+export function validateDocuments(docs: readonly SourceDocument[], stored: (key: string) => unknown = () => undefined): { valid: ValidDocument[]; issues: ApplyIssue[] } {
+  const valid: ValidDocument[] = [];
+  const issues: ApplyIssue[] = [];
+  for (const source of docs) {
+    const where = { file: source.file, index: source.index, ...(source.line !== undefined ? { line: source.line } : {}) };
+    if (source.yamlError !== undefined) {
+      issues.push({ ...where, path: '', message: `YAML: ${source.yamlError}` });
+      continue;
+    }
+    const object = record(source.object);
+    if (object === undefined) {
+      issues.push({ ...where, path: '', message: 'a document must be a mapping (an object with apiVersion, kind and metadata)' });
+      continue;
+    }
+    const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : undefined;
+    const kind = typeof object.kind === 'string' ? object.kind : undefined;
+    const key = keyOf(object);
+    const named = { ...where, ...(kind ? { kind } : {}), ...(key ? { key } : {}) };
+    switch (kindOf({ apiVersion, kind })) {
+      case 'BareMetalHost': {
+        const parsed = BareMetalHost.safeParse(object);
+        const ruleErrors = parsed.success ? validateBareMetalHost(object, key ? stored(key) : undefined) : [];
+        if (!parsed.success) issues.push(...issuesOf(parsed.error, named));
+        else if (ruleErrors.length > 0) issues.push(...ruleErrors.map((e) => ({ ...named, path: e.path, message: e.reason })));
+        else valid.push({ type: 'host', source, key: `${parsed.data.metadata.namespace}/${parsed.data.metadata.name}`, host: parsed.data });
+        break;
+      }
+      case 'Secret': {
+        const parsed = Secret.safeParse(object);
+        if (!parsed.success) issues.push(...issuesOf(parsed.error, named));
+        else valid.push({ type: 'secret', source, key: `${parsed.data.metadata.namespace}/${parsed.data.metadata.name}`, secret: parsed.data });
+        break;
+      }
+      default:
+        if (kind === undefined) issues.push({ ...named, path: 'kind', message: 'kind is required' });
+        else valid.push({ type: 'skipped', source, kind, ...(key ? { key } : {}) });
+    }
+  }
+  return { valid, issues };
+}

@@ -1,0 +1,305 @@
+import { annotationPath, fieldError, type FieldError } from '../field-error.ts';
+import { BareMetalHostStatus, HardwareDetails, initialStatus } from './schema.ts';
+
+// The annotations of a BareMetalHost that change what the controller does (reference/bmo.md §1.7),
+// and parsers that turn their values into typed requests. Values are decoded as BMO's Go code
+// decodes them (encoding/json), so a manifest means the same thing to both.
+
+export const PAUSED_ANNOTATION = 'baremetalhost.metal3.io/paused';
+/** The paused value Cluster API Provider Metal3 writes while it moves hosts. */
+export const PAUSED_BY_CAPM3 = 'metal3.io/capm3';
+export const DETACHED_ANNOTATION = 'baremetalhost.metal3.io/detached';
+export const STATUS_ANNOTATION = 'baremetalhost.metal3.io/status';
+/** `reboot.metal3.io` alone, or with a `/<suffix>` per client (phased reboot). */
+export const REBOOT_ANNOTATION = 'reboot.metal3.io';
+export const INSPECT_ANNOTATION = 'inspect.metal3.io';
+export const INSPECT_DISABLED = 'disabled';
+export const HARDWARE_DETAILS_ANNOTATION = 'inspect.metal3.io/hardwaredetails';
+
+export type AnnotationResult<T> = { ok: true; value: T } | { ok: false; error: FieldError };
+
+export type Annotations = Readonly<Record<string, string>> | undefined;
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+function parseJson(value: string): { ok: true; json: Json } | { ok: false; reason: string } {
+  try {
+    return { ok: true, json: JSON.parse(value) as Json };
+  } catch (err) {
+    return { ok: false, reason: err instanceof SyntaxError ? `invalid JSON: ${err.message}` : 'invalid JSON' };
+  }
+}
+
+function jsonType(value: Json): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value === 'object' ? 'object' : typeof value;
+}
+
+function isObject(value: Json): value is { [key: string]: Json } {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+// encoding/json matches struct fields case-insensitively, preferring an exact match.
+function goField(obj: { [key: string]: Json }, name: string): Json | undefined {
+  if (Object.hasOwn(obj, name)) return obj[name];
+  const key = Object.keys(obj).find((k) => k.toLowerCase() === name.toLowerCase());
+  return key === undefined ? undefined : obj[key];
+}
+
+type Decoded = { fields: Record<string, string | boolean | undefined>; error?: string };
+
+// Go's json.Unmarshal into a struct of string and bool fields: a syntax error sets nothing; a
+// value of the wrong type is skipped and reported while the other fields are still set.
+function decodeGoStruct(value: string, fields: Record<string, 'string' | 'boolean'>, goType: string): Decoded {
+  const parsed = parseJson(value);
+  if (!parsed.ok) return { fields: {}, error: parsed.reason };
+  const json = parsed.json;
+  if (json === null) return { fields: {} };
+  if (!isObject(json)) return { fields: {}, error: `cannot unmarshal ${jsonType(json)} into ${goType}` };
+  const out: Record<string, string | boolean | undefined> = {};
+  let error: string | undefined;
+  for (const [name, type] of Object.entries(fields)) {
+    const v = goField(json, name);
+    if (v === undefined || v === null) continue;
+    if (typeof v === type) out[name] = v as string | boolean;
+    else error ??= `"${name}" must be a ${type}, not ${jsonType(v)}`;
+  }
+  return error === undefined ? { fields: out } : { fields: out, error };
+}
+
+// --- reboot.metal3.io ---------------------------------------------------------------------------
+
+export type RebootMode = 'soft' | 'hard';
+export type RebootRequest = {
+  mode: RebootMode;
+  force: boolean;
+  /** The value was not valid JSON of the expected shape; BMO then reboots soft and emits an event. */
+  malformed: boolean;
+};
+export type RebootAnnotation = RebootRequest & { key: string; suffix: string | null };
+
+const REBOOT_FIELDS = { mode: 'string', force: 'boolean' } as const;
+
+export function isRebootAnnotation(key: string): boolean {
+  return key === REBOOT_ANNOTATION || key.startsWith(`${REBOOT_ANNOTATION}/`);
+}
+
+/** `""` is a soft reboot; `{"mode":"hard"|"soft","force":bool}`; anything unreadable is soft, flagged. */
+export function parseRebootAnnotation(value: string): RebootRequest {
+  if (value === '') return { mode: 'soft', force: false, malformed: false };
+  const decoded = decodeGoStruct(value, REBOOT_FIELDS, 'RebootAnnotationArguments');
+  return {
+    // Any mode other than "hard" (including "" and unknown words) reboots soft.
+    mode: decoded.fields.mode === 'hard' ? 'hard' : 'soft',
+    force: decoded.fields.force === true,
+    malformed: decoded.error !== undefined,
+  };
+}
+
+/** Every reboot annotation of a host, base first then by suffix. */
+export function rebootAnnotations(annotations: Annotations): RebootAnnotation[] {
+  return Object.keys(annotations ?? {})
+    .filter(isRebootAnnotation)
+    .sort()
+    .map((key) => ({
+      key,
+      suffix: key === REBOOT_ANNOTATION ? null : key.slice(REBOOT_ANNOTATION.length + 1),
+      ...parseRebootAnnotation(annotations?.[key] ?? ''),
+    }));
+}
+
+/**
+ * BMO's hasRebootAnnotation: whether any reboot annotation asks for a reboot (with `expectForce`,
+ * only those with `force: true` count), and the mode — hard if any of them asks for hard.
+ */
+export function requestedReboot(annotations: Annotations, opts: { expectForce: boolean }): { reboot: boolean; mode: RebootMode } {
+  let reboot = false;
+  let mode: RebootMode = 'soft';
+  for (const a of rebootAnnotations(annotations)) {
+    if (opts.expectForce && !a.force) continue;
+    reboot = true;
+    if (a.mode === 'hard') mode = 'hard';
+  }
+  return { reboot, mode };
+}
+
+/** The webhook's check of one reboot annotation: valid JSON, mode `hard`, `soft` or `""`. */
+export function checkRebootAnnotation(key: string, value: string): FieldError | null {
+  if (value === '') return null;
+  const decoded = decodeGoStruct(value, REBOOT_FIELDS, 'RebootAnnotationArguments');
+  if (decoded.error !== undefined) {
+    return fieldError(annotationPath(key), `failed to unmarshal the data from the ${REBOOT_ANNOTATION} annotation: ${decoded.error}`);
+  }
+  const mode = decoded.fields.mode ?? '';
+  if (mode !== 'hard' && mode !== 'soft' && mode !== '') {
+    return fieldError(annotationPath(key), `invalid mode in the ${REBOOT_ANNOTATION} annotation, allowed are "hard", "soft" or ""`, 'NotSupported');
+  }
+  return null;
+}
+
+// --- baremetalhost.metal3.io/detached -----------------------------------------------------------
+
+export type DetachedRequest = {
+  /** `delay` keeps the host (and its finalizer) on delete until the annotation is removed. */
+  deleteAction: 'delay' | 'delete';
+  force: boolean;
+};
+
+/** `""` or `{"deleteAction":"delay"|"delete","force":bool}`; an absent deleteAction means delete. */
+export function parseDetachedAnnotation(value: string): AnnotationResult<DetachedRequest> {
+  const path = annotationPath(DETACHED_ANNOTATION);
+  if (value === '') return { ok: true, value: { deleteAction: 'delete', force: false } };
+  const decoded = decodeGoStruct(value, { deleteAction: 'string', force: 'boolean' }, 'DetachedAnnotationArguments');
+  if (decoded.error !== undefined) {
+    return { ok: false, error: fieldError(path, `unable to parse the content of the detached annotation: ${decoded.error}`) };
+  }
+  const action = decoded.fields.deleteAction ?? '';
+  if (action !== '' && action !== 'delay' && action !== 'delete') {
+    return {
+      ok: false,
+      error: fieldError(path, `invalid deleteAction ${JSON.stringify(action)} in the ${DETACHED_ANNOTATION} annotation, allowed are "delay" or "delete"`, 'NotSupported'),
+    };
+  }
+  return { ok: true, value: { deleteAction: action === 'delay' ? 'delay' : 'delete', force: decoded.fields.force === true } };
+}
+
+// --- baremetalhost.metal3.io/status -------------------------------------------------------------
+
+// What BMO itself never writes into the annotation: servicing is live state, detach/servicing
+// errors are cleared by their own handlers.
+const STATUS_ANNOTATION_OP_STATUS = ['', 'OK', 'discovered', 'error', 'delayed', 'detached'];
+const STATUS_ANNOTATION_ERROR_TYPES = [
+  '', 'provisioned registration error', 'registration error', 'inspection error', 'preparation error',
+  'provisioning error', 'power management error',
+];
+
+// Go decodes null as "leave the zero value" and the CRD marks several fields nullable.
+function dropNulls(value: Json): Json {
+  if (Array.isArray(value)) return value.map(dropNulls);
+  if (!isObject(value)) return value;
+  const out: { [key: string]: Json } = {};
+  for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = dropNulls(v);
+  return out;
+}
+
+// Fields missing from a JSON status get Go's zero values, as json.Decoder leaves them.
+function withZeroValues(status: { [key: string]: Json }): { [key: string]: Json } {
+  const zero = initialStatus() as unknown as { [key: string]: Json };
+  const provisioning = isObject(status.provisioning ?? null) ? status.provisioning as { [key: string]: Json } : undefined;
+  return {
+    ...zero,
+    ...status,
+    ...(provisioning ? { provisioning: { ...(zero.provisioning as { [key: string]: Json }), ...provisioning } } : {}),
+  };
+}
+
+// The first key of `input` the schema does not know (zod drops unknown keys of strict objects):
+// json.Decoder.DisallowUnknownFields, as BMO decodes this annotation.
+function unknownField(input: unknown, output: unknown, path: string): string | null {
+  if (Array.isArray(input) && Array.isArray(output)) {
+    for (let i = 0; i < input.length; i++) {
+      const found = unknownField(input[i], output[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (input === null || typeof input !== 'object' || output === null || typeof output !== 'object') return null;
+  for (const [k, v] of Object.entries(input)) {
+    const child = path === '' ? k : `${path}.${k}`;
+    if (!Object.hasOwn(output, k)) return child;
+    const found = unknownField(v, (output as Record<string, unknown>)[k], child);
+    if (found) return found;
+  }
+  return null;
+}
+
+function issuePath(path: readonly PropertyKey[]): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
+}
+
+/**
+ * A status saved in the annotation (pivot, `clusterctl move`): strict JSON, no unknown fields,
+ * and only what BMO itself would save. `""` is no status.
+ */
+export function parseStatusAnnotation(value: string): AnnotationResult<BareMetalHostStatus | null> {
+  const path = annotationPath(STATUS_ANNOTATION);
+  if (value === '') return { ok: true, value: null };
+  const fail = (reason: string): AnnotationResult<BareMetalHostStatus | null> => ({ ok: false, error: fieldError(path, reason) });
+  const parsed = parseJson(value);
+  if (!parsed.ok) return fail(`error decoding status annotation: ${parsed.reason}`);
+  if (parsed.json === null) return { ok: true, value: null };
+  if (!isObject(parsed.json)) return fail(`error decoding status annotation: cannot unmarshal ${jsonType(parsed.json)} into BareMetalHostStatus`);
+
+  const input = dropNulls(parsed.json) as { [key: string]: Json };
+  const opStatus = input.operationalStatus;
+  if (typeof opStatus === 'string' && !STATUS_ANNOTATION_OP_STATUS.includes(opStatus)) {
+    return fail(`invalid operationalStatus '${opStatus}' in the ${STATUS_ANNOTATION} annotation`);
+  }
+  const errorType = input.errorType;
+  if (typeof errorType === 'string' && !STATUS_ANNOTATION_ERROR_TYPES.includes(errorType)) {
+    return fail(`invalid errorType '${errorType}' in the ${STATUS_ANNOTATION} annotation`);
+  }
+  const full = withZeroValues(input);
+  const result = BareMetalHostStatus.safeParse(full);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `${issuePath(issue.path)}: ` : '';
+    return fail(`error decoding status annotation: ${where}${issue?.message ?? 'invalid status'}`);
+  }
+  const unknown = unknownField(full, result.data, '');
+  if (unknown !== null) return fail(`error decoding status annotation: unknown field "${unknown}"`);
+  return { ok: true, value: result.data };
+}
+
+// --- inspect.metal3.io and inspect.metal3.io/hardwaredetails ------------------------------------
+
+/** `disabled` turns inspection off (deprecated for spec.inspectionMode); `""` asks for a re-inspection. */
+export function parseInspectAnnotation(value: string): AnnotationResult<'disabled' | ''> {
+  if (value === INSPECT_DISABLED || value === '') return { ok: true, value };
+  return {
+    ok: false,
+    error: fieldError(annotationPath(INSPECT_ANNOTATION), `invalid value for the ${INSPECT_ANNOTATION} annotation, allowed are "disabled" or ""`, 'NotSupported'),
+  };
+}
+
+/** Hardware details supplied by the user for a host that is not inspected; `""` is none. */
+export function parseHardwareDetailsAnnotation(value: string): AnnotationResult<HardwareDetails | null> {
+  if (value === '') return { ok: true, value: null };
+  const fail = (reason: string): AnnotationResult<HardwareDetails | null> => ({
+    ok: false,
+    error: fieldError(annotationPath(HARDWARE_DETAILS_ANNOTATION), `error decoding the ${HARDWARE_DETAILS_ANNOTATION} annotation: ${reason}`),
+  });
+  const parsed = parseJson(value);
+  if (!parsed.ok) return fail(parsed.reason);
+  if (parsed.json === null) return { ok: true, value: null };
+  if (!isObject(parsed.json)) return fail(`cannot unmarshal ${jsonType(parsed.json)} into HardwareDetails`);
+  const input = dropNulls(parsed.json);
+  const result = HardwareDetails.safeParse(input);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `${issuePath(issue.path)}: ` : '';
+    return fail(`${where}${issue?.message ?? 'invalid hardware details'}`);
+  }
+  const unknown = unknownField(input, result.data, '');
+  if (unknown !== null) return fail(`unknown field "${unknown}"`);
+  return { ok: true, value: result.data };
+}
+
+// --- helpers over a whole host ------------------------------------------------------------------
+
+export function isPaused(annotations: Annotations): boolean {
+  return annotations !== undefined && Object.hasOwn(annotations, PAUSED_ANNOTATION);
+}
+
+export function isDetached(annotations: Annotations): boolean {
+  return annotations !== undefined && Object.hasOwn(annotations, DETACHED_ANNOTATION);
+}
+
+/** BMO's InspectionDisabled: `spec.inspectionMode: disabled` or the legacy `inspect.metal3.io: disabled`. */
+export function inspectionDisabled(host: {
+  metadata?: { annotations?: Annotations };
+  spec?: { inspectionMode?: string | undefined };
+}): boolean {
+  return host.spec?.inspectionMode === 'disabled' || host.metadata?.annotations?.[INSPECT_ANNOTATION] === INSPECT_DISABLED;
+}

@@ -1,0 +1,52 @@
+import type { z } from 'zod';
+import { formatFieldPath, type FieldError, type FieldErrorType } from '../field-error.ts';
+import { BareMetalHost } from './schema.ts';
+import { createRules, updateRules } from './validate-rules.ts';
+import { readHost } from './validate-view.ts';
+
+// Admission for a BareMetalHost: the structural schema first, then the baremetal-operator's
+// webhook rules (reference/bmo.md §2.3). Every problem is returned, not only the first, so one run
+// of `metalfleet validate` shows all there is to fix.
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let cur: unknown = root;
+  for (const key of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[key];
+  }
+  return cur;
+}
+
+function issueType(issue: z.core.$ZodIssue, root: unknown): FieldErrorType {
+  if (issue.code === 'invalid_type' && valueAt(root, issue.path) === undefined) return 'Required';
+  if (issue.code === 'invalid_value') return 'NotSupported';
+  return 'Invalid';
+}
+
+function structuralErrors(obj: unknown): { errors: FieldError[]; codes: Map<string, string> } {
+  const parsed = BareMetalHost.safeParse(obj);
+  const codes = new Map<string, string>();
+  if (parsed.success) return { errors: [], codes };
+  const errors = parsed.error.issues.map((issue) => {
+    const path = formatFieldPath(issue.path.map((p) => (typeof p === 'number' ? p : String(p))));
+    codes.set(path, issue.code);
+    return { path: path === '' ? '(root)' : path, reason: issue.message, type: issueType(issue, obj) };
+  });
+  return { errors, codes };
+}
+
+/**
+ * Validates a BareMetalHost as BMO's webhook would on create, or on update when `old` (the stored
+ * version) is given. Returns [] when the host is valid.
+ */
+export function validateBareMetalHost(obj: unknown, old?: unknown): FieldError[] {
+  const structural = structuralErrors(obj);
+  const host = readHost(obj);
+  const rules = createRules(host);
+  if (old !== undefined) rules.push(...updateRules(readHost(old), host));
+  // Where a rule speaks about a value the schema's enum also rejected (checksumType,
+  // inspectionMode), BMO's message is the one to show.
+  const rulePaths = new Set(rules.map((e) => e.path));
+  const kept = structural.errors.filter((e) => !(rulePaths.has(e.path) && structural.codes.get(e.path) === 'invalid_value'));
+  return [...kept, ...rules];
+}

@@ -1,0 +1,161 @@
+import test from 'ava';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { BareMetalHost } from '../../src/api/index.ts';
+import { secretValue } from '../../src/api/secret.ts';
+import { createMemoryStore, formatApplyIssue } from '../../src/adapters/store/index.ts';
+import type { HostEvent } from '../../src/ports/index.ts';
+
+const fixture = (name: string) => {
+  const path = fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+  return { path, text: readFileSync(path, 'utf8') };
+};
+
+function host(name: string, spec: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    apiVersion: 'metal3.io/v1alpha1',
+    kind: 'BareMetalHost',
+    metadata: { name, namespace: 'metal3', ...metadata },
+    spec: { online: true, bmc: { address: 'redfish://192.0.2.1/redfish/v1/Systems/1', credentialsName: `${name}-bmc` }, ...spec },
+  };
+}
+
+function status(state: 'registering' | 'available'): NonNullable<BareMetalHost['status']> {
+  return { operationalStatus: 'OK', errorMessage: '', errorCount: 0, poweredOn: false, provisioningFailCount: 0, provisioning: { state, ID: 'node-1' } };
+}
+
+test('store - applyManifests stores hosts and Secrets, skips other kinds', async (t) => {
+  const store = createMemoryStore();
+  const { path, text } = fixture('store-hosts.yaml');
+  const result = store.applyManifests(text, path);
+  t.true(result.ok);
+  t.deepEqual(result.created, ['metal3/worker-0', 'metal3/worker-1']);
+  t.deepEqual(result.secrets, ['metal3/worker-0-bmc', 'metal3/worker-1-bmc']);
+  t.deepEqual(result.skipped, [{ index: 0, kind: 'Namespace', key: 'default/metal3' }]);
+  t.deepEqual(result.warnings, []);
+
+  const w0 = await store.get('metal3/worker-0');
+  t.truthy(w0);
+  t.regex(w0!.metadata.uid!, /^[0-9a-f-]{36}$/);
+  t.is(w0!.metadata.generation, 1);
+  t.truthy(w0!.metadata.resourceVersion);
+  t.truthy(w0!.metadata.creationTimestamp);
+  t.is(w0!.spec.bootMode, 'UEFI');
+  t.is(w0!.status, undefined);
+  t.deepEqual(w0!.metadata.labels, { rack: 'r1' });
+  t.is((await store.list()).length, 2);
+
+  const s0 = await store.getSecret('metal3', 'worker-0-bmc');
+  t.is(secretValue(s0!, 'password'), 's3cr3t-pw');
+  const s1 = await store.getSecret('metal3', 'worker-1-bmc');
+  t.is(secretValue(s1!, 'password'), 'calvin-string-data');
+  t.is(await store.getSecret('metal3', 'nope'), undefined);
+});
+
+test('store - re-apply bumps generation only on spec change and keeps status', async (t) => {
+  const store = createMemoryStore();
+  store.apply([host('h1')]);
+  const first = (await store.get('metal3/h1'))!;
+  await store.writeStatus('metal3/h1', status('available'));
+  await store.addFinalizer('metal3/h1', 'baremetalhost.metal3.io');
+
+  const same = store.apply([host('h1')]);
+  t.deepEqual(same.unchanged, ['metal3/h1']);
+  const unchanged = (await store.get('metal3/h1'))!;
+  t.is(unchanged.metadata.generation, 1);
+
+  // Labels change metadata, not spec: new resourceVersion, same generation.
+  const relabelled = store.apply([host('h1', {}, { labels: { a: 'b' } })]);
+  t.deepEqual(relabelled.updated, ['metal3/h1']);
+  const afterLabels = (await store.get('metal3/h1'))!;
+  t.is(afterLabels.metadata.generation, 1);
+  t.not(afterLabels.metadata.resourceVersion, unchanged.metadata.resourceVersion);
+
+  // A status in the manifest is ignored; the stored one stays.
+  const withStatus = { ...host('h1', { online: false }, { labels: { a: 'b' } }), status: status('registering') };
+  t.deepEqual(store.apply([withStatus]).updated, ['metal3/h1']);
+  const updated = (await store.get('metal3/h1'))!;
+  t.is(updated.metadata.generation, 2);
+  t.is(updated.metadata.uid, first.metadata.uid);
+  t.is(updated.metadata.creationTimestamp, first.metadata.creationTimestamp);
+  t.false(updated.spec.online);
+  t.is(updated.status?.provisioning.state, 'available');
+  // Finalizers a controller added survive a manifest without them.
+  t.deepEqual(updated.metadata.finalizers, ['baremetalhost.metal3.io']);
+  t.true(Number(updated.metadata.resourceVersion) > Number(afterLabels.metadata.resourceVersion));
+});
+
+test('store - a new host ignores identity fields and status in its manifest', async (t) => {
+  const store = createMemoryStore();
+  store.apply([{ ...host('h1', {}, { uid: 'mine', generation: 7, resourceVersion: '99', deletionTimestamp: '2020-01-01T00:00:00Z' }), status: status('available') }]);
+  const h = (await store.get('metal3/h1'))!;
+  t.not(h.metadata.uid, 'mine');
+  t.is(h.metadata.generation, 1);
+  t.is(h.metadata.deletionTimestamp, undefined);
+  t.is(h.status, undefined);
+});
+
+test('store - an invalid manifest is rejected with file, document and path, and nothing changes', async (t) => {
+  const store = createMemoryStore();
+  store.apply([host('good-0', { online: false })]);
+  const before = await store.get('metal3/good-0');
+  const events: HostEvent[] = [];
+  store.watch((e) => events.push(e));
+
+  const { path, text } = fixture('store-invalid.yaml');
+  const result = store.applyManifests(text, path);
+  t.false(result.ok);
+  t.deepEqual(result.created, []);
+  t.deepEqual(result.updated, []);
+  const online = result.issues.find((i) => i.path === 'spec.online');
+  t.like(online, { file: path, index: 1, kind: 'BareMetalHost', key: 'metal3/bad-1' });
+  t.is(typeof online?.line, 'number');
+  t.truthy(result.issues.find((i) => i.path === 'spec.bmc.credentialsName' && i.index === 1));
+  const yaml = result.issues.find((i) => i.index === 2);
+  t.regex(yaml?.message ?? '', /^YAML: /);
+  t.regex(formatApplyIssue(online!), /store-invalid\.yaml document 1 \(line \d+\): BareMetalHost metal3\/bad-1 spec\.online: /);
+  // The valid host in the same file was not applied, and the stored one is untouched.
+  t.is(await store.get('metal3/bad-1'), undefined);
+  t.is(await store.get('metal3/good-0'), before);
+  t.deepEqual(events, []);
+});
+
+test('store - an invalid object in a list names its index and applies nothing', async (t) => {
+  const store = createMemoryStore();
+  const result = store.apply([host('a'), { kind: 'BareMetalHost', apiVersion: 'metal3.io/v1alpha1', metadata: { name: 'b' }, spec: { online: true, bootMode: 'BIOS' } }, 'nonsense'], 'hosts.json');
+  t.false(result.ok);
+  t.like(result.issues.find((i) => i.index === 1), { file: 'hosts.json', path: 'spec.bootMode', key: 'default/b' });
+  t.like(result.issues.find((i) => i.index === 2), { path: '' });
+  t.deepEqual(await store.list(), []);
+});
+
+test('store - Secret values never appear in issues', (t) => {
+  const store = createMemoryStore();
+  const result = store.apply([{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { password: 'not base64 !! very-secret' } }]);
+  t.false(result.ok);
+  t.is(result.issues[0]?.path, 'data.password');
+  t.false(JSON.stringify(result).includes('very-secret'));
+});
+
+test('store - a new Secret wakes the hosts that name it; missing ones are warned about', async (t) => {
+  const store = createMemoryStore();
+  const first = store.apply([host('h1'), host('h2', { bmc: { address: 'ipmi://192.0.2.2', credentialsName: 'shared' } })]);
+  t.is(first.warnings.length, 2);
+  t.regex(first.warnings[0]!, /metal3\/h1-bmc \(spec\.bmc\.credentialsName\)/);
+  const events: HostEvent[] = [];
+  store.watch((e) => events.push(e));
+  const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'h1-bmc', namespace: 'metal3' }, stringData: { username: 'u', password: 'p' } };
+  store.apply([secret]);
+  t.deepEqual(events.map((e) => (e.type === 'upsert' ? e.host.metadata.name : e.key)), ['h1']);
+  // The same Secret again changes nothing and wakes nobody.
+  store.apply([secret]);
+  t.is(events.length, 1);
+});
+
+test('store - a key given twice in one apply: the later document wins, with a warning', async (t) => {
+  const store = createMemoryStore();
+  const result = store.apply([host('h1', { online: true }), host('h1', { online: false })]);
+  t.true(result.ok);
+  t.regex(result.warnings.join('\n'), /BareMetalHost metal3\/h1 is given twice/);
+  t.false((await store.get('metal3/h1'))!.spec.online);
+});

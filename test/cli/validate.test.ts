@@ -1,0 +1,77 @@
+import test, { type ExecutionContext } from 'ava';
+import { FIXTURES, lines, metalfleet } from './run.ts';
+
+const SECRETS = ['fixture-secret-password', 'fixture-url-password'];
+
+function noSecrets(t: ExecutionContext, ...outputs: string[]) {
+  for (const out of outputs) for (const secret of SECRETS) t.false(out.includes(secret), `output leaks ${secret}`);
+}
+
+test('cli validate - a multi-document file: errors on stdout, notes and summary on stderr, exit 1', async (t) => {
+  const r = await metalfleet('validate', `${FIXTURES}/hosts.yaml`);
+  t.is(r.code, 1);
+  t.deepEqual(lines(r.stdout), [
+    "BareMetalHost/worker-1: spec.bmc.address: Unknown BMC type 'ilo4' for address ilo4://xxxxx@192.0.2.21 (supported: ipmi, libvirt, redfish, ilo5-redfish, idrac-redfish, redfish-virtualmedia, ilo5-virtualmedia, idrac-virtualmedia, redfish-uefihttp; all but ipmi and libvirt also as <type>+http or <type>+https)",
+    'BareMetalHost/worker-1: spec.image.checksum: checksum is required for normal images',
+    "BareMetalHost/worker-1: spec.disablePowerOff: node can't simultaneously have online set to false and have power off disabled",
+  ]);
+  const err = lines(r.stderr);
+  t.deepEqual(err.slice(0, 2), [
+    'note: Secret/bmc-secret: skipped (kind not managed by metalfleet)',
+    'note: Metal3Machine/worker-0: skipped (kind not managed by metalfleet)',
+  ]);
+  t.regex(err[2] ?? '', /^error: test\/fixtures\/validate\/hosts\.yaml:53: document 5: All mapping items must start at the same column at line 62, column \d+$/);
+  t.is(err[3], '2 objects checked, 1 invalid, 1 unreadable');
+  t.is(err.length, 4);
+  noSecrets(t, r.stdout, r.stderr);
+});
+
+test('cli validate - valid hosts exit 0 with only notes and the summary', async (t) => {
+  const r = await metalfleet('validate', `${FIXTURES}/valid.yaml`);
+  t.is(r.code, 0);
+  t.is(r.stdout, '');
+  t.deepEqual(lines(r.stderr), ['note: Secret/bmc-secret: skipped (kind not managed by metalfleet)', '1 object checked, 0 invalid']);
+});
+
+test('cli validate - several files are checked together', async (t) => {
+  const r = await metalfleet('validate', `${FIXTURES}/valid.yaml`, `${FIXTURES}/hosts.yaml`);
+  t.is(r.code, 1);
+  t.is(lines(r.stdout).length, 3);
+  t.is(lines(r.stderr).at(-1), '3 objects checked, 1 invalid, 1 unreadable');
+});
+
+test('cli validate - a YAML error in a Secret names file and line but not the value', async (t) => {
+  const r = await metalfleet('validate', `${FIXTURES}/broken-secret.yaml`);
+  t.is(r.code, 1);
+  t.is(r.stdout, '');
+  t.regex(lines(r.stderr)[0] ?? '', /^error: test\/fixtures\/validate\/broken-secret\.yaml:1: document 1: Missing closing "quote at line \d+, column \d+$/);
+  noSecrets(t, r.stdout, r.stderr);
+});
+
+test('cli validate - a file that cannot be read exits 1 naming it', async (t) => {
+  const r = await metalfleet('validate', `${FIXTURES}/does-not-exist.yaml`);
+  t.is(r.code, 1);
+  t.deepEqual(lines(r.stderr), [`error: ${FIXTURES}/does-not-exist.yaml: cannot read: no such file`, '0 objects checked, 0 invalid, 1 unreadable']);
+});
+
+test('cli validate - --old applies the update rules to the matching host', async (t) => {
+  const r = await metalfleet('validate', `${FIXTURES}/new.yaml`, '--old', `${FIXTURES}/old.yaml`);
+  t.is(r.code, 1);
+  t.deepEqual(lines(r.stdout), [
+    'BareMetalHost/worker-0: spec.bmc.address: BMC address can not be changed if the BMH is not in the Registering state, or if the BMH is not detached',
+    'BareMetalHost/worker-0: spec.bootMACAddress: bootMACAddress can not be changed once it is set',
+  ]);
+  t.deepEqual(lines(r.stderr), ['1 object checked, 1 invalid']);
+});
+
+test('cli validate - without --old the same host is a valid create', async (t) => {
+  const r = await metalfleet('validate', `${FIXTURES}/new.yaml`);
+  t.is(r.code, 0);
+  t.is(r.stdout, '');
+});
+
+test('cli validate - a file is required', async (t) => {
+  const r = await metalfleet('validate');
+  t.is(r.code, 1);
+  t.regex(r.stderr, /missing required argument 'files'/);
+});
