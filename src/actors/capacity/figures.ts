@@ -1,0 +1,89 @@
+import type { PoolState } from './slot-entry.ts';
+
+export interface HolderFigure {
+  readonly holder: string;
+  readonly operation: string;
+  readonly grantId: string;
+  readonly exempt: boolean;
+  readonly sinceMs: number;
+}
+
+export interface WaiterFigure {
+  readonly holder: string;
+  readonly operation: string;
+  readonly waitingMs: number;
+}
+
+export interface PoolFigures {
+  readonly pool: string;
+  /** `Infinity` for an unlimited pool (configured as 0 or Infinity). */
+  readonly limit: number;
+  /** Non-exempt grants, the ones the limit bounds. */
+  readonly inUse: number;
+  readonly exempt: number;
+  readonly waiting: number;
+  readonly longestWaitMs: number;
+  /** In grant order. */
+  readonly holders: readonly HolderFigure[];
+  /** In queue order: the first will be granted next. */
+  readonly queue: readonly WaiterFigure[];
+}
+
+export interface CapacityTotals {
+  readonly pools: number;
+  readonly inUse: number;
+  readonly exempt: number;
+  readonly waiting: number;
+  readonly longestWaitMs: number;
+}
+
+export interface CapacityFigures {
+  readonly pools: readonly PoolFigures[];
+  readonly totals: CapacityTotals;
+}
+
+export function poolFigures<T>(pool: PoolState<T>, now: number): PoolFigures {
+  const holders: HolderFigure[] = [];
+  for (const entry of pool.entries.values()) {
+    if (entry.state !== 'granted') continue;
+    holders.push({
+      holder: entry.holder,
+      operation: entry.operation,
+      grantId: entry.grantId,
+      exempt: entry.exempt,
+      sinceMs: now - entry.grantedAt,
+    });
+  }
+  holders.sort((a, b) => b.sinceMs - a.sinceMs);
+  const queue: WaiterFigure[] = [];
+  let longestWaitMs = 0;
+  for (const entry of pool.queue) {
+    const waitingMs = now - entry.requestedAt;
+    if (waitingMs > longestWaitMs) longestWaitMs = waitingMs;
+    queue.push({ holder: entry.holder, operation: entry.operation, waitingMs });
+  }
+  return {
+    pool: pool.name,
+    limit: pool.limit,
+    inUse: pool.inUse,
+    exempt: pool.exemptInUse,
+    waiting: pool.queue.size,
+    longestWaitMs,
+    holders,
+    queue,
+  };
+}
+
+export function totalsOf(pools: readonly PoolFigures[]): CapacityTotals {
+  let inUse = 0;
+  let exempt = 0;
+  let waiting = 0;
+  let longestWaitMs = 0;
+  for (const p of pools) {
+    inUse += p.inUse;
+    exempt += p.exempt;
+    waiting += p.waiting;
+    if (p.longestWaitMs > longestWaitMs) longestWaitMs = p.longestWaitMs;
+  }
+  return { pools: pools.length, inUse, exempt, waiting, longestWaitMs };
+}

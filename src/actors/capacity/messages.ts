@@ -1,0 +1,22 @@
+import type { Reply } from '../runtime/index.ts';
+import type { CapacityFigures } from './figures.ts';
+
+/** What a holder hears about its slot, through the `notify` it gave with its acquire. */
+export type SlotNotice =
+  | { type: 'slotGranted'; grantId: string; pool: string; operation: string; waitedMs: number }
+  | { type: 'slotQueued'; pool: string; position: number }
+  | { type: 'slotLost'; grantId: string; pool: string; reason: string };
+
+/**
+ * The broker's protocol. `notify` is called synchronously inside the broker's turn, so it must be
+ * cheap and must not block: typically `(n) => tell(hostRef, n)`.
+ */
+export type CapacityMsg =
+  | { type: 'acquire'; holder: string; pool: string; operation: string; exempt: boolean; notify: (n: SlotNotice) => void }
+  | { type: 'release'; holder: string; pool: string }
+  | { type: 'renew'; holder: string; pool: string }
+  | { type: 'setLimit'; pool: string; limit: number }
+  | { type: 'figures'; reply: Reply<CapacityFigures> }
+  | { type: 'expire' }; // internal timer tick
+
+export type Notify = (n: SlotNotice) => void;
