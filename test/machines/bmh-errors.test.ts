@@ -143,3 +143,13 @@ test('bmh - a result for an older call is ignored', (t) => {
   t.is(stale.state, s0.state);
   t.deepEqual(stale.effects, []);
 });
+
+test('bmh - a registration error retries at once when the host is re-delivered unchanged (its Secret changed)', (t) => {
+  const s0 = tick(initialState(makeHost()));
+  const s1 = reply(s0, { kind: 'failed', message: 'BMC credentials Secret metal3/worker-0-bmc not found', retryAfterMs: 10_000 });
+  t.deepEqual(calls(observe(s1.state, makeHost(), T0 + 1).effects).map((c) => c.op), ['register']);
+  // Other errors keep their backoff on a plain re-delivery.
+  const p0 = tick(atState('preparing'));
+  const p1 = reply(p0, { kind: 'failed', message: 'clean failed' });
+  t.deepEqual(calls(observe(p1.state, p1.state.host, T0 + 1).effects), []);
+});

@@ -35,6 +35,9 @@ function label(doc: ManifestDocument): string {
   return `${doc.kind ?? 'object'}/${doc.name ?? `(unnamed, ${doc.file}:${doc.line})`}`;
 }
 
+// Kinds metalfleet drives whose admission rules are not written yet; "not managed" would be wrong.
+const NOT_YET_CHECKED = new Set(['MaasMachine', 'MaasCluster']);
+
 export type ValidateSummary = { checked: number; invalid: number; unreadable: number };
 
 export async function runValidate(files: readonly string[], oldFiles: readonly string[], io: Output): Promise<ValidateSummary> {
@@ -75,7 +78,8 @@ export async function runValidate(files: readonly string[], oldFiles: readonly s
         continue;
       }
       if (kindOf(doc) !== 'BareMetalHost') {
-        io.err(`note: ${label(doc)}: skipped (kind not managed by metalfleet)`);
+        const why = NOT_YET_CHECKED.has(doc.kind) ? 'no validation rules for this kind yet' : 'kind not managed by metalfleet';
+        io.err(`note: ${label(doc)}: skipped (${why})`);
         continue;
       }
       summary.checked++;

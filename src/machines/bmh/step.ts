@@ -84,7 +84,10 @@ function observe(t: Turn, host: BareMetalHost, paused: boolean): void {
   t.s.host = { ...host, status: t.status };
   // A change may be the fix for what failed (credentials, address, image): try again now, as a
   // watch-triggered reconcile does in the anchor.
-  if (changed && t.s.retryAt !== null) t.s.retryAt = null;
+  // An unchanged host re-delivered means something it refers to changed (its credentials Secret):
+  // that is the fix a registration error waits for.
+  const credentialsWake = !changed && t.status.errorType === 'registration error';
+  if ((changed || credentialsWake) && t.s.retryAt !== null) t.s.retryAt = null;
   if (!paused) restoreStatusAnnotation(t);
 }
 

@@ -1,0 +1,69 @@
+// 1,000 hosts through one pool of 20 slots, provisioning taking 50 ms in the fixture: how close the
+// broker keeps the backend to fully busy. ideal = ceil(N / limit) x latency; the hand-off is the
+// time from one provision finishing to the next one starting on the freed slot.
+import { startEmbeddedNode } from '../src/actors/node/index.ts';
+import { createFixtureProvisioner } from '../src/adapters/fixture/index.ts';
+import { createMemoryStore } from '../src/adapters/store/index.ts';
+import { DEFAULT_MACHINE_CONFIG } from '../src/machines/bmh/index.ts';
+import type { Provisioner } from '../src/ports/index.ts';
+import { silentLogger } from '../src/ports/index.ts';
+import { hosts, intFlag, percentile, until } from './support.ts';
+
+export async function run(flags: Record<string, string>): Promise<object> {
+  const count = intFlag(flags, 'hosts', 1_000);
+  const limit = intFlag(flags, 'limit', 20);
+  const latencyMs = intFlag(flags, 'latency', 50);
+  const store = createMemoryStore();
+  // Inspection off, so provisioning is the only gated step being measured.
+  if (!store.apply(hosts(count, { inspection: false }), 'bench').ok) throw new Error('bench manifests invalid');
+  const fixture = createFixtureProvisioner({ latencyMs: { provision: latencyMs }, demoBehaviours: false });
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let concurrent = 0;
+  let maxConcurrent = 0;
+  // Timestamps at the backend's edge, as a real Ironic would see the calls.
+  const provisioner: Provisioner = Object.assign(Object.create(fixture) as Provisioner, {
+    async provision(...args: Parameters<Provisioner['provision']>) {
+      starts.push(performance.now());
+      maxConcurrent = Math.max(maxConcurrent, ++concurrent);
+      const result = await fixture.provision(...args);
+      concurrent -= 1;
+      ends.push(performance.now());
+      return result;
+    },
+  });
+  const node = await startEmbeddedNode({
+    name: 'bench-capacity',
+    shardCount: 256,
+    machine: { ...DEFAULT_MACHINE_CONFIG, powerPollMs: 3_600_000 },
+    capacity: { limits: {}, defaultLimit: limit, ttlMs: 30_000 },
+    supervision: { maxRestarts: 5, windowMs: 60_000, backoff: { initialMs: 100, maxMs: 30_000 } },
+    askTimeoutMs: 30_000,
+  }, { store, provisioner, log: silentLogger });
+  await until(node.stats, () => node.stats.count('provisioned') === count, 600_000);
+  await node.stop(30_000);
+  const first = Math.min(...starts);
+  const last = Math.max(...ends);
+  const makespanSeconds = (last - first) / 1000;
+  const idealSeconds = (Math.ceil(count / limit) * latencyMs) / 1000;
+  const sortedStarts = [...starts].sort((a, b) => a - b);
+  const sortedEnds = [...ends].sort((a, b) => a - b);
+  // The k-th call after the first `limit` runs on the slot the k-th finished call freed.
+  const handoffs: number[] = [];
+  for (let k = 0; k + limit < sortedStarts.length; k++) handoffs.push((sortedStarts[k + limit] ?? 0) - (sortedEnds[k] ?? 0));
+  return {
+    hosts: count,
+    limit,
+    latencyMs,
+    makespanSeconds: round(makespanSeconds, 3),
+    idealSeconds,
+    ratio: round(makespanSeconds / idealSeconds, 3),
+    handoffP50Ms: round(percentile(handoffs, 50), 3),
+    handoffP99Ms: round(percentile(handoffs, 99), 3),
+    maxConcurrentAtBackend: maxConcurrent,
+  };
+}
+
+function round(n: number, digits: number): number {
+  return Number(n.toFixed(digits));
+}

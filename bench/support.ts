@@ -1,0 +1,74 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { FleetStats } from '../src/actors/node/index.ts';
+import type { BareMetalHost } from '../src/api/index.ts';
+
+export function intFlag(flags: Record<string, string>, name: string, fallback: number): number {
+  const raw = flags[name];
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`--${name}: expected a number >= 0, got "${raw}"`);
+  return n;
+}
+
+export function gc(): void {
+  const g = (globalThis as { gc?: () => void }).gc;
+  if (g) {
+    g();
+    g();
+  }
+}
+
+export function eventLoopMonitor(): { p99Ms(): number; stop(): void } {
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  return { p99Ms: () => h.percentile(99) / 1e6, stop: () => h.disable() };
+}
+
+// Resolves when predicate holds, checked on every state change the hosts report.
+export function until(stats: FleetStats, predicate: () => boolean, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (predicate()) return resolve();
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`benchmark did not finish within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const off = stats.onChange(() => {
+      if (!predicate()) return;
+      clearTimeout(timer);
+      off();
+      resolve();
+    });
+  });
+}
+
+export function hosts(count: number, opts: { inspection: boolean; scheme?: string }): unknown[] {
+  const out: unknown[] = [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bmc', namespace: 'bench' }, stringData: { username: 'admin', password: 'secret' } }];
+  for (let i = 0; i < count; i++) {
+    const host: BareMetalHost = {
+      apiVersion: 'metal3.io/v1alpha1',
+      kind: 'BareMetalHost',
+      metadata: { name: `host-${i}`, namespace: 'bench' },
+      spec: {
+        online: true,
+        bootMode: 'UEFI',
+        automatedCleaningMode: 'metadata',
+        bmc: { address: `${opts.scheme ?? 'ipmi'}://10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, credentialsName: 'bmc' },
+        bootMACAddress: `52:54:00:${hex(i >> 16)}:${hex(i >> 8)}:${hex(i)}`,
+        image: { url: 'http://images/os.qcow2', checksum: 'abc', checksumType: 'sha256' },
+        ...(opts.inspection ? {} : { inspectionMode: 'disabled' as const }),
+      },
+    };
+    out.push(host);
+  }
+  return out;
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+function hex(n: number): string {
+  return (n & 0xff).toString(16).padStart(2, '0');
+}

@@ -1,0 +1,61 @@
+import { startEmbeddedNode } from '../../src/actors/node/index.ts';
+import type { EmbeddedNode } from '../../src/actors/node/index.ts';
+import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
+import type { FixtureOptions, FixtureProvisioner } from '../../src/adapters/fixture/index.ts';
+import { createMemoryStore } from '../../src/adapters/store/index.ts';
+import type { MemoryStore } from '../../src/adapters/store/index.ts';
+import type { MachineConfig } from '../../src/machines/bmh/index.ts';
+import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
+import type { Provisioner } from '../../src/ports/index.ts';
+import { silentLogger } from '../../src/ports/index.ts';
+
+export interface TestNode {
+  node: EmbeddedNode;
+  store: MemoryStore;
+  fixture: FixtureProvisioner;
+}
+
+let counter = 0;
+
+export async function startTestNode(o: {
+  store?: MemoryStore;
+  fixture?: FixtureOptions;
+  provisioner?: (fixture: FixtureProvisioner) => Provisioner;
+  limit?: number;
+  machine?: Partial<MachineConfig>;
+  maxRestarts?: number;
+} = {}): Promise<TestNode> {
+  const store = o.store ?? createMemoryStore();
+  const fixture = createFixtureProvisioner({ demoBehaviours: false, ...o.fixture });
+  const node = await startEmbeddedNode({
+    name: `test-node-${++counter}`,
+    shardCount: 16,
+    machine: { ...DEFAULT_MACHINE_CONFIG, ...o.machine },
+    capacity: { limits: {}, defaultLimit: o.limit ?? Number.POSITIVE_INFINITY, ttlMs: 30_000 },
+    supervision: { maxRestarts: o.maxRestarts ?? 3, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } },
+    askTimeoutMs: 2_000,
+  }, { store, provisioner: o.provisioner ? o.provisioner(fixture) : fixture, log: silentLogger });
+  return { node, store, fixture };
+}
+
+export function secret(name = 'bmc', namespace = 'lab', data: Record<string, string> = { username: 'admin', password: 'hunter2' }): unknown {
+  return { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, stringData: data };
+}
+
+export function bmh(name: string, o: { namespace?: string; image?: boolean; credentialsName?: string; address?: string; annotations?: Record<string, string>; online?: boolean } = {}): unknown {
+  return {
+    apiVersion: 'metal3.io/v1alpha1',
+    kind: 'BareMetalHost',
+    metadata: { name, namespace: o.namespace ?? 'lab', ...(o.annotations ? { annotations: o.annotations } : {}) },
+    spec: {
+      online: o.online ?? true,
+      bmc: { address: o.address ?? `redfish://10.0.0.${(name.length * 7) % 250}/redfish/v1/Systems/1`, credentialsName: o.credentialsName ?? 'bmc' },
+      bootMACAddress: '52:54:00:00:00:01',
+      ...(o.image === false ? {} : { image: { url: 'http://images/os.qcow2', checksum: 'abc', checksumType: 'sha256' } }),
+    },
+  };
+}
+
+export async function statusOf(store: MemoryStore, key: string) {
+  return (await store.get(key))?.status;
+}
