@@ -13,6 +13,7 @@ import { StatusWriter } from './status-writer.ts';
 export interface HostObserver {
   stateChanged(key: string, from: ProvisioningState | null, to: ProvisioningState, status: BareMetalHostStatus): void;
   statusChanged(key: string, status: BareMetalHostStatus): void;
+  warning(key: string, reason: string, message: string): void;
   gone(key: string): void;
 }
 
@@ -144,7 +145,10 @@ function runEffect(s: HostActorState, effect: BmhEffect, ctx: ActorContext<HostM
       s.recent.push({ at: deps.clock.now(), severity: effect.severity, reason: effect.reason, message: effect.message });
       if (s.recent.length > RECENT) s.recent.shift();
       const line = { host: key, reason: effect.reason };
-      if (effect.severity === 'Warning') deps.log.warn(line, effect.message);
+      if (effect.severity === 'Warning') {
+        deps.log.warn(line, effect.message);
+        deps.observer.warning(key, effect.reason, effect.message);
+      }
       else deps.log.info(line, effect.message);
     }
   }

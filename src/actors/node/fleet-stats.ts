@@ -15,6 +15,9 @@ export class FleetStats implements HostObserver {
   readonly hosts = new Map<string, HostSummary>();
   transitions = 0;
   goneCount = 0;
+  warnings = 0;
+  // The newest warnings, for a live view; logs keep the full record.
+  readonly recentWarnings: Array<{ at: number; host: string; reason: string; message: string }> = [];
   private listeners: Array<() => void> = [];
 
   stateChanged(key: string, from: ProvisioningState | null, to: ProvisioningState, status: BareMetalHostStatus): void {
@@ -32,6 +35,12 @@ export class FleetStats implements HostObserver {
     summary.operationalStatus = status.operationalStatus;
     summary.errorType = status.errorType ?? '';
     summary.poweredOn = status.poweredOn;
+  }
+
+  warning(host: string, reason: string, message: string): void {
+    this.warnings += 1;
+    this.recentWarnings.push({ at: Date.now(), host, reason, message });
+    if (this.recentWarnings.length > 5) this.recentWarnings.shift();
   }
 
   gone(key: string): void {

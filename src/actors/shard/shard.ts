@@ -37,6 +37,7 @@ export function shardBehavior(opts: ShardOptions): Behavior<ShardState, ShardMsg
       const observer: HostObserver = {
         stateChanged: (key, from, to, status) => outer.stateChanged(key, from, to, status),
         statusChanged: (key, status) => outer.statusChanged(key, status),
+        warning: (key, reason, message) => outer.warning(key, reason, message),
         gone: (key) => {
           outer.gone(key);
           tell(self, { type: 'gone', key });

@@ -37,7 +37,9 @@ export function register(program: Command): void {
     .addHelpText('after', '\nExamples:\n  metalfleet demo\n  metalfleet demo --hosts 10000 --latency 0 --limit 0 --json\n  metalfleet demo -f hosts.yaml --persist status.json\n')
     .action(async (flags: DemoFlags) => {
       const env = readEnv();
-      const log = createLogger(flags.logLevel ?? env.METALFLEET_LOG_LEVEL ?? 'warn', { node: 'demo' });
+      const mode = flags.progress === false || flags.json ? 'quiet' : process.stdout.isTTY ? 'tty' : 'lines';
+      // On a terminal the panel shows recent problems; log lines would tear it apart.
+      const log = createLogger(flags.logLevel ?? env.METALFLEET_LOG_LEVEL ?? (mode === 'tty' ? 'silent' : 'warn'), { node: 'demo' });
       const store = createMemoryStore(flags.persist ? { persistPath: flags.persist } : {});
       if (flags.persist) await store.load();
       const inputs = flags.file ? await readAll(flags.file) : [];
@@ -48,7 +50,6 @@ export function register(program: Command): void {
       const limit = flags.limit ?? env.PROVISIONING_LIMIT;
       // The fixture answers "still working" once per deployment so the slots are visibly busy.
       const provisioner = createFixtureProvisioner({ latencyMs: flags.latency, provisionPasses: flags.latency > 0 ? 2 : 1, pollMs: flags.latency });
-      const mode = flags.progress === false || flags.json ? 'quiet' : process.stdout.isTTY ? 'tty' : 'lines';
       const summary = await runDemo({
         store, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000,
         node: nodeConfig({ name: 'demo', env, defaultLimit: limit === 0 ? Number.POSITIVE_INFINITY : limit }),

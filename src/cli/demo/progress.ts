@@ -34,5 +34,8 @@ export function progressPanel(f: ProgressFrame, width = 78): string[] {
     const limit = Number.isFinite(p.limit) ? String(p.limit) : 'unlimited';
     lines.push(`  slots ${p.pool}: ${p.inUse}/${limit} in use, ${p.exempt} exempt, ${p.waiting} waiting, longest wait ${(p.longestWaitMs / 1000).toFixed(1)}s`);
   }
+  const recent = f.stats.recentWarnings.slice(-3);
+  if (recent.length > 0) lines.push(`  recent problems (${f.stats.warnings} in all):`);
+  for (const w of recent) lines.push(`    ${`${w.host}: ${w.message}`.slice(0, width - 4)}`);
   return lines;
 }

@@ -57,7 +57,8 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
       return;
     }
     const lines = progressPanel(frame(reached));
-    o.out.write(`${drawn > 0 ? `\x1b[${drawn}F` : ''}${lines.map((l) => `\x1b[2K${l}`).join('\n')}\n`);
+    // Back to the panel's first line, redraw, and erase whatever a longer previous frame left.
+    o.out.write(`${drawn > 0 ? `\x1b[${drawn}F` : ''}${lines.map((l) => `\x1b[2K${l}`).join('\n')}\n\x1b[J`);
     drawn = lines.length;
   };
 
