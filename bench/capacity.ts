@@ -17,14 +17,20 @@ export async function run(flags: Record<string, string>): Promise<object> {
   // Inspection off, so provisioning is the only gated step being measured.
   if (!store.apply(hosts(count, { inspection: false }), 'bench').ok) throw new Error('bench manifests invalid');
   const fixture = createFixtureProvisioner({ latencyMs: { provision: latencyMs }, demoBehaviours: false });
-  const starts: number[] = [];
+  const starts: Array<{ at: number; key: string }> = [];
   const ends: number[] = [];
+  // A host asks the provisioner which pool it belongs to as it sends its slot request.
+  const waitingSince = new Map<string, number>();
   let concurrent = 0;
   let maxConcurrent = 0;
   // Timestamps at the backend's edge, as a real Ironic would see the calls.
   const provisioner: Provisioner = Object.assign(Object.create(fixture) as Provisioner, {
+    capacity(host: Parameters<Provisioner['capacity']>[0]) {
+      waitingSince.set(host.key, performance.now());
+      return fixture.capacity(host);
+    },
     async provision(...args: Parameters<Provisioner['provision']>) {
-      starts.push(performance.now());
+      starts.push({ at: performance.now(), key: args[0].key });
       maxConcurrent = Math.max(maxConcurrent, ++concurrent);
       const result = await fixture.provision(...args);
       concurrent -= 1;
@@ -42,15 +48,22 @@ export async function run(flags: Record<string, string>): Promise<object> {
   }, { store, provisioner, log: silentLogger });
   await until(node.stats, () => node.stats.count('provisioned') === count, 600_000);
   await node.stop(30_000);
-  const first = Math.min(...starts);
+  const first = Math.min(...starts.map((s) => s.at));
   const last = Math.max(...ends);
   const makespanSeconds = (last - first) / 1000;
   const idealSeconds = (Math.ceil(count / limit) * latencyMs) / 1000;
-  const sortedStarts = [...starts].sort((a, b) => a - b);
+  const sortedStarts = [...starts].sort((a, b) => a.at - b.at);
   const sortedEnds = [...ends].sort((a, b) => a - b);
-  // The k-th call after the first `limit` runs on the slot the k-th finished call freed.
+  // The k-th call after the first `limit` runs on the slot the k-th finished call freed; its
+  // hand-off counts from when both the slot was free and the host was waiting for it.
   const handoffs: number[] = [];
-  for (let k = 0; k + limit < sortedStarts.length; k++) handoffs.push((sortedStarts[k + limit] ?? 0) - (sortedEnds[k] ?? 0));
+  for (let k = 0; k + limit < sortedStarts.length; k++) {
+    const next = sortedStarts[k + limit];
+    if (!next) continue;
+    const ready = Math.max(sortedEnds[k] ?? 0, waitingSince.get(next.key) ?? 0);
+    handoffs.push(next.at - ready);
+  }
+  if (flags['debug']) for (const [k, h] of handoffs.entries()) if (h > 2) process.stderr.write(`slow handoff #${k} at ${((sortedEnds[k] ?? 0) - first).toFixed(0)}ms: ${h.toFixed(2)}ms\n`);
   return {
     hosts: count,
     limit,

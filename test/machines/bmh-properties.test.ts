@@ -135,3 +135,17 @@ test('bmh property - errorCount resets when an operation succeeds', (t) => {
   }), runs);
   t.pass();
 });
+
+test('bmh property - a gated call that finishes (done or failed) frees its slot in the same step', (t) => {
+  fc.assert(fc.property(fc.array(action, { maxLength: 80 }), (actions) => {
+    run(actions, (prev, event, next) => {
+      if (event.type !== 'result' || !prev.inFlight || prev.inFlight.seq !== event.seq || isPaused(prev.host)) return;
+      if (!GATED_OPERATIONS.has(prev.inFlight.op) || (event.result.kind !== 'done' && event.result.kind !== 'failed')) return;
+      const released = next.effects.some((e) => e.type === 'releaseSlot');
+      const requestedAgain = next.effects.some((e) => e.type === 'requestSlot');
+      if (prev.slot.phase === 'held' && !released) throw new Error(`${prev.inFlight.op} ${event.result.kind} kept its slot`);
+      if (next.state.slot.phase === 'held' && !requestedAgain) throw new Error('slot still held after a finished gated call');
+    });
+  }), runs);
+  t.pass();
+});

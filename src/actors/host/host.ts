@@ -1,5 +1,5 @@
 import type { BareMetalHost, BareMetalHostStatus, ProvisioningState } from '../../api/index.ts';
-import { initialState, step } from '../../machines/bmh/index.ts';
+import { GATED_OPERATIONS, initialState, step } from '../../machines/bmh/index.ts';
 import type { BmhEffect, BmhState, MachineConfig, OpResult } from '../../machines/bmh/index.ts';
 import type { HostStore, Logger, Provisioner } from '../../ports/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
@@ -100,7 +100,13 @@ function runEffect(s: HostActorState, effect: BmhEffect, ctx: ActorContext<HostM
   switch (effect.type) {
     case 'call': {
       const host: BareMetalHost = machine.host;
-      void perform(host, effect, deps).then((result) => tell(ctx.self, { type: 'result', seq: effect.seq, result, jitter: deps.random() }));
+      void perform(host, effect, deps).then((result) => {
+        // The machine frees the slot whenever a gated call finishes (done or failed; a property
+        // test holds it to that), so hand it back now rather than after this host's turn comes:
+        // the next waiter starts while this host is still queued.
+        if (GATED_OPERATIONS.has(effect.args.op) && (result.kind === 'done' || result.kind === 'failed')) releaseSlot(s, deps, key);
+        tell(ctx.self, { type: 'result', seq: effect.seq, result, jitter: deps.random() });
+      });
       return;
     }
     case 'requestSlot': {
@@ -116,10 +122,7 @@ function runEffect(s: HostActorState, effect: BmhEffect, ctx: ActorContext<HostM
       return;
     }
     case 'releaseSlot':
-      if (s.pool) tell(deps.broker, { type: 'release', holder: key, pool: s.pool });
-      s.pool = null;
-      if (s.renewTimer) deps.clock.clearTimeout(s.renewTimer);
-      s.renewTimer = null;
+      releaseSlot(s, deps, key);
       return;
     case 'writeStatus':
       s.writer.write(effect.status);
@@ -152,6 +155,13 @@ function runEffect(s: HostActorState, effect: BmhEffect, ctx: ActorContext<HostM
       else deps.log.info(line, effect.message);
     }
   }
+}
+
+function releaseSlot(s: HostActorState, deps: HostDeps, key: string): void {
+  if (s.pool) tell(deps.broker, { type: 'release', holder: key, pool: s.pool });
+  s.pool = null;
+  if (s.renewTimer) deps.clock.clearTimeout(s.renewTimer);
+  s.renewTimer = null;
 }
 
 // Grants carry a TTL so a dead holder cannot leak a slot; a live one renews well within it.
