@@ -1,4 +1,5 @@
 import test from 'ava';
+import { createMemoryStore } from '../../src/adapters/store/index.ts';
 import type { Provisioner } from '../../src/ports/index.ts';
 import { waitFor } from '../support/wait.ts';
 import { bmh, secret, startTestNode, statusOf } from '../support/node.ts';
@@ -76,4 +77,15 @@ test('supervision - a host whose actor keeps crashing ends in error with a reaso
   await node.stop();
   t.regex(st?.errorMessage ?? '', /^host actor crashed \d+ times, last: capacity table corrupt for crashy/);
   t.is(node.system.registry.list().filter((a) => a.path.includes('crashy')).length, 0);
+});
+
+test('bad input - without the admission rules an unknown BMC scheme reaches the host and is a registration error', async (t) => {
+  const { node, store, fixture } = await startTestNode({ store: createMemoryStore({ admission: false }) });
+  t.true(store.apply([secret(), bmh('warp', { address: 'warp://10.0.0.9' }), bmh('ok')]).ok);
+  await waitFor(() => node.stats.hosts.get('lab/warp')?.errorType === 'registration error' && node.stats.hosts.get('lab/ok')?.state === 'provisioned', 5_000, 'error recorded');
+  const st = await statusOf(store, 'lab/warp');
+  await node.stop();
+  t.regex(st?.errorMessage ?? '', /^spec\.bmc\.address: .*warp/);
+  t.is(st?.provisioning.state, 'registering');
+  t.is(fixture.calls('lab/warp').register, 0);
 });

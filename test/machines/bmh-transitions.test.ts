@@ -58,6 +58,11 @@ test('bmh - registered externally provisioned host goes to externally provisione
   const s1 = tick(initialState(makeHost({ spec: { externallyProvisioned: true } })));
   const s2 = reply(s1, done);
   t.is(s2.state.host.status.provisioning.state, 'externally provisioned');
+  // The backend takes the running host over as deployed; it is never deployed.
+  t.deepEqual(calls(s2.effects).map((c) => c.op), ['adopt']);
+  const s3 = reply(s2, done);
+  t.false(s3.state.needsAdopt);
+  t.false(calls(s3.effects).some((c) => c.op === 'provision'));
 });
 
 test('bmh - inspection done stores hardware, frees the slot and goes to preparing', (t) => {

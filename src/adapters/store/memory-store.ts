@@ -16,6 +16,11 @@ export interface StoreClock {
 }
 
 export interface MemoryStoreOptions {
+  /**
+   * Apply the admission webhook's rules (default true). Off, only the schema is checked: a
+   * cluster without the webhook installed, whose bad objects the controller must handle itself.
+   */
+  admission?: boolean;
   /** Save status, finalizers and deletion stamps to this JSON file; call load() before use. */
   persistPath?: string;
   /** Quiet time before changes are written; later changes join the next write. Default 200 ms. */
@@ -121,6 +126,7 @@ class Memory implements MemoryStore {
 
   // Persistence.
   private readonly path: string | undefined;
+  private readonly admission: boolean;
   private readonly debounceMs: number;
   private readonly onPersistError: (error: StoreError) => void;
   // Saved hosts not applied yet.
@@ -137,6 +143,7 @@ class Memory implements MemoryStore {
     this.clock = options.clock ?? systemClock;
     this.events = new HostEvents(options.onListenerError ?? warnListenerError);
     this.path = options.persistPath;
+    this.admission = options.admission ?? true;
     const debounce = options.persistDebounceMs ?? 200;
     if (!Number.isFinite(debounce) || debounce < 0) throw new RangeError(`persistDebounceMs must be 0 or more milliseconds, got ${debounce}`);
     this.debounceMs = debounce;
@@ -270,7 +277,7 @@ class Memory implements MemoryStore {
   }
 
   private applyDocuments(docs: readonly SourceDocument[]): ApplyResult {
-    const { valid, issues } = validateDocuments(docs, (key) => this.hosts.get(key));
+    const { valid, issues } = validateDocuments(docs, (key) => this.hosts.get(key), this.admission);
     if (issues.length > 0) {
       return { ok: false, issues, created: [], updated: [], unchanged: [], secrets: [], skipped: [], warnings: [] };
     }

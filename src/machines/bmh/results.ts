@@ -37,7 +37,11 @@ function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done'
       t.patchStatus({ goodCredentials: ref, triedCredentials: ref });
       if (result.provisionerId && result.provisionerId !== t.status.provisioning.ID) t.patchProvisioning({ ID: result.provisionerId });
       if (t.state !== 'registering') return;
-      if (spec.externallyProvisioned) t.transition('externally provisioned', 'registered, externally provisioned');
+      if (spec.externallyProvisioned) {
+        // Already running an OS: the backend must take it over as deployed, never deploy it.
+        t.s.needsAdopt = true;
+        t.transition('externally provisioned', 'registered, externally provisioned');
+      }
       else if (inspectionDisabled(t.host)) t.transition('preparing', 'registered, inspection disabled');
       else t.transition('inspecting', 'registered');
       return;
