@@ -3,3 +3,4 @@ export type { HostEvent, HostStore } from './host-store.ts';
 export { StoreError, hostKey } from './host-store.ts';
 export type { Logger } from './logger.ts';
 export { silentLogger } from './logger.ts';
+export { invoke } from './invoke.ts';

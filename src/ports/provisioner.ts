@@ -14,6 +14,7 @@ export interface HostData {
   readonly name: string;
   readonly uid: string;
   readonly provisionerId: string; // status.provisioning.ID, '' before registration
+  readonly labels?: Readonly<Record<string, string>>;
   readonly spec: BareMetalHostSpec;
   readonly credentials: Credentials | null;
   readonly userData?: string;

@@ -13,3 +13,12 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
 }
+
+/** Like waitFor, for conditions that must ask something asynchronously (an HTTP API, a store). */
+export async function waitUntil(cond: () => boolean | Promise<boolean>, timeoutMs = 2_000, what = 'condition', everyMs = 25): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`waitUntil: ${what} still false after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}

@@ -15,6 +15,7 @@ export async function resolveHostData(host: BareMetalHost, args: CallArgs, store
     name: host.metadata.name,
     uid: host.metadata.uid ?? hostKey(host),
     provisionerId: host.status?.provisioning.ID ?? '',
+    labels: host.metadata.labels ?? {},
     spec: host.spec,
     credentials: null,
   };

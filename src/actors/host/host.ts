@@ -6,7 +6,7 @@ import type { CapacityMsg } from '../capacity/index.ts';
 import type { ActorContext, ActorRef, Behavior, Clock, TimerHandle } from '../runtime/index.ts';
 import { tell } from '../runtime/index.ts';
 import { resolveHostData } from './host-data.ts';
-import { invoke } from './invoke.ts';
+import { invoke } from '../../ports/index.ts';
 import type { HostMsg, HostSnapshot, Transition } from './messages.ts';
 import { StatusWriter } from './status-writer.ts';
 
@@ -112,7 +112,7 @@ function runEffect(s: HostActorState, effect: BmhEffect, ctx: ActorContext<HostM
     case 'requestSlot': {
       const claim = deps.provisioner.capacity({
         key, namespace: machine.host.metadata.namespace, name: machine.host.metadata.name,
-        uid: machine.host.metadata.uid ?? key, provisionerId: machine.host.status.provisioning.ID,
+        uid: machine.host.metadata.uid ?? key, provisionerId: machine.host.status.provisioning.ID, labels: machine.host.metadata.labels ?? {},
         spec: machine.host.spec, credentials: null,
       });
       s.pool = claim.pool;

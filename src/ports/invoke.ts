@@ -1,5 +1,5 @@
-import type { CallArgs, OpResult } from '../../machines/bmh/index.ts';
-import type { HostData, Provisioner } from '../../ports/index.ts';
+import type { CallArgs, OpResult } from '../machines/bmh/index.ts';
+import type { HostData, Provisioner } from './provisioner.ts';
 
 // The one place an operation name becomes a provisioner method.
 export function invoke(p: Provisioner, host: HostData, args: CallArgs): Promise<OpResult> {

@@ -1,0 +1,1 @@
+export { createRoutedProvisioner } from './routed-provisioner.ts';
