@@ -5,6 +5,7 @@ const [name, ...rest] = process.argv.slice(2);
 const benches: Record<string, () => Promise<{ run(flags: Record<string, string>): Promise<object> }>> = {
   lifecycle: () => import('./lifecycle.ts'),
   capacity: () => import('./capacity.ts'),
+  ironic: () => import('./ironic.ts'),
 };
 if (!name || !(name in benches)) {
   process.stderr.write(`usage: npm run bench -- NAME [--flag value]; NAME is one of: ${Object.keys(benches).join(', ')}\n`);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The project's test command (README: `npm test`): installs what is missing, type-checks and
-# lints, runs every ava test, and ends with one line "N passed, M failed".
+# The project's test command (README: `npm test`): installs what is missing (node modules,
+# Ironic), type-checks and lints, runs every ava test, and ends with one line "N passed, M failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,6 +9,12 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 
 failed_checks=0
+# Services the tests start for themselves (each test file its own, on free ports) must exist.
+echo "== ensuring Ironic is installed" >&2
+if ! bash scripts/ironic-install.sh >&2; then
+  echo "could not install Ironic: the Ironic integration tests will fail" >&2
+fi
+
 echo "== npm run check (tsc + eslint)" >&2
 if ! npm run --silent check >&2; then
   echo "check failed: see the type or lint errors above" >&2

@@ -11,12 +11,25 @@ const Env = z.object({
   MAX_PROVISIONING_RETRIES: z.coerce.number().int().min(0).default(DEFAULT_MACHINE_CONFIG.maxProvisioningRetries),
   METALFLEET_SHARDS: z.coerce.number().int().min(1).max(65_536).default(256),
   METALFLEET_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).optional(),
+  // Ironic, with BMO's variable names where it has them.
+  IRONIC_ENDPOINT: z.url().optional(),
+  IRONIC_USERNAME: z.string().min(1).optional(),
+  IRONIC_PASSWORD: z.string().optional(),
+  IRONIC_TOKEN: z.string().min(1).optional(),
+  IRONIC_CACERT_FILE: z.string().min(1).optional(),
+  IRONIC_INSECURE: z.stringbool().default(false),
+  IRONIC_CLIENT_TIMEOUT: z.coerce.number().positive().default(30),
+  IRONIC_DRIVER_OVERRIDE: z.literal('fake-hardware').optional(),
+  DEPLOY_KERNEL_URL: z.url().optional(),
+  DEPLOY_RAMDISK_URL: z.url().optional(),
+  DEPLOY_ISO_URL: z.url().optional(),
 });
 export type Env = z.infer<typeof Env>;
 
 export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
   const parsed = Env.safeParse(env);
   if (!parsed.success) {
+    // Name the variable and the rule, never the value: some of these are secrets.
     const issue = parsed.error.issues[0];
     throw new CliError(`environment variable ${String(issue?.path[0])}: ${issue?.message ?? 'invalid'}`, 2);
   }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { createFixtureProvisioner } from '../../adapters/fixture/index.ts';
+import { fixtureProvisioner, IRONIC_LABEL, ironicProvisioner } from '../backends.ts';
 import { createMemoryStore } from '../../adapters/store/index.ts';
 import { formatApplyIssue } from '../../adapters/store/validate.ts';
 import { CliError } from '../cli-error.ts';
@@ -19,6 +19,10 @@ interface DemoFlags {
   persist?: string;
   logLevel?: string;
   progress?: boolean;
+  ironic?: string[];
+  ironicDriver?: string;
+  ironicPollMs?: number;
+  imageCheck?: boolean;
 }
 
 export function register(program: Command): void {
@@ -31,10 +35,14 @@ export function register(program: Command): void {
     .option('--latency <ms>', 'fixture latency of every backend call', intFlag('--latency', 0), 100)
     .option('--timeout <seconds>', 'give up after this long', intFlag('--timeout', 1), 120)
     .option('--persist <file>', 'keep host status in this file so a rerun resumes where it stopped')
+    .option('--ironic <url...>', 'drive a real Ironic (or several, hosts spread by the metalfleet.io/ironic label) instead of the fixture')
+    .option('--ironic-driver <type>', 'create Ironic nodes as this hardware type: fake-hardware, for an Ironic without BMCs (default: IRONIC_DRIVER_OVERRIDE)')
+    .option('--ironic-poll-ms <ms>', 'how often to look at an Ironic operation in progress', intFlag('--ironic-poll-ms', 10))
+    .option('--image-check', 'check image URLs answer before deploying')
     .option('--json', 'print a JSON summary at the end')
     .option('--no-progress', 'no progress output')
     .option('--log-level <level>', 'log level on stderr', undefined)
-    .addHelpText('after', '\nExamples:\n  metalfleet demo\n  metalfleet demo --hosts 10000 --latency 0 --limit 0 --json\n  metalfleet demo -f hosts.yaml --persist status.json\n')
+    .addHelpText('after', '\nExamples:\n  metalfleet demo\n  metalfleet demo --hosts 10000 --latency 0 --limit 0 --json\n  metalfleet demo -f hosts.yaml --persist status.json\n  metalfleet demo --ironic http://127.0.0.1:6385 --ironic-driver fake-hardware --hosts 20\n')
     .action(async (flags: DemoFlags) => {
       const env = readEnv();
       const mode = flags.progress === false || flags.json ? 'quiet' : process.stdout.isTTY ? 'tty' : 'lines';
@@ -43,15 +51,19 @@ export function register(program: Command): void {
       const store = createMemoryStore(flags.persist ? { persistPath: flags.persist } : {});
       if (flags.persist) await store.load();
       const inputs = flags.file ? await readAll(flags.file) : [];
-      const results = flags.file ? inputs.map(([text, file]) => store.applyManifests(text, file)) : [store.apply(generateFleet(flags.hosts), '(generated)')];
+      const ironicUrls = flags.ironic ?? [];
+      // The demo-* failure scenarios are the fixture's; a real Ironic would simply succeed.
+      const generated = generateFleet(flags.hosts, { scenarios: ironicUrls.length === 0, routeLabel: ironicUrls.length > 1 ? { key: IRONIC_LABEL, values: ironicUrls } : undefined });
+      const results = flags.file ? inputs.map(([text, file]) => store.applyManifests(text, file)) : [store.apply(generated, '(generated)')];
       const issues = results.flatMap((r) => r.issues);
       if (issues.length > 0) throw new CliError(`invalid input, the demo did not start:\n${issues.map(formatApplyIssue).join('\n')}`, 1);
       for (const w of results.flatMap((r) => r.warnings)) process.stderr.write(`warning: ${w}\n`);
       const limit = flags.limit ?? env.PROVISIONING_LIMIT;
-      // The fixture answers "still working" once per deployment so the slots are visibly busy.
-      const provisioner = createFixtureProvisioner({ latencyMs: flags.latency, provisionPasses: flags.latency > 0 ? 2 : 1, pollMs: flags.latency });
+      const provisioner = ironicUrls.length > 0
+        ? await ironicProvisioner({ urls: ironicUrls, driver: flags.ironicDriver ?? env.IRONIC_DRIVER_OVERRIDE, pollMs: flags.ironicPollMs ?? 1000, imageCheck: flags.imageCheck ?? false }, env)
+        : fixtureProvisioner(flags.latency);
       const summary = await runDemo({
-        store, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000,
+        store, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000, demoScenarios: ironicUrls.length === 0,
         node: nodeConfig({ name: 'demo', env, defaultLimit: limit === 0 ? Number.POSITIVE_INFINITY : limit }),
       });
       await store.close();

@@ -7,13 +7,25 @@ export const DEMO_SECRET = 'demo-bmc-credentials';
 // A fleet that exercises the whole lifecycle: most hosts get an image and end provisioned, some
 // have none (they stop at available), a few are externally provisioned, and the demo-* names
 // show the failure and stuck scenarios of the anchor's demo provisioner.
-export function generateFleet(count: number, withScenarios = true): unknown[] {
+export interface FleetOptions {
+  readonly scenarios?: boolean;
+  // Spread hosts over several backends by a label, round robin.
+  readonly routeLabel?: { readonly key: string; readonly values: readonly string[] } | undefined;
+}
+
+export function generateFleet(count: number, o: FleetOptions = {}): unknown[] {
   const hosts: BareMetalHost[] = [];
-  const scenarios = withScenarios ? DEMO_HOST_NAMES.slice(0, Math.min(DEMO_HOST_NAMES.length, Math.max(0, count - 1))) : [];
+  const scenarios = o.scenarios ?? true ? DEMO_HOST_NAMES.slice(0, Math.min(DEMO_HOST_NAMES.length, Math.max(0, count - 1))) : [];
   for (const name of scenarios) hosts.push(host(name, hosts.length, 'image'));
   for (let i = 0; hosts.length < count; i++) {
     const kind = i % 20 === 7 ? 'none' : i % 50 === 13 ? 'external' : 'image';
     hosts.push(host(`server-${String(i).padStart(5, '0')}`, hosts.length, kind));
+  }
+  if (o.routeLabel && o.routeLabel.values.length > 0) {
+    const { key, values } = o.routeLabel;
+    hosts.forEach((h, i) => {
+      h.metadata.labels = { ...h.metadata.labels, [key]: values[i % values.length] ?? '' };
+    });
   }
   const secret = {
     apiVersion: 'v1',

@@ -19,6 +19,8 @@ export interface DemoOptions {
   readonly timeoutMs: number;
   readonly out: Writable;
   readonly mode: 'tty' | 'lines' | 'quiet';
+  // Hosts named demo-* behave as the fixture's scenarios (only with the fixture backend).
+  readonly demoScenarios: boolean;
 }
 
 export interface DemoSummary {
@@ -36,7 +38,7 @@ export interface DemoSummary {
 // showing progress as it goes.
 export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
   const hosts = await o.store.list();
-  const expected = new Map<string, Expectation>(hosts.map((h: BareMetalHost) => [hostKey(h), expectationFor(h)]));
+  const expected = new Map<string, Expectation>(hosts.map((h: BareMetalHost) => [hostKey(h), expectationFor(h, o.demoScenarios)]));
   const started = performance.now();
   const node = await startEmbeddedNode(o.node, { store: o.store, provisioner: o.provisioner, log: o.log });
   let capacity: CapacityFigures | null = null;

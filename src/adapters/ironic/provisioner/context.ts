@@ -1,0 +1,16 @@
+import type { IronicClient } from '../client/index.ts';
+import type { DeployImages, DriverOverride } from './node-spec.ts';
+import type { Polls } from './outcome.ts';
+
+export interface StepContext {
+  readonly client: IronicClient;
+  readonly polls: Polls;
+  readonly override: DriverOverride | null;
+  readonly deploy: DeployImages;
+  // Check image URLs before deploying; off where images are not reachable from the controller.
+  readonly imageCheck: { readonly enabled: boolean; readonly timeoutMs: number };
+  // Nodes we asked to clean in prepare, to tell "cleaned" from "not yet cleaned" (both manageable).
+  readonly cleaning: Set<string>;
+  // "<node uuid> <mac>" pairs whose port exists: registration polls need not list ports again.
+  readonly ports: Set<string>;
+}

@@ -1,0 +1,69 @@
+import type { HardwareDetails } from '../../../api/index.ts';
+import type { OpResult } from '../../../machines/bmh/index.ts';
+import type { HostData } from '../../../ports/index.ts';
+import type { IronicNode } from '../client/index.ts';
+import type { StepContext } from './context.ts';
+import { findNode } from './find-node.ts';
+import { continuing, done, failed, needsRegistration } from './outcome.ts';
+
+export async function inspect(ctx: StepContext, host: HostData, o: { restartOnFailure: boolean; refresh: boolean }): Promise<OpResult> {
+  const node = await findNode(ctx.client, host);
+  if (!node) return needsRegistration;
+  switch (node.provision_state) {
+    case 'available':
+      await ctx.client.setProvisionState(node.uuid, 'manage');
+      return continuing(ctx.polls.shortMs);
+    case 'manageable':
+      if (node.target_provision_state) return continuing(ctx.polls.shortMs);
+      // Inspected already (and no fresh inspection asked for): read what it found.
+      if (node.inspection_finished_at && !o.refresh && !wasAborted(node)) return done({ hardware: await hardwareOf(ctx, node) });
+      await ctx.client.setProvisionState(node.uuid, 'inspect');
+      return continuing(ctx.polls.longMs);
+    case 'inspecting':
+    case 'inspect wait':
+      return continuing(ctx.polls.longMs);
+    case 'inspect failed':
+      if (o.restartOnFailure || wasAborted(node)) {
+        await ctx.client.setProvisionState(node.uuid, 'manage');
+        return continuing(ctx.polls.shortMs);
+      }
+      return failed(`inspection failed: ${node.last_error ?? 'Ironic gave no reason'}`);
+    default:
+      return continuing(ctx.polls.shortMs);
+  }
+}
+
+function wasAborted(node: IronicNode): boolean {
+  return /aborted/i.test(node.last_error ?? '');
+}
+
+// Ironic keeps the inventory the agent sent; fake inspection leaves none, then the node's
+// properties are all there is.
+async function hardwareOf(ctx: StepContext, node: IronicNode): Promise<HardwareDetails> {
+  const inventory = (await ctx.client.getInventory(node.uuid)) as { inventory?: Inventory } | null;
+  const inv = inventory?.inventory;
+  const props = (node.properties ?? {}) as Record<string, unknown>;
+  if (!inv) {
+    return {
+      ...(typeof props['memory_mb'] === 'number' ? { ramMebibytes: props['memory_mb'] } : {}),
+      cpu: { arch: String(props['cpu_arch'] ?? ''), ...(typeof props['cpus'] === 'number' ? { count: props['cpus'] } : {}) },
+    };
+  }
+  return {
+    ...(inv.memory?.physical_mb !== undefined ? { ramMebibytes: inv.memory.physical_mb } : {}),
+    cpu: { arch: inv.cpu?.architecture ?? '', model: inv.cpu?.model_name ?? '', count: inv.cpu?.count ?? 0 },
+    nics: (inv.interfaces ?? []).map((i) => ({ name: i.name, mac: i.mac_address, ip: i.ipv4_address ?? '' })),
+    storage: (inv.disks ?? []).map((d) => ({ name: d.name, sizeBytes: d.size, rotational: d.rotational })),
+    ...(inv.system_vendor ? { systemVendor: { manufacturer: inv.system_vendor.manufacturer, productName: inv.system_vendor.product_name, serialNumber: inv.system_vendor.serial_number } } : {}),
+    ...(inv.hostname ? { hostname: inv.hostname } : {}),
+  };
+}
+
+interface Inventory {
+  memory?: { physical_mb?: number };
+  cpu?: { architecture?: string; model_name?: string; count?: number };
+  interfaces?: Array<{ name?: string; mac_address?: string; ipv4_address?: string }>;
+  disks?: Array<{ name?: string; size?: number; rotational?: boolean }>;
+  system_vendor?: { manufacturer?: string; product_name?: string; serial_number?: string };
+  hostname?: string;
+}

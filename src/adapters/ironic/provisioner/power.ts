@@ -1,0 +1,37 @@
+import type { OpResult } from '../../../machines/bmh/index.ts';
+import type { HostData } from '../../../ports/index.ts';
+import { IronicError } from '../client/index.ts';
+import type { StepContext } from './context.ts';
+import { findNode } from './find-node.ts';
+import { continuing, done, needsRegistration } from './outcome.ts';
+
+// Soft power-off gets BMO's 180 s before Ironic gives up.
+const SOFT_OFF_TIMEOUT_S = 180;
+
+export async function setPower(ctx: StepContext, host: HostData, want: 'on' | 'off', mode: 'soft' | 'hard'): Promise<OpResult> {
+  const node = await findNode(ctx.client, host);
+  if (!node) return needsRegistration;
+  const target = want === 'on' ? 'power on' : 'power off';
+  if (node.power_state === target && !node.target_power_state) return done({ poweredOn: want === 'on' });
+  // Ironic refuses power changes while a provision state change is under way.
+  if (node.target_power_state || node.target_provision_state) return continuing(ctx.polls.shortMs);
+  if (want === 'off' && mode === 'soft') {
+    try {
+      await ctx.client.setPowerState(node.uuid, 'soft power off', SOFT_OFF_TIMEOUT_S);
+      return continuing(ctx.polls.shortMs);
+    } catch (err) {
+      // Drivers without soft power-off answer 400: fall back to a hard one.
+      if (!(err instanceof IronicError && err.code === 'bad-request')) throw err;
+    }
+  }
+  await ctx.client.setPowerState(node.uuid, target);
+  return continuing(ctx.polls.shortMs);
+}
+
+export async function hardwareState(ctx: StepContext, host: HostData): Promise<OpResult> {
+  const node = await findNode(ctx.client, host);
+  if (!node) return needsRegistration;
+  if (node.power_state === 'power on') return done({ poweredOn: true });
+  if (node.power_state === 'power off') return done({ poweredOn: false });
+  return done();
+}

@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import { createFixtureProvisioner } from '../adapters/fixture/index.ts';
+import { createIronicClient } from '../adapters/ironic/client/index.ts';
+import type { IronicClientOptions } from '../adapters/ironic/client/index.ts';
+import { createIronicProvisioner } from '../adapters/ironic/provisioner/index.ts';
+import { createRoutedProvisioner } from '../adapters/routed/index.ts';
+import type { Provisioner } from '../ports/index.ts';
+import { CliError } from './cli-error.ts';
+import type { Env } from './config.ts';
+
+export const IRONIC_LABEL = 'metalfleet.io/ironic';
+
+export interface IronicFlags {
+  readonly urls: readonly string[];
+  readonly driver?: string;
+  readonly pollMs?: number;
+  readonly imageCheck: boolean;
+}
+
+// One provisioner per Ironic endpoint, each its own capacity pool; with several, hosts pick one
+// with the metalfleet.io/ironic label (the endpoint URL), unlabelled hosts go to the first.
+export async function ironicProvisioner(flags: IronicFlags, env: Env): Promise<Provisioner> {
+  if (flags.driver !== undefined && flags.driver !== 'fake-hardware') {
+    throw new CliError(`--ironic-driver: only "fake-hardware" can replace the real driver (got "${flags.driver}")`, 2);
+  }
+  const routes = new Map<string, Provisioner>();
+  for (const url of flags.urls) {
+    const client = createIronicClient({ endpoint: url, ...clientAuth(env) });
+    try {
+      await client.connect();
+    } catch (err) {
+      throw new CliError(`Ironic at ${url}: ${err instanceof Error ? err.message : String(err)}`, 1);
+    }
+    routes.set(url, createIronicProvisioner({
+      client,
+      driverOverride: flags.driver === 'fake-hardware' ? { hardwareType: 'fake-hardware' } : null,
+      deploy: { kernelUrl: env.DEPLOY_KERNEL_URL, ramdiskUrl: env.DEPLOY_RAMDISK_URL, isoUrl: env.DEPLOY_ISO_URL },
+      polls: flags.pollMs !== undefined ? { shortMs: flags.pollMs, longMs: flags.pollMs } : {},
+      imageCheck: { enabled: flags.imageCheck },
+    }));
+  }
+  const only = routes.size === 1 ? [...routes.values()][0] : undefined;
+  return only ?? createRoutedProvisioner({ routes, label: IRONIC_LABEL });
+}
+
+function clientAuth(env: Env): Pick<IronicClientOptions, 'auth' | 'tls' | 'timeoutMs'> {
+  const auth: IronicClientOptions['auth'] = env.IRONIC_USERNAME
+    ? { type: 'basic', username: env.IRONIC_USERNAME, password: env.IRONIC_PASSWORD ?? '' }
+    : env.IRONIC_TOKEN ? { type: 'bearer', token: env.IRONIC_TOKEN } : { type: 'none' };
+  const ca = env.IRONIC_CACERT_FILE ? readPem(env.IRONIC_CACERT_FILE, 'IRONIC_CACERT_FILE') : undefined;
+  return { auth, tls: { ...(ca ? { ca } : {}), insecure: env.IRONIC_INSECURE }, timeoutMs: env.IRONIC_CLIENT_TIMEOUT * 1000 };
+}
+
+function readPem(path: string, variable: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new CliError(`${variable}=${path}: cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`, 2);
+  }
+}
+
+export function fixtureProvisioner(latencyMs: number): Provisioner {
+  // The fixture answers "still working" once per deployment so the slots are visibly busy.
+  return createFixtureProvisioner({ latencyMs, provisionPasses: latencyMs > 0 ? 2 : 1, pollMs: latencyMs });
+}

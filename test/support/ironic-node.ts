@@ -1,0 +1,69 @@
+import { startEmbeddedNode } from '../../src/actors/node/index.ts';
+import type { EmbeddedNode } from '../../src/actors/node/index.ts';
+import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
+import type { IronicClient } from '../../src/adapters/ironic/client/index.ts';
+import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
+import { createMemoryStore } from '../../src/adapters/store/index.ts';
+import type { MemoryStore } from '../../src/adapters/store/index.ts';
+import type { MachineConfig } from '../../src/machines/bmh/index.ts';
+import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
+import { silentLogger } from '../../src/ports/index.ts';
+
+export interface IronicTestNode {
+  node: EmbeddedNode;
+  store: MemoryStore;
+  client: IronicClient;
+  stop(): Promise<void>;
+}
+
+let n = 0;
+
+// An embedded node driving a real Ironic with fake-hardware nodes, fast polls and short backoffs.
+export async function startIronicNode(o: { url: string; limit?: number; machine?: Partial<MachineConfig>; store?: MemoryStore; imageCheck?: boolean }): Promise<IronicTestNode> {
+  const store = o.store ?? createMemoryStore();
+  const client = createIronicClient({ endpoint: o.url, timeoutMs: 10_000 });
+  await client.connect();
+  const provisioner = createIronicProvisioner({
+    client,
+    driverOverride: { hardwareType: 'fake-hardware' },
+    polls: { shortMs: 100, longMs: 200 },
+    imageCheck: { enabled: o.imageCheck ?? false, timeoutMs: 1_000 },
+  });
+  const node = await startEmbeddedNode({
+    name: `ironic-test-${++n}`,
+    shardCount: 16,
+    machine: { ...DEFAULT_MACHINE_CONFIG, powerPollMs: 500, backoffUnitMs: 100, transientBaseMs: 50, transientMaxMs: 1_000, ...o.machine },
+    capacity: { limits: {}, defaultLimit: o.limit ?? 20, ttlMs: 30_000 },
+    supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 10, maxMs: 100 } },
+    askTimeoutMs: 5_000,
+  }, { store, provisioner, log: silentLogger });
+  return { node, store, client, stop: () => node.stop(5_000) };
+}
+
+export function bmcSecret(namespace = 'lab'): unknown {
+  return { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bmc', namespace }, stringData: { username: 'admin', password: 'ironic-test-password' } };
+}
+
+export function ironicHost(name: string, o: { image?: string | null; checksum?: string; externallyProvisioned?: boolean; online?: boolean; address?: string; annotations?: Record<string, string>; mac?: string; userData?: string } = {}): unknown {
+  const image = o.image === null ? undefined : { url: o.image ?? 'http://images.lab/os.qcow2', checksum: o.checksum ?? 'a'.repeat(64), checksumType: 'sha256' };
+  return {
+    apiVersion: 'metal3.io/v1alpha1',
+    kind: 'BareMetalHost',
+    metadata: { name, namespace: 'lab', ...(o.annotations ? { annotations: o.annotations } : {}) },
+    spec: {
+      online: o.online ?? true,
+      bmc: { address: o.address ?? 'redfish://192.168.111.1:8000/redfish/v1/Systems/' + name, credentialsName: 'bmc' },
+      bootMACAddress: o.mac ?? macFor(name),
+      ...(image ? { image } : {}),
+      ...(o.externallyProvisioned ? { externallyProvisioned: true } : {}),
+      ...(o.userData ? { userData: { name: o.userData, namespace: 'lab' } } : {}),
+    },
+  };
+}
+
+function macFor(name: string): string {
+  let h = 0;
+  for (const c of name) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  const b = [h & 255, (h >> 8) & 255, (h >> 16) & 255].map((x) => x.toString(16).padStart(2, '0'));
+  return `52:54:00:${b.join(':')}`;
+}
