@@ -41,6 +41,13 @@ test.serial('ironic - full lifecycle: register, inspect, prepare, provision, dep
   t.is(active?.driver, 'fake-hardware');
   t.is((active?.instance_info as Record<string, unknown>)['image_source'], 'http://images.lab/os.qcow2');
   t.is(((active?.driver_info ?? {}) as Record<string, unknown>)['redfish_address'], 'https://192.168.111.1:8000');
+  // The deploy carried a config drive built from the host's Secrets and names.
+  const deploy = recorder.calls.find((c) => c.node === 'lab~full' && c.route.endsWith('/states/provision') && (c.body as { target?: string }).target === 'active');
+  const drive = (deploy?.body as { configdrive?: { user_data?: string; meta_data?: Record<string, string> } }).configdrive;
+  t.is(drive?.user_data, '#cloud-config\nhostname: full');
+  t.is(drive?.meta_data?.['metal3-name'], 'full');
+  t.is(drive?.meta_data?.['metal3-namespace'], 'lab');
+  t.deepEqual(targets('full', 'provision').slice(0, 4), ['manage', 'inspect', 'provide', 'active']);
   const snap = await t0.node.snapshot('lab/full');
   t.is(snap?.status.provisioning.ID, active?.uuid);
   t.truthy(snap?.status.hardware);
