@@ -1,0 +1,71 @@
+// A failed Ironic call. The message names the call and says what Ironic said; it never holds
+// credentials, driver_info secrets or configdrive contents (see redact.ts). `cause` keeps the
+// underlying error for logs, redacted the same way.
+
+export type IronicErrorCode =
+  | 'not-found' // 404
+  | 'conflict' // 409 other than a node lock: duplicate name or MAC, node associated, ...
+  | 'locked' // 409 "Node ... is locked by host ...": still locked after the client's retries
+  | 'bad-request' // 400 and other 4xx: invalid state for the action, schema errors
+  | 'unavailable' // 503 and other 5xx
+  | 'timeout' // no complete answer within timeoutMs
+  | 'network' // connection refused, reset, DNS, TLS
+  | 'version' // microversion negotiation refused, or 406 from Ironic
+  | 'invalid-response' // not JSON, or JSON of an unexpected shape
+  | 'auth'; // 401, 403
+
+export interface IronicErrorDetails {
+  readonly code: IronicErrorCode;
+  /** HTTP status, null when no answer came (network, timeout). */
+  readonly status: number | null;
+  readonly retryable: boolean;
+  /** The call as sent, e.g. `PUT /v1/nodes/ns~name/states/provision`. */
+  readonly call: string;
+  /** The call's route, e.g. `PUT /v1/nodes/{node}/states/provision`. */
+  readonly route: string;
+  /** Ironic's own message (faultstring / description), redacted; null when there was none. */
+  readonly ironicMessage: string | null;
+  /** Ironic's `Openstack-Request-Id`, to find the call in Ironic's log. */
+  readonly requestId: string | null;
+  /** How many requests were sent for this call (more than 1 after lock retries). */
+  readonly attempts: number;
+}
+
+export class IronicError extends Error implements IronicErrorDetails {
+  readonly code: IronicErrorCode;
+  readonly status: number | null;
+  readonly retryable: boolean;
+  readonly call: string;
+  readonly route: string;
+  readonly ironicMessage: string | null;
+  readonly requestId: string | null;
+  readonly attempts: number;
+
+  constructor(message: string, details: IronicErrorDetails, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'IronicError';
+    this.code = details.code;
+    this.status = details.status;
+    this.retryable = details.retryable;
+    this.call = details.call;
+    this.route = details.route;
+    this.ironicMessage = details.ironicMessage;
+    this.requestId = details.requestId;
+    this.attempts = details.attempts;
+  }
+}
+
+// Ironic's NodeLocked text: "Node <uuid> is locked by host <host>, please retry after the
+// current operation is completed."
+const LOCKED = /\bis locked by host\b|\blocked\b/i;
+
+/** The error code and retryability of an HTTP answer that is not a success. */
+export function classifyStatus(status: number, ironicMessage: string | null): { code: IronicErrorCode; retryable: boolean } {
+  if (status === 409 && ironicMessage !== null && LOCKED.test(ironicMessage)) return { code: 'locked', retryable: true };
+  if (status === 409) return { code: 'conflict', retryable: false };
+  if (status === 404) return { code: 'not-found', retryable: false };
+  if (status === 401 || status === 403) return { code: 'auth', retryable: false };
+  if (status === 406) return { code: 'version', retryable: false };
+  if (status >= 500) return { code: 'unavailable', retryable: true };
+  return { code: 'bad-request', retryable: false };
+}

@@ -1,0 +1,41 @@
+import type { ApiVersion } from './version.ts';
+import { compareVersions } from './version.ts';
+
+// The Ironic API features metalfleet may use, each with the microversion that introduced it
+// (ironic/api/controllers/v1/versions.py). `supports()` answers against the negotiated version.
+export const FEATURES = {
+  'configdrive-dict': 56, // configdrive as a JSON object, built into an ISO by Ironic
+  'configdrive-vendor-data': 59,
+  'network-data': 66, // node.network_data
+  'deploy-steps': 69, // deploy_steps with target "active"
+  'clean-disable-ramdisk': 70, // disable_ramdisk with target "clean"
+  'deploy-undeploy-verbs': 73,
+  'boot-mode-fields': 75, // node.boot_mode, node.secure_boot
+  'node-history': 78,
+  inventory: 81, // GET /v1/nodes/{node}/inventory
+  shards: 82,
+  'inspection-callback': 84, // POST /v1/continue_inspection (agent inspection)
+  unhold: 85,
+  'firmware-interface': 86,
+  service: 87, // target "service" with service_steps
+  'vmedia-attach': 89, // POST/DELETE /v1/nodes/{node}/vmedia
+  'vmedia-get': 93, // GET /v1/nodes/{node}/vmedia
+  'port-node-name': 94, // POST /v1/ports with node_name
+  'disable-power-off': 95, // node.disable_power_off
+  'instance-name': 104,
+  'service-disable-ramdisk': 108,
+  health: 109, // node.health
+  'deploy-abort': 110, // target "abort" in wait call-back
+} as const satisfies Record<string, number>;
+
+export type Feature = keyof typeof FEATURES;
+
+/** The microversion (1.x) that introduced `feature`. */
+export function featureVersion(feature: Feature): ApiVersion {
+  const minor = FEATURES[feature];
+  return { major: 1, minor, text: `1.${minor}` };
+}
+
+export function versionSupports(version: ApiVersion | null, feature: Feature): boolean {
+  return version !== null && compareVersions(version, featureVersion(feature)) >= 0;
+}
