@@ -6,6 +6,7 @@ const benches: Record<string, () => Promise<{ run(flags: Record<string, string>)
   lifecycle: () => import('./lifecycle.ts'),
   capacity: () => import('./capacity.ts'),
   ironic: () => import('./ironic.ts'),
+  maas: () => import('./maas.ts'),
 };
 if (!name || !(name in benches)) {
   process.stderr.write(`usage: npm run bench -- NAME [--flag value]; NAME is one of: ${Object.keys(benches).join(', ')}\n`);

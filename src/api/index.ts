@@ -8,3 +8,4 @@ export * from './manifest.ts';
 export * from './bmc/index.ts';
 export * from './bmh/annotations.ts';
 export * from './bmh/validate.ts';
+export * from './maas/index.ts';

@@ -23,6 +23,9 @@ const Env = z.object({
   DEPLOY_KERNEL_URL: z.url().optional(),
   DEPLOY_RAMDISK_URL: z.url().optional(),
   DEPLOY_ISO_URL: z.url().optional(),
+  // MAAS, with the names CAPMAAS reads.
+  MAAS_ENDPOINT: z.url().optional(),
+  MAAS_API_KEY: z.string().min(1).optional(),
 });
 export type Env = z.infer<typeof Env>;
 

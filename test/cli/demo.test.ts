@@ -7,9 +7,14 @@ import { lines, metalfleet } from './run.ts';
 test('demo - the embedded default drives generated hosts to their targets and exits 0', async (t) => {
   const r = await metalfleet('demo', '--hosts', '60', '--latency', '0', '--json');
   t.is(r.code, 0, r.stderr);
-  const summary = JSON.parse(lines(r.stdout).at(-1) ?? '{}') as { ok: boolean; hosts: number; reached: number; byState: Record<string, number> };
+  const summary = JSON.parse(lines(r.stdout).at(-1) ?? '{}') as { ok: boolean; hosts: number; reached: number; byState: Record<string, number>; maas: { ok: boolean; machines: number; ready: number; dnsIps: string[]; controlPlaneIps: string[] } };
   t.true(summary.ok);
   t.is(summary.hosts, 60);
+  // The MAAS cluster beside the hosts, through the simulator over HTTP: all deployed, DNS = control plane.
+  t.true(summary.maas.ok);
+  t.is(summary.maas.ready, 7);
+  t.deepEqual(summary.maas.dnsIps, summary.maas.controlPlaneIps);
+  t.is(summary.maas.dnsIps.length, 3);
   t.is(summary.reached, 60);
   t.true((summary.byState['provisioned'] ?? 0) > 40);
   t.is(summary.byState['registering'], 2); // demo-registration-error and demo-registering
@@ -20,7 +25,8 @@ test('demo - plain progress lines when not on a terminal, and a final line', asy
   t.is(r.code, 0, r.stderr);
   const out = lines(r.stdout);
   t.regex(out[0] ?? '', /^\[\d+\.\ds\] done \d+\/30 /);
-  t.regex(out.at(-1) ?? '', /^30\/30 hosts reached their target in/);
+  t.regex(out.at(-2) ?? '', /^30\/30 hosts reached their target in/);
+  t.regex(out.at(-1) ?? '', /^MAAS: 7\/7 MaasMachines ready; demo-[0-9a-f]{6}\.maas -> /);
 });
 
 test('demo - loads manifests with -f and checks each host against its own spec', async (t) => {

@@ -174,3 +174,11 @@ test('maas machine property - allocate, deploy and release only ever happen whil
   }), { numRuns: 300 });
   t.pass();
 });
+
+test('maas machine - an object seen without IDs (our write not landed yet) does not undo the allocation', (t) => {
+  const s1 = grant(tick(start(obj(), ctx, { skipSwap: true })).state);
+  const s2 = reply(s1, { kind: 'done', machine: view('Allocated', 'off') });
+  const stale = send(s2.state, { type: 'observed', object: obj(), context: ctx });
+  t.is(stale.state.systemId, 'abc123');
+  t.false(stale.effects.some((e) => e.type === 'call' && e.call.op === 'allocate'));
+});

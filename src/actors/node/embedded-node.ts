@@ -1,6 +1,10 @@
 import { initialStatus } from '../../api/index.ts';
 import type { MachineConfig } from '../../machines/bmh/index.ts';
-import type { HostEvent, HostStore, Logger, Provisioner } from '../../ports/index.ts';
+import type { HostEvent, HostStore, Logger, MaasDriver, ObjectStore, Provisioner } from '../../ports/index.ts';
+import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
+import { DEFAULT_MAAS_MACHINE_CONFIG } from '../../machines/maas-machine/index.ts';
+import type { MaasRuntime } from '../maas/index.ts';
+import { startMaas } from '../maas/index.ts';
 import { hostKey } from '../../ports/index.ts';
 import type { CapacityFigures, CapacityMsg } from '../capacity/index.ts';
 import { spawnCapacityBroker } from '../capacity/index.ts';
@@ -26,12 +30,15 @@ export interface NodeDeps {
   readonly log: Logger;
   readonly clock?: Clock;
   readonly random?: () => number;
+  // The MAAS side (MaasMachines, MaasClusters), when this node drives a MAAS.
+  readonly maas?: { readonly store: ObjectStore; readonly driver: MaasDriver; readonly config?: Partial<MaasMachineConfig>; readonly clusterResyncMs?: number };
 }
 
 export interface EmbeddedNode {
   readonly system: ActorSystem;
   readonly broker: ActorRef<CapacityMsg>;
   readonly stats: FleetStats;
+  readonly maas: MaasRuntime | null;
   snapshot(key: string): Promise<HostSnapshot | null>;
   capacity(): Promise<CapacityFigures>;
   stop(timeoutMs?: number): Promise<void>;
@@ -76,6 +83,14 @@ export async function startEmbeddedNode(config: NodeConfig, deps: NodeDeps): Pro
     return ref;
   };
 
+  const maas = deps.maas
+    ? await startMaas(system, {
+      store: deps.maas.store, driver: deps.maas.driver, broker, clock, log: deps.log,
+      config: { ...DEFAULT_MAAS_MACHINE_CONFIG, ...deps.maas.config }, grantTtlMs: config.capacity.ttlMs,
+      clusterResyncMs: deps.maas.clusterResyncMs ?? 30_000, random: deps.random ?? Math.random,
+    })
+    : null;
+
   const route = (event: HostEvent): void => {
     if (event.type === 'upsert') tell(shardFor(hostKey(event.host)), { type: 'upsert', host: event.host });
     else tell(shardFor(event.key), { type: 'deleted', key: event.key });
@@ -88,6 +103,7 @@ export async function startEmbeddedNode(config: NodeConfig, deps: NodeDeps): Pro
     system,
     broker,
     stats,
+    maas,
     async snapshot(key) {
       const ref = await ask<ShardMsg, ActorRef<HostMsg> | null>(shardFor(key), (reply) => ({ type: 'hostRef', key, reply }), config.askTimeoutMs);
       if (!ref) return null;
@@ -96,6 +112,7 @@ export async function startEmbeddedNode(config: NodeConfig, deps: NodeDeps): Pro
     capacity: () => ask<CapacityMsg, CapacityFigures>(broker, (reply) => ({ type: 'figures', reply }), config.askTimeoutMs),
     async stop(timeoutMs = 5_000) {
       unwatch();
+      maas?.stop();
       await system.drain(timeoutMs);
     },
   };

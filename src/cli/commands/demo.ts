@@ -6,6 +6,8 @@ import { formatApplyIssue } from '../../adapters/store/validate.ts';
 import { CliError } from '../cli-error.ts';
 import { intFlag, nodeConfig, readEnv } from '../config.ts';
 import { generateFleet } from '../demo/generate.ts';
+import { generateMaasCluster } from '../demo/maas-fleet.ts';
+import { maasSetup } from '../maas.ts';
 import { runDemo } from '../demo/run.ts';
 import { createLogger } from '../logger.ts';
 
@@ -23,6 +25,10 @@ interface DemoFlags {
   ironicDriver?: string;
   ironicPollMs?: number;
   imageCheck?: boolean;
+  maas?: string | boolean;
+  maasKey?: string;
+  maasControlPlane: number;
+  maasWorkers: number;
 }
 
 export function register(program: Command): void {
@@ -39,6 +45,11 @@ export function register(program: Command): void {
     .option('--ironic-driver <type>', 'create Ironic nodes as this hardware type: fake-hardware, for an Ironic without BMCs (default: IRONIC_DRIVER_OVERRIDE)')
     .option('--ironic-poll-ms <ms>', 'how often to look at an Ironic operation in progress', intFlag('--ironic-poll-ms', 10))
     .option('--image-check', 'check image URLs answer before deploying')
+    .option('--maas <url>', 'a real MAAS for the MaasMachines (default: MAAS_ENDPOINT, else the simulator on loopback)')
+    .option('--maas-key <key>', 'its API key consumer:token:secret (default: MAAS_API_KEY)')
+    .option('--no-maas', 'no MaasMachines')
+    .option('--maas-control-plane <n>', 'control-plane MaasMachines of the demo cluster', intFlag('--maas-control-plane', 0), 3)
+    .option('--maas-workers <n>', 'worker MaasMachines of the demo cluster', intFlag('--maas-workers', 0), 4)
     .option('--json', 'print a JSON summary at the end')
     .option('--no-progress', 'no progress output')
     .option('--log-level <level>', 'log level on stderr', undefined)
@@ -62,14 +73,23 @@ export function register(program: Command): void {
       const provisioner = ironicUrls.length > 0
         ? await ironicProvisioner({ urls: ironicUrls, driver: flags.ironicDriver ?? env.IRONIC_DRIVER_OVERRIDE, pollMs: flags.ironicPollMs ?? 1000, imageCheck: flags.imageCheck ?? false }, env)
         : fixtureProvisioner(flags.latency);
+      const maasWanted = flags.maas !== false && !flags.file && flags.maasControlPlane + flags.maasWorkers > 0;
+      const maas = maasWanted ? await maasSetup({ ...(typeof flags.maas === 'string' ? { url: flags.maas } : env.MAAS_ENDPOINT ? { url: env.MAAS_ENDPOINT } : {}), ...(flags.maasKey ?? env.MAAS_API_KEY ? { key: flags.maasKey ?? env.MAAS_API_KEY } : {}) }) : null;
+      if (maas) {
+        const applied = maas.store.apply(generateMaasCluster({ controlPlane: flags.maasControlPlane, workers: flags.maasWorkers }));
+        if (!applied.ok) throw new CliError(`demo MAAS objects invalid: ${applied.issues.map((i) => `${i.kind}/${i.key}: ${i.path}: ${i.message}`).join('; ')}`);
+      }
       const summary = await runDemo({
+        ...(maas ? { maas: { store: maas.store, driver: maas.driver, ...(maas.simulated ? { config: { deployingPollMs: 200, steadyPollMs: 2_000, powerOnRequeueMs: 1_000 } } : {}) } } : {}),
         store, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000, demoScenarios: ironicUrls.length === 0,
         node: nodeConfig({ name: 'demo', env, defaultLimit: limit === 0 ? Number.POSITIVE_INFINITY : limit }),
       });
       await store.close();
+      await maas?.stop();
       if (flags.json) process.stdout.write(`${JSON.stringify({ ...summary, capacity: summary.capacity?.totals ?? null })}\n`);
       else {
         process.stdout.write(`${summary.reached}/${summary.hosts} hosts reached their target in ${summary.seconds.toFixed(1)}s (${summary.hostsPerSecond.toFixed(0)} hosts/s)\n`);
+        if (summary.maas) process.stdout.write(`MAAS: ${summary.maas.ready}/${summary.maas.machines} MaasMachines ready; ${summary.maas.dnsName ?? '(no DNS name)'} -> ${summary.maas.dnsIps.join(' ') || '(none)'} (control plane: ${summary.maas.controlPlaneIps.join(' ')})\n`);
         for (const n of summary.notReached.slice(0, 20)) process.stdout.write(`  not reached: ${n.host}: expected ${n.expected}, is ${n.actual}\n`);
       }
       if (!summary.ok) process.exitCode = 1;

@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { validateBareMetalHost } from '../../api/bmh/validate.ts';
-import { kindOf, readManifests, type ManifestDocument } from '../../api/manifest.ts';
+import { readManifests, type ManifestDocument } from '../../api/manifest.ts';
+import { validateObject, validatedKindOf } from '../../api/maas/index.ts';
 
-// `metalfleet validate FILE... [--old FILE]`: the admission rules of the BareMetalHost webhook, run
-// on manifests before they are applied. Errors go to stdout, one per line, so they can be grepped
-// or diffed; notes and the summary go to stderr.
+// `metalfleet validate FILE... [--old FILE]`: the admission rules of the BareMetalHost webhook and
+// of CAPMAAS's MaasCluster, MaasMachine and MaasMachineTemplate, run on manifests before they are
+// applied. Errors go to stdout, one per line, so they can be grepped or diffed; notes and the
+// summary go to stderr.
 
 type Output = { out: (line: string) => void; err: (line: string) => void };
 
@@ -27,16 +28,14 @@ async function readDocuments(file: string, io: Output): Promise<ManifestDocument
   return readManifests(text, file);
 }
 
-function hostKey(doc: ManifestDocument): string {
-  return `${doc.namespace}/${doc.name ?? ''}`;
+// An update is matched to its stored version by kind, namespace and name.
+function objectKey(kind: string, doc: ManifestDocument): string {
+  return `${kind}/${doc.namespace}/${doc.name ?? ''}`;
 }
 
 function label(doc: ManifestDocument): string {
   return `${doc.kind ?? 'object'}/${doc.name ?? `(unnamed, ${doc.file}:${doc.line})`}`;
 }
-
-// Kinds metalfleet drives whose admission rules are not written yet; "not managed" would be wrong.
-const NOT_YET_CHECKED = new Set(['MaasMachine', 'MaasCluster']);
 
 export type ValidateSummary = { checked: number; invalid: number; unreadable: number };
 
@@ -54,8 +53,9 @@ export async function runValidate(files: readonly string[], oldFiles: readonly s
       if (doc.yamlError !== undefined) {
         io.err(`error: ${doc.file}:${doc.line}: document ${doc.index + 1}: ${doc.yamlError}`);
         summary.unreadable++;
-      } else if (kindOf(doc) === 'BareMetalHost') {
-        previous.set(hostKey(doc), doc.object);
+      } else {
+        const kind = validatedKindOf(doc);
+        if (kind !== null) previous.set(objectKey(kind, doc), doc.object);
       }
     }
   }
@@ -77,15 +77,15 @@ export async function runValidate(files: readonly string[], oldFiles: readonly s
         summary.unreadable++;
         continue;
       }
-      if (kindOf(doc) !== 'BareMetalHost') {
-        const why = NOT_YET_CHECKED.has(doc.kind) ? 'no validation rules for this kind yet' : 'kind not managed by metalfleet';
-        io.err(`note: ${label(doc)}: skipped (${why})`);
+      const kind = validatedKindOf(doc);
+      const result = kind === null ? null : validateObject(doc.object, previous.get(objectKey(kind, doc)));
+      if (result === null) {
+        io.err(`note: ${label(doc)}: skipped (kind not managed by metalfleet)`);
         continue;
       }
       summary.checked++;
-      const errors = validateBareMetalHost(doc.object, previous.get(hostKey(doc)));
-      if (errors.length > 0) summary.invalid++;
-      for (const e of errors) io.out(`${label(doc)}: ${e.path}: ${e.reason}`);
+      if (result.errors.length > 0) summary.invalid++;
+      for (const e of result.errors) io.out(`${label(doc)}: ${e.path}: ${e.reason}`);
     }
   }
 
@@ -97,9 +97,9 @@ export async function runValidate(files: readonly string[], oldFiles: readonly s
 export function register(program: Command): void {
   program
     .command('validate')
-    .description('check BareMetalHost manifests against the admission rules (other kinds are skipped)')
+    .description('check BareMetalHost, MaasCluster, MaasMachine and MaasMachineTemplate manifests against the admission rules (other kinds are skipped)')
     .argument('<files...>', 'YAML manifests, multi-document allowed')
-    .option('--old <file>', 'stored versions of the hosts: apply the update rules (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--old <file>', 'stored versions of the objects: apply the update rules to those of the same kind, namespace and name (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .action(async (files: string[], opts: { old: string[] }) => {
       const summary = await runValidate(files, opts.old, {
         out: (line) => process.stdout.write(`${line}\n`),

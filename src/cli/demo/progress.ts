@@ -4,6 +4,7 @@ import type { FleetStats } from '../../actors/node/index.ts';
 const ORDER = ['registering', 'inspecting', 'preparing', 'available', 'provisioning', 'provisioned', 'externally provisioned', 'deprovisioning', 'unmanaged', 'deleting'] as const;
 
 export interface ProgressFrame {
+  readonly maas?: { machines: number; ready: number; dnsIps: readonly string[] } | null;
   readonly elapsedMs: number;
   readonly reached: number;
   readonly total: number;
@@ -17,7 +18,8 @@ export function progressLine(f: ProgressFrame): string {
   const states = ORDER.map((s) => [s, f.stats.count(s)] as const).filter(([, n]) => n > 0).map(([s, n]) => `${s}=${n}`).join(' ');
   const c = f.capacity?.totals;
   const slots = c ? ` slots=${c.inUse} waiting=${c.waiting}` : '';
-  return `[${(f.elapsedMs / 1000).toFixed(1)}s] done ${f.reached}/${f.total} ${states}${slots} ${f.hostsPerSecond.toFixed(0)} hosts/s`;
+  const maas = f.maas ? ` maas=${f.maas.ready}/${f.maas.machines} dns=${f.maas.dnsIps.length}` : '';
+  return `[${(f.elapsedMs / 1000).toFixed(1)}s] done ${f.reached}/${f.total} ${states}${slots}${maas} ${f.hostsPerSecond.toFixed(0)} hosts/s`;
 }
 
 // A small redrawn panel for a terminal.
@@ -34,6 +36,7 @@ export function progressPanel(f: ProgressFrame, width = 78): string[] {
     const limit = Number.isFinite(p.limit) ? String(p.limit) : 'unlimited';
     lines.push(`  slots ${p.pool}: ${p.inUse}/${limit} in use, ${p.exempt} exempt, ${p.waiting} waiting, longest wait ${(p.longestWaitMs / 1000).toFixed(1)}s`);
   }
+  if (f.maas) lines.push(`  MAAS machines ready ${f.maas.ready}/${f.maas.machines}; control-plane DNS: ${f.maas.dnsIps.join(' ') || '(none yet)'}`);
   const recent = f.stats.recentWarnings.slice(-3);
   if (recent.length > 0) lines.push(`  recent problems (${f.stats.warnings} in all):`);
   for (const w of recent) lines.push(`    ${`${w.host}: ${w.message}`.slice(0, width - 4)}`);

@@ -3,15 +3,25 @@ import type { BareMetalHost } from '../../api/index.ts';
 import type { CapacityFigures } from '../../actors/capacity/index.ts';
 import type { NodeConfig } from '../../actors/node/index.ts';
 import { startEmbeddedNode } from '../../actors/node/index.ts';
-import type { MemoryStore } from '../../adapters/store/index.ts';
-import type { Logger, Provisioner } from '../../ports/index.ts';
+import type { MemoryObjectStore, MemoryStore } from '../../adapters/store/index.ts';
+import type { MaasRuntime } from '../../actors/maas/index.ts';
+import { CONTROL_PLANE_LABEL } from '../../actors/maas/index.ts';
+import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
+import type { Logger, MaasDriver, Provisioner } from '../../ports/index.ts';
 import { hostKey } from '../../ports/index.ts';
 import type { Expectation } from './expect.ts';
 import { expectationFor, meets } from './expect.ts';
 import { progressLine, progressPanel } from './progress.ts';
 import type { ProgressFrame } from './progress.ts';
 
+export interface DemoMaas {
+  readonly store: MemoryObjectStore;
+  readonly driver: MaasDriver;
+  readonly config?: Partial<MaasMachineConfig>;
+}
+
 export interface DemoOptions {
+  readonly maas?: DemoMaas;
   readonly store: MemoryStore;
   readonly provisioner: Provisioner;
   readonly node: NodeConfig;
@@ -32,6 +42,16 @@ export interface DemoSummary {
   readonly byState: Record<string, number>;
   readonly notReached: ReadonlyArray<{ host: string; expected: string; actual: string }>;
   readonly capacity: CapacityFigures | null;
+  readonly maas: MaasSummary | null;
+}
+
+export interface MaasSummary {
+  readonly machines: number;
+  readonly ready: number;
+  readonly dnsName: string | null;
+  readonly dnsIps: readonly string[];
+  readonly controlPlaneIps: readonly string[];
+  readonly ok: boolean;
 }
 
 // Runs the embedded node until every host sits where its spec says it should (or time runs out),
@@ -40,7 +60,9 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
   const hosts = await o.store.list();
   const expected = new Map<string, Expectation>(hosts.map((h: BareMetalHost) => [hostKey(h), expectationFor(h, o.demoScenarios)]));
   const started = performance.now();
-  const node = await startEmbeddedNode(o.node, { store: o.store, provisioner: o.provisioner, log: o.log });
+  const node = await startEmbeddedNode(o.node, { store: o.store, provisioner: o.provisioner, log: o.log, ...(o.maas ? { maas: { store: o.maas.store, driver: o.maas.driver, clusterResyncMs: 1_000, ...(o.maas.config ? { config: o.maas.config } : {}) } } : {}) });
+  let maas: MaasSummary | null = null;
+  const maasDone = (): boolean => maas === null ? o.maas === undefined : maas.ok;
   let capacity: CapacityFigures | null = null;
   let drawn = 0;
   const countReached = (): number => {
@@ -50,7 +72,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
   };
   const frame = (reached: number): ProgressFrame => {
     const elapsedMs = performance.now() - started;
-    return { elapsedMs, reached, total: expected.size, stats: node.stats, capacity, hostsPerSecond: reached / Math.max(elapsedMs / 1000, 0.001) };
+    return { elapsedMs, reached, total: expected.size, stats: node.stats, capacity, maas, hostsPerSecond: reached / Math.max(elapsedMs / 1000, 0.001) };
   };
   const render = (reached: number): void => {
     if (o.mode === 'quiet') return;
@@ -71,7 +93,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
   await new Promise<void>((resolve) => {
     const check = (): void => {
       reached = countReached();
-      if (reached === expected.size) finish();
+      if (reached === expected.size && maasDone()) finish();
     };
     let pending = false;
     const unsubscribe = node.stats.onChange(() => {
@@ -84,6 +106,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
     });
     const paint = setInterval(() => {
       void node.capacity().then((c) => { capacity = c; }, () => undefined);
+      if (o.maas) void maasSummary(o.maas.store, node.maas).then((m) => { maas = m; check(); }, () => undefined);
       const now = performance.now();
       if (o.mode === 'tty' || now - lastLine >= 1000) {
         lastLine = now;
@@ -99,6 +122,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
     check();
   });
   capacity = await node.capacity().catch(() => capacity);
+  if (o.maas) maas = await maasSummary(o.maas.store, node.maas).catch(() => maas);
   const seconds = (performance.now() - started) / 1000;
   render(reached);
   const notReached: Array<{ host: string; expected: string; actual: string }> = [];
@@ -110,9 +134,25 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
   for (const [state, n] of node.stats.byState) if (n > 0) byState[state || 'none'] = n;
   await node.stop(5_000);
   await o.store.flush();
-  return { ok: notReached.length === 0, hosts: expected.size, reached, seconds, hostsPerSecond: reached / Math.max(seconds, 0.001), byState, notReached, capacity };
+  return { ok: notReached.length === 0 && (maas?.ok ?? o.maas === undefined), maas, hosts: expected.size, reached, seconds, hostsPerSecond: reached / Math.max(seconds, 0.001), byState, notReached, capacity };
 }
 
 function describe(state: string, errorType: string): string {
   return errorType ? `${state} (${errorType})` : state;
+}
+
+// Every MaasMachine ready, and the cluster's DNS record holding exactly the control-plane IPs.
+async function maasSummary(store: MemoryObjectStore, runtime: MaasRuntime | null): Promise<MaasSummary> {
+  const machines = await store.list('MaasMachine');
+  const ready = machines.filter((m) => (m.status as { ready?: boolean } | undefined)?.ready === true).length;
+  const controlPlaneIps = machines
+    .filter((m) => m.metadata.labels && CONTROL_PLANE_LABEL in m.metadata.labels)
+    .flatMap((m) => ((m.status as { addresses?: Array<{ type: string; address: string }> } | undefined)?.addresses ?? []).filter((a) => a.type === 'ExternalIP').map((a) => a.address).slice(0, 1))
+    .sort();
+  const clusters = await store.list('MaasCluster');
+  const first = clusters[0];
+  const dns = first && runtime ? await runtime.dns(`${first.metadata.namespace}/${first.metadata.name}`, 2_000) : null;
+  const dnsIps = [...(dns?.ips ?? [])].sort();
+  const ok = machines.length > 0 && ready === machines.length && dnsIps.length === controlPlaneIps.length && dnsIps.every((ip, i) => ip === controlPlaneIps[i]);
+  return { machines: machines.length, ready, dnsName: dns?.dnsName ?? null, dnsIps, controlPlaneIps, ok };
 }

@@ -1,3 +1,4 @@
+import { formatProviderId, parseProviderId } from '../../api/index.ts';
 import { DEAD_END, KNOWN, TERMINATED } from './state-table.ts';
 import type { MaasMachineObject } from './object.ts';
 import { MAAS_MACHINE_FINALIZER } from './object.ts';
@@ -115,9 +116,10 @@ export function stepMaasMachine(state: MaasMachineState, input: MaasMachineEvent
     case 'observed': {
       s.object = input.object as MaasMachineObject;
       s.context = input.context;
-      // Someone cleared or set the IDs (a restore, a move): follow the object.
+      // IDs set elsewhere (a restore, a move) are followed. An object without IDs does not undo
+      // an allocation of ours: our own write of them may simply not have landed yet.
       const id = s.object.spec.systemID || idFromProviderId(s.object.spec.providerID);
-      if (id !== s.systemId && s.inFlight?.op !== 'allocate') {
+      if (id && id !== s.systemId && s.inFlight?.op !== 'allocate') {
         s.systemId = id;
         s.view = null;
         s.fresh = false;
@@ -347,12 +349,10 @@ export function stepMaasMachine(state: MaasMachineState, input: MaasMachineEvent
   }
 }
 
-export function providerId(zone: string, systemId: string): string {
-  return `maas:///${zone}/${systemId}`;
-}
+export const providerId = formatProviderId;
 
 function idFromProviderId(providerID: string | undefined): string | null {
   if (!providerID) return null;
-  const id = providerID.slice(providerID.lastIndexOf('/') + 1);
-  return id || null;
+  const parsed = parseProviderId(providerID);
+  return parsed.ok ? parsed.systemId : null;
 }

@@ -1,0 +1,137 @@
+import type { MaasMachineConfig, MaasMachineState } from '../../machines/maas-machine/index.ts';
+import type { Logger, MaasDriver, ObjectEvent, ObjectStore } from '../../ports/index.ts';
+import type { CapacityMsg } from '../capacity/index.ts';
+import type { ActorRef, ActorSystem, Behavior, Clock, Reply } from '../runtime/index.ts';
+import { ask, spawn, stop, tell } from '../runtime/index.ts';
+import { CLUSTER_LABEL } from './context.ts';
+import type { MaasClusterMsg } from './maas-cluster-actor.ts';
+import { maasClusterBehavior } from './maas-cluster-actor.ts';
+import type { MaasMachineMsg } from './maas-machine-actor.ts';
+import { maasMachineBehavior } from './maas-machine-actor.ts';
+
+export type MaasSupervisorMsg =
+  | { type: 'event'; event: ObjectEvent }
+  | { type: 'machine'; key: string; reply: Reply<ActorRef<MaasMachineMsg> | null> }
+  | { type: 'cluster'; key: string; reply: Reply<ActorRef<MaasClusterMsg> | null> };
+
+export interface MaasOptions {
+  readonly store: ObjectStore;
+  readonly driver: MaasDriver;
+  readonly broker: ActorRef<CapacityMsg>;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly config: MaasMachineConfig;
+  readonly grantTtlMs: number;
+  readonly clusterResyncMs: number;
+  readonly random: () => number;
+  readonly onMachineChange?: (key: string, state: MaasMachineState) => void;
+}
+
+interface SupervisorState {
+  readonly machines: Map<string, ActorRef<MaasMachineMsg>>;
+  readonly clusters: Map<string, ActorRef<MaasClusterMsg>>;
+}
+
+// Spawns an actor per MaasMachine and per MaasCluster on demand and routes store events: spec
+// changes to the object's own actor, a machine's status to its cluster (DNS), a Machine or
+// Secret change to the MaasMachines that depend on it.
+export function maasSupervisorBehavior(o: MaasOptions): Behavior<SupervisorState, MaasSupervisorMsg> {
+  return {
+    kind: 'maas-supervisor',
+    init: () => ({ machines: new Map(), clusters: new Map() }),
+    receive: async (s, msg, ctx) => {
+      if (msg.type === 'machine') {
+        msg.reply(s.machines.get(msg.key) ?? null);
+        return s;
+      }
+      if (msg.type === 'cluster') {
+        msg.reply(s.clusters.get(msg.key) ?? null);
+        return s;
+      }
+      const e = msg.event;
+      const name = (key: string) => key.replace('/', '~');
+      if (e.kind === 'MaasMachine') {
+        if (e.type === 'deleted') {
+          const ref = s.machines.get(e.key);
+          if (ref) stop(ref);
+          s.machines.delete(e.key);
+          await wakeCluster(s, e.key, undefined);
+          return s;
+        }
+        if (e.change === 'status') {
+          await wakeCluster(s, e.key, e.object.metadata.labels?.[CLUSTER_LABEL]);
+          return s;
+        }
+        let ref = s.machines.get(e.key);
+        if (!ref) {
+          ref = spawn(ctx.self, `mm-${name(e.key)}`, maasMachineBehavior(e.key, { store: o.store, driver: o.driver, broker: o.broker, clock: o.clock, config: o.config, log: o.log, grantTtlMs: o.grantTtlMs, ...(o.onMachineChange ? { onChange: o.onMachineChange } : {}) }));
+          s.machines.set(e.key, ref);
+        }
+        tell(ref, { type: 'observed', object: e.object });
+        await wakeCluster(s, e.key, e.object.metadata.labels?.[CLUSTER_LABEL]);
+        return s;
+      }
+      if (e.kind === 'MaasCluster') {
+        if (e.type === 'deleted') {
+          const ref = s.clusters.get(e.key);
+          if (ref) stop(ref);
+          s.clusters.delete(e.key);
+          return s;
+        }
+        if (e.change === 'status') return s;
+        let ref = s.clusters.get(e.key);
+        if (!ref) {
+          ref = spawn(ctx.self, `mc-${name(e.key)}`, maasClusterBehavior(e.key, { store: o.store, driver: o.driver, clock: o.clock, log: o.log, resyncMs: o.clusterResyncMs, random: o.random }));
+          s.clusters.set(e.key, ref);
+        }
+        tell(ref, { type: 'tick' });
+        return s;
+      }
+      // A Machine or Secret changed: the MaasMachines of that namespace look again (their
+      // bootstrap data may just have appeared).
+      const ns = e.key.split('/')[0];
+      for (const [key, ref] of s.machines) if (key.startsWith(`${ns}/`)) {
+        const object = await o.store.get('MaasMachine', key);
+        if (object) tell(ref, { type: 'observed', object });
+      }
+      return s;
+    },
+  };
+
+  async function wakeCluster(s: SupervisorState, machineKey: string, cluster: string | undefined): Promise<void> {
+    const ns = machineKey.split('/')[0];
+    for (const [key, ref] of s.clusters) {
+      if (!key.startsWith(`${ns}/`)) continue;
+      const obj = cluster === undefined ? undefined : await o.store.get('MaasCluster', key);
+      const name = obj?.metadata.labels?.[CLUSTER_LABEL] ?? obj?.metadata.name;
+      if (cluster === undefined || name === cluster) tell(ref, { type: 'tick' });
+    }
+  }
+}
+
+export interface MaasRuntime {
+  readonly supervisor: ActorRef<MaasSupervisorMsg>;
+  machineState(key: string, timeoutMs: number): Promise<MaasMachineState | null>;
+  dns(clusterKey: string, timeoutMs: number): Promise<{ dnsName: string | null; ips: readonly string[] } | null>;
+  stop(): void;
+}
+
+export async function startMaas(system: ActorSystem, o: MaasOptions): Promise<MaasRuntime> {
+  const supervisor = spawn(system, 'maas', maasSupervisorBehavior(o), { mailbox: { capacity: 1_000_000 } });
+  const unwatch = o.store.watch((event) => tell(supervisor, { type: 'event', event }));
+  for (const kind of ['MaasCluster', 'MaasMachine'] as const) {
+    for (const object of await o.store.list(kind)) tell(supervisor, { type: 'event', event: { type: 'upsert', kind, key: `${object.metadata.namespace}/${object.metadata.name}`, object, change: 'spec' } });
+  }
+  return {
+    supervisor,
+    async machineState(key, timeoutMs) {
+      const ref = await ask<MaasSupervisorMsg, ActorRef<MaasMachineMsg> | null>(supervisor, (reply) => ({ type: 'machine', key, reply }), timeoutMs);
+      return ref ? ask<MaasMachineMsg, MaasMachineState | null>(ref, (reply) => ({ type: 'snapshot', reply }), timeoutMs) : null;
+    },
+    async dns(key, timeoutMs) {
+      const ref = await ask<MaasSupervisorMsg, ActorRef<MaasClusterMsg> | null>(supervisor, (reply) => ({ type: 'cluster', key, reply }), timeoutMs);
+      return ref ? ask<MaasClusterMsg, { dnsName: string | null; ips: readonly string[] }>(ref, (reply) => ({ type: 'snapshot', reply }), timeoutMs) : null;
+    },
+    stop: unwatch,
+  };
+}

@@ -1,0 +1,121 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { MaasTls } from './options.ts';
+
+// One keep-alive connection pool per client; TLS settings live on the https agent.
+
+export interface RawRequest {
+  readonly method: string;
+  /** Absolute URL, query included. */
+  readonly url: URL;
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+  readonly timeoutMs: number;
+}
+
+export interface RawResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: string;
+}
+
+export type RawFailure =
+  | { readonly kind: 'timeout'; readonly timeoutMs: number }
+  | { readonly kind: 'network'; readonly error: Error & { code?: string } };
+
+export class TransportError extends Error {
+  /**
+   * Whether the whole request was handed to the network. When it was not, MAAS cannot have acted
+   * on it (it reads the whole form body before doing anything), so even a POST may be sent again.
+   */
+  readonly sent: boolean;
+
+  constructor(readonly failure: RawFailure, sent: boolean, options?: ErrorOptions) {
+    super(failure.kind === 'timeout' ? `no complete answer within ${failure.timeoutMs} ms` : failure.error.message, options);
+    this.name = 'TransportError';
+    this.sent = sent;
+  }
+}
+
+export interface Transport {
+  send(req: RawRequest): Promise<RawResponse>;
+  close(): void;
+}
+
+// Enough parallel connections for a shard's worth of machines; more only queue in the agent.
+const MAX_SOCKETS = 64;
+// A machine list of a large MAAS is a few MB; a larger body is not MAAS.
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+export function createTransport(secure: boolean, tls: MaasTls | undefined): Transport {
+  const agent = secure
+    ? new https.Agent({
+      keepAlive: true,
+      maxSockets: MAX_SOCKETS,
+      ...(tls?.ca !== undefined ? { ca: tls.ca } : {}),
+      rejectUnauthorized: tls?.insecure !== true,
+    })
+    : new http.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
+  const request = secure ? https.request : http.request;
+
+  function once(req: RawRequest): Promise<{ response: RawResponse } | { retryOnFreshSocket: true }> {
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      let sent = false;
+      const finish = (fn: () => void): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        fn();
+      };
+      const r = request(req.url, {
+        method: req.method,
+        headers: req.body === undefined ? req.headers : { ...req.headers, 'Content-Length': String(Buffer.byteLength(req.body)) },
+        agent,
+      }, (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_BODY_BYTES) {
+            res.destroy(new Error(`answer larger than ${MAX_BODY_BYTES} bytes`));
+            return;
+          }
+          chunks.push(c);
+        });
+        res.on('error', (err) => finish(() => reject(new TransportError({ kind: 'network', error: err }, true, { cause: err }))));
+        res.on('end', () => finish(() => resolve({
+          response: { status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, body: Buffer.concat(chunks).toString('utf8') },
+        })));
+      });
+      r.on('finish', () => {
+        sent = true;
+      });
+      const timer = setTimeout(() => {
+        finish(() => reject(new TransportError({ kind: 'timeout', timeoutMs: req.timeoutMs }, sent)));
+        r.destroy();
+      }, req.timeoutMs);
+      r.on('error', (err: Error & { code?: string }) => {
+        // A kept-alive socket the server closed while idle fails at once with a reset; the
+        // request never reached MAAS, so it is safe to send it again on a new connection.
+        if (r.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) finish(() => resolve({ retryOnFreshSocket: true }));
+        else finish(() => reject(new TransportError({ kind: 'network', error: err }, sent, { cause: err })));
+      });
+      r.end(req.body);
+    });
+  }
+
+  return {
+    async send(req) {
+      const first = await once(req);
+      if ('response' in first) return first.response;
+      const second = await once(req);
+      if ('response' in second) return second.response;
+      throw new TransportError({ kind: 'network', error: Object.assign(new Error('connection reset twice'), { code: 'ECONNRESET' }) }, false);
+    },
+    close() {
+      agent.destroy();
+    },
+  };
+}

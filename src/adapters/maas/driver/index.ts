@@ -1,0 +1,1 @@
+export { createMaasDriver } from './maas-driver.ts';

@@ -1,0 +1,86 @@
+import type { MaasCall, MaasResult, MaasView } from '../../../machines/maas-machine/index.ts';
+import type { DnsRecord, MaasDriver } from '../../../ports/index.ts';
+import type { DnsResource, MaasClient, MaasMachine } from '../client/index.ts';
+import { splitImage } from '../../../api/index.ts';
+import { MaasError } from '../client/index.ts';
+
+// Executes the MaasMachine machine's calls with the MAAS client and maps what MAAS says to
+// results the machine understands.
+export function createMaasDriver(client: MaasClient): MaasDriver {
+  return {
+    endpoint: client.endpoint,
+    pool: `maas:${client.endpoint}`,
+    async run(call: MaasCall, userDataBase64?: string): Promise<MaasResult> {
+      try {
+        return { kind: 'done', machine: view(await perform(client, call, userDataBase64)) };
+      } catch (err) {
+        return toResult(err);
+      }
+    },
+    async findDns(fqdn) {
+      const found = await client.listDnsResources({ fqdn });
+      if (found.length > 1) throw new Error(`MAAS has ${found.length} DNS resources named ${fqdn}; expected one`);
+      return found[0] ? record(found[0]) : null;
+    },
+    async createDns(fqdn, ttl, ips) {
+      return record(await client.createDnsResource({ fqdn, addressTtl: ttl, ipAddresses: [...ips] }));
+    },
+    async updateDns(id, ips) {
+      return record(await client.updateDnsResource(id, { ipAddresses: [...ips] }));
+    },
+    async deleteDns(id) {
+      await client.deleteDnsResource(id);
+    },
+  };
+}
+
+async function perform(client: MaasClient, call: MaasCall, userDataBase64: string | undefined): Promise<MaasMachine> {
+  switch (call.op) {
+    case 'allocate':
+      return client.allocate({ cpuCount: call.cpuCount, memMb: call.memMb, ...(call.zone ? { zone: call.zone } : {}), ...(call.pool ? { pool: call.pool } : {}), ...(call.tags ? { tags: [...call.tags] } : {}) });
+    case 'get': {
+      const m = await client.getMachine(call.systemId);
+      if (!m) throw new MaasNotFound();
+      return m;
+    }
+    case 'swapOff':
+      return client.updateMachine(call.systemId, { swapSize: 0 });
+    case 'deploy': {
+      const { osystem, distroSeries } = splitImage(call.image);
+      return client.deploy(call.systemId, { ...(userDataBase64 ? { userDataBase64 } : {}), osystem, distroSeries, ephemeralDeploy: call.ephemeral });
+    }
+    case 'release':
+      return client.release(call.systemId);
+    case 'powerOn':
+      return client.powerOn(call.systemId);
+  }
+}
+
+class MaasNotFound extends Error {}
+
+function toResult(err: unknown): MaasResult {
+  if (err instanceof MaasNotFound) return { kind: 'notFound' };
+  if (err instanceof MaasError) {
+    if (err.code === 'not-found') return { kind: 'notFound' };
+    if (err.retryable) return { kind: 'transient', message: err.message };
+    const reason = err.code === 'no-match' ? 'noMatch' : err.code === 'forbidden' ? 'forbidden' : err.code === 'conflict' ? 'conflict' : undefined;
+    return { kind: 'failed', message: err.message, ...(reason ? { reason } : {}) };
+  }
+  return { kind: 'transient', message: err instanceof Error ? err.message : String(err) };
+}
+
+function view(m: MaasMachine): MaasView {
+  return {
+    systemId: m.system_id,
+    hostname: m.hostname,
+    fqdn: m.fqdn,
+    statusName: m.status_name,
+    powerState: m.power_state,
+    ipAddresses: m.ip_addresses,
+    zone: m.zone.name,
+  };
+}
+
+function record(d: DnsResource): DnsRecord {
+  return { id: d.id, fqdn: d.fqdn, ips: d.ip_addresses.map((a) => a.ip) };
+}

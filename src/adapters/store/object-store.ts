@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { Secret } from '../../api/secret.ts';
+import type { ObjectEvent, ObjectKind, ObjectStore, StoredObject } from '../../ports/index.ts';
+import { objectKey, StoreError } from '../../ports/index.ts';
+
+export interface ObjectIssue {
+  readonly index: number;
+  readonly kind?: string;
+  readonly key?: string;
+  readonly path: string;
+  readonly message: string;
+}
+
+// Validates one object of a kind; returns its problems (empty when valid).
+export type ObjectValidator = (object: unknown, old: unknown) => ReadonlyArray<{ path: string; reason: string }>;
+
+export interface MemoryObjectStore extends ObjectStore {
+  // All or nothing: every object is validated first, and nothing is stored if one is invalid.
+  apply(objects: readonly unknown[]): { ok: boolean; issues: ObjectIssue[]; applied: number };
+  delete(kind: ObjectKind, key: string): 'terminating' | 'deleted' | 'missing';
+  statusWrites(kind: ObjectKind, key?: string): number;
+}
+
+const KINDS: Record<string, ObjectKind> = {
+  'infrastructure.cluster.x-k8s.io/v1beta1 MaasMachine': 'MaasMachine',
+  'infrastructure.cluster.x-k8s.io/v1beta1 MaasCluster': 'MaasCluster',
+  'cluster.x-k8s.io/v1beta1 Machine': 'Machine',
+  'cluster.x-k8s.io/v1beta1 Cluster': 'Cluster',
+  'v1 Secret': 'Secret',
+};
+
+// The embedded mode's store of Cluster API objects: in memory, events delivered synchronously,
+// status and spec written separately as the API server does.
+export function createMemoryObjectStore(o: { validators?: Partial<Record<ObjectKind, ObjectValidator>>; now?: () => number } = {}): MemoryObjectStore {
+  const objects = new Map<string, StoredObject>();
+  const listeners = new Set<(e: ObjectEvent) => void>();
+  const writes = new Map<string, number>();
+  const now = o.now ?? Date.now;
+  const id = (kind: ObjectKind, key: string) => `${kind} ${key}`;
+  const emit = (e: ObjectEvent): void => {
+    for (const l of listeners) {
+      try {
+        l(e);
+      } catch {
+        // One listener's failure is not the store's, nor the other listeners'.
+      }
+    }
+  };
+  const must = (kind: ObjectKind, key: string): StoredObject => {
+    const found = objects.get(id(kind, key));
+    if (!found) throw new StoreError(`${kind} ${key} not found`, false);
+    return found;
+  };
+  const replace = (kind: ObjectKind, key: string, next: StoredObject, change: 'spec' | 'status'): void => {
+    const finalizers = next.metadata.finalizers ?? [];
+    if (next.metadata.deletionTimestamp && finalizers.length === 0) {
+      objects.delete(id(kind, key));
+      emit({ type: 'deleted', kind, key });
+      return;
+    }
+    objects.set(id(kind, key), next);
+    emit({ type: 'upsert', kind, key, object: next, change });
+  };
+  return {
+    async list(kind) {
+      return [...objects.entries()].filter(([k]) => k.startsWith(`${kind} `)).map(([, v]) => v);
+    },
+    async get(kind, key) {
+      return objects.get(id(kind, key));
+    },
+    async getSecret(namespace, name) {
+      const s = objects.get(id('Secret', `${namespace}/${name}`));
+      const parsed = s ? Secret.safeParse(s) : undefined;
+      return parsed?.success ? parsed.data : undefined;
+    },
+    watch(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async writeStatus(kind, key, status) {
+      const cur = must(kind, key);
+      writes.set(id(kind, key), (writes.get(id(kind, key)) ?? 0) + 1);
+      objects.set(id(kind, key), { ...cur, status });
+      emit({ type: 'upsert', kind, key, object: { ...cur, status }, change: 'status' });
+    },
+    async patchSpec(kind, key, patch) {
+      const cur = must(kind, key);
+      const spec: Record<string, unknown> = { ...(cur.spec ?? {}) };
+      for (const [k, v] of Object.entries(patch)) {
+        if (v === null || v === undefined) delete spec[k];
+        else spec[k] = v;
+      }
+      replace(kind, key, { ...cur, metadata: { ...cur.metadata, generation: (cur.metadata.generation ?? 1) + 1 }, spec }, 'spec');
+    },
+    async addFinalizer(kind, key, finalizer) {
+      const cur = must(kind, key);
+      if (cur.metadata.deletionTimestamp) throw new StoreError(`${kind} ${key} is being deleted: no new finalizers`, false);
+      if (cur.metadata.finalizers?.includes(finalizer)) return;
+      replace(kind, key, { ...cur, metadata: { ...cur.metadata, finalizers: [...(cur.metadata.finalizers ?? []), finalizer] } }, 'spec');
+    },
+    async removeFinalizer(kind, key, finalizer) {
+      const cur = objects.get(id(kind, key));
+      if (!cur) return;
+      replace(kind, key, { ...cur, metadata: { ...cur.metadata, finalizers: (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer) } }, 'spec');
+    },
+    apply(input) {
+      const issues: ObjectIssue[] = [];
+      const ready: Array<{ kind: ObjectKind; key: string; object: StoredObject }> = [];
+      input.forEach((raw, index) => {
+        const obj = raw as Partial<StoredObject> | null;
+        const kind = obj && typeof obj === 'object' ? KINDS[`${String(obj.apiVersion)} ${String(obj.kind)}`] : undefined;
+        if (!obj || !kind || !obj.metadata?.name) {
+          issues.push({ index, ...(obj?.kind ? { kind: String(obj.kind) } : {}), path: kind ? 'metadata.name' : 'kind', message: kind ? 'metadata.name is required' : `unsupported apiVersion/kind ${String(obj?.apiVersion)}/${String(obj?.kind)}` });
+          return;
+        }
+        const object = { ...obj, metadata: { ...obj.metadata, namespace: obj.metadata.namespace ?? 'default' } } as StoredObject;
+        const key = objectKey(object);
+        const old = objects.get(id(kind, key));
+        for (const e of o.validators?.[kind]?.(object, old) ?? []) issues.push({ index, kind, key, path: e.path, message: e.reason });
+        ready.push({ kind, key, object });
+      });
+      if (issues.length > 0) return { ok: false, issues, applied: 0 };
+      for (const { kind, key, object } of ready) {
+        const old = objects.get(id(kind, key));
+        const metadata = { ...object.metadata, uid: old?.metadata.uid ?? randomUUID(), generation: (old?.metadata.generation ?? 0) + 1, ...(old?.metadata.finalizers ? { finalizers: old.metadata.finalizers } : {}), ...(old?.metadata.deletionTimestamp ? { deletionTimestamp: old.metadata.deletionTimestamp } : {}) };
+        replace(kind, key, { ...object, metadata, ...(old?.status ? { status: old.status } : {}) }, 'spec');
+      }
+      return { ok: true, issues: [], applied: ready.length };
+    },
+    delete(kind, key) {
+      const cur = objects.get(id(kind, key));
+      if (!cur) return 'missing';
+      if ((cur.metadata.finalizers ?? []).length === 0) {
+        objects.delete(id(kind, key));
+        emit({ type: 'deleted', kind, key });
+        return 'deleted';
+      }
+      replace(kind, key, { ...cur, metadata: { ...cur.metadata, deletionTimestamp: new Date(now()).toISOString() } }, 'spec');
+      return 'terminating';
+    },
+    statusWrites(kind, key) {
+      if (key !== undefined) return writes.get(id(kind, key)) ?? 0;
+      let n = 0;
+      for (const [k, v] of writes) if (k.startsWith(`${kind} `)) n += v;
+      return n;
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import type { FieldError } from '../field-error.ts';
+import { validateBareMetalHost } from '../bmh/validate.ts';
+import { kindOf } from '../manifest.ts';
+import { MAAS_API_GROUP, MAAS_KINDS, type MaasKind } from './constants.ts';
+import { validateMaasCluster, validateMaasMachine, validateMaasMachineTemplate } from './validate.ts';
+
+// One entry point for every kind metalfleet admits: BareMetalHost and the three MAAS kinds. Other
+// kinds (Secrets, Cluster API's own objects) have an owner elsewhere and get null.
+
+export type ValidatedKind = 'BareMetalHost' | MaasKind;
+
+export type ValidationResult = { kind: ValidatedKind; errors: FieldError[] };
+
+const VALIDATORS: Record<ValidatedKind, (obj: unknown, old?: unknown) => FieldError[]> = {
+  BareMetalHost: validateBareMetalHost,
+  MaasCluster: validateMaasCluster,
+  MaasMachine: validateMaasMachine,
+  MaasMachineTemplate: validateMaasMachineTemplate,
+};
+
+function isMaasKind(kind: string): kind is MaasKind {
+  return (MAAS_KINDS as readonly string[]).includes(kind);
+}
+
+/**
+ * Which of the kinds metalfleet validates an object (or manifest document) is, from its apiVersion
+ * and kind; null for any other. An object without apiVersion still counts, so validation can name
+ * the missing field. A MAAS kind of another group is not ours; one of another version of the MAAS
+ * group is, and its validation then names the unsupported apiVersion.
+ */
+export function validatedKindOf(doc: { apiVersion?: unknown; kind?: unknown }): ValidatedKind | null {
+  const kind = typeof doc.kind === 'string' ? doc.kind : undefined;
+  const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : undefined;
+  if (kind === undefined) return null;
+  if (kindOf({ apiVersion, kind }) === 'BareMetalHost') return 'BareMetalHost';
+  if (isMaasKind(kind) && (apiVersion === undefined || apiVersion.startsWith(`${MAAS_API_GROUP}/`))) return kind;
+  return null;
+}
+
+/**
+ * Validates `obj` by its kind, as a create, or as an update of `old` (the stored version of the
+ * same object). Null for a kind metalfleet does not validate.
+ */
+export function validateObject(obj: unknown, old?: unknown): ValidationResult | null {
+  const kind = obj !== null && typeof obj === 'object' ? validatedKindOf(obj) : null;
+  if (kind === null) return null;
+  return { kind, errors: VALIDATORS[kind](obj, old) };
+}

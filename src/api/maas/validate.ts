@@ -1,0 +1,90 @@
+import { fieldError, type FieldError } from '../field-error.ts';
+import { MAAS_PROVIDER, parseProviderId } from './provider-id.ts';
+import { pruneNulls } from './prune-nulls.ts';
+import { MaasCluster, MaasMachine, MaasMachineTemplate } from './schema.ts';
+import { structuralErrors } from './structural.ts';
+
+// Admission for the MAAS kinds: the CRD's structural schema, the providerID format, and on update
+// CAPMAAS's webhook rules (api/v1beta1/*_webhook.go; reference/capmaas.md §1.2): image, minCPU
+// and minMemory of a machine or template, and a cluster's dnsDomain, never change. CAPMAAS stops at
+// the first change; here every problem is returned, so one run shows all there is to fix.
+
+type Obj = Record<string, unknown>;
+
+function record(value: unknown): Obj | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Obj) : undefined;
+}
+
+function at(root: unknown, ...keys: string[]): Obj | undefined {
+  let cur = record(root);
+  for (const key of keys) cur = record(cur?.[key]);
+  return cur;
+}
+
+/** A providerID, when set, is one CAPMAAS can read and names MAAS. */
+function ruleProviderId(spec: Obj | undefined, prefix: string): FieldError[] {
+  const value = spec?.providerID;
+  // An empty providerID is how CAPMAAS says "not allocated yet".
+  if (typeof value !== 'string' || value === '') return [];
+  const path = `${prefix}.providerID`;
+  const parsed = parseProviderId(value);
+  if (!parsed.ok) return [fieldError(path, parsed.error.message)];
+  // CAPMAAS reads any provider; a MaasMachine's is always maas, and another one would make the
+  // controller look up a system id MAAS never issued.
+  if (parsed.provider !== MAAS_PROVIDER) {
+    return [fieldError(path, `providerID ${JSON.stringify(value)} names provider ${JSON.stringify(parsed.provider)}; a MaasMachine's providerID is maas:///<zone>/<system_id>`)];
+  }
+  return [];
+}
+
+function changed<T extends string | number>(old: unknown, next: unknown, type: 'string' | 'number'): { old: T; next: T } | null {
+  // Only two readable values are compared: a missing or mistyped one is the schema's error already.
+  if (typeof old !== type || typeof next !== type || old === next) return null;
+  return { old: old as T, next: next as T };
+}
+
+/** CAPMAAS's ValidateUpdate of MaasMachine and MaasMachineTemplate, with its messages. */
+function ruleSpecImmutable(old: Obj | undefined, spec: Obj | undefined, prefix: string, noun: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const image = changed<string>(old?.image, spec?.image, 'string');
+  if (image) errors.push(fieldError(`${prefix}.image`, `${noun} image change is not allowed, old=${image.old}, new=${image.next}`, 'Forbidden'));
+  const cpu = changed<number>(old?.minCPU, spec?.minCPU, 'number');
+  if (cpu) errors.push(fieldError(`${prefix}.minCPU`, `${noun} min cpu count change is not allowed, old=${cpu.old}, new=${cpu.next}`, 'Forbidden'));
+  const memory = changed<number>(old?.minMemory, spec?.minMemory, 'number');
+  if (memory) errors.push(fieldError(`${prefix}.minMemory`, `${noun} min memory change is not allowed, old=${memory.old} MB, new=${memory.next} MB`, 'Forbidden'));
+  return errors;
+}
+
+/**
+ * Validates a MaasMachine on create, or on update when `old` (the stored version) is given.
+ * Returns [] when it is valid.
+ */
+export function validateMaasMachine(obj: unknown, old?: unknown): FieldError[] {
+  const raw = pruneNulls(obj);
+  const spec = at(raw, 'spec');
+  const errors = [...structuralErrors(MaasMachine, raw), ...ruleProviderId(spec, 'spec')];
+  if (old !== undefined) errors.push(...ruleSpecImmutable(at(pruneNulls(old), 'spec'), spec, 'spec', 'maas machine'));
+  return errors;
+}
+
+/** Validates a MaasMachineTemplate; the machine rules apply to `spec.template.spec`. */
+export function validateMaasMachineTemplate(obj: unknown, old?: unknown): FieldError[] {
+  const raw = pruneNulls(obj);
+  const prefix = 'spec.template.spec';
+  const spec = at(raw, 'spec', 'template', 'spec');
+  const errors = [...structuralErrors(MaasMachineTemplate, raw), ...ruleProviderId(spec, prefix)];
+  if (old !== undefined) errors.push(...ruleSpecImmutable(at(pruneNulls(old), 'spec', 'template', 'spec'), spec, prefix, 'maas machine template'));
+  return errors;
+}
+
+/** Validates a MaasCluster; on update its dnsDomain may not change. */
+export function validateMaasCluster(obj: unknown, old?: unknown): FieldError[] {
+  const raw = pruneNulls(obj);
+  const errors = structuralErrors(MaasCluster, raw);
+  if (old !== undefined) {
+    const domain = changed<string>(at(pruneNulls(old), 'spec')?.dnsDomain, at(raw, 'spec')?.dnsDomain, 'string');
+    // CAPMAAS says only "changing cluster DNS Domain not allowed"; the values say what to restore.
+    if (domain) errors.push(fieldError('spec.dnsDomain', `changing cluster DNS Domain not allowed, old=${domain.old}, new=${domain.next}`, 'Forbidden'));
+  }
+  return errors;
+}

@@ -1,0 +1,40 @@
+import { createMaasClient } from '../adapters/maas/client/index.ts';
+import { createMaasDriver } from '../adapters/maas/driver/index.ts';
+import { createMemoryObjectStore } from '../adapters/store/index.ts';
+import type { MemoryObjectStore } from '../adapters/store/index.ts';
+import { validateMaasCluster, validateMaasMachine } from '../api/index.ts';
+import type { MaasDriver } from '../ports/index.ts';
+import { startMaasSim } from '../sim/maas/index.ts';
+import { CliError } from './cli-error.ts';
+
+export interface MaasSetup {
+  readonly store: MemoryObjectStore;
+  readonly driver: MaasDriver;
+  readonly simulated: boolean;
+  stop(): Promise<void>;
+}
+
+// A real MAAS (URL and key), or by default the simulator on loopback: the same client either way.
+export async function maasSetup(o: { url?: string; key?: string; signature?: 'PLAINTEXT' | 'HMAC-SHA1'; simDeployMs?: number }): Promise<MaasSetup> {
+  if ((o.url === undefined) !== (o.key === undefined)) throw new CliError('--maas and --maas-key (or MAAS_ENDPOINT and MAAS_API_KEY) go together', 2);
+  const sim = o.url === undefined ? await startMaasSim({ deployMs: o.simDeployMs ?? 500, releaseMs: 100 }) : null;
+  const endpoint = o.url ?? sim?.url ?? '';
+  const apiKey = o.key ?? sim?.adminKey ?? '';
+  let client;
+  try {
+    client = createMaasClient({ endpoint, apiKey, ...(o.signature ? { signature: o.signature } : {}) });
+  } catch (err) {
+    await sim?.stop();
+    throw new CliError(`MAAS: ${err instanceof Error ? err.message : String(err)}`, 2);
+  }
+  const store = createMemoryObjectStore({ validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } });
+  return {
+    store,
+    driver: createMaasDriver(client),
+    simulated: sim !== null,
+    async stop() {
+      client.close();
+      await sim?.stop();
+    },
+  };
+}

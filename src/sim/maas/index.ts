@@ -1,0 +1,15 @@
+// A simulated Canonical MAAS (2.0 REST API over real HTTP, OAuth 1.0 checked), answering the
+// calls CAPMAAS makes the way MAAS does: reference/capmaas.md §3–§4. It shares no code with the
+// MAAS client in src/adapters/maas, so a bug on one side cannot hide the same bug on the other.
+export { startMaasSim } from './server.ts';
+export { DEFAULT_FLEET } from './default-fleet.ts';
+export { parseSeedMachines, SeedError, SeedMachineSchema, SeedMachinesSchema, validateSeedMachines } from './seed.ts';
+export { NodeStatus, statusName } from './status.ts';
+export { SELF_POWER_OFF_MS } from './fleet.ts';
+export type { SeedMachine } from './seed.ts';
+export type { MaasSim, MaasSimOptions, SimCounts } from './options.ts';
+export type { MaasFaults } from './faults.ts';
+export type { SimMachine, PowerState } from './machine.ts';
+export type { SimDnsResource } from './dns.ts';
+export type { SimClock } from './clock.ts';
+export type { NodeStatusCode } from './status.ts';

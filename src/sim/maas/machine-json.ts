@@ -1,0 +1,86 @@
+import type { MachineRecord } from './machine.ts';
+import type { NameRegistry } from './registry.ts';
+import { statusName } from './status.ts';
+
+export const API_PREFIX = '/MAAS/api/2.0';
+
+export interface Places {
+  readonly zones: NameRegistry;
+  readonly pools: NameRegistry;
+  readonly domains: NameRegistry;
+  readonly defaultDomain: string;
+}
+
+export function domainJson(name: string, places: Places) {
+  const id = places.domains.id(name);
+  return {
+    authoritative: true,
+    ttl: null,
+    resource_record_count: 0,
+    name,
+    id,
+    is_default: name === places.defaultDomain,
+    resource_uri: `${API_PREFIX}/domains/${id}/`,
+  };
+}
+
+/** A machine as GET /machines/{id}/ renders it: the fields of capmaas.md §3.3 and their neighbours. */
+export function machineJson(m: MachineRecord, places: Places) {
+  const zoneId = places.zones.id(m.zone);
+  const poolId = places.pools.id(m.pool);
+  const bootInterface = {
+    id: m.interfaceId,
+    name: 'eth0',
+    type: 'physical',
+    enabled: true,
+    mac_address: m.macAddress,
+    children: [] as string[],
+    parents: [] as string[],
+    tags: [] as string[],
+    links: m.ipAddresses.map((ip, i) => ({ id: m.interfaceId * 10 + i, mode: 'auto', ip_address: ip })),
+    system_id: m.systemId,
+    resource_uri: `${API_PREFIX}/nodes/${m.systemId}/interfaces/${m.interfaceId}/`,
+  };
+  return {
+    system_id: m.systemId,
+    hostname: m.hostname,
+    description: m.description,
+    domain: domainJson(m.domain, places),
+    fqdn: `${m.hostname}.${m.domain}`,
+    owner: m.owner,
+    owner_data: {},
+    locked: false,
+    architecture: 'amd64/generic',
+    min_hwe_kernel: '',
+    hwe_kernel: m.hweKernel,
+    cpu_count: m.cpuCount,
+    cpu_speed: 0,
+    memory: m.memory,
+    swap_size: m.swapSize,
+    storage: m.storageMb,
+    status: m.status,
+    status_name: statusName(m.status),
+    status_message: '',
+    status_action: '',
+    osystem: m.osystem,
+    distro_series: m.distroSeries,
+    netboot: m.status !== 6,
+    power_type: m.powerType,
+    power_state: m.powerState,
+    tag_names: [...m.tags],
+    address_ttl: null,
+    ip_addresses: [...m.ipAddresses],
+    interface_set: [bootInterface],
+    boot_interface: bootInterface,
+    zone: { id: zoneId, name: m.zone, description: '', resource_uri: `${API_PREFIX}/zones/${m.zone}/` },
+    pool: { id: poolId, name: m.pool, description: m.pool === 'default' ? 'Default pool' : '', resource_uri: `${API_PREFIX}/resourcepool/${poolId}/` },
+    parent: null,
+    pod: null,
+    virtualmachine_id: null,
+    node_type: 0,
+    node_type_name: 'Machine',
+    ephemeral_deploy: m.ephemeralDeploy,
+    disable_ipv4: false,
+    resource_uri: `${API_PREFIX}/machines/${m.systemId}/`,
+  };
+}

@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import type { Candidate } from './candidate.ts';
+import type { NodeStatusCode } from './status.ts';
+import { statusName } from './status.ts';
+
+export type PowerState = 'on' | 'off' | 'unknown' | 'error';
+
+/** A simulated machine: what MAAS keeps in its node row, plus the simulator's own bookkeeping. */
+export interface MachineRecord extends Candidate {
+  readonly systemId: string;
+  hostname: string;
+  domain: string;
+  zone: string;
+  pool: string;
+  tags: string[];
+  readonly cpuCount: number;
+  readonly memory: number;
+  readonly powerType: string;
+  readonly storageMb: number;
+  readonly macAddress: string;
+  readonly interfaceId: number;
+  description: string;
+  status: NodeStatusCode;
+  powerState: PowerState;
+  owner: string | null;
+  agentName: string;
+  osystem: string;
+  distroSeries: string;
+  hweKernel: string | null;
+  ephemeralDeploy: boolean;
+  /** Decoded from the base64 the client sent. */
+  userData: string | null;
+  swapSize: number | null;
+  ipAddresses: string[];
+  /** The one pending deploy/release/power timer. */
+  timer: unknown;
+  /** Broken by a fault while Ready: the allocator's stale view still offers it once. */
+  staleReady: boolean;
+  selfPowerOffDone: boolean;
+}
+
+/** A copy of a machine as tests and the CLI see it; field names as in the MAAS JSON. */
+export interface SimMachine {
+  system_id: string;
+  hostname: string;
+  fqdn: string;
+  domain: string;
+  description: string;
+  status: number;
+  status_name: string;
+  power_state: PowerState;
+  power_type: string;
+  owner: string | null;
+  agent_name: string;
+  ip_addresses: string[];
+  zone: string;
+  pool: string;
+  tags: string[];
+  cpu_count: number;
+  memory: number;
+  storage: number;
+  osystem: string;
+  distro_series: string;
+  hwe_kernel: string | null;
+  swap_size: number | null;
+  ephemeral_deploy: boolean;
+  user_data: string | null;
+}
+
+const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A MAAS-looking system_id (6 lowercase alphanumerics), stable for a hostname across runs. */
+export function systemIdFor(hostname: string, taken: ReadonlySet<string>): string {
+  for (let salt = 0; ; salt++) {
+    const digest = createHash('sha256').update(`${hostname}/${salt}`).digest();
+    const id = [...digest.subarray(0, 6)].map((b) => ID_ALPHABET[b % ID_ALPHABET.length]).join('');
+    if (!taken.has(id)) return id;
+  }
+}
+
+export function macFor(systemId: string): string {
+  const digest = createHash('sha256').update(`mac/${systemId}`).digest();
+  // 52:54:00 is the locally administered prefix QEMU uses; fine for a simulator.
+  return ['52', '54', '00', ...[...digest.subarray(0, 3)].map((b) => b.toString(16).padStart(2, '0'))].join(':');
+}
+
+export function simMachine(m: MachineRecord): SimMachine {
+  return {
+    system_id: m.systemId,
+    hostname: m.hostname,
+    fqdn: `${m.hostname}.${m.domain}`,
+    domain: m.domain,
+    description: m.description,
+    status: m.status,
+    status_name: statusName(m.status),
+    power_state: m.powerState,
+    power_type: m.powerType,
+    owner: m.owner,
+    agent_name: m.agentName,
+    ip_addresses: [...m.ipAddresses],
+    zone: m.zone,
+    pool: m.pool,
+    tags: [...m.tags],
+    cpu_count: m.cpuCount,
+    memory: m.memory,
+    storage: m.storageMb,
+    osystem: m.osystem,
+    distro_series: m.distroSeries,
+    hwe_kernel: m.hweKernel,
+    swap_size: m.swapSize,
+    ephemeral_deploy: m.ephemeralDeploy,
+    user_data: m.userData,
+  };
+}

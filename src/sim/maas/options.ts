@@ -1,0 +1,51 @@
+import type { SimClock } from './clock.ts';
+import type { SimDnsResource } from './dns.ts';
+import type { MaasFaults } from './faults.ts';
+import type { SimMachine } from './machine.ts';
+import type { SeedMachine } from './seed.ts';
+
+export interface MaasSimOptions {
+  /** 0 or absent: a free port. The simulator always binds 127.0.0.1. */
+  port?: number;
+  /** Absent: DEFAULT_FLEET (12 Ready machines over zones az1/az2 and pools default/gpu). */
+  machines?: SeedMachine[];
+  /** DNS domains that exist; default ['maas']. Domains of seeded machines exist too. */
+  domains?: string[];
+  /** Deploying → Deployed after this long (0 = on the next tick); default 1000. */
+  deployMs?: number;
+  /** Releasing / Disk erasing → Ready after this long; default 200. */
+  releaseMs?: number;
+  /** The global enable_disk_erasing_on_release; default false. */
+  eraseOnRelease?: boolean;
+  /** API keys 'consumer_key:token_key:token_secret'; random hex when absent. */
+  keys?: { admin?: string; user?: string };
+  faults?: Partial<MaasFaults>;
+  clock?: SimClock;
+}
+
+export interface SimCounts {
+  /** Machines in Deploying now. */
+  deploying: number;
+  /** The most machines in Deploying at once since start or resetCounts(). */
+  maxDeploying: number;
+  requests: number;
+  /** Requests per route, e.g. "POST machines/ op=allocate", "GET machines/{id}/". */
+  byRoute: Record<string, number>;
+}
+
+export interface MaasSim {
+  /** http://127.0.0.1:PORT/MAAS: the API is under /MAAS/api/2.0/. */
+  readonly url: string;
+  readonly adminKey: string;
+  /** A non-admin user's key: machine PUT and DNS writes are 403 with it. */
+  readonly userKey: string;
+  machines(): SimMachine[];
+  machine(systemIdOrHostname: string): SimMachine | undefined;
+  dnsResources(): SimDnsResource[];
+  counts(): SimCounts;
+  resetCounts(): void;
+  setFaults(faults: Partial<MaasFaults>): void;
+  /** The machine turns itself off (power_state 'off'). */
+  powerOff(systemId: string): void;
+  stop(): Promise<void>;
+}

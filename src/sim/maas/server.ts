@@ -1,0 +1,236 @@
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { APPLICATION_JSON, badRequest, MaasApiError, TEXT_PLAIN } from './api-error.ts';
+import type { SimClock } from './clock.ts';
+import { systemClock } from './clock.ts';
+import { DEFAULT_FLEET } from './default-fleet.ts';
+import { DnsResources } from './dns.ts';
+import type { MaasFaults } from './faults.ts';
+import { mergeFaults, NO_FAULTS } from './faults.ts';
+import { Fleet } from './fleet.ts';
+import { simMachine } from './machine.ts';
+import type { Places } from './machine-json.ts';
+import type { Credential } from './oauth.ts';
+import { authenticate, parseApiKey } from './oauth.ts';
+import type { MaasSim, MaasSimOptions } from './options.ts';
+import { Params } from './params.ts';
+import type { Backend, PathMatch } from './routes.ts';
+import { allowedMethods, findHandler, matchPath, routeLabel } from './routes.ts';
+import { NameRegistry } from './registry.ts';
+import { validateSeedMachines } from './seed.ts';
+
+// Bodies beyond this are refused: user_data is the largest thing a client sends.
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+const ADMIN_NAME = 'admin';
+const USER_NAME = 'user';
+
+function generatedKey(): string {
+  // MAAS keys are an 18-character consumer key, an 18-character token key and a 32-character secret.
+  return [randomBytes(9).toString('hex'), randomBytes(9).toString('hex'), randomBytes(16).toString('hex')].join(':');
+}
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  const v = value ?? fallback;
+  if (!(Number.isFinite(v) && v >= 0)) throw new RangeError(`startMaasSim: ${name}: expected a finite number >= 0, got ${v}`);
+  return v;
+}
+
+function buildPlaces(domains: readonly string[], seeds: ReturnType<typeof validateSeedMachines>): Places {
+  const zones = new NameRegistry(1);
+  for (const s of seeds) zones.add(s.zone ?? 'default');
+  zones.add('default');
+  // MAAS's default pool has id 0.
+  const pools = new NameRegistry(1);
+  const poolIds = new NameRegistry(0);
+  poolIds.add('default');
+  for (const s of seeds) pools.add(s.pool ?? 'default');
+  for (const name of pools.names()) poolIds.add(name);
+  const domainNames = [...domains, ...seeds.map((s) => s.domain ?? 'maas')];
+  const registry = new NameRegistry(0);
+  // MAAS's own domain, 'maas', is id 0 and the default whenever it exists.
+  if (domainNames.includes('maas')) registry.add('maas');
+  for (const d of domainNames) registry.add(d);
+  const defaultDomain = registry.has('maas') ? 'maas' : (registry.names()[0] ?? 'maas');
+  return { zones, pools: poolIds, domains: registry, defaultDomain };
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new MaasApiError(413, 'Request body too large.'));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function isForm(contentType: string | undefined): boolean {
+  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  return type === '' || type === 'application/x-www-form-urlencoded';
+}
+
+/** Starts a simulated MAAS on 127.0.0.1 and resolves once it listens. */
+export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
+  const port = o.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new RangeError(`startMaasSim: port: expected 0..65535, got ${port}`);
+  const deployMs = nonNegative('deployMs', o.deployMs, 1000);
+  const releaseMs = nonNegative('releaseMs', o.releaseMs, 200);
+  const clock: SimClock = o.clock ?? systemClock;
+  const seeds = validateSeedMachines(o.machines ?? DEFAULT_FLEET, 'machines');
+  const adminKey = o.keys?.admin ?? generatedKey();
+  const userKey = o.keys?.user ?? generatedKey();
+  const admin = parseApiKey(adminKey);
+  const user = parseApiKey(userKey);
+  // The message names the option, never the key.
+  if (!admin) throw new Error("startMaasSim: keys.admin: expected 'consumer_key:token_key:token_secret'");
+  if (!user) throw new Error("startMaasSim: keys.user: expected 'consumer_key:token_key:token_secret'");
+  if (admin.consumerKey === user.consumerKey && admin.tokenKey === user.tokenKey) throw new Error('startMaasSim: keys.admin and keys.user must differ');
+  const credentials: Credential[] = [
+    { key: admin, user: { name: ADMIN_NAME, admin: true } },
+    { key: user, user: { name: USER_NAME, admin: false } },
+  ];
+
+  let faults: MaasFaults = mergeFaults({ ...NO_FAULTS }, o.faults ?? {});
+  const places = buildPlaces(o.domains ?? ['maas'], seeds);
+  const fleet = new Fleet(seeds, places, {
+    deployMs,
+    releaseMs,
+    eraseOnRelease: o.eraseOnRelease ?? false,
+    clock,
+    faults: () => faults,
+    seedOwner: ADMIN_NAME,
+  });
+  if (faults.broken.length > 0) fleet.breakMachines(faults.broken);
+  const backend: Backend = { fleet, dns: new DnsResources(places, clock), places };
+
+  let requests = 0;
+  let byRoute: Record<string, number> = {};
+  const pendingDelays = new Set<unknown>();
+
+  const delay = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const handle = clock.setTimeout(() => {
+        pendingDelays.delete(handle);
+        resolve();
+      }, ms);
+      pendingDelays.add(handle);
+    });
+
+  const send = (res: http.ServerResponse, status: number, body: string, contentType: string | undefined, headers: Readonly<Record<string, string>> = {}) => {
+    if (res.headersSent || res.destroyed) return;
+    const all: Record<string, string | number> = { ...headers };
+    if (contentType !== undefined) {
+      all['Content-Type'] = contentType;
+      all['Content-Length'] = Buffer.byteLength(body);
+    }
+    res.writeHead(status, all);
+    res.end(body);
+  };
+
+  const answer = async (req: http.IncomingMessage, res: http.ServerResponse, match: PathMatch | undefined, url: URL): Promise<void> => {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const rawBody = await readBody(req);
+    const query = Params.parse(url.search.slice(1));
+    const form = isForm(req.headers['content-type']);
+    const body = form ? Params.parse(rawBody) : Params.empty();
+    // op dispatch (support.py): GET["op"] or POST["op"], else the /op-<name> path suffix.
+    const op = (query.get('op') || body.get('op')) ?? match?.pathOp;
+    const label = routeLabel(method, match?.route, op);
+    byRoute[label] = (byRoute[label] ?? 0) + 1;
+    if (!form && rawBody !== '') throw new MaasApiError(415, 'Unsupported Content-Type: this simulator reads application/x-www-form-urlencoded bodies only.');
+
+    if (faults.latencyMs > 0) await delay(faults.latencyMs);
+    if (faults.serverErrorRate > 0 && faults.random() < faults.serverErrorRate) {
+      throw new MaasApiError(503, 'Service Unavailable: the simulator injected this failure (faults.serverErrorRate).');
+    }
+    if (!match) throw new MaasApiError(404, 'Not Found');
+
+    const host = (req.headers.host ?? `127.0.0.1:${listeningPort}`).toLowerCase().replace(/:80$/, '');
+    const signer = authenticate(
+      {
+        method,
+        baseUrl: `http://${host}${url.pathname}`,
+        // A POST's form body is signed; a PUT's is not (maas-client-go, and what MAAS checks).
+        params: [...query.pairs, ...(method === 'POST' && form ? body.pairs : [])],
+        authorization: req.headers.authorization,
+      },
+      credentials,
+    );
+    const allowed = allowedMethods(match.route);
+    if (!allowed.includes(method)) throw new MaasApiError(405, '', TEXT_PLAIN, { Allow: allowed.join(', ') });
+    const handler = findHandler(match.route, method, op);
+    if (!handler) throw badRequest(`Unrecognised signature: method=${method} op=${op ?? 'None'}`);
+    // GET and DELETE read the query string (plus a body, since clients send one even on GET).
+    const params = method === 'GET' || method === 'DELETE' ? query.concat(body) : body;
+    const reply = handler(backend, { user: signer, id: match.id ?? '', params });
+    if (reply.status === 204) send(res, 204, '', undefined);
+    else send(res, 200, JSON.stringify(reply.json), APPLICATION_JSON);
+  };
+
+  const server = http.createServer((req, res) => {
+    requests++;
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    let match: PathMatch | undefined;
+    try {
+      match = matchPath(url.pathname);
+    } catch {
+      match = undefined;
+    }
+    answer(req, res, match, url).catch((err: unknown) => {
+      if (err instanceof MaasApiError) send(res, err.status, err.body, err.status === 405 ? undefined : err.contentType, err.headers);
+      // Never echo the failure: it could carry request data. The status says enough.
+      else send(res, 500, 'Internal Server Error', TEXT_PLAIN);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const listeningPort = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${listeningPort}/MAAS`,
+    adminKey,
+    userKey,
+    machines: () => fleet.all().map(simMachine),
+    machine: (idOrHostname) => {
+      const m = fleet.find(idOrHostname);
+      return m ? simMachine(m) : undefined;
+    },
+    dnsResources: () => backend.dns.snapshot(),
+    counts: () => ({ deploying: fleet.deployingNow(), maxDeploying: fleet.maxDeploying(), requests, byRoute: { ...byRoute } }),
+    resetCounts: () => {
+      requests = 0;
+      byRoute = {};
+      fleet.resetHighWater();
+    },
+    setFaults: (change) => {
+      faults = mergeFaults(faults, change);
+      if (change.broken) fleet.breakMachines(change.broken);
+    },
+    powerOff: (systemId) => fleet.powerOff(systemId),
+    stop: async () => {
+      fleet.stop();
+      for (const handle of pendingDelays) clock.clearTimeout(handle);
+      pendingDelays.clear();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import test from 'ava';
+import { lines, metalfleet } from './run.ts';
+
+const MAAS = 'test/fixtures/maas';
+const FORM = '<provider>://<optional>/<segments>/<id> (for MAAS maas:///<zone>/<system_id>)';
+
+test('cli validate maas - the three kinds are checked; Cluster API objects and Secrets are skipped', async (t) => {
+  const r = await metalfleet('validate', `${MAAS}/cluster.yaml`);
+  t.is(r.code, 1);
+  t.deepEqual(lines(r.stdout), [
+    'MaasMachine/c1-md-0-abcde: spec.minCPU: Required value',
+    'MaasMachine/c1-md-0-abcde: spec.minMemory: Invalid value: -1: should be greater than or equal to 0',
+    'MaasMachine/c1-md-0-abcde: spec.image: Invalid value: "": should be at least 1 chars long',
+    `MaasMachine/c1-md-0-abcde: spec.providerID: providerID "maas:/az1/" must be of the form ${FORM}: there is no "://" after the provider name`,
+    'MaasCluster/c2: spec.dnsDomain: Invalid value: "": should be at least 1 chars long',
+    'MaasCluster/c2: spec.controlPlaneEndpoint.port: Required value',
+    'MaasMachineTemplate/c2-md-0: spec.template.spec.minCPU: Invalid value: "4": must be of type integer',
+    'MaasMachineTemplate/c2-md-0: spec.template.spec.minMemory: Invalid value: 8192.5: must be of type integer',
+    'MaasMachineTemplate/c2-md-0: spec.template.spec.image: Required value',
+    'MaasMachineTemplate/c2-md-0: spec.template.spec.providerID: providerID "aws:///us-east-1a/i-0abc" names provider "aws"; a MaasMachine\'s providerID is maas:///<zone>/<system_id>',
+  ]);
+  t.deepEqual(lines(r.stderr), [
+    'note: Cluster/c1: skipped (kind not managed by metalfleet)',
+    'note: Secret/c1-control-plane-x7k2p: skipped (kind not managed by metalfleet)',
+    'note: Machine/c1-control-plane-x7k2p: skipped (kind not managed by metalfleet)',
+    '6 objects checked, 3 invalid',
+  ]);
+  t.false(r.stderr.includes('no validation rules'));
+});
+
+test('cli validate maas - valid objects as CAPMAAS\'s docs write them exit 0', async (t) => {
+  const r = await metalfleet('validate', `${MAAS}/valid.yaml`);
+  t.is(r.code, 0);
+  t.is(r.stdout, '');
+  t.deepEqual(lines(r.stderr), ['3 objects checked, 0 invalid']);
+});
+
+test('cli validate maas - --old rejects changes to immutable fields of the same kind, namespace and name', async (t) => {
+  const r = await metalfleet('validate', `${MAAS}/new.yaml`, '--old', `${MAAS}/old.yaml`);
+  t.is(r.code, 1);
+  t.deepEqual(lines(r.stdout), [
+    'MaasCluster/c1: spec.dnsDomain: changing cluster DNS Domain not allowed, old=maas, new=lab.maas',
+    'MaasMachineTemplate/c1-control-plane: spec.template.spec.image: maas machine template image change is not allowed, old=custom/u-2204-0-k-1243-0, new=custom/u-2404-0-k-1312-0',
+    'MaasMachineTemplate/c1-control-plane: spec.template.spec.minCPU: maas machine template min cpu count change is not allowed, old=4, new=8',
+    'MaasMachine/c1-control-plane-x7k2p: spec.minMemory: maas machine min memory change is not allowed, old=8192 MB, new=16384 MB',
+  ]);
+  t.deepEqual(lines(r.stderr), ['5 objects checked, 3 invalid']);
+});
+
+test('cli validate maas - without --old the same objects are valid creates', async (t) => {
+  const r = await metalfleet('validate', `${MAAS}/new.yaml`);
+  t.is(r.code, 0);
+  t.is(r.stdout, '');
+  t.deepEqual(lines(r.stderr), ['5 objects checked, 0 invalid']);
+});
+
+test('cli validate maas - hosts and MAAS objects in one run', async (t) => {
+  const r = await metalfleet('validate', 'test/fixtures/validate/valid.yaml', `${MAAS}/valid.yaml`);
+  t.is(r.code, 0);
+  t.is(lines(r.stderr).at(-1), '4 objects checked, 0 invalid');
+});

@@ -1,0 +1,147 @@
+import test from 'ava';
+import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
+import { startMaasNode } from '../support/maas-node.ts';
+import { waitUntil } from '../support/wait.ts';
+
+type Status = { ready?: boolean; machineState?: string; addresses?: Array<{ type: string; address: string }> };
+const status = async (it: Awaited<ReturnType<typeof startMaasNode>>, name: string) => (await it.store.get('MaasMachine', `capi/${name}`))?.status as Status | undefined;
+const allReady = async (it: Awaited<ReturnType<typeof startMaasNode>>) => (await it.store.list('MaasMachine')).every((m) => (m.status as Status | undefined)?.ready === true);
+const cpIps = async (it: Awaited<ReturnType<typeof startMaasNode>>) => (await it.store.list('MaasMachine'))
+  .filter((m) => m.metadata.labels && 'cluster.x-k8s.io/control-plane' in m.metadata.labels && !m.metadata.deletionTimestamp)
+  .map((m) => ((m.status as Status | undefined)?.addresses ?? []).find((a) => a.type === 'ExternalIP')?.address ?? '').sort();
+const dnsIps = (it: Awaited<ReturnType<typeof startMaasNode>>) => [...(it.sim.dnsResources()[0]?.ips ?? [])].sort();
+
+test('maas - a cluster comes up: every MaasMachine deployed and ready, DNS holding exactly the control-plane IPs', async (t) => {
+  const it = await startMaasNode();
+  try {
+    t.true(it.store.apply(generateMaasCluster({ controlPlane: 3, workers: 2 })).ok);
+    await waitUntil(() => allReady(it), 20_000, 'all MaasMachines ready');
+    await waitUntil(async () => JSON.stringify(dnsIps(it)) === JSON.stringify(await cpIps(it)), 10_000, 'DNS = control-plane IPs');
+    const cp0 = await it.store.get('MaasMachine', 'capi/demo-cp-0');
+    const spec = cp0?.spec as { providerID?: string; systemID?: string; failureDomain?: string };
+    t.regex(spec.providerID ?? '', /^maas:\/\/\/az[12]\/[a-z0-9]{6}$/);
+    const simMachine = it.sim.machine(spec.systemID ?? '');
+    t.is(simMachine?.status_name, 'Deployed');
+    t.is(simMachine?.power_state, 'on');
+    t.is(Buffer.from(String((simMachine as { user_data?: string }).user_data ?? ''), 'base64').toString().includes('hostname: demo-cp-0') || String((simMachine as { user_data?: string }).user_data ?? '').includes('hostname: demo-cp-0'), true);
+    t.is(it.sim.dnsResources()[0]?.addressTtl, 10);
+    const cluster = await it.store.get('MaasCluster', 'capi/demo');
+    t.is((cluster?.status as { ready?: boolean }).ready, true);
+    t.regex((cluster?.spec as { controlPlaneEndpoint?: { host?: string } }).controlPlaneEndpoint?.host ?? '', /^demo-[0-9a-f]{6}\.maas$/);
+    // Deleting a worker releases its machine back to Ready.
+    const w0 = (await it.store.get('MaasMachine', 'capi/demo-worker-0'))?.spec as { systemID?: string };
+    it.store.delete('MaasMachine', 'capi/demo-worker-0');
+    await waitUntil(async () => (await it.store.get('MaasMachine', 'capi/demo-worker-0')) === undefined, 10_000, 'worker gone');
+    await waitUntil(() => it.sim.machine(w0.systemID ?? '')?.status_name === 'Ready', 10_000, 'machine back to Ready');
+    t.pass();
+  } finally {
+    await it.stop();
+  }
+});
+
+test('maas - a failed deployment is released and another machine allocated', async (t) => {
+  let failed = '';
+  const it = await startMaasNode({ sim: { releaseMs: 2_000, faults: { failDeployment: (id: string) => (failed === '' || failed === id ? ((failed = id), true) : false) } } });
+  try {
+    t.true(it.store.apply(generateMaasCluster({ controlPlane: 1, workers: 0 })).ok);
+    await waitUntil(async () => (await status(it, 'demo-cp-0'))?.ready === true, 20_000, 'ready on another machine');
+    const spec = (await it.store.get('MaasMachine', 'capi/demo-cp-0'))?.spec as { systemID?: string };
+    t.truthy(failed);
+    t.not(spec.systemID, failed);
+    t.true(['Releasing', 'Disk erasing', 'Ready'].includes(it.sim.machine(failed)?.status_name ?? ''), 'the failed machine was released');
+  } finally {
+    await it.stop();
+  }
+});
+
+test('maas - a Deployed machine that powers itself off is powered on again', async (t) => {
+  const it = await startMaasNode();
+  try {
+    t.true(it.store.apply(generateMaasCluster({ controlPlane: 1, workers: 0 })).ok);
+    await waitUntil(async () => (await status(it, 'demo-cp-0'))?.ready === true, 20_000, 'ready');
+    const id = ((await it.store.get('MaasMachine', 'capi/demo-cp-0'))?.spec as { systemID: string }).systemID;
+    it.sim.powerOff(id);
+    await waitUntil(async () => (await status(it, 'demo-cp-0'))?.ready === false || it.sim.machine(id)?.power_state === 'on', 5_000, 'noticed');
+    await waitUntil(() => it.sim.machine(id)?.power_state === 'on', 10_000, 'powered on again');
+    await waitUntil(async () => (await status(it, 'demo-cp-0'))?.ready === true, 10_000, 'ready again');
+    t.is(it.sim.machine(id)?.status_name, 'Deployed');
+  } finally {
+    await it.stop();
+  }
+});
+
+test('maas - the capacity limit holds in MAAS: never more machines Deploying than slots', async (t) => {
+  const it = await startMaasNode({ limit: 2, sim: { deployMs: 150 } });
+  try {
+    t.true(it.store.apply(generateMaasCluster({ controlPlane: 0, workers: 8 })).ok);
+    await waitUntil(() => allReady(it), 30_000, 'all ready');
+    t.is(it.sim.counts().maxDeploying, 2);
+  } finally {
+    await it.stop();
+  }
+});
+
+test('maas - DNS follows control-plane churn and is not wiped when every machine is briefly off', async (t) => {
+  // Machines are looked at rarely here, so the power states the test writes stay put.
+  const it = await startMaasNode({ config: { steadyPollMs: 60_000 } });
+  try {
+    t.true(it.store.apply(generateMaasCluster({ controlPlane: 3, workers: 0 })).ok);
+    await waitUntil(() => allReady(it), 20_000, 'ready');
+    await waitUntil(() => dnsIps(it).length === 3, 10_000, 'three attached');
+    const all = await cpIps(it);
+    const power = async (names: string[], on: boolean): Promise<readonly string[]> => {
+      for (const n of names) {
+        const m = await it.store.get('MaasMachine', `capi/${n}`);
+        await it.store.writeStatus('MaasMachine', `capi/${n}`, { ...(m?.status ?? {}), machinePowered: on });
+      }
+      // The cluster actor handles the wake-ups before it answers (its mailbox is FIFO).
+      return [...((await it.node.maas?.dns('capi/demo', 5_000))?.ips ?? [])].sort();
+    };
+    // One control-plane machine off: its address leaves the record.
+    t.is((await power(['demo-cp-0'], false)).length, 2);
+    t.deepEqual(dnsIps(it).length, 2);
+    // Every one of them off at once (a power blip): the record keeps what it had (PR #339).
+    const blip = await power(['demo-cp-1', 'demo-cp-2'], false);
+    t.is(blip.length, 2);
+    t.is(dnsIps(it).length, 2);
+    // Back on: all three again.
+    t.deepEqual(await power(['demo-cp-0', 'demo-cp-1', 'demo-cp-2'], true), all);
+    // A deleted control-plane machine leaves the record.
+    it.store.delete('MaasMachine', 'capi/demo-cp-2');
+    await waitUntil(async () => JSON.stringify(dnsIps(it)) === JSON.stringify(await cpIps(it)) && dnsIps(it).length === 2, 10_000, 'DNS = remaining control plane');
+    // The cluster goes: its record is deleted too (CAPMAAS leaks it).
+    for (const m of await it.store.list('MaasMachine')) it.store.delete('MaasMachine', `capi/${m.metadata.name}`);
+    it.store.delete('MaasCluster', 'capi/demo');
+    await waitUntil(() => it.sim.dnsResources().length === 0, 10_000, 'record deleted');
+    await waitUntil(async () => (await it.store.get('MaasCluster', 'capi/demo')) === undefined, 10_000, 'cluster gone');
+    t.pass();
+  } finally {
+    await it.stop();
+  }
+});
+
+test('maas - waits for bootstrap data, then deploys with it', async (t) => {
+  const it = await startMaasNode();
+  try {
+    const objects = generateMaasCluster({ controlPlane: 1, workers: 0 }).filter((o) => (o as { kind: string }).kind !== 'Secret');
+    t.true(it.store.apply(objects).ok);
+    await waitUntil(async () => ((await status(it, 'demo-cp-0')) as { conditions?: Array<{ reason?: string }> } | undefined)?.conditions?.some((c) => c.reason === 'WaitingForBootstrapData') ?? false, 5_000, 'waiting');
+    t.is(it.sim.machines().filter((m) => m.status_name !== 'Ready').length, 0);
+    t.true(it.store.apply(generateMaasCluster({ controlPlane: 1, workers: 0 }).filter((o) => (o as { kind: string }).kind === 'Secret')).ok);
+    await waitUntil(async () => (await status(it, 'demo-cp-0'))?.ready === true, 20_000, 'ready');
+    t.pass();
+  } finally {
+    await it.stop();
+  }
+});
+
+test('maas - a non-admin key cannot turn swap off: with skipSwap it deploys anyway', async (t) => {
+  const it = await startMaasNode({ apiKey: 'user', config: { skipSwap: true } });
+  try {
+    t.true(it.store.apply(generateMaasCluster({ controlPlane: 0, workers: 1 })).ok);
+    await waitUntil(() => allReady(it), 20_000, 'ready');
+    t.pass();
+  } finally {
+    await it.stop();
+  }
+});
