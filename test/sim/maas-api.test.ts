@@ -375,3 +375,42 @@ test('maas sim - DNS create errors: duplicate name, bad address, bad ttl', async
   }
   t.is(sim.dnsResources().length, 1);
 });
+
+test('maas sim - tags: list, create (admin), op-update_nodes adds and removes, and allocate sees the change', async (t) => {
+  const sim = await started(t);
+  const names = json<Array<{ name: string }>>(await call(sim, 'GET', 'tags/')).map((tag) => tag.name);
+  t.true(names.includes('gpu') && names.includes('ssd'));
+  t.like(json<{ name: string; resource_uri: string }>(await call(sim, 'GET', 'tags/ssd/')), { name: 'ssd', resource_uri: '/MAAS/api/2.0/tags/ssd/' });
+  const missing = await call(sim, 'GET', 'tags/nope/');
+  t.is(missing.status, 404);
+  t.is(missing.text, 'No Tag matches the given query.');
+
+  // A tag that exists but is on no machine: allocate finds nothing (409), it is not an unknown tag (400).
+  t.is((await call(sim, 'POST', 'tags/', [['name', 'maintenance']], sim.userKey)).status, 403);
+  t.is((await call(sim, 'POST', 'tags/', [['name', 'maintenance'], ['comment', 'held back']])).status, 200);
+  t.is((await call(sim, 'POST', 'tags/', [['name', 'maintenance']])).status, 400);
+  t.is((await call(sim, 'POST', 'machines/', 'op=allocate&tags=maintenance')).status, 409);
+
+  const a = idOf(sim, 'node-02');
+  const b = idOf(sim, 'node-06');
+  const update = await call(sim, 'POST', 'tags/maintenance/op-update_nodes', [['add', a], ['add', b], ['add', 'zzzzzz']]);
+  t.is(update.status, 200, update.text);
+  t.deepEqual(json<{ added: number; removed: number }>(update), { added: 2, removed: 0 });
+  t.deepEqual(sim.machine(a)?.tags, ['ssd', 'maintenance']);
+  t.is(json<MachineJson>(await call(sim, 'POST', 'machines/', 'op=allocate&tags=maintenance')).hostname, 'node-02');
+  const removed = await call(sim, 'POST', 'tags/maintenance/', [['op', 'update_nodes'], ['remove', b]]);
+  t.deepEqual(json<{ added: number; removed: number }>(removed), { added: 0, removed: 1 });
+  t.deepEqual(sim.machine(b)?.tags, ['ssd']);
+  t.is((await call(sim, 'POST', 'tags/maintenance/op-update_nodes', [['add', b]], sim.userKey)).status, 403);
+  const stale = await call(sim, 'POST', 'tags/maintenance/op-update_nodes', [['add', b], ['definition', '//node']]);
+  t.is(stale.status, 409);
+  t.is(stale.text, "Definition supplied '//node' doesn't match current definition ''");
+});
+
+test('maas sim - startMaasSim refuses bad machines, keys and timings with the field named', async (t) => {
+  await t.throwsAsync(startMaasSim({ machines: [{ hostname: 'a', cpuCount: 1, memoryMb: 1 }, { hostname: 'A', cpuCount: 1, memoryMb: 1 }] }), { message: /machines: \[1\]\.hostname: "A" is already the hostname of machine \[0\]/ });
+  await t.throwsAsync(startMaasSim({ machines: [{ hostname: 'a', cpuCount: 0, memoryMb: 1 }] }), { message: /machines: \[0\]\.cpuCount: must be at least 1/ });
+  await t.throwsAsync(startMaasSim({ keys: { admin: 'only-two:parts' } }), { message: /keys\.admin/ });
+  await t.throwsAsync(startMaasSim({ deployMs: -1 }), { message: /deployMs/ });
+  await t.throwsAsync(startMaasSim({ port: 70_000 }), { message: /port/ });
+});

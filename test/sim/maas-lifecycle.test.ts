@@ -351,3 +351,23 @@ test('maas sim - latencyMs delays every answer on the simulator clock', async (t
   clock.advance(1);
   t.is((await pending).status, 200);
 });
+
+test('maas sim - no free address in the zone: deploy is 503 and the machine is left as it was', async (t) => {
+  // A zone limited to 241 addresses (one /24's .10 to .250), all held by deployed machines here.
+  const holders = Array.from({ length: 241 }, (_, i) => ({ hostname: `h${i}`, zone: 'tiny', cpuCount: 1, memoryMb: 1024, status: 'Deployed' as const }));
+  const sim = await started(t, { zoneAddresses: 241, machines: [...holders, { hostname: 'late', zone: 'tiny', cpuCount: 1, memoryMb: 1024 }] });
+  const id = idOf(sim, 'late');
+  const r = await deploy(sim, id);
+  t.is(r.status, 503);
+  t.is(r.text, `${id}: Unable to allocate static IP due to address exhaustion.`);
+  t.like(sim.machine(id), { status_name: 'Ready', owner: null });
+});
+
+test('maas sim - a zone goes on into the next /24 when one fills, so large fleets deploy', async (t) => {
+  const holders = Array.from({ length: 241 }, (_, i) => ({ hostname: `h${i}`, zone: 'big', cpuCount: 1, memoryMb: 1024, status: 'Deployed' as const }));
+  const sim = await started(t, { machines: [...holders, { hostname: 'late', zone: 'big', cpuCount: 1, memoryMb: 1024 }] });
+  const id = idOf(sim, 'late');
+  const r = await deploy(sim, id);
+  t.is(r.status, 200);
+  t.regex(sim.machine(id)?.ip_addresses[0] ?? '', /^10\.11\.\d+\.10$/);
+});

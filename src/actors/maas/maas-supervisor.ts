@@ -30,6 +30,10 @@ export interface MaasOptions {
 interface SupervisorState {
   readonly machines: Map<string, ActorRef<MaasMachineMsg>>;
   readonly clusters: Map<string, ActorRef<MaasClusterMsg>>;
+  // Who depends on what, from the CAPI Machines seen: "<ns>/<machine>" and "<ns>/<bootstrap
+  // secret>" to the MaasMachine key, so a change wakes its dependents only, not a namespace.
+  readonly byMachine: Map<string, string>;
+  readonly bySecret: Map<string, string>;
 }
 
 // Spawns an actor per MaasMachine and per MaasCluster on demand and routes store events: spec
@@ -38,7 +42,7 @@ interface SupervisorState {
 export function maasSupervisorBehavior(o: MaasOptions): Behavior<SupervisorState, MaasSupervisorMsg> {
   return {
     kind: 'maas-supervisor',
-    init: () => ({ machines: new Map(), clusters: new Map() }),
+    init: () => ({ machines: new Map(), clusters: new Map(), byMachine: new Map(), bySecret: new Map() }),
     receive: async (s, msg, ctx) => {
       if (msg.type === 'machine') {
         msg.reply(s.machines.get(msg.key) ?? null);
@@ -87,11 +91,21 @@ export function maasSupervisorBehavior(o: MaasOptions): Behavior<SupervisorState
         tell(ref, { type: 'tick' });
         return s;
       }
-      // A Machine or Secret changed: the MaasMachines of that namespace look again (their
+      // A CAPI Machine or a Secret changed: wake the MaasMachine that depends on it (its
       // bootstrap data may just have appeared).
-      const ns = e.key.split('/')[0];
-      for (const [key, ref] of s.machines) if (key.startsWith(`${ns}/`)) {
-        const object = await o.store.get('MaasMachine', key);
+      const ns = e.key.split('/')[0] ?? 'default';
+      if (e.kind === 'Machine' && e.type === 'upsert') {
+        const spec = (e.object.spec ?? {}) as { infrastructureRef?: { name?: string }; bootstrap?: { dataSecretName?: string } };
+        const target = spec.infrastructureRef?.name;
+        if (target) {
+          s.byMachine.set(e.key, `${ns}/${target}`);
+          if (spec.bootstrap?.dataSecretName) s.bySecret.set(`${ns}/${spec.bootstrap.dataSecretName}`, `${ns}/${target}`);
+        }
+      }
+      const dependent = e.kind === 'Machine' ? s.byMachine.get(e.key) : e.kind === 'Secret' ? s.bySecret.get(e.key) : undefined;
+      const ref = dependent ? s.machines.get(dependent) : undefined;
+      if (ref && dependent) {
+        const object = await o.store.get('MaasMachine', dependent);
         if (object) tell(ref, { type: 'observed', object });
       }
       return s;

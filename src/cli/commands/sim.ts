@@ -57,7 +57,7 @@ export function register(program: Command): void {
     .option('--seed <file>', 'YAML or JSON list of machines to start with (default: 12 Ready machines in zones az1/az2, pools default/gpu)')
     .option('--deploy-ms <ms>', 'Deploying lasts this long (default 1000)', intFlag('--deploy-ms', 0))
     .option('--release-ms <ms>', 'Releasing and Disk erasing last this long (default 200)', intFlag('--release-ms', 0))
-    .addHelpText('after', '\nPrints MAAS_ENDPOINT=, MAAS_API_KEY= (admin) and MAAS_USER_API_KEY= (non-admin) on stdout.\n\nExamples:\n  metalfleet sim maas\n  eval "$(metalfleet sim maas --port 5240 &)"\n  metalfleet sim maas --seed machines.yaml --deploy-ms 5000\n')
+    .addHelpText('after', '\nPrints MAAS_ENDPOINT=, MAAS_API_KEY= (admin) and MAAS_USER_API_KEY= (non-admin) on stdout.\n\nExamples:\n  metalfleet sim maas\n  metalfleet sim maas --port 5240 > maas.env &\n  metalfleet sim maas --seed machines.yaml --deploy-ms 5000\n')
     .action(async (flags: SimMaasFlags) => {
       const machines = flags.seed === undefined ? undefined : await readSeed(flags.seed);
       let maas;
@@ -68,10 +68,12 @@ export function register(program: Command): void {
         if (code === 'EADDRINUSE') throw new CliError(`--port ${flags.port}: already in use on 127.0.0.1`, 1);
         throw err;
       }
+      // Listen for the signals before printing: whoever reads these lines may signal at once.
+      const signalled = untilSignalled();
       process.stdout.write(`MAAS_ENDPOINT=${maas.url}\nMAAS_API_KEY=${maas.adminKey}\nMAAS_USER_API_KEY=${maas.userKey}\n`);
       const zones = [...new Set(maas.machines().map((m) => m.zone))].join(', ');
       process.stderr.write(`metalfleet sim maas: ${maas.machines().length} machines in zones ${zones}; stop with Ctrl-C\n`);
-      await untilSignalled();
+      await signalled;
       await maas.stop();
     });
 }

@@ -21,6 +21,7 @@ export interface FleetConfig {
   readonly deployMs: number;
   readonly releaseMs: number;
   readonly eraseOnRelease: boolean;
+  readonly zoneAddresses: number;
   readonly clock: SimClock;
   readonly faults: () => MaasFaults;
   /** Who owns machines seeded Allocated or Deployed. */
@@ -33,9 +34,12 @@ export const SELF_POWER_OFF_MS = 50;
 // Every simulated machine has a 480 GB disk (storage is in MB, as MAAS reports it).
 const STORAGE_MB = 480_000;
 
-// Host addresses handed out in a zone's /24: .10 to .250.
+// Host addresses handed out in a zone's /24: .10 to .250; a zone that fills one /24 goes on in
+// the next (10.10.<zone>.x, then 10.11.<zone>.x, …) so a thousand-machine fleet fits.
 const FIRST_HOST = 10;
 const LAST_HOST = 250;
+const LAST_BLOCK = 245;
+export const DEFAULT_ZONE_ADDRESSES = (LAST_HOST - FIRST_HOST + 1) * (LAST_BLOCK - 10 + 1);
 
 const HOSTNAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
 
@@ -98,6 +102,10 @@ export class Fleet {
     return this.machines.get(systemIdOrHostname) ?? this.all().find((m) => m.hostname === systemIdOrHostname);
   }
 
+  bySystemId(systemId: string): MachineRecord | undefined {
+    return this.machines.get(systemId);
+  }
+
   get(systemId: string): MachineRecord {
     const m = this.machines.get(systemId);
     if (!m) throw notFound('Machine');
@@ -130,7 +138,10 @@ export class Fleet {
     const [chosen] = byCost(available.filter((m) => allocation.matches(m)));
     if (!chosen) throw conflict(noMatchMessage(allocation));
     if (allocation.dryRun) return chosen;
-    chosen.staleReady = false;
+    if (chosen.staleReady) {
+      chosen.staleReady = false;
+      throw conflict(`Invalid transition: ${statusName(chosen.status)} -> ${statusName(NodeStatus.Allocated)}.`);
+    }
     this.move(chosen, NodeStatus.Allocated);
     chosen.owner = user.name;
     chosen.agentName = allocation.agentName ?? '';
@@ -310,6 +321,8 @@ export class Fleet {
     if (!canTransition(m.status, to)) throw conflict(`Invalid transition: ${statusName(m.status)} -> ${statusName(to)}.`);
     this.cancel(m);
     m.status = to;
+    // The allocator's stale view lasts only until the machine's status next changes.
+    m.staleReady = false;
     if (to === NodeStatus.Deploying) this.highWater = Math.max(this.highWater, this.deployingNow());
   }
 
@@ -328,11 +341,15 @@ export class Fleet {
 
   // An auto IP in the machine's zone: 10.10.<zone id>.<host>, the lowest free host.
   private claimAddress(m: MachineRecord): string {
-    const prefix = `10.10.${this.places.zones.id(m.zone)}.`;
+    const zone = this.places.zones.id(m.zone);
     const used = new Set(this.all().flatMap((o) => o.ipAddresses));
-    for (let host = FIRST_HOST; host <= LAST_HOST; host++) {
-      const ip = `${prefix}${host}`;
-      if (!used.has(ip)) return ip;
+    let offered = 0;
+    for (let block = 10; block <= LAST_BLOCK; block++) {
+      for (let host = FIRST_HOST; host <= LAST_HOST; host++) {
+        if (offered++ >= this.config.zoneAddresses) break;
+        const ip = `10.${block}.${zone}.${host}`;
+        if (!used.has(ip)) return ip;
+      }
     }
     throw new MaasApiError(503, `${m.systemId}: Unable to allocate static IP due to address exhaustion.`);
   }

@@ -15,6 +15,8 @@ export interface MaasSimOptions {
   deployMs?: number;
   /** Releasing / Disk erasing → Ready after this long; default 200. */
   releaseMs?: number;
+  /** Addresses a zone can hand out before deploys get 503 (address exhaustion); default 241 × 236. */
+  zoneAddresses?: number;
   /** The global enable_disk_erasing_on_release; default false. */
   eraseOnRelease?: boolean;
   /** API keys 'consumer_key:token_key:token_secret'; random hex when absent. */

@@ -4,11 +4,12 @@ import type { Places } from './machine-json.ts';
 import { API_PREFIX, machineJson } from './machine-json.ts';
 import type { SimUser } from './oauth.ts';
 import type { Params } from './params.ts';
+import type { TagBook } from './tags.ts';
 
 // The part of the MAAS 2.0 API CAPMAAS uses (capmaas.md §3.2), as handlers keyed by signature:
 // (HTTP method, op), op null for the plain CRUD call — OperationsHandlerMixin.dispatch.
 
-export type RouteName = 'machines/' | 'machines/{id}/' | 'dnsresources/' | 'dnsresources/{id}/';
+export type RouteName = 'machines/' | 'machines/{id}/' | 'dnsresources/' | 'dnsresources/{id}/' | 'tags/' | 'tags/{name}/';
 
 export interface PathMatch {
   readonly route: RouteName;
@@ -22,6 +23,8 @@ const PATHS: ReadonlyArray<[RegExp, RouteName]> = [
   [/^machines\/([^/]+)\/(?:op-([^/]+))?$/, 'machines/{id}/'],
   [/^dnsresources\/(?:op-([^/]+))?$/, 'dnsresources/'],
   [/^dnsresources\/([^/]+)\/(?:op-([^/]+))?$/, 'dnsresources/{id}/'],
+  [/^tags\/(?:op-([^/]+))?$/, 'tags/'],
+  [/^tags\/([^/]+)\/(?:op-([^/]+))?$/, 'tags/{name}/'],
 ];
 
 export function matchPath(pathname: string): PathMatch | undefined {
@@ -30,7 +33,7 @@ export function matchPath(pathname: string): PathMatch | undefined {
   for (const [pattern, route] of PATHS) {
     const m = pattern.exec(rest);
     if (!m) continue;
-    const hasId = route.endsWith('{id}/');
+    const hasId = route.endsWith('}/');
     const id = hasId ? decodeURIComponent(m[1] ?? '') : undefined;
     const pathOp = hasId ? m[2] : m[1];
     return { route, id, pathOp };
@@ -50,6 +53,7 @@ export type Reply = { status: 200; json: unknown } | { status: 204 };
 export interface Backend {
   readonly fleet: Fleet;
   readonly dns: DnsResources;
+  readonly tags: TagBook;
   readonly places: Places;
 }
 
@@ -84,6 +88,14 @@ const SIGNATURES: Record<RouteName, Record<string, Handler>> = {
       b.dns.remove(c.user, c.id);
       return { status: 204 };
     },
+  },
+  'tags/': {
+    'GET ': (b) => ok(b.tags.list()),
+    'POST ': (b, c) => ok(b.tags.create(c.user, c.params)),
+  },
+  'tags/{name}/': {
+    'GET ': (b, c) => ok(b.tags.read(c.id)),
+    'POST update_nodes': (b, c) => ok(b.tags.updateNodes(c.user, c.id, c.params, (id) => b.fleet.bySystemId(id))),
   },
 };
 

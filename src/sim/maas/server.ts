@@ -8,7 +8,7 @@ import { DEFAULT_FLEET } from './default-fleet.ts';
 import { DnsResources } from './dns.ts';
 import type { MaasFaults } from './faults.ts';
 import { mergeFaults, NO_FAULTS } from './faults.ts';
-import { Fleet } from './fleet.ts';
+import { DEFAULT_ZONE_ADDRESSES, Fleet } from './fleet.ts';
 import { simMachine } from './machine.ts';
 import type { Places } from './machine-json.ts';
 import type { Credential } from './oauth.ts';
@@ -19,6 +19,7 @@ import type { Backend, PathMatch } from './routes.ts';
 import { allowedMethods, findHandler, matchPath, routeLabel } from './routes.ts';
 import { NameRegistry } from './registry.ts';
 import { validateSeedMachines } from './seed.ts';
+import { TagBook } from './tags.ts';
 
 // Bodies beyond this are refused: user_data is the largest thing a client sends.
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -102,16 +103,18 @@ export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
 
   let faults: MaasFaults = mergeFaults({ ...NO_FAULTS }, o.faults ?? {});
   const places = buildPlaces(o.domains ?? ['maas'], seeds);
-  const fleet = new Fleet(seeds, places, {
+  const tags = new TagBook();
+  const fleet = new Fleet(seeds, places, tags, {
     deployMs,
     releaseMs,
     eraseOnRelease: o.eraseOnRelease ?? false,
+    zoneAddresses: o.zoneAddresses ?? DEFAULT_ZONE_ADDRESSES,
     clock,
     faults: () => faults,
     seedOwner: ADMIN_NAME,
   });
   if (faults.broken.length > 0) fleet.breakMachines(faults.broken);
-  const backend: Backend = { fleet, dns: new DnsResources(places, clock), places };
+  const backend: Backend = { fleet, dns: new DnsResources(places, clock), tags, places };
 
   let requests = 0;
   let byRoute: Record<string, number> = {};
