@@ -101,7 +101,7 @@ test('ironic client - a real lock: retried with backoff until the node is free',
     // conductor gives up waiting for it after 3 s and Ironic answers 409.
     await c.setPowerState('err~locked', 'power on');
     await c.setMaintenance('err~locked', 'while powering');
-    t.true(c.stats.lockedRetries > 0, 'at least one 409 locked was met and retried');
+    t.true(c.stats.retries > 0, 'at least one 409 locked was met and retried');
     t.true((await c.getNode('err~locked'))?.maintenance);
     await c.deleteNode('err~locked');
   });
@@ -133,7 +133,7 @@ test('ironic client - 409 locked twice, then success: retried inside the client'
     await c.setProvisionState('ns~host', 'manage');
     const puts = fake.seen.filter((s) => s.method === 'PUT');
     t.is(puts.length, 3);
-    t.is(c.stats.lockedRetries, 2);
+    t.is(c.stats.retries, 2);
     t.is(c.stats.byRoute['PUT /v1/nodes/{node}/states/provision'], 3);
     t.deepEqual(JSON.parse(puts[2]?.body ?? '{}'), { target: 'manage' });
   } finally {

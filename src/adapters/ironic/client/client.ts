@@ -7,16 +7,16 @@ import { classifyStatus, IronicError } from './errors.ts';
 import type { IronicErrorCode } from './errors.ts';
 import type { Feature } from './features.ts';
 import { versionSupports } from './features.ts';
-import type { RawResponse } from './http.ts';
-import { createTransport, TransportError } from './http.ts';
+import type { RawResponse } from '../../http/index.ts';
+import { createTransport, TransportError } from '../../http/index.ts';
 import type { CreateNode, JsonPatch, NodeInventory as NodeInventoryT, ValidationResult } from './node.ts';
 import { IronicNode, NodeInventory, NodeList, ValidateResult } from './node.ts';
 import type { IronicClientOptions } from './options.ts';
 import { authHeaders, authSecrets, resolveOptions } from './options.ts';
 import { IronicPort, PortList } from './port.ts';
 import { collectSecrets, createRedactor } from './redact.ts';
-import type { CallStats } from './stats.ts';
-import { createCallStats } from './stats.ts';
+import type { CallStats } from '../../http/index.ts';
+import { createCallStats } from '../../http/index.ts';
 import type { PowerTarget, ProvisionExtra, ProvisionTarget } from './states.ts';
 import type { ApiVersion, ServerVersions } from './version.ts';
 import { negotiate, parseApiVersion } from './version.ts';
@@ -88,7 +88,9 @@ function seg(ref: string): string {
 
 export function createIronicClient(o: IronicClientOptions): IronicClient {
   const opts = resolveOptions(o);
-  const transport = createTransport(opts.base, opts.tls);
+  // Ironic answers are small; a larger body is not Ironic (and not worth buffering).
+  const transport = createTransport(opts.base.protocol === 'https:', opts.tls, 32 * 1024 * 1024);
+  const prefix = `${opts.base.origin}${opts.base.pathname.replace(/\/+$/, '')}`;
   const stats = createCallStats();
   const fixedHeaders: Record<string, string> = { Accept: 'application/json', 'User-Agent': 'metalfleet-ironic-client', ...authHeaders(opts.auth) };
   const fixedSecrets = authSecrets(opts.auth);
@@ -188,7 +190,7 @@ export function createIronicClient(o: IronicClientOptions): IronicClient {
       stats.count(c.route);
       let raw: RawResponse;
       try {
-        raw = await transport.send({ method: c.method, path: c.path, headers, body, timeoutMs: opts.timeoutMs });
+        raw = await transport.send({ method: c.method, url: new URL(prefix + c.path), headers, body, timeoutMs: opts.timeoutMs });
       } catch (err) {
         if (!(err instanceof TransportError)) throw err;
         if (err.failure.kind === 'timeout') {
@@ -218,7 +220,7 @@ export function createIronicClient(o: IronicClientOptions): IronicClient {
       const ironicMessage = said === null ? null : redact(said);
       const { code, retryable } = classifyStatus(raw.status, ironicMessage);
       if (code === 'locked' && attempt < attempts) {
-        stats.countLockedRetry();
+        stats.countRetry();
         await sleep(lockedRetryDelay(attempt, opts.lockedRetries));
         continue;
       }

@@ -14,5 +14,5 @@ export { IronicNode, NodeInventory } from './node.ts';
 export type { CreateNode, JsonPatch, ValidationResult } from './node.ts';
 export { IronicPort } from './port.ts';
 export type { PowerTarget, ProvisionExtra, ProvisionTarget } from './states.ts';
-export type { CallStats } from './stats.ts';
+export type { CallStats } from '../../http/index.ts';
 export { MASK } from './redact.ts';

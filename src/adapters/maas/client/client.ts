@@ -9,15 +9,15 @@ import { classifyStatus, hintFor, MaasError } from './errors.ts';
 import type { MaasErrorCode } from './errors.ts';
 import type { FormPairs, FormValue } from './form.ts';
 import { encodeForm, formPairs } from './form.ts';
-import type { RawResponse } from './http.ts';
-import { createTransport, TransportError } from './http.ts';
+import type { RawResponse } from '../../http/index.ts';
+import { createTransport, TransportError } from '../../http/index.ts';
 import { MaasMachine, MaasMachineList } from './machine.ts';
 import { oauthAuthorization } from './oauth.ts';
 import type { MaasClientOptions } from './options.ts';
 import { resolveOptions } from './options.ts';
 import { createRedactor, userDataSecrets } from './redact.ts';
-import type { CallStats } from './stats.ts';
-import { createCallStats } from './stats.ts';
+import type { CallStats } from '../../http/index.ts';
+import { createCallStats } from '../../http/index.ts';
 
 export interface AllocateConstraints {
   cpuCount?: number;
@@ -137,7 +137,8 @@ const TAG = /^[^\s,]+$/;
 
 export function createMaasClient(o: MaasClientOptions): MaasClient {
   const opts = resolveOptions(o);
-  const transport = createTransport(opts.apiBase.protocol === 'https:', opts.tls);
+  // A machine list of a large MAAS is a few MB; a larger body is not MAAS.
+  const transport = createTransport(opts.apiBase.protocol === 'https:', opts.tls, 64 * 1024 * 1024);
   const stats = createCallStats();
   const keySecrets = apiKeySecrets(opts.key);
 

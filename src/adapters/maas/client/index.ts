@@ -27,5 +27,5 @@ export type { OAuthNonce, RequestToSign, SignatureMethod } from './oauth.ts';
 export { encodeForm, formPairs } from './form.ts';
 export type { FormPairs } from './form.ts';
 export { percentEncode } from './percent-encode.ts';
-export type { CallStats } from './stats.ts';
+export type { CallStats } from '../../http/index.ts';
 export { MASK } from './redact.ts';

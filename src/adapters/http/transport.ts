@@ -1,8 +1,17 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { MaasTls } from './options.ts';
 
-// One keep-alive connection pool per client; TLS settings live on the https agent.
+
+// The HTTP under the Ironic and MAAS clients: one keep-alive connection pool per client, TLS
+// settings on the https agent, bounded bodies, timeouts, and a note of whether a failed request
+// ever fully left (a POST that did not may be sent again).
+
+export interface TransportTls {
+  readonly ca?: string;
+  readonly cert?: string;
+  readonly key?: string;
+  readonly insecure?: boolean;
+}
 
 export interface RawRequest {
   readonly method: string;
@@ -26,8 +35,8 @@ export type RawFailure =
 
 export class TransportError extends Error {
   /**
-   * Whether the whole request was handed to the network. When it was not, MAAS cannot have acted
-   * on it (it reads the whole form body before doing anything), so even a POST may be sent again.
+   * Whether the whole request was handed to the network. When it was not, the server cannot have
+   * acted on it, so even a POST may be sent again.
    */
   readonly sent: boolean;
 
@@ -43,17 +52,19 @@ export interface Transport {
   close(): void;
 }
 
-// Enough parallel connections for a shard's worth of machines; more only queue in the agent.
+// Enough parallel connections for a shard's worth of hosts; more only queue in the agent.
 const MAX_SOCKETS = 64;
-// A machine list of a large MAAS is a few MB; a larger body is not MAAS.
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-export function createTransport(secure: boolean, tls: MaasTls | undefined): Transport {
+// maxBodyBytes: answers are small JSON; a larger body is not the API we expect.
+export function createTransport(secure: boolean, tls: TransportTls | undefined, maxBodyBytes: number): Transport {
+  const MAX_BODY_BYTES = maxBodyBytes;
   const agent = secure
     ? new https.Agent({
       keepAlive: true,
       maxSockets: MAX_SOCKETS,
       ...(tls?.ca !== undefined ? { ca: tls.ca } : {}),
+      ...(tls?.cert !== undefined ? { cert: tls.cert } : {}),
+      ...(tls?.key !== undefined ? { key: tls.key } : {}),
       rejectUnauthorized: tls?.insecure !== true,
     })
     : new http.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
@@ -98,7 +109,7 @@ export function createTransport(secure: boolean, tls: MaasTls | undefined): Tran
       }, req.timeoutMs);
       r.on('error', (err: Error & { code?: string }) => {
         // A kept-alive socket the server closed while idle fails at once with a reset; the
-        // request never reached MAAS, so it is safe to send it again on a new connection.
+        // request never reached the server, so it is safe to send it again on a new connection.
         if (r.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) finish(() => resolve({ retryOnFreshSocket: true }));
         else finish(() => reject(new TransportError({ kind: 'network', error: err }, sent, { cause: err })));
       });

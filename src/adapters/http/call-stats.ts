@@ -1,22 +1,23 @@
-// Requests sent to Ironic, counted by route template (`GET /v1/nodes/{node}`), so tests and
-// benchmarks can tell how much a host cost. Each retry of a locked node counts as a request.
+// Requests sent to a backend, counted by route (`GET /v1/nodes/{node}`, `POST /machines/
+// op=allocate`), so tests and benchmarks can tell what a host cost. Every attempt counts,
+// retries included.
 
 export interface CallStats {
   readonly total: number;
   readonly byRoute: Readonly<Record<string, number>>;
-  /** Requests that met a locked node and were sent again. */
-  readonly lockedRetries: number;
+  /** Requests sent again (a locked node, a 5xx, a timeout, a network failure). */
+  readonly retries: number;
   reset(): void;
 }
 
 export interface CallCounter extends CallStats {
   count(route: string): void;
-  countLockedRetry(): void;
+  countRetry(): void;
 }
 
 export function createCallStats(): CallCounter {
   let total = 0;
-  let lockedRetries = 0;
+  let retries = 0;
   let byRoute: Record<string, number> = {};
   return {
     get total() {
@@ -25,19 +26,19 @@ export function createCallStats(): CallCounter {
     get byRoute() {
       return byRoute;
     },
-    get lockedRetries() {
-      return lockedRetries;
+    get retries() {
+      return retries;
     },
     count(route) {
       total += 1;
       byRoute[route] = (byRoute[route] ?? 0) + 1;
     },
-    countLockedRetry() {
-      lockedRetries += 1;
+    countRetry() {
+      retries += 1;
     },
     reset() {
       total = 0;
-      lockedRetries = 0;
+      retries = 0;
       byRoute = {};
     },
   };
