@@ -125,3 +125,23 @@ test('maas sim - a bad seed file stops the CLI with exit 1 and names the file an
   t.is((await mapped.exited).code, 1);
   t.true(mapped.stderr().includes(`${notList}: expected a list of machines`), mapped.stderr());
 });
+
+test('maas sim - --machine seeds machines from flags; a bad one is refused naming the field', async (t) => {
+  const r = run('--machine', 'hostname=big1,zone=az9,pool=gpu,tags=gpu+nvme,cpu=32,memory=262144', '--machine', 'hostname=small1,cpu=2,memory=4096');
+  t.teardown(() => {
+    if (r.child.exitCode === null) r.child.kill('SIGKILL');
+  });
+  const [endpoint = '', admin = ''] = await linesWithin(r, 2);
+  const res = await fetch(`${endpoint.slice('MAAS_ENDPOINT='.length)}/api/2.0/machines/`, { headers: { Authorization: plaintext(admin.slice('MAAS_API_KEY='.length)) } });
+  const machines = (await res.json()) as Array<{ hostname: string; zone: { name: string }; pool: { name: string }; tag_names: string[]; cpu_count: number; memory: number }>;
+  t.deepEqual(machines.map((m) => `${m.hostname}:${m.zone.name}:${m.pool.name}:${m.tag_names.join('+')}:${m.cpu_count}:${m.memory}`), ['big1:az9:gpu:gpu+nvme:32:262144', 'small1:default:default::2:4096']);
+  r.child.kill('SIGTERM');
+  t.is((await r.exited).code, 0);
+
+  const unknown = run('--machine', 'hostname=x,cores=4');
+  t.is((await unknown.exited).code, 2);
+  t.regex(unknown.stderr(), /--machine #1: unknown field "cores"/);
+  const bad = run('--machine', 'hostname=x,cpu=many,memory=1024');
+  t.is((await bad.exited).code, 2);
+  t.regex(bad.stderr(), /--machine: \[0\]\.cpuCount/);
+});

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { parseSeedMachines, SeedError, startMaasSim } from '../../sim/maas/index.ts';
+import { parseSeedMachines, SeedError, startMaasSim, validateSeedMachines } from '../../sim/maas/index.ts';
 import type { SeedMachine } from '../../sim/maas/index.ts';
 import { CliError } from '../cli-error.ts';
 import { intFlag } from '../config.ts';
@@ -11,6 +11,7 @@ import { intFlag } from '../config.ts';
 interface SimMaasFlags {
   port?: number;
   seed?: string;
+  machine?: string[];
   deployMs?: number;
   releaseMs?: number;
 }
@@ -36,6 +37,28 @@ async function readSeed(file: string): Promise<SeedMachine[]> {
   }
 }
 
+// --machine hostname=h1,zone=az1,pool=gpu,tags=ssd+fast,cpu=8,memory=16384,domain=maas
+const MACHINE_KEYS: Record<string, string> = { hostname: 'hostname', zone: 'zone', pool: 'pool', tags: 'tags', cpu: 'cpuCount', memory: 'memoryMb', domain: 'domain', status: 'status', power: 'powerType' };
+
+function machineFlags(specs: readonly string[]): SeedMachine[] {
+  const raw = specs.map((spec, i) => {
+    const out: Record<string, unknown> = {};
+    for (const part of spec.split(',')) {
+      const [k = '', v = ''] = part.split('=', 2);
+      const key = MACHINE_KEYS[k.trim()];
+      if (!key) throw new CliError(`--machine #${i + 1}: unknown field "${k.trim()}" (known: ${Object.keys(MACHINE_KEYS).join(', ')})`, 2);
+      out[key] = key === 'tags' ? v.split('+').filter(Boolean) : key === 'cpuCount' || key === 'memoryMb' ? Number(v) : v;
+    }
+    return out;
+  });
+  try {
+    return validateSeedMachines(raw, '--machine');
+  } catch (err) {
+    if (err instanceof SeedError) throw new CliError(`invalid --machine, the simulator did not start:\n${err.message}`, 2);
+    throw err;
+  }
+}
+
 function untilSignalled(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
@@ -55,11 +78,14 @@ export function register(program: Command): void {
     .description('a simulated MAAS 2.0 API (OAuth, machines, DNS resources) on 127.0.0.1 until SIGINT/SIGTERM')
     .option('--port <n>', 'listen on this port (default: a free one)', portFlag)
     .option('--seed <file>', 'YAML or JSON list of machines to start with (default: 12 Ready machines in zones az1/az2, pools default/gpu)')
+    .option('--machine <spec...>', 'a machine to start with, e.g. hostname=h1,zone=az1,pool=gpu,tags=ssd+fast,cpu=8,memory=16384 (repeatable; with --seed, added to it)')
     .option('--deploy-ms <ms>', 'Deploying lasts this long (default 1000)', intFlag('--deploy-ms', 0))
     .option('--release-ms <ms>', 'Releasing and Disk erasing last this long (default 200)', intFlag('--release-ms', 0))
-    .addHelpText('after', '\nPrints MAAS_ENDPOINT=, MAAS_API_KEY= (admin) and MAAS_USER_API_KEY= (non-admin) on stdout.\n\nExamples:\n  metalfleet sim maas\n  metalfleet sim maas --port 5240 > maas.env &\n  metalfleet sim maas --seed machines.yaml --deploy-ms 5000\n')
+    .addHelpText('after', '\nPrints MAAS_ENDPOINT=, MAAS_API_KEY= (admin) and MAAS_USER_API_KEY= (non-admin) on stdout.\n\nExamples:\n  metalfleet sim maas\n  metalfleet sim maas --port 5240 > maas.env &\n  metalfleet sim maas --seed machines.yaml --deploy-ms 5000\n  metalfleet sim maas --machine hostname=big1,zone=az1,cpu=32,memory=262144,tags=gpu\n')
     .action(async (flags: SimMaasFlags) => {
-      const machines = flags.seed === undefined ? undefined : await readSeed(flags.seed);
+      const seeded = flags.seed === undefined ? [] : await readSeed(flags.seed);
+      const listed = flags.machine ? machineFlags(flags.machine) : [];
+      const machines = flags.seed === undefined && listed.length === 0 ? undefined : [...seeded, ...listed];
       let maas;
       try {
         maas = await startMaasSim({ port: flags.port, machines, deployMs: flags.deployMs, releaseMs: flags.releaseMs });
