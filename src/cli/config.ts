@@ -26,6 +26,8 @@ const Env = z.object({
   // MAAS, with the names CAPMAAS reads.
   MAAS_ENDPOINT: z.url().optional(),
   MAAS_API_KEY: z.string().min(1).optional(),
+  // CAPMAAS issue #85: turning swap off needs an admin key.
+  MAAS_SKIP_SWAP: z.stringbool().default(false),
 });
 export type Env = z.infer<typeof Env>;
 

@@ -27,6 +27,7 @@ interface DemoFlags {
   imageCheck?: boolean;
   maas?: string | boolean;
   maasKey?: string;
+  maasSkipSwap?: boolean;
   maasControlPlane: number;
   maasWorkers: number;
 }
@@ -47,6 +48,7 @@ export function register(program: Command): void {
     .option('--image-check', 'check image URLs answer before deploying')
     .option('--maas <url>', 'a real MAAS for the MaasMachines (default: MAAS_ENDPOINT, else the simulator on loopback)')
     .option('--maas-key <key>', 'its API key consumer:token:secret (default: MAAS_API_KEY)')
+    .option('--maas-skip-swap', 'do not turn swap off before deploying: needed with a non-admin key (default: MAAS_SKIP_SWAP)')
     .option('--no-maas', 'no MaasMachines')
     .option('--maas-control-plane <n>', 'control-plane MaasMachines of the demo cluster', intFlag('--maas-control-plane', 0), 3)
     .option('--maas-workers <n>', 'worker MaasMachines of the demo cluster', intFlag('--maas-workers', 0), 4)
@@ -80,7 +82,7 @@ export function register(program: Command): void {
         if (!applied.ok) throw new CliError(`demo MAAS objects invalid: ${applied.issues.map((i) => `${i.kind}/${i.key}: ${i.path}: ${i.message}`).join('; ')}`);
       }
       const summary = await runDemo({
-        ...(maas ? { maas: { store: maas.store, driver: maas.driver, ...(maas.simulated ? { config: { deployingPollMs: 200, steadyPollMs: 2_000, powerOnRequeueMs: 1_000 } } : {}) } } : {}),
+        ...(maas ? { maas: { store: maas.store, driver: maas.driver, config: { skipSwap: flags.maasSkipSwap ?? env.MAAS_SKIP_SWAP, ...(maas.simulated ? { deployingPollMs: 200, steadyPollMs: 2_000, powerOnRequeueMs: 1_000 } : {}) } } } : {}),
         store, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000, demoScenarios: ironicUrls.length === 0,
         node: nodeConfig({ name: 'demo', env, defaultLimit: limit === 0 ? Number.POSITIVE_INFINITY : limit }),
       });
