@@ -6,3 +6,4 @@ export { UNLIMITED, IRONIC_DEFAULT_LIMIT, isValidLimit } from './limits.ts';
 export { spawnCapacityBroker, BROKER_MAILBOX } from './capacity-broker.ts';
 export type { CapacityBrokerOptions } from './capacity-broker.ts';
 export type { CapacityMsg, SlotNotice } from './messages.ts';
+export { SlotLease } from './slot-lease.ts';

@@ -3,6 +3,7 @@ import { GATED_OPERATIONS, initialState, step } from '../../machines/bmh/index.t
 import type { BmhEffect, BmhState, MachineConfig, OpResult } from '../../machines/bmh/index.ts';
 import type { HostStore, Logger, Provisioner } from '../../ports/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
+import { SlotLease } from '../capacity/index.ts';
 import type { ActorContext, ActorRef, Behavior, Clock, TimerHandle } from '../runtime/index.ts';
 import { tell } from '../runtime/index.ts';
 import { resolveHostData } from './host-data.ts';
@@ -32,8 +33,7 @@ export interface HostDeps {
 interface HostActorState {
   machine: BmhState | null;
   timer: TimerHandle | null;
-  renewTimer: TimerHandle | null;
-  pool: string | null;
+  readonly slot: SlotLease;
   stateSince: number;
   recent: Transition[];
   readonly writer: StatusWriter;
@@ -50,7 +50,8 @@ export function hostBehavior(key: string, deps: HostDeps): Behavior<HostActorSta
       // A restart after a crash starts empty and re-reads the host from the store on the next
       // message; the zero-delay tick makes sure there is one.
       deps.clock.setTimeout(() => tell(ctx.self, { type: 'tick' }), 0);
-      return { machine: null, timer: null, renewTimer: null, pool: null, stateSince: deps.clock.now(), recent: [], writer: new StatusWriter(key, deps.store, deps.log) };
+      const slot = new SlotLease(deps.broker, key, deps.clock, deps.grantTtlMs, () => tell(ctx.self, { type: 'renewSlot' }));
+      return { machine: null, timer: null, slot, stateSince: deps.clock.now(), recent: [], writer: new StatusWriter(key, deps.store, deps.log) };
     },
     receive: async (s, msg, ctx) => {
       if (msg.type === 'snapshot') {
@@ -58,7 +59,7 @@ export function hostBehavior(key: string, deps: HostDeps): Behavior<HostActorSta
         return s;
       }
       if (msg.type === 'renewSlot') {
-        if (s.pool) tell(deps.broker, { type: 'renew', holder: key, pool: s.pool });
+        s.slot.renew();
         return s;
       }
       if (s.machine === null) {
@@ -83,8 +84,7 @@ export function hostBehavior(key: string, deps: HostDeps): Behavior<HostActorSta
     },
     onStop: (s) => {
       if (s.timer) deps.clock.clearTimeout(s.timer);
-      if (s.renewTimer) deps.clock.clearTimeout(s.renewTimer);
-      if (s.pool) tell(deps.broker, { type: 'release', holder: key, pool: s.pool });
+      s.slot.release();
     },
     describe: (s) => ({
       state: s.machine?.host.status.provisioning.state ?? null,
@@ -104,7 +104,7 @@ function runEffect(s: HostActorState, effect: BmhEffect, ctx: ActorContext<HostM
         // The machine frees the slot whenever a gated call finishes (done or failed; a property
         // test holds it to that), so hand it back now rather than after this host's turn comes:
         // the next waiter starts while this host is still queued.
-        if (GATED_OPERATIONS.has(effect.args.op) && (result.kind === 'done' || result.kind === 'failed')) releaseSlot(s, deps, key);
+        if (GATED_OPERATIONS.has(effect.args.op) && (result.kind === 'done' || result.kind === 'failed')) s.slot.release();
         tell(ctx.self, { type: 'result', seq: effect.seq, result, jitter: deps.random() });
       });
       return;
@@ -115,14 +115,12 @@ function runEffect(s: HostActorState, effect: BmhEffect, ctx: ActorContext<HostM
         uid: machine.host.metadata.uid ?? key, provisionerId: machine.host.status.provisioning.ID, labels: machine.host.metadata.labels ?? {},
         spec: machine.host.spec, credentials: null,
       });
-      s.pool = claim.pool;
       const self = ctx.self;
-      tell(deps.broker, { type: 'acquire', holder: key, pool: claim.pool, operation: effect.op, exempt: claim.exempt, notify: (n) => tell(self, n) });
-      scheduleRenew(s, ctx, deps);
+      s.slot.request(claim.pool, effect.op, claim.exempt, (n) => tell(self, n));
       return;
     }
     case 'releaseSlot':
-      releaseSlot(s, deps, key);
+      s.slot.release();
       return;
     case 'writeStatus':
       s.writer.write(effect.status);
@@ -155,28 +153,6 @@ function runEffect(s: HostActorState, effect: BmhEffect, ctx: ActorContext<HostM
       else deps.log.info(line, effect.message);
     }
   }
-}
-
-function releaseSlot(s: HostActorState, deps: HostDeps, key: string): void {
-  if (s.pool) tell(deps.broker, { type: 'release', holder: key, pool: s.pool });
-  s.pool = null;
-  if (s.renewTimer) deps.clock.clearTimeout(s.renewTimer);
-  s.renewTimer = null;
-}
-
-// Grants carry a TTL so a dead holder cannot leak a slot; a live one renews well within it.
-function scheduleRenew(s: HostActorState, ctx: ActorContext<HostMsg>, deps: HostDeps): void {
-  if (s.renewTimer) return;
-  const every = Math.max(1, Math.floor(deps.grantTtlMs / 3));
-  const tick = (): void => {
-    if (!s.pool) {
-      s.renewTimer = null;
-      return;
-    }
-    tell(ctx.self, { type: 'renewSlot' });
-    s.renewTimer = deps.clock.setTimeout(tick, every);
-  };
-  s.renewTimer = deps.clock.setTimeout(tick, every);
 }
 
 async function perform(host: BareMetalHost, effect: Extract<BmhEffect, { type: 'call' }>, deps: HostDeps): Promise<OpResult> {

@@ -2,6 +2,7 @@ import { initialMaasMachineState, stepMaasMachine } from '../../machines/maas-ma
 import type { MaasMachineConfig, MaasMachineEffect, MaasMachineEvent, MaasMachineState, MaasResult } from '../../machines/maas-machine/index.ts';
 import type { Logger, MaasDriver, ObjectStore, StoredObject } from '../../ports/index.ts';
 import type { CapacityMsg, SlotNotice } from '../capacity/index.ts';
+import { SlotLease } from '../capacity/index.ts';
 import type { ActorRef, Behavior, Clock, Reply, TimerHandle } from '../runtime/index.ts';
 import { tell } from '../runtime/index.ts';
 import { bootstrapData, resolveContext } from './context.ts';
@@ -29,8 +30,7 @@ interface ActorState {
   machine: MaasMachineState | null;
   bootstrapSecret: string | null;
   timer: TimerHandle | null;
-  renew: TimerHandle | null;
-  holding: boolean;
+  readonly slot: SlotLease;
 }
 
 // One actor per MaasMachine: resolves what the machine needs from the store (owner Machine,
@@ -41,7 +41,8 @@ export function maasMachineBehavior(key: string, deps: MaasMachineDeps): Behavio
     kind: 'maas-machine',
     init: (ctx) => {
       deps.clock.setTimeout(() => tell(ctx.self, { type: 'tick' }), 0);
-      return { machine: null, bootstrapSecret: null, timer: null, renew: null, holding: false };
+      const slot = new SlotLease(deps.broker, key, deps.clock, deps.grantTtlMs, () => tell(ctx.self, { type: 'renewSlot' }));
+      return { machine: null, bootstrapSecret: null, timer: null, slot };
     },
     receive: async (s, msg, ctx) => {
       if (msg.type === 'snapshot') {
@@ -49,7 +50,7 @@ export function maasMachineBehavior(key: string, deps: MaasMachineDeps): Behavio
         return s;
       }
       if (msg.type === 'renewSlot') {
-        if (s.holding) tell(deps.broker, { type: 'renew', holder: key, pool: deps.driver.pool });
+        s.slot.renew();
         return s;
       }
       let event: MaasMachineEvent = msg.type === 'slotGranted' ? { type: 'slotGranted', grantId: msg.grantId }
@@ -83,26 +84,12 @@ export function maasMachineBehavior(key: string, deps: MaasMachineDeps): Behavio
             return;
           }
           case 'requestSlot': {
-            st.holding = true;
             const self = ctx.self;
-            tell(deps.broker, { type: 'acquire', holder: key, pool: deps.driver.pool, operation: e.op, exempt: false, notify: (n) => tell(self, n) });
-            if (!st.renew) {
-              const every = Math.max(1, Math.floor(deps.grantTtlMs / 3));
-              const again = (): void => {
-                if (!st.holding) {
-                  st.renew = null;
-                  return;
-                }
-                tell(self, { type: 'renewSlot' });
-                st.renew = deps.clock.setTimeout(again, every);
-              };
-              st.renew = deps.clock.setTimeout(again, every);
-            }
+            st.slot.request(deps.driver.pool, e.op, false, (n) => tell(self, n));
             return;
           }
           case 'releaseSlot':
-            if (st.holding) tell(deps.broker, { type: 'release', holder: key, pool: deps.driver.pool });
-            st.holding = false;
+            st.slot.release();
             return;
           case 'writeSpec':
             deps.store.patchSpec('MaasMachine', key, e.patch).catch((err: unknown) => warn('persisting providerID failed', err));
@@ -131,8 +118,7 @@ export function maasMachineBehavior(key: string, deps: MaasMachineDeps): Behavio
     },
     onStop: (s) => {
       if (s.timer) deps.clock.clearTimeout(s.timer);
-      if (s.renew) deps.clock.clearTimeout(s.renew);
-      if (s.holding) tell(deps.broker, { type: 'release', holder: key, pool: deps.driver.pool });
+      s.slot.release();
     },
     describe: (s) => ({ state: s.machine?.view?.statusName ?? null, ready: s.machine?.status.ready ?? false, slot: s.machine?.slot.phase ?? 'none' }),
   };

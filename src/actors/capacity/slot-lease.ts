@@ -1,0 +1,51 @@
+import type { ActorRef, Clock, TimerHandle } from '../runtime/index.ts';
+import { tell } from '../runtime/index.ts';
+import type { CapacityMsg, SlotNotice } from './messages.ts';
+
+// A holder's side of a capacity slot: ask once, renew well within the grant's TTL while held or
+// waited for (a dead holder's grant then expires and cannot leak), give it back once. Used by the
+// actors that run gated backend work; they hold one of these each.
+export class SlotLease {
+  private pool: string | null = null;
+  private renewTimer: TimerHandle | null = null;
+
+  constructor(
+    private readonly broker: ActorRef<CapacityMsg>,
+    private readonly holder: string,
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+    // Renewals go through the holder's own mailbox, so they stop when the holder does.
+    private readonly renewViaSelf: () => void,
+  ) {}
+
+  get held(): boolean {
+    return this.pool !== null;
+  }
+
+  request(pool: string, operation: string, exempt: boolean, notify: (n: SlotNotice) => void): void {
+    this.pool = pool;
+    tell(this.broker, { type: 'acquire', holder: this.holder, pool, operation, exempt, notify });
+    if (this.renewTimer) return;
+    const every = Math.max(1, Math.floor(this.ttlMs / 3));
+    const again = (): void => {
+      if (this.pool === null) {
+        this.renewTimer = null;
+        return;
+      }
+      this.renewViaSelf();
+      this.renewTimer = this.clock.setTimeout(again, every);
+    };
+    this.renewTimer = this.clock.setTimeout(again, every);
+  }
+
+  renew(): void {
+    if (this.pool) tell(this.broker, { type: 'renew', holder: this.holder, pool: this.pool });
+  }
+
+  release(): void {
+    if (this.pool) tell(this.broker, { type: 'release', holder: this.holder, pool: this.pool });
+    this.pool = null;
+    if (this.renewTimer) this.clock.clearTimeout(this.renewTimer);
+    this.renewTimer = null;
+  }
+}
