@@ -43,50 +43,26 @@ export async function runValidate(files: readonly string[], oldFiles: readonly s
   const summary: ValidateSummary = { checked: 0, invalid: 0, unreadable: 0 };
 
   const previous = new Map<string, unknown>();
-  for (const file of oldFiles) {
-    const docs = await readDocuments(file, io);
-    if (docs === null) {
-      summary.unreadable++;
-      continue;
-    }
-    for (const doc of docs) {
-      if (doc.yamlError !== undefined) {
-        io.err(`error: ${doc.file}:${doc.line}: document ${doc.index + 1}: ${doc.yamlError}`);
-        summary.unreadable++;
-      } else {
-        const kind = validatedKindOf(doc);
-        if (kind !== null) previous.set(objectKey(kind, doc), doc.object);
-      }
-    }
+  for await (const doc of readableDocuments(oldFiles, io, summary)) {
+    const kind = validatedKindOf(doc);
+    if (kind !== null) previous.set(objectKey(kind, doc), doc.object);
   }
 
-  for (const file of files) {
-    const docs = await readDocuments(file, io);
-    if (docs === null) {
+  for await (const doc of readableDocuments(files, io, summary)) {
+    if (doc.kind === undefined) {
+      io.err(`error: ${doc.file}:${doc.line}: document ${doc.index + 1}: not a Kubernetes object (no kind)`);
       summary.unreadable++;
       continue;
     }
-    for (const doc of docs) {
-      if (doc.yamlError !== undefined) {
-        io.err(`error: ${doc.file}:${doc.line}: document ${doc.index + 1}: ${doc.yamlError}`);
-        summary.unreadable++;
-        continue;
-      }
-      if (doc.kind === undefined) {
-        io.err(`error: ${doc.file}:${doc.line}: document ${doc.index + 1}: not a Kubernetes object (no kind)`);
-        summary.unreadable++;
-        continue;
-      }
-      const kind = validatedKindOf(doc);
-      const result = kind === null ? null : validateObject(doc.object, previous.get(objectKey(kind, doc)));
-      if (result === null) {
-        io.err(`note: ${label(doc)}: skipped (kind not managed by metalfleet)`);
-        continue;
-      }
-      summary.checked++;
-      if (result.errors.length > 0) summary.invalid++;
-      for (const e of result.errors) io.out(`${label(doc)}: ${e.path}: ${e.reason}`);
+    const kind = validatedKindOf(doc);
+    const result = kind === null ? null : validateObject(doc.object, previous.get(objectKey(kind, doc)));
+    if (result === null) {
+      io.err(`note: ${label(doc)}: skipped (kind not managed by metalfleet)`);
+      continue;
     }
+    summary.checked++;
+    if (result.errors.length > 0) summary.invalid++;
+    for (const e of result.errors) io.out(`${label(doc)}: ${e.path}: ${e.reason}`);
   }
 
   const unreadable = summary.unreadable > 0 ? `, ${summary.unreadable} unreadable` : '';
@@ -107,4 +83,24 @@ export function register(program: Command): void {
       });
       if (summary.invalid > 0 || summary.unreadable > 0) process.exitCode = 1;
     });
+}
+
+// Every document of the files that parsed as YAML, in order; unreadable files and YAML errors
+// are reported and counted as they come, for inputs and --old files alike.
+async function* readableDocuments(files: readonly string[], io: Output, summary: ValidateSummary): AsyncGenerator<ManifestDocument> {
+  for (const file of files) {
+    const docs = await readDocuments(file, io);
+    if (docs === null) {
+      summary.unreadable++;
+      continue;
+    }
+    for (const doc of docs) {
+      if (doc.yamlError === undefined) {
+        yield doc;
+        continue;
+      }
+      io.err(`error: ${doc.file}:${doc.line}: document ${doc.index + 1}: ${doc.yamlError}`);
+      summary.unreadable++;
+    }
+  }
 }
