@@ -38,3 +38,14 @@ export function annotationPath(key: string): string {
 export function formatFieldError(error: FieldError): string {
   return `${error.path}: ${error.reason}`;
 }
+
+// The value an issue's path points at in the object as given (undefined when absent), to tell a
+// missing field from a wrong one.
+export function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let cur: unknown = root;
+  for (const key of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[key];
+  }
+  return cur;
+}

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { formatFieldPath, type FieldError, type FieldErrorType } from '../field-error.ts';
+import { formatFieldPath, valueAt, type FieldError, type FieldErrorType } from '../field-error.ts';
 import { BareMetalHost } from './schema.ts';
 import { createRules, updateRules } from './validate-rules.ts';
 import { readHost } from './validate-view.ts';
@@ -7,15 +7,6 @@ import { readHost } from './validate-view.ts';
 // Admission for a BareMetalHost: the structural schema first, then the baremetal-operator's
 // webhook rules (reference/bmo.md §2.3). Every problem is returned, not only the first, so one run
 // of `metalfleet validate` shows all there is to fix.
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let cur: unknown = root;
-  for (const key of path) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[key];
-  }
-  return cur;
-}
 
 function issueType(issue: z.core.$ZodIssue, root: unknown): FieldErrorType {
   if (issue.code === 'invalid_type' && valueAt(root, issue.path) === undefined) return 'Required';

@@ -1,18 +1,9 @@
 import type { z } from 'zod';
-import { formatFieldPath, type FieldError } from '../field-error.ts';
+import { formatFieldPath, valueAt, type FieldError } from '../field-error.ts';
 
 // zod issues as FieldErrors, worded the way the API server words a CRD's structural validation
 // ("Required value", "should be greater than or equal to 0"), so `metalfleet validate` reads like
 // `kubectl apply` would for the same manifest. Values are quoted: no MAAS field holds a secret.
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let cur: unknown = root;
-  for (const key of path) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[key];
-  }
-  return cur;
-}
 
 // Every number in CAPMAAS's CRDs is an integer, and a string where one is due fails zod's
 // number check before its integer check.
