@@ -1,8 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { lines, metalfleet } from './run.ts';
+import { lines, metalfleet, ROOT } from './run.ts';
 
 test('demo - the embedded default drives generated hosts to their targets and exits 0', async (t) => {
   const r = await metalfleet('demo', '--hosts', '60', '--latency', '0', '--json');
@@ -68,4 +69,15 @@ test('demo - exits non-zero when hosts cannot reach their targets in time', asyn
   const summary = JSON.parse(lines(r.stdout).at(-1) ?? '{}') as { ok: boolean; notReached: unknown[] };
   t.false(summary.ok);
   t.true(summary.notReached.length > 0);
+});
+
+test('demo - a malformed environment variable and a MAAS URL without its key are one-line errors', async (t) => {
+  const env = await new Promise<{ code: number; stderr: string }>((resolve) => {
+    execFile(process.execPath, ['bin/metalfleet.js', 'demo', '--hosts', '2'], { cwd: ROOT, env: { ...process.env, PROVISIONING_LIMIT: 'lots' } }, (err, _out, stderr) => resolve({ code: err && typeof err.code === 'number' ? err.code : 0, stderr }));
+  });
+  t.is(env.code, 2);
+  t.regex(env.stderr.trim(), /^metalfleet: environment variable PROVISIONING_LIMIT: /);
+  const half = await metalfleet('demo', '--hosts', '2', '--maas', 'http://127.0.0.1:9/MAAS');
+  t.is(half.code, 2);
+  t.is(half.stderr.trim(), 'metalfleet: --maas and --maas-key (or MAAS_ENDPOINT and MAAS_API_KEY) go together');
 });
