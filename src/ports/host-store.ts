@@ -5,6 +5,24 @@ export type HostEvent =
   | { type: 'upsert'; host: BareMetalHost }
   | { type: 'deleted'; key: string };
 
+/**
+ * Who may write a host's status: the owner of its shard, at the lease's epoch. A store that
+ * keeps fences refuses a write whose epoch is older than one it has already seen for that host
+ * (StaleFence), so a node that lost its shard cannot overwrite the new owner's status.
+ */
+export interface Fence {
+  readonly shard: number;
+  readonly epoch: number;
+  readonly holder: string;
+}
+
+/** A user's intent for a host, as a spec or annotation change records it (commands, CLI). */
+export interface HostIntent {
+  /** null removes the annotation. */
+  readonly annotations?: Readonly<Record<string, string | null>>;
+  readonly online?: boolean;
+}
+
 // Where host specs come from and status goes to: Kubernetes, NATS KV, or memory. Writes of status
 // never touch spec, and a write naming a host that is gone fails with StoreNotFound.
 export interface HostStore {
@@ -13,10 +31,14 @@ export interface HostStore {
   // Called for spec and metadata changes (not for our own status writes). Returns unsubscribe.
   watch(listener: (event: HostEvent) => void): () => void;
   getSecret(namespace: string, name: string): Promise<Secret | undefined>;
-  writeStatus(key: string, status: BareMetalHostStatus): Promise<void>;
+  writeStatus(key: string, status: BareMetalHostStatus, fence?: Fence): Promise<void>;
   addFinalizer(key: string, finalizer: string): Promise<void>;
   removeFinalizer(key: string, finalizer: string): Promise<void>;
   removeAnnotation(key: string, annotation: string): Promise<void>;
+  /** Records intent durably (an upsert event follows); StoreError when the host is gone. */
+  applyIntent(key: string, intent: HostIntent): Promise<BareMetalHost>;
+  /** As `kubectl delete`: 'terminating' while finalizers remain, 'deleted' once gone. */
+  requestDelete(key: string): Promise<'terminating' | 'deleted'>;
   close?(): Promise<void>;
 }
 
@@ -24,6 +46,14 @@ export class StoreError extends Error {
   constructor(message: string, readonly retryable: boolean, options?: ErrorOptions) {
     super(message, options);
     this.name = 'StoreError';
+  }
+}
+
+/** A status write refused because a newer owner of the host's shard has written since. */
+export class StaleFence extends StoreError {
+  constructor(key: string, readonly fence: Fence, readonly current: number) {
+    super(`status write for ${key} refused: shard ${fence.shard} epoch ${fence.epoch} of ${fence.holder} is older than epoch ${current}, which has written since (this node no longer owns the shard)`, false);
+    this.name = 'StaleFence';
   }
 }
 

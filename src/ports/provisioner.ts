@@ -1,5 +1,6 @@
 import type { BareMetalHostSpec } from '../api/index.ts';
 import type { CallArgs, OpResult } from '../machines/bmh/index.ts';
+import type { Fence } from './host-store.ts';
 
 export interface Credentials {
   readonly username: string;
@@ -20,6 +21,8 @@ export interface HostData {
   readonly userData?: string;
   readonly networkData?: string;
   readonly metaData?: string;
+  /** The caller's shard lease, for backends that log or refuse calls from a stale owner. */
+  readonly fence?: Fence;
 }
 
 export interface CapacityClaim {

@@ -3,7 +3,7 @@ import { BareMetalHostSpec, type BareMetalHost, type BareMetalHostStatus } from 
 import { formatFieldPath } from '../../api/field-error.ts';
 import { readManifests } from '../../api/manifest.ts';
 import type { Secret } from '../../api/secret.ts';
-import { StoreError, type HostEvent, type HostStore } from '../../ports/index.ts';
+import { StoreError, type HostEvent, type HostIntent, type HostStore } from '../../ports/index.ts';
 import { HostEvents } from './events.ts';
 import { readPersistFile, writePersistFile, type PersistedHost } from './persist.ts';
 import { validateDocuments, type ApplyIssue, type SourceDocument } from './validate.ts';
@@ -209,6 +209,19 @@ class Memory implements MemoryStore {
     const rest = { ...annotations };
     delete rest[annotation];
     this.replaceMeta(key, host, { annotations: Object.keys(rest).length > 0 ? rest : undefined });
+  }
+
+  async applyIntent(key: string, intent: HostIntent): Promise<BareMetalHost> {
+    if (intent.online !== undefined) this.patchSpec(key, { online: intent.online });
+    for (const [name, value] of Object.entries(intent.annotations ?? {})) {
+      if (value === null) await this.removeAnnotation(key, name);
+      else this.setAnnotation(key, name, value);
+    }
+    return this.require(key);
+  }
+
+  async requestDelete(key: string): Promise<'terminating' | 'deleted'> {
+    return this.delete(key);
   }
 
   async close(): Promise<void> {

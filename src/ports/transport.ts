@@ -1,0 +1,49 @@
+import type { KvBucket, KvBucketOptions } from './kv-bucket.ts';
+
+// How nodes and clients reach each other: NATS in a cluster, an in-process bus in the embedded
+// mode. Payloads are bytes here; message shapes (zod + msgpackr) live in src/bus/messages.
+
+export interface BusMessage {
+  readonly subject: string;
+  readonly data: Uint8Array;
+  /** False when the sender asked for no reply (a publish) or the connection is gone. */
+  respond(data: Uint8Array): boolean;
+}
+
+export interface BusSubscription {
+  unsubscribe(): void;
+  /** Stop taking new messages, let handlers already called finish their replies. */
+  drain(): Promise<void>;
+}
+
+export interface SubscribeOptions {
+  /** Members of one queue group share the messages (one of them gets each). */
+  readonly queue?: string;
+}
+
+export type BusStatus = 'connected' | 'disconnected' | 'reconnecting' | 'closed';
+
+export interface Transport {
+  readonly name: string;
+  request(subject: string, data: Uint8Array, options: { timeoutMs: number }): Promise<Uint8Array>;
+  publish(subject: string, data: Uint8Array): void;
+  subscribe(subject: string, handler: (msg: BusMessage) => void, options?: SubscribeOptions): BusSubscription;
+  kv(bucket: string, options?: KvBucketOptions): Promise<KvBucket>;
+  /** Largest payload the server takes (bytes). */
+  readonly maxPayload: number;
+  onStatus(listener: (status: BusStatus) => void): () => void;
+  /** Flush what is pending and close. */
+  close(): Promise<void>;
+}
+
+export type BusErrorKind = 'noResponders' | 'timeout' | 'closed' | 'invalidMessage' | 'tooLarge' | 'unavailable';
+
+/** A failure of the bus itself; `retryable` says whether trying again can help. */
+export class BusError extends Error {
+  readonly retryable: boolean;
+  constructor(readonly kind: BusErrorKind, readonly subject: string, detail: string, options?: ErrorOptions) {
+    super(`${subject}: ${detail}`, options);
+    this.name = 'BusError';
+    this.retryable = kind === 'noResponders' || kind === 'timeout' || kind === 'unavailable';
+  }
+}
