@@ -1,0 +1,29 @@
+import { Packr } from 'msgpackr';
+import type { z } from 'zod';
+import { BusError } from '../ports/index.ts';
+
+// Plain MessagePack (no record structures): every message decodes on its own, on any node and
+// any version, and other tools can read it (reference/runtime.md §6.1).
+const packr = new Packr({ useRecords: false, moreTypes: false, int64AsType: 'number' });
+
+export function encode(value: unknown): Uint8Array {
+  // pack() returns a view into a shared arena: copy so the bytes outlive the next pack().
+  return Uint8Array.from(packr.pack(value));
+}
+
+export type Decoded<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: BusError };
+
+/** Bytes to a validated message; never throws. The error names the subject and the bad field. */
+export function decode<S extends z.ZodType>(subject: string, data: Uint8Array, schema: S): Decoded<z.infer<S>> {
+  let raw: unknown;
+  try {
+    raw = packr.unpack(data);
+  } catch {
+    return { ok: false, error: new BusError('invalidMessage', subject, `payload of ${data.length} bytes is not MessagePack`) };
+  }
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issue = parsed.error.issues[0];
+  const path = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : '(message)';
+  return { ok: false, error: new BusError('invalidMessage', subject, `invalid message at ${path}: ${issue?.message ?? 'does not match the schema'}`) };
+}

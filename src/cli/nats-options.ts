@@ -1,0 +1,66 @@
+import type { Command } from 'commander';
+import { CliError } from './cli-error.ts';
+
+// The NATS flags every cluster command shares (node, apply, delete, command, top). Secrets are
+// taken from the environment or files, never from argv alone, so they stay out of `ps`.
+
+export interface NatsCliOptions {
+  readonly servers: string[];
+  readonly name: string;
+  readonly auth?: { user: string; pass: string } | { token: string } | { nkeySeed: string } | { credsFile: string };
+  readonly tls?: { caFile?: string; certFile?: string; keyFile?: string };
+}
+
+export function addNatsFlags(cmd: Command): Command {
+  return cmd
+    .option('--nats <urls>', 'NATS server URLs, comma separated (env NATS_URL)')
+    .option('--nats-user <user>', 'NATS user; the password comes from env NATS_PASSWORD')
+    .option('--nats-token-file <file>', 'file holding a NATS token (or env NATS_TOKEN)')
+    .option('--nats-nkey-file <file>', 'file holding an nkey seed (or env NATS_NKEY_SEED)')
+    .option('--nats-creds <file>', 'NATS credentials file (JWT + seed; or env NATS_CREDS)')
+    .option('--nats-ca <file>', 'CA certificate to verify the NATS server (TLS)')
+    .option('--nats-cert <file>', 'client certificate for NATS mutual TLS')
+    .option('--nats-key <file>', 'client key for NATS mutual TLS');
+}
+
+export interface NatsFlagValues {
+  nats?: string;
+  natsUser?: string;
+  natsTokenFile?: string;
+  natsNkeyFile?: string;
+  natsCreds?: string;
+  natsCa?: string;
+  natsCert?: string;
+  natsKey?: string;
+}
+
+export async function natsOptionsFrom(flags: NatsFlagValues, env: NodeJS.ProcessEnv, name: string): Promise<NatsCliOptions> {
+  const urls = flags.nats ?? env.NATS_URL;
+  if (!urls) throw new CliError('no NATS server given: pass --nats nats://HOST:PORT or set NATS_URL');
+  const servers = urls.split(',').map((s) => s.trim()).filter(Boolean);
+  const { readFile } = await import('node:fs/promises');
+  const read = async (file: string, what: string): Promise<string> => {
+    try {
+      return (await readFile(file, 'utf8')).trim();
+    } catch (err) {
+      throw new CliError(`cannot read the ${what} file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    }
+  };
+  let auth: NatsCliOptions['auth'];
+  const user = flags.natsUser ?? env.NATS_USER;
+  if (user) {
+    const pass = env.NATS_PASSWORD;
+    if (!pass) throw new CliError(`NATS user ${user} given without a password: set NATS_PASSWORD`);
+    auth = { user, pass };
+  } else if (flags.natsTokenFile || env.NATS_TOKEN) {
+    auth = { token: flags.natsTokenFile ? await read(flags.natsTokenFile, 'NATS token') : (env.NATS_TOKEN as string) };
+  } else if (flags.natsNkeyFile || env.NATS_NKEY_SEED) {
+    auth = { nkeySeed: flags.natsNkeyFile ? await read(flags.natsNkeyFile, 'nkey seed') : (env.NATS_NKEY_SEED as string) };
+  } else if (flags.natsCreds || env.NATS_CREDS) {
+    auth = { credsFile: (flags.natsCreds ?? env.NATS_CREDS) as string };
+  }
+  const tls = flags.natsCa || flags.natsCert || flags.natsKey
+    ? { ...(flags.natsCa ? { caFile: flags.natsCa } : {}), ...(flags.natsCert ? { certFile: flags.natsCert } : {}), ...(flags.natsKey ? { keyFile: flags.natsKey } : {}) }
+    : undefined;
+  return { servers, name, ...(auth ? { auth } : {}), ...(tls ? { tls } : {}) };
+}

@@ -1,0 +1,107 @@
+// One contract for both KvBucket implementations: what leases, membership, the NATS store and the
+// capacity grants rely on. The memory bucket must behave as JetStream KV on server 2.9 does.
+import test from 'ava';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
+import { openNatsKv } from '../../src/bus/nats-kv.ts';
+import type { KvBucket, KvEvent } from '../../src/ports/index.ts';
+import { KvConflict } from '../../src/ports/index.ts';
+import { startNatsServer, type NatsServer } from '../support/nats-server.ts';
+import { waitFor } from '../support/wait.ts';
+
+let server: NatsServer;
+let nc: NatsConnection;
+let n = 0;
+test.before(async () => {
+  server = await startNatsServer();
+  nc = await connect({ servers: server.url });
+});
+test.after.always(async () => {
+  await nc?.close();
+  await server?.dispose();
+});
+
+const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+const text = (b: Uint8Array | undefined): string => new TextDecoder().decode(b);
+
+type Open = (ttlMs?: number) => Promise<KvBucket>;
+const impls: Array<[string, Open]> = [
+  ['memory', async (ttlMs) => new MemoryKvStore().bucket(`b${n++}`, ttlMs ? { ttlMs } : {})],
+  ['nats', (ttlMs) => openNatsKv(nc, `b${n++}`, ttlMs ? { ttlMs } : {})],
+];
+
+for (const [name, open] of impls) {
+  test(`${name}: create is create-if-absent and update is compare-and-set by revision`, async (t) => {
+    const kv = await open();
+    const r1 = await kv.create('shard.1', bytes('a'));
+    await t.throwsAsync(kv.create('shard.1', bytes('b')), { instanceOf: KvConflict });
+    const r2 = await kv.update('shard.1', bytes('c'), r1);
+    t.true(r2 > r1);
+    await t.throwsAsync(kv.update('shard.1', bytes('d'), r1), { instanceOf: KvConflict });
+    t.is(text((await kv.get('shard.1'))?.value), 'c');
+  });
+
+  test(`${name}: a revision-guarded delete refuses a stale revision, and the key can be created again with a higher revision`, async (t) => {
+    const kv = await open();
+    const r1 = await kv.create('k', bytes('a'));
+    const r2 = await kv.update('k', bytes('b'), r1);
+    await t.throwsAsync(kv.delete('k', { revision: r1 }), { instanceOf: KvConflict });
+    await kv.delete('k', { revision: r2 });
+    t.is(await kv.get('k'), null);
+    const r3 = await kv.create('k', bytes('c'));
+    t.true(r3 > r2, 'a later tenure always has a higher revision (the lease epoch)');
+  });
+
+  test(`${name}: keys and watch follow NATS wildcards; watch replays current values, then changes`, async (t) => {
+    const kv = await open();
+    await kv.put('node.a', bytes('1'));
+    await kv.put('shard.1', bytes('x'));
+    const seen: KvEvent[] = [];
+    let ready = false;
+    const stop = await kv.watch({ key: 'node.*', onEvent: (e) => seen.push(e), onReady: () => { ready = true; } });
+    await waitFor(() => ready, 5_000, 'watch ready');
+    t.deepEqual(seen.map((e) => `${e.op}:${e.key}`), ['put:node.a']);
+    await kv.put('node.b', bytes('2'));
+    await kv.delete('node.a');
+    await kv.put('shard.2', bytes('y'));
+    await waitFor(() => seen.length === 3, 5_000, 'two more node events');
+    t.deepEqual(seen.map((e) => `${e.op}:${e.key}`), ['put:node.a', 'put:node.b', 'delete:node.a']);
+    t.deepEqual((await kv.keys('node.*')).sort(), ['node.b']);
+    stop();
+  });
+}
+
+test('memory: the bucket TTL expires entries silently, as server 2.9 does', async (t) => {
+  let now = 0;
+  const kv = new MemoryKvStore({ now: () => now }).bucket('ttl', { ttlMs: 1_000 });
+  const seen: KvEvent[] = [];
+  await kv.watch({ onEvent: (e) => seen.push(e) });
+  await kv.put('lease', bytes('a'));
+  await waitFor(() => seen.length === 1);
+  now = 999;
+  t.truthy(await kv.get('lease'));
+  now = 1_000;
+  t.is(await kv.get('lease'), null);
+  await kv.create('lease', bytes('b'));
+  t.deepEqual(seen.map((e) => e.op), ['put', 'put'], 'no delete event for the expiry');
+});
+
+test('nats: the bucket TTL expires a key, after which another holder can create it', async (t) => {
+  const kv = await openNatsKv(nc, 'ttl-real', { ttlMs: 1_000 });
+  await kv.create('lease', bytes('a'));
+  await t.throwsAsync(kv.create('lease', bytes('b')), { instanceOf: KvConflict });
+  const started = Date.now();
+  let created = false;
+  while (!created && Date.now() - started < 10_000) {
+    try {
+      await kv.create('lease', bytes('b'));
+      created = true;
+    } catch (err) {
+      if (!(err instanceof KvConflict)) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  t.true(created);
+  t.true(Date.now() - started >= 900, 'not before the TTL');
+});
