@@ -1,7 +1,7 @@
 import type { BareMetalHost, BareMetalHostStatus, ProvisioningState } from '../../api/index.ts';
 import { GATED_OPERATIONS, initialState, step } from '../../machines/bmh/index.ts';
 import type { BmhEffect, BmhState, MachineConfig, OpResult } from '../../machines/bmh/index.ts';
-import type { HostStore, Logger, Provisioner } from '../../ports/index.ts';
+import type { Fence, HostStore, Logger, Provisioner } from '../../ports/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
 import { SlotLease } from '../capacity/index.ts';
 import type { ActorContext, ActorRef, Behavior, Clock, TimerHandle } from '../runtime/index.ts';
@@ -28,6 +28,8 @@ export interface HostDeps {
   readonly random: () => number;
   readonly grantTtlMs: number;
   readonly observer: HostObserver;
+  /** The shard lease this host runs under (cluster mode): stamped on status writes and calls. */
+  readonly fence?: Fence;
 }
 
 interface HostActorState {
@@ -37,6 +39,10 @@ interface HostActorState {
   stateSince: number;
   recent: Transition[];
   readonly writer: StatusWriter;
+  /** Calls issued and not yet answered. */
+  calls: number;
+  /** Set by drain: no new call starts; replies wait for the calls in flight. */
+  draining: Array<(v: void) => void> | null;
 }
 
 const RECENT = 16;
@@ -51,7 +57,10 @@ export function hostBehavior(key: string, deps: HostDeps): Behavior<HostActorSta
       // message; the zero-delay tick makes sure there is one.
       deps.clock.setTimeout(() => tell(ctx.self, { type: 'tick' }), 0);
       const slot = new SlotLease(deps.broker, key, deps.clock, deps.grantTtlMs, () => tell(ctx.self, { type: 'renewSlot' }));
-      return { machine: null, timer: null, slot, stateSince: deps.clock.now(), recent: [], writer: new StatusWriter(key, deps.store, deps.log) };
+      return {
+        machine: null, timer: null, slot, stateSince: deps.clock.now(), recent: [],
+        writer: new StatusWriter(key, deps.store, deps.log, deps.fence), calls: 0, draining: null,
+      };
     },
     receive: async (s, msg, ctx) => {
       if (msg.type === 'snapshot') {
@@ -62,6 +71,15 @@ export function hostBehavior(key: string, deps: HostDeps): Behavior<HostActorSta
         s.slot.renew();
         return s;
       }
+      if (msg.type === 'drain') {
+        (s.draining ??= []).push(msg.reply);
+        if (s.timer) deps.clock.clearTimeout(s.timer);
+        s.timer = null;
+        await settleDrain(s);
+        return s;
+      }
+      // Draining: only the answers of calls already made still count; wake-ups wait for the new owner.
+      if (s.draining !== null && msg.type !== 'result') return s;
       if (s.machine === null) {
         const host = msg.type === 'observed' ? msg.host : await deps.store.get(key);
         if (!host) {
@@ -80,6 +98,7 @@ export function hostBehavior(key: string, deps: HostDeps): Behavior<HostActorSta
         deps.observer.stateChanged(key, before.provisioning.state, state.host.status.provisioning.state, state.host.status);
       }
       if (state.gone) deps.observer.gone(key);
+      if (s.draining !== null) await settleDrain(s);
       return s;
     },
     onStop: (s) => {
@@ -99,8 +118,12 @@ function runEffect(s: HostActorState, effect: BmhEffect, ctx: ActorContext<HostM
   if (!machine) return;
   switch (effect.type) {
     case 'call': {
+      // A draining host issues nothing new: the next owner re-reads status and makes the call.
+      if (s.draining !== null) return;
       const host: BareMetalHost = machine.host;
+      s.calls += 1;
       void perform(host, effect, deps).then((result) => {
+        s.calls -= 1;
         // The machine frees the slot whenever a gated call finishes (done or failed; a property
         // test holds it to that), so hand it back now rather than after this host's turn comes:
         // the next waiter starts while this host is still queued.
@@ -127,6 +150,7 @@ function runEffect(s: HostActorState, effect: BmhEffect, ctx: ActorContext<HostM
       deps.observer.statusChanged(key, effect.status);
       return;
     case 'requeue':
+      if (s.draining !== null) return;
       if (s.timer) deps.clock.clearTimeout(s.timer);
       s.timer = deps.clock.setTimeout(() => {
         s.timer = null;
@@ -155,10 +179,20 @@ function runEffect(s: HostActorState, effect: BmhEffect, ctx: ActorContext<HostM
   }
 }
 
+// Replies to drain once no call is in flight and the last status is written.
+async function settleDrain(s: HostActorState): Promise<void> {
+  if (s.calls > 0 || s.draining === null) return;
+  await s.writer.whenIdle();
+  const waiting = s.draining;
+  s.draining = [];
+  for (const reply of waiting) reply();
+}
+
 async function perform(host: BareMetalHost, effect: Extract<BmhEffect, { type: 'call' }>, deps: HostDeps): Promise<OpResult> {
   try {
     const resolved = await resolveHostData(host, effect.args, deps.store, deps.config.missingCredentialsRetryMs);
-    return resolved.ok ? await invoke(deps.provisioner, resolved.data, effect.args) : resolved.result;
+    if (!resolved.ok) return resolved.result;
+    return await invoke(deps.provisioner, deps.fence ? { ...resolved.data, fence: deps.fence } : resolved.data, effect.args);
   } catch (err) {
     // A provisioner that throws broke its contract; treat it as transient and keep the reason.
     return { kind: 'transient', message: err instanceof Error ? err.message : String(err) };

@@ -23,4 +23,6 @@ export interface HostSnapshot {
 export type HostMsg =
   | BmhEvent
   | { type: 'renewSlot' }
-  | { type: 'snapshot'; reply: Reply<HostSnapshot | null> };
+  | { type: 'snapshot'; reply: Reply<HostSnapshot | null> }
+  // Hand-off: finish the call in flight and its status write, start nothing new, then reply.
+  | { type: 'drain'; reply: Reply<void> };

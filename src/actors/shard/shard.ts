@@ -3,14 +3,16 @@ import { hostKey } from '../../ports/index.ts';
 import type { HostDeps, HostMsg, HostObserver, HostSnapshot } from '../host/index.ts';
 import { hostBehavior } from '../host/index.ts';
 import type { ActorRef, Behavior, Reply } from '../runtime/index.ts';
-import { spawn, stop, tell } from '../runtime/index.ts';
+import { ask, spawn, stop, tell } from '../runtime/index.ts';
 
 export type ShardMsg =
   | { type: 'upsert'; host: BareMetalHost }
   | { type: 'deleted'; key: string }
   | { type: 'gone'; key: string }
   | { type: 'hostRef'; key: string; reply: Reply<ActorRef<HostMsg> | null> }
-  | { type: 'hosts'; reply: Reply<string[]> };
+  | { type: 'hosts'; reply: Reply<string[]> }
+  // Hand-off: every host finishes its call in flight and stops issuing new ones.
+  | { type: 'drain'; timeoutMs: number; reply: Reply<{ drained: number; stuck: string[] }> };
 
 export interface ShardOptions {
   readonly shard: number;
@@ -84,6 +86,11 @@ export function shardBehavior(opts: ShardOptions): Behavior<ShardState, ShardMsg
         case 'hosts':
           msg.reply([...s.hosts.keys()]);
           return s;
+        case 'drain':
+          return drainHosts(s, msg.timeoutMs).then((result) => {
+            msg.reply(result);
+            return s;
+          });
       }
     },
     onStop: (s) => {
@@ -91,6 +98,20 @@ export function shardBehavior(opts: ShardOptions): Behavior<ShardState, ShardMsg
     },
     describe: (s) => ({ shard: opts.shard, hosts: s.hosts.size }),
   };
+}
+
+// Hosts that do not settle in time (a backend call hanging) are reported: the caller decides
+// whether to hand the shard over anyway (the backend's fence refuses the late call).
+async function drainHosts(s: ShardState, timeoutMs: number): Promise<{ drained: number; stuck: string[] }> {
+  const stuck: string[] = [];
+  await Promise.all([...s.hosts].map(async ([key, ref]) => {
+    try {
+      await ask<HostMsg, void>(ref, (reply) => ({ type: 'drain', reply }), timeoutMs);
+    } catch {
+      stuck.push(key);
+    }
+  }));
+  return { drained: s.hosts.size - stuck.length, stuck };
 }
 
 // Actor names are path segments: keep namespace and name readable, without the slash.
