@@ -15,6 +15,11 @@ if ! bash scripts/ironic-install.sh >&2; then
   echo "could not install Ironic: the Ironic integration tests will fail" >&2
 fi
 
+echo "== ensuring nats-server is installed" >&2
+if ! bash scripts/nats-install.sh >&2; then
+  echo "could not install nats-server: the cluster tests will fail" >&2
+fi
+
 echo "== npm run check (tsc + eslint)" >&2
 if ! npm run --silent check >&2; then
   echo "check failed: see the type or lint errors above" >&2

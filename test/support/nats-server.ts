@@ -36,6 +36,10 @@ const live = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
+// A test process ended by a signal (a timeout) runs no exit handlers unless it exits itself.
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+  process.once(signal, () => process.exit(128 + 15));
+}
 
 export function natsServerInstalled(): boolean {
   return spawnSync('sh', ['-c', 'command -v nats-server'], { stdio: 'ignore' }).status === 0;

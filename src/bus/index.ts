@@ -1,0 +1,12 @@
+export { decode, encode } from './codec.ts';
+export type { Decoded } from './codec.ts';
+export { subjects } from './subjects.ts';
+export type { Subjects } from './subjects.ts';
+export { createMemoryBus, createMemoryTransport } from './memory-transport.ts';
+export type { MemoryBus, MemoryBusOptions } from './memory-transport.ts';
+export { BusConnectError, connectNats, protectAuth } from './nats-transport.ts';
+export type { NatsAuth, NatsConnectOptions } from './nats-transport.ts';
+export { call, fail, ok, RemoteError, replyEnvelope, ReplyErrorSchema, serve } from './rpc.ts';
+export type { CallOptions, Reply, ReplyError, RpcService, RpcStats, ServeOptions } from './rpc.ts';
+export { openNatsKv } from './nats-kv.ts';
+export { MemoryKvStore } from './memory-kv.ts';

@@ -1,0 +1,333 @@
+import { readFile } from 'node:fs/promises';
+import { inspect } from 'node:util';
+import {
+  AuthorizationError, ClosedConnectionError, credsAuthenticator, DrainingConnectionError, InvalidArgumentError,
+  nkeyAuthenticator, nkeys, NoRespondersError, RequestError, TimeoutError, tokenAuthenticator, usernamePasswordAuthenticator,
+} from '@nats-io/nats-core';
+import type { Authenticator, ConnectionOptions, Msg, NatsConnection, TlsOptions } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
+import type { BusMessage, BusStatus, BusSubscription, KvBucket, KvBucketOptions, SubscribeOptions, Transport } from '../ports/index.ts';
+import { BusError } from '../ports/index.ts';
+import { openNatsKv } from './nats-kv.ts';
+
+export type NatsAuth =
+  | { readonly user: string; readonly pass: string }
+  | { readonly token: string }
+  | { readonly nkeySeed: string }
+  | { readonly credsFile: string };
+
+export interface NatsConnectOptions {
+  readonly servers: string | readonly string[];
+  /** Shown by the server (connz) and in our errors: the node's name. */
+  readonly name: string;
+  readonly auth?: NatsAuth;
+  readonly tls?: { readonly caFile?: string; readonly certFile?: string; readonly keyFile?: string };
+  /** -1 (default) keeps trying forever: a node outlives any server restart. */
+  readonly maxReconnectAttempts?: number;
+  readonly reconnectTimeWaitMs?: number;
+  /** Time allowed to open the first connection. */
+  readonly timeoutMs?: number;
+  /** Told when a subscription handler throws; the subscription carries on either way. */
+  readonly onHandlerError?: (error: unknown, subject: string) => void;
+}
+
+/** The first connection failed. `retryable` is false when trying again cannot help (credentials, TLS, files). */
+export class BusConnectError extends BusError {
+  override readonly retryable: boolean;
+  constructor(servers: string, detail: string, retryable: boolean, options?: ErrorOptions) {
+    super('unavailable', servers, detail, options);
+    this.name = 'BusConnectError';
+    this.retryable = retryable;
+  }
+}
+
+const SECRET_FIELDS = ['pass', 'token', 'nkeySeed'] as const;
+
+/**
+ * A copy of `auth` that is safe to log: the secret field stays readable by name but is not
+ * enumerable, so JSON.stringify, util.inspect and spreads do not show it.
+ */
+export function protectAuth<A extends NatsAuth>(auth: A): A {
+  // Copy by descriptors, not by spread: a spread would drop a secret that is already hidden.
+  const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(auth)) as Record<string, unknown>;
+  for (const field of SECRET_FIELDS) {
+    if (field in copy) Object.defineProperty(copy, field, { value: copy[field], enumerable: false });
+  }
+  return copy as A;
+}
+
+export async function connectNats(options: NatsConnectOptions): Promise<Transport> {
+  const servers = typeof options.servers === 'string' ? [options.servers] : [...options.servers];
+  const redact = redactor(options.auth, servers);
+  const where = servers.map(redact).join(',');
+  const authenticator = options.auth ? await authenticatorFor(options.auth, where, redact) : undefined;
+  const opts: ConnectionOptions = {
+    servers,
+    name: options.name,
+    maxReconnectAttempts: options.maxReconnectAttempts ?? -1,
+    reconnectTimeWait: options.reconnectTimeWaitMs ?? 2_000,
+    timeout: options.timeoutMs ?? 20_000,
+    ...(authenticator ? { authenticator } : {}),
+    ...(options.tls ? { tls: definedOnly(options.tls) } : {}),
+  };
+  let nc: NatsConnection;
+  try {
+    nc = await connect(opts);
+  } catch (error) {
+    throw connectError(error, where, options.auth, redact);
+  }
+  return new NatsTransport(options.name, where, nc, redact, options.onHandlerError);
+}
+
+class NatsTransport implements Transport {
+  // Private fields: util.inspect and JSON.stringify never walk into the connection or the redactor.
+  readonly #nc: NatsConnection;
+  readonly #redact: (text: string) => string;
+  readonly #onHandlerError: ((error: unknown, subject: string) => void) | undefined;
+  readonly #listeners = new Set<(status: BusStatus) => void>();
+  #status: BusStatus = 'connected';
+  #closing: Promise<void> | null = null;
+
+  constructor(readonly name: string, readonly servers: string, nc: NatsConnection, redact: (text: string) => string,
+    onHandlerError?: (error: unknown, subject: string) => void) {
+    this.#nc = nc;
+    this.#redact = redact;
+    this.#onHandlerError = onHandlerError;
+    void this.#watchStatus();
+    void nc.closed().then(() => this.#setStatus('closed'));
+  }
+
+  get maxPayload(): number {
+    return this.#nc.info?.max_payload ?? 1024 * 1024;
+  }
+
+  async request(subject: string, data: Uint8Array, options: { timeoutMs: number }): Promise<Uint8Array> {
+    this.#checkSize(subject, data);
+    try {
+      const reply = await this.#nc.request(subject, data, { timeout: options.timeoutMs });
+      return reply.data;
+    } catch (error) {
+      throw this.#busError(subject, error, options.timeoutMs);
+    }
+  }
+
+  publish(subject: string, data: Uint8Array): void {
+    this.#checkSize(subject, data);
+    try {
+      this.#nc.publish(subject, data);
+    } catch (error) {
+      throw this.#busError(subject, error);
+    }
+  }
+
+  subscribe(subject: string, handler: (msg: BusMessage) => void, options: SubscribeOptions = {}): BusSubscription {
+    const onError = this.#onHandlerError;
+    let sub;
+    try {
+      sub = this.#nc.subscribe(subject, {
+        ...(options.queue ? { queue: options.queue } : {}),
+        callback: (err, m) => {
+          if (err) {
+            onError?.(err, subject);
+            return;
+          }
+          const msg: BusMessage = { subject: m.subject, data: m.data, respond: (out) => this.#respond(m, out) };
+          // The client calls us from its socket reader: an exception here would break the connection.
+          try {
+            handler(msg);
+          } catch (error) {
+            onError?.(error, m.subject);
+          }
+        },
+      });
+    } catch (error) {
+      throw this.#busError(subject, error);
+    }
+    return {
+      unsubscribe: () => {
+        if (!sub.isClosed()) sub.unsubscribe();
+      },
+      drain: async () => {
+        if (this.#nc.isClosed() || sub.isClosed()) return;
+        await sub.drain().catch((error: unknown) => {
+          // A connection that closed meanwhile has nothing left to drain.
+          if (!this.#nc.isClosed()) throw this.#busError(subject, error);
+        });
+      },
+    };
+  }
+
+  async kv(bucket: string, options?: KvBucketOptions): Promise<KvBucket> {
+    if (this.#nc.isClosed()) throw new BusError('closed', `kv.${bucket}`, `connection ${this.name} is closed`);
+    return openNatsKv(this.#nc, bucket, options);
+  }
+
+  onStatus(listener: (status: BusStatus) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  toJSON(): object {
+    return { name: this.name, servers: this.servers, status: this.#status };
+  }
+
+  [inspect.custom](): string {
+    return `NatsTransport ${inspect(this.toJSON(), { breakLength: Infinity })}`;
+  }
+
+  async #close(): Promise<void> {
+    if (this.#nc.isClosed()) return;
+    // Drain needs the server (it flushes and waits for a PONG); while reconnecting it could hang.
+    if (this.#status === 'connected') {
+      try {
+        await this.#nc.drain();
+        return;
+      } catch {
+        // fall through to a hard close
+      }
+    }
+    await this.#nc.close();
+  }
+
+  #respond(m: Msg, out: Uint8Array): boolean {
+    if (!m.reply) return false;
+    this.#checkSize(m.subject, out);
+    try {
+      return m.respond(out);
+    } catch (error) {
+      const mapped = this.#busError(m.subject, error);
+      if (mapped.kind === 'closed') return false;
+      throw mapped;
+    }
+  }
+
+  #checkSize(subject: string, data: Uint8Array): void {
+    const max = this.maxPayload;
+    if (data.length > max) throw new BusError('tooLarge', subject, `payload of ${data.length} bytes is over the server's max_payload of ${max} bytes`);
+  }
+
+  #busError(subject: string, error: unknown, timeoutMs?: number): BusError {
+    if (error instanceof BusError) return error;
+    const cause = { cause: error };
+    if (error instanceof NoRespondersError || (error instanceof RequestError && error.isNoResponders())) {
+      return new BusError('noResponders', subject, 'no subscriber is listening', cause);
+    }
+    if (error instanceof TimeoutError || (error instanceof RequestError && error.cause instanceof TimeoutError)) {
+      return new BusError('timeout', subject, `no reply within ${timeoutMs ?? '?'} ms`, cause);
+    }
+    if (error instanceof ClosedConnectionError || error instanceof DrainingConnectionError
+      || (error instanceof RequestError && error.message === 'connection closed')) {
+      return new BusError('closed', subject, `connection ${this.name} is closed`, cause);
+    }
+    if (error instanceof InvalidArgumentError && error.message.includes('max_payload')) {
+      return new BusError('tooLarge', subject, `payload is over the server's max_payload of ${this.maxPayload} bytes`, cause);
+    }
+    return new BusError('unavailable', subject, this.#redact(messageOf(error)), cause);
+  }
+
+  async #watchStatus(): Promise<void> {
+    try {
+      for await (const s of this.#nc.status()) {
+        if (s.type === 'disconnect') this.#setStatus('disconnected');
+        else if (s.type === 'reconnecting') this.#setStatus('reconnecting');
+        else if (s.type === 'reconnect') this.#setStatus('connected');
+      }
+    } catch {
+      // The iterator ends (or fails) when the connection closes; nc.closed() reports that.
+    }
+  }
+
+  #setStatus(status: BusStatus): void {
+    if (this.#status === status || this.#status === 'closed') return;
+    this.#status = status;
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(status);
+      } catch {
+        // A broken listener must not stop the others from hearing about the connection.
+      }
+    }
+  }
+}
+
+async function authenticatorFor(auth: NatsAuth, where: string, redact: (t: string) => string): Promise<Authenticator> {
+  if ('user' in auth) return usernamePasswordAuthenticator(auth.user, auth.pass);
+  if ('token' in auth) return tokenAuthenticator(auth.token);
+  if ('nkeySeed' in auth) {
+    const seed = new TextEncoder().encode(auth.nkeySeed.trim());
+    checkSeed(seed, where, 'auth.nkeySeed');
+    return nkeyAuthenticator(seed);
+  }
+  let creds: Uint8Array;
+  try {
+    creds = await readFile(auth.credsFile);
+  } catch (error) {
+    throw new BusConnectError(where, `cannot read the creds file ${auth.credsFile}: ${redact(messageOf(error))}`, false, { cause: error });
+  }
+  // Checked now so a bad file fails here with its name, not as an opaque error inside the handshake.
+  const blocks = [...new TextDecoder().decode(creds).matchAll(/-{3,}[^\n]*-{3,}\n(.+)\n\s*-{3,}[^\n]*-{3,}/g)];
+  if (blocks.length < 2 || !blocks[0]?.[1]?.trim().startsWith('ey')) {
+    throw new BusConnectError(where, `the creds file ${auth.credsFile} is not a NATS creds file (expected a user JWT block and an nkey seed block)`, false);
+  }
+  checkSeed(new TextEncoder().encode(blocks[1]?.[1]?.trim() ?? ''), where, `the nkey seed in ${auth.credsFile}`);
+  return credsAuthenticator(creds);
+}
+
+function checkSeed(seed: Uint8Array, where: string, what: string): void {
+  try {
+    nkeys.fromSeed(seed);
+  } catch {
+    // No cause: the nkeys error could quote the seed.
+    throw new BusConnectError(where, `${what} is not a valid nkey seed (expected "SU..." as made by nsc or nk)`, false);
+  }
+}
+
+function connectError(error: unknown, where: string, auth: NatsAuth | undefined, redact: (t: string) => string): BusConnectError {
+  const text = redact(messageOf(error));
+  if (error instanceof AuthorizationError) {
+    return new BusConnectError(where, `authorization failed for ${describeAuth(auth)} (${text}): check the credentials`, false, { cause: error });
+  }
+  if (/certificate|tls|ssl|ENOENT|EACCES/i.test(text)) {
+    return new BusConnectError(where, `TLS setup failed (${text}): check the tls files and that the server speaks TLS`, false, { cause: error });
+  }
+  return new BusConnectError(where, `cannot connect (${text})`, true, { cause: error });
+}
+
+function describeAuth(auth: NatsAuth | undefined): string {
+  if (!auth) return 'no credentials';
+  if ('user' in auth) return `user "${auth.user}"`;
+  if ('token' in auth) return 'a token';
+  if ('nkeySeed' in auth) return 'an nkey seed';
+  return `creds file ${auth.credsFile}`;
+}
+
+/** Strips every secret we were given, and user:pass in server URLs, from a text. */
+function redactor(auth: NatsAuth | undefined, servers: readonly string[]): (text: string) => string {
+  const secrets: string[] = [];
+  if (auth && 'pass' in auth) secrets.push(auth.pass);
+  if (auth && 'token' in auth) secrets.push(auth.token);
+  if (auth && 'nkeySeed' in auth) secrets.push(auth.nkeySeed.trim());
+  for (const url of servers) {
+    const userinfo = /^[a-z]+:\/\/([^@/]+)@/i.exec(url)?.[1];
+    if (userinfo) secrets.push(userinfo);
+  }
+  const live = secrets.filter((s) => s.length > 0);
+  return (text) => live.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
+}
+
+function definedOnly(tls: NonNullable<NatsConnectOptions['tls']>): TlsOptions {
+  const out: TlsOptions = {};
+  if (tls.caFile) out.caFile = tls.caFile;
+  if (tls.certFile) out.certFile = tls.certFile;
+  if (tls.keyFile) out.keyFile = tls.keyFile;
+  return out;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,175 @@
+import { z } from 'zod';
+import type { BusMessage, BusSubscription, Transport } from '../ports/index.ts';
+import { BusError } from '../ports/index.ts';
+import { decode, encode } from './codec.ts';
+
+// Typed request/reply over any Transport. Every reply is an envelope, so a service can say "no"
+// (with a kind and whether to retry) without the caller having to tell that from a bus failure.
+
+export const ReplyErrorSchema = z.object({ kind: z.string(), message: z.string(), retryable: z.boolean() });
+export type ReplyError = z.infer<typeof ReplyErrorSchema>;
+
+export type Reply<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ReplyError };
+
+export function replyEnvelope<S extends z.ZodType>(value: S): z.ZodType<Reply<z.infer<S>>> {
+  const schema = z.discriminatedUnion('ok', [
+    z.object({ ok: z.literal(true), value }),
+    z.object({ ok: z.literal(false), error: ReplyErrorSchema }),
+  ]);
+  // zod infers `value` as optional when S accepts undefined; the envelope still means Reply<T>.
+  return schema as unknown as z.ZodType<Reply<z.infer<S>>>;
+}
+
+export function ok<T>(value: T): Reply<T> {
+  return { ok: true, value };
+}
+
+export function fail(kind: string, message: string, retryable = false): Reply<never> {
+  return { ok: false, error: { kind, message, retryable } };
+}
+
+/** The service answered with `{ ok: false }`. */
+export class RemoteError extends Error {
+  constructor(readonly kind: string, message: string, readonly retryable: boolean, readonly subject: string) {
+    super(message);
+    this.name = 'RemoteError';
+  }
+}
+
+export interface RpcStats {
+  /** Requests the handler saw and answered (with its own ok or error reply). */
+  served: number;
+  /** Requests refused before the handler: not MessagePack, wrong shape, too large. */
+  rejected: number;
+  /** Handler threw or rejected: answered with kind 'internal'. */
+  failed: number;
+}
+
+export interface RpcService extends BusSubscription {
+  readonly stats: Readonly<RpcStats>;
+}
+
+export interface ServeOptions {
+  readonly queue?: string;
+  /** Requests larger than this are refused unread; default the transport's maxPayload. */
+  readonly maxBytes?: number;
+}
+
+export function serve<S extends z.ZodType>(
+  transport: Transport,
+  subject: string,
+  requestSchema: S,
+  handler: (req: z.infer<S>, ctx: { readonly subject: string }) => Promise<Reply<unknown>>,
+  options: ServeOptions = {},
+): RpcService {
+  const stats: RpcStats = { served: 0, rejected: 0, failed: 0 };
+  const inflight = new Set<Promise<void>>();
+
+  const answer = async (msg: BusMessage): Promise<void> => {
+    const maxBytes = options.maxBytes ?? transport.maxPayload;
+    if (msg.data.length > maxBytes) {
+      stats.rejected++;
+      return send(msg, fail('tooLarge', `${msg.subject}: request of ${msg.data.length} bytes is over the limit of ${maxBytes} bytes`));
+    }
+    const decoded = decode(msg.subject, msg.data, requestSchema);
+    if (!decoded.ok) {
+      stats.rejected++;
+      return send(msg, fail(decoded.error.kind, decoded.error.message));
+    }
+    let reply: Reply<unknown>;
+    try {
+      reply = await handler(decoded.value, { subject: msg.subject });
+      stats.served++;
+    } catch (error) {
+      stats.failed++;
+      reply = fail('internal', `${msg.subject}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    send(msg, reply);
+  };
+
+  const sub = transport.subscribe(subject, (msg) => {
+    const job = answer(msg).catch(() => {
+      // send() already swallows; this only guards against a bug turning into an unhandled rejection.
+    });
+    inflight.add(job);
+    void job.finally(() => inflight.delete(job));
+  }, options.queue ? { queue: options.queue } : {});
+
+  return {
+    stats,
+    unsubscribe: () => sub.unsubscribe(),
+    drain: async () => {
+      await sub.drain();
+      await Promise.all([...inflight]);
+    },
+  };
+}
+
+/** Encodes and sends a reply; one that cannot be encoded or is too large becomes an error reply. */
+function send(msg: BusMessage, reply: Reply<unknown>): void {
+  try {
+    msg.respond(encode(reply));
+  } catch (error) {
+    const kind = error instanceof BusError && error.kind === 'tooLarge' ? 'tooLarge' : 'internal';
+    const detail = error instanceof Error ? error.message : String(error);
+    try {
+      msg.respond(encode(fail(kind, `${msg.subject}: the reply could not be sent: ${detail}`)));
+    } catch {
+      // The connection is gone: the caller times out, which it has to handle anyway.
+    }
+  }
+}
+
+export interface CallOptions {
+  /** Time for one attempt. */
+  readonly timeoutMs: number;
+  /** Time for all attempts together, from the start of the call; default timeoutMs. */
+  readonly deadlineMs?: number;
+  /**
+   * Try again after retryable failures (no responders, timeout, unavailable, remote errors marked
+   * retryable). Only for requests that are safe to repeat: a timed-out request may have run.
+   */
+  readonly retry?: boolean;
+}
+
+const BACKOFF_START_MS = 20;
+const BACKOFF_MAX_MS = 500;
+
+export async function call<S extends z.ZodType>(
+  transport: Transport,
+  subject: string,
+  request: unknown,
+  replySchema: S,
+  options: CallOptions,
+): Promise<z.infer<S>> {
+  const data = encode(request);
+  const envelope = replyEnvelope(replySchema);
+  const deadline = Date.now() + (options.deadlineMs ?? options.timeoutMs);
+  let backoff = BACKOFF_START_MS;
+  for (;;) {
+    const timeoutMs = Math.max(1, Math.min(options.timeoutMs, deadline - Date.now()));
+    try {
+      return await attempt(transport, subject, data, envelope, timeoutMs);
+    } catch (error) {
+      if (!options.retry || !isRetryable(error)) throw error;
+      // Equal jitter: at least half the step, so callers that failed together spread out but still back off.
+      const delay = backoff / 2 + Math.random() * (backoff / 2);
+      if (Date.now() + delay >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
+    }
+  }
+}
+
+async function attempt<T>(transport: Transport, subject: string, data: Uint8Array, envelope: z.ZodType<Reply<T>>, timeoutMs: number): Promise<T> {
+  const raw = await transport.request(subject, data, { timeoutMs });
+  const decoded = decode(subject, raw, envelope);
+  if (!decoded.ok) throw decoded.error;
+  const reply = decoded.value;
+  if (!reply.ok) throw new RemoteError(reply.error.kind, reply.error.message, reply.error.retryable, subject);
+  return reply.value;
+}
+
+function isRetryable(error: unknown): boolean {
+  return (error instanceof BusError || error instanceof RemoteError) && error.retryable;
+}
