@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { BareMetalHostSpec } from '../../src/api/index.ts';
-import { createFixtureProvisioner, CANNED_HARDWARE, type FixtureClock, type FixtureProvisioner } from '../../src/adapters/fixture/index.ts';
+import { CALL_LOG_SIZE, createFixtureProvisioner, CANNED_HARDWARE, type FixtureClock, type FixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import type { Credentials, HostData } from '../../src/ports/index.ts';
 import type { OpResult } from '../../src/machines/bmh/index.ts';
 
@@ -256,4 +256,158 @@ test('fixture - node() returns a copy', async (t) => {
   const view = p.node(h.key) as { power: boolean };
   view.power = true;
   t.false(p.node(h.key)?.power);
+});
+
+const fenced = (h: HostData, shard: number, epoch: number, holder: string): HostData => ({ ...h, fence: { shard, epoch, holder } });
+
+test('fixture - starts count what changed the node; a re-driven step starts nothing', async (t) => {
+  const p = createFixtureProvisioner();
+  const h = hostData('worker-0');
+  await p.register(h, REGISTER);
+  await p.register(h, REGISTER);
+  await p.inspect(h, INSPECT);
+  // A new owner that finds "inspecting" in status inspects again: answered from the record.
+  t.deepEqual(await p.inspect(h, INSPECT), { kind: 'done', hardware: CANNED_HARDWARE });
+  await p.prepare(h, PREPARE);
+  await p.prepare(h, PREPARE);
+  t.deepEqual(await p.provision(h, PROVISION), { kind: 'done', poweredOn: true });
+  // ...and one that finds "provisioning": the node is active, so this is no second deployment.
+  t.deepEqual(await p.provision(h, PROVISION), { kind: 'done', poweredOn: true });
+  t.like(p.node(h.key), { provisionState: 'active', provisionCount: 1, gatedOp: null });
+  await p.powerOn(h, { op: 'powerOn', force: false });
+  await p.powerOff(h, { op: 'powerOff', mode: 'soft', force: false });
+  await p.powerOff(h, { op: 'powerOff', mode: 'soft', force: false });
+  await p.hardwareState(h, { op: 'hardwareState' });
+  await p.delete(h, { op: 'delete' });
+  await p.delete(h, { op: 'delete' });
+  t.deepEqual(p.starts(h.key), {
+    register: 1, inspect: 1, prepare: 1, provision: 1, deprovision: 0, adopt: 0,
+    powerOn: 0, powerOff: 1, hardwareState: 0, detach: 0, delete: 1,
+  });
+  t.like(p.calls(h.key), { register: 2, inspect: 2, prepare: 2, provision: 2, powerOff: 2, delete: 2 });
+  t.like(p.startTotals(), { register: 1, provision: 1, delete: 1 });
+  t.deepEqual([...p.starts().keys()], [h.key]);
+  t.is(p.duplicateStarts(), 0);
+  t.is(p.starts('metal3/never').provision, 0);
+});
+
+test('fixture - a refresh or a restart after failure inspects again', async (t) => {
+  const p = createFixtureProvisioner({ inspectPasses: 2 });
+  const h = hostData('worker-0');
+  await p.register(h, REGISTER);
+  t.like(await p.inspect(h, INSPECT), { kind: 'continuing' });
+  // A second owner joining a running inspection continues it.
+  t.like(await p.inspect(h, INSPECT), { kind: 'done' });
+  t.is(p.starts(h.key).inspect, 1);
+  t.like(await p.inspect(h, { ...INSPECT, refresh: true }), { kind: 'continuing' });
+  t.is(p.node(h.key)?.gatedOp, 'inspect');
+  t.is(p.starts(h.key).inspect, 2);
+  t.like(await p.inspect(h, INSPECT), { kind: 'done' });
+  t.like(await p.inspect(h, { ...INSPECT, restartOnFailure: true }), { kind: 'continuing' });
+  t.is(p.starts(h.key).inspect, 3);
+  t.is(p.duplicateStarts(), 2);
+});
+
+test('fixture - a deployment begun twice shows in duplicateStarts', async (t) => {
+  const p = createFixtureProvisioner({ provisionPasses: 2 });
+  const a = hostData('a');
+  const b = hostData('b');
+  for (const h of [a, b]) await toAvailable(p, h);
+  t.like(await p.provision(a, PROVISION), { kind: 'continuing' });
+  // Joining a deployment in progress is the same deployment.
+  t.like(await p.provision(a, PROVISION), { kind: 'done' });
+  t.is(p.duplicateStarts(), 0);
+  // Deprovisioned and deployed again: the backend sees a second deployment of b.
+  await p.provision(b, PROVISION);
+  await p.provision(b, PROVISION);
+  await p.deprovision(b, DEPROVISION);
+  await p.deprovision(b, DEPROVISION);
+  await p.provision(b, PROVISION);
+  t.is(p.starts(b.key).provision, 2);
+  t.is(p.duplicateStarts(), 1);
+  p.resetCounters();
+  t.is(p.duplicateStarts(), 0);
+  t.like(p.startTotals(), { provision: 0, register: 0 });
+});
+
+test('fixture - with latency a re-driven provision on an active node opens no gate', async (t) => {
+  const timers: { fn: () => void; ms: number }[] = [];
+  const clock: FixtureClock = { setTimeout: (fn, ms) => timers.push({ fn, ms }) };
+  const p = createFixtureProvisioner({ latencyMs: { provision: 100 }, clock });
+  const h = hostData('worker-0');
+  await toAvailable(p, h);
+  let result: OpResult | undefined;
+  void p.provision(h, PROVISION).then((r) => (result = r));
+  t.is(p.busy(), 1);
+  timers.shift()!.fn();
+  await Promise.resolve();
+  t.deepEqual(result, { kind: 'done', poweredOn: true });
+  void p.provision(h, PROVISION).then((r) => (result = r));
+  t.is(p.busy(), 0, 'an active node is not deploying again');
+  timers.shift()!.fn();
+  await Promise.resolve();
+  t.deepEqual(result, { kind: 'done', poweredOn: true });
+  t.is(p.starts(h.key).provision, 1);
+  t.is(p.node(h.key)?.provisionCount, 1);
+});
+
+test('fixture - an injected transient on arrival of a gated call starts nothing', async (t) => {
+  const timers: { fn: () => void; ms: number }[] = [];
+  const clock: FixtureClock = { setTimeout: (fn, ms) => timers.push({ fn, ms }) };
+  const p = createFixtureProvisioner({ latencyMs: { inspect: 10 }, transientRate: { inspect: 1 }, clock });
+  const h = hostData('worker-0');
+  await p.register(h, REGISTER);
+  const pending = p.inspect(h, INSPECT);
+  t.is(p.busy(), 1);
+  timers.shift()!.fn();
+  t.like(await pending, { kind: 'transient' });
+  t.is(p.busy(), 0);
+  t.is(p.starts(h.key).inspect, 0);
+});
+
+test('fixture - a call from a stale owner is refused; calls without a fence never are', async (t) => {
+  const p = createFixtureProvisioner();
+  const h = hostData('worker-0');
+  t.like(await p.register(fenced(h, 7, 3, 'node-a'), REGISTER), { kind: 'done' });
+  t.is(p.fenceEpoch(h.key), 3);
+  // The shard moved to node-b at epoch 4; node-a has not noticed yet.
+  t.like(await p.inspect(fenced(h, 7, 4, 'node-b'), INSPECT), { kind: 'done' });
+  t.deepEqual(await p.prepare(fenced(h, 7, 3, 'node-a'), PREPARE), {
+    kind: 'transient', message: 'fixture: call from a stale owner of shard 7 (epoch 3 < 4); refused',
+  });
+  t.is(p.node(h.key)?.provisionState, 'manageable', 'the refused call changed nothing');
+  t.is(p.calls(h.key).prepare, 0);
+  t.is(p.fencedCalls, 1);
+  t.like(await p.prepare(h, PREPARE), { kind: 'done' });
+  t.like(await p.hardwareState(fenced(h, 7, 4, 'node-b'), { op: 'hardwareState' }), { kind: 'done' });
+  // Epochs are per host: another host has seen none.
+  t.like(await p.register(fenced(hostData('worker-1'), 7, 1, 'node-a'), REGISTER), { kind: 'done' });
+  t.is(p.fenceEpoch('metal3/never'), undefined);
+  t.is(p.fencedCalls, 1);
+  p.resetCounters();
+  t.is(p.fencedCalls, 0);
+  t.is(p.fenceEpoch(h.key), 4, 'the fence outlives a counter reset');
+});
+
+test('fixture - the call log keeps the latest calls with their fences', async (t) => {
+  let now = 1_000;
+  const clock = { setTimeout: () => t.fail('no timer expected'), now: () => now++ } as FixtureClock;
+  const p = createFixtureProvisioner({ clock });
+  const h = hostData('worker-0');
+  await p.register(h, REGISTER);
+  await p.inspect(fenced(h, 2, 5, 'node-b'), INSPECT);
+  await p.prepare(fenced(h, 2, 4, 'node-a'), PREPARE);
+  t.deepEqual(p.callLog(), [
+    { host: h.key, op: 'register', shard: null, epoch: null, holder: null, at: 1_000, refused: false },
+    { host: h.key, op: 'inspect', shard: 2, epoch: 5, holder: 'node-b', at: 1_001, refused: false },
+    { host: h.key, op: 'prepare', shard: 2, epoch: 4, holder: 'node-a', at: 1_002, refused: true },
+  ]);
+  t.deepEqual(p.callLog(1).map((c) => c.op), ['prepare']);
+  for (let i = 0; i < CALL_LOG_SIZE + 10; i++) await p.hardwareState(h, { op: 'hardwareState' });
+  const log = p.callLog();
+  t.is(log.length, CALL_LOG_SIZE);
+  t.true(log.every((c) => c.op === 'hardwareState'));
+  t.is(log.at(-1)!.at - log[0]!.at, CALL_LOG_SIZE - 1, 'oldest first, in order');
+  p.resetCounters();
+  t.deepEqual(p.callLog(), []);
 });
