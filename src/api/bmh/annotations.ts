@@ -15,6 +15,12 @@ export const REBOOT_ANNOTATION = 'reboot.metal3.io';
 export const INSPECT_ANNOTATION = 'inspect.metal3.io';
 export const INSPECT_DISABLED = 'disabled';
 export const HARDWARE_DETAILS_ANNOTATION = 'inspect.metal3.io/hardwaredetails';
+/**
+ * metalfleet's own (BMO has no such annotation; it reprovisions by removing and restoring the
+ * image): on a provisioned host, deprovision and deploy the same image again. The value is the
+ * request id (may be empty); the machine removes the annotation once the reprovision starts.
+ */
+export const REPROVISION_ANNOTATION = 'metalfleet.io/reprovision';
 
 export type AnnotationResult<T> = { ok: true; value: T } | { ok: false; error: FieldError };
 

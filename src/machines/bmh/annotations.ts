@@ -1,7 +1,7 @@
 import type { BareMetalHost, RebootAnnotation } from '../../api/index.ts';
 import {
   DETACHED_ANNOTATION, HARDWARE_DETAILS_ANNOTATION, INSPECT_ANNOTATION, INSPECT_DISABLED, PAUSED_ANNOTATION,
-  REBOOT_ANNOTATION, STATUS_ANNOTATION, inspectionDisabled as apiInspectionDisabled, isPaused as apiIsPaused,
+  REBOOT_ANNOTATION, REPROVISION_ANNOTATION, STATUS_ANNOTATION, inspectionDisabled as apiInspectionDisabled, isPaused as apiIsPaused,
   parseDetachedAnnotation, rebootAnnotations,
 } from '../../api/index.ts';
 
@@ -13,6 +13,7 @@ export const REBOOT = REBOOT_ANNOTATION;
 export const INSPECT = INSPECT_ANNOTATION;
 export const HARDWARE_DETAILS = HARDWARE_DETAILS_ANNOTATION;
 export const STATUS = STATUS_ANNOTATION;
+export const REPROVISION = REPROVISION_ANNOTATION;
 
 export interface DetachRequest { deleteAction: 'delay' | 'delete'; force: boolean; malformed: boolean }
 
@@ -40,4 +41,9 @@ export function inspectionDisabled(host: BareMetalHost): boolean {
 export function inspectionRequested(host: BareMetalHost): boolean {
   const value = host.metadata.annotations?.[INSPECT_ANNOTATION];
   return value !== undefined && value !== INSPECT_DISABLED;
+}
+
+// The request id a reprovision was asked with ('' when none was given), or null when not asked.
+export function reprovisionRequest(host: BareMetalHost): string | null {
+  return host.metadata.annotations?.[REPROVISION_ANNOTATION] ?? null;
 }

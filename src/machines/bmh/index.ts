@@ -1,5 +1,6 @@
 export { step, initialState } from './step.ts';
 export { errorBackoffMs, transientBackoffMs } from './backoff.ts';
-export { isPaused, rebootRequests, detachRequest, PAUSED, DETACHED, REBOOT, INSPECT, HARDWARE_DETAILS } from './annotations.ts';
+export { hasImage, provisioningCancelled } from './images.ts';
+export { isPaused, rebootRequests, detachRequest, reprovisionRequest, PAUSED, DETACHED, REBOOT, INSPECT, HARDWARE_DETAILS, REPROVISION } from './annotations.ts';
 export { DEFAULT_MACHINE_CONFIG, GATED_OPERATIONS, HOST_FINALIZER } from './types.ts';
 export type { BmhState, BmhEvent, BmhEffect, CallArgs, GatedOperation, MachineConfig, Operation, OpResult, SlotState, Step } from './types.ts';

@@ -1,6 +1,6 @@
 import type { ProvisioningState } from '../../api/index.ts';
 import { parseBmcAddress } from '../../api/bmc/index.ts';
-import { detachRequest, INSPECT, inspectionRequested } from './annotations.ts';
+import { detachRequest, INSPECT, inspectionRequested, REPROVISION, reprovisionRequest } from './annotations.ts';
 import { hasImage, provisioningCancelled, sameImage, wantsProvisioning } from './images.ts';
 import { managePower } from './power.ts';
 import type { Turn } from './turn.ts';
@@ -60,9 +60,12 @@ export const HANDLERS: Record<ProvisioningState, Handler> = {
   },
   provisioned: (t) => {
     if (provisioningCancelled(t.host)) {
+      // Deploying the new image (or none) is itself the redeploy a pending reprovision asked for.
+      t.removeAnnotation(REPROVISION);
       t.transition('deprovisioning', 'image removed or changed');
       return true;
     }
+    if (reprovisionRequest(t.host) !== null) return reprovision(t);
     return managePower(t, true);
   },
   'externally provisioned': (t) => {
@@ -135,6 +138,24 @@ function available(t: Turn): boolean {
     return true;
   }
   return managePower(t, false);
+}
+
+// metalfleet.io/reprovision on a provisioned host: the normal deprovisioning path (which takes a
+// capacity slot), after which available deploys spec.image again. The annotation goes in the
+// same step as the transition, so a finished reprovision never starts another.
+function reprovision(t: Turn): boolean {
+  const id = reprovisionRequest(t.host);
+  const request = id ? ` (request ${id})` : '';
+  t.removeAnnotation(REPROVISION);
+  if (!wantsProvisioning(t.host)) {
+    // Offline: deprovisioning would leave the host available and not deploy it again.
+    t.event('Warning', 'ReprovisionIgnored', `reprovision${request} ignored: spec.online is false, so the image would not be deployed again; power the host on and ask again`);
+    return true;
+  }
+  // The image is named by field, not URL: a URL may carry credentials.
+  t.event('Normal', 'ReprovisionRequested', `reprovision${request}: deprovisioning, then deploying ${t.host.spec.customDeploy?.method ? 'spec.customDeploy' : 'spec.image'} again`);
+  t.transition('deprovisioning', 'reprovision requested');
+  return true;
 }
 
 function needsPreparation(t: Turn): boolean {

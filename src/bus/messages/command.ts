@@ -1,0 +1,148 @@
+/**
+ * Host commands over NATS.
+ *
+ * Subject: `<cluster>.cmd.<shard>` (`mf.cmd.<shard>` by default), request/reply. Only the node that
+ * owns the shard answers; it validates the request, records the intent in the host store (exactly
+ * as a spec or annotation change would be recorded, so it survives a restart or a change of
+ * owner) and replies. A reply means the intent is durable, not that the host has finished: watch
+ * the host's status for that.
+ *
+ * Payload: one MessagePack map (no record extensions), decoded and checked against the schemas
+ * below. Unknown fields are refused.
+ *
+ * Request (`HostCommand`), a map with `type` as its discriminator:
+ *
+ * | field       | type                    | notes                                                        |
+ * |-------------|-------------------------|--------------------------------------------------------------|
+ * | `type`      | string, required        | `powerOn`, `powerOff`, `reboot`, `inspect`, `reprovision`, `pause`, `unpause`, `detach`, `delete` |
+ * | `host`      | string, required        | `"<namespace>/<name>"`: a DNS-1123 label and a DNS-1123 subdomain, e.g. `"metal3/worker-0"` |
+ * | `requestId` | string, optional        | 1–64 printable ASCII characters, no spaces; send the same id when retrying |
+ * | `reason`    | string, optional        | at most 256 characters; for logs and events                  |
+ * | `mode`      | string, `reboot` only   | `soft` (default) or `hard`                                   |
+ *
+ * What each does (BMO annotations: reference/bmo.md §1.7):
+ * - `powerOn` / `powerOff`: sets `spec.online`.
+ * - `reboot`: sets `reboot.metal3.io` to `{"mode":…}` (plus `"force":true` on an available host,
+ *   where BMO only honours forced reboots); the host powers off, the annotation is removed and
+ *   it powers on again. Suffixed `reboot.metal3.io/<id>` annotations are never used: those hold
+ *   a host off until their writer removes them (phased reboots).
+ * - `inspect`: sets `inspect.metal3.io: ""` on an available host (refused when inspection is disabled).
+ * - `reprovision`: sets `metalfleet.io/reprovision: <requestId>` on a provisioned host, which then
+ *   deprovisions and deploys `spec.image` again.
+ * - `pause` / `unpause`: sets / removes `baremetalhost.metal3.io/paused`.
+ * - `detach`: sets `baremetalhost.metal3.io/detached: ""`.
+ * - `delete`: deletes the host (it stays, terminating, until deprovisioned and removed from the backend).
+ *
+ * Reply (`HostCommandReply`): `{ host, command, applied, state, message }`. `applied` is false
+ * when the intent was already recorded (a repeat, e.g. a retry with the same `requestId`);
+ * `state` is the host's provisioning state when the reply was made.
+ *
+ * Error (`HostCommandError`): `{ code, message, retryable }` with code `notFound` (no such host),
+ * `invalid` (the request does not match this schema, or asks for a spec the host cannot have),
+ * `conflict` (the host's state or annotations do not allow it now; the message says what to do)
+ * or `unavailable` (the store could not be reached; retry when `retryable`). How a reply and an
+ * error are told apart on the wire is the transport envelope's business, not this file's.
+ */
+import { z } from 'zod';
+import { ProvisioningState } from '../../api/index.ts';
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+function dnsLabelProblem(value: string): string | null {
+  if (value.length === 0) return 'is empty';
+  if (value.length > 63) return `is ${value.length} characters long (at most 63)`;
+  if (!DNS1123_LABEL.test(value)) return 'must be lower-case letters, digits and "-", starting and ending with a letter or digit';
+  return null;
+}
+
+function dnsSubdomainProblem(value: string): string | null {
+  if (value.length === 0) return 'is empty';
+  if (value.length > 253) return `is ${value.length} characters long (at most 253)`;
+  for (const label of value.split('.')) {
+    if (label.length === 0 || !DNS1123_LABEL.test(label)) {
+      return 'must be lower-case letters, digits, "-" and ".", each "."-separated part starting and ending with a letter or digit';
+    }
+  }
+  return null;
+}
+
+/** `"<namespace>/<name>"`: the namespace a DNS-1123 label, the name a DNS-1123 subdomain (as Kubernetes). */
+export const HostKey = z.string().superRefine((value, ctx) => {
+  const parts = value.split('/');
+  if (parts.length !== 2) {
+    ctx.addIssue({ code: 'custom', message: `must be "<namespace>/<name>", e.g. "metal3/worker-0"; got ${JSON.stringify(value.slice(0, 80))}` });
+    return;
+  }
+  const [namespace = '', name = ''] = parts;
+  const ns = dnsLabelProblem(namespace);
+  if (ns) ctx.addIssue({ code: 'custom', message: `namespace ${JSON.stringify(namespace.slice(0, 80))} ${ns}` });
+  const n = dnsSubdomainProblem(name);
+  if (n) ctx.addIssue({ code: 'custom', message: `name ${JSON.stringify(name.slice(0, 80))} ${n}` });
+});
+export type HostKey = z.infer<typeof HostKey>;
+
+export const REQUEST_ID_MAX = 64;
+export const REASON_MAX = 256;
+
+// Printable ASCII without spaces: the id ends up in an annotation value, events and logs.
+export const RequestId = z
+  .string()
+  .min(1, 'must not be empty; leave requestId out instead')
+  .max(REQUEST_ID_MAX, `must be at most ${REQUEST_ID_MAX} characters`)
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+
+const common = {
+  host: HostKey,
+  requestId: RequestId.optional(),
+  reason: z.string().max(REASON_MAX, `must be at most ${REASON_MAX} characters`).optional(),
+};
+
+export const PowerOnCommand = z.strictObject({ type: z.literal('powerOn'), ...common });
+export const PowerOffCommand = z.strictObject({ type: z.literal('powerOff'), ...common });
+export const RebootMode = z.enum(['soft', 'hard']);
+export const RebootCommand = z.strictObject({ type: z.literal('reboot'), ...common, mode: RebootMode.default('soft') });
+export const InspectCommand = z.strictObject({ type: z.literal('inspect'), ...common });
+export const ReprovisionCommand = z.strictObject({ type: z.literal('reprovision'), ...common });
+export const PauseCommand = z.strictObject({ type: z.literal('pause'), ...common });
+export const UnpauseCommand = z.strictObject({ type: z.literal('unpause'), ...common });
+export const DetachCommand = z.strictObject({ type: z.literal('detach'), ...common });
+export const DeleteCommand = z.strictObject({ type: z.literal('delete'), ...common });
+
+export const HOST_COMMAND_TYPES = [
+  'powerOn', 'powerOff', 'reboot', 'inspect', 'reprovision', 'pause', 'unpause', 'detach', 'delete',
+] as const;
+export const HostCommandType = z.enum(HOST_COMMAND_TYPES);
+export type HostCommandType = z.infer<typeof HostCommandType>;
+
+export const HostCommand = z.discriminatedUnion('type', [
+  PowerOnCommand, PowerOffCommand, RebootCommand, InspectCommand, ReprovisionCommand,
+  PauseCommand, UnpauseCommand, DetachCommand, DeleteCommand,
+], { error: (issue) => (issue.code === 'invalid_union' ? `must be one of ${HOST_COMMAND_TYPES.join(', ')}` : undefined) });
+/** A validated command (defaults filled in: a reboot always has its mode). */
+export type HostCommand = z.infer<typeof HostCommand>;
+/** What a sender may put on the wire (mode may be left out). */
+export type HostCommandInput = z.input<typeof HostCommand>;
+export type RebootMode = z.infer<typeof RebootMode>;
+
+export const HostCommandReply = z.strictObject({
+  host: HostKey,
+  command: HostCommandType,
+  /** False when the intent was already recorded: a repeat changed nothing. */
+  applied: z.boolean(),
+  /** The host's provisioning state when the reply was made. */
+  state: ProvisioningState,
+  message: z.string(),
+});
+export type HostCommandReply = z.infer<typeof HostCommandReply>;
+
+export const HOST_COMMAND_ERROR_CODES = ['notFound', 'invalid', 'conflict', 'unavailable'] as const;
+export const HostCommandErrorCode = z.enum(HOST_COMMAND_ERROR_CODES);
+export type HostCommandErrorCode = z.infer<typeof HostCommandErrorCode>;
+
+export const HostCommandError = z.strictObject({
+  code: HostCommandErrorCode,
+  message: z.string(),
+  /** True when the same request may succeed later unchanged (the store was unreachable). */
+  retryable: z.boolean(),
+});
+export type HostCommandError = z.infer<typeof HostCommandError>;

@@ -1,0 +1,5 @@
+// Host commands: what a command asks of a host (pure) and applying it through the host store.
+export { intentFor, PAUSED_BY_COMMAND } from './command-intent.ts';
+export type { CommandIntent } from './command-intent.ts';
+export { handleCommand } from './handle-command.ts';
+export type { CommandOutcome } from './handle-command.ts';
