@@ -1,0 +1,682 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, validateBareMetalHost } from '../../api/index.ts';
+import { formatFieldPath } from '../../api/field-error.ts';
+import { readManifests } from '../../api/manifest.ts';
+import type { Secret } from '../../api/secret.ts';
+import type { Fence, HostEvent, HostIntent, HostStore, KvBucket, KvBucketOptions, KvEvent, Logger, Transport } from '../../ports/index.ts';
+import { KvConflict, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
+import { HostEvents } from './events.ts';
+import type { ApplyResult } from './memory-store.ts';
+import { deepEqual } from './memory-store.ts';
+import { hostKeyFromKv, hostKvKey } from './nats-keys.ts';
+import type { SecretSource } from './nats-secrets.ts';
+import { formatApplyIssue, validateDocuments, type ApplyIssue, type SourceDocument } from './validate.ts';
+
+// The cluster's HostStore, on NATS KV alone.
+//
+// Layout: two buckets, the same key in both (`<namespace>.<name>`, escaped: see nats-keys.ts).
+//   mf-hosts   JSON of the host without status: apiVersion, kind, metadata (uid, generation,
+//              creationTimestamp, labels, annotations, finalizers, deletionTimestamp), spec.
+//              resourceVersion is not stored: it is the entry's KV revision.
+//   mf-status  JSON {status, fence?: {epoch, shard, holder}}: the last status and the highest
+//              fence epoch that has written it.
+// Status writes therefore never wake a spec watcher. Every write is a compare-and-set on the
+// key's revision, re-read and retried on conflict. Secrets are never written to either bucket:
+// each node reads its own from files (SecretSource).
+
+export const NATS_HOSTS_BUCKET = 'mf-hosts';
+export const NATS_STATUS_BUCKET = 'mf-status';
+
+export interface NatsStoreOptions {
+  /** Spec and metadata: NATS_HOSTS_BUCKET in a cluster. */
+  readonly specs: KvBucket;
+  /** Status and fence epochs: NATS_STATUS_BUCKET in a cluster. */
+  readonly status: KvBucket;
+  /** This node's Secrets (see loadSecretFiles); without one getSecret finds nothing. */
+  readonly secrets?: SecretSource;
+  readonly log?: Logger;
+  /** How long open waits for the buckets' current contents. Default 30 s. */
+  readonly readyTimeoutMs?: number;
+  /** Compare-and-set attempts per write before it fails (retryable). Default 16. */
+  readonly maxAttempts?: number;
+  /** The clock for creation and deletion timestamps. */
+  readonly now?: () => number;
+}
+
+export type ApplyOutcome = 'created' | 'updated' | 'unchanged';
+
+export interface NatsApplyResult extends ApplyResult {
+  /** Every host applied, in input order (the later of two documents naming one host). */
+  readonly hosts: readonly { readonly key: string; readonly outcome: ApplyOutcome }[];
+}
+
+export interface NatsStore extends HostStore {
+  /** Validates every document first; any issue (a Secret among them) and nothing is written. */
+  applyManifests(text: string, file: string): Promise<NatsApplyResult>;
+  apply(objects: readonly unknown[], file?: string): Promise<NatsApplyResult>;
+  /** Documents of several files, validated and applied as one. */
+  applyDocuments(docs: readonly SourceDocument[]): Promise<NatsApplyResult>;
+  close(): Promise<void>;
+}
+
+/** Opens the store on the cluster's buckets (created when absent) through a transport. */
+export async function openNatsStoreOn(
+  transport: Pick<Transport, 'kv'>,
+  options: Omit<NatsStoreOptions, 'specs' | 'status'> & { readonly kv?: KvBucketOptions } = {},
+): Promise<NatsStore> {
+  const { kv, ...rest } = options;
+  const specs = await transport.kv(NATS_HOSTS_BUCKET, kv);
+  const status = await transport.kv(NATS_STATUS_BUCKET, kv);
+  return openNatsStore({ ...rest, specs, status });
+}
+
+/** Replays both buckets into the cache, then serves list/get from it and keeps it current. */
+export async function openNatsStore(options: NatsStoreOptions): Promise<NatsStore> {
+  const store = new NatsHostStore(options);
+  await store.start();
+  return store;
+}
+
+// ---- records ----
+
+const SpecRecord = BareMetalHost.omit({ status: true });
+type SpecHost = z.infer<typeof SpecRecord>;
+
+// uid ties a status to one incarnation of the host: a status left behind by a deleted host of the
+// same name is never shown as the status of its successor.
+const StatusRecord = z.object({
+  uid: z.string().optional(),
+  status: BareMetalHostStatus,
+  fence: z.object({ epoch: z.number().int(), shard: z.number().int(), holder: z.string() }).optional(),
+});
+type StatusRecord = z.infer<typeof StatusRecord>;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function encode(value: unknown): Uint8Array {
+  return encoder.encode(JSON.stringify(value));
+}
+
+function decodeRecord<S extends z.ZodType>(bytes: Uint8Array, schema: S): { ok: true; value: z.infer<S> } | { ok: false; reason: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(decoder.decode(bytes));
+  } catch {
+    return { ok: false, reason: `${bytes.length} bytes that are not JSON` };
+  }
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issue = parsed.error.issues[0];
+  const path = issue ? formatFieldPath(issue.path.filter((s): s is string | number => typeof s !== 'symbol')) : '';
+  return { ok: false, reason: `${path || 'the record'}: ${issue?.message ?? 'does not match the schema'}` };
+}
+
+// A slot remembers the revision of the last change it has seen, a deletion included, so a late
+// watch event never undoes a newer change this store already made and announced itself.
+interface SpecSlot {
+  readonly revision: number;
+  readonly host?: SpecHost;
+}
+interface StatusSlot {
+  readonly revision: number;
+  record?: StatusRecord;
+  /** Bytes seen by the watch and not parsed yet: every node sees every host's status writes but
+   * reads few of them (only its own shards', when it takes them), so parsing waits for a read. */
+  raw?: Uint8Array;
+}
+
+type Current = { readonly revision: number; readonly host: SpecHost };
+type Change = { op: 'none' } | { op: 'put'; host: SpecHost } | { op: 'delete' };
+type Mutated = { op: 'none' | 'put'; host: BareMetalHost } | { op: 'delete' };
+
+// Kubernetes timestamps are RFC 3339 with whole seconds.
+function timestamp(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** The host named is not in the store (deleted, or never applied). */
+export class HostNotFound extends StoreError {
+  constructor(readonly key: string) {
+    super(`BareMetalHost ${key} not found (it was deleted or never applied)`, false);
+    this.name = 'HostNotFound';
+  }
+}
+
+function notFound(key: string): StoreError {
+  return new HostNotFound(key);
+}
+
+function unavailable(what: string, error: unknown): StoreError {
+  const detail = error instanceof Error ? error.message : String(error);
+  return new StoreError(`${what}: the NATS store is unavailable (${detail}); try again`, true, { cause: error });
+}
+
+function union(a: readonly string[] | undefined, b: readonly string[] | undefined): string[] | undefined {
+  if (!a?.length) return b?.length ? [...b] : undefined;
+  if (!b?.length) return [...a];
+  return [...new Set([...a, ...b])];
+}
+
+// Drops keys whose value is undefined, so records compare and serialize cleanly.
+function compact<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as (keyof T)[]) {
+    if (value[key] === undefined) delete value[key];
+  }
+  return value;
+}
+
+function withMeta(host: SpecHost, patch: Partial<SpecHost['metadata']>): SpecHost {
+  return { ...host, metadata: compact({ ...host.metadata, ...patch }) };
+}
+
+function isSecretDocument(object: unknown): boolean {
+  return object !== null && typeof object === 'object' && (object as { kind?: unknown }).kind === 'Secret';
+}
+
+function secretKeyOf(object: unknown): string | undefined {
+  const metadata = (object as { metadata?: { name?: unknown; namespace?: unknown } }).metadata;
+  if (typeof metadata?.name !== 'string' || metadata.name === '') return undefined;
+  return `${typeof metadata.namespace === 'string' && metadata.namespace !== '' ? metadata.namespace : 'default'}/${metadata.name}`;
+}
+
+const SECRET_REFUSED = 'Secrets are never stored in NATS (their values would travel in KV payloads): give them to each node with --secrets FILE|DIR and apply the hosts without their Secret documents';
+
+/** One issue per Secret document: Secrets are never applied to the NATS store. */
+export function secretDocumentIssues(docs: readonly SourceDocument[]): ApplyIssue[] {
+  const issues: ApplyIssue[] = [];
+  for (const doc of docs) {
+    if (doc.yamlError !== undefined || !isSecretDocument(doc.object)) continue;
+    const key = secretKeyOf(doc.object);
+    issues.push({ file: doc.file, index: doc.index, ...(doc.line !== undefined ? { line: doc.line } : {}), kind: 'Secret', ...(key ? { key } : {}), path: '', message: SECRET_REFUSED });
+  }
+  return issues;
+}
+
+class NatsHostStore implements NatsStore {
+  private readonly specs: KvBucket;
+  private readonly statusBucket: KvBucket;
+  private readonly secrets: SecretSource | undefined;
+  private readonly log: Logger;
+  private readonly events: HostEvents;
+  private readonly readyTimeoutMs: number;
+  private readonly maxAttempts: number;
+  private readonly now: () => number;
+  private readonly specSlots = new Map<string, SpecSlot>();
+  private readonly statusSlots = new Map<string, StatusSlot>();
+  private readonly stops: (() => void)[] = [];
+  private ready = false;
+  private closed = false;
+
+  constructor(options: NatsStoreOptions) {
+    this.specs = options.specs;
+    this.statusBucket = options.status;
+    this.secrets = options.secrets;
+    this.log = (options.log ?? silentLogger).child({ component: 'nats-store' });
+    this.readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
+    this.maxAttempts = options.maxAttempts ?? 16;
+    this.now = options.now ?? Date.now;
+    this.events = new HostEvents((error, event) => {
+      const key = event.type === 'deleted' ? event.key : `${event.host.metadata.namespace}/${event.host.metadata.name}`;
+      this.log.warn({ host: key, event: event.type, err: error instanceof Error ? error.name : typeof error }, 'a host store watch listener threw; other listeners still got the event');
+    });
+  }
+
+  async start(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const specsReady = this.watchBucket(this.specs, (event) => this.onSpecEvent(event));
+      const statusReady = this.watchBucket(this.statusBucket, (event) => this.onStatusEvent(event));
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new StoreError(`the NATS store did not finish reading buckets ${this.specs.name} and ${this.statusBucket.name} within ${this.readyTimeoutMs} ms; is JetStream reachable?`, true)), this.readyTimeoutMs);
+      });
+      await Promise.race([Promise.all([specsReady, statusReady]), timeout]);
+    } catch (error) {
+      // A watch that comes up after this is stopped as it arrives (see watchBucket).
+      this.closed = true;
+      for (const stop of this.stops.splice(0)) stop();
+      if (error instanceof StoreError) throw error;
+      throw unavailable('opening the host store', error);
+    } finally {
+      clearTimeout(timer);
+    }
+    this.ready = true;
+    this.log.debug({ hosts: this.countHosts() }, 'host store ready');
+  }
+
+  private async watchBucket(bucket: KvBucket, onEvent: (event: KvEvent) => void): Promise<void> {
+    let resolve!: () => void;
+    const replayed = new Promise<void>((r) => (resolve = r));
+    const stop = await bucket.watch({ onEvent, onReady: () => resolve() });
+    if (this.closed) {
+      stop();
+      return;
+    }
+    this.stops.push(stop);
+    await replayed;
+  }
+
+  private countHosts(): number {
+    let n = 0;
+    for (const slot of this.specSlots.values()) if (slot.host) n += 1;
+    return n;
+  }
+
+  // ---- the cache ----
+
+  private onSpecEvent(event: KvEvent): void {
+    if (this.closed) return;
+    const key = hostKeyFromKv(event.key);
+    if (key === undefined) {
+      this.log.warn({ bucket: this.specs.name, kvKey: event.key }, 'ignoring a key that does not name a host');
+      return;
+    }
+    if (event.op === 'delete') {
+      this.setSpec(key, event.revision, undefined);
+      return;
+    }
+    const decoded = decodeRecord(event.value, SpecRecord);
+    if (!decoded.ok) {
+      this.log.warn({ bucket: this.specs.name, host: key, revision: event.revision, reason: decoded.reason }, 'ignoring a host record that does not parse');
+      return;
+    }
+    this.setSpec(key, event.revision, decoded.value);
+  }
+
+  private onStatusEvent(event: KvEvent): void {
+    if (this.closed) return;
+    const key = hostKeyFromKv(event.key);
+    if (key === undefined) return;
+    if (event.op === 'delete') {
+      this.setStatus(key, event.revision, undefined);
+      return;
+    }
+    const slot = this.statusSlots.get(key);
+    if (slot && slot.revision >= event.revision) return;
+    this.statusSlots.set(key, { revision: event.revision, raw: event.value });
+  }
+
+  /** The slot with its record parsed, if it has bytes waiting; undefined when nothing usable. */
+  private statusSlot(key: string): StatusSlot | undefined {
+    const slot = this.statusSlots.get(key);
+    if (slot?.raw === undefined) return slot;
+    const decoded = decodeRecord(slot.raw, StatusRecord);
+    slot.raw = undefined;
+    if (decoded.ok) slot.record = decoded.value;
+    else this.log.warn({ bucket: this.statusBucket.name, host: key, revision: slot.revision, reason: decoded.reason }, 'ignoring a status record that does not parse');
+    return slot;
+  }
+
+  // Applies a change seen by the watch or made by this store, unless a newer one is already in.
+  private setSpec(key: string, revision: number, host: SpecHost | undefined): void {
+    const slot = this.specSlots.get(key);
+    if (slot && slot.revision >= revision) return;
+    this.specSlots.set(key, host ? { revision, host } : { revision });
+    if (!this.ready || this.closed) return;
+    if (host) this.events.emit({ type: 'upsert', host: this.merged(key)! });
+    else if (slot?.host) this.events.emit({ type: 'deleted', key });
+  }
+
+  private setStatus(key: string, revision: number, record: StatusRecord | undefined): void {
+    const slot = this.statusSlots.get(key);
+    if (slot && slot.revision >= revision) return;
+    this.statusSlots.set(key, record ? { revision, record } : { revision });
+  }
+
+  private merged(key: string): BareMetalHost | undefined {
+    const slot = this.specSlots.get(key);
+    if (!slot?.host) return undefined;
+    return this.toHost(slot.host, slot.revision, this.statusOf(key, slot.host));
+  }
+
+  private statusOf(key: string, host: SpecHost): BareMetalHostStatus | undefined {
+    const record = this.statusSlot(key)?.record;
+    if (!record || (record.uid !== undefined && record.uid !== host.metadata.uid)) return undefined;
+    return record.status;
+  }
+
+  private toHost(host: SpecHost, revision: number, status: BareMetalHostStatus | undefined): BareMetalHost {
+    return compact({ ...host, metadata: { ...host.metadata, resourceVersion: String(revision) }, status });
+  }
+
+  // ---- HostStore ----
+
+  async list(): Promise<BareMetalHost[]> {
+    const out: BareMetalHost[] = [];
+    for (const key of this.specSlots.keys()) {
+      const host = this.merged(key);
+      if (host) out.push(host);
+    }
+    return out;
+  }
+
+  async get(key: string): Promise<BareMetalHost | undefined> {
+    return this.merged(key);
+  }
+
+  watch(listener: (event: HostEvent) => void): () => void {
+    return this.events.subscribe(listener);
+  }
+
+  async getSecret(namespace: string, name: string): Promise<Secret | undefined> {
+    return this.secrets?.get(namespace, name);
+  }
+
+  async writeStatus(key: string, status: BareMetalHostStatus, fence?: Fence): Promise<void> {
+    this.checkOpen();
+    const kvKey = hostKvKey(key);
+    const host = this.specSlots.get(key)?.host ?? (await this.readSpec(key))?.host;
+    if (!host) throw notFound(key);
+    const uid = host.metadata.uid;
+    // The cached record is the first guess; the compare-and-set tells when it was stale.
+    const cached = this.statusSlot(key);
+    let current: StatusSlot | undefined = cached?.record ? cached : undefined;
+    let fresh = false;
+    let written: number | undefined;
+    for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
+      // A record of an earlier host of the same name carries no fence over to this one.
+      const seen = current?.record?.uid === undefined || current.record.uid === uid ? current?.record?.fence : undefined;
+      if (fence && seen && fence.epoch < seen.epoch) {
+        if (!fresh) {
+          current = await this.readStatus(key);
+          fresh = true;
+          continue;
+        }
+        throw new StaleFence(key, fence, seen.epoch);
+      }
+      const keep = fence && (!seen || fence.epoch >= seen.epoch) ? { epoch: fence.epoch, shard: fence.shard, holder: fence.holder } : seen;
+      const record: StatusRecord = compact({ uid, status, fence: keep });
+      try {
+        written = current ? await this.statusBucket.update(kvKey, encode(record), current.revision) : await this.statusBucket.create(kvKey, encode(record));
+        this.setStatus(key, written, record);
+        break;
+      } catch (error) {
+        if (!(error instanceof KvConflict)) throw unavailable(`writing the status of BareMetalHost ${key}`, error);
+        current = await this.readStatus(key);
+        fresh = true;
+        await this.backoff(attempt);
+      }
+    }
+    if (written === undefined) throw this.gaveUp(`status of BareMetalHost ${key}`);
+    // The host may have been deleted (and its status with it) while this write was on its way:
+    // take back the orphan so a deleted host leaves nothing behind.
+    if (!this.specSlots.get(key)?.host && !(await this.readSpec(key))) {
+      await this.statusBucket.delete(kvKey, { revision: written }).catch(() => undefined);
+      throw notFound(key);
+    }
+  }
+
+  async addFinalizer(key: string, finalizer: string): Promise<void> {
+    await this.mutate(key, (current) => {
+      if (!current) throw notFound(key);
+      const finalizers = current.host.metadata.finalizers ?? [];
+      if (finalizers.includes(finalizer)) return { op: 'none' };
+      // As the API server: an object being deleted takes no new finalizers.
+      if (current.host.metadata.deletionTimestamp) {
+        throw new StoreError(`BareMetalHost ${key} is being deleted; finalizer ${finalizer} cannot be added`, false);
+      }
+      return { op: 'put', host: withMeta(current.host, { finalizers: [...finalizers, finalizer] }) };
+    });
+  }
+
+  async removeFinalizer(key: string, finalizer: string): Promise<void> {
+    await this.mutate(key, (current) => {
+      if (!current) throw notFound(key);
+      const finalizers = current.host.metadata.finalizers ?? [];
+      if (!finalizers.includes(finalizer)) return { op: 'none' };
+      const rest = finalizers.filter((f) => f !== finalizer);
+      if (current.host.metadata.deletionTimestamp && rest.length === 0) return { op: 'delete' };
+      return { op: 'put', host: withMeta(current.host, { finalizers: rest.length > 0 ? rest : undefined }) };
+    });
+  }
+
+  async removeAnnotation(key: string, annotation: string): Promise<void> {
+    await this.applyIntent(key, { annotations: { [annotation]: null } });
+  }
+
+  async applyIntent(key: string, intent: HostIntent): Promise<BareMetalHost> {
+    const result = await this.mutate(key, (current) => {
+      if (!current) throw notFound(key);
+      let host = current.host;
+      if (intent.online !== undefined && host.spec.online !== intent.online) {
+        const spec = BareMetalHostSpec.safeParse({ ...host.spec, online: intent.online });
+        if (!spec.success) {
+          const problems = spec.error.issues.map((issue) => `${formatFieldPath(['spec', ...issue.path.filter((s): s is string | number => typeof s !== 'symbol')])}: ${issue.message}`);
+          throw new StoreError(`BareMetalHost ${key}: invalid spec change: ${problems.join('; ')}`, false);
+        }
+        host = { ...host, spec: spec.data, metadata: { ...host.metadata, generation: (host.metadata.generation ?? 0) + 1 } };
+      }
+      const annotations: Record<string, string> = { ...host.metadata.annotations };
+      for (const [name, value] of Object.entries(intent.annotations ?? {})) {
+        if (value === null) delete annotations[name];
+        else annotations[name] = value;
+      }
+      if (!deepEqual(annotations, host.metadata.annotations ?? {})) {
+        host = withMeta(host, { annotations: Object.keys(annotations).length > 0 ? annotations : undefined });
+      }
+      return host === current.host ? { op: 'none' } : { op: 'put', host };
+    });
+    if (result.op === 'delete') throw notFound(key);
+    return result.host;
+  }
+
+  async requestDelete(key: string): Promise<'terminating' | 'deleted'> {
+    const result = await this.mutate(key, (current) => {
+      if (!current) throw notFound(key);
+      if ((current.host.metadata.finalizers ?? []).length === 0) return { op: 'delete' };
+      if (current.host.metadata.deletionTimestamp) return { op: 'none' };
+      return { op: 'put', host: withMeta(current.host, { deletionTimestamp: timestamp(this.now()) }) };
+    });
+    return result.op === 'delete' ? 'deleted' : 'terminating';
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const stop of this.stops.splice(0)) {
+      try {
+        stop();
+      } catch {
+        // A watch of a closed connection has nothing left to stop.
+      }
+    }
+  }
+
+  // ---- apply ----
+
+  applyManifests(text: string, file: string): Promise<NatsApplyResult> {
+    return this.applyDocuments(readManifests(text, file));
+  }
+
+  apply(objects: readonly unknown[], file = '(objects)'): Promise<NatsApplyResult> {
+    return this.applyDocuments(objects.map((object, index) => ({ file, index, object })));
+  }
+
+  async applyDocuments(docs: readonly SourceDocument[]): Promise<NatsApplyResult> {
+    this.checkOpen();
+    const refused = secretDocumentIssues(docs);
+    const hostDocs = docs.filter((doc) => doc.yamlError !== undefined || !isSecretDocument(doc.object));
+    // Update rules run against the cached version here, and again inside the write when the
+    // stored version turns out to have moved on since.
+    const validatedAt = new Map<string, number | undefined>();
+    const { valid, issues } = validateDocuments(hostDocs, (key) => {
+      validatedAt.set(key, this.specSlots.get(key)?.revision);
+      return this.merged(key);
+    });
+    if (issues.length > 0 || refused.length > 0) {
+      // In document order, whichever check found them.
+      const position = (issue: ApplyIssue): number => docs.findIndex((d) => d.file === issue.file && d.index === issue.index);
+      const all = [...issues, ...refused].sort((a, b) => position(a) - position(b));
+      return { ok: false, issues: all, created: [], updated: [], unchanged: [], secrets: [], skipped: [], warnings: [], hosts: [] };
+    }
+    const warnings: string[] = [];
+    const skipped: { index: number; kind: string; key?: string }[] = [];
+    const plan = new Map<string, { host: BareMetalHost; source: SourceDocument }>();
+    for (const doc of valid) {
+      if (doc.type === 'skipped') {
+        skipped.push({ index: doc.source.index, kind: doc.kind, ...(doc.key ? { key: doc.key } : {}) });
+        continue;
+      }
+      if (doc.type !== 'host') continue;
+      const earlier = plan.get(doc.key);
+      if (earlier) {
+        warnings.push(`BareMetalHost ${doc.key} is given twice (${earlier.source.file} document ${earlier.source.index} and ${doc.source.file} document ${doc.source.index}); the later one wins`);
+        plan.delete(doc.key);
+      }
+      plan.set(doc.key, { host: doc.host, source: doc.source });
+    }
+    const hosts: { key: string; outcome: ApplyOutcome }[] = [];
+    for (const [key, { host, source }] of plan) {
+      let outcome: ApplyOutcome = 'unchanged';
+      try {
+        await this.mutate(key, (current) => {
+          if (current?.revision !== validatedAt.get(key)) this.revalidate(key, source, current);
+          const next = this.planHost(current?.host, host);
+          outcome = next.outcome;
+          return next.outcome === 'unchanged' ? { op: 'none' } : { op: 'put', host: next.host };
+        });
+      } catch (error) {
+        if (hosts.length === 0 || !(error instanceof StoreError)) throw error;
+        const done = hosts.map((h) => `${h.key} ${h.outcome}`).join(', ');
+        throw new StoreError(`${error.message} (already applied: ${done})`, error.retryable, { cause: error });
+      }
+      hosts.push({ key, outcome });
+    }
+    const of = (o: ApplyOutcome) => hosts.filter((h) => h.outcome === o).map((h) => h.key);
+    return { ok: true, issues: [], created: of('created'), updated: of('updated'), unchanged: of('unchanged'), secrets: [], skipped, warnings, hosts };
+  }
+
+  private revalidate(key: string, source: SourceDocument, current: Current | undefined): void {
+    const stored = current ? this.toHost(current.host, current.revision, this.statusOf(key, current.host)) : undefined;
+    const errors = validateBareMetalHost(source.object, stored);
+    if (errors.length === 0) return;
+    const issues = errors.map((e) => formatApplyIssue({ file: source.file, index: source.index, ...(source.line !== undefined ? { line: source.line } : {}), kind: 'BareMetalHost', key, path: e.path, message: e.reason }));
+    throw new StoreError(`BareMetalHost ${key} changed while it was applied and the new version refuses this update: ${issues.join('; ')}`, false);
+  }
+
+  // As the memory store: identity and lifecycle fields belong to the store, not the manifest;
+  // finalizers are the union of stored and given; a status in the manifest is ignored.
+  private planHost(old: SpecHost | undefined, parsed: BareMetalHost): { host: SpecHost; outcome: ApplyOutcome } {
+    const { status: _ignored, ...desired } = parsed;
+    const { uid: _uid, resourceVersion: _rv, generation: _gen, creationTimestamp: _ct, deletionTimestamp: _dt, finalizers, ...rest } = desired.metadata;
+    if (old === undefined) {
+      const metadata = compact({
+        ...rest,
+        uid: randomUUID(),
+        generation: 1,
+        creationTimestamp: timestamp(this.now()),
+        finalizers: union(undefined, finalizers),
+      });
+      return { host: { ...desired, metadata }, outcome: 'created' };
+    }
+    const specChanged = !deepEqual(old.spec, desired.spec);
+    const metadata = compact({
+      ...rest,
+      uid: old.metadata.uid,
+      generation: (old.metadata.generation ?? 1) + (specChanged ? 1 : 0),
+      creationTimestamp: old.metadata.creationTimestamp,
+      finalizers: union(old.metadata.finalizers, finalizers),
+      deletionTimestamp: old.metadata.deletionTimestamp,
+    });
+    const oldMeta = { ...old.metadata, resourceVersion: undefined };
+    if (!specChanged && deepEqual(oldMeta, metadata) && old.apiVersion === desired.apiVersion) return { host: old, outcome: 'unchanged' };
+    return { host: { ...desired, metadata }, outcome: 'updated' };
+  }
+
+  // ---- compare-and-set ----
+
+  private async readSpec(key: string): Promise<Current | undefined> {
+    let entry;
+    try {
+      entry = await this.specs.get(hostKvKey(key));
+    } catch (error) {
+      throw unavailable(`reading BareMetalHost ${key}`, error);
+    }
+    if (!entry) return undefined;
+    const decoded = decodeRecord(entry.value, SpecRecord);
+    if (!decoded.ok) {
+      throw new StoreError(`BareMetalHost ${key} in bucket ${this.specs.name} (revision ${entry.revision}) does not parse: ${decoded.reason}; apply the host again or delete its key`, false);
+    }
+    return { revision: entry.revision, host: decoded.value };
+  }
+
+  private async readStatus(key: string): Promise<StatusSlot | undefined> {
+    let entry;
+    try {
+      entry = await this.statusBucket.get(hostKvKey(key));
+    } catch (error) {
+      throw unavailable(`reading the status of BareMetalHost ${key}`, error);
+    }
+    if (!entry) return undefined;
+    const decoded = decodeRecord(entry.value, StatusRecord);
+    // A record nobody can read is overwritten rather than blocking every later status write;
+    // its fence epoch is lost with it, which the warning says.
+    if (!decoded.ok) {
+      this.log.warn({ host: key, revision: entry.revision, reason: decoded.reason }, 'overwriting a status record that does not parse (its fence epoch is lost)');
+      return { revision: entry.revision };
+    }
+    return { revision: entry.revision, record: decoded.value };
+  }
+
+  /**
+   * Reads the host, asks `change` what to do, and writes that only if nobody wrote the key in
+   * between; otherwise reads again and asks again. `change` may throw to refuse.
+   */
+  private async mutate(key: string, change: (current: Current | undefined) => Change): Promise<Mutated> {
+    this.checkOpen();
+    const kvKey = hostKvKey(key);
+    for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
+      const current = await this.readSpec(key);
+      const next = change(current);
+      try {
+        if (next.op === 'none') {
+          // Not there (change did not refuse) cannot happen: every caller refuses absent hosts.
+          if (!current) throw notFound(key);
+          return { op: 'none', host: this.toHost(current.host, current.revision, this.statusOf(key, current.host)) };
+        }
+        if (next.op === 'put') {
+          const value = encode(next.host);
+          const revision = current ? await this.specs.update(kvKey, value, current.revision) : await this.specs.create(kvKey, value);
+          this.setSpec(key, revision, next.host);
+          return { op: 'put', host: this.toHost(next.host, revision, this.statusOf(key, next.host)) };
+        }
+        if (!current) throw notFound(key);
+        await this.specs.delete(kvKey, { revision: current.revision });
+        // Any later put of this key is a new host: a revision above the deleted one.
+        this.setSpec(key, current.revision, undefined);
+        await this.deleteStatus(key);
+        return { op: 'delete' };
+      } catch (error) {
+        if (error instanceof StoreError) throw error;
+        if (!(error instanceof KvConflict)) throw unavailable(`writing BareMetalHost ${key}`, error);
+        await this.backoff(attempt);
+      }
+    }
+    throw this.gaveUp(`BareMetalHost ${key}`);
+  }
+
+  private async deleteStatus(key: string): Promise<void> {
+    try {
+      await this.statusBucket.delete(hostKvKey(key));
+    } catch (error) {
+      // The host is gone already; an orphaned status is harmless (never listed) and is
+      // overwritten if the host comes back.
+      this.log.warn({ host: key, err: error instanceof Error ? error.message : String(error) }, 'could not delete the status of a deleted host');
+    }
+  }
+
+  // Jittered, growing to 50 ms: enough for a few nodes racing on one key to take turns.
+  private backoff(attempt: number): Promise<void> {
+    const ms = Math.random() * Math.min(50, 2 ** attempt);
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  }
+
+  private gaveUp(what: string): StoreError {
+    return new StoreError(`${what}: ${this.maxAttempts} compare-and-set attempts all lost to concurrent writers; try again`, true);
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new StoreError('the NATS host store is closed', false);
+  }
+}

@@ -1,0 +1,182 @@
+import test, { type ExecutionContext } from 'ava';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, openNatsStore, type NatsStore } from '../../src/adapters/store/nats-store.ts';
+import { openNatsKv } from '../../src/bus/nats-kv.ts';
+import type { KvBucket } from '../../src/ports/index.ts';
+import { natsServerInstalled, startNatsServer, type NatsServer } from '../support/nats-server.ts';
+import { waitUntil } from '../support/wait.ts';
+import { lines, metalfleet } from './run.ts';
+
+const PASSWORD = 'cli-apply-never-in-nats';
+
+function hostYaml(name: string, online = true, extra = ''): string {
+  return [
+    'apiVersion: metal3.io/v1alpha1',
+    'kind: BareMetalHost',
+    'metadata:',
+    `  name: ${name}`,
+    '  namespace: metal3',
+    'spec:',
+    `  online: ${online}`,
+    '  bmc:',
+    '    address: redfish://192.0.2.10/redfish/v1/Systems/1',
+    `    credentialsName: ${name}-bmc`,
+    extra,
+  ].filter(Boolean).join('\n');
+}
+
+const NAMESPACE = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: metal3';
+const SECRET = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: h1-bmc\n  namespace: metal3\nstringData:\n  username: admin\n  password: ${PASSWORD}`;
+
+interface Env {
+  server: NatsServer;
+  dir: string;
+  file(name: string, ...docs: string[]): Promise<string>;
+  /** A store of the test's own, to see and arrange what the CLI works on. */
+  store(): Promise<NatsStore>;
+  buckets(): Promise<{ specs: KvBucket; status: KvBucket }>;
+}
+
+async function setup(t: ExecutionContext): Promise<Env> {
+  const server = await startNatsServer();
+  t.teardown(() => server.dispose());
+  const dir = await mkdtemp(join(tmpdir(), 'metalfleet-apply-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const buckets = async () => {
+    const nc = await connect({ servers: server.url });
+    t.teardown(() => nc.close());
+    return { specs: await openNatsKv(nc, NATS_HOSTS_BUCKET), status: await openNatsKv(nc, NATS_STATUS_BUCKET) };
+  };
+  return {
+    server,
+    dir,
+    async file(name, ...docs) {
+      const path = join(dir, name);
+      await writeFile(path, docs.join('\n---\n'));
+      return path;
+    },
+    buckets,
+    async store() {
+      const store = await openNatsStore(await buckets());
+      t.teardown(() => store.close());
+      return store;
+    },
+  };
+}
+
+const it = natsServerInstalled() ? test : test.skip;
+
+it('cli apply - creates, then reports unchanged and configured hosts; other kinds are noted', async (t) => {
+  const env = await setup(t);
+  const file = await env.file('hosts.yaml', NAMESPACE, hostYaml('h1'), hostYaml('h2'));
+  const first = await metalfleet('apply', '-f', file, '--nats', env.server.url);
+  t.is(first.code, 0, first.stderr);
+  t.deepEqual(lines(first.stdout), ['baremetalhost metal3/h1 created', 'baremetalhost metal3/h2 created']);
+  t.deepEqual(lines(first.stderr), ['note: Namespace default/metal3: skipped (kind not managed by metalfleet)']);
+
+  const store = await env.store();
+  t.deepEqual((await store.list()).map((h) => h.metadata.name).sort(), ['h1', 'h2']);
+  t.is((await store.get('metal3/h1'))!.metadata.generation, 1);
+
+  const changed = await env.file('changed.yaml', hostYaml('h1', false));
+  const second = await metalfleet('apply', '-f', changed, '-f', file, '--nats', env.server.url);
+  t.is(second.code, 0, second.stderr);
+  // h1 is given twice: the later document (unchanged) wins, with a warning.
+  t.deepEqual(lines(second.stdout), ['baremetalhost metal3/h1 unchanged', 'baremetalhost metal3/h2 unchanged']);
+  t.regex(second.stderr, /warning: BareMetalHost metal3\/h1 is given twice/);
+
+  const third = await metalfleet('apply', '-f', changed, '--nats', env.server.url);
+  t.is(third.code, 0, third.stderr);
+  t.deepEqual(lines(third.stdout), ['baremetalhost metal3/h1 configured']);
+  await waitUntil(async () => (await store.get('metal3/h1'))?.metadata.generation === 2, 5_000, 'the store sees generation 2');
+});
+
+it('cli apply - invalid manifests: the validate errors, exit 1, nothing applied', async (t) => {
+  const env = await setup(t);
+  const file = await env.file('bad.yaml', hostYaml('good'), hostYaml('bad', true, '  bootMode: BIOS-ish'));
+  const r = await metalfleet('apply', '-f', file, '--nats', env.server.url);
+  t.is(r.code, 1);
+  t.is(r.stdout, '');
+  const validate = await metalfleet('validate', file);
+  // The same error lines as `metalfleet validate` prints.
+  for (const line of lines(validate.stdout)) t.true(lines(r.stderr).includes(line), `missing: ${line}`);
+  t.regex(r.stderr, /BareMetalHost\/bad: spec\.bootMode: /);
+  t.regex(lines(r.stderr).at(-1)!, /^nothing was applied: 1 invalid object, 0 unreadable$/);
+  const { specs } = await env.buckets();
+  t.deepEqual(await specs.keys(), []);
+
+  const missing = await metalfleet('apply', '-f', join(env.dir, 'nope.yaml'), '--nats', env.server.url);
+  t.is(missing.code, 1);
+  t.regex(missing.stderr, /error: .*nope\.yaml: cannot read: no such file/);
+});
+
+it('cli apply - Secrets are refused before anything is written, and never echoed', async (t) => {
+  const env = await setup(t);
+  const file = await env.file('with-secret.yaml', SECRET, hostYaml('h1'));
+  const r = await metalfleet('apply', '-f', file, '--nats', env.server.url);
+  t.is(r.code, 1);
+  t.is(r.stdout, '');
+  t.regex(r.stderr, /error: .*with-secret\.yaml document 0 \(line 1\): Secret metal3\/h1-bmc Secrets are never stored in NATS.*--secrets/);
+  t.false(r.stderr.includes(PASSWORD));
+  const { specs } = await env.buckets();
+  t.deepEqual(await specs.keys(), []);
+});
+
+it('cli delete - by name: deleted, terminating with its finalizers, not found; exit 1', async (t) => {
+  const env = await setup(t);
+  const store = await env.store();
+  await store.apply([hostObject('h1'), hostObject('h2')]);
+  await store.addFinalizer('metal3/h1', 'baremetalhost.metal3.io');
+
+  const r = await metalfleet('delete', 'host', 'metal3/h1', 'metal3/h2', 'metal3/nope', '--nats', env.server.url);
+  t.is(r.code, 1);
+  t.deepEqual(lines(r.stdout), ['baremetalhost metal3/h1 terminating (finalizers: baremetalhost.metal3.io)', 'baremetalhost metal3/h2 deleted']);
+  t.deepEqual(lines(r.stderr), ['error: baremetalhost metal3/nope not found']);
+
+  await waitUntil(async () => (await store.get('metal3/h2')) === undefined && Boolean((await store.get('metal3/h1'))?.metadata.deletionTimestamp), 5_000, 'the store sees the deletes');
+  await store.removeFinalizer('metal3/h1', 'baremetalhost.metal3.io');
+  t.is(await store.get('metal3/h1'), undefined);
+
+  const bad = await metalfleet('delete', 'host', 'worker-0', '--nats', env.server.url);
+  t.is(bad.code, 1);
+  t.regex(bad.stderr, /give it as NAMESPACE\/NAME/);
+  const kind = await metalfleet('delete', 'pod', 'metal3/x', '--nats', env.server.url);
+  t.is(kind.code, 1);
+  t.regex(kind.stderr, /unknown type "pod"/);
+});
+
+it('cli delete - by file: the hosts it names; Secrets and other kinds are noted', async (t) => {
+  const env = await setup(t);
+  const file = await env.file('hosts.yaml', NAMESPACE, SECRET, hostYaml('h1'), hostYaml('h2'));
+  const store = await env.store();
+  await store.apply([hostObject('h1'), hostObject('h2'), hostObject('h3')]);
+
+  const r = await metalfleet('delete', '-f', file, '--nats', env.server.url);
+  t.is(r.code, 0, r.stderr);
+  t.deepEqual(lines(r.stdout), ['baremetalhost metal3/h1 deleted', 'baremetalhost metal3/h2 deleted']);
+  t.regex(r.stderr, /note: Secret\/h1-bmc: skipped \(Secrets are not in NATS/);
+  t.false(r.stderr.includes(PASSWORD));
+  const { specs } = await env.buckets();
+  t.deepEqual(await specs.keys(), ['metal3.h3']);
+});
+
+it('cli apply - without a NATS server the command says how to give one', async (t) => {
+  if (process.env.NATS_URL) return t.pass('NATS_URL is set in this environment');
+  const env = await setup(t);
+  const file = await env.file('hosts.yaml', hostYaml('h1'));
+  const r = await metalfleet('apply', '-f', file);
+  t.is(r.code, 1);
+  t.regex(r.stderr, /no NATS server given: pass --nats/);
+});
+
+function hostObject(name: string): Record<string, unknown> {
+  return {
+    apiVersion: 'metal3.io/v1alpha1',
+    kind: 'BareMetalHost',
+    metadata: { name, namespace: 'metal3' },
+    spec: { online: true, bmc: { address: 'redfish://192.0.2.10/redfish/v1/Systems/1', credentialsName: `${name}-bmc` } },
+  };
+}
