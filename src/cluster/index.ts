@@ -1,0 +1,10 @@
+// Cluster membership, leases and shard ownership over a KvBucket (JetStream KV or in memory).
+export { ownerOf, desiredShards } from './rendezvous.ts';
+export { startMembership, Heartbeat } from './membership.ts';
+export type { Membership, MembershipOptions } from './membership.ts';
+export { acquireLease, Lease, LeaseValue, encodeLeaseValue, decodeLeaseValue } from './lease.ts';
+export type { LeaseOptions, LeaseLostReason } from './lease.ts';
+export { startShardLeases, shardKey } from './shard-leases.ts';
+export type { ShardLeases, ShardLeaseOptions, ShardLeaseEvents, ShardLostReason } from './shard-leases.ts';
+export { OwnershipRecorder, parseOwnershipLog, toIntervals, findOverlaps, preciseNow } from './ownership-recorder.ts';
+export type { OwnershipRecord, OwnershipInterval, Overlap } from './ownership-recorder.ts';

@@ -1,0 +1,203 @@
+// One lease on one KV key: create-if-absent, renew by revision (CAS), self-fence on a local
+// deadline. Used for shard ownership and for the capacity broker's singleton.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Clock, TimerHandle } from '../actors/runtime/index.ts';
+import type { KvBucket, Logger } from '../ports/index.ts';
+import { KvConflict, silentLogger } from '../ports/index.ts';
+
+/** Why a lease ended without release(): the caller must stop what the lease guarded, at once. */
+export type LeaseLostReason =
+  /** No renew succeeded before the local deadline (server unreachable or too slow). */
+  | 'expired'
+  /** A renew lost the CAS: the key changed, so someone else holds it (or it expired and was taken). */
+  | 'conflict';
+
+export interface LeaseOptions {
+  readonly bucket: KvBucket;
+  readonly key: string;
+  readonly holder: string;
+  /** The bucket's TTL: the server forgets an unrenewed lease this long after its last write. */
+  readonly ttlMs: number;
+  /** Default ttlMs / 3: two renews may fail before the deadline. */
+  readonly renewMs?: number;
+  /** Deadline = last successful request's send time + ttlMs − this. Default ttlMs / 5. */
+  readonly safetyMarginMs?: number;
+  readonly clock: Clock;
+  /** Called synchronously, before the server-side TTL can expire; the holder must fence itself. */
+  readonly onLost: (reason: LeaseLostReason) => void;
+  readonly log?: Logger;
+}
+
+/** What a lease key holds: (revision, holder, leaseId) is the fencing token (reference/peers.md B4). */
+export const LeaseValue = z.object({ holder: z.string(), leaseId: z.string(), at: z.number() });
+export type LeaseValue = z.infer<typeof LeaseValue>;
+
+export function encodeLeaseValue(value: LeaseValue): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(value));
+}
+
+export function decodeLeaseValue(bytes: Uint8Array): LeaseValue | null {
+  try {
+    const parsed = LeaseValue.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Tries once to take the key. Resolves to the held Lease, or null when someone else holds it.
+ * Throws KvUnavailable when the bucket cannot be reached.
+ */
+export async function acquireLease(options: LeaseOptions): Promise<Lease | null> {
+  const { marginMs } = timing(options);
+  const leaseId = randomUUID();
+  const sentAt = options.clock.now();
+  let revision: number;
+  try {
+    revision = await options.bucket.create(options.key, encodeLeaseValue({ holder: options.holder, leaseId, at: sentAt }));
+  } catch (err) {
+    if (err instanceof KvConflict) return null;
+    throw err;
+  }
+  if (options.clock.now() >= sentAt + options.ttlMs - marginMs) {
+    // The create answered after its own deadline: we cannot trust the time left, so give it back.
+    await options.bucket.delete(options.key, { revision }).catch(() => undefined);
+    return null;
+  }
+  return new Lease(options, leaseId, revision, sentAt);
+}
+
+function timing(options: LeaseOptions): { renewMs: number; marginMs: number } {
+  const renewMs = options.renewMs ?? Math.max(1, Math.floor(options.ttlMs / 3));
+  const marginMs = options.safetyMarginMs ?? Math.floor(options.ttlMs / 5);
+  if (renewMs >= options.ttlMs - marginMs) {
+    throw new RangeError(`lease ${options.key}: renewMs ${renewMs} must be below ttlMs − safetyMarginMs (${options.ttlMs - marginMs})`);
+  }
+  return { renewMs, marginMs };
+}
+
+export class Lease {
+  readonly key: string;
+  readonly holder: string;
+  /** The create revision: constant for this tenure; a later tenure of the key has a higher one. */
+  readonly epoch: number;
+  private lastRevision: number;
+  private deadlineAt = 0;
+  private state: 'held' | 'lost' | 'released' = 'held';
+  private renewTimer: TimerHandle | null = null;
+  private deadlineTimer: TimerHandle | null = null;
+  private inflight: Promise<void> | null = null;
+  private readonly renewMs: number;
+  private readonly marginMs: number;
+  private readonly log: Logger;
+
+  constructor(private readonly options: LeaseOptions, readonly leaseId: string, revision: number, sentAt: number) {
+    this.key = options.key;
+    this.holder = options.holder;
+    this.epoch = revision;
+    this.lastRevision = revision;
+    ({ renewMs: this.renewMs, marginMs: this.marginMs } = timing(options));
+    this.log = (options.log ?? silentLogger).child({ lease: options.key, epoch: revision });
+    this.extend(sentAt);
+    if (this.held) this.scheduleRenew(sentAt + this.renewMs);
+  }
+
+  get held(): boolean {
+    return this.state === 'held';
+  }
+
+  /** The revision of the last successful write (what the next renew compares against). */
+  get revision(): number {
+    return this.lastRevision;
+  }
+
+  /** Local time after which this holder no longer trusts the lease. */
+  get deadline(): number {
+    return this.deadlineAt;
+  }
+
+  /** Gives the lease up: deletes the key (revision-guarded) so another holder can take it at once. */
+  async release(): Promise<void> {
+    if (this.state !== 'held') return;
+    this.state = 'released';
+    this.clearTimers();
+    // A renew in flight would move the revision under our delete's guard.
+    await this.inflight;
+    try {
+      await this.options.bucket.delete(this.key, { revision: this.lastRevision });
+    } catch (err) {
+      // Conflict: it already changed hands. Unavailable: the TTL frees it. Either way it is not ours.
+      this.log.warn({ err }, 'lease release could not delete the key');
+    }
+  }
+
+  /** Stops renewing without deleting (a crash-like stop): the key expires after the TTL. */
+  abandon(): void {
+    if (this.state !== 'held') return;
+    this.state = 'released';
+    this.clearTimers();
+  }
+
+  private extend(sentAt: number): void {
+    // The server counts the TTL from when it stored the write, which is after we sent it.
+    this.deadlineAt = sentAt + this.options.ttlMs - this.marginMs;
+    if (this.deadlineTimer !== null) this.options.clock.clearTimeout(this.deadlineTimer);
+    const left = this.deadlineAt - this.options.clock.now();
+    if (left <= 0) {
+      this.deadlineTimer = null;
+      this.lose('expired');
+      return;
+    }
+    this.deadlineTimer = this.options.clock.setTimeout(() => this.lose('expired'), left);
+  }
+
+  private scheduleRenew(at: number): void {
+    const delay = Math.max(0, at - this.options.clock.now());
+    this.renewTimer = this.options.clock.setTimeout(() => {
+      this.renewTimer = null;
+      this.inflight = this.renew().finally(() => (this.inflight = null));
+    }, delay);
+  }
+
+  private async renew(): Promise<void> {
+    const sentAt = this.options.clock.now();
+    const value = encodeLeaseValue({ holder: this.holder, leaseId: this.leaseId, at: sentAt });
+    try {
+      const revision = await this.options.bucket.update(this.key, value, this.lastRevision);
+      // Kept even when released meanwhile: release() deletes with this revision once we return.
+      this.lastRevision = revision;
+      if (this.state !== 'held') {
+        // We gave up while the renew was in flight; hand the key back instead of blocking it a TTL.
+        if (this.state === 'lost') await this.options.bucket.delete(this.key, { revision }).catch(() => undefined);
+        return;
+      }
+      this.extend(sentAt);
+    } catch (err) {
+      if (this.state !== 'held') return;
+      if (err instanceof KvConflict) {
+        this.lose('conflict');
+        return;
+      }
+      // Unreachable: keep trying until the deadline timer gives up.
+      this.log.warn({ err }, 'lease renew failed; retrying');
+    }
+    if (this.state === 'held') this.scheduleRenew(sentAt + this.renewMs);
+  }
+
+  private lose(reason: LeaseLostReason): void {
+    if (this.state !== 'held') return;
+    this.state = 'lost';
+    this.clearTimers();
+    this.log.warn({ reason }, 'lease lost');
+    this.options.onLost(reason);
+  }
+
+  private clearTimers(): void {
+    if (this.renewTimer !== null) this.options.clock.clearTimeout(this.renewTimer);
+    if (this.deadlineTimer !== null) this.options.clock.clearTimeout(this.deadlineTimer);
+    this.renewTimer = null;
+    this.deadlineTimer = null;
+  }
+}

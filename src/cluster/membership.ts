@@ -1,0 +1,193 @@
+// Cluster membership from heartbeats in a KV bucket. Liveness is judged by local receive time,
+// not by the writer's clock, and by local timers, because the bucket TTL (server 2.9) deletes
+// stale heartbeats silently: no watch event ever says a node died.
+import { z } from 'zod';
+import type { Clock, TimerHandle } from '../actors/runtime/index.ts';
+import type { KvBucket, KvEvent, Logger } from '../ports/index.ts';
+import { silentLogger } from '../ports/index.ts';
+
+export interface MembershipOptions {
+  /** The membership bucket; the caller creates it with a TTL of about deadAfterMs. */
+  readonly bucket: KvBucket;
+  /** This node's id: letters, digits, '-' and '_' (it becomes a KV key token). */
+  readonly self: string;
+  readonly heartbeatMs?: number;
+  readonly deadAfterMs?: number;
+  readonly clock: Clock;
+  /** Published with each heartbeat for introspection (pid, start time ...). */
+  readonly info?: Record<string, string>;
+  readonly log?: Logger;
+}
+
+export interface Membership {
+  readonly self: string;
+  readonly heartbeatMs: number;
+  /** Live node ids, sorted; includes self while running. */
+  live(): string[];
+  /** Called after each change of live(); returns the unsubscribe. */
+  onChange(listener: (live: readonly string[]) => void): () => void;
+  /**
+   * False once the last heartbeat write failed, or none succeeded for deadAfterMs (a write that
+   * hangs, as in a partition): the others count this node dead, or soon will.
+   */
+  readonly healthy: boolean;
+  /** Resolves once a full heartbeat round has been seen since start (every running peer wrote). */
+  readonly settled: Promise<void>;
+  /** Deletes this node's heartbeat so the others drop it at once, then stops. */
+  leave(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const Heartbeat = z.object({ node: z.string(), at: z.number(), info: z.record(z.string(), z.string()).optional() });
+export type Heartbeat = z.infer<typeof Heartbeat>;
+
+const NODE_ID = /^[A-Za-z0-9_-]+$/;
+const PREFIX = 'node.';
+
+export async function startMembership(options: MembershipOptions): Promise<Membership> {
+  if (!NODE_ID.test(options.self)) {
+    throw new RangeError(`membership: node id "${options.self}" may hold only letters, digits, '-' and '_'`);
+  }
+  const m = new KvMembership(options);
+  await m.start();
+  return m;
+}
+
+class KvMembership implements Membership {
+  readonly self: string;
+  readonly heartbeatMs: number;
+  readonly settled: Promise<void>;
+  private writeFailed = false;
+  private lastWriteOk: number;
+  private readonly deadAfterMs: number;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly peers = new Map<string, TimerHandle>();
+  private readonly listeners = new Set<(live: readonly string[]) => void>();
+  private running = true;
+  private beatTimer: TimerHandle | null = null;
+  private settleTimer: TimerHandle | null = null;
+  private beating: Promise<void> | null = null;
+  private unwatch: (() => void) | null = null;
+  private settle!: () => void;
+  private last: string[] = [];
+
+  constructor(private readonly options: MembershipOptions) {
+    this.self = options.self;
+    this.heartbeatMs = options.heartbeatMs ?? 1_000;
+    this.deadAfterMs = options.deadAfterMs ?? 5_000;
+    this.clock = options.clock;
+    this.lastWriteOk = options.clock.now();
+    this.log = (options.log ?? silentLogger).child({ node: options.self });
+    this.settled = new Promise((resolve) => (this.settle = resolve));
+    if (this.deadAfterMs <= this.heartbeatMs) {
+      throw new RangeError(`membership: deadAfterMs ${this.deadAfterMs} must exceed heartbeatMs ${this.heartbeatMs}`);
+    }
+  }
+
+  async start(): Promise<void> {
+    this.last = [this.self];
+    await this.beat();
+    let ready!: () => void;
+    const replayed = new Promise<void>((resolve) => (ready = resolve));
+    this.unwatch = await this.options.bucket.watch({ key: `${PREFIX}*`, onEvent: (e) => this.onEvent(e), onReady: () => ready() });
+    await replayed;
+    // Peers already running write within one heartbeat (half again for their timer and write
+    // latency); until then this node's view is partial.
+    this.settleTimer = this.clock.setTimeout(() => this.settle(), Math.ceil(this.heartbeatMs * 1.5));
+    this.scheduleBeat();
+  }
+
+  get healthy(): boolean {
+    return !this.writeFailed && this.clock.now() - this.lastWriteOk < this.deadAfterMs;
+  }
+
+  live(): string[] {
+    return [...this.last];
+  }
+
+  onChange(listener: (live: readonly string[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async leave(): Promise<void> {
+    if (!this.running) return;
+    await this.stop();
+    // A heartbeat landing after the delete would resurrect this node for deadAfterMs.
+    await this.beating;
+    await this.options.bucket.delete(`${PREFIX}${this.self}`).catch((err: unknown) => this.log.warn({ err }, 'membership leave could not delete the heartbeat'));
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.unwatch?.();
+    for (const t of [this.beatTimer, this.settleTimer, ...this.peers.values()]) if (t !== null) this.clock.clearTimeout(t);
+    this.peers.clear();
+    this.settle();
+  }
+
+  private scheduleBeat(): void {
+    if (!this.running) return;
+    this.beatTimer = this.clock.setTimeout(() => {
+      this.beatTimer = null;
+      this.beating = this.beat().finally(() => {
+        this.beating = null;
+        this.scheduleBeat();
+      });
+    }, this.heartbeatMs);
+  }
+
+  private async beat(): Promise<void> {
+    const sentAt = this.clock.now();
+    const hb: Heartbeat = { node: this.self, at: sentAt, ...(this.options.info ? { info: this.options.info } : {}) };
+    try {
+      await this.options.bucket.put(`${PREFIX}${this.self}`, new TextEncoder().encode(JSON.stringify(hb)));
+      if (this.writeFailed) this.log.info({}, 'membership heartbeat written again');
+      this.writeFailed = false;
+      // Peers time us from when they receive it, which is after we sent it.
+      this.lastWriteOk = sentAt;
+    } catch (err) {
+      if (!this.writeFailed) this.log.warn({ err }, 'membership heartbeat failed; peers will count this node dead');
+      this.writeFailed = true;
+    }
+  }
+
+  private onEvent(e: KvEvent): void {
+    if (!this.running) return;
+    const node = e.key.slice(PREFIX.length);
+    if (node === this.self) return;
+    const old = this.peers.get(node);
+    if (old !== undefined) this.clock.clearTimeout(old);
+    if (e.op === 'delete') {
+      this.peers.delete(node);
+    } else if (parseHeartbeat(e.value)?.node === node) {
+      this.peers.set(node, this.clock.setTimeout(() => {
+        this.peers.delete(node);
+        this.changed();
+      }, this.deadAfterMs));
+    } else {
+      this.log.warn({ key: e.key }, 'membership ignored a heartbeat that does not parse');
+      this.peers.delete(node);
+    }
+    this.changed();
+  }
+
+  private changed(): void {
+    const now = [this.self, ...this.peers.keys()].sort();
+    if (now.length === this.last.length && now.every((n, i) => n === this.last[i])) return;
+    this.last = now;
+    this.log.info({ live: now }, 'membership changed');
+    for (const l of this.listeners) l(now);
+  }
+}
+
+function parseHeartbeat(bytes: Uint8Array): Heartbeat | null {
+  try {
+    const parsed = Heartbeat.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}

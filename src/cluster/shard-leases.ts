@@ -1,0 +1,231 @@
+// Shard ownership: each node leases the shards rendezvous hashing gives it over live members,
+// hands off (drain, then delete) the ones a newcomer wins, and fences itself when a lease is lost.
+import type { Clock, TimerHandle } from '../actors/runtime/index.ts';
+import type { Fence, KvBucket, KvEvent, Logger } from '../ports/index.ts';
+import { silentLogger } from '../ports/index.ts';
+import type { Lease, LeaseLostReason } from './lease.ts';
+import { acquireLease } from './lease.ts';
+import type { Membership } from './membership.ts';
+import { desiredShards } from './rendezvous.ts';
+
+export type ShardLostReason =
+  | LeaseLostReason
+  /** stop({ graceful: false }): timers stopped, the key left to expire. */
+  | 'stopped'
+  /** events.release rejected: the actors may still run, so they are stopped at once. */
+  | 'drain-failed';
+
+export interface ShardLeaseEvents {
+  /** This node now owns the shard: start its actors, fencing every write with `fence`. */
+  acquired(shard: number, fence: Fence): void;
+  /** Must stop the shard's actors at once (synchronously): another node may own it soon. */
+  lost(shard: number, reason: ShardLostReason): void;
+  /** Graceful handoff: drain in-flight work; resolve once the shard's actors are stopped. */
+  release(shard: number): Promise<void>;
+}
+
+export interface ShardLeaseOptions {
+  /** The lease bucket, created by the caller with ttlMs = leaseTtlMs. */
+  readonly bucket: KvBucket;
+  readonly membership: Membership;
+  readonly self: string;
+  readonly shardCount?: number;
+  readonly leaseTtlMs?: number;
+  readonly renewMs?: number;
+  readonly safetyMarginMs?: number;
+  readonly retryMs?: number;
+  readonly clock: Clock;
+  readonly log?: Logger;
+  readonly events: ShardLeaseEvents;
+}
+
+export interface ShardLeases {
+  owned(): ReadonlyMap<number, Fence>;
+  /** graceful: hand every held shard off (release, then delete). Otherwise fence and stop at once. */
+  stop(options?: { graceful: boolean }): Promise<void>;
+}
+
+export const shardKey = (shard: number): string => `shard.${shard}`;
+
+/**
+ * Starts the shard lease manager. It acquires nothing until membership has settled (seen one
+ * heartbeat round): otherwise the first node of a starting cluster would grab every shard and
+ * hand most of them off again a moment later.
+ */
+export async function startShardLeases(options: ShardLeaseOptions): Promise<ShardLeases> {
+  const m = new ShardLeaseManager(options);
+  await m.start();
+  return m;
+}
+
+class ShardLeaseManager implements ShardLeases {
+  private readonly shardCount: number;
+  private readonly ttlMs: number;
+  private readonly retryMs: number;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly events: ShardLeaseEvents;
+  private readonly held = new Map<number, Lease>();
+  private readonly acquiring = new Map<number, Promise<void>>();
+  private readonly releasing = new Map<number, Promise<void>>();
+  /** Local receive time of the last put seen per shard key: a fresh one means someone holds it. */
+  private readonly seen = new Map<number, number>();
+  private desired = new Set<number>();
+  private settled = false;
+  private stopping = false;
+  private retryTimer: TimerHandle | null = null;
+  private unwatch: (() => void) | null = null;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(private readonly options: ShardLeaseOptions) {
+    this.shardCount = options.shardCount ?? 256;
+    this.ttlMs = options.leaseTtlMs ?? 5_000;
+    this.retryMs = options.retryMs ?? 250;
+    this.clock = options.clock;
+    this.log = (options.log ?? silentLogger).child({ node: options.self });
+    this.events = options.events;
+  }
+
+  async start(): Promise<void> {
+    this.unwatch = await this.options.bucket.watch({ key: 'shard.*', onEvent: (e) => this.onLeaseEvent(e) });
+    this.unsubscribe = this.options.membership.onChange(() => this.reconcile());
+    void this.options.membership.settled.then(() => {
+      if (this.stopping) return;
+      this.settled = true;
+      this.tick();
+    });
+  }
+
+  owned(): ReadonlyMap<number, Fence> {
+    const out = new Map<number, Fence>();
+    for (const [shard, lease] of this.held) out.set(shard, { shard, epoch: lease.epoch, holder: this.options.self });
+    return out;
+  }
+
+  async stop(options: { graceful: boolean } = { graceful: true }): Promise<void> {
+    if (!this.stopping) {
+      this.stopping = true;
+      if (this.retryTimer !== null) this.clock.clearTimeout(this.retryTimer);
+      this.unwatch?.();
+      this.unsubscribe?.();
+    }
+    if (options.graceful) {
+      for (const shard of this.held.keys()) this.handoff(shard);
+    } else {
+      for (const [shard, lease] of [...this.held]) {
+        lease.abandon();
+        this.held.delete(shard);
+        this.notifyLost(shard, 'stopped');
+      }
+    }
+    // An acquire answering after this point gives its lease straight back (see acquire()); a
+    // graceful stop waits for that, a crash-like one does not wait on a server that may hang.
+    if (options.graceful) await Promise.all([...this.acquiring.values(), ...this.releasing.values()]);
+  }
+
+  /** Retry loop: renews run on their own timers; this only takes free desired shards. */
+  private tick(): void {
+    this.retryTimer = null;
+    if (this.stopping) return;
+    this.reconcile();
+    this.retryTimer = this.clock.setTimeout(() => this.tick(), this.retryMs);
+  }
+
+  private reconcile(): void {
+    if (this.stopping || !this.settled) return;
+    this.desired = desiredShards(this.options.self, this.options.membership.live(), this.shardCount);
+    for (const shard of this.desired) if (this.mayTake(shard)) this.acquire(shard);
+    for (const shard of this.held.keys()) if (!this.desired.has(shard)) this.handoff(shard);
+  }
+
+  private mayTake(shard: number): boolean {
+    if (this.held.has(shard) || this.acquiring.has(shard) || this.releasing.has(shard)) return false;
+    // A holder renews every ttl/3; skip the create that would only conflict. The bucket TTL
+    // expires silently, so a put older than the TTL (by local receive time) counts as gone.
+    const at = this.seen.get(shard);
+    return at === undefined || this.clock.now() - at >= this.ttlMs;
+  }
+
+  private onLeaseEvent(e: KvEvent): void {
+    const shard = Number(e.key.slice('shard.'.length));
+    if (!Number.isInteger(shard) || shard < 0 || shard >= this.shardCount) return;
+    if (e.op === 'put') {
+      this.seen.set(shard, this.clock.now());
+      return;
+    }
+    this.seen.delete(shard);
+    // A handoff just deleted it: take it now rather than at the next retry.
+    if (!this.stopping && this.settled && this.desired.has(shard) && this.mayTake(shard)) this.acquire(shard);
+  }
+
+  private acquire(shard: number): void {
+    let lease: Lease | null = null;
+    const attempt = acquireLease({
+      bucket: this.options.bucket,
+      key: shardKey(shard),
+      holder: this.options.self,
+      ttlMs: this.ttlMs,
+      ...(this.options.renewMs !== undefined ? { renewMs: this.options.renewMs } : {}),
+      ...(this.options.safetyMarginMs !== undefined ? { safetyMarginMs: this.options.safetyMarginMs } : {}),
+      clock: this.clock,
+      log: this.log,
+      onLost: (reason) => {
+        if (lease === null || this.held.get(shard) !== lease) return;
+        this.held.delete(shard);
+        this.notifyLost(shard, reason);
+        this.reconcile();
+      },
+    }).then(async (got) => {
+      if (got === null) return;
+      if (this.stopping || !this.desired.has(shard)) {
+        // Membership moved (or we are stopping) while the create was in flight: no actors yet.
+        await got.release();
+        return;
+      }
+      lease = got;
+      this.held.set(shard, got);
+      this.log.info({ shard, epoch: got.epoch }, 'shard acquired');
+      try {
+        this.events.acquired(shard, { shard, epoch: got.epoch, holder: this.options.self });
+      } catch (err) {
+        this.log.error({ shard, err }, 'shard acquired handler threw');
+      }
+    }, (err: unknown) => {
+      this.log.debug({ shard, err }, 'shard lease create failed; retrying');
+    }).finally(() => this.acquiring.delete(shard));
+    this.acquiring.set(shard, attempt);
+  }
+
+  private handoff(shard: number): void {
+    const lease = this.held.get(shard);
+    if (!lease || this.releasing.has(shard)) return;
+    this.log.info({ shard, epoch: lease.epoch }, 'shard handoff: draining');
+    // The lease keeps renewing while the shard drains; if it is lost meanwhile, lost() fires.
+    const done = (async () => {
+      try {
+        await this.events.release(shard);
+      } catch (err) {
+        this.log.error({ shard, err }, 'shard drain failed; stopping its actors at once');
+        // lost() stops the actors synchronously, so the key can still be handed back below.
+        if (this.held.get(shard) === lease) this.notifyLost(shard, 'drain-failed');
+      }
+      if (this.held.get(shard) !== lease) return;
+      this.held.delete(shard);
+      await lease.release();
+      this.log.info({ shard, epoch: lease.epoch }, 'shard released');
+    })().finally(() => {
+      this.releasing.delete(shard);
+      this.reconcile();
+    });
+    this.releasing.set(shard, done);
+  }
+
+  private notifyLost(shard: number, reason: ShardLostReason): void {
+    this.log.warn({ shard, reason }, 'shard lost; fencing');
+    try {
+      this.events.lost(shard, reason);
+    } catch (err) {
+      this.log.error({ shard, err }, 'shard lost handler threw');
+    }
+  }
+}
