@@ -1,0 +1,429 @@
+import { call, decode, subjects as defaultSubjects } from '../../../bus/index.ts';
+import type { Subjects } from '../../../bus/index.ts';
+import type { BusSubscription, Logger, Transport } from '../../../ports/index.ts';
+import { silentLogger } from '../../../ports/index.ts';
+import {
+  spawn, tell,
+  type ActorContext, type ActorRef, type ActorSystem, type AnyActorRef, type Behavior, type Clock, type TimerHandle,
+} from '../../runtime/index.ts';
+import type { CapacityFigures, PoolFigures } from '../figures.ts';
+import { totalsOf } from '../figures.ts';
+import type { CapacityMsg, Notify, SlotNotice } from '../messages.ts';
+import { DEFAULT_TTL_MS } from '../pool-book.ts';
+import type { RenewReply as RenewReplyT, SlotPush as SlotPushT } from './messages.ts';
+import { AcquireReply, MAX_RENEW_BATCH, NodeName, ReleaseReply, RenewReply, SetLimitReply, SlotPush, WireFigures } from './messages.ts';
+
+export interface CapacityProxyOptions {
+  readonly transport: Transport;
+  /** This node's name: the broker pushes its holders' notices to subjects().capacityNotify(node). */
+  readonly node: string;
+  /** The grant TTL, the same as the broker's; default 30 s. */
+  readonly ttlMs?: number;
+  readonly clock?: Clock;
+  readonly subjects?: Subjects;
+  /** Actor name; default 'capacity-proxy'. */
+  readonly name?: string;
+  /** How long one call keeps retrying a broker it cannot reach (a failover); default the TTL. */
+  readonly patienceMs?: number;
+  /** One attempt's timeout; default 2 s. */
+  readonly requestTimeoutMs?: number;
+  /** How often the node's renewals go to the broker in one batch; default TTL / 6. */
+  readonly renewEveryMs?: number;
+  /**
+   * A holder is told slotLost this long before its grant could lapse in KV (the broker's answer,
+   * measured from when the renew was sent); covers clock skew between broker nodes. Default TTL / 10.
+   */
+  readonly lossMarginMs?: number;
+  readonly logger?: Logger;
+}
+
+interface Entry {
+  readonly holder: string;
+  readonly pool: string;
+  operation: string;
+  exempt: boolean;
+  notify: Notify;
+  /** acquiring: the first answer has not come; waiting: queued at the broker; granted: holds a slot. */
+  phase: 'acquiring' | 'waiting' | 'granted';
+  grantId: string;
+  /** Bumped by every acquire sent, so a late answer to an older one is ignored. */
+  gen: number;
+  requestedAt: number;
+  /** Last acquire or renew from the holder itself: a holder that stopped renewing is gone. */
+  heardAt: number;
+  /** The holder is told slotLost at this moment unless a renew moves it. */
+  deadline: number;
+  /** The gen of the acquire the holder itself sent: only its answer is repeated to the holder. */
+  askedGen: number;
+  /** An acquire waits for this holder's release in flight, so the broker sees them in order. */
+  deferred: boolean;
+}
+
+type Internal =
+  | { type: 'acquireDone'; key: string; holder: string; pool: string; gen: number; sentAt: number; reply: AcquireReply }
+  | { type: 'acquireFailed'; key: string; gen: number; error: string }
+  | { type: 'renewDone'; sentAt: number; reply: RenewReplyT }
+  | { type: 'renewFailed'; error: string }
+  | { type: 'push'; push: SlotPushT; at: number }
+  | { type: 'retryAcquire'; key: string; gen: number }
+  | { type: 'released'; key: string }
+  | { type: 'renewTick' }
+  | { type: 'lossTick' };
+
+type ProxyMsg = CapacityMsg | Internal;
+
+interface State {
+  readonly entries: Map<string, Entry>;
+  /** Highest broker epoch heard from; -1 before the first answer. */
+  epoch: number;
+  gen: number;
+  renewing: boolean;
+  renewTimer: TimerHandle | null;
+  lossTimer: TimerHandle | null;
+  lossAt: number;
+  sub: BusSubscription | null;
+  /** Releases on their way, by holder: a new acquire of the same holder waits for them. */
+  readonly releasing: Map<string, number>;
+  readonly counts: { unreachable: number; lost: number; resent: number; notifyErrors: number; badPushes: number };
+}
+
+const keyOf = (holder: string, pool: string): string => `${pool}\u0000${holder}`;
+
+/**
+ * The local face of the cluster's capacity broker: host actors send it the same CapacityMsg they
+ * would send a local broker and hear the same SlotNotices. It forwards acquires and releases,
+ * batches the node's renewals, delivers pushed grants to the right holder, re-sends its waiters'
+ * acquires when the broker changes, and tells a holder slotLost before its grant could lapse.
+ */
+export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: CapacityProxyOptions): ActorRef<CapacityMsg> {
+  const node = NodeName.parse(options.node);
+  const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+  if (!(ttlMs > 0 && Number.isFinite(ttlMs))) throw new RangeError(`capacity proxy: ttlMs is ${String(ttlMs)}; use a positive number of milliseconds`);
+  const subs = options.subjects ?? defaultSubjects();
+  const log = options.logger ?? silentLogger;
+  const patienceMs = options.patienceMs ?? ttlMs;
+  const requestTimeoutMs = options.requestTimeoutMs ?? 2_000;
+  const renewEveryMs = options.renewEveryMs ?? Math.max(1, Math.floor(ttlMs / 6));
+  const lossMarginMs = options.lossMarginMs ?? Math.floor(ttlMs / 10);
+  const callOpts = { timeoutMs: requestTimeoutMs, deadlineMs: patienceMs, retry: true } as const;
+  let clock: Clock;
+  // Calls on their way (shown in describe: a test or an operator sees the proxy is quiet).
+  let inflight = 0;
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    inflight++;
+    return p.finally(() => void inflight--);
+  };
+
+  const send = (state: State, e: Entry, notice: SlotNotice): void => {
+    try {
+      e.notify(notice);
+    } catch {
+      state.counts.notifyErrors++;
+    }
+  };
+
+  const releaseAtBroker = (state: State, self: ActorRef<ProxyMsg>, holder: string, pool: string): void => {
+    const key = keyOf(holder, pool);
+    state.releasing.set(key, (state.releasing.get(key) ?? 0) + 1);
+    // Best effort: a release that never arrives costs the slot one TTL, not correctness.
+    track(call(options.transport, subs.capacity, { type: 'release', holder, pool }, ReleaseReply, callOpts)).catch((error: unknown) => {
+      log.warn({ node, pool, holder, err: String(error) }, 'capacity release not delivered; the grant lapses after its TTL');
+    }).finally(() => tell(self, { type: 'released', key }));
+  };
+
+  const sendAcquire = (state: State, e: Entry, self: ActorRef<ProxyMsg>): void => {
+    e.gen = ++state.gen;
+    if (state.releasing.has(keyOf(e.holder, e.pool))) {
+      e.deferred = true;
+      return;
+    }
+    e.deferred = false;
+    const { gen } = e;
+    const key = keyOf(e.holder, e.pool);
+    const sentAt = clock.now();
+    track(call(options.transport, subs.capacity, { type: 'acquire', holder: e.holder, node, pool: e.pool, operation: e.operation, exempt: e.exempt, waitedMs: Math.max(0, sentAt - e.requestedAt) }, AcquireReply, callOpts)).then(
+      (reply) => tell(self, { type: 'acquireDone', key, holder: e.holder, pool: e.pool, gen, sentAt, reply }),
+      (error: unknown) => tell(self, { type: 'acquireFailed', key, gen, error: String(error) }),
+    );
+  };
+
+  const lose = (state: State, e: Entry, reason: string): void => {
+    state.entries.delete(keyOf(e.holder, e.pool));
+    state.counts.lost++;
+    send(state, e, { type: 'slotLost', grantId: e.grantId, pool: e.pool, reason });
+  };
+
+  const granted = (state: State, e: Entry, grantId: string, deadline: number, waitedMs: number, tellHolder: boolean): void => {
+    const same = e.phase === 'granted' && e.grantId === grantId;
+    e.phase = 'granted';
+    e.grantId = grantId;
+    e.deadline = same ? Math.max(e.deadline, deadline) : deadline;
+    if (!same || tellHolder) send(state, e, { type: 'slotGranted', grantId, pool: e.pool, operation: e.operation, waitedMs });
+  };
+
+  /** A reply from a later broker than we knew: our waiters may exist only in the old one's memory. */
+  const observeEpoch = (state: State, epoch: number, self: ActorRef<ProxyMsg>): void => {
+    if (epoch <= state.epoch) return;
+    const changed = state.epoch >= 0;
+    state.epoch = epoch;
+    if (!changed) return;
+    log.info({ node, epoch }, 'capacity broker changed; re-sending waiting acquires');
+    for (const e of state.entries.values()) {
+      if (e.phase !== 'waiting') continue;
+      state.counts.resent++;
+      sendAcquire(state, e, self);
+    }
+  };
+
+  const renewTick = (state: State, self: ActorRef<ProxyMsg>): void => {
+    const now = clock.now();
+    const batch: { holder: string; pool: string }[] = [];
+    for (const e of [...state.entries.values()]) {
+      if (now - e.heardAt > ttlMs) {
+        // The holder stopped renewing (it stopped without releasing): give its place back.
+        state.entries.delete(keyOf(e.holder, e.pool));
+        releaseAtBroker(state, self, e.holder, e.pool);
+        continue;
+      }
+      if (e.phase !== 'acquiring') batch.push({ holder: e.holder, pool: e.pool });
+    }
+    if (batch.length === 0 || state.renewing) return;
+    state.renewing = true;
+    const sentAt = now;
+    const chunks: (typeof batch)[] = [];
+    for (let i = 0; i < batch.length; i += MAX_RENEW_BATCH) chunks.push(batch.slice(i, i + MAX_RENEW_BATCH));
+    Promise.all(chunks.map((holders) => track(call(options.transport, subs.capacity, { type: 'renew', node, holders }, RenewReply, callOpts)))).then(
+      (replies) => {
+        const epoch = Math.max(...replies.map((r) => r.epoch));
+        tell(self, { type: 'renewDone', sentAt, reply: { epoch, results: replies.flatMap((r) => r.results) } });
+      },
+      (error: unknown) => tell(self, { type: 'renewFailed', error: String(error) }),
+    );
+  };
+
+  const renewDone = (state: State, sentAt: number, reply: RenewReplyT, self: ActorRef<ProxyMsg>): void => {
+    state.renewing = false;
+    observeEpoch(state, reply.epoch, self);
+    const now = clock.now();
+    for (const r of reply.results) {
+      const e = state.entries.get(keyOf(r.holder, r.pool));
+      if (!e) {
+        if (r.status === 'renewed') releaseAtBroker(state, self, r.holder, r.pool);
+        continue;
+      }
+      if (r.status === 'renewed') granted(state, e, r.grantId, sentAt + r.validForMs - lossMarginMs, Math.max(0, now - e.requestedAt), false);
+      else if (r.status === 'unknown') {
+        if (e.phase === 'granted') lose(state, e, 'the capacity broker no longer knows this grant (it lapsed)');
+        else if (e.phase === 'waiting') {
+          // A broker that took over after we queued: ask it again.
+          state.counts.resent++;
+          sendAcquire(state, e, self);
+        }
+      }
+    }
+  };
+
+  const lossTick = (state: State, self: ActorRef<ProxyMsg>): void => {
+    const now = clock.now();
+    for (const e of [...state.entries.values()]) {
+      if (e.phase !== 'granted' || e.deadline > now) continue;
+      lose(state, e, `grant could not be renewed with the capacity broker within ${ttlMs} ms`);
+      releaseAtBroker(state, self, e.holder, e.pool);
+    }
+  };
+
+  const armLoss = (state: State, self: ActorRef<ProxyMsg>): void => {
+    let next = Number.POSITIVE_INFINITY;
+    for (const e of state.entries.values()) if (e.phase === 'granted') next = Math.min(next, e.deadline);
+    if (next === Number.POSITIVE_INFINITY) {
+      if (state.lossTimer !== null) clock.clearTimeout(state.lossTimer);
+      state.lossTimer = null;
+      return;
+    }
+    if (state.lossTimer !== null && state.lossAt <= next) return;
+    if (state.lossTimer !== null) clock.clearTimeout(state.lossTimer);
+    const handle = clock.setTimeout(() => {
+      if (state.lossTimer === handle) state.lossTimer = null;
+      tell(self, { type: 'lossTick' });
+    }, Math.max(0, next - clock.now()));
+    state.lossTimer = handle;
+    state.lossAt = next;
+  };
+
+  const armRenew = (state: State, self: ActorRef<ProxyMsg>): void => {
+    state.renewTimer = clock.setTimeout(() => tell(self, { type: 'renewTick' }), renewEveryMs);
+  };
+
+  const figures = (reply: (f: CapacityFigures) => void): void => {
+    track(call(options.transport, subs.capacity, { type: 'figures' }, WireFigures, callOpts)).then((w) => {
+      const pools: PoolFigures[] = w.pools.map((p) => ({
+        pool: p.pool,
+        limit: p.limit === 0 ? Number.POSITIVE_INFINITY : p.limit,
+        inUse: p.inUse,
+        exempt: p.exempt,
+        waiting: p.waiting,
+        longestWaitMs: p.longestWaitMs,
+        holders: p.holders.map(({ holder, operation, grantId, exempt, sinceMs }) => ({ holder, operation, grantId, exempt, sinceMs })),
+        queue: p.queue.map(({ holder, operation, waitingMs }) => ({ holder, operation, waitingMs })),
+      }));
+      reply({ pools, totals: totalsOf(pools) });
+    }, (error: unknown) => {
+      // No answer: the asker's own timeout tells it the broker is unreachable.
+      log.warn({ node, err: String(error) }, 'capacity figures unavailable');
+    });
+  };
+
+  const receive = (state: State, msg: ProxyMsg, ctx: ActorContext<ProxyMsg>): State => {
+    const self = ctx.self;
+    const now = clock.now();
+    switch (msg.type) {
+      case 'acquire': {
+        const key = keyOf(msg.holder, msg.pool);
+        let e = state.entries.get(key);
+        if (e) {
+          e.operation = msg.operation;
+          e.exempt = msg.exempt;
+          e.notify = msg.notify;
+          e.heardAt = now;
+        } else {
+          e = { holder: msg.holder, pool: msg.pool, operation: msg.operation, exempt: msg.exempt, notify: msg.notify, phase: 'acquiring', grantId: '', gen: 0, requestedAt: now, heardAt: now, deadline: Number.POSITIVE_INFINITY, askedGen: 0, deferred: false };
+          state.entries.set(key, e);
+        }
+        sendAcquire(state, e, self);
+        e.askedGen = e.gen;
+        break;
+      }
+      case 'release': {
+        const key = keyOf(msg.holder, msg.pool);
+        state.entries.delete(key);
+        releaseAtBroker(state, self, msg.holder, msg.pool);
+        break;
+      }
+      case 'renew': {
+        const e = state.entries.get(keyOf(msg.holder, msg.pool));
+        if (e) e.heardAt = now;
+        break;
+      }
+      case 'setLimit':
+        track(call(options.transport, subs.capacity, { type: 'setLimit', pool: msg.pool, limit: msg.limit === Number.POSITIVE_INFINITY ? 0 : msg.limit }, SetLimitReply, callOpts))
+          .catch((error: unknown) => log.warn({ node, pool: msg.pool, err: String(error) }, 'capacity setLimit not delivered'));
+        break;
+      case 'figures':
+        figures(msg.reply);
+        break;
+      case 'expire':
+        break;
+      case 'acquireDone': {
+        const e = state.entries.get(msg.key);
+        if (!e) {
+          // Released while the acquire was on its way: give back what it got.
+          if (msg.reply.status === 'granted') releaseAtBroker(state, self, msg.holder, msg.pool);
+          break;
+        }
+        if (e.gen !== msg.gen) break;
+        observeEpoch(state, msg.reply.epoch, self);
+        if (msg.reply.status === 'granted') granted(state, e, msg.reply.grantId, msg.sentAt + msg.reply.validForMs - lossMarginMs, msg.reply.waitedMs, e.askedGen === msg.gen);
+        else if (e.phase !== 'granted') {
+          e.phase = 'waiting';
+          send(state, e, { type: 'slotQueued', pool: e.pool, position: msg.reply.position });
+        }
+        break;
+      }
+      case 'acquireFailed': {
+        const e = state.entries.get(msg.key);
+        if (!e || e.gen !== msg.gen || e.phase === 'granted') break;
+        state.counts.unreachable++;
+        log.warn({ node, pool: e.pool, holder: e.holder, err: msg.error }, 'capacity broker unreachable; acquire will be retried');
+        // The holder keeps waiting (its patience is its own); try again after a renew period.
+        const { key, gen } = msg;
+        clock.setTimeout(() => tell(self, { type: 'retryAcquire', key, gen }), renewEveryMs);
+        break;
+      }
+      case 'retryAcquire': {
+        const e = state.entries.get(msg.key);
+        if (e && e.gen === msg.gen && e.phase !== 'granted') sendAcquire(state, e, self);
+        break;
+      }
+      case 'renewTick':
+        renewTick(state, self);
+        armRenew(state, self);
+        break;
+      case 'renewDone':
+        renewDone(state, msg.sentAt, msg.reply, self);
+        break;
+      case 'renewFailed':
+        state.renewing = false;
+        state.counts.unreachable++;
+        log.warn({ node, err: msg.error }, 'capacity renew batch failed; grants are lost at their deadline unless the next one succeeds');
+        break;
+      case 'push': {
+        const p = msg.push;
+        observeEpoch(state, p.epoch, self);
+        const e = state.entries.get(keyOf(p.holder, p.pool));
+        if (p.type === 'slotGranted') {
+          if (!e) releaseAtBroker(state, self, p.holder, p.pool);
+          else granted(state, e, p.grantId, msg.at + p.validForMs - lossMarginMs, p.waitedMs, false);
+        } else if (e && e.phase === 'granted' && e.grantId === p.grantId) lose(state, e, p.reason);
+        break;
+      }
+      case 'released': {
+        const left = (state.releasing.get(msg.key) ?? 1) - 1;
+        if (left > 0) state.releasing.set(msg.key, left);
+        else {
+          state.releasing.delete(msg.key);
+          const e = state.entries.get(msg.key);
+          if (e?.deferred) {
+            const asked = e.askedGen === e.gen;
+            sendAcquire(state, e, self);
+            if (asked) e.askedGen = e.gen;
+          }
+        }
+        break;
+      }
+      case 'lossTick':
+        lossTick(state, self);
+        break;
+    }
+    armLoss(state, self);
+    return state;
+  };
+
+  const behavior: Behavior<State, ProxyMsg> = {
+    kind: 'capacity-proxy',
+    init: (ctx) => {
+      clock = options.clock ?? ctx.system.clock;
+      const state: State = {
+        entries: new Map(), releasing: new Map(), epoch: -1, gen: 0, renewing: false, renewTimer: null, lossTimer: null, lossAt: Number.NaN, sub: null,
+        counts: { unreachable: 0, lost: 0, resent: 0, notifyErrors: 0, badPushes: 0 },
+      };
+      const self = ctx.self;
+      const subject = subs.capacityNotify(node);
+      state.sub = options.transport.subscribe(subject, (m) => {
+        const decoded = decode(subject, m.data, SlotPush);
+        if (decoded.ok) tell(self, { type: 'push', push: decoded.value, at: clock.now() });
+        else state.counts.badPushes++;
+      });
+      armRenew(state, self);
+      return state;
+    },
+    receive,
+    onStop: (state) => {
+      state.sub?.unsubscribe();
+      if (state.renewTimer !== null) clock.clearTimeout(state.renewTimer);
+      if (state.lossTimer !== null) clock.clearTimeout(state.lossTimer);
+    },
+    describe: (state) => {
+      let granted = 0;
+      let waiting = 0;
+      let acquiring = 0;
+      for (const e of state.entries.values()) {
+        if (e.phase === 'granted') granted++;
+        else if (e.phase === 'waiting') waiting++;
+        else acquiring++;
+      }
+      return { node, epoch: state.epoch, granted, waiting, acquiring, inflight, ...state.counts };
+    },
+  };
+
+  return spawn(parent, options.name ?? 'capacity-proxy', behavior, { mailbox: { capacity: 1_000_000 } });
+}

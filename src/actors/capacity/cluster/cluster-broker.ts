@@ -1,0 +1,574 @@
+import { encode, fail, ok, serve, subjects as defaultSubjects } from '../../../bus/index.ts';
+import type { Reply as RpcReply, RpcService, Subjects } from '../../../bus/index.ts';
+import type { KvBucket, Logger, Transport } from '../../../ports/index.ts';
+import { KvConflict, KvUnavailable, silentLogger } from '../../../ports/index.ts';
+import {
+  ask, spawn, stop, tell,
+  type ActorContext, type ActorRef, type ActorSystem, type AnyActorRef, type Behavior, type Clock, type TimerHandle,
+} from '../../runtime/index.ts';
+import { isValidLimit } from '../limits.ts';
+import { DEFAULT_TTL_MS } from '../pool-book.ts';
+import { grantOf, inUse, isLive } from './grant-record.ts';
+import { BrokerDeposed, CorruptRecord, GrantStore, OverGrant } from './grant-store.ts';
+import type { Versioned } from './grant-store.ts';
+import type { Leadership } from './leadership.ts';
+import type { AcquireReply, AcquireRequest, BrokerRequest as BrokerRequestT, ReleaseReply, RenewReply, RenewRequest, RenewResult, SetLimitReply, SlotPush, WireFigures } from './messages.ts';
+import { BrokerRequest } from './messages.ts';
+import type { Candidate, Change, Effect } from './reconcile.ts';
+import { reconcile } from './reconcile.ts';
+
+export interface ClusterBrokerOptions {
+  readonly transport: Transport;
+  /** The bucket of pool records (`pool.<encoded pool>`); every broker of the cluster uses the same. */
+  readonly kv: KvBucket;
+  readonly leadership: Leadership;
+  /** Limit of a pool whose record does not exist yet; 0 or Infinity = unlimited. */
+  readonly defaultLimit: number;
+  /** Limits of known pools, used when their record is first created (a record's limit then stands). */
+  readonly limits?: Readonly<Record<string, number>>;
+  /** Grant lifetime without a renew reaching KV; default 30 s. Same on every node. */
+  readonly ttlMs?: number;
+  readonly clock?: Clock;
+  readonly subjects?: Subjects;
+  /** Actor name; default 'capacity-broker'. */
+  readonly name?: string;
+  readonly logger?: Logger;
+  /** How long a request may wait for the broker actor before the caller is told to retry; default 5 s. */
+  readonly requestTimeoutMs?: number;
+}
+
+export interface ClusterBroker {
+  readonly ref: AnyActorRef;
+  /** The epoch this node serves, or null while it is not (or not yet) serving. */
+  readonly epoch: number | null;
+  /** Stop serving and stop the actor (the lease is the caller's to release). */
+  stop(): void;
+}
+
+/** The queue group on the capacity subject: if two brokers overlap for a moment, one answers each request. */
+export const BROKER_QUEUE = 'capacity-broker';
+
+interface Session {
+  readonly epoch: number;
+  readonly store: GrantStore;
+  active: boolean;
+  service: RpcService | null;
+  /** Loaded and answering. */
+  serving: boolean;
+}
+
+type BrokerMsg =
+  | { type: 'elected'; session: Session }
+  | { type: 'deposed'; session: Session; reason: string }
+  | { type: 'request'; session: Session; req: BrokerRequestT; reply: (r: RpcReply<unknown>) => void }
+  | { type: 'tick' };
+
+interface Waiter extends Candidate {
+  node: string;
+  operation: string;
+  /** Last acquire or renew from its node: a waiter not heard of for a TTL is dropped (node died). */
+  seenAt: number;
+}
+
+interface PoolMem {
+  readonly name: string;
+  v: Versioned;
+  /** grantId → expiresAt of renewals not yet written; written at most every flushEveryMs. */
+  readonly renewed: Map<string, number>;
+  /** Oldest request first; replaced (not mutated) on every change, which invalidates `index`. */
+  waiters: Waiter[];
+  /** holder → 1-based queue position, for the `waiters` array it was built from. */
+  index?: { readonly of: Waiter[]; readonly pos: Map<string, number> };
+}
+
+// Thousands of hosts may wait on one pool: lookups by holder must not scan the queue each time
+// (a renew batch asks for every waiting holder of a node).
+function queueIndex(p: PoolMem): Map<string, number> {
+  if (p.index?.of !== p.waiters) {
+    const pos = new Map<string, number>();
+    p.waiters.forEach((w, i) => pos.set(w.holder, i + 1));
+    p.index = { of: p.waiters, pos };
+  }
+  return p.index.pos;
+}
+
+/** Where a request made at `at` goes in a queue ordered by request time; -1 = at the end (usual). */
+function insertAt(queue: readonly Waiter[], at: number): number {
+  const last = queue[queue.length - 1];
+  if (last === undefined || last.requestedAt <= at) return -1;
+  return queue.findIndex((x) => x.requestedAt > at);
+}
+
+function waiterOf(p: PoolMem, holder: string): Waiter | undefined {
+  const at = queueIndex(p).get(holder);
+  return at === undefined ? undefined : p.waiters[at - 1];
+}
+
+interface State {
+  session: Session | null;
+  pools: Map<string, PoolMem>;
+  seq: number;
+  /** When the pending renewals must be written; null when there are none. */
+  flushDueAt: number | null;
+  timer: TimerHandle | null;
+  timerAt: number;
+  readonly counts: { granted: number; released: number; expired: number; pushed: number; errors: number; conflicts: number };
+}
+
+interface Control {
+  current: Session | null;
+  stopped: boolean;
+}
+
+const RETRY_MS = 1_000;
+
+/**
+ * Start the cluster's capacity broker on this node. It does nothing until `leadership` elects it;
+ * then it loads every pool record (resuming the grants of the previous broker, extended to
+ * now + ttl), serves `subjects().capacity` in a queue group, and stops serving the moment it is
+ * deposed — or the moment it finds a record written by a later epoch.
+ */
+export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: ClusterBrokerOptions): ClusterBroker {
+  const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+  if (!(ttlMs > 0 && Number.isFinite(ttlMs))) throw new RangeError(`capacity broker: ttlMs is ${String(ttlMs)}; use a positive number of milliseconds`);
+  const wire = (limit: number, what: string): number => {
+    if (!isValidLimit(limit)) throw new RangeError(`capacity broker: ${what} is ${String(limit)}; use a non-negative integer, or 0 or Infinity for no limit`);
+    return limit === Number.POSITIVE_INFINITY ? 0 : limit;
+  };
+  const defaultLimit = wire(options.defaultLimit, 'defaultLimit');
+  const limits = new Map(Object.entries(options.limits ?? {}).map(([pool, l]) => [pool, wire(l, `limit of pool ${pool}`)]));
+  const subs = options.subjects ?? defaultSubjects();
+  const log = options.logger ?? silentLogger;
+  const requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
+  const flushEveryMs = Math.max(1, Math.floor(ttlMs / 3));
+  // A renewed grant whose KV expiry comes this close is written even before the flush is due.
+  const flushLeadMs = Math.max(1, Math.floor(ttlMs / 4));
+  // Steady renewals keep every grant durable for over a third of a TTL; less means write at once.
+  const urgentMs = Math.floor(ttlMs / 3);
+  const control: Control = { current: null, stopped: false };
+  let clock: Clock;
+
+  const endSession = (session: Session, reason: string): void => {
+    if (!session.active) return;
+    session.active = false;
+    session.serving = false;
+    session.service?.unsubscribe();
+    session.service = null;
+    if (control.current === session) control.current = null;
+    log.info({ epoch: session.epoch, reason }, 'capacity broker stopped serving');
+    tell(self, { type: 'deposed', session, reason });
+  };
+
+  const publish = (state: State, push: SlotPush, node: string): void => {
+    try {
+      options.transport.publish(subs.capacityNotify(node), encode(push));
+      state.counts.pushed++;
+    } catch (error) {
+      // The holder's proxy still learns it from its next renew: nothing is lost but latency.
+      state.counts.errors++;
+      log.warn({ node, pool: push.pool, err: String(error) }, 'capacity notice not published');
+    }
+  };
+
+  const limitFor = (pool: string): number => limits.get(pool) ?? defaultLimit;
+
+  /** The pool's memory, read from KV the first time this session touches it. */
+  const poolMem = async (state: State, session: Session, pool: string): Promise<PoolMem> => {
+    let p = state.pools.get(pool);
+    if (!p) {
+      const v = await session.store.read(pool, limitFor(pool));
+      p = state.pools.get(pool);
+      if (!p) {
+        p = { name: pool, v, renewed: new Map(), waiters: [] };
+        state.pools.set(pool, p);
+      }
+    }
+    return p;
+  };
+
+  const newGrantId = (state: State, session: Session) => (): string => `e${session.epoch}-${(++state.seq).toString(36)}`;
+
+  /** Write one change to a pool by CAS and act on what it did: notices, waiters, counters. */
+  const commit = async (state: State, session: Session, p: PoolMem, change: Omit<Change, 'renewed' | 'candidates'>, fresh?: Candidate): Promise<Effect | null> => {
+    const now0 = clock.now();
+    // One pass: waiters still renewing stay, the rest are stale (their node stopped asking).
+    const waiters: Waiter[] = [];
+    const stale = new Set<Waiter>();
+    for (const w of p.waiters) {
+      if (now0 - w.seenAt <= ttlMs) waiters.push(w);
+      else stale.add(w);
+    }
+    // Oldest first: the queue is kept in request order; a re-sent acquire has its old place.
+    const candidates: Candidate[] = waiters;
+    if (fresh) {
+      const at = insertAt(waiters, fresh.requestedAt);
+      candidates.splice(at < 0 ? waiters.length : at, 0, fresh);
+    }
+    const ctx = { epoch: session.epoch, ttlMs, newGrantId: newGrantId(state, session) };
+    const { versioned, effect } = await session.store.commit(p.name, p.v, (base, now) => reconcile(base, now, { ...change, renewed: p.renewed, candidates }, ctx), () => clock.now());
+    if (state.pools.get(p.name) !== p || state.session !== session) return effect;
+    p.v = versioned;
+    // Applied or moot: a renewal of a grant that lapsed in KV is not revived.
+    p.renewed.clear();
+    if (effect === null) {
+      if (stale.size > 0) p.waiters = p.waiters.filter((w) => !stale.has(w));
+      return null;
+    }
+    const promoted = new Set(effect.granted.map((g) => g.candidate));
+    p.waiters = p.waiters.filter((w) => !promoted.has(w) && !stale.has(w));
+    for (const { candidate, grant } of effect.granted) {
+      state.counts.granted++;
+      if (candidate === fresh) continue;
+      publish(state, {
+        type: 'slotGranted', epoch: session.epoch, holder: grant.holder, pool: p.name, grantId: grant.grantId,
+        operation: grant.operation, waitedMs: Math.max(0, grant.grantedAt - candidate.requestedAt), validForMs: Math.max(0, grant.expiresAt - clock.now()),
+      }, grant.node);
+    }
+    for (const g of effect.lost) {
+      state.counts.expired++;
+      publish(state, { type: 'slotLost', epoch: session.epoch, holder: g.holder, pool: p.name, grantId: g.grantId, reason: `grant expired: not renewed within ${ttlMs} ms` }, g.node);
+    }
+    if (effect.released) state.counts.released++;
+    return effect;
+  };
+
+  const position = (p: PoolMem, holder: string): number => queueIndex(p).get(holder) ?? 0;
+
+  const acquire = async (state: State, session: Session, req: AcquireRequest): Promise<AcquireReply> => {
+    const p = await poolMem(state, session, req.pool);
+    const now = clock.now();
+    const w = waiterOf(p, req.holder);
+    if (w) {
+      w.seenAt = now;
+      w.node = req.node;
+      w.operation = req.operation;
+      if (!req.exempt) return { epoch: session.epoch, status: 'queued', position: position(p, req.holder) };
+      p.waiters = p.waiters.filter((x) => x !== w);
+    }
+    const held = grantOf(p.v.record, req.holder);
+    if (held && isLive(held, now)) {
+      // Asking again proves the holder alive: as good as a renew.
+      p.renewed.set(held.grantId, now + ttlMs);
+      if (held.node !== req.node) await commit(state, session, p, { moveTo: { holder: req.holder, node: req.node } });
+      const g = grantOf(p.v.record, req.holder) ?? held;
+      return { epoch: session.epoch, status: 'granted', grantId: g.grantId, waitedMs: 0, validForMs: Math.max(0, g.expiresAt - clock.now()) };
+    }
+    const fresh: Waiter = { holder: req.holder, node: req.node, operation: req.operation, exempt: req.exempt, requestedAt: w?.requestedAt ?? now - (req.waitedMs ?? 0), seenAt: now };
+    // FIFO: the queue's waiters come first; the write is skipped when nobody fits (no room, no change).
+    const effect = await commit(state, session, p, {}, fresh);
+    const mine = effect?.granted.find((g) => g.candidate === fresh)?.grant ?? grantOf(p.v.record, req.holder);
+    if (mine && isLive(mine, clock.now())) {
+      return { epoch: session.epoch, status: 'granted', grantId: mine.grantId, waitedMs: Math.max(0, mine.grantedAt - fresh.requestedAt), validForMs: Math.max(0, mine.expiresAt - clock.now()) };
+    }
+    const at = insertAt(p.waiters, fresh.requestedAt);
+    if (at < 0) {
+      // The common case (the newest request): append and extend the index in place.
+      const pos = queueIndex(p);
+      p.waiters.push(fresh);
+      pos.set(fresh.holder, p.waiters.length);
+    } else {
+      p.waiters.splice(at, 0, fresh);
+      p.index = undefined;
+    }
+    return { epoch: session.epoch, status: 'queued', position: position(p, fresh.holder) };
+  };
+
+  const release = async (state: State, session: Session, holder: string, pool: string): Promise<ReleaseReply> => {
+    let p = await poolMem(state, session, pool);
+    if (waiterOf(p, holder)) {
+      p.waiters = p.waiters.filter((w) => w.holder !== holder);
+      return { epoch: session.epoch, outcome: 'cancelled' };
+    }
+    if (!grantOf(p.v.record, holder)) {
+      // Perhaps written by a broker that overlapped with us: look at KV before saying no.
+      p = await reread(state, session, p);
+      if (!grantOf(p.v.record, holder)) return { epoch: session.epoch, outcome: 'unknown' };
+    }
+    const effect = await commit(state, session, p, { release: holder });
+    return { epoch: session.epoch, outcome: effect?.released ? 'released' : 'unknown' };
+  };
+
+  const reread = async (state: State, session: Session, p: PoolMem): Promise<PoolMem> => {
+    p.v = await session.store.read(p.name, p.v.record.limit);
+    return p;
+  };
+
+  const renew = async (state: State, session: Session, req: RenewRequest): Promise<RenewReply> => {
+    const seen: { holder: string; pool: string; p: PoolMem; waiting: boolean }[] = [];
+    const reread_ = new Set<string>();
+    const urgent = new Set<PoolMem>();
+    for (const { holder, pool } of req.holders) {
+      let p = await poolMem(state, session, pool);
+      const w = waiterOf(p, holder);
+      if (w) {
+        w.seenAt = clock.now();
+        w.node = req.node;
+        seen.push({ holder, pool, p, waiting: true });
+        continue;
+      }
+      if (!grantOf(p.v.record, holder) && !reread_.has(pool)) {
+        // Perhaps written by a broker that overlapped with us: adopt what KV has.
+        reread_.add(pool);
+        p = await reread(state, session, p);
+      }
+      const g = grantOf(p.v.record, holder);
+      const now = clock.now();
+      if (g && isLive(g, now)) {
+        p.renewed.set(g.grantId, now + ttlMs);
+        if (state.flushDueAt === null) state.flushDueAt = now + flushEveryMs;
+        // Durable for less than a third of a TTL (after a failover, or renews running late): write now,
+        // in this one batch, rather than let the holder's proxy give the slot up.
+        if (g.expiresAt - now < urgentMs) urgent.add(p);
+      }
+      seen.push({ holder, pool, p, waiting: false });
+    }
+    for (const p of urgent) await commit(state, session, p, {});
+    const now = clock.now();
+    const results: RenewResult[] = seen.map(({ holder, pool, p, waiting }) => {
+      if (waiting) return { holder, pool, status: 'waiting', position: Math.max(1, position(p, holder)) };
+      const g = grantOf(p.v.record, holder);
+      return g && isLive(g, now) ? { holder, pool, status: 'renewed', grantId: g.grantId, validForMs: g.expiresAt - now } : { holder, pool, status: 'unknown' };
+    });
+    return { epoch: session.epoch, results };
+  };
+
+  const setLimit = async (state: State, session: Session, pool: string, limit: number): Promise<SetLimitReply> => {
+    const p = await poolMem(state, session, pool);
+    await commit(state, session, p, { limit });
+    return { epoch: session.epoch, pool, limit: p.v.record.limit };
+  };
+
+  const figures = (state: State, session: Session): WireFigures => {
+    const now = clock.now();
+    const pools = [...state.pools.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((p) => {
+      const r = p.v.record;
+      const live = r.grants.filter((g) => isLive(g, now));
+      const queue = p.waiters.map((w) => ({ holder: w.holder, node: w.node, operation: w.operation, waitingMs: Math.max(0, now - w.requestedAt) }));
+      return {
+        pool: p.name,
+        limit: r.limit,
+        inUse: inUse(r, now),
+        exempt: live.filter((g) => g.exempt).length,
+        waiting: queue.length,
+        longestWaitMs: queue.reduce((m, q) => Math.max(m, q.waitingMs), 0),
+        holders: live.map((g) => ({ holder: g.holder, node: g.node, operation: g.operation, grantId: g.grantId, exempt: g.exempt, sinceMs: Math.max(0, now - g.grantedAt) })),
+        queue,
+      };
+    });
+    return { epoch: session.epoch, pools };
+  };
+
+  const handle = async (state: State, session: Session, req: BrokerRequestT): Promise<RpcReply<unknown>> => {
+    switch (req.type) {
+      case 'acquire': return ok(await acquire(state, session, req));
+      case 'release': return ok(await release(state, session, req.holder, req.pool));
+      case 'renew': return ok(await renew(state, session, req));
+      case 'setLimit': return ok(await setLimit(state, session, req.pool, req.limit));
+      case 'figures': return ok(figures(state, session));
+    }
+  };
+
+  /** Why a request or a write failed, as the caller should see it; ends the session if we were deposed. */
+  const failure = (state: State, session: Session, error: unknown): RpcReply<never> => {
+    if (error instanceof BrokerDeposed) {
+      endSession(session, error.message);
+      return fail('notLeader', error.message, true);
+    }
+    if (error instanceof KvConflict) state.counts.conflicts++;
+    state.counts.errors++;
+    if (error instanceof CorruptRecord) return fail('corruptRecord', error.message, false);
+    if (error instanceof KvConflict || error instanceof KvUnavailable) return fail('unavailable', `capacity broker: ${error.message}`, true);
+    if (error instanceof OverGrant) log.error({ epoch: session.epoch, err: error.message }, 'capacity broker refused an over-grant');
+    return fail('internal', `capacity broker: ${error instanceof Error ? error.message : String(error)}`, true);
+  };
+
+  /** Resume the previous broker's grants: every live one extended to now + ttl, lapsed ones dropped. */
+  const load = async (state: State, session: Session): Promise<void> => {
+    for (const pool of await session.store.pools()) {
+      if (!session.active) return;
+      let p: PoolMem;
+      try {
+        p = await poolMem(state, session, pool);
+      } catch (error) {
+        if (error instanceof CorruptRecord) {
+          // Refused per request (with this message) until repaired; the other pools carry on.
+          log.error({ epoch: session.epoch, pool, err: error.message }, 'capacity pool record unreadable');
+          continue;
+        }
+        throw error;
+      }
+      await commit(state, session, p, { extendTo: clock.now() + ttlMs });
+    }
+  };
+
+  const startServing = (state: State, session: Session): void => {
+    session.serving = true;
+    session.service = serve(options.transport, subs.capacity, BrokerRequest, async (req) => {
+      if (!session.active) return fail('notLeader', `capacity broker of epoch ${session.epoch} is no longer serving`, true);
+      try {
+        return await ask(self as ActorRef<BrokerMsg>, (reply: (r: RpcReply<unknown>) => void): BrokerMsg => ({ type: 'request', session, req, reply }), requestTimeoutMs);
+      } catch {
+        return fail('busy', `capacity broker did not answer within ${requestTimeoutMs} ms`, true);
+      }
+    }, { queue: BROKER_QUEUE });
+    log.info({ epoch: session.epoch, pools: state.pools.size }, 'capacity broker serving');
+  };
+
+  /** Pools whose record must be written now: lapsed grants, a due flush, or a renewal about to lapse in KV. */
+  const tick = async (state: State, session: Session): Promise<void> => {
+    const now = clock.now();
+    const flushDue = state.flushDueAt !== null && state.flushDueAt <= now;
+    for (const p of [...state.pools.values()]) {
+      const due = (flushDue && p.renewed.size > 0)
+        || p.v.record.grants.some((g) => g.expiresAt <= now || (p.renewed.has(g.grantId) && g.expiresAt - flushLeadMs <= now))
+        || p.waiters.some((w) => now - w.seenAt > ttlMs);
+      if (!due) continue;
+      await commit(state, session, p, {});
+      if (state.session !== session) return;
+    }
+    const pending = [...state.pools.values()].some((p) => p.renewed.size > 0);
+    if (!pending) state.flushDueAt = null;
+    else if (flushDue) state.flushDueAt = now + flushEveryMs;
+  };
+
+  const disarm = (state: State): void => {
+    if (state.timer !== null) clock.clearTimeout(state.timer);
+    state.timer = null;
+  };
+
+  /** One timer for the earliest moment something must be written. */
+  const arm = (state: State, ctx: ActorContext<BrokerMsg>, minDelay = 0): void => {
+    if (state.session === null) return disarm(state);
+    let next = state.flushDueAt ?? Number.POSITIVE_INFINITY;
+    for (const p of state.pools.values()) {
+      for (const g of p.v.record.grants) next = Math.min(next, p.renewed.has(g.grantId) ? g.expiresAt - flushLeadMs : g.expiresAt);
+      for (const w of p.waiters) next = Math.min(next, w.seenAt + ttlMs + 1);
+    }
+    if (next === Number.POSITIVE_INFINITY) return disarm(state);
+    const now = clock.now();
+    next = Math.max(next, now + minDelay);
+    if (state.timer !== null && state.timerAt <= next) return;
+    disarm(state);
+    const handle = clock.setTimeout(() => {
+      if (state.timer === handle) state.timer = null;
+      tell(ctx.self, { type: 'tick' });
+    }, next - now);
+    state.timer = handle;
+    state.timerAt = next;
+  };
+
+  const receive = async (state: State, msg: BrokerMsg, ctx: ActorContext<BrokerMsg>): Promise<State> => {
+    switch (msg.type) {
+      case 'elected': {
+        const { session } = msg;
+        if (!session.active || state.session === session) return state;
+        state.session = session;
+        state.pools = new Map();
+        state.flushDueAt = null;
+        disarm(state);
+        try {
+          await load(state, session);
+          if (session.active && state.session === session) startServing(state, session);
+        } catch (error) {
+          failure(state, session, error);
+          if (session.active && state.session === session) {
+            log.warn({ epoch: session.epoch, err: String(error) }, 'capacity broker could not load its pools; trying again');
+            state.session = null;
+            clock.setTimeout(() => tell(ctx.self, { type: 'elected', session }), RETRY_MS);
+          }
+        }
+        break;
+      }
+      case 'deposed':
+        if (state.session === msg.session) {
+          // Waiters live only here: their proxies re-send them to the next broker.
+          state.session = null;
+          state.pools = new Map();
+          state.flushDueAt = null;
+        }
+        break;
+      case 'request': {
+        const { session } = msg;
+        let reply: RpcReply<unknown>;
+        if (!session.active || state.session !== session || !session.serving) {
+          reply = fail('notLeader', `capacity broker of epoch ${session.epoch} is not serving`, true);
+        } else {
+          try {
+            reply = await handle(state, session, msg.req);
+          } catch (error) {
+            reply = failure(state, session, error);
+          }
+        }
+        msg.reply(reply);
+        break;
+      }
+      case 'tick': {
+        const session = state.session;
+        if (session === null || !session.serving) break;
+        try {
+          await tick(state, session);
+        } catch (error) {
+          failure(state, session, error);
+          arm(state, ctx, RETRY_MS);
+          return state;
+        }
+        break;
+      }
+    }
+    arm(state, ctx);
+    return state;
+  };
+
+  const behavior: Behavior<State, BrokerMsg> = {
+    kind: 'capacity-cluster-broker',
+    init: (ctx) => {
+      clock = options.clock ?? ctx.system.clock;
+      // After a crash the session (and its subscription) may still be live: pick it up again.
+      const current = control.current;
+      if (current?.active) clock.setTimeout(() => tell(ctx.self, { type: 'elected', session: current }), 0);
+      return { session: null, pools: new Map(), seq: 0, flushDueAt: null, timer: null, timerAt: Number.NaN, counts: { granted: 0, released: 0, expired: 0, pushed: 0, errors: 0, conflicts: 0 } };
+    },
+    receive,
+    onStop: (state) => disarm(state),
+    describe: (state) => {
+      const now = clock.now();
+      let used = 0;
+      let waiting = 0;
+      for (const p of state.pools.values()) {
+        used += inUse(p.v.record, now);
+        waiting += p.waiters.length;
+      }
+      return { epoch: state.session?.epoch ?? null, serving: state.session?.serving ?? false, pools: state.pools.size, inUse: used, waiting, ...state.counts };
+    },
+  };
+
+  const self = spawn(parent, options.name ?? 'capacity-broker', behavior, { mailbox: { capacity: 1_000_000 } });
+
+  options.leadership.onElected((epoch) => {
+    if (control.stopped) return;
+    const previous = control.current;
+    if (previous) endSession(previous, `re-elected with epoch ${epoch}`);
+    const session: Session = { epoch, store: new GrantStore(options.kv, epoch), active: true, service: null, serving: false };
+    control.current = session;
+    log.info({ epoch }, 'capacity broker elected');
+    tell(self, { type: 'elected', session });
+  });
+  options.leadership.onDeposed((reason) => {
+    // Unsubscribe here, not in the actor's turn: a turn may be waiting on KV right now.
+    if (control.current) endSession(control.current, reason);
+  });
+
+  return {
+    ref: self as AnyActorRef,
+    get epoch() {
+      const s = control.current;
+      return s?.active && s.serving ? s.epoch : null;
+    },
+    stop() {
+      control.stopped = true;
+      if (control.current) endSession(control.current, 'stopped');
+      stop(self as AnyActorRef);
+    },
+  };
+}
+

@@ -1,0 +1,161 @@
+// Shared set-up of the cluster capacity tests: a memory bus and KV, a manual clock for every TTL
+// and renew timer, brokers behind hand-driven leadership, proxies, holders using the real
+// SlotLease, and a watch on KV that checks the limit on every version of every pool record.
+import { createMemoryBus } from '../../src/bus/index.ts';
+import type { MemoryBus } from '../../src/bus/index.ts';
+import { decode } from '../../src/bus/index.ts';
+import { SlotLease, type CapacityMsg, type SlotNotice } from '../../src/actors/capacity/index.ts';
+import {
+  createManualLeadership, inUse, isLive, poolKey, PoolRecord, spawnCapacityProxy, startClusterBroker,
+  type ClusterBroker, type ManualLeadership,
+} from '../../src/actors/capacity/cluster/index.ts';
+import { createManualClock, startSystem, type ActorRef, type ActorSystem, type ManualClock } from '../../src/actors/runtime/index.ts';
+import type { KvBucket } from '../../src/ports/index.ts';
+import { waitFor } from '../support/wait.ts';
+
+export const POOL = 'ironic:http://127.0.0.1:6385';
+
+export interface Holder {
+  readonly key: string;
+  readonly heard: SlotNotice[];
+  readonly lease: SlotLease;
+  acquire(): void;
+  release(): void;
+  /** From the last notice: what the holder believes. */
+  readonly state: 'idle' | 'granted' | 'queued' | 'lost';
+  readonly grantId: string | null;
+}
+
+export interface Harness {
+  readonly clock: ManualClock;
+  readonly system: ActorSystem;
+  readonly bus: MemoryBus;
+  readonly kv: KvBucket;
+  readonly ttlMs: number;
+  readonly limit: number;
+  /** Every record version that broke the limit, with why. */
+  readonly violations: string[];
+  /** Every version of the pool record written, in order. */
+  readonly versions: PoolRecord[];
+  broker(name: string): { broker: ClusterBroker; leadership: ManualLeadership };
+  proxy(node: string): ActorRef<CapacityMsg>;
+  holder(proxy: ActorRef<CapacityMsg>, key: string): Holder;
+  /** Wait until no actor has work and no proxy has a call on its way. */
+  settle(): Promise<void>;
+  /** Move the clock in small steps, settling after each, as time would pass. */
+  advance(ms: number): Promise<void>;
+  record(): Promise<PoolRecord | null>;
+  stop(): void;
+}
+
+export async function harness(options: { limit: number; ttlMs?: number }): Promise<Harness> {
+  const ttlMs = options.ttlMs ?? 30_000;
+  const clock = createManualClock(1_000_000);
+  const system = startSystem({ name: 'capacity-cluster-test', onError: (f) => violations.push(`actor failure ${f.path}: ${f.message}`) });
+  const bus = createMemoryBus();
+  const kv = bus.kv.bucket('capacity');
+  const violations: string[] = [];
+  const versions: PoolRecord[] = [];
+  const stopWatch = await kv.watch({
+    key: 'pool.>',
+    onEvent: (e) => {
+      if (e.op !== 'put') return;
+      const d = decode('kv', e.value, PoolRecord);
+      if (!d.ok) {
+        violations.push(`unreadable record: ${d.error.message}`);
+        return;
+      }
+      versions.push(d.value);
+      const used = inUse(d.value, clock.now());
+      if (d.value.limit !== 0 && used > d.value.limit) violations.push(`revision ${e.revision}: ${used} in use over limit ${d.value.limit}`);
+      const holders = new Set(d.value.grants.map((g) => g.holder));
+      if (holders.size !== d.value.grants.length) violations.push(`revision ${e.revision}: a holder twice`);
+    },
+  });
+  const proxies: string[] = [];
+  const brokers: ClusterBroker[] = [];
+
+  const idle = (): boolean => {
+    for (const a of system.registry.list()) {
+      if (a.mailboxDepth > 0 || a.busy) return false;
+      if (proxies.includes(a.path) && (a.summary?.inflight as number) > 0) return false;
+    }
+    return true;
+  };
+
+  const h: Harness = {
+    clock, system, bus, kv, ttlMs, limit: options.limit, violations, versions,
+    broker(name) {
+      const leadership = createManualLeadership();
+      const broker = startClusterBroker(system, {
+        transport: bus.connect(name), kv, leadership, defaultLimit: options.limit, ttlMs, clock, name, requestTimeoutMs: 10_000,
+      });
+      brokers.push(broker);
+      return { broker, leadership };
+    },
+    proxy(node) {
+      const ref = spawnCapacityProxy(system, { transport: bus.connect(node), node, ttlMs, clock, name: `proxy-${node}`, requestTimeoutMs: 2_000, patienceMs: 2_000 });
+      proxies.push(ref.path);
+      return ref;
+    },
+    holder(proxy, key) {
+      const heard: SlotNotice[] = [];
+      const lease: SlotLease = new SlotLease(proxy, key, clock, ttlMs, () => lease.renew());
+      let released = true;
+      return {
+        key, heard, lease,
+        acquire: () => {
+          released = false;
+          lease.request(POOL, 'provisioning', false, (n) => heard.push(n));
+        },
+        release: () => {
+          released = true;
+          lease.release();
+        },
+        get state() {
+          const last = heard.at(-1);
+          if (released || !last) return 'idle';
+          return last.type === 'slotGranted' ? 'granted' : last.type === 'slotQueued' ? 'queued' : 'lost';
+        },
+        get grantId() {
+          const last = heard.at(-1);
+          return !released && last?.type === 'slotGranted' ? last.grantId : null;
+        },
+      };
+    },
+    async settle() {
+      // Quiet on three polls in a row: a push published in the last turn has been delivered by then.
+      let quiet = 0;
+      await waitFor(() => {
+        quiet = idle() ? quiet + 1 : 0;
+        return quiet >= 3;
+      }, 10_000, 'the cluster to settle');
+    },
+    async advance(ms) {
+      const step = Math.max(1, Math.floor(ttlMs / 12));
+      for (let done = 0; done < ms; done += step) {
+        clock.advance(Math.min(step, ms - done));
+        await h.settle();
+      }
+    },
+    async record() {
+      const e = await kv.get(poolKey(POOL));
+      if (!e) return null;
+      const d = decode('kv', e.value, PoolRecord);
+      if (!d.ok) throw d.error;
+      return d.value;
+    },
+    stop() {
+      stopWatch();
+      for (const b of brokers) b.stop();
+      system.stop();
+    },
+  };
+  return h;
+}
+
+/** Holders that believe they hold a slot must each have a live grant with that id in KV. */
+export function believersWithoutGrant(record: PoolRecord | null, holders: readonly Holder[], now: number): string[] {
+  const live = new Map((record?.grants ?? []).filter((g) => isLive(g, now)).map((g) => [g.holder, g.grantId]));
+  return holders.filter((x) => x.state === 'granted' && live.get(x.key) !== x.grantId).map((x) => x.key);
+}

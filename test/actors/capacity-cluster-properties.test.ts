@@ -1,0 +1,121 @@
+import test from 'ava';
+import fc from 'fast-check';
+import { MemoryKvStore } from '../../src/bus/index.ts';
+import { GrantStore, inUse, PoolRecord, poolKey, type Versioned } from '../../src/actors/capacity/cluster/index.ts';
+import { decode } from '../../src/bus/index.ts';
+import { reconcile } from '../../src/actors/capacity/cluster/reconcile.ts';
+import { believersWithoutGrant, harness } from './capacity-cluster-harness.ts';
+
+const POOL = 'fixture:default';
+const TTL = 1_000;
+
+type StoreOp =
+  | { t: 'acquire'; w: number; h: number; dt: number }
+  | { t: 'release'; w: number; h: number; dt: number }
+  | { t: 'reread'; w: number; dt: number };
+
+// Two writers of the SAME epoch, each acting on its own possibly stale copy: the epoch fence cannot
+// help here, only the CAS and the limit check against the replaced revision keep the count.
+test('capacity cluster - writers with stale views never put more than the limit in the record', async (t) => {
+  const op: fc.Arbitrary<StoreOp> = fc.oneof(
+    fc.record({ t: fc.constant('acquire' as const), w: fc.nat(1), h: fc.nat(5), dt: fc.nat(400) }),
+    fc.record({ t: fc.constant('release' as const), w: fc.nat(1), h: fc.nat(5), dt: fc.nat(400) }),
+    fc.record({ t: fc.constant('reread' as const), w: fc.nat(1), dt: fc.nat(400) }),
+  );
+  await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 3 }), fc.array(op, { maxLength: 40 }), async (limit, ops) => {
+    let now = 0;
+    const kv = new MemoryKvStore({ now: () => now }).bucket('capacity');
+    const stores = [new GrantStore(kv, 1), new GrantStore(kv, 1)];
+    const views: Versioned[] = await Promise.all(stores.map((s) => s.read(POOL, limit)));
+    let seq = 0;
+    const ctx = { epoch: 1, ttlMs: TTL, newGrantId: () => `g${++seq}` };
+    for (const o of ops) {
+      now += o.dt;
+      const store = stores[o.w]!;
+      if (o.t === 'reread') views[o.w] = await store.read(POOL, limit);
+      else {
+        const change = o.t === 'acquire'
+          ? { candidates: [{ holder: `h${o.h}`, node: 'n', operation: 'provisioning', exempt: false, requestedAt: now }] }
+          : { release: `h${o.h}` };
+        const r = await store.commit(POOL, views[o.w]!, (base, at) => reconcile(base, at, change, ctx), () => now);
+        views[o.w] = r.versioned;
+      }
+      const e = await kv.get(poolKey(POOL));
+      if (e) {
+        const d = decode('kv', e.value, PoolRecord);
+        if (!d.ok) return false;
+        if (inUse(d.value, now) > limit) return false;
+      }
+    }
+    return true;
+  }), { numRuns: 200 });
+  t.pass();
+});
+
+type ClusterOp =
+  | { t: 'acquire'; h: number }
+  | { t: 'release'; h: number }
+  | { t: 'failover' }
+  | { t: 'overlap' }
+  | { t: 'advance'; ms: number };
+
+test('capacity cluster - random acquires, releases, failovers and overlapping brokers keep the limit at every write', async (t) => {
+  const op: fc.Arbitrary<ClusterOp> = fc.oneof(
+    { weight: 5, arbitrary: fc.record({ t: fc.constant('acquire' as const), h: fc.nat(5) }) },
+    { weight: 3, arbitrary: fc.record({ t: fc.constant('release' as const), h: fc.nat(5) }) },
+    { weight: 1, arbitrary: fc.record({ t: fc.constant('failover' as const) }) },
+    { weight: 1, arbitrary: fc.record({ t: fc.constant('overlap' as const) }) },
+    { weight: 2, arbitrary: fc.record({ t: fc.constant('advance' as const), ms: fc.integer({ min: 1, max: 2 * TTL }) }) },
+  );
+  await assertShowingCause(fc.asyncProperty(fc.integer({ min: 1, max: 3 }), fc.array(op, { minLength: 1, maxLength: 14 }), async (limit, ops) => {
+    const h = await harness({ limit, ttlMs: TTL });
+    try {
+      const brokers = [h.broker('broker-a'), h.broker('broker-b')];
+      let epoch = 1;
+      let leader = 0;
+      brokers[0]!.leadership.elect(epoch);
+      const proxies = [h.proxy('node-1'), h.proxy('node-2')];
+      await h.settle();
+      const holders = Array.from({ length: 6 }, (_, i) => h.holder(proxies[i % 2]!, `ns/host-${i}`));
+      for (const o of ops) {
+        if (o.t === 'acquire') holders[o.h]!.acquire();
+        else if (o.t === 'release') holders[o.h]!.release();
+        else if (o.t === 'failover') {
+          brokers[leader]!.leadership.depose('lease lost');
+          leader = 1 - leader;
+          brokers[leader]!.leadership.elect(++epoch);
+        } else if (o.t === 'overlap') {
+          // The new one is elected while the old one has not heard it lost the lease.
+          leader = 1 - leader;
+          brokers[leader]!.leadership.elect(++epoch);
+        }
+        if (o.t === 'advance') await h.advance(o.ms);
+        else await h.advance(10);
+        if (h.violations.length > 0) throw new Error(h.violations.join('; '));
+        const stray = believersWithoutGrant(await h.record(), holders, h.clock.now());
+        if (stray.length > 0) throw new Error(`holders believe they hold a slot KV does not show: ${stray.join(', ')}`);
+      }
+      // Liveness: once everyone else lets go, a holder still asking gets a slot.
+      const asking = holders.filter((x) => x.state === 'queued' || x.state === 'granted');
+      await h.advance(3 * TTL);
+      for (const x of asking) if (x.state !== 'granted') {
+        const before = holders.filter((y) => y.state === 'granted');
+        if (before.length < limit) throw new Error(`${x.key} is ${x.state} with only ${before.length} of ${limit} slots taken`);
+      }
+      return true;
+    } finally {
+      h.stop();
+    }
+  }), { numRuns: 25 });
+  t.pass();
+});
+
+/** fc.assert, with the property's own error (fast-check keeps it as `cause`) in the failure text. */
+async function assertShowingCause<T>(property: fc.IAsyncProperty<T>, params: fc.Parameters<T>): Promise<void> {
+  try {
+    await fc.assert(property, params);
+  } catch (error) {
+    const cause = error instanceof Error && error.cause instanceof Error ? `\ncause: ${error.cause.message}` : '';
+    throw new Error(`${error instanceof Error ? error.message : String(error)}${cause}`);
+  }
+}
