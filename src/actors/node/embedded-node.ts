@@ -1,4 +1,3 @@
-import { initialStatus } from '../../api/index.ts';
 import type { MachineConfig } from '../../machines/bmh/index.ts';
 import type { HostEvent, HostStore, Logger, MaasDriver, ObjectStore, Provisioner } from '../../ports/index.ts';
 import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
@@ -14,6 +13,7 @@ import { ask, spawn, startSystem, systemClock, tell } from '../runtime/index.ts'
 import type { ShardMsg } from '../shard/index.ts';
 import { shardBehavior, shardOf } from '../shard/index.ts';
 import { FleetStats } from './fleet-stats.ts';
+import { markCrashed } from './mark-crashed.ts';
 
 export interface NodeConfig {
   readonly name: string;
@@ -116,21 +116,6 @@ export async function startEmbeddedNode(config: NodeConfig, deps: NodeDeps): Pro
       await system.drain(timeoutMs);
     },
   };
-}
-
-// A host whose actor keeps crashing is marked in its status, with a reason, and left alone until
-// its object changes: never a hot restart loop.
-async function markCrashed(store: HostStore, log: Logger, key: string, error: unknown, restarts: number): Promise<void> {
-  const message = `host actor crashed ${restarts} times, last: ${describe(error)}; metalfleet stopped driving it — fix the cause, then change the host (for example annotate it) to retry`;
-  log.error({ host: key, restarts, err: describe(error) }, 'host actor gave up');
-  try {
-    const host = await store.get(key);
-    if (!host) return;
-    const status = host.status ?? initialStatus();
-    await store.writeStatus(key, { ...status, operationalStatus: 'error', errorMessage: message, errorCount: status.errorCount + 1 });
-  } catch (err) {
-    log.error({ host: key, err: describe(err) }, 'recording the crash in status failed');
-  }
 }
 
 function describe(err: unknown): string {

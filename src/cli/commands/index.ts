@@ -1,10 +1,14 @@
 import type { Command } from 'commander';
+import { register as registerApply } from './apply.ts';
 import { register as registerBmc } from './bmc.ts';
+import { register as registerDelete } from './delete.ts';
 import { register as registerDemo } from './demo.ts';
+import { register as registerFixtureServer } from './fixture-server.ts';
+import { register as registerNode } from './node.ts';
 import { register as registerSim } from './sim.ts';
 import { register as registerValidate } from './validate.ts';
 
 export type RegisterCommand = (program: Command) => void;
 
 // Add a command by importing its module's register function here.
-export const commands: readonly RegisterCommand[] = [registerDemo, registerValidate, registerBmc, registerSim];
+export const commands: readonly RegisterCommand[] = [registerDemo, registerValidate, registerBmc, registerSim, registerFixtureServer, registerApply, registerDelete, registerNode];

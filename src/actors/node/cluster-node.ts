@@ -1,0 +1,186 @@
+import type { Fence, HostEvent, HostStore, Logger, Provisioner } from '../../ports/index.ts';
+import { hostKey } from '../../ports/index.ts';
+import type { CapacityMsg } from '../capacity/index.ts';
+import type { HostMsg, HostSnapshot } from '../host/index.ts';
+import type { ActorRef, ActorSystem, Clock } from '../runtime/index.ts';
+import { ask, spawn, startSystem, stop, systemClock, tell } from '../runtime/index.ts';
+import type { ShardMsg } from '../shard/index.ts';
+import { shardBehavior, shardOf } from '../shard/index.ts';
+import type { NodeConfig } from './embedded-node.ts';
+import { FleetStats } from './fleet-stats.ts';
+import { markCrashed } from './mark-crashed.ts';
+
+/** What the shard leases tell the node; the node answers by starting or stopping shard actors. */
+export interface ShardOwnershipEvents {
+  acquired(shard: number, fence: Fence): void;
+  /** The lease is gone (or about to be): stop at once, before anyone else may take the shard. */
+  lost(shard: number, reason: string): void;
+  /** Graceful hand-off: finish calls in flight, then stop; the lease is released afterwards. */
+  release(shard: number): Promise<void>;
+}
+
+export interface ClusterNodeDeps {
+  readonly store: HostStore;
+  readonly provisioner: Provisioner;
+  /** The local proxy of the cluster's capacity broker (or a local broker in tests), spawned in the node's system. */
+  readonly broker: (system: ActorSystem) => ActorRef<CapacityMsg>;
+  readonly log: Logger;
+  readonly clock?: Clock;
+  readonly random?: () => number;
+  /** Called after a shard's actors started or stopped (commands subscribe/unsubscribe here). */
+  readonly onShardStarted?: (shard: number, fence: Fence) => void;
+  readonly onShardStopped?: (shard: number) => void;
+}
+
+export interface ClusterNodeOptions extends NodeConfig {
+  /** How long a hand-off waits for calls in flight before giving the shard up anyway. */
+  readonly drainTimeoutMs: number;
+}
+
+interface OwnedShard {
+  readonly ref: ActorRef<ShardMsg>;
+  readonly fence: Fence;
+}
+
+export interface ClusterNode {
+  readonly system: ActorSystem;
+  readonly stats: FleetStats;
+  readonly ownership: ShardOwnershipEvents;
+  owned(): ReadonlyMap<number, Fence>;
+  snapshot(key: string): Promise<HostSnapshot | null>;
+  /** True when the host's shard is owned here (commands check it before applying). */
+  owns(key: string): boolean;
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+// A node of the sharded cluster: the same shard and host actors as the embedded node, but only
+// for the shards whose leases it holds. Store events for other shards are ignored here; their
+// owners see the same events through their own watch.
+export async function startClusterNode(config: ClusterNodeOptions, deps: ClusterNodeDeps): Promise<ClusterNode> {
+  const clock = deps.clock ?? systemClock;
+  const system = startSystem({
+    name: config.name,
+    clock,
+    onError: (failure) => deps.log.error({ actor: failure.path, phase: failure.phase, err: describe(failure.error) }, 'actor failure'),
+  });
+  const stats = new FleetStats();
+  const broker = deps.broker(system);
+  const shards = new Map<number, OwnedShard>();
+  const fences = new Map<number, Fence>();
+
+  // Shards won together (a node starting, or taking over a dead node's) share one listing of
+  // the store: a listing per shard would read every host once per shard.
+  let seeding: Map<number, ActorRef<ShardMsg>> | null = null;
+  const seed = (shard: number, ref: ActorRef<ShardMsg>): void => {
+    if (seeding) {
+      seeding.set(shard, ref);
+      return;
+    }
+    const batch = new Map([[shard, ref]]);
+    seeding = batch;
+    setImmediate(() => {
+      seeding = null;
+      // The new owner re-reads its hosts: status in the store is the truth, not anyone's memory.
+      deps.store.list().then((hosts) => {
+        for (const host of hosts) {
+          const n = shardOf(hostKey(host), config.shardCount);
+          const target = batch.get(n);
+          if (target && shards.get(n)?.ref === target) tell(target, { type: 'upsert', host });
+        }
+      }, (err: unknown) => deps.log.error({ shards: [...batch.keys()], err: describe(err) }, 'listing the hosts of acquired shards failed'));
+    });
+  };
+
+  const startShard = (shard: number, fence: Fence): void => {
+    // An epoch in the name: a shard lost and won again never collides with its stopping self.
+    const ref = spawn(system, `shard-${shard}-e${fence.epoch}`, shardBehavior({
+      shard,
+      deps: {
+        store: deps.store, provisioner: deps.provisioner, broker, clock, config: config.machine,
+        log: deps.log, random: deps.random ?? Math.random, grantTtlMs: config.capacity.ttlMs, observer: stats, fence,
+      },
+      supervision: config.supervision,
+      onHostGaveUp: (key, error, restarts) => void markCrashed(deps.store, deps.log, key, error, restarts),
+    }), { mailbox: { capacity: 1_000_000 } });
+    shards.set(shard, { ref, fence });
+    fences.set(shard, fence);
+    deps.log.info({ shard, epoch: fence.epoch }, 'shard acquired');
+    deps.onShardStarted?.(shard, fence);
+    seed(shard, ref);
+  };
+
+  const forget = (shard: number): OwnedShard | undefined => {
+    const owned = shards.get(shard);
+    if (!owned) return undefined;
+    shards.delete(shard);
+    fences.delete(shard);
+    deps.onShardStopped?.(shard);
+    return owned;
+  };
+
+  const dropHostsOf = (shard: number): void => {
+    for (const key of [...stats.hosts.keys()]) if (shardOf(key, config.shardCount) === shard) stats.gone(key);
+  };
+
+  const ownership: ShardOwnershipEvents = {
+    acquired(shard, fence) {
+      if (shards.has(shard)) return;
+      startShard(shard, fence);
+    },
+    lost(shard, reason) {
+      const owned = forget(shard);
+      if (!owned) return;
+      stop(owned.ref);
+      dropHostsOf(shard);
+      deps.log.warn({ shard, epoch: owned.fence.epoch, reason }, 'shard lost: its actors stopped');
+    },
+    async release(shard) {
+      const owned = forget(shard);
+      if (!owned) return;
+      try {
+        const result = await ask<ShardMsg, { drained: number; stuck: string[] }>(owned.ref, (reply) => ({ type: 'drain', timeoutMs: config.drainTimeoutMs, reply }), config.drainTimeoutMs + 1_000);
+        if (result.stuck.length > 0) deps.log.warn({ shard, stuck: result.stuck.slice(0, 10) }, 'hand-off: hosts still busy at the drain deadline');
+      } catch (err) {
+        deps.log.warn({ shard, err: describe(err) }, 'hand-off: drain did not answer');
+      }
+      stop(owned.ref);
+      dropHostsOf(shard);
+      deps.log.info({ shard, epoch: owned.fence.epoch }, 'shard handed off');
+    },
+  };
+
+  const route = (event: HostEvent): void => {
+    const key = event.type === 'upsert' ? hostKey(event.host) : event.key;
+    const owned = shards.get(shardOf(key, config.shardCount));
+    if (!owned) return;
+    tell(owned.ref, event.type === 'upsert' ? { type: 'upsert', host: event.host } : { type: 'deleted', key });
+  };
+  const unwatch = deps.store.watch(route);
+
+  const hostRef = async (key: string): Promise<ActorRef<HostMsg> | null> => {
+    const owned = shards.get(shardOf(key, config.shardCount));
+    if (!owned) return null;
+    return ask<ShardMsg, ActorRef<HostMsg> | null>(owned.ref, (reply) => ({ type: 'hostRef', key, reply }), config.askTimeoutMs);
+  };
+
+  return {
+    system,
+    stats,
+    ownership,
+    owned: () => fences,
+    owns: (key) => shards.has(shardOf(key, config.shardCount)),
+    async snapshot(key) {
+      const ref = await hostRef(key);
+      if (!ref) return null;
+      return ask<HostMsg, HostSnapshot | null>(ref, (reply) => ({ type: 'snapshot', reply }), config.askTimeoutMs);
+    },
+    async stop(timeoutMs = 5_000) {
+      unwatch();
+      await system.drain(timeoutMs);
+    },
+  };
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

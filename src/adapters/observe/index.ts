@@ -1,0 +1,2 @@
+export { startHealthServer } from './health-server.ts';
+export type { HealthServer, NodeHealth } from './health-server.ts';

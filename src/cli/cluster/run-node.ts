@@ -1,0 +1,162 @@
+import { appendFileSync } from 'node:fs';
+import { spawnCapacityProxy, startClusterBroker, CAPACITY_BUCKET } from '../../actors/capacity/cluster/index.ts';
+import type { ClusterBroker } from '../../actors/capacity/cluster/index.ts';
+import type { ClusterNode, NodeConfig } from '../../actors/node/index.ts';
+import { startClusterNode } from '../../actors/node/index.ts';
+import { systemClock } from '../../actors/runtime/index.ts';
+import type { HealthServer } from '../../adapters/observe/index.ts';
+import { startHealthServer } from '../../adapters/observe/index.ts';
+import type { NatsStore } from '../../adapters/store/nats-store.ts';
+import { openNatsStoreOn } from '../../adapters/store/nats-store.ts';
+import type { SecretSource } from '../../adapters/store/nats-secrets.ts';
+import { createCommandServer } from '../../cluster/command-server.ts';
+import type { Membership, ShardLeases } from '../../cluster/index.ts';
+import { OwnershipRecorder, startMembership, startShardLeases } from '../../cluster/index.ts';
+import type { Singleton } from '../../cluster/singleton.ts';
+import { startSingleton } from '../../cluster/singleton.ts';
+import type { Logger, Provisioner, Transport } from '../../ports/index.ts';
+
+// The buckets of one cluster. Leases and heartbeats carry a bucket TTL (server 2.9 has no
+// per-key TTL), so a dead holder's key vanishes on its own.
+export const LEASE_BUCKET = 'mf-leases';
+export const MEMBER_BUCKET = 'mf-members';
+const BROKER_LEASE_KEY = 'broker';
+
+export interface ClusterNodeSettings {
+  readonly node: NodeConfig;
+  readonly leaseTtlMs: number;
+  readonly heartbeatMs: number;
+  readonly drainTimeoutMs: number;
+  /** KV replicas of the cluster's buckets (3 in production, reference/peers.md B4). */
+  readonly replicas: number;
+  readonly healthPort: number | null;
+  /** Append ownership records (JSON lines) here: the cluster tests check no two owners overlap. */
+  readonly ownershipLog?: string;
+}
+
+export interface ClusterNodeParts {
+  readonly transport: Transport;
+  readonly provisioner: Provisioner;
+  readonly secrets?: SecretSource;
+  readonly log: Logger;
+}
+
+export interface RunningNode {
+  readonly name: string;
+  readonly node: ClusterNode;
+  readonly store: NatsStore;
+  readonly health: HealthServer | null;
+  isBroker(): boolean;
+  /** graceful: hand every shard off, give up the broker lease, leave membership (SIGTERM). */
+  stop(options: { graceful: boolean }): Promise<void>;
+}
+
+export async function runClusterNode(settings: ClusterNodeSettings, parts: ClusterNodeParts): Promise<RunningNode> {
+  const { transport, log } = parts;
+  const name = settings.node.name;
+  const clock = systemClock;
+  const kvOptions = settings.replicas > 1 ? { replicas: settings.replicas } : {};
+  const [leaseBucket, memberBucket, capacityBucket] = await Promise.all([
+    transport.kv(LEASE_BUCKET, { ...kvOptions, ttlMs: settings.leaseTtlMs }),
+    transport.kv(MEMBER_BUCKET, { ...kvOptions, ttlMs: settings.leaseTtlMs }),
+    transport.kv(CAPACITY_BUCKET, kvOptions),
+  ]);
+  const store = await openNatsStoreOn(transport, { ...(parts.secrets ? { secrets: parts.secrets } : {}), log, kv: kvOptions });
+
+  let broker: ClusterBroker | null = null;
+  const electedHandlers: Array<(epoch: number) => void> = [];
+  const deposedHandlers: Array<(reason: string) => void> = [];
+  const leadership = { onElected: (fn: (e: number) => void) => void electedHandlers.push(fn), onDeposed: (fn: (r: string) => void) => void deposedHandlers.push(fn) };
+
+  let commands: ReturnType<typeof createCommandServer> | null = null;
+  const node = await startClusterNode({ ...settings.node, drainTimeoutMs: settings.drainTimeoutMs }, {
+    store,
+    provisioner: parts.provisioner,
+    log,
+    clock,
+    broker: (system) => {
+      broker = startClusterBroker(system, {
+        transport, kv: capacityBucket, leadership, defaultLimit: settings.node.capacity.defaultLimit,
+        limits: settings.node.capacity.limits, ttlMs: settings.node.capacity.ttlMs, clock, logger: log,
+      });
+      return spawnCapacityProxy(system, { transport, node: name, ttlMs: settings.node.capacity.ttlMs, clock });
+    },
+    onShardStarted: (shard) => commands?.open(shard),
+    onShardStopped: (shard) => commands?.close(shard),
+  });
+  commands = createCommandServer({ transport, store, shardCount: settings.node.shardCount, owns: (key) => node.owns(key), log });
+
+  const singleton: Singleton = await startSingleton({
+    bucket: leaseBucket, key: BROKER_LEASE_KEY, holder: name, ttlMs: settings.leaseTtlMs, clock, log,
+    onElected: (epoch) => {
+      for (const fn of electedHandlers) fn(epoch);
+    },
+    onDeposed: (reason) => {
+      for (const fn of deposedHandlers) fn(reason);
+    },
+  });
+
+  const membership: Membership = await startMembership({
+    bucket: memberBucket, self: name, heartbeatMs: settings.heartbeatMs, deadAfterMs: settings.leaseTtlMs, clock, log,
+    info: { pid: String(process.pid) },
+  });
+
+  const recorder = new OwnershipRecorder();
+  const events = settings.ownershipLog
+    ? recorder.wrap(name, node.ownership)
+    : node.ownership;
+  if (settings.ownershipLog) {
+    // Written as each record is made, synchronously: a node killed with -9 keeps what it wrote.
+    const file = settings.ownershipLog;
+    const original = recorder.record.bind(recorder);
+    recorder.record = (r) => {
+      original(r);
+      appendFileSync(file, `${JSON.stringify(r)}\n`);
+    };
+  }
+  const leases: ShardLeases = await startShardLeases({
+    bucket: leaseBucket, membership, self: name, shardCount: settings.node.shardCount,
+    leaseTtlMs: settings.leaseTtlMs, clock, log, events,
+  });
+
+  let connected = true;
+  transport.onStatus((status) => {
+    connected = status === 'connected';
+  });
+  const health = settings.healthPort === null ? null : await startHealthServer({
+    live: () => true,
+    ready: () => {
+      if (!connected) return { ready: false, reason: 'NATS disconnected' };
+      if (!membership.healthy) return { ready: false, reason: 'heartbeats are failing' };
+      return { ready: true };
+    },
+    hostsByState: () => node.stats.byState,
+    shardsOwned: () => node.owned().size,
+    mailboxDepth: () => node.system.registry.list({ summary: false }).reduce((n, a) => n + a.mailboxDepth, 0),
+    slots: () => null,
+  }, { port: settings.healthPort, node: name });
+
+  let stopping: Promise<void> | null = null;
+  return {
+    name,
+    node,
+    store,
+    health,
+    isBroker: () => singleton.isLeader(),
+    stop({ graceful }) {
+      stopping ??= (async () => {
+        // Leave first so the others stop sending this node shards, then hand off what it holds.
+        if (graceful) await membership.leave().catch(() => undefined);
+        else await membership.stop().catch(() => undefined);
+        await leases.stop({ graceful });
+        await singleton.stop({ release: graceful });
+        (broker as ClusterBroker | null)?.stop();
+        await commands?.closeAll();
+        await node.stop(settings.drainTimeoutMs);
+        await store.close();
+        await health?.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import { shardOf } from '../actors/shard/index.ts';
+import { call, subjects as defaultSubjects, type Subjects } from '../bus/index.ts';
+import { HostCommand, HostCommandReply, type HostCommandInput } from '../bus/messages/index.ts';
+import type { Transport } from '../ports/index.ts';
+
+export interface SendCommandOptions {
+  readonly shardCount: number;
+  /** One attempt. */
+  readonly timeoutMs?: number;
+  /** All attempts: while a shard moves nobody answers, so the call retries until then. */
+  readonly deadlineMs?: number;
+  readonly subjects?: Subjects;
+}
+
+/**
+ * Sends a host command to the owner of its shard and returns the owner's reply. Throws
+ * RemoteError (code and message from the owner) or BusError (nobody answered in time).
+ */
+export async function sendCommand(transport: Transport, input: HostCommandInput, options: SendCommandOptions): Promise<HostCommandReply> {
+  // Validate here too, so a caller's mistake is reported before anything is sent.
+  const cmd = HostCommand.parse(input);
+  const subject = (options.subjects ?? defaultSubjects()).command(shardOf(cmd.host, options.shardCount));
+  return call(transport, subject, cmd, HostCommandReply, {
+    timeoutMs: options.timeoutMs ?? 2_000,
+    deadlineMs: options.deadlineMs ?? 30_000,
+    retry: true,
+  });
+}

@@ -1,0 +1,200 @@
+// A whole cluster on one machine for tests and benches: a private nats-server, the shared fixture
+// backend (one process-wide "datacenter" every node drives), a NATS store client to apply hosts
+// and read status, and `metalfleet node` child processes that can be stopped, killed or cut off.
+import { spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { FixtureServer } from '../../src/adapters/fixture/remote/index.ts';
+import { startFixtureServer } from '../../src/adapters/fixture/remote/index.ts';
+import type { FixtureOptions } from '../../src/adapters/fixture/index.ts';
+import type { NatsStore } from '../../src/adapters/store/nats-store.ts';
+import { openNatsStoreOn } from '../../src/adapters/store/nats-store.ts';
+import type { BareMetalHost } from '../../src/api/index.ts';
+import { connectNats } from '../../src/bus/index.ts';
+import type { OwnershipRecord } from '../../src/cluster/index.ts';
+import { parseOwnershipLog } from '../../src/cluster/index.ts';
+import type { Transport } from '../../src/ports/index.ts';
+import type { NatsServer } from './nats-server.ts';
+import { startNatsServer } from './nats-server.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+// Node processes die with the test process, however it ends (a timeout kills it with a signal).
+const children = new Set<ChildProcess>();
+const killAll = (): void => {
+  for (const child of children) child.kill('SIGKILL');
+};
+process.once('exit', killAll);
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+  process.once(signal, () => {
+    killAll();
+    process.exit(128 + 15);
+  });
+}
+export const BMC_PASSWORD = 'bmc-secret-Zq7';
+
+export interface NodeProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly health: string | null;
+  /** Resolves with the exit code (null when killed by a signal) and the signal. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr(): string;
+  /** When the process was killed with -9 (its ownership ends then: a dead process drives nothing). */
+  killedAt: number | null;
+}
+
+export interface ClusterOptions {
+  readonly shards?: number;
+  readonly leaseTtlMs?: number;
+  readonly heartbeatMs?: number;
+  readonly limit?: number;
+  readonly fixture?: FixtureOptions;
+  readonly nodeArgs?: readonly string[];
+}
+
+export interface Cluster {
+  readonly nats: NatsServer;
+  readonly fixture: FixtureServer;
+  readonly transport: Transport;
+  readonly store: NatsStore;
+  readonly dir: string;
+  readonly nodes: Map<string, NodeProcess>;
+  readonly options: Required<Pick<ClusterOptions, 'shards' | 'leaseTtlMs' | 'heartbeatMs'>>;
+  startNode(name: string, extraArgs?: readonly string[]): Promise<NodeProcess>;
+  /** SIGTERM and wait for the exit. */
+  stopNode(name: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** kill -9. */
+  killNode(name: string): Promise<void>;
+  applyHosts(count: number, opts?: { prefix?: string; inspection?: boolean }): Promise<string[]>;
+  statesOf(keys: readonly string[]): Promise<Map<string, string>>;
+  ownership(): Promise<OwnershipRecord[]>;
+  dispose(): Promise<void>;
+}
+
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+  const shards = options.shards ?? 64;
+  const leaseTtlMs = options.leaseTtlMs ?? 3_000;
+  const heartbeatMs = options.heartbeatMs ?? 250;
+  const dir = await mkdtemp(join(tmpdir(), 'metalfleet-cluster-'));
+  const nats = await startNatsServer();
+  const fixture = await startFixtureServer({ options: options.fixture ?? { latencyMs: 5, demoBehaviours: false } });
+  const transport = await connectNats({ servers: nats.url, name: 'test-client' });
+  const store = await openNatsStoreOn(transport);
+  const secretFile = join(dir, 'secrets.yaml');
+  await writeFile(secretFile, [
+    'apiVersion: v1', 'kind: Secret', 'metadata: {name: bmc, namespace: fleet}',
+    `stringData: {username: admin, password: ${BMC_PASSWORD}}`, '',
+  ].join('\n'));
+  const nodes = new Map<string, NodeProcess>();
+
+  const startNode = async (name: string, extraArgs: readonly string[] = []): Promise<NodeProcess> => {
+    const args = [
+      ...(process.env.CLUSTER_NODE_FLAGS ? process.env.CLUSTER_NODE_FLAGS.split(' ') : []),
+      'bin/metalfleet.js', 'node', '--nats', nats.url, '--name', name, '--fixture-url', fixture.url,
+      '--secrets', secretFile, '--shards', String(shards), '--lease-ttl', String(leaseTtlMs),
+      '--heartbeat', String(heartbeatMs), '--ownership-log', join(dir, `ownership-${name}.jsonl`),
+      '--health-port', '0', '--log-level', process.env.CLUSTER_LOG_LEVEL ?? 'warn',
+      ...(options.limit !== undefined ? ['--limit', String(options.limit)] : []),
+      ...(options.nodeArgs ?? []), ...extraArgs,
+    ];
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
+    const err: string[] = [];
+    const logFile = process.env.CLUSTER_LOG_DIR ? join(process.env.CLUSTER_LOG_DIR, `${name}.log`) : null;
+    child.stderr?.on('data', (b: Buffer) => {
+      if (logFile) appendFileSync(logFile, b);
+      err.push(b.toString());
+      if (err.length > 200) err.splice(0, err.length - 200);
+    });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const first = await new Promise<string>((resolve, reject) => {
+      const rl = createInterface({ input: child.stdout! });
+      rl.once('line', resolve);
+      void exited.then(({ code }) => reject(new Error(`node ${name} exited (${code}) before starting:\n${err.join('').slice(-3000)}`)));
+    });
+    const info = JSON.parse(first) as { health: string | null };
+    const proc: NodeProcess = { name, child, health: info.health, exited, stderr: () => err.join(''), killedAt: null };
+    nodes.set(name, proc);
+    return proc;
+  };
+
+  return {
+    nats, fixture, transport, store, dir, nodes,
+    options: { shards, leaseTtlMs, heartbeatMs },
+    startNode,
+    async stopNode(name) {
+      const proc = nodes.get(name);
+      if (!proc) throw new Error(`no node ${name}`);
+      proc.child.kill('SIGTERM');
+      return proc.exited;
+    },
+    async killNode(name) {
+      const proc = nodes.get(name);
+      if (!proc) throw new Error(`no node ${name}`);
+      proc.child.kill('SIGKILL');
+      await proc.exited;
+      proc.killedAt = performance.timeOrigin + performance.now();
+    },
+    async applyHosts(count, opts = {}) {
+      const objects: BareMetalHost[] = [];
+      for (let i = 0; i < count; i++) objects.push(host(`${opts.prefix ?? 'host'}-${i}`, i, opts.inspection ?? false));
+      const result = await store.apply(objects, 'cluster-test');
+      if (!result.ok) throw new Error(`apply failed: ${JSON.stringify(result).slice(0, 500)}`);
+      return objects.map((h) => `${h.metadata.namespace}/${h.metadata.name}`);
+    },
+    async statesOf(keys) {
+      const out = new Map<string, string>();
+      for (const key of keys) out.set(key, (await store.get(key))?.status?.provisioning.state ?? '');
+      return out;
+    },
+    async ownership() {
+      const records: OwnershipRecord[] = [];
+      for (const name of nodes.keys()) {
+        const text = await readFile(join(dir, `ownership-${name}.jsonl`), 'utf8').catch(() => '');
+        records.push(...parseOwnershipLog(text));
+        // A process killed with -9 stopped driving everything at that instant.
+        const killedAt = nodes.get(name)?.killedAt;
+        if (killedAt) {
+          const open = new Map<number, boolean>();
+          for (const r of parseOwnershipLog(text)) open.set(r.shard, r.kind === 'acquired');
+          for (const [shard, isOpen] of open) if (isOpen) records.push({ kind: 'lost', node: name, shard, at: killedAt });
+        }
+      }
+      return records;
+    },
+    async dispose() {
+      for (const proc of nodes.values()) if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
+      await Promise.all([...nodes.values()].map((p) => p.exited));
+      await store.close().catch(() => undefined);
+      await transport.close().catch(() => undefined);
+      await fixture.close();
+      await nats.dispose();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function host(name: string, i: number, inspection: boolean): BareMetalHost {
+  const hex = (n: number): string => (n & 0xff).toString(16).padStart(2, '0');
+  return {
+    apiVersion: 'metal3.io/v1alpha1',
+    kind: 'BareMetalHost',
+    metadata: { name, namespace: 'fleet' },
+    spec: {
+      online: true,
+      bootMode: 'UEFI',
+      automatedCleaningMode: 'metadata',
+      bmc: { address: `ipmi://10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, credentialsName: 'bmc' },
+      bootMACAddress: `52:54:00:${hex(i >> 16)}:${hex(i >> 8)}:${hex(i)}`,
+      image: { url: 'http://images/os.qcow2', checksum: 'abc', checksumType: 'sha256' },
+      ...(inspection ? {} : { inspectionMode: 'disabled' as const }),
+    },
+  };
+}
