@@ -82,17 +82,19 @@ cluster('kill -9 of the broker node mid-run: shards are owned again within the l
   const limit = 8;
   await withCluster(t, { shards: 64, limit, leaseTtlMs: 3_000, fixture: SLOW_PROVISION }, async (c) => {
     const keys = await c.applyHosts(240);
-    await c.startNode('a');
-    // The first node up is the one that takes the broker lease.
+    // The first node up takes the broker lease.
+    t.true((await c.startNode('a')).brokerAtStart);
     await c.startNode('b');
     await c.startNode('c');
     await untilProvisioned(c, keys, 40, 120_000);
-    const held = new Set((await c.ownership()).filter((r) => r.node === 'a').map((r) => r.shard));
     await c.killNode('a');
+    const killedAt = c.nodes.get('a')?.killedAt ?? 0;
+    // The shards a still owned when it died: its intervals the kill closed.
+    const held = new Set(toIntervals(await c.ownership()).filter((i) => i.node === 'a' && i.end === killedAt).map((i) => i.shard));
+    t.true(held.size > 0, 'the killed node owned shards');
     await untilProvisioned(c, keys, keys.length, 180_000);
 
     const records = await c.ownership();
-    const killedAt = c.nodes.get('a')?.killedAt ?? 0;
     const retaken = [...held].map((shard) => {
       const next = records.find((r) => r.kind === 'acquired' && r.shard === shard && r.node !== 'a' && r.at >= killedAt);
       return next ? next.at - killedAt : Number.POSITIVE_INFINITY;

@@ -42,6 +42,8 @@ export interface NodeProcess {
   readonly name: string;
   readonly child: ChildProcess;
   readonly health: string | null;
+  /** Held the capacity broker lease when it started. */
+  readonly brokerAtStart: boolean;
   /** Resolves with the exit code (null when killed by a signal) and the signal. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stderr(): string;
@@ -119,8 +121,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       rl.once('line', resolve);
       void exited.then(({ code }) => reject(new Error(`node ${name} exited (${code}) before starting:\n${err.join('').slice(-3000)}`)));
     });
-    const info = JSON.parse(first) as { health: string | null };
-    const proc: NodeProcess = { name, child, health: info.health, exited, stderr: () => err.join(''), killedAt: null };
+    const info = JSON.parse(first) as { health: string | null; broker: boolean };
+    const proc: NodeProcess = { name, child, health: info.health, brokerAtStart: info.broker, exited, stderr: () => err.join(''), killedAt: null };
     nodes.set(name, proc);
     return proc;
   };

@@ -70,7 +70,7 @@ export function register(program: Command): void {
         ...(flags.ownershipLog ? { ownershipLog: flags.ownershipLog } : {}),
       }, { transport, provisioner, log, ...(secrets ? { secrets } : {}) });
       // One line for whoever started us (tests, scripts): where to find this node.
-      process.stdout.write(`${JSON.stringify({ node: name, health: running.health?.url ?? null, shards: config.shardCount })}\n`);
+      process.stdout.write(`${JSON.stringify({ node: name, health: running.health?.url ?? null, shards: config.shardCount, broker: running.isBroker() })}\n`);
       log.info({ shards: config.shardCount, leaseTtlMs: flags.leaseTtl }, 'node started');
 
       await new Promise<void>((resolve) => {
