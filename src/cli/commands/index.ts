@@ -4,6 +4,7 @@ import { register as registerBmc } from './bmc.ts';
 import { register as registerDelete } from './delete.ts';
 import { register as registerDemo } from './demo.ts';
 import { register as registerFixtureServer } from './fixture-server.ts';
+import { register as registerHost } from './host.ts';
 import { register as registerNode } from './node.ts';
 import { register as registerSim } from './sim.ts';
 import { register as registerValidate } from './validate.ts';
@@ -11,4 +12,4 @@ import { register as registerValidate } from './validate.ts';
 export type RegisterCommand = (program: Command) => void;
 
 // Add a command by importing its module's register function here.
-export const commands: readonly RegisterCommand[] = [registerDemo, registerValidate, registerBmc, registerSim, registerFixtureServer, registerApply, registerDelete, registerNode];
+export const commands: readonly RegisterCommand[] = [registerDemo, registerValidate, registerBmc, registerSim, registerFixtureServer, registerApply, registerDelete, registerNode, registerHost];

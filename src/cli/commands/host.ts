@@ -1,0 +1,138 @@
+import type { Command } from 'commander';
+import { shardOf } from '../../actors/shard/index.ts';
+import { connectNats, RemoteError, subjects } from '../../bus/index.ts';
+import { HostCommand, HostKey, type HostCommandInput, type HostCommandType } from '../../bus/messages/index.ts';
+import { sendCommand } from '../../cluster/command-client.ts';
+import { BusError, type Transport } from '../../ports/index.ts';
+import { CliError } from '../cli-error.ts';
+import { intFlag, readEnv } from '../config.ts';
+import { addNatsFlags, natsOptionsFrom, type NatsFlagValues } from '../nats-options.ts';
+import type { Output } from './apply.ts';
+
+// `metalfleet host ACTION NS/NAME...`: a host command (src/bus/messages/command.ts) for each host,
+// sent to the owner of its shard and retried while the shard moves. A reply means the intent is
+// recorded, not that the host got there: its status says that. Exit 1 if any host failed, 2 for
+// a usage mistake (found before anything is sent).
+
+export const HOST_ACTIONS = {
+  'power-on': 'powerOn',
+  'power-off': 'powerOff',
+  reboot: 'reboot',
+  inspect: 'inspect',
+  reprovision: 'reprovision',
+  pause: 'pause',
+  unpause: 'unpause',
+  detach: 'detach',
+  delete: 'delete',
+} as const satisfies Record<string, HostCommandType>;
+export type HostAction = keyof typeof HOST_ACTIONS;
+
+interface HostFlags extends NatsFlagValues {
+  mode?: string;
+  requestId?: string;
+  reason?: string;
+  shards?: number;
+  timeout: number;
+}
+
+// One attempt waits at most this long: a request lost with a node that is going away is retried
+// on the next owner well within the overall --timeout.
+const ATTEMPT_MS = 2_000;
+
+function isAction(value: string): value is HostAction {
+  return Object.hasOwn(HOST_ACTIONS, value);
+}
+
+/** The commands to send, checked against the wire schema; a CliError (exit 2) names what is wrong. */
+export function buildHostCommands(action: string, keys: readonly string[], flags: Pick<HostFlags, 'mode' | 'requestId' | 'reason'>): HostCommand[] {
+  if (!isAction(action)) {
+    throw new CliError(`unknown action ${JSON.stringify(action)}: use one of ${Object.keys(HOST_ACTIONS).join(', ')}`, 2);
+  }
+  if (keys.length === 0) throw new CliError(`no host given: "metalfleet host ${action} NAMESPACE/NAME..."`, 2);
+  const type = HOST_ACTIONS[action];
+  if (flags.mode !== undefined && type !== 'reboot') throw new CliError(`--mode applies to reboot only, not to ${action}`, 2);
+  return keys.map((key) => {
+    const k = HostKey.safeParse(key);
+    if (!k.success) throw new CliError(`host ${JSON.stringify(key)}: ${k.error.issues.map((i) => i.message).join('; ')}`, 2);
+    const input: HostCommandInput = {
+      type,
+      host: key,
+      ...(flags.requestId !== undefined ? { requestId: flags.requestId } : {}),
+      ...(flags.reason !== undefined ? { reason: flags.reason } : {}),
+      ...(flags.mode !== undefined ? { mode: flags.mode } : {}),
+    } as HostCommandInput;
+    const parsed = HostCommand.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const flag = ({ requestId: '--request-id', reason: '--reason', mode: '--mode', host: 'host' } as Record<string, string>)[String(issue?.path[0])] ?? String(issue?.path.join('.'));
+      throw new CliError(`${flag}: ${issue?.message ?? 'invalid'}`, 2);
+    }
+    return parsed.data;
+  });
+}
+
+type Outcome = { ok: true; line: string } | { ok: false; line: string };
+
+async function sendOne(transport: Transport, cmd: HostCommand, shardCount: number, deadlineMs: number): Promise<Outcome> {
+  try {
+    const reply = await sendCommand(transport, cmd, { shardCount, timeoutMs: Math.min(ATTEMPT_MS, deadlineMs), deadlineMs });
+    const state = reply.state === '' ? 'none' : reply.state;
+    return { ok: true, line: reply.applied ? `${cmd.host}: ${reply.message} (state ${state})` : `${cmd.host}: already requested (state ${state})` };
+  } catch (error) {
+    if (error instanceof RemoteError) return { ok: false, line: `${cmd.host}: error ${error.kind}: ${error.message}` };
+    if (error instanceof BusError) {
+      const subject = subjects().command(shardOf(cmd.host, shardCount));
+      const hint = error.kind === 'noResponders' || error.kind === 'timeout'
+        ? `; no node answered on ${subject} within ${deadlineMs / 1_000} s: is a metalfleet node running, with --shards ${shardCount}?`
+        : '';
+      return { ok: false, line: `${cmd.host}: error ${error.kind}: ${error.message}${hint}` };
+    }
+    throw error;
+  }
+}
+
+export async function runHostCommands(cmds: readonly HostCommand[], flags: NatsFlagValues, shardCount: number, deadlineMs: number, io: Output): Promise<boolean> {
+  const options = await natsOptionsFrom(flags, process.env, 'metalfleet-host');
+  let transport: Transport;
+  try {
+    // A command gives up rather than waiting forever for a server that is not there.
+    transport = await connectNats({ ...options, maxReconnectAttempts: 3, reconnectTimeWaitMs: 1_000, timeoutMs: 10_000 });
+  } catch (error) {
+    throw new CliError(`NATS: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  try {
+    // All at once (each host has its own deadline), printed in the order given.
+    const outcomes = await Promise.all(cmds.map((cmd) => sendOne(transport, cmd, shardCount, deadlineMs)));
+    for (const o of outcomes) (o.ok ? io.out : io.err)(o.line);
+    return outcomes.every((o) => o.ok);
+  } finally {
+    await transport.close();
+  }
+}
+
+export function register(program: Command): void {
+  addNatsFlags(
+    program
+      .command('host')
+      .description('send a command to hosts through the node that owns each: power-on, power-off, reboot, inspect, reprovision, pause, unpause, detach or delete; a reply means the intent is recorded (watch the status for the result)')
+      .argument('<action>', Object.keys(HOST_ACTIONS).join(' | '))
+      .argument('<hosts...>', 'hosts as NAMESPACE/NAME')
+      .option('--mode <mode>', 'reboot only: soft (default) or hard')
+      .option('--request-id <id>', 'an id for this request (1-64 printable ASCII characters, no spaces); give the same one when retrying')
+      .option('--reason <text>', 'why, for logs and events (at most 256 characters)')
+      .option('--shards <n>', 'shard count of the cluster (default METALFLEET_SHARDS or 256)', intFlag('--shards', 1))
+      .option('--timeout <seconds>', 'give up on a host after this long, retries included', intFlag('--timeout', 1), 30),
+  )
+    // Commander's own usage errors (missing host, unknown flag) exit 2 like ours; help exits 0.
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
+    .addHelpText('after', '\nExamples:\n  metalfleet host power-off metal3/worker-0 --nats nats://127.0.0.1:4222\n  metalfleet host reboot metal3/worker-0 metal3/worker-1 --mode hard --reason "stuck in BIOS"\n')
+    .action(async (action: string, hosts: string[], flags: HostFlags) => {
+      const cmds = buildHostCommands(action, hosts, flags);
+      const shardCount = flags.shards ?? readEnv().METALFLEET_SHARDS;
+      const ok = await runHostCommands(cmds, flags, shardCount, flags.timeout * 1_000, {
+        out: (line) => process.stdout.write(`${line}\n`),
+        err: (line) => process.stderr.write(`${line}\n`),
+      });
+      if (!ok) process.exitCode = 1;
+    });
+}
