@@ -7,6 +7,8 @@ const benches: Record<string, () => Promise<{ run(flags: Record<string, string>)
   capacity: () => import('./capacity.ts'),
   ironic: () => import('./ironic.ts'),
   maas: () => import('./maas.ts'),
+  commands: () => import('./commands.ts'),
+  failover: () => import('./failover.ts'),
 };
 if (!name || !(name in benches)) {
   process.stderr.write(`usage: npm run bench -- NAME [--flag value]; NAME is one of: ${Object.keys(benches).join(', ')}\n`);

@@ -276,6 +276,9 @@ class NatsHostStore implements NatsStore {
       this.setSpec(key, event.revision, undefined);
       return;
     }
+    // Our own writes come back through the watch: they are in the cache already, unparsed.
+    const known = this.specSlots.get(key);
+    if (known && known.revision >= event.revision) return;
     const decoded = decodeRecord(event.value, SpecRecord);
     if (!decoded.ok) {
       this.log.warn({ bucket: this.specs.name, host: key, revision: event.revision, reason: decoded.reason }, 'ignoring a host record that does not parse');
@@ -626,9 +629,19 @@ class NatsHostStore implements NatsStore {
   private async mutate(key: string, change: (current: Current | undefined) => Change): Promise<Mutated> {
     this.checkOpen();
     const kvKey = hostKvKey(key);
+    // The cache is the first guess (on the owning node it is current): the compare-and-set says
+    // when it was stale. A no-op judged on the cache is confirmed with a read before it is told.
+    let cachedFirst = this.specSlots.get(key)?.host !== undefined;
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
-      const current = await this.readSpec(key);
+      const slot = cachedFirst ? this.specSlots.get(key) : undefined;
+      const current = slot?.host ? { revision: slot.revision, host: slot.host } : await this.readSpec(key);
       const next = change(current);
+      if (cachedFirst && next.op === 'none') {
+        cachedFirst = false;
+        attempt -= 1;
+        continue;
+      }
+      cachedFirst = false;
       try {
         if (next.op === 'none') {
           // Not there (change did not refuse) cannot happen: every caller refuses absent hosts.
