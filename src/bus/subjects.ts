@@ -10,6 +10,8 @@ export interface Subjects {
   capacityNotify(node: string): string;
   /** Introspection requests answered by every node. */
   introspect(node: string | '*'): string;
+  /** One introspection verb of one node (`<cluster>.introspect.<node>.<verb>`). */
+  introspectVerb(node: string, verb: string): string;
 }
 
 export function subjects(cluster = 'mf'): Subjects {
@@ -18,5 +20,6 @@ export function subjects(cluster = 'mf'): Subjects {
     capacity: `${cluster}.capacity.req`,
     capacityNotify: (node) => `${cluster}.capacity.notify.${node}`,
     introspect: (node) => `${cluster}.introspect.${node}`,
+    introspectVerb: (node, verb) => `${cluster}.introspect.${node}.${verb}`,
   };
 }

@@ -8,6 +8,7 @@ import type { ShardMsg } from '../shard/index.ts';
 import { shardBehavior, shardOf } from '../shard/index.ts';
 import type { NodeConfig } from './embedded-node.ts';
 import { FleetStats } from './fleet-stats.ts';
+import { HostDetails } from './introspection-source.ts';
 import { markCrashed } from './mark-crashed.ts';
 
 /** What the shard leases tell the node; the node answers by starting or stopping shard actors. */
@@ -50,6 +51,11 @@ export interface ClusterNode {
   snapshot(key: string): Promise<HostSnapshot | null>;
   /** True when the host's shard is owned here (commands check it before applying). */
   owns(key: string): boolean;
+  readonly shardCount: number;
+  /** Per-host time in state and error message, for introspection (fed with `stats`). */
+  readonly details: HostDetails;
+  /** When this node took the shard (clock ms), or null when it does not own it. */
+  acquiredAt(shard: number): number | null;
   stop(timeoutMs?: number): Promise<void>;
 }
 
@@ -64,9 +70,11 @@ export async function startClusterNode(config: ClusterNodeOptions, deps: Cluster
     onError: (failure) => deps.log.error({ actor: failure.path, phase: failure.phase, err: describe(failure.error) }, 'actor failure'),
   });
   const stats = new FleetStats();
+  const details = new HostDetails(stats, clock);
   const broker = deps.broker(system);
   const shards = new Map<number, OwnedShard>();
   const fences = new Map<number, Fence>();
+  const acquiredAt = new Map<number, number>();
 
   // Shards won together (a node starting, or taking over a dead node's) share one listing of
   // the store: a listing per shard would read every host once per shard.
@@ -97,13 +105,14 @@ export async function startClusterNode(config: ClusterNodeOptions, deps: Cluster
       shard,
       deps: {
         store: deps.store, provisioner: deps.provisioner, broker, clock, config: config.machine,
-        log: deps.log, random: deps.random ?? Math.random, grantTtlMs: config.capacity.ttlMs, observer: stats, fence,
+        log: deps.log, random: deps.random ?? Math.random, grantTtlMs: config.capacity.ttlMs, observer: details, fence,
       },
       supervision: config.supervision,
       onHostGaveUp: (key, error, restarts) => void markCrashed(deps.store, deps.log, key, error, restarts),
     }), { mailbox: { capacity: 1_000_000 } });
     shards.set(shard, { ref, fence });
     fences.set(shard, fence);
+    acquiredAt.set(shard, clock.now());
     deps.log.info({ shard, epoch: fence.epoch }, 'shard acquired');
     deps.onShardStarted?.(shard, fence);
     seed(shard, ref);
@@ -114,12 +123,13 @@ export async function startClusterNode(config: ClusterNodeOptions, deps: Cluster
     if (!owned) return undefined;
     shards.delete(shard);
     fences.delete(shard);
+    acquiredAt.delete(shard);
     deps.onShardStopped?.(shard);
     return owned;
   };
 
   const dropHostsOf = (shard: number): void => {
-    for (const key of [...stats.hosts.keys()]) if (shardOf(key, config.shardCount) === shard) stats.gone(key);
+    for (const key of [...stats.hosts.keys()]) if (shardOf(key, config.shardCount) === shard) details.gone(key);
   };
 
   const ownership: ShardOwnershipEvents = {
@@ -169,6 +179,9 @@ export async function startClusterNode(config: ClusterNodeOptions, deps: Cluster
     ownership,
     owned: () => fences,
     owns: (key) => shards.has(shardOf(key, config.shardCount)),
+    shardCount: config.shardCount,
+    details,
+    acquiredAt: (shard) => acquiredAt.get(shard) ?? null,
     async snapshot(key) {
       const ref = await hostRef(key);
       if (!ref) return null;

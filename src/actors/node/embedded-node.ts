@@ -1,6 +1,6 @@
 import type { MachineConfig } from '../../machines/bmh/index.ts';
 import type { HostEvent, HostStore, Logger, MaasDriver, ObjectStore, Provisioner } from '../../ports/index.ts';
-import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
+import type { MaasMachineConfig, MaasMachineState } from '../../machines/maas-machine/index.ts';
 import { DEFAULT_MAAS_MACHINE_CONFIG } from '../../machines/maas-machine/index.ts';
 import type { MaasRuntime } from '../maas/index.ts';
 import { startMaas } from '../maas/index.ts';
@@ -13,6 +13,7 @@ import { ask, spawn, startSystem, systemClock, tell } from '../runtime/index.ts'
 import type { ShardMsg } from '../shard/index.ts';
 import { shardBehavior, shardOf } from '../shard/index.ts';
 import { FleetStats } from './fleet-stats.ts';
+import { HostDetails } from './introspection-source.ts';
 import { markCrashed } from './mark-crashed.ts';
 
 export interface NodeConfig {
@@ -39,6 +40,13 @@ export interface EmbeddedNode {
   readonly broker: ActorRef<CapacityMsg>;
   readonly stats: FleetStats;
   readonly maas: MaasRuntime | null;
+  readonly shardCount: number;
+  /** Per-host time in state and error message, for introspection (fed with `stats`). */
+  readonly details: HostDetails;
+  /** Shards with actors, and when each was started (clock ms). */
+  shards(): ReadonlyMap<number, number>;
+  /** The newest state of each MaasMachine, and since when (clock ms) its MAAS state is what it is. */
+  maasMachines(): ReadonlyMap<string, { readonly state: MaasMachineState; readonly since: number }>;
   snapshot(key: string): Promise<HostSnapshot | null>;
   capacity(): Promise<CapacityFigures>;
   stop(timeoutMs?: number): Promise<void>;
@@ -54,8 +62,10 @@ export async function startEmbeddedNode(config: NodeConfig, deps: NodeDeps): Pro
     onError: (failure) => deps.log.error({ actor: failure.path, phase: failure.phase, err: describe(failure.error) }, 'actor failure'),
   });
   const stats = new FleetStats();
+  const details = new HostDetails(stats, clock);
   const broker = spawnCapacityBroker(system, { limits: config.capacity.limits, defaultLimit: config.capacity.defaultLimit, ttlMs: config.capacity.ttlMs, clock });
   const shards = new Map<number, ActorRef<ShardMsg>>();
+  const shardStarted = new Map<number, number>();
   const hostDeps = {
     store: deps.store,
     provisioner: deps.provisioner,
@@ -65,7 +75,7 @@ export async function startEmbeddedNode(config: NodeConfig, deps: NodeDeps): Pro
     log: deps.log,
     random: deps.random ?? Math.random,
     grantTtlMs: config.capacity.ttlMs,
-    observer: stats,
+    observer: details,
   };
 
   const shardFor = (key: string): ActorRef<ShardMsg> => {
@@ -79,15 +89,26 @@ export async function startEmbeddedNode(config: NodeConfig, deps: NodeDeps): Pro
         onHostGaveUp: (key, error, restarts) => void markCrashed(deps.store, deps.log, key, error, restarts),
       }), { mailbox: { capacity: 1_000_000 } });
       shards.set(n, ref);
+      shardStarted.set(n, clock.now());
     }
     return ref;
   };
 
+  const machines = new Map<string, { state: MaasMachineState; since: number }>();
+  const machineChanged = (key: string, state: MaasMachineState): void => {
+    const before = machines.get(key);
+    if (state.gone) {
+      machines.delete(key);
+      return;
+    }
+    const same = before !== undefined && before.state.status.machineState === state.status.machineState;
+    machines.set(key, { state, since: same ? before.since : clock.now() });
+  };
   const maas = deps.maas
     ? await startMaas(system, {
       store: deps.maas.store, driver: deps.maas.driver, broker, clock, log: deps.log,
       config: { ...DEFAULT_MAAS_MACHINE_CONFIG, ...deps.maas.config }, grantTtlMs: config.capacity.ttlMs,
-      clusterResyncMs: deps.maas.clusterResyncMs ?? 30_000, random: deps.random ?? Math.random,
+      clusterResyncMs: deps.maas.clusterResyncMs ?? 30_000, random: deps.random ?? Math.random, onMachineChange: machineChanged,
     })
     : null;
 
@@ -104,6 +125,10 @@ export async function startEmbeddedNode(config: NodeConfig, deps: NodeDeps): Pro
     broker,
     stats,
     maas,
+    shardCount: config.shardCount,
+    details,
+    shards: () => shardStarted,
+    maasMachines: () => machines,
     async snapshot(key) {
       const ref = await ask<ShardMsg, ActorRef<HostMsg> | null>(shardFor(key), (reply) => ({ type: 'hostRef', key, reply }), config.askTimeoutMs);
       if (!ref) return null;

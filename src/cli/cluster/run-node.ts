@@ -1,15 +1,19 @@
 import { appendFileSync } from 'node:fs';
 import { spawnCapacityProxy, startClusterBroker, CAPACITY_BUCKET } from '../../actors/capacity/cluster/index.ts';
 import type { ClusterBroker } from '../../actors/capacity/cluster/index.ts';
+import type { CapacityFigures, CapacityMsg } from '../../actors/capacity/index.ts';
 import type { ClusterNode, NodeConfig } from '../../actors/node/index.ts';
 import { startClusterNode } from '../../actors/node/index.ts';
-import { systemClock } from '../../actors/runtime/index.ts';
+import { clusterSource } from '../../actors/node/introspection-source.ts';
+import type { ActorRef } from '../../actors/runtime/index.ts';
+import { ask, systemClock } from '../../actors/runtime/index.ts';
 import type { HealthServer } from '../../adapters/observe/index.ts';
 import { startHealthServer } from '../../adapters/observe/index.ts';
 import type { NatsStore } from '../../adapters/store/nats-store.ts';
 import { openNatsStoreOn } from '../../adapters/store/nats-store.ts';
 import type { SecretSource } from '../../adapters/store/nats-secrets.ts';
 import { createCommandServer } from '../../cluster/command-server.ts';
+import { MEMBER_BUCKET, serveIntrospection } from '../../cluster/introspect/index.ts';
 import type { Membership, ShardLeases } from '../../cluster/index.ts';
 import { OwnershipRecorder, startMembership, startShardLeases } from '../../cluster/index.ts';
 import type { Singleton } from '../../cluster/singleton.ts';
@@ -19,7 +23,7 @@ import type { Logger, Provisioner, Transport } from '../../ports/index.ts';
 // The buckets of one cluster. Leases and heartbeats carry a bucket TTL (server 2.9 has no
 // per-key TTL), so a dead holder's key vanishes on its own.
 export const LEASE_BUCKET = 'mf-leases';
-export const MEMBER_BUCKET = 'mf-members';
+export { MEMBER_BUCKET };
 const BROKER_LEASE_KEY = 'broker';
 
 export interface ClusterNodeSettings {
@@ -69,6 +73,7 @@ export async function runClusterNode(settings: ClusterNodeSettings, parts: Clust
   const leadership = { onElected: (fn: (e: number) => void) => void electedHandlers.push(fn), onDeposed: (fn: (r: string) => void) => void deposedHandlers.push(fn) };
 
   let commands: ReturnType<typeof createCommandServer> | null = null;
+  let proxy: ActorRef<CapacityMsg> | null = null;
   const node = await startClusterNode({ ...settings.node, drainTimeoutMs: settings.drainTimeoutMs }, {
     store,
     provisioner: parts.provisioner,
@@ -79,7 +84,8 @@ export async function runClusterNode(settings: ClusterNodeSettings, parts: Clust
         transport, kv: capacityBucket, leadership, defaultLimit: settings.node.capacity.defaultLimit,
         limits: settings.node.capacity.limits, ttlMs: settings.node.capacity.ttlMs, clock, logger: log,
       });
-      return spawnCapacityProxy(system, { transport, node: name, ttlMs: settings.node.capacity.ttlMs, clock });
+      proxy = spawnCapacityProxy(system, { transport, node: name, ttlMs: settings.node.capacity.ttlMs, clock });
+      return proxy;
     },
     onShardStarted: (shard) => commands?.open(shard),
     onShardStopped: (shard) => commands?.close(shard),
@@ -95,6 +101,18 @@ export async function runClusterNode(settings: ClusterNodeSettings, parts: Clust
       for (const fn of deposedHandlers) fn(reason);
     },
   });
+
+  // Answering before the first heartbeat: a node the CLI finds in membership can be asked.
+  const introspection = clusterSource({
+    node, store, isBroker: () => singleton.isLeader(),
+    backend: parts.provisioner.name === 'fixture' ? 'fixture' : 'ironic',
+    brokerFigures: () => {
+      const ref = proxy as ActorRef<CapacityMsg> | null;
+      if (!ref) return Promise.reject(new Error('the capacity proxy is not running'));
+      return ask<CapacityMsg, CapacityFigures>(ref, (reply) => ({ type: 'figures', reply }), settings.node.askTimeoutMs);
+    },
+  }, { clock });
+  const introspect = serveIntrospection(transport, introspection, { node: name });
 
   const membership: Membership = await startMembership({
     bucket: memberBucket, self: name, heartbeatMs: settings.heartbeatMs, deadAfterMs: settings.leaseTtlMs, clock, log,
@@ -152,6 +170,8 @@ export async function runClusterNode(settings: ClusterNodeSettings, parts: Clust
         await singleton.stop({ release: graceful });
         (broker as ClusterBroker | null)?.stop();
         await commands?.closeAll();
+        await introspect.close();
+        introspection.close();
         await node.stop(settings.drainTimeoutMs);
         await store.close();
         await health?.close();

@@ -1,0 +1,400 @@
+// What a node tells the introspection service (src/cluster/introspect): one interface, one
+// implementation for the cluster node and one for the embedded node. Everything here is read
+// from memory the node keeps anyway (fleet stats, the actor registry, owned leases) or asked of
+// one actor (inspect), so answering never touches the backend.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { BareMetalHost, BareMetalHostStatus, ProvisioningState } from '../../api/index.ts';
+import type {
+  ActorRow, HostBackend, HostRow, HostsRequest, InfoReply, InspectedHost, PoolRow, ShardRow, SpecSummary,
+} from '../../bus/messages/introspect.ts';
+import type { MaasMachineState } from '../../machines/maas-machine/index.ts';
+import type { HostStore } from '../../ports/index.ts';
+import type { CapacityFigures } from '../capacity/index.ts';
+import type { HostObserver, HostSnapshot } from '../host/index.ts';
+import type { ActorSystem, Clock } from '../runtime/index.ts';
+import { systemClock } from '../runtime/index.ts';
+import { shardOf } from '../shard/index.ts';
+import type { ClusterNode } from './cluster-node.ts';
+import type { EmbeddedNode } from './embedded-node.ts';
+import type { FleetStats } from './fleet-stats.ts';
+
+export type InspectOutcome =
+  | { readonly ok: true; readonly host: InspectedHost }
+  | { readonly ok: false; readonly kind: 'notFound' | 'notOwner'; readonly message: string };
+
+export interface CapacityView {
+  readonly broker: boolean;
+  readonly pools: PoolRow[];
+}
+
+/** Answers to the introspection verbs, without the node name (the service adds it). */
+export interface IntrospectionSource {
+  info(): Promise<Omit<InfoReply, 'node'>>;
+  hosts(filter: HostsRequest): Promise<HostRow[]>;
+  actors(filter: { prefix?: string | undefined }): Promise<ActorRow[]>;
+  shards(): Promise<ShardRow[]>;
+  capacity(): Promise<CapacityView>;
+  inspect(key: string): Promise<InspectOutcome>;
+  /** Stops the event-loop sampling. */
+  close(): void;
+}
+
+// --- per-host details the fleet stats do not keep ----------------------------------------------
+
+/**
+ * A HostObserver in front of FleetStats that also keeps when each host entered its state and its
+ * error message: what `hosts` shows without asking every host actor.
+ */
+export class HostDetails implements HostObserver {
+  private readonly since = new Map<string, number>();
+  private readonly errors = new Map<string, string>();
+
+  constructor(readonly stats: FleetStats, private readonly clock: Pick<Clock, 'now'>) {}
+
+  stateChanged(key: string, from: ProvisioningState | null, to: ProvisioningState, status: BareMetalHostStatus): void {
+    this.stats.stateChanged(key, from, to, status);
+    this.since.set(key, this.clock.now());
+    this.noteError(key, status);
+  }
+
+  statusChanged(key: string, status: BareMetalHostStatus): void {
+    this.stats.statusChanged(key, status);
+    this.noteError(key, status);
+  }
+
+  warning(key: string, reason: string, message: string): void {
+    this.stats.warning(key, reason, message);
+  }
+
+  gone(key: string): void {
+    this.stats.gone(key);
+    this.since.delete(key);
+    this.errors.delete(key);
+  }
+
+  stateSince(key: string): number | undefined {
+    return this.since.get(key);
+  }
+
+  errorMessage(key: string): string | undefined {
+    return this.errors.get(key);
+  }
+
+  private noteError(key: string, status: BareMetalHostStatus): void {
+    if (status.errorMessage) this.errors.set(key, status.errorMessage);
+    else this.errors.delete(key);
+  }
+}
+
+// --- shared pieces ------------------------------------------------------------------------------
+
+export interface SourceOptions {
+  /** Reported by `info`; default the package version. */
+  readonly version?: string;
+  /** The clock the node's actors use (times in snapshots are on it); default the system clock. */
+  readonly clock?: Clock;
+  /** How often the event-loop delay p99 is taken and reset; default 5 s. */
+  readonly lagIntervalMs?: number;
+}
+
+export const METALFLEET_VERSION = '0.1.0';
+
+/** p99 event-loop delay over the last completed interval (the running one until one completes). */
+function lagSampler(intervalMs: number): { p99(): number; close(): void } {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  let last: number | null = null;
+  const timer = setInterval(() => {
+    last = histogram.count > 0 ? histogram.percentile(99) / 1e6 : 0;
+    histogram.reset();
+  }, intervalMs);
+  timer.unref();
+  return {
+    p99: () => last ?? (histogram.count > 0 ? histogram.percentile(99) / 1e6 : 0),
+    close: () => {
+      clearInterval(timer);
+      histogram.disable();
+    },
+  };
+}
+
+function actorRows(system: ActorSystem, prefix: string | undefined): ActorRow[] {
+  return system.registry.list({ summary: false, ...(prefix !== undefined ? { prefix } : {}) })
+    .map((a) => ({
+      path: a.path, kind: a.kind, parent: a.parent, mailboxDepth: a.mailboxDepth, highWater: a.highWater,
+      processed: a.processed, restarts: a.restarts, lastError: a.lastError, busy: a.busy,
+    }))
+    .sort((a, b) => a.path.localeCompare(b.path));
+}
+
+function bmhRows(node: { stats: FleetStats; details: HostDetails; shardCount: number }, backend: HostBackend, now: number): HostRow[] {
+  const rows: HostRow[] = [];
+  for (const [key, h] of node.stats.hosts) {
+    const errorMessage = node.details.errorMessage(key);
+    rows.push({
+      key, kind: 'BareMetalHost', backend, state: h.state, poweredOn: h.poweredOn,
+      operationalStatus: h.operationalStatus, errorType: h.errorType,
+      ...(errorMessage ? { errorMessage } : {}),
+      shard: shardOf(key, node.shardCount),
+      stateSinceMs: Math.max(0, now - (node.details.stateSince(key) ?? now)),
+    });
+  }
+  return rows;
+}
+
+function filterHosts(rows: HostRow[], filter: HostsRequest): HostRow[] {
+  return rows
+    .filter((r) => (filter.state === undefined || r.state === filter.state)
+      && (filter.backend === undefined || r.backend === filter.backend)
+      && (!filter.errors || r.errorType !== ''))
+    .sort((a, b) => a.key.localeCompare(b.key));
+}
+
+/** `ipmi://user:pw@10.0.0.1` → `ipmi://10.0.0.1`: a BMC address may carry credentials in its userinfo. */
+export function stripUserinfo(address: string): string {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/.exec(address);
+  if (scheme) {
+    const [, prefix = '', authority = '', rest = ''] = scheme;
+    const at = authority.lastIndexOf('@');
+    return at < 0 ? address : `${prefix}${authority.slice(at + 1)}${rest}`;
+  }
+  // No scheme ("host:623", or "user:pw@host"): drop whatever precedes an '@' in the first part.
+  const slash = address.search(/[/?#]/);
+  const head = slash < 0 ? address : address.slice(0, slash);
+  const at = head.lastIndexOf('@');
+  return at < 0 ? address : address.slice(at + 1);
+}
+
+function bmhSpec(host: BareMetalHost | undefined): SpecSummary {
+  if (!host) return {};
+  const s = host.spec;
+  const out: SpecSummary = { online: s.online, bootMode: s.bootMode, automatedCleaningMode: s.automatedCleaningMode };
+  if (s.bmc) {
+    out.bmcAddress = stripUserinfo(s.bmc.address);
+    out.credentialsName = s.bmc.credentialsName;
+  }
+  if (s.bootMACAddress) out.bootMACAddress = s.bootMACAddress;
+  if (s.image) {
+    out.imageUrl = s.image.url;
+    if (s.image.format) out.imageFormat = s.image.format;
+  }
+  if (s.inspectionMode) out.inspectionMode = s.inspectionMode;
+  if (s.externallyProvisioned !== undefined) out.externallyProvisioned = s.externallyProvisioned;
+  if (s.consumerRef) out.consumerRef = `${s.consumerRef.namespace ?? ''}/${s.consumerRef.name ?? ''}`;
+  if (s.userData) out.userDataName = s.userData.name;
+  if (s.networkData) out.networkDataName = s.networkData.name;
+  if (s.metaData) out.metaDataName = s.metaData.name;
+  return out;
+}
+
+function slotRow(slot: HostSnapshot['slot'] | MaasMachineState['slot'], now: number): InspectedHost['slot'] {
+  switch (slot.phase) {
+    case 'none': return { phase: 'none' };
+    case 'waiting': return { phase: 'waiting', op: slot.op, waitingMs: Math.max(0, now - slot.since) };
+    case 'held': return { phase: 'held', op: slot.op };
+  }
+}
+
+function inspectedBmh(snapshot: HostSnapshot, host: BareMetalHost | undefined, backend: HostBackend, shard: number, epoch: number, now: number): InspectedHost {
+  const id = snapshot.status.provisioning.ID;
+  return {
+    key: snapshot.key,
+    kind: 'BareMetalHost',
+    backend,
+    state: snapshot.state,
+    stateSinceMs: Math.max(0, now - snapshot.stateSince),
+    spec: bmhSpec(host),
+    status: snapshot.status as unknown as Record<string, unknown>,
+    recent: snapshot.recent.map((t) => ({ at: t.at, severity: t.severity, reason: t.reason, message: t.message })),
+    inFlight: snapshot.inFlight,
+    slot: slotRow(snapshot.slot, now),
+    retryAt: snapshot.retryAt,
+    nextAttemptInMs: snapshot.retryAt === null ? null : Math.max(0, snapshot.retryAt - now),
+    shard,
+    epoch,
+    ...(id ? { backendRecord: { provisioningId: id } } : {}),
+  };
+}
+
+function poolsOfFigures(figures: CapacityFigures): PoolRow[] {
+  return figures.pools.map((p) => ({
+    pool: p.pool,
+    limit: Number.isFinite(p.limit) && p.limit > 0 ? p.limit : null,
+    inUse: p.holders.map((h) => ({ holder: h.holder, operation: h.operation, sinceMs: h.sinceMs, exempt: h.exempt })),
+    waiting: p.queue.map((w) => ({ holder: w.holder, operation: w.operation, waitingMs: w.waitingMs })),
+    longestWaitMs: p.longestWaitMs,
+  }));
+}
+
+function memory(): InfoReply['memory'] {
+  const m = process.memoryUsage();
+  return { rss: m.rss, heapUsed: m.heapUsed };
+}
+
+// --- the cluster node ---------------------------------------------------------------------------
+
+export interface ClusterSourceParts {
+  readonly node: ClusterNode;
+  readonly store: HostStore;
+  /** The backend this node drives its BareMetalHosts with. */
+  readonly backend: HostBackend;
+  /** True while this node holds the capacity broker lease. */
+  readonly isBroker: () => boolean;
+  /** The cluster broker's figures (asked over the bus); called only while isBroker(). */
+  readonly brokerFigures: () => Promise<CapacityFigures>;
+}
+
+export function clusterSource(parts: ClusterSourceParts, options: SourceOptions = {}): IntrospectionSource {
+  const { node, backend } = parts;
+  const clock = options.clock ?? systemClock;
+  const startedAt = Date.now();
+  const lag = lagSampler(options.lagIntervalMs ?? 5_000);
+  return {
+    async info() {
+      return {
+        version: options.version ?? METALFLEET_VERSION, startedAt, uptimeMs: Date.now() - startedAt, pid: process.pid,
+        hosts: node.stats.hosts.size, shards: node.owned().size, memory: memory(), eventLoopLagMs: lag.p99(), broker: parts.isBroker(),
+      };
+    },
+    async hosts(filter) {
+      return filterHosts(bmhRows(node, backend, clock.now()), filter);
+    },
+    async actors(filter) {
+      return actorRows(node.system, filter.prefix);
+    },
+    async shards() {
+      const now = clock.now();
+      const counts = hostsPerShard(node.stats, node.shardCount);
+      return [...node.owned()].map(([shard, fence]) => ({
+        shard, epoch: fence.epoch, hosts: counts.get(shard) ?? 0,
+        leaseAgeMs: Math.max(0, now - (node.acquiredAt(shard) ?? now)),
+      })).sort((a, b) => a.shard - b.shard);
+    },
+    async capacity() {
+      if (!parts.isBroker()) return { broker: false, pools: [] };
+      return { broker: true, pools: poolsOfFigures(await parts.brokerFigures()) };
+    },
+    async inspect(key) {
+      const shard = shardOf(key, node.shardCount);
+      const fence = node.owned().get(shard);
+      if (!fence || !node.owns(key)) return { ok: false, kind: 'notOwner', message: `shard ${shard} of host ${key} is not owned by this node` };
+      const [snapshot, host] = await Promise.all([node.snapshot(key), parts.store.get(key)]);
+      if (!snapshot) return { ok: false, kind: 'notFound', message: `no BareMetalHost ${key}: the owner of shard ${shard} drives no such host` };
+      return { ok: true, host: inspectedBmh(snapshot, host, backend, shard, fence.epoch, clock.now()) };
+    },
+    close: () => lag.close(),
+  };
+}
+
+function hostsPerShard(stats: FleetStats, shardCount: number): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const key of stats.hosts.keys()) {
+    const shard = shardOf(key, shardCount);
+    counts.set(shard, (counts.get(shard) ?? 0) + 1);
+  }
+  return counts;
+}
+
+// --- the embedded node --------------------------------------------------------------------------
+
+export interface EmbeddedSourceOptions extends SourceOptions {
+  /** The store of the node's BareMetalHosts (inspect shows their spec). */
+  readonly store: HostStore;
+  /** The backend of the node's BareMetalHosts; default 'fixture'. */
+  readonly backend?: HostBackend;
+}
+
+export function embeddedSource(node: EmbeddedNode, options: EmbeddedSourceOptions): IntrospectionSource {
+  const clock = options.clock ?? systemClock;
+  const backend = options.backend ?? 'fixture';
+  const startedAt = Date.now();
+  const lag = lagSampler(options.lagIntervalMs ?? 5_000);
+
+  // A deleted MaasMachine's actor is stopped without a last change: keep only those still running.
+  const liveMachines = (): Array<[string, { state: MaasMachineState; since: number }]> => {
+    if (!node.maas) return [];
+    const running = new Set(node.system.registry.list({ summary: false }).filter((a) => a.kind === 'maas-machine').map((a) => a.name));
+    return [...node.maasMachines()].filter(([key]) => running.has(`mm-${key.replace('/', '~')}`));
+  };
+
+  return {
+    async info() {
+      return {
+        version: options.version ?? METALFLEET_VERSION, startedAt, uptimeMs: Date.now() - startedAt, pid: process.pid,
+        hosts: node.stats.hosts.size + liveMachines().length, shards: node.shards().size, memory: memory(),
+        eventLoopLagMs: lag.p99(), broker: true,
+      };
+    },
+    async hosts(filter) {
+      const now = clock.now();
+      const rows = bmhRows(node, backend, now);
+      for (const [key, { state, since }] of liveMachines()) rows.push(maasRow(key, state, since, now));
+      return filterHosts(rows, filter);
+    },
+    async actors(filter) {
+      return actorRows(node.system, filter.prefix);
+    },
+    async shards() {
+      const now = clock.now();
+      const counts = hostsPerShard(node.stats, node.shardCount);
+      return [...node.shards()].map(([shard, at]) => ({ shard, epoch: 0, hosts: counts.get(shard) ?? 0, leaseAgeMs: Math.max(0, now - at) }))
+        .sort((a, b) => a.shard - b.shard);
+    },
+    async capacity() {
+      return { broker: true, pools: poolsOfFigures(await node.capacity()) };
+    },
+    async inspect(key) {
+      const now = clock.now();
+      const machine = node.maas ? liveMachines().find(([k]) => k === key) : undefined;
+      if (machine) return { ok: true, host: inspectedMaas(key, machine[1].state, machine[1].since, now) };
+      const shard = shardOf(key, node.shardCount);
+      const [snapshot, host] = await Promise.all([node.snapshot(key), options.store.get(key)]);
+      if (!snapshot) return { ok: false, kind: 'notFound', message: `no BareMetalHost or MaasMachine ${key} on this node` };
+      return { ok: true, host: inspectedBmh(snapshot, host, backend, shard, 0, now) };
+    },
+    close: () => lag.close(),
+  };
+}
+
+function maasRow(key: string, m: MaasMachineState, since: number, now: number): HostRow {
+  const failure = m.status.failureReason ?? '';
+  return {
+    key, kind: 'MaasMachine', backend: 'maas',
+    state: maasState(m),
+    poweredOn: m.status.machinePowered ?? m.view?.powerState === 'on',
+    operationalStatus: failure ? 'error' : m.status.ready ? 'OK' : 'pending',
+    errorType: failure,
+    ...(m.status.failureMessage ? { errorMessage: m.status.failureMessage } : {}),
+    shard: 0,
+    stateSinceMs: Math.max(0, now - since),
+  };
+}
+
+function maasState(m: MaasMachineState): string {
+  return m.status.machineState ?? m.view?.statusName ?? (m.systemId ? 'Allocated' : 'Pending');
+}
+
+function inspectedMaas(key: string, m: MaasMachineState, since: number, now: number): InspectedHost {
+  const s = m.object.spec;
+  const spec: SpecSummary = { imageUrl: s.image, minCPU: s.minCPU, minMemoryMB: s.minMemory };
+  if (s.providerID) spec.providerID = s.providerID;
+  if (s.failureDomain) spec.failureDomain = s.failureDomain;
+  if (s.tags) spec.tags = [...s.tags];
+  return {
+    key,
+    kind: 'MaasMachine',
+    backend: 'maas',
+    state: maasState(m),
+    stateSinceMs: Math.max(0, now - since),
+    spec,
+    status: { ...m.status } as Record<string, unknown>,
+    recent: [],
+    inFlight: m.inFlight?.op ?? null,
+    slot: slotRow(m.slot, now),
+    retryAt: m.retryAt,
+    nextAttemptInMs: m.retryAt === null ? null : Math.max(0, m.retryAt - now),
+    shard: 0,
+    epoch: 0,
+    ...(m.view ? { backendRecord: { ...m.view } } : {}),
+  };
+}

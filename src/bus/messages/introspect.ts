@@ -1,0 +1,250 @@
+/**
+ * Introspection over NATS: what a node runs, drives and holds, for the CLI.
+ *
+ * Subject: `<cluster>.introspect.<node>.<verb>` (`mf.introspect.a.hosts` by default),
+ * request/reply, no queue group: every node answers for itself under its own name, and a client
+ * that wants the whole cluster asks each node (the live ones are the `node.<id>` keys of the
+ * `mf-members` KV bucket). The embedded mode answers the same requests in-process, under the
+ * node name `embedded`.
+ *
+ * Payload: one MessagePack map (no record extensions), checked against the schemas below.
+ * Unknown request fields are refused. Replies come in the transport envelope
+ * (`{ ok: true, value }` or `{ ok: false, error: { kind, message, retryable } }`, src/bus/rpc.ts).
+ * No reply ever holds a credential: BMC addresses lose any userinfo, Secrets are named, not read.
+ *
+ * | verb       | request                                   | reply                                                                 |
+ * |------------|-------------------------------------------|-----------------------------------------------------------------------|
+ * | `info`     | `{}`                                      | `{ node, version, startedAt, uptimeMs, pid, hosts, shards, memory: { rss, heapUsed }, eventLoopLagMs, broker }` |
+ * | `hosts`    | `{ state?, backend?, errors? }`           | `{ node, hosts: [{ key, kind, backend, state, poweredOn, operationalStatus, errorType, errorMessage?, shard, stateSinceMs }] }` |
+ * | `actors`   | `{ prefix? }`                             | `{ node, actors: [{ path, kind, parent, mailboxDepth, highWater, processed, restarts, lastError, busy }] }` |
+ * | `shards`   | `{}`                                      | `{ node, shards: [{ shard, epoch, hosts, leaseAgeMs }] }`             |
+ * | `capacity` | `{}`                                      | `{ node, broker, pools: [{ pool, limit, inUse: [...], waiting: [...], longestWaitMs }] }` |
+ * | `inspect`  | `{ host: "<namespace>/<name>" }`          | `{ node, host: { key, kind, backend, spec, status, recent, inFlight, slot, retryAt, nextAttemptInMs, shard, epoch, backendRecord? } }` |
+ *
+ * Notes:
+ * - Times are milliseconds. `startedAt` is a Unix time; `*Ms` fields are durations measured on
+ *   the answering node's clock (no clock skew between nodes gets into them).
+ * - `eventLoopLagMs` is the p99 event-loop delay over the node's last sampling interval.
+ * - `hosts.state` filters on the host's state (a BareMetalHost provisioning state, or a
+ *   MaasMachine's MAAS state); `errors: true` keeps hosts with an error type only.
+ * - `capacity`: only the node holding the capacity broker (or the embedded node) has pools;
+ *   every other node replies `{ broker: false, pools: [] }`. `limit` is null for an unlimited pool.
+ * - `inspect`: only the owner of the host's shard answers with the host. Errors: `notFound` (the
+ *   owner, or the embedded node, knows no such host) and `notOwner` (this node does not own the
+ *   host's shard; ask the others).
+ */
+import { z } from 'zod';
+import { HostKey } from './command.ts';
+
+export const INTROSPECT_VERBS = ['info', 'hosts', 'actors', 'shards', 'capacity', 'inspect'] as const;
+export const IntrospectVerb = z.enum(INTROSPECT_VERBS);
+export type IntrospectVerb = z.infer<typeof IntrospectVerb>;
+
+/** The error kinds an introspection reply may carry (besides the transport's own). */
+export const INTROSPECT_ERROR_KINDS = ['notFound', 'notOwner', 'unavailable'] as const;
+
+const NodeName = z.string().min(1);
+const Millis = z.number().nonnegative();
+const Count = z.number().int().nonnegative();
+
+// --- info --------------------------------------------------------------------------------------
+
+export const InfoRequest = z.strictObject({});
+export const InfoReply = z.object({
+  node: NodeName,
+  version: z.string(),
+  /** Unix time in ms. */
+  startedAt: z.number(),
+  uptimeMs: Millis,
+  pid: z.number().int(),
+  /** Hosts driven by this node now. */
+  hosts: Count,
+  /** Shards owned by this node now. */
+  shards: Count,
+  memory: z.object({ rss: Count, heapUsed: Count }),
+  /** p99 event-loop delay over the last sampling interval. */
+  eventLoopLagMs: Millis,
+  /** Runs the cluster's capacity broker (always true for the embedded node). */
+  broker: z.boolean(),
+});
+export type InfoReply = z.infer<typeof InfoReply>;
+
+// --- hosts -------------------------------------------------------------------------------------
+
+export const HostBackend = z.enum(['ironic', 'maas', 'fixture']);
+export type HostBackend = z.infer<typeof HostBackend>;
+export const HostKind = z.enum(['BareMetalHost', 'MaasMachine']);
+export type HostKind = z.infer<typeof HostKind>;
+
+export const HostsRequest = z.strictObject({
+  state: z.string().min(1).max(64).optional(),
+  backend: HostBackend.optional(),
+  /** true: only hosts with an error type. */
+  errors: z.boolean().optional(),
+});
+export type HostsRequest = z.infer<typeof HostsRequest>;
+
+export const HostRow = z.object({
+  key: z.string(),
+  kind: HostKind,
+  backend: HostBackend,
+  state: z.string(),
+  poweredOn: z.boolean(),
+  operationalStatus: z.string(),
+  /** '' when the host has no error. */
+  errorType: z.string(),
+  errorMessage: z.string().optional(),
+  /** The host's shard; MaasMachines, driven by the embedded node only, report 0. */
+  shard: Count,
+  stateSinceMs: Millis,
+});
+export type HostRow = z.infer<typeof HostRow>;
+
+export const HostsReply = z.object({ node: NodeName, hosts: z.array(HostRow) });
+export type HostsReply = z.infer<typeof HostsReply>;
+
+// --- actors ------------------------------------------------------------------------------------
+
+export const ActorsRequest = z.strictObject({ prefix: z.string().max(1024).optional() });
+export type ActorsRequest = z.infer<typeof ActorsRequest>;
+
+export const ActorRow = z.object({
+  path: z.string(),
+  kind: z.string(),
+  parent: z.string().nullable(),
+  mailboxDepth: Count,
+  highWater: Count,
+  processed: Count,
+  restarts: Count,
+  lastError: z.string().nullable(),
+  busy: z.boolean(),
+});
+export type ActorRow = z.infer<typeof ActorRow>;
+
+export const ActorsReply = z.object({ node: NodeName, actors: z.array(ActorRow) });
+export type ActorsReply = z.infer<typeof ActorsReply>;
+
+// --- shards ------------------------------------------------------------------------------------
+
+export const ShardsRequest = z.strictObject({});
+export const ShardRow = z.object({
+  shard: Count,
+  /** The lease's epoch (its KV revision); 0 in the embedded mode, which holds no leases. */
+  epoch: Count,
+  /** Hosts of this shard driven here. */
+  hosts: Count,
+  /** Since this node took the shard. */
+  leaseAgeMs: Millis,
+});
+export type ShardRow = z.infer<typeof ShardRow>;
+export const ShardsReply = z.object({ node: NodeName, shards: z.array(ShardRow) });
+export type ShardsReply = z.infer<typeof ShardsReply>;
+
+// --- capacity ----------------------------------------------------------------------------------
+
+export const CapacityRequest = z.strictObject({});
+export const PoolRow = z.object({
+  pool: z.string(),
+  /** null: unlimited. */
+  limit: Count.nullable(),
+  /** In grant order, the oldest first. */
+  inUse: z.array(z.object({
+    holder: z.string(), operation: z.string(), sinceMs: Millis,
+    /** Exempt grants (virtual media) are shown but not bounded by the limit. */
+    exempt: z.boolean().optional(),
+  })),
+  /** In queue order: the first is granted next. */
+  waiting: z.array(z.object({ holder: z.string(), operation: z.string(), waitingMs: Millis })),
+  longestWaitMs: Millis,
+});
+export type PoolRow = z.infer<typeof PoolRow>;
+export const CapacityReply = z.object({ node: NodeName, broker: z.boolean(), pools: z.array(PoolRow) });
+export type CapacityReply = z.infer<typeof CapacityReply>;
+
+// --- inspect -----------------------------------------------------------------------------------
+
+export const InspectRequest = z.strictObject({ host: HostKey });
+export type InspectRequest = z.infer<typeof InspectRequest>;
+
+/** The spec as far as it is safe to show: Secrets by name, the BMC address without userinfo. */
+export const SpecSummary = z.object({
+  online: z.boolean().optional(),
+  bmcAddress: z.string().optional(),
+  credentialsName: z.string().optional(),
+  bootMACAddress: z.string().optional(),
+  bootMode: z.string().optional(),
+  imageUrl: z.string().optional(),
+  imageFormat: z.string().optional(),
+  automatedCleaningMode: z.string().optional(),
+  inspectionMode: z.string().optional(),
+  externallyProvisioned: z.boolean().optional(),
+  consumerRef: z.string().optional(),
+  userDataName: z.string().optional(),
+  networkDataName: z.string().optional(),
+  metaDataName: z.string().optional(),
+  /** MaasMachine: the image and where it may run. */
+  providerID: z.string().optional(),
+  minCPU: z.number().optional(),
+  minMemoryMB: z.number().optional(),
+  failureDomain: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+});
+export type SpecSummary = z.infer<typeof SpecSummary>;
+
+export const TransitionRow = z.object({
+  at: z.number(),
+  severity: z.enum(['Normal', 'Warning']),
+  reason: z.string(),
+  message: z.string(),
+});
+export type TransitionRow = z.infer<typeof TransitionRow>;
+
+export const SlotRow = z.object({
+  phase: z.enum(['none', 'waiting', 'held']),
+  op: z.string().optional(),
+  waitingMs: Millis.optional(),
+});
+export type SlotRow = z.infer<typeof SlotRow>;
+
+export const InspectedHost = z.object({
+  key: z.string(),
+  kind: HostKind,
+  backend: HostBackend,
+  state: z.string(),
+  stateSinceMs: Millis,
+  spec: SpecSummary,
+  /** The resource's status as last written (a BareMetalHost or MaasMachine status). */
+  status: z.record(z.string(), z.unknown()),
+  /** Newest last. */
+  recent: z.array(TransitionRow),
+  /** The backend call running now, if any. */
+  inFlight: z.string().nullable(),
+  slot: SlotRow,
+  /** Unix ms of the next retry, if one is scheduled. */
+  retryAt: z.number().nullable(),
+  nextAttemptInMs: Millis.nullable(),
+  shard: Count,
+  epoch: Count,
+  /** What the backend said last (MAAS: the machine as MAAS showed it). */
+  backendRecord: z.unknown().optional(),
+});
+export type InspectedHost = z.infer<typeof InspectedHost>;
+
+export const InspectReply = z.object({ node: NodeName, host: InspectedHost });
+export type InspectReply = z.infer<typeof InspectReply>;
+
+// --- the verb table ----------------------------------------------------------------------------
+
+export const INTROSPECT = {
+  info: { request: InfoRequest, reply: InfoReply },
+  hosts: { request: HostsRequest, reply: HostsReply },
+  actors: { request: ActorsRequest, reply: ActorsReply },
+  shards: { request: ShardsRequest, reply: ShardsReply },
+  capacity: { request: CapacityRequest, reply: CapacityReply },
+  inspect: { request: InspectRequest, reply: InspectReply },
+} as const satisfies Record<IntrospectVerb, { request: z.ZodType; reply: z.ZodType }>;
+
+/** What a client sends for a verb. */
+export type IntrospectRequest<V extends IntrospectVerb> = z.input<(typeof INTROSPECT)[V]['request']>;
+/** What a node answers for a verb. */
+export type IntrospectReply<V extends IntrospectVerb> = z.infer<(typeof INTROSPECT)[V]['reply']>;

@@ -1,0 +1,193 @@
+// The CLI's side of introspection: who is in the cluster (the membership bucket), and the same
+// question put to every node at once with one deadline. A node that does not answer in time is
+// named, not waited for. The embedded mode passes `nodes: ['embedded']` on its in-memory bus.
+import type { Subjects } from '../../bus/index.ts';
+import { call, RemoteError, subjects as defaultSubjects } from '../../bus/index.ts';
+import { HostKey } from '../../bus/messages/command.ts';
+import type { InspectReply, IntrospectReply, IntrospectRequest, IntrospectVerb } from '../../bus/messages/introspect.ts';
+import { INTROSPECT } from '../../bus/messages/introspect.ts';
+import { shardOf } from '../../actors/shard/index.ts';
+import type { KvBucket, Transport } from '../../ports/index.ts';
+import { BusError } from '../../ports/index.ts';
+import { Heartbeat } from '../membership.ts';
+
+/** The bucket nodes heartbeat into (keys `node.<id>`); its TTL drops a dead node's key. */
+export const MEMBER_BUCKET = 'mf-members';
+const MEMBER_PREFIX = 'node.';
+
+export interface GatherOptions {
+  /** Deadline of each node's answer (all are asked at once). */
+  timeoutMs: number;
+  /** Ask these nodes; default the live members of the cluster. */
+  nodes?: readonly string[];
+  subjects?: Subjects;
+}
+
+export interface Gathered<T> {
+  /** Sorted by node. */
+  replies: Array<{ node: string; value: T }>;
+  /** Nodes that answered with an error (or whose answer could not be read). */
+  errors: Array<{ node: string; message: string }>;
+  /** Nodes that did not answer in time (or no longer listen: a dead node until it leaves membership). */
+  missing: string[];
+}
+
+/** The cluster could not be asked at all (NATS or its KV unreachable). */
+export class IntrospectUnavailable extends Error {
+  readonly retryable = true;
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'IntrospectUnavailable';
+  }
+}
+
+/** No node owns or knows the host. `retryable` when some node did not answer (it may be the owner). */
+export class NotFound extends Error {
+  constructor(readonly host: string, message: string, readonly retryable: boolean) {
+    super(message);
+    this.name = 'NotFound';
+  }
+}
+
+/** The live members of the cluster, from their heartbeats; sorted by node. */
+export async function listNodes(transport: Transport): Promise<Array<{ node: string; lastSeenMs: number; info?: Record<string, string> }>> {
+  const bucket = await openMembers(transport);
+  let keys: string[];
+  try {
+    keys = await bucket.keys(`${MEMBER_PREFIX}*`);
+  } catch (err) {
+    throw unavailable(transport, `listing ${MEMBER_BUCKET}`, err);
+  }
+  const now = Date.now();
+  const out: Array<{ node: string; lastSeenMs: number; info?: Record<string, string> }> = [];
+  await Promise.all(keys.map(async (key) => {
+    let entry;
+    try {
+      entry = await bucket.get(key);
+    } catch (err) {
+      throw unavailable(transport, `reading ${MEMBER_BUCKET}/${key}`, err);
+    }
+    if (!entry) return; // expired or left between the listing and the read
+    const hb = parseHeartbeat(entry.value);
+    if (!hb || `${MEMBER_PREFIX}${hb.node}` !== key) return;
+    // The writer's clock: skew between machines shows up here, and only here.
+    out.push({ node: hb.node, lastSeenMs: Math.max(0, now - hb.at), ...(hb.info ? { info: hb.info } : {}) });
+  }));
+  return out.sort((a, b) => a.node.localeCompare(b.node));
+}
+
+/** Asks every node (the members, unless `options.nodes`) in parallel, each within `timeoutMs`. */
+export async function gather<V extends IntrospectVerb>(
+  transport: Transport,
+  verb: V,
+  request: IntrospectRequest<V>,
+  options: GatherOptions,
+): Promise<Gathered<IntrospectReply<V>>> {
+  const parsed = INTROSPECT[verb].request.safeParse(request);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new RangeError(`introspect ${verb}: invalid request at ${issue?.path.map(String).join('.') || '(request)'}: ${issue?.message ?? ''}`);
+  }
+  const nodes = [...new Set(options.nodes ?? (await listNodes(transport)).map((n) => n.node))].sort();
+  const subs = options.subjects ?? defaultSubjects();
+  const result: Gathered<IntrospectReply<V>> = { replies: [], errors: [], missing: [] };
+  await Promise.all(nodes.map(async (node) => {
+    try {
+      const value = await call(transport, subs.introspectVerb(node, verb), parsed.data, INTROSPECT[verb].reply, { timeoutMs: options.timeoutMs });
+      result.replies.push({ node, value: value as IntrospectReply<V> });
+    } catch (err) {
+      if (err instanceof BusError && (err.kind === 'timeout' || err.kind === 'noResponders')) result.missing.push(node);
+      else result.errors.push({ node, message: err instanceof Error ? err.message : String(err) });
+    }
+  }));
+  result.replies.sort((a, b) => a.node.localeCompare(b.node));
+  result.errors.sort((a, b) => a.node.localeCompare(b.node));
+  result.missing.sort();
+  return result;
+}
+
+/** The owner's view of one host: asks every node, returns the one that owns it. */
+export async function inspectHost(
+  transport: Transport,
+  key: string,
+  options: GatherOptions & { shardCount: number },
+): Promise<{ node: string; value: InspectReply }> {
+  const valid = HostKey.safeParse(key);
+  if (!valid.success) throw new RangeError(`inspect: host ${valid.error.issues[0]?.message ?? 'is not "<namespace>/<name>"'}`);
+  const shard = shardOf(key, options.shardCount);
+  const nodes = options.nodes ?? (await listNodes(transport)).map((n) => n.node);
+  const subs = options.subjects ?? defaultSubjects();
+  const owners: Array<{ node: string; value: InspectReply }> = [];
+  const notFound: string[] = [];
+  const errors: string[] = [];
+  const missing: string[] = [];
+  await Promise.all(nodes.map(async (node) => {
+    try {
+      const value = await call(transport, subs.introspectVerb(node, 'inspect'), { host: key }, INTROSPECT.inspect.reply, { timeoutMs: options.timeoutMs });
+      owners.push({ node, value });
+    } catch (err) {
+      if (err instanceof RemoteError && err.kind === 'notOwner') return;
+      if (err instanceof RemoteError && err.kind === 'notFound') notFound.push(node);
+      else if (err instanceof BusError && (err.kind === 'timeout' || err.kind === 'noResponders')) missing.push(node);
+      else errors.push(`${node}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }));
+  // During a hand-off two nodes may both answer for a moment: the later lease is the owner.
+  const best = owners.sort((a, b) => b.value.host.epoch - a.value.host.epoch)[0];
+  if (best) return best;
+  if (notFound.length > 0) {
+    throw new NotFound(key, `host ${key} not found: ${notFound.sort().join(', ')} (owner of shard ${shard}) knows no BareMetalHost or MaasMachine of that name; check the namespace and name`, false);
+  }
+  const parts = [`no node answered for host ${key} (shard ${shard})`];
+  if (missing.length > 0) parts.push(`did not answer within ${options.timeoutMs} ms: ${missing.sort().join(', ')} (the owner may be among them; retry)`);
+  if (errors.length > 0) parts.push(`failed: ${errors.sort().join('; ')}`);
+  if (missing.length === 0 && errors.length === 0) parts.push(nodes.length === 0 ? 'no node is running' : `asked ${[...nodes].sort().join(', ')}; the shard may be moving, retry`);
+  throw new NotFound(key, parts.join('; '), missing.length > 0 || errors.length > 0 || nodes.length > 0);
+}
+
+// Opening a KV bucket through the Transport creates it when absent: a client must never create
+// the membership bucket (it would lack the nodes' TTL), so on NATS ask JetStream first whether it exists.
+async function openMembers(transport: Transport): Promise<KvBucket> {
+  let exists = true;
+  try {
+    const raw = await transport.request(`$JS.API.STREAM.INFO.KV_${MEMBER_BUCKET}`, new Uint8Array(0), { timeoutMs: 2_000 });
+    const info = JSON.parse(new TextDecoder().decode(raw)) as { error?: { code?: number; description?: string } };
+    if (info.error?.code === 404) exists = false;
+    else if (info.error) throw new IntrospectUnavailable(`cannot read the cluster membership (KV bucket ${MEMBER_BUCKET}) on ${transport.name}: JetStream said ${info.error.description ?? info.error.code ?? 'an error'}`);
+  } catch (err) {
+    if (err instanceof IntrospectUnavailable) throw err;
+    // No JetStream API to ask: the in-memory bus (its buckets are plain maps, opening one is
+    // harmless), or a NATS without JetStream (then opening fails below with a clear error).
+    if (!(err instanceof BusError && err.kind === 'noResponders')) throw unavailable(transport, 'asking JetStream for the membership bucket', err);
+  }
+  if (!exists) return emptyBucket();
+  try {
+    return await transport.kv(MEMBER_BUCKET);
+  } catch (err) {
+    throw unavailable(transport, `opening ${MEMBER_BUCKET}`, err);
+  }
+}
+
+function emptyBucket(): KvBucket {
+  const none = (): Promise<never> => Promise.reject(new Error('the membership bucket does not exist'));
+  return {
+    name: MEMBER_BUCKET,
+    get: async () => null,
+    keys: async () => [],
+    create: none, update: none, put: none, delete: none, watch: none,
+  };
+}
+
+function unavailable(transport: Transport, what: string, err: unknown): IntrospectUnavailable {
+  const detail = err instanceof Error ? err.message : String(err);
+  return new IntrospectUnavailable(`cannot list the cluster's nodes (${what} over ${transport.name}): ${detail}. Is NATS reachable and JetStream enabled?`, { cause: err });
+}
+
+function parseHeartbeat(bytes: Uint8Array): Heartbeat | null {
+  try {
+    const parsed = Heartbeat.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,60 @@
+// Every node answers introspection on `<cluster>.introspect.<node>.<verb>`, one subscription per
+// verb and no queue group: a client asks the nodes it wants by name. Replies are checked against
+// their schema before they leave, so a bug here is an `internal` error, never a malformed reply.
+import type { IntrospectionSource } from '../../actors/node/introspection-source.ts';
+import type { Reply, RpcService, Subjects } from '../../bus/index.ts';
+import { fail, ok, serve, subjects as defaultSubjects } from '../../bus/index.ts';
+import type { IntrospectVerb } from '../../bus/messages/introspect.ts';
+import { INTROSPECT, INTROSPECT_VERBS } from '../../bus/messages/introspect.ts';
+import type { Transport } from '../../ports/index.ts';
+
+export interface IntrospectionServerOptions {
+  /** The name this node answers under (a subject token); the embedded node uses 'embedded'. */
+  readonly node: string;
+  readonly subjects?: Subjects;
+}
+
+export interface IntrospectionServer {
+  /** Stops answering; requests already taken get their reply. The source stays open (its owner closes it). */
+  close(): Promise<void>;
+}
+
+export function serveIntrospection(transport: Transport, source: IntrospectionSource, options: IntrospectionServerOptions): IntrospectionServer {
+  const subs = options.subjects ?? defaultSubjects();
+  const node = options.node;
+  if (!/^[^\s.*>]+$/.test(node)) throw new RangeError(`introspection: node name "${node}" must be one subject token (no ".", "*", ">" or spaces)`);
+
+  const answer = async (verb: IntrospectVerb, req: unknown): Promise<Reply<unknown>> => {
+    let value: unknown;
+    switch (verb) {
+      case 'info': value = { node, ...(await source.info()) }; break;
+      case 'hosts': value = { node, hosts: await source.hosts(INTROSPECT.hosts.request.parse(req)) }; break;
+      case 'actors': value = { node, actors: await source.actors(INTROSPECT.actors.request.parse(req)) }; break;
+      case 'shards': value = { node, shards: await source.shards() }; break;
+      case 'capacity': value = { node, ...(await source.capacity()) }; break;
+      case 'inspect': {
+        const outcome = await source.inspect(INTROSPECT.inspect.request.parse(req).host);
+        if (!outcome.ok) return fail(outcome.kind, `${node}: ${outcome.message}`);
+        value = { node, host: outcome.host };
+        break;
+      }
+    }
+    const checked = INTROSPECT[verb].reply.safeParse(value);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      return fail('internal', `${node}: the ${verb} reply does not match its schema at ${issue?.path.map(String).join('.') ?? '?'}: ${issue?.message ?? ''}`);
+    }
+    return ok(checked.data);
+  };
+
+  const services: RpcService[] = INTROSPECT_VERBS.map((verb) =>
+    serve(transport, subs.introspectVerb(node, verb), INTROSPECT[verb].request, (req) => answer(verb, req)));
+
+  let closing: Promise<void> | null = null;
+  return {
+    close() {
+      closing ??= Promise.all(services.map((s) => s.drain().catch(() => undefined))).then(() => undefined);
+      return closing;
+    },
+  };
+}
