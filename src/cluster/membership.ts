@@ -183,7 +183,8 @@ class KvMembership implements Membership {
   }
 }
 
-function parseHeartbeat(bytes: Uint8Array): Heartbeat | null {
+/** A heartbeat record as written by a node; null for anything else in the bucket. */
+export function parseHeartbeat(bytes: Uint8Array): Heartbeat | null {
   try {
     const parsed = Heartbeat.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
     return parsed.success ? parsed.data : null;

@@ -3,13 +3,13 @@ import { hostKey } from '../../ports/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
 import type { HostMsg, HostSnapshot } from '../host/index.ts';
 import type { ActorRef, ActorSystem, Clock } from '../runtime/index.ts';
-import { ask, spawn, startSystem, stop, systemClock, tell } from '../runtime/index.ts';
+import { ask, startSystem, stop, systemClock, tell } from '../runtime/index.ts';
 import type { ShardMsg } from '../shard/index.ts';
-import { shardBehavior, shardOf } from '../shard/index.ts';
+import { shardOf } from '../shard/index.ts';
 import type { NodeConfig } from './embedded-node.ts';
+import { spawnShard } from './spawn-shard.ts';
 import { FleetStats } from './fleet-stats.ts';
 import { HostDetails } from './introspection-source.ts';
-import { markCrashed } from './mark-crashed.ts';
 
 /** What the shard leases tell the node; the node answers by starting or stopping shard actors. */
 export interface ShardOwnershipEvents {
@@ -101,15 +101,10 @@ export async function startClusterNode(config: ClusterNodeOptions, deps: Cluster
 
   const startShard = (shard: number, fence: Fence): void => {
     // An epoch in the name: a shard lost and won again never collides with its stopping self.
-    const ref = spawn(system, `shard-${shard}-e${fence.epoch}`, shardBehavior({
-      shard,
-      deps: {
-        store: deps.store, provisioner: deps.provisioner, broker, clock, config: config.machine,
-        log: deps.log, random: deps.random ?? Math.random, grantTtlMs: config.capacity.ttlMs, observer: details, fence,
-      },
-      supervision: config.supervision,
-      onHostGaveUp: (key, error, restarts) => void markCrashed(deps.store, deps.log, key, error, restarts),
-    }), { mailbox: { capacity: 1_000_000 } });
+    const ref = spawnShard(system, `shard-${shard}-e${fence.epoch}`, shard, {
+      store: deps.store, provisioner: deps.provisioner, broker, clock, config: config.machine,
+      log: deps.log, random: deps.random ?? Math.random, grantTtlMs: config.capacity.ttlMs, observer: details, fence,
+    }, config.supervision);
     shards.set(shard, { ref, fence });
     fences.set(shard, fence);
     acquiredAt.set(shard, clock.now());

@@ -9,12 +9,12 @@ import type { CapacityFigures, CapacityMsg } from '../capacity/index.ts';
 import { spawnCapacityBroker } from '../capacity/index.ts';
 import type { HostMsg, HostSnapshot } from '../host/index.ts';
 import type { ActorRef, ActorSystem, Clock } from '../runtime/index.ts';
-import { ask, spawn, startSystem, systemClock, tell } from '../runtime/index.ts';
+import { ask, startSystem, systemClock, tell } from '../runtime/index.ts';
 import type { ShardMsg } from '../shard/index.ts';
-import { shardBehavior, shardOf } from '../shard/index.ts';
+import { shardOf } from '../shard/index.ts';
+import { spawnShard } from './spawn-shard.ts';
 import { FleetStats } from './fleet-stats.ts';
 import { HostDetails } from './introspection-source.ts';
-import { markCrashed } from './mark-crashed.ts';
 
 export interface NodeConfig {
   readonly name: string;
@@ -82,12 +82,7 @@ export async function startEmbeddedNode(config: NodeConfig, deps: NodeDeps): Pro
     const n = shardOf(key, config.shardCount);
     let ref = shards.get(n);
     if (!ref) {
-      ref = spawn(system, `shard-${n}`, shardBehavior({
-        shard: n,
-        deps: hostDeps,
-        supervision: config.supervision,
-        onHostGaveUp: (key, error, restarts) => void markCrashed(deps.store, deps.log, key, error, restarts),
-      }), { mailbox: { capacity: 1_000_000 } });
+      ref = spawnShard(system, `shard-${n}`, n, hostDeps, config.supervision);
       shards.set(n, ref);
       shardStarted.set(n, clock.now());
     }

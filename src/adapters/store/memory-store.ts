@@ -5,6 +5,7 @@ import { readManifests } from '../../api/manifest.ts';
 import type { Secret } from '../../api/secret.ts';
 import { StoreError, type HostEvent, type HostIntent, type HostStore } from '../../ports/index.ts';
 import { HostEvents } from './events.ts';
+import { compact, deepEqual, union } from './object-helpers.ts';
 import { readPersistFile, writePersistFile, type PersistedHost } from './persist.ts';
 import { validateDocuments, type ApplyIssue, type SourceDocument } from './validate.ts';
 
@@ -558,36 +559,3 @@ function secretRefs(host: BareMetalHost): SecretRef[] {
   return refs;
 }
 
-function union(a: readonly string[] | undefined, b: readonly string[] | undefined): string[] | undefined {
-  if (!a?.length) return b?.length ? [...b] : undefined;
-  if (!b?.length) return [...a];
-  return [...new Set([...a, ...b])];
-}
-
-// Drops keys whose value is undefined, so stored objects compare and serialize cleanly.
-function compact<T extends object>(value: T): T {
-  for (const key of Object.keys(value) as (keyof T)[]) {
-    if (value[key] === undefined) delete value[key];
-  }
-  return value;
-}
-
-// Structural equality of JSON-like values; an undefined property equals an absent one.
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    if (a.length !== bb.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], bb[i])) return false;
-    return true;
-  }
-  const ra = a as Record<string, unknown>;
-  const rb = b as Record<string, unknown>;
-  const ka = Object.keys(ra).filter((k) => ra[k] !== undefined);
-  const kb = Object.keys(rb).filter((k) => rb[k] !== undefined);
-  if (ka.length !== kb.length) return false;
-  for (const k of ka) if (!Object.prototype.hasOwnProperty.call(rb, k) || !deepEqual(ra[k], rb[k])) return false;
-  return true;
-}

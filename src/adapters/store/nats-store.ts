@@ -8,7 +8,7 @@ import type { Fence, HostEvent, HostIntent, HostStore, KvBucket, KvBucketOptions
 import { KvConflict, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
 import { HostEvents } from './events.ts';
 import type { ApplyResult } from './memory-store.ts';
-import { deepEqual } from './memory-store.ts';
+import { compact, deepEqual, union } from './object-helpers.ts';
 import { hostKeyFromKv, hostKvKey } from './nats-keys.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import { formatApplyIssue, validateDocuments, type ApplyIssue, type SourceDocument } from './validate.ts';
@@ -151,20 +151,6 @@ function notFound(key: string): StoreError {
 function unavailable(what: string, error: unknown): StoreError {
   const detail = error instanceof Error ? error.message : String(error);
   return new StoreError(`${what}: the NATS store is unavailable (${detail}); try again`, true, { cause: error });
-}
-
-function union(a: readonly string[] | undefined, b: readonly string[] | undefined): string[] | undefined {
-  if (!a?.length) return b?.length ? [...b] : undefined;
-  if (!b?.length) return [...a];
-  return [...new Set([...a, ...b])];
-}
-
-// Drops keys whose value is undefined, so records compare and serialize cleanly.
-function compact<T extends object>(value: T): T {
-  for (const key of Object.keys(value) as (keyof T)[]) {
-    if (value[key] === undefined) delete value[key];
-  }
-  return value;
 }
 
 function withMeta(host: SpecHost, patch: Partial<SpecHost['metadata']>): SpecHost {

@@ -9,7 +9,7 @@ import { INTROSPECT } from '../../bus/messages/introspect.ts';
 import { shardOf } from '../../actors/shard/index.ts';
 import type { KvBucket, Transport } from '../../ports/index.ts';
 import { BusError } from '../../ports/index.ts';
-import { Heartbeat } from '../membership.ts';
+import { parseHeartbeat } from '../membership.ts';
 
 /** The bucket nodes heartbeat into (keys `node.<id>`); its TTL drops a dead node's key. */
 export const MEMBER_BUCKET = 'mf-members';
@@ -183,11 +183,3 @@ function unavailable(transport: Transport, what: string, err: unknown): Introspe
   return new IntrospectUnavailable(`cannot list the cluster's nodes (${what} over ${transport.name}): ${detail}. Is NATS reachable and JetStream enabled?`, { cause: err });
 }
 
-function parseHeartbeat(bytes: Uint8Array): Heartbeat | null {
-  try {
-    const parsed = Heartbeat.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}
