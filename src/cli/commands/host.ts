@@ -114,6 +114,8 @@ export function register(program: Command): void {
   addNatsFlags(
     program
       .command('host')
+      // `cmd` is the name the introspection CLI lists it under (metalfleet cmd ACTION HOST...).
+      .alias('cmd')
       .description('send a command to hosts through the node that owns each: power-on, power-off, reboot, inspect, reprovision, pause, unpause, detach or delete; a reply means the intent is recorded (watch the status for the result)')
       .argument('<action>', Object.keys(HOST_ACTIONS).join(' | '))
       .argument('<hosts...>', 'hosts as NAMESPACE/NAME')

@@ -115,7 +115,8 @@ export async function inspectHost(
   const valid = HostKey.safeParse(key);
   if (!valid.success) throw new RangeError(`inspect: host ${valid.error.issues[0]?.message ?? 'is not "<namespace>/<name>"'}`);
   const shard = shardOf(key, options.shardCount);
-  const nodes = options.nodes ?? (await listNodes(transport)).map((n) => n.node);
+  // Each node once, however the caller built the list.
+  const nodes = [...new Set(options.nodes ?? (await listNodes(transport)).map((n) => n.node))];
   const subs = options.subjects ?? defaultSubjects();
   const owners: Array<{ node: string; value: InspectReply }> = [];
   const notFound: string[] = [];

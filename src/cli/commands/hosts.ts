@@ -1,0 +1,41 @@
+import type { Command } from 'commander';
+import { HostBackend } from '../../bus/messages/introspect.ts';
+import { addViewFlags, collect, hostsView, HOST_STATES, nodesFrom, oneOf, runView, type CommonFlags } from '../introspect/index.ts';
+
+// `metalfleet hosts`: every host the cluster drives, one line each, from the nodes that drive them.
+
+interface HostsFlags extends CommonFlags {
+  state?: string;
+  backend?: string;
+  node?: string[];
+  errors?: boolean;
+}
+
+export function register(program: Command): void {
+  addViewFlags(program
+    .command('hosts')
+    .description('list the hosts the cluster drives: kind, backend, state, power, status, error, shard, node and time in state')
+    .option('--state <state>', `only hosts in this state (e.g. available, provisioning, provisioned, Deployed)`)
+    .option('--backend <backend>', 'only hosts of this backend: ironic, maas or fixture')
+    .option('--node <name>', 'only hosts driven by this node (repeat or comma-separate for more)', collect)
+    .option('--errors', 'only hosts with an error'))
+    .addHelpText('after', `
+States: ${HOST_STATES.join(', ')}
+
+Examples:
+  metalfleet hosts --nats nats://127.0.0.1:4222
+  metalfleet hosts --state provisioning --backend ironic
+  metalfleet hosts --errors --node a -o yaml
+  metalfleet hosts --json | jq '.replies[].value.hosts[] | select(.poweredOn)'
+`)
+    .action(async (flags: HostsFlags) => {
+      const state = oneOf('--state', flags.state, HOST_STATES, (v) => v.toLowerCase());
+      const backend = oneOf('--backend', flags.backend, HostBackend.options);
+      const nodes = nodesFrom(flags.node);
+      await runView(flags, 'metalfleet-hosts', (transport, options) => hostsView(transport, {
+        ...(state !== undefined ? { state } : {}),
+        ...(backend !== undefined ? { backend } : {}),
+        ...(flags.errors ? { errors: true } : {}),
+      }, options), nodes);
+    });
+}

@@ -1,0 +1,61 @@
+import type { Command } from 'commander';
+import { CliError } from '../cli-error.ts';
+import { intFlag } from '../config.ts';
+import { addNatsFlags, type NatsFlagValues } from '../nats-options.ts';
+import { collect, connectCli, oneLineUsageErrors, nodesFrom, renderFrame, runTop, sampleTop, timeoutFrom } from '../introspect/index.ts';
+
+// `metalfleet top`: a live dashboard of the cluster, redrawn every --interval ms.
+
+interface TopFlags extends NatsFlagValues {
+  interval: number;
+  node?: string[];
+  timeout?: string;
+  once?: boolean;
+}
+
+export function register(program: Command): void {
+  addNatsFlags(program
+    .command('top')
+    .description('live dashboard: hosts per state, throughput, capacity per pool, busiest mailboxes, recent errors')
+    .option('--interval <ms>', 'refresh every this many milliseconds', intFlag('--interval', 100), 1_000)
+    .option('--node <name>', 'only this node (repeat or comma-separate for more)', collect)
+    .option('--timeout <seconds>', 'how long each refresh waits for the nodes (default 2)')
+    .option('--once', 'print one frame (80x24, or the terminal size) and exit: for scripts and logs'))
+    .configureOutput(oneLineUsageErrors)
+    .showHelpAfterError(false)
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
+    .addHelpText('after', `
+Keys:
+  s        cycle the sort of the mailbox list (depth, high-water, processed, restarts)
+  /        filter the mailbox and error lists by text; Enter applies, Esc clears
+  q        quit (Ctrl-C too)
+
+Examples:
+  metalfleet top --nats nats://127.0.0.1:4222
+  metalfleet top --interval 500 --node a
+  ssh ops@bastion -t metalfleet top --nats nats://nats:4222
+`)
+    .action(async (flags: TopFlags) => {
+      const nodes = nodesFrom(flags.node);
+      // A refresh that takes longer than the interval only skips ticks (one is in flight at a
+      // time), so a busy node gets the same 2 s as the other commands rather than one interval.
+      const timeoutMs = timeoutFrom({ timeout: flags.timeout ?? '2' });
+      if (!flags.once && !(process.stdout.isTTY && process.stdin.isTTY)) {
+        throw new CliError('top needs a terminal (stdin and stdout); use --once, or `metalfleet hosts` / `metalfleet actors` in scripts', 2);
+      }
+      const { transport } = await connectCli(flags, 'metalfleet-top');
+      try {
+        const sample = { timeoutMs, ...(nodes ? { nodes } : {}) };
+        if (flags.once) {
+          const data = await sampleTop(transport, sample);
+          const width = process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : 80;
+          const height = process.stdout.isTTY && process.stdout.rows ? process.stdout.rows : 24;
+          process.stdout.write(`${renderFrame(data, { width, height, sort: 'depth', filter: '' }).join('\n')}\n`);
+          return;
+        }
+        await runTop(transport, { ...sample, intervalMs: flags.interval, input: process.stdin, output: process.stdout });
+      } finally {
+        await transport.close().catch(() => undefined);
+      }
+    });
+}

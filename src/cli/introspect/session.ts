@@ -1,0 +1,194 @@
+// The shared "connect, gather, print" of the introspection commands. A command's logic is a
+// function (Transport, options) -> CommandOutput, so a test runs it in-process on the memory bus;
+// the commander action only parses flags, connects, calls it and prints.
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { stringify } from 'yaml';
+import { connectNats } from '../../bus/index.ts';
+import { IntrospectUnavailable } from '../../cluster/introspect/index.ts';
+import { BusError, type Transport } from '../../ports/index.ts';
+import { CliError } from '../cli-error.ts';
+import { addNatsFlags, natsOptionsFrom, type NatsFlagValues } from '../nats-options.ts';
+import { outputWidth } from './format.ts';
+
+export type OutputFormat = 'table' | 'json' | 'yaml';
+
+/** What a command prints: text for stdout, one-line messages for stderr, and the exit code. */
+export interface CommandOutput {
+  readonly stdout: string;
+  readonly stderr: readonly string[];
+  readonly exitCode: number;
+}
+
+/** What every introspection command takes besides its own filters. */
+export interface ViewOptions {
+  readonly format: OutputFormat;
+  /** Table width in characters. */
+  readonly width: number;
+  /** How long to wait for the nodes' answers. */
+  readonly timeoutMs: number;
+  /** Where the nodes were looked for, for messages ("--nats URL"). */
+  readonly natsUrl: string;
+  /** Ask only these nodes. */
+  readonly nodes?: readonly string[];
+}
+
+export interface GatheredLike<T> {
+  readonly replies: ReadonlyArray<{ readonly node: string; readonly value: T }>;
+  readonly errors: ReadonlyArray<{ readonly node: string; readonly message: string }>;
+  readonly missing: readonly string[];
+}
+
+export function seconds(ms: number): string {
+  return `${Number((ms / 1_000).toFixed(1))}s`;
+}
+
+/** The error when nobody answered; a node that answered with an error is named with it. */
+export function noAnswer<T>(gathered: GatheredLike<T>, options: Pick<ViewOptions, 'timeoutMs' | 'natsUrl' | 'nodes'>): CliError | null {
+  if (gathered.replies.length > 0) return null;
+  const failed = gathered.errors[0];
+  if (failed) return new CliError(`node ${failed.node} failed to answer: ${failed.message}`);
+  if (options.nodes && options.nodes.length > 0) {
+    return new CliError(`node(s) ${options.nodes.join(', ')} did not answer within ${seconds(options.timeoutMs)}; see \`metalfleet nodes --nats ${options.natsUrl}\` for the members`);
+  }
+  return new CliError(`no metalfleet node answered within ${seconds(options.timeoutMs)}; is a node running with --nats ${options.natsUrl}?`);
+}
+
+/** Warnings about nodes that did not answer or answered with an error (the table is still printed). */
+export function partialWarnings<T>(gathered: GatheredLike<T>, timeoutMs: number): string[] {
+  const out: string[] = [];
+  for (const e of gathered.errors) out.push(`warning: node ${e.node} answered with an error: ${e.message}`);
+  if (gathered.missing.length > 0) out.push(`warning: no answer from node(s) ${gathered.missing.join(', ')} within ${seconds(timeoutMs)}`);
+  return out;
+}
+
+/** The data as JSON or YAML, or null for the table format. */
+export function renderData(data: unknown, format: OutputFormat): string | null {
+  if (format === 'json') return `${JSON.stringify(data, null, 2)}\n`;
+  if (format === 'yaml') return stringify(data);
+  return null;
+}
+
+/** Table lines (or the data in the asked format) plus the warnings; exit 0. */
+export function output(data: unknown, table: () => readonly string[], options: Pick<ViewOptions, 'format'>, warnings: readonly string[] = []): CommandOutput {
+  const rendered = renderData(data, options.format);
+  const lines = rendered === null ? table() : [];
+  const stdout = rendered ?? (lines.length > 0 ? `${lines.join('\n')}\n` : '');
+  return { stdout, stderr: warnings, exitCode: 0 };
+}
+
+// ---- flags ----------------------------------------------------------------------------------
+
+export interface CommonFlags extends NatsFlagValues {
+  json?: boolean;
+  output?: string;
+  timeout?: string;
+}
+
+/** --json, -o, --timeout and the NATS flags, on every introspection command. */
+export function addViewFlags(cmd: Command): Command {
+  return addNatsFlags(cmd
+    .option('--json', 'print the gathered data as JSON (with the nodes that did not answer)')
+    .addOption(new Option('-o, --output <format>', 'table, json or yaml').default('table'))
+    .option('--timeout <seconds>', 'how long to wait for the nodes to answer', '2'))
+    .configureOutput(oneLineUsageErrors)
+    .showHelpAfterError(false)
+    // Commander's own usage errors (unknown flag, missing argument) exit 2 like ours; help exits 0.
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+}
+
+/** Commander's usage errors as one line, like ours: `metalfleet: unknown option '--x' (see --help)`. */
+export const oneLineUsageErrors = {
+  outputError: (text: string, write: (text: string) => void): void => write(`metalfleet: ${text.replace(/^error: /, '').replace(/\s+/g, ' ').trim()} (see --help)\n`),
+};
+
+export function formatFrom(flags: CommonFlags): OutputFormat {
+  if (flags.json) {
+    if (flags.output !== undefined && flags.output !== 'table' && flags.output !== 'json') throw new CliError(`--json and -o ${flags.output} ask for two formats: give one`, 2);
+    return 'json';
+  }
+  const format = flags.output ?? 'table';
+  if (format === 'table' || format === 'json' || format === 'yaml') return format;
+  throw new CliError(`-o: unknown format "${format}": use table, json or yaml`, 2);
+}
+
+export function timeoutFrom(flags: CommonFlags): number {
+  const raw = flags.timeout ?? '2';
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0 || n > 300) throw new CliError(`--timeout: expected seconds between 0 and 300, got "${raw}"`, 2);
+  return Math.round(n * 1_000);
+}
+
+/** Checks a flag against a list of values; a CliError (exit 2) names the flag and the choices. */
+export function oneOf<T extends string>(flag: string, value: string | undefined, choices: readonly T[], normalize: (v: string) => string = (v) => v): T | undefined {
+  if (value === undefined) return undefined;
+  // Exact first: "Ready" (MAAS) and "ready" (BareMetalHost) differ only by case.
+  const found = choices.find((c) => c === value) ?? choices.find((c) => normalize(c) === normalize(value));
+  if (found === undefined) throw new CliError(`${flag}: unknown value "${value}": use one of ${choices.map((c) => (c.includes(' ') ? `"${c}"` : c)).join(', ')}`, 2);
+  return found;
+}
+
+/** `--node a,b --node c` as a list of node names; a CliError (exit 2) for a name that cannot be one. */
+export function nodesFrom(values: readonly string[] | undefined): string[] | undefined {
+  if (!values || values.length === 0) return undefined;
+  const names = [...new Set(values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean))];
+  for (const name of names) {
+    if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new CliError(`--node: "${name}" is not a node name (letters, digits, "-" and "_")`, 2);
+  }
+  return names.length > 0 ? names : undefined;
+}
+
+/** For commander: collects a repeatable flag. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+// ---- connecting ------------------------------------------------------------------------------
+
+export interface Connected {
+  readonly transport: Transport;
+  readonly natsUrl: string;
+}
+
+/** Connects for a short-lived command: a few quick tries, then one clear line. */
+export async function connectCli(flags: NatsFlagValues, name: string, connectTimeoutMs = 5_000): Promise<Connected> {
+  const options = await natsOptionsFrom(flags, process.env, name);
+  // URLs as the user typed them, minus any user:pass@.
+  const natsUrl = options.servers.map((s) => s.replace(/\/\/[^@/]*@/, '//')).join(',');
+  try {
+    const transport = await connectNats({ ...options, maxReconnectAttempts: 1, reconnectTimeWaitMs: 500, timeoutMs: connectTimeoutMs });
+    return { transport, natsUrl };
+  } catch (error) {
+    throw new CliError(`cannot reach NATS at ${natsUrl}: ${connectDetail(error)}`);
+  }
+}
+
+function connectDetail(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  // BusError messages start with the subject (here the server list), which we already named.
+  const text = error instanceof BusError ? error.message.replace(/^[^ ]*: /, '') : error.message;
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** Prints a CommandOutput and sets the exit code. */
+export function print(out: CommandOutput): void {
+  if (out.stdout) process.stdout.write(out.stdout);
+  for (const line of out.stderr) process.stderr.write(`${line}\n`);
+  if (out.exitCode !== 0) process.exitCode = out.exitCode;
+}
+
+/** Connect, run, print, close: the whole commander action of an introspection command. */
+export async function runView(flags: CommonFlags, name: string, run: (transport: Transport, options: ViewOptions) => Promise<CommandOutput>, nodes?: readonly string[]): Promise<void> {
+  const format = formatFrom(flags);
+  const timeoutMs = timeoutFrom(flags);
+  const { transport, natsUrl } = await connectCli(flags, name);
+  try {
+    print(await run(transport, { format, width: outputWidth(), timeoutMs, natsUrl, ...(nodes ? { nodes } : {}) }));
+  } catch (error) {
+    // The membership bucket unreadable: its message already says what and where, on one line.
+    if (error instanceof IntrospectUnavailable) throw new CliError(error.message.replace(/\s+/g, ' '));
+    throw error;
+  } finally {
+    await transport.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,339 @@
+// The introspection commands as functions: (Transport, query, options) -> what to print. They ask
+// the nodes (src/cluster/introspect/client.ts), flatten the replies into rows and lay them out.
+import { MAAS_MACHINE_STATES, PROVISIONING_STATES } from '../../api/index.ts';
+import { RemoteError } from '../../bus/index.ts';
+import { HostKey } from '../../bus/messages/index.ts';
+import type { HostBackend } from '../../cluster/introspect/index.ts';
+import { gather, inspectHost, listNodes, NotFound } from '../../cluster/introspect/index.ts';
+import { BusError, type Transport } from '../../ports/index.ts';
+import { CliError } from '../cli-error.ts';
+import { formatBytes, formatDuration, oneLine, renderFields, renderTable, truncate, type Column } from './format.ts';
+import type { ActorRow, HostRow, InfoReply, InspectedHost, OnNode, PoolRow, ShardRow } from './rows.ts';
+import { noAnswer, output, partialWarnings, seconds, type CommandOutput, type GatheredLike, type ViewOptions } from './session.ts';
+
+function gatherOptions(options: ViewOptions): { timeoutMs: number; nodes?: readonly string[] } {
+  return { timeoutMs: options.timeoutMs, ...(options.nodes && options.nodes.length > 0 ? { nodes: options.nodes } : {}) };
+}
+
+/** Throws the "nobody answered" error, or returns the warnings for a partial answer. */
+function checked<T>(gathered: GatheredLike<T>, options: ViewOptions): string[] {
+  const failure = noAnswer(gathered, options);
+  if (failure) throw failure;
+  return partialWarnings(gathered, options.timeoutMs);
+}
+
+function flatten<T, R>(gathered: GatheredLike<T>, rows: (value: T) => readonly R[]): Array<OnNode<R>> {
+  return gathered.replies.flatMap(({ node, value }) => rows(value).map((r) => ({ ...r, node })));
+}
+
+const KIND_SHORT: Record<string, string> = { BareMetalHost: 'bmh', MaasMachine: 'maas' };
+
+// ---- hosts ----------------------------------------------------------------------------------
+
+/** What `--state` takes: BareMetalHost provisioning states and MaasMachine MAAS states. */
+export const HOST_STATES: readonly string[] = [...PROVISIONING_STATES.filter((s) => s !== ''), ...Object.values(MAAS_MACHINE_STATES)];
+
+export interface HostsQuery {
+  readonly state?: string;
+  readonly backend?: HostBackend;
+  readonly errors?: boolean;
+}
+
+export function hostColumns(): Array<Column<OnNode<HostRow>>> {
+  return [
+    { header: 'NAME', value: (h) => h.key, max: 40 },
+    { header: 'KIND', value: (h) => KIND_SHORT[h.kind] ?? h.kind },
+    { header: 'BACKEND', value: (h) => h.backend },
+    { header: 'STATE', value: (h) => h.state || 'none', max: 26 },
+    { header: 'POWER', value: (h) => (h.poweredOn ? 'on' : 'off') },
+    { header: 'STATUS', value: (h) => h.operationalStatus || '-' },
+    { header: 'SHARD', value: (h) => String(h.shard), align: 'right' },
+    { header: 'NODE', value: (h) => h.node, max: 20 },
+    { header: 'IN STATE', value: (h) => formatDuration(h.stateSinceMs), align: 'right' },
+    { header: 'ERROR', value: (h) => (h.errorType ? `${h.errorType}${h.errorMessage ? `: ${h.errorMessage}` : ''}` : '-') },
+  ];
+}
+
+export async function hostsView(transport: Transport, query: HostsQuery, options: ViewOptions): Promise<CommandOutput> {
+  const request = {
+    ...(query.state !== undefined ? { state: query.state } : {}),
+    ...(query.backend !== undefined ? { backend: query.backend } : {}),
+    ...(query.errors ? { errors: true } : {}),
+  };
+  const gathered = await gather(transport, 'hosts', request, gatherOptions(options));
+  const warnings = checked(gathered, options);
+  const rows = flatten(gathered, (v) => v.hosts).sort((a, b) => a.key.localeCompare(b.key));
+  return output(gathered, () => (rows.length === 0 ? ['no hosts match'] : renderTable(hostColumns(), rows, { width: options.width })), options, warnings);
+}
+
+// ---- actors ---------------------------------------------------------------------------------
+
+export interface ActorsQuery {
+  readonly tree?: boolean;
+  readonly prefix?: string;
+}
+
+/** Actors in depth-first order under their parents, each with its depth (for --tree). */
+export function actorTree<R extends { path: string; parent: string | null; node: string }>(rows: readonly R[]): Array<{ row: R; depth: number }> {
+  const byNode = new Map<string, R[]>();
+  for (const r of rows) byNode.set(r.node, [...(byNode.get(r.node) ?? []), r]);
+  const out: Array<{ row: R; depth: number }> = [];
+  for (const node of [...byNode.keys()].sort()) {
+    const list = byNode.get(node) ?? [];
+    const paths = new Set(list.map((r) => r.path));
+    const children = new Map<string | null, R[]>();
+    for (const r of list) {
+      // An actor whose parent is not in the listing (a --prefix cut) is a root here.
+      const parent = r.parent !== null && paths.has(r.parent) ? r.parent : null;
+      children.set(parent, [...(children.get(parent) ?? []), r]);
+    }
+    const walk = (parent: string | null, depth: number): void => {
+      for (const r of (children.get(parent) ?? []).sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true }))) {
+        out.push({ row: r, depth });
+        walk(r.path, depth + 1);
+      }
+    };
+    walk(null, 0);
+  }
+  return out;
+}
+
+function relativePath(path: string, parent: string | null): string {
+  return parent !== null && path.startsWith(`${parent}/`) ? path.slice(parent.length + 1) : path;
+}
+
+export function actorColumns(pathOf: (a: OnNode<ActorRow>) => string = (a) => a.path): Array<Column<OnNode<ActorRow>>> {
+  return [
+    { header: 'PATH', value: pathOf, max: 48 },
+    { header: 'KIND', value: (a) => a.kind, max: 16 },
+    { header: 'MAILBOX', value: (a) => String(a.mailboxDepth), align: 'right' },
+    { header: 'HIGH', value: (a) => String(a.highWater), align: 'right' },
+    { header: 'PROCESSED', value: (a) => String(a.processed), align: 'right' },
+    { header: 'RESTARTS', value: (a) => String(a.restarts), align: 'right' },
+    { header: 'STATE', value: (a) => (a.busy ? 'busy' : 'idle') },
+    { header: 'NODE', value: (a) => a.node, max: 20 },
+    { header: 'LAST ERROR', value: (a) => a.lastError ?? '-' },
+  ];
+}
+
+export async function actorsView(transport: Transport, query: ActorsQuery, options: ViewOptions): Promise<CommandOutput> {
+  const gathered = await gather(transport, 'actors', query.prefix !== undefined ? { prefix: query.prefix } : {}, gatherOptions(options));
+  const warnings = checked(gathered, options);
+  const rows = flatten(gathered, (v) => v.actors);
+  const table = (): string[] => {
+    if (rows.length === 0) return ['no actors'];
+    if (!query.tree) {
+      const sorted = [...rows].sort((a, b) => a.node.localeCompare(b.node) || a.path.localeCompare(b.path, 'en', { numeric: true }));
+      return renderTable(actorColumns(), sorted, { width: options.width });
+    }
+    const tree = actorTree(rows);
+    const depth = new Map(tree.map(({ row, depth: d }) => [row, d]));
+    const paths = new Set(rows.map((r) => `${r.node}\u0000${r.path}`));
+    const pathOf = (a: OnNode<ActorRow>): string => {
+      const d = depth.get(a) ?? 0;
+      const shown = d > 0 && a.parent !== null && paths.has(`${a.node}\u0000${a.parent}`) ? relativePath(a.path, a.parent) : a.path;
+      return `${'  '.repeat(d)}${shown}`;
+    };
+    return renderTable(actorColumns(pathOf).map((c) => (c.header === 'PATH' ? { ...c, max: 64 } : c)), tree.map((t) => t.row), { width: options.width });
+  };
+  return output(gathered, table, options, warnings);
+}
+
+// ---- shards ---------------------------------------------------------------------------------
+
+export function shardColumns(): Array<Column<OnNode<ShardRow>>> {
+  return [
+    { header: 'SHARD', value: (s) => String(s.shard), align: 'right' },
+    { header: 'NODE', value: (s) => s.node, max: 24 },
+    { header: 'EPOCH', value: (s) => String(s.epoch), align: 'right' },
+    { header: 'HOSTS', value: (s) => String(s.hosts), align: 'right' },
+    { header: 'LEASE AGE', value: (s) => formatDuration(s.leaseAgeMs), align: 'right' },
+  ];
+}
+
+export async function shardsView(transport: Transport, options: ViewOptions): Promise<CommandOutput> {
+  const gathered = await gather(transport, 'shards', {}, gatherOptions(options));
+  const warnings = checked(gathered, options);
+  const rows = flatten(gathered, (v) => v.shards).sort((a, b) => a.shard - b.shard || a.node.localeCompare(b.node));
+  return output(gathered, () => (rows.length === 0 ? ['no shards owned'] : renderTable(shardColumns(), rows, { width: options.width })), options, warnings);
+}
+
+// ---- capacity -------------------------------------------------------------------------------
+
+/** `provision=3 deprovision=2`: slots by operation. */
+export function operationCounts(entries: ReadonlyArray<{ operation: string }>): string {
+  const counts = new Map<string, number>();
+  for (const e of entries) counts.set(e.operation, (counts.get(e.operation) ?? 0) + 1);
+  return counts.size === 0 ? '-' : [...counts].map(([op, n]) => `${op}=${n}`).join(' ');
+}
+
+export function capacityColumns(): Array<Column<OnNode<PoolRow>>> {
+  return [
+    { header: 'POOL', value: (p) => p.pool, max: 32 },
+    { header: 'LIMIT', value: (p) => (p.limit === null ? 'none' : String(p.limit)), align: 'right' },
+    { header: 'IN USE', value: (p) => String(p.inUse.length), align: 'right' },
+    { header: 'HOSTS', value: (p) => String(new Set(p.inUse.map((u) => u.holder)).size), align: 'right' },
+    { header: 'WAITING', value: (p) => String(p.waiting.length), align: 'right' },
+    { header: 'LONGEST WAIT', value: (p) => (p.waiting.length === 0 ? '-' : formatDuration(p.longestWaitMs)), align: 'right' },
+    { header: 'BROKER', value: (p) => p.node, max: 20 },
+    { header: 'OPERATIONS', value: (p) => operationCounts(p.inUse) },
+  ];
+}
+
+export async function capacityView(transport: Transport, options: ViewOptions): Promise<CommandOutput> {
+  const gathered = await gather(transport, 'capacity', {}, gatherOptions(options));
+  const warnings = checked(gathered, options);
+  const brokers = gathered.replies.filter((r) => r.value.broker);
+  if (brokers.length === 0) warnings.push('warning: none of the nodes that answered holds the capacity broker; it may be moving (try again)');
+  const rows = flatten({ ...gathered, replies: brokers }, (v) => v.pools).sort((a, b) => a.pool.localeCompare(b.pool));
+  return output(gathered, () => (rows.length === 0 ? (brokers.length === 0 ? [] : ['no pools in use']) : renderTable(capacityColumns(), rows, { width: options.width })), options, warnings);
+}
+
+// ---- nodes ----------------------------------------------------------------------------------
+
+export interface NodeLine {
+  readonly node: string;
+  readonly lastSeenMs: number | null;
+  readonly info: InfoReply | null;
+}
+
+export function nodeColumns(): Array<Column<NodeLine>> {
+  const i = <T>(f: (info: InfoReply) => T, text: (v: T) => string) => (n: NodeLine): string => (n.info ? text(f(n.info)) : '-');
+  return [
+    { header: 'NODE', value: (n) => n.node, max: 24 },
+    { header: 'UPTIME', value: i((x) => x.uptimeMs, formatDuration), align: 'right' },
+    { header: 'HOSTS', value: i((x) => x.hosts, String), align: 'right' },
+    { header: 'SHARDS', value: i((x) => x.shards, String), align: 'right' },
+    { header: 'VERSION', value: i((x) => x.version, String), max: 16 },
+    { header: 'RSS', value: i((x) => x.memory.rss, formatBytes), align: 'right' },
+    { header: 'HEAP', value: i((x) => x.memory.heapUsed, formatBytes), align: 'right' },
+    { header: 'LOOP LAG', value: i((x) => x.eventLoopLagMs, (v) => `${v.toFixed(1)}ms`), align: 'right' },
+    { header: 'BROKER', value: i((x) => x.broker, (b) => (b ? 'yes' : '')) },
+    { header: 'PID', value: i((x) => x.pid, String), align: 'right' },
+    { header: 'SEEN', value: (n) => (n.info ? 'answered' : n.lastSeenMs === null ? 'no answer' : `no answer, heartbeat ${formatDuration(n.lastSeenMs)} ago`) },
+  ];
+}
+
+export async function nodesView(transport: Transport, options: ViewOptions): Promise<CommandOutput> {
+  const members = await listNodes(transport);
+  const gathered = await gather(transport, 'info', {}, gatherOptions(options));
+  const warnings = checked(gathered, options);
+  const byName = new Map<string, NodeLine>();
+  for (const m of members) byName.set(m.node, { node: m.node, lastSeenMs: m.lastSeenMs, info: null });
+  for (const r of gathered.replies) byName.set(r.node, { node: r.node, lastSeenMs: byName.get(r.node)?.lastSeenMs ?? null, info: r.value });
+  const wanted = options.nodes && options.nodes.length > 0 ? new Set(options.nodes) : null;
+  const lines = [...byName.values()].filter((n) => !wanted || wanted.has(n.node)).sort((a, b) => a.node.localeCompare(b.node));
+  return output({ members, ...gathered }, () => renderTable(nodeColumns(), lines, { width: options.width }), options, warnings);
+}
+
+// ---- inspect --------------------------------------------------------------------------------
+
+export interface InspectQuery {
+  readonly host: string;
+  readonly shardCount: number;
+  /** Unix ms, for the ages of transitions (tests pin it). */
+  readonly now?: number;
+}
+
+/** A host key as the nodes know it, or a CliError (exit 2) saying what is wrong with it. */
+export function parseHostKey(key: string): string {
+  const parsed = HostKey.safeParse(key);
+  if (!parsed.success) throw new CliError(`host ${JSON.stringify(key)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`, 2);
+  return parsed.data;
+}
+
+function scalar(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  if (typeof value === 'string') return value === '' ? '""' : value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return value.every((v) => typeof v !== 'object' || v === null) ? value.map(scalar).join(', ') : `[${value.length} items]`;
+  return JSON.stringify(value);
+}
+
+/** `a.b.c: value` for the leaves of an object, at most `depth` levels down. */
+export function leaves(value: unknown, depth = 3, prefix = ''): Array<[string, string]> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || depth === 0) return [[prefix || 'value', scalar(value)]];
+  const out: Array<[string, string]> = [];
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && depth > 1) out.push(...leaves(v, depth - 1, key));
+    else out.push([key, scalar(v)]);
+  }
+  return out;
+}
+
+function clock(at: number): string {
+  return new Date(at).toISOString().replace('T', ' ').slice(0, 19);
+}
+
+export function renderInspect(node: string, h: InspectedHost, width: number, now: number): string[] {
+  const slot = h.slot.phase === 'none' ? 'none'
+    : h.slot.phase === 'held' ? `held${h.slot.op ? ` for ${h.slot.op}` : ''}`
+      : `waiting${h.slot.op ? ` for ${h.slot.op}` : ''}${h.slot.waitingMs !== undefined ? ` since ${formatDuration(h.slot.waitingMs)}` : ''}`;
+  const retry = h.retryAt === null && h.nextAttemptInMs === null ? 'none scheduled'
+    : `next attempt in ${formatDuration(h.nextAttemptInMs)}${h.retryAt !== null ? ` (at ${clock(h.retryAt)} UTC)` : ''}`;
+  const lines: string[] = [
+    ...renderFields([
+      ['host', `${h.key}  (${h.kind}, backend ${h.backend})`],
+      ['state', `${h.state || 'none'} for ${formatDuration(h.stateSinceMs)}`],
+      ['owner', `node ${node}, shard ${h.shard}, epoch ${h.epoch}`],
+      ['in flight', h.inFlight ?? 'nothing'],
+      ['slot', slot],
+      ['backoff', retry],
+    ], width),
+    '',
+    'spec:',
+  ];
+  const spec = leaves(h.spec);
+  lines.push(...(spec.length > 0 ? renderFields(spec, width, '  ') : ['  (empty)']));
+  lines.push('', 'status:');
+  const status = leaves(h.status).filter(([, v]) => v !== '-' && v !== '""');
+  lines.push(...(status.length > 0 ? renderFields(status, width, '  ') : ['  (none written yet)']));
+  lines.push('', 'recent transitions (newest last):');
+  if (h.recent.length === 0) lines.push('  none');
+  else {
+    lines.push(...renderTable<InspectedHost['recent'][number]>([
+      { header: '  AGO', value: (r) => `  ${formatDuration(now - r.at)}`, align: 'right' },
+      { header: 'AT (UTC)', value: (r) => clock(r.at) },
+      { header: 'TYPE', value: (r) => r.severity },
+      { header: 'REASON', value: (r) => r.reason, max: 28 },
+      { header: 'MESSAGE', value: (r) => r.message },
+    ], h.recent, { width }));
+  }
+  if (h.backendRecord !== undefined) {
+    lines.push('', 'backend record:');
+    const record = leaves(h.backendRecord, 2);
+    lines.push(...renderFields(record.slice(0, 40), width, '  '));
+    if (record.length > 40) lines.push(`  ... ${record.length - 40} more (use --json)`);
+  }
+  return lines.map((l) => truncate(oneLine(l), width));
+}
+
+export async function inspectView(transport: Transport, query: InspectQuery, options: ViewOptions): Promise<CommandOutput> {
+  const key = parseHostKey(query.host);
+  let found: { node: string; value: { node: string; host: InspectedHost } };
+  try {
+    found = await inspectHost(transport, key, { ...gatherOptions(options), shardCount: query.shardCount });
+  } catch (error) {
+    throw inspectError(error, key, options);
+  }
+  return output(found, () => renderInspect(found.node, found.value.host, options.width, query.now ?? Date.now()), options);
+}
+
+function inspectError(error: unknown, key: string, options: ViewOptions): Error {
+  if (error instanceof CliError) return error;
+  if (error instanceof NotFound && error.message.includes('no node is running')) {
+    return new CliError(`no metalfleet node answered for host ${key}; is a node running with --nats ${options.natsUrl}?`);
+  }
+  if (error instanceof NotFound && !error.retryable) {
+    return new CliError(`unknown host ${key}: ${oneLine(error.message).replace(`host ${key} not found: `, '')}`);
+  }
+  if (error instanceof NotFound) return new CliError(oneLine(error.message));
+  if (error instanceof RemoteError && error.kind === 'notFound') return new CliError(`unknown host ${key}: ${oneLine(error.message)}`);
+  if (error instanceof RemoteError) return new CliError(`host ${key}: ${error.kind}: ${oneLine(error.message)}`);
+  if (error instanceof BusError && (error.kind === 'noResponders' || error.kind === 'timeout')) {
+    return new CliError(`no metalfleet node answered for host ${key} within ${seconds(options.timeoutMs)}; is a node running with --nats ${options.natsUrl}?`);
+  }
+  if (error instanceof BusError) return new CliError(`host ${key}: ${oneLine(error.message)}`);
+  return error instanceof Error ? error : new Error(String(error));
+}

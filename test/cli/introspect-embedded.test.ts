@@ -1,0 +1,91 @@
+// The introspection commands' logic in-process: an embedded node answering over the memory bus,
+// the command functions called with its transport, their text and JSON checked.
+import test from 'ava';
+import { parse } from 'yaml';
+import { embeddedSource } from '../../src/actors/node/introspection-source.ts';
+import { createMemoryBus } from '../../src/bus/index.ts';
+import { actorsView, capacityView, hostsView, inspectView, nodesView, shardsView } from '../../src/cli/introspect/index.ts';
+import type { ViewOptions } from '../../src/cli/introspect/index.ts';
+import { serveIntrospection } from '../../src/cluster/introspect/index.ts';
+import { bmh, secret, startTestNode } from '../support/node.ts';
+import { waitUntil } from '../support/wait.ts';
+
+const PASSWORD = 'hunter2-Embedded7';
+
+test('introspect views - capacity limit 5 with 20 hosts blocked: 5 in use, 15 waiting; hosts, actors, inspect agree', async (t) => {
+  // Provisioning takes ten minutes: the hosts stay blocked on their slots while we look.
+  const { node, store } = await startTestNode({ limit: 5, fixture: { latencyMs: { provision: 600_000 } } });
+  const bus = createMemoryBus();
+  const server = bus.connect('embedded');
+  const client = bus.connect('cli');
+  const source = embeddedSource(node, { store, lagIntervalMs: 100 });
+  const service = serveIntrospection(server, source, { node: 'embedded' });
+  const base: ViewOptions = { format: 'table', width: 100, timeoutMs: 2_000, natsUrl: 'memory', nodes: ['embedded'] };
+  try {
+    const applied = store.apply([secret('bmc', 'lab', { username: 'admin', password: PASSWORD }), ...Array.from({ length: 20 }, (_, i) => bmh(`h-${i}`))]);
+    t.true(applied.ok);
+    type Cap = { replies: Array<{ node: string; value: { broker: boolean; pools: Array<{ limit: number | null; inUse: Array<{ operation: string }>; waiting: unknown[] }> } }>; missing: string[] };
+    await waitUntil(async () => {
+      const out = await capacityView(client, { ...base, format: 'json' });
+      const pool = (JSON.parse(out.stdout) as Cap).replies[0]?.value.pools[0];
+      // Inspection takes a slot too and is quick: wait until the five holders are provisioning.
+      return pool?.inUse.length === 5 && pool.waiting.length === 15 && pool.inUse.every((u) => u.operation === 'provision');
+    }, 15_000, '5 slots in use for provisioning and 15 waiting');
+
+    const json = await capacityView(client, { ...base, format: 'json' });
+    t.is(json.exitCode, 0);
+    t.deepEqual(json.stderr, []);
+    const cap = JSON.parse(json.stdout) as Cap;
+    t.deepEqual(cap.missing, []);
+    t.is(cap.replies[0]!.value.pools[0]!.limit, 5);
+    t.is(cap.replies[0]!.value.pools[0]!.inUse.length, 5);
+    t.is(cap.replies[0]!.value.pools[0]!.waiting.length, 15);
+    // YAML is the same data.
+    t.deepEqual(parse((await capacityView(client, { ...base, format: 'yaml' })).stdout).replies[0].value.pools[0].waiting.length, 15);
+
+    const table = (await capacityView(client, base)).stdout.split('\n');
+    t.log(table.join('\n'));
+    t.regex(table[0]!, /^POOL +LIMIT +IN USE +HOSTS +WAITING +LONGEST WAIT +BROKER +OPERATIONS$/);
+    t.regex(table[1]!, /^fixture\S* +5 +5 +5 +15 +\S+ +embedded +provision=5$/);
+
+    const hosts = await hostsView(client, {}, base);
+    t.log(hosts.stdout);
+    const rows = hosts.stdout.trim().split('\n');
+    t.is(rows.length, 21);
+    t.regex(rows[0]!, /^NAME +KIND +BACKEND +STATE +POWER +STATUS +SHARD +NODE +IN STATE +ERROR$/);
+    t.is(rows.filter((r) => / provisioning /.test(r)).length, 5);
+    for (const r of rows) t.true(r.length <= 100);
+    const provisioning = await hostsView(client, { state: 'provisioning' }, { ...base, format: 'json' });
+    t.is((JSON.parse(provisioning.stdout) as { replies: Array<{ value: { hosts: unknown[] } }> }).replies[0]!.value.hosts.length, 5);
+    // Narrow terminal: truncated, never wrapped.
+    for (const line of (await hostsView(client, {}, { ...base, width: 40 })).stdout.trim().split('\n')) t.true([...line].length <= 40, line);
+
+    const actors = await actorsView(client, { tree: true }, base);
+    t.regex(actors.stdout, /^PATH +KIND +MAILBOX +HIGH +PROCESSED +RESTARTS +STATE +NODE +LAST ERROR\n/);
+    t.regex(actors.stdout, /\n {2}\S*h-3 +host /);
+    t.regex((await shardsView(client, base)).stdout, /^SHARD +NODE +EPOCH +HOSTS +LEASE AGE\n/);
+
+    const inspected = await inspectView(client, { host: 'lab/h-3', shardCount: 16 }, base);
+    t.log(inspected.stdout);
+    t.regex(inspected.stdout, /^host: +lab\/h-3 +\(BareMetalHost, backend fixture\)$/m);
+    t.regex(inspected.stdout, /^owner: +node embedded, shard \d+/m);
+    t.regex(inspected.stdout, /^slot: +(held for provision|waiting for provision since \S+)$/m);
+    t.regex(inspected.stdout, /recent transitions/);
+    t.false(inspected.stdout.includes(PASSWORD));
+    await t.throwsAsync(inspectView(client, { host: 'lab/nope', shardCount: 16 }, base), { message: /^unknown host lab\/nope: / });
+
+    // A node that does not answer: the table still comes, with a warning, exit 0.
+    const partial = await hostsView(client, {}, { ...base, timeoutMs: 300, nodes: ['embedded', 'ghost'] });
+    t.is(partial.exitCode, 0);
+    t.deepEqual(partial.stderr, ['warning: no answer from node(s) ghost within 0.3s']);
+    t.deepEqual((JSON.parse((await hostsView(client, {}, { ...base, format: 'json', timeoutMs: 300, nodes: ['embedded', 'ghost'] })).stdout) as { missing: string[] }).missing, ['ghost']);
+    // Nobody answering: one error naming where nodes were looked for.
+    await t.throwsAsync(nodesView(client, { ...base, timeoutMs: 300, nodes: undefined }), { message: 'no metalfleet node answered within 0.3s; is a node running with --nats memory?' });
+  } finally {
+    await service.close();
+    source.close();
+    await node.stop();
+    await client.close();
+    await server.close();
+  }
+});
