@@ -59,7 +59,7 @@ export function hostBehavior(key: string, deps: HostDeps): Behavior<HostActorSta
       const slot = new SlotLease(deps.broker, key, deps.clock, deps.grantTtlMs, () => tell(ctx.self, { type: 'renewSlot' }));
       return {
         machine: null, timer: null, slot, stateSince: deps.clock.now(), recent: [],
-        writer: new StatusWriter(key, deps.store, deps.log, deps.fence), calls: 0, draining: null,
+        writer: new StatusWriter(key, deps.store, deps.log, deps.clock, deps.fence), calls: 0, draining: null,
       };
     },
     receive: async (s, msg, ctx) => {
@@ -103,6 +103,7 @@ export function hostBehavior(key: string, deps: HostDeps): Behavior<HostActorSta
     },
     onStop: (s) => {
       if (s.timer) deps.clock.clearTimeout(s.timer);
+      s.writer.close();
       s.slot.release();
     },
     describe: (s) => ({

@@ -1,20 +1,36 @@
 import type { BareMetalHostStatus } from '../../api/index.ts';
 import type { Fence, HostStore, Logger } from '../../ports/index.ts';
-import { StaleFence } from '../../ports/index.ts';
+import { StaleFence, StoreError } from '../../ports/index.ts';
+import type { Clock, TimerHandle } from '../runtime/index.ts';
+
+const RETRY_FIRST_MS = 200;
+const RETRY_MAX_MS = 10_000;
 
 // At most one status write in flight per host; a burst of steps collapses into one write of the
-// newest status, so a slow store costs requests per host, not per step.
+// newest status, so a slow store costs requests per host, not per step. A write the store could
+// not take for now (NATS restarting, a timeout) is tried again with backoff until it lands or a
+// newer status replaces it: status is the durable truth a new owner resumes from.
 export class StatusWriter {
   private pending: BareMetalHostStatus | null = null;
   private writing = false;
+  private closed = false;
+  private retryMs = RETRY_FIRST_MS;
+  private retryTimer: TimerHandle | null = null;
   private quiet: Array<() => void> = [];
   writes = 0;
 
   // With a fence (cluster mode) every write carries the shard lease's epoch, so the store can
   // refuse it once a newer owner has written.
-  constructor(private readonly key: string, private readonly store: HostStore, private readonly log: Logger, private readonly fence?: Fence) {}
+  constructor(
+    private readonly key: string,
+    private readonly store: HostStore,
+    private readonly log: Logger,
+    private readonly clock: Clock,
+    private readonly fence?: Fence,
+  ) {}
 
   write(status: BareMetalHostStatus): void {
+    if (this.closed) return;
     this.pending = status;
     if (!this.writing) void this.flush();
   }
@@ -29,20 +45,47 @@ export class StatusWriter {
     return new Promise((resolve) => this.quiet.push(resolve));
   }
 
+  /** The host stopped: nothing more is written (a new owner writes from now on). */
+  close(): void {
+    this.closed = true;
+    this.pending = null;
+    if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.settle();
+  }
+
   private async flush(): Promise<void> {
     this.writing = true;
-    while (this.pending !== null) {
+    while (this.pending !== null && !this.closed) {
       const status = this.pending;
       this.pending = null;
       try {
         await (this.fence ? this.store.writeStatus(this.key, status, this.fence) : this.store.writeStatus(this.key, status));
         this.writes += 1;
+        this.retryMs = RETRY_FIRST_MS;
       } catch (err) {
         // A refused fence means this node lost the shard: the new owner's status stands.
-        if (err instanceof StaleFence) this.log.warn({ host: this.key, epoch: this.fence?.epoch, err: err.message }, 'status write refused: shard moved');
-        else this.log.warn({ host: this.key, err: describe(err) }, 'status write failed');
+        if (err instanceof StaleFence) {
+          this.log.warn({ host: this.key, epoch: this.fence?.epoch, err: err.message }, 'status write refused: shard moved');
+        } else if (err instanceof StoreError && !err.retryable) {
+          this.log.warn({ host: this.key, err: err.message }, 'status write failed');
+        } else {
+          this.log.warn({ host: this.key, err: describe(err), retryInMs: this.retryMs }, 'status write failed; retrying');
+          // A newer status, if one came meanwhile, replaces this one.
+          this.pending ??= status;
+          this.retryTimer = this.clock.setTimeout(() => {
+            this.retryTimer = null;
+            void this.flush();
+          }, this.retryMs);
+          this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+          return;
+        }
       }
     }
+    this.settle();
+  }
+
+  private settle(): void {
     this.writing = false;
     const waiting = this.quiet;
     this.quiet = [];
