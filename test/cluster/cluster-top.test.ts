@@ -8,7 +8,7 @@ import test from 'ava';
 import { startCluster } from '../support/cluster.ts';
 import { natsServerInstalled } from '../support/nats-server.ts';
 import { waitUntil } from '../support/wait.ts';
-import { ROOT } from './run.ts';
+import { ROOT } from '../cli/run.ts';
 
 const tmuxInstalled = spawnSync('sh', ['-c', 'command -v tmux'], { stdio: 'ignore' }).status === 0;
 
@@ -25,7 +25,7 @@ function tmux(socket: string, ...args: string[]): Promise<string> {
 }
 
 run('top - draws 80x24 frames with the header and state counts, takes s and /, and q exits 0 restoring the terminal', async (t) => {
-  t.timeout(180_000);
+  t.timeout(300_000);
   const c = await startCluster({ shards: 8, limit: 3, fixture: { latencyMs: 5, demoBehaviours: false } });
   const socket = `mf-top-${process.pid}`;
   const dir = await mkdtemp(join(tmpdir(), 'metalfleet-top-'));
@@ -43,7 +43,7 @@ run('top - draws 80x24 frames with the header and state counts, takes s and /, a
     await waitUntil(async () => {
       first = await capture();
       return /metalfleet top/.test(first) && /provisioned 6/.test(first);
-    }, 30_000, 'a frame with the state counts');
+    }, 90_000, 'a frame with the state counts');
     t.log(`\n${first}`);
     const check = (frame: string): void => {
       const lines = frame.replace(/\n$/, '').split('\n');
@@ -63,24 +63,24 @@ run('top - draws 80x24 frames with the header and state counts, takes s and /, a
     await waitUntil(async () => {
       second = await capture();
       return clock(second) !== '' && clock(second) !== clock(first);
-    }, 10_000, 'a second frame');
+    }, 30_000, 'a second frame');
     check(second);
 
     await tmux(socket, 'send-keys', '-t', 'top', 's');
-    await waitUntil(async () => /s sort \(high\)/.test(await capture()), 10_000, 'the sort to change');
+    await waitUntil(async () => /s sort \(high\)/.test(await capture()), 30_000, 'the sort to change');
     await tmux(socket, 'send-keys', '-t', 'top', '/', 'capacity');
-    await waitUntil(async () => /^\/capacity_/m.test(await capture()), 10_000, 'the filter being typed');
+    await waitUntil(async () => /^\/capacity_/m.test(await capture()), 30_000, 'the filter being typed');
     await tmux(socket, 'send-keys', '-t', 'top', 'Enter');
     let filtered = '';
-    await waitUntil(async () => /filter \(capacity\)/.test(filtered = await capture()), 10_000, 'the filter applied');
+    await waitUntil(async () => /filter \(capacity\)/.test(filtered = await capture()), 30_000, 'the filter applied');
     t.false(/host-\d/.test(filtered.split('MAILBOXES')[1]?.split('RECENT ERRORS')[0] ?? ''), filtered);
     await tmux(socket, 'send-keys', '-t', 'top', 'Escape');
-    await waitUntil(async () => !/filter \(/.test(await capture()), 10_000, 'the filter cleared');
+    await waitUntil(async () => !/filter \(/.test(await capture()), 30_000, 'the filter cleared');
 
     const terminal = async (): Promise<string> => (await tmux(socket, 'display-message', '-p', '-t', 'top', '#{alternate_on} #{cursor_flag}')).trim();
     t.is(await terminal(), '1 0', 'alternate screen on, cursor hidden while running');
     await tmux(socket, 'send-keys', '-t', 'top', 'q');
-    await waitUntil(async () => (await readFile(exitFile, 'utf8').catch(() => '')).trim() !== '', 10_000, 'top to exit');
+    await waitUntil(async () => (await readFile(exitFile, 'utf8').catch(() => '')).trim() !== '', 30_000, 'top to exit');
     t.is((await readFile(exitFile, 'utf8')).trim(), '0');
     t.is(await terminal(), '0 1', 'alternate screen left, cursor shown after q');
   } finally {

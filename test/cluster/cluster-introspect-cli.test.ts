@@ -6,7 +6,7 @@ import test from 'ava';
 import { startCluster } from '../support/cluster.ts';
 import { natsServerInstalled } from '../support/nats-server.ts';
 import { waitUntil } from '../support/wait.ts';
-import { ROOT } from './run.ts';
+import { ROOT } from '../cli/run.ts';
 
 const run = natsServerInstalled() ? test : test.skip;
 
