@@ -5,6 +5,7 @@ import type { Operation } from '../../machines/bmh/index.ts';
 import { CliError } from '../cli-error.ts';
 import { intFlag, readEnv } from '../config.ts';
 import { createLogger } from '../logger.ts';
+import { untilSignalled } from '../signals.ts';
 
 // `metalfleet fixture-server`: the fixture backend in a process of its own, which every node of
 // a cluster drives over HTTP, so "each host provisioned once" is counted where the hosts live.
@@ -39,18 +40,6 @@ export function latencyFlag(value: string): NonNullable<FixtureOptions['latencyM
     out[op as Operation] = intFlag(`--latency ${op}`, 0)(ms);
   }
   return out;
-}
-
-function untilSignalled(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
 
 export function register(program: Command): void {

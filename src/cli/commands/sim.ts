@@ -4,6 +4,7 @@ import { parseSeedMachines, SeedError, startMaasSim, validateSeedMachines } from
 import type { SeedMachine } from '../../sim/maas/index.ts';
 import { CliError } from '../cli-error.ts';
 import { intFlag } from '../config.ts';
+import { untilSignalled } from '../signals.ts';
 
 // `metalfleet sim maas`: a simulated MAAS on loopback, for trying metalfleet (or CAPMAAS) without
 // a MAAS. It prints the two variables CAPMAAS reads, then serves until SIGINT or SIGTERM.
@@ -57,18 +58,6 @@ function machineFlags(specs: readonly string[]): SeedMachine[] {
     if (err instanceof SeedError) throw new CliError(`invalid --machine, the simulator did not start:\n${err.message}`, 2);
     throw err;
   }
-}
-
-function untilSignalled(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
 
 export function register(program: Command): void {
