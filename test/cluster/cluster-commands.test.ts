@@ -2,7 +2,6 @@
 // answered by the owner of the host's shard, also while that shard moves; refused with a useful
 // error when wrong, never fatal to a node, whatever arrives on the subject.
 import test from 'ava';
-import type { ExecutionContext } from 'ava';
 import { connect } from '@nats-io/transport-node';
 import { RequestError, type NatsConnection } from '@nats-io/nats-core';
 import { pack, Packr, unpack } from 'msgpackr';
@@ -13,7 +12,7 @@ import { sendCommand } from '../../src/cluster/command-client.ts';
 import type { OwnershipRecord } from '../../src/cluster/index.ts';
 import { findOverlaps, toIntervals } from '../../src/cluster/index.ts';
 import type { Cluster, ClusterOptions } from '../support/cluster.ts';
-import { startCluster } from '../support/cluster.ts';
+import { withCluster } from '../support/cluster.ts';
 import { natsServerInstalled } from '../support/nats-server.ts';
 import { relay } from '../support/tcp-relay.ts';
 import { waitUntil } from '../support/wait.ts';
@@ -25,18 +24,6 @@ const SHARDS = 32;
 const OPTIONS: ClusterOptions = { shards: SHARDS, fixture: { latencyMs: 0, demoBehaviours: false } };
 const subject = (shard: number): string => `mf.cmd.${shard}`;
 
-async function withCluster(t: ExecutionContext, options: ClusterOptions, body: (c: Cluster) => Promise<void>): Promise<void> {
-  t.timeout(240_000);
-  const c = await startCluster(options);
-  try {
-    await body(c);
-  } catch (err) {
-    for (const n of c.nodes.values()) t.log(`--- ${n.name} stderr:\n${n.stderr().slice(-2_000)}`);
-    throw err;
-  } finally {
-    await c.dispose();
-  }
-}
 
 /** Two nodes, `count` hosts, every one provisioned and every shard owned. */
 async function provisionedCluster(c: Cluster, count: number): Promise<string[]> {

@@ -3,26 +3,13 @@
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import { findOverlaps, toIntervals } from '../../src/cluster/index.ts';
-import type { Cluster, ClusterOptions } from '../support/cluster.ts';
-import { BMC_PASSWORD, startCluster } from '../support/cluster.ts';
+import type { Cluster } from '../support/cluster.ts';
+import { BMC_PASSWORD, withCluster } from '../support/cluster.ts';
 import { natsServerInstalled } from '../support/nats-server.ts';
 import { waitUntil } from '../support/wait.ts';
 
 const cluster = natsServerInstalled() ? test.serial : test.skip;
 
-async function withCluster(t: ExecutionContext, options: ClusterOptions, body: (c: Cluster) => Promise<void>): Promise<void> {
-  // Whole clusters of node processes: minutes on a loaded 2-core machine, not seconds.
-  t.timeout(360_000);
-  const c = await startCluster(options);
-  try {
-    await body(c);
-  } catch (err) {
-    for (const n of c.nodes.values()) t.log(`--- ${n.name} stderr:\n${n.stderr().slice(-2_000)}`);
-    throw err;
-  } finally {
-    await c.dispose();
-  }
-}
 
 async function provisioned(c: Cluster, keys: readonly string[]): Promise<number> {
   let n = 0;

@@ -1,6 +1,7 @@
 // A whole cluster on one machine for tests and benches: a private nats-server, the shared fixture
 // backend (one process-wide "datacenter" every node drives), a NATS store client to apply hosts
 // and read status, and `metalfleet node` child processes that can be stopped, killed or cut off.
+import type { ExecutionContext } from 'ava';
 import { spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
@@ -199,4 +200,21 @@ function host(name: string, i: number, inspection: boolean): BareMetalHost {
       ...(inspection ? {} : { inspectionMode: 'disabled' as const }),
     },
   };
+}
+
+/**
+ * Runs body on a fresh cluster and always disposes it; on failure the nodes' last stderr goes to
+ * the test log. Whole clusters of node processes take minutes on a loaded 2-core machine.
+ */
+export async function withCluster(t: ExecutionContext, options: ClusterOptions, body: (c: Cluster) => Promise<void>, timeoutMs = 360_000): Promise<void> {
+  t.timeout(timeoutMs);
+  const c = await startCluster(options);
+  try {
+    await body(c);
+  } catch (err) {
+    for (const n of c.nodes.values()) t.log(`--- ${n.name} stderr:\n${n.stderr().slice(-2_000)}`);
+    throw err;
+  } finally {
+    await c.dispose();
+  }
 }
