@@ -30,32 +30,44 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 pass=0
 fail=0
-# Runs one ava pass and adds its counts; a runner that died before its summary counts as a
-# failure, never as a pass.
+# Runs one ava pass under a time limit and adds its counts; a runner that died or was stopped
+# before its summary counts what it reported and one failure more, never a pass it did not see.
+# The limit is a backstop: ava waits without a deadline for a test process that will not exit.
 run_ava() {
+  local limit=$1
+  shift
   : >"$log"
-  npx ava --tap "$@" 2>&1 | tee "$log" >&2
+  timeout --kill-after=20 "$limit" npx ava --tap "$@" 2>&1 | tee "$log" >&2
   local status=${PIPESTATUS[0]}
   local p f
   p=$(grep -E '^# pass [0-9]+' "$log" | tail -1 | awk '{print $3}')
   f=$(grep -E '^# fail [0-9]+' "$log" | tail -1 | awk '{print $3}')
+  if [ -z "$p" ]; then
+    p=$(grep -cE '^ok [0-9]+' "$log")
+    f=$(grep -cE '^not ok [0-9]+' "$log")
+  fi
   p=${p:-0}
   f=${f:-0}
-  if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+    echo "ava did not finish within ${limit} s and was stopped" >&2
+    f=$((f + 1))
+  elif [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+    f=1
+  fi
   pass=$((pass + p))
   fail=$((fail + f))
 }
 
 if [ "$#" -gt 0 ]; then
   echo "== ava $*" >&2
-  run_ava "$@"
+  run_ava 1500 "$@"
 else
   # Whole clusters of node processes run last and one file at a time: on 2 cores they would
   # otherwise starve the timing-sensitive tests running beside them (and be starved by them).
   echo "== ava (everything but the multi-process cluster tests)" >&2
-  run_ava 'test/**/*.test.ts' '!test/cluster/cluster-*.test.ts'
+  run_ava 900 'test/**/*.test.ts' '!test/cluster/cluster-*.test.ts'
   echo "== ava (cluster tests: metalfleet node processes, one file at a time)" >&2
-  run_ava --concurrency 1 'test/cluster/cluster-*.test.ts'
+  run_ava 600 --concurrency 1 'test/cluster/cluster-*.test.ts'
 fi
 fail=$((fail + failed_checks))
 echo "${pass} passed, ${fail} failed"

@@ -3,7 +3,7 @@
 // a capacity limit of 3 with provisioning held long, so 3 hosts hold slots and the rest wait.
 import { execFile } from 'node:child_process';
 import test from 'ava';
-import { startCluster } from '../support/cluster.ts';
+import { withCluster } from '../support/cluster.ts';
 import { natsServerInstalled } from '../support/nats-server.ts';
 import { waitUntil } from '../support/wait.ts';
 import { ROOT } from '../cli/run.ts';
@@ -19,16 +19,14 @@ function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr:
 }
 
 run('introspection commands against a two-node cluster report what the cluster holds', async (t) => {
-  t.timeout(300_000);
   const HOSTS = 8;
   const LIMIT = 3;
-  const c = await startCluster({
+  await withCluster(t, {
     shards: 16,
     limit: LIMIT,
     // Provisioning outlasts the test: the slots stay held and the queue stays put.
     fixture: { latencyMs: { register: 5, prepare: 5, provision: 600_000 }, demoBehaviours: false },
-  });
-  try {
+  }, async (c) => {
     await Promise.all([c.startNode('a'), c.startNode('b')]);
     const keys = await c.applyHosts(HOSTS);
     const nats = ['--nats', c.nats.url, '--timeout', '5'];
@@ -85,7 +83,5 @@ run('introspection commands against a two-node cluster report what the cluster h
     const unknown = await cli('inspect', 'fleet/no-such-host', ...nats);
     t.not(unknown.code, 0);
     t.regex(unknown.stderr, /no-such-host/);
-  } finally {
-    await c.dispose();
-  }
+  }, 240_000);
 });

@@ -1,14 +1,12 @@
 // Introspection as the CLI uses it: the embedded node answering over the in-memory bus, and a
 // two-node cluster of `metalfleet node` processes answering over NATS.
 import test from 'ava';
-import type { ExecutionContext } from 'ava';
 import { embeddedSource } from '../../src/actors/node/introspection-source.ts';
 import { createMemoryBus, encode, subjects } from '../../src/bus/index.ts';
 import type { IntrospectVerb } from '../../src/bus/messages/introspect.ts';
 import { gather, inspectHost, listNodes, NotFound, serveIntrospection } from '../../src/cluster/introspect/index.ts';
 import type { Transport } from '../../src/ports/index.ts';
-import type { Cluster } from '../support/cluster.ts';
-import { BMC_PASSWORD, startCluster } from '../support/cluster.ts';
+import { BMC_PASSWORD, withCluster } from '../support/cluster.ts';
 import { natsServerInstalled } from '../support/nats-server.ts';
 import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import { maasReady, startMaasNode } from '../support/maas-node.ts';
@@ -200,21 +198,10 @@ test('introspect - the embedded node lists and inspects its MaasMachines as back
 
 const cluster = natsServerInstalled() ? test.serial : test.skip;
 
-async function withCluster(t: ExecutionContext, body: (c: Cluster) => Promise<void>): Promise<void> {
-  t.timeout(180_000);
-  const c = await startCluster({ shards: 16, limit: 2, leaseTtlMs: 2_000, heartbeatMs: 200 });
-  try {
-    await body(c);
-  } catch (err) {
-    for (const n of c.nodes.values()) t.log(`--- ${n.name} stderr:\n${n.stderr().slice(-2_000)}`);
-    throw err;
-  } finally {
-    await c.dispose();
-  }
-}
+const CLUSTER = { shards: 16, limit: 2, leaseTtlMs: 2_000, heartbeatMs: 200 };
 
 cluster('introspect - two nodes answer over NATS; a killed node is reported missing until it leaves membership', async (t) => {
-  await withCluster(t, async (c) => {
+  await withCluster(t, CLUSTER, async (c) => {
     await c.startNode('a');
     await c.startNode('b');
     const keys = await c.applyHosts(8);

@@ -205,16 +205,29 @@ function host(name: string, i: number, inspection: boolean): BareMetalHost {
 /**
  * Runs body on a fresh cluster and always disposes it; on failure the nodes' last stderr goes to
  * the test log. Whole clusters of node processes take minutes on a loaded 2-core machine.
+ *
+ * The deadline is our own, not only ava's: t.timeout fails a test but leaves its body running,
+ * and a body still awaiting holds node processes and NATS connections that keep the ava worker
+ * alive after its last test (ava then waits on it with no timeout of its own). Disposing the
+ * cluster at the deadline ends everything the body was waiting on.
  */
-export async function withCluster(t: ExecutionContext, options: ClusterOptions, body: (c: Cluster) => Promise<void>, timeoutMs = 360_000): Promise<void> {
-  t.timeout(timeoutMs);
+export async function withCluster(t: ExecutionContext, options: ClusterOptions, body: (c: Cluster) => Promise<void>, timeoutMs = 180_000): Promise<void> {
+  t.timeout(timeoutMs + 60_000);
   const c = await startCluster(options);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`cluster test still running after ${timeoutMs} ms; the cluster was torn down`)), timeoutMs);
+  });
+  const running = body(c);
+  // Once the deadline has won, the body fails against a disposed cluster: nothing to report twice.
+  running.catch(() => undefined);
   try {
-    await body(c);
+    await Promise.race([running, deadline]);
   } catch (err) {
     for (const n of c.nodes.values()) t.log(`--- ${n.name} stderr:\n${n.stderr().slice(-2_000)}`);
     throw err;
   } finally {
+    clearTimeout(timer);
     await c.dispose();
   }
 }
