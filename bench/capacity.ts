@@ -7,6 +7,7 @@ import { createMemoryStore } from '../src/adapters/store/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../src/machines/bmh/index.ts';
 import type { Provisioner } from '../src/ports/index.ts';
 import { silentLogger } from '../src/ports/index.ts';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { hosts, intFlag, percentile, until } from './support.ts';
 
 export async function run(flags: Record<string, string>): Promise<object> {
@@ -38,6 +39,12 @@ export async function run(flags: Record<string, string>): Promise<object> {
       return result;
     },
   });
+  // With --debug, GC pauses are listed beside the slow hand-offs they may explain.
+  const pauses: Array<{ at: number; ms: number; kind: number }> = [];
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) pauses.push({ at: e.startTime, ms: e.duration, kind: (e as unknown as { detail?: { kind?: number } }).detail?.kind ?? 0 });
+  });
+  if (flags['debug']) gcObserver.observe({ entryTypes: ['gc'] });
   const node = await startEmbeddedNode({
     name: 'bench-capacity',
     shardCount: 256,
@@ -63,7 +70,11 @@ export async function run(flags: Record<string, string>): Promise<object> {
     const ready = Math.max(sortedEnds[k] ?? 0, waitingSince.get(next.key) ?? 0);
     handoffs.push(next.at - ready);
   }
-  if (flags['debug']) for (const [k, h] of handoffs.entries()) if (h > 2) process.stderr.write(`slow handoff #${k} at ${((sortedEnds[k] ?? 0) - first).toFixed(0)}ms: ${h.toFixed(2)}ms\n`);
+  gcObserver.disconnect();
+  if (flags['debug']) {
+    for (const [k, h] of handoffs.entries()) if (h > 2) process.stderr.write(`slow handoff #${k} at ${((sortedEnds[k] ?? 0) - first).toFixed(0)}ms: ${h.toFixed(2)}ms\n`);
+    for (const p of pauses) if (p.ms > 1) process.stderr.write(`gc (kind ${p.kind}) at ${(p.at - first).toFixed(0)}ms: ${p.ms.toFixed(2)}ms\n`);
+  }
   return {
     hosts: count,
     limit,

@@ -5,7 +5,7 @@ import type { Fence, HostStore, Logger, Provisioner } from '../../ports/index.ts
 import type { CapacityMsg } from '../capacity/index.ts';
 import { SlotLease } from '../capacity/index.ts';
 import type { ActorContext, ActorRef, Behavior, Clock, TimerHandle } from '../runtime/index.ts';
-import { tell } from '../runtime/index.ts';
+import { tell, tellNextIteration } from '../runtime/index.ts';
 import { resolveHostData } from './host-data.ts';
 import { invoke } from '../../ports/index.ts';
 import type { HostMsg, HostSnapshot, Transition } from './messages.ts';
@@ -128,8 +128,14 @@ function runEffect(s: HostActorState, effect: BmhEffect, ctx: ActorContext<HostM
         // The machine frees the slot whenever a gated call finishes (done or failed; a property
         // test holds it to that), so hand it back now rather than after this host's turn comes:
         // the next waiter starts while this host is still queued.
-        if (GATED_OPERATIONS.has(effect.args.op) && (result.kind === 'done' || result.kind === 'failed')) s.slot.release();
-        tell(ctx.self, { type: 'result', seq: effect.seq, result, jitter: deps.random() });
+        const answer: HostMsg = { type: 'result', seq: effect.seq, result, jitter: deps.random() };
+        if (GATED_OPERATIONS.has(effect.args.op) && (result.kind === 'done' || result.kind === 'failed')) {
+          s.slot.release();
+          // The next waiter's grant runs first; this answer is read an iteration later.
+          tellNextIteration(ctx.self, answer);
+        } else {
+          tell(ctx.self, answer);
+        }
       });
       return;
     }

@@ -38,11 +38,14 @@ export class ActorCell {
   restarts = 0;
   dropped = 0;
   busy = false;
+  /** A turn token is in nact's mailbox or running (receive.ts). */
+  scheduled = false;
   stopped = false;
   /** Set when stopped or draining: tell returns 'dead'. */
   refusing: boolean;
   lastError: string | null = null;
   lastErrorAt: number | null = null;
+  /** The mailbox, made on the first tell; nact holds only turn tokens. */
   queue: RingQueue<unknown> | null = null;
   children: Map<string, ActorCell> | null = null;
   asks: PendingAsk | null = null;

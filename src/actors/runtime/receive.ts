@@ -1,44 +1,144 @@
 import type { ActorCell } from './cell.ts';
 import { BehaviorError } from './errors.ts';
+import { send } from './nact-bridge.ts';
+import { RingQueue } from './ring-queue.ts';
 import { crashed } from './supervision.ts';
 
 /** Sent by spawn when init failed: the actor waits out its backoff before any message. */
 export const RESTART = Symbol('metalfleet.actor.restart');
-/** Stands in nact's mailbox for a message kept in the cell's own queue ('drop-oldest'). */
-export const QUEUED = Symbol('metalfleet.actor.queued');
+/** The one token an actor with queued messages has in nact's mailbox: "run a turn". */
+export const TURN = Symbol('metalfleet.actor.turn');
+
+/**
+ * Messages one turn may run before the actor goes to the back of the line. nact gives every
+ * message its own setImmediate, so an actor ran one message per event-loop iteration and a
+ * chain of hops (a result, the broker's release, the next host's grant) cost one iteration per
+ * message queued ahead of it. A turn runs what was queued when it began, as Akka's dispatcher
+ * "throughput" does; the bound keeps one busy actor from holding the loop. Messages that arrive
+ * during the turn (a self-tell, an answer that resolved at once) wait for the next one, so a
+ * causal chain still yields to timers and I/O at every hop.
+ */
+export const THROUGHPUT = 64;
+
+/**
+ * The longest one event-loop iteration runs turns before the rest wait for the next one, so
+ * timers and I/O (lease renewals, heartbeats, NATS traffic) come in between. Batched turns make
+ * thousands of actors ready in the same iteration (a fleet moving in step); without a slice they
+ * would all run before the loop looks at anything else.
+ */
+export const SLICE_MS = 100;
+
+// performance.now() when this iteration's first turn ran; -1 before. An immediate queued then
+// runs at the start of the next iteration's check phase, ahead of every turn queued meanwhile,
+// and closes the slice.
+let sliceStart = -1;
+const closeSlice = (): void => {
+  sliceStart = -1;
+};
+
+function sliceOver(): boolean {
+  const now = performance.now();
+  if (sliceStart < 0) {
+    sliceStart = now;
+    setImmediate(closeSlice);
+    return false;
+  }
+  return now - sliceStart >= SLICE_MS;
+}
+
+type Step = ActorCell | Promise<ActorCell>;
 
 /**
  * The one nact handler shared by every actor. nact's state is the cell itself, so no closure per
  * actor; the behavior's state lives in cell.state. Never throws: every failure goes to crashed().
  */
-export function runMessage(cell: ActorCell, raw: unknown): ActorCell | Promise<ActorCell> {
+export function runMessage(cell: ActorCell, raw: unknown): Step {
   if (cell.stopped) return cell;
   if (raw === RESTART) return cell.restart === null ? cell : cell.restart.promise;
-  const msg = cell.queue === null ? raw : cell.queue.shift();
-  cell.depth--;
-  cell.busy = true;
-  let next: unknown;
-  try {
-    next = cell.behavior.receive(cell.state, msg, cell as never);
-  } catch (error) {
-    return crashed(cell, error);
-  }
-  // Only native promises are awaited (receive returns S | Promise<S>); probing every state for a
-  // `then` would cost a property lookup per message.
-  return next instanceof Promise ? settleLater(cell, next) : settle(cell, next);
+  return sliceOver() ? park(cell) : startTurn(cell);
 }
 
-async function settleLater(cell: ActorCell, pending: Promise<unknown>): Promise<ActorCell> {
+function startTurn(cell: ActorCell): Step {
+  return runTurn(cell, Math.min(THROUGHPUT, cell.queue?.length ?? 0));
+}
+
+// Turns that came after the slice ran out. nact waits on each one's promise (so the actor runs
+// nothing else meanwhile); the next iteration starts them in order, before newer turns. Parking
+// costs one promise per actor, where sending each one round nact again would cost a trip per
+// actor per iteration until its turn came.
+const parked = new RingQueue<{ cell: ActorCell; resolve: (step: Step) => void }>();
+let resumeQueued = false;
+
+function park(cell: ActorCell): Promise<ActorCell> {
+  return new Promise((resolve) => {
+    parked.push({ cell, resolve });
+    if (!resumeQueued) {
+      resumeQueued = true;
+      setImmediate(resume);
+    }
+  });
+}
+
+function resume(): void {
+  resumeQueued = false;
+  while (parked.length > 0) {
+    if (sliceOver()) {
+      resumeQueued = true;
+      setImmediate(resume);
+      return;
+    }
+    const { cell, resolve } = parked.shift()!;
+    resolve(cell.stopped ? cell : startTurn(cell));
+  }
+}
+
+function runTurn(cell: ActorCell, budget: number): Step {
+  for (; budget > 0; budget--) {
+    const queue = cell.queue;
+    if (cell.stopped || queue === null || queue.length === 0 || sliceOver()) break;
+    const msg = queue.shift();
+    cell.depth--;
+    cell.busy = true;
+    let next: unknown;
+    try {
+      next = cell.behavior.receive(cell.state, msg, cell as never);
+    } catch (error) {
+      return endTurn(cell, crashed(cell, error));
+    }
+    // Only native promises are awaited (receive returns S | Promise<S>); probing every state for
+    // a `then` would cost a property lookup per message. nact waits on the turn meanwhile.
+    if (next instanceof Promise) return settleLater(cell, next, budget - 1);
+    const step = settle(cell, next);
+    if (step !== cell) return endTurn(cell, step);
+  }
+  return endTurn(cell, cell);
+}
+
+async function settleLater(cell: ActorCell, pending: Promise<unknown>, budget: number): Promise<ActorCell> {
   let next: unknown;
   try {
     next = await pending;
   } catch (error) {
-    return crashed(cell, error);
+    return endTurn(cell, crashed(cell, error));
   }
-  return settle(cell, next);
+  const step = settle(cell, next);
+  return step === cell ? runTurn(cell, budget) : endTurn(cell, step);
 }
 
-function settle(cell: ActorCell, next: unknown): ActorCell | Promise<ActorCell> {
+/**
+ * The turn is over: if messages are still queued, one more token goes behind whatever nact holds
+ * (a crash's restart wait included, which nact finishes first).
+ */
+function endTurn(cell: ActorCell, step: Step): Step {
+  cell.scheduled = false;
+  if (!cell.stopped && cell.queue !== null && cell.queue.length > 0 && cell.nactRef !== null) {
+    cell.scheduled = true;
+    send(cell.nactRef, TURN);
+  }
+  return step;
+}
+
+function settle(cell: ActorCell, next: unknown): Step {
   if (next === undefined) {
     return crashed(cell, new BehaviorError(cell.path, `${cell.kind} receive returned undefined; return the next state (a missing return?)`));
   }

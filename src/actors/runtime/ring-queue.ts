@@ -1,10 +1,9 @@
 /**
- * A growable FIFO ring buffer. Only actors with overflow 'drop-oldest' get one: nact's own
- * mailbox (a private denque) cannot drop its head, so those actors keep messages here and give
- * nact placeholders, one per queued message.
+ * A growable FIFO ring buffer: an actor's mailbox. nact's own (a private denque) can neither drop
+ * its head for 'drop-oldest' nor hand a turn several messages, so nact only holds turn tokens.
  */
 export class RingQueue<T> {
-  private items: (T | undefined)[] = new Array<T | undefined>(8);
+  private items: (T | undefined)[] = new Array<T | undefined>(4);
   private head = 0;
   private count = 0;
 

@@ -6,7 +6,6 @@ import { resolveMailbox, resolveSupervision } from './options.ts';
 import type { SpawnOptions } from './options.ts';
 import { RESTART, runMessage } from './receive.ts';
 import type { ActorRef, AnyActorRef } from './ref.ts';
-import { RingQueue } from './ring-queue.ts';
 import { reinit } from './supervision.ts';
 import { RuntimeSystem } from './system.ts';
 import type { ActorSystem } from './system.ts';
@@ -36,7 +35,6 @@ export function spawn<S, M>(
   const mailbox = resolveMailbox(opts.mailbox);
   const supervision = resolveSupervision(opts.supervision);
   const cell = new ActorCell(system, parentCell, name, path, behavior as unknown as AnyBehavior, mailbox, supervision, system.clock.now());
-  if (mailbox.overflow === 'drop-oldest') cell.queue = new RingQueue();
   // Every nact actor is top-level under a numeric name; the tree lives in our cells. Nesting in
   // nact would copy the parent's children Map on every message (its createContext does).
   const nactRef = spawnNact(system.nactRef, system.nextNactName(), runMessage, cell);

@@ -1,7 +1,8 @@
 import { ActorCell } from './cell.ts';
 import { send } from './nact-bridge.ts';
-import { QUEUED } from './receive.ts';
+import { TURN } from './receive.ts';
 import type { ActorRef, TellOutcome } from './ref.ts';
+import { RingQueue } from './ring-queue.ts';
 
 /** Fire and forget. Never throws: 'overflow' when the mailbox is full, 'dead' when stopped or draining. */
 export function tell<M>(ref: ActorRef<M>, msg: M): TellOutcome {
@@ -11,26 +12,35 @@ export function tell<M>(ref: ActorRef<M>, msg: M): TellOutcome {
 
 export function deliver(cell: ActorCell, msg: unknown): TellOutcome {
   if (cell.refusing) return 'dead';
-  if (cell.depth >= cell.mailbox.capacity) return overflow(cell, msg);
   const ref = cell.nactRef;
   if (ref === null) return 'dead';
+  if (cell.depth >= cell.mailbox.capacity) return overflow(cell, msg);
   cell.depth++;
   if (cell.depth > cell.highWater) cell.highWater = cell.depth;
-  if (cell.queue === null) {
-    send(ref, msg);
-  } else {
-    cell.queue.push(msg);
-    send(ref, QUEUED);
+  (cell.queue ??= new RingQueue()).push(msg);
+  // One turn token in nact at a time: the turn runs everything queued by then (receive.ts).
+  if (!cell.scheduled) {
+    cell.scheduled = true;
+    send(ref, TURN);
   }
   return 'delivered';
 }
 
-// Only the reject policy lands here with no queue: drop-oldest actors always have one.
 function overflow(cell: ActorCell, msg: unknown): TellOutcome {
   cell.dropped++;
-  if (cell.queue === null) return 'overflow';
-  // drop-oldest: the new message takes the oldest one's place (and its placeholder in nact).
+  if (cell.mailbox.overflow === 'reject' || cell.queue === null) return 'overflow';
+  // drop-oldest: the new message takes the oldest one's place.
   cell.queue.shift();
   cell.queue.push(msg);
   return 'delivered';
+}
+
+/**
+ * tell, on the next event-loop iteration. For a message that must not get ahead of what this
+ * iteration has just made urgent: a call's answer that freed a slot waits behind the grant of
+ * that slot to the next host, which then starts its call without queueing behind the answers
+ * of every call that finished in the same instant.
+ */
+export function tellNextIteration<M>(ref: ActorRef<M>, msg: M): void {
+  setImmediate(tell, ref, msg);
 }
