@@ -1,0 +1,11 @@
+// metalfleet as a library: run a node in your own process (the embedded default, or a shard of a
+// cluster) with the stores and provisioners it ships. Controllers that only read or write the
+// resources import `metalfleet/api` instead, which loads none of this.
+export * from './api/index.ts';
+export { startEmbeddedNode, startClusterNode, FleetStats } from './actors/node/index.ts';
+export type { EmbeddedNode, NodeConfig, NodeDeps, ClusterNode, ClusterNodeDeps, ClusterNodeOptions, HostSummary } from './actors/node/index.ts';
+export { createMemoryStore, createMemoryObjectStore } from './adapters/store/index.ts';
+export type { MemoryStore, MemoryStoreOptions, MemoryObjectStore } from './adapters/store/index.ts';
+export { createFixtureProvisioner } from './adapters/fixture/index.ts';
+export type { FixtureOptions, FixtureProvisioner } from './adapters/fixture/index.ts';
+export type { HostStore, HostEvent, ObjectStore, Provisioner, HostData, CapacityClaim, Logger } from './ports/index.ts';
