@@ -11,6 +11,8 @@ const Env = z.object({
   MAX_PROVISIONING_RETRIES: z.coerce.number().int().min(0).default(DEFAULT_MACHINE_CONFIG.maxProvisioningRetries),
   METALFLEET_SHARDS: z.coerce.number().int().min(1).max(65_536).default(256),
   METALFLEET_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).optional(),
+  // A folder of provisioner plugins to load at start (--plugin-dir).
+  METALFLEET_PLUGIN_DIR: z.string().min(1).optional(),
   // Ironic, with BMO's variable names where it has them.
   IRONIC_ENDPOINT: z.url().optional(),
   IRONIC_USERNAME: z.string().min(1).optional(),

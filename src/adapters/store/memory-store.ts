@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BareMetalHostSpec, type BareMetalHost, type BareMetalHostStatus } from '../../api/index.ts';
 import { formatFieldPath } from '../../api/field-error.ts';
+import type { ValidateOptions } from '../../api/bmh/validate.ts';
 import { readManifests } from '../../api/manifest.ts';
 import type { Secret } from '../../api/secret.ts';
 import { StoreError, type HostEvent, type HostIntent, type HostStore } from '../../ports/index.ts';
@@ -22,6 +23,8 @@ export interface MemoryStoreOptions {
    * cluster without the webhook installed, whose bad objects the controller must handle itself.
    */
   admission?: boolean;
+  /** BMC address schemes of loaded provisioner plugins, accepted by admission (their plugin checks them). */
+  pluginBmcSchemes?: readonly string[];
   /** Save status, finalizers and deletion stamps to this JSON file; call load() before use. */
   persistPath?: string;
   /** Quiet time before changes are written; later changes join the next write. Default 200 ms. */
@@ -127,7 +130,7 @@ class Memory implements MemoryStore {
 
   // Persistence.
   private readonly path: string | undefined;
-  private readonly admission: boolean;
+  private readonly admission: false | ValidateOptions;
   private readonly debounceMs: number;
   private readonly onPersistError: (error: StoreError) => void;
   // Saved hosts not applied yet.
@@ -144,7 +147,7 @@ class Memory implements MemoryStore {
     this.clock = options.clock ?? systemClock;
     this.events = new HostEvents(options.onListenerError ?? warnListenerError);
     this.path = options.persistPath;
-    this.admission = options.admission ?? true;
+    this.admission = options.admission === false ? false : { pluginBmcSchemes: new Set(options.pluginBmcSchemes ?? []) };
     const debounce = options.persistDebounceMs ?? 200;
     if (!Number.isFinite(debounce) || debounce < 0) throw new RangeError(`persistDebounceMs must be 0 or more milliseconds, got ${debounce}`);
     this.debounceMs = debounce;

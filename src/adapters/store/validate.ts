@@ -4,6 +4,7 @@ import { formatFieldPath } from '../../api/field-error.ts';
 import { kindOf, type ManifestDocument } from '../../api/manifest.ts';
 import { Secret } from '../../api/secret.ts';
 import { validateBareMetalHost } from '../../api/bmh/validate.ts';
+import type { ValidateOptions } from '../../api/bmh/validate.ts';
 
 /** One problem with one document; nothing of the document's values is quoted. */
 export interface ApplyIssue {
@@ -56,7 +57,7 @@ function issuesOf(error: z.ZodError, base: Omit<ApplyIssue, 'path' | 'message'>)
 /** Parses every document; either all are valid (hosts, secrets, skipped kinds) or the issues. */
 // Hosts get the same rules as the admission webhook and `metalfleet validate` (create rules, and
 // update rules against the stored version), so nothing the webhook would refuse gets stored.
-export function validateDocuments(docs: readonly SourceDocument[], stored: (key: string) => unknown = () => undefined, admission = true): { valid: ValidDocument[]; issues: ApplyIssue[] } {
+export function validateDocuments(docs: readonly SourceDocument[], stored: (key: string) => unknown = () => undefined, admission: false | ValidateOptions = {}): { valid: ValidDocument[]; issues: ApplyIssue[] } {
   const valid: ValidDocument[] = [];
   const issues: ApplyIssue[] = [];
   for (const source of docs) {
@@ -77,7 +78,7 @@ export function validateDocuments(docs: readonly SourceDocument[], stored: (key:
     switch (kindOf({ apiVersion, kind })) {
       case 'BareMetalHost': {
         const parsed = BareMetalHost.safeParse(object);
-        const ruleErrors = parsed.success && admission ? validateBareMetalHost(object, key ? stored(key) : undefined) : [];
+        const ruleErrors = parsed.success && admission !== false ? validateBareMetalHost(object, key ? stored(key) : undefined, admission) : [];
         if (!parsed.success) issues.push(...issuesOf(parsed.error, named));
         else if (ruleErrors.length > 0) issues.push(...ruleErrors.map((e) => ({ ...named, path: e.path, message: e.reason })));
         else valid.push({ type: 'host', source, key: `${parsed.data.metadata.namespace}/${parsed.data.metadata.name}`, host: parsed.data });

@@ -14,13 +14,23 @@ function inspectionDisabled(host: HostView): boolean {
   return host.spec.inspectionMode === 'disabled' || host.annotations[INSPECT_ANNOTATION] === INSPECT_DISABLED;
 }
 
+/** What admission accepts beyond BMO's own rules. */
+export interface RuleOptions {
+  /**
+   * BMC address schemes a loaded provisioner plugin declares (its `supports.bmcSchemes`): such an
+   * address is the plugin's to check when it registers the host, not an unknown BMC type.
+   */
+  readonly pluginBmcSchemes?: ReadonlySet<string>;
+}
+
 /** Rule 1: the BMC address parses, names a known type and a valid host. Returns the BMC for rules 5 and 10. */
-export function ruleBmcAddress(host: HostView): { errors: FieldError[]; bmc: BmcAccess | null } {
+export function ruleBmcAddress(host: HostView, opts: RuleOptions = {}): { errors: FieldError[]; bmc: BmcAccess | null } {
   const address = host.spec.bmc?.address ?? '';
   // An empty address is an unmanaged host, not an error.
   if (address === '') return { errors: [], bmc: null };
   const parsed = parseBmcAddress(address);
   if (parsed.ok) return { errors: [], bmc: parsed.bmc };
+  if (parsed.error.code === 'unknown-type' && parsed.error.scheme !== undefined && opts.pluginBmcSchemes?.has(parsed.error.scheme)) return { errors: [], bmc: null };
   const type = parsed.error.code === 'unknown-type' ? 'NotSupported' : 'Invalid';
   return { errors: [fieldError('spec.bmc.address', parsed.error.message, type)], bmc: null };
 }
@@ -244,8 +254,8 @@ export function ruleNetworkInterfaces(host: HostView): FieldError[] {
 }
 
 /** Rules 1-12, in BMO's order. */
-export function createRules(host: HostView): FieldError[] {
-  const { errors: bmcErrors, bmc } = ruleBmcAddress(host);
+export function createRules(host: HostView, opts: RuleOptions = {}): FieldError[] {
+  const { errors: bmcErrors, bmc } = ruleBmcAddress(host, opts);
   return [
     ...bmcErrors,
     ...ruleFirmware(host),

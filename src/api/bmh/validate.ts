@@ -2,6 +2,9 @@ import type { z } from 'zod';
 import { formatFieldPath, valueAt, type FieldError, type FieldErrorType } from '../field-error.ts';
 import { BareMetalHost } from './schema.ts';
 import { createRules, updateRules } from './validate-rules.ts';
+import type { RuleOptions } from './validate-rules.ts';
+
+export type { RuleOptions as ValidateOptions } from './validate-rules.ts';
 import { readHost } from './validate-view.ts';
 
 // Admission for a BareMetalHost: the structural schema first, then the baremetal-operator's
@@ -30,10 +33,10 @@ function structuralErrors(obj: unknown): { errors: FieldError[]; codes: Map<stri
  * Validates a BareMetalHost as BMO's webhook would on create, or on update when `old` (the stored
  * version) is given. Returns [] when the host is valid.
  */
-export function validateBareMetalHost(obj: unknown, old?: unknown): FieldError[] {
+export function validateBareMetalHost(obj: unknown, old?: unknown, opts: RuleOptions = {}): FieldError[] {
   const structural = structuralErrors(obj);
   const host = readHost(obj);
-  const rules = createRules(host);
+  const rules = createRules(host, opts);
   if (old !== undefined) rules.push(...updateRules(readHost(old), host));
   // Where a rule speaks about a value the schema's enum also rejected (checksumType,
   // inspectionMode), BMO's message is the one to show.

@@ -1,6 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { fixtureProvisioner, IRONIC_LABEL, ironicProvisioner } from '../backends.ts';
+import { IRONIC_LABEL } from '../backends.ts';
+import { fixtureBuiltin, ironicBuiltin, maasBuiltin } from '../builtin-provisioners.ts';
+import type { ProvisionerFlags } from '../provisioners.ts';
+import { addProvisionerFlags, selectProvisioner } from '../provisioners.ts';
 import { createMemoryStore } from '../../adapters/store/index.ts';
 import { formatApplyIssue } from '../../adapters/store/validate.ts';
 import { CliError } from '../cli-error.ts';
@@ -11,7 +14,7 @@ import { maasSetup } from '../maas.ts';
 import { runDemo } from '../demo/run.ts';
 import { createLogger } from '../logger.ts';
 
-interface DemoFlags {
+interface DemoFlags extends ProvisionerFlags {
   hosts: number;
   file?: string[];
   json?: boolean;
@@ -33,7 +36,7 @@ interface DemoFlags {
 }
 
 export function register(program: Command): void {
-  program
+  const demo = program
     .command('demo')
     .description('run the embedded default: memory store, fixture backend, no NATS or Kubernetes')
     .option('--hosts <n>', 'generate this many hosts (includes the demo-* scenario hosts)', intFlag('--hosts', 1), 100)
@@ -54,17 +57,38 @@ export function register(program: Command): void {
     .option('--maas-workers <n>', 'worker MaasMachines of the demo cluster', intFlag('--maas-workers', 0), 4)
     .option('--json', 'print a JSON summary at the end')
     .option('--no-progress', 'no progress output')
-    .option('--log-level <level>', 'log level on stderr', undefined)
-    .addHelpText('after', '\nExamples:\n  metalfleet demo\n  metalfleet demo --hosts 10000 --latency 0 --limit 0 --json\n  metalfleet demo -f hosts.yaml --persist status.json\n  metalfleet demo --ironic http://127.0.0.1:6385 --ironic-driver fake-hardware --hosts 20\n')
+    .option('--log-level <level>', 'log level on stderr', undefined);
+  addProvisionerFlags(demo)
+    .addHelpText('after', '\nExamples:\n  metalfleet demo\n  metalfleet demo --hosts 10000 --latency 0 --limit 0 --json\n  metalfleet demo -f hosts.yaml --persist status.json\n  metalfleet demo --ironic http://127.0.0.1:6385 --ironic-driver fake-hardware --hosts 20\n  metalfleet demo -f lab-hosts.yaml --plugin ./examples/provisioner-plugin --provisioner lab\n')
     .action(async (flags: DemoFlags) => {
       const env = readEnv();
       const mode = flags.progress === false || flags.json ? 'quiet' : process.stdout.isTTY ? 'tty' : 'lines';
       // On a terminal the panel shows recent problems; log lines would tear it apart.
       const log = createLogger(flags.logLevel ?? env.METALFLEET_LOG_LEVEL ?? (mode === 'tty' ? 'silent' : 'warn'), { node: 'demo' });
-      const store = createMemoryStore(flags.persist ? { persistPath: flags.persist } : {});
+      const ironicUrls = flags.ironic ?? [];
+      const maasWanted = flags.maas !== false && !flags.file && flags.maasControlPlane + flags.maasWorkers > 0;
+      // Set by the maas built-in's factory, which the registry runs below when MAAS is wanted.
+      const setup: { maas: Awaited<ReturnType<typeof maasSetup>> | null } = { maas: null };
+      const { provisioner, registry } = await selectProvisioner({
+        flags,
+        builtins: [
+          fixtureBuiltin(flags.latency),
+          ironicBuiltin({ urls: ironicUrls, driver: flags.ironicDriver ?? env.IRONIC_DRIVER_OVERRIDE, pollMs: flags.ironicPollMs ?? 1000, imageCheck: flags.imageCheck ?? false }, env),
+          maasBuiltin(async () => {
+            const maas = await maasSetup({ ...(typeof flags.maas === 'string' ? { url: flags.maas } : env.MAAS_ENDPOINT ? { url: env.MAAS_ENDPOINT } : {}), ...(flags.maasKey ?? env.MAAS_API_KEY ? { key: flags.maasKey ?? env.MAAS_API_KEY } : {}) });
+            setup.maas = maas;
+            return maas.driver;
+          }),
+        ],
+        defaultName: ironicUrls.length > 0 ? 'ironic' : 'fixture',
+        ...(env.METALFLEET_PLUGIN_DIR ? { pluginDir: env.METALFLEET_PLUGIN_DIR } : {}),
+        cwd: process.cwd(),
+        log,
+        warn: (line) => process.stderr.write(`${line}\n`),
+      });
+      const store = createMemoryStore({ ...(flags.persist ? { persistPath: flags.persist } : {}), pluginBmcSchemes: registry.bmcSchemes() });
       if (flags.persist) await store.load();
       const inputs = flags.file ? await readAll(flags.file) : [];
-      const ironicUrls = flags.ironic ?? [];
       // The demo-* failure scenarios are the fixture's; a real Ironic would simply succeed.
       const generated = generateFleet(flags.hosts, { scenarios: ironicUrls.length === 0, routeLabel: ironicUrls.length > 1 ? { key: IRONIC_LABEL, values: ironicUrls } : undefined });
       const results = flags.file ? inputs.map(([text, file]) => store.applyManifests(text, file)) : [store.apply(generated, '(generated)')];
@@ -72,11 +96,8 @@ export function register(program: Command): void {
       if (issues.length > 0) throw new CliError(`invalid input, the demo did not start:\n${issues.map(formatApplyIssue).join('\n')}`, 1);
       for (const w of results.flatMap((r) => r.warnings)) process.stderr.write(`warning: ${w}\n`);
       const limit = flags.limit ?? env.PROVISIONING_LIMIT;
-      const provisioner = ironicUrls.length > 0
-        ? await ironicProvisioner({ urls: ironicUrls, driver: flags.ironicDriver ?? env.IRONIC_DRIVER_OVERRIDE, pollMs: flags.ironicPollMs ?? 1000, imageCheck: flags.imageCheck ?? false }, env)
-        : fixtureProvisioner(flags.latency);
-      const maasWanted = flags.maas !== false && !flags.file && flags.maasControlPlane + flags.maasWorkers > 0;
-      const maas = maasWanted ? await maasSetup({ ...(typeof flags.maas === 'string' ? { url: flags.maas } : env.MAAS_ENDPOINT ? { url: env.MAAS_ENDPOINT } : {}), ...(flags.maasKey ?? env.MAAS_API_KEY ? { key: flags.maasKey ?? env.MAAS_API_KEY } : {}) }) : null;
+      if (maasWanted) await registry.createMaasDriver('maas', { options: {}, log });
+      const maas = setup.maas;
       if (maas) {
         const applied = maas.store.apply(generateMaasCluster({ controlPlane: flags.maasControlPlane, workers: flags.maasWorkers }));
         if (!applied.ok) throw new CliError(`demo MAAS objects invalid: ${applied.issues.map((i) => `${i.kind}/${i.key}: ${i.path}: ${i.message}`).join('; ')}`);
@@ -84,7 +105,7 @@ export function register(program: Command): void {
       const summary = await runDemo({
         ...(maas ? { maas: { store: maas.store, driver: maas.driver, config: { skipSwap: flags.maasSkipSwap ?? env.MAAS_SKIP_SWAP, ...(maas.simulated ? { deployingPollMs: 200, steadyPollMs: 2_000, powerOnRequeueMs: 1_000 } : {}) } } } : {}),
         store, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000, demoScenarios: ironicUrls.length === 0,
-        node: nodeConfig({ name: 'demo', env, defaultLimit: limit === 0 ? Number.POSITIVE_INFINITY : limit }),
+        node: nodeConfig({ name: 'demo', env, defaultLimit: limit === 0 ? Number.POSITIVE_INFINITY : limit, machine: { pluginBmcSchemes: registry.bmcSchemes() } }),
       });
       await store.close();
       await maas?.stop();

@@ -94,7 +94,8 @@ function register(t: Turn): boolean {
     return false;
   }
   const parsed = parseBmcAddress(bmc.address);
-  if (!parsed.ok) {
+  const plugin = !parsed.ok && parsed.error.code === 'unknown-type' && parsed.error.scheme !== undefined && (t.s.config.pluginBmcSchemes?.includes(parsed.error.scheme) ?? false);
+  if (!parsed.ok && !plugin) {
     const message = `spec.bmc.address: ${parsed.error.message}`;
     if (t.status.errorMessage !== message) t.recordError('registration error', message, 0, null);
     return false;

@@ -52,6 +52,9 @@ export interface MachineConfig {
   transientMaxMs: number;
   // Missing credentials Secret: look again after this long (BMO: 10 s).
   missingCredentialsRetryMs: number;
+  // BMC address schemes of loaded provisioner plugins: the plugin checks such an address when it
+  // registers the host, so the machine does not refuse it as an unknown BMC type.
+  pluginBmcSchemes?: readonly string[];
 }
 
 export const DEFAULT_MACHINE_CONFIG: MachineConfig = {

@@ -1,0 +1,123 @@
+import type { Command } from 'commander';
+import { createRoutedProvisioner } from '../adapters/routed/index.ts';
+import type { PluginError, ProvisionerPlugin } from '../plugin/index.ts';
+import { ProvisionerRegistry, loadPlugin, loadPluginFolder } from '../plugin/index.ts';
+import type { Logger, Provisioner } from '../ports/index.ts';
+import { CliError } from './cli-error.ts';
+
+/** The label a BareMetalHost names its backend with, when a node serves several. */
+export const PROVISIONER_LABEL = 'metalfleet.io/provisioner';
+
+export interface ProvisionerFlags {
+  readonly provisioner?: string;
+  readonly plugin?: readonly string[];
+  readonly pluginDir?: string;
+  readonly provisionerOption?: readonly string[];
+}
+
+const repeat = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+export function addProvisionerFlags(cmd: Command): Command {
+  return cmd
+    .option('--provisioner <name>', `backend for BareMetalHosts without a ${PROVISIONER_LABEL} label: a built-in one or a loaded plugin's name`)
+    .option('--plugin <ref>', 'load a provisioner plugin by package name or path (repeatable); a bad one stops the start', repeat)
+    .option('--plugin-dir <dir>', 'load every plugin in this folder (default METALFLEET_PLUGIN_DIR); a bad one is reported and skipped')
+    .option('--provisioner-option <name.key=value>', 'an option for one provisioner, e.g. lab.provisionMs=50 (repeatable)', repeat);
+}
+
+export interface SelectedProvisioner {
+  readonly provisioner: Provisioner;
+  readonly registry: ProvisionerRegistry;
+  /** The BareMetalHost backends serving hosts: the default first. */
+  readonly active: readonly string[];
+  /** Plugins from the folder that were not loaded, each with its reason. */
+  readonly refused: readonly PluginError[];
+}
+
+/**
+ * Registers the built-in backends and the plugins the flags name through one registry (the same
+ * checks for both), then creates the default backend and every loaded plugin's. A plugin asked
+ * for by name or --plugin must work or the start fails; one found in the plugin folder that does
+ * not is reported and skipped, and the node serves the others.
+ */
+export async function selectProvisioner(o: {
+  readonly flags: ProvisionerFlags;
+  readonly builtins: readonly ProvisionerPlugin[];
+  readonly defaultName: string;
+  readonly pluginDir?: string;
+  readonly cwd: string;
+  readonly log: Logger;
+  readonly warn: (line: string) => void;
+}): Promise<SelectedProvisioner> {
+  const registry = new ProvisionerRegistry();
+  for (const builtin of o.builtins) registry.register(builtin, 'built-in');
+  const external: string[] = [];
+  for (const ref of o.flags.plugin ?? []) {
+    try {
+      external.push(registry.register(await loadPlugin(ref, o.cwd), ref).name);
+    } catch (err) {
+      throw new CliError(`--plugin ${errorText(err)}`, 2);
+    }
+  }
+  const refused: PluginError[] = [];
+  const dir = o.flags.pluginDir ?? o.pluginDir;
+  if (dir !== undefined) {
+    let loaded;
+    try {
+      loaded = await loadPluginFolder(dir);
+    } catch (err) {
+      throw new CliError(`--plugin-dir ${errorText(err)}`, 2);
+    }
+    refused.push(...loaded.refused);
+    for (const { plugin, source } of loaded.plugins) {
+      try {
+        external.push(registry.register(plugin, source).name);
+      } catch (err) {
+        refused.push(err as PluginError);
+      }
+    }
+  }
+  const options = parseOptions(o.flags.provisionerOption ?? []);
+  const defaultName = o.flags.provisioner ?? o.defaultName;
+  const routes = new Map<string, Provisioner>();
+  try {
+    routes.set(defaultName, await registry.createProvisioner(defaultName, { options: options.get(defaultName) ?? {}, log: o.log.child({ provisioner: defaultName }) }));
+  } catch (err) {
+    throw new CliError(`--provisioner ${errorText(err)}`, 2);
+  }
+  for (const name of external) {
+    if (routes.has(name) || !registry.names('BareMetalHost').includes(name)) continue;
+    try {
+      routes.set(name, await registry.createProvisioner(name, { options: options.get(name) ?? {}, log: o.log.child({ provisioner: name }) }));
+    } catch (err) {
+      refused.push(err as PluginError);
+    }
+  }
+  for (const name of options.keys()) {
+    if (!registry.has(name)) throw new CliError(`--provisioner-option ${name}.…: no provisioner "${name}" is loaded (known: ${registry.names().join(', ')})`, 2);
+  }
+  for (const r of refused) o.warn(`warning: ${r.message}; skipped`);
+  const only = routes.size === 1 ? routes.get(defaultName) : undefined;
+  return {
+    provisioner: only ?? createRoutedProvisioner({ routes, label: PROVISIONER_LABEL, fallback: defaultName }),
+    registry,
+    active: [...routes.keys()],
+    refused,
+  };
+}
+
+// name.key=value, grouped by provisioner name.
+function parseOptions(values: readonly string[]): Map<string, Record<string, string>> {
+  const out = new Map<string, Record<string, string>>();
+  for (const value of values) {
+    const match = /^([a-z0-9-]+)\.([A-Za-z0-9_.-]+)=(.*)$/s.exec(value);
+    if (!match) throw new CliError(`--provisioner-option "${value}": expected NAME.KEY=VALUE, e.g. lab.provisionMs=50`, 2);
+    const [, name, key, v] = match as unknown as [string, string, string, string];
+    out.set(name, { ...out.get(name), [key]: v });
+  }
+  return out;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import type { ProvisionerPlugin } from './contract.ts';
+import { PROVISIONER_CONTRACT_VERSION } from './contract.ts';
+import { PluginError } from './plugin-error.ts';
+
+const NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+// The shape a module's plugin export must have. Checked with zod rather than trusted: a plugin
+// is code written against an older or newer contract, or not a plugin at all.
+const PluginShape = z.object({
+  name: z.string().regex(NAME, 'must be lower-case letters, digits and dashes, at most 63'),
+  contractVersion: z.number().int(),
+  resource: z.enum(['BareMetalHost', 'MaasMachine']),
+  description: z.string().optional(),
+  supports: z.object({
+    operations: z.array(z.string()).min(1, 'must list at least one operation'),
+    bmcSchemes: z.array(z.string()).optional(),
+  }),
+  create: z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', 'must be a function (the factory)'),
+});
+
+/** The plugin a module exports: its default export, or a named `provisionerPlugin`. */
+export function pluginExportOf(mod: Record<string, unknown>): unknown {
+  return mod['default'] ?? mod['provisionerPlugin'];
+}
+
+/** Checks a candidate against the contract; PluginError naming `source` and the first problem. */
+export function checkPlugin(candidate: unknown, source: string): ProvisionerPlugin {
+  if (candidate === undefined || candidate === null) {
+    throw new PluginError(source, 'exports no plugin: expected a default export (or `provisionerPlugin`) made with defineProvisionerPlugin({ name, contractVersion, resource, supports, create })');
+  }
+  const parsed = PluginShape.safeParse(candidate);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join('.') || 'export';
+    throw new PluginError(source, `${field}: ${issue?.message ?? 'invalid'}`);
+  }
+  if (parsed.data.contractVersion !== PROVISIONER_CONTRACT_VERSION) {
+    throw new PluginError(source, `implements contract version ${parsed.data.contractVersion}; this metalfleet implements version ${PROVISIONER_CONTRACT_VERSION} (use a plugin release built for it)`);
+  }
+  return candidate as ProvisionerPlugin;
+}

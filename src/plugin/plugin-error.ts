@@ -1,0 +1,12 @@
+/**
+ * A plugin refused: at load time (missing, wrong shape, wrong contract version) or when its
+ * factory failed. Never retryable: the plugin or its configuration must change. The message
+ * names the plugin as the user gave it and what is wrong.
+ */
+export class PluginError extends Error {
+  readonly retryable = false;
+  constructor(readonly plugin: string, readonly reason: string, options?: ErrorOptions) {
+    super(`provisioner plugin ${plugin}: ${reason}`, options);
+    this.name = 'PluginError';
+  }
+}

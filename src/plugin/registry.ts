@@ -1,0 +1,90 @@
+import type { MaasDriver, Provisioner } from '../ports/index.ts';
+import { checkPlugin } from './check-plugin.ts';
+import type { BareMetalHostPlugin, MaasMachinePlugin, PluginContext, ProvisionerPlugin } from './contract.ts';
+import { MAAS_DRIVER_METHODS, PROVISIONER_METHODS } from './contract.ts';
+import { PluginError } from './plugin-error.ts';
+
+interface Entry {
+  readonly plugin: ProvisionerPlugin;
+  readonly source: string;
+}
+
+/**
+ * The provisioners a node can use, by name: the built-in ones and the plugins it loaded, all
+ * registered and checked the same way. Creating one runs its factory and checks the result's
+ * methods, so a plugin that would fail does so at start-up, naming itself, not at the first host.
+ */
+export class ProvisionerRegistry {
+  private readonly entries = new Map<string, Entry>();
+
+  register(candidate: unknown, source: string): ProvisionerPlugin {
+    const plugin = checkPlugin(candidate, source);
+    const taken = this.entries.get(plugin.name);
+    if (taken) throw new PluginError(source, `name "${plugin.name}" is already registered by ${taken.source}`);
+    this.entries.set(plugin.name, { plugin, source });
+    return plugin;
+  }
+
+  has(name: string): boolean {
+    return this.entries.has(name);
+  }
+
+  names(resource?: ProvisionerPlugin['resource']): string[] {
+    return [...this.entries.values()].filter((e) => resource === undefined || e.plugin.resource === resource).map((e) => e.plugin.name);
+  }
+
+  /** BMC address schemes the BareMetalHost plugins declare, for admission to accept. */
+  bmcSchemes(): string[] {
+    const out = new Set<string>();
+    for (const { plugin } of this.entries.values()) if (plugin.resource === 'BareMetalHost') for (const s of plugin.supports.bmcSchemes ?? []) out.add(s);
+    return [...out];
+  }
+
+  describe(): Array<{ name: string; resource: string; source: string; operations: readonly string[]; description?: string }> {
+    return [...this.entries.values()].map(({ plugin, source }) => ({
+      name: plugin.name, resource: plugin.resource, source, operations: plugin.supports.operations,
+      ...(plugin.description ? { description: plugin.description } : {}),
+    }));
+  }
+
+  async createProvisioner(name: string, ctx: PluginContext): Promise<Provisioner> {
+    const plugin = this.require(name, 'BareMetalHost') as BareMetalHostPlugin;
+    const made = await this.run(plugin, ctx);
+    return checkMethods<Provisioner>(made, PROVISIONER_METHODS, this.label(plugin), 'Provisioner');
+  }
+
+  async createMaasDriver(name: string, ctx: PluginContext): Promise<MaasDriver> {
+    const plugin = this.require(name, 'MaasMachine') as MaasMachinePlugin;
+    const made = await this.run(plugin, ctx);
+    return checkMethods<MaasDriver>(made, MAAS_DRIVER_METHODS, this.label(plugin), 'MaasDriver');
+  }
+
+  private require(name: string, resource: ProvisionerPlugin['resource']): ProvisionerPlugin {
+    const entry = this.entries.get(name);
+    const known = this.names(resource);
+    if (!entry) throw new PluginError(name, `no such provisioner (known for ${resource}: ${known.join(', ') || 'none'})`);
+    if (entry.plugin.resource !== resource) throw new PluginError(name, `drives ${entry.plugin.resource}, not ${resource} (known for ${resource}: ${known.join(', ') || 'none'})`);
+    return entry.plugin;
+  }
+
+  private async run(plugin: ProvisionerPlugin, ctx: PluginContext): Promise<unknown> {
+    try {
+      return await plugin.create(ctx);
+    } catch (err) {
+      throw new PluginError(this.label(plugin), `create() failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+
+  // "lab (/plugins/lab.mjs)": the name the user configures, and where it came from.
+  private label(plugin: ProvisionerPlugin): string {
+    const source = this.entries.get(plugin.name)?.source;
+    return source === undefined || source === 'built-in' ? plugin.name : `${plugin.name} (${source})`;
+  }
+}
+
+function checkMethods<T>(made: unknown, methods: readonly string[], plugin: string, what: string): T {
+  if (typeof made !== 'object' || made === null) throw new PluginError(plugin, `create() returned ${made === null ? 'null' : typeof made}, not a ${what}`);
+  const missing = methods.filter((m) => typeof (made as Record<string, unknown>)[m] !== 'function');
+  if (missing.length > 0) throw new PluginError(plugin, `create() returned a ${what} without ${missing.join(', ')}`);
+  return made as T;
+}

@@ -1,0 +1,63 @@
+// Hosts driven through a plugin: the example loaded by path and by package name runs a host to
+// provisioned on an embedded node, beside the built-in fixture, each host on the backend its
+// label names.
+import test from 'ava';
+import { fileURLToPath } from 'node:url';
+import { startEmbeddedNode } from '../../src/actors/node/index.ts';
+import { createMemoryStore } from '../../src/adapters/store/index.ts';
+import { PROVISIONER_LABEL, selectProvisioner } from '../../src/cli/provisioners.ts';
+import { fixtureBuiltin } from '../../src/cli/builtin-provisioners.ts';
+import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
+import { silentLogger } from '../../src/ports/index.ts';
+import { waitFor } from '../support/wait.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+function host(name: string, address: string, labels: Record<string, string> = {}): unknown {
+  return {
+    apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name, namespace: 'lab', labels },
+    spec: {
+      online: true, bmc: { address, credentialsName: 'bmc' }, bootMACAddress: `52:54:00:00:00:0${name.length % 10}`,
+      image: { url: 'http://images/os.qcow2', checksum: 'abc', checksumType: 'sha256' }, inspectionMode: 'disabled',
+    },
+  };
+}
+
+for (const [how, ref] of [['path', './examples/provisioner-plugin'], ['package name', 'metalfleet-provisioner-lab']] as const) {
+  test(`plugin - the example plugin loaded by ${how} provisions its hosts beside the fixture's`, async (t) => {
+    const warnings: string[] = [];
+    const selected = await selectProvisioner({
+      flags: { plugin: [ref], provisionerOption: ['lab.provisionMs=5'] }, builtins: [fixtureBuiltin(0)], defaultName: 'fixture',
+      cwd: ROOT, log: silentLogger, warn: (line) => warnings.push(line),
+    });
+    t.deepEqual(selected.active, ['fixture', 'lab']);
+    t.deepEqual(warnings, []);
+    const schemes = selected.registry.bmcSchemes();
+    const store = createMemoryStore({ pluginBmcSchemes: schemes });
+    const applied = store.apply([
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bmc', namespace: 'lab' }, stringData: { username: 'u', password: 'p' } },
+      host('rack-a', 'lab://pdu-3/7', { [PROVISIONER_LABEL]: 'lab' }),
+      host('plain', 'ipmi://10.1.1.1'),
+    ], 'test');
+    t.true(applied.ok, JSON.stringify(applied.issues));
+    const node = await startEmbeddedNode({
+      name: 'plugin-test', shardCount: 4, machine: { ...DEFAULT_MACHINE_CONFIG, pluginBmcSchemes: schemes },
+      capacity: { limits: {}, defaultLimit: 5, ttlMs: 30_000 },
+      supervision: { maxRestarts: 5, windowMs: 60_000, backoff: { initialMs: 10, maxMs: 100 } }, askTimeoutMs: 5_000,
+    }, { store, provisioner: selected.provisioner, log: silentLogger });
+    t.teardown(() => node.stop(5_000));
+    await waitFor(() => node.stats.count('provisioned') === 2, 20_000, 'both hosts provisioned');
+    const rack = await store.get('lab/rack-a');
+    t.is(rack?.status?.provisioning.ID, 'lab-pdu-3-7', 'registered by the lab plugin');
+    t.is(rack?.status?.poweredOn, true);
+    t.not((await store.get('lab/plain'))?.status?.provisioning.ID, '', 'the unlabelled host went to the fixture');
+    t.false((await store.get('lab/plain'))?.status?.provisioning.ID.startsWith('lab-'));
+  });
+}
+
+test('plugin - without the plugin loaded, a lab:// address is refused at admission as BMO would', (t) => {
+  const store = createMemoryStore();
+  const applied = store.apply([host('rack-a', 'lab://pdu-3/7')], 'test');
+  t.false(applied.ok);
+  t.regex(applied.issues[0]?.message ?? '', /Unknown BMC type 'lab'/);
+});
