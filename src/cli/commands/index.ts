@@ -15,8 +15,9 @@ import { register as registerInspect } from './inspect.ts';
 import { register as registerNodes } from './nodes.ts';
 import { register as registerShards } from './shards.ts';
 import { register as registerTop } from './top.ts';
+import { register as registerWebhook } from './webhook.ts';
 
 export type RegisterCommand = (program: Command) => void;
 
 // Add a command by importing its module's register function here.
-export const commands: readonly RegisterCommand[] = [registerDemo, registerValidate, registerBmc, registerSim, registerFixtureServer, registerApply, registerDelete, registerNode, registerHost, registerHosts, registerActors, registerShards, registerCapacity, registerInspect, registerNodes, registerTop];
+export const commands: readonly RegisterCommand[] = [registerDemo, registerValidate, registerBmc, registerSim, registerFixtureServer, registerApply, registerDelete, registerNode, registerHost, registerHosts, registerActors, registerShards, registerCapacity, registerInspect, registerNodes, registerTop, registerWebhook];
