@@ -20,11 +20,19 @@ export type Secret = z.infer<typeof Secret>;
  * server merges it on write. Undefined when the key is absent.
  */
 export function secretValue(secret: Pick<Secret, 'data' | 'stringData'>, key: string): string | undefined {
+  return secretContent(secret, key)?.trim();
+}
+
+/**
+ * A Secret's value exactly as stored: user, network and meta data go to the host verbatim (a
+ * cloud-config's final newline is part of it), where credentials are trimmed as BMO trims them.
+ */
+export function secretContent(secret: Pick<Secret, 'data' | 'stringData'>, key: string): string | undefined {
   const plain = secret.stringData?.[key];
-  if (plain !== undefined) return plain.trim();
+  if (plain !== undefined) return plain;
   const encoded = secret.data?.[key];
   if (encoded === undefined) return undefined;
-  return Buffer.from(encoded, 'base64').toString('utf8').trim();
+  return Buffer.from(encoded, 'base64').toString('utf8');
 }
 
 export type BmcCredentialsResult = { ok: true; credentials: BmcCredentials } | { ok: false; reason: string };

@@ -1,5 +1,5 @@
 import type { BareMetalHost } from '../../api/index.ts';
-import { secretValue } from '../../api/secret.ts';
+import { secretContent, secretValue } from '../../api/secret.ts';
 import type { CallArgs, OpResult } from '../../machines/bmh/index.ts';
 import type { HostData, HostStore } from '../../ports/index.ts';
 import { hostKey } from '../../ports/index.ts';
@@ -37,7 +37,7 @@ export async function resolveHostData(host: BareMetalHost, args: CallArgs, store
       if (!ref) continue;
       const secret = await store.getSecret(ref.namespace ?? ns, ref.name);
       if (!secret) return failed(`spec.${field}: Secret ${ref.namespace ?? ns}/${ref.name} not found`, missingRetryMs);
-      const value = secretValue(secret, field) ?? secretValue(secret, 'value') ?? firstValue(secret);
+      const value = secretContent(secret, field) ?? secretContent(secret, 'value') ?? firstValue(secret);
       if (value !== undefined) extra[field] = value;
     }
     data = { ...data, ...extra };
@@ -51,5 +51,5 @@ function failed(message: string, retryAfterMs: number | null): Resolved {
 
 function firstValue(secret: Parameters<typeof secretValue>[0]): string | undefined {
   const keys = Object.keys({ ...(secret.data ?? {}), ...(secret.stringData ?? {}) });
-  return keys.length === 1 && keys[0] !== undefined ? secretValue(secret, keys[0]) : undefined;
+  return keys.length === 1 && keys[0] !== undefined ? secretContent(secret, keys[0]) : undefined;
 }
