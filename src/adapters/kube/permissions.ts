@@ -1,0 +1,36 @@
+// Every Kubernetes API call the adapter makes, as the RBAC permission it needs: one entry per
+// resource. deploy/rbac/cluster-role.yaml is generated from this list (`npm run gen:crds`) and
+// test/deploy checks the two agree, so a new call means a new verb here, then regenerate.
+
+export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+export interface KubePermission {
+  /** "" for the core group. */
+  readonly apiGroup: string;
+  /** A resource or `resource/subresource`. */
+  readonly resource: string;
+  readonly verbs: readonly KubeVerb[];
+}
+
+const READ = ['get', 'list', 'watch'] as const;
+/** Informers read, finalizers are added and removed on the main resource. */
+const READ_WRITE = [...READ, 'patch', 'update'] as const;
+/** Status is written through the status subresource only. */
+const STATUS = ['get', 'patch', 'update'] as const;
+
+export const ADAPTER_PERMISSIONS: readonly KubePermission[] = [
+  { apiGroup: 'metal3.io', resource: 'baremetalhosts', verbs: READ_WRITE },
+  { apiGroup: 'metal3.io', resource: 'baremetalhosts/status', verbs: STATUS },
+  { apiGroup: 'infrastructure.cluster.x-k8s.io', resource: 'maasmachines', verbs: READ_WRITE },
+  { apiGroup: 'infrastructure.cluster.x-k8s.io', resource: 'maasmachines/status', verbs: STATUS },
+  { apiGroup: 'infrastructure.cluster.x-k8s.io', resource: 'maasclusters', verbs: READ_WRITE },
+  { apiGroup: 'infrastructure.cluster.x-k8s.io', resource: 'maasclusters/status', verbs: STATUS },
+  // The Machine and Cluster a MaasMachine or MaasCluster belongs to (reference/capmaas.md §2.2-2.3).
+  { apiGroup: 'cluster.x-k8s.io', resource: 'machines', verbs: READ },
+  { apiGroup: 'cluster.x-k8s.io', resource: 'clusters', verbs: READ },
+  // BMC credentials, user data and network data; only read.
+  { apiGroup: '', resource: 'secrets', verbs: READ },
+  { apiGroup: '', resource: 'events', verbs: ['create', 'patch'] },
+  // `metalfleet delete` and host commands against Kubernetes: HostStore.requestDelete is a DELETE.
+  { apiGroup: 'metal3.io', resource: 'baremetalhosts', verbs: ['delete'] },
+];

@@ -1,0 +1,11 @@
+// CRDs and RBAC rules generated from metalfleet's own definitions (`npm run gen:crds` writes them
+// to deploy/). Loads zod and src/api only.
+export { customResourceDefinition, customResourceDefinitions } from './crd.ts';
+export type { CustomResourceDefinition, CustomResourceDefinitionVersion } from './crd.ts';
+export { CUSTOM_RESOURCES, CAPI_CONTRACT_LABELS, PART_OF_LABEL } from './resources.ts';
+export type { CustomResource, PrinterColumn } from './resources.ts';
+export { CrdSchemaError, structuralSchema } from './structural.ts';
+export { JSON_SCHEMA_TYPES } from './json-schema-props.ts';
+export type { JsonSchemaProps, JsonSchemaType } from './json-schema-props.ts';
+export { clusterRole, policyRules } from './rbac.ts';
+export type { ClusterRole, PolicyRule, ResourcePermission } from './rbac.ts';
