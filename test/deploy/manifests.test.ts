@@ -17,7 +17,9 @@ import { isObject } from './openapi.ts';
 const NAMESPACE = 'metalfleet-system';
 const IMAGE = 'ghcr.io/metalfleet/metalfleet:0.1.0';
 // Kinds whose objects have no namespace; every other kind used here is namespaced.
-const CLUSTER_SCOPED = new Set(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'ValidatingWebhookConfiguration']);
+const CLUSTER_SCOPED = new Set(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']);
+// Each webhook configuration and the endpoint it must call.
+const WEBHOOK_CONFIGURATIONS = [['ValidatingWebhookConfiguration', '/validate'], ['MutatingWebhookConfiguration', '/mutate']] as const;
 const NAMESPACED = new Set(['ServiceAccount', 'Secret', 'ConfigMap', 'Service', 'StatefulSet', 'Deployment', 'PodDisruptionBudget', 'NetworkPolicy', 'Issuer', 'Certificate']);
 
 type Json = Record<string, unknown>;
@@ -238,41 +240,45 @@ test('deploy - the webhook Deployment: 2 replicas serving the cert-manager certi
   t.is(containerPort(c, (c.readinessProbe?.httpGet as Json | undefined)?.port), 9443);
 });
 
-test('deploy - the webhook configuration reaches the webhook Service, and through it the Deployment\'s port', async (t) => {
-  const vwc = await find('ValidatingWebhookConfiguration', 'metalfleet');
-  t.is(vwc.metadata?.annotations?.['cert-manager.io/inject-ca-from'], `${NAMESPACE}/metalfleet-webhook`);
-  await find('Certificate', 'metalfleet-webhook');
-  const webhooks = vwc.webhooks as { name: string; clientConfig: { service: { name: string; namespace: string; path: string; port?: number } } }[];
-  t.true(webhooks.length > 0);
-  const dep = spec<Workload>(await find('Deployment', 'metalfleet-webhook'));
-  const [c] = dep.template.spec.containers;
-  for (const webhook of webhooks) {
-    const ref = webhook.clientConfig.service;
-    t.is(ref.path, '/validate', webhook.name);
-    t.is(ref.namespace, NAMESPACE, webhook.name);
-    const service = spec<{ selector: Record<string, string>; ports: { port: number; targetPort: number | string }[] }>(await find('Service', ref.name));
-    t.true(service.selector !== undefined && selects(service.selector, dep.template.metadata.labels), `${ref.name} selects the webhook pods`);
-    const port = service.ports.find((p) => p.port === (ref.port ?? 443));
-    t.truthy(port, `${webhook.name}: Service ${ref.name} has port ${ref.port ?? 443}`);
-    t.is(ref.port ?? 443, 443);
-    t.is(c ? containerPort(c, port?.targetPort) : undefined, Number(flag(c?.args, '--port')), `${webhook.name}: the Service's targetPort is the port the webhook listens on`);
+test('deploy - both webhook configurations reach the webhook Service, and through it the Deployment\'s port', async (t) => {
+  for (const [kind, path] of WEBHOOK_CONFIGURATIONS) {
+    const vwc = await find(kind, 'metalfleet');
+    t.is(vwc.metadata?.annotations?.['cert-manager.io/inject-ca-from'], `${NAMESPACE}/metalfleet-webhook`);
+    await find('Certificate', 'metalfleet-webhook');
+    const webhooks = vwc.webhooks as { name: string; clientConfig: { service: { name: string; namespace: string; path: string; port?: number } } }[];
+    t.true(webhooks.length > 0);
+    const dep = spec<Workload>(await find('Deployment', 'metalfleet-webhook'));
+    const [c] = dep.template.spec.containers;
+    for (const webhook of webhooks) {
+      const ref = webhook.clientConfig.service;
+      t.is(ref.path, path, webhook.name);
+      t.is(ref.namespace, NAMESPACE, webhook.name);
+      const service = spec<{ selector: Record<string, string>; ports: { port: number; targetPort: number | string }[] }>(await find('Service', ref.name));
+      t.true(service.selector !== undefined && selects(service.selector, dep.template.metadata.labels), `${ref.name} selects the webhook pods`);
+      const port = service.ports.find((p) => p.port === (ref.port ?? 443));
+      t.truthy(port, `${webhook.name}: Service ${ref.name} has port ${ref.port ?? 443}`);
+      t.is(ref.port ?? 443, 443);
+      t.is(c ? containerPort(c, port?.targetPort) : undefined, Number(flag(c?.args, '--port')), `${webhook.name}: the Service's targetPort is the port the webhook listens on`);
+    }
   }
 });
 
-test('deploy - the webhook validates CREATE and UPDATE of every CRD, failing closed', async (t) => {
-  const vwc = await find('ValidatingWebhookConfiguration', 'metalfleet');
-  const webhooks = vwc.webhooks as { failurePolicy: string; sideEffects: string; admissionReviewVersions: string[]; rules: { apiGroups: string[]; apiVersions: string[]; operations: string[]; resources: string[] }[] }[];
-  const covered: string[] = [];
-  for (const webhook of webhooks) {
-    t.like(webhook, { failurePolicy: 'Fail', sideEffects: 'None' });
-    t.deepEqual(webhook.admissionReviewVersions, ['v1']);
-    for (const rule of webhook.rules) {
-      t.deepEqual([...rule.operations].sort(), ['CREATE', 'UPDATE']);
-      for (const g of rule.apiGroups) for (const v of rule.apiVersions) for (const r of rule.resources) covered.push(`${g}/${v}/${r}`);
+test('deploy - the webhooks validate and default CREATE and UPDATE of every CRD, failing closed', async (t) => {
+  for (const [kind] of WEBHOOK_CONFIGURATIONS) {
+    const vwc = await find(kind, 'metalfleet');
+    const webhooks = vwc.webhooks as { failurePolicy: string; sideEffects: string; admissionReviewVersions: string[]; rules: { apiGroups: string[]; apiVersions: string[]; operations: string[]; resources: string[] }[] }[];
+    const covered: string[] = [];
+    for (const webhook of webhooks) {
+      t.like(webhook, { failurePolicy: 'Fail', sideEffects: 'None' });
+      t.deepEqual(webhook.admissionReviewVersions, ['v1']);
+      for (const rule of webhook.rules) {
+        t.deepEqual([...rule.operations].sort(), ['CREATE', 'UPDATE']);
+        for (const g of rule.apiGroups) for (const v of rule.apiVersions) for (const r of rule.resources) covered.push(`${g}/${v}/${r}`);
+      }
     }
+    const crds = customResourceDefinitions().map((c) => `${c.spec.group}/${c.spec.versions[0]?.name ?? ''}/${c.spec.names.plural}`);
+    t.deepEqual(covered.sort(), crds.sort(), `${kind}: the main resources of every CRD, and no subresource (status writes do not wait on the webhook)`);
   }
-  const crds = customResourceDefinitions().map((c) => `${c.spec.group}/${c.spec.versions[0]?.name ?? ''}/${c.spec.names.plural}`);
-  t.deepEqual(covered.sort(), crds.sort(), 'the main resources of every CRD, and no subresource (status writes do not wait on the webhook)');
 });
 
 test('deploy - every pod meets the restricted Pod Security Standard the namespace enforces', async (t) => {

@@ -96,9 +96,9 @@ test('webhook http - a review missing what its operation needs is 400, not a sil
 
 test('webhook http - an unknown path is 404 naming the routes', async (t) => {
   const { server } = await serve(t, files);
-  const answer = await call(server.url, pki!.ca, { path: '/mutate', body: JSON.stringify(admissionReview('CREATE', host)) });
+  const answer = await call(server.url, pki!.ca, { path: '/convert', body: JSON.stringify(admissionReview('CREATE', host)) });
   t.is(answer.status, 404);
-  t.like(statusOf(answer), { reason: 'NotFound', code: 404, message: 'no route "/mutate"; this webhook serves /healthz, /validate' });
+  t.like(statusOf(answer), { reason: 'NotFound', code: 404, message: 'no route "/convert"; this webhook serves /healthz, /validate, /mutate' });
   t.is((await call(server.url, pki!.ca, { method: 'GET', path: '/' })).status, 404);
 });
 

@@ -100,9 +100,9 @@ export function call(url: string, ca: Buffer, options: CallOptions = {}): Promis
   });
 }
 
-/** Posts a review to /validate and returns the AdmissionReview answer, failing on anything but 200. */
-export async function review(url: string, ca: Buffer, body: unknown): Promise<AdmissionReviewResponse> {
-  const answer = await call(url, ca, { body: JSON.stringify(body) });
+/** Posts a review to /validate (or `path`) and returns the AdmissionReview answer, failing on anything but 200. */
+export async function review(url: string, ca: Buffer, body: unknown, path = '/validate'): Promise<AdmissionReviewResponse> {
+  const answer = await call(url, ca, { body: JSON.stringify(body), path });
   if (answer.status !== 200) throw new Error(`HTTP ${answer.status}: ${answer.text}`);
   return answer.json<AdmissionReviewResponse>();
 }

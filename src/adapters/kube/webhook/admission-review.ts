@@ -67,7 +67,9 @@ export type AdmissionVerdict = {
   status?: Status;
   /** Shown to the client (kubectl prints each as `Warning: ...`). */
   warnings?: string[];
-  // A mutating route would add `patchType: 'JSONPatch'` and a base64 `patch` here.
+  /** Mutating routes: a base64 JSON patch (RFC 6902), the only patch type the API server takes. */
+  patchType?: 'JSONPatch';
+  patch?: string;
 };
 
 export type AdmissionResponse = AdmissionVerdict & { uid: string };

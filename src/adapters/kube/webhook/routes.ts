@@ -1,6 +1,7 @@
 import type { Logger } from '../../../ports/index.ts';
 import { reviewRoute } from './review-route.ts';
 import type { Route, RouteTable } from './route.ts';
+import { admitDefaults } from './defaulting.ts';
 import { admitValidation } from './validating.ts';
 
 // The webhook's endpoints. A new one is one more entry.
@@ -15,7 +16,6 @@ export function webhookRoutes(log: Logger): RouteTable {
   return new Map<string, Route>([
     ['/healthz', healthRoute],
     ['/validate', reviewRoute('validate', admitValidation, log)],
-    // Defaulting goes beside it as ['/mutate', reviewRoute('mutate', admitDefaults, log)], its
-    // verdicts carrying a JSONPatch.
+    ['/mutate', reviewRoute('mutate', admitDefaults, log)],
   ]);
 }
