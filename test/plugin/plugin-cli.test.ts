@@ -42,3 +42,11 @@ test('plugin cli - --provisioner lab with --plugin by package name runs the lab 
   t.deepEqual(summary.notReached.map((n) => n.host).sort(), ['lab/plain-1', 'lab/plain-2']);
   t.is(run.code, 1, 'not every host reached its target');
 });
+
+test('plugin cli - metalfleet node takes the same plugin flags, and refuses a bad plugin before it joins a cluster', async (t) => {
+  const help = await metalfleet('node', '--help');
+  for (const flag of ['--provisioner <name>', '--plugin <ref>', '--plugin-dir <dir>', '--provisioner-option']) t.true(help.stdout.includes(flag), flag);
+  const bad = await metalfleet('node', '--nats', 'nats://127.0.0.1:9', '--plugin', './test/fixtures/plugins/folder/missing-factory.mjs');
+  t.is(bad.code, 2, bad.stderr);
+  t.regex(bad.stderr, /--plugin provisioner plugin \.\/test\/fixtures\/plugins\/folder\/missing-factory\.mjs: create: must be a function/);
+});

@@ -1,3 +1,4 @@
+/* global setTimeout */
 // Imports one module in this fresh process and prints, as one JSON line, every module URL the
 // loader loaded for it: `node --import=tsx test/support/record-imports.mjs SPECIFIER`.
 import { register } from 'node:module';

@@ -1,18 +1,26 @@
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { createRemoteFixtureProvisioner } from '../../adapters/fixture/remote/index.ts';
+import type { KubeAdapter } from '../../adapters/kube/index.ts';
+import { createKubeAdapter, loadKubeConfig } from '../../adapters/kube/index.ts';
+import { createMaasClient } from '../../adapters/maas/client/index.ts';
+import { createMaasDriver } from '../../adapters/maas/driver/index.ts';
 import { loadSecretFiles } from '../../adapters/store/nats-secrets.ts';
 import { connectNats } from '../../bus/index.ts';
-import type { Provisioner } from '../../ports/index.ts';
-import { fixtureProvisioner, ironicProvisioner } from '../backends.ts';
+import type { Logger, MaasDriver, Provisioner } from '../../ports/index.ts';
+import { fixtureBuiltin, ironicBuiltin } from '../builtin-provisioners.ts';
+import type { ProvisionerFlags, SelectedProvisioner } from '../provisioners.ts';
+import { addProvisionerFlags, selectProvisioner } from '../provisioners.ts';
 import { CliError } from '../cli-error.ts';
+import { runEmbeddedKubeNode } from '../cluster/run-embedded-node.ts';
 import { runClusterNode } from '../cluster/run-node.ts';
 import { intFlag, nodeConfig, readEnv } from '../config.ts';
 import { createLogger } from '../logger.ts';
+import { untilSignalled } from '../signals.ts';
 import type { NatsFlagValues } from '../nats-options.ts';
 import { addNatsFlags, natsOptionsFrom } from '../nats-options.ts';
 
-interface NodeFlags extends NatsFlagValues {
+interface NodeFlags extends NatsFlagValues, ProvisionerFlags {
   name?: string;
   shards?: number;
   limit?: number;
@@ -28,12 +36,17 @@ interface NodeFlags extends NatsFlagValues {
   secrets?: string[];
   ownershipLog?: string;
   logLevel?: string;
+  kubeconfig?: string;
+  inCluster?: boolean;
+  namespace?: string;
+  maas?: string;
+  maasKey?: string;
 }
 
 export function register(program: Command): void {
-  addNatsFlags(program
+  addProvisionerFlags(addNatsFlags(program
     .command('node')
-    .description('run one controller node of a sharded cluster: shards by NATS leases, hosts in NATS KV')
+    .description('run a controller node: one of a sharded cluster (NATS), or with --kubeconfig and no NATS a single process that owns every host')
     .option('--name <id>', 'node id, unique in the cluster (letters, digits, - and _; default host-pid)')
     .option('--shards <n>', 'shard count, the same on every node (default METALFLEET_SHARDS or 256)', intFlag('--shards', 1))
     .option('--limit <n>', 'capacity slots per backend pool across the cluster (default PROVISIONING_LIMIT or 20; 0 = unlimited)', intFlag('--limit', 0))
@@ -46,10 +59,30 @@ export function register(program: Command): void {
     .option('--fixture-latency <ms>', 'latency of the in-process fixture (when no backend is given)', intFlag('--fixture-latency', 0), 100)
     .option('--ironic <url...>', 'drive a real Ironic instead of a fixture')
     .option('--ironic-driver <type>', 'create Ironic nodes as fake-hardware (an Ironic without BMCs)')
-    .option('--secrets <path...>', 'Secret manifests (files or folders) with BMC credentials and user data; never stored in NATS')
+    .option('--secrets <path...>', 'Secret manifests (files or folders) with BMC credentials and user data; never stored in NATS (not with --kubeconfig)')
+    .option('--kubeconfig <path>', 'take BareMetalHosts and Secrets from the Kubernetes cluster of this kubeconfig instead of NATS KV')
+    .option('--in-cluster', 'as --kubeconfig, with the pod\'s service account')
+    .option('--namespace <ns>', 'with --kubeconfig or --in-cluster: watch this namespace only (default: all)')
+    .option('--maas <url>', 'single-process Kubernetes mode only: also drive MaasMachines and MaasClusters against this MAAS (default MAAS_ENDPOINT)')
+    .option('--maas-key <key>', 'its API key consumer:token:secret (default: MAAS_API_KEY)')
     .option('--ownership-log <file>', 'append shard ownership records (JSON lines), for tests')
-    .option('--log-level <level>', 'log level on stderr (default METALFLEET_LOG_LEVEL or info)'))
-    .addHelpText('after', '\nExamples:\n  metalfleet node --nats nats://127.0.0.1:4222 --name a --fixture-url http://127.0.0.1:7070 --health-port 9101\n  NATS_USER=mf NATS_PASSWORD=... metalfleet node --nats nats://nats:4222 --ironic http://ironic:6385\n')
+    .option('--log-level <level>', 'log level on stderr (default METALFLEET_LOG_LEVEL or info)')))
+    .addHelpText('after', [
+      '',
+      'Modes:',
+      '  --nats                      sharded cluster; hosts in NATS KV, Secrets from --secrets',
+      '  --nats and --kubeconfig     sharded cluster; hosts and Secrets from Kubernetes (NATS: leases, membership, capacity, commands)',
+      '  --kubeconfig, no NATS       one process owns every host; hosts, Secrets and (with --maas) MaasMachines/MaasClusters from Kubernetes',
+      'MAAS objects are driven only in the single-process Kubernetes mode; the sharded modes drive BareMetalHosts only.',
+      '/readyz answers 503 until every Kubernetes informer has listed its resource.',
+      '',
+      'Examples:',
+      '  metalfleet node --nats nats://127.0.0.1:4222 --name a --fixture-url http://127.0.0.1:7070 --health-port 9101',
+      '  NATS_USER=mf NATS_PASSWORD=... metalfleet node --nats nats://nats:4222 --ironic http://ironic:6385',
+      '  metalfleet node --nats nats://nats:4222 --in-cluster --ironic http://ironic:6385',
+      '  metalfleet node --kubeconfig ~/.kube/config --namespace metal3 --health-port 9101',
+      '',
+    ].join('\n'))
     .action(async (flags: NodeFlags) => {
       const env = readEnv();
       const name = flags.name ?? `${hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${process.pid}`;
@@ -57,7 +90,19 @@ export function register(program: Command): void {
       const log = createLogger(flags.logLevel ?? env.METALFLEET_LOG_LEVEL ?? 'info', { node: name });
       const base = nodeConfig({ name, env, ...(flags.limit !== undefined ? { defaultLimit: flags.limit === 0 ? Number.POSITIVE_INFINITY : flags.limit } : {}) });
       const config = { ...base, shardCount: flags.shards ?? base.shardCount };
-      const provisioner = await backend(flags, env);
+      const kubeSource = kubeconfigSource(flags);
+      const natsWanted = Boolean(flags.nats ?? process.env.NATS_URL);
+      if (kubeSource && flags.secrets) throw new CliError('--secrets: with --kubeconfig or --in-cluster, BMC credentials and user data come from Kubernetes Secrets; drop --secrets', 2);
+      if (!kubeSource && flags.namespace) throw new CliError('--namespace applies to --kubeconfig or --in-cluster', 2);
+      if ((flags.maas || flags.maasKey) && !(kubeSource && !natsWanted)) throw new CliError('--maas: MAAS objects are driven only by a single-process node on Kubernetes (--kubeconfig or --in-cluster without --nats)', 2);
+      const kube = kubeSource ? createKubeAdapter({ kubeConfig: loadKube(kubeSource), ...(flags.namespace ? { namespace: flags.namespace } : {}), maas: Boolean(flags.maas ?? (natsWanted ? undefined : env.MAAS_ENDPOINT)), log, nodeName: name }) : undefined;
+      const selected = await backend(flags, env, log);
+      const provisioner = selected.provisioner;
+      config.machine = { ...config.machine, pluginBmcSchemes: selected.registry.bmcSchemes() };
+      if (kube && !natsWanted) {
+        await runEmbedded(flags, env, { name, config, kube, provisioner, log });
+        return;
+      }
       const secrets = flags.secrets ? await loadSecretFiles(flags.secrets) : undefined;
       const transport = await connectNats({ ...(await natsOptionsFrom(flags, process.env, name)), onHandlerError: (err, subject) => log.error({ subject, err: String(err) }, 'handler failed') });
       const running = await runClusterNode({
@@ -68,7 +113,7 @@ export function register(program: Command): void {
         replicas: flags.replicas,
         healthPort: flags.healthPort ?? null,
         ...(flags.ownershipLog ? { ownershipLog: flags.ownershipLog } : {}),
-      }, { transport, provisioner, log, ...(secrets ? { secrets } : {}) });
+      }, { transport, provisioner, log, ...(secrets ? { secrets } : {}), ...(kube ? { kube } : {}) });
       // One line for whoever started us (tests, scripts): where to find this node.
       process.stdout.write(`${JSON.stringify({ node: name, health: running.health?.url ?? null, shards: config.shardCount, broker: running.isBroker() })}\n`);
       log.info({ shards: config.shardCount, leaseTtlMs: flags.leaseTtl }, 'node started');
@@ -93,17 +138,89 @@ export function register(program: Command): void {
     });
 }
 
-async function backend(flags: NodeFlags, env: ReturnType<typeof readEnv>): Promise<Provisioner> {
+function kubeconfigSource(flags: NodeFlags): { kind: 'file'; path: string } | { kind: 'in-cluster' } | undefined {
+  if (flags.kubeconfig && flags.inCluster) throw new CliError('--kubeconfig and --in-cluster: choose one', 2);
+  if (flags.kubeconfig) return { kind: 'file', path: flags.kubeconfig };
+  return flags.inCluster ? { kind: 'in-cluster' } : undefined;
+}
+
+function loadKube(source: { kind: 'file'; path: string } | { kind: 'in-cluster' }): ReturnType<typeof loadKubeConfig> {
+  try {
+    return loadKubeConfig(source);
+  } catch (err) {
+    throw new CliError(`${source.kind === 'file' ? '--kubeconfig' : '--in-cluster'}: ${err instanceof Error ? err.message : String(err)}`, 2);
+  }
+}
+
+interface EmbeddedParts {
+  readonly name: string;
+  readonly config: ReturnType<typeof nodeConfig>;
+  readonly kube: KubeAdapter;
+  readonly provisioner: Provisioner;
+  readonly log: ReturnType<typeof createLogger>;
+}
+
+// The single-process mode on Kubernetes: every host (and, with a MAAS, every MaasMachine and
+// MaasCluster) driven here; no NATS, no leases. Runs until SIGTERM or SIGINT.
+async function runEmbedded(flags: NodeFlags, env: ReturnType<typeof readEnv>, p: EmbeddedParts): Promise<void> {
+  const maas = maasDriver(flags, env);
+  const running = await runEmbeddedKubeNode(
+    { node: p.config, healthPort: flags.healthPort ?? null, drainTimeoutMs: flags.drainTimeout },
+    { kube: p.kube, provisioner: p.provisioner, log: p.log, ...(maas ? { maas: { driver: maas.driver, config: { skipSwap: env.MAAS_SKIP_SWAP } } } : {}) },
+  );
+  // The line for whoever started us comes before the informers sync: /readyz tells when.
+  process.stdout.write(`${JSON.stringify({ node: p.name, health: running.health?.url ?? null, shards: p.config.shardCount, mode: 'kubernetes', maas: maas !== null })}\n`);
+  const startFailed = running.started.then(() => new Promise<never>(() => undefined), (err: unknown) => err);
+  const outcome = await Promise.race([untilSignalled(), startFailed]);
+  if (typeof outcome !== 'string') {
+    await running.stop();
+    maas?.close();
+    await p.provisioner.close?.();
+    throw new CliError(`node ${p.name} could not start: ${outcome instanceof Error ? outcome.message : String(outcome)}`);
+  }
+  p.log.info({ signal: outcome }, 'stopping');
+  // A second signal means "now".
+  const now = (): void => process.exit(130);
+  process.once('SIGTERM', now);
+  process.once('SIGINT', now);
+  await running.stop();
+  maas?.close();
+  await p.provisioner.close?.();
+  p.log.info({}, 'node stopped');
+}
+
+function maasDriver(flags: NodeFlags, env: ReturnType<typeof readEnv>): { driver: MaasDriver; close(): void } | null {
+  const endpoint = flags.maas ?? env.MAAS_ENDPOINT;
+  if (!endpoint) return null;
+  const apiKey = flags.maasKey ?? env.MAAS_API_KEY;
+  if (!apiKey) throw new CliError('--maas: give the MAAS API key with --maas-key or MAAS_API_KEY', 2);
+  try {
+    const client = createMaasClient({ endpoint, apiKey });
+    return { driver: createMaasDriver(client), close: () => client.close() };
+  } catch (err) {
+    throw new CliError(`--maas ${endpoint}: ${err instanceof Error ? err.message : String(err)}`, 2);
+  }
+}
+
+// The built-in backends and any plugins, through one registry (src/cli/provisioners.ts): the
+// fixture (in process, or the shared one at --fixture-url), Ironic, and --plugin/--plugin-dir.
+async function backend(flags: NodeFlags, env: ReturnType<typeof readEnv>, log: Logger): Promise<SelectedProvisioner> {
   if (flags.fixtureUrl && flags.ironic) throw new CliError('--fixture-url and --ironic: choose one backend', 2);
-  if (flags.fixtureUrl) {
+  const fixtureUrl = flags.fixtureUrl;
+  const fixture = fixtureUrl ? { ...fixtureBuiltin(flags.fixtureLatency), async create() {
     try {
-      return await createRemoteFixtureProvisioner({ url: flags.fixtureUrl });
+      return await createRemoteFixtureProvisioner({ url: fixtureUrl });
     } catch (err) {
-      throw new CliError(`--fixture-url ${flags.fixtureUrl}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new CliError(`--fixture-url ${fixtureUrl}: ${err instanceof Error ? err.message : String(err)}`);
     }
-  }
-  if (flags.ironic) {
-    return ironicProvisioner({ urls: flags.ironic, ...(flags.ironicDriver ? { driver: flags.ironicDriver } : {}), imageCheck: false }, env);
-  }
-  return fixtureProvisioner(flags.fixtureLatency);
+  } } : fixtureBuiltin(flags.fixtureLatency);
+  return selectProvisioner({
+    flags,
+    builtins: [fixture, ironicBuiltin({ urls: flags.ironic ?? [], ...(flags.ironicDriver ? { driver: flags.ironicDriver } : {}), imageCheck: false }, env)],
+    defaultName: flags.ironic ? 'ironic' : 'fixture',
+    ...(env.METALFLEET_PLUGIN_DIR ? { pluginDir: env.METALFLEET_PLUGIN_DIR } : {}),
+    cwd: process.cwd(),
+    log,
+    warn: (line) => log.warn({}, line),
+  });
 }

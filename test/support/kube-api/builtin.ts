@@ -1,0 +1,79 @@
+// The built-in kinds served next to the CRDs: core/v1 Secrets, Events and Namespaces, and
+// coordination.k8s.io/v1 Leases. Their schemas describe the Go types, for pruning and decoding.
+import type { JsonSchema } from './schema.ts';
+import type { BuiltinKind, ResourceDef } from './types.ts';
+
+const string: JsonSchema = { type: 'string' };
+const integer: JsonSchema = { type: 'integer' };
+const stringMap: JsonSchema = { type: 'object', additionalProperties: string };
+const objectReference: JsonSchema = {
+  type: 'object',
+  properties: { kind: string, namespace: string, name: string, uid: string, apiVersion: string, resourceVersion: string, fieldPath: string },
+};
+
+const SCHEMAS: Record<BuiltinKind, JsonSchema> = {
+  secrets: { type: 'object', properties: { immutable: { type: 'boolean' }, data: stringMap, stringData: stringMap, type: string } },
+  events: {
+    type: 'object',
+    properties: {
+      involvedObject: objectReference, reason: string, message: string,
+      source: { type: 'object', properties: { component: string, host: string } },
+      firstTimestamp: string, lastTimestamp: string, count: integer, type: string, eventTime: string,
+      series: { type: 'object', properties: { count: integer, lastObservedTime: string } },
+      action: string, related: objectReference, reportingComponent: string, reportingInstance: string,
+    },
+  },
+  namespaces: {
+    type: 'object',
+    properties: {
+      spec: { type: 'object', properties: { finalizers: { type: 'array', items: string } } },
+      status: { type: 'object', properties: { phase: string, conditions: { type: 'array', items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } },
+    },
+  },
+  leases: {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          holderIdentity: string, leaseDurationSeconds: integer, acquireTime: string, renewTime: string,
+          leaseTransitions: integer, strategy: string, preferredHolder: string,
+        },
+      },
+    },
+  },
+};
+
+function builtin(builtinKind: BuiltinKind, group: string, version: string, kind: string, namespaced: boolean, shortNames: string[] = []): ResourceDef {
+  return {
+    group, plural: builtinKind, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, namespaced, shortNames, categories: [],
+    versions: [{ name: version, storage: true, schema: SCHEMAS[builtinKind], status: builtinKind === 'namespaces', selectableFields: [] }],
+    builtin: builtinKind,
+  };
+}
+
+export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
+  builtin('secrets', '', 'v1', 'Secret', true),
+  builtin('events', '', 'v1', 'Event', true, ['ev']),
+  builtin('namespaces', '', 'v1', 'Namespace', false, ['ns']),
+  builtin('leases', 'coordination.k8s.io', 'v1', 'Lease', true),
+];
+
+/** JSON key order of the Go types, for output (`''` is the object itself). */
+const META_ORDER = ['name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
+  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields'];
+const REF_ORDER = ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'];
+
+export const KEY_ORDER: Record<BuiltinKind, Record<string, readonly string[]>> = {
+  secrets: { '': ['kind', 'apiVersion', 'metadata', 'immutable', 'data', 'type'], metadata: META_ORDER },
+  events: {
+    '': ['kind', 'apiVersion', 'metadata', 'involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'type',
+      'eventTime', 'series', 'action', 'related', 'reportingComponent', 'reportingInstance'],
+    metadata: META_ORDER, involvedObject: REF_ORDER, related: REF_ORDER, source: ['component', 'host'],
+  },
+  namespaces: { '': ['kind', 'apiVersion', 'metadata', 'spec', 'status'], metadata: META_ORDER },
+  leases: {
+    '': ['kind', 'apiVersion', 'metadata', 'spec'], metadata: META_ORDER,
+    spec: ['holderIdentity', 'leaseDurationSeconds', 'acquireTime', 'renewTime', 'leaseTransitions', 'strategy', 'preferredHolder'],
+  },
+};

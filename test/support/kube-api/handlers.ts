@@ -1,0 +1,119 @@
+// One handler per verb on a resource path: parse the request at the edge, run the write, list or
+// watch logic, answer with the status code and body the API server would.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { decodeObject, parseBody } from './decode.ts';
+import { apiErrors, successStatus } from './errors.ts';
+import { readBody, sendJson, warningHeaders } from './http-io.ts';
+import { listObjects, parseRv, selectors, matches } from './list.ts';
+import { patchKind, patchObject } from './patch-request.ts';
+import { present, presentList } from './present.ts';
+import { deleteQuery, listQuery, validateListQuery, writeQuery } from './query.ts';
+import type { Route } from './routes.ts';
+import type { Store } from './store.ts';
+import { metaOf, objectKey, str } from './types.ts';
+import type { Obj } from './types.ts';
+import type { WatchHub } from './watch.ts';
+import { createObject, deleteObject, storeKey, updateObject } from './writes.ts';
+import type { WriteContext } from './writes.ts';
+
+export type ResourceRoute = Extract<Route, { type: 'resource' }>;
+
+export interface HandlerContext {
+  readonly store: Store;
+  readonly hub: WatchHub;
+}
+
+export interface Handled {
+  /** A write that changed the store (for the status-write counters). */
+  readonly changed: boolean;
+}
+
+const NOTHING: Handled = { changed: false };
+const FUTURE_RV_WAIT_MS = 3_000;
+
+export async function handleResource(ctx: HandlerContext, r: ResourceRoute, req: IncomingMessage, res: ServerResponse, url: URL): Promise<Handled> {
+  const { res: def, version, name, subresource } = r;
+  if (subresource && !(subresource === 'status' && version.status)) throw apiErrors.notFound(def, name);
+  if (subresource && r.verb !== 'get' && r.verb !== 'update' && r.verb !== 'patch') throw apiErrors.methodNotSupported(def, r.verb ?? req.method ?? '');
+  const params = url.searchParams;
+  const write = (dryRun: boolean): WriteContext => ({ store: ctx.store, res: def, version, namespace: r.namespace, dryRun });
+  switch (r.verb) {
+    case 'get': {
+      const q = listQuery(params);
+      if (q.resourceVersion && q.resourceVersion !== '0') {
+        const rv = parseRv(q.resourceVersion);
+        if (!(await ctx.store.waitForRv(rv, FUTURE_RV_WAIT_MS))) throw apiErrors.tooLargeResourceVersion(rv, ctx.store.currentRv());
+      }
+      const obj = ctx.store.peek(storeKey(def), objectKey(r.namespace, name));
+      if (!obj) throw apiErrors.notFound(def, name);
+      sendJson(res, 200, present(def, version, obj));
+      return NOTHING;
+    }
+    case 'list': {
+      const q = listQuery(params);
+      validateListQuery(q, false);
+      const list = await listObjects({ store: ctx.store, res: def, version, namespace: r.namespace }, q);
+      sendJson(res, 200, presentList(def, version, list.items, list.metadata));
+      return NOTHING;
+    }
+    case 'watch': {
+      const q = listQuery(params);
+      validateListQuery(q, true);
+      ctx.hub.serve({ res: def, version, namespace: r.namespace, name }, q, req, res);
+      return NOTHING;
+    }
+    case 'create': {
+      if (name) throw apiErrors.methodNotSupported(def, 'create');
+      const q = writeQuery(params, 'CreateOptions');
+      const text = await readBody(req);
+      const decoded = decodeObject(r, parseBody(r, text, req.headers['content-type'] ?? ''), text, q.fieldValidation);
+      const out = createObject(write(q.dryRun), decoded.obj);
+      sendJson(res, 201, present(def, version, out.object), warningHeaders(decoded.warnings));
+      return out;
+    }
+    case 'update': {
+      const q = writeQuery(params, 'UpdateOptions');
+      const text = await readBody(req);
+      const decoded = decodeObject(r, parseBody(r, text, req.headers['content-type'] ?? ''), text, q.fieldValidation);
+      const out = updateObject(write(q.dryRun), name, decoded.obj, { subresource: subresource === 'status' ? 'status' : undefined });
+      sendJson(res, out.created ? 201 : 200, present(def, version, out.object), warningHeaders(decoded.warnings));
+      return out;
+    }
+    case 'patch': {
+      const q = writeQuery(params, 'PatchOptions');
+      const kind = patchKind(def, req.headers['content-type'] ?? '');
+      const text = await readBody(req);
+      const out = patchObject(write(q.dryRun), name, kind, text, {
+        subresource: subresource === 'status' ? 'status' : undefined, fieldManager: q.fieldManager, force: q.force, fieldValidation: q.fieldValidation,
+      });
+      sendJson(res, out.created ? 201 : 200, present(def, version, out.object), warningHeaders(out.warnings));
+      return out;
+    }
+    case 'delete': {
+      const opts = deleteQuery(params, await readBody(req));
+      const out = deleteObject(write(opts.dryRun), name, opts);
+      if (out.removed) sendJson(res, 200, successStatus(def, name, str(metaOf(out.object).uid)));
+      else sendJson(res, opts.orphanDependents === false ? 202 : 200, present(def, version, out.object));
+      return out;
+    }
+    case 'deletecollection': {
+      const opts = deleteQuery(params, await readBody(req));
+      const q = listQuery(params);
+      const sel = selectors(r, q);
+      const target = { res: def, version };
+      const deleted: Obj[] = [];
+      let changed = false;
+      for (const o of ctx.store.list(storeKey(def))) {
+        const meta = metaOf(o);
+        if ((r.namespace && meta.namespace !== r.namespace) || !matches(target, sel, o)) continue;
+        const out = deleteObject({ ...write(opts.dryRun), namespace: str(meta.namespace) }, str(meta.name), {});
+        deleted.push(out.object);
+        changed ||= out.changed;
+      }
+      sendJson(res, 200, presentList(def, version, deleted, { resourceVersion: String(ctx.store.currentRv()) }));
+      return { changed };
+    }
+    default:
+      throw apiErrors.methodNotSupported(def, (req.method ?? '').toLowerCase());
+  }
+}

@@ -1,0 +1,213 @@
+// Create, update (main and /status) and delete with the registry's rules, in the registry's order
+// (kube-api.md §5, §7; `registry/generic/registry/store.go`, `rest/create.go`, `rest/update.go`).
+import { randomUUID } from 'node:crypto';
+import { validateBuiltin } from './builtin-rules.ts';
+import type { Target } from './decode.ts';
+import { apiErrors } from './errors.ts';
+import { invalid } from './field-errors.ts';
+import type { FieldError } from './field-errors.ts';
+import { nowTime } from './go-time.ts';
+import { deepEqual } from './json.ts';
+import { strings, validateMetaCreate, validateMetaUpdate } from './meta.ts';
+import { validateSchema } from './schema-validate.ts';
+import { prepareStatusUpdate, prepareMainUpdate } from './status.ts';
+import type { Store } from './store.ts';
+import { clone, groupVersion, hasGeneration, isObj, metaOf, objectKey, qualifiedResource, requiresRvOnUpdate, str } from './types.ts';
+import type { Obj, ResourceDef } from './types.ts';
+
+export interface WriteContext extends Target {
+  readonly store: Store;
+  readonly dryRun: boolean;
+}
+
+export interface WriteResult {
+  /** The object in storage form (present() turns it into a response). */
+  readonly object: Obj;
+  /** Something was written (the RV moved). */
+  readonly changed: boolean;
+  readonly created?: boolean;
+}
+
+export function storeKey(res: ResourceDef): string {
+  return qualifiedResource(res);
+}
+
+function storageVersion(res: ResourceDef): string {
+  return (res.versions.find((v) => v.storage) ?? res.versions[0])?.name ?? 'v1';
+}
+
+const GENERATED = 'bcdfghjklmnpqrstvwxz2456789';
+
+function generateName(base: string): string {
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += GENERATED[Math.floor(Math.random() * GENERATED.length)];
+  return base.slice(0, 58) + suffix;
+}
+
+function typeMetaErrors(ctx: Target, obj: Obj): FieldError[] {
+  const { res, version } = ctx;
+  const errs: FieldError[] = [];
+  const gv = groupVersion(res, version.name);
+  if (obj.kind !== res.kind) errs.push(invalid('kind', obj.kind ?? '', `must be ${res.kind}`));
+  if (obj.apiVersion !== gv) errs.push(invalid('apiVersion', obj.apiVersion ?? '', `must be ${gv}`));
+  return errs;
+}
+
+/** Validation in the strategy's order: type meta alone first, then metadata, then the schema. */
+function validate(ctx: Target, obj: Obj, old: Obj | undefined): FieldError[] {
+  const { res, version } = ctx;
+  if (!res.builtin) {
+    const tm = typeMetaErrors(ctx, obj);
+    if (tm.length > 0) return tm;
+  }
+  const errs = old ? validateMetaUpdate(obj, old) : validateMetaCreate(res, obj);
+  if (res.builtin) errs.push(...validateBuiltin(res, obj, old));
+  else if (version.schema) errs.push(...validateSchema(obj, version.schema, old ? { value: old } : undefined));
+  return errs;
+}
+
+export function createObject(ctx: WriteContext, input: Obj): WriteResult {
+  const { res, store } = ctx;
+  const obj = clone(input);
+  const meta = metaOf(obj);
+  ensureNamespace(ctx, meta);
+  if (meta.resourceVersion) throw apiErrors.plain500('resourceVersion should not be set on objects to be created');
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  delete meta.managedFields;
+  delete meta.selfLink;
+  if (hasGeneration(res)) {
+    meta.generation = 1;
+    if (ctx.version.status) delete obj.status;
+  } else {
+    delete meta.generation;
+  }
+  meta.uid = randomUUID();
+  meta.creationTimestamp = nowTime();
+  if (!str(meta.name) && str(meta.generateName)) meta.name = generateName(str(meta.generateName));
+  const name = str(meta.name);
+  const errs = validate(ctx, obj, undefined);
+  if (errs.length > 0) throw apiErrors.invalidObject(res, name, errs);
+  obj.apiVersion = groupVersion(res, storageVersion(res));
+  const key = objectKey(str(meta.namespace), name);
+  const existing = store.peek(storeKey(res), key);
+  if (existing) throw apiErrors.alreadyExists(res, name, Boolean(metaOf(existing).deletionTimestamp));
+  if (ctx.dryRun) return { object: obj, changed: false, created: true };
+  return { object: store.create(storeKey(res), key, obj), changed: true, created: true };
+}
+
+export interface UpdateOptions {
+  readonly subresource?: 'status';
+  /** Leases (and apply patches) create what is missing. */
+  readonly createIfMissing?: boolean;
+}
+
+/** checkName in h/rest.go: the body must name the object in the URL. */
+export function checkName(obj: Obj, name: string): void {
+  const objName = str(isObj(obj.metadata) ? obj.metadata.name : undefined);
+  if (objName !== name) throw apiErrors.badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
+}
+
+/** rest.EnsureObjectNamespaceMatchesRequestNamespace: fill in, clear, or refuse the namespace. */
+function ensureNamespace(ctx: Target, meta: Obj): void {
+  const expected = ctx.res.namespaced ? ctx.namespace : '';
+  const given = str(meta.namespace);
+  if (given === expected) return;
+  if (given === '') meta.namespace = expected;
+  else if (expected === '') delete meta.namespace;
+  else throw apiErrors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+}
+
+export function updateObject(ctx: WriteContext, name: string, input: Obj, opts: UpdateOptions = {}): WriteResult {
+  const { res, store } = ctx;
+  const obj = clone(input);
+  const meta = metaOf(obj);
+  ensureNamespace(ctx, meta);
+  checkName(obj, name);
+  const key = objectKey(res.namespaced ? ctx.namespace : '', name);
+  const old = store.peek(storeKey(res), key);
+  if (!old) {
+    if (opts.createIfMissing || res.builtin === 'leases') return createObject(ctx, withoutRv(obj));
+    throw apiErrors.notFound(res, name);
+  }
+  const oldMeta = metaOf(old);
+  if (str(meta.uid) && meta.uid !== oldMeta.uid) {
+    const storageKey = `/${res.group ? `${res.group}/` : ''}${res.plural}/${key}`;
+    throw apiErrors.conflict(res.group, res.plural, name,
+      `StorageError: invalid object, Code: 4, Key: ${storageKey}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${str(meta.uid)}, UID in object meta: ${str(oldMeta.uid)}`);
+  }
+  if (!str(meta.resourceVersion)) {
+    if (requiresRvOnUpdate(res)) {
+      throw apiErrors.invalid(res.group, res.plural, name, [invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
+    }
+    meta.resourceVersion = oldMeta.resourceVersion;
+  } else if (meta.resourceVersion !== oldMeta.resourceVersion) {
+    throw apiErrors.staleResourceVersion(res, name);
+  }
+  const next = opts.subresource === 'status' ? prepareStatusUpdate(res, obj, old) : prepareMainUpdate(res, ctx.version, obj, old);
+  const errs = validate(ctx, next, old);
+  if (errs.length > 0) throw apiErrors.invalidObject(res, name, errs);
+  next.apiVersion = groupVersion(res, storageVersion(res));
+  if (shouldDeleteDuringUpdate(next, old)) {
+    if (!ctx.dryRun) store.remove(storeKey(res), key);
+    return { object: next, changed: !ctx.dryRun };
+  }
+  if (deepEqual(next, old) || ctx.dryRun) return { object: ctx.dryRun ? next : clone(old), changed: false };
+  return { object: store.update(storeKey(res), key, next), changed: true };
+}
+
+function withoutRv(obj: Obj): Obj {
+  const out = clone(obj);
+  delete metaOf(out).resourceVersion;
+  return out;
+}
+
+// The last finalizer of an object being deleted (with no grace period left) deletes it.
+function shouldDeleteDuringUpdate(obj: Obj, old: Obj): boolean {
+  const oldMeta = metaOf(old);
+  if (strings(metaOf(obj).finalizers).length > 0 || !oldMeta.deletionTimestamp) return false;
+  const grace = oldMeta.deletionGracePeriodSeconds;
+  return grace === undefined || grace === null || grace === 0;
+}
+
+export interface DeleteOptions {
+  readonly uid?: string;
+  readonly resourceVersion?: string;
+  readonly orphanDependents?: boolean;
+}
+
+export interface DeleteResult {
+  readonly object: Obj;
+  /** Removed from the store (else it was marked for deletion and waits for finalizers). */
+  readonly removed: boolean;
+  readonly changed: boolean;
+}
+
+export function deleteObject(ctx: WriteContext, name: string, opts: DeleteOptions = {}): DeleteResult {
+  const { res, store } = ctx;
+  const key = objectKey(res.namespaced ? ctx.namespace : '', name);
+  const old = store.peek(storeKey(res), key);
+  if (!old) throw apiErrors.notFound(res, name);
+  const oldMeta = metaOf(old);
+  // BeforeDelete reports preconditions against the Kind, not the plural.
+  if (opts.uid !== undefined && opts.uid !== oldMeta.uid) {
+    throw apiErrors.conflict(res.group, res.kind, name,
+      `the UID in the precondition (${opts.uid}) does not match the UID in record (${str(oldMeta.uid)}). The object might have been deleted and then recreated`);
+  }
+  if (opts.resourceVersion !== undefined && opts.resourceVersion !== oldMeta.resourceVersion) {
+    throw apiErrors.conflict(res.group, res.kind, name,
+      `the ResourceVersion in the precondition (${opts.resourceVersion}) does not match the ResourceVersion in record (${str(oldMeta.resourceVersion)}). The object might have been modified`);
+  }
+  if (strings(oldMeta.finalizers).length === 0) {
+    if (ctx.dryRun) return { object: clone(old), removed: true, changed: false };
+    return { object: store.remove(storeKey(res), key), removed: true, changed: true };
+  }
+  if (oldMeta.deletionTimestamp && oldMeta.deletionGracePeriodSeconds === 0) return { object: clone(old), removed: false, changed: false };
+  const next = clone(old);
+  const meta = metaOf(next);
+  if (!meta.deletionTimestamp || Date.parse(str(meta.deletionTimestamp)) > Date.now()) meta.deletionTimestamp = nowTime();
+  if (!oldMeta.deletionTimestamp && typeof meta.generation === 'number' && meta.generation > 0) meta.generation += 1;
+  meta.deletionGracePeriodSeconds = 0;
+  if (ctx.dryRun) return { object: next, removed: false, changed: false };
+  return { object: store.update(storeKey(res), key, next), removed: false, changed: true };
+}
