@@ -39,6 +39,11 @@ export interface HostStore {
   applyIntent(key: string, intent: HostIntent): Promise<BareMetalHost>;
   /** As `kubectl delete`: 'terminating' while finalizers remain, 'deleted' once gone. */
   requestDelete(key: string): Promise<'terminating' | 'deleted'>;
+  /**
+   * Records what happened to a host where its users look (a Kubernetes Event, as BMO records
+   * them). Optional: stores without such a place have none. Resolves even when recording fails.
+   */
+  recordEvent?(key: string, severity: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
   close?(): Promise<void>;
 }
 

@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
+import { Command } from 'commander';
+import { commands } from '../../src/cli/commands/index.ts';
 import { parseAllDocuments } from 'yaml';
 import { ADAPTER_PERMISSIONS } from '../../src/adapters/kube/permissions.ts';
 import { customResourceDefinitions } from '../../src/api/crd/index.ts';
@@ -139,7 +141,7 @@ test('deploy - the controller: a StatefulSet of 3 nodes, named by their pods, pr
   const [c] = sts.template.spec.containers;
   if (!c) throw new Error('no container');
   t.is(c.image, IMAGE);
-  t.deepEqual([...(c.command ?? []), ...(c.args ?? []).slice(0, 2)], ['metalfleet', 'node', '--kubeconfig-in-cluster']);
+  t.deepEqual([...(c.command ?? []), ...(c.args ?? []).slice(0, 2)], ['metalfleet', 'node', '--in-cluster']);
   t.is(flag(c.args, '--name'), '$(POD_NAME)');
   t.deepEqual(c.env?.find((e) => e.name === 'POD_NAME')?.valueFrom, { fieldRef: { fieldPath: 'metadata.name' } });
   t.is(flag(c.args, '--replicas'), '3', 'KV buckets replicated on the three NATS servers');
@@ -307,4 +309,17 @@ const kubectl = spawnSync('kubectl', ['version', '--client'], { timeout: 10_000 
   // Every namespace is written out and no transformer is configured, so kustomize changes
   // nothing: what is checked above, the CRDs included, is what gets applied.
   t.deepEqual(built, (await objects()).map((o) => o.object).sort(byKey));
+});
+
+test('deploy - every flag the manifests pass is one the metalfleet command takes', async (t) => {
+  const program = new Command('metalfleet');
+  for (const register of commands) register(program);
+  for (const [kind, name] of [['StatefulSet', 'metalfleet-controller'], ['Deployment', 'metalfleet-webhook']] as const) {
+    const [c] = spec<Workload>(await find(kind, name)).template.spec.containers;
+    const [sub, ...args] = c?.args ?? [];
+    const command = program.commands.find((cmd) => cmd.name() === sub);
+    t.truthy(command, `${name}: metalfleet ${sub ?? ''} exists`);
+    const known = new Set(command?.options.map((o) => o.long) ?? []);
+    for (const arg of args.filter((a) => a.startsWith('--'))) t.true(known.has(arg.split('=')[0]), `${name}: metalfleet ${sub} takes ${arg}`);
+  }
 });

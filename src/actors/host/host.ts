@@ -176,6 +176,7 @@ function runEffect(s: HostActorState, effect: BmhEffect, ctx: ActorContext<HostM
     case 'event': {
       s.recent.push({ at: deps.clock.now(), severity: effect.severity, reason: effect.reason, message: effect.message });
       if (s.recent.length > RECENT) s.recent.shift();
+      deps.store.recordEvent?.(key, effect.severity, effect.reason, effect.message).catch((err: unknown) => warn(deps, key, `recording event ${effect.reason} failed`, err));
       const line = { host: key, reason: effect.reason };
       if (effect.severity === 'Warning') {
         deps.log.warn(line, effect.message);

@@ -31,6 +31,8 @@ export interface ClusterNodeDeps {
   /** Called after a shard's actors started or stopped (commands subscribe/unsubscribe here). */
   readonly onShardStarted?: (shard: number, fence: Fence) => void;
   readonly onShardStopped?: (shard: number) => void;
+  /** As NodeDeps.attach: starts a store that runs as an actor, before the node reads it. */
+  readonly attach?: (system: ActorSystem) => Promise<void>;
 }
 
 export interface ClusterNodeOptions extends NodeConfig {
@@ -69,6 +71,14 @@ export async function startClusterNode(config: ClusterNodeOptions, deps: Cluster
     clock,
     onError: (failure) => deps.log.error({ actor: failure.path, phase: failure.phase, err: describe(failure.error) }, 'actor failure'),
   });
+  if (deps.attach) {
+    try {
+      await deps.attach(system);
+    } catch (err) {
+      system.stop();
+      throw err;
+    }
+  }
   const stats = new FleetStats();
   const details = new HostDetails(stats, clock);
   const broker = deps.broker(system);

@@ -33,6 +33,11 @@ export interface NodeDeps {
   readonly random?: () => number;
   // The MAAS side (MaasMachines, MaasClusters), when this node drives a MAAS.
   readonly maas?: { readonly store: ObjectStore; readonly driver: MaasDriver; readonly config?: Partial<MaasMachineConfig>; readonly clusterResyncMs?: number };
+  /**
+   * Runs in the node's actor system before anything reads the stores: a store that is itself an
+   * actor (the Kubernetes adapter's informers) starts here and resolves once it has its data.
+   */
+  readonly attach?: (system: ActorSystem) => Promise<void>;
 }
 
 export interface EmbeddedNode {
@@ -61,6 +66,14 @@ export async function startEmbeddedNode(config: NodeConfig, deps: NodeDeps): Pro
     clock,
     onError: (failure) => deps.log.error({ actor: failure.path, phase: failure.phase, err: describe(failure.error) }, 'actor failure'),
   });
+  if (deps.attach) {
+    try {
+      await deps.attach(system);
+    } catch (err) {
+      system.stop();
+      throw err;
+    }
+  }
   const stats = new FleetStats();
   const details = new HostDetails(stats, clock);
   const broker = spawnCapacityBroker(system, { limits: config.capacity.limits, defaultLimit: config.capacity.defaultLimit, ttlMs: config.capacity.ttlMs, clock });

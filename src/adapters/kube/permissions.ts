@@ -12,25 +12,27 @@ export interface KubePermission {
   readonly verbs: readonly KubeVerb[];
 }
 
+/** Informers list and watch; one object is read back only after a conflict. */
 const READ = ['get', 'list', 'watch'] as const;
-/** Informers read, finalizers are added and removed on the main resource. */
-const READ_WRITE = [...READ, 'patch', 'update'] as const;
-/** Status is written through the status subresource only. */
-const STATUS = ['get', 'patch', 'update'] as const;
+/** Finalizers and annotations change by merge patch on the main resource, never by PUT. */
+const READ_PATCH = [...READ, 'patch'] as const;
+/** Status is written through the status subresource only, by merge patch. */
+const STATUS = ['get', 'patch'] as const;
+/** CAPI objects and Secrets come from informers only. */
+const WATCH = ['list', 'watch'] as const;
 
 export const ADAPTER_PERMISSIONS: readonly KubePermission[] = [
-  { apiGroup: 'metal3.io', resource: 'baremetalhosts', verbs: READ_WRITE },
+  // `metalfleet delete` and host commands against Kubernetes: HostStore.requestDelete is a DELETE.
+  { apiGroup: 'metal3.io', resource: 'baremetalhosts', verbs: [...READ_PATCH, 'delete'] },
   { apiGroup: 'metal3.io', resource: 'baremetalhosts/status', verbs: STATUS },
-  { apiGroup: 'infrastructure.cluster.x-k8s.io', resource: 'maasmachines', verbs: READ_WRITE },
+  { apiGroup: 'infrastructure.cluster.x-k8s.io', resource: 'maasmachines', verbs: READ_PATCH },
   { apiGroup: 'infrastructure.cluster.x-k8s.io', resource: 'maasmachines/status', verbs: STATUS },
-  { apiGroup: 'infrastructure.cluster.x-k8s.io', resource: 'maasclusters', verbs: READ_WRITE },
+  { apiGroup: 'infrastructure.cluster.x-k8s.io', resource: 'maasclusters', verbs: READ_PATCH },
   { apiGroup: 'infrastructure.cluster.x-k8s.io', resource: 'maasclusters/status', verbs: STATUS },
   // The Machine and Cluster a MaasMachine or MaasCluster belongs to (reference/capmaas.md §2.2-2.3).
-  { apiGroup: 'cluster.x-k8s.io', resource: 'machines', verbs: READ },
-  { apiGroup: 'cluster.x-k8s.io', resource: 'clusters', verbs: READ },
+  { apiGroup: 'cluster.x-k8s.io', resource: 'machines', verbs: WATCH },
+  { apiGroup: 'cluster.x-k8s.io', resource: 'clusters', verbs: WATCH },
   // BMC credentials, user data and network data; only read.
-  { apiGroup: '', resource: 'secrets', verbs: READ },
+  { apiGroup: '', resource: 'secrets', verbs: WATCH },
   { apiGroup: '', resource: 'events', verbs: ['create', 'patch'] },
-  // `metalfleet delete` and host commands against Kubernetes: HostStore.requestDelete is a DELETE.
-  { apiGroup: 'metal3.io', resource: 'baremetalhosts', verbs: ['delete'] },
 ];

@@ -5,11 +5,12 @@ import type { CapacityFigures, CapacityMsg } from '../../actors/capacity/index.t
 import type { ClusterNode, NodeConfig } from '../../actors/node/index.ts';
 import { startClusterNode } from '../../actors/node/index.ts';
 import { clusterSource } from '../../actors/node/introspection-source.ts';
-import type { ActorRef } from '../../actors/runtime/index.ts';
+import type { ActorRef, ActorSystem } from '../../actors/runtime/index.ts';
 import { ask, systemClock } from '../../actors/runtime/index.ts';
 import type { HealthServer } from '../../adapters/observe/index.ts';
 import { startHealthServer } from '../../adapters/observe/index.ts';
-import type { NatsStore } from '../../adapters/store/nats-store.ts';
+import type { KubeAdapter } from '../../adapters/kube/index.ts';
+import { registerKubeMetrics } from '../../adapters/kube/index.ts';
 import { openNatsStoreOn } from '../../adapters/store/nats-store.ts';
 import type { SecretSource } from '../../adapters/store/nats-secrets.ts';
 import { createCommandServer } from '../../cluster/command-server.ts';
@@ -18,7 +19,7 @@ import type { Membership, ShardLeases } from '../../cluster/index.ts';
 import { OwnershipRecorder, startMembership, startShardLeases } from '../../cluster/index.ts';
 import type { Singleton } from '../../cluster/singleton.ts';
 import { startSingleton } from '../../cluster/singleton.ts';
-import type { Logger, Provisioner, Transport } from '../../ports/index.ts';
+import type { HostStore, Logger, Provisioner, Transport } from '../../ports/index.ts';
 
 // The buckets of one cluster. Leases and heartbeats carry a bucket TTL (server 2.9 has no
 // per-key TTL), so a dead holder's key vanishes on its own.
@@ -42,13 +43,19 @@ export interface ClusterNodeParts {
   readonly transport: Transport;
   readonly provisioner: Provisioner;
   readonly secrets?: SecretSource;
+  /**
+   * Hosts and Secrets from Kubernetes instead of the NATS store (NATS still carries leases,
+   * membership, capacity and commands). Started in the node's actor system; the node starts
+   * driving hosts once its informers have listed.
+   */
+  readonly kube?: KubeAdapter;
   readonly log: Logger;
 }
 
 export interface RunningNode {
   readonly name: string;
   readonly node: ClusterNode;
-  readonly store: NatsStore;
+  readonly store: HostStore;
   readonly health: HealthServer | null;
   isBroker(): boolean;
   /** graceful: hand every shard off, give up the broker lease, leave membership (SIGTERM). */
@@ -65,7 +72,8 @@ export async function runClusterNode(settings: ClusterNodeSettings, parts: Clust
     transport.kv(MEMBER_BUCKET, { ...kvOptions, ttlMs: settings.leaseTtlMs }),
     transport.kv(CAPACITY_BUCKET, kvOptions),
   ]);
-  const store = await openNatsStoreOn(transport, { ...(parts.secrets ? { secrets: parts.secrets } : {}), log, kv: kvOptions });
+  const kube = parts.kube;
+  const store: HostStore = kube ? kube.hosts : await openNatsStoreOn(transport, { ...(parts.secrets ? { secrets: parts.secrets } : {}), log, kv: kvOptions });
 
   let broker: ClusterBroker | null = null;
   const electedHandlers: Array<(epoch: number) => void> = [];
@@ -89,6 +97,7 @@ export async function runClusterNode(settings: ClusterNodeSettings, parts: Clust
     },
     onShardStarted: (shard) => commands?.open(shard),
     onShardStopped: (shard) => commands?.close(shard),
+    ...(kube ? { attach: (system: ActorSystem) => kube.start(system) } : {}),
   });
   commands = createCommandServer({ transport, store, shardCount: settings.node.shardCount, owns: (key) => node.owns(key), log });
 
@@ -146,6 +155,7 @@ export async function runClusterNode(settings: ClusterNodeSettings, parts: Clust
     ready: () => {
       if (!connected) return { ready: false, reason: 'NATS disconnected' };
       if (!membership.healthy) return { ready: false, reason: 'heartbeats are failing' };
+      if (kube && !kube.isSynced) return { ready: false, reason: 'Kubernetes informers not synced' };
       return { ready: true };
     },
     hostsByState: () => node.stats.byState,
@@ -153,6 +163,7 @@ export async function runClusterNode(settings: ClusterNodeSettings, parts: Clust
     mailboxDepth: () => node.system.registry.list({ summary: false }).reduce((n, a) => n + a.mailboxDepth, 0),
     slots: () => null,
   }, { port: settings.healthPort, node: name });
+  if (health && kube) registerKubeMetrics(health.registry, kube);
 
   let stopping: Promise<void> | null = null;
   return {
@@ -173,7 +184,8 @@ export async function runClusterNode(settings: ClusterNodeSettings, parts: Clust
         await introspect.close();
         introspection.close();
         await node.stop(settings.drainTimeoutMs);
-        await store.close();
+        await store.close?.();
+        await kube?.close();
         await health?.close();
       })();
       return stopping;

@@ -1,0 +1,127 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { ActorRef, ActorSystem, Clock } from '../../actors/runtime/index.ts';
+import { spawn, stop, systemClock } from '../../actors/runtime/index.ts';
+import type { Logger, ObjectKind } from '../../ports/index.ts';
+import { silentLogger } from '../../ports/index.ts';
+import type { AdapterMsg, InformerStatus } from './adapter-actor.ts';
+import { adapterBehavior } from './adapter-actor.ts';
+import { EventRecorder } from './event-recorder.ts';
+import { KubeHostStore } from './host-store.ts';
+import type { InformerFactory } from './informer.ts';
+import { clientInformerFactory } from './informer.ts';
+import { KubeCalls } from './kube-calls.ts';
+import { KubeClient } from './kube-client.ts';
+import { KubeObjectStore } from './object-store.ts';
+import { ObjectWriter } from './object-writer.ts';
+import { ResourceCache } from './resource-cache.ts';
+import type { ResourceName } from './resources.ts';
+import { HOST_RESOURCES, MAAS_RESOURCES, RESOURCES } from './resources.ts';
+import { WriteLanes } from './write-lanes.ts';
+
+export interface KubeAdapterOptions {
+  readonly kubeConfig: KubeConfig;
+  /** Watch one namespace instead of all. */
+  readonly namespace?: string;
+  /** Also watch and write the MAAS side (MaasMachine, MaasCluster, Machine, Cluster). */
+  readonly maas?: boolean;
+  readonly log?: Logger;
+  /** Events' reporting instance: the node's name. */
+  readonly nodeName?: string;
+  /** API requests in flight at once (watches aside). Default 32. */
+  readonly maxInFlight?: number;
+  readonly clock?: Clock;
+  readonly random?: () => number;
+  /** Tests replace client-node's informers. */
+  readonly informers?: InformerFactory;
+}
+
+export interface KubeAdapter {
+  readonly hosts: KubeHostStore;
+  /** The MAAS side's store, when `maas` was asked for. */
+  readonly objects: KubeObjectStore | null;
+  /** Permissions used so far ("verb group/resource"). */
+  readonly calls: KubeCalls;
+  readonly events: EventRecorder;
+  /** Spawns the adapter actor in the node's actor system and resolves once every informer listed. */
+  start(system: ActorSystem): Promise<void>;
+  synced(): Promise<void>;
+  readonly isSynced: boolean;
+  informers(): InformerStatus[];
+  /** Stops the informers (the actor) and the stores' subscriptions. */
+  close(): Promise<void>;
+}
+
+export const ADAPTER_ACTOR = 'kube-adapter';
+
+/**
+ * The Kubernetes adapter of one node: informers owned by an actor, a cache per resource, the
+ * HostStore of BareMetalHosts and (optionally) the ObjectStore of the MAAS side over them.
+ */
+export function createKubeAdapter(options: KubeAdapterOptions): KubeAdapter {
+  const log = (options.log ?? silentLogger).child({ component: 'kube' });
+  const calls = new KubeCalls({ ...(options.maxInFlight !== undefined ? { maxInFlight: options.maxInFlight } : {}) });
+  const client = new KubeClient(options.kubeConfig, calls);
+  const resources = [...new Set<ResourceName>([...HOST_RESOURCES, ...(options.maas ? MAAS_RESOURCES : [])])];
+  const caches: Partial<Record<ResourceName, ResourceCache>> = {};
+  for (const name of resources) caches[name] = new ResourceCache(RESOURCES[name], log);
+  const cache = (name: ResourceName): ResourceCache => caches[name]!;
+  const lanes = new WriteLanes();
+  const writer = (name: ResourceName): ObjectWriter => new ObjectWriter(RESOURCES[name], { client, cache: cache(name), lanes, log, ...(options.random ? { random: options.random } : {}) });
+  const events = new EventRecorder({ client, log, component: 'metalfleet', ...(options.nodeName ? { instance: options.nodeName } : {}) });
+  const hosts = new KubeHostStore({ hosts: cache('BareMetalHost'), secrets: cache('Secret'), writer: writer('BareMetalHost'), events, log });
+  const objects = options.maas
+    ? new KubeObjectStore({
+      caches: Object.fromEntries(MAAS_RESOURCES.map((n) => [n, cache(n)])) as Record<ObjectKind, ResourceCache>,
+      writers: { MaasMachine: writer('MaasMachine'), MaasCluster: writer('MaasCluster') },
+      log,
+    })
+    : null;
+
+  const status = new Map<ResourceName, InformerStatus>();
+  let resolveSynced!: () => void;
+  const syncedPromise = new Promise<void>((resolve) => (resolveSynced = resolve));
+  // A close before the informers synced ends the wait in start() (the node gives up starting).
+  let rejectClosed!: (error: Error) => void;
+  const closedPromise = new Promise<never>((_, reject) => (rejectClosed = reject));
+  closedPromise.catch(() => undefined);
+  let isSynced = false;
+  let actor: ActorRef<AdapterMsg> | null = null;
+  let closed = false;
+
+  return {
+    hosts,
+    objects,
+    calls,
+    events,
+    get isSynced() {
+      return isSynced;
+    },
+    async start(system) {
+      if (actor) throw new Error('the Kubernetes adapter is started once');
+      actor = spawn(system, ADAPTER_ACTOR, adapterBehavior({
+        resources,
+        caches,
+        informers: options.informers ?? clientInformerFactory(client, options.namespace),
+        clock: options.clock ?? systemClock,
+        random: options.random ?? Math.random,
+        log,
+        status,
+        onSynced: () => {
+          isSynced = true;
+          resolveSynced();
+        },
+      }), { mailbox: { capacity: 1_000_000 } });
+      await Promise.race([syncedPromise, closedPromise]);
+    },
+    synced: () => syncedPromise,
+    informers: () => [...status.values()],
+    async close() {
+      if (closed) return;
+      closed = true;
+      rejectClosed(new Error('the Kubernetes adapter was closed before its informers synced'));
+      if (actor) stop(actor);
+      await hosts.close();
+      objects?.close();
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import type { CoreV1Event, KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { KubeCalls, Permission } from './kube-calls.ts';
+import { EVENT_CREATE, EVENT_PATCH, permissionFor } from './kube-calls.ts';
+import type { KubeVerb } from './permissions.ts';
+import type { ResourceInfo, ResourceName } from './resources.ts';
+import { RESOURCES } from './resources.ts';
+import type { RawObject } from './raw-object.ts';
+import { parseRaw } from './raw-object.ts';
+import { KubeCallError } from './errors.ts';
+
+/**
+ * The calls the adapter makes on each resource, and so the permissions it needs: informers list
+ * and watch everything; objects the controllers write are read back after a conflict (main and
+ * status), patched (metadata) and status-patched; only hosts are deleted (a user's `delete`).
+ */
+export const CALLS_BY_RESOURCE: Readonly<Record<ResourceName, readonly (readonly [KubeVerb, 'status'?])[]>> = {
+  BareMetalHost: [['list'], ['watch'], ['get'], ['get', 'status'], ['patch'], ['patch', 'status'], ['delete']],
+  MaasMachine: [['list'], ['watch'], ['get'], ['get', 'status'], ['patch'], ['patch', 'status']],
+  MaasCluster: [['list'], ['watch'], ['get'], ['get', 'status'], ['patch'], ['patch', 'status']],
+  Machine: [['list'], ['watch']],
+  Cluster: [['list'], ['watch']],
+  Secret: [['list'], ['watch']],
+};
+
+/** Every permission the adapter's code can use: what the ClusterRole must grant. */
+export function adapterCallPermissions(): Permission[] {
+  const out: Permission[] = [];
+  for (const [name, calls] of Object.entries(CALLS_BY_RESOURCE) as [ResourceName, readonly (readonly [KubeVerb, 'status'?])[]][]) {
+    for (const [verb, sub] of calls) out.push(permissionFor(RESOURCES[name], verb, sub));
+  }
+  return [...out, EVENT_CREATE, EVENT_PATCH];
+}
+
+function allowed(r: ResourceInfo, verb: KubeVerb, sub?: 'status'): Permission {
+  const calls = CALLS_BY_RESOURCE[r.name];
+  if (!calls.some(([v, s]) => v === verb && s === sub)) {
+    throw new KubeCallError(`${verb} ${r.plural}${sub ? `/${sub}` : ''}`, 403, 'NotWritten', `metalfleet does not ${verb} ${r.kind} objects${sub ? ` (${sub})` : ''}`);
+  }
+  return permissionFor(r, verb, sub);
+}
+
+export type DeleteOutcome = { readonly kind: 'terminating'; readonly object: RawObject } | { readonly kind: 'deleted' };
+
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+/**
+ * The Kubernetes API as the adapter uses it, over @kubernetes/client-node's generated clients.
+ * Each method is one request through KubeCalls, named by its permission and its object.
+ */
+export class KubeClient {
+  private readonly custom: CustomObjectsApi;
+  private readonly core: CoreV1Api;
+
+  constructor(readonly config: KubeConfig, readonly calls: KubeCalls) {
+    this.custom = config.makeApiClient(CustomObjectsApi);
+    this.core = config.makeApiClient(CoreV1Api);
+  }
+
+  /** The informer's list: every object of the resource, in one namespace or all. */
+  list(r: ResourceInfo, namespace?: string): Promise<KubernetesListObject<KubernetesObject>> {
+    const what = `listing ${r.plural}${namespace ? ` in ${namespace}` : ''}`;
+    return this.calls.call(allowed(r, 'list'), what, async () => {
+      if (r.name === 'Secret') {
+        return namespace ? this.core.listNamespacedSecret({ namespace }) : this.core.listSecretForAllNamespaces();
+      }
+      const base = { group: r.group, version: r.version, plural: r.plural };
+      const list: unknown = namespace ? await this.custom.listNamespacedCustomObject({ ...base, namespace }) : await this.custom.listClusterCustomObject(base);
+      return list as KubernetesListObject<KubernetesObject>;
+    });
+  }
+
+  /** The watch an informer opens; the client makes it, this records its permission. */
+  watching(r: ResourceInfo, namespace?: string): void {
+    this.calls.use(allowed(r, 'watch'), `watching ${r.plural}${namespace ? ` in ${namespace}` : ''}`);
+  }
+
+  /** GET of an object (or its status subresource, which returns the whole object); undefined when gone. */
+  async get(r: ResourceInfo, namespace: string, name: string, sub?: 'status'): Promise<RawObject | undefined> {
+    const what = `reading ${r.kind} ${namespace}/${name}${sub ? ` (${sub})` : ''}`;
+    try {
+      const body: unknown = await this.calls.call(allowed(r, 'get', sub), what, () => {
+        const args = { group: r.group, version: r.version, plural: r.plural, namespace, name };
+        return sub ? this.custom.getNamespacedCustomObjectStatus(args) : this.custom.getNamespacedCustomObject(args);
+      });
+      return object(what, body);
+    } catch (error) {
+      if (error instanceof KubeCallError && error.notFound) return undefined;
+      throw error;
+    }
+  }
+
+  /** A JSON merge patch of the object or of its status subresource; the stored object comes back. */
+  async patch(r: ResourceInfo, namespace: string, name: string, body: Record<string, unknown>, sub?: 'status', what = `patching ${r.kind} ${namespace}/${name}`): Promise<RawObject> {
+    const result: unknown = await this.calls.call(allowed(r, 'patch', sub), what, () => {
+      const args = { group: r.group, version: r.version, plural: r.plural, namespace, name, body };
+      return sub ? this.custom.patchNamespacedCustomObjectStatus(args, mergePatch) : this.custom.patchNamespacedCustomObject(args, mergePatch);
+    });
+    return object(what, result);
+  }
+
+  /**
+   * DELETE: with finalizers the server marks the object and returns it; without, it removes it
+   * and returns a Status (reference/kube-api.md §7).
+   */
+  async delete(r: ResourceInfo, namespace: string, name: string): Promise<DeleteOutcome> {
+    const what = `deleting ${r.kind} ${namespace}/${name}`;
+    const result: unknown = await this.calls.call(allowed(r, 'delete'), what, () =>
+      this.custom.deleteNamespacedCustomObject({ group: r.group, version: r.version, plural: r.plural, namespace, name }));
+    if (typeof result === 'object' && result !== null && (result as { kind?: unknown }).kind === 'Status') return { kind: 'deleted' };
+    return { kind: 'terminating', object: object(what, result) };
+  }
+
+  async createEvent(namespace: string, event: CoreV1Event, what: string): Promise<void> {
+    await this.calls.call(EVENT_CREATE, what, () => this.core.createNamespacedEvent({ namespace, body: event }));
+  }
+
+  async patchEvent(namespace: string, name: string, body: Record<string, unknown>, what: string): Promise<void> {
+    await this.calls.call(EVENT_PATCH, what, () => this.core.patchNamespacedEvent({ namespace, name, body }, mergePatch));
+  }
+}
+
+function object(what: string, body: unknown): RawObject {
+  const parsed = parseRaw(body);
+  if (!parsed.ok) throw new KubeCallError(what, 500, 'BadResponse', `the API server answered with something that is not an object (${parsed.problems.join('; ')})`);
+  return parsed.value;
+}
+

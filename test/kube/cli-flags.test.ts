@@ -1,0 +1,56 @@
+import test from 'ava';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { metalfleet } from '../cli/run.ts';
+
+// A kubeconfig that loads (nothing listens there); flag errors come before any connection.
+async function kubeconfig(): Promise<{ path: string; done: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'metalfleet-kubeconfig-'));
+  const path = join(dir, 'config');
+  await writeFile(path, [
+    'apiVersion: v1', 'kind: Config', 'current-context: t',
+    'clusters: [{name: t, cluster: {server: "http://127.0.0.1:9", insecure-skip-tls-verify: true}}]',
+    'users: [{name: t, user: {token: x}}]',
+    'contexts: [{name: t, context: {cluster: t, user: t}}]', '',
+  ].join('\n'));
+  return { path, done: () => rm(dir, { recursive: true, force: true }) };
+}
+
+test('node cli - --secrets is refused with --kubeconfig: Secrets come from Kubernetes', async (t) => {
+  const k = await kubeconfig();
+  try {
+    const run = await metalfleet('node', '--kubeconfig', k.path, '--secrets', 'x.yaml');
+    t.is(run.code, 2);
+    t.regex(run.stderr, /--secrets: with --kubeconfig or --in-cluster, BMC credentials and user data come from Kubernetes Secrets/);
+  } finally {
+    await k.done();
+  }
+});
+
+test('node cli - MAAS objects only in the single-process Kubernetes mode', async (t) => {
+  const k = await kubeconfig();
+  try {
+    const run = await metalfleet('node', '--kubeconfig', k.path, '--nats', 'nats://127.0.0.1:9', '--maas', 'http://127.0.0.1:9/MAAS');
+    t.is(run.code, 2);
+    t.regex(run.stderr, /--maas: MAAS objects are driven only by a single-process node on Kubernetes/);
+  } finally {
+    await k.done();
+  }
+});
+
+test('node cli - --kubeconfig and --in-cluster exclude each other; --namespace needs one; a missing kubeconfig is named', async (t) => {
+  t.regex((await metalfleet('node', '--kubeconfig', 'a', '--in-cluster')).stderr, /--kubeconfig and --in-cluster: choose one/);
+  t.regex((await metalfleet('node', '--namespace', 'x', '--nats', 'nats://127.0.0.1:9')).stderr, /--namespace applies to --kubeconfig or --in-cluster/);
+  const missing = await metalfleet('node', '--kubeconfig', '/nonexistent/kubeconfig');
+  t.is(missing.code, 2);
+  t.regex(missing.stderr, /--kubeconfig: cannot load kubeconfig \/nonexistent\/kubeconfig: ENOENT/);
+});
+
+test('node cli - --help describes the Kubernetes modes and that MAAS runs only in the single-process one', async (t) => {
+  const help = await metalfleet('node', '--help');
+  t.regex(help.stdout, /--kubeconfig <path>/);
+  t.regex(help.stdout, /--in-cluster/);
+  t.regex(help.stdout, /--namespace <ns>/);
+  t.regex(help.stdout, /MAAS objects are driven only in the single-process Kubernetes mode/);
+});

@@ -1,0 +1,47 @@
+import test from 'ava';
+import { adapterCallPermissions, formatPermission, isDeclared } from '../../src/adapters/kube/index.ts';
+import { KubeCalls, permissionFor } from '../../src/adapters/kube/kube-calls.ts';
+import { ADAPTER_PERMISSIONS } from '../../src/adapters/kube/permissions.ts';
+import { RESOURCES } from '../../src/adapters/kube/resources.ts';
+
+const declared = (): string[] => ADAPTER_PERMISSIONS.flatMap((p) => p.verbs.map((verb) => formatPermission({ apiGroup: p.apiGroup, resource: p.resource, verb })));
+
+test('permissions - every call the adapter can make is declared in ADAPTER_PERMISSIONS', (t) => {
+  const missing = adapterCallPermissions().filter((p) => !isDeclared(p)).map(formatPermission);
+  t.deepEqual(missing, []);
+});
+
+test('permissions - nothing is declared that the adapter never calls (least privilege)', (t) => {
+  const used = new Set(adapterCallPermissions().map(formatPermission));
+  // The adapter never replaces whole objects (PUT): status and finalizers go by merge patch.
+  // It reads CAPI Machines, Clusters and Secrets from informers only, never one by one.
+  t.deepEqual(declared().filter((p) => !used.has(p)), []);
+});
+
+test('permissions - a call needing an undeclared permission fails as RBAC would, before any request', async (t) => {
+  const calls = new KubeCalls();
+  let requested = false;
+  const error = await t.throwsAsync(calls.call(permissionFor(RESOURCES.Secret, 'patch'), 'patching Secret lab/bmc', async () => { requested = true; }));
+  t.false(requested);
+  t.regex(error.message, /patch core\/secrets is not in ADAPTER_PERMISSIONS/);
+});
+
+test('permissions - calls record the permissions they used', async (t) => {
+  const calls = new KubeCalls();
+  await calls.call(permissionFor(RESOURCES.BareMetalHost, 'patch', 'status'), 'x', async () => undefined);
+  t.deepEqual([...calls.used], ['patch metal3.io/baremetalhosts/status']);
+});
+
+test('permissions - requests beyond maxInFlight wait for a free slot', async (t) => {
+  const calls = new KubeCalls({ maxInFlight: 2 });
+  let running = 0;
+  let most = 0;
+  const p = permissionFor(RESOURCES.BareMetalHost, 'get');
+  await Promise.all(Array.from({ length: 10 }, () => calls.call(p, 'x', async () => {
+    running += 1;
+    most = Math.max(most, running);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    running -= 1;
+  })));
+  t.is(most, 2);
+});
