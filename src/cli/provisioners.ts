@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createRoutedProvisioner } from '../adapters/routed/index.ts';
-import type { PluginError, ProvisionerPlugin } from '../plugin/index.ts';
-import { ProvisionerRegistry, loadPlugin, loadPluginFolder } from '../plugin/index.ts';
+import type { ProvisionerPlugin } from '../plugin/index.ts';
+import { PluginError, ProvisionerRegistry, loadPlugin, loadPluginFolder } from '../plugin/index.ts';
 import type { Logger, Provisioner } from '../ports/index.ts';
 import { CliError } from './cli-error.ts';
 
@@ -83,7 +83,7 @@ export async function selectProvisioner(o: {
   try {
     routes.set(defaultName, await registry.createProvisioner(defaultName, { options: options.get(defaultName) ?? {}, log: o.log.child({ provisioner: defaultName }) }));
   } catch (err) {
-    throw new CliError(`--provisioner ${errorText(err)}`, 2);
+    throw builtinFailure(err) ?? new CliError(`--provisioner ${errorText(err)}`, 2);
   }
   for (const name of external) {
     if (routes.has(name) || !registry.names('BareMetalHost').includes(name)) continue;
@@ -118,6 +118,58 @@ function parseOptions(values: readonly string[]): Map<string, Record<string, str
   return out;
 }
 
+/**
+ * A built-in backend's factory fails with the CLI's own error (an unreachable Ironic, a MAAS URL
+ * without its key), already worded for the user and with its exit code: that one is passed on
+ * as it is rather than as a plugin failure.
+ */
+export function builtinFailure(err: unknown): CliError | undefined {
+  return err instanceof PluginError && err.cause instanceof CliError ? err.cause : undefined;
+}
+
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The BMC schemes the plugins named by --plugin and --plugin-dir declare, for commands that check
+ * hosts without driving them (the webhook, validate): the modules are loaded and checked, their
+ * factories never run. A bad --plugin stops the command; a bad one in the folder is reported.
+ */
+export async function declaredBmcSchemes(o: { readonly flags: Pick<ProvisionerFlags, 'plugin' | 'pluginDir'>; readonly pluginDir?: string; readonly cwd: string; readonly warn: (line: string) => void }): Promise<string[]> {
+  const registry = new ProvisionerRegistry();
+  for (const ref of o.flags.plugin ?? []) {
+    try {
+      registry.register(await loadPlugin(ref, o.cwd), ref);
+    } catch (err) {
+      throw new CliError(`--plugin ${errorText(err)}`, 2);
+    }
+  }
+  const dir = o.flags.pluginDir ?? o.pluginDir;
+  if (dir !== undefined) {
+    let loaded;
+    try {
+      loaded = await loadPluginFolder(dir);
+    } catch (err) {
+      throw new CliError(`--plugin-dir ${errorText(err)}`, 2);
+    }
+    for (const r of loaded.refused) o.warn(`warning: ${r.message}; skipped`);
+    for (const { plugin, source } of loaded.plugins) {
+      try {
+        registry.register(plugin, source);
+      } catch (err) {
+        o.warn(`warning: ${errorText(err)}; skipped`);
+      }
+    }
+  }
+  return registry.bmcSchemes();
+}
+
+const repeatable = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** --plugin and --plugin-dir alone, for commands that only need what plugins declare. */
+export function addPluginFlags(cmd: Command): Command {
+  return cmd
+    .option('--plugin <ref>', 'a provisioner plugin (package name or path) whose BMC address schemes to admit (repeatable)', repeatable)
+    .option('--plugin-dir <dir>', 'every plugin in this folder (default METALFLEET_PLUGIN_DIR)');
 }

@@ -11,6 +11,8 @@ const HOSTS = 500;
 const STATE_CHANGES = 6;
 
 test('kube scale - 500 hosts applied at once reach provisioned with at most one status write per state change', async (t) => {
+  // Minutes on a loaded 2-core machine (the whole suite beside it); seconds alone.
+  t.timeout(300_000);
   const api = await startApi();
   const it = await startKubeNode(api);
   try {
@@ -23,7 +25,7 @@ test('kube scale - 500 hosts applied at once reach provisioned with at most one 
     }
     await waitUntil(() => it.node.stats.count('provisioned') === HOSTS, 100_000, `${HOSTS} hosts provisioned`, 100);
     // The node's view is what it wrote; the server must hold the same.
-    await waitUntil(() => keys.every((k) => stateOf(api, k) === 'provisioned'), 20_000, 'every status in the API server says provisioned', 100);
+    await waitUntil(() => keys.every((k) => stateOf(api, k) === 'provisioned'), 90_000, 'every status in the API server says provisioned', 100);
     const seconds = (performance.now() - started) / 1000;
     const perHost = keys.map((k) => {
       const [namespace, name] = k.split('/') as [string, string];

@@ -1,5 +1,6 @@
 import type { FieldError } from '../field-error.ts';
 import { validateBareMetalHost } from '../bmh/validate.ts';
+import type { ValidateOptions } from '../bmh/validate.ts';
 import { kindOf } from '../manifest.ts';
 import { MAAS_API_GROUP, MAAS_KINDS, type MaasKind } from './constants.ts';
 import { validateMaasCluster, validateMaasMachine, validateMaasMachineTemplate } from './validate.ts';
@@ -11,7 +12,7 @@ export type ValidatedKind = 'BareMetalHost' | MaasKind;
 
 export type ValidationResult = { kind: ValidatedKind; errors: FieldError[] };
 
-const VALIDATORS: Record<ValidatedKind, (obj: unknown, old?: unknown) => FieldError[]> = {
+const VALIDATORS: Record<ValidatedKind, (obj: unknown, old: unknown, opts: ValidateOptions) => FieldError[]> = {
   BareMetalHost: validateBareMetalHost,
   MaasCluster: validateMaasCluster,
   MaasMachine: validateMaasMachine,
@@ -39,10 +40,11 @@ export function validatedKindOf(doc: { apiVersion?: unknown; kind?: unknown }): 
 
 /**
  * Validates `obj` by its kind, as a create, or as an update of `old` (the stored version of the
- * same object). Null for a kind metalfleet does not validate.
+ * same object). Null for a kind metalfleet does not validate. `opts` carries what loaded
+ * provisioner plugins add (their BMC address schemes).
  */
-export function validateObject(obj: unknown, old?: unknown): ValidationResult | null {
+export function validateObject(obj: unknown, old?: unknown, opts: ValidateOptions = {}): ValidationResult | null {
   const kind = obj !== null && typeof obj === 'object' ? validatedKindOf(obj) : null;
   if (kind === null) return null;
-  return { kind, errors: VALIDATORS[kind](obj, old) };
+  return { kind, errors: VALIDATORS[kind](obj, old, opts) };
 }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { IRONIC_LABEL } from '../backends.ts';
 import { fixtureBuiltin, ironicBuiltin, maasBuiltin } from '../builtin-provisioners.ts';
 import type { ProvisionerFlags } from '../provisioners.ts';
-import { addProvisionerFlags, selectProvisioner } from '../provisioners.ts';
+import { addProvisionerFlags, builtinFailure, selectProvisioner } from '../provisioners.ts';
 import { createMemoryStore } from '../../adapters/store/index.ts';
 import { formatApplyIssue } from '../../adapters/store/validate.ts';
 import { CliError } from '../cli-error.ts';
@@ -96,7 +96,11 @@ export function register(program: Command): void {
       if (issues.length > 0) throw new CliError(`invalid input, the demo did not start:\n${issues.map(formatApplyIssue).join('\n')}`, 1);
       for (const w of results.flatMap((r) => r.warnings)) process.stderr.write(`warning: ${w}\n`);
       const limit = flags.limit ?? env.PROVISIONING_LIMIT;
-      if (maasWanted) await registry.createMaasDriver('maas', { options: {}, log });
+      if (maasWanted) {
+        await registry.createMaasDriver('maas', { options: {}, log }).catch((err: unknown) => {
+          throw builtinFailure(err) ?? err;
+        });
+      }
       const maas = setup.maas;
       if (maas) {
         const applied = maas.store.apply(generateMaasCluster({ controlPlane: flags.maasControlPlane, workers: flags.maasWorkers }));

@@ -2,6 +2,9 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { readManifests, type ManifestDocument } from '../../api/manifest.ts';
 import { validateObject, validatedKindOf } from '../../api/maas/index.ts';
+import type { ValidateOptions } from '../../api/index.ts';
+import { readEnv } from '../config.ts';
+import { addPluginFlags, declaredBmcSchemes } from '../provisioners.ts';
 
 // `metalfleet validate FILE... [--old FILE]`: the admission rules of the BareMetalHost webhook and
 // of CAPMAAS's MaasCluster, MaasMachine and MaasMachineTemplate, run on manifests before they are
@@ -39,7 +42,7 @@ function label(doc: ManifestDocument): string {
 
 export type ValidateSummary = { checked: number; invalid: number; unreadable: number };
 
-export async function runValidate(files: readonly string[], oldFiles: readonly string[], io: Output): Promise<ValidateSummary> {
+export async function runValidate(files: readonly string[], oldFiles: readonly string[], io: Output, rules: ValidateOptions = {}): Promise<ValidateSummary> {
   const summary: ValidateSummary = { checked: 0, invalid: 0, unreadable: 0 };
 
   const previous = new Map<string, unknown>();
@@ -55,7 +58,7 @@ export async function runValidate(files: readonly string[], oldFiles: readonly s
       continue;
     }
     const kind = validatedKindOf(doc);
-    const result = kind === null ? null : validateObject(doc.object, previous.get(objectKey(kind, doc)));
+    const result = kind === null ? null : validateObject(doc.object, previous.get(objectKey(kind, doc)), rules);
     if (result === null) {
       io.err(`note: ${label(doc)}: skipped (kind not managed by metalfleet)`);
       continue;
@@ -71,16 +74,17 @@ export async function runValidate(files: readonly string[], oldFiles: readonly s
 }
 
 export function register(program: Command): void {
-  program
+  const validate = program
     .command('validate')
     .description('check BareMetalHost, MaasCluster, MaasMachine and MaasMachineTemplate manifests against the admission rules (other kinds are skipped)')
     .argument('<files...>', 'YAML manifests, multi-document allowed')
-    .option('--old <file>', 'stored versions of the objects: apply the update rules to those of the same kind, namespace and name (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
-    .action(async (files: string[], opts: { old: string[] }) => {
-      const summary = await runValidate(files, opts.old, {
-        out: (line) => process.stdout.write(`${line}\n`),
-        err: (line) => process.stderr.write(`${line}\n`),
-      });
+    .option('--old <file>', 'stored versions of the objects: apply the update rules to those of the same kind, namespace and name (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[]);
+  addPluginFlags(validate)
+    .action(async (files: string[], opts: { old: string[]; plugin?: string[]; pluginDir?: string }) => {
+      const env = readEnv();
+      const err = (line: string): void => void process.stderr.write(`${line}\n`);
+      const schemes = await declaredBmcSchemes({ flags: opts, ...(env.METALFLEET_PLUGIN_DIR ? { pluginDir: env.METALFLEET_PLUGIN_DIR } : {}), cwd: process.cwd(), warn: err });
+      const summary = await runValidate(files, opts.old, { out: (line) => process.stdout.write(`${line}\n`), err }, { pluginBmcSchemes: new Set(schemes) });
       if (summary.invalid > 0 || summary.unreadable > 0) process.exitCode = 1;
     });
 }

@@ -3,12 +3,14 @@ import { startWebhookServer, WebhookTlsError } from '../../adapters/kube/webhook
 import { CliError } from '../cli-error.ts';
 import { intFlag, readEnv } from '../config.ts';
 import { createLogger } from '../logger.ts';
+import type { ProvisionerFlags } from '../provisioners.ts';
+import { addPluginFlags, declaredBmcSchemes } from '../provisioners.ts';
 import { untilSignalled } from '../signals.ts';
 
 // `metalfleet webhook`: the admission rules of `metalfleet validate` as a Kubernetes validating
 // webhook, until SIGINT/SIGTERM. The certificate files are re-read when cert-manager rotates them.
 
-interface WebhookFlags {
+interface WebhookFlags extends Pick<ProvisionerFlags, 'plugin' | 'pluginDir'> {
   port: number;
   host: string;
   tlsCert: string;
@@ -56,21 +58,23 @@ and a ValidatingWebhookConfiguration whose webhook has
 `;
 
 export function register(program: Command): void {
-  program
+  const webhook = program
     .command('webhook')
     .description('serve the BareMetalHost and MAAS admission rules (as metalfleet validate checks them) as a Kubernetes validating webhook over HTTPS, until SIGINT/SIGTERM')
     .requiredOption('--tls-cert <file>', 'PEM serving certificate (chain); re-read when it changes', fileFlag('--tls-cert'))
     .requiredOption('--tls-key <file>', 'PEM private key of the certificate; re-read when it changes', fileFlag('--tls-key'))
     .option('--port <n>', 'listen on this port (0: a free one)', portFlag, 9443)
     .option('--host <address>', 'listen on this address', '0.0.0.0')
-    .option('--log-level <level>', `${LOG_LEVELS.join('|')} on stderr (default: METALFLEET_LOG_LEVEL or info)`, logLevelFlag)
+    .option('--log-level <level>', `${LOG_LEVELS.join('|')} on stderr (default: METALFLEET_LOG_LEVEL or info)`, logLevelFlag);
+  addPluginFlags(webhook)
     .addHelpText('after', HELP)
     .action(async (flags: WebhookFlags) => {
       const env = readEnv();
       const log = createLogger(flags.logLevel ?? env.METALFLEET_LOG_LEVEL ?? 'info', { node: 'webhook' });
+      const pluginBmcSchemes = await declaredBmcSchemes({ flags, ...(env.METALFLEET_PLUGIN_DIR ? { pluginDir: env.METALFLEET_PLUGIN_DIR } : {}), cwd: process.cwd(), warn: (line) => process.stderr.write(`${line}\n`) });
       let server;
       try {
-        server = await startWebhookServer({ port: flags.port, host: flags.host, certFile: flags.tlsCert, keyFile: flags.tlsKey, log });
+        server = await startWebhookServer({ port: flags.port, host: flags.host, certFile: flags.tlsCert, keyFile: flags.tlsKey, log, pluginBmcSchemes });
       } catch (err) {
         if (err instanceof WebhookTlsError) {
           throw new CliError(`${err.file === 'cert' ? '--tls-cert' : '--tls-key'} ${err.path}: ${err.reason}`, 2);

@@ -1,3 +1,4 @@
+import type { ValidateOptions } from '../../../api/index.ts';
 import type { Logger } from '../../../ports/index.ts';
 import { reviewRoute } from './review-route.ts';
 import type { Route, RouteTable } from './route.ts';
@@ -12,10 +13,10 @@ const healthRoute: Route = {
   handle: () => ({ status: 200, text: 'ok\n' }),
 };
 
-export function webhookRoutes(log: Logger): RouteTable {
+export function webhookRoutes(log: Logger, rules: ValidateOptions = {}): RouteTable {
   return new Map<string, Route>([
     ['/healthz', healthRoute],
-    ['/validate', reviewRoute('validate', admitValidation, log)],
+    ['/validate', reviewRoute('validate', (request) => admitValidation(request, rules), log)],
     ['/mutate', reviewRoute('mutate', admitDefaults, log)],
   ]);
 }

@@ -23,6 +23,8 @@ export interface WebhookServerOptions {
   readonly maxBodyBytes?: number;
   /** Re-read the certificate files at least this often, besides watching them. Default 10 s. */
   readonly certPollMs?: number;
+  /** BMC address schemes of the provisioner plugins the controllers load: admitted, not unknown. */
+  readonly pluginBmcSchemes?: readonly string[];
 }
 
 export interface WebhookServer {
@@ -154,7 +156,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const { certFile, keyFile, log } = options;
   const host = options.host ?? '127.0.0.1';
   const pair = await loadTlsPair(certFile, keyFile);
-  const routes = webhookRoutes(log);
+  const routes = webhookRoutes(log, { pluginBmcSchemes: new Set(options.pluginBmcSchemes ?? []) });
   const handler = createHandler(routes, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, log);
 
   const server = https.createServer(

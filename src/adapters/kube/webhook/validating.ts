@@ -1,4 +1,5 @@
 import { validateObject } from '../../../api/index.ts';
+import type { ValidateOptions } from '../../../api/index.ts';
 import type { AdmissionRequest, AdmissionVerdict } from './admission-review.ts';
 import { invalidStatus } from './status.ts';
 
@@ -28,10 +29,10 @@ function unmanagedWarning(request: AdmissionRequest): string {
  * DELETE and CONNECT change nothing the rules cover. A kind metalfleet does not validate is
  * allowed with a warning: the webhook configuration sent it by mistake.
  */
-export function admitValidation(request: AdmissionRequest): AdmissionVerdict {
+export function admitValidation(request: AdmissionRequest, rules: ValidateOptions = {}): AdmissionVerdict {
   if (request.operation === 'DELETE' || request.operation === 'CONNECT') return { allowed: true };
   const old = request.operation === 'UPDATE' ? request.oldObject ?? undefined : undefined;
-  const result = validateObject(request.object, old);
+  const result = validateObject(request.object, old, rules);
   if (result === null) return { allowed: true, warnings: [unmanagedWarning(request)] };
   if (result.errors.length === 0) return { allowed: true };
   return {
