@@ -51,32 +51,7 @@ export async function selectProvisioner(o: {
 }): Promise<SelectedProvisioner> {
   const registry = new ProvisionerRegistry();
   for (const builtin of o.builtins) registry.register(builtin, 'built-in');
-  const external: string[] = [];
-  for (const ref of o.flags.plugin ?? []) {
-    try {
-      external.push(registry.register(await loadPlugin(ref, o.cwd), ref).name);
-    } catch (err) {
-      throw new CliError(`--plugin ${errorText(err)}`, 2);
-    }
-  }
-  const refused: PluginError[] = [];
-  const dir = o.flags.pluginDir ?? o.pluginDir;
-  if (dir !== undefined) {
-    let loaded;
-    try {
-      loaded = await loadPluginFolder(dir);
-    } catch (err) {
-      throw new CliError(`--plugin-dir ${errorText(err)}`, 2);
-    }
-    refused.push(...loaded.refused);
-    for (const { plugin, source } of loaded.plugins) {
-      try {
-        external.push(registry.register(plugin, source).name);
-      } catch (err) {
-        refused.push(err as PluginError);
-      }
-    }
-  }
+  const { external, refused } = await registerPlugins(registry, o);
   const options = parseOptions(o.flags.provisionerOption ?? []);
   const defaultName = o.flags.provisioner ?? o.defaultName;
   const routes = new Map<string, Provisioner>();
@@ -138,31 +113,42 @@ function errorText(err: unknown): string {
  */
 export async function declaredBmcSchemes(o: { readonly flags: Pick<ProvisionerFlags, 'plugin' | 'pluginDir'>; readonly pluginDir?: string; readonly cwd: string; readonly warn: (line: string) => void }): Promise<string[]> {
   const registry = new ProvisionerRegistry();
+  const { refused } = await registerPlugins(registry, o);
+  for (const r of refused) o.warn(`warning: ${r.message}; skipped`);
+  return registry.bmcSchemes();
+}
+
+/**
+ * Loads and registers the plugins of --plugin (each must load: a CliError otherwise) and of the
+ * plugin folder (a bad one comes back in `refused`). Returns the names registered.
+ */
+async function registerPlugins(registry: ProvisionerRegistry, o: { readonly flags: Pick<ProvisionerFlags, 'plugin' | 'pluginDir'>; readonly pluginDir?: string; readonly cwd: string }): Promise<{ external: string[]; refused: PluginError[] }> {
+  const external: string[] = [];
   for (const ref of o.flags.plugin ?? []) {
     try {
-      registry.register(await loadPlugin(ref, o.cwd), ref);
+      external.push(registry.register(await loadPlugin(ref, o.cwd), ref).name);
     } catch (err) {
       throw new CliError(`--plugin ${errorText(err)}`, 2);
     }
   }
+  const refused: PluginError[] = [];
   const dir = o.flags.pluginDir ?? o.pluginDir;
-  if (dir !== undefined) {
-    let loaded;
+  if (dir === undefined) return { external, refused };
+  let loaded;
+  try {
+    loaded = await loadPluginFolder(dir);
+  } catch (err) {
+    throw new CliError(`--plugin-dir ${errorText(err)}`, 2);
+  }
+  refused.push(...loaded.refused);
+  for (const { plugin, source } of loaded.plugins) {
     try {
-      loaded = await loadPluginFolder(dir);
+      external.push(registry.register(plugin, source).name);
     } catch (err) {
-      throw new CliError(`--plugin-dir ${errorText(err)}`, 2);
-    }
-    for (const r of loaded.refused) o.warn(`warning: ${r.message}; skipped`);
-    for (const { plugin, source } of loaded.plugins) {
-      try {
-        registry.register(plugin, source);
-      } catch (err) {
-        o.warn(`warning: ${errorText(err)}; skipped`);
-      }
+      refused.push(err instanceof PluginError ? err : new PluginError(source, errorText(err)));
     }
   }
-  return registry.bmcSchemes();
+  return { external, refused };
 }
 
 const repeatable = (value: string, previous: string[] = []): string[] => [...previous, value];

@@ -3,15 +3,9 @@
 // unknown BMC type.
 import test from 'ava';
 import { metalfleet } from '../cli/run.ts';
-import { admissionReview, createPki, issue, review, serve, type Issued, type Pki } from '../webhook/support.ts';
+import { admissionReview, fileTls, review, serve } from '../webhook/support.ts';
 
-let pki: (Pki & { remove(): Promise<void> }) | undefined;
-let files: Issued;
-test.before(async () => {
-  pki = await createPki();
-  files = await issue(pki, 'tls');
-});
-test.after.always(() => pki?.remove());
+const tls = fileTls();
 
 const HOSTS = 'test/fixtures/plugins/lab-hosts.yaml';
 const labHost = {
@@ -29,12 +23,12 @@ test('plugin admission - metalfleet validate admits lab:// only with the plugin 
 });
 
 test('plugin admission - the webhook admits the schemes it was given and still denies unknown ones', async (t) => {
-  const plain = await serve(t, files);
-  const denied = await review(plain.server.url, pki!.ca, admissionReview('CREATE', labHost));
+  const plain = await serve(t, tls.files);
+  const denied = await review(plain.server.url, tls.pki.ca, admissionReview('CREATE', labHost));
   t.false(denied.response.allowed);
   t.regex(denied.response.status?.message ?? '', /Unknown BMC type 'lab'/);
-  const withLab = await serve(t, files, { pluginBmcSchemes: ['lab'] });
-  t.true((await review(withLab.server.url, pki!.ca, admissionReview('CREATE', labHost))).response.allowed);
+  const withLab = await serve(t, tls.files, { pluginBmcSchemes: ['lab'] });
+  t.true((await review(withLab.server.url, tls.pki.ca, admissionReview('CREATE', labHost))).response.allowed);
   const other = { ...labHost, spec: { ...labHost.spec, bmc: { address: 'pdu://x/1', credentialsName: 'bmc' } } };
-  t.false((await review(withLab.server.url, pki!.ca, admissionReview('CREATE', other))).response.allowed);
+  t.false((await review(withLab.server.url, tls.pki.ca, admissionReview('CREATE', other))).response.allowed);
 });

@@ -6,18 +6,11 @@ import test from 'ava';
 import { formatFieldError, readManifests, validateObject } from '../../src/api/index.ts';
 import type { AdmissionReviewResponse } from '../../src/adapters/kube/webhook/index.ts';
 import { ROOT } from '../cli/run.ts';
-import { admissionReview, call, createPki, issue, review, serve, type Issued, type Pki } from './support.ts';
+import { admissionReview, call, fileTls, review, serve } from './support.ts';
 
 type Obj = Record<string, unknown>;
 
-let pki: (Pki & { remove(): Promise<void> }) | undefined;
-let files: Issued;
-
-test.before(async () => {
-  pki = await createPki();
-  files = await issue(pki, 'tls');
-});
-test.after.always(() => pki?.remove());
+const tls = fileTls();
 
 function bmh(spec: Obj = {}, metadata: Obj = {}, status?: Obj): Obj {
   return {
@@ -48,9 +41,9 @@ function maasMachine(spec: Obj = {}, status?: Obj): Obj {
 const uidOf = (body: Obj) => (body.request as { uid: string }).uid;
 
 test('webhook admission - the answer is an admission.k8s.io/v1 AdmissionReview echoing the request uid', async (t) => {
-  const { server } = await serve(t, files);
+  const { server } = await serve(t, tls.files);
   const body = admissionReview('CREATE', bmh(), null, '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0');
-  const answer = await call(server.url, pki!.ca, { body: JSON.stringify(body) });
+  const answer = await call(server.url, tls.pki.ca, { body: JSON.stringify(body) });
   t.is(answer.status, 200);
   t.is(answer.headers['content-type'], 'application/json');
   t.deepEqual(answer.json(), {
@@ -59,14 +52,14 @@ test('webhook admission - the answer is an admission.k8s.io/v1 AdmissionReview e
     response: { uid: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0', allowed: true },
   });
   // The API server adds ?timeout=; the path still matches.
-  const withTimeout = await call(server.url, pki!.ca, { path: '/validate?timeout=10s', body: JSON.stringify(admissionReview('CREATE', bmh(), null, 'u-2')) });
+  const withTimeout = await call(server.url, tls.pki.ca, { path: '/validate?timeout=10s', body: JSON.stringify(admissionReview('CREATE', bmh(), null, 'u-2')) });
   t.is(withTimeout.json<AdmissionReviewResponse>().response.uid, 'u-2');
 });
 
 test('webhook admission - a denial is a 422 Invalid Status with one cause per field', async (t) => {
-  const { server } = await serve(t, files);
+  const { server } = await serve(t, tls.files);
   const body = admissionReview('CREATE', bmh({ image: { url: 'http://images/x.qcow2' }, online: false, disablePowerOff: true }));
-  const { response } = await review(server.url, pki!.ca, body);
+  const { response } = await review(server.url, tls.pki.ca, body);
   t.deepEqual(response, {
     uid: uidOf(body),
     allowed: false,
@@ -91,23 +84,23 @@ test('webhook admission - a denial is a 422 Invalid Status with one cause per fi
 });
 
 test('webhook admission - one error is not bracketed, and structural errors deny too', async (t) => {
-  const { server } = await serve(t, files);
-  const { response } = await review(server.url, pki!.ca, admissionReview('CREATE', bmh({ online: 'yes' })));
+  const { server } = await serve(t, tls.files);
+  const { response } = await review(server.url, tls.pki.ca, admissionReview('CREATE', bmh({ online: 'yes' })));
   t.is(response.status?.message, 'BareMetalHost.metal3.io "worker-0" is invalid: spec.online: Invalid input: expected boolean, received string');
   // A MAAS kind of a version metalfleet does not serve is still its kind, and named as unsupported.
   const old = { ...maasMachine(), apiVersion: 'infrastructure.cluster.x-k8s.io/v1alpha4' };
-  const denied = await review(server.url, pki!.ca, admissionReview('CREATE', old));
+  const denied = await review(server.url, tls.pki.ca, admissionReview('CREATE', old));
   t.deepEqual(denied.response.status?.details?.causes.map((c) => c.field), ['apiVersion']);
 });
 
 test('webhook admission - UPDATE: an immutable field changed is denied, what controllers write is allowed', async (t) => {
-  const { server } = await serve(t, files);
+  const { server } = await serve(t, tls.files);
   const stored = maasMachine();
   const written = maasMachine({ providerID: 'maas:///az1/4y3h7n', systemID: '4y3h7n', failureDomain: 'az1' }, { ready: true, machineState: 'Deployed', machinePowered: true });
-  t.true((await review(server.url, pki!.ca, admissionReview('UPDATE', written, stored))).response.allowed);
+  t.true((await review(server.url, tls.pki.ca, admissionReview('UPDATE', written, stored))).response.allowed);
 
   const body = admissionReview('UPDATE', maasMachine({ minMemory: 16384 }), stored);
-  const { response } = await review(server.url, pki!.ca, body);
+  const { response } = await review(server.url, tls.pki.ca, body);
   t.is(response.uid, uidOf(body));
   t.false(response.allowed);
   t.is(response.status?.message, 'MaasMachine.infrastructure.cluster.x-k8s.io "cp-0" is invalid: spec.minMemory: maas machine min memory change is not allowed, old=8192 MB, new=16384 MB');
@@ -116,54 +109,54 @@ test('webhook admission - UPDATE: an immutable field changed is denied, what con
   const host = bmh({}, {}, { operationalStatus: 'OK', errorMessage: '', errorCount: 0, poweredOn: true, provisioningFailCount: 0, provisioning: { state: 'provisioned', ID: 'n1' } });
   const powered = structuredClone(host);
   (powered.spec as Obj).online = false;
-  t.true((await review(server.url, pki!.ca, admissionReview('UPDATE', powered, host))).response.allowed);
+  t.true((await review(server.url, tls.pki.ca, admissionReview('UPDATE', powered, host))).response.allowed);
   const remac = structuredClone(host);
   (remac.spec as Obj).bootMACAddress = '52:54:00:aa:bb:dd';
-  const denied = await review(server.url, pki!.ca, admissionReview('UPDATE', remac, host));
+  const denied = await review(server.url, tls.pki.ca, admissionReview('UPDATE', remac, host));
   t.deepEqual(denied.response.status?.details?.causes, [{ reason: 'FieldValueForbidden', message: 'bootMACAddress can not be changed once it is set', field: 'spec.bootMACAddress' }]);
 });
 
 test('webhook admission - DELETE and CONNECT are allowed, whatever the object', async (t) => {
-  const { server } = await serve(t, files);
+  const { server } = await serve(t, tls.files);
   const invalid = bmh({ bmc: { address: 'ilo4://192.0.2.1', credentialsName: 'x' } });
   const del = admissionReview('DELETE', null, invalid);
-  t.deepEqual((await review(server.url, pki!.ca, del)).response, { uid: uidOf(del), allowed: true });
+  t.deepEqual((await review(server.url, tls.pki.ca, del)).response, { uid: uidOf(del), allowed: true });
   const connect = admissionReview('CONNECT', null, null);
   const request = connect.request as Obj;
   request.kind = { group: '', version: 'v1', kind: 'PodExecOptions' };
   request.resource = { group: '', version: 'v1', resource: 'pods' };
   request.subResource = 'exec';
-  t.deepEqual((await review(server.url, pki!.ca, connect)).response, { uid: uidOf(connect), allowed: true });
+  t.deepEqual((await review(server.url, tls.pki.ca, connect)).response, { uid: uidOf(connect), allowed: true });
 });
 
 test('webhook admission - a kind metalfleet does not validate is allowed with a warning', async (t) => {
-  const { server, log } = await serve(t, files);
+  const { server, log } = await serve(t, tls.files);
   const machine = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', metadata: { name: 'm0', namespace: 'lab' }, spec: { clusterName: 'c1' } };
   const body = admissionReview('CREATE', machine);
-  const { response } = await review(server.url, pki!.ca, body);
+  const { response } = await review(server.url, tls.pki.ca, body);
   t.deepEqual(response, {
     uid: uidOf(body),
     allowed: true,
     warnings: ['metalfleet does not validate cluster.x-k8s.io/v1beta1 Machine; admitted without checks (check the webhook configuration\'s rules)'],
   });
   const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'lab' }, stringData: { password: 'p' } };
-  t.deepEqual((await review(server.url, pki!.ca, admissionReview('UPDATE', secret, secret))).response.warnings, [
+  t.deepEqual((await review(server.url, tls.pki.ca, admissionReview('UPDATE', secret, secret))).response.warnings, [
     'metalfleet does not validate v1 Secret; admitted without checks (check the webhook configuration\'s rules)',
   ]);
   t.true(log.lines.some((l) => l.level === 'warn' && l.obj.kind === 'Machine' && l.obj.allowed === true));
 });
 
 test('webhook admission - a dry run gets the same verdict', async (t) => {
-  const { server } = await serve(t, files);
+  const { server } = await serve(t, tls.files);
   const body = admissionReview('CREATE', bmh({ bootMACAddress: 'nope' }));
   (body.request as Obj).dryRun = true;
-  const { response } = await review(server.url, pki!.ca, body);
+  const { response } = await review(server.url, tls.pki.ca, body);
   t.false(response.allowed);
   t.deepEqual(response.status?.details?.causes.map((c) => c.field), ['spec.bootMACAddress']);
 });
 
 test('webhook admission - every fixture of metalfleet validate gets the verdict validateObject gives', async (t) => {
-  const { server } = await serve(t, files);
+  const { server } = await serve(t, tls.files);
   const seen = { checked: 0, updates: 0, denied: 0, unmanaged: 0 };
   for (const dir of ['test/fixtures/validate', 'test/fixtures/maas']) {
     const names = (await readdir(join(ROOT, dir))).filter((f) => f.endsWith('.yaml')).sort();
@@ -180,7 +173,7 @@ test('webhook admission - every fixture of metalfleet validate gets the verdict 
         const object = doc.object as Obj;
         const body = old === undefined ? admissionReview('CREATE', object) : admissionReview('UPDATE', object, old as Obj);
         if (old !== undefined) seen.updates++;
-        const answer = await call(server.url, pki!.ca, { body: JSON.stringify(body) });
+        const answer = await call(server.url, tls.pki.ca, { body: JSON.stringify(body) });
         const { response } = answer.json<AdmissionReviewResponse>();
         const where = `${dir}/${file}: ${doc.kind}/${doc.name}`;
         const expected = validateObject(doc.object, old);
@@ -204,16 +197,16 @@ test('webhook admission - every fixture of metalfleet validate gets the verdict 
 });
 
 test('webhook admission - the log names kind, namespace, name, uid, operation and verdict, never contents', async (t) => {
-  const { server, log } = await serve(t, files);
+  const { server, log } = await serve(t, tls.files);
   const secretValues = ['s3cr3t-bmc-password', 'img-pass-9f2', 'cloud-config-token-77'];
   const host = bmh({
     image: { url: 'sftp://user:img-pass-9f2@images/x.qcow2', checksum: 'abc' },
   }, { annotations: { note: 'cloud-config-token-77' } });
   const denied = admissionReview('CREATE', host, null, 'uid-denied');
-  const deniedAnswer = await call(server.url, pki!.ca, { body: JSON.stringify(denied) });
+  const deniedAnswer = await call(server.url, tls.pki.ca, { body: JSON.stringify(denied) });
   const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'worker-0-bmc', namespace: 'metal3' }, stringData: { username: 'admin', password: 's3cr3t-bmc-password' } };
-  await review(server.url, pki!.ca, admissionReview('CREATE', secret, null, 'uid-secret'));
-  await review(server.url, pki!.ca, admissionReview('CREATE', bmh(), null, 'uid-allowed'));
+  await review(server.url, tls.pki.ca, admissionReview('CREATE', secret, null, 'uid-secret'));
+  await review(server.url, tls.pki.ca, admissionReview('CREATE', bmh(), null, 'uid-allowed'));
 
   const line = (uid: string) => log.lines.find((l) => l.obj.uid === uid);
   t.like(line('uid-denied'), {

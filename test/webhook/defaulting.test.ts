@@ -2,19 +2,13 @@
 // what is missing, checked by applying the patch and comparing with what the API server's own
 // structural defaulting gives (the test API server's, from the same generated CRDs).
 import test from 'ava';
-import { admissionReview, createPki, issue, review, serve, type Issued, type Pki } from './support.ts';
+import { admissionReview, fileTls, review, serve } from './support.ts';
 import { schemaDefaults } from '../../src/adapters/kube/webhook/schema-defaults.ts';
 
 type Obj = Record<string, unknown>;
 type Op = { op: string; path: string; value: unknown };
 
-let pki: (Pki & { remove(): Promise<void> }) | undefined;
-let files: Issued;
-test.before(async () => {
-  pki = await createPki();
-  files = await issue(pki, 'tls');
-});
-test.after.always(() => pki?.remove());
+const tls = fileTls();
 
 const bmh = (spec: Obj): Obj => ({ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'w0', namespace: 'metal3' }, spec });
 const maasMachine = (spec: Obj): Obj => ({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine', metadata: { name: 'm0', namespace: 'capi' }, spec });
@@ -24,8 +18,8 @@ function patchOf(answer: { response: { patch?: string; patchType?: string } }): 
 }
 
 test('defaulting - a BareMetalHost without bootMode and automatedCleaningMode gets both, as a JSON patch', async (t) => {
-  const { server } = await serve(t, files);
-  const answer = await review(server.url, pki!.ca, admissionReview('CREATE', bmh({ online: true, bmc: { address: 'ipmi://10.0.0.1', credentialsName: 'c' } })), '/mutate');
+  const { server } = await serve(t, tls.files);
+  const answer = await review(server.url, tls.pki.ca, admissionReview('CREATE', bmh({ online: true, bmc: { address: 'ipmi://10.0.0.1', credentialsName: 'c' } })), '/mutate');
   t.true(answer.response.allowed);
   t.is((answer.response as { patchType?: string }).patchType, 'JSONPatch');
   t.deepEqual(patchOf(answer as never).sort((a, b) => a.path.localeCompare(b.path)), [
@@ -35,33 +29,33 @@ test('defaulting - a BareMetalHost without bootMode and automatedCleaningMode ge
 });
 
 test('defaulting - values the user set are never overwritten; nothing to add means no patch', async (t) => {
-  const { server } = await serve(t, files);
-  const set = await review(server.url, pki!.ca, admissionReview('CREATE', bmh({ online: true, bootMode: 'legacy', automatedCleaningMode: 'disabled' })), '/mutate');
+  const { server } = await serve(t, tls.files);
+  const set = await review(server.url, tls.pki.ca, admissionReview('CREATE', bmh({ online: true, bootMode: 'legacy', automatedCleaningMode: 'disabled' })), '/mutate');
   t.true(set.response.allowed);
   t.is((set.response as { patch?: string }).patch, undefined);
   t.is((set.response as { patchType?: string }).patchType, undefined);
-  const half = await review(server.url, pki!.ca, admissionReview('UPDATE', bmh({ online: false, bootMode: 'UEFISecureBoot' }), bmh({ online: true })), '/mutate');
+  const half = await review(server.url, tls.pki.ca, admissionReview('UPDATE', bmh({ online: false, bootMode: 'UEFISecureBoot' }), bmh({ online: true })), '/mutate');
   t.deepEqual(patchOf(half as never), [{ op: 'add', path: '/spec/automatedCleaningMode', value: 'metadata' }]);
 });
 
 test('defaulting - MaasMachine deployInMemory, and nested defaults only inside objects the user gave', async (t) => {
-  const { server } = await serve(t, files);
-  const bare = await review(server.url, pki!.ca, admissionReview('CREATE', maasMachine({ image: 'ubuntu/jammy' })), '/mutate');
+  const { server } = await serve(t, tls.files);
+  const bare = await review(server.url, tls.pki.ca, admissionReview('CREATE', maasMachine({ image: 'ubuntu/jammy' })), '/mutate');
   const ops = patchOf(bare as never);
   t.true(ops.some((o) => o.path === '/spec/deployInMemory' && o.value === false), JSON.stringify(ops));
   t.false(ops.some((o) => o.path.startsWith('/spec/lxd/')), 'no lxd object, so none of its defaults');
-  const withLxd = await review(server.url, pki!.ca, admissionReview('CREATE', maasMachine({ image: 'ubuntu/jammy', deployInMemory: true, lxd: {} })), '/mutate');
+  const withLxd = await review(server.url, tls.pki.ca, admissionReview('CREATE', maasMachine({ image: 'ubuntu/jammy', deployInMemory: true, lxd: {} })), '/mutate');
   const lxdOps = patchOf(withLxd as never);
   t.false(lxdOps.some((o) => o.path === '/spec/deployInMemory'), 'deployInMemory: true kept');
   t.true(lxdOps.some((o) => o.path === '/spec/lxd/enabled' && o.value === false), JSON.stringify(lxdOps));
 });
 
 test('defaulting - DELETE, CONNECT and kinds it does not own pass unchanged', async (t) => {
-  const { server } = await serve(t, files);
-  const del = await review(server.url, pki!.ca, admissionReview('DELETE', null, bmh({ online: true })), '/mutate');
+  const { server } = await serve(t, tls.files);
+  const del = await review(server.url, tls.pki.ca, admissionReview('DELETE', null, bmh({ online: true })), '/mutate');
   t.true(del.response.allowed);
   t.is((del.response as { patch?: string }).patch, undefined);
-  const other = await review(server.url, pki!.ca, admissionReview('CREATE', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'y' } }), '/mutate');
+  const other = await review(server.url, tls.pki.ca, admissionReview('CREATE', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'y' } }), '/mutate');
   t.true(other.response.allowed);
   t.is((other.response as { patch?: string }).patch, undefined);
   t.regex(other.response.warnings?.[0] ?? '', /does not default/);

@@ -3,16 +3,9 @@
 import https from 'node:https';
 import test from 'ava';
 import { DEFAULT_MAX_BODY_BYTES } from '../../src/adapters/kube/webhook/index.ts';
-import { admissionReview, call, createPki, issue, serve, type Answer, type Issued, type Pki } from './support.ts';
+import { admissionReview, type Answer, call, fileTls, serve } from './support.ts';
 
-let pki: (Pki & { remove(): Promise<void> }) | undefined;
-let files: Issued;
-
-test.before(async () => {
-  pki = await createPki();
-  files = await issue(pki, 'tls');
-});
-test.after.always(() => pki?.remove());
+const tls = fileTls();
 
 type StatusBody = { kind: string; apiVersion: string; status: string; message: string; reason: string; code: number };
 
@@ -28,15 +21,15 @@ const host = {
 };
 
 test('webhook http - GET /healthz is 200', async (t) => {
-  const { server } = await serve(t, files);
-  const answer = await call(server.url, pki!.ca, { method: 'GET', path: '/healthz' });
+  const { server } = await serve(t, tls.files);
+  const answer = await call(server.url, tls.pki.ca, { method: 'GET', path: '/healthz' });
   t.is(answer.status, 200);
   t.is(answer.text, 'ok\n');
 });
 
 test('webhook http - malformed JSON is 400 without quoting the body', async (t) => {
-  const { server } = await serve(t, files);
-  const answer = await call(server.url, pki!.ca, { body: '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"password":"hunter2-xyz"' });
+  const { server } = await serve(t, tls.files);
+  const answer = await call(server.url, tls.pki.ca, { body: '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"password":"hunter2-xyz"' });
   t.is(answer.status, 400);
   t.is(answer.headers['content-type'], 'application/json');
   t.deepEqual(statusOf(answer), {
@@ -47,14 +40,14 @@ test('webhook http - malformed JSON is 400 without quoting the body', async (t) 
 });
 
 test('webhook http - an empty body is 400', async (t) => {
-  const { server } = await serve(t, files);
-  const answer = await call(server.url, pki!.ca, { body: '' });
+  const { server } = await serve(t, tls.files);
+  const answer = await call(server.url, tls.pki.ca, { body: '' });
   t.is(answer.status, 400);
   t.is(statusOf(answer).message, 'body: empty; expected an admission.k8s.io/v1 AdmissionReview');
 });
 
 test('webhook http - JSON that is not an AdmissionReview is 400 naming the fields', async (t) => {
-  const { server } = await serve(t, files);
+  const { server } = await serve(t, tls.files);
   const cases: Array<[unknown, RegExp]> = [
     [host, /^body: not an admission\.k8s\.io\/v1 AdmissionReview: apiVersion: expected "admission\.k8s\.io\/v1" \(list v1 in the webhook configuration's admissionReviewVersions\); kind: expected "AdmissionReview"; request: /],
     [[1, 2], /^body: not an admission\.k8s\.io\/v1 AdmissionReview: \(body\): Invalid input: expected object, received array$/],
@@ -63,7 +56,7 @@ test('webhook http - JSON that is not an AdmissionReview is 400 naming the field
     [{ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'x', allowed: true } }, /: request: /],
   ];
   for (const [body, message] of cases) {
-    const answer = await call(server.url, pki!.ca, { body: JSON.stringify(body) });
+    const answer = await call(server.url, tls.pki.ca, { body: JSON.stringify(body) });
     t.is(answer.status, 400, answer.text);
     t.like(statusOf(answer), { kind: 'Status', reason: 'BadRequest', code: 400 });
     t.regex(statusOf(answer).message, message);
@@ -71,7 +64,7 @@ test('webhook http - JSON that is not an AdmissionReview is 400 naming the field
 });
 
 test('webhook http - a review missing what its operation needs is 400, not a silent allow', async (t) => {
-  const { server } = await serve(t, files);
+  const { server } = await serve(t, tls.files);
   const noUid = admissionReview('CREATE', host);
   delete (noUid.request as Record<string, unknown>).uid;
   const noObject = admissionReview('CREATE', null);
@@ -88,30 +81,30 @@ test('webhook http - a review missing what its operation needs is 400, not a sil
     [arrayObject, 'request.object: expected a Kubernetes object'],
   ];
   for (const [body, field] of expected) {
-    const answer = await call(server.url, pki!.ca, { body: JSON.stringify(body) });
+    const answer = await call(server.url, tls.pki.ca, { body: JSON.stringify(body) });
     t.is(answer.status, 400);
     t.is(statusOf(answer).message, `body: not an admission.k8s.io/v1 AdmissionReview: ${field}`);
   }
 });
 
 test('webhook http - an unknown path is 404 naming the routes', async (t) => {
-  const { server } = await serve(t, files);
-  const answer = await call(server.url, pki!.ca, { path: '/convert', body: JSON.stringify(admissionReview('CREATE', host)) });
+  const { server } = await serve(t, tls.files);
+  const answer = await call(server.url, tls.pki.ca, { path: '/convert', body: JSON.stringify(admissionReview('CREATE', host)) });
   t.is(answer.status, 404);
   t.like(statusOf(answer), { reason: 'NotFound', code: 404, message: 'no route "/convert"; this webhook serves /healthz, /validate, /mutate' });
-  t.is((await call(server.url, pki!.ca, { method: 'GET', path: '/' })).status, 404);
+  t.is((await call(server.url, tls.pki.ca, { method: 'GET', path: '/' })).status, 404);
 });
 
 test('webhook http - a wrong method is 405 with Allow', async (t) => {
-  const { server } = await serve(t, files);
-  const get = await call(server.url, pki!.ca, { method: 'GET', path: '/validate' });
+  const { server } = await serve(t, tls.files);
+  const get = await call(server.url, tls.pki.ca, { method: 'GET', path: '/validate' });
   t.is(get.status, 405);
   t.is(get.headers.allow, 'POST');
   t.like(statusOf(get), { reason: 'MethodNotAllowed', message: 'method GET not allowed on /validate; use POST' });
-  const post = await call(server.url, pki!.ca, { method: 'POST', path: '/healthz', body: '{}' });
+  const post = await call(server.url, tls.pki.ca, { method: 'POST', path: '/healthz', body: '{}' });
   t.is(post.status, 405);
   t.is(post.headers.allow, 'GET');
-  t.is((await call(server.url, pki!.ca, { method: 'PUT', path: '/validate', body: '{}' })).status, 405);
+  t.is((await call(server.url, tls.pki.ca, { method: 'PUT', path: '/validate', body: '{}' })).status, 405);
 });
 
 // Sends the headers, then `chunks` chunks while no answer has come; resolves with the answer as soon
@@ -148,28 +141,28 @@ function oversized(url: string, ca: Buffer, headers: Record<string, string>, chu
 }
 
 test('webhook http - a declared body over 7 MiB is 413 before it is read', async (t) => {
-  const { server } = await serve(t, files);
+  const { server } = await serve(t, tls.files);
   t.is(DEFAULT_MAX_BODY_BYTES, 7 * 1024 * 1024);
-  const answer = await oversized(server.url, pki!.ca, { 'content-length': String(DEFAULT_MAX_BODY_BYTES + 1) }, Buffer.alloc(1024, 0x20), 1);
+  const answer = await oversized(server.url, tls.pki.ca, { 'content-length': String(DEFAULT_MAX_BODY_BYTES + 1) }, Buffer.alloc(1024, 0x20), 1);
   t.is(answer.status, 413);
   t.is(answer.headers.connection, 'close');
   t.like(JSON.parse(answer.text), { reason: 'RequestEntityTooLarge', code: 413, message: 'body: larger than 7 MiB' });
 });
 
 test('webhook http - a streamed body over the limit is 413 once it passes the limit', async (t) => {
-  const { server } = await serve(t, files, { maxBodyBytes: 64 * 1024 });
+  const { server } = await serve(t, tls.files, { maxBodyBytes: 64 * 1024 });
   // Chunked, so the size is known only as it arrives; 4 KiB at a time, up to 1 MiB.
-  const answer = await oversized(server.url, pki!.ca, { 'transfer-encoding': 'chunked' }, Buffer.alloc(4096, 0x20), 256);
+  const answer = await oversized(server.url, tls.pki.ca, { 'transfer-encoding': 'chunked' }, Buffer.alloc(4096, 0x20), 256);
   t.is(answer.status, 413);
   t.like(JSON.parse(answer.text), { code: 413, message: 'body: larger than 65536 bytes' });
   // A body at the limit is read: here it is all spaces, so not JSON.
-  const atLimit = await call(server.url, pki!.ca, { body: Buffer.alloc(64 * 1024, 0x20) });
+  const atLimit = await call(server.url, tls.pki.ca, { body: Buffer.alloc(64 * 1024, 0x20) });
   t.is(atLimit.status, 400);
 });
 
 test('webhook http - keeps serving after refusals on the same connection', async (t) => {
-  const { server } = await serve(t, files);
-  const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: pki!.ca });
+  const { server } = await serve(t, tls.files);
+  const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: tls.pki.ca });
   t.teardown(() => agent.destroy());
   const send = (path: string, body: string) => new Promise<number>((resolve, reject) => {
     const req = https.request(`${server.url}${path}`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
@@ -187,14 +180,14 @@ test('webhook http - keeps serving after refusals on the same connection', async
 });
 
 test('webhook http - a client gone mid-body does not disturb the next review', async (t) => {
-  const { server, log } = await serve(t, files);
+  const { server, log } = await serve(t, tls.files);
   await new Promise<void>((resolve) => {
-    const req = https.request(`${server.url}/validate`, { method: 'POST', ca: pki!.ca, agent: false, headers: { 'content-length': '1000' } });
+    const req = https.request(`${server.url}/validate`, { method: 'POST', ca: tls.pki.ca, agent: false, headers: { 'content-length': '1000' } });
     req.on('error', () => resolve());
     req.on('close', () => resolve());
     req.write('{"apiVersion":', () => req.destroy());
   });
-  const answer = await call(server.url, pki!.ca, { body: JSON.stringify(admissionReview('CREATE', host)) });
+  const answer = await call(server.url, tls.pki.ca, { body: JSON.stringify(admissionReview('CREATE', host)) });
   t.is(answer.status, 200);
   t.false(log.lines.some((l) => l.level === 'error'));
 });

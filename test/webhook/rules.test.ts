@@ -5,7 +5,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { formatFieldError, validateObject } from '../../src/api/index.ts';
 import type { AdmissionReviewResponse } from '../../src/adapters/kube/webhook/index.ts';
-import { admissionReview, createPki, issue, review, serve, type Issued, type Pki } from './support.ts';
+import { admissionReview, fileTls, review, serve } from './support.ts';
 
 type Obj = Record<string, unknown>;
 type Host = {
@@ -117,14 +117,7 @@ const CASES: Case[] = [
   { rule: 'providerID of another provider', object: machine((s) => { s.providerID = 'aws:///us-east-1a/i-0abc'; }), path: 'spec.providerID', reason: 'providerID "aws:///us-east-1a/i-0abc" names provider "aws"; a MaasMachine\'s providerID is maas:///<zone>/<system_id>' },
 ];
 
-let pki: (Pki & { remove(): Promise<void> }) | undefined;
-let files: Issued;
-
-test.before(async () => {
-  pki = await createPki();
-  files = await issue(pki, 'tls');
-});
-test.after.always(() => pki?.remove());
+const tls = fileTls();
 
 const name = (obj: Obj | Host) => (obj.metadata as { name: string }).name;
 
@@ -162,34 +155,34 @@ function assertDenied(t: ExecutionContext, c: Case, answer: AdmissionReviewRespo
 for (const c of CASES) {
   const operation = c.old ? 'UPDATE' : 'CREATE';
   test(`webhook rules - ${String(c.object.kind)} ${/^\d/.test(c.rule) ? 'rule ' : ''}${c.rule}: ${operation} denied with its message`, async (t) => {
-    const { server } = await serve(t, files);
+    const { server } = await serve(t, tls.files);
     const body = admissionReview(operation, c.object, c.old ?? null);
     const uid = (body.request as { uid: string }).uid;
-    assertDenied(t, c, await review(server.url, pki!.ca, body), uid);
+    assertDenied(t, c, await review(server.url, tls.pki.ca, body), uid);
   });
 }
 
 test('webhook rules - the valid base objects are allowed, as create and as an unchanged update', async (t) => {
-  const { server } = await serve(t, files);
+  const { server } = await serve(t, tls.files);
   for (const obj of [host(), machine(), template(), cluster()]) {
     t.deepEqual(validateObject(obj)?.errors, [], 'the base object is valid');
     for (const body of [admissionReview('CREATE', obj), admissionReview('UPDATE', obj, structuredClone(obj))]) {
-      const { response } = await review(server.url, pki!.ca, body);
+      const { response } = await review(server.url, tls.pki.ca, body);
       t.deepEqual(response, { uid: (body.request as { uid: string }).uid, allowed: true }, String(obj.kind));
     }
   }
 });
 
 test('webhook rules - an update rule does not apply to a create of the same object', async (t) => {
-  const { server } = await serve(t, files);
+  const { server } = await serve(t, tls.files);
   for (const c of CASES.filter((x) => x.old)) {
-    const { response } = await review(server.url, pki!.ca, admissionReview('CREATE', c.object));
+    const { response } = await review(server.url, tls.pki.ca, admissionReview('CREATE', c.object));
     t.true(response.allowed, c.rule);
   }
 });
 
 test('webhook rules - several errors are all listed, in validateObject order', async (t) => {
-  const { server } = await serve(t, files);
+  const { server } = await serve(t, tls.files);
   const c: Case = {
     rule: 'many',
     object: host((h) => {
@@ -203,7 +196,7 @@ test('webhook rules - several errors are all listed, in validateObject order', a
     path: '',
     reason: '',
   };
-  const { response } = await review(server.url, pki!.ca, admissionReview('CREATE', c.object));
+  const { response } = await review(server.url, tls.pki.ca, admissionReview('CREATE', c.object));
   const expected = expectedDenial(c);
   t.is(response.status?.message, expected.message);
   t.deepEqual(response.status?.details?.causes.map((x) => x.field), ['spec.bootMode', 'metadata.name', 'spec.image.checksum', 'spec.disablePowerOff']);

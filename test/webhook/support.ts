@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { promisify } from 'node:util';
+import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import { startWebhookServer, type AdmissionReviewResponse, type WebhookServer, type WebhookServerOptions } from '../../src/adapters/kube/webhook/index.ts';
 import type { Logger } from '../../src/ports/index.ts';
@@ -162,4 +163,18 @@ export function admissionReview(operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CON
       options: operation === 'DELETE' ? { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1' } : { kind: `${operation === 'CREATE' ? 'Create' : 'Update'}Options`, apiVersion: 'meta.k8s.io/v1' },
     },
   };
+}
+
+/**
+ * A throwaway CA and server certificate shared by every test of a file: made before the first,
+ * removed after the last. Read `tls.pki` and `tls.files` inside the tests.
+ */
+export function fileTls(): { readonly pki: Pki; readonly files: Issued } {
+  const tls = {} as { pki: Pki & { remove(): Promise<void> }; files: Issued };
+  test.before(async () => {
+    tls.pki = await createPki();
+    tls.files = await issue(tls.pki, 'tls');
+  });
+  test.after.always(() => tls.pki?.remove());
+  return tls;
 }
