@@ -23,13 +23,19 @@ export interface HostIntent {
   readonly online?: boolean;
 }
 
+/** What a watcher wants; a store may skip work (parsing) for what no watcher wants. */
+export interface WatchOptions {
+  /** Only events for these keys (a node: the hosts of the shards it owns). Default: all. */
+  readonly keys?: (key: string) => boolean;
+}
+
 // Where host specs come from and status goes to: Kubernetes, NATS KV, or memory. Writes of status
 // never touch spec, and a write naming a host that is gone fails with StoreNotFound.
 export interface HostStore {
   list(): Promise<BareMetalHost[]>;
   get(key: string): Promise<BareMetalHost | undefined>;
   // Called for spec and metadata changes (not for our own status writes). Returns unsubscribe.
-  watch(listener: (event: HostEvent) => void): () => void;
+  watch(listener: (event: HostEvent) => void, options?: WatchOptions): () => void;
   getSecret(namespace: string, name: string): Promise<Secret | undefined>;
   writeStatus(key: string, status: BareMetalHostStatus, fence?: Fence): Promise<void>;
   addFinalizer(key: string, finalizer: string): Promise<void>;

@@ -1,5 +1,5 @@
 export type { Credentials, HostData, CapacityClaim, Provisioner } from './provisioner.ts';
-export type { Fence, HostEvent, HostIntent, HostStore } from './host-store.ts';
+export type { Fence, HostEvent, HostIntent, HostStore, WatchOptions } from './host-store.ts';
 export { StaleFence, StoreError, hostKey } from './host-store.ts';
 export type { Logger } from './logger.ts';
 export { silentLogger } from './logger.ts';

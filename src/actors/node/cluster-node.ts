@@ -170,7 +170,8 @@ export async function startClusterNode(config: ClusterNodeOptions, deps: Cluster
     if (!owned) return;
     tell(owned.ref, event.type === 'upsert' ? { type: 'upsert', host: event.host } : { type: 'deleted', key });
   };
-  const unwatch = deps.store.watch(route);
+  // Only this node's hosts: a store may then leave the others' changes unparsed.
+  const unwatch = deps.store.watch(route, { keys: (key) => shards.has(shardOf(key, config.shardCount)) });
 
   const hostRef = async (key: string): Promise<ActorRef<HostMsg> | null> => {
     const owned = shards.get(shardOf(key, config.shardCount));

@@ -10,6 +10,9 @@ export type HostListener = (event: HostEvent) => void;
  */
 export class HostEvents {
   private readonly listeners = new Set<HostListener>();
+  // Listeners that take every key; the others each have a key filter.
+  private everything = 0;
+  private readonly filters = new Map<HostListener, (key: string) => boolean>();
   private readonly queue: HostEvent[] = [];
   private delivering = false;
 
@@ -19,13 +22,31 @@ export class HostEvents {
     return this.listeners.size;
   }
 
-  subscribe(listener: HostListener): () => void {
+  subscribe(listener: HostListener, keys?: (key: string) => boolean): () => void {
     // Wrapped so one function subscribed twice gets two subscriptions, as two callers expect.
-    const entry: HostListener = (event) => listener(event);
+    const entry: HostListener = keys
+      ? (event) => {
+        if (keys(event.type === 'upsert' ? `${event.host.metadata.namespace}/${event.host.metadata.name}` : event.key)) listener(event);
+      }
+      : (event) => listener(event);
     this.listeners.add(entry);
+    if (keys) this.filters.set(entry, keys);
+    else this.everything += 1;
+    let subscribed = true;
     return () => {
+      if (!subscribed) return;
+      subscribed = false;
       this.listeners.delete(entry);
+      if (keys) this.filters.delete(entry);
+      else this.everything -= 1;
     };
+  }
+
+  /** Whether any listener would take an event for this key (so it is worth building). */
+  wants(key: string): boolean {
+    if (this.everything > 0) return true;
+    for (const keys of this.filters.values()) if (keys(key)) return true;
+    return false;
   }
 
   emit(event: HostEvent): void {

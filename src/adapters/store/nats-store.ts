@@ -4,7 +4,7 @@ import { BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, validateBareMeta
 import { formatFieldPath } from '../../api/field-error.ts';
 import { readManifests } from '../../api/manifest.ts';
 import type { Secret } from '../../api/secret.ts';
-import type { Fence, HostEvent, HostIntent, HostStore, KvBucket, KvBucketOptions, KvEvent, Logger, Transport } from '../../ports/index.ts';
+import type { Fence, HostEvent, HostIntent, HostStore, KvBucket, KvBucketOptions, KvEvent, Logger, Transport, WatchOptions } from '../../ports/index.ts';
 import { KvConflict, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
 import { HostEvents } from './events.ts';
 import type { ApplyResult } from './memory-store.ts';
@@ -117,7 +117,9 @@ function decodeRecord<S extends z.ZodType>(bytes: Uint8Array, schema: S): { ok: 
 // watch event never undoes a newer change this store already made and announced itself.
 interface SpecSlot {
   readonly revision: number;
-  readonly host?: SpecHost;
+  host?: SpecHost;
+  /** Bytes from the watch that no watcher wanted yet (another node's host): parsed when read. */
+  raw?: Uint8Array;
 }
 interface StatusSlot {
   readonly revision: number;
@@ -245,7 +247,7 @@ class NatsHostStore implements NatsStore {
 
   private countHosts(): number {
     let n = 0;
-    for (const slot of this.specSlots.values()) if (slot.host) n += 1;
+    for (const slot of this.specSlots.values()) if (slot.host || slot.raw) n += 1;
     return n;
   }
 
@@ -265,6 +267,12 @@ class NatsHostStore implements NatsStore {
     // Our own writes come back through the watch: they are in the cache already, unparsed.
     const known = this.specSlots.get(key);
     if (known && known.revision >= event.revision) return;
+    // Every node sees every host's changes; parsing one nobody here watches (a host of another
+    // node's shard) would be most of a node's work under load. Kept as bytes until read.
+    if (!this.events.wants(key)) {
+      this.specSlots.set(key, { revision: event.revision, raw: event.value });
+      return;
+    }
     const decoded = decodeRecord(event.value, SpecRecord);
     if (!decoded.ok) {
       this.log.warn({ bucket: this.specs.name, host: key, revision: event.revision, reason: decoded.reason }, 'ignoring a host record that does not parse');
@@ -286,6 +294,17 @@ class NatsHostStore implements NatsStore {
     this.statusSlots.set(key, { revision: event.revision, raw: event.value });
   }
 
+  /** The spec slot with its host parsed, if it has bytes waiting. */
+  private specSlot(key: string): SpecSlot | undefined {
+    const slot = this.specSlots.get(key);
+    if (slot?.raw === undefined) return slot;
+    const decoded = decodeRecord(slot.raw, SpecRecord);
+    slot.raw = undefined;
+    if (decoded.ok) slot.host = decoded.value;
+    else this.log.warn({ bucket: this.specs.name, host: key, revision: slot.revision, reason: decoded.reason }, 'ignoring a host record that does not parse');
+    return slot;
+  }
+
   /** The slot with its record parsed, if it has bytes waiting; undefined when nothing usable. */
   private statusSlot(key: string): StatusSlot | undefined {
     const slot = this.statusSlots.get(key);
@@ -304,7 +323,7 @@ class NatsHostStore implements NatsStore {
     this.specSlots.set(key, host ? { revision, host } : { revision });
     if (!this.ready || this.closed) return;
     if (host) this.events.emit({ type: 'upsert', host: this.merged(key)! });
-    else if (slot?.host) this.events.emit({ type: 'deleted', key });
+    else if (slot?.host || slot?.raw) this.events.emit({ type: 'deleted', key });
   }
 
   private setStatus(key: string, revision: number, record: StatusRecord | undefined): void {
@@ -314,7 +333,7 @@ class NatsHostStore implements NatsStore {
   }
 
   private merged(key: string): BareMetalHost | undefined {
-    const slot = this.specSlots.get(key);
+    const slot = this.specSlot(key);
     if (!slot?.host) return undefined;
     return this.toHost(slot.host, slot.revision, this.statusOf(key, slot.host));
   }
@@ -344,8 +363,8 @@ class NatsHostStore implements NatsStore {
     return this.merged(key);
   }
 
-  watch(listener: (event: HostEvent) => void): () => void {
-    return this.events.subscribe(listener);
+  watch(listener: (event: HostEvent) => void, options: WatchOptions = {}): () => void {
+    return this.events.subscribe(listener, options.keys);
   }
 
   async getSecret(namespace: string, name: string): Promise<Secret | undefined> {
@@ -355,7 +374,7 @@ class NatsHostStore implements NatsStore {
   async writeStatus(key: string, status: BareMetalHostStatus, fence?: Fence): Promise<void> {
     this.checkOpen();
     const kvKey = hostKvKey(key);
-    const host = this.specSlots.get(key)?.host ?? (await this.readSpec(key))?.host;
+    const host = this.specSlot(key)?.host ?? (await this.readSpec(key))?.host;
     if (!host) throw notFound(key);
     const uid = host.metadata.uid;
     // The cached record is the first guess; the compare-and-set tells when it was stale.
@@ -390,7 +409,7 @@ class NatsHostStore implements NatsStore {
     if (written === undefined) throw this.gaveUp(`status of BareMetalHost ${key}`);
     // The host may have been deleted (and its status with it) while this write was on its way:
     // take back the orphan so a deleted host leaves nothing behind.
-    if (!this.specSlots.get(key)?.host && !(await this.readSpec(key))) {
+    if (!this.specSlot(key)?.host && !(await this.readSpec(key))) {
       await this.statusBucket.delete(kvKey, { revision: written }).catch(() => undefined);
       throw notFound(key);
     }
@@ -617,9 +636,9 @@ class NatsHostStore implements NatsStore {
     const kvKey = hostKvKey(key);
     // The cache is the first guess (on the owning node it is current): the compare-and-set says
     // when it was stale. A no-op judged on the cache is confirmed with a read before it is told.
-    let cachedFirst = this.specSlots.get(key)?.host !== undefined;
+    let cachedFirst = this.specSlot(key)?.host !== undefined;
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
-      const slot = cachedFirst ? this.specSlots.get(key) : undefined;
+      const slot = cachedFirst ? this.specSlot(key) : undefined;
       const current = slot?.host ? { revision: slot.revision, host: slot.host } : await this.readSpec(key);
       const next = change(current);
       if (cachedFirst && next.op === 'none') {
