@@ -1,42 +1,11 @@
 import test, { type ExecutionContext } from 'ava';
 import { validateBareMetalHost } from '../../src/api/bmh/validate.ts';
 import type { FieldError } from '../../src/api/field-error.ts';
+import { host, withStatus } from '../support/admission-host.ts';
 
 // One failing host per webhook rule of reference/bmo.md §2.3, each a valid host with one change.
 
-type Host = {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace: string; annotations?: Record<string, string> };
-  spec: Record<string, unknown> & { bmc: { address: string; credentialsName: string } };
-  status?: Record<string, unknown>;
-};
 
-function host(patch: (h: Host) => void = () => {}): Host {
-  const h: Host = {
-    apiVersion: 'metal3.io/v1alpha1',
-    kind: 'BareMetalHost',
-    metadata: { name: 'worker-0', namespace: 'metal3' },
-    spec: {
-      online: true,
-      bootMACAddress: '52:54:00:aa:bb:cc',
-      bmc: { address: 'redfish-virtualmedia://192.0.2.10/redfish/v1/Systems/1', credentialsName: 'worker-0-bmc' },
-      image: { url: 'http://images.example.com/ubuntu.qcow2', checksum: 'http://images.example.com/ubuntu.qcow2.sha256sum', checksumType: 'sha256', format: 'qcow2' },
-      rootDeviceHints: { deviceName: '/dev/sda' },
-      userData: { name: 'worker-0-user-data', namespace: 'metal3' },
-    },
-  };
-  patch(h);
-  return h;
-}
-
-function withStatus(h: Host, state: string, operationalStatus = 'OK'): Host {
-  h.status = {
-    operationalStatus, errorMessage: '', errorCount: 0, poweredOn: true, provisioningFailCount: 0,
-    provisioning: { state, ID: 'abc' },
-  };
-  return h;
-}
 
 function only(t: ExecutionContext, errors: FieldError[], path: string, reason: string | RegExp) {
   t.is(errors.length, 1, JSON.stringify(errors, null, 2));

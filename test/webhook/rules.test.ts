@@ -6,38 +6,9 @@ import test, { type ExecutionContext } from 'ava';
 import { formatFieldError, validateObject } from '../../src/api/index.ts';
 import type { AdmissionReviewResponse } from '../../src/adapters/kube/webhook/index.ts';
 import { admissionReview, fileTls, review, serve } from './support.ts';
+import { host, withStatus, type Host } from '../support/admission-host.ts';
 
 type Obj = Record<string, unknown>;
-type Host = {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace: string; annotations?: Record<string, string> };
-  spec: Obj & { bmc: { address: string; credentialsName: string } };
-  status?: Obj;
-};
-
-function host(patch: (h: Host) => void = () => {}): Host {
-  const h: Host = {
-    apiVersion: 'metal3.io/v1alpha1',
-    kind: 'BareMetalHost',
-    metadata: { name: 'worker-0', namespace: 'metal3' },
-    spec: {
-      online: true,
-      bootMACAddress: '52:54:00:aa:bb:cc',
-      bmc: { address: 'redfish-virtualmedia://192.0.2.10/redfish/v1/Systems/1', credentialsName: 'worker-0-bmc' },
-      image: { url: 'http://images.example.com/ubuntu.qcow2', checksum: 'http://images.example.com/ubuntu.qcow2.sha256sum', checksumType: 'sha256', format: 'qcow2' },
-      rootDeviceHints: { deviceName: '/dev/sda' },
-      userData: { name: 'worker-0-user-data', namespace: 'metal3' },
-    },
-  };
-  patch(h);
-  return h;
-}
-
-function inState(h: Host, state: string, operationalStatus = 'OK'): Host {
-  h.status = { operationalStatus, errorMessage: '', errorCount: 0, poweredOn: true, provisioningFailCount: 0, provisioning: { state, ID: 'abc' } };
-  return h;
-}
 
 const MAAS_API = 'infrastructure.cluster.x-k8s.io/v1beta1';
 const machineSpec = (): Obj => ({ image: 'custom/u-2204-0-k-1243-0', minCPU: 4, minMemory: 8192, tags: ['ssd'] });
@@ -102,9 +73,9 @@ const CASES: Case[] = [
   { rule: '12: a network interface with both name and MAC', object: host((h) => { h.spec.networkInterfaces = [{ name: 'eth0', macAddress: '52:54:00:aa:bb:cc' }]; }), path: 'spec.networkInterfaces[0]', reason: 'name and macAddress are mutually exclusive' },
   { rule: '12: duplicate network interfaces', object: host((h) => { h.spec.networkInterfaces = [{ macAddress: '52:54:00:AA:BB:CC' }, { macAddress: '52:54:00:aa:bb:cc' }]; }), path: 'spec.networkInterfaces[1]', reason: 'duplicate interface selector for "52:54:00:aa:bb:cc"' },
   // BareMetalHost, update only (rules 13-15)
-  { rule: '13: the BMC address of a registered host', old: inState(host(), 'available'), object: inState(host((h) => { h.spec.bmc.address = 'redfish-virtualmedia://192.0.2.11/redfish/v1/Systems/1'; }), 'available'), path: 'spec.bmc.address', reason: 'BMC address can not be changed if the BMH is not in the Registering state, or if the BMH is not detached' },
+  { rule: '13: the BMC address of a registered host', old: withStatus(host(), 'available'), object: withStatus(host((h) => { h.spec.bmc.address = 'redfish-virtualmedia://192.0.2.11/redfish/v1/Systems/1'; }), 'available'), path: 'spec.bmc.address', reason: 'BMC address can not be changed if the BMH is not in the Registering state, or if the BMH is not detached' },
   { rule: '14: the boot MAC once set', old: host(), object: host((h) => { h.spec.bootMACAddress = '52:54:00:aa:bb:cd'; }), path: 'spec.bootMACAddress', reason: 'bootMACAddress can not be changed once it is set' },
-  { rule: '15: externallyProvisioned outside available', old: inState(host(), 'provisioned'), object: inState(host((h) => { h.spec.externallyProvisioned = true; }), 'provisioned'), path: 'spec.externallyProvisioned', reason: 'externallyProvisioned can only be enabled when in Available state, currently in provisioned' },
+  { rule: '15: externallyProvisioned outside available', old: withStatus(host(), 'provisioned'), object: withStatus(host((h) => { h.spec.externallyProvisioned = true; }), 'provisioned'), path: 'spec.externallyProvisioned', reason: 'externallyProvisioned can only be enabled when in Available state, currently in provisioned' },
   // MAAS immutability (reference/capmaas.md §1.2)
   { rule: 'image changed', old: machine(), object: machine((s) => { s.image = 'custom/u-2404-0-k-1312-0'; }), path: 'spec.image', reason: 'maas machine image change is not allowed, old=custom/u-2204-0-k-1243-0, new=custom/u-2404-0-k-1312-0' },
   { rule: 'minCPU changed', old: machine(), object: machine((s) => { s.minCPU = 8; }), path: 'spec.minCPU', reason: 'maas machine min cpu count change is not allowed, old=4, new=8' },

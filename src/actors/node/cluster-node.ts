@@ -10,6 +10,7 @@ import type { NodeConfig } from './embedded-node.ts';
 import { spawnShard } from './spawn-shard.ts';
 import { FleetStats } from './fleet-stats.ts';
 import { HostDetails } from './introspection-source.ts';
+import { attachStores } from './attach.ts';
 
 /** What the shard leases tell the node; the node answers by starting or stopping shard actors. */
 export interface ShardOwnershipEvents {
@@ -71,14 +72,7 @@ export async function startClusterNode(config: ClusterNodeOptions, deps: Cluster
     clock,
     onError: (failure) => deps.log.error({ actor: failure.path, phase: failure.phase, err: describe(failure.error) }, 'actor failure'),
   });
-  if (deps.attach) {
-    try {
-      await deps.attach(system);
-    } catch (err) {
-      system.stop();
-      throw err;
-    }
-  }
+  await attachStores(system, deps.attach);
   const stats = new FleetStats();
   const details = new HostDetails(stats, clock);
   const broker = deps.broker(system);

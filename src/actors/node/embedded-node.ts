@@ -15,6 +15,7 @@ import { shardOf } from '../shard/index.ts';
 import { spawnShard } from './spawn-shard.ts';
 import { FleetStats } from './fleet-stats.ts';
 import { HostDetails } from './introspection-source.ts';
+import { attachStores } from './attach.ts';
 
 export interface NodeConfig {
   readonly name: string;
@@ -66,14 +67,7 @@ export async function startEmbeddedNode(config: NodeConfig, deps: NodeDeps): Pro
     clock,
     onError: (failure) => deps.log.error({ actor: failure.path, phase: failure.phase, err: describe(failure.error) }, 'actor failure'),
   });
-  if (deps.attach) {
-    try {
-      await deps.attach(system);
-    } catch (err) {
-      system.stop();
-      throw err;
-    }
-  }
+  await attachStores(system, deps.attach);
   const stats = new FleetStats();
   const details = new HostDetails(stats, clock);
   const broker = spawnCapacityBroker(system, { limits: config.capacity.limits, defaultLimit: config.capacity.defaultLimit, ttlMs: config.capacity.ttlMs, clock });

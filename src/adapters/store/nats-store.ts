@@ -297,23 +297,26 @@ class NatsHostStore implements NatsStore {
   /** The spec slot with its host parsed, if it has bytes waiting. */
   private specSlot(key: string): SpecSlot | undefined {
     const slot = this.specSlots.get(key);
-    if (slot?.raw === undefined) return slot;
-    const decoded = decodeRecord(slot.raw, SpecRecord);
-    slot.raw = undefined;
-    if (decoded.ok) slot.host = decoded.value;
-    else this.log.warn({ bucket: this.specs.name, host: key, revision: slot.revision, reason: decoded.reason }, 'ignoring a host record that does not parse');
+    if (slot?.raw !== undefined) slot.host = this.parseWaiting(slot, SpecRecord, this.specs.name, key, 'host');
     return slot;
   }
 
   /** The slot with its record parsed, if it has bytes waiting; undefined when nothing usable. */
   private statusSlot(key: string): StatusSlot | undefined {
     const slot = this.statusSlots.get(key);
-    if (slot?.raw === undefined) return slot;
-    const decoded = decodeRecord(slot.raw, StatusRecord);
-    slot.raw = undefined;
-    if (decoded.ok) slot.record = decoded.value;
-    else this.log.warn({ bucket: this.statusBucket.name, host: key, revision: slot.revision, reason: decoded.reason }, 'ignoring a status record that does not parse');
+    if (slot?.raw !== undefined) slot.record = this.parseWaiting(slot, StatusRecord, this.statusBucket.name, key, 'status');
     return slot;
+  }
+
+  // The bytes a slot kept unparsed, parsed once; a record that does not parse is logged, left out.
+  private parseWaiting<S extends z.ZodType>(slot: { readonly revision: number; raw?: Uint8Array }, schema: S, bucket: string, key: string, what: string): z.infer<S> | undefined {
+    const raw = slot.raw;
+    slot.raw = undefined;
+    if (raw === undefined) return undefined;
+    const decoded = decodeRecord(raw, schema);
+    if (decoded.ok) return decoded.value;
+    this.log.warn({ bucket, host: key, revision: slot.revision, reason: decoded.reason }, `ignoring a ${what} record that does not parse`);
+    return undefined;
   }
 
   // Applies a change seen by the watch or made by this store, unless a newer one is already in.
