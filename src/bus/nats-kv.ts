@@ -55,10 +55,12 @@ class NatsBucket implements KvBucket {
   }
 
   async keys(pattern = '>'): Promise<string[]> {
-    const out: string[] = [];
+    // A key written while the listing runs (a heartbeat) can come twice: the listing is a
+    // consumer over the stream, which delivers the new write too. Callers expect each key once.
+    const out = new Set<string>();
     const iter = await this.guard(pattern, () => this.kv.keys(pattern));
-    for await (const k of iter) out.push(k);
-    return out;
+    for await (const k of iter) out.add(k);
+    return [...out];
   }
 
   async watch(options: KvWatchOptions): Promise<() => void> {

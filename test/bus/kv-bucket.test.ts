@@ -42,6 +42,25 @@ for (const [name, open] of impls) {
     t.is(text((await kv.get('shard.1'))?.value), 'c');
   });
 
+  test(`${name}: keys lists each key once, also while keys are being written (heartbeats)`, async (t) => {
+    const kv = await open();
+    for (let i = 0; i < 50; i++) await kv.put(`member.n${i}`, bytes('hb'));
+    let writing = true;
+    const writer = (async () => {
+      for (let i = 0; writing; i = (i + 1) % 50) await kv.put(`member.n${i}`, bytes(`hb-${i}`));
+    })();
+    try {
+      for (let round = 0; round < 30; round++) {
+        const keys = await kv.keys('member.*');
+        t.is(new Set(keys).size, keys.length, `round ${round}: ${keys.length} keys, ${new Set(keys).size} distinct`);
+        t.is(new Set(keys).size, 50);
+      }
+    } finally {
+      writing = false;
+      await writer;
+    }
+  });
+
   test(`${name}: a revision-guarded delete refuses a stale revision, and the key can be created again with a higher revision`, async (t) => {
     const kv = await open();
     const r1 = await kv.create('k', bytes('a'));
