@@ -1,5 +1,5 @@
 import type { ActorRef, Clock, TimerHandle } from '../runtime/index.ts';
-import { tell } from '../runtime/index.ts';
+import { tell, tellExpress } from '../runtime/index.ts';
 import type { CapacityMsg, SlotNotice } from './messages.ts';
 
 // A holder's side of a capacity slot: ask once, renew well within the grant's TTL while held or
@@ -42,8 +42,9 @@ export class SlotLease {
     if (this.pool) tell(this.broker, { type: 'renew', holder: this.holder, pool: this.pool });
   }
 
+  // Express: the broker hands the slot to the next waiter in the instant it frees.
   release(): void {
-    if (this.pool) tell(this.broker, { type: 'release', holder: this.holder, pool: this.pool });
+    if (this.pool) tellExpress(this.broker, { type: 'release', holder: this.holder, pool: this.pool });
     this.pool = null;
     if (this.renewTimer) this.clock.clearTimeout(this.renewTimer);
     this.renewTimer = null;

@@ -5,7 +5,7 @@ import type { Fence, HostStore, Logger, Provisioner } from '../../ports/index.ts
 import type { CapacityMsg } from '../capacity/index.ts';
 import { SlotLease } from '../capacity/index.ts';
 import type { ActorContext, ActorRef, Behavior, Clock, TimerHandle } from '../runtime/index.ts';
-import { tell, tellNextIteration } from '../runtime/index.ts';
+import { tell, tellExpress, tellNextIteration } from '../runtime/index.ts';
 import { resolveHostData } from './host-data.ts';
 import { invoke } from '../../ports/index.ts';
 import type { HostMsg, HostSnapshot, Transition } from './messages.ts';
@@ -146,7 +146,7 @@ function runEffect(s: HostActorState, effect: BmhEffect, ctx: ActorContext<HostM
         spec: machine.host.spec, credentials: null,
       });
       const self = ctx.self;
-      s.slot.request(claim.pool, effect.op, claim.exempt, (n) => tell(self, n));
+      s.slot.request(claim.pool, effect.op, claim.exempt, (n) => tellExpress(self, n));
       return;
     }
     case 'releaseSlot':

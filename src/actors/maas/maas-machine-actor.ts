@@ -4,7 +4,7 @@ import type { Logger, MaasDriver, ObjectStore, StoredObject } from '../../ports/
 import type { CapacityMsg, SlotNotice } from '../capacity/index.ts';
 import { SlotLease } from '../capacity/index.ts';
 import type { ActorRef, Behavior, Clock, Reply, TimerHandle } from '../runtime/index.ts';
-import { tell } from '../runtime/index.ts';
+import { tell, tellExpress } from '../runtime/index.ts';
 import { bootstrapData, resolveContext } from './context.ts';
 
 export type MaasMachineMsg =
@@ -85,7 +85,7 @@ export function maasMachineBehavior(key: string, deps: MaasMachineDeps): Behavio
           }
           case 'requestSlot': {
             const self = ctx.self;
-            st.slot.request(deps.driver.pool, e.op, false, (n) => tell(self, n));
+            st.slot.request(deps.driver.pool, e.op, false, (n) => tellExpress(self, n));
             return;
           }
           case 'releaseSlot':

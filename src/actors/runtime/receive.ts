@@ -55,7 +55,25 @@ type Step = ActorCell | Promise<ActorCell>;
 export function runMessage(cell: ActorCell, raw: unknown): Step {
   if (cell.stopped) return cell;
   if (raw === RESTART) return cell.restart === null ? cell : cell.restart.promise;
+  // A turn that crashed outside nact (an express turn, below) left its restart for this token to
+  // wait out; through nact a crash's restart promise is already what nact waits on.
+  if (cell.restart !== null) return afterRestart(cell);
   return sliceOver() ? park(cell) : startTurn(cell);
+}
+
+function afterRestart(cell: ActorCell): Step {
+  if (cell.stopped) return cell;
+  return cell.restart === null ? startTurn(cell) : cell.restart.promise.then(() => afterRestart(cell));
+}
+
+/**
+ * Runs a turn outside nact, now (tellExpress calls it from a microtask). The caller has set
+ * cell.scheduled, so no TURN token is sent meanwhile and nact starts no turn of this actor until
+ * this one ends, an awaited handler included. The slice still bounds it: past the slice the turn
+ * runs nothing and hands its queue to nact.
+ */
+export function runExpressTurn(cell: ActorCell): void {
+  void startTurn(cell);
 }
 
 function startTurn(cell: ActorCell): Step {

@@ -1,0 +1,144 @@
+// tellExpress: an idle receiver runs its turn in the same task as the tell, ahead of everything
+// nact holds for the iteration; a busy or restarting receiver still takes messages one turn at a
+// time, in order, and a crash in an express turn is supervised like any other.
+import test from 'ava';
+import { spawn, startSystem, stop, tell, tellExpress } from '../../src/actors/runtime/index.ts';
+import type { ActorRef, Behavior } from '../../src/actors/runtime/index.ts';
+import { waitFor } from '../support/wait.ts';
+
+type Note = { n: number };
+
+const recorder = (seen: number[], opts: { crashOn?: number; slow?: () => Promise<void> } = {}): Behavior<number, Note> => ({
+  kind: 'recorder',
+  init: () => 0,
+  async receive(count, msg) {
+    if (msg.n === opts.crashOn) throw new Error(`boom at ${msg.n}`);
+    seen.push(msg.n);
+    if (opts.slow) await opts.slow();
+    return count + 1;
+  },
+});
+
+test('express - an idle actor runs the message before the next task', async (t) => {
+  const sys = startSystem({ onError: () => undefined });
+  t.teardown(() => sys.stop());
+  const seen: number[] = [];
+  const ref = spawn(sys, 'r', recorder(seen));
+  const order: string[] = [];
+  setImmediate(() => order.push(`immediate saw ${seen.length}`));
+  t.is(tellExpress(ref, { n: 1 }), 'delivered');
+  // Not synchronously: the turn never runs inside the caller's own code.
+  t.deepEqual(seen, []);
+  await Promise.resolve();
+  await Promise.resolve();
+  t.deepEqual(seen, [1], 'ran in a microtask of the telling task');
+  await new Promise((r) => setImmediate(r));
+  t.deepEqual(order, ['immediate saw 1']);
+});
+
+test('express - a plain tell to the same idle actor waits for nact\'s next iteration', async (t) => {
+  // The contrast that makes the lane worth having.
+  const sys = startSystem({ onError: () => undefined });
+  t.teardown(() => sys.stop());
+  const seen: number[] = [];
+  const ref = spawn(sys, 'r', recorder(seen));
+  tell(ref, { n: 1 });
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+  t.deepEqual(seen, []);
+  await waitFor(() => seen.length === 1);
+});
+
+test('express - a busy actor gets the message after what it is doing, in mailbox order', async (t) => {
+  const sys = startSystem({ onError: () => undefined });
+  t.teardown(() => sys.stop());
+  const seen: number[] = [];
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let inFlight = 0;
+  let overlap = 0;
+  const ref = spawn(sys, 'r', recorder(seen, {
+    slow: async () => {
+      if (++inFlight > 1) overlap++;
+      if (seen.length === 1) await gate;
+      inFlight--;
+    },
+  }));
+  tellExpress(ref, { n: 1 });
+  await waitFor(() => seen.length === 1);
+  // n=1 is awaiting the gate: these queue behind it, express or not.
+  tell(ref, { n: 2 });
+  tellExpress(ref, { n: 3 });
+  tellExpress(ref, { n: 4 });
+  await new Promise((r) => setImmediate(r));
+  t.deepEqual(seen, [1], 'nothing ran beside the awaited handler');
+  release();
+  await waitFor(() => seen.length === 4);
+  t.deepEqual(seen, [1, 2, 3, 4]);
+  t.is(overlap, 0, 'never two turns of one actor at once');
+});
+
+test('express - a chain of express hops completes in one task', async (t) => {
+  // The capacity hand-off: a release to the broker, a grant from it to the next host.
+  const sys = startSystem({ onError: () => undefined });
+  t.teardown(() => sys.stop());
+  type HostMsg = { type: 'grant' };
+  type BrokerMsg = { type: 'release'; next: ActorRef<HostMsg> };
+  const granted: string[] = [];
+  const host = (name: string): Behavior<null, HostMsg> => ({
+    kind: 'host',
+    init: () => null,
+    receive(s) {
+      granted.push(name);
+      return s;
+    },
+  });
+  const b = spawn(sys, 'broker', {
+    kind: 'broker',
+    init: () => null,
+    receive(s: null, msg: BrokerMsg) {
+      tellExpress(msg.next, { type: 'grant' });
+      return s;
+    },
+  } satisfies Behavior<null, BrokerMsg>);
+  const hosts = Array.from({ length: 20 }, (_, i) => spawn(sys, `h${i}`, host(`h${i}`)));
+  let sawBeforeImmediate = -1;
+  setImmediate(() => (sawBeforeImmediate = granted.length));
+  for (const next of hosts) tellExpress(b, { type: 'release', next });
+  await waitFor(() => sawBeforeImmediate >= 0);
+  t.is(sawBeforeImmediate, 20, 'every grant landed before the next task');
+  t.deepEqual(granted, hosts.map((_, i) => `h${i}`), 'in release order');
+});
+
+test('express - a crash in an express turn restarts after backoff; later messages wait for it', async (t) => {
+  const crashes: string[] = [];
+  const sys = startSystem({ onError: (f) => crashes.push(f.path) });
+  t.teardown(() => sys.stop());
+  const seen: number[] = [];
+  let inits = 0;
+  const behavior: Behavior<number, Note> = { ...recorder(seen, { crashOn: 1 }), init: () => (inits++, 0) };
+  const ref = spawn(sys, 'r', behavior, { supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 80, maxMs: 80 } } });
+  const crashedAt = performance.now();
+  tellExpress(ref, { n: 1 });
+  await waitFor(() => crashes.length === 1);
+  // During the backoff: neither lane may run a turn on the crashed incarnation.
+  tellExpress(ref, { n: 2 });
+  tell(ref, { n: 3 });
+  await new Promise((r) => setImmediate(r));
+  t.deepEqual(seen, []);
+  await waitFor(() => seen.length === 2);
+  t.true(performance.now() - crashedAt >= 75, 'the backoff was waited out');
+  t.is(inits, 2, 'a new incarnation took the messages');
+  t.deepEqual(seen, [2, 3]);
+});
+
+test('express - a stopped or forged receiver is dead, and nothing runs', async (t) => {
+  const sys = startSystem({ onError: () => undefined });
+  t.teardown(() => sys.stop());
+  const seen: number[] = [];
+  const ref = spawn(sys, 'r', recorder(seen));
+  t.is(tellExpress({ path: '/r' } as unknown as ActorRef<Note>, { n: 0 }), 'dead');
+  stop(ref);
+  t.is(tellExpress(ref, { n: 1 }), 'dead');
+  await new Promise((r) => setImmediate(r));
+  t.deepEqual(seen, []);
+});
