@@ -159,6 +159,25 @@ contract('a watcher of some keys gets only those; the others are still read righ
 });
 
 
+contract('each of a store\'s own writes is one event at the revision it got, whichever of watch and ack came first', async (t, cluster) => {
+  const a = await cluster.open();
+  const b = await cluster.open();
+  t.true((await a.apply([host('h1')])).ok);
+  const events = recorder(a);
+  const written: string[] = [];
+  let online = true;
+  for (let i = 0; i < 12; i++) {
+    online = !online;
+    const updated = await a.applyIntent('metal3/h1', { online });
+    written.push(`${updated.metadata.resourceVersion} ${updated.spec.online}`);
+  }
+  await waitUntil(() => events.length >= 12, 5_000, 'a hears of its own twelve writes');
+  const seen = events.map((e) => (e.type === 'upsert' ? `${e.host.metadata.resourceVersion} ${e.host.spec.online}` : e.key));
+  t.deepEqual(seen, written, 'one upsert per write, in order, with the revision and content written');
+  // The other store parsed the same bytes: the same host.
+  await waitUntil(async () => (await b.get('metal3/h1'))?.metadata.resourceVersion === written.at(-1)!.split(' ')[0], 5_000, 'b reads the last write');
+  t.deepEqual(await b.get('metal3/h1'), await a.get('metal3/h1'));
+});
 contract('a host applied through one store is seen by a watcher and get/list on another', async (t, cluster) => {
   const a = await cluster.open();
   const b = await cluster.open();

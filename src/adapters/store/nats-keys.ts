@@ -19,7 +19,11 @@ function escapeToken(text: string): string {
   return out;
 }
 
+const UNESCAPED = /^[A-Za-z0-9-]+$/;
+
 function unescapeToken(token: string): string | undefined {
+  // Most names need no escape: every watch event of every node comes through here.
+  if (UNESCAPED.test(token)) return token;
   if (!/^(?:[A-Za-z0-9-]|_[0-9A-F]{2})+$/.test(token)) return undefined;
   const bytes: number[] = [];
   for (let i = 0; i < token.length;) {
