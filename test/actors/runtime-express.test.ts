@@ -77,6 +77,71 @@ test('express - a busy actor gets the message after what it is doing, in mailbox
   t.is(overlap, 0, 'never two turns of one actor at once');
 });
 
+test('express - an actor whose turn waits in nact behind others runs now, and its waiting turn finds nothing left', async (t) => {
+  // A broker with acquires queued while a thousand hosts start up: the release must not wait.
+  const sys = startSystem({ onError: () => undefined });
+  t.teardown(() => sys.stop());
+  const order: string[] = [];
+  const others = Array.from({ length: 50 }, (_, i) => spawn(sys, `o${i}`, {
+    kind: 'other',
+    init: () => null,
+    receive(s: null) {
+      order.push('other');
+      return s;
+    },
+  } satisfies Behavior<null, Note>));
+  const seen: number[] = [];
+  const broker = spawn(sys, 'broker', {
+    kind: 'broker',
+    init: () => 0,
+    receive(count: number, msg: Note) {
+      seen.push(msg.n);
+      order.push(`broker ${msg.n}`);
+      return count + 1;
+    },
+  } satisfies Behavior<number, Note>);
+  for (const o of others) tell(o, { n: 0 });
+  tell(broker, { n: 1 });
+  t.is(tellExpress(broker, { n: 2 }), 'delivered');
+  await Promise.resolve();
+  t.deepEqual(seen, [1, 2], 'both ran in the telling task, in mailbox order');
+  await waitFor(() => order.filter((o) => o === 'other').length === 50);
+  t.deepEqual(order.slice(0, 2), ['broker 1', 'broker 2'], 'ahead of the turns queued before');
+  // The token nact held ran an empty turn; later messages still arrive, once each.
+  tell(broker, { n: 3 });
+  tellExpress(broker, { n: 4 });
+  await waitFor(() => seen.length === 4);
+  await new Promise((r) => setImmediate(r));
+  t.deepEqual(seen, [1, 2, 3, 4]);
+});
+
+test('express - a token nact runs while an express turn awaits its handler waits for that turn', async (t) => {
+  const sys = startSystem({ onError: () => undefined });
+  t.teardown(() => sys.stop());
+  const seen: number[] = [];
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let inFlight = 0;
+  let overlap = 0;
+  const ref = spawn(sys, 'r', recorder(seen, {
+    slow: async () => {
+      if (++inFlight > 1) overlap++;
+      if (seen.length === 1) await gate;
+      inFlight--;
+    },
+  }));
+  tell(ref, { n: 1 });          // a token in nact
+  tellExpress(ref, { n: 2 });   // runs now, takes 1 and stops at the gate
+  tell(ref, { n: 3 });
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  t.deepEqual(seen, [1], 'the token did not start a turn beside the awaiting one');
+  release();
+  await waitFor(() => seen.length === 3);
+  t.deepEqual(seen, [1, 2, 3]);
+  t.is(overlap, 0);
+});
+
 test('express - a chain of express hops completes in one task', async (t) => {
   // The capacity hand-off: a release to the broker, a grant from it to the next host.
   const sys = startSystem({ onError: () => undefined });

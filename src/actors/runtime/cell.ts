@@ -40,6 +40,12 @@ export class ActorCell {
   busy = false;
   /** A turn token is in nact's mailbox or running (receive.ts). */
   scheduled = false;
+  /** A turn is running, or awaiting its handler (receive.ts). */
+  turning = false;
+  /** While a turn awaits its handler: settles when that turn ends. */
+  turnDone: Promise<unknown> | null = null;
+  /** An express turn is queued as a microtask (tell.ts). */
+  expressQueued = false;
   stopped = false;
   /** Set when stopped or draining: tell returns 'dead'. */
   refusing: boolean;

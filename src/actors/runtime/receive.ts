@@ -58,6 +58,8 @@ export function runMessage(cell: ActorCell, raw: unknown): Step {
   // A turn that crashed outside nact (an express turn, below) left its restart for this token to
   // wait out; through nact a crash's restart promise is already what nact waits on.
   if (cell.restart !== null) return afterRestart(cell);
+  // An express turn took the queue and is awaiting its handler: this token's turn comes after.
+  if (cell.turnDone !== null) return cell.turnDone.then(() => runMessage(cell, raw));
   return sliceOver() ? park(cell) : startTurn(cell);
 }
 
@@ -67,16 +69,25 @@ function afterRestart(cell: ActorCell): Step {
 }
 
 /**
- * Runs a turn outside nact, now (tellExpress calls it from a microtask). The caller has set
- * cell.scheduled, so no TURN token is sent meanwhile and nact starts no turn of this actor until
- * this one ends, an awaited handler included. The slice still bounds it: past the slice the turn
- * runs nothing and hands its queue to nact.
+ * Runs a turn outside nact, now (tellExpress queues it as a microtask). Never beside another turn
+ * of the actor: a running one takes the message instead, and a token nact still holds waits for
+ * this turn (runMessage) and then finds the queue empty. The slice still bounds it: past the
+ * slice the turn runs nothing and hands its queue to nact.
  */
 export function runExpressTurn(cell: ActorCell): void {
+  cell.expressQueued = false;
+  if (cell.stopped) return;
+  if (cell.turning || cell.restart !== null) {
+    // Whatever runs or restarts first, a token makes sure the message is not left without a turn.
+    cell.scheduled = true;
+    if (cell.nactRef !== null) send(cell.nactRef, TURN);
+    return;
+  }
   void startTurn(cell);
 }
 
 function startTurn(cell: ActorCell): Step {
+  cell.turning = true;
   return runTurn(cell, Math.min(THROUGHPUT, cell.queue?.length ?? 0));
 }
 
@@ -125,7 +136,11 @@ function runTurn(cell: ActorCell, budget: number): Step {
     }
     // Only native promises are awaited (receive returns S | Promise<S>); probing every state for
     // a `then` would cost a property lookup per message. nact waits on the turn meanwhile.
-    if (next instanceof Promise) return settleLater(cell, next, budget - 1);
+    if (next instanceof Promise) {
+      const pending = settleLater(cell, next, budget - 1);
+      cell.turnDone = pending;
+      return pending;
+    }
     const step = settle(cell, next);
     if (step !== cell) return endTurn(cell, step);
   }
@@ -148,6 +163,8 @@ async function settleLater(cell: ActorCell, pending: Promise<unknown>, budget: n
  * (a crash's restart wait included, which nact finishes first).
  */
 function endTurn(cell: ActorCell, step: Step): Step {
+  cell.turning = false;
+  cell.turnDone = null;
   cell.scheduled = false;
   if (!cell.stopped && cell.queue !== null && cell.queue.length > 0 && cell.nactRef !== null) {
     cell.scheduled = true;

@@ -46,23 +46,31 @@ export function tellNextIteration<M>(ref: ActorRef<M>, msg: M): void {
 }
 
 /**
- * tell, and if the receiver is idle run its turn at once, in a microtask of the current task,
- * instead of behind every turn nact holds for this iteration. For hand-offs whose latency is the
- * point: a call that freed a backend slot tells the broker, and the broker tells the next waiter,
- * this way, so the waiter starts its call in the instant the slot frees. Through nact every hop
- * waited for the next check phase behind all the other actors made ready meanwhile, and twenty
- * calls ending in one millisecond handed over their slots as one batch whose tail paid for the
- * whole batch (plus any stall of the process inside it). The receiver still runs one turn at a
- * time, in mailbox order; a busy or restarting receiver gets the message through nact as usual.
+ * tell, and unless the receiver is in a turn run its turn at once, in a microtask of the current
+ * task, instead of behind every turn nact holds for this iteration (its own token included). For
+ * hand-offs whose latency is the point: a call that freed a backend slot tells the broker, and the
+ * broker tells the next waiter, this way, so the waiter starts its call in the instant the slot
+ * frees. Through nact every hop waited for the next check phase behind all the other actors made
+ * ready meanwhile (a thousand hosts starting up, say), and twenty calls ending in one millisecond
+ * handed over their slots as one batch whose tail paid for the whole batch, plus any stall of the
+ * process inside it. The receiver still runs one turn at a time, in mailbox order; a receiver in
+ * a turn or waiting out a restart gets the message through nact as usual.
  */
 export function tellExpress<M>(ref: ActorRef<M>, msg: M): TellOutcome {
   if (!(ref instanceof ActorCell)) return 'dead';
   const cell: ActorCell = ref;
-  if (cell.scheduled || cell.restart !== null) return deliver(cell, msg);
+  if (cell.turning || cell.restart !== null) return deliver(cell, msg);
+  const hadToken = cell.scheduled;
   // Marked first, so deliver queues the message without sending nact a turn token.
   cell.scheduled = true;
   const outcome = deliver(cell, msg);
-  if (outcome === 'delivered') queueMicrotask(() => runExpressTurn(cell));
-  else cell.scheduled = false;
+  if (outcome !== 'delivered') {
+    cell.scheduled = hadToken;
+    return outcome;
+  }
+  if (!cell.expressQueued) {
+    cell.expressQueued = true;
+    queueMicrotask(() => runExpressTurn(cell));
+  }
   return outcome;
 }
