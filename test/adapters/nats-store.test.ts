@@ -178,6 +178,17 @@ contract('each of a store\'s own writes is one event at the revision it got, whi
   await waitUntil(async () => (await b.get('metal3/h1'))?.metadata.resourceVersion === written.at(-1)!.split(' ')[0], 5_000, 'b reads the last write');
   t.deepEqual(await b.get('metal3/h1'), await a.get('metal3/h1'));
 });
+
+contract('a power intent that is not a boolean is refused, naming spec.online, and nothing is written', async (t, cluster) => {
+  const a = await cluster.open();
+  t.true((await a.apply([host('h1')])).ok);
+  const before = await a.get('metal3/h1');
+  const error = await t.throwsAsync(a.applyIntent('metal3/h1', { online: 'yes' as unknown as boolean }), { instanceOf: StoreError });
+  t.regex(error!.message, /metal3\/h1: invalid spec change: spec\.online: /);
+  t.false((error as StoreError).retryable);
+  t.deepEqual(await a.get('metal3/h1'), before);
+});
+
 contract('a host applied through one store is seen by a watcher and get/list on another', async (t, cluster) => {
   const a = await cluster.open();
   const b = await cluster.open();

@@ -94,11 +94,11 @@ const StatusRecord = z.object({
 type StatusRecord = z.infer<typeof StatusRecord>;
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;
 }
-const decoder = new TextDecoder();
 
 function encode(value: unknown): Uint8Array {
   return encoder.encode(JSON.stringify(value));
