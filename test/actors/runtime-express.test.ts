@@ -19,6 +19,23 @@ const recorder = (seen: number[], opts: { crashOn?: number; slow?: () => Promise
   },
 });
 
+/** A recorder whose first message waits at a gate until release(); counts turns that overlap. */
+function gatedRecorder(): { seen: number[]; release: () => void; overlaps: { count: number; inFlight: number; gate: Promise<void> } } {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  return { seen: [], release, overlaps: { count: 0, inFlight: 0, gate } };
+}
+
+function gatedBehavior(seen: number[], o: { count: number; inFlight: number; gate: Promise<void> }): Behavior<number, Note> {
+  return recorder(seen, {
+    slow: async () => {
+      if (++o.inFlight > 1) o.count++;
+      if (seen.length === 1) await o.gate;
+      o.inFlight--;
+    },
+  });
+}
+
 test('express - an idle actor runs the message before the next task', async (t) => {
   const sys = startSystem({ onError: () => undefined });
   t.teardown(() => sys.stop());
@@ -51,18 +68,8 @@ test('express - a plain tell to the same idle actor waits for nact\'s next itera
 test('express - a busy actor gets the message after what it is doing, in mailbox order', async (t) => {
   const sys = startSystem({ onError: () => undefined });
   t.teardown(() => sys.stop());
-  const seen: number[] = [];
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  let inFlight = 0;
-  let overlap = 0;
-  const ref = spawn(sys, 'r', recorder(seen, {
-    slow: async () => {
-      if (++inFlight > 1) overlap++;
-      if (seen.length === 1) await gate;
-      inFlight--;
-    },
-  }));
+  const { seen, release, overlaps } = gatedRecorder();
+  const ref = spawn(sys, 'r', gatedBehavior(seen, overlaps));
   tellExpress(ref, { n: 1 });
   await waitFor(() => seen.length === 1);
   // n=1 is awaiting the gate: these queue behind it, express or not.
@@ -74,7 +81,7 @@ test('express - a busy actor gets the message after what it is doing, in mailbox
   release();
   await waitFor(() => seen.length === 4);
   t.deepEqual(seen, [1, 2, 3, 4]);
-  t.is(overlap, 0, 'never two turns of one actor at once');
+  t.is(overlaps.count, 0, 'never two turns of one actor at once');
 });
 
 test('express - an actor whose turn waits in nact behind others runs now, and its waiting turn finds nothing left', async (t) => {
@@ -118,18 +125,8 @@ test('express - an actor whose turn waits in nact behind others runs now, and it
 test('express - a token nact runs while an express turn awaits its handler waits for that turn', async (t) => {
   const sys = startSystem({ onError: () => undefined });
   t.teardown(() => sys.stop());
-  const seen: number[] = [];
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  let inFlight = 0;
-  let overlap = 0;
-  const ref = spawn(sys, 'r', recorder(seen, {
-    slow: async () => {
-      if (++inFlight > 1) overlap++;
-      if (seen.length === 1) await gate;
-      inFlight--;
-    },
-  }));
+  const { seen, release, overlaps } = gatedRecorder();
+  const ref = spawn(sys, 'r', gatedBehavior(seen, overlaps));
   tell(ref, { n: 1 });          // a token in nact
   tellExpress(ref, { n: 2 });   // runs now, takes 1 and stops at the gate
   tell(ref, { n: 3 });
@@ -139,7 +136,7 @@ test('express - a token nact runs while an express turn awaits its handler waits
   release();
   await waitFor(() => seen.length === 3);
   t.deepEqual(seen, [1, 2, 3]);
-  t.is(overlap, 0);
+  t.is(overlaps.count, 0);
 });
 
 test('express - a chain of express hops completes in one task', async (t) => {
