@@ -55,17 +55,21 @@ type Step = ActorCell | Promise<ActorCell>;
 export function runMessage(cell: ActorCell, raw: unknown): Step {
   if (cell.stopped) return cell;
   if (raw === RESTART) return cell.restart === null ? cell : cell.restart.promise;
-  // A turn that crashed outside nact (an express turn, below) left its restart for this token to
-  // wait out; through nact a crash's restart promise is already what nact waits on.
-  if (cell.restart !== null) return afterRestart(cell);
-  // An express turn took the queue and is awaiting its handler: this token's turn comes after.
-  if (cell.turnDone !== null) return cell.turnDone.then(() => runMessage(cell, raw));
+  if (cell.restart !== null || cell.turnDone !== null) return turnWhenFree(cell);
   return sliceOver() ? park(cell) : startTurn(cell);
 }
 
-function afterRestart(cell: ActorCell): Step {
+/**
+ * A turn, once nothing else holds the actor. A crash in an express turn (below) leaves its
+ * restart for the next token to wait out (through nact, the crash's restart promise is already
+ * what nact waits on); an express turn awaiting its handler is waited for, so two turns of one
+ * actor never overlap.
+ */
+function turnWhenFree(cell: ActorCell): Step {
   if (cell.stopped) return cell;
-  return cell.restart === null ? startTurn(cell) : cell.restart.promise.then(() => afterRestart(cell));
+  if (cell.restart !== null) return cell.restart.promise.then(() => turnWhenFree(cell));
+  if (cell.turnDone !== null) return cell.turnDone.then(() => turnWhenFree(cell));
+  return startTurn(cell);
 }
 
 /**
@@ -117,7 +121,8 @@ function resume(): void {
       return;
     }
     const { cell, resolve } = parked.shift()!;
-    resolve(cell.stopped ? cell : startTurn(cell));
+    // An express turn may have taken the actor while it was parked.
+    resolve(turnWhenFree(cell));
   }
 }
 
