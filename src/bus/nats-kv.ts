@@ -8,6 +8,13 @@ import { KvConflict, KvUnavailable } from '../ports/index.ts';
 // JetStream's "wrong last sequence": the compare-and-set lost (reference/runtime.md §2.2).
 const WRONG_LAST_SEQUENCE = 10071;
 
+/**
+ * How long a key listing may take. The client ends one when the last key says nothing is pending
+ * or at the consumer's idle heartbeat; should neither come (a consumer lost under load), the
+ * caller gets KvUnavailable instead of waiting for ever.
+ */
+export const KEYS_DEADLINE_MS = 15_000;
+
 /** Opens (creating when absent) a JetStream KV bucket behind the KvBucket port. */
 export async function openNatsKv(nc: NatsConnection, bucket: string, options: KvBucketOptions = {}): Promise<KvBucket> {
   const kvm = new Kvm(jetstream(nc));
@@ -29,8 +36,9 @@ export async function openNatsKv(nc: NatsConnection, bucket: string, options: Kv
   return new NatsBucket(bucket, kv);
 }
 
-class NatsBucket implements KvBucket {
-  constructor(readonly name: string, private readonly kv: KV) {}
+/** The port over an opened KV; exported for tests that drive it with a stand-in. */
+export class NatsBucket implements KvBucket {
+  constructor(readonly name: string, private readonly kv: KV, private readonly keysDeadlineMs = KEYS_DEADLINE_MS) {}
 
   async get(key: string): Promise<KvEntry | null> {
     const e = await this.guard(key, () => this.kv.get(key));
@@ -59,7 +67,20 @@ class NatsBucket implements KvBucket {
     // consumer over the stream, which delivers the new write too. Callers expect each key once.
     const out = new Set<string>();
     const iter = await this.guard(pattern, () => this.kv.keys(pattern));
-    for await (const k of iter) out.add(k);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        iter.stop();
+        reject(new KvUnavailable(this.name, `${pattern}: listing the keys did not finish within ${this.keysDeadlineMs} ms; try again`));
+      }, this.keysDeadlineMs);
+    });
+    try {
+      await Promise.race([(async () => {
+        for await (const k of iter) out.add(k);
+      })(), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
     return [...out];
   }
 

@@ -4,9 +4,10 @@ import test from 'ava';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
-import { openNatsKv } from '../../src/bus/nats-kv.ts';
+import type { KV } from '@nats-io/kv';
+import { NatsBucket, openNatsKv } from '../../src/bus/nats-kv.ts';
 import type { KvBucket, KvEvent } from '../../src/ports/index.ts';
-import { KvConflict } from '../../src/ports/index.ts';
+import { KvConflict, KvUnavailable } from '../../src/ports/index.ts';
 import { startNatsServer, type NatsServer } from '../support/nats-server.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -123,4 +124,27 @@ test('nats: the bucket TTL expires a key, after which another holder can create 
   }
   t.true(created);
   t.true(Date.now() - started >= 900, 'not before the TTL');
+});
+
+test('nats: a key listing that never ends is given up at its deadline, with the bucket named', async (t) => {
+  // A stand-in for a listing whose consumer went quiet: one key, then nothing, for ever.
+  const listing = {
+    stopped: false,
+    wake: null as (() => void) | null,
+    stop() {
+      this.stopped = true;
+      this.wake?.();
+    },
+    async *[Symbol.asyncIterator]() {
+      yield 'node.a';
+      while (!listing.stopped) await new Promise<void>((r) => (listing.wake = r));
+    },
+  };
+  const kv = { keys: async () => listing } as unknown as KV;
+  const bucket = new NatsBucket('mf-members', kv, 200);
+  const started = performance.now();
+  const error = await t.throwsAsync(bucket.keys('node.*'), { instanceOf: KvUnavailable });
+  t.is(error!.message, 'kv mf-members: node.*: listing the keys did not finish within 200 ms; try again');
+  t.true(listing.stopped, 'the listing was stopped, not left running');
+  t.true(performance.now() - started < 5_000);
 });
