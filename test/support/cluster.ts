@@ -80,6 +80,8 @@ export interface Cluster {
   dispose(): Promise<void>;
 }
 
+const NODE_START_LIMIT_MS = 90_000;
+
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const shards = options.shards ?? 64;
   const leaseTtlMs = options.leaseTtlMs ?? 3_000;
@@ -121,6 +123,13 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       const rl = createInterface({ input: child.stdout! });
       rl.once('line', resolve);
       void exited.then(({ code }) => reject(new Error(`node ${name} exited (${code}) before starting:\n${err.join('').slice(-3000)}`)));
+      // A node that neither starts nor exits is named, with what it said, instead of holding the test.
+      const limit = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`node ${name} did not start within ${NODE_START_LIMIT_MS} ms:\n${err.join('').slice(-3000)}`));
+      }, NODE_START_LIMIT_MS);
+      rl.once('line', () => clearTimeout(limit));
+      void exited.then(() => clearTimeout(limit));
     });
     const info = JSON.parse(first) as { health: string | null; broker: boolean };
     const proc: NodeProcess = { name, child, health: info.health, brokerAtStart: info.broker, exited, stderr: () => err.join(''), killedAt: null };
