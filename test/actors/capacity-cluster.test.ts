@@ -149,6 +149,31 @@ test('capacity cluster - a deposed broker that has not noticed cannot push the t
   t.deepEqual(h.violations, []);
 });
 
+// Found by the property test: A granted, B (overlapping, epoch 2) took the release, and A answered
+// the next acquire from its stale copy, so the holder believed in a grant KV did not have.
+test('capacity cluster - an acquire answered by a broker whose copy is stale is confirmed in KV first', async (t) => {
+  const h = await withHarness(t, 1);
+  const a = h.broker('broker-a');
+  const b = h.broker('broker-b');
+  a.leadership.elect(1);
+  const p1 = h.proxy('node-1');
+  const p2 = h.proxy('node-2');
+  await h.settle();
+  b.leadership.elect(2);
+  await h.settle();
+  const holder = h.holder(p1, 'ns/host-2');
+  const other = h.holder(p2, 'ns/host-3');
+  for (const step of [() => holder.acquire(), () => holder.release(), () => holder.acquire(), () => other.acquire()]) {
+    step();
+    await h.advance(10);
+    t.deepEqual(h.violations, []);
+    t.deepEqual(believersWithoutGrant(await h.record(), [holder, other], h.clock.now()), []);
+  }
+  t.is(holder.state, 'granted');
+  t.is(other.state, 'queued', 'limit 1: the slot is the first holder\'s');
+  t.is(a.broker.epoch, null, 'A stepped down when its write met the record of epoch 2');
+});
+
 test("capacity cluster - a dead node's grant expires after its TTL and goes to the next waiter", async (t) => {
   const h = await withHarness(t, 1);
   const a = h.broker('broker-a');

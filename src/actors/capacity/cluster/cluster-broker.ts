@@ -247,11 +247,15 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     }
     const held = grantOf(p.v.record, req.holder);
     if (held && isLive(held, now)) {
-      // Asking again proves the holder alive: as good as a renew.
+      // Asking again proves the holder alive: as good as a renew. The grant is written (renewed)
+      // before it is confirmed: our copy may be stale if a broker of a later epoch overlapped
+      // with us and released it, and only the compare-and-set can tell.
       p.renewed.set(held.grantId, now + ttlMs);
-      if (held.node !== req.node) await commit(state, session, p, { moveTo: { holder: req.holder, node: req.node } });
-      const g = grantOf(p.v.record, req.holder) ?? held;
-      return { epoch: session.epoch, status: 'granted', grantId: g.grantId, waitedMs: 0, validForMs: Math.max(0, g.expiresAt - clock.now()) };
+      await commit(state, session, p, { confirm: true, ...(held.node !== req.node ? { moveTo: { holder: req.holder, node: req.node } } : {}) });
+      const g = grantOf(p.v.record, req.holder);
+      if (g && isLive(g, clock.now())) {
+        return { epoch: session.epoch, status: 'granted', grantId: g.grantId, waitedMs: 0, validForMs: Math.max(0, g.expiresAt - clock.now()) };
+      }
     }
     const fresh: Waiter = { holder: req.holder, node: req.node, operation: req.operation, exempt: req.exempt, requestedAt: w?.requestedAt ?? now - (req.waitedMs ?? 0), seenAt: now };
     // FIFO: the queue's waiters come first; the write is skipped when nobody fits (no room, no change).

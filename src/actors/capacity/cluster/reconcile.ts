@@ -19,6 +19,8 @@ export interface Change {
   readonly moveTo?: { readonly holder: string; readonly node: string };
   /** Extend every live grant to at least this and claim the record for this epoch (a new broker resuming). */
   readonly extendTo?: number;
+  /** Write even if nothing changes: the compare-and-set then proves our copy of the record current. */
+  readonly confirm?: boolean;
   /** In grant order: waiters first (FIFO), then a fresh acquire. Stops at the first that does not fit. */
   readonly candidates?: readonly Candidate[];
 }
@@ -44,7 +46,7 @@ export interface ReconcileContext {
  */
 export function reconcile(base: PoolRecord, now: number, change: Change, ctx: ReconcileContext): { next: PoolRecord; effect: Effect } | null {
   const renewed = withRenewals(base, change.renewed ?? new Map(), now);
-  let changed = renewed !== base;
+  let changed = renewed !== base || change.confirm === true;
   const lost: GrantRecord[] = [];
   let grants: GrantRecord[] = [];
   for (const g of renewed.grants) {
