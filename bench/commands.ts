@@ -4,6 +4,11 @@
 // (a responder in this process that answers at once, same payload sizes) as the floor a command
 // reply cannot beat: ratioP99 = p99Ms / rawNatsP99Ms.
 //
+// It also times the floor of any durable command on this machine: one plain NATS responder per
+// node (bench/kv-floor-responder.ts, no metalfleet code) that writes a host-sized KV value and
+// then answers. kvFloorRatioP99 = kvFloorP99Ms / rawNatsP99Ms is what the platform alone costs;
+// a command path cannot come in under it.
+//
 // The hosts are applied paused, so no node does provisioning work while commands are measured.
 // The commands alternate powerOff / powerOn by round over the hosts (each host gets one per
 // round, rounds 10,000 requests apart, so one host never has two in flight): every one changes
@@ -18,8 +23,9 @@ import type { HostCommandInput } from '../src/bus/messages/index.ts';
 import { sendCommand } from '../src/cluster/command-client.ts';
 import type { Transport } from '../src/ports/index.ts';
 import { startCluster } from '../test/support/cluster.ts';
-import { closedLoop, currentOwners, fleetHosts, pollUntil, progress, round } from './cluster-support.ts';
+import { closedLoop, currentOwners, fleetHosts, pollUntil, progress, round, type LoadResult } from './cluster-support.ts';
 import { intFlag, percentile } from './support.ts';
+import { startKvFloor } from './kv-floor.ts';
 
 const SHARDS = 256;
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -114,7 +120,18 @@ export async function run(flags: Record<string, string>): Promise<object> {
 
     progress(`commands: ${requests} powerOff/powerOn at concurrency ${concurrency}`);
     const cmds = await closedLoop(requests, concurrency, (i) => sendOne(commandFor(i), true));
-    progress(`commands: ${cmds.seconds.toFixed(1)} s, ${cmds.errors} errors${cmds.errors ? ` (first: ${firstRefusal ?? cmds.firstError})` : ''}, ${notApplied} replies with applied false; echo: ${raw.seconds.toFixed(1)} s, ${raw.errors} errors`);
+
+    progress(`KV floor: ${nodeCount} plain responders, ${warmup} warm-up and ${rawRequests} requests at concurrency ${concurrency}`);
+    const floor = await startKvFloor({ url: c.nats.url, responders: nodeCount, valueBytes: encode(hosts[0]!).length, replyBytes: echoReply.length });
+    let floorLoad: LoadResult;
+    try {
+      const floorOne = async (i: number): Promise<boolean> => (await client.request(`${floor.prefix}.${i % hostCount}`, encode(commandFor(i)), { timeoutMs: REQUEST_TIMEOUT_MS })).length === echoReply.length;
+      await closedLoop(warmup, concurrency, floorOne);
+      floorLoad = await closedLoop(rawRequests, concurrency, floorOne);
+    } finally {
+      await floor.stop();
+    }
+    progress(`commands: ${cmds.seconds.toFixed(1)} s, ${cmds.errors} errors${cmds.errors ? ` (first: ${firstRefusal ?? cmds.firstError})` : ''}, ${notApplied} replies with applied false; echo: ${raw.seconds.toFixed(1)} s, ${raw.errors} errors; KV floor: ${floorLoad.seconds.toFixed(1)} s, ${floorLoad.errors} errors`);
     // The broker lease holder, for whoever reads the profile of each node.
     const leases = await client.kv(LEASE_BUCKET, { ttlMs: c.options.leaseTtlMs });
     const broker = await leases.get('broker');
@@ -122,6 +139,7 @@ export async function run(flags: Record<string, string>): Promise<object> {
 
     const p99Ms = percentile(cmds.latenciesMs, 99);
     const rawNatsP99Ms = percentile(raw.latenciesMs, 99);
+    const kvFloorP99Ms = percentile(floorLoad.latenciesMs, 99);
     return {
       nodes: nodeCount,
       hosts: hostCount,
@@ -133,7 +151,10 @@ export async function run(flags: Record<string, string>): Promise<object> {
       rawNatsP50Ms: round(percentile(raw.latenciesMs, 50), 2),
       rawNatsP99Ms: round(rawNatsP99Ms, 2),
       ratioP99: round(p99Ms / rawNatsP99Ms, 2),
-      errors: cmds.errors + raw.errors + notApplied,
+      kvFloorP50Ms: round(percentile(floorLoad.latenciesMs, 50), 2),
+      kvFloorP99Ms: round(kvFloorP99Ms, 2),
+      kvFloorRatioP99: round(kvFloorP99Ms / rawNatsP99Ms, 2),
+      errors: cmds.errors + raw.errors + notApplied + floorLoad.errors,
     };
   } finally {
     await Promise.all(connections.map((t) => t.close().catch(() => undefined)));
