@@ -13,6 +13,18 @@ async function withHarness(t: { teardown(fn: () => void): void }, limit: number)
   return h;
 }
 
+/** Brokers A and B (A elected with epoch 1) and proxies on node-1 and node-2, settled. */
+async function twoBrokers(t: { teardown(fn: () => void): void }, limit: number) {
+  const h = await withHarness(t, limit);
+  const a = h.broker('broker-a');
+  const b = h.broker('broker-b');
+  a.leadership.elect(1);
+  const p1 = h.proxy('node-1');
+  const p2 = h.proxy('node-2');
+  await h.settle();
+  return { h, a, b, p1, p2 };
+}
+
 test('capacity cluster - pool names encode reversibly into one valid KV key token', (t) => {
   for (const pool of poolKeyCases) {
     const key = poolKey(pool);
@@ -74,13 +86,7 @@ test('capacity cluster - limit 3 across two proxies: never more than 3, FIFO, an
 });
 
 test('capacity cluster - a new broker resumes persisted grants, waiters are re-sent, and the limit holds', async (t) => {
-  const h = await withHarness(t, 3);
-  const a = h.broker('broker-a');
-  const b = h.broker('broker-b');
-  a.leadership.elect(1);
-  const p1 = h.proxy('node-1');
-  const p2 = h.proxy('node-2');
-  await h.settle();
+  const { h, a, b, p1, p2 } = await twoBrokers(t, 3);
   const holders = Array.from({ length: 5 }, (_, i) => h.holder(i % 2 === 0 ? p1 : p2, `default/host-${i}`));
   for (const x of holders) {
     x.acquire();
@@ -115,13 +121,7 @@ test('capacity cluster - a new broker resumes persisted grants, waiters are re-s
 });
 
 test('capacity cluster - a deposed broker that has not noticed cannot push the total over the limit', async (t) => {
-  const h = await withHarness(t, 2);
-  const a = h.broker('broker-a');
-  const b = h.broker('broker-b');
-  a.leadership.elect(1);
-  const p1 = h.proxy('node-1');
-  const p2 = h.proxy('node-2');
-  await h.settle();
+  const { h, a, b, p1, p2 } = await twoBrokers(t, 2);
   const holders = Array.from({ length: 6 }, (_, i) => h.holder(i % 2 === 0 ? p1 : p2, `default/host-${i}`));
   holders[0]!.acquire();
   await h.settle();
@@ -152,13 +152,7 @@ test('capacity cluster - a deposed broker that has not noticed cannot push the t
 // Found by the property test: A granted, B (overlapping, epoch 2) took the release, and A answered
 // the next acquire from its stale copy, so the holder believed in a grant KV did not have.
 test('capacity cluster - an acquire answered by a broker whose copy is stale is confirmed in KV first', async (t) => {
-  const h = await withHarness(t, 1);
-  const a = h.broker('broker-a');
-  const b = h.broker('broker-b');
-  a.leadership.elect(1);
-  const p1 = h.proxy('node-1');
-  const p2 = h.proxy('node-2');
-  await h.settle();
+  const { h, a, b, p1, p2 } = await twoBrokers(t, 1);
   b.leadership.elect(2);
   await h.settle();
   const holder = h.holder(p1, 'ns/host-2');
