@@ -78,7 +78,8 @@ class KvMembership implements Membership {
     this.deadAfterMs = options.deadAfterMs ?? 5_000;
     this.clock = options.clock;
     this.lastWriteOk = options.clock.now();
-    this.log = (options.log ?? silentLogger).child({ node: options.self });
+    // The caller's logger names the node already (a node process binds it once, for every line).
+    this.log = options.log ?? silentLogger;
     this.settled = new Promise((resolve) => (this.settle = resolve));
     if (this.deadAfterMs <= this.heartbeatMs) {
       throw new RangeError(`membership: deadAfterMs ${this.deadAfterMs} must exceed heartbeatMs ${this.heartbeatMs}`);

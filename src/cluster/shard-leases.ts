@@ -82,7 +82,8 @@ class ShardLeaseManager implements ShardLeases {
     this.ttlMs = options.leaseTtlMs ?? 5_000;
     this.retryMs = options.retryMs ?? 250;
     this.clock = options.clock;
-    this.log = (options.log ?? silentLogger).child({ node: options.self });
+    // The caller's logger names the node already (a node process binds it once, for every line).
+    this.log = options.log ?? silentLogger;
     this.events = options.events;
   }
 

@@ -112,7 +112,7 @@ export async function startClusterNode(config: ClusterNodeOptions, deps: Cluster
     shards.set(shard, { ref, fence });
     fences.set(shard, fence);
     acquiredAt.set(shard, clock.now());
-    deps.log.info({ shard, epoch: fence.epoch }, 'shard acquired');
+    deps.log.info({ shard, epoch: fence.epoch }, 'shard actors started');
     deps.onShardStarted?.(shard, fence);
     seed(shard, ref);
   };
