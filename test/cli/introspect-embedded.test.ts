@@ -7,6 +7,9 @@ import { createMemoryBus } from '../../src/bus/index.ts';
 import { actorsView, capacityView, hostsView, inspectView, nodesView, shardsView } from '../../src/cli/introspect/index.ts';
 import type { ViewOptions } from '../../src/cli/introspect/index.ts';
 import { serveIntrospection } from '../../src/cluster/introspect/index.ts';
+import { createCommandServer } from '../../src/cluster/command-server.ts';
+import { buildHostCommands, sendHostCommands } from '../../src/cli/commands/host.ts';
+import { silentLogger } from '../../src/ports/index.ts';
 import { bmh, secret, startTestNode } from '../support/node.ts';
 import { waitUntil } from '../support/wait.ts';
 
@@ -84,6 +87,39 @@ test('introspect views - capacity limit 5 with 20 hosts blocked: 5 in use, 15 wa
   } finally {
     await service.close();
     source.close();
+    await node.stop();
+    await client.close();
+    await server.close();
+  }
+});
+
+test('cmd - the embedded node takes host commands over its in-process bus, as a cluster node does', async (t) => {
+  const { node, store } = await startTestNode({ fixture: { latencyMs: 0 } });
+  const bus = createMemoryBus();
+  const server = bus.connect('embedded');
+  const client = bus.connect('cli');
+  const shardCount = 16;
+  const commands = createCommandServer({ transport: server, store, shardCount, owns: () => true, log: silentLogger });
+  for (let shard = 0; shard < shardCount; shard++) commands.open(shard);
+  try {
+    t.true(store.apply([secret('bmc', 'lab', { username: 'admin', password: PASSWORD }), bmh('h-1'), bmh('h-2')]).ok);
+    await waitUntil(async () => (await store.get('lab/h-1'))?.status?.provisioning.state === 'provisioned', 15_000, 'lab/h-1 provisioned');
+
+    const outcomes = await sendHostCommands(client, buildHostCommands('power-off', ['lab/h-1', 'lab/nope'], {}), shardCount, 2_000);
+    t.deepEqual(outcomes.map((o) => o.ok), [true, false]);
+    t.regex(outcomes[0]!.line, /^lab\/h-1: .*power off/);
+    t.regex(outcomes[1]!.line, /^lab\/nope: error notFound: /);
+    t.false(outcomes.some((o) => o.line.includes(PASSWORD)));
+    // Recorded as intent, then acted on by the host's actor: the fixture host goes off.
+    t.is((await store.get('lab/h-1'))?.spec.online, false);
+    await waitUntil(async () => (await store.get('lab/h-1'))?.status?.poweredOn === false, 15_000, 'lab/h-1 powered off');
+    t.is((await store.get('lab/h-2'))?.spec.online, true, 'the other host is untouched');
+
+    const reboot = await sendHostCommands(client, buildHostCommands('reboot', ['lab/h-2'], { mode: 'soft' }), shardCount, 2_000);
+    t.true(reboot[0]!.ok, reboot[0]!.line);
+    t.throws(() => buildHostCommands('power-off', ['lab/h-2'], { mode: 'hard' }), { message: '--mode applies to reboot only, not to power-off' });
+  } finally {
+    await commands.closeAll();
     await node.stop();
     await client.close();
     await server.close();

@@ -91,6 +91,12 @@ async function sendOne(transport: Transport, cmd: HostCommand, shardCount: numbe
   }
 }
 
+/** Sends the commands over any transport (NATS, or an embedded node's memory bus): one line per host, in the order given. */
+export function sendHostCommands(transport: Transport, cmds: readonly HostCommand[], shardCount: number, deadlineMs: number): Promise<Array<{ ok: boolean; line: string }>> {
+  // All at once (each host has its own deadline).
+  return Promise.all(cmds.map((cmd) => sendOne(transport, cmd, shardCount, deadlineMs)));
+}
+
 export async function runHostCommands(cmds: readonly HostCommand[], flags: NatsFlagValues, shardCount: number, deadlineMs: number, io: Output): Promise<boolean> {
   const options = await natsOptionsFrom(flags, process.env, 'metalfleet-host');
   let transport: Transport;
@@ -101,8 +107,7 @@ export async function runHostCommands(cmds: readonly HostCommand[], flags: NatsF
     throw new CliError(`NATS: ${error instanceof Error ? error.message : String(error)}`);
   }
   try {
-    // All at once (each host has its own deadline), printed in the order given.
-    const outcomes = await Promise.all(cmds.map((cmd) => sendOne(transport, cmd, shardCount, deadlineMs)));
+    const outcomes = await sendHostCommands(transport, cmds, shardCount, deadlineMs);
     for (const o of outcomes) (o.ok ? io.out : io.err)(o.line);
     return outcomes.every((o) => o.ok);
   } finally {
