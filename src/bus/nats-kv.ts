@@ -1,4 +1,4 @@
-import { jetstream, JetStreamApiError } from '@nats-io/jetstream';
+import { jetstream, JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -9,11 +9,16 @@ import { KvConflict, KvUnavailable } from '../ports/index.ts';
 const WRONG_LAST_SEQUENCE = 10071;
 
 /**
- * How long a key listing may take. The client ends one when the last key says nothing is pending
- * or at the consumer's idle heartbeat; should neither come (a consumer lost under load), the
- * caller gets KvUnavailable instead of waiting for ever.
+ * How long a key listing may take (one stream-info request, then a read per key); past it the
+ * caller gets KvUnavailable rather than waiting on a server that does not answer.
  */
 export const KEYS_DEADLINE_MS = 15_000;
+
+/** While a watch of a TTL bucket has not caught up, how often to check whether it has. */
+export const WATCH_CATCH_UP_CHECK_MS = 1_000;
+
+/** The subjects of a bucket's stream that match a key pattern, and hold a message now. */
+export type SubjectLister = (pattern: string) => Promise<string[]>;
 
 /** Opens (creating when absent) a JetStream KV bucket behind the KvBucket port. */
 export async function openNatsKv(nc: NatsConnection, bucket: string, options: KvBucketOptions = {}): Promise<KvBucket> {
@@ -33,12 +38,33 @@ export async function openNatsKv(nc: NatsConnection, bucket: string, options: Kv
       throw new KvUnavailable(bucket, `cannot open or create the bucket: ${message(err)}`, { cause: err });
     }
   }
-  return new NatsBucket(bucket, kv);
+  const jsm = await jetstreamManager(nc);
+  const stream = `KV_${bucket}`;
+  const prefix = `$KV.${bucket}.`;
+  const subjects: SubjectLister = async (pattern) => {
+    const info = await jsm.streams.info(stream, { subjects_filter: `${prefix}${pattern}` });
+    return Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
+  };
+  const ttlMs = (await kv.status()).ttl;
+  return new NatsBucket(bucket, kv, subjects, { ttlMs });
 }
 
 /** The port over an opened KV; exported for tests that drive it with a stand-in. */
 export class NatsBucket implements KvBucket {
-  constructor(readonly name: string, private readonly kv: KV, private readonly keysDeadlineMs = KEYS_DEADLINE_MS) {}
+  private readonly keysDeadlineMs: number;
+  private readonly ttlMs: number;
+  private readonly catchUpCheckMs: number;
+
+  constructor(
+    readonly name: string,
+    private readonly kv: KV,
+    private readonly subjects: SubjectLister,
+    options: { keysDeadlineMs?: number; ttlMs?: number; catchUpCheckMs?: number } = {},
+  ) {
+    this.keysDeadlineMs = options.keysDeadlineMs ?? KEYS_DEADLINE_MS;
+    this.ttlMs = options.ttlMs ?? 0;
+    this.catchUpCheckMs = options.catchUpCheckMs ?? WATCH_CATCH_UP_CHECK_MS;
+  }
 
   async get(key: string): Promise<KvEntry | null> {
     const e = await this.guard(key, () => this.kv.get(key));
@@ -62,53 +88,79 @@ export class NatsBucket implements KvBucket {
     await this.guard(key, () => this.kv.delete(key, options.revision !== undefined ? { previousSeq: options.revision } : {}));
   }
 
+  /**
+   * The keys with a value now. Read from the stream's subjects, then one read per key (a delete
+   * leaves a marker there): meant for small buckets (members, leases, pools). Not the client's
+   * kv.keys(), whose consumer waits for ever when a key it counted expires before delivery.
+   */
   async keys(pattern = '>'): Promise<string[]> {
-    // A key written while the listing runs (a heartbeat) can come twice: the listing is a
-    // consumer over the stream, which delivers the new write too. Callers expect each key once.
-    const out = new Set<string>();
-    const iter = await this.guard(pattern, () => this.kv.keys(pattern));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        iter.stop();
         reject(new KvUnavailable(this.name, `${pattern}: listing the keys did not finish within ${this.keysDeadlineMs} ms; try again`));
       }, this.keysDeadlineMs);
     });
+    const list = async (): Promise<string[]> => {
+      const candidates = await this.guard(pattern, () => this.subjects(pattern));
+      const present = await Promise.all(candidates.map(async (key) => ((await this.get(key)) ? key : null)));
+      return present.filter((key): key is string => key !== null);
+    };
     try {
-      await Promise.race([(async () => {
-        for await (const k of iter) out.add(k);
-      })(), deadline]);
+      return await Promise.race([list(), deadline]);
     } finally {
       clearTimeout(timer);
     }
-    return [...out];
   }
 
   async watch(options: KvWatchOptions): Promise<() => void> {
     const pattern = options.key ?? '>';
+    // Whether there is anything to replay, before the watch starts: nothing means ready at once.
+    const present = await this.guard(pattern, () => this.subjects(pattern));
     const iter = await this.guard(pattern, () => this.kv.watch({ key: pattern }));
-    // The iterator's isUpdate is off by one on 2.9 (reference/runtime.md §2.4); an entry with
-    // nothing pending behind it means the replay has caught up instead.
     let ready = false;
+    let stopped = false;
+    let check: ReturnType<typeof setTimeout> | undefined;
+    const seen = new Set<string>();
     const markReady = (): void => {
       if (ready) return;
       ready = true;
+      clearTimeout(check);
       options.onReady?.();
     };
-    const existing = await this.keys(pattern);
-    if (existing.length === 0) markReady();
+    if (present.length === 0) markReady();
+    // In a TTL bucket a key counted as pending can expire before it is delivered; the replay then
+    // never shows "nothing pending". Caught up, too, once every key with a value has been seen.
+    const checkCaughtUp = (): void => {
+      check = setTimeout(() => {
+        void this.keys(pattern).then((live) => {
+          if (stopped || ready) return;
+          if (live.every((key) => seen.has(key))) markReady();
+          else checkCaughtUp();
+        }, () => {
+          if (!stopped && !ready) checkCaughtUp();
+        });
+      }, this.catchUpCheckMs);
+    };
+    if (!ready && this.ttlMs > 0) checkCaughtUp();
     void (async () => {
       try {
         for await (const e of iter) {
+          seen.add(e.key);
           if (e.operation === 'PUT') options.onEvent({ op: 'put', key: e.key, value: e.value, revision: e.revision });
           else options.onEvent({ op: 'delete', key: e.key, revision: e.revision });
+          // The iterator's isUpdate is off by one on 2.9 (reference/runtime.md §2.4); an entry with
+          // nothing pending behind it means the replay has caught up instead.
           if (!ready && (e.delta ?? 0) === 0) markReady();
         }
       } catch {
         // The connection closed: the watcher ends with it; owners re-watch on reconnect.
       }
     })();
-    return () => iter.stop();
+    return () => {
+      stopped = true;
+      clearTimeout(check);
+      iter.stop();
+    };
   }
 
   private async guard<T>(key: string, op: () => Promise<T>): Promise<T> {
