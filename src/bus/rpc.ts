@@ -43,6 +43,10 @@ export interface RpcStats {
   rejected: number;
   /** Handler threw or rejected: answered with kind 'internal'. */
   failed: number;
+  /** Nanoseconds spent from receipt to reply, over every request (for service discovery's STATS). */
+  processingNs: number;
+  /** What the last refused or failed request was told; empty when none was. */
+  lastError: string;
 }
 
 export interface RpcService extends BusSubscription {
@@ -62,29 +66,40 @@ export function serve<S extends z.ZodType>(
   handler: (req: z.infer<S>, ctx: { readonly subject: string }) => Promise<Reply<unknown>>,
   options: ServeOptions = {},
 ): RpcService {
-  const stats: RpcStats = { served: 0, rejected: 0, failed: 0 };
+  const stats: RpcStats = { served: 0, rejected: 0, failed: 0, processingNs: 0, lastError: '' };
   const inflight = new Set<Promise<void>>();
 
   const answer = async (msg: BusMessage): Promise<void> => {
+    const started = performance.now();
+    const reply = await replyTo(msg);
+    send(msg, reply);
+    stats.processingNs += Math.round((performance.now() - started) * 1e6);
+  };
+
+  const replyTo = async (msg: BusMessage): Promise<Reply<unknown>> => {
     const maxBytes = options.maxBytes ?? transport.maxPayload;
     if (msg.data.length > maxBytes) {
       stats.rejected++;
-      return send(msg, fail('tooLarge', `${msg.subject}: request of ${msg.data.length} bytes is over the limit of ${maxBytes} bytes`));
+      return refused(fail('tooLarge', `${msg.subject}: request of ${msg.data.length} bytes is over the limit of ${maxBytes} bytes`));
     }
     const decoded = decode(msg.subject, msg.data, requestSchema);
     if (!decoded.ok) {
       stats.rejected++;
-      return send(msg, fail(decoded.error.kind, decoded.error.message));
+      return refused(fail(decoded.error.kind, decoded.error.message));
     }
-    let reply: Reply<unknown>;
     try {
-      reply = await handler(decoded.value, { subject: msg.subject });
+      const reply = await handler(decoded.value, { subject: msg.subject });
       stats.served++;
+      return reply;
     } catch (error) {
       stats.failed++;
-      reply = fail('internal', `${msg.subject}: ${error instanceof Error ? error.message : String(error)}`);
+      return refused(fail('internal', `${msg.subject}: ${error instanceof Error ? error.message : String(error)}`));
     }
-    send(msg, reply);
+  };
+
+  const refused = (reply: Reply<never>): Reply<never> => {
+    if (!reply.ok) stats.lastError = `${reply.error.kind}: ${reply.error.message}`;
+    return reply;
   };
 
   const sub = transport.subscribe(subject, (msg) => {

@@ -4,6 +4,8 @@ import test from 'ava';
 import { embeddedSource } from '../../src/actors/node/introspection-source.ts';
 import { createMemoryBus, encode, subjects } from '../../src/bus/index.ts';
 import type { IntrospectVerb } from '../../src/bus/messages/introspect.ts';
+import { InfoResponse, PingResponse, StatsResponse } from '../../src/bus/messages/index.ts';
+import { connect } from '@nats-io/transport-node';
 import { gather, inspectHost, listNodes, NotFound, serveIntrospection } from '../../src/cluster/introspect/index.ts';
 import type { Transport } from '../../src/ports/index.ts';
 import { BMC_PASSWORD, withCluster } from '../support/cluster.ts';
@@ -265,6 +267,27 @@ cluster('introspect - two nodes answer over NATS; a killed node is reported miss
     const other = owner.node === 'a' ? 'b' : 'a';
     const refused = await c.transport.request(subjects().introspectVerb(other, 'inspect'), encode({ host: key }), opts);
     t.true(Buffer.from(refused).includes('notOwner'));
+
+    // Any NATS tool finds the nodes by the service protocol ($SRV.*, JSON), then asks one directly.
+    const plain = await connect({ servers: c.nats.url, name: 'plain-discovery-client' });
+    try {
+      const pings: PingResponse[] = [];
+      for await (const m of await plain.requestMany('$SRV.PING.metalfleet', new Uint8Array(0), { strategy: 'count', maxMessages: 2, maxWait: 5_000 })) {
+        pings.push(PingResponse.parse(m.json()));
+      }
+      t.deepEqual(pings.map((p) => p.metadata.node).sort(), ['a', 'b']);
+      const pingOfA = pings.find((p) => p.metadata.node === 'a')!;
+      const info = InfoResponse.parse((await plain.request(`$SRV.INFO.metalfleet.${pingOfA.id}`, new Uint8Array(0), { timeout: 2_000 })).json());
+      t.deepEqual(info.endpoints.map((e) => e.name), ['info', 'hosts', 'actors', 'shards', 'capacity', 'inspect']);
+      const hostsEndpoint = info.endpoints.find((e) => e.name === 'hosts')!;
+      const reply = await plain.request(hostsEndpoint.subject, encode({}), { timeout: 2_000 });
+      t.true(Buffer.from(reply.data).includes('BareMetalHost'));
+      const stats = StatsResponse.parse((await plain.request(`$SRV.STATS.metalfleet.${pingOfA.id}`, new Uint8Array(0), { timeout: 2_000 })).json());
+      t.true(stats.endpoints.find((e) => e.name === 'hosts')!.num_requests >= 1);
+      t.false(JSON.stringify([pings, info, stats]).includes(BMC_PASSWORD));
+    } finally {
+      await plain.close();
+    }
 
     // Killed: its heartbeat stays until the bucket TTL drops it; until then it is named missing.
     await c.killNode('b');

@@ -5,3 +5,5 @@ export {
   PowerOnCommand, REASON_MAX, REQUEST_ID_MAX, RebootCommand, RebootMode, ReprovisionCommand, RequestId, UnpauseCommand,
 } from './command.ts';
 export type { HostCommandInput } from './command.ts';
+export { DISCOVERY_SERVICE, DISCOVERY_VERBS, EndpointInfo, EndpointStats, InfoResponse, PingResponse, StatsResponse } from './discovery.ts';
+export type { DiscoveryVerb } from './discovery.ts';

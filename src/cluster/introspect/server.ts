@@ -7,14 +7,20 @@ import { fail, ok, serve, subjects as defaultSubjects } from '../../bus/index.ts
 import type { IntrospectVerb } from '../../bus/messages/introspect.ts';
 import { INTROSPECT, INTROSPECT_VERBS } from '../../bus/messages/introspect.ts';
 import type { Transport } from '../../ports/index.ts';
+import { METALFLEET_VERSION } from '../../actors/node/introspection-source.ts';
+import { serveDiscovery } from './discovery.ts';
 
 export interface IntrospectionServerOptions {
   /** The name this node answers under (a subject token); the embedded node uses 'embedded'. */
   readonly node: string;
   readonly subjects?: Subjects;
+  /** Reported to service discovery; default the package version. */
+  readonly version?: string;
 }
 
 export interface IntrospectionServer {
+  /** This node's instance id in service discovery ($SRV.*.metalfleet.<id>). */
+  readonly discoveryId: string;
   /** Stops answering; requests already taken get their reply. The source stays open (its owner closes it). */
   close(): Promise<void>;
 }
@@ -49,11 +55,19 @@ export function serveIntrospection(transport: Transport, source: IntrospectionSo
 
   const services: RpcService[] = INTROSPECT_VERBS.map((verb) =>
     serve(transport, subs.introspectVerb(node, verb), INTROSPECT[verb].request, (req) => answer(verb, req)));
+  // `nats micro ls` and any NATS service client find the endpoints without knowing metalfleet.
+  const discovery = serveDiscovery(transport, {
+    version: options.version ?? METALFLEET_VERSION,
+    description: `metalfleet node ${node}: introspection (MessagePack requests and replies)`,
+    metadata: { node },
+    endpoints: () => INTROSPECT_VERBS.map((verb, i) => ({ name: verb, subject: subs.introspectVerb(node, verb), stats: services[i]!.stats })),
+  });
 
   let closing: Promise<void> | null = null;
   return {
+    discoveryId: discovery.id,
     close() {
-      closing ??= Promise.all(services.map((s) => s.drain().catch(() => undefined))).then(() => undefined);
+      closing ??= Promise.all([discovery.close(), ...services.map((s) => s.drain().catch(() => undefined))]).then(() => undefined);
       return closing;
     },
   };
