@@ -50,6 +50,18 @@ test('introspect views - capacity limit 5 with 20 hosts blocked: 5 in use, 15 wa
     t.log(table.join('\n'));
     t.regex(table[0]!, /^POOL +LIMIT +IN USE +HOSTS +WAITING +LONGEST WAIT +BROKER +OPERATIONS$/);
     t.regex(table[1]!, /^fixture\S* +5 +5 +5 +15 +\S+ +embedded +provision=5$/);
+    // Which hosts hold the slots, and the queue in order (the first ten of fifteen).
+    const inUseAt = table.findIndex((l) => /^fixture\S*: in use$/.test(l));
+    t.regex(table[inUseAt + 1]!, /^ {2}HOST +OPERATION +FOR$/);
+    const holders = table.slice(inUseAt + 2, inUseAt + 7);
+    t.true(holders.every((l) => /^ {2}lab\/h-\d+ +provision +\S+$/.test(l)), holders.join('\n'));
+    const waitingAt = table.findIndex((l) => /^fixture\S*: waiting, next first$/.test(l));
+    t.regex(table[waitingAt + 1]!, /^ {3}# +HOST +OPERATION +WAITING$/);
+    t.regex(table[waitingAt + 2]!, /^ {3}1 +lab\/h-\d+ +provision +\S+$/);
+    t.regex(table[waitingAt + 11]!, /^ {2}10 +lab\/h-\d+ +provision +\S+$/);
+    t.is(table[waitingAt + 12], '  … and 5 more (--json or -o yaml lists them all)');
+    const listed = [...holders, ...table.slice(waitingAt + 2, waitingAt + 12)].map((l) => /lab\/h-\d+/.exec(l)![0]);
+    t.is(new Set(listed).size, 15, 'no host both holds and waits, none twice');
 
     const hosts = await hostsView(client, {}, base);
     t.log(hosts.stdout);

@@ -186,7 +186,39 @@ export async function capacityView(transport: Transport, options: ViewOptions): 
   const brokers = gathered.replies.filter((r) => r.value.broker);
   if (brokers.length === 0) warnings.push('warning: none of the nodes that answered holds the capacity broker; it may be moving (try again)');
   const rows = flatten({ ...gathered, replies: brokers }, (v) => v.pools).sort((a, b) => a.pool.localeCompare(b.pool));
-  return output(gathered, () => (rows.length === 0 ? (brokers.length === 0 ? [] : ['no pools in use']) : renderTable(capacityColumns(), rows, { width: options.width })), options, warnings);
+  const table = (): string[] => {
+    if (rows.length === 0) return brokers.length === 0 ? [] : ['no pools in use'];
+    return [...renderTable(capacityColumns(), rows, { width: options.width }), ...rows.flatMap((p) => poolDetail(p, options.width))];
+  };
+  return output(gathered, table, options, warnings);
+}
+
+/** How many waiters the table lists per pool; --json / -o yaml give the whole queue. */
+export const WAITING_SHOWN = 10;
+
+// Under the summary: which hosts hold the pool's slots and for what, and who waits, in order.
+function poolDetail(p: OnNode<PoolRow>, width: number): string[] {
+  const out: string[] = [];
+  if (p.inUse.length > 0) {
+    out.push('', `${p.pool}: in use`);
+    out.push(...renderTable<PoolRow['inUse'][number]>([
+      { header: 'HOST', value: (u) => u.holder, max: 48 },
+      { header: 'OPERATION', value: (u) => (u.exempt ? `${u.operation} (exempt)` : u.operation) },
+      { header: 'FOR', value: (u) => formatDuration(u.sinceMs), align: 'right' },
+    ], p.inUse, { width: width - 2 }).map((l) => `  ${l}`));
+  }
+  if (p.waiting.length > 0) {
+    const shown = p.waiting.slice(0, WAITING_SHOWN);
+    out.push('', `${p.pool}: waiting, next first`);
+    out.push(...renderTable<{ at: number; w: PoolRow['waiting'][number] }>([
+      { header: '#', value: (x) => String(x.at), align: 'right' },
+      { header: 'HOST', value: (x) => x.w.holder, max: 48 },
+      { header: 'OPERATION', value: (x) => x.w.operation },
+      { header: 'WAITING', value: (x) => formatDuration(x.w.waitingMs), align: 'right' },
+    ], shown.map((w, i) => ({ at: i + 1, w })), { width: width - 2 }).map((l) => `  ${l}`));
+    if (p.waiting.length > shown.length) out.push(`  … and ${p.waiting.length - shown.length} more (--json or -o yaml lists them all)`);
+  }
+  return out;
 }
 
 // ---- nodes ----------------------------------------------------------------------------------
