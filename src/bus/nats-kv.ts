@@ -1,4 +1,5 @@
 import { jetstream, JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -20,10 +21,25 @@ export const WATCH_CATCH_UP_CHECK_MS = 1_000;
 /** The subjects of a bucket's stream that match a key pattern, and hold a message now. */
 export type SubjectLister = (pattern: string) => Promise<string[]>;
 
+// One manager per connection: a node opens several buckets, and each manager costs a request.
+const managers = new WeakMap<NatsConnection, Promise<JetStreamManager>>();
+
+function managerOf(nc: NatsConnection): Promise<JetStreamManager> {
+  let jsm = managers.get(nc);
+  if (!jsm) {
+    jsm = jetstreamManager(nc);
+    managers.set(nc, jsm);
+    jsm.catch(() => managers.delete(nc));
+  }
+  return jsm;
+}
+
 /** Opens (creating when absent) a JetStream KV bucket behind the KvBucket port. */
 export async function openNatsKv(nc: NatsConnection, bucket: string, options: KvBucketOptions = {}): Promise<KvBucket> {
   const kvm = new Kvm(jetstream(nc));
   let kv: KV;
+  // The TTL the bucket really has: ours when create took our settings, else read back.
+  let ttlMs = options.ttlMs ?? 0;
   try {
     kv = await kvm.create(bucket, {
       history: options.history ?? 1,
@@ -34,18 +50,18 @@ export async function openNatsKv(nc: NatsConnection, bucket: string, options: Kv
     // Made earlier with other settings (say by an older node): use it as it is.
     try {
       kv = await kvm.open(bucket);
+      ttlMs = (await kv.status()).ttl;
     } catch {
       throw new KvUnavailable(bucket, `cannot open or create the bucket: ${message(err)}`, { cause: err });
     }
   }
-  const jsm = await jetstreamManager(nc);
+  const jsm = await managerOf(nc);
   const stream = `KV_${bucket}`;
   const prefix = `$KV.${bucket}.`;
   const subjects: SubjectLister = async (pattern) => {
     const info = await jsm.streams.info(stream, { subjects_filter: `${prefix}${pattern}` });
     return Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
   };
-  const ttlMs = (await kv.status()).ttl;
   return new NatsBucket(bucket, kv, subjects, { ttlMs });
 }
 
