@@ -7,14 +7,18 @@ export interface SendCommandOptions {
   readonly shardCount: number;
   /** One attempt. */
   readonly timeoutMs?: number;
-  /** All attempts: while a shard moves nobody answers, so the call retries until then. */
+  /**
+   * All attempts. Any node answers any shard, so a retry is needed only when no node is up yet
+   * (no responders), an attempt timed out, or the store was briefly unavailable (retryable).
+   */
   readonly deadlineMs?: number;
   readonly subjects?: Subjects;
 }
 
 /**
- * Sends a host command to the owner of its shard and returns the owner's reply. Throws
- * RemoteError (code and message from the owner) or BusError (nobody answered in time).
+ * Sends a host command on its shard's subject and returns the reply of the node that recorded it
+ * (any node: the intent is durable in the store when the reply comes). Throws RemoteError (code
+ * and message from the node) or BusError (nobody answered in time).
  */
 export async function sendCommand(transport: Transport, input: HostCommandInput, options: SendCommandOptions): Promise<HostCommandReply> {
   // Validate here too, so a caller's mistake is reported before anything is sent.

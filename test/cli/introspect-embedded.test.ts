@@ -7,7 +7,7 @@ import { createMemoryBus } from '../../src/bus/index.ts';
 import { actorsView, capacityView, hostsView, inspectView, nodesView, shardsView } from '../../src/cli/introspect/index.ts';
 import type { ViewOptions } from '../../src/cli/introspect/index.ts';
 import { serveIntrospection } from '../../src/cluster/introspect/index.ts';
-import { createCommandServer } from '../../src/cluster/command-server.ts';
+import { startCommandServer } from '../../src/cluster/command-server.ts';
 import { buildHostCommands, sendHostCommands } from '../../src/cli/commands/host.ts';
 import { silentLogger } from '../../src/ports/index.ts';
 import { bmh, secret, startTestNode } from '../support/node.ts';
@@ -111,8 +111,7 @@ test('cmd - the embedded node takes host commands over its in-process bus, as a 
   const server = bus.connect('embedded');
   const client = bus.connect('cli');
   const shardCount = 16;
-  const commands = createCommandServer({ transport: server, store, shardCount, owns: () => true, log: silentLogger });
-  for (let shard = 0; shard < shardCount; shard++) commands.open(shard);
+  const commands = startCommandServer({ transport: server, store, shardCount, log: silentLogger });
   try {
     t.true(store.apply([secret('bmc', 'lab', { username: 'admin', password: PASSWORD }), bmh('h-1'), bmh('h-2')]).ok);
     await waitUntil(async () => (await store.get('lab/h-1'))?.status?.provisioning.state === 'provisioned', 15_000, 'lab/h-1 provisioned');
@@ -131,7 +130,7 @@ test('cmd - the embedded node takes host commands over its in-process bus, as a 
     t.true(reboot[0]!.ok, reboot[0]!.line);
     t.throws(() => buildHostCommands('power-off', ['lab/h-2'], { mode: 'hard' }), { message: '--mode applies to reboot only, not to power-off' });
   } finally {
-    await commands.closeAll();
+    await commands.close();
     await node.stop();
     await client.close();
     await server.close();

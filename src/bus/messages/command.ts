@@ -1,11 +1,14 @@
 /**
  * Host commands over NATS.
  *
- * Subject: `<cluster>.cmd.<shard>` (`mf.cmd.<shard>` by default), request/reply. Only the node that
- * owns the shard answers; it validates the request, records the intent in the host store (exactly
- * as a spec or annotation change would be recorded, so it survives a restart or a change of
- * owner) and replies. A reply means the intent is durable, not that the host has finished: watch
- * the host's status for that.
+ * Subject: `<cluster>.cmd.<shard>` (`mf.cmd.<shard>` by default), request/reply. Every node
+ * answers (one queue group, so each request is handled once), whether or not it owns the shard:
+ * it validates the request, records the intent in the shared host store (exactly as a spec or
+ * annotation change would be recorded, so it survives a restart or a change of owner) and
+ * replies once that write is durable. The shard's owner acts on it from the store. A reply means
+ * the intent is durable, not that the host has finished: watch the host's status for that. A
+ * request on another shard's subject is refused (`invalid`, naming the right subject); "no
+ * responders" means no node is up at all.
  *
  * Payload: one MessagePack map (no record extensions), decoded and checked against the schemas
  * below. Unknown fields are refused.
@@ -40,8 +43,10 @@
  * Error (`HostCommandError`): `{ code, message, retryable }` with code `notFound` (no such host),
  * `invalid` (the request does not match this schema, or asks for a spec the host cannot have),
  * `conflict` (the host's state or annotations do not allow it now; the message says what to do)
- * or `unavailable` (the store could not be reached; retry when `retryable`). How a reply and an
- * error are told apart on the wire is the transport envelope's business, not this file's.
+ * or `unavailable` (the store could not be reached; retry when `retryable`). Earlier versions also
+ * sent the envelope kind `notOwner` (retryable) while a shard moved; no node sends it any more,
+ * and a client may keep treating it as retryable. How a reply and an error are told apart on the
+ * wire is the transport envelope's business, not this file's.
  */
 import { z } from 'zod';
 import { ProvisioningState } from '../../api/index.ts';
