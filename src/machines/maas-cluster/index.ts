@@ -1,2 +1,10 @@
+export { maasClusterLogic, viewMaasCluster } from './logic.ts';
+export { stepMaasCluster, initialMaasClusterState } from './step.ts';
+export { DEFAULT_MAAS_CLUSTER_CONFIG } from './types.ts';
+export type {
+  DnsCall, DnsCallResult, DnsRecordView, MaasClusterConfig, MaasClusterEffect, MaasClusterEvent, MaasClusterPhase,
+  MaasClusterState, MaasClusterStep, MaasClusterWorld,
+} from './types.ts';
 export { planDns, dnsNameFor } from './dns-plan.ts';
 export type { ControlPlaneMember, DnsPlan } from './dns-plan.ts';
+export { controlPlaneMembers } from './members.ts';

@@ -1,8 +1,15 @@
+export { maasMachineLogic, viewMaasMachine } from './logic.ts';
 export { stepMaasMachine, initialMaasMachineState, providerId } from './step.ts';
-export type { MaasMachineState, MaasMachineStep } from './step.ts';
-export { DEFAULT_MAAS_MACHINE_CONFIG } from './types.ts';
-export type { MaasCall, MaasContext, MaasMachineConfig, MaasMachineEffect, MaasMachineEvent, MaasOp, MaasResult, MaasView } from './types.ts';
-export { MAAS_MACHINE_FINALIZER } from './object.ts';
-export type { MaasMachineObject } from './object.ts';
+export { DEFAULT_MAAS_MACHINE_CONFIG, MAAS_MACHINE_PHASES, NO_WORLD } from './types.ts';
+export type {
+  DnsLookupResult, MaasCall, MaasMachineConfig, MaasMachineEffect, MaasMachineEvent, MaasMachinePhase, MaasMachineState,
+  MaasMachineStep, MaasMachineWorld, MaasOp, MaasResult, MaasSlotOp, MaasView, SlotState,
+} from './types.ts';
+export { MAAS_MACHINE_FINALIZER } from '../../api/index.ts';
+export type { MaasMachine as MaasMachineObject } from '../../api/index.ts';
 export type { MaasMachineStatus } from './status.ts';
-export { KNOWN, RUNNING } from './state-table.ts';
+export { sameJson } from './status.ts';
+export { KNOWN, RUNNING, TERMINATED, verdictOf } from './state-table.ts';
+export { FAILURE_REASON } from './failure.ts';
+export { setCondition, summarise, conditionOf } from './conditions.ts';
+export type { ConditionValue } from './conditions.ts';

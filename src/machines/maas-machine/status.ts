@@ -1,34 +1,30 @@
+import type { MachineAddress, MaasMachineStatus } from '../../api/index.ts';
 import type { MaasView } from './types.ts';
 
-export interface MaasMachineStatus {
-  ready: boolean;
-  initialization?: { provisioned?: boolean };
-  machineState?: string;
-  machinePowered?: boolean;
-  hostname?: string;
-  addresses?: Array<{ type: string; address: string }>;
-  conditions?: Array<{ type: string; status: 'True' | 'False' | 'Unknown'; reason?: string; message?: string; lastTransitionTime?: string }>;
-  failureReason?: string;
-  failureMessage?: string;
-}
+export type { MaasMachineStatus };
 
 // CAPMAAS: the fqdn as ExternalDNS and InternalDNS, then every IP as ExternalIP and InternalIP.
-export function addressesOf(view: MaasView): Array<{ type: string; address: string }> {
+export function addressesOf(view: MaasView): MachineAddress[] {
   return [
     { type: 'ExternalDNS', address: view.fqdn },
     { type: 'InternalDNS', address: view.fqdn },
-    ...view.ipAddresses.flatMap((ip) => [{ type: 'ExternalIP', address: ip }, { type: 'InternalIP', address: ip }]),
+    ...view.ipAddresses.flatMap((ip): MachineAddress[] => [{ type: 'ExternalIP', address: ip }, { type: 'InternalIP', address: ip }]),
   ];
 }
 
-// Sets MachineDeployed and the Ready summary; keeps lastTransitionTime when the status holds.
-export function withDeployed(status: MaasMachineStatus, cond: { status: 'True' | 'False' | 'Unknown'; reason: string; message?: string }, now: number): MaasMachineStatus {
-  const stamp = new Date(now).toISOString();
-  const set = (list: MaasMachineStatus['conditions'], type: string): NonNullable<MaasMachineStatus['conditions']> => {
-    const others = (list ?? []).filter((c) => c.type !== type);
-    const prev = (list ?? []).find((c) => c.type === type);
-    const lastTransitionTime = prev && prev.status === cond.status ? prev.lastTransitionTime ?? stamp : stamp;
-    return [...others, { type, status: cond.status, reason: cond.reason, ...(cond.message ? { message: cond.message } : {}), lastTransitionTime }];
-  };
-  return { ...status, conditions: set(set(status.conditions, 'MachineDeployed'), 'Ready') };
+/** The machine's addresses the cluster publishes in DNS: its ExternalIPs, from status or MAAS. */
+export function externalIps(status: MaasMachineStatus, view: MaasView | null): string[] {
+  const fromStatus = (status.addresses ?? []).filter((a) => a.type === 'ExternalIP').map((a) => a.address);
+  return [...new Set([...fromStatus, ...(view?.ipAddresses ?? [])])];
+}
+
+/** Equal as JSON, whatever the order of keys (a status read back through its schema is reordered). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return canonical(a) === canonical(b);
+}
+
+function canonical(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x)
+    ? Object.fromEntries(Object.entries(x as Record<string, unknown>).filter(([, y]) => y !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    : x));
 }

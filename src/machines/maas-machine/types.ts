@@ -1,4 +1,5 @@
-import type { SlotState } from '../bmh/index.ts';
+import type { CapiCluster, CapiMachine, MaasCluster, MaasMachine, MaasMachineStatus } from '../../api/index.ts';
+import type { MachineStep, SlotEvent } from '../logic.ts';
 
 // What MAAS told us about the machine, as the machine needs it (the driver maps MAAS JSON).
 export interface MaasView {
@@ -28,13 +29,28 @@ export type MaasResult =
   | { kind: 'failed'; message: string; reason?: 'noMatch' | 'forbidden' | 'conflict' | 'broken' }
   | { kind: 'transient'; message: string };
 
-// What the actor resolves around the object before each step.
-export interface MaasContext {
-  readonly bootstrapReady: boolean; // the owner Machine names a bootstrap Secret that exists
-  readonly controlPlane: boolean;
-  readonly clusterName: string | null;
-  readonly failureDomain: string | null; // Machine.spec.failureDomain, the fallback zone
+/** What a read of the cluster's DNS record found: its addresses, no record, or a failure to retry. */
+export type DnsLookupResult =
+  | { readonly kind: 'found'; readonly ips: readonly string[] }
+  | { readonly kind: 'none' }
+  | { readonly kind: 'transient'; readonly message: string };
+
+/**
+ * The Cluster API objects around a MaasMachine, resolved by the actor from its store and parsed
+ * with their schemas; null while an object does not exist (or does not parse).
+ */
+export interface MaasMachineWorld {
+  /** The owning CAPI Machine. */
+  readonly machine: CapiMachine | null;
+  /** The Machine's Cluster. */
+  readonly cluster: CapiCluster | null;
+  /** The Cluster's MaasCluster (its infrastructureRef): infrastructure readiness and the DNS name. */
+  readonly maasCluster: MaasCluster | null;
+  /** The Secret `machine.spec.bootstrap.dataSecretName` exists and holds `value`. */
+  readonly bootstrapDataReady: boolean;
 }
+
+export const NO_WORLD: MaasMachineWorld = { machine: null, cluster: null, maasCluster: null, bootstrapDataReady: false };
 
 export interface MaasMachineConfig {
   // CAPMAAS #85: swap can only be turned off with an admin key.
@@ -44,6 +60,9 @@ export interface MaasMachineConfig {
   readonly powerOnRequeueMs: number; // CAPMAAS: 1 min
   readonly backoffBaseMs: number;
   readonly backoffMaxMs: number;
+  // A control-plane machine waiting for the cluster to (de)attach it in DNS looks again after this
+  // (CAPMAAS: 10 s); the cluster also wakes it when it changes the record.
+  readonly dnsPollMs: number;
 }
 
 export const DEFAULT_MAAS_MACHINE_CONFIG: MaasMachineConfig = {
@@ -53,25 +72,76 @@ export const DEFAULT_MAAS_MACHINE_CONFIG: MaasMachineConfig = {
   powerOnRequeueMs: 60_000,
   backoffBaseMs: 5_000,
   backoffMaxMs: 300_000,
+  dnsPollMs: 10_000,
 };
 
-export type MaasMachineEffect =
-  | { type: 'call'; seq: number; call: MaasCall }
-  | { type: 'requestSlot'; op: 'deploy' | 'release' }
-  | { type: 'releaseSlot' }
-  | { type: 'writeSpec'; patch: { providerID: string | null; systemID: string | null; failureDomain?: string } }
-  | { type: 'writeStatus'; status: Record<string, unknown> }
-  | { type: 'requeue'; afterMs: number }
-  | { type: 'addFinalizer'; finalizer: string }
-  | { type: 'removeFinalizer'; finalizer: string }
-  | { type: 'event'; severity: 'Normal' | 'Warning'; reason: string; message: string };
+/** The capacity operation a slot is held for: a deploy, or a release. */
+export type MaasSlotOp = 'provision' | 'deprovision';
+
+export type SlotState =
+  | { readonly phase: 'none' }
+  | { readonly phase: 'waiting'; readonly op: MaasSlotOp; readonly since: number }
+  | { readonly phase: 'held'; readonly op: MaasSlotOp; readonly grantId: string };
+
+/**
+ * Where a MaasMachine is in its life, the key of the handler table (states.ts):
+ * - pending: no MAAS machine yet (waits for the Cluster API gates, then allocates);
+ * - allocated: a machine is ours (its providerID is set) and is not deploying yet;
+ * - deploying / deployed: MAAS is deploying it / has deployed it;
+ * - failed: terminal (failureReason set); Cluster API's MachineHealthCheck replaces the Machine;
+ * - deleting: the DNS record lets go of it, then it is released;
+ * - gone: the finalizer is off, the actor may stop.
+ */
+export type MaasMachinePhase = 'pending' | 'allocated' | 'deploying' | 'deployed' | 'failed' | 'deleting' | 'gone';
+export const MAAS_MACHINE_PHASES: readonly MaasMachinePhase[] = ['pending', 'allocated', 'deploying', 'deployed', 'failed', 'deleting', 'gone'];
+
+export interface MaasMachineState {
+  readonly config: MaasMachineConfig;
+  readonly object: MaasMachine;
+  readonly world: MaasMachineWorld;
+  readonly phase: MaasMachinePhase;
+  readonly status: MaasMachineStatus;
+  /** Set once from the allocation (or the object's providerID) and never changed. */
+  readonly systemId: string | null;
+  readonly view: MaasView | null;
+  /** The view is current; when false the next look at MAAS is due at nextPollAt. */
+  readonly fresh: boolean;
+  readonly nextPollAt: number;
+  readonly swapped: boolean;
+  /** The cluster's DNS record as last read (control plane only); null when not read or stale. */
+  readonly dnsIps: readonly string[] | null;
+  readonly nextDnsAt: number;
+  readonly inFlight: { readonly op: MaasOp | 'dnsLookup'; readonly seq: number } | null;
+  readonly seq: number;
+  readonly slot: SlotState;
+  /** Error backoff: no backend call before this time. */
+  readonly retryAt: number | null;
+  readonly attempts: number;
+  /** Why nothing happens now (paused, waiting for the owner Machine or Cluster), for views. */
+  readonly waiting: string | null;
+  readonly gone: boolean;
+}
 
 export type MaasMachineEvent =
-  | { type: 'observed'; object: unknown; context: MaasContext }
-  | { type: 'tick' }
-  | { type: 'result'; seq: number; result: MaasResult }
-  | { type: 'slotGranted'; grantId: string }
-  | { type: 'slotQueued'; position: number }
-  | { type: 'slotLost'; grantId: string; reason: string };
+  | { readonly type: 'observed'; readonly object: MaasMachine; readonly world: MaasMachineWorld }
+  | { readonly type: 'tick' }
+  | { readonly type: 'result'; readonly seq: number; readonly result: MaasResult }
+  | { readonly type: 'dnsResult'; readonly seq: number; readonly result: DnsLookupResult }
+  /** The cluster changed its DNS record: what was read of it is stale. */
+  | { readonly type: 'dnsChanged' }
+  | SlotEvent;
 
-export type { SlotState };
+export type MaasMachineEffect =
+  | { readonly type: 'call'; readonly seq: number; readonly call: MaasCall }
+  | { readonly type: 'dnsLookup'; readonly seq: number; readonly fqdn: string }
+  | { readonly type: 'requestSlot'; readonly op: 'deploy' | 'release' }
+  | { readonly type: 'releaseSlot' }
+  // The IDs of the allocation, persisted at once; there is no effect that clears them.
+  | { readonly type: 'writeSpec'; readonly patch: { readonly providerID: string; readonly systemID: string; readonly failureDomain?: string } }
+  | { readonly type: 'writeStatus'; readonly status: MaasMachineStatus }
+  | { readonly type: 'requeue'; readonly afterMs: number }
+  | { readonly type: 'addFinalizer'; readonly finalizer: string }
+  | { readonly type: 'removeFinalizer'; readonly finalizer: string }
+  | { readonly type: 'event'; readonly severity: 'Normal' | 'Warning'; readonly reason: string; readonly message: string };
+
+export type MaasMachineStep = MachineStep<MaasMachineState, MaasMachineEffect>;

@@ -1,0 +1,37 @@
+import { MAAS_CLUSTER_FINALIZER } from '../../api/index.ts';
+import type { Turn } from './turn.ts';
+
+// A deleting MaasCluster waits for every MaasMachine of the cluster to go (CAPMAAS §2.2
+// reconcileDelete), so each control-plane machine leaves the record before the record goes. Then
+// the record is deleted, which CAPMAAS never does (it leaks), and the finalizer comes off.
+export function deleting(t: Turn): boolean {
+  if (!(t.s.object.metadata.finalizers ?? []).includes(MAAS_CLUSTER_FINALIZER)) {
+    t.transition('gone');
+    return false;
+  }
+  const left = t.s.world.machines.length;
+  if (left > 0) {
+    t.s.waiting = `waiting for ${left} MaasMachine(s) of the cluster to be deleted`;
+    t.requeue(t.s.config.deleteWaitMs);
+    return false;
+  }
+  t.s.waiting = null;
+  if (t.s.record) {
+    t.dns({ op: 'delete', id: t.s.record.id });
+    return false;
+  }
+  const fqdn = t.s.object.status?.network?.dnsName;
+  if (fqdn && t.s.recordAt === null) {
+    t.dns({ op: 'find', fqdn });
+    return false;
+  }
+  finish(t);
+  return false;
+}
+
+export function finish(t: Turn): void {
+  t.effects.push({ type: 'removeFinalizer', finalizer: MAAS_CLUSTER_FINALIZER });
+  t.emit('Normal', 'SuccessfulDelete', t.s.record ? `deleted DNS record ${t.s.record.fqdn}` : 'no DNS record to delete');
+  t.s.record = null;
+  t.transition('gone');
+}

@@ -1,0 +1,44 @@
+import { DNS_ATTACHED_REASONS as D, LOAD_BALANCER_READY_REASONS as LB, MAAS_CONDITIONS as C } from '../../api/index.ts';
+import { finish } from './deleting.ts';
+import type { Turn } from './turn.ts';
+import type { DnsCall, DnsCallResult } from './types.ts';
+
+// What a DNS call's result does to the cluster.
+export function applyDnsResult(t: Turn, op: DnsCall['op'], fqdn: string | null, r: DnsCallResult): void {
+  if (r.kind === 'failed') {
+    const message = `DNS ${op} failed: ${r.message}`;
+    t.emit('Warning', op === 'update' ? 'DNSUpdateFailed' : 'LoadBalancerFailed', message);
+    if (op === 'update') t.condition(C.DNSAttached, { status: 'False', reason: D.DNSAttachPending, message });
+    else t.condition(C.LoadBalancerReady, { status: 'False', reason: LB.LoadBalancerFailed, message });
+    t.backoff(message);
+    return;
+  }
+  t.s.attempts = 0;
+  t.s.lastError = null;
+  t.s.recordAt = t.now;
+  if (r.kind === 'record') {
+    const changed = t.s.record !== null && t.s.record.id === r.record.id && !sameIps(t.s.record.ips, r.record.ips);
+    if (op === 'create') t.emit('Normal', 'DNSRecordCreated', `created DNS record ${r.record.fqdn}`);
+    t.s.record = r.record;
+    // Machines waiting on the record read it again (a delete waits for its detach).
+    if (op === 'update' || changed) t.effects.push({ type: 'notifyMembers' });
+    return;
+  }
+  // Nothing found, or deleted.
+  if (op === 'delete') {
+    t.effects.push({ type: 'notifyMembers' });
+    finish(t);
+    return;
+  }
+  t.s.record = null;
+  if (t.phase === 'deleting') {
+    finish(t);
+    return;
+  }
+  // CAPMAAS creates the record empty; the next step attaches the running control plane.
+  if (fqdn) t.dns({ op: 'create', fqdn, ttl: t.s.config.dnsTtl, ips: [] });
+}
+
+function sameIps(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && [...a].sort().join(' ') === [...b].sort().join(' ');
+}

@@ -1,0 +1,96 @@
+import type { ApiEndpoint, CapiCluster, MaasCluster, MaasClusterStatus, MaasMachine } from '../../api/index.ts';
+import type { MachineStep } from '../logic.ts';
+
+/** The Cluster API objects around a MaasCluster, resolved by the actor and parsed with their schemas. */
+export interface MaasClusterWorld {
+  /** The owning Cluster; null while it does not exist. */
+  readonly cluster: CapiCluster | null;
+  /** Every MaasMachine of the cluster (control plane or not), as last written. */
+  readonly machines: readonly MaasMachine[];
+}
+
+/** The control-plane DNS record as MAAS holds it. */
+export interface DnsRecordView {
+  readonly id: number;
+  readonly fqdn: string;
+  readonly ips: readonly string[];
+}
+
+export type DnsCall =
+  | { readonly op: 'find'; readonly fqdn: string }
+  | { readonly op: 'create'; readonly fqdn: string; readonly ttl: number; readonly ips: readonly string[] }
+  | { readonly op: 'update'; readonly id: number; readonly ips: readonly string[] }
+  | { readonly op: 'delete'; readonly id: number };
+
+export type DnsCallResult =
+  /** find found it; create or update returned it. */
+  | { readonly kind: 'record'; readonly record: DnsRecordView }
+  /** find found nothing; delete is done. */
+  | { readonly kind: 'none' }
+  | { readonly kind: 'failed'; readonly message: string };
+
+export interface MaasClusterConfig {
+  /** How often the record is read again from MAAS and the status refreshed. */
+  readonly resyncMs: number;
+  /** CAPMAAS creates the API record with a 10 s TTL so control-plane changes spread fast. */
+  readonly dnsTtl: number;
+  /** A deleting cluster looks again this often while machines remain (it is also woken by their deletion). */
+  readonly deleteWaitMs: number;
+  readonly backoffBaseMs: number;
+  readonly backoffMaxMs: number;
+}
+
+export const DEFAULT_MAAS_CLUSTER_CONFIG: MaasClusterConfig = {
+  resyncMs: 30_000,
+  dnsTtl: 10,
+  deleteWaitMs: 10_000,
+  backoffBaseMs: 1_000,
+  backoffMaxMs: 60_000,
+};
+
+/**
+ * - pending: no record known yet (find it, else create it);
+ * - active: the record follows the running control plane; status and endpoint are published;
+ * - deleting: waits for the cluster's machines to go, then deletes the record (CAPMAAS leaks it);
+ * - gone: the finalizer is off.
+ */
+export type MaasClusterPhase = 'pending' | 'active' | 'deleting' | 'gone';
+
+export interface MaasClusterState {
+  readonly config: MaasClusterConfig;
+  readonly object: MaasCluster;
+  readonly world: MaasClusterWorld;
+  readonly phase: MaasClusterPhase;
+  /** Random hex for a new DNS name; comes in with the first state (no randomness in the machine). */
+  readonly suffix: string;
+  readonly record: DnsRecordView | null;
+  /** When the record was last read from (or written to) MAAS. */
+  readonly recordAt: number | null;
+  readonly status: MaasClusterStatus;
+  readonly inFlight: { readonly op: DnsCall['op']; readonly seq: number; readonly fqdn: string | null } | null;
+  readonly seq: number;
+  readonly attempts: number;
+  readonly retryAt: number | null;
+  readonly lastError: string | null;
+  /** Why nothing happens now (paused, no Cluster yet), for views. */
+  readonly waiting: string | null;
+  readonly gone: boolean;
+}
+
+export type MaasClusterEvent =
+  | { readonly type: 'observed'; readonly object: MaasCluster; readonly world: MaasClusterWorld }
+  | { readonly type: 'dnsResult'; readonly seq: number; readonly result: DnsCallResult }
+  | { readonly type: 'tick' };
+
+export type MaasClusterEffect =
+  | { readonly type: 'dns'; readonly seq: number; readonly call: DnsCall }
+  | { readonly type: 'writeStatus'; readonly status: MaasClusterStatus }
+  | { readonly type: 'writeSpec'; readonly patch: { readonly controlPlaneEndpoint: ApiEndpoint } }
+  /** The record changed: control-plane machines waiting on it should read it again. */
+  | { readonly type: 'notifyMembers' }
+  | { readonly type: 'requeue'; readonly afterMs: number }
+  | { readonly type: 'addFinalizer'; readonly finalizer: string }
+  | { readonly type: 'removeFinalizer'; readonly finalizer: string }
+  | { readonly type: 'event'; readonly severity: 'Normal' | 'Warning'; readonly reason: string; readonly message: string };
+
+export type MaasClusterStep = MachineStep<MaasClusterState, MaasClusterEffect>;

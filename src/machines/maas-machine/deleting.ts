@@ -1,0 +1,47 @@
+import { DNS_ATTACHED_REASONS as D, MAAS_MACHINE_FINALIZER, MACHINE_DEPLOYED_REASONS as R } from '../../api/index.ts';
+import { readDns } from './dns-attach.ts';
+import type { Turn } from './turn.ts';
+import { dnsNameOf } from './world.ts';
+
+// Deleting a MaasMachine (reference/capmaas.md §2.5): a control-plane machine first leaves the
+// API record, then the machine is released with a slot, then the finalizer comes off.
+//
+// Why the machine waits instead of detaching itself: the MaasCluster is the record's single
+// writer and already drops deleting members from it (its plan, maas-cluster/dns-plan.ts). The
+// machine reads the record and releases only once its address is gone from it; the cluster wakes
+// it (a dnsChanged event) after each change, and it also looks again every dnsPollMs. A machine
+// writing the record too would race the cluster's whole-set PUT and could be put back after it
+// left. Being pure, the wait is a table test: record holds the address -> no release.
+export function deleting(t: Turn): boolean {
+  if (!(t.s.object.metadata.finalizers ?? []).includes(MAAS_MACHINE_FINALIZER)) {
+    t.releaseSlot();
+    t.transition('gone');
+    return false;
+  }
+  if (!t.s.systemId) {
+    finishDeletion(t, 'no MAAS machine to release');
+    return false;
+  }
+  if (t.controlPlane) {
+    const reading = readDns(t);
+    if (reading === 'lookup') return false;
+    if (reading === 'attached') {
+      t.dnsAttached('False', D.DNSDetachPending, `waiting for the cluster to remove this machine from ${dnsNameOf(t.s.world) ?? ''} before releasing it`);
+      t.requeue(t.s.nextDnsAt - t.now);
+      return false;
+    }
+    if (t.s.status.dnsAttached) t.setStatus({ dnsAttached: false });
+  }
+  if (!t.ensureSlot('release')) return false;
+  t.call({ op: 'release', systemId: t.s.systemId });
+  return false;
+}
+
+export function finishDeletion(t: Turn, why: string): void {
+  t.releaseSlot();
+  t.setStatus({ ready: false });
+  t.deployed('False', R.Deleted);
+  t.effects.push({ type: 'removeFinalizer', finalizer: MAAS_MACHINE_FINALIZER });
+  t.emit('Normal', 'SuccessfulRelease', why);
+  t.transition('gone');
+}

@@ -1,0 +1,31 @@
+import { MACHINE_DEPLOYED_REASONS as R } from '../../api/index.ts';
+import type { Turn } from './turn.ts';
+
+// CAPI v1beta1's terminal failure: the machine will not recover by itself. CAPMAAS writes
+// UpdateError for a machine MAAS took back or left in a state it has no case for.
+export const FAILURE_REASON = 'UpdateError';
+
+export type FailureCause = 'terminated' | 'undefined' | 'notFound';
+
+/**
+ * The machine failed for good: status says why (failureReason/failureMessage) and Cluster API's
+ * MachineHealthCheck replaces the Machine. The providerID stays: this MaasMachine never takes
+ * another MAAS machine, so the Machine's providerID and the workload Node's never disagree.
+ */
+export function failMachine(t: Turn, cause: FailureCause): void {
+  const id = t.s.systemId ?? '';
+  const state = t.s.view?.statusName ?? '';
+  const message = cause === 'notFound' ? `MAAS machine ${id} no longer exists`
+    : cause === 'terminated' ? `MAAS machine ${id} is ${state}: MAAS took it back`
+    : `MAAS machine ${id} is in state ${state}, which has no way back to Deployed`;
+  t.setStatus({ ready: false, failureReason: FAILURE_REASON, failureMessage: message, ...(cause === 'notFound' ? { machinePowered: false } : {}) });
+  if (cause === 'undefined') {
+    t.deployed('Unknown', R.MachineStateUndefined, message);
+    t.emit('Warning', 'MachineUnhandledState', message);
+  } else {
+    t.deployed('False', cause === 'notFound' ? R.MachineNotFound : R.MachineTerminated, message);
+    t.emit('Warning', 'MachineUnexpectedTermination', message);
+  }
+  t.releaseSlot();
+  t.transition('failed');
+}

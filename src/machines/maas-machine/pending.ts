@@ -1,0 +1,27 @@
+import { MACHINE_DEPLOYED_REASONS as R } from '../../api/index.ts';
+import { gatesOpen } from './gates.ts';
+import type { Turn } from './turn.ts';
+import { failureDomainOf } from './world.ts';
+
+// No MAAS machine yet: once the Cluster API gates are open and a slot is held, allocate one with
+// the spec's constraints (reference/capmaas.md §2.4 step 1).
+export function pending(t: Turn): boolean {
+  if (!gatesOpen(t)) return false;
+  startedUnlessFailed(t);
+  if (!t.ensureSlot('deploy')) return false;
+  const spec = t.s.object.spec;
+  const zone = failureDomainOf(t.s.object, t.s.world);
+  t.call({
+    op: 'allocate', cpuCount: spec.minCPU, memMb: spec.minMemory,
+    ...(zone ? { zone } : {}), ...(spec.resourcePool ? { pool: spec.resourcePool } : {}), ...(spec.tags?.length ? { tags: spec.tags } : {}),
+  });
+  return false;
+}
+
+// CAPMAAS marks the deploy started unless the last attempt failed, so the failure stays readable.
+export function startedUnlessFailed(t: Turn): void {
+  const current = t.s.status.conditions?.find((c) => c.type === 'MachineDeployed');
+  if (current?.reason === R.MachineDeployFailed) return;
+  t.setStatus({ ready: false });
+  t.deployed('False', R.MachineDeployStarted);
+}

@@ -1,0 +1,88 @@
+import { MACHINE_DEPLOYED_REASONS as R } from '../../api/index.ts';
+import { dnsAttachment } from './dns-attach.ts';
+import { failMachine } from './failure.ts';
+import { gatesOpen } from './gates.ts';
+import { startedUnlessFailed } from './pending.ts';
+import { KNOWN, verdictOf } from './state-table.ts';
+import { addressesOf } from './status.ts';
+import type { Turn } from './turn.ts';
+import type { MaasView } from './types.ts';
+
+// The phases of a machine that is ours (allocated, deploying, deployed). Each looks at MAAS first;
+// when MAAS says the machine is elsewhere, it moves there (CAPMAAS's state switch, §2.3 step 8).
+
+export function allocated(t: Turn): boolean {
+  const view = look(t);
+  if (!view) return false;
+  if (moved(t, view)) return true;
+  if (!gatesOpen(t)) return false;
+  startedUnlessFailed(t);
+  if (!t.ensureSlot('deploy')) return false;
+  const systemId = view.systemId;
+  if (!t.s.swapped && !t.s.config.skipSwap) {
+    t.call({ op: 'swapOff', systemId });
+    return false;
+  }
+  t.call({ op: 'deploy', systemId, image: t.s.object.spec.image, ephemeral: t.s.object.spec.deployInMemory });
+  return false;
+}
+
+export function deploying(t: Turn): boolean {
+  const view = look(t);
+  if (!view) return false;
+  if (moved(t, view)) return true;
+  t.setStatus({ ready: false });
+  // CAPMAAS checks power before Deploying: a machine MAAS is power-cycling reads as powered off.
+  if (view.powerState === 'on') t.deployed('False', R.MachineDeploying);
+  else t.deployed('False', R.MachinePoweredOff, `MAAS machine ${view.systemId} is Deploying and powered ${view.powerState}`);
+  // Counted against the MAAS limit for as long as MAAS is deploying it.
+  t.ensureSlot('deploy');
+  t.pollIn(t.s.config.deployingPollMs);
+  return false;
+}
+
+export function deployed(t: Turn): boolean {
+  const view = look(t);
+  if (!view) return false;
+  if (moved(t, view)) return true;
+  if (view.powerState !== 'on') {
+    t.setStatus({ ready: false });
+    t.deployed('False', R.MachinePoweredOff, `MAAS machine ${view.systemId} is Deployed but powered ${view.powerState}; powering it on`);
+    t.emit('Normal', 'PoweringOn', `MAAS machine ${view.systemId} is Deployed but off: powering it on`);
+    t.call({ op: 'powerOn', systemId: view.systemId });
+    return false;
+  }
+  if (!t.s.status.ready) t.emit('Normal', 'MachineReady', `MAAS machine ${view.systemId} deployed and running`);
+  t.setStatus({ ready: true, initialization: { provisioned: true } });
+  t.deployed('True', R.MachineDeployed);
+  t.releaseSlot();
+  const dns = dnsAttachment(t);
+  if (dns === 'lookup') return false;
+  t.pollIn(dns === 'pending' ? Math.min(t.s.config.dnsPollMs, t.s.config.steadyPollMs) : t.s.config.steadyPollMs);
+  return false;
+}
+
+/** The current view of the machine, or undefined after asking MAAS (or while the next look is not due). */
+function look(t: Turn): MaasView | undefined {
+  const { view, systemId } = t.s;
+  if (t.s.fresh && view) return view;
+  if (view && t.now < t.s.nextPollAt) {
+    t.requeue(t.s.nextPollAt - t.now);
+    return undefined;
+  }
+  if (systemId) t.call({ op: 'get', systemId });
+  return undefined;
+}
+
+/** Records what MAAS says (CAPMAAS §2.3 steps 7 and 9) and moves to the phase it means; true when it moved. */
+function moved(t: Turn, view: MaasView): boolean {
+  t.setStatus({
+    machineState: view.statusName, machinePowered: view.powerState === 'on', hostname: view.hostname,
+    ...(KNOWN.has(view.statusName) ? { addresses: addressesOf(view) } : {}),
+  });
+  const verdict = verdictOf(view, t.phase);
+  if (verdict.phase === t.phase) return false;
+  if (verdict.phase === 'failed') failMachine(t, verdict.why);
+  else t.transition(verdict.phase);
+  return true;
+}

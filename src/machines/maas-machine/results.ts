@@ -1,0 +1,114 @@
+import { formatProviderId, MACHINE_DEPLOYED_REASONS as R } from '../../api/index.ts';
+import { finishDeletion } from './deleting.ts';
+import { failMachine } from './failure.ts';
+import type { Turn } from './turn.ts';
+import type { DnsLookupResult, MaasOp, MaasResult, MaasView } from './types.ts';
+
+// What a backend call's result does to the machine.
+export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
+  if (r.kind === 'transient') {
+    t.backoff();
+    return;
+  }
+  if (r.kind === 'notFound') {
+    if (t.phase === 'deleting') finishDeletion(t, `MAAS machine ${t.s.systemId ?? ''} is already gone`);
+    else failMachine(t, 'notFound');
+    return;
+  }
+  if (r.kind === 'failed') {
+    failed(t, op, r.message, r.reason);
+    return;
+  }
+  t.s.attempts = 0;
+  switch (op) {
+    case 'allocate':
+      if (!r.machine) {
+        t.backoff();
+        return;
+      }
+      allocated(t, r.machine);
+      return;
+    case 'swapOff':
+      t.s.swapped = true;
+      see(t, r.machine);
+      return;
+    case 'deploy':
+      see(t, r.machine);
+      t.deployed('False', R.MachineDeploying);
+      t.transition('deploying');
+      return;
+    case 'release':
+      finishDeletion(t, `released MAAS machine ${t.s.systemId ?? ''}`);
+      return;
+    case 'powerOn':
+      see(t, r.machine);
+      t.pollIn(t.s.config.powerOnRequeueMs);
+      return;
+    case 'get':
+      see(t, r.machine);
+  }
+}
+
+export function applyDnsResult(t: Turn, r: DnsLookupResult): void {
+  if (r.kind === 'transient') {
+    t.backoff();
+    return;
+  }
+  t.s.dnsIps = r.kind === 'found' ? [...r.ips] : [];
+  t.s.nextDnsAt = t.now + t.s.config.dnsPollMs;
+}
+
+// The providerID is persisted at once: a crash now must not leak an allocated machine.
+function allocated(t: Turn, m: MaasView): void {
+  t.s.systemId = m.systemId;
+  t.s.swapped = false;
+  see(t, m);
+  t.effects.push({ type: 'writeSpec', patch: { providerID: formatProviderId(m.zone, m.systemId), systemID: m.systemId, failureDomain: m.zone } });
+  t.emit('Normal', 'MachineAllocated', `allocated ${m.hostname} (${m.systemId}) in zone ${m.zone}`);
+  t.transition('allocated');
+}
+
+function failed(t: Turn, op: MaasOp, message: string, reason: string | undefined): void {
+  const text = `${op} failed: ${message}`;
+  switch (op) {
+    case 'swapOff':
+      if (reason === 'forbidden') {
+        // CAPMAAS #85: only an admin key may turn swap off; deploy with swap rather than never.
+        t.s.swapped = true;
+        t.emit('Warning', 'SwapNotDisabled', `${text}; deploying with swap on (set skipSwap for a non-admin key)`);
+        return;
+      }
+      deployFailed(t, text);
+      return;
+    case 'allocate':
+    case 'deploy':
+      deployFailed(t, text);
+      return;
+    case 'release':
+      t.emit('Warning', 'MachineReleaseFailed', text);
+      t.backoff();
+      return;
+    case 'get':
+    case 'powerOn':
+      t.emit('Warning', 'MachineCallFailed', text);
+      t.backoff();
+  }
+}
+
+// CAPMAAS retries a deploy that MAAS refused (its backoff), on the same machine: the providerID
+// never changes. The slot is given back while waiting, and MAAS is looked at again first.
+function deployFailed(t: Turn, text: string): void {
+  t.emit('Warning', 'MachineDeployFailed', text);
+  t.setStatus({ ready: false });
+  t.deployed('False', R.MachineDeployFailed, text);
+  t.releaseSlot();
+  t.s.fresh = false;
+  t.s.nextPollAt = t.now;
+  t.backoff();
+}
+
+function see(t: Turn, view: MaasView | undefined): void {
+  if (!view) return;
+  t.s.view = view;
+  t.s.fresh = true;
+}
