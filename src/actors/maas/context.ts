@@ -1,12 +1,33 @@
-import type { MaasContext } from '../../machines/maas-machine/index.ts';
-import type { ObjectStore, StoredObject } from '../../ports/index.ts';
-import { secretValue } from '../../api/secret.ts';
+import { CapiCluster, CapiMachine, MaasCluster, MaasMachine, secretValue } from '../../api/index.ts';
+import type { MaasClusterWorld } from '../../machines/maas-cluster/index.ts';
+import type { MaasMachineWorld } from '../../machines/maas-machine/index.ts';
+import type { Logger, ObjectStore, StoredObject } from '../../ports/index.ts';
 
 export const CLUSTER_LABEL = 'cluster.x-k8s.io/cluster-name';
 export const CONTROL_PLANE_LABEL = 'cluster.x-k8s.io/control-plane';
 
+// The actors read the Cluster API side from the ObjectStore and hand the machines typed objects:
+// each is parsed with its schema here, and one that does not parse counts as absent (with a
+// warning), so a machine never sees an untyped record.
+
+function parse<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { message: string } } }, object: StoredObject | undefined, log: Logger): T | null {
+  if (!object) return null;
+  const r = schema.safeParse(object);
+  if (r.success) return r.data;
+  log.warn({ kind: object.kind, key: `${object.metadata.namespace}/${object.metadata.name}`, problems: r.error.message }, 'ignoring an object that does not parse');
+  return null;
+}
+
+export function parseMaasMachine(object: StoredObject, log: Logger): MaasMachine | null {
+  return parse(MaasMachine, object, log);
+}
+
+export function parseMaasCluster(object: StoredObject, log: Logger): MaasCluster | null {
+  return parse(MaasCluster, object, log);
+}
+
 // The CAPI Machine that owns a MaasMachine: by owner reference, else by its infrastructureRef.
-export async function ownerMachine(store: ObjectStore, mm: StoredObject): Promise<StoredObject | undefined> {
+export async function ownerMachine(store: ObjectStore, mm: Pick<StoredObject, 'metadata'>): Promise<StoredObject | undefined> {
   const ns = mm.metadata.namespace;
   const owner = mm.metadata.ownerReferences?.find((r) => r.kind === 'Machine');
   if (owner) return store.get('Machine', `${ns}/${owner.name}`);
@@ -14,19 +35,44 @@ export async function ownerMachine(store: ObjectStore, mm: StoredObject): Promis
   return machines.find((m) => m.metadata.namespace === ns && (m.spec?.['infrastructureRef'] as { name?: string } | undefined)?.name === mm.metadata.name);
 }
 
-export async function resolveContext(store: ObjectStore, mm: StoredObject): Promise<MaasContext & { bootstrapSecret: string | null }> {
-  const machine = await ownerMachine(store, mm);
-  const spec = (machine?.spec ?? {}) as { bootstrap?: { dataSecretName?: string }; clusterName?: string; failureDomain?: string };
-  const secretName = spec.bootstrap?.dataSecretName ?? null;
-  const secret = secretName ? await store.getSecret(mm.metadata.namespace, secretName) : undefined;
-  const labels = { ...(machine?.metadata.labels ?? {}), ...(mm.metadata.labels ?? {}) };
+/** The MaasCluster a Cluster names as its infrastructure, else the one of the same name. */
+export async function infraCluster(store: ObjectStore, namespace: string, cluster: CapiCluster | null, clusterName: string | undefined): Promise<StoredObject | undefined> {
+  const ref = cluster?.spec?.infrastructureRef;
+  const name = ref && ref.kind === 'MaasCluster' ? ref.name : clusterName;
+  return name ? store.get('MaasCluster', `${namespace}/${name}`) : undefined;
+}
+
+/** Everything a MaasMachine's step needs around it, and the bootstrap Secret's name for the deploy. */
+export async function resolveMachineWorld(store: ObjectStore, mm: MaasMachine, log: Logger): Promise<{ world: MaasMachineWorld; bootstrapSecret: string | null }> {
+  const ns = mm.metadata.namespace;
+  const machine = parse(CapiMachine, await ownerMachine(store, mm as unknown as StoredObject), log);
+  const clusterName = machine?.spec.clusterName ?? mm.metadata.labels?.[CLUSTER_LABEL];
+  const cluster = clusterName ? parse(CapiCluster, await store.get('Cluster', `${ns}/${clusterName}`), log) : null;
+  const maasCluster = parse(MaasCluster, await infraCluster(store, ns, cluster, clusterName), log);
+  const secretName = machine?.spec.bootstrap.dataSecretName ?? null;
+  const secret = secretName ? await store.getSecret(ns, secretName) : undefined;
   return {
-    bootstrapReady: secret !== undefined && secretValue(secret, 'value') !== undefined,
+    world: { machine, cluster, maasCluster, bootstrapDataReady: secret !== undefined && secretValue(secret, 'value') !== undefined },
     bootstrapSecret: secretName,
-    controlPlane: CONTROL_PLANE_LABEL in labels,
-    clusterName: labels[CLUSTER_LABEL] ?? spec.clusterName ?? null,
-    failureDomain: spec.failureDomain ?? null,
   };
+}
+
+/** The Cluster that owns a MaasCluster (owner reference, else cluster-name label, else same name). */
+export function clusterNameOf(mc: Pick<StoredObject, 'metadata'>): string {
+  const owner = mc.metadata.ownerReferences?.find((r) => r.kind === 'Cluster');
+  return owner?.name ?? mc.metadata.labels?.[CLUSTER_LABEL] ?? mc.metadata.name;
+}
+
+/** The MaasCluster's Cluster and every MaasMachine of the cluster, typed. */
+export async function resolveClusterWorld(store: ObjectStore, mc: MaasCluster, log: Logger): Promise<MaasClusterWorld> {
+  const ns = mc.metadata.namespace;
+  const name = clusterNameOf(mc as unknown as StoredObject);
+  const cluster = parse(CapiCluster, await store.get('Cluster', `${ns}/${name}`), log);
+  const machines = (await store.list('MaasMachine'))
+    .filter((m) => m.metadata.namespace === ns && m.metadata.labels?.[CLUSTER_LABEL] === name)
+    .map((m) => parse(MaasMachine, m, log))
+    .filter((m): m is MaasMachine => m !== null);
+  return { cluster, machines };
 }
 
 // CAPMAAS sends the bootstrap Secret's "value", standard base64. Read just before the deploy.

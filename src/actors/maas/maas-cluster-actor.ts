@@ -1,14 +1,12 @@
-import { dnsNameFor, planDns } from '../../machines/maas-cluster/index.ts';
-import type { ControlPlaneMember } from '../../machines/maas-cluster/index.ts';
-import { RUNNING } from '../../machines/maas-machine/index.ts';
-import type { DnsRecord, Logger, MaasDriver, ObjectStore, StoredObject } from '../../ports/index.ts';
+import { MAAS_CLUSTER_FINALIZER } from '../../api/index.ts';
+import { DEFAULT_MAAS_CLUSTER_CONFIG, initialMaasClusterState, maasClusterLogic } from '../../machines/maas-cluster/index.ts';
+import type { DnsCall, DnsCallResult, MaasClusterEffect, MaasClusterEvent, MaasClusterState } from '../../machines/maas-cluster/index.ts';
+import type { Logger, MaasDriver, ObjectStore } from '../../ports/index.ts';
 import type { Behavior, Clock, Reply, TimerHandle } from '../runtime/index.ts';
 import { tell } from '../runtime/index.ts';
-import { CLUSTER_LABEL, CONTROL_PLANE_LABEL } from './context.ts';
+import { parseMaasCluster, resolveClusterWorld } from './context.ts';
 
-export const MAAS_CLUSTER_FINALIZER = 'maascluster.infrastructure.cluster.x-k8s.io';
-// CAPMAAS creates the API record with a 10 s TTL so control-plane changes spread fast.
-const DNS_TTL = 10;
+export { MAAS_CLUSTER_FINALIZER };
 
 export type MaasClusterMsg = { type: 'tick' } | { type: 'snapshot'; reply: Reply<{ dnsName: string | null; ips: readonly string[] }> };
 
@@ -19,125 +17,117 @@ export interface MaasClusterDeps {
   readonly log: Logger;
   readonly resyncMs: number;
   readonly random: () => number;
+  /** The DNS record changed: wake the cluster's machines (a deleting control plane waits on it). */
+  readonly onDnsChanged?: () => void;
 }
 
-interface ClusterState {
-  record: DnsRecord | null;
+interface ClusterActorState {
+  cluster: MaasClusterState | null;
   timer: TimerHandle | null;
-  failures: number;
   readonly suffix: string;
 }
 
-// One actor per MaasCluster: keeps its control-plane DNS record (create with TTL 10, attach the
-// running control-plane machines, never wipe it on a brief all-off) and deletes the record when
-// the cluster goes, which CAPMAAS never does. Wake-ups come from machine status changes.
-export function maasClusterBehavior(key: string, deps: MaasClusterDeps): Behavior<ClusterState, MaasClusterMsg> {
+// A step's DNS calls run within the turn: a few short calls, and a snapshot asked after a wake-up
+// then sees the record as that wake-up left it (the mailbox is FIFO).
+const MAX_CALLS_PER_TURN = 8;
+
+// One actor per MaasCluster, thin: on every wake-up it reads the MaasCluster, its Cluster and the
+// cluster's MaasMachines from the store, typed, steps the pure machine (maasClusterLogic) and
+// performs its effects. Wake-ups come from machine status changes and its own requeues.
+export function maasClusterBehavior(key: string, deps: MaasClusterDeps): Behavior<ClusterActorState, MaasClusterMsg> {
+  const config = { ...DEFAULT_MAAS_CLUSTER_CONFIG, resyncMs: deps.resyncMs };
   return {
     kind: 'maas-cluster',
     init: (ctx) => {
       deps.clock.setTimeout(() => tell(ctx.self, { type: 'tick' }), 0);
       const suffix = Math.floor(deps.random() * 0xffffff).toString(16).padStart(6, '0');
-      return { record: null, timer: null, failures: 0, suffix };
+      return { cluster: null, timer: null, suffix };
     },
     receive: async (s, msg, ctx) => {
       if (msg.type === 'snapshot') {
-        msg.reply({ dnsName: s.record?.fqdn ?? null, ips: s.record?.ips ?? [] });
+        const record = s.cluster?.record ?? null;
+        msg.reply({ dnsName: record?.fqdn ?? null, ips: record?.ips ?? [] });
         return s;
       }
-      let next = deps.resyncMs;
-      try {
-        next = await reconcile(s);
-        s.failures = 0;
-      } catch (err) {
-        s.failures += 1;
-        next = Math.min(1000 * 2 ** s.failures, 60_000);
-        deps.log.warn({ maasCluster: key, err: err instanceof Error ? err.message : String(err) }, 'DNS reconcile failed');
-        await setCondition(key, deps, 'False', 'LoadBalancerFailed', err instanceof Error ? err.message : String(err)).catch(() => undefined);
-      }
-      if (next > 0) {
-        if (s.timer) deps.clock.clearTimeout(s.timer);
-        s.timer = deps.clock.setTimeout(() => tell(ctx.self, { type: 'tick' }), next);
+      const stored = await deps.store.get('MaasCluster', key);
+      const object = stored ? parseMaasCluster(stored, deps.log) : null;
+      if (!object) return s;
+      const world = await resolveClusterWorld(deps.store, object, deps.log);
+      s.cluster ??= initialMaasClusterState(object, s.suffix, config, world);
+      let event: MaasClusterEvent = { type: 'observed', object, world };
+      for (let calls = 0; calls <= MAX_CALLS_PER_TURN; calls++) {
+        const { state, effects } = maasClusterLogic.step(s.cluster, event, deps.clock.now());
+        s.cluster = state;
+        let next: MaasClusterEvent | null = null;
+        for (const e of effects) {
+          if (e.type === 'dns') next = { type: 'dnsResult', seq: e.seq, result: await dns(e.call) };
+          else await perform(s, e, () => tell(ctx.self, { type: 'tick' }));
+        }
+        if (!next) break;
+        event = next;
       }
       return s;
     },
     onStop: (s) => {
       if (s.timer) deps.clock.clearTimeout(s.timer);
     },
-    describe: (s) => ({ dnsName: s.record?.fqdn ?? null, ips: s.record?.ips.length ?? 0 }),
+    describe: (s) => ({ dnsName: s.cluster?.record?.fqdn ?? null, ips: s.cluster?.record?.ips.length ?? 0, phase: s.cluster?.phase ?? null }),
   };
 
-  // Returns when to look again (0 = only on a wake-up).
-  async function reconcile(s: ClusterState): Promise<number> {
-    const cluster = await deps.store.get('MaasCluster', key);
-    if (!cluster) return 0;
-    const name = cluster.metadata.labels?.[CLUSTER_LABEL] ?? cluster.metadata.name;
-    const members = await controlPlane(cluster, name);
-    if (cluster.metadata.deletionTimestamp) {
-      if (members.all > 0) return 2_000;
-      const dnsName = (cluster.status?.['network'] as { dnsName?: string } | undefined)?.dnsName;
-      const record = s.record ?? (dnsName ? await deps.driver.findDns(dnsName) : null);
-      if (record) await deps.driver.deleteDns(record.id);
-      s.record = null;
-      await deps.store.removeFinalizer('MaasCluster', key, MAAS_CLUSTER_FINALIZER);
-      return 0;
+  async function dns(call: DnsCall): Promise<DnsCallResult> {
+    try {
+      switch (call.op) {
+        case 'find': {
+          const record = await deps.driver.findDns(call.fqdn);
+          return record ? { kind: 'record', record } : { kind: 'none' };
+        }
+        case 'create':
+          return { kind: 'record', record: await deps.driver.createDns(call.fqdn, call.ttl, call.ips) };
+        case 'update': {
+          const record = await deps.driver.updateDns(call.id, call.ips);
+          deps.log.info({ maasCluster: key, ips: record.ips }, 'control-plane DNS updated');
+          return { kind: 'record', record };
+        }
+        case 'delete':
+          await deps.driver.deleteDns(call.id);
+          return { kind: 'none' };
+      }
+    } catch (err) {
+      return { kind: 'failed', message: err instanceof Error ? err.message : String(err) };
     }
-    if (!cluster.metadata.finalizers?.includes(MAAS_CLUSTER_FINALIZER)) await deps.store.addFinalizer('MaasCluster', key, MAAS_CLUSTER_FINALIZER);
-    const spec = (cluster.spec ?? {}) as { dnsDomain?: string; controlPlaneEndpoint?: { host?: string; port?: number } };
-    const capi = await owningCluster(cluster);
-    const capiEndpoint = (capi?.spec?.['controlPlaneEndpoint'] as { host?: string } | undefined)?.host;
-    const statusName = (cluster.status?.['network'] as { dnsName?: string } | undefined)?.dnsName;
-    const dnsName = dnsNameFor({ endpointHost: capiEndpoint, statusName, cluster: name, dnsDomain: spec.dnsDomain ?? 'maas', suffix: s.suffix });
-    if (!s.record || s.record.fqdn !== dnsName) s.record = (await deps.driver.findDns(dnsName)) ?? (await deps.driver.createDns(dnsName, DNS_TTL, []));
-    const plan = planDns(s.record.ips, members.list);
-    if (plan.changed) {
-      s.record = await deps.driver.updateDns(s.record.id, plan.ips);
-      deps.log.info({ maasCluster: key, attached: plan.attached, detached: plan.detached }, 'control-plane DNS updated');
+  }
+
+  async function perform(s: ClusterActorState, e: Exclude<MaasClusterEffect, { type: 'dns' }>, wake: () => void): Promise<void> {
+    try {
+      switch (e.type) {
+        case 'writeStatus':
+          await deps.store.writeStatus('MaasCluster', key, e.status as unknown as Record<string, unknown>);
+          return;
+        case 'writeSpec':
+          await deps.store.patchSpec('MaasCluster', key, { ...e.patch });
+          return;
+        case 'addFinalizer':
+          await deps.store.addFinalizer('MaasCluster', key, e.finalizer);
+          return;
+        case 'removeFinalizer':
+          await deps.store.removeFinalizer('MaasCluster', key, e.finalizer);
+          return;
+        case 'notifyMembers':
+          deps.onDnsChanged?.();
+          return;
+        case 'requeue':
+          if (s.timer) deps.clock.clearTimeout(s.timer);
+          s.timer = deps.clock.setTimeout(() => {
+            s.timer = null;
+            wake();
+          }, e.afterMs);
+          return;
+        case 'event':
+          if (e.severity === 'Warning') deps.log.warn({ maasCluster: key, reason: e.reason }, e.message);
+          else deps.log.info({ maasCluster: key, reason: e.reason }, e.message);
+      }
+    } catch (err) {
+      deps.log.warn({ maasCluster: key, effect: e.type, err: err instanceof Error ? err.message : String(err) }, 'a MaasCluster write failed');
     }
-    const port = (capi?.spec?.['clusterNetwork'] as { apiServerPort?: number } | undefined)?.apiServerPort ?? 6443;
-    if (spec.controlPlaneEndpoint?.host !== dnsName) await deps.store.patchSpec('MaasCluster', key, { controlPlaneEndpoint: { host: dnsName, port } });
-    const status = {
-      ...(cluster.status ?? {}),
-      ready: true,
-      initialization: { provisioned: true },
-      network: { dnsName },
-      failureDomains: ((cluster.spec?.['failureDomains'] as string[] | undefined) ?? []).map((f) => ({ name: f, controlPlane: true })),
-      conditions: conditions(cluster, 'True', 'LoadBalancerReady'),
-    };
-    if (JSON.stringify(status) !== JSON.stringify(cluster.status ?? {})) await deps.store.writeStatus('MaasCluster', key, status);
-    return deps.resyncMs;
   }
-
-  async function controlPlane(cluster: StoredObject, name: string): Promise<{ all: number; list: ControlPlaneMember[] }> {
-    const machines = (await deps.store.list('MaasMachine')).filter((m) => m.metadata.namespace === cluster.metadata.namespace && m.metadata.labels?.[CLUSTER_LABEL] === name);
-    const list = machines.filter((m) => m.metadata.labels && CONTROL_PLANE_LABEL in m.metadata.labels).map((m): ControlPlaneMember => {
-      const st = (m.status ?? {}) as { machinePowered?: boolean; machineState?: string; addresses?: Array<{ type: string; address: string }> };
-      return {
-        key: `${m.metadata.namespace}/${m.metadata.name}`,
-        ips: (st.addresses ?? []).filter((a) => a.type === 'ExternalIP').map((a) => a.address),
-        running: st.machinePowered === true && RUNNING.has(st.machineState ?? ''),
-        deleting: Boolean(m.metadata.deletionTimestamp),
-      };
-    });
-    return { all: machines.length, list };
-  }
-
-  async function owningCluster(cluster: StoredObject): Promise<StoredObject | undefined> {
-    const owner = cluster.metadata.ownerReferences?.find((r) => r.kind === 'Cluster');
-    const name = owner?.name ?? cluster.metadata.labels?.[CLUSTER_LABEL] ?? cluster.metadata.name;
-    return deps.store.get('Cluster', `${cluster.metadata.namespace}/${name}`);
-  }
-}
-
-function conditions(cluster: StoredObject, status: 'True' | 'False', reason: string, message?: string): unknown[] {
-  const prev = ((cluster.status?.['conditions'] as Array<{ type: string; status: string; lastTransitionTime?: string }> | undefined) ?? []);
-  const keep = prev.find((c) => c.type === 'LoadBalancerReady' && c.status === status)?.lastTransitionTime;
-  const stamp = keep ?? new Date().toISOString();
-  const entry = (type: string) => ({ type, status, reason: type === 'Ready' ? reason : reason, ...(message ? { message } : {}), lastTransitionTime: stamp });
-  return [...prev.filter((c) => c.type !== 'LoadBalancerReady' && c.type !== 'Ready'), entry('LoadBalancerReady'), entry('Ready')];
-}
-
-async function setCondition(key: string, deps: MaasClusterDeps, status: 'False', reason: string, message: string): Promise<void> {
-  const cluster = await deps.store.get('MaasCluster', key);
-  if (!cluster) return;
-  await deps.store.writeStatus('MaasCluster', key, { ...(cluster.status ?? {}), ready: false, conditions: conditions(cluster, status, reason, message) });
 }

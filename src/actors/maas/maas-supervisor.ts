@@ -3,7 +3,7 @@ import type { Logger, MaasDriver, ObjectEvent, ObjectStore } from '../../ports/i
 import type { CapacityMsg } from '../capacity/index.ts';
 import type { ActorRef, ActorSystem, Behavior, Clock, Reply } from '../runtime/index.ts';
 import { ask, spawn, stop, tell } from '../runtime/index.ts';
-import { CLUSTER_LABEL } from './context.ts';
+import { CLUSTER_LABEL, clusterNameOf } from './context.ts';
 import type { MaasClusterMsg } from './maas-cluster-actor.ts';
 import { maasClusterBehavior } from './maas-cluster-actor.ts';
 import type { MaasMachineMsg } from './maas-machine-actor.ts';
@@ -12,7 +12,9 @@ import { maasMachineBehavior } from './maas-machine-actor.ts';
 export type MaasSupervisorMsg =
   | { type: 'event'; event: ObjectEvent }
   | { type: 'machine'; key: string; reply: Reply<ActorRef<MaasMachineMsg> | null> }
-  | { type: 'cluster'; key: string; reply: Reply<ActorRef<MaasClusterMsg> | null> };
+  | { type: 'cluster'; key: string; reply: Reply<ActorRef<MaasClusterMsg> | null> }
+  // A MaasCluster changed its DNS record: its control-plane machines read it again.
+  | { type: 'dnsChanged'; clusterKey: string };
 
 export interface MaasOptions {
   readonly store: ObjectStore;
@@ -34,15 +36,19 @@ interface SupervisorState {
   // secret>" to the MaasMachine key, so a change wakes its dependents only, not a namespace.
   readonly byMachine: Map<string, string>;
   readonly bySecret: Map<string, string>;
+  // "<ns>/<MaasMachine>" to the name of its cluster, to wake a cluster's machines only.
+  readonly clusterOf: Map<string, string>;
 }
 
 // Spawns an actor per MaasMachine and per MaasCluster on demand and routes store events: spec
 // changes to the object's own actor, a machine's status to its cluster (DNS), a Machine or
-// Secret change to the MaasMachines that depend on it.
+// Secret change to the MaasMachines that depend on it, a Cluster change (pause, infrastructure)
+// and a MaasCluster's status (ready, DNS name) to the cluster's machines, and a DNS change of a
+// MaasCluster to its machines.
 export function maasSupervisorBehavior(o: MaasOptions): Behavior<SupervisorState, MaasSupervisorMsg> {
   return {
     kind: 'maas-supervisor',
-    init: () => ({ machines: new Map(), clusters: new Map(), byMachine: new Map(), bySecret: new Map() }),
+    init: () => ({ machines: new Map(), clusters: new Map(), byMachine: new Map(), bySecret: new Map(), clusterOf: new Map() }),
     receive: async (s, msg, ctx) => {
       if (msg.type === 'machine') {
         msg.reply(s.machines.get(msg.key) ?? null);
@@ -52,6 +58,11 @@ export function maasSupervisorBehavior(o: MaasOptions): Behavior<SupervisorState
         msg.reply(s.clusters.get(msg.key) ?? null);
         return s;
       }
+      if (msg.type === 'dnsChanged') {
+        const mc = await o.store.get('MaasCluster', msg.clusterKey);
+        if (mc) wakeMachines(s, namespaceOf(msg.clusterKey), clusterNameOf(mc), { type: 'dnsChanged' });
+        return s;
+      }
       const e = msg.event;
       const name = (key: string) => key.replace('/', '~');
       if (e.kind === 'MaasMachine') {
@@ -59,6 +70,7 @@ export function maasSupervisorBehavior(o: MaasOptions): Behavior<SupervisorState
           const ref = s.machines.get(e.key);
           if (ref) stop(ref);
           s.machines.delete(e.key);
+          s.clusterOf.delete(e.key);
           await wakeCluster(s, e.key, undefined);
           return s;
         }
@@ -66,6 +78,8 @@ export function maasSupervisorBehavior(o: MaasOptions): Behavior<SupervisorState
           await wakeCluster(s, e.key, e.object.metadata.labels?.[CLUSTER_LABEL]);
           return s;
         }
+        const clusterName = e.object.metadata.labels?.[CLUSTER_LABEL];
+        if (clusterName) s.clusterOf.set(e.key, clusterName);
         let ref = s.machines.get(e.key);
         if (!ref) {
           ref = spawn(ctx.self, `mm-${name(e.key)}`, maasMachineBehavior(e.key, { store: o.store, driver: o.driver, broker: o.broker, clock: o.clock, config: o.config, log: o.log, grantTtlMs: o.grantTtlMs, ...(o.onMachineChange ? { onChange: o.onMachineChange } : {}) }));
@@ -82,23 +96,38 @@ export function maasSupervisorBehavior(o: MaasOptions): Behavior<SupervisorState
           s.clusters.delete(e.key);
           return s;
         }
+        // Its status says whether the infrastructure is ready and names the DNS record.
+        wakeMachines(s, namespaceOf(e.key), clusterNameOf(e.object), { type: 'tick' });
         if (e.change === 'status') return s;
         let ref = s.clusters.get(e.key);
         if (!ref) {
-          ref = spawn(ctx.self, `mc-${name(e.key)}`, maasClusterBehavior(e.key, { store: o.store, driver: o.driver, clock: o.clock, log: o.log, resyncMs: o.clusterResyncMs, random: o.random }));
+          const self = ctx.self;
+          const clusterKey = e.key;
+          ref = spawn(ctx.self, `mc-${name(e.key)}`, maasClusterBehavior(e.key, {
+            store: o.store, driver: o.driver, clock: o.clock, log: o.log, resyncMs: o.clusterResyncMs, random: o.random,
+            onDnsChanged: () => tell(self, { type: 'dnsChanged', clusterKey }),
+          }));
           s.clusters.set(e.key, ref);
         }
         tell(ref, { type: 'tick' });
         return s;
       }
+      const ns = namespaceOf(e.key);
+      // A Cluster changed (paused, infrastructure ready, endpoint): wake its MaasClusters and machines.
+      if (e.kind === 'Cluster') {
+        const clusterName = e.key.slice(ns.length + 1);
+        for (const [key, ref] of s.clusters) if (key.startsWith(`${ns}/`)) tell(ref, { type: 'tick' });
+        wakeMachines(s, ns, clusterName, { type: 'tick' });
+        return s;
+      }
       // A CAPI Machine or a Secret changed: wake the MaasMachine that depends on it (its
       // bootstrap data may just have appeared).
-      const ns = e.key.split('/')[0] ?? 'default';
       if (e.kind === 'Machine' && e.type === 'upsert') {
-        const spec = (e.object.spec ?? {}) as { infrastructureRef?: { name?: string }; bootstrap?: { dataSecretName?: string } };
+        const spec = (e.object.spec ?? {}) as { infrastructureRef?: { name?: string }; bootstrap?: { dataSecretName?: string }; clusterName?: string };
         const target = spec.infrastructureRef?.name;
         if (target) {
           s.byMachine.set(e.key, `${ns}/${target}`);
+          if (spec.clusterName && !s.clusterOf.has(`${ns}/${target}`)) s.clusterOf.set(`${ns}/${target}`, spec.clusterName);
           if (spec.bootstrap?.dataSecretName) s.bySecret.set(`${ns}/${spec.bootstrap.dataSecretName}`, `${ns}/${target}`);
         }
       }
@@ -112,15 +141,23 @@ export function maasSupervisorBehavior(o: MaasOptions): Behavior<SupervisorState
     },
   };
 
+  function wakeMachines(s: SupervisorState, ns: string, cluster: string, msg: MaasMachineMsg): void {
+    for (const [key, ref] of s.machines) if (key.startsWith(`${ns}/`) && s.clusterOf.get(key) === cluster) tell(ref, msg);
+  }
+
   async function wakeCluster(s: SupervisorState, machineKey: string, cluster: string | undefined): Promise<void> {
     const ns = machineKey.split('/')[0];
     for (const [key, ref] of s.clusters) {
       if (!key.startsWith(`${ns}/`)) continue;
       const obj = cluster === undefined ? undefined : await o.store.get('MaasCluster', key);
-      const name = obj?.metadata.labels?.[CLUSTER_LABEL] ?? obj?.metadata.name;
+      const name = obj ? clusterNameOf(obj) : undefined;
       if (cluster === undefined || name === cluster) tell(ref, { type: 'tick' });
     }
   }
+}
+
+function namespaceOf(key: string): string {
+  return key.split('/')[0] ?? 'default';
 }
 
 export interface MaasRuntime {

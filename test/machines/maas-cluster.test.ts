@@ -1,0 +1,108 @@
+// The MaasCluster machine: its DNS record, status, conditions and deletion, without I/O.
+import test from 'ava';
+import { MaasCluster, MaasMachine } from '../../src/api/index.ts';
+import { initialMaasClusterState, stepMaasCluster } from '../../src/machines/maas-cluster/index.ts';
+import type { DnsCallResult, MaasClusterEffect, MaasClusterState, MaasClusterStep } from '../../src/machines/maas-cluster/index.ts';
+import { T0, capiCluster } from './maas-fixtures.ts';
+
+const FINALIZER = 'maascluster.infrastructure.cluster.x-k8s.io';
+const mc = (meta: Record<string, unknown> = {}) => MaasCluster.parse({
+  apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasCluster',
+  metadata: { name: 'c1', namespace: 'default', finalizers: [FINALIZER], ...meta }, spec: { dnsDomain: 'maas', failureDomains: ['az1'] },
+});
+const member = (name: string, ip: string, running: boolean, deleting = false) => MaasMachine.parse({
+  apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine',
+  metadata: { name, namespace: 'default', labels: { 'cluster.x-k8s.io/control-plane': '' }, ...(deleting ? { deletionTimestamp: 'x' } : {}) },
+  spec: { minCPU: 1, minMemory: 1, image: 'u' },
+  status: { ready: running, machineState: 'Deployed', machinePowered: running, addresses: [{ type: 'ExternalIP', address: ip }] },
+});
+const observed = (s: MaasClusterState, o = s.object, machines = s.world.machines, cluster = capiCluster(), now = T0) =>
+  stepMaasCluster(s, { type: 'observed', object: o, world: { cluster, machines } }, now);
+const dnsCalls = (st: MaasClusterStep) => st.effects.flatMap((e) => (e.type === 'dns' ? [e.call] : []));
+const answer = (st: MaasClusterStep, result: DnsCallResult, now = T0) => {
+  const c = st.effects.find((e): e is Extract<MaasClusterEffect, { type: 'dns' }> => e.type === 'dns');
+  if (!c) throw new Error('no DNS call');
+  return stepMaasCluster(st.state, { type: 'dnsResult', seq: c.seq, result }, now);
+};
+const cond = (s: MaasClusterState, type: string) => s.status.conditions?.find((c) => c.type === type);
+const record = (ips: string[]) => ({ id: 7, fqdn: 'c1-abcdef.maas', ips });
+
+function active(machines: MaasMachine[] = []): MaasClusterStep {
+  const s0 = observed(initialMaasClusterState(mc(), 'abcdef'), mc(), machines);
+  return answer(s0, { kind: 'record', record: record([]) });
+}
+
+test('maas cluster - finds the record by its new name, creates it empty with a 10 s TTL when missing', (t) => {
+  const s0 = observed(initialMaasClusterState(mc({ finalizers: [] }), 'abcdef'));
+  t.true(s0.effects.some((e) => e.type === 'addFinalizer'));
+  t.deepEqual(dnsCalls(s0), [{ op: 'find', fqdn: 'c1-abcdef.maas' }]);
+  t.is(cond(s0.state, 'LoadBalancerReady')?.reason, 'WaitForDNSName');
+  const s1 = answer(s0, { kind: 'none' });
+  t.deepEqual(dnsCalls(s1), [{ op: 'create', fqdn: 'c1-abcdef.maas', ttl: 10, ips: [] }]);
+  const s2 = answer(s1, { kind: 'record', record: record([]) });
+  t.is(s2.state.phase, 'active');
+  t.true(s2.state.status.ready);
+  t.is(s2.state.status.network?.dnsName, 'c1-abcdef.maas');
+  t.deepEqual(s2.state.status.failureDomains, [{ name: 'az1', controlPlane: true }]);
+  t.deepEqual(s2.effects.find((e) => e.type === 'writeSpec'), { type: 'writeSpec', patch: { controlPlaneEndpoint: { host: 'c1-abcdef.maas', port: 6443 } } });
+  t.is(cond(s2.state, 'LoadBalancerReady')?.status, 'True');
+  t.is(cond(s2.state, 'APIServerAvailable')?.reason, 'APIServerNotReady');
+  t.is(cond(s2.state, 'Ready')?.status, 'False');
+});
+
+test('maas cluster - running control-plane machines are attached; the members are told the record changed', (t) => {
+  const a = active();
+  const s = observed(a.state, mc(), [member('cp-0', '10.0.0.1', true), member('cp-1', '10.0.0.2', false)]);
+  t.deepEqual(dnsCalls(s), [{ op: 'update', id: 7, ips: ['10.0.0.1'] }]);
+  t.is(cond(s.state, 'DNSAttached')?.reason, 'DNSAttachPending');
+  const done = answer(s, { kind: 'record', record: record(['10.0.0.1']) });
+  t.true(done.effects.some((e) => e.type === 'notifyMembers'));
+  t.is(cond(done.state, 'DNSAttached')?.status, 'True');
+  t.is(cond(done.state, 'APIServerAvailable')?.status, 'True');
+  t.is(cond(done.state, 'Ready')?.status, 'True');
+});
+
+test('maas cluster - a deleting control-plane machine is detached (the machine waits on this before its release)', (t) => {
+  const a = active([member('cp-0', '10.0.0.1', true), member('cp-1', '10.0.0.2', true)]);
+  const attached = answer(a, { kind: 'record', record: record(['10.0.0.1', '10.0.0.2']) });
+  const s = observed(attached.state, mc(), [member('cp-0', '10.0.0.1', true), member('cp-1', '10.0.0.2', true, true)]);
+  t.deepEqual(dnsCalls(s), [{ op: 'update', id: 7, ips: ['10.0.0.1'] }]);
+  t.is(cond(s.state, 'DNSAttached')?.reason, 'DNSDetachPending');
+});
+
+test('maas cluster - a failed DNS call says LoadBalancerFailed and backs off', (t) => {
+  const s0 = observed(initialMaasClusterState(mc(), 'abcdef'));
+  const s1 = answer(s0, { kind: 'failed', message: '404 No Domain matches the given query.' });
+  t.is(cond(s1.state, 'LoadBalancerReady')?.reason, 'LoadBalancerFailed');
+  t.deepEqual(s1.effects.filter((e) => e.type === 'requeue'), [{ type: 'requeue', afterMs: 1_000 }]);
+  t.deepEqual(dnsCalls(stepMaasCluster(s1.state, { type: 'tick' }, T0 + 500)), []);
+  t.deepEqual(dnsCalls(stepMaasCluster(s1.state, { type: 'tick' }, T0 + 1_000)), [{ op: 'find', fqdn: 'c1-abcdef.maas' }]);
+});
+
+test('maas cluster - a paused Cluster, or the paused annotation, stops all DNS work', (t) => {
+  const paused = observed(initialMaasClusterState(mc(), 'abcdef'), mc(), [], capiCluster({ paused: true }));
+  t.deepEqual(dnsCalls(paused), []);
+  t.is(cond(paused.state, 'Paused')?.status, 'True');
+  const annotated = observed(initialMaasClusterState(mc(), 'abcdef'), mc({ annotations: { 'cluster.x-k8s.io/paused': '' } }));
+  t.deepEqual(dnsCalls(annotated), []);
+});
+
+test('maas cluster - waits for its Cluster before anything', (t) => {
+  const s = stepMaasCluster(initialMaasClusterState(mc({ finalizers: [] }), 'abcdef'), { type: 'observed', object: mc({ finalizers: [] }), world: { cluster: null, machines: [] } }, T0);
+  t.deepEqual(s.effects.filter((e) => e.type !== 'writeStatus'), []);
+  t.truthy(s.state.waiting);
+});
+
+test('maas cluster - deletion waits for every machine, then deletes the record and the finalizer', (t) => {
+  const a = active([member('cp-0', '10.0.0.1', true)]);
+  const withRecord = answer(a, { kind: 'record', record: record(['10.0.0.1']) });
+  const deleting = mc({ deletionTimestamp: 'x' });
+  const waiting = observed(withRecord.state, deleting, [member('cp-0', '10.0.0.1', false, true)]);
+  t.deepEqual(dnsCalls(waiting), []);
+  t.deepEqual(waiting.effects.filter((e) => e.type === 'requeue'), [{ type: 'requeue', afterMs: 10_000 }]);
+  const empty = observed(waiting.state, deleting, []);
+  t.deepEqual(dnsCalls(empty), [{ op: 'delete', id: 7 }]);
+  const gone = answer(empty, { kind: 'none' });
+  t.true(gone.state.gone);
+  t.true(gone.effects.some((e) => e.type === 'removeFinalizer'));
+});
