@@ -6,9 +6,11 @@ export type HostEvent =
   | { type: 'deleted'; key: string };
 
 /**
- * Who may write a host's status: the owner of its shard, at the lease's epoch. A store that
- * keeps fences refuses a write whose epoch is older than one it has already seen for that host
- * (StaleFence), so a node that lost its shard cannot overwrite the new owner's status.
+ * Who may write a host (its status, finalizers and the annotations the controller removes): the
+ * owner of its shard, at the lease's epoch. A store that keeps fences refuses a write whose epoch
+ * is older than one it has already seen for that host (StaleFence), so a node that lost its shard
+ * cannot overwrite the new owner's work. Writes without a fence (a single owner: the embedded
+ * node, tests, user intent) are not checked.
  */
 export interface Fence {
   readonly shard: number;
@@ -34,13 +36,18 @@ export interface WatchOptions {
 export interface HostStore {
   list(): Promise<BareMetalHost[]>;
   get(key: string): Promise<BareMetalHost | undefined>;
+  /**
+   * The host as the store itself holds it now, past any cache (which may lag other nodes' writes
+   * by a watch delivery). Optional: a store whose get is already that has none.
+   */
+  getFresh?(key: string): Promise<BareMetalHost | undefined>;
   // Called for spec and metadata changes (not for our own status writes). Returns unsubscribe.
   watch(listener: (event: HostEvent) => void, options?: WatchOptions): () => void;
   getSecret(namespace: string, name: string): Promise<Secret | undefined>;
   writeStatus(key: string, status: BareMetalHostStatus, fence?: Fence): Promise<void>;
-  addFinalizer(key: string, finalizer: string): Promise<void>;
-  removeFinalizer(key: string, finalizer: string): Promise<void>;
-  removeAnnotation(key: string, annotation: string): Promise<void>;
+  addFinalizer(key: string, finalizer: string, fence?: Fence): Promise<void>;
+  removeFinalizer(key: string, finalizer: string, fence?: Fence): Promise<void>;
+  removeAnnotation(key: string, annotation: string, fence?: Fence): Promise<void>;
   /** Records intent durably (an upsert event follows); StoreError when the host is gone. */
   applyIntent(key: string, intent: HostIntent): Promise<BareMetalHost>;
   /** As `kubectl delete`: 'terminating' while finalizers remain, 'deleted' once gone. */
@@ -50,7 +57,41 @@ export interface HostStore {
    * them). Optional: stores without such a place have none. Resolves even when recording fails.
    */
   recordEvent?(key: string, severity: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
+  /** Fenced writes this store has refused with StaleFence since it opened (for metrics). */
+  staleFenceRefusals?(): number;
   close?(): Promise<void>;
+}
+
+/** Options every store that keeps fences takes: told of each refusal as it happens. */
+export interface FenceOptions {
+  readonly onStaleFence?: (refusal: StaleFence) => void;
+}
+
+/** Counts StaleFence refusals of one store and tells its onStaleFence; a listener that throws is ignored. */
+export class FenceRefusals {
+  private count = 0;
+
+  constructor(private readonly listener?: (refusal: StaleFence) => void) {}
+
+  /** Counts `refusal` and returns it, for `throw refusals.refused(new StaleFence(...))`. */
+  refused(refusal: StaleFence): StaleFence {
+    this.count += 1;
+    try {
+      this.listener?.(refusal);
+    } catch {
+      // A metrics hook must not turn a refusal into another error.
+    }
+    return refusal;
+  }
+
+  /** Counts `error` if it is a StaleFence; returns it either way, to be rethrown. */
+  seen(error: unknown): unknown {
+    return error instanceof StaleFence ? this.refused(error) : error;
+  }
+
+  get total(): number {
+    return this.count;
+  }
 }
 
 export class StoreError extends Error {
@@ -60,10 +101,11 @@ export class StoreError extends Error {
   }
 }
 
-/** A status write refused because a newer owner of the host's shard has written since. */
+/** A fenced write refused because a newer owner of the object's shard has written since. */
 export class StaleFence extends StoreError {
-  constructor(key: string, readonly fence: Fence, readonly current: number) {
-    super(`status write for ${key} refused: shard ${fence.shard} epoch ${fence.epoch} of ${fence.holder} is older than epoch ${current}, which has written since (this node no longer owns the shard)`, false);
+  /** `write` says what was refused, naming the object: "adding finalizer x to BareMetalHost ns/h". */
+  constructor(key: string, readonly fence: Fence, readonly current: number, write = `status write for ${key}`) {
+    super(`${write} refused: shard ${fence.shard} epoch ${fence.epoch} of ${fence.holder} is older than epoch ${current}, which has written since (this node no longer owns the shard)`, false);
     this.name = 'StaleFence';
   }
 }

@@ -1,4 +1,5 @@
 import type { Secret } from '../api/secret.ts';
+import type { Fence } from './host-store.ts';
 
 // The store of the Cluster API side: MaasMachines, MaasClusters, and the CAPI Machines, Clusters
 // and Secrets they refer to. Objects are plain parsed resources; keys are "<namespace>/<name>".
@@ -32,11 +33,15 @@ export interface ObjectStore {
   get(kind: ObjectKind, key: string): Promise<StoredObject | undefined>;
   getSecret(namespace: string, name: string): Promise<Secret | undefined>;
   watch(listener: (event: ObjectEvent) => void): () => void;
-  writeStatus(kind: ObjectKind, key: string, status: Record<string, unknown>): Promise<void>;
+  // Every write takes the writer's shard fence (see Fence): a store that keeps fences refuses an
+  // epoch older than one that has written the object (StaleFence); no fence is never checked.
+  writeStatus(kind: ObjectKind, key: string, status: Record<string, unknown>, fence?: Fence): Promise<void>;
   // Top-level spec fields to set; null removes one.
-  patchSpec(kind: ObjectKind, key: string, patch: Record<string, unknown>): Promise<void>;
-  addFinalizer(kind: ObjectKind, key: string, finalizer: string): Promise<void>;
-  removeFinalizer(kind: ObjectKind, key: string, finalizer: string): Promise<void>;
+  patchSpec(kind: ObjectKind, key: string, patch: Record<string, unknown>, fence?: Fence): Promise<void>;
+  addFinalizer(kind: ObjectKind, key: string, finalizer: string, fence?: Fence): Promise<void>;
+  removeFinalizer(kind: ObjectKind, key: string, finalizer: string, fence?: Fence): Promise<void>;
+  /** Fenced writes this store has refused with StaleFence since it opened (for metrics). */
+  staleFenceRefusals?(): number;
 }
 
 export function objectKey(o: Pick<StoredObject, 'metadata'>): string {

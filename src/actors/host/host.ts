@@ -7,7 +7,7 @@ import { SlotLease } from '../capacity/index.ts';
 import type { ActorContext, ActorRef, Behavior, Clock, TimerHandle } from '../runtime/index.ts';
 import { tell, tellExpress, tellNextIteration } from '../runtime/index.ts';
 import { resolveHostData } from './host-data.ts';
-import { invoke } from '../../ports/index.ts';
+import { invoke, StaleFence } from '../../ports/index.ts';
 import type { HostMsg, HostSnapshot, Transition } from './messages.ts';
 import { StatusWriter } from './status-writer.ts';
 
@@ -28,7 +28,7 @@ export interface HostDeps {
   readonly random: () => number;
   readonly grantTtlMs: number;
   readonly observer: HostObserver;
-  /** The shard lease this host runs under (cluster mode): stamped on status writes and calls. */
+  /** The shard lease this host runs under (cluster mode): stamped on every write and call. */
   readonly fence?: Fence;
 }
 
@@ -164,14 +164,15 @@ function runEffect(s: HostActorState, effect: BmhEffect, ctx: ActorContext<HostM
         tell(ctx.self, { type: 'tick' });
       }, effect.afterMs);
       return;
+    // Fenced like status: once the shard has moved on, the new owner's view of the host stands.
     case 'addFinalizer':
-      deps.store.addFinalizer(key, effect.finalizer).catch((err: unknown) => warn(deps, key, 'adding the finalizer failed', err));
+      deps.store.addFinalizer(key, effect.finalizer, deps.fence).catch((err: unknown) => warn(deps, key, 'adding the finalizer failed', err));
       return;
     case 'removeFinalizer':
-      deps.store.removeFinalizer(key, effect.finalizer).catch((err: unknown) => warn(deps, key, 'removing the finalizer failed', err));
+      deps.store.removeFinalizer(key, effect.finalizer, deps.fence).catch((err: unknown) => warn(deps, key, 'removing the finalizer failed', err));
       return;
     case 'removeAnnotation':
-      deps.store.removeAnnotation(key, effect.key).catch((err: unknown) => warn(deps, key, `removing annotation ${effect.key} failed`, err));
+      deps.store.removeAnnotation(key, effect.key, deps.fence).catch((err: unknown) => warn(deps, key, `removing annotation ${effect.key} failed`, err));
       return;
     case 'event': {
       s.recent.push({ at: deps.clock.now(), severity: effect.severity, reason: effect.reason, message: effect.message });
@@ -208,7 +209,8 @@ async function perform(host: BareMetalHost, effect: Extract<BmhEffect, { type: '
 }
 
 function warn(deps: HostDeps, key: string, message: string, err: unknown): void {
-  deps.log.warn({ host: key, err: err instanceof Error ? err.message : String(err) }, message);
+  const moved = err instanceof StaleFence;
+  deps.log.warn({ host: key, ...(moved ? { epoch: deps.fence?.epoch } : {}), err: err instanceof Error ? err.message : String(err) }, moved ? `${message}: shard moved` : message);
 }
 
 function snapshot(key: string, s: HostActorState): HostSnapshot {

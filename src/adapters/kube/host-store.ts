@@ -1,8 +1,8 @@
 import type { BareMetalHost, BareMetalHostStatus } from '../../api/index.ts';
 import { BMH_API_VERSION, BMH_KIND } from '../../api/index.ts';
 import type { Secret } from '../../api/secret.ts';
-import type { Fence, HostEvent, HostIntent, HostStore, Logger } from '../../ports/index.ts';
-import { StoreError } from '../../ports/index.ts';
+import type { Fence, FenceOptions, HostEvent, HostIntent, HostStore, Logger } from '../../ports/index.ts';
+import { FenceRefusals, StoreError } from '../../ports/index.ts';
 import { HostEvents } from '../store/events.ts';
 import type { EventRecorder } from './event-recorder.ts';
 import { jsonEqual } from './merge-patch.ts';
@@ -14,7 +14,7 @@ import type { RawObject } from './raw-object.ts';
 import type { CacheChange, ResourceCache } from './resource-cache.ts';
 import { hostsNamingSecret } from './secret-refs.ts';
 
-export interface KubeHostStoreOptions {
+export interface KubeHostStoreOptions extends FenceOptions {
   readonly hosts: ResourceCache;
   readonly secrets: ResourceCache;
   readonly writer: ObjectWriter;
@@ -25,7 +25,10 @@ export interface KubeHostStoreOptions {
 /**
  * BareMetalHosts in Kubernetes. Reads come from the informer cache (ResourceCache); writes are
  * merge patches: status on the status subresource (the difference, conditional on the RV,
- * fenced), finalizers read-modify-write with the RV, single annotations and intent as keys.
+ * fenced), finalizers read-modify-write with the RV, single annotations and intent as keys. The
+ * controller's writes (status, finalizers, removing an annotation) carry the shard fence: the
+ * host records its owner (metalfleet.io/owner) and an older epoch is refused (StaleFence) and
+ * counted. User intent (commands) is never fenced.
  *
  * Watch delivers what a controller reacts to: a new host, a spec or metadata change, a deletion,
  * and, when a Secret a host names appears or changes, that host again unchanged (what a
@@ -37,8 +40,10 @@ export class KubeHostStore implements HostStore {
   private readonly unsubscribe: Array<() => void>;
   // One warning per version of a broken object, not one per resync.
   private readonly warned = new Map<string, string | undefined>();
+  private readonly refusals: FenceRefusals;
 
   constructor(private readonly o: KubeHostStoreOptions) {
+    this.refusals = new FenceRefusals(o.onStaleFence);
     this.listeners = new HostEvents((error, event) => {
       const key = event.type === 'deleted' ? event.key : `${event.host.metadata.namespace}/${event.host.metadata.name}`;
       o.log.warn({ host: key, event: event.type, err: error instanceof Error ? error.name : typeof error }, 'a host store watch listener threw; other listeners still got the event');
@@ -104,34 +109,45 @@ export class KubeHostStore implements HostStore {
   }
 
   writeStatus(key: string, status: BareMetalHostStatus, fence?: Fence): Promise<void> {
-    return this.o.writer.writeStatus(key, status as unknown as JsonObject, fence);
+    return this.counted(this.o.writer.writeStatus(key, status as unknown as JsonObject, fence));
   }
 
-  async addFinalizer(key: string, finalizer: string): Promise<void> {
-    await this.o.writer.mutate(key, (current) => {
+  staleFenceRefusals(): number {
+    return this.refusals.total;
+  }
+
+  async addFinalizer(key: string, finalizer: string, fence?: Fence): Promise<void> {
+    await this.counted(this.o.writer.mutate(key, (current) => {
       const finalizers = current.metadata.finalizers ?? [];
       if (finalizers.includes(finalizer)) return null;
       // The API server refuses it too (422); say so without a request.
       if (current.metadata.deletionTimestamp) throw new StoreError(`adding finalizer ${finalizer} to BareMetalHost ${key}: the host is being deleted and takes no new finalizers`, false);
       return { metadata: { finalizers: [...finalizers, finalizer] } };
-    }, { what: `adding finalizer ${finalizer} to BareMetalHost ${key}`, precondition: true });
+    }, { what: `adding finalizer ${finalizer} to BareMetalHost ${key}`, precondition: true, ...(fence ? { fence } : {}) }));
   }
 
-  async removeFinalizer(key: string, finalizer: string): Promise<void> {
-    await this.o.writer.mutate(key, (current) => {
+  async removeFinalizer(key: string, finalizer: string, fence?: Fence): Promise<void> {
+    await this.counted(this.o.writer.mutate(key, (current) => {
       const finalizers = current.metadata.finalizers ?? [];
       if (!finalizers.includes(finalizer)) return null;
       const rest = finalizers.filter((f) => f !== finalizer);
       return { metadata: { finalizers: rest.length > 0 ? rest : null } };
-    }, { what: `removing finalizer ${finalizer} from BareMetalHost ${key}`, precondition: true });
+    }, { what: `removing finalizer ${finalizer} from BareMetalHost ${key}`, precondition: true, ...(fence ? { fence } : {}) }));
   }
 
-  async removeAnnotation(key: string, annotation: string): Promise<void> {
-    await this.o.writer.mutate(key, (current) => {
+  async removeAnnotation(key: string, annotation: string, fence?: Fence): Promise<void> {
+    await this.counted(this.o.writer.mutate(key, (current) => {
       const annotations = current.metadata.annotations;
       if (!annotations || !(annotation in annotations)) return null;
       return { metadata: { annotations: { [annotation]: null } } };
-    }, { what: `removing annotation ${annotation} from BareMetalHost ${key}`, precondition: false });
+    }, { what: `removing annotation ${annotation} from BareMetalHost ${key}`, precondition: false, ...(fence ? { fence } : {}) }));
+  }
+
+  // A StaleFence from any write is counted (and told to onStaleFence) before the caller sees it.
+  private counted<T>(write: Promise<T>): Promise<T> {
+    return write.catch((error: unknown) => {
+      throw this.refusals.seen(error);
+    });
   }
 
   async applyIntent(key: string, intent: HostIntent): Promise<BareMetalHost> {

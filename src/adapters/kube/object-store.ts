@@ -1,6 +1,6 @@
 import type { Secret } from '../../api/secret.ts';
-import type { Logger, ObjectEvent, ObjectKind, ObjectStore, StoredObject } from '../../ports/index.ts';
-import { StoreError } from '../../ports/index.ts';
+import type { Fence, FenceOptions, Logger, ObjectEvent, ObjectKind, ObjectStore, StoredObject } from '../../ports/index.ts';
+import { FenceRefusals, StoreError } from '../../ports/index.ts';
 import type { JsonObject } from './merge-patch.ts';
 import { isPlainObject, mergePatchDiff } from './merge-patch.ts';
 import type { ObjectWriter } from './object-writer.ts';
@@ -9,7 +9,7 @@ import { parseSecret } from './parse-secret.ts';
 import type { RawObject } from './raw-object.ts';
 import type { CacheChange, ResourceCache } from './resource-cache.ts';
 
-export interface KubeObjectStoreOptions {
+export interface KubeObjectStoreOptions extends FenceOptions {
   readonly caches: Readonly<Record<ObjectKind, ResourceCache>>;
   /** Writers of the kinds the MAAS actors write (MaasMachine, MaasCluster). */
   readonly writers: Readonly<Partial<Record<ObjectKind, ObjectWriter>>>;
@@ -22,14 +22,17 @@ const KINDS: readonly ObjectKind[] = ['MaasMachine', 'MaasCluster', 'Machine', '
  * The Cluster API side in Kubernetes, for the MAAS actors: the same write rules as the host
  * store (status subresource, merge patch of the difference, 409 read and retry, one write in
  * flight per object). Watch events say whether spec or only status changed; Secret events name
- * the Secret and never carry its data.
+ * the Secret and never carry its data. Writes with a fence claim the object for the writer's
+ * shard lease (metalfleet.io/owner) and are refused (StaleFence, counted) when a newer one has.
  */
 export class KubeObjectStore implements ObjectStore {
   private readonly parsed = new WeakMap<RawObject, StoredObject | null>();
   private readonly listeners = new Set<(event: ObjectEvent) => void>();
   private readonly unsubscribe: Array<() => void> = [];
+  private readonly refusals: FenceRefusals;
 
   constructor(private readonly o: KubeObjectStoreOptions) {
+    this.refusals = new FenceRefusals(o.onStaleFence);
     for (const kind of KINDS) this.unsubscribe.push(o.caches[kind].subscribe((c) => this.onChange(kind, c)));
   }
 
@@ -97,13 +100,17 @@ export class KubeObjectStore implements ObjectStore {
     };
   }
 
-  async writeStatus(kind: ObjectKind, key: string, status: Record<string, unknown>): Promise<void> {
-    await this.writer(kind, 'writing the status of').writeStatus(key, status);
+  async writeStatus(kind: ObjectKind, key: string, status: Record<string, unknown>, fence?: Fence): Promise<void> {
+    await this.counted(this.writer(kind, 'writing the status of').writeStatus(key, status, fence));
   }
 
-  async patchSpec(kind: ObjectKind, key: string, patch: Record<string, unknown>): Promise<void> {
+  staleFenceRefusals(): number {
+    return this.refusals.total;
+  }
+
+  async patchSpec(kind: ObjectKind, key: string, patch: Record<string, unknown>, fence?: Fence): Promise<void> {
     const what = `patching the spec of ${kind} ${key}`;
-    await this.writer(kind, 'patching the spec of').mutate(key, (current) => {
+    await this.counted(this.writer(kind, 'patching the spec of').mutate(key, (current) => {
       const spec = isPlainObject(current['spec']) ? current['spec'] : {};
       // Top-level fields are replaced whole, as in the memory store: the diff nulls what a
       // replaced field no longer has.
@@ -114,28 +121,28 @@ export class KubeObjectStore implements ObjectStore {
       }
       const diff = mergePatchDiff(spec, desired);
       return Object.keys(diff).length > 0 ? { spec: diff } : null;
-    }, { what, precondition: true });
+    }, { what, precondition: true, ...(fence ? { fence } : {}) }));
   }
 
-  async addFinalizer(kind: ObjectKind, key: string, finalizer: string): Promise<void> {
-    await this.writer(kind, 'adding a finalizer to').mutate(key, (current) => {
+  async addFinalizer(kind: ObjectKind, key: string, finalizer: string, fence?: Fence): Promise<void> {
+    await this.counted(this.writer(kind, 'adding a finalizer to').mutate(key, (current) => {
       const finalizers = current.metadata.finalizers ?? [];
       if (finalizers.includes(finalizer)) return null;
       if (current.metadata.deletionTimestamp) throw new StoreError(`adding finalizer ${finalizer} to ${kind} ${key}: it is being deleted and takes no new finalizers`, false);
       return { metadata: { finalizers: [...finalizers, finalizer] } };
-    }, { what: `adding finalizer ${finalizer} to ${kind} ${key}`, precondition: true });
+    }, { what: `adding finalizer ${finalizer} to ${kind} ${key}`, precondition: true, ...(fence ? { fence } : {}) }));
   }
 
-  async removeFinalizer(kind: ObjectKind, key: string, finalizer: string): Promise<void> {
+  async removeFinalizer(kind: ObjectKind, key: string, finalizer: string, fence?: Fence): Promise<void> {
     // Gone already: nothing left to release (as the memory object store).
     if (!this.o.caches[kind].get(key)) return;
     try {
-      await this.writer(kind, 'removing a finalizer from').mutate(key, (current) => {
+      await this.counted(this.writer(kind, 'removing a finalizer from').mutate(key, (current) => {
         const finalizers = current.metadata.finalizers ?? [];
         if (!finalizers.includes(finalizer)) return null;
         const rest = finalizers.filter((f) => f !== finalizer);
         return { metadata: { finalizers: rest.length > 0 ? rest : null } };
-      }, { what: `removing finalizer ${finalizer} from ${kind} ${key}`, precondition: true });
+      }, { what: `removing finalizer ${finalizer} from ${kind} ${key}`, precondition: true, ...(fence ? { fence } : {}) }));
     } catch (error) {
       if (error instanceof StoreError && error.name === 'ObjectNotFound') return;
       throw error;
@@ -144,6 +151,13 @@ export class KubeObjectStore implements ObjectStore {
 
   close(): void {
     for (const off of this.unsubscribe.splice(0)) off();
+  }
+
+  // A StaleFence from any write is counted (and told to onStaleFence) before the caller sees it.
+  private counted<T>(write: Promise<T>): Promise<T> {
+    return write.catch((error: unknown) => {
+      throw this.refusals.seen(error);
+    });
   }
 
   private writer(kind: ObjectKind, what: string): ObjectWriter {

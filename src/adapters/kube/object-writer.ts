@@ -40,6 +40,12 @@ export interface MutateOptions {
    * is replaced, not for setting single keys.
    */
   readonly precondition: boolean;
+  /**
+   * The writer's shard lease, as for status: a newer owner recorded on the object refuses the
+   * write (StaleFence); an older one (or none) is replaced by ours in the same patch. A fenced
+   * write always sends the resourceVersion, so a claim made in between makes it read again.
+   */
+  readonly fence?: Fence;
 }
 
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -47,6 +53,12 @@ const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTim
 function withResourceVersion(patch: JsonObject, rv: string | undefined): JsonObject {
   const metadata = isPlainObject(patch['metadata']) ? patch['metadata'] : {};
   return { ...patch, metadata: { ...metadata, resourceVersion: rv ?? null } };
+}
+
+function withOwner(patch: JsonObject, owner: string): JsonObject {
+  const metadata = isPlainObject(patch['metadata']) ? patch['metadata'] : {};
+  const annotations = isPlainObject(metadata['annotations']) ? metadata['annotations'] : {};
+  return { ...patch, metadata: { ...metadata, annotations: { ...annotations, [OWNER_ANNOTATION]: owner } } };
 }
 
 /** An update that emptied the finalizers of an object being deleted: the server deleted it. */
@@ -148,9 +160,12 @@ export class ObjectWriter {
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
       try {
         current ??= await this.read(key, options.what);
+        const verdict = judgeFence(options.fence, current.metadata.annotations?.[OWNER_ANNOTATION]);
+        if (verdict.kind === 'stale') throw new StaleFence(key, options.fence!, verdict.current, options.what);
         const patch = change(current);
         if (patch === null) return current;
-        const body = options.precondition ? withResourceVersion(patch, current.metadata.resourceVersion) : patch;
+        const owned = verdict.kind === 'claim' ? withOwner(patch, verdict.owner) : patch;
+        const body = options.precondition || options.fence !== undefined ? withResourceVersion(owned, current.metadata.resourceVersion) : owned;
         const written = await this.o.client.patch(this.resource, namespace, name, body, undefined, options.what);
         if (removedBy(written)) this.o.cache.removed(key, written.metadata.resourceVersion);
         else this.o.cache.written(written);

@@ -4,7 +4,7 @@ import { formatFieldPath } from '../../api/field-error.ts';
 import type { ValidateOptions } from '../../api/bmh/validate.ts';
 import { readManifests } from '../../api/manifest.ts';
 import type { Secret } from '../../api/secret.ts';
-import { StoreError, type HostEvent, type HostIntent, type HostStore } from '../../ports/index.ts';
+import { StoreError, type Fence, type HostEvent, type HostIntent, type HostStore } from '../../ports/index.ts';
 import { HostEvents } from './events.ts';
 import { compact, deepEqual, union } from './object-helpers.ts';
 import { readPersistFile, writePersistFile, type PersistedHost } from './persist.ts';
@@ -183,7 +183,8 @@ class Memory implements MemoryStore {
     this.changed();
   }
 
-  async addFinalizer(key: string, finalizer: string): Promise<void> {
+  // One process, no shards: a fence has nothing to be checked against here and is not.
+  async addFinalizer(key: string, finalizer: string, _fence?: Fence): Promise<void> {
     const host = this.require(key);
     const finalizers = host.metadata.finalizers ?? [];
     if (finalizers.includes(finalizer)) return;
@@ -194,7 +195,7 @@ class Memory implements MemoryStore {
     this.replaceMeta(key, host, { finalizers: [...finalizers, finalizer] });
   }
 
-  async removeFinalizer(key: string, finalizer: string): Promise<void> {
+  async removeFinalizer(key: string, finalizer: string, _fence?: Fence): Promise<void> {
     const host = this.require(key);
     const finalizers = host.metadata.finalizers ?? [];
     if (!finalizers.includes(finalizer)) return;
@@ -206,7 +207,7 @@ class Memory implements MemoryStore {
     this.replaceMeta(key, host, { finalizers: rest.length > 0 ? rest : undefined });
   }
 
-  async removeAnnotation(key: string, annotation: string): Promise<void> {
+  async removeAnnotation(key: string, annotation: string, _fence?: Fence): Promise<void> {
     const host = this.require(key);
     const annotations = host.metadata.annotations;
     if (annotations === undefined || !(annotation in annotations)) return;

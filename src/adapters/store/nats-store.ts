@@ -4,8 +4,8 @@ import { BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, validateBareMeta
 import { formatFieldPath } from '../../api/field-error.ts';
 import { readManifests } from '../../api/manifest.ts';
 import type { Secret } from '../../api/secret.ts';
-import type { Fence, HostEvent, HostIntent, HostStore, KvBucket, KvBucketOptions, KvEvent, Logger, Transport, WatchOptions } from '../../ports/index.ts';
-import { KvConflict, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
+import type { Fence, FenceOptions, HostEvent, HostIntent, HostStore, KvBucket, KvBucketOptions, KvEvent, Logger, Transport, WatchOptions } from '../../ports/index.ts';
+import { FenceRefusals, KvConflict, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
 import { HostEvents } from './events.ts';
 import type { ApplyResult } from './memory-store.ts';
 import { compact, deepEqual, union } from './object-helpers.ts';
@@ -17,24 +17,31 @@ import { formatApplyIssue, validateDocuments, type ApplyIssue, type SourceDocume
 //
 // Layout: two buckets, the same key in both (`<namespace>.<name>`, escaped: see nats-keys.ts).
 //   mf-hosts   JSON of the host without status: apiVersion, kind, metadata (uid, generation,
-//              creationTimestamp, labels, annotations, finalizers, deletionTimestamp), spec.
-//              resourceVersion is not stored: it is the entry's KV revision.
+//              creationTimestamp, labels, annotations, finalizers, deletionTimestamp), spec,
+//              and fence?: {epoch, shard, holder}, the highest fence that has written this
+//              record (a finalizer or an annotation the controller removed). resourceVersion is
+//              not stored: it is the entry's KV revision.
 //   mf-status  JSON {status, fence?: {epoch, shard, holder}}: the last status and the highest
 //              fence epoch that has written it.
 // Status writes therefore never wake a spec watcher. Every write is a compare-and-set on the
-// key's revision, re-read and retried on conflict. Secrets are never written to either bucket:
-// each node reads its own from files (SecretSource).
+// key's revision, re-read and retried on conflict. A fenced write is judged against the higher
+// epoch of the two records and refused (StaleFence) when older; within one record the
+// compare-and-set makes that exact, across the two a newer owner's write landing between our read
+// of one and our write of the other goes unseen (a window of one round trip at a hand-off).
+// Secrets are never written to either bucket: each node reads its own from files (SecretSource).
 
 export const NATS_HOSTS_BUCKET = 'mf-hosts';
 export const NATS_STATUS_BUCKET = 'mf-status';
 
-export interface NatsStoreOptions {
+export interface NatsStoreOptions extends FenceOptions {
   /** Spec and metadata: NATS_HOSTS_BUCKET in a cluster. */
   readonly specs: KvBucket;
   /** Status and fence epochs: NATS_STATUS_BUCKET in a cluster. */
   readonly status: KvBucket;
   /** This node's Secrets (see loadSecretFiles); without one getSecret finds nothing. */
   readonly secrets?: SecretSource;
+  /** BMC address schemes of loaded provisioner plugins, accepted by admission (their plugin checks them). */
+  readonly pluginBmcSchemes?: readonly string[];
   readonly log?: Logger;
   /** How long open waits for the buckets' current contents. Default 30 s. */
   readonly readyTimeoutMs?: number;
@@ -57,6 +64,8 @@ export interface NatsStore extends HostStore {
   apply(objects: readonly unknown[], file?: string): Promise<NatsApplyResult>;
   /** Documents of several files, validated and applied as one. */
   applyDocuments(docs: readonly SourceDocument[]): Promise<NatsApplyResult>;
+  /** Fenced writes refused with StaleFence since the store opened (each also told to onStaleFence). */
+  staleFenceRefusals(): number;
   close(): Promise<void>;
 }
 
@@ -80,7 +89,9 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsStor
 
 // ---- records ----
 
-const SpecRecord = BareMetalHost.omit({ status: true });
+const FenceRecord = z.object({ epoch: z.number().int(), shard: z.number().int(), holder: z.string() });
+type FenceRecord = z.infer<typeof FenceRecord>;
+const SpecRecord = BareMetalHost.omit({ status: true }).extend({ fence: FenceRecord.optional() });
 const OnlineField = BareMetalHostSpec.shape.online;
 type SpecHost = z.infer<typeof SpecRecord>;
 
@@ -89,7 +100,7 @@ type SpecHost = z.infer<typeof SpecRecord>;
 const StatusRecord = z.object({
   uid: z.string().optional(),
   status: BareMetalHostStatus,
-  fence: z.object({ epoch: z.number().int(), shard: z.number().int(), holder: z.string() }).optional(),
+  fence: FenceRecord.optional(),
 });
 type StatusRecord = z.infer<typeof StatusRecord>;
 
@@ -160,6 +171,10 @@ function unavailable(what: string, error: unknown): StoreError {
   return new StoreError(`${what}: the NATS store is unavailable (${detail}); try again`, true, { cause: error });
 }
 
+function sameFence(recorded: FenceRecord | undefined, fence: Fence): boolean {
+  return recorded !== undefined && recorded.epoch === fence.epoch && recorded.shard === fence.shard && recorded.holder === fence.holder;
+}
+
 function withMeta(host: SpecHost, patch: Partial<SpecHost['metadata']>): SpecHost {
   return { ...host, metadata: compact({ ...host.metadata, ...patch }) };
 }
@@ -191,6 +206,7 @@ class NatsHostStore implements NatsStore {
   private readonly specs: KvBucket;
   private readonly statusBucket: KvBucket;
   private readonly secrets: SecretSource | undefined;
+  private readonly admission: { readonly pluginBmcSchemes: ReadonlySet<string> };
   private readonly log: Logger;
   private readonly events: HostEvents;
   private readonly readyTimeoutMs: number;
@@ -200,6 +216,7 @@ class NatsHostStore implements NatsStore {
   /** What this store is writing, by key: its own write, seen on the watch before the ack, is not parsed again. */
   private readonly outgoing = new Map<string, { readonly value: Uint8Array; readonly host: SpecHost }>();
   private readonly statusSlots = new Map<string, StatusSlot>();
+  private readonly refusals: FenceRefusals;
   private readonly stops: (() => void)[] = [];
   private ready = false;
   private closed = false;
@@ -208,10 +225,12 @@ class NatsHostStore implements NatsStore {
     this.specs = options.specs;
     this.statusBucket = options.status;
     this.secrets = options.secrets;
+    this.admission = { pluginBmcSchemes: new Set(options.pluginBmcSchemes ?? []) };
     this.log = (options.log ?? silentLogger).child({ component: 'nats-store' });
     this.readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
     this.maxAttempts = options.maxAttempts ?? 16;
     this.now = options.now ?? Date.now;
+    this.refusals = new FenceRefusals(options.onStaleFence);
     this.events = new HostEvents((error, event) => {
       const key = event.type === 'deleted' ? event.key : `${event.host.metadata.namespace}/${event.host.metadata.name}`;
       this.log.warn({ host: key, event: event.type, err: error instanceof Error ? error.name : typeof error }, 'a host store watch listener threw; other listeners still got the event');
@@ -361,10 +380,21 @@ class NatsHostStore implements NatsStore {
     return record.status;
   }
 
-  private toHost(host: SpecHost, revision: number, status: BareMetalHostStatus | undefined): BareMetalHost {
-    // Every get builds one; no delete (compact) keeps the object's shape fast.
+  private toHost(stored: SpecHost, revision: number, status: BareMetalHostStatus | undefined): BareMetalHost {
+    // Every get builds one; no delete (compact) keeps the object's shape fast. The fence is the
+    // store's bookkeeping, not part of the host.
+    const { fence: _fence, ...host } = stored;
     const metadata = { ...host.metadata, resourceVersion: String(revision) };
     return status === undefined ? { ...host, metadata } : { ...host, metadata, status };
+  }
+
+  /** The highest fence epoch either record of this incarnation of the host has seen written. */
+  private recordedEpoch(host: SpecHost, status: StatusSlot | undefined): number | undefined {
+    const record = status?.record;
+    const statusEpoch = record && (record.uid === undefined || record.uid === host.metadata.uid) ? record.fence?.epoch : undefined;
+    const specEpoch = host.fence?.epoch;
+    if (statusEpoch === undefined) return specEpoch;
+    return specEpoch === undefined ? statusEpoch : Math.max(specEpoch, statusEpoch);
   }
 
   // ---- HostStore ----
@@ -382,6 +412,15 @@ class NatsHostStore implements NatsStore {
     return this.merged(key);
   }
 
+  async getFresh(key: string): Promise<BareMetalHost | undefined> {
+    this.checkOpen();
+    const [spec, status] = await Promise.all([this.readSpec(key), this.readStatus(key)]);
+    if (!spec) return undefined;
+    const record = status?.record;
+    const matches = record && (record.uid === undefined || record.uid === spec.host.metadata.uid);
+    return this.toHost(spec.host, spec.revision, matches ? record.status : undefined);
+  }
+
   watch(listener: (event: HostEvent) => void, options: WatchOptions = {}): () => void {
     return this.events.subscribe(listener, options.keys);
   }
@@ -393,24 +432,29 @@ class NatsHostStore implements NatsStore {
   async writeStatus(key: string, status: BareMetalHostStatus, fence?: Fence): Promise<void> {
     this.checkOpen();
     const kvKey = hostKvKey(key);
-    const host = this.specSlot(key)?.host ?? (await this.readSpec(key))?.host;
+    let host = this.specSlot(key)?.host ?? (await this.readSpec(key))?.host;
     if (!host) throw notFound(key);
-    const uid = host.metadata.uid;
     // The cached record is the first guess; the compare-and-set tells when it was stale.
     const cached = this.statusSlot(key);
     let current: StatusSlot | undefined = cached?.record ? cached : undefined;
     let fresh = false;
     let written: number | undefined;
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
+      const uid = host.metadata.uid;
       // A record of an earlier host of the same name carries no fence over to this one.
       const seen = current?.record?.uid === undefined || current.record.uid === uid ? current?.record?.fence : undefined;
-      if (fence && seen && fence.epoch < seen.epoch) {
+      // A finalizer or annotation write of a newer owner counts as much as its status writes.
+      const recorded = this.recordedEpoch(host, current);
+      if (fence && recorded !== undefined && fence.epoch < recorded) {
         if (!fresh) {
           current = await this.readStatus(key);
+          host = (await this.readSpec(key))?.host;
+          if (!host) throw notFound(key);
           fresh = true;
+          attempt -= 1;
           continue;
         }
-        throw new StaleFence(key, fence, seen.epoch);
+        throw this.refusals.refused(new StaleFence(key, fence, recorded));
       }
       const keep = fence && (!seen || fence.epoch >= seen.epoch) ? { epoch: fence.epoch, shard: fence.shard, holder: fence.holder } : seen;
       const record: StatusRecord = compact({ uid, status, fence: keep });
@@ -434,8 +478,8 @@ class NatsHostStore implements NatsStore {
     }
   }
 
-  async addFinalizer(key: string, finalizer: string): Promise<void> {
-    await this.mutate(key, (current) => {
+  async addFinalizer(key: string, finalizer: string, fence?: Fence): Promise<void> {
+    await this.fencedMutate(key, fence, `adding finalizer ${finalizer} to BareMetalHost ${key}`, (current) => {
       if (!current) throw notFound(key);
       const finalizers = current.host.metadata.finalizers ?? [];
       if (finalizers.includes(finalizer)) return { op: 'none' };
@@ -447,8 +491,8 @@ class NatsHostStore implements NatsStore {
     });
   }
 
-  async removeFinalizer(key: string, finalizer: string): Promise<void> {
-    await this.mutate(key, (current) => {
+  async removeFinalizer(key: string, finalizer: string, fence?: Fence): Promise<void> {
+    await this.fencedMutate(key, fence, `removing finalizer ${finalizer} from BareMetalHost ${key}`, (current) => {
       if (!current) throw notFound(key);
       const finalizers = current.host.metadata.finalizers ?? [];
       if (!finalizers.includes(finalizer)) return { op: 'none' };
@@ -458,35 +502,41 @@ class NatsHostStore implements NatsStore {
     });
   }
 
-  async removeAnnotation(key: string, annotation: string): Promise<void> {
-    await this.applyIntent(key, { annotations: { [annotation]: null } });
+  async removeAnnotation(key: string, annotation: string, fence?: Fence): Promise<void> {
+    await this.fencedMutate(key, fence, `removing annotation ${annotation} from BareMetalHost ${key}`, (current) => this.intentChange(key, { annotations: { [annotation]: null } }, current));
   }
 
   async applyIntent(key: string, intent: HostIntent): Promise<BareMetalHost> {
-    const result = await this.mutate(key, (current) => {
-      if (!current) throw notFound(key);
-      let host = current.host;
-      if (intent.online !== undefined && host.spec.online !== intent.online) {
-        // Only spec.online changes, and the rest of the spec was valid when it was stored: the
-        // one field is checked, not the whole spec parsed again on every power command.
-        const online = OnlineField.safeParse(intent.online);
-        if (!online.success) {
-          throw new StoreError(`BareMetalHost ${key}: invalid spec change: ${formatFieldPath(['spec', 'online'])}: ${online.error.issues[0]?.message ?? 'not a boolean'}`, false);
-        }
-        host = { ...host, spec: { ...host.spec, online: online.data }, metadata: { ...host.metadata, generation: (host.metadata.generation ?? 0) + 1 } };
-      }
-      const annotations: Record<string, string> = { ...host.metadata.annotations };
-      for (const [name, value] of Object.entries(intent.annotations ?? {})) {
-        if (value === null) delete annotations[name];
-        else annotations[name] = value;
-      }
-      if (!deepEqual(annotations, host.metadata.annotations ?? {})) {
-        host = withMeta(host, { annotations: Object.keys(annotations).length > 0 ? annotations : undefined });
-      }
-      return host === current.host ? { op: 'none' } : { op: 'put', host };
-    });
+    const result = await this.mutate(key, (current) => this.intentChange(key, intent, current));
     if (result.op === 'delete') throw notFound(key);
     return result.host;
+  }
+
+  staleFenceRefusals(): number {
+    return this.refusals.total;
+  }
+
+  private intentChange(key: string, intent: HostIntent, current: Current | undefined): Change {
+    if (!current) throw notFound(key);
+    let host = current.host;
+    if (intent.online !== undefined && host.spec.online !== intent.online) {
+      // Only spec.online changes, and the rest of the spec was valid when it was stored: the
+      // one field is checked, not the whole spec parsed again on every power command.
+      const online = OnlineField.safeParse(intent.online);
+      if (!online.success) {
+        throw new StoreError(`BareMetalHost ${key}: invalid spec change: ${formatFieldPath(['spec', 'online'])}: ${online.error.issues[0]?.message ?? 'not a boolean'}`, false);
+      }
+      host = { ...host, spec: { ...host.spec, online: online.data }, metadata: { ...host.metadata, generation: (host.metadata.generation ?? 0) + 1 } };
+    }
+    const annotations: Record<string, string> = { ...host.metadata.annotations };
+    for (const [name, value] of Object.entries(intent.annotations ?? {})) {
+      if (value === null) delete annotations[name];
+      else annotations[name] = value;
+    }
+    if (!deepEqual(annotations, host.metadata.annotations ?? {})) {
+      host = withMeta(host, { annotations: Object.keys(annotations).length > 0 ? annotations : undefined });
+    }
+    return host === current.host ? { op: 'none' } : { op: 'put', host };
   }
 
   async requestDelete(key: string): Promise<'terminating' | 'deleted'> {
@@ -531,7 +581,7 @@ class NatsHostStore implements NatsStore {
     const { valid, issues } = validateDocuments(hostDocs, (key) => {
       validatedAt.set(key, this.specSlots.get(key)?.revision);
       return this.merged(key);
-    });
+    }, this.admission);
     if (issues.length > 0 || refused.length > 0) {
       // In document order, whichever check found them.
       const position = (issue: ApplyIssue): number => docs.findIndex((d) => d.file === issue.file && d.index === issue.index);
@@ -577,7 +627,7 @@ class NatsHostStore implements NatsStore {
 
   private revalidate(key: string, source: SourceDocument, current: Current | undefined): void {
     const stored = current ? this.toHost(current.host, current.revision, this.statusOf(key, current.host)) : undefined;
-    const errors = validateBareMetalHost(source.object, stored);
+    const errors = validateBareMetalHost(source.object, stored, this.admission);
     if (errors.length === 0) return;
     const issues = errors.map((e) => formatApplyIssue({ file: source.file, index: source.index, ...(source.line !== undefined ? { line: source.line } : {}), kind: 'BareMetalHost', key, path: e.path, message: e.reason }));
     throw new StoreError(`BareMetalHost ${key} changed while it was applied and the new version refuses this update: ${issues.join('; ')}`, false);
@@ -609,7 +659,8 @@ class NatsHostStore implements NatsStore {
     });
     const oldMeta = { ...old.metadata, resourceVersion: undefined };
     if (!specChanged && deepEqual(oldMeta, metadata) && old.apiVersion === desired.apiVersion) return { host: old, outcome: 'unchanged' };
-    return { host: { ...desired, metadata }, outcome: 'updated' };
+    // The owner's fence is the store's, not the manifest's: it stays.
+    return { host: old.fence ? { ...desired, metadata, fence: old.fence } : { ...desired, metadata }, outcome: 'updated' };
   }
 
   // ---- compare-and-set ----
@@ -651,12 +702,12 @@ class NatsHostStore implements NatsStore {
    * Reads the host, asks `change` what to do, and writes that only if nobody wrote the key in
    * between; otherwise reads again and asks again. `change` may throw to refuse.
    */
-  private async mutate(key: string, change: (current: Current | undefined) => Change): Promise<Mutated> {
+  private async mutate(key: string, change: (current: Current | undefined) => Change, options: { readonly fresh?: boolean } = {}): Promise<Mutated> {
     this.checkOpen();
     const kvKey = hostKvKey(key);
     // The cache is the first guess (on the owning node it is current): the compare-and-set says
     // when it was stale. A no-op judged on the cache is confirmed with a read before it is told.
-    let cachedFirst = this.specSlot(key)?.host !== undefined;
+    let cachedFirst = !options.fresh && this.specSlot(key)?.host !== undefined;
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
       const slot = cachedFirst ? this.specSlot(key) : undefined;
       const current = slot?.host ? { revision: slot.revision, host: slot.host } : await this.readSpec(key);
@@ -698,6 +749,34 @@ class NatsHostStore implements NatsStore {
       }
     }
     throw this.gaveUp(`BareMetalHost ${key}`);
+  }
+
+  /**
+   * mutate for a write of the shard's owner: refused (StaleFence) when either record shows an
+   * epoch newer than `fence`, judged again on fresh reads of both before it is refused; a write
+   * that goes through records `fence` in the host record, in the same compare-and-set.
+   */
+  private async fencedMutate(key: string, fence: Fence | undefined, write: string, change: (current: Current | undefined) => Change): Promise<Mutated> {
+    if (fence === undefined) return this.mutate(key, change);
+    let status = this.statusSlot(key);
+    for (let pass = 0; ; pass++) {
+      const seenStatus = status;
+      try {
+        return await this.mutate(key, (current) => {
+          if (current) {
+            const recorded = this.recordedEpoch(current.host, seenStatus);
+            if (recorded !== undefined && fence.epoch < recorded) throw new StaleFence(key, fence, recorded, write);
+          }
+          const next = change(current);
+          if (next.op !== 'put' || sameFence(next.host.fence, fence)) return next;
+          return { op: 'put', host: { ...next.host, fence: { epoch: fence.epoch, shard: fence.shard, holder: fence.holder } } };
+        }, { fresh: pass > 0 });
+      } catch (error) {
+        if (!(error instanceof StaleFence)) throw error;
+        if (pass > 0) throw this.refusals.refused(error);
+        status = await this.readStatus(key);
+      }
+    }
   }
 
   private async deleteStatus(key: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Secret } from '../../api/secret.ts';
-import type { ObjectEvent, ObjectKind, ObjectStore, StoredObject } from '../../ports/index.ts';
-import { objectKey, StoreError } from '../../ports/index.ts';
+import type { Fence, FenceOptions, ObjectEvent, ObjectKind, ObjectStore, StoredObject } from '../../ports/index.ts';
+import { FenceRefusals, objectKey, StaleFence, StoreError } from '../../ports/index.ts';
 
 export interface ObjectIssue {
   readonly index: number;
@@ -19,6 +19,7 @@ export interface MemoryObjectStore extends ObjectStore {
   apply(objects: readonly unknown[]): { ok: boolean; issues: ObjectIssue[]; applied: number };
   delete(kind: ObjectKind, key: string): 'terminating' | 'deleted' | 'missing';
   statusWrites(kind: ObjectKind, key?: string): number;
+  staleFenceRefusals(): number;
 }
 
 const KINDS: Record<string, ObjectKind> = {
@@ -29,12 +30,22 @@ const KINDS: Record<string, ObjectKind> = {
   'v1 Secret': 'Secret',
 };
 
+export interface MemoryObjectStoreOptions extends FenceOptions {
+  readonly validators?: Partial<Record<ObjectKind, ObjectValidator>>;
+  readonly now?: () => number;
+}
+
 // The embedded mode's store of Cluster API objects: in memory, events delivered synchronously,
-// status and spec written separately as the API server does.
-export function createMemoryObjectStore(o: { validators?: Partial<Record<ObjectKind, ObjectValidator>>; now?: () => number } = {}): MemoryObjectStore {
+// status and spec written separately as the API server does. Fenced writes are checked against
+// the highest epoch that has written each object, as the cluster's stores do, so the same rule
+// holds in every mode.
+export function createMemoryObjectStore(o: MemoryObjectStoreOptions = {}): MemoryObjectStore {
   const objects = new Map<string, StoredObject>();
   const listeners = new Set<(e: ObjectEvent) => void>();
   const writes = new Map<string, number>();
+  /** The highest fence epoch that has written each object, for as long as it exists. */
+  const epochs = new Map<string, number>();
+  const refusals = new FenceRefusals(o.onStaleFence);
   const now = o.now ?? Date.now;
   const id = (kind: ObjectKind, key: string) => `${kind} ${key}`;
   const emit = (e: ObjectEvent): void => {
@@ -51,10 +62,18 @@ export function createMemoryObjectStore(o: { validators?: Partial<Record<ObjectK
     if (!found) throw new StoreError(`${kind} ${key} not found`, false);
     return found;
   };
+  // Refuses a write older than the newest fence seen on the object; otherwise records it.
+  const admit = (kind: ObjectKind, key: string, fence: Fence | undefined, write: string): void => {
+    if (fence === undefined) return;
+    const recorded = epochs.get(id(kind, key));
+    if (recorded !== undefined && fence.epoch < recorded) throw refusals.refused(new StaleFence(key, fence, recorded, `${write} ${kind} ${key}`));
+    epochs.set(id(kind, key), fence.epoch);
+  };
   const replace = (kind: ObjectKind, key: string, next: StoredObject, change: 'spec' | 'status'): void => {
     const finalizers = next.metadata.finalizers ?? [];
     if (next.metadata.deletionTimestamp && finalizers.length === 0) {
       objects.delete(id(kind, key));
+      epochs.delete(id(kind, key));
       emit({ type: 'deleted', kind, key });
       return;
     }
@@ -77,14 +96,16 @@ export function createMemoryObjectStore(o: { validators?: Partial<Record<ObjectK
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    async writeStatus(kind, key, status) {
+    async writeStatus(kind, key, status, fence) {
       const cur = must(kind, key);
+      admit(kind, key, fence, 'writing the status of');
       writes.set(id(kind, key), (writes.get(id(kind, key)) ?? 0) + 1);
       objects.set(id(kind, key), { ...cur, status });
       emit({ type: 'upsert', kind, key, object: { ...cur, status }, change: 'status' });
     },
-    async patchSpec(kind, key, patch) {
+    async patchSpec(kind, key, patch, fence) {
       const cur = must(kind, key);
+      admit(kind, key, fence, 'patching the spec of');
       const spec: Record<string, unknown> = { ...(cur.spec ?? {}) };
       for (const [k, v] of Object.entries(patch)) {
         if (v === null || v === undefined) delete spec[k];
@@ -92,15 +113,17 @@ export function createMemoryObjectStore(o: { validators?: Partial<Record<ObjectK
       }
       replace(kind, key, { ...cur, metadata: { ...cur.metadata, generation: (cur.metadata.generation ?? 1) + 1 }, spec }, 'spec');
     },
-    async addFinalizer(kind, key, finalizer) {
+    async addFinalizer(kind, key, finalizer, fence) {
       const cur = must(kind, key);
+      admit(kind, key, fence, `adding finalizer ${finalizer} to`);
       if (cur.metadata.deletionTimestamp) throw new StoreError(`${kind} ${key} is being deleted: no new finalizers`, false);
       if (cur.metadata.finalizers?.includes(finalizer)) return;
       replace(kind, key, { ...cur, metadata: { ...cur.metadata, finalizers: [...(cur.metadata.finalizers ?? []), finalizer] } }, 'spec');
     },
-    async removeFinalizer(kind, key, finalizer) {
+    async removeFinalizer(kind, key, finalizer, fence) {
       const cur = objects.get(id(kind, key));
       if (!cur) return;
+      admit(kind, key, fence, `removing finalizer ${finalizer} from`);
       replace(kind, key, { ...cur, metadata: { ...cur.metadata, finalizers: (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer) } }, 'spec');
     },
     apply(input) {
@@ -132,12 +155,14 @@ export function createMemoryObjectStore(o: { validators?: Partial<Record<ObjectK
       if (!cur) return 'missing';
       if ((cur.metadata.finalizers ?? []).length === 0) {
         objects.delete(id(kind, key));
+        epochs.delete(id(kind, key));
         emit({ type: 'deleted', kind, key });
         return 'deleted';
       }
       replace(kind, key, { ...cur, metadata: { ...cur.metadata, deletionTimestamp: new Date(now()).toISOString() } }, 'spec');
       return 'terminating';
     },
+    staleFenceRefusals: () => refusals.total,
     statusWrites(kind, key) {
       if (key !== undefined) return writes.get(id(kind, key)) ?? 0;
       let n = 0;
