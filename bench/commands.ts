@@ -16,7 +16,7 @@
 // a compare-and-set write of the host — and every write reaches the nodes' host watches. A paused
 // host's actor takes the change and does nothing with it.
 import { shardOf } from '../src/actors/shard/index.ts';
-import { LEASE_BUCKET } from '../src/cli/cluster/run-node.ts';
+import { LEASE_BUCKET } from '../src/node/index.ts';
 import { connectNats, decode, encode, replyEnvelope, subjects } from '../src/bus/index.ts';
 import { HostCommandReply } from '../src/bus/messages/index.ts';
 import type { HostCommandInput } from '../src/bus/messages/index.ts';

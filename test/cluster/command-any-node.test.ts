@@ -4,12 +4,12 @@
 import test from 'ava';
 import { shardOf } from '../../src/actors/shard/index.ts';
 import { hostKvKey } from '../../src/adapters/store/nats-keys.ts';
-import { NATS_HOSTS_BUCKET, openNatsStoreOn, type NatsStore } from '../../src/adapters/store/nats-store.ts';
+import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, openNatsStore, openNatsStoreOn, type NatsStore } from '../../src/adapters/store/nats-store.ts';
 import { createMemoryBus, decode, encode, RemoteError, replyEnvelope, subjects } from '../../src/bus/index.ts';
 import { HostCommandReply } from '../../src/bus/messages/index.ts';
 import { sendCommand } from '../../src/cluster/command-client.ts';
 import { startCommandServer, type CommandServer } from '../../src/cluster/command-server.ts';
-import { BusError, silentLogger, type HostEvent, type Transport } from '../../src/ports/index.ts';
+import { BusError, silentLogger, type HostEvent, type KvBucket, type KvEvent, type Transport } from '../../src/ports/index.ts';
 import { waitFor, waitUntil } from '../support/wait.ts';
 
 const SHARDS = 16;
@@ -149,6 +149,67 @@ test('commands - a command on another shard\'s subject is refused, naming the ri
   t.true(missing instanceof RemoteError);
   t.is((missing as RemoteError).kind, 'notFound');
   t.is(nodes.reduce((n, node) => n + node.commands.stats().rejected + node.commands.stats().failed, 0), 0);
+});
+
+/** A bucket whose watch can be held back: a node whose cache lags the others' writes. */
+function laggingWatch(bucket: KvBucket): { bucket: KvBucket; hold(): void; release(): void } {
+  let held: KvEvent[] | null = null;
+  let deliver: ((e: KvEvent) => void) | null = null;
+  const lagging: KvBucket = {
+    name: bucket.name,
+    get: (k) => bucket.get(k),
+    create: (k, v) => bucket.create(k, v),
+    update: (k, v, r) => bucket.update(k, v, r),
+    put: (k, v) => bucket.put(k, v),
+    delete: (k, o) => bucket.delete(k, o),
+    keys: (p) => bucket.keys(p),
+    watch: (o) => {
+      deliver = o.onEvent;
+      return bucket.watch({ ...o, onEvent: (e) => (held ? held.push(e) : o.onEvent(e)) });
+    },
+  };
+  return {
+    bucket: lagging,
+    hold: () => (held = []),
+    release: () => {
+      const events = held ?? [];
+      held = null;
+      for (const e of events) deliver?.(e);
+    },
+  };
+}
+
+test('commands - a node whose cache lags decides "already done" on the stored host, so no command is lost', async (t) => {
+  const bus = createMemoryBus();
+  const ta = bus.connect('a');
+  const tb = bus.connect('b');
+  const client = bus.connect('cli');
+  const a = await openNatsStoreOn(ta);
+  const specs = laggingWatch(await tb.kv(NATS_HOSTS_BUCKET));
+  const b = await openNatsStore({ specs: specs.bucket, status: await tb.kv(NATS_STATUS_BUCKET) });
+  const serverA = startCommandServer({ transport: ta, store: a, shardCount: SHARDS, log: silentLogger });
+  const serverB = startCommandServer({ transport: tb, store: b, shardCount: SHARDS, log: silentLogger });
+  t.teardown(async () => {
+    await serverA.close();
+    await serverB.close();
+    await a.close();
+    await b.close();
+    await Promise.all([ta.close(), tb.close(), client.close()]);
+  });
+  const paused = { ...host('h-0'), metadata: { name: 'h-0', namespace: 'fleet', annotations: { 'baremetalhost.metal3.io/paused': '' } } };
+  t.true((await a.apply([paused], 'test')).ok);
+  await waitUntil(async () => (await b.get('fleet/h-0')) !== undefined, 2_000, 'b has the host');
+
+  // b stops hearing changes; a takes an unpause, then b (a stops answering) a pause.
+  specs.hold();
+  await serverA.close();
+  const send = (type: 'pause' | 'unpause') => sendCommand(client, { type, host: 'fleet/h-0' }, { shardCount: SHARDS, timeoutMs: 1_000, deadlineMs: 1_000 });
+  await a.applyIntent('fleet/h-0', { annotations: { 'baremetalhost.metal3.io/paused': null } });
+  t.is((await b.get('fleet/h-0'))?.metadata.annotations?.['baremetalhost.metal3.io/paused'], '', 'b\'s cache still says paused');
+  const reply = await send('pause');
+  t.true(reply.applied, reply.message);
+  t.is((await a.getFresh('fleet/h-0'))?.metadata.annotations?.['baremetalhost.metal3.io/paused'], '');
+  specs.release();
 });
 
 test('subjects - the command wildcard and the shard of a command subject', (t) => {

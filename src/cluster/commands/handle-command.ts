@@ -26,7 +26,19 @@ export async function handleCommand(store: HostStore, cmd: HostCommand): Promise
   }
   if (host === undefined) return notFound(cmd);
 
-  const decision = intentFor(host, cmd);
+  let decision = intentFor(host, cmd);
+  // Any node takes a command, and its cache may lag the owner's latest write by a watch
+  // delivery: a "no" or an "already done" is decided again on the stored host before it is told.
+  // (A write needs no such read: the store's compare-and-set applies it to the stored host.)
+  if ((!decision.ok || decision.alreadyApplied) && store.getFresh) {
+    try {
+      host = await store.getFresh(key);
+    } catch (err) {
+      return storeFailure(store, cmd, err, 'reading the host');
+    }
+    if (host === undefined) return notFound(cmd);
+    decision = intentFor(host, cmd);
+  }
   if (!decision.ok) return failure(decision.code, decision.message, false);
   const reply = (applied: boolean, state: ProvisioningState, message = decision.message): CommandOutcome => ({
     ok: true,
