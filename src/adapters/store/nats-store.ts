@@ -64,6 +64,8 @@ export interface NatsStore extends HostStore {
   apply(objects: readonly unknown[], file?: string): Promise<NatsApplyResult>;
   /** Documents of several files, validated and applied as one. */
   applyDocuments(docs: readonly SourceDocument[]): Promise<NatsApplyResult>;
+  /** The host as the buckets hold it now, past this node's cache. */
+  getFresh(key: string): Promise<BareMetalHost | undefined>;
   /** Fenced writes refused with StaleFence since the store opened (each also told to onStaleFence). */
   staleFenceRefusals(): number;
   close(): Promise<void>;
