@@ -97,7 +97,12 @@ test('maas cluster - deletion waits for every machine, then deletes the record a
   const a = active([member('cp-0', '10.0.0.1', true)]);
   const withRecord = answer(a, { kind: 'record', record: record(['10.0.0.1']) });
   const deleting = mc({ deletionTimestamp: 'x' });
-  const waiting = observed(withRecord.state, deleting, [member('cp-0', '10.0.0.1', false, true)]);
+  // Its machines still leave the record while the cluster waits for them.
+  const detaching = observed(withRecord.state, deleting, [member('cp-0', '10.0.0.1', true, true)]);
+  t.deepEqual(dnsCalls(detaching), [{ op: 'update', id: 7, ips: [] }]);
+  const detached = answer(detaching, { kind: 'record', record: record([]) });
+  t.true(detached.effects.some((e) => e.type === 'notifyMembers'));
+  const waiting = observed(detached.state, deleting, [member('cp-0', '10.0.0.1', false, true)]);
   t.deepEqual(dnsCalls(waiting), []);
   t.deepEqual(waiting.effects.filter((e) => e.type === 'requeue'), [{ type: 'requeue', afterMs: 10_000 }]);
   const empty = observed(waiting.state, deleting, []);

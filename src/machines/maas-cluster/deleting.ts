@@ -1,4 +1,6 @@
 import { MAAS_CLUSTER_FINALIZER } from '../../api/index.ts';
+import { planDns } from './dns-plan.ts';
+import { controlPlaneMembers } from './members.ts';
 import type { Turn } from './turn.ts';
 
 // A deleting MaasCluster waits for every MaasMachine of the cluster to go (CAPMAAS §2.2
@@ -11,6 +13,13 @@ export function deleting(t: Turn): boolean {
   }
   const left = t.s.world.machines.length;
   if (left > 0) {
+    // The record still follows the control plane: deleting machines wait to leave it.
+    const record = t.s.record;
+    const plan = record ? planDns(record.ips, controlPlaneMembers(t.s.world.machines)) : null;
+    if (record && plan?.changed) {
+      t.dns({ op: 'update', id: record.id, ips: plan.ips });
+      return false;
+    }
     t.s.waiting = `waiting for ${left} MaasMachine(s) of the cluster to be deleted`;
     t.requeue(t.s.config.deleteWaitMs);
     return false;

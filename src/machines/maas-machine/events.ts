@@ -26,9 +26,14 @@ export function applyEvent(t: Turn, e: MaasMachineEvent): boolean {
       t.s.inFlight = null;
       applyDnsResult(t, e.result);
       return true;
+    // Only a machine waiting on the record reads it again: one deleting, or a running control
+    // plane not yet attached (which looks at MAAS again first).
     case 'dnsChanged':
-      t.s.dnsIps = null;
-      if (t.phase === 'deployed') t.s.nextPollAt = Math.min(t.s.nextPollAt, t.now);
+      if (t.phase === 'deleting') t.s.dnsIps = null;
+      else if (t.phase === 'deployed' && t.s.status.dnsAttached !== true) {
+        t.s.dnsIps = null;
+        t.s.nextPollAt = Math.min(t.s.nextPollAt, t.now);
+      }
       return true;
     case 'slotGranted':
       if (t.s.slot.phase === 'waiting') t.s.slot = { phase: 'held', op: t.s.slot.op, grantId: e.grantId };

@@ -16,7 +16,7 @@ export class Turn {
   readonly effects: MaasMachineEffect[] = [];
   private requeueMs: number | null = null;
 
-  constructor(before: MaasMachineState, readonly now: number) {
+  constructor(private readonly before: MaasMachineState, readonly now: number) {
     this.s = { ...before };
   }
 
@@ -118,8 +118,9 @@ export class Turn {
 
   finish(): MaasMachineStep {
     const effects = [...this.effects];
-    // Written when it differs from the object as last read: a write that failed is made again.
-    if (!sameJson(this.s.status, this.s.object.status ?? null)) effects.push({ type: 'writeStatus', status: this.s.status });
+    // Written when the step changed it. Not "when it differs from the object": the status the
+    // cluster reads is the one this machine last decided, not re-asserted on every wake-up.
+    if (!sameJson(this.s.status, this.before.status)) effects.push({ type: 'writeStatus', status: this.s.status });
     if (this.requeueMs !== null) effects.push({ type: 'requeue', afterMs: this.requeueMs });
     return { state: this.s, effects };
   }
