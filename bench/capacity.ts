@@ -1,22 +1,16 @@
 // 1,000 hosts through one pool of 20 slots, provisioning taking 50 ms in the fixture: how close the
 // broker keeps the backend to fully busy. ideal = ceil(N / limit) x latency; the hand-off is the
 // time from one provision finishing to the next one starting on the freed slot.
-import { startEmbeddedNode } from '../src/actors/node/index.ts';
 import { createFixtureProvisioner } from '../src/adapters/fixture/index.ts';
-import { createMemoryStore } from '../src/adapters/store/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../src/machines/bmh/index.ts';
 import type { Provisioner } from '../src/ports/index.ts';
-import { silentLogger } from '../src/ports/index.ts';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { hosts, intFlag, percentile, until } from './support.ts';
+import { hosts, intFlag, percentile, startLocalBenchNode, until } from './support.ts';
 
 export async function run(flags: Record<string, string>): Promise<object> {
   const count = intFlag(flags, 'hosts', 1_000);
   const limit = intFlag(flags, 'limit', 20);
   const latencyMs = intFlag(flags, 'latency', 50);
-  const store = createMemoryStore();
-  // Inspection off, so provisioning is the only gated step being measured.
-  if (!store.apply(hosts(count, { inspection: false }), 'bench').ok) throw new Error('bench manifests invalid');
   const fixture = createFixtureProvisioner({ latencyMs: { provision: latencyMs }, demoBehaviours: false });
   const starts: Array<{ at: number; key: string }> = [];
   const ends: number[] = [];
@@ -45,16 +39,17 @@ export async function run(flags: Record<string, string>): Promise<object> {
     for (const e of list.getEntries()) pauses.push({ at: e.startTime, ms: e.duration, kind: (e as unknown as { detail?: { kind?: number } }).detail?.kind ?? 0 });
   });
   if (flags['debug']) gcObserver.observe({ entryTypes: ['gc'] });
-  const node = await startEmbeddedNode({
+  // Inspection off, so provisioning is the only gated step being measured.
+  const { node, stop } = await startLocalBenchNode({
     name: 'bench-capacity',
     shardCount: 256,
     machine: { ...DEFAULT_MACHINE_CONFIG, powerPollMs: 3_600_000 },
     capacity: { limits: {}, defaultLimit: limit, ttlMs: 30_000 },
     supervision: { maxRestarts: 5, windowMs: 60_000, backoff: { initialMs: 100, maxMs: 30_000 } },
     askTimeoutMs: 30_000,
-  }, { store, provisioner, log: silentLogger });
+  }, hosts(count, { inspection: false }), { provisioner });
   await until(node.stats, () => node.stats.count('provisioned') === count, 600_000);
-  await node.stop(30_000);
+  await stop();
   const first = Math.min(...starts.map((s) => s.at));
   const last = Math.max(...ends);
   const makespanSeconds = (last - first) / 1000;

@@ -7,7 +7,7 @@
 // many hosts those shards carry, and what the backend saw twice — then every host must end
 // provisioned, deployed exactly once.
 import { shardOf } from '../src/actors/shard/index.ts';
-import { LEASE_BUCKET } from '../src/cli/cluster/run-node.ts';
+import { LEASE_BUCKET } from '../src/node/index.ts';
 import { decodeLeaseValue } from '../src/cluster/index.ts';
 import { startCluster } from '../test/support/cluster.ts';
 import { fleetHosts, pollUntil, progress, round } from './cluster-support.ts';

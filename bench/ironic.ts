@@ -1,15 +1,12 @@
 // N hosts through their whole life on a real Ironic, by metalfleet and by a plain concurrent
 // HTTP loop, on the same Ironic in the same run. Ironic (fake-hardware) is the bottleneck on two
 // cores, so what matters is the ratio: metalfleet's own overhead and scheduling.
-import { startEmbeddedNode } from '../src/actors/node/index.ts';
 import { createIronicClient } from '../src/adapters/ironic/client/index.ts';
 import { createIronicProvisioner } from '../src/adapters/ironic/provisioner/index.ts';
-import { createMemoryStore } from '../src/adapters/store/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../src/machines/bmh/index.ts';
-import { silentLogger } from '../src/ports/index.ts';
 import { startIronic } from '../test/support/ironic.ts';
 import { plainLoop } from './plain-ironic-loop.ts';
-import { intFlag } from './support.ts';
+import { intFlag, startLocalBenchNode } from './support.ts';
 
 export async function run(flags: Record<string, string>): Promise<object> {
   const hosts = intFlag(flags, 'hosts', 100);
@@ -40,7 +37,6 @@ async function metalfleet(url: string, count: number, limit: number, pollMs: num
   const client = createIronicClient({ endpoint: url });
   await client.connect();
   const provisioner = createIronicProvisioner({ client, driverOverride: { hardwareType: 'fake-hardware' }, polls: { shortMs: pollMs, longMs: pollMs }, imageCheck: { enabled: false } });
-  const store = createMemoryStore();
   const objects: unknown[] = [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bmc', namespace: 'bench' }, stringData: { username: 'admin', password: 'bench' } }];
   for (let i = 0; i < count; i++) {
     objects.push({
@@ -54,13 +50,14 @@ async function metalfleet(url: string, count: number, limit: number, pollMs: num
   }
   client.stats.reset();
   const started = performance.now();
-  const node = await startEmbeddedNode({
+  const { node, store, stop } = await startLocalBenchNode({
     name: 'bench-ironic', shardCount: 64,
     machine: { ...DEFAULT_MACHINE_CONFIG, powerPollMs: 3_600_000 },
     capacity: { limits: {}, defaultLimit: limit, ttlMs: 60_000 },
     supervision: { maxRestarts: 5, windowMs: 60_000, backoff: { initialMs: 100, maxMs: 5_000 } },
     askTimeoutMs: 10_000,
-  }, { store, provisioner, log: silentLogger });
+  }, [], { provisioner });
+  const byKey = new Map(objects.slice(1).map((o) => [`bench/${(o as { metadata: { name: string } }).metadata.name}`, o as { spec: Record<string, unknown> }]));
   // Each host's whole life: once provisioned its image is removed; once back to available it is
   // deleted. Done when every host is gone.
   const provisioned = new Set<string>();
@@ -70,10 +67,11 @@ async function metalfleet(url: string, count: number, limit: number, pollMs: num
       for (const [key, h] of node.stats.hosts) {
         if (h.state === 'provisioned' && !provisioned.has(key)) {
           provisioned.add(key);
-          store.patchSpec(key, { image: undefined });
+          const o = byKey.get(key);
+          if (o) void store.applyObjects([{ ...o, spec: { ...o.spec, image: undefined } }], 'bench');
         } else if (h.state === 'available' && provisioned.has(key) && !deleted.has(key)) {
           deleted.add(key);
-          store.delete(key);
+          void store.requestDelete(key);
         }
       }
       if (node.stats.goneCount === count) {
@@ -81,10 +79,10 @@ async function metalfleet(url: string, count: number, limit: number, pollMs: num
         resolve();
       }
     });
-    store.apply(objects, 'bench');
+    void store.applyObjects(objects, 'bench');
   });
   const seconds = (performance.now() - started) / 1000;
-  await node.stop(10_000);
+  await stop();
   return { seconds, calls: client.stats.total, byRoute: { ...client.stats.byRoute } };
 }
 

@@ -1,23 +1,17 @@
 // N hosts from creation to provisioned through the full lifecycle (register, inspect, prepare,
 // provision) with a zero-latency fixture and no capacity limit: the actor system's own cost.
-import { startEmbeddedNode } from '../src/actors/node/index.ts';
 import { createFixtureProvisioner } from '../src/adapters/fixture/index.ts';
-import { createMemoryStore } from '../src/adapters/store/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../src/machines/bmh/index.ts';
-import { silentLogger } from '../src/ports/index.ts';
-import { eventLoopMonitor, gc, hosts, intFlag, until } from './support.ts';
+import { eventLoopMonitor, gc, hosts, intFlag, startLocalBenchNode, until } from './support.ts';
 
 export async function run(flags: Record<string, string>): Promise<object> {
   const count = intFlag(flags, 'hosts', 10_000);
   gc();
   const baseline = process.memoryUsage().heapUsed;
-  const store = createMemoryStore();
-  const applied = store.apply(hosts(count, { inspection: true }), 'bench');
-  if (!applied.ok) throw new Error('bench manifests invalid');
   const provisioner = createFixtureProvisioner({ latencyMs: 0, demoBehaviours: false });
   const lag = eventLoopMonitor();
   const started = performance.now();
-  const node = await startEmbeddedNode({
+  const { node, stop } = await startLocalBenchNode({
     name: 'bench-lifecycle',
     shardCount: 256,
     // Steady-state power polls are not part of this measurement.
@@ -25,14 +19,14 @@ export async function run(flags: Record<string, string>): Promise<object> {
     capacity: { limits: {}, defaultLimit: Number.POSITIVE_INFINITY, ttlMs: 30_000 },
     supervision: { maxRestarts: 5, windowMs: 60_000, backoff: { initialMs: 100, maxMs: 30_000 } },
     askTimeoutMs: 30_000,
-  }, { store, provisioner, log: silentLogger });
+  }, hosts(count, { inspection: true }), { provisioner });
   await until(node.stats, () => node.stats.count('provisioned') === count, 600_000);
   const seconds = (performance.now() - started) / 1000;
   lag.stop();
   gc();
   const heap = process.memoryUsage().heapUsed - baseline;
   const alive = node.system.registry.size;
-  await node.stop(30_000);
+  await stop();
   return {
     hosts: count,
     seconds: round(seconds, 3),

@@ -1,15 +1,13 @@
 // 1,000 MaasMachines deployed and released through the MAAS simulator on loopback (zero deploy
 // time), 50 MAAS slots: the actor system's and the MAAS client's own cost per machine.
-import { startEmbeddedNode } from '../src/actors/node/index.ts';
 import { createFixtureProvisioner } from '../src/adapters/fixture/index.ts';
 import { createMaasClient } from '../src/adapters/maas/client/index.ts';
 import { createMaasDriver } from '../src/adapters/maas/driver/index.ts';
-import { createMemoryObjectStore, createMemoryStore } from '../src/adapters/store/index.ts';
+import { createMemoryObjectStore } from '../src/adapters/store/index.ts';
 import { generateMaasCluster } from '../src/cli/demo/maas-fleet.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../src/machines/bmh/index.ts';
-import { silentLogger } from '../src/ports/index.ts';
 import { startMaasSim } from '../src/sim/maas/index.ts';
-import { intFlag } from './support.ts';
+import { intFlag, startLocalBenchNode } from './support.ts';
 
 export async function run(flags: Record<string, string>): Promise<object> {
   const count = intFlag(flags, 'machines', 1_000);
@@ -20,14 +18,14 @@ export async function run(flags: Record<string, string>): Promise<object> {
   });
   const client = createMaasClient({ endpoint: sim.url, apiKey: sim.adminKey });
   const store = createMemoryObjectStore();
-  const node = await startEmbeddedNode({
+  const { stop } = await startLocalBenchNode({
     name: 'bench-maas', shardCount: 16, machine: DEFAULT_MACHINE_CONFIG,
     capacity: { limits: {}, defaultLimit: limit, ttlMs: 60_000 },
     supervision: { maxRestarts: 5, windowMs: 60_000, backoff: { initialMs: 100, maxMs: 5_000 } }, askTimeoutMs: 30_000,
-  }, {
-    store: createMemoryStore(), provisioner: createFixtureProvisioner(), log: silentLogger,
-    maas: { store, driver: createMaasDriver(client), clusterResyncMs: 60_000, config: { deployingPollMs: 20, steadyPollMs: 3_600_000, powerOnRequeueMs: 1_000 } },
-  });
+  }, [], {
+    provisioner: createFixtureProvisioner(),
+    maas: { driver: createMaasDriver(client), clusterResyncMs: 60_000, config: { deployingPollMs: 20, steadyPollMs: 3_600_000, powerOnRequeueMs: 1_000 } },
+  }, store);
   const objects = generateMaasCluster({ controlPlane: 0, workers: count }).filter((o) => !['Cluster', 'MaasCluster'].includes((o as { kind: string }).kind));
   client.stats.reset();
   const started = performance.now();
@@ -39,7 +37,7 @@ export async function run(flags: Record<string, string>): Promise<object> {
   const seconds = (performance.now() - started) / 1000;
   const calls = client.stats.total;
   const byRoute = Object.fromEntries(Object.entries(client.stats.byRoute).map(([k, v]) => [k, Number((v / count).toFixed(2))]));
-  await node.stop(10_000);
+  await stop();
   client.close();
   await sim.stop();
   return {

@@ -1,5 +1,10 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { FleetStats } from '../src/actors/node/index.ts';
+import type { FleetStats, Node, NodeBackends, NodeConfig } from '../src/node/index.ts';
+import { memorySubstrate, startNode } from '../src/node/index.ts';
+import { openLocalStore } from '../src/adapters/store/local-store.ts';
+import type { LocalStore } from '../src/adapters/store/local-store.ts';
+import type { ObjectStore } from '../src/ports/index.ts';
+import { silentLogger } from '../src/ports/index.ts';
 import type { BareMetalHost } from '../src/api/index.ts';
 
 export function intFlag(flags: Record<string, string>, name: string, fallback: number): number {
@@ -71,4 +76,26 @@ export function percentile(values: number[], p: number): number {
 
 function hex(n: number): string {
   return (n & 0xff).toString(16).padStart(2, '0');
+}
+
+/**
+ * The embedded default as `metalfleet demo` runs it: the one node on a private memory bus and KV,
+ * hosts in the KV store, their Secrets beside it. `objects` are applied before the node starts.
+ */
+export async function startLocalBenchNode(config: NodeConfig, objects: readonly unknown[], backends: NodeBackends, objectStore?: ObjectStore): Promise<{ node: Node; store: LocalStore; stop(): Promise<void> }> {
+  const substrate = memorySubstrate();
+  const store = await openLocalStore(substrate.transport);
+  if (objects.length > 0) {
+    const applied = await store.applyObjects(objects, 'bench');
+    if (!applied.ok) throw new Error(`bench manifests invalid: ${applied.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+  }
+  const node = await startNode({ ...config, cluster: { drainTimeoutMs: 5_000 } }, substrate, { hosts: store, ...(objectStore ? { objects: objectStore } : {}) }, backends, { log: silentLogger });
+  return {
+    node, store,
+    async stop() {
+      await node.stop({ graceful: false });
+      await store.close();
+      await substrate.transport.close();
+    },
+  };
 }

@@ -2,8 +2,8 @@
 // cluster) with the stores and provisioners it ships. Controllers that only read or write the
 // resources import `metalfleet/api` instead, which loads none of this.
 export * from './api/index.ts';
-export { startEmbeddedNode, startClusterNode, FleetStats } from './actors/node/index.ts';
-export type { EmbeddedNode, NodeConfig, NodeDeps, ClusterNode, ClusterNodeDeps, ClusterNodeOptions, HostSummary } from './actors/node/index.ts';
+export { startNode, memorySubstrate, sharedSubstrate, DEFAULT_CLUSTER_TIMING, FleetStats } from './node/index.ts';
+export type { Node, NodeBackends, NodeConfig, NodeRuntime, NodeStores, Substrate, ClusterTiming, HostSummary } from './node/index.ts';
 export { createMemoryStore, createMemoryObjectStore } from './adapters/store/index.ts';
 export type { MemoryStore, MemoryStoreOptions, MemoryObjectStore } from './adapters/store/index.ts';
 export { createFixtureProvisioner } from './adapters/fixture/index.ts';

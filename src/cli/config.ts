@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { MachineConfig } from '../machines/bmh/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../machines/bmh/index.ts';
-import type { NodeConfig } from '../actors/node/index.ts';
+import type { NodeConfig } from '../node/index.ts';
 import { CliError } from './cli-error.ts';
 
 // The environment metalfleet reads, parsed once here and passed down as values; nothing below

@@ -13,6 +13,11 @@ export interface MembershipOptions {
   readonly self: string;
   readonly heartbeatMs?: number;
   readonly deadAfterMs?: number;
+  /**
+   * How long to wait for peers' heartbeats before the view counts as settled; default one and a
+   * half heartbeats. 0 on a private bus that no other node can join.
+   */
+  readonly settleMs?: number;
   readonly clock: Clock;
   /** Published with each heartbeat for introspection (pid, start time ...). */
   readonly info?: Record<string, string>;
@@ -95,7 +100,7 @@ class KvMembership implements Membership {
     await replayed;
     // Peers already running write within one heartbeat (half again for their timer and write
     // latency); until then this node's view is partial.
-    this.settleTimer = this.clock.setTimeout(() => this.settle(), Math.ceil(this.heartbeatMs * 1.5));
+    this.settleTimer = this.clock.setTimeout(() => this.settle(), this.options.settleMs ?? Math.ceil(this.heartbeatMs * 1.5));
     this.scheduleBeat();
   }
 

@@ -1,10 +1,9 @@
 import test from 'ava';
-import { startEmbeddedNode } from '../../src/actors/node/index.ts';
+import { startLocalNode } from '../support/local-node.ts';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { createRoutedProvisioner } from '../../src/adapters/routed/index.ts';
 import { createMemoryStore } from '../../src/adapters/store/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
-import { silentLogger } from '../../src/ports/index.ts';
 import { waitFor } from '../support/wait.ts';
 import { bmh, secret } from '../support/node.ts';
 
@@ -13,11 +12,11 @@ test('routed - each backend is its own capacity pool with its own limit', async 
   const west = createFixtureProvisioner({ pool: 'ironic:http://west:6385', latencyMs: { provision: 10, inspect: 3 }, demoBehaviours: false });
   const provisioner = createRoutedProvisioner({ routes: new Map([['east', east], ['west', west]]), label: 'metalfleet.io/ironic' });
   const store = createMemoryStore();
-  const node = await startEmbeddedNode({
+  const node = await startLocalNode({
     name: 'routed-test', shardCount: 8, machine: DEFAULT_MACHINE_CONFIG,
     capacity: { limits: { 'ironic:http://east:6385': 2, 'ironic:http://west:6385': 4 }, defaultLimit: 1, ttlMs: 30_000 },
     supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 10, maxMs: 100 } }, askTimeoutMs: 2_000,
-  }, { store, provisioner, log: silentLogger });
+  }, { hosts: store }, { provisioner });
   const labelled = (name: string, site: string) => {
     const o = bmh(name) as { metadata: Record<string, unknown> };
     o.metadata['labels'] = { 'metalfleet.io/ironic': site };

@@ -2,7 +2,6 @@
 // the command functions called with its transport, their text and JSON checked.
 import test from 'ava';
 import { parse } from 'yaml';
-import { embeddedSource } from '../../src/actors/node/introspection-source.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import { actorsView, capacityView, hostsView, inspectView, nodesView, shardsView } from '../../src/cli/introspect/index.ts';
 import type { ViewOptions } from '../../src/cli/introspect/index.ts';
@@ -21,7 +20,7 @@ test('introspect views - capacity limit 5 with 20 hosts blocked: 5 in use, 15 wa
   const bus = createMemoryBus();
   const server = bus.connect('embedded');
   const client = bus.connect('cli');
-  const source = embeddedSource(node, { store, lagIntervalMs: 100 });
+  const source = node.introspection;
   const service = serveIntrospection(server, source, { node: 'embedded' });
   const base: ViewOptions = { format: 'table', width: 100, timeoutMs: 2_000, natsUrl: 'memory', nodes: ['embedded'] };
   try {

@@ -1,7 +1,6 @@
 // Introspection as the CLI uses it: the embedded node answering over the in-memory bus, and a
 // two-node cluster of `metalfleet node` processes answering over NATS.
 import test from 'ava';
-import { embeddedSource } from '../../src/actors/node/introspection-source.ts';
 import { createMemoryBus, encode, subjects } from '../../src/bus/index.ts';
 import type { IntrospectVerb } from '../../src/bus/messages/introspect.ts';
 import { InfoResponse, PingResponse, StatsResponse } from '../../src/bus/messages/index.ts';
@@ -36,7 +35,7 @@ test('introspect - the embedded node answers every verb over the in-memory bus, 
   const bus = createMemoryBus();
   const server = bus.connect('embedded');
   const client = bus.connect('cli');
-  const source = embeddedSource(node, { store, lagIntervalMs: 100 });
+  const source = node.introspection;
   const service = serveIntrospection(server, source, { node: 'embedded' });
   const opts = { ...TIMEOUT, nodes: ['embedded'] };
   try {
@@ -151,7 +150,7 @@ test('introspect - requests that do not match the schema are refused with a prec
   const bus = createMemoryBus();
   const server = bus.connect('embedded');
   const client = bus.connect('cli');
-  const source = embeddedSource(node, { store });
+  const source = node.introspection;
   const service = serveIntrospection(server, source, { node: 'embedded' });
   try {
     await t.throwsAsync(gather(client, 'hosts', { backend: 'vmware' } as never, { ...TIMEOUT, nodes: ['embedded'] }), { message: /backend/ });
@@ -173,7 +172,7 @@ test('introspect - the embedded node lists and inspects its MaasMachines as back
   const bus = createMemoryBus();
   const server = bus.connect('embedded');
   const client = bus.connect('cli');
-  const source = embeddedSource(it.node, { store: { get: async () => undefined } as never });
+  const source = it.node.introspection;
   const service = serveIntrospection(server, source, { node: 'embedded' });
   const opts = { ...TIMEOUT, nodes: ['embedded'] };
   try {

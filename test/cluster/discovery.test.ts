@@ -6,7 +6,7 @@ import { createMemoryBus, decode, encode, serve, ok, subjects } from '../../src/
 import { InfoResponse, PingResponse, StatsResponse } from '../../src/bus/messages/index.ts';
 import { serveDiscovery } from '../../src/cluster/introspect/discovery.ts';
 import { serveIntrospection } from '../../src/cluster/introspect/index.ts';
-import type { IntrospectionSource } from '../../src/actors/node/introspection-source.ts';
+import type { IntrospectionSource } from '../../src/cluster/introspect/index.ts';
 import { BusError } from '../../src/ports/index.ts';
 
 const TIMEOUT = { timeoutMs: 1_000 };

@@ -24,7 +24,7 @@ test('consumer - CAPM3 claims an available host, sees it provisioned with its us
       },
     }),
   });
-  t.teardown(() => node.stop(2_000));
+  t.teardown(() => node.stop());
   const state = async (): Promise<string | undefined> => (await store.get(KEY))?.status?.provisioning.state;
 
   // A host in the pool: inspected and available, unclaimed, off.

@@ -3,7 +3,7 @@
 // label names.
 import test from 'ava';
 import { fileURLToPath } from 'node:url';
-import { startEmbeddedNode } from '../../src/actors/node/index.ts';
+import { startLocalNode } from '../support/local-node.ts';
 import { createMemoryStore } from '../../src/adapters/store/index.ts';
 import { PROVISIONER_LABEL, selectProvisioner } from '../../src/cli/provisioners.ts';
 import { fixtureBuiltin } from '../../src/cli/builtin-provisioners.ts';
@@ -40,12 +40,12 @@ for (const [how, ref] of [['path', './examples/provisioner-plugin'], ['package n
       host('plain', 'ipmi://10.1.1.1'),
     ], 'test');
     t.true(applied.ok, JSON.stringify(applied.issues));
-    const node = await startEmbeddedNode({
+    const node = await startLocalNode({
       name: 'plugin-test', shardCount: 4, machine: { ...DEFAULT_MACHINE_CONFIG, pluginBmcSchemes: schemes },
       capacity: { limits: {}, defaultLimit: 5, ttlMs: 30_000 },
       supervision: { maxRestarts: 5, windowMs: 60_000, backoff: { initialMs: 10, maxMs: 100 } }, askTimeoutMs: 5_000,
-    }, { store, provisioner: selected.provisioner, log: silentLogger });
-    t.teardown(() => node.stop(5_000));
+    }, { hosts: store }, { provisioner: selected.provisioner });
+    t.teardown(() => node.stop());
     await waitFor(() => node.stats.count('provisioned') === 2, 20_000, 'both hosts provisioned');
     const rack = await store.get('lab/rack-a');
     t.is(rack?.status?.provisioning.ID, 'lab-pdu-3-7', 'registered by the lab plugin');

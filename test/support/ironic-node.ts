@@ -1,5 +1,5 @@
-import { startEmbeddedNode } from '../../src/actors/node/index.ts';
-import type { EmbeddedNode } from '../../src/actors/node/index.ts';
+import type { LocalNode } from './local-node.ts';
+import { startLocalNode } from './local-node.ts';
 import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
 import type { IronicClient } from '../../src/adapters/ironic/client/index.ts';
 import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
@@ -7,10 +7,9 @@ import { createMemoryStore } from '../../src/adapters/store/index.ts';
 import type { MemoryStore } from '../../src/adapters/store/index.ts';
 import type { MachineConfig } from '../../src/machines/bmh/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
-import { silentLogger } from '../../src/ports/index.ts';
 
 export interface IronicTestNode {
-  node: EmbeddedNode;
+  node: LocalNode;
   store: MemoryStore;
   client: IronicClient;
   stop(): Promise<void>;
@@ -29,15 +28,15 @@ export async function startIronicNode(o: { url: string; limit?: number; machine?
     polls: { shortMs: 100, longMs: 200 },
     imageCheck: { enabled: o.imageCheck ?? false, timeoutMs: 1_000 },
   });
-  const node = await startEmbeddedNode({
+  const node = await startLocalNode({
     name: `ironic-test-${++n}`,
     shardCount: 16,
     machine: { ...DEFAULT_MACHINE_CONFIG, powerPollMs: 500, backoffUnitMs: 100, transientBaseMs: 50, transientMaxMs: 1_000, ...o.machine },
     capacity: { limits: {}, defaultLimit: o.limit ?? 20, ttlMs: 30_000 },
     supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 10, maxMs: 100 } },
     askTimeoutMs: 5_000,
-  }, { store, provisioner, log: silentLogger });
-  return { node, store, client, stop: () => node.stop(5_000) };
+  }, { hosts: store }, { provisioner });
+  return { node, store, client, stop: () => node.stop() };
 }
 
 export function bmcSecret(namespace = 'lab'): unknown {

@@ -1,5 +1,5 @@
-import { startEmbeddedNode } from '../../src/actors/node/index.ts';
-import type { EmbeddedNode } from '../../src/actors/node/index.ts';
+import type { LocalNode } from './local-node.ts';
+import { startLocalNode } from './local-node.ts';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { createMaasClient } from '../../src/adapters/maas/client/index.ts';
 import { createMaasDriver } from '../../src/adapters/maas/driver/index.ts';
@@ -8,12 +8,11 @@ import type { MemoryObjectStore } from '../../src/adapters/store/index.ts';
 import { validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
 import type { MaasMachineConfig } from '../../src/machines/maas-machine/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
-import { silentLogger } from '../../src/ports/index.ts';
 import { startMaasSim } from '../../src/sim/maas/index.ts';
 import type { MaasSim, MaasSimOptions } from '../../src/sim/maas/index.ts';
 
 export interface MaasTestNode {
-  node: EmbeddedNode;
+  node: LocalNode;
   store: MemoryObjectStore;
   sim: MaasSim;
   stop(): Promise<void>;
@@ -25,18 +24,18 @@ export async function startMaasNode(o: { limit?: number; sim?: MaasSimOptions; c
   const sim = await startMaasSim({ deployMs: 50, releaseMs: 50, ...o.sim });
   const client = createMaasClient({ endpoint: sim.url, apiKey: o.apiKey === 'user' ? sim.userKey : sim.adminKey });
   const store = createMemoryObjectStore({ validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } });
-  const node = await startEmbeddedNode({
+  const node = await startLocalNode({
     name: `maas-test-${++n}`, shardCount: 8, machine: DEFAULT_MACHINE_CONFIG,
     capacity: { limits: {}, defaultLimit: o.limit ?? 50, ttlMs: 30_000 },
     supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 10, maxMs: 100 } }, askTimeoutMs: 5_000,
-  }, {
-    store: createMemoryStore(), provisioner: createFixtureProvisioner(), log: silentLogger,
-    maas: { store, driver: createMaasDriver(client), clusterResyncMs: 200, config: { deployingPollMs: 30, steadyPollMs: 100, powerOnRequeueMs: 100, backoffBaseMs: 50, backoffMaxMs: 500, ...o.config } },
+  }, { hosts: createMemoryStore(), objects: store }, {
+    provisioner: createFixtureProvisioner(),
+    maas: { driver: createMaasDriver(client), clusterResyncMs: 200, config: { deployingPollMs: 30, steadyPollMs: 100, powerOnRequeueMs: 100, backoffBaseMs: 50, backoffMaxMs: 500, ...o.config } },
   });
   return {
     node, store, sim,
     async stop() {
-      await node.stop(5_000);
+      await node.stop();
       client.close();
       await sim.stop();
     },

@@ -1,5 +1,5 @@
-import { startEmbeddedNode } from '../../src/actors/node/index.ts';
-import type { EmbeddedNode } from '../../src/actors/node/index.ts';
+import type { LocalNode } from './local-node.ts';
+import { startLocalNode } from './local-node.ts';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import type { FixtureOptions, FixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { createMemoryStore } from '../../src/adapters/store/index.ts';
@@ -7,10 +7,9 @@ import type { MemoryStore } from '../../src/adapters/store/index.ts';
 import type { MachineConfig } from '../../src/machines/bmh/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import type { Provisioner } from '../../src/ports/index.ts';
-import { silentLogger } from '../../src/ports/index.ts';
 
 export interface TestNode {
-  node: EmbeddedNode;
+  node: LocalNode;
   store: MemoryStore;
   fixture: FixtureProvisioner;
 }
@@ -27,14 +26,14 @@ export async function startTestNode(o: {
 } = {}): Promise<TestNode> {
   const store = o.store ?? createMemoryStore();
   const fixture = createFixtureProvisioner({ demoBehaviours: false, ...o.fixture });
-  const node = await startEmbeddedNode({
+  const node = await startLocalNode({
     name: `test-node-${++counter}`,
     shardCount: 16,
     machine: { ...DEFAULT_MACHINE_CONFIG, ...o.machine },
     capacity: { limits: {}, defaultLimit: o.limit ?? Number.POSITIVE_INFINITY, ttlMs: 30_000 },
     supervision: { maxRestarts: o.maxRestarts ?? 3, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } },
     askTimeoutMs: 2_000,
-  }, { store, provisioner: o.provisioner ? o.provisioner(fixture) : fixture, log: silentLogger });
+  }, { hosts: store }, { provisioner: o.provisioner ? o.provisioner(fixture) : fixture });
   return { node, store, fixture };
 }
 

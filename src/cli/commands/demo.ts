@@ -4,8 +4,13 @@ import { IRONIC_LABEL } from '../backends.ts';
 import { fixtureBuiltin, ironicBuiltin, maasBuiltin } from '../builtin-provisioners.ts';
 import type { ProvisionerFlags } from '../provisioners.ts';
 import { addProvisionerFlags, builtinFailure, selectProvisioner } from '../provisioners.ts';
-import { createMemoryStore } from '../../adapters/store/index.ts';
 import { formatApplyIssue } from '../../adapters/store/validate.ts';
+import type { SourceDocument } from '../../adapters/store/validate.ts';
+import { loadKvSnapshot, persistKv } from '../../adapters/store/kv-snapshot.ts';
+import { openLocalStore } from '../../adapters/store/local-store.ts';
+import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET } from '../../adapters/store/nats-store.ts';
+import { readManifests } from '../../api/manifest.ts';
+import { memorySubstrate } from '../../node/index.ts';
 import { CliError } from '../cli-error.ts';
 import { intFlag, nodeConfig, readEnv } from '../config.ts';
 import { generateFleet } from '../demo/generate.ts';
@@ -86,15 +91,24 @@ export function register(program: Command): void {
         log,
         warn: (line) => process.stderr.write(`${line}\n`),
       });
-      const store = createMemoryStore({ ...(flags.persist ? { persistPath: flags.persist } : {}), pluginBmcSchemes: registry.bmcSchemes() });
-      if (flags.persist) await store.load();
+      // The embedded default is a one-node cluster on a private in-memory bus and KV: the same
+      // node, store and broker a NATS cluster runs. Secrets stay in this process, never in KV.
+      const substrate = memorySubstrate();
+      const hostBuckets = await Promise.all([substrate.transport.kv(NATS_HOSTS_BUCKET), substrate.transport.kv(NATS_STATUS_BUCKET)]);
+      if (flags.persist) await loadKvSnapshot(flags.persist, hostBuckets).catch((err: unknown) => {
+        throw new CliError(err instanceof Error ? err.message : String(err), 1);
+      });
       const inputs = flags.file ? await readAll(flags.file) : [];
       // The demo-* failure scenarios are the fixture's; a real Ironic would simply succeed.
       const generated = generateFleet(flags.hosts, { scenarios: ironicUrls.length === 0, routeLabel: ironicUrls.length > 1 ? { key: IRONIC_LABEL, values: ironicUrls } : undefined });
-      const results = flags.file ? inputs.map(([text, file]) => store.applyManifests(text, file)) : [store.apply(generated, '(generated)')];
-      const issues = results.flatMap((r) => r.issues);
-      if (issues.length > 0) throw new CliError(`invalid input, the demo did not start:\n${issues.map(formatApplyIssue).join('\n')}`, 1);
-      for (const w of results.flatMap((r) => r.warnings)) process.stderr.write(`warning: ${w}\n`);
+      const docs: SourceDocument[] = flags.file
+        ? inputs.flatMap(([text, file]) => readManifests(text, file))
+        : generated.map((object, index) => ({ file: '(generated)', index, object }));
+      const store = await openLocalStore(substrate.transport, { log, pluginBmcSchemes: registry.bmcSchemes() });
+      const applied = await store.applyLocal(docs);
+      if (!applied.ok) throw new CliError(`invalid input, the demo did not start:\n${applied.issues.map(formatApplyIssue).join('\n')}`, 1);
+      for (const w of applied.warnings) process.stderr.write(`warning: ${w}\n`);
+      const persist = flags.persist ? await persistKv(flags.persist, hostBuckets, { onError: (err) => log.error({ err: String(err) }, 'saving the store file failed') }) : null;
       const limit = flags.limit ?? env.PROVISIONING_LIMIT;
       if (maasWanted) {
         await registry.createMaasDriver('maas', { options: {}, log }).catch((err: unknown) => {
@@ -108,10 +122,12 @@ export function register(program: Command): void {
       }
       const summary = await runDemo({
         ...(maas ? { maas: { store: maas.store, driver: maas.driver, config: { skipSwap: flags.maasSkipSwap ?? env.MAAS_SKIP_SWAP, ...(maas.simulated ? { deployingPollMs: 200, steadyPollMs: 2_000, powerOnRequeueMs: 1_000 } : {}) } } } : {}),
-        store, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000, demoScenarios: ironicUrls.length === 0,
-        node: nodeConfig({ name: 'demo', env, defaultLimit: limit === 0 ? Number.POSITIVE_INFINITY : limit, machine: { pluginBmcSchemes: registry.bmcSchemes() } }),
+        substrate, store, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000, demoScenarios: ironicUrls.length === 0,
+        node: { ...nodeConfig({ name: 'demo', env, defaultLimit: limit === 0 ? Number.POSITIVE_INFINITY : limit, machine: { pluginBmcSchemes: registry.bmcSchemes() } }), cluster: { drainTimeoutMs: 2_000 } },
       });
+      await persist?.close();
       await store.close();
+      await substrate.transport.close();
       await maas?.stop();
       if (flags.json) process.stdout.write(`${JSON.stringify({ ...summary, capacity: summary.capacity?.totals ?? null })}\n`);
       else {

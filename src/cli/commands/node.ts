@@ -12,8 +12,9 @@ import { fixtureBuiltin, ironicBuiltin } from '../builtin-provisioners.ts';
 import type { ProvisionerFlags, SelectedProvisioner } from '../provisioners.ts';
 import { addProvisionerFlags, selectProvisioner } from '../provisioners.ts';
 import { CliError } from '../cli-error.ts';
-import { runEmbeddedKubeNode } from '../cluster/run-embedded-node.ts';
-import { runClusterNode } from '../cluster/run-node.ts';
+import type { HealthServer } from '../../adapters/observe/index.ts';
+import type { Node, NodeConfig, Substrate } from '../../node/index.ts';
+import { memorySubstrate, sharedSubstrate, startNode } from '../../node/index.ts';
 import { intFlag, nodeConfig, readEnv } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { untilSignalled } from '../signals.ts';
@@ -73,7 +74,8 @@ export function register(program: Command): void {
       '  --nats                      sharded cluster; hosts in NATS KV, Secrets from --secrets',
       '  --nats and --kubeconfig     sharded cluster; hosts and Secrets from Kubernetes (NATS: leases, membership, capacity, commands)',
       '  --kubeconfig, no NATS       one process owns every host; hosts, Secrets and (with --maas) MaasMachines/MaasClusters from Kubernetes',
-      'MAAS objects are driven only in the single-process Kubernetes mode; the sharded modes drive BareMetalHosts only.',
+      'Every mode runs the same node: leases, shards, the capacity broker, commands and introspection.',
+      'MAAS objects are driven in the single-process Kubernetes mode.',
       '/readyz answers 503 until every Kubernetes informer has listed its resource.',
       '',
       'Examples:',
@@ -99,23 +101,21 @@ export function register(program: Command): void {
       const selected = await backend(flags, env, log);
       const provisioner = selected.provisioner;
       config.machine = { ...config.machine, pluginBmcSchemes: selected.registry.bmcSchemes() };
+      const settings: NodeConfig = {
+        ...config,
+        cluster: { leaseTtlMs: flags.leaseTtl, heartbeatMs: flags.heartbeat, drainTimeoutMs: flags.drainTimeout, replicas: flags.replicas },
+        healthPort: flags.healthPort ?? null,
+        ...(flags.ownershipLog ? { ownershipLog: flags.ownershipLog } : {}),
+      };
       if (kube && !natsWanted) {
-        await runEmbedded(flags, env, { name, config, kube, provisioner, log });
+        await runKubeOnly(flags, env, { name, config: settings, kube, provisioner, log });
         return;
       }
       const secrets = flags.secrets ? await loadSecretFiles(flags.secrets) : undefined;
       const transport = await connectNats({ ...(await natsOptionsFrom(flags, process.env, name)), onHandlerError: (err, subject) => log.error({ subject, err: String(err) }, 'handler failed') });
-      const running = await runClusterNode({
-        node: config,
-        leaseTtlMs: flags.leaseTtl,
-        heartbeatMs: flags.heartbeat,
-        drainTimeoutMs: flags.drainTimeout,
-        replicas: flags.replicas,
-        healthPort: flags.healthPort ?? null,
-        ...(flags.ownershipLog ? { ownershipLog: flags.ownershipLog } : {}),
-      }, { transport, provisioner, log, ...(secrets ? { secrets } : {}), ...(kube ? { kube } : {}) });
+      const node = await startNode(settings, sharedSubstrate(transport), { ...(secrets ? { secrets } : {}), ...(kube ? { kube } : {}) }, { provisioner }, { log });
       // One line for whoever started us (tests, scripts): where to find this node.
-      process.stdout.write(`${JSON.stringify({ node: name, health: running.health?.url ?? null, shards: config.shardCount, broker: running.isBroker() })}\n`);
+      process.stdout.write(`${JSON.stringify({ node: name, health: node.health?.url ?? null, shards: config.shardCount, broker: node.isBroker() })}\n`);
       log.info({ shards: config.shardCount, leaseTtlMs: flags.leaseTtl }, 'node started');
 
       await new Promise<void>((resolve) => {
@@ -125,7 +125,7 @@ export function register(program: Command): void {
           // A second signal means "now": skip the hand-off.
           if (signals > 1) process.exit(130);
           log.info({ signal }, 'stopping: handing shards off');
-          running.stop({ graceful: true })
+          node.stop({ graceful: true })
             .catch((err: unknown) => log.error({ err: String(err) }, 'graceful stop failed'))
             .finally(() => resolve());
         };
@@ -152,30 +152,35 @@ function loadKube(source: { kind: 'file'; path: string } | { kind: 'in-cluster' 
   }
 }
 
-interface EmbeddedParts {
+interface KubeOnlyParts {
   readonly name: string;
-  readonly config: ReturnType<typeof nodeConfig>;
+  readonly config: NodeConfig;
   readonly kube: KubeAdapter;
   readonly provisioner: Provisioner;
   readonly log: ReturnType<typeof createLogger>;
 }
 
-// The single-process mode on Kubernetes: every host (and, with a MAAS, every MaasMachine and
-// MaasCluster) driven here; no NATS, no leases. Runs until SIGTERM or SIGINT.
-async function runEmbedded(flags: NodeFlags, env: ReturnType<typeof readEnv>, p: EmbeddedParts): Promise<void> {
+// Kubernetes without NATS: the same node on a private in-memory bus, so it owns every shard;
+// hosts, Secrets and (with a MAAS) MaasMachines and MaasClusters come from Kubernetes. Runs until
+// SIGTERM or SIGINT.
+async function runKubeOnly(flags: NodeFlags, env: ReturnType<typeof readEnv>, p: KubeOnlyParts): Promise<void> {
   const maas = maasDriver(flags, env);
-  const running = await runEmbeddedKubeNode(
-    { node: p.config, healthPort: flags.healthPort ?? null, drainTimeoutMs: flags.drainTimeout },
-    { kube: p.kube, provisioner: p.provisioner, log: p.log, ...(maas ? { maas: { driver: maas.driver, config: { skipSwap: env.MAAS_SKIP_SWAP } } } : {}) },
-  );
+  const substrate: Substrate = memorySubstrate();
   // The line for whoever started us comes before the informers sync: /readyz tells when.
-  process.stdout.write(`${JSON.stringify({ node: p.name, health: running.health?.url ?? null, shards: p.config.shardCount, mode: 'kubernetes', maas: maas !== null })}\n`);
-  const startFailed = running.started.then(() => new Promise<never>(() => undefined), (err: unknown) => err);
-  const outcome = await Promise.race([untilSignalled(), startFailed]);
+  const announce = (health: HealthServer | null): void => {
+    process.stdout.write(`${JSON.stringify({ node: p.name, health: health?.url ?? null, shards: p.config.shardCount, mode: 'kubernetes', maas: maas !== null })}\n`);
+  };
+  const started = startNode(p.config, substrate, { kube: p.kube }, {
+    provisioner: p.provisioner,
+    ...(maas ? { maas: { driver: maas.driver, config: { skipSwap: env.MAAS_SKIP_SWAP } } } : {}),
+  }, { log: p.log, onHealth: announce });
+  const failed = started.then(() => new Promise<never>(() => undefined), (err: unknown) => err);
+  const outcome = await Promise.race([untilSignalled(), failed]);
   if (typeof outcome !== 'string') {
-    await running.stop();
+    await p.kube.close();
     maas?.close();
     await p.provisioner.close?.();
+    await substrate.transport.close();
     throw new CliError(`node ${p.name} could not start: ${outcome instanceof Error ? outcome.message : String(outcome)}`);
   }
   p.log.info({ signal: outcome }, 'stopping');
@@ -183,9 +188,11 @@ async function runEmbedded(flags: NodeFlags, env: ReturnType<typeof readEnv>, p:
   const now = (): void => process.exit(130);
   process.once('SIGTERM', now);
   process.once('SIGINT', now);
-  await running.stop();
+  const node: Node | null = await started.catch(() => null);
+  await node?.stop({ graceful: true });
   maas?.close();
   await p.provisioner.close?.();
+  await substrate.transport.close();
   p.log.info({}, 'node stopped');
 }
 

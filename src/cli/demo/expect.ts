@@ -1,6 +1,6 @@
 import type { BareMetalHost } from '../../api/index.ts';
 import { demoExpectation } from '../../adapters/fixture/index.ts';
-import type { HostSummary } from '../../actors/node/index.ts';
+import type { HostSummary } from '../../node/index.ts';
 
 export interface Expectation {
   readonly state: string; // a provisioning state or 'any'

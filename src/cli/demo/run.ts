@@ -1,13 +1,13 @@
 import type { Writable } from 'node:stream';
 import type { BareMetalHost } from '../../api/index.ts';
 import type { CapacityFigures } from '../../actors/capacity/index.ts';
-import type { NodeConfig } from '../../actors/node/index.ts';
-import { startEmbeddedNode } from '../../actors/node/index.ts';
-import type { MemoryObjectStore, MemoryStore } from '../../adapters/store/index.ts';
+import type { NodeConfig, Substrate } from '../../node/index.ts';
+import { startNode } from '../../node/index.ts';
+import type { MemoryObjectStore } from '../../adapters/store/index.ts';
 import type { MaasRuntime } from '../../actors/maas/index.ts';
 import { CONTROL_PLANE_LABEL } from '../../actors/maas/index.ts';
 import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
-import type { Logger, MaasDriver, Provisioner } from '../../ports/index.ts';
+import type { HostStore, Logger, MaasDriver, Provisioner } from '../../ports/index.ts';
 import { hostKey } from '../../ports/index.ts';
 import type { Expectation } from './expect.ts';
 import { expectationFor, meets } from './expect.ts';
@@ -22,7 +22,9 @@ export interface DemoMaas {
 
 export interface DemoOptions {
   readonly maas?: DemoMaas;
-  readonly store: MemoryStore;
+  /** The one node runs on this (the embedded default: a private memory bus and KV). */
+  readonly substrate: Substrate;
+  readonly store: HostStore;
   readonly provisioner: Provisioner;
   readonly node: NodeConfig;
   readonly log: Logger;
@@ -60,7 +62,11 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
   const hosts = await o.store.list();
   const expected = new Map<string, Expectation>(hosts.map((h: BareMetalHost) => [hostKey(h), expectationFor(h, o.demoScenarios)]));
   const started = performance.now();
-  const node = await startEmbeddedNode(o.node, { store: o.store, provisioner: o.provisioner, log: o.log, ...(o.maas ? { maas: { store: o.maas.store, driver: o.maas.driver, clusterResyncMs: 1_000, ...(o.maas.config ? { config: o.maas.config } : {}) } } : {}) });
+  const running = await startNode(o.node, o.substrate, { hosts: o.store, ...(o.maas ? { objects: o.maas.store } : {}) }, {
+    provisioner: o.provisioner,
+    ...(o.maas ? { maas: { driver: o.maas.driver, clusterResyncMs: 1_000, ...(o.maas.config ? { config: o.maas.config } : {}) } } : {}),
+  }, { log: o.log });
+  const node = { stats: running.shards.stats, maas: running.maas, capacity: () => running.capacity() };
   let maas: MaasSummary | null = null;
   const maasDone = (): boolean => maas === null ? o.maas === undefined : maas.ok;
   let capacity: CapacityFigures | null = null;
@@ -132,8 +138,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
   }
   const byState: Record<string, number> = {};
   for (const [state, n] of node.stats.byState) if (n > 0) byState[state || 'none'] = n;
-  await node.stop(5_000);
-  await o.store.flush();
+  await running.stop({ graceful: true });
   return { ok: notReached.length === 0 && (maas?.ok ?? o.maas === undefined), maas, hosts: expected.size, reached, seconds, hostsPerSecond: reached / Math.max(seconds, 0.001), byState, notReached, capacity };
 }
 

@@ -8,3 +8,5 @@ export type {
   ActorRow, ActorsReply, CapacityReply, HostBackend, HostKind, HostRow, HostsReply, HostsRequest, InfoReply, InspectedHost,
   InspectReply, IntrospectReply, IntrospectRequest, PoolRow, ShardRow, ShardsReply, SpecSummary, TransitionRow,
 } from '../../bus/messages/introspect.ts';
+export { METALFLEET_VERSION } from './source.ts';
+export type { CapacityView, InspectOutcome, IntrospectionSource } from './source.ts';

@@ -1,13 +1,13 @@
 // Every node answers introspection on `<cluster>.introspect.<node>.<verb>`, one subscription per
 // verb and no queue group: a client asks the nodes it wants by name. Replies are checked against
 // their schema before they leave, so a bug here is an `internal` error, never a malformed reply.
-import type { IntrospectionSource } from '../../actors/node/introspection-source.ts';
+import type { IntrospectionSource } from './source.ts';
 import type { Reply, RpcService, Subjects } from '../../bus/index.ts';
 import { fail, ok, serve, subjects as defaultSubjects } from '../../bus/index.ts';
 import type { IntrospectVerb } from '../../bus/messages/introspect.ts';
 import { INTROSPECT, INTROSPECT_VERBS } from '../../bus/messages/introspect.ts';
 import type { Transport } from '../../ports/index.ts';
-import { METALFLEET_VERSION } from '../../actors/node/introspection-source.ts';
+import { METALFLEET_VERSION } from './source.ts';
 import { serveDiscovery } from './discovery.ts';
 
 export interface IntrospectionServerOptions {

@@ -1,8 +1,8 @@
 // An embedded node on the Kubernetes API test server: the adapter's informers and stores, the
 // fixture provisioner, and (when asked) the MAAS simulator behind the MAAS actors.
 import { fileURLToPath } from 'node:url';
-import type { EmbeddedNode } from '../../../src/actors/node/index.ts';
-import { startEmbeddedNode } from '../../../src/actors/node/index.ts';
+import type { LocalNode } from '../../support/local-node.ts';
+import { startLocalNode } from '../../support/local-node.ts';
 import { createFixtureProvisioner } from '../../../src/adapters/fixture/index.ts';
 import type { FixtureOptions, FixtureProvisioner } from '../../../src/adapters/fixture/index.ts';
 import type { KubeAdapter, KubeAdapterOptions } from '../../../src/adapters/kube/index.ts';
@@ -26,7 +26,7 @@ export function startApi(o: Omit<KubeApiOptions, 'crdDir'> = {}): Promise<KubeAp
 }
 
 export interface KubeTestNode {
-  readonly node: EmbeddedNode;
+  readonly node: LocalNode;
   readonly adapter: KubeAdapter;
   readonly fixture: FixtureProvisioner;
   readonly sim: MaasSim | null;
@@ -47,27 +47,23 @@ export async function startKubeNode(api: KubeApiServer, o: {
   const adapter = createKubeAdapter({ kubeConfig: api.kubeConfig(), log, maas: o.maas ?? false, nodeName: `kube-test-${++counter}`, ...o.adapter });
   const sim = o.maas ? await startMaasSim({ deployMs: 50, releaseMs: 50 }) : null;
   const client = sim ? createMaasClient({ endpoint: sim.url, apiKey: sim.adminKey }) : null;
-  const node = await startEmbeddedNode({
+  const node = await startLocalNode({
     name: `kube-node-${counter}`,
     shardCount: 16,
     machine: { ...DEFAULT_MACHINE_CONFIG, ...o.machine },
     capacity: { limits: {}, defaultLimit: Number.POSITIVE_INFINITY, ttlMs: 30_000 },
     supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } },
     askTimeoutMs: 5_000,
-  }, {
-    store: adapter.hosts,
+  }, { kube: adapter }, {
     provisioner: fixture,
-    log,
-    attach: (system) => adapter.start(system),
     ...(client && adapter.objects ? {
-      maas: { store: adapter.objects, driver: createMaasDriver(client), clusterResyncMs: 200, config: { deployingPollMs: 30, steadyPollMs: 100, powerOnRequeueMs: 100, backoffBaseMs: 50, backoffMaxMs: 500 } },
+      maas: { driver: createMaasDriver(client), clusterResyncMs: 200, config: { deployingPollMs: 30, steadyPollMs: 100, powerOnRequeueMs: 100, backoffBaseMs: 50, backoffMaxMs: 500 } },
     } : {}),
-  });
+  }, { log });
   return {
     node, adapter, fixture, sim,
     async stop() {
-      await node.stop(5_000);
-      await adapter.close();
+      await node.stop();
       client?.close();
       await sim?.stop();
     },

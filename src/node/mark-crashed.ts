@@ -1,5 +1,5 @@
-import { initialStatus } from '../../api/index.ts';
-import type { HostStore, Logger } from '../../ports/index.ts';
+import { initialStatus } from '../api/index.ts';
+import type { HostStore, Logger } from '../ports/index.ts';
 
 // A host whose actor keeps crashing is marked in its status, with a reason, and left alone until
 // its object changes: never a hot restart loop.

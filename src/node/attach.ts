@@ -1,4 +1,4 @@
-import type { ActorSystem } from '../runtime/index.ts';
+import type { ActorSystem } from '../actors/runtime/index.ts';
 
 /**
  * Starts what the node's stores need inside its actor system (the Kubernetes adapter's informers)

@@ -1,12 +1,12 @@
-import type { Fence, HostEvent, HostStore, Logger, Provisioner } from '../../ports/index.ts';
-import { hostKey } from '../../ports/index.ts';
-import type { CapacityMsg } from '../capacity/index.ts';
-import type { HostMsg, HostSnapshot } from '../host/index.ts';
-import type { ActorRef, ActorSystem, Clock } from '../runtime/index.ts';
-import { ask, startSystem, stop, systemClock, tell } from '../runtime/index.ts';
-import type { ShardMsg } from '../shard/index.ts';
-import { shardOf } from '../shard/index.ts';
-import type { NodeConfig } from './embedded-node.ts';
+import type { Fence, HostEvent, HostStore, Logger, Provisioner } from '../ports/index.ts';
+import { hostKey } from '../ports/index.ts';
+import type { CapacityMsg } from '../actors/capacity/index.ts';
+import type { HostMsg, HostSnapshot } from '../actors/host/index.ts';
+import type { ActorRef, ActorSystem, Clock } from '../actors/runtime/index.ts';
+import { ask, startSystem, stop, systemClock, tell } from '../actors/runtime/index.ts';
+import type { ShardMsg } from '../actors/shard/index.ts';
+import { shardOf } from '../actors/shard/index.ts';
+import type { NodeConfig } from './config.ts';
 import { spawnShard } from './spawn-shard.ts';
 import { FleetStats } from './fleet-stats.ts';
 import { HostDetails } from './introspection-source.ts';
@@ -21,7 +21,7 @@ export interface ShardOwnershipEvents {
   release(shard: number): Promise<void>;
 }
 
-export interface ClusterNodeDeps {
+export interface ShardHostDeps {
   readonly store: HostStore;
   readonly provisioner: Provisioner;
   /** The local proxy of the cluster's capacity broker (or a local broker in tests), spawned in the node's system. */
@@ -36,7 +36,7 @@ export interface ClusterNodeDeps {
   readonly attach?: (system: ActorSystem) => Promise<void>;
 }
 
-export interface ClusterNodeOptions extends NodeConfig {
+export interface ShardHostOptions extends NodeConfig {
   /** How long a hand-off waits for calls in flight before giving the shard up anyway. */
   readonly drainTimeoutMs: number;
 }
@@ -46,7 +46,7 @@ interface OwnedShard {
   readonly fence: Fence;
 }
 
-export interface ClusterNode {
+export interface ShardHost {
   readonly system: ActorSystem;
   readonly stats: FleetStats;
   readonly ownership: ShardOwnershipEvents;
@@ -62,10 +62,10 @@ export interface ClusterNode {
   stop(timeoutMs?: number): Promise<void>;
 }
 
-// A node of the sharded cluster: the same shard and host actors as the embedded node, but only
-// for the shards whose leases it holds. Store events for other shards are ignored here; their
-// owners see the same events through their own watch.
-export async function startClusterNode(config: ClusterNodeOptions, deps: ClusterNodeDeps): Promise<ClusterNode> {
+// The actor system of a node and the shard actors it runs: only for the shards whose leases it
+// holds (on a one-node memory substrate, that is every shard). Store events for other shards are
+// ignored here; their owners see the same events through their own watch.
+export async function startShardHost(config: ShardHostOptions, deps: ShardHostDeps): Promise<ShardHost> {
   const clock = deps.clock ?? systemClock;
   const system = startSystem({
     name: config.name,

@@ -1,43 +1,24 @@
-// What a node tells the introspection service (src/cluster/introspect): one interface, one
-// implementation for the cluster node and one for the embedded node. Everything here is read
+// What a node tells the introspection service (src/cluster/introspect). Everything here is read
 // from memory the node keeps anyway (fleet stats, the actor registry, owned leases) or asked of
 // one actor (inspect), so answering never touches the backend.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { BareMetalHost, BareMetalHostStatus, ProvisioningState } from '../../api/index.ts';
+import type { BareMetalHost, BareMetalHostStatus, ProvisioningState } from '../api/index.ts';
 import type {
-  ActorRow, HostBackend, HostRow, HostsRequest, InfoReply, InspectedHost, PoolRow, ShardRow, SpecSummary,
-} from '../../bus/messages/introspect.ts';
-import type { MaasMachineState } from '../../machines/maas-machine/index.ts';
-import type { HostStore } from '../../ports/index.ts';
-import type { CapacityFigures } from '../capacity/index.ts';
-import type { HostObserver, HostSnapshot } from '../host/index.ts';
-import type { ActorSystem, Clock } from '../runtime/index.ts';
-import { systemClock } from '../runtime/index.ts';
-import { shardOf } from '../shard/index.ts';
-import type { ClusterNode } from './cluster-node.ts';
-import type { EmbeddedNode } from './embedded-node.ts';
+  ActorRow, HostBackend, HostRow, HostsRequest, InfoReply, InspectedHost, PoolRow, SpecSummary,
+} from '../bus/messages/introspect.ts';
+import type { MaasMachineState } from '../machines/maas-machine/index.ts';
+import type { HostStore } from '../ports/index.ts';
+import type { CapacityFigures } from '../actors/capacity/index.ts';
+import type { HostObserver, HostSnapshot } from '../actors/host/index.ts';
+import type { ActorSystem, Clock } from '../actors/runtime/index.ts';
+import { systemClock } from '../actors/runtime/index.ts';
+import { shardOf } from '../actors/shard/index.ts';
 import type { FleetStats } from './fleet-stats.ts';
+import type { ShardHost } from './shard-host.ts';
+import type { CapacityView, InspectOutcome, IntrospectionSource } from '../cluster/introspect/index.ts';
+import { METALFLEET_VERSION } from '../cluster/introspect/index.ts';
 
-export type InspectOutcome =
-  | { readonly ok: true; readonly host: InspectedHost }
-  | { readonly ok: false; readonly kind: 'notFound' | 'notOwner'; readonly message: string };
-
-export interface CapacityView {
-  readonly broker: boolean;
-  readonly pools: PoolRow[];
-}
-
-/** Answers to the introspection verbs, without the node name (the service adds it). */
-export interface IntrospectionSource {
-  info(): Promise<Omit<InfoReply, 'node'>>;
-  hosts(filter: HostsRequest): Promise<HostRow[]>;
-  actors(filter: { prefix?: string | undefined }): Promise<ActorRow[]>;
-  shards(): Promise<ShardRow[]>;
-  capacity(): Promise<CapacityView>;
-  inspect(key: string): Promise<InspectOutcome>;
-  /** Stops the event-loop sampling. */
-  close(): void;
-}
+export type { CapacityView, InspectOutcome, IntrospectionSource };
 
 // --- per-host details the fleet stats do not keep ----------------------------------------------
 
@@ -97,7 +78,6 @@ export interface SourceOptions {
   readonly lagIntervalMs?: number;
 }
 
-export const METALFLEET_VERSION = '0.1.0';
 
 /** p99 event-loop delay over the last completed interval (the running one until one completes). */
 function lagSampler(intervalMs: number): { p99(): number; close(): void } {
@@ -231,10 +211,11 @@ function memory(): InfoReply['memory'] {
   return { rss: m.rss, heapUsed: m.heapUsed };
 }
 
-// --- the cluster node ---------------------------------------------------------------------------
+// --- the node ---------------------------------------------------------------------------------
 
-export interface ClusterSourceParts {
-  readonly node: ClusterNode;
+/** What the one node tells its introspection service. */
+export interface NodeSourceParts {
+  readonly node: ShardHost;
   readonly store: HostStore;
   /** The backend this node drives its BareMetalHosts with. */
   readonly backend: HostBackend;
@@ -242,29 +223,36 @@ export interface ClusterSourceParts {
   readonly isBroker: () => boolean;
   /** The cluster broker's figures (asked over the bus); called only while isBroker(). */
   readonly brokerFigures: () => Promise<CapacityFigures>;
+  /** The MaasMachines this node drives and since when each is in its MAAS state (clock ms). */
+  readonly maasMachines?: () => ReadonlyMap<string, { readonly state: MaasMachineState; readonly since: number }>;
 }
 
-export function clusterSource(parts: ClusterSourceParts, options: SourceOptions = {}): IntrospectionSource {
+export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}): IntrospectionSource {
   const { node, backend } = parts;
   const clock = options.clock ?? systemClock;
   const startedAt = Date.now();
   const lag = lagSampler(options.lagIntervalMs ?? 5_000);
+  const machines = (): Array<[string, { state: MaasMachineState; since: number }]> => [...(parts.maasMachines?.() ?? new Map())];
+  const epochOf = (key: string): number => node.owned().get(shardOf(key, node.shardCount))?.epoch ?? 0;
   return {
     async info() {
       return {
         version: options.version ?? METALFLEET_VERSION, startedAt, uptimeMs: Date.now() - startedAt, pid: process.pid,
-        hosts: node.stats.hosts.size, shards: node.owned().size, memory: memory(), eventLoopLagMs: lag.p99(), broker: parts.isBroker(),
+        hosts: node.stats.hosts.size + machines().length, shards: node.owned().size, memory: memory(), eventLoopLagMs: lag.p99(), broker: parts.isBroker(),
       };
     },
     async hosts(filter) {
-      return filterHosts(bmhRows(node, backend, clock.now()), filter);
+      const now = clock.now();
+      const rows = bmhRows(node, backend, now);
+      for (const [key, { state, since }] of machines()) rows.push(maasRow(key, state, since, now, shardOf(key, node.shardCount)));
+      return filterHosts(rows, filter);
     },
     async actors(filter) {
       return actorRows(node.system, filter.prefix);
     },
     async shards() {
       const now = clock.now();
-      const counts = hostsPerShard(node.stats, node.shardCount);
+      const counts = hostsPerShard([...node.stats.hosts.keys(), ...machines().map(([k]) => k)], node.shardCount);
       return [...node.owned()].map(([shard, fence]) => ({
         shard, epoch: fence.epoch, hosts: counts.get(shard) ?? 0,
         leaseAgeMs: Math.max(0, now - (node.acquiredAt(shard) ?? now)),
@@ -275,88 +263,29 @@ export function clusterSource(parts: ClusterSourceParts, options: SourceOptions 
       return { broker: true, pools: poolsOfFigures(await parts.brokerFigures()) };
     },
     async inspect(key) {
+      const now = clock.now();
       const shard = shardOf(key, node.shardCount);
-      const fence = node.owned().get(shard);
-      if (!fence || !node.owns(key)) return { ok: false, kind: 'notOwner', message: `shard ${shard} of host ${key} is not owned by this node` };
+      if (!node.owns(key)) return { ok: false, kind: 'notOwner', message: `shard ${shard} of ${key} is not owned by this node` };
+      const machine = machines().find(([k]) => k === key);
+      if (machine) return { ok: true, host: inspectedMaas(key, machine[1].state, machine[1].since, now, shard, epochOf(key)) };
       const [snapshot, host] = await Promise.all([node.snapshot(key), parts.store.get(key)]);
-      if (!snapshot) return { ok: false, kind: 'notFound', message: `no BareMetalHost ${key}: the owner of shard ${shard} drives no such host` };
-      return { ok: true, host: inspectedBmh(snapshot, host, backend, shard, fence.epoch, clock.now()) };
+      if (!snapshot) return { ok: false, kind: 'notFound', message: `no BareMetalHost or MaasMachine ${key}: the owner of shard ${shard} drives no such object` };
+      return { ok: true, host: inspectedBmh(snapshot, host, backend, shard, epochOf(key), now) };
     },
     close: () => lag.close(),
   };
 }
 
-function hostsPerShard(stats: FleetStats, shardCount: number): Map<number, number> {
+function hostsPerShard(keys: readonly string[], shardCount: number): Map<number, number> {
   const counts = new Map<number, number>();
-  for (const key of stats.hosts.keys()) {
+  for (const key of keys) {
     const shard = shardOf(key, shardCount);
     counts.set(shard, (counts.get(shard) ?? 0) + 1);
   }
   return counts;
 }
 
-// --- the embedded node --------------------------------------------------------------------------
-
-export interface EmbeddedSourceOptions extends SourceOptions {
-  /** The store of the node's BareMetalHosts (inspect shows their spec). */
-  readonly store: HostStore;
-  /** The backend of the node's BareMetalHosts; default 'fixture'. */
-  readonly backend?: HostBackend;
-}
-
-export function embeddedSource(node: EmbeddedNode, options: EmbeddedSourceOptions): IntrospectionSource {
-  const clock = options.clock ?? systemClock;
-  const backend = options.backend ?? 'fixture';
-  const startedAt = Date.now();
-  const lag = lagSampler(options.lagIntervalMs ?? 5_000);
-
-  // A deleted MaasMachine's actor is stopped without a last change: keep only those still running.
-  const liveMachines = (): Array<[string, { state: MaasMachineState; since: number }]> => {
-    if (!node.maas) return [];
-    const running = new Set(node.system.registry.list({ summary: false }).filter((a) => a.kind === 'maas-machine').map((a) => a.name));
-    return [...node.maasMachines()].filter(([key]) => running.has(`mm-${key.replace('/', '~')}`));
-  };
-
-  return {
-    async info() {
-      return {
-        version: options.version ?? METALFLEET_VERSION, startedAt, uptimeMs: Date.now() - startedAt, pid: process.pid,
-        hosts: node.stats.hosts.size + liveMachines().length, shards: node.shards().size, memory: memory(),
-        eventLoopLagMs: lag.p99(), broker: true,
-      };
-    },
-    async hosts(filter) {
-      const now = clock.now();
-      const rows = bmhRows(node, backend, now);
-      for (const [key, { state, since }] of liveMachines()) rows.push(maasRow(key, state, since, now));
-      return filterHosts(rows, filter);
-    },
-    async actors(filter) {
-      return actorRows(node.system, filter.prefix);
-    },
-    async shards() {
-      const now = clock.now();
-      const counts = hostsPerShard(node.stats, node.shardCount);
-      return [...node.shards()].map(([shard, at]) => ({ shard, epoch: 0, hosts: counts.get(shard) ?? 0, leaseAgeMs: Math.max(0, now - at) }))
-        .sort((a, b) => a.shard - b.shard);
-    },
-    async capacity() {
-      return { broker: true, pools: poolsOfFigures(await node.capacity()) };
-    },
-    async inspect(key) {
-      const now = clock.now();
-      const machine = node.maas ? liveMachines().find(([k]) => k === key) : undefined;
-      if (machine) return { ok: true, host: inspectedMaas(key, machine[1].state, machine[1].since, now) };
-      const shard = shardOf(key, node.shardCount);
-      const [snapshot, host] = await Promise.all([node.snapshot(key), options.store.get(key)]);
-      if (!snapshot) return { ok: false, kind: 'notFound', message: `no BareMetalHost or MaasMachine ${key} on this node` };
-      return { ok: true, host: inspectedBmh(snapshot, host, backend, shard, 0, now) };
-    },
-    close: () => lag.close(),
-  };
-}
-
-function maasRow(key: string, m: MaasMachineState, since: number, now: number): HostRow {
+function maasRow(key: string, m: MaasMachineState, since: number, now: number, shard: number): HostRow {
   const failure = m.status.failureReason ?? '';
   return {
     key, kind: 'MaasMachine', backend: 'maas',
@@ -365,7 +294,7 @@ function maasRow(key: string, m: MaasMachineState, since: number, now: number): 
     operationalStatus: failure ? 'error' : m.status.ready ? 'OK' : 'pending',
     errorType: failure,
     ...(m.status.failureMessage ? { errorMessage: m.status.failureMessage } : {}),
-    shard: 0,
+    shard,
     stateSinceMs: Math.max(0, now - since),
   };
 }
@@ -374,7 +303,7 @@ function maasState(m: MaasMachineState): string {
   return m.status.machineState ?? m.view?.statusName ?? (m.systemId ? 'Allocated' : 'Pending');
 }
 
-function inspectedMaas(key: string, m: MaasMachineState, since: number, now: number): InspectedHost {
+function inspectedMaas(key: string, m: MaasMachineState, since: number, now: number, shard: number, epoch: number): InspectedHost {
   const s = m.object.spec;
   const spec: SpecSummary = { imageUrl: s.image, minCPU: s.minCPU, minMemoryMB: s.minMemory };
   if (s.providerID) spec.providerID = s.providerID;
@@ -393,8 +322,8 @@ function inspectedMaas(key: string, m: MaasMachineState, since: number, now: num
     slot: slotRow(m.slot, now),
     retryAt: m.retryAt,
     nextAttemptInMs: m.retryAt === null ? null : Math.max(0, m.retryAt - now),
-    shard: 0,
-    epoch: 0,
+    shard,
+    epoch,
     ...(m.view ? { backendRecord: { ...m.view } } : {}),
   };
 }

@@ -1,5 +1,5 @@
-import type { BareMetalHostStatus, ProvisioningState } from '../../api/index.ts';
-import type { HostObserver } from '../host/index.ts';
+import type { BareMetalHostStatus, ProvisioningState } from '../api/index.ts';
+import type { HostObserver } from '../actors/host/index.ts';
 
 export interface HostSummary {
   state: ProvisioningState;

@@ -1,0 +1,27 @@
+import type { ActorRow, HostRow, HostsRequest, InfoReply, InspectedHost, PoolRow, ShardRow } from '../../bus/messages/introspect.ts';
+
+// What a node answers to the introspection verbs; the node implements it, the service serves it.
+
+export const METALFLEET_VERSION = '0.1.0';
+
+export type InspectOutcome =
+  | { readonly ok: true; readonly host: InspectedHost }
+  | { readonly ok: false; readonly kind: 'notFound' | 'notOwner'; readonly message: string };
+
+export interface CapacityView {
+  readonly broker: boolean;
+  readonly pools: PoolRow[];
+}
+
+/** Answers to the introspection verbs, without the node name (the service adds it). */
+export interface IntrospectionSource {
+  info(): Promise<Omit<InfoReply, 'node'>>;
+  hosts(filter: HostsRequest): Promise<HostRow[]>;
+  actors(filter: { prefix?: string | undefined }): Promise<ActorRow[]>;
+  shards(): Promise<ShardRow[]>;
+  capacity(): Promise<CapacityView>;
+  inspect(key: string): Promise<InspectOutcome>;
+  /** Stops the event-loop sampling. */
+  close(): void;
+}
+

@@ -1,0 +1,40 @@
+import type { MachineConfig } from '../machines/bmh/index.ts';
+
+/** How a node takes part in its cluster: leases, heartbeats, hand-off. The same on every node. */
+export interface ClusterTiming {
+  /** Shard and broker lease TTL: a dead node's shards move within about this long. */
+  readonly leaseTtlMs: number;
+  readonly heartbeatMs: number;
+  /** How long a hand-off waits for calls in flight before giving the shard up anyway. */
+  readonly drainTimeoutMs: number;
+  /** KV replicas of the cluster's buckets (3 on a clustered NATS, reference/peers.md B4). */
+  readonly replicas: number;
+}
+
+export const DEFAULT_CLUSTER_TIMING: ClusterTiming = {
+  leaseTtlMs: 5_000,
+  heartbeatMs: 1_000,
+  drainTimeoutMs: 10_000,
+  replicas: 1,
+};
+
+/** Everything a node needs to know, parsed once by its caller (the CLI, a test, a library user). */
+export interface NodeConfig {
+  /** Unique in the cluster: letters, digits, '-' and '_'. */
+  readonly name: string;
+  readonly shardCount: number;
+  readonly machine: MachineConfig;
+  readonly capacity: { readonly limits: Readonly<Record<string, number>>; readonly defaultLimit: number; readonly ttlMs: number };
+  readonly supervision: { maxRestarts: number; windowMs: number; backoff: { initialMs: number; maxMs: number } };
+  readonly askTimeoutMs: number;
+  /** Default DEFAULT_CLUSTER_TIMING. */
+  readonly cluster?: Partial<ClusterTiming>;
+  /** Serve /healthz, /readyz and /metrics on this port (0: any free one); null or absent: none. */
+  readonly healthPort?: number | null;
+  /** Append ownership records (JSON lines) here: the cluster tests check no two owners overlap. */
+  readonly ownershipLog?: string;
+}
+
+export function clusterTiming(config: NodeConfig): ClusterTiming {
+  return { ...DEFAULT_CLUSTER_TIMING, ...config.cluster };
+}

@@ -1,0 +1,12 @@
+// The one engine: every mode (demo, `metalfleet node` on NATS, Kubernetes) starts a node here.
+export { startNode, LEASE_BUCKET, MEMBER_BUCKET } from './start-node.ts';
+export type { Node, NodeBackends, NodeRuntime, NodeStores } from './start-node.ts';
+export { DEFAULT_CLUSTER_TIMING, clusterTiming } from './config.ts';
+export type { ClusterTiming, NodeConfig } from './config.ts';
+export { memorySubstrate, sharedSubstrate } from './substrate.ts';
+export type { Substrate } from './substrate.ts';
+export { FleetStats } from './fleet-stats.ts';
+export type { HostSummary } from './fleet-stats.ts';
+export type { ShardHost, ShardOwnershipEvents } from './shard-host.ts';
+export { nodeSource, HostDetails, stripUserinfo } from './introspection-source.ts';
+

@@ -1,0 +1,272 @@
+import { appendFileSync } from 'node:fs';
+import { spawnCapacityProxy, startClusterBroker, CAPACITY_BUCKET } from '../actors/capacity/cluster/index.ts';
+import type { ClusterBroker } from '../actors/capacity/cluster/index.ts';
+import type { CapacityFigures, CapacityMsg } from '../actors/capacity/index.ts';
+import type { MaasRuntime } from '../actors/maas/index.ts';
+import { startMaas } from '../actors/maas/index.ts';
+import type { ActorRef, ActorSystem, Clock } from '../actors/runtime/index.ts';
+import { ask, systemClock } from '../actors/runtime/index.ts';
+import type { HealthServer } from '../adapters/observe/index.ts';
+import { startHealthServer } from '../adapters/observe/index.ts';
+import type { KubeAdapter } from '../adapters/kube/index.ts';
+import { registerKubeMetrics } from '../adapters/kube/index.ts';
+import { openNatsStoreOn } from '../adapters/store/nats-store.ts';
+import type { NatsStore } from '../adapters/store/nats-store.ts';
+import type { SecretSource } from '../adapters/store/nats-secrets.ts';
+import type { CommandServer } from '../cluster/command-server.ts';
+import { startCommandServer } from '../cluster/command-server.ts';
+import { MEMBER_BUCKET, serveIntrospection } from '../cluster/introspect/index.ts';
+import type { Membership, ShardLeases } from '../cluster/index.ts';
+import { OwnershipRecorder, startMembership, startShardLeases } from '../cluster/index.ts';
+import { startSingleton } from '../cluster/singleton.ts';
+import { DEFAULT_MAAS_MACHINE_CONFIG } from '../machines/maas-machine/index.ts';
+import type { MaasMachineConfig, MaasMachineState } from '../machines/maas-machine/index.ts';
+import type { HostStore, Logger, MaasDriver, ObjectStore, Provisioner } from '../ports/index.ts';
+import type { NodeConfig } from './config.ts';
+import { clusterTiming } from './config.ts';
+import type { HostSnapshot } from '../actors/host/index.ts';
+import type { FleetStats } from './fleet-stats.ts';
+import type { IntrospectionSource } from './introspection-source.ts';
+import { nodeSource } from './introspection-source.ts';
+import type { ShardHost } from './shard-host.ts';
+import { startShardHost } from './shard-host.ts';
+import type { Substrate } from './substrate.ts';
+
+// The buckets of one cluster. Leases and heartbeats carry a bucket TTL (server 2.9 has no
+// per-key TTL), so a dead holder's key vanishes on its own.
+export const LEASE_BUCKET = 'mf-leases';
+export { MEMBER_BUCKET };
+const BROKER_LEASE_KEY = 'broker';
+
+/** Where the node's resources live. Absent `hosts`: the KV store on the substrate's buckets. */
+export interface NodeStores {
+  readonly hosts?: HostStore;
+  /** Secrets for the KV store (BMC credentials, user data): never written to KV. */
+  readonly secrets?: SecretSource;
+  /** MaasMachines, MaasClusters and the Cluster API objects they read; with `backends.maas`. */
+  readonly objects?: ObjectStore;
+  /**
+   * Hosts, Secrets (and, with `backends.maas`, the MAAS kinds) from Kubernetes: started in the
+   * node's actor system; the node drives hosts once its informers have listed.
+   */
+  readonly kube?: KubeAdapter;
+}
+
+export interface NodeBackends {
+  readonly provisioner: Provisioner;
+  readonly maas?: { readonly driver: MaasDriver; readonly config?: Partial<MaasMachineConfig>; readonly clusterResyncMs?: number };
+}
+
+export interface NodeRuntime {
+  readonly log: Logger;
+  /** Told as soon as the health server listens, before the stores sync and shards are taken. */
+  readonly onHealth?: (health: HealthServer | null) => void;
+  readonly clock?: Clock;
+  readonly random?: () => number;
+}
+
+export interface Node {
+  readonly name: string;
+  /** The shard actors, their system and what they report. */
+  readonly shards: ShardHost;
+  /** What the host actors report: per-state counts and a summary per host (shards.stats). */
+  readonly stats: FleetStats;
+  readonly system: ActorSystem;
+  /** The host actor's view of a host, when its shard is owned here. */
+  snapshot(key: string): Promise<HostSnapshot | null>;
+  readonly store: HostStore;
+  readonly health: HealthServer | null;
+  readonly maas: MaasRuntime | null;
+  readonly introspection: IntrospectionSource;
+  isBroker(): boolean;
+  /** The cluster-wide capacity figures, from the broker (whichever node holds it). */
+  capacity(): Promise<CapacityFigures>;
+  /** The newest state of each MaasMachine this node drives, and since when (clock ms). */
+  maasMachines(): ReadonlyMap<string, { readonly state: MaasMachineState; readonly since: number }>;
+  /** graceful: hand every shard off, give up the broker lease, leave membership (SIGTERM). */
+  stop(options?: { graceful?: boolean }): Promise<void>;
+}
+
+/**
+ * The one engine every mode runs: membership, shard leases, shard actors, the capacity broker
+ * (cluster singleton) and its proxy, commands and introspection, on a substrate. On NATS this is
+ * one node of a cluster; on the memory substrate it is the embedded default, a one-node cluster
+ * running exactly the same code.
+ */
+export async function startNode(config: NodeConfig, substrate: Substrate, stores: NodeStores, backends: NodeBackends, runtime: NodeRuntime): Promise<Node> {
+  const { transport } = substrate;
+  const { log } = runtime;
+  const name = config.name;
+  const clock = runtime.clock ?? systemClock;
+  const timing = clusterTiming(config);
+  const kvOptions = timing.replicas > 1 ? { replicas: timing.replicas } : {};
+  const [leaseBucket, memberBucket, capacityBucket] = await Promise.all([
+    transport.kv(LEASE_BUCKET, { ...kvOptions, ttlMs: timing.leaseTtlMs }),
+    transport.kv(MEMBER_BUCKET, { ...kvOptions, ttlMs: timing.leaseTtlMs }),
+    transport.kv(CAPACITY_BUCKET, kvOptions),
+  ]);
+  const kube = stores.kube;
+  let opened: NatsStore | null = null;
+  const store: HostStore = kube?.hosts ?? stores.hosts ?? (opened = await openNatsStoreOn(transport, { ...(stores.secrets ? { secrets: stores.secrets } : {}), log, kv: kvOptions }));
+  const objects = kube?.objects ?? stores.objects;
+
+  // Health first: /readyz answers "not ready" while informers list and shards are taken.
+  let connected = true;
+  transport.onStatus((status) => {
+    connected = status === 'connected';
+  });
+  let running: { shards: ShardHost; membership: Membership } | null = null;
+  const health = config.healthPort === undefined || config.healthPort === null ? null : await startHealthServer({
+    live: () => running === null || running.shards.system.state === 'running',
+    ready: () => {
+      if (!connected) return { ready: false, reason: `${transport.name} disconnected` };
+      if (kube && !kube.isSynced) {
+        const waiting = kube.informers().filter((i) => !i.synced).map((i) => `${i.resource}${i.lastError ? ` (${i.lastError})` : ''}`);
+        return { ready: false, reason: `Kubernetes informers not synced: ${waiting.join(', ') || 'starting'}` };
+      }
+      if (running === null) return { ready: false, reason: 'starting the node' };
+      if (!running.membership.healthy) return { ready: false, reason: 'heartbeats are failing' };
+      return { ready: true };
+    },
+    hostsByState: () => running?.shards.stats.byState ?? new Map(),
+    shardsOwned: () => running?.shards.owned().size ?? 0,
+    mailboxDepth: () => running?.shards.system.registry.list({ summary: false }).reduce((n, a) => n + a.mailboxDepth, 0) ?? 0,
+    slots: () => null,
+  }, { port: config.healthPort, node: name });
+  if (health && kube) registerKubeMetrics(health.registry, kube);
+  runtime.onHealth?.(health);
+  try {
+    return await assemble();
+  } catch (err) {
+    await health?.close();
+    throw err;
+  }
+
+  async function assemble(): Promise<Node> {
+    let broker: ClusterBroker | null = null;
+    const electedHandlers: Array<(epoch: number) => void> = [];
+    const deposedHandlers: Array<(reason: string) => void> = [];
+    const leadership = { onElected: (fn: (e: number) => void) => void electedHandlers.push(fn), onDeposed: (fn: (r: string) => void) => void deposedHandlers.push(fn) };
+
+    let proxy: ActorRef<CapacityMsg> | null = null;
+    const shards = await startShardHost({ ...config, drainTimeoutMs: timing.drainTimeoutMs }, {
+      store,
+      provisioner: backends.provisioner,
+      log,
+      clock,
+      ...(runtime.random ? { random: runtime.random } : {}),
+      broker: (system) => {
+        broker = startClusterBroker(system, {
+          transport, kv: capacityBucket, leadership, defaultLimit: config.capacity.defaultLimit,
+          limits: config.capacity.limits, ttlMs: config.capacity.ttlMs, clock, logger: log,
+        });
+        proxy = spawnCapacityProxy(system, { transport, node: name, ttlMs: config.capacity.ttlMs, clock });
+        return proxy;
+      },
+      ...(kube ? { attach: (system: ActorSystem) => kube.start(system) } : {}),
+    });
+    const commands: CommandServer = startCommandServer({ transport, store, shardCount: config.shardCount, log });
+
+    const singleton = await startSingleton({
+      bucket: leaseBucket, key: BROKER_LEASE_KEY, holder: name, ttlMs: timing.leaseTtlMs, clock, log,
+      onElected: (epoch) => {
+        for (const fn of electedHandlers) fn(epoch);
+      },
+      onDeposed: (reason) => {
+        for (const fn of deposedHandlers) fn(reason);
+      },
+    });
+    const brokerFigures = (): Promise<CapacityFigures> => {
+      const ref = proxy as ActorRef<CapacityMsg> | null;
+      if (!ref) return Promise.reject(new Error('the capacity proxy is not running'));
+      return ask<CapacityMsg, CapacityFigures>(ref, (reply) => ({ type: 'figures', reply }), config.askTimeoutMs);
+    };
+
+    const machines = new Map<string, { state: MaasMachineState; since: number }>();
+    const machineChanged = (key: string, state: MaasMachineState): void => {
+      const before = machines.get(key);
+      if (state.gone) {
+        machines.delete(key);
+        return;
+      }
+      const same = before !== undefined && before.state.status.machineState === state.status.machineState;
+      machines.set(key, { state, since: same ? before.since : clock.now() });
+    };
+    const maas = backends.maas && objects && proxy
+      ? await startMaas(shards.system, {
+        store: objects, driver: backends.maas.driver, broker: proxy, clock, log,
+        config: { ...DEFAULT_MAAS_MACHINE_CONFIG, ...backends.maas.config }, grantTtlMs: config.capacity.ttlMs,
+        clusterResyncMs: backends.maas.clusterResyncMs ?? 30_000, random: runtime.random ?? Math.random, onMachineChange: machineChanged,
+      })
+      : null;
+
+    // Answering before the first heartbeat: a node the CLI finds in membership can be asked.
+    const introspection = nodeSource({
+      node: shards, store, isBroker: () => singleton.isLeader(),
+      backend: backends.provisioner.name === 'fixture' ? 'fixture' : 'ironic',
+      brokerFigures,
+      maasMachines: () => machines,
+    }, { clock });
+    const introspect = serveIntrospection(transport, introspection, { node: name });
+
+    const membership: Membership = await startMembership({
+      bucket: memberBucket, self: name, heartbeatMs: timing.heartbeatMs, deadAfterMs: timing.leaseTtlMs, clock, log,
+      info: { pid: String(process.pid) },
+      // Nobody else can join a private bus: take every shard at once.
+      ...(substrate.shared ? {} : { settleMs: 0 }),
+    });
+
+    running = { shards, membership };
+    const events = config.ownershipLog ? recordOwnership(name, config.ownershipLog, shards) : shards.ownership;
+    const leases: ShardLeases = await startShardLeases({
+      bucket: leaseBucket, membership, self: name, shardCount: config.shardCount,
+      leaseTtlMs: timing.leaseTtlMs, clock, log, events,
+    });
+
+    let stopping: Promise<void> | null = null;
+    return {
+      name,
+      shards,
+      stats: shards.stats,
+      system: shards.system,
+      snapshot: (key) => shards.snapshot(key),
+      store,
+      health,
+      maas,
+      introspection,
+      isBroker: () => singleton.isLeader(),
+      capacity: brokerFigures,
+      maasMachines: () => machines,
+      stop({ graceful = true } = {}) {
+        stopping ??= (async () => {
+          // Leave first so the others stop sending this node shards, then hand off what it holds.
+          if (graceful) await membership.leave().catch(() => undefined);
+          else await membership.stop().catch(() => undefined);
+          await leases.stop({ graceful });
+          await singleton.stop({ release: graceful });
+          (broker as ClusterBroker | null)?.stop();
+          maas?.stop();
+          await commands.close();
+          await introspect.close();
+          introspection.close();
+          await shards.stop(timing.drainTimeoutMs);
+          await opened?.close();
+          await kube?.close();
+          await health?.close();
+        })();
+        return stopping;
+      },
+    };
+  }
+}
+
+// Written as each record is made, synchronously: a node killed with -9 keeps what it wrote.
+function recordOwnership(name: string, file: string, shards: ShardHost): ShardHost['ownership'] {
+  const recorder = new OwnershipRecorder();
+  const original = recorder.record.bind(recorder);
+  recorder.record = (r) => {
+    original(r);
+    appendFileSync(file, `${JSON.stringify(r)}\n`);
+  };
+  return recorder.wrap(name, shards.ownership);
+}
