@@ -2,7 +2,7 @@
 // provision) with a zero-latency fixture and no capacity limit: the actor system's own cost.
 import { createFixtureProvisioner } from '../src/adapters/fixture/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../src/machines/bmh/index.ts';
-import { eventLoopMonitor, gc, hosts, intFlag, startLocalBenchNode, until } from './support.ts';
+import { eventLoopMonitor, gc, hosts, intFlag, prepareLocalBenchNode, until } from './support.ts';
 
 export async function run(flags: Record<string, string>): Promise<object> {
   const count = intFlag(flags, 'hosts', 10_000);
@@ -10,8 +10,9 @@ export async function run(flags: Record<string, string>): Promise<object> {
   const baseline = process.memoryUsage().heapUsed;
   const provisioner = createFixtureProvisioner({ latencyMs: 0, demoBehaviours: false });
   const lag = eventLoopMonitor();
+  const { start, stop } = await prepareLocalBenchNode(hosts(count, { inspection: true }));
   const started = performance.now();
-  const { node, stop } = await startLocalBenchNode({
+  const node = await start({
     name: 'bench-lifecycle',
     shardCount: 256,
     // Steady-state power polls are not part of this measurement.
@@ -19,7 +20,7 @@ export async function run(flags: Record<string, string>): Promise<object> {
     capacity: { limits: {}, defaultLimit: Number.POSITIVE_INFINITY, ttlMs: 30_000 },
     supervision: { maxRestarts: 5, windowMs: 60_000, backoff: { initialMs: 100, maxMs: 30_000 } },
     askTimeoutMs: 30_000,
-  }, hosts(count, { inspection: true }), { provisioner });
+  }, { provisioner });
   await until(node.stats, () => node.stats.count('provisioned') === count, 600_000);
   const seconds = (performance.now() - started) / 1000;
   lag.stop();

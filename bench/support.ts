@@ -80,22 +80,33 @@ function hex(n: number): string {
 
 /**
  * The embedded default as `metalfleet demo` runs it: the one node on a private memory bus and KV,
- * hosts in the KV store, their Secrets beside it. `objects` are applied before the node starts.
+ * hosts in the KV store, their Secrets beside it. `objects` are applied by prepare; start() starts
+ * the node, so a bench can time the node alone.
  */
-export async function startLocalBenchNode(config: NodeConfig, objects: readonly unknown[], backends: NodeBackends, objectStore?: ObjectStore): Promise<{ node: Node; store: LocalStore; stop(): Promise<void> }> {
+export async function prepareLocalBenchNode(objects: readonly unknown[], objectStore?: ObjectStore): Promise<{ store: LocalStore; start(config: NodeConfig, backends: NodeBackends): Promise<Node>; stop(): Promise<void> }> {
   const substrate = memorySubstrate();
   const store = await openLocalStore(substrate.transport);
   if (objects.length > 0) {
     const applied = await store.applyObjects(objects, 'bench');
     if (!applied.ok) throw new Error(`bench manifests invalid: ${applied.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
   }
-  const node = await startNode({ ...config, cluster: { drainTimeoutMs: 5_000 } }, substrate, { hosts: store, ...(objectStore ? { objects: objectStore } : {}) }, backends, { log: silentLogger });
+  let node: Node | null = null;
   return {
-    node, store,
+    store,
+    async start(config, backends) {
+      node = await startNode({ ...config, cluster: { drainTimeoutMs: 5_000 } }, substrate, { hosts: store, ...(objectStore ? { objects: objectStore } : {}) }, backends, { log: silentLogger });
+      return node;
+    },
     async stop() {
-      await node.stop({ graceful: false });
+      await node?.stop({ graceful: false });
       await store.close();
       await substrate.transport.close();
     },
   };
+}
+
+export async function startLocalBenchNode(config: NodeConfig, objects: readonly unknown[], backends: NodeBackends, objectStore?: ObjectStore): Promise<{ node: Node; store: LocalStore; stop(): Promise<void> }> {
+  const prepared = await prepareLocalBenchNode(objects, objectStore);
+  const node = await prepared.start(config, backends);
+  return { node, store: prepared.store, stop: prepared.stop };
 }

@@ -56,20 +56,37 @@ class Router {
 
   constructor(readonly maxPayload: number, private readonly onHandlerError?: (error: unknown, subject: string) => void) {}
 
+  // Subscriptions each subject matches, so a message costs no pattern match per subscription;
+  // dropped whenever a subscription comes or goes.
+  private readonly matches = new Map<string, Sub[]>();
+
   add(sub: Sub): void {
     this.subs.add(sub);
+    this.matches.clear();
   }
 
   remove(sub: Sub): void {
     this.subs.delete(sub);
+    this.matches.clear();
+  }
+
+  private matching(subject: string): Sub[] {
+    let subs = this.matches.get(subject);
+    if (subs === undefined) {
+      subs = [...this.subs].filter((sub) => subjectMatches(sub.pattern, subject));
+      // Bounded: a bus that sees many distinct subjects (one inbox per request on NATS) starts over.
+      if (this.matches.size >= 10_000) this.matches.clear();
+      this.matches.set(subject, subs);
+    }
+    return subs;
   }
 
   /** Routes one message; returns how many subscriptions it went to. */
   route(subject: string, data: Uint8Array, reply: ((data: Uint8Array) => boolean) | null): number {
     const plain: Sub[] = [];
     const groups = new Map<string, Sub[]>();
-    for (const sub of this.subs) {
-      if (!sub.active || !subjectMatches(sub.pattern, subject)) continue;
+    for (const sub of this.matching(subject)) {
+      if (!sub.active) continue;
       if (sub.queue === undefined) plain.push(sub);
       else {
         const key = `${sub.queue}\u0000${sub.pattern}`;

@@ -11,11 +11,18 @@ export type ReplyError = z.infer<typeof ReplyErrorSchema>;
 
 export type Reply<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ReplyError };
 
+// Built once per reply schema: zod compiles a schema on first use, and a new envelope per call
+// would be compiled again for every request.
+const envelopes = new WeakMap<z.ZodType, z.ZodType>();
+
 export function replyEnvelope<S extends z.ZodType>(value: S): z.ZodType<Reply<z.infer<S>>> {
+  const known = envelopes.get(value);
+  if (known) return known as unknown as z.ZodType<Reply<z.infer<S>>>;
   const schema = z.discriminatedUnion('ok', [
     z.object({ ok: z.literal(true), value }),
     z.object({ ok: z.literal(false), error: ReplyErrorSchema }),
   ]);
+  envelopes.set(value, schema);
   // zod infers `value` as optional when S accepts undefined; the envelope still means Reply<T>.
   return schema as unknown as z.ZodType<Reply<z.infer<S>>>;
 }

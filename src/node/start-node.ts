@@ -160,7 +160,10 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
           transport, kv: capacityBucket, leadership, defaultLimit: config.capacity.defaultLimit,
           limits: config.capacity.limits, ttlMs: config.capacity.ttlMs, clock, logger: log,
         });
-        proxy = spawnCapacityProxy(system, { transport, node: name, ttlMs: config.capacity.ttlMs, clock });
+        proxy = spawnCapacityProxy(system, {
+        transport, node: name, ttlMs: config.capacity.ttlMs, clock,
+        localBroker: (req) => (broker as ClusterBroker | null)?.request(req) ?? null,
+      });
         return proxy;
       },
       ...(kube ? { attach: (system: ActorSystem) => kube.start(system) } : {}),
@@ -208,6 +211,9 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
       maasMachines: () => machines,
     }, { clock });
     const introspect = serveIntrospection(transport, introspection, { node: name });
+    // Hosts ask for slots as soon as their shard starts: give the broker (here, or on a peer) a
+    // moment to answer first, so they are not all sent into retry backoff at once.
+    await untilBrokerAnswers(brokerFigures, timing.leaseTtlMs, clock);
 
     const membership: Membership = await startMembership({
       bucket: memberBucket, self: name, heartbeatMs: timing.heartbeatMs, deadAfterMs: timing.leaseTtlMs, clock, log,
@@ -257,6 +263,14 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
         return stopping;
       },
     };
+  }
+}
+
+async function untilBrokerAnswers(figures: () => Promise<CapacityFigures>, withinMs: number, clock: Clock): Promise<void> {
+  const deadline = clock.now() + withinMs;
+  while (clock.now() < deadline) {
+    if (await figures().then(() => true, () => false)) return;
+    await new Promise<void>((resolve) => clock.setTimeout(resolve, 20));
   }
 }
 

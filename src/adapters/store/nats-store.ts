@@ -366,7 +366,8 @@ class NatsHostStore implements NatsStore {
 
   private setStatus(key: string, revision: number, record: StatusRecord | undefined): void {
     const slot = this.statusSlots.get(key);
-    if (slot && slot.revision >= revision) return;
+    // The watch may deliver our own write before its ack: keep the record we wrote, not its bytes.
+    if (slot && (slot.revision > revision || (slot.revision === revision && (slot.raw === undefined || record === undefined)))) return;
     this.statusSlots.set(key, record ? { revision, record } : { revision });
   }
 

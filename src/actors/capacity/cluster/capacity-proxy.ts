@@ -1,5 +1,6 @@
 import { call, decode, subjects as defaultSubjects } from '../../../bus/index.ts';
-import type { Subjects } from '../../../bus/index.ts';
+import type { Reply as RpcReply, Subjects } from '../../../bus/index.ts';
+import type { z } from 'zod';
 import type { BusSubscription, Logger, Transport } from '../../../ports/index.ts';
 import { silentLogger } from '../../../ports/index.ts';
 import {
@@ -10,11 +11,13 @@ import type { CapacityFigures, PoolFigures } from '../figures.ts';
 import { totalsOf } from '../figures.ts';
 import type { CapacityMsg, Notify, SlotNotice } from '../messages.ts';
 import { DEFAULT_TTL_MS } from '../pool-book.ts';
-import type { RenewReply as RenewReplyT, SlotPush as SlotPushT } from './messages.ts';
+import type { BrokerRequest as BrokerRequestT, RenewReply as RenewReplyT, SlotPush as SlotPushT } from './messages.ts';
 import { AcquireReply, MAX_RENEW_BATCH, NodeName, ReleaseReply, RenewReply, SetLimitReply, SlotPush, WireFigures } from './messages.ts';
 
 export interface CapacityProxyOptions {
   readonly transport: Transport;
+  /** The broker actor of this node while it serves (ClusterBroker.request), else null. */
+  readonly localBroker?: (request: BrokerRequestT) => Promise<RpcReply<unknown>> | null;
   /** This node's name: the broker pushes its holders' notices to subjects().capacityNotify(node). */
   readonly node: string;
   /** The grant TTL, the same as the broker's; default 30 s. */
@@ -81,6 +84,8 @@ interface State {
   renewTimer: TimerHandle | null;
   lossTimer: TimerHandle | null;
   lossAt: number;
+  /** The earliest grant deadline set since the loss timer was last armed (armed after the turn). */
+  newDeadline: number;
   sub: BusSubscription | null;
   /** Releases on their way, by holder: a new acquire of the same holder waits for them. */
   readonly releasing: Map<string, number>;
@@ -106,6 +111,14 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
   const renewEveryMs = options.renewEveryMs ?? Math.max(1, Math.floor(ttlMs / 6));
   const lossMarginMs = options.lossMarginMs ?? Math.floor(ttlMs / 10);
   const callOpts = { timeoutMs: requestTimeoutMs, deadlineMs: patienceMs, retry: true } as const;
+  // The broker of this very node answers in process (the same request, to the same actor, without
+  // encoding it for the bus); any other broker, or a refusal worth retrying, goes over the bus.
+  const brokerCall = <S extends z.ZodType>(request: BrokerRequestT, schema: S, opts: typeof callOpts): Promise<z.infer<S>> => {
+    const local = options.localBroker?.(request);
+    const viaBus = (): Promise<z.infer<S>> => call(options.transport, subs.capacity, request, schema, opts);
+    if (!local) return viaBus();
+    return local.then((reply) => (reply.ok ? (reply.value as z.infer<S>) : viaBus()));
+  };
   let clock: Clock;
   // Calls on their way (shown in describe: a test or an operator sees the proxy is quiet).
   let inflight = 0;
@@ -126,7 +139,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     const key = keyOf(holder, pool);
     state.releasing.set(key, (state.releasing.get(key) ?? 0) + 1);
     // Best effort: a release that never arrives costs the slot one TTL, not correctness.
-    track(call(options.transport, subs.capacity, { type: 'release', holder, pool }, ReleaseReply, callOpts)).catch((error: unknown) => {
+    track(brokerCall({ type: 'release', holder, pool }, ReleaseReply, callOpts)).catch((error: unknown) => {
       log.warn({ node, pool, holder, err: String(error) }, 'capacity release not delivered; the grant lapses after its TTL');
     }).finally(() => tell(self, { type: 'released', key }));
   };
@@ -141,7 +154,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     const { gen } = e;
     const key = keyOf(e.holder, e.pool);
     const sentAt = clock.now();
-    track(call(options.transport, subs.capacity, { type: 'acquire', holder: e.holder, node, pool: e.pool, operation: e.operation, exempt: e.exempt, waitedMs: Math.max(0, sentAt - e.requestedAt) }, AcquireReply, callOpts)).then(
+    track(brokerCall({ type: 'acquire', holder: e.holder, node, pool: e.pool, operation: e.operation, exempt: e.exempt, waitedMs: Math.max(0, sentAt - e.requestedAt) }, AcquireReply, callOpts)).then(
       (reply) => tell(self, { type: 'acquireDone', key, holder: e.holder, pool: e.pool, gen, sentAt, reply }),
       (error: unknown) => tell(self, { type: 'acquireFailed', key, gen, error: String(error) }),
     );
@@ -158,6 +171,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     e.phase = 'granted';
     e.grantId = grantId;
     e.deadline = same ? Math.max(e.deadline, deadline) : deadline;
+    state.newDeadline = Math.min(state.newDeadline, e.deadline);
     if (!same || tellHolder) send(state, e, { type: 'slotGranted', grantId, pool: e.pool, operation: e.operation, waitedMs });
   };
 
@@ -177,7 +191,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
 
   const renewTick = (state: State, self: ActorRef<ProxyMsg>): void => {
     const now = clock.now();
-    const batch: { holder: string; pool: string }[] = [];
+    const batch: { holder: string; pool: string; grantId?: string }[] = [];
     for (const e of [...state.entries.values()]) {
       if (now - e.heardAt > ttlMs) {
         // The holder stopped renewing (it stopped without releasing): give its place back.
@@ -185,14 +199,15 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
         releaseAtBroker(state, self, e.holder, e.pool);
         continue;
       }
-      if (e.phase !== 'acquiring') batch.push({ holder: e.holder, pool: e.pool });
+      if (e.phase === 'granted') batch.push({ holder: e.holder, pool: e.pool, grantId: e.grantId });
+      else if (e.phase !== 'acquiring') batch.push({ holder: e.holder, pool: e.pool });
     }
     if (batch.length === 0 || state.renewing) return;
     state.renewing = true;
     const sentAt = now;
     const chunks: (typeof batch)[] = [];
     for (let i = 0; i < batch.length; i += MAX_RENEW_BATCH) chunks.push(batch.slice(i, i + MAX_RENEW_BATCH));
-    Promise.all(chunks.map((holders) => track(call(options.transport, subs.capacity, { type: 'renew', node, holders }, RenewReply, callOpts)))).then(
+    Promise.all(chunks.map((holders) => track(brokerCall({ type: 'renew', node, holders }, RenewReply, callOpts)))).then(
       (replies) => {
         const epoch = Math.max(...replies.map((r) => r.epoch));
         tell(self, { type: 'renewDone', sentAt, reply: { epoch, results: replies.flatMap((r) => r.results) } });
@@ -235,27 +250,30 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
   const armLoss = (state: State, self: ActorRef<ProxyMsg>): void => {
     let next = Number.POSITIVE_INFINITY;
     for (const e of state.entries.values()) if (e.phase === 'granted') next = Math.min(next, e.deadline);
-    if (next === Number.POSITIVE_INFINITY) {
-      if (state.lossTimer !== null) clock.clearTimeout(state.lossTimer);
-      state.lossTimer = null;
-      return;
-    }
-    if (state.lossTimer !== null && state.lossAt <= next) return;
+    if (state.lossTimer !== null) clock.clearTimeout(state.lossTimer);
+    state.lossTimer = null;
+    if (next !== Number.POSITIVE_INFINITY) armLossAt(state, self, next);
+  };
+
+  // A timer that fires early only costs a scan: a deadline moved later (renewed), or a grant gone.
+  const armLossAt = (state: State, self: ActorRef<ProxyMsg>, at: number): void => {
+    if (state.lossTimer !== null && state.lossAt <= at) return;
     if (state.lossTimer !== null) clock.clearTimeout(state.lossTimer);
     const handle = clock.setTimeout(() => {
       if (state.lossTimer === handle) state.lossTimer = null;
       tell(self, { type: 'lossTick' });
-    }, Math.max(0, next - clock.now()));
+    }, Math.max(0, at - clock.now()));
     state.lossTimer = handle;
-    state.lossAt = next;
+    state.lossAt = at;
   };
+
 
   const armRenew = (state: State, self: ActorRef<ProxyMsg>): void => {
     state.renewTimer = clock.setTimeout(() => tell(self, { type: 'renewTick' }), renewEveryMs);
   };
 
   const figures = (reply: (f: CapacityFigures) => void): void => {
-    track(call(options.transport, subs.capacity, { type: 'figures' }, WireFigures, callOpts)).then((w) => {
+    track(brokerCall({ type: 'figures' }, WireFigures, callOpts)).then((w) => {
       const pools: PoolFigures[] = w.pools.map((p) => ({
         pool: p.pool,
         limit: p.limit === 0 ? Number.POSITIVE_INFINITY : p.limit,
@@ -305,7 +323,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
         break;
       }
       case 'setLimit':
-        track(call(options.transport, subs.capacity, { type: 'setLimit', pool: msg.pool, limit: msg.limit === Number.POSITIVE_INFINITY ? 0 : msg.limit }, SetLimitReply, callOpts))
+        track(brokerCall({ type: 'setLimit', pool: msg.pool, limit: msg.limit === Number.POSITIVE_INFINITY ? 0 : msg.limit }, SetLimitReply, callOpts))
           .catch((error: unknown) => log.warn({ node, pool: msg.pool, err: String(error) }, 'capacity setLimit not delivered'));
         break;
       case 'figures':
@@ -382,9 +400,14 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
       }
       case 'lossTick':
         lossTick(state, self);
+        // The one full scan: every other turn only brings the timer forward for deadlines it set.
+        armLoss(state, self);
         break;
     }
-    armLoss(state, self);
+    if (state.newDeadline !== Number.POSITIVE_INFINITY) {
+      armLossAt(state, self, state.newDeadline);
+      state.newDeadline = Number.POSITIVE_INFINITY;
+    }
     return state;
   };
 
@@ -393,7 +416,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     init: (ctx) => {
       clock = options.clock ?? ctx.system.clock;
       const state: State = {
-        entries: new Map(), releasing: new Map(), epoch: -1, gen: 0, renewing: false, renewTimer: null, lossTimer: null, lossAt: Number.NaN, sub: null,
+        entries: new Map(), releasing: new Map(), epoch: -1, gen: 0, renewing: false, renewTimer: null, lossTimer: null, lossAt: Number.NaN, newDeadline: Number.POSITIVE_INFINITY, sub: null,
         counts: { unreachable: 0, lost: 0, resent: 0, notifyErrors: 0, badPushes: 0 },
       };
       const self = ctx.self;

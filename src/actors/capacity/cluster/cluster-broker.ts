@@ -11,6 +11,7 @@ import { DEFAULT_TTL_MS } from '../pool-book.ts';
 import { grantOf, inUse, isLive } from './grant-record.ts';
 import { BrokerDeposed, CorruptRecord, GrantStore, OverGrant } from './grant-store.ts';
 import type { Versioned } from './grant-store.ts';
+import type { GrantRecord } from './grant-record.ts';
 import type { Leadership } from './leadership.ts';
 import type { AcquireReply, AcquireRequest, BrokerRequest as BrokerRequestT, ReleaseReply, RenewReply, RenewRequest, RenewResult, SetLimitReply, SlotPush, WireFigures } from './messages.ts';
 import { BrokerRequest } from './messages.ts';
@@ -41,6 +42,11 @@ export interface ClusterBroker {
   readonly ref: AnyActorRef;
   /** The epoch this node serves, or null while it is not (or not yet) serving. */
   readonly epoch: number | null;
+  /**
+   * A request answered by this broker in process, while it serves; null otherwise (ask the
+   * cluster's broker over the bus). The same turn a bus request gets, without the encoding.
+   */
+  request(req: BrokerRequestT): Promise<RpcReply<unknown>> | null;
   /** Stop serving and stop the actor (the lease is the caller's to release). */
   stop(): void;
 }
@@ -77,6 +83,12 @@ interface PoolMem {
   readonly renewed: Map<string, number>;
   /** Oldest request first; replaced (not mutated) on every change, which invalidates `index`. */
   waiters: Waiter[];
+  /**
+   * Grants of a pool without a limit, by holder: kept in memory only. There is no limit to hold,
+   * so nothing needs the compare-and-set, and writing one record of every holder on each grant
+   * would cost O(holders) per grant. A new broker takes them over from the holders' renewals.
+   */
+  readonly free: Map<string, GrantRecord>;
   /** holder → 1-based queue position, for the `waiters` array it was built from. */
   index?: { readonly of: Waiter[]; readonly pos: Map<string, number> };
 }
@@ -99,6 +111,13 @@ function insertAt(queue: readonly Waiter[], at: number): number {
   return queue.findIndex((x) => x.requestedAt > at);
 }
 
+/** Live non-exempt in-memory grants: they count against a limit set on the pool later. */
+function freeInUse(p: PoolMem, now: number): number {
+  let n = 0;
+  for (const g of p.free.values()) if (!g.exempt && isLive(g, now)) n++;
+  return n;
+}
+
 function waiterOf(p: PoolMem, holder: string): Waiter | undefined {
   const at = queueIndex(p).get(holder);
   return at === undefined ? undefined : p.waiters[at - 1];
@@ -110,6 +129,8 @@ interface State {
   seq: number;
   /** When the pending renewals must be written; null when there are none. */
   flushDueAt: number | null;
+  /** When to look for lapsed in-memory grants; null while there are none. */
+  sweepAt: number | null;
   timer: TimerHandle | null;
   timerAt: number;
   readonly counts: { granted: number; released: number; expired: number; pushed: number; errors: number; conflicts: number };
@@ -179,7 +200,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       const v = await session.store.read(pool, limitFor(pool));
       p = state.pools.get(pool);
       if (!p) {
-        p = { name: pool, v, renewed: new Map(), waiters: [] };
+        p = { name: pool, v, renewed: new Map(), waiters: [], free: new Map() };
         state.pools.set(pool, p);
       }
     }
@@ -205,7 +226,8 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       candidates.splice(at < 0 ? waiters.length : at, 0, fresh);
     }
     const ctx = { epoch: session.epoch, ttlMs, newGrantId: newGrantId(state, session) };
-    const { versioned, effect } = await session.store.commit(p.name, p.v, (base, now) => reconcile(base, now, { ...change, renewed: p.renewed, candidates }, ctx), () => clock.now());
+    const extraInUse = freeInUse(p, now0);
+    const { versioned, effect } = await session.store.commit(p.name, p.v, (base, now) => reconcile(base, now, { ...change, renewed: p.renewed, candidates, extraInUse }, ctx), () => clock.now());
     if (state.pools.get(p.name) !== p || state.session !== session) return effect;
     p.v = versioned;
     // Applied or moot: a renewal of a grant that lapsed in KV is not revived.
@@ -234,6 +256,60 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
 
   const position = (p: PoolMem, holder: string): number => queueIndex(p).get(holder) ?? 0;
 
+  const scheduleSweep = (state: State, at: number): void => {
+    if (state.sweepAt === null || at < state.sweepAt) state.sweepAt = at;
+  };
+
+  /** A pool without a limit: granted at once, in memory (see PoolMem.free). */
+  const grantFree = (state: State, session: Session, p: PoolMem, req: AcquireRequest, now: number): AcquireReply => {
+    let g = p.free.get(req.holder);
+    if (g && isLive(g, now)) {
+      g = { ...g, node: req.node, expiresAt: now + ttlMs };
+    } else {
+      g = {
+        grantId: newGrantId(state, session)(), holder: req.holder, node: req.node, operation: req.operation, exempt: req.exempt,
+        brokerEpoch: session.epoch, grantedAt: now, expiresAt: now + ttlMs,
+      };
+      state.counts.granted++;
+    }
+    p.free.set(req.holder, g);
+    scheduleSweep(state, now + ttlMs);
+    return { epoch: session.epoch, status: 'granted', grantId: g.grantId, waitedMs: 0, validForMs: ttlMs };
+  };
+
+  /**
+   * Renews an in-memory grant; a holder this broker has never seen keeps the grant it names when
+   * the pool has no limit (it was made by a broker before us). False: not an in-memory grant.
+   */
+  const renewFree = (p: PoolMem, holder: string, node: string, grantId: string | undefined, session: Session): boolean => {
+    const now = clock.now();
+    const g = p.free.get(holder);
+    if (g) {
+      if (!isLive(g, now)) return false;
+      p.free.set(holder, { ...g, node, expiresAt: now + ttlMs });
+      return true;
+    }
+    if (grantId === undefined || p.v.record.limit !== 0 || grantOf(p.v.record, holder)) return false;
+    p.free.set(holder, { grantId, holder, node, operation: 'adopted', exempt: false, brokerEpoch: session.epoch, grantedAt: now, expiresAt: now + ttlMs });
+    return true;
+  };
+
+  /** Drops lapsed in-memory grants and tells their holders, as a lapsed record grant is told. */
+  const sweepFree = (state: State, session: Session, now: number): void => {
+    state.sweepAt = null;
+    for (const p of state.pools.values()) {
+      for (const [holder, g] of p.free) {
+        if (isLive(g, now)) {
+          scheduleSweep(state, g.expiresAt);
+          continue;
+        }
+        p.free.delete(holder);
+        state.counts.expired++;
+        publish(state, { type: 'slotLost', epoch: session.epoch, holder, pool: p.name, grantId: g.grantId, reason: `grant expired: not renewed within ${ttlMs} ms` }, g.node);
+      }
+    }
+  };
+
   const acquire = async (state: State, session: Session, req: AcquireRequest): Promise<AcquireReply> => {
     const p = await poolMem(state, session, req.pool);
     const now = clock.now();
@@ -246,6 +322,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       p.waiters = p.waiters.filter((x) => x !== w);
     }
     const held = grantOf(p.v.record, req.holder);
+    if (!held && p.v.record.limit === 0) return grantFree(state, session, p, req, now);
     if (held && isLive(held, now)) {
       // Asking again proves the holder alive: as good as a renew. The grant is written (renewed)
       // before it is confirmed: our copy may be stale if a broker of a later epoch overlapped
@@ -283,6 +360,10 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       p.waiters = p.waiters.filter((w) => w.holder !== holder);
       return { epoch: session.epoch, outcome: 'cancelled' };
     }
+    if (p.free.delete(holder)) {
+      state.counts.released++;
+      return { epoch: session.epoch, outcome: 'released' };
+    }
     if (!grantOf(p.v.record, holder)) {
       // Perhaps written by a broker that overlapped with us: look at KV before saying no.
       p = await reread(state, session, p);
@@ -301,13 +382,17 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     const seen: { holder: string; pool: string; p: PoolMem; waiting: boolean }[] = [];
     const reread_ = new Set<string>();
     const urgent = new Set<PoolMem>();
-    for (const { holder, pool } of req.holders) {
+    for (const { holder, pool, grantId } of req.holders) {
       let p = await poolMem(state, session, pool);
       const w = waiterOf(p, holder);
       if (w) {
         w.seenAt = clock.now();
         w.node = req.node;
         seen.push({ holder, pool, p, waiting: true });
+        continue;
+      }
+      if (renewFree(p, holder, req.node, grantId, session)) {
+        seen.push({ holder, pool, p, waiting: false });
         continue;
       }
       if (!grantOf(p.v.record, holder) && !reread_.has(pool)) {
@@ -330,7 +415,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     const now = clock.now();
     const results: RenewResult[] = seen.map(({ holder, pool, p, waiting }) => {
       if (waiting) return { holder, pool, status: 'waiting', position: Math.max(1, position(p, holder)) };
-      const g = grantOf(p.v.record, holder);
+      const g = p.free.get(holder) ?? grantOf(p.v.record, holder);
       return g && isLive(g, now) ? { holder, pool, status: 'renewed', grantId: g.grantId, validForMs: g.expiresAt - now } : { holder, pool, status: 'unknown' };
     });
     return { epoch: session.epoch, results };
@@ -346,12 +431,12 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     const now = clock.now();
     const pools = [...state.pools.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((p) => {
       const r = p.v.record;
-      const live = r.grants.filter((g) => isLive(g, now));
+      const live = [...r.grants, ...p.free.values()].filter((g) => isLive(g, now));
       const queue = p.waiters.map((w) => ({ holder: w.holder, node: w.node, operation: w.operation, waitingMs: Math.max(0, now - w.requestedAt) }));
       return {
         pool: p.name,
         limit: r.limit,
-        inUse: inUse(r, now),
+        inUse: inUse(r, now) + freeInUse(p, now),
         exempt: live.filter((g) => g.exempt).length,
         waiting: queue.length,
         longestWaitMs: queue.reduce((m, q) => Math.max(m, q.waitingMs), 0),
@@ -422,6 +507,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   const tick = async (state: State, session: Session): Promise<void> => {
     const now = clock.now();
     const flushDue = state.flushDueAt !== null && state.flushDueAt <= now;
+    if (state.sweepAt !== null && state.sweepAt <= now) sweepFree(state, session, now);
     for (const p of [...state.pools.values()]) {
       const due = (flushDue && p.renewed.size > 0)
         || p.v.record.grants.some((g) => g.expiresAt <= now || (p.renewed.has(g.grantId) && g.expiresAt - flushLeadMs <= now))
@@ -443,7 +529,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   /** One timer for the earliest moment something must be written. */
   const arm = (state: State, ctx: ActorContext<BrokerMsg>, minDelay = 0): void => {
     if (state.session === null) return disarm(state);
-    let next = state.flushDueAt ?? Number.POSITIVE_INFINITY;
+    let next = Math.min(state.flushDueAt ?? Number.POSITIVE_INFINITY, state.sweepAt ?? Number.POSITIVE_INFINITY);
     for (const p of state.pools.values()) {
       for (const g of p.v.record.grants) next = Math.min(next, p.renewed.has(g.grantId) ? g.expiresAt - flushLeadMs : g.expiresAt);
       for (const w of p.waiters) next = Math.min(next, w.seenAt + ttlMs + 1);
@@ -530,7 +616,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       // After a crash the session (and its subscription) may still be live: pick it up again.
       const current = control.current;
       if (current?.active) clock.setTimeout(() => tell(ctx.self, { type: 'elected', session: current }), 0);
-      return { session: null, pools: new Map(), seq: 0, flushDueAt: null, timer: null, timerAt: Number.NaN, counts: { granted: 0, released: 0, expired: 0, pushed: 0, errors: 0, conflicts: 0 } };
+      return { session: null, pools: new Map(), seq: 0, flushDueAt: null, sweepAt: null, timer: null, timerAt: Number.NaN, counts: { granted: 0, released: 0, expired: 0, pushed: 0, errors: 0, conflicts: 0 } };
     },
     receive,
     onStop: (state) => disarm(state),
@@ -539,7 +625,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       let used = 0;
       let waiting = 0;
       for (const p of state.pools.values()) {
-        used += inUse(p.v.record, now);
+        used += inUse(p.v.record, now) + freeInUse(p, now);
         waiting += p.waiters.length;
       }
       return { epoch: state.session?.epoch ?? null, serving: state.session?.serving ?? false, pools: state.pools.size, inUse: used, waiting, ...state.counts };
@@ -564,6 +650,12 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
 
   return {
     ref: self as AnyActorRef,
+    request(req) {
+      const session = control.current;
+      if (!session?.active || !session.serving) return null;
+      return ask(self as ActorRef<BrokerMsg>, (reply: (r: RpcReply<unknown>) => void): BrokerMsg => ({ type: 'request', session, req, reply }), requestTimeoutMs)
+        .catch(() => fail('busy', `capacity broker did not answer within ${requestTimeoutMs} ms`, true));
+    },
     get epoch() {
       const s = control.current;
       return s?.active && s.serving ? s.epoch : null;

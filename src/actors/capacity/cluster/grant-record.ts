@@ -81,8 +81,8 @@ export function inUse(record: PoolRecord, now: number): number {
   return n;
 }
 
-export function hasRoom(record: PoolRecord, now: number): boolean {
-  return record.limit === 0 || inUse(record, now) < record.limit;
+export function hasRoom(record: PoolRecord, now: number, extraInUse = 0): boolean {
+  return record.limit === 0 || inUse(record, now) + extraInUse < record.limit;
 }
 
 export function grantOf(record: PoolRecord, holder: string): GrantRecord | undefined {

@@ -30,7 +30,9 @@ export const AcquireRequest = z.object({
   waitedMs: Millis.optional(),
 });
 export const ReleaseRequest = z.object({ type: z.literal('release'), holder: HolderKey, pool: PoolName });
-export const HolderRef = z.object({ holder: HolderKey, pool: PoolName });
+// grantId: the grant the holder has, so a new broker can take it over for a pool without a limit
+// (whose grants live in the broker's memory only).
+export const HolderRef = z.object({ holder: HolderKey, pool: PoolName, grantId: z.string().min(1).max(128).optional() });
 export const RenewRequest = z.object({ type: z.literal('renew'), node: NodeName, holders: z.array(HolderRef).max(MAX_RENEW_BATCH) });
 export const FiguresRequest = z.object({ type: z.literal('figures') });
 export const SetLimitRequest = z.object({ type: z.literal('setLimit'), pool: PoolName, limit: WireLimit });

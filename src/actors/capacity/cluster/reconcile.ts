@@ -23,6 +23,8 @@ export interface Change {
   readonly confirm?: boolean;
   /** In grant order: waiters first (FIFO), then a fresh acquire. Stops at the first that does not fit. */
   readonly candidates?: readonly Candidate[];
+  /** Slots in use outside the record (grants the broker keeps in memory), counted against the limit. */
+  readonly extraInUse?: number;
 }
 
 export interface Effect {
@@ -90,7 +92,7 @@ export function reconcile(base: PoolRecord, now: number, change: Change, ctx: Re
   for (const candidate of change.candidates ?? []) {
     // Already granted (by an earlier write of this or another broker): nothing to add.
     if (grantOf(record, candidate.holder)) continue;
-    if (!candidate.exempt && !hasRoom(record, now)) break;
+    if (!candidate.exempt && !hasRoom(record, now, change.extraInUse ?? 0)) break;
     const grant: GrantRecord = {
       grantId: ctx.newGrantId(),
       holder: candidate.holder,
