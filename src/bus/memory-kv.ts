@@ -1,4 +1,4 @@
-import type { KvBucket, KvBucketOptions, KvEntry, KvEvent, KvWatchOptions } from '../ports/index.ts';
+import type { Clock, KvBucket, KvBucketOptions, KvEntry, KvEvent, KvWatchOptions } from '../ports/index.ts';
 import { KvConflict } from '../ports/index.ts';
 import { subjectMatches } from './subject-match.ts';
 
@@ -6,10 +6,6 @@ interface Stored {
   readonly value: Uint8Array;
   readonly revision: number;
   readonly at: number;
-}
-
-export interface KvClock {
-  now(): number;
 }
 
 /**
@@ -21,7 +17,7 @@ export interface KvClock {
 export class MemoryKvStore {
   private readonly buckets = new Map<string, MemoryBucket>();
 
-  constructor(private readonly clock: KvClock = { now: () => Date.now() }) {}
+  constructor(private readonly clock: Pick<Clock, 'now'> = { now: () => Date.now() }) {}
 
   bucket(name: string, options: KvBucketOptions = {}): KvBucket {
     let b = this.buckets.get(name);
@@ -43,7 +39,7 @@ class MemoryBucket implements KvBucket {
   private readonly watchers = new Set<Watcher>();
   private seq = 0;
 
-  constructor(readonly name: string, private readonly ttlMs: number, private readonly clock: KvClock) {}
+  constructor(readonly name: string, private readonly ttlMs: number, private readonly clock: Pick<Clock, 'now'>) {}
 
   async get(key: string): Promise<KvEntry | null> {
     const e = this.live(key);

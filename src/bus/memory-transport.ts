@@ -1,4 +1,4 @@
-import type { BusMessage, BusStatus, BusSubscription, KvBucket, KvBucketOptions, SubscribeOptions, Transport } from '../ports/index.ts';
+import type { BusMessage, BusStatus, BusSubscription, Clock, KvBucket, KvBucketOptions, SubscribeOptions, Transport } from '../ports/index.ts';
 import { BusError } from '../ports/index.ts';
 import { MemoryKvStore } from './memory-kv.ts';
 import { subjectMatches } from './subject-match.ts';
@@ -11,7 +11,7 @@ export interface MemoryBusOptions {
   /** Largest payload in bytes; default 1 MiB, the nats-server default. */
   readonly maxPayload?: number;
   /** Time for the KV store this bus creates (ignored when `kv` is given). */
-  readonly clock?: { now(): number };
+  readonly clock?: Pick<Clock, 'now'>;
   /** Share a KV store with other buses (or keep one across bus restarts in a test). */
   readonly kv?: MemoryKvStore;
   /** Told when a subscription handler throws; the subscription carries on either way. */

@@ -2,8 +2,7 @@
 // deadline. Used for shard ownership and for the capacity broker's singleton.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Clock, TimerHandle } from '../actors/runtime/index.ts';
-import type { KvBucket, Logger } from '../ports/index.ts';
+import type { Clock, KvBucket, Logger, TimerHandle } from '../ports/index.ts';
 import { KvConflict, silentLogger } from '../ports/index.ts';
 
 /** Why a lease ended without release(): the caller must stop what the lease guarded, at once. */

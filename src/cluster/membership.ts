@@ -2,8 +2,7 @@
 // not by the writer's clock, and by local timers, because the bucket TTL (server 2.9) deletes
 // stale heartbeats silently: no watch event ever says a node died.
 import { z } from 'zod';
-import type { Clock, TimerHandle } from '../actors/runtime/index.ts';
-import type { KvBucket, KvEvent, Logger } from '../ports/index.ts';
+import type { Clock, KvBucket, KvEvent, Logger, TimerHandle } from '../ports/index.ts';
 import { silentLogger } from '../ports/index.ts';
 
 export interface MembershipOptions {

@@ -1,7 +1,6 @@
 // Shard ownership: each node leases the shards rendezvous hashing gives it over live members,
 // hands off (drain, then delete) the ones a newcomer wins, and fences itself when a lease is lost.
-import type { Clock, TimerHandle } from '../actors/runtime/index.ts';
-import type { Fence, KvBucket, KvEvent, Logger } from '../ports/index.ts';
+import type { Clock, Fence, KvBucket, KvEvent, Logger, TimerHandle } from '../ports/index.ts';
 import { silentLogger } from '../ports/index.ts';
 import type { Lease, LeaseLostReason } from './lease.ts';
 import { acquireLease } from './lease.ts';

@@ -1,7 +1,6 @@
 // A cluster singleton (the capacity broker): every node keeps trying to take one lease key; the
 // holder is elected, and deposed the moment its lease is lost (before anyone else can take it).
-import type { Clock, TimerHandle } from '../actors/runtime/index.ts';
-import type { KvBucket, KvEvent, Logger } from '../ports/index.ts';
+import type { Clock, KvBucket, KvEvent, Logger, TimerHandle } from '../ports/index.ts';
 import { silentLogger } from '../ports/index.ts';
 import type { Lease } from './lease.ts';
 import { acquireLease } from './lease.ts';

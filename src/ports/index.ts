@@ -1,6 +1,7 @@
 export type { Credentials, HostData, CapacityClaim, Provisioner } from './provisioner.ts';
 export type { Fence, FenceOptions, HostEvent, HostIntent, HostStore, WatchOptions } from './host-store.ts';
 export { FenceRefusals, StaleFence, StoreError, hostKey } from './host-store.ts';
+export type { Clock, TimerHandle } from './clock.ts';
 export type { Logger } from './logger.ts';
 export { silentLogger } from './logger.ts';
 export { invoke } from './invoke.ts';

@@ -1,13 +1,6 @@
-/** Opaque timer handle: Node's Timeout, or whatever a test clock returns. */
-export type TimerHandle = object | number;
+import type { Clock } from '../../ports/index.ts';
 
-/** Injected time, so tests can drive backoff and ask deadlines without sleeping. */
-export interface Clock {
-  now(): number;
-  /** keepAlive false (default): the timer must not keep a finished process alive. */
-  setTimeout(fn: () => void, ms: number, keepAlive?: boolean): TimerHandle;
-  clearTimeout(handle: TimerHandle): void;
-}
+export type { Clock, TimerHandle } from '../../ports/index.ts';
 
 // Node clamps larger delays to 1 ms, which would turn "wait very long" into "fire now".
 const MAX_DELAY_MS = 2_147_483_647;
