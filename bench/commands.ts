@@ -15,7 +15,7 @@
 // spec.online, so every reply is real store work on the owning node — a cache read, a KV read and
 // a compare-and-set write of the host — and every write reaches the nodes' host watches. A paused
 // host's actor takes the change and does nothing with it.
-import { shardOf } from '../src/actors/shard/index.ts';
+import { shardOf } from '../src/api/index.ts';
 import { LEASE_BUCKET } from '../src/node/index.ts';
 import { connectNats, decode, encode, replyEnvelope, subjects } from '../src/bus/index.ts';
 import { HostCommandReply } from '../src/bus/messages/index.ts';

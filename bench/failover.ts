@@ -6,7 +6,7 @@
 // a survivor (from the nodes' ownership logs; the harness ends the dead node's at its kill), how
 // many hosts those shards carry, and what the backend saw twice — then every host must end
 // provisioned, deployed exactly once.
-import { shardOf } from '../src/actors/shard/index.ts';
+import { shardOf } from '../src/api/index.ts';
 import { LEASE_BUCKET } from '../src/node/index.ts';
 import { decodeLeaseValue } from '../src/cluster/index.ts';
 import { startCluster } from '../test/support/cluster.ts';

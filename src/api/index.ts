@@ -9,3 +9,4 @@ export * from './bmc/index.ts';
 export * from './bmh/annotations.ts';
 export * from './bmh/validate.ts';
 export * from './maas/index.ts';
+export { shardOf } from './shard.ts';

@@ -1,4 +1,4 @@
-import { shardOf } from '../actors/shard/index.ts';
+import { shardOf } from '../api/index.ts';
 import { call, subjects as defaultSubjects, type Subjects } from '../bus/index.ts';
 import { HostCommand, HostCommandReply, type HostCommandInput } from '../bus/messages/index.ts';
 import type { Transport } from '../ports/index.ts';

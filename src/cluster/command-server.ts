@@ -4,7 +4,7 @@
 // shared store and the reply goes out once that write is durable; the owner of the host's shard
 // acts on it from its watch of the store. A shard changing hands therefore leaves no gap with
 // nobody answering — there is nothing about ownership in this file.
-import { shardOf } from '../actors/shard/index.ts';
+import { shardOf } from '../api/index.ts';
 import { fail, ok, serve, subjects as defaultSubjects, type Subjects } from '../bus/index.ts';
 import { HostCommand } from '../bus/messages/index.ts';
 import type { HostStore, Logger, Transport } from '../ports/index.ts';

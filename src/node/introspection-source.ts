@@ -12,7 +12,7 @@ import type { CapacityFigures } from '../actors/capacity/index.ts';
 import type { HostObserver, HostSnapshot } from '../actors/host/index.ts';
 import type { ActorSystem, Clock } from '../actors/runtime/index.ts';
 import { systemClock } from '../actors/runtime/index.ts';
-import { shardOf } from '../actors/shard/index.ts';
+import { shardOf } from '../api/index.ts';
 import type { FleetStats } from './fleet-stats.ts';
 import type { ShardHost } from './shard-host.ts';
 import type { CapacityView, InspectOutcome, IntrospectionSource } from '../cluster/introspect/index.ts';

@@ -5,7 +5,7 @@ import type { HostMsg, HostSnapshot } from '../actors/host/index.ts';
 import type { ActorRef, ActorSystem, Clock } from '../actors/runtime/index.ts';
 import { ask, startSystem, stop, systemClock, tell } from '../actors/runtime/index.ts';
 import type { ShardMsg } from '../actors/shard/index.ts';
-import { shardOf } from '../actors/shard/index.ts';
+import { shardOf } from '../api/index.ts';
 import type { NodeConfig } from './config.ts';
 import { spawnShard } from './spawn-shard.ts';
 import { FleetStats } from './fleet-stats.ts';

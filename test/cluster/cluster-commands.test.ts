@@ -6,7 +6,7 @@ import test from 'ava';
 import { connect } from '@nats-io/transport-node';
 import { RequestError, type NatsConnection } from '@nats-io/nats-core';
 import { pack, Packr, unpack } from 'msgpackr';
-import { shardOf } from '../../src/actors/shard/index.ts';
+import { shardOf } from '../../src/api/index.ts';
 import type { BareMetalHost } from '../../src/api/index.ts';
 import { RemoteError } from '../../src/bus/index.ts';
 import { sendCommand } from '../../src/cluster/command-client.ts';

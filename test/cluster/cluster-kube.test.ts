@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { shardOf } from '../../src/actors/shard/index.ts';
+import { shardOf } from '../../src/api/index.ts';
 import { startFixtureServer } from '../../src/adapters/fixture/remote/index.ts';
 import type { OwnershipInterval } from '../../src/cluster/index.ts';
 import { findOverlaps, parseOwnershipLog, toIntervals } from '../../src/cluster/index.ts';

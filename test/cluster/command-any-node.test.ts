@@ -2,7 +2,7 @@
 // wildcard command subject, records the intent in the shared store and answers once it is
 // written. Nothing here owns a shard — there are no leases at all — and commands are answered.
 import test from 'ava';
-import { shardOf } from '../../src/actors/shard/index.ts';
+import { shardOf } from '../../src/api/index.ts';
 import { hostKvKey } from '../../src/adapters/store/nats-keys.ts';
 import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, openNatsStore, openNatsStoreOn, type NatsStore } from '../../src/adapters/store/nats-store.ts';
 import { createMemoryBus, decode, encode, RemoteError, replyEnvelope, subjects } from '../../src/bus/index.ts';

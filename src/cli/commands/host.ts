@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { shardOf } from '../../actors/shard/index.ts';
+import { shardOf } from '../../api/index.ts';
 import { connectNats, RemoteError, subjects } from '../../bus/index.ts';
 import { HostCommand, HostKey, type HostCommandInput, type HostCommandType } from '../../bus/messages/index.ts';
 import { sendCommand } from '../../cluster/command-client.ts';

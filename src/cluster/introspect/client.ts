@@ -6,7 +6,7 @@ import { call, RemoteError, subjects as defaultSubjects } from '../../bus/index.
 import { HostKey } from '../../bus/messages/command.ts';
 import type { InspectReply, IntrospectReply, IntrospectRequest, IntrospectVerb } from '../../bus/messages/introspect.ts';
 import { INTROSPECT } from '../../bus/messages/introspect.ts';
-import { shardOf } from '../../actors/shard/index.ts';
+import { shardOf } from '../../api/index.ts';
 import type { KvBucket, Transport } from '../../ports/index.ts';
 import { BusError } from '../../ports/index.ts';
 import { parseHeartbeat } from '../membership.ts';
