@@ -2,8 +2,6 @@ import { appendFileSync } from 'node:fs';
 import { spawnCapacityProxy, startClusterBroker, CAPACITY_BUCKET } from '../actors/capacity/cluster/index.ts';
 import type { ClusterBroker } from '../actors/capacity/cluster/index.ts';
 import type { CapacityFigures, CapacityMsg } from '../actors/capacity/index.ts';
-import type { MaasRuntime } from '../actors/maas/index.ts';
-import { startMaas } from '../actors/maas/index.ts';
 import type { ActorRef, ActorSystem, Clock } from '../actors/runtime/index.ts';
 import { ask, systemClock } from '../actors/runtime/index.ts';
 import type { HealthServer } from '../adapters/observe/index.ts';
@@ -31,6 +29,8 @@ import { nodeSource } from './introspection-source.ts';
 import type { ShardHost } from './shard-host.ts';
 import { startShardHost } from './shard-host.ts';
 import type { Substrate } from './substrate.ts';
+import type { MaasShards } from './maas-shards.ts';
+import { startMaasShards } from './maas-shards.ts';
 
 // The buckets of one cluster. Leases and heartbeats carry a bucket TTL (server 2.9 has no
 // per-key TTL), so a dead holder's key vanishes on its own.
@@ -76,7 +76,8 @@ export interface Node {
   snapshot(key: string): Promise<HostSnapshot | null>;
   readonly store: HostStore;
   readonly health: HealthServer | null;
-  readonly maas: MaasRuntime | null;
+  /** The MAAS kinds of the shards this node owns; null without a MAAS backend. */
+  readonly maas: MaasShards | null;
   readonly introspection: IntrospectionSource;
   isBroker(): boolean;
   /** The cluster-wide capacity figures, from the broker (whichever node holds it). */
@@ -149,6 +150,8 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
     const leadership = { onElected: (fn: (e: number) => void) => void electedHandlers.push(fn), onDeposed: (fn: (r: string) => void) => void deposedHandlers.push(fn) };
 
     let proxy: ActorRef<CapacityMsg> | null = null;
+    // Set once the shard host (and its actor system) exists; shards are only won after that.
+    let maas: MaasShards | null = null;
     const shards = await startShardHost({ ...config, drainTimeoutMs: timing.drainTimeoutMs }, {
       store,
       provisioner: backends.provisioner,
@@ -167,6 +170,8 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
         return proxy;
       },
       ...(kube ? { attach: (system: ActorSystem) => kube.start(system) } : {}),
+      onShardStarted: (shard, fence) => maas?.acquired(shard, fence),
+      onShardStopped: (shard) => maas?.stopped(shard),
     });
     const commands: CommandServer = startCommandServer({ transport, store, shardCount: config.shardCount, log });
 
@@ -185,30 +190,22 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
       return ask<CapacityMsg, CapacityFigures>(ref, (reply) => ({ type: 'figures', reply }), config.askTimeoutMs);
     };
 
-    const machines = new Map<string, { state: MaasMachineState; since: number }>();
-    const machineChanged = (key: string, state: MaasMachineState): void => {
-      const before = machines.get(key);
-      if (state.gone) {
-        machines.delete(key);
-        return;
-      }
-      const same = before !== undefined && before.state.status.machineState === state.status.machineState;
-      machines.set(key, { state, since: same ? before.since : clock.now() });
-    };
-    const maas = backends.maas && objects && proxy
-      ? await startMaas(shards.system, {
-        store: objects, driver: backends.maas.driver, broker: proxy, clock, log,
+    maas = backends.maas && objects && proxy
+      ? startMaasShards({
+        system: shards.system, shardCount: config.shardCount, store: objects, driver: backends.maas.driver, broker: proxy, clock, log,
         config: { ...DEFAULT_MAAS_MACHINE_CONFIG, ...backends.maas.config }, grantTtlMs: config.capacity.ttlMs,
-        clusterResyncMs: backends.maas.clusterResyncMs ?? 30_000, random: runtime.random ?? Math.random, onMachineChange: machineChanged,
+        clusterResyncMs: backends.maas.clusterResyncMs ?? 30_000, random: runtime.random ?? Math.random,
       })
       : null;
+    const noMachines = new Map<string, { state: MaasMachineState; since: number }>();
+    const maasMachines = (): ReadonlyMap<string, { readonly state: MaasMachineState; readonly since: number }> => maas?.machines() ?? noMachines;
 
     // Answering before the first heartbeat: a node the CLI finds in membership can be asked.
     const introspection = nodeSource({
       node: shards, store, isBroker: () => singleton.isLeader(),
       backend: backends.provisioner.name === 'fixture' ? 'fixture' : 'ironic',
       brokerFigures,
-      maasMachines: () => machines,
+      maasMachines,
     }, { clock });
     const introspect = serveIntrospection(transport, introspection, { node: name });
     // Hosts ask for slots as soon as their shard starts: give the broker (here, or on a peer) a
@@ -242,7 +239,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
       introspection,
       isBroker: () => singleton.isLeader(),
       capacity: brokerFigures,
-      maasMachines: () => machines,
+      maasMachines,
       stop({ graceful = true } = {}) {
         stopping ??= (async () => {
           // Leave first so the others stop sending this node shards, then hand off what it holds.
@@ -251,7 +248,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
           await leases.stop({ graceful });
           await singleton.stop({ release: graceful });
           (broker as ClusterBroker | null)?.stop();
-          maas?.stop();
+          maas?.close();
           await commands.close();
           await introspect.close();
           introspection.close();

@@ -1,7 +1,7 @@
 import { MAAS_CLUSTER_FINALIZER } from '../../api/index.ts';
 import { DEFAULT_MAAS_CLUSTER_CONFIG, initialMaasClusterState, maasClusterLogic } from '../../machines/maas-cluster/index.ts';
 import type { DnsCall, DnsCallResult, MaasClusterEffect, MaasClusterEvent, MaasClusterState } from '../../machines/maas-cluster/index.ts';
-import type { Logger, MaasDriver, ObjectStore } from '../../ports/index.ts';
+import type { Fence, Logger, MaasDriver, ObjectStore } from '../../ports/index.ts';
 import type { Behavior, Clock, Reply, TimerHandle } from '../runtime/index.ts';
 import { tell } from '../runtime/index.ts';
 import { parseMaasCluster, resolveClusterWorld } from './context.ts';
@@ -19,6 +19,8 @@ export interface MaasClusterDeps {
   readonly random: () => number;
   /** The DNS record changed: wake the cluster's machines (a deleting control plane waits on it). */
   readonly onDnsChanged?: () => void;
+  /** The shard lease this cluster runs under: stamped on every write. */
+  readonly fence?: Fence;
 }
 
 interface ClusterActorState {
@@ -101,16 +103,16 @@ export function maasClusterBehavior(key: string, deps: MaasClusterDeps): Behavio
     try {
       switch (e.type) {
         case 'writeStatus':
-          await deps.store.writeStatus('MaasCluster', key, e.status as unknown as Record<string, unknown>);
+          await deps.store.writeStatus('MaasCluster', key, e.status as unknown as Record<string, unknown>, deps.fence);
           return;
         case 'writeSpec':
-          await deps.store.patchSpec('MaasCluster', key, { ...e.patch });
+          await deps.store.patchSpec('MaasCluster', key, { ...e.patch }, deps.fence);
           return;
         case 'addFinalizer':
-          await deps.store.addFinalizer('MaasCluster', key, e.finalizer);
+          await deps.store.addFinalizer('MaasCluster', key, e.finalizer, deps.fence);
           return;
         case 'removeFinalizer':
-          await deps.store.removeFinalizer('MaasCluster', key, e.finalizer);
+          await deps.store.removeFinalizer('MaasCluster', key, e.finalizer, deps.fence);
           return;
         case 'notifyMembers':
           deps.onDnsChanged?.();

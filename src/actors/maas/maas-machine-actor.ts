@@ -1,6 +1,6 @@
 import { initialMaasMachineState, maasMachineLogic } from '../../machines/maas-machine/index.ts';
 import type { DnsLookupResult, MaasMachineConfig, MaasMachineEffect, MaasMachineEvent, MaasMachineState, MaasResult } from '../../machines/maas-machine/index.ts';
-import type { Logger, MaasDriver, ObjectStore, StoredObject } from '../../ports/index.ts';
+import type { Fence, Logger, MaasDriver, ObjectStore, StoredObject } from '../../ports/index.ts';
 import type { CapacityMsg, SlotNotice } from '../capacity/index.ts';
 import { SlotLease } from '../capacity/index.ts';
 import type { ActorContext, ActorRef, Behavior, Clock, Reply, TimerHandle } from '../runtime/index.ts';
@@ -27,6 +27,8 @@ export interface MaasMachineDeps {
   readonly log: Logger;
   readonly grantTtlMs: number;
   readonly onChange?: (key: string, state: MaasMachineState) => void;
+  /** The shard lease this machine runs under: stamped on every write, so a lost shard cannot write. */
+  readonly fence?: Fence;
 }
 
 interface ActorState {
@@ -125,10 +127,10 @@ export function maasMachineBehavior(key: string, deps: MaasMachineDeps): Behavio
         st.slot.release();
         return;
       case 'writeSpec':
-        deps.store.patchSpec('MaasMachine', key, { ...e.patch }).catch((err: unknown) => warn('persisting providerID failed', err));
+        deps.store.patchSpec('MaasMachine', key, { ...e.patch }, deps.fence).catch((err: unknown) => warn('persisting providerID failed', err));
         return;
       case 'writeStatus':
-        deps.store.writeStatus('MaasMachine', key, e.status as unknown as Record<string, unknown>).catch((err: unknown) => warn('status write failed', err));
+        deps.store.writeStatus('MaasMachine', key, e.status as unknown as Record<string, unknown>, deps.fence).catch((err: unknown) => warn('status write failed', err));
         return;
       case 'requeue':
         if (st.timer) deps.clock.clearTimeout(st.timer);
@@ -138,10 +140,10 @@ export function maasMachineBehavior(key: string, deps: MaasMachineDeps): Behavio
         }, e.afterMs);
         return;
       case 'addFinalizer':
-        deps.store.addFinalizer('MaasMachine', key, e.finalizer).catch((err: unknown) => warn('adding the finalizer failed', err));
+        deps.store.addFinalizer('MaasMachine', key, e.finalizer, deps.fence).catch((err: unknown) => warn('adding the finalizer failed', err));
         return;
       case 'removeFinalizer':
-        deps.store.removeFinalizer('MaasMachine', key, e.finalizer).catch((err: unknown) => warn('removing the finalizer failed', err));
+        deps.store.removeFinalizer('MaasMachine', key, e.finalizer, deps.fence).catch((err: unknown) => warn('removing the finalizer failed', err));
         return;
       case 'event':
         if (e.severity === 'Warning') deps.log.warn({ maasMachine: key, reason: e.reason }, e.message);

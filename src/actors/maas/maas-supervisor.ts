@@ -1,7 +1,7 @@
 import type { MaasMachineConfig, MaasMachineState } from '../../machines/maas-machine/index.ts';
-import type { Logger, MaasDriver, ObjectEvent, ObjectStore } from '../../ports/index.ts';
+import type { Fence, Logger, MaasDriver, ObjectEvent, ObjectStore, StoredObject } from '../../ports/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
-import type { ActorRef, ActorSystem, Behavior, Clock, Reply } from '../runtime/index.ts';
+import type { ActorRef, ActorSystem, AnyActorRef, Behavior, Clock, Reply } from '../runtime/index.ts';
 import { ask, spawn, stop, tell } from '../runtime/index.ts';
 import { CLUSTER_LABEL, clusterNameOf } from './context.ts';
 import type { MaasClusterMsg } from './maas-cluster-actor.ts';
@@ -27,6 +27,8 @@ export interface MaasOptions {
   readonly clusterResyncMs: number;
   readonly random: () => number;
   readonly onMachineChange?: (key: string, state: MaasMachineState) => void;
+  /** The shard lease the actors run under (a sharded node): stamped on every write. */
+  readonly fence?: Fence;
 }
 
 interface SupervisorState {
@@ -82,7 +84,7 @@ export function maasSupervisorBehavior(o: MaasOptions): Behavior<SupervisorState
         if (clusterName) s.clusterOf.set(e.key, clusterName);
         let ref = s.machines.get(e.key);
         if (!ref) {
-          ref = spawn(ctx.self, `mm-${name(e.key)}`, maasMachineBehavior(e.key, { store: o.store, driver: o.driver, broker: o.broker, clock: o.clock, config: o.config, log: o.log, grantTtlMs: o.grantTtlMs, ...(o.onMachineChange ? { onChange: o.onMachineChange } : {}) }));
+          ref = spawn(ctx.self, `mm-${name(e.key)}`, maasMachineBehavior(e.key, { store: o.store, driver: o.driver, broker: o.broker, clock: o.clock, config: o.config, log: o.log, grantTtlMs: o.grantTtlMs, ...(o.onMachineChange ? { onChange: o.onMachineChange } : {}), ...(o.fence ? { fence: o.fence } : {}) }));
           s.machines.set(e.key, ref);
         }
         tell(ref, { type: 'observed', object: e.object });
@@ -106,6 +108,7 @@ export function maasSupervisorBehavior(o: MaasOptions): Behavior<SupervisorState
           ref = spawn(ctx.self, `mc-${name(e.key)}`, maasClusterBehavior(e.key, {
             store: o.store, driver: o.driver, clock: o.clock, log: o.log, resyncMs: o.clusterResyncMs, random: o.random,
             onDnsChanged: () => tell(self, { type: 'dnsChanged', clusterKey }),
+            ...(o.fence ? { fence: o.fence } : {}),
           }));
           s.clusters.set(e.key, ref);
         }
@@ -185,4 +188,29 @@ export async function startMaas(system: ActorSystem, o: MaasOptions): Promise<Ma
     },
     stop: unwatch,
   };
+}
+
+/**
+ * The MAAS actors of one shard (a sharded node): the supervisor alone, fed by the node's router
+ * with the events of the clusters whose shard this is; `seed` gives it what the store holds now.
+ */
+export function spawnMaasShard(parent: ActorSystem | AnyActorRef, name: string, o: MaasOptions): { readonly ref: ActorRef<MaasSupervisorMsg>; seed(objects: ReadonlyArray<{ kind: 'MaasCluster' | 'MaasMachine' | 'Machine' | 'Cluster'; object: StoredObject }>): void } {
+  const ref = spawn(parent, name, maasSupervisorBehavior(o), { mailbox: { capacity: 1_000_000 } });
+  return {
+    ref,
+    seed(objects) {
+      for (const { kind, object } of objects) tell(ref, { type: 'event', event: { type: 'upsert', kind, key: `${object.metadata.namespace}/${object.metadata.name}`, object, change: 'spec' } });
+    },
+  };
+}
+
+/** Asks a supervisor for one MaasMachine's state, or one MaasCluster's DNS record. */
+export async function machineStateOf(supervisor: ActorRef<MaasSupervisorMsg>, key: string, timeoutMs: number): Promise<MaasMachineState | null> {
+  const ref = await ask<MaasSupervisorMsg, ActorRef<MaasMachineMsg> | null>(supervisor, (reply) => ({ type: 'machine', key, reply }), timeoutMs);
+  return ref ? ask<MaasMachineMsg, MaasMachineState | null>(ref, (reply) => ({ type: 'snapshot', reply }), timeoutMs) : null;
+}
+
+export async function dnsOf(supervisor: ActorRef<MaasSupervisorMsg>, key: string, timeoutMs: number): Promise<{ dnsName: string | null; ips: readonly string[] } | null> {
+  const ref = await ask<MaasSupervisorMsg, ActorRef<MaasClusterMsg> | null>(supervisor, (reply) => ({ type: 'cluster', key, reply }), timeoutMs);
+  return ref ? ask<MaasClusterMsg, { dnsName: string | null; ips: readonly string[] }>(ref, (reply) => ({ type: 'snapshot', reply }), timeoutMs) : null;
 }

@@ -4,7 +4,7 @@ import type { CapacityFigures } from '../../actors/capacity/index.ts';
 import type { NodeConfig, Substrate } from '../../node/index.ts';
 import { startNode } from '../../node/index.ts';
 import type { MemoryObjectStore } from '../../adapters/store/index.ts';
-import type { MaasRuntime } from '../../actors/maas/index.ts';
+import type { MaasShards } from '../../node/index.ts';
 import { CONTROL_PLANE_LABEL } from '../../actors/maas/index.ts';
 import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
 import type { HostStore, Logger, MaasDriver, Provisioner } from '../../ports/index.ts';
@@ -147,7 +147,7 @@ function describe(state: string, errorType: string): string {
 }
 
 // Every MaasMachine ready, and the cluster's DNS record holding exactly the control-plane IPs.
-async function maasSummary(store: MemoryObjectStore, runtime: MaasRuntime | null): Promise<MaasSummary> {
+async function maasSummary(store: MemoryObjectStore, runtime: MaasShards | null): Promise<MaasSummary> {
   const machines = await store.list('MaasMachine');
   const ready = machines.filter((m) => (m.status as { ready?: boolean } | undefined)?.ready === true).length;
   const controlPlaneIps = machines

@@ -1,0 +1,390 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Secret } from '../../api/secret.ts';
+import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, ObjectEvent, ObjectKind, ObjectStore, StoredObject, Transport } from '../../ports/index.ts';
+import { FenceRefusals, KvConflict, objectKey, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
+import { hostKeyFromKv, hostKvKey } from './nats-keys.ts';
+import type { SecretSource } from './nats-secrets.ts';
+import type { ObjectIssue, ObjectValidator } from './object-store.ts';
+
+// The Cluster API side's store on KV (NATS JetStream KV in a cluster, the process's own KV in the
+// embedded default): MaasMachines, MaasClusters and the CAPI Machines and Clusters they read.
+//
+// Layout: one bucket, `mf-objects`, one key per object: `<Kind>.<namespace>.<name>` (the
+// namespace and name escaped as host keys are). The value is JSON {object, fence?}: the object
+// with its status, and the highest fence epoch that has written it. Every write is a
+// compare-and-set on the key's revision, re-read and retried on conflict. Secrets (bootstrap data)
+// are never written to KV: each node reads its own (SecretSource), as for hosts.
+
+export const OBJECTS_BUCKET = 'mf-objects';
+
+const STORED_KINDS: readonly ObjectKind[] = ['MaasMachine', 'MaasCluster', 'Machine', 'Cluster'];
+
+/** apiVersion and kind of what this store keeps (v1beta1 and v1beta2 of Cluster API's own). */
+const KINDS: Record<string, ObjectKind> = {
+  'infrastructure.cluster.x-k8s.io/v1beta1 MaasMachine': 'MaasMachine',
+  'infrastructure.cluster.x-k8s.io/v1beta1 MaasCluster': 'MaasCluster',
+  'cluster.x-k8s.io/v1beta1 Machine': 'Machine',
+  'cluster.x-k8s.io/v1beta2 Machine': 'Machine',
+  'cluster.x-k8s.io/v1beta1 Cluster': 'Cluster',
+  'cluster.x-k8s.io/v1beta2 Cluster': 'Cluster',
+};
+
+/** The kind this store keeps an object as, or null (Secrets and other kinds are not kept). */
+export function storedKindOf(object: unknown): ObjectKind | null {
+  if (object === null || typeof object !== 'object') return null;
+  const o = object as { apiVersion?: unknown; kind?: unknown };
+  return KINDS[`${String(o.apiVersion)} ${String(o.kind)}`] ?? null;
+}
+
+const Meta = z.looseObject({
+  name: z.string().min(1),
+  namespace: z.string().min(1),
+  uid: z.string().optional(),
+  generation: z.number().int().optional(),
+  labels: z.record(z.string(), z.string()).optional(),
+  annotations: z.record(z.string(), z.string()).optional(),
+  finalizers: z.array(z.string()).optional(),
+  deletionTimestamp: z.string().optional(),
+});
+const ObjectRecordSchema = z.object({
+  object: z.looseObject({ apiVersion: z.string(), kind: z.string(), metadata: Meta, spec: z.record(z.string(), z.unknown()).optional(), status: z.record(z.string(), z.unknown()).optional() }),
+  fence: z.object({ epoch: z.number().int(), shard: z.number().int(), holder: z.string() }).optional(),
+});
+type ObjectRecord = z.infer<typeof ObjectRecordSchema>;
+
+export interface KvObjectStoreOptions extends FenceOptions {
+  readonly bucket: KvBucket;
+  /** Bootstrap data Secrets: this node's own, never in KV. */
+  readonly secrets?: SecretSource;
+  readonly validators?: Partial<Record<ObjectKind, ObjectValidator>>;
+  readonly log?: Logger;
+  readonly now?: () => number;
+  /** Compare-and-set attempts per write before it fails (retryable). Default 16. */
+  readonly maxAttempts?: number;
+}
+
+export interface ObjectApplyResult {
+  readonly ok: boolean;
+  readonly issues: ObjectIssue[];
+  readonly applied: number;
+}
+
+export interface KvObjectStore extends ObjectStore {
+  /** All or nothing: every object is validated first, and nothing is written if one is invalid. */
+  apply(objects: readonly unknown[]): Promise<ObjectApplyResult>;
+  /** As `kubectl delete`: 'terminating' while finalizers remain, 'deleted' once gone. */
+  requestDelete(kind: ObjectKind, key: string): Promise<'terminating' | 'deleted' | 'missing'>;
+  staleFenceRefusals(): number;
+  close(): Promise<void>;
+}
+
+export async function openKvObjectStoreOn(transport: Pick<Transport, 'kv'>, options: Omit<KvObjectStoreOptions, 'bucket'> & { readonly kv?: KvBucketOptions } = {}): Promise<KvObjectStore> {
+  const { kv, ...rest } = options;
+  return openKvObjectStore({ ...rest, bucket: await transport.kv(OBJECTS_BUCKET, kv) });
+}
+
+export async function openKvObjectStore(options: KvObjectStoreOptions): Promise<KvObjectStore> {
+  const store = new KvObjects(options);
+  await store.start();
+  return store;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function kvKeyOf(kind: ObjectKind, key: string): string {
+  return `${kind}.${hostKvKey(key)}`;
+}
+
+function parseKvKey(kvKey: string): { kind: ObjectKind; key: string } | null {
+  const dot = kvKey.indexOf('.');
+  const kind = kvKey.slice(0, dot) as ObjectKind;
+  if (dot <= 0 || !STORED_KINDS.includes(kind)) return null;
+  const key = hostKeyFromKv(kvKey.slice(dot + 1));
+  return key === undefined ? null : { kind, key };
+}
+
+interface Slot {
+  readonly revision: number;
+  readonly record: ObjectRecord;
+}
+
+class KvObjects implements KvObjectStore {
+  private readonly bucket: KvBucket;
+  private readonly slots = new Map<string, Slot>();
+  private readonly listeners = new Set<(e: ObjectEvent) => void>();
+  private readonly refusals: FenceRefusals;
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private readonly maxAttempts: number;
+  private unwatch: (() => void) | null = null;
+  private ready = false;
+
+  constructor(private readonly options: KvObjectStoreOptions) {
+    this.bucket = options.bucket;
+    this.refusals = new FenceRefusals(options.onStaleFence);
+    this.log = (options.log ?? silentLogger).child({ component: 'kv-object-store' });
+    this.now = options.now ?? Date.now;
+    this.maxAttempts = options.maxAttempts ?? 16;
+  }
+
+  async start(): Promise<void> {
+    let done!: () => void;
+    const replayed = new Promise<void>((resolve) => (done = resolve));
+    this.unwatch = await this.bucket.watch({ onEvent: (e) => this.onEvent(e), onReady: () => done() });
+    await replayed;
+    this.ready = true;
+  }
+
+  private onEvent(event: KvEvent): void {
+    const id = parseKvKey(event.key);
+    if (!id) return;
+    const before = this.slots.get(event.key);
+    if (before && before.revision >= event.revision) return;
+    if (event.op === 'delete') {
+      if (!before) return;
+      this.slots.delete(event.key);
+      if (this.ready) this.emit({ type: 'deleted', kind: id.kind, key: id.key });
+      return;
+    }
+    const record = this.decode(event.key, event.value);
+    if (!record) return;
+    this.set(event.key, id, { revision: event.revision, record }, before);
+  }
+
+  // Applies a version seen on the watch or written here, unless a newer one is in already.
+  private set(kvKey: string, id: { kind: ObjectKind; key: string }, slot: Slot, before: Slot | undefined): void {
+    const current = this.slots.get(kvKey);
+    if (current && current.revision >= slot.revision) return;
+    this.slots.set(kvKey, slot);
+    if (!this.ready) return;
+    const change = before && statusOnly(before.record.object, slot.record.object) ? 'status' : 'spec';
+    this.emit({ type: 'upsert', kind: id.kind, key: id.key, object: toStored(slot), change });
+  }
+
+  private decode(kvKey: string, value: Uint8Array): ObjectRecord | null {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(decoder.decode(value));
+    } catch {
+      this.log.warn({ key: kvKey }, 'ignoring an object record that is not JSON');
+      return null;
+    }
+    const parsed = ObjectRecordSchema.safeParse(raw);
+    if (parsed.success) return parsed.data;
+    this.log.warn({ key: kvKey, reason: parsed.error.issues[0]?.message }, 'ignoring an object record that does not parse');
+    return null;
+  }
+
+  private emit(e: ObjectEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        // One listener's failure is not the store's, nor the other listeners'.
+      }
+    }
+  }
+
+  async list(kind: ObjectKind): Promise<StoredObject[]> {
+    const out: StoredObject[] = [];
+    for (const [kvKey, slot] of this.slots) if (kvKey.startsWith(`${kind}.`)) out.push(toStored(slot));
+    return out;
+  }
+
+  async get(kind: ObjectKind, key: string): Promise<StoredObject | undefined> {
+    const slot = this.slots.get(kvKeyOf(kind, key));
+    return slot ? toStored(slot) : undefined;
+  }
+
+  async getSecret(namespace: string, name: string): Promise<Secret | undefined> {
+    return this.options.secrets?.get(namespace, name);
+  }
+
+  watch(listener: (event: ObjectEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async writeStatus(kind: ObjectKind, key: string, status: Record<string, unknown>, fence?: Fence): Promise<void> {
+    await this.mutate(kind, key, fence, 'writing the status of', (o) => ({ ...o, status }));
+  }
+
+  async patchSpec(kind: ObjectKind, key: string, patch: Record<string, unknown>, fence?: Fence): Promise<void> {
+    await this.mutate(kind, key, fence, 'patching the spec of', (o) => {
+      const spec: Record<string, unknown> = { ...(o.spec ?? {}) };
+      for (const [k, v] of Object.entries(patch)) {
+        if (v === null || v === undefined) delete spec[k];
+        else spec[k] = v;
+      }
+      return { ...o, metadata: { ...o.metadata, generation: (o.metadata.generation ?? 1) + 1 }, spec };
+    });
+  }
+
+  async addFinalizer(kind: ObjectKind, key: string, finalizer: string, fence?: Fence): Promise<void> {
+    await this.mutate(kind, key, fence, `adding finalizer ${finalizer} to`, (o) => {
+      if (o.metadata.deletionTimestamp) throw new StoreError(`${kind} ${key} is being deleted: no new finalizers`, false);
+      if (o.metadata.finalizers?.includes(finalizer)) return null;
+      return { ...o, metadata: { ...o.metadata, finalizers: [...(o.metadata.finalizers ?? []), finalizer] } };
+    });
+  }
+
+  async removeFinalizer(kind: ObjectKind, key: string, finalizer: string, fence?: Fence): Promise<void> {
+    if (!this.slots.has(kvKeyOf(kind, key))) return;
+    await this.mutate(kind, key, fence, `removing finalizer ${finalizer} from`, (o) => {
+      if (!o.metadata.finalizers?.includes(finalizer)) return null;
+      return { ...o, metadata: { ...o.metadata, finalizers: o.metadata.finalizers.filter((f) => f !== finalizer) } };
+    }, true);
+  }
+
+  async requestDelete(kind: ObjectKind, key: string): Promise<'terminating' | 'deleted' | 'missing'> {
+    const kvKey = kvKeyOf(kind, key);
+    for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
+      const slot = this.slots.get(kvKey) ?? (await this.read(kvKey));
+      if (!slot) return 'missing';
+      const o = slot.record.object;
+      try {
+        if ((o.metadata.finalizers ?? []).length === 0) {
+          await this.bucket.delete(kvKey, { revision: slot.revision });
+          return 'deleted';
+        }
+        if (o.metadata.deletionTimestamp) return 'terminating';
+        const next = { ...slot.record, object: { ...o, metadata: { ...o.metadata, deletionTimestamp: new Date(this.now()).toISOString() } } };
+        const revision = await this.bucket.update(kvKey, encode(next), slot.revision);
+        this.set(kvKey, { kind, key }, { revision, record: next }, slot);
+        return 'terminating';
+      } catch (error) {
+        if (!(error instanceof KvConflict)) throw unavailable(`deleting ${kind} ${key}`, error);
+        this.slots.set(kvKey, (await this.read(kvKey)) ?? slot);
+      }
+    }
+    throw new StoreError(`deleting ${kind} ${key}: the object kept changing; try again`, true);
+  }
+
+  async apply(input: readonly unknown[]): Promise<ObjectApplyResult> {
+    const issues: ObjectIssue[] = [];
+    const ready: Array<{ kind: ObjectKind; key: string; object: StoredObject }> = [];
+    input.forEach((raw, index) => {
+      const obj = raw as Partial<StoredObject> | null;
+      const kind = storedKindOf(obj);
+      if (!obj || !kind || !obj.metadata?.name) {
+        issues.push({ index, ...(obj?.kind ? { kind: String(obj.kind) } : {}), path: kind ? 'metadata.name' : 'kind', message: kind ? 'metadata.name is required' : `unsupported apiVersion/kind ${String(obj?.apiVersion)}/${String(obj?.kind)}` });
+        return;
+      }
+      const object = { ...obj, metadata: { ...obj.metadata, namespace: obj.metadata.namespace ?? 'default' } } as StoredObject;
+      const key = objectKey(object);
+      const old = this.slots.get(kvKeyOf(kind, key));
+      for (const e of this.options.validators?.[kind]?.(object, old ? toStored(old) : undefined) ?? []) issues.push({ index, kind, key, path: e.path, message: e.reason });
+      ready.push({ kind, key, object });
+    });
+    if (issues.length > 0) return { ok: false, issues, applied: 0 };
+    for (const { kind, key, object } of ready) await this.put(kind, key, object);
+    return { ok: true, issues: [], applied: ready.length };
+  }
+
+  staleFenceRefusals(): number {
+    return this.refusals.total;
+  }
+
+  async close(): Promise<void> {
+    this.unwatch?.();
+    this.unwatch = null;
+    this.listeners.clear();
+  }
+
+  // A user's apply: identity, lifecycle fields and status belong to the store, not the manifest.
+  private async put(kind: ObjectKind, key: string, given: StoredObject): Promise<void> {
+    const kvKey = kvKeyOf(kind, key);
+    for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
+      const old = this.slots.get(kvKey);
+      const o = old?.record.object;
+      const metadata = {
+        ...given.metadata,
+        uid: o?.metadata.uid ?? randomUUID(),
+        generation: (o?.metadata.generation ?? 0) + 1,
+        ...(o?.metadata.finalizers ? { finalizers: o.metadata.finalizers } : {}),
+        ...(o?.metadata.deletionTimestamp ? { deletionTimestamp: o.metadata.deletionTimestamp } : {}),
+      };
+      const { status: _ignored, ...spec } = given as StoredObject & { status?: unknown };
+      // A status given in the manifest is taken only on create (CAPI objects carry what their
+      // controllers wrote, e.g. a Cluster's infrastructureReady in a test); afterwards ours stands.
+      const status = o ? o.status : (given.status as Record<string, unknown> | undefined);
+      const record = ObjectRecordSchema.parse({ object: { ...spec, metadata, ...(status ? { status } : {}) }, ...(old?.record.fence ? { fence: old.record.fence } : {}) });
+      try {
+        const revision = old ? await this.bucket.update(kvKey, encode(record), old.revision) : await this.bucket.create(kvKey, encode(record));
+        this.set(kvKey, { kind, key }, { revision, record }, old);
+        return;
+      } catch (error) {
+        if (!(error instanceof KvConflict)) throw unavailable(`applying ${kind} ${key}`, error);
+        const fresh = await this.read(kvKey);
+        if (fresh) this.slots.set(kvKey, fresh);
+        else this.slots.delete(kvKey);
+      }
+    }
+    throw new StoreError(`applying ${kind} ${key}: the object kept changing; try again`, true);
+  }
+
+  /**
+   * One owner write by compare-and-set. `change` returns the next object, or null for no change.
+   * A fence older than the newest that has written the object is refused (StaleFence, counted).
+   */
+  private async mutate(kind: ObjectKind, key: string, fence: Fence | undefined, write: string, change: (o: ObjectRecord['object']) => ObjectRecord['object'] | null, deleteWhenDone = false): Promise<void> {
+    const kvKey = kvKeyOf(kind, key);
+    let slot = this.slots.get(kvKey);
+    for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
+      slot ??= await this.read(kvKey);
+      if (!slot) throw new StoreError(`${kind} ${key} not found`, false);
+      const recorded = slot.record.fence?.epoch;
+      if (fence && recorded !== undefined && fence.epoch < recorded) throw this.refusals.refused(new StaleFence(key, fence, recorded, `${write} ${kind} ${key}`));
+      const next = change(slot.record.object);
+      if (next === null) return;
+      const keep = fence && (recorded === undefined || fence.epoch >= recorded) ? { epoch: fence.epoch, shard: fence.shard, holder: fence.holder } : slot.record.fence;
+      const record: ObjectRecord = { object: next, ...(keep ? { fence: keep } : {}) };
+      try {
+        // The last finalizer of an object being deleted: it goes, as the API server deletes it.
+        if (deleteWhenDone && next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0) {
+          await this.bucket.delete(kvKey, { revision: slot.revision });
+          return;
+        }
+        const revision = await this.bucket.update(kvKey, encode(record), slot.revision);
+        this.set(kvKey, { kind, key }, { revision, record }, slot);
+        return;
+      } catch (error) {
+        if (!(error instanceof KvConflict)) throw unavailable(`${write} ${kind} ${key}`, error);
+        slot = await this.read(kvKey);
+      }
+    }
+    throw new StoreError(`${write} ${kind} ${key}: the object kept changing; try again`, true);
+  }
+
+  private async read(kvKey: string): Promise<Slot | undefined> {
+    const entry = await this.bucket.get(kvKey).catch((error: unknown) => {
+      throw unavailable(`reading ${kvKey}`, error);
+    });
+    if (!entry) return undefined;
+    const record = this.decode(kvKey, entry.value);
+    return record ? { revision: entry.revision, record } : undefined;
+  }
+}
+
+function encode(record: ObjectRecord): Uint8Array {
+  return encoder.encode(JSON.stringify(record));
+}
+
+function toStored(slot: Slot): StoredObject {
+  const o = slot.record.object;
+  return { ...o, metadata: { ...o.metadata, resourceVersion: String(slot.revision) } } as StoredObject;
+}
+
+// A status write changes nothing else: watchers of spec (the object's own actor) may skip it.
+function statusOnly(a: ObjectRecord['object'], b: ObjectRecord['object']): boolean {
+  const { status: _a, ...restA } = a;
+  const { status: _b, ...restB } = b;
+  return JSON.stringify(restA) === JSON.stringify(restB);
+}
+
+function unavailable(doing: string, cause: unknown): StoreError {
+  if (cause instanceof StoreError) return cause;
+  return new StoreError(`${doing}: the object store is unavailable (${cause instanceof Error ? cause.message : String(cause)}); try again`, true, { cause });
+}
