@@ -7,7 +7,7 @@ import type { Secret } from '../../api/secret.ts';
 import type { Fence, FenceOptions, HostEvent, HostIntent, HostStore, KvBucket, KvBucketOptions, KvEvent, Logger, Transport, WatchOptions } from '../../ports/index.ts';
 import { FenceRefusals, KvConflict, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
 import { HostEvents } from './events.ts';
-import type { ApplyResult } from './memory-store.ts';
+import type { ApplyResult } from './apply-result.ts';
 import { compact, deepEqual, union } from './object-helpers.ts';
 import { hostKeyFromKv, hostKvKey } from './nats-keys.ts';
 import type { SecretSource } from './nats-secrets.ts';
