@@ -1,4 +1,8 @@
-/** Injected time for the simulator: deploy/release timers and added latency run on it. */
+/**
+ * Injected time for the simulator: deploy/release timers and added latency run on it. Its own
+ * tiny clock, not ports' Clock: src/sim imports nothing of ours (eslint.config.js), so it shares
+ * no code with the clients it answers. Any clock with these three methods fits it.
+ */
 export interface SimClock {
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
