@@ -1,14 +1,10 @@
 import { createMaasClient } from '../adapters/maas/client/index.ts';
 import { createMaasDriver } from '../adapters/maas/driver/index.ts';
-import { createMemoryObjectStore } from '../adapters/store/index.ts';
-import type { MemoryObjectStore } from '../adapters/store/index.ts';
-import { validateMaasCluster, validateMaasMachine } from '../api/index.ts';
 import type { MaasDriver } from '../ports/index.ts';
 import { startMaasSim } from '../sim/maas/index.ts';
 import { CliError } from './cli-error.ts';
 
 export interface MaasSetup {
-  readonly store: MemoryObjectStore;
   readonly driver: MaasDriver;
   readonly simulated: boolean;
   stop(): Promise<void>;
@@ -27,9 +23,7 @@ export async function maasSetup(o: { url?: string; key?: string; signature?: 'PL
     await sim?.stop();
     throw new CliError(`MAAS: ${err instanceof Error ? err.message : String(err)}`, 2);
   }
-  const store = createMemoryObjectStore({ validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } });
   return {
-    store,
     driver: createMaasDriver(client),
     simulated: sim !== null,
     async stop() {

@@ -73,6 +73,8 @@ export interface ObjectApplyResult {
 export interface KvObjectStore extends ObjectStore {
   /** All or nothing: every object is validated first, and nothing is written if one is invalid. */
   apply(objects: readonly unknown[]): Promise<ObjectApplyResult>;
+  /** What apply would refuse, without writing anything. */
+  check(objects: readonly unknown[]): ObjectIssue[];
   /** As `kubectl delete`: 'terminating' while finalizers remain, 'deleted' once gone. */
   requestDelete(kind: ObjectKind, key: string): Promise<'terminating' | 'deleted' | 'missing'>;
   staleFenceRefusals(): number;
@@ -262,7 +264,18 @@ class KvObjects implements KvObjectStore {
     throw new StoreError(`deleting ${kind} ${key}: the object kept changing; try again`, true);
   }
 
+  check(input: readonly unknown[]): ObjectIssue[] {
+    return this.validate(input).issues;
+  }
+
   async apply(input: readonly unknown[]): Promise<ObjectApplyResult> {
+    const { issues, ready } = this.validate(input);
+    if (issues.length > 0) return { ok: false, issues, applied: 0 };
+    for (const { kind, key, object } of ready) await this.put(kind, key, object);
+    return { ok: true, issues: [], applied: ready.length };
+  }
+
+  private validate(input: readonly unknown[]): { issues: ObjectIssue[]; ready: Array<{ kind: ObjectKind; key: string; object: StoredObject }> } {
     const issues: ObjectIssue[] = [];
     const ready: Array<{ kind: ObjectKind; key: string; object: StoredObject }> = [];
     input.forEach((raw, index) => {
@@ -278,9 +291,7 @@ class KvObjects implements KvObjectStore {
       for (const e of this.options.validators?.[kind]?.(object, old ? toStored(old) : undefined) ?? []) issues.push({ index, kind, key, path: e.path, message: e.reason });
       ready.push({ kind, key, object });
     });
-    if (issues.length > 0) return { ok: false, issues, applied: 0 };
-    for (const { kind, key, object } of ready) await this.put(kind, key, object);
-    return { ok: true, issues: [], applied: ready.length };
+    return { issues, ready };
   }
 
   staleFenceRefusals(): number {

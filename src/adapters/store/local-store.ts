@@ -5,6 +5,8 @@ import type { SecretMap } from './memory-secrets.ts';
 import { openNatsStoreOn } from './nats-store.ts';
 import type { NatsApplyResult, NatsStore } from './nats-store.ts';
 import { validateDocuments } from './validate.ts';
+import type { KvObjectStore } from './kv-object-store.ts';
+import { storedKindOf } from './kv-object-store.ts';
 import type { ApplyIssue, SourceDocument } from './validate.ts';
 
 /**
@@ -13,6 +15,8 @@ import type { ApplyIssue, SourceDocument } from './validate.ts';
  */
 export interface LocalStore extends NatsStore {
   readonly secrets: SecretMap;
+  /** The MAAS side's store, when the options opened one. */
+  readonly objects: KvObjectStore | null;
   /** Secrets go to the secret map, everything else to the KV store; all validated first. */
   applyLocal(docs: readonly SourceDocument[]): Promise<NatsApplyResult>;
   /** As applyLocal, for plain objects (a generated fleet, a test's manifests). */
@@ -21,20 +25,35 @@ export interface LocalStore extends NatsStore {
   applyText(text: string, file: string): Promise<NatsApplyResult>;
 }
 
-export async function openLocalStore(transport: Pick<Transport, 'kv'>, options: { readonly log?: Logger; readonly pluginBmcSchemes?: readonly string[] } = {}): Promise<LocalStore> {
+export interface LocalStoreOptions {
+  readonly log?: Logger;
+  readonly pluginBmcSchemes?: readonly string[];
+  /** Where MaasMachines, MaasClusters and Cluster API objects go (given: the object store opened on `secrets`). */
+  readonly objects?: (secrets: SecretMap) => Promise<KvObjectStore>;
+}
+
+export async function openLocalStore(transport: Pick<Transport, 'kv'>, options: LocalStoreOptions = {}): Promise<LocalStore> {
   const secrets = createSecretMap();
-  const store = await openNatsStoreOn(transport, { secrets, ...options });
+  const { objects: openObjects, ...rest } = options;
+  const store = await openNatsStoreOn(transport, { secrets, ...rest });
+  const objects = openObjects ? await openObjects(secrets) : null;
   const applyLocal = async (docs: readonly SourceDocument[]): Promise<NatsApplyResult> => {
     const secretDocs = docs.filter((d) => d.yamlError === undefined && isSecret(d.object));
     const checked = validateDocuments(secretDocs, () => undefined, false);
-    const hostDocs = docs.filter((d) => d.yamlError !== undefined || !isSecret(d.object));
-    if (checked.issues.length > 0) {
+    const objectDocs = objects ? docs.filter((d) => d.yamlError === undefined && storedKindOf(d.object) !== null) : [];
+    const hostDocs = docs.filter((d) => d.yamlError !== undefined || (!isSecret(d.object) && !objectDocs.includes(d)));
+    const objectIssues: ApplyIssue[] = objects ? objects.check(objectDocs.map((d) => d.object)).map((i) => {
+      const doc = objectDocs[i.index] as SourceDocument;
+      return { file: doc.file, index: doc.index, ...(doc.line !== undefined ? { line: doc.line } : {}), ...(i.kind ? { kind: i.kind } : {}), ...(i.key ? { key: i.key } : {}), path: i.path, message: i.message };
+    }) : [];
+    if (checked.issues.length > 0 || objectIssues.length > 0) {
       // Nothing is stored when anything is wrong: report the hosts' problems too.
       const dry = hostDocs.length > 0 ? validateDocuments(hostDocs).issues : [];
-      return refused(ordered(docs, [...checked.issues, ...dry]));
+      return refused(ordered(docs, [...checked.issues, ...objectIssues, ...dry]));
     }
     const applied = await store.applyDocuments(hostDocs);
     if (!applied.ok) return applied;
+    if (objects && objectDocs.length > 0) await objects.apply(objectDocs.map((d) => d.object));
     const added: string[] = [];
     for (const doc of checked.valid) {
       if (doc.type !== 'secret') continue;
@@ -45,6 +64,7 @@ export async function openLocalStore(transport: Pick<Transport, 'kv'>, options: 
   };
   return Object.assign(store, {
     secrets,
+    objects,
     applyLocal,
     applyObjects: (objects: readonly unknown[], file = '(objects)') => applyLocal(objects.map((object, index) => ({ file, index, object }))),
     applyText: (text: string, file: string) => applyLocal(readManifests(text, file)),

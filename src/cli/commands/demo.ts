@@ -9,6 +9,8 @@ import type { SourceDocument } from '../../adapters/store/validate.ts';
 import { loadKvSnapshot, persistKv } from '../../adapters/store/kv-snapshot.ts';
 import { openLocalStore } from '../../adapters/store/local-store.ts';
 import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET } from '../../adapters/store/nats-store.ts';
+import { OBJECTS_BUCKET, openKvObjectStoreOn } from '../../adapters/store/kv-object-store.ts';
+import { validateMaasCluster, validateMaasMachine } from '../../api/index.ts';
 import { readManifests } from '../../api/manifest.ts';
 import { memorySubstrate } from '../../node/index.ts';
 import { CliError } from '../cli-error.ts';
@@ -94,7 +96,7 @@ export function register(program: Command): void {
       // The embedded default is a one-node cluster on a private in-memory bus and KV: the same
       // node, store and broker a NATS cluster runs. Secrets stay in this process, never in KV.
       const substrate = memorySubstrate();
-      const hostBuckets = await Promise.all([substrate.transport.kv(NATS_HOSTS_BUCKET), substrate.transport.kv(NATS_STATUS_BUCKET)]);
+      const hostBuckets = await Promise.all([substrate.transport.kv(NATS_HOSTS_BUCKET), substrate.transport.kv(NATS_STATUS_BUCKET), substrate.transport.kv(OBJECTS_BUCKET)]);
       if (flags.persist) await loadKvSnapshot(flags.persist, hostBuckets).catch((err: unknown) => {
         throw new CliError(err instanceof Error ? err.message : String(err), 1);
       });
@@ -104,7 +106,10 @@ export function register(program: Command): void {
       const docs: SourceDocument[] = flags.file
         ? inputs.flatMap(([text, file]) => readManifests(text, file))
         : generated.map((object, index) => ({ file: '(generated)', index, object }));
-      const store = await openLocalStore(substrate.transport, { log, pluginBmcSchemes: registry.bmcSchemes() });
+      const store = await openLocalStore(substrate.transport, {
+        log, pluginBmcSchemes: registry.bmcSchemes(),
+        objects: (secrets) => openKvObjectStoreOn(substrate.transport, { secrets, log, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } }),
+      });
       const applied = await store.applyLocal(docs);
       if (!applied.ok) throw new CliError(`invalid input, the demo did not start:\n${applied.issues.map(formatApplyIssue).join('\n')}`, 1);
       for (const w of applied.warnings) process.stderr.write(`warning: ${w}\n`);
@@ -117,11 +122,11 @@ export function register(program: Command): void {
       }
       const maas = setup.maas;
       if (maas) {
-        const applied = maas.store.apply(generateMaasCluster({ controlPlane: flags.maasControlPlane, workers: flags.maasWorkers }));
-        if (!applied.ok) throw new CliError(`demo MAAS objects invalid: ${applied.issues.map((i) => `${i.kind}/${i.key}: ${i.path}: ${i.message}`).join('; ')}`);
+        const applied = await store.applyObjects(generateMaasCluster({ controlPlane: flags.maasControlPlane, workers: flags.maasWorkers }), '(demo MAAS cluster)');
+        if (!applied.ok) throw new CliError(`demo MAAS objects invalid: ${applied.issues.map(formatApplyIssue).join('; ')}`);
       }
       const summary = await runDemo({
-        ...(maas ? { maas: { store: maas.store, driver: maas.driver, config: { skipSwap: flags.maasSkipSwap ?? env.MAAS_SKIP_SWAP, ...(maas.simulated ? { deployingPollMs: 200, steadyPollMs: 2_000, powerOnRequeueMs: 1_000 } : {}) } } } : {}),
+        ...(maas && store.objects ? { maas: { store: store.objects, driver: maas.driver, config: { skipSwap: flags.maasSkipSwap ?? env.MAAS_SKIP_SWAP, ...(maas.simulated ? { deployingPollMs: 200, steadyPollMs: 2_000, powerOnRequeueMs: 1_000 } : {}) } } } : {}),
         substrate, store, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000, demoScenarios: ironicUrls.length === 0,
         node: { ...nodeConfig({ name: 'demo', env, defaultLimit: limit === 0 ? Number.POSITIVE_INFINITY : limit, machine: { pluginBmcSchemes: registry.bmcSchemes() } }), cluster: { drainTimeoutMs: 2_000 } },
       });

@@ -3,11 +3,10 @@ import type { BareMetalHost } from '../../api/index.ts';
 import type { CapacityFigures } from '../../actors/capacity/index.ts';
 import type { NodeConfig, Substrate } from '../../node/index.ts';
 import { startNode } from '../../node/index.ts';
-import type { MemoryObjectStore } from '../../adapters/store/index.ts';
 import type { MaasShards } from '../../node/index.ts';
 import { CONTROL_PLANE_LABEL } from '../../actors/maas/index.ts';
 import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
-import type { HostStore, Logger, MaasDriver, Provisioner } from '../../ports/index.ts';
+import type { HostStore, Logger, MaasDriver, ObjectStore, Provisioner } from '../../ports/index.ts';
 import { hostKey } from '../../ports/index.ts';
 import type { Expectation } from './expect.ts';
 import { expectationFor, meets } from './expect.ts';
@@ -15,7 +14,7 @@ import { progressLine, progressPanel } from './progress.ts';
 import type { ProgressFrame } from './progress.ts';
 
 export interface DemoMaas {
-  readonly store: MemoryObjectStore;
+  readonly store: ObjectStore;
   readonly driver: MaasDriver;
   readonly config?: Partial<MaasMachineConfig>;
 }
@@ -147,7 +146,7 @@ function describe(state: string, errorType: string): string {
 }
 
 // Every MaasMachine ready, and the cluster's DNS record holding exactly the control-plane IPs.
-async function maasSummary(store: MemoryObjectStore, runtime: MaasShards | null): Promise<MaasSummary> {
+async function maasSummary(store: ObjectStore, runtime: MaasShards | null): Promise<MaasSummary> {
   const machines = await store.list('MaasMachine');
   const ready = machines.filter((m) => (m.status as { ready?: boolean } | undefined)?.ready === true).length;
   const controlPlaneIps = machines
