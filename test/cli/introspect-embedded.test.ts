@@ -24,7 +24,7 @@ test('introspect views - capacity limit 5 with 20 hosts blocked: 5 in use, 15 wa
   const service = serveIntrospection(server, source, { node: 'embedded' });
   const base: ViewOptions = { format: 'table', width: 100, timeoutMs: 2_000, natsUrl: 'memory', nodes: ['embedded'] };
   try {
-    const applied = store.apply([secret('bmc', 'lab', { username: 'admin', password: PASSWORD }), ...Array.from({ length: 20 }, (_, i) => bmh(`h-${i}`))]);
+    const applied = await store.applyObjects([secret('bmc', 'lab', { username: 'admin', password: PASSWORD }), ...Array.from({ length: 20 }, (_, i) => bmh(`h-${i}`))]);
     t.true(applied.ok);
     type Cap = { replies: Array<{ node: string; value: { broker: boolean; pools: Array<{ limit: number | null; inUse: Array<{ operation: string }>; waiting: unknown[] }> } }>; missing: string[] };
     await waitUntil(async () => {
@@ -112,7 +112,7 @@ test('cmd - the embedded node takes host commands over its in-process bus, as a 
   const shardCount = 16;
   const commands = startCommandServer({ transport: server, store, shardCount, log: silentLogger });
   try {
-    t.true(store.apply([secret('bmc', 'lab', { username: 'admin', password: PASSWORD }), bmh('h-1'), bmh('h-2')]).ok);
+    t.true((await store.applyObjects([secret('bmc', 'lab', { username: 'admin', password: PASSWORD }), bmh('h-1'), bmh('h-2')])).ok);
     await waitUntil(async () => (await store.get('lab/h-1'))?.status?.provisioning.state === 'provisioned', 15_000, 'lab/h-1 provisioned');
 
     const outcomes = await sendHostCommands(client, buildHostCommands('power-off', ['lab/h-1', 'lab/nope'], {}), shardCount, 2_000);

@@ -45,7 +45,7 @@ test('introspect - the embedded node answers every verb over the in-memory bus, 
       bmh('leaky', { address: `redfish://admin:${PASSWORD}@10.0.0.9/redfish/v1/Systems/1` }),
       bmh('bad-1'),
     ];
-    const applied = store.apply([secret('bmc', 'lab', { username: 'admin', password: PASSWORD }), ...hosts]);
+    const applied = await store.applyObjects([secret('bmc', 'lab', { username: 'admin', password: PASSWORD }), ...hosts]);
     t.true(applied.ok, JSON.stringify(applied).slice(0, 500));
 
     await waitUntil(async () => {
@@ -146,7 +146,7 @@ test('introspect - the embedded node answers every verb over the in-memory bus, 
 });
 
 test('introspect - requests that do not match the schema are refused with a precise error', async (t) => {
-  const { node, store } = await startTestNode();
+  const { node } = await startTestNode();
   const bus = createMemoryBus();
   const server = bus.connect('embedded');
   const client = bus.connect('cli');

@@ -1,6 +1,7 @@
 import test from 'ava';
 import type { BareMetalHostStatus } from '../../src/api/index.ts';
-import { createMemoryStore, type MemoryStore } from '../../src/adapters/store/index.ts';
+import { openLocalStore, type LocalStore } from '../../src/adapters/store/index.ts';
+import { createMemoryBus } from '../../src/bus/index.ts';
 import { HostCommand, HostCommandError, HostCommandReply, type HostCommandInput } from '../../src/bus/messages/index.ts';
 import { handleCommand, type CommandOutcome } from '../../src/cluster/commands/index.ts';
 import { StoreError, type HostEvent, type HostStore } from '../../src/ports/index.ts';
@@ -16,9 +17,9 @@ function status(state: BareMetalHostStatus['provisioning']['state']): BareMetalH
   } as BareMetalHostStatus;
 }
 
-async function storeWith(state: BareMetalHostStatus['provisioning']['state'] | null, o: Parameters<typeof bmh>[1] = {}): Promise<MemoryStore> {
-  const store = createMemoryStore();
-  const r = store.apply([secret(), bmh('h-1', o)]);
+async function storeWith(state: BareMetalHostStatus['provisioning']['state'] | null, o: Parameters<typeof bmh>[1] = {}): Promise<LocalStore> {
+  const store = await openLocalStore(createMemoryBus().connect('test'));
+  const r = await store.applyObjects([secret(), bmh('h-1', o)]);
   if (!r.ok) throw new Error(JSON.stringify(r.issues));
   if (state !== null) await store.writeStatus('lab/h-1', status(state));
   return store;
@@ -48,7 +49,7 @@ function errorOf(t: { fail: (m: string) => void }, o: CommandOutcome): HostComma
   return HostCommandError.parse(o.error);
 }
 
-// ---- against the memory store -------------------------------------------------------------------
+// ---- against the embedded store -------------------------------------------------------------------
 
 test('handle command - an unknown host is notFound, not retryable', async (t) => {
   const store = await storeWith('provisioned');
@@ -129,12 +130,12 @@ test('handle command - delete: gone at once without finalizers, terminating with
   t.regex(again.message, /already being deleted/);
 });
 
-// A store whose calls fail as told, around a real memory store.
-function failing(store: MemoryStore, fail: Partial<Record<'get' | 'applyIntent' | 'requestDelete', () => unknown>>): HostStore {
+// A store whose calls fail as told, around a real embedded store.
+function failing(store: LocalStore, fail: Partial<Record<'get' | 'applyIntent' | 'requestDelete', () => unknown>>): HostStore {
   return new Proxy(store, {
     get(target, prop, receiver) {
       const f = fail[prop as keyof typeof fail];
-      if (f) return async () => { throw f(); };
+      if (f) return async () => { throw await f(); };
       const value = Reflect.get(target, prop, receiver) as unknown;
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
@@ -158,8 +159,8 @@ test('handle command - a refused write is a conflict, or notFound when the host 
   t.deepEqual(refused, { code: 'conflict', message: 'powerOff for lab/h-1 was refused by the host store while recording the intent: BareMetalHost lab/h-1: invalid spec patch', retryable: false });
 
   const racing = failing(store, {
-    applyIntent: () => {
-      store.delete('lab/h-1');
+    applyIntent: async () => {
+      await store.requestDelete('lab/h-1');
       return new StoreError('BareMetalHost lab/h-1 not found', false);
     },
   });
@@ -181,7 +182,7 @@ test('handle command - an unexpected error is reported, not thrown, and not mark
 
 test('handle command e2e - powerOff powers a provisioned host off at the backend', async (t) => {
   const { node, store, fixture } = await startTestNode();
-  t.true(store.apply([secret(), bmh('p-1')]).ok);
+  t.true((await store.applyObjects([secret(), bmh('p-1')])).ok);
   await waitFor(() => node.stats.hosts.get('lab/p-1')?.state === 'provisioned' && fixture.node('lab/p-1')?.power === true, 10_000, 'p-1 provisioned and on');
   try {
     const r = replyOf(t, await handleCommand(store, HostCommand.parse({ type: 'powerOff', host: 'lab/p-1', requestId: 'off-1' })));
@@ -198,7 +199,7 @@ test('handle command e2e - powerOff powers a provisioned host off at the backend
 
 test('handle command e2e - reboot powers the host off and on again and the annotation is gone', async (t) => {
   const { node, store, fixture } = await startTestNode();
-  t.true(store.apply([secret(), bmh('b-1')]).ok);
+  t.true((await store.applyObjects([secret(), bmh('b-1')])).ok);
   await waitFor(() => node.stats.hosts.get('lab/b-1')?.state === 'provisioned', 10_000, 'b-1 provisioned');
   try {
     const r = replyOf(t, await handleCommand(store, HostCommand.parse({ type: 'reboot', host: 'lab/b-1' })));
@@ -214,7 +215,7 @@ test('handle command e2e - reboot powers the host off and on again and the annot
 
 test('handle command e2e - reprovision deprovisions and deploys the same image once more, ending provisioned', async (t) => {
   const { node, store, fixture } = await startTestNode();
-  t.true(store.apply([secret(), bmh('r-1'), bmh('r-2')]).ok);
+  t.true((await store.applyObjects([secret(), bmh('r-1'), bmh('r-2')])).ok);
   await waitFor(() => node.stats.count('provisioned') === 2, 10_000, 'both provisioned');
   t.is(fixture.calls('lab/r-1').provision, 1);
   t.is(fixture.node('lab/r-1')?.provisionCount, 1);

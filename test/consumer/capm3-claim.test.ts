@@ -29,7 +29,7 @@ test('consumer - CAPM3 claims an available host, sees it provisioned with its us
 
   // A host in the pool: inspected and available, unclaimed, off.
   const pool = bmh('worker-0', { image: false, online: false }) as { spec: Record<string, unknown>; metadata: Record<string, unknown> };
-  t.true(store.apply([secret(), pool]).ok);
+  t.true((await store.applyObjects([secret(), pool])).ok);
   await waitUntil(async () => (await state()) === 'available', 5_000, 'available');
   t.deepEqual(deployed, []);
 
@@ -44,7 +44,7 @@ test('consumer - CAPM3 claims an available host, sees it provisioned with its us
       userData: { name: 'worker-0-user-data', namespace: 'lab' },
     },
   };
-  t.true(store.apply([secret('worker-0-user-data', 'lab', { userData: '#cloud-config\nhostname: worker-0\n' }), claimed]).ok);
+  t.true((await store.applyObjects([secret('worker-0-user-data', 'lab', { userData: '#cloud-config\nhostname: worker-0\n' }), claimed])).ok);
   await waitUntil(async () => (await state()) === 'provisioned', 5_000, 'provisioned');
   const provisioned = await store.get(KEY);
   t.is(provisioned?.status?.provisioning.image?.url, 'http://images/ubuntu-24.04.qcow2', 'status says which image is on it');
@@ -53,17 +53,17 @@ test('consumer - CAPM3 claims an available host, sees it provisioned with its us
   t.deepEqual(deployed, [{ image: 'http://images/ubuntu-24.04.qcow2', userData: '#cloud-config\nhostname: worker-0\n' }]);
 
   // Paused by CAPM3 (its value, not BMO's default): a spec change waits until the pause is lifted.
-  t.true(store.apply([{ ...claimed, metadata: { ...claimed.metadata, annotations: { [PAUSED]: 'metal3.io/capm3' } }, spec: { ...claimed.spec, online: false } }]).ok);
+  t.true((await store.applyObjects([{ ...claimed, metadata: { ...claimed.metadata, annotations: { [PAUSED]: 'metal3.io/capm3' } }, spec: { ...claimed.spec, online: false } }])).ok);
   await waitUntil(async () => (await node.snapshot(KEY))?.recent.some((e) => e.reason === 'Paused') ?? false, 5_000, 'the host to see the pause');
   t.is((await store.get(KEY))?.status?.poweredOn, true, 'still on while paused');
   t.is(fixture.node(KEY)?.power, true);
-  t.true(store.apply([{ ...claimed, spec: { ...claimed.spec, online: false } }]).ok);
+  t.true((await store.applyObjects([{ ...claimed, spec: { ...claimed.spec, online: false } }])).ok);
   await waitUntil(async () => (await store.get(KEY))?.status?.poweredOn === false, 5_000, 'powered off once unpaused');
   t.is(fixture.node(KEY)?.power, false);
 
   // Release: CAPM3 clears image, userData and consumerRef; the host is deprovisioned back to the pool.
   const { consumerRef: _c, image: _i, userData: _u, ...released } = claimed.spec;
-  t.true(store.apply([{ ...claimed, spec: { ...released, online: false } }]).ok);
+  t.true((await store.applyObjects([{ ...claimed, spec: { ...released, online: false } }])).ok);
   await waitUntil(async () => (await state()) === 'available', 5_000, 'available again');
   const back = await store.get(KEY);
   t.is(back?.status?.provisioning.image, undefined, 'no image recorded once deprovisioned');

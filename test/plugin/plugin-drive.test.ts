@@ -4,10 +4,12 @@
 import test from 'ava';
 import { fileURLToPath } from 'node:url';
 import { startLocalNode } from '../support/local-node.ts';
-import { createMemoryStore } from '../../src/adapters/store/index.ts';
+import { openLocalStore } from '../../src/adapters/store/index.ts';
+import { createMemoryBus } from '../../src/bus/index.ts';
 import { PROVISIONER_LABEL, selectProvisioner } from '../../src/cli/provisioners.ts';
 import { fixtureBuiltin } from '../../src/cli/builtin-provisioners.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
+import { memorySubstrate } from '../../src/node/index.ts';
 import { silentLogger } from '../../src/ports/index.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -33,8 +35,9 @@ for (const [how, ref] of [['path', './examples/provisioner-plugin'], ['package n
     t.deepEqual(selected.active, ['fixture', 'lab']);
     t.deepEqual(warnings, []);
     const schemes = selected.registry.bmcSchemes();
-    const store = createMemoryStore({ pluginBmcSchemes: schemes });
-    const applied = store.apply([
+    const substrate = memorySubstrate();
+    const store = await openLocalStore(substrate.transport, { pluginBmcSchemes: schemes });
+    const applied = await store.applyObjects([
       { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bmc', namespace: 'lab' }, stringData: { username: 'u', password: 'p' } },
       host('rack-a', 'lab://pdu-3/7', { [PROVISIONER_LABEL]: 'lab' }),
       host('plain', 'ipmi://10.1.1.1'),
@@ -44,7 +47,7 @@ for (const [how, ref] of [['path', './examples/provisioner-plugin'], ['package n
       name: 'plugin-test', shardCount: 4, machine: { ...DEFAULT_MACHINE_CONFIG, pluginBmcSchemes: schemes },
       capacity: { limits: {}, defaultLimit: 5, ttlMs: 30_000 },
       supervision: { maxRestarts: 5, windowMs: 60_000, backoff: { initialMs: 10, maxMs: 100 } }, askTimeoutMs: 5_000,
-    }, { hosts: store }, { provisioner: selected.provisioner });
+    }, { hosts: store }, { provisioner: selected.provisioner }, {}, substrate);
     t.teardown(() => node.stop());
     await waitFor(() => node.stats.count('provisioned') === 2, 20_000, 'both hosts provisioned');
     const rack = await store.get('lab/rack-a');
@@ -55,9 +58,10 @@ for (const [how, ref] of [['path', './examples/provisioner-plugin'], ['package n
   });
 }
 
-test('plugin - without the plugin loaded, a lab:// address is refused at admission as BMO would', (t) => {
-  const store = createMemoryStore();
-  const applied = store.apply([host('rack-a', 'lab://pdu-3/7')], 'test');
+test('plugin - without the plugin loaded, a lab:// address is refused at admission as BMO would', async (t) => {
+  const store = await openLocalStore(createMemoryBus().connect('test'));
+  t.teardown(() => store.close());
+  const applied = await store.applyObjects([host('rack-a', 'lab://pdu-3/7')], 'test');
   t.false(applied.ok);
   t.regex(applied.issues[0]?.message ?? '', /Unknown BMC type 'lab'/);
 });

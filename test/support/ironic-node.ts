@@ -3,14 +3,18 @@ import { startLocalNode } from './local-node.ts';
 import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
 import type { IronicClient } from '../../src/adapters/ironic/client/index.ts';
 import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
-import { createMemoryStore } from '../../src/adapters/store/index.ts';
-import type { MemoryStore } from '../../src/adapters/store/index.ts';
+import { openLocalStore } from '../../src/adapters/store/index.ts';
+import type { LocalStore } from '../../src/adapters/store/index.ts';
 import type { MachineConfig } from '../../src/machines/bmh/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
+import { memorySubstrate } from '../../src/node/index.ts';
+import type { Substrate } from '../../src/node/index.ts';
 
 export interface IronicTestNode {
   node: LocalNode;
-  store: MemoryStore;
+  /** The embedded default's store, on the substrate the node runs on. */
+  store: LocalStore;
+  substrate: Substrate;
   client: IronicClient;
   stop(): Promise<void>;
 }
@@ -18,8 +22,9 @@ export interface IronicTestNode {
 let n = 0;
 
 // An embedded node driving a real Ironic with fake-hardware nodes, fast polls and short backoffs.
-export async function startIronicNode(o: { url: string; limit?: number; machine?: Partial<MachineConfig>; store?: MemoryStore; imageCheck?: boolean }): Promise<IronicTestNode> {
-  const store = o.store ?? createMemoryStore();
+export async function startIronicNode(o: { url: string; limit?: number; machine?: Partial<MachineConfig>; imageCheck?: boolean }): Promise<IronicTestNode> {
+  const substrate = memorySubstrate();
+  const store = await openLocalStore(substrate.transport);
   const client = createIronicClient({ endpoint: o.url, timeoutMs: 10_000 });
   await client.connect();
   const provisioner = createIronicProvisioner({
@@ -35,8 +40,8 @@ export async function startIronicNode(o: { url: string; limit?: number; machine?
     capacity: { limits: {}, defaultLimit: o.limit ?? 20, ttlMs: 30_000 },
     supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 10, maxMs: 100 } },
     askTimeoutMs: 5_000,
-  }, { hosts: store }, { provisioner });
-  return { node, store, client, stop: () => node.stop() };
+  }, { hosts: store }, { provisioner }, {}, substrate);
+  return { node, store, substrate, client, stop: () => node.stop() };
 }
 
 export function bmcSecret(namespace = 'lab'): unknown {

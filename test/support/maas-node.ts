@@ -3,11 +3,12 @@ import { startLocalNode } from './local-node.ts';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { createMaasClient } from '../../src/adapters/maas/client/index.ts';
 import { createMaasDriver } from '../../src/adapters/maas/driver/index.ts';
-import { createMemoryObjectStore, createMemoryStore } from '../../src/adapters/store/index.ts';
+import { createMemoryObjectStore, openLocalStore } from '../../src/adapters/store/index.ts';
 import type { MemoryObjectStore } from '../../src/adapters/store/index.ts';
 import { validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
 import type { MaasMachineConfig } from '../../src/machines/maas-machine/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
+import { memorySubstrate } from '../../src/node/index.ts';
 import { startMaasSim } from '../../src/sim/maas/index.ts';
 import type { MaasSim, MaasSimOptions } from '../../src/sim/maas/index.ts';
 
@@ -24,11 +25,13 @@ export async function startMaasNode(o: { limit?: number; sim?: MaasSimOptions; c
   const sim = await startMaasSim({ deployMs: 50, releaseMs: 50, ...o.sim });
   const client = createMaasClient({ endpoint: sim.url, apiKey: o.apiKey === 'user' ? sim.userKey : sim.adminKey });
   const store = createMemoryObjectStore({ validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } });
+  const substrate = memorySubstrate();
+  const hosts = await openLocalStore(substrate.transport);
   const node = await startLocalNode({
     name: `maas-test-${++n}`, shardCount: 8, machine: DEFAULT_MACHINE_CONFIG,
     capacity: { limits: {}, defaultLimit: o.limit ?? 50, ttlMs: 30_000 },
     supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 10, maxMs: 100 } }, askTimeoutMs: 5_000,
-  }, { hosts: createMemoryStore(), objects: store }, {
+  }, { hosts, objects: store }, {
     provisioner: createFixtureProvisioner(),
     maas: { driver: createMaasDriver(client), clusterResyncMs: 200, config: { deployingPollMs: 30, steadyPollMs: 100, powerOnRequeueMs: 100, backoffBaseMs: 50, backoffMaxMs: 500, ...o.config } },
   });

@@ -2,29 +2,42 @@ import type { LocalNode } from './local-node.ts';
 import { startLocalNode } from './local-node.ts';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import type { FixtureOptions, FixtureProvisioner } from '../../src/adapters/fixture/index.ts';
-import { createMemoryStore } from '../../src/adapters/store/index.ts';
-import type { MemoryStore } from '../../src/adapters/store/index.ts';
+import type { MemoryKvStore } from '../../src/bus/memory-kv.ts';
+import { formatApplyIssue, openLocalStore } from '../../src/adapters/store/index.ts';
+import type { LocalStore } from '../../src/adapters/store/index.ts';
 import type { MachineConfig } from '../../src/machines/bmh/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
-import type { Provisioner } from '../../src/ports/index.ts';
+import { memorySubstrate } from '../../src/node/index.ts';
+import type { Substrate } from '../../src/node/index.ts';
+import type { HostStore, Provisioner } from '../../src/ports/index.ts';
 
 export interface TestNode {
   node: LocalNode;
-  store: MemoryStore;
+  /** The embedded default's store, on the substrate the node runs on. */
+  store: LocalStore;
+  substrate: Substrate;
   fixture: FixtureProvisioner;
 }
 
 let counter = 0;
 
 export async function startTestNode(o: {
-  store?: MemoryStore;
+  /** The KV of an earlier node's substrate (its `substrate.memoryKv`): a restart that keeps the store. */
+  kv?: MemoryKvStore;
+  /** Applied to the store before the node starts (the Secrets a restarted process reads again). */
+  objects?: readonly unknown[];
   fixture?: FixtureOptions;
   provisioner?: (fixture: FixtureProvisioner) => Provisioner;
   limit?: number;
   machine?: Partial<MachineConfig>;
   maxRestarts?: number;
 } = {}): Promise<TestNode> {
-  const store = o.store ?? createMemoryStore();
+  const substrate = memorySubstrate(o.kv ? { kv: o.kv } : {});
+  const store = await openLocalStore(substrate.transport);
+  if (o.objects) {
+    const applied = await store.applyObjects(o.objects, 'startTestNode');
+    if (!applied.ok) throw new Error(`startTestNode objects invalid: ${applied.issues.map(formatApplyIssue).join('; ')}`);
+  }
   const fixture = createFixtureProvisioner({ demoBehaviours: false, ...o.fixture });
   const node = await startLocalNode({
     name: `test-node-${++counter}`,
@@ -33,8 +46,8 @@ export async function startTestNode(o: {
     capacity: { limits: {}, defaultLimit: o.limit ?? Number.POSITIVE_INFINITY, ttlMs: 30_000 },
     supervision: { maxRestarts: o.maxRestarts ?? 3, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } },
     askTimeoutMs: 2_000,
-  }, { hosts: store }, { provisioner: o.provisioner ? o.provisioner(fixture) : fixture });
-  return { node, store, fixture };
+  }, { hosts: store }, { provisioner: o.provisioner ? o.provisioner(fixture) : fixture }, {}, substrate);
+  return { node, store, substrate, fixture };
 }
 
 export function secret(name = 'bmc', namespace = 'lab', data: Record<string, string> = { username: 'admin', password: 'hunter2' }): unknown {
@@ -55,6 +68,6 @@ export function bmh(name: string, o: { namespace?: string; image?: boolean; cred
   };
 }
 
-export async function statusOf(store: MemoryStore, key: string) {
+export async function statusOf(store: HostStore, key: string) {
   return (await store.get(key))?.status;
 }
