@@ -1,7 +1,13 @@
+// The embedded default's store (the KV store on the memory KV, Secrets beside it) over a host's
+// life: deletion with finalizers, metadata changes and their events, watch listeners, missing hosts.
+// What every KV store does between stores and nodes is in nats-store.test.ts.
 import test from 'ava';
 import type { BareMetalHost } from '../../src/api/index.ts';
-import { createMemoryStore, type StoreClock } from '../../src/adapters/store/index.ts';
-import { StoreError, type HostEvent } from '../../src/ports/index.ts';
+import { openLocalStore, type LocalStore } from '../../src/adapters/store/index.ts';
+import { createMemoryBus } from '../../src/bus/index.ts';
+import { silentLogger, StoreError, type HostEvent, type Logger } from '../../src/ports/index.ts';
+import { countStatusWrites } from '../support/local-store.ts';
+import { waitUntil } from '../support/wait.ts';
 
 const FINALIZER = 'baremetalhost.metal3.io';
 
@@ -18,38 +24,55 @@ function status(state: 'registering' | 'available' | 'provisioned'): NonNullable
   return { operationalStatus: 'OK', errorMessage: '', errorCount: 0, poweredOn: false, provisioningFailCount: 0, provisioning: { state, ID: 'node-1' } };
 }
 
-const fixedClock = (ms: number): StoreClock => ({ now: () => ms, setTimeout: () => 0, clearTimeout: () => undefined });
-
 function names(events: HostEvent[]): string[] {
   return events.map((e) => (e.type === 'upsert' ? `upsert ${e.host.metadata.name}` : `deleted ${e.key}`));
 }
 
-test('store - delete without finalizers removes the host and emits deleted', async (t) => {
-  const store = createMemoryStore();
-  store.apply([host('h1')]);
+async function open(t: { teardown(fn: () => unknown): void }, log: Logger = silentLogger): Promise<LocalStore> {
+  const transport = createMemoryBus().connect('test');
+  const store = await openLocalStore(transport, { log });
+  t.teardown(async () => {
+    await store.close();
+    await transport.close();
+  });
+  return store;
+}
+
+async function applied(store: LocalStore, objects: unknown[]): Promise<void> {
+  const result = await store.applyObjects(objects);
+  if (!result.ok) throw new Error(JSON.stringify(result.issues));
+}
+
+test('local store - delete without finalizers removes the host and emits deleted', async (t) => {
+  const store = await open(t);
+  await applied(store, [host('h1')]);
   const events: HostEvent[] = [];
   store.watch((e) => events.push(e));
-  t.is(store.delete('metal3/h1'), 'deleted');
+  t.is(await store.requestDelete('metal3/h1'), 'deleted');
   t.is(await store.get('metal3/h1'), undefined);
   t.deepEqual(names(events), ['deleted metal3/h1']);
-  const error = t.throws(() => store.delete('metal3/h1'), { instanceOf: StoreError });
-  t.false(error.retryable);
+  const error = await t.throwsAsync(store.requestDelete('metal3/h1'), { instanceOf: StoreError });
+  t.false(error!.retryable);
 });
 
-test('store - delete with finalizers stamps deletionTimestamp; removing the last finalizer removes the host', async (t) => {
-  const store = createMemoryStore({ clock: fixedClock(Date.parse('2026-03-04T05:06:07.890Z')) });
-  store.apply([host('h1')]);
+test('local store - delete with finalizers stamps deletionTimestamp; removing the last finalizer removes the host', async (t) => {
+  const store = await open(t);
+  await applied(store, [host('h1')]);
   await store.addFinalizer('metal3/h1', FINALIZER);
   await store.addFinalizer('metal3/h1', 'example.com/other');
   const events: HostEvent[] = [];
   store.watch((e) => events.push(e));
 
-  t.is(store.delete('metal3/h1'), 'terminating');
+  const asked = Date.now();
+  t.is(await store.requestDelete('metal3/h1'), 'terminating');
   const terminating = (await store.get('metal3/h1'))!;
-  t.is(terminating.metadata.deletionTimestamp, '2026-03-04T05:06:07Z');
+  // RFC 3339 with whole seconds, as Kubernetes writes it.
+  t.regex(terminating.metadata.deletionTimestamp ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  t.true(Math.abs(Date.parse(terminating.metadata.deletionTimestamp!) - asked) < 2_000);
   // Deleting again changes nothing.
-  t.is(store.delete('metal3/h1'), 'terminating');
+  t.is(await store.requestDelete('metal3/h1'), 'terminating');
   t.is((await store.get('metal3/h1'))!.metadata.resourceVersion, terminating.metadata.resourceVersion);
+  t.is((await store.get('metal3/h1'))!.metadata.deletionTimestamp, terminating.metadata.deletionTimestamp);
   // A deleting object takes no new finalizers.
   await t.throwsAsync(store.addFinalizer('metal3/h1', 'late'), { instanceOf: StoreError, message: /being deleted/ });
 
@@ -60,15 +83,15 @@ test('store - delete with finalizers stamps deletionTimestamp; removing the last
   t.deepEqual(names(events), ['upsert h1', 'upsert h1', 'deleted metal3/h1']);
 });
 
-test('store - finalizer and annotation changes emit upsert; no-ops emit nothing', async (t) => {
-  const store = createMemoryStore();
-  store.apply([host('h1')]);
+test('local store - finalizer and annotation changes emit upsert; no-ops emit nothing', async (t) => {
+  const store = await open(t);
+  await applied(store, [host('h1')]);
   const events: HostEvent[] = [];
   store.watch((e) => events.push(e));
   await store.addFinalizer('metal3/h1', FINALIZER);
   await store.addFinalizer('metal3/h1', FINALIZER);
-  store.setAnnotation('metal3/h1', 'inspect.metal3.io', '');
-  store.setAnnotation('metal3/h1', 'inspect.metal3.io', '');
+  await store.applyIntent('metal3/h1', { annotations: { 'inspect.metal3.io': '' } });
+  await store.applyIntent('metal3/h1', { annotations: { 'inspect.metal3.io': '' } });
   await store.removeAnnotation('metal3/h1', 'inspect.metal3.io');
   await store.removeAnnotation('metal3/h1', 'inspect.metal3.io');
   await store.removeFinalizer('metal3/h1', FINALIZER);
@@ -80,61 +103,11 @@ test('store - finalizer and annotation changes emit upsert; no-ops emit nothing'
   t.is(h.metadata.generation, 1);
 });
 
-test('store - writeStatus stores the status without an event and leaves spec alone', async (t) => {
-  const store = createMemoryStore();
-  store.apply([host('h1')]);
-  const before = (await store.get('metal3/h1'))!;
-  const events: HostEvent[] = [];
-  store.watch((e) => events.push(e));
-  const s = status('available');
-  await store.writeStatus('metal3/h1', s);
-  await store.writeStatus('metal3/h1', status('provisioned'));
-  const after = (await store.get('metal3/h1'))!;
-  t.deepEqual(events, []);
-  t.is(after.spec, before.spec);
-  t.is(after.metadata.generation, before.metadata.generation);
-  t.is(after.status?.provisioning.state, 'provisioned');
-  // The object handed out earlier is not changed in place.
-  t.is(before.status, undefined);
-  t.is(store.statusWrites('metal3/h1'), 2);
-  t.is(store.statusWrites(), 2);
-  t.is(store.statusWrites('metal3/other'), 0);
-  const error = await t.throwsAsync(store.writeStatus('metal3/missing', s), { instanceOf: StoreError, message: /metal3\/missing not found/ });
-  t.false(error.retryable);
-});
-
-test('store - writeStatus keeps the status object it is given (no copy)', async (t) => {
-  const store = createMemoryStore();
-  store.apply([host('h1')]);
-  const s = status('available');
-  await store.writeStatus('metal3/h1', s);
-  t.is((await store.get('metal3/h1'))!.status, s);
-});
-
-test('store - patchSpec validates, bumps generation and emits upsert', async (t) => {
-  const store = createMemoryStore();
-  store.apply([host('h1')]);
-  const events: HostEvent[] = [];
-  store.watch((e) => events.push(e));
-  store.patchSpec('metal3/h1', { image: { url: 'http://images/os.qcow2', checksum: 'abc' } });
-  let h = (await store.get('metal3/h1'))!;
-  t.is(h.metadata.generation, 2);
-  t.is(h.spec.image?.url, 'http://images/os.qcow2');
-  store.patchSpec('metal3/h1', { image: { url: 'http://images/os.qcow2', checksum: 'abc' } });
-  t.is((await store.get('metal3/h1'))!.metadata.generation, 2);
-  store.patchSpec('metal3/h1', { image: undefined });
-  h = (await store.get('metal3/h1'))!;
-  t.is(h.spec.image, undefined);
-  t.is(h.metadata.generation, 3);
-  t.throws(() => store.patchSpec('metal3/h1', { online: 'yes' as never }), { instanceOf: StoreError, message: /spec\.online/ });
-  t.is((await store.get('metal3/h1'))!.metadata.generation, 3);
-  t.is(events.length, 2);
-});
-
-test('store - watch events are synchronous, ordered, and survive a throwing listener', async (t) => {
+test('local store - watch events reach listeners before the write returns, in order, past a throwing listener', async (t) => {
   const reported: string[] = [];
-  const store = createMemoryStore({ onListenerError: (_e, event) => reported.push(event.type) });
-  store.apply([host('h1')]);
+  const log: Logger = { ...silentLogger, warn: (obj) => reported.push(String((obj as { event?: unknown }).event)), child: () => log };
+  const store = await open(t, log);
+  await applied(store, [host('h1')]);
   const seen: string[] = [];
   store.watch(() => {
     throw new Error('boom');
@@ -145,38 +118,59 @@ test('store - watch events are synchronous, ordered, and survive a throwing list
     if (e.type === 'upsert' && !e.host.metadata.finalizers) void store.addFinalizer('metal3/h1', FINALIZER);
   });
   const unsubscribe = store.watch((e) => seen.push(`b:${names([e])[0]}`));
-  store.setAnnotation('metal3/h1', 'x', '1');
+  await store.applyIntent('metal3/h1', { annotations: { x: '1' } });
+  t.deepEqual(seen.slice(0, 2), ['a:upsert h1', 'b:upsert h1']);
+  await waitUntil(() => seen.length === 4, 5_000, 'the finalizer event');
   t.deepEqual(seen, ['a:upsert h1', 'b:upsert h1', 'a:upsert h1', 'b:upsert h1']);
   t.deepEqual(reported, ['upsert', 'upsert']);
   unsubscribe();
-  store.setAnnotation('metal3/h1', 'x', '2');
+  await store.applyIntent('metal3/h1', { annotations: { x: '2' } });
   t.is(seen.length, 5);
 });
 
-test('store - operations on a missing host fail with a non-retryable StoreError', async (t) => {
-  const store = createMemoryStore();
+test('local store - operations on a missing host fail with a non-retryable StoreError', async (t) => {
+  const store = await open(t);
   for (const run of [
     () => store.addFinalizer('metal3/x', FINALIZER),
     () => store.removeFinalizer('metal3/x', FINALIZER),
     () => store.removeAnnotation('metal3/x', 'a'),
+    () => store.applyIntent('metal3/x', { annotations: { a: 'b' } }),
+    () => store.applyIntent('metal3/x', { online: false }),
+    () => store.writeStatus('metal3/x', status('available')),
+    () => store.requestDelete('metal3/x'),
   ]) {
-    const error = await t.throwsAsync(run(), { instanceOf: StoreError });
-    t.false(error.retryable);
+    const error = await t.throwsAsync(run(), { instanceOf: StoreError, message: /metal3\/x not found/ });
+    t.false(error!.retryable);
   }
-  t.throws(() => store.setAnnotation('metal3/x', 'a', 'b'), { instanceOf: StoreError });
-  t.throws(() => store.patchSpec('metal3/x', { online: false }), { instanceOf: StoreError });
 });
 
-test('store - writeStatus stays cheap for 100,000 hosts', async (t) => {
-  const store = createMemoryStore();
-  const hosts = Array.from({ length: 100_000 }, (_, i) => host(`h${i}`));
-  const applied = store.apply(hosts);
-  t.is(applied.created.length, 100_000);
-  const start = performance.now();
-  for (let round = 0; round < 3; round++) {
-    for (let i = 0; i < 100_000; i++) await store.writeStatus(`metal3/h${i}`, status('available'));
-  }
-  const ms = performance.now() - start;
-  t.is(store.statusWrites(), 300_000);
-  t.true(ms < 5_000, `300,000 status writes took ${ms} ms`);
+// The memory store this replaced wrote 300,000 statuses of 100,000 hosts in under 5 s; the KV store
+// takes about that long on a quiet machine (a CAS put of the encoded record each), more on a busy
+// one, so what is checked is what matters at scale: a write costs the same however many hosts
+// there are (no scan, no copy of the fleet).
+test('local store - writeStatus stays cheap for 100,000 hosts: no dearer than with 1,000', async (t) => {
+  const perWrite = async (count: number): Promise<number> => {
+    const transport = createMemoryBus().connect('test');
+    const store = await openLocalStore(transport);
+    try {
+      const writes = await countStatusWrites(transport);
+      const result = await store.applyObjects(Array.from({ length: count }, (_, i) => host(`h${i}`)));
+      t.is(result.created.length, count);
+      const total = 30_000;
+      const start = performance.now();
+      for (let i = 0; i < total; i++) await store.writeStatus(`metal3/h${(i * 7919) % count}`, status('available'));
+      const ms = performance.now() - start;
+      writes.stop();
+      t.is(writes(), total);
+      t.log(`${count} hosts: ${((ms * 1000) / total).toFixed(1)} µs per status write`);
+      return ms / total;
+    } finally {
+      await store.close();
+      await transport.close();
+    }
+  };
+  const small = await perWrite(1_000);
+  const large = await perWrite(100_000);
+  t.true(large < small * 2, `a status write cost ${large.toFixed(4)} ms among 100,000 hosts, ${small.toFixed(4)} ms among 1,000`);
+  t.true(large < 0.05, `a status write cost ${large.toFixed(4)} ms`);
 });

@@ -1,22 +1,30 @@
+// `--persist FILE` of the embedded default: a snapshot of the host buckets of its memory KV,
+// loaded back before the store opens, so a rerun resumes where the last one stopped. These runs
+// follow `metalfleet demo`: load the snapshot, open the store, apply the manifests, persist.
 import test from 'ava';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BareMetalHost } from '../../src/api/index.ts';
-import { createMemoryStore, type StoreClock } from '../../src/adapters/store/index.ts';
-import { StoreError, type HostEvent } from '../../src/ports/index.ts';
-import { waitFor } from '../support/wait.ts';
+import { openLocalStore, type LocalStore } from '../../src/adapters/store/index.ts';
+import { loadKvSnapshot, persistKv } from '../../src/adapters/store/kv-snapshot.ts';
+import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET } from '../../src/adapters/store/nats-store.ts';
+import { createMemoryBus } from '../../src/bus/index.ts';
+import { StoreError, type KvBucket, type Transport } from '../../src/ports/index.ts';
 
 const FINALIZER = 'baremetalhost.metal3.io';
+const PASSWORD = 'persist-must-never-see-this';
 
 function host(name: string, online = true): Record<string, unknown> {
   return {
     apiVersion: 'metal3.io/v1alpha1',
     kind: 'BareMetalHost',
     metadata: { name, namespace: 'metal3' },
-    spec: { online, bmc: { address: 'redfish://192.0.2.1/redfish/v1/Systems/1', credentialsName: `${name}-bmc` } },
+    spec: { online, bmc: { address: 'redfish://192.0.2.1/redfish/v1/Systems/1', credentialsName: 'bmc' } },
   };
 }
+
+const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bmc', namespace: 'metal3' }, stringData: { username: 'admin', password: PASSWORD } };
 
 function status(state: 'registering' | 'available' | 'provisioned', errorCount = 0): NonNullable<BareMetalHost['status']> {
   return { operationalStatus: 'OK', errorMessage: '', errorCount, poweredOn: state === 'provisioned', provisioningFailCount: 0, provisioning: { state, ID: 'node-1' } };
@@ -28,161 +36,157 @@ async function tempDir(t: { teardown: (fn: () => Promise<void>) => void }): Prom
   return dir;
 }
 
-// A clock whose timers fire only when the test says so.
-function manualTimers(): StoreClock & { fire(): void; pending(): number } {
-  const timers = new Map<number, () => void>();
-  let next = 1;
+interface Run {
+  readonly transport: Transport;
+  readonly buckets: KvBucket[];
+  /** Entries loaded from the snapshot. */
+  readonly loaded: number;
+  readonly store: LocalStore;
+  readonly persist: { flush(): Promise<void>; close(): Promise<void> };
+  stop(): Promise<void>;
+}
+
+/** One run of the embedded default on a fresh memory KV, as `metalfleet demo --persist` does it. */
+async function run(path: string, manifests: readonly unknown[], debounceMs = 60_000): Promise<Run> {
+  const transport = createMemoryBus().connect('demo');
+  const buckets = await Promise.all([transport.kv(NATS_HOSTS_BUCKET), transport.kv(NATS_STATUS_BUCKET)]);
+  const loaded = await loadKvSnapshot(path, buckets);
+  const store = await openLocalStore(transport);
+  const applied = await store.applyObjects(manifests, 'manifests');
+  if (!applied.ok) throw new Error(JSON.stringify(applied.issues));
+  const persist = await persistKv(path, buckets, { debounceMs });
   return {
-    now: () => Date.parse('2026-01-01T00:00:00Z'),
-    setTimeout(fn) {
-      timers.set(next, fn);
-      return next++;
+    transport, buckets, loaded, store, persist,
+    async stop() {
+      await persist.close();
+      await store.close();
+      await transport.close();
     },
-    clearTimeout(handle) {
-      timers.delete(handle as number);
-    },
-    fire() {
-      const due = [...timers.values()];
-      timers.clear();
-      for (const fn of due) fn();
-    },
-    pending: () => timers.size,
   };
 }
 
-test('store - status, finalizers and deletion survive a restart', async (t) => {
+test('persist - status, finalizers and deletion survive a restart', async (t) => {
   const dir = await tempDir(t);
-  const persistPath = join(dir, 'hosts.json');
-  const manifests = [host('h1'), host('h2'), host('h3')];
+  const path = join(dir, 'hosts.json');
+  const manifests = [secret, host('h1'), host('h2'), host('h3')];
 
-  const first = createMemoryStore({ persistPath });
-  first.apply(manifests);
-  t.deepEqual(await first.load(), { restored: 0, pending: 0 });
-  await first.writeStatus('metal3/h1', status('provisioned'));
-  await first.addFinalizer('metal3/h1', FINALIZER);
-  await first.writeStatus('metal3/h2', status('available', 2));
-  await first.addFinalizer('metal3/h2', FINALIZER);
-  const uid3 = (await first.get('metal3/h3'))!.metadata.uid;
-  first.delete('metal3/h2');
-  first.delete('metal3/h3');
-  const uid1 = (await first.get('metal3/h1'))!.metadata.uid;
-  const h2 = (await first.get('metal3/h2'))!;
-  await first.close();
+  const first = await run(path, manifests);
+  t.is(first.loaded, 0);
+  await first.store.writeStatus('metal3/h1', status('provisioned'));
+  await first.store.addFinalizer('metal3/h1', FINALIZER);
+  await first.store.writeStatus('metal3/h2', status('available', 2));
+  await first.store.addFinalizer('metal3/h2', FINALIZER);
+  const uid3 = (await first.store.get('metal3/h3'))!.metadata.uid;
+  t.is(await first.store.requestDelete('metal3/h2'), 'terminating');
+  t.is(await first.store.requestDelete('metal3/h3'), 'deleted');
+  const h1 = (await first.store.get('metal3/h1'))!;
+  const h2 = (await first.store.get('metal3/h2'))!;
+  await first.stop();
 
-  const second = createMemoryStore({ persistPath });
-  // The manifests still list h3; it comes back as a new host (deletions are not remembered).
-  second.apply(manifests);
-  const events: HostEvent[] = [];
-  second.watch((e) => events.push(e));
-  t.deepEqual(await second.load(), { restored: 2, pending: 0 });
-  const r1 = (await second.get('metal3/h1'))!;
-  t.is(r1.metadata.uid, uid1);
+  // A new process: a new memory KV, the snapshot loaded into it, the same manifests applied.
+  const second = await run(path, manifests);
+  t.teardown(() => second.stop());
+  // h1 and h2, each a host record and a status record.
+  t.is(second.loaded, 4);
+  const r1 = (await second.store.get('metal3/h1'))!;
+  t.is(r1.metadata.uid, h1.metadata.uid);
+  t.is(r1.metadata.creationTimestamp, h1.metadata.creationTimestamp);
   t.deepEqual(r1.status, status('provisioned'));
   t.deepEqual(r1.metadata.finalizers, [FINALIZER]);
-  const r2 = (await second.get('metal3/h2'))!;
+  const r2 = (await second.store.get('metal3/h2'))!;
   t.is(r2.metadata.deletionTimestamp, h2.metadata.deletionTimestamp);
+  t.deepEqual(r2.metadata.finalizers, [FINALIZER]);
   t.is(r2.status?.errorCount, 2);
-  t.not((await second.get('metal3/h3'))!.metadata.uid, uid3);
-  t.is(events.length, 2);
-  await second.close();
+  // The manifests still list h3; it comes back as a new host (a deletion is not held against them).
+  const r3 = (await second.store.get('metal3/h3'))!;
+  t.not(r3.metadata.uid, uid3);
+  t.is(r3.status, undefined);
+  // The deletion goes on where it stopped: the last finalizer removed, h2 is gone.
+  await second.store.removeFinalizer('metal3/h2', FINALIZER);
+  t.is(await second.store.get('metal3/h2'), undefined);
 });
 
-test('store - a saved host applied after load takes its saved state', async (t) => {
+test('persist - changes are saved together after a quiet time, or at once on flush; no temporary file stays', async (t) => {
   const dir = await tempDir(t);
-  const persistPath = join(dir, 'hosts.json');
-  const first = createMemoryStore({ persistPath });
-  await first.load();
-  first.apply([host('h1')]);
-  await first.writeStatus('metal3/h1', status('available'));
-  await first.flush();
-
-  const second = createMemoryStore({ persistPath });
-  t.deepEqual(await second.load(), { restored: 0, pending: 1 });
-  second.apply([host('h1')]);
-  t.is((await second.get('metal3/h1'))!.status?.provisioning.state, 'available');
-  await second.close();
-});
-
-test('store - writes are coalesced: one write in flight, later changes batched', async (t) => {
-  const dir = await tempDir(t);
-  const persistPath = join(dir, 'hosts.json');
-  const clock = manualTimers();
-  const store = createMemoryStore({ persistPath, clock });
-  store.apply(Array.from({ length: 1000 }, (_, i) => host(`h${i}`)));
-  await store.load();
-  t.is(clock.pending(), 1);
-  for (let i = 0; i < 1000; i++) await store.writeStatus(`metal3/h${i}`, status('available'));
-  // A thousand changes, still one timer.
-  t.is(clock.pending(), 1);
-  clock.fire();
-  // While that write runs, more changes arrive; they do not start a second write.
-  for (let i = 0; i < 10; i++) await store.writeStatus(`metal3/h${i}`, status('provisioned'));
-  t.is(clock.pending(), 0);
-  await waitFor(() => clock.pending() === 1, 5_000, 'the follow-up write to be scheduled');
-  clock.fire();
-  await store.flush();
-  const saved = JSON.parse(await readFile(persistPath, 'utf8')) as { hosts: Record<string, { status?: { provisioning: { state: string } } }> };
-  t.is(Object.keys(saved.hosts).length, 1000);
-  t.is(saved.hosts['metal3/h0']?.status?.provisioning.state, 'provisioned');
-  t.is(saved.hosts['metal3/h999']?.status?.provisioning.state, 'available');
-  // No temporary files are left behind.
+  const path = join(dir, 'hosts.json');
+  const it = await run(path, [secret, ...Array.from({ length: 1000 }, (_, i) => host(`h${i}`))]);
+  t.teardown(() => it.stop());
+  for (let i = 0; i < 1000; i++) await it.store.writeStatus(`metal3/h${i}`, status('available'));
+  // A thousand changes and no write yet: they wait for the quiet time.
+  t.deepEqual(await readdir(dir), []);
+  await it.persist.flush();
+  for (let i = 0; i < 10; i++) await it.store.writeStatus(`metal3/h${i}`, status('provisioned'));
+  await it.persist.flush();
+  const saved = JSON.parse(await readFile(path, 'utf8')) as { version: number; buckets: Record<string, Record<string, { text: string }>> };
+  t.is(saved.version, 2);
+  t.is(Object.keys(saved.buckets[NATS_HOSTS_BUCKET] ?? {}).length, 1000);
+  const state = (key: string) => (JSON.parse(saved.buckets[NATS_STATUS_BUCKET]?.[key]?.text ?? '{}') as { status?: BareMetalHost['status'] }).status?.provisioning.state;
+  t.is(state('metal3.h0'), 'provisioned');
+  t.is(state('metal3.h999'), 'available');
   t.deepEqual(await readdir(dir), ['hosts.json']);
-  await store.close();
 });
 
-test('store - a corrupt persist file is named in the error and left untouched', async (t) => {
+test('persist - a deleted host leaves the file on the next write', async (t) => {
+  const dir = await tempDir(t);
+  const path = join(dir, 'hosts.json');
+  const it = await run(path, [host('h1'), host('h2')]);
+  t.teardown(() => it.stop());
+  await it.store.writeStatus('metal3/h1', status('available'));
+  await it.persist.flush();
+  t.is(await it.store.requestDelete('metal3/h1'), 'deleted');
+  await it.persist.flush();
+  const saved = JSON.parse(await readFile(path, 'utf8')) as { buckets: Record<string, Record<string, unknown>> };
+  t.deepEqual(Object.keys(saved.buckets[NATS_HOSTS_BUCKET] ?? {}), ['metal3.h2']);
+  t.deepEqual(Object.keys(saved.buckets[NATS_STATUS_BUCKET] ?? {}), []);
+});
+
+test('persist - a corrupt file loads nothing, is named in the error, and is left untouched', async (t) => {
   const dir = await tempDir(t);
   for (const [name, content, detail] of [
-    ['broken.json', '{"version":1,"hosts":{"metal3/h1":', /not valid JSON/],
-    ['wrong.json', JSON.stringify({ version: 1, hosts: { 'metal3/h1': { status: { operationalStatus: 'bogus' } } } }), /hosts\[metal3\/h1\]\.status\.operationalStatus/],
-    ['future.json', JSON.stringify({ version: 2, hosts: {} }), /version/],
+    ['broken.json', '{"version":2,"buckets":{"mf-hosts":', /not valid JSON/],
+    ['wrong.json', JSON.stringify({ version: 2, buckets: { [NATS_HOSTS_BUCKET]: { 'metal3.h0': { text: '{}' }, 'metal3.h1': { text: 7 } } } }), /buckets\[mf-hosts\]\[metal3\.h1\]/],
+    ['future.json', JSON.stringify({ version: 3, buckets: {} }), /version/],
+    ['old.json', JSON.stringify({ version: 1, hosts: { 'metal3/h1': { uid: 'kept' } } }), /older metalfleet \(version 1\)/],
   ] as const) {
-    const persistPath = join(dir, name);
-    await writeFile(persistPath, content);
-    const store = createMemoryStore({ persistPath });
-    store.apply([host('h1')]);
-    const error = await t.throwsAsync(store.load(), { instanceOf: StoreError });
-    t.true(error.message.includes(persistPath), error.message);
-    t.regex(error.message, /corrupt/);
-    t.regex(error.message, detail);
-    // Changes after a failed load never reach the file.
-    await store.writeStatus('metal3/h1', status('available'));
-    await t.throwsAsync(store.flush(), { instanceOf: StoreError });
-    await store.close();
-    t.is(await readFile(persistPath, 'utf8'), content);
+    const path = join(dir, name);
+    await writeFile(path, content);
+    const error = await t.throwsAsync(run(path, [host('h1')]), { instanceOf: StoreError });
+    t.true(error!.message.includes(path), error!.message);
+    t.regex(error!.message, /corrupt/);
+    t.regex(error!.message, detail);
+    t.regex(error!.message, /Nothing was loaded and the file was left untouched/);
+    t.false(error!.retryable);
+    t.is(await readFile(path, 'utf8'), content);
   }
+  // Nothing of a file that fails is put into the KV, not even its valid entries.
+  const transport = createMemoryBus().connect('demo');
+  t.teardown(() => transport.close());
+  const buckets = await Promise.all([transport.kv(NATS_HOSTS_BUCKET), transport.kv(NATS_STATUS_BUCKET)]);
+  await t.throwsAsync(loadKvSnapshot(join(dir, 'wrong.json'), buckets), { instanceOf: StoreError });
+  t.deepEqual(await buckets[0]!.keys(), []);
+  t.deepEqual(await readdir(dir), ['broken.json', 'future.json', 'old.json', 'wrong.json']);
 });
 
-test('store - flush before load is refused so saved state is never overwritten', async (t) => {
+test('persist - a missing file is an empty snapshot', async (t) => {
   const dir = await tempDir(t);
-  const persistPath = join(dir, 'hosts.json');
-  await writeFile(persistPath, JSON.stringify({ version: 1, hosts: { 'metal3/h1': { uid: 'kept' } } }));
-  const store = createMemoryStore({ persistPath });
-  store.apply([host('h1')]);
-  await t.throwsAsync(store.flush(), { instanceOf: StoreError, message: /load\(\)/ });
-  await store.load();
-  t.is((await store.get('metal3/h1'))!.metadata.uid, 'kept');
-  await store.close();
+  const path = join(dir, 'new.json');
+  const it = await run(path, [host('h1')]);
+  t.teardown(() => it.stop());
+  t.is(it.loaded, 0);
+  t.deepEqual((await it.store.list()).map((h) => h.metadata.name), ['h1']);
+  // Nothing is written until there is something to save.
+  t.deepEqual(await readdir(dir), []);
 });
 
-test('store - a removed host leaves the file on the next write', async (t) => {
+test('persist - the file never holds a Secret, in any encoding', async (t) => {
   const dir = await tempDir(t);
-  const persistPath = join(dir, 'hosts.json');
-  const store = createMemoryStore({ persistPath });
-  store.apply([host('h1'), host('h2')]);
-  await store.load();
-  await store.flush();
-  store.delete('metal3/h1');
-  await store.flush();
-  const saved = JSON.parse(await readFile(persistPath, 'utf8')) as { hosts: Record<string, unknown> };
-  t.deepEqual(Object.keys(saved.hosts), ['metal3/h2']);
-  await store.close();
-});
-
-test('store - a store without persistPath needs no load or flush', async (t) => {
-  const store = createMemoryStore();
-  t.deepEqual(await store.load(), { restored: 0, pending: 0 });
-  await store.flush();
-  await store.close();
-  t.pass();
+  const path = join(dir, 'hosts.json');
+  const it = await run(path, [secret, host('h1')]);
+  t.teardown(() => it.stop());
+  t.is(await it.store.secrets.get('metal3', 'bmc').then((s) => s?.metadata.name), 'bmc');
+  await it.store.writeStatus('metal3/h1', status('available'));
+  await it.persist.flush();
+  const text = await readFile(path, 'utf8');
+  t.true(text.includes('metal3.h1'));
+  for (const form of [PASSWORD, Buffer.from(PASSWORD).toString('base64'), 'admin']) t.false(text.includes(form), `the file holds ${form}`);
 });
