@@ -3,7 +3,7 @@ import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import { startMaasNode } from '../support/maas-node.ts';
 import { waitUntil } from '../support/wait.ts';
 
-type Status = { ready?: boolean; machineState?: string; addresses?: Array<{ type: string; address: string }> };
+type Status = { ready?: boolean; machineState?: string; failureReason?: string; failureMessage?: string; addresses?: Array<{ type: string; address: string }> };
 const status = async (it: Awaited<ReturnType<typeof startMaasNode>>, name: string) => (await it.store.get('MaasMachine', `capi/${name}`))?.status as Status | undefined;
 const allReady = async (it: Awaited<ReturnType<typeof startMaasNode>>) => (await it.store.list('MaasMachine')).every((m) => (m.status as Status | undefined)?.ready === true);
 const cpIps = async (it: Awaited<ReturnType<typeof startMaasNode>>) => (await it.store.list('MaasMachine'))
@@ -39,16 +39,34 @@ test('maas - a cluster comes up: every MaasMachine deployed and ready, DNS holdi
   }
 });
 
-test('maas - a failed deployment is released and another machine allocated', async (t) => {
+// CAPMAAS: a MaasMachine whose deployment failed is failed for good (failureReason and
+// failureMessage; Cluster API's MachineHealthCheck replaces its Machine). It keeps its MAAS
+// machine, so its providerID and the Node's never disagree: nothing else is allocated for it.
+test('maas - a failed deployment marks the MaasMachine failed; it keeps its machine and no other is allocated', async (t) => {
   let failed = '';
-  const it = await startMaasNode({ sim: { releaseMs: 2_000, faults: { failDeployment: (id: string) => (failed === '' || failed === id ? ((failed = id), true) : false) } } });
+  const it = await startMaasNode({ sim: { faults: { failDeployment: (id: string) => (failed === '' || failed === id ? ((failed = id), true) : false) } } });
   try {
     t.true(it.store.apply(generateMaasCluster({ controlPlane: 1, workers: 0 })).ok);
-    await waitUntil(async () => (await status(it, 'demo-cp-0'))?.ready === true, 20_000, 'ready on another machine');
-    const spec = (await it.store.get('MaasMachine', 'capi/demo-cp-0'))?.spec as { systemID?: string };
-    t.truthy(failed);
-    t.not(spec.systemID, failed);
-    t.true(['Releasing', 'Disk erasing', 'Ready'].includes(it.sim.machine(failed)?.status_name ?? ''), 'the failed machine was released');
+    await waitUntil(async () => (await status(it, 'demo-cp-0'))?.failureReason !== undefined, 20_000, 'failed');
+    const allocations = () => Object.entries(it.sim.counts().byRoute).filter(([route]) => route.endsWith('op=allocate')).reduce((n, [, c]) => n + c, 0);
+    const check = async (): Promise<void> => {
+      const machine = await it.store.get('MaasMachine', 'capi/demo-cp-0');
+      const spec = machine?.spec as { providerID?: string; systemID?: string };
+      const st = machine?.status as Status | undefined;
+      t.truthy(failed);
+      t.is(spec.systemID, failed);
+      t.regex(spec.providerID ?? '', new RegExp(`^maas:///az[12]/${failed}$`));
+      t.is(st?.failureReason, 'UpdateError');
+      t.true((st?.failureMessage ?? '').includes(failed), st?.failureMessage);
+      t.not(st?.ready, true);
+      t.is(allocations(), 1);
+      t.deepEqual(it.sim.machines().filter((m) => m.system_id !== failed && m.status_name !== 'Ready').map((m) => `${m.system_id} ${m.status_name}`), []);
+    };
+    await check();
+    // Many polls later it is still the same: failed is terminal.
+    await new Promise((r) => setTimeout(r, 1_000));
+    await check();
+    t.is(it.sim.machine(failed)?.status_name, 'Failed deployment');
   } finally {
     await it.stop();
   }
@@ -135,12 +153,38 @@ test('maas - waits for bootstrap data, then deploys with it', async (t) => {
   }
 });
 
-test('maas - a non-admin key cannot turn swap off: with skipSwap it deploys anyway', async (t) => {
+// A non-admin key cannot turn swap off (CAPMAAS #85), and its MaasCluster cannot keep the DNS
+// record (that takes an admin key too), so the cluster's infrastructure is never provisioned by it:
+// the Cluster says it is, as Cluster API would for a cluster whose endpoint is kept elsewhere.
+async function clusterWithInfrastructure(it: Awaited<ReturnType<typeof startMaasNode>>, objects: unknown[]): Promise<boolean> {
+  const ok = it.store.apply(objects).ok;
+  await it.store.writeStatus('Cluster', 'capi/demo', { infrastructureReady: true });
+  return ok;
+}
+
+// Turning swap off is the one machine update (PUT machines/{id}/ swap_size=0) the node makes.
+const swapCalls = (it: Awaited<ReturnType<typeof startMaasNode>>) => it.sim.counts().byRoute['PUT machines/{id}/'] ?? 0;
+
+test('maas - a non-admin key cannot turn swap off: MAAS refuses it and the machine deploys with swap on', async (t) => {
+  const it = await startMaasNode({ apiKey: 'user' });
+  try {
+    t.true(await clusterWithInfrastructure(it, generateMaasCluster({ controlPlane: 0, workers: 1 })));
+    await waitUntil(() => allReady(it), 20_000, 'ready');
+    t.is(swapCalls(it), 1, 'asked once to turn swap off');
+    const id = ((await it.store.get('MaasMachine', 'capi/demo-worker-0'))?.spec as { systemID: string }).systemID;
+    // Refused: the machine keeps the swap it had.
+    t.is(it.sim.machine(id)?.swap_size, null);
+  } finally {
+    await it.stop();
+  }
+});
+
+test('maas - a non-admin key with skipSwap does not ask to turn swap off and deploys', async (t) => {
   const it = await startMaasNode({ apiKey: 'user', config: { skipSwap: true } });
   try {
-    t.true(it.store.apply(generateMaasCluster({ controlPlane: 0, workers: 1 })).ok);
+    t.true(await clusterWithInfrastructure(it, generateMaasCluster({ controlPlane: 0, workers: 1 })));
     await waitUntil(() => allReady(it), 20_000, 'ready');
-    t.pass();
+    t.is(swapCalls(it), 0);
   } finally {
     await it.stop();
   }
