@@ -9,6 +9,9 @@ import { startHealthServer } from '../adapters/observe/index.ts';
 import type { KubeAdapter } from '../adapters/kube/index.ts';
 import { registerKubeMetrics } from '../adapters/kube/index.ts';
 import { openNatsStoreOn } from '../adapters/store/nats-store.ts';
+import { openKvObjectStoreOn } from '../adapters/store/kv-object-store.ts';
+import type { KvObjectStore } from '../adapters/store/kv-object-store.ts';
+import { validateMaasCluster, validateMaasMachine } from '../api/index.ts';
 import type { NatsStore } from '../adapters/store/nats-store.ts';
 import type { SecretSource } from '../adapters/store/nats-secrets.ts';
 import type { CommandServer } from '../cluster/command-server.ts';
@@ -109,7 +112,11 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
   const kube = stores.kube;
   let opened: NatsStore | null = null;
   const store: HostStore = kube?.hosts ?? stores.hosts ?? (opened = await openNatsStoreOn(transport, { ...(stores.secrets ? { secrets: stores.secrets } : {}), log, kv: kvOptions }));
-  const objects = kube?.objects ?? stores.objects;
+  let openedObjects: KvObjectStore | null = null;
+  // MaasMachines and MaasClusters: from Kubernetes, as given, or the KV object store beside the hosts.
+  const objects: ObjectStore | undefined = kube?.objects ?? stores.objects ?? (backends.maas
+    ? (openedObjects = await openKvObjectStoreOn(transport, { ...(stores.secrets ? { secrets: stores.secrets } : {}), log, kv: kvOptions, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } }))
+    : undefined);
 
   // Health first: /readyz answers "not ready" while informers list and shards are taken.
   let connected = true;
@@ -254,6 +261,8 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
           introspection.close();
           await shards.stop(timing.drainTimeoutMs);
           await opened?.close();
+          await openedObjects?.close();
+          await openedObjects?.close();
           await kube?.close();
           await health?.close();
         })();

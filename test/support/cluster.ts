@@ -15,6 +15,11 @@ import { startFixtureServer } from '../../src/adapters/fixture/remote/index.ts';
 import type { FixtureOptions } from '../../src/adapters/fixture/index.ts';
 import type { NatsStore } from '../../src/adapters/store/nats-store.ts';
 import { openNatsStoreOn } from '../../src/adapters/store/nats-store.ts';
+import type { KvObjectStore } from '../../src/adapters/store/kv-object-store.ts';
+import { openKvObjectStoreOn } from '../../src/adapters/store/kv-object-store.ts';
+import { validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
+import type { MaasSim, MaasSimOptions } from '../../src/sim/maas/index.ts';
+import { startMaasSim } from '../../src/sim/maas/index.ts';
 import type { BareMetalHost } from '../../src/api/index.ts';
 import { connectNats } from '../../src/bus/index.ts';
 import type { OwnershipRecord } from '../../src/cluster/index.ts';
@@ -59,6 +64,10 @@ export interface ClusterOptions {
   readonly limit?: number;
   readonly fixture?: FixtureOptions;
   readonly nodeArgs?: readonly string[];
+  /** Run a MAAS simulator too; every node drives it (--maas). */
+  readonly maas?: MaasSimOptions;
+  /** More Secrets for the nodes' --secrets file (bootstrap data of MaasMachines). */
+  readonly secrets?: readonly unknown[];
 }
 
 export interface Cluster {
@@ -66,6 +75,9 @@ export interface Cluster {
   readonly fixture: FixtureServer;
   readonly transport: Transport;
   readonly store: NatsStore;
+  /** The MAAS side's store in NATS KV (what `metalfleet apply` writes MaasMachines to). */
+  readonly objects: KvObjectStore;
+  readonly maas: MaasSim | null;
   readonly dir: string;
   readonly nodes: Map<string, NodeProcess>;
   readonly options: Required<Pick<ClusterOptions, 'shards' | 'leaseTtlMs' | 'heartbeatMs'>>;
@@ -91,10 +103,13 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const fixture = await startFixtureServer({ options: options.fixture ?? { latencyMs: 5, demoBehaviours: false } });
   const transport = await connectNats({ servers: nats.url, name: 'test-client' });
   const store = await openNatsStoreOn(transport);
+  const objects = await openKvObjectStoreOn(transport, { validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } });
+  const maas = options.maas ? await startMaasSim(options.maas) : null;
   const secretFile = join(dir, 'secrets.yaml');
   await writeFile(secretFile, [
     'apiVersion: v1', 'kind: Secret', 'metadata: {name: bmc, namespace: fleet}',
-    `stringData: {username: admin, password: ${BMC_PASSWORD}}`, '',
+    `stringData: {username: admin, password: ${BMC_PASSWORD}}`,
+    ...(options.secrets ?? []).flatMap((s) => ['---', JSON.stringify(s)]), '',
   ].join('\n'));
   const nodes = new Map<string, NodeProcess>();
 
@@ -106,6 +121,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       '--heartbeat', String(heartbeatMs), '--ownership-log', join(dir, `ownership-${name}.jsonl`),
       '--health-port', '0', '--log-level', process.env.CLUSTER_LOG_LEVEL ?? 'warn',
       ...(options.limit !== undefined ? ['--limit', String(options.limit)] : []),
+      ...(maas ? ['--maas', maas.url, '--maas-key', maas.adminKey] : []),
       ...(options.nodeArgs ?? []), ...extraArgs,
     ];
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -138,7 +154,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   };
 
   return {
-    nats, fixture, transport, store, dir, nodes,
+    nats, fixture, transport, store, objects, maas, dir, nodes,
     options: { shards, leaseTtlMs, heartbeatMs },
     startNode,
     async stopNode(name) {
@@ -184,8 +200,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     async dispose() {
       for (const proc of nodes.values()) if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
       await Promise.all([...nodes.values()].map((p) => p.exited));
+      await objects.close().catch(() => undefined);
       await store.close().catch(() => undefined);
       await transport.close().catch(() => undefined);
+      await maas?.stop();
       await fixture.close();
       await nats.dispose();
       await rm(dir, { recursive: true, force: true });

@@ -4,6 +4,8 @@ import { readManifests, type ManifestDocument } from '../../api/manifest.ts';
 import { formatApplyIssue } from '../../adapters/store/index.ts';
 import { openNatsStoreOn, secretDocumentIssues, type NatsStore } from '../../adapters/store/nats-store.ts';
 import { connectNats } from '../../bus/nats-transport.ts';
+import { openKvObjectStoreOn, storedKindOf, type KvObjectStore } from '../../adapters/store/kv-object-store.ts';
+import { validateMaasCluster, validateMaasMachine } from '../../api/index.ts';
 import type { Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
 import { addNatsFlags, natsOptionsFrom, type NatsFlagValues } from '../nats-options.ts';
@@ -40,7 +42,7 @@ export async function readManifestFiles(files: readonly string[], io: Output): P
 }
 
 /** Connects with the NATS flags and opens the host store; `use` runs, then both are closed. */
-export async function withClusterStore<T>(flags: NatsFlagValues, client: string, use: (store: NatsStore) => Promise<T>): Promise<T> {
+export async function withClusterStore<T>(flags: NatsFlagValues, client: string, use: (store: NatsStore, objects: KvObjectStore) => Promise<T>): Promise<T> {
   const options = await natsOptionsFrom(flags, process.env, client);
   let transport: Transport;
   try {
@@ -51,9 +53,11 @@ export async function withClusterStore<T>(flags: NatsFlagValues, client: string,
   }
   try {
     const store = await openNatsStoreOn(transport);
+    const objects = await openKvObjectStoreOn(transport, { validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } });
     try {
-      return await use(store);
+      return await use(store, objects);
     } finally {
+      await objects.close();
       await store.close();
     }
   } finally {
@@ -84,14 +88,33 @@ export async function runApply(files: readonly string[], flags: NatsFlagValues, 
     io.err('nothing was applied');
     return false;
   }
-  return withClusterStore(flags, 'metalfleet-apply', async (store) => {
-    const result = await store.applyDocuments(docs);
+  // MaasMachines, MaasClusters and the Cluster API objects they read go to the object store.
+  const objectDocs = docs.filter((d) => d.yamlError === undefined && storedKindOf(d.object) !== null);
+  const hostDocs = docs.filter((d) => !objectDocs.includes(d));
+  return withClusterStore(flags, 'metalfleet-apply', async (store, objects) => {
+    const objectIssues = objects.check(objectDocs.map((d) => d.object));
+    if (objectIssues.length > 0) {
+      for (const i of objectIssues) {
+        const doc = objectDocs[i.index] as ManifestDocument;
+        io.err(`error: ${formatApplyIssue({ file: doc.file, index: doc.index, ...(doc.line !== undefined ? { line: doc.line } : {}), ...(i.kind ? { kind: i.kind } : {}), ...(i.key ? { key: i.key } : {}), path: i.path, message: i.message })}`);
+      }
+      io.err('nothing was applied');
+      return false;
+    }
+    const result = await store.applyDocuments(hostDocs);
     if (!result.ok) {
       for (const issue of result.issues) io.err(`error: ${formatApplyIssue(issue)}`);
       io.err('nothing was applied');
       return false;
     }
     for (const { key, outcome } of result.hosts) io.out(`baremetalhost ${key} ${VERBS[outcome]}`);
+    if (objectDocs.length > 0) {
+      await objects.apply(objectDocs.map((d) => d.object));
+      for (const d of objectDocs) {
+        const o = d.object as { kind: string; metadata: { name: string; namespace?: string } };
+        io.out(`${o.kind.toLowerCase()} ${o.metadata.namespace ?? 'default'}/${o.metadata.name} applied`);
+      }
+    }
     for (const s of result.skipped) io.err(`note: ${s.kind}${s.key ? ` ${s.key}` : ''}: skipped (kind not managed by metalfleet)`);
     for (const w of result.warnings) io.err(`warning: ${w}`);
     return true;
@@ -102,7 +125,7 @@ export function register(program: Command): void {
   addNatsFlags(
     program
       .command('apply')
-      .description('validate BareMetalHost manifests, then create or update the hosts in the cluster\'s NATS store (Secrets are given to each node with --secrets, never applied)')
+      .description('validate manifests (BareMetalHosts, MaasMachines, MaasClusters and the Cluster API Machines and Clusters they read), then create or update them in the cluster\'s NATS store (Secrets are given to each node with --secrets, never applied)')
       .requiredOption('-f, --filename <file>', 'YAML manifests, multi-document allowed (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[]),
   ).action(async (opts: NatsFlagValues & { filename: string[] }) => {
     const ok = await runApply(opts.filename, opts, {

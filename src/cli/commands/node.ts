@@ -64,7 +64,7 @@ export function register(program: Command): void {
     .option('--kubeconfig <path>', 'take BareMetalHosts and Secrets from the Kubernetes cluster of this kubeconfig instead of NATS KV')
     .option('--in-cluster', 'as --kubeconfig, with the pod\'s service account')
     .option('--namespace <ns>', 'with --kubeconfig or --in-cluster: watch this namespace only (default: all)')
-    .option('--maas <url>', 'single-process Kubernetes mode only: also drive MaasMachines and MaasClusters against this MAAS (default MAAS_ENDPOINT)')
+    .option('--maas <url>', 'also drive MaasMachines and MaasClusters against this MAAS, in every mode (default MAAS_ENDPOINT)')
     .option('--maas-key <key>', 'its API key consumer:token:secret (default: MAAS_API_KEY)')
     .option('--ownership-log <file>', 'append shard ownership records (JSON lines), for tests')
     .option('--log-level <level>', 'log level on stderr (default METALFLEET_LOG_LEVEL or info)')))
@@ -75,7 +75,8 @@ export function register(program: Command): void {
       '  --nats and --kubeconfig     sharded cluster; hosts and Secrets from Kubernetes (NATS: leases, membership, capacity, commands)',
       '  --kubeconfig, no NATS       one process owns every host; hosts, Secrets and (with --maas) MaasMachines/MaasClusters from Kubernetes',
       'Every mode runs the same node: leases, shards, the capacity broker, commands and introspection.',
-      'MAAS objects are driven in the single-process Kubernetes mode.',
+      'With --maas (or MAAS_ENDPOINT), MaasMachines and MaasClusters are sharded with the hosts: a Cluster API cluster is one unit.',
+      'Bootstrap data Secrets come from Kubernetes, or from --secrets in the NATS mode.',
       '/readyz answers 503 until every Kubernetes informer has listed its resource.',
       '',
       'Examples:',
@@ -96,8 +97,7 @@ export function register(program: Command): void {
       const natsWanted = Boolean(flags.nats ?? process.env.NATS_URL);
       if (kubeSource && flags.secrets) throw new CliError('--secrets: with --kubeconfig or --in-cluster, BMC credentials and user data come from Kubernetes Secrets; drop --secrets', 2);
       if (!kubeSource && flags.namespace) throw new CliError('--namespace applies to --kubeconfig or --in-cluster', 2);
-      if ((flags.maas || flags.maasKey) && !(kubeSource && !natsWanted)) throw new CliError('--maas: MAAS objects are driven only by a single-process node on Kubernetes (--kubeconfig or --in-cluster without --nats)', 2);
-      const kube = kubeSource ? createKubeAdapter({ kubeConfig: loadKube(kubeSource), ...(flags.namespace ? { namespace: flags.namespace } : {}), maas: Boolean(flags.maas ?? (natsWanted ? undefined : env.MAAS_ENDPOINT)), log, nodeName: name }) : undefined;
+      const kube = kubeSource ? createKubeAdapter({ kubeConfig: loadKube(kubeSource), ...(flags.namespace ? { namespace: flags.namespace } : {}), maas: Boolean(flags.maas ?? env.MAAS_ENDPOINT), log, nodeName: name }) : undefined;
       const selected = await backend(flags, env, log);
       const provisioner = selected.provisioner;
       config.machine = { ...config.machine, pluginBmcSchemes: selected.registry.bmcSchemes() };
@@ -113,7 +113,11 @@ export function register(program: Command): void {
       }
       const secrets = flags.secrets ? await loadSecretFiles(flags.secrets) : undefined;
       const transport = await connectNats({ ...(await natsOptionsFrom(flags, process.env, name)), onHandlerError: (err, subject) => log.error({ subject, err: String(err) }, 'handler failed') });
-      const node = await startNode(settings, sharedSubstrate(transport), { ...(secrets ? { secrets } : {}), ...(kube ? { kube } : {}) }, { provisioner }, { log });
+      const maas = maasDriver(flags, env);
+      const node = await startNode(settings, sharedSubstrate(transport), { ...(secrets ? { secrets } : {}), ...(kube ? { kube } : {}) }, {
+        provisioner,
+        ...(maas ? { maas: { driver: maas.driver, config: { skipSwap: env.MAAS_SKIP_SWAP } } } : {}),
+      }, { log });
       // One line for whoever started us (tests, scripts): where to find this node.
       process.stdout.write(`${JSON.stringify({ node: name, health: node.health?.url ?? null, shards: config.shardCount, broker: node.isBroker() })}\n`);
       log.info({ shards: config.shardCount, leaseTtlMs: flags.leaseTtl }, 'node started');
@@ -132,6 +136,7 @@ export function register(program: Command): void {
         process.on('SIGTERM', onSignal);
         process.on('SIGINT', onSignal);
       });
+      maas?.close();
       await provisioner.close?.();
       await transport.close();
       log.info({}, 'node stopped');
