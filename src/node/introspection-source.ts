@@ -224,7 +224,7 @@ export interface NodeSourceParts {
   /** The cluster broker's figures (asked over the bus); called only while isBroker(). */
   readonly brokerFigures: () => Promise<CapacityFigures>;
   /** The MaasMachines this node drives and since when each is in its MAAS state (clock ms). */
-  readonly maasMachines?: () => ReadonlyMap<string, { readonly state: MaasMachineState; readonly since: number }>;
+  readonly maasMachines?: () => ReadonlyMap<string, { readonly state: MaasMachineState; readonly since: number; readonly shard?: number }>;
 }
 
 export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}): IntrospectionSource {
@@ -232,8 +232,8 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
   const clock = options.clock ?? systemClock;
   const startedAt = Date.now();
   const lag = lagSampler(options.lagIntervalMs ?? 5_000);
-  const machines = (): Array<[string, { state: MaasMachineState; since: number }]> => [...(parts.maasMachines?.() ?? new Map())];
-  const epochOf = (key: string): number => node.owned().get(shardOf(key, node.shardCount))?.epoch ?? 0;
+  const machines = (): Array<[string, { state: MaasMachineState; since: number; shard?: number }]> => [...(parts.maasMachines?.() ?? new Map())];
+  const epochOf = (shard: number): number => node.owned().get(shard)?.epoch ?? 0;
   return {
     async info() {
       return {
@@ -244,7 +244,8 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
     async hosts(filter) {
       const now = clock.now();
       const rows = bmhRows(node, backend, now);
-      for (const [key, { state, since }] of machines()) rows.push(maasRow(key, state, since, now, shardOf(key, node.shardCount)));
+      // A MaasMachine lives in the shard of its Cluster API cluster (src/node/maas-shards.ts).
+      for (const [key, { state, since, shard }] of machines()) rows.push(maasRow(key, state, since, now, shard ?? shardOf(key, node.shardCount)));
       return filterHosts(rows, filter);
     },
     async actors(filter) {
@@ -252,7 +253,11 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
     },
     async shards() {
       const now = clock.now();
-      const counts = hostsPerShard([...node.stats.hosts.keys(), ...machines().map(([k]) => k)], node.shardCount);
+      const counts = hostsPerShard([...node.stats.hosts.keys()], node.shardCount);
+      for (const [key, m] of machines()) {
+        const shard = m.shard ?? shardOf(key, node.shardCount);
+        counts.set(shard, (counts.get(shard) ?? 0) + 1);
+      }
       return [...node.owned()].map(([shard, fence]) => ({
         shard, epoch: fence.epoch, hosts: counts.get(shard) ?? 0,
         leaseAgeMs: Math.max(0, now - (node.acquiredAt(shard) ?? now)),
@@ -264,13 +269,16 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
     },
     async inspect(key) {
       const now = clock.now();
+      const machine = machines().find(([k]) => k === key);
+      if (machine) {
+        const home = machine[1].shard ?? shardOf(key, node.shardCount);
+        return { ok: true, host: inspectedMaas(key, machine[1].state, machine[1].since, now, home, epochOf(home)) };
+      }
       const shard = shardOf(key, node.shardCount);
       if (!node.owns(key)) return { ok: false, kind: 'notOwner', message: `shard ${shard} of ${key} is not owned by this node` };
-      const machine = machines().find(([k]) => k === key);
-      if (machine) return { ok: true, host: inspectedMaas(key, machine[1].state, machine[1].since, now, shard, epochOf(key)) };
       const [snapshot, host] = await Promise.all([node.snapshot(key), parts.store.get(key)]);
       if (!snapshot) return { ok: false, kind: 'notFound', message: `no BareMetalHost or MaasMachine ${key}: the owner of shard ${shard} drives no such object` };
-      return { ok: true, host: inspectedBmh(snapshot, host, backend, shard, epochOf(key), now) };
+      return { ok: true, host: inspectedBmh(snapshot, host, backend, shard, epochOf(shard), now) };
     },
     close: () => lag.close(),
   };

@@ -4,7 +4,7 @@ import type { ActorRef, ActorSystem } from '../actors/runtime/index.ts';
 import { stop, tell } from '../actors/runtime/index.ts';
 import { shardOf } from '../api/index.ts';
 import type { MaasMachineState } from '../machines/maas-machine/index.ts';
-import type { Fence, Logger, ObjectEvent, ObjectKind, ObjectStore, StoredObject } from '../ports/index.ts';
+import type { Fence, Logger, ObjectEvent, ObjectKind, StoredObject } from '../ports/index.ts';
 
 // The MAAS kinds on a sharded node. A Cluster API cluster is the unit of sharding: its
 // MaasCluster, MaasMachines, Machines and Cluster all live in the shard of `namespace/cluster`,

@@ -123,7 +123,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
   transport.onStatus((status) => {
     connected = status === 'connected';
   });
-  let running: { shards: ShardHost; membership: Membership } | null = null;
+  let running: { shards: ShardHost; membership: Membership; maas: MaasShards | null } | null = null;
   const health = config.healthPort === undefined || config.healthPort === null ? null : await startHealthServer({
     live: () => running === null || running.shards.system.state === 'running',
     ready: () => {
@@ -137,6 +137,14 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
       return { ready: true };
     },
     hostsByState: () => running?.shards.stats.byState ?? new Map(),
+    maasMachinesByState: () => {
+      const counts = new Map<string, number>();
+      for (const { state } of running?.maas?.machines().values() ?? []) {
+        const name = state.status.machineState ?? state.phase;
+        counts.set(name, (counts.get(name) ?? 0) + 1);
+      }
+      return counts;
+    },
     shardsOwned: () => running?.shards.owned().size ?? 0,
     mailboxDepth: () => running?.shards.system.registry.list({ summary: false }).reduce((n, a) => n + a.mailboxDepth, 0) ?? 0,
     slots: () => null,
@@ -226,7 +234,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
       ...(substrate.shared ? {} : { settleMs: 0 }),
     });
 
-    running = { shards, membership };
+    running = { shards, membership, maas };
     const events = config.ownershipLog ? recordOwnership(name, config.ownershipLog, shards) : shards.ownership;
     const leases: ShardLeases = await startShardLeases({
       bucket: leaseBucket, membership, self: name, shardCount: config.shardCount,

@@ -9,6 +9,8 @@ export interface NodeHealth {
   /** Ready to serve: connected to NATS, store replayed, membership joined. Reason when not. */
   ready(): { ready: true } | { ready: false; reason: string };
   hostsByState(): ReadonlyMap<string, number>;
+  /** MaasMachines driven by this node, by MAAS state (Deploying, Deployed, ...). */
+  maasMachinesByState?(): ReadonlyMap<string, number>;
   shardsOwned(): number;
   mailboxDepth(): number;
   slots(): { inUse: number; waiting: number } | null;
@@ -34,6 +36,16 @@ export async function startHealthServer(health: NodeHealth, options: { host?: st
     collect() {
       this.reset();
       for (const [state, n] of health.hostsByState()) if (n > 0) this.set({ state }, n);
+    },
+  });
+  new Gauge({
+    name: 'metalfleet_maas_machines',
+    help: 'MaasMachines driven by this node, by MAAS state',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [state, n] of health.maasMachinesByState?.() ?? []) if (n > 0) this.set({ state }, n);
     },
   });
   new Gauge({ name: 'metalfleet_shards_owned', help: 'Shard leases held by this node', registers: [registry], collect() { this.set(health.shardsOwned()); } });
