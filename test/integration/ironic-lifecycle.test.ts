@@ -16,7 +16,8 @@ test.before(async () => {
   ironic = await startIronic();
   recorder = await startRecorder(ironic.url);
   t0 = await startIronicNode({ url: recorder.url });
-  t0.store.apply([bmcSecret(), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ud', namespace: 'lab' }, stringData: { userData: '#cloud-config\nhostname: full' } }]);
+  const applied = await t0.store.applyObjects([bmcSecret(), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ud', namespace: 'lab' }, stringData: { userData: '#cloud-config\nhostname: full' } }]);
+  if (!applied.ok) throw new Error(`Secrets refused: ${JSON.stringify(applied.issues)}`);
 });
 test.after.always(async () => {
   await t0?.stop();
@@ -32,7 +33,7 @@ const state = (name: string) => t0.node.stats.hosts.get(`lab/${name}`);
 const node = (name: string) => t0.client.getNode(`lab~${name}`);
 
 test.serial('ironic - full lifecycle: register, inspect, prepare, provision, deprovision, delete', async (t) => {
-  t.true(t0.store.apply([ironicHost('full', { userData: 'ud' })]).ok);
+  t.true((await t0.store.applyObjects([ironicHost('full', { userData: 'ud' })])).ok);
   const seen = new Set<string>();
   const off = t0.node.stats.onChange(() => { const s = state('full')?.state; if (s) seen.add(s); });
   await waitFor(() => state('full')?.state === 'provisioned', 60_000, 'provisioned');
@@ -52,10 +53,10 @@ test.serial('ironic - full lifecycle: register, inspect, prepare, provision, dep
   t.is(snap?.status.provisioning.ID, active?.uuid);
   t.truthy(snap?.status.hardware);
   // Deprovision by removing the image.
-  t0.store.patchSpec('lab/full', { image: undefined });
+  t.true((await t0.store.applyObjects([ironicHost('full', { userData: 'ud', image: null })])).ok);
   await waitFor(() => state('full')?.state === 'available', 60_000, 'available again');
   t.is((await node('full'))?.provision_state, 'available');
-  t0.store.delete('lab/full');
+  await t0.store.requestDelete('lab/full');
   await waitFor(() => t0.node.stats.hosts.get('lab/full') === undefined, 60_000, 'gone');
   off();
   t.is(await node('full'), null);
@@ -63,16 +64,16 @@ test.serial('ironic - full lifecycle: register, inspect, prepare, provision, dep
 });
 
 test.serial('ironic - an externally provisioned host is adopted, never deployed', async (t) => {
-  t.true(t0.store.apply([ironicHost('ext', { externallyProvisioned: true })]).ok);
+  t.true((await t0.store.applyObjects([ironicHost('ext', { externallyProvisioned: true })])).ok);
   await waitFor(() => state('ext')?.state === 'externally provisioned', 30_000, 'externally provisioned');
   await waitUntil(async () => (await node('ext'))?.provision_state === 'active', 30_000, 'adopted in Ironic');
   t.deepEqual(targets('ext', 'provision'), ['manage', 'adopt']);
 });
 
 test.serial('ironic - detach removes the node and keeps the host; re-attach registers and adopts it', async (t) => {
-  t.true(t0.store.apply([ironicHost('det')]).ok);
+  t.true((await t0.store.applyObjects([ironicHost('det')])).ok);
   await waitFor(() => state('det')?.state === 'provisioned', 60_000, 'provisioned');
-  t0.store.setAnnotation('lab/det', 'baremetalhost.metal3.io/detached', '');
+  await t0.store.applyIntent('lab/det', { annotations: { 'baremetalhost.metal3.io/detached': '' } });
   await waitFor(() => state('det')?.operationalStatus === 'detached', 30_000, 'detached');
   t.is(await node('det'), null);
   t.is(state('det')?.state, 'provisioned');
@@ -83,14 +84,14 @@ test.serial('ironic - detach removes the node and keeps the host; re-attach regi
 });
 
 test.serial('ironic - power off, on, and a reboot annotation reach Ironic', async (t) => {
-  t.true(t0.store.apply([ironicHost('pwr')]).ok);
+  t.true((await t0.store.applyObjects([ironicHost('pwr')])).ok);
   await waitFor(() => state('pwr')?.state === 'provisioned', 60_000, 'provisioned');
-  t0.store.patchSpec('lab/pwr', { online: false });
+  t.true((await t0.store.applyObjects([ironicHost('pwr', { online: false })])).ok);
   await waitUntil(async () => (await node('pwr'))?.power_state === 'power off' && state('pwr')?.poweredOn === false, 30_000, 'powered off');
-  t0.store.patchSpec('lab/pwr', { online: true });
+  t.true((await t0.store.applyObjects([ironicHost('pwr', { online: true })])).ok);
   await waitUntil(async () => (await node('pwr'))?.power_state === 'power on' && state('pwr')?.poweredOn === true, 30_000, 'powered on');
   const before = targets('pwr', 'power').length;
-  t0.store.setAnnotation('lab/pwr', 'reboot.metal3.io', '');
+  await t0.store.applyIntent('lab/pwr', { annotations: { 'reboot.metal3.io': '' } });
   await waitUntil(async () => (await t0.store.get('lab/pwr'))?.metadata.annotations?.['reboot.metal3.io'] === undefined, 30_000, 'reboot annotation consumed');
   await waitUntil(async () => (await node('pwr'))?.power_state === 'power on' && state('pwr')?.poweredOn === true, 30_000, 'back on');
   // Soft first (fake-hardware has it), then on again once the annotation is consumed.
@@ -106,18 +107,18 @@ for (const [label, make, ready] of [
   test.serial(`ironic - deleting a host in ${label} removes its node`, async (t) => {
     const host = make() as { metadata: { name: string } };
     const name = host.metadata.name;
-    t.true(t0.store.apply([host]).ok);
+    t.true((await t0.store.applyObjects([host])).ok);
     await waitFor(() => state(name)?.state === ready, 60_000, ready);
     await waitUntil(async () => (await node(name)) !== null, 10_000, 'node exists');
-    t0.store.delete(`lab/${name}`);
+    await t0.store.requestDelete(`lab/${name}`);
     await waitFor(() => t0.node.stats.hosts.get(`lab/${name}`) === undefined, 60_000, 'gone');
     t.is(await node(name), null);
   });
 }
 
 test.serial('ironic - deleting a host still registering removes it', async (t) => {
-  t.true(t0.store.apply([ironicHost('del-reg')]).ok);
-  t0.store.delete('lab/del-reg');
+  t.true((await t0.store.applyObjects([ironicHost('del-reg')])).ok);
+  await t0.store.requestDelete('lab/del-reg');
   await waitFor(() => t0.node.stats.hosts.get('lab/del-reg') === undefined, 60_000, 'gone');
   await waitUntil(async () => (await node('del-reg')) === null, 10_000, 'node gone');
   t.is(await node('del-reg'), null);

@@ -10,7 +10,7 @@ test('ironic - Ironic losing its database: hosts are registered again and adopte
   const it = await startIronicNode({ url: recorder.url, machine: { powerPollMs: 300 } });
   try {
     const names = ['db-1', 'db-2', 'db-3'];
-    t.true(it.store.apply([bmcSecret(), ...names.map((n) => ironicHost(n))]).ok);
+    t.true((await it.store.applyObjects([bmcSecret(), ...names.map((n) => ironicHost(n))])).ok);
     await waitFor(() => names.every((n) => it.node.stats.hosts.get(`lab/${n}`)?.state === 'provisioned'), 90_000, 'provisioned');
     const deployCalls = () => recorder.calls.filter((c) => c.method === 'PUT' && c.route.endsWith('/states/provision') && (c.body as { target?: string } | undefined)?.target === 'active').length;
     t.is(deployCalls(), 3);
@@ -49,7 +49,7 @@ test('ironic - more hosts than slots: Ironic never has more than the limit busy'
   })();
   try {
     const names = Array.from({ length: 10 }, (_, i) => `cap-${i}`);
-    t.true(it.store.apply([bmcSecret(), ...names.map((n) => ironicHost(n, { address: `ipmi://10.1.0.${names.indexOf(n) + 1}` }))]).ok);
+    t.true((await it.store.applyObjects([bmcSecret(), ...names.map((n) => ironicHost(n, { address: `ipmi://10.1.0.${names.indexOf(n) + 1}` }))])).ok);
     await waitFor(() => names.every((n) => it.node.stats.hosts.get(`lab/${n}`)?.state === 'provisioned'), 120_000, 'all provisioned');
   } finally {
     sampling = false;
