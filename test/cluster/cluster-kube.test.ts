@@ -1,7 +1,8 @@
 // Two `metalfleet node --nats … --kubeconfig …` processes: hosts and Secrets in Kubernetes (the
 // API test server), leases, membership and capacity in a private NATS. Every host is driven by
 // the owner of its shard only: its backend calls carry that owner's fence, and its owner
-// annotation names that owner.
+// annotation names that owner. MaasMachines and MaasClusters (with --maas) the same way, by the
+// shard of their Cluster API cluster.
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -19,16 +20,19 @@ import { bmh, secret } from '../support/node.ts';
 import { waitUntil } from '../support/wait.ts';
 import type { KubeObject } from '../support/kube-api/index.ts';
 import { startApi, stateOf } from '../kube/support/kube-node.ts';
+import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
+import { startMaasSim } from '../../src/sim/maas/index.ts';
 
 const SHARDS = 16;
 const HOSTS = 40;
 
-test('cluster kube - two nodes on one Kubernetes: each host is driven by the owner of its shard only', async (t) => {
+test('cluster kube - two nodes on one Kubernetes: each host and each MAAS cluster is driven by the owner of its shard only', async (t) => {
   t.timeout(240_000);
   const dir = await mkdtemp(join(tmpdir(), 'metalfleet-cluster-kube-'));
   const nats = await startNatsServer();
   const fixture = await startFixtureServer({ options: { latencyMs: 5, demoBehaviours: false } });
   const api = await startApi();
+  const sim = await startMaasSim({ deployMs: 50, releaseMs: 50 });
   const children: ChildProcess[] = [];
   const stderr = new Map<string, string[]>();
   const start = async (name: string): Promise<{ health: string; exited: Promise<number | null> }> => {
@@ -36,6 +40,7 @@ test('cluster kube - two nodes on one Kubernetes: each host is driven by the own
       'bin/metalfleet.js', 'node', '--nats', nats.url, '--kubeconfig', api.kubeconfigPath, '--name', name,
       '--fixture-url', fixture.url, '--shards', String(SHARDS), '--lease-ttl', '3000', '--heartbeat', '250',
       '--ownership-log', join(dir, `ownership-${name}.jsonl`), '--health-port', '0', '--log-level', 'warn',
+      '--maas', sim.url, '--maas-key', sim.adminKey,
     ], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     const err: string[] = [];
@@ -90,6 +95,21 @@ test('cluster kube - two nodes on one Kubernetes: each host is driven by the own
     }
     t.log(`hosts per node: ${[...byNode].map(([n, c]) => `${n}=${c}`).join(' ')}; shards: ${[...settled.values()].filter((i) => i.node === 'a').length} on a, ${[...settled.values()].filter((i) => i.node === 'b').length} on b`);
     t.is(byNode.size, 2, 'both nodes drove hosts');
+
+    // Two Cluster API clusters on MAAS, each driven whole by the owner of its cluster's shard.
+    const clusters = ['m0', 'm1', 'm2'];
+    for (const cl of clusters) createWithOwners(api, generateMaasCluster({ namespace: 'capi', cluster: cl, controlPlane: 1, workers: 1 }));
+    const machineKeys = clusters.flatMap((cl) => [`${cl}-cp-0`, `${cl}-worker-0`].map((n) => ({ cl, name: n })));
+    const mm = (name: string) => api.get({ resource: 'maasmachines', namespace: 'capi', name }) as { spec?: { providerID?: string }; status?: { ready?: boolean }; metadata: { annotations?: Record<string, string> } } | undefined;
+    await waitUntil(() => machineKeys.every(({ name }) => mm(name)?.status?.ready === true), 120_000, 'every MaasMachine ready', 100);
+    const maasNodes = new Set<string>();
+    for (const { cl, name } of machineKeys) {
+      const owner = settled.get(shardOf(`capi/${cl}`, SHARDS))!;
+      t.is(mm(name)?.metadata.annotations?.['metalfleet.io/owner'], `${owner.shard}/${owner.epoch}/${owner.node}`, `${name}: written by the owner of cluster ${cl}'s shard`);
+      maasNodes.add(owner.node);
+    }
+    t.is(new Set(machineKeys.map(({ name }) => mm(name)?.spec?.providerID)).size, machineKeys.length, 'each MaasMachine has its own MAAS machine');
+    t.log(`MAAS clusters on: ${[...maasNodes].join(', ')}`);
     for (const child of children) child.kill('SIGTERM');
     t.deepEqual(await Promise.all([a.exited, b.exited]), [0, 0]);
   } catch (err) {
@@ -98,8 +118,20 @@ test('cluster kube - two nodes on one Kubernetes: each host is driven by the own
   } finally {
     for (const child of children) child.kill('SIGKILL');
     await api.close();
+    await sim.stop();
     await fixture.close();
     await nats.dispose();
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+// The API server wants an owner reference's uid; clusterctl fills it from the owner it created.
+function createWithOwners(api: { create(o: KubeObject): KubeObject }, objects: unknown[]): void {
+  const uids = new Map<string, string>();
+  for (const raw of objects as KubeObject[]) {
+    const meta = raw.metadata as { ownerReferences?: Array<{ kind: string; name: string; uid?: string }> };
+    if (meta.ownerReferences) meta.ownerReferences = meta.ownerReferences.map((r) => ({ ...r, uid: uids.get(`${r.kind}/${r.name}`) ?? '00000000-0000-0000-0000-000000000000' }));
+    const created = api.create(raw);
+    uids.set(`${String(created.kind)}/${String(created.metadata?.name)}`, String((created.metadata as { uid?: string }).uid));
+  }
+}
