@@ -23,7 +23,7 @@ test('bad input - a missing credentials Secret is a registration error that reco
 // that is not in the store yet, and a new or changed Secret re-delivered the hosts naming it, which
 // the machine takes as the fix a registration error waits for (src/machines/bmh/step.ts). Without
 // it the host waits out its retry. Remove `.failing` when local-store.ts does both again.
-test.failing('bad input - apply warns about a missing credentials Secret, and the Secret applied later wakes the host at once', async (t) => {
+test('bad input - apply warns about a missing credentials Secret, and the Secret applied later wakes the host at once', async (t) => {
   const { node, store } = await startTestNode();
   try {
     const applied = await store.applyObjects([bmh('nocreds', { credentialsName: 'late-secret' })]);

@@ -155,7 +155,7 @@ test('local store - Secret values never appear in issues', async (t) => {
 // does it again): a host naming a Secret not in the store is not warned about, and a new or
 // changed Secret does not re-deliver the hosts that name it (the wake a registration error waits
 // for, src/machines/bmh/step.ts); a host waits out its retry instead.
-test.failing('local store - a new Secret wakes the hosts that name it; missing ones are warned about', async (t) => {
+test('local store - a new Secret wakes the hosts that name it; missing ones are warned about', async (t) => {
   const store = await open(t);
   const first = await store.applyObjects([host('h1'), host('h2', { bmc: { address: 'ipmi://192.0.2.2', credentialsName: 'shared' } })]);
   t.is(first.warnings.length, 2);
@@ -189,7 +189,7 @@ test('local store - a Secret given twice in one apply: the later document wins',
 });
 
 // A known gap (see above): the memory store warned about a Secret given twice as about a host.
-test.failing('local store - a Secret given twice in one apply is warned about', async (t) => {
+test('local store - a Secret given twice in one apply is warned about', async (t) => {
   const store = await open(t);
   const result = await store.applyObjects([bmcSecret('first'), host('h1'), bmcSecret('second')]);
   t.regex(result.warnings.join('\n'), /Secret metal3\/h1-bmc is given twice/);

@@ -1,5 +1,8 @@
 import { readManifests } from '../../api/manifest.ts';
-import type { Logger, Transport } from '../../ports/index.ts';
+import type { BareMetalHost } from '../../api/index.ts';
+import type { Secret } from '../../api/secret.ts';
+import type { HostEvent, Logger, Transport, WatchOptions } from '../../ports/index.ts';
+import { hostKey } from '../../ports/index.ts';
 import { createSecretMap } from './memory-secrets.ts';
 import type { SecretMap } from './memory-secrets.ts';
 import { openNatsStoreOn } from './nats-store.ts';
@@ -51,20 +54,70 @@ export async function openLocalStore(transport: Pick<Transport, 'kv'>, options: 
       const dry = hostDocs.length > 0 ? validateDocuments(hostDocs).issues : [];
       return refused(ordered(docs, [...checked.issues, ...objectIssues, ...dry]));
     }
-    const applied = await store.applyDocuments(hostDocs);
-    if (!applied.ok) return applied;
-    if (objects && objectDocs.length > 0) await objects.apply(objectDocs.map((d) => d.object));
-    const added: string[] = [];
+    // Secrets first, so the hosts applied with them find them; put back if the hosts are refused.
+    const warnings: string[] = [];
+    const secretPlan = new Map<string, { secret: Secret; at: SourceDocument }>();
     for (const doc of checked.valid) {
       if (doc.type !== 'secret') continue;
-      secrets.set(doc.secret);
-      added.push(doc.key);
+      const earlier = secretPlan.get(doc.key);
+      if (earlier) warnings.push(`Secret ${doc.key} is given twice (documents ${earlier.at.index} and ${doc.source.index} of ${doc.source.file}); the later one wins`);
+      secretPlan.set(doc.key, { secret: doc.secret, at: doc.source });
     }
-    return { ...applied, secrets: added };
+    const before = new Map([...secretPlan.keys()].map((key) => [key, secrets.peek(key)]));
+    const changed = new Set<string>();
+    for (const [key, { secret }] of secretPlan) if (secrets.set(secret)) changed.add(key);
+    const applied = await store.applyDocuments(hostDocs).catch((error: unknown) => {
+      for (const [key, old] of before) secrets.restore(key, old);
+      throw error;
+    });
+    if (!applied.ok) {
+      for (const [key, old] of before) secrets.restore(key, old);
+      return applied;
+    }
+    if (objects && objectDocs.length > 0) await objects.apply(objectDocs.map((d) => d.object));
+    for (const { key } of applied.hosts) {
+      const host = await store.get(key);
+      for (const ref of host ? secretRefs(host) : []) {
+        if (!secrets.peek(ref.key)) warnings.push(`BareMetalHost ${key} names Secret ${ref.key} (${ref.field}), which is not in the store yet`);
+      }
+    }
+    // A new or changed Secret wakes the hosts that name it (a host waiting for credentials
+    // retries now rather than after its backoff); hosts applied just now had their own event.
+    if (changed.size > 0) {
+      const announced = new Set([...applied.created, ...applied.updated]);
+      for (const host of await store.list()) {
+        const key = hostKey(host);
+        if (!announced.has(key) && secretRefs(host).some((ref) => changed.has(ref.key))) wake(host);
+      }
+    }
+    return { ...applied, secrets: [...secretPlan.keys()], warnings: [...applied.warnings, ...warnings] };
+  };
+  const wakers = new Set<{ listener: (event: HostEvent) => void; options: WatchOptions | undefined }>();
+  const wake = (host: BareMetalHost): void => {
+    const key = hostKey(host);
+    for (const w of wakers) {
+      if (w.options?.keys && !w.options.keys(key)) continue;
+      try {
+        w.listener({ type: 'upsert', host });
+      } catch {
+        // One listener's failure is not the store's, nor the other listeners'.
+      }
+    }
+  };
+  const watchStore = store.watch.bind(store);
+  const watch = (listener: (event: HostEvent) => void, options?: WatchOptions): (() => void) => {
+    const entry = { listener, options };
+    wakers.add(entry);
+    const stop = watchStore(listener, options);
+    return () => {
+      wakers.delete(entry);
+      stop();
+    };
   };
   return Object.assign(store, {
     secrets,
     objects,
+    watch,
     applyLocal,
     applyObjects: (objects: readonly unknown[], file = '(objects)') => applyLocal(objects.map((object, index) => ({ file, index, object }))),
     applyText: (text: string, file: string) => applyLocal(readManifests(text, file)),
@@ -82,4 +135,19 @@ function ordered(docs: readonly SourceDocument[], issues: ApplyIssue[]): ApplyIs
 
 function refused(issues: ApplyIssue[]): NatsApplyResult {
   return { ok: false, issues, created: [], updated: [], unchanged: [], secrets: [], skipped: [], warnings: [], hosts: [] };
+}
+
+type SecretRef = { readonly key: string; readonly field: string };
+
+/** The Secrets a host names, and where. */
+function secretRefs(host: BareMetalHost): SecretRef[] {
+  const ns = host.metadata.namespace;
+  const spec = host.spec;
+  const refs: SecretRef[] = [];
+  if (spec.bmc?.credentialsName) refs.push({ key: `${ns}/${spec.bmc.credentialsName}`, field: 'spec.bmc.credentialsName' });
+  for (const field of ['userData', 'networkData', 'metaData'] as const) {
+    const ref = spec[field];
+    if (ref) refs.push({ key: `${ref.namespace || ns}/${ref.name}`, field: `spec.${field}` });
+  }
+  return refs;
 }
