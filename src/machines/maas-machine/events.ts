@@ -1,4 +1,5 @@
 import { parseProviderId } from '../../api/index.ts';
+import { intentsChanged } from './intents.ts';
 import { applyDnsResult, applyResult } from './results.ts';
 import type { Turn } from './turn.ts';
 import type { MaasMachineEvent } from './types.ts';
@@ -7,6 +8,11 @@ import type { MaasMachineEvent } from './types.ts';
 export function applyEvent(t: Turn, e: MaasMachineEvent): boolean {
   switch (e.type) {
     case 'observed':
+      // A command (or its undoing) is acted on now, on a fresh look at MAAS, not at the next poll.
+      if (intentsChanged(t.s.object, e.object)) {
+        t.s.fresh = false;
+        t.s.nextPollAt = Math.min(t.s.nextPollAt, t.now);
+      }
       t.s.object = e.object;
       t.s.world = e.world;
       adoptIds(t);

@@ -1,5 +1,7 @@
 import { MACHINE_DEPLOYED_REASONS as R } from '../../api/index.ts';
+import { releasedBy } from './intents.ts';
 import type { Turn } from './turn.ts';
+import type { MaasView } from './types.ts';
 
 // CAPI v1beta1's terminal failure: the machine will not recover by itself. CAPMAAS writes
 // UpdateError for a machine MAAS took back or left in a state it has no case for.
@@ -26,6 +28,27 @@ export function failMachine(t: Turn, cause: FailureCause): void {
     t.deployed('False', cause === 'notFound' ? R.MachineNotFound : R.MachineTerminated, message);
     t.emit('Warning', 'MachineUnexpectedTermination', message);
   }
+  t.releaseSlot();
+  t.transition('failed');
+}
+
+/**
+ * Released by command (metalfleet.io/release): failed as a machine MAAS took back (CAPMAAS's
+ * UpdateError), so MachineHealthCheck replaces the Machine; the providerID stays, naming the
+ * machine it had. `view` is what MAAS answered to the release (null when nothing was released).
+ */
+export function failReleased(t: Turn, requestId: string, view: MaasView | null, gone = false): void {
+  const id = t.s.systemId;
+  const by = releasedBy(requestId);
+  const message = !id ? `released by ${by} before a MAAS machine was allocated; nothing was released`
+    : gone ? `MAAS machine ${id} was released by ${by} (MAAS no longer has it)`
+    : `MAAS machine ${id} was released by ${by}`;
+  t.setStatus({
+    ready: false, failureReason: FAILURE_REASON, failureMessage: message,
+    ...(view ? { machineState: view.statusName, machinePowered: view.powerState === 'on' } : gone ? { machinePowered: false } : {}),
+  });
+  t.deployed('False', R.MachineTerminated, message);
+  t.emit('Normal', 'MachineReleased', message);
   t.releaseSlot();
   t.transition('failed');
 }

@@ -13,3 +13,6 @@ export { KNOWN, RUNNING, TERMINATED, verdictOf } from './state-table.ts';
 export { FAILURE_REASON } from './failure.ts';
 export { setCondition, summarise, conditionOf } from './conditions.ts';
 export type { ConditionValue } from './conditions.ts';
+export {
+  CAPI_PAUSED_ANNOTATION, POWER_OFF_ANNOTATION, POWERED_OFF_ON_REQUEST, RELEASE_ANNOTATION, powerOffRequested, releaseRequested,
+} from './intents.ts';

@@ -1,11 +1,13 @@
 import { MACHINE_DEPLOYED_REASONS as R } from '../../api/index.ts';
 import { gatesOpen } from './gates.ts';
+import { releaseOnRequest } from './release.ts';
 import type { Turn } from './turn.ts';
 import { failureDomainOf } from './world.ts';
 
 // No MAAS machine yet: once the Cluster API gates are open and a slot is held, allocate one with
 // the spec's constraints (reference/capmaas.md §2.4 step 1).
 export function pending(t: Turn): boolean {
+  if (releaseOnRequest(t)) return false;
   if (!gatesOpen(t)) return false;
   startedUnlessFailed(t);
   if (!t.ensureSlot('deploy')) return false;

@@ -2,7 +2,9 @@ import { MACHINE_DEPLOYED_REASONS as R } from '../../api/index.ts';
 import { dnsAttachment } from './dns-attach.ts';
 import { failMachine } from './failure.ts';
 import { gatesOpen } from './gates.ts';
+import { POWER_OFF_ANNOTATION, POWERED_OFF_ON_REQUEST, powerOffRequested } from './intents.ts';
 import { startedUnlessFailed } from './pending.ts';
+import { releaseOnRequest } from './release.ts';
 import { KNOWN, verdictOf } from './state-table.ts';
 import { addressesOf } from './status.ts';
 import type { Turn } from './turn.ts';
@@ -12,6 +14,7 @@ import type { MaasView } from './types.ts';
 // when MAAS says the machine is elsewhere, it moves there (CAPMAAS's state switch, §2.3 step 8).
 
 export function allocated(t: Turn): boolean {
+  if (releaseOnRequest(t)) return false;
   const view = look(t);
   if (!view) return false;
   if (moved(t, view)) return true;
@@ -28,6 +31,7 @@ export function allocated(t: Turn): boolean {
 }
 
 export function deploying(t: Turn): boolean {
+  if (releaseOnRequest(t)) return false;
   const view = look(t);
   if (!view) return false;
   if (moved(t, view)) return true;
@@ -42,9 +46,14 @@ export function deploying(t: Turn): boolean {
 }
 
 export function deployed(t: Turn): boolean {
+  if (releaseOnRequest(t)) return false;
   const view = look(t);
   if (!view) return false;
   if (moved(t, view)) return true;
+  if (powerOffRequested(t.s.object)) {
+    holdOff(t, view);
+    return false;
+  }
   if (view.powerState !== 'on') {
     t.setStatus({ ready: false });
     t.deployed('False', R.MachinePoweredOff, `MAAS machine ${view.systemId} is Deployed but powered ${view.powerState}; powering it on`);
@@ -60,6 +69,21 @@ export function deployed(t: Turn): boolean {
   if (dns === 'lookup') return false;
   t.pollIn(dns === 'pending' ? Math.min(t.s.config.dnsPollMs, t.s.config.steadyPollMs) : t.s.config.steadyPollMs);
   return false;
+}
+
+// Held off on request (metalfleet.io/power-off): powered off, and kept off, instead of CAPMAAS's
+// power-on. Not ready while off, as CAPMAAS's own powered-off machine; the reason says it was asked.
+function holdOff(t: Turn, view: MaasView): void {
+  t.setStatus({ ready: false });
+  t.releaseSlot();
+  if (view.powerState !== 'off') {
+    t.deployed('False', POWERED_OFF_ON_REQUEST, `MAAS machine ${view.systemId} is being powered off on request (${POWER_OFF_ANNOTATION}); send power-on, or remove the annotation, to start it`);
+    t.emit('Normal', 'PoweringOff', `MAAS machine ${view.systemId} is powered ${view.powerState}: powering it off as asked (${POWER_OFF_ANNOTATION})`);
+    t.call({ op: 'powerOff', systemId: view.systemId });
+    return;
+  }
+  t.deployed('False', POWERED_OFF_ON_REQUEST, `MAAS machine ${view.systemId} is powered off on request (${POWER_OFF_ANNOTATION}); send power-on, or remove the annotation, to start it`);
+  t.pollIn(t.s.config.steadyPollMs);
 }
 
 /** The current view of the machine, or undefined after asking MAAS (or while the next look is not due). */

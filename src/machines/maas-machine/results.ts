@@ -1,6 +1,7 @@
 import { formatProviderId, MACHINE_DEPLOYED_REASONS as R } from '../../api/index.ts';
 import { finishDeletion } from './deleting.ts';
-import { failMachine } from './failure.ts';
+import { failMachine, failReleased } from './failure.ts';
+import { powerOffRequested, releaseRequested } from './intents.ts';
 import type { Turn } from './turn.ts';
 import type { DnsLookupResult, MaasOp, MaasResult, MaasView } from './types.ts';
 
@@ -12,6 +13,7 @@ export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
   }
   if (r.kind === 'notFound') {
     if (t.phase === 'deleting') finishDeletion(t, `MAAS machine ${t.s.systemId ?? ''} is already gone`);
+    else if (op === 'release') failReleased(t, releaseRequested(t.s.object) ?? '', null, true);
     else failMachine(t, 'notFound');
     return;
   }
@@ -38,12 +40,19 @@ export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
       t.transition('deploying');
       return;
     case 'release':
-      finishDeletion(t, `released MAAS machine ${t.s.systemId ?? ''}`);
+      // Not deleting: a release asked for by command (release.ts).
+      if (t.phase === 'deleting') finishDeletion(t, `released MAAS machine ${t.s.systemId ?? ''}`);
+      else failReleased(t, releaseRequested(t.s.object) ?? '', r.machine ?? null);
       return;
     case 'powerOn':
+    case 'powerOff': {
       see(t, r.machine);
-      t.pollIn(t.s.config.powerOnRequeueMs);
+      if (op === 'powerOff' && r.machine) t.setStatus({ machinePowered: r.machine.powerState === 'on' });
+      // Looked at again after the power requeue, or at once when the intent changed meanwhile.
+      const asked = powerOffRequested(t.s.object) === (op === 'powerOff');
+      t.pollIn(asked ? t.s.config.powerOnRequeueMs : 0);
       return;
+    }
     case 'get':
       see(t, r.machine);
   }
@@ -90,6 +99,7 @@ function failed(t: Turn, op: MaasOp, message: string, reason: string | undefined
       return;
     case 'get':
     case 'powerOn':
+    case 'powerOff':
       t.emit('Warning', 'MachineCallFailed', text);
       t.backoff();
   }

@@ -12,7 +12,7 @@ export interface MaasView {
   readonly zone: string;
 }
 
-export type MaasOp = 'allocate' | 'get' | 'swapOff' | 'deploy' | 'release' | 'powerOn';
+export type MaasOp = 'allocate' | 'get' | 'swapOff' | 'deploy' | 'release' | 'powerOn' | 'powerOff';
 
 export type MaasCall =
   | { op: 'allocate'; cpuCount: number; memMb: number; zone?: string; pool?: string; tags?: readonly string[] }
@@ -20,7 +20,9 @@ export type MaasCall =
   | { op: 'swapOff'; systemId: string }
   | { op: 'deploy'; systemId: string; image: string; ephemeral: boolean }
   | { op: 'release'; systemId: string }
-  | { op: 'powerOn'; systemId: string };
+  | { op: 'powerOn'; systemId: string }
+  // Only on request (metalfleet.io/power-off): CAPMAAS itself never powers a machine off.
+  | { op: 'powerOff'; systemId: string };
 
 export type MaasResult =
   | { kind: 'done'; machine?: MaasView }
@@ -57,7 +59,7 @@ export interface MaasMachineConfig {
   readonly skipSwap: boolean;
   readonly deployingPollMs: number;
   readonly steadyPollMs: number; // how often a ready machine is looked at (power loss)
-  readonly powerOnRequeueMs: number; // CAPMAAS: 1 min
+  readonly powerOnRequeueMs: number; // CAPMAAS: 1 min; also after a power-off asked for by command
   readonly backoffBaseMs: number;
   readonly backoffMaxMs: number;
   // A control-plane machine waiting for the cluster to (de)attach it in DNS looks again after this

@@ -183,6 +183,19 @@ export class Fleet {
     return this.powerOnOwned(m, body);
   }
 
+  // POST /machines/{id}/ op=power_off (also /op-power_off): Node.stop(). The edit permission, as for
+  // power_on ("You can't stop a node you don't own unless you're an admin"): 403 otherwise. Any
+  // status may be powered off and keeps its status (a Deployed machine stays Deployed). stop_mode
+  // soft or hard (anything else is hard) ends the same here.
+  powerOffByRequest(user: SimUser, systemId: string, _body: Params): MachineRecord {
+    const m = this.get(systemId);
+    checkEdit(user, m);
+    m.powerState = 'off';
+    // A releasing machine seen off is released (as the test knob powerOff does).
+    if (m.status === NodeStatus.Releasing) this.finishRelease(m);
+    return m;
+  }
+
   // POST /machines/{id}/ op=release
   release(user: SimUser, systemId: string, body: Params): MachineRecord {
     const m = this.get(systemId);

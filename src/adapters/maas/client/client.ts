@@ -94,6 +94,12 @@ export interface MaasClient {
   release(systemId: string, o?: ReleaseOptions): Promise<MaasMachine>;
   /** POST /machines/{id}/op-power_on (the path form, as maas-client-go sends it). */
   powerOn(systemId: string, o?: { comment?: string }): Promise<MaasMachine>;
+  /**
+   * POST /machines/{id}/op-power_off (the path form, as for power_on). MAAS answers before the
+   * power action completes; `stopMode` soft asks the OS to shut down first where the power driver
+   * can (MAAS's default and anything else is hard). Owner or admin only (403 otherwise).
+   */
+  powerOff(systemId: string, o?: { stopMode?: 'soft' | 'hard'; comment?: string }): Promise<MaasMachine>;
   listDnsResources(q: DnsQuery): Promise<DnsResource[]>;
   createDnsResource(d: CreateDnsResource): Promise<DnsResource>;
   /** PUT replaces the whole IP set. */
@@ -378,6 +384,22 @@ export function createMaasClient(o: MaasClientOptions): MaasClient {
       });
       checkSystemId(c, systemId);
       return parse(c, MaasMachine, await request(c));
+    },
+
+    async powerOff(systemId, p = {}) {
+      const c = machineCall('POST', systemId, 'POST /machines/{id}/op-power_off', {
+        suffix: 'op-power_off',
+        form: formPairs({ stop_mode: p.stopMode, comment: p.comment }),
+      });
+      checkSystemId(c, systemId);
+      const answer = await request(c);
+      // MAAS answers null when the power driver cannot stop the machine (e.g. manual): the
+      // machine as it is then is the answer.
+      if (answer.json === null) {
+        const m = await client.getMachine(systemId);
+        if (m) return m;
+      }
+      return parse(c, MaasMachine, answer);
     },
 
     async listDnsResources(q) {

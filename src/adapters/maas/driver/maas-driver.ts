@@ -53,6 +53,8 @@ async function perform(client: MaasClient, call: MaasCall, userDataBase64: strin
       return client.release(call.systemId);
     case 'powerOn':
       return client.powerOn(call.systemId);
+    case 'powerOff':
+      return client.powerOff(call.systemId);
   }
 }
 
