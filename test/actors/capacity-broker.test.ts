@@ -1,240 +1,284 @@
+// The one capacity broker (the cluster broker every node runs, the embedded default too), through
+// its proxies: what the old in-process broker's tests checked, and the pools without a limit whose
+// grants live in the broker's memory only. FIFO order and the hand-off of a freed slot across two
+// nodes are in capacity-cluster.test.ts.
 import test from 'ava';
-import {
-  ask,
-  createManualClock,
-  spawn,
-  startSystem,
-  stop,
-  tell,
-  type ActorRef,
-  type ActorSystem,
-} from '../../src/actors/runtime/index.ts';
-import {
-  spawnCapacityBroker,
-  type CapacityFigures,
-  type CapacityMsg,
-  type SlotNotice,
-} from '../../src/actors/capacity/index.ts';
-import { deferred, waitFor } from '../support/wait.ts';
+import { ask, stop, tell, type ActorRef } from '../../src/actors/runtime/index.ts';
+import type { CapacityFigures, CapacityMsg, PoolFigures, SlotNotice } from '../../src/actors/capacity/index.ts';
+import { inUse, spawnCapacityProxy, startClusterBroker } from '../../src/actors/capacity/cluster/index.ts';
+import { harness, POOL, type Harness, type Holder } from './capacity-cluster-harness.ts';
 
-const POOL = 'ironic:http://127.0.0.1:6385';
-
-function system(t: { teardown(fn: () => void): void }): ActorSystem {
-  const s = startSystem({ name: 'capacity-test', onError: () => {} });
-  t.teardown(() => s.stop());
-  return s;
+async function withHarness(t: { teardown(fn: () => void): void }, limit: number, ttlMs?: number): Promise<Harness> {
+  const h = await harness(ttlMs === undefined ? { limit } : { limit, ttlMs });
+  t.teardown(() => h.stop());
+  return h;
 }
 
-const figures = (broker: ActorRef<CapacityMsg>) =>
-  ask<CapacityMsg, CapacityFigures>(broker, (reply) => ({ type: 'figures', reply }), 2_000);
-
-const summaryOf = (s: ActorSystem, broker: ActorRef<CapacityMsg>) => s.registry.get(broker.path)?.summary ?? {};
-
-type Heard = { holder: string } & SlotNotice;
-
-/** A host stand-in: an actor that writes down every notice it gets, in arrival order. */
-function spawnHost(s: ActorSystem, name: string, log: Heard[]): ActorRef<SlotNotice> {
-  return spawn<null, SlotNotice>(s, name, {
-    kind: 'test-host',
-    init: () => null,
-    receive: (state, notice) => {
-      log.push({ holder: name, ...notice });
-      return state;
-    },
-  });
+/** One broker, elected, and one proxy per node named. */
+async function oneBroker(t: { teardown(fn: () => void): void }, limit: number, nodes: readonly string[] = ['node-1'], ttlMs?: number) {
+  const h = await withHarness(t, limit, ttlMs);
+  const a = h.broker('broker-a');
+  a.leadership.elect(1);
+  const proxies = nodes.map((n) => h.proxy(n));
+  await h.settle();
+  return { h, a, proxies };
 }
 
-function acquire(broker: ActorRef<CapacityMsg>, holder: string, notify: (n: SlotNotice) => void, exempt = false): void {
-  tell(broker, { type: 'acquire', holder, pool: POOL, operation: 'provisioning', exempt, notify });
+const figures = (proxy: ActorRef<CapacityMsg>) => ask<CapacityMsg, CapacityFigures>(proxy, (reply) => ({ type: 'figures', reply }), 5_000);
+
+async function poolFigures(proxy: ActorRef<CapacityMsg>): Promise<PoolFigures> {
+  const f = await figures(proxy);
+  const p = f.pools.find((x) => x.pool === POOL);
+  if (!p) throw new Error(`no figures for ${POOL}: ${JSON.stringify(f)}`);
+  return p;
 }
 
-test('capacity - the broker grants in order and a freed slot wakes the oldest waiter', async (t) => {
-  const s = system(t);
-  const broker = spawnCapacityBroker(s, { limits: { [POOL]: 2 }, defaultLimit: 20 });
-  const log: Heard[] = [];
-  for (const h of ['h1', 'h2', 'h3', 'h4']) {
-    const host = spawnHost(s, h, log);
-    acquire(broker, h, (n) => tell(host, n));
+const summaryOf = (h: Harness, ref: { path: string }) => h.system.registry.get(ref.path)?.summary ?? {};
+const types = (x: Holder) => x.heard.map((n) => n.type);
+const setLimit = (proxy: ActorRef<CapacityMsg>, limit: number) => tell(proxy, { type: 'setLimit', pool: POOL, limit });
+
+async function acquireAll(h: Harness, holders: readonly Holder[], options?: { exempt?: boolean }): Promise<void> {
+  for (const x of holders) {
+    x.acquire(options);
+    await h.settle();
   }
-  await waitFor(() => log.length === 4, 2_000, 'four answers');
-  t.deepEqual(
-    log.map((n) => `${n.holder} ${n.type === 'slotQueued' ? `queued ${n.position}` : n.type}`).sort(),
-    ['h1 slotGranted', 'h2 slotGranted', 'h3 queued 1', 'h4 queued 2'],
-  );
+}
 
-  tell(broker, { type: 'release', holder: 'h1', pool: POOL });
-  await waitFor(() => log.length === 5, 2_000, 'the hand-off');
-  t.like(log[4], { holder: 'h3', type: 'slotGranted', pool: POOL, operation: 'provisioning' });
-  tell(broker, { type: 'release', holder: 'h2', pool: POOL });
-  await waitFor(() => log.length === 6, 2_000, 'the second hand-off');
-  t.like(log[5], { holder: 'h4', type: 'slotGranted' });
-
-  const f = await figures(broker);
-  t.like(f.totals, { pools: 1, inUse: 2, waiting: 0 });
-  t.deepEqual(f.pools[0]!.holders.map((h) => h.holder), ['h3', 'h4']);
+test('capacity - the next waiter is granted in the same write that frees the slot', async (t) => {
+  const { h, proxies: [p1, p2] } = await oneBroker(t, 1, ['node-1', 'node-2']);
+  const [first, second] = [h.holder(p1!, 'default/h1'), h.holder(p2!, 'default/h2')];
+  await acquireAll(h, [first, second]);
+  t.is(second.state, 'queued');
+  const written = h.versions.length;
+  const start = h.clock.now();
+  first.release();
+  await h.settle();
+  t.is(second.state, 'granted');
+  t.is(h.clock.now(), start, 'woken by the release, not by a timer');
+  // One version: there is never a record with the slot free while someone waits for it.
+  t.deepEqual(h.versions.slice(written).map((r) => r.grants.map((g) => g.holder)), [['default/h2']]);
+  t.deepEqual(types(second), ['slotQueued', 'slotGranted']);
+  t.deepEqual(h.violations, []);
 });
 
-test('capacity - the next waiter is notified in the same turn as the release', async (t) => {
-  const s = system(t);
-  const broker = spawnCapacityBroker(s, { limits: { [POOL]: 1 }, defaultLimit: 1 });
-  const heard: string[] = [];
-  acquire(broker, 'h1', (n) => heard.push(`h1 ${n.type}`));
-  acquire(broker, 'h2', (n) => heard.push(`h2 ${n.type}`));
-  tell(broker, { type: 'release', holder: 'h1', pool: POOL });
-  // The mailbox is FIFO: when this reply arrives the release turn is over, so h2 has been told.
-  await figures(broker);
-  t.deepEqual(heard, ['h1 slotGranted', 'h2 slotQueued', 'h2 slotGranted']);
-});
-
-test('capacity - a throwing notify does not stop the broker', async (t) => {
-  const s = system(t);
-  const broker = spawnCapacityBroker(s, { limits: { [POOL]: 1 }, defaultLimit: 1 });
+test("capacity - a holder's notify that throws does not stop the proxy", async (t) => {
+  const { h, proxies: [proxy] } = await oneBroker(t, 1);
   const boom = (): void => {
     throw new Error('host mailbox gone');
   };
-  acquire(broker, 'h1', boom);
-  acquire(broker, 'h2', boom);
-  tell(broker, { type: 'release', holder: 'h1', pool: POOL });
+  const acquire = (holder: string, notify: (n: SlotNotice) => void) =>
+    tell(proxy!, { type: 'acquire', holder, pool: POOL, operation: 'provisioning', exempt: false, notify });
+  const release = (holder: string) => tell(proxy!, { type: 'release', holder, pool: POOL });
+  acquire('default/h1', boom);
+  await h.settle();
+  acquire('default/h2', boom);
+  await h.settle();
+  release('default/h1');
+  await h.settle();
   const heard: SlotNotice[] = [];
-  acquire(broker, 'h3', (n) => heard.push(n));
-  tell(broker, { type: 'release', holder: 'h2', pool: POOL });
-  await waitFor(() => heard.length === 2, 2_000, 'h3 to be queued and then granted');
+  acquire('default/h3', (n) => heard.push(n));
+  await h.settle();
+  release('default/h2');
+  await h.settle();
   t.deepEqual(heard.map((n) => n.type), ['slotQueued', 'slotGranted']);
-  const stats = s.registry.get(broker.path)!;
+  const stats = h.system.registry.get(proxy!.path)!;
   t.is(stats.restarts, 0);
   t.is(stats.lastError, null);
-  t.like(stats.summary, { notifyErrors: 3, inUse: 1, waiting: 0 });
+  t.like(stats.summary, { notifyErrors: 3, granted: 1, waiting: 0 });
+  t.deepEqual((await h.record())?.grants.map((g) => g.holder), ['default/h3']);
 });
 
-test('capacity - an unrenewed grant expires and its slot passes on', async (t) => {
-  const s = system(t);
-  const clock = createManualClock(1_000_000);
-  const broker = spawnCapacityBroker(s, { limits: { [POOL]: 1 }, defaultLimit: 1, ttlMs: 1_000, clock });
-  const heard: Heard[] = [];
-  const notify = (holder: string) => (n: SlotNotice) => heard.push({ holder, ...n });
-  acquire(broker, 'h1', notify('h1'));
-  acquire(broker, 'h2', notify('h2'));
-  await waitFor(() => heard.length === 2);
-  t.is(clock.pending, 1, 'one timer, for the earliest expiry');
-
-  clock.advance(500);
-  tell(broker, { type: 'renew', holder: 'h1', pool: POOL });
-  await figures(broker);
-  // The timer armed for the first expiry fires, finds the renewed grant not yet due and re-arms.
-  clock.advance(600);
-  await waitFor(() => s.registry.get(broker.path)?.processed === 5, 2_000, 'the early tick');
-  t.is(heard.length, 2);
-  t.is(clock.pending, 1);
-
-  clock.advance(400);
-  await waitFor(() => heard.length === 4, 2_000, 'expiry');
-  const [first, , lost] = heard;
-  t.like(first, { holder: 'h1', type: 'slotGranted' });
-  t.like(lost, { holder: 'h1', type: 'slotLost', pool: POOL });
-  t.is(lost && 'grantId' in lost ? lost.grantId : 'none', first && 'grantId' in first ? first.grantId : 'missing');
-  t.regex(lost?.type === 'slotLost' ? lost.reason : '', /expired.*1000 ms/);
-  t.like(heard[3], { holder: 'h2', type: 'slotGranted', waitedMs: 1_500 });
-
-  tell(broker, { type: 'release', holder: 'h2', pool: POOL });
-  await figures(broker);
-  t.is(clock.pending, 0, 'no timer while nothing is held');
+test('capacity - a grant its holder stops renewing is given back after the TTL and its slot passes on', async (t) => {
+  const { h, proxies: [proxy] } = await oneBroker(t, 1, ['node-1'], 3_000);
+  // A holder that never renews: its acquire goes to the proxy directly, without a SlotLease.
+  const silent: SlotNotice[] = [];
+  tell(proxy!, { type: 'acquire', holder: 'default/silent', pool: POOL, operation: 'provisioning', exempt: false, notify: (n) => silent.push(n) });
+  await h.settle();
+  const waiter = h.holder(proxy!, 'default/waiter');
+  await acquireAll(h, [waiter]);
+  t.is(waiter.state, 'queued');
+  await h.advance(h.ttlMs - 1);
+  t.is(waiter.state, 'queued', 'not before a TTL without a renewal');
+  await h.advance(h.ttlMs / 3);
+  t.is(waiter.state, 'granted');
+  const granted = waiter.heard.at(-1) as Extract<SlotNotice, { type: 'slotGranted' }>;
+  t.true(granted.waitedMs >= h.ttlMs);
+  t.deepEqual(silent.map((n) => n.type), ['slotGranted']);
+  t.deepEqual((await h.record())?.grants.map((g) => g.holder), ['default/waiter']);
+  t.deepEqual(h.violations, []);
 });
 
-test('capacity - a real short TTL takes back the slot of a silent holder', async (t) => {
-  const s = system(t);
-  const broker = spawnCapacityBroker(s, { limits: { [POOL]: 1 }, defaultLimit: 1, ttlMs: 40 });
-  const heard: Heard[] = [];
-  acquire(broker, 'h1', (n) => heard.push({ holder: 'h1', ...n }));
-  acquire(broker, 'h2', (n) => heard.push({ holder: 'h2', ...n }));
-  const said = () => heard.map((n) => `${n.holder} ${n.type}`);
-  await waitFor(() => said().includes('h2 slotLost'), 2_000, 'both grants to lapse');
-  // h2 is normally queued first, but a stalled box may let h1's grant lapse before h2 asks.
-  t.deepEqual(said().filter((x) => x !== 'h2 slotQueued'), ['h1 slotGranted', 'h1 slotLost', 'h2 slotGranted', 'h2 slotLost']);
-  t.like(summaryOf(s, broker), { inUse: 0, nextExpiryInMs: null });
-});
-
-test('capacity - raising a limit wakes waiters and a bad limit is refused', async (t) => {
-  const s = system(t);
-  const broker = spawnCapacityBroker(s, { limits: {}, defaultLimit: 1 });
-  const granted: string[] = [];
-  for (const h of ['h1', 'h2', 'h3', 'h4']) acquire(broker, h, (n) => n.type === 'slotGranted' && granted.push(h));
-  tell(broker, { type: 'setLimit', pool: POOL, limit: 3 });
-  tell(broker, { type: 'setLimit', pool: POOL, limit: -2 });
-  await figures(broker);
-  t.deepEqual(granted, ['h1', 'h2', 'h3']);
-  t.like(summaryOf(s, broker), { inUse: 3, waiting: 1, rejected: 1 });
-  t.is((await figures(broker)).pools[0]!.limit, 3);
-});
-
-test('capacity - exempt holders pass a full pool', async (t) => {
-  const s = system(t);
-  const broker = spawnCapacityBroker(s, { limits: { [POOL]: 1 }, defaultLimit: 1 });
-  const heard: string[] = [];
-  acquire(broker, 'h1', (n) => heard.push(`h1 ${n.type}`));
-  acquire(broker, 'vm1', (n) => heard.push(`vm1 ${n.type}`), true);
-  await figures(broker);
-  t.deepEqual(heard, ['h1 slotGranted', 'vm1 slotGranted']);
-  t.like(summaryOf(s, broker), { inUse: 1, exempt: 1 });
-});
-
-test('capacity - stopping the broker clears its timer', async (t) => {
-  const s = system(t);
-  const clock = createManualClock();
-  const broker = spawnCapacityBroker(s, { limits: {}, defaultLimit: 5, ttlMs: 1_000, clock });
-  acquire(broker, 'h1', () => {});
-  await figures(broker);
-  t.is(clock.pending, 1);
-  stop(broker);
-  t.is(clock.pending, 0);
-});
-
-test('capacity - spawning with a bad limit fails at once', (t) => {
-  const s = system(t);
-  t.throws(() => spawnCapacityBroker(s, { limits: { [POOL]: -1 }, defaultLimit: 5 }), {
-    instanceOf: RangeError,
-    message: /limit of pool ironic:http:\/\/127\.0\.0\.1:6385/,
-  });
-  t.throws(() => spawnCapacityBroker(s, { limits: {}, defaultLimit: 1.5, name: 'other' }), { instanceOf: RangeError });
-});
-
-test('capacity - many hosts through one pool never exceed the limit', async (t) => {
-  const s = system(t);
-  const LIMIT = 20;
-  const HOSTS = 300;
-  const broker = spawnCapacityBroker(s, { limits: { [POOL]: LIMIT }, defaultLimit: 1 });
-  let active = 0;
-  let peak = 0;
-  let done = 0;
-  const full = deferred();
-  for (let i = 0; i < HOSTS; i++) {
-    const holder = `host-${i}`;
-    const host = spawn<null, SlotNotice>(s, holder, {
-      kind: 'test-host',
-      init: () => null,
-      receive: (state, n) => {
-        if (n.type !== 'slotGranted') return state;
-        active++;
-        peak = Math.max(peak, active);
-        if (active === LIMIT) full.resolve();
-        // Nobody lets go before the pool has been full once, so the peak is exactly the limit.
-        void full.promise.then(() =>
-          setTimeout(() => {
-            active--;
-            done++;
-            tell(broker, { type: 'release', holder, pool: POOL });
-          }, i % 3),
-        );
-        return state;
-      },
-    });
-    acquire(broker, holder, (n) => tell(host, n));
+test('capacity - raising a limit through a proxy wakes waiters at once; a bad limit is refused', async (t) => {
+  const { h, proxies: [proxy] } = await oneBroker(t, 1);
+  const holders = ['h1', 'h2', 'h3', 'h4'].map((k) => h.holder(proxy!, `default/${k}`));
+  await acquireAll(h, holders);
+  t.deepEqual(holders.map((x) => x.state), ['granted', 'queued', 'queued', 'queued']);
+  const start = h.clock.now();
+  setLimit(proxy!, 3);
+  await h.settle();
+  t.deepEqual(holders.map((x) => x.state), ['granted', 'granted', 'granted', 'queued']);
+  t.is(h.clock.now(), start);
+  for (const bad of [-2, 1.5, Number.NaN]) {
+    setLimit(proxy!, bad);
+    await h.settle();
   }
-  await waitFor(() => done === HOSTS, 10_000, 'every host to finish');
-  t.is(peak, LIMIT);
-  t.like((await figures(broker)).totals, { inUse: 0, waiting: 0 });
+  const r = await h.record();
+  t.is(r?.limit, 3, 'no bad limit reached the record');
+  t.like(await poolFigures(proxy!), { limit: 3, inUse: 3, waiting: 1 });
+  t.is(h.system.registry.get(proxy!.path)?.restarts, 0);
+  t.deepEqual(h.violations, []);
 });
 
-test('capacity - spawning with a bad TTL fails at once', (t) => {
-  const s = system(t);
-  t.throws(() => spawnCapacityBroker(s, { limits: {}, defaultLimit: 5, ttlMs: -1 }), { instanceOf: RangeError, message: /ttlMs/ });
+test('capacity - exempt holders pass a full pool and are not counted', async (t) => {
+  const { h, proxies: [proxy] } = await oneBroker(t, 1);
+  const [h1, vm1, vm2, h2] = ['h1', 'vm1', 'vm2', 'h2'].map((k) => h.holder(proxy!, `default/${k}`));
+  await acquireAll(h, [h1!]);
+  await acquireAll(h, [vm1!, vm2!], { exempt: true });
+  await acquireAll(h, [h2!]);
+  t.deepEqual([h1, vm1, vm2, h2].map((x) => x!.state), ['granted', 'granted', 'granted', 'queued']);
+  const r = await h.record();
+  t.is(r?.grants.length, 3);
+  t.is(inUse(r!, h.clock.now()), 1);
+  t.like(await poolFigures(proxy!), { inUse: 1, exempt: 2, waiting: 1 });
+  vm1!.release();
+  await h.settle();
+  t.is(h2!.state, 'queued', 'an exempt release frees no counted slot');
+  h1!.release();
+  await h.settle();
+  t.is(h2!.state, 'granted');
+  t.deepEqual(h.violations, []);
+});
+
+test('capacity - starting a broker or proxy with a bad limit or TTL fails at once', async (t) => {
+  const h = await withHarness(t, 1);
+  const start = (o: { limits?: Record<string, number>; defaultLimit?: number; ttlMs?: number }) => () =>
+    startClusterBroker(h.system, { transport: h.bus.connect('bad'), kv: h.kv, leadership: { onElected: () => {}, onDeposed: () => {} }, defaultLimit: 1, ...o, name: 'bad' });
+  t.throws(start({ limits: { [POOL]: -1 } }), { instanceOf: RangeError, message: /limit of pool ironic:http:\/\/127\.0\.0\.1:6385/ });
+  t.throws(start({ defaultLimit: 1.5 }), { instanceOf: RangeError, message: /defaultLimit/ });
+  t.throws(start({ ttlMs: -1 }), { instanceOf: RangeError, message: /ttlMs/ });
+  t.throws(start({ ttlMs: Number.POSITIVE_INFINITY }), { instanceOf: RangeError, message: /ttlMs/ });
+  t.throws(() => spawnCapacityProxy(h.system, { transport: h.bus.connect('bad'), node: 'bad', ttlMs: 0 }), { instanceOf: RangeError, message: /ttlMs/ });
+  t.falsy(h.system.registry.list().find((a) => a.path.endsWith('/bad')), 'nothing was spawned');
+});
+
+test('capacity - a pool without a limit grants at once and writes no grant to KV', async (t) => {
+  const { h, proxies: [p1, p2] } = await oneBroker(t, 0, ['node-1', 'node-2']);
+  const holders = Array.from({ length: 6 }, (_, i) => h.holder(i % 2 === 0 ? p1! : p2!, `default/host-${i}`));
+  for (const x of holders) x.acquire();
+  await h.settle();
+  t.deepEqual(holders.map(types), holders.map(() => ['slotGranted']));
+  t.true(h.versions.every((r) => r.grants.length === 0), 'no version of the record holds a grant');
+  t.deepEqual((await h.record())?.grants ?? [], []);
+  const f = await poolFigures(p1!);
+  t.like(f, { limit: Number.POSITIVE_INFINITY, inUse: 6, waiting: 0 });
+  t.deepEqual(f.holders.map((x) => `${x.holder} ${x.grantId}`).sort(), holders.map((x) => `${x.key} ${x.grantId}`).sort());
+  holders[0]!.release();
+  await h.settle();
+  t.is((await poolFigures(p2!)).inUse, 5);
+});
+
+test('capacity - after a failover a holder in a pool without a limit keeps its grant id and hears no slotLost', async (t) => {
+  const h = await withHarness(t, 0);
+  const a = h.broker('broker-a');
+  const b = h.broker('broker-b');
+  a.leadership.elect(1);
+  const [p1, p2] = [h.proxy('node-1'), h.proxy('node-2')];
+  await h.settle();
+  const holders = Array.from({ length: 4 }, (_, i) => h.holder(i % 2 === 0 ? p1 : p2, `default/host-${i}`));
+  await acquireAll(h, holders);
+  const ids = holders.map((x) => x.grantId);
+  t.true(ids.every((id) => id !== null));
+
+  a.leadership.depose('lease lost');
+  b.leadership.elect(2);
+  await h.settle();
+  // Two TTLs: every grant lives only in the memory of broker A, gone; B learns them from renewals.
+  await h.advance(2 * h.ttlMs);
+  t.deepEqual(holders.map(types), holders.map(() => ['slotGranted']), 'one grant each, never lost or granted again');
+  t.deepEqual(holders.map((x) => x.grantId), ids);
+  const f = await poolFigures(p1);
+  t.deepEqual(f.holders.map((x) => `${x.holder} ${x.grantId}`).sort(), holders.map((x, i) => `${x.key} ${ids[i]}`).sort());
+  t.like(summaryOf(h, b.broker.ref), { epoch: 2, inUse: 4, expired: 0 });
+  // A newcomer is granted by B at once, as before.
+  const late = h.holder(p2, 'default/late');
+  await acquireAll(h, [late]);
+  t.is(late.state, 'granted');
+  t.true(h.versions.every((r) => r.grants.length === 0));
+  t.deepEqual(h.violations, []);
+});
+
+test('capacity - a grant in a pool without a limit lapses after the TTL once its node stops renewing', async (t) => {
+  const { h, a, proxies: [p1, p2] } = await oneBroker(t, 0, ['node-1', 'node-2'], 3_000);
+  const live = h.holder(p1!, 'default/live');
+  const dead = h.holder(p2!, 'default/dead');
+  await acquireAll(h, [live, dead]);
+  // node-2 dies: its proxy stops, nothing renews or releases its holder's grant.
+  stop(p2!);
+  await h.advance(h.ttlMs - h.ttlMs / 6);
+  t.deepEqual((await poolFigures(p1!)).holders.map((x) => x.holder).sort(), ['default/dead', 'default/live']);
+  await h.advance(h.ttlMs / 3);
+  const f = await poolFigures(p1!);
+  t.deepEqual(f.holders.map((x) => x.holder), ['default/live']);
+  t.is(f.inUse, 1);
+  t.like(summaryOf(h, a.broker.ref), { expired: 1, released: 0, inUse: 1 });
+  t.is(live.state, 'granted');
+  t.deepEqual(types(live), ['slotGranted']);
+});
+
+// Known failure: releasing a grant held in the broker's memory writes nothing, so a waiter queued
+// after the limit was set is not handed the freed slot (ClusterBroker release/sweepFree commit only
+// when the record changes). Remove `.failing` when such a release hands the slot on.
+test.failing('capacity - a limit set on a pool without one counts the holders it granted in memory', async (t) => {
+  const { h, proxies: [proxy] } = await oneBroker(t, 0);
+  const holders = ['h1', 'h2', 'h3'].map((k) => h.holder(proxy!, `default/${k}`));
+  await acquireAll(h, holders);
+  t.deepEqual(holders.map((x) => x.state), ['granted', 'granted', 'granted']);
+  setLimit(proxy!, 2);
+  await h.settle();
+  t.is((await h.record())?.limit, 2);
+  const next = h.holder(proxy!, 'default/h4');
+  await acquireAll(h, [next]);
+  t.is(next.state, 'queued', 'three in memory already, over the new limit of 2');
+  t.like(await poolFigures(proxy!), { limit: 2, inUse: 3, waiting: 1 });
+  holders[0]!.release();
+  await h.settle();
+  t.is(next.state, 'queued', 'two in use: still full');
+  holders[1]!.release();
+  await h.settle();
+  t.is(next.state, 'granted', 'one in use: the waiter is granted');
+  t.like(await poolFigures(proxy!), { inUse: 2, waiting: 0 });
+  t.deepEqual((await h.record())?.grants.map((g) => g.holder), ['default/h4']);
+  // The holders still in memory keep their grants through renewals, counted against the limit.
+  await h.advance(2 * h.ttlMs);
+  t.deepEqual([holders[2]!.state, next.state], ['granted', 'granted']);
+  t.like(await poolFigures(proxy!), { inUse: 2 });
+  t.deepEqual(h.violations, []);
+});
+
+test("capacity - a proxy asks its own node's broker in process while it serves, the bus otherwise", async (t) => {
+  const h = await withHarness(t, 1);
+  const a = h.broker('broker-a');
+  const b = h.broker('broker-b');
+  a.leadership.elect(1);
+  const p1 = h.proxy('node-a', { localBroker: a.broker });
+  await h.settle();
+  const first = h.holder(p1, 'default/h1');
+  const second = h.holder(p1, 'default/h2');
+  await acquireAll(h, [first, second]);
+  await h.advance(h.ttlMs / 2);
+  t.deepEqual([first.state, second.state], ['granted', 'queued']);
+  t.is(h.busRequests.get('node-a') ?? 0, 0, 'acquires and renewals answered in process');
+
+  a.leadership.depose('lease lost');
+  b.leadership.elect(2);
+  await h.settle();
+  await h.advance(h.ttlMs);
+  t.true((h.busRequests.get('node-a') ?? 0) > 0, 'broker B is reached over the bus');
+  t.deepEqual([first.state, second.state], ['granted', 'queued']);
+  first.release();
+  await h.settle();
+  t.is(second.state, 'granted');
+  t.is((await h.record())?.epoch, 2);
+  t.deepEqual(types(first), ['slotGranted']);
+  t.deepEqual(h.violations, []);
 });

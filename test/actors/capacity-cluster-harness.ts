@@ -19,7 +19,8 @@ export interface Holder {
   readonly key: string;
   readonly heard: SlotNotice[];
   readonly lease: SlotLease;
-  acquire(): void;
+  /** exempt: a virtual-media host, listed but not counted against the limit. */
+  acquire(options?: { exempt?: boolean }): void;
   release(): void;
   /** From the last notice: what the holder believes. */
   readonly state: 'idle' | 'granted' | 'queued' | 'lost';
@@ -38,7 +39,10 @@ export interface Harness {
   /** Every version of the pool record written, in order. */
   readonly versions: PoolRecord[];
   broker(name: string): { broker: ClusterBroker; leadership: ManualLeadership };
-  proxy(node: string): ActorRef<CapacityMsg>;
+  /** localBroker: the node's own broker, which then answers the proxy in process while it serves. */
+  proxy(node: string, options?: { localBroker?: ClusterBroker }): ActorRef<CapacityMsg>;
+  /** Requests each node's proxy sent over the bus (not counting those its own broker answered). */
+  readonly busRequests: Map<string, number>;
   holder(proxy: ActorRef<CapacityMsg>, key: string): Holder;
   /** Wait until no actor has work and no proxy has a call on its way. */
   settle(): Promise<void>;
@@ -73,6 +77,7 @@ export async function harness(options: { limit: number; ttlMs?: number }): Promi
     },
   });
   const proxies: string[] = [];
+  const busRequests = new Map<string, number>();
   const brokers: ClusterBroker[] = [];
 
   const idle = (): boolean => {
@@ -84,7 +89,7 @@ export async function harness(options: { limit: number; ttlMs?: number }): Promi
   };
 
   const h: Harness = {
-    clock, system, bus, kv, ttlMs, limit: options.limit, violations, versions,
+    clock, system, bus, kv, ttlMs, limit: options.limit, violations, versions, busRequests,
     broker(name) {
       const leadership = createManualLeadership();
       const broker = startClusterBroker(system, {
@@ -93,8 +98,18 @@ export async function harness(options: { limit: number; ttlMs?: number }): Promi
       brokers.push(broker);
       return { broker, leadership };
     },
-    proxy(node) {
-      const ref = spawnCapacityProxy(system, { transport: bus.connect(node), node, ttlMs, clock, name: `proxy-${node}`, requestTimeoutMs: 2_000, patienceMs: 2_000 });
+    proxy(node, opts = {}) {
+      const transport = bus.connect(node);
+      const request = transport.request.bind(transport);
+      transport.request = (subject, data, o) => {
+        busRequests.set(node, (busRequests.get(node) ?? 0) + 1);
+        return request(subject, data, o);
+      };
+      const local = opts.localBroker;
+      const ref = spawnCapacityProxy(system, {
+        transport, node, ttlMs, clock, name: `proxy-${node}`, requestTimeoutMs: 2_000, patienceMs: 2_000,
+        ...(local ? { localBroker: (req) => local.request(req) } : {}),
+      });
       proxies.push(ref.path);
       return ref;
     },
@@ -104,9 +119,9 @@ export async function harness(options: { limit: number; ttlMs?: number }): Promi
       let released = true;
       return {
         key, heard, lease,
-        acquire: () => {
+        acquire: ({ exempt = false } = {}) => {
           released = false;
-          lease.request(POOL, 'provisioning', false, (n) => heard.push(n));
+          lease.request(POOL, exempt ? 'inspecting' : 'provisioning', exempt, (n) => heard.push(n));
         },
         release: () => {
           released = true;

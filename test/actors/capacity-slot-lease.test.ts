@@ -1,30 +1,39 @@
 import test from 'ava';
-import { SlotLease, spawnCapacityBroker } from '../../src/actors/capacity/index.ts';
+import { SlotLease } from '../../src/actors/capacity/index.ts';
 import type { SlotNotice } from '../../src/actors/capacity/index.ts';
-import { createManualClock, startSystem } from '../../src/actors/runtime/index.ts';
-import { waitFor } from '../support/wait.ts';
+import { harness, POOL } from './capacity-cluster-harness.ts';
 
 test('capacity - a slot lease renews within the TTL while held and stops once released', async (t) => {
-  const clock = createManualClock(0);
-  const system = startSystem({ name: 'lease-test', clock });
-  const broker = spawnCapacityBroker(system, { limits: { p: 1 }, defaultLimit: 1, ttlMs: 3_000, clock });
+  const h = await harness({ limit: 1, ttlMs: 3_000 });
+  t.teardown(() => h.stop());
+  const broker = h.broker('broker-a');
+  broker.leadership.elect(1);
+  const proxy = h.proxy('node-1');
+  await h.settle();
   let renewals = 0;
   const notices: SlotNotice[] = [];
-  const lease = new SlotLease(broker, 'h1', clock, 3_000, () => {
+  const lease = new SlotLease(proxy, 'default/h1', h.clock, h.ttlMs, () => {
     renewals += 1;
     lease.renew();
   });
-  lease.request('p', 'provision', false, (n) => notices.push(n));
-  await waitFor(() => notices.some((n) => n.type === 'slotGranted'), 2_000, 'granted');
+  lease.request(POOL, 'provisioning', false, (n) => notices.push(n));
+  await h.settle();
   t.true(lease.held);
-  // A third of the TTL at a time: the grant never lapses while the holder lives.
-  for (let i = 0; i < 5; i++) clock.advance(1_000);
+  t.deepEqual(notices.map((n) => n.type), ['slotGranted']);
+  const grantId = (notices[0] as Extract<SlotNotice, { type: 'slotGranted' }>).grantId;
+  // A third of the TTL at a time: the grant never lapses while the holder lives, well past one TTL.
+  await h.advance(5 * (h.ttlMs / 3));
   t.is(renewals, 5);
-  t.false(notices.some((n) => n.type === 'slotLost'));
+  t.deepEqual(notices.map((n) => n.type), ['slotGranted']);
+  const held = (await h.record())?.grants.find((g) => g.holder === 'default/h1');
+  t.is(held?.grantId, grantId);
+  t.true(held!.expiresAt > h.clock.now());
+
   lease.release();
   t.false(lease.held);
-  clock.advance(10_000);
+  await h.settle();
+  t.deepEqual((await h.record())?.grants, []);
+  await h.advance(10_000);
   t.is(renewals, 5);
-  // drain() polls on the system clock, a manual one here: stop instead.
-  system.stop();
+  t.deepEqual(h.violations, []);
 });

@@ -1,5 +1,3 @@
-import type { PoolState } from './slot-entry.ts';
-
 export interface HolderFigure {
   readonly holder: string;
   readonly operation: string;
@@ -40,38 +38,6 @@ export interface CapacityTotals {
 export interface CapacityFigures {
   readonly pools: readonly PoolFigures[];
   readonly totals: CapacityTotals;
-}
-
-export function poolFigures<T>(pool: PoolState<T>, now: number): PoolFigures {
-  const holders: HolderFigure[] = [];
-  for (const entry of pool.entries.values()) {
-    if (entry.state !== 'granted') continue;
-    holders.push({
-      holder: entry.holder,
-      operation: entry.operation,
-      grantId: entry.grantId,
-      exempt: entry.exempt,
-      sinceMs: now - entry.grantedAt,
-    });
-  }
-  holders.sort((a, b) => b.sinceMs - a.sinceMs);
-  const queue: WaiterFigure[] = [];
-  let longestWaitMs = 0;
-  for (const entry of pool.queue) {
-    const waitingMs = now - entry.requestedAt;
-    if (waitingMs > longestWaitMs) longestWaitMs = waitingMs;
-    queue.push({ holder: entry.holder, operation: entry.operation, waitingMs });
-  }
-  return {
-    pool: pool.name,
-    limit: pool.limit,
-    inUse: pool.inUse,
-    exempt: pool.exemptInUse,
-    waiting: pool.queue.size,
-    longestWaitMs,
-    holders,
-    queue,
-  };
 }
 
 export function totalsOf(pools: readonly PoolFigures[]): CapacityTotals {

@@ -8,15 +8,14 @@ export type SlotNotice =
   | { type: 'slotLost'; grantId: string; pool: string; reason: string };
 
 /**
- * The broker's protocol. `notify` is called synchronously inside the broker's turn, so it must be
- * cheap and must not block: typically `(n) => tell(hostRef, n)`.
+ * What a holder sends its node's capacity proxy. `notify` is called synchronously inside the
+ * proxy's turn, so it must be cheap and must not block: typically `(n) => tell(hostRef, n)`.
  */
 export type CapacityMsg =
   | { type: 'acquire'; holder: string; pool: string; operation: string; exempt: boolean; notify: (n: SlotNotice) => void }
   | { type: 'release'; holder: string; pool: string }
   | { type: 'renew'; holder: string; pool: string }
   | { type: 'setLimit'; pool: string; limit: number }
-  | { type: 'figures'; reply: Reply<CapacityFigures> }
-  | { type: 'expire' }; // internal timer tick
+  | { type: 'figures'; reply: Reply<CapacityFigures> };
 
 export type Notify = (n: SlotNotice) => void;

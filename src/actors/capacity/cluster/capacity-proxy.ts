@@ -9,8 +9,8 @@ import {
 } from '../../runtime/index.ts';
 import type { CapacityFigures, PoolFigures } from '../figures.ts';
 import { totalsOf } from '../figures.ts';
+import { DEFAULT_TTL_MS } from '../limits.ts';
 import type { CapacityMsg, Notify, SlotNotice } from '../messages.ts';
-import { DEFAULT_TTL_MS } from '../pool-book.ts';
 import type { BrokerRequest as BrokerRequestT, RenewReply as RenewReplyT, SlotPush as SlotPushT } from './messages.ts';
 import { AcquireReply, MAX_RENEW_BATCH, NodeName, ReleaseReply, RenewReply, SetLimitReply, SlotPush, WireFigures } from './messages.ts';
 
@@ -95,10 +95,10 @@ interface State {
 const keyOf = (holder: string, pool: string): string => `${pool}\u0000${holder}`;
 
 /**
- * The local face of the cluster's capacity broker: host actors send it the same CapacityMsg they
- * would send a local broker and hear the same SlotNotices. It forwards acquires and releases,
- * batches the node's renewals, delivers pushed grants to the right holder, re-sends its waiters'
- * acquires when the broker changes, and tells a holder slotLost before its grant could lapse.
+ * The local face of the cluster's capacity broker: host actors send it CapacityMsg and hear
+ * SlotNotices. It forwards acquires and releases, batches the node's renewals, delivers pushed
+ * grants to the right holder, re-sends its waiters' acquires when the broker changes, and tells a
+ * holder slotLost before its grant could lapse.
  */
 export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: CapacityProxyOptions): ActorRef<CapacityMsg> {
   const node = NodeName.parse(options.node);
@@ -328,8 +328,6 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
         break;
       case 'figures':
         figures(msg.reply);
-        break;
-      case 'expire':
         break;
       case 'acquireDone': {
         const e = state.entries.get(msg.key);

@@ -1,3 +1,6 @@
+// The one capacity broker, on every node (the embedded default too). It keeps the design of the
+// old in-process ledger: a FIFO queue per pool with an index by holder, exempt holders listed but
+// not counted, and a pool without a limit granted at once (here: in memory, never written to KV).
 import { encode, fail, ok, serve, subjects as defaultSubjects } from '../../../bus/index.ts';
 import type { Reply as RpcReply, RpcService, Subjects } from '../../../bus/index.ts';
 import type { KvBucket, Logger, Transport } from '../../../ports/index.ts';
@@ -6,8 +9,7 @@ import {
   ask, spawn, stop, tell,
   type ActorContext, type ActorRef, type ActorSystem, type AnyActorRef, type Behavior, type Clock, type TimerHandle,
 } from '../../runtime/index.ts';
-import { isValidLimit } from '../limits.ts';
-import { DEFAULT_TTL_MS } from '../pool-book.ts';
+import { DEFAULT_TTL_MS, isValidLimit } from '../limits.ts';
 import { grantOf, inUse, isLive } from './grant-record.ts';
 import { BrokerDeposed, CorruptRecord, GrantStore, OverGrant } from './grant-store.ts';
 import type { Versioned } from './grant-store.ts';
@@ -610,7 +612,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   };
 
   const behavior: Behavior<State, BrokerMsg> = {
-    kind: 'capacity-cluster-broker',
+    kind: 'capacity-broker',
     init: (ctx) => {
       clock = options.clock ?? ctx.system.clock;
       // After a crash the session (and its subscription) may still be live: pick it up again.
