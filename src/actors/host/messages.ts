@@ -1,6 +1,6 @@
-import type { BareMetalHostStatus, ProvisioningState } from '../../api/index.ts';
+import type { BareMetalHost, BareMetalHostStatus, ProvisioningState } from '../../api/index.ts';
 import type { BmhEvent, Operation, SlotState } from '../../machines/bmh/index.ts';
-import type { Reply } from '../runtime/index.ts';
+import type { MachineMsg } from '../machine/index.ts';
 
 export interface Transition {
   readonly at: number;
@@ -20,9 +20,15 @@ export interface HostSnapshot {
   readonly recent: readonly Transition[];
 }
 
-export type HostMsg =
-  | BmhEvent
-  | { type: 'renewSlot' }
-  | { type: 'snapshot'; reply: Reply<HostSnapshot | null> }
-  // Hand-off: finish the call in flight and its status write, start nothing new, then reply.
-  | { type: 'drain'; reply: Reply<void> };
+/** The host changed in its store: the message carries it, so the first step needs no read. */
+export interface HostObserved {
+  readonly type: 'observed';
+  readonly host: BareMetalHost;
+}
+
+/**
+ * A host actor's mailbox, the generic machine actor's: `observed` and `tick` wake it, answers of
+ * its calls and slot notices come back, `snapshot` and `drain` (hand-off: finish the call in
+ * flight and its status write, start nothing new, then reply) are answered by the actor.
+ */
+export type HostMsg = MachineMsg<HostObserved, BmhEvent, HostSnapshot | null>;

@@ -1,4 +1,5 @@
 export { step, initialState } from './step.ts';
+export { bmhLogic, viewBmh } from './logic.ts';
 export { errorBackoffMs, transientBackoffMs } from './backoff.ts';
 export { hasImage, provisioningCancelled } from './images.ts';
 export { isPaused, rebootRequests, detachRequest, reprovisionRequest, PAUSED, DETACHED, REBOOT, INSPECT, HARDWARE_DETAILS, REPROVISION } from './annotations.ts';

@@ -1,0 +1,79 @@
+import type { CommonEffect, MachineLogic, MachineView } from '../../machines/logic.ts';
+import type { SlotLease } from '../capacity/index.ts';
+import type { Tick } from './messages.ts';
+
+/** The effects the generic actor performs itself; every other effect goes to the kind's adapter. */
+export type ActorEffect = Extract<CommonEffect, { type: 'requeue' | 'requestSlot' | 'releaseSlot' | 'addFinalizer' | 'removeFinalizer' }>;
+export type ActorEffectType = ActorEffect['type'];
+
+/** The kind-specific effects of F: backend calls, writes, events, DNS, ... */
+export type KindEffect<F extends { readonly type: string }> = Exclude<F, { readonly type: ActorEffectType }>;
+
+/** How a call's answer reaches the mailbox: at once, or on the next event-loop iteration. */
+export type Lane = 'mailbox' | 'nextIteration';
+
+/** A state to step from, and the event to step (null: nothing to step for this wake-up). */
+export interface Observation<S, E> {
+  readonly state: S;
+  readonly event: E | null;
+}
+
+/** What a kind's adapter may do from inside the actor. */
+export interface MachineIO<E> {
+  /** The resource's key, `namespace/name`. */
+  readonly key: string;
+  /** The actor's capacity slot; undefined for a kind run without slots. */
+  readonly slot: SlotLease | undefined;
+  /** Draining for a hand-off: `run` starts nothing. */
+  readonly draining: boolean;
+  /** Steps `event` in a later turn, through the mailbox. */
+  tell(event: E): void;
+  /**
+   * Starts a call unless draining (then false). It counts as in flight, so a drain waits for it,
+   * until its promise settles; its answer comes back through the mailbox as `answer(result)`, on the
+   * lane `lane(result)` picks (called as the answer arrives, before it is delivered). `work` answers
+   * failures as values: a rejection crashes the actor, which the supervisor restarts.
+   */
+  run<R>(work: () => Promise<R>, answer: (result: R) => E, lane?: (result: R) => Lane): boolean;
+}
+
+/**
+ * One actor's side of a kind: what the generic machine actor cannot know. Built per actor (and
+ * again after a restart), so it may keep the actor's own data (a status writer, recent events).
+ * A hook that returns a promise is awaited within the turn.
+ */
+export interface MachineAdapter<S, E, F extends { readonly type: string }, W, Snap> {
+  /**
+   * Turns a wake-up into the event to step, reading the object and its world as the kind needs.
+   * `current` is null before the first state: build it. `wake` is null when an answer or a slot
+   * notice arrives before any state (after a restart): build the state so it can be applied.
+   * Null: nothing to step (the object is gone or does not parse).
+   */
+  observe(current: S | null, wake: W | Tick | null): Observation<S, E> | null | Promise<Observation<S, E> | null>;
+  /** Performs one kind-specific effect; an event returned is stepped next, in the same turn. */
+  perform(effect: KindEffect<F>, state: S): void | E | Promise<void | E>;
+  /** The pool a `requestSlot` asks in, and whether the grant is exempt from its limit. */
+  slotClaim?(state: S, op: string): { readonly pool: string; readonly exempt: boolean };
+  /** Adds or removes a finalizer on the object in its store, carrying the fence. */
+  finalizer?(change: 'add' | 'remove', finalizer: string): void | Promise<void>;
+  /** After each step and its effects: metrics, observers. */
+  stepped?(before: S, after: S): void;
+  /** After a step that left the object gone (`logic.isGone`). */
+  gone?(state: S): void;
+  /** What `snapshot` answers; `state` is null before the first observation. */
+  snapshot(state: S | null): Snap;
+  /** Kind details added to the view in introspection's summary of the actor. */
+  describe?(state: S): Record<string, unknown>;
+  /** Resolves once the last write is done (a coalescing writer): a drain waits for it. */
+  whenIdle?(): Promise<void>;
+  /** The actor stops (or restarts): nothing more is written. */
+  close?(): void;
+}
+
+/** A kind on the one skeleton: its pure rules and how to build one actor's adapter. */
+export interface MachineKind<S, E, F extends { readonly type: string }, W, Snap> {
+  /** The actor kind introspection lists: 'host', 'maas-machine', 'maas-cluster'. */
+  readonly actorKind: string;
+  readonly logic: MachineLogic<S, E, F, MachineView>;
+  adapter(io: MachineIO<E>): MachineAdapter<S, E, F, W, Snap>;
+}
