@@ -1,5 +1,5 @@
 import { appendFileSync } from 'node:fs';
-import { spawnCapacityProxy, startClusterBroker, CAPACITY_BUCKET } from '../actors/capacity/cluster/index.ts';
+import { pushToProxy, spawnCapacityProxy, startClusterBroker, CAPACITY_BUCKET } from '../actors/capacity/cluster/index.ts';
 import type { ClusterBroker } from '../actors/capacity/cluster/index.ts';
 import type { CapacityFigures, CapacityMsg } from '../actors/capacity/index.ts';
 import type { ActorRef, ActorSystem, Clock } from '../actors/runtime/index.ts';
@@ -177,6 +177,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
         broker = startClusterBroker(system, {
           transport, kv: capacityBucket, leadership, defaultLimit: config.capacity.defaultLimit,
           limits: config.capacity.limits, ttlMs: config.capacity.ttlMs, clock, logger: log,
+          localPush: (node, push) => node === name && proxy !== null && pushToProxy(proxy, push, clock.now()),
         });
         proxy = spawnCapacityProxy(system, {
         transport, node: name, ttlMs: config.capacity.ttlMs, clock,

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { BusSubscription, Logger, Transport } from '../../../ports/index.ts';
 import { silentLogger } from '../../../ports/index.ts';
 import {
-  spawn, tell,
+  spawn, tell, tellExpress,
   type ActorContext, type ActorRef, type ActorSystem, type AnyActorRef, type Behavior, type Clock, type TimerHandle,
 } from '../../runtime/index.ts';
 import type { CapacityFigures, PoolFigures } from '../figures.ts';
@@ -155,7 +155,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     const key = keyOf(e.holder, e.pool);
     const sentAt = clock.now();
     track(brokerCall({ type: 'acquire', holder: e.holder, node, pool: e.pool, operation: e.operation, exempt: e.exempt, waitedMs: Math.max(0, sentAt - e.requestedAt) }, AcquireReply, callOpts)).then(
-      (reply) => tell(self, { type: 'acquireDone', key, holder: e.holder, pool: e.pool, gen, sentAt, reply }),
+      (reply) => tellExpress(self, { type: 'acquireDone', key, holder: e.holder, pool: e.pool, gen, sentAt, reply }),
       (error: unknown) => tell(self, { type: 'acquireFailed', key, gen, error: String(error) }),
     );
   };
@@ -447,4 +447,12 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
   };
 
   return spawn(parent, options.name ?? 'capacity-proxy', behavior, { mailbox: { capacity: 1_000_000 } });
+}
+
+/**
+ * Hands a notice of this node's broker to this node's proxy in process (express: a freed slot
+ * reaches its next holder in the same task), as the bus would deliver it from another node's.
+ */
+export function pushToProxy(proxy: ActorRef<CapacityMsg>, push: SlotPushT, now: number): boolean {
+  return tellExpress(proxy as unknown as ActorRef<ProxyMsg>, { type: 'push', push, at: now }) === 'delivered';
 }

@@ -6,7 +6,7 @@ import type { Reply as RpcReply, RpcService, Subjects } from '../../../bus/index
 import type { KvBucket, Logger, Transport } from '../../../ports/index.ts';
 import { KvConflict, KvUnavailable, silentLogger } from '../../../ports/index.ts';
 import {
-  ask, spawn, stop, tell,
+  ask, spawn, stop, tell, tellExpress,
   type ActorContext, type ActorRef, type ActorSystem, type AnyActorRef, type Behavior, type Clock, type TimerHandle,
 } from '../../runtime/index.ts';
 import { DEFAULT_TTL_MS, isValidLimit } from '../limits.ts';
@@ -36,6 +36,8 @@ export interface ClusterBrokerOptions {
   /** Actor name; default 'capacity-broker'. */
   readonly name?: string;
   readonly logger?: Logger;
+  /** Delivers a notice to a holder's proxy in this process; false when `node` is another node. */
+  readonly localPush?: (node: string, push: SlotPush) => boolean;
   /** How long a request may wait for the broker actor before the caller is told to retry; default 5 s. */
   readonly requestTimeoutMs?: number;
 }
@@ -184,6 +186,11 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
 
   const publish = (state: State, push: SlotPush, node: string): void => {
     try {
+      // A holder of this very node hears it in process, in the instant the slot frees.
+      if (options.localPush?.(node, push)) {
+        state.counts.pushed++;
+        return;
+      }
       options.transport.publish(subs.capacityNotify(node), encode(push));
       state.counts.pushed++;
     } catch (error) {
@@ -655,8 +662,19 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     request(req) {
       const session = control.current;
       if (!session?.active || !session.serving) return null;
-      return ask(self as ActorRef<BrokerMsg>, (reply: (r: RpcReply<unknown>) => void): BrokerMsg => ({ type: 'request', session, req, reply }), requestTimeoutMs)
-        .catch(() => fail('busy', `capacity broker did not answer within ${requestTimeoutMs} ms`, true));
+      // Express: a release (and the grant it frees) runs in this task when the broker is idle,
+      // not behind every other actor's turn.
+      return new Promise<RpcReply<unknown>>((resolve) => {
+        const timer = clock.setTimeout(() => resolve(fail('busy', `capacity broker did not answer within ${requestTimeoutMs} ms`, true)), requestTimeoutMs);
+        const reply = (r: RpcReply<unknown>): void => {
+          clock.clearTimeout(timer);
+          resolve(r);
+        };
+        if (tellExpress(self as ActorRef<BrokerMsg>, { type: 'request', session, req, reply }) !== 'delivered') {
+          clock.clearTimeout(timer);
+          resolve(fail('notLeader', `capacity broker of epoch ${session.epoch} is not running`, true));
+        }
+      });
     },
     get epoch() {
       const s = control.current;

@@ -2,7 +2,7 @@
 // by compare-and-set, and a proxy on every node that speaks the local broker's CapacityMsg.
 export { startClusterBroker, BROKER_QUEUE } from './cluster-broker.ts';
 export type { ClusterBroker, ClusterBrokerOptions } from './cluster-broker.ts';
-export { spawnCapacityProxy } from './capacity-proxy.ts';
+export { pushToProxy, spawnCapacityProxy } from './capacity-proxy.ts';
 export type { CapacityProxyOptions } from './capacity-proxy.ts';
 export { createManualLeadership } from './leadership.ts';
 export type { Leadership, ManualLeadership } from './leadership.ts';
