@@ -129,6 +129,24 @@ test('capacity - raising a limit through a proxy wakes waiters at once; a bad li
   t.deepEqual(h.violations, []);
 });
 
+// Known failure: the proxy hands setLimit to its own node's broker in process (localBroker), which,
+// unlike the bus, does not parse it: a limit of -2 is written to KV and the pool's record becomes
+// unreadable. No caller sends setLimit yet. Remove `.failing` when ClusterBroker.request (or the
+// proxy) refuses what BrokerRequest refuses.
+test.failing("capacity - a bad limit is refused by the proxy's own broker in process too", async (t) => {
+  const h = await withHarness(t, 1);
+  const a = h.broker('broker-a');
+  a.leadership.elect(1);
+  const proxy = h.proxy('node-a', { localBroker: a.broker });
+  await h.settle();
+  const first = h.holder(proxy, 'default/h1');
+  await acquireAll(h, [first]);
+  setLimit(proxy, -2);
+  await h.settle();
+  t.deepEqual(h.violations, []);
+  t.is((await h.record())?.limit, 1);
+});
+
 test('capacity - exempt holders pass a full pool and are not counted', async (t) => {
   const { h, proxies: [proxy] } = await oneBroker(t, 1);
   const [h1, vm1, vm2, h2] = ['h1', 'vm1', 'vm2', 'h2'].map((k) => h.holder(proxy!, `default/${k}`));
@@ -149,6 +167,17 @@ test('capacity - exempt holders pass a full pool and are not counted', async (t)
   t.deepEqual(h.violations, []);
 });
 
+// Known failure, found by the FIFO property: reconcile() stops at the first candidate that does not
+// fit, so an exempt acquire behind a waiter in a full pool is queued too. Remove `.failing` when
+// exempt candidates are granted past a blocked waiter.
+test.failing('capacity - an exempt holder passes a full pool even when others wait', async (t) => {
+  const { h, proxies: [proxy] } = await oneBroker(t, 1);
+  const [h1, h2, vm] = ['h1', 'h2', 'vm'].map((k) => h.holder(proxy!, `default/${k}`));
+  await acquireAll(h, [h1!, h2!]);
+  await acquireAll(h, [vm!], { exempt: true });
+  t.deepEqual([h1, h2, vm].map((x) => x!.state), ['granted', 'queued', 'granted']);
+});
+
 test('capacity - starting a broker or proxy with a bad limit or TTL fails at once', async (t) => {
   const h = await withHarness(t, 1);
   const start = (o: { limits?: Record<string, number>; defaultLimit?: number; ttlMs?: number }) => () =>
@@ -159,6 +188,26 @@ test('capacity - starting a broker or proxy with a bad limit or TTL fails at onc
   t.throws(start({ ttlMs: Number.POSITIVE_INFINITY }), { instanceOf: RangeError, message: /ttlMs/ });
   t.throws(() => spawnCapacityProxy(h.system, { transport: h.bus.connect('bad'), node: 'bad', ttlMs: 0 }), { instanceOf: RangeError, message: /ttlMs/ });
   t.falsy(h.system.registry.list().find((a) => a.path.endsWith('/bad')), 'nothing was spawned');
+});
+
+test('capacity - pools are independent, a new pool takes the default limit, Infinity means no limit', async (t) => {
+  const { h, proxies: [proxy] } = await oneBroker(t, 1);
+  const OTHER = 'fixture:other';
+  const heard = new Map<string, string[]>();
+  const acquire = (holder: string, pool: string) => {
+    heard.set(holder, []);
+    tell(proxy!, { type: 'acquire', holder, pool, operation: 'provisioning', exempt: false, notify: (n) => heard.get(holder)!.push(n.type) });
+  };
+  for (const [holder, pool] of [['h1', POOL], ['h2', OTHER], ['h3', OTHER]] as const) {
+    acquire(holder, pool);
+    await h.settle();
+  }
+  t.deepEqual([...heard.values()], [['slotGranted'], ['slotGranted'], ['slotQueued']], 'a full pool does not hold up another');
+  tell(proxy!, { type: 'setLimit', pool: OTHER, limit: Number.POSITIVE_INFINITY });
+  await h.settle();
+  t.deepEqual(heard.get('h3'), ['slotQueued', 'slotGranted']);
+  const f = await figures(proxy!);
+  t.deepEqual(f.pools.map((p) => [p.pool, p.limit, p.inUse]), [['fixture:other', Number.POSITIVE_INFINITY, 2], [POOL, 1, 1]]);
 });
 
 test('capacity - a pool without a limit grants at once and writes no grant to KV', async (t) => {
