@@ -19,7 +19,7 @@ import { startNatsServer } from '../support/nats-server.ts';
 import { bmh, secret } from '../support/node.ts';
 import { waitUntil } from '../support/wait.ts';
 import type { KubeObject } from '../support/kube-api/index.ts';
-import { startApi, stateOf } from '../kube/support/kube-node.ts';
+import { createWithOwners, startApi, stateOf } from '../kube/support/kube-node.ts';
 import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import { startMaasSim } from '../../src/sim/maas/index.ts';
 
@@ -124,14 +124,3 @@ test('cluster kube - two nodes on one Kubernetes: each host and each MAAS cluste
     await rm(dir, { recursive: true, force: true });
   }
 });
-
-// The API server wants an owner reference's uid; clusterctl fills it from the owner it created.
-function createWithOwners(api: { create(o: KubeObject): KubeObject }, objects: unknown[]): void {
-  const uids = new Map<string, string>();
-  for (const raw of objects as KubeObject[]) {
-    const meta = raw.metadata as { ownerReferences?: Array<{ kind: string; name: string; uid?: string }> };
-    if (meta.ownerReferences) meta.ownerReferences = meta.ownerReferences.map((r) => ({ ...r, uid: uids.get(`${r.kind}/${r.name}`) ?? '00000000-0000-0000-0000-000000000000' }));
-    const created = api.create(raw);
-    uids.set(`${String(created.kind)}/${String(created.metadata?.name)}`, String((created.metadata as { uid?: string }).uid));
-  }
-}

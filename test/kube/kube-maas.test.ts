@@ -4,7 +4,7 @@ import test from 'ava';
 import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import { waitUntil } from '../support/wait.ts';
 import type { KubeApiServer, KubeObject } from '../support/kube-api/index.ts';
-import { applyFile, startApi, startKubeNode } from './support/kube-node.ts';
+import { applyFile, createWithOwners, startApi, startKubeNode } from './support/kube-node.ts';
 import type { KubeTestNode } from './support/kube-node.ts';
 
 type MachineStatus = { ready?: boolean; machineState?: string; addresses?: Array<{ type: string; address: string }> };
@@ -15,17 +15,6 @@ const get = (api: KubeApiServer, resource: string, key: string): Obj | undefined
   return api.get({ resource, namespace, name }) as Obj | undefined;
 };
 const machineStatus = (api: KubeApiServer, key: string) => get(api, 'maasmachines', key)?.status as MachineStatus | undefined;
-
-// The API server wants an owner reference's uid; clusterctl fills it from the owner it created.
-function createAll(api: KubeApiServer, objects: unknown[]): void {
-  const uids = new Map<string, string>();
-  for (const raw of objects as KubeObject[]) {
-    const meta = raw.metadata as { ownerReferences?: Array<{ kind: string; name: string; uid?: string }> };
-    if (meta.ownerReferences) meta.ownerReferences = meta.ownerReferences.map((r) => ({ ...r, uid: uids.get(`${r.kind}/${r.name}`) ?? '00000000-0000-0000-0000-000000000000' }));
-    const created = api.create(raw);
-    uids.set(`${String(created.kind)}/${String(created.metadata?.name)}`, String((created.metadata as { uid?: string }).uid));
-  }
-}
 
 async function withMaas(fn: (api: KubeApiServer, it: KubeTestNode) => Promise<void>): Promise<void> {
   const api = await startApi();
@@ -62,7 +51,7 @@ test('kube maas - create, update and delete drive the MAAS actors: a late bootst
   await withMaas(async (api, it) => {
     const objects = generateMaasCluster({ namespace: 'capi', controlPlane: 1, workers: 1 });
     const bootstrap = objects.find((o) => (o as KubeObject).kind === 'Secret' && String((o as KubeObject).metadata?.name).startsWith('demo-worker-0')) as KubeObject;
-    createAll(api, objects.filter((o) => o !== bootstrap));
+    createWithOwners(api, objects.filter((o) => o !== bootstrap));
     await waitUntil(() => machineStatus(api, 'capi/demo-cp-0')?.ready === true, 30_000, 'control plane ready');
     // The worker waits for its bootstrap data: nothing deploys without it.
     t.not(machineStatus(api, 'capi/demo-worker-0')?.ready, true);

@@ -91,3 +91,14 @@ export function hostStatus(api: KubeApiServer, key: string): HostStatus | undefi
 export function stateOf(api: KubeApiServer, key: string): string | undefined {
   return hostStatus(api, key)?.provisioning?.state;
 }
+
+/** Creates the objects in order, filling owner references' uids as clusterctl would (the API server wants them). */
+export function createWithOwners(api: KubeApiServer, objects: unknown[]): void {
+  const uids = new Map<string, string>();
+  for (const raw of objects as KubeObject[]) {
+    const meta = raw.metadata as { ownerReferences?: Array<{ kind: string; name: string; uid?: string }> };
+    if (meta.ownerReferences) meta.ownerReferences = meta.ownerReferences.map((r) => ({ ...r, uid: uids.get(`${r.kind}/${r.name}`) ?? '00000000-0000-0000-0000-000000000000' }));
+    const created = api.create(raw);
+    uids.set(`${String(created.kind)}/${String(created.metadata?.name)}`, String((created.metadata as { uid?: string }).uid));
+  }
+}
