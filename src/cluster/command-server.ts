@@ -7,7 +7,7 @@
 import { shardOf } from '../api/index.ts';
 import { fail, ok, serve, subjects as defaultSubjects, type Subjects } from '../bus/index.ts';
 import { HostCommand } from '../bus/messages/index.ts';
-import type { HostStore, Logger, Transport } from '../ports/index.ts';
+import type { HostStore, Logger, ObjectStore, Transport } from '../ports/index.ts';
 import { handleCommand } from './commands/index.ts';
 
 /** The queue group every node's command server joins (one group per cluster subject prefix). */
@@ -17,6 +17,8 @@ export interface CommandServerOptions {
   readonly transport: Transport;
   /** The cluster's shared host store (NATS KV or Kubernetes): any node's write is every node's. */
   readonly store: HostStore;
+  /** The cluster's shared object store, on nodes that run MAAS: commands on MaasMachines. */
+  readonly objects?: ObjectStore | undefined;
   readonly shardCount: number;
   readonly log: Logger;
   readonly subjects?: Subjects;
@@ -40,7 +42,7 @@ export function startCommandServer(options: CommandServerOptions): CommandServer
     if (subjects.commandShard(subject) !== home) {
       return fail('invalid', `host ${cmd.host} belongs to shard ${home}; publish on ${subjects.command(home)}`);
     }
-    const outcome = await handleCommand(options.store, cmd);
+    const outcome = await handleCommand(options.store, cmd, options.objects);
     if (outcome.ok) {
       log.info({ host: cmd.host, shard: home, command: cmd.type, requestId: cmd.requestId, applied: outcome.reply.applied }, 'command recorded');
       return ok(outcome.reply);

@@ -189,7 +189,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
       onShardStarted: (shard, fence) => maas?.acquired(shard, fence),
       onShardStopped: (shard) => maas?.stopped(shard),
     });
-    const commands: CommandServer = startCommandServer({ transport, store, shardCount: config.shardCount, log });
+    const commands: CommandServer = startCommandServer({ transport, store, objects, shardCount: config.shardCount, log });
 
     const singleton = await startSingleton({
       bucket: leaseBucket, key: BROKER_LEASE_KEY, holder: name, ttlMs: timing.leaseTtlMs, clock, log,

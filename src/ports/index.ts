@@ -6,7 +6,7 @@ export type { Logger } from './logger.ts';
 export { silentLogger } from './logger.ts';
 export { invoke } from './invoke.ts';
 export type { ObjectEvent, ObjectKind, ObjectStore, StoredObject } from './object-store.ts';
-export { objectKey } from './object-store.ts';
+export { objectKey, patchedAnnotations } from './object-store.ts';
 export type { DnsRecord, MaasDriver } from './maas-driver.ts';
 export type { KvBucket, KvBucketOptions, KvEntry, KvEvent, KvWatchOptions } from './kv-bucket.ts';
 export { KvConflict, KvUnavailable } from './kv-bucket.ts';

@@ -38,10 +38,34 @@ export interface ObjectStore {
   writeStatus(kind: ObjectKind, key: string, status: Record<string, unknown>, fence?: Fence): Promise<void>;
   // Top-level spec fields to set; null removes one.
   patchSpec(kind: ObjectKind, key: string, patch: Record<string, unknown>, fence?: Fence): Promise<void>;
+  /**
+   * Annotations to set (a string) or remove (null), as `kubectl annotate` does; nothing else of
+   * the object changes. How a command records its intent on an object. Resolves true when the
+   * object changed, false when it already was so.
+   */
+  patchAnnotations(kind: ObjectKind, key: string, annotations: Readonly<Record<string, string | null>>, fence?: Fence): Promise<boolean>;
   addFinalizer(kind: ObjectKind, key: string, finalizer: string, fence?: Fence): Promise<void>;
   removeFinalizer(kind: ObjectKind, key: string, finalizer: string, fence?: Fence): Promise<void>;
   /** Fenced writes this store has refused with StaleFence since it opened (for metrics). */
   staleFenceRefusals?(): number;
+}
+
+/** The annotations after a patch (null removes), or null when the patch changes nothing. */
+export function patchedAnnotations(current: Readonly<Record<string, string>> | undefined, patch: Readonly<Record<string, string | null>>): Record<string, string> | null {
+  const next: Record<string, string> = { ...(current ?? {}) };
+  let changed = false;
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) {
+      if (k in next) {
+        delete next[k];
+        changed = true;
+      }
+    } else if (next[k] !== v) {
+      next[k] = v;
+      changed = true;
+    }
+  }
+  return changed ? next : null;
 }
 
 export function objectKey(o: Pick<StoredObject, 'metadata'>): string {

@@ -1,7 +1,7 @@
 // Commands on a MaasMachine as the pure machine sees them: annotations on the typed object
 // (metalfleet.io/power-off, metalfleet.io/release, cluster.x-k8s.io/paused), read on every step.
 import test from 'ava';
-import type { MaasMachineObject, MaasMachineStep } from '../../src/machines/maas-machine/index.ts';
+import type { MaasMachineObject, MaasMachinePhase, MaasMachineStep } from '../../src/machines/maas-machine/index.ts';
 import { POWER_OFF_ANNOTATION, POWERED_OFF_ON_REQUEST, RELEASE_ANNOTATION } from '../../src/machines/maas-machine/index.ts';
 import { T0, calls, condition, deploying, grant, maasMachine, observe, reply, start, tick, types, view, world } from './maas-fixtures.ts';
 
@@ -127,7 +127,7 @@ test('maas commands - release: a deployed machine is released with a release slo
 
 test('maas commands - release table: where the machine is decides what happens', (t) => {
   const released = { kind: 'done', machine: view('Releasing', 'off') } as const;
-  const rows: Array<{ name: string; run: () => MaasMachineStep; calls: unknown[]; phase: string; message?: RegExp }> = [
+  const rows: Array<{ name: string; run: () => MaasMachineStep; calls: unknown[]; phase: MaasMachinePhase; message?: RegExp }> = [
     {
       name: 'deploying: the deploy slot it holds covers the release, which starts at once',
       run: () => {

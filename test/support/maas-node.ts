@@ -4,7 +4,7 @@ import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { createMaasClient } from '../../src/adapters/maas/client/index.ts';
 import { createMaasDriver } from '../../src/adapters/maas/driver/index.ts';
 import { createMemoryObjectStore, openLocalStore } from '../../src/adapters/store/index.ts';
-import type { MemoryObjectStore } from '../../src/adapters/store/index.ts';
+import type { LocalStore, MemoryObjectStore } from '../../src/adapters/store/index.ts';
 import { validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
 import type { MaasMachineConfig } from '../../src/machines/maas-machine/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
@@ -15,6 +15,8 @@ import type { MaasSim, MaasSimOptions } from '../../src/sim/maas/index.ts';
 export interface MaasTestNode {
   node: LocalNode;
   store: MemoryObjectStore;
+  /** The node's host store (BareMetalHosts), e.g. for a command server next to the node. */
+  hosts: LocalStore;
   sim: MaasSim;
   stop(): Promise<void>;
 }
@@ -36,7 +38,7 @@ export async function startMaasNode(o: { limit?: number; sim?: MaasSimOptions; c
     maas: { driver: createMaasDriver(client), clusterResyncMs: 200, config: { deployingPollMs: 30, steadyPollMs: 100, powerOnRequeueMs: 100, backoffBaseMs: 50, backoffMaxMs: 500, ...o.config } },
   });
   return {
-    node, store, sim,
+    node, store, hosts, sim,
     async stop() {
       await node.stop();
       client.close();

@@ -1,6 +1,6 @@
 import type { Secret } from '../../api/secret.ts';
 import type { Fence, FenceOptions, Logger, ObjectEvent, ObjectKind, ObjectStore, StoredObject } from '../../ports/index.ts';
-import { FenceRefusals, StoreError } from '../../ports/index.ts';
+import { FenceRefusals, patchedAnnotations, StoreError } from '../../ports/index.ts';
 import type { JsonObject } from './merge-patch.ts';
 import { isPlainObject, mergePatchDiff } from './merge-patch.ts';
 import type { ObjectWriter } from './object-writer.ts';
@@ -122,6 +122,16 @@ export class KubeObjectStore implements ObjectStore {
       const diff = mergePatchDiff(spec, desired);
       return Object.keys(diff).length > 0 ? { spec: diff } : null;
     }, { what, precondition: true, ...(fence ? { fence } : {}) }));
+  }
+
+  async patchAnnotations(kind: ObjectKind, key: string, patch: Readonly<Record<string, string | null>>, fence?: Fence): Promise<boolean> {
+    let changed = false;
+    await this.counted(this.writer(kind, 'annotating').mutate(key, (current) => {
+      changed = patchedAnnotations(current.metadata.annotations, patch) !== null;
+      // A merge patch of metadata.annotations: only the keys given, null deleting one.
+      return changed ? { metadata: { annotations: { ...patch } } } : null;
+    }, { what: `annotating ${kind} ${key}`, precondition: false, ...(fence ? { fence } : {}) }));
+    return changed;
   }
 
   async addFinalizer(kind: ObjectKind, key: string, finalizer: string, fence?: Fence): Promise<void> {

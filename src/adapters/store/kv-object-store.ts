@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Secret } from '../../api/secret.ts';
 import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, ObjectEvent, ObjectKind, ObjectStore, StoredObject, Transport } from '../../ports/index.ts';
-import { FenceRefusals, KvConflict, objectKey, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
+import { FenceRefusals, KvConflict, objectKey, patchedAnnotations, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
 import { hostKeyFromKv, hostKvKey } from './nats-keys.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import type { ObjectIssue, ObjectValidator } from './object-store.ts';
@@ -222,6 +222,19 @@ class KvObjects implements KvObjectStore {
       }
       return { ...o, metadata: { ...o.metadata, generation: (o.metadata.generation ?? 1) + 1 }, spec };
     });
+  }
+
+  async patchAnnotations(kind: ObjectKind, key: string, patch: Readonly<Record<string, string | null>>, fence?: Fence): Promise<boolean> {
+    let changed = false;
+    await this.mutate(kind, key, fence, 'annotating', (o) => {
+      const annotations = patchedAnnotations(o.metadata.annotations, patch);
+      // Decided on the version the compare-and-set writes over, so a repeat is told as one.
+      changed = annotations !== null;
+      if (annotations === null) return null;
+      const { annotations: _old, ...metadata } = o.metadata;
+      return { ...o, metadata: { ...metadata, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) } };
+    });
+    return changed;
   }
 
   async addFinalizer(kind: ObjectKind, key: string, finalizer: string, fence?: Fence): Promise<void> {

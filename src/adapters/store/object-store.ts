@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Secret } from '../../api/secret.ts';
 import type { Fence, FenceOptions, ObjectEvent, ObjectKind, ObjectStore, StoredObject } from '../../ports/index.ts';
-import { FenceRefusals, objectKey, StaleFence, StoreError } from '../../ports/index.ts';
+import { FenceRefusals, objectKey, patchedAnnotations, StaleFence, StoreError } from '../../ports/index.ts';
 
 export interface ObjectIssue {
   readonly index: number;
@@ -112,6 +112,16 @@ export function createMemoryObjectStore(o: MemoryObjectStoreOptions = {}): Memor
         else spec[k] = v;
       }
       replace(kind, key, { ...cur, metadata: { ...cur.metadata, generation: (cur.metadata.generation ?? 1) + 1 }, spec }, 'spec');
+    },
+    async patchAnnotations(kind, key, patch, fence) {
+      const cur = must(kind, key);
+      admit(kind, key, fence, 'annotating');
+      const annotations = patchedAnnotations(cur.metadata.annotations, patch);
+      if (annotations === null) return false;
+      // Metadata only: the generation stays, as the API server keeps it.
+      const { annotations: _old, ...metadata } = cur.metadata;
+      replace(kind, key, { ...cur, metadata: { ...metadata, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) } }, 'spec');
+      return true;
     },
     async addFinalizer(kind, key, finalizer, fence) {
       const cur = must(kind, key);

@@ -17,7 +17,7 @@
  *
  * | field       | type                    | notes                                                        |
  * |-------------|-------------------------|--------------------------------------------------------------|
- * | `type`      | string, required        | `powerOn`, `powerOff`, `reboot`, `inspect`, `reprovision`, `pause`, `unpause`, `detach`, `delete` |
+ * | `type`      | string, required        | `powerOn`, `powerOff`, `reboot`, `inspect`, `reprovision`, `pause`, `unpause`, `detach`, `delete`, `release` |
  * | `host`      | string, required        | `"<namespace>/<name>"`: a DNS-1123 label and a DNS-1123 subdomain, e.g. `"metal3/worker-0"` |
  * | `requestId` | string, optional        | 1–64 printable ASCII characters, no spaces; send the same id when retrying |
  * | `reason`    | string, optional        | at most 256 characters; for logs and events                  |
@@ -35,10 +35,27 @@
  * - `pause` / `unpause`: sets / removes `baremetalhost.metal3.io/paused`.
  * - `detach`: sets `baremetalhost.metal3.io/detached: ""`.
  * - `delete`: deletes the host (it stays, terminating, until deprovisioned and removed from the backend).
+ * - `release`: MaasMachines only (below); refused (`invalid`) for a BareMetalHost.
+ *
+ * MaasMachines. When `host` names no BareMetalHost but a MaasMachine (Cluster API MAAS provider)
+ * of that namespace/name, the command is recorded on the MaasMachine as an annotation, which its
+ * actor reads (src/machines/maas-machine/intents.ts). A MaasMachine takes these, and refuses the
+ * others (`reboot`, `inspect`, `reprovision`, `detach`, `delete`) with `invalid`:
+ *
+ * | command    | annotation                                   | what happens                                                   |
+ * |------------|----------------------------------------------|----------------------------------------------------------------|
+ * | `powerOff` | sets `metalfleet.io/power-off: ""`           | the deployed MAAS machine is powered off and kept off: CAPMAAS's power-on of a Deployed machine found off is suspended for it; status: `ready` false, `MachineDeployed` False with reason `MachinePoweredOffOnRequest`. A machine not deployed yet deploys first. |
+ * | `powerOn`  | removes `metalfleet.io/power-off`            | the keep-on loop powers it on again; ready once seen on        |
+ * | `release`  | sets `metalfleet.io/release: <requestId>` (`""` without one) | the MAAS machine is released back to MAAS (under a release slot, as on delete) and the MaasMachine is failed as CAPMAAS fails a machine it lost: `failureReason: UpdateError`, `failureMessage: MAAS machine <id> was released by command <requestId>`, `MachineDeployed` False/`MachineTerminatedReason`; `spec.providerID` is kept, so Cluster API's MachineHealthCheck replaces the Machine. Not undone by removing the annotation. |
+ * | `pause` / `unpause` | sets / removes `cluster.x-k8s.io/paused` | Cluster API's pause of this object: no MAAS call, no slot asked for, until unpaused (a paused Cluster pauses it too) |
+ *
+ * On a MaasMachine being deleted, or failed (failureReason set), power commands and release are
+ * refused with `conflict`. The reply's `state` is the MaasMachine's `status.machineState` (MAAS's
+ * `status_name`, e.g. `Deployed`), or `""` before it has a MAAS machine.
  *
  * Reply (`HostCommandReply`): `{ host, command, applied, state, message }`. `applied` is false
  * when the intent was already recorded (a repeat, e.g. a retry with the same `requestId`);
- * `state` is the host's provisioning state when the reply was made.
+ * `state` is the host's provisioning state when the reply was made (a MaasMachine: its MAAS state, above).
  *
  * Error (`HostCommandError`): `{ code, message, retryable }` with code `notFound` (no such host),
  * `invalid` (the request does not match this schema, or asks for a spec the host cannot have),
@@ -112,16 +129,17 @@ export const PauseCommand = z.strictObject({ type: z.literal('pause'), ...common
 export const UnpauseCommand = z.strictObject({ type: z.literal('unpause'), ...common });
 export const DetachCommand = z.strictObject({ type: z.literal('detach'), ...common });
 export const DeleteCommand = z.strictObject({ type: z.literal('delete'), ...common });
+export const ReleaseCommand = z.strictObject({ type: z.literal('release'), ...common });
 
 export const HOST_COMMAND_TYPES = [
-  'powerOn', 'powerOff', 'reboot', 'inspect', 'reprovision', 'pause', 'unpause', 'detach', 'delete',
+  'powerOn', 'powerOff', 'reboot', 'inspect', 'reprovision', 'pause', 'unpause', 'detach', 'delete', 'release',
 ] as const;
 export const HostCommandType = z.enum(HOST_COMMAND_TYPES);
 export type HostCommandType = z.infer<typeof HostCommandType>;
 
 export const HostCommand = z.discriminatedUnion('type', [
   PowerOnCommand, PowerOffCommand, RebootCommand, InspectCommand, ReprovisionCommand,
-  PauseCommand, UnpauseCommand, DetachCommand, DeleteCommand,
+  PauseCommand, UnpauseCommand, DetachCommand, DeleteCommand, ReleaseCommand,
 ], { error: (issue) => (issue.code === 'invalid_union' ? `must be one of ${HOST_COMMAND_TYPES.join(', ')}` : undefined) });
 /** A validated command (defaults filled in: a reboot always has its mode). */
 export type HostCommand = z.infer<typeof HostCommand>;
@@ -129,13 +147,22 @@ export type HostCommand = z.infer<typeof HostCommand>;
 export type HostCommandInput = z.input<typeof HostCommand>;
 export type RebootMode = z.infer<typeof RebootMode>;
 
+/** MAAS's node status names (`status_name`, reference/capmaas.md §3.4): a MaasMachine's state in a reply. */
+export const MAAS_STATE_NAMES = [
+  'New', 'Commissioning', 'Failed commissioning', 'Missing', 'Ready', 'Reserved', 'Deployed', 'Retired', 'Broken',
+  'Deploying', 'Allocated', 'Failed deployment', 'Releasing', 'Releasing failed', 'Disk erasing', 'Failed disk erasing',
+  'Rescue mode', 'Entering rescue mode', 'Failed to enter rescue mode', 'Exiting rescue mode', 'Failed to exit rescue mode',
+  'Testing', 'Failed testing',
+] as const;
+export const MaasStateName = z.enum(MAAS_STATE_NAMES);
+
 export const HostCommandReply = z.strictObject({
   host: HostKey,
   command: HostCommandType,
   /** False when the intent was already recorded: a repeat changed nothing. */
   applied: z.boolean(),
-  /** The host's provisioning state when the reply was made. */
-  state: ProvisioningState,
+  /** The host's provisioning state when the reply was made; for a MaasMachine, its MAAS state name. */
+  state: z.union([ProvisioningState, MaasStateName]),
   message: z.string(),
 });
 export type HostCommandReply = z.infer<typeof HostCommandReply>;

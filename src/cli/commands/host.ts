@@ -24,6 +24,8 @@ export const HOST_ACTIONS = {
   unpause: 'unpause',
   detach: 'detach',
   delete: 'delete',
+  // MaasMachines only (as power-on, power-off, pause and unpause also are).
+  release: 'release',
 } as const satisfies Record<string, HostCommandType>;
 export type HostAction = keyof typeof HOST_ACTIONS;
 
@@ -121,9 +123,9 @@ export function register(program: Command): void {
       .command('host')
       // `cmd` is the name the introspection CLI lists it under (metalfleet cmd ACTION HOST...).
       .alias('cmd')
-      .description('send a command to hosts through the node that owns each: power-on, power-off, reboot, inspect, reprovision, pause, unpause, detach or delete; a reply means the intent is recorded (watch the status for the result)')
+      .description('send a command to hosts through any node: power-on, power-off, reboot, inspect, reprovision, pause, unpause, detach or delete for a BareMetalHost; power-on, power-off, release, pause or unpause for a MaasMachine; a reply means the intent is recorded (watch the status for the result)')
       .argument('<action>', Object.keys(HOST_ACTIONS).join(' | '))
-      .argument('<hosts...>', 'hosts as NAMESPACE/NAME')
+      .argument('<hosts...>', 'BareMetalHosts or MaasMachines as NAMESPACE/NAME')
       .option('--mode <mode>', 'reboot only: soft (default) or hard')
       .option('--request-id <id>', 'an id for this request (1-64 printable ASCII characters, no spaces); give the same one when retrying')
       .option('--reason <text>', 'why, for logs and events (at most 256 characters)')
@@ -132,7 +134,7 @@ export function register(program: Command): void {
   )
     // Commander's own usage errors (missing host, unknown flag) exit 2 like ours; help exits 0.
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
-    .addHelpText('after', '\nExamples:\n  metalfleet host power-off metal3/worker-0 --nats nats://127.0.0.1:4222\n  metalfleet host reboot metal3/worker-0 metal3/worker-1 --mode hard --reason "stuck in BIOS"\n')
+    .addHelpText('after', '\nExamples:\n  metalfleet host power-off metal3/worker-0 --nats nats://127.0.0.1:4222\n  metalfleet host reboot metal3/worker-0 metal3/worker-1 --mode hard --reason "stuck in BIOS"\n  metalfleet host release default/c1-md-0-x7k2p --request-id rma-1234   # a MaasMachine: released, failed, replaced by Cluster API\n')
     .action(async (action: string, hosts: string[], flags: HostFlags) => {
       const cmds = buildHostCommands(action, hosts, flags);
       const shardCount = flags.shards ?? readEnv().METALFLEET_SHARDS;

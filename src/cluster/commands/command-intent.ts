@@ -62,6 +62,8 @@ export function intentFor(host: Host, cmd: HostCommand): CommandIntent {
       return detach(host, key);
     case 'delete':
       return accept('delete', deleteMessage(host, key));
+    case 'release':
+      return refuse('invalid', `${key} is a BareMetalHost; release applies to MaasMachines only — to give this host back, remove spec.image (it deprovisions) or send delete`);
   }
 }
 

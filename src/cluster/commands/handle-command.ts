@@ -1,7 +1,8 @@
-import type { BareMetalHost, ProvisioningState } from '../../api/index.ts';
-import type { HostCommand, HostCommandError, HostCommandReply } from '../../bus/messages/index.ts';
-import { StoreError, type HostStore } from '../../ports/index.ts';
+import { MaasMachine, type BareMetalHost, type ProvisioningState } from '../../api/index.ts';
+import { MaasStateName, type HostCommand, type HostCommandError, type HostCommandReply } from '../../bus/messages/index.ts';
+import { StoreError, type HostStore, type ObjectStore } from '../../ports/index.ts';
 import { intentFor } from './command-intent.ts';
+import { maasIntentFor } from './maas-command-intent.ts';
 
 /**
  * What a command came to: the reply for the sender, or an error it can act on. `error` is exactly
@@ -15,8 +16,10 @@ export type CommandOutcome =
  * Applies one validated command through the store, so it is recorded exactly as a spec or
  * annotation change is (the host's actor reacts to the store's watch event). Never throws.
  * Safe to repeat: a command whose intent is already recorded replies with applied: false.
+ * With `objects` (a node running MAAS), a key that is no BareMetalHost but a MaasMachine gets
+ * the command as an annotation on the MaasMachine (maas-command-intent.ts).
  */
-export async function handleCommand(store: HostStore, cmd: HostCommand): Promise<CommandOutcome> {
+export async function handleCommand(store: HostStore, cmd: HostCommand, objects?: ObjectStore): Promise<CommandOutcome> {
   const key = cmd.host;
   let host: BareMetalHost | undefined;
   try {
@@ -24,7 +27,7 @@ export async function handleCommand(store: HostStore, cmd: HostCommand): Promise
   } catch (err) {
     return storeFailure(store, cmd, err, 'reading the host');
   }
-  if (host === undefined) return notFound(cmd);
+  if (host === undefined) return objects ? maasCommand(objects, cmd) : notFound(cmd);
 
   let decision = intentFor(host, cmd);
   // Any node takes a command, and its cache may lag the owner's latest write by a watch
@@ -69,6 +72,56 @@ export async function handleCommand(store: HostStore, cmd: HostCommand): Promise
   }
 }
 
+// A MaasMachine's command: recorded as an annotation through the object store. A repeat (the
+// annotation already there, or put there by another node in between) is applied: false.
+async function maasCommand(objects: ObjectStore, cmd: HostCommand): Promise<CommandOutcome> {
+  const key = cmd.host;
+  let stored;
+  try {
+    stored = await objects.get('MaasMachine', key);
+  } catch (err) {
+    return objectFailure(objects, cmd, err, 'reading the MaasMachine');
+  }
+  if (stored === undefined) return notFound(cmd, undefined, true);
+  const parsed = MaasMachine.safeParse(stored);
+  if (!parsed.success) {
+    return failure('conflict', `MaasMachine ${key} does not parse (${parsed.error.issues[0]?.message ?? 'invalid'} at ${parsed.error.issues[0]?.path.join('.') ?? ''}), so its machine cannot act on ${cmd.type}; apply a valid MaasMachine first`, false);
+  }
+  const decision = maasIntentFor(parsed.data, cmd);
+  if (!decision.ok) return failure(decision.code, decision.message, false);
+  const reply = (applied: boolean, mm: MaasMachine): CommandOutcome => ({
+    ok: true,
+    reply: { host: key, command: cmd.type, applied, state: maasStateOf(mm), message: decision.message },
+  });
+  if (decision.alreadyApplied) return reply(false, parsed.data);
+  let changed: boolean;
+  try {
+    changed = await objects.patchAnnotations('MaasMachine', key, decision.annotations);
+  } catch (err) {
+    return objectFailure(objects, cmd, err, 'recording the intent');
+  }
+  const now = await objects.get('MaasMachine', key).then((o) => (o ? MaasMachine.safeParse(o).data : undefined), () => undefined);
+  return reply(changed, now ?? parsed.data);
+}
+
+/** MAAS's state name of the machine, for the reply; "" before it has one (or one we do not know). */
+function maasStateOf(mm: MaasMachine): HostCommandReply['state'] {
+  const state = MaasStateName.safeParse(mm.status?.machineState);
+  return state.success ? state.data : '';
+}
+
+async function objectFailure(objects: ObjectStore, cmd: HostCommand, err: unknown, doing: string): Promise<CommandOutcome> {
+  const what = `${cmd.type} for MaasMachine ${cmd.host}`;
+  if (err instanceof StoreError) {
+    if (err.retryable) return failure('unavailable', `${what}: the object store failed while ${doing} (${err.message}); send the same command again`, true, err);
+    const gone = await objects.get('MaasMachine', cmd.host).then((o) => o === undefined, () => false);
+    if (gone) return notFound(cmd, err, true);
+    return failure('conflict', `${what} was refused by the object store while ${doing}: ${err.message}`, false, err);
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return failure('unavailable', `${what} failed unexpectedly while ${doing} (${message}); the node's log has details`, false, err);
+}
+
 function stateOf(host: BareMetalHost): ProvisioningState {
   return host.status?.provisioning.state ?? '';
 }
@@ -77,8 +130,9 @@ function failure(code: HostCommandError['code'], message: string, retryable: boo
   return { ok: false, error: { code, message, retryable }, ...(cause === undefined ? {} : { cause }) };
 }
 
-function notFound(cmd: HostCommand, cause?: unknown): CommandOutcome {
-  return failure('notFound', `BareMetalHost ${cmd.host} not found (never applied, or deleted); check the namespace and name`, false, cause);
+function notFound(cmd: HostCommand, cause?: unknown, maas = false): CommandOutcome {
+  const what = maas ? `no BareMetalHost or MaasMachine ${cmd.host}` : `BareMetalHost ${cmd.host} not found`;
+  return failure('notFound', `${what} (never applied, or deleted); check the namespace and name`, false, cause);
 }
 
 // StoreError says whether to retry. A refused write may mean the host went away meanwhile: then

@@ -19,8 +19,8 @@ export const POWER_OFF_ANNOTATION = 'metalfleet.io/power-off';
  */
 export const RELEASE_ANNOTATION = 'metalfleet.io/release';
 
-/** Cluster API's pause of one object; the machine already stops all work while it is set. */
-export const CAPI_PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
+/** Cluster API's pause of one object; the machine stops all work while it is set (world.ts). */
+export { CAPI_PAUSED_ANNOTATION } from '../../api/index.ts';
 
 /** MachineDeployed's reason while the machine is held off by POWER_OFF_ANNOTATION. */
 export const POWERED_OFF_ON_REQUEST = 'MachinePoweredOffOnRequest';

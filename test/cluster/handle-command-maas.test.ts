@@ -1,0 +1,150 @@
+// Host commands on MaasMachines: recorded as annotations on the MaasMachine through the object
+// store (memory here), exactly as `kubectl annotate` would; the MaasMachine's actor acts on them.
+import test from 'ava';
+import { createMemoryObjectStore, openLocalStore, type MemoryObjectStore } from '../../src/adapters/store/index.ts';
+import { validateMaasMachine } from '../../src/api/index.ts';
+import { createMemoryBus } from '../../src/bus/index.ts';
+import { HostCommand, HostCommandError, HostCommandReply, type HostCommandInput } from '../../src/bus/messages/index.ts';
+import { handleCommand, MAAS_MACHINE_COMMANDS, type CommandOutcome } from '../../src/cluster/commands/index.ts';
+import type { HostStore, ObjectEvent } from '../../src/ports/index.ts';
+import { bmh, secret } from '../support/node.ts';
+
+const KEY = 'capi/demo-worker-0';
+
+function maasMachine(o: { annotations?: Record<string, string>; status?: Record<string, unknown> } = {}): unknown {
+  return {
+    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine',
+    metadata: { name: 'demo-worker-0', namespace: 'capi', labels: { 'cluster.x-k8s.io/cluster-name': 'demo' }, ...(o.annotations ? { annotations: o.annotations } : {}) },
+    spec: { minCPU: 1, minMemory: 1024, image: 'ubuntu/jammy', providerID: 'maas:///az1/abc123', systemID: 'abc123' },
+    ...(o.status ? { status: o.status } : {}),
+  };
+}
+
+async function stores(o: Parameters<typeof maasMachine>[0] = {}): Promise<{ hosts: HostStore; objects: MemoryObjectStore }> {
+  const hosts = await openLocalStore(createMemoryBus().connect('test'));
+  const objects = createMemoryObjectStore({ validators: { MaasMachine: validateMaasMachine } });
+  const r = objects.apply([maasMachine(o)]);
+  if (!r.ok) throw new Error(JSON.stringify(r.issues));
+  if (o.status) await objects.writeStatus('MaasMachine', KEY, o.status);
+  return { hosts, objects };
+}
+
+const cmd = (c: Omit<HostCommandInput, 'host'> & { host?: string }): HostCommand => HostCommand.parse({ host: KEY, ...c });
+
+function replyOf(t: { fail: (m: string) => void }, o: CommandOutcome): HostCommandReply {
+  if (!o.ok) {
+    t.fail(`expected a reply, got ${o.error.code}: ${o.error.message}`);
+    throw new Error('unreachable');
+  }
+  return HostCommandReply.parse(o.reply);
+}
+
+function errorOf(t: { fail: (m: string) => void }, o: CommandOutcome): HostCommandError {
+  if (o.ok) {
+    t.fail(`expected an error, got a reply: ${o.reply.message}`);
+    throw new Error('unreachable');
+  }
+  return HostCommandError.parse(o.error);
+}
+
+const annotations = async (objects: MemoryObjectStore) => (await objects.get('MaasMachine', KEY))?.metadata.annotations ?? {};
+
+const DEPLOYED = { ready: true, machineState: 'Deployed', machinePowered: true, initialization: { provisioned: true } };
+
+test('handle command maas - each command records its annotation; a repeat is applied: false and writes nothing', async (t) => {
+  const rows: Array<{ input: Omit<HostCommandInput, 'host'>; before?: Record<string, string>; after: Record<string, string>; message: RegExp }> = [
+    { input: { type: 'powerOff' }, after: { 'metalfleet.io/power-off': '' }, message: /will be held powered off \(metalfleet\.io\/power-off set\): it is powered off and kept off until powerOn/ },
+    { input: { type: 'powerOn' }, before: { 'metalfleet.io/power-off': '' }, after: {}, message: /will be powered on: metalfleet\.io\/power-off removed/ },
+    { input: { type: 'release', requestId: 'rma-7' }, after: { 'metalfleet.io/release': 'rma-7' }, message: /will be released \(metalfleet\.io\/release set\).*marked failed \(providerID kept\)/ },
+    { input: { type: 'release' }, after: { 'metalfleet.io/release': '' }, message: /will be released/ },
+    { input: { type: 'pause' }, after: { 'cluster.x-k8s.io/paused': '' }, message: /paused \(cluster\.x-k8s\.io\/paused set\)/ },
+    { input: { type: 'unpause' }, before: { 'cluster.x-k8s.io/paused': '' }, after: {}, message: /unpaused: cluster\.x-k8s\.io\/paused removed/ },
+  ];
+  for (const row of rows) {
+    const name = `${row.input.type} ${JSON.stringify(row.before ?? {})}`;
+    const { hosts, objects } = await stores({ ...(row.before ? { annotations: row.before } : {}), status: DEPLOYED });
+    const events: ObjectEvent[] = [];
+    objects.watch((e) => events.push(e));
+    const first = replyOf(t, await handleCommand(hosts, cmd(row.input as HostCommandInput), objects));
+    t.true(first.applied, name);
+    t.is(first.state, 'Deployed', name);
+    t.is(first.command, row.input.type, name);
+    t.regex(first.message, row.message, name);
+    t.deepEqual(await annotations(objects), row.after, name);
+    t.is(events.filter((e) => e.type === 'upsert' && e.change === 'spec').length, 1, `${name}: one watch event for the actor`);
+    const again = replyOf(t, await handleCommand(hosts, cmd(row.input as HostCommandInput), objects));
+    t.false(again.applied, `${name} repeated`);
+    t.deepEqual(await annotations(objects), row.after, `${name} unchanged by the repeat`);
+    t.is(events.length, 1, `${name}: the repeat wrote nothing`);
+  }
+});
+
+test('handle command maas - a second release keeps the first request id', async (t) => {
+  const { hosts, objects } = await stores();
+  t.true(replyOf(t, await handleCommand(hosts, cmd({ type: 'release', requestId: 'first' }), objects)).applied);
+  const second = replyOf(t, await handleCommand(hosts, cmd({ type: 'release', requestId: 'second' }), objects));
+  t.false(second.applied);
+  t.regex(second.message, /already has a release pending \(metalfleet\.io\/release by request first\)/);
+  t.deepEqual(await annotations(objects), { 'metalfleet.io/release': 'first' });
+  t.is(second.state, '', 'no MAAS state recorded yet');
+});
+
+test('handle command maas - commands that do not apply are invalid, naming the kind and what it supports', async (t) => {
+  const { hosts, objects } = await stores({ status: DEPLOYED });
+  for (const type of ['reboot', 'inspect', 'reprovision', 'detach', 'delete'] as const) {
+    const e = errorOf(t, await handleCommand(hosts, cmd({ type }), objects));
+    t.is(e.code, 'invalid', type);
+    t.false(e.retryable);
+    t.true(e.message.startsWith(`${KEY} is a MaasMachine, which takes ${MAAS_MACHINE_COMMANDS.join(', ')}; ${type} applies to BareMetalHosts only`), e.message);
+  }
+  t.regex(errorOf(t, await handleCommand(hosts, cmd({ type: 'delete' }), objects)).message, /delete its Cluster API Machine/);
+  t.deepEqual(await annotations(objects), {}, 'nothing recorded');
+});
+
+test('handle command maas - an unknown key is notFound naming both kinds; without an object store a MaasMachine is not looked for', async (t) => {
+  const { hosts, objects } = await stores();
+  t.deepEqual(errorOf(t, await handleCommand(hosts, cmd({ type: 'powerOff', host: 'capi/nope' }), objects)), {
+    code: 'notFound', message: 'no BareMetalHost or MaasMachine capi/nope (never applied, or deleted); check the namespace and name', retryable: false,
+  });
+  t.is(errorOf(t, await handleCommand(hosts, cmd({ type: 'powerOff' }))).code, 'notFound');
+});
+
+test('handle command maas - a failed or deleting MaasMachine refuses power and release (conflict); pause still works on a failed one', async (t) => {
+  const failed = await stores({ status: { ready: false, failureReason: 'UpdateError', failureMessage: 'MAAS machine abc123 was released by command r-1' } });
+  for (const type of ['powerOff', 'powerOn', 'release'] as const) {
+    const e = errorOf(t, await handleCommand(failed.hosts, cmd({ type }), failed.objects));
+    t.is(e.code, 'conflict', type);
+    t.regex(e.message, /has failed \(UpdateError: MAAS machine abc123 was released by command r-1\)/);
+  }
+  t.true(replyOf(t, await handleCommand(failed.hosts, cmd({ type: 'pause' }), failed.objects)).applied);
+
+  const deleting = await stores();
+  await deleting.objects.addFinalizer('MaasMachine', KEY, 'maasmachine.infrastructure.cluster.x-k8s.io');
+  deleting.objects.delete('MaasMachine', KEY);
+  const e = errorOf(t, await handleCommand(deleting.hosts, cmd({ type: 'powerOff' }), deleting.objects));
+  t.is(e.code, 'conflict');
+  t.regex(e.message, /is being deleted/);
+});
+
+test('handle command maas - power commands while a release is pending are refused', async (t) => {
+  const { hosts, objects } = await stores({ annotations: { 'metalfleet.io/release': 'r-9' } });
+  const e = errorOf(t, await handleCommand(hosts, cmd({ type: 'powerOff' }), objects));
+  t.is(e.code, 'conflict');
+  t.regex(e.message, /is being released \(metalfleet\.io\/release by request r-9\)/);
+});
+
+test('handle command maas - power-off before the machine is deployed says it applies once deployed; paused is noted', async (t) => {
+  const { hosts, objects } = await stores({ annotations: { 'cluster.x-k8s.io/paused': '' } });
+  const r = replyOf(t, await handleCommand(hosts, cmd({ type: 'powerOff' }), objects));
+  t.regex(r.message, /powered off once deployed/);
+  t.regex(r.message, /it is paused \(cluster\.x-k8s\.io\/paused\)/);
+});
+
+test('handle command maas - release on a BareMetalHost is invalid, saying what to do instead', async (t) => {
+  const { hosts, objects } = await stores();
+  const local = hosts as Awaited<ReturnType<typeof openLocalStore>>;
+  t.true((await local.applyObjects([secret(), bmh('h-1')])).ok);
+  const e = errorOf(t, await handleCommand(hosts, cmd({ type: 'release', host: 'lab/h-1' }), objects));
+  t.is(e.code, 'invalid');
+  t.regex(e.message, /lab\/h-1 is a BareMetalHost; release applies to MaasMachines only/);
+});
