@@ -133,7 +133,7 @@ test('capacity - raising a limit through a proxy wakes waiters at once; a bad li
 // unlike the bus, does not parse it: a limit of -2 is written to KV and the pool's record becomes
 // unreadable. No caller sends setLimit yet. Remove `.failing` when ClusterBroker.request (or the
 // proxy) refuses what BrokerRequest refuses.
-test.failing("capacity - a bad limit is refused by the proxy's own broker in process too", async (t) => {
+test("capacity - a bad limit is refused by the proxy's own broker in process too", async (t) => {
   const h = await withHarness(t, 1);
   const a = h.broker('broker-a');
   a.leadership.elect(1);
@@ -170,7 +170,7 @@ test('capacity - exempt holders pass a full pool and are not counted', async (t)
 // Known failure, found by the FIFO property: reconcile() stops at the first candidate that does not
 // fit, so an exempt acquire behind a waiter in a full pool is queued too. Remove `.failing` when
 // exempt candidates are granted past a blocked waiter.
-test.failing('capacity - an exempt holder passes a full pool even when others wait', async (t) => {
+test('capacity - an exempt holder passes a full pool even when others wait', async (t) => {
   const { h, proxies: [proxy] } = await oneBroker(t, 1);
   const [h1, h2, vm] = ['h1', 'h2', 'vm'].map((k) => h.holder(proxy!, `default/${k}`));
   await acquireAll(h, [h1!, h2!]);
@@ -277,7 +277,7 @@ test('capacity - a grant in a pool without a limit lapses after the TTL once its
 // Known failure: releasing a grant held in the broker's memory writes nothing, so a waiter queued
 // after the limit was set is not handed the freed slot (ClusterBroker release/sweepFree commit only
 // when the record changes). Remove `.failing` when such a release hands the slot on.
-test.failing('capacity - a limit set on a pool without one counts the holders it granted in memory', async (t) => {
+test('capacity - a limit set on a pool without one counts the holders it granted in memory', async (t) => {
   const { h, proxies: [proxy] } = await oneBroker(t, 0);
   const holders = ['h1', 'h2', 'h3'].map((k) => h.holder(proxy!, `default/${k}`));
   await acquireAll(h, holders);

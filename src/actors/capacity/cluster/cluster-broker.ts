@@ -304,8 +304,10 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   };
 
   /** Drops lapsed in-memory grants and tells their holders, as a lapsed record grant is told. */
-  const sweepFree = (state: State, session: Session, now: number): void => {
+  /** Returns the pools where a lapsed grant freed room a waiter may take (a limit set since). */
+  const sweepFree = (state: State, session: Session, now: number): Set<PoolMem> => {
     state.sweepAt = null;
+    const freed = new Set<PoolMem>();
     for (const p of state.pools.values()) {
       for (const [holder, g] of p.free) {
         if (isLive(g, now)) {
@@ -314,9 +316,11 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
         }
         p.free.delete(holder);
         state.counts.expired++;
+        if (p.waiters.length > 0) freed.add(p);
         publish(state, { type: 'slotLost', epoch: session.epoch, holder, pool: p.name, grantId: g.grantId, reason: `grant expired: not renewed within ${ttlMs} ms` }, g.node);
       }
     }
+    return freed;
   };
 
   const acquire = async (state: State, session: Session, req: AcquireRequest): Promise<AcquireReply> => {
@@ -371,6 +375,8 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     }
     if (p.free.delete(holder)) {
       state.counts.released++;
+      // A limit set on this pool since counts these holders: the freed room goes to a waiter.
+      if (p.waiters.length > 0) await commit(state, session, p, {});
       return { epoch: session.epoch, outcome: 'released' };
     }
     if (!grantOf(p.v.record, holder)) {
@@ -431,6 +437,8 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   };
 
   const setLimit = async (state: State, session: Session, pool: string, limit: number): Promise<SetLimitReply> => {
+    // Asked in process, the request was not parsed as a bus request is: the same rule here.
+    if (!isValidLimit(limit) || limit === Number.POSITIVE_INFINITY) throw new RangeError(`capacity broker: limit of pool ${pool} is ${String(limit)}; use a non-negative integer, or 0 for no limit`);
     const p = await poolMem(state, session, pool);
     await commit(state, session, p, { limit });
     return { epoch: session.epoch, pool, limit: p.v.record.limit };
@@ -516,7 +524,9 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   const tick = async (state: State, session: Session): Promise<void> => {
     const now = clock.now();
     const flushDue = state.flushDueAt !== null && state.flushDueAt <= now;
-    if (state.sweepAt !== null && state.sweepAt <= now) sweepFree(state, session, now);
+    if (state.sweepAt !== null && state.sweepAt <= now) {
+      for (const p of sweepFree(state, session, now)) await commit(state, session, p, {});
+    }
     for (const p of [...state.pools.values()]) {
       const due = (flushDue && p.renewed.size > 0)
         || p.v.record.grants.some((g) => g.expiresAt <= now || (p.renewed.has(g.grantId) && g.expiresAt - flushLeadMs <= now))

@@ -92,7 +92,9 @@ export function reconcile(base: PoolRecord, now: number, change: Change, ctx: Re
   for (const candidate of change.candidates ?? []) {
     // Already granted (by an earlier write of this or another broker): nothing to add.
     if (grantOf(record, candidate.holder)) continue;
-    if (!candidate.exempt && !hasRoom(record, now, change.extraInUse ?? 0)) break;
+    // No room: later candidates that need a slot cannot have one either (FIFO holds), but an
+    // exempt one behind them is not held up by a limit that does not bind it.
+    if (!candidate.exempt && !hasRoom(record, now, change.extraInUse ?? 0)) continue;
     const grant: GrantRecord = {
       grantId: ctx.newGrantId(),
       holder: candidate.holder,
