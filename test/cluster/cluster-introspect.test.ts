@@ -103,7 +103,10 @@ test('introspect - the embedded node answers every verb over the in-memory bus, 
 
     const shards = (await gather(client, 'shards', {}, opts)).replies[0]!.value.shards;
     t.is(shards.reduce((n, s) => n + s.hosts, 0), 21);
-    t.true(shards.every((s) => s.epoch === 0 && s.leaseAgeMs >= 0));
+    // The embedded node holds real leases on its own KV: every shard, each with its epoch.
+    t.is(shards.length, 16);
+    t.true(shards.every((s) => s.epoch > 0 && s.leaseAgeMs >= 0));
+    t.is(new Set(shards.map((s) => s.epoch)).size, 16, 'each lease its own revision');
 
     const inspected = await inspectHost(client, 'lab/leaky', { ...opts, shardCount: 16 });
     t.is(inspected.node, 'embedded');
