@@ -2,6 +2,7 @@
 // store (memory here), exactly as `kubectl annotate` would; the MaasMachine's actor acts on them.
 import test from 'ava';
 import { createMemoryObjectStore, openLocalStore, type MemoryObjectStore } from '../../src/adapters/store/index.ts';
+import { openKvObjectStoreOn } from '../../src/adapters/store/kv-object-store.ts';
 import { validateMaasMachine } from '../../src/api/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import { HostCommand, HostCommandError, HostCommandReply, type HostCommandInput } from '../../src/bus/messages/index.ts';
@@ -147,4 +148,24 @@ test('handle command maas - release on a BareMetalHost is invalid, saying what t
   const e = errorOf(t, await handleCommand(hosts, cmd({ type: 'release', host: 'lab/h-1' }), objects));
   t.is(e.code, 'invalid');
   t.regex(e.message, /lab\/h-1 is a BareMetalHost; release applies to MaasMachines only/);
+});
+
+test('handle command maas - on the KV object store (what a NATS cluster shares): recorded by compare-and-set, a repeat is not applied', async (t) => {
+  const transport = createMemoryBus().connect('kv');
+  const hosts = await openLocalStore(transport);
+  const objects = await openKvObjectStoreOn(transport, { validators: { MaasMachine: validateMaasMachine } });
+  try {
+    t.true((await objects.apply([maasMachine()])).ok);
+    const generation = (await objects.get('MaasMachine', KEY))?.metadata.generation;
+    t.true(replyOf(t, await handleCommand(hosts, cmd({ type: 'powerOff' }), objects)).applied);
+    t.false(replyOf(t, await handleCommand(hosts, cmd({ type: 'powerOff' }), objects)).applied);
+    const stored = await objects.get('MaasMachine', KEY);
+    t.deepEqual(stored?.metadata.annotations, { 'metalfleet.io/power-off': '' });
+    t.is(stored?.metadata.generation, generation, 'metadata only: the generation stays');
+    t.true(await objects.patchAnnotations('MaasMachine', KEY, { 'metalfleet.io/power-off': null }));
+    t.false(await objects.patchAnnotations('MaasMachine', KEY, { 'metalfleet.io/power-off': null }));
+    t.is((await objects.get('MaasMachine', KEY))?.metadata.annotations, undefined);
+  } finally {
+    await objects.close();
+  }
 });
