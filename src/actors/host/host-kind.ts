@@ -10,115 +10,142 @@ import { StatusWriter } from './status-writer.ts';
 
 const RECENT = 16;
 
-type HostAdapter = MachineAdapter<BmhState, BmhEvent, BmhEffect, HostObserved, HostSnapshot | null>;
+type HostKind = MachineKind<BmhState, BmhEvent, BmhEffect, HostObserved, HostSnapshot | null>;
 
 /** The BareMetalHost kind: bmhLogic, and the adapter that runs its calls, writes and events. */
-export function hostKind(key: string, deps: HostDeps): MachineKind<BmhState, BmhEvent, BmhEffect, HostObserved, HostSnapshot | null> {
-  return { actorKind: 'host', logic: bmhLogic, adapter: (io) => hostAdapter(key, deps, io) };
+export function hostKind(key: string, deps: HostDeps): HostKind {
+  return { actorKind: 'host', logic: bmhLogic, adapter: (io) => new HostAdapter(key, deps, io) };
 }
 
-function hostAdapter(key: string, deps: HostDeps, io: MachineIO<BmhEvent>): HostAdapter {
-  const { clock, observer, store, fence } = deps;
-  const writer = new StatusWriter(key, store, deps.log, clock, fence);
-  const recent: Transition[] = [];
-  let stateSince = clock.now();
+// A class, not closures: ten thousand hosts share its methods, each keeps only its own data.
+class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostObserved, HostSnapshot | null> {
+  private readonly writer: StatusWriter;
+  private readonly recent: Transition[] = [];
+  private stateSince: number;
+
+  constructor(private readonly key: string, private readonly deps: HostDeps, private readonly io: MachineIO<BmhEvent>) {
+    this.writer = new StatusWriter(key, deps.store, deps.log, deps.clock, deps.fence);
+    this.stateSince = deps.clock.now();
+  }
+
+  observe(current: BmhState | null, wake: HostObserved | Tick | null): Observation<BmhState, BmhEvent> | null | Promise<Observation<BmhState, BmhEvent> | null> {
+    if (current !== null) return wake === null ? null : { state: current, event: wake };
+    // The first wake-up: the host comes with it, or is read from the store.
+    if (wake?.type === 'observed') return this.first(wake.host, wake);
+    return this.deps.store.get(this.key).then((host) => this.first(host, wake));
+  }
+
+  perform(effect: KindEffect<BmhEffect>, state: BmhState): void {
+    const { key, deps } = this;
+    switch (effect.type) {
+      case 'call': {
+        const host = state.host;
+        const { seq, args } = effect;
+        this.io.run(
+          () => callProvisioner(host, args, deps.store, deps.provisioner, deps.config.missingCredentialsRetryMs, deps.fence),
+          (result): BmhEvent => ({ type: 'result', seq, result, jitter: deps.random() }),
+          GATED_OPERATIONS.has(args.op) ? this.gatedLane : undefined,
+        );
+        return;
+      }
+      case 'writeStatus':
+        this.writer.write(effect.status);
+        deps.observer.statusChanged(key, effect.status);
+        return;
+      // Fenced like status: once the shard has moved on, the new owner's view of the host stands.
+      case 'removeAnnotation':
+        deps.store.removeAnnotation(key, effect.key, deps.fence).catch((err: unknown) => this.warn(`removing annotation ${effect.key} failed`, err));
+        return;
+      case 'event': {
+        this.recent.push({ at: deps.clock.now(), severity: effect.severity, reason: effect.reason, message: effect.message });
+        if (this.recent.length > RECENT) this.recent.shift();
+        deps.store.recordEvent?.(key, effect.severity, effect.reason, effect.message).catch((err: unknown) => this.warn(`recording event ${effect.reason} failed`, err));
+        const line = { host: key, reason: effect.reason };
+        if (effect.severity === 'Warning') {
+          deps.log.warn(line, effect.message);
+          deps.observer.warning(key, effect.reason, effect.message);
+        } else deps.log.info(line, effect.message);
+      }
+    }
+  }
 
   // The machine frees the slot whenever a gated call finishes (done or failed; a property test
   // holds it to that), so hand it back now rather than after this host's turn comes: the next
   // waiter starts while this host is still queued, and this answer is read an iteration later.
-  const gatedLane = (result: OpResult): Lane => {
+  private readonly gatedLane = (result: OpResult): Lane => {
     if (result.kind !== 'done' && result.kind !== 'failed') return 'mailbox';
-    io.slot?.release();
+    this.io.slot?.release();
     return 'nextIteration';
   };
 
-  function first(host: BareMetalHost | undefined, wake: HostObserved | Tick | null): Observation<BmhState, BmhEvent> | null {
-    if (!host) {
-      observer.gone(key);
-      return null;
+  slotClaim(state: BmhState): { pool: string; exempt: boolean } {
+    const host = state.host;
+    const key = this.key;
+    return this.deps.provisioner.capacity({
+      key, namespace: host.metadata.namespace, name: host.metadata.name,
+      uid: host.metadata.uid ?? key, provisionerId: host.status.provisioning.ID, labels: host.metadata.labels ?? {},
+      spec: host.spec, credentials: null,
+    });
+  }
+
+  finalizer(change: 'add' | 'remove', finalizer: string): void {
+    const { key, deps } = this;
+    const write = change === 'add' ? deps.store.addFinalizer(key, finalizer, deps.fence) : deps.store.removeFinalizer(key, finalizer, deps.fence);
+    write.catch((err: unknown) => this.warn(change === 'add' ? 'adding the finalizer failed' : 'removing the finalizer failed', err));
+  }
+
+  stepped(before: BmhState, after: BmhState): void {
+    const from = before.host.status;
+    const to = after.host.status;
+    if (to !== from && to.provisioning.state !== from.provisioning.state) {
+      this.stateSince = this.deps.clock.now();
+      this.deps.observer.stateChanged(this.key, from.provisioning.state, to.provisioning.state, to);
     }
-    const state = initialState(host, deps.config);
-    observer.stateChanged(key, null, state.host.status.provisioning.state, state.host.status);
-    return { state, event: wake };
   }
 
-  function warn(message: string, err: unknown): void {
-    const moved = err instanceof StaleFence;
-    deps.log.warn({ host: key, ...(moved ? { epoch: fence?.epoch } : {}), err: err instanceof Error ? err.message : String(err) }, moved ? `${message}: shard moved` : message);
+  gone(): void {
+    this.deps.observer.gone(this.key);
   }
 
-  return {
-    observe(current, wake) {
-      if (current !== null) return wake === null ? null : { state: current, event: wake };
-      // The first wake-up: the host comes with it, or is read from the store.
-      if (wake?.type === 'observed') return first(wake.host, wake);
-      return store.get(key).then((host) => first(host, wake));
-    },
-    perform(effect: KindEffect<BmhEffect>, state) {
-      switch (effect.type) {
-        case 'call': {
-          const host = state.host;
-          const { seq, args } = effect;
-          io.run(
-            () => callProvisioner(host, args, store, deps.provisioner, deps.config.missingCredentialsRetryMs, fence),
-            (result): BmhEvent => ({ type: 'result', seq, result, jitter: deps.random() }),
-            GATED_OPERATIONS.has(args.op) ? gatedLane : undefined,
-          );
-          return;
-        }
-        case 'writeStatus':
-          writer.write(effect.status);
-          observer.statusChanged(key, effect.status);
-          return;
-        // Fenced like status: once the shard has moved on, the new owner's view of the host stands.
-        case 'removeAnnotation':
-          store.removeAnnotation(key, effect.key, fence).catch((err: unknown) => warn(`removing annotation ${effect.key} failed`, err));
-          return;
-        case 'event': {
-          recent.push({ at: clock.now(), severity: effect.severity, reason: effect.reason, message: effect.message });
-          if (recent.length > RECENT) recent.shift();
-          store.recordEvent?.(key, effect.severity, effect.reason, effect.message).catch((err: unknown) => warn(`recording event ${effect.reason} failed`, err));
-          const line = { host: key, reason: effect.reason };
-          if (effect.severity === 'Warning') {
-            deps.log.warn(line, effect.message);
-            observer.warning(key, effect.reason, effect.message);
-          } else deps.log.info(line, effect.message);
-        }
-      }
-    },
-    slotClaim(state) {
-      const host = state.host;
-      return deps.provisioner.capacity({
-        key, namespace: host.metadata.namespace, name: host.metadata.name,
-        uid: host.metadata.uid ?? key, provisionerId: host.status.provisioning.ID, labels: host.metadata.labels ?? {},
-        spec: host.spec, credentials: null,
-      });
-    },
-    finalizer(change, finalizer) {
-      const write = change === 'add' ? store.addFinalizer(key, finalizer, fence) : store.removeFinalizer(key, finalizer, fence);
-      write.catch((err: unknown) => warn(change === 'add' ? 'adding the finalizer failed' : 'removing the finalizer failed', err));
-    },
-    stepped(before, after) {
-      const from = before.host.status;
-      const to = after.host.status;
-      if (to !== from && to.provisioning.state !== from.provisioning.state) {
-        stateSince = clock.now();
-        observer.stateChanged(key, from.provisioning.state, to.provisioning.state, to);
-      }
-    },
-    gone: () => observer.gone(key),
-    snapshot: (m) => m === null ? null : {
-      key,
+  snapshot(m: BmhState | null): HostSnapshot | null {
+    if (m === null) return null;
+    return {
+      key: this.key,
       state: m.host.status.provisioning.state,
       status: m.host.status,
       inFlight: m.inFlight?.op ?? null,
       slot: m.slot,
       retryAt: m.retryAt,
-      stateSince,
-      recent: [...recent],
-    },
-    describe: (m) => ({ inFlight: m.inFlight?.op ?? null, slot: m.slot.phase }),
-    whenIdle: () => writer.whenIdle(),
-    close: () => writer.close(),
-  };
+      stateSince: this.stateSince,
+      recent: [...this.recent],
+    };
+  }
+
+  describe(m: BmhState): Record<string, unknown> {
+    return { inFlight: m.inFlight?.op ?? null, slot: m.slot.phase };
+  }
+
+  whenIdle(): Promise<void> {
+    return this.writer.whenIdle();
+  }
+
+  close(): void {
+    this.writer.close();
+  }
+
+  private first(host: BareMetalHost | undefined, wake: HostObserved | Tick | null): Observation<BmhState, BmhEvent> | null {
+    if (!host) {
+      this.deps.observer.gone(this.key);
+      return null;
+    }
+    const state = initialState(host, this.deps.config);
+    this.deps.observer.stateChanged(this.key, null, state.host.status.provisioning.state, state.host.status);
+    return { state, event: wake };
+  }
+
+  private warn(message: string, err: unknown): void {
+    const moved = err instanceof StaleFence;
+    const epoch = this.deps.fence?.epoch;
+    this.deps.log.warn({ host: this.key, ...(moved ? { epoch } : {}), err: err instanceof Error ? err.message : String(err) }, moved ? `${message}: shard moved` : message);
+  }
 }

@@ -23,6 +23,8 @@ const MAX_INLINE_STEPS = 8;
 
 type Only<E, Snap, T extends string> = Extract<ControlMsg<Snap> | Answer<E>, { type: T }>;
 type Common<T extends ActorEffect['type']> = Extract<ActorEffect, { type: T }>;
+// The helpers below serve every kind; they never look inside S, E or W.
+type Run = MachineRun<unknown, unknown, Effect, unknown, unknown>;
 
 // The one actor every kind runs on (DESIGN "One skeleton, every kind"): a mailbox whose wake-ups
 // the kind turns into its observed event, a pure step with the clock's now, the common effects
@@ -31,53 +33,21 @@ type Common<T extends ActorEffect['type']> = Extract<ActorEffect, { type: T }>;
 //
 // A turn stays synchronous until a hook hands back a promise (a read of the store, an awaited
 // write): the hot path of a host (an answer, a notice) then costs the runtime no promise at all.
+// The helpers are module functions over the actor's state, so an actor costs four closures.
 export function machineBehavior<S, E, F extends Effect, W extends Effect, Snap>(
   key: string,
   kind: MachineKind<S, E, F, W, Snap>,
   deps: MachineActorDeps,
 ): MachineBehavior<S, E, F, W, Snap> {
-  type Run = MachineRun<S, E, F, W, Snap>;
-  const { logic } = kind;
-
   return {
     kind: kind.actorKind,
     init: (ctx) => {
       // A restart after a crash starts empty and re-reads the object from its store on the next
       // message; the zero-delay tick makes sure there is one.
       deps.clock.setTimeout(() => tell(ctx.self, TICK), 0);
-      return new MachineRun(key, ctx.self as never, deps.clock, deps.slots, (io) => kind.adapter(io));
+      return new MachineRun(key, kind, ctx.self as never, deps.clock, deps.slots);
     },
-    receive: (s, msg) => {
-      switch (msg.type) {
-        case 'snapshot':
-          (msg as Only<E, Snap, 'snapshot'>).reply(s.adapter.snapshot(s.machine));
-          return s;
-        case 'renewSlot':
-          s.slot?.renew();
-          return s;
-        case 'drain':
-          (s.drains ??= []).push((msg as Only<E, Snap, 'drain'>).reply);
-          s.cancelTimer();
-          return s.settleDrain().then(() => s);
-        case 'callFailed':
-          throw (msg as Only<E, Snap, 'callFailed'>).error;
-        case 'answer':
-          // Draining, the answers of calls already made still count.
-          return done(s, apply(s, (msg as Only<E, Snap, 'answer'>).event));
-        case 'slotGranted':
-        case 'slotQueued':
-        case 'slotLost':
-          if (s.drains !== null) return s;
-          // A notice is the kind's SlotEvent, with the broker's details besides.
-          return done(s, apply(s, msg as SlotEvent as E));
-        default: {
-          // A wake-up; draining, it waits for the new owner.
-          if (s.drains !== null) return s;
-          const seen = s.adapter.observe(s.machine, msg as W | Tick);
-          return done(s, seen instanceof Promise ? seen.then((o) => observed(s, o)) : observed(s, seen));
-        }
-      }
-    },
+    receive: (s, msg) => receive(s as unknown as Run, msg as MachineMsg<Effect, unknown, unknown>) as never,
     onStop: (s) => {
       s.cancelTimer();
       s.adapter.close?.();
@@ -85,92 +55,124 @@ export function machineBehavior<S, E, F extends Effect, W extends Effect, Snap>(
     },
     describe: (s) => {
       if (s.machine === null) return { state: null };
-      const view = logic.view(s.machine);
+      const view = kind.logic.view(s.machine);
       return { state: view.state, operationalStatus: view.operationalStatus, ...s.adapter.describe?.(s.machine) };
     },
   };
+}
 
-  function done(s: Run, work: void | Promise<void>): Run | Promise<Run> {
-    if (work instanceof Promise) return work.then(() => (s.drains !== null ? s.settleDrain().then(() => s) : s));
-    return s.drains !== null ? s.settleDrain().then(() => s) : s;
-  }
-
-  function observed(s: Run, seen: Observation<S, E> | null): void | Promise<void> {
-    if (seen === null) return;
-    s.machine = seen.state;
-    if (seen.event !== null) return stepAndPerform(s, seen.state, seen.event, 0);
-  }
-
-  // An answer or a notice. One that arrives before any state (after a restart) has the kind
-  // observe first, so it applies to the object as it is now.
-  function apply(s: Run, event: E): void | Promise<void> {
-    if (s.machine !== null) return stepAndPerform(s, s.machine, event, 0);
-    const seen = s.adapter.observe(null, null);
-    const then = (o: Observation<S, E> | null): void | Promise<void> => {
-      const first = observed(s, o);
-      if (s.machine === null) return first;
-      if (first instanceof Promise) return first.then(() => stepAndPerform(s, s.machine as S, event, 0));
-      return stepAndPerform(s, s.machine, event, 0);
-    };
-    return seen instanceof Promise ? seen.then(then) : then(seen);
-  }
-
-  // Steps, performs the effects in order, and steps at once what the kind answered within the
-  // turn. Synchronous until an effect hands back a promise; the rest then runs in stepAsync.
-  function stepAndPerform(s: Run, from: S, first: E, n: number): void | Promise<void> {
-    let before = from;
-    let event: E | null = first;
-    for (; event !== null && n <= MAX_INLINE_STEPS; n++) {
-      const { state, effects } = logic.step(before, event, deps.clock.now());
-      s.machine = state;
-      event = null;
-      for (let i = 0; i < effects.length; i++) {
-        const answered = perform(s, effects[i] as F, state);
-        if (answered instanceof Promise) return stepAsync(s, before, state, effects as readonly F[], i, answered, n);
-        if (answered !== undefined) event = answered;
-      }
-      stepped(s, before, state);
-      before = state;
+function receive(s: Run, msg: MachineMsg<Effect, unknown, unknown>): Run | Promise<Run> {
+  switch (msg.type) {
+    case 'snapshot':
+      (msg as Only<unknown, unknown, 'snapshot'>).reply(s.adapter.snapshot(s.machine));
+      return s;
+    case 'renewSlot':
+      s.slot?.renew();
+      return s;
+    case 'drain':
+      (s.drains ??= []).push((msg as Only<unknown, unknown, 'drain'>).reply);
+      s.cancelTimer();
+      return s.settleDrain().then(() => s);
+    case 'callFailed':
+      throw (msg as Only<unknown, unknown, 'callFailed'>).error;
+    case 'answer':
+      // Draining, the answers of calls already made still count.
+      return done(s, apply(s, (msg as Only<unknown, unknown, 'answer'>).event));
+    case 'slotGranted':
+    case 'slotQueued':
+    case 'slotLost':
+      if (s.drains !== null) return s;
+      // A notice is the kind's SlotEvent, with the broker's details besides.
+      return done(s, apply(s, msg as SlotEvent));
+    default: {
+      // A wake-up; draining, it waits for the new owner.
+      if (s.drains !== null) return s;
+      const seen = s.adapter.observe(s.machine, msg as Tick);
+      return done(s, seen instanceof Promise ? seen.then((o) => observed(s, o)) : observed(s, seen));
     }
   }
+}
 
-  async function stepAsync(s: Run, before: S, state: S, effects: readonly F[], at: number, pending: Promise<void | E>, n: number): Promise<void> {
-    let event: E | null = null;
-    for (let i = at; i < effects.length; i++) {
-      const answered = i === at ? await pending : await perform(s, effects[i] as F, state);
+function done(s: Run, work: void | Promise<void>): Run | Promise<Run> {
+  if (work instanceof Promise) return work.then(() => (s.drains !== null ? s.settleDrain().then(() => s) : s));
+  return s.drains !== null ? s.settleDrain().then(() => s) : s;
+}
+
+function observed(s: Run, seen: Observation<unknown, unknown> | null): void | Promise<void> {
+  if (seen === null) return;
+  s.machine = seen.state;
+  if (seen.event !== null) return stepAndPerform(s, seen.state, seen.event, 0);
+}
+
+// An answer or a notice. One that arrives before any state (after a restart) has the kind
+// observe first, so it applies to the object as it is now.
+function apply(s: Run, event: unknown): void | Promise<void> {
+  if (s.machine !== null) return stepAndPerform(s, s.machine, event, 0);
+  const seen = s.adapter.observe(null, null);
+  const then = (o: Observation<unknown, unknown> | null): void | Promise<void> => {
+    const first = observed(s, o);
+    if (s.machine === null) return first;
+    if (first instanceof Promise) return first.then(() => stepAndPerform(s, s.machine, event, 0));
+    return stepAndPerform(s, s.machine, event, 0);
+  };
+  return seen instanceof Promise ? seen.then(then) : then(seen);
+}
+
+// Steps, performs the effects in order, and steps at once what the kind answered within the
+// turn. Synchronous until an effect hands back a promise; the rest then runs in stepAsync.
+function stepAndPerform(s: Run, from: unknown, first: unknown, n: number): void | Promise<void> {
+  let before = from;
+  let event: unknown = first;
+  for (; event !== undefined && n <= MAX_INLINE_STEPS; n++) {
+    const { state, effects } = s.logic.step(before, event, s.clock.now());
+    s.machine = state;
+    event = undefined;
+    for (let i = 0; i < effects.length; i++) {
+      const answered = perform(s, effects[i] as Effect, state);
+      if (answered instanceof Promise) return stepAsync(s, before, state, effects, i, answered, n);
       if (answered !== undefined) event = answered;
     }
     stepped(s, before, state);
-    if (event !== null && n < MAX_INLINE_STEPS) await stepAndPerform(s, state, event, n + 1);
+    before = state;
   }
+}
 
-  function stepped(s: Run, before: S, state: S): void {
-    s.adapter.stepped?.(before, state);
-    if (logic.isGone(state)) s.adapter.gone?.(state);
+async function stepAsync(s: Run, before: unknown, state: unknown, effects: readonly Effect[], at: number, pending: Promise<unknown>, n: number): Promise<void> {
+  let event: unknown = undefined;
+  for (let i = at; i < effects.length; i++) {
+    const answered = i === at ? await pending : await perform(s, effects[i] as Effect, state);
+    if (answered !== undefined) event = answered;
   }
+  stepped(s, before, state);
+  if (event !== undefined && n < MAX_INLINE_STEPS) await stepAndPerform(s, state, event, n + 1);
+}
 
-  function perform(s: Run, effect: F, state: S): void | E | Promise<void | E> {
-    switch (effect.type) {
-      case 'requeue':
-        s.requeue((effect as Effect as Common<'requeue'>).afterMs);
-        return;
-      case 'requestSlot': {
-        const { op } = effect as Effect as Common<'requestSlot'>;
-        const claim = s.adapter.slotClaim?.(state, op);
-        if (!s.slot || !claim) throw new Error(`${logic.kind} ${key} asked for a slot but runs without capacity (no broker or no slotClaim)`);
-        s.slot.request(claim.pool, op, claim.exempt, s.notify);
-        return;
-      }
-      case 'releaseSlot':
-        s.slot?.release();
-        return;
-      // Through the kind's store hook, fenced: once the shard has moved on, the new owner's view stands.
-      case 'addFinalizer':
-        return s.adapter.finalizer?.('add', (effect as Effect as Common<'addFinalizer'>).finalizer);
-      case 'removeFinalizer':
-        return s.adapter.finalizer?.('remove', (effect as Effect as Common<'removeFinalizer'>).finalizer);
-      default:
-        return s.adapter.perform(effect as KindEffect<F>, state);
+function stepped(s: Run, before: unknown, state: unknown): void {
+  s.adapter.stepped?.(before, state);
+  if (s.logic.isGone(state)) s.adapter.gone?.(state);
+}
+
+function perform(s: Run, effect: Effect, state: unknown): unknown {
+  switch (effect.type) {
+    case 'requeue':
+      s.requeue((effect as Common<'requeue'>).afterMs);
+      return;
+    case 'requestSlot': {
+      const { op } = effect as Common<'requestSlot'>;
+      const claim = s.adapter.slotClaim?.(state, op);
+      if (!s.slot || !claim) throw new Error(`${s.logic.kind} ${s.key} asked for a slot but runs without capacity (no broker or no slotClaim)`);
+      s.slot.request(claim.pool, op, claim.exempt, s.notify);
+      return;
     }
+    case 'releaseSlot':
+      s.slot?.release();
+      return;
+    // Through the kind's store hook, fenced: once the shard has moved on, the new owner's view stands.
+    case 'addFinalizer':
+      return s.adapter.finalizer?.('add', (effect as Common<'addFinalizer'>).finalizer);
+    case 'removeFinalizer':
+      return s.adapter.finalizer?.('remove', (effect as Common<'removeFinalizer'>).finalizer);
+    default:
+      return s.adapter.perform(effect as KindEffect<Effect>, state);
   }
 }

@@ -2,7 +2,8 @@ import type { CapacityMsg, SlotNotice } from '../capacity/index.ts';
 import { SlotLease } from '../capacity/index.ts';
 import type { ActorRef, Clock, Reply, TimerHandle } from '../runtime/index.ts';
 import { tell, tellExpress, tellNextIteration } from '../runtime/index.ts';
-import type { Lane, MachineAdapter, MachineIO } from './kind.ts';
+import type { MachineLogic, MachineView } from '../../machines/logic.ts';
+import type { Lane, MachineAdapter, MachineIO, MachineKind } from './kind.ts';
 import type { Answer, MachineMsg } from './messages.ts';
 import { TICK } from './messages.ts';
 
@@ -26,19 +27,21 @@ export class MachineRun<S, E, F extends { readonly type: string }, W, Snap> impl
   /** Set by drain: no new call starts; the replies wait for the calls in flight. */
   drains: Array<Reply<void>> | null = null;
   readonly adapter: MachineAdapter<S, E, F, W, Snap>;
+  readonly logic: MachineLogic<S, E, F, MachineView>;
   readonly notify: (n: SlotNotice) => void;
 
   constructor(
     readonly key: string,
+    kind: MachineKind<S, E, F, W, Snap>,
     private readonly self: ActorRef<AnyMsg>,
     readonly clock: Clock,
     slots: SlotDeps | undefined,
-    adapter: (io: MachineIO<E>) => MachineAdapter<S, E, F, W, Snap>,
   ) {
+    this.logic = kind.logic;
     this.slot = slots ? new SlotLease(slots.broker, key, clock, slots.ttlMs, () => tell(self, { type: 'renewSlot' })) : undefined;
     // Slot notices take the express lane: a grant starts its call in the instant the slot frees.
     this.notify = (n) => tellExpress(self, n);
-    this.adapter = adapter(this);
+    this.adapter = kind.adapter(this);
   }
 
   get draining(): boolean {
