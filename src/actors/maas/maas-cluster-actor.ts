@@ -2,13 +2,17 @@ import { MAAS_CLUSTER_FINALIZER } from '../../api/index.ts';
 import { DEFAULT_MAAS_CLUSTER_CONFIG, initialMaasClusterState, maasClusterLogic } from '../../machines/maas-cluster/index.ts';
 import type { DnsCall, DnsCallResult, MaasClusterEffect, MaasClusterEvent, MaasClusterState } from '../../machines/maas-cluster/index.ts';
 import type { Fence, Logger, MaasDriver, ObjectStore } from '../../ports/index.ts';
-import type { Behavior, Clock, Reply, TimerHandle } from '../runtime/index.ts';
-import { tell } from '../runtime/index.ts';
+import type { KindEffect, MachineBehavior, MachineKind, MachineMsg } from '../machine/index.ts';
+import { machineBehavior } from '../machine/index.ts';
+import type { Clock } from '../runtime/index.ts';
 import { parseMaasCluster, resolveClusterWorld } from './context.ts';
 
 export { MAAS_CLUSTER_FINALIZER };
 
-export type MaasClusterMsg = { type: 'tick' } | { type: 'snapshot'; reply: Reply<{ dnsName: string | null; ips: readonly string[] }> };
+export type MaasClusterSnapshot = { dnsName: string | null; ips: readonly string[] };
+
+/** A MaasCluster is woken by ticks only: it reads everything it needs on each. */
+export type MaasClusterMsg = MachineMsg<never, MaasClusterEvent, MaasClusterSnapshot>;
 
 export interface MaasClusterDeps {
   readonly store: ObjectStore;
@@ -23,59 +27,27 @@ export interface MaasClusterDeps {
   readonly fence?: Fence;
 }
 
-interface ClusterActorState {
-  cluster: MaasClusterState | null;
-  timer: TimerHandle | null;
-  readonly suffix: string;
+type Kind = MachineKind<MaasClusterState, MaasClusterEvent, MaasClusterEffect, never, MaasClusterSnapshot>;
+
+// One actor per MaasCluster: the generic machine actor running the MaasCluster kind. On every
+// wake-up the adapter reads the MaasCluster, its Cluster and the cluster's MaasMachines from the
+// store, typed. Wake-ups come from machine status changes and its own requeues.
+export function maasClusterBehavior(key: string, deps: MaasClusterDeps): MachineBehavior<MaasClusterState, MaasClusterEvent, MaasClusterEffect, never, MaasClusterSnapshot> {
+  return machineBehavior(key, maasClusterKind(key, deps), { clock: deps.clock });
 }
 
-// A step's DNS calls run within the turn: a few short calls, and a snapshot asked after a wake-up
-// then sees the record as that wake-up left it (the mailbox is FIFO).
-const MAX_CALLS_PER_TURN = 8;
-
-// One actor per MaasCluster, thin: on every wake-up it reads the MaasCluster, its Cluster and the
-// cluster's MaasMachines from the store, typed, steps the pure machine (maasClusterLogic) and
-// performs its effects. Wake-ups come from machine status changes and its own requeues.
-export function maasClusterBehavior(key: string, deps: MaasClusterDeps): Behavior<ClusterActorState, MaasClusterMsg> {
+export function maasClusterKind(key: string, deps: MaasClusterDeps): Kind {
   const config = { ...DEFAULT_MAAS_CLUSTER_CONFIG, resyncMs: deps.resyncMs };
-  return {
-    kind: 'maas-cluster',
-    init: (ctx) => {
-      deps.clock.setTimeout(() => tell(ctx.self, { type: 'tick' }), 0);
-      const suffix = Math.floor(deps.random() * 0xffffff).toString(16).padStart(6, '0');
-      return { cluster: null, timer: null, suffix };
-    },
-    receive: async (s, msg, ctx) => {
-      if (msg.type === 'snapshot') {
-        const record = s.cluster?.record ?? null;
-        msg.reply({ dnsName: record?.fqdn ?? null, ips: record?.ips ?? [] });
-        return s;
-      }
-      const stored = await deps.store.get('MaasCluster', key);
-      const object = stored ? parseMaasCluster(stored, deps.log) : null;
-      if (!object) return s;
-      const world = await resolveClusterWorld(deps.store, object, deps.log);
-      s.cluster ??= initialMaasClusterState(object, s.suffix, config, world);
-      let event: MaasClusterEvent = { type: 'observed', object, world };
-      for (let calls = 0; calls <= MAX_CALLS_PER_TURN; calls++) {
-        const { state, effects } = maasClusterLogic.step(s.cluster, event, deps.clock.now());
-        s.cluster = state;
-        let next: MaasClusterEvent | null = null;
-        for (const e of effects) {
-          if (e.type === 'dns') next = { type: 'dnsResult', seq: e.seq, result: await dns(e.call) };
-          else await perform(s, e, () => tell(ctx.self, { type: 'tick' }));
-        }
-        if (!next) break;
-        event = next;
-      }
-      return s;
-    },
-    onStop: (s) => {
-      if (s.timer) deps.clock.clearTimeout(s.timer);
-    },
-    describe: (s) => ({ dnsName: s.cluster?.record?.fqdn ?? null, ips: s.cluster?.record?.ips.length ?? 0, phase: s.cluster?.phase ?? null }),
-  };
+  return { actorKind: 'maas-cluster', logic: maasClusterLogic, adapter: () => maasClusterAdapter(key, deps, config) };
+}
 
+function maasClusterAdapter(key: string, deps: MaasClusterDeps, config: typeof DEFAULT_MAAS_CLUSTER_CONFIG): ReturnType<Kind['adapter']> {
+  // Random hex for a new DNS name: chosen once per actor, and handed to the pure machine.
+  const suffix = Math.floor(deps.random() * 0xffffff).toString(16).padStart(6, '0');
+
+  // A step's DNS calls and writes run within the turn (their answers are stepped at once): a few
+  // short calls, and a snapshot asked after a wake-up then sees the record as that wake-up left
+  // it (the mailbox is FIFO).
   async function dns(call: DnsCall): Promise<DnsCallResult> {
     try {
       switch (call.op) {
@@ -99,37 +71,42 @@ export function maasClusterBehavior(key: string, deps: MaasClusterDeps): Behavio
     }
   }
 
-  async function perform(s: ClusterActorState, e: Exclude<MaasClusterEffect, { type: 'dns' }>, wake: () => void): Promise<void> {
+  async function write(effect: string, work: () => Promise<unknown> | void): Promise<void> {
     try {
+      await work();
+    } catch (err) {
+      deps.log.warn({ maasCluster: key, effect, err: err instanceof Error ? err.message : String(err) }, 'a MaasCluster write failed');
+    }
+  }
+
+  return {
+    async observe(current) {
+      const stored = await deps.store.get('MaasCluster', key);
+      const object = stored ? parseMaasCluster(stored, deps.log) : null;
+      if (!object) return null;
+      const world = await resolveClusterWorld(deps.store, object, deps.log);
+      return { state: current ?? initialMaasClusterState(object, suffix, config, world), event: { type: 'observed', object, world } };
+    },
+    perform(e: KindEffect<MaasClusterEffect>) {
       switch (e.type) {
+        case 'dns':
+          return dns(e.call).then((result): MaasClusterEvent => ({ type: 'dnsResult', seq: e.seq, result }));
         case 'writeStatus':
-          await deps.store.writeStatus('MaasCluster', key, e.status as unknown as Record<string, unknown>, deps.fence);
-          return;
+          return write(e.type, () => deps.store.writeStatus('MaasCluster', key, e.status as unknown as Record<string, unknown>, deps.fence));
         case 'writeSpec':
-          await deps.store.patchSpec('MaasCluster', key, { ...e.patch }, deps.fence);
-          return;
-        case 'addFinalizer':
-          await deps.store.addFinalizer('MaasCluster', key, e.finalizer, deps.fence);
-          return;
-        case 'removeFinalizer':
-          await deps.store.removeFinalizer('MaasCluster', key, e.finalizer, deps.fence);
-          return;
+          return write(e.type, () => deps.store.patchSpec('MaasCluster', key, { ...e.patch }, deps.fence));
         case 'notifyMembers':
           deps.onDnsChanged?.();
-          return;
-        case 'requeue':
-          if (s.timer) deps.clock.clearTimeout(s.timer);
-          s.timer = deps.clock.setTimeout(() => {
-            s.timer = null;
-            wake();
-          }, e.afterMs);
           return;
         case 'event':
           if (e.severity === 'Warning') deps.log.warn({ maasCluster: key, reason: e.reason }, e.message);
           else deps.log.info({ maasCluster: key, reason: e.reason }, e.message);
       }
-    } catch (err) {
-      deps.log.warn({ maasCluster: key, effect: e.type, err: err instanceof Error ? err.message : String(err) }, 'a MaasCluster write failed');
-    }
-  }
+    },
+    finalizer: (change, finalizer) => write(change === 'add' ? 'addFinalizer' : 'removeFinalizer', () => (change === 'add'
+      ? deps.store.addFinalizer('MaasCluster', key, finalizer, deps.fence)
+      : deps.store.removeFinalizer('MaasCluster', key, finalizer, deps.fence))),
+    snapshot: (s) => ({ dnsName: s?.record?.fqdn ?? null, ips: s?.record?.ips ?? [] }),
+    describe: (s) => ({ dnsName: s.record?.fqdn ?? null, ips: s.record?.ips.length ?? 0, phase: s.phase }),
+  };
 }

@@ -1,22 +1,16 @@
 import { initialMaasMachineState, maasMachineLogic } from '../../machines/maas-machine/index.ts';
 import type { DnsLookupResult, MaasMachineConfig, MaasMachineEffect, MaasMachineEvent, MaasMachineState, MaasResult } from '../../machines/maas-machine/index.ts';
 import type { Fence, Logger, MaasDriver, ObjectStore, StoredObject } from '../../ports/index.ts';
-import type { CapacityMsg, SlotNotice } from '../capacity/index.ts';
-import { SlotLease } from '../capacity/index.ts';
-import type { ActorContext, ActorRef, Behavior, Clock, Reply, TimerHandle } from '../runtime/index.ts';
-import { tell, tellExpress } from '../runtime/index.ts';
+import type { CapacityMsg } from '../capacity/index.ts';
+import type { KindEffect, MachineBehavior, MachineIO, MachineKind, MachineMsg, Observation, Tick } from '../machine/index.ts';
+import { machineBehavior } from '../machine/index.ts';
+import type { ActorRef, Clock } from '../runtime/index.ts';
 import { bootstrapData, parseMaasMachine, resolveMachineWorld } from './context.ts';
 
-export type MaasMachineMsg =
-  | { type: 'observed'; object: StoredObject }
-  | { type: 'tick' }
-  | { type: 'result'; seq: number; result: MaasResult }
-  | { type: 'dnsResult'; seq: number; result: DnsLookupResult }
-  // The cluster changed its DNS record.
-  | { type: 'dnsChanged' }
-  | SlotNotice
-  | { type: 'renewSlot' }
-  | { type: 'snapshot'; reply: Reply<MaasMachineState | null> };
+/** Wake-ups of a MaasMachine: its object changed (read again anyway), or its cluster's DNS record did. */
+export type MaasMachineWake = { readonly type: 'observed'; readonly object: StoredObject } | { readonly type: 'dnsChanged' };
+
+export type MaasMachineMsg = MachineMsg<MaasMachineWake, MaasMachineEvent, MaasMachineState | null>;
 
 export interface MaasMachineDeps {
   readonly store: ObjectStore;
@@ -31,129 +25,90 @@ export interface MaasMachineDeps {
   readonly fence?: Fence;
 }
 
-interface ActorState {
-  machine: MaasMachineState | null;
-  bootstrapSecret: string | null;
-  timer: TimerHandle | null;
-  readonly slot: SlotLease;
+type Kind = MachineKind<MaasMachineState, MaasMachineEvent, MaasMachineEffect, MaasMachineWake, MaasMachineState | null>;
+
+// One actor per MaasMachine: the generic machine actor running the MaasMachine kind. On every
+// wake-up the adapter reads the MaasMachine and the Cluster API objects around it (owner Machine,
+// Cluster, MaasCluster, bootstrap Secret) from the store, typed; results come back as messages.
+export function maasMachineBehavior(key: string, deps: MaasMachineDeps): MachineBehavior<MaasMachineState, MaasMachineEvent, MaasMachineEffect, MaasMachineWake, MaasMachineState | null> {
+  return machineBehavior(key, maasMachineKind(key, deps), { clock: deps.clock, slots: { broker: deps.broker, ttlMs: deps.grantTtlMs } });
 }
 
-// One actor per MaasMachine, thin: on every wake-up it reads the MaasMachine and the Cluster API
-// objects around it (owner Machine, Cluster, MaasCluster, bootstrap Secret) from the store, typed,
-// steps the pure machine (maasMachineLogic) and performs its effects; results come back as messages.
-export function maasMachineBehavior(key: string, deps: MaasMachineDeps): Behavior<ActorState, MaasMachineMsg> {
+export function maasMachineKind(key: string, deps: MaasMachineDeps): Kind {
+  return { actorKind: 'maas-machine', logic: maasMachineLogic, adapter: (io) => maasMachineAdapter(key, deps, io) };
+}
+
+function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<MaasMachineEvent>): ReturnType<Kind['adapter']> {
   const [namespace = 'default'] = key.split('/');
-  return {
-    kind: 'maas-machine',
-    init: (ctx) => {
-      deps.clock.setTimeout(() => tell(ctx.self, { type: 'tick' }), 0);
-      const slot = new SlotLease(deps.broker, key, deps.clock, deps.grantTtlMs, () => tell(ctx.self, { type: 'renewSlot' }));
-      return { machine: null, bootstrapSecret: null, timer: null, slot };
-    },
-    receive: async (s, msg, ctx) => {
-      if (msg.type === 'snapshot') {
-        msg.reply(s.machine);
-        return s;
-      }
-      if (msg.type === 'renewSlot') {
-        s.slot.renew();
-        return s;
-      }
-      const event = await toEvent(s, msg);
-      if (!event || !s.machine) return s;
-      const { state, effects } = maasMachineLogic.step(s.machine, event, deps.clock.now());
-      s.machine = state;
-      for (const e of effects) perform(s, e, ctx);
-      deps.onChange?.(key, state);
-      return s;
-    },
-    onStop: (s) => {
-      if (s.timer) deps.clock.clearTimeout(s.timer);
-      s.slot.release();
-    },
-    describe: (s) => {
-      const view = s.machine ? maasMachineLogic.view(s.machine) : null;
-      return { state: view?.state ?? null, phase: s.machine?.phase ?? null, ready: s.machine?.status.ready ?? false, slot: s.machine?.slot.phase ?? 'none' };
-    },
-  };
+  let bootstrapSecret: string | null = null;
 
-  // A message is a wake-up: the object and its world are read as they are now. Results and slot
-  // notices go in as they are; the first message of all also observes.
-  async function toEvent(s: ActorState, msg: Exclude<MaasMachineMsg, { type: 'snapshot' } | { type: 'renewSlot' }>): Promise<MaasMachineEvent | null> {
-    if (msg.type === 'observed' || msg.type === 'tick' || s.machine === null) {
-      const stored = (await deps.store.get('MaasMachine', key)) ?? (msg.type === 'observed' ? msg.object : undefined);
-      const object = stored ? parseMaasMachine(stored, deps.log) : null;
-      if (!object) return null;
-      const { world, bootstrapSecret } = await resolveMachineWorld(deps.store, object, deps.log);
-      s.bootstrapSecret = bootstrapSecret;
-      if (s.machine === null) s.machine = initialMaasMachineState(object, deps.config, world);
-      if (msg.type === 'observed' || msg.type === 'tick') return { type: 'observed', object, world };
-      // A result or notice that arrived first: observe, then apply it.
-      s.machine = maasMachineLogic.step(s.machine, { type: 'observed', object, world }, deps.clock.now()).state;
-    }
-    switch (msg.type) {
-      case 'slotGranted': return { type: 'slotGranted', grantId: msg.grantId };
-      case 'slotQueued': return { type: 'slotQueued', position: msg.position };
-      case 'slotLost': return { type: 'slotLost', grantId: msg.grantId, reason: msg.reason };
-      case 'result': return { type: 'result', seq: msg.seq, result: msg.result };
-      case 'dnsResult': return { type: 'dnsResult', seq: msg.seq, result: msg.result };
-      case 'dnsChanged': return { type: 'dnsChanged' };
-      default: return null;
-    }
-  }
-
-  function perform(st: ActorState, e: MaasMachineEffect, ctx: ActorContext<MaasMachineMsg>): void {
-    switch (e.type) {
-      case 'call': {
-        const userData = e.call.op === 'deploy' ? bootstrapData(deps.store, namespace, st.bootstrapSecret) : Promise.resolve(undefined);
-        void userData
-          .then((ud) => deps.driver.run(e.call, ud))
-          .catch((err: unknown): MaasResult => ({ kind: 'transient', message: message(err) }))
-          .then((result) => tell(ctx.self, { type: 'result', seq: e.seq, result }));
-        return;
-      }
-      case 'dnsLookup':
-        void deps.driver.findDns(e.fqdn)
-          .then((record): DnsLookupResult => (record ? { kind: 'found', ips: record.ips } : { kind: 'none' }))
-          .catch((err: unknown): DnsLookupResult => ({ kind: 'transient', message: message(err) }))
-          .then((result) => tell(ctx.self, { type: 'dnsResult', seq: e.seq, result }));
-        return;
-      case 'requestSlot': {
-        const self = ctx.self;
-        st.slot.request(deps.driver.pool, e.op, false, (n) => tellExpress(self, n));
-        return;
-      }
-      case 'releaseSlot':
-        st.slot.release();
-        return;
-      case 'writeSpec':
-        deps.store.patchSpec('MaasMachine', key, { ...e.patch }, deps.fence).catch((err: unknown) => warn('persisting providerID failed', err));
-        return;
-      case 'writeStatus':
-        deps.store.writeStatus('MaasMachine', key, e.status as unknown as Record<string, unknown>, deps.fence).catch((err: unknown) => warn('status write failed', err));
-        return;
-      case 'requeue':
-        if (st.timer) deps.clock.clearTimeout(st.timer);
-        st.timer = deps.clock.setTimeout(() => {
-          st.timer = null;
-          tell(ctx.self, { type: 'tick' });
-        }, e.afterMs);
-        return;
-      case 'addFinalizer':
-        deps.store.addFinalizer('MaasMachine', key, e.finalizer, deps.fence).catch((err: unknown) => warn('adding the finalizer failed', err));
-        return;
-      case 'removeFinalizer':
-        deps.store.removeFinalizer('MaasMachine', key, e.finalizer, deps.fence).catch((err: unknown) => warn('removing the finalizer failed', err));
-        return;
-      case 'event':
-        if (e.severity === 'Warning') deps.log.warn({ maasMachine: key, reason: e.reason }, e.message);
-        else deps.log.info({ maasMachine: key, reason: e.reason }, e.message);
-    }
+  // A wake-up reads the object and its world as they are now. An answer or notice that arrived
+  // first (wake null), or a dnsChanged before any state, observes first and is then applied.
+  async function read(current: MaasMachineState | null, wake: MaasMachineWake | Tick | null): Promise<Observation<MaasMachineState, MaasMachineEvent> | null> {
+    const stored = (await deps.store.get('MaasMachine', key)) ?? (wake?.type === 'observed' ? wake.object : undefined);
+    const object = stored ? parseMaasMachine(stored, deps.log) : null;
+    if (!object) return null;
+    const { world, bootstrapSecret: secret } = await resolveMachineWorld(deps.store, object, deps.log);
+    bootstrapSecret = secret;
+    const state = current ?? initialMaasMachineState(object, deps.config, world);
+    const observed: MaasMachineEvent = { type: 'observed', object, world };
+    if (wake !== null && wake.type !== 'dnsChanged') return { state, event: observed };
+    const seen = maasMachineLogic.step(state, observed, deps.clock.now()).state;
+    return { state: seen, event: wake };
   }
 
   function warn(text: string, err: unknown): void {
     deps.log.warn({ maasMachine: key, err: message(err) }, text);
   }
+
+  return {
+    observe(current, wake) {
+      if (current !== null && wake?.type === 'dnsChanged') return { state: current, event: wake };
+      return read(current, wake);
+    },
+    perform(e: KindEffect<MaasMachineEffect>) {
+      switch (e.type) {
+        case 'call': {
+          const { seq, call } = e;
+          const secret = bootstrapSecret;
+          io.run(
+            () => (call.op === 'deploy' ? bootstrapData(deps.store, namespace, secret) : Promise.resolve(undefined))
+              .then((userData) => deps.driver.run(call, userData))
+              .catch((err: unknown): MaasResult => ({ kind: 'transient', message: message(err) })),
+            (result): MaasMachineEvent => ({ type: 'result', seq, result }),
+          );
+          return;
+        }
+        case 'dnsLookup': {
+          const { seq, fqdn } = e;
+          io.run(
+            () => deps.driver.findDns(fqdn)
+              .then((record): DnsLookupResult => (record ? { kind: 'found', ips: record.ips } : { kind: 'none' }))
+              .catch((err: unknown): DnsLookupResult => ({ kind: 'transient', message: message(err) })),
+            (result): MaasMachineEvent => ({ type: 'dnsResult', seq, result }),
+          );
+          return;
+        }
+        case 'writeSpec':
+          deps.store.patchSpec('MaasMachine', key, { ...e.patch }, deps.fence).catch((err: unknown) => warn('persisting providerID failed', err));
+          return;
+        case 'writeStatus':
+          deps.store.writeStatus('MaasMachine', key, e.status as unknown as Record<string, unknown>, deps.fence).catch((err: unknown) => warn('status write failed', err));
+          return;
+        case 'event':
+          if (e.severity === 'Warning') deps.log.warn({ maasMachine: key, reason: e.reason }, e.message);
+          else deps.log.info({ maasMachine: key, reason: e.reason }, e.message);
+      }
+    },
+    slotClaim: () => ({ pool: deps.driver.pool, exempt: false }),
+    finalizer(change, finalizer) {
+      const write = change === 'add' ? deps.store.addFinalizer('MaasMachine', key, finalizer, deps.fence) : deps.store.removeFinalizer('MaasMachine', key, finalizer, deps.fence);
+      write.catch((err: unknown) => warn(change === 'add' ? 'adding the finalizer failed' : 'removing the finalizer failed', err));
+    },
+    stepped: (_before, after) => deps.onChange?.(key, after),
+    snapshot: (state) => state,
+    describe: (s) => ({ phase: s.phase, ready: s.status.ready ?? false, slot: s.slot.phase }),
+  };
 }
 
 function message(err: unknown): string {
