@@ -238,3 +238,34 @@ test('machine actor - a call that rejects crashes the actor, which restarts and 
   await waitFor(() => started === 2, 2_000, 'the restarted actor observes and calls again');
   t.is(observed, 2);
 });
+
+test('machine actor - an effect answered within the turn is stepped at once, before the next message', async (t) => {
+  const system = startSystem({ onError: () => {} });
+  t.teardown(() => system.stop());
+  const clock = createManualClock(0);
+  type E = { type: 'tick' } | { type: 'looked'; value: number };
+  // A kind whose lookup answers inline (as MaasCluster's DNS calls do): the snapshot asked right
+  // after the wake-up already sees the answer.
+  const kind: MachineKind<{ value: number | null; looks: number }, E, { type: 'look' }, never, number | null> = {
+    actorKind: 'inline',
+    logic: {
+      kind: 'Inline',
+      step: (s, e) => (e.type === 'looked'
+        ? { state: { value: e.value, looks: s.looks }, effects: [] }
+        : { state: { value: s.value, looks: s.looks + 1 }, effects: [{ type: 'look' }] }),
+      view: () => ({ state: 'x', power: 'unknown', operationalStatus: 'OK', error: null }),
+      isGone: () => false,
+    },
+    adapter: () => ({
+      observe: (current, wake) => ({ state: current ?? { value: null, looks: 0 }, event: wake }),
+      perform: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return { type: 'looked', value: 42 };
+      },
+      snapshot: (s) => s?.value ?? null,
+    }),
+  };
+  const ref: ActorRef<MachineMsg<never, E, number | null>> = spawn(system, 'inline', machineBehavior('default/i', kind, { clock }));
+  tell(ref, { type: 'tick' });
+  t.is(await ask<MachineMsg<never, E, number | null>, number | null>(ref, (reply) => ({ type: 'snapshot', reply }), 1_000), 42);
+});
