@@ -2,6 +2,7 @@ import { inspect } from 'node:util';
 import test from 'ava';
 import { createMaasClient, encodeForm, formPairs, MaasError, oauthAuthorization, parseApiKey, splitImage } from '../../src/adapters/maas/client/index.ts';
 import type { FormPairs, MaasClient, MaasClientOptions, MaasMachine } from '../../src/adapters/maas/client/index.ts';
+import { createMaasDriver } from '../../src/adapters/maas/driver/index.ts';
 import { startMaasSim } from '../../src/sim/maas/index.ts';
 import type { MaasSim, MaasSimOptions } from '../../src/sim/maas/index.ts';
 
@@ -112,6 +113,21 @@ test('maas client - sim: get and list machines, with filters; a missing machine 
     t.is(got?.memory, 8192);
     t.is(await admin.getMachine('zzzz99'), null);
     t.deepEqual(admin.stats.byRoute, { 'GET /machines/': 3, 'GET /machines/{id}/': 2 });
+  });
+});
+
+test('maas client - sim: an allocation tagged with an agent name is found by it, and only by it (driver findAllocated)', async (t) => {
+  await withSim(async ({ sim, admin }) => {
+    const driver = createMaasDriver(admin);
+    const a = await driver.run({ op: 'allocate', agentName: 'uid-a', cpuCount: 1, memMb: 1024, zone: 'az1' });
+    const b = await admin.allocate({ agentName: 'uid-b', zone: 'az1' });
+    if (a.kind !== 'done' || !a.machine) throw new Error(`allocate: ${JSON.stringify(a)}`);
+    t.is(sim.machine(a.machine.hostname)?.agent_name, 'uid-a');
+    t.deepEqual((await admin.listMachines({ agentName: 'uid-b' })).map((m) => m.system_id), [b.system_id]);
+    const found = await driver.run({ op: 'findAllocated', agentName: 'uid-a' });
+    t.deepEqual(found, { kind: 'listed', machines: [{ ...a.machine }] });
+    t.deepEqual(await driver.run({ op: 'findAllocated', agentName: 'uid-c' }), { kind: 'listed', machines: [] });
+    t.is(sim.counts().byRoute['POST machines/ op=allocate'], 2);
   });
 });
 

@@ -63,9 +63,16 @@ export const dnsReply = (st: MaasMachineStep, ips: readonly string[] | null, now
   return send(st.state, { type: 'dnsResult', seq: c.seq, result: ips === null ? { kind: 'none' } : { kind: 'found', ips } }, now);
 };
 
+/** MAAS holds nothing under the machine's agent name: the answer to the look before it allocates (adopt.ts). */
+export const noneEarlier = (st: MaasMachineStep, now = T0): MaasMachineStep => {
+  const c = calls(st)[0];
+  if (c?.op !== 'findAllocated') throw new Error(`expected findAllocated, not ${JSON.stringify(calls(st))}`);
+  return reply(st, { kind: 'listed', machines: [] }, now);
+};
+
 /** A worker (no DNS) brought to MAAS Deploying; skipSwap so the deploy follows the allocation. */
 export function deploying(config: Partial<MaasMachineConfig> = {}, controlPlane = false): MaasMachineStep {
-  const s1 = grant(tick(start(maasMachine({}, {}, controlPlane), world(), { skipSwap: true, ...config })).state);
+  const s1 = grant(noneEarlier(tick(start(maasMachine({}, {}, controlPlane), world(), { skipSwap: true, ...config }))).state);
   const s2 = reply(s1, { kind: 'done', machine: view('Allocated', 'off') });
   return reply(s2, { kind: 'done', machine: view('Deploying') });
 }

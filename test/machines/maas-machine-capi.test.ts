@@ -2,7 +2,7 @@
 import test from 'ava';
 import { MAAS_MACHINE_PHASES } from '../../src/machines/maas-machine/index.ts';
 import {
-  T0, calls, capiCluster, capiMachine, condition, deployedControlPlane, dnsReply, grant, maasCluster, maasMachine, observe, reply, send, start, tick, types, view, world,
+  T0, calls, capiCluster, capiMachine, condition, deployedControlPlane, dnsReply, grant, maasCluster, maasMachine, noneEarlier, observe, reply, send, start, tick, types, view, world,
 } from './maas-fixtures.ts';
 
 const PAUSED = { 'cluster.x-k8s.io/paused': '' };
@@ -13,9 +13,10 @@ test('maas machine capi - a paused Cluster stops all work: no call, no slot; sta
   t.false(types(s).includes('requestSlot'));
   t.is(condition(s.state, 'Paused')?.status, 'True');
   t.regex(condition(s.state, 'Paused')?.message ?? '', /spec\.paused/);
-  // Unpaused, work starts.
+  // Unpaused, work starts: MAAS is asked for an earlier allocation of this machine first.
   const resumed = observe(s.state, maasMachine(), world());
-  t.true(types(resumed).includes('requestSlot'));
+  t.deepEqual(calls(resumed).map((c) => c.op), ['findAllocated']);
+  t.true(types(noneEarlier(resumed)).includes('requestSlot'));
   t.is(condition(resumed.state, 'Paused')?.status, 'False');
 });
 
@@ -48,7 +49,7 @@ test('maas machine capi - nothing is allocated before the Cluster infrastructure
   t.is(condition(s.state, 'MachineDeployed')?.reason, 'WaitingForClusterInfrastructure');
   t.false(s.state.status.ready);
   // The MaasCluster's own readiness is the same fact at its source (no CAPI controller needed).
-  t.true(types(observe(s.state, maasMachine(), world({ cluster: capiCluster({ ready: false }) }))).includes('requestSlot'));
+  t.true(types(noneEarlier(observe(s.state, maasMachine(), world({ cluster: capiCluster({ ready: false }) })))).includes('requestSlot'));
 });
 
 test('maas machine capi - nothing is allocated before bootstrap data exists, nor before the owner Machine and Cluster exist', (t) => {
@@ -63,7 +64,7 @@ test('maas machine capi - nothing is allocated before bootstrap data exists, nor
 });
 
 test('maas machine capi - a closed gate gives back a slot it asked for', (t) => {
-  const asked = tick(start());
+  const asked = noneEarlier(tick(start()));
   t.is(asked.state.slot.phase, 'waiting');
   const closed = observe(asked.state, maasMachine(), world({ bootstrapDataReady: false }));
   t.true(types(closed).includes('releaseSlot'));
@@ -72,7 +73,7 @@ test('maas machine capi - a closed gate gives back a slot it asked for', (t) => 
 
 test('maas machine capi - the providerID never changes: a failed deploy and a machine taken back both fail the MaasMachine', (t) => {
   for (const statusName of ['Failed deployment', 'Releasing', 'Disk erasing', 'New', 'Broken']) {
-    const s1 = grant(tick(start(maasMachine(), world(), { skipSwap: true })).state);
+    const s1 = grant(noneEarlier(tick(start(maasMachine(), world(), { skipSwap: true }))).state);
     const s2 = reply(s1, { kind: 'done', machine: view('Allocated', 'off') });
     const s3 = reply(s2, { kind: 'done', machine: view('Deploying') });
     const gone = reply(tick(s3.state, T0 + 10_000), { kind: 'done', machine: view(statusName, 'off') }, T0 + 10_000);

@@ -3,7 +3,7 @@
 import test from 'ava';
 import type { MaasMachineObject, MaasMachinePhase, MaasMachineStep } from '../../src/machines/maas-machine/index.ts';
 import { POWER_OFF_ANNOTATION, POWERED_OFF_ON_REQUEST, RELEASE_ANNOTATION } from '../../src/machines/maas-machine/index.ts';
-import { T0, calls, condition, deploying, grant, maasMachine, observe, reply, start, tick, types, view, world } from './maas-fixtures.ts';
+import { T0, calls, condition, deploying, grant, maasMachine, noneEarlier, observe, reply, start, tick, types, view, world } from './maas-fixtures.ts';
 
 const annotate = (o: MaasMachineObject, set: Record<string, string>, drop: readonly string[] = []): MaasMachineObject => {
   const annotations: Record<string, string> = { ...(o.metadata.annotations ?? {}), ...set };
@@ -146,8 +146,13 @@ test('maas commands - release table: where the machine is decides what happens',
     },
     {
       name: 'pending, nothing allocated: failed at once, nothing called',
-      run: () => tick(start(annotate(maasMachine(), { [RELEASE_ANNOTATION]: '' }), world())),
+      run: () => noneEarlier(tick(start(annotate(maasMachine(), { [RELEASE_ANNOTATION]: '' }), world()))),
       calls: [], phase: 'failed', message: /before a MAAS machine was allocated; nothing was released/,
+    },
+    {
+      name: 'pending, with a machine an earlier owner allocated for it: adopted, then released',
+      run: () => grant(reply(tick(start(annotate(maasMachine(), { [RELEASE_ANNOTATION]: 'r-0' }), world())), { kind: 'listed', machines: [view('Allocated', 'off')] }).state),
+      calls: [{ op: 'release', systemId: 'abc123' }], phase: 'allocated',
     },
     {
       name: 'MAAS no longer has it: failed, saying so',

@@ -2,7 +2,7 @@ import test from 'ava';
 import fc from 'fast-check';
 import type { MaasMachineEvent, MaasResult } from '../../src/machines/maas-machine/index.ts';
 import {
-  T0, calls, capiCluster, condition, deploying, grant, maasMachine, observe, reply, send, start, tick, types, view, world,
+  T0, calls, capiCluster, condition, deploying, grant, maasMachine, noneEarlier, observe, reply, send, start, tick, types, view, world,
 } from './maas-fixtures.ts';
 
 test('maas machine - waits for bootstrap data without touching MAAS', (t) => {
@@ -13,11 +13,13 @@ test('maas machine - waits for bootstrap data without touching MAAS', (t) => {
 });
 
 test('maas machine - allocates with the constraints once it holds a slot, and persists the providerID at once', (t) => {
-  const s0 = tick(start());
+  const looked = tick(start(maasMachine({}, { uid: 'uid-cp-0' })));
+  t.deepEqual(calls(looked), [{ op: 'findAllocated', agentName: 'uid-cp-0' }]);
+  const s0 = noneEarlier(looked);
   t.deepEqual(s0.effects.filter((e) => e.type === 'requestSlot'), [{ type: 'requestSlot', op: 'deploy' }]);
   t.deepEqual(calls(s0), []);
   const s1 = grant(s0.state);
-  t.deepEqual(calls(s1), [{ op: 'allocate', cpuCount: 4, memMb: 8192, zone: 'az1', pool: 'default', tags: ['fast', 'ssd'] }]);
+  t.deepEqual(calls(s1), [{ op: 'allocate', agentName: 'uid-cp-0', cpuCount: 4, memMb: 8192, zone: 'az1', pool: 'default', tags: ['fast', 'ssd'] }]);
   const s2 = reply(s1, { kind: 'done', machine: view('Allocated', 'off') });
   t.deepEqual(s2.effects.find((e) => e.type === 'writeSpec'), { type: 'writeSpec', patch: { providerID: 'maas:///az1/abc123', systemID: 'abc123', failureDomain: 'az1' } });
   t.is(s2.state.phase, 'allocated');
@@ -27,13 +29,13 @@ test('maas machine - allocates with the constraints once it holds a slot, and pe
 });
 
 test('maas machine - skipping swap deploys straight after allocation; in-memory deploys are ephemeral', (t) => {
-  const s1 = grant(tick(start(maasMachine({ deployInMemory: true }), world(), { skipSwap: true })).state);
+  const s1 = grant(noneEarlier(tick(start(maasMachine({ deployInMemory: true }), world(), { skipSwap: true }))).state);
   const s2 = reply(s1, { kind: 'done', machine: view('Allocated', 'off') });
   t.deepEqual(calls(s2), [{ op: 'deploy', systemId: 'abc123', image: 'ubuntu/jammy', ephemeral: true }]);
 });
 
 test('maas machine - a key that may not turn swap off (403) deploys with swap on', (t) => {
-  const s1 = grant(tick(start()).state);
+  const s1 = grant(noneEarlier(tick(start())).state);
   const s2 = reply(s1, { kind: 'done', machine: view('Allocated', 'off') });
   const s3 = reply(s2, { kind: 'failed', message: 'forbidden', reason: 'forbidden' });
   t.deepEqual(calls(s3), [{ op: 'deploy', systemId: 'abc123', image: 'ubuntu/jammy', ephemeral: false }]);
@@ -90,7 +92,7 @@ test('maas machine - a failed deployment marks the machine failed and keeps its 
 });
 
 test('maas machine - a deploy call MAAS refuses is retried on the same machine after a backoff', (t) => {
-  const s1 = grant(tick(start(maasMachine(), world(), { skipSwap: true })).state);
+  const s1 = grant(noneEarlier(tick(start(maasMachine(), world(), { skipSwap: true }))).state);
   const s2 = reply(s1, { kind: 'done', machine: view('Allocated', 'off') });
   const s3 = reply(s2, { kind: 'failed', message: "Can't deploy: bad series", reason: 'conflict' });
   t.is(condition(s3.state, 'MachineDeployed')?.reason, 'MachineDeployFailed');
@@ -104,7 +106,7 @@ test('maas machine - a deploy call MAAS refuses is retried on the same machine a
 });
 
 test('maas machine - nothing matching the constraints is a deploy failure with backoff and no slot held', (t) => {
-  const s1 = grant(tick(start()).state);
+  const s1 = grant(noneEarlier(tick(start())).state);
   const s2 = reply(s1, { kind: 'failed', message: 'No available machine matches constraints', reason: 'noMatch' });
   t.is(s2.state.slot.phase, 'none');
   t.is(s2.state.phase, 'pending');
@@ -145,15 +147,17 @@ test('maas machine - a worker being deleted releases with a slot, then removes t
   t.is(condition(s2.state, 'MachineDeployed')?.reason, 'Deleted');
 });
 
-test('maas machine - deleting one that never got a machine just drops the finalizer', (t) => {
-  const s = tick(start(maasMachine({}, { deletionTimestamp: 'x' })));
+test('maas machine - deleting one that never got a machine drops the finalizer once MAAS holds nothing for it', (t) => {
+  const looked = tick(start(maasMachine({}, { deletionTimestamp: 'x' })));
+  t.deepEqual(calls(looked).map((c) => c.op), ['findAllocated']);
+  const s = noneEarlier(looked);
   t.true(s.state.gone);
   t.deepEqual(calls(s), []);
   t.true(s.effects.some((e) => e.type === 'removeFinalizer'));
 });
 
 test('maas machine - an object seen without IDs (our write not landed yet) does not undo the allocation', (t) => {
-  const s1 = grant(tick(start(maasMachine(), world(), { skipSwap: true })).state);
+  const s1 = grant(noneEarlier(tick(start(maasMachine(), world(), { skipSwap: true }))).state);
   const s2 = reply(s1, { kind: 'done', machine: view('Allocated', 'off') });
   const stale = observe(s2.state, maasMachine());
   t.is(stale.state.systemId, 'abc123');
@@ -173,6 +177,8 @@ test('maas machine - a restart resumes from the object: failed stays failed, a p
 
 const result: fc.Arbitrary<MaasResult> = fc.oneof(
   fc.constantFrom('Allocated', 'Deploying', 'Deployed', 'Failed deployment', 'Releasing', 'Ready', 'Broken').chain((st) => fc.constantFrom('on', 'off').map((p): MaasResult => ({ kind: 'done', machine: view(st, p) }))),
+  fc.constantFrom('Allocated', 'Deploying', 'Deployed', 'Failed deployment', 'Releasing').map((st): MaasResult => ({ kind: 'listed', machines: [view(st)] })),
+  fc.constant<MaasResult>({ kind: 'listed', machines: [] }),
   fc.constant<MaasResult>({ kind: 'notFound' }),
   fc.constant<MaasResult>({ kind: 'failed', message: 'x', reason: 'conflict' }),
   fc.constant<MaasResult>({ kind: 'transient', message: 'x' }),

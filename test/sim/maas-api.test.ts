@@ -158,6 +158,30 @@ test('maas sim - list filters: hostname, id, zone, pool, parent, each repeatable
   t.is(bad.text, '{"zone": ["No such zone(s): moon."]}');
 });
 
+test('maas sim - allocate keeps agent_name on the machine; GET machines/?agent_name= lists exactly those, until release', async (t) => {
+  const sim = await started(t);
+  const names = async (query: string) => json<MachineJson[]>(await call(sim, 'GET', `machines/${query}`)).map((m) => m.hostname).sort();
+  const a = json<MachineJson>(await call(sim, 'POST', 'machines/', [['op', 'allocate'], ['agent_name', 'uid-a'], ['zone', 'az1']]));
+  const b = json<MachineJson>(await call(sim, 'POST', 'machines/', [['agent_name', 'uid-b'], ['op', 'allocate'], ['zone', 'az1']]));
+  t.not(a.hostname, b.hostname);
+  t.is(sim.machine(a.hostname)?.agent_name, 'uid-a');
+  t.deepEqual(await names('?agent_name=uid-a'), [a.hostname]);
+  t.deepEqual(await names('?agent_name=uid-b'), [b.hostname]);
+  t.deepEqual(await names('?agent_name=uid-c'), []);
+  // An exact match (a Django filter), not a prefix; the last value given counts (QueryDict.get).
+  t.deepEqual(await names('?agent_name=uid'), []);
+  t.deepEqual(await names('?agent_name=uid-c&agent_name=uid-a'), [a.hostname]);
+  t.is((await names('')).length, 12);
+  // Deploy keeps it; a released machine loses it with its owner.
+  t.is((await call(sim, 'POST', `machines/${a.system_id}/`, [['op', 'deploy']])).status, 200);
+  t.deepEqual(await names('?agent_name=uid-a'), [a.hostname]);
+  t.is((await call(sim, 'POST', `machines/${b.system_id}/`, [['op', 'release']])).status, 200);
+  const deadline = Date.now() + 5_000;
+  while (sim.machine(b.hostname)?.status_name !== 'Ready' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  t.deepEqual(await names('?agent_name=uid-b'), []);
+  t.is(sim.machine(b.hostname)?.agent_name, '');
+});
+
 test('maas sim - op comes from the query string, the form body or an /op- path; unknown ones are 400', async (t) => {
   const sim = await started(t);
   const fromQuery = await call(sim, 'POST', 'machines/?op=allocate', [['zone', 'az1']]);

@@ -1,4 +1,5 @@
 import { DNS_ATTACHED_REASONS as D, MAAS_MACHINE_FINALIZER, MACHINE_DEPLOYED_REASONS as R } from '../../api/index.ts';
+import { lookForEarlierAllocation } from './adopt.ts';
 import { readDns } from './dns-attach.ts';
 import type { Turn } from './turn.ts';
 import { dnsNameOf } from './world.ts';
@@ -19,6 +20,11 @@ export function deleting(t: Turn): boolean {
     return false;
   }
   if (!t.s.systemId) {
+    // An owner that died before writing the providerID may have left a machine allocated to us.
+    if (!t.s.noEarlierAllocation) {
+      lookForEarlierAllocation(t);
+      return false;
+    }
     finishDeletion(t, 'no MAAS machine to release');
     return false;
   }

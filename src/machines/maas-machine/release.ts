@@ -1,3 +1,4 @@
+import { lookForEarlierAllocation } from './adopt.ts';
 import { failReleased } from './failure.ts';
 import { releaseRequested } from './intents.ts';
 import type { Turn } from './turn.ts';
@@ -12,6 +13,12 @@ export function releaseOnRequest(t: Turn): boolean {
   if (requestId === null) return false;
   const systemId = t.s.systemId;
   if (!systemId) {
+    // An owner that died before writing the providerID may have left a machine allocated to us:
+    // adopted, it is released on the next turn.
+    if (!t.s.noEarlierAllocation) {
+      lookForEarlierAllocation(t);
+      return true;
+    }
     // Nothing allocated (and no allocation in flight: drive() waits for results): nothing to give back.
     failReleased(t, requestId, null);
     return true;

@@ -1,4 +1,5 @@
 import { formatProviderId, MACHINE_DEPLOYED_REASONS as R } from '../../api/index.ts';
+import { applyEarlierAllocation } from './adopt.ts';
 import { finishDeletion } from './deleting.ts';
 import { failMachine, failReleased } from './failure.ts';
 import { powerOffRequested, releaseRequested } from './intents.ts';
@@ -9,6 +10,21 @@ import type { DnsLookupResult, MaasOp, MaasResult, MaasView } from './types.ts';
 export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
   if (r.kind === 'transient') {
     t.backoff();
+    return;
+  }
+  if (op === 'findAllocated' && (r.kind === 'listed' || r.kind === 'done')) {
+    t.s.attempts = 0;
+    applyEarlierAllocation(t, r.kind === 'listed' ? r.machines : r.machine ? [r.machine] : []);
+    return;
+  }
+  if (r.kind === 'listed') {
+    // Only findAllocated lists; a list for another call is the driver's bug: retried, not trusted.
+    t.emit('Warning', 'MachineCallFailed', `${op} answered with a list of machines`);
+    t.backoff();
+    return;
+  }
+  if (r.kind === 'notFound' && op === 'findAllocated') {
+    failed(t, op, 'MAAS answered 404 to a machines listing', undefined);
     return;
   }
   if (r.kind === 'notFound') {
@@ -55,6 +71,9 @@ export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
     }
     case 'get':
       see(t, r.machine);
+      return;
+    case 'findAllocated':
+      // Answered above.
   }
 }
 
@@ -97,6 +116,7 @@ function failed(t: Turn, op: MaasOp, message: string, reason: string | undefined
       t.emit('Warning', 'MachineReleaseFailed', text);
       t.backoff();
       return;
+    case 'findAllocated':
     case 'get':
     case 'powerOn':
     case 'powerOff':

@@ -12,10 +12,13 @@ export interface MaasView {
   readonly zone: string;
 }
 
-export type MaasOp = 'allocate' | 'get' | 'swapOff' | 'deploy' | 'release' | 'powerOn' | 'powerOff';
+export type MaasOp = 'findAllocated' | 'allocate' | 'get' | 'swapOff' | 'deploy' | 'release' | 'powerOn' | 'powerOff';
 
 export type MaasCall =
-  | { op: 'allocate'; cpuCount: number; memMb: number; zone?: string; pool?: string; tags?: readonly string[] }
+  // GET /machines/?agent_name=: what MAAS holds for this MaasMachine already (adopt.ts).
+  | { op: 'findAllocated'; agentName: string }
+  // agentName tags the allocation with the MaasMachine's identity, so a later owner finds it.
+  | { op: 'allocate'; agentName: string; cpuCount: number; memMb: number; zone?: string; pool?: string; tags?: readonly string[] }
   | { op: 'get'; systemId: string }
   | { op: 'swapOff'; systemId: string }
   | { op: 'deploy'; systemId: string; image: string; ephemeral: boolean }
@@ -26,6 +29,8 @@ export type MaasCall =
 
 export type MaasResult =
   | { kind: 'done'; machine?: MaasView }
+  /** findAllocated: every machine MAAS has under the agent name, in any state. */
+  | { kind: 'listed'; machines: readonly MaasView[] }
   | { kind: 'notFound' }
   // noMatch: nothing fits the constraints (MAAS 409); forbidden: the key may not do this (403).
   | { kind: 'failed'; message: string; reason?: 'noMatch' | 'forbidden' | 'conflict' | 'broken' }
@@ -103,8 +108,13 @@ export interface MaasMachineState {
   readonly world: MaasMachineWorld;
   readonly phase: MaasMachinePhase;
   readonly status: MaasMachineStatus;
-  /** Set once from the allocation (or the object's providerID) and never changed. */
+  /** Set once from the allocation (or the object's providerID, or an adoption) and never changed. */
   readonly systemId: string | null;
+  /**
+   * MAAS was asked for a machine allocated to this MaasMachine (by an owner before us) and holds
+   * none; reset when an allocate is sent, whose answer may be lost after MAAS allocated.
+   */
+  readonly noEarlierAllocation: boolean;
   readonly view: MaasView | null;
   /** The view is current; when false the next look at MAAS is due at nextPollAt. */
   readonly fresh: boolean;

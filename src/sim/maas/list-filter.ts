@@ -6,9 +6,14 @@ import type { Params } from './params.ts';
 // GET /machines/ filters (ReadNodesForm): each repeatable, a machine matches any value given.
 // Parameters this simulator does not model are ignored.
 
-export function parseListFilter(params: Params, catalog: Catalog): (m: Candidate) => boolean {
+/** A machine as the list filters see it: the allocation constraints' fields and the agent name. */
+export interface Listed extends Candidate {
+  readonly agentName: string;
+}
+
+export function parseListFilter(params: Params, catalog: Catalog): (m: Listed) => boolean {
   const errors: Record<string, string[]> = {};
-  const tests: Array<(m: Candidate) => boolean> = [];
+  const tests: Array<(m: Listed) => boolean> = [];
   const values = (key: string) => params.getAll(key).filter((v) => v !== '');
   const anyOf = (key: string, pick: (m: Candidate) => string | null) => {
     const wanted = values(key);
@@ -43,6 +48,10 @@ export function parseListFilter(params: Params, catalog: Catalog): (m: Candidate
   }
   const notTags = values('not_tags');
   if (notTags.length > 0) tests.push((m) => !notTags.some((t) => m.tags.includes(t)));
+  // filtered_nodes_list_from_request: request.GET.get('agent_name') (the last one given), matched
+  // exactly, '' included. MAAS keeps a machine's agent_name from allocate until it is released.
+  const agentName = params.get('agent_name');
+  if (agentName !== undefined) tests.push((m) => m.agentName === agentName);
 
   if (Object.keys(errors).length > 0) throw validationError(errors);
   return (m) => tests.every((t) => t(m));

@@ -29,12 +29,16 @@ export interface AllocateConstraints {
   tags?: string[];
   /** Leave out machines composed in a VM host (HCP sets it). */
   notPod?: boolean;
+  /** MAAS keeps it on the machine until release; MachineQuery.agentName finds the machine by it. */
+  agentName?: string;
 }
 
 export interface MachineQuery {
   hostname?: string[];
   zone?: string;
   pool?: string;
+  /** Only machines allocated with this agent_name (MAAS matches it exactly). */
+  agentName?: string;
 }
 
 export interface MachineUpdate {
@@ -315,6 +319,7 @@ export function createMaasClient(o: MaasClientOptions): MaasClient {
         pool: k.pool,
         tags: k.tags !== undefined && k.tags.length > 0 ? k.tags : undefined,
         not_pod: k.notPod === true ? true : undefined,
+        agent_name: k.agentName,
       };
       const c: Call = { method: 'POST', path: '/machines/', route: 'POST /machines/ op=allocate', op: 'allocate', form: formPairs(fields), isAllocate: true };
       checkCount(c, 'cpuCount', k.cpuCount);
@@ -331,7 +336,7 @@ export function createMaasClient(o: MaasClientOptions): MaasClient {
     },
 
     async listMachines(q = {}) {
-      const query = formPairs({ hostname: q.hostname !== undefined && q.hostname.length > 0 ? q.hostname : undefined, zone: q.zone, pool: q.pool });
+      const query = formPairs({ hostname: q.hostname !== undefined && q.hostname.length > 0 ? q.hostname : undefined, zone: q.zone, pool: q.pool, agent_name: q.agentName });
       const c: Call = { method: 'GET', path: '/machines/', route: 'GET /machines/', query };
       return parse(c, MaasMachineList, await request(c));
     },

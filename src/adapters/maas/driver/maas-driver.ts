@@ -12,6 +12,8 @@ export function createMaasDriver(client: MaasClient): MaasDriver {
     pool: `maas:${client.endpoint}`,
     async run(call: MaasCall, userDataBase64?: string): Promise<MaasResult> {
       try {
+        // Every machine MAAS keeps under the agent name; which of them to adopt is the machine's call.
+        if (call.op === 'findAllocated') return { kind: 'listed', machines: (await client.listMachines({ agentName: call.agentName })).map(view) };
         return { kind: 'done', machine: view(await perform(client, call, userDataBase64)) };
       } catch (err) {
         return toResult(err);
@@ -34,10 +36,10 @@ export function createMaasDriver(client: MaasClient): MaasDriver {
   };
 }
 
-async function perform(client: MaasClient, call: MaasCall, userDataBase64: string | undefined): Promise<MaasMachine> {
+async function perform(client: MaasClient, call: Exclude<MaasCall, { op: 'findAllocated' }>, userDataBase64: string | undefined): Promise<MaasMachine> {
   switch (call.op) {
     case 'allocate':
-      return client.allocate({ cpuCount: call.cpuCount, memMb: call.memMb, ...(call.zone ? { zone: call.zone } : {}), ...(call.pool ? { pool: call.pool } : {}), ...(call.tags ? { tags: [...call.tags] } : {}) });
+      return client.allocate({ agentName: call.agentName, cpuCount: call.cpuCount, memMb: call.memMb, ...(call.zone ? { zone: call.zone } : {}), ...(call.pool ? { pool: call.pool } : {}), ...(call.tags ? { tags: [...call.tags] } : {}) });
     case 'get': {
       const m = await client.getMachine(call.systemId);
       if (!m) throw new MaasNotFound();
