@@ -123,7 +123,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
   transport.onStatus((status) => {
     connected = status === 'connected';
   });
-  let running: { shards: ShardHost; membership: Membership; maas: MaasShards | null } | null = null;
+  let running: { shards: ShardHost; membership: Membership; maas: MaasShards | null; store: HostStore; objects: ObjectStore | undefined } | null = null;
   const health = config.healthPort === undefined || config.healthPort === null ? null : await startHealthServer({
     live: () => running === null || running.shards.system.state === 'running',
     ready: () => {
@@ -137,6 +137,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
       return { ready: true };
     },
     hostsByState: () => running?.shards.stats.byState ?? new Map(),
+    staleFenceRefusals: () => (running?.store.staleFenceRefusals?.() ?? 0) + (running?.objects?.staleFenceRefusals?.() ?? 0),
     maasMachinesByState: () => {
       const counts = new Map<string, number>();
       for (const { state } of running?.maas?.machines().values() ?? []) {
@@ -235,7 +236,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
       ...(substrate.shared ? {} : { settleMs: 0 }),
     });
 
-    running = { shards, membership, maas };
+    running = { shards, membership, maas, store, objects };
     const events = config.ownershipLog ? recordOwnership(name, config.ownershipLog, shards) : shards.ownership;
     const leases: ShardLeases = await startShardLeases({
       bucket: leaseBucket, membership, self: name, shardCount: config.shardCount,

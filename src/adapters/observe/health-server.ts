@@ -11,6 +11,8 @@ export interface NodeHealth {
   hostsByState(): ReadonlyMap<string, number>;
   /** MaasMachines driven by this node, by MAAS state (Deploying, Deployed, ...). */
   maasMachinesByState?(): ReadonlyMap<string, number>;
+  /** Writes the stores refused because a newer owner of the shard had written (StaleFence). */
+  staleFenceRefusals?(): number;
   shardsOwned(): number;
   mailboxDepth(): number;
   slots(): { inUse: number; waiting: number } | null;
@@ -46,6 +48,14 @@ export async function startHealthServer(health: NodeHealth, options: { host?: st
     collect() {
       this.reset();
       for (const [state, n] of health.maasMachinesByState?.() ?? []) if (n > 0) this.set({ state }, n);
+    },
+  });
+  new Gauge({
+    name: 'metalfleet_stale_fence_refusals',
+    help: 'Writes refused since start because a newer owner of the shard had written (StaleFence)',
+    registers: [registry],
+    collect() {
+      this.set(health.staleFenceRefusals?.() ?? 0);
     },
   });
   new Gauge({ name: 'metalfleet_shards_owned', help: 'Shard leases held by this node', registers: [registry], collect() { this.set(health.shardsOwned()); } });
