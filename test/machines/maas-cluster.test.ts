@@ -1,14 +1,14 @@
 // The MaasCluster machine: its DNS record, status, conditions and deletion, without I/O.
 import test from 'ava';
 import { MaasCluster, MaasMachine } from '../../src/api/index.ts';
-import { initialMaasClusterState, stepMaasCluster } from '../../src/machines/maas-cluster/index.ts';
+import { dnsSuffixOf, initialMaasClusterState, stepMaasCluster } from '../../src/machines/maas-cluster/index.ts';
 import type { DnsCallResult, MaasClusterEffect, MaasClusterState, MaasClusterStep } from '../../src/machines/maas-cluster/index.ts';
 import { T0, capiCluster } from './maas-fixtures.ts';
 
 const FINALIZER = 'maascluster.infrastructure.cluster.x-k8s.io';
 const mc = (meta: Record<string, unknown> = {}) => MaasCluster.parse({
   apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasCluster',
-  metadata: { name: 'c1', namespace: 'default', finalizers: [FINALIZER], ...meta }, spec: { dnsDomain: 'maas', failureDomains: ['az1'] },
+  metadata: { name: 'c1', namespace: 'default', uid: 'uid-c1', finalizers: [FINALIZER], ...meta }, spec: { dnsDomain: 'maas', failureDomains: ['az1'] },
 });
 const member = (name: string, ip: string, running: boolean, deleting = false) => MaasMachine.parse({
   apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine',
@@ -25,26 +25,28 @@ const answer = (st: MaasClusterStep, result: DnsCallResult, now = T0) => {
   return stepMaasCluster(st.state, { type: 'dnsResult', seq: c.seq, result }, now);
 };
 const cond = (s: MaasClusterState, type: string) => s.status.conditions?.find((c) => c.type === type);
-const record = (ips: string[]) => ({ id: 7, fqdn: 'c1-abcdef.maas', ips });
+// The name a new record gets: the cluster, 6 hex derived from the MaasCluster's uid, the domain.
+const NAME = `c1-${dnsSuffixOf(mc())}.maas`;
+const record = (ips: string[]) => ({ id: 7, fqdn: NAME, ips });
 
 function active(machines: MaasMachine[] = []): MaasClusterStep {
-  const s0 = observed(initialMaasClusterState(mc(), 'abcdef'), mc(), machines);
+  const s0 = observed(initialMaasClusterState(mc()), mc(), machines);
   return answer(s0, { kind: 'record', record: record([]) });
 }
 
 test('maas cluster - finds the record by its new name, creates it empty with a 10 s TTL when missing', (t) => {
-  const s0 = observed(initialMaasClusterState(mc({ finalizers: [] }), 'abcdef'));
+  const s0 = observed(initialMaasClusterState(mc({ finalizers: [] })));
   t.true(s0.effects.some((e) => e.type === 'addFinalizer'));
-  t.deepEqual(dnsCalls(s0), [{ op: 'find', fqdn: 'c1-abcdef.maas' }]);
+  t.deepEqual(dnsCalls(s0), [{ op: 'find', fqdn: NAME }]);
   t.is(cond(s0.state, 'LoadBalancerReady')?.reason, 'WaitForDNSName');
   const s1 = answer(s0, { kind: 'none' });
-  t.deepEqual(dnsCalls(s1), [{ op: 'create', fqdn: 'c1-abcdef.maas', ttl: 10, ips: [] }]);
+  t.deepEqual(dnsCalls(s1), [{ op: 'create', fqdn: NAME, ttl: 10, ips: [] }]);
   const s2 = answer(s1, { kind: 'record', record: record([]) });
   t.is(s2.state.phase, 'active');
   t.true(s2.state.status.ready);
-  t.is(s2.state.status.network?.dnsName, 'c1-abcdef.maas');
+  t.is(s2.state.status.network?.dnsName, NAME);
   t.deepEqual(s2.state.status.failureDomains, [{ name: 'az1', controlPlane: true }]);
-  t.deepEqual(s2.effects.find((e) => e.type === 'writeSpec'), { type: 'writeSpec', patch: { controlPlaneEndpoint: { host: 'c1-abcdef.maas', port: 6443 } } });
+  t.deepEqual(s2.effects.find((e) => e.type === 'writeSpec'), { type: 'writeSpec', patch: { controlPlaneEndpoint: { host: NAME, port: 6443 } } });
   t.is(cond(s2.state, 'LoadBalancerReady')?.status, 'True');
   t.is(cond(s2.state, 'APIServerAvailable')?.reason, 'APIServerNotReady');
   t.is(cond(s2.state, 'Ready')?.status, 'False');
@@ -71,24 +73,24 @@ test('maas cluster - a deleting control-plane machine is detached (the machine w
 });
 
 test('maas cluster - a failed DNS call says LoadBalancerFailed and backs off', (t) => {
-  const s0 = observed(initialMaasClusterState(mc(), 'abcdef'));
+  const s0 = observed(initialMaasClusterState(mc()));
   const s1 = answer(s0, { kind: 'failed', message: '404 No Domain matches the given query.' });
   t.is(cond(s1.state, 'LoadBalancerReady')?.reason, 'LoadBalancerFailed');
   t.deepEqual(s1.effects.filter((e) => e.type === 'requeue'), [{ type: 'requeue', afterMs: 1_000 }]);
   t.deepEqual(dnsCalls(stepMaasCluster(s1.state, { type: 'tick' }, T0 + 500)), []);
-  t.deepEqual(dnsCalls(stepMaasCluster(s1.state, { type: 'tick' }, T0 + 1_000)), [{ op: 'find', fqdn: 'c1-abcdef.maas' }]);
+  t.deepEqual(dnsCalls(stepMaasCluster(s1.state, { type: 'tick' }, T0 + 1_000)), [{ op: 'find', fqdn: NAME }]);
 });
 
 test('maas cluster - a paused Cluster, or the paused annotation, stops all DNS work', (t) => {
-  const paused = observed(initialMaasClusterState(mc(), 'abcdef'), mc(), [], capiCluster({ paused: true }));
+  const paused = observed(initialMaasClusterState(mc()), mc(), [], capiCluster({ paused: true }));
   t.deepEqual(dnsCalls(paused), []);
   t.is(cond(paused.state, 'Paused')?.status, 'True');
-  const annotated = observed(initialMaasClusterState(mc(), 'abcdef'), mc({ annotations: { 'cluster.x-k8s.io/paused': '' } }));
+  const annotated = observed(initialMaasClusterState(mc()), mc({ annotations: { 'cluster.x-k8s.io/paused': '' } }));
   t.deepEqual(dnsCalls(annotated), []);
 });
 
 test('maas cluster - waits for its Cluster before anything', (t) => {
-  const s = stepMaasCluster(initialMaasClusterState(mc({ finalizers: [] }), 'abcdef'), { type: 'observed', object: mc({ finalizers: [] }), world: { cluster: null, machines: [] } }, T0);
+  const s = stepMaasCluster(initialMaasClusterState(mc({ finalizers: [] })), { type: 'observed', object: mc({ finalizers: [] }), world: { cluster: null, machines: [] } }, T0);
   t.deepEqual(s.effects.filter((e) => e.type !== 'writeStatus'), []);
   t.truthy(s.state.waiting);
 });
@@ -110,4 +112,33 @@ test('maas cluster - deletion waits for every machine, then deletes the record a
   const gone = answer(empty, { kind: 'none' });
   t.true(gone.state.gone);
   t.true(gone.effects.some((e) => e.type === 'removeFinalizer'));
+});
+
+test('maas cluster - the new name\'s 6 hex come from the MaasCluster\'s identity: the same for every owner, new for a new uid', (t) => {
+  t.regex(NAME, /^c1-[0-9a-f]{6}\.maas$/);
+  t.is(dnsSuffixOf(mc()), dnsSuffixOf(mc({ finalizers: [] })));
+  const suffixes = new Set(['uid-c1', 'uid-c2', 'uid-c3', '6f1c2a9e-0b7d-4e52-9a43-1c1d2e3f4a5b'].map((uid) => dnsSuffixOf(mc({ uid }))));
+  t.is(suffixes.size, 4);
+  // A store without uids: namespace/name, stable too.
+  const noUid = { metadata: { name: 'c1', namespace: 'default' } };
+  t.is(dnsSuffixOf(noUid), dnsSuffixOf({ metadata: { name: 'c1', namespace: 'default' } }));
+  t.not(dnsSuffixOf(noUid), dnsSuffixOf({ metadata: { name: 'c1', namespace: 'other' } }));
+});
+
+test('maas cluster - an owner killed between creating the record and writing its name: the next owner finds that record, creates none', (t) => {
+  // The first owner: nothing found, the record created, and no status write ever lands.
+  const first = answer(observed(initialMaasClusterState(mc())), { kind: 'none' });
+  t.deepEqual(dnsCalls(first), [{ op: 'create', fqdn: NAME, ttl: 10, ips: [] }]);
+  // The next owner starts from the object as stored: no dnsName in status.
+  const next = observed(initialMaasClusterState(mc()));
+  t.deepEqual(dnsCalls(next), [{ op: 'find', fqdn: NAME }]);
+  const found = answer(next, { kind: 'record', record: record([]) });
+  t.is(found.state.phase, 'active');
+  t.is(found.state.status.network?.dnsName, NAME);
+  t.false(dnsCalls(found).some((c) => c.op === 'create'));
+});
+
+test('maas cluster - a name already in status (a random one from before) is kept', (t) => {
+  const named = { ...mc(), status: { ready: true, network: { dnsName: 'c1-3f9a2b.maas' } } };
+  t.deepEqual(dnsCalls(observed(initialMaasClusterState(named), named)), [{ op: 'find', fqdn: 'c1-3f9a2b.maas' }]);
 });

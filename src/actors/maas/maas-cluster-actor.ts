@@ -42,9 +42,6 @@ export function maasClusterKind(key: string, deps: MaasClusterDeps): Kind {
 }
 
 function maasClusterAdapter(key: string, deps: MaasClusterDeps, config: typeof DEFAULT_MAAS_CLUSTER_CONFIG): ReturnType<Kind['adapter']> {
-  // Random hex for a new DNS name: chosen once per actor, and handed to the pure machine.
-  const suffix = Math.floor(deps.random() * 0xffffff).toString(16).padStart(6, '0');
-
   // A step's DNS calls and writes run within the turn (their answers are stepped at once): a few
   // short calls, and a snapshot asked after a wake-up then sees the record as that wake-up left
   // it (the mailbox is FIFO).
@@ -85,7 +82,7 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps, config: typeof D
       const object = stored ? parseMaasCluster(stored, deps.log) : null;
       if (!object) return null;
       const world = await resolveClusterWorld(deps.store, object, deps.log);
-      return { state: current ?? initialMaasClusterState(object, suffix, config, world), event: { type: 'observed', object, world } };
+      return { state: current ?? initialMaasClusterState(object, config, world), event: { type: 'observed', object, world } };
     },
     perform(e: KindEffect<MaasClusterEffect>) {
       switch (e.type) {

@@ -35,11 +35,38 @@ export function planDns(current: readonly string[], members: readonly ControlPla
 }
 
 // CAPMAAS: "<cluster>-<6 hex>.<dnsDomain>" unless the Cluster names its endpoint or status
-// already has a name.
+// already has a name. CAPMAAS's 6 hex are random; ours come from dnsSuffixOf.
 export function dnsNameFor(o: { endpointHost?: string | undefined; statusName?: string | undefined; cluster: string; dnsDomain: string; suffix: string }): string {
   if (o.endpointHost) return o.endpointHost;
   if (o.statusName) return o.statusName;
   return `${o.cluster}-${o.suffix.slice(0, 6)}.${o.dnsDomain}`;
+}
+
+/**
+ * The 6 hex of a new DNS name, from the MaasCluster's identity (its uid; namespace/name where a
+ * store gives no uid) rather than at random as CAPMAAS does: an owner killed between creating the
+ * record and writing its name to status leaves the record behind, and the next owner must arrive
+ * at the same name to find it instead of creating a second one.
+ */
+export function dnsSuffixOf(object: { readonly metadata: { readonly uid?: string | undefined; readonly namespace?: string | undefined; readonly name: string } }): string {
+  const identity = object.metadata.uid ?? `${object.metadata.namespace ?? 'default'}/${object.metadata.name}`;
+  return hash32(identity).toString(16).padStart(8, '0').slice(0, 6);
+}
+
+// FNV-1a over the UTF-16 code units, then murmur3's finaliser: FNV leaves the top bits, which
+// the suffix takes, poorly mixed. Not cryptographic; it only has to spread names.
+function hash32(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
 }
 
 function unique(xs: readonly string[]): string[] {

@@ -5,6 +5,6 @@ export type {
   DnsCall, DnsCallResult, DnsRecordView, MaasClusterConfig, MaasClusterEffect, MaasClusterEvent, MaasClusterPhase,
   MaasClusterState, MaasClusterStep, MaasClusterWorld,
 } from './types.ts';
-export { planDns, dnsNameFor } from './dns-plan.ts';
+export { planDns, dnsNameFor, dnsSuffixOf } from './dns-plan.ts';
 export type { ControlPlaneMember, DnsPlan } from './dns-plan.ts';
 export { controlPlaneMembers } from './members.ts';

@@ -1,5 +1,5 @@
 import { apiServerPortOf, LOAD_BALANCER_READY_REASONS as LB, MAAS_CONDITIONS } from '../../api/index.ts';
-import { dnsNameFor } from './dns-plan.ts';
+import { dnsNameFor, dnsSuffixOf } from './dns-plan.ts';
 import type { Turn } from './turn.ts';
 
 /** The API server's DNS name: the Cluster's endpoint host, else the one in status, else a new one. */
@@ -10,7 +10,7 @@ export function dnsNameOf(t: Turn): string {
     statusName: t.s.object.status?.network?.dnsName ?? t.s.status.network?.dnsName,
     cluster: cluster?.metadata.name ?? t.s.object.metadata.name,
     dnsDomain: t.s.object.spec.dnsDomain,
-    suffix: t.s.suffix,
+    suffix: dnsSuffixOf(t.s.object),
   });
 }
 

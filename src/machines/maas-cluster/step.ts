@@ -8,10 +8,10 @@ import { DEFAULT_MAAS_CLUSTER_CONFIG } from './types.ts';
 
 const MAX_TRANSITIONS = 4;
 
-/** A MaasCluster seen for the first time; `suffix` is random hex for a new DNS name (from the actor). */
-export function initialMaasClusterState(object: MaasCluster, suffix: string, config: MaasClusterConfig = DEFAULT_MAAS_CLUSTER_CONFIG, world: MaasClusterWorld = { cluster: null, machines: [] }): MaasClusterState {
+/** A MaasCluster seen for the first time (or again by a new owner: its DNS name is derived, not drawn). */
+export function initialMaasClusterState(object: MaasCluster, config: MaasClusterConfig = DEFAULT_MAAS_CLUSTER_CONFIG, world: MaasClusterWorld = { cluster: null, machines: [] }): MaasClusterState {
   return {
-    config, object, world, phase: 'pending', suffix, record: null, recordAt: null,
+    config, object, world, phase: 'pending', record: null, recordAt: null,
     status: { ...object.status, ready: object.status?.ready ?? false },
     inFlight: null, seq: 0, attempts: 0, retryAt: null, lastError: null, waiting: null, gone: false,
   };

@@ -61,8 +61,6 @@ export interface MaasClusterState {
   readonly object: MaasCluster;
   readonly world: MaasClusterWorld;
   readonly phase: MaasClusterPhase;
-  /** Random hex for a new DNS name; comes in with the first state (no randomness in the machine). */
-  readonly suffix: string;
   readonly record: DnsRecordView | null;
   /** When the record was last read from (or written to) MAAS. */
   readonly recordAt: number | null;
