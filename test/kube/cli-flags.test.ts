@@ -28,12 +28,12 @@ test('node cli - --secrets is refused with --kubeconfig: Secrets come from Kuber
   }
 });
 
-test('node cli - MAAS objects only in the single-process Kubernetes mode', async (t) => {
+test('node cli - --maas needs its key, in every mode', async (t) => {
   const k = await kubeconfig();
   try {
     const run = await metalfleet('node', '--kubeconfig', k.path, '--nats', 'nats://127.0.0.1:9', '--maas', 'http://127.0.0.1:9/MAAS');
     t.is(run.code, 2);
-    t.regex(run.stderr, /--maas: MAAS objects are driven only by a single-process node on Kubernetes/);
+    t.regex(run.stderr, /--maas: give the MAAS API key with --maas-key or MAAS_API_KEY/);
   } finally {
     await k.done();
   }
@@ -47,10 +47,10 @@ test('node cli - --kubeconfig and --in-cluster exclude each other; --namespace n
   t.regex(missing.stderr, /--kubeconfig: cannot load kubeconfig \/nonexistent\/kubeconfig: ENOENT/);
 });
 
-test('node cli - --help describes the Kubernetes modes and that MAAS runs only in the single-process one', async (t) => {
+test('node cli - --help describes the Kubernetes modes and that MAAS kinds are sharded in every mode', async (t) => {
   const help = await metalfleet('node', '--help');
   t.regex(help.stdout, /--kubeconfig <path>/);
   t.regex(help.stdout, /--in-cluster/);
   t.regex(help.stdout, /--namespace <ns>/);
-  t.regex(help.stdout, /MAAS objects are driven only in the single-process Kubernetes mode/);
+  t.regex(help.stdout, /MaasMachines and MaasClusters are sharded with the hosts: a Cluster API cluster is one unit/);
 });

@@ -111,9 +111,10 @@ export function register(program: Command): void {
         await runKubeOnly(flags, env, { name, config: settings, kube, provisioner, log });
         return;
       }
+      // Flags are checked before anything connects: a bad --maas is a usage error, not a NATS one.
+      const maas = maasDriver(flags, env);
       const secrets = flags.secrets ? await loadSecretFiles(flags.secrets) : undefined;
       const transport = await connectNats({ ...(await natsOptionsFrom(flags, process.env, name)), onHandlerError: (err, subject) => log.error({ subject, err: String(err) }, 'handler failed') });
-      const maas = maasDriver(flags, env);
       const node = await startNode(settings, sharedSubstrate(transport), { ...(secrets ? { secrets } : {}), ...(kube ? { kube } : {}) }, {
         provisioner,
         ...(maas ? { maas: { driver: maas.driver, config: { skipSwap: env.MAAS_SKIP_SWAP } } } : {}),
