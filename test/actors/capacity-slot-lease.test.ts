@@ -37,3 +37,31 @@ test('capacity - a slot lease renews within the TTL while held and stops once re
   t.is(renewals, 5);
   t.deepEqual(h.violations, []);
 });
+
+test('capacity - a release that overtakes its own acquire (releases go first) leaves no grant behind', async (t) => {
+  const h = await harness({ limit: 1, ttlMs: 3_000 });
+  t.teardown(() => h.stop());
+  const broker = h.broker('broker-a');
+  broker.leadership.elect(1);
+  const proxy = h.proxy('node-1');
+  await h.settle();
+  const notices: SlotNotice[] = [];
+  const lease = new SlotLease(proxy, 'default/h1', h.clock, h.ttlMs, () => lease.renew());
+  // In one go, before the proxy has taken either: the release lands first in its mailbox.
+  lease.request(POOL, 'provisioning', false, (n) => notices.push(n));
+  lease.release();
+  await h.settle();
+  t.deepEqual(notices, [], 'the overtaken acquire was dropped, not granted');
+  t.deepEqual((await h.record())?.grants ?? [], []);
+  // The slot is free for the next holder at once.
+  const next: SlotNotice[] = [];
+  const other = new SlotLease(proxy, 'default/h2', h.clock, h.ttlMs, () => other.renew());
+  other.request(POOL, 'provisioning', false, (n) => next.push(n));
+  await h.settle();
+  t.deepEqual(next.map((n) => n.type), ['slotGranted']);
+  // A later request of the same holder is not mistaken for the overtaken one.
+  lease.request(POOL, 'provisioning', false, (n) => notices.push(n));
+  await h.settle();
+  t.deepEqual(notices.map((n) => n.type), ['slotQueued']);
+  t.deepEqual(h.violations, []);
+});

@@ -2,7 +2,7 @@
 // nact holds for the iteration; a busy or restarting receiver still takes messages one turn at a
 // time, in order, and a crash in an express turn is supervised like any other.
 import test from 'ava';
-import { spawn, startSystem, stop, tell, tellExpress } from '../../src/actors/runtime/index.ts';
+import { spawn, startSystem, stop, tell, tellExpress, tellFirst } from '../../src/actors/runtime/index.ts';
 import type { ActorRef, Behavior } from '../../src/actors/runtime/index.ts';
 import { SLICE_MS } from '../../src/actors/runtime/receive.ts';
 import { waitFor } from '../support/wait.ts';
@@ -233,4 +233,19 @@ test('express - a stopped or forged receiver is dead, and nothing runs', async (
   t.is(tellExpress(ref, { n: 1 }), 'dead');
   await new Promise((r) => setImmediate(r));
   t.deepEqual(seen, []);
+});
+
+test('express - tellFirst jumps the queue of a busy actor: it is the next message taken', async (t) => {
+  const sys = startSystem({ onError: () => undefined });
+  t.teardown(() => sys.stop());
+  const g = gatedRecorder();
+  const ref = spawn(sys, 'r', gatedBehavior(g.seen, g.overlaps));
+  tell(ref, { n: 1 });
+  await waitFor(() => g.seen.length === 1, 2_000, 'first message in its turn');
+  for (let n = 2; n <= 5; n++) tell(ref, { n });
+  t.is(tellFirst(ref, { n: 99 }), 'delivered');
+  g.release();
+  await waitFor(() => g.seen.length === 6, 2_000, 'all taken');
+  t.deepEqual(g.seen, [1, 99, 2, 3, 4, 5]);
+  t.is(g.overlaps.count, 0, 'still one message at a time');
 });

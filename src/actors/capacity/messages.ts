@@ -12,8 +12,10 @@ export type SlotNotice =
  * proxy's turn, so it must be cheap and must not block: typically `(n) => tell(hostRef, n)`.
  */
 export type CapacityMsg =
-  | { type: 'acquire'; holder: string; pool: string; operation: string; exempt: boolean; notify: (n: SlotNotice) => void }
-  | { type: 'release'; holder: string; pool: string }
+  // gen: the holder's request count; a release goes ahead of queued messages (tellFirst), so an
+  // acquire it overtook (same holder, gen not newer than the release's) must be dropped.
+  | { type: 'acquire'; holder: string; pool: string; operation: string; exempt: boolean; notify: (n: SlotNotice) => void; gen?: number }
+  | { type: 'release'; holder: string; pool: string; gen?: number }
   | { type: 'renew'; holder: string; pool: string }
   | { type: 'setLimit'; pool: string; limit: number }
   | { type: 'figures'; reply: Reply<CapacityFigures> };

@@ -1,5 +1,5 @@
 import type { ActorRef, Clock, TimerHandle } from '../runtime/index.ts';
-import { tell, tellExpress } from '../runtime/index.ts';
+import { tell, tellFirst } from '../runtime/index.ts';
 import type { CapacityMsg, SlotNotice } from './messages.ts';
 
 // A holder's side of a capacity slot: ask once, renew well within the grant's TTL while held or
@@ -8,6 +8,7 @@ import type { CapacityMsg, SlotNotice } from './messages.ts';
 export class SlotLease {
   private pool: string | null = null;
   private renewTimer: TimerHandle | null = null;
+  private gen = 0;
 
   constructor(
     private readonly broker: ActorRef<CapacityMsg>,
@@ -24,7 +25,8 @@ export class SlotLease {
 
   request(pool: string, operation: string, exempt: boolean, notify: (n: SlotNotice) => void): void {
     this.pool = pool;
-    tell(this.broker, { type: 'acquire', holder: this.holder, pool, operation, exempt, notify });
+    this.gen += 1;
+    tell(this.broker, { type: 'acquire', holder: this.holder, pool, operation, exempt, notify, gen: this.gen });
     if (this.renewTimer) return;
     const every = Math.max(1, Math.floor(this.ttlMs / 3));
     const again = (): void => {
@@ -42,9 +44,10 @@ export class SlotLease {
     if (this.pool) tell(this.broker, { type: 'renew', holder: this.holder, pool: this.pool });
   }
 
-  // Express: the broker hands the slot to the next waiter in the instant it frees.
+  // First in the broker's mailbox, and express: the slot goes to the next waiter in the instant it
+  // frees, not after every request queued meanwhile.
   release(): void {
-    if (this.pool) tellExpress(this.broker, { type: 'release', holder: this.holder, pool: this.pool });
+    if (this.pool) tellFirst(this.broker, { type: 'release', holder: this.holder, pool: this.pool, gen: this.gen });
     this.pool = null;
     if (this.renewTimer) this.clock.clearTimeout(this.renewTimer);
     this.renewTimer = null;

@@ -17,6 +17,14 @@ export class RingQueue<T> {
     this.count++;
   }
 
+  /** Puts `item` first: the next shift() returns it. */
+  unshift(item: T): void {
+    if (this.count === this.items.length) this.grow();
+    this.head = (this.head - 1 + this.items.length) & (this.items.length - 1);
+    this.items[this.head] = item;
+    this.count++;
+  }
+
   shift(): T | undefined {
     if (this.count === 0) return undefined;
     const item = this.items[this.head];

@@ -10,14 +10,16 @@ export function tell<M>(ref: ActorRef<M>, msg: M): TellOutcome {
   return ref instanceof ActorCell ? deliver(ref, msg) : 'dead';
 }
 
-export function deliver(cell: ActorCell, msg: unknown): TellOutcome {
+export function deliver(cell: ActorCell, msg: unknown, first = false): TellOutcome {
   if (cell.refusing) return 'dead';
   const ref = cell.nactRef;
   if (ref === null) return 'dead';
   if (cell.depth >= cell.mailbox.capacity) return overflow(cell, msg);
   cell.depth++;
   if (cell.depth > cell.highWater) cell.highWater = cell.depth;
-  (cell.queue ??= new RingQueue()).push(msg);
+  const queue = (cell.queue ??= new RingQueue());
+  if (first) queue.unshift(msg);
+  else queue.push(msg);
   // One turn token in nact at a time: the turn runs everything queued by then (receive.ts).
   if (!cell.scheduled) {
     cell.scheduled = true;
@@ -57,13 +59,27 @@ export function tellNextIteration<M>(ref: ActorRef<M>, msg: M): void {
  * a turn or waiting out a restart gets the message through nact as usual.
  */
 export function tellExpress<M>(ref: ActorRef<M>, msg: M): TellOutcome {
+  return express(ref, msg, false);
+}
+
+/**
+ * tellExpress, and ahead of everything already in the mailbox: the next message the receiver
+ * takes, even in the middle of a turn. For the few messages that free or hand over a backend slot
+ * (a release, a grant), which must not wait behind a backlog of requests (a thousand hosts asking
+ * for slots at start-up). Their order relative to the queue is the sender's responsibility.
+ */
+export function tellFirst<M>(ref: ActorRef<M>, msg: M): TellOutcome {
+  return express(ref, msg, true);
+}
+
+function express<M>(ref: ActorRef<M>, msg: M, first: boolean): TellOutcome {
   if (!(ref instanceof ActorCell)) return 'dead';
   const cell: ActorCell = ref;
-  if (cell.turning || cell.restart !== null) return deliver(cell, msg);
+  if (cell.turning || cell.restart !== null) return deliver(cell, msg, first);
   const hadToken = cell.scheduled;
   // Marked first, so deliver queues the message without sending nact a turn token.
   cell.scheduled = true;
-  const outcome = deliver(cell, msg);
+  const outcome = deliver(cell, msg, first);
   if (outcome !== 'delivered') {
     cell.scheduled = hadToken;
     return outcome;

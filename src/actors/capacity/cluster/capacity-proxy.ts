@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { BusSubscription, Logger, Transport } from '../../../ports/index.ts';
 import { silentLogger } from '../../../ports/index.ts';
 import {
-  spawn, tell, tellExpress,
+  spawn, tell, tellExpress, tellFirst,
   type ActorContext, type ActorRef, type ActorSystem, type AnyActorRef, type Behavior, type Clock, type TimerHandle,
 } from '../../runtime/index.ts';
 import type { CapacityFigures, PoolFigures } from '../figures.ts';
@@ -87,6 +87,8 @@ interface State {
   /** The earliest grant deadline set since the loss timer was last armed (armed after the turn). */
   newDeadline: number;
   sub: BusSubscription | null;
+  /** Per holder, the request count of its last release: an acquire it overtook is dropped. */
+  readonly releasedGen: Map<string, number>;
   /** Releases on their way, by holder: a new acquire of the same holder waits for them. */
   readonly releasing: Map<string, number>;
   readonly counts: { unreachable: number; lost: number; resent: number; notifyErrors: number; badPushes: number };
@@ -296,6 +298,12 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     const now = clock.now();
     switch (msg.type) {
       case 'acquire': {
+        // A release sent after this acquire overtook it (releases go first): the holder is done.
+        const released = state.releasedGen.get(msg.holder);
+        if (released !== undefined && msg.gen !== undefined) {
+          if (msg.gen <= released) break;
+          state.releasedGen.delete(msg.holder);
+        }
         const key = keyOf(msg.holder, msg.pool);
         let e = state.entries.get(key);
         if (e) {
@@ -313,6 +321,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
       }
       case 'release': {
         const key = keyOf(msg.holder, msg.pool);
+        if (msg.gen !== undefined) state.releasedGen.set(msg.holder, Math.max(msg.gen, state.releasedGen.get(msg.holder) ?? 0));
         state.entries.delete(key);
         releaseAtBroker(state, self, msg.holder, msg.pool);
         break;
@@ -414,7 +423,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     init: (ctx) => {
       clock = options.clock ?? ctx.system.clock;
       const state: State = {
-        entries: new Map(), releasing: new Map(), epoch: -1, gen: 0, renewing: false, renewTimer: null, lossTimer: null, lossAt: Number.NaN, newDeadline: Number.POSITIVE_INFINITY, sub: null,
+        entries: new Map(), releasedGen: new Map(), releasing: new Map(), epoch: -1, gen: 0, renewing: false, renewTimer: null, lossTimer: null, lossAt: Number.NaN, newDeadline: Number.POSITIVE_INFINITY, sub: null,
         counts: { unreachable: 0, lost: 0, resent: 0, notifyErrors: 0, badPushes: 0 },
       };
       const self = ctx.self;
@@ -454,5 +463,6 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
  * reaches its next holder in the same task), as the bus would deliver it from another node's.
  */
 export function pushToProxy(proxy: ActorRef<CapacityMsg>, push: SlotPushT, now: number): boolean {
-  return tellExpress(proxy as unknown as ActorRef<ProxyMsg>, { type: 'push', push, at: now }) === 'delivered';
+  // First: a grant must not wait behind the requests queued meanwhile.
+  return tellFirst(proxy as unknown as ActorRef<ProxyMsg>, { type: 'push', push, at: now }) === 'delivered';
 }

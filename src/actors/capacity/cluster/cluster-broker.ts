@@ -6,7 +6,7 @@ import type { Reply as RpcReply, RpcService, Subjects } from '../../../bus/index
 import type { KvBucket, Logger, Transport } from '../../../ports/index.ts';
 import { KvConflict, KvUnavailable, silentLogger } from '../../../ports/index.ts';
 import {
-  ask, spawn, stop, tell, tellExpress,
+  ask, spawn, stop, tell, tellExpress, tellFirst,
   type ActorContext, type ActorRef, type ActorSystem, type AnyActorRef, type Behavior, type Clock, type TimerHandle,
 } from '../../runtime/index.ts';
 import { DEFAULT_TTL_MS, isValidLimit } from '../limits.ts';
@@ -680,7 +680,9 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
           clock.clearTimeout(timer);
           resolve(r);
         };
-        if (tellExpress(self as ActorRef<BrokerMsg>, { type: 'request', session, req, reply }) !== 'delivered') {
+        // A release goes first: the slot it frees must not wait behind queued acquires.
+        const send = req.type === 'release' ? tellFirst : tellExpress;
+        if (send(self as ActorRef<BrokerMsg>, { type: 'request', session, req, reply }) !== 'delivered') {
           clock.clearTimeout(timer);
           resolve(fail('notLeader', `capacity broker of epoch ${session.epoch} is not running`, true));
         }
