@@ -107,23 +107,28 @@ test('maas - DNS follows control-plane churn and is not wiped when every machine
     await waitUntil(() => allReady(it), 20_000, 'ready');
     await waitUntil(() => dnsIps(it).length === 3, 10_000, 'three attached');
     const all = await cpIps(it);
-    const power = async (names: string[], on: boolean): Promise<readonly string[]> => {
-      for (const n of names) {
-        const m = await it.store.get('MaasMachine', `capi/${n}`);
-        await it.store.writeStatus('MaasMachine', `capi/${n}`, { ...(m?.status ?? {}), machinePowered: on });
-      }
-      // The cluster actor handles the wake-ups before it answers (its mailbox is FIFO).
-      return [...((await it.node.maas?.dns('capi/demo', 5_000))?.ips ?? [])].sort();
+    // Machines are powered off and on through MAAS, as the power-off command does it: the
+    // MaasMachine's power-off intent, acted on by its own actor (which writes machinePowered).
+    const power = async (names: string[], on: boolean): Promise<void> => {
+      for (const n of names) await it.store.patchAnnotations('MaasMachine', `capi/${n}`, { 'metalfleet.io/power-off': on ? null : '' });
+      await waitUntil(() => names.every((n) => it.sim.machine(systemIdOf(n))?.power_state === (on ? 'on' : 'off')), 10_000, `${names.join(',')} ${on ? 'on' : 'off'} in MAAS`);
     };
+    const systemIds = new Map<string, string>();
+    for (const n of ['demo-cp-0', 'demo-cp-1', 'demo-cp-2']) systemIds.set(n, String(((await it.store.get('MaasMachine', `capi/${n}`))?.spec as { systemID?: string } | undefined)?.systemID));
+    const systemIdOf = (n: string): string => systemIds.get(n) ?? '';
+    const recordIps = async (): Promise<readonly string[]> => [...((await it.node.maas?.dns('capi/demo', 5_000))?.ips ?? [])].sort();
     // One control-plane machine off: its address leaves the record.
-    t.is((await power(['demo-cp-0'], false)).length, 2);
-    t.deepEqual(dnsIps(it).length, 2);
+    await power(['demo-cp-0'], false);
+    await waitUntil(async () => (await recordIps()).length === 2, 10_000, 'cp-0 detached');
+    t.is(dnsIps(it).length, 2);
     // Every one of them off at once (a power blip): the record keeps what it had (PR #339).
-    const blip = await power(['demo-cp-1', 'demo-cp-2'], false);
-    t.is(blip.length, 2);
+    await power(['demo-cp-1', 'demo-cp-2'], false);
+    await waitUntil(async () => (await it.store.list('MaasMachine')).every((m) => (m.status as { machinePowered?: boolean }).machinePowered === false), 10_000, 'all three seen off');
+    t.is((await recordIps()).length, 2);
     t.is(dnsIps(it).length, 2);
     // Back on: all three again.
-    t.deepEqual(await power(['demo-cp-0', 'demo-cp-1', 'demo-cp-2'], true), all);
+    await power(['demo-cp-0', 'demo-cp-1', 'demo-cp-2'], true);
+    await waitUntil(async () => JSON.stringify(await recordIps()) === JSON.stringify(all), 15_000, 'all three attached again');
     // A deleted control-plane machine leaves the record.
     it.store.delete('MaasMachine', 'capi/demo-cp-2');
     await waitUntil(async () => JSON.stringify(dnsIps(it)) === JSON.stringify(await cpIps(it)) && dnsIps(it).length === 2, 10_000, 'DNS = remaining control plane');
