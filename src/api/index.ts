@@ -10,3 +10,4 @@ export * from './bmh/annotations.ts';
 export * from './bmh/validate.ts';
 export * from './maas/index.ts';
 export { shardOf } from './shard.ts';
+export { fmix32, fnv1a32 } from './hash.ts';

@@ -1,3 +1,4 @@
+import { fmix32, fnv1a32 } from '../api/index.ts';
 // Highest-random-weight (rendezvous) hashing: every node computes the same owner of a shard from
 // the same member list, with no coordinator, and a join or leave moves only the shards the
 // changed node wins or held (about 1/N of them).
@@ -43,25 +44,4 @@ function nodeHash(node: string): number {
     hashes.set(node, h);
   }
   return h;
-}
-
-// FNV-1a alone mixes similar ids ("node-1", "node-2") poorly; the murmur3 finaliser fixes that.
-function fnv1a32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-/** murmur3's 32-bit finaliser: a bijection with full avalanche; result unsigned. */
-function fmix32(x: number): number {
-  let h = x | 0;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
 }

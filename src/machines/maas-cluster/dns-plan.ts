@@ -1,3 +1,4 @@
+import { fmix32, fnv1a32 } from '../../api/index.ts';
 // What the control-plane DNS record of a MaasCluster should hold (reference/capmaas.md §2.2).
 
 export interface ControlPlaneMember {
@@ -50,24 +51,10 @@ export function dnsNameFor(o: { endpointHost?: string | undefined; statusName?: 
  */
 export function dnsSuffixOf(object: { readonly metadata: { readonly uid?: string | undefined; readonly namespace?: string | undefined; readonly name: string } }): string {
   const identity = object.metadata.uid ?? `${object.metadata.namespace ?? 'default'}/${object.metadata.name}`;
-  return hash32(identity).toString(16).padStart(8, '0').slice(0, 6);
+  // murmur3's finaliser over FNV: FNV leaves the top bits, which the suffix takes, poorly mixed.
+  return fmix32(fnv1a32(identity)).toString(16).padStart(8, '0').slice(0, 6);
 }
 
-// FNV-1a over the UTF-16 code units, then murmur3's finaliser: FNV leaves the top bits, which
-// the suffix takes, poorly mixed. Not cryptographic; it only has to spread names.
-function hash32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
 
 function unique(xs: readonly string[]): string[] {
   return [...new Set(xs)];
