@@ -35,6 +35,13 @@ export interface NodeConfig {
   readonly ownershipLog?: string;
 }
 
-export function clusterTiming(config: NodeConfig): ClusterTiming {
-  return { ...DEFAULT_CLUSTER_TIMING, ...config.cluster };
+/**
+ * On a private substrate no other node can take a shard, so a lease only has to outlive the
+ * longest stall of a busy event loop (100,000 hosts starting at once stall it for seconds): a
+ * lapsed lease would stop and restart that shard's hosts for nothing.
+ */
+export const PRIVATE_CLUSTER_TIMING: Partial<ClusterTiming> = { leaseTtlMs: 60_000, heartbeatMs: 10_000 };
+
+export function clusterTiming(config: NodeConfig, shared = true): ClusterTiming {
+  return { ...DEFAULT_CLUSTER_TIMING, ...(shared ? {} : PRIVATE_CLUSTER_TIMING), ...config.cluster };
 }

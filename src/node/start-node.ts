@@ -102,7 +102,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
   const { log } = runtime;
   const name = config.name;
   const clock = runtime.clock ?? systemClock;
-  const timing = clusterTiming(config);
+  const timing = clusterTiming(config, substrate.shared);
   const kvOptions = timing.replicas > 1 ? { replicas: timing.replicas } : {};
   const [leaseBucket, memberBucket, capacityBucket] = await Promise.all([
     transport.kv(LEASE_BUCKET, { ...kvOptions, ttlMs: timing.leaseTtlMs }),

@@ -7,7 +7,8 @@ import { addProvisionerFlags, builtinFailure, selectProvisioner } from '../provi
 import { formatApplyIssue } from '../../adapters/store/validate.ts';
 import type { SourceDocument } from '../../adapters/store/validate.ts';
 import { loadKvSnapshot, persistKv } from '../../adapters/store/kv-snapshot.ts';
-import { openLocalStore } from '../../adapters/store/local-store.ts';
+import { openLocalStore, type LocalStore } from '../../adapters/store/local-store.ts';
+import type { NatsApplyResult } from '../../adapters/store/nats-store.ts';
 import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET } from '../../adapters/store/nats-store.ts';
 import { OBJECTS_BUCKET, openKvObjectStoreOn } from '../../adapters/store/kv-object-store.ts';
 import { validateMaasCluster, validateMaasMachine } from '../../api/index.ts';
@@ -110,7 +111,10 @@ export function register(program: Command): void {
         log, pluginBmcSchemes: registry.bmcSchemes(),
         objects: (secrets) => openKvObjectStoreOn(substrate.transport, { secrets, log, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } }),
       });
-      const applied = await store.applyLocal(docs);
+      // A generated fleet (always valid) goes in slices: validating and writing 100,000 hosts in
+      // one apply holds every intermediate of them at once (over a default Node heap). Files keep
+      // one all-or-nothing apply.
+      const applied = flags.file ? await store.applyLocal(docs) : await applyInSlices(store, docs);
       if (!applied.ok) throw new CliError(`invalid input, the demo did not start:\n${applied.issues.map(formatApplyIssue).join('\n')}`, 1);
       for (const w of applied.warnings) process.stderr.write(`warning: ${w}\n`);
       const persist = flags.persist ? await persistKv(flags.persist, hostBuckets, { onError: (err) => log.error({ err: String(err) }, 'saving the store file failed') }) : null;
@@ -142,6 +146,18 @@ export function register(program: Command): void {
       }
       if (!summary.ok) process.exitCode = 1;
     });
+}
+
+async function applyInSlices(store: LocalStore, docs: readonly SourceDocument[]): Promise<NatsApplyResult> {
+  const SLICE = 2_000;
+  let last: NatsApplyResult | null = null;
+  const warnings: string[] = [];
+  for (let i = 0; i < docs.length; i += SLICE) {
+    last = await store.applyLocal(docs.slice(i, i + SLICE));
+    if (!last.ok) return last;
+    warnings.push(...last.warnings);
+  }
+  return last ? { ...last, warnings } : store.applyLocal([]);
 }
 
 async function readAll(files: string[]): Promise<Array<[string, string]>> {

@@ -146,6 +146,8 @@ interface Control {
 }
 
 const RETRY_MS = 1_000;
+/** Most holders and waiters a pool's figures list (counts stay exact). */
+const FIGURES_LIST = 200;
 
 /**
  * Start the cluster's capacity broker on this node. It does nothing until `leadership` elects it;
@@ -444,20 +446,33 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     return { epoch: session.epoch, pool, limit: p.v.record.limit };
   };
 
+  // Counts are exact; the lists stop at FIGURES_LIST entries each. A pool without a limit may
+  // have every host of a large fleet as holder, and the demo asks for figures four times a second:
+  // listing them all kept the broker busy enough to starve the acquires it exists for.
   const figures = (state: State, session: Session): WireFigures => {
     const now = clock.now();
     const pools = [...state.pools.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((p) => {
       const r = p.v.record;
-      const live = [...r.grants, ...p.free.values()].filter((g) => isLive(g, now));
-      const queue = p.waiters.map((w) => ({ holder: w.holder, node: w.node, operation: w.operation, waitingMs: Math.max(0, now - w.requestedAt) }));
+      let exempt = 0;
+      const holders: WireFigures['pools'][number]['holders'] = [];
+      for (const source of [r.grants, p.free.values()]) {
+        for (const g of source) {
+          if (!isLive(g, now)) continue;
+          if (g.exempt) exempt++;
+          if (holders.length < FIGURES_LIST) holders.push({ holder: g.holder, node: g.node, operation: g.operation, grantId: g.grantId, exempt: g.exempt, sinceMs: Math.max(0, now - g.grantedAt) });
+        }
+      }
+      const first = p.waiters[0];
+      const queue = p.waiters.slice(0, FIGURES_LIST).map((w) => ({ holder: w.holder, node: w.node, operation: w.operation, waitingMs: Math.max(0, now - w.requestedAt) }));
       return {
         pool: p.name,
         limit: r.limit,
         inUse: inUse(r, now) + freeInUse(p, now),
-        exempt: live.filter((g) => g.exempt).length,
-        waiting: queue.length,
-        longestWaitMs: queue.reduce((m, q) => Math.max(m, q.waitingMs), 0),
-        holders: live.map((g) => ({ holder: g.holder, node: g.node, operation: g.operation, grantId: g.grantId, exempt: g.exempt, sinceMs: Math.max(0, now - g.grantedAt) })),
+        exempt,
+        waiting: p.waiters.length,
+        // The queue is in request order: its head has waited longest.
+        longestWaitMs: first ? Math.max(0, now - first.requestedAt) : 0,
+        holders,
         queue,
       };
     });
