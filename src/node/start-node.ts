@@ -211,7 +211,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
       ? startMaasShards({
         system: shards.system, shardCount: config.shardCount, store: objects, driver: backends.maas.driver, broker: proxy, clock, log,
         config: { ...DEFAULT_MAAS_MACHINE_CONFIG, ...backends.maas.config }, grantTtlMs: config.capacity.ttlMs,
-        clusterResyncMs: backends.maas.clusterResyncMs ?? 30_000, random: runtime.random ?? Math.random,
+        clusterResyncMs: backends.maas.clusterResyncMs ?? 30_000,
       })
       : null;
     const noMachines = new Map<string, { state: MaasMachineState; since: number }>();

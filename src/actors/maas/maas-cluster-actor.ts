@@ -20,7 +20,6 @@ export interface MaasClusterDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly resyncMs: number;
-  readonly random: () => number;
   /** The DNS record changed: wake the cluster's machines (a deleting control plane waits on it). */
   readonly onDnsChanged?: () => void;
   /** The shard lease this cluster runs under: stamped on every write. */

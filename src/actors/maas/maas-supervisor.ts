@@ -25,7 +25,6 @@ export interface MaasOptions {
   readonly config: MaasMachineConfig;
   readonly grantTtlMs: number;
   readonly clusterResyncMs: number;
-  readonly random: () => number;
   readonly onMachineChange?: (key: string, state: MaasMachineState) => void;
   /** The shard lease the actors run under (a sharded node): stamped on every write. */
   readonly fence?: Fence;
@@ -106,7 +105,7 @@ export function maasSupervisorBehavior(o: MaasOptions): Behavior<SupervisorState
           const self = ctx.self;
           const clusterKey = e.key;
           ref = spawn(ctx.self, `mc-${name(e.key)}`, maasClusterBehavior(e.key, {
-            store: o.store, driver: o.driver, clock: o.clock, log: o.log, resyncMs: o.clusterResyncMs, random: o.random,
+            store: o.store, driver: o.driver, clock: o.clock, log: o.log, resyncMs: o.clusterResyncMs,
             onDnsChanged: () => tell(self, { type: 'dnsChanged', clusterKey }),
             ...(o.fence ? { fence: o.fence } : {}),
           }));
