@@ -18,23 +18,25 @@ export class FleetStats implements HostObserver {
   warnings = 0;
   // The newest warnings, for a live view; logs keep the full record.
   readonly recentWarnings: Array<{ at: number; host: string; reason: string; message: string }> = [];
-  private listeners: Array<() => void> = [];
+  private listeners: Array<(key: string) => void> = [];
 
   stateChanged(key: string, from: ProvisioningState | null, to: ProvisioningState, status: BareMetalHostStatus): void {
     if (from !== null) this.byState.set(from, (this.byState.get(from) ?? 1) - 1);
     this.byState.set(to, (this.byState.get(to) ?? 0) + 1);
     if (from !== null) this.transitions += 1;
     this.hosts.set(key, { state: to, operationalStatus: status.operationalStatus, errorType: status.errorType ?? '', poweredOn: status.poweredOn });
-    this.notify();
+    this.notify(key);
   }
 
   // Error and power changes do not change the state but matter to the end check.
   statusChanged(key: string, status: BareMetalHostStatus): void {
     const summary = this.hosts.get(key);
     if (!summary) return;
+    const changed = summary.errorType !== (status.errorType ?? '') || summary.poweredOn !== status.poweredOn;
     summary.operationalStatus = status.operationalStatus;
     summary.errorType = status.errorType ?? '';
     summary.poweredOn = status.poweredOn;
+    if (changed) this.notify(key);
   }
 
   warning(host: string, reason: string, message: string): void {
@@ -49,21 +51,22 @@ export class FleetStats implements HostObserver {
     this.byState.set(summary.state, (this.byState.get(summary.state) ?? 1) - 1);
     this.hosts.delete(key);
     this.goneCount += 1;
-    this.notify();
+    this.notify(key);
   }
 
   count(state: ProvisioningState): number {
     return this.byState.get(state) ?? 0;
   }
 
-  onChange(listener: () => void): () => void {
+  /** Called with the key of each host whose summary changed (state, error or power). */
+  onChange(listener: (key: string) => void): () => void {
     this.listeners.push(listener);
     return () => {
       this.listeners = this.listeners.filter((l) => l !== listener);
     };
   }
 
-  private notify(): void {
-    for (const l of this.listeners) l();
+  private notify(key: string): void {
+    for (const l of this.listeners) l(key);
   }
 }

@@ -133,3 +133,39 @@ test('runtime - turns yield to timers once an iteration has run them for SLICE_M
   await waitFor(() => ran === 40 && ranWhenTimerFired !== -1, 10_000);
   t.true(ranWhenTimerFired >= 1 && ranWhenTimerFired < 40, `a 0 ms timer fired after ${ranWhenTimerFired} of 40 turns`);
 });
+
+test('runtime - a system actor is not parked behind a slice of busy host turns, and takes its whole backlog in a turn', async (t) => {
+  const sys = startSystem({ onError: () => undefined });
+  t.teardown(() => sys.stop());
+  const each = Math.ceil(SLICE_MS / 10);
+  let hostTurns = 0;
+  const busy: Behavior<null, Note> = {
+    kind: 'busy',
+    init: () => null,
+    receive(s) {
+      const until = performance.now() + each;
+      while (performance.now() < until) { /* a turn that really takes the CPU */ }
+      hostTurns++;
+      return s;
+    },
+  };
+  const seen: number[] = [];
+  let hostTurnsWhenServed = -1;
+  const broker = spawn(sys, 'broker', recorder(seen, -1, () => { if (hostTurnsWhenServed < 0) hostTurnsWhenServed = hostTurns; }), { priority: 'system' });
+  const normal: number[] = [];
+  let hostTurnsWhenNormalServed = -1;
+  const plain = spawn(sys, 'plain', recorder(normal, -1, () => { if (hostTurnsWhenNormalServed < 0) hostTurnsWhenNormalServed = hostTurns; }));
+  // Eighty busy turns: eight slices. Both actors are told after them, in the same instant.
+  const refs = Array.from({ length: 80 }, (_, i) => spawn(sys, `h${i}`, busy));
+  for (const ref of refs) tell(ref, { n: 0 });
+  const N = THROUGHPUT * 10;
+  for (let i = 0; i < N; i++) {
+    tell(broker, { n: i });
+    tell(plain, { n: i });
+  }
+  await waitFor(() => seen.length === N && normal.length === N && hostTurns === 80, 20_000);
+  // The plain actor waits for its place behind the parked hosts; the system one does not.
+  t.true(hostTurnsWhenServed < 20, `the system actor first ran after ${hostTurnsWhenServed} of 80 host turns`);
+  t.true(hostTurnsWhenNormalServed > hostTurnsWhenServed, `plain first ran after ${hostTurnsWhenNormalServed} host turns, system after ${hostTurnsWhenServed}`);
+  t.deepEqual(seen, Array.from({ length: N }, (_, i) => i));
+});

@@ -58,6 +58,8 @@ export class ActorCell {
   /** Crash times inside the supervision window. */
   crashes: number[] | null = null;
   restart: PendingRestart | null = null;
+  /** Spawned with priority 'system': never parked behind the slice (receive.ts). */
+  priority = false;
 
   constructor(
     readonly system: RuntimeCore,

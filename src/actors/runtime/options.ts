@@ -22,6 +22,13 @@ export interface SupervisionOptions {
 export interface SpawnOptions {
   mailbox?: Partial<MailboxOptions>;
   supervision?: Partial<SupervisionOptions>;
+  /**
+   * 'system': the actor's turns never wait for the event loop's slice to end (receive.ts), so
+   * the few actors every host depends on (capacity broker and proxy, shard supervisors) answer
+   * within one loop iteration even while 100,000 host turns queue. Their turns are still bounded
+   * by THROUGHPUT messages. Default 'normal'.
+   */
+  priority?: 'normal' | 'system';
 }
 
 export const defaultMailbox: Readonly<MailboxOptions> = Object.freeze({ capacity: 10_000, overflow: 'reject' });

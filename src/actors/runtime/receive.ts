@@ -56,7 +56,7 @@ export function runMessage(cell: ActorCell, raw: unknown): Step {
   if (cell.stopped) return cell;
   if (raw === RESTART) return cell.restart === null ? cell : cell.restart.promise;
   if (cell.restart !== null || cell.turnDone !== null) return turnWhenFree(cell);
-  return sliceOver() ? park(cell) : startTurn(cell);
+  return !cell.priority && sliceOver() ? park(cell) : startTurn(cell);
 }
 
 /**
@@ -90,9 +90,17 @@ export function runExpressTurn(cell: ActorCell): void {
   void startTurn(cell);
 }
 
+/**
+ * Messages one turn of a 'system' actor may run. Its next turn waits for the next event-loop
+ * iteration, and an iteration lasts a slice of host turns, so at THROUGHPUT a broker serving
+ * 100,000 hosts ran 64 requests per 100 ms and fell minutes behind. It still yields to timers
+ * and I/O between turns.
+ */
+export const SYSTEM_THROUGHPUT = 4096;
+
 function startTurn(cell: ActorCell): Step {
   cell.turning = true;
-  return runTurn(cell, Math.min(THROUGHPUT, cell.queue?.length ?? 0));
+  return runTurn(cell, Math.min(cell.priority ? SYSTEM_THROUGHPUT : THROUGHPUT, cell.queue?.length ?? 0));
 }
 
 // Turns that came after the slice ran out. nact waits on each one's promise (so the actor runs
@@ -129,7 +137,7 @@ function resume(): void {
 function runTurn(cell: ActorCell, budget: number): Step {
   for (; budget > 0; budget--) {
     const queue = cell.queue;
-    if (cell.stopped || queue === null || queue.length === 0 || sliceOver()) break;
+    if (cell.stopped || queue === null || queue.length === 0 || (!cell.priority && sliceOver())) break;
     const msg = queue.shift();
     cell.depth--;
     cell.busy = true;

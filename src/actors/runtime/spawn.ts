@@ -39,6 +39,7 @@ export function spawn<S, M>(
   // nact would copy the parent's children Map on every message (its createContext does).
   const nactRef = spawnNact(system.nactRef, system.nextNactName(), runMessage, cell);
   cell.nactRef = nactRef;
+  cell.priority = opts.priority === 'system';
   system.registry.add(cell);
   (parentCell === null ? system.roots : (parentCell.children ??= new Map())).set(name, cell);
   // A failed init leaves a restart pending; RESTART makes nact wait for it before any message.

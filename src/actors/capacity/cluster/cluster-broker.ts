@@ -666,7 +666,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     },
   };
 
-  const self = spawn(parent, options.name ?? 'capacity-broker', behavior, { mailbox: { capacity: 1_000_000 } });
+  const self = spawn(parent, options.name ?? 'capacity-broker', behavior, { mailbox: { capacity: 1_000_000 }, priority: 'system' });
 
   options.leadership.onElected((epoch) => {
     if (control.stopped) return;
