@@ -23,10 +23,12 @@ export interface SpawnOptions {
   mailbox?: Partial<MailboxOptions>;
   supervision?: Partial<SupervisionOptions>;
   /**
-   * 'system': the actor's turns never wait for the event loop's slice to end (receive.ts), so
-   * the few actors every host depends on (capacity broker and proxy, shard supervisors) answer
-   * within one loop iteration even while 100,000 host turns queue. Their turns are still bounded
-   * by THROUGHPUT messages. Default 'normal'.
+   * 'system': the actor's turns never wait for the event loop's slice to end and take up to
+   * SYSTEM_THROUGHPUT messages (receive.ts), so an actor every host depends on (the capacity
+   * broker) keeps answering within its callers' timeouts while 100,000 host turns queue. Only for
+   * actors whose own work per message is small: the capacity proxy, whose turns tell hosts,
+   * measured worse hand-offs as one (npm run bench -- capacity: p99 35-180 ms against 10-18).
+   * Default 'normal'.
    */
   priority?: 'normal' | 'system';
 }

@@ -455,7 +455,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     },
   };
 
-  return spawn(parent, options.name ?? 'capacity-proxy', behavior, { mailbox: { capacity: 1_000_000 }, priority: 'system' });
+  return spawn(parent, options.name ?? 'capacity-proxy', behavior, { mailbox: { capacity: 1_000_000 } });
 }
 
 /**
