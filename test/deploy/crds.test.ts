@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import test from 'ava';
 import { parseAllDocuments } from 'yaml';
 import { CRD_DIR, generatedFiles } from '../../scripts/gen-crds.ts';
-import { CUSTOM_RESOURCES, customResourceDefinitions } from '../../src/api/crd/index.ts';
+import { customResourceDefinitions } from '../../src/api/crd/index.ts';
+import { CUSTOM_RESOURCES } from '../../src/machines/kinds.ts';
 import type { CustomResource, CustomResourceDefinition } from '../../src/api/crd/index.ts';
 import { REPO, filesUnder, parseFile } from './kustomize.ts';
 import { admitObject, isObject, structuralViolations } from './openapi.ts';
@@ -179,7 +180,7 @@ function withoutMetadata(value: unknown): unknown {
 }
 
 test('crds - on every fixture manifest, the CRD schema and zod agree: the same fields fail, the same defaults fill', async (t) => {
-  const crds = new Map(customResourceDefinitions().map((c) => [`${c.spec.group}/${c.spec.versions[0]?.name}/${c.spec.names.kind}`, schemaOf(c)]));
+  const crds = new Map(customResourceDefinitions(CUSTOM_RESOURCES).map((c) => [`${c.spec.group}/${c.spec.versions[0]?.name}/${c.spec.names.kind}`, schemaOf(c)]));
   const verdicts = new Map<string, { valid: number; invalid: number }>();
   for (const { source, object } of await fixtureObjects()) {
     const resource = resourceFor(object);
@@ -210,7 +211,7 @@ test('crds - on every fixture manifest, the CRD schema and zod agree: the same f
 });
 
 test('crds - a MAAS manifest with empty (null) fields is stored without them, as zod reads it', (t) => {
-  const schema = schemaOf(customResourceDefinitions().find((c) => c.spec.names.kind === 'MaasMachine') as CustomResourceDefinition);
+  const schema = schemaOf(customResourceDefinitions(CUSTOM_RESOURCES).find((c) => c.spec.names.kind === 'MaasMachine') as CustomResourceDefinition);
   const object = { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine', metadata: { name: 'm' }, spec: { image: 'ubuntu/jammy', minCPU: 2, minMemory: 4096, providerID: null, deployInMemory: null } };
   const server = admitObject(schema, object);
   t.deepEqual(server.errors, []);

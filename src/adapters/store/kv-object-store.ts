@@ -6,6 +6,7 @@ import { FenceRefusals, KvConflict, objectKey, patchedAnnotations, silentLogger,
 import { hostKeyFromKv, hostKvKey } from './nats-keys.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import type { ObjectIssue, ObjectValidator } from './object-store.ts';
+import { OBJECTS_BUCKET } from '../../machines/buckets.ts';
 
 // The Cluster API side's store on KV (NATS JetStream KV in a cluster, the process's own KV in the
 // embedded default): MaasMachines, MaasClusters and the CAPI Machines and Clusters they read.
@@ -16,7 +17,8 @@ import type { ObjectIssue, ObjectValidator } from './object-store.ts';
 // compare-and-set on the key's revision, re-read and retried on conflict. Secrets (bootstrap data)
 // are never written to KV: each node reads its own (SecretSource), as for hosts.
 
-export const OBJECTS_BUCKET = 'mf-objects';
+// The bucket the MAAS kinds declare (machines/maas-machine/kind.ts, maas-cluster/kind.ts).
+export { OBJECTS_BUCKET };
 
 const STORED_KINDS: readonly ObjectKind[] = ['MaasMachine', 'MaasCluster', 'Machine', 'Cluster'];
 

@@ -12,6 +12,7 @@ import { compact, deepEqual, union } from './object-helpers.ts';
 import { hostKeyFromKv, hostKvKey } from './nats-keys.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import { formatApplyIssue, validateDocuments, type ApplyIssue, type SourceDocument } from './validate.ts';
+import { HOSTS_BUCKET, HOST_STATUS_BUCKET } from '../../machines/buckets.ts';
 
 // The cluster's HostStore, on NATS KV alone.
 //
@@ -30,8 +31,9 @@ import { formatApplyIssue, validateDocuments, type ApplyIssue, type SourceDocume
 // of one and our write of the other goes unseen (a window of one round trip at a hand-off).
 // Secrets are never written to either bucket: each node reads its own from files (SecretSource).
 
-export const NATS_HOSTS_BUCKET = 'mf-hosts';
-export const NATS_STATUS_BUCKET = 'mf-status';
+// The buckets BareMetalHost declares (machines/bmh/kind.ts).
+export const NATS_HOSTS_BUCKET = HOSTS_BUCKET;
+export const NATS_STATUS_BUCKET = HOST_STATUS_BUCKET;
 
 export interface NatsStoreOptions extends FenceOptions {
   /** Spec and metadata: NATS_HOSTS_BUCKET in a cluster. */

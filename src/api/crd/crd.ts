@@ -1,5 +1,4 @@
 import type { JsonSchemaProps } from './json-schema-props.ts';
-import { CUSTOM_RESOURCES } from './resources.ts';
 import type { CustomResource, PrinterColumn } from './resources.ts';
 import { CrdSchemaError, structuralSchema } from './structural.ts';
 
@@ -60,9 +59,9 @@ export function customResourceDefinition(resource: CustomResource): CustomResour
   };
 }
 
-/** Every CRD metalfleet serves, in the order of CUSTOM_RESOURCES. */
-export function customResourceDefinitions(): CustomResourceDefinition[] {
-  return CUSTOM_RESOURCES.map(customResourceDefinition);
+/** The CRDs of these resources, in their order (metalfleet's: machines/kinds.ts CUSTOM_RESOURCES). */
+export function customResourceDefinitions(resources: readonly CustomResource[]): CustomResourceDefinition[] {
+  return resources.map(customResourceDefinition);
 }
 
 // The API server checks apiVersion and kind against the CRD and validates ObjectMeta itself; a

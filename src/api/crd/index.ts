@@ -2,7 +2,7 @@
 // to deploy/). Loads zod and src/api only.
 export { customResourceDefinition, customResourceDefinitions } from './crd.ts';
 export type { CustomResourceDefinition, CustomResourceDefinitionVersion } from './crd.ts';
-export { CUSTOM_RESOURCES, CAPI_CONTRACT_LABELS, PART_OF_LABEL } from './resources.ts';
+export { CAPI_CONTRACT_LABELS, MAAS_RESOURCE_BASE, PART_OF_LABEL } from './resources.ts';
 export type { CustomResource, PrinterColumn } from './resources.ts';
 export { CrdSchemaError, structuralSchema } from './structural.ts';
 export { JSON_SCHEMA_TYPES } from './json-schema-props.ts';

@@ -1,12 +1,11 @@
 import type { z } from 'zod';
-import { BMH_API_VERSION, BMH_KIND, BareMetalHost } from '../bmh/schema.ts';
-import { MAAS_API_VERSION, MAAS_CLUSTER_KIND, MAAS_MACHINE_KIND, MAAS_MACHINE_TEMPLATE_KIND } from '../maas/constants.ts';
-import { MaasCluster, MaasMachine, MaasMachineTemplate } from '../maas/schema.ts';
+import { MAAS_API_VERSION } from '../maas/constants.ts';
 
-// The custom resources metalfleet serves, with the names, columns and labels of the CRDs they
-// replace: baremetal-operator's (config/base/crds/bases/metal3.io_baremetalhosts.yaml) and
-// CAPMAAS's (config/crd/bases, at the commit reference/capmaas.md reads), so kubectl shows the
-// same and Cluster API finds the provider the same way.
+// What a custom resource is made of. Each kind declares its own (src/machines/<kind>/kind.ts),
+// with the names, columns and labels of the CRD it replaces: baremetal-operator's
+// (config/base/crds/bases/metal3.io_baremetalhosts.yaml) and CAPMAAS's (config/crd/bases, at the
+// commit reference/capmaas.md reads), so kubectl shows the same and Cluster API finds the
+// provider the same way.
 
 export interface PrinterColumn {
   readonly name: string;
@@ -44,7 +43,8 @@ export const CAPI_CONTRACT_LABELS = {
   'cluster.x-k8s.io/v1beta2': 'v1beta1',
 } as const;
 
-const maas = {
+/** What every CAPMAAS kind's CRD shares. */
+export const MAAS_RESOURCE_BASE = {
   apiVersion: MAAS_API_VERSION,
   categories: ['cluster-api'],
   labels: { ...PART_OF_LABEL, ...CAPI_CONTRACT_LABELS },
@@ -52,52 +52,3 @@ const maas = {
   // status) included; the same here, so the API surface is the one CAPMAAS users know.
   statusSubresource: true,
 } as const;
-
-export const CUSTOM_RESOURCES: readonly CustomResource[] = [
-  {
-    apiVersion: BMH_API_VERSION,
-    kind: BMH_KIND,
-    plural: 'baremetalhosts',
-    singular: 'baremetalhost',
-    shortNames: ['bmh', 'bmhost'],
-    labels: PART_OF_LABEL,
-    description: 'BareMetalHost is a physical server driven through Ironic, as Metal3\'s baremetal-operator defines it.',
-    schema: BareMetalHost,
-    statusSubresource: true,
-    // baremetal-operator's columns, priorities and descriptions as its CRD has them.
-    printerColumns: [
-      { name: 'Status', type: 'string', jsonPath: '.status.operationalStatus', description: 'Operational status', priority: 1 },
-      { name: 'State', type: 'string', jsonPath: '.status.provisioning.state', description: 'Provisioning status' },
-      { name: 'Consumer', type: 'string', jsonPath: '.spec.consumerRef.name', description: 'Consumer using this host' },
-      { name: 'BMC', type: 'string', jsonPath: '.spec.bmc.address', description: 'Address of management controller', priority: 1 },
-      { name: 'Online', type: 'string', jsonPath: '.spec.online', description: 'Whether the host is online or not' },
-      { name: 'Error', type: 'string', jsonPath: '.status.errorType', description: 'Type of the most recent error' },
-      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'Time duration since creation of BaremetalHost' },
-    ],
-  },
-  // CAPMAAS's CRDs declare no printer columns.
-  {
-    ...maas,
-    kind: MAAS_MACHINE_KIND,
-    plural: 'maasmachines',
-    singular: 'maasmachine',
-    description: 'MaasMachine is a machine allocated and deployed through MAAS for a Cluster API Machine, as CAPMAAS defines it.',
-    schema: MaasMachine,
-  },
-  {
-    ...maas,
-    kind: MAAS_MACHINE_TEMPLATE_KIND,
-    plural: 'maasmachinetemplates',
-    singular: 'maasmachinetemplate',
-    description: 'MaasMachineTemplate is the MaasMachine spec Cluster API copies into each machine it creates, as CAPMAAS defines it.',
-    schema: MaasMachineTemplate,
-  },
-  {
-    ...maas,
-    kind: MAAS_CLUSTER_KIND,
-    plural: 'maasclusters',
-    singular: 'maascluster',
-    description: 'MaasCluster is the MAAS side of a Cluster API Cluster: its DNS record and failure domains, as CAPMAAS defines it.',
-    schema: MaasCluster,
-  },
-];

@@ -66,7 +66,7 @@
  * wire is the transport envelope's business, not this file's.
  */
 import { z } from 'zod';
-import { ProvisioningState } from '../../api/index.ts';
+import { HOST_COMMAND_TYPES, ProvisioningState } from '../../api/index.ts';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -131,9 +131,7 @@ export const DetachCommand = z.strictObject({ type: z.literal('detach'), ...comm
 export const DeleteCommand = z.strictObject({ type: z.literal('delete'), ...common });
 export const ReleaseCommand = z.strictObject({ type: z.literal('release'), ...common });
 
-export const HOST_COMMAND_TYPES = [
-  'powerOn', 'powerOff', 'reboot', 'inspect', 'reprovision', 'pause', 'unpause', 'detach', 'delete', 'release',
-] as const;
+export { HOST_COMMAND_TYPES };
 export const HostCommandType = z.enum(HOST_COMMAND_TYPES);
 export type HostCommandType = z.infer<typeof HostCommandType>;
 

@@ -9,8 +9,8 @@ import type { SourceDocument } from '../../adapters/store/validate.ts';
 import { loadKvSnapshot, persistKv } from '../../adapters/store/kv-snapshot.ts';
 import { openLocalStore, type LocalStore } from '../../adapters/store/local-store.ts';
 import type { NatsApplyResult } from '../../adapters/store/nats-store.ts';
-import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET } from '../../adapters/store/nats-store.ts';
-import { OBJECTS_BUCKET, openKvObjectStoreOn } from '../../adapters/store/kv-object-store.ts';
+import { openKvObjectStoreOn } from '../../adapters/store/kv-object-store.ts';
+import { kindBuckets } from '../../machines/kinds.ts';
 import { validateMaasCluster, validateMaasMachine } from '../../api/index.ts';
 import { readManifests } from '../../api/manifest.ts';
 import { memorySubstrate } from '../../node/index.ts';
@@ -97,7 +97,8 @@ export function register(program: Command): void {
       // The embedded default is a one-node cluster on a private in-memory bus and KV: the same
       // node, store and broker a NATS cluster runs. Secrets stay in this process, never in KV.
       const substrate = memorySubstrate();
-      const hostBuckets = await Promise.all([substrate.transport.kv(NATS_HOSTS_BUCKET), substrate.transport.kv(NATS_STATUS_BUCKET), substrate.transport.kv(OBJECTS_BUCKET)]);
+      // --persist keeps every bucket a kind declares (machines/kinds.ts).
+      const hostBuckets = await Promise.all(kindBuckets().map((name) => substrate.transport.kv(name)));
       if (flags.persist) await loadKvSnapshot(flags.persist, hostBuckets).catch((err: unknown) => {
         throw new CliError(err instanceof Error ? err.message : String(err), 1);
       });

@@ -3,6 +3,7 @@ import type { HostCommand } from '../../bus/messages/index.ts';
 import {
   CAPI_PAUSED_ANNOTATION, POWER_OFF_ANNOTATION, RELEASE_ANNOTATION, powerOffRequested, releaseRequested,
 } from '../../machines/maas-machine/index.ts';
+import { MAAS_MACHINE_KIND_DEFINITION } from '../../machines/maas-machine/kind.ts';
 
 // A command on a MaasMachine as the annotation its actor reads (machines/maas-machine/intents.ts),
 // so it is exactly as durable as `kubectl annotate`, and undone the same way. Pure: the typed
@@ -18,8 +19,8 @@ export type MaasCommandIntent =
     }
   | { readonly ok: false; readonly code: 'invalid' | 'conflict'; readonly message: string };
 
-/** What a MaasMachine takes, in the words of `metalfleet host`. */
-export const MAAS_MACHINE_COMMANDS = ['powerOn', 'powerOff', 'release', 'pause', 'unpause'] as const;
+/** What a MaasMachine takes, in the words of `metalfleet host`: as its kind declares. */
+export const MAAS_MACHINE_COMMANDS = MAAS_MACHINE_KIND_DEFINITION.commands;
 
 const HINTS: Partial<Record<HostCommand['type'], string>> = {
   reboot: 'send powerOff, then powerOn',
@@ -30,6 +31,7 @@ const HINTS: Partial<Record<HostCommand['type'], string>> = {
 export function maasIntentFor(mm: MaasMachine, cmd: HostCommand): MaasCommandIntent {
   const key = `${mm.metadata.namespace}/${mm.metadata.name}`;
   if (cmd.host !== key) return refuse('invalid', `command for ${cmd.host} was matched to MaasMachine ${key}; send it again naming the machine it is for`);
+  if (!MAAS_MACHINE_COMMANDS.includes(cmd.type)) return notTaken(key, cmd.type);
   switch (cmd.type) {
     case 'pause':
       return mm.metadata.annotations?.[CAPI_PAUSED_ANNOTATION] !== undefined
@@ -43,11 +45,14 @@ export function maasIntentFor(mm: MaasMachine, cmd: HostCommand): MaasCommandInt
     case 'powerOff':
     case 'release':
       return driven(mm, key, cmd);
-    default: {
-      const hint = HINTS[cmd.type];
-      return refuse('invalid', `${key} is a MaasMachine, which takes ${MAAS_MACHINE_COMMANDS.join(', ')}; ${cmd.type} applies to BareMetalHosts only${hint ? ` — ${hint}` : ''}`);
-    }
+    default:
+      return notTaken(key, cmd.type);
   }
+}
+
+function notTaken(key: string, type: HostCommand['type']): MaasCommandIntent {
+  const hint = HINTS[type];
+  return refuse('invalid', `${key} is a MaasMachine, which takes ${MAAS_MACHINE_COMMANDS.join(', ')}; ${type} applies to BareMetalHosts only${hint ? ` — ${hint}` : ''}`);
 }
 
 function driven(mm: MaasMachine, key: string, cmd: HostCommand & { type: 'powerOn' | 'powerOff' | 'release' }): MaasCommandIntent {

@@ -1,5 +1,6 @@
 import type { JsonSchemaProps } from '../../../api/crd/index.ts';
-import { CUSTOM_RESOURCES, customResourceDefinition } from '../../../api/crd/index.ts';
+import { customResourceDefinition } from '../../../api/crd/index.ts';
+import { CUSTOM_RESOURCES } from '../../../machines/kinds.ts';
 import type { AdmissionRequest, AdmissionVerdict } from './admission-review.ts';
 import { schemaDefaults } from './schema-defaults.ts';
 

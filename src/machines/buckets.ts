@@ -1,0 +1,9 @@
+// The KV buckets kinds keep their objects in. Each kind names the ones it uses (kind.ts); the
+// stores open them by these names (adapters/store), so a bucket is named once.
+
+/** BareMetalHost spec and metadata (what a user applies). */
+export const HOSTS_BUCKET = 'mf-hosts';
+/** BareMetalHost status and the shard fence of its last writer (what the controller writes). */
+export const HOST_STATUS_BUCKET = 'mf-status';
+/** The MAAS kinds and the Cluster API objects they read (Machine, Cluster, bootstrap Secrets). */
+export const OBJECTS_BUCKET = 'mf-objects';

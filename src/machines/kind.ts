@@ -1,0 +1,37 @@
+// What a kind declares about itself, in one place (DESIGN "One skeleton, every kind"): the CRDs
+// it serves, the KV buckets its objects live in, the commands it takes and its pure rules, whose
+// view() is what introspection shows. The CRD generator, the KV stores, the command handler and
+// the generic machine actor read these declarations; a new kind is a folder under src/machines
+// with a kind.ts, listed in kinds.ts, plus the adapter that drives its backend.
+import type { HostCommandName } from '../api/index.ts';
+import type { CustomResource } from '../api/crd/index.ts';
+import type { MachineLogic, MachineView } from './logic.ts';
+
+/** KV buckets, by the role they play for the kind, to the bucket's name. */
+export type KindBuckets = Readonly<Record<string, string>>;
+
+export interface KindDefinition<S = unknown, E = unknown, F = unknown> {
+  /** As in manifests; the first of `resources` is this kind's own CRD. */
+  readonly kind: string;
+  /** The CRDs the kind serves: its own first, then companions (a MaasMachineTemplate). */
+  readonly resources: readonly [CustomResource, ...CustomResource[]];
+  /** Where its objects are kept on a KV substrate (memory or NATS JetStream). */
+  readonly buckets: KindBuckets;
+  /** The commands it takes; any other is refused with this list in the message. */
+  readonly commands: readonly HostCommandName[];
+  /** Its pure machine; `view` is what `hosts`, `inspect` and `top` show of a state. */
+  readonly logic: MachineLogic<S, E, F, MachineView>;
+}
+
+/** A kind as the registry holds it: its machine seen only through what every caller may ask. */
+export interface RegisteredKind extends Omit<KindDefinition, 'logic'> {
+  readonly logic: { readonly kind: string; view(state: never): MachineView; isGone(state: never): boolean };
+}
+
+/** Identity, checked: `resources[0]` must be the kind's own CRD and `logic` must be its logic. */
+export function defineKind<S, E, F>(definition: KindDefinition<S, E, F>): KindDefinition<S, E, F> {
+  const own = definition.resources[0];
+  if (own.kind !== definition.kind) throw new TypeError(`kind ${definition.kind}: its first resource is ${own.kind}; list its own CRD first`);
+  if (definition.logic.kind !== definition.kind) throw new TypeError(`kind ${definition.kind}: its logic is ${definition.logic.kind}'s`);
+  return definition;
+}

@@ -1,0 +1,26 @@
+// Every kind metalfleet runs, in the order their CRDs are generated. Adding a kind is adding its
+// folder's kind.ts here (and its adapter); the CRDs, buckets and command checks follow from it.
+import type { CustomResource } from '../api/crd/index.ts';
+import { BMH_KIND_DEFINITION } from './bmh/kind.ts';
+import type { RegisteredKind } from './kind.ts';
+import { MAAS_CLUSTER_KIND_DEFINITION } from './maas-cluster/kind.ts';
+import { MAAS_MACHINE_KIND_DEFINITION } from './maas-machine/kind.ts';
+
+export const KINDS: readonly RegisteredKind[] = [
+  BMH_KIND_DEFINITION,
+  MAAS_MACHINE_KIND_DEFINITION,
+  MAAS_CLUSTER_KIND_DEFINITION,
+];
+
+/** The custom resources metalfleet serves: every kind's, its own CRD first. */
+export const CUSTOM_RESOURCES: readonly CustomResource[] = KINDS.flatMap((k) => k.resources);
+
+/** The kind of this name, or undefined. */
+export function kindNamed(kind: string): RegisteredKind | undefined {
+  return KINDS.find((k) => k.kind === kind);
+}
+
+/** Every KV bucket some kind keeps objects in, once each. */
+export function kindBuckets(): readonly string[] {
+  return [...new Set(KINDS.flatMap((k) => Object.values(k.buckets)))];
+}

@@ -1,0 +1,22 @@
+import { MAAS_CLUSTER_KIND, MaasCluster } from '../../api/index.ts';
+import { MAAS_RESOURCE_BASE } from '../../api/crd/index.ts';
+import { OBJECTS_BUCKET } from '../buckets.ts';
+import { defineKind } from '../kind.ts';
+import { maasClusterLogic } from './logic.ts';
+
+/** MaasCluster: the MAAS side of a Cluster API Cluster (its DNS record and failure domains). */
+export const MAAS_CLUSTER_KIND_DEFINITION = defineKind({
+  kind: MAAS_CLUSTER_KIND,
+  resources: [{
+    ...MAAS_RESOURCE_BASE,
+    kind: MAAS_CLUSTER_KIND,
+    plural: 'maasclusters',
+    singular: 'maascluster',
+    description: 'MaasCluster is the MAAS side of a Cluster API Cluster: its DNS record and failure domains, as CAPMAAS defines it.',
+    schema: MaasCluster,
+  }],
+  buckets: { objects: OBJECTS_BUCKET },
+  // Driven by its Cluster (pause it there); nothing to send it directly.
+  commands: [],
+  logic: maasClusterLogic,
+});

@@ -1,0 +1,30 @@
+import { MAAS_MACHINE_KIND, MAAS_MACHINE_TEMPLATE_KIND, MaasMachine, MaasMachineTemplate } from '../../api/index.ts';
+import { MAAS_RESOURCE_BASE } from '../../api/crd/index.ts';
+import { OBJECTS_BUCKET } from '../buckets.ts';
+import { defineKind } from '../kind.ts';
+import { maasMachineLogic } from './logic.ts';
+
+/** MaasMachine: CAPMAAS's infrastructure machine, allocated and deployed through MAAS. */
+export const MAAS_MACHINE_KIND_DEFINITION = defineKind({
+  kind: MAAS_MACHINE_KIND,
+  // CAPMAAS's CRDs declare no printer columns.
+  resources: [{
+    ...MAAS_RESOURCE_BASE,
+    kind: MAAS_MACHINE_KIND,
+    plural: 'maasmachines',
+    singular: 'maasmachine',
+    description: 'MaasMachine is a machine allocated and deployed through MAAS for a Cluster API Machine, as CAPMAAS defines it.',
+    schema: MaasMachine,
+  }, {
+    ...MAAS_RESOURCE_BASE,
+    kind: MAAS_MACHINE_TEMPLATE_KIND,
+    plural: 'maasmachinetemplates',
+    singular: 'maasmachinetemplate',
+    description: 'MaasMachineTemplate is the MaasMachine spec Cluster API copies into each machine it creates, as CAPMAAS defines it.',
+    schema: MaasMachineTemplate,
+  }],
+  buckets: { objects: OBJECTS_BUCKET },
+  // Recorded as annotations on the MaasMachine (intents.ts), as durable as `kubectl annotate`.
+  commands: ['powerOn', 'powerOff', 'release', 'pause', 'unpause'],
+  logic: maasMachineLogic,
+});
