@@ -3,7 +3,7 @@
 import test from 'ava';
 import { spawn, startSystem, tell } from '../../src/actors/runtime/index.ts';
 import type { ActorRef, Behavior } from '../../src/actors/runtime/index.ts';
-import { SLICE_MS, THROUGHPUT } from '../../src/actors/runtime/receive.ts';
+import { SLICE_MS, SYSTEM_TURN_MS, THROUGHPUT } from '../../src/actors/runtime/receive.ts';
 import { waitFor } from '../support/wait.ts';
 
 /** Counts event-loop iterations (check phases) until stopped. */
@@ -168,4 +168,27 @@ test('runtime - a system actor is not parked behind a slice of busy host turns, 
   t.true(hostTurnsWhenServed < 20, `the system actor first ran after ${hostTurnsWhenServed} of 80 host turns`);
   t.true(hostTurnsWhenNormalServed > hostTurnsWhenServed, `plain first ran after ${hostTurnsWhenNormalServed} host turns, system after ${hostTurnsWhenServed}`);
   t.deepEqual(seen, Array.from({ length: N }, (_, i) => i));
+});
+
+test('runtime - a system actor\'s turn yields to timers after SYSTEM_TURN_MS, however long its backlog', async (t) => {
+  const sys = startSystem({ onError: () => undefined });
+  t.teardown(() => sys.stop());
+  let ran = 0;
+  let ranWhenTimerFired = -1;
+  const busy: Behavior<null, Note> = {
+    kind: 'busy-system',
+    init: () => null,
+    receive(s) {
+      const until = performance.now() + 2;
+      while (performance.now() < until) { /* 2 ms of CPU per message */ }
+      if (++ran === 1) setTimeout(() => (ranWhenTimerFired = ran), 0);
+      return s;
+    },
+  };
+  const ref = spawn(sys, 'broker', busy, { priority: 'system' });
+  const N = Math.ceil((SYSTEM_TURN_MS * 4) / 2);
+  for (let i = 0; i < N; i++) tell(ref, { n: i });
+  await waitFor(() => ran === N && ranWhenTimerFired !== -1, 20_000);
+  // One turn of N messages would hold the loop for 4 x SYSTEM_TURN_MS before the timer could fire.
+  t.true(ranWhenTimerFired < N, `a 0 ms timer fired after ${ranWhenTimerFired} of ${N} messages`);
 });

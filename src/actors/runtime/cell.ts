@@ -60,6 +60,8 @@ export class ActorCell {
   restart: PendingRestart | null = null;
   /** Spawned with priority 'system': never parked behind the slice (receive.ts). */
   priority = false;
+  /** performance.now() when a system actor's current turn began. */
+  turnStartedAt = 0;
 
   constructor(
     readonly system: RuntimeCore,

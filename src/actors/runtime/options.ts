@@ -24,7 +24,7 @@ export interface SpawnOptions {
   supervision?: Partial<SupervisionOptions>;
   /**
    * 'system': the actor's turns never wait for the event loop's slice to end and take up to
-   * SYSTEM_THROUGHPUT messages (receive.ts), so an actor every host depends on (the capacity
+   * SYSTEM_THROUGHPUT messages or SYSTEM_TURN_MS (receive.ts), so an actor every host depends on (the capacity
    * broker) keeps answering within its callers' timeouts while 100,000 host turns queue. Only for
    * actors whose own work per message is small: the capacity proxy, whose turns tell hosts,
    * measured worse hand-offs as one (npm run bench -- capacity: p99 35-180 ms against 10-18).
