@@ -86,7 +86,7 @@ const WALLS = [
 const FLAGS_AND_ENV = 'Read flags and the environment only in src/cli: parse them once into Config and pass it down.';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'deploy/**'] },
+  { ignores: ['node_modules/**', 'deploy/**', 'dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -10,6 +10,7 @@ const benches: Record<string, () => Promise<{ run(flags: Record<string, string>)
   commands: () => import('./commands.ts'),
   failover: () => import('./failover.ts'),
   'maas-failover': () => import('./maas-failover.ts'),
+  'cli-start': () => import('./cli-start.ts'),
 };
 if (!name || !(name in benches)) {
   process.stderr.write(`usage: npm run bench -- NAME [--flag value]; NAME is one of: ${Object.keys(benches).join(', ')}\n`);

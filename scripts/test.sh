@@ -20,6 +20,13 @@ if ! bash scripts/nats-install.sh >&2; then
   echo "could not install nats-server: the cluster tests will fail" >&2
 fi
 
+# The package runs dist/ (npm ci builds it through prepare); build again so it is the tree's.
+echo "== npm run build (dist/)" >&2
+if ! npm run --silent build >&2; then
+  echo "build failed: see the type errors above" >&2
+  failed_checks=1
+fi
+
 echo "== npm run check (tsc + eslint)" >&2
 if ! npm run --silent check >&2; then
   echo "check failed: see the type or lint errors above" >&2

@@ -1,20 +1,44 @@
 // The `metalfleet` command. Each subcommand lives in src/cli/commands/<name>.ts and exports
-// `register(program)`; this file only wires them together and maps failures to exit codes.
+// `register(program)`; the catalog lists them. Only the command being run is loaded: a start
+// that loaded every command (NATS, the Kubernetes client, the actor runtime) took seconds.
 import { Command } from 'commander';
-import { commands } from './commands/index.ts';
+import { COMMANDS, commandNamed } from './commands/catalog.ts';
 
-const program = new Command('metalfleet')
-  .description('Bare-metal provisioning orchestrator: Ironic and MAAS hosts as supervised actors')
-  .version('0.1.0')
-  .showHelpAfterError('(run with --help for usage)');
-
-for (const register of commands) register(program);
-
-try {
-  await program.parseAsync(process.argv);
-} catch (err) {
-  // Commands throw CliError for expected failures; anything else is a bug worth a stack.
-  const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`metalfleet: ${message}\n`);
-  process.exitCode = typeof (err as { exitCode?: unknown }).exitCode === 'number' ? (err as { exitCode: number }).exitCode : 1;
+function baseProgram(): Command {
+  return new Command('metalfleet')
+    .description('Bare-metal provisioning orchestrator: Ironic and MAAS hosts as supervised actors')
+    .version('0.1.0')
+    .showHelpAfterError('(run with --help for usage)');
 }
+
+/**
+ * The program for these arguments: the named command's module alone, or (for `--help`, no command
+ * or a word that is none) a listing of every command by name and description, which loads none.
+ */
+async function programFor(args: readonly string[]): Promise<Command> {
+  const program = baseProgram();
+  const words = args.filter((a) => !a.startsWith('-'));
+  // `metalfleet help demo` is `metalfleet demo --help`.
+  const word = words[0] === 'help' ? words[1] : words[0];
+  const entry = word === undefined ? undefined : commandNamed(word);
+  if (entry) {
+    (await entry.load()).register(program);
+    return program;
+  }
+  for (const c of COMMANDS) program.command(c.name).aliases([...(c.aliases ?? [])]).description(c.description);
+  return program;
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  try {
+    const program = await programFor(argv.slice(2));
+    await program.parseAsync([...argv]);
+  } catch (err) {
+    // Commands throw CliError for expected failures; anything else is a bug worth a stack.
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`metalfleet: ${message}\n`);
+    process.exitCode = typeof (err as { exitCode?: unknown }).exitCode === 'number' ? (err as { exitCode: number }).exitCode : 1;
+  }
+}
+
+await main(process.argv);

@@ -7,7 +7,7 @@ import { ask, systemClock } from '../actors/runtime/index.ts';
 import type { HealthServer } from '../adapters/observe/index.ts';
 import { startHealthServer } from '../adapters/observe/index.ts';
 import type { KubeAdapter } from '../adapters/kube/index.ts';
-import { registerKubeMetrics } from '../adapters/kube/index.ts';
+import { registerKubeMetrics } from '../adapters/kube/metrics.ts';
 import { openNatsStoreOn } from '../adapters/store/nats-store.ts';
 import { openKvObjectStoreOn } from '../adapters/store/kv-object-store.ts';
 import type { KvObjectStore } from '../adapters/store/kv-object-store.ts';

@@ -8,7 +8,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 function importFresh(specifier: string): Promise<{ loaded: string[]; exports: string[] }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import=tsx', 'test/support/record-imports.mjs', specifier], { cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, ['--import=tsx', '--conditions=metalfleet-source', 'test/support/record-imports.mjs', specifier], { cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`${err.message}\n${stderr}`));
       resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { loaded: string[]; exports: string[] });
     });

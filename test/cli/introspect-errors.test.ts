@@ -3,7 +3,7 @@
 import test from 'ava';
 import { Command } from 'commander';
 import { CliError } from '../../src/cli/cli-error.ts';
-import { commands } from '../../src/cli/commands/index.ts';
+import { registerAll } from '../../src/cli/commands/index.ts';
 import { formatFrom, HOST_STATES, nodesFrom, oneOf, parseHostKey, timeoutFrom } from '../../src/cli/introspect/index.ts';
 import { freePort } from '../support/ironic.ts';
 import { natsServerInstalled, startNatsServer } from '../support/nats-server.ts';
@@ -11,10 +11,10 @@ import { lines, metalfleet } from './run.ts';
 
 const COMMANDS = ['hosts', 'actors', 'shards', 'capacity', 'inspect', 'nodes', 'top'];
 
-test('introspect cli - every command has --help with examples', (t) => {
+test('introspect cli - every command has --help with examples', async (t) => {
   // In-process (spawning seven CLIs is slow on a busy machine); addHelpText output comes with outputHelp.
   const program = new Command('metalfleet');
-  for (const register of commands) register(program);
+  await registerAll(program);
   for (const name of COMMANDS) {
     const cmd = program.commands.find((c) => c.name() === name);
     if (!cmd) {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
 import { Command } from 'commander';
-import { commands } from '../../src/cli/commands/index.ts';
+import { registerAll } from '../../src/cli/commands/index.ts';
 import { parseAllDocuments } from 'yaml';
 import { ADAPTER_PERMISSIONS } from '../../src/adapters/kube/permissions.ts';
 import { customResourceDefinitions } from '../../src/api/crd/index.ts';
@@ -314,7 +314,7 @@ const kubectl = spawnSync('kubectl', ['version', '--client'], { timeout: 10_000 
 
 test('deploy - every flag the manifests pass is one the metalfleet command takes', async (t) => {
   const program = new Command('metalfleet');
-  for (const register of commands) register(program);
+  await registerAll(program);
   for (const [kind, name] of [['StatefulSet', 'metalfleet-controller'], ['Deployment', 'metalfleet-webhook']] as const) {
     const [c] = spec<Workload>(await find(kind, name)).template.spec.containers;
     const [sub, ...args] = c?.args ?? [];

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
 import { actorsView, addViewFlags, collect, nodesFrom, runView, type CommonFlags } from '../introspect/index.ts';
 
 // `metalfleet actors`: every actor of every node with its mailbox, for finding a stuck one.
@@ -12,7 +13,7 @@ interface ActorsFlags extends CommonFlags {
 export function register(program: Command): void {
   addViewFlags(program
     .command('actors')
-    .description('list the actors of each node: path, kind, mailbox depth and high-water mark, processed, restarts, last error, busy or idle')
+    .description(descriptionOf('actors'))
     .option('--node <name>', 'only this node (repeat or comma-separate for more)', collect)
     .option('--prefix <path>', 'only actors whose path starts with this')
     .option('--tree', 'indent each actor under its parent'))

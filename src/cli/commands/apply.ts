@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
 import { readManifests, type ManifestDocument } from '../../api/manifest.ts';
 import { formatApplyIssue } from '../../adapters/store/index.ts';
 import { openNatsStoreOn, secretDocumentIssues, type NatsStore } from '../../adapters/store/nats-store.ts';
@@ -125,7 +126,7 @@ export function register(program: Command): void {
   addNatsFlags(
     program
       .command('apply')
-      .description('validate manifests (BareMetalHosts, MaasMachines, MaasClusters and the Cluster API Machines and Clusters they read), then create or update them in the cluster\'s NATS store (Secrets are given to each node with --secrets, never applied)')
+      .description(descriptionOf('apply'))
       .requiredOption('-f, --filename <file>', 'YAML manifests, multi-document allowed (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[]),
   ).action(async (opts: NatsFlagValues & { filename: string[] }) => {
     const ok = await runApply(opts.filename, opts, {

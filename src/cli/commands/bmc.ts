@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
 import { parseBmcAddress, redactUrl, type BmcAccess } from '../../api/bmc/index.ts';
 import { CliError } from '../cli-error.ts';
 
@@ -58,7 +59,7 @@ function text(d: ReturnType<typeof describe>): string {
 export function register(program: Command): void {
   program
     .command('bmc')
-    .description('show how a BMC address is parsed: driver, interfaces, boot MAC and virtual media')
+    .description(descriptionOf('bmc'))
     .argument('<address>', 'a spec.bmc.address, e.g. redfish-virtualmedia://192.0.2.10/redfish/v1/Systems/1')
     .option('--json', 'print one JSON object')
     .action((address: string, opts: { json?: boolean }) => {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
 import { addViewFlags, capacityView, runView, type CommonFlags } from '../introspect/index.ts';
 
 // `metalfleet capacity`: the capacity broker's pools, from the node that holds the broker lease.
@@ -6,7 +7,7 @@ import { addViewFlags, capacityView, runView, type CommonFlags } from '../intros
 export function register(program: Command): void {
   addViewFlags(program
     .command('capacity')
-    .description('show the capacity pools: limit, slots in use (hosts and operations), waiting queue and longest wait'))
+    .description(descriptionOf('capacity')))
     .addHelpText('after', `
 Only the node holding the capacity broker lease has pools; the others answer with none.
 

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
 import { kindOf } from '../../api/manifest.ts';
 import { HostNotFound } from '../../adapters/store/nats-store.ts';
 import { StoreError } from '../../ports/index.ts';
@@ -83,7 +84,7 @@ export function register(program: Command): void {
   addNatsFlags(
     program
       .command('delete')
-      .description('delete BareMetalHosts from the cluster\'s NATS store: "delete host NS/NAME..." or "delete -f FILE"; hosts with finalizers are terminating until their controller lets go')
+      .description(descriptionOf('delete'))
       .argument('[type]', 'host (also: hosts, bmh, baremetalhost)')
       .argument('[names...]', 'hosts as NAMESPACE/NAME')
       .option('-f, --filename <file>', 'delete the BareMetalHosts these manifests name (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[]),

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
 import { IRONIC_LABEL } from '../backends.ts';
 import { fixtureBuiltin, ironicBuiltin, maasBuiltin } from '../builtin-provisioners.ts';
 import type { ProvisionerFlags } from '../provisioners.ts';
@@ -46,7 +47,7 @@ interface DemoFlags extends ProvisionerFlags {
 export function register(program: Command): void {
   const demo = program
     .command('demo')
-    .description('run the embedded default: memory store, fixture backend, no NATS or Kubernetes')
+    .description(descriptionOf('demo'))
     .option('--hosts <n>', 'generate this many hosts (includes the demo-* scenario hosts)', intFlag('--hosts', 1), 100)
     .option('-f, --file <path...>', 'load BareMetalHosts and their Secrets from YAML manifests instead')
     .option('--limit <n>', 'capacity slots per backend pool (default: PROVISIONING_LIMIT or 20; 0 = unlimited)', intFlag('--limit', 0))

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
 import { FixtureOptionsError, OPERATIONS, startFixtureServer } from '../../adapters/fixture/index.ts';
 import type { FixtureOptions } from '../../adapters/fixture/index.ts';
 import type { Operation } from '../../machines/bmh/index.ts';
@@ -45,7 +46,7 @@ export function latencyFlag(value: string): NonNullable<FixtureOptions['latencyM
 export function register(program: Command): void {
   program
     .command('fixture-server')
-    .description('serve one fixture backend over HTTP for several metalfleet nodes, until SIGINT/SIGTERM')
+    .description(descriptionOf('fixture-server'))
     .option('--port <n>', 'listen on this port (default: a free one)', portFlag)
     .option('--host <address>', 'listen on this address', '127.0.0.1')
     .option('--latency <ms|op=ms,...>', 'delay of every call, or per operation, e.g. provision=200,inspect=100', latencyFlag)

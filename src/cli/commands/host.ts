@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
 import { shardOf } from '../../api/index.ts';
 import { connectNats, RemoteError, subjects } from '../../bus/index.ts';
 import { HostCommand, HostKey, type HostCommandInput, type HostCommandType } from '../../bus/messages/index.ts';
@@ -123,7 +124,7 @@ export function register(program: Command): void {
       .command('host')
       // `cmd` is the name the introspection CLI lists it under (metalfleet cmd ACTION HOST...).
       .alias('cmd')
-      .description('send a command to hosts through any node: power-on, power-off, reboot, inspect, reprovision, pause, unpause, detach or delete for a BareMetalHost; power-on, power-off, release, pause or unpause for a MaasMachine; a reply means the intent is recorded (watch the status for the result)')
+      .description(descriptionOf('host'))
       .argument('<action>', Object.keys(HOST_ACTIONS).join(' | '))
       .argument('<hosts...>', 'BareMetalHosts or MaasMachines as NAMESPACE/NAME')
       .option('--mode <mode>', 'reboot only: soft (default) or hard')

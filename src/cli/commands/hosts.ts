@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
 import { HostBackend } from '../../bus/messages/introspect.ts';
 import { addViewFlags, collect, hostsView, HOST_STATES, nodesFrom, oneOf, runView, type CommonFlags } from '../introspect/index.ts';
 
@@ -14,7 +15,7 @@ interface HostsFlags extends CommonFlags {
 export function register(program: Command): void {
   addViewFlags(program
     .command('hosts')
-    .description('list the hosts the cluster drives: kind, backend, state, power, status, error, shard, node and time in state')
+    .description(descriptionOf('hosts'))
     .option('--state <state>', `only hosts in this state (e.g. available, provisioning, provisioned, Deployed)`)
     .option('--backend <backend>', 'only hosts of this backend: ironic, maas or fixture')
     .option('--node <name>', 'only hosts driven by this node (repeat or comma-separate for more)', collect)

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
 import { intFlag, readEnv } from '../config.ts';
 import { addViewFlags, inspectView, parseHostKey, runView, type CommonFlags } from '../introspect/index.ts';
 
@@ -11,7 +12,7 @@ interface InspectFlags extends CommonFlags {
 export function register(program: Command): void {
   addViewFlags(program
     .command('inspect')
-    .description('show one host in depth: spec summary, status, recent transitions, backoff, capacity slot, owning node and shard, backend record')
+    .description(descriptionOf('inspect'))
     .argument('<host>', 'the host as NAMESPACE/NAME')
     .option('--shards <n>', 'shard count of the cluster (default METALFLEET_SHARDS or 256)', intFlag('--shards', 1)))
     .addHelpText('after', `

@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
 import { createRemoteFixtureProvisioner } from '../../adapters/fixture/remote/index.ts';
-import type { KubeAdapter } from '../../adapters/kube/index.ts';
-import { createKubeAdapter, loadKubeConfig } from '../../adapters/kube/index.ts';
+import type { KubeAdapter, loadKubeConfig } from '../../adapters/kube/index.ts';
 import { createMaasClient } from '../../adapters/maas/client/index.ts';
 import { createMaasDriver } from '../../adapters/maas/driver/index.ts';
 import { loadSecretFiles } from '../../adapters/store/nats-secrets.ts';
@@ -47,7 +47,7 @@ interface NodeFlags extends NatsFlagValues, ProvisionerFlags {
 export function register(program: Command): void {
   addProvisionerFlags(addNatsFlags(program
     .command('node')
-    .description('run a controller node: one of a sharded cluster (NATS), or with --kubeconfig and no NATS a single process that owns every host')
+    .description(descriptionOf('node'))
     .option('--name <id>', 'node id, unique in the cluster (letters, digits, - and _; default host-pid)')
     .option('--shards <n>', 'shard count, the same on every node (default METALFLEET_SHARDS or 256)', intFlag('--shards', 1))
     .option('--limit <n>', 'capacity slots per backend pool across the cluster (default PROVISIONING_LIMIT or 20; 0 = unlimited)', intFlag('--limit', 0))
@@ -97,7 +97,9 @@ export function register(program: Command): void {
       const natsWanted = Boolean(flags.nats ?? process.env.NATS_URL);
       if (kubeSource && flags.secrets) throw new CliError('--secrets: with --kubeconfig or --in-cluster, BMC credentials and user data come from Kubernetes Secrets; drop --secrets', 2);
       if (!kubeSource && flags.namespace) throw new CliError('--namespace applies to --kubeconfig or --in-cluster', 2);
-      const kube = kubeSource ? createKubeAdapter({ kubeConfig: loadKube(kubeSource), ...(flags.namespace ? { namespace: flags.namespace } : {}), maas: Boolean(flags.maas ?? env.MAAS_ENDPOINT), log, nodeName: name }) : undefined;
+      // The Kubernetes client (hundreds of modules) is loaded only by a node that uses it.
+      const kubeModule = kubeSource ? await import('../../adapters/kube/index.ts') : undefined;
+      const kube = kubeSource && kubeModule ? kubeModule.createKubeAdapter({ kubeConfig: loadKube(kubeModule.loadKubeConfig, kubeSource), ...(flags.namespace ? { namespace: flags.namespace } : {}), maas: Boolean(flags.maas ?? env.MAAS_ENDPOINT), log, nodeName: name }) : undefined;
       const selected = await backend(flags, env, log);
       const provisioner = selected.provisioner;
       config.machine = { ...config.machine, pluginBmcSchemes: selected.registry.bmcSchemes() };
@@ -150,9 +152,11 @@ function kubeconfigSource(flags: NodeFlags): { kind: 'file'; path: string } | { 
   return flags.inCluster ? { kind: 'in-cluster' } : undefined;
 }
 
-function loadKube(source: { kind: 'file'; path: string } | { kind: 'in-cluster' }): ReturnType<typeof loadKubeConfig> {
+type LoadKubeConfig = typeof loadKubeConfig;
+
+function loadKube(load: LoadKubeConfig, source: { kind: 'file'; path: string } | { kind: 'in-cluster' }): ReturnType<LoadKubeConfig> {
   try {
-    return loadKubeConfig(source);
+    return load(source);
   } catch (err) {
     throw new CliError(`${source.kind === 'file' ? '--kubeconfig' : '--in-cluster'}: ${err instanceof Error ? err.message : String(err)}`, 2);
   }

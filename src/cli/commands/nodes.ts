@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
 import { addViewFlags, collect, nodesFrom, nodesView, runView, type CommonFlags } from '../introspect/index.ts';
 
 // `metalfleet nodes`: the members of the cluster and how each is doing.
@@ -10,7 +11,7 @@ interface NodesFlags extends CommonFlags {
 export function register(program: Command): void {
   addViewFlags(program
     .command('nodes')
-    .description('list the cluster members: uptime, hosts, shards, version, memory, event-loop lag and who runs the capacity broker')
+    .description(descriptionOf('nodes'))
     .option('--node <name>', 'only this node (repeat or comma-separate for more)', collect))
     .addHelpText('after', `
 Examples:

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
 import { addViewFlags, collect, nodesFrom, runView, shardsView, type CommonFlags } from '../introspect/index.ts';
 
 // `metalfleet shards`: which node owns each shard, under which lease epoch, since when.
@@ -10,7 +11,7 @@ interface ShardsFlags extends CommonFlags {
 export function register(program: Command): void {
   addViewFlags(program
     .command('shards')
-    .description('list the owned shards: shard, owner node, lease epoch, hosts and lease age')
+    .description(descriptionOf('shards'))
     .option('--node <name>', 'only shards of this node (repeat or comma-separate for more)', collect))
     .addHelpText('after', `
 A shard listed twice is being handed over (the higher epoch is the owner); one not listed has no

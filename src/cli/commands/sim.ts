@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
 import { parseSeedMachines, SeedError, startMaasSim, validateSeedMachines } from '../../sim/maas/index.ts';
 import type { SeedMachine } from '../../sim/maas/index.ts';
 import { CliError } from '../cli-error.ts';
@@ -61,7 +62,7 @@ function machineFlags(specs: readonly string[]): SeedMachine[] {
 }
 
 export function register(program: Command): void {
-  const sim = program.command('sim').description('run a simulated backend that answers over its real protocol');
+  const sim = program.command('sim').description(descriptionOf('sim'));
   sim
     .command('maas')
     .description('a simulated MAAS 2.0 API (OAuth, machines, DNS resources) on 127.0.0.1 until SIGINT/SIGTERM')

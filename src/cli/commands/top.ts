@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
 import { CliError } from '../cli-error.ts';
 import { intFlag } from '../config.ts';
 import { addNatsFlags, type NatsFlagValues } from '../nats-options.ts';
@@ -16,7 +17,7 @@ interface TopFlags extends NatsFlagValues {
 export function register(program: Command): void {
   addNatsFlags(program
     .command('top')
-    .description('live dashboard: hosts per state, throughput, capacity per pool, busiest mailboxes, recent errors')
+    .description(descriptionOf('top'))
     .option('--interval <ms>', 'refresh every this many milliseconds', intFlag('--interval', 100), 1_000)
     .option('--node <name>', 'only this node (repeat or comma-separate for more)', collect)
     .option('--timeout <seconds>', 'how long each refresh waits for the nodes (default 2)')

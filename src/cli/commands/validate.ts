@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
 import { readManifests, type ManifestDocument } from '../../api/manifest.ts';
 import { validateObject, validatedKindOf } from '../../api/maas/index.ts';
 import type { ValidateOptions } from '../../api/index.ts';
@@ -76,7 +77,7 @@ export async function runValidate(files: readonly string[], oldFiles: readonly s
 export function register(program: Command): void {
   const validate = program
     .command('validate')
-    .description('check BareMetalHost, MaasCluster, MaasMachine and MaasMachineTemplate manifests against the admission rules (other kinds are skipped)')
+    .description(descriptionOf('validate'))
     .argument('<files...>', 'YAML manifests, multi-document allowed')
     .option('--old <file>', 'stored versions of the objects: apply the update rules to those of the same kind, namespace and name (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[]);
   addPluginFlags(validate)

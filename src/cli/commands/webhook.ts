@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
 import { startWebhookServer, WebhookTlsError } from '../../adapters/kube/webhook/index.ts';
 import { CliError } from '../cli-error.ts';
 import { intFlag, readEnv } from '../config.ts';
@@ -60,7 +61,7 @@ and a ValidatingWebhookConfiguration whose webhook has
 export function register(program: Command): void {
   const webhook = program
     .command('webhook')
-    .description('serve the BareMetalHost and MAAS admission rules (as metalfleet validate checks them) as a Kubernetes validating webhook over HTTPS, until SIGINT/SIGTERM')
+    .description(descriptionOf('webhook'))
     .requiredOption('--tls-cert <file>', 'PEM serving certificate (chain); re-read when it changes', fileFlag('--tls-cert'))
     .requiredOption('--tls-key <file>', 'PEM private key of the certificate; re-read when it changes', fileFlag('--tls-key'))
     .option('--port <n>', 'listen on this port (0: a free one)', portFlag, 9443)
