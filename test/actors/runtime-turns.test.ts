@@ -110,24 +110,30 @@ test('runtime - a crash in the middle of a turn drops that message only; the res
   t.deepEqual(seen, [0, 1, 2, 3, 4, 6, 7, 8, 9]);
 });
 
+/** An actor whose every turn takes `eachMs` of real CPU, then calls `after` with its turn count. */
+function busyFor(eachMs: number, after: (turns: number) => void, kind = 'busy'): Behavior<null, Note> {
+  let turns = 0;
+  return {
+    kind,
+    init: () => null,
+    receive(s) {
+      const until = performance.now() + eachMs;
+      while (performance.now() < until) { /* a turn that really takes the CPU */ }
+      after(++turns);
+      return s;
+    },
+  };
+}
+
 test('runtime - turns yield to timers once an iteration has run them for SLICE_MS', async (t) => {
   const sys = startSystem({ onError: () => undefined });
   t.teardown(() => sys.stop());
   const each = Math.ceil(SLICE_MS / 10);
   let ran = 0;
   // Forty actors ready at once, each turn busy for SLICE_MS / 10: four slices of work.
-  const busy: Behavior<null, Note> = {
-    kind: 'busy',
-    init: () => null,
-    receive(s) {
-      const until = performance.now() + each;
-      while (performance.now() < until) { /* a turn that really takes the CPU */ }
-      // Set during the first turn: it can fire only once the loop leaves this iteration.
-      if (++ran === 1) setTimeout(() => (ranWhenTimerFired = ran), 0);
-      return s;
-    },
-  };
-  const refs = Array.from({ length: 40 }, (_, i) => spawn(sys, `b${i}`, busy));
+  // The timer is set during the first turn: it can fire only once the loop leaves this iteration.
+  const busy = (): Behavior<null, Note> => busyFor(each, () => { if (++ran === 1) setTimeout(() => (ranWhenTimerFired = ran), 0); });
+  const refs = Array.from({ length: 40 }, (_, i) => spawn(sys, `b${i}`, busy()));
   let ranWhenTimerFired = -1;
   for (const ref of refs) tell(ref, { n: 0 });
   await waitFor(() => ran === 40 && ranWhenTimerFired !== -1, 10_000);
@@ -139,16 +145,7 @@ test('runtime - a system actor is not parked behind a slice of busy host turns, 
   t.teardown(() => sys.stop());
   const each = Math.ceil(SLICE_MS / 10);
   let hostTurns = 0;
-  const busy: Behavior<null, Note> = {
-    kind: 'busy',
-    init: () => null,
-    receive(s) {
-      const until = performance.now() + each;
-      while (performance.now() < until) { /* a turn that really takes the CPU */ }
-      hostTurns++;
-      return s;
-    },
-  };
+  const busy = (): Behavior<null, Note> => busyFor(each, () => void hostTurns++);
   const seen: number[] = [];
   let hostTurnsWhenServed = -1;
   const broker = spawn(sys, 'broker', recorder(seen, -1, () => { if (hostTurnsWhenServed < 0) hostTurnsWhenServed = hostTurns; }), { priority: 'system' });
@@ -156,7 +153,7 @@ test('runtime - a system actor is not parked behind a slice of busy host turns, 
   let hostTurnsWhenNormalServed = -1;
   const plain = spawn(sys, 'plain', recorder(normal, -1, () => { if (hostTurnsWhenNormalServed < 0) hostTurnsWhenNormalServed = hostTurns; }));
   // Eighty busy turns: eight slices. Both actors are told after them, in the same instant.
-  const refs = Array.from({ length: 80 }, (_, i) => spawn(sys, `h${i}`, busy));
+  const refs = Array.from({ length: 80 }, (_, i) => spawn(sys, `h${i}`, busy()));
   for (const ref of refs) tell(ref, { n: 0 });
   const N = THROUGHPUT * 10;
   for (let i = 0; i < N; i++) {
@@ -175,16 +172,8 @@ test('runtime - a system actor\'s turn yields to timers after SYSTEM_TURN_MS, ho
   t.teardown(() => sys.stop());
   let ran = 0;
   let ranWhenTimerFired = -1;
-  const busy: Behavior<null, Note> = {
-    kind: 'busy-system',
-    init: () => null,
-    receive(s) {
-      const until = performance.now() + 2;
-      while (performance.now() < until) { /* 2 ms of CPU per message */ }
-      if (++ran === 1) setTimeout(() => (ranWhenTimerFired = ran), 0);
-      return s;
-    },
-  };
+  // 2 ms of CPU per message.
+  const busy = busyFor(2, (turns) => { ran = turns; if (turns === 1) setTimeout(() => (ranWhenTimerFired = ran), 0); }, 'busy-system');
   const ref = spawn(sys, 'broker', busy, { priority: 'system' });
   const N = Math.ceil((SYSTEM_TURN_MS * 4) / 2);
   for (let i = 0; i < N; i++) tell(ref, { n: i });
