@@ -25,7 +25,10 @@ async function programFor(args: readonly string[]): Promise<Command> {
     (await entry.load()).register(program);
     return program;
   }
-  for (const c of COMMANDS) program.command(c.name).aliases([...(c.aliases ?? [])]).description(c.description);
+  for (const c of COMMANDS) {
+    const listed = program.command(c.name).aliases([...(c.aliases ?? [])]).description(c.description);
+    if (c.args) listed.arguments(c.args);
+  }
   return program;
 }
 

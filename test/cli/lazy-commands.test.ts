@@ -63,6 +63,9 @@ test('lazy commands - every catalogue entry loads a module that registers exactl
     t.deepEqual(program.commands.map((c) => c.name()), [entry.name]);
     t.is(program.commands[0]?.description(), entry.description);
     t.deepEqual(program.commands[0]?.aliases(), [...(entry.aliases ?? [])]);
+    // The listing shows the arguments the command really takes.
+    const args = program.commands[0]?.registeredArguments.map((a) => (a.required ? `<${a.name()}${a.variadic ? '...' : ''}>` : `[${a.name()}${a.variadic ? '...' : ''}]`)).join(' ') ?? '';
+    t.is(args, entry.args ?? '', entry.name);
   }
   t.is(commandNamed('cmd')?.name, 'host');
   t.is((await registerAll(new Command('metalfleet'))).commands.length, COMMANDS.length);

@@ -8,6 +8,8 @@ export type RegisterCommand = (program: Command) => void;
 export interface CommandEntry {
   readonly name: string;
   readonly aliases?: readonly string[];
+  /** Its arguments as commander writes them ('<address>'), for the listing that loads no command. */
+  readonly args?: string;
   readonly description: string;
   readonly load: () => Promise<{ readonly register: RegisterCommand }>;
 }
@@ -15,19 +17,19 @@ export interface CommandEntry {
 // Add a command here and in its own module (src/cli/commands/<name>.ts, exporting register).
 export const COMMANDS: readonly CommandEntry[] = [
   { name: 'demo', description: 'run the embedded default: memory store, fixture backend, no NATS or Kubernetes', load: () => import('./demo.ts') },
-  { name: 'validate', description: 'check BareMetalHost, MaasCluster, MaasMachine and MaasMachineTemplate manifests against the admission rules (other kinds are skipped)', load: () => import('./validate.ts') },
-  { name: 'bmc', description: 'show how a BMC address is parsed: driver, interfaces, boot MAC and virtual media', load: () => import('./bmc.ts') },
+  { name: 'validate', args: '<files...>', description: 'check BareMetalHost, MaasCluster, MaasMachine and MaasMachineTemplate manifests against the admission rules (other kinds are skipped)', load: () => import('./validate.ts') },
+  { name: 'bmc', args: '<address>', description: 'show how a BMC address is parsed: driver, interfaces, boot MAC and virtual media', load: () => import('./bmc.ts') },
   { name: 'sim', description: 'run a simulated backend that answers over its real protocol', load: () => import('./sim.ts') },
   { name: 'fixture-server', description: 'serve one fixture backend over HTTP for several metalfleet nodes, until SIGINT/SIGTERM', load: () => import('./fixture-server.ts') },
   { name: 'apply', description: 'validate manifests (BareMetalHosts, MaasMachines, MaasClusters and the Cluster API Machines and Clusters they read), then create or update them in the cluster\'s NATS store (Secrets are given to each node with --secrets, never applied)', load: () => import('./apply.ts') },
-  { name: 'delete', description: 'delete BareMetalHosts from the cluster\'s NATS store: "delete host NS/NAME..." or "delete -f FILE"; hosts with finalizers are terminating until their controller lets go', load: () => import('./delete.ts') },
+  { name: 'delete', args: '[type] [names...]', description: 'delete BareMetalHosts from the cluster\'s NATS store: "delete host NS/NAME..." or "delete -f FILE"; hosts with finalizers are terminating until their controller lets go', load: () => import('./delete.ts') },
   { name: 'node', description: 'run a controller node: one of a sharded cluster (NATS), or with --kubeconfig and no NATS a single process that owns every host', load: () => import('./node.ts') },
-  { name: 'host', aliases: ['cmd'], description: 'send a command to hosts through any node: power-on, power-off, reboot, inspect, reprovision, pause, unpause, detach or delete for a BareMetalHost; power-on, power-off, release, pause or unpause for a MaasMachine; a reply means the intent is recorded (watch the status for the result)', load: () => import('./host.ts') },
+  { name: 'host', aliases: ['cmd'], args: '<action> <hosts...>', description: 'send a command to hosts through any node: power-on, power-off, reboot, inspect, reprovision, pause, unpause, detach or delete for a BareMetalHost; power-on, power-off, release, pause or unpause for a MaasMachine; a reply means the intent is recorded (watch the status for the result)', load: () => import('./host.ts') },
   { name: 'hosts', description: 'list the hosts the cluster drives: kind, backend, state, power, status, error, shard, node and time in state', load: () => import('./hosts.ts') },
   { name: 'actors', description: 'list the actors of each node: path, kind, mailbox depth and high-water mark, processed, restarts, last error, busy or idle', load: () => import('./actors.ts') },
   { name: 'shards', description: 'list the owned shards: shard, owner node, lease epoch, hosts and lease age', load: () => import('./shards.ts') },
   { name: 'capacity', description: 'show the capacity pools: limit, slots in use (hosts and operations), waiting queue and longest wait', load: () => import('./capacity.ts') },
-  { name: 'inspect', description: 'show one host in depth: spec summary, status, recent transitions, backoff, capacity slot, owning node and shard, backend record', load: () => import('./inspect.ts') },
+  { name: 'inspect', args: '<host>', description: 'show one host in depth: spec summary, status, recent transitions, backoff, capacity slot, owning node and shard, backend record', load: () => import('./inspect.ts') },
   { name: 'nodes', description: 'list the cluster members: uptime, hosts, shards, version, memory, event-loop lag and who runs the capacity broker', load: () => import('./nodes.ts') },
   { name: 'top', description: 'live dashboard: hosts per state, throughput, capacity per pool, busiest mailboxes, recent errors', load: () => import('./top.ts') },
   { name: 'webhook', description: 'serve the BareMetalHost and MAAS admission rules (as metalfleet validate checks them) as a Kubernetes validating webhook over HTTPS, until SIGINT/SIGTERM', load: () => import('./webhook.ts') },
