@@ -11,6 +11,7 @@ import {
 } from '../../src/actors/capacity/cluster/index.ts';
 import { createManualClock, startSystem, type ActorRef, type ActorSystem, type ManualClock } from '../../src/actors/runtime/index.ts';
 import type { KvBucket } from '../../src/ports/index.ts';
+import { unpack } from 'msgpackr';
 import { waitFor } from '../support/wait.ts';
 
 export const POOL = 'ironic:http://127.0.0.1:6385';
@@ -39,8 +40,16 @@ export interface Harness {
   /** Every version of the pool record written, in order. */
   readonly versions: PoolRecord[];
   broker(name: string): { broker: ClusterBroker; leadership: ManualLeadership };
-  /** localBroker: the node's own broker, which then answers the proxy in process while it serves. */
-  proxy(node: string, options?: { localBroker?: ClusterBroker }): ActorRef<CapacityMsg>;
+  /**
+   * localBroker: the node's own broker, which then answers the proxy in process while it serves.
+   * holdReplies: requests of these types reach the broker at once, but their replies wait in
+   * `held` until deliverHeld() (a reply late on the wire).
+   */
+  proxy(node: string, options?: { localBroker?: ClusterBroker; holdReplies?: ReadonlySet<string> }): ActorRef<CapacityMsg>;
+  /** Replies held back, oldest first. */
+  readonly held: Array<{ node: string; type: string }>;
+  /** Lets every held reply through, in order. */
+  deliverHeld(): void;
   /** Requests each node's proxy sent over the bus (not counting those its own broker answered). */
   readonly busRequests: Map<string, number>;
   holder(proxy: ActorRef<CapacityMsg>, key: string): Holder;
@@ -78,18 +87,24 @@ export async function harness(options: { limit: number; ttlMs?: number }): Promi
   });
   const proxies: string[] = [];
   const busRequests = new Map<string, number>();
+  const held: Array<{ node: string; type: string; path: string; deliver: () => void }> = [];
   const brokers: ClusterBroker[] = [];
 
   const idle = (): boolean => {
     for (const a of system.registry.list()) {
       if (a.mailboxDepth > 0 || a.busy) return false;
-      if (proxies.includes(a.path) && (a.summary?.inflight as number) > 0) return false;
+      // A held reply is a call on its way on purpose: the cluster is otherwise quiet.
+      const holding = held.filter((x) => x.path === a.path).length;
+      if (proxies.includes(a.path) && (a.summary?.inflight as number) > holding) return false;
     }
     return true;
   };
 
   const h: Harness = {
-    clock, system, bus, kv, ttlMs, limit: options.limit, violations, versions, busRequests,
+    clock, system, bus, kv, ttlMs, limit: options.limit, violations, versions, busRequests, held,
+    deliverHeld() {
+      for (const x of held.splice(0)) x.deliver();
+    },
     broker(name) {
       const leadership = createManualLeadership();
       const broker = startClusterBroker(system, {
@@ -101,15 +116,20 @@ export async function harness(options: { limit: number; ttlMs?: number }): Promi
     proxy(node, opts = {}) {
       const transport = bus.connect(node);
       const request = transport.request.bind(transport);
+      let path = '';
       transport.request = (subject, data, o) => {
         busRequests.set(node, (busRequests.get(node) ?? 0) + 1);
-        return request(subject, data, o);
+        const type = (unpack(data) as { type?: unknown }).type;
+        const sent = request(subject, data, o);
+        if (typeof type !== 'string' || !opts.holdReplies?.has(type)) return sent;
+        return sent.then((reply) => new Promise((resolve) => held.push({ node, type, path, deliver: () => resolve(reply) })));
       };
       const local = opts.localBroker;
       const ref = spawnCapacityProxy(system, {
         transport, node, ttlMs, clock, name: `proxy-${node}`, requestTimeoutMs: 2_000, patienceMs: 2_000,
         ...(local ? { localBroker: (req) => local.request(req) } : {}),
       });
+      path = ref.path;
       proxies.push(ref.path);
       return ref;
     },

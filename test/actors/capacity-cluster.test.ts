@@ -195,3 +195,38 @@ test("capacity cluster - a dead node's grant expires after its TTL and goes to t
   t.true(r!.grants[0]!.grantedAt >= deadExpiry);
   t.deepEqual(h.violations, []);
 });
+
+test('capacity cluster - a late renew reply for a released grant is not taken as a grant for the holder\'s next request', async (t) => {
+  // Issue 19.1: a host ends inspection and releases its slot while a renew of that grant is on
+  // its way back; it then asks for a slot to provision. The late "renewed" must not grant it:
+  // the broker has given the released slot to the next waiter.
+  const h = await withHarness(t, 1);
+  const a = h.broker('broker-a');
+  a.leadership.elect(1);
+  const p1 = h.proxy('node-1', { holdReplies: new Set(['renew']) });
+  const p2 = h.proxy('node-2');
+  await h.settle();
+  const host = h.holder(p1, 'default/host');
+  const next = h.holder(p2, 'default/next');
+  host.acquire();
+  await h.settle();
+  t.is(host.state, 'granted');
+  next.acquire();
+  await h.settle();
+  t.is(next.state, 'queued');
+  // The proxy's renew of the host's grant reaches the broker; its reply is late.
+  await h.advance(Math.ceil(h.ttlMs / 6) + 1);
+  t.true(h.held.some((x) => x.node === 'node-1' && x.type === 'renew'), 'a renew reply is held');
+  host.release();
+  await h.settle();
+  t.is(next.state, 'granted', 'the released slot went to the waiter');
+  host.acquire();
+  await h.settle();
+  t.is(host.state, 'queued');
+  h.deliverHeld();
+  await h.settle();
+  t.is(host.state, 'queued', 'the late renew reply did not grant the new request');
+  t.deepEqual([host, next].filter((x) => x.state === 'granted').map((x) => x.key), ['default/next']);
+  t.deepEqual(believersWithoutGrant(await h.record(), [host, next], h.clock.now()), []);
+  t.deepEqual(h.violations, []);
+});

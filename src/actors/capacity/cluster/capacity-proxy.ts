@@ -40,6 +40,12 @@ export interface CapacityProxyOptions {
   readonly logger?: Logger;
 }
 
+/** What one renew asked about a holder: the entry as it was then, and the grant it held (if any). */
+interface RenewedFor {
+  readonly entry: Entry;
+  readonly grantId: string | null;
+}
+
 interface Entry {
   readonly holder: string;
   readonly pool: string;
@@ -65,7 +71,7 @@ interface Entry {
 type Internal =
   | { type: 'acquireDone'; key: string; holder: string; pool: string; gen: number; sentAt: number; reply: AcquireReply }
   | { type: 'acquireFailed'; key: string; gen: number; error: string }
-  | { type: 'renewDone'; sentAt: number; reply: RenewReplyT }
+  | { type: 'renewDone'; sentAt: number; reply: RenewReplyT; sent: ReadonlyMap<string, RenewedFor> }
   | { type: 'renewFailed'; error: string }
   | { type: 'push'; push: SlotPushT; at: number }
   | { type: 'retryAcquire'; key: string; gen: number }
@@ -91,7 +97,7 @@ interface State {
   readonly releasedGen: Map<string, number>;
   /** Releases on their way, by holder: a new acquire of the same holder waits for them. */
   readonly releasing: Map<string, number>;
-  readonly counts: { unreachable: number; lost: number; resent: number; notifyErrors: number; badPushes: number };
+  readonly counts: { unreachable: number; lost: number; resent: number; notifyErrors: number; badPushes: number; staleRenewals: number };
 }
 
 const keyOf = (holder: string, pool: string): string => `${pool}\u0000${holder}`;
@@ -194,6 +200,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
   const renewTick = (state: State, self: ActorRef<ProxyMsg>): void => {
     const now = clock.now();
     const batch: { holder: string; pool: string; grantId?: string }[] = [];
+    const sent = new Map<string, RenewedFor>();
     for (const e of [...state.entries.values()]) {
       if (now - e.heardAt > ttlMs) {
         // The holder stopped renewing (it stopped without releasing): give its place back.
@@ -203,6 +210,8 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
       }
       if (e.phase === 'granted') batch.push({ holder: e.holder, pool: e.pool, grantId: e.grantId });
       else if (e.phase !== 'acquiring') batch.push({ holder: e.holder, pool: e.pool });
+      else continue;
+      sent.set(keyOf(e.holder, e.pool), { entry: e, grantId: e.phase === 'granted' ? e.grantId : null });
     }
     if (batch.length === 0 || state.renewing) return;
     state.renewing = true;
@@ -212,20 +221,39 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     Promise.all(chunks.map((holders) => track(brokerCall({ type: 'renew', node, holders }, RenewReply, callOpts)))).then(
       (replies) => {
         const epoch = Math.max(...replies.map((r) => r.epoch));
-        tell(self, { type: 'renewDone', sentAt, reply: { epoch, results: replies.flatMap((r) => r.results) } });
+        tell(self, { type: 'renewDone', sentAt, sent, reply: { epoch, results: replies.flatMap((r) => r.results) } });
       },
       (error: unknown) => tell(self, { type: 'renewFailed', error: String(error) }),
     );
   };
 
-  const renewDone = (state: State, sentAt: number, reply: RenewReplyT, self: ActorRef<ProxyMsg>): void => {
+  const renewDone = (state: State, sentAt: number, reply: RenewReplyT, sent: ReadonlyMap<string, RenewedFor>, self: ActorRef<ProxyMsg>): void => {
     state.renewing = false;
     observeEpoch(state, reply.epoch, self);
     const now = clock.now();
     for (const r of reply.results) {
-      const e = state.entries.get(keyOf(r.holder, r.pool));
+      const key = keyOf(r.holder, r.pool);
+      const e = state.entries.get(key);
       if (!e) {
         if (r.status === 'renewed') releaseAtBroker(state, self, r.holder, r.pool);
+        continue;
+      }
+      // The answer is about the request the renew was sent for. A holder that released that slot
+      // and asked again meanwhile (inspection done, now provisioning) has a new entry: the late
+      // "renewed" of its old grant is no grant for the new request (the broker has the old slot
+      // back, or will once the release lands, and may give it to another host).
+      const asked = sent.get(key);
+      if (asked === undefined || asked.entry !== e) {
+        state.counts.staleRenewals++;
+        continue;
+      }
+      // Asked for a held grant: only that grant, still held. Asked while waiting: a grant pushed
+      // meanwhile is newer than this answer, unless the answer names that very grant.
+      const current = asked.grantId !== null
+        ? e.phase === 'granted' && e.grantId === asked.grantId
+        : e.phase !== 'granted' || (r.status === 'renewed' && r.grantId === e.grantId);
+      if (!current) {
+        state.counts.staleRenewals++;
         continue;
       }
       if (r.status === 'renewed') granted(state, e, r.grantId, sentAt + r.validForMs - lossMarginMs, Math.max(0, now - e.requestedAt), false);
@@ -374,7 +402,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
         armRenew(state, self);
         break;
       case 'renewDone':
-        renewDone(state, msg.sentAt, msg.reply, self);
+        renewDone(state, msg.sentAt, msg.reply, msg.sent, self);
         break;
       case 'renewFailed':
         state.renewing = false;
@@ -424,7 +452,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
       clock = options.clock ?? ctx.system.clock;
       const state: State = {
         entries: new Map(), releasedGen: new Map(), releasing: new Map(), epoch: -1, gen: 0, renewing: false, renewTimer: null, lossTimer: null, lossAt: Number.NaN, newDeadline: Number.POSITIVE_INFINITY, sub: null,
-        counts: { unreachable: 0, lost: 0, resent: 0, notifyErrors: 0, badPushes: 0 },
+        counts: { unreachable: 0, lost: 0, resent: 0, notifyErrors: 0, badPushes: 0, staleRenewals: 0 },
       };
       const self = ctx.self;
       const subject = subs.capacityNotify(node);
