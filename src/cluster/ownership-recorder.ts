@@ -52,9 +52,9 @@ export class OwnershipRecorder {
    */
   wrap(node: string, inner: ShardLeaseEvents): ShardLeaseEvents {
     return {
-      acquired: (shard, fence) => {
+      acquired: (shard, fence, held) => {
         this.acquired(node, fence);
-        inner.acquired(shard, fence);
+        inner.acquired(shard, fence, held);
       },
       lost: (shard, reason) => {
         inner.lost(shard, reason);

@@ -15,8 +15,13 @@ export type ShardLostReason =
   | 'drain-failed';
 
 export interface ShardLeaseEvents {
-  /** This node now owns the shard: start its actors, fencing every write with `fence`. */
-  acquired(shard: number, fence: Fence): void;
+  /**
+   * This node now owns the shard: start its actors, fencing every write with `fence`. `held` is
+   * true while the lease is safely held on the local clock (before its deadline): asked right
+   * before a backend call, it catches a node resumed after a pause whose lease-lost timer has not
+   * fired yet (its I/O callbacks run first).
+   */
+  acquired(shard: number, fence: Fence, held: () => boolean): void;
   /** Must stop the shard's actors at once (synchronously): another node may own it soon. */
   lost(shard: number, reason: ShardLostReason): void;
   /** Graceful handoff: drain in-flight work; resolve once the shard's actors are stopped. */
@@ -186,7 +191,7 @@ class ShardLeaseManager implements ShardLeases {
       this.held.set(shard, got);
       this.log.info({ shard, epoch: got.epoch }, 'shard acquired');
       try {
-        this.events.acquired(shard, { shard, epoch: got.epoch, holder: this.options.self });
+        this.events.acquired(shard, { shard, epoch: got.epoch, holder: this.options.self }, () => got.held && this.clock.now() < got.deadline);
       } catch (err) {
         this.log.error({ shard, err }, 'shard acquired handler threw');
       }

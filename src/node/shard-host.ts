@@ -14,7 +14,8 @@ import { attachStores } from './attach.ts';
 
 /** What the shard leases tell the node; the node answers by starting or stopping shard actors. */
 export interface ShardOwnershipEvents {
-  acquired(shard: number, fence: Fence): void;
+  /** `held`: is the shard's lease still safely held right now (see ShardLeaseEvents)? */
+  acquired(shard: number, fence: Fence, held?: () => boolean): void;
   /** The lease is gone (or about to be): stop at once, before anyone else may take the shard. */
   lost(shard: number, reason: string): void;
   /** Graceful hand-off: finish calls in flight, then stop; the lease is released afterwards. */
@@ -103,11 +104,12 @@ export async function startShardHost(config: ShardHostOptions, deps: ShardHostDe
     });
   };
 
-  const startShard = (shard: number, fence: Fence): void => {
+  const startShard = (shard: number, fence: Fence, leaseHeld?: () => boolean): void => {
     // An epoch in the name: a shard lost and won again never collides with its stopping self.
     const ref = spawnShard(system, `shard-${shard}-e${fence.epoch}`, shard, {
       store: deps.store, provisioner: deps.provisioner, broker, clock, config: config.machine,
       log: deps.log, random: deps.random ?? Math.random, grantTtlMs: config.capacity.ttlMs, observer: details, fence,
+      ...(leaseHeld ? { leaseHeld } : {}),
     }, config.supervision);
     shards.set(shard, { ref, fence });
     fences.set(shard, fence);
@@ -132,9 +134,9 @@ export async function startShardHost(config: ShardHostOptions, deps: ShardHostDe
   };
 
   const ownership: ShardOwnershipEvents = {
-    acquired(shard, fence) {
+    acquired(shard, fence, held) {
       if (shards.has(shard)) return;
-      startShard(shard, fence);
+      startShard(shard, fence, held);
     },
     lost(shard, reason) {
       const owned = forget(shard);

@@ -42,7 +42,7 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
         const host = state.host;
         const { seq, args } = effect;
         this.io.run(
-          () => callProvisioner(host, args, deps.store, deps.provisioner, deps.config.missingCredentialsRetryMs, deps.fence),
+          () => callProvisioner(host, args, deps.store, deps.provisioner, deps.config.missingCredentialsRetryMs, deps.fence, deps.leaseHeld),
           (result): BmhEvent => ({ type: 'result', seq, result, jitter: deps.random() }),
           GATED_OPERATIONS.has(args.op) ? this.gatedLane : undefined,
         );

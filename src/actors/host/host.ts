@@ -27,6 +27,8 @@ export interface HostDeps {
   readonly observer: HostObserver;
   /** The shard lease this host runs under (cluster mode): stamped on every write and call. */
   readonly fence?: Fence;
+  /** Whether that lease is still safely held, asked right before each backend call leaves. */
+  readonly leaseHeld?: () => boolean;
 }
 
 // One actor per host: the generic machine actor running the BareMetalHost kind.

@@ -1,0 +1,38 @@
+// A backend call leaves only while the shard lease is safely held, asked after every await
+// (issue 19.2): a node resumed from a pause must not send the call its I/O callbacks prepared.
+import test from 'ava';
+import { openLocalStore } from '../../src/adapters/store/index.ts';
+import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
+import { callProvisioner, LEASE_NOT_HELD } from '../../src/actors/host/host-call.ts';
+import { BareMetalHost } from '../../src/api/index.ts';
+import { createMemoryBus } from '../../src/bus/index.ts';
+import { bmh, secret } from '../support/node.ts';
+
+async function setUp() {
+  const store = await openLocalStore(createMemoryBus().connect('test'));
+  const applied = await store.applyObjects([secret(), bmh('h1')]);
+  if (!applied.ok) throw new Error(JSON.stringify(applied));
+  const host = BareMetalHost.parse(bmh('h1'));
+  const fixture = createFixtureProvisioner({ latencyMs: 0, demoBehaviours: false });
+  return { store, host, fixture };
+}
+
+const fence = { shard: 3, epoch: 7, holder: 'node-a' };
+
+test('host call - with the lease held the call reaches the backend, stamped with the fence', async (t) => {
+  const { store, host, fixture } = await setUp();
+  const result = await callProvisioner(host, { op: 'register', restartOnFailure: false, credentialsChanged: false }, store, fixture, 10_000, fence, () => true);
+  t.is(result.kind, 'done');
+  t.is(fixture.totals().register, 1);
+  t.like(fixture.callLog().at(-1), { host: 'lab/h1', op: 'register', epoch: 7, holder: 'node-a' });
+});
+
+test('host call - once the lease is not safely held (asked after the Secret read) nothing reaches the backend', async (t) => {
+  const { store, host, fixture } = await setUp();
+  let asked = 0;
+  const result = await callProvisioner(host, { op: 'register', restartOnFailure: false, credentialsChanged: false }, store, fixture, 10_000, fence, () => (asked++, false));
+  t.deepEqual(result, { kind: 'transient', message: LEASE_NOT_HELD });
+  t.is(asked, 1);
+  t.is(fixture.totals().register, 0);
+  t.deepEqual(fixture.callLog(), []);
+});
