@@ -5,6 +5,7 @@ import { stop, tell } from '../actors/runtime/index.ts';
 import { shardOf } from '../api/index.ts';
 import type { MaasMachineState } from '../machines/maas-machine/index.ts';
 import type { Fence, Logger, ObjectEvent, ObjectKind, StoredObject } from '../ports/index.ts';
+import { leaseGuardedDriver } from './lease-guarded-driver.ts';
 
 // The MAAS kinds on a sharded node. A Cluster API cluster is the unit of sharding: its
 // MaasCluster, MaasMachines, Machines and Cluster all live in the shard of `namespace/cluster`,
@@ -38,7 +39,8 @@ export interface MaasShardsOptions extends Omit<MaasOptions, 'fence' | 'onMachin
 }
 
 export interface MaasShards {
-  acquired(shard: number, fence: Fence): void;
+  /** leaseHeld: is the shard's lease safely held now? Asked before each call that changes MAAS. */
+  acquired(shard: number, fence: Fence, leaseHeld?: () => boolean): void;
   /** Stops the shard's MAAS actors at once (the lease is gone or handed off). */
   stopped(shard: number): void;
   /** The MaasMachines driven here, with since when (clock ms) each is in its MAAS state. */
@@ -90,10 +92,11 @@ export function startMaasShards(o: MaasShardsOptions): MaasShards {
   };
 
   return {
-    acquired(shard, fence) {
+    acquired(shard, fence, leaseHeld) {
       if (supervisors.has(shard)) return;
+      const driver = leaseHeld ? leaseGuardedDriver(o.driver, leaseHeld) : o.driver;
       // An epoch in the name: a shard lost and won again never collides with its stopping self.
-      const { ref, seed } = spawnMaasShard(o.system, `maas-${shard}-e${fence.epoch}`, { ...o, fence, onMachineChange: changed(shard) });
+      const { ref, seed } = spawnMaasShard(o.system, `maas-${shard}-e${fence.epoch}`, { ...o, driver, fence, onMachineChange: changed(shard) });
       supervisors.set(shard, ref);
       // The new owner reads its clusters from the store: status there is the truth.
       void (async () => {

@@ -31,7 +31,7 @@ export interface ShardHostDeps {
   readonly clock?: Clock;
   readonly random?: () => number;
   /** Called after a shard's actors started or stopped (commands subscribe/unsubscribe here). */
-  readonly onShardStarted?: (shard: number, fence: Fence) => void;
+  readonly onShardStarted?: (shard: number, fence: Fence, leaseHeld?: () => boolean) => void;
   readonly onShardStopped?: (shard: number) => void;
   /** As NodeDeps.attach: starts a store that runs as an actor, before the node reads it. */
   readonly attach?: (system: ActorSystem) => Promise<void>;
@@ -115,7 +115,7 @@ export async function startShardHost(config: ShardHostOptions, deps: ShardHostDe
     fences.set(shard, fence);
     acquiredAt.set(shard, clock.now());
     deps.log.info({ shard, epoch: fence.epoch }, 'shard actors started');
-    deps.onShardStarted?.(shard, fence);
+    deps.onShardStarted?.(shard, fence, leaseHeld);
     seed(shard, ref);
   };
 

@@ -187,7 +187,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
         return proxy;
       },
       ...(kube ? { attach: (system: ActorSystem) => kube.start(system) } : {}),
-      onShardStarted: (shard, fence) => maas?.acquired(shard, fence),
+      onShardStarted: (shard, fence, leaseHeld) => maas?.acquired(shard, fence, leaseHeld),
       onShardStopped: (shard) => maas?.stopped(shard),
     });
     const commands: CommandServer = startCommandServer({ transport, store, objects, shardCount: config.shardCount, log });

@@ -6,6 +6,8 @@ import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { callProvisioner, LEASE_NOT_HELD } from '../../src/actors/host/host-call.ts';
 import { BareMetalHost } from '../../src/api/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
+import { leaseGuardedDriver } from '../../src/node/lease-guarded-driver.ts';
+import type { MaasDriver } from '../../src/ports/index.ts';
 import { bmh, secret } from '../support/node.ts';
 
 async function setUp() {
@@ -35,4 +37,28 @@ test('host call - once the lease is not safely held (asked after the Secret read
   t.is(asked, 1);
   t.is(fixture.totals().register, 0);
   t.deepEqual(fixture.callLog(), []);
+});
+
+test('maas driver - without the lease nothing that changes MAAS leaves; reads still do', async (t) => {
+  const calls: string[] = [];
+  const record = { id: 1, fqdn: 'c.maas', ips: ['10.0.0.1'], ttl: 10 };
+  const inner: MaasDriver = {
+    endpoint: 'http://maas', pool: 'maas:http://maas',
+    run: async (call) => (calls.push(`run ${call.op}`), { kind: 'done' }),
+    findDns: async () => (calls.push('findDns'), record),
+    createDns: async () => (calls.push('createDns'), record),
+    updateDns: async () => (calls.push('updateDns'), record),
+    deleteDns: async () => void calls.push('deleteDns'),
+  };
+  let held = true;
+  const driver = leaseGuardedDriver(inner, () => held);
+  t.is((await driver.run({ op: 'release', systemId: 'abc' } as Parameters<MaasDriver['run']>[0])).kind, 'done');
+  await driver.createDns('c.maas', 10, ['10.0.0.1']);
+  held = false;
+  t.deepEqual(await driver.run({ op: 'release', systemId: 'abc' } as Parameters<MaasDriver['run']>[0]), { kind: 'transient', message: LEASE_NOT_HELD });
+  await t.throwsAsync(driver.createDns('c.maas', 10, ['10.0.0.2']), { message: LEASE_NOT_HELD });
+  await t.throwsAsync(driver.updateDns(1, ['10.0.0.2']), { message: LEASE_NOT_HELD });
+  await t.throwsAsync(driver.deleteDns(1), { message: LEASE_NOT_HELD });
+  t.deepEqual(await driver.findDns('c.maas'), record);
+  t.deepEqual(calls, ['run release', 'createDns', 'findDns']);
 });
