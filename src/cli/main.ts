@@ -3,12 +3,15 @@
 // that loaded every command (NATS, the Kubernetes client, the actor runtime) took seconds.
 import { Command } from 'commander';
 import { COMMANDS, commandNamed } from './commands/catalog.ts';
+import { terminalText } from './terminal-text.ts';
 
 function baseProgram(): Command {
   return new Command('metalfleet')
     .description('Bare-metal provisioning orchestrator: Ironic and MAAS hosts as supervised actors')
     .version('0.1.0')
-    .showHelpAfterError('(run with --help for usage)');
+    .showHelpAfterError('(run with --help for usage)')
+    // commander echoes the arguments it refuses: shown escaped, as every error is.
+    .configureOutput({ writeErr: (text) => process.stderr.write(terminalText(text)) });
 }
 
 /**
@@ -39,7 +42,7 @@ async function main(argv: readonly string[]): Promise<void> {
   } catch (err) {
     // Commands throw CliError for expected failures; anything else is a bug worth a stack.
     const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`metalfleet: ${message}\n`);
+    process.stderr.write(`metalfleet: ${terminalText(message)}\n`);
     process.exitCode = typeof (err as { exitCode?: unknown }).exitCode === 'number' ? (err as { exitCode: number }).exitCode : 1;
   }
 }

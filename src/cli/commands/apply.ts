@@ -9,6 +9,7 @@ import { openKvObjectStoreOn, storedKindOf, type KvObjectStore } from '../../ada
 import { validateMaasCluster, validateMaasMachine } from '../../api/index.ts';
 import type { Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
+import { terminalText } from '../terminal-text.ts';
 import { addNatsFlags, natsOptionsFrom, type NatsFlagValues } from '../nats-options.ts';
 import { runValidate } from './validate.ts';
 
@@ -130,8 +131,9 @@ export function register(program: Command): void {
       .requiredOption('-f, --filename <file>', 'YAML manifests, multi-document allowed (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[]),
   ).action(async (opts: NatsFlagValues & { filename: string[] }) => {
     const ok = await runApply(opts.filename, opts, {
-      out: (line) => process.stdout.write(`${line}\n`),
-      err: (line) => process.stderr.write(`${line}\n`),
+      // Lines carry names and messages from the manifests: shown escaped (terminal-text.ts).
+      out: (line) => process.stdout.write(`${terminalText(line)}\n`),
+      err: (line) => process.stderr.write(`${terminalText(line)}\n`),
     });
     if (!ok) process.exitCode = 1;
   });

@@ -4,6 +4,7 @@ import { kindOf } from '../../api/manifest.ts';
 import { HostNotFound } from '../../adapters/store/nats-store.ts';
 import { StoreError } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
+import { terminalText } from '../terminal-text.ts';
 import { addNatsFlags, type NatsFlagValues } from '../nats-options.ts';
 import { readManifestFiles, withClusterStore, type Output } from './apply.ts';
 
@@ -90,8 +91,9 @@ export function register(program: Command): void {
       .option('-f, --filename <file>', 'delete the BareMetalHosts these manifests name (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[]),
   ).action(async (type: string | undefined, names: string[], opts: NatsFlagValues & { filename: string[] }) => {
     const io: Output = {
-      out: (line) => process.stdout.write(`${line}\n`),
-      err: (line) => process.stderr.write(`${line}\n`),
+      // Lines carry names and messages from the manifests: shown escaped (terminal-text.ts).
+      out: (line) => process.stdout.write(`${terminalText(line)}\n`),
+      err: (line) => process.stderr.write(`${terminalText(line)}\n`),
     };
     let keys: string[] | null;
     if (opts.filename.length > 0) {

@@ -5,6 +5,7 @@ import { readManifests, type ManifestDocument } from '../../api/manifest.ts';
 import { validateObject, validatedKindOf } from '../../api/maas/index.ts';
 import type { ValidateOptions } from '../../api/index.ts';
 import { readEnv } from '../config.ts';
+import { terminalText } from '../terminal-text.ts';
 import { addPluginFlags, declaredBmcSchemes } from '../provisioners.ts';
 
 // `metalfleet validate FILE... [--old FILE]`: the admission rules of the BareMetalHost webhook and
@@ -83,9 +84,10 @@ export function register(program: Command): void {
   addPluginFlags(validate)
     .action(async (files: string[], opts: { old: string[]; plugin?: string[]; pluginDir?: string }) => {
       const env = readEnv();
-      const err = (line: string): void => void process.stderr.write(`${line}\n`);
+      // Lines carry file names, object names and messages from the manifests: shown escaped.
+      const err = (line: string): void => void process.stderr.write(`${terminalText(line)}\n`);
       const schemes = await declaredBmcSchemes({ flags: opts, ...(env.METALFLEET_PLUGIN_DIR ? { pluginDir: env.METALFLEET_PLUGIN_DIR } : {}), cwd: process.cwd(), warn: err });
-      const summary = await runValidate(files, opts.old, { out: (line) => process.stdout.write(`${line}\n`), err }, { pluginBmcSchemes: new Set(schemes) });
+      const summary = await runValidate(files, opts.old, { out: (line) => process.stdout.write(`${terminalText(line)}\n`), err }, { pluginBmcSchemes: new Set(schemes) });
       if (summary.invalid > 0 || summary.unreadable > 0) process.exitCode = 1;
     });
 }
