@@ -28,7 +28,39 @@ export type Annotations = Readonly<Record<string, string>> | undefined;
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
+/**
+ * The most an annotation's JSON may nest, and its most bytes. A BMO status nests eight deep; the
+ * API server takes at most 256 KiB of annotations per object. Deeper or larger input is refused
+ * before it is parsed: 5,000 nested arrays overflowed the stack of every recursive reader of it.
+ */
+export const MAX_ANNOTATION_JSON_DEPTH = 64;
+export const MAX_ANNOTATION_JSON_BYTES = 256 * 1024;
+
+/** How deep the JSON text nests (brackets outside strings), stopping once past `limit`. */
+function nesting(text: string, limit: number): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+      if (deepest > limit) return deepest;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}
+
 function parseJson(value: string): { ok: true; json: Json } | { ok: false; reason: string } {
+  if (value.length > MAX_ANNOTATION_JSON_BYTES) return { ok: false, reason: `the value is ${value.length} characters; at most ${MAX_ANNOTATION_JSON_BYTES} are accepted` };
+  if (nesting(value, MAX_ANNOTATION_JSON_DEPTH) > MAX_ANNOTATION_JSON_DEPTH) {
+    return { ok: false, reason: `the JSON nests deeper than ${MAX_ANNOTATION_JSON_DEPTH} levels` };
+  }
   try {
     return { ok: true, json: JSON.parse(value) as Json };
   } catch (err) {
