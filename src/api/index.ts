@@ -10,6 +10,7 @@ export * from './bmh/annotations.ts';
 export * from './bmh/validate.ts';
 export * from './maas/index.ts';
 export { shardOf } from './shard.ts';
+export { KNOWN_KINDS, misspelledKind } from './kind-typo.ts';
 export { HOST_COMMAND_TYPES } from './command-types.ts';
 export type { HostCommandName } from './command-types.ts';
 export { fmix32, fnv1a32 } from './hash.ts';

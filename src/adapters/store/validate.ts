@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { BareMetalHost } from '../../api/index.ts';
+import { BareMetalHost, misspelledKind } from '../../api/index.ts';
 import { formatFieldPath } from '../../api/field-error.ts';
 import { kindOf, type ManifestDocument } from '../../api/manifest.ts';
 import { Secret } from '../../api/secret.ts';
@@ -92,6 +92,7 @@ export function validateDocuments(docs: readonly SourceDocument[], stored: (key:
       }
       default:
         if (kind === undefined) issues.push({ ...named, path: 'kind', message: 'kind is required' });
+        else if (misspelledKind(kind) !== null) issues.push({ ...named, path: 'kind', message: `kind ${kind} is not one metalfleet knows; did you mean ${misspelledKind(kind) ?? ''}?` });
         else valid.push({ type: 'skipped', source, kind, ...(key ? { key } : {}) });
     }
   }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { readManifests, type ManifestDocument } from '../../api/manifest.ts';
 import { validateObject, validatedKindOf } from '../../api/maas/index.ts';
-import type { ValidateOptions } from '../../api/index.ts';
+import { misspelledKind, type ValidateOptions } from '../../api/index.ts';
 import { readEnv } from '../config.ts';
 import { terminalText } from '../terminal-text.ts';
 import { addPluginFlags, declaredBmcSchemes } from '../provisioners.ts';
@@ -62,6 +62,14 @@ export async function runValidate(files: readonly string[], oldFiles: readonly s
     const kind = validatedKindOf(doc);
     const result = kind === null ? null : validateObject(doc.object, previous.get(objectKey(kind, doc)), rules);
     if (result === null) {
+      const meant = misspelledKind(doc.kind);
+      if (meant !== null) {
+        // A typo is no other resource: it counts as invalid, so the exit code says so.
+        summary.checked++;
+        summary.invalid++;
+        io.out(`${label(doc)}: kind: ${doc.kind} is not one metalfleet knows; did you mean ${meant}?`);
+        continue;
+      }
       io.err(`note: ${label(doc)}: skipped (kind not managed by metalfleet)`);
       continue;
     }
