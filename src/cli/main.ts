@@ -43,7 +43,12 @@ async function main(argv: readonly string[]): Promise<void> {
     // Commands throw CliError for expected failures; anything else is a bug worth a stack.
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`metalfleet: ${terminalText(message)}\n`);
-    process.exitCode = typeof (err as { exitCode?: unknown }).exitCode === 'number' ? (err as { exitCode: number }).exitCode : 1;
+    const code = typeof (err as { exitCode?: unknown }).exitCode === 'number' ? (err as { exitCode: number }).exitCode : 1;
+    process.exitCode = code;
+    // A failed command is over: a socket it left behind (a NATS connect to a port that never
+    // speaks NATS keeps retrying) must not keep the process alive. Output already written drains
+    // in the grace period.
+    setTimeout(() => process.exit(code), 500);
   }
 }
 
