@@ -29,7 +29,15 @@ export function ruleBmcAddress(host: HostView, opts: RuleOptions = {}): { errors
   // An empty address is an unmanaged host, not an error.
   if (address === '') return { errors: [], bmc: null };
   const parsed = parseBmcAddress(address);
-  if (parsed.ok) return { errors: [], bmc: parsed.bmc };
+  if (parsed.ok) {
+    // BMO would take them, and store and show them as written (issue 19.3): they belong in the
+    // Secret. The message shows the address redacted.
+    const url = parseGoUrl(address);
+    if (url.ok && url.url.userinfo !== null) {
+      return { errors: [fieldError('spec.bmc.address', `credentials in the BMC address (${redactUrl(address)}) are not accepted: they would be stored and shown as written; put the username and password in the Secret named by spec.bmc.credentialsName`)], bmc: parsed.bmc };
+    }
+    return { errors: [], bmc: parsed.bmc };
+  }
   if (parsed.error.code === 'unknown-type' && parsed.error.scheme !== undefined && opts.pluginBmcSchemes?.has(parsed.error.scheme)) return { errors: [], bmc: null };
   const type = parsed.error.code === 'unknown-type' ? 'NotSupported' : 'Invalid';
   return { errors: [fieldError('spec.bmc.address', parsed.error.message, type)], bmc: null };
