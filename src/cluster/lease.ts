@@ -117,6 +117,14 @@ export class Lease {
     return this.deadlineAt;
   }
 
+  /**
+   * Held and before its deadline by the clock now. After a pause the deadline may have passed
+   * while the timer that would end the lease has not fired yet: ask this before acting.
+   */
+  safelyHeld(): boolean {
+    return this.held && this.options.clock.now() < this.deadlineAt;
+  }
+
   /** Gives the lease up: deletes the key (revision-guarded) so another holder can take it at once. */
   async release(): Promise<void> {
     if (this.state !== 'held') return;

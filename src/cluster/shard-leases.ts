@@ -191,7 +191,7 @@ class ShardLeaseManager implements ShardLeases {
       this.held.set(shard, got);
       this.log.info({ shard, epoch: got.epoch }, 'shard acquired');
       try {
-        this.events.acquired(shard, { shard, epoch: got.epoch, holder: this.options.self }, () => got.held && this.clock.now() < got.deadline);
+        this.events.acquired(shard, { shard, epoch: got.epoch, holder: this.options.self }, () => got.safelyHeld());
       } catch (err) {
         this.log.error({ shard, err }, 'shard acquired handler threw');
       }

@@ -150,3 +150,16 @@ test('lease - a renew that succeeds only after the holder gave up hands the key 
   t.truthy(await acquireLease(opts('b')));
   t.false(a.held);
 });
+
+test('lease - safelyHeld is false once the clock passes the deadline, before the lost timer has run', async (t) => {
+  const { clock, opts } = setup();
+  const base = opts('a');
+  // The process was paused: now() has moved on, and no timer has fired yet.
+  let jump = 0;
+  const paused = { ...clock, now: () => clock.now() + jump, setTimeout: clock.setTimeout.bind(clock), clearTimeout: clock.clearTimeout.bind(clock) };
+  const a = (await acquireLease({ ...base, clock: paused }))!;
+  t.true(a.safelyHeld());
+  jump = a.deadline - clock.now();
+  t.true(a.held, 'the lost timer has not fired');
+  t.false(a.safelyHeld());
+});

@@ -90,10 +90,12 @@ export function validateDocuments(docs: readonly SourceDocument[], stored: (key:
         else valid.push({ type: 'secret', source, key: `${parsed.data.metadata.namespace}/${parsed.data.metadata.name}`, secret: parsed.data });
         break;
       }
-      default:
+      default: {
+        const meant = kind === undefined ? null : misspelledKind(kind);
         if (kind === undefined) issues.push({ ...named, path: 'kind', message: 'kind is required' });
-        else if (misspelledKind(kind) !== null) issues.push({ ...named, path: 'kind', message: `kind ${kind} is not one metalfleet knows; did you mean ${misspelledKind(kind) ?? ''}?` });
+        else if (meant !== null) issues.push({ ...named, path: 'kind', message: `kind ${kind} is not one metalfleet knows; did you mean ${meant}?` });
         else valid.push({ type: 'skipped', source, kind, ...(key ? { key } : {}) });
+      }
     }
   }
   return { valid, issues };
