@@ -1,6 +1,7 @@
 import type { BareMetalHost } from '../../api/index.ts';
 import { secretContent, secretValue } from '../../api/secret.ts';
 import type { CallArgs, OpResult } from '../../machines/bmh/index.ts';
+import { CREDENTIALS_FIELD } from '../../machines/bmh/index.ts';
 import type { HostData, HostStore } from '../../ports/index.ts';
 import { hostKey } from '../../ports/index.ts';
 
@@ -22,12 +23,14 @@ export async function resolveHostData(host: BareMetalHost, args: CallArgs, store
   if (args.op === 'register') {
     const credentialsName = host.spec.bmc?.credentialsName;
     if (!credentialsName) return failed('spec.bmc.credentialsName is empty: name the Secret holding the BMC username and password', null);
+    const key = `${ns}/${credentialsName}`;
     const secret = await store.getSecret(ns, credentialsName);
-    if (!secret) return failed(`BMC credentials Secret ${ns}/${credentialsName} not found`, missingRetryMs);
+    // Messages as BMO's; the host continues as soon as the Secret appears or changes.
+    if (!secret) return waitFor(key, CREDENTIALS_FIELD, `BMC credentials Secret ${key} not found`, missingRetryMs);
     const username = secretValue(secret, 'username');
     const password = secretValue(secret, 'password');
-    if (!username) return failed(`BMC credentials Secret ${ns}/${credentialsName}: key "username" is missing or empty`, null);
-    if (!password) return failed(`BMC credentials Secret ${ns}/${credentialsName}: key "password" is missing or empty`, null);
+    if (!username) return waitFor(key, CREDENTIALS_FIELD, `BMC credentials Secret ${key}: key "username" is missing or empty`, null);
+    if (!password) return waitFor(key, CREDENTIALS_FIELD, `BMC credentials Secret ${key}: key "password" is missing or empty`, null);
     data = { ...data, credentials: { username, password } };
   }
   if (args.op === 'provision') {
@@ -35,14 +38,20 @@ export async function resolveHostData(host: BareMetalHost, args: CallArgs, store
     for (const field of ['userData', 'networkData', 'metaData'] as const) {
       const ref = host.spec[field];
       if (!ref) continue;
-      const secret = await store.getSecret(ref.namespace ?? ns, ref.name);
-      if (!secret) return failed(`spec.${field}: Secret ${ref.namespace ?? ns}/${ref.name} not found`, missingRetryMs);
+      const namespace = ref.namespace || ns;
+      const secret = await store.getSecret(namespace, ref.name);
+      // A wait, not a failure: nothing was deployed, so nothing must be cleaned up.
+      if (!secret) return waitFor(`${namespace}/${ref.name}`, `spec.${field}`, `waiting for Secret ${namespace}/${ref.name} (spec.${field}), which does not exist; provisioning continues as soon as it does`);
       const value = secretContent(secret, field) ?? secretContent(secret, 'value') ?? firstValue(secret);
       if (value !== undefined) extra[field] = value;
     }
     data = { ...data, ...extra };
   }
   return { ok: true, data };
+}
+
+function waitFor(secret: string, field: string, message: string, retryAfterMs?: number | null): Resolved {
+  return { ok: false, result: { kind: 'waitForSecret', secret, field, message, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) } };
 }
 
 function failed(message: string, retryAfterMs: number | null): Resolved {

@@ -22,6 +22,9 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
   private readonly writer: StatusWriter;
   private readonly recent: Transition[] = [];
   private stateSince: number;
+  // The Secret this host waits for, and how to stop hearing of it: only waiting hosts listen.
+  private watchedSecret: string | null = null;
+  private unwatchSecret: (() => void) | null = null;
 
   constructor(private readonly key: string, private readonly deps: HostDeps, private readonly io: MachineIO<BmhEvent>) {
     this.writer = new StatusWriter(key, deps.store, deps.log, deps.clock, deps.fence);
@@ -73,7 +76,7 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
   // holds it to that), so hand it back now rather than after this host's turn comes: the next
   // waiter starts while this host is still queued, and this answer is read an iteration later.
   private readonly gatedLane = (result: OpResult): Lane => {
-    if (result.kind !== 'done' && result.kind !== 'failed') return 'mailbox';
+    if (result.kind !== 'done' && result.kind !== 'failed' && result.kind !== 'waitForSecret') return 'mailbox';
     this.io.slot?.release();
     return 'nextIteration';
   };
@@ -95,6 +98,8 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
   }
 
   stepped(before: BmhState, after: BmhState): void {
+    const waitingFor = after.waitingForSecret?.key ?? null;
+    if (waitingFor !== this.watchedSecret) this.watchSecret(waitingFor);
     const from = before.host.status;
     const to = after.host.status;
     if (to !== from && to.provisioning.state !== from.provisioning.state) {
@@ -130,7 +135,17 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
   }
 
   close(): void {
+    this.watchSecret(null);
     this.writer.close();
+  }
+
+  private watchSecret(key: string | null): void {
+    this.unwatchSecret?.();
+    this.unwatchSecret = null;
+    this.watchedSecret = key;
+    const secrets = this.deps.secrets;
+    if (key === null || !secrets) return;
+    this.unwatchSecret = secrets.subscribe(key, (change) => this.io.tell({ type: 'secretChanged', key, change }));
   }
 
   private first(host: BareMetalHost | undefined, wake: HostObserved | Tick | null): Observation<BmhState, BmhEvent> | null {

@@ -1,5 +1,5 @@
 import type { BareMetalHostStatus, ProvisioningState } from '../../api/index.ts';
-import type { BmhEffect, BmhEvent, BmhState, MachineConfig } from '../../machines/bmh/index.ts';
+import type { BmhEffect, BmhEvent, BmhState, MachineConfig, SecretChange } from '../../machines/bmh/index.ts';
 import type { Fence, HostStore, Logger, Provisioner } from '../../ports/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
 import type { MachineBehavior } from '../machine/index.ts';
@@ -13,6 +13,12 @@ export interface HostObserver {
   statusChanged(key: string, status: BareMetalHostStatus): void;
   warning(key: string, reason: string, message: string): void;
   gone(key: string): void;
+}
+
+/** Changes of one Secret at a time: how a host waiting for a Secret learns that it appeared. */
+export interface SecretWatch {
+  /** Calls `listener` on each change of the Secret `key` (`namespace/name`) until unsubscribed. */
+  subscribe(key: string, listener: (change: SecretChange) => void): () => void;
 }
 
 export interface HostDeps {
@@ -29,6 +35,8 @@ export interface HostDeps {
   readonly fence?: Fence;
   /** Whether that lease is still safely held, asked right before each backend call leaves. */
   readonly leaseHeld?: () => boolean;
+  /** Changes of the Secrets hosts read; without it a waiting host rechecks on its own timer. */
+  readonly secrets?: SecretWatch;
 }
 
 // One actor per host: the generic machine actor running the BareMetalHost kind.

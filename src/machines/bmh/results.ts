@@ -1,6 +1,6 @@
 import { inspectionDisabled } from './annotations.ts';
 import type { Turn } from './turn.ts';
-import type { Operation, OpResult } from './types.ts';
+import type { Operation, OpResult, SecretWait } from './types.ts';
 import { HOST_FINALIZER } from './types.ts';
 
 // Applies a backend call's outcome. Transitions that follow a finished call happen here; the
@@ -20,6 +20,9 @@ export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: nu
       return;
     case 'failed':
       onFailed(t, op, result.message, jitter, result.retryAfterMs);
+      return;
+    case 'waitForSecret':
+      onSecretMissing(t, op, result, jitter);
       return;
     case 'done':
       t.s.transientCount = 0;
@@ -135,6 +138,41 @@ function onFailed(t: Turn, op: Operation, message: string, jitter: number, retry
       return;
     case 'delete':
       t.recordError('provisioning error', message, jitter, retryAfterMs);
+  }
+}
+
+// A Secret the call needs is not there (or lacks a key); the call never left.
+function onSecretMissing(t: Turn, op: Operation, wait: SecretWait, jitter: number): void {
+  t.s.waitingForSecret = { key: wait.secret, field: wait.field };
+  t.s.transientCount = 0;
+  if (op === 'register') {
+    // BMO: missing or incomplete BMC credentials are a registration error, looked at again every
+    // 10 s (missing) or on a change (incomplete); the Secret appearing wakes the host at once.
+    t.recordError(t.state === 'provisioned' || t.state === 'externally provisioned' ? 'provisioned registration error' : 'registration error', wait.message, jitter, wait.retryAfterMs);
+    return;
+  }
+  // User, network or meta data: nothing was deployed and nothing failed, so this is no
+  // provisioning error (which would deprovision, clean the disks and count towards the retry
+  // limit). The host keeps its state, gives its slot back and waits for the Secret; BMO retries
+  // the same way, as a transient error, without recording a failure.
+  t.releaseSlot();
+  const operationalStatus = t.status.errorType ? 'error' : 'delayed';
+  // One Warning per wait, not one per recheck (a recheck's grant set the status back to OK).
+  if (t.status.errorMessage !== wait.message) t.event('Warning', 'WaitingForSecret', wait.message);
+  if (t.status.errorMessage !== wait.message || t.status.operationalStatus !== operationalStatus) t.patchStatus({ operationalStatus, errorMessage: wait.message });
+  const recheck = t.s.config.secretRecheckMs;
+  t.s.retryAt = t.now + recheck;
+  t.requeue(recheck);
+}
+
+/** The Secret a host waited for may be there now: try again at once (a call checks it). */
+export function endSecretWait(t: Turn): void {
+  if (t.s.waitingForSecret === null) return;
+  t.s.waitingForSecret = null;
+  t.s.retryAt = null;
+  // A registration error stays until registration works; a data wait's message goes now.
+  if (!t.status.errorType && t.status.errorMessage !== '') {
+    t.patchStatus({ errorMessage: '', ...(t.status.operationalStatus === 'delayed' ? { operationalStatus: 'OK' as const } : {}) });
   }
 }
 

@@ -2,10 +2,11 @@ import { initialStatus, parseHardwareDetailsAnnotation, parseStatusAnnotation } 
 import type { BareMetalHost } from '../../api/index.ts';
 import { DETACHED, HARDWARE_DETAILS, STATUS, detachRequest, inspectionDisabled, isPaused } from './annotations.ts';
 import { handleDeletion } from './deletion.ts';
-import { applyResult } from './results.ts';
+import { applyResult, endSecretWait } from './results.ts';
+import { CREDENTIALS_FIELD, secretRefsOf } from './secret-refs.ts';
 import { HANDLERS } from './states.ts';
 import { Turn } from './turn.ts';
-import type { BmhEvent, BmhState, MachineConfig, Step } from './types.ts';
+import type { BmhEvent, BmhState, MachineConfig, SecretChange, Step } from './types.ts';
 import { DEFAULT_MACHINE_CONFIG, HOST_FINALIZER } from './types.ts';
 
 // Bounds the transitions one step may chain; the longest real chain is four.
@@ -24,6 +25,7 @@ export function initialState(host: BareMetalHost, config: MachineConfig = DEFAUL
     needsRegistration: false,
     needsAdopt: false,
     gone: false,
+    waitingForSecret: null,
   };
 }
 
@@ -55,6 +57,9 @@ export function step(state: BmhState, event: BmhEvent, now: number): Step {
       break;
     case 'slotQueued':
       if (t.s.slot.phase === 'waiting' && !wasPaused && t.status.operationalStatus !== 'error') t.patchStatus({ operationalStatus: 'delayed' });
+      break;
+    case 'secretChanged':
+      secretChanged(t, event.key, event.change);
       break;
     case 'slotLost':
       if (t.s.slot.phase === 'held' && t.s.slot.grantId === event.grantId) {
@@ -88,7 +93,23 @@ function observe(t: Turn, host: BareMetalHost, paused: boolean): void {
   // that is the fix a registration error waits for.
   const credentialsWake = !changed && t.status.errorType === 'registration error';
   if ((changed || credentialsWake) && t.s.retryAt !== null) t.s.retryAt = null;
+  // A changed spec may name another Secret; a re-delivery may be the awaited one appearing.
+  if (t.s.waitingForSecret !== null) endSecretWait(t);
   if (!paused) restoreStatusAnnotation(t);
+}
+
+// A Secret the host names appeared or changed: what a wait for it, or a registration error over
+// its credentials, was waiting for. One going away changes nothing until a call needs it.
+function secretChanged(t: Turn, key: string, change: SecretChange): void {
+  if (change === 'removed') return;
+  const waited = t.s.waitingForSecret?.key === key;
+  const credentials = t.status.errorType === 'registration error' && secretRefsOf(t.host).some((r) => r.key === key && r.field === CREDENTIALS_FIELD);
+  if (!waited && !credentials) return;
+  if (waited) {
+    endSecretWait(t);
+    t.event('Normal', 'SecretAvailable', `Secret ${key} ${change}: continuing`);
+  }
+  t.s.retryAt = null;
 }
 
 // clusterctl move / pivot: status travels in an annotation and is restored when the object has

@@ -113,7 +113,8 @@ export class Turn {
 
   clearError(): void {
     this.s.retryAt = null;
-    if (this.status.errorCount === 0 && !this.status.errorType && this.status.operationalStatus !== 'error') return;
+    // A wait for a Secret leaves a message without an errorType: it goes too.
+    if (this.status.errorCount === 0 && !this.status.errorType && this.status.operationalStatus !== 'error' && this.status.errorMessage === '') return;
     this.patchStatus({ errorType: '', errorMessage: '', errorCount: 0, operationalStatus: 'OK' });
   }
 

@@ -29,7 +29,22 @@ export type OpResult =
   | { kind: 'continuing'; afterMs: number }
   | { kind: 'failed'; message: string; retryAfterMs?: number | null }
   | { kind: 'transient'; message: string }
-  | { kind: 'needsRegistration' };
+  | { kind: 'needsRegistration' }
+  | SecretWait;
+
+// The call did not leave: a Secret it needs is missing (or lacks a key). Read by the actor just
+// before the call, so no backend saw anything. retryAfterMs as in 'failed' (registration's
+// BMO-style recheck; null: only a change wakes it); the machine waits for `secretChanged` too.
+export interface SecretWait {
+  readonly kind: 'waitForSecret';
+  /** `namespace/name` of the Secret. */
+  readonly secret: string;
+  /** The spec field naming it: `spec.bmc.credentialsName`, `spec.userData`, ... */
+  readonly field: string;
+  /** For a user: which Secret, named by which field, and what is wrong with it. Never a value. */
+  readonly message: string;
+  readonly retryAfterMs?: number | null;
+}
 
 export type SlotState =
   | { phase: 'none' }
@@ -52,6 +67,9 @@ export interface MachineConfig {
   transientMaxMs: number;
   // Missing credentials Secret: look again after this long (BMO: 10 s).
   missingCredentialsRetryMs: number;
+  // A host waiting for its user/network/meta data Secret looks again after this long even if no
+  // change of the Secret was announced (a source that cannot watch); a slot is taken only then.
+  secretRecheckMs: number;
   // BMC address schemes of loaded provisioner plugins: the plugin checks such an address when it
   // registers the host, so the machine does not refuse it as an unknown BMC type.
   pluginBmcSchemes?: readonly string[];
@@ -66,6 +84,7 @@ export const DEFAULT_MACHINE_CONFIG: MachineConfig = {
   transientBaseMs: 50,
   transientMaxMs: 1_000_000,
   missingCredentialsRetryMs: 10_000,
+  secretRecheckMs: 300_000,
 };
 
 export interface BmhState {
@@ -86,6 +105,8 @@ export interface BmhState {
   readonly needsAdopt: boolean;
   // The finalizer was removed: the host is gone and the actor may stop.
   readonly gone: boolean;
+  // The Secret the last call found missing: its appearance (secretChanged) wakes the host.
+  readonly waitingForSecret: { readonly key: string; readonly field: string } | null;
 }
 
 export type BmhEvent =
@@ -94,7 +115,11 @@ export type BmhEvent =
   | { type: 'result'; seq: number; result: OpResult; jitter: number }
   | { type: 'slotGranted'; grantId: string }
   | { type: 'slotQueued'; position: number }
-  | { type: 'slotLost'; grantId: string; reason: string };
+  | { type: 'slotLost'; grantId: string; reason: string }
+  // A Secret (`namespace/name`) appeared, changed or went away in the host's Secret source.
+  | { type: 'secretChanged'; key: string; change: SecretChange };
+
+export type SecretChange = 'appeared' | 'changed' | 'removed';
 
 export type BmhEffect =
   | { type: 'call'; seq: number; args: CallArgs }
