@@ -28,6 +28,20 @@ export interface Holder {
   readonly grantId: string | null;
 }
 
+/**
+ * A node's link to the broker that can be cut (a paused process, a partition): while closed, the
+ * node's requests wait, unsent; open() sends them, in the order given.
+ */
+export class Gate {
+  closed = false;
+  readonly waiting: Array<{ path: string; send: () => void }> = [];
+  open(order: (n: number) => number[] = (n) => [...Array(n).keys()]): void {
+    this.closed = false;
+    const waiting = this.waiting.splice(0);
+    for (const i of order(waiting.length)) waiting[i]!.send();
+  }
+}
+
 export interface Harness {
   readonly clock: ManualClock;
   readonly system: ActorSystem;
@@ -45,7 +59,7 @@ export interface Harness {
    * holdReplies: requests of these types reach the broker at once, but their replies wait in
    * `held` until deliverHeld() (a reply late on the wire).
    */
-  proxy(node: string, options?: { localBroker?: ClusterBroker; holdReplies?: ReadonlySet<string> }): ActorRef<CapacityMsg>;
+  proxy(node: string, options?: { localBroker?: ClusterBroker; holdReplies?: ReadonlySet<string>; gate?: Gate }): ActorRef<CapacityMsg>;
   /** Replies held back, oldest first. */
   readonly held: Array<{ node: string; type: string }>;
   /** Lets every held reply through, in order. */
@@ -89,12 +103,14 @@ export async function harness(options: { limit: number; ttlMs?: number }): Promi
   const busRequests = new Map<string, number>();
   const held: Array<{ node: string; type: string; path: string; deliver: () => void }> = [];
   const brokers: ClusterBroker[] = [];
+  const gates: Gate[] = [];
 
   const idle = (): boolean => {
     for (const a of system.registry.list()) {
       if (a.mailboxDepth > 0 || a.busy) return false;
       // A held reply is a call on its way on purpose: the cluster is otherwise quiet.
-      const holding = held.filter((x) => x.path === a.path).length;
+      const holding = held.filter((x) => x.path === a.path).length
+        + gates.reduce((n, g) => n + g.waiting.filter((x) => x.path === a.path).length, 0);
       if (proxies.includes(a.path) && (a.summary?.inflight as number) > holding) return false;
     }
     return true;
@@ -120,10 +136,14 @@ export async function harness(options: { limit: number; ttlMs?: number }): Promi
       transport.request = (subject, data, o) => {
         busRequests.set(node, (busRequests.get(node) ?? 0) + 1);
         const type = (unpack(data) as { type?: unknown }).type;
-        const sent = request(subject, data, o);
+        const gate = opts.gate;
+        const sent = gate?.closed
+          ? new Promise<Uint8Array>((resolve, reject) => gate.waiting.push({ path, send: () => request(subject, data, o).then(resolve, reject) }))
+          : request(subject, data, o);
         if (typeof type !== 'string' || !opts.holdReplies?.has(type)) return sent;
         return sent.then((reply) => new Promise((resolve) => held.push({ node, type, path, deliver: () => resolve(reply) })));
       };
+      if (opts.gate) gates.push(opts.gate);
       const local = opts.localBroker;
       const ref = spawnCapacityProxy(system, {
         transport, node, ttlMs, clock, name: `proxy-${node}`, requestTimeoutMs: 2_000, patienceMs: 2_000,

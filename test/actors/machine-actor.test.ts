@@ -56,7 +56,8 @@ const counterLogic: MachineLogic<Counter, CounterEvent, CounterEffect> = {
     }
   },
   view: (s) => ({ state: `${s.count}/${s.target}`, power: 'unknown', operationalStatus: s.slot === 'waiting' ? 'delayed' : 'OK', error: null }),
-  isGone: () => false,
+  // A negative target stands for an object deleted from its store.
+  isGone: (s) => s.target < 0,
 };
 
 // The backend: each call waits for the test to answer it.
@@ -189,12 +190,27 @@ test('machine actor - drain waits for the call in flight, starts nothing new, th
   t.deepEqual(h.types(), ['acquire', 'release']);
 });
 
-test('machine actor - stopping releases the slot and clears the timer', async (t) => {
+// Stopped while its object lives on (its shard moved, the node stops): the work it asked a slot for
+// may run on at the backend, so the slot is abandoned (kept for the next owner), not released.
+test('machine actor - stopping abandons the slot and clears the timer', async (t) => {
   const h = await setup();
   t.teardown(() => h.system.stop());
   h.clock.advance(0);
   await waitFor(() => h.types().length === 1);
   t.is(h.clock.pending, 1, 'the slot lease renews while waiting');
+  stop(h.ref);
+  await waitFor(() => h.types().length === 2, 2_000, 'the release');
+  t.like(h.broker.log[1], { type: 'abandon', holder: 'default/c1', pool: 'toy' });
+  t.is(h.clock.pending, 0);
+});
+
+test('machine actor - stopping with its object gone releases the slot', async (t) => {
+  const h = await setup();
+  t.teardown(() => h.system.stop());
+  h.clock.advance(0);
+  await waitFor(() => h.types().length === 1);
+  tell(h.ref, { type: 'observed', target: -1 });
+  await waitFor(() => h.system.registry.get(h.ref.path)?.summary?.state === '0/-1', 2_000, 'the deletion observed');
   stop(h.ref);
   await waitFor(() => h.types().length === 2, 2_000, 'the release');
   t.like(h.broker.log[1], { type: 'release', holder: 'default/c1', pool: 'toy' });

@@ -16,6 +16,11 @@ export type CapacityMsg =
   // acquire it overtook (same holder, gen not newer than the release's) must be dropped.
   | { type: 'acquire'; holder: string; pool: string; operation: string; exempt: boolean; notify: (n: SlotNotice) => void; gen?: number }
   | { type: 'release'; holder: string; pool: string; gen?: number }
+  // The holder stops without giving its slot back: its work may still be running at the backend
+  // (its shard moved, the node shuts down, the actor restarts). The proxy forgets it and stops
+  // renewing; the grant lapses after its TTL unless the host's next owner adopts it by acquiring
+  // for the same holder (the broker moves a live grant to the node that asks).
+  | { type: 'abandon'; holder: string; pool: string }
   | { type: 'renew'; holder: string; pool: string }
   | { type: 'setLimit'; pool: string; limit: number }
   | { type: 'figures'; reply: Reply<CapacityFigures> };

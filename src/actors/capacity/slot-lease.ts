@@ -44,10 +44,20 @@ export class SlotLease {
     if (this.pool) tell(this.broker, { type: 'renew', holder: this.holder, pool: this.pool });
   }
 
+  /** Stops holding without freeing the slot (CapacityMsg 'abandon'): for work that outlives this holder. */
+  abandon(): void {
+    if (this.pool) tell(this.broker, { type: 'abandon', holder: this.holder, pool: this.pool });
+    this.stop();
+  }
+
   // First in the broker's mailbox, and express: the slot goes to the next waiter in the instant it
   // frees, not after every request queued meanwhile.
   release(): void {
     if (this.pool) tellFirst(this.broker, { type: 'release', holder: this.holder, pool: this.pool, gen: this.gen });
+    this.stop();
+  }
+
+  private stop(): void {
     this.pool = null;
     if (this.renewTimer) this.clock.clearTimeout(this.renewTimer);
     this.renewTimer = null;

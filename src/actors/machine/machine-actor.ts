@@ -51,7 +51,11 @@ export function machineBehavior<S, E, F extends Effect, W extends Effect, Snap>(
     onStop: (s) => {
       s.cancelTimer();
       s.adapter.close?.();
-      s.slot?.release();
+      // Stopped with the object gone: nothing runs at the backend for it any more. Stopped for any
+      // other reason (its shard moved, the node stops, a restart after a crash), its backend work
+      // may still run: the slot stays taken, for the next owner to adopt or to lapse (issue 19.1).
+      if (s.machine !== null && s.logic.isGone(s.machine)) s.slot?.release();
+      else s.slot?.abandon();
     },
     describe: (s) => {
       if (s.machine === null) return { state: null };

@@ -97,7 +97,13 @@ interface State {
   readonly releasedGen: Map<string, number>;
   /** Releases on their way, by holder: a new acquire of the same holder waits for them. */
   readonly releasing: Map<string, number>;
-  readonly counts: { unreachable: number; lost: number; resent: number; notifyErrors: number; badPushes: number; staleRenewals: number };
+  /**
+   * Holders that stopped without releasing (abandon), by key, with when: a grant that reaches us
+   * for one of them (a late acquire reply, renew answer or push) is left to lapse or to be adopted
+   * by the host's next owner, never released, since the backend work it covers may still run.
+   */
+  readonly abandoned: Map<string, number>;
+  readonly counts: { unreachable: number; lost: number; resent: number; notifyErrors: number; badPushes: number; staleRenewals: number; abandoned: number };
 }
 
 const keyOf = (holder: string, pool: string): string => `${pool}\u0000${holder}`;
@@ -147,7 +153,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     const key = keyOf(holder, pool);
     state.releasing.set(key, (state.releasing.get(key) ?? 0) + 1);
     // Best effort: a release that never arrives costs the slot one TTL, not correctness.
-    track(brokerCall({ type: 'release', holder, pool }, ReleaseReply, callOpts)).catch((error: unknown) => {
+    track(brokerCall({ type: 'release', holder, pool, node }, ReleaseReply, callOpts)).catch((error: unknown) => {
       log.warn({ node, pool, holder, err: String(error) }, 'capacity release not delivered; the grant lapses after its TTL');
     }).finally(() => tell(self, { type: 'released', key }));
   };
@@ -166,6 +172,12 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
       (reply) => tellExpress(self, { type: 'acquireDone', key, holder: e.holder, pool: e.pool, gen, sentAt, reply }),
       (error: unknown) => tell(self, { type: 'acquireFailed', key, gen, error: String(error) }),
     );
+  };
+
+  const abandon = (state: State, holder: string, pool: string, now: number): void => {
+    const key = keyOf(holder, pool);
+    if (state.entries.delete(key)) state.counts.abandoned++;
+    state.abandoned.set(key, now);
   };
 
   const lose = (state: State, e: Entry, reason: string): void => {
@@ -203,9 +215,9 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     const sent = new Map<string, RenewedFor>();
     for (const e of [...state.entries.values()]) {
       if (now - e.heardAt > ttlMs) {
-        // The holder stopped renewing (it stopped without releasing): give its place back.
-        state.entries.delete(keyOf(e.holder, e.pool));
-        releaseAtBroker(state, self, e.holder, e.pool);
+        // The holder stopped renewing without a word (a crash mid-operation, say): its backend work
+        // may still run, so the slot is not given back but left to lapse or to be adopted.
+        abandon(state, e.holder, e.pool, now);
         continue;
       }
       if (e.phase === 'granted') batch.push({ holder: e.holder, pool: e.pool, grantId: e.grantId });
@@ -213,6 +225,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
       else continue;
       sent.set(keyOf(e.holder, e.pool), { entry: e, grantId: e.phase === 'granted' ? e.grantId : null });
     }
+    for (const [key, at] of state.abandoned) if (now - at > 2 * ttlMs) state.abandoned.delete(key);
     if (batch.length === 0 || state.renewing) return;
     state.renewing = true;
     const sentAt = now;
@@ -235,7 +248,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
       const key = keyOf(r.holder, r.pool);
       const e = state.entries.get(key);
       if (!e) {
-        if (r.status === 'renewed') releaseAtBroker(state, self, r.holder, r.pool);
+        if (r.status === 'renewed' && !state.abandoned.has(key)) releaseAtBroker(state, self, r.holder, r.pool);
         continue;
       }
       // The answer is about the request the renew was sent for. A holder that released that slot
@@ -333,6 +346,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
           state.releasedGen.delete(msg.holder);
         }
         const key = keyOf(msg.holder, msg.pool);
+        state.abandoned.delete(key);
         let e = state.entries.get(key);
         if (e) {
           e.operation = msg.operation;
@@ -354,6 +368,9 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
         releaseAtBroker(state, self, msg.holder, msg.pool);
         break;
       }
+      case 'abandon':
+        abandon(state, msg.holder, msg.pool, now);
+        break;
       case 'renew': {
         const e = state.entries.get(keyOf(msg.holder, msg.pool));
         if (e) e.heardAt = now;
@@ -369,8 +386,9 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
       case 'acquireDone': {
         const e = state.entries.get(msg.key);
         if (!e) {
-          // Released while the acquire was on its way: give back what it got.
-          if (msg.reply.status === 'granted') releaseAtBroker(state, self, msg.holder, msg.pool);
+          // Released while the acquire was on its way: give back what it got (abandoned: keep it
+          // for the host's next owner, as abandon keeps any grant).
+          if (msg.reply.status === 'granted' && !state.abandoned.has(msg.key)) releaseAtBroker(state, self, msg.holder, msg.pool);
           break;
         }
         if (e.gen !== msg.gen) break;
@@ -414,7 +432,9 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
         observeEpoch(state, p.epoch, self);
         const e = state.entries.get(keyOf(p.holder, p.pool));
         if (p.type === 'slotGranted') {
-          if (!e) releaseAtBroker(state, self, p.holder, p.pool);
+          if (!e) {
+            if (!state.abandoned.has(keyOf(p.holder, p.pool))) releaseAtBroker(state, self, p.holder, p.pool);
+          }
           else granted(state, e, p.grantId, msg.at + p.validForMs - lossMarginMs, p.waitedMs, false);
         } else if (e && e.phase === 'granted' && e.grantId === p.grantId) lose(state, e, p.reason);
         break;
@@ -451,8 +471,8 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     init: (ctx) => {
       clock = options.clock ?? ctx.system.clock;
       const state: State = {
-        entries: new Map(), releasedGen: new Map(), releasing: new Map(), epoch: -1, gen: 0, renewing: false, renewTimer: null, lossTimer: null, lossAt: Number.NaN, newDeadline: Number.POSITIVE_INFINITY, sub: null,
-        counts: { unreachable: 0, lost: 0, resent: 0, notifyErrors: 0, badPushes: 0, staleRenewals: 0 },
+        entries: new Map(), releasedGen: new Map(), releasing: new Map(), abandoned: new Map(), epoch: -1, gen: 0, renewing: false, renewTimer: null, lossTimer: null, lossAt: Number.NaN, newDeadline: Number.POSITIVE_INFINITY, sub: null,
+        counts: { unreachable: 0, lost: 0, resent: 0, notifyErrors: 0, badPushes: 0, staleRenewals: 0, abandoned: 0 },
       };
       const self = ctx.self;
       const subject = subs.capacityNotify(node);

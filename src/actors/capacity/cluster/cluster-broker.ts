@@ -369,12 +369,18 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     return { epoch: session.epoch, status: 'queued', position: position(p, fresh.holder) };
   };
 
-  const release = async (state: State, session: Session, holder: string, pool: string): Promise<ReleaseReply> => {
+  const release = async (state: State, session: Session, holder: string, pool: string, node: string | undefined): Promise<ReleaseReply> => {
     let p = await poolMem(state, session, pool);
-    if (waiterOf(p, holder)) {
-      p.waiters = p.waiters.filter((w) => w.holder !== holder);
+    // Taken over by another node (the host's shard moved and its new owner adopted the slot):
+    // the old owner's release, however late, must not free a slot the backend work still uses.
+    const elsewhere = (g: { node: string } | undefined): boolean => node !== undefined && g !== undefined && g.node !== node;
+    const w = waiterOf(p, holder);
+    if (w) {
+      if (elsewhere(w)) return { epoch: session.epoch, outcome: 'unknown' };
+      p.waiters = p.waiters.filter((x) => x !== w);
       return { epoch: session.epoch, outcome: 'cancelled' };
     }
+    if (elsewhere(p.free.get(holder))) return { epoch: session.epoch, outcome: 'unknown' };
     if (p.free.delete(holder)) {
       state.counts.released++;
       // A limit set on this pool since counts these holders: the freed room goes to a waiter.
@@ -386,6 +392,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       p = await reread(state, session, p);
       if (!grantOf(p.v.record, holder)) return { epoch: session.epoch, outcome: 'unknown' };
     }
+    if (elsewhere(grantOf(p.v.record, holder))) return { epoch: session.epoch, outcome: 'unknown' };
     const effect = await commit(state, session, p, { release: holder });
     return { epoch: session.epoch, outcome: effect?.released ? 'released' : 'unknown' };
   };
@@ -396,15 +403,16 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   };
 
   const renew = async (state: State, session: Session, req: RenewRequest): Promise<RenewReply> => {
-    const seen: { holder: string; pool: string; p: PoolMem; waiting: boolean }[] = [];
+    const seen: { holder: string; pool: string; p: PoolMem; waiting: boolean; moved?: boolean }[] = [];
     const reread_ = new Set<string>();
     const urgent = new Set<PoolMem>();
     for (const { holder, pool, grantId } of req.holders) {
       let p = await poolMem(state, session, pool);
       const w = waiterOf(p, holder);
       if (w) {
-        w.seenAt = clock.now();
-        w.node = req.node;
+        // Only an acquire moves a waiter to another node: a renew from its old owner, sent before
+        // that owner heard its hosts moved, must not take the notices back.
+        if (w.node === req.node) w.seenAt = clock.now();
         seen.push({ holder, pool, p, waiting: true });
         continue;
       }
@@ -419,6 +427,11 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       }
       const g = grantOf(p.v.record, holder);
       const now = clock.now();
+      if (g && g.node !== req.node) {
+        // Adopted by another node (an acquire moved it): that node renews it now, not this one.
+        seen.push({ holder, pool, p, waiting: false, moved: true });
+        continue;
+      }
       if (g && isLive(g, now)) {
         p.renewed.set(g.grantId, now + ttlMs);
         if (state.flushDueAt === null) state.flushDueAt = now + flushEveryMs;
@@ -430,7 +443,8 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     }
     for (const p of urgent) await commit(state, session, p, {});
     const now = clock.now();
-    const results: RenewResult[] = seen.map(({ holder, pool, p, waiting }) => {
+    const results: RenewResult[] = seen.map(({ holder, pool, p, waiting, moved }) => {
+      if (moved) return { holder, pool, status: 'unknown' };
       if (waiting) return { holder, pool, status: 'waiting', position: Math.max(1, position(p, holder)) };
       const g = p.free.get(holder) ?? grantOf(p.v.record, holder);
       return g && isLive(g, now) ? { holder, pool, status: 'renewed', grantId: g.grantId, validForMs: g.expiresAt - now } : { holder, pool, status: 'unknown' };
@@ -482,7 +496,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   const handle = async (state: State, session: Session, req: BrokerRequestT): Promise<RpcReply<unknown>> => {
     switch (req.type) {
       case 'acquire': return ok(await acquire(state, session, req));
-      case 'release': return ok(await release(state, session, req.holder, req.pool));
+      case 'release': return ok(await release(state, session, req.holder, req.pool, req.node));
       case 'renew': return ok(await renew(state, session, req));
       case 'setLimit': return ok(await setLimit(state, session, req.pool, req.limit));
       case 'figures': return ok(figures(state, session));

@@ -29,7 +29,10 @@ export const AcquireRequest = z.object({
   /** How long the holder has waited already (a re-sent acquire after a failover keeps its place in FIFO). */
   waitedMs: Millis.optional(),
 });
-export const ReleaseRequest = z.object({ type: z.literal('release'), holder: HolderKey, pool: PoolName });
+// node: the releasing node. A grant or a place in the queue that another node has taken over since
+// (the host moved with its shard) is not its to give back: the release is answered 'unknown'.
+// Optional for senders from before it existed, whose releases still act on the holder alone.
+export const ReleaseRequest = z.object({ type: z.literal('release'), holder: HolderKey, pool: PoolName, node: NodeName.optional() });
 // grantId: the grant the holder has, so a new broker can take it over for a pool without a limit
 // (whose grants live in the broker's memory only).
 export const HolderRef = z.object({ holder: HolderKey, pool: PoolName, grantId: z.string().min(1).max(128).optional() });
