@@ -1,7 +1,7 @@
 import type { Fence, HostEvent, HostStore, Logger, Provisioner } from '../ports/index.ts';
 import { hostKey } from '../ports/index.ts';
 import type { CapacityMsg } from '../actors/capacity/index.ts';
-import type { HostMsg, HostSnapshot } from '../actors/host/index.ts';
+import type { HostMsg, HostSnapshot, SecretWatch } from '../actors/host/index.ts';
 import type { ActorRef, ActorSystem, Clock } from '../actors/runtime/index.ts';
 import { ask, startSystem, stop, systemClock, tell } from '../actors/runtime/index.ts';
 import type { ShardMsg } from '../actors/shard/index.ts';
@@ -33,6 +33,8 @@ export interface ShardHostDeps {
   /** Called after a shard's actors started or stopped (commands subscribe/unsubscribe here). */
   readonly onShardStarted?: (shard: number, fence: Fence, leaseHeld?: () => boolean) => void;
   readonly onShardStopped?: (shard: number) => void;
+  /** Changes of the Secrets hosts read, one Secret at a time (a host waiting for one subscribes). */
+  readonly secrets?: SecretWatch;
   /** As NodeDeps.attach: starts a store that runs as an actor, before the node reads it. */
   readonly attach?: (system: ActorSystem) => Promise<void>;
 }
@@ -110,6 +112,7 @@ export async function startShardHost(config: ShardHostOptions, deps: ShardHostDe
       store: deps.store, provisioner: deps.provisioner, broker, clock, config: config.machine,
       log: deps.log, random: deps.random ?? Math.random, grantTtlMs: config.capacity.ttlMs, observer: details, fence,
       ...(leaseHeld ? { leaseHeld } : {}),
+      ...(deps.secrets ? { secrets: deps.secrets } : {}),
     }, config.supervision);
     shards.set(shard, { ref, fence });
     fences.set(shard, fence);

@@ -14,6 +14,8 @@ import type { KvObjectStore } from '../adapters/store/kv-object-store.ts';
 import { validateMaasCluster, validateMaasMachine } from '../api/index.ts';
 import type { NatsStore } from '../adapters/store/nats-store.ts';
 import type { SecretSource } from '../adapters/store/nats-secrets.ts';
+import { watchSecretsByKey } from '../adapters/store/secret-changes.ts';
+import type { KeyedSecretWatch } from '../adapters/store/secret-changes.ts';
 import type { CommandServer } from '../cluster/command-server.ts';
 import { startCommandServer } from '../cluster/command-server.ts';
 import { MEMBER_BUCKET, serveIntrospection } from '../cluster/introspect/index.ts';
@@ -110,6 +112,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
     transport.kv(CAPACITY_BUCKET, kvOptions),
   ]);
   const kube = stores.kube;
+  const secretWatch = watchSecrets(kube?.secrets ?? stores.secrets, log);
   let opened: NatsStore | null = null;
   const store: HostStore = kube?.hosts ?? stores.hosts ?? (opened = await openNatsStoreOn(transport, { ...(stores.secrets ? { secrets: stores.secrets } : {}), log, kv: kvOptions }));
   let openedObjects: KvObjectStore | null = null;
@@ -155,6 +158,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
   try {
     return await assemble();
   } catch (err) {
+    secretWatch?.close();
     await health?.close();
     throw err;
   }
@@ -187,6 +191,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
         return proxy;
       },
       ...(kube ? { attach: (system: ActorSystem) => kube.start(system) } : {}),
+      ...(secretWatch ? { secrets: secretWatch } : {}),
       onShardStarted: (shard, fence, leaseHeld) => maas?.acquired(shard, fence, leaseHeld),
       onShardStopped: (shard) => maas?.stopped(shard),
     });
@@ -270,6 +275,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
           await introspect.close();
           introspection.close();
           await shards.stop(timing.drainTimeoutMs);
+          secretWatch?.close();
           await opened?.close();
           await openedObjects?.close();
           await openedObjects?.close();
@@ -280,6 +286,14 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
       },
     };
   }
+}
+
+// Hosts waiting for a Secret hear of it as soon as the source sees it (no restart); what the
+// source could not read is logged by file, document and field, never a value.
+function watchSecrets(source: SecretSource | undefined, log: Logger): KeyedSecretWatch | undefined {
+  if (!source?.watch) return undefined;
+  const watch = source.watch.bind(source);
+  return watchSecretsByKey(watch, { onProblem: (message) => log.error({ component: 'secrets' }, message) });
 }
 
 async function untilBrokerAnswers(figures: () => Promise<CapacityFigures>, withinMs: number, clock: Clock): Promise<void> {

@@ -14,6 +14,8 @@ import { KubeClient } from './kube-client.ts';
 import { KubeObjectStore } from './object-store.ts';
 import { ObjectWriter } from './object-writer.ts';
 import { ResourceCache } from './resource-cache.ts';
+import { kubeSecretSource } from './secret-source.ts';
+import type { SecretSource } from '../store/nats-secrets.ts';
 import type { ResourceName } from './resources.ts';
 import { HOST_RESOURCES, MAAS_RESOURCES, RESOURCES } from './resources.ts';
 import { WriteLanes } from './write-lanes.ts';
@@ -37,6 +39,8 @@ export interface KubeAdapterOptions {
 
 export interface KubeAdapter {
   readonly hosts: KubeHostStore;
+  /** The Secrets the informer holds, announced as they appear, change or go (hosts waiting for one). */
+  readonly secrets: SecretSource;
   /** The MAAS side's store, when `maas` was asked for. */
   readonly objects: KubeObjectStore | null;
   /** Permissions used so far ("verb group/resource"). */
@@ -90,6 +94,7 @@ export function createKubeAdapter(options: KubeAdapterOptions): KubeAdapter {
 
   return {
     hosts,
+    secrets: kubeSecretSource(cache('Secret'), log),
     objects,
     calls,
     events,

@@ -1,16 +1,9 @@
 import type { BareMetalHost } from '../../api/index.ts';
+import { secretRefsOf } from '../../machines/bmh/index.ts';
 
 /** The Secrets a host names, as "<namespace>/<name>": BMC credentials and user/network/meta data. */
 export function secretsNamedBy(host: BareMetalHost): string[] {
-  const ns = host.metadata.namespace;
-  const spec = host.spec;
-  const keys: string[] = [];
-  if (spec.bmc?.credentialsName) keys.push(`${ns}/${spec.bmc.credentialsName}`);
-  for (const field of ['userData', 'networkData', 'metaData'] as const) {
-    const ref = spec[field];
-    if (ref) keys.push(`${ref.namespace || ns}/${ref.name}`);
-  }
-  return keys;
+  return secretRefsOf(host).map((ref) => ref.key);
 }
 
 /** Hosts that name the Secret `secretKey`: a change to it is what their last failure waited for. */

@@ -1,9 +1,12 @@
+import { watch as watchPath, type FSWatcher } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import { readManifests } from '../../api/manifest.ts';
 import type { Secret } from '../../api/secret.ts';
 import { StoreError } from '../../ports/index.ts';
-import { formatApplyIssue, validateDocuments, type SourceDocument } from './validate.ts';
+import { SecretChanges, secretChangeOf } from './secret-changes.ts';
+import type { SecretEvent, SecretWatchOptions } from './secret-changes.ts';
+import { formatApplyIssue, validateDocuments, type ApplyIssue, type SourceDocument } from './validate.ts';
 
 /**
  * Where a node finds the Secrets its hosts name. Local to each node: the cluster store keeps
@@ -11,6 +14,11 @@ import { formatApplyIssue, validateDocuments, type SourceDocument } from './vali
  */
 export interface SecretSource {
   get(namespace: string, name: string): Promise<Secret | undefined>;
+  /**
+   * Tells `onEvent` each time a Secret appears, changes or goes away, until the returned function
+   * is called. Optional: a source without it is read at each use and announces nothing.
+   */
+  watch?(onEvent: (event: SecretEvent) => void, options?: SecretWatchOptions): () => void;
 }
 
 export interface SecretFiles extends SecretSource {
@@ -20,6 +28,14 @@ export interface SecretFiles extends SecretSource {
   readonly files: readonly string[];
   /** A Secret given twice (the later one wins). Names only, never values. */
   readonly warnings: readonly string[];
+  watch(onEvent: (event: SecretEvent) => void, options?: SecretWatchOptions): () => void;
+  /** Resolves once the re-read a file change started (if any) is done: for tests and shutdown. */
+  settled(): Promise<void>;
+}
+
+export interface SecretFilesOptions {
+  /** How long after the last file event a re-read starts (editors write a file in steps). Default 100 ms. */
+  readonly debounceMs?: number;
 }
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
@@ -57,46 +73,204 @@ async function manifestFiles(path: string): Promise<string[]> {
  * Reads Kubernetes Secret manifests (files, or directories of them) into a SecretSource, with
  * the memory store's parsing (`data` base64, `stringData` plain). Other kinds in the files are
  * ignored, so the manifests that hold the hosts may be given as they are. Any unreadable file or
- * invalid Secret fails the whole load with a StoreError naming file, document and field.
+ * invalid Secret fails the first load with a StoreError naming file, document and field.
+ *
+ * While anyone watches, the paths are watched too (a directory for files added, changed or
+ * removed; a file through its directory, so an editor's write-and-rename is seen): after a quiet
+ * `debounceMs` everything is read again and each Secret that appeared, changed or went away is
+ * announced. A file that no longer parses, or cannot be read, keeps the Secrets last read from it
+ * and is reported to the watchers (file, document, field; never a value).
  */
-export async function loadSecretFiles(paths: readonly string[]): Promise<SecretFiles> {
-  const files: string[] = [];
+export async function loadSecretFiles(paths: readonly string[], options: SecretFilesOptions = {}): Promise<SecretFiles> {
+  const debounceMs = options.debounceMs ?? 100;
+  let files: string[] = [];
   for (const path of paths) files.push(...await manifestFiles(path));
-  const docs: SourceDocument[] = [];
+  let byFile = new Map<string, readonly FileSecret[]>();
+  const issues: ApplyIssue[] = [];
   for (const file of files) {
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      throw unreadable(file, error);
-    }
-    for (const doc of readManifests(text, file)) {
-      // A document that did not parse may have been a Secret: it fails the load rather than
-      // leaving a host without its credentials for a reason nobody sees.
-      if (doc.yamlError !== undefined || doc.kind === 'Secret') docs.push(doc);
-    }
+    const read = await readSecretFile(file);
+    if (!read.ok) {
+      if (read.error) throw read.error;
+      issues.push(...read.issues);
+    } else byFile.set(file, read.secrets);
   }
-  const { valid, issues } = validateDocuments(docs);
   if (issues.length > 0) {
     throw new StoreError(`invalid Secret manifests (nothing was loaded): ${issues.map(formatApplyIssue).join('; ')}`, false);
   }
+  let merged = mergeFiles(files, byFile);
+  const changes = new SecretChanges();
+  let watchers: FSWatcher[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  let reading: Promise<void> = Promise.resolve();
+  let again = false;
+  let busy = false;
+
+  // One re-read at a time; events during one start another after it.
+  const reread = (): void => {
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    reading = (async () => {
+      do {
+        again = false;
+        await reload();
+      } while (again && changes.size > 0);
+      busy = false;
+    })();
+  };
+
+  const reload = async (): Promise<void> => {
+    const nextFiles: string[] = [];
+    for (const path of paths) {
+      try {
+        nextFiles.push(...await manifestFiles(path));
+      } catch (error) {
+        // A path gone for a moment (an editor replacing the file) keeps what it gave.
+        changes.problem(`${error instanceof Error ? error.message : String(error)}; the Secrets last read from it stay in use`);
+        nextFiles.push(...files.filter((f) => f === path || dirname(f) === path));
+      }
+    }
+    const next = new Map<string, readonly FileSecret[]>();
+    for (const file of nextFiles) {
+      const read = await readSecretFile(file);
+      if (read.ok) {
+        next.set(file, read.secrets);
+        continue;
+      }
+      // Listed but gone before it was read: removed, as if it had not been listed.
+      if (read.gone) continue;
+      const why = read.error ? read.error.message : `invalid Secret manifests: ${read.issues.map(formatApplyIssue).join('; ')}`;
+      changes.problem(`${why}; the Secrets last read from ${file} stay in use`);
+      next.set(file, byFile.get(file) ?? []);
+    }
+    const before = merged.secrets;
+    files = [...new Set(nextFiles)].filter((f) => next.has(f));
+    byFile = next;
+    merged = mergeFiles(files, byFile);
+    const keys = new Set([...before.keys(), ...merged.secrets.keys()]);
+    for (const key of keys) {
+      const change = secretChangeOf(before.get(key), merged.secrets.get(key));
+      if (change) changes.emit({ key, change });
+    }
+  };
+
+  const schedule = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      reread();
+    }, debounceMs);
+    timer.unref?.();
+  };
+
+  const startWatching = async (): Promise<void> => {
+    for (const path of paths) {
+      let directory: boolean;
+      try {
+        directory = (await stat(path)).isDirectory();
+      } catch (error) {
+        changes.problem(`cannot watch the secrets path ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}; it is read again only when another path changes`);
+        continue;
+      }
+      const dir = directory ? path : dirname(path);
+      const only = directory ? null : basename(path);
+      try {
+        const watcher = watchPath(dir, { persistent: false }, (_event, name) => {
+          if (only === null || name === null || String(name) === only) schedule();
+        });
+        watcher.on('error', (error) => changes.problem(`watching ${dir} failed (${error.message}); changes there are no longer seen until the node restarts`));
+        if (changes.size === 0) watcher.close();
+        else watchers.push(watcher);
+      } catch (error) {
+        changes.problem(`cannot watch the secrets path ${dir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      }
+    }
+    // What changed between the first load and the watch.
+    if (changes.size > 0) schedule();
+  };
+
+  const stopWatching = (): void => {
+    for (const w of watchers) w.close();
+    watchers = [];
+    if (timer) clearTimeout(timer);
+    timer = null;
+  };
+
+  return {
+    get keys() {
+      return [...merged.secrets.keys()];
+    },
+    get files() {
+      return [...files];
+    },
+    get warnings() {
+      return merged.warnings;
+    },
+    async get(namespace, name) {
+      return merged.secrets.get(`${namespace}/${name}`);
+    },
+    watch(onEvent, watchOptions) {
+      const first = changes.size === 0;
+      const unsubscribe = changes.subscribe(onEvent, watchOptions);
+      if (first) void startWatching();
+      return () => {
+        unsubscribe();
+        if (changes.size === 0) stopWatching();
+      };
+    },
+    settled: async () => {
+      await reading;
+    },
+  };
+}
+
+interface FileSecret {
+  readonly key: string;
+  readonly secret: Secret;
+  /** `file document N`, for the duplicate warning. */
+  readonly at: string;
+}
+
+type FileRead =
+  | { readonly ok: true; readonly secrets: readonly FileSecret[] }
+  | { readonly ok: false; readonly gone: boolean; readonly error?: StoreError; readonly issues: readonly ApplyIssue[] };
+
+async function readSecretFile(file: string): Promise<FileRead> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    return { ok: false, gone: (error as NodeJS.ErrnoException).code === 'ENOENT', error: unreadable(file, error), issues: [] };
+  }
+  const docs: SourceDocument[] = [];
+  for (const doc of readManifests(text, file)) {
+    // A document that did not parse may have been a Secret: it fails the file rather than
+    // leaving a host without its credentials for a reason nobody sees.
+    if (doc.yamlError !== undefined || doc.kind === 'Secret') docs.push(doc);
+  }
+  const { valid, issues } = validateDocuments(docs);
+  if (issues.length > 0) return { ok: false, gone: false, issues };
+  const secrets: FileSecret[] = [];
+  for (const doc of valid) {
+    if (doc.type === 'secret') secrets.push({ key: doc.key, secret: doc.secret, at: `${doc.source.file} document ${doc.source.index}` });
+  }
+  return { ok: true, secrets };
+}
+
+// Files in order, a later Secret of the same name winning, as the first load has always done.
+function mergeFiles(files: readonly string[], byFile: ReadonlyMap<string, readonly FileSecret[]>): { secrets: Map<string, Secret>; warnings: string[] } {
   const secrets = new Map<string, Secret>();
   const where = new Map<string, string>();
   const warnings: string[] = [];
-  for (const doc of valid) {
-    if (doc.type !== 'secret') continue;
-    const at = `${doc.source.file} document ${doc.source.index}`;
-    const earlier = where.get(doc.key);
-    if (earlier !== undefined) warnings.push(`Secret ${doc.key} is given twice (${earlier} and ${at}); the later one wins`);
-    where.set(doc.key, at);
-    secrets.set(doc.key, doc.secret);
+  for (const file of files) {
+    for (const { key, secret, at } of byFile.get(file) ?? []) {
+      const earlier = where.get(key);
+      if (earlier !== undefined) warnings.push(`Secret ${key} is given twice (${earlier} and ${at}); the later one wins`);
+      where.set(key, at);
+      secrets.set(key, secret);
+    }
   }
-  return {
-    keys: [...secrets.keys()],
-    files,
-    warnings,
-    async get(namespace, name) {
-      return secrets.get(`${namespace}/${name}`);
-    },
-  };
+  return { secrets, warnings };
 }
