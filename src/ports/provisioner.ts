@@ -23,6 +23,11 @@ export interface HostData {
   readonly metaData?: string;
   /** The caller's shard lease, for backends that log or refuse calls from a stale owner. */
   readonly fence?: Fence;
+  /**
+   * True while that lease is safely held (monotonic clock, with a margin). A provisioner that
+   * sends several requests for one call asks it before each, so none leaves after a pause.
+   */
+  readonly leaseHeld?: () => boolean;
 }
 
 export interface CapacityClaim {

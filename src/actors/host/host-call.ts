@@ -17,7 +17,7 @@ export async function callProvisioner(host: BareMetalHost, args: CallArgs, store
     const resolved = await resolveHostData(host, args, store, missingRetryMs);
     if (!resolved.ok) return resolved.result;
     if (leaseHeld && !leaseHeld()) return { kind: 'transient', message: LEASE_NOT_HELD };
-    return await invoke(provisioner, fence ? { ...resolved.data, fence } : resolved.data, args);
+    return await invoke(provisioner, fence ? { ...resolved.data, fence, ...(leaseHeld ? { leaseHeld } : {}) } : resolved.data, args);
   } catch (err) {
     // A provisioner that throws broke its contract; treat it as transient and keep the reason.
     return { kind: 'transient', message: err instanceof Error ? err.message : String(err) };

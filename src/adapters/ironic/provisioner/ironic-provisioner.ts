@@ -15,6 +15,8 @@ import { prepare } from './prepare.ts';
 import { provision } from './provision.ts';
 import { register } from './register.ts';
 import { removeNode } from './remove.ts';
+import { findNode } from './find-node.ts';
+import { claimNode, leaseGuardedClient, StaleOwner } from './owner-fence.ts';
 
 export interface IronicProvisionerOptions {
   readonly client: IronicClient;
@@ -37,30 +39,43 @@ export function createIronicProvisioner(o: IronicProvisionerOptions): Provisione
     ports: new Set(),
   };
   const pool = o.pool ?? `ironic:${o.client.endpoint}`;
-  const guard = (fn: () => Promise<OpResult>): Promise<OpResult> => fn().catch(toResult);
+  // Each call runs with a client whose writes ask the shard lease first, after the node's
+  // recorded owner has been compared with the caller's lease (owner-fence.ts).
+  const guard = (host: HostData, fn: (c: StepContext) => Promise<OpResult>): Promise<OpResult> => {
+    const c: StepContext = host.leaseHeld ? { ...ctx, client: leaseGuardedClient(ctx.client, host) } : ctx;
+    return fenced(c, host).then(() => fn(c)).catch(toResult);
+  };
   return {
     name: 'ironic',
     capacity(host: HostData): CapacityClaim {
       const bmc = parseBmcAddress(host.spec.bmc?.address ?? '');
       return { pool, exempt: bmc.ok && bmc.bmc.supportsVirtualMedia };
     },
-    register: (host, a) => guard(() => register(ctx, host, a.restartOnFailure)),
-    inspect: (host, a) => guard(() => inspect(ctx, host, a)),
-    prepare: (host, a) => guard(() => prepare(ctx, host, a.restartOnFailure)),
-    provision: (host) => guard(() => provision(ctx, host)),
-    deprovision: (host, a) => guard(() => deprovision(ctx, host, a)),
-    adopt: (host, a) => guard(() => adopt(ctx, host, a.restartOnFailure)),
-    powerOn: (host) => guard(() => setPower(ctx, host, 'on', 'hard')),
-    powerOff: (host, a) => guard(() => setPower(ctx, host, 'off', a.mode)),
-    hardwareState: (host) => guard(() => hardwareState(ctx, host)),
-    detach: (host, a) => guard(() => removeNode(ctx, host, a.force)),
-    delete: (host) => guard(() => removeNode(ctx, host, true)),
+    register: (host, a) => guard(host, (c) => register(c, host, a.restartOnFailure)),
+    inspect: (host, a) => guard(host, (c) => inspect(c, host, a)),
+    prepare: (host, a) => guard(host, (c) => prepare(c, host, a.restartOnFailure)),
+    provision: (host) => guard(host, (c) => provision(c, host)),
+    deprovision: (host, a) => guard(host, (c) => deprovision(c, host, a)),
+    adopt: (host, a) => guard(host, (c) => adopt(c, host, a.restartOnFailure)),
+    powerOn: (host) => guard(host, (c) => setPower(c, host, 'on', 'hard')),
+    powerOff: (host, a) => guard(host, (c) => setPower(c, host, 'off', a.mode)),
+    hardwareState: (host) => guard(host, (c) => hardwareState(c, host)),
+    detach: (host, a) => guard(host, (c) => removeNode(c, host, a.force)),
+    delete: (host) => guard(host, (c) => removeNode(c, host, true)),
   };
+}
+
+/** With a fence, the node (when it exists yet) is claimed for the caller's lease, or refused to it. */
+async function fenced(c: StepContext, host: HostData): Promise<void> {
+  if (!host.fence) return;
+  const node = await findNode(c.client, host);
+  if (node) await claimNode(c.client, node, host.fence);
 }
 
 // Ironic errors become results: a vanished node asks for registration, a retryable one is
 // transient (fast retry, no status change), anything else fails this attempt with Ironic's words.
 function toResult(err: unknown): OpResult {
+  if (err instanceof StaleOwner) return { kind: 'transient', message: err.message };
   if (err instanceof IronicError) {
     if (err.code === 'not-found') return needsRegistration;
     if (err.retryable) return { kind: 'transient', message: err.message };
