@@ -5,6 +5,8 @@ export * from './bmh/schema.ts';
 export * from './field-error.ts';
 export * from './secret.ts';
 export * from './manifest.ts';
+export * from './names.ts';
+export * from './limits.ts';
 export * from './bmc/index.ts';
 export * from './bmh/annotations.ts';
 export * from './bmh/validate.ts';

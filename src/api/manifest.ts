@@ -1,7 +1,16 @@
-import { LineCounter, parseAllDocuments } from 'yaml';
+import { Composer, isMap, isScalar, isSeq, LineCounter, Parser, type Document } from 'yaml';
+import { formatBytes, MAX_DOCUMENT_BYTES, utf8Length } from './limits.ts';
+import { documentSpans } from './manifest-spans.ts';
 
 // Multi-document YAML manifests, as a user would `kubectl apply -f` them. Parsing never throws: a
 // syntax error belongs to the document it is in, so the other documents still get checked.
+//
+// Documents are parsed one at a time (manifestDocuments is a generator): the parser's tree of one
+// document is garbage before the next is parsed, so a 20 MB manifest of many small hosts costs
+// its text and the parsed objects, not a tree of the whole file (issue 19.5). A document over
+// MAX_DOCUMENT_BYTES is refused before it is parsed. Duplicate keys are found in one pass here:
+// the yaml package's own check compares each key with every earlier one of its map, quadratic in
+// the keys of a map (1 MB of keys in one map took 16 s, 4 MB over a minute).
 
 export type ManifestDocument = {
   file: string;
@@ -21,6 +30,15 @@ export type ManifestDocument = {
 
 export type ManifestKind = 'BareMetalHost' | 'Secret' | 'other';
 
+/**
+ * How deep a document may nest. Kubernetes objects nest a dozen levels; past this the parse and
+ * every walk of the object would risk the stack (5,000 nested arrays overflowed it: issue 19.6).
+ */
+export const MAX_DOCUMENT_DEPTH = 100;
+
+// A billion-laughs document expands aliases exponentially; 100 is what the yaml package allows.
+const MAX_ALIAS_COUNT = 100;
+
 function record(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
@@ -35,49 +53,134 @@ function firstLine(message: string): string {
   return (message.split('\n')[0] ?? '').replace(/:\s*$/, '');
 }
 
-export function readManifests(source: string, file: string): ManifestDocument[] {
-  const lineCounter = new LineCounter();
-  const parsed = parseAllDocuments(source, { lineCounter, prettyErrors: true });
-  const docs = Array.isArray(parsed) ? parsed : [];
-  const out: ManifestDocument[] = [];
-  docs.forEach((doc, index) => {
-    const start = doc.contents?.range[0] ?? doc.range[0];
-    const line = lineCounter.linePos(start).line;
-    const error = doc.errors[0];
-    let object: unknown = null;
-    let conversionError: string | undefined;
-    try {
-      object = doc.toJS({ maxAliasCount: 100 });
-    } catch (err) {
-      conversionError = err instanceof Error ? firstLine(err.message) : 'cannot convert the document';
+/** The first duplicate key or too-deep node of the document, by offset; walked without recursion. */
+function structureProblem(doc: Document.Parsed): { offset: number; message: string } | null {
+  const stack: Array<{ node: unknown; depth: number }> = [{ node: doc.contents, depth: 1 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (isMap(node) || isSeq(node)) {
+      if (depth > MAX_DOCUMENT_DEPTH) return { offset: node.range?.[0] ?? 0, message: `nesting deeper than ${MAX_DOCUMENT_DEPTH} levels` };
     }
-    if (!error && conversionError === undefined && (object === null || object === undefined)) return;
+    if (isMap(node)) {
+      const seen = new Set<string>();
+      for (const pair of node.items) {
+        const key = pair.key;
+        if (isScalar(key)) {
+          // Keys compare as the yaml package compares them: scalars of equal value.
+          const id = `${typeof key.value}:${String(key.value)}`;
+          if (seen.has(id)) return { offset: key.range?.[0] ?? 0, message: 'Map keys must be unique' };
+          seen.add(id);
+        } else if (key !== null) stack.push({ node: key, depth: depth + 1 });
+        stack.push({ node: pair.value, depth: depth + 1 });
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) stack.push({ node: item, depth: depth + 1 });
+    }
+  }
+  return null;
+}
 
-    const obj = record(object);
-    const metadata = record(obj?.metadata);
-    const entry: ManifestDocument = {
-      file,
-      index,
-      line,
-      namespace: text(metadata?.namespace) || 'default',
-      object,
-    };
-    const apiVersion = text(obj?.apiVersion);
-    const kind = text(obj?.kind);
-    const name = text(metadata?.name);
-    if (apiVersion !== undefined) entry.apiVersion = apiVersion;
-    if (kind !== undefined) entry.kind = kind;
-    if (name !== undefined) entry.name = name;
-    if (error) {
-      const at = error.linePos?.[0];
-      const where = at && !/ at line \d+/.test(error.message) ? ` at line ${at.line}, column ${at.col}` : '';
-      entry.yamlError = `${firstLine(error.message)}${where}`;
-    } else if (conversionError !== undefined) {
-      entry.yamlError = conversionError;
+// A document too big to parse still says what it is when its head does: top-level kind and
+// metadata.name, read with two bounded regexes (no parse).
+function headOf(textOfDoc: string): { kind?: string; name?: string } {
+  const head = textOfDoc.slice(0, 4096);
+  const kind = /^kind:[ \t]*["']?([A-Za-z0-9]+)/m.exec(head)?.[1];
+  const name = /^metadata:[ \t]*\r?\n(?:[ \t]+[^\n]*\n)*?[ \t]+name:[ \t]*["']?([^"'\s#]+)/m.exec(head)?.[1];
+  return { ...(kind ? { kind } : {}), ...(name ? { name } : {}) };
+}
+
+/** The documents of `source`, parsed one at a time. */
+export function* manifestDocuments(source: string, file: string): Generator<ManifestDocument> {
+  let index = 0;
+  for (const span of documentSpans(source)) {
+    const chunk = source.slice(span.start, span.end);
+    const bytes = utf8Length(chunk);
+    if (bytes > MAX_DOCUMENT_BYTES) {
+      const head = headOf(chunk.replace(/^---[^\n]*\n/, ''));
+      yield {
+        file, index, line: span.line, namespace: 'default', object: null, ...head,
+        yamlError: `the document is ${formatBytes(bytes)} of YAML; a document may be at most ${formatBytes(MAX_DOCUMENT_BYTES)} (one object must fit in a NATS message), so it was not parsed`,
+      };
+      index += 1;
+      continue;
     }
-    out.push(entry);
-  });
-  return out;
+    for (const doc of parseChunk(chunk, file, span.line, index)) {
+      index += 1;
+      if (doc !== null) yield doc;
+    }
+  }
+}
+
+function* parseChunk(chunk: string, file: string, firstLine0: number, firstIndex: number): Generator<ManifestDocument | null> {
+  const lineCounter = new LineCounter();
+  const where = (offset: number): { line: number; col: number } => {
+    const pos = lineCounter.linePos(offset);
+    return { line: pos.line + firstLine0 - 1, col: pos.col };
+  };
+  let docs: Document.Parsed[];
+  try {
+    const parser = new Parser(lineCounter.addNewLine);
+    const composer = new Composer({ uniqueKeys: false });
+    docs = Array.from(composer.compose(parser.parse(chunk)));
+  } catch (err) {
+    // The parser recurses per level of flow nesting; a stack it overflows is the document's fault.
+    const reason = err instanceof RangeError ? `nesting deeper than the parser can follow (more than ${MAX_DOCUMENT_DEPTH} levels are refused)` : `cannot parse: ${err instanceof Error ? firstLine(err.message) : 'unknown error'}`;
+    yield { file, index: firstIndex, line: firstLine0, namespace: 'default', object: null, yamlError: reason };
+    return;
+  }
+  let index = firstIndex;
+  for (const doc of docs) yield toManifestDocument(doc, file, index++, where);
+}
+
+function toManifestDocument(doc: Document.Parsed, file: string, index: number, where: (offset: number) => { line: number; col: number }): ManifestDocument | null {
+  const start = doc.contents?.range[0] ?? doc.range[0];
+  const line = where(start).line;
+  const error = doc.errors[0];
+  const problem = error ? null : structureProblem(doc);
+  let object: unknown = null;
+  let conversionError: string | undefined;
+  if (!problem) {
+    try {
+      object = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (err) {
+      conversionError = err instanceof RangeError && /call stack/i.test(err.message)
+        ? `nesting deeper than ${MAX_DOCUMENT_DEPTH} levels`
+        : err instanceof Error ? firstLine(err.message) : 'cannot convert the document';
+    }
+  }
+  if (!error && !problem && conversionError === undefined && (object === null || object === undefined)) return null;
+
+  const obj = record(object);
+  const metadata = record(obj?.metadata);
+  const entry: ManifestDocument = {
+    file,
+    index,
+    line,
+    namespace: text(metadata?.namespace) || 'default',
+    object,
+  };
+  const apiVersion = text(obj?.apiVersion);
+  const kind = text(obj?.kind);
+  const name = text(metadata?.name);
+  if (apiVersion !== undefined) entry.apiVersion = apiVersion;
+  if (kind !== undefined) entry.kind = kind;
+  if (name !== undefined) entry.name = name;
+  if (error) {
+    const at = where(error.pos[0]);
+    // The composer recurses per level and reports the stack it overflowed as the document's error.
+    const message = /call stack/i.test(error.message) ? `nesting deeper than the parser can follow (more than ${MAX_DOCUMENT_DEPTH} levels are refused)` : firstLine(error.message);
+    entry.yamlError = `${message} at line ${at.line}, column ${at.col}`;
+  } else if (problem) {
+    const at = where(problem.offset);
+    entry.yamlError = `${problem.message} at line ${at.line}, column ${at.col}`;
+  } else if (conversionError !== undefined) {
+    entry.yamlError = conversionError;
+  }
+  return entry;
+}
+
+export function readManifests(source: string, file: string): ManifestDocument[] {
+  return Array.from(manifestDocuments(source, file));
 }
 
 /** Which of metalfleet's kinds a document is; anything it does not manage is `other`. */

@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import { formatFieldPath, valueAt, type FieldError, type FieldErrorType } from '../field-error.ts';
 import { BareMetalHost } from './schema.ts';
+import { objectSizeErrors } from '../limits.ts';
+import { objectMetaErrors } from '../names.ts';
 import { createRules, updateRules } from './validate-rules.ts';
 import type { RuleOptions } from './validate-rules.ts';
 
@@ -34,6 +36,10 @@ function structuralErrors(obj: unknown): { errors: FieldError[]; codes: Map<stri
  * version) is given. Returns [] when the host is valid.
  */
 export function validateBareMetalHost(obj: unknown, old?: unknown, opts: RuleOptions = {}): FieldError[] {
+  // Too big to store: nothing else is worth checking (and the rules need not walk it).
+  const size = objectSizeErrors(obj);
+  if (size.length > 0) return size;
+  const meta = objectMetaErrors(obj);
   const structural = structuralErrors(obj);
   const host = readHost(obj);
   const rules = createRules(host, opts);
@@ -42,5 +48,6 @@ export function validateBareMetalHost(obj: unknown, old?: unknown, opts: RuleOpt
   // inspectionMode), BMO's message is the one to show.
   const rulePaths = new Set(rules.map((e) => e.path));
   const kept = structural.errors.filter((e) => !(rulePaths.has(e.path) && structural.codes.get(e.path) === 'invalid_value'));
-  return [...kept, ...rules];
+  // BMO's rule 6 speaks about the name in its own words where both refuse it: one error is enough.
+  return [...meta.filter((e) => !rulePaths.has(e.path)), ...kept, ...rules];
 }

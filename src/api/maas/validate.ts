@@ -1,4 +1,6 @@
 import { fieldError, type FieldError } from '../field-error.ts';
+import { objectSizeErrors } from '../limits.ts';
+import { objectMetaErrors } from '../names.ts';
 import { MAAS_PROVIDER, parseProviderId } from './provider-id.ts';
 import { pruneNulls } from './prune-nulls.ts';
 import { MaasCluster, MaasMachine, MaasMachineTemplate } from './schema.ts';
@@ -37,6 +39,12 @@ function ruleProviderId(spec: Obj | undefined, prefix: string): FieldError[] {
   return [];
 }
 
+// What the API server checks of any object before its schema: its size and its metadata.
+function objectErrors(obj: unknown): FieldError[] | null {
+  const size = objectSizeErrors(obj);
+  return size.length > 0 ? size : null;
+}
+
 function changed<T extends string | number>(old: unknown, next: unknown, type: 'string' | 'number'): { old: T; next: T } | null {
   // Only two readable values are compared: a missing or mistyped one is the schema's error already.
   if (typeof old !== type || typeof next !== type || old === next) return null;
@@ -60,27 +68,33 @@ function ruleSpecImmutable(old: Obj | undefined, spec: Obj | undefined, prefix: 
  * Returns [] when it is valid.
  */
 export function validateMaasMachine(obj: unknown, old?: unknown): FieldError[] {
+  const tooBig = objectErrors(obj);
+  if (tooBig) return tooBig;
   const raw = pruneNulls(obj);
   const spec = at(raw, 'spec');
-  const errors = [...structuralErrors(MaasMachine, raw), ...ruleProviderId(spec, 'spec')];
+  const errors = [...objectMetaErrors(raw), ...structuralErrors(MaasMachine, raw), ...ruleProviderId(spec, 'spec')];
   if (old !== undefined) errors.push(...ruleSpecImmutable(at(pruneNulls(old), 'spec'), spec, 'spec', 'maas machine'));
   return errors;
 }
 
 /** Validates a MaasMachineTemplate; the machine rules apply to `spec.template.spec`. */
 export function validateMaasMachineTemplate(obj: unknown, old?: unknown): FieldError[] {
+  const tooBig = objectErrors(obj);
+  if (tooBig) return tooBig;
   const raw = pruneNulls(obj);
   const prefix = 'spec.template.spec';
   const spec = at(raw, 'spec', 'template', 'spec');
-  const errors = [...structuralErrors(MaasMachineTemplate, raw), ...ruleProviderId(spec, prefix)];
+  const errors = [...objectMetaErrors(raw), ...structuralErrors(MaasMachineTemplate, raw), ...ruleProviderId(spec, prefix)];
   if (old !== undefined) errors.push(...ruleSpecImmutable(at(pruneNulls(old), 'spec', 'template', 'spec'), spec, prefix, 'maas machine template'));
   return errors;
 }
 
 /** Validates a MaasCluster; on update its dnsDomain may not change. */
 export function validateMaasCluster(obj: unknown, old?: unknown): FieldError[] {
+  const tooBig = objectErrors(obj);
+  if (tooBig) return tooBig;
   const raw = pruneNulls(obj);
-  const errors = structuralErrors(MaasCluster, raw);
+  const errors = [...objectMetaErrors(raw), ...structuralErrors(MaasCluster, raw)];
   if (old !== undefined) {
     const domain = changed<string>(at(pruneNulls(old), 'spec')?.dnsDomain, at(raw, 'spec')?.dnsDomain, 'string');
     // CAPMAAS says only "changing cluster DNS Domain not allowed"; the values say what to restore.

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
-import { readManifests, type ManifestDocument } from '../../api/manifest.ts';
+import { manifestDocuments, type ManifestDocument } from '../../api/manifest.ts';
+import { readManifestText } from '../../api/manifest-file.ts';
 import { validateObject, validatedKindOf } from '../../api/maas/index.ts';
 import { misspelledKind, type ValidateOptions } from '../../api/index.ts';
 import { readEnv } from '../config.ts';
@@ -15,22 +15,15 @@ import { addPluginFlags, declaredBmcSchemes } from '../provisioners.ts';
 
 type Output = { out: (line: string) => void; err: (line: string) => void };
 
-const FS_REASONS: Record<string, string> = {
-  ENOENT: 'no such file',
-  EACCES: 'permission denied',
-  EISDIR: 'is a directory',
-};
-
-async function readDocuments(file: string, io: Output): Promise<ManifestDocument[] | null> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? '';
-    io.err(`error: ${file}: cannot read: ${FS_REASONS[code] ?? code ?? 'unknown error'}`);
+// The file's documents, parsed one at a time as they are checked (null when it cannot be read or
+// is over the size limit): what a document cost is garbage before the next is parsed.
+async function readDocuments(file: string, io: Output): Promise<Iterable<ManifestDocument> | null> {
+  const read = await readManifestText(file);
+  if (!read.ok) {
+    io.err(`error: ${file}: ${read.reason}`);
     return null;
   }
-  return readManifests(text, file);
+  return manifestDocuments(read.text, file);
 }
 
 // An update is matched to its stored version by kind, namespace and name.
