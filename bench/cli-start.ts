@@ -75,6 +75,8 @@ export async function run(flags: Record<string, string>): Promise<object> {
     capacity: { limits: {}, defaultLimit: Number.POSITIVE_INFINITY, ttlMs: 30_000 },
     supervision: { maxRestarts: 5, windowMs: 60_000, backoff: { initialMs: 100, maxMs: 30_000 } },
     askTimeoutMs: 5_000,
+    // The bench sends no commands; a NATS node must still say who may.
+    security: { allowUnsigned: true },
   }, sharedSubstrate(transport), {}, { provisioner: createFixtureProvisioner({ latencyMs: 0, demoBehaviours: false }) }, { log: silentLogger });
   try {
     const help = await paired([BIN, '--help'], runs);

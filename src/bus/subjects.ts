@@ -16,6 +16,14 @@ export interface Subjects {
   introspect(node: string | '*'): string;
   /** One introspection verb of one node (`<cluster>.introspect.<node>.<verb>`). */
   introspectVerb(node: string, verb: string): string;
+  /** Signed requests to apply one object to the cluster's stores (any node answers, one queue group). */
+  readonly storeApply: string;
+  /** Signed requests to delete one host from the cluster's store (any node answers). */
+  readonly storeDelete: string;
+  /** Where a node appends one audit record of `action` (the mf-audit stream holds them). */
+  audit(action: string): string;
+  /** Every audit subject (`<cluster>.audit.>`): the audit stream's subjects. */
+  readonly audits: string;
 }
 
 export function subjects(cluster = 'mf'): Subjects {
@@ -33,5 +41,9 @@ export function subjects(cluster = 'mf'): Subjects {
     capacityNotify: (node) => `${cluster}.capacity.notify.${node}`,
     introspect: (node) => `${cluster}.introspect.${node}`,
     introspectVerb: (node, verb) => `${cluster}.introspect.${node}.${verb}`,
+    storeApply: `${cluster}.store.apply`,
+    storeDelete: `${cluster}.store.delete`,
+    audit: (action) => `${cluster}.audit.${action}`,
+    audits: `${cluster}.audit.>`,
   };
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { SigningKey } from '../security/index.ts';
 import { CliError } from './cli-error.ts';
 
 // The NATS flags every cluster command shares (node, apply, delete, command, top). Secrets are
@@ -63,4 +64,22 @@ export async function natsOptionsFrom(flags: NatsFlagValues, env: NodeJS.Process
     ? { ...(flags.natsCa ? { caFile: flags.natsCa } : {}), ...(flags.natsCert ? { certFile: flags.natsCert } : {}), ...(flags.natsKey ? { keyFile: flags.natsKey } : {}) }
     : undefined;
   return { servers, name, ...(auth ? { auth } : {}), ...(tls ? { tls } : {}) };
+}
+
+/** `--signing-key FILE`, for the commands that ask nodes to change something (host, apply, delete). */
+export function addSigningKeyFlag(cmd: Command): Command {
+  return cmd.option('--signing-key <file>', 'nkey user seed to sign requests with (nodes with --authorized-keys take only signed ones; env METALFLEET_SIGNING_KEY_FILE; create one with "metalfleet keygen")');
+}
+
+/** The signing key the flag or METALFLEET_SIGNING_KEY_FILE names; undefined when neither does (requests go unsigned). */
+export async function signingKeyFrom(flags: { signingKey?: string }, env: NodeJS.ProcessEnv): Promise<SigningKey | undefined> {
+  const file = flags.signingKey ?? env.METALFLEET_SIGNING_KEY_FILE;
+  if (!file) return undefined;
+  const { loadSigningKey } = await import('../security/index.ts');
+  try {
+    return await loadSigningKey(file);
+  } catch (error) {
+    // KeyFileError names the file and what is wrong, never the seed.
+    throw new CliError(`--signing-key: ${error instanceof Error ? error.message : String(error)}`, 2);
+  }
 }

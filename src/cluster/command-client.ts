@@ -1,7 +1,9 @@
 import { shardOf } from '../api/index.ts';
-import { call, subjects as defaultSubjects, type Subjects } from '../bus/index.ts';
+import { subjects as defaultSubjects, type Subjects } from '../bus/index.ts';
 import { HostCommand, HostCommandReply, type HostCommandInput } from '../bus/messages/index.ts';
 import type { Transport } from '../ports/index.ts';
+import type { SigningKey } from '../security/index.ts';
+import { signedCall } from './commands/signed-call.ts';
 
 export interface SendCommandOptions {
   readonly shardCount: number;
@@ -13,6 +15,8 @@ export interface SendCommandOptions {
    */
   readonly deadlineMs?: number;
   readonly subjects?: Subjects;
+  /** Signs each attempt (nodes with --authorized-keys take only signed commands); absent: unsigned. */
+  readonly signingKey?: SigningKey | undefined;
 }
 
 /**
@@ -24,9 +28,9 @@ export async function sendCommand(transport: Transport, input: HostCommandInput,
   // Validate here too, so a caller's mistake is reported before anything is sent.
   const cmd = HostCommand.parse(input);
   const subject = (options.subjects ?? defaultSubjects()).command(shardOf(cmd.host, options.shardCount));
-  return call(transport, subject, cmd, HostCommandReply, {
+  return signedCall(transport, subject, cmd, HostCommandReply, {
     timeoutMs: options.timeoutMs ?? 2_000,
     deadlineMs: options.deadlineMs ?? 30_000,
-    retry: true,
+    signingKey: options.signingKey,
   });
 }

@@ -4,11 +4,18 @@
 // shared store and the reply goes out once that write is durable; the owner of the host's shard
 // acts on it from its watch of the store. A shard changing hands therefore leaves no gap with
 // nobody answering — there is nothing about ownership in this file.
+//
+// Before anything else the request guard decides whether the sender may ask at all (a signed
+// request from an allow-listed operator key, src/security), and every request, taken or refused,
+// is written to the audit stream.
+import { z } from 'zod';
 import { shardOf } from '../api/index.ts';
-import { fail, ok, serve, subjects as defaultSubjects, type Subjects } from '../bus/index.ts';
+import { fail, ok, serve, subjects as defaultSubjects, type Reply, type Subjects } from '../bus/index.ts';
 import { HostCommand } from '../bus/messages/index.ts';
 import type { HostStore, Logger, ObjectStore, Transport } from '../ports/index.ts';
+import { innerRequest, noAudit, trustedGuard, type AuditLog, type RequestGuard } from '../security/index.ts';
 import { handleCommand } from './commands/index.ts';
+import { auditEntry, claimed } from './commands/audit-entry.ts';
 
 /** The queue group every node's command server joins (one group per cluster subject prefix). */
 export const COMMAND_QUEUE = 'mf-commands';
@@ -22,6 +29,13 @@ export interface CommandServerOptions {
   readonly shardCount: number;
   readonly log: Logger;
   readonly subjects?: Subjects;
+  /** Who may send commands. Default trusted (a private bus); startNode passes the node's posture. */
+  readonly guard?: RequestGuard;
+  /** Where each command's outcome is recorded; default nowhere. */
+  readonly audit?: AuditLog;
+  /** This node's name, in the audit records. */
+  readonly node?: string;
+  readonly now?: () => Date;
 }
 
 export interface CommandServer {
@@ -35,26 +49,58 @@ export interface CommandServer {
 export function startCommandServer(options: CommandServerOptions): CommandServer {
   const subjects = options.subjects ?? defaultSubjects();
   const log = options.log.child({ component: 'commands' });
-  const service = serve(options.transport, subjects.commands, HostCommand, async (cmd, { subject }) => {
+  const guard = options.guard ?? trustedGuard();
+  const audit = options.audit ?? noAudit;
+  const now = options.now ?? (() => new Date());
+  const node = options.node ?? 'unknown';
+  let rejected = 0;
+  const service = serve(options.transport, subjects.commands, z.unknown(), async (payload, { subject }) => {
+    let admission;
+    try {
+      admission = await guard.admit(subject, payload, 'operator');
+    } catch (error) {
+      // The nonce ledger (a KV bucket) could not be reached: nothing was decided, try again.
+      const reason = `cannot check the request now: ${error instanceof Error ? error.message : String(error)}`;
+      log.warn({ subject, err: reason }, 'command not checked');
+      return fail('unavailable', reason, true);
+    }
+    const inner = admission.ok ? admission.request : innerRequest(payload);
+    const facts = { node, action: 'command' as const, payload, caller: admission.caller, command: claimed(inner, 'type'), host: claimed(inner, 'host'), requestId: claimed(inner, 'requestId') };
+    const answer = async (reply: Reply<unknown>, outcome: 'applied' | 'alreadyRecorded' | 'refused' | 'failed'): Promise<Reply<unknown>> => {
+      await audit.record(auditEntry({ ...facts, outcome, ...(reply.ok ? {} : { code: reply.error.kind, reason: reply.error.message }), now: now() }));
+      return reply;
+    };
+    if (!admission.ok) {
+      log.warn({ subject, host: facts.host, command: facts.command, caller: admission.caller, code: admission.error.code, err: admission.error.message }, 'command refused');
+      return answer(fail(admission.error.code, admission.error.message, false), 'refused');
+    }
+    const parsed = HostCommand.safeParse(inner);
+    if (!parsed.success) {
+      rejected += 1;
+      const issue = parsed.error.issues[0];
+      const path = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : '(message)';
+      return answer(fail('invalidMessage', `${subject}: invalid message at ${path}: ${issue?.message ?? 'does not match the schema'}`), 'refused');
+    }
+    const cmd = parsed.data;
     const home = shardOf(cmd.host, options.shardCount);
     // Clients publish per shard (README); one on the wrong shard's subject has computed its
     // shard with another shard count, which is a mistake worth telling rather than hiding.
     if (subjects.commandShard(subject) !== home) {
-      return fail('invalid', `host ${cmd.host} belongs to shard ${home}; publish on ${subjects.command(home)}`);
+      return answer(fail('invalid', `host ${cmd.host} belongs to shard ${home}; publish on ${subjects.command(home)}`), 'refused');
     }
     const outcome = await handleCommand(options.store, cmd, options.objects);
     if (outcome.ok) {
-      log.info({ host: cmd.host, shard: home, command: cmd.type, requestId: cmd.requestId, applied: outcome.reply.applied }, 'command recorded');
-      return ok(outcome.reply);
+      log.info({ host: cmd.host, shard: home, command: cmd.type, requestId: cmd.requestId, applied: outcome.reply.applied, caller: admission.caller }, 'command recorded');
+      return answer(ok(outcome.reply), outcome.reply.applied ? 'applied' : 'alreadyRecorded');
     }
     if (outcome.error.code === 'unavailable') {
       log.warn({ host: cmd.host, shard: home, command: cmd.type, requestId: cmd.requestId, err: outcome.error.message }, 'command not recorded');
     }
-    return fail(outcome.error.code, outcome.error.message, outcome.error.retryable);
+    return answer(fail(outcome.error.code, outcome.error.message, outcome.error.retryable), outcome.error.retryable ? 'failed' : 'refused');
   }, { queue: COMMAND_QUEUE });
   let closing: Promise<void> | null = null;
   return {
-    stats: () => ({ served: service.stats.served, rejected: service.stats.rejected, failed: service.stats.failed }),
+    stats: () => ({ served: service.stats.served - rejected, rejected: service.stats.rejected + rejected, failed: service.stats.failed }),
     close: () => (closing ??= service.drain().catch(() => undefined)),
   };
 }

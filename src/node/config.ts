@@ -1,4 +1,18 @@
 import type { MachineConfig } from '../machines/bmh/index.ts';
+import type { AuthorizedKeys } from '../security/index.ts';
+
+/**
+ * Who may send a node commands and store requests over a shared bus (NATS). One of the two is
+ * required there; the embedded single process (a private bus) trusts its own and needs neither.
+ */
+export interface RequestSecurity {
+  /** Only requests signed by these keys (operators for changes) are taken. */
+  readonly authorizedKeys?: AuthorizedKeys;
+  /** Take unsigned requests too (recorded as unsigned in the audit). Must be asked for. */
+  readonly allowUnsigned?: boolean;
+  /** How far a signing time may be from this node's clock; default ±2 minutes. */
+  readonly freshnessMs?: number;
+}
 
 /** How a node takes part in its cluster: leases, heartbeats, hand-off. The same on every node. */
 export interface ClusterTiming {
@@ -33,6 +47,8 @@ export interface NodeConfig {
   readonly healthPort?: number | null;
   /** Append ownership records (JSON lines) here: the cluster tests check no two owners overlap. */
   readonly ownershipLog?: string;
+  /** Required on a shared substrate (NATS): see RequestSecurity. */
+  readonly security?: RequestSecurity;
 }
 
 /**

@@ -22,6 +22,8 @@ import { MEMBER_BUCKET, serveIntrospection } from '../cluster/introspect/index.t
 import type { Membership, ShardLeases } from '../cluster/index.ts';
 import { OwnershipRecorder, startMembership, startShardLeases } from '../cluster/index.ts';
 import { startSingleton } from '../cluster/singleton.ts';
+import { subjects as clusterSubjects } from '../bus/index.ts';
+import { checkPosture, openPosture } from '../security/index.ts';
 import { DEFAULT_MAAS_MACHINE_CONFIG } from '../machines/maas-machine/index.ts';
 import type { MaasMachineConfig, MaasMachineState } from '../machines/maas-machine/index.ts';
 import type { HostStore, Logger, MaasDriver, ObjectStore, Provisioner } from '../ports/index.ts';
@@ -105,6 +107,8 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
   const name = config.name;
   const clock = runtime.clock ?? systemClock;
   const timing = clusterTiming(config, substrate.shared);
+  // Before anything opens: a NATS node that would take anyone's commands does not start.
+  checkPosture(substrate.shared, config.security);
   const kvOptions = timing.replicas > 1 ? { replicas: timing.replicas } : {};
   const [leaseBucket, memberBucket, capacityBucket] = await Promise.all([
     transport.kv(LEASE_BUCKET, { ...kvOptions, ttlMs: timing.leaseTtlMs }),
@@ -195,7 +199,8 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
       onShardStarted: (shard, fence, leaseHeld) => maas?.acquired(shard, fence, leaseHeld),
       onShardStopped: (shard) => maas?.stopped(shard),
     });
-    const commands: CommandServer = startCommandServer({ transport, store, objects, shardCount: config.shardCount, log });
+    const posture = await openPosture(transport, substrate.shared, config.security, clusterSubjects(), log, timing.replicas);
+    const commands: CommandServer = startCommandServer({ transport, store, objects, shardCount: config.shardCount, log, guard: posture.guard, audit: posture.audit, node: name });
 
     const singleton = await startSingleton({
       bucket: leaseBucket, key: BROKER_LEASE_KEY, holder: name, ttlMs: timing.leaseTtlMs, clock, log,

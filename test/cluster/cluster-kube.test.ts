@@ -40,7 +40,7 @@ test('cluster kube - two nodes on one Kubernetes: each host and each MAAS cluste
       'bin/metalfleet.js', 'node', '--nats', nats.url, '--kubeconfig', api.kubeconfigPath, '--name', name,
       '--fixture-url', fixture.url, '--shards', String(SHARDS), '--lease-ttl', '3000', '--heartbeat', '250',
       '--ownership-log', join(dir, `ownership-${name}.jsonl`), '--health-port', '0', '--log-level', 'warn',
-      '--maas', sim.url, '--maas-key', sim.adminKey,
+      '--maas', sim.url, '--maas-key', sim.adminKey, '--allow-unsigned-commands',
     ], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     const err: string[] = [];

@@ -68,6 +68,11 @@ export interface ClusterOptions {
   readonly maas?: MaasSimOptions;
   /** More Secrets for the nodes' --secrets file (bootstrap data of MaasMachines). */
   readonly secrets?: readonly unknown[];
+  /**
+   * The nodes' --authorized-keys file: only commands signed by its keys are taken. Without it the
+   * nodes run with --allow-unsigned-commands, so tests about other things can send plain requests.
+   */
+  readonly authorizedKeys?: string;
 }
 
 export interface Cluster {
@@ -122,6 +127,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       '--health-port', '0', '--log-level', process.env.CLUSTER_LOG_LEVEL ?? 'warn',
       ...(options.limit !== undefined ? ['--limit', String(options.limit)] : []),
       ...(maas ? ['--maas', maas.url, '--maas-key', maas.adminKey] : []),
+      ...(options.authorizedKeys ? ['--authorized-keys', options.authorizedKeys] : ['--allow-unsigned-commands']),
       ...(options.nodeArgs ?? []), ...extraArgs,
     ];
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });

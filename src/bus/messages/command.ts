@@ -57,10 +57,23 @@
  * when the intent was already recorded (a repeat, e.g. a retry with the same `requestId`);
  * `state` is the host's provisioning state when the reply was made (a MaasMachine: its MAAS state, above).
  *
+ * Signing. A node started with `--authorized-keys` takes a command only inside a signed envelope
+ * (src/security/signed-request.ts): a MessagePack map `{ type: "signed", signer, signedAt, nonce,
+ * signature, body }` where `body` is the MessagePack bytes of the request above, `signer` an nkey
+ * user public key (`U...`), `signedAt` ms since the epoch, `nonce` 22-64 base64url characters used
+ * once, and `signature` the 64-byte ed25519 signature of
+ * `"metalfleet-signed-request/v1\n<subject>\n<signedAt>\n<nonce>\n"` followed by the body bytes.
+ * The signer must be an `operator` in the allow-list, the time within ±2 minutes of the node's
+ * clock and the nonce new to the cluster. Otherwise the command is refused, never retryable:
+ * `unauthorized` (unsigned, unknown key, bad signature, stale, replayed: the message says which)
+ * or `forbidden` (a `viewer` key). A node started with `--allow-unsigned-commands` instead takes
+ * plain requests too. Every command, taken or refused, is recorded in the `mf-audit` stream.
+ *
  * Error (`HostCommandError`): `{ code, message, retryable }` with code `notFound` (no such host),
  * `invalid` (the request does not match this schema, or asks for a spec the host cannot have),
  * `conflict` (the host's state or annotations do not allow it now; the message says what to do)
- * or `unavailable` (the store could not be reached; retry when `retryable`). Earlier versions also
+ * `unavailable` (the store could not be reached; retry when `retryable`), `unauthorized` or
+ * `forbidden` (above; also `invalidMessage` for a request that does not decode). Earlier versions also
  * sent the envelope kind `notOwner` (retryable) while a shard moved; no node sends it any more,
  * and a client may keep treating it as retryable. How a reply and an error are told apart on the
  * wire is the transport envelope's business, not this file's.
@@ -165,7 +178,7 @@ export const HostCommandReply = z.strictObject({
 });
 export type HostCommandReply = z.infer<typeof HostCommandReply>;
 
-export const HOST_COMMAND_ERROR_CODES = ['notFound', 'invalid', 'conflict', 'unavailable'] as const;
+export const HOST_COMMAND_ERROR_CODES = ['notFound', 'invalid', 'conflict', 'unavailable', 'unauthorized', 'forbidden'] as const;
 export const HostCommandErrorCode = z.enum(HOST_COMMAND_ERROR_CODES);
 export type HostCommandErrorCode = z.infer<typeof HostCommandErrorCode>;
 

@@ -7,7 +7,8 @@ import { sendCommand } from '../../cluster/command-client.ts';
 import { BusError, type Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
 import { intFlag, readEnv } from '../config.ts';
-import { addNatsFlags, natsOptionsFrom, type NatsFlagValues } from '../nats-options.ts';
+import { addNatsFlags, addSigningKeyFlag, natsOptionsFrom, signingKeyFrom, type NatsFlagValues } from '../nats-options.ts';
+import type { SigningKey } from '../../security/index.ts';
 import type { Output } from './apply.ts';
 
 // `metalfleet host ACTION NS/NAME...`: a host command (src/bus/messages/command.ts) for each host,
@@ -36,6 +37,7 @@ interface HostFlags extends NatsFlagValues {
   reason?: string;
   shards?: number;
   timeout: number;
+  signingKey?: string;
 }
 
 // One attempt waits at most this long: a request lost with a node that is going away is retried
@@ -76,13 +78,16 @@ export function buildHostCommands(action: string, keys: readonly string[], flags
 
 type Outcome = { ok: true; line: string } | { ok: false; line: string };
 
-async function sendOne(transport: Transport, cmd: HostCommand, shardCount: number, deadlineMs: number): Promise<Outcome> {
+async function sendOne(transport: Transport, cmd: HostCommand, shardCount: number, deadlineMs: number, signingKey: SigningKey | undefined): Promise<Outcome> {
   try {
-    const reply = await sendCommand(transport, cmd, { shardCount, timeoutMs: Math.min(ATTEMPT_MS, deadlineMs), deadlineMs });
+    const reply = await sendCommand(transport, cmd, { shardCount, timeoutMs: Math.min(ATTEMPT_MS, deadlineMs), deadlineMs, signingKey });
     const state = reply.state === '' ? 'none' : reply.state;
     return { ok: true, line: reply.applied ? `${cmd.host}: ${reply.message} (state ${state})` : `${cmd.host}: already requested (state ${state})` };
   } catch (error) {
-    if (error instanceof RemoteError) return { ok: false, line: `${cmd.host}: error ${error.kind}: ${error.message}` };
+    if (error instanceof RemoteError) {
+      const hint = error.kind === 'unauthorized' && !signingKey ? ' (no --signing-key given, nor METALFLEET_SIGNING_KEY_FILE)' : '';
+      return { ok: false, line: `${cmd.host}: error ${error.kind}: ${error.message}${hint}` };
+    }
     if (error instanceof BusError) {
       const subject = subjects().command(shardOf(cmd.host, shardCount));
       const hint = error.kind === 'noResponders' || error.kind === 'timeout'
@@ -94,13 +99,14 @@ async function sendOne(transport: Transport, cmd: HostCommand, shardCount: numbe
   }
 }
 
-/** Sends the commands over any transport (NATS, or an embedded node's memory bus): one line per host, in the order given. */
-export function sendHostCommands(transport: Transport, cmds: readonly HostCommand[], shardCount: number, deadlineMs: number): Promise<Array<{ ok: boolean; line: string }>> {
+/** Sends the commands over any transport (NATS, or an embedded node's memory bus): one line per host, in the order given. Signed when a key is given. */
+export function sendHostCommands(transport: Transport, cmds: readonly HostCommand[], shardCount: number, deadlineMs: number, signingKey?: SigningKey): Promise<Array<{ ok: boolean; line: string }>> {
   // All at once (each host has its own deadline).
-  return Promise.all(cmds.map((cmd) => sendOne(transport, cmd, shardCount, deadlineMs)));
+  return Promise.all(cmds.map((cmd) => sendOne(transport, cmd, shardCount, deadlineMs, signingKey)));
 }
 
-export async function runHostCommands(cmds: readonly HostCommand[], flags: NatsFlagValues, shardCount: number, deadlineMs: number, io: Output): Promise<boolean> {
+export async function runHostCommands(cmds: readonly HostCommand[], flags: NatsFlagValues & { signingKey?: string }, shardCount: number, deadlineMs: number, io: Output): Promise<boolean> {
+  const signingKey = await signingKeyFrom(flags, process.env);
   const options = await natsOptionsFrom(flags, process.env, 'metalfleet-host');
   let transport: Transport;
   try {
@@ -110,7 +116,7 @@ export async function runHostCommands(cmds: readonly HostCommand[], flags: NatsF
     throw new CliError(`NATS: ${error instanceof Error ? error.message : String(error)}`);
   }
   try {
-    const outcomes = await sendHostCommands(transport, cmds, shardCount, deadlineMs);
+    const outcomes = await sendHostCommands(transport, cmds, shardCount, deadlineMs, signingKey);
     for (const o of outcomes) (o.ok ? io.out : io.err)(o.line);
     return outcomes.every((o) => o.ok);
   } finally {
@@ -119,7 +125,7 @@ export async function runHostCommands(cmds: readonly HostCommand[], flags: NatsF
 }
 
 export function register(program: Command): void {
-  addNatsFlags(
+  addSigningKeyFlag(addNatsFlags(
     program
       .command('host')
       // `cmd` is the name the introspection CLI lists it under (metalfleet cmd ACTION HOST...).
@@ -132,10 +138,10 @@ export function register(program: Command): void {
       .option('--reason <text>', 'why, for logs and events (at most 256 characters)')
       .option('--shards <n>', 'shard count of the cluster (default METALFLEET_SHARDS or 256)', intFlag('--shards', 1))
       .option('--timeout <seconds>', 'give up on a host after this long, retries included', intFlag('--timeout', 1), 30),
-  )
+  ))
     // Commander's own usage errors (missing host, unknown flag) exit 2 like ours; help exits 0.
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
-    .addHelpText('after', '\nExamples:\n  metalfleet host power-off metal3/worker-0 --nats nats://127.0.0.1:4222\n  metalfleet host reboot metal3/worker-0 metal3/worker-1 --mode hard --reason "stuck in BIOS"\n  metalfleet host release default/c1-md-0-x7k2p --request-id rma-1234   # a MaasMachine: released, failed, replaced by Cluster API\n')
+    .addHelpText('after', '\nExamples:\n  metalfleet host power-off metal3/worker-0 --nats nats://127.0.0.1:4222 --signing-key ~/.metalfleet/operator.seed\n  metalfleet host reboot metal3/worker-0 metal3/worker-1 --mode hard --reason "stuck in BIOS"\n  metalfleet host release default/c1-md-0-x7k2p --request-id rma-1234   # a MaasMachine: released, failed, replaced by Cluster API\n')
     .action(async (action: string, hosts: string[], flags: HostFlags) => {
       const cmds = buildHostCommands(action, hosts, flags);
       const shardCount = flags.shards ?? readEnv().METALFLEET_SHARDS;

@@ -20,6 +20,7 @@ import { createLogger } from '../logger.ts';
 import { untilSignalled } from '../signals.ts';
 import type { NatsFlagValues } from '../nats-options.ts';
 import { addNatsFlags, natsOptionsFrom } from '../nats-options.ts';
+import { loadAuthorizedKeys, UnsafeStart } from '../../security/index.ts';
 
 interface NodeFlags extends NatsFlagValues, ProvisionerFlags {
   name?: string;
@@ -42,6 +43,8 @@ interface NodeFlags extends NatsFlagValues, ProvisionerFlags {
   namespace?: string;
   maas?: string;
   maasKey?: string;
+  authorizedKeys?: string;
+  allowUnsignedCommands?: boolean;
 }
 
 export function register(program: Command): void {
@@ -66,6 +69,8 @@ export function register(program: Command): void {
     .option('--namespace <ns>', 'with --kubeconfig or --in-cluster: watch this namespace only (default: all)')
     .option('--maas <url>', 'also drive MaasMachines and MaasClusters against this MAAS, in every mode (default MAAS_ENDPOINT)')
     .option('--maas-key <key>', 'its API key consumer:token:secret (default: MAAS_API_KEY)')
+    .option('--authorized-keys <file>', 'with NATS: take host commands and store changes only when signed by a key in this file (lines "<operator|viewer> <public-key> [name]")')
+    .option('--allow-unsigned-commands', 'with NATS and no --authorized-keys: take unsigned commands from any NATS client (audited as unsigned)')
     .option('--ownership-log <file>', 'append shard ownership records (JSON lines), for tests')
     .option('--log-level <level>', 'log level on stderr (default METALFLEET_LOG_LEVEL or info)')))
     .addHelpText('after', [
@@ -78,9 +83,10 @@ export function register(program: Command): void {
       'With --maas (or MAAS_ENDPOINT), MaasMachines and MaasClusters are sharded with the hosts: a Cluster API cluster is one unit.',
       'Bootstrap data Secrets come from Kubernetes, or from --secrets in the NATS mode.',
       '/readyz answers 503 until every Kubernetes informer has listed its resource.',
+      'A NATS node needs --authorized-keys FILE (signed commands only) or, explicitly, --allow-unsigned-commands.',
       '',
       'Examples:',
-      '  metalfleet node --nats nats://127.0.0.1:4222 --name a --fixture-url http://127.0.0.1:7070 --health-port 9101',
+      '  metalfleet node --nats nats://127.0.0.1:4222 --name a --authorized-keys keys.txt --fixture-url http://127.0.0.1:7070 --health-port 9101',
       '  NATS_USER=mf NATS_PASSWORD=... metalfleet node --nats nats://nats:4222 --ironic http://ironic:6385',
       '  metalfleet node --nats nats://nats:4222 --in-cluster --ironic http://ironic:6385',
       '  metalfleet node --kubeconfig ~/.kube/config --namespace metal3 --health-port 9101',
@@ -109,15 +115,20 @@ export function register(program: Command): void {
         healthPort: flags.healthPort ?? null,
         ...(flags.ownershipLog ? { ownershipLog: flags.ownershipLog } : {}),
       };
+      if (kube && !natsWanted && (flags.authorizedKeys || flags.allowUnsignedCommands)) {
+        throw new CliError('--authorized-keys and --allow-unsigned-commands apply to a NATS node; without NATS nobody else can send this node anything', 2);
+      }
       if (kube && !natsWanted) {
         await runKubeOnly(flags, env, { name, config: settings, kube, provisioner, log });
         return;
       }
       // Flags are checked before anything connects: a bad --maas is a usage error, not a NATS one.
       const maas = maasDriver(flags, env);
+      // Without NATS, natsOptionsFrom below says what is missing first.
+      const security = natsWanted ? await requestSecurity(flags) : {};
       const secrets = flags.secrets ? await loadSecretFiles(flags.secrets) : undefined;
       const transport = await connectNats({ ...(await natsOptionsFrom(flags, process.env, name)), onHandlerError: (err, subject) => log.error({ subject, err: String(err) }, 'handler failed') });
-      const node = await startNode(settings, sharedSubstrate(transport), { ...(secrets ? { secrets } : {}), ...(kube ? { kube } : {}) }, {
+      const node = await startNode({ ...settings, security }, sharedSubstrate(transport), { ...(secrets ? { secrets } : {}), ...(kube ? { kube } : {}) }, {
         provisioner,
         ...(maas ? { maas: { driver: maas.driver, config: { skipSwap: env.MAAS_SKIP_SWAP } } } : {}),
       }, { log });
@@ -144,6 +155,20 @@ export function register(program: Command): void {
       await transport.close();
       log.info({}, 'node stopped');
     });
+}
+
+// Who may send this node requests (src/security): an allow-list, or unsigned by explicit choice.
+async function requestSecurity(flags: NodeFlags): Promise<NonNullable<NodeConfig['security']>> {
+  const allowUnsigned = flags.allowUnsignedCommands === true;
+  if (!flags.authorizedKeys) {
+    if (!allowUnsigned) throw new CliError(new UnsafeStart().message, 2);
+    return { allowUnsigned };
+  }
+  try {
+    return { authorizedKeys: await loadAuthorizedKeys(flags.authorizedKeys), allowUnsigned };
+  } catch (error) {
+    throw new CliError(`--authorized-keys: ${error instanceof Error ? error.message : String(error)}`, 2);
+  }
 }
 
 function kubeconfigSource(flags: NodeFlags): { kind: 'file'; path: string } | { kind: 'in-cluster' } | undefined {

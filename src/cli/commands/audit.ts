@@ -1,0 +1,79 @@
+import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
+import { connectNats, subjects } from '../../bus/index.ts';
+import { HostKey } from '../../bus/messages/index.ts';
+import type { Transport } from '../../ports/index.ts';
+import { AuditUnavailable, readAudit, type AuditRecord } from '../../security/index.ts';
+import { CliError } from '../cli-error.ts';
+import { terminalText } from '../terminal-text.ts';
+import { addNatsFlags, natsOptionsFrom, type NatsFlagValues } from '../nats-options.ts';
+
+// `metalfleet audit [--host NS/NAME] [--since T] [--json]`: the mf-audit stream, oldest first.
+// Read-only (stream info and message gets), so a NATS user with read rights only can run it.
+
+interface AuditFlags extends NatsFlagValues {
+  host?: string;
+  since?: string;
+  json?: boolean;
+}
+
+const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `--since`: RFC 3339 (`2026-12-02T08:00:00Z`) or a duration back from now (`90s`, `10m`, `2h`, `7d`). */
+export function parseSince(value: string, now: Date): Date {
+  const duration = /^(\d{1,9})([smhd])$/.exec(value);
+  if (duration) return new Date(now.getTime() - Number(duration[1]) * (UNITS[duration[2] as string] as number));
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(value)) {
+    const at = new Date(value);
+    if (!Number.isNaN(at.getTime())) return at;
+  }
+  throw new CliError(`--since ${JSON.stringify(value.slice(0, 60))}: give an RFC 3339 time (2026-12-02T08:00:00Z) or a duration (90s, 10m, 2h, 7d)`, 2);
+}
+
+function who(r: AuditRecord): string {
+  switch (r.caller.kind) {
+    case 'signed': return `${r.caller.name} (${r.caller.role} ${r.caller.signer.slice(0, 12)}...)`;
+    case 'unverified': return r.caller.signer ? `unverified key ${r.caller.signer.slice(0, 12)}...` : 'unverified';
+    default: return r.caller.kind;
+  }
+}
+
+/** One line a record: time, node, who, action, host, outcome (and why). */
+export function formatRecord(r: AuditRecord): string {
+  const what = [r.action, r.command].filter(Boolean).join(' ');
+  const outcome = r.outcome === 'refused' || r.outcome === 'failed' ? `${r.outcome} ${r.code ?? ''}: ${r.reason ?? ''}`.trim() : r.outcome;
+  return [r.at, r.node, who(r), what, r.host ?? '-', r.requestId ? `request ${r.requestId}` : '', outcome].filter(Boolean).join('  ');
+}
+
+export function register(program: Command): void {
+  addNatsFlags(
+    program
+      .command('audit')
+      .description(descriptionOf('audit'))
+      .option('--host <ns/name>', 'only records about this host')
+      .option('--since <time>', 'only records since this time: RFC 3339, or a duration back from now (10m, 2h, 7d)')
+      .option('--json', 'one JSON record a line, as stored'),
+  ).action(async (flags: AuditFlags) => {
+    if (flags.host !== undefined) {
+      const k = HostKey.safeParse(flags.host);
+      if (!k.success) throw new CliError(`--host: ${k.error.issues.map((i) => i.message).join('; ')}`, 2);
+    }
+    const since = flags.since === undefined ? undefined : parseSince(flags.since, new Date());
+    const options = await natsOptionsFrom(flags, process.env, 'metalfleet-audit');
+    let transport: Transport;
+    try {
+      transport = await connectNats({ ...options, maxReconnectAttempts: 3, reconnectTimeWaitMs: 1_000, timeoutMs: 10_000 });
+    } catch (error) {
+      throw new CliError(`NATS: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    try {
+      const records = await readAudit(transport, subjects(), { ...(flags.host ? { host: flags.host } : {}), ...(since ? { since } : {}) });
+      for (const r of records) process.stdout.write(flags.json ? `${JSON.stringify(r)}\n` : `${terminalText(formatRecord(r))}\n`);
+    } catch (error) {
+      if (error instanceof AuditUnavailable) throw new CliError(error.message);
+      throw error;
+    } finally {
+      await transport.close();
+    }
+  });
+}

@@ -1,0 +1,25 @@
+import type { Command } from 'commander';
+import { descriptionOf } from './catalog.ts';
+// The one file, not the index: keygen needs no NATS client loaded.
+import { writeNewSigningKey } from '../../security/keygen.ts';
+import { CliError } from '../cli-error.ts';
+
+// `metalfleet keygen --out FILE`: a new signing key. The seed goes only to FILE (mode 0600, never
+// overwritten); stdout gets the public key, which goes into every node's --authorized-keys file.
+
+export function register(program: Command): void {
+  program
+    .command('keygen')
+    .description(descriptionOf('keygen'))
+    .requiredOption('--out <file>', 'where to write the new seed (mode 0600; an existing file is kept and is an error)')
+    .addHelpText('after', '\nThen, on every node: echo "operator <public key> <your name>" >> authorized-keys\nand send with: metalfleet host ... --signing-key FILE (or METALFLEET_SIGNING_KEY_FILE=FILE)\n')
+    .action(async (opts: { out: string }) => {
+      let publicKey: string;
+      try {
+        publicKey = await writeNewSigningKey(opts.out);
+      } catch (error) {
+        throw new CliError(`--out: ${error instanceof Error ? error.message : String(error)}`, 2);
+      }
+      process.stdout.write(`${publicKey}\n`);
+    });
+}

@@ -1,0 +1,55 @@
+// The allow-list a node checks signatures against (`--authorized-keys FILE`): one key a line,
+// `<role> <public-key> [name]`, `#` starts a comment. A line we cannot read stops the node at
+// start, naming the line: a silently skipped operator is worse than a node that will not start.
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { KeyFileError } from './security-error.ts';
+
+export const ROLES = ['operator', 'viewer'] as const;
+export const Role = z.enum(ROLES);
+export type Role = z.infer<typeof Role>;
+
+/** An nkey user public key: `U` and 55 base32 characters. */
+export const UserPublicKey = z.string().regex(/^U[A-Z2-7]{55}$/, 'must be an nkey user public key ("U" and 55 characters, as "metalfleet keygen" prints)');
+
+const NAME = /^[\x21-\x7e]{1,64}$/;
+
+export interface AuthorizedKey {
+  readonly role: Role;
+  readonly publicKey: string;
+  /** Who holds it, for the audit; the public key's start when the line gives none. */
+  readonly name: string;
+}
+
+export type AuthorizedKeys = ReadonlyMap<string, AuthorizedKey>;
+
+export function parseAuthorizedKeys(text: string, file: string): AuthorizedKeys {
+  const keys = new Map<string, AuthorizedKey>();
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const line = raw.replace(/#.*$/, '').trim();
+    if (line === '') return;
+    const where = `line ${index + 1}`;
+    const [role = '', publicKey = '', name, ...rest] = line.split(/\s+/);
+    if (rest.length > 0) throw new KeyFileError(file, `${where}: expected "<role> <public-key> [name]", got ${rest.length + 3} fields (a name has no spaces)`);
+    const r = Role.safeParse(role);
+    if (!r.success) throw new KeyFileError(file, `${where}: role ${JSON.stringify(role.slice(0, 40))} must be one of ${ROLES.join(', ')}`);
+    const k = UserPublicKey.safeParse(publicKey);
+    // A seed pasted here by mistake is a secret: say so without echoing it.
+    if (publicKey.startsWith('S')) throw new KeyFileError(file, `${where}: this looks like a seed (a private key), not a public key: remove it from this file and use the public key "metalfleet keygen" printed`);
+    if (!k.success) throw new KeyFileError(file, `${where}: public key ${JSON.stringify(publicKey.slice(0, 60))} ${k.error.issues[0]?.message ?? 'is invalid'}`);
+    if (name !== undefined && !NAME.test(name)) throw new KeyFileError(file, `${where}: name must be 1-64 printable ASCII characters`);
+    if (keys.has(publicKey)) throw new KeyFileError(file, `${where}: key ${publicKey.slice(0, 12)}... is listed twice`);
+    keys.set(publicKey, { role: r.data, publicKey, name: name ?? `${publicKey.slice(0, 12)}...` });
+  });
+  return keys;
+}
+
+export async function loadAuthorizedKeys(file: string): Promise<AuthorizedKeys> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new KeyFileError(file, `cannot read the authorized keys: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+  }
+  return parseAuthorizedKeys(text, file);
+}

@@ -1,0 +1,21 @@
+// Who may ask a node for what, and the record of who did: signing keys (nkeys), the allow-list of
+// keys and roles, the signed request envelope, the check every request server runs first, and
+// the audit stream.
+export { KeyFileError, RequestRefused } from './security-error.ts';
+export type { RefusalCode } from './security-error.ts';
+export { loadSigningKey, SigningKey } from './signing-key.ts';
+export { writeNewSigningKey } from './keygen.ts';
+export { loadAuthorizedKeys, parseAuthorizedKeys, Role, ROLES, UserPublicKey } from './authorized-keys.ts';
+export type { AuthorizedKey, AuthorizedKeys } from './authorized-keys.ts';
+export { canonicalBytes, innerRequest, looksSigned, SignedRequest, signRequest } from './signed-request.ts';
+export { kvNonceLedger, NONCE_BUCKET, nonceTtlMs, openNonceLedger } from './nonce-ledger.ts';
+export type { NonceLedger } from './nonce-ledger.ts';
+export { DEFAULT_FRESHNESS_MS, signedGuard, trustedGuard, unsignedGuard } from './request-guard.ts';
+export type { Admission, Caller, RequestGuard, SignedGuardOptions } from './request-guard.ts';
+export { AUDIT_ACTIONS, AUDIT_OUTCOMES, AuditAction, AuditCaller, AuditOutcome, AuditRecord } from './audit-record.ts';
+export { AUDIT_MAX_AGE_MS, AUDIT_MAX_BYTES, AUDIT_STREAM, AuditUnavailable, ensureAuditStream, noAudit, openAuditLog } from './audit-log.ts';
+export type { AuditLog, AuditStreamOptions } from './audit-log.ts';
+export { readAudit } from './audit-reader.ts';
+export type { AuditQuery } from './audit-reader.ts';
+export { checkPosture, openPosture, UnsafeStart } from './node-posture.ts';
+export type { Posture, PostureSettings } from './node-posture.ts';

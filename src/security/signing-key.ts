@@ -1,0 +1,56 @@
+// A sender's signing key: an nkey user seed (`SU...`), as `nsc` and `metalfleet keygen` write it.
+// The seed lives only in a private field: JSON.stringify, util.inspect and logs see the public key.
+import { readFile } from 'node:fs/promises';
+import { inspect } from 'node:util';
+import { fromSeed, type KeyPair } from '@nats-io/nkeys';
+import { KeyFileError } from './security-error.ts';
+
+const SEED_FORM = /^SU[A-Z2-7]{56}$/;
+
+export class SigningKey {
+  readonly #pair: KeyPair;
+  /** `U...`: what the allow-list names. */
+  readonly publicKey: string;
+
+  private constructor(pair: KeyPair) {
+    this.#pair = pair;
+    this.publicKey = pair.getPublicKey();
+  }
+
+  /** From seed text; `where` names its source in the error (a file, an environment variable), never the seed. */
+  static fromSeed(seed: string, where: string): SigningKey {
+    const text = seed.trim();
+    if (!SEED_FORM.test(text)) {
+      throw new KeyFileError(where, 'is not an nkey user seed (one line starting "SU", 58 characters): create one with "metalfleet keygen --out FILE"');
+    }
+    try {
+      return new SigningKey(fromSeed(new TextEncoder().encode(text)));
+    } catch (error) {
+      // The nkeys error text is about the checksum or prefix, never the seed itself, but say it in our words.
+      throw new KeyFileError(where, `is not a valid nkey user seed (${error instanceof Error ? error.name : 'bad seed'}): create one with "metalfleet keygen --out FILE"`);
+    }
+  }
+
+  sign(data: Uint8Array): Uint8Array {
+    return this.#pair.sign(data);
+  }
+
+  toJSON(): object {
+    return { publicKey: this.publicKey };
+  }
+
+  [inspect.custom](): string {
+    return `SigningKey ${this.publicKey}`;
+  }
+}
+
+/** Reads a seed file (`--signing-key FILE`, METALFLEET_SIGNING_KEY_FILE). */
+export async function loadSigningKey(file: string): Promise<SigningKey> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new KeyFileError(file, `cannot read the signing key: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+  }
+  return SigningKey.fromSeed(text, file);
+}
