@@ -43,7 +43,9 @@ export async function resolveHostData(host: BareMetalHost, args: CallArgs, store
       // A wait, not a failure: nothing was deployed, so nothing must be cleaned up.
       if (!secret) return waitFor(`${namespace}/${ref.name}`, `spec.${field}`, `waiting for Secret ${namespace}/${ref.name} (spec.${field}), which does not exist; provisioning continues as soon as it does`);
       const value = secretContent(secret, field) ?? secretContent(secret, 'value') ?? firstValue(secret);
-      if (value !== undefined) extra[field] = value;
+      // BMO refuses such a Secret too (NoDataInSecretError) rather than deploy without the data.
+      if (value === undefined) return waitFor(`${namespace}/${ref.name}`, `spec.${field}`, `waiting for Secret ${namespace}/${ref.name} (spec.${field}), which has no key "${field}" or "value"; provisioning continues as soon as it has one`);
+      extra[field] = value;
     }
     data = { ...data, ...extra };
   }
