@@ -11,7 +11,7 @@ import { lastCall, makeHost, settle, T0 } from '../support/bmh.ts';
 type Action =
   | { kind: 'tick'; advanceMs: number }
   | { kind: 'result'; result: OpResult; jitter: number }
-  | { kind: 'grant' } | { kind: 'queued' } | { kind: 'lost' }
+  | { kind: 'grant' } | { kind: 'queued' } | { kind: 'lost' } | { kind: 'secret'; key: string }
   | { kind: 'edit'; edit: Edit };
 type Edit = 'pause' | 'unpause' | 'delete' | 'image' | 'noImage' | 'offline' | 'online' | 'detach' | 'attach' | 'reboot' | 'externally';
 
@@ -23,6 +23,8 @@ const opResult: fc.Arbitrary<OpResult> = fc.oneof(
   fc.constant<OpResult>({ kind: 'failed', message: 'no retry', retryAfterMs: null }),
   fc.constant<OpResult>({ kind: 'transient', message: 'reset' }),
   fc.constant<OpResult>({ kind: 'needsRegistration' }),
+  fc.constant<OpResult>({ kind: 'waitForSecret', secret: 'metal3/worker-0-user-data', field: 'spec.userData', message: 'waiting for Secret metal3/worker-0-user-data (spec.userData)' }),
+  fc.constant<OpResult>({ kind: 'waitForSecret', secret: 'metal3/worker-0-bmc', field: 'spec.bmc.credentialsName', message: 'BMC credentials Secret metal3/worker-0-bmc not found', retryAfterMs: 10_000 }),
 );
 const action: fc.Arbitrary<Action> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('tick' as const), advanceMs: fc.integer({ min: 0, max: 10_000_000 }) }), weight: 3 },
@@ -30,6 +32,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { arbitrary: fc.constant<Action>({ kind: 'grant' }), weight: 3 },
   { arbitrary: fc.constant<Action>({ kind: 'queued' }), weight: 1 },
   { arbitrary: fc.constant<Action>({ kind: 'lost' }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('secret' as const), key: fc.constantFrom('metal3/worker-0-user-data', 'metal3/worker-0-bmc', 'metal3/other') }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('edit' as const), edit: fc.constantFrom<Edit>('pause', 'unpause', 'delete', 'image', 'noImage', 'offline', 'online', 'detach', 'attach', 'reboot', 'externally') }), weight: 2 },
 );
 
@@ -73,6 +76,7 @@ function run(actions: Action[], check: (prev: BmhState, event: BmhEvent, next: S
       case 'queued': event = { type: 'slotQueued', position: 1 }; break;
       case 'lost': event = { type: 'slotLost', grantId: state.slot.phase === 'held' ? state.slot.grantId : 'x', reason: 'expired' }; break;
       case 'edit': event = { type: 'observed', host: edit(state.host, a.edit) }; break;
+      case 'secret': event = { type: 'secretChanged', key: a.key, change: 'appeared' }; break;
     }
     const next = step(state, event, now);
     check(state, event, next);
@@ -136,15 +140,31 @@ test('bmh property - errorCount resets when an operation succeeds', (t) => {
   t.pass();
 });
 
-test('bmh property - a gated call that finishes (done or failed) frees its slot in the same step', (t) => {
+test('bmh property - a gated call that finishes (done, failed, or waiting for a Secret) frees its slot in the same step', (t) => {
   fc.assert(fc.property(fc.array(action, { maxLength: 80 }), (actions) => {
     run(actions, (prev, event, next) => {
       if (event.type !== 'result' || !prev.inFlight || prev.inFlight.seq !== event.seq || isPaused(prev.host)) return;
-      if (!GATED_OPERATIONS.has(prev.inFlight.op) || (event.result.kind !== 'done' && event.result.kind !== 'failed')) return;
+      if (!GATED_OPERATIONS.has(prev.inFlight.op) || (event.result.kind !== 'done' && event.result.kind !== 'failed' && event.result.kind !== 'waitForSecret')) return;
       const released = next.effects.some((e) => e.type === 'releaseSlot');
       const requestedAgain = next.effects.some((e) => e.type === 'requestSlot');
       if (prev.slot.phase === 'held' && !released) throw new Error(`${prev.inFlight.op} ${event.result.kind} kept its slot`);
       if (next.state.slot.phase === 'held' && !requestedAgain) throw new Error('slot still held after a finished gated call');
+    });
+  }), runs);
+  t.pass();
+});
+
+test('bmh property - a host waiting for a data Secret holds no slot, and the wait never deprovisions or counts a failure', (t) => {
+  fc.assert(fc.property(fc.array(action, { maxLength: 80 }), (actions) => {
+    run(actions, (prev, event, next) => {
+      const wait = next.state.waitingForSecret;
+      if (wait && wait.field !== 'spec.bmc.credentialsName' && next.state.slot.phase !== 'none') throw new Error(`slot ${next.state.slot.phase} while waiting for ${wait.key}`);
+      if (event.type !== 'result' || event.result.kind !== 'waitForSecret' || !prev.inFlight || prev.inFlight.seq !== event.seq || isPaused(prev.host)) return;
+      const before = prev.host.status;
+      const after = next.state.host.status;
+      if (after.provisioningFailCount !== before.provisioningFailCount) throw new Error('a Secret wait counted a provisioning failure');
+      if (prev.inFlight.op === 'provision' && after.provisioning.state !== before.provisioning.state) throw new Error(`a Secret wait moved provisioning to ${after.provisioning.state}`);
+      if (next.effects.some((e) => e.type === 'call')) throw new Error('a Secret wait called the backend at once');
     });
   }), runs);
   t.pass();

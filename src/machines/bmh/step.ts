@@ -137,6 +137,8 @@ function drive(t: Turn): void {
       if (Number.isFinite(retryAt)) t.requeue(retryAt - t.now);
       return;
     }
+    // A wait's recheck is due: the call reads the Secret again (and waits again if it is missing).
+    if (t.s.waitingForSecret !== null) t.s.waitingForSecret = null;
     if (!handle(t)) return;
   }
 }
