@@ -93,3 +93,34 @@ test('secrets from files - a host whose userData Secret file is missing waits wi
   t.deepEqual(userData, [USER_DATA], 'the deploy got the user data from the new file');
   t.false(JSON.stringify(done).includes('user-data-secret-value'), 'no Secret value in status');
 });
+
+test('secrets from files - missing BMC credentials are a registration error until their file is written, then the host registers at once', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'metalfleet-secret-wait-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const secrets = await loadSecretFiles([dir], { debounceMs: 20 });
+  const substrate = memorySubstrate();
+  const store = await openNatsStoreOn(substrate.transport, { secrets });
+  const fixture = createFixtureProvisioner({ demoBehaviours: false, latencyMs: 0 });
+  const node = await startLocalNode({
+    name: 'secret-files-creds',
+    shardCount: 4,
+    // BMO looks again every 10 s; an hour here, so only the file's appearance can wake the host.
+    machine: { ...DEFAULT_MACHINE_CONFIG, missingCredentialsRetryMs: 3_600_000 },
+    capacity: { limits: {}, defaultLimit: 2, ttlMs: 30_000 },
+    supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } },
+    askTimeoutMs: 2_000,
+  }, { hosts: store, secrets }, { provisioner: fixture }, {}, substrate);
+  t.teardown(() => node.stop({ graceful: false }));
+  const noUserData = host() as { spec: Record<string, unknown> };
+  delete noUserData.spec['userData'];
+  t.true((await store.apply([noUserData])).ok);
+  const status = async () => (await store.get(KEY))?.status;
+  await waitUntil(async () => (await status())?.errorType === 'registration error', 10_000, 'a registration error');
+  t.is((await status())?.errorMessage, 'BMC credentials Secret lab/worker-0-bmc not found');
+  t.is(fixture.calls(KEY).register, 0);
+
+  await writeFile(join(dir, 'bmc.yaml'), secretYaml('worker-0-bmc', { username: 'admin', password: 'bmc-secret-value' }));
+  await waitUntil(async () => (await status())?.provisioning.state === 'provisioned', 10_000, 'provisioned after the credentials file was written');
+  t.is((await status())?.errorType ?? '', '');
+  t.false(JSON.stringify(await status()).includes('bmc-secret-value'));
+});
