@@ -11,6 +11,7 @@ const benches: Record<string, () => Promise<{ run(flags: Record<string, string>)
   failover: () => import('./failover.ts'),
   'maas-failover': () => import('./maas-failover.ts'),
   'cli-start': () => import('./cli-start.ts'),
+  chaos: () => import('./chaos.ts'),
 };
 if (!name || !(name in benches)) {
   process.stderr.write(`usage: npm run bench -- NAME [--flag value]; NAME is one of: ${Object.keys(benches).join(', ')}\n`);

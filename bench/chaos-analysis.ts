@@ -1,0 +1,145 @@
+// What a chaos run's records say, as pure functions of them: the fixture's call log (every call
+// with its caller's fence and arrival time), its gate events (busy() over time) and the nodes'
+// ownership logs (who acquired which shard at which epoch, and when each tenure ended). All
+// times are one clock: performance.timeOrigin + performance.now() in each process on one machine.
+import type { FixtureCallRecord, FixtureGateEvent } from '../src/adapters/fixture/index.ts';
+import type { OwnershipRecord } from '../src/cluster/index.ts';
+
+/** A call that reached the backend after its caller's tenure of the host's shard had ended. */
+export interface StaleCall {
+  readonly call: FixtureCallRecord;
+  /**
+   * superseded: another tenure of the shard (a higher epoch) had been acquired before the call
+   * arrived; ended: the caller had itself recorded the end (lost or released) of its tenure.
+   */
+  readonly why: 'superseded' | 'ended';
+  /** The node whose tenure superseded the caller's (superseded only). */
+  readonly by: string | null;
+  /** Milliseconds from the superseding acquisition (or the caller's own end) to the call. */
+  readonly lateMs: number;
+}
+
+export interface LeaseAudit {
+  readonly stale: StaleCall[];
+  /** Fenced calls whose tenure no ownership log shows (a log lost with its node): not judged. */
+  readonly unknownTenure: number;
+  /** Calls without a fence: nothing says who made them. */
+  readonly unfenced: number;
+}
+
+type Acquired = Extract<OwnershipRecord, { kind: 'acquired' }>;
+type Ended = Exclude<OwnershipRecord, Acquired>;
+
+/**
+ * Judges every fenced call against the shard's ownership history. A call of epoch e for shard s
+ * is stale when a tenure of s with a higher epoch was acquired at or before the call's arrival
+ * (lease epochs are KV revisions: a later tenure always has a higher one), or when the caller's
+ * own tenure e had ended before it. The first rule is the pause test's (test/cluster/
+ * cluster-pause.test.ts); it needs no clock of the caller's.
+ */
+export function auditLeases(calls: readonly FixtureCallRecord[], records: readonly OwnershipRecord[]): LeaseAudit {
+  const acquisitions = new Map<number, Acquired[]>();
+  const ends = new Map<string, Ended[]>();
+  for (const r of records) {
+    if (r.kind === 'acquired') push(acquisitions, r.shard, r);
+    else push(ends, `${r.node}\u0000${r.shard}`, r);
+  }
+  for (const list of acquisitions.values()) list.sort((a, b) => a.at - b.at);
+  for (const list of ends.values()) list.sort((a, b) => a.at - b.at);
+
+  const stale: StaleCall[] = [];
+  let unknownTenure = 0;
+  let unfenced = 0;
+  for (const call of calls) {
+    if (call.shard === null || call.epoch === null || call.holder === null) {
+      unfenced += 1;
+      continue;
+    }
+    const history = acquisitions.get(call.shard) ?? [];
+    const later = history.find((a) => a.epoch > call.epoch! && a.at <= call.at);
+    if (later) {
+      stale.push({ call, why: 'superseded', by: later.node, lateMs: call.at - later.at });
+      continue;
+    }
+    const tenure = history.find((a) => a.epoch === call.epoch && a.node === call.holder);
+    if (!tenure) {
+      unknownTenure += 1;
+      continue;
+    }
+    const end = (ends.get(`${call.holder}\u0000${call.shard}`) ?? []).find((e) => e.at >= tenure.at);
+    if (end && end.at < call.at) stale.push({ call, why: 'ended', by: null, lateMs: call.at - end.at });
+  }
+  return { stale, unknownTenure, unfenced };
+}
+
+/**
+ * For each host, the arrival of its first call after `after` that the backend took (not refused)
+ * and that is not stale: the host's work going on under a live owner.
+ */
+export function firstProgress(calls: readonly FixtureCallRecord[], hosts: ReadonlySet<string>, after: number, stale: ReadonlySet<FixtureCallRecord>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const call of calls) {
+    if (call.at <= after || call.refused || stale.has(call) || !hosts.has(call.host) || out.has(call.host)) continue;
+    out.set(call.host, call.at);
+  }
+  return out;
+}
+
+/** Hosts with a gated operation running (a backend slot's worth of work) at instant `at`. */
+export function busyAt(events: readonly FixtureGateEvent[], at: number): Set<string> {
+  const busy = new Set<string>();
+  for (const e of events) {
+    if (e.at > at) break;
+    if (e.kind === 'opened') busy.add(e.host);
+    else busy.delete(e.host);
+  }
+  return busy;
+}
+
+/** A stretch of time in which more gated operations ran at once than the limit allows. */
+export interface OverLimit {
+  readonly from: number;
+  readonly to: number;
+  readonly peak: number;
+  /** The hosts running at the first instant of the peak, each with the caller of the call that opened its operation. */
+  readonly atPeak: Array<{ host: string; op: string; since: number; openedBy: string | null }>;
+}
+
+export function overLimit(events: readonly FixtureGateEvent[], calls: readonly FixtureCallRecord[], limit: number): OverLimit[] {
+  const out: OverLimit[] = [];
+  const running = new Map<string, { op: string; since: number }>();
+  let current: { from: number; peak: number; atPeak: Array<{ host: string; op: string; since: number }> } | null = null;
+  for (const e of events) {
+    if (e.kind === 'opened') running.set(e.host, { op: e.op, since: e.at });
+    else running.delete(e.host);
+    if (running.size > limit) {
+      current ??= { from: e.at, peak: 0, atPeak: [] };
+      if (running.size > current.peak) {
+        current.peak = running.size;
+        current.atPeak = [...running].map(([host, r]) => ({ host, ...r }));
+      }
+    } else if (current) {
+      out.push({ from: current.from, to: e.at, peak: current.peak, atPeak: current.atPeak.map((r) => ({ ...r, openedBy: openerOf(calls, r.host, r.op, r.since) })) });
+      current = null;
+    }
+  }
+  if (current) out.push({ from: current.from, to: Number.POSITIVE_INFINITY, peak: current.peak, atPeak: current.atPeak.map((r) => ({ ...r, openedBy: openerOf(calls, r.host, r.op, r.since) })) });
+  return out;
+}
+
+// The gate opens as its call arrives: the latest call of that host and operation at or just
+// before the opening (the log and the gate read the clock a few microseconds apart).
+function openerOf(calls: readonly FixtureCallRecord[], host: string, op: string, at: number): string | null {
+  let best: FixtureCallRecord | null = null;
+  for (const c of calls) {
+    if (c.host !== host || c.op !== op || c.at > at + 1) continue;
+    if (!best || c.at >= best.at) best = c;
+  }
+  return best ? `${best.holder ?? 'unfenced'}@${best.epoch ?? '-'}` : null;
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}

@@ -1,0 +1,376 @@
+// Faults while a fleet provisions: `--nodes` `metalfleet node` processes share `--hosts` hosts on
+// one fixture backend (in this process, so every call is logged with its caller's fence and every
+// gated operation with its start and end) under a capacity limit of `--limit`. While the hosts
+// provision, one fault at a time (each at a seeded point of the run, each measured before the
+// next): kill -9 of a node that is not the broker (restarted once its hosts move on), SIGSTOP of
+// another for one lease TTL (`--lease-ms`), a restart of the NATS server (same port, same store),
+// and kill -9 of the node holding the capacity-broker lease. Then every host must end provisioned.
+//
+// Measured: the peak of gated operations the backend ran at once (maxAtBackend, target <= limit),
+// calls that reached the backend after their caller's tenure of the shard had ended
+// (callsAfterLeaseLoss, 0), hosts never provisioned (lost, 0), hosts deployed twice with no
+// deprovision in between (deployedTwice, 0), and per fault the seconds until every host of the
+// fault's shards that held a slot makes progress under a live owner and the broker answers
+// (recoverySecondsP99 over the faults). Details of any miss go to stderr.
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FixtureClock, FixtureGateEvent, FixtureOptions } from '../src/adapters/fixture/index.ts';
+import { shardOf } from '../src/api/index.ts';
+import { decodeLeaseValue, preciseNow } from '../src/cluster/index.ts';
+import type { OwnershipRecord } from '../src/cluster/index.ts';
+import { gather } from '../src/cluster/introspect/index.ts';
+import { LEASE_BUCKET } from '../src/node/index.ts';
+import { startCluster } from '../test/support/cluster.ts';
+import { auditLeases, firstProgress, overLimit } from './chaos-analysis.ts';
+import type { StaleCall } from './chaos-analysis.ts';
+import { currentOwners, fleetHosts, pollUntil, progress, round } from './cluster-support.ts';
+import { intFlag, percentile } from './support.ts';
+
+type FaultKind = 'kill' | 'pause' | 'nats-restart' | 'kill-broker';
+
+interface Fault {
+  kind: FaultKind;
+  node: string | null;
+  /** Seconds since the nodes started. */
+  at: number;
+  provisionedBefore: number;
+  /** Shards the fault took from their owner (every shard for a NATS restart). */
+  shards: number;
+  /** Hosts of those shards running a gated operation (holding a slot) at the fault. */
+  hostsInFlight: number;
+  hostsSeconds: number | null;
+  brokerSeconds: number | null;
+  recoverySeconds: number | null;
+  restartedAt?: number;
+}
+
+// Deployments long enough that a fault lands on many of them: 4 passes of 400 ms, 600 ms apart
+// (about 3.4 s a host, 30 hosts' worth of waves at --limit 10); the other calls are quick.
+const FIXTURE_LATENCY = { register: 20, inspect: 400, prepare: 20, provision: 400, deprovision: 400, adopt: 20, powerOn: 20, powerOff: 20, hardwareState: 10, detach: 20, delete: 20 };
+const PROVISION_PASSES = 4;
+const POLL_MS = 600;
+// Where in the run each fault lands (share of hosts provisioned), before the seeded jitter.
+const SCHEDULE: ReadonlyArray<{ kind: FaultKind; at: number }> = [
+  { kind: 'kill', at: 0.1 }, { kind: 'pause', at: 0.3 }, { kind: 'nats-restart', at: 0.5 }, { kind: 'kill-broker', at: 0.7 },
+];
+const RECOVERY_CAP_MS = 60_000;
+const MID_FLIGHT_WAIT_MS = 30_000;
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export async function run(flags: Record<string, string>): Promise<object> {
+  const hostCount = intFlag(flags, 'hosts', 300);
+  const nodeCount = intFlag(flags, 'nodes', 3);
+  const limit = intFlag(flags, 'limit', 10);
+  const leaseMs = intFlag(flags, 'lease-ms', 3_000);
+  const seed = intFlag(flags, 'seed', 1);
+  const shards = intFlag(flags, 'shards', 64);
+  if (nodeCount < 2 || nodeCount > 26) throw new Error(`--nodes ${nodeCount}: expected 2 to 26 (one node dies for good, one must stay)`);
+  if (limit < 1) throw new Error(`--limit ${limit}: expected at least 1 (the bench measures the limit)`);
+  if (hostCount < 20) throw new Error(`--hosts ${hostCount}: expected at least 20, so the faults land while hosts provision`);
+  if (leaseMs < 500) throw new Error(`--lease-ms ${leaseMs}: expected at least 500`);
+  // The nodes run the sources as they are in the tree (dist/ may be older); --dist runs dist/.
+  const code = flags['dist'] === 'true' ? 'dist' : 'source';
+  if (code === 'source') process.env.METALFLEET_FROM_SOURCE = '1';
+  if (flags['log-dir']) process.env.CLUSTER_LOG_DIR = flags['log-dir'];
+  else process.env.CLUSTER_LOG_DIR ??= await mkdtemp(join(tmpdir(), 'metalfleet-chaos-logs-'));
+  progress(`node logs in ${process.env.CLUSTER_LOG_DIR}`);
+
+  const random = mulberry32(seed);
+  const gates: FixtureGateEvent[] = [];
+  const clock: FixtureClock = {
+    setTimeout(fn, ms) {
+      const timer = setTimeout(fn, ms);
+      timer.unref();
+      return timer;
+    },
+    now: preciseNow,
+  };
+  const callLogSize = Math.max(200_000, hostCount * 400);
+  const fixture: FixtureOptions = {
+    latencyMs: FIXTURE_LATENCY, provisionPasses: PROVISION_PASSES, pollMs: POLL_MS, demoBehaviours: false,
+    callLogSize, clock, onGate: (e) => gates.push(e),
+  };
+  const c = await startCluster({ shards, leaseTtlMs: leaseMs, limit, fixture, nodeArgs: await nodeArgs(flags) });
+  const backend = c.fixture.fixture;
+  try {
+    const hosts = fleetHosts(hostCount, { paused: false });
+    const keys = hosts.map((h) => `${h.metadata.namespace}/${h.metadata.name}`);
+    const shardOfKey = new Map(keys.map((k) => [k, shardOf(k, shards)]));
+    progress(`applying ${hostCount} hosts`);
+    const applied = await c.store.apply(hosts, 'bench-chaos');
+    if (!applied.ok) throw new Error(`apply failed: ${JSON.stringify(applied).slice(0, 500)}`);
+
+    const provisioned = (): number => keys.filter((k) => backend.node(k)?.provisionState === 'active').length;
+    const live = (): string[] => [...c.nodes.values()].filter((n) => n.child.exitCode === null && n.child.signalCode === null).map((n) => n.name).sort();
+    // Ownership of killed incarnations that were restarted under their name: the harness only
+    // closes the tenures of the process it holds now.
+    const buried: OwnershipRecord[] = [];
+    const ownership = async (): Promise<OwnershipRecord[]> => [...(await c.ownership()), ...buried];
+
+    const names = Array.from({ length: nodeCount }, (_, i) => String.fromCharCode(97 + i));
+    const t0 = preciseNow();
+    const since = (at: number): number => round((at - t0) / 1000, 3);
+    progress(`starting nodes ${names.join(', ')} (${code})`);
+    await Promise.all(names.map((name) => c.startNode(name)));
+    const unexpectedExits: string[] = [];
+    const expected = new Set<string>();
+    const watchExits = (name: string): void => {
+      const proc = c.nodes.get(name)!;
+      void proc.exited.then(({ code: exit, signal }) => {
+        if (!expected.has(`${name}:${proc.child.pid}`)) unexpectedExits.push(`${name} exited (${exit ?? signal}) at +${since(preciseNow())} s:\n${proc.stderr().slice(-1_500)}`);
+      });
+    };
+    names.forEach(watchExits);
+    const expectExit = (name: string): void => void expected.add(`${name}:${c.nodes.get(name)?.child.pid}`);
+
+    let reportedAt = 0;
+    const report = (): void => {
+      if (Date.now() - reportedAt < 5_000) return;
+      reportedAt = Date.now();
+      progress(`${provisioned()}/${hostCount} provisioned, ${backend.busy()} at the backend (peak ${backend.maxBusy}), nodes ${live().join(', ')}`);
+    };
+
+    const brokerNow = async (): Promise<string | null> => {
+      const leases = await c.transport.kv(LEASE_BUCKET, { ttlMs: leaseMs });
+      const entry = await leases.get('broker');
+      return entry ? decodeLeaseValue(entry.value)?.holder ?? null : null;
+    };
+    const brokerAnswers = async (): Promise<boolean> => {
+      const answer = await gather(c.transport, 'capacity', {}, { timeoutMs: 500, nodes: live() }).catch(() => null);
+      return answer?.replies.some((r) => r.value.broker) ?? false;
+    };
+
+    // Until every deploying host of `affected` shards has made progress under a live owner, and
+    // the broker answers (both from the fault on).
+    const deployingIn = (affected: ReadonlySet<number>): Set<string> => new Set(keys.filter((k) => affected.has(shardOfKey.get(k)!) && backend.node(k)?.gatedOp != null));
+    const recover = async (fault: Fault, faultAt: number, inFlight: ReadonlySet<string>, whileFaulting: () => Promise<void> = async () => {}): Promise<void> => {
+      const broker = (async (): Promise<number | null> => {
+        try {
+          await pollUntil(brokerAnswers, RECOVERY_CAP_MS, 'the capacity broker answering', 100);
+          return preciseNow();
+        } catch {
+          return null;
+        }
+      })();
+      await whileFaulting();
+      let hostsAt: number | null = faultAt;
+      if (inFlight.size > 0) {
+        let seen = new Map<string, number>();
+        try {
+          await pollUntil(async () => {
+            report();
+            const calls = backend.callLog().filter((x) => x.at > faultAt);
+            const stale = new Set(auditLeases(calls, await ownership()).stale.map((s) => s.call));
+            seen = firstProgress(calls, inFlight, faultAt, stale);
+            return seen.size === inFlight.size;
+          }, RECOVERY_CAP_MS, `progress of the ${inFlight.size} hosts in flight`, 200);
+          hostsAt = Math.max(...seen.values());
+        } catch {
+          hostsAt = null;
+          progress(`${fault.kind}: no progress within ${RECOVERY_CAP_MS} ms for ${[...inFlight].filter((k) => !seen.has(k)).join(', ')}`);
+        }
+      }
+      const brokerAt = await broker;
+      fault.hostsSeconds = hostsAt === null ? null : round((hostsAt - faultAt) / 1000, 3);
+      fault.brokerSeconds = brokerAt === null ? null : round((brokerAt - faultAt) / 1000, 3);
+      fault.recoverySeconds = hostsAt === null || brokerAt === null ? null : round((Math.max(hostsAt, brokerAt) - faultAt) / 1000, 3);
+      progress(`${fault.kind}${fault.node ? ` ${fault.node}` : ''}: ${fault.hostsInFlight} hosts in flight on ${fault.shards} shards moving again after ${fault.hostsSeconds ?? 'never'} s, broker answering after ${fault.brokerSeconds ?? 'never'} s`);
+    };
+
+    const owned = async (node: string): Promise<Set<number>> => {
+      const owners = currentOwners(await ownership());
+      return new Set([...owners].filter(([, n]) => n === node).map(([s]) => s));
+    };
+
+    const faults: Fault[] = [];
+    for (const step of SCHEDULE) {
+      // Seeded jitter of +-4 % of the fleet, so seeds differ in where the faults land.
+      const threshold = Math.ceil(hostCount * (step.at + (random() - 0.5) * 0.08));
+      await pollUntil(() => (report(), provisioned() >= threshold), 300_000, `${threshold} of ${hostCount} hosts provisioned before the ${step.kind} fault`, 50);
+      const choice = random();
+      let broker: string | null = null;
+      let node: string | null = null;
+      let affected = new Set<number>();
+      // Mid-flight: the fault waits (up to MID_FLIGHT_WAIT_MS) for a moment when a host of the
+      // shards it hits is deploying, not the gap between two waves of deployments.
+      const deadline = Date.now() + MID_FLIGHT_WAIT_MS;
+      for (;;) {
+        broker = await brokerNow().catch(() => null);
+        if (step.kind === 'nats-restart') {
+          node = null;
+          affected = new Set(Array.from({ length: shards }, (_, i) => i));
+        } else if (step.kind === 'kill-broker') {
+          node = broker;
+          affected = node ? await owned(node) : new Set();
+        } else {
+          // Of the other nodes, one with work in flight: the broker grants in request order, so
+          // for long stretches one node's hosts hold every slot.
+          const candidates: Array<{ name: string; shards: Set<number> }> = [];
+          for (const name of live().filter((n) => n !== broker)) candidates.push({ name, shards: await owned(name) });
+          const busy = candidates.filter((x) => deployingIn(x.shards).size > 0);
+          const from = busy.length > 0 ? busy : candidates;
+          const chosen = from[Math.floor(choice * from.length)];
+          node = chosen?.name ?? null;
+          affected = chosen?.shards ?? new Set();
+        }
+        if (step.kind !== 'nats-restart' && (node === null || !c.nodes.has(node))) throw new Error(`${step.kind}: no live node to fault (broker ${broker ?? 'nobody'}, live ${live().join(', ')})`);
+        if (deployingIn(affected).size > 0 || Date.now() > deadline) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const inFlight = deployingIn(affected);
+      const faultAt = preciseNow();
+      const fault: Fault = { kind: step.kind, node, at: since(faultAt), provisionedBefore: provisioned(), shards: affected.size, hostsInFlight: inFlight.size, hostsSeconds: null, brokerSeconds: null, recoverySeconds: null };
+      faults.push(fault);
+      progress(`${fault.provisionedBefore}/${hostCount} provisioned: ${step.kind}${node ? ` ${node}` : ''} (broker ${broker ?? 'nobody'}, ${affected.size} shards)`);
+      if (step.kind === 'kill' || step.kind === 'kill-broker') {
+        expectExit(node!);
+        await c.killNode(node!);
+        await recover(fault, faultAt, inFlight);
+        if (step.kind === 'kill') {
+          buried.push(...(await c.ownership()).filter((r) => r.node === node && r.kind === 'lost' && r.at === c.nodes.get(node!)?.killedAt));
+          await c.startNode(node!);
+          watchExits(node!);
+          fault.restartedAt = since(preciseNow());
+          progress(`${node} restarted`);
+        }
+      } else if (step.kind === 'pause') {
+        const proc = c.nodes.get(node!)!;
+        proc.child.kill('SIGSTOP');
+        // The pause is the fault: one lease TTL, then the node runs on as if nothing happened.
+        const resume = (): Promise<void> => new Promise((resolve) => setTimeout(() => {
+          proc.child.kill('SIGCONT');
+          resolve();
+        }, leaseMs));
+        await recover(fault, faultAt, inFlight, resume).finally(() => proc.child.kill('SIGCONT'));
+      } else {
+        await c.nats.restart();
+        progress(`nats-server restarted after ${Math.round(preciseNow() - faultAt)} ms`);
+        await recover(fault, faultAt, inFlight);
+      }
+    }
+
+    // Done when the backend has deployed every host and the store says so of each: a status
+    // write still retrying after the NATS restart is not a lost host yet.
+    let states = new Map<string, string>();
+    let statesAt = 0;
+    const done = async (): Promise<boolean> => {
+      report();
+      if (provisioned() < hostCount) return false;
+      if (Date.now() - statesAt < 1_000) return false;
+      statesAt = Date.now();
+      states = await c.statesOf(keys).catch(() => states);
+      return keys.every((k) => states.get(k) === 'provisioned');
+    };
+    let allProvisioned = true;
+    try {
+      await pollUntil(done, 300_000, `all ${hostCount} hosts provisioned`, 250);
+    } catch (error) {
+      allProvisioned = false;
+      progress(`${error instanceof Error ? error.message : String(error)} (${provisioned()} are at the backend)`);
+    }
+    states = await c.statesOf(keys);
+    const lostKeys = keys.filter((k) => states.get(k) !== 'provisioned' || backend.node(k)?.provisionState !== 'active');
+    const seconds = (preciseNow() - t0) / 1000;
+
+    const calls = backend.callLog();
+    const records = await ownership();
+    const audit = auditLeases(calls, records);
+    const twice = backend.deployedTwice();
+    const episodes = overLimit(gates, calls, limit);
+    describeStale(audit.stale, faults, t0);
+    for (const e of episodes.slice(0, 5)) {
+      progress(`over the limit from +${since(e.from)} s to +${Number.isFinite(e.to) ? since(e.to) : 'the end'} s, peak ${e.peak}: ${e.atPeak.map((r) => `${r.host} ${r.op} since +${since(r.since)} s by ${r.openedBy ?? '?'}`).join('; ')}`);
+    }
+    for (const k of lostKeys.slice(0, 10)) {
+      const shard = shardOfKey.get(k)!;
+      progress(`lost ${k}: status ${states.get(k) || 'none'}, backend ${backend.node(k)?.provisionState ?? 'no node'}, shard ${shard} owned by ${currentOwners(records).get(shard) ?? 'nobody'}, last calls ${calls.filter((x) => x.host === k).slice(-3).map((x) => `${x.op} by ${x.holder ?? '-'}@${x.epoch ?? '-'} +${since(x.at)} s${x.refused ? ' refused' : ''}`).join(', ')}`);
+    }
+    if (twice.length > 0) progress(`deployed twice: ${twice.slice(0, 10).join(', ')}`);
+    for (const exit of unexpectedExits) progress(`unexpected: ${exit}`);
+    if (calls.length >= callLogSize) progress(`the call log filled (${callLogSize} calls): the oldest calls were not judged`);
+
+    if (flags['dump']) await dump(flags['dump'], { calls, gates, records, faults, t0, shardOfKey, states });
+
+    const recoveries = faults.map((f) => f.recoverySeconds);
+    const recovered = recoveries.every((r) => r !== null);
+    const result = {
+      maxAtBackend: backend.maxBusy,
+      callsAfterLeaseLoss: audit.stale.length,
+      lost: lostKeys.length,
+      deployedTwice: twice.length,
+      recoverySecondsP99: recovered ? percentile(recoveries as number[], 99) : null,
+      limit,
+      hosts: hostCount,
+      nodes: nodeCount,
+      faults,
+      seconds: round(seconds, 1),
+      targetsMet: backend.maxBusy <= limit && audit.stale.length === 0 && lostKeys.length === 0 && twice.length === 0 && recovered && allProvisioned && unexpectedExits.length === 0,
+      leaseMs,
+      seed,
+      code,
+      staleByKind: { superseded: audit.stale.filter((s) => s.why === 'superseded').length, ended: audit.stale.filter((s) => s.why === 'ended').length, refusedByFixture: audit.stale.filter((s) => s.call.refused).length },
+      overLimitEpisodes: episodes.length,
+      backendCalls: calls.length,
+      unknownTenureCalls: audit.unknownTenure,
+      unfencedCalls: audit.unfenced,
+      unexpectedExits: unexpectedExits.length,
+    };
+    return result;
+  } finally {
+    await c.dispose();
+  }
+}
+
+// Nodes that can take signed commands refuse to start on NATS without being told about
+// unsigned ones; the bench sends none (it writes hosts to KV), so it says it accepts them, where
+// the node knows the flag. --node-args adds more, split on spaces.
+async function nodeArgs(flags: Record<string, string>): Promise<string[]> {
+  const help = spawnSync(process.execPath, ['bin/metalfleet.js', 'node', '--help'], { cwd: ROOT, encoding: 'utf8', env: process.env });
+  const out = (help.stdout ?? '').includes('--allow-unsigned-commands') ? ['--allow-unsigned-commands'] : [];
+  return [...out, ...(flags['node-args'] ? flags['node-args'].split(' ').filter(Boolean) : [])];
+}
+
+// Everything the analysis read, for a look afterwards: one JSON object a line per file.
+async function dump(dir: string, d: { calls: readonly object[]; gates: readonly object[]; records: readonly object[]; faults: readonly object[]; t0: number; shardOfKey: ReadonlyMap<string, number>; states: ReadonlyMap<string, string> }): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const lines = (rows: readonly object[]): string => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
+  await writeFile(join(dir, 'calls.jsonl'), lines(d.calls));
+  await writeFile(join(dir, 'gates.jsonl'), lines(d.gates));
+  await writeFile(join(dir, 'ownership.jsonl'), lines(d.records));
+  await writeFile(join(dir, 'run.json'), JSON.stringify({ t0: d.t0, faults: d.faults, shardOf: Object.fromEntries(d.shardOfKey), states: Object.fromEntries(d.states) }));
+  progress(`calls, gate events and ownership written to ${dir}`);
+}
+
+function describeStale(stale: readonly StaleCall[], faults: readonly Fault[], t0: number): void {
+  if (stale.length === 0) return;
+  const groups = new Map<string, StaleCall[]>();
+  for (const s of stale) {
+    const key = `${s.call.holder ?? '-'} ${s.why}${s.by ? ` by ${s.by}` : ''}`;
+    groups.set(key, [...(groups.get(key) ?? []), s]);
+  }
+  for (const [key, list] of groups) {
+    const at = (x: number): string => `+${round((x - t0) / 1000, 3)} s`;
+    progress(`${list.length} calls after lease loss: ${key}; first ${list.slice(0, 8).map((s) => `${s.call.op} ${s.call.host} shard ${s.call.shard} epoch ${s.call.epoch} at ${at(s.call.at)} (${Math.round(s.lateMs)} ms late${s.call.refused ? ', refused' : ''}, after ${lastFaultBefore(faults, (s.call.at - t0) / 1000)})`).join('; ')}`);
+  }
+}
+
+function lastFaultBefore(faults: readonly Fault[], secondsIn: number): string {
+  const f = [...faults].reverse().find((x) => x.at <= secondsIn);
+  return f ? `${f.kind}${f.node ? ` ${f.node}` : ''} at +${f.at} s` : 'no fault';
+}
+
+// A small seeded generator (mulberry32): the same --seed picks the same victims and moments.
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
