@@ -133,7 +133,7 @@ test('nats store - host keys are readable KV keys and decode back', (t) => {
   t.is(hostKeyFromKv('not-a-host'), undefined);
   t.is(hostKeyFromKv('a.b.c'), undefined);
   t.is(hostKeyFromKv('ns._zz'), undefined);
-  t.throws(() => hostKvKey('no-namespace'), { instanceOf: RangeError });
+  t.throws(() => hostKvKey('no-namespace'), { instanceOf: StoreError });
 });
 
 // ---- the contract, on both backends ----

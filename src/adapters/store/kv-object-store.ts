@@ -3,7 +3,10 @@ import { z } from 'zod';
 import type { Secret } from '../../api/secret.ts';
 import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, ObjectEvent, ObjectKind, ObjectStore, StoredObject, Transport } from '../../ports/index.ts';
 import { FenceRefusals, KvConflict, objectKey, patchedAnnotations, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
-import { hostKeyFromKv, hostKvKey } from './nats-keys.ts';
+import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
+import { checkValueSize, MAX_VALUE_BYTES, writeFailure } from './write-limits.ts';
+import { objectMetaErrors } from '../../api/names.ts';
+import { objectSizeErrors } from '../../api/limits.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import type { ObjectIssue, ObjectValidator } from './object-store.ts';
 import { OBJECTS_BUCKET } from '../../machines/buckets.ts';
@@ -64,6 +67,8 @@ export interface KvObjectStoreOptions extends FenceOptions {
   readonly now?: () => number;
   /** Compare-and-set attempts per write before it fails (retryable). Default 16. */
   readonly maxAttempts?: number;
+  /** The largest record written (bytes); larger is refused as permanent. Default MAX_VALUE_BYTES. */
+  readonly maxValueBytes?: number;
 }
 
 export interface ObjectApplyResult {
@@ -272,7 +277,7 @@ class KvObjects implements KvObjectStore {
         this.set(kvKey, { kind, key }, { revision, record: next }, slot);
         return 'terminating';
       } catch (error) {
-        if (!(error instanceof KvConflict)) throw unavailable(`deleting ${kind} ${key}`, error);
+        if (!(error instanceof KvConflict)) throw unavailable(`deleting ${kind} ${shownKey(key)}`, error);
         this.slots.set(kvKey, (await this.read(kvKey)) ?? slot);
       }
     }
@@ -302,6 +307,13 @@ class KvObjects implements KvObjectStore {
       }
       const object = { ...obj, metadata: { ...obj.metadata, namespace: obj.metadata.namespace ?? 'default' } } as StoredObject;
       const key = objectKey(object);
+      // The store's own checks, whatever validators it was given: what it could not key or hold
+      // is refused here, naming the object, rather than failing at NATS.
+      const own = [...objectSizeErrors(obj), ...objectMetaErrors(obj)];
+      if (own.length > 0) {
+        for (const e of own) issues.push({ index, kind, key: shownKey(key), path: e.path, message: e.reason });
+        return;
+      }
       const old = this.slots.get(kvKeyOf(kind, key));
       for (const e of this.options.validators?.[kind]?.(object, old ? toStored(old) : undefined) ?? []) issues.push({ index, kind, key, path: e.path, message: e.reason });
       ready.push({ kind, key, object });
@@ -337,12 +349,14 @@ class KvObjects implements KvObjectStore {
       // controllers wrote, e.g. a Cluster's infrastructureReady in a test); afterwards ours stands.
       const status = o ? o.status : (given.status as Record<string, unknown> | undefined);
       const record = ObjectRecordSchema.parse({ object: { ...spec, metadata, ...(status ? { status } : {}) }, ...(old?.record.fence ? { fence: old.record.fence } : {}) });
+      const value = encode(record);
+      checkValueSize(`${kind} ${shownKey(key)}`, value, this.options.maxValueBytes ?? MAX_VALUE_BYTES);
       try {
-        const revision = old ? await this.bucket.update(kvKey, encode(record), old.revision) : await this.bucket.create(kvKey, encode(record));
+        const revision = old ? await this.bucket.update(kvKey, value, old.revision) : await this.bucket.create(kvKey, value);
         this.set(kvKey, { kind, key }, { revision, record }, old);
         return;
       } catch (error) {
-        if (!(error instanceof KvConflict)) throw unavailable(`applying ${kind} ${key}`, error);
+        if (!(error instanceof KvConflict)) throw unavailable(`applying ${kind} ${shownKey(key)}`, error);
         const fresh = await this.read(kvKey);
         if (fresh) this.slots.set(kvKey, fresh);
         else this.slots.delete(kvKey);
@@ -373,11 +387,13 @@ class KvObjects implements KvObjectStore {
           await this.bucket.delete(kvKey, { revision: slot.revision });
           return;
         }
-        const revision = await this.bucket.update(kvKey, encode(record), slot.revision);
+        const value = encode(record);
+        checkValueSize(`${write} ${kind} ${shownKey(key)}`, value, this.options.maxValueBytes ?? MAX_VALUE_BYTES);
+        const revision = await this.bucket.update(kvKey, value, slot.revision);
         this.set(kvKey, { kind, key }, { revision, record }, slot);
         return;
       } catch (error) {
-        if (!(error instanceof KvConflict)) throw unavailable(`${write} ${kind} ${key}`, error);
+        if (!(error instanceof KvConflict)) throw unavailable(`${write} ${kind} ${shownKey(key)}`, error);
         slot = await this.read(kvKey);
       }
     }
@@ -411,6 +427,5 @@ function statusOnly(a: ObjectRecord['object'], b: ObjectRecord['object']): boole
 }
 
 function unavailable(doing: string, cause: unknown): StoreError {
-  if (cause instanceof StoreError) return cause;
-  return new StoreError(`${doing}: the object store is unavailable (${cause instanceof Error ? cause.message : String(cause)}); try again`, true, { cause });
+  return writeFailure(doing, cause, () => new StoreError(`${doing}: the object store is unavailable (${cause instanceof Error ? cause.message : String(cause)}); try again`, true, { cause }));
 }

@@ -9,7 +9,8 @@ import { FenceRefusals, KvConflict, silentLogger, StaleFence, StoreError } from 
 import { HostEvents } from './events.ts';
 import type { ApplyResult } from './apply-result.ts';
 import { compact, deepEqual, union } from './object-helpers.ts';
-import { hostKeyFromKv, hostKvKey } from './nats-keys.ts';
+import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
+import { checkValueSize, MAX_VALUE_BYTES, writeFailure } from './write-limits.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import { formatApplyIssue, validateDocuments, type ApplyIssue, type SourceDocument } from './validate.ts';
 import { HOSTS_BUCKET, HOST_STATUS_BUCKET } from '../../machines/buckets.ts';
@@ -51,6 +52,8 @@ export interface NatsStoreOptions extends FenceOptions {
   readonly maxAttempts?: number;
   /** The clock for creation and deletion timestamps. */
   readonly now?: () => number;
+  /** The largest record written (bytes); larger is refused as permanent. Default MAX_VALUE_BYTES. */
+  readonly maxValueBytes?: number;
 }
 
 export type ApplyOutcome = 'created' | 'updated' | 'unchanged';
@@ -171,8 +174,10 @@ function notFound(key: string): StoreError {
 }
 
 function unavailable(what: string, error: unknown): StoreError {
-  const detail = error instanceof Error ? error.message : String(error);
-  return new StoreError(`${what}: the NATS store is unavailable (${detail}); try again`, true, { cause: error });
+  return writeFailure(what, error, () => {
+    const detail = error instanceof Error ? error.message : String(error);
+    return new StoreError(`${what}: the NATS store is unavailable (${detail}); try again`, true, { cause: error });
+  });
 }
 
 function sameFence(recorded: FenceRecord | undefined, fence: Fence): boolean {
@@ -216,6 +221,7 @@ class NatsHostStore implements NatsStore {
   private readonly readyTimeoutMs: number;
   private readonly maxAttempts: number;
   private readonly now: () => number;
+  private readonly maxValueBytes: number;
   private readonly specSlots = new Map<string, SpecSlot>();
   /** What this store is writing, by key: its own write, seen on the watch before the ack, is not parsed again. */
   private readonly outgoing = new Map<string, { readonly value: Uint8Array; readonly host: SpecHost }>();
@@ -234,6 +240,7 @@ class NatsHostStore implements NatsStore {
     this.readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
     this.maxAttempts = options.maxAttempts ?? 16;
     this.now = options.now ?? Date.now;
+    this.maxValueBytes = options.maxValueBytes ?? MAX_VALUE_BYTES;
     this.refusals = new FenceRefusals(options.onStaleFence);
     this.events = new HostEvents((error, event) => {
       const key = event.type === 'deleted' ? event.key : `${event.host.metadata.namespace}/${event.host.metadata.name}`;
@@ -463,12 +470,14 @@ class NatsHostStore implements NatsStore {
       }
       const keep = fence && (!seen || fence.epoch >= seen.epoch) ? { epoch: fence.epoch, shard: fence.shard, holder: fence.holder } : seen;
       const record: StatusRecord = compact({ uid, status, fence: keep });
+      const value = encode(record);
+      checkValueSize(`the status of BareMetalHost ${shownKey(key)}`, value, this.maxValueBytes);
       try {
-        written = current ? await this.statusBucket.update(kvKey, encode(record), current.revision) : await this.statusBucket.create(kvKey, encode(record));
+        written = current ? await this.statusBucket.update(kvKey, value, current.revision) : await this.statusBucket.create(kvKey, value);
         this.setStatus(key, written, record);
         break;
       } catch (error) {
-        if (!(error instanceof KvConflict)) throw unavailable(`writing the status of BareMetalHost ${key}`, error);
+        if (!(error instanceof KvConflict)) throw unavailable(`writing the status of BareMetalHost ${shownKey(key)}`, error);
         current = await this.readStatus(key);
         fresh = true;
         await this.backoff(attempt);
@@ -675,7 +684,7 @@ class NatsHostStore implements NatsStore {
     try {
       entry = await this.specs.get(hostKvKey(key));
     } catch (error) {
-      throw unavailable(`reading BareMetalHost ${key}`, error);
+      throw unavailable(`reading BareMetalHost ${shownKey(key)}`, error);
     }
     if (!entry) return undefined;
     const decoded = decodeRecord(entry.value, SpecRecord);
@@ -690,7 +699,7 @@ class NatsHostStore implements NatsStore {
     try {
       entry = await this.statusBucket.get(hostKvKey(key));
     } catch (error) {
-      throw unavailable(`reading the status of BareMetalHost ${key}`, error);
+      throw unavailable(`reading the status of BareMetalHost ${shownKey(key)}`, error);
     }
     if (!entry) return undefined;
     const decoded = decodeRecord(entry.value, StatusRecord);
@@ -731,6 +740,7 @@ class NatsHostStore implements NatsStore {
         }
         if (next.op === 'put') {
           const value = encode(next.host);
+          checkValueSize(`BareMetalHost ${shownKey(key)}`, value, this.maxValueBytes);
           this.outgoing.set(key, { value, host: next.host });
           let revision: number;
           try {
@@ -749,7 +759,7 @@ class NatsHostStore implements NatsStore {
         return { op: 'delete' };
       } catch (error) {
         if (error instanceof StoreError) throw error;
-        if (!(error instanceof KvConflict)) throw unavailable(`writing BareMetalHost ${key}`, error);
+        if (!(error instanceof KvConflict)) throw unavailable(`writing BareMetalHost ${shownKey(key)}`, error);
         await this.backoff(attempt);
       }
     }

@@ -5,6 +5,8 @@ import { kindOf, type ManifestDocument } from '../../api/manifest.ts';
 import { Secret } from '../../api/secret.ts';
 import { validateBareMetalHost } from '../../api/bmh/validate.ts';
 import type { ValidateOptions } from '../../api/bmh/validate.ts';
+import { objectSizeErrors } from '../../api/limits.ts';
+import { objectMetaErrors } from '../../api/names.ts';
 
 /** One problem with one document; nothing of the document's values is quoted. */
 export interface ApplyIssue {
@@ -75,6 +77,12 @@ export function validateDocuments(docs: readonly SourceDocument[], stored: (key:
     const kind = typeof object.kind === 'string' ? object.kind : undefined;
     const key = keyOf(object);
     const named = { ...where, ...(kind ? { kind } : {}), ...(key ? { key } : {}) };
+    // Too big to store is checked before the schema walks it, for every kind.
+    const tooBig = objectSizeErrors(object);
+    if (tooBig.length > 0) {
+      issues.push(...tooBig.map((e) => ({ ...named, path: e.path, message: e.reason })));
+      continue;
+    }
     switch (kindOf({ apiVersion, kind })) {
       case 'BareMetalHost': {
         const parsed = BareMetalHost.safeParse(object);
@@ -86,7 +94,9 @@ export function validateDocuments(docs: readonly SourceDocument[], stored: (key:
       }
       case 'Secret': {
         const parsed = Secret.safeParse(object);
-        if (!parsed.success) issues.push(...issuesOf(parsed.error, named));
+        const meta = objectMetaErrors(object);
+        if (meta.length > 0) issues.push(...meta.map((e) => ({ ...named, path: e.path, message: e.reason })));
+        else if (!parsed.success) issues.push(...issuesOf(parsed.error, named));
         else valid.push({ type: 'secret', source, key: `${parsed.data.metadata.namespace}/${parsed.data.metadata.name}`, secret: parsed.data });
         break;
       }
