@@ -170,8 +170,16 @@ test('deploy - NATS: a 3-node JetStream cluster on file storage, and the control
   t.true((major ?? 0) > 2 || (major === 2 && ((minor ?? 0) > 12 || (minor === 12 && (patch ?? 0) >= 4))), `nats image ${c?.image ?? '?'} must be >= 2.12.4`);
   t.true(sts.volumeClaimTemplates?.some((v) => (v.metadata as Json).name === 'data'));
   t.true(c?.volumeMounts?.some((m) => m.name === 'data' && m.mountPath === '/data'));
-  // The server's credentials reach its config quoted, so any password parses as a string.
-  for (const name of ['NATS_USER', 'NATS_PASSWORD']) {
+  const config = String(((await find('ConfigMap', 'nats-config')).data as Json)['nats.conf']);
+  // Every variable the config reads is in the server's environment; the passwords reach it
+  // quoted, so any password parses as a string.
+  // (Outside quoted strings, where "$KV.>" is a subject, and comments; the permission blocks
+  // NODE, OPERATOR and VIEWER are the config's own variables.)
+  const unquoted = config.replace(/"[^"\n]*"/g, '').replace(/#.*$/gm, '');
+  const variables = [...new Set([...unquoted.matchAll(/\$([A-Z][A-Z0-9_]*)/g)].map((m) => m[1] ?? ''))].filter((v) => !/^(NODE|OPERATOR|VIEWER)$/.test(v));
+  t.deepEqual(variables.sort(), ['NATS_NODE_PASSWORD', 'NATS_OPERATOR_PASSWORD', 'NATS_VIEWER_PASSWORD', 'SERVER_NAME']);
+  t.deepEqual(c?.env?.find((e) => e.name === 'SERVER_NAME')?.valueFrom, { fieldRef: { fieldPath: 'metadata.name' } });
+  for (const name of variables.filter((v) => v.endsWith('_PASSWORD'))) {
     const value = String(c?.env?.find((e) => e.name === name)?.value);
     const inner = /^"\$\((\w+)\)"$/.exec(value)?.[1];
     t.truthy(inner, `${name} is "$(VAR)", got ${value}`);
@@ -179,7 +187,6 @@ test('deploy - NATS: a 3-node JetStream cluster on file storage, and the control
     t.true(index >= 0 && index < (c?.env?.findIndex((e) => e.name === name) ?? -1), `${inner} is defined before ${name}`);
     t.is(((c?.env?.[index]?.valueFrom as Json | undefined)?.secretKeyRef as Json | undefined)?.name, 'metalfleet-nats');
   }
-  const config = String(((await find('ConfigMap', 'nats-config')).data as Json)['nats.conf']);
   t.regex(config, /jetstream \{[^}]*store_dir: \/data\n/, 'JetStream on the volume');
   t.regex(config, /sync_interval: always/);
   const routes = [...config.matchAll(/nats:\/\/([\w.-]+):6222/g)].map((m) => m[1]);
