@@ -7,7 +7,7 @@ import { loadSecretFiles } from '../../src/adapters/store/nats-secrets.ts';
 import { openNatsStoreOn } from '../../src/adapters/store/nats-store.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
-import type { HostData, Provisioner } from '../../src/ports/index.ts';
+import type { HostData, Logger, Provisioner } from '../../src/ports/index.ts';
 import { startLocalNode } from '../support/local-node.ts';
 import { waitUntil } from '../support/wait.ts';
 
@@ -123,4 +123,35 @@ test('secrets from files - missing BMC credentials are a registration error unti
   await waitUntil(async () => (await status())?.provisioning.state === 'provisioned', 10_000, 'provisioned after the credentials file was written');
   t.is((await status())?.errorType ?? '', '');
   t.false(JSON.stringify(await status()).includes('bmc-secret-value'));
+});
+
+test('secrets from files - a Secrets file that stops parsing is logged by the node with file, document and field, never a value, and its Secrets stay', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'metalfleet-secret-wait-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(join(dir, 'bmc.yaml'), secretYaml('worker-0-bmc', { username: 'admin', password: 'bmc-secret-value' }));
+  const secrets = await loadSecretFiles([dir], { debounceMs: 20 });
+  const lines: string[] = [];
+  const capture = (level: string) => (obj: object, msg?: string): void => void lines.push(JSON.stringify({ level, ...obj, msg }));
+  const log: Logger = { debug: capture('debug'), info: capture('info'), warn: capture('warn'), error: capture('error'), child: () => log };
+  const substrate = memorySubstrate();
+  const store = await openNatsStoreOn(substrate.transport, { secrets });
+  const fixture = createFixtureProvisioner({ demoBehaviours: false, latencyMs: 0 });
+  const node = await startLocalNode({
+    name: 'secret-files-log',
+    shardCount: 4,
+    machine: DEFAULT_MACHINE_CONFIG,
+    capacity: { limits: {}, defaultLimit: 2, ttlMs: 30_000 },
+    supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } },
+    askTimeoutMs: 2_000,
+  }, { hosts: store, secrets }, { provisioner: fixture }, { log }, substrate);
+  t.teardown(() => node.stop({ graceful: false }));
+
+  await writeFile(join(dir, 'bmc.yaml'), ['apiVersion: v1', 'kind: Secret', 'metadata: {name: worker-0-bmc, namespace: lab}', 'data: {password: "not base64 !! leaked-bmc-password"}'].join('\n'));
+  await waitUntil(() => lines.some((l) => l.includes('bmc.yaml document 0')), 10_000, 'the broken file logged');
+  const logged = lines.find((l) => l.includes('bmc.yaml document 0'))!;
+  t.regex(logged, /"level":"error"/);
+  t.regex(logged, /Secret lab\/worker-0-bmc data\.password/);
+  t.false(lines.join('\n').includes('leaked-bmc-password'));
+  t.false(lines.join('\n').includes('bmc-secret-value'));
+  t.truthy(await secrets.get('lab', 'worker-0-bmc'), 'the last good Secret stays');
 });

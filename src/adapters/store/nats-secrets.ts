@@ -29,8 +29,6 @@ export interface SecretFiles extends SecretSource {
   /** A Secret given twice (the later one wins). Names only, never values. */
   readonly warnings: readonly string[];
   watch(onEvent: (event: SecretEvent) => void, options?: SecretWatchOptions): () => void;
-  /** Resolves once the re-read a file change started (if any) is done: for tests and shutdown. */
-  settled(): Promise<void>;
 }
 
 export interface SecretFilesOptions {
@@ -101,7 +99,6 @@ export async function loadSecretFiles(paths: readonly string[], options: SecretF
   const changes = new SecretChanges();
   let watchers: FSWatcher[] = [];
   let timer: NodeJS.Timeout | null = null;
-  let reading: Promise<void> = Promise.resolve();
   let again = false;
   let busy = false;
 
@@ -112,12 +109,17 @@ export async function loadSecretFiles(paths: readonly string[], options: SecretF
       return;
     }
     busy = true;
-    reading = (async () => {
-      do {
-        again = false;
-        await reload();
-      } while (again && changes.size > 0);
-      busy = false;
+    void (async () => {
+      try {
+        do {
+          again = false;
+          await reload();
+        } while (again && changes.size > 0);
+      } catch (error) {
+        changes.problem(`re-reading the secrets files failed (${error instanceof Error ? error.name : typeof error}); the Secrets last read stay in use`);
+      } finally {
+        busy = false;
+      }
     })();
   };
 
@@ -219,9 +221,6 @@ export async function loadSecretFiles(paths: readonly string[], options: SecretF
         unsubscribe();
         if (changes.size === 0) stopWatching();
       };
-    },
-    settled: async () => {
-      await reading;
     },
   };
 }
