@@ -106,7 +106,7 @@ test('deploy - the controller connects as node over TLS, trusting the NATS CA an
 
   const ca = volumeOf(spec, c, flag(c.args, '--nats-ca') ?? '');
   const secret = ca.volume.secret as { secretName?: string; items?: Array<{ key: string; path: string }> } | undefined;
-  t.is(secret?.secretName, ((await find('Certificate', 'nats-server')).spec as Json).secretName);
+  t.is(secret?.secretName, String(((await find('Certificate', 'nats-server')).spec as Json).secretName));
   // Only the CA certificate: the server's private key is in the same Secret.
   t.deepEqual(secret?.items, [{ key: 'ca.crt', path: ca.name }]);
 
