@@ -8,8 +8,8 @@ import type { HealthServer } from '../adapters/observe/index.ts';
 import { startHealthServer } from '../adapters/observe/index.ts';
 import type { KubeAdapter } from '../adapters/kube/index.ts';
 import { registerKubeMetrics } from '../adapters/kube/metrics.ts';
-import { openNatsStoreOn } from '../adapters/store/nats-store.ts';
-import { openKvObjectStoreOn } from '../adapters/store/kv-object-store.ts';
+import { HostNotFound, openNatsStoreOn } from '../adapters/store/nats-store.ts';
+import { openKvObjectStoreOn, storedKindOf } from '../adapters/store/kv-object-store.ts';
 import type { KvObjectStore } from '../adapters/store/kv-object-store.ts';
 import { validateMaasCluster, validateMaasMachine } from '../api/index.ts';
 import type { NatsStore } from '../adapters/store/nats-store.ts';
@@ -24,6 +24,7 @@ import { OwnershipRecorder, startMembership, startShardLeases } from '../cluster
 import { startSingleton } from '../cluster/singleton.ts';
 import { subjects as clusterSubjects } from '../bus/index.ts';
 import { checkPosture, openPosture } from '../security/index.ts';
+import { startStoreServer, type StoreServer } from '../cluster/commands/index.ts';
 import { DEFAULT_MAAS_MACHINE_CONFIG } from '../machines/maas-machine/index.ts';
 import type { MaasMachineConfig, MaasMachineState } from '../machines/maas-machine/index.ts';
 import type { HostStore, Logger, MaasDriver, ObjectStore, Provisioner } from '../ports/index.ts';
@@ -201,6 +202,17 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
     });
     const posture = await openPosture(transport, substrate.shared, config.security, clusterSubjects(), log, timing.replicas);
     const commands: CommandServer = startCommandServer({ transport, store, objects, shardCount: config.shardCount, log, guard: posture.guard, audit: posture.audit, node: name });
+    // apply and delete over NATS come here (only nodes write the stores); a node whose hosts live
+    // in Kubernetes leaves them to kubectl. The object store is opened on the first object applied.
+    let appliedObjects: Promise<KvObjectStore> | null = null;
+    const storeRequests: StoreServer | null = opened && substrate.shared ? startStoreServer({
+      transport, store: opened, guard: posture.guard, audit: posture.audit, node: name, log,
+      isObject: (object) => storedKindOf(object) !== null,
+      isNotFound: (error) => error instanceof HostNotFound,
+      objects: () => (appliedObjects ??= openedObjects
+        ? Promise.resolve(openedObjects)
+        : openKvObjectStoreOn(transport, { ...(stores.secrets ? { secrets: stores.secrets } : {}), log, kv: kvOptions, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } })),
+    }) : null;
 
     const singleton = await startSingleton({
       bucket: leaseBucket, key: BROKER_LEASE_KEY, holder: name, ttlMs: timing.leaseTtlMs, clock, log,
@@ -277,6 +289,8 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
           (broker as ClusterBroker | null)?.stop();
           maas?.close();
           await commands.close();
+          await storeRequests?.close();
+          if (appliedObjects && !openedObjects) await (await appliedObjects.catch(() => null))?.close();
           await introspect.close();
           introspection.close();
           await shards.stop(timing.drainTimeoutMs);

@@ -3,12 +3,17 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, openNatsStore, type NatsStore } from '../../src/adapters/store/nats-store.ts';
+import { HostNotFound, NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, openNatsStore, openNatsStoreOn, type NatsStore } from '../../src/adapters/store/nats-store.ts';
+import { openKvObjectStoreOn, storedKindOf } from '../../src/adapters/store/kv-object-store.ts';
+import { validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
+import { connectNats, subjects } from '../../src/bus/index.ts';
 import { openNatsKv } from '../../src/bus/nats-kv.ts';
-import type { KvBucket } from '../../src/ports/index.ts';
+import { startStoreServer } from '../../src/cluster/commands/index.ts';
+import { silentLogger, type KvBucket } from '../../src/ports/index.ts';
+import { openAuditLog, openNonceLedger, parseAuthorizedKeys, readAudit, signedGuard, writeNewSigningKey } from '../../src/security/index.ts';
 import { natsServerInstalled, startNatsServer, type NatsServer } from '../support/nats-server.ts';
 import { waitUntil } from '../support/wait.ts';
-import { lines, metalfleet } from './run.ts';
+import { lines, metalfleet, type Run } from './run.ts';
 
 const PASSWORD = 'cli-apply-never-in-nats';
 
@@ -34,6 +39,10 @@ const SECRET = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: h1-bmc\n  names
 interface Env {
   server: NatsServer;
   dir: string;
+  /** metalfleet with the operator's --signing-key: apply and delete go through the node's store server. */
+  mf(...args: string[]): Promise<Run>;
+  /** The seed files of an operator and a viewer the node's allow-list names. */
+  seeds: { operator: string; viewer: string };
   file(name: string, ...docs: string[]): Promise<string>;
   /** A store of the test's own, to see and arrange what the CLI works on. */
   store(): Promise<NatsStore>;
@@ -45,6 +54,24 @@ async function setup(t: ExecutionContext): Promise<Env> {
   t.teardown(() => server.dispose());
   const dir = await mkdtemp(join(tmpdir(), 'metalfleet-apply-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
+  // What a node runs for apply and delete (src/node/start-node.ts), here without the controllers,
+  // so the hosts stay as the CLI leaves them.
+  const seeds = { operator: join(dir, 'operator.seed'), viewer: join(dir, 'viewer.seed') };
+  const allowList = `operator ${await writeNewSigningKey(seeds.operator)} olivia\nviewer ${await writeNewSigningKey(seeds.viewer)} vera\n`;
+  const node = await connectNats({ servers: server.url, name: 'node' });
+  t.teardown(() => node.close());
+  const nodeStore = await openNatsStoreOn(node);
+  t.teardown(() => nodeStore.close());
+  const nodeObjects = openKvObjectStoreOn(node, { validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } });
+  t.teardown(async () => (await nodeObjects).close());
+  const storeServer = startStoreServer({
+    transport: node, store: nodeStore, objects: () => nodeObjects, node: 'node', log: silentLogger,
+    guard: signedGuard({ keys: parseAuthorizedKeys(allowList, 'keys'), nonces: await openNonceLedger(node, 120_000) }),
+    audit: await openAuditLog(node, subjects(), silentLogger),
+    isObject: (object) => storedKindOf(object) !== null,
+    isNotFound: (error) => error instanceof HostNotFound,
+  });
+  t.teardown(() => storeServer.close());
   const buckets = async () => {
     const nc = await connect({ servers: server.url });
     t.teardown(() => nc.close());
@@ -53,6 +80,8 @@ async function setup(t: ExecutionContext): Promise<Env> {
   return {
     server,
     dir,
+    seeds,
+    mf: (...args) => metalfleet(...args, '--signing-key', seeds.operator),
     async file(name, ...docs) {
       const path = join(dir, name);
       await writeFile(path, docs.join('\n---\n'));
@@ -72,7 +101,7 @@ const it = natsServerInstalled() ? test : test.skip;
 it('cli apply - creates, then reports unchanged and configured hosts; other kinds are noted', async (t) => {
   const env = await setup(t);
   const file = await env.file('hosts.yaml', NAMESPACE, hostYaml('h1'), hostYaml('h2'));
-  const first = await metalfleet('apply', '-f', file, '--nats', env.server.url);
+  const first = await env.mf('apply', '-f', file, '--nats', env.server.url);
   t.is(first.code, 0, first.stderr);
   t.deepEqual(lines(first.stdout), ['baremetalhost metal3/h1 created', 'baremetalhost metal3/h2 created']);
   t.deepEqual(lines(first.stderr), ['note: Namespace default/metal3: skipped (kind not managed by metalfleet)']);
@@ -82,13 +111,13 @@ it('cli apply - creates, then reports unchanged and configured hosts; other kind
   t.is((await store.get('metal3/h1'))!.metadata.generation, 1);
 
   const changed = await env.file('changed.yaml', hostYaml('h1', false));
-  const second = await metalfleet('apply', '-f', changed, '-f', file, '--nats', env.server.url);
+  const second = await env.mf('apply', '-f', changed, '-f', file, '--nats', env.server.url);
   t.is(second.code, 0, second.stderr);
   // h1 is given twice: the later document (unchanged) wins, with a warning.
   t.deepEqual(lines(second.stdout), ['baremetalhost metal3/h1 unchanged', 'baremetalhost metal3/h2 unchanged']);
   t.regex(second.stderr, /warning: BareMetalHost metal3\/h1 is given twice/);
 
-  const third = await metalfleet('apply', '-f', changed, '--nats', env.server.url);
+  const third = await env.mf('apply', '-f', changed, '--nats', env.server.url);
   t.is(third.code, 0, third.stderr);
   t.deepEqual(lines(third.stdout), ['baremetalhost metal3/h1 configured']);
   await waitUntil(async () => (await store.get('metal3/h1'))?.metadata.generation === 2, 5_000, 'the store sees generation 2');
@@ -97,7 +126,7 @@ it('cli apply - creates, then reports unchanged and configured hosts; other kind
 it('cli apply - invalid manifests: the validate errors, exit 1, nothing applied', async (t) => {
   const env = await setup(t);
   const file = await env.file('bad.yaml', hostYaml('good'), hostYaml('bad', true, '  bootMode: BIOS-ish'));
-  const r = await metalfleet('apply', '-f', file, '--nats', env.server.url);
+  const r = await env.mf('apply', '-f', file, '--nats', env.server.url);
   t.is(r.code, 1);
   t.is(r.stdout, '');
   const validate = await metalfleet('validate', file);
@@ -108,7 +137,7 @@ it('cli apply - invalid manifests: the validate errors, exit 1, nothing applied'
   const { specs } = await env.buckets();
   t.deepEqual(await specs.keys(), []);
 
-  const missing = await metalfleet('apply', '-f', join(env.dir, 'nope.yaml'), '--nats', env.server.url);
+  const missing = await env.mf('apply', '-f', join(env.dir, 'nope.yaml'), '--nats', env.server.url);
   t.is(missing.code, 1);
   t.regex(missing.stderr, /error: .*nope\.yaml: cannot read: no such file/);
 });
@@ -116,7 +145,7 @@ it('cli apply - invalid manifests: the validate errors, exit 1, nothing applied'
 it('cli apply - Secrets are refused before anything is written, and never echoed', async (t) => {
   const env = await setup(t);
   const file = await env.file('with-secret.yaml', SECRET, hostYaml('h1'));
-  const r = await metalfleet('apply', '-f', file, '--nats', env.server.url);
+  const r = await env.mf('apply', '-f', file, '--nats', env.server.url);
   t.is(r.code, 1);
   t.is(r.stdout, '');
   t.regex(r.stderr, /error: .*with-secret\.yaml document 0 \(line 1\): Secret metal3\/h1-bmc Secrets are never stored in NATS.*--secrets/);
@@ -131,7 +160,7 @@ it('cli delete - by name: deleted, terminating with its finalizers, not found; e
   await store.apply([hostObject('h1'), hostObject('h2')]);
   await store.addFinalizer('metal3/h1', 'baremetalhost.metal3.io');
 
-  const r = await metalfleet('delete', 'host', 'metal3/h1', 'metal3/h2', 'metal3/nope', '--nats', env.server.url);
+  const r = await env.mf('delete', 'host', 'metal3/h1', 'metal3/h2', 'metal3/nope', '--nats', env.server.url);
   t.is(r.code, 1);
   t.deepEqual(lines(r.stdout), ['baremetalhost metal3/h1 terminating (finalizers: baremetalhost.metal3.io)', 'baremetalhost metal3/h2 deleted']);
   t.deepEqual(lines(r.stderr), ['error: baremetalhost metal3/nope not found']);
@@ -140,10 +169,10 @@ it('cli delete - by name: deleted, terminating with its finalizers, not found; e
   await store.removeFinalizer('metal3/h1', 'baremetalhost.metal3.io');
   t.is(await store.get('metal3/h1'), undefined);
 
-  const bad = await metalfleet('delete', 'host', 'worker-0', '--nats', env.server.url);
+  const bad = await env.mf('delete', 'host', 'worker-0', '--nats', env.server.url);
   t.is(bad.code, 1);
   t.regex(bad.stderr, /give it as NAMESPACE\/NAME/);
-  const kind = await metalfleet('delete', 'pod', 'metal3/x', '--nats', env.server.url);
+  const kind = await env.mf('delete', 'pod', 'metal3/x', '--nats', env.server.url);
   t.is(kind.code, 1);
   t.regex(kind.stderr, /unknown type "pod"/);
 });
@@ -154,7 +183,7 @@ it('cli delete - by file: the hosts it names; Secrets and other kinds are noted'
   const store = await env.store();
   await store.apply([hostObject('h1'), hostObject('h2'), hostObject('h3')]);
 
-  const r = await metalfleet('delete', '-f', file, '--nats', env.server.url);
+  const r = await env.mf('delete', '-f', file, '--nats', env.server.url);
   t.is(r.code, 0, r.stderr);
   t.deepEqual(lines(r.stdout), ['baremetalhost metal3/h1 deleted', 'baremetalhost metal3/h2 deleted']);
   t.regex(r.stderr, /note: Secret\/h1-bmc: skipped \(Secrets are not in NATS/);
@@ -180,3 +209,60 @@ function hostObject(name: string): Record<string, unknown> {
     spec: { online: true, bmc: { address: 'redfish://192.0.2.10/redfish/v1/Systems/1', credentialsName: `${name}-bmc` } },
   };
 }
+
+it('cli apply and delete - only an operator\'s signed request writes: unsigned and viewer are refused, nothing changes, all audited', async (t) => {
+  const env = await setup(t);
+  const file = await env.file('hosts.yaml', hostYaml('h1'));
+  const unsigned = await metalfleet('apply', '-f', file, '--nats', env.server.url);
+  t.is(unsigned.code, 1);
+  t.is(unsigned.stdout, '');
+  t.regex(unsigned.stderr, /error: unauthorized: unsigned request refused.*\(no --signing-key given, nor METALFLEET_SIGNING_KEY_FILE\)\nnothing was applied/);
+  const viewer = await metalfleet('apply', '-f', file, '--nats', env.server.url, '--signing-key', env.seeds.viewer);
+  t.is(viewer.code, 1);
+  t.regex(viewer.stderr, /error: forbidden: key vera has role viewer/);
+  const { specs } = await env.buckets();
+  t.deepEqual(await specs.keys(), [], 'nothing was written');
+
+  const applied = await env.mf('apply', '-f', file, '--nats', env.server.url);
+  t.is(applied.code, 0, applied.stderr);
+  const refusedDelete = await metalfleet('delete', 'host', 'metal3/h1', '--nats', env.server.url, '--signing-key', env.seeds.viewer);
+  t.is(refusedDelete.code, 1);
+  t.regex(refusedDelete.stderr, /error: baremetalhost metal3\/h1: forbidden: key vera has role viewer/);
+  t.deepEqual(await specs.keys(), ['metal3.h1']);
+  const deleted = await env.mf('delete', 'host', 'metal3/h1', '--nats', env.server.url);
+  t.is(deleted.code, 0, deleted.stderr);
+
+  const client = await connectNats({ servers: env.server.url, name: 'audit-reader' });
+  t.teardown(() => client.close());
+  const audit = (await readAudit(client, subjects(), { host: 'metal3/h1' })).map((r) => [r.action, r.command, r.outcome, r.code, r.caller.kind === 'signed' ? r.caller.name : r.caller.kind]);
+  t.deepEqual(audit, [
+    ['apply', 'BareMetalHost', 'refused', 'unauthorized', 'unsigned'],
+    ['apply', 'BareMetalHost', 'refused', 'forbidden', 'vera'],
+    ['apply', 'BareMetalHost', 'applied', null, 'olivia'],
+    ['delete', 'delete', 'refused', 'forbidden', 'vera'],
+    ['delete', 'delete', 'applied', null, 'olivia'],
+  ]);
+});
+
+it('cli apply - an object too large for one NATS message is a permanent error before anything is sent', async (t) => {
+  // A server that takes 64 KiB messages, and no node: the size is checked before any request.
+  const small = await startNatsServer({ config: 'max_payload: 65536' });
+  t.teardown(() => small.dispose());
+  const env = await setup(t);
+  const big = `    metalfleet.io/notes: "${'x'.repeat(100_000)}"`;
+  const file = await env.file('big.yaml', hostYaml('small'), hostYaml('big').replace('metadata:\n', `metadata:\n  annotations:\n${big}\n`));
+  const r = await env.mf('apply', '-f', file, '--nats', small.url);
+  t.is(r.code, 1, r.stderr);
+  t.is(r.stdout, '');
+  t.regex(r.stderr, /error: .*big\.yaml document 1 .*BareMetalHost metal3\/big.* is 10\d{4} bytes as a request, over the 64512 bytes one NATS message may carry here \(server max_payload 65536\)/);
+  t.regex(lines(r.stderr).at(-1)!, /^nothing was applied$/);
+});
+
+it('cli delete - with no node running, says so', async (t) => {
+  const lonely = await startNatsServer();
+  t.teardown(() => lonely.dispose());
+  const env = await setup(t);
+  const r = await env.mf('delete', 'host', 'metal3/h1', '--nats', lonely.url);
+  t.is(r.code, 1);
+  t.regex(r.stderr, /error: baremetalhost metal3\/h1: no node answered on mf\.store\.delete: is a metalfleet node \(NATS store\) running\?/);
+});

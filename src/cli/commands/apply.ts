@@ -1,23 +1,26 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
-import { readManifests, type ManifestDocument } from '../../api/manifest.ts';
+import { kindOf, readManifests, type ManifestDocument } from '../../api/manifest.ts';
 import { formatApplyIssue } from '../../adapters/store/index.ts';
-import { openNatsStoreOn, secretDocumentIssues, type NatsStore } from '../../adapters/store/nats-store.ts';
+import { secretDocumentIssues } from '../../adapters/store/nats-store.ts';
+import { storedKindOf } from '../../adapters/store/kv-object-store.ts';
+import { RemoteError, subjects } from '../../bus/index.ts';
 import { connectNats } from '../../bus/nats-transport.ts';
-import { openKvObjectStoreOn, storedKindOf, type KvObjectStore } from '../../adapters/store/kv-object-store.ts';
-import { validateMaasCluster, validateMaasMachine } from '../../api/index.ts';
-import type { Transport } from '../../ports/index.ts';
+import { applyThroughNode, storeRequestLimit, storeRequestSize, type StoreApplyInput, type StoreApplyReply } from '../../cluster/commands/index.ts';
+import { BusError, type Transport } from '../../ports/index.ts';
+import type { SigningKey } from '../../security/index.ts';
 import { CliError } from '../cli-error.ts';
 import { terminalText } from '../terminal-text.ts';
-import { addNatsFlags, natsOptionsFrom, type NatsFlagValues } from '../nats-options.ts';
+import { addNatsFlags, addSigningKeyFlag, natsOptionsFrom, signingKeyFrom, type NatsFlagValues } from '../nats-options.ts';
 import { runValidate } from './validate.ts';
 
 // `metalfleet apply -f FILE [-f FILE...]`: BareMetalHosts into the cluster's NATS store. Every file
 // is checked first with the rules of `metalfleet validate` (its error lines, on stderr), without
-// touching NATS; then the store checks them again against the stored versions (update rules) and
-// writes them. One line per host on stdout, as kubectl prints them. Secrets are refused: each node
-// reads its own with --secrets, so credentials never travel through NATS.
+// touching NATS; then each object goes to a node (`<cluster>.store.apply`, signed with
+// --signing-key), whose store checks it again against the stored version (update rules) and
+// writes it: only nodes write the stores. One line per host on stdout, as kubectl prints them.
+// Secrets are refused: each node reads its own with --secrets, so credentials never travel through NATS.
 
 export type Output = { out: (line: string) => void; err: (line: string) => void };
 
@@ -43,33 +46,69 @@ export async function readManifestFiles(files: readonly string[], io: Output): P
   return failed ? null : docs;
 }
 
-/** Connects with the NATS flags and opens the host store; `use` runs, then both are closed. */
-export async function withClusterStore<T>(flags: NatsFlagValues, client: string, use: (store: NatsStore, objects: KvObjectStore) => Promise<T>): Promise<T> {
+// How long a request waits for a node (retries included): long enough for one to start or a
+// store to come back, short enough that "no node is running" is said soon.
+export const NODE_DEADLINE_MS = 10_000;
+
+const VERBS = { created: 'created', updated: 'configured', unchanged: 'unchanged' } as const;
+
+/** Connects with the NATS flags and the signing key (--signing-key, METALFLEET_SIGNING_KEY_FILE); `use` runs, then the connection is closed. */
+export async function withNodeRequests<T>(flags: NatsFlagValues & { signingKey?: string }, client: string, use: (transport: Transport, signingKey: SigningKey | undefined) => Promise<T>): Promise<T> {
+  const signingKey = await signingKeyFrom(flags, process.env);
   const options = await natsOptionsFrom(flags, process.env, client);
   let transport: Transport;
   try {
-    // A command gives up rather than waiting forever for a server that is not there.
     transport = await connectNats({ ...options, maxReconnectAttempts: 3, reconnectTimeWaitMs: 1_000, timeoutMs: 10_000 });
   } catch (error) {
     throw new CliError(`NATS: ${error instanceof Error ? error.message : String(error)}`);
   }
   try {
-    const store = await openNatsStoreOn(transport);
-    const objects = await openKvObjectStoreOn(transport, { validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } });
-    try {
-      return await use(store, objects);
-    } finally {
-      await objects.close();
-      await store.close();
-    }
+    return await use(transport, signingKey);
   } finally {
     await transport.close();
   }
 }
 
-const VERBS = { created: 'created', updated: 'configured', unchanged: 'unchanged' } as const;
+/** A node's refusal or no node at all, as one line a user can act on. */
+export function nodeRequestError(error: unknown, subject: string, signingKey: SigningKey | undefined): string {
+  if (error instanceof RemoteError) {
+    const hint = error.kind === 'unauthorized' && !signingKey ? ' (no --signing-key given, nor METALFLEET_SIGNING_KEY_FILE)' : '';
+    return `${error.kind}: ${error.message}${hint}`;
+  }
+  if (error instanceof BusError && (error.kind === 'noResponders' || error.kind === 'timeout')) {
+    return `no node answered on ${subject}: is a metalfleet node (NATS store) running? (${error.message})`;
+  }
+  if (error instanceof BusError) return error.message;
+  throw error;
+}
 
-export async function runApply(files: readonly string[], flags: NatsFlagValues, io: Output): Promise<boolean> {
+// The later of two documents for one host wins, as when the store took every document in one call.
+function latestPerHost(docs: readonly ManifestDocument[]): { kept: ManifestDocument[]; warnings: string[] } {
+  const plan = new Map<string, ManifestDocument>();
+  const others: ManifestDocument[] = [];
+  const warnings: string[] = [];
+  for (const doc of docs) {
+    if (doc.yamlError !== undefined || kindOf(doc) !== 'BareMetalHost' || !doc.name) {
+      others.push(doc);
+      continue;
+    }
+    const key = `${doc.namespace}/${doc.name}`;
+    const earlier = plan.get(key);
+    if (earlier) {
+      warnings.push(`BareMetalHost ${key} is given twice (${earlier.file} document ${earlier.index} and ${doc.file} document ${doc.index}); the later one wins`);
+      plan.delete(key);
+    }
+    plan.set(key, doc);
+  }
+  const kept = new Set([...plan.values(), ...others]);
+  return { kept: docs.filter((d) => kept.has(d)), warnings };
+}
+
+function request(doc: ManifestDocument, phase: 'check' | 'apply'): StoreApplyInput {
+  return { phase, document: { file: doc.file, index: doc.index, line: doc.line, object: doc.object } };
+}
+
+export async function runApply(files: readonly string[], flags: NatsFlagValues & { signingKey?: string }, io: Output): Promise<boolean> {
   if (files.length === 0) throw new CliError('no manifests given: pass -f FILE (repeatable)');
   // The rules of `metalfleet validate`, with its error lines; its notes and summary stay out.
   const checked = await runValidate(files, [], {
@@ -92,44 +131,76 @@ export async function runApply(files: readonly string[], flags: NatsFlagValues, 
   }
   // MaasMachines, MaasClusters and the Cluster API objects they read go to the object store.
   const objectDocs = docs.filter((d) => d.yamlError === undefined && storedKindOf(d.object) !== null);
-  const hostDocs = docs.filter((d) => !objectDocs.includes(d));
-  return withClusterStore(flags, 'metalfleet-apply', async (store, objects) => {
-    const objectIssues = objects.check(objectDocs.map((d) => d.object));
-    if (objectIssues.length > 0) {
-      for (const i of objectIssues) {
-        const doc = objectDocs[i.index] as ManifestDocument;
-        io.err(`error: ${formatApplyIssue({ file: doc.file, index: doc.index, ...(doc.line !== undefined ? { line: doc.line } : {}), ...(i.kind ? { kind: i.kind } : {}), ...(i.key ? { key: i.key } : {}), path: i.path, message: i.message })}`);
+  const { kept: hostDocs, warnings } = latestPerHost(docs.filter((d) => !objectDocs.includes(d)));
+  // Only nodes write the stores: each object is one request to whichever node answers.
+  return withNodeRequests(flags, 'metalfleet-apply', async (transport, signingKey) => {
+    const subject = subjects().storeApply;
+    const limit = storeRequestLimit(transport);
+    const tooLarge = [...hostDocs, ...objectDocs]
+      .map((d) => ({ d, size: storeRequestSize(request(d, 'apply'), signingKey) }))
+      .filter(({ size }) => size > limit);
+    if (tooLarge.length > 0) {
+      for (const { d, size } of tooLarge) {
+        io.err(`error: ${formatApplyIssue({ file: d.file, index: d.index, line: d.line, ...(d.kind ? { kind: d.kind } : {}), ...(d.name ? { key: `${d.namespace}/${d.name}` } : {}), path: '', message: `is ${size} bytes as a request, over the ${limit} bytes one NATS message may carry here (server max_payload ${transport.maxPayload}): make the object smaller (e.g. move user data to a Secret) or raise max_payload` })}`);
       }
       io.err('nothing was applied');
       return false;
     }
-    const result = await store.applyDocuments(hostDocs);
-    if (!result.ok) {
-      for (const issue of result.issues) io.err(`error: ${formatApplyIssue(issue)}`);
-      io.err('nothing was applied');
-      return false;
-    }
-    for (const { key, outcome } of result.hosts) io.out(`baremetalhost ${key} ${VERBS[outcome]}`);
-    if (objectDocs.length > 0) {
-      await objects.apply(objectDocs.map((d) => d.object));
-      for (const d of objectDocs) {
-        const o = d.object as { kind: string; metadata: { name: string; namespace?: string } };
-        io.out(`${o.kind.toLowerCase()} ${o.metadata.namespace ?? 'default'}/${o.metadata.name} applied`);
+    const send = (d: ManifestDocument, phase: 'check' | 'apply'): Promise<StoreApplyReply | string> =>
+      applyThroughNode(transport, request(d, phase), { signingKey, deadlineMs: NODE_DEADLINE_MS }).catch((error: unknown) => nodeRequestError(error, subject, signingKey));
+    // Objects can be checked against their stored versions without a write: all of them first.
+    for (const d of objectDocs) {
+      const reply = await send(d, 'check');
+      if (typeof reply === 'string' || reply.issues.length > 0) {
+        if (typeof reply === 'string') io.err(`error: ${reply}`);
+        else for (const issue of reply.issues) io.err(`error: ${formatApplyIssue(issue)}`);
+        io.err('nothing was applied');
+        return false;
       }
     }
-    for (const s of result.skipped) io.err(`note: ${s.kind}${s.key ? ` ${s.key}` : ''}: skipped (kind not managed by metalfleet)`);
-    for (const w of result.warnings) io.err(`warning: ${w}`);
+    const done: string[] = [];
+    const notes: string[] = [];
+    const stop = (lines: readonly string[]): false => {
+      for (const line of lines) io.err(`error: ${line}`);
+      io.err(done.length === 0 ? 'nothing was applied' : `stopped here; applied before: ${done.join(', ')}`);
+      return false;
+    };
+    const hostLines: string[] = [];
+    for (const d of hostDocs) {
+      const reply = await send(d, 'apply');
+      if (typeof reply === 'string') return stop([reply]);
+      if (reply.issues.length > 0) return stop(reply.issues.map((i) => formatApplyIssue(i)));
+      for (const { key, outcome } of reply.hosts) {
+        hostLines.push(`baremetalhost ${key} ${VERBS[outcome]}`);
+        done.push(key);
+      }
+      for (const s of reply.skipped) notes.push(`note: ${s.kind}${s.key ? ` ${s.key}` : ''}: skipped (kind not managed by metalfleet)`);
+      warnings.push(...reply.warnings);
+    }
+    const objectLines: string[] = [];
+    for (const d of objectDocs) {
+      const reply = await send(d, 'apply');
+      if (typeof reply === 'string') return stop([reply]);
+      if (reply.issues.length > 0) return stop(reply.issues.map((i) => formatApplyIssue(i)));
+      for (const o of reply.objects) {
+        objectLines.push(`${o.kind.toLowerCase()} ${o.key} applied`);
+        done.push(o.key);
+      }
+    }
+    for (const line of [...hostLines, ...objectLines]) io.out(line);
+    for (const line of notes) io.err(line);
+    for (const w of warnings) io.err(`warning: ${w}`);
     return true;
   });
 }
 
 export function register(program: Command): void {
-  addNatsFlags(
+  addSigningKeyFlag(addNatsFlags(
     program
       .command('apply')
       .description(descriptionOf('apply'))
       .requiredOption('-f, --filename <file>', 'YAML manifests, multi-document allowed (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[]),
-  ).action(async (opts: NatsFlagValues & { filename: string[] }) => {
+  )).action(async (opts: NatsFlagValues & { filename: string[]; signingKey?: string }) => {
     const ok = await runApply(opts.filename, opts, {
       // Lines carry names and messages from the manifests: shown escaped (terminal-text.ts).
       out: (line) => process.stdout.write(`${terminalText(line)}\n`),

@@ -1,14 +1,15 @@
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { kindOf } from '../../api/manifest.ts';
-import { HostNotFound } from '../../adapters/store/nats-store.ts';
-import { StoreError } from '../../ports/index.ts';
+import { RemoteError, subjects } from '../../bus/index.ts';
+import { deleteThroughNode } from '../../cluster/commands/index.ts';
 import { CliError } from '../cli-error.ts';
 import { terminalText } from '../terminal-text.ts';
-import { addNatsFlags, type NatsFlagValues } from '../nats-options.ts';
-import { readManifestFiles, withClusterStore, type Output } from './apply.ts';
+import { addNatsFlags, addSigningKeyFlag, type NatsFlagValues } from '../nats-options.ts';
+import { NODE_DEADLINE_MS, nodeRequestError, readManifestFiles, withNodeRequests, type Output } from './apply.ts';
 
-// `metalfleet delete host NS/NAME [...]` and `metalfleet delete -f FILE`: as `kubectl delete`, a
+// `metalfleet delete host NS/NAME [...]` and `metalfleet delete -f FILE`, through a node
+// (`<cluster>.store.delete`, signed with --signing-key): as `kubectl delete`, a
 // host with finalizers is marked for deletion ('terminating') and goes once its controller has
 // cleaned up (deprovisioned, deregistered); one without goes at once. Each host is tried; the exit
 // code is 1 if any of them failed.
@@ -54,27 +55,23 @@ async function keysFromFiles(files: readonly string[], io: Output): Promise<stri
   return keys;
 }
 
-export async function runDelete(keys: readonly string[], flags: NatsFlagValues, io: Output): Promise<boolean> {
+export async function runDelete(keys: readonly string[], flags: NatsFlagValues & { signingKey?: string }, io: Output): Promise<boolean> {
   if (keys.length === 0) {
     io.err('no BareMetalHosts named: nothing to delete');
     return true;
   }
-  return withClusterStore(flags, 'metalfleet-delete', async (store) => {
+  // Only nodes write the stores: each host is one request to whichever node answers.
+  return withNodeRequests(flags, 'metalfleet-delete', async (transport, signingKey) => {
     let ok = true;
     for (const key of keys) {
       try {
-        const outcome = await store.requestDelete(key);
-        if (outcome === 'deleted') {
-          io.out(`baremetalhost ${key} deleted`);
-        } else {
-          const finalizers = (await store.get(key))?.metadata.finalizers ?? [];
-          io.out(`baremetalhost ${key} terminating (finalizers: ${finalizers.join(', ')})`);
-        }
+        const reply = await deleteThroughNode(transport, key, { signingKey, deadlineMs: NODE_DEADLINE_MS });
+        if (reply.outcome === 'deleted') io.out(`baremetalhost ${key} deleted`);
+        else io.out(`baremetalhost ${key} terminating (finalizers: ${reply.finalizers.join(', ')})`);
       } catch (error) {
         ok = false;
-        if (error instanceof HostNotFound) io.err(`error: baremetalhost ${key} not found`);
-        else if (error instanceof StoreError) io.err(`error: baremetalhost ${key}: ${error.message}`);
-        else throw error;
+        if (error instanceof RemoteError && error.kind === 'notFound') io.err(`error: baremetalhost ${key} not found`);
+        else io.err(`error: baremetalhost ${key}: ${nodeRequestError(error, subjects().storeDelete, signingKey)}`);
       }
     }
     return ok;
@@ -82,14 +79,14 @@ export async function runDelete(keys: readonly string[], flags: NatsFlagValues, 
 }
 
 export function register(program: Command): void {
-  addNatsFlags(
+  addSigningKeyFlag(addNatsFlags(
     program
       .command('delete')
       .description(descriptionOf('delete'))
       .argument('[type]', 'host (also: hosts, bmh, baremetalhost)')
       .argument('[names...]', 'hosts as NAMESPACE/NAME')
       .option('-f, --filename <file>', 'delete the BareMetalHosts these manifests name (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[]),
-  ).action(async (type: string | undefined, names: string[], opts: NatsFlagValues & { filename: string[] }) => {
+  )).action(async (type: string | undefined, names: string[], opts: NatsFlagValues & { filename: string[]; signingKey?: string }) => {
     const io: Output = {
       // Lines carry names and messages from the manifests: shown escaped (terminal-text.ts).
       out: (line) => process.stdout.write(`${terminalText(line)}\n`),

@@ -1,0 +1,152 @@
+// Answers `metalfleet apply` and `metalfleet delete` on every node that keeps hosts in NATS KV,
+// so that only nodes write the stores: the same request guard and audit as host commands, then
+// exactly the apply or delete the CLI ran against KV before (src/adapters/store).
+import { z } from 'zod';
+import { fail, ok, serve, subjects as defaultSubjects, type Reply, type RpcService, type Subjects } from '../../bus/index.ts';
+import { StoreError, type Logger, type Transport } from '../../ports/index.ts';
+import { innerRequest, noAudit, type AuditAction, type AuditLog, type AuditOutcome, type Caller, type RequestGuard } from '../../security/index.ts';
+import { auditEntry, claimed } from './audit-entry.ts';
+import { StoreApplyRequest, StoreDeleteRequest, type StoreApplyReply, type StoreDeleteReply, type StoreIssue } from './store-messages.ts';
+
+export const STORE_QUEUE = 'mf-store';
+
+type Issue = StoreIssue;
+
+/** What the server needs of the host store (the NATS store: src/adapters/store/nats-store.ts). */
+export interface HostApplier {
+  applyDocuments(docs: ReadonlyArray<{ file: string; index: number; line?: number; object: unknown }>): Promise<{
+    readonly ok: boolean;
+    readonly issues: readonly Issue[];
+    readonly hosts: ReadonlyArray<{ readonly key: string; readonly outcome: 'created' | 'updated' | 'unchanged' }>;
+    readonly skipped: ReadonlyArray<{ readonly kind: string; readonly key?: string }>;
+    readonly warnings: readonly string[];
+  }>;
+  requestDelete(key: string): Promise<'terminating' | 'deleted'>;
+  get(key: string): Promise<{ readonly metadata: { readonly finalizers?: readonly string[] } } | undefined>;
+}
+
+type ObjectIssue = { readonly kind?: string; readonly key?: string; readonly path: string; readonly message: string };
+
+/** What the server needs of the object store (MAAS and Cluster API kinds: src/adapters/store/kv-object-store.ts). */
+export interface ObjectApplier {
+  check(objects: readonly unknown[]): readonly ObjectIssue[];
+  apply(objects: readonly unknown[]): Promise<{ readonly ok: boolean; readonly issues: readonly ObjectIssue[] }>;
+}
+
+export interface StoreServerOptions {
+  readonly transport: Transport;
+  readonly store: HostApplier;
+  /** The object store; opened on first use when the node has none. */
+  readonly objects: () => Promise<ObjectApplier>;
+  /** True for the kinds the object store keeps. */
+  readonly isObject: (object: unknown) => boolean;
+  /** True for the store's "no such host" error (a refusal, not a failure). */
+  readonly isNotFound: (error: unknown) => boolean;
+  readonly guard: RequestGuard;
+  readonly audit?: AuditLog;
+  readonly node: string;
+  readonly log: Logger;
+  readonly subjects?: Subjects;
+  readonly now?: () => Date;
+}
+
+export interface StoreServer {
+  close(): Promise<void>;
+}
+
+/** `checked`: a check that found nothing wrong changed nothing, and is not audited. */
+type Done = { reply: Reply<unknown>; outcome: AuditOutcome | 'checked'; command?: string | null; host?: string | null };
+
+export function startStoreServer(options: StoreServerOptions): StoreServer {
+  const subjects = options.subjects ?? defaultSubjects();
+  const log = options.log.child({ component: 'store-requests' });
+  const audit = options.audit ?? noAudit;
+  const now = options.now ?? (() => new Date());
+
+  // Guard, parse, act, audit: the same for both requests.
+  const guarded = <S extends z.ZodType>(action: AuditAction, schema: S, peek: (request: unknown) => { command: string | null; host: string | null }, act: (request: z.infer<S>, caller: Caller) => Promise<Done>) =>
+    async (payload: unknown, { subject }: { subject: string }): Promise<Reply<unknown>> => {
+      let admission;
+      try {
+        admission = await options.guard.admit(subject, payload, 'operator');
+      } catch (error) {
+        return fail('unavailable', `cannot check the request now: ${error instanceof Error ? error.message : String(error)}`, true);
+      }
+      const inner = admission.ok ? admission.request : innerRequest(payload);
+      const seen = peek(inner);
+      const record = async (done: Done): Promise<Reply<unknown>> => {
+        if (done.outcome === 'checked') return done.reply;
+        await audit.record(auditEntry({
+          node: options.node, action, payload, caller: admission.caller, command: done.command ?? seen.command, host: done.host ?? seen.host, requestId: null,
+          outcome: done.outcome, ...(done.reply.ok ? {} : { code: done.reply.error.kind, reason: done.reply.error.message }), now: now(),
+        }));
+        return done.reply;
+      };
+      if (!admission.ok) {
+        log.warn({ subject, host: seen.host, caller: admission.caller, code: admission.error.code, err: admission.error.message }, `${action} refused`);
+        return record({ reply: fail(admission.error.code, admission.error.message, false), outcome: 'refused' });
+      }
+      const parsed = schema.safeParse(inner);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const path = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : '(message)';
+        return record({ reply: fail('invalidMessage', `${subject}: invalid message at ${path}: ${issue?.message ?? 'does not match the schema'}`), outcome: 'refused' });
+      }
+      try {
+        return await record(await act(parsed.data, admission.caller));
+      } catch (error) {
+        if (options.isNotFound(error)) return record({ reply: fail('notFound', error instanceof Error ? error.message : 'not found'), outcome: 'refused' });
+        if (error instanceof StoreError) return record({ reply: fail(error.retryable ? 'unavailable' : 'invalid', error.message, error.retryable), outcome: error.retryable ? 'failed' : 'refused' });
+        if (error instanceof Error && (error as { retryable?: unknown }).retryable === true) return record({ reply: fail('unavailable', error.message, true), outcome: 'failed' });
+        throw error;
+      }
+    };
+
+  const peekObject = (request: unknown): { command: string | null; host: string | null } => {
+    const object = (request as { document?: { object?: unknown } } | null)?.document?.object;
+    const metadata = (object as { metadata?: unknown } | null)?.metadata;
+    const name = claimed(metadata, 'name');
+    return { command: claimed(object, 'kind'), host: name === null ? null : `${claimed(metadata, 'namespace') ?? 'default'}/${name}` };
+  };
+
+  const apply = serve(options.transport, subjects.storeApply, z.unknown(), guarded('apply', StoreApplyRequest, peekObject, async (req, caller) => {
+    const { document: doc, phase } = req;
+    const source = { file: doc.file, index: doc.index, ...(doc.line !== undefined ? { line: doc.line } : {}), object: doc.object };
+    const empty: StoreApplyReply = { issues: [], hosts: [], objects: [], skipped: [], warnings: [] };
+    if (options.isObject(doc.object)) {
+      const objects = await options.objects();
+      const issues = objects.check([doc.object]).map((i) => ({ file: doc.file, index: doc.index, ...(doc.line !== undefined ? { line: doc.line } : {}), ...(i.kind ? { kind: i.kind } : {}), ...(i.key ? { key: i.key } : {}), path: i.path, message: i.message }));
+      if (issues.length > 0) return { reply: ok({ ...empty, issues }), outcome: 'refused' };
+      if (phase === 'check') return { reply: ok(empty), outcome: 'checked' };
+      const result = await objects.apply([doc.object]);
+      if (!result.ok) return { reply: ok({ ...empty, issues: result.issues.map((i) => ({ file: doc.file, index: doc.index, path: i.path, message: i.message })) }), outcome: 'refused' };
+      const o = doc.object as { kind: string; metadata: { name: string; namespace?: string } };
+      const key = `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
+      log.info({ kind: o.kind, key, caller }, 'object applied');
+      return { reply: ok({ ...empty, objects: [{ kind: o.kind, key }] }), outcome: 'applied' };
+    }
+    // Hosts have no check of their own: the CLI checked them as `validate` does, and the store checks the update rules as it writes.
+    if (phase === 'check') return { reply: ok(empty), outcome: 'checked' };
+    const result = await options.store.applyDocuments([source]);
+    if (!result.ok) return { reply: ok({ ...empty, issues: [...result.issues] }), outcome: 'refused' };
+    const changed = result.hosts.some((h) => h.outcome !== 'unchanged');
+    if (result.hosts.length > 0) log.info({ hosts: result.hosts, caller }, 'hosts applied');
+    return {
+      reply: ok({ issues: [], hosts: [...result.hosts], objects: [], skipped: result.skipped.map((s) => ({ kind: s.kind, ...(s.key ? { key: s.key } : {}) })), warnings: [...result.warnings] }),
+      // A skipped kind changed nothing either.
+      outcome: changed ? 'applied' : 'alreadyRecorded',
+    };
+  }), { queue: STORE_QUEUE });
+
+  const remove = serve(options.transport, subjects.storeDelete, z.unknown(), guarded('delete', StoreDeleteRequest, (r) => ({ command: 'delete', host: claimed(r, 'host') }), async (req, caller) => {
+    const outcome = await options.store.requestDelete(req.host);
+    const finalizers = outcome === 'terminating' ? (await options.store.get(req.host))?.metadata.finalizers ?? [] : [];
+    log.info({ host: req.host, outcome, caller }, 'host delete requested');
+    const reply: StoreDeleteReply = { host: req.host, outcome, finalizers: [...finalizers] };
+    return { reply: ok(reply), outcome: 'applied' };
+  }), { queue: STORE_QUEUE });
+
+  let closing: Promise<void> | null = null;
+  const services: RpcService[] = [apply, remove];
+  return { close: () => (closing ??= Promise.all(services.map((s) => s.drain().catch(() => undefined))).then(() => undefined)) };
+}
