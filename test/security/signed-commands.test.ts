@@ -8,6 +8,7 @@ import { encode, RemoteError, subjects } from '../../src/bus/index.ts';
 import { sendCommand } from '../../src/cluster/command-client.ts';
 import { readAudit, signRequest, type AuditRecord, type SigningKey } from '../../src/security/index.ts';
 import { natsServerInstalled } from '../support/nats-server.ts';
+import { waitUntil } from '../support/wait.ts';
 import { securityWorld, SHARDS, type SecurityWorld } from './security-world.ts';
 
 if (!natsServerInstalled()) test('security - nats-server is installed', (t) => t.fail('nats-server is missing: these tests need a real server'));
@@ -131,16 +132,20 @@ test('security - a replay taken by another node of the queue group is refused to
   // The first node goes; a second one (its own guard, the same ledger bucket) takes the replay.
   await w.server.close();
   const { startCommandServer } = await import('../../src/cluster/command-server.ts');
-  const { openNonceLedger, parseAuthorizedKeys, signedGuard } = await import('../../src/security/index.ts');
+  const { openAuditLog, openNonceLedger, parseAuthorizedKeys, signedGuard } = await import('../../src/security/index.ts');
   const { readFile } = await import('node:fs/promises');
   const { silentLogger } = await import('../../src/ports/index.ts');
   const b = startCommandServer({
-    transport: w.node, store: w.store, shardCount: SHARDS, log: silentLogger, node: 'node-b',
+    transport: w.node, store: w.store, shardCount: SHARDS, log: silentLogger, node: 'node-b', audit: await openAuditLog(w.node, subjects(), silentLogger),
     guard: signedGuard({ keys: parseAuthorizedKeys(await readFile(w.authorizedKeysFile, 'utf8'), w.authorizedKeysFile), nonces: await openNonceLedger(w.node, 120_000) }),
   });
   t.teardown(() => b.close());
+  // Node b's subscription reaches the server a moment after it is made: until an unsigned probe is answered (by b, a is gone).
+  await waitUntil(async () => rawRequest(w, subject, { type: 'powerOn', host: key }).then(() => true, () => false), 5_000, 'node b answers');
+  t.like(await lastAudit(w, key), { node: 'node-b', caller: { kind: 'unsigned' } });
   const error = refusal(t, await rawRequest(w, subject, payload));
   t.regex(error.message, /replayed request/);
+  t.like(await lastAudit(w, key), { node: 'node-b', command: 'reboot', requestId: 'r1', outcome: 'refused', code: 'unauthorized' });
 });
 
 test('security - no seed in any reply, audit record, log line or NATS payload', async (t) => {
