@@ -9,7 +9,7 @@ import { connect } from '@nats-io/transport-node';
 import { pack, unpack } from 'msgpackr';
 import { shardOf } from '../../src/api/index.ts';
 import { subjects } from '../../src/bus/index.ts';
-import { readAudit, writeNewSigningKey } from '../../src/security/index.ts';
+import { AUDIT_MAX_AGE_MS, AUDIT_MAX_BYTES, readAudit, writeNewSigningKey } from '../../src/security/index.ts';
 import { lines, metalfleet } from '../cli/run.ts';
 import { withCluster } from '../support/cluster.ts';
 import { natsServerInstalled } from '../support/nats-server.ts';
@@ -52,5 +52,12 @@ test('cluster security - nodes with --authorized-keys refuse the anonymous delet
     t.true(audit.every((r) => r.node === 'a' || r.node === 'b'));
     const shown = await metalfleet('audit', '--host', target!, '--nats', c.nats.url);
     t.is(lines(shown.stdout).length, 1, shown.stdout + shown.stderr);
+
+    // The nodes made the stream with its limits: 30 days, 256 MiB, the cluster's audit subjects.
+    const info = JSON.parse(new TextDecoder().decode(await c.transport.request('$JS.API.STREAM.INFO.mf-audit', new Uint8Array(0), { timeoutMs: 5_000 }))) as { config: { subjects: string[]; max_age: number; max_bytes: number; discard: string } };
+    t.deepEqual(info.config.subjects, ['mf.audit.>']);
+    t.is(info.config.max_age, AUDIT_MAX_AGE_MS * 1_000_000);
+    t.is(info.config.max_bytes, AUDIT_MAX_BYTES);
+    t.is(info.config.discard, 'old');
   });
 });

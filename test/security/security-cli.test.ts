@@ -105,3 +105,31 @@ async function runWithEnv(args: string[], env: Record<string, string>): Promise<
     });
   });
 }
+
+test('security cli - a node started with --allow-unsigned-commands says so once, as a warning, and takes an unsigned command (audited as unsigned)', async (t) => {
+  const w = await securityWorld(t);
+  const key = await w.provisioned('open-0');
+  await w.server.close();
+  const { spawn } = await import('node:child_process');
+  const { createInterface } = await import('node:readline');
+  const { ROOT } = await import('../cli/run.ts');
+  const child = spawn(process.execPath, ['bin/metalfleet.js', 'node', '--nats', w.nats.url, '--name', 'open', '--shards', String(SHARDS), '--allow-unsigned-commands', '--log-level', 'warn', '--lease-ttl', '1000', '--heartbeat', '100'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  t.teardown(async () => {
+    child.kill('SIGKILL');
+    await exited;
+  });
+  let stderr = '';
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+  await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolve);
+    void exited.then(() => reject(new Error(`the node exited: ${stderr}`)));
+  });
+  const warnings = lines(stderr).filter((l) => l.includes('unsigned commands allowed'));
+  t.is(warnings.length, 1, stderr);
+  t.regex(warnings[0]!, /"level":40/);
+  const r = await metalfleet('host', 'pause', key, '--nats', w.nats.url, '--shards', String(SHARDS), '--timeout', '20');
+  t.is(r.code, 0, r.stderr);
+  const record = (await readAudit(w.client, subjects(), { host: key })).at(-1);
+  t.like(record, { node: 'open', command: 'pause', outcome: 'applied', caller: { kind: 'unsigned' } });
+});
