@@ -53,7 +53,7 @@ test('ironic owner fence - the owner records its lease on the node; an owner of 
   t.deepEqual((await client.getNode(uuid))?.extra?.[OWNER_EXTRA], { holder: 'node-b', shard: 3, epoch: 10 });
 
   const before = (await client.getNode(uuid))!;
-  const stale = await provisioner.powerOn(hostData('fence1', { holder: 'node-a', shard: 3, epoch: 7 }), { op: 'powerOn' });
+  const stale = await provisioner.powerOn(hostData('fence1', { holder: 'node-a', shard: 3, epoch: 7 }), { op: 'powerOn', force: false });
   t.is(stale.kind, 'transient');
   t.regex(stale.kind === 'transient' ? stale.message : '', /driven by node-b \(lease epoch 10 of shard 3\).*epoch 7/);
   const after = (await client.getNode(uuid))!;
@@ -76,7 +76,7 @@ test('ironic owner fence - no write leaves once the lease is no longer safely he
   const result = await provisioner.powerOff(hostData('fence22', { ...fence, epoch: 21 }, () => {
     asked += 1;
     return false;
-  }), { op: 'powerOff', mode: 'hard' });
+  }), { op: 'powerOff', mode: 'hard', force: false });
   t.is(result.kind, 'transient');
   t.regex(result.kind === 'transient' ? result.message : '', /lease of lab\/fence22 is no longer safely held.*Ironic was not called/);
   const after = (await client.getNode(uuid))!;

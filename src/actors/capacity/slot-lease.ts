@@ -2,6 +2,11 @@ import type { ActorRef, Clock, TimerHandle } from '../runtime/index.ts';
 import { tell, tellFirst } from '../runtime/index.ts';
 import type { CapacityMsg, SlotNotice } from './messages.ts';
 
+// Request counts, process-wide: the proxy drops an acquire that a release overtook by comparing
+// them per holder key, and a holder's next incarnation (its actor restarted, its shard back on
+// this node) must count on from there, not from 1 below a release of its predecessor.
+let lastGen = 0;
+
 // A holder's side of a capacity slot: ask once, renew well within the grant's TTL while held or
 // waited for (a dead holder's grant then expires and cannot leak), give it back once. Used by the
 // actors that run gated backend work; they hold one of these each.
@@ -25,7 +30,7 @@ export class SlotLease {
 
   request(pool: string, operation: string, exempt: boolean, notify: (n: SlotNotice) => void): void {
     this.pool = pool;
-    this.gen += 1;
+    this.gen = ++lastGen;
     tell(this.broker, { type: 'acquire', holder: this.holder, pool, operation, exempt, notify, gen: this.gen });
     if (this.renewTimer) return;
     const every = Math.max(1, Math.floor(this.ttlMs / 3));

@@ -174,10 +174,16 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     );
   };
 
-  const abandon = (state: State, holder: string, pool: string, now: number): void => {
+  const abandon = (state: State, self: ActorRef<ProxyMsg>, holder: string, pool: string, now: number): void => {
     const key = keyOf(holder, pool);
-    if (state.entries.delete(key)) state.counts.abandoned++;
-    state.abandoned.set(key, now);
+    const e = state.entries.get(key);
+    if (!e) return;
+    state.entries.delete(key);
+    state.counts.abandoned++;
+    // Still waiting: no backend work runs under it, so its place in the queue goes back at once
+    // (a grant on its way for it is then given back too). Granted: kept for the next owner.
+    if (e.phase !== 'granted') releaseAtBroker(state, self, holder, pool);
+    else state.abandoned.set(key, now);
   };
 
   const lose = (state: State, e: Entry, reason: string): void => {
@@ -217,7 +223,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
       if (now - e.heardAt > ttlMs) {
         // The holder stopped renewing without a word (a crash mid-operation, say): its backend work
         // may still run, so the slot is not given back but left to lapse or to be adopted.
-        abandon(state, e.holder, e.pool, now);
+        abandon(state, self, e.holder, e.pool, now);
         continue;
       }
       if (e.phase === 'granted') batch.push({ holder: e.holder, pool: e.pool, grantId: e.grantId });
@@ -281,12 +287,15 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     }
   };
 
-  const lossTick = (state: State, self: ActorRef<ProxyMsg>): void => {
+  const lossTick = (state: State): void => {
     const now = clock.now();
     for (const e of [...state.entries.values()]) {
       if (e.phase !== 'granted' || e.deadline > now) continue;
       lose(state, e, `grant could not be renewed with the capacity broker within ${ttlMs} ms`);
-      releaseAtBroker(state, self, e.holder, e.pool);
+      // Not released: the grant may well be alive at the broker (its answers came late), and the
+      // backend work under it runs on. A holder that still needs it asks again and, if it is
+      // still live, gets the same grant back; otherwise it lapses.
+      state.abandoned.set(keyOf(e.holder, e.pool), now);
     }
   };
 
@@ -369,7 +378,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
         break;
       }
       case 'abandon':
-        abandon(state, msg.holder, msg.pool, now);
+        abandon(state, self, msg.holder, msg.pool, now);
         break;
       case 'renew': {
         const e = state.entries.get(keyOf(msg.holder, msg.pool));
@@ -454,7 +463,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
         break;
       }
       case 'lossTick':
-        lossTick(state, self);
+        lossTick(state);
         // The one full scan: every other turn only brings the timer forward for deadlines it set.
         armLoss(state, self);
         break;
