@@ -73,6 +73,11 @@ export interface NatsStore extends HostStore {
   getFresh(key: string): Promise<BareMetalHost | undefined>;
   /** Fenced writes refused with StaleFence since the store opened (each also told to onStaleFence). */
   staleFenceRefusals(): number;
+  /**
+   * Why the newest record of the host in either bucket cannot be read, for a user (bucket,
+   * revision, reason; never the value); undefined when both read. Cleared by a good value.
+   */
+  recordProblem(key: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -153,6 +158,7 @@ interface StatusSlot {
 }
 
 type Current = { readonly revision: number; readonly host: SpecHost };
+type RecordProblem = { readonly bucket: string; readonly revision: number; readonly reason: string };
 type Change = { op: 'none' } | { op: 'put'; host: SpecHost } | { op: 'delete' };
 type Mutated = { op: 'none' | 'put'; host: BareMetalHost } | { op: 'delete' };
 
@@ -226,6 +232,9 @@ class NatsHostStore implements NatsStore {
   /** What this store is writing, by key: its own write, seen on the watch before the ack, is not parsed again. */
   private readonly outgoing = new Map<string, { readonly value: Uint8Array; readonly host: SpecHost }>();
   private readonly statusSlots = new Map<string, StatusSlot>();
+  /** The newest record of a host that did not parse, per bucket, until a good one replaces it. */
+  private readonly specProblems = new Map<string, RecordProblem>();
+  private readonly statusProblems = new Map<string, RecordProblem>();
   private readonly refusals: FenceRefusals;
   private readonly stops: (() => void)[] = [];
   private ready = false;
@@ -319,7 +328,8 @@ class NatsHostStore implements NatsStore {
     }
     const decoded = decodeRecord(event.value, SpecRecord);
     if (!decoded.ok) {
-      this.log.warn({ bucket: this.specs.name, host: key, revision: event.revision, reason: decoded.reason }, 'ignoring a host record that does not parse');
+      // The host runs on as it was; the problem is shown on it until a good record comes.
+      this.noteProblem(this.specProblems, key, { bucket: this.specs.name, revision: event.revision, reason: decoded.reason }, 'ignoring a host record that does not parse; the host keeps its last good version');
       return;
     }
     this.setSpec(key, event.revision, decoded.value);
@@ -331,6 +341,7 @@ class NatsHostStore implements NatsStore {
     if (key === undefined) return;
     if (event.op === 'delete') {
       this.setStatus(key, event.revision, undefined);
+      this.statusProblems.delete(key);
       return;
     }
     const slot = this.statusSlots.get(key);
@@ -341,32 +352,56 @@ class NatsHostStore implements NatsStore {
   /** The spec slot with its host parsed, if it has bytes waiting. */
   private specSlot(key: string): SpecSlot | undefined {
     const slot = this.specSlots.get(key);
-    if (slot?.raw !== undefined) slot.host = this.parseWaiting(slot, SpecRecord, this.specs.name, key, 'host');
+    if (slot?.raw !== undefined) slot.host = this.parseWaiting(slot, SpecRecord, this.specs.name, key, 'host', this.specProblems);
     return slot;
   }
 
   /** The slot with its record parsed, if it has bytes waiting; undefined when nothing usable. */
   private statusSlot(key: string): StatusSlot | undefined {
     const slot = this.statusSlots.get(key);
-    if (slot?.raw !== undefined) slot.record = this.parseWaiting(slot, StatusRecord, this.statusBucket.name, key, 'status');
+    if (slot?.raw !== undefined) slot.record = this.parseWaiting(slot, StatusRecord, this.statusBucket.name, key, 'status', this.statusProblems);
     return slot;
   }
 
   // The bytes a slot kept unparsed, parsed once; a record that does not parse is logged, left out.
-  private parseWaiting<S extends z.ZodType>(slot: { readonly revision: number; raw?: Uint8Array }, schema: S, bucket: string, key: string, what: string): z.infer<S> | undefined {
+  private parseWaiting<S extends z.ZodType>(slot: { readonly revision: number; raw?: Uint8Array }, schema: S, bucket: string, key: string, what: string, problems: Map<string, RecordProblem>): z.infer<S> | undefined {
     const raw = slot.raw;
     slot.raw = undefined;
     if (raw === undefined) return undefined;
     const decoded = decodeRecord(raw, schema);
-    if (decoded.ok) return decoded.value;
-    this.log.warn({ bucket, host: key, revision: slot.revision, reason: decoded.reason }, `ignoring a ${what} record that does not parse`);
+    if (decoded.ok) {
+      problems.delete(key);
+      return decoded.value;
+    }
+    this.noteProblem(problems, key, { bucket, revision: slot.revision, reason: decoded.reason }, `ignoring a ${what} record that does not parse`);
     return undefined;
+  }
+
+  // Logged once per bad revision: the key, the bucket and the reason, never the value.
+  private noteProblem(problems: Map<string, RecordProblem>, key: string, problem: RecordProblem, message: string): void {
+    if (problems.get(key)?.revision === problem.revision) return;
+    problems.set(key, problem);
+    this.log.warn({ bucket: problem.bucket, host: key, revision: problem.revision, reason: problem.reason }, message);
+  }
+
+  recordProblem(key: string): string | undefined {
+    // Bytes waiting to be parsed are parsed now: a problem is found when asked, not only when read.
+    this.specSlot(key);
+    this.statusSlot(key);
+    const spec = this.specProblems.get(key);
+    const status = this.statusProblems.get(key);
+    const parts: string[] = [];
+    if (spec) parts.push(`its record in ${spec.bucket} (revision ${spec.revision}) does not parse: ${spec.reason}; the host runs on its last good version until it is applied again`);
+    if (status) parts.push(`its status in ${status.bucket} (revision ${status.revision}) does not parse: ${status.reason}; the next status write replaces it`);
+    return parts.length > 0 ? `store: ${parts.join('; ')}` : undefined;
   }
 
   // Applies a change seen by the watch or made by this store, unless a newer one is already in.
   private setSpec(key: string, revision: number, host: SpecHost | undefined): void {
     const slot = this.specSlots.get(key);
     if (slot && slot.revision >= revision) return;
+    const problem = this.specProblems.get(key);
+    if (problem && problem.revision <= revision) this.specProblems.delete(key);
     this.specSlots.set(key, host ? { revision, host } : { revision });
     if (!this.ready || this.closed) return;
     if (host) this.events.emit({ type: 'upsert', host: this.merged(key)! });
@@ -377,6 +412,8 @@ class NatsHostStore implements NatsStore {
     const slot = this.statusSlots.get(key);
     // The watch may deliver our own write before its ack: keep the record we wrote, not its bytes.
     if (slot && (slot.revision > revision || (slot.revision === revision && (slot.raw === undefined || record === undefined)))) return;
+    const problem = this.statusProblems.get(key);
+    if (problem && problem.revision <= revision) this.statusProblems.delete(key);
     this.statusSlots.set(key, record ? { revision, record } : { revision });
   }
 
@@ -627,7 +664,7 @@ class NatsHostStore implements NatsStore {
           const next = this.planHost(current?.host, host);
           outcome = next.outcome;
           return next.outcome === 'unchanged' ? { op: 'none' } : { op: 'put', host: next.host };
-        });
+        }, { replaceMalformed: true });
       } catch (error) {
         if (hosts.length === 0 || !(error instanceof StoreError)) throw error;
         const done = hosts.map((h) => `${h.key} ${h.outcome}`).join(', ');
@@ -679,7 +716,7 @@ class NatsHostStore implements NatsStore {
 
   // ---- compare-and-set ----
 
-  private async readSpec(key: string): Promise<Current | undefined> {
+  private async readSpec(key: string, malformed?: { revision?: number }): Promise<Current | undefined> {
     let entry;
     try {
       entry = await this.specs.get(hostKvKey(key));
@@ -689,6 +726,12 @@ class NatsHostStore implements NatsStore {
     if (!entry) return undefined;
     const decoded = decodeRecord(entry.value, SpecRecord);
     if (!decoded.ok) {
+      this.noteProblem(this.specProblems, key, { bucket: this.specs.name, revision: entry.revision, reason: decoded.reason }, 'a host record read does not parse');
+      // An apply replaces what nobody can read: the caller writes over this revision.
+      if (malformed) {
+        malformed.revision = entry.revision;
+        return undefined;
+      }
       throw new StoreError(`BareMetalHost ${key} in bucket ${this.specs.name} (revision ${entry.revision}) does not parse: ${decoded.reason}; apply the host again or delete its key`, false);
     }
     return { revision: entry.revision, host: decoded.value };
@@ -706,7 +749,7 @@ class NatsHostStore implements NatsStore {
     // A record nobody can read is overwritten rather than blocking every later status write;
     // its fence epoch is lost with it, which the warning says.
     if (!decoded.ok) {
-      this.log.warn({ host: key, revision: entry.revision, reason: decoded.reason }, 'overwriting a status record that does not parse (its fence epoch is lost)');
+      this.noteProblem(this.statusProblems, key, { bucket: this.statusBucket.name, revision: entry.revision, reason: decoded.reason }, 'overwriting a status record that does not parse (its fence epoch is lost)');
       return { revision: entry.revision };
     }
     return { revision: entry.revision, record: decoded.value };
@@ -716,7 +759,7 @@ class NatsHostStore implements NatsStore {
    * Reads the host, asks `change` what to do, and writes that only if nobody wrote the key in
    * between; otherwise reads again and asks again. `change` may throw to refuse.
    */
-  private async mutate(key: string, change: (current: Current | undefined) => Change, options: { readonly fresh?: boolean } = {}): Promise<Mutated> {
+  private async mutate(key: string, change: (current: Current | undefined) => Change, options: { readonly fresh?: boolean; readonly replaceMalformed?: boolean } = {}): Promise<Mutated> {
     this.checkOpen();
     const kvKey = hostKvKey(key);
     // The cache is the first guess (on the owning node it is current): the compare-and-set says
@@ -724,7 +767,8 @@ class NatsHostStore implements NatsStore {
     let cachedFirst = !options.fresh && this.specSlot(key)?.host !== undefined;
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
       const slot = cachedFirst ? this.specSlot(key) : undefined;
-      const current = slot?.host ? { revision: slot.revision, host: slot.host } : await this.readSpec(key);
+      const malformed: { revision?: number } | undefined = options.replaceMalformed ? {} : undefined;
+      const current = slot?.host ? { revision: slot.revision, host: slot.host } : await this.readSpec(key, malformed);
       const next = change(current);
       if (cachedFirst && next.op === 'none') {
         cachedFirst = false;
@@ -744,7 +788,8 @@ class NatsHostStore implements NatsStore {
           this.outgoing.set(key, { value, host: next.host });
           let revision: number;
           try {
-            revision = current ? await this.specs.update(kvKey, value, current.revision) : await this.specs.create(kvKey, value);
+            const over = current?.revision ?? malformed?.revision;
+            revision = over !== undefined ? await this.specs.update(kvKey, value, over) : await this.specs.create(kvKey, value);
           } finally {
             if (this.outgoing.get(key)?.value === value) this.outgoing.delete(key);
           }

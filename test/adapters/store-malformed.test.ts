@@ -1,0 +1,120 @@
+// A malformed value in a KV bucket is an error on that host, never a crash (issue 19.5): garbage
+// bytes, JSON of the wrong shape and a record failing its schema are written straight into the
+// buckets of a running node on a real nats-server; the node logs the key and the reason (never
+// the value), the host shows the error in introspection, the others carry on, a good value heals.
+import test from 'ava';
+import { openNatsStoreOn, NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, type NatsStore } from '../../src/adapters/store/nats-store.ts';
+import { hostKvKey } from '../../src/adapters/store/nats-keys.ts';
+import { loadSecretFiles } from '../../src/adapters/store/nats-secrets.ts';
+import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
+import { connectNats } from '../../src/bus/nats-transport.ts';
+import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
+import { sharedSubstrate } from '../../src/node/index.ts';
+import { LEASE_BUCKET } from '../../src/node/start-node.ts';
+import { MEMBER_BUCKET } from '../../src/cluster/introspect/index.ts';
+import type { Logger } from '../../src/ports/index.ts';
+import { startLocalNode } from '../support/local-node.ts';
+import { startNatsServer } from '../support/nats-server.ts';
+import { bmh } from '../support/node.ts';
+import { waitUntil } from '../support/wait.ts';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const PASSWORD = 'malformed-pw-Zq7';
+// A value that must never reach a log line: it stands for whatever a bad record holds.
+const SECRETISH = 'do-not-log-this-value-8841';
+
+type Line = { level: string; msg: string; fields: Record<string, unknown> };
+
+function recordingLogger(lines: Line[], bindings: Record<string, unknown> = {}): Logger {
+  const at = (level: string) => (fieldsOrMsg: unknown, msg?: string) => {
+    const fields = typeof fieldsOrMsg === 'object' && fieldsOrMsg !== null ? fieldsOrMsg as Record<string, unknown> : {};
+    lines.push({ level, msg: typeof fieldsOrMsg === 'string' ? fieldsOrMsg : msg ?? '', fields: { ...bindings, ...fields } });
+  };
+  return {
+    debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'),
+    child: (more: Record<string, unknown>) => recordingLogger(lines, { ...bindings, ...more }),
+  } as unknown as Logger;
+}
+
+test('store malformed - bad values in every bucket a node reads: logged, shown on the host, the rest carry on, a good value heals', async (t) => {
+  const server = await startNatsServer();
+  t.teardown(() => server.dispose());
+  const dir = await mkdtemp(join(tmpdir(), 'mf-malformed-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(join(dir, 'secrets.yaml'), `apiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\n  namespace: lab\nstringData:\n  username: admin\n  password: ${PASSWORD}\n`);
+  const secrets = await loadSecretFiles([join(dir, 'secrets.yaml')]);
+
+  const transport = await connectNats({ servers: server.url, name: 'malformed-node' });
+  const lines: Line[] = [];
+  const fixture = createFixtureProvisioner({ demoBehaviours: false });
+  const node = await startLocalNode({
+    name: 'malformed-node',
+    shardCount: 4,
+    machine: { ...DEFAULT_MACHINE_CONFIG },
+    capacity: { limits: {}, defaultLimit: Number.POSITIVE_INFINITY, ttlMs: 30_000 },
+    supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } },
+    askTimeoutMs: 2_000,
+    // This test speaks to the stores directly; who may send commands is another test's concern.
+    security: { allowUnsigned: true },
+  }, { secrets }, { provisioner: fixture }, { log: recordingLogger(lines) }, sharedSubstrate(transport));
+  t.teardown(() => node.stop({ graceful: false }));
+
+  const writer = await connectNats({ servers: server.url, name: 'malformed-writer' });
+  t.teardown(() => writer.close());
+  const admin: NatsStore = await openNatsStoreOn(writer);
+  t.teardown(() => admin.close());
+  const names = ['good-0', 'good-1', 'bad-bytes', 'bad-shape', 'bad-status'];
+  const applied = await admin.apply(names.map((n) => bmh(n, { image: false })));
+  t.true(applied.ok, JSON.stringify(applied.issues));
+  const state = (key: string) => node.stats.hosts.get(key)?.state;
+  await waitUntil(() => names.every((n) => state(`lab/${n}`) === 'available'), 20_000, 'every host available');
+
+  const hosts = await writer.kv(NATS_HOSTS_BUCKET);
+  const statuses = await writer.kv(NATS_STATUS_BUCKET);
+  const members = await writer.kv(MEMBER_BUCKET);
+  const leases = await writer.kv(LEASE_BUCKET);
+  const garbage = Uint8Array.from([0xff, 0x00, 0xc1, 0x92, ...Buffer.from(SECRETISH)]);
+  await hosts.put(hostKvKey('lab/bad-bytes'), garbage);
+  await hosts.put(hostKvKey('lab/bad-shape'), Buffer.from(JSON.stringify({ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'bad-shape', namespace: 'lab' }, spec: { online: SECRETISH } })));
+  await statuses.put(hostKvKey('lab/bad-status'), Buffer.from(JSON.stringify({ status: { provisioning: SECRETISH } })));
+  await members.put('node.ghost', garbage);
+  await members.put('node.malformed-node-2', Buffer.from('{"not":"a heartbeat"}'));
+  await leases.put('shard.99', garbage);
+  await leases.put('broker-not', Buffer.from('[1,2,3]'));
+
+  // The hosts with bad records say so where a user looks.
+  const errorOf = async (key: string): Promise<string | undefined> => {
+    const view = (await node.introspection.hosts({})).find((h) => h.key === key);
+    return view?.errorMessage || undefined;
+  };
+  await waitUntil(async () => (await errorOf('lab/bad-bytes')) !== undefined && (await errorOf('lab/bad-shape')) !== undefined, 10_000, 'the bad hosts show an error');
+  const bytesError = (await errorOf('lab/bad-bytes'))!;
+  t.regex(bytesError, /mf-hosts/);
+  t.regex(bytesError, /not JSON|does not parse/);
+  t.regex((await errorOf('lab/bad-shape'))!, /spec\.online/);
+  t.regex((await errorOf('lab/bad-status')) ?? '', /mf-status \(revision \d+\) does not parse: status\./);
+
+  // Nothing crashed: the node runs, the other hosts still take commands and move.
+  t.is(node.system.state, 'running');
+  await admin.applyIntent('lab/good-0', { online: false });
+  await waitUntil(() => node.stats.hosts.get('lab/good-0')?.poweredOn === false, 20_000, 'good-0 powered off');
+  t.is(state('lab/good-1'), 'available');
+
+  // No log line carries a bad value; each names its key and reason.
+  const warned = lines.filter((l) => l.level === 'warn' || l.level === 'error');
+  t.false(JSON.stringify(lines).includes(SECRETISH), 'a bad value reached the log');
+  t.false(JSON.stringify(lines).includes(PASSWORD));
+  t.true(warned.some((l) => l.fields.host === 'lab/bad-bytes' && typeof l.fields.reason === 'string'), JSON.stringify(warned.map((l) => l.msg)));
+
+  // A good value heals: the host is read again and its error is gone.
+  t.true((await admin.apply([bmh('bad-bytes', { image: false }), bmh('bad-shape', { image: false })])).ok);
+  await waitUntil(async () => (await errorOf('lab/bad-bytes')) === undefined && (await errorOf('lab/bad-shape')) === undefined, 10_000, 'the healed hosts show no error');
+  await admin.applyIntent('lab/bad-bytes', { online: false });
+  await waitUntil(() => node.stats.hosts.get('lab/bad-bytes')?.poweredOn === false, 20_000, 'the healed host takes a command');
+  // A bad status is replaced by the controller's next status write.
+  await admin.applyIntent('lab/bad-status', { online: false });
+  await waitUntil(async () => (await errorOf('lab/bad-status')) === undefined, 20_000, 'the bad status is written over');
+  t.is(node.system.state, 'running');
+});
