@@ -107,10 +107,11 @@ function actorRows(system: ActorSystem, prefix: string | undefined): ActorRow[] 
     .sort((a, b) => a.path.localeCompare(b.path));
 }
 
-function bmhRows(node: { stats: FleetStats; details: HostDetails; shardCount: number }, backend: HostBackend, now: number): HostRow[] {
+function bmhRows(node: { stats: FleetStats; details: HostDetails; shardCount: number }, backend: HostBackend, now: number, store?: HostStore): HostRow[] {
   const rows: HostRow[] = [];
   for (const [key, h] of node.stats.hosts) {
-    const errorMessage = node.details.errorMessage(key);
+    // A record the store cannot read (a malformed KV value) is the host's error too.
+    const errorMessage = [store?.recordProblem?.(key), node.details.errorMessage(key)].filter(Boolean).join('; ');
     rows.push({
       key, kind: 'BareMetalHost', backend, state: h.state, poweredOn: h.poweredOn,
       operationalStatus: h.operationalStatus, errorType: h.errorType,
@@ -243,7 +244,7 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
     },
     async hosts(filter) {
       const now = clock.now();
-      const rows = bmhRows(node, backend, now);
+      const rows = bmhRows(node, backend, now, parts.store);
       // A MaasMachine lives in the shard of its Cluster API cluster (src/node/maas-shards.ts).
       for (const [key, { state, since, shard }] of machines()) rows.push(maasRow(key, state, since, now, shard ?? shardOf(key, node.shardCount)));
       return filterHosts(rows, filter);

@@ -59,6 +59,11 @@ export interface HostStore {
   recordEvent?(key: string, severity: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
   /** Fenced writes this store has refused with StaleFence since it opened (for metrics). */
   staleFenceRefusals?(): number;
+  /**
+   * Why the store cannot read the host's newest record (a malformed KV value), for a user;
+   * undefined when it can. Optional: a store whose records cannot be malformed has none.
+   */
+  recordProblem?(key: string): string | undefined;
   close?(): Promise<void>;
 }
 
