@@ -266,3 +266,26 @@ it('cli delete - with no node running, says so', async (t) => {
   t.is(r.code, 1);
   t.regex(r.stderr, /error: baremetalhost metal3\/h1: no node answered on mf\.store\.delete: is a metalfleet node \(NATS store\) running\?/);
 });
+
+it('cli apply - MaasClusters, MaasMachines and the Cluster API objects go through the node to the object store; the seed is never shown', async (t) => {
+  const env = await setup(t);
+  const { readFile } = await import('node:fs/promises');
+  // The CAPMAAS example without its Secret: Cluster, MaasCluster, MaasMachineTemplate, MaasMachine.
+  const docs = (await readFile('test/fixtures/maas/cluster.yaml', 'utf8')).split(/^---$/m).slice(0, 4);
+  const file = await env.file('maas.yaml', ...docs.map((d) => d.trim()));
+  const r = await env.mf('apply', '-f', file, '--nats', env.server.url);
+  t.is(r.code, 0, r.stderr);
+  t.deepEqual(lines(r.stdout), ['cluster lab/c1 applied', 'maascluster lab/c1 applied', 'maasmachine lab/c1-control-plane-x7k2p applied']);
+  // Templates are read from Kubernetes only, as before.
+  t.deepEqual(lines(r.stderr), ['note: MaasMachineTemplate lab/c1-control-plane: skipped (kind not managed by metalfleet)']);
+  const client = await connectNats({ servers: env.server.url, name: 'check' });
+  t.teardown(() => client.close());
+  const objects = await openKvObjectStoreOn(client);
+  t.teardown(() => objects.close());
+  await waitUntil(async () => (await objects.get('MaasMachine', 'lab/c1-control-plane-x7k2p')) !== undefined, 5_000, 'the MaasMachine is in the object store');
+  const audit = await readAudit(client, subjects(), { host: 'lab/c1-control-plane-x7k2p' });
+  t.like(audit.at(-1), { action: 'apply', command: 'MaasMachine', outcome: 'applied', caller: { kind: 'signed', name: 'olivia', role: 'operator' } });
+  const seed = (await readFile(env.seeds.operator, 'utf8')).trim();
+  t.false(r.stdout.includes(seed) || r.stderr.includes(seed));
+  t.false(JSON.stringify(await readAudit(client, subjects())).includes(seed));
+});

@@ -1,0 +1,34 @@
+// startNode as a library: on a shared bus (NATS) it must be told who may send it requests, and
+// says so before it opens anything; the embedded single process (a private bus) needs nothing.
+import test from 'ava';
+import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
+import { createMemoryBus } from '../../src/bus/index.ts';
+import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
+import { sharedSubstrate, startNode, type NodeConfig } from '../../src/node/index.ts';
+import { silentLogger, type KvBucketOptions, type Transport } from '../../src/ports/index.ts';
+import { UnsafeStart } from '../../src/security/index.ts';
+
+const CONFIG: NodeConfig = {
+  name: 'lib-node',
+  shardCount: 4,
+  machine: DEFAULT_MACHINE_CONFIG,
+  capacity: { limits: {}, defaultLimit: Number.POSITIVE_INFINITY, ttlMs: 30_000 },
+  supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } },
+  askTimeoutMs: 2_000,
+};
+
+test('node posture - a node on a shared bus with neither authorized keys nor allowUnsigned does not start, and opens nothing first', async (t) => {
+  const transport = createMemoryBus().connect('n');
+  const opened: string[] = [];
+  // A shared bus that records every bucket the node would open.
+  const watched: Transport = Object.assign(Object.create(transport) as Transport, {
+    kv: (bucket: string, options?: KvBucketOptions) => {
+      opened.push(bucket);
+      return transport.kv(bucket, options);
+    },
+  });
+  const error = await t.throwsAsync(startNode(CONFIG, sharedSubstrate(watched), {}, { provisioner: createFixtureProvisioner({ demoBehaviours: false }) }, { log: silentLogger }), { instanceOf: UnsafeStart });
+  t.regex(error?.message ?? '', /give --authorized-keys FILE .* or --allow-unsigned-commands/);
+  t.false(error?.retryable);
+  t.deepEqual(opened, []);
+});
