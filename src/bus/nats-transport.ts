@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { inspect } from 'node:util';
 import {
   AuthorizationError, ClosedConnectionError, credsAuthenticator, DrainingConnectionError, InvalidArgumentError,
-  nkeyAuthenticator, nkeys, NoRespondersError, RequestError, TimeoutError, tokenAuthenticator, usernamePasswordAuthenticator,
+  nkeyAuthenticator, nkeys, NoRespondersError, PermissionViolationError, RequestError, TimeoutError, tokenAuthenticator, usernamePasswordAuthenticator,
 } from '@nats-io/nats-core';
 import type { Authenticator, ConnectionOptions, Msg, NatsConnection, TlsOptions } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
@@ -226,6 +226,10 @@ class NatsTransport implements Transport {
     if (error instanceof ClosedConnectionError || error instanceof DrainingConnectionError
       || (error instanceof RequestError && error.message === 'connection closed')) {
       return new BusError('closed', subject, `connection ${this.name} is closed`, cause);
+    }
+    const refused = error instanceof PermissionViolationError ? error : error instanceof Error && error.cause instanceof PermissionViolationError ? error.cause : null;
+    if (refused) {
+      return new BusError('forbidden', subject, `the NATS server does not allow this connection's user to ${refused.operation === 'publish' ? 'publish to' : 'subscribe to'} ${refused.subject}: connect as a user whose permissions allow it`, cause);
     }
     if (error instanceof InvalidArgumentError && error.message.includes('max_payload')) {
       return new BusError('tooLarge', subject, `payload is over the server's max_payload of ${this.maxPayload} bytes`, cause);

@@ -36,7 +36,8 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-export type BusErrorKind = 'noResponders' | 'timeout' | 'closed' | 'invalidMessage' | 'tooLarge' | 'unavailable';
+// forbidden: the server's permissions refuse this user the subject; trying again cannot help.
+export type BusErrorKind = 'noResponders' | 'timeout' | 'closed' | 'invalidMessage' | 'tooLarge' | 'forbidden' | 'unavailable';
 
 /** A failure of the bus itself; `retryable` says whether trying again can help. */
 export class BusError extends Error {

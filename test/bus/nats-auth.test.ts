@@ -182,3 +182,15 @@ test('nats auth - protectAuth hides the secret from JSON, inspect and spreads bu
   // Protecting twice keeps the secret (a spread copy would have lost it).
   t.is(protectAuth(auth).pass, PASSWORD);
 });
+
+test('nats auth - a request the server permissions refuse is a forbidden error at once, not a retryable one', async (t) => {
+  const s = await server(t, `authorization { users = [ { user: viewer, password: "${PASSWORD}", permissions: { publish: { deny: ["mf.cmd.>"] }, subscribe: { allow: ["_INBOX.>"] } } } ] }`);
+  const nc = await connectNats({ servers: s.url, name: 'viewer', auth: protectAuth({ user: 'viewer', pass: PASSWORD }) });
+  t.teardown(() => nc.close());
+  const started = Date.now();
+  const error = await t.throwsAsync(nc.request('mf.cmd.3', bytes('x'), { timeoutMs: 5_000 }));
+  t.like(error, { name: 'BusError', kind: 'forbidden', retryable: false });
+  t.regex(error?.message ?? '', /does not allow this connection's user to publish to mf\.cmd\.3/);
+  t.true(Date.now() - started < 4_000, 'refused before the request timeout');
+  assertNoSecret(t, [PASSWORD], error);
+});
