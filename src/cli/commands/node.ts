@@ -87,8 +87,8 @@ export function register(program: Command): void {
       '',
       'Examples:',
       '  metalfleet node --nats nats://127.0.0.1:4222 --name a --authorized-keys keys.txt --fixture-url http://127.0.0.1:7070 --health-port 9101',
-      '  NATS_USER=mf NATS_PASSWORD=... metalfleet node --nats nats://nats:4222 --ironic http://ironic:6385',
-      '  metalfleet node --nats nats://nats:4222 --in-cluster --ironic http://ironic:6385',
+      '  NATS_USER=mf NATS_PASSWORD=... metalfleet node --nats nats://nats:4222 --authorized-keys /etc/metalfleet/authorized-keys --ironic http://ironic:6385',
+      '  metalfleet node --nats nats://nats:4222 --in-cluster --authorized-keys /etc/metalfleet/authorized-keys --ironic http://ironic:6385',
       '  metalfleet node --kubeconfig ~/.kube/config --namespace metal3 --health-port 9101',
       '',
     ].join('\n'))
