@@ -1,7 +1,8 @@
-// Reading the audit stream back, read-only: stream info and single-message gets (JetStream's
-// STREAM.INFO and STREAM.MSG.GET), which a NATS user with read-only rights may call. Server 2.9
-// has no batched direct get, so records come one request each; --since finds its start by a
-// binary search over the stream's times instead of reading from the first record.
+// Reading the audit stream back, read-only: an ordered, ephemeral push consumer (JetStream's
+// STREAM.INFO and CONSUMER.CREATE, no acks, in memory, gone 30 s after the reader) that a NATS
+// user with read rights only may create. The consumer says at creation how many records match;
+// the reader takes that many and stops, so records written meanwhile do not keep it reading.
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Subjects } from '../bus/index.ts';
 import { BusError, type Transport } from '../ports/index.ts';
@@ -13,11 +14,12 @@ export interface AuditQuery {
   readonly host?: string;
   /** Only records the stream took at or after this time. */
   readonly since?: Date;
+  /** Give up when the records have not all arrived by then; default 60 s. */
+  readonly timeoutMs?: number;
 }
 
-const StreamInfo = z.object({ state: z.object({ first_seq: z.number(), last_seq: z.number(), messages: z.number() }) });
-const StoredMessage = z.object({ message: z.object({ seq: z.number(), time: z.string(), data: z.string().optional() }) });
-type Stored = { seq: number; time: number; data: string };
+const StreamInfo = z.object({ state: z.object({ messages: z.number() }) });
+const ConsumerInfo = z.object({ name: z.string(), num_pending: z.number() });
 
 export async function readAudit(transport: Transport, subjects: Subjects, query: AuditQuery = {}): Promise<AuditRecord[]> {
   const info = await ask(transport, `STREAM.INFO.${AUDIT_STREAM}`, undefined);
@@ -25,37 +27,50 @@ export async function readAudit(transport: Transport, subjects: Subjects, query:
     if (info.error.code === 404) throw new AuditUnavailable('does not exist: no node of this cluster has started yet with this version (nodes create it)');
     throw new AuditUnavailable(`JetStream said ${info.error.description ?? info.error.code}`);
   }
-  const state = StreamInfo.parse(info).state;
-  if (state.messages === 0) return [];
-  const get = async (seq: number): Promise<Stored | null> => {
-    const reply = await ask(transport, `STREAM.MSG.GET.${AUDIT_STREAM}`, { seq, next_by_subj: subjects.audits });
-    if (reply.error) {
-      if (reply.error.code === 404) return null;
-      throw new AuditUnavailable(`reading record ${seq}: JetStream said ${reply.error.description ?? reply.error.code}`);
+  if (StreamInfo.parse(info).state.messages === 0) return [];
+
+  const inbox = `_INBOX.audit.${randomBytes(12).toString('hex')}`;
+  const received: Uint8Array[] = [];
+  let expected = Number.POSITIVE_INFINITY;
+  let wake: () => void = () => undefined;
+  const sub = transport.subscribe(inbox, (msg) => {
+    // Flow control and heartbeats are off: every message is a record.
+    received.push(msg.data);
+    if (received.length >= expected) wake();
+  });
+  try {
+    const created = await ask(transport, `CONSUMER.CREATE.${AUDIT_STREAM}`, {
+      stream_name: AUDIT_STREAM,
+      config: {
+        deliver_subject: inbox,
+        filter_subject: subjects.audits,
+        ack_policy: 'none',
+        replay_policy: 'instant',
+        mem_storage: true,
+        num_replicas: 1,
+        // Gone on its own once the reader is: a viewer may not delete consumers.
+        inactive_threshold: 30_000_000_000,
+        ...(query.since ? { deliver_policy: 'by_start_time', opt_start_time: query.since.toISOString() } : { deliver_policy: 'all' }),
+      },
+    });
+    if (created.error) throw new AuditUnavailable(`cannot read it: JetStream said ${created.error.description ?? created.error.code}`);
+    expected = ConsumerInfo.parse(created).num_pending;
+    if (received.length < expected) {
+      const timeoutMs = query.timeoutMs ?? 60_000;
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new AuditUnavailable(`${received.length} of ${expected} records arrived within ${timeoutMs / 1_000} s; try again, or narrow it with --since`)), timeoutMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
     }
-    const m = StoredMessage.parse(reply).message;
-    return { seq: m.seq, time: Date.parse(m.time), data: m.data ?? '' };
-  };
-  let start = state.first_seq;
-  const since = query.since?.getTime();
-  if (since !== undefined) {
-    // The smallest sequence stored at or after `since` (the stream's times only grow with its sequence).
-    let lo = state.first_seq;
-    let hi = state.last_seq + 1;
-    while (lo < hi) {
-      const mid = Math.floor((lo + hi) / 2);
-      const m = await get(mid);
-      if (m === null || m.seq > state.last_seq || m.time >= since) hi = mid;
-      else lo = m.seq + 1;
-    }
-    start = lo;
+  } finally {
+    sub.unsubscribe();
   }
   const records: AuditRecord[] = [];
-  for (let seq = start; seq <= state.last_seq;) {
-    const m = await get(seq);
-    if (m === null) break;
-    seq = m.seq + 1;
-    const record = parseRecord(m);
+  for (const data of received.slice(0, expected)) {
+    const record = parseRecord(data);
     if (record === null) continue;
     if (query.host !== undefined && record.host !== query.host) continue;
     records.push(record);
@@ -64,9 +79,9 @@ export async function readAudit(transport: Transport, subjects: Subjects, query:
 }
 
 // A record some other writer put on an audit subject is skipped rather than failing the read.
-function parseRecord(m: Stored): AuditRecord | null {
+function parseRecord(data: Uint8Array): AuditRecord | null {
   try {
-    const parsed = AuditRecord.safeParse(JSON.parse(Buffer.from(m.data, 'base64').toString('utf8')));
+    const parsed = AuditRecord.safeParse(JSON.parse(new TextDecoder().decode(data)));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
