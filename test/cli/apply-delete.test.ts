@@ -289,3 +289,24 @@ it('cli apply - MaasClusters, MaasMachines and the Cluster API objects go throug
   t.false(r.stdout.includes(seed) || r.stderr.includes(seed));
   t.false(JSON.stringify(await readAudit(client, subjects())).includes(seed));
 });
+
+it('cli apply - a host the store\'s update rules refuse stops the apply before anything is written; audited with the reason', async (t) => {
+  const env = await setup(t);
+  const first = await env.mf('apply', '-f', await env.file('h1.yaml', hostYaml('h1', true, '  bootMACAddress: 52:54:00:00:00:01')), '--nats', env.server.url);
+  t.is(first.code, 0, first.stderr);
+  // One request per object: every one is checked against the stored version before any is written.
+  const file = await env.file('both.yaml', hostYaml('h2'), hostYaml('h1', true, '  bootMACAddress: 52:54:00:00:00:02'));
+  const r = await env.mf('apply', '-f', file, '--nats', env.server.url);
+  t.is(r.code, 1);
+  t.is(r.stdout, '');
+  t.regex(r.stderr, /error: .*both\.yaml document 1 .*BareMetalHost metal3\/h1.*spec\.bootMACAddress: bootMACAddress can not be changed once it is set/);
+  t.regex(lines(r.stderr).at(-1)!, /^nothing was applied$/);
+  const store = await env.store();
+  t.is((await store.get('metal3/h1'))?.spec.bootMACAddress, '52:54:00:00:00:01');
+  t.is(await store.get('metal3/h2'), undefined);
+  const client = await connectNats({ servers: env.server.url, name: 'audit-reader' });
+  t.teardown(() => client.close());
+  const last = (await readAudit(client, subjects(), { host: 'metal3/h1' })).at(-1);
+  t.like(last, { action: 'apply', outcome: 'refused', code: 'invalid', caller: { name: 'olivia' } });
+  t.regex(last?.reason ?? '', /spec\.bootMACAddress: bootMACAddress can not be changed/);
+});

@@ -148,8 +148,9 @@ export async function runApply(files: readonly string[], flags: NatsFlagValues &
     }
     const send = (d: ManifestDocument, phase: 'check' | 'apply'): Promise<StoreApplyReply | string> =>
       applyThroughNode(transport, request(d, phase), { signingKey, deadlineMs: NODE_DEADLINE_MS }).catch((error: unknown) => nodeRequestError(error, subject, signingKey));
-    // Objects can be checked against their stored versions without a write: all of them first.
-    for (const d of objectDocs) {
+    // Every object is checked against its stored version first, so one the update rules refuse
+    // stops the apply before anything is written (the store checks again as it writes).
+    for (const d of [...hostDocs, ...objectDocs]) {
       const reply = await send(d, 'check');
       if (typeof reply === 'string' || reply.issues.length > 0) {
         if (typeof reply === 'string') io.err(`error: ${reply}`);

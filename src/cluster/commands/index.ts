@@ -1,4 +1,5 @@
-// Host commands: what a command asks of a host (pure) and applying it through the host store.
+// Host commands (what a command asks of a host, applying it through the host store) and the store
+// requests apply and delete send through a node; both servers share the audit entry and signed call.
 export { intentFor, PAUSED_BY_COMMAND } from './command-intent.ts';
 export type { CommandIntent } from './command-intent.ts';
 export { handleCommand } from './handle-command.ts';

@@ -3,6 +3,7 @@
 // exactly the apply or delete the CLI ran against KV before (src/adapters/store).
 import { z } from 'zod';
 import { fail, ok, serve, subjects as defaultSubjects, type Reply, type RpcService, type Subjects } from '../../bus/index.ts';
+import { validateBareMetalHost } from '../../api/index.ts';
 import { StoreError, type Logger, type Transport } from '../../ports/index.ts';
 import { innerRequest, noAudit, type AuditAction, type AuditLog, type AuditOutcome, type Caller, type RequestGuard } from '../../security/index.ts';
 import { auditEntry, claimed } from './audit-entry.ts';
@@ -23,6 +24,8 @@ export interface HostApplier {
   }>;
   requestDelete(key: string): Promise<'terminating' | 'deleted'>;
   get(key: string): Promise<{ readonly metadata: { readonly finalizers?: readonly string[] } } | undefined>;
+  /** The stored host past any cache, for the check against its update rules. */
+  getFresh?(key: string): Promise<unknown>;
 }
 
 type ObjectIssue = { readonly kind?: string; readonly key?: string; readonly path: string; readonly message: string };
@@ -55,7 +58,12 @@ export interface StoreServer {
 }
 
 /** `checked`: a check that found nothing wrong changed nothing, and is not audited. */
-type Done = { reply: Reply<unknown>; outcome: AuditOutcome | 'checked'; command?: string | null; host?: string | null };
+type Done = { reply: Reply<unknown>; outcome: AuditOutcome | 'checked'; command?: string | null; host?: string | null; reason?: string };
+
+// A refusal the reply carries as issues (the store's update rules), in one line for the audit.
+function refusedFor(issues: ReadonlyArray<{ readonly path: string; readonly message: string }>): { outcome: 'refused'; reason: string } {
+  return { outcome: 'refused', reason: issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ') };
+}
 
 export function startStoreServer(options: StoreServerOptions): StoreServer {
   const subjects = options.subjects ?? defaultSubjects();
@@ -78,7 +86,7 @@ export function startStoreServer(options: StoreServerOptions): StoreServer {
         if (done.outcome === 'checked') return done.reply;
         await audit.record(auditEntry({
           node: options.node, action, payload, caller: admission.caller, command: done.command ?? seen.command, host: done.host ?? seen.host, requestId: null,
-          outcome: done.outcome, ...(done.reply.ok ? {} : { code: done.reply.error.kind, reason: done.reply.error.message }), now: now(),
+          outcome: done.outcome, ...(done.reply.ok ? (done.reason ? { code: 'invalid', reason: done.reason } : {}) : { code: done.reply.error.kind, reason: done.reply.error.message }), now: now(),
         }));
         return done.reply;
       };
@@ -109,6 +117,17 @@ export function startStoreServer(options: StoreServerOptions): StoreServer {
     return { command: claimed(object, 'kind'), host: name === null ? null : `${claimed(metadata, 'namespace') ?? 'default'}/${name}` };
   };
 
+  const hostUpdateIssues = async (doc: StoreApplyRequest['document']): Promise<StoreIssue[]> => {
+    const object = doc.object as { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } } | null;
+    if (object?.kind !== 'BareMetalHost' || typeof object.metadata?.name !== 'string') return [];
+    const key = `${typeof object.metadata.namespace === 'string' ? object.metadata.namespace : 'default'}/${object.metadata.name}`;
+    const stored = options.store.getFresh ? await options.store.getFresh(key) : await options.store.get(key);
+    if (stored === undefined) return [];
+    return validateBareMetalHost(doc.object, stored).map((e) => ({
+      file: doc.file, index: doc.index, ...(doc.line !== undefined ? { line: doc.line } : {}), kind: 'BareMetalHost', key, path: e.path, message: e.reason,
+    }));
+  };
+
   const apply = serve(options.transport, subjects.storeApply, z.unknown(), guarded('apply', StoreApplyRequest, peekObject, async (req, caller) => {
     const { document: doc, phase } = req;
     const source = { file: doc.file, index: doc.index, ...(doc.line !== undefined ? { line: doc.line } : {}), object: doc.object };
@@ -116,19 +135,23 @@ export function startStoreServer(options: StoreServerOptions): StoreServer {
     if (options.isObject(doc.object)) {
       const objects = await options.objects();
       const issues = objects.check([doc.object]).map((i) => ({ file: doc.file, index: doc.index, ...(doc.line !== undefined ? { line: doc.line } : {}), ...(i.kind ? { kind: i.kind } : {}), ...(i.key ? { key: i.key } : {}), path: i.path, message: i.message }));
-      if (issues.length > 0) return { reply: ok({ ...empty, issues }), outcome: 'refused' };
+      if (issues.length > 0) return { reply: ok({ ...empty, issues }), ...refusedFor(issues) };
       if (phase === 'check') return { reply: ok(empty), outcome: 'checked' };
       const result = await objects.apply([doc.object]);
-      if (!result.ok) return { reply: ok({ ...empty, issues: result.issues.map((i) => ({ file: doc.file, index: doc.index, path: i.path, message: i.message })) }), outcome: 'refused' };
+      if (!result.ok) return { reply: ok({ ...empty, issues: result.issues.map((i) => ({ file: doc.file, index: doc.index, path: i.path, message: i.message })) }), ...refusedFor(result.issues) };
       const o = doc.object as { kind: string; metadata: { name: string; namespace?: string } };
       const key = `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
       log.info({ kind: o.kind, key, caller }, 'object applied');
       return { reply: ok({ ...empty, objects: [{ kind: o.kind, key }] }), outcome: 'applied' };
     }
-    // Hosts have no check of their own: the CLI checked them as `validate` does, and the store checks the update rules as it writes.
-    if (phase === 'check') return { reply: ok(empty), outcome: 'checked' };
+    if (phase === 'check') {
+      // The CLI checked the host as `validate` does; what is left are the update rules against
+      // the stored version (the store checks them again as it writes, in case it moved since).
+      const issues = await hostUpdateIssues(doc);
+      return issues.length > 0 ? { reply: ok({ ...empty, issues }), ...refusedFor(issues) } : { reply: ok(empty), outcome: 'checked' };
+    }
     const result = await options.store.applyDocuments([source]);
-    if (!result.ok) return { reply: ok({ ...empty, issues: [...result.issues] }), outcome: 'refused' };
+    if (!result.ok) return { reply: ok({ ...empty, issues: [...result.issues] }), ...refusedFor(result.issues) };
     const changed = result.hosts.some((h) => h.outcome !== 'unchanged');
     if (result.hosts.length > 0) log.info({ hosts: result.hosts, caller }, 'hosts applied');
     return {
