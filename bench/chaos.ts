@@ -21,7 +21,7 @@ import type { FixtureClock, FixtureGateEvent, FixtureOptions } from '../src/adap
 import { shardOf } from '../src/api/index.ts';
 import { decodeLeaseValue, preciseNow } from '../src/cluster/index.ts';
 import type { OwnershipRecord } from '../src/cluster/index.ts';
-import { gather } from '../src/cluster/introspect/index.ts';
+import { gather, inspectHost } from '../src/cluster/introspect/index.ts';
 import { LEASE_BUCKET } from '../src/node/index.ts';
 import { startCluster } from '../test/support/cluster.ts';
 import { auditLeases, firstProgress, overLimit } from './chaos-analysis.ts';
@@ -67,6 +67,8 @@ export async function run(flags: Record<string, string>): Promise<object> {
   const leaseMs = intFlag(flags, 'lease-ms', 3_000);
   const seed = intFlag(flags, 'seed', 1);
   const shards = intFlag(flags, 'shards', 64);
+  // After the last fault: how long the fleet gets to finish before a host counts as lost.
+  const settleMs = intFlag(flags, 'settle-ms', 120_000);
   if (nodeCount < 2 || nodeCount > 26) throw new Error(`--nodes ${nodeCount}: expected 2 to 26 (one node dies for good, one must stay)`);
   if (limit < 1) throw new Error(`--limit ${limit}: expected at least 1 (the bench measures the limit)`);
   if (hostCount < 20) throw new Error(`--hosts ${hostCount}: expected at least 20, so the faults land while hosts provision`);
@@ -217,7 +219,9 @@ export async function run(flags: Record<string, string>): Promise<object> {
           affected = chosen?.shards ?? new Set();
         }
         if (step.kind !== 'nats-restart' && (node === null || !c.nodes.has(node))) throw new Error(`${step.kind}: no live node to fault (broker ${broker ?? 'nobody'}, live ${live().join(', ')})`);
-        if (deployingIn(affected).size > 0 || Date.now() > deadline) break;
+        // A node fault must hit its own hosts mid-deployment; the broker and NATS hold everyone's.
+        const midFlight = step.kind === 'kill' || step.kind === 'pause' ? deployingIn(affected).size > 0 : backend.busy() > 0;
+        if (midFlight || Date.now() > deadline) break;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       const inFlight = deployingIn(affected);
@@ -266,13 +270,23 @@ export async function run(flags: Record<string, string>): Promise<object> {
     };
     let allProvisioned = true;
     try {
-      await pollUntil(done, 300_000, `all ${hostCount} hosts provisioned`, 250);
+      await pollUntil(done, settleMs, `all ${hostCount} hosts provisioned`, 250);
     } catch (error) {
       allProvisioned = false;
       progress(`${error instanceof Error ? error.message : String(error)} (${provisioned()} are at the backend)`);
     }
     states = await c.statesOf(keys);
     const lostKeys = keys.filter((k) => states.get(k) !== 'provisioned' || backend.node(k)?.provisionState !== 'active');
+    // While the nodes still run: what the owners and the broker say of hosts that never finished.
+    for (const k of lostKeys.slice(0, 5)) {
+      const seen = await inspectHost(c.transport, k, { timeoutMs: 2_000, shardCount: shards, nodes: live() }).catch((err: unknown) => err instanceof Error ? err.message : String(err));
+      if (typeof seen === 'string') progress(`inspect ${k}: ${seen}`);
+      else progress(`inspect ${k} on ${seen.node}: state ${seen.value.host.state} for ${seen.value.host.stateSinceMs} ms, epoch ${seen.value.host.epoch}, slot ${JSON.stringify(seen.value.host.slot)}, in flight ${seen.value.host.inFlight ?? 'nothing'}, next attempt in ${seen.value.host.nextAttemptInMs ?? '-'} ms, recent ${JSON.stringify(seen.value.host.recent.slice(-4))}`);
+    }
+    if (lostKeys.length > 0) {
+      const figures = await gather(c.transport, 'capacity', {}, { timeoutMs: 2_000, nodes: live() }).catch(() => null);
+      for (const r of figures?.replies ?? []) if (r.value.broker) progress(`broker ${r.node}: ${JSON.stringify(r.value.pools).slice(0, 1_500)}`);
+    }
     const seconds = (preciseNow() - t0) / 1000;
 
     const calls = backend.callLog();
