@@ -19,7 +19,10 @@ async function provisioned(c: Cluster, keys: readonly string[]): Promise<number>
   return n;
 }
 
-for (const factor of [1.5, 3]) {
+// Below the lease (0.5x) b may or may not take a's shards, depending on how long before the pause
+// a last renewed; whatever it took, a must not touch after the taking. 1x is not here yet: a run
+// saw a's power polls reach the fixture ~450 ms after b took their shards, which is open (issue 19).
+for (const factor of [0.5, 1.5, 3]) {
   cluster(`pause ${factor}x the lease: the paused node calls the backend for none of its hosts once another node owns them`, async (t) => {
     await withCluster(t, { shards: 16, limit: 0, leaseTtlMs: LEASE_MS, fixture: FIXTURE }, async (c) => {
       const keys = await c.applyHosts(80);
@@ -38,11 +41,13 @@ for (const factor of [1.5, 3]) {
       const pausedAt = Date.now();
       a.child.kill('SIGSTOP');
       try {
-        // b takes every shard a held, then a stays paused until factor x the lease has passed.
-        await waitUntil(async () => {
-          const records = await c.ownership();
-          return [...held].every((shard) => records.some((r) => r.kind === 'acquired' && r.node === 'b' && r.shard === shard && r.at >= pausedAt));
-        }, 60_000, 'b to own the shards of the paused node', 100);
+        // Past the lease, b takes every shard a held; then a stays paused until factor x the lease has passed.
+        if (factor > 1) {
+          await waitUntil(async () => {
+            const records = await c.ownership();
+            return [...held].every((shard) => records.some((r) => r.kind === 'acquired' && r.node === 'b' && r.shard === shard && r.at >= pausedAt));
+          }, 60_000, 'b to own the shards of the paused node', 100);
+        }
         await waitUntil(() => Date.now() - pausedAt >= factor * LEASE_MS, 60_000, 'the pause to last', 50);
       } finally {
         a.child.kill('SIGCONT');
