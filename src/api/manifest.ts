@@ -120,7 +120,8 @@ function* parseChunk(chunk: string, file: string, firstLine0: number, firstIndex
   let docs: Document.Parsed[];
   try {
     const parser = new Parser(lineCounter.addNewLine);
-    const composer = new Composer({ uniqueKeys: false });
+    // Warnings (a collection as a key, stringified) would go to the process's stderr; errors are ours.
+    const composer = new Composer({ uniqueKeys: false, logLevel: 'error' });
     docs = Array.from(composer.compose(parser.parse(chunk)));
   } catch (err) {
     // The parser recurses per level of flow nesting; a stack it overflows is the document's fault.
