@@ -73,14 +73,36 @@ export function auditLeases(calls: readonly FixtureCallRecord[], records: readon
 }
 
 /**
- * For each host, the arrival of its first call after `after` that the backend took (not refused)
- * and that is not stale: the host's work going on under a live owner.
+ * For each host, the arrival of its first call after `after` that the backend took (not
+ * refused), that is not stale, and whose tenure has not ended since: the host's work going on
+ * under an owner that still holds it. A call from a tenure that was lost or handed off later
+ * does not count, so a host whose new owner never picks it up is not counted as moving again
+ * because its old owner called once more before its lease ran out.
  */
-export function firstProgress(calls: readonly FixtureCallRecord[], hosts: ReadonlySet<string>, after: number, stale: ReadonlySet<FixtureCallRecord>): Map<string, number> {
+export function firstProgress(calls: readonly FixtureCallRecord[], records: readonly OwnershipRecord[], hosts: ReadonlySet<string>, after: number, stale: ReadonlySet<FixtureCallRecord>): Map<string, number> {
+  const ended = endedTenures(records);
   const out = new Map<string, number>();
   for (const call of calls) {
     if (call.at <= after || call.refused || stale.has(call) || !hosts.has(call.host) || out.has(call.host)) continue;
+    if (call.holder !== null && ended.has(`${call.holder}\u0000${call.shard}\u0000${call.epoch}`)) continue;
     out.set(call.host, call.at);
+  }
+  return out;
+}
+
+// Tenures (node, shard, epoch) that have an end record of their node's after their acquisition.
+function endedTenures(records: readonly OwnershipRecord[]): Set<string> {
+  const out = new Set<string>();
+  const sorted = [...records].sort((a, b) => a.at - b.at);
+  const open = new Map<string, number>();
+  for (const r of sorted) {
+    const id = `${r.node}\u0000${r.shard}`;
+    if (r.kind === 'acquired') open.set(id, r.epoch);
+    else {
+      const epoch = open.get(id);
+      if (epoch !== undefined) out.add(`${id}\u0000${epoch}`);
+      open.delete(id);
+    }
   }
   return out;
 }

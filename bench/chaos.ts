@@ -147,6 +147,19 @@ export async function run(flags: Record<string, string>): Promise<object> {
 
     // Until every deploying host of `affected` shards has made progress under a live owner, and
     // the broker answers (both from the fault on).
+    // What the owners and the broker say of hosts that make no progress: slot phase, state, retries.
+    const describeStuck = async (stuck: readonly string[]): Promise<void> => {
+      for (const k of stuck.slice(0, 5)) {
+        const seen = await inspectHost(c.transport, k, { timeoutMs: 2_000, shardCount: shards, nodes: live() }).catch((err: unknown) => err instanceof Error ? err.message : String(err));
+        if (typeof seen === 'string') progress(`inspect ${k}: ${seen}`);
+        else progress(`inspect ${k} on ${seen.node}: state ${seen.value.host.state} for ${seen.value.host.stateSinceMs} ms, epoch ${seen.value.host.epoch}, slot ${JSON.stringify(seen.value.host.slot)}, in flight ${seen.value.host.inFlight ?? 'nothing'}, next attempt in ${seen.value.host.nextAttemptInMs ?? '-'} ms, backend ${backend.node(k)?.provisionState ?? 'no node'}, recent ${JSON.stringify(seen.value.host.recent.slice(-4))}`);
+      }
+      const figures = await gather(c.transport, 'capacity', {}, { timeoutMs: 2_000, nodes: live() }).catch(() => null);
+      for (const r of figures?.replies ?? []) {
+        if (!r.value.broker) continue;
+        for (const pool of r.value.pools) progress(`broker ${r.node}, pool ${pool.pool}: limit ${pool.limit ?? 'none'}, in use ${pool.inUse.length} (${pool.inUse.map((u) => `${u.holder} ${u.operation} ${Math.round(u.sinceMs / 1000)} s`).join(', ')}), waiting ${pool.waiting.length}${pool.waiting.length > 0 ? ` (first ${pool.waiting.slice(0, 5).map((w) => w.holder).join(', ')})` : ''}; stuck hosts waiting: ${stuck.filter((k) => pool.waiting.some((w) => w.holder.includes(k))).join(', ') || 'none'}`);
+      }
+    };
     const deployingIn = (affected: ReadonlySet<number>): Set<string> => new Set(keys.filter((k) => affected.has(shardOfKey.get(k)!) && backend.node(k)?.gatedOp != null));
     const recover = async (fault: Fault, faultAt: number, inFlight: ReadonlySet<string>, whileFaulting: () => Promise<void> = async () => {}): Promise<void> => {
       const broker = (async (): Promise<number | null> => {
@@ -165,14 +178,28 @@ export async function run(flags: Record<string, string>): Promise<object> {
           await pollUntil(async () => {
             report();
             const calls = backend.callLog().filter((x) => x.at > faultAt);
-            const stale = new Set(auditLeases(calls, await ownership()).stale.map((s) => s.call));
-            seen = firstProgress(calls, inFlight, faultAt, stale);
-            return seen.size === inFlight.size;
+            const records = await ownership();
+            const stale = new Set(auditLeases(calls, records).stale.map((s) => s.call));
+            seen = firstProgress(calls, records, inFlight, faultAt, stale);
+            // A host whose status says provisioned is done, whoever finished it: from the end of
+            // its deployment at the backend.
+            for (const k of inFlight) {
+              if (seen.has(k)) continue;
+              const state = await c.store.get(k).then((h) => h?.status?.provisioning.state, () => undefined);
+              if (state !== 'provisioned') continue;
+              const closed = gates.find((g) => g.host === k && g.kind === 'closed' && g.at > faultAt);
+              seen.set(k, closed?.at ?? faultAt);
+            }
+            // A fault shows all it does within a lease or two (leases expire, shards move): a host
+            // counts as moving again only if its owner still holds it after that.
+            return seen.size === inFlight.size && preciseNow() >= faultAt + 2 * leaseMs;
           }, RECOVERY_CAP_MS, `progress of the ${inFlight.size} hosts in flight`, 200);
           hostsAt = Math.max(...seen.values());
         } catch {
           hostsAt = null;
-          progress(`${fault.kind}: no progress within ${RECOVERY_CAP_MS} ms for ${[...inFlight].filter((k) => !seen.has(k)).join(', ')}`);
+          const stuck = [...inFlight].filter((k) => !seen.has(k));
+          progress(`${fault.kind}: no progress within ${RECOVERY_CAP_MS} ms for ${stuck.join(', ')}`);
+          await describeStuck(stuck);
         }
       }
       const brokerAt = await broker;
@@ -278,15 +305,7 @@ export async function run(flags: Record<string, string>): Promise<object> {
     states = await c.statesOf(keys);
     const lostKeys = keys.filter((k) => states.get(k) !== 'provisioned' || backend.node(k)?.provisionState !== 'active');
     // While the nodes still run: what the owners and the broker say of hosts that never finished.
-    for (const k of lostKeys.slice(0, 5)) {
-      const seen = await inspectHost(c.transport, k, { timeoutMs: 2_000, shardCount: shards, nodes: live() }).catch((err: unknown) => err instanceof Error ? err.message : String(err));
-      if (typeof seen === 'string') progress(`inspect ${k}: ${seen}`);
-      else progress(`inspect ${k} on ${seen.node}: state ${seen.value.host.state} for ${seen.value.host.stateSinceMs} ms, epoch ${seen.value.host.epoch}, slot ${JSON.stringify(seen.value.host.slot)}, in flight ${seen.value.host.inFlight ?? 'nothing'}, next attempt in ${seen.value.host.nextAttemptInMs ?? '-'} ms, recent ${JSON.stringify(seen.value.host.recent.slice(-4))}`);
-    }
-    if (lostKeys.length > 0) {
-      const figures = await gather(c.transport, 'capacity', {}, { timeoutMs: 2_000, nodes: live() }).catch(() => null);
-      for (const r of figures?.replies ?? []) if (r.value.broker) progress(`broker ${r.node}: ${JSON.stringify(r.value.pools).slice(0, 1_500)}`);
-    }
+    if (lostKeys.length > 0) await describeStuck(lostKeys);
     const seconds = (preciseNow() - t0) / 1000;
 
     const calls = backend.callLog();
