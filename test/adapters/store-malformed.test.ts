@@ -11,8 +11,12 @@ import { connectNats } from '../../src/bus/nats-transport.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { sharedSubstrate } from '../../src/node/index.ts';
 import { LEASE_BUCKET } from '../../src/node/start-node.ts';
+import { shardOf } from '../../src/api/index.ts';
 import { MEMBER_BUCKET } from '../../src/cluster/introspect/index.ts';
 import type { Logger } from '../../src/ports/index.ts';
+import { openKvObjectStore, OBJECTS_BUCKET } from '../../src/adapters/store/kv-object-store.ts';
+import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
+import { StoreError } from '../../src/ports/index.ts';
 import { startLocalNode } from '../support/local-node.ts';
 import { startNatsServer } from '../support/nats-server.ts';
 import { bmh } from '../support/node.ts';
@@ -82,7 +86,9 @@ test('store malformed - bad values in every bucket a node reads: logged, shown o
   await members.put('node.ghost', garbage);
   await members.put('node.malformed-node-2', Buffer.from('{"not":"a heartbeat"}'));
   await leases.put('shard.99', garbage);
-  await leases.put('broker-not', Buffer.from('[1,2,3]'));
+  // Over the live lease of good-1's shard: the node loses it, and takes it again once the bad
+  // value has expired with the bucket's TTL.
+  await leases.put(`shard.${shardOf('lab/good-1', 4)}`, garbage);
 
   // The hosts with bad records say so where a user looks.
   const errorOf = async (key: string): Promise<string | undefined> => {
@@ -100,7 +106,8 @@ test('store malformed - bad values in every bucket a node reads: logged, shown o
   t.is(node.system.state, 'running');
   await admin.applyIntent('lab/good-0', { online: false });
   await waitUntil(() => node.stats.hosts.get('lab/good-0')?.poweredOn === false, 20_000, 'good-0 powered off');
-  t.is(state('lab/good-1'), 'available');
+  await admin.applyIntent('lab/good-1', { online: false });
+  await waitUntil(() => node.stats.hosts.get('lab/good-1')?.poweredOn === false, 30_000, 'good-1, whose shard lease was overwritten, runs again and powers off');
 
   // No log line carries a bad value; each names its key and reason.
   const warned = lines.filter((l) => l.level === 'warn' || l.level === 'error');
@@ -117,4 +124,33 @@ test('store malformed - bad values in every bucket a node reads: logged, shown o
   await admin.applyIntent('lab/bad-status', { online: false });
   await waitUntil(async () => (await errorOf('lab/bad-status')) === undefined, 20_000, 'the bad status is written over');
   t.is(node.system.state, 'running');
+});
+
+test('store malformed - a bad record in mf-objects keeps the last good version, is told and logged without its value, and an apply replaces it', async (t) => {
+  const kv = new MemoryKvStore();
+  const bucket = kv.bucket(OBJECTS_BUCKET);
+  const lines: Line[] = [];
+  const store = await openKvObjectStore({ bucket, log: recordingLogger(lines) });
+  t.teardown(() => store.close());
+  const machine = (name: string, image = 'ubuntu') => ({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine', metadata: { name, namespace: 'default' }, spec: { minCPU: 1, minMemory: 1024, image } });
+  t.true((await store.apply([machine('m-0'), machine('m-1')])).ok);
+
+  await bucket.put(`MaasMachine.${hostKvKey('default/m-0')}`, Uint8Array.from([0xff, ...Buffer.from(SECRETISH)]));
+  await waitUntil(() => store.recordProblem('MaasMachine', 'default/m-0') !== undefined, 2_000, 'the problem is told');
+  t.regex(store.recordProblem('MaasMachine', 'default/m-0')!, /^store: its record in mf-objects \(revision \d+\) does not parse: \d+ bytes that are not JSON/);
+  t.is((await store.get('MaasMachine', 'default/m-0'))?.spec?.image, 'ubuntu', 'the last good version stands');
+  t.is(store.recordProblem('MaasMachine', 'default/m-1'), undefined);
+  t.false(JSON.stringify(lines).includes(SECRETISH));
+  t.true(lines.some((l) => l.level === 'warn' && typeof l.fields.reason === 'string' && String(l.fields.key).includes('m-0')));
+
+  // An owner's write over what nobody can read is refused for good, saying why.
+  const refused = await store.writeStatus('MaasMachine', 'default/m-0', { ready: true }).catch((e: unknown) => e);
+  t.true(refused instanceof StoreError);
+  t.false((refused as StoreError).retryable);
+  t.regex((refused as StoreError).message, /does not parse/);
+
+  // An apply writes over it; the problem is gone.
+  t.true((await store.apply([machine('m-0', 'jammy')])).ok);
+  t.is(store.recordProblem('MaasMachine', 'default/m-0'), undefined);
+  t.is((await store.get('MaasMachine', 'default/m-0'))?.spec?.image, 'jammy');
 });

@@ -82,6 +82,8 @@ export interface KvObjectStore extends ObjectStore {
   apply(objects: readonly unknown[]): Promise<ObjectApplyResult>;
   /** What apply would refuse, without writing anything. */
   check(objects: readonly unknown[]): ObjectIssue[];
+  /** Why the object's newest record cannot be read (bucket, revision, reason; never the value). */
+  recordProblem(kind: ObjectKind, key: string): string | undefined;
   /** As `kubectl delete`: 'terminating' while finalizers remain, 'deleted' once gone. */
   requestDelete(kind: ObjectKind, key: string): Promise<'terminating' | 'deleted' | 'missing'>;
   staleFenceRefusals(): number;
@@ -122,6 +124,8 @@ interface Slot {
 class KvObjects implements KvObjectStore {
   private readonly bucket: KvBucket;
   private readonly slots = new Map<string, Slot>();
+  /** The newest record of a key that did not parse, until a good one replaces it. */
+  private readonly problems = new Map<string, { readonly revision: number; readonly reason: string }>();
   private readonly listeners = new Set<(e: ObjectEvent) => void>();
   private readonly refusals: FenceRefusals;
   private readonly log: Logger;
@@ -152,12 +156,15 @@ class KvObjects implements KvObjectStore {
     const before = this.slots.get(event.key);
     if (before && before.revision >= event.revision) return;
     if (event.op === 'delete') {
+      this.problems.delete(event.key);
       if (!before) return;
       this.slots.delete(event.key);
       if (this.ready) this.emit({ type: 'deleted', kind: id.kind, key: id.key });
       return;
     }
-    const record = this.decode(event.key, event.value);
+    // A record that does not parse leaves the last good version in place (logged, and told by
+    // recordProblem) until a good one replaces it.
+    const record = this.decode(event.key, event.value, event.revision);
     if (!record) return;
     this.set(event.key, id, { revision: event.revision, record }, before);
   }
@@ -166,24 +173,39 @@ class KvObjects implements KvObjectStore {
   private set(kvKey: string, id: { kind: ObjectKind; key: string }, slot: Slot, before: Slot | undefined): void {
     const current = this.slots.get(kvKey);
     if (current && current.revision >= slot.revision) return;
+    const problem = this.problems.get(kvKey);
+    if (problem && problem.revision <= slot.revision) this.problems.delete(kvKey);
     this.slots.set(kvKey, slot);
     if (!this.ready) return;
     const change = before && statusOnly(before.record.object, slot.record.object) ? 'status' : 'spec';
     this.emit({ type: 'upsert', kind: id.kind, key: id.key, object: toStored(slot), change });
   }
 
-  private decode(kvKey: string, value: Uint8Array): ObjectRecord | null {
+  private decode(kvKey: string, value: Uint8Array, revision: number): ObjectRecord | null {
     let raw: unknown;
     try {
       raw = JSON.parse(decoder.decode(value));
     } catch {
-      this.log.warn({ key: kvKey }, 'ignoring an object record that is not JSON');
+      this.noteProblem(kvKey, revision, `${value.length} bytes that are not JSON`);
       return null;
     }
     const parsed = ObjectRecordSchema.safeParse(raw);
     if (parsed.success) return parsed.data;
-    this.log.warn({ key: kvKey, reason: parsed.error.issues[0]?.message }, 'ignoring an object record that does not parse');
+    const issue = parsed.error.issues[0];
+    this.noteProblem(kvKey, revision, `${issue?.path.map(String).join('.') || 'the record'}: ${issue?.message ?? 'does not match the schema'}`);
     return null;
+  }
+
+  // Logged once per bad revision: the key and the reason, never the value.
+  private noteProblem(kvKey: string, revision: number, reason: string): void {
+    if (this.problems.get(kvKey)?.revision === revision) return;
+    this.problems.set(kvKey, { revision, reason });
+    this.log.warn({ bucket: this.bucket.name, key: kvKey, revision, reason }, 'ignoring an object record that does not parse; the object keeps its last good version');
+  }
+
+  recordProblem(kind: ObjectKind, key: string): string | undefined {
+    const problem = this.problems.get(kvKeyOf(kind, key));
+    return problem ? `store: its record in ${this.bucket.name} (revision ${problem.revision}) does not parse: ${problem.reason}; apply the object again` : undefined;
   }
 
   private emit(e: ObjectEvent): void {
@@ -334,6 +356,8 @@ class KvObjects implements KvObjectStore {
   // A user's apply: identity, lifecycle fields and status belong to the store, not the manifest.
   private async put(kind: ObjectKind, key: string, given: StoredObject): Promise<void> {
     const kvKey = kvKeyOf(kind, key);
+    // An apply replaces a record nobody can read: written over at its revision.
+    let malformed = this.problems.get(kvKey)?.revision;
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
       const old = this.slots.get(kvKey);
       const o = old?.record.object;
@@ -352,7 +376,8 @@ class KvObjects implements KvObjectStore {
       const value = encode(record);
       checkValueSize(`${kind} ${shownKey(key)}`, value, this.options.maxValueBytes ?? MAX_VALUE_BYTES);
       try {
-        const revision = old ? await this.bucket.update(kvKey, value, old.revision) : await this.bucket.create(kvKey, value);
+        const over = old?.revision ?? malformed;
+        const revision = over !== undefined ? await this.bucket.update(kvKey, value, over) : await this.bucket.create(kvKey, value);
         this.set(kvKey, { kind, key }, { revision, record }, old);
         return;
       } catch (error) {
@@ -360,6 +385,7 @@ class KvObjects implements KvObjectStore {
         const fresh = await this.read(kvKey);
         if (fresh) this.slots.set(kvKey, fresh);
         else this.slots.delete(kvKey);
+        malformed = fresh ? undefined : this.problems.get(kvKey)?.revision;
       }
     }
     throw new StoreError(`applying ${kind} ${key}: the object kept changing; try again`, true);
@@ -374,7 +400,7 @@ class KvObjects implements KvObjectStore {
     let slot = this.slots.get(kvKey);
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
       slot ??= await this.read(kvKey);
-      if (!slot) throw new StoreError(`${kind} ${key} not found`, false);
+      if (!slot) throw new StoreError(this.recordProblem(kind, key)?.replace(/^store: /, `${kind} ${shownKey(key)}: `) ?? `${kind} ${shownKey(key)} not found`, false);
       const recorded = slot.record.fence?.epoch;
       if (fence && recorded !== undefined && fence.epoch < recorded) throw this.refusals.refused(new StaleFence(key, fence, recorded, `${write} ${kind} ${key}`));
       const next = change(slot.record.object);
@@ -404,8 +430,12 @@ class KvObjects implements KvObjectStore {
     const entry = await this.bucket.get(kvKey).catch((error: unknown) => {
       throw unavailable(`reading ${kvKey}`, error);
     });
-    if (!entry) return undefined;
-    const record = this.decode(kvKey, entry.value);
+    if (!entry) {
+      this.problems.delete(kvKey);
+      return undefined;
+    }
+    const record = this.decode(kvKey, entry.value, entry.revision);
+    if (record) this.problems.delete(kvKey);
     return record ? { revision: entry.revision, record } : undefined;
   }
 }
