@@ -88,7 +88,10 @@ test('store malformed - bad values in every bucket a node reads: logged, shown o
   await leases.put('shard.99', garbage);
   // Over the live lease of good-1's shard: the node loses it, and takes it again once the bad
   // value has expired with the bucket's TTL.
-  await leases.put(`shard.${shardOf('lab/good-1', 4)}`, garbage);
+  const leaseShard = shardOf('lab/good-1', 4);
+  const epochBefore = node.shards.owned().get(leaseShard)?.epoch;
+  t.truthy(epochBefore);
+  await leases.put(`shard.${leaseShard}`, garbage);
 
   // The hosts with bad records say so where a user looks.
   const errorOf = async (key: string): Promise<string | undefined> => {
@@ -107,6 +110,7 @@ test('store malformed - bad values in every bucket a node reads: logged, shown o
   await admin.applyIntent('lab/good-0', { online: false });
   await waitUntil(() => node.stats.hosts.get('lab/good-0')?.poweredOn === false, 20_000, 'good-0 powered off');
   await admin.applyIntent('lab/good-1', { online: false });
+  await waitUntil(() => (node.shards.owned().get(leaseShard)?.epoch ?? epochBefore) !== epochBefore, 30_000, 'the overwritten shard lease taken again, at a new epoch');
   await waitUntil(() => node.stats.hosts.get('lab/good-1')?.poweredOn === false, 30_000, 'good-1, whose shard lease was overwritten, runs again and powers off');
 
   // No log line carries a bad value; each names its key and reason.
