@@ -47,5 +47,6 @@ export async function readManifestText(file: string, max = MAX_MANIFEST_FILE_BYT
 }
 
 function tooBig(bytes: number, max: number, atLeast = false): string {
-  return `is ${atLeast ? 'more than ' : ''}${formatBytes(atLeast ? max : bytes)}; a manifest file may be at most ${formatBytes(max)} (split it into several files)`;
+  const size = atLeast ? `more than ${formatBytes(max)}` : `${formatBytes(bytes)} (${bytes} bytes)`;
+  return `is ${size}; a manifest file may be at most ${formatBytes(max)} (${max} bytes): split it into several files`;
 }

@@ -99,7 +99,7 @@ export function* manifestDocuments(source: string, file: string): Generator<Mani
       const head = headOf(chunk.replace(/^---[^\n]*\n/, ''));
       yield {
         file, index, line: span.line, namespace: 'default', object: null, ...head,
-        yamlError: `the document is ${formatBytes(bytes)} of YAML; a document may be at most ${formatBytes(MAX_DOCUMENT_BYTES)} (one object must fit in a NATS message), so it was not parsed`,
+        yamlError: `the document is ${formatBytes(bytes)} of YAML (${bytes} bytes); a document may be at most ${formatBytes(MAX_DOCUMENT_BYTES)} (${MAX_DOCUMENT_BYTES} bytes: one object must fit in a NATS message), so it was not parsed`,
       };
       index += 1;
       continue;

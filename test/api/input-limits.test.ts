@@ -8,6 +8,7 @@ import { manifestDocuments, readManifests } from '../../src/api/manifest.ts';
 import { readManifestText } from '../../src/api/manifest-file.ts';
 import { MAX_DOCUMENT_BYTES, MAX_MANIFEST_FILE_BYTES, MAX_OBJECT_BYTES, objectSizeErrors } from '../../src/api/limits.ts';
 import { validateObject } from '../../src/api/maas/index.ts';
+import { runValidate } from '../../src/cli/commands/validate.ts';
 
 function host(name: string, extra: Record<string, unknown> = {}): string {
   return `---
@@ -53,7 +54,7 @@ test('manifest limits - a document over the limit is refused unparsed, naming wh
   const refused = docs[1]!;
   t.is(refused.kind, 'BareMetalHost');
   t.is(refused.object, null);
-  t.regex(refused.yamlError ?? '', /^the document is 1 MiB of YAML; a document may be at most 1 MiB/);
+  t.regex(refused.yamlError ?? '', /^the document is 1 MiB of YAML \(\d+ bytes\); a document may be at most 1 MiB \(1048576 bytes: one object must fit in a NATS message\), so it was not parsed$/);
   // The line of the document's content, below its `---`.
   t.is(docs[2]?.line, host('small-0').split('\n').length + big.split('\n').length);
 });
@@ -100,12 +101,30 @@ test('manifest limits - a file over the limit is refused before it is read', asy
     await truncate(file, MAX_MANIFEST_FILE_BYTES + 1);
     const read = await readManifestText(file);
     t.false(read.ok);
-    t.is(read.ok ? '' : read.reason, 'is 64 MiB; a manifest file may be at most 64 MiB (split it into several files)');
+    t.is(read.ok ? '' : read.reason, 'is 64 MiB (67108865 bytes); a manifest file may be at most 64 MiB (67108864 bytes): split it into several files');
     const small = join(dir, 'small.yaml');
     await writeFile(small, host('a'));
     const ok = await readManifestText(small);
     t.true(ok.ok && ok.text.includes('name: a'));
     t.deepEqual(await readManifestText(join(dir, 'none.yaml')), { ok: false, reason: 'cannot read: no such file' });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('manifest limits - validate names a file over the limit and the document over the limit, and counts them unreadable', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'mf-limits-'));
+  try {
+    const big = join(dir, 'big.yaml');
+    await writeFile(big, '');
+    await truncate(big, MAX_MANIFEST_FILE_BYTES + 1);
+    const doc = join(dir, 'doc.yaml');
+    await writeFile(doc, `${host('small')}${host('huge', { description: 'x'.repeat(MAX_DOCUMENT_BYTES) })}`);
+    const err: string[] = [];
+    const summary = await runValidate([big, doc], [], { out: (l) => err.push(l), err: (l) => err.push(l) });
+    t.deepEqual(summary, { checked: 1, invalid: 0, unreadable: 2 });
+    t.is(err[0], `error: ${big}: is 64 MiB (67108865 bytes); a manifest file may be at most 64 MiB (67108864 bytes): split it into several files`);
+    t.regex(err[1] ?? '', new RegExp(`^error: ${doc.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+: document 2: the document is 1 MiB of YAML`));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
