@@ -279,7 +279,11 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
       if (!node.owns(key)) return { ok: false, kind: 'notOwner', message: `shard ${shard} of ${key} is not owned by this node` };
       const [snapshot, host] = await Promise.all([node.snapshot(key), parts.store.get(key)]);
       if (!snapshot) return { ok: false, kind: 'notFound', message: `no BareMetalHost or MaasMachine ${key}: the owner of shard ${shard} drives no such object` };
-      return { ok: true, host: inspectedBmh(snapshot, host, backend, shard, epochOf(shard), now) };
+      const inspected = inspectedBmh(snapshot, host, backend, shard, epochOf(shard), now);
+      // A record the store cannot read (a malformed KV value) shows as the newest warning.
+      const problem = parts.store.recordProblem?.(key);
+      if (problem) inspected.recent.push({ at: now, severity: 'Warning', reason: 'StoreRecordInvalid', message: problem });
+      return { ok: true, host: inspected };
     },
     close: () => lag.close(),
   };
