@@ -103,6 +103,12 @@ test('store malformed - bad values in every bucket a node reads: logged, shown o
   t.regex(bytesError, /mf-hosts/);
   t.regex(bytesError, /not JSON|does not parse/);
   t.regex((await errorOf('lab/bad-shape'))!, /spec\.online/);
+  // `metalfleet inspect` shows it too, as the newest warning.
+  const inspected = await node.introspection.inspect('lab/bad-bytes');
+  t.true(inspected.ok);
+  const newest = inspected.ok ? inspected.host.recent.at(-1) : undefined;
+  t.is(newest?.reason, 'StoreRecordInvalid');
+  t.regex(newest?.message ?? '', /mf-hosts \(revision \d+\) does not parse/);
   t.regex((await errorOf('lab/bad-status')) ?? '', /mf-status \(revision \d+\) does not parse: status\./);
 
   // Nothing crashed: the node runs, the other hosts still take commands and move.
