@@ -82,6 +82,8 @@ test('store malformed - bad values in every bucket a node reads: logged, shown o
   const garbage = Uint8Array.from([0xff, 0x00, 0xc1, 0x92, ...Buffer.from(SECRETISH)]);
   await hosts.put(hostKvKey('lab/bad-bytes'), garbage);
   await hosts.put(hostKvKey('lab/bad-shape'), Buffer.from(JSON.stringify({ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'bad-shape', namespace: 'lab' }, spec: { online: SECRETISH } })));
+  // A host whose only record was never readable: no actor runs it, yet it is listed.
+  await hosts.put(hostKvKey('lab/never-good'), garbage);
   await statuses.put(hostKvKey('lab/bad-status'), Buffer.from(JSON.stringify({ status: { provisioning: SECRETISH } })));
   await members.put('node.ghost', garbage);
   await members.put('node.malformed-node-2', Buffer.from('{"not":"a heartbeat"}'));
@@ -103,6 +105,10 @@ test('store malformed - bad values in every bucket a node reads: logged, shown o
   t.regex(bytesError, /mf-hosts/);
   t.regex(bytesError, /not JSON|does not parse/);
   t.regex((await errorOf('lab/bad-shape'))!, /spec\.online/);
+  await waitUntil(async () => (await node.introspection.hosts({})).some((h) => h.key === 'lab/never-good'), 10_000, 'the never-good host is listed');
+  const neverGood = (await node.introspection.hosts({})).find((h) => h.key === 'lab/never-good');
+  t.is(neverGood?.state, 'unreadable');
+  t.regex(neverGood?.errorMessage ?? '', /mf-hosts \(revision \d+\) does not parse/);
   // `metalfleet inspect` shows it too, as the newest warning.
   const inspected = await node.introspection.inspect('lab/bad-bytes');
   t.true(inspected.ok);
@@ -126,7 +132,8 @@ test('store malformed - bad values in every bucket a node reads: logged, shown o
   t.true(warned.some((l) => l.fields.host === 'lab/bad-bytes' && typeof l.fields.reason === 'string'), JSON.stringify(warned.map((l) => l.msg)));
 
   // A good value heals: the host is read again and its error is gone.
-  t.true((await admin.apply([bmh('bad-bytes', { image: false }), bmh('bad-shape', { image: false })])).ok);
+  t.true((await admin.apply([bmh('bad-bytes', { image: false }), bmh('bad-shape', { image: false }), bmh('never-good', { image: false })])).ok);
+  await waitUntil(() => state('lab/never-good') === 'available', 20_000, 'the never-good host, applied, runs');
   await waitUntil(async () => (await errorOf('lab/bad-bytes')) === undefined && (await errorOf('lab/bad-shape')) === undefined, 10_000, 'the healed hosts show no error');
   await admin.applyIntent('lab/bad-bytes', { online: false });
   await waitUntil(() => node.stats.hosts.get('lab/bad-bytes')?.poweredOn === false, 20_000, 'the healed host takes a command');

@@ -78,6 +78,7 @@ export interface NatsStore extends HostStore {
    * revision, reason; never the value); undefined when both read. Cleared by a good value.
    */
   recordProblem(key: string): string | undefined;
+  recordProblems(): ReadonlyMap<string, string>;
   close(): Promise<void>;
 }
 
@@ -382,6 +383,15 @@ class NatsHostStore implements NatsStore {
     if (problems.get(key)?.revision === problem.revision) return;
     problems.set(key, problem);
     this.log.warn({ bucket: problem.bucket, host: key, revision: problem.revision, reason: problem.reason }, message);
+  }
+
+  recordProblems(): ReadonlyMap<string, string> {
+    const out = new Map<string, string>();
+    for (const key of new Set([...this.specProblems.keys(), ...this.statusProblems.keys()])) {
+      const problem = this.recordProblem(key);
+      if (problem) out.set(key, problem);
+    }
+    return out;
   }
 
   recordProblem(key: string): string | undefined {
