@@ -107,7 +107,7 @@ function actorRows(system: ActorSystem, prefix: string | undefined): ActorRow[] 
     .sort((a, b) => a.path.localeCompare(b.path));
 }
 
-function bmhRows(node: { stats: FleetStats; details: HostDetails; shardCount: number }, backend: HostBackend, now: number, store?: HostStore): HostRow[] {
+function bmhRows(node: { stats: FleetStats; details: HostDetails; shardCount: number; owns(key: string): boolean }, backend: HostBackend, now: number, store?: HostStore): HostRow[] {
   const rows: HostRow[] = [];
   for (const [key, h] of node.stats.hosts) {
     // A record the store cannot read (a malformed KV value) is the host's error too.
@@ -119,6 +119,12 @@ function bmhRows(node: { stats: FleetStats; details: HostDetails; shardCount: nu
       shard: shardOf(key, node.shardCount),
       stateSinceMs: Math.max(0, now - (node.details.stateSince(key) ?? now)),
     });
+  }
+  // A host of this node's shards whose only record does not parse has no actor: it is listed
+  // with the store's reason, so it is not simply missing.
+  for (const [key, problem] of store?.recordProblems?.() ?? []) {
+    if (node.stats.hosts.has(key) || !node.owns(key)) continue;
+    rows.push({ key, kind: 'BareMetalHost', backend, state: 'unreadable', poweredOn: false, operationalStatus: 'error', errorType: '', errorMessage: problem, shard: shardOf(key, node.shardCount), stateSinceMs: 0 });
   }
   return rows;
 }

@@ -64,6 +64,8 @@ export interface HostStore {
    * undefined when it can. Optional: a store whose records cannot be malformed has none.
    */
   recordProblem?(key: string): string | undefined;
+  /** Every host whose newest record the store cannot read, with recordProblem's message. */
+  recordProblems?(): ReadonlyMap<string, string>;
   close?(): Promise<void>;
 }
 
