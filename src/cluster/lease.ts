@@ -52,21 +52,25 @@ export function decodeLeaseValue(bytes: Uint8Array): LeaseValue | null {
 export async function acquireLease(options: LeaseOptions): Promise<Lease | null> {
   const { marginMs } = timing(options);
   const leaseId = randomUUID();
-  const sentAt = options.clock.now();
+  const sentAt = monotonicOf(options.clock);
   let revision: number;
   try {
-    revision = await options.bucket.create(options.key, encodeLeaseValue({ holder: options.holder, leaseId, at: sentAt }));
+    revision = await options.bucket.create(options.key, encodeLeaseValue({ holder: options.holder, leaseId, at: options.clock.now() }));
   } catch (err) {
     if (err instanceof KvConflict) return null;
     throw err;
   }
-  if (options.clock.now() >= sentAt + options.ttlMs - marginMs) {
+  if (monotonicOf(options.clock) >= sentAt + options.ttlMs - marginMs) {
     // The create answered after its own deadline: we cannot trust the time left, so give it back.
     await options.bucket.delete(options.key, { revision }).catch(() => undefined);
     return null;
   }
   return new Lease(options, leaseId, revision, sentAt);
 }
+
+// Every lease time (when a write was sent, the deadline) is on the monotonic clock: a wall clock
+// stepped back must not make a lapsed lease look safely held.
+const monotonicOf = (clock: LeaseOptions['clock']): number => clock.monotonic?.() ?? clock.now();
 
 function timing(options: LeaseOptions): { renewMs: number; marginMs: number } {
   const renewMs = options.renewMs ?? Math.max(1, Math.floor(options.ttlMs / 3));
@@ -122,7 +126,7 @@ export class Lease {
    * while the timer that would end the lease has not fired yet: ask this before acting.
    */
   safelyHeld(): boolean {
-    return this.held && this.options.clock.now() < this.deadlineAt;
+    return this.held && monotonicOf(this.options.clock) < this.deadlineAt;
   }
 
   /** Gives the lease up: deletes the key (revision-guarded) so another holder can take it at once. */
@@ -151,7 +155,7 @@ export class Lease {
     // The server counts the TTL from when it stored the write, which is after we sent it.
     this.deadlineAt = sentAt + this.options.ttlMs - this.marginMs;
     if (this.deadlineTimer !== null) this.options.clock.clearTimeout(this.deadlineTimer);
-    const left = this.deadlineAt - this.options.clock.now();
+    const left = this.deadlineAt - monotonicOf(this.options.clock);
     if (left <= 0) {
       this.deadlineTimer = null;
       this.lose('expired');
@@ -161,7 +165,7 @@ export class Lease {
   }
 
   private scheduleRenew(at: number): void {
-    const delay = Math.max(0, at - this.options.clock.now());
+    const delay = Math.max(0, at - monotonicOf(this.options.clock));
     this.renewTimer = this.options.clock.setTimeout(() => {
       this.renewTimer = null;
       this.inflight = this.renew().finally(() => (this.inflight = null));
@@ -169,8 +173,8 @@ export class Lease {
   }
 
   private async renew(): Promise<void> {
-    const sentAt = this.options.clock.now();
-    const value = encodeLeaseValue({ holder: this.holder, leaseId: this.leaseId, at: sentAt });
+    const sentAt = monotonicOf(this.options.clock);
+    const value = encodeLeaseValue({ holder: this.holder, leaseId: this.leaseId, at: this.options.clock.now() });
     try {
       const revision = await this.options.bucket.update(this.key, value, this.lastRevision);
       // Kept even when released meanwhile: release() deletes with this revision once we return.

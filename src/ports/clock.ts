@@ -8,6 +8,11 @@ export type TimerHandle = object | number;
  */
 export interface Clock {
   now(): number;
+  /**
+   * Milliseconds that never go backwards (the wall clock may, under NTP or by hand), for
+   * deadlines that guard safety: a lease measured on it survives a clock step. Absent: now().
+   */
+  monotonic?(): number;
   /** keepAlive false (default): the timer must not keep a finished process alive. */
   setTimeout(fn: () => void, ms: number, keepAlive?: boolean): TimerHandle;
   clearTimeout(handle: TimerHandle): void;

@@ -12,3 +12,4 @@ export type { KvBucket, KvBucketOptions, KvEntry, KvEvent, KvWatchOptions } from
 export { KvConflict, KvUnavailable } from './kv-bucket.ts';
 export type { BusMessage, BusStatus, BusSubscription, SubscribeOptions, Transport, BusErrorKind } from './transport.ts';
 export { BusError } from './transport.ts';
+export { OWNER_RECORD_KEY, OwnerRecord, ownerRecordOf, ownerRecordFor, compareOwner, StaleOwner } from './owner-record.ts';

@@ -163,3 +163,22 @@ test('lease - safelyHeld is false once the clock passes the deadline, before the
   t.true(a.held, 'the lost timer has not fired');
   t.false(a.safelyHeld());
 });
+
+test('lease - its deadline is on the monotonic clock: a wall clock stepped back does not make a lapsed lease safely held', async (t) => {
+  const { clock, opts } = setup();
+  // Wall time steps back by an hour while monotonic time runs on past the deadline.
+  let wallStep = 0;
+  let monotonicRun = 0;
+  const stepped = {
+    now: () => clock.now() + wallStep,
+    monotonic: () => clock.now() + monotonicRun,
+    setTimeout: clock.setTimeout.bind(clock),
+    clearTimeout: clock.clearTimeout.bind(clock),
+  };
+  const a = (await acquireLease({ ...opts('a'), clock: stepped }))!;
+  t.true(a.safelyHeld());
+  wallStep = -3_600_000;
+  t.true(a.safelyHeld(), 'a wall clock step alone changes nothing');
+  monotonicRun = TTL;
+  t.false(a.safelyHeld(), 'monotonic time past the deadline ends it, whatever the wall clock says');
+});

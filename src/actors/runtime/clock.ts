@@ -7,6 +7,7 @@ const MAX_DELAY_MS = 2_147_483_647;
 
 export const systemClock: Clock = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   setTimeout(fn, ms, keepAlive = false) {
     const timer = setTimeout(fn, Math.min(Math.max(ms, 0), MAX_DELAY_MS));
     if (!keepAlive) timer.unref();

@@ -16,7 +16,8 @@ import { provision } from './provision.ts';
 import { register } from './register.ts';
 import { removeNode } from './remove.ts';
 import { findNode } from './find-node.ts';
-import { claimNode, leaseGuardedClient, StaleOwner } from './owner-fence.ts';
+import { claimNode, leaseGuardedClient, LeaseNotHeld } from './owner-fence.ts';
+import { StaleOwner } from '../../../ports/index.ts';
 
 export interface IronicProvisionerOptions {
   readonly client: IronicClient;
@@ -75,7 +76,7 @@ async function fenced(c: StepContext, host: HostData): Promise<void> {
 // Ironic errors become results: a vanished node asks for registration, a retryable one is
 // transient (fast retry, no status change), anything else fails this attempt with Ironic's words.
 function toResult(err: unknown): OpResult {
-  if (err instanceof StaleOwner) return { kind: 'transient', message: err.message };
+  if (err instanceof StaleOwner || err instanceof LeaseNotHeld) return { kind: 'transient', message: err.message };
   if (err instanceof IronicError) {
     if (err.code === 'not-found') return needsRegistration;
     if (err.retryable) return { kind: 'transient', message: err.message };

@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import type { Fence, HostData } from '../../../ports/index.ts';
+import type { Fence, HostData, OwnerRecord } from '../../../ports/index.ts';
+import { compareOwner, OWNER_RECORD_KEY, ownerRecordFor, ownerRecordOf, StaleOwner } from '../../../ports/index.ts';
 import type { IronicClient, IronicNode } from '../client/index.ts';
 
 // Fencing at Ironic, which has no compare-and-set for us (issue 19.2). Two guards, both cheap:
@@ -15,24 +15,11 @@ import type { IronicClient, IronicNode } from '../client/index.ts';
 // between the check and the socket write.
 
 /** The key in a node's `extra` that names its owner. */
-export const OWNER_EXTRA = 'metalfleet_owner';
-
-const RecordedOwner = z.object({ holder: z.string(), shard: z.number().int().nonnegative(), epoch: z.number().int().nonnegative() });
-type RecordedOwner = z.infer<typeof RecordedOwner>;
-
-/** Why a stale owner did not act; transient for the host (its actor stops once its lease is known lost). */
-export class StaleOwner extends Error {
-  readonly retryable = true;
-  constructor(message: string) {
-    super(message);
-    this.name = 'StaleOwner';
-  }
-}
+export const OWNER_EXTRA = OWNER_RECORD_KEY;
 
 /** The owner recorded on a node; null when none, or when the record is not ours to read. */
-export function recordedOwner(node: IronicNode): RecordedOwner | null {
-  const parsed = RecordedOwner.safeParse(node.extra?.[OWNER_EXTRA]);
-  return parsed.success ? parsed.data : null;
+export function recordedOwner(node: IronicNode): OwnerRecord | null {
+  return ownerRecordOf(node.extra?.[OWNER_EXTRA]);
 }
 
 /**
@@ -42,15 +29,13 @@ export function recordedOwner(node: IronicNode): RecordedOwner | null {
  */
 export async function claimNode(client: IronicClient, node: IronicNode, fence: Fence): Promise<void> {
   const recorded = recordedOwner(node);
-  if (recorded && recorded.shard === fence.shard && recorded.epoch > fence.epoch) {
-    throw new StaleOwner(`Ironic node ${node.uuid} is driven by ${recorded.holder} (lease epoch ${recorded.epoch} of shard ${recorded.shard}); this node's lease (epoch ${fence.epoch}) is older, so it does not act`);
-  }
-  if (recorded && recorded.shard === fence.shard && recorded.epoch === fence.epoch && recorded.holder === fence.holder) return;
+  const standing = compareOwner(recorded, fence);
+  if (standing === 'newer' && recorded) throw new StaleOwner(`Ironic node ${node.uuid}`, recorded, fence);
+  if (standing === 'same') return;
   // A node a conductor holds (a step running) would answer 409 after the client's lock retries:
   // record on a later call instead of waiting here.
   if (node.reservation) return;
-  const mine: RecordedOwner = { holder: fence.holder, shard: fence.shard, epoch: fence.epoch };
-  await client.patchNode(node.uuid, [{ op: 'add', path: `/extra/${OWNER_EXTRA}`, value: mine }]).catch(() => undefined);
+  await client.patchNode(node.uuid, [{ op: 'add', path: `/extra/${OWNER_EXTRA}`, value: ownerRecordFor(fence) }]).catch(() => undefined);
 }
 
 // The client's calls that change Ironic: each asks the lease right before it is sent.
@@ -64,10 +49,19 @@ export function leaseGuardedClient(client: IronicClient, host: HostData): Ironic
   for (const name of WRITES) {
     const write = client[name] as (...args: unknown[]) => Promise<unknown>;
     guarded[name] = (...args: unknown[]) => {
-      if (!held()) return Promise.reject(new StaleOwner(`the shard lease of ${host.key} is no longer safely held on this node; Ironic was not called (${name})`));
+      if (!held()) return Promise.reject(new LeaseNotHeld(`the shard lease of ${host.key} is no longer safely held on this node; Ironic was not called (${name})`));
       return write.apply(client, args);
     };
   }
   // Everything else (reads, stats, version) is the client's own.
   return new Proxy(client, { get: (target, prop, receiver) => (prop in guarded ? guarded[prop as keyof typeof guarded] : Reflect.get(target, prop, receiver)) });
+}
+
+/** A write refused because the caller's lease is no longer safely held; transient for the host. */
+export class LeaseNotHeld extends Error {
+  readonly retryable = true;
+  constructor(message: string) {
+    super(message);
+    this.name = 'LeaseNotHeld';
+  }
 }
