@@ -1,18 +1,58 @@
 import { LEASE_NOT_HELD } from '../actors/host/host-call.ts';
-import type { MaasDriver } from '../ports/index.ts';
+import type { MaasCall, MaasResult } from '../machines/maas-machine/index.ts';
+import type { Fence, MaasDriver } from '../ports/index.ts';
+import { compareOwner, OWNER_RECORD_KEY, ownerRecordFor, ownerRecordOf, StaleOwner } from '../ports/index.ts';
+
+// Calls that change a machine MAAS already gave us: each is fenced by the owner record.
+const CHANGES_MACHINE = new Set<MaasCall['op']>(['swapOff', 'deploy', 'release', 'powerOn', 'powerOff']);
 
 /**
- * The MAAS driver of one shard's actors: every call that changes MAAS (allocate, deploy, release,
- * power, DNS writes) leaves only while the shard's lease is safely held, asked at the moment of
- * the call. MAAS has no compare-and-set on ownership, so a node resumed from a pause must stop
- * itself here, before the request goes out. Reads pass: they change nothing.
+ * The MAAS driver of one shard's actors, fenced twice (issue 19.2). Every call that changes MAAS
+ * (allocate, deploy, release, power, DNS writes) leaves only while the shard's lease is safely
+ * held, asked at the moment of the call: MAAS has no compare-and-set on ownership, so a node
+ * resumed from a pause must stop itself here, before the request goes out. And where the driver
+ * keeps owner data, the shard's owner records its lease on each machine it drives and compares
+ * before each change: a later epoch of the same shard recorded there means another node has
+ * taken the machine since, and this one does not act. Reads pass: they change nothing.
  */
-export function leaseGuardedDriver(driver: MaasDriver, held: () => boolean): MaasDriver {
+export function leaseGuardedDriver(driver: MaasDriver, held: () => boolean, fence?: Fence): MaasDriver {
   const refuse = (): Error => new Error(LEASE_NOT_HELD);
+  const notHeld: MaasResult = { kind: 'transient', message: LEASE_NOT_HELD };
+
+  // Compares, and records ours when the machine shows none or an older one. Best effort: a
+  // failed write leaves the comparison to guard the next call.
+  const claim = async (systemId: string): Promise<MaasResult | null> => {
+    if (!fence || !driver.ownerData) return null;
+    const data = await driver.ownerData(systemId).catch(() => null);
+    const recorded = ownerRecordOf(data?.[OWNER_RECORD_KEY]);
+    const standing = compareOwner(recorded, fence);
+    if (standing === 'newer' && recorded) return { kind: 'transient', message: new StaleOwner(`MAAS machine ${systemId}`, recorded, fence).message };
+    if (standing === 'record' && data !== null && held()) {
+      await driver.setOwnerData?.(systemId, { [OWNER_RECORD_KEY]: JSON.stringify(ownerRecordFor(fence)) }).catch(() => undefined);
+    }
+    return null;
+  };
+
+  const run = async (call: MaasCall, userData?: string): Promise<MaasResult> => {
+    if (!held()) return notHeld;
+    if ('systemId' in call && CHANGES_MACHINE.has(call.op)) {
+      const refused = await claim(call.systemId);
+      if (refused) return refused;
+      // The claim awaited MAAS: ask again right before the change leaves.
+      if (!held()) return notHeld;
+    }
+    const result = await driver.run(call, userData);
+    // A machine just allocated is ours from now: record it before anything else is done to it.
+    if (call.op === 'allocate' && result.kind === 'done' && result.machine) await claim(result.machine.systemId);
+    return result;
+  };
+
   return {
     endpoint: driver.endpoint,
     pool: driver.pool,
-    run: (call, userData) => (held() ? driver.run(call, userData) : Promise.resolve({ kind: 'transient', message: LEASE_NOT_HELD })),
+    run,
+    ...(driver.ownerData ? { ownerData: (id: string) => driver.ownerData!(id) } : {}),
+    ...(driver.setOwnerData ? { setOwnerData: (id: string, d: Readonly<Record<string, string>>) => (held() ? driver.setOwnerData!(id, d) : Promise.reject(refuse())) } : {}),
     findDns: (fqdn) => driver.findDns(fqdn),
     createDns: (fqdn, ttl, ips) => (held() ? driver.createDns(fqdn, ttl, ips) : Promise.reject(refuse())),
     updateDns: (id, ips) => (held() ? driver.updateDns(id, ips) : Promise.reject(refuse())),

@@ -94,7 +94,7 @@ export function startMaasShards(o: MaasShardsOptions): MaasShards {
   return {
     acquired(shard, fence, leaseHeld) {
       if (supervisors.has(shard)) return;
-      const driver = leaseHeld ? leaseGuardedDriver(o.driver, leaseHeld) : o.driver;
+      const driver = leaseHeld ? leaseGuardedDriver(o.driver, leaseHeld, fence) : o.driver;
       // An epoch in the name: a shard lost and won again never collides with its stopping self.
       const { ref, seed } = spawnMaasShard(o.system, `maas-${shard}-e${fence.epoch}`, { ...o, driver, fence, onMachineChange: changed(shard) });
       supervisors.set(shard, ref);

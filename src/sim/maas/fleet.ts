@@ -78,6 +78,7 @@ export class Fleet {
         hweKernel: null,
         ephemeralDeploy: false,
         userData: null,
+        ownerData: {},
         swapSize: null,
         ipAddresses: [],
         timer: undefined,
@@ -193,6 +194,24 @@ export class Fleet {
     m.powerState = 'off';
     // A releasing machine seen off is released (as the test knob powerOff does).
     if (m.status === NodeStatus.Releasing) this.finishRelease(m);
+    return m;
+  }
+
+  // POST /machines/{id}/ op=set_owner_data: every parameter but op is a key; an empty value removes
+  // the key, keys not named stay. Only for an allocated machine, by who may edit it (MAAS: owner
+  // data lives while the machine is owned and goes with the release).
+  setOwnerData(user: SimUser, systemId: string, body: Params): MachineRecord {
+    const m = this.get(systemId);
+    checkEdit(user, m);
+    if (m.owner === null) throw conflict('Cannot set owner data: the machine is not allocated.');
+    const data = { ...m.ownerData };
+    for (const [key, value] of body.pairs) {
+      if (key === 'op') continue;
+      if (key.length > 255) throw validationError({ [key.slice(0, 32)]: ['Ensure this key has at most 255 characters.'] });
+      if (value === '') delete data[key];
+      else data[key] = value;
+    }
+    m.ownerData = data;
     return m;
   }
 
@@ -326,6 +345,7 @@ export class Fleet {
     m.hweKernel = null;
     m.ephemeralDeploy = false;
     m.userData = null;
+    m.ownerData = {};
     m.ipAddresses = [];
   }
 

@@ -48,7 +48,7 @@ export function machineJson(m: MachineRecord, places: Places) {
     domain: domainJson(m.domain, places),
     fqdn: `${m.hostname}.${m.domain}`,
     owner: m.owner,
-    owner_data: {},
+    owner_data: { ...m.ownerData },
     locked: false,
     architecture: 'amd64/generic',
     min_hwe_kernel: '',

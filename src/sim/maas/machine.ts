@@ -30,6 +30,8 @@ export interface MachineRecord extends Candidate {
   ephemeralDeploy: boolean;
   /** Decoded from the base64 the client sent. */
   userData: string | null;
+  /** The owner's key/value data (op=set_owner_data); gone when the machine is released. */
+  ownerData: Record<string, string>;
   swapSize: number | null;
   ipAddresses: string[];
   /** The one pending deploy/release/power timer. */
@@ -65,6 +67,7 @@ export interface SimMachine {
   swap_size: number | null;
   ephemeral_deploy: boolean;
   user_data: string | null;
+  owner_data: Record<string, string>;
 }
 
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -110,5 +113,6 @@ export function simMachine(m: MachineRecord): SimMachine {
     swap_size: m.swapSize,
     ephemeral_deploy: m.ephemeralDeploy,
     user_data: m.userData,
+    owner_data: { ...m.ownerData },
   };
 }

@@ -77,6 +77,7 @@ const SIGNATURES: Record<RouteName, Record<string, Handler>> = {
     'POST release': (b, c) => ok(machineJson(b.fleet.release(c.user, c.id, c.params), b.places)),
     'POST power_on': (b, c) => ok(machineJson(b.fleet.powerOn(c.user, c.id, c.params), b.places)),
     'POST power_off': (b, c) => ok(machineJson(b.fleet.powerOffByRequest(c.user, c.id, c.params), b.places)),
+    'POST set_owner_data': (b, c) => ok(machineJson(b.fleet.setOwnerData(c.user, c.id, c.params), b.places)),
   },
   'dnsresources/': {
     'GET ': (b, c) => ok(b.dns.list(c.params)),

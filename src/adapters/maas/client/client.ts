@@ -104,6 +104,11 @@ export interface MaasClient {
    * can (MAAS's default and anything else is hard). Owner or admin only (403 otherwise).
    */
   powerOff(systemId: string, o?: { stopMode?: 'soft' | 'hard'; comment?: string }): Promise<MaasMachine>;
+  /**
+   * POST /machines/{id}/ op=set_owner_data: sets the keys given, removes those given as '' and
+   * keeps the rest; MAAS drops all owner data when the machine is released.
+   */
+  setOwnerData(systemId: string, data: Readonly<Record<string, string>>): Promise<MaasMachine>;
   listDnsResources(q: DnsQuery): Promise<DnsResource[]>;
   createDnsResource(d: CreateDnsResource): Promise<DnsResource>;
   /** PUT replaces the whole IP set. */
@@ -369,6 +374,15 @@ export function createMaasClient(o: MaasClientOptions): MaasClient {
       if (userData !== undefined && (!BASE64.test(userData) || userData.length % 4 !== 0)) {
         throw invalid(c, 'userDataBase64 is not standard base64 (encode the cloud-init user data with base64, not base64url)');
       }
+      return parse(c, MaasMachine, await request(c));
+    },
+
+    async setOwnerData(systemId, data) {
+      const c = machineCall('POST', systemId, 'POST /machines/{id}/ op=set_owner_data', {
+        op: 'set_owner_data',
+        form: [['op', 'set_owner_data'], ...formPairs(data).filter(([k]) => k !== 'op')],
+      });
+      checkSystemId(c, systemId);
       return parse(c, MaasMachine, await request(c));
     },
 

@@ -31,6 +31,8 @@ export const MaasMachine = z.looseObject({
   // Only MAAS versions with in-memory deploy (3.5.10, 3.6.3, 3.7.1 and later) send it.
   ephemeral_deploy: z.boolean().optional(),
   owner: z.string().nullable(),
+  /** Key/value data of the current owner (op=set_owner_data); {} when none. */
+  owner_data: z.record(z.string(), z.string()).optional(),
   storage: z.number().optional(),
   parent: z.looseObject({ system_id: z.string() }).nullable().optional(),
   resource_uri: z.string().optional(),

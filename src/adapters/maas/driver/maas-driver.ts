@@ -19,6 +19,12 @@ export function createMaasDriver(client: MaasClient): MaasDriver {
         return toResult(err);
       }
     },
+    async ownerData(systemId) {
+      return (await client.getMachine(systemId))?.owner_data ?? null;
+    },
+    async setOwnerData(systemId, data) {
+      await client.setOwnerData(systemId, data);
+    },
     async findDns(fqdn) {
       const found = await client.listDnsResources({ fqdn });
       if (found.length > 1) throw new Error(`MAAS has ${found.length} DNS resources named ${fqdn}; expected one`);
