@@ -140,13 +140,22 @@ export async function run(flags: Record<string, string>): Promise<object> {
       const entry = await leases.get('broker');
       return entry ? decodeLeaseValue(entry.value)?.holder ?? null : null;
     };
-    const brokerAnswers = async (): Promise<boolean> => {
-      const answer = await gather(c.transport, 'capacity', {}, { timeoutMs: 500, nodes: live() }).catch(() => null);
-      return answer?.replies.some((r) => r.value.broker) ?? false;
-    };
+    // True at the first node that answers as the broker: a paused node, which answers nothing,
+    // must not hold the answer back until its timeout.
+    const brokerAnswers = (): Promise<boolean> => new Promise((resolve) => {
+      const nodes = live();
+      let pending = nodes.length;
+      if (pending === 0) resolve(false);
+      for (const node of nodes) {
+        void gather(c.transport, 'capacity', {}, { timeoutMs: 500, nodes: [node] })
+          .then((a) => a.replies.some((r) => r.value.broker), () => false)
+          .then((yes) => {
+            pending -= 1;
+            if (yes || pending === 0) resolve(yes);
+          });
+      }
+    });
 
-    // Until every deploying host of `affected` shards has made progress under a live owner, and
-    // the broker answers (both from the fault on).
     // What the owners and the broker say of hosts that make no progress: slot phase, state, retries.
     const describeStuck = async (stuck: readonly string[]): Promise<void> => {
       for (const k of stuck.slice(0, 5)) {
@@ -161,6 +170,8 @@ export async function run(flags: Record<string, string>): Promise<object> {
       }
     };
     const deployingIn = (affected: ReadonlySet<number>): Set<string> => new Set(keys.filter((k) => affected.has(shardOfKey.get(k)!) && backend.node(k)?.gatedOp != null));
+    // Until every host deploying on the fault's shards at the fault has made progress under an
+    // owner that still holds it, and the broker answers (both from the fault on).
     const recover = async (fault: Fault, faultAt: number, inFlight: ReadonlySet<string>, whileFaulting: () => Promise<void> = async () => {}): Promise<void> => {
       const broker = (async (): Promise<number | null> => {
         try {
