@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Transport } from '../ports/index.ts';
 import type { SigningKey } from '../security/index.ts';
 import { CliError } from './cli-error.ts';
 
@@ -81,5 +82,20 @@ export async function signingKeyFrom(flags: { signingKey?: string }, env: NodeJS
   } catch (error) {
     // KeyFileError names the file and what is wrong, never the seed.
     throw new CliError(`--signing-key: ${error instanceof Error ? error.message : String(error)}`, 2);
+  }
+}
+
+/**
+ * A one-shot client's connection (host, apply, delete, audit): it gives up after a few attempts
+ * rather than waiting forever for a server that is not there, with a one-line error. The NATS
+ * client is loaded here, on use, so commands that only declare the flags do not load it.
+ */
+export async function connectClient(flags: NatsFlagValues, env: NodeJS.ProcessEnv, name: string): Promise<Transport> {
+  const options = await natsOptionsFrom(flags, env, name);
+  const { connectNats } = await import('../bus/nats-transport.ts');
+  try {
+    return await connectNats({ ...options, maxReconnectAttempts: 3, reconnectTimeWaitMs: 1_000, timeoutMs: 10_000 });
+  } catch (error) {
+    throw new CliError(`NATS: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -1,5 +1,6 @@
 import test from 'ava';
 import fc from 'fast-check';
+import { assertShowingCause } from '../support/fast-check.ts';
 import { Gate, harness, type Holder } from './capacity-cluster-harness.ts';
 import type { ActorRef } from '../../src/actors/runtime/index.ts';
 import type { CapacityMsg } from '../../src/actors/capacity/index.ts';
@@ -202,13 +203,4 @@ test('capacity - a release from the old owner after the new owner adopted the sl
   t.pass();
 });
 
-/** fc.assert, with the property's own error (fast-check keeps it as `cause`) in the failure text. */
-async function assertShowingCause<T>(property: fc.IAsyncProperty<T>, params: fc.Parameters<T>): Promise<void> {
-  try {
-    await fc.assert(property, params);
-  } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? `\ncause: ${error.cause.message}` : '';
-    throw new Error(`${error instanceof Error ? error.message : String(error)}${cause}`);
-  }
-}
 

@@ -1,5 +1,6 @@
 import test from 'ava';
 import fc from 'fast-check';
+import { assertShowingCause } from '../support/fast-check.ts';
 import { MemoryKvStore } from '../../src/bus/index.ts';
 import { GrantStore, inUse, PoolRecord, poolKey, type Versioned } from '../../src/actors/capacity/cluster/index.ts';
 import { decode } from '../../src/bus/index.ts';
@@ -112,15 +113,6 @@ test('capacity cluster - random acquires, releases, failovers and overlapping br
   t.pass();
 });
 
-/** fc.assert, with the property's own error (fast-check keeps it as `cause`) in the failure text. */
-async function assertShowingCause<T>(property: fc.IAsyncProperty<T>, params: fc.Parameters<T>): Promise<void> {
-  try {
-    await fc.assert(property, params);
-  } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? `\ncause: ${error.cause.message}` : '';
-    throw new Error(`${error instanceof Error ? error.message : String(error)}${cause}`);
-  }
-}
 
 type QueueOp =
   | { t: 'acquire'; h: number; exempt: boolean }

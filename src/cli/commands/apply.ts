@@ -6,13 +6,12 @@ import { formatApplyIssue } from '../../adapters/store/index.ts';
 import { secretDocumentIssues } from '../../adapters/store/nats-store.ts';
 import { storedKindOf } from '../../adapters/store/kv-object-store.ts';
 import { RemoteError, subjects } from '../../bus/index.ts';
-import { connectNats } from '../../bus/nats-transport.ts';
 import { applyThroughNode, storeRequestLimit, storeRequestSize, type StoreApplyInput, type StoreApplyReply } from '../../cluster/commands/index.ts';
 import { BusError, type Transport } from '../../ports/index.ts';
 import type { SigningKey } from '../../security/index.ts';
 import { CliError } from '../cli-error.ts';
 import { terminalText } from '../terminal-text.ts';
-import { addNatsFlags, addSigningKeyFlag, natsOptionsFrom, signingKeyFrom, type NatsFlagValues } from '../nats-options.ts';
+import { addNatsFlags, addSigningKeyFlag, connectClient, signingKeyFrom, type NatsFlagValues } from '../nats-options.ts';
 import { runValidate } from './validate.ts';
 
 // `metalfleet apply -f FILE [-f FILE...]`: BareMetalHosts into the cluster's NATS store. Every file
@@ -55,13 +54,7 @@ const VERBS = { created: 'created', updated: 'configured', unchanged: 'unchanged
 /** Connects with the NATS flags and the signing key (--signing-key, METALFLEET_SIGNING_KEY_FILE); `use` runs, then the connection is closed. */
 export async function withNodeRequests<T>(flags: NatsFlagValues & { signingKey?: string }, client: string, use: (transport: Transport, signingKey: SigningKey | undefined) => Promise<T>): Promise<T> {
   const signingKey = await signingKeyFrom(flags, process.env);
-  const options = await natsOptionsFrom(flags, process.env, client);
-  let transport: Transport;
-  try {
-    transport = await connectNats({ ...options, maxReconnectAttempts: 3, reconnectTimeWaitMs: 1_000, timeoutMs: 10_000 });
-  } catch (error) {
-    throw new CliError(`NATS: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const transport = await connectClient(flags, process.env, client);
   try {
     return await use(transport, signingKey);
   } finally {

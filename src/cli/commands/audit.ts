@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
-import { connectNats, subjects } from '../../bus/index.ts';
+import { subjects } from '../../bus/index.ts';
 import { HostKey } from '../../bus/messages/index.ts';
-import type { Transport } from '../../ports/index.ts';
 import { AuditUnavailable, readAudit, type AuditRecord } from '../../security/index.ts';
 import { CliError } from '../cli-error.ts';
 import { terminalText } from '../terminal-text.ts';
-import { addNatsFlags, natsOptionsFrom, type NatsFlagValues } from '../nats-options.ts';
+import { addNatsFlags, connectClient, type NatsFlagValues } from '../nats-options.ts';
 
 // `metalfleet audit [--host NS/NAME] [--since T] [--json]`: the mf-audit stream, oldest first.
 // Read-only (stream info and message gets), so a NATS user with read rights only can run it.
@@ -59,13 +58,7 @@ export function register(program: Command): void {
       if (!k.success) throw new CliError(`--host: ${k.error.issues.map((i) => i.message).join('; ')}`, 2);
     }
     const since = flags.since === undefined ? undefined : parseSince(flags.since, new Date());
-    const options = await natsOptionsFrom(flags, process.env, 'metalfleet-audit');
-    let transport: Transport;
-    try {
-      transport = await connectNats({ ...options, maxReconnectAttempts: 3, reconnectTimeWaitMs: 1_000, timeoutMs: 10_000 });
-    } catch (error) {
-      throw new CliError(`NATS: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    const transport = await connectClient(flags, process.env, 'metalfleet-audit');
     try {
       const records = await readAudit(transport, subjects(), { ...(flags.host ? { host: flags.host } : {}), ...(since ? { since } : {}) });
       for (const r of records) process.stdout.write(flags.json ? `${JSON.stringify(r)}\n` : `${terminalText(formatRecord(r))}\n`);

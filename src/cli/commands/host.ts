@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { shardOf } from '../../api/index.ts';
-import { connectNats, RemoteError, subjects } from '../../bus/index.ts';
+import { RemoteError, subjects } from '../../bus/index.ts';
 import { HostCommand, HostKey, type HostCommandInput, type HostCommandType } from '../../bus/messages/index.ts';
 import { sendCommand } from '../../cluster/command-client.ts';
 import { BusError, type Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
 import { intFlag, readEnv } from '../config.ts';
-import { addNatsFlags, addSigningKeyFlag, natsOptionsFrom, signingKeyFrom, type NatsFlagValues } from '../nats-options.ts';
+import { addNatsFlags, addSigningKeyFlag, connectClient, signingKeyFrom, type NatsFlagValues } from '../nats-options.ts';
 import type { SigningKey } from '../../security/index.ts';
 import type { Output } from './apply.ts';
 
@@ -107,14 +107,7 @@ export function sendHostCommands(transport: Transport, cmds: readonly HostComman
 
 export async function runHostCommands(cmds: readonly HostCommand[], flags: NatsFlagValues & { signingKey?: string }, shardCount: number, deadlineMs: number, io: Output): Promise<boolean> {
   const signingKey = await signingKeyFrom(flags, process.env);
-  const options = await natsOptionsFrom(flags, process.env, 'metalfleet-host');
-  let transport: Transport;
-  try {
-    // A command gives up rather than waiting forever for a server that is not there.
-    transport = await connectNats({ ...options, maxReconnectAttempts: 3, reconnectTimeWaitMs: 1_000, timeoutMs: 10_000 });
-  } catch (error) {
-    throw new CliError(`NATS: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const transport = await connectClient(flags, process.env, 'metalfleet-host');
   try {
     const outcomes = await sendHostCommands(transport, cmds, shardCount, deadlineMs, signingKey);
     for (const o of outcomes) (o.ok ? io.out : io.err)(o.line);
