@@ -1,4 +1,4 @@
-import { Composer, isMap, isScalar, isSeq, LineCounter, Parser, type Document } from 'yaml';
+import { Composer, isAlias, isMap, isScalar, isSeq, LineCounter, Parser, type Document } from 'yaml';
 import { formatBytes, MAX_DOCUMENT_BYTES, utf8Length } from './limits.ts';
 import { documentSpans } from './manifest-spans.ts';
 
@@ -38,6 +38,19 @@ export const MAX_DOCUMENT_DEPTH = 100;
 
 // A billion-laughs document expands aliases exponentially; 100 is what the yaml package allows.
 const MAX_ALIAS_COUNT = 100;
+/**
+ * Aliases in one document. The yaml package looks each alias's anchor up by walking the document,
+ * so many aliases cost aliases x nodes (1,000 took over a minute); manifests use a handful.
+ */
+export const MAX_DOCUMENT_ALIASES = 100;
+
+// The anchors open above a node: an alias to one of them is the node inside itself.
+type OpenAnchors = { readonly name: string; readonly parent: OpenAnchors | null } | null;
+
+function isOpen(open: OpenAnchors, name: string): boolean {
+  for (let a = open; a !== null; a = a.parent) if (a.name === name) return true;
+  return false;
+}
 
 function record(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -53,11 +66,23 @@ function firstLine(message: string): string {
   return (message.split('\n')[0] ?? '').replace(/:\s*$/, '');
 }
 
-/** The first duplicate key or too-deep node of the document, by offset; walked without recursion. */
+/**
+ * The first duplicate key, too-deep node, alias past the limit or alias to an anchor it is inside
+ * of (a value that contains itself) in the document; walked without recursion.
+ */
 function structureProblem(doc: Document.Parsed): { offset: number; message: string } | null {
-  const stack: Array<{ node: unknown; depth: number }> = [{ node: doc.contents, depth: 1 }];
+  const stack: Array<{ node: unknown; depth: number; open: OpenAnchors }> = [{ node: doc.contents, depth: 1, open: null }];
+  let aliases = 0;
   while (stack.length > 0) {
-    const { node, depth } = stack.pop()!;
+    const { node, depth, open: above } = stack.pop()!;
+    if (isAlias(node)) {
+      aliases += 1;
+      if (aliases > MAX_DOCUMENT_ALIASES) return { offset: node.range?.[0] ?? 0, message: `more than ${MAX_DOCUMENT_ALIASES} aliases in one document` };
+      if (isOpen(above, node.source)) return { offset: node.range?.[0] ?? 0, message: `alias *${node.source} refers to the value it is in` };
+      continue;
+    }
+    const anchor = (node as { anchor?: unknown } | null)?.anchor;
+    const open: OpenAnchors = typeof anchor === 'string' ? { name: anchor, parent: above } : above;
     if (isMap(node) || isSeq(node)) {
       if (depth > MAX_DOCUMENT_DEPTH) return { offset: node.range?.[0] ?? 0, message: `nesting deeper than ${MAX_DOCUMENT_DEPTH} levels` };
     }
@@ -70,11 +95,11 @@ function structureProblem(doc: Document.Parsed): { offset: number; message: stri
           const id = `${typeof key.value}:${String(key.value)}`;
           if (seen.has(id)) return { offset: key.range?.[0] ?? 0, message: 'Map keys must be unique' };
           seen.add(id);
-        } else if (key !== null) stack.push({ node: key, depth: depth + 1 });
-        stack.push({ node: pair.value, depth: depth + 1 });
+        } else if (key !== null) stack.push({ node: key, depth: depth + 1, open });
+        stack.push({ node: pair.value, depth: depth + 1, open });
       }
     } else if (isSeq(node)) {
-      for (const item of node.items) stack.push({ node: item, depth: depth + 1 });
+      for (const item of node.items) stack.push({ node: item, depth: depth + 1, open });
     }
   }
   return null;

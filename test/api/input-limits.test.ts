@@ -73,6 +73,22 @@ test('manifest limits - an alias bomb is refused', (t) => {
   t.regex(doc?.yamlError ?? '', /alias/i);
 });
 
+test('manifest limits - an alias to the value it is in, and more than 100 aliases, are refused at once', (t) => {
+  // 1,000 self-references took the yaml package over a minute, and made a value that contains itself.
+  const started = Date.now();
+  const [self] = readManifests(`a: &a [${'*a,'.repeat(1000)}]`, 'self.yaml');
+  t.regex(self?.yamlError ?? '', /^alias \*a refers to the value it is in at line 1, column \d+$/);
+  t.is(self?.object, null);
+  const [many] = readManifests(`x: &x 1\nl: [${'*x,'.repeat(101)}]`, 'many.yaml');
+  t.regex(many?.yamlError ?? '', /^more than 100 aliases in one document at line 2, column \d+$/);
+  t.true(Date.now() - started < 2_000);
+  const [fine] = readManifests('base: &b {a: 1}\nuse: *b\nagain: *b\n', 'fine.yaml');
+  t.deepEqual(fine?.object, { base: { a: 1 }, use: { a: 1 }, again: { a: 1 } });
+  const circular: Record<string, unknown> = { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'c' } };
+  circular.self = circular;
+  t.regex(objectSizeErrors(circular)[0]?.reason ?? '', /cannot be written as JSON/);
+});
+
 test('manifest limits - documents come one at a time', (t) => {
   const it = manifestDocuments(`${host('a')}${host('b')}---\nthis: [is broken`, 'f.yaml');
   t.is(it.next().value?.name, 'a');

@@ -95,6 +95,9 @@ const hostileText = fc.oneof(
     return lines.join('\n');
   }),
   fc.integer({ min: 2, max: 2000 }).map((n) => `kind: BareMetalHost\nmetadata:\n${Array.from({ length: n }, () => '  name: dup\n').join('')}`),
+  // Aliases to the value they are in (a value containing itself), and many aliases.
+  fc.integer({ min: 1, max: 3000 }).map((n) => `a: &a [${'*a,'.repeat(n)}]`),
+  fc.integer({ min: 1, max: 3000 }).map((n) => `kind: BareMetalHost\nx: &x {k: v}\nl: [${'*x, '.repeat(n)}]`),
   // One map of many keys: the yaml package compared each key with every other (quadratic).
   fc.integer({ min: 30_000, max: 45_000 }).map((n) => `{"kind":"BareMetalHost","spec":{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',')}}}`),
   fc.constantFrom('---\n---\n...\n', '%YAML 1.2\n---\na: 1\n', '%TAG ! tag:x,2000:\n--- !foo\nb: 1', 'a: !!binary "AAAA"\n', 'a: !!set {x, y}\n', 'a: *undefined\n', '? [a, b]\n: c\n', 'a: "\\u0000\\ud800"\n', '\uFEFFkind: Secret\n'),
