@@ -142,3 +142,24 @@ test('store limits - an unavailable bucket stays retryable; a payload the server
   t.notRegex((refused as StoreError).message, /try again/);
   t.regex((refused as StoreError).message, /metal3\/h1/);
 });
+
+test('store limits - a value that contains itself is refused at apply, never "unavailable; try again" at the store', async (t) => {
+  const kv = new MemoryKvStore();
+  const store = await openNatsStore({ specs: kv.bucket(NATS_HOSTS_BUCKET), status: kv.bucket(NATS_STATUS_BUCKET) });
+  t.teardown(() => store.close());
+  // The alias makes metadata.x an array that holds itself; metadata keeps unknown fields.
+  const text = 'apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata: {name: h, namespace: lab, x: &a [*a]}\nspec: {online: true, bootMACAddress: "00:11:22:33:44:55", bmc: {address: "redfish://10.0.0.1/redfish/v1/Systems/1", credentialsName: c}}\n';
+  const result = await store.applyManifests(text, 'self.yaml').catch((e: unknown) => e);
+  t.false(result instanceof Error, String(result));
+  const applied = result as Awaited<ReturnType<NatsStore['applyManifests']>>;
+  t.false(applied.ok);
+  t.regex(applied.issues[0]?.message ?? '', /alias \*a refers to the value it is in/);
+  // Handed over as objects (no YAML), the same value is refused by validation.
+  const object: Record<string, unknown> = { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'h', namespace: 'lab' }, spec: { online: true, bmc: { address: 'redfish://10.0.0.1/redfish/v1/Systems/1', credentialsName: 'c' } } };
+  const loop: unknown[] = [];
+  loop.push(loop);
+  (object.metadata as Record<string, unknown>).x = loop;
+  const direct = await store.apply([object]).catch((e: unknown) => e);
+  t.false(direct instanceof Error, String(direct));
+  t.regex((direct as typeof applied).issues[0]?.message ?? '', /cannot be written as JSON/);
+});
