@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
@@ -54,10 +54,23 @@ test('demo - an invalid manifest is refused with file, document and field, and t
   t.is(r.stdout, '');
 });
 
+test('demo - a manifest file over the size limit is refused before it is read', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'metalfleet-demo-big-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const big = join(dir, 'big.yaml');
+  // Sparse: 65 MiB on paper, nothing on disk; read whole, it would be 65 MiB of memory.
+  await writeFile(big, '');
+  await truncate(big, 65 * 1024 * 1024);
+  const r = await metalfleet('demo', '-f', big);
+  t.is(r.code, 1);
+  t.regex(r.stderr, /big\.yaml: is 65 MiB \(68157440 bytes\); a manifest file may be at most 64 MiB/);
+  t.is(r.stdout, '');
+});
+
 test('demo - a missing file and a bad flag are one-line errors', async (t) => {
   const missing = await metalfleet('demo', '-f', 'no/such/file.yaml');
   t.is(missing.code, 1);
-  t.is(missing.stderr.trim(), 'metalfleet: no/such/file.yaml: cannot read (ENOENT)');
+  t.is(missing.stderr.trim(), 'metalfleet: no/such/file.yaml: cannot read: no such file');
   const badFlag = await metalfleet('demo', '--hosts', 'lots');
   t.is(badFlag.code, 2);
   t.regex(badFlag.stderr, /--hosts: expected a whole number >= 1, got "lots"/);

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { kindOf, readManifests, type ManifestDocument } from '../../api/manifest.ts';
+import { readManifestText } from '../../api/manifest-file.ts';
 import { formatApplyIssue } from '../../adapters/store/index.ts';
 import { secretDocumentIssues } from '../../adapters/store/nats-store.ts';
 import { storedKindOf } from '../../adapters/store/kv-object-store.ts';
@@ -34,8 +34,15 @@ export async function readManifestFiles(files: readonly string[], io: Output): P
   const docs: ManifestDocument[] = [];
   let failed = false;
   for (const file of files) {
+    // Refused by its size before it is read (src/api/limits.ts), like validate does.
+    const text = await readManifestText(file);
+    if (!text.ok) {
+      io.err(`error: ${file}: ${text.reason}`);
+      failed = true;
+      continue;
+    }
     try {
-      docs.push(...readManifests(await readFile(file, 'utf8'), file));
+      docs.push(...readManifests(text.text, file));
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? '';
       io.err(`error: ${file}: cannot read: ${FS_REASONS[code] ?? (code || 'unknown error')}`);

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readManifestText } from '../../api/manifest-file.ts';
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { IRONIC_LABEL } from '../backends.ts';
@@ -165,11 +165,10 @@ async function applyInSlices(store: LocalStore, docs: readonly SourceDocument[])
 async function readAll(files: string[]): Promise<Array<[string, string]>> {
   const out: Array<[string, string]> = [];
   for (const file of files) {
-    try {
-      out.push([await readFile(file, 'utf8'), file]);
-    } catch (err) {
-      throw new CliError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`, 1);
-    }
+    // Refused by its size before it is read (src/api/limits.ts), as validate and apply do.
+    const text = await readManifestText(file);
+    if (!text.ok) throw new CliError(`${file}: ${text.reason}`, 1);
+    out.push([text.text, file]);
   }
   return out;
 }
