@@ -12,11 +12,9 @@
 // deprovision in between (deployedTwice, 0), and per fault the seconds until every host of the
 // fault's shards that held a slot makes progress under a live owner and the broker answers
 // (recoverySecondsP99 over the faults). Details of any miss go to stderr.
-import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FixtureClock, FixtureGateEvent, FixtureOptions } from '../src/adapters/fixture/index.ts';
 import { shardOf } from '../src/api/index.ts';
 import { decodeLeaseValue, preciseNow } from '../src/cluster/index.ts';
@@ -58,7 +56,6 @@ const SCHEDULE: ReadonlyArray<{ kind: FaultKind; at: number }> = [
 ];
 const RECOVERY_CAP_MS = 60_000;
 const MID_FLIGHT_WAIT_MS = 30_000;
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export async function run(flags: Record<string, string>): Promise<object> {
   const hostCount = intFlag(flags, 'hosts', 300);
@@ -95,7 +92,7 @@ export async function run(flags: Record<string, string>): Promise<object> {
     latencyMs: FIXTURE_LATENCY, provisionPasses: PROVISION_PASSES, pollMs: POLL_MS, demoBehaviours: false,
     callLogSize, clock, onGate: (e) => gates.push(e),
   };
-  const c = await startCluster({ shards, leaseTtlMs: leaseMs, limit, fixture, nodeArgs: await nodeArgs(flags) });
+  const c = await startCluster({ shards, leaseTtlMs: leaseMs, limit, fixture, nodeArgs: nodeArgs(flags) });
   const backend = c.fixture.fixture;
   try {
     const hosts = fleetHosts(hostCount, { paused: false });
@@ -368,13 +365,10 @@ export async function run(flags: Record<string, string>): Promise<object> {
   }
 }
 
-// Nodes that can take signed commands refuse to start on NATS without being told about
-// unsigned ones; the bench sends none (it writes hosts to KV), so it says it accepts them, where
-// the node knows the flag. --node-args adds more, split on spaces.
-async function nodeArgs(flags: Record<string, string>): Promise<string[]> {
-  const help = spawnSync(process.execPath, ['bin/metalfleet.js', 'node', '--help'], { cwd: ROOT, encoding: 'utf8', env: process.env });
-  const out = (help.stdout ?? '').includes('--allow-unsigned-commands') ? ['--allow-unsigned-commands'] : [];
-  return [...out, ...(flags['node-args'] ? flags['node-args'].split(' ').filter(Boolean) : [])];
+// More flags for every node, split on spaces: --node-args="--flag value ..." (with =, as the
+// value starts with --).
+function nodeArgs(flags: Record<string, string>): string[] {
+  return flags['node-args'] ? flags['node-args'].split(' ').filter(Boolean) : [];
 }
 
 // Everything the analysis read, for a look afterwards: one JSON object a line per file.
