@@ -180,9 +180,11 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     if (!e) return;
     state.entries.delete(key);
     state.counts.abandoned++;
-    // Still waiting: no backend work runs under it, so its place in the queue goes back at once
-    // (a grant on its way for it is then given back too). Granted: kept for the next owner.
-    if (e.phase !== 'granted') releaseAtBroker(state, self, holder, pool);
+    // Queued at the broker: the broker holds no grant for this holder (it would have answered
+    // with it), so only a place in the queue goes back. Granted, or asked and not yet answered:
+    // kept. An acquire on its way may be adopting the grant of work still running at the backend
+    // (this node took the host over a moment ago), and releasing it would free that slot.
+    if (e.phase === 'waiting') releaseAtBroker(state, self, holder, pool);
     else state.abandoned.set(key, now);
   };
 
@@ -395,9 +397,11 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
       case 'acquireDone': {
         const e = state.entries.get(msg.key);
         if (!e) {
-          // Released while the acquire was on its way: give back what it got (abandoned: keep it
-          // for the host's next owner, as abandon keeps any grant).
-          if (msg.reply.status === 'granted' && !state.abandoned.has(msg.key)) releaseAtBroker(state, self, msg.holder, msg.pool);
+          // Released while the acquire was on its way: give back what it got. Abandoned: a grant
+          // is kept for the host's next owner, as abandon keeps any grant; a place in the queue
+          // goes back (no grant exists for a queued holder).
+          const abandoned = state.abandoned.has(msg.key);
+          if (msg.reply.status === 'granted' ? !abandoned : abandoned) releaseAtBroker(state, self, msg.holder, msg.pool);
           break;
         }
         if (e.gen !== msg.gen) break;

@@ -393,7 +393,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       if (!grantOf(p.v.record, holder)) return { epoch: session.epoch, outcome: 'unknown' };
     }
     if (elsewhere(grantOf(p.v.record, holder))) return { epoch: session.epoch, outcome: 'unknown' };
-    const effect = await commit(state, session, p, { release: holder });
+    const effect = await commit(state, session, p, { release: holder, ...(node !== undefined ? { releasedBy: node } : {}) });
     return { epoch: session.epoch, outcome: effect?.released ? 'released' : 'unknown' };
   };
 
@@ -420,8 +420,10 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
         seen.push({ holder, pool, p, waiting: false });
         continue;
       }
-      if (!grantOf(p.v.record, holder) && !reread_.has(pool)) {
-        // Perhaps written by a broker that overlapped with us: adopt what KV has.
+      const mine = grantOf(p.v.record, holder);
+      if ((!mine || mine.node !== req.node) && !reread_.has(pool)) {
+        // Perhaps written (or moved to this node) by a broker that overlapped with us: adopt what
+        // KV has before telling a holder its grant is gone.
         reread_.add(pool);
         p = await reread(state, session, p);
       }

@@ -14,6 +14,8 @@ export interface Change {
   /** Pending renewals (grantId → expiresAt) to write. */
   readonly renewed?: ReadonlyMap<string, number>;
   readonly release?: string;
+  /** The node releasing: a grant another node holds now (moved since) is not released. */
+  readonly releasedBy?: string;
   readonly limit?: number;
   /** Move a live grant's notices to another node (its host moved). */
   readonly moveTo?: { readonly holder: string; readonly node: string };
@@ -63,7 +65,9 @@ export function reconcile(base: PoolRecord, now: number, change: Change, ctx: Re
   }
   let released: GrantRecord | undefined;
   if (change.release !== undefined) {
-    released = grants.find((g) => g.holder === change.release);
+    // Judged on the record being replaced, as every change is: a compare-and-set that lost to
+    // another broker's write runs this again on the newer record, where the grant may have moved.
+    released = grants.find((g) => g.holder === change.release && (change.releasedBy === undefined || g.node === change.releasedBy));
     if (released) {
       grants = grants.filter((g) => g !== released);
       changed = true;
