@@ -11,7 +11,7 @@ export interface MachineStep<S, F> {
 
 /** Effects every kind may ask for; a kind adds its own (`call`, `writeStatus`, ...). */
 export type CommonEffect =
-  | { readonly type: 'requestSlot'; readonly op: string }
+  | { readonly type: 'requestSlot'; readonly op: string; readonly since?: number }
   | { readonly type: 'releaseSlot' }
   | { readonly type: 'requeue'; readonly afterMs: number }
   | { readonly type: 'addFinalizer'; readonly finalizer: string }

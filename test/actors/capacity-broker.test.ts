@@ -335,3 +335,27 @@ test("capacity - a proxy asks its own node's broker in process while it serves, 
   t.deepEqual(types(first), ['slotGranted']);
   t.deepEqual(h.violations, []);
 });
+
+// A host resumed by its shard's new owner asks with `since` its operation began: it queues ahead
+// of hosts that asked after that, so admitted work finishes before new work starts.
+test('capacity - an acquire with since queues by since, ahead of later requests', async (t) => {
+  const { h, proxies: [proxy] } = await oneBroker(t, 1, ['node-1']);
+  const holding = h.holder(proxy!, 'default/holding');
+  const early = h.holder(proxy!, 'default/early');
+  const late = h.holder(proxy!, 'default/late');
+  await acquireAll(h, [holding]);
+  t.is(holding.state, 'granted');
+  const before = h.clock.now();
+  await h.advance(1_000);
+  late.acquire();
+  await h.settle();
+  // Resumed work, begun before `late` asked.
+  early.lease.request(POOL, 'provisioning', false, (n) => early.heard.push(n), before);
+  await h.settle();
+  const queuedAt = (x: typeof early) => (x.heard.at(-1) as Extract<SlotNotice, { type: 'slotQueued' }> | undefined)?.position;
+  t.is(queuedAt(early), 1);
+  holding.release();
+  await h.settle();
+  t.is(early.heard.at(-1)?.type, 'slotGranted', 'the resumed work has the freed slot');
+  t.is(late.heard.at(-1)?.type, 'slotQueued');
+});

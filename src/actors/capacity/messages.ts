@@ -14,7 +14,9 @@ export type SlotNotice =
 export type CapacityMsg =
   // gen: the holder's request count; a release goes ahead of queued messages (tellFirst), so an
   // acquire it overtook (same holder, gen not newer than the release's) must be dropped.
-  | { type: 'acquire'; holder: string; pool: string; operation: string; exempt: boolean; notify: (n: SlotNotice) => void; gen?: number }
+  // since: the work began before this request (a host resumed by its shard's new owner): the
+  // queue counts the holder's wait from then.
+  | { type: 'acquire'; holder: string; pool: string; operation: string; exempt: boolean; notify: (n: SlotNotice) => void; gen?: number; since?: number }
   | { type: 'release'; holder: string; pool: string; gen?: number }
   // The holder stops without giving its slot back: its work may still be running at the backend
   // (its shard moved, the node shuts down, the actor restarts). The proxy forgets it and stops

@@ -28,10 +28,10 @@ export class SlotLease {
     return this.pool !== null;
   }
 
-  request(pool: string, operation: string, exempt: boolean, notify: (n: SlotNotice) => void): void {
+  request(pool: string, operation: string, exempt: boolean, notify: (n: SlotNotice) => void, since?: number): void {
     this.pool = pool;
     this.gen = ++lastGen;
-    tell(this.broker, { type: 'acquire', holder: this.holder, pool, operation, exempt, notify, gen: this.gen });
+    tell(this.broker, { type: 'acquire', holder: this.holder, pool, operation, exempt, notify, gen: this.gen, ...(since !== undefined ? { since } : {}) });
     if (this.renewTimer) return;
     const every = Math.max(1, Math.floor(this.ttlMs / 3));
     const again = (): void => {

@@ -162,10 +162,10 @@ function perform(s: Run, effect: Effect, state: unknown): unknown {
       s.requeue((effect as Common<'requeue'>).afterMs);
       return;
     case 'requestSlot': {
-      const { op } = effect as Common<'requestSlot'>;
+      const { op, since } = effect as Common<'requestSlot'>;
       const claim = s.adapter.slotClaim?.(state, op);
       if (!s.slot || !claim) throw new Error(`${s.logic.kind} ${s.key} asked for a slot but runs without capacity (no broker or no slotClaim)`);
-      s.slot.request(claim.pool, op, claim.exempt, s.notify);
+      s.slot.request(claim.pool, op, claim.exempt, s.notify, since);
       return;
     }
     case 'releaseSlot':

@@ -26,6 +26,7 @@ export function initialState(host: BareMetalHost, config: MachineConfig = DEFAUL
     needsAdopt: false,
     gone: false,
     waitingForSecret: null,
+    resumed: true,
   };
 }
 

@@ -53,6 +53,8 @@ export class Turn {
   transition(next: ProvisioningState, reason: string): void {
     const prev = this.state;
     if (prev === next) return;
+    // An operation this actor starts is new work: it queues from now.
+    this.s.resumed = false;
     const stamp = new Date(this.now).toISOString();
     let history = this.status.operationHistory;
     const ended = HISTORY_OF[prev];
@@ -85,9 +87,18 @@ export class Turn {
     if (slot.phase === 'held') return true;
     if (slot.phase === 'none') {
       this.s.slot = { phase: 'waiting', op, since: this.now };
-      this.effects.push({ type: 'requestSlot', op });
+      const since = this.s.resumed ? this.operationStart() : null;
+      this.s.resumed = false;
+      this.effects.push(since !== null && since < this.now ? { type: 'requestSlot', op, since } : { type: 'requestSlot', op });
     }
     return false;
+  }
+
+  /** When the current state's operation began (status.operationHistory), if it is recorded. */
+  private operationStart(): number | null {
+    const kind = HISTORY_OF[this.state];
+    const start = kind ? Date.parse(this.status.operationHistory?.[kind]?.start ?? '') : Number.NaN;
+    return Number.isFinite(start) ? start : null;
   }
 
   releaseSlot(): void {

@@ -107,6 +107,9 @@ export interface BmhState {
   readonly gone: boolean;
   // The Secret the last call found missing: its appearance (secretChanged) wakes the host.
   readonly waitingForSecret: { readonly key: string; readonly field: string } | null;
+  // Observed already inside an operation (this actor did not start it): its first slot request
+  // says since when the operation runs.
+  readonly resumed: boolean;
 }
 
 export type BmhEvent =
@@ -123,7 +126,9 @@ export type SecretChange = 'appeared' | 'changed' | 'removed';
 
 export type BmhEffect =
   | { type: 'call'; seq: number; args: CallArgs }
-  | { type: 'requestSlot'; op: GatedOperation }
+  // since: the operation began before this actor (a new owner, a restart): its place in the
+  // capacity queue counts from then, so work already admitted is finished before new work starts.
+  | { type: 'requestSlot'; op: GatedOperation; since?: number }
   | { type: 'releaseSlot' }
   | { type: 'writeStatus'; status: BareMetalHostStatus }
   | { type: 'requeue'; afterMs: number }

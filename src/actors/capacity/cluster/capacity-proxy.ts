@@ -365,7 +365,8 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
           e.notify = msg.notify;
           e.heardAt = now;
         } else {
-          e = { holder: msg.holder, pool: msg.pool, operation: msg.operation, exempt: msg.exempt, notify: msg.notify, phase: 'acquiring', grantId: '', gen: 0, requestedAt: now, heardAt: now, deadline: Number.POSITIVE_INFINITY, askedGen: 0, deferred: false };
+          const requestedAt = msg.since !== undefined ? Math.min(msg.since, now) : now;
+          e = { holder: msg.holder, pool: msg.pool, operation: msg.operation, exempt: msg.exempt, notify: msg.notify, phase: 'acquiring', grantId: '', gen: 0, requestedAt, heardAt: now, deadline: Number.POSITIVE_INFINITY, askedGen: 0, deferred: false };
           state.entries.set(key, e);
         }
         sendAcquire(state, e, self);
