@@ -32,6 +32,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'inspect', args: '<host>', description: 'show one host in depth: spec summary, status, recent transitions, backoff, capacity slot, owning node and shard, backend record', load: () => import('./inspect.ts') },
   { name: 'nodes', description: 'list the cluster members: uptime, hosts, shards, version, memory, event-loop lag and who runs the capacity broker', load: () => import('./nodes.ts') },
   { name: 'top', description: 'live dashboard: hosts per state, throughput, capacity per pool, busiest mailboxes, recent errors', load: () => import('./top.ts') },
+  { name: 'ui', description: 'serve the live fleet dashboard in the browser: hosts per state over time, capacity, shards and nodes, a host table and host pages; read-only unless --ui-commands', load: () => import('./ui.ts') },
   { name: 'keygen', description: 'create a signing key for host commands and apply/delete: writes the seed to --out (mode 0600) and prints the public key for the nodes\' --authorized-keys file', load: () => import('./keygen.ts') },
   { name: 'audit', description: 'show the audit of host commands, apply and delete: who (key, name, role), when, which host, what, and whether it was applied or refused and why', load: () => import('./audit.ts') },
   { name: 'webhook', description: 'serve the BareMetalHost and MAAS admission rules (as metalfleet validate checks them) as a Kubernetes validating webhook over HTTPS, until SIGINT/SIGTERM', load: () => import('./webhook.ts') },

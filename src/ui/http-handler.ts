@@ -1,0 +1,142 @@
+// The dashboard's HTTP surface, mountable on any node.js HTTP server (the `metalfleet ui` server,
+// or a node's health/metrics port): the page and its bundle, the fleet picture as JSON and as a
+// server-sent-events stream, one host in depth, and host commands behind the command gate.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Transport } from '../ports/index.ts';
+import type { SigningKey } from '../security/index.ts';
+import { loadAssets } from './assets.ts';
+import { CommandRequest, TOKEN_HEADER, type CommandGate } from './command-gate.ts';
+import { hostDetail } from './host-detail.ts';
+import { PAGE_CSP, PAGE_HTML } from './page-html.ts';
+import { PictureSampler } from './sampler.ts';
+import { sendHostCommand } from './send-command.ts';
+
+export interface UiHandlerOptions {
+  readonly transport: Transport;
+  readonly gate: CommandGate;
+  readonly shardCount: number;
+  readonly signingKey?: SigningKey | undefined;
+  /** Ask only these nodes (the embedded node: ['embedded']); default the live members. */
+  readonly nodes?: readonly string[];
+  readonly intervalMs?: number;
+  readonly timeoutMs?: number;
+}
+
+export interface UiHandler {
+  /** Answers the request if its path is the dashboard's; false leaves it to the caller. */
+  handle(req: IncomingMessage, res: ServerResponse): boolean;
+  readonly sampler: PictureSampler;
+  close(): void;
+}
+
+const BODY_LIMIT = 4_096;
+const HOST_PATH = /^\/api\/hosts\/([^/]+)\/([^/]+)(\/command)?$/;
+
+export function createUiHandler(o: UiHandlerOptions): UiHandler {
+  const timeoutMs = o.timeoutMs ?? 2_000;
+  const sample = { timeoutMs, ...(o.nodes ? { nodes: o.nodes } : {}) };
+  const sampler = new PictureSampler(o.transport, { ...sample, intervalMs: o.intervalMs ?? 1_000 });
+  const streams = new Set<ServerResponse>();
+
+  const routes = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    if (req.method === 'GET' && (path === '/' || path === '/ui' || path === '/ui/')) return send(res, 200, 'text/html; charset=utf-8', PAGE_HTML, { 'content-security-policy': PAGE_CSP });
+    if (req.method === 'GET' && (path === '/assets/app.js' || path === '/assets/app.css')) {
+      const assets = await loadAssets();
+      const name = path.endsWith('.js') ? 'app.js' : 'app.css';
+      return send(res, 200, name === 'app.js' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8', assets[name]);
+    }
+    if (req.method === 'GET' && path === '/api/config') return json(res, 200, { commands: o.gate.enabled });
+    if (req.method === 'GET' && path === '/api/fleet') return send(res, 200, 'application/json', (await sampler.current()).json);
+    if (req.method === 'GET' && path === '/api/events') return stream(req, res);
+    const m = HOST_PATH.exec(path);
+    if (m) {
+      const key = `${decodeURIComponent(m[1] ?? '')}/${decodeURIComponent(m[2] ?? '')}`;
+      if (!m[3] && req.method === 'GET') {
+        const detail = await hostDetail(o.transport, key, { timeoutMs, shardCount: o.shardCount, ...(o.nodes ? { nodes: o.nodes } : {}) });
+        return detail.ok ? json(res, 200, detail.host) : json(res, detail.status, { error: detail.reason });
+      }
+      if (m[3] && req.method === 'POST') return command(req, res, key);
+      return json(res, 405, { error: `${req.method ?? ''} ${path}: use GET for a host, POST for its /command` });
+    }
+    return json(res, 404, { error: `no such page: ${path}` });
+  };
+
+  const stream = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+    streams.add(res);
+    const push = (_: unknown, body: string): void => void res.write(`event: picture\ndata: ${body}\n\n`);
+    const unsubscribe = sampler.subscribe(push);
+    req.on('close', () => {
+      unsubscribe();
+      streams.delete(res);
+    });
+    // The first frame at once, not one interval later.
+    const first = await sampler.current().catch(() => null);
+    if (first && streams.has(res)) push(null, first.json);
+  };
+
+  const command = async (req: IncomingMessage, res: ServerResponse, key: string): Promise<void> => {
+    const header = req.headers[TOKEN_HEADER];
+    const verdict = o.gate.check(Array.isArray(header) ? header[0] : header);
+    if (!verdict.ok) {
+      req.resume();
+      return json(res, verdict.status, { error: verdict.reason });
+    }
+    const body = await readBody(req);
+    if (body === null) return json(res, 413, { error: `request body over ${BODY_LIMIT} bytes` });
+    let raw: unknown;
+    try {
+      raw = JSON.parse(body);
+    } catch {
+      return json(res, 400, { error: 'request body is not JSON: send {"action": "power-off"}' });
+    }
+    const parsed = CommandRequest.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return json(res, 400, { error: `command ${issue?.path.map(String).join('.') || '(body)'}: ${issue?.message ?? 'invalid'}` });
+    }
+    const outcome = await sendHostCommand(o.transport, key, parsed.data, { shardCount: o.shardCount, signingKey: o.signingKey, deadlineMs: 10_000 });
+    return outcome.ok ? json(res, 200, outcome) : json(res, outcome.status, { error: outcome.reason, retryable: outcome.retryable });
+  };
+
+  return {
+    sampler,
+    handle(req, res) {
+      const path = new URL(req.url ?? '/', 'http://ui').pathname;
+      if (!(path === '/' || path === '/ui' || path === '/ui/' || path.startsWith('/assets/') || path.startsWith('/api/'))) return false;
+      routes(req, res, path).catch((err: unknown) => {
+        const message = err instanceof Error ? err.message : String(err);
+        if (!res.headersSent) json(res, 500, { error: message });
+        else res.end();
+      });
+      return true;
+    },
+    close() {
+      sampler.close();
+      for (const s of streams) s.end();
+      streams.clear();
+    },
+  };
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string | Uint8Array, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...headers });
+  res.end(body);
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  send(res, status, 'application/json', JSON.stringify(value));
+}
+
+function readBody(req: IncomingMessage): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= BODY_LIMIT) chunks.push(c);
+    });
+    req.on('end', () => resolve(size > BODY_LIMIT ? null : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,88 @@
+// The fleet at a glance: totals, hosts per state, pools, nodes and the shard grid.
+import { colourOf, duration, stateColour } from './format.ts';
+import { StateChart } from './state-chart.tsx';
+import type { Picture } from './types.ts';
+
+export function Totals({ picture }: { picture: Picture }) {
+  const all = picture.states.map(([s]) => s);
+  return (
+    <section class="totals">
+      <div class="figure"><b data-testid="hosts-total">{picture.hostsTotal}</b> hosts</div>
+      <div class="figure"><b data-testid="provisioned">{picture.provisioned}</b> provisioned</div>
+      <div class="figure"><b data-testid="throughput">{picture.throughput.toFixed(1)}</b> hosts/s</div>
+      <div class={`figure${picture.errors > 0 ? ' bad' : ''}`}><b data-testid="errors">{picture.errors}</b> with an error</div>
+      <ul class="states">
+        {picture.states.map(([s, n]) => (
+          <li key={s}><span class="swatch" style={{ background: stateColour(s, all) }} />{s} <b data-testid={`state-${s}`}>{n}</b></li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+export function Pools({ picture }: { picture: Picture }) {
+  if (picture.pools.length === 0) return <section><h2>Capacity</h2><p class="muted">no pool yet</p></section>;
+  return (
+    <section>
+      <h2>Capacity</h2>
+      <table data-testid="pools">
+        <thead><tr><th>pool</th><th>in use</th><th /><th>waiting</th><th>longest wait</th><th>next in queue</th></tr></thead>
+        <tbody>
+          {picture.pools.map((p) => {
+            const used = p.inUse.filter((g) => !g.exempt).length;
+            const share = p.limit ? Math.min(1, used / p.limit) : 0;
+            return (
+              <tr key={`${p.node}/${p.pool}`}>
+                <td>{p.pool}</td>
+                <td>{used}/{p.limit ?? '∞'}</td>
+                <td><div class="meter"><div style={{ width: `${share * 100}%` }} /></div></td>
+                <td>{p.waiting.length}</td>
+                <td>{duration(p.longestWaitMs)}</td>
+                <td class="muted">{p.waiting.slice(0, 3).map((w) => w.holder).join(', ')}{p.waiting.length > 3 ? ' …' : ''}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+export function Cluster({ picture }: { picture: Picture }) {
+  const nodes = picture.nodes.map((n) => n.node);
+  return (
+    <section>
+      <h2>Cluster</h2>
+      <p>broker: <b data-testid="broker">{picture.broker ?? 'none'}</b>{picture.missing.length > 0 ? <span class="bad"> · not answering: {picture.missing.join(', ')}</span> : null}</p>
+      <table data-testid="nodes">
+        <thead><tr><th>node</th><th>hosts</th><th>shards</th><th>heartbeat</th><th>loop lag</th><th>memory</th><th>up</th></tr></thead>
+        <tbody>
+          {picture.nodes.map((n) => (
+            <tr key={n.node}>
+              <td><span class="swatch" style={{ background: colourOf(n.node, nodes) }} />{n.node}{n.broker ? ' (broker)' : ''}</td>
+              <td>{n.hosts}</td><td>{n.shards}</td>
+              <td class={n.lastSeenMs !== null && n.lastSeenMs > 10_000 ? 'bad' : ''}>{n.lastSeenMs === null ? '—' : `${duration(n.lastSeenMs)} ago`}</td>
+              <td>{n.eventLoopLagMs.toFixed(1)}ms</td><td>{Math.round(n.rssBytes / 1048576)} MiB</td><td>{duration(n.uptimeMs)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div class="shards" data-testid="shards">
+        {picture.shards.map((s) => (
+          <span key={s.shard} class="shard" style={{ background: colourOf(s.node, nodes) }}
+            title={`shard ${s.shard}: ${s.node}, epoch ${s.epoch}, ${s.hosts} hosts, lease ${duration(s.leaseAgeMs)}`} />
+        ))}
+      </div>
+    </section>
+  );
+}
+
+export function Fleet({ picture }: { picture: Picture }) {
+  return (
+    <>
+      <Totals picture={picture} />
+      <section><h2>Hosts per state</h2><StateChart picture={picture} /></section>
+      <div class="columns"><Pools picture={picture} /><Cluster picture={picture} /></div>
+    </>
+  );
+}

@@ -1,0 +1,64 @@
+// One host: spec (without secrets: the server never has them to send), status, the transition
+// timeline with durations, backend record, slot and backoff, and the command buttons.
+import { useEffect, useState } from 'preact/hooks';
+import { duration } from './format.ts';
+import type { HostDetail } from './types.ts';
+
+const ACTIONS = ['power-on', 'power-off', 'reboot', 'detach', 'pause', 'unpause', 'inspect'] as const;
+
+async function fetchHost(key: string): Promise<HostDetail | string> {
+  const res = await fetch(`/api/hosts/${key.split('/').map(encodeURIComponent).join('/')}`);
+  const body = await res.json() as HostDetail | { error: string };
+  return res.ok ? body as HostDetail : (body as { error: string }).error;
+}
+
+export function HostPage({ hostKey, tick, commands, token }: { hostKey: string; tick: number; commands: boolean; token: string | null }) {
+  const [host, setHost] = useState<HostDetail | string | null>(null);
+  const [result, setResult] = useState<string>('');
+  // Refetched on each picture from the stream: the host page is live too.
+  useEffect(() => {
+    let live = true;
+    fetchHost(hostKey).then((h) => live && setHost(h), (e: unknown) => live && setHost(String(e)));
+    return () => { live = false; };
+  }, [hostKey, tick]);
+
+  const send = async (action: string): Promise<void> => {
+    setResult(`${action}: sending…`);
+    const res = await fetch(`/api/hosts/${hostKey.split('/').map(encodeURIComponent).join('/')}/command`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-metalfleet-ui-token': token ?? '' }, body: JSON.stringify({ action }),
+    });
+    const body = await res.json() as { message?: string; state?: string; error?: string };
+    setResult(res.ok ? `${action}: ${body.message ?? 'recorded'} (state ${body.state || 'none'})` : `${action} refused: ${body.error ?? res.status}`);
+  };
+
+  if (host === null) return <p>loading {hostKey}…</p>;
+  if (typeof host === 'string') return <section><a href="#/">← fleet</a><p class="bad" data-testid="host-error">{host}</p></section>;
+  return (
+    <section class="host">
+      <a href="#/">← fleet</a>
+      <h2 data-testid="host-key">{host.key}</h2>
+      <p>{host.kind} on {host.backend} · <b data-testid="host-state">{host.state}</b> for {duration(host.stateSinceMs)} · node {host.node}, shard {host.shard}, epoch {host.epoch}</p>
+      <p>slot: {host.slot.phase}{host.slot.op ? ` (${host.slot.op})` : ''}{host.slot.waitingMs !== undefined ? `, waiting ${duration(host.slot.waitingMs)}` : ''}
+        {' · '}backoff: {host.nextAttemptInMs === null ? 'none' : `next attempt in ${duration(host.nextAttemptInMs)}`}{host.inFlight ? ` · running: ${host.inFlight}` : ''}</p>
+      <div class="commands">
+        {ACTIONS.map((a) => <button key={a} data-testid={`cmd-${a}`} disabled={!commands} onClick={() => void send(a)}>{a}</button>)}
+        {commands ? null : <span class="muted"> read-only: start with --ui-commands to send commands</span>}
+        <div data-testid="command-result">{result}</div>
+      </div>
+      <h3>Timeline</h3>
+      <table data-testid="timeline">
+        <thead><tr><th>at</th><th>for</th><th>reason</th><th>message</th></tr></thead>
+        <tbody>{host.timeline.map((t, i) => (
+          <tr key={i} data-testid="timeline-row" class={t.severity === 'Warning' ? 'bad' : ''}>
+            <td>{new Date(t.at).toISOString().slice(11, 23)}</td><td>{duration(t.durationMs)}</td><td>{t.reason}</td><td>{t.message}</td>
+          </tr>
+        ))}</tbody>
+      </table>
+      <div class="columns">
+        <div><h3>Spec</h3><pre data-testid="host-spec">{JSON.stringify(host.spec, null, 2)}</pre></div>
+        <div><h3>Status</h3><pre>{JSON.stringify(host.status, null, 2)}</pre></div>
+      </div>
+      {host.backendRecord === undefined ? null : <><h3>Backend record</h3><pre>{JSON.stringify(host.backendRecord, null, 2)}</pre></>}
+    </section>
+  );
+}

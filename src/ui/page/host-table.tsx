@@ -1,0 +1,54 @@
+// Every host, filtered and sorted in the browser. Only the first rows are drawn: with 10,000
+// hosts the table would otherwise cost more than the rest of the page together.
+import { useMemo, useState } from 'preact/hooks';
+import { duration } from './format.ts';
+import type { HostRow } from './types.ts';
+
+const SHOWN = 300;
+const COLUMNS = [
+  ['key', 'host'], ['state', 'state'], ['backend', 'backend'], ['node', 'node'], ['errorType', 'error'], ['stateSinceMs', 'in state'],
+] as const;
+type SortKey = (typeof COLUMNS)[number][0];
+
+export function HostTable({ hosts }: { hosts: readonly HostRow[] }) {
+  const [filter, setFilter] = useState('');
+  const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'key', desc: false });
+  const rows = useMemo(() => {
+    const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+    const kept = words.length === 0 ? [...hosts] : hosts.filter((h) => {
+      const text = `${h.key} ${h.state} ${h.backend} ${h.node} ${h.errorType} ${h.kind}`.toLowerCase();
+      return words.every((w) => text.includes(w));
+    });
+    const dir = sort.desc ? -1 : 1;
+    return kept.sort((a, b) => {
+      const x = a[sort.key];
+      const y = b[sort.key];
+      return dir * (typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y)));
+    });
+  }, [hosts, filter, sort]);
+  return (
+    <section>
+      <h2>Hosts</h2>
+      <input data-testid="host-filter" type="search" placeholder="filter: state, backend, node, error, name…" value={filter}
+        onInput={(e) => setFilter((e.target as HTMLInputElement).value)} />
+      <span class="muted" data-testid="host-count"> {rows.length} of {hosts.length}{rows.length > SHOWN ? `, first ${SHOWN} shown` : ''}</span>
+      <table class="hosts" data-testid="host-table">
+        <thead><tr>{COLUMNS.map(([key, label]) => (
+          <th key={key} class="sortable" data-testid={`sort-${key}`} onClick={() => setSort((s) => ({ key, desc: s.key === key ? !s.desc : false }))}>
+            {label}{sort.key === key ? (sort.desc ? ' ▼' : ' ▲') : ''}
+          </th>
+        ))}</tr></thead>
+        <tbody>
+          {rows.slice(0, SHOWN).map((h) => (
+            <tr key={h.key} data-testid="host-row">
+              <td><a href={`#/host/${h.key.split('/').map(encodeURIComponent).join('/')}`}>{h.key}</a></td>
+              <td>{h.state}</td><td>{h.backend}</td><td>{h.node}</td>
+              <td class={h.errorType ? 'bad' : ''} title={h.errorMessage ?? ''}>{h.errorType}</td>
+              <td>{duration(h.stateSinceMs)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,55 @@
+// The dashboard: the fleet picture from the event stream, routed by the URL fragment
+// (#/ the fleet, #/host/NS/NAME one host).
+import 'uplot/dist/uPlot.min.css';
+import './style.css';
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { Fleet } from './fleet.tsx';
+import { HostPage } from './host-page.tsx';
+import { HostTable } from './host-table.tsx';
+import { takeToken, watchPicture } from './stream.ts';
+import type { Picture } from './types.ts';
+
+const token = takeToken();
+
+function route(): string | null {
+  const m = /^#\/host\/([^/]+)\/([^/]+)$/.exec(location.hash);
+  return m ? `${decodeURIComponent(m[1] ?? '')}/${decodeURIComponent(m[2] ?? '')}` : null;
+}
+
+function App() {
+  const [picture, setPicture] = useState<Picture | null>(null);
+  const [tick, setTick] = useState(0);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [host, setHost] = useState<string | null>(route());
+  const [commands, setCommands] = useState(false);
+  useEffect(() => watchPicture((p) => { setPicture(p); setTick((t) => t + 1); }, setProblem), []);
+  useEffect(() => {
+    const on = (): void => setHost(route());
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
+  useEffect(() => {
+    fetch('/api/config').then((r) => r.json()).then((c: { commands: boolean }) => setCommands(c.commands), () => undefined);
+  }, []);
+  return (
+    <main>
+      <header>
+        <h1><a href="#/">metalfleet</a></h1>
+        {picture ? <span class="muted" data-testid="updated">{new Date(picture.at).toISOString().slice(11, 19)} UTC · {picture.nodes.length} node(s)</span> : null}
+        {commands ? <span class="tag">commands on</span> : <span class="tag">read-only</span>}
+      </header>
+      {problem ? <p class="bad">{problem}</p> : null}
+      {picture?.problems.map((p) => <p class="bad" key={p}>{p}</p>)}
+      {!picture ? <p>waiting for the first picture…</p>
+        : host ? <HostPage hostKey={host} tick={tick} commands={commands} token={token} />
+          : <><Fleet picture={picture} /><HostTable hosts={picture.hosts} /></>}
+    </main>
+  );
+}
+
+const root = document.getElementById('app');
+if (root) {
+  root.textContent = '';
+  render(<App />, root);
+}

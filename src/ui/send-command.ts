@@ -1,0 +1,34 @@
+// A command from the page takes the path `metalfleet host` takes: sendCommand to the owner of the
+// host's shard, signed when the UI was given a signing key.
+import { RemoteError } from '../bus/index.ts';
+import { sendCommand } from '../cluster/command-client.ts';
+import { BusError, type Transport } from '../ports/index.ts';
+import type { SigningKey } from '../security/index.ts';
+import { UI_ACTIONS, type CommandRequest } from './command-gate.ts';
+
+export type CommandOutcome =
+  | { readonly ok: true; readonly applied: boolean; readonly message: string; readonly state: string }
+  | { readonly ok: false; readonly status: 400 | 409 | 503; readonly reason: string; readonly retryable: boolean };
+
+export interface CommandPath {
+  readonly shardCount: number;
+  readonly signingKey?: SigningKey | undefined;
+  /** All attempts of one command. */
+  readonly deadlineMs: number;
+}
+
+export async function sendHostCommand(transport: Transport, host: string, request: CommandRequest, path: CommandPath): Promise<CommandOutcome> {
+  try {
+    const reply = await sendCommand(transport, {
+      type: UI_ACTIONS[request.action],
+      host,
+      reason: request.reason ?? 'from the metalfleet dashboard',
+    }, { shardCount: path.shardCount, timeoutMs: Math.min(2_000, path.deadlineMs), deadlineMs: path.deadlineMs, signingKey: path.signingKey });
+    return { ok: true, applied: reply.applied, message: reply.message, state: reply.state };
+  } catch (err) {
+    if (err instanceof RemoteError) return { ok: false, status: err.retryable ? 503 : 409, reason: `${host}: ${err.kind}: ${err.message}`, retryable: err.retryable };
+    if (err instanceof BusError) return { ok: false, status: 503, reason: `${host}: no node answered the command within ${path.deadlineMs / 1_000} s (${err.kind}); is a node running?`, retryable: true };
+    if (err instanceof Error && err.name === 'ZodError') return { ok: false, status: 400, reason: `${host}: not a host command: ${err.message}`, retryable: false };
+    throw err;
+  }
+}
