@@ -20,6 +20,11 @@ if ! bash scripts/nats-install.sh >&2; then
   echo "could not install nats-server: the cluster tests will fail" >&2
 fi
 
+echo "== ensuring chromium is installed" >&2
+if ! bash scripts/chromium-install.sh >&2; then
+  echo "could not install chromium: the dashboard's browser tests will fail" >&2
+fi
+
 # The package runs dist/ (npm ci builds it through prepare); build again so it is the tree's.
 echo "== npm run build (dist/)" >&2
 if ! npm run --silent build >&2; then
