@@ -22,6 +22,9 @@ import { generateMaasCluster } from '../demo/maas-fleet.ts';
 import { maasSetup } from '../maas.ts';
 import { runDemo } from '../demo/run.ts';
 import { createLogger } from '../logger.ts';
+import { untilSignalled } from '../signals.ts';
+import type { Transport } from '../../ports/index.ts';
+import { uiBanner } from './ui.ts';
 
 interface DemoFlags extends ProvisionerFlags {
   hosts: number;
@@ -42,6 +45,10 @@ interface DemoFlags extends ProvisionerFlags {
   maasSkipSwap?: boolean;
   maasControlPlane: number;
   maasWorkers: number;
+  ui?: boolean;
+  uiPort: number;
+  uiBind: string;
+  uiCommands?: boolean;
 }
 
 export function register(program: Command): void {
@@ -64,6 +71,10 @@ export function register(program: Command): void {
     .option('--no-maas', 'no MaasMachines')
     .option('--maas-control-plane <n>', 'control-plane MaasMachines of the demo cluster', intFlag('--maas-control-plane', 0), 3)
     .option('--maas-workers <n>', 'worker MaasMachines of the demo cluster', intFlag('--maas-workers', 0), 4)
+    .option('--ui', 'serve the live dashboard beside the demo (see `metalfleet ui`); it stays up after the demo until Ctrl-C')
+    .option('--ui-port <port>', 'HTTP port of the dashboard with --ui (0 = any free port)', intFlag('--ui-port', 0), 8090)
+    .option('--ui-bind <address>', 'address of the dashboard with --ui', '127.0.0.1')
+    .option('--ui-commands', 'with --ui: allow host commands from the page, with the token printed at start')
     .option('--json', 'print a JSON summary at the end')
     .option('--no-progress', 'no progress output')
     .option('--log-level <level>', 'log level on stderr', undefined);
@@ -131,11 +142,15 @@ export function register(program: Command): void {
         const applied = await store.applyObjects(generateMaasCluster({ controlPlane: flags.maasControlPlane, workers: flags.maasWorkers }), '(demo MAAS cluster)');
         if (!applied.ok) throw new CliError(`demo MAAS objects invalid: ${applied.issues.map(formatApplyIssue).join('; ')}`);
       }
+      const nodeCfg = nodeConfig({ name: 'demo', env, defaultLimit: limit === 0 ? Number.POSITIVE_INFINITY : limit, machine: { pluginBmcSchemes: registry.bmcSchemes() } });
+      const ui = flags.ui ? await startDemoUi(substrate.transport, nodeCfg.shardCount, flags) : null;
       const summary = await runDemo({
+        ...(ui ? { holdOpen: ui.holdOpen } : {}),
         ...(maas && store.objects ? { maas: { store: store.objects, driver: maas.driver, config: { skipSwap: flags.maasSkipSwap ?? env.MAAS_SKIP_SWAP, ...(maas.simulated ? { deployingPollMs: 200, steadyPollMs: 2_000, powerOnRequeueMs: 1_000 } : {}) } } } : {}),
         substrate, store, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000, demoScenarios: ironicUrls.length === 0,
-        node: { ...nodeConfig({ name: 'demo', env, defaultLimit: limit === 0 ? Number.POSITIVE_INFINITY : limit, machine: { pluginBmcSchemes: registry.bmcSchemes() } }), cluster: { drainTimeoutMs: 2_000 } },
+        node: { ...nodeCfg, cluster: { drainTimeoutMs: 2_000 } },
       });
+      await ui?.close();
       await persist?.close();
       await store.close();
       await substrate.transport.close();
@@ -148,6 +163,24 @@ export function register(program: Command): void {
       }
       if (!summary.ok) process.exitCode = 1;
     });
+}
+
+// The dashboard on the demo's own bus: the page sees the embedded node as `metalfleet ui` sees a
+// cluster. Its address goes to stderr, as the progress and the --json summary own stdout.
+async function startDemoUi(transport: Transport, shardCount: number, flags: DemoFlags): Promise<{ holdOpen: () => Promise<void>; close: () => Promise<void> }> {
+  const { commandGate, startUiServer } = await import('../../ui/index.ts');
+  const gate = commandGate({ enabled: flags.uiCommands === true });
+  const server = await startUiServer({ transport, gate, shardCount, port: flags.uiPort, bind: flags.uiBind }).catch((err: unknown) => {
+    throw new CliError(`--ui: cannot listen on ${flags.uiBind}:${flags.uiPort}: ${err instanceof Error ? err.message : String(err)}`);
+  });
+  process.stderr.write(`${uiBanner(server.url, gate.token)}\n`);
+  return {
+    holdOpen: async () => {
+      process.stderr.write(`demo done; the dashboard stays at ${server.url} until Ctrl-C\n`);
+      await untilSignalled();
+    },
+    close: () => server.close(),
+  };
 }
 
 async function applyInSlices(store: LocalStore, docs: readonly SourceDocument[]): Promise<NatsApplyResult> {

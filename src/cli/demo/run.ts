@@ -32,6 +32,8 @@ export interface DemoOptions {
   readonly mode: 'tty' | 'lines' | 'quiet';
   // Hosts named demo-* behave as the fixture's scenarios (only with the fixture backend).
   readonly demoScenarios: boolean;
+  /** Awaited once the hosts got there, before the node stops: `demo --ui` keeps the page live until Ctrl-C. */
+  readonly holdOpen?: () => Promise<void>;
 }
 
 export interface DemoSummary {
@@ -148,6 +150,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
   }
   const byState: Record<string, number> = {};
   for (const [state, n] of node.stats.byState) if (n > 0) byState[state || 'none'] = n;
+  await o.holdOpen?.();
   await running.stop({ graceful: true });
   return { ok: notReached.length === 0 && (maas?.ok ?? o.maas === undefined), maas, hosts: expected.size, reached, seconds, hostsPerSecond: reached / Math.max(seconds, 0.001), byState, notReached, capacity };
 }

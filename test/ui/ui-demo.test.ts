@@ -1,0 +1,32 @@
+// `metalfleet demo --ui`: the dashboard beside the embedded demo, its address on stderr, the
+// whole fleet on the page while it runs and after, until Ctrl-C; then a clean exit.
+import { spawn } from 'node:child_process';
+import test from 'ava';
+import { FleetPicture } from '../../src/ui/index.ts';
+import { ROOT } from '../cli/run.ts';
+import { waitUntil } from '../support/wait.ts';
+
+test('ui demo - demo --ui serves the fleet it runs, stays up after the demo and stops on SIGINT', async (t) => {
+  const child = spawn(process.execPath, ['bin/metalfleet.js', 'demo', '--ui', '--ui-port', '0', '--hosts', '60', '--latency', '1', '--no-maas', '--no-progress'], { cwd: ROOT, env: { ...process.env, METALFLEET_LOG_LEVEL: 'silent' } });
+  let stderr = '';
+  let stdout = '';
+  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    await waitUntil(() => /metalfleet dashboard: http:\/\/127\.0\.0\.1:\d+\//.test(stderr), 60_000, 'the dashboard address');
+    const url = /metalfleet dashboard: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stderr)?.[1] ?? '';
+    t.regex(stderr, /read-only/);
+    await waitUntil(() => /demo done/.test(stderr), 60_000, 'the demo to finish');
+    const picture = FleetPicture.parse(await (await fetch(`${url}api/fleet`)).json());
+    t.is(picture.hostsTotal, 60);
+    t.deepEqual(picture.nodes.map((n) => n.node), ['demo']);
+    t.is((await fetch(url)).status, 200);
+    t.is((await fetch(`${url}api/hosts/metal3/nobody/command`, { method: 'POST', body: '{"action":"power-off"}' })).status, 403);
+    child.kill('SIGINT');
+    t.is(await exited, 0, stderr);
+    t.regex(stdout, /60\/60 hosts reached their target/);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+});
