@@ -19,6 +19,7 @@ import type { KeyedSecretWatch } from '../adapters/store/secret-changes.ts';
 import type { CommandServer } from '../cluster/command-server.ts';
 import { startCommandServer } from '../cluster/command-server.ts';
 import { MEMBER_BUCKET, serveIntrospection } from '../cluster/introspect/index.ts';
+import { commandGate, createUiHandler } from '../ui/index.ts';
 import type { Membership, ShardLeases } from '../cluster/index.ts';
 import { OwnershipRecorder, startMembership, startShardLeases } from '../cluster/index.ts';
 import { startSingleton } from '../cluster/singleton.ts';
@@ -132,6 +133,8 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
     connected = status === 'connected';
   });
   let running: { shards: ShardHost; membership: Membership; maas: MaasShards | null; store: HostStore; objects: ObjectStore | undefined } | null = null;
+  // The dashboard on the health port (same address), read-only: the whole cluster seen from here.
+  const ui = config.healthPort === undefined || config.healthPort === null ? null : createUiHandler({ transport, gate: commandGate({ enabled: false }), shardCount: config.shardCount });
   const health = config.healthPort === undefined || config.healthPort === null ? null : await startHealthServer({
     live: () => running === null || running.shards.system.state === 'running',
     ready: () => {
@@ -157,13 +160,14 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
     shardsOwned: () => running?.shards.owned().size ?? 0,
     mailboxDepth: () => running?.shards.system.registry.list({ summary: false }).reduce((n, a) => n + a.mailboxDepth, 0) ?? 0,
     slots: () => null,
-  }, { port: config.healthPort, node: name });
+  }, { port: config.healthPort, node: name, ...(ui ? { routes: (req, res) => ui.handle(req, res) } : {}) });
   if (health && kube) registerKubeMetrics(health.registry, kube);
   runtime.onHealth?.(health);
   try {
     return await assemble();
   } catch (err) {
     secretWatch?.close();
+    ui?.close();
     await health?.close();
     throw err;
   }
@@ -299,6 +303,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
           await openedObjects?.close();
           await openedObjects?.close();
           await kube?.close();
+          ui?.close();
           await health?.close();
         })();
         return stopping;

@@ -26,7 +26,13 @@ export interface HealthServer {
 
 // /healthz, /readyz and /metrics, as a Kubernetes probe and Prometheus expect them. Metric names
 // follow BMO's where they overlap (metal3_host_*), the rest are metalfleet_*.
-export async function startHealthServer(health: NodeHealth, options: { host?: string; port: number; node: string }): Promise<HealthServer> {
+export async function startHealthServer(health: NodeHealth, options: {
+  host?: string;
+  port: number;
+  node: string;
+  /** More pages on the same port and address (the dashboard, src/ui): true when it answered the request. */
+  routes?: (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
+}): Promise<HealthServer> {
   const registry = new Registry();
   registry.setDefaultLabels({ node: options.node });
   collectDefaultMetrics({ register: registry });
@@ -75,6 +81,7 @@ export async function startHealthServer(health: NodeHealth, options: { host?: st
 
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
+    if (options.routes?.(req, res)) return;
     if (req.method !== 'GET') return reply(res, 405, 'method not allowed\n');
     if (path === '/healthz') return health.live() ? reply(res, 200, 'ok\n') : reply(res, 503, 'actor system stopped\n');
     if (path === '/readyz') {
@@ -88,7 +95,7 @@ export async function startHealthServer(health: NodeHealth, options: { host?: st
       );
       return;
     }
-    reply(res, 404, 'not found: try /healthz, /readyz or /metrics\n');
+    reply(res, 404, `not found: try /healthz, /readyz or /metrics${options.routes ? ', or / for the dashboard' : ''}\n`);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
