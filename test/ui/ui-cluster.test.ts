@@ -1,0 +1,47 @@
+// `metalfleet ui --nats` against two `metalfleet node` processes on a real nats-server: the page
+// sees both nodes and every host, no BMC password reaches it, and a power-off sent with the
+// printed token goes through the same command path as `metalfleet host` and reaches the host.
+import { spawn } from 'node:child_process';
+import test from 'ava';
+import { FleetPicture, TOKEN_HEADER } from '../../src/ui/index.ts';
+import { ROOT } from '../cli/run.ts';
+import { BMC_PASSWORD, withCluster } from '../support/cluster.ts';
+import { waitUntil } from '../support/wait.ts';
+
+test('ui cluster - metalfleet ui over NATS shows both nodes and all hosts, and a power-off with the token reaches the host', async (t) => {
+  await withCluster(t, { shards: 8, fixture: { latencyMs: 2, demoBehaviours: false } }, async (c) => {
+    await Promise.all([c.startNode('a'), c.startNode('b')]);
+    const keys = await c.applyHosts(6);
+    await waitUntil(async () => [...(await c.statesOf(keys)).values()].every((s) => s === 'provisioned'), 90_000, 'hosts provisioned');
+    const child = spawn(process.execPath, ['bin/metalfleet.js', 'ui', '--nats', c.nats.url, '--port', '0', '--ui-commands', '--shards', '8', '--interval', '300'], { cwd: ROOT });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
+    child.stderr.on('data', (b: Buffer) => { out += b.toString(); });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await waitUntil(() => /#token=[A-Za-z0-9_-]+/.test(out), 30_000, 'the address with its token');
+      const [, url, token] = /(http:\/\/127\.0\.0\.1:\d+\/)#token=([A-Za-z0-9_-]+)/.exec(out) ?? [];
+      let picture: FleetPicture | null = null;
+      await waitUntil(async () => {
+        picture = FleetPicture.parse(await (await fetch(`${url}api/fleet`)).json());
+        return picture.nodes.length === 2 && picture.hostsTotal === keys.length;
+      }, 30_000, 'both nodes and every host on the page');
+      const p = picture as unknown as FleetPicture;
+      t.deepEqual(p.nodes.map((n) => n.node), ['a', 'b']);
+      t.is(p.shards.length, 8, 'every shard in the grid');
+      t.not(p.broker, null);
+      const key = keys[0]!;
+      const detail = await (await fetch(`${url}api/hosts/${key}`)).text();
+      t.false(detail.includes(BMC_PASSWORD));
+      t.false(JSON.stringify(p).includes(BMC_PASSWORD));
+
+      const res = await fetch(`${url}api/hosts/${key}/command`, { method: 'POST', headers: { [TOKEN_HEADER]: token ?? '' }, body: JSON.stringify({ action: 'power-off' }) });
+      t.is(res.status, 200, await res.clone().text());
+      await waitUntil(async () => (await c.store.get(key))?.status?.poweredOn === false, 30_000, 'the host powered off');
+      child.kill('SIGINT');
+      t.is(await exited, 0, out);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});
