@@ -12,6 +12,7 @@ const benches: Record<string, () => Promise<{ run(flags: Record<string, string>)
   'maas-failover': () => import('./maas-failover.ts'),
   'cli-start': () => import('./cli-start.ts'),
   chaos: () => import('./chaos.ts'),
+  ui: () => import('./ui.ts'),
 };
 if (!name || !(name in benches)) {
   process.stderr.write(`usage: npm run bench -- NAME [--flag value]; NAME is one of: ${Object.keys(benches).join(', ')}\n`);

@@ -25,6 +25,12 @@ function App() {
   const [commands, setCommands] = useState(false);
   useEffect(() => watchPicture((p) => { setPicture(p); setTick((t) => t + 1); }, setProblem), []);
   useEffect(() => {
+    if (picture && performance.getEntriesByName('mf-picture', 'mark').length > 0) {
+      performance.measure('mf-update', 'mf-picture');
+      performance.clearMarks('mf-picture');
+    }
+  }, [picture]);
+  useEffect(() => {
     const on = (): void => setHost(route());
     addEventListener('hashchange', on);
     return () => removeEventListener('hashchange', on);

@@ -4,6 +4,9 @@ import type { Picture } from './types.ts';
 export function watchPicture(onPicture: (p: Picture) => void, onProblem: (text: string | null) => void): () => void {
   const source = new EventSource('/api/events');
   source.addEventListener('picture', (e) => {
+    // What one update costs (parse and render), for the browser's performance API: bench/ui.ts
+    // reads the 'mf-update' measures the page makes once the picture is drawn.
+    performance.mark('mf-picture');
     onProblem(null);
     onPicture(JSON.parse((e as MessageEvent<string>).data) as Picture);
   });
