@@ -6,6 +6,7 @@ import type { Transport } from '../ports/index.ts';
 import type { SigningKey } from '../security/index.ts';
 import { loadAssets } from './assets.ts';
 import { CommandRequest, TOKEN_HEADER, type CommandGate } from './command-gate.ts';
+import { recentCommands } from './host-commands.ts';
 import { hostDetail } from './host-detail.ts';
 import { PAGE_CSP, PAGE_HTML } from './page-html.ts';
 import { PictureSampler } from './sampler.ts';
@@ -30,7 +31,7 @@ export interface UiHandler {
 }
 
 const BODY_LIMIT = 4_096;
-const HOST_PATH = /^\/api\/hosts\/([^/]+)\/([^/]+)(\/command)?$/;
+const HOST_PATH = /^\/api\/hosts\/([^/]+)\/([^/]+)(\/command|\/commands)?$/;
 
 export function createUiHandler(o: UiHandlerOptions): UiHandler {
   const timeoutMs = o.timeoutMs ?? 2_000;
@@ -55,8 +56,12 @@ export function createUiHandler(o: UiHandlerOptions): UiHandler {
         const detail = await hostDetail(o.transport, key, { timeoutMs, shardCount: o.shardCount, ...(o.nodes ? { nodes: o.nodes } : {}) });
         return detail.ok ? json(res, 200, detail.host) : json(res, detail.status, { error: detail.reason });
       }
-      if (m[3] && req.method === 'POST') return command(req, res, key);
-      return json(res, 405, { error: `${req.method ?? ''} ${path}: use GET for a host, POST for its /command` });
+      if (m[3] === '/commands' && req.method === 'GET') {
+        const sent = await recentCommands(o.transport, key, timeoutMs);
+        return sent.ok ? json(res, 200, sent) : json(res, 200, { ok: false, commands: [], reason: sent.reason });
+      }
+      if (m[3] === '/command' && req.method === 'POST') return command(req, res, key);
+      return json(res, 405, { error: `${req.method ?? ''} ${path}: use GET for a host and its /commands, POST for its /command` });
     }
     return json(res, 404, { error: `no such page: ${path}` });
   };

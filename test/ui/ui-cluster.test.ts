@@ -38,6 +38,11 @@ test('ui cluster - metalfleet ui over NATS shows both nodes and all hosts, and a
       const res = await fetch(`${url}api/hosts/${key}/command`, { method: 'POST', headers: { [TOKEN_HEADER]: token ?? '' }, body: JSON.stringify({ action: 'power-off' }) });
       t.is(res.status, 200, await res.clone().text());
       await waitUntil(async () => (await c.store.get(key))?.status?.poweredOn === false, 30_000, 'the host powered off');
+      // The host page's command list comes from the audit: the power-off is there, taken.
+      await waitUntil(async () => {
+        const sent = await (await fetch(`${url}api/hosts/${key}/commands`)).json() as { ok: boolean; commands: Array<{ command: string; outcome: string }> };
+        return sent.ok && sent.commands.some((c) => c.command === 'powerOff' && c.outcome === 'applied');
+      }, 20_000, 'the power-off in the audit');
       child.kill('SIGINT');
       t.is(await exited, 0, out);
     } finally {

@@ -73,6 +73,9 @@ test('ui - a host page has the spec without secrets, the status and the timeline
     t.is(host.spec.credentialsName, 'bmc-creds');
     t.true(host.timeline.length >= 2, `${host.timeline.length} transitions`);
     t.true(host.timeline.every((s) => s.durationMs >= 0));
+    const sent = JSON.parse((await get(`${f.ui.url}api/hosts/lab/web-1/commands`)).text) as { ok: boolean; reason: string };
+    t.false(sent.ok);
+    t.regex(sent.reason, /embedded mode keeps none/);
     const missing = await get(`${f.ui.url}api/hosts/lab/nobody`);
     t.is(missing.status, 404);
     t.regex(missing.text, /lab\/nobody not found/);
@@ -89,6 +92,7 @@ test('ui - no BMC password, user name or user data reaches any endpoint or the e
       (await get(`${f.ui.url}api/fleet`)).text,
       (await get(`${f.ui.url}api/config`)).text,
       ...await Promise.all(f.keys.map(async (k) => (await get(`${f.ui.url}api/hosts/${k}`)).text)),
+      (await get(`${f.ui.url}api/hosts/lab/web-0/commands`)).text,
       await readStream(`${f.ui.url}api/events`, 2),
       await (await post(`${f.ui.url}api/hosts/lab/web-0/command`, { action: 'reboot' }, f.token ?? '')).text(),
       await (await post(`${f.ui.url}api/hosts/lab/web-0/command`, { action: 'nope' }, f.token ?? '')).text(),

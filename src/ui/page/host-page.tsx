@@ -12,9 +12,24 @@ async function fetchHost(key: string): Promise<HostDetail | string> {
   return res.ok ? body as HostDetail : (body as { error: string }).error;
 }
 
+interface Sent { ok: boolean; reason?: string; commands: Array<{ at: string; command: string | null; outcome: string; by: string; node: string; reason: string | null }> }
+
+async function fetchCommands(key: string): Promise<Sent> {
+  const res = await fetch(`/api/hosts/${key.split('/').map(encodeURIComponent).join('/')}/commands`);
+  return await res.json() as Sent;
+}
+
 export function HostPage({ hostKey, tick, commands, token }: { hostKey: string; tick: number; commands: boolean; token: string | null }) {
   const [host, setHost] = useState<HostDetail | string | null>(null);
   const [result, setResult] = useState<string>('');
+  const [sent, setSent] = useState<Sent | null>(null);
+  // The audit is read on opening and after each command, not on every tick (each read is a JetStream consumer).
+  const [asked, setAsked] = useState(0);
+  useEffect(() => {
+    let live = true;
+    fetchCommands(hostKey).then((c) => live && setSent(c), () => undefined);
+    return () => { live = false; };
+  }, [hostKey, asked]);
   // Refetched on each picture from the stream: the host page is live too.
   useEffect(() => {
     let live = true;
@@ -29,6 +44,7 @@ export function HostPage({ hostKey, tick, commands, token }: { hostKey: string; 
     });
     const body = await res.json() as { message?: string; state?: string; error?: string };
     setResult(res.ok ? `${action}: ${body.message ?? 'recorded'} (state ${body.state || 'none'})` : `${action} refused: ${body.error ?? res.status}`);
+    setAsked((n) => n + 1);
   };
 
   if (host === null) return <p>loading {hostKey}…</p>;
@@ -54,6 +70,16 @@ export function HostPage({ hostKey, tick, commands, token }: { hostKey: string; 
           </tr>
         ))}</tbody>
       </table>
+      <h3>Commands</h3>
+      {sent === null ? <p class="muted">reading the audit…</p> : !sent.ok ? <p class="muted" data-testid="commands-note">{sent.reason}</p>
+        : sent.commands.length === 0 ? <p class="muted">none recorded</p> : (
+          <table data-testid="commands">
+            <thead><tr><th>at</th><th>command</th><th>outcome</th><th>by</th><th>node</th><th>reason</th></tr></thead>
+            <tbody>{sent.commands.map((c, i) => (
+              <tr key={i} data-testid="command-row"><td>{c.at}</td><td>{c.command}</td><td class={c.outcome === 'refused' || c.outcome === 'failed' ? 'bad' : ''}>{c.outcome}</td><td>{c.by}</td><td>{c.node}</td><td>{c.reason ?? ''}</td></tr>
+            ))}</tbody>
+          </table>
+        )}
       <div class="columns">
         <div><h3>Spec</h3><pre data-testid="host-spec">{JSON.stringify(host.spec, null, 2)}</pre></div>
         <div><h3>Status</h3><pre>{JSON.stringify(host.status, null, 2)}</pre></div>
