@@ -61,7 +61,8 @@ export function Cluster({ picture }: { picture: Picture }) {
             <tr key={n.node}>
               <td><span class="swatch" style={{ background: colourOf(n.node, nodes) }} />{n.node}{n.broker ? ' (broker)' : ''}</td>
               <td>{n.hosts}</td><td>{n.shards}</td>
-              <td class={n.lastSeenMs !== null && n.lastSeenMs > 10_000 ? 'bad' : ''}>{n.lastSeenMs === null ? '—' : `${duration(n.lastSeenMs)} ago`}</td>
+              {/* Heartbeats come every second on NATS and every 10 s in the embedded mode; past 12 s one was missed either way. */}
+              <td class={n.lastSeenMs !== null && n.lastSeenMs > 12_000 ? 'bad' : ''}>{n.lastSeenMs === null ? '—' : `${duration(n.lastSeenMs)} ago`}</td>
               <td>{n.eventLoopLagMs.toFixed(1)}ms</td><td>{Math.round(n.rssBytes / 1048576)} MiB</td><td>{duration(n.uptimeMs)}</td>
             </tr>
           ))}
@@ -77,12 +78,36 @@ export function Cluster({ picture }: { picture: Picture }) {
   );
 }
 
+/** MaasMachines by their MAAS state; each links to its host page (its MAAS record is there). */
+export function Maas({ picture }: { picture: Picture }) {
+  const machines = picture.hosts.filter((h) => h.kind === 'MaasMachine');
+  if (machines.length === 0) return null;
+  const byState = new Map<string, number>();
+  for (const m of machines) byState.set(m.state, (byState.get(m.state) ?? 0) + 1);
+  return (
+    <section data-testid="maas">
+      <h2>MAAS</h2>
+      <p>{machines.length} MaasMachines: {[...byState].map(([s, n]) => `${s} ${n}`).join(' · ')}</p>
+      <table>
+        <thead><tr><th>machine</th><th>MAAS state</th><th>power</th><th>error</th></tr></thead>
+        <tbody>{machines.slice(0, 50).map((m) => (
+          <tr key={m.key}>
+            <td><a href={`#/host/${m.key.split('/').map(encodeURIComponent).join('/')}`}>{m.key}</a></td>
+            <td>{m.state}</td><td>{m.poweredOn ? 'on' : 'off'}</td><td class={m.errorType ? 'bad' : ''}>{m.errorType}</td>
+          </tr>
+        ))}</tbody>
+      </table>
+    </section>
+  );
+}
+
 export function Fleet({ picture }: { picture: Picture }) {
   return (
     <>
       <Totals picture={picture} />
       <section><h2>Hosts per state</h2><StateChart picture={picture} /></section>
       <div class="columns"><Pools picture={picture} /><Cluster picture={picture} /></div>
+      <Maas picture={picture} />
     </>
   );
 }

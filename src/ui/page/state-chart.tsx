@@ -40,7 +40,7 @@ export function StateChart({ picture }: { picture: Picture }) {
       return;
     }
     plot.current?.chart.destroy();
-    const bars = uPlot.paths.bars?.({ size: [0.9, 40] });
+    const bars = uPlot.paths.bars?.({ size: [0.85, 120] });
     const series: uPlot.Series[] = [{}, ...[...names].reverse().map((s) => ({
       label: s, stroke: stateColour(s, names), fill: stateColour(s, names), width: 0, paths: bars, points: { show: false },
     }))];
