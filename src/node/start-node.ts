@@ -133,8 +133,8 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
     connected = status === 'connected';
   });
   let running: { shards: ShardHost; membership: Membership; maas: MaasShards | null; store: HostStore; objects: ObjectStore | undefined } | null = null;
-  // The dashboard on the health port (same address), read-only: the whole cluster seen from here.
-  const ui = config.healthPort === undefined || config.healthPort === null ? null : createUiHandler({ transport, gate: commandGate({ enabled: false }), shardCount: config.shardCount });
+  // The dashboard on the health port (same address: startHealthServer's 127.0.0.1), read-only: the whole cluster seen from here.
+  const ui = config.healthPort === undefined || config.healthPort === null ? null : createUiHandler({ transport, gate: commandGate({ enabled: false }), shardCount: config.shardCount, bind: '127.0.0.1' });
   const health = config.healthPort === undefined || config.healthPort === null ? null : await startHealthServer({
     live: () => running === null || running.shards.system.state === 'running',
     ready: () => {

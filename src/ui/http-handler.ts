@@ -7,6 +7,7 @@ import type { SigningKey } from '../security/index.ts';
 import { loadAssets } from './assets.ts';
 import { CommandRequest, TOKEN_HEADER, type CommandGate } from './command-gate.ts';
 import { recentCommands } from './host-commands.ts';
+import { hostAllowed } from './host-check.ts';
 import { hostDetail } from './host-detail.ts';
 import { PAGE_CSP, PAGE_HTML } from './page-html.ts';
 import { PictureSampler } from './sampler.ts';
@@ -21,6 +22,8 @@ export interface UiHandlerOptions {
   readonly nodes?: readonly string[];
   readonly intervalMs?: number;
   readonly timeoutMs?: number;
+  /** The address the server listens on: on loopback, requests for other names are refused (host-check.ts). */
+  readonly bind?: string;
 }
 
 export interface UiHandler {
@@ -109,6 +112,10 @@ export function createUiHandler(o: UiHandlerOptions): UiHandler {
     handle(req, res) {
       const path = new URL(req.url ?? '/', 'http://ui').pathname;
       if (!(path === '/' || path === '/ui' || path === '/ui/' || path.startsWith('/assets/') || path.startsWith('/api/'))) return false;
+      if (o.bind !== undefined && !hostAllowed(o.bind, req.headers.host)) {
+        json(res, 421, { error: `this dashboard listens on ${o.bind} and answers only requests addressed to a loopback name (127.0.0.1, localhost, [::1]), not ${JSON.stringify(req.headers.host ?? '')}` });
+        return true;
+      }
       routes(req, res, path).catch((err: unknown) => {
         const message = err instanceof Error ? err.message : String(err);
         if (!res.headersSent) json(res, 500, { error: message });

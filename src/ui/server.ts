@@ -11,7 +11,7 @@ export interface UiServer {
 }
 
 export async function startUiServer(o: UiHandlerOptions & { port: number; bind: string }): Promise<UiServer> {
-  const handler = createUiHandler(o);
+  const handler = createUiHandler({ ...o, bind: o.bind });
   const server: Server = createServer((req, res) => {
     if (!handler.handle(req, res)) {
       res.writeHead(404, { 'content-type': 'application/json' });

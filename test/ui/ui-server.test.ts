@@ -1,5 +1,6 @@
 // The dashboard's HTTP side against an embedded node: the picture matches the introspection API,
 // no secret leaves by any endpoint or the event stream, and host commands pass only the gate.
+import { request } from 'node:http';
 import test from 'ava';
 import { gather } from '../../src/cluster/introspect/index.ts';
 import { FleetPicture, TOKEN_HEADER } from '../../src/ui/index.ts';
@@ -135,5 +136,23 @@ test('ui - commands are refused without --ui-commands, without the token and wit
     t.true(on.node.fixture.node('lab/web-1')?.power, 'the other host is untouched');
   } finally {
     await on.stop();
+  }
+});
+
+test('ui - a request addressed to another name (DNS rebinding) is refused on loopback', async (t) => {
+  const f = await startUiFleet({ hosts: 1 });
+  try {
+    const status = (host: string): Promise<number> => new Promise((resolve, reject) => {
+      const req = request(`${f.ui.url}api/fleet`, { headers: { host } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    t.is(await status(`attacker.example:${f.ui.port}`), 421);
+    t.is(await status(`localhost:${f.ui.port}`), 200);
+  } finally {
+    await f.stop();
   }
 });
