@@ -73,7 +73,8 @@ export function createUiHandler(o: UiHandlerOptions): UiHandler {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
     streams.add(res);
     const push = (_: unknown, body: string): void => void res.write(`event: picture\ndata: ${body}\n\n`);
-    const unsubscribe = sampler.subscribe(push);
+    const problem = (message: string): void => void res.write(`event: problem\ndata: ${JSON.stringify({ message })}\n\n`);
+    const unsubscribe = sampler.subscribe(push, problem);
     req.on('close', () => {
       unsubscribe();
       streams.delete(res);

@@ -5,10 +5,13 @@ import { PictureHistory } from './history.ts';
 import { samplePicture, type FleetPicture, type SampleOptions } from './picture.ts';
 
 export type PictureListener = (picture: FleetPicture, json: string) => void;
+/** A sample that failed (NATS unreachable, the membership bucket unreadable): said, not swallowed. */
+export type ProblemListener = (message: string) => void;
 
 export class PictureSampler {
   private readonly history = new PictureHistory();
   private readonly listeners = new Set<PictureListener>();
+  private readonly problemListeners = new Set<ProblemListener>();
   private latest: { picture: FleetPicture; json: string } | null = null;
   private inFlight: Promise<{ picture: FleetPicture; json: string }> | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -21,11 +24,16 @@ export class PictureSampler {
     return this.sample();
   }
 
-  subscribe(listener: PictureListener): () => void {
+  subscribe(listener: PictureListener, onProblem?: ProblemListener): () => void {
     this.listeners.add(listener);
-    this.timer ??= setInterval(() => void this.sample().catch(() => undefined), this.options.intervalMs);
+    if (onProblem) this.problemListeners.add(onProblem);
+    this.timer ??= setInterval(() => void this.sample().catch((err: unknown) => {
+      const message = `refresh failed: ${err instanceof Error ? err.message : String(err)}`;
+      for (const l of this.problemListeners) l(message);
+    }), this.options.intervalMs);
     return () => {
       this.listeners.delete(listener);
+      if (onProblem) this.problemListeners.delete(onProblem);
       if (this.listeners.size === 0 && this.timer) {
         clearInterval(this.timer);
         this.timer = null;
@@ -37,6 +45,7 @@ export class PictureSampler {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.listeners.clear();
+    this.problemListeners.clear();
   }
 
   private sample(): Promise<{ picture: FleetPicture; json: string }> {

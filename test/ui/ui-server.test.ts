@@ -156,3 +156,25 @@ test('ui - a request addressed to another name (DNS rebinding) is refused on loo
     await f.stop();
   }
 });
+
+test('ui - when the cluster cannot be asked, the event stream says so instead of going quiet', async (t) => {
+  const f = await startUiFleet({ hosts: 1 });
+  try {
+    const ac = new AbortController();
+    const res = await fetch(`${f.ui.url}api/events`, { signal: ac.signal });
+    const reader = res.body!.getReader();
+    let text = '';
+    const next = async (): Promise<void> => {
+      const { value } = await reader.read();
+      text += new TextDecoder().decode(value);
+    };
+    while (!/event: picture/.test(text)) await next();
+    await f.node.node.stop();
+    const deadline = Date.now() + 20_000;
+    while (!/event: problem/.test(text) && Date.now() < deadline) await next();
+    ac.abort();
+    t.regex(text, /event: problem\ndata: \{"message":"refresh failed: [^"]+"\}/);
+  } finally {
+    await f.ui.close();
+  }
+});

@@ -10,6 +10,9 @@ export function watchPicture(onPicture: (p: Picture) => void, onProblem: (text: 
     onProblem(null);
     onPicture(JSON.parse((e as MessageEvent<string>).data) as Picture);
   });
+  source.addEventListener('problem', (e) => {
+    onProblem((JSON.parse((e as MessageEvent<string>).data) as { message: string }).message);
+  });
   source.onerror = () => onProblem('connection to metalfleet lost; reconnecting…');
   return () => source.close();
 }
