@@ -5,6 +5,7 @@ import test from 'ava';
 import { FleetPicture } from '../../src/ui/index.ts';
 import { ROOT } from '../cli/run.ts';
 import { waitUntil } from '../support/wait.ts';
+import { launchBrowser } from './browser.ts';
 
 test('ui demo - demo --ui serves the fleet it runs, stays up after the demo and stops on SIGINT', async (t) => {
   const child = spawn(process.execPath, ['bin/metalfleet.js', 'demo', '--ui', '--ui-port', '0', '--hosts', '60', '--latency', '1', '--no-maas', '--no-progress'], { cwd: ROOT, env: { ...process.env, METALFLEET_LOG_LEVEL: 'silent' } });
@@ -27,6 +28,34 @@ test('ui demo - demo --ui serves the fleet it runs, stays up after the demo and 
     t.is(await exited, 0, stderr);
     t.regex(stdout, /60\/60 hosts reached their target/);
   } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+});
+
+test('ui demo - with the MAAS simulator, the page lists the MaasMachines by MAAS state and a machine page has its MAAS record', async (t) => {
+  const child = spawn(process.execPath, ['bin/metalfleet.js', 'demo', '--ui', '--ui-port', '0', '--hosts', '10', '--latency', '1', '--maas-control-plane', '1', '--maas-workers', '2', '--no-progress'], { cwd: ROOT, env: { ...process.env, METALFLEET_LOG_LEVEL: 'silent' } });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  child.stdout.resume();
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const browser = await launchBrowser();
+  try {
+    await waitUntil(() => /demo done/.test(stderr), 90_000, 'the demo to finish');
+    const url = /metalfleet dashboard: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stderr)?.[1] ?? '';
+    const page = await browser.context.newPage();
+    await page.goto(url);
+    await waitUntil(async () => /3 MaasMachines: Deployed 3/.test(await page.getByTestId('maas').textContent({ timeout: 20_000 }) ?? ''), 20_000, 'the MAAS section');
+    const first = page.getByTestId('maas').getByRole('link').first();
+    const name = await first.textContent() ?? '';
+    await first.click();
+    await waitUntil(async () => (await page.getByTestId('host-key').textContent({ timeout: 20_000 })) === name, 20_000, 'the machine page');
+    t.regex(await page.getByTestId('host-state').textContent() ?? '', /Deployed/);
+    t.regex(await page.locator('section.host').textContent() ?? '', /Backend record/);
+    await page.close();
+    child.kill('SIGINT');
+    t.is(await exited, 0, stderr);
+  } finally {
+    await browser.close();
     if (child.exitCode === null) child.kill('SIGKILL');
   }
 });
