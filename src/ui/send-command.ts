@@ -26,7 +26,10 @@ export async function sendHostCommand(transport: Transport, host: string, reques
     }, { shardCount: path.shardCount, timeoutMs: Math.min(2_000, path.deadlineMs), deadlineMs: path.deadlineMs, signingKey: path.signingKey });
     return { ok: true, applied: reply.applied, message: reply.message, state: reply.state };
   } catch (err) {
-    if (err instanceof RemoteError) return { ok: false, status: err.retryable ? 503 : 409, reason: `${host}: ${err.kind}: ${err.message}`, retryable: err.retryable };
+    if (err instanceof RemoteError) {
+      const hint = err.kind === 'unauthorized' && !path.signingKey ? ' (the dashboard signs nothing: start it with --signing-key, or METALFLEET_SIGNING_KEY_FILE)' : '';
+      return { ok: false, status: err.retryable ? 503 : 409, reason: `${host}: ${err.kind}: ${err.message}${hint}`, retryable: err.retryable };
+    }
     if (err instanceof BusError) return { ok: false, status: 503, reason: `${host}: no node answered the command within ${path.deadlineMs / 1_000} s (${err.kind}); is a node running?`, retryable: true };
     if (err instanceof Error && err.name === 'ZodError') return { ok: false, status: 400, reason: `${host}: not a host command: ${err.message}`, retryable: false };
     throw err;
