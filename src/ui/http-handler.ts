@@ -54,7 +54,8 @@ export function createUiHandler(o: UiHandlerOptions): UiHandler {
     if (req.method === 'GET' && path === '/api/events') return stream(req, res);
     const m = HOST_PATH.exec(path);
     if (m) {
-      const key = `${decodeURIComponent(m[1] ?? '')}/${decodeURIComponent(m[2] ?? '')}`;
+      const key = hostKeyOf(m[1] ?? '', m[2] ?? '');
+      if (key === null) return json(res, 400, { error: `${path}: the host is not NAMESPACE/NAME in URL encoding` });
       if (!m[3] && req.method === 'GET') {
         const detail = await hostDetail(o.transport, key, { timeoutMs, shardCount: o.shardCount, ...(o.nodes ? { nodes: o.nodes } : {}) });
         return detail.ok ? json(res, 200, detail.host) : json(res, detail.status, { error: detail.reason });
@@ -139,6 +140,14 @@ function send(res: ServerResponse, status: number, type: string, body: string | 
 
 function json(res: ServerResponse, status: number, value: unknown): void {
   send(res, status, 'application/json', JSON.stringify(value));
+}
+
+function hostKeyOf(namespace: string, name: string): string | null {
+  try {
+    return `${decodeURIComponent(namespace)}/${decodeURIComponent(name)}`;
+  } catch {
+    return null; // a stray '%' (URIError)
+  }
 }
 
 function readBody(req: IncomingMessage): Promise<string | null> {

@@ -77,6 +77,7 @@ test('ui - a host page has the spec without secrets, the status and the timeline
     const sent = JSON.parse((await get(`${f.ui.url}api/hosts/lab/web-1/commands`)).text) as { ok: boolean; reason: string };
     t.false(sent.ok);
     t.regex(sent.reason, /embedded mode keeps none/);
+    t.is((await get(`${f.ui.url}api/hosts/lab/%E0%A4%A`)).status, 400, 'a malformed escape is the caller\'s mistake');
     const missing = await get(`${f.ui.url}api/hosts/lab/nobody`);
     t.is(missing.status, 404);
     t.regex(missing.text, /lab\/nobody not found/);
