@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 // machines -> api, and the engine reaches the outside only through ports/, which adapters and bus
 // implement. Each wall lists the top-level folders of src/ a folder may not import, with a message
 // that says what to do instead; test/api/walls.test.ts proves every wall fires.
-const SRC = ['actors', 'adapters', 'api', 'bus', 'cli', 'cluster', 'machines', 'node', 'plugin', 'ports', 'sim'];
+const SRC = ['actors', 'adapters', 'api', 'bus', 'cli', 'cluster', 'machines', 'node', 'plugin', 'ports', 'security', 'sim', 'ui'];
 const except = (...allowed) => SRC.filter((dir) => !allowed.includes(dir));
 // A relative import that climbs out of its folder into src/<dir> (or past src/ into <dir>). No
 // folder below the top level of src/ shares a name with one of these, so the first named segment
@@ -79,6 +79,14 @@ const WALLS = [
   }, {
     regex: into(except('adapters', 'sim')),
     message: 'src/sim stands alone (a virtual datacenter, imported only by cli and tests): keep what it needs, its clock included, in src/sim.',
+  }),
+  wall(['src/security/**'], {
+    regex: into(except('api', 'bus', 'ports', 'security')),
+    message: 'src/security (keys, signed requests, the allow-list, the audit) sits beside the bus: import only src/bus, src/ports and src/api, and let cluster and cli call it.',
+  }),
+  wall(['src/ui/**'], {
+    regex: into(['actors', 'adapters', 'cli', 'machines', 'node', 'sim']),
+    message: 'The dashboard sees the fleet only as any client does, through introspection and commands (src/cluster, src/bus, src/security): never import the engine, adapters, node or cli.',
   }),
 ];
 

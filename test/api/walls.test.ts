@@ -45,6 +45,16 @@ const PROBES: Record<string, Probe> = {
     code: "import type { Clock } from '../../ports/index.ts';\nexport type Probe = Clock;\n",
     expect: [[RULE, 'src/sim stands alone']],
   },
+  'security imports only bus, ports and api': {
+    dir: 'src/security',
+    code: "import { startNode } from '../node/index.ts';\nexport const probe = startNode;\n",
+    expect: [[RULE, 'src/security (keys, signed requests, the allow-list, the audit) sits beside the bus']],
+  },
+  'the dashboard sees the fleet as a client does': {
+    dir: 'src/ui',
+    code: "import { systemClock } from '../actors/runtime/index.ts';\nexport const probe = systemClock;\n",
+    expect: [[RULE, 'The dashboard sees the fleet only as any client does']],
+  },
   'ports import only api': {
     dir: 'src/ports',
     code: "import { MemoryKvStore } from '../bus/memory-kv.ts';\nexport const probe = MemoryKvStore;\n",

@@ -51,7 +51,7 @@ test.serial('package - packed and installed with plain Node, it runs the demo, s
   const entries = listed.stdout.split('\n').filter(Boolean).map((e) => e.replace(/^package\//, ''));
   // What users need and nothing else: no tests, benchmarks, fixtures, scripts or sources.
   t.deepEqual(entries.filter((e) => /^(src|test|bench|scripts|examples|\.ci)\/|fixtures|\.test\./.test(e)), []);
-  for (const needed of ['bin/metalfleet.js', 'dist/cli/main.js', 'dist/api/index.js', 'dist/api/index.d.ts', 'dist/plugin/index.d.ts', 'dist/index.d.ts', 'README.md', 'CHANGELOG.md', 'package.json', 'deploy/crds/metal3.io_baremetalhosts.yaml']) {
+  for (const needed of ['bin/metalfleet.js', 'dist/cli/main.js', 'dist/api/index.js', 'dist/api/index.d.ts', 'dist/plugin/index.d.ts', 'dist/index.d.ts', 'dist/ui-page/app.js', 'README.md', 'CHANGELOG.md', 'package.json', 'deploy/crds/metal3.io_baremetalhosts.yaml']) {
     t.true(entries.includes(needed), `the tarball has ${needed}`);
   }
   t.log(`tarball: ${entries.length} files`);
