@@ -81,6 +81,8 @@ export const HostsRequest = z.strictObject({
   backend: HostBackend.optional(),
   /** true: only hosts with an error type. */
   errors: z.boolean().optional(),
+  /** The page after this host key (the `next` of the page before); absent: the first page. */
+  after: z.string().max(1024).optional(),
 });
 export type HostsRequest = z.infer<typeof HostsRequest>;
 
@@ -100,7 +102,8 @@ export const HostRow = z.object({
 });
 export type HostRow = z.infer<typeof HostRow>;
 
-export const HostsReply = z.object({ node: NodeName, hosts: z.array(HostRow) });
+// next: more hosts follow; ask again with `after: next` (a page is at most ~512 KB).
+export const HostsReply = z.object({ node: NodeName, hosts: z.array(HostRow), next: z.string().optional() });
 export type HostsReply = z.infer<typeof HostsReply>;
 
 // --- actors ------------------------------------------------------------------------------------

@@ -4,12 +4,15 @@
 import type { Subjects } from '../../bus/index.ts';
 import { call, RemoteError, subjects as defaultSubjects } from '../../bus/index.ts';
 import { HostKey } from '../../bus/messages/command.ts';
-import type { InspectReply, IntrospectReply, IntrospectRequest, IntrospectVerb } from '../../bus/messages/introspect.ts';
+import type { HostsReply, HostsRequest, InspectReply, IntrospectReply, IntrospectRequest, IntrospectVerb } from '../../bus/messages/introspect.ts';
 import { INTROSPECT } from '../../bus/messages/introspect.ts';
 import { shardOf } from '../../api/index.ts';
 import type { KvBucket, Transport } from '../../ports/index.ts';
 import { BusError } from '../../ports/index.ts';
 import { parseHeartbeat } from '../membership.ts';
+
+// 1,000 pages of ~512 KB: half a gigabyte of host rows from one node, far past any real one.
+const MAX_HOST_PAGES = 1_000;
 
 /** The bucket nodes heartbeat into (keys `node.<id>`); its TTL drops a dead node's key. */
 export const MEMBER_BUCKET = 'mf-members';
@@ -93,7 +96,14 @@ export async function gather<V extends IntrospectVerb>(
   const result: Gathered<IntrospectReply<V>> = { replies: [], errors: [], missing: [] };
   await Promise.all(nodes.map(async (node) => {
     try {
-      const value = await call(transport, subs.introspectVerb(node, verb), parsed.data, INTROSPECT[verb].reply, { timeoutMs: options.timeoutMs });
+      let value = await call(transport, subs.introspectVerb(node, verb), parsed.data, INTROSPECT[verb].reply, { timeoutMs: options.timeoutMs });
+      // A big node answers its hosts a page at a time (host-pages.ts): follow the pages.
+      for (let pages = 1; verb === 'hosts' && typeof (value as HostsReply).next === 'string'; pages++) {
+        if (pages > MAX_HOST_PAGES) throw new Error(`${node}: hosts did not end after ${MAX_HOST_PAGES} pages`);
+        const prev = value as HostsReply;
+        const more = await call(transport, subs.introspectVerb(node, verb), { ...(parsed.data as HostsRequest), after: prev.next }, INTROSPECT.hosts.reply, { timeoutMs: options.timeoutMs });
+        value = { ...more, hosts: [...prev.hosts, ...more.hosts] } as typeof value;
+      }
       result.replies.push({ node, value: value as IntrospectReply<V> });
     } catch (err) {
       if (err instanceof BusError && (err.kind === 'timeout' || err.kind === 'noResponders')) result.missing.push(node);

@@ -9,6 +9,7 @@ import { INTROSPECT, INTROSPECT_VERBS } from '../../bus/messages/introspect.ts';
 import type { Transport } from '../../ports/index.ts';
 import { METALFLEET_VERSION } from './source.ts';
 import { serveDiscovery } from './discovery.ts';
+import { pageOfHosts } from './host-pages.ts';
 
 export interface IntrospectionServerOptions {
   /** The name this node answers under (a subject token); the embedded node uses 'embedded'. */
@@ -34,7 +35,11 @@ export function serveIntrospection(transport: Transport, source: IntrospectionSo
     let value: unknown;
     switch (verb) {
       case 'info': value = { node, ...(await source.info()) }; break;
-      case 'hosts': value = { node, hosts: await source.hosts(INTROSPECT.hosts.request.parse(req)) }; break;
+      case 'hosts': {
+        const request = INTROSPECT.hosts.request.parse(req);
+        value = { node, ...pageOfHosts(await source.hosts(request), request.after) };
+        break;
+      }
       case 'actors': value = { node, actors: await source.actors(INTROSPECT.actors.request.parse(req)) }; break;
       case 'shards': value = { node, shards: await source.shards() }; break;
       case 'capacity': value = { node, ...(await source.capacity()) }; break;
