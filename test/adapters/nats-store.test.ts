@@ -16,6 +16,7 @@ import { openNatsKv } from '../../src/bus/nats-kv.ts';
 import { KvConflict, StaleFence, StoreError, type HostEvent, type KvBucket } from '../../src/ports/index.ts';
 import { natsServerInstalled, startNatsServer } from '../support/nats-server.ts';
 import { waitUntil } from '../support/wait.ts';
+import { hostManifest } from '../support/host-manifest.ts';
 
 const PASSWORD = 'n4ts-must-never-see-this';
 const USERNAME = 'bmc-admin-user-xyz';
@@ -25,14 +26,7 @@ const fixture = (name: string) => {
   return { path, text: readFileSync(path, 'utf8') };
 };
 
-function host(name: string, spec: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    apiVersion: 'metal3.io/v1alpha1',
-    kind: 'BareMetalHost',
-    metadata: { name, namespace: 'metal3', ...metadata },
-    spec: { online: true, bmc: { address: 'redfish://192.0.2.1/redfish/v1/Systems/1', credentialsName: `${name}-bmc` }, ...spec },
-  };
-}
+const host = hostManifest;
 
 function status(state: 'registering' | 'available' | 'provisioned'): NonNullable<BareMetalHost['status']> {
   return { operationalStatus: 'OK', errorMessage: '', errorCount: 0, poweredOn: false, provisioningFailCount: 0, provisioning: { state, ID: 'node-1' } };

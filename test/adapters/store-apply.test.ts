@@ -6,6 +6,7 @@ import { secretValue } from '../../src/api/secret.ts';
 import { formatApplyIssue, openLocalStore, type LocalStore } from '../../src/adapters/store/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import type { HostEvent } from '../../src/ports/index.ts';
+import { hostManifest } from '../support/host-manifest.ts';
 
 // The embedded default's store applying manifests: hosts to its KV, Secrets beside it in memory.
 // What every KV store does with manifests between stores and nodes is in nats-store.test.ts.
@@ -25,14 +26,7 @@ const fixture = (name: string) => {
   return { path, text: readFileSync(path, 'utf8') };
 };
 
-function host(name: string, spec: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    apiVersion: 'metal3.io/v1alpha1',
-    kind: 'BareMetalHost',
-    metadata: { name, namespace: 'metal3', ...metadata },
-    spec: { online: true, bmc: { address: 'redfish://192.0.2.1/redfish/v1/Systems/1', credentialsName: `${name}-bmc` }, ...spec },
-  };
-}
+const host = hostManifest;
 
 function status(state: 'registering' | 'available'): NonNullable<BareMetalHost['status']> {
   return { operationalStatus: 'OK', errorMessage: '', errorCount: 0, poweredOn: false, provisioningFailCount: 0, provisioning: { state, ID: 'node-1' } };

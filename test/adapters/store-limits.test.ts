@@ -10,15 +10,9 @@ import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
 import type { BareMetalHost } from '../../src/api/index.ts';
 import { KvUnavailable, StoreError, type KvBucket } from '../../src/ports/index.ts';
 import { startNatsServer } from '../support/nats-server.ts';
+import { hostManifest } from '../support/host-manifest.ts';
 
-function host(name: string, spec: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    apiVersion: 'metal3.io/v1alpha1',
-    kind: 'BareMetalHost',
-    metadata: { name, namespace: 'metal3', ...metadata },
-    spec: { online: true, bmc: { address: 'redfish://192.0.2.1/redfish/v1/Systems/1', credentialsName: `${name}-bmc` }, ...spec },
-  };
-}
+const host = hostManifest;
 
 function status(): NonNullable<BareMetalHost['status']> {
   return { operationalStatus: 'OK', errorMessage: '', errorCount: 0, poweredOn: false, provisioningFailCount: 0, provisioning: { state: 'available', ID: 'node-1' } };
