@@ -301,7 +301,6 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
           secretWatch?.close();
           await opened?.close();
           await openedObjects?.close();
-          await openedObjects?.close();
           await kube?.close();
           ui?.close();
           await health?.close();
