@@ -1,8 +1,8 @@
 // The allow-list a node checks signatures against (`--authorized-keys FILE`): one key a line,
 // `<role> <public-key> [name]`, `#` starts a comment. A line we cannot read stops the node at
 // start, naming the line: a silently skipped operator is worse than a node that will not start.
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { readKeyFile } from './key-file.ts';
 import { KeyFileError } from './security-error.ts';
 
 export const ROLES = ['operator', 'viewer'] as const;
@@ -45,11 +45,5 @@ export function parseAuthorizedKeys(text: string, file: string): AuthorizedKeys 
 }
 
 export async function loadAuthorizedKeys(file: string): Promise<AuthorizedKeys> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new KeyFileError(file, `cannot read the authorized keys: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-  }
-  return parseAuthorizedKeys(text, file);
+  return parseAuthorizedKeys(await readKeyFile(file, 'authorized keys'), file);
 }

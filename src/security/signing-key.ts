@@ -1,8 +1,8 @@
 // A sender's signing key: an nkey user seed (`SU...`), as `nsc` and `metalfleet keygen` write it.
 // The seed lives only in a private field: JSON.stringify, util.inspect and logs see the public key.
-import { readFile } from 'node:fs/promises';
 import { inspect } from 'node:util';
 import { fromSeed, type KeyPair } from '@nats-io/nkeys';
+import { readKeyFile } from './key-file.ts';
 import { KeyFileError } from './security-error.ts';
 
 const SEED_FORM = /^SU[A-Z2-7]{56}$/;
@@ -46,11 +46,5 @@ export class SigningKey {
 
 /** Reads a seed file (`--signing-key FILE`, METALFLEET_SIGNING_KEY_FILE). */
 export async function loadSigningKey(file: string): Promise<SigningKey> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new KeyFileError(file, `cannot read the signing key: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-  }
-  return SigningKey.fromSeed(text, file);
+  return SigningKey.fromSeed(await readKeyFile(file, 'signing key'), file);
 }
