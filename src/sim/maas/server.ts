@@ -15,7 +15,10 @@ import type { Credential } from './oauth.ts';
 import { authenticate, parseApiKey } from './oauth.ts';
 import type { MaasSim, MaasSimOptions } from './options.ts';
 import { Params } from './params.ts';
-import type { Backend, PathMatch } from './routes.ts';
+import type { PathMatch } from './routes.ts';
+import type { Backend } from './backend.ts';
+import { EventLog } from './events.ts';
+import { Network } from './network.ts';
 import { allowedMethods, findHandler, matchPath, routeLabel } from './routes.ts';
 import { NameRegistry } from './registry.ts';
 import { validateSeedMachines } from './seed.ts';
@@ -114,7 +117,7 @@ export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
     seedOwner: ADMIN_NAME,
   });
   if (faults.broken.length > 0) fleet.breakMachines(faults.broken);
-  const backend: Backend = { fleet, dns: new DnsResources(places, clock), tags, places };
+  const backend: Backend = { fleet, dns: new DnsResources(places, clock), tags, places, network: new Network(), events: new EventLog() };
 
   let requests = 0;
   let byRoute: Record<string, number> = {};
@@ -148,7 +151,7 @@ export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
     const body = form ? Params.parse(rawBody) : Params.empty();
     // op dispatch (support.py): GET["op"] or POST["op"], else the /op-<name> path suffix.
     const op = (query.get('op') || body.get('op')) ?? match?.pathOp;
-    const label = routeLabel(method, match?.route, op);
+    const label = routeLabel(method, match?.resource, op);
     byRoute[label] = (byRoute[label] ?? 0) + 1;
     if (!form && rawBody !== '') throw new MaasApiError(415, 'Unsupported Content-Type: this simulator reads application/x-www-form-urlencoded bodies only.');
 
@@ -169,14 +172,15 @@ export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
       },
       credentials,
     );
-    const allowed = allowedMethods(match.route);
+    const allowed = allowedMethods(match.resource);
     if (!allowed.includes(method)) throw new MaasApiError(405, '', TEXT_PLAIN, { Allow: allowed.join(', ') });
-    const handler = findHandler(match.route, method, op);
+    const handler = findHandler(match.resource, method, op);
     if (!handler) throw badRequest(`Unrecognised signature: method=${method} op=${op ?? 'None'}`);
     // GET and DELETE read the query string (plus a body, since clients send one even on GET).
     const params = method === 'GET' || method === 'DELETE' ? query.concat(body) : body;
-    const reply = handler(backend, { user: signer, id: match.id ?? '', params });
+    const reply = handler(backend, { user: signer, id: match.id ?? '', params, siteUrl: `http://${host}/MAAS` });
     if (reply.status === 204) send(res, 204, '', undefined);
+    else if ('text' in reply) send(res, 200, reply.text, reply.contentType);
     else send(res, 200, JSON.stringify(reply.json), APPLICATION_JSON);
   };
 

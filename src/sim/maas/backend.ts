@@ -1,0 +1,49 @@
+import type { DnsResources } from './dns.ts';
+import type { EventLog } from './events.ts';
+import type { Fleet } from './fleet.ts';
+import type { Places } from './machine-json.ts';
+import type { Network } from './network.ts';
+import type { SimUser } from './oauth.ts';
+import type { Params } from './params.ts';
+import type { TagBook } from './tags.ts';
+
+/** Everything one simulated MAAS holds; the API handlers read and change it. */
+export interface Backend {
+  readonly fleet: Fleet;
+  readonly dns: DnsResources;
+  readonly tags: TagBook;
+  readonly places: Places;
+  readonly network: Network;
+  readonly events: EventLog;
+}
+
+export interface CallContext {
+  readonly user: SimUser;
+  /** The `{id}` of the path (system_id, name, numeric id), '' on collection routes. */
+  readonly id: string;
+  /** What the handler reads: the query string for GET (and a body, if one was sent), else the body. */
+  readonly params: Params;
+  /** http://host:port/MAAS — what `describe/` and absolute URIs are built from. */
+  readonly siteUrl: string;
+}
+
+export type Reply = { status: 200; json: unknown } | { status: 204 } | { status: 200; text: string; contentType: string };
+
+export type Handler = (b: Backend, c: CallContext) => Reply;
+
+export const ok = (json: unknown): Reply => ({ status: 200, json });
+export const noContent: Reply = { status: 204 };
+
+/**
+ * One resource of the API: a path pattern under /MAAS/api/2.0/ and its handlers keyed by
+ * signature "METHOD op" (op '' for plain CRUD) — piston's OperationsHandlerMixin.dispatch.
+ * The pattern's first group is the `{id}` when `hasId`, and the last optional group an /op-<name>.
+ */
+export interface Resource {
+  readonly name: string;
+  readonly pattern: RegExp;
+  readonly hasId: boolean;
+  /** Answered without OAuth (MAAS's version/ and describe/). */
+  readonly anonymous?: boolean;
+  readonly signatures: Readonly<Record<string, Handler>>;
+}

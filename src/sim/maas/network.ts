@@ -1,0 +1,2 @@
+// Fabrics, VLANs, spaces and subnets of the simulated MAAS.
+export class Network {}
