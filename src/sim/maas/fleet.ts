@@ -2,6 +2,7 @@ import { byCost, noMatchMessage, parseAllocation } from './allocate.ts';
 import { conflict, forbidden, MaasApiError, notFound, validationError } from './api-error.ts';
 import type { Catalog } from './candidate.ts';
 import type { SimClock } from './clock.ts';
+import type { EventLog } from './events.ts';
 import { decodeUserData, DEFAULT_DISTRO_SERIES, parseSwapSize, resolveRelease } from './deploy-params.ts';
 import type { MaasFaults } from './faults.ts';
 import { failsDeployment, listNames } from './faults.ts';
@@ -26,6 +27,9 @@ export interface FleetConfig {
   readonly faults: () => MaasFaults;
   /** Who owns machines seeded Allocated or Deployed. */
   readonly seedOwner: string;
+  readonly events: EventLog;
+  /** Timings are divided by this (options.speed). */
+  readonly speed: number;
 }
 
 // How long after reaching Deployed a powerOffAfterDeploy machine switches itself off.
@@ -88,6 +92,11 @@ export class Fleet {
       this.machines.set(systemId, m);
       if (status === NodeStatus.Deployed) m.ipAddresses = [this.claimAddress(m)];
     }
+  }
+
+  /** The fleet as it is now, in the seed format: what `--save` writes and `--fleet` reads back. */
+  toSeeds(): SeedMachine[] {
+    return this.all().map((m) => ({ hostname: m.hostname, zone: m.zone, pool: m.pool, tags: [...m.tags], cpuCount: m.cpuCount, memoryMb: m.memory, domain: m.domain, powerType: m.powerType }));
   }
 
   /** Names that exist for allocation and list filters. */

@@ -1,5 +1,6 @@
 import type { MachineRecord } from './machine.ts';
 import type { NameRegistry } from './registry.ts';
+import { domainJson, poolJson, zoneJson } from './place-json.ts';
 import { statusName } from './status.ts';
 
 export const API_PREFIX = '/MAAS/api/2.0';
@@ -11,23 +12,8 @@ export interface Places {
   readonly defaultDomain: string;
 }
 
-export function domainJson(name: string, places: Places) {
-  const id = places.domains.id(name);
-  return {
-    authoritative: true,
-    ttl: null,
-    resource_record_count: 0,
-    name,
-    id,
-    is_default: name === places.defaultDomain,
-    resource_uri: `${API_PREFIX}/domains/${id}/`,
-  };
-}
-
 /** A machine as GET /machines/{id}/ renders it: the fields of capmaas.md §3.3 and their neighbours. */
 export function machineJson(m: MachineRecord, places: Places) {
-  const zoneId = places.zones.id(m.zone);
-  const poolId = places.pools.id(m.pool);
   const bootInterface = {
     id: m.interfaceId,
     name: 'eth0',
@@ -72,8 +58,8 @@ export function machineJson(m: MachineRecord, places: Places) {
     ip_addresses: [...m.ipAddresses],
     interface_set: [bootInterface],
     boot_interface: bootInterface,
-    zone: { id: zoneId, name: m.zone, description: '', resource_uri: `${API_PREFIX}/zones/${m.zone}/` },
-    pool: { id: poolId, name: m.pool, description: m.pool === 'default' ? 'Default pool' : '', resource_uri: `${API_PREFIX}/resourcepool/${poolId}/` },
+    zone: zoneJson(m.zone, places),
+    pool: poolJson(m.pool, places),
     parent: null,
     pod: null,
     virtualmachine_id: null,

@@ -23,6 +23,8 @@ export interface MaasSimOptions {
   keys?: { admin?: string; user?: string };
   faults?: Partial<MaasFaults>;
   clock?: SimClock;
+  /** Lifecycle timings (commissioning, deploying, releasing) are divided by this; default 1. */
+  speed?: number;
 }
 
 export interface SimCounts {
@@ -42,6 +44,8 @@ export interface MaasSim {
   /** A non-admin user's key: machine PUT and DNS writes are 403 with it. */
   readonly userKey: string;
   machines(): SimMachine[];
+  /** The fleet as it is now, in the seed format (round-trips through `machines`). */
+  seeds(): SeedMachine[];
   machine(systemIdOrHostname: string): SimMachine | undefined;
   dnsResources(): SimDnsResource[];
   counts(): SimCounts;

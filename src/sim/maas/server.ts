@@ -107,6 +107,7 @@ export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
   let faults: MaasFaults = mergeFaults({ ...NO_FAULTS }, o.faults ?? {});
   const places = buildPlaces(o.domains ?? ['maas'], seeds);
   const tags = new TagBook();
+  const events = new EventLog(clock);
   const fleet = new Fleet(seeds, places, tags, {
     deployMs,
     releaseMs,
@@ -115,9 +116,11 @@ export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
     clock,
     faults: () => faults,
     seedOwner: ADMIN_NAME,
+    events,
+    speed: o.speed ?? 1,
   });
   if (faults.broken.length > 0) fleet.breakMachines(faults.broken);
-  const backend: Backend = { fleet, dns: new DnsResources(places, clock), tags, places, network: new Network(), events: new EventLog() };
+  const backend: Backend = { fleet, dns: new DnsResources(places, clock), tags, places, network: new Network(places), events };
 
   let requests = 0;
   let byRoute: Record<string, number> = {};
@@ -214,6 +217,7 @@ export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
     adminKey,
     userKey,
     machines: () => fleet.all().map(simMachine),
+    seeds: () => fleet.toSeeds(),
     machine: (idOrHostname) => {
       const m = fleet.find(idOrHostname);
       return m ? simMachine(m) : undefined;
