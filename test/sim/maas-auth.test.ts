@@ -49,10 +49,10 @@ function hmacAuthorization(key: string, method: string, url: string, o: SignOpti
   return `OAuth ${Object.entries(oauth).map(([k, v]) => `${k}="${enc(v)}"`).join(', ')}`;
 }
 
-function plaintextAuthorization(key: string, o: { secret?: string; drop?: string; timestamp?: string } = {}): string {
+function plaintextAuthorization(key: string, o: { secret?: string; drop?: string; timestamp?: string; nonce?: string } = {}): string {
   const [ck = '', tk = '', ts = ''] = key.split(':');
   const fields: Record<string, string> = {
-    oauth_nonce: randomUUID(),
+    oauth_nonce: o.nonce ?? randomUUID(),
     oauth_signature: `%26${enc(o.secret ?? ts)}`,
     oauth_consumer_key: ck,
     oauth_version: '1.0',
@@ -69,11 +69,14 @@ interface Answer {
   text: string;
 }
 
-async function send(url: string, method: string, authorization: string | undefined, form?: Pairs): Promise<Answer> {
+async function send(url: string, method: string, authorization: string | undefined, form?: Pairs, multipart = false): Promise<Answer> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (authorization !== undefined) headers.Authorization = authorization;
   let body: string | undefined;
-  if (form) {
+  if (form && multipart) {
+    headers['Content-Type'] = 'multipart/form-data; boundary=b0undary';
+    body = `${form.map(([k, v]) => `--b0undary\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`).join('')}--b0undary--\r\n`;
+  } else if (form) {
     headers['Content-Type'] = 'application/x-www-form-urlencoded';
     body = form.map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&');
   }
@@ -141,6 +144,21 @@ test('maas sim - a signature over only the last of repeated tags is 401 (the old
   t.true(sim.machines().every((m) => m.owner === null), 'nothing was allocated');
 });
 
+test('maas sim - a multipart POST body is not part of the HMAC signature, its query string is', async (t) => {
+  const sim = await startMaasSim();
+  t.teardown(() => sim.stop());
+  const url = api(sim, 'machines/?op=allocate');
+  const form: Pairs = [['zone', 'az2'], ['tags', 'gpu']];
+  const r = await send(url, 'POST', hmacAuthorization(sim.adminKey, 'POST', url), form, true);
+  t.is(r.status, 200, r.text);
+  t.is((JSON.parse(r.text) as { zone: { name: string } }).zone.name, 'az2');
+  const signedFields = await send(url, 'POST', hmacAuthorization(sim.adminKey, 'POST', url, { signed: form }), form, true);
+  t.is(signedFields.status, 401);
+  const unsignedQuery = api(sim, 'machines/');
+  const noQuery = await send(url, 'POST', hmacAuthorization(sim.adminKey, 'POST', unsignedQuery), form, true);
+  t.is(noQuery.status, 401, 'op=allocate in the query string is signed');
+});
+
 test('maas sim - a PUT body is not part of the HMAC signature', async (t) => {
   const sim = await startMaasSim();
   t.teardown(() => sim.stop());
@@ -194,6 +212,26 @@ test('maas sim - a timestamp that is not an integer is 400', async (t) => {
   const url = api(sim, 'machines/');
   t.is((await send(url, 'GET', plaintextAuthorization(sim.adminKey, { timestamp: 'yesterday' }))).status, 400);
   t.is((await send(url, 'GET', hmacAuthorization(sim.adminKey, 'GET', url, { timestamp: '1.5' }))).status, 400);
+});
+
+test('maas sim - a replayed nonce and a timestamp over 300 s off are 401, as MAAS\'s OAuth server answers them', async (t) => {
+  const sim = await startMaasSim();
+  t.teardown(() => sim.stop());
+  const url = api(sim, 'machines/');
+  t.is((await send(url, 'GET', plaintextAuthorization(sim.adminKey, { nonce: 'once-only' }))).status, 200);
+  const replay = await send(url, 'GET', plaintextAuthorization(sim.adminKey, { nonce: 'once-only' }));
+  t.deepEqual([replay.status, replay.text], [401, "Authorization Error: 'Nonce already used: once-only'"]);
+  // The same nonce under another key is another nonce.
+  t.is((await send(url, 'GET', plaintextAuthorization(sim.userKey, { nonce: 'once-only' }))).status, 200);
+  const now = Math.floor(Date.now() / 1000);
+  for (const skew of [-301 - 5, 301 + 5]) {
+    const r = await send(url, 'GET', plaintextAuthorization(sim.adminKey, { timestamp: String(now + skew) }));
+    t.is(r.status, 401, `skew ${skew}`);
+    t.regex(r.text, new RegExp(`^Authorization Error: 'Expired timestamp: given ${now + skew} and now \\d+ has a greater difference than threshold 300'$`));
+  }
+  t.is((await send(url, 'GET', plaintextAuthorization(sim.adminKey, { timestamp: String(now - 200) }))).status, 200, 'within the window');
+  // An unknown key is refused before its nonce or timestamp is looked at.
+  t.is((await send(url, 'GET', plaintextAuthorization('nobody:none:x', { timestamp: '1' }))).text, INVALID_KEY);
 });
 
 test('maas sim - the user key is not an admin: machine PUT and DNS writes are 403', async (t) => {

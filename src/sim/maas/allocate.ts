@@ -4,32 +4,36 @@ import { splitTags, unknownNamesMessage, unknownTagsMessage } from './candidate.
 import type { Params } from './params.ts';
 import { parseStringBool } from './params.ts';
 import { pyFloat, pyKeyLists } from './py-format.ts';
+import { matchInterfaces, matchStorage, storageByLabel } from './constraint-match.ts';
+import type { InterfaceConstraints, StorageConstraint } from './labeled-constraints.ts';
+import { parseInterfaces, parseStorage } from './labeled-constraints.ts';
 
 // POST /machines/ op=allocate, as AcquireNodeForm (node_constraint_filter_forms.py) reads it.
 
 export interface Allocation {
   matches(machine: Candidate): boolean;
+  /** constraints_by_type for the chosen machine: storage and interfaces label matches (verbose adds the raw maps). */
+  constraintsByType(machine: Candidate): Record<string, unknown>;
   /** describe_constraints(): `cpu_count=4.0 mem=8192.0 tags=a,b zone=az1`, fields sorted; '' when none. */
   readonly resolved: string;
   /** str(input_constraints): every body key but op, in the order sent, with all its values. */
   readonly input: string;
   readonly dryRun: boolean;
   readonly agentName: string | undefined;
+  readonly comment: string | undefined;
+  /** The system_id asked for, which changes the no-match text. */
+  readonly systemId: string | undefined;
 }
 
 // Not constraints: allocation options the form skips (IGNORED_FIELDS).
 const IGNORED = new Set(['comment', 'bridge_all', 'bridge_type', 'bridge_stp', 'bridge_fd', 'dry_run', 'verbose', 'op', 'agent_name']);
 
-// Real MAAS constraints this simulator has nothing to match against (its machines have no
-// interfaces, block devices or pods to speak of): accepted and described, but they filter nothing.
+// Real MAAS constraints this simulator has nothing to match against (no subnets, VLANs or
+// devices of their own on its machines): accepted and described, but they filter nothing.
 const UNMODELLED = new Set([
-  'storage', 'interfaces', 'devices', 'subnets', 'not_subnets', 'fabrics', 'not_fabrics', 'fabric_classes',
-  'not_fabric_classes', 'vlans', 'not_vlans', 'link_speed', 'cpu_speed', 'owner', 'not_owner', 'power_state',
-  'not_power_state', 'not_arch',
+  'devices', 'subnets', 'not_subnets', 'fabrics', 'not_fabrics', 'fabric_classes', 'not_fabric_classes', 'vlans', 'not_vlans',
+  'owner', 'not_owner', 'power_state', 'not_power_state',
 ]);
-
-const USABLE_ARCHITECTURES = ['amd64/generic'];
-const ARCH_WILDCARDS: Record<string, string[]> = { amd64: ['amd64/generic'] };
 
 // What Python's float() accepts.
 const PY_FLOAT = /^\s*[+-]?((\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|inf(inity)?|nan)\s*$/i;
@@ -48,6 +52,8 @@ export function parseAllocation(body: Params, catalog: Catalog): Allocation {
   const errors: Record<string, string[]> = {};
   const resolved = new Map<string, string>();
   const tests: Test[] = [];
+  let storage: StorageConstraint[] | undefined;
+  let interfaces: InterfaceConstraints | undefined;
   const fail = (field: string, message: string) => {
     (errors[field] ??= []).push(message);
   };
@@ -71,27 +77,56 @@ export function parseAllocation(body: Params, catalog: Catalog): Allocation {
         tests.push((m) => !values.includes(m.systemId));
         describe(values.join(','));
         break;
-      case 'arch': {
+      case 'arch':
+      case 'not_arch': {
+        // 'amd64' stands for every amd64 subarchitecture (generate_architecture_wildcards).
         const arches: string[] = [];
         for (const v of values) {
-          if (USABLE_ARCHITECTURES.includes(v)) arches.push(v);
-          else if (ARCH_WILDCARDS[v]) arches.push(...ARCH_WILDCARDS[v]);
-          else fail('arch', 'Architecture not recognised.');
+          const expanded = catalog.architectures.has(v) ? [v] : [...catalog.architectures].filter((a) => a.startsWith(`${v}/`));
+          if (expanded.length === 0) fail(key, 'Architecture not recognised.');
+          arches.push(...expanded);
         }
-        // Every simulated machine is amd64/generic.
-        if (arches.length > 0) tests.push(() => arches.includes('amd64/generic'));
+        if (arches.length > 0) tests.push(key === 'arch' ? (m) => arches.includes(m.architecture) : (m) => !arches.includes(m.architecture));
         describe(arches.join(','));
         break;
       }
+      case 'storage': {
+        const value = raw[raw.length - 1] ?? '';
+        if (value === '') break;
+        const parsed = parseStorage(value);
+        if (typeof parsed === 'string') {
+          fail(key, parsed);
+          break;
+        }
+        storage = parsed;
+        tests.push((m) => matchStorage(m, parsed) !== undefined);
+        describe(value);
+        break;
+      }
+      case 'interfaces': {
+        const value = raw[raw.length - 1] ?? '';
+        if (value === '') break;
+        const parsed = parseInterfaces(value);
+        if (typeof parsed === 'string') {
+          fail(key, parsed);
+          break;
+        }
+        interfaces = parsed;
+        tests.push((m) => matchInterfaces(m, parsed, catalog.placeOf(m)) !== undefined);
+        describe(value);
+        break;
+      }
       case 'cpu_count':
+      case 'cpu_speed':
       case 'mem': {
         const numbers = raw.map(pyParseFloat);
         if (numbers.some((n) => n === undefined)) {
-          fail(key, key === 'cpu_count' ? 'Invalid CPU count: number required.' : 'Invalid memory: number of MiB required.');
+          fail(key, key === 'mem' ? 'Invalid memory: number of MiB required.' : key === 'cpu_count' ? 'Invalid CPU count: number required.' : 'Invalid CPU speed: number required.');
           break;
         }
         const mins = numbers as number[];
-        tests.push((m) => mins.every((min) => (key === 'cpu_count' ? m.cpuCount : m.memory) >= min));
+        const pick = (m: Candidate) => (key === 'cpu_count' ? m.cpuCount : key === 'cpu_speed' ? m.cpuSpeed : m.memory);
+        tests.push((m) => mins.every((min) => pick(m) >= min));
         describe(mins.map(pyFloat).join(','));
         break;
       }
@@ -148,23 +183,46 @@ export function parseAllocation(body: Params, catalog: Catalog): Allocation {
     }
   }
 
-  const dryRunText = body.get('dry_run');
-  const dryRun = dryRunText === undefined ? false : parseStringBool(dryRunText);
-  if (dryRun === undefined) fail('dry_run', "Value should be 'true' or 'false'");
+  const dryRun = readFlag(body, 'dry_run', fail);
+  const verbose = readFlag(body, 'verbose', fail);
   if (Object.keys(errors).length > 0) throw validationError(errors);
 
   return {
     matches: (m) => tests.every((t) => t(m)),
+    constraintsByType: (m) => {
+      const out: Record<string, unknown> = {};
+      const storageMatch = storage ? matchStorage(m, storage) : undefined;
+      const byLabel = storageMatch ? storageByLabel(storageMatch) : {};
+      if (Object.keys(byLabel).length > 0) out.storage = byLabel;
+      const interfaceMatch = interfaces ? matchInterfaces(m, interfaces, catalog.placeOf(m)) : undefined;
+      if (interfaceMatch) out.interfaces = interfaceMatch;
+      if (verbose) {
+        out.verbose_storage = storageMatch ? { [m.systemId]: Object.fromEntries(storageMatch) } : {};
+        out.verbose_interfaces = interfaceMatch ? Object.fromEntries(Object.entries(interfaceMatch).map(([label, ids]) => [label, { [m.systemId]: ids }])) : {};
+      }
+      return out;
+    },
     resolved: [...resolved.keys()].sort().map((k) => `${k}=${resolved.get(k) ?? ''}`).join(' '),
     input: pyKeyLists(body.lists().filter(([k]) => k !== 'op')),
-    dryRun: dryRun ?? false,
+    dryRun,
     agentName: body.get('agent_name'),
+    comment: body.get('comment'),
+    systemId: body.get('system_id'),
   };
+}
+
+function readFlag(body: Params, key: string, fail: (field: string, message: string) => void): boolean {
+  const text = body.get(key);
+  if (text === undefined) return false;
+  const value = parseStringBool(text);
+  if (value === undefined) fail(key, "Value should be 'true' or 'false'");
+  return value ?? false;
 }
 
 /** The failed-allocate text (409): which constraints, and what they resolved to. */
 export function noMatchMessage(allocation: Allocation): string {
   if (allocation.resolved === '') return 'No machine available.';
+  if (allocation.systemId !== undefined) return `No machine with system ID ${allocation.systemId} available.`;
   return `No available machine matches constraints: ${allocation.input} (resolved to "${allocation.resolved}")`;
 }
 

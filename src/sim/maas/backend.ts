@@ -1,7 +1,9 @@
+import type { Accounts } from './accounts.ts';
 import type { DnsResources } from './dns.ts';
 import type { EventLog } from './events.ts';
 import type { Fleet } from './fleet.ts';
 import type { Places } from './machine-json.ts';
+import type { MaasConfig } from './maas-config.ts';
 import type { Network } from './network.ts';
 import type { SimUser } from './oauth.ts';
 import type { Params } from './params.ts';
@@ -15,6 +17,10 @@ export interface Backend {
   readonly places: Places;
   readonly network: Network;
   readonly events: EventLog;
+  /** Users and their API tokens (users/, account/). */
+  readonly accounts: Accounts;
+  /** MAAS settings (maas/ op=get_config/set_config). */
+  readonly config: MaasConfig;
 }
 
 export interface CallContext {

@@ -1,3 +1,6 @@
+import type { NicPlace } from './constraint-match.ts';
+import type { SimDisk, SimNic } from './hardware.ts';
+
 /** What allocation constraints and list filters look at on a machine. */
 export interface Candidate {
   readonly systemId: string;
@@ -6,9 +9,13 @@ export interface Candidate {
   readonly zone: string;
   readonly pool: string;
   readonly tags: readonly string[];
+  readonly architecture: string;
   readonly cpuCount: number;
+  readonly cpuSpeed: number;
   readonly memory: number;
   readonly powerType: string;
+  readonly disks: readonly SimDisk[];
+  readonly nics: readonly SimNic[];
 }
 
 /** The names that exist: a zone, pool or tag outside these is a 400, not an empty match. */
@@ -16,6 +23,10 @@ export interface Catalog {
   readonly zones: ReadonlySet<string>;
   readonly pools: ReadonlySet<string>;
   readonly tags: ReadonlySet<string>;
+  /** Architectures with boot images: every machine's, and amd64/generic. */
+  readonly architectures: ReadonlySet<string>;
+  /** Where a machine's NICs are (its zone's VLAN), for `interfaces=label:space=...`. */
+  readonly placeOf: (m: Candidate) => NicPlace | undefined;
 }
 
 // Support the old way of passing several tags in one value, comma or space separated

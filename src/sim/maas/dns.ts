@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
-import { forbidden, METHOD_RESERVED_ADMIN, notFound, validationError } from './api-error.ts';
+import { badRequest, forbidden, METHOD_RESERVED_ADMIN, notFound, validationError } from './api-error.ts';
 import type { SimClock } from './clock.ts';
+import type { DnsData } from './dns-data.ts';
+import { checkRrdata, checkRrtype, CNAME_AND_OTHER_MSG, dnsDataJson, MULTI_CNAME_MSG, readDataTtl } from './dns-data.ts';
 import type { Places } from './machine-json.ts';
 import { API_PREFIX } from './machine-json.ts';
 import type { SimUser } from './oauth.ts';
@@ -8,6 +10,7 @@ import type { Params } from './params.ts';
 
 // DNS resources (src/maasserver/api/dnsresources.py): a name in a domain with address records.
 // The addresses become USER_RESERVED static IPs; PUT replaces the whole set (capmaas.md §3.2).
+// Other records (CNAME, MX, TXT, ...) hang off a resource as DNSData (api/dnsresourcerecords.py).
 
 interface DnsRecord {
   readonly id: number;
@@ -16,6 +19,7 @@ interface DnsRecord {
   addressTtl: number | null;
   ips: string[];
   readonly created: string;
+  readonly data: DnsData[];
 }
 
 /** A copy of a DNS resource as tests and the CLI see it. */
@@ -28,16 +32,24 @@ export interface SimDnsResource {
 
 const DNS_NAME = /^([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?|@|\*)$/i;
 
-// separate_fqdn for an address record: the first label is the name, the rest the domain.
-function separateFqdn(fqdn: string): { name: string; domain: string | undefined } {
+// separate_fqdn: a domain's own name is its '@'; an SRV name is two labels (_service._proto);
+// otherwise the first label is the name and the rest the domain.
+function separateFqdn(fqdn: string, places: Places, rrtype?: string): { name: string; domain: string | undefined } {
+  if (places.domains.has(fqdn)) return { name: '@', domain: fqdn };
+  const srv = rrtype?.toUpperCase() === 'SRV' ? /^(_[^.]+\._[^.]+)\.(.+)$/.exec(fqdn) : null;
+  if (srv) return { name: srv[1] ?? '', domain: srv[2] };
   const dot = fqdn.indexOf('.');
   return dot === -1 ? { name: fqdn, domain: undefined } : { name: fqdn.slice(0, dot), domain: fqdn.slice(dot + 1) };
+}
+
+function fqdnOf(r: DnsRecord): string {
+  return r.name === '@' ? r.domain : `${r.name}.${r.domain}`;
 }
 
 function dnsJson(r: DnsRecord) {
   return {
     id: r.id,
-    fqdn: `${r.name}.${r.domain}`,
+    fqdn: fqdnOf(r),
     address_ttl: r.addressTtl,
     ip_addresses: r.ips.map((ip) => ({
       ip,
@@ -49,21 +61,23 @@ function dnsJson(r: DnsRecord) {
       interface_set: [],
       resource_uri: `${API_PREFIX}/ipaddresses/`,
     })),
-    resource_records: [],
+    resource_records: r.data.map((d) => dnsDataJson(d, fqdnOf(r))),
     resource_uri: `${API_PREFIX}/dnsresources/${r.id}/`,
   };
 }
 
 type DnsJson = ReturnType<typeof dnsJson>;
+type DnsDataJson = ReturnType<typeof dnsDataJson>;
 
 export class DnsResources {
   private readonly records = new Map<number, DnsRecord>();
   private nextId = 1;
+  private nextDataId = 1;
 
   constructor(private readonly places: Places, private readonly clock: SimClock) {}
 
   snapshot(): SimDnsResource[] {
-    return this.sorted([...this.records.values()]).map((r) => ({ id: r.id, fqdn: `${r.name}.${r.domain}`, addressTtl: r.addressTtl, ips: [...r.ips] }));
+    return this.sorted([...this.records.values()]).map((r) => ({ id: r.id, fqdn: fqdnOf(r), addressTtl: r.addressTtl, ips: [...r.ips] }));
   }
 
   // GET /dnsresources/?fqdn=&domain=&name=&rrtype=
@@ -72,16 +86,125 @@ export class DnsResources {
     let domainText = params.get('domain');
     const fqdn = params.get('fqdn');
     const rrtype = params.get('rrtype');
-    if (domainText === undefined && name === undefined && fqdn !== undefined) ({ name, domain: domainText } = separateFqdn(fqdn));
-    let domain: string | undefined;
-    if (domainText !== undefined) {
-      domain = this.places.domains.resolve(domainText);
-      if (domain === undefined) throw notFound('Domain');
-    }
+    if (domainText === undefined && name === undefined && fqdn !== undefined) ({ name, domain: domainText } = separateFqdn(fqdn, this.places, rrtype));
+    const domain = domainText === undefined ? undefined : this.domainOr404(domainText);
     const found = [...this.records.values()].filter((r) => (domain === undefined || r.domain === domain) && (name === undefined || r.name === name));
-    // rrtype selects by the resource's other records (DNSData); these resources have only addresses.
-    if (rrtype !== undefined) return [];
-    return this.sorted(found).map((r) => dnsJson(r));
+    // rrtype selects by the resource's other records (filter(dnsdata__rrtype=...), exact): an
+    // address-only resource has none, so rrtype=A finds nothing, as in MAAS without all=true.
+    const hasType = (r: DnsRecord) => rrtype === undefined || r.data.some((d) => d.rrtype === rrtype);
+    return this.sorted(found.filter(hasType)).map((r) => dnsJson(r));
+  }
+
+  /** Each address a DNS resource holds, for subnets' op=ip_addresses (created: ms on the clock). */
+  addressHolders(): Array<{ id: number; name: string; domain: string; ip: string; created: number }> {
+    return [...this.records.values()].flatMap((r) => r.ips.map((ip) => ({ id: r.id, name: r.name, domain: r.domain, ip, created: Date.parse(r.created) })));
+  }
+
+  /** Addresses and records in a domain: its resource_record_count. */
+  countInDomain(domain: string): number {
+    let n = 0;
+    for (const r of this.records.values()) if (r.domain === domain) n += r.ips.length + r.data.length;
+    return n;
+  }
+
+  renameDomain(from: string, to: string): void {
+    for (const r of this.records.values()) if (r.domain === from) r.domain = to;
+  }
+
+  /** A deleted domain takes its DNS resources along (on_delete=CASCADE). */
+  dropDomain(domain: string): void {
+    for (const r of [...this.records.values()]) if (r.domain === domain) this.records.delete(r.id);
+  }
+
+  // GET /dnsresourcerecords/?fqdn=&domain=&name=&rrtype=
+  listData(params: Params): DnsDataJson[] {
+    let name = params.get('name');
+    let domainText = params.get('domain');
+    const fqdn = params.get('fqdn');
+    const rrtype = params.get('rrtype');
+    if (domainText === undefined && name === undefined && fqdn !== undefined) ({ name, domain: domainText } = separateFqdn(fqdn, this.places, rrtype));
+    const domain = domainText === undefined ? undefined : this.domainOr404(domainText);
+    const out: DnsDataJson[] = [];
+    for (const r of this.sorted([...this.records.values()])) {
+      if ((domain !== undefined && r.domain !== domain) || (name !== undefined && r.name !== name)) continue;
+      for (const d of r.data) if (rrtype === undefined || d.rrtype === rrtype) out.push(dnsDataJson(d, fqdnOf(r)));
+    }
+    return out;
+  }
+
+  readData(idText: string): DnsDataJson {
+    const { record, data } = this.getData(idText);
+    return dnsDataJson(data, fqdnOf(record));
+  }
+
+  // POST /dnsresourcerecords/ (admin_method): the DNS resource is made when the name is new.
+  createData(user: SimUser, params: Params): DnsDataJson {
+    if (!user.admin) throw forbidden(METHOD_RESERVED_ADMIN);
+    const rrtypeText = params.get('rrtype');
+    const rrdata = params.get('rrdata');
+    if (rrtypeText === undefined) throw badRequest('rrtype must be provided.');
+    if (rrdata === undefined) throw badRequest('rrdata must be provided.');
+    let name = params.get('name');
+    let domainText = params.get('domain');
+    const fqdn = params.get('fqdn');
+    if (domainText === undefined && name === undefined && fqdn !== undefined) ({ name, domain: domainText } = separateFqdn(fqdn, this.places, rrtypeText));
+    const domain = domainText === undefined ? undefined : this.domainOr404(domainText);
+    if (domain === undefined || name === undefined) throw validationError({ __all__: ['Either name and domain (or fqdn) must be specified'] });
+    const rrtype = checkRrtype(rrtypeText);
+    checkRrdata(rrtype, rrdata);
+    const ttl = readDataTtl(params.get('ttl'), null);
+    let record = [...this.records.values()].find((r) => r.name === name && r.domain === domain);
+    const cnames = record?.data.filter((d) => d.rrtype === 'CNAME').length ?? 0;
+    const others = (record?.data.length ?? 0) - cnames + (record?.ips.length ?? 0);
+    if (rrtype === 'CNAME' && others > 0) throw validationError({ __all__: [CNAME_AND_OTHER_MSG] });
+    if (rrtype === 'CNAME' && cnames > 0) throw validationError({ __all__: [MULTI_CNAME_MSG] });
+    if (rrtype !== 'CNAME' && cnames > 0) throw validationError({ __all__: [CNAME_AND_OTHER_MSG] });
+    if (record === undefined) {
+      if (!DNS_NAME.test(name) && name !== '@' && !/^_[^.]+\._[^.]+$/.test(name)) throw validationError({ name: [`Invalid dnsresource name: ${name}.`] });
+      record = { id: this.nextId++, name, domain, addressTtl: null, ips: [], created: new Date(this.clock.now()).toISOString(), data: [] };
+      this.records.set(record.id, record);
+    }
+    const data: DnsData = { id: this.nextDataId++, rrtype, rrdata, ttl };
+    record.data.push(data);
+    return dnsDataJson(data, fqdnOf(record));
+  }
+
+  // PUT /dnsresourcerecords/{id}/: 404, then NodePermission.admin; rrtype, rrdata, ttl.
+  updateData(user: SimUser, idText: string, params: Params): DnsDataJson {
+    const { record, data } = this.getData(idText);
+    if (!user.admin) throw forbidden();
+    const rrtype = checkRrtype(params.get('rrtype') ?? data.rrtype);
+    const rrdata = params.get('rrdata') ?? data.rrdata;
+    checkRrdata(rrtype, rrdata);
+    const ttl = readDataTtl(params.get('ttl'), data.ttl);
+    Object.assign(data, { rrtype, rrdata, ttl });
+    return dnsDataJson(data, fqdnOf(record));
+  }
+
+  // DELETE /dnsresourcerecords/{id}/: a resource left with neither records nor addresses goes too.
+  removeData(user: SimUser, idText: string): void {
+    const { record, data } = this.getData(idText);
+    if (!user.admin) throw forbidden();
+    record.data.splice(record.data.indexOf(data), 1);
+    if (record.data.length === 0 && record.ips.length === 0) this.records.delete(record.id);
+  }
+
+  private getData(idText: string): { record: DnsRecord; data: DnsData } {
+    if (/^\d+$/.test(idText)) {
+      const id = Number(idText);
+      for (const record of this.records.values()) {
+        const data = record.data.find((d) => d.id === id);
+        if (data) return { record, data };
+      }
+    }
+    throw notFound('DNSData');
+  }
+
+  // A domain given by name or id; a missing one is 404 (get_domain_or_404).
+  private domainOr404(text: string): string {
+    const domain = this.places.domains.resolve(text);
+    if (domain === undefined) throw notFound('Domain');
+    return domain;
   }
 
   read(idText: string): DnsJson {
@@ -96,7 +219,7 @@ export class DnsResources {
     const ips = this.ips(params, []);
     if (!this.places.domains.has(target.domain)) throw validationError({ domain: ['Select a valid choice. That choice is not one of the available choices.'] });
     this.checkUnique(target.name, target.domain, undefined);
-    const record: DnsRecord = { id: this.nextId++, name: target.name, domain: target.domain, addressTtl: ttl, ips, created: new Date(this.clock.now()).toISOString() };
+    const record: DnsRecord = { id: this.nextId++, name: target.name, domain: target.domain, addressTtl: ttl, ips, created: new Date(this.clock.now()).toISOString(), data: [] };
     this.records.set(record.id, record);
     return dnsJson(record);
   }
@@ -132,7 +255,7 @@ export class DnsResources {
     let name = params.get('name');
     let domainText = params.get('domain');
     const fqdn = params.get('fqdn');
-    if (name === undefined && domainText === undefined && fqdn !== undefined) ({ name, domain: domainText } = separateFqdn(fqdn));
+    if (name === undefined && domainText === undefined && fqdn !== undefined) ({ name, domain: domainText } = separateFqdn(fqdn, this.places));
     name ??= current?.name;
     if (name === undefined || name === '') throw validationError({ name: ['This field is required.'] });
     if (!DNS_NAME.test(name)) throw validationError({ name: [`Invalid dnsresource name: ${name}.`] });

@@ -1,107 +1,74 @@
 import { byCost, noMatchMessage, parseAllocation } from './allocate.ts';
 import { conflict, forbidden, MaasApiError, notFound, validationError } from './api-error.ts';
 import type { Catalog } from './candidate.ts';
-import type { SimClock } from './clock.ts';
-import type { EventLog } from './events.ts';
+import type { EventTypeName } from './events.ts';
+import { EVENT_TYPES } from './events.ts';
 import { decodeUserData, DEFAULT_DISTRO_SERIES, parseSwapSize, resolveRelease } from './deploy-params.ts';
-import type { MaasFaults } from './faults.ts';
-import { failsDeployment, listNames } from './faults.ts';
-import { parseListFilter } from './list-filter.ts';
+import { listNames } from './faults.ts';
+import { checkAdmin, checkEdit, readBool, str } from './fleet-access.ts';
+import { IdCounters } from './hardware.ts';
+import type { NetworkView } from './interface-json.ts';
+import type { FleetConfig } from './lifecycle.ts';
+import { Lifecycle } from './lifecycle.ts';
+import { parseEventNodeFilter, parseListFilter } from './list-filter.ts';
 import type { MachineRecord } from './machine.ts';
-import { macFor, systemIdFor } from './machine.ts';
+import { systemIdFor } from './machine.ts';
+import { buildMachine, toSeed } from './machine-factory.ts';
 import type { Places } from './machine-json.ts';
 import type { SimUser } from './oauth.ts';
 import type { TagBook } from './tags.ts';
 import type { Params } from './params.ts';
-import { parseStringBool } from './params.ts';
 import type { SeedMachine } from './seed.ts';
 import type { NodeStatusCode } from './status.ts';
-import { canTransition, NodeStatus, RELEASABLE, seedStatusCode, statusName } from './status.ts';
+import { canTransition, NodeStatus, RELEASABLE, statusName } from './status.ts';
 
-export interface FleetConfig {
-  readonly deployMs: number;
-  readonly releaseMs: number;
-  readonly eraseOnRelease: boolean;
-  readonly zoneAddresses: number;
-  readonly clock: SimClock;
-  readonly faults: () => MaasFaults;
-  /** Who owns machines seeded Allocated or Deployed. */
-  readonly seedOwner: string;
-  readonly events: EventLog;
-  /** Timings are divided by this (options.speed). */
-  readonly speed: number;
-}
-
-// How long after reaching Deployed a powerOffAfterDeploy machine switches itself off.
-export const SELF_POWER_OFF_MS = 50;
-
-// Every simulated machine has a 480 GB disk (storage is in MB, as MAAS reports it).
-const STORAGE_MB = 480_000;
-
-// Host addresses handed out in a zone's /24: .10 to .250; a zone that fills one /24 goes on in
-// the next (10.10.<zone>.x, then 10.11.<zone>.x, …) so a thousand-machine fleet fits.
-const FIRST_HOST = 10;
-const LAST_HOST = 250;
-const LAST_BLOCK = 245;
-export const DEFAULT_ZONE_ADDRESSES = (LAST_HOST - FIRST_HOST + 1) * (LAST_BLOCK - 10 + 1);
+export type { FleetConfig } from './lifecycle.ts';
+export { DEFAULT_ZONE_ADDRESSES, SELF_POWER_OFF_MS } from './lifecycle.ts';
 
 const HOSTNAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
+
+/** An allocate's answer: the machine and how it met the labelled constraints. */
+export interface Allocated {
+  readonly machine: MachineRecord;
+  readonly constraintsByType: Record<string, unknown>;
+}
 
 /** The machines of one simulated MAAS and everything MAAS does to them. */
 export class Fleet {
   private readonly machines = new Map<string, MachineRecord>();
-  private highWater = 0;
+  private readonly life: Lifecycle;
 
   constructor(seeds: readonly SeedMachine[], private readonly places: Places, private readonly tags: TagBook, private readonly config: FleetConfig) {
-    let interfaceId = 1;
+    this.life = new Lifecycle(config, places, () => this.all());
+    const ids = new IdCounters();
     for (const seed of seeds) {
       for (const tag of seed.tags ?? []) tags.ensure(tag);
-      const systemId = systemIdFor(seed.hostname, new Set(this.machines.keys()));
-      const status = seedStatusCode(seed.status ?? 'Ready');
-      const owned = status === NodeStatus.Allocated || status === NodeStatus.Deployed;
-      const m: MachineRecord = {
-        systemId,
-        hostname: seed.hostname,
-        domain: seed.domain ?? places.defaultDomain,
-        zone: seed.zone ?? 'default',
-        pool: seed.pool ?? 'default',
-        tags: [...new Set(seed.tags ?? [])],
-        cpuCount: seed.cpuCount,
-        memory: seed.memoryMb,
-        powerType: seed.powerType ?? 'ipmi',
-        storageMb: STORAGE_MB,
-        macAddress: macFor(systemId),
-        interfaceId: interfaceId++,
-        description: '',
-        status,
-        powerState: status === NodeStatus.Deployed ? 'on' : 'off',
-        owner: owned ? config.seedOwner : null,
-        agentName: '',
-        osystem: status === NodeStatus.Deployed ? 'ubuntu' : '',
-        distroSeries: status === NodeStatus.Deployed ? DEFAULT_DISTRO_SERIES : '',
-        hweKernel: null,
-        ephemeralDeploy: false,
-        userData: null,
-        ownerData: {},
-        swapSize: null,
-        ipAddresses: [],
-        timer: undefined,
-        staleReady: false,
-        selfPowerOffDone: false,
-      };
+      // A saved fleet keeps its system_ids, so clients that remember them find their machines again.
+      const systemId = seed.systemId !== undefined && !this.machines.has(seed.systemId) ? seed.systemId : systemIdFor(seed.hostname, new Set(this.machines.keys()));
+      const m = buildMachine(seed, systemId, { ids, defaultDomain: places.defaultDomain, seedOwner: config.seedOwner });
       this.machines.set(systemId, m);
-      if (status === NodeStatus.Deployed) m.ipAddresses = [this.claimAddress(m)];
+      if (m.status === NodeStatus.Deployed) m.ipAddresses = [this.life.claimAddress(m)];
     }
   }
 
   /** The fleet as it is now, in the seed format: what `--save` writes and `--fleet` reads back. */
   toSeeds(): SeedMachine[] {
-    return this.all().map((m) => ({ hostname: m.hostname, zone: m.zone, pool: m.pool, tags: [...m.tags], cpuCount: m.cpuCount, memoryMb: m.memory, domain: m.domain, powerType: m.powerType }));
+    return this.all().map(toSeed);
   }
 
   /** Names that exist for allocation and list filters. */
-  catalog(): Catalog {
-    return { zones: this.places.zones.nameSet(), pools: this.places.pools.nameSet(), tags: this.tags.names() };
+  catalog(network?: NetworkView): Catalog {
+    return {
+      zones: this.places.zones.nameSet(),
+      pools: this.places.pools.nameSet(),
+      tags: this.tags.names(),
+      architectures: new Set(['amd64/generic', ...this.all().map((m) => m.architecture)]),
+      placeOf: (m) => {
+        const vlan = network?.vlanForZone(m.zone);
+        if (!vlan) return undefined;
+        return { space: str(vlan.space), fabric: str(vlan.fabric), vid: typeof vlan.vid === 'number' ? vlan.vid : undefined };
+      },
+    };
   }
 
   all(): MachineRecord[] {
@@ -127,51 +94,61 @@ export class Fleet {
     return this.all().filter(matches);
   }
 
+  /** The machines events/?op=query looks at. */
+  eventNodes(params: Params): MachineRecord[] {
+    return this.all().filter(parseEventNodeFilter(params));
+  }
+
   deployingNow(): number {
-    return this.all().filter((m) => m.status === NodeStatus.Deploying).length;
+    return this.life.deployingNow();
   }
 
   maxDeploying(): number {
-    return this.highWater;
+    return this.life.maxDeploying();
   }
 
   resetHighWater(): void {
-    this.highWater = this.deployingNow();
+    this.life.resetHighWater();
   }
 
   // POST /machines/ op=allocate
-  allocate(user: SimUser, body: Params): MachineRecord {
-    const allocation = parseAllocation(body, this.catalog());
+  allocate(user: SimUser, body: Params, network?: NetworkView): Allocated {
+    const allocation = parseAllocation(body, this.catalog(network));
     // A machine broken while Ready is still offered once: MAAS read it as Ready before the
     // transaction that acquires it, whose status check then fails.
-    const available = this.all().filter((m) => m.owner === null && (m.status === NodeStatus.Ready || m.staleReady));
+    const available = this.all().filter((m) => m.owner === null && !m.locked && (m.status === NodeStatus.Ready || m.staleReady));
     const [chosen] = byCost(available.filter((m) => allocation.matches(m)));
     if (!chosen) throw conflict(noMatchMessage(allocation));
-    if (allocation.dryRun) return chosen;
+    const answer = { machine: chosen, constraintsByType: allocation.constraintsByType(chosen) };
+    if (allocation.dryRun) return answer;
     if (chosen.staleReady) {
       chosen.staleReady = false;
       throw conflict(`Invalid transition: ${statusName(chosen.status)} -> ${statusName(NodeStatus.Allocated)}.`);
     }
-    this.move(chosen, NodeStatus.Allocated);
+    this.config.events.request(chosen, 'RequestAcquire', user.name, allocation.comment);
+    this.life.move(chosen, NodeStatus.Allocated);
     chosen.owner = user.name;
     chosen.agentName = allocation.agentName ?? '';
-    return chosen;
+    return answer;
   }
 
   // POST /machines/{id}/ op=deploy
   deploy(user: SimUser, systemId: string, body: Params): MachineRecord {
     const m = this.get(systemId);
+    if (m.locked) throw forbidden();
     if (m.owner !== null && m.owner !== user.name && (!user.admin || m.status === NodeStatus.Ready)) {
       throw conflict("Can't allocate a machine belonging to another user.");
     }
     const ephemeral = readBool(body, 'ephemeral_deploy');
+    const installKvm = readBool(body, 'install_kvm');
     // Everything is checked before anything changes: MAAS runs the request in one transaction.
     const deployable = m.status === NodeStatus.Ready || (m.status !== NodeStatus.Deploying && canTransition(m.status, NodeStatus.Deploying));
     if (!deployable) throw conflict(`Can't deploy a machine that is in the '${statusName(m.status)}' state`);
     // No address left in the zone is a 503 before the machine is touched.
-    if (m.ipAddresses.length === 0) this.claimAddress(m);
+    if (m.ipAddresses.length === 0) this.life.claimAddress(m);
     if (m.status === NodeStatus.Ready) {
-      this.move(m, NodeStatus.Allocated);
+      this.config.events.request(m, 'RequestAcquire', user.name);
+      this.life.move(m, NodeStatus.Allocated);
       m.owner = user.name;
       m.agentName = body.get('agent_name') ?? '';
     }
@@ -182,7 +159,9 @@ export class Fleet {
     const hwe = body.get('hwe_kernel');
     if (hwe !== undefined && hwe !== '') m.hweKernel = hwe;
     if (ephemeral !== undefined) m.ephemeralDeploy = ephemeral;
-    return this.powerOnOwned(m, body);
+    if (installKvm !== undefined) m.installKvm = installKvm;
+    if (m.status === NodeStatus.Allocated) this.config.events.request(m, 'RequestStartDeployment', user.name, body.get('comment'));
+    return this.powerOnOwned(m, user, body);
   }
 
   // POST /machines/{id}/ op=power_on (also /op-power_on)
@@ -190,20 +169,24 @@ export class Fleet {
     const m = this.get(systemId);
     checkEdit(user, m);
     if (m.owner === null) throw conflict("Can't start node: it hasn't been allocated.");
-    return this.powerOnOwned(m, body);
+    return this.powerOnOwned(m, user, body);
   }
 
   // POST /machines/{id}/ op=power_off (also /op-power_off): Node.stop(). The edit permission, as for
   // power_on ("You can't stop a node you don't own unless you're an admin"): 403 otherwise. Any
   // status may be powered off and keeps its status (a Deployed machine stays Deployed). stop_mode
   // soft or hard (anything else is hard) ends the same here.
-  powerOffByRequest(user: SimUser, systemId: string, _body: Params): MachineRecord {
+  powerOffByRequest(user: SimUser, systemId: string, body: Params): MachineRecord {
     const m = this.get(systemId);
     checkEdit(user, m);
-    m.powerState = 'off';
-    // A releasing machine seen off is released (as the test knob powerOff does).
-    if (m.status === NodeStatus.Releasing) this.finishRelease(m);
+    this.config.events.request(m, 'RequestStop', user.name, body.get('comment'));
+    this.life.switchOff(m);
     return m;
+  }
+
+  // GET /machines/{id}/ op=query_power_state: MAAS asks the BMC; the simulator's BMC is the record.
+  queryPowerState(systemId: string): { state: string } {
+    return { state: this.get(systemId).powerState };
   }
 
   // POST /machines/{id}/ op=set_owner_data: every parameter but op is a key; an empty value removes
@@ -228,29 +211,151 @@ export class Fleet {
   release(user: SimUser, systemId: string, body: Params): MachineRecord {
     const m = this.get(systemId);
     checkEdit(user, m);
-    const erase = readBool(body, 'erase') ?? false;
-    for (const flag of ['secure_erase', 'quick_erase', 'force']) readBool(body, flag);
+    // ReleaseForm.clean: secure_erase or quick_erase alone also erase (the wipe-disks script).
+    const erase = ['erase', 'secure_erase', 'quick_erase'].map((flag) => readBool(body, flag) ?? false).some(Boolean);
+    readBool(body, 'force');
     // Already releasing, or released: the postcondition holds, so a retry succeeds.
     if (m.status === NodeStatus.Releasing || m.status === NodeStatus.Ready) return m;
     if (!RELEASABLE.has(m.status)) throw conflict(`Machine cannot be released in its current state ('${statusName(m.status)}').`);
-    if (erase || this.config.eraseOnRelease) {
-      this.move(m, NodeStatus.DiskErasing);
-      // Erasing boots an ephemeral environment on the machine.
-      m.powerState = 'on';
-      this.later(m, this.config.releaseMs, () => this.finishRelease(m));
-      return m;
+    this.life.startReleasing(m, user, erase, body.get('comment'));
+    return m;
+  }
+
+  // POST /machines/ op=release machines=<id>... : MachinesHandler.release. Unknown ids are a 400,
+  // machines the user may not edit a 403, machines in a state that cannot release a 409 naming them.
+  releaseMany(user: SimUser, body: Params): string[] {
+    const ids = [...new Set(body.getAll('machines'))];
+    const unknown = ids.filter((id) => !this.machines.has(id));
+    if (unknown.length > 0) throw new MaasApiError(400, `Unknown machine(s): ${unknown.join(', ')}.`);
+    const machines = ids.map((id) => this.get(id));
+    const denied = machines.filter((m) => m.locked || (!user.admin && m.owner !== null && m.owner !== user.name));
+    if (denied.length > 0) throw forbidden(`You don't have the required permission to release the following machine(s): ${denied.map((m) => m.systemId).join(', ')}.`);
+    const failed = machines.filter((m) => m.status !== NodeStatus.Ready && !RELEASABLE.has(m.status));
+    if (failed.length > 0) throw conflict(`Machine(s) cannot be released in their current state: ${failed.map((m) => `${m.systemId} ('${statusName(m.status)}')`).join(', ')}.`);
+    const released: string[] = [];
+    for (const m of machines) {
+      if (m.status === NodeStatus.Ready) continue;
+      this.life.startReleasing(m, user, false, body.get('comment'));
+      released.push(m.systemId);
     }
-    this.move(m, NodeStatus.Releasing);
-    // A machine already off (or whose power cannot be queried) goes straight to Ready.
-    if (m.powerState !== 'on') this.finishRelease(m);
-    else this.later(m, this.config.releaseMs, () => this.finishRelease(m));
+    return released;
+  }
+
+  // POST /machines/{id}/ op=commission: admin only; boots the ephemeral image, runs the scripts and
+  // learns the hardware (cpu, memory, disks, NICs), then Ready and off.
+  commission(user: SimUser, systemId: string, body: Params): MachineRecord {
+    const m = this.get(systemId);
+    checkAdmin(user, m);
+    for (const flag of ['enable_ssh', 'skip_bmc_config', 'skip_networking', 'skip_storage']) readBool(body, flag);
+    this.config.events.request(m, 'RequestStartCommissioning', user.name, body.get('comment'));
+    this.life.move(m, NodeStatus.Commissioning);
+    m.abortTo = NodeStatus.New;
+    m.statusMessage = 'Commissioning';
+    m.errorDescription = '';
+    this.life.switchOn(m);
+    this.life.later(m, this.config.commissionMs ?? this.config.deployMs, () => {
+      if (m.status !== NodeStatus.Commissioning) return;
+      this.config.events.record(m, 'GatheringInfo');
+      m.commissioned = true;
+      this.life.move(m, NodeStatus.Ready);
+      m.statusMessage = 'Ready';
+      this.life.switchOff(m);
+    });
+    return m;
+  }
+
+  // POST /machines/ op=accept machines=<id>... / op=accept_all: enlisted (New) machines start
+  // commissioning (Node.accept_enlistment); Ready or Commissioning ones are already accepted and
+  // are left out of the answer, any other status is a 409. Admins only.
+  accept(user: SimUser, body: Params, all: boolean): MachineRecord[] {
+    const ids = all ? this.all().filter((m) => m.status === NodeStatus.New).map((m) => m.systemId) : [...new Set(body.getAll('machines'))];
+    const unknown = ids.filter((id) => !this.machines.has(id));
+    if (unknown.length > 0) throw new MaasApiError(400, `Unknown machine(s): ${unknown.join(', ')}.`);
+    const machines = ids.map((id) => this.get(id));
+    const denied = machines.filter((m) => !user.admin || m.locked);
+    if (denied.length > 0) throw forbidden(`You don't have the required permission to accept the following machine(s): ${denied.map((m) => m.systemId).join(', ')}.`);
+    const accepted: MachineRecord[] = [];
+    for (const m of machines) {
+      if (m.status === NodeStatus.Ready || m.status === NodeStatus.Commissioning) continue;
+      if (m.status !== NodeStatus.New) throw conflict(`Cannot accept node enlistment: node ${m.systemId} is in state ${statusName(m.status)}.`);
+      accepted.push(this.commission(user, m.systemId, body));
+    }
+    return accepted;
+  }
+
+  // POST /machines/{id}/ op=abort: stops commissioning (back to New), deploying (back to Allocated)
+  // or disk erasing (Failed disk erasing), as Node.abort_operation.
+  abort(user: SimUser, systemId: string, body: Params): MachineRecord {
+    const m = this.get(systemId);
+    checkEdit(user, m);
+    const comment = body.get('comment');
+    const plan: Partial<Record<NodeStatusCode, [EventTypeName, EventTypeName, NodeStatusCode]>> = {
+      [NodeStatus.Commissioning]: ['RequestAbortCommissioning', 'AbortedCommissioning', NodeStatus.New],
+      [NodeStatus.Deploying]: ['RequestAbortDeployment', 'AbortedDeployment', NodeStatus.Allocated],
+      [NodeStatus.DiskErasing]: ['RequestAbortEraseDisk', 'AbortedDiskErasing', NodeStatus.FailedDiskErasing],
+    };
+    const step = plan[m.status];
+    if (!step) throw conflict(`Cannot abort in current state: node ${m.systemId} is in state ${statusName(m.status)}.`);
+    const [request, aborted, to] = step;
+    this.config.events.request(m, request, user.name, comment);
+    this.life.move(m, to);
+    this.config.events.record(m, aborted);
+    m.statusMessage = EVENT_TYPES[aborted][0];
+    this.life.switchOff(m);
+    return m;
+  }
+
+  // POST /machines/{id}/ op=mark_broken: only the machine's owner (MAAS answers others 403); an
+  // allocated machine is released on the way; comment (or error_description) is the reason.
+  markBroken(user: SimUser, systemId: string, body: Params): MachineRecord {
+    const m = this.get(systemId);
+    checkEdit(user, m);
+    if (m.owner !== user.name) throw forbidden();
+    const reason = body.get('comment') || body.get('error_description') || '';
+    this.config.events.request(m, 'RequestMarkBroken', user.name, reason);
+    this.life.cancel(m);
+    this.life.move(m, NodeStatus.Broken);
+    m.errorDescription = reason;
+    m.statusMessage = '';
+    return m;
+  }
+
+  // POST /machines/{id}/ op=mark_fixed: admin only, Broken → Ready (MAAS forgets the OS).
+  markFixed(user: SimUser, systemId: string, body: Params): MachineRecord {
+    const m = this.get(systemId);
+    checkAdmin(user, m);
+    this.config.events.request(m, 'RequestMarkFixed', user.name, body.get('comment'));
+    if (m.status !== NodeStatus.Broken) throw conflict("Can't mark a non-broken node as 'Ready'.");
+    this.life.move(m, NodeStatus.Ready);
+    m.statusMessage = "From 'Broken' to 'Ready'";
+    m.errorDescription = '';
+    m.owner = null;
+    m.agentName = '';
+    m.osystem = '';
+    m.distroSeries = '';
+    m.hweKernel = null;
+    m.ownerData = {};
+    m.ipAddresses = [];
+    return m;
+  }
+
+  // POST /machines/{id}/ op=lock / op=unlock: a locked machine refuses every change (403) until
+  // unlocked; only a Deployed or Deploying machine may be locked.
+  lock(user: SimUser, systemId: string, body: Params, locked: boolean): MachineRecord {
+    const m = this.get(systemId);
+    if (!user.admin && m.owner !== null && m.owner !== user.name) throw forbidden();
+    if (locked && m.locked) throw conflict('Machine is already locked');
+    if (!locked && !m.locked) throw conflict('Machine is not locked');
+    this.config.events.request(m, locked ? 'RequestLock' : 'RequestUnlock', user.name, body.get('comment'));
+    if (locked && m.status !== NodeStatus.Deployed && m.status !== NodeStatus.Deploying) throw conflict("Can't lock, node is not deployed or deploying");
+    m.locked = locked;
     return m;
   }
 
   // PUT /machines/{id}/
   update(user: SimUser, systemId: string, body: Params): MachineRecord {
     const m = this.get(systemId);
-    if (!user.admin) throw forbidden();
+    checkAdmin(user, m);
     const errors: Record<string, string[]> = {};
     const change: Partial<Pick<MachineRecord, 'swapSize' | 'hostname' | 'description' | 'zone' | 'pool'>> = {};
     const swap = body.get('swap_size');
@@ -282,8 +387,8 @@ export class Fleet {
   // DELETE /machines/{id}/
   remove(user: SimUser, systemId: string): void {
     const m = this.get(systemId);
-    if (!user.admin) throw forbidden();
-    this.cancel(m);
+    checkAdmin(user, m);
+    this.life.cancel(m);
     this.machines.delete(m.systemId);
   }
 
@@ -293,7 +398,8 @@ export class Fleet {
       if (!listNames(names, m.systemId, m.hostname) || m.status === NodeStatus.Broken) continue;
       if (!canTransition(m.status, NodeStatus.Broken)) continue;
       const wasAvailable = m.status === NodeStatus.Ready && m.owner === null;
-      this.move(m, NodeStatus.Broken);
+      this.config.events.record(m, 'MarkBrokenSystem', 'faults.broken');
+      this.life.move(m, NodeStatus.Broken);
       m.staleReady = wasAvailable;
     }
   }
@@ -302,110 +408,23 @@ export class Fleet {
   powerOff(systemId: string): void {
     const m = this.find(systemId);
     if (!m) throw new Error(`powerOff: no machine ${systemId}`);
-    m.powerState = 'off';
-    if (m.status === NodeStatus.Releasing) this.finishRelease(m);
+    this.life.switchOff(m);
   }
 
   stop(): void {
-    for (const m of this.machines.values()) this.cancel(m);
+    for (const m of this.machines.values()) this.life.cancel(m);
   }
 
   // Machine.start(): an Allocated machine begins deploying; any other just powers on.
-  private powerOnOwned(m: MachineRecord, body: Params): MachineRecord {
+  private powerOnOwned(m: MachineRecord, user: SimUser, body: Params): MachineRecord {
     const userData = body.get('user_data');
     if (userData !== undefined) m.userData = decodeUserData(userData);
     if (m.status === NodeStatus.Allocated) {
-      const addresses = m.ipAddresses.length > 0 ? m.ipAddresses : [this.claimAddress(m)];
-      this.move(m, NodeStatus.Deploying);
-      m.ipAddresses = addresses;
-      m.powerState = 'on';
-      m.selfPowerOffDone = false;
-      this.later(m, this.config.deployMs, () => this.finishDeployment(m));
+      this.life.startDeploying(m);
     } else {
-      m.powerState = 'on';
+      this.config.events.request(m, 'RequestStart', user.name, body.get('comment'));
+      this.life.switchOn(m);
     }
     return m;
   }
-
-  private finishDeployment(m: MachineRecord): void {
-    if (m.status !== NodeStatus.Deploying) return;
-    if (failsDeployment(this.config.faults(), m.systemId, m.hostname)) {
-      this.move(m, NodeStatus.FailedDeployment);
-      return;
-    }
-    this.move(m, NodeStatus.Deployed);
-    if (listNames(this.config.faults().powerOffAfterDeploy, m.systemId, m.hostname) && !m.selfPowerOffDone) {
-      this.later(m, SELF_POWER_OFF_MS, () => {
-        m.selfPowerOffDone = true;
-        if (m.status === NodeStatus.Deployed) m.powerState = 'off';
-      });
-    }
-  }
-
-  // _finalize_release: Ready, off, and nothing of the deployment left.
-  private finishRelease(m: MachineRecord): void {
-    if (m.status !== NodeStatus.Releasing && m.status !== NodeStatus.DiskErasing) return;
-    this.move(m, NodeStatus.Ready);
-    if (m.powerState !== 'unknown') m.powerState = 'off';
-    m.owner = null;
-    m.agentName = '';
-    m.osystem = '';
-    m.distroSeries = '';
-    m.hweKernel = null;
-    m.ephemeralDeploy = false;
-    m.userData = null;
-    m.ownerData = {};
-    m.ipAddresses = [];
-  }
-
-  /** Every status change goes through here: Node.clean_status's check, then bookkeeping. */
-  private move(m: MachineRecord, to: NodeStatusCode): void {
-    if (!canTransition(m.status, to)) throw conflict(`Invalid transition: ${statusName(m.status)} -> ${statusName(to)}.`);
-    this.cancel(m);
-    m.status = to;
-    // The allocator's stale view lasts only until the machine's status next changes.
-    m.staleReady = false;
-    if (to === NodeStatus.Deploying) this.highWater = Math.max(this.highWater, this.deployingNow());
-  }
-
-  private later(m: MachineRecord, ms: number, fn: () => void): void {
-    this.cancel(m);
-    m.timer = this.config.clock.setTimeout(() => {
-      m.timer = undefined;
-      fn();
-    }, ms);
-  }
-
-  private cancel(m: MachineRecord): void {
-    if (m.timer !== undefined) this.config.clock.clearTimeout(m.timer);
-    m.timer = undefined;
-  }
-
-  // An auto IP in the machine's zone: 10.10.<zone id>.<host>, the lowest free host.
-  private claimAddress(m: MachineRecord): string {
-    const zone = this.places.zones.id(m.zone);
-    const used = new Set(this.all().flatMap((o) => o.ipAddresses));
-    let offered = 0;
-    for (let block = 10; block <= LAST_BLOCK; block++) {
-      for (let host = FIRST_HOST; host <= LAST_HOST; host++) {
-        if (offered++ >= this.config.zoneAddresses) break;
-        const ip = `10.${block}.${zone}.${host}`;
-        if (!used.has(ip)) return ip;
-      }
-    }
-    throw new MaasApiError(503, `${m.systemId}: Unable to allocate static IP due to address exhaustion.`);
-  }
-}
-
-// NodePermission.edit: a non-admin may act on unowned machines and their own, not on others'.
-function checkEdit(user: SimUser, m: MachineRecord): void {
-  if (!user.admin && m.owner !== null && m.owner !== user.name) throw forbidden();
-}
-
-function readBool(body: Params, key: string): boolean | undefined {
-  const text = body.get(key);
-  if (text === undefined) return undefined;
-  const value = parseStringBool(text);
-  if (value === undefined) throw validationError({ [key]: ["Value should be 'true' or 'false'"] });
-  return value;
 }

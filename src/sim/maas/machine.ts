@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Candidate } from './candidate.ts';
+import type { SimDisk, SimNic } from './hardware.ts';
 import type { NodeStatusCode } from './status.ts';
 import { statusName } from './status.ts';
 
@@ -13,14 +14,26 @@ export interface MachineRecord extends Candidate {
   zone: string;
   pool: string;
   tags: string[];
+  readonly architecture: string;
   readonly cpuCount: number;
+  /** MHz. */
+  readonly cpuSpeed: number;
   readonly memory: number;
   readonly powerType: string;
-  readonly storageMb: number;
-  readonly macAddress: string;
-  readonly interfaceId: number;
+  readonly disks: readonly SimDisk[];
+  readonly nics: readonly SimNic[];
+  /** What commissioning reports (system_vendor, cpu_model, ...); keys of hardware_info. */
+  readonly hardwareInfo: Readonly<Record<string, string>>;
+  readonly hardwareUuid: string;
+  /** Commissioned at least once: until then MAAS knows no CPU, memory, disks or firmware facts. */
+  commissioned: boolean;
   description: string;
   status: NodeStatusCode;
+  /** Where op=abort returns the machine to (the status before commissioning/deploying/erasing). */
+  abortTo: NodeStatusCode | undefined;
+  statusMessage: string;
+  errorDescription: string;
+  locked: boolean;
   powerState: PowerState;
   owner: string | null;
   agentName: string;
@@ -28,13 +41,14 @@ export interface MachineRecord extends Candidate {
   distroSeries: string;
   hweKernel: string | null;
   ephemeralDeploy: boolean;
+  installKvm: boolean;
   /** Decoded from the base64 the client sent. */
   userData: string | null;
   /** The owner's key/value data (op=set_owner_data); gone when the machine is released. */
   ownerData: Record<string, string>;
   swapSize: number | null;
   ipAddresses: string[];
-  /** The one pending deploy/release/power timer. */
+  /** The one pending lifecycle timer (commissioning, deploy, release, power). */
   timer: unknown;
   /** Broken by a fault while Ready: the allocator's stale view still offers it once. */
   staleReady: boolean;
@@ -68,6 +82,7 @@ export interface SimMachine {
   ephemeral_deploy: boolean;
   user_data: string | null;
   owner_data: Record<string, string>;
+  locked: boolean;
 }
 
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -81,10 +96,10 @@ export function systemIdFor(hostname: string, taken: ReadonlySet<string>): strin
   }
 }
 
-export function macFor(systemId: string): string {
-  const digest = createHash('sha256').update(`mac/${systemId}`).digest();
-  // 52:54:00 is the locally administered prefix QEMU uses; fine for a simulator.
-  return ['52', '54', '00', ...[...digest.subarray(0, 3)].map((b) => b.toString(16).padStart(2, '0'))].join(':');
+/** `storage` as MAAS reports it: the physical disks' total in MB (10^6 bytes), 0 before commissioning. */
+export function storageMb(m: Pick<MachineRecord, 'disks' | 'commissioned'>): number {
+  if (!m.commissioned) return 0;
+  return m.disks.reduce((sum, d) => sum + d.sizeBytes, 0) / 1e6;
 }
 
 export function simMachine(m: MachineRecord): SimMachine {
@@ -106,7 +121,7 @@ export function simMachine(m: MachineRecord): SimMachine {
     tags: [...m.tags],
     cpu_count: m.cpuCount,
     memory: m.memory,
-    storage: m.storageMb,
+    storage: storageMb({ disks: m.disks, commissioned: true }),
     osystem: m.osystem,
     distro_series: m.distroSeries,
     hwe_kernel: m.hweKernel,
@@ -114,5 +129,6 @@ export function simMachine(m: MachineRecord): SimMachine {
     ephemeral_deploy: m.ephemeralDeploy,
     user_data: m.userData,
     owner_data: { ...m.ownerData },
+    locked: m.locked,
   };
 }

@@ -80,17 +80,22 @@ function sameText(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
+/** Throws when the timestamp is stale or the nonce was seen (nonces.ts); called once the key is known. */
+export type ReplayCheck = (consumerKey: string, tokenKey: string, nonce: string, timestamp: number) => void;
+
 /**
  * The user a request is signed for. Missing or malformed credentials, an unknown key and a wrong
- * signature are 401 `Authorization Error: Invalid API key.`; a timestamp that is not an integer is 400.
+ * signature are 401 `Authorization Error: Invalid API key.`; a timestamp that is not an integer is 400;
+ * a stale timestamp or a replayed nonce is whatever `replay` throws (nonces.ts: 401, as MAAS).
  */
-export function authenticate(request: SignedRequest, credentials: readonly Credential[]): SimUser {
+export function authenticate(request: SignedRequest, credentials: readonly Credential[], replay?: ReplayCheck): SimUser {
   const oauth = parseAuthorization(request.authorization);
   if (!oauth || REQUIRED.some((k) => !oauth.has(k))) throw unauthorized();
   const timestamp = oauth.get('oauth_timestamp') ?? '';
   if (!/^\s*[+-]?\d+\s*$/.test(timestamp)) throw new MaasApiError(400, 'Invalid timestamp: not an integer.', TEXT_PLAIN);
   const credential = credentials.find((c) => c.key.consumerKey === oauth.get('oauth_consumer_key') && c.key.tokenKey === oauth.get('oauth_token'));
   if (!credential) throw unauthorized();
+  replay?.(credential.key.consumerKey, credential.key.tokenKey, oauth.get('oauth_nonce') ?? '', Number(timestamp.trim()));
   const signature = oauth.get('oauth_signature') ?? '';
   const secret = credential.key.tokenSecret;
   switch (oauth.get('oauth_signature_method')?.toUpperCase()) {

@@ -11,9 +11,9 @@ export interface MaasSimOptions {
   machines?: SeedMachine[];
   /** DNS domains that exist; default ['maas']. Domains of seeded machines exist too. */
   domains?: string[];
-  /** Deploying → Deployed after this long (0 = on the next tick); default 1000. */
+  /** Deploying → Deployed after this long (0 = on the next tick); default 1000 (see speed). Commissioning takes as long. */
   deployMs?: number;
-  /** Releasing / Disk erasing → Ready after this long; default 200. */
+  /** Releasing / Disk erasing → Ready after this long; default 200 (see speed). */
   releaseMs?: number;
   /** Addresses a zone can hand out before deploys get 503 (address exhaustion); default 241 × 236. */
   zoneAddresses?: number;
@@ -23,7 +23,11 @@ export interface MaasSimOptions {
   keys?: { admin?: string; user?: string };
   faults?: Partial<MaasFaults>;
   clock?: SimClock;
-  /** Lifecycle timings (commissioning, deploying, releasing) are divided by this; default 1. */
+  /**
+   * With it, machines take MAAS-like times divided by it (commissioning 180 s, deploying 300 s,
+   * releasing 10 s, erasing 60 s; timings.ts); deployMs/releaseMs given explicitly still win.
+   * Without it, the quick defaults above.
+   */
   speed?: number;
 }
 

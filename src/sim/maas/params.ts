@@ -1,8 +1,19 @@
+import type { UploadedFile } from './multipart.ts';
+
 // Request parameters as Django's QueryDict holds them: ordered pairs, a key may repeat
 // (`tags=a&tags=b`), `get` answers the last value, `lists` groups by key in first-seen order.
+// Uploaded files of a multipart body are kept apart, as Django's request.FILES.
 
 export class Params {
-  private constructor(readonly pairs: ReadonlyArray<readonly [string, string]>) {}
+  private constructor(
+    readonly pairs: ReadonlyArray<readonly [string, string]>,
+    readonly files: readonly UploadedFile[] = [],
+  ) {}
+
+  /** Form fields (and uploads) already split out of a body, e.g. a multipart one. */
+  static of(pairs: ReadonlyArray<readonly [string, string]>, files: readonly UploadedFile[] = []): Params {
+    return new Params([...pairs], [...files]);
+  }
 
   static parse(text: string): Params {
     const pairs: Array<[string, string]> = [];
@@ -22,7 +33,7 @@ export class Params {
 
   /** These pairs followed by `other`'s (query first, then body). */
   concat(other: Params): Params {
-    return new Params([...this.pairs, ...other.pairs]);
+    return new Params([...this.pairs, ...other.pairs], [...this.files, ...other.files]);
   }
 
   has(key: string): boolean {

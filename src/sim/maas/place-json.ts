@@ -1,14 +1,17 @@
 import { API_PREFIX } from './machine-json.ts';
 import type { Places } from './machine-json.ts';
 
-// Zones, resource pools and domains as MAAS renders them, inside a machine and on their own.
+// Zones, resource pools and domains as MAAS renders them, inside a machine and on their own
+// (DISPLAYED_ZONE_FIELDS, DISPLAYED_RESOURCEPOOL_FIELDS, DISPLAYED_DOMAIN_FIELDS + resource_uri).
 
-export function domainJson(name: string, places: Places) {
+/** `resourceRecordCount`: the domain's DNS resource addresses and records (the list and read answers count them). */
+export function domainJson(name: string, places: Places, resourceRecordCount = 0) {
+  const entry = places.domains.entry(name);
   const id = places.domains.id(name);
   return {
-    authoritative: true,
-    ttl: null,
-    resource_record_count: 0,
+    authoritative: entry?.authoritative ?? true,
+    ttl: entry?.ttl ?? null,
+    resource_record_count: resourceRecordCount,
     name,
     id,
     is_default: name === places.defaultDomain,
@@ -17,10 +20,13 @@ export function domainJson(name: string, places: Places) {
 }
 
 export function zoneJson(name: string, places: Places) {
-  return { id: places.zones.id(name), name, description: '', resource_uri: `${API_PREFIX}/zones/${name}/` };
+  const description = places.zones.entry(name)?.description ?? '';
+  return { id: places.zones.id(name), name, description, resource_uri: `${API_PREFIX}/zones/${encodeURIComponent(name)}/` };
 }
 
 export function poolJson(name: string, places: Places) {
   const id = places.pools.id(name);
-  return { id, name, description: name === 'default' ? 'Default pool' : '', resource_uri: `${API_PREFIX}/resourcepool/${id}/` };
+  // MAAS creates the default pool (id 0) with this description.
+  const description = places.pools.entry(name)?.description ?? (id === 0 ? 'Default pool' : '');
+  return { id, name, description, resource_uri: `${API_PREFIX}/resourcepool/${id}/` };
 }

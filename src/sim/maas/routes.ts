@@ -1,3 +1,4 @@
+import { BOOT_RESOURCE_RESOURCES } from './api/boot-resources.ts';
 import { DNS_RESOURCES } from './api/dns.ts';
 import { EVENT_RESOURCES } from './api/events.ts';
 import { MACHINE_RESOURCES } from './api/machines.ts';
@@ -19,7 +20,13 @@ const RESOURCES: readonly Resource[] = [
   ...PLACE_RESOURCES,
   ...NETWORK_RESOURCES,
   ...EVENT_RESOURCES,
+  ...BOOT_RESOURCE_RESOURCES,
 ];
+
+/** Every resource of the API, in matching order: describe/ lists them. */
+export function resources(): readonly Resource[] {
+  return RESOURCES;
+}
 
 export interface PathMatch {
   readonly resource: Resource;

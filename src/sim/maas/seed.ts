@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { HARDWARE_INFO_KEYS } from './hardware.ts';
 import { SEED_STATUSES } from './status.ts';
 
 // A machine the simulator starts with. Names follow MAAS's own rules so a seed cannot hold a
@@ -9,7 +10,27 @@ const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
 const DOMAIN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 const MODEL_NAME = /^\w[\w-]*$/;
 
+const MAC = /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i;
+const USERNAME = /^[\w.@+-]+$/;
+
+const DiskSchema = z.strictObject({
+  name: z.string().regex(/^[a-z][a-z0-9]*$/, 'must be a device name such as sda or nvme0n1').optional(),
+  sizeGb: z.number().positive('must be more than 0'),
+  model: z.string().min(1).optional(),
+  serial: z.string().min(1).optional(),
+  tags: z.array(z.string().regex(MODEL_NAME, 'must be letters, digits, "_" or "-"')).optional(),
+});
+
+const NicSchema = z.strictObject({
+  name: z.string().regex(/^[a-z][a-z0-9._-]*$/i, 'must be an interface name such as eth0').optional(),
+  mac: z.string().regex(MAC, 'must be a MAC address such as 52:54:00:12:34:56').optional(),
+  linkSpeedMbps: z.number().int('must be a whole number').min(0, 'must be at least 0').optional(),
+  tags: z.array(z.string().regex(MODEL_NAME, 'must be letters, digits, "_" or "-"')).optional(),
+});
+
 export const SeedMachineSchema = z.strictObject({
+  /** Absent: derived from the hostname (stable across runs). */
+  systemId: z.string().regex(/^[a-z0-9]{6}$/, 'must be 6 lowercase letters or digits, as MAAS makes them').optional(),
   hostname: z.string().regex(DNS_LABEL, 'must be a DNS label: letters, digits and "-", at most 63 characters'),
   zone: z.string().regex(MODEL_NAME, 'must be letters, digits, "_" or "-"').optional(),
   pool: z.string().regex(MODEL_NAME, 'must be letters, digits, "_" or "-"').optional(),
@@ -19,6 +40,21 @@ export const SeedMachineSchema = z.strictObject({
   domain: z.string().regex(DOMAIN, 'must be a DNS domain name').optional(),
   powerType: z.string().min(1, 'must not be empty').optional(),
   status: z.enum(SEED_STATUSES, { error: `must be one of ${SEED_STATUSES.join(', ')}` }).optional(),
+  // Hardware that commissioning reports; absent: amd64/generic, 2400 MHz, one 480 GB disk, one NIC.
+  architecture: z.string().regex(/^[a-z0-9]+\/[a-z0-9-]+$/, 'must be arch/subarch, e.g. amd64/generic').optional(),
+  cpuSpeedMhz: z.number().int('must be a whole number').min(0, 'must be at least 0').optional(),
+  disks: z.array(DiskSchema).min(1, 'must list at least one disk').optional(),
+  nics: z.array(NicSchema).min(1, 'must list at least one NIC').optional(),
+  /** hardware_info values (system_vendor, cpu_model, ...). */
+  hardware: z.partialRecord(z.enum(HARDWARE_INFO_KEYS), z.string()).optional(),
+  // State beyond the status: who owns it (Allocated/Deployed), what runs on it.
+  owner: z.string().regex(USERNAME, 'must be a MAAS user name').optional(),
+  agentName: z.string().optional(),
+  osystem: z.string().optional(),
+  distroSeries: z.string().optional(),
+  description: z.string().optional(),
+  locked: z.boolean().optional(),
+  ownerData: z.record(z.string(), z.string()).optional(),
 });
 
 export type SeedMachine = z.infer<typeof SeedMachineSchema>;
@@ -30,6 +66,23 @@ export const SeedMachinesSchema = z.array(SeedMachineSchema, { error: 'expected 
     const first = seen.get(key);
     if (first === undefined) seen.set(key, i);
     else ctx.addIssue({ code: 'custom', path: [i, 'hostname'], message: `"${m.hostname}" is already the hostname of machine [${first}]` });
+  });
+  const ids = new Map<string, number>();
+  machines.forEach((m, i) => {
+    if (m.systemId === undefined) return;
+    const first = ids.get(m.systemId);
+    if (first === undefined) ids.set(m.systemId, i);
+    else ctx.addIssue({ code: 'custom', path: [i, 'systemId'], message: `"${m.systemId}" is already the systemId of machine [${first}]` });
+  });
+  const macs = new Map<string, string>();
+  machines.forEach((m, i) => {
+    (m.nics ?? []).forEach((nic, j) => {
+      if (nic.mac === undefined) return;
+      const mac = nic.mac.toLowerCase();
+      const first = macs.get(mac);
+      if (first === undefined) macs.set(mac, `[${i}].nics[${j}]`);
+      else ctx.addIssue({ code: 'custom', path: [i, 'nics', j, 'mac'], message: `${mac} is already the MAC of machine ${first}` });
+    });
   });
 });
 

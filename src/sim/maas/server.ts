@@ -11,34 +11,34 @@ import { mergeFaults, NO_FAULTS } from './faults.ts';
 import { DEFAULT_ZONE_ADDRESSES, Fleet } from './fleet.ts';
 import { simMachine } from './machine.ts';
 import type { Places } from './machine-json.ts';
-import type { Credential } from './oauth.ts';
+import type { SimUser } from './oauth.ts';
 import { authenticate, parseApiKey } from './oauth.ts';
 import type { MaasSim, MaasSimOptions } from './options.ts';
 import { Params } from './params.ts';
+import type { RequestBody } from './request-body.ts';
+import { parseBody, readBody } from './request-body.ts';
+import { Accounts } from './accounts.ts';
+import { MaasConfig } from './maas-config.ts';
+import { NonceBook } from './nonces.ts';
+import { outsideApi } from './outside-api.ts';
 import type { PathMatch } from './routes.ts';
 import type { Backend } from './backend.ts';
 import { EventLog } from './events.ts';
 import { Network } from './network.ts';
-import { allowedMethods, findHandler, matchPath, routeLabel } from './routes.ts';
+import { allowedMethods, findHandler, matchPath, resources, routeLabel } from './routes.ts';
 import { NameRegistry } from './registry.ts';
 import { validateSeedMachines } from './seed.ts';
 import { TagBook } from './tags.ts';
-
-// Bodies beyond this are refused: user_data is the largest thing a client sends.
-const MAX_BODY_BYTES = 16 * 1024 * 1024;
+import { lifecycleTimings } from './timings.ts';
 
 const ADMIN_NAME = 'admin';
 const USER_NAME = 'user';
+// Who calls an anonymous resource (version/): no one in particular, and not an admin.
+const ANONYMOUS: SimUser = { name: '', admin: false };
 
 function generatedKey(): string {
   // MAAS keys are an 18-character consumer key, an 18-character token key and a 32-character secret.
   return [randomBytes(9).toString('hex'), randomBytes(9).toString('hex'), randomBytes(16).toString('hex')].join(':');
-}
-
-function nonNegative(name: string, value: number | undefined, fallback: number): number {
-  const v = value ?? fallback;
-  if (!(Number.isFinite(v) && v >= 0)) throw new RangeError(`startMaasSim: ${name}: expected a finite number >= 0, got ${v}`);
-  return v;
 }
 
 function buildPlaces(domains: readonly string[], seeds: ReturnType<typeof validateSeedMachines>): Places {
@@ -60,35 +60,11 @@ function buildPlaces(domains: readonly string[], seeds: ReturnType<typeof valida
   return { zones, pools: poolIds, domains: registry, defaultDomain };
 }
 
-function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new MaasApiError(413, 'Request body too large.'));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function isForm(contentType: string | undefined): boolean {
-  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  return type === '' || type === 'application/x-www-form-urlencoded';
-}
-
 /** Starts a simulated MAAS on 127.0.0.1 and resolves once it listens. */
 export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
   const port = o.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new RangeError(`startMaasSim: port: expected 0..65535, got ${port}`);
-  const deployMs = nonNegative('deployMs', o.deployMs, 1000);
-  const releaseMs = nonNegative('releaseMs', o.releaseMs, 200);
+  const timings = lifecycleTimings(o);
   const clock: SimClock = o.clock ?? systemClock;
   const seeds = validateSeedMachines(o.machines ?? DEFAULT_FLEET, 'machines');
   const adminKey = o.keys?.admin ?? generatedKey();
@@ -99,19 +75,21 @@ export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
   if (!admin) throw new Error("startMaasSim: keys.admin: expected 'consumer_key:token_key:token_secret'");
   if (!user) throw new Error("startMaasSim: keys.user: expected 'consumer_key:token_key:token_secret'");
   if (admin.consumerKey === user.consumerKey && admin.tokenKey === user.tokenKey) throw new Error('startMaasSim: keys.admin and keys.user must differ');
-  const credentials: Credential[] = [
-    { key: admin, user: { name: ADMIN_NAME, admin: true } },
-    { key: user, user: { name: USER_NAME, admin: false } },
-  ];
+  const accounts = new Accounts();
+  accounts.add({ name: ADMIN_NAME, admin: true }, admin);
+  accounts.add({ name: USER_NAME, admin: false }, user);
 
   let faults: MaasFaults = mergeFaults({ ...NO_FAULTS }, o.faults ?? {});
   const places = buildPlaces(o.domains ?? ['maas'], seeds);
   const tags = new TagBook();
   const events = new EventLog(clock);
+  const config = new MaasConfig({ enable_disk_erasing_on_release: o.eraseOnRelease ?? false });
   const fleet = new Fleet(seeds, places, tags, {
-    deployMs,
-    releaseMs,
-    eraseOnRelease: o.eraseOnRelease ?? false,
+    ...timings,
+    // Read at each release, so maas/ op=set_config enable_disk_erasing_on_release takes effect.
+    get eraseOnRelease() {
+      return config.get('enable_disk_erasing_on_release') === true;
+    },
     zoneAddresses: o.zoneAddresses ?? DEFAULT_ZONE_ADDRESSES,
     clock,
     faults: () => faults,
@@ -120,8 +98,9 @@ export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
     speed: o.speed ?? 1,
   });
   if (faults.broken.length > 0) fleet.breakMachines(faults.broken);
-  const backend: Backend = { fleet, dns: new DnsResources(places, clock), tags, places, network: new Network(places), events };
+  const backend: Backend = { fleet, dns: new DnsResources(places, clock), tags, places, network: new Network(places), events, accounts, config };
 
+  const nonces = new NonceBook();
   let requests = 0;
   let byRoute: Record<string, number> = {};
   const pendingDelays = new Set<unknown>();
@@ -150,38 +129,54 @@ export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
     const method = (req.method ?? 'GET').toUpperCase();
     const rawBody = await readBody(req);
     const query = Params.parse(url.search.slice(1));
-    const form = isForm(req.headers['content-type']);
-    const body = form ? Params.parse(rawBody) : Params.empty();
+    // A body that cannot be read only matters once a resource is found (MAAS's 404s never parse it).
+    let body: RequestBody = { params: Params.empty(), urlencoded: false };
+    let unreadable: unknown;
+    try {
+      body = parseBody(rawBody, req.headers['content-type']);
+    } catch (err) {
+      unreadable = err;
+    }
     // op dispatch (support.py): GET["op"] or POST["op"], else the /op-<name> path suffix.
-    const op = (query.get('op') || body.get('op')) ?? match?.pathOp;
+    const op = (query.get('op') || body.params.get('op')) ?? match?.pathOp;
     const label = routeLabel(method, match?.resource, op);
     byRoute[label] = (byRoute[label] ?? 0) + 1;
-    if (!form && rawBody !== '') throw new MaasApiError(415, 'Unsupported Content-Type: this simulator reads application/x-www-form-urlencoded bodies only.');
 
     if (faults.latencyMs > 0) await delay(faults.latencyMs);
     if (faults.serverErrorRate > 0 && faults.random() < faults.serverErrorRate) {
       throw new MaasApiError(503, 'Service Unavailable: the simulator injected this failure (faults.serverErrorRate).');
     }
-    if (!match) throw new MaasApiError(404, 'Not Found');
-
     const host = (req.headers.host ?? `127.0.0.1:${listeningPort}`).toLowerCase().replace(/:80$/, '');
-    const signer = authenticate(
-      {
-        method,
-        baseUrl: `http://${host}${url.pathname}`,
-        // A POST's form body is signed; a PUT's is not (maas-client-go, and what MAAS checks).
-        params: [...query.pairs, ...(method === 'POST' && form ? body.pairs : [])],
-        authorization: req.headers.authorization,
-      },
-      credentials,
-    );
+    const siteUrl = `http://${host}/MAAS`;
+    if (!match) {
+      const outside = outsideApi(url.pathname, url.search, siteUrl, resources());
+      send(res, outside.status, outside.text, outside.contentType, outside.headers);
+      return;
+    }
+    if (unreadable !== undefined) throw unreadable;
+
+    const user = match.resource.anonymous
+      ? ANONYMOUS
+      : authenticate(
+          {
+            method,
+            baseUrl: `http://${host}${url.pathname}`,
+            // A POST's urlencoded body is signed; a PUT's and a multipart one's are not (piston's
+            // initialize_server_request, oauthlib).
+            params: [...query.pairs, ...(method === 'POST' && body.urlencoded ? body.params.pairs : [])],
+            authorization: req.headers.authorization,
+          },
+          accounts.credentials(),
+          (ck, tk, nonce, timestamp) => nonces.check(ck, tk, nonce, timestamp),
+        );
     const allowed = allowedMethods(match.resource);
-    if (!allowed.includes(method)) throw new MaasApiError(405, '', TEXT_PLAIN, { Allow: allowed.join(', ') });
+    // Django's HttpResponseNotAllowed: an empty HTML answer with Allow.
+    if (!allowed.includes(method)) throw new MaasApiError(405, '', 'text/html; charset=utf-8', { Allow: allowed.join(', ') });
     const handler = findHandler(match.resource, method, op);
     if (!handler) throw badRequest(`Unrecognised signature: method=${method} op=${op ?? 'None'}`);
     // GET and DELETE read the query string (plus a body, since clients send one even on GET).
-    const params = method === 'GET' || method === 'DELETE' ? query.concat(body) : body;
-    const reply = handler(backend, { user: signer, id: match.id ?? '', params, siteUrl: `http://${host}/MAAS` });
+    const params = method === 'GET' || method === 'DELETE' ? query.concat(body.params) : body.params;
+    const reply = handler(backend, { user, id: match.id ?? '', params, siteUrl });
     if (reply.status === 204) send(res, 204, '', undefined);
     else if ('text' in reply) send(res, 200, reply.text, reply.contentType);
     else send(res, 200, JSON.stringify(reply.json), APPLICATION_JSON);
@@ -197,7 +192,7 @@ export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
       match = undefined;
     }
     answer(req, res, match, url).catch((err: unknown) => {
-      if (err instanceof MaasApiError) send(res, err.status, err.body, err.status === 405 ? undefined : err.contentType, err.headers);
+      if (err instanceof MaasApiError) send(res, err.status, err.body, err.contentType, err.headers);
       // Never echo the failure: it could carry request data. The status says enough.
       else send(res, 500, 'Internal Server Error', TEXT_PLAIN);
     });

@@ -105,10 +105,65 @@ export const RELEASABLE: ReadonlySet<NodeStatusCode> = new Set([
   S.Allocated, S.Reserved, S.Broken, S.Deploying, S.Deployed, S.FailedDeployment, S.FailedDiskErasing, S.FailedReleasing,
 ]);
 
-/** The status names a seed file may start a machine in. */
-export const SEED_STATUSES = ['Ready', 'New', 'Broken', 'Deployed', 'Allocated'] as const;
+/** The status names a seed file may start a machine in: the resting ones. */
+export const SEED_STATUSES = ['Ready', 'New', 'Broken', 'Deployed', 'Allocated', 'Failed deployment', 'Failed commissioning', 'Retired'] as const;
 export type SeedStatus = (typeof SEED_STATUSES)[number];
 
+const SEED_CODES: Record<SeedStatus, NodeStatusCode> = {
+  Ready: S.Ready,
+  New: S.New,
+  Broken: S.Broken,
+  Deployed: S.Deployed,
+  Allocated: S.Allocated,
+  'Failed deployment': S.FailedDeployment,
+  'Failed commissioning': S.FailedCommissioning,
+  Retired: S.Retired,
+};
+
 export function seedStatusCode(name: SeedStatus): NodeStatusCode {
-  return NodeStatus[name];
+  return SEED_CODES[name];
 }
+
+/**
+ * The resting status a saved fleet records for a machine caught mid-way: where the running
+ * operation was heading (a deploy to Deployed, a release or erase to Ready, commissioning to Ready).
+ */
+export function seedStatusOf(code: NodeStatusCode): SeedStatus {
+  const resting: Partial<Record<NodeStatusCode, SeedStatus>> = {
+    [S.Deploying]: 'Deployed',
+    [S.Releasing]: 'Ready',
+    [S.DiskErasing]: 'Ready',
+    [S.Commissioning]: 'Ready',
+    [S.Testing]: 'Ready',
+    [S.FailedReleasing]: 'Broken',
+    [S.FailedDiskErasing]: 'Broken',
+    [S.FailedTesting]: 'Broken',
+    [S.Missing]: 'Broken',
+    [S.Reserved]: 'Allocated',
+  };
+  const direct = (Object.keys(SEED_CODES) as SeedStatus[]).find((k) => SEED_CODES[k] === code);
+  return direct ?? resting[code] ?? 'Broken';
+}
+
+/** NODE_STATUS attribute names in lower case: what `status=` on GET machines/ takes ('failed_deployment'). */
+export const STATUS_SHORT_LABELS: Readonly<Record<string, NodeStatusCode>> = Object.fromEntries(
+  Object.entries(NodeStatus).map(([name, code]) => [name.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase(), code]),
+);
+
+const FAILED: readonly NodeStatusCode[] = [
+  S.FailedCommissioning, S.FailedDeployment, S.FailedDiskErasing, S.FailedEnteringRescueMode, S.FailedExitingRescueMode, S.FailedReleasing, S.FailedTesting,
+];
+
+/** SIMPLIFIED_NODE_STATUSES_MAP: the one-word status the UI groups by ('failed', 'releasing', ...). */
+export function simpleStatus(code: NodeStatusCode): string {
+  if (FAILED.includes(code)) return 'failed';
+  if (code === S.DiskErasing || code === S.Releasing) return 'releasing';
+  if (code === S.EnteringRescueMode || code === S.ExitingRescueMode || code === S.RescueMode) return 'rescue_mode';
+  const same: Partial<Record<NodeStatusCode, string>> = {
+    [S.Allocated]: 'allocated', [S.Broken]: 'broken', [S.Commissioning]: 'commissioning', [S.Deployed]: 'deployed',
+    [S.Deploying]: 'deploying', [S.New]: 'new', [S.Ready]: 'ready', [S.Testing]: 'testing',
+  };
+  return same[code] ?? 'other';
+}
+
+export const SIMPLE_STATUSES: readonly string[] = ['allocated', 'broken', 'commissioning', 'deployed', 'deploying', 'failed', 'new', 'other', 'ready', 'releasing', 'rescue_mode', 'testing'];

@@ -1,0 +1,141 @@
+import { MaasApiError, notFound, validationError } from './api-error.ts';
+import { cidrContains, hostRange } from './ipv4.ts';
+import { API_PREFIX } from './machine-json.ts';
+import type { Params } from './params.ts';
+
+// A device's interfaces and their links (api/interfaces.py; forms PhysicalInterfaceForm,
+// InterfaceForm, InterfaceLinkForm), as juju drives them for a container: rename the NIC, move it
+// to a VLAN, link_subnet in STATIC mode, read it back.
+
+export type LinkMode = 'auto' | 'dhcp' | 'static' | 'link_up';
+
+export interface NicLink {
+  readonly id: number;
+  readonly mode: LinkMode;
+  readonly subnetId: number | null;
+  readonly ip: string | null;
+}
+
+export interface DeviceNic {
+  readonly id: number;
+  name: string;
+  mac: string;
+  vlanId: number | null;
+  links: NicLink[];
+}
+
+/** The network model as interfaces see it. */
+export interface NicNetwork {
+  vlanJsonById(id: number): Record<string, unknown> | undefined;
+  subnetInfo(idText: string): { id: number; cidr: string; vlanId: number; gatewayIp: string | null } | undefined;
+  subnetJsonById(id: number): Record<string, unknown> | undefined;
+}
+
+const MODES: readonly LinkMode[] = ['auto', 'dhcp', 'static', 'link_up'];
+const MAC = /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$/i;
+const NIC_NAME = /^[\w.:-]{1,15}$/;
+const INVALID_CHOICE = 'Select a valid choice. That choice is not one of the available choices.';
+
+export function nicJson(systemId: string, nic: DeviceNic, net: NicNetwork) {
+  const vlan = nic.vlanId === null ? null : (net.vlanJsonById(nic.vlanId) ?? null);
+  const mtu = typeof vlan?.mtu === 'number' ? vlan.mtu : 1500;
+  return {
+    id: nic.id,
+    name: nic.name,
+    type: 'physical',
+    enabled: true,
+    mac_address: nic.mac,
+    vlan,
+    links: nic.links.map((l) => ({
+      id: l.id,
+      mode: l.mode,
+      ...(l.subnetId === null ? {} : { subnet: net.subnetJsonById(l.subnetId) }),
+      ...(l.ip === null ? {} : { ip_address: l.ip }),
+    })),
+    effective_mtu: mtu,
+    params: '',
+    parents: [] as string[],
+    children: [] as string[],
+    tags: [] as string[],
+    discovered: null,
+    system_id: systemId,
+    resource_uri: `${API_PREFIX}/nodes/${systemId}/interfaces/${nic.id}/`,
+  };
+}
+
+export function findNic(nics: readonly DeviceNic[], idText: string): DeviceNic {
+  const nic = nics.find((n) => String(n.id) === idText || n.name === idText);
+  if (!nic) throw notFound('Interface');
+  return nic;
+}
+
+/** A MAC as MAAS stores it: lower case, colons. */
+export function normalMac(mac: string): string {
+  return mac.toLowerCase().replace(/-/g, ':');
+}
+
+// PUT nodes/{id}/interfaces/{id}/: name, mac_address, vlan (by id; "" leaves it disconnected).
+export function updateNic(nic: DeviceNic, params: Params, net: NicNetwork, macInUse: (mac: string) => boolean): void {
+  const errors: Record<string, string[]> = {};
+  const name = params.get('name');
+  if (name !== undefined && !NIC_NAME.test(name)) errors.name = ['Enter a valid value.'];
+  const mac = params.get('mac_address');
+  if (mac !== undefined && !MAC.test(mac)) errors.mac_address = [`'${mac}' is not a valid MAC address.`];
+  else if (mac !== undefined && normalMac(mac) !== nic.mac && macInUse(normalMac(mac))) errors.mac_address = ['Interface with this MAC address already exists.'];
+  const vlanText = params.get('vlan');
+  const vlanId = vlanText === undefined || vlanText === '' ? null : Number(vlanText);
+  if (vlanId !== null && (!Number.isInteger(vlanId) || net.vlanJsonById(vlanId) === undefined)) errors.vlan = [INVALID_CHOICE];
+  if (Object.keys(errors).length > 0) throw validationError(errors);
+  if (name !== undefined) nic.name = name;
+  if (mac !== undefined) nic.mac = normalMac(mac);
+  if (vlanText !== undefined && vlanId !== nic.vlanId) {
+    // Links belong to subnets on the old VLAN: MAAS drops them when the VLAN changes.
+    nic.vlanId = vlanId;
+    nic.links = [];
+  }
+}
+
+// POST ... op=link_subnet: mode (auto, dhcp, static, link_up), subnet, ip_address (static).
+export function linkSubnet(nic: DeviceNic, params: Params, net: NicNetwork, inUse: ReadonlySet<string>, nextLinkId: () => number): void {
+  const modeText = (params.get('mode') ?? '').toLowerCase();
+  if (modeText === '') throw validationError({ mode: ['This field is required.'] });
+  const mode = MODES.find((m) => m === modeText);
+  if (mode === undefined) throw validationError({ mode: [`"${params.get('mode') ?? ''}" is not a valid mode. It should be one of: "auto", "dhcp", "static", "link_up".`] });
+  const subnetText = params.get('subnet');
+  const subnet = subnetText === undefined || subnetText === '' ? undefined : net.subnetInfo(subnetText);
+  if (subnetText !== undefined && subnetText !== '' && subnet === undefined) throw validationError({ subnet: [INVALID_CHOICE] });
+  if (subnet === undefined && mode !== 'dhcp' && mode !== 'link_up') throw validationError({ subnet: ['This field is required.'] });
+  if (mode === 'dhcp' && nic.links.some((l) => l.mode === 'dhcp')) throw validationError({ mode: ['Interface is already set to DHCP.'] });
+  let ip: string | null = null;
+  if (mode === 'static' && subnet !== undefined) {
+    const wanted = params.get('ip_address');
+    if (wanted !== undefined && wanted !== '') {
+      if (!cidrContains(subnet.cidr, wanted)) throw validationError({ ip_address: [`IP address is not in the given subnet '${subnet.cidr}'.`] });
+      if (inUse.has(wanted) || wanted === subnet.gatewayIp) throw new MaasApiError(404, 'IP address is already in use.');
+      ip = wanted;
+    } else {
+      ip = firstFree(subnet.cidr, new Set([...inUse, ...(subnet.gatewayIp === null ? [] : [subnet.gatewayIp])]));
+    }
+  }
+  // A link to a subnet on another VLAN moves the interface there, as MAAS does for a device.
+  if (subnet !== undefined && nic.vlanId !== subnet.vlanId) nic.vlanId = subnet.vlanId;
+  const links = mode === 'link_up' ? [] : nic.links.filter((l) => l.mode !== 'link_up');
+  nic.links = [...links, { id: nextLinkId(), mode, subnetId: subnet?.id ?? null, ip }];
+}
+
+// POST ... op=unlink_subnet: id = the link's id.
+export function unlinkSubnet(nic: DeviceNic, params: Params): void {
+  const id = params.get('id');
+  if (id === undefined || id === '') throw validationError({ id: ['This field is required.'] });
+  if (!nic.links.some((l) => String(l.id) === id)) throw validationError({ id: [INVALID_CHOICE] });
+  nic.links = nic.links.filter((l) => String(l.id) !== id);
+}
+
+function firstFree(cidr: string, taken: ReadonlySet<string>): string {
+  const range = hostRange(cidr);
+  for (let n = range.first; n <= range.last; n++) {
+    const ip = [24, 16, 8, 0].map((shift) => Math.floor(n / 2 ** shift) % 256).join('.');
+    if (!taken.has(ip)) return ip;
+  }
+  throw new MaasApiError(503, `No more IPs available in subnet: ${cidr}.`);
+}

@@ -1,0 +1,32 @@
+import { forbidden, validationError } from './api-error.ts';
+import type { MachineRecord } from './machine.ts';
+import type { SimUser } from './oauth.ts';
+import type { Params } from './params.ts';
+import { parseStringBool } from './params.ts';
+
+// Who may do what to a machine (NodePermission in models/node.py), and reading boolean options.
+
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+// NodePermission.edit: a non-admin may act on unowned machines and their own, not on others'; a
+// locked machine refuses everyone.
+export function checkEdit(user: SimUser, m: MachineRecord): void {
+  if (m.locked) throw forbidden();
+  if (!user.admin && m.owner !== null && m.owner !== user.name) throw forbidden();
+}
+
+// NodePermission.admin: admins only, and not on a locked machine.
+export function checkAdmin(user: SimUser, m: MachineRecord): void {
+  if (!user.admin || m.locked) throw forbidden();
+}
+
+export function readBool(body: Params, key: string): boolean | undefined {
+  const text = body.get(key);
+  if (text === undefined) return undefined;
+  const value = parseStringBool(text);
+  if (value === undefined) throw validationError({ [key]: ["Value should be 'true' or 'false'"] });
+  return value;
+}
+

@@ -1,0 +1,101 @@
+import { DEFAULT_DISTRO_SERIES } from './deploy-params.ts';
+import type { IdCounters } from './hardware.ts';
+import { buildDisks, buildNics, defaultHardwareInfo, stableUuid } from './hardware.ts';
+import type { MachineRecord } from './machine.ts';
+import type { SeedMachine } from './seed.ts';
+import { NodeStatus, seedStatusCode, seedStatusOf } from './status.ts';
+
+// A seed (fleet file entry) → a machine record, and back: what `--save` writes loads again.
+
+export interface FactoryContext {
+  readonly ids: IdCounters;
+  readonly defaultDomain: string;
+  /** Who owns machines seeded Allocated or Deployed without an owner. */
+  readonly seedOwner: string;
+}
+
+const DEFAULT_ARCHITECTURE = 'amd64/generic';
+const DEFAULT_CPU_SPEED = 2400;
+
+export function buildMachine(seed: SeedMachine, systemId: string, ctx: FactoryContext): MachineRecord {
+  const status = seedStatusCode(seed.status ?? 'Ready');
+  const owned = status === NodeStatus.Allocated || status === NodeStatus.Deployed || status === NodeStatus.FailedDeployment;
+  const deployed = status === NodeStatus.Deployed;
+  const tags = [...new Set(seed.tags ?? [])];
+  return {
+    systemId,
+    hostname: seed.hostname,
+    domain: seed.domain ?? ctx.defaultDomain,
+    zone: seed.zone ?? 'default',
+    pool: seed.pool ?? 'default',
+    tags,
+    architecture: seed.architecture ?? DEFAULT_ARCHITECTURE,
+    cpuCount: seed.cpuCount,
+    cpuSpeed: seed.cpuSpeedMhz ?? DEFAULT_CPU_SPEED,
+    memory: seed.memoryMb,
+    powerType: seed.powerType ?? 'ipmi',
+    disks: buildDisks(systemId, seed.disks, tags, ctx.ids),
+    nics: buildNics(systemId, seed.nics, ctx.ids),
+    hardwareInfo: { ...defaultHardwareInfo(systemId, seed.cpuCount), ...seed.hardware },
+    hardwareUuid: stableUuid(`hw/${systemId}`),
+    // A New machine has only been enlisted: commissioning is what finds its hardware.
+    commissioned: status !== NodeStatus.New,
+    description: seed.description ?? '',
+    status,
+    abortTo: undefined,
+    statusMessage: '',
+    errorDescription: '',
+    locked: seed.locked ?? false,
+    powerState: deployed ? 'on' : 'off',
+    owner: owned ? (seed.owner ?? ctx.seedOwner) : null,
+    agentName: owned ? (seed.agentName ?? '') : '',
+    osystem: deployed ? (seed.osystem ?? 'ubuntu') : '',
+    distroSeries: deployed ? (seed.distroSeries ?? DEFAULT_DISTRO_SERIES) : '',
+    hweKernel: null,
+    ephemeralDeploy: false,
+    installKvm: false,
+    userData: null,
+    ownerData: owned ? { ...seed.ownerData } : {},
+    swapSize: null,
+    ipAddresses: [],
+    timer: undefined,
+    staleReady: false,
+    selfPowerOffDone: false,
+  };
+}
+
+/** The machine as a seed: its hardware as found, and the resting status it is in or heading to. */
+export function toSeed(m: MachineRecord): SeedMachine {
+  const status = seedStatusOf(m.status);
+  const owned = status === 'Allocated' || status === 'Deployed' || status === 'Failed deployment';
+  const seed: SeedMachine = {
+    systemId: m.systemId,
+    hostname: m.hostname,
+    zone: m.zone,
+    pool: m.pool,
+    tags: [...m.tags],
+    cpuCount: m.cpuCount,
+    memoryMb: m.memory,
+    domain: m.domain,
+    powerType: m.powerType,
+    architecture: m.architecture,
+    cpuSpeedMhz: m.cpuSpeed,
+    disks: m.disks.map((d) => ({ name: d.name, sizeGb: d.sizeBytes / 1e9, model: d.model, serial: d.serial, tags: [...d.tags] })),
+    nics: m.nics.map((n) => ({ name: n.name, mac: n.mac, linkSpeedMbps: n.linkSpeed, tags: [...n.tags] })),
+    hardware: { ...m.hardwareInfo },
+  };
+  // Ready is what an unstated status means, so a fresh fleet saves as it was written.
+  if (status !== 'Ready') seed.status = status;
+  if (m.description !== '') seed.description = m.description;
+  if (m.locked) seed.locked = true;
+  if (owned && m.owner !== null) {
+    seed.owner = m.owner;
+    if (m.agentName !== '') seed.agentName = m.agentName;
+    if (Object.keys(m.ownerData).length > 0) seed.ownerData = { ...m.ownerData };
+  }
+  if (status === 'Deployed') {
+    seed.osystem = m.osystem || 'ubuntu';
+    seed.distroSeries = m.distroSeries || DEFAULT_DISTRO_SERIES;
+  }
+  return seed;
+}
