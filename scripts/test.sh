@@ -25,6 +25,16 @@ if ! bash scripts/chromium-install.sh >&2; then
   echo "could not install chromium: the dashboard's browser tests will fail" >&2
 fi
 
+echo "== ensuring Go and juju's gomaasapi are installed (the MAAS simulator's client test)" >&2
+if ! bash scripts/go-maas-install.sh >&2; then
+  echo "could not install golang-go / gomaasapi: the gomaasapi test will fail" >&2
+fi
+
+echo "== ensuring python3-requests-oauthlib is installed (the MAAS simulator's python checks)" >&2
+if ! bash scripts/python-maas-install.sh >&2; then
+  echo "could not install python3-requests-oauthlib: the MAAS python checks will fail" >&2
+fi
+
 # The package runs dist/ (npm ci builds it through prepare); build again so it is the tree's.
 echo "== npm run build (dist/)" >&2
 if ! npm run --silent build >&2; then

@@ -6,16 +6,24 @@ import type { SeedMachine } from '../../sim/maas/index.ts';
 import { CliError } from '../cli-error.ts';
 import { intFlag } from '../config.ts';
 import { untilSignalled } from '../signals.ts';
+import { apiKeyFlag, faultsFrom, latencyFlag, machineListFlag, rateFlag, speedFlag, unknownFaultMachine } from '../sim-maas/flags.ts';
+import type { FaultFlags } from '../sim-maas/flags.ts';
+import { checkSaveTarget, saveFleet } from '../sim-maas/save.ts';
 
-// `metalfleet sim maas`: a simulated MAAS on loopback, for trying metalfleet (or CAPMAAS) without
-// a MAAS. It prints the two variables CAPMAAS reads, then serves until SIGINT or SIGTERM.
+// `metalfleet sim maas`: a simulated MAAS on loopback, a local MAAS for anyone's tests (juju's
+// gomaasapi, python-libmaas, the maas CLI, CAPMAAS, metalfleet). It prints the variables clients
+// read, then serves until SIGINT or SIGTERM, and with --save writes the fleet back out.
 
-interface SimMaasFlags {
+interface SimMaasFlags extends FaultFlags {
   port?: number;
+  fleet?: string;
   seed?: string;
   machine?: string[];
   deployMs?: number;
   releaseMs?: number;
+  speed?: number;
+  apiKey?: string;
+  save?: string;
 }
 
 function portFlag(value: string): number {
@@ -24,12 +32,15 @@ function portFlag(value: string): number {
   return n;
 }
 
-async function readSeed(file: string): Promise<SeedMachine[]> {
+/** The fleet file's machines; undefined when it is missing and may be (`--fleet F --save F`). */
+async function readSeed(file: string, mayBeMissing: boolean): Promise<SeedMachine[] | undefined> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new CliError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`, 1);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && mayBeMissing) return undefined;
+    throw new CliError(`${file}: cannot read (${code ?? 'error'})`, 1);
   }
   try {
     return parseSeedMachines(text, file);
@@ -61,35 +72,101 @@ function machineFlags(specs: readonly string[]): SeedMachine[] {
   }
 }
 
+function fleetFile(flags: SimMaasFlags): string | undefined {
+  if (flags.fleet !== undefined && flags.seed !== undefined && flags.fleet !== flags.seed) throw new CliError('--fleet and --seed name the same thing (the machines file): give one', 2);
+  return flags.fleet ?? flags.seed;
+}
+
+const HELP_AFTER = `
+Prints MAAS_ENDPOINT=, MAAS_API_KEY= (admin) and MAAS_USER_API_KEY= (non-admin) on stdout.
+The fleet file is a YAML (or JSON) list of machines:
+  - hostname: node-1        # required, a DNS label
+    cpuCount: 8             # required
+    memoryMb: 16384         # required
+    zone: az1               # default "default"
+    pool: gpu               # default "default"
+    tags: [ssd, 10g]
+    domain: maas
+    powerType: ipmi
+    status: Ready           # Ready (default), New, Broken, Deployed or Allocated
+    disks: [{ sizeGb: 480, tags: [ssd] }]
+    nics: [{ mac: "52:54:00:12:34:56" }]
+  and what --save writes besides: systemId, architecture, cpuSpeedMhz, hardware, owner,
+  agentName, osystem, distroSeries, description, locked, ownerData (README: "A local MAAS").
+--save FILE writes the fleet in this format on SIGINT/SIGTERM; --fleet FILE --save FILE keeps a
+fleet across runs (a missing FILE then starts from the default fleet).
+
+Examples:
+  metalfleet sim maas
+  metalfleet sim maas --port 5240 > maas.env &
+  metalfleet sim maas --fleet machines.yaml --speed 20
+  metalfleet sim maas --fleet state.yaml --save state.yaml
+  metalfleet sim maas --machine hostname=big1,zone=az1,cpu=32,memory=262144,tags=gpu
+  metalfleet sim maas --fail-deploy node-03 --broken node-07 --latency-ms 50 --error-rate 0.01
+`;
+
 export function register(program: Command): void {
   const sim = program.command('sim').description(descriptionOf('sim'));
   sim
     .command('maas')
-    .description('a simulated MAAS 2.0 API (OAuth, machines, DNS resources) on 127.0.0.1 until SIGINT/SIGTERM')
+    .description('a simulated MAAS 2.0 API (OAuth, machines, zones, pools, networks, DNS, tags, events) on 127.0.0.1 until SIGINT/SIGTERM')
     .option('--port <n>', 'listen on this port (default: a free one)', portFlag)
-    .option('--seed <file>', 'YAML or JSON list of machines to start with (default: 12 Ready machines in zones az1/az2, pools default/gpu)')
-    .option('--machine <spec...>', 'a machine to start with, e.g. hostname=h1,zone=az1,pool=gpu,tags=ssd+fast,cpu=8,memory=16384 (repeatable; with --seed, added to it)')
-    .option('--deploy-ms <ms>', 'Deploying lasts this long (default 1000)', intFlag('--deploy-ms', 0))
-    .option('--release-ms <ms>', 'Releasing and Disk erasing last this long (default 200)', intFlag('--release-ms', 0))
-    .addHelpText('after', '\nPrints MAAS_ENDPOINT=, MAAS_API_KEY= (admin) and MAAS_USER_API_KEY= (non-admin) on stdout.\n\nExamples:\n  metalfleet sim maas\n  metalfleet sim maas --port 5240 > maas.env &\n  metalfleet sim maas --seed machines.yaml --deploy-ms 5000\n  metalfleet sim maas --machine hostname=big1,zone=az1,cpu=32,memory=262144,tags=gpu\n')
+    .option('--fleet <file>', 'YAML or JSON list of machines to start with (default: 12 Ready machines in zones az1/az2, pools default/gpu)')
+    .option('--seed <file>', 'the same as --fleet (its older name)')
+    .option('--machine <spec...>', 'a machine to start with, e.g. hostname=h1,zone=az1,pool=gpu,tags=ssd+fast,cpu=8,memory=16384 (repeatable; with --fleet, added to it)')
+    .option('--speed <n>', 'run the lifecycle (commissioning, deploying, releasing) this many times faster than a real MAAS', speedFlag)
+    .option('--deploy-ms <ms>', 'Deploying lasts exactly this long (overrides --speed for deploys)', intFlag('--deploy-ms', 0))
+    .option('--release-ms <ms>', 'Releasing and Disk erasing last exactly this long (overrides --speed for releases)', intFlag('--release-ms', 0))
+    .option('--fail-deploy <machines>', 'these machines (hostnames or system_ids, comma-separated) go Deploying -> Failed deployment', machineListFlag('--fail-deploy'))
+    .option('--broken <machines>', 'these machines are Broken from the start (the allocator may still pick one once and answer 409, the race a real MAAS has)', machineListFlag('--broken'))
+    .option('--power-off-after-deploy <machines>', 'these machines turn themselves off once, shortly after each deployment', machineListFlag('--power-off-after-deploy'))
+    .option('--latency-ms <ms>', 'add this much latency to every response', latencyFlag)
+    .option('--error-rate <r>', 'answer this share of requests (0 to 1) with 503', rateFlag)
+    .option('--api-key <key>', 'serve this admin key (CONSUMER:TOKEN:SECRET) instead of a random one; visible to other local users in the process list')
+    .option('--save <file>', 'write the fleet (the --fleet format) to this file on SIGINT/SIGTERM')
+    .addHelpText('after', HELP_AFTER)
     .action(async (flags: SimMaasFlags) => {
-      const seeded = flags.seed === undefined ? [] : await readSeed(flags.seed);
+      const file = fleetFile(flags);
+      // Checked here, not as a commander parser: commander echoes a bad value in its own message.
+      const apiKey = flags.apiKey === undefined ? undefined : apiKeyFlag(flags.apiKey);
+      if (flags.save !== undefined) await checkSaveTarget(flags.save);
+      const seeded = file === undefined ? undefined : await readSeed(file, file === flags.save);
       const listed = flags.machine ? machineFlags(flags.machine) : [];
-      const machines = flags.seed === undefined && listed.length === 0 ? undefined : [...seeded, ...listed];
+      const machines = seeded === undefined && listed.length === 0 ? undefined : [...(seeded ?? []), ...listed];
       let maas;
       try {
-        maas = await startMaasSim({ port: flags.port, machines, deployMs: flags.deployMs, releaseMs: flags.releaseMs });
+        maas = await startMaasSim({
+          port: flags.port,
+          machines,
+          deployMs: flags.deployMs,
+          releaseMs: flags.releaseMs,
+          speed: flags.speed,
+          faults: faultsFrom(flags),
+          ...(apiKey === undefined ? {} : { keys: { admin: apiKey } }),
+        });
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE') throw new CliError(`--port ${flags.port}: already in use on 127.0.0.1`, 1);
         throw err;
       }
+      const typo = unknownFaultMachine(flags, maas.machines());
+      if (typo) {
+        await maas.stop();
+        throw typo;
+      }
       // Listen for the signals before printing: whoever reads these lines may signal at once.
       const signalled = untilSignalled();
       process.stdout.write(`MAAS_ENDPOINT=${maas.url}\nMAAS_API_KEY=${maas.adminKey}\nMAAS_USER_API_KEY=${maas.userKey}\n`);
       const zones = [...new Set(maas.machines().map((m) => m.zone))].join(', ');
-      process.stderr.write(`metalfleet sim maas: ${maas.machines().length} machines in zones ${zones}; stop with Ctrl-C\n`);
+      const from = seeded === undefined && file !== undefined ? ` (${file} is missing: the default fleet)` : '';
+      process.stderr.write(`metalfleet sim maas: ${maas.machines().length} machines in zones ${zones}${from}; stop with Ctrl-C\n`);
       await signalled;
+      // The fleet as it stood when told to stop, before stopping drops any pending transition.
+      const final = flags.save === undefined ? undefined : maas.seeds();
       await maas.stop();
+      if (flags.save !== undefined && final !== undefined) {
+        await saveFleet(flags.save, final);
+        process.stderr.write(`metalfleet sim maas: saved ${final.length} machines to ${flags.save}\n`);
+      }
     });
 }
