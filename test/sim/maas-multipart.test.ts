@@ -1,7 +1,7 @@
 // The simulator's multipart/form-data reader against bodies written the ways MAAS clients write them.
 import test from 'ava';
-import { MaasApiError } from '../../src/sim/maas/api-error.ts';
-import { headerParam, parseMultipart } from '../../src/sim/maas/multipart.ts';
+import { MaasApiError } from '../../src/sim/maas/http/api-error.ts';
+import { headerParam, parseMultipart } from '../../src/sim/maas/http/multipart.ts';
 
 const CT = 'multipart/form-data; boundary=XyZ';
 

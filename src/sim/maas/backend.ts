@@ -1,13 +1,13 @@
-import type { Accounts } from './accounts.ts';
-import type { DnsResources } from './dns.ts';
-import type { EventLog } from './events.ts';
-import type { Fleet } from './fleet.ts';
-import type { Places } from './machine-json.ts';
-import type { MaasConfig } from './maas-config.ts';
-import type { Network } from './network.ts';
-import type { SimUser } from './oauth.ts';
-import type { Params } from './params.ts';
-import type { TagBook } from './tags.ts';
+import type { Accounts } from './site/accounts.ts';
+import type { DnsResources } from './places/dns.ts';
+import type { EventLog } from './machines/events.ts';
+import type { Fleet } from './machines/fleet.ts';
+import type { Places } from './machines/machine-json.ts';
+import type { MaasConfig } from './site/maas-config.ts';
+import type { Network } from './network/network.ts';
+import type { SimUser } from './http/oauth.ts';
+import type { Params } from './http/params.ts';
+import type { TagBook } from './places/tags.ts';
 
 /** Everything one simulated MAAS holds; the API handlers read and change it. */
 export interface Backend {

@@ -1,10 +1,10 @@
 import type { Backend, CallContext, Resource } from '../backend.ts';
 import { noContent, ok } from '../backend.ts';
-import type { MachineRecord } from '../machine.ts';
-import { notFound } from '../api-error.ts';
-import { machineJson } from '../machine-json.ts';
-import { blockDeviceJson } from '../storage-json.ts';
-import { NodeStatus } from '../status.ts';
+import type { MachineRecord } from '../machines/machine.ts';
+import { notFound } from '../http/api-error.ts';
+import { machineJson } from '../machines/machine-json.ts';
+import { blockDeviceJson } from '../machines/storage-json.ts';
+import { NodeStatus } from '../machines/status.ts';
 
 // machines/ and machines/{system_id}/ (MachinesHandler, MachineHandler in api/machines.py), and a
 // machine's block devices and partitions under nodes/{system_id}/ (api/blockdevices.py,

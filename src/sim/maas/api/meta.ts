@@ -1,7 +1,7 @@
-import { badRequest, forbidden, METHOD_RESERVED_ADMIN } from '../api-error.ts';
+import { badRequest, forbidden, METHOD_RESERVED_ADMIN } from '../http/api-error.ts';
 import type { Reply, Resource } from '../backend.ts';
 import { noContent, ok } from '../backend.ts';
-import { pyJsonDumps } from '../py-format.ts';
+import { pyJsonDumps } from '../http/py-format.ts';
 
 // version/, users/, account/, maas/: what a client asks before anything else (gomaasapi reads
 // version/ and users/?op=whoami to connect). describe/ is served by server.ts: in MAAS it is a plain

@@ -1,10 +1,10 @@
-import { badRequest, notFound } from '../api-error.ts';
+import { badRequest, notFound } from '../http/api-error.ts';
 import type { Backend, CallContext, Reply, Resource } from '../backend.ts';
 import { noContent, ok } from '../backend.ts';
-import type { MachineView } from '../devices.ts';
-import { machineJson } from '../machine-json.ts';
-import type { AddressHolder } from '../subnet-ips.ts';
-import { AllocType } from '../subnet-ips.ts';
+import type { MachineView } from '../places/devices.ts';
+import { machineJson } from '../machines/machine-json.ts';
+import type { AddressHolder } from '../network/subnet-ips.ts';
+import { AllocType } from '../network/subnet-ips.ts';
 
 // fabrics/ (+ their vlans), vlans/{id}/, spaces/, subnets/, static-routes/, devices/, and the
 // interfaces of nodes/{system_id}/ (devices' change; machines' are read here, as machine JSON has them).

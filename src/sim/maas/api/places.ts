@@ -1,8 +1,8 @@
 import type { Backend, Resource } from '../backend.ts';
 import { noContent, ok } from '../backend.ts';
-import type { PlacedThings } from '../place-book.ts';
-import * as book from '../place-book.ts';
-import { domainJson, poolJson, zoneJson } from '../place-json.ts';
+import type { PlacedThings } from '../places/place-book.ts';
+import * as book from '../places/place-book.ts';
+import { domainJson, poolJson, zoneJson } from '../places/place-json.ts';
 
 // zones/, resourcepools/ + resourcepool/{id}/ (MAAS's own asymmetric paths), domains/.
 

@@ -1,4 +1,4 @@
-import type { MaasSimOptions } from './options.ts';
+import type { MaasSimOptions } from '../options.ts';
 
 /** How long each lifecycle step of a simulated machine takes, on the simulator's clock. */
 export interface LifecycleTimings {

@@ -1,12 +1,12 @@
 import { isIP } from 'node:net';
-import { badRequest, forbidden, METHOD_RESERVED_ADMIN, notFound, validationError } from './api-error.ts';
-import type { SimClock } from './clock.ts';
+import { badRequest, forbidden, METHOD_RESERVED_ADMIN, notFound, validationError } from '../http/api-error.ts';
+import type { SimClock } from '../clock.ts';
 import type { DnsData } from './dns-data.ts';
 import { checkRrdata, checkRrtype, CNAME_AND_OTHER_MSG, dnsDataJson, MULTI_CNAME_MSG, readDataTtl } from './dns-data.ts';
-import type { Places } from './machine-json.ts';
-import { API_PREFIX } from './machine-json.ts';
-import type { SimUser } from './oauth.ts';
-import type { Params } from './params.ts';
+import type { Places } from '../machines/machine-json.ts';
+import { API_PREFIX } from '../machines/machine-json.ts';
+import type { SimUser } from '../http/oauth.ts';
+import type { Params } from '../http/params.ts';
 
 // DNS resources (src/maasserver/api/dnsresources.py): a name in a domain with address records.
 // The addresses become USER_RESERVED static IPs; PUT replaces the whole set (capmaas.md §3.2).

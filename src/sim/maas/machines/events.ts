@@ -1,4 +1,4 @@
-import type { SimClock } from './clock.ts';
+import type { SimClock } from '../clock.ts';
 
 // The event log MAAS keeps per machine (events/?op=query reads it). Types, descriptions and levels
 // are those of EVENT_DETAILS in src/maascommon/events.py.

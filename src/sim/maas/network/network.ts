@@ -1,8 +1,8 @@
-import { badRequest, forbidden, METHOD_RESERVED_ADMIN, MaasApiError, notFound, validationError } from './api-error.ts';
-import type { Places } from './machine-json.ts';
-import type { SimUser } from './oauth.ts';
-import type { Params } from './params.ts';
-import { DeviceBook } from './devices.ts';
+import { badRequest, forbidden, METHOD_RESERVED_ADMIN, MaasApiError, notFound, validationError } from '../http/api-error.ts';
+import type { Places } from '../machines/machine-json.ts';
+import type { SimUser } from '../http/oauth.ts';
+import type { Params } from '../http/params.ts';
+import { DeviceBook } from '../places/devices.ts';
 import type { Fabric, NetworkState, Space, Subnet, Vlan } from './network-json.ts';
 import { fabricJson, fabricVlans, spaceJson, subnetJson, UNDEFINED_SPACE, vlanJson } from './network-json.ts';
 import { cidrContains, parseCidr } from './ipv4.ts';

@@ -1,8 +1,8 @@
-import { formatEventTime } from './events-query.ts';
+import { formatEventTime } from '../machines/events-query.ts';
 import { cidrContains } from './ipv4.ts';
-import type { Params } from './params.ts';
-import { parseStringBool } from './params.ts';
-import { validationError } from './api-error.ts';
+import type { Params } from '../http/params.ts';
+import { parseStringBool } from '../http/params.ts';
+import { validationError } from '../http/api-error.ts';
 
 // GET /subnets/{id}/?op=ip_addresses: Subnet.render_json_for_related_ips, one entry per address in
 // use in the subnet, sorted by address; with_username and with_summary (default true) add the

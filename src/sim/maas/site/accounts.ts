@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
-import { notFound } from './api-error.ts';
-import { API_PREFIX } from './machine-json.ts';
-import type { ApiKey, Credential, SimUser } from './oauth.ts';
+import { notFound } from '../http/api-error.ts';
+import { API_PREFIX } from '../machines/machine-json.ts';
+import type { ApiKey, Credential, SimUser } from '../http/oauth.ts';
 
 // The users of the simulated MAAS and their OAuth tokens (piston's Consumer + Token). A token made
 // through account/ op=create_authorisation_token is a key the simulator accepts from then on.

@@ -3,8 +3,8 @@ import { interfaceJson, zoneProbeAddress } from './interface-json.ts';
 import { hardwareInfo } from './hardware.ts';
 import type { MachineRecord } from './machine.ts';
 import { storageMb } from './machine.ts';
-import type { NameRegistry } from './registry.ts';
-import { domainJson, poolJson, zoneJson } from './place-json.ts';
+import type { NameRegistry } from '../places/registry.ts';
+import { domainJson, poolJson, zoneJson } from '../places/place-json.ts';
 import { NodeStatus, statusName } from './status.ts';
 import { blockDeviceJson } from './storage-json.ts';
 

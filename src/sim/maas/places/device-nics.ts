@@ -1,7 +1,7 @@
-import { MaasApiError, notFound, validationError } from './api-error.ts';
-import { cidrContains, hostRange } from './ipv4.ts';
-import { API_PREFIX } from './machine-json.ts';
-import type { Params } from './params.ts';
+import { MaasApiError, notFound, validationError } from '../http/api-error.ts';
+import { cidrContains, hostRange } from '../network/ipv4.ts';
+import { API_PREFIX } from '../machines/machine-json.ts';
+import type { Params } from '../http/params.ts';
 
 // A device's interfaces and their links (api/interfaces.py; forms PhysicalInterfaceForm,
 // InterfaceForm, InterfaceLinkForm), as juju drives them for a container: rename the NIC, move it

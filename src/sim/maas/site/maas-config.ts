@@ -1,5 +1,5 @@
-import { badRequest, MaasApiError } from './api-error.ts';
-import { pyJsonDumps } from './py-format.ts';
+import { badRequest, MaasApiError } from '../http/api-error.ts';
+import { pyJsonDumps } from '../http/py-format.ts';
 
 // The global settings behind maas/ op=get_config and op=set_config: the names clients read most,
 // with MAAS's defaults (maasservicelayer/models/configurations.py) and its Django form checks.

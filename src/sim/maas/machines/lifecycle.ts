@@ -1,12 +1,12 @@
-import { conflict, MaasApiError } from './api-error.ts';
-import type { SimClock } from './clock.ts';
+import { conflict, MaasApiError } from '../http/api-error.ts';
+import type { SimClock } from '../clock.ts';
 import type { EventLog, EventTypeName } from './events.ts';
 import { EVENT_TYPES } from './events.ts';
 import type { MaasFaults } from './faults.ts';
 import { failsDeployment, listNames } from './faults.ts';
 import type { MachineRecord } from './machine.ts';
 import type { Places } from './machine-json.ts';
-import type { SimUser } from './oauth.ts';
+import type { SimUser } from '../http/oauth.ts';
 import type { NodeStatusCode } from './status.ts';
 import { canTransition, NodeStatus, statusName } from './status.ts';
 

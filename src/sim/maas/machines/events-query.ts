@@ -1,8 +1,8 @@
-import { badRequest } from './api-error.ts';
+import { badRequest } from '../http/api-error.ts';
 import type { SimEvent } from './events.ts';
 import { LOG_LEVELS } from './events.ts';
 import { API_PREFIX } from './machine-json.ts';
-import type { Params } from './params.ts';
+import type { Params } from '../http/params.ts';
 
 // GET events/?op=query, as EventsHandler.query in api/events.py: newest first, `limit` of them,
 // paged with `before`/`after` ids, and next_uri/prev_uri that fetch the neighbouring pages.

@@ -1,9 +1,9 @@
-import { validationError } from './api-error.ts';
+import { validationError } from '../http/api-error.ts';
 import type { Candidate, Catalog } from './candidate.ts';
 import { splitTags, unknownNamesMessage, unknownTagsMessage } from './candidate.ts';
-import type { Params } from './params.ts';
-import { parseStringBool } from './params.ts';
-import { pyFloat, pyKeyLists } from './py-format.ts';
+import type { Params } from '../http/params.ts';
+import { parseStringBool } from '../http/params.ts';
+import { pyFloat, pyKeyLists } from '../http/py-format.ts';
 import { matchInterfaces, matchStorage, storageByLabel } from './constraint-match.ts';
 import type { InterfaceConstraints, StorageConstraint } from './labeled-constraints.ts';
 import { parseInterfaces, parseStorage } from './labeled-constraints.ts';

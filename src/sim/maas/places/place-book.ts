@@ -1,8 +1,8 @@
-import { APPLICATION_JSON, badRequest, forbidden, MaasApiError, METHOD_RESERVED_ADMIN, notFound, validationError } from './api-error.ts';
-import type { Places } from './machine-json.ts';
-import type { SimUser } from './oauth.ts';
-import type { Params } from './params.ts';
-import { pyJsonDumps } from './py-format.ts';
+import { APPLICATION_JSON, badRequest, forbidden, MaasApiError, METHOD_RESERVED_ADMIN, notFound, validationError } from '../http/api-error.ts';
+import type { Places } from '../machines/machine-json.ts';
+import type { SimUser } from '../http/oauth.ts';
+import type { Params } from '../http/params.ts';
+import { pyJsonDumps } from '../http/py-format.ts';
 import type { NameRegistry } from './registry.ts';
 
 // Zones, resource pools and domains: create, rename, describe, delete, as MAAS 3.6's

@@ -1,11 +1,11 @@
-import { forbidden, notFound, validationError } from './api-error.ts';
+import { forbidden, notFound, validationError } from '../http/api-error.ts';
 import type { DeviceNic, NicNetwork } from './device-nics.ts';
 import { findNic, linkSubnet, nicJson, normalMac, unlinkSubnet, updateNic } from './device-nics.ts';
-import type { Places } from './machine-json.ts';
-import { API_PREFIX } from './machine-json.ts';
-import { systemIdFor } from './machine.ts';
-import type { SimUser } from './oauth.ts';
-import type { Params } from './params.ts';
+import type { Places } from '../machines/machine-json.ts';
+import { API_PREFIX } from '../machines/machine-json.ts';
+import { systemIdFor } from '../machines/machine.ts';
+import type { SimUser } from '../http/oauth.ts';
+import type { Params } from '../http/params.ts';
 import { domainJson, zoneJson } from './place-json.ts';
 
 // Devices (api/devices.py, DeviceWithMACsForm): non-deployable nodes a user registers by MAC,

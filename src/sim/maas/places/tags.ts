@@ -1,7 +1,7 @@
-import { conflict, forbidden, notFound, validationError } from './api-error.ts';
-import { API_PREFIX } from './machine-json.ts';
-import type { SimUser } from './oauth.ts';
-import type { Params } from './params.ts';
+import { conflict, forbidden, notFound, validationError } from '../http/api-error.ts';
+import { API_PREFIX } from '../machines/machine-json.ts';
+import type { SimUser } from '../http/oauth.ts';
+import type { Params } from '../http/params.ts';
 
 // Tags (src/maasserver/api/tags.py): the names allocate may ask for, and the manual
 // POST /tags/{name}/op-update_nodes CAPMAAS uses for its maintenance tags (capmaas.md §3.2).

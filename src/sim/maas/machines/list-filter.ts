@@ -1,7 +1,7 @@
-import { badRequest, validationError } from './api-error.ts';
+import { badRequest, validationError } from '../http/api-error.ts';
 import type { Candidate, Catalog } from './candidate.ts';
 import { splitTags, unknownNamesMessage, unknownTagsMessage } from './candidate.ts';
-import type { Params } from './params.ts';
+import type { Params } from '../http/params.ts';
 import type { NodeStatusCode } from './status.ts';
 import { SIMPLE_STATUSES, simpleStatus, STATUS_SHORT_LABELS } from './status.ts';
 

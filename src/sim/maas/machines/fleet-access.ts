@@ -1,8 +1,8 @@
-import { forbidden, validationError } from './api-error.ts';
+import { forbidden, validationError } from '../http/api-error.ts';
 import type { MachineRecord } from './machine.ts';
-import type { SimUser } from './oauth.ts';
-import type { Params } from './params.ts';
-import { parseStringBool } from './params.ts';
+import type { SimUser } from '../http/oauth.ts';
+import type { Params } from '../http/params.ts';
+import { parseStringBool } from '../http/params.ts';
 
 // Who may do what to a machine (NodePermission in models/node.py), and reading boolean options.
 
