@@ -1,8 +1,8 @@
 import type { Accounts } from './site/accounts.ts';
 import type { DnsResources } from './places/dns.ts';
-import type { EventLog } from './machines/events.ts';
-import type { Fleet } from './machines/fleet.ts';
-import type { Places } from './machines/machine-json.ts';
+import type { EventLog } from './fleet/events.ts';
+import type { Fleet } from './fleet/fleet.ts';
+import type { Places } from './fleet/machine-json.ts';
 import type { MaasConfig } from './site/maas-config.ts';
 import type { Network } from './network/network.ts';
 import type { SimUser } from './http/oauth.ts';

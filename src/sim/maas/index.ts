@@ -2,14 +2,14 @@
 // calls CAPMAAS makes the way MAAS does: reference/capmaas.md §3–§4. It shares no code with the
 // MAAS client in src/adapters/maas, so a bug on one side cannot hide the same bug on the other.
 export { startMaasSim } from './server.ts';
-export { DEFAULT_FLEET } from './machines/default-fleet.ts';
-export { parseSeedMachines, SeedError, SeedMachineSchema, SeedMachinesSchema, validateSeedMachines } from './machines/seed.ts';
-export { NodeStatus, statusName } from './machines/status.ts';
-export { SELF_POWER_OFF_MS } from './machines/fleet.ts';
-export type { SeedMachine } from './machines/seed.ts';
+export { DEFAULT_FLEET } from './fleet/default-fleet.ts';
+export { parseSeedMachines, SeedError, SeedMachineSchema, SeedMachinesSchema, validateSeedMachines } from './fleet/seed.ts';
+export { NodeStatus, statusName } from './fleet/status.ts';
+export { SELF_POWER_OFF_MS } from './fleet/fleet.ts';
+export type { SeedMachine } from './fleet/seed.ts';
 export type { MaasSim, MaasSimOptions, SimCounts } from './options.ts';
-export type { MaasFaults } from './machines/faults.ts';
-export type { SimMachine, PowerState } from './machines/machine.ts';
+export type { MaasFaults } from './fleet/faults.ts';
+export type { SimMachine, PowerState } from './fleet/machine.ts';
 export type { SimDnsResource } from './places/dns.ts';
 export type { SimClock } from './clock.ts';
-export type { NodeStatusCode } from './machines/status.ts';
+export type { NodeStatusCode } from './fleet/status.ts';

@@ -1,8 +1,8 @@
 import type { SimClock } from './clock.ts';
 import type { SimDnsResource } from './places/dns.ts';
-import type { MaasFaults } from './machines/faults.ts';
-import type { SimMachine } from './machines/machine.ts';
-import type { SeedMachine } from './machines/seed.ts';
+import type { MaasFaults } from './fleet/faults.ts';
+import type { SimMachine } from './fleet/machine.ts';
+import type { SeedMachine } from './fleet/seed.ts';
 
 export interface MaasSimOptions {
   /** 0 or absent: a free port. The simulator always binds 127.0.0.1. */

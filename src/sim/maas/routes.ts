@@ -7,7 +7,7 @@ import { NETWORK_RESOURCES } from './api/network.ts';
 import { PLACE_RESOURCES } from './api/places.ts';
 import { TAG_RESOURCES } from './api/tags.ts';
 import type { Handler, Resource } from './backend.ts';
-import { API_PREFIX } from './machines/machine-json.ts';
+import { API_PREFIX } from './fleet/machine-json.ts';
 
 // Each area of the API lives in its own file under api/; this joins them and finds the handler
 // for a request by path, method and op.

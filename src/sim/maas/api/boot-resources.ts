@@ -1,7 +1,7 @@
 import { badRequest, forbidden, METHOD_RESERVED_ADMIN, notFound } from '../http/api-error.ts';
 import type { Backend, Resource } from '../backend.ts';
 import { ok } from '../backend.ts';
-import { API_PREFIX } from '../machines/machine-json.ts';
+import { API_PREFIX } from '../fleet/machine-json.ts';
 
 // boot-resources/: the images MAAS can deploy. juju reads it to learn the architectures it may
 // ask for (getSupportedArchitectures splits architecture on '/'). The simulator has no image

@@ -1,6 +1,6 @@
 import type { Resource } from '../backend.ts';
 import { ok } from '../backend.ts';
-import { queryEvents } from '../machines/events-query.ts';
+import { queryEvents } from '../fleet/events-query.ts';
 
 // events/?op=query: the node filters pick the machines (filtered_nodes_list_from_request), then
 // level, owner, limit and before/after pick their events.

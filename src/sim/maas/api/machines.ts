@@ -1,10 +1,10 @@
 import type { Backend, CallContext, Resource } from '../backend.ts';
 import { noContent, ok } from '../backend.ts';
-import type { MachineRecord } from '../machines/machine.ts';
+import type { MachineRecord } from '../fleet/machine.ts';
 import { notFound } from '../http/api-error.ts';
-import { machineJson } from '../machines/machine-json.ts';
-import { blockDeviceJson } from '../machines/storage-json.ts';
-import { NodeStatus } from '../machines/status.ts';
+import { machineJson } from '../fleet/machine-json.ts';
+import { blockDeviceJson } from '../fleet/storage-json.ts';
+import { NodeStatus } from '../fleet/status.ts';
 
 // machines/ and machines/{system_id}/ (MachinesHandler, MachineHandler in api/machines.py), and a
 // machine's block devices and partitions under nodes/{system_id}/ (api/blockdevices.py,

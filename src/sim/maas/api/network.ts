@@ -2,7 +2,7 @@ import { badRequest, notFound } from '../http/api-error.ts';
 import type { Backend, CallContext, Reply, Resource } from '../backend.ts';
 import { noContent, ok } from '../backend.ts';
 import type { MachineView } from '../places/devices.ts';
-import { machineJson } from '../machines/machine-json.ts';
+import { machineJson } from '../fleet/machine-json.ts';
 import type { AddressHolder } from '../network/subnet-ips.ts';
 import { AllocType } from '../network/subnet-ips.ts';
 

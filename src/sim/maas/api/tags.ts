@@ -1,6 +1,6 @@
 import type { Backend, CallContext, Resource } from '../backend.ts';
 import { noContent, ok } from '../backend.ts';
-import { machineJson } from '../machines/machine-json.ts';
+import { machineJson } from '../fleet/machine-json.ts';
 import type { Tagged } from '../places/tags.ts';
 
 // tags/ and tags/{name}/ (TagsHandler, TagHandler in api/tags.py).

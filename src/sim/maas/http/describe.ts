@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Resource } from '../backend.ts';
-import { API_PREFIX } from '../machines/machine-json.ts';
+import { API_PREFIX } from '../fleet/machine-json.ts';
 
 // describe/: the API description the `maas` CLI and python-libmaas build their commands and objects
 // from (maasserver/api/doc.py _describe_api). Each resource is named after MAAS's handler class and

@@ -1,7 +1,7 @@
 import { TEXT_PLAIN } from './api-error.ts';
 import type { Resource } from '../backend.ts';
 import { describeApi } from './describe.ts';
-import { API_PREFIX } from '../machines/machine-json.ts';
+import { API_PREFIX } from '../fleet/machine-json.ts';
 
 // Answers for paths no API resource serves, as MAAS's URL table (maasserver/urls.py, urls_api.py)
 // and Django's CommonMiddleware give them.

@@ -1,4 +1,4 @@
-import { API_PREFIX } from '../machines/machine-json.ts';
+import { API_PREFIX } from '../fleet/machine-json.ts';
 
 // The network model's rows and how MAAS renders them (DISPLAYED_FABRIC_FIELDS, DISPLAYED_VLAN_FIELDS,
 // DISPLAYED_SPACE_FIELDS, DISPLAYED_SUBNET_FIELDS, each with its resource_uri).

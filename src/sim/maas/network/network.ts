@@ -1,5 +1,5 @@
 import { badRequest, forbidden, METHOD_RESERVED_ADMIN, MaasApiError, notFound, validationError } from '../http/api-error.ts';
-import type { Places } from '../machines/machine-json.ts';
+import type { Places } from '../fleet/machine-json.ts';
 import type { SimUser } from '../http/oauth.ts';
 import type { Params } from '../http/params.ts';
 import { DeviceBook } from '../places/devices.ts';

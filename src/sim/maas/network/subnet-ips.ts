@@ -1,4 +1,4 @@
-import { formatEventTime } from '../machines/events-query.ts';
+import { formatEventTime } from '../fleet/events-query.ts';
 import { cidrContains } from './ipv4.ts';
 import type { Params } from '../http/params.ts';
 import { parseStringBool } from '../http/params.ts';

@@ -1,6 +1,6 @@
 import { MaasApiError, notFound, validationError } from '../http/api-error.ts';
 import { cidrContains, hostRange } from '../network/ipv4.ts';
-import { API_PREFIX } from '../machines/machine-json.ts';
+import { API_PREFIX } from '../fleet/machine-json.ts';
 import type { Params } from '../http/params.ts';
 
 // A device's interfaces and their links (api/interfaces.py; forms PhysicalInterfaceForm,

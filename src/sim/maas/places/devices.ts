@@ -1,9 +1,9 @@
 import { forbidden, notFound, validationError } from '../http/api-error.ts';
 import type { DeviceNic, NicNetwork } from './device-nics.ts';
 import { findNic, linkSubnet, nicJson, normalMac, unlinkSubnet, updateNic } from './device-nics.ts';
-import type { Places } from '../machines/machine-json.ts';
-import { API_PREFIX } from '../machines/machine-json.ts';
-import { systemIdFor } from '../machines/machine.ts';
+import type { Places } from '../fleet/machine-json.ts';
+import { API_PREFIX } from '../fleet/machine-json.ts';
+import { systemIdFor } from '../fleet/machine.ts';
 import type { SimUser } from '../http/oauth.ts';
 import type { Params } from '../http/params.ts';
 import { domainJson, zoneJson } from './place-json.ts';

@@ -1,5 +1,5 @@
 import { validationError } from '../http/api-error.ts';
-import { API_PREFIX } from '../machines/machine-json.ts';
+import { API_PREFIX } from '../fleet/machine-json.ts';
 
 // One DNS resource record other than an address (MAAS's DNSData, models/dnsdata.py): CNAME, MX,
 // NS, SRV, SSHFP or TXT data on a DNS resource, checked as DNSData.clean_rrdata checks it.

@@ -3,8 +3,8 @@ import { badRequest, forbidden, METHOD_RESERVED_ADMIN, notFound, validationError
 import type { SimClock } from '../clock.ts';
 import type { DnsData } from './dns-data.ts';
 import { checkRrdata, checkRrtype, CNAME_AND_OTHER_MSG, dnsDataJson, MULTI_CNAME_MSG, readDataTtl } from './dns-data.ts';
-import type { Places } from '../machines/machine-json.ts';
-import { API_PREFIX } from '../machines/machine-json.ts';
+import type { Places } from '../fleet/machine-json.ts';
+import { API_PREFIX } from '../fleet/machine-json.ts';
 import type { SimUser } from '../http/oauth.ts';
 import type { Params } from '../http/params.ts';
 

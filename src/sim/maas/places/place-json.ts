@@ -1,5 +1,5 @@
-import { API_PREFIX } from '../machines/machine-json.ts';
-import type { Places } from '../machines/machine-json.ts';
+import { API_PREFIX } from '../fleet/machine-json.ts';
+import type { Places } from '../fleet/machine-json.ts';
 
 // Zones, resource pools and domains as MAAS renders them, inside a machine and on their own
 // (DISPLAYED_ZONE_FIELDS, DISPLAYED_RESOURCEPOOL_FIELDS, DISPLAYED_DOMAIN_FIELDS + resource_uri).

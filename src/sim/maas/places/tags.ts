@@ -1,5 +1,5 @@
 import { conflict, forbidden, notFound, validationError } from '../http/api-error.ts';
-import { API_PREFIX } from '../machines/machine-json.ts';
+import { API_PREFIX } from '../fleet/machine-json.ts';
 import type { SimUser } from '../http/oauth.ts';
 import type { Params } from '../http/params.ts';
 

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { notFound } from '../http/api-error.ts';
-import { API_PREFIX } from '../machines/machine-json.ts';
+import { API_PREFIX } from '../fleet/machine-json.ts';
 import type { ApiKey, Credential, SimUser } from '../http/oauth.ts';
 
 // The users of the simulated MAAS and their OAuth tokens (piston's Consumer + Token). A token made
