@@ -71,7 +71,7 @@ type options struct {
 	zone, pool, tag, notTag, agent, series, notZone string
 	cpu, mem, storageGB                             int
 	timeout, poll                                   time.Duration
-	shim, pause                                     bool
+	pause                                           bool
 }
 
 func main() {
@@ -88,7 +88,6 @@ func main() {
 	flag.StringVar(&o.series, "series", "jammy", "distro_series to deploy")
 	flag.DurationVar(&o.timeout, "timeout", 60*time.Second, "how long to wait for Deployed and for Ready after release")
 	flag.DurationVar(&o.poll, "poll", 100*time.Millisecond, "how often to poll the machine while waiting")
-	flag.BoolVar(&o.shim, "shim-connect", false, "if connect fails, retry through a local proxy that answers version/ and users/?op=whoami when the MAAS answers 404 (to see the rest of the flow against a MAAS without them; never in tests)")
 	flag.BoolVar(&o.pause, "pause-before-release", false, "print a \"pause\" step before releasing and wait for a line on stdin (lets a test look at the MAAS mid-flow)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: maasflow [flags] MAAS_URL API_KEY")
@@ -134,14 +133,7 @@ func run(f *flow, url, key string, o options) {
 		version, subversion, err := c.APIVersionInfo()
 		caps := c.Capabilities().SortedValues()
 		return facts{"version": version, "subversion": subversion, "capabilities": caps}, err
-	}) && !(o.shim && f.step("connect_via_shim", func() (facts, error) {
-		shimURL, err := connectShim(url)
-		if err != nil {
-			return nil, err
-		}
-		c, err = gomaasapi.NewController(gomaasapi.ControllerArgs{BaseURL: shimURL, APIKey: key})
-		return facts{"shim": shimURL}, err
-	})) {
+	}) {
 		for _, s := range []string{"zones", "pools_is_not_maas", "resourcepools", "domains", "spaces", "fabrics", "boot_resources", "static_routes", "tags", "machines", "allocate", "start", "wait_deployed", "set_owner_data", "release", "create_device"} {
 			f.skip(s, "connect failed")
 		}
