@@ -42,7 +42,7 @@ async function assertNoTwoOwners(t: ExecutionContext, c: Cluster): Promise<void>
 
 const SLOW_PROVISION = { latencyMs: { register: 5, prepare: 5, provision: 250, hardwareState: 5, powerOn: 5, powerOff: 5 }, demoBehaviours: false };
 
-cluster('three nodes share 3,000 hosts: each is provisioned exactly once, and no credential is ever on NATS', async (t) => {
+cluster('three nodes share 2,000 hosts: each is provisioned exactly once, and no credential is ever on NATS', async (t) => {
   await withCluster(t, { shards: 128, limit: 100 }, async (c) => {
     // Every payload on every subject, KV writes and replies included.
     const secret = new TextEncoder().encode(BMC_PASSWORD);
@@ -52,7 +52,7 @@ cluster('three nodes share 3,000 hosts: each is provisioned exactly once, and no
       seen += 1;
       if (contains(msg.data, secret)) leaked += 1;
     });
-    const keys = await c.applyHosts(3_000);
+    const keys = await c.applyHosts(2_000);
     await Promise.all(['a', 'b', 'c'].map((n) => c.startNode(n)));
     await untilProvisioned(c, keys, keys.length, 240_000);
     assertExactlyOnce(t, c, keys);
