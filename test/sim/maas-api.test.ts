@@ -1,47 +1,11 @@
 // The calls and error rows of capmaas.md §3.2 against the simulated MAAS, over raw HTTP with
 // PLAINTEXT OAuth written here (HMAC is covered in maas-auth.test.ts).
-import http from 'node:http';
 import test from 'ava';
 import type { MaasSim, SeedMachine } from '../../src/sim/maas/index.ts';
 import { startMaasSim } from '../../src/sim/maas/index.ts';
+import type { Answer, Form } from '../support/maas-http.ts';
+import { call } from '../support/maas-http.ts';
 
-type Form = Array<[string, string]> | string;
-
-interface Answer {
-  status: number;
-  type: string | null;
-  text: string;
-}
-
-function authorization(key: string): string {
-  const [ck = '', tk = '', ts = ''] = key.split(':');
-  return `OAuth realm="MAAS API", oauth_consumer_key="${ck}", oauth_token="${tk}", oauth_signature_method="PLAINTEXT", oauth_signature="%26${ts}", oauth_timestamp="${Math.floor(Date.now() / 1000)}", oauth_nonce="${Math.random().toString(36).slice(2)}", oauth_version="1.0"`;
-}
-
-function encodeForm(form: Form): string {
-  if (typeof form === 'string') return form;
-  return form.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
-}
-
-// node:http rather than fetch: MAAS clients send form bodies on GET too, which fetch refuses.
-function call(sim: MaasSim, method: string, path: string, form?: Form, key = sim.adminKey): Promise<Answer> {
-  const headers: Record<string, string> = { Authorization: authorization(key), Accept: 'application/json' };
-  const body = form === undefined ? undefined : encodeForm(form);
-  if (body !== undefined) {
-    headers['Content-Type'] = 'application/x-www-form-urlencoded';
-    headers['Content-Length'] = String(Buffer.byteLength(body));
-  }
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${sim.url}/api/2.0/${path}`, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'] ?? null, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 interface MachineJson {
   system_id: string;
@@ -240,7 +204,7 @@ test('maas sim - allocate takes the cheapest matching Ready machine (cost = cpu_
 
 test('maas sim - allocate with several tags needs all of them, repeated or comma/space separated', async (t) => {
   const sim = await started(t);
-  const hostnameFor = async (form: Form) => {
+  const hostnameFor = async (form: Form | string) => {
     const r = await call(sim, 'POST', 'machines/', form);
     t.is(r.status, 200, r.text);
     return json<MachineJson>(r).hostname;

@@ -1,70 +1,13 @@
 // Deploy, release, power and the fault knobs of the simulated MAAS (capmaas.md §4), driven over
 // raw HTTP with PLAINTEXT OAuth written here, on a clock the test moves by hand.
-import http from 'node:http';
 import test from 'ava';
-import type { MaasSim, MaasSimOptions, SimClock } from '../../src/sim/maas/index.ts';
+import type { MaasSim, MaasSimOptions } from '../../src/sim/maas/index.ts';
 import { SELF_POWER_OFF_MS, startMaasSim } from '../../src/sim/maas/index.ts';
+import type { Answer } from '../support/maas-http.ts';
+import { call, manualClock as startedClock } from '../support/maas-http.ts';
 
-interface ManualClock extends SimClock {
-  advance(ms: number): void;
-}
-
-function manualClock(): ManualClock {
-  let now = 0;
-  let nextId = 1;
-  const timers = new Map<number, { at: number; fn: () => void }>();
-  return {
-    now: () => now,
-    setTimeout(fn, ms) {
-      const id = nextId++;
-      timers.set(id, { at: now + Math.max(ms, 0), fn });
-      return id;
-    },
-    clearTimeout(handle) {
-      timers.delete(handle as number);
-    },
-    advance(ms) {
-      const end = now + ms;
-      for (;;) {
-        const due = [...timers.entries()].filter(([, tm]) => tm.at <= end).sort(([ai, a], [bi, b]) => a.at - b.at || ai - bi)[0];
-        if (!due) break;
-        timers.delete(due[0]);
-        now = due[1].at;
-        due[1].fn();
-      }
-      now = end;
-    },
-  };
-}
-
-interface Answer {
-  status: number;
-  text: string;
-}
-
-function authorization(key: string): string {
-  const [ck = '', tk = '', ts = ''] = key.split(':');
-  return `OAuth oauth_version="1.0", oauth_signature_method="PLAINTEXT", oauth_consumer_key="${ck}", oauth_token="${tk}", oauth_signature="%26${ts}", oauth_nonce="${Math.random().toString(36).slice(2)}", oauth_timestamp="${Math.floor(Date.now() / 1000)}"`;
-}
-
-function call(sim: MaasSim, method: string, path: string, form?: Array<[string, string]>, key = sim.adminKey): Promise<Answer> {
-  const headers: Record<string, string> = { Authorization: authorization(key) };
-  const body = form?.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
-  if (body !== undefined) {
-    headers['Content-Type'] = 'application/x-www-form-urlencoded';
-    headers['Content-Length'] = String(Buffer.byteLength(body));
-  }
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${sim.url}/api/2.0/${path}`, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+// The clock starts at 0 here: the expectations below read times from it.
+const manualClock = () => startedClock(0);
 
 interface MachineJson {
   system_id: string;

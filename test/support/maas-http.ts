@@ -1,5 +1,5 @@
 // Raw HTTP to the simulated MAAS with PLAINTEXT OAuth written here (no client of ours), and a clock
-// the test moves by hand: what the test/sim/maas-machines-*.test.ts files share.
+// the test moves by hand: what the test/sim/maas-*.test.ts files share.
 import http from 'node:http';
 import type { MaasSim, SimClock } from '../../src/sim/maas/index.ts';
 
@@ -16,10 +16,10 @@ function authorization(key: string): string {
   return `OAuth oauth_version="1.0", oauth_signature_method="PLAINTEXT", oauth_consumer_key="${ck}", oauth_token="${tk}", oauth_signature="%26${ts}", oauth_nonce="${Math.random().toString(36).slice(2)}", oauth_timestamp="${Math.floor(Date.now() / 1000)}"`;
 }
 
-/** `path` is below /MAAS/api/2.0/; a form is sent urlencoded. */
-export function call(sim: MaasSim, method: string, path: string, form?: Form, key = sim.adminKey): Promise<Answer> {
+/** `path` is below /MAAS/api/2.0/; a form is sent urlencoded, a string as it is (a malformed body, say). */
+export function call(sim: MaasSim, method: string, path: string, form?: Form | string, key = sim.adminKey): Promise<Answer> {
   const headers: Record<string, string> = { Authorization: authorization(key), Accept: 'application/json' };
-  const body = form?.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+  const body = typeof form === 'string' ? form : form?.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
   if (body !== undefined) {
     headers['Content-Type'] = 'application/x-www-form-urlencoded';
     headers['Content-Length'] = String(Buffer.byteLength(body));

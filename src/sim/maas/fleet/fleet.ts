@@ -12,7 +12,7 @@ import type { FleetConfig } from './lifecycle.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { parseEventNodeFilter, parseListFilter } from './list-filter.ts';
 import type { MachineRecord } from './machine.ts';
-import { systemIdFor } from './machine.ts';
+import { forgetDeployment, systemIdFor } from './machine.ts';
 import { buildMachine, toSeed } from './machine-factory.ts';
 import type { Places } from './machine-json.ts';
 import type { SimUser } from '../http/oauth.ts';
@@ -329,13 +329,7 @@ export class Fleet {
     this.life.move(m, NodeStatus.Ready);
     m.statusMessage = "From 'Broken' to 'Ready'";
     m.errorDescription = '';
-    m.owner = null;
-    m.agentName = '';
-    m.osystem = '';
-    m.distroSeries = '';
-    m.hweKernel = null;
-    m.ownerData = {};
-    m.ipAddresses = [];
+    forgetDeployment(m);
     return m;
   }
 

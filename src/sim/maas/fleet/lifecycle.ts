@@ -5,6 +5,7 @@ import { EVENT_TYPES } from './events.ts';
 import type { MaasFaults } from './faults.ts';
 import { failsDeployment, listNames } from './faults.ts';
 import type { MachineRecord } from './machine.ts';
+import { forgetDeployment } from './machine.ts';
 import type { Places } from './machine-json.ts';
 import type { SimUser } from '../http/oauth.ts';
 import type { NodeStatusCode } from './status.ts';
@@ -143,16 +144,7 @@ export class Lifecycle {
     this.config.events.record(m, 'Released');
     if (m.powerState !== 'unknown') this.switchOff(m);
     m.statusMessage = 'Released';
-    m.owner = null;
-    m.agentName = '';
-    m.osystem = '';
-    m.distroSeries = '';
-    m.hweKernel = null;
-    m.ephemeralDeploy = false;
-    m.installKvm = false;
-    m.userData = null;
-    m.ownerData = {};
-    m.ipAddresses = [];
+    forgetDeployment(m);
   }
 
   switchOn(m: MachineRecord): void {

@@ -1,27 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { Candidate } from './candidate.ts';
-import type { SimDisk, SimNic } from './hardware.ts';
 import type { NodeStatusCode } from './status.ts';
 import { statusName } from './status.ts';
 
 export type PowerState = 'on' | 'off' | 'unknown' | 'error';
 
 /** A simulated machine: what MAAS keeps in its node row, plus the simulator's own bookkeeping. */
+// Candidate's fields (cpuSpeed in MHz); the places are writable here: renames and deletes move machines.
 export interface MachineRecord extends Candidate {
-  readonly systemId: string;
   hostname: string;
   domain: string;
   zone: string;
   pool: string;
   tags: string[];
-  readonly architecture: string;
-  readonly cpuCount: number;
-  /** MHz. */
-  readonly cpuSpeed: number;
-  readonly memory: number;
-  readonly powerType: string;
-  readonly disks: readonly SimDisk[];
-  readonly nics: readonly SimNic[];
   /** What commissioning reports (system_vendor, cpu_model, ...); keys of hardware_info. */
   readonly hardwareInfo: Readonly<Record<string, string>>;
   readonly hardwareUuid: string;
@@ -131,4 +122,18 @@ export function simMachine(m: MachineRecord): SimMachine {
     owner_data: { ...m.ownerData },
     locked: m.locked,
   };
+}
+
+/** A machine given back (released, or fixed after Broken): no owner, no OS, nothing of its deployment. */
+export function forgetDeployment(m: MachineRecord): void {
+  m.owner = null;
+  m.agentName = '';
+  m.osystem = '';
+  m.distroSeries = '';
+  m.hweKernel = null;
+  m.ephemeralDeploy = false;
+  m.installKvm = false;
+  m.userData = null;
+  m.ownerData = {};
+  m.ipAddresses = [];
 }

@@ -80,14 +80,19 @@ export class DnsResources {
     return this.sorted([...this.records.values()]).map((r) => ({ id: r.id, fqdn: fqdnOf(r), addressTtl: r.addressTtl, ips: [...r.ips] }));
   }
 
-  // GET /dnsresources/?fqdn=&domain=&name=&rrtype=
-  list(params: Params): DnsJson[] {
+  // The list filters of both resources: name and domain, or an fqdn split as MAAS splits it.
+  private listQuery(params: Params): { name: string | undefined; domain: string | undefined; rrtype: string | undefined } {
     let name = params.get('name');
     let domainText = params.get('domain');
     const fqdn = params.get('fqdn');
     const rrtype = params.get('rrtype');
     if (domainText === undefined && name === undefined && fqdn !== undefined) ({ name, domain: domainText } = separateFqdn(fqdn, this.places, rrtype));
-    const domain = domainText === undefined ? undefined : this.domainOr404(domainText);
+    return { name, domain: domainText === undefined ? undefined : this.domainOr404(domainText), rrtype };
+  }
+
+  // GET /dnsresources/?fqdn=&domain=&name=&rrtype=
+  list(params: Params): DnsJson[] {
+    const { name, domain, rrtype } = this.listQuery(params);
     const found = [...this.records.values()].filter((r) => (domain === undefined || r.domain === domain) && (name === undefined || r.name === name));
     // rrtype selects by the resource's other records (filter(dnsdata__rrtype=...), exact): an
     // address-only resource has none, so rrtype=A finds nothing, as in MAAS without all=true.
@@ -118,12 +123,7 @@ export class DnsResources {
 
   // GET /dnsresourcerecords/?fqdn=&domain=&name=&rrtype=
   listData(params: Params): DnsDataJson[] {
-    let name = params.get('name');
-    let domainText = params.get('domain');
-    const fqdn = params.get('fqdn');
-    const rrtype = params.get('rrtype');
-    if (domainText === undefined && name === undefined && fqdn !== undefined) ({ name, domain: domainText } = separateFqdn(fqdn, this.places, rrtype));
-    const domain = domainText === undefined ? undefined : this.domainOr404(domainText);
+    const { name, domain, rrtype } = this.listQuery(params);
     const out: DnsDataJson[] = [];
     for (const r of this.sorted([...this.records.values()])) {
       if ((domain !== undefined && r.domain !== domain) || (name !== undefined && r.name !== name)) continue;
