@@ -3,8 +3,7 @@
 // space.go, subnet.go), and the subnets matching the addresses machines are given.
 import test from 'ava';
 import type { MaasSim, SeedMachine } from '../../src/sim/maas/index.ts';
-import { startMaasSim } from '../../src/sim/maas/index.ts';
-import { call, ok } from '../support/maas-http.ts';
+import { call, ok, withSim as withFleet } from '../support/maas-http.ts';
 
 const FLEET: SeedMachine[] = [
   { hostname: 'a1', zone: 'az1', cpuCount: 4, memoryMb: 8192, status: 'Deployed' },
@@ -14,14 +13,7 @@ const FLEET: SeedMachine[] = [
 
 type Json = Record<string, unknown>;
 
-async function withSim(fn: (sim: MaasSim) => Promise<void>): Promise<void> {
-  const sim = await startMaasSim({ machines: FLEET });
-  try {
-    await fn(sim);
-  } finally {
-    await sim.stop();
-  }
-}
+const withSim = (fn: (sim: MaasSim) => Promise<void>) => withFleet(FLEET, fn);
 
 // gomaasapi's schema kinds: what each field must hold for the 2.0 readers.
 type Kind = 'string' | 'int' | 'bool' | 'list' | 'map' | 'string|null' | 'int|null' | 'list|null';

@@ -2,8 +2,7 @@
 // (api/zones.py, api/resourcepools.py, api/domains.py), over raw HTTP.
 import test from 'ava';
 import type { MaasSim, SeedMachine } from '../../src/sim/maas/index.ts';
-import { startMaasSim } from '../../src/sim/maas/index.ts';
-import { call, ok } from '../support/maas-http.ts';
+import { call, ok, withSim as withFleet } from '../support/maas-http.ts';
 
 const FLEET: SeedMachine[] = [
   { hostname: 'a1', zone: 'az1', pool: 'gpu', cpuCount: 4, memoryMb: 8192 },
@@ -28,14 +27,7 @@ interface Domain {
   resource_uri: string;
 }
 
-async function withSim(fn: (sim: MaasSim) => Promise<void>): Promise<void> {
-  const sim = await startMaasSim({ machines: FLEET });
-  try {
-    await fn(sim);
-  } finally {
-    await sim.stop();
-  }
-}
+const withSim = (fn: (sim: MaasSim) => Promise<void>) => withFleet(FLEET, fn);
 
 test('places - zones list by name with id, description and resource_uri', async (t) => {
   await withSim(async (sim) => {

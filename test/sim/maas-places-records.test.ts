@@ -2,8 +2,7 @@
 // CreateDevice / Devices / Delete use them) and tags (api/tags.py) of the simulated MAAS.
 import test from 'ava';
 import type { MaasSim, SeedMachine } from '../../src/sim/maas/index.ts';
-import { startMaasSim } from '../../src/sim/maas/index.ts';
-import { call, idOf, ok } from '../support/maas-http.ts';
+import { call, idOf, ok, withSim as withFleet } from '../support/maas-http.ts';
 
 const FLEET: SeedMachine[] = [
   { hostname: 'a1', zone: 'az1', cpuCount: 4, memoryMb: 8192, tags: ['ssd'] },
@@ -12,14 +11,7 @@ const FLEET: SeedMachine[] = [
 
 type Json = Record<string, unknown>;
 
-async function withSim(fn: (sim: MaasSim) => Promise<void>): Promise<void> {
-  const sim = await startMaasSim({ machines: FLEET });
-  try {
-    await fn(sim);
-  } finally {
-    await sim.stop();
-  }
-}
+const withSim = (fn: (sim: MaasSim) => Promise<void>) => withFleet(FLEET, fn);
 
 test('dns records - create by fqdn makes the resource; list filters by name, domain and rrtype', async (t) => {
   await withSim(async (sim) => {

@@ -1,7 +1,8 @@
 // Raw HTTP to the simulated MAAS with PLAINTEXT OAuth written here (no client of ours), and a clock
 // the test moves by hand: what the test/sim/maas-*.test.ts files share.
 import http from 'node:http';
-import type { MaasSim, SimClock } from '../../src/sim/maas/index.ts';
+import type { MaasSim, SeedMachine, SimClock } from '../../src/sim/maas/index.ts';
+import { startMaasSim } from '../../src/sim/maas/index.ts';
 
 export interface Answer {
   status: number;
@@ -79,4 +80,14 @@ export function manualClock(start = Date.UTC(2026, 0, 2, 3, 4, 5)): ManualClock 
       now = end;
     },
   };
+}
+
+/** Runs `fn` against a simulator holding `machines`, and stops it whatever happens. */
+export async function withSim(machines: SeedMachine[], fn: (sim: MaasSim) => Promise<void>): Promise<void> {
+  const sim = await startMaasSim({ machines });
+  try {
+    await fn(sim);
+  } finally {
+    await sim.stop();
+  }
 }
