@@ -10,6 +10,7 @@ export const UI_ACTIONS = {
   'power-off': 'powerOff',
   reboot: 'reboot',
   detach: 'detach',
+  attach: 'attach',
   pause: 'pause',
   unpause: 'unpause',
   inspect: 'inspect',

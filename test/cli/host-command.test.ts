@@ -11,7 +11,7 @@ test('host - an unknown action is a usage error that lists the actions', async (
   t.is(r.code, 2, r.stderr);
   t.is(r.stdout, '');
   t.regex(r.stderr, /unknown action "power-cycle"/);
-  t.regex(r.stderr, /power-on, power-off, reboot, inspect, reprovision, pause, unpause, detach, delete/);
+  t.regex(r.stderr, /power-on, power-off, reboot, inspect, reprovision, pause, unpause, detach, attach, delete/);
 });
 
 test('host - a bad host key names the bad part', async (t) => {

@@ -54,6 +54,7 @@ const everyCommand: Array<{ c: Body; on: BareMetalHost; intent: HostIntent | 'de
   { c: { type: 'pause' }, on: host('provisioned'), intent: { annotations: { 'baremetalhost.metal3.io/paused': '' } } },
   { c: { type: 'unpause' }, on: host('provisioned', { annotations: { 'baremetalhost.metal3.io/paused': '' } }), intent: { annotations: { 'baremetalhost.metal3.io/paused': null } } },
   { c: { type: 'detach' }, on: host('provisioned'), intent: { annotations: { 'baremetalhost.metal3.io/detached': '' } } },
+  { c: { type: 'attach' }, on: host('provisioned', { annotations: { 'baremetalhost.metal3.io/detached': '{"deleteAction":"delete"}' } }), intent: { annotations: { 'baremetalhost.metal3.io/detached': null } } },
   { c: { type: 'delete' }, on: host('provisioned'), intent: 'delete' },
 ];
 
@@ -243,6 +244,25 @@ test('command intent - delete describes what a detach annotation does to it', (t
   const delay = intentFor(host('provisioned', { annotations: { 'baremetalhost.metal3.io/detached': '{"deleteAction":"delay"}' } }), cmd({ type: 'delete' }));
   accepted(t, delay);
   t.regex(delay.message, /stays until baremetalhost\.metal3\.io\/detached is removed/);
+});
+
+test('command intent - attach removes the detached annotation and says the host is adopted without deprovisioning (BMO: removal re-registers and adopts)', (t) => {
+  const r = intentFor(host('provisioned', { annotations: { 'baremetalhost.metal3.io/detached': '' } }), cmd({ type: 'attach' }));
+  accepted(t, r);
+  t.deepEqual(r.intent, { annotations: { 'baremetalhost.metal3.io/detached': null } });
+  t.regex(r.message, /attached: baremetalhost\.metal3\.io\/detached removed; it is registered with the backend again and adopted as provisioned, without deprovisioning/);
+  const paused = intentFor(host('available', { annotations: { 'baremetalhost.metal3.io/detached': '', 'baremetalhost.metal3.io/paused': '' } }), cmd({ type: 'attach' }));
+  accepted(t, paused);
+  t.regex(paused.message, /paused.*nothing happens until it is unpaused/);
+});
+
+test('command intent - attach is the one command besides delete a host being deleted takes: it lets a delete held by deleteAction delay go on', (t) => {
+  const h = host('provisioned', { deletionTimestamp: '2026-01-01T00:00:00Z', annotations: { 'baremetalhost.metal3.io/detached': '{"deleteAction":"delay"}' } });
+  const r = intentFor(h, cmd({ type: 'attach' }));
+  accepted(t, r);
+  t.false(r.alreadyApplied);
+  t.deepEqual(r.intent, { annotations: { 'baremetalhost.metal3.io/detached': null } });
+  t.regex(r.message, /being deleted, so the deletion goes on with the backend/);
 });
 
 test('command intent - a host being deleted refuses every command but delete', (t) => {

@@ -92,7 +92,7 @@ test('handle command maas - a second release keeps the first request id', async 
 
 test('handle command maas - commands that do not apply are invalid, naming the kind and what it supports', async (t) => {
   const { hosts, objects } = await stores({ status: DEPLOYED });
-  for (const type of ['reboot', 'inspect', 'reprovision', 'detach', 'delete'] as const) {
+  for (const type of ['reboot', 'inspect', 'reprovision', 'detach', 'attach', 'delete'] as const) {
     const e = errorOf(t, await handleCommand(hosts, cmd({ type }), objects));
     t.is(e.code, 'invalid', type);
     t.false(e.retryable);

@@ -140,6 +140,26 @@ test('ui - commands are refused without --ui-commands, without the token and wit
   }
 });
 
+test('ui - detach and attach from the page take the command path: the host leaves the backend and is adopted back without deprovisioning', async (t) => {
+  const f = await startUiFleet({ hosts: 1, commands: true });
+  try {
+    const url = `${f.ui.url}api/hosts/lab/web-0/command`;
+    const detached = await post(url, { action: 'detach' }, f.token ?? '');
+    t.is(detached.status, 200, await detached.clone().text());
+    await waitUntil(() => f.node.fixture.calls('lab/web-0').detach >= 1 && f.node.fixture.node('lab/web-0') === undefined, 20_000, 'the host left the backend');
+    const attached = await post(url, { action: 'attach' }, f.token ?? '');
+    t.is(attached.status, 200, await attached.clone().text());
+    t.regex(((await attached.json()) as { message: string }).message, /attached: baremetalhost\.metal3\.io\/detached removed/);
+    await waitUntil(() => f.node.fixture.node('lab/web-0')?.provisionState === 'active', 20_000, 'the host is back in the backend, adopted');
+    await waitUntil(() => f.node.node.stats.hosts.get('lab/web-0')?.operationalStatus === 'OK', 20_000, 'the host is no longer detached');
+    t.is(f.node.fixture.calls('lab/web-0').deprovision, 0, 'never deprovisioned');
+    t.is(f.node.fixture.calls('lab/web-0').adopt, 1);
+    t.is(f.node.node.stats.hosts.get('lab/web-0')?.state, 'provisioned');
+  } finally {
+    await f.stop();
+  }
+});
+
 test('ui - a request addressed to another name (DNS rebinding) is refused on loopback', async (t) => {
   const f = await startUiFleet({ hosts: 1 });
   try {

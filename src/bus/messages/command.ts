@@ -17,7 +17,7 @@
  *
  * | field       | type                    | notes                                                        |
  * |-------------|-------------------------|--------------------------------------------------------------|
- * | `type`      | string, required        | `powerOn`, `powerOff`, `reboot`, `inspect`, `reprovision`, `pause`, `unpause`, `detach`, `delete`, `release` |
+ * | `type`      | string, required        | `powerOn`, `powerOff`, `reboot`, `inspect`, `reprovision`, `pause`, `unpause`, `detach`, `attach`, `delete`, `release` |
  * | `host`      | string, required        | `"<namespace>/<name>"`: a DNS-1123 label and a DNS-1123 subdomain, e.g. `"metal3/worker-0"` |
  * | `requestId` | string, optional        | 1–64 printable ASCII characters, no spaces; send the same id when retrying |
  * | `reason`    | string, optional        | at most 256 characters; for logs and events                  |
@@ -34,13 +34,17 @@
  *   deprovisions and deploys `spec.image` again.
  * - `pause` / `unpause`: sets / removes `baremetalhost.metal3.io/paused`.
  * - `detach`: sets `baremetalhost.metal3.io/detached: ""`.
+ * - `attach`: removes `baremetalhost.metal3.io/detached` (whatever its value): the host is
+ *   registered with the backend again and adopted where it stands, without deprovisioning, as
+ *   BMO does when the annotation goes. The one command besides `delete` a host being deleted
+ *   takes: removing the annotation is how a delete held by `deleteAction: delay` goes on.
  * - `delete`: deletes the host (it stays, terminating, until deprovisioned and removed from the backend).
  * - `release`: MaasMachines only (below); refused (`invalid`) for a BareMetalHost.
  *
  * MaasMachines. When `host` names no BareMetalHost but a MaasMachine (Cluster API MAAS provider)
  * of that namespace/name, the command is recorded on the MaasMachine as an annotation, which its
  * actor reads (src/machines/maas-machine/intents.ts). A MaasMachine takes these, and refuses the
- * others (`reboot`, `inspect`, `reprovision`, `detach`, `delete`) with `invalid`:
+ * others (`reboot`, `inspect`, `reprovision`, `detach`, `attach`, `delete`) with `invalid`:
  *
  * | command    | annotation                                   | what happens                                                   |
  * |------------|----------------------------------------------|----------------------------------------------------------------|
@@ -141,6 +145,7 @@ export const ReprovisionCommand = z.strictObject({ type: z.literal('reprovision'
 export const PauseCommand = z.strictObject({ type: z.literal('pause'), ...common });
 export const UnpauseCommand = z.strictObject({ type: z.literal('unpause'), ...common });
 export const DetachCommand = z.strictObject({ type: z.literal('detach'), ...common });
+export const AttachCommand = z.strictObject({ type: z.literal('attach'), ...common });
 export const DeleteCommand = z.strictObject({ type: z.literal('delete'), ...common });
 export const ReleaseCommand = z.strictObject({ type: z.literal('release'), ...common });
 
@@ -150,7 +155,7 @@ export type HostCommandType = z.infer<typeof HostCommandType>;
 
 export const HostCommand = z.discriminatedUnion('type', [
   PowerOnCommand, PowerOffCommand, RebootCommand, InspectCommand, ReprovisionCommand,
-  PauseCommand, UnpauseCommand, DetachCommand, DeleteCommand, ReleaseCommand,
+  PauseCommand, UnpauseCommand, DetachCommand, AttachCommand, DeleteCommand, ReleaseCommand,
 ], { error: (issue) => (issue.code === 'invalid_union' ? `must be one of ${HOST_COMMAND_TYPES.join(', ')}` : undefined) });
 /** A validated command (defaults filled in: a reboot always has its mode). */
 export type HostCommand = z.infer<typeof HostCommand>;

@@ -25,6 +25,7 @@ export const HOST_ACTIONS = {
   pause: 'pause',
   unpause: 'unpause',
   detach: 'detach',
+  attach: 'attach',
   delete: 'delete',
   // MaasMachines only (as power-on, power-off, pause and unpause also are).
   release: 'release',

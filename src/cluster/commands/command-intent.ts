@@ -39,6 +39,7 @@ export function intentFor(host: Host, cmd: HostCommand): CommandIntent {
     return refuse('invalid', `command for ${cmd.host} was matched to host ${key}; send it again naming the host it is for`);
   }
   if (host.metadata.deletionTimestamp) {
+    if (cmd.type === 'attach') return attach(host, key);
     if (cmd.type === 'delete') return already('delete', `${key} is already being deleted (since ${host.metadata.deletionTimestamp}); watch for it to disappear`);
     return refuse('conflict', `${key} is being deleted (since ${host.metadata.deletionTimestamp}); ${cmd.type} is refused — recreate the host once it is gone if you still need it`);
   }
@@ -60,6 +61,8 @@ export function intentFor(host: Host, cmd: HostCommand): CommandIntent {
       return unpause(host, key);
     case 'detach':
       return detach(host, key);
+    case 'attach':
+      return attach(host, key);
     case 'delete':
       return accept('delete', deleteMessage(host, key));
     case 'release':
@@ -182,6 +185,16 @@ function detach(host: Host, key: string): CommandIntent {
     : `it is ${describe(state)} and is removed from the backend, without deprovisioning, once available or provisioned`;
   // "" is BMO's plain detach: deleting the detached host later skips deprovisioning.
   return accept({ annotations: { [DETACHED_ANNOTATION]: '' } }, `${key} will be detached (${DETACHED_ANNOTATION} set): ${when}; remove the annotation to attach it again${deferredNotes(host, '')}`);
+}
+
+function attach(host: Host, key: string): CommandIntent {
+  if (host.metadata.annotations?.[DETACHED_ANNOTATION] === undefined) {
+    return already({}, `${key} has no ${DETACHED_ANNOTATION}, so it is attached already; nothing to do`);
+  }
+  const then = host.metadata.deletionTimestamp
+    ? 'it is being deleted, so the deletion goes on with the backend: deprovisioned if needed, then removed'
+    : `it is registered with the backend again and adopted as ${describe(stateOf(host))}, without deprovisioning`;
+  return accept({ annotations: { [DETACHED_ANNOTATION]: null } }, `${key} attached: ${DETACHED_ANNOTATION} removed; ${then}${deferredNotes(host, '')}`);
 }
 
 function deleteMessage(host: Host, key: string): string {

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { duration } from './format.ts';
 import type { HostDetail } from './types.ts';
 
-const ACTIONS = ['power-on', 'power-off', 'reboot', 'detach', 'pause', 'unpause', 'inspect'] as const;
+const ACTIONS = ['power-on', 'power-off', 'reboot', 'detach', 'attach', 'pause', 'unpause', 'inspect'] as const;
 
 async function fetchHost(key: string): Promise<HostDetail | string> {
   const res = await fetch(`/api/hosts/${key.split('/').map(encodeURIComponent).join('/')}`);
