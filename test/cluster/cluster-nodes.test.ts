@@ -43,6 +43,8 @@ async function assertNoTwoOwners(t: ExecutionContext, c: Cluster): Promise<void>
 const SLOW_PROVISION = { latencyMs: { register: 5, prepare: 5, provision: 250, hardwareState: 5, powerOn: 5, powerOff: 5 }, demoBehaviours: false };
 
 cluster('three nodes share 2,000 hosts: each is provisioned exactly once, and no credential is ever on NATS', async (t) => {
+  // Correctness under load is the point here, not speed (that is `bench cluster`'s): on 2 slow
+  // cores the start, with every shard moving as the nodes join, has taken from 75 s to over 180 s.
   await withCluster(t, { shards: 128, limit: 100 }, async (c) => {
     // Every payload on every subject, KV writes and replies included.
     const secret = new TextEncoder().encode(BMC_PASSWORD);
@@ -54,7 +56,7 @@ cluster('three nodes share 2,000 hosts: each is provisioned exactly once, and no
     });
     const keys = await c.applyHosts(2_000);
     await Promise.all(['a', 'b', 'c'].map((n) => c.startNode(n)));
-    await untilProvisioned(c, keys, keys.length, 240_000);
+    await untilProvisioned(c, keys, keys.length, 300_000);
     assertExactlyOnce(t, c, keys);
     await assertNoTwoOwners(t, c);
     tap.unsubscribe();
@@ -62,7 +64,7 @@ cluster('three nodes share 2,000 hosts: each is provisioned exactly once, and no
     t.is(leaked, 0, 'a NATS payload carried the BMC password');
     // The register calls did carry it, to the backend that needs it, over its own API.
     t.is(c.fixture.fixture.startTotals().register, keys.length);
-  });
+  }, 330_000);
 });
 
 cluster('kill -9 of the broker node mid-run: shards are owned again within the lease time, the limit holds, every host is deployed once', async (t) => {
