@@ -43,7 +43,7 @@ async function assertNoTwoOwners(t: ExecutionContext, c: Cluster): Promise<void>
 const SLOW_PROVISION = { latencyMs: { register: 5, prepare: 5, provision: 250, hardwareState: 5, powerOn: 5, powerOff: 5 }, demoBehaviours: false };
 
 cluster('three nodes share 2,000 hosts: each is provisioned exactly once, and no credential is ever on NATS', async (t) => {
-  // Correctness under load is the point here, not speed (that is `bench cluster`'s): on 2 slow
+  // Correctness under load is the point here, not speed (`bench chaos` and `failover` time it): on 2 slow
   // cores the start, with every shard moving as the nodes join, has taken from 75 s to over 180 s.
   await withCluster(t, { shards: 128, limit: 100 }, async (c) => {
     // Every payload on every subject, KV writes and replies included.
