@@ -1,5 +1,5 @@
 import type { MachineConfig } from '../machines/bmh/index.ts';
-import type { AuthorizedKeys } from '../security/index.ts';
+import type { AuthorizedKeys, SigningKey } from '../security/index.ts';
 
 /**
  * Who may send a node commands and store requests over a shared bus (NATS). One of the two is
@@ -45,6 +45,10 @@ export interface NodeConfig {
   readonly cluster?: Partial<ClusterTiming>;
   /** Serve /healthz, /readyz and /metrics on this port (0: any free one); null or absent: none. */
   readonly healthPort?: number | null;
+  /** Address of the health port (and the dashboard on it); default 127.0.0.1. */
+  readonly healthBind?: string;
+  /** Host commands from the dashboard on the health port: the token a browser must present, and the key they are signed with. */
+  readonly uiCommands?: { readonly token: string; readonly signingKey?: SigningKey };
   /** Append ownership records (JSON lines) here: the cluster tests check no two owners overlap. */
   readonly ownershipLog?: string;
   /** Required on a shared substrate (NATS): see RequestSecurity. */

@@ -133,8 +133,16 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
     connected = status === 'connected';
   });
   let running: { shards: ShardHost; membership: Membership; maas: MaasShards | null; store: HostStore; objects: ObjectStore | undefined } | null = null;
-  // The dashboard on the health port (same address: startHealthServer's 127.0.0.1), read-only: the whole cluster seen from here.
-  const ui = config.healthPort === undefined || config.healthPort === null ? null : createUiHandler({ transport, gate: commandGate({ enabled: false }), shardCount: config.shardCount, bind: '127.0.0.1' });
+  // The dashboard on the health port, at the same address: the whole cluster seen from here,
+  // read-only unless the node was given a command token.
+  const healthBind = config.healthBind ?? '127.0.0.1';
+  const ui = config.healthPort === undefined || config.healthPort === null ? null : createUiHandler({
+    transport,
+    gate: commandGate(config.uiCommands ? { enabled: true, token: config.uiCommands.token } : { enabled: false }),
+    signingKey: config.uiCommands?.signingKey,
+    shardCount: config.shardCount,
+    bind: healthBind,
+  });
   const health = config.healthPort === undefined || config.healthPort === null ? null : await startHealthServer({
     live: () => running === null || running.shards.system.state === 'running',
     ready: () => {
@@ -160,7 +168,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
     shardsOwned: () => running?.shards.owned().size ?? 0,
     mailboxDepth: () => running?.shards.system.registry.list({ summary: false }).reduce((n, a) => n + a.mailboxDepth, 0) ?? 0,
     slots: () => null,
-  }, { port: config.healthPort, node: name, ...(ui ? { routes: (req, res) => ui.handle(req, res) } : {}) });
+  }, { port: config.healthPort, host: healthBind, node: name, ...(ui ? { routes: (req, res) => ui.handle(req, res) } : {}) });
   if (health && kube) registerKubeMetrics(health.registry, kube);
   runtime.onHealth?.(health);
   try {

@@ -19,7 +19,8 @@ import { intFlag, nodeConfig, readEnv } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { untilSignalled } from '../signals.ts';
 import type { NatsFlagValues } from '../nats-options.ts';
-import { addNatsFlags, natsOptionsFrom } from '../nats-options.ts';
+import { addNatsFlags, natsOptionsFrom, signingKeyFrom } from '../nats-options.ts';
+import { readUiToken } from '../ui-token.ts';
 import { loadAuthorizedKeys, UnsafeStart } from '../../security/index.ts';
 
 interface NodeFlags extends NatsFlagValues, ProvisionerFlags {
@@ -31,6 +32,10 @@ interface NodeFlags extends NatsFlagValues, ProvisionerFlags {
   drainTimeout: number;
   replicas: number;
   healthPort?: number;
+  healthBind: string;
+  uiCommands?: boolean;
+  uiTokenFile?: string;
+  uiSigningKey?: string;
   fixtureUrl?: string;
   fixtureLatency: number;
   ironic?: string[];
@@ -58,7 +63,11 @@ export function register(program: Command): void {
     .option('--heartbeat <ms>', 'membership heartbeat interval', intFlag('--heartbeat', 50), 1_000)
     .option('--drain-timeout <ms>', 'how long a hand-off waits for backend calls in flight', intFlag('--drain-timeout', 0), 10_000)
     .option('--replicas <n>', 'KV replicas of the cluster buckets (3 on a clustered NATS)', intFlag('--replicas', 1), 1)
-    .option('--health-port <port>', 'serve /healthz, /readyz and /metrics on this port (0 = any free port)', intFlag('--health-port', 0))
+    .option('--health-port <port>', 'serve /healthz, /readyz, /metrics and the dashboard on this port (0 = any free port)', intFlag('--health-port', 0))
+    .option('--health-bind <address>', 'address of the health port (0.0.0.0 for probes and Prometheus from the pod network; the dashboard then answers any Host)', '127.0.0.1')
+    .option('--ui-commands', 'allow host commands from the dashboard on the health port; needs --ui-token-file')
+    .option('--ui-token-file <file>', 'the token a browser must send with a command (the page asks for it: open …/#token=TOKEN)')
+    .option('--ui-signing-key <file>', 'operator nkey seed the dashboard signs its commands with, where nodes take only signed commands')
     .option('--fixture-url <url>', 'drive the shared fixture backend at this URL (see `metalfleet fixture-server`)')
     .option('--fixture-latency <ms>', 'latency of the in-process fixture (when no backend is given)', intFlag('--fixture-latency', 0), 100)
     .option('--ironic <url...>', 'drive a real Ironic instead of a fixture')
@@ -113,6 +122,8 @@ export function register(program: Command): void {
         ...config,
         cluster: { leaseTtlMs: flags.leaseTtl, heartbeatMs: flags.heartbeat, drainTimeoutMs: flags.drainTimeout, replicas: flags.replicas },
         healthPort: flags.healthPort ?? null,
+        healthBind: flags.healthBind,
+        ...(await uiCommandsFrom(flags)),
         ...(flags.ownershipLog ? { ownershipLog: flags.ownershipLog } : {}),
       };
       if (kube && !natsWanted && (flags.authorizedKeys || flags.allowUnsignedCommands)) {
@@ -265,4 +276,19 @@ async function backend(flags: NodeFlags, env: ReturnType<typeof readEnv>, log: L
     log,
     warn: (line) => log.warn({}, line),
   });
+}
+
+/** The dashboard's command settings: off unless --ui-commands, which needs the token file. */
+async function uiCommandsFrom(flags: NodeFlags): Promise<Pick<NodeConfig, 'uiCommands'>> {
+  if (!flags.uiCommands) {
+    if (flags.uiTokenFile || flags.uiSigningKey) throw new CliError('--ui-token-file and --ui-signing-key apply with --ui-commands', 2);
+    return {};
+  }
+  if (flags.healthPort === undefined) throw new CliError('--ui-commands: the dashboard is served on the health port; add --health-port', 2);
+  if (!flags.uiTokenFile) throw new CliError('--ui-commands needs --ui-token-file: a node prints no token (its logs are not a place for one)', 2);
+  const token = await readUiToken(flags.uiTokenFile);
+  const signingKey = flags.uiSigningKey ? await signingKeyFrom({ signingKey: flags.uiSigningKey }, {}).catch((e: unknown) => {
+    throw e instanceof CliError ? new CliError(e.message.replace(/^--signing-key/, '--ui-signing-key'), 2) : e;
+  }) : undefined;
+  return { uiCommands: { token, ...(signingKey ? { signingKey } : {}) } };
 }
