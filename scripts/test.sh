@@ -95,7 +95,7 @@ else
   echo "== ava (everything but the multi-process cluster tests)" >&2
   run_ava 1200 'test/**/*.test.ts' 'examples/*/test/**/*.test.ts' '!test/cluster/cluster-*.test.ts'
   echo "== ava (cluster tests: metalfleet node processes, one file at a time)" >&2
-  run_ava 720 --concurrency 1 'test/cluster/cluster-*.test.ts'
+  run_ava 900 --concurrency 1 'test/cluster/cluster-*.test.ts'
 fi
 fail=$((fail + failed_checks))
 echo "${pass} passed, ${fail} failed, ${skip} skipped"
