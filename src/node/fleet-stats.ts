@@ -1,4 +1,4 @@
-import type { BareMetalHostStatus, ProvisioningState } from '../api/index.ts';
+import type { BareMetalHostStatus, Condition, ProvisioningState } from '../api/index.ts';
 import type { HostObserver } from '../actors/host/index.ts';
 
 export interface HostSummary {
@@ -6,6 +6,8 @@ export interface HostSummary {
   operationalStatus: BareMetalHostStatus['operationalStatus'];
   errorType: string;
   poweredOn: boolean;
+  /** The status's own array (not a copy): introspection lists it on request. */
+  conditions?: readonly Condition[] | undefined;
 }
 
 // Live per-state counts and a small summary per host, fed by the host actors as they change
@@ -24,7 +26,7 @@ export class FleetStats implements HostObserver {
     if (from !== null) this.byState.set(from, (this.byState.get(from) ?? 1) - 1);
     this.byState.set(to, (this.byState.get(to) ?? 0) + 1);
     if (from !== null) this.transitions += 1;
-    this.hosts.set(key, { state: to, operationalStatus: status.operationalStatus, errorType: status.errorType ?? '', poweredOn: status.poweredOn });
+    this.hosts.set(key, { state: to, operationalStatus: status.operationalStatus, errorType: status.errorType ?? '', poweredOn: status.poweredOn, conditions: status.conditions });
     this.notify(key);
   }
 
@@ -36,6 +38,7 @@ export class FleetStats implements HostObserver {
     summary.operationalStatus = status.operationalStatus;
     summary.errorType = status.errorType ?? '';
     summary.poweredOn = status.poweredOn;
+    summary.conditions = status.conditions;
     if (changed) this.notify(key);
   }
 

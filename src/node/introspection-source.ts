@@ -2,7 +2,7 @@
 // from memory the node keeps anyway (fleet stats, the actor registry, owned leases) or asked of
 // one actor (inspect), so answering never touches the backend.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { BareMetalHost, BareMetalHostStatus, ProvisioningState } from '../api/index.ts';
+import type { BareMetalHost, BareMetalHostStatus, Condition, ProvisioningState } from '../api/index.ts';
 import type {
   ActorRow, HostBackend, HostRow, HostsRequest, InfoReply, InspectedHost, PoolRow, SpecSummary,
 } from '../bus/messages/introspect.ts';
@@ -14,6 +14,7 @@ import type { ActorSystem, Clock } from '../actors/runtime/index.ts';
 import { systemClock } from '../actors/runtime/index.ts';
 import { shardOf } from '../api/index.ts';
 import type { FleetStats } from './fleet-stats.ts';
+import { maasClusterRows } from './maas-cluster-rows.ts';
 import type { ShardHost } from './shard-host.ts';
 import type { CapacityView, InspectOutcome, IntrospectionSource } from '../cluster/introspect/index.ts';
 import { METALFLEET_VERSION } from '../cluster/introspect/index.ts';
@@ -76,6 +77,11 @@ export interface SourceOptions {
   readonly clock?: Clock;
   /** How often the event-loop delay p99 is taken and reset; default 5 s. */
   readonly lagIntervalMs?: number;
+  /**
+   * How long `clusters` waits for each MaasCluster actor; default 1 s, under the CLI's 2 s, so one
+   * actor busy with a slow MAAS call is a row saying so rather than no answer from the node.
+   */
+  readonly clusterAskMs?: number;
 }
 
 
@@ -107,7 +113,13 @@ function actorRows(system: ActorSystem, prefix: string | undefined): ActorRow[] 
     .sort((a, b) => a.path.localeCompare(b.path));
 }
 
-function bmhRows(node: { stats: FleetStats; details: HostDetails; shardCount: number; owns(key: string): boolean }, backend: HostBackend, now: number, store?: HostStore): HostRow[] {
+/** The row's conditions, when the request asked for them. */
+function briefConditions(wanted: boolean, list: readonly Condition[] | undefined): Pick<HostRow, 'conditions'> {
+  if (!wanted || !list || list.length === 0) return {};
+  return { conditions: list.map((c) => ({ type: c.type, status: c.status, ...(c.reason ? { reason: c.reason } : {}) })) };
+}
+
+function bmhRows(node: { stats: FleetStats; details: HostDetails; shardCount: number; owns(key: string): boolean }, backend: HostBackend, now: number, store: HostStore | undefined, withConditions: boolean): HostRow[] {
   const rows: HostRow[] = [];
   for (const [key, h] of node.stats.hosts) {
     // A record the store cannot read (a malformed KV value) is the host's error too.
@@ -118,6 +130,7 @@ function bmhRows(node: { stats: FleetStats; details: HostDetails; shardCount: nu
       ...(errorMessage ? { errorMessage } : {}),
       shard: shardOf(key, node.shardCount),
       stateSinceMs: Math.max(0, now - (node.details.stateSince(key) ?? now)),
+      ...briefConditions(withConditions, h.conditions),
     });
   }
   // A host of this node's shards whose only record does not parse has no actor: it is listed
@@ -250,9 +263,10 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
     },
     async hosts(filter) {
       const now = clock.now();
-      const rows = bmhRows(node, backend, now, parts.store);
+      const withConditions = filter.conditions === true;
+      const rows = bmhRows(node, backend, now, parts.store, withConditions);
       // A MaasMachine lives in the shard of its Cluster API cluster (src/node/maas-shards.ts).
-      for (const [key, { state, since, shard }] of machines()) rows.push(maasRow(key, state, since, now, shard ?? shardOf(key, node.shardCount)));
+      for (const [key, { state, since, shard }] of machines()) rows.push({ ...maasRow(key, state, since, now, shard ?? shardOf(key, node.shardCount)), ...briefConditions(withConditions, state.status.conditions) });
       return filterHosts(rows, filter);
     },
     async actors(filter) {
@@ -290,6 +304,9 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
       const problem = parts.store.recordProblem?.(key);
       if (problem) inspected.recent.push({ at: now, severity: 'Warning', reason: 'StoreRecordInvalid', message: problem });
       return { ok: true, host: inspected };
+    },
+    async clusters() {
+      return maasClusterRows(node.system, { shardCount: node.shardCount, now: () => clock.now(), timeoutMs: options.clusterAskMs ?? 1_000 });
     },
     close: () => lag.close(),
   };

@@ -1,9 +1,9 @@
 // The fleet picture the page draws: one sample of the introspection API (the same verbs
-// `metalfleet hosts/nodes/shards/capacity/top` ask), flattened for the browser. Every field comes
+// `metalfleet hosts/nodes/shards/capacity/clusters/top` ask), flattened for the browser. Every field comes
 // from introspection replies, which carry no credential (src/bus/messages/introspect.ts).
 import { z } from 'zod';
 import { gather, listNodes } from '../cluster/introspect/index.ts';
-import { HostRow, PoolRow } from '../bus/messages/introspect.ts';
+import { ClusterRow, HostRow, PoolRow } from '../bus/messages/introspect.ts';
 import type { Transport } from '../ports/index.ts';
 import { countStates } from './state-order.ts';
 
@@ -41,6 +41,8 @@ export const FleetPicture = z.object({
   missing: z.array(z.string()),
   problems: z.array(z.string()),
   hosts: z.array(HostRow.extend({ node: z.string() })),
+  /** MaasClusters by key, each from the node owning its shard. */
+  clusters: z.array(ClusterRow.extend({ node: z.string() })),
   /** Hosts per state over time, the oldest first (the stacked bar). */
   history: z.array(z.object({ at: z.number(), states: z.record(z.string(), z.number()) })),
 });
@@ -59,13 +61,14 @@ export async function samplePicture(transport: Transport, options: SampleOptions
   const members = await listNodes(transport);
   const asked = options.nodes && options.nodes.length > 0 ? [...options.nodes] : members.map((m) => m.node);
   const o = { timeoutMs: options.timeoutMs, nodes: asked };
-  const [info, hosts, shards, capacity] = await Promise.all([
+  const [info, hosts, shards, capacity, clusters] = await Promise.all([
     gather(transport, 'info', {}, o),
     gather(transport, 'hosts', {}, o),
     gather(transport, 'shards', {}, o),
     gather(transport, 'capacity', {}, o),
+    gather(transport, 'clusters', {}, o),
   ]);
-  const all = [info, hosts, shards, capacity];
+  const all = [info, hosts, shards, capacity, clusters];
   const answered = new Set(all.flatMap((g) => g.replies.map((r) => r.node)));
   const missing = [...new Set(all.flatMap((g) => g.missing))].filter((n) => !answered.has(n)).sort();
   const problems = all.flatMap((g) => g.errors.map((e) => `node ${e.node}: ${e.message}`));
@@ -89,5 +92,6 @@ export async function samplePicture(transport: Transport, options: SampleOptions
     missing,
     problems,
     hosts: hostRows,
+    clusters: clusters.replies.flatMap((r) => r.value.clusters.map((c) => ({ ...c, node: r.node }))).sort((a, b) => a.key.localeCompare(b.key) || a.node.localeCompare(b.node)),
   };
 }

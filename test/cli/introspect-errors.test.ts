@@ -9,7 +9,7 @@ import { freePort } from '../support/ironic.ts';
 import { natsServerInstalled, startNatsServer } from '../support/nats-server.ts';
 import { lines, metalfleet } from './run.ts';
 
-const COMMANDS = ['hosts', 'actors', 'shards', 'capacity', 'inspect', 'nodes', 'top'];
+const COMMANDS = ['hosts', 'actors', 'shards', 'capacity', 'inspect', 'clusters', 'nodes', 'top'];
 
 test('introspect cli - every command has --help with examples', async (t) => {
   // In-process (spawning seven CLIs is slow on a busy machine); addHelpText output comes with outputHelp.

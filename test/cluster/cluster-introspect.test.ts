@@ -282,7 +282,7 @@ cluster('introspect - two nodes answer over NATS; a killed node is reported miss
       t.deepEqual(pings.map((p) => p.metadata.node).sort(), ['a', 'b']);
       const pingOfA = pings.find((p) => p.metadata.node === 'a')!;
       const info = InfoResponse.parse((await plain.request(`$SRV.INFO.metalfleet.${pingOfA.id}`, new Uint8Array(0), { timeout: 2_000 })).json());
-      t.deepEqual(info.endpoints.map((e) => e.name), ['info', 'hosts', 'actors', 'shards', 'capacity', 'inspect']);
+      t.deepEqual(info.endpoints.map((e) => e.name), ['info', 'hosts', 'actors', 'shards', 'capacity', 'inspect', 'clusters']);
       const hostsEndpoint = info.endpoints.find((e) => e.name === 'hosts')!;
       const reply = await plain.request(hostsEndpoint.subject, encode({}), { timeout: 2_000 });
       t.true(Buffer.from(reply.data).includes('BareMetalHost'));

@@ -69,7 +69,7 @@ test('discovery - the introspection server registers every verb of its node', as
   try {
     const info = InfoResponse.parse(json(await client.request(`$SRV.INFO.metalfleet.${svc.discoveryId}`, new Uint8Array(0), TIMEOUT)));
     t.deepEqual(info.metadata, { node: 'n7' });
-    t.deepEqual(info.endpoints.map((e) => e.subject), ['info', 'hosts', 'actors', 'shards', 'capacity', 'inspect'].map((v) => subjects().introspectVerb('n7', v)));
+    t.deepEqual(info.endpoints.map((e) => e.subject), ['info', 'hosts', 'actors', 'shards', 'capacity', 'inspect', 'clusters'].map((v) => subjects().introspectVerb('n7', v)));
   } finally {
     await svc.close();
   }

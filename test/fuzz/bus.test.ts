@@ -95,7 +95,7 @@ test('fuzz bus - every generated request to a running node is answered; the node
     s.capacity,
     s.storeApply,
     s.storeDelete,
-    ...['info', 'hosts', 'actors', 'shards', 'capacity', 'inspect'].map((verb) => s.introspectVerb(NODE, verb)),
+    ...['info', 'hosts', 'actors', 'shards', 'capacity', 'inspect', 'clusters'].map((verb) => s.introspectVerb(NODE, verb)),
   ];
   const rssBefore = process.memoryUsage().rss;
   const unanswered: string[] = [];

@@ -9,7 +9,8 @@ import { parseMaasCluster, resolveClusterWorld } from './context.ts';
 
 export { MAAS_CLUSTER_FINALIZER };
 
-export type MaasClusterSnapshot = { dnsName: string | null; ips: readonly string[] };
+/** The record as the actor holds it, and its whole state (null before the first look) for introspection. */
+export type MaasClusterSnapshot = { dnsName: string | null; ips: readonly string[]; state: MaasClusterState | null };
 
 /** A MaasCluster is woken by ticks only: it reads everything it needs on each. */
 export type MaasClusterMsg = MachineMsg<never, MaasClusterEvent, MaasClusterSnapshot>;
@@ -102,7 +103,7 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps, config: typeof D
     finalizer: (change, finalizer) => write(change === 'add' ? 'addFinalizer' : 'removeFinalizer', () => (change === 'add'
       ? deps.store.addFinalizer('MaasCluster', key, finalizer, deps.fence)
       : deps.store.removeFinalizer('MaasCluster', key, finalizer, deps.fence))),
-    snapshot: (s) => ({ dnsName: s?.record?.fqdn ?? null, ips: s?.record?.ips ?? [] }),
+    snapshot: (s) => ({ dnsName: s?.record?.fqdn ?? null, ips: s?.record?.ips ?? [], state: s }),
     describe: (s) => ({ dnsName: s.record?.fqdn ?? null, ips: s.record?.ips.length ?? 0, phase: s.phase }),
   };
 }

@@ -20,6 +20,7 @@
  * | `shards`   | `{}`                                      | `{ node, shards: [{ shard, epoch, hosts, leaseAgeMs }] }`             |
  * | `capacity` | `{}`                                      | `{ node, broker, pools: [{ pool, limit, inUse: [...], waiting: [...], longestWaitMs }] }` |
  * | `inspect`  | `{ host: "<namespace>/<name>" }`          | `{ node, host: { key, kind, backend, spec, status, recent, inFlight, slot, retryAt, nextAttemptInMs, shard, epoch, backendRecord? } }` |
+ * | `clusters` | `{ after? }`                              | `{ node, clusters: [{ key, cluster, shard, phase, ready, failureDomains, dnsName, addresses, addressesSeenMs, machines: [{ key, machineState, controlPlane, address?, dnsAttached }], conditions: [{ type, status, reason }], lastError, waiting }], next? }` |
  *
  * Notes:
  * - Times are milliseconds. `startedAt` is a Unix time; `*Ms` fields are durations measured on
@@ -32,11 +33,16 @@
  * - `inspect`: only the owner of the host's shard answers with the host. Errors: `notFound` (the
  *   owner, or the embedded node, knows no such host) and `notOwner` (this node does not own the
  *   host's shard; ask the others).
+ * - `clusters`: each node answers for the MaasClusters of the shards it owns (a Cluster API
+ *   cluster lives in the shard of `namespace/cluster`), as its cluster actors last saw them:
+ *   `addresses` are the DNS record's `ip_addresses` as last read from MAAS, `addressesSeenMs` how
+ *   long ago. A machine is `dnsAttached` when the record holds one of its addresses. Paged like
+ *   `hosts` (`next`, `after`).
  */
 import { z } from 'zod';
 import { HostKey } from './command.ts';
 
-export const INTROSPECT_VERBS = ['info', 'hosts', 'actors', 'shards', 'capacity', 'inspect'] as const;
+export const INTROSPECT_VERBS = ['info', 'hosts', 'actors', 'shards', 'capacity', 'inspect', 'clusters'] as const;
 export const IntrospectVerb = z.enum(INTROSPECT_VERBS);
 export type IntrospectVerb = z.infer<typeof IntrospectVerb>;
 
@@ -83,6 +89,8 @@ export const HostsRequest = z.strictObject({
   errors: z.boolean().optional(),
   /** The page after this host key (the `next` of the page before); absent: the first page. */
   after: z.string().max(1024).optional(),
+  /** true: each row carries the host's conditions (`hosts -o wide`); left out otherwise, as the dashboard samples every host each second. */
+  conditions: z.boolean().optional(),
 });
 export type HostsRequest = z.infer<typeof HostsRequest>;
 
@@ -99,6 +107,8 @@ export const HostRow = z.object({
   /** The host's shard; MaasMachines, driven by the embedded node only, report 0. */
   shard: Count,
   stateSinceMs: Millis,
+  /** status.conditions without message and time (BareMetalHost: BMO's six; MaasMachine: CAPMAAS's), when asked for. */
+  conditions: z.array(z.object({ type: z.string(), status: z.enum(['True', 'False', 'Unknown']), reason: z.string().optional() })).max(32).optional(),
 });
 export type HostRow = z.infer<typeof HostRow>;
 
@@ -236,6 +246,62 @@ export type InspectedHost = z.infer<typeof InspectedHost>;
 export const InspectReply = z.object({ node: NodeName, host: InspectedHost });
 export type InspectReply = z.infer<typeof InspectReply>;
 
+// --- clusters ----------------------------------------------------------------------------------
+
+export const ClustersRequest = z.strictObject({
+  /** The page after this cluster key (the `next` of the page before); absent: the first page. */
+  after: z.string().max(1024).optional(),
+});
+export type ClustersRequest = z.infer<typeof ClustersRequest>;
+
+export const ClusterMachineRow = z.object({
+  key: z.string(),
+  /** MAAS `status_name` from the MaasMachine's status.machineState; '' before MAAS gave one. */
+  machineState: z.string(),
+  controlPlane: z.boolean(),
+  /** The address the record publishes for it (its first ExternalIP); absent before MAAS gave one. */
+  address: z.string().optional(),
+  /** The DNS record, as last read from MAAS, holds one of this machine's addresses. */
+  dnsAttached: z.boolean(),
+});
+export type ClusterMachineRow = z.infer<typeof ClusterMachineRow>;
+
+export const ClusterConditionRow = z.object({
+  type: z.string(),
+  status: z.enum(['True', 'False', 'Unknown']),
+  /** '' when the condition gives none. */
+  reason: z.string(),
+});
+export type ClusterConditionRow = z.infer<typeof ClusterConditionRow>;
+
+export const ClusterRow = z.object({
+  /** The MaasCluster, `namespace/name`. */
+  key: z.string(),
+  /** Its Cluster API cluster's name (the cluster-name label). */
+  cluster: z.string(),
+  shard: Count,
+  /** The cluster actor's phase: pending, active, deleting, gone; unknown when it did not answer. */
+  phase: z.string(),
+  ready: z.boolean(),
+  failureDomains: z.array(z.string()),
+  /** status.network.dnsName; null until the record exists. */
+  dnsName: z.string().nullable(),
+  /** The record's ip_addresses as last read from (or written to) MAAS; [] when no record is known. */
+  addresses: z.array(z.string()),
+  /** Since the record was last read from MAAS; null when it never was. */
+  addressesSeenMs: Millis.nullable(),
+  machines: z.array(ClusterMachineRow),
+  conditions: z.array(ClusterConditionRow),
+  lastError: z.string().nullable(),
+  /** Why nothing happens now (paused, no Cluster yet). */
+  waiting: z.string().nullable(),
+});
+export type ClusterRow = z.infer<typeof ClusterRow>;
+
+// next: more clusters follow; ask again with `after: next` (a page is at most ~512 KB).
+export const ClustersReply = z.object({ node: NodeName, clusters: z.array(ClusterRow), next: z.string().optional() });
+export type ClustersReply = z.infer<typeof ClustersReply>;
+
 // --- the verb table ----------------------------------------------------------------------------
 
 export const INTROSPECT = {
@@ -245,6 +311,7 @@ export const INTROSPECT = {
   shards: { request: ShardsRequest, reply: ShardsReply },
   capacity: { request: CapacityRequest, reply: CapacityReply },
   inspect: { request: InspectRequest, reply: InspectReply },
+  clusters: { request: ClustersRequest, reply: ClustersReply },
 } as const satisfies Record<IntrospectVerb, { request: z.ZodType; reply: z.ZodType }>;
 
 /** What a client sends for a verb. */

@@ -29,6 +29,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'actors', description: 'list the actors of each node: path, kind, mailbox depth and high-water mark, processed, restarts, last error, busy or idle', load: () => import('./actors.ts') },
   { name: 'shards', description: 'list the owned shards: shard, owner node, lease epoch, hosts and lease age', load: () => import('./shards.ts') },
   { name: 'capacity', description: 'show the capacity pools: limit, slots in use (hosts and operations), waiting queue and longest wait', load: () => import('./capacity.ts') },
+  { name: 'clusters', description: 'list the MaasClusters: DNS name, the DNS record\'s addresses in MAAS, ready, machines with their MAAS state and whether the record holds them, conditions, owner node and shard', load: () => import('./clusters.ts') },
   { name: 'inspect', args: '<host>', description: 'show one host in depth: spec summary, status, recent transitions, backoff, capacity slot, owning node and shard, backend record', load: () => import('./inspect.ts') },
   { name: 'nodes', description: 'list the cluster members: uptime, hosts, shards, version, memory, event-loop lag and who runs the capacity broker', load: () => import('./nodes.ts') },
   { name: 'top', description: 'live dashboard: hosts per state, throughput, capacity per pool, busiest mailboxes, recent errors', load: () => import('./top.ts') },

@@ -10,6 +10,7 @@ export {
   actorsView, actorTree, capacityView, hostsView, HOST_STATES, inspectView, nodesView, parseHostKey, renderInspect, shardsView,
 } from './views.ts';
 export type { ActorsQuery, HostsQuery, InspectQuery, NodeLine } from './views.ts';
+export { clustersView } from './clusters-view.ts';
 export { bar, countStates, handleKeys, INITIAL_KEYS, renderFrame, SORT_KEYS, sortActors, summarize } from './top.ts';
 export type { FrameOptions, KeyState, SortKey, TopData, TopError } from './top.ts';
 export { runTop, sampleTop } from './top-loop.ts';

@@ -4,7 +4,7 @@
 import type { Subjects } from '../../bus/index.ts';
 import { call, RemoteError, subjects as defaultSubjects } from '../../bus/index.ts';
 import { HostKey } from '../../bus/messages/command.ts';
-import type { HostsReply, HostsRequest, InspectReply, IntrospectReply, IntrospectRequest, IntrospectVerb } from '../../bus/messages/introspect.ts';
+import type { InspectReply, IntrospectReply, IntrospectRequest, IntrospectVerb } from '../../bus/messages/introspect.ts';
 import { INTROSPECT } from '../../bus/messages/introspect.ts';
 import { shardOf } from '../../api/index.ts';
 import type { KvBucket, Transport } from '../../ports/index.ts';
@@ -13,6 +13,10 @@ import { parseHeartbeat } from '../membership.ts';
 
 // 1,000 pages of ~512 KB: half a gigabyte of host rows from one node, far past any real one.
 const MAX_HOST_PAGES = 1_000;
+
+/** The verbs whose replies come in pages, and the list each page carries. */
+const PAGED: Partial<Record<IntrospectVerb, 'hosts' | 'clusters'>> = { hosts: 'hosts', clusters: 'clusters' };
+type Paged = { next?: string | undefined } & Partial<Record<'hosts' | 'clusters', unknown[]>>;
 
 /** The bucket nodes heartbeat into (keys `node.<id>`); its TTL drops a dead node's key. */
 export const MEMBER_BUCKET = 'mf-members';
@@ -96,15 +100,18 @@ export async function gather<V extends IntrospectVerb>(
   const result: Gathered<IntrospectReply<V>> = { replies: [], errors: [], missing: [] };
   await Promise.all(nodes.map(async (node) => {
     try {
-      let value = await call(transport, subs.introspectVerb(node, verb), parsed.data, INTROSPECT[verb].reply, { timeoutMs: options.timeoutMs });
-      // A big node answers its hosts a page at a time (host-pages.ts): follow the pages.
-      for (let pages = 1; verb === 'hosts' && typeof (value as HostsReply).next === 'string'; pages++) {
-        if (pages > MAX_HOST_PAGES) throw new Error(`${node}: hosts did not end after ${MAX_HOST_PAGES} pages`);
-        const prev = value as HostsReply;
-        const more = await call(transport, subs.introspectVerb(node, verb), { ...(parsed.data as HostsRequest), after: prev.next }, INTROSPECT.hosts.reply, { timeoutMs: options.timeoutMs });
-        value = { ...more, hosts: [...prev.hosts, ...more.hosts] } as typeof value;
+      const ask = (req: unknown): Promise<IntrospectReply<V>> =>
+        call(transport, subs.introspectVerb(node, verb), req, INTROSPECT[verb].reply, { timeoutMs: options.timeoutMs }) as Promise<IntrospectReply<V>>;
+      let value = await ask(parsed.data);
+      // A big node answers its hosts (and clusters) a page at a time (host-pages.ts): follow the pages.
+      const list = PAGED[verb];
+      for (let pages = 1; list !== undefined && typeof (value as Paged).next === 'string'; pages++) {
+        if (pages > MAX_HOST_PAGES) throw new Error(`${node}: ${verb} did not end after ${MAX_HOST_PAGES} pages`);
+        const prev = value as Paged;
+        const more = await ask({ ...(parsed.data as object), after: prev.next }) as Paged;
+        value = { ...more, [list]: [...(prev[list] ?? []), ...(more[list] ?? [])] } as IntrospectReply<V>;
       }
-      result.replies.push({ node, value: value as IntrospectReply<V> });
+      result.replies.push({ node, value });
     } catch (err) {
       if (err instanceof BusError && (err.kind === 'timeout' || err.kind === 'noResponders')) result.missing.push(node);
       else result.errors.push({ node, message: err instanceof Error ? err.message : String(err) });

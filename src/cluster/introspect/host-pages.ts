@@ -1,25 +1,32 @@
 import type { HostRow } from '../../bus/messages/introspect.ts';
 
-// The hosts of a big node do not fit one NATS message (10,000 rows are about 1.4 MB against the
-// 1 MiB default limit), so a node answers them a page at a time: rows in key order after the
-// request's `after`, up to a byte budget well under the limit, and `next` when more follow.
+// The hosts (and MaasClusters) of a big node do not fit one NATS message (10,000 host rows are
+// about 1.4 MB against the 1 MiB default limit), so a node answers them a page at a time: rows in
+// key order after the request's `after`, up to a byte budget well under the limit, and `next`
+// when more follow.
 // gather() follows `next`, so every client of the verb sees the whole list.
 
 /** JSON bytes of rows per page; MessagePack is smaller still, so the reply stays under 1 MiB. */
 export const HOST_PAGE_BYTES = 512 * 1024;
 
 export function pageOfHosts(rows: readonly HostRow[], after: string | undefined, budget = HOST_PAGE_BYTES): { hosts: HostRow[]; next?: string } {
+  const { rows: hosts, next } = pageOf(rows, after, budget);
+  return next === undefined ? { hosts } : { hosts, next };
+}
+
+/** Rows keyed by `key`, in key order after `after`, up to `budget` JSON bytes (at least one row). */
+export function pageOf<R extends { readonly key: string }>(rows: readonly R[], after: string | undefined, budget = HOST_PAGE_BYTES): { rows: R[]; next?: string } {
   const sorted = [...rows].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const start = after === undefined ? 0 : sorted.findIndex((r) => r.key > after);
-  if (start < 0) return { hosts: [] };
-  const hosts: HostRow[] = [];
+  if (start < 0) return { rows: [] };
+  const page: R[] = [];
   let bytes = 0;
   for (let i = start; i < sorted.length; i++) {
     const row = sorted[i]!;
     bytes += JSON.stringify(row).length;
     // Always at least one row, so a page moves on whatever one row weighs.
-    if (bytes > budget && hosts.length > 0) return { hosts, next: hosts[hosts.length - 1]!.key };
-    hosts.push(row);
+    if (bytes > budget && page.length > 0) return { rows: page, next: page[page.length - 1]!.key };
+    page.push(row);
   }
-  return { hosts };
+  return { rows: page };
 }

@@ -5,7 +5,8 @@ export { gather, inspectHost, listNodes, IntrospectUnavailable, NotFound, MEMBER
 export type { GatherOptions, Gathered } from './client.ts';
 export { INTROSPECT, INTROSPECT_VERBS, IntrospectVerb } from '../../bus/messages/introspect.ts';
 export type {
-  ActorRow, ActorsReply, CapacityReply, HostBackend, HostKind, HostRow, HostsReply, HostsRequest, InfoReply, InspectedHost,
+  ActorRow, ActorsReply, CapacityReply, ClusterConditionRow, ClusterMachineRow, ClusterRow, ClustersReply, ClustersRequest,
+  HostBackend, HostKind, HostRow, HostsReply, HostsRequest, InfoReply, InspectedHost,
   InspectReply, IntrospectReply, IntrospectRequest, PoolRow, ShardRow, ShardsReply, SpecSummary, TransitionRow,
 } from '../../bus/messages/introspect.ts';
 export { METALFLEET_VERSION } from './source.ts';

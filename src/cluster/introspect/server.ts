@@ -9,7 +9,7 @@ import { INTROSPECT, INTROSPECT_VERBS } from '../../bus/messages/introspect.ts';
 import type { Transport } from '../../ports/index.ts';
 import { METALFLEET_VERSION } from './source.ts';
 import { serveDiscovery } from './discovery.ts';
-import { pageOfHosts } from './host-pages.ts';
+import { pageOf, pageOfHosts } from './host-pages.ts';
 
 export interface IntrospectionServerOptions {
   /** The name this node answers under (a subject token); the embedded node uses 'embedded'. */
@@ -47,6 +47,11 @@ export function serveIntrospection(transport: Transport, source: IntrospectionSo
         const outcome = await source.inspect(INTROSPECT.inspect.request.parse(req).host);
         if (!outcome.ok) return fail(outcome.kind, `${node}: ${outcome.message}`);
         value = { node, host: outcome.host };
+        break;
+      }
+      case 'clusters': {
+        const { rows, next } = pageOf(await source.clusters?.() ?? [], INTROSPECT.clusters.request.parse(req).after);
+        value = { node, clusters: rows, ...(next === undefined ? {} : { next }) };
         break;
       }
     }

@@ -1,4 +1,4 @@
-import type { ActorRow, HostRow, HostsRequest, InfoReply, InspectedHost, PoolRow, ShardRow } from '../../bus/messages/introspect.ts';
+import type { ActorRow, ClusterRow, HostRow, HostsRequest, InfoReply, InspectedHost, PoolRow, ShardRow } from '../../bus/messages/introspect.ts';
 
 // What a node answers to the introspection verbs; the node implements it, the service serves it.
 
@@ -21,6 +21,8 @@ export interface IntrospectionSource {
   shards(): Promise<ShardRow[]>;
   capacity(): Promise<CapacityView>;
   inspect(key: string): Promise<InspectOutcome>;
+  /** The MaasClusters of the shards this node owns; absent: a node without MAAS, which has none. */
+  clusters?(): Promise<ClusterRow[]>;
   /** Stops the event-loop sampling. */
   close(): void;
 }

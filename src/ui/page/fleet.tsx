@@ -1,5 +1,6 @@
 // The fleet at a glance: totals, hosts per state, pools, nodes and the shard grid.
 import { colourOf, duration, stateColour } from './format.ts';
+import { MaasClusters } from './maas-clusters.tsx';
 import { StateChart } from './state-chart.tsx';
 import type { Picture } from './types.ts';
 
@@ -108,6 +109,7 @@ export function Fleet({ picture }: { picture: Picture }) {
       <section><h2>Hosts per state</h2><StateChart picture={picture} /></section>
       <div class="columns"><Pools picture={picture} /><Cluster picture={picture} /></div>
       <Maas picture={picture} />
+      <MaasClusters clusters={picture.clusters} />
     </>
   );
 }

@@ -12,10 +12,16 @@ export interface Pool {
 }
 export interface NodeLine { node: string; hosts: number; shards: number; broker: boolean; uptimeMs: number; rssBytes: number; eventLoopLagMs: number; lastSeenMs: number | null }
 export interface ShardCell { shard: number; node: string; epoch: number; hosts: number; leaseAgeMs: number }
+export interface MaasClusterMachine { key: string; machineState: string; controlPlane: boolean; address?: string; dnsAttached: boolean }
+export interface MaasClusterLine {
+  key: string; cluster: string; shard: number; phase: string; ready: boolean; failureDomains: string[];
+  dnsName: string | null; addresses: string[]; addressesSeenMs: number | null; machines: MaasClusterMachine[];
+  conditions: Array<{ type: string; status: string; reason: string }>; lastError: string | null; waiting: string | null; node: string;
+}
 export interface Picture {
   at: number; hostsTotal: number; states: Array<[string, number]>; provisioned: number; throughput: number; errors: number;
   pools: Pool[]; nodes: NodeLine[]; shards: ShardCell[]; broker: string | null; missing: string[]; problems: string[];
-  hosts: HostRow[]; history: Array<{ at: number; states: Record<string, number> }>;
+  hosts: HostRow[]; clusters: MaasClusterLine[]; history: Array<{ at: number; states: Record<string, number> }>;
 }
 export interface TimelineStep { at: number; severity: string; reason: string; message: string; durationMs: number }
 export interface HostDetail {
