@@ -1,7 +1,7 @@
 import type { BareMetalHost } from '../../src/api/index.ts';
 import { initialState, step } from '../../src/machines/bmh/index.ts';
 import type { BmhEffect, BmhEvent, BmhState, CallArgs, MachineConfig, OpResult, Step } from '../../src/machines/bmh/index.ts';
-import { DEFAULT_MACHINE_CONFIG, HOST_FINALIZER } from '../../src/machines/bmh/index.ts';
+import { computeConditions, DEFAULT_MACHINE_CONFIG, HOST_FINALIZER, NO_BACKEND_HINTS } from '../../src/machines/bmh/index.ts';
 
 export const T0 = Date.parse('2026-01-01T00:00:00Z');
 
@@ -37,7 +37,10 @@ export function makeHost(o: HostOverrides = {}): BareMetalHost {
 
 export function atState(state: NonNullable<BareMetalHost['status']>['provisioning']['state'], o: HostOverrides = {}, config: Partial<MachineConfig> = {}): BmhState {
   const host = makeHost({ ...o, status: { ...o.status, provisioning: { state, ID: 'node-1', ...o.status?.provisioning } } });
-  return { ...initialState(host, { ...DEFAULT_MACHINE_CONFIG, ...config }), powerCheckAt: T0 + 60_000 };
+  const s = initialState(host, { ...DEFAULT_MACHINE_CONFIG, ...config });
+  // A host at rest in a state already carries the conditions BMO (or an earlier step) wrote for it.
+  const conditions = o.status?.conditions ?? computeConditions(s.host, T0, NO_BACKEND_HINTS);
+  return { ...s, host: { ...s.host, status: { ...s.host.status, conditions } }, powerCheckAt: T0 + 60_000 };
 }
 
 export function calls(effects: readonly BmhEffect[]): CallArgs[] {

@@ -86,7 +86,14 @@ test.serial('ui browser - a host page shows its timeline, with the transitions t
     const rows = await page.getByTestId('timeline-row').allTextContents();
     for (const step of api.timeline) t.true(rows.some((r) => r.includes(step.reason)), step.reason);
     t.is(await text(page, 'host-state'), 'provisioned');
+    // BMO's conditions for a provisioned host, as the status the API serves has them.
+    await waitUntil(async () => (await page.getByTestId('condition-row').count()) >= 6, 20_000, 'the conditions table');
+    const ready = page.locator('[data-testid="condition-row"][data-type="Ready"]');
+    t.is(await ready.getAttribute('data-status'), 'True');
+    t.regex(await ready.innerText(), /Provisioned/);
+    t.is(await page.locator('[data-testid="condition-row"][data-type="Progressing"]').getAttribute('data-status'), 'False');
     t.true(await page.getByTestId('cmd-power-off').isDisabled(), 'read-only without --ui-commands');
+    t.true(await page.getByTestId('cmd-attach').isDisabled(), 'attach is a button too, read-only here');
   });
 });
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { HostBackend } from '../../bus/messages/introspect.ts';
+import { CliError } from '../cli-error.ts';
 import { addViewFlags, collect, hostsView, HOST_STATES, nodesFrom, oneOf, runView, type CommonFlags } from '../introspect/index.ts';
 
 // `metalfleet hosts`: every host the cluster drives, one line each, from the nodes that drive them.
@@ -27,16 +28,21 @@ Examples:
   metalfleet hosts --nats nats://127.0.0.1:4222
   metalfleet hosts --state provisioning --backend ironic
   metalfleet hosts --errors --node a -o yaml
+  metalfleet hosts -o wide            (adds READY, PROGRESSING and the other conditions)
   metalfleet hosts --json | jq '.replies[].value.hosts[] | select(.poweredOn)'
 `)
     .action(async (flags: HostsFlags) => {
       const state = oneOf('--state', flags.state, HOST_STATES, (v) => v.toLowerCase());
       const backend = oneOf('--backend', flags.backend, HostBackend.options);
       const nodes = nodesFrom(flags.node);
-      await runView(flags, 'metalfleet-hosts', (transport, options) => hostsView(transport, {
+      // `-o wide` is the table with more columns; the shared flags know table, json and yaml only.
+      const wide = flags.output === 'wide';
+      if (wide && flags.json) throw new CliError('--json and -o wide ask for two formats: give one', 2);
+      await runView(wide ? { ...flags, output: 'table' } : flags, 'metalfleet-hosts', (transport, options) => hostsView(transport, {
         ...(state !== undefined ? { state } : {}),
         ...(backend !== undefined ? { backend } : {}),
         ...(flags.errors ? { errors: true } : {}),
+        ...(wide ? { wide: true } : {}),
       }, options), nodes);
     });
 }

@@ -1,6 +1,7 @@
 // The introspection commands as functions: (Transport, query, options) -> what to print. They ask
 // the nodes (src/cluster/introspect/client.ts), flatten the replies into rows and lay them out.
-import { MAAS_MACHINE_STATES, PROVISIONING_STATES } from '../../api/index.ts';
+import { z } from 'zod';
+import { Condition, MAAS_MACHINE_STATES, PROVISIONING_STATES } from '../../api/index.ts';
 import { RemoteError } from '../../bus/index.ts';
 import { HostKey } from '../../bus/messages/index.ts';
 import type { HostBackend } from '../../cluster/introspect/index.ts';
@@ -37,10 +38,35 @@ export interface HostsQuery {
   readonly state?: string;
   readonly backend?: HostBackend;
   readonly errors?: boolean;
+  /** `-o wide`: the table gains the hosts' conditions. */
+  readonly wide?: boolean;
 }
 
-export function hostColumns(): Array<Column<OnNode<HostRow>>> {
+/** A row with its conditions, from nodes that send them (type, status and reason only). */
+export type WideHostRow = HostRow & { readonly conditions?: ReadonlyArray<{ readonly type: string; readonly status: string; readonly reason?: string }> };
+type ConditionBrief = NonNullable<WideHostRow['conditions']>[number];
+
+function conditionCell(c: ConditionBrief | undefined): string {
+  if (!c) return '-';
+  return c.reason ? `${c.status} (${c.reason})` : c.status;
+}
+
+// `-o wide`: Ready and Progressing (BMO's; a MaasMachine has Ready only), then the others.
+function conditionColumns(): Array<Column<OnNode<WideHostRow>>> {
+  const find = (h: WideHostRow, type: string): ConditionBrief | undefined => h.conditions?.find((c) => c.type === type);
   return [
+    { header: 'READY', value: (h) => conditionCell(find(h, 'Ready')), max: 32 },
+    { header: 'PROGRESSING', value: (h) => conditionCell(find(h, 'Progressing')), max: 32 },
+    {
+      header: 'CONDITIONS',
+      value: (h) => h.conditions?.filter((c) => c.type !== 'Ready' && c.type !== 'Progressing').map((c) => `${c.type}=${c.status}`).join(' ') || '-',
+      max: 96,
+    },
+  ];
+}
+
+export function hostColumns(wide = false): Array<Column<OnNode<WideHostRow>>> {
+  const columns: Array<Column<OnNode<WideHostRow>>> = [
     { header: 'NAME', value: (h) => h.key, max: 40 },
     { header: 'KIND', value: (h) => KIND_SHORT[h.kind] ?? h.kind },
     { header: 'BACKEND', value: (h) => h.backend },
@@ -52,6 +78,8 @@ export function hostColumns(): Array<Column<OnNode<HostRow>>> {
     { header: 'IN STATE', value: (h) => formatDuration(h.stateSinceMs), align: 'right' },
     { header: 'ERROR', value: (h) => (h.errorType ? `${h.errorType}${h.errorMessage ? `: ${h.errorMessage}` : ''}` : '-') },
   ];
+  // The error stays last: it is the one column of unbounded width.
+  return wide ? [...columns.slice(0, -1), ...conditionColumns(), ...columns.slice(-1)] : columns;
 }
 
 export async function hostsView(transport: Transport, query: HostsQuery, options: ViewOptions): Promise<CommandOutput> {
@@ -59,11 +87,13 @@ export async function hostsView(transport: Transport, query: HostsQuery, options
     ...(query.state !== undefined ? { state: query.state } : {}),
     ...(query.backend !== undefined ? { backend: query.backend } : {}),
     ...(query.errors ? { errors: true } : {}),
+    // Rows carry conditions only when asked: the dashboard samples every host each second.
+    ...(query.wide ? { conditions: true } : {}),
   };
   const gathered = await gather(transport, 'hosts', request, gatherOptions(options));
   const warnings = checked(gathered, options);
-  const rows = flatten(gathered, (v) => v.hosts).sort((a, b) => a.key.localeCompare(b.key));
-  return output(gathered, () => (rows.length === 0 ? ['no hosts match'] : renderTable(hostColumns(), rows, { width: options.width })), options, warnings);
+  const rows: Array<OnNode<WideHostRow>> = flatten(gathered, (v) => v.hosts).sort((a, b) => a.key.localeCompare(b.key));
+  return output(gathered, () => (rows.length === 0 ? ['no hosts match'] : renderTable(hostColumns(query.wide), rows, { width: options.width })), options, warnings);
 }
 
 // ---- actors ---------------------------------------------------------------------------------
@@ -319,8 +349,9 @@ export function renderInspect(node: string, h: InspectedHost, width: number, now
   const spec = leaves(h.spec);
   lines.push(...(spec.length > 0 ? renderFields(spec, width, '  ') : ['  (empty)']));
   lines.push('', 'status:');
-  const status = leaves(h.status).filter(([, v]) => v !== '-' && v !== '""');
+  const status = leaves(h.status).filter(([k, v]) => k !== 'conditions' && v !== '-' && v !== '""');
   lines.push(...(status.length > 0 ? renderFields(status, width, '  ') : ['  (none written yet)']));
+  lines.push('', 'conditions:', ...conditionLines(h.status['conditions'], width, now));
   lines.push('', 'recent transitions (newest last):');
   if (h.recent.length === 0) lines.push('  none');
   else {
@@ -339,6 +370,24 @@ export function renderInspect(node: string, h: InspectedHost, width: number, now
     if (record.length > 40) lines.push(`  ... ${record.length - 40} more (use --json)`);
   }
   return lines.map((l) => truncate(oneLine(l), width));
+}
+
+const Conditions = z.array(Condition);
+
+/** status.conditions as a table; AGE is since lastTransitionTime, MESSAGE only when one has one. */
+export function conditionLines(raw: unknown, width: number, now: number): string[] {
+  if (raw === undefined) return ['  none'];
+  const parsed = Conditions.safeParse(raw);
+  if (!parsed.success) return ['  (not a list of conditions; see --json)'];
+  if (parsed.data.length === 0) return ['  none'];
+  const columns: Array<Column<Condition>> = [
+    { header: '  TYPE', value: (c) => `  ${c.type}`, max: 42 },
+    { header: 'STATUS', value: (c) => c.status },
+    { header: 'REASON', value: (c) => c.reason || '-', max: 32 },
+    { header: 'AGE', value: (c) => formatDuration(c.lastTransitionTime ? now - Date.parse(c.lastTransitionTime) : null), align: 'right' },
+  ];
+  if (parsed.data.some((c) => c.message)) columns.push({ header: 'MESSAGE', value: (c) => c.message ?? '' });
+  return renderTable(columns, parsed.data, { width });
 }
 
 export async function inspectView(transport: Transport, query: InspectQuery, options: ViewOptions): Promise<CommandOutput> {

@@ -25,6 +25,7 @@ export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: nu
       onSecretMissing(t, op, result, jitter);
       return;
     case 'done':
+      if (result.hints && (result.hints.powerFailure !== t.s.backend.powerFailure || result.hints.health !== t.s.backend.health)) t.s.backend = result.hints;
       t.s.transientCount = 0;
       if (op !== 'hardwareState') t.clearError();
       onDone(t, op, result);

@@ -1,13 +1,14 @@
 import { initialStatus, parseHardwareDetailsAnnotation, parseStatusAnnotation } from '../../api/index.ts';
 import type { BareMetalHost } from '../../api/index.ts';
 import { DETACHED, HARDWARE_DETAILS, STATUS, detachRequest, inspectionDisabled, isPaused } from './annotations.ts';
+import { computeConditions } from './conditions.ts';
 import { handleDeletion } from './deletion.ts';
 import { applyResult, endSecretWait } from './results.ts';
 import { CREDENTIALS_FIELD, secretRefsOf } from './secret-refs.ts';
 import { HANDLERS } from './states.ts';
 import { Turn } from './turn.ts';
 import type { BmhEvent, BmhState, MachineConfig, SecretChange, Step } from './types.ts';
-import { DEFAULT_MACHINE_CONFIG, HOST_FINALIZER } from './types.ts';
+import { DEFAULT_MACHINE_CONFIG, HOST_FINALIZER, NO_BACKEND_HINTS } from './types.ts';
 
 // Bounds the transitions one step may chain; the longest real chain is four.
 const MAX_CHAIN = 12;
@@ -27,6 +28,7 @@ export function initialState(host: BareMetalHost, config: MachineConfig = DEFAUL
     gone: false,
     waitingForSecret: null,
     resumed: true,
+    backend: NO_BACKEND_HINTS,
   };
 }
 
@@ -76,6 +78,13 @@ export function step(state: BmhState, event: BmhEvent, now: number): Step {
     return t.finish();
   }
   drive(t);
+  // As BMO after ReconcileState: conditions follow the status (and the backend's node facts);
+  // unchanged ones leave the status as it was, so they cause no write. A paused host is skipped
+  // above, as BMO returns before reconciling it; a host gone has no status left to write.
+  if (!t.s.gone) {
+    const conditions = computeConditions(t.host, now, t.s.backend);
+    if (conditions !== t.status.conditions) t.patchStatus({ conditions });
+  }
   return t.finish();
 }
 

@@ -25,12 +25,26 @@ export type CallArgs =
 // later), failed for this attempt (recorded, backed off, retried with restartOnFailure), or a
 // transient error (fast retry, no status change). needsRegistration: the backend lost the host.
 export type OpResult =
-  | { kind: 'done'; provisionerId?: string; hardware?: HardwareDetails; poweredOn?: boolean }
+  | { kind: 'done'; provisionerId?: string; hardware?: HardwareDetails; poweredOn?: boolean; hints?: BackendHints }
   | { kind: 'continuing'; afterMs: number }
   | { kind: 'failed'; message: string; retryAfterMs?: number | null }
   | { kind: 'transient'; message: string }
   | { kind: 'needsRegistration' }
   | SecretWait;
+
+/**
+ * What the backend said about the node besides the call's outcome, for the Manageable and
+ * Healthy conditions (BMO asks its provisioner on every reconcile; we keep what the last call
+ * that read the node brought back). powerFailure: Ironic's node fault is "power failure".
+ * health: Ironic's node health ('OK', 'Warning', 'Critical'), '' when the backend has none
+ * (Ironic before API 1.109, the fixture backend).
+ */
+export interface BackendHints {
+  readonly powerFailure: boolean;
+  readonly health: string;
+}
+
+export const NO_BACKEND_HINTS: BackendHints = { powerFailure: false, health: '' };
 
 // The call did not leave: a Secret it needs is missing (or lacks a key). Read by the actor just
 // before the call, so no backend saw anything. retryAfterMs as in 'failed' (registration's
@@ -110,6 +124,8 @@ export interface BmhState {
   // Observed already inside an operation (this actor did not start it): its first slot request
   // says since when the operation runs.
   readonly resumed: boolean;
+  // The backend's node facts as last reported, read when the conditions are computed.
+  readonly backend: BackendHints;
 }
 
 export type BmhEvent =

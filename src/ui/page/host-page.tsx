@@ -1,6 +1,7 @@
 // One host: spec (without secrets: the server never has them to send), status, the transition
 // timeline with durations, backend record, slot and backoff, and the command buttons.
 import { useEffect, useState } from 'preact/hooks';
+import { Conditions } from './conditions.tsx';
 import { duration } from './format.ts';
 import type { HostDetail } from './types.ts';
 
@@ -61,6 +62,7 @@ export function HostPage({ hostKey, tick, commands, token }: { hostKey: string; 
         {commands ? null : <span class="muted"> read-only: start with --ui-commands to send commands</span>}
         <div data-testid="command-result">{result}</div>
       </div>
+      <Conditions status={host.status} />
       <h3>Timeline</h3>
       <table data-testid="timeline">
         <thead><tr><th>at</th><th>for</th><th>reason</th><th>message</th></tr></thead>

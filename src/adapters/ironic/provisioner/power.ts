@@ -1,6 +1,7 @@
-import type { OpResult } from '../../../machines/bmh/index.ts';
+import type { BackendHints, OpResult } from '../../../machines/bmh/index.ts';
 import type { HostData } from '../../../ports/index.ts';
 import { IronicError } from '../client/index.ts';
+import type { IronicNode } from '../client/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
 import { continuing, done, needsRegistration } from './outcome.ts';
@@ -31,7 +32,13 @@ export async function setPower(ctx: StepContext, host: HostData, want: 'on' | 'o
 export async function hardwareState(ctx: StepContext, host: HostData): Promise<OpResult> {
   const node = await findNode(ctx.client, host);
   if (!node) return needsRegistration;
-  if (node.power_state === 'power on') return done({ poweredOn: true });
-  if (node.power_state === 'power off') return done({ poweredOn: false });
-  return done();
+  const hints = hintsOf(node);
+  if (node.power_state === 'power on') return done({ poweredOn: true, hints });
+  if (node.power_state === 'power off') return done({ poweredOn: false, hints });
+  return done({ hints });
+}
+
+// BMO's HasPowerFailure and GetHealth, read from the node the power poll fetched anyway.
+function hintsOf(node: IronicNode): BackendHints {
+  return { powerFailure: node.fault === 'power failure', health: node.health ?? '' };
 }
