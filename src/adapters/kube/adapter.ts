@@ -15,6 +15,7 @@ import { KubeObjectStore } from './object-store.ts';
 import { ObjectWriter } from './object-writer.ts';
 import { ResourceCache } from './resource-cache.ts';
 import { kubeSecretSource } from './secret-source.ts';
+import { startSecretClaimer, type SecretClaimer } from './secret-claimer.ts';
 import type { SecretSource } from '../store/nats-secrets.ts';
 import type { ResourceName } from './resources.ts';
 import { HOST_RESOURCES, MAAS_RESOURCES, RESOURCES } from './resources.ts';
@@ -90,6 +91,7 @@ export function createKubeAdapter(options: KubeAdapterOptions): KubeAdapter {
   closedPromise.catch(() => undefined);
   let isSynced = false;
   let actor: ActorRef<AdapterMsg> | null = null;
+  let claimer: SecretClaimer | null = null;
   let closed = false;
 
   return {
@@ -113,6 +115,8 @@ export function createKubeAdapter(options: KubeAdapterOptions): KubeAdapter {
         status,
         onSynced: () => {
           isSynced = true;
+          // From complete caches only: a Secret listed before its hosts would lose its finalizer.
+          if (!closed && claimer === null) claimer = startSecretClaimer({ hosts: cache('BareMetalHost'), secrets: cache('Secret'), client, clock: options.clock ?? systemClock, log });
           resolveSynced();
         },
       }), { mailbox: { capacity: 1_000_000 } });
@@ -124,6 +128,7 @@ export function createKubeAdapter(options: KubeAdapterOptions): KubeAdapter {
       if (closed) return;
       closed = true;
       rejectClosed(new Error('the Kubernetes adapter was closed before its informers synced'));
+      claimer?.close();
       if (actor) stop(actor);
       await hosts.close();
       objects?.close();

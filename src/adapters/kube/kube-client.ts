@@ -20,7 +20,8 @@ export const CALLS_BY_RESOURCE: Readonly<Record<ResourceName, readonly (readonly
   MaasCluster: [['list'], ['watch'], ['get'], ['get', 'status'], ['patch'], ['patch', 'status']],
   Machine: [['list'], ['watch']],
   Cluster: [['list'], ['watch']],
-  Secret: [['list'], ['watch']],
+  // BMO's claim on BMC Secrets: a label and a finalizer, by merge patch (secret-claim.ts).
+  Secret: [['list'], ['watch'], ['patch']],
 };
 
 /** Every permission the adapter's code can use: what the ClusterRole must grant. */
@@ -109,6 +110,13 @@ export class KubeClient {
       this.custom.deleteNamespacedCustomObject({ group: r.group, version: r.version, plural: r.plural, namespace, name }));
     if (typeof result === 'object' && result !== null && (result as { kind?: unknown }).kind === 'Status') return { kind: 'deleted' };
     return { kind: 'terminating', object: object(what, result) };
+  }
+
+  /** A JSON merge patch of a Secret's metadata (the claim); the stored Secret comes back. */
+  async patchSecret(namespace: string, name: string, body: Record<string, unknown>): Promise<RawObject> {
+    const what = `patching Secret ${namespace}/${name}`;
+    const result: unknown = await this.calls.call(allowed(RESOURCES.Secret, 'patch'), what, () => this.core.patchNamespacedSecret({ namespace, name, body }, mergePatch));
+    return object(what, result);
   }
 
   async createEvent(namespace: string, event: CoreV1Event, what: string): Promise<void> {

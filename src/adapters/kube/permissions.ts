@@ -32,7 +32,8 @@ export const ADAPTER_PERMISSIONS: readonly KubePermission[] = [
   // The Machine and Cluster a MaasMachine or MaasCluster belongs to (reference/capmaas.md §2.2-2.3).
   { apiGroup: 'cluster.x-k8s.io', resource: 'machines', verbs: WATCH },
   { apiGroup: 'cluster.x-k8s.io', resource: 'clusters', verbs: WATCH },
-  // BMC credentials, user data and network data; only read.
-  { apiGroup: '', resource: 'secrets', verbs: WATCH },
+  // BMC credentials, user data and network data: read, and BMC Secrets claimed as BMO claims
+  // them (a label and a finalizer, by merge patch; never their data).
+  { apiGroup: '', resource: 'secrets', verbs: [...WATCH, 'patch'] },
   { apiGroup: '', resource: 'events', verbs: ['create', 'patch'] },
 ];
