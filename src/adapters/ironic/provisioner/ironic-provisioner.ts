@@ -52,7 +52,7 @@ export function createIronicProvisioner(o: IronicProvisionerOptions): Provisione
       const bmc = parseBmcAddress(host.spec.bmc?.address ?? '');
       return { pool, exempt: bmc.ok && bmc.bmc.supportsVirtualMedia };
     },
-    register: (host, a) => guard(host, (c) => register(c, host, a.restartOnFailure)),
+    register: (host, a) => guard(host, (c) => register(c, host, a.restartOnFailure, a.credentialsChanged)),
     inspect: (host, a) => guard(host, (c) => inspect(c, host, a)),
     prepare: (host, a) => guard(host, (c) => prepare(c, host, a.restartOnFailure)),
     provision: (host) => guard(host, (c) => provision(c, host)),

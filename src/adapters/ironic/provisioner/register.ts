@@ -6,18 +6,27 @@ import { findNode } from './find-node.ts';
 import { createNodeBody } from './node-spec.ts';
 import { continuing, done, failed } from './outcome.ts';
 
+// Ironic is in the middle of its own flow in these: an update would fail on the node's lock, and
+// BMO leaves the node alone there too.
+const BUSY: ReadonlySet<string> = new Set(['cleaning', 'clean wait', 'deploying', 'wait call-back', 'inspecting', 'verifying']);
+
 // Create or find the node, make sure the boot MAC has a port, and bring it to manageable
-// (reference/bmo.md §5.2 Register). Nodes busy in another flow are left alone.
-export async function register(ctx: StepContext, host: HostData, restartOnFailure: boolean): Promise<OpResult> {
+// (reference/bmo.md §5.2 Register). Nodes busy in another flow are left alone. An existing node
+// gets the whole driver_info again when the credentials changed (Ironic never returns the
+// password, so only the caller can know) or the BMC address differs from the node's.
+export async function register(ctx: StepContext, host: HostData, restartOnFailure: boolean, credentialsChanged = false): Promise<OpResult> {
   const address = host.spec.bmc?.address ?? '';
   const bmc = parseBmcAddress(address);
   if (!bmc.ok) return failed(`spec.bmc.address: ${bmc.error.message}`, null);
   if (!host.credentials) return failed('BMC credentials are missing', null);
+  const body = createNodeBody(host, bmc.bmc, host.credentials, { override: ctx.override, deploy: ctx.deploy });
   let node = await findNode(ctx.client, host);
   let created = false;
   if (!node) {
-    node = await ctx.client.createNode(createNodeBody(host, bmc.bmc, host.credentials, { override: ctx.override, deploy: ctx.deploy }));
+    node = await ctx.client.createNode(body);
     created = true;
+  } else if ((credentialsChanged || !sameBmcAddress(node.driver_info, body.driver_info)) && !BUSY.has(node.provision_state)) {
+    node = await ctx.client.patchNode(node.uuid, [{ op: 'replace', path: '/driver_info', value: body.driver_info }]);
   }
   const mac = host.spec.bootMACAddress?.toLowerCase();
   if (mac && !ctx.ports.has(`${node.uuid} ${mac}`)) {
@@ -29,7 +38,8 @@ export async function register(ctx: StepContext, host: HostData, restartOnFailur
   const id = { provisionerId: node.uuid };
   switch (node.provision_state) {
     case 'enroll':
-      if (node.last_error && !restartOnFailure && node.target_provision_state == null) return failed(`Ironic could not manage node ${node.name ?? node.uuid}: ${node.last_error}`);
+      // New credentials are a new attempt: the error they may have caused is not theirs.
+      if (node.last_error && !restartOnFailure && !credentialsChanged && node.target_provision_state == null) return failed(`Ironic could not manage node ${node.name ?? node.uuid}: ${node.last_error}`);
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
       await ctx.client.setProvisionState(node.uuid, 'manage');
       return continuing(ctx.polls.shortMs);
@@ -38,4 +48,12 @@ export async function register(ctx: StepContext, host: HostData, restartOnFailur
     default:
       return done(id);
   }
+}
+
+/** BMO's bmcAddressMatches: the one `*_address` key of driver_info, compared by value. */
+function sameBmcAddress(current: Readonly<Record<string, unknown>> | null | undefined, wanted: Readonly<Record<string, unknown>> | undefined): boolean {
+  const address = (info: Readonly<Record<string, unknown>>): [string, unknown] | undefined => Object.entries(info).find(([k]) => k.endsWith('_address'));
+  const a = address(current ?? {});
+  const b = address(wanted ?? {});
+  return a?.[0] === b?.[0] && a?.[1] === b?.[1];
 }
