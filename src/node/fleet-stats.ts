@@ -21,6 +21,8 @@ export class FleetStats implements HostObserver {
   // The newest warnings, for a live view; logs keep the full record.
   readonly recentWarnings: Array<{ at: number; host: string; reason: string; message: string }> = [];
   private listeners: Array<(key: string) => void> = [];
+  // Observers that see every report after the stats (the node's BMO metrics).
+  private followers: HostObserver[] = [];
 
   stateChanged(key: string, from: ProvisioningState | null, to: ProvisioningState, status: BareMetalHostStatus): void {
     if (from !== null) this.byState.set(from, (this.byState.get(from) ?? 1) - 1);
@@ -28,10 +30,12 @@ export class FleetStats implements HostObserver {
     if (from !== null) this.transitions += 1;
     this.hosts.set(key, { state: to, operationalStatus: status.operationalStatus, errorType: status.errorType ?? '', poweredOn: status.poweredOn, conditions: status.conditions });
     this.notify(key);
+    for (const f of this.followers) f.stateChanged(key, from, to, status);
   }
 
   // Error and power changes do not change the state but matter to the end check.
   statusChanged(key: string, status: BareMetalHostStatus): void {
+    for (const f of this.followers) f.statusChanged(key, status);
     const summary = this.hosts.get(key);
     if (!summary) return;
     const changed = summary.errorType !== (status.errorType ?? '') || summary.poweredOn !== status.poweredOn;
@@ -46,9 +50,11 @@ export class FleetStats implements HostObserver {
     this.warnings += 1;
     this.recentWarnings.push({ at: Date.now(), host, reason, message });
     if (this.recentWarnings.length > 5) this.recentWarnings.shift();
+    for (const f of this.followers) f.warning(host, reason, message);
   }
 
   gone(key: string): void {
+    for (const f of this.followers) f.gone(key);
     const summary = this.hosts.get(key);
     if (!summary) return;
     this.byState.set(summary.state, (this.byState.get(summary.state) ?? 1) - 1);
@@ -59,6 +65,14 @@ export class FleetStats implements HostObserver {
 
   count(state: ProvisioningState): number {
     return this.byState.get(state) ?? 0;
+  }
+
+  /** Passes every report on to `observer` as well, until the returned function is called. */
+  follow(observer: HostObserver): () => void {
+    this.followers.push(observer);
+    return () => {
+      this.followers = this.followers.filter((f) => f !== observer);
+    };
   }
 
   /** Called with the key of each host whose summary changed (state, error or power). */

@@ -4,8 +4,8 @@ import type { ClusterBroker } from '../actors/capacity/cluster/index.ts';
 import type { CapacityFigures, CapacityMsg } from '../actors/capacity/index.ts';
 import type { ActorRef, ActorSystem, Clock } from '../actors/runtime/index.ts';
 import { ask, systemClock } from '../actors/runtime/index.ts';
-import type { HealthServer } from '../adapters/observe/index.ts';
-import { startHealthServer } from '../adapters/observe/index.ts';
+import type { HealthServer, PoolSlots } from '../adapters/observe/index.ts';
+import { BmoMetrics, backendRequestsOf, mailboxDepthByKind, startHealthServer } from '../adapters/observe/index.ts';
 import type { KubeAdapter } from '../adapters/kube/index.ts';
 import { registerKubeMetrics } from '../adapters/kube/metrics.ts';
 import { HostNotFound, openNatsStoreOn } from '../adapters/store/nats-store.ts';
@@ -132,7 +132,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
   transport.onStatus((status) => {
     connected = status === 'connected';
   });
-  let running: { shards: ShardHost; membership: Membership; maas: MaasShards | null; store: HostStore; objects: ObjectStore | undefined } | null = null;
+  let running: { shards: ShardHost; membership: Membership; maas: MaasShards | null; store: HostStore; objects: ObjectStore | undefined; pools: () => Promise<readonly PoolSlots[] | null> } | null = null;
   // The dashboard on the health port, at the same address: the whole cluster seen from here,
   // read-only unless the node was given a command token.
   const healthBind = config.healthBind ?? '127.0.0.1';
@@ -166,8 +166,9 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
       return counts;
     },
     shardsOwned: () => running?.shards.owned().size ?? 0,
-    mailboxDepth: () => running?.shards.system.registry.list({ summary: false }).reduce((n, a) => n + a.mailboxDepth, 0) ?? 0,
-    slots: () => null,
+    mailboxDepth: () => mailboxDepthByKind(running?.shards.system.registry.list({ summary: false }) ?? []),
+    capacityPools: () => running?.pools() ?? Promise.resolve(null),
+    backendRequests: backendRequestsOf(backends.provisioner),
   }, { port: config.healthPort, host: healthBind, node: name, ...(ui ? { routes: (req, res) => ui.handle(req, res) } : {}) });
   if (health && kube) registerKubeMetrics(health.registry, kube);
   runtime.onHealth?.(health);
@@ -212,6 +213,8 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
       onShardStarted: (shard, fence, leaseHeld) => maas?.acquired(shard, fence, leaseHeld),
       onShardStopped: (shard) => maas?.stopped(shard),
     });
+    // BMO's metal3_* metrics, fed by what the host actors report, before any shard is taken.
+    if (health) shards.stats.follow(new BmoMetrics(health.registry, shards.system.registry));
     const posture = await openPosture(transport, substrate.shared, config.security, clusterSubjects(), log, timing.replicas);
     const commands: CommandServer = startCommandServer({ transport, store, objects, shardCount: config.shardCount, log, guard: posture.guard, audit: posture.audit, node: name });
     // apply and delete over NATS come here (only nodes write the stores); a node whose hosts live
@@ -270,7 +273,9 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
       ...(substrate.shared ? {} : { settleMs: 0 }),
     });
 
-    running = { shards, membership, maas, store, objects };
+    // The broker's pools, on the broker's node only: each pool is reported once in a cluster.
+    const pools = (): Promise<readonly PoolSlots[] | null> => (singleton.isLeader() ? brokerFigures().then((f) => f.pools) : Promise.resolve(null));
+    running = { shards, membership, maas, store, objects, pools };
     const events = config.ownershipLog ? recordOwnership(name, config.ownershipLog, shards) : shards.ownership;
     const leases: ShardLeases = await startShardLeases({
       bucket: leaseBucket, membership, self: name, shardCount: config.shardCount,

@@ -1,4 +1,4 @@
-export type { Credentials, HostData, CapacityClaim, Provisioner } from './provisioner.ts';
+export type { BackendRequestCount, Credentials, HostData, CapacityClaim, Provisioner } from './provisioner.ts';
 export type { Fence, FenceOptions, HostEvent, HostIntent, HostStore, WatchOptions } from './host-store.ts';
 export { FenceRefusals, StaleFence, StoreError, hostKey } from './host-store.ts';
 export type { Clock, TimerHandle } from './clock.ts';

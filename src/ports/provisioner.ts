@@ -54,5 +54,18 @@ export interface Provisioner {
   hardwareState(host: HostData, args: ArgsOf<'hardwareState'>): Promise<OpResult>;
   detach(host: HostData, args: ArgsOf<'detach'>): Promise<OpResult>;
   delete(host: HostData, args: ArgsOf<'delete'>): Promise<OpResult>;
+  /** What its HTTP client sent, by route and answer (running totals); absent: it reports none. */
+  requests?(): readonly BackendRequestCount[];
   close?(): Promise<void>;
+}
+
+/** Requests one backend was sent on one route (`GET /v1/nodes/{node}`) with one outcome. */
+export interface BackendRequestCount {
+  /** The backend (its kind and endpoint host, never credentials): `ironic:ironic.lab:6385`. */
+  readonly backend: string;
+  readonly route: string;
+  /** The HTTP status answered, or how the request failed (`timeout`, `network`). */
+  readonly status: string;
+  /** Since the client started (a running total). */
+  readonly count: number;
 }

@@ -11,8 +11,7 @@ test('metrics - MaasMachines by state and stale-fence refusals are exported with
     maasMachinesByState: () => new Map([['Deployed', 3], ['Deploying', 1]]),
     staleFenceRefusals: () => refusals,
     shardsOwned: () => 4,
-    mailboxDepth: () => 0,
-    slots: () => null,
+    mailboxDepth: () => new Map(),
   }, { port: 0, node: 'n1' });
   t.teardown(() => server.close());
   const scrape = async (): Promise<string> => (await fetch(`${server.url}/metrics`)).text();

@@ -373,7 +373,7 @@ cluster('commands - health endpoints; a node cut off from NATS turns unready and
       const metrics = await httpStatus(`${n.health}/metrics`);
       t.is(metrics.status, 200);
       t.regex(metrics.body, /^metalfleet_shards_owned\{node="[ab]"\} [1-9]\d*$/m);
-      t.regex(metrics.body, /^metal3_host_provisioning_state\{state="provisioned",node="[ab]"\} [1-9]\d*$/m);
+      t.regex(metrics.body, /^metalfleet_hosts\{state="provisioned",node="[ab]"\} [1-9]\d*$/m);
     }
 
     const link = await relay(c.nats.port);

@@ -40,7 +40,7 @@ test('kube cli - metalfleet node --kubeconfig: not ready until the informers lis
     await waitUntil(() => [0, 1, 2, 3, 4].every((i) => stateOf(api, `lab/c-${i}`) === 'provisioned'), 30_000, 'hosts provisioned');
     const metrics = await (await fetch(`${info.health}/metrics`)).text();
     t.regex(metrics, /metalfleet_kube_informer_errors\{resource="BareMetalHost",node="kube-cli"\} 3/);
-    t.regex(metrics, /metal3_host_provisioning_state\{state="provisioned",node="kube-cli"\} 5/);
+    t.regex(metrics, /metalfleet_hosts\{state="provisioned",node="kube-cli"\} 5/);
     child.kill('SIGTERM');
     t.is(await exited, 0, stderr.join(''));
   } finally {

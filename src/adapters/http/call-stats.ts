@@ -5,6 +5,8 @@
 export interface CallStats {
   readonly total: number;
   readonly byRoute: Readonly<Record<string, number>>;
+  /** Answers by route, then by HTTP status or the failure ('timeout', 'network'). */
+  readonly byRouteStatus: Readonly<Record<string, Readonly<Record<string, number>>>>;
   /** Requests sent again (a locked node, a 5xx, a timeout, a network failure). */
   readonly retries: number;
   reset(): void;
@@ -12,6 +14,7 @@ export interface CallStats {
 
 export interface CallCounter extends CallStats {
   count(route: string): void;
+  answered(route: string, status: string): void;
   countRetry(): void;
 }
 
@@ -19,12 +22,16 @@ export function createCallStats(): CallCounter {
   let total = 0;
   let retries = 0;
   let byRoute: Record<string, number> = {};
+  let byRouteStatus: Record<string, Record<string, number>> = {};
   return {
     get total() {
       return total;
     },
     get byRoute() {
       return byRoute;
+    },
+    get byRouteStatus() {
+      return byRouteStatus;
     },
     get retries() {
       return retries;
@@ -33,6 +40,10 @@ export function createCallStats(): CallCounter {
       total += 1;
       byRoute[route] = (byRoute[route] ?? 0) + 1;
     },
+    answered(route, status) {
+      const counts = (byRouteStatus[route] ??= {});
+      counts[status] = (counts[status] ?? 0) + 1;
+    },
     countRetry() {
       retries += 1;
     },
@@ -40,6 +51,7 @@ export function createCallStats(): CallCounter {
       total = 0;
       retries = 0;
       byRoute = {};
+      byRouteStatus = {};
     },
   };
 }

@@ -1,21 +1,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { FleetSources } from './fleet-metrics.ts';
+import { registerFleetMetrics } from './fleet-metrics.ts';
 
 /** What the node reports; read on each request, so the answers are never stale. */
-export interface NodeHealth {
+export interface NodeHealth extends FleetSources {
   /** The process is alive and its actor system runs. */
   live(): boolean;
   /** Ready to serve: connected to NATS, store replayed, membership joined. Reason when not. */
   ready(): { ready: true } | { ready: false; reason: string };
-  hostsByState(): ReadonlyMap<string, number>;
-  /** MaasMachines driven by this node, by MAAS state (Deploying, Deployed, ...). */
-  maasMachinesByState?(): ReadonlyMap<string, number>;
-  /** Writes the stores refused because a newer owner of the shard had written (StaleFence). */
-  staleFenceRefusals?(): number;
-  shardsOwned(): number;
-  mailboxDepth(): number;
-  slots(): { inUse: number; waiting: number } | null;
 }
 
 export interface HealthServer {
@@ -24,8 +18,8 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
-// /healthz, /readyz and /metrics, as a Kubernetes probe and Prometheus expect them. Metric names
-// follow BMO's where they overlap (metal3_host_*), the rest are metalfleet_*.
+// /healthz, /readyz and /metrics, as a Kubernetes probe and Prometheus expect them. Here the
+// metalfleet_* metrics (fleet-metrics.ts); the node adds BMO's metal3_* ones (bmo-metrics.ts).
 export async function startHealthServer(health: NodeHealth, options: {
   host?: string;
   port: number;
@@ -36,48 +30,7 @@ export async function startHealthServer(health: NodeHealth, options: {
   const registry = new Registry();
   registry.setDefaultLabels({ node: options.node });
   collectDefaultMetrics({ register: registry });
-  new Gauge({
-    name: 'metal3_host_provisioning_state',
-    help: 'Hosts driven by this node, by provisioning state',
-    labelNames: ['state'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [state, n] of health.hostsByState()) if (n > 0) this.set({ state }, n);
-    },
-  });
-  new Gauge({
-    name: 'metalfleet_maas_machines',
-    help: 'MaasMachines driven by this node, by MAAS state',
-    labelNames: ['state'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [state, n] of health.maasMachinesByState?.() ?? []) if (n > 0) this.set({ state }, n);
-    },
-  });
-  new Gauge({
-    name: 'metalfleet_stale_fence_refusals',
-    help: 'Writes refused since start because a newer owner of the shard had written (StaleFence)',
-    registers: [registry],
-    collect() {
-      this.set(health.staleFenceRefusals?.() ?? 0);
-    },
-  });
-  new Gauge({ name: 'metalfleet_shards_owned', help: 'Shard leases held by this node', registers: [registry], collect() { this.set(health.shardsOwned()); } });
-  new Gauge({ name: 'metalfleet_mailbox_depth', help: 'Messages queued in all actor mailboxes of this node', registers: [registry], collect() { this.set(health.mailboxDepth()); } });
-  new Gauge({
-    name: 'metalfleet_capacity_slots',
-    help: 'Capacity slots in use and hosts waiting (the broker node only)',
-    labelNames: ['kind'],
-    registers: [registry],
-    collect() {
-      const slots = health.slots();
-      if (!slots) return;
-      this.set({ kind: 'inUse' }, slots.inUse);
-      this.set({ kind: 'waiting' }, slots.waiting);
-    },
-  });
+  registerFleetMetrics(registry, health);
 
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];

@@ -18,6 +18,7 @@ export function createRoutedProvisioner(o: { routes: ReadonlyMap<string, Provisi
   };
   return {
     name: `routed(${[...o.routes.keys()].join(',')})`,
+    requests: () => [...o.routes.values()].flatMap((p) => p.requests?.() ?? []),
     capacity(host) {
       const route = pick(host);
       return typeof route === 'string' ? { pool: 'unrouted', exempt: true } : route.capacity(host);

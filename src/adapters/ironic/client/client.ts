@@ -193,6 +193,7 @@ export function createIronicClient(o: IronicClientOptions): IronicClient {
         raw = await transport.send({ method: c.method, url: new URL(prefix + c.path), headers, body, timeoutMs: opts.timeoutMs });
       } catch (err) {
         if (!(err instanceof TransportError)) throw err;
+        stats.answered(c.route, err.failure.kind === 'timeout' ? 'timeout' : 'network');
         if (err.failure.kind === 'timeout') {
           throw fail(c, 'timeout', true, `Ironic at ${opts.endpoint} gave no complete answer within ${err.failure.timeoutMs} ms`, { attempts: attempt, cause: new Error(redact(err.message)) });
         }
@@ -202,6 +203,7 @@ export function createIronicClient(o: IronicClientOptions): IronicClient {
         const what = tls ? `TLS verification of Ironic at ${opts.endpoint} failed (${e.code}): check tls.ca` : `cannot reach Ironic at ${opts.endpoint} (${e.code ?? redact(e.message)})`;
         throw fail(c, 'network', !tls, what, { attempts: attempt, cause: e });
       }
+      stats.answered(c.route, String(raw.status));
       const requestId = header(raw, 'openstack-request-id') ?? header(raw, 'x-openstack-request-id');
       if (raw.status >= 200 && raw.status < 300) {
         let json: unknown;

@@ -46,8 +46,12 @@ export function createIronicProvisioner(o: IronicProvisionerOptions): Provisione
     const c: StepContext = host.leaseHeld ? { ...ctx, client: leaseGuardedClient(ctx.client, host) } : ctx;
     return fenced(c, host).then(() => fn(c)).catch(toResult);
   };
+  // host:port only: an endpoint URL may carry userinfo, a label never does.
+  const backend = `ironic:${new URL(o.client.endpoint).host}`;
   return {
     name: 'ironic',
+    requests: () => Object.entries(o.client.stats.byRouteStatus).flatMap(([route, byStatus]) =>
+      Object.entries(byStatus).map(([status, count]) => ({ backend, route, status, count }))),
     capacity(host: HostData): CapacityClaim {
       const bmc = parseBmcAddress(host.spec.bmc?.address ?? '');
       return { pool, exempt: bmc.ok && bmc.bmc.supportsVirtualMedia };

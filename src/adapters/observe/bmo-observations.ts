@@ -1,0 +1,158 @@
+import type { BareMetalHostStatus, ProvisioningState } from '../../api/index.ts';
+
+// What BMO would have counted, read off what the host actors report (HostObserver): the status
+// each step writes, its state changes and its Warning events. Pure: the previous look at a host
+// and a new observation in, BMO counter increments and the new look out.
+
+export const TIMED_OPERATIONS = ['register', 'inspect', 'provision', 'deprovision'] as const;
+export type TimedOperation = (typeof TIMED_OPERATIONS)[number];
+
+export const HOST_DATA_TYPES = ['userData', 'networkData', 'metaData'] as const;
+export type HostDataType = (typeof HOST_DATA_TYPES)[number];
+
+/** What one host looked like when last observed: what the next observation is compared with. */
+export interface HostMemory {
+  /** From state changes only: a status write comes before the state change it carries. */
+  readonly state: ProvisioningState;
+  readonly operationalStatus: BareMetalHostStatus['operationalStatus'];
+  readonly errorCount: number;
+  readonly poweredOn: boolean;
+  /** `namespace/name@version` of status.triedCredentials, '' when none. */
+  readonly triedCredentials: string;
+  /** operationHistory end stamps already counted, per operation ('' when none). */
+  readonly ended: Readonly<Record<TimedOperation, string>>;
+}
+
+export type HostObservation =
+  /** A host actor (re)started and read the host: remembered, nothing counted (another node may have). */
+  | { readonly type: 'loaded'; readonly status: BareMetalHostStatus }
+  | { readonly type: 'stateChanged'; readonly from: ProvisioningState; readonly to: ProvisioningState; readonly status: BareMetalHostStatus }
+  | { readonly type: 'statusChanged'; readonly status: BareMetalHostStatus }
+  | { readonly type: 'warning'; readonly reason: string; readonly message: string };
+
+export type CountOnly =
+  | 'credentialsMissing' | 'credentialsInvalid' | 'credentialsUpdated' | 'hostUnmanaged'
+  | 'registrationRequired' | 'deleteWithoutDeprovisioning' | 'deleteWithoutPoweringOff';
+
+export type MetricIncrement =
+  | { readonly metric: 'stateChange'; readonly prev: ProvisioningState; readonly next: ProvisioningState }
+  | { readonly metric: 'operationDuration'; readonly operation: TimedOperation; readonly seconds: number }
+  | { readonly metric: 'hostError'; readonly errorType: string }
+  | { readonly metric: 'powerChange'; readonly onOff: 'on' | 'off' }
+  | { readonly metric: 'delayed'; readonly phase: 'provisioning' | 'deprovisioning' }
+  | { readonly metric: 'hostConfigDataError'; readonly dataType: HostDataType }
+  | { readonly metric: CountOnly };
+
+export interface Observed {
+  readonly memory: HostMemory | undefined;
+  readonly increments: readonly MetricIncrement[];
+}
+
+export function observeHost(memory: HostMemory | undefined, observation: HostObservation): Observed {
+  switch (observation.type) {
+    case 'loaded':
+      return { memory: remember(observation.status, observation.status.provisioning.state), increments: [] };
+    case 'warning':
+      return { memory, increments: memory ? fromWarning(memory, observation.reason, observation.message) : [] };
+    case 'statusChanged':
+      if (!memory) return { memory, increments: [] };
+      return { memory: remember(observation.status, memory.state), increments: fromStatus(memory, observation.status) };
+    case 'stateChanged': {
+      const { from, to, status } = observation;
+      const before = memory ?? remember(status, from);
+      const increments: MetricIncrement[] = [{ metric: 'stateChange', prev: from, next: to }];
+      if (to === 'unmanaged') increments.push({ metric: 'hostUnmanaged' });
+      if (to === 'registering') increments.push({ metric: 'registrationRequired' });
+      return { memory: remember(status, to), increments: [...increments, ...fromStatus(before, status)] };
+    }
+  }
+}
+
+function remember(status: BareMetalHostStatus, state: ProvisioningState): HostMemory {
+  const history = status.operationHistory;
+  return {
+    state,
+    operationalStatus: status.operationalStatus,
+    errorCount: status.errorCount,
+    poweredOn: status.poweredOn,
+    triedCredentials: credentialsOf(status),
+    ended: {
+      register: history?.register?.end ?? '',
+      inspect: history?.inspect?.end ?? '',
+      provision: history?.provision?.end ?? '',
+      deprovision: history?.deprovision?.end ?? '',
+    },
+  };
+}
+
+// The same status reaches the observer twice (the write, then the state change): the memory
+// makes the second look count nothing.
+function fromStatus(memory: HostMemory, status: BareMetalHostStatus): MetricIncrement[] {
+  const out: MetricIncrement[] = [];
+  for (const operation of TIMED_OPERATIONS) {
+    const seconds = newDuration(memory.ended[operation], status.operationHistory?.[operation]);
+    if (seconds !== null) out.push({ metric: 'operationDuration', operation, seconds });
+  }
+  const failures = status.errorCount - memory.errorCount;
+  if (failures > 0 && status.errorType) {
+    const credentials = credentialsProblem(status.errorMessage);
+    // BMO counts a credentials problem in its own counter, not in metal3_host_error_total.
+    const increment: MetricIncrement = credentials ?? { metric: 'hostError', errorType: errorTypeLabel(status.errorType) };
+    for (let i = 0; i < failures; i++) out.push(increment);
+  }
+  if (status.poweredOn !== memory.poweredOn) out.push({ metric: 'powerChange', onOff: status.poweredOn ? 'on' : 'off' });
+  const tried = credentialsOf(status);
+  if (tried !== '' && tried !== memory.triedCredentials) out.push({ metric: 'credentialsUpdated' });
+  // 'delayed' with a message is a wait for a user/network/meta data Secret, not for capacity.
+  if (status.operationalStatus === 'delayed' && memory.operationalStatus !== 'delayed' && status.errorMessage === '') {
+    out.push({ metric: 'delayed', phase: status.provisioning.state === 'deprovisioning' ? 'deprovisioning' : 'provisioning' });
+  }
+  return out;
+}
+
+function newDuration(counted: string, metric: { start?: string | null | undefined; end?: string | null | undefined } | undefined): number | null {
+  const end = metric?.end ?? '';
+  if (end === '' || end === counted || !metric?.start) return null;
+  const seconds = (Date.parse(end) - Date.parse(metric.start)) / 1000;
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
+}
+
+// Warnings the machine emits (src/machines/bmh): a deletion step given up after repeated
+// failures, and a data Secret that lacks its key. The memory still holds the state before
+// the step, since the event is performed before the state change is reported.
+function fromWarning(memory: HostMemory, reason: string, message: string): MetricIncrement[] {
+  if (reason === 'DeletionStepSkipped') {
+    if (memory.state === 'deprovisioning') return [{ metric: 'deleteWithoutDeprovisioning' }];
+    if (memory.state === 'powering off before delete') return [{ metric: 'deleteWithoutPoweringOff' }];
+    return [];
+  }
+  if (reason === 'WaitingForSecret') {
+    // BMO counts a Secret without the key (NoDataInSecretError), not a missing Secret.
+    const m = /\(spec\.(userData|networkData|metaData)\), which has no key/.exec(message);
+    const dataType = HOST_DATA_TYPES.find((t) => t === m?.[1]);
+    return dataType ? [{ metric: 'hostConfigDataError', dataType }] : [];
+  }
+  return [];
+}
+
+// The messages src/actors/host/host-data.ts gives a register call whose BMC credentials cannot
+// be used: BMO's ResolveBMCSecretRefError (missing) and EmptyBMCSecretError (invalid).
+function credentialsProblem(message: string): MetricIncrement | null {
+  if (/^BMC credentials Secret \S+ not found/.test(message)) return { metric: 'credentialsMissing' };
+  if (/^BMC credentials Secret \S+: key "\w+" is missing or empty/.test(message) || message.startsWith('spec.bmc.credentialsName is empty')) {
+    return { metric: 'credentialsInvalid' };
+  }
+  return null;
+}
+
+function credentialsOf(status: BareMetalHostStatus): string {
+  const tried = status.triedCredentials;
+  const ref = tried?.credentials;
+  if (!ref?.name) return '';
+  return `${ref.namespace ?? ''}/${ref.name}@${tried?.credentialsVersion ?? ''}`;
+}
+
+/** BMO's error_type label: the event reason of the error ('provisioning error' → 'ProvisioningError'). */
+export function errorTypeLabel(errorType: string): string {
+  return errorType.split(' ').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+}
