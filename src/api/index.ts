@@ -6,6 +6,7 @@ export * from './field-error.ts';
 export * from './secret.ts';
 export * from './manifest.ts';
 export * from './names.ts';
+export * from './generate-name.ts';
 export * from './limits.ts';
 export * from './bmc/index.ts';
 export * from './bmh/annotations.ts';

@@ -1,9 +1,14 @@
 import { z } from 'zod';
 
+// The API server's words for an object with neither (reference/kube-api.md §8).
+const NAME_REQUIRED = 'name or generateName is required';
+
 // The subset of Kubernetes ObjectMeta metalfleet reads or writes; unknown fields pass through so a
 // manifest round-trips unchanged.
 export const ObjectMeta = z.looseObject({
-  name: z.string().min(1, 'name is required'),
+  // An object named by generateName gets its name before it is parsed (generate-name.ts).
+  name: z.string({ error: (issue) => (issue.input === undefined ? NAME_REQUIRED : undefined) }).min(1, NAME_REQUIRED),
+  generateName: z.string().optional(),
   namespace: z.string().min(1).default('default'),
   uid: z.string().optional(),
   resourceVersion: z.string().optional(),

@@ -99,9 +99,15 @@ function record(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
+// apimachinery's maskTrailingDash: a generateName may end in '-', since characters follow it. It
+// replaces the last two characters with 'a' (Go's name[:len-2]+"a"), which we copy, quirk and all.
+function maskTrailingDash(prefix: string): string {
+  return prefix.length > 1 && prefix.endsWith('-') ? `${prefix.slice(0, -2)}a` : prefix;
+}
+
 /**
  * ValidateObjectMeta for a namespaced object, as the API server runs it before the schema:
- * metadata.name a DNS-1123 subdomain, metadata.namespace (when given) a DNS-1123 label, label
+ * metadata.name a DNS-1123 subdomain (metadata.generateName one once masked), metadata.namespace (when given) a DNS-1123 label, label
  * keys and values and annotation keys by their rules, annotations at most 256 KiB together.
  * Fields of the wrong type are left to the schema, which names them.
  */
@@ -109,7 +115,12 @@ export function objectMetaErrors(obj: unknown): FieldError[] {
   const metadata = record(record(obj)?.metadata);
   if (metadata === undefined) return [];
   const errors: FieldError[] = [];
-  const { name, namespace, labels, annotations } = metadata;
+  const { name, generateName, namespace, labels, annotations } = metadata;
+  // The prefix is checked as the API server does (ValidateNameFunc with prefix=true), whether or
+  // not a name is given too.
+  if (typeof generateName === 'string' && generateName !== '') {
+    errors.push(...invalid('metadata.generateName', generateName, dns1123SubdomainProblems(maskTrailingDash(generateName))));
+  }
   if (typeof name === 'string' && name !== '') errors.push(...invalid('metadata.name', name, dns1123SubdomainProblems(name)));
   if (typeof namespace === 'string' && namespace !== '') errors.push(...invalid('metadata.namespace', namespace, dns1123LabelProblems(namespace)));
   const labelMap = record(labels);

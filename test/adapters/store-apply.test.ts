@@ -188,3 +188,94 @@ test('local store - a Secret given twice in one apply is warned about', async (t
   const result = await store.applyObjects([bmcSecret('first'), host('h1'), bmcSecret('second')]);
   t.regex(result.warnings.join('\n'), /Secret metal3\/h1-bmc is given twice/);
 });
+
+// metadata.generateName (issue 14.10): named on create, once, as the API server names it.
+const GENERATED = /^metal3\/worker-[bcdfghjklmnpqrstvwxz2456789]{5}$/;
+
+test('generateName - a host named only by generateName is created under a generated name, anew by each apply', async (t) => {
+  const store = await open(t);
+  const manifest = host('', {}, { name: undefined, generateName: 'worker-' });
+  const first = await store.applyObjects([manifest]);
+  t.true(first.ok, JSON.stringify(first.issues));
+  t.is(first.created.length, 1);
+  t.regex(first.created[0] ?? '', GENERATED);
+  const stored = await store.get(first.created[0]!);
+  t.is(stored?.metadata.generateName, 'worker-', 'the API server keeps generateName');
+  t.is(stored?.metadata.generation, 1);
+  // Like kubectl create (kubectl apply refuses such an object): a second apply is a second host.
+  const second = await store.applyObjects([manifest]);
+  t.is(second.created.length, 1);
+  t.not(second.created[0], first.created[0]);
+  t.is((await store.list()).length, 2);
+});
+
+test('generateName - two generateName hosts in one apply get two names; a bad prefix is refused naming the field', async (t) => {
+  const store = await open(t);
+  const both = await store.applyObjects([host('', {}, { name: undefined, generateName: 'worker-' }), host('', {}, { name: undefined, generateName: 'worker-' })]);
+  t.is(new Set(both.created).size, 2);
+  const bad = await store.applyObjects([host('', {}, { name: undefined, generateName: 'Worker_' })], 'hosts.yaml');
+  t.false(bad.ok);
+  t.deepEqual(bad.issues.map((i) => i.path), ['metadata.generateName']);
+  const none = await store.applyObjects([host('', {}, { name: undefined })], 'hosts.yaml');
+  t.deepEqual(none.issues.map((i) => `${i.path}: ${i.message}`), ['metadata.name: name or generateName is required']);
+  t.is((await store.list()).length, 2);
+});
+
+test('generateName - a Secret named only by generateName is stored under a generated name', async (t) => {
+  const store = await open(t);
+  const result = await store.applyObjects([{ apiVersion: 'v1', kind: 'Secret', metadata: { generateName: 'worker-', namespace: 'metal3' }, stringData: { username: 'u', password: 'p' } }]);
+  t.true(result.ok, JSON.stringify(result.issues));
+  t.regex(result.secrets[0] ?? '', GENERATED);
+  const [ns, name] = (result.secrets[0] ?? '/').split('/');
+  t.truthy(await store.getSecret(ns!, name!));
+});
+
+test('generateName - the MAAS object store names a generateName object and reports the name it got', async (t) => {
+  const { createMemoryObjectStore } = await import('../../src/adapters/store/index.ts');
+  const objects = createMemoryObjectStore();
+  const machine = { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine', metadata: { generateName: 'worker-', namespace: 'metal3' }, spec: { minCPU: 1, minMemory: 1024, image: 'u' } };
+  t.true(objects.apply([machine, machine]).ok);
+  const stored = await objects.list('MaasMachine');
+  t.is(stored.length, 2);
+  for (const o of stored) t.regex(`${o.metadata.namespace}/${o.metadata.name}`, GENERATED);
+  const unnamed = objects.apply([{ ...machine, metadata: { namespace: 'metal3' } }]);
+  t.deepEqual(unnamed.issues.map((i) => `${i.path}: ${i.message}`), ['metadata.name: Required value: name or generateName is required']);
+});
+
+test('generateName - the cluster\'s KV object store names a generateName object once and lists the name it got', async (t) => {
+  const { openKvObjectStoreOn } = await import('../../src/adapters/store/kv-object-store.ts');
+  const transport = createMemoryBus().connect('test');
+  const objects = await openKvObjectStoreOn(transport);
+  t.teardown(async () => {
+    await objects.close();
+    await transport.close();
+  });
+  const machine = { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine', metadata: { generateName: 'worker-', namespace: 'metal3' }, spec: { minCPU: 1, minMemory: 1024, image: 'u' } };
+  t.deepEqual(objects.check([machine]), []);
+  const result = await objects.apply([machine]);
+  t.true(result.ok);
+  t.is(result.objects?.length, 1);
+  t.regex(`${result.objects?.[0]?.key}`, GENERATED);
+  const stored = await objects.get('MaasMachine', result.objects![0]!.key);
+  t.is((stored?.metadata as { generateName?: string } | undefined)?.generateName, 'worker-', 'the API server keeps generateName');
+  t.is((await objects.list('MaasMachine')).length, 1, 'check named nothing');
+});
+
+test('generateName - when another document is refused, a generateName host is not reported as unnamed', async (t) => {
+  const store = await open(t);
+  const result = await store.applyObjects([
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'metal3' }, data: { password: 'not base64 !!' } },
+    host('', {}, { name: undefined, generateName: 'worker-' }),
+  ]);
+  t.false(result.ok);
+  t.deepEqual(result.issues.map((i) => i.index), [0]);
+  t.is((await store.list()).length, 0);
+});
+
+test('generateName - the MAAS object store refuses a bad generateName once, at metadata.generateName', async (t) => {
+  const { createMemoryObjectStore } = await import('../../src/adapters/store/index.ts');
+  const { validateMaasMachine } = await import('../../src/api/index.ts');
+  const objects = createMemoryObjectStore({ validators: { MaasMachine: validateMaasMachine } });
+  const machine = { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine', metadata: { generateName: 'Worker_', namespace: 'metal3' }, spec: { minCPU: 1, minMemory: 1024, image: 'u' } };
+  t.deepEqual(objects.apply([machine]).issues.map((i) => i.path), ['metadata.generateName']);
+});

@@ -56,7 +56,9 @@ const MACHINE_REQUIRED: Array<[string, (spec: Obj, root: Obj) => void]> = [
 for (const [path, patch] of MACHINE_REQUIRED) {
   test(`maas validate - MaasMachine without ${path}`, (t) => {
     const errors = validateMaasMachine(machine(patch));
-    t.deepEqual(errors, [{ path, reason: 'Required value', type: 'Required' }]);
+    // The API server's ValidateObjectMeta words a missing name its own way.
+    const reason = path === 'metadata.name' ? 'Required value: name or generateName is required' : 'Required value';
+    t.deepEqual(errors, [{ path, reason, type: 'Required' }]);
   });
 }
 

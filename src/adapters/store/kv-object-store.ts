@@ -6,6 +6,7 @@ import { FenceRefusals, KvConflict, objectKey, patchedAnnotations, silentLogger,
 import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
 import { checkValueSize, MAX_VALUE_BYTES, writeFailure } from './write-limits.ts';
 import { objectMetaErrors } from '../../api/names.ts';
+import { nameOnCreate } from './generated-names.ts';
 import { objectSizeErrors } from '../../api/limits.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import type { ObjectIssue, ObjectValidator } from './object-store.ts';
@@ -75,6 +76,8 @@ export interface ObjectApplyResult {
   readonly ok: boolean;
   readonly issues: ObjectIssue[];
   readonly applied: number;
+  /** What was written, in input order: `namespace/name`, the generated name for a generateName. */
+  readonly objects?: ReadonlyArray<{ readonly kind: ObjectKind; readonly key: string }>;
 }
 
 export interface KvObjectStore extends ObjectStore {
@@ -313,32 +316,39 @@ class KvObjects implements KvObjectStore {
   async apply(input: readonly unknown[]): Promise<ObjectApplyResult> {
     const { issues, ready } = this.validate(input);
     if (issues.length > 0) return { ok: false, issues, applied: 0 };
-    for (const { kind, key, object } of ready) await this.put(kind, key, object);
-    return { ok: true, issues: [], applied: ready.length };
+    for (const { kind, key, object, generated } of ready) await this.put(kind, key, object, generated);
+    return { ok: true, issues: [], applied: ready.length, objects: ready.map(({ kind, key }) => ({ kind, key })) };
   }
 
-  private validate(input: readonly unknown[]): { issues: ObjectIssue[]; ready: Array<{ kind: ObjectKind; key: string; object: StoredObject }> } {
+  private validate(input: readonly unknown[]): { issues: ObjectIssue[]; ready: Array<{ kind: ObjectKind; key: string; object: StoredObject; generated: boolean }> } {
     const issues: ObjectIssue[] = [];
-    const ready: Array<{ kind: ObjectKind; key: string; object: StoredObject }> = [];
+    const ready: Array<{ kind: ObjectKind; key: string; object: StoredObject; generated: boolean }> = [];
+    const given = new Set<string>();
     input.forEach((raw, index) => {
-      const obj = raw as Partial<StoredObject> | null;
+      const found = storedKindOf(raw);
+      // Named only by generateName: named now, once, as the API server names it on create.
+      const named = found ? nameOnCreate(raw, (key) => given.has(kvKeyOf(found, key)) || this.slots.has(kvKeyOf(found, key))) : { object: raw, generated: false };
+      const obj = named.object as Partial<StoredObject> | null;
       const kind = storedKindOf(obj);
       if (!obj || !kind || !obj.metadata?.name) {
-        issues.push({ index, ...(obj?.kind ? { kind: String(obj.kind) } : {}), path: kind ? 'metadata.name' : 'kind', message: kind ? 'metadata.name is required' : `unsupported apiVersion/kind ${String(obj?.apiVersion)}/${String(obj?.kind)}` });
+        issues.push({ index, ...(obj?.kind ? { kind: String(obj.kind) } : {}), path: kind ? 'metadata.name' : 'kind', message: kind ? 'Required value: name or generateName is required' : `unsupported apiVersion/kind ${String(obj?.apiVersion)}/${String(obj?.kind)}` });
         return;
       }
       const object = { ...obj, metadata: { ...obj.metadata, namespace: obj.metadata.namespace ?? 'default' } } as StoredObject;
       const key = objectKey(object);
       // The store's own checks, whatever validators it was given: what it could not key or hold
       // is refused here, naming the object, rather than failing at NATS.
-      const own = [...objectSizeErrors(obj), ...objectMetaErrors(obj)];
+      // A generated name's problems are its generateName's, reported at metadata.generateName.
+      const mine = (e: { path: string }): boolean => !named.generated || e.path !== 'metadata.name';
+      const own = [...objectSizeErrors(obj), ...objectMetaErrors(obj)].filter(mine);
       if (own.length > 0) {
         for (const e of own) issues.push({ index, kind, key: shownKey(key), path: e.path, message: e.reason });
         return;
       }
       const old = this.slots.get(kvKeyOf(kind, key));
-      for (const e of this.options.validators?.[kind]?.(object, old ? toStored(old) : undefined) ?? []) issues.push({ index, kind, key, path: e.path, message: e.reason });
-      ready.push({ kind, key, object });
+      for (const e of (this.options.validators?.[kind]?.(object, old ? toStored(old) : undefined) ?? []).filter(mine)) issues.push({ index, kind, key, path: e.path, message: e.reason });
+      if (named.generated) given.add(kvKeyOf(kind, key));
+      ready.push({ kind, key, object, generated: named.generated });
     });
     return { issues, ready };
   }
@@ -354,12 +364,14 @@ class KvObjects implements KvObjectStore {
   }
 
   // A user's apply: identity, lifecycle fields and status belong to the store, not the manifest.
-  private async put(kind: ObjectKind, key: string, given: StoredObject): Promise<void> {
+  private async put(kind: ObjectKind, key: string, given: StoredObject, generated = false): Promise<void> {
     const kvKey = kvKeyOf(kind, key);
     // An apply replaces a record nobody can read: written over at its revision.
     let malformed = this.problems.get(kvKey)?.revision;
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
       const old = this.slots.get(kvKey);
+      // A generated name is for a create; the API server answers AlreadyExists, so do we.
+      if (generated && (old || malformed !== undefined)) throw new StoreError(`${kind} ${shownKey(key)} already exists: the name generated from metadata.generateName is taken; apply again for another`, true);
       const o = old?.record.object;
       const metadata = {
         ...given.metadata,

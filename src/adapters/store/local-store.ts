@@ -8,6 +8,7 @@ import type { SecretMap } from './memory-secrets.ts';
 import { openNatsStoreOn } from './nats-store.ts';
 import type { NatsApplyResult, NatsStore } from './nats-store.ts';
 import { validateDocuments } from './validate.ts';
+import { nameDocuments } from './generated-names.ts';
 import type { KvObjectStore } from './kv-object-store.ts';
 import { storedKindOf } from './kv-object-store.ts';
 import type { ApplyIssue, SourceDocument } from './validate.ts';
@@ -41,7 +42,8 @@ export async function openLocalStore(transport: Pick<Transport, 'kv'>, options: 
   const store = await openNatsStoreOn(transport, { secrets, ...rest });
   const objects = openObjects ? await openObjects(secrets) : null;
   const applyLocal = async (docs: readonly SourceDocument[]): Promise<NatsApplyResult> => {
-    const secretDocs = docs.filter((d) => d.yamlError === undefined && isSecret(d.object));
+    // A Secret named only by generateName is named now, as the API server would on create.
+    const secretDocs = nameDocuments(docs.filter((d) => d.yamlError === undefined && isSecret(d.object)), (key) => secrets.peek(key) !== undefined);
     const checked = validateDocuments(secretDocs, () => undefined, false);
     const objectDocs = objects ? docs.filter((d) => d.yamlError === undefined && storedKindOf(d.object) !== null) : [];
     const hostDocs = docs.filter((d) => d.yamlError !== undefined || (!isSecret(d.object) && !objectDocs.includes(d)));
@@ -51,7 +53,7 @@ export async function openLocalStore(transport: Pick<Transport, 'kv'>, options: 
     }) : [];
     if (checked.issues.length > 0 || objectIssues.length > 0) {
       // Nothing is stored when anything is wrong: report the hosts' problems too.
-      const dry = hostDocs.length > 0 ? validateDocuments(hostDocs).issues : [];
+      const dry = hostDocs.length > 0 ? validateDocuments(nameDocuments(hostDocs, () => false)).issues : [];
       return refused(ordered(docs, [...checked.issues, ...objectIssues, ...dry]));
     }
     // Secrets first, so the hosts applied with them find them; put back if the hosts are refused.

@@ -13,6 +13,7 @@ import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
 import { checkValueSize, MAX_VALUE_BYTES, writeFailure } from './write-limits.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import { formatApplyIssue, validateDocuments, type ApplyIssue, type SourceDocument } from './validate.ts';
+import { nameDocuments } from './generated-names.ts';
 import { HOSTS_BUCKET, HOST_STATUS_BUCKET } from '../../machines/buckets.ts';
 
 // The cluster's HostStore, on NATS KV alone.
@@ -635,7 +636,8 @@ class NatsHostStore implements NatsStore {
   async applyDocuments(docs: readonly SourceDocument[]): Promise<NatsApplyResult> {
     this.checkOpen();
     const refused = secretDocumentIssues(docs);
-    const hostDocs = docs.filter((doc) => doc.yamlError !== undefined || !isSecretDocument(doc.object));
+    // Hosts named only by generateName get their name now, once, as the API server names them.
+    const hostDocs = nameDocuments(docs.filter((doc) => doc.yamlError !== undefined || !isSecretDocument(doc.object)), (key) => this.specSlot(key)?.host !== undefined);
     // Update rules run against the cached version here, and again inside the write when the
     // stored version turns out to have moved on since.
     const validatedAt = new Map<string, number | undefined>();
@@ -670,6 +672,8 @@ class NatsHostStore implements NatsStore {
       let outcome: ApplyOutcome = 'unchanged';
       try {
         await this.mutate(key, (current) => {
+          // A generated name is for a create; the API server answers AlreadyExists, so do we.
+          if (source.generated && current) throw new StoreError(`BareMetalHost ${key} already exists: the name generated from metadata.generateName is taken; apply again for another`, true);
           if (current?.revision !== validatedAt.get(key)) this.revalidate(key, source, current);
           const next = this.planHost(current?.host, host);
           outcome = next.outcome;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Secret } from '../../api/secret.ts';
+import { nameOnCreate } from './generated-names.ts';
 import type { Fence, FenceOptions, ObjectEvent, ObjectKind, ObjectStore, StoredObject } from '../../ports/index.ts';
 import { FenceRefusals, objectKey, patchedAnnotations, StaleFence, StoreError } from '../../ports/index.ts';
 
@@ -140,16 +141,20 @@ export function createMemoryObjectStore(o: MemoryObjectStoreOptions = {}): Memor
       const issues: ObjectIssue[] = [];
       const ready: Array<{ kind: ObjectKind; key: string; object: StoredObject }> = [];
       input.forEach((raw, index) => {
-        const obj = raw as Partial<StoredObject> | null;
-        const kind = obj && typeof obj === 'object' ? KINDS[`${String(obj.apiVersion)} ${String(obj.kind)}`] : undefined;
+        const typed = raw as Partial<StoredObject> | null;
+        const kind = typed && typeof typed === 'object' ? KINDS[`${String(typed.apiVersion)} ${String(typed.kind)}`] : undefined;
+        // Named only by generateName: named now, once, as the API server names it on create.
+        const named = kind ? nameOnCreate(raw, (key) => objects.has(id(kind, key)) || ready.some((r) => r.kind === kind && r.key === key)) : { object: raw, generated: false };
+        const obj = named.object as Partial<StoredObject> | null;
         if (!obj || !kind || !obj.metadata?.name) {
-          issues.push({ index, ...(obj?.kind ? { kind: String(obj.kind) } : {}), path: kind ? 'metadata.name' : 'kind', message: kind ? 'metadata.name is required' : `unsupported apiVersion/kind ${String(obj?.apiVersion)}/${String(obj?.kind)}` });
+          issues.push({ index, ...(obj?.kind ? { kind: String(obj.kind) } : {}), path: kind ? 'metadata.name' : 'kind', message: kind ? 'Required value: name or generateName is required' : `unsupported apiVersion/kind ${String(obj?.apiVersion)}/${String(obj?.kind)}` });
           return;
         }
         const object = { ...obj, metadata: { ...obj.metadata, namespace: obj.metadata.namespace ?? 'default' } } as StoredObject;
         const key = objectKey(object);
         const old = objects.get(id(kind, key));
-        for (const e of o.validators?.[kind]?.(object, old) ?? []) issues.push({ index, kind, key, path: e.path, message: e.reason });
+        // A generated name's problems are its generateName's, reported at metadata.generateName.
+        for (const e of o.validators?.[kind]?.(object, old) ?? []) if (!named.generated || e.path !== 'metadata.name') issues.push({ index, kind, key, path: e.path, message: e.reason });
         ready.push({ kind, key, object });
       });
       if (issues.length > 0) return { ok: false, issues, applied: 0 };

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { BareMetalHost, misspelledKind } from '../../api/index.ts';
-import { formatFieldPath } from '../../api/field-error.ts';
+import { formatFieldPath, type FieldError } from '../../api/field-error.ts';
 import { kindOf, type ManifestDocument } from '../../api/manifest.ts';
 import { Secret } from '../../api/secret.ts';
 import { validateBareMetalHost } from '../../api/bmh/validate.ts';
@@ -29,7 +29,12 @@ export function formatApplyIssue(issue: ApplyIssue): string {
   return `${where}:${what} ${issue.path ? `${issue.path}: ` : ''}${issue.message}`;
 }
 
-export type SourceDocument = Pick<ManifestDocument, 'file' | 'index' | 'object'> & { line?: number; yamlError?: string };
+export type SourceDocument = Pick<ManifestDocument, 'file' | 'index' | 'object'> & {
+  line?: number;
+  yamlError?: string;
+  /** Named by the store from its generateName (generated-names.ts): to be created, never to update. */
+  generated?: boolean;
+};
 
 export type ValidDocument =
   | { readonly type: 'host'; readonly source: SourceDocument; readonly key: string; readonly host: BareMetalHost }
@@ -76,7 +81,10 @@ export function validateDocuments(docs: readonly SourceDocument[], stored: (key:
     const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : undefined;
     const kind = typeof object.kind === 'string' ? object.kind : undefined;
     const key = keyOf(object);
-    const named = { ...where, ...(kind ? { kind } : {}), ...(key ? { key } : {}) };
+    // A name the store made from generateName is not the user's: problems are named by the
+    // document, and the name's are the generateName's (reported at metadata.generateName).
+    const named = { ...where, ...(kind ? { kind } : {}), ...(key && !source.generated ? { key } : {}) };
+    const own = (errors: readonly FieldError[]): FieldError[] => (source.generated ? errors.filter((e) => e.path !== 'metadata.name') : [...errors]);
     // Too big to store is checked before the schema walks it, for every kind.
     const tooBig = objectSizeErrors(object);
     if (tooBig.length > 0) {
@@ -86,7 +94,7 @@ export function validateDocuments(docs: readonly SourceDocument[], stored: (key:
     switch (kindOf({ apiVersion, kind })) {
       case 'BareMetalHost': {
         const parsed = BareMetalHost.safeParse(object);
-        const ruleErrors = parsed.success && admission !== false ? validateBareMetalHost(object, key ? stored(key) : undefined, admission) : [];
+        const ruleErrors = parsed.success && admission !== false ? own(validateBareMetalHost(object, key && !source.generated ? stored(key) : undefined, admission)) : [];
         if (!parsed.success) issues.push(...issuesOf(parsed.error, named));
         else if (ruleErrors.length > 0) issues.push(...ruleErrors.map((e) => ({ ...named, path: e.path, message: e.reason })));
         else valid.push({ type: 'host', source, key: `${parsed.data.metadata.namespace}/${parsed.data.metadata.name}`, host: parsed.data });
@@ -94,7 +102,7 @@ export function validateDocuments(docs: readonly SourceDocument[], stored: (key:
       }
       case 'Secret': {
         const parsed = Secret.safeParse(object);
-        const meta = objectMetaErrors(object);
+        const meta = own(objectMetaErrors(object));
         if (meta.length > 0) issues.push(...meta.map((e) => ({ ...named, path: e.path, message: e.reason })));
         else if (!parsed.success) issues.push(...issuesOf(parsed.error, named));
         else valid.push({ type: 'secret', source, key: `${parsed.data.metadata.namespace}/${parsed.data.metadata.name}`, secret: parsed.data });

@@ -1,4 +1,5 @@
 import { annotationPath, fieldError, type FieldError } from '../field-error.ts';
+import { decodeHardwareDetails } from './hardware-details.ts';
 import { BareMetalHostStatus, HardwareDetails, initialStatus } from './schema.ts';
 
 // The annotations of a BareMetalHost that change what the controller does (reference/bmo.md §1.7),
@@ -278,6 +279,12 @@ export function parseStatusAnnotation(value: string): AnnotationResult<BareMetal
   if (typeof errorType === 'string' && !STATUS_ANNOTATION_ERROR_TYPES.includes(errorType)) {
     return fail(`invalid errorType '${errorType}' in the ${STATUS_ANNOTATION} annotation`);
   }
+  // status.hardware is BMO's HardwareDetails, decoded as strictly (and keyed) as Go decodes it.
+  if (input.hardware !== undefined) {
+    const hardware = decodeHardwareDetails(input.hardware, 'hardware');
+    if (!hardware.ok) return fail(`error decoding status annotation: ${hardware.reason}`);
+    input.hardware = hardware.value as Json;
+  }
   const full = withZeroValues(input);
   const result = BareMetalHostStatus.safeParse(full);
   if (!result.success) {
@@ -301,7 +308,11 @@ export function parseInspectAnnotation(value: string): AnnotationResult<'disable
   };
 }
 
-/** Hardware details supplied by the user for a host that is not inspected; `""` is none. */
+/**
+ * Hardware details supplied by the user for a host that is not inspected; `""` is none. Decoded as
+ * BMO decodes them (hardware-details.ts): a key its HardwareDetails struct has no field for, at
+ * any depth, is refused, named by its path.
+ */
 export function parseHardwareDetailsAnnotation(value: string): AnnotationResult<HardwareDetails | null> {
   if (value === '') return { ok: true, value: null };
   const fail = (reason: string): AnnotationResult<HardwareDetails | null> => ({
@@ -312,15 +323,14 @@ export function parseHardwareDetailsAnnotation(value: string): AnnotationResult<
   if (!parsed.ok) return fail(parsed.reason);
   if (parsed.json === null) return { ok: true, value: null };
   if (!isObject(parsed.json)) return fail(`cannot unmarshal ${jsonType(parsed.json)} into HardwareDetails`);
-  const input = dropNulls(parsed.json);
-  const result = HardwareDetails.safeParse(input);
+  const decoded = decodeHardwareDetails(parsed.json);
+  if (!decoded.ok) return fail(decoded.reason);
+  const result = HardwareDetails.safeParse(decoded.value);
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue && issue.path.length > 0 ? `${issuePath(issue.path)}: ` : '';
     return fail(`${where}${issue?.message ?? 'invalid hardware details'}`);
   }
-  const unknown = unknownField(input, result.data, '');
-  if (unknown !== null) return fail(`unknown field "${unknown}"`);
   return { ok: true, value: result.data };
 }
 

@@ -3,6 +3,7 @@ import { formatFieldPath, valueAt, type FieldError, type FieldErrorType } from '
 import { BareMetalHost } from './schema.ts';
 import { objectSizeErrors } from '../limits.ts';
 import { objectMetaErrors } from '../names.ts';
+import { checkAsCreated, pendingGenerateName } from '../generate-name.ts';
 import { createRules, updateRules } from './validate-rules.ts';
 import type { RuleOptions } from './validate-rules.ts';
 
@@ -33,9 +34,12 @@ function structuralErrors(obj: unknown): { errors: FieldError[]; codes: Map<stri
 
 /**
  * Validates a BareMetalHost as BMO's webhook would on create, or on update when `old` (the stored
- * version) is given. Returns [] when the host is valid.
+ * version) is given. Returns [] when the host is valid. A host with a generateName and no name is
+ * a create, checked as the API server checks it once it has named it.
  */
 export function validateBareMetalHost(obj: unknown, old?: unknown, opts: RuleOptions = {}): FieldError[] {
+  // Named only by generateName: a create, checked under the name the store will give it.
+  if (old === undefined && pendingGenerateName(obj) !== null) return checkAsCreated(obj, (named) => validateBareMetalHost(named, undefined, opts));
   // Too big to store: nothing else is worth checking (and the rules need not walk it).
   const size = objectSizeErrors(obj);
   if (size.length > 0) return size;

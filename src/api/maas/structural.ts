@@ -20,6 +20,8 @@ function toFieldError(issue: z.core.$ZodIssue, root: unknown): FieldError {
   const value = valueAt(root, issue.path);
   // A missing literal (apiVersion, kind) fails as a wrong value, a missing field as a wrong type.
   if (value === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value')) {
+    // The name is ObjectMeta's, which the API server checks itself, in its own words.
+    if (path === 'metadata.name') return { path, reason: 'Required value: name or generateName is required', type: 'Required' };
     return { path, reason: 'Required value', type: 'Required' };
   }
   switch (issue.code) {

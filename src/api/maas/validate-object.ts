@@ -1,6 +1,7 @@
 import type { FieldError } from '../field-error.ts';
 import { validateBareMetalHost } from '../bmh/validate.ts';
 import type { ValidateOptions } from '../bmh/validate.ts';
+import { checkAsCreated } from '../generate-name.ts';
 import { kindOf } from '../manifest.ts';
 import { MAAS_API_GROUP, MAAS_KINDS, type MaasKind } from './constants.ts';
 import { validateMaasCluster, validateMaasMachine, validateMaasMachineTemplate } from './validate.ts';
@@ -46,5 +47,7 @@ export function validatedKindOf(doc: { apiVersion?: unknown; kind?: unknown }): 
 export function validateObject(obj: unknown, old?: unknown, opts: ValidateOptions = {}): ValidationResult | null {
   const kind = obj !== null && typeof obj === 'object' ? validatedKindOf(obj) : null;
   if (kind === null) return null;
-  return { kind, errors: VALIDATORS[kind](obj, old, opts) };
+  const check = (o: unknown): FieldError[] => VALIDATORS[kind](o, old, opts);
+  // A create named by generateName is checked under the name it will get.
+  return { kind, errors: old === undefined ? checkAsCreated(obj, check) : check(obj) };
 }

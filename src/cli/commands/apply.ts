@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { kindOf, readManifests, type ManifestDocument } from '../../api/manifest.ts';
 import { readManifestText } from '../../api/manifest-file.ts';
+import { pendingGenerateName } from '../../api/generate-name.ts';
 import { formatApplyIssue } from '../../adapters/store/index.ts';
 import { secretDocumentIssues } from '../../adapters/store/nats-store.ts';
 import { storedKindOf } from '../../adapters/store/kv-object-store.ts';
@@ -132,6 +133,11 @@ export async function runApply(files: readonly string[], flags: NatsFlagValues &
   // MaasMachines, MaasClusters and the Cluster API objects they read go to the object store.
   const objectDocs = docs.filter((d) => d.yamlError === undefined && storedKindOf(d.object) !== null);
   const { kept: hostDocs, warnings } = latestPerHost(docs.filter((d) => !objectDocs.includes(d)));
+  // kubectl apply refuses these; we create, as kubectl create does, and say so every time.
+  for (const d of docs) {
+    const prefix = d.yamlError === undefined ? pendingGenerateName(d.object) : null;
+    if (prefix !== null) warnings.push(`${d.file} document ${d.index}: ${kindOf(d) ?? 'object'} named only by generateName ${JSON.stringify(prefix)}: every apply creates a new one (as kubectl create); set metadata.name to update it later`);
+  }
   // Only nodes write the stores: each object is one request to whichever node answers.
   return withNodeRequests(flags, 'metalfleet-apply', async (transport, signingKey) => {
     const subject = subjects().storeApply;

@@ -1,17 +1,20 @@
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { manifestDocuments, type ManifestDocument } from '../../api/manifest.ts';
+import { namespaceProblems, placedIn } from '../../api/manifest-namespace.ts';
 import { readManifestText } from '../../api/manifest-file.ts';
 import { validateObject, validatedKindOf } from '../../api/maas/index.ts';
-import { misspelledKind, type ValidateOptions } from '../../api/index.ts';
+import { misspelledKind, pendingGenerateName, type ValidateOptions } from '../../api/index.ts';
+import { CliError } from '../cli-error.ts';
 import { readEnv } from '../config.ts';
 import { terminalText } from '../terminal-text.ts';
 import { addPluginFlags, declaredBmcSchemes } from '../provisioners.ts';
 
-// `metalfleet validate FILE... [--old FILE]`: the admission rules of the BareMetalHost webhook and
-// of CAPMAAS's MaasCluster, MaasMachine and MaasMachineTemplate, run on manifests before they are
-// applied. Errors go to stdout, one per line, so they can be grepped or diffed; notes and the
-// summary go to stderr.
+// `metalfleet validate FILE... [--old FILE] [-n NAMESPACE]`: the admission rules of the
+// BareMetalHost webhook and of CAPMAAS's MaasCluster, MaasMachine and MaasMachineTemplate, run on
+// manifests before they are applied. Errors go to stdout, one per line, so they can be grepped or
+// diffed; notes and the summary go to stderr. With -n, objects that name no namespace are checked
+// as if applied there (kubectl's -n); an object named only by generateName is checked as a create.
 
 type Output = { out: (line: string) => void; err: (line: string) => void };
 
@@ -26,34 +29,46 @@ async function readDocuments(file: string, io: Output): Promise<Iterable<Manifes
   return manifestDocuments(read.text, file);
 }
 
-// An update is matched to its stored version by kind, namespace and name.
-function objectKey(kind: string, doc: ManifestDocument): string {
-  return `${kind}/${doc.namespace}/${doc.name ?? ''}`;
+// An update is matched to its stored version by kind, namespace and name; without a name (a
+// generateName, or an error) it is a create.
+function objectKey(kind: string, doc: ManifestDocument): string | null {
+  return doc.name ? `${kind}/${doc.namespace}/${doc.name}` : null;
 }
 
 function label(doc: ManifestDocument): string {
+  const generate = pendingGenerateName(doc.object);
+  if (doc.name === undefined && generate !== null) return `${doc.kind ?? 'object'}/(generateName ${JSON.stringify(generate)}, ${doc.file}:${doc.line})`;
   return `${doc.kind ?? 'object'}/${doc.name ?? `(unnamed, ${doc.file}:${doc.line})`}`;
 }
 
 export type ValidateSummary = { checked: number; invalid: number; unreadable: number };
 
-export async function runValidate(files: readonly string[], oldFiles: readonly string[], io: Output, rules: ValidateOptions = {}): Promise<ValidateSummary> {
+/**
+ * Checks every document of `files`; with `namespace`, those that name none (in `oldFiles` too) as
+ * if applied there.
+ */
+export async function runValidate(files: readonly string[], oldFiles: readonly string[], io: Output, rules: ValidateOptions = {}, namespace?: string): Promise<ValidateSummary> {
   const summary: ValidateSummary = { checked: 0, invalid: 0, unreadable: 0 };
+  const place = (doc: ManifestDocument): ManifestDocument => (namespace === undefined ? doc : placedIn(doc, namespace));
 
   const previous = new Map<string, unknown>();
-  for await (const doc of readableDocuments(oldFiles, io, summary)) {
+  for await (const read of readableDocuments(oldFiles, io, summary)) {
+    const doc = place(read);
     const kind = validatedKindOf(doc);
-    if (kind !== null) previous.set(objectKey(kind, doc), doc.object);
+    const key = kind === null ? null : objectKey(kind, doc);
+    if (key !== null) previous.set(key, doc.object);
   }
 
-  for await (const doc of readableDocuments(files, io, summary)) {
+  for await (const read of readableDocuments(files, io, summary)) {
+    const doc = place(read);
     if (doc.kind === undefined) {
       io.err(`error: ${doc.file}:${doc.line}: document ${doc.index + 1}: not a Kubernetes object (no kind)`);
       summary.unreadable++;
       continue;
     }
     const kind = validatedKindOf(doc);
-    const result = kind === null ? null : validateObject(doc.object, previous.get(objectKey(kind, doc)), rules);
+    const key = kind === null ? null : objectKey(kind, doc);
+    const result = kind === null ? null : validateObject(doc.object, key === null ? undefined : previous.get(key), rules);
     if (result === null) {
       const meant = misspelledKind(doc.kind);
       if (meant !== null) {
@@ -81,14 +96,17 @@ export function register(program: Command): void {
     .command('validate')
     .description(descriptionOf('validate'))
     .argument('<files...>', 'YAML manifests, multi-document allowed')
-    .option('--old <file>', 'stored versions of the objects: apply the update rules to those of the same kind, namespace and name (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[]);
+    .option('--old <file>', 'stored versions of the objects: apply the update rules to those of the same kind, namespace and name (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('-n, --namespace <namespace>', 'check objects that name no namespace as if applied in this one (as kubectl -n); others keep theirs');
   addPluginFlags(validate)
-    .action(async (files: string[], opts: { old: string[]; plugin?: string[]; pluginDir?: string }) => {
+    .action(async (files: string[], opts: { old: string[]; namespace?: string; plugin?: string[]; pluginDir?: string }) => {
+      const problems = opts.namespace === undefined ? [] : namespaceProblems(opts.namespace);
+      if (problems.length > 0) throw new CliError(`--namespace ${JSON.stringify(opts.namespace)}: ${problems.join('; ')}`);
       const env = readEnv();
       // Lines carry file names, object names and messages from the manifests: shown escaped.
       const err = (line: string): void => void process.stderr.write(`${terminalText(line)}\n`);
       const schemes = await declaredBmcSchemes({ flags: opts, ...(env.METALFLEET_PLUGIN_DIR ? { pluginDir: env.METALFLEET_PLUGIN_DIR } : {}), cwd: process.cwd(), warn: err });
-      const summary = await runValidate(files, opts.old, { out: (line) => process.stdout.write(`${terminalText(line)}\n`), err }, { pluginBmcSchemes: new Set(schemes) });
+      const summary = await runValidate(files, opts.old, { out: (line) => process.stdout.write(`${terminalText(line)}\n`), err }, { pluginBmcSchemes: new Set(schemes) }, opts.namespace);
       if (summary.invalid > 0 || summary.unreadable > 0) process.exitCode = 1;
     });
 }

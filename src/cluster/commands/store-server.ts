@@ -33,7 +33,8 @@ type ObjectIssue = { readonly kind?: string; readonly key?: string; readonly pat
 /** What the server needs of the object store (MAAS and Cluster API kinds: src/adapters/store/kv-object-store.ts). */
 export interface ObjectApplier {
   check(objects: readonly unknown[]): readonly ObjectIssue[];
-  apply(objects: readonly unknown[]): Promise<{ readonly ok: boolean; readonly issues: readonly ObjectIssue[] }>;
+  /** `objects`: what was written, in input order, under the key the store gave it (generateName). */
+  apply(objects: readonly unknown[]): Promise<{ readonly ok: boolean; readonly issues: readonly ObjectIssue[]; readonly objects?: ReadonlyArray<{ readonly key: string }> }>;
 }
 
 export interface StoreServerOptions {
@@ -139,8 +140,9 @@ export function startStoreServer(options: StoreServerOptions): StoreServer {
       if (phase === 'check') return { reply: ok(empty), outcome: 'checked' };
       const result = await objects.apply([doc.object]);
       if (!result.ok) return { reply: ok({ ...empty, issues: result.issues.map((i) => ({ file: doc.file, index: doc.index, path: i.path, message: i.message })) }), ...refusedFor(result.issues) };
-      const o = doc.object as { kind: string; metadata: { name: string; namespace?: string } };
-      const key = `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
+      const o = doc.object as { kind: string; metadata: { name?: string; namespace?: string } };
+      // The store's key: an object named only by generateName got its name there.
+      const key = result.objects?.[0]?.key ?? `${o.metadata.namespace ?? 'default'}/${o.metadata.name ?? ''}`;
       log.info({ kind: o.kind, key, caller }, 'object applied');
       return { reply: ok({ ...empty, objects: [{ kind: o.kind, key }] }), outcome: 'applied' };
     }
