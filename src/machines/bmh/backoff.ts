@@ -14,6 +14,12 @@ export function transientBackoffMs(attempt: number, config: MachineConfig): numb
   return Math.min(config.transientBaseMs * 2 ** Math.min(attempt, 30), config.transientMaxMs);
 }
 
+// The least a retry the backend names (retryAfterMs) waits: the first step of the transient
+// backoff, so no answer, not even a zero, can make a host call again at once.
+export function atLeastMinimumMs(ms: number, config: MachineConfig): number {
+  return Math.max(ms, config.transientBaseMs);
+}
+
 function clamp01(x: number): number {
   return Number.isFinite(x) ? Math.min(Math.max(x, 0), 1) : 0;
 }

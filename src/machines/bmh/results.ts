@@ -1,7 +1,10 @@
 import { inspectionDisabled } from './annotations.ts';
+import { doneEvents, INSPECTION_SKIPPED } from './bmo-events.ts';
+import { effectiveRootDeviceHints, matchProfile } from './hardware-profile.ts';
+import { DELETE_GIVE_UP, finishDeletion, TEARDOWN } from './deletion.ts';
 import type { Turn } from './turn.ts';
 import type { Operation, OpResult, SecretWait } from './types.ts';
-import { HOST_FINALIZER } from './types.ts';
+import { GATED_OPERATIONS } from './types.ts';
 
 // Applies a backend call's outcome. Transitions that follow a finished call happen here; the
 // state handlers decide what to call next.
@@ -11,12 +14,17 @@ export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: nu
       t.transient();
       return;
     case 'continuing':
+      // The backend paces its own polls, but one asking to be polled again at once goes through
+      // the growing transient backoff, as BMO's zero-delay requeue goes through the rate limiter.
+      if (!(result.afterMs > 0)) {
+        t.transient();
+        return;
+      }
       t.s.retryAt = t.now + result.afterMs;
       t.requeue(result.afterMs);
       return;
     case 'needsRegistration':
-      t.s.needsRegistration = true;
-      t.s.needsAdopt = t.state === 'provisioned' || t.state === 'externally provisioned';
+      onNodeLost(t, op, jitter);
       return;
     case 'failed':
       onFailed(t, op, result.message, jitter, result.retryAfterMs);
@@ -26,13 +34,16 @@ export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: nu
       return;
     case 'done':
       if (result.hints && (result.hints.powerFailure !== t.s.backend.powerFailure || result.hints.health !== t.s.backend.health)) t.s.backend = result.hints;
-      t.s.transientCount = 0;
+      // Registering and adopting a lost node again is recovery, not progress: a node lost again
+      // right after keeps counting towards a longer backoff.
+      if (op !== 'register' && op !== 'adopt') t.s.transientCount = 0;
       if (op !== 'hardwareState') t.clearError();
-      onDone(t, op, result);
+      for (const e of doneEvents(op, t.host, op === 'register' && t.state === 'registering')) t.event(e.severity, e.reason, e.message);
+      onDone(t, op, result, jitter);
   }
 }
 
-function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done' }>): void {
+function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done' }>, jitter: number): void {
   const spec = t.host.spec;
   switch (op) {
     case 'register': {
@@ -40,13 +51,18 @@ function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done'
       const ref = spec.bmc ? { credentials: { name: spec.bmc.credentialsName, namespace: t.host.metadata.namespace } } : undefined;
       t.patchStatus({ goodCredentials: ref, triedCredentials: ref });
       if (result.provisionerId && result.provisionerId !== t.status.provisioning.ID) t.patchProvisioning({ ID: result.provisionerId });
+      // BMO's matchProfile, at the end of every registration: the profile and the root disk.
+      if (!recordProfile(t, jitter)) return;
       if (t.state !== 'registering') return;
       if (spec.externallyProvisioned) {
         // Already running an OS: the backend must take it over as deployed, never deploy it.
         t.s.needsAdopt = true;
         t.transition('externally provisioned', 'registered, externally provisioned');
       }
-      else if (inspectionDisabled(t.host)) t.transition('preparing', 'registered, inspection disabled');
+      else if (inspectionDisabled(t.host)) {
+        t.event(INSPECTION_SKIPPED.severity, INSPECTION_SKIPPED.reason, INSPECTION_SKIPPED.message);
+        t.transition('preparing', 'registered, inspection disabled');
+      }
       else t.transition('inspecting', 'registered');
       return;
     }
@@ -56,11 +72,11 @@ function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done'
       t.transition('preparing', 'inspection complete');
       return;
     case 'prepare':
-      t.patchProvisioning({ raid: spec.raid, rootDeviceHints: spec.rootDeviceHints });
+      t.patchProvisioning({ raid: spec.raid, rootDeviceHints: effectiveRootDeviceHints(t.host) });
       t.transition('available', 'preparation complete');
       return;
     case 'provision':
-      t.patchProvisioning({ image: spec.image, customDeploy: spec.customDeploy, rootDeviceHints: spec.rootDeviceHints, bootMode: spec.bootMode });
+      t.patchProvisioning({ image: spec.image, customDeploy: spec.customDeploy, rootDeviceHints: effectiveRootDeviceHints(t.host), bootMode: spec.bootMode });
       t.patchStatus({ provisioningFailCount: 0, poweredOn: result.poweredOn ?? true });
       t.releaseSlot();
       t.s.powerCheckAt = t.now + t.s.config.powerPollMs;
@@ -87,24 +103,39 @@ function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done'
       t.s.powerCheckAt = t.now + t.s.config.powerPollMs;
       return;
     case 'detach':
-      t.patchStatus({ operationalStatus: 'detached' });
+      // A detach that a deletion waited for is that deletion's removal of the backend record.
+      if (t.state === 'deleting' && t.host.metadata.deletionTimestamp) finishDeletion(t);
+      else t.patchStatus({ operationalStatus: 'detached' });
       return;
     case 'delete':
-      t.releaseSlot();
-      t.s.gone = true;
-      t.effects.push({ type: 'removeFinalizer', finalizer: HOST_FINALIZER });
-      t.event('Normal', 'Deleted', 'host removed from the backend; finalizer removed');
+      finishDeletion(t);
   }
 }
 
-// Deletion gives up on a failing step after this many errors and moves on (BMO retryCount).
-const DELETE_GIVE_UP = 3;
+// The backend has no node for the host.
+function onNodeLost(t: Turn, op: Operation, jitter: number): void {
+  // Taking out a node that is not there has succeeded: its record is gone, or never existed.
+  if (op === 'delete' || op === 'detach') {
+    applyResult(t, op, { kind: 'done' }, jitter);
+    return;
+  }
+  t.s.needsRegistration = true;
+  t.s.needsAdopt = t.state === 'provisioned' || t.state === 'externally provisioned';
+  // The gated operation is not running in the backend any more; its slot is asked for again.
+  if (GATED_OPERATIONS.has(op)) t.releaseSlot();
+  // BMO requeues a lost node through the rate limiter before registering it again. A first loss
+  // in a working state registers at once; a host being torn down, or one that lost its node
+  // again before any progress, waits the growing transient backoff, so no state polls in a loop.
+  if (t.host.metadata.deletionTimestamp || TEARDOWN.has(t.state) || t.s.transientCount > 0) t.transient();
+  else t.s.transientCount = 1;
+}
 
 function onFailed(t: Turn, op: Operation, message: string, jitter: number, retryAfterMs: number | null | undefined): void {
   const deleting = Boolean(t.host.metadata.deletionTimestamp);
   switch (op) {
     case 'register':
       t.recordError(t.state === 'provisioned' || t.state === 'externally provisioned' ? 'provisioned registration error' : 'registration error', message, jitter, retryAfterMs);
+      if (retryAfterMs === null && deletingWithoutBackend(t)) deleteWithoutBackend(t, message);
       return;
     case 'inspect':
       t.releaseSlot();
@@ -150,6 +181,10 @@ function onSecretMissing(t: Turn, op: Operation, wait: SecretWait, jitter: numbe
     // BMO: missing or incomplete BMC credentials are a registration error, looked at again every
     // 10 s (missing) or on a change (incomplete); the Secret appearing wakes the host at once.
     t.recordError(t.state === 'provisioned' || t.state === 'externally provisioned' ? 'provisioned registration error' : 'registration error', wait.message, jitter, wait.retryAfterMs);
+    if (deletingWithoutBackend(t)) {
+      t.s.waitingForSecret = null;
+      deleteWithoutBackend(t, wait.message);
+    }
     return;
   }
   // User, network or meta data: nothing was deployed and nothing failed, so this is no
@@ -181,4 +216,38 @@ function moveOnWithDeletion(t: Turn, next: 'powering off before delete' | 'delet
   t.s.retryAt = null;
   t.event('Warning', 'DeletionStepSkipped', `giving up after ${t.status.errorCount} failures: ${message}`);
   t.transition(next, 'deletion continues after repeated failures');
+}
+
+// BMO deletes a host it has no credentials for without deprovisioning or powering it off: a
+// registration during deletion that only a change of the host or its Secret could make work (no
+// credentials, an unusable BMC address) would otherwise hold the deletion forever.
+function deletingWithoutBackend(t: Turn): boolean {
+  return Boolean(t.host.metadata.deletionTimestamp) && (t.state === 'deprovisioning' || t.state === 'powering off before delete');
+}
+
+function deleteWithoutBackend(t: Turn, message: string): void {
+  t.s.retryAt = null;
+  t.event('Warning', 'DeletionStepSkipped', `${t.state} skipped, the host cannot be registered: ${message}`);
+  t.transition('deleting', 'deleted without registration');
+}
+
+/**
+ * The hardware profile and the root device hints it implies, recorded in status (BMO's
+ * matchProfile: event ProfileSet on a change); an unknown profile is a registration error.
+ * False when it was one.
+ */
+function recordProfile(t: Turn, jitter: number): boolean {
+  const match = matchProfile(t.host);
+  if (!match.ok) {
+    t.recordError('registration error', match.message, jitter, null);
+    return false;
+  }
+  if (t.status.hardwareProfile !== match.profile) {
+    t.patchStatus({ hardwareProfile: match.profile });
+    t.event('Normal', 'ProfileSet', `Hardware profile set: ${match.profile}`);
+  }
+  if (JSON.stringify(match.rootDeviceHints ?? null) !== JSON.stringify(t.status.provisioning.rootDeviceHints ?? null)) {
+    t.patchProvisioning({ rootDeviceHints: match.rootDeviceHints });
+  }
+  return true;
 }

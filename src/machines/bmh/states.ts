@@ -2,6 +2,7 @@ import type { ProvisioningState } from '../../api/index.ts';
 import { parseBmcAddress } from '../../api/bmc/index.ts';
 import { detachRequest, INSPECT, inspectionRequested, REPROVISION, reprovisionRequest } from './annotations.ts';
 import { hasImage, provisioningCancelled, sameImage, wantsProvisioning } from './images.ts';
+import { effectiveRootDeviceHints } from './hardware-profile.ts';
 import { managePower } from './power.ts';
 import type { Turn } from './turn.ts';
 
@@ -55,7 +56,10 @@ export const HANDLERS: Record<ProvisioningState, Handler> = {
     }
     if (!t.ensureSlot('provision')) return false;
     const spec = t.host.spec;
-    t.call({ op: 'provision', image: spec.image, customDeploy: spec.customDeploy?.method, bootMode: spec.bootMode, rootDeviceHints: spec.rootDeviceHints });
+    // The spec's hints, else the hardware profile's, recorded in status as BMO records the ones it sends.
+    const rootDeviceHints = effectiveRootDeviceHints(t.host);
+    if (JSON.stringify(rootDeviceHints ?? null) !== JSON.stringify(t.status.provisioning.rootDeviceHints ?? null)) t.patchProvisioning({ rootDeviceHints });
+    t.call({ op: 'provision', image: spec.image, customDeploy: spec.customDeploy?.method, bootMode: spec.bootMode, rootDeviceHints });
     return false;
   },
   provisioned: (t) => {
@@ -162,7 +166,8 @@ function reprovision(t: Turn): boolean {
 function needsPreparation(t: Turn): boolean {
   const { spec, status } = t.host;
   return JSON.stringify(spec.raid ?? null) !== JSON.stringify(status.provisioning.raid ?? null)
-    || JSON.stringify(spec.rootDeviceHints ?? null) !== JSON.stringify(status.provisioning.rootDeviceHints ?? null);
+    // Hints the user set and preparation has not seen; the profile's defaults need no pass (BMO).
+    || (spec.rootDeviceHints !== undefined && JSON.stringify(spec.rootDeviceHints) !== JSON.stringify(status.provisioning.rootDeviceHints ?? null));
 }
 
 function imageChangedSinceAttempt(t: Turn): boolean {

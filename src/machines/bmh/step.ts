@@ -29,6 +29,7 @@ export function initialState(host: BareMetalHost, config: MachineConfig = DEFAUL
     waitingForSecret: null,
     resumed: true,
     backend: NO_BACKEND_HINTS,
+    announced: null,
   };
 }
 
@@ -175,6 +176,8 @@ function handleDetach(t: Turn): boolean {
   const request = detachRequest(t.host);
   const detached = t.status.operationalStatus === 'detached';
   if (request === null) {
+    // BMO checkDetachedHost: a failed detach is no longer wanted, so its error goes too.
+    if (t.status.errorType === 'detach error') t.clearError();
     if (detached) {
       // Re-attached: register again and adopt, never provision a second time.
       t.patchStatus({ operationalStatus: t.okOrError() });

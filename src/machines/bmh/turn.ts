@@ -1,5 +1,6 @@
 import type { BareMetalHost, BareMetalHostStatus, ErrorType, OperationHistory, ProvisioningState } from '../../api/index.ts';
-import { errorBackoffMs, transientBackoffMs } from './backoff.ts';
+import { atLeastMinimumMs, errorBackoffMs, transientBackoffMs } from './backoff.ts';
+import { startedEvent } from './bmo-events.ts';
 import type { BmhEffect, BmhState, CallArgs, GatedOperation, SlotState, Step } from './types.ts';
 import { GATED_OPERATIONS } from './types.ts';
 
@@ -67,6 +68,7 @@ export class Turn {
       ...(RECORDS_BOOT_MODE.has(next) ? { bootMode: this.host.spec.bootMode } : {}),
     });
     this.s.transientCount = 0;
+    this.s.announced = null;
     this.event('Normal', 'StateChanged', `${prev || 'none'} -> ${next}: ${reason}`);
   }
 
@@ -79,6 +81,12 @@ export class Turn {
     this.s.seq = seq;
     this.s.inFlight = { op: args.op, seq };
     this.effects.push({ type: 'call', seq, args });
+    // BMO's provisioner announces the work it starts once, not on every poll of it.
+    const started = this.s.announced === args.op ? null : startedEvent(args);
+    if (started) {
+      this.s.announced = args.op;
+      this.event(started.severity, started.reason, started.message);
+    }
   }
 
   // True when the slot for op is held; otherwise asks for one (once) and returns false.
@@ -115,7 +123,8 @@ export class Turn {
       // Nothing to retry until the object changes (bad address, empty credentials).
       this.s.retryAt = Number.POSITIVE_INFINITY;
     } else {
-      const delay = retryAfterMs ?? errorBackoffMs(errorCount, jitter, this.s.config);
+      // A delay the backend names is held to the minimum too: a zero would retry at once.
+      const delay = retryAfterMs === undefined ? errorBackoffMs(errorCount, jitter, this.s.config) : atLeastMinimumMs(retryAfterMs, this.s.config);
       this.s.retryAt = this.now + delay;
       this.requeue(delay);
     }

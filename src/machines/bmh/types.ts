@@ -126,6 +126,8 @@ export interface BmhState {
   readonly resumed: boolean;
   // The backend's node facts as last reported, read when the conditions are computed.
   readonly backend: BackendHints;
+  // The operation whose "started" Event (BMO's InspectionStarted, ...) this state already sent.
+  readonly announced: Operation | null;
 }
 
 export type BmhEvent =

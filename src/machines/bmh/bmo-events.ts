@@ -1,0 +1,50 @@
+import type { BareMetalHost } from '../../api/index.ts';
+import type { CallArgs, Operation } from './types.ts';
+
+// The Kubernetes Event reasons and messages BMO emits where a dashboard or `kubectl get events`
+// expects them (pkg/provisioner/ironic: register.go, inspecthardware.go, ironic.go; the
+// controller's BMCAccessValidated, InspectionSkipped and Discovered). metalfleet's own
+// StateChanged events stay beside them. Pure: what happened in, the event out.
+
+export interface BmoEvent {
+  readonly severity: 'Normal';
+  readonly reason: string;
+  readonly message: string;
+}
+
+const normal = (reason: string, message: string): BmoEvent => ({ severity: 'Normal', reason, message });
+
+function imageUrl(args: Extract<CallArgs, { op: 'provision' }>): string {
+  return args.customDeploy ? `custom deploy ${args.customDeploy}` : args.image?.url ?? '';
+}
+
+/** The event of an operation's first call in a state: the backend starts the work. */
+export function startedEvent(args: CallArgs): BmoEvent | null {
+  switch (args.op) {
+    case 'inspect': return normal('InspectionStarted', 'Hardware inspection started');
+    case 'provision': return normal('ProvisioningStarted', `Image provisioning started for ${imageUrl(args)}`);
+    case 'deprovision': return normal('DeprovisioningStarted', 'Image deprovisioning started');
+    default: return null;
+  }
+}
+
+/** The events of an operation the backend reports done, as BMO publishes them on completion. */
+export function doneEvents(op: Operation, host: BareMetalHost, firstRegistration: boolean): BmoEvent[] {
+  switch (op) {
+    // BMO: "Registered" when the node is created, "BMCAccessValidated" when the BMC answered.
+    case 'register': return firstRegistration ? [normal('Registered', 'Registered new host'), normal('BMCAccessValidated', 'Verified access to BMC')] : [];
+    case 'inspect': return [normal('InspectionComplete', 'Hardware inspection completed')];
+    case 'provision': {
+      const url = host.spec.customDeploy?.method ? `custom deploy ${host.spec.customDeploy.method}` : host.spec.image?.url ?? '';
+      return [normal('ProvisioningComplete', `Image provisioning completed for ${url}`)];
+    }
+    case 'deprovision': return [normal('DeprovisioningComplete', 'Image deprovisioning completed')];
+    // BMO publishes these when Ironic takes the request; here when the host is seen in that state.
+    case 'powerOn': return [normal('PowerOn', 'Host powered on')];
+    case 'powerOff': return [normal('PowerOff', 'Host powered off')];
+    default: return [];
+  }
+}
+
+export const INSPECTION_SKIPPED = normal('InspectionSkipped', 'disabled by user');
+export const DISCOVERED = normal('Discovered', 'Discovered host with no BMC details');
