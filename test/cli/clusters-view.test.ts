@@ -1,12 +1,12 @@
 // `metalfleet clusters` in-process: a node answering the clusters verb over the memory bus, the
 // command function called with its transport, its table and JSON checked.
 import test from 'ava';
-import { createMemoryBus } from '../../src/bus/index.ts';
 import type { ClusterRow } from '../../src/bus/messages/introspect.ts';
 import { clustersView } from '../../src/cli/introspect/index.ts';
 import type { ViewOptions } from '../../src/cli/introspect/index.ts';
-import { serveIntrospection } from '../../src/cluster/introspect/index.ts';
 import type { IntrospectionSource } from '../../src/cluster/introspect/index.ts';
+import type { Transport } from '../../src/ports/index.ts';
+import { serveEmbedded } from '../support/embedded-introspection.ts';
 
 const DEMO: ClusterRow = {
   key: 'capi/demo', cluster: 'demo', shard: 5, phase: 'active', ready: true, failureDomains: ['az1', 'az2'],
@@ -24,17 +24,12 @@ const PENDING: ClusterRow = {
   addressesSeenMs: null, machines: [], conditions: [], lastError: 'MAAS said 503 creating new-1a2b3c.maas', waiting: null,
 };
 
-async function withNode(clusters: ClusterRow[], run: (client: ReturnType<ReturnType<typeof createMemoryBus>['connect']>, base: ViewOptions) => Promise<void>): Promise<void> {
-  const bus = createMemoryBus();
-  const server = bus.connect('a');
-  const client = bus.connect('cli');
-  const service = serveIntrospection(server, { clusters: async () => clusters } as unknown as IntrospectionSource, { node: 'a' });
+async function withNode(clusters: ClusterRow[], run: (client: Transport, base: ViewOptions) => Promise<void>): Promise<void> {
+  const served = serveEmbedded({ clusters: async () => clusters, close: () => undefined } as unknown as IntrospectionSource, 'a');
   try {
-    await run(client, { format: 'table', width: 160, timeoutMs: 2_000, natsUrl: 'memory', nodes: ['a'] });
+    await run(served.client, { format: 'table', width: 160, timeoutMs: 2_000, natsUrl: 'memory', nodes: ['a'] });
   } finally {
-    await service.close();
-    await client.close();
-    await server.close();
+    await served.close();
   }
 }
 

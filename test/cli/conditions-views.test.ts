@@ -1,11 +1,10 @@
 // Conditions in the introspection output: `metalfleet hosts -o wide` and `metalfleet inspect`.
 import test from 'ava';
 import type { Condition } from '../../src/api/index.ts';
-import { createMemoryBus } from '../../src/bus/index.ts';
 import { hostsView, inspectView, renderTable } from '../../src/cli/introspect/index.ts';
-import { serveIntrospection } from '../../src/cluster/introspect/index.ts';
 import { bmh, secret, startTestNode, statusOf } from '../support/node.ts';
 import { waitUntil } from '../support/wait.ts';
+import { serveEmbedded } from '../support/embedded-introspection.ts';
 import type { InspectedHost, OnNode } from '../../src/cli/introspect/rows.ts';
 import { conditionLines, hostColumns, renderInspect } from '../../src/cli/introspect/views.ts';
 import type { WideHostRow } from '../../src/cli/introspect/views.ts';
@@ -97,11 +96,8 @@ test('hosts -o wide - accepted as a table format; refused together with --json (
 
 test('inspect and hosts -o wide - a host driven to provisioned shows the conditions its machine wrote (Ready True Provisioned)', async (t) => {
   const { node, store } = await startTestNode();
-  const bus = createMemoryBus();
-  const server = bus.connect('embedded');
-  const client = bus.connect('cli');
-  const source = node.introspection;
-  const service = serveIntrospection(server, source, { node: 'embedded' });
+  const served = serveEmbedded(node.introspection);
+  const client = served.client;
   try {
     t.true((await store.applyObjects([secret('bmc', 'lab', { username: 'admin', password: 'pw-Conditions1' }), bmh('c-1')])).ok);
     await waitUntil(async () => (await statusOf(store, 'lab/c-1'))?.provisioning.state === 'provisioned', 15_000, 'lab/c-1 provisioned');
@@ -121,10 +117,7 @@ test('inspect and hosts -o wide - a host driven to provisioned shows the conditi
     const plain = JSON.parse((await hostsView(client, {}, { ...base, format: 'json' })).stdout) as { replies: Array<{ value: { hosts: Array<Record<string, unknown>> } }> };
     t.false('conditions' in plain.replies[0]!.value.hosts[0]!);
   } finally {
-    await service.close();
-    source.close();
+    await served.close();
     await node.stop();
-    await client.close();
-    await server.close();
   }
 });

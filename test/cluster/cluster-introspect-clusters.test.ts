@@ -14,6 +14,7 @@ import { withCluster } from '../support/cluster.ts';
 import { maasReady, startMaasNode } from '../support/maas-node.ts';
 import { natsServerInstalled } from '../support/nats-server.ts';
 import { waitUntil } from '../support/wait.ts';
+import { serveEmbedded } from '../support/embedded-introspection.ts';
 
 const TIMEOUT = { timeoutMs: 2_000 };
 
@@ -37,11 +38,8 @@ test('clusters schema - a reply row carries the DNS name, the record\'s addresse
 
 test('clusters - the embedded node answers for its MaasCluster over the in-memory bus: DNS name, the record\'s addresses as MAAS holds them, machines with their MAAS state, and no API key', async (t) => {
   const it = await startMaasNode();
-  const bus = createMemoryBus();
-  const server = bus.connect('embedded');
-  const client = bus.connect('cli');
-  const source = it.node.introspection;
-  const service = serveIntrospection(server, source, { node: 'embedded' });
+  const served = serveEmbedded(it.node.introspection);
+  const client = served.client;
   const opts = { ...TIMEOUT, nodes: ['embedded'] };
   try {
     t.true(it.store.apply(generateMaasCluster({ controlPlane: 2, workers: 1 })).ok);
@@ -85,10 +83,7 @@ test('clusters - the embedded node answers for its MaasCluster over the in-memor
       for (const part of key.split(':')) t.false(raw.includes(part), 'a MAAS API key part in the clusters reply');
     }
   } finally {
-    await service.close();
-    source.close();
-    await client.close();
-    await server.close();
+    await served.close();
     await it.stop();
   }
 });

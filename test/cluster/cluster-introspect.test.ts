@@ -14,6 +14,7 @@ import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import { maasReady, startMaasNode } from '../support/maas-node.ts';
 import { bmh, secret, startTestNode } from '../support/node.ts';
 import { waitUntil } from '../support/wait.ts';
+import { serveEmbedded } from '../support/embedded-introspection.ts';
 
 const PASSWORD = 'hunter2-Xq9';
 const TIMEOUT = { timeoutMs: 2_000 };
@@ -174,11 +175,8 @@ test('introspect - requests that do not match the schema are refused with a prec
 
 test('introspect - the embedded node lists and inspects its MaasMachines as backend maas', async (t) => {
   const it = await startMaasNode();
-  const bus = createMemoryBus();
-  const server = bus.connect('embedded');
-  const client = bus.connect('cli');
-  const source = it.node.introspection;
-  const service = serveIntrospection(server, source, { node: 'embedded' });
+  const served = serveEmbedded(it.node.introspection);
+  const client = served.client;
   const opts = { ...TIMEOUT, nodes: ['embedded'] };
   try {
     t.true(it.store.apply(generateMaasCluster({ controlPlane: 1, workers: 1 })).ok);
@@ -194,10 +192,7 @@ test('introspect - the embedded node lists and inspects its MaasMachines as back
     t.truthy(inspected.spec.providerID);
     t.truthy(inspected.backendRecord);
   } finally {
-    await service.close();
-    source.close();
-    await client.close();
-    await server.close();
+    await served.close();
     await it.stop();
   }
 });
