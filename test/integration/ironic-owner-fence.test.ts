@@ -2,27 +2,11 @@
 // `extra`; an owner whose lease is older than the recorded one does not act, and no write leaves
 // once the caller's lease is no longer safely held, even in the middle of a multi-request step.
 import test from 'ava';
-import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
-import type { IronicClient } from '../../src/adapters/ironic/client/index.ts';
-import { createIronicProvisioner, OWNER_EXTRA } from '../../src/adapters/ironic/provisioner/index.ts';
-import type { Fence, HostData, Provisioner } from '../../src/ports/index.ts';
-import { startIronic } from '../support/ironic.ts';
-import type { IronicServer } from '../support/ironic.ts';
+import { OWNER_EXTRA } from '../../src/adapters/ironic/provisioner/index.ts';
+import type { Fence, HostData } from '../../src/ports/index.ts';
+import { useIronicProvisioner } from '../support/ironic.ts';
 
-let ironic: IronicServer;
-let client: IronicClient;
-let provisioner: Provisioner;
-
-test.before(async () => {
-  ironic = await startIronic();
-  client = createIronicClient({ endpoint: ironic.url, timeoutMs: 10_000 });
-  await client.connect();
-  provisioner = createIronicProvisioner({ client, driverOverride: { hardwareType: 'fake-hardware' }, polls: { shortMs: 50, longMs: 100 }, imageCheck: { enabled: false } });
-});
-test.after.always(async () => {
-  client?.close();
-  await ironic?.stop();
-});
+const it = useIronicProvisioner(test);
 
 function hostData(name: string, fence: Fence, leaseHeld?: () => boolean): HostData {
   return {
@@ -36,8 +20,8 @@ function hostData(name: string, fence: Fence, leaseHeld?: () => boolean): HostDa
 
 async function registered(name: string, fence: Fence): Promise<string> {
   for (let i = 0; i < 50; i++) {
-    const r = await provisioner.register(hostData(name, fence), { op: 'register', restartOnFailure: false, credentialsChanged: false });
-    if (r.kind === 'done') return (await client.getNode(`lab~${name}`))!.uuid;
+    const r = await it.provisioner.register(hostData(name, fence), { op: 'register', restartOnFailure: false, credentialsChanged: false });
+    if (r.kind === 'done') return (await it.client.getNode(`lab~${name}`))!.uuid;
     if (r.kind === 'failed') throw new Error(`register failed: ${r.message}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -48,38 +32,38 @@ test('ironic owner fence - the owner records its lease on the node; an owner of 
   const b: Fence = { holder: 'node-b', shard: 3, epoch: 10 };
   const uuid = await registered('fence1', b);
   // The first call with a fence on an existing node records it.
-  const first = await provisioner.hardwareState(hostData('fence1', b), { op: 'hardwareState' });
+  const first = await it.provisioner.hardwareState(hostData('fence1', b), { op: 'hardwareState' });
   t.not(first.kind, 'failed');
-  t.deepEqual((await client.getNode(uuid))?.extra?.[OWNER_EXTRA], { holder: 'node-b', shard: 3, epoch: 10 });
+  t.deepEqual((await it.client.getNode(uuid))?.extra?.[OWNER_EXTRA], { holder: 'node-b', shard: 3, epoch: 10 });
 
-  const before = (await client.getNode(uuid))!;
-  const stale = await provisioner.powerOn(hostData('fence1', { holder: 'node-a', shard: 3, epoch: 7 }), { op: 'powerOn', force: false });
+  const before = (await it.client.getNode(uuid))!;
+  const stale = await it.provisioner.powerOn(hostData('fence1', { holder: 'node-a', shard: 3, epoch: 7 }), { op: 'powerOn', force: false });
   t.is(stale.kind, 'transient');
   t.regex(stale.kind === 'transient' ? stale.message : '', /driven by node-b \(lease epoch 10 of shard 3\).*epoch 7/);
-  const after = (await client.getNode(uuid))!;
+  const after = (await it.client.getNode(uuid))!;
   t.is(after.power_state, before.power_state);
   t.is(after.target_power_state ?? null, before.target_power_state ?? null);
   t.deepEqual(after.extra?.[OWNER_EXTRA], { holder: 'node-b', shard: 3, epoch: 10 }, 'the older owner did not overwrite the record');
 
   // A later epoch (the shard moved again) takes over the record and acts.
-  const c = await provisioner.hardwareState(hostData('fence1', { holder: 'node-c', shard: 3, epoch: 12 }), { op: 'hardwareState' });
+  const c = await it.provisioner.hardwareState(hostData('fence1', { holder: 'node-c', shard: 3, epoch: 12 }), { op: 'hardwareState' });
   t.not(c.kind, 'failed');
-  t.deepEqual((await client.getNode(uuid))?.extra?.[OWNER_EXTRA], { holder: 'node-c', shard: 3, epoch: 12 });
+  t.deepEqual((await it.client.getNode(uuid))?.extra?.[OWNER_EXTRA], { holder: 'node-c', shard: 3, epoch: 12 });
 });
 
 test('ironic owner fence - no write leaves once the lease is no longer safely held, even between the requests of one step', async (t) => {
   const fence: Fence = { holder: 'node-b', shard: 5, epoch: 20 };
   const uuid = await registered('fence22', fence);
-  const before = (await client.getNode(uuid))!;
+  const before = (await it.client.getNode(uuid))!;
   // Lost by the time the step sends its first write (the reads before it still go out).
   let asked = 0;
-  const result = await provisioner.powerOff(hostData('fence22', { ...fence, epoch: 21 }, () => {
+  const result = await it.provisioner.powerOff(hostData('fence22', { ...fence, epoch: 21 }, () => {
     asked += 1;
     return false;
   }), { op: 'powerOff', mode: 'hard', force: false });
   t.is(result.kind, 'transient');
   t.regex(result.kind === 'transient' ? result.message : '', /lease of lab\/fence22 is no longer safely held.*Ironic was not called/);
-  const after = (await client.getNode(uuid))!;
+  const after = (await it.client.getNode(uuid))!;
   t.is(after.power_state, before.power_state);
   t.is(after.target_power_state ?? null, before.target_power_state ?? null);
   t.not((after.extra?.[OWNER_EXTRA] as { epoch?: number } | undefined)?.epoch, 21, 'not even the owner record was written');

@@ -2,27 +2,10 @@
 // when the credentials changed or the BMC address moved, and not on every pass (Ironic never
 // returns the password, so an unchanged pass must not write).
 import test from 'ava';
-import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
-import type { IronicClient } from '../../src/adapters/ironic/client/index.ts';
-import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
-import type { HostData, Provisioner } from '../../src/ports/index.ts';
-import { startIronic } from '../support/ironic.ts';
-import type { IronicServer } from '../support/ironic.ts';
+import type { HostData } from '../../src/ports/index.ts';
+import { useIronicProvisioner } from '../support/ironic.ts';
 
-let ironic: IronicServer;
-let client: IronicClient;
-let provisioner: Provisioner;
-
-test.before(async () => {
-  ironic = await startIronic();
-  client = createIronicClient({ endpoint: ironic.url, timeoutMs: 10_000 });
-  await client.connect();
-  provisioner = createIronicProvisioner({ client, driverOverride: { hardwareType: 'fake-hardware' }, polls: { shortMs: 50, longMs: 100 }, imageCheck: { enabled: false } });
-});
-test.after.always(async () => {
-  client?.close();
-  await ironic?.stop();
-});
+const it = useIronicProvisioner(test);
 
 function hostData(name: string, o: { username: string; address?: string }): HostData {
   return {
@@ -34,7 +17,7 @@ function hostData(name: string, o: { username: string; address?: string }): Host
 
 async function register(h: HostData, credentialsChanged: boolean): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    const r = await provisioner.register(h, { op: 'register', restartOnFailure: false, credentialsChanged });
+    const r = await it.provisioner.register(h, { op: 'register', restartOnFailure: false, credentialsChanged });
     if (r.kind === 'done') return;
     if (r.kind === 'failed') throw new Error(`register failed: ${r.message}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -42,7 +25,7 @@ async function register(h: HostData, credentialsChanged: boolean): Promise<void>
   throw new Error('register did not finish');
 }
 
-const driverInfo = async (): Promise<Record<string, unknown>> => (await client.getNode('lab~r1'))?.driver_info ?? {};
+const driverInfo = async (): Promise<Record<string, unknown>> => (await it.client.getNode('lab~r1'))?.driver_info ?? {};
 
 test('ironic register - changed credentials replace driver_info; unchanged ones write nothing; a moved BMC address replaces it too (BMO Register)', async (t) => {
   await register(hostData('r1', { username: 'first-user' }), false);
@@ -52,10 +35,10 @@ test('ironic register - changed credentials replace driver_info; unchanged ones 
   await register(hostData('r1', { username: 'second-user' }), true);
   t.is((await driverInfo())['redfish_username'], 'second-user', 'credentialsChanged: driver_info updated');
 
-  const before = client.stats.byRoute['PATCH /v1/nodes/{node}'] ?? 0;
+  const before = it.client.stats.byRoute['PATCH /v1/nodes/{node}'] ?? 0;
   await register(hostData('r1', { username: 'third-user' }), false);
   t.is((await driverInfo())['redfish_username'], 'second-user', 'without credentialsChanged and the same address, nothing is written');
-  t.is(client.stats.byRoute['PATCH /v1/nodes/{node}'] ?? 0, before);
+  t.is(it.client.stats.byRoute['PATCH /v1/nodes/{node}'] ?? 0, before);
 
   await register(hostData('r1', { username: 'third-user', address: 'redfish://192.168.111.2:8000/redfish/v1/Systems/r1' }), false);
   const moved = await driverInfo();

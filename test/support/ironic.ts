@@ -11,6 +11,11 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { TestFn } from 'ava';
+import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
+import type { IronicClient } from '../../src/adapters/ironic/client/index.ts';
+import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
+import type { Provisioner } from '../../src/ports/index.ts';
 
 export interface IronicServer {
   /** http://127.0.0.1:PORT (no /v1). */
@@ -340,4 +345,27 @@ export async function startIronic(opts: StartIronicOptions = {}): Promise<Ironic
     },
   };
   return server;
+}
+
+/** A real Ironic for one test file, with a client and a fake-hardware provisioner on it (fast polls, no image check). */
+export interface IronicProvisionerFixture {
+  readonly ironic: IronicServer;
+  readonly client: IronicClient;
+  readonly provisioner: Provisioner;
+}
+
+/** Starts one in the file's before hook and stops it after; read the fields inside tests. */
+export function useIronicProvisioner(test: TestFn): IronicProvisionerFixture {
+  const it = {} as { ironic: IronicServer; client: IronicClient; provisioner: Provisioner };
+  test.before(async () => {
+    it.ironic = await startIronic();
+    it.client = createIronicClient({ endpoint: it.ironic.url, timeoutMs: 10_000 });
+    await it.client.connect();
+    it.provisioner = createIronicProvisioner({ client: it.client, driverOverride: { hardwareType: 'fake-hardware' }, polls: { shortMs: 50, longMs: 100 }, imageCheck: { enabled: false } });
+  });
+  test.after.always(async () => {
+    it.client?.close();
+    await it.ironic?.stop();
+  });
+  return it;
 }
