@@ -66,7 +66,7 @@ function tearDown(t: Turn, state: 'deprovisioning' | 'powering off before delete
     return true;
   }
   if (t.s.needsRegistration) {
-    t.call({ op: 'register', restartOnFailure: t.status.errorType === 'registration error', credentialsChanged: false });
+    t.register();
     return false;
   }
   if (state === 'powering off before delete') {

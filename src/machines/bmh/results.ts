@@ -246,8 +246,6 @@ function recordProfile(t: Turn, jitter: number): boolean {
     t.patchStatus({ hardwareProfile: match.profile });
     t.event('Normal', 'ProfileSet', `Hardware profile set: ${match.profile}`);
   }
-  if (JSON.stringify(match.rootDeviceHints ?? null) !== JSON.stringify(t.status.provisioning.rootDeviceHints ?? null)) {
-    t.patchProvisioning({ rootDeviceHints: match.rootDeviceHints });
-  }
+  t.recordRootDeviceHints(match.rootDeviceHints);
   return true;
 }

@@ -58,7 +58,7 @@ export const HANDLERS: Record<ProvisioningState, Handler> = {
     const spec = t.host.spec;
     // The spec's hints, else the hardware profile's, recorded in status as BMO records the ones it sends.
     const rootDeviceHints = effectiveRootDeviceHints(t.host);
-    if (JSON.stringify(rootDeviceHints ?? null) !== JSON.stringify(t.status.provisioning.rootDeviceHints ?? null)) t.patchProvisioning({ rootDeviceHints });
+    t.recordRootDeviceHints(rootDeviceHints);
     t.call({ op: 'provision', image: spec.image, customDeploy: spec.customDeploy?.method, bootMode: spec.bootMode, rootDeviceHints });
     return false;
   },
@@ -104,7 +104,7 @@ function register(t: Turn): boolean {
     if (t.status.errorMessage !== message) t.recordError('registration error', message, 0, null);
     return false;
   }
-  t.call({ op: 'register', restartOnFailure: t.status.errorType === 'registration error', credentialsChanged: false });
+  t.register();
   return false;
 }
 

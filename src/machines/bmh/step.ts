@@ -161,7 +161,7 @@ function handle(t: Turn): boolean {
   const state = t.state;
   if (handleDetach(t)) return false;
   if (t.s.needsRegistration && state !== '' && state !== 'unmanaged' && state !== 'registering') {
-    t.call({ op: 'register', restartOnFailure: t.status.errorType === 'registration error', credentialsChanged: false });
+    t.register();
     return false;
   }
   if (t.s.needsAdopt) {

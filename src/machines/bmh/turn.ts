@@ -1,4 +1,4 @@
-import type { BareMetalHost, BareMetalHostStatus, ErrorType, OperationHistory, ProvisioningState } from '../../api/index.ts';
+import type { BareMetalHost, BareMetalHostStatus, ErrorType, OperationHistory, ProvisioningState, RootDeviceHints } from '../../api/index.ts';
 import { atLeastMinimumMs, errorBackoffMs, transientBackoffMs } from './backoff.ts';
 import { startedEvent } from './bmo-events.ts';
 import type { BmhEffect, BmhState, CallArgs, GatedOperation, SlotState, Step } from './types.ts';
@@ -107,6 +107,16 @@ export class Turn {
     const kind = HISTORY_OF[this.state];
     const start = kind ? Date.parse(this.status.operationHistory?.[kind]?.start ?? '') : Number.NaN;
     return Number.isFinite(start) ? start : null;
+  }
+
+  /** Registers (again) with the backend: after a registration error it asks for a fresh attempt. */
+  register(): void {
+    this.call({ op: 'register', restartOnFailure: this.status.errorType === 'registration error', credentialsChanged: false });
+  }
+
+  /** Records the root device hints a deploy uses, when they differ from status's. */
+  recordRootDeviceHints(hints: RootDeviceHints | undefined): void {
+    if (JSON.stringify(hints ?? null) !== JSON.stringify(this.status.provisioning.rootDeviceHints ?? null)) this.patchProvisioning({ rootDeviceHints: hints });
   }
 
   releaseSlot(): void {
