@@ -12,6 +12,15 @@ test('bmo events - inspect, provision and deprovision starting are InspectionSta
   t.is(startedEvent({ op: 'hardwareState' }), null, 'a poll starts nothing');
 });
 
+test('bmo events - an image URL is quoted without its userinfo or query: an Event never carries a credential', (t) => {
+  const url = 'https://puller:img-s3cret@images.example/os.qcow2?X-Amz-Signature=sig-s3cret';
+  const started = startedEvent({ op: 'provision', image: { url, checksum: 'abc', checksumType: 'sha256' }, customDeploy: undefined, bootMode: 'UEFI', rootDeviceHints: undefined });
+  t.is(started?.message, 'Image provisioning started for https://xxxxx@images.example/os.qcow2');
+  const host = makeHost();
+  const complete = doneEvents('provision', { ...host, spec: { ...host.spec, image: { url, checksum: 'abc', checksumType: 'sha256' } } }, false);
+  for (const e of [started, ...complete]) t.false(/s3cret/.test(e?.message ?? ''), e?.message);
+});
+
 test('bmo events - completion: Registered and BMCAccessValidated on the first registration only, then Inspection/Provisioning/DeprovisioningComplete and PowerOn/PowerOff', (t) => {
   const host = makeHost();
   t.deepEqual(doneEvents('register', host, true).map((e) => e.reason), ['Registered', 'BMCAccessValidated']);

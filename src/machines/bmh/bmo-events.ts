@@ -1,4 +1,5 @@
 import type { BareMetalHost } from '../../api/index.ts';
+import { redactUrl } from '../../api/bmc/index.ts';
 import type { CallArgs, Operation } from './types.ts';
 
 // The Kubernetes Event reasons and messages BMO emits where a dashboard or `kubectl get events`
@@ -14,15 +15,21 @@ export interface BmoEvent {
 
 const normal = (reason: string, message: string): BmoEvent => ({ severity: 'Normal', reason, message });
 
-function imageUrl(args: Extract<CallArgs, { op: 'provision' }>): string {
-  return args.customDeploy ? `custom deploy ${args.customDeploy}` : args.image?.url ?? '';
+/**
+ * What a deploy puts on the host, as the events name it. BMO quotes the image URL; Events are read
+ * by more people than the host's spec, so userinfo and the query (signed URLs carry tokens there)
+ * are left out.
+ */
+function deployed(customDeploy: string | undefined, imageUrl: string | undefined): string {
+  if (customDeploy) return `custom deploy ${customDeploy}`;
+  return redactUrl(imageUrl ?? '').replace(/[?#].*$/s, '');
 }
 
 /** The event of an operation's first call in a state: the backend starts the work. */
 export function startedEvent(args: CallArgs): BmoEvent | null {
   switch (args.op) {
     case 'inspect': return normal('InspectionStarted', 'Hardware inspection started');
-    case 'provision': return normal('ProvisioningStarted', `Image provisioning started for ${imageUrl(args)}`);
+    case 'provision': return normal('ProvisioningStarted', `Image provisioning started for ${deployed(args.customDeploy, args.image?.url)}`);
     case 'deprovision': return normal('DeprovisioningStarted', 'Image deprovisioning started');
     default: return null;
   }
@@ -34,10 +41,7 @@ export function doneEvents(op: Operation, host: BareMetalHost, firstRegistration
     // BMO: "Registered" when the node is created, "BMCAccessValidated" when the BMC answered.
     case 'register': return firstRegistration ? [normal('Registered', 'Registered new host'), normal('BMCAccessValidated', 'Verified access to BMC')] : [];
     case 'inspect': return [normal('InspectionComplete', 'Hardware inspection completed')];
-    case 'provision': {
-      const url = host.spec.customDeploy?.method ? `custom deploy ${host.spec.customDeploy.method}` : host.spec.image?.url ?? '';
-      return [normal('ProvisioningComplete', `Image provisioning completed for ${url}`)];
-    }
+    case 'provision': return [normal('ProvisioningComplete', `Image provisioning completed for ${deployed(host.spec.customDeploy?.method, host.spec.image?.url)}`)];
     case 'deprovision': return [normal('DeprovisioningComplete', 'Image deprovisioning completed')];
     // BMO publishes these when Ironic takes the request; here when the host is seen in that state.
     case 'powerOn': return [normal('PowerOn', 'Host powered on')];
