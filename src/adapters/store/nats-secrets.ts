@@ -1,11 +1,13 @@
-import { watch as watchPath, type FSWatcher } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { watch as watchPath, type BigIntStats, type FSWatcher } from 'node:fs';
+import { open, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { readManifests } from '../../api/manifest.ts';
 import type { Secret } from '../../api/secret.ts';
 import { StoreError } from '../../ports/index.ts';
 import { SecretChanges, secretChangeOf } from './secret-changes.ts';
 import type { SecretEvent, SecretWatchOptions } from './secret-changes.ts';
+import { freshSecretVersion, sameSecretContent, withVersion } from './secret-version.ts';
 import { formatApplyIssue, validateDocuments, type ApplyIssue, type SourceDocument } from './validate.ts';
 
 /**
@@ -34,6 +36,8 @@ export interface SecretFiles extends SecretSource {
 export interface SecretFilesOptions {
   /** How long after the last file event a re-read starts (editors write a file in steps). Default 100 ms. */
   readonly debounceMs?: number;
+  /** The clock (ms since the epoch) a file's times are compared with; see `readWithVersion`. */
+  readonly now?: () => number;
 }
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
@@ -78,15 +82,24 @@ async function manifestFiles(path: string): Promise<string[]> {
  * `debounceMs` everything is read again and each Secret that appeared, changed or went away is
  * announced. A file that no longer parses, or cannot be read, keeps the Secrets last read from it
  * and is reported to the watchers (file, document, field; never a value).
+ *
+ * Each Secret's `metadata.resourceVersion` (any in the manifest is replaced) names the state of
+ * the file it was read from — a digest of the file's device, inode, size, mtime and ctime, never
+ * of its text — taken when the Secret was first read or last changed. It stays while re-reads
+ * find the same content (type, data, stringData), whatever else happens to the file; content that
+ * differs gets the file's new state, so a restart finds the same version for an untouched file and
+ * another for a changed one. A file read within 2 s of its last change gets a version of this
+ * process alone instead (see `readWithVersion`).
  */
 export async function loadSecretFiles(paths: readonly string[], options: SecretFilesOptions = {}): Promise<SecretFiles> {
   const debounceMs = options.debounceMs ?? 100;
+  const now = options.now ?? Date.now;
   let files: string[] = [];
   for (const path of paths) files.push(...await manifestFiles(path));
   let byFile = new Map<string, readonly FileSecret[]>();
   const issues: ApplyIssue[] = [];
   for (const file of files) {
-    const read = await readSecretFile(file);
+    const read = await readSecretFile(file, now);
     if (!read.ok) {
       if (read.error) throw read.error;
       issues.push(...read.issues);
@@ -96,6 +109,8 @@ export async function loadSecretFiles(paths: readonly string[], options: SecretF
     throw new StoreError(`invalid Secret manifests (nothing was loaded): ${issues.map(formatApplyIssue).join('; ')}`, false);
   }
   let merged = mergeFiles(files, byFile);
+  const versions = new VersionHistory();
+  merged = { ...merged, secrets: versions.stamp(new Map(), merged.secrets) };
   const changes = new SecretChanges();
   let watchers: FSWatcher[] = [];
   let timer: NodeJS.Timeout | null = null;
@@ -136,7 +151,7 @@ export async function loadSecretFiles(paths: readonly string[], options: SecretF
     }
     const next = new Map<string, readonly FileSecret[]>();
     for (const file of nextFiles) {
-      const read = await readSecretFile(file);
+      const read = await readSecretFile(file, now);
       if (read.ok) {
         next.set(file, read.secrets);
         continue;
@@ -150,7 +165,8 @@ export async function loadSecretFiles(paths: readonly string[], options: SecretF
     const before = merged.secrets;
     files = [...new Set(nextFiles)].filter((f) => next.has(f));
     byFile = next;
-    merged = mergeFiles(files, byFile);
+    const read = mergeFiles(files, byFile);
+    merged = { ...read, secrets: versions.stamp(before, read.secrets) };
     const keys = new Set([...before.keys(), ...merged.secrets.keys()]);
     for (const key of keys) {
       const change = secretChangeOf(before.get(key), merged.secrets.get(key));
@@ -227,6 +243,7 @@ export async function loadSecretFiles(paths: readonly string[], options: SecretF
 
 interface FileSecret {
   readonly key: string;
+  /** With the version of its file's state (replaced by the one before when the content is the same). */
   readonly secret: Secret;
   /** `file document N`, for the duplicate warning. */
   readonly at: string;
@@ -236,15 +253,15 @@ type FileRead =
   | { readonly ok: true; readonly secrets: readonly FileSecret[] }
   | { readonly ok: false; readonly gone: boolean; readonly error?: StoreError; readonly issues: readonly ApplyIssue[] };
 
-async function readSecretFile(file: string): Promise<FileRead> {
-  let text: string;
+async function readSecretFile(file: string, now: () => number): Promise<FileRead> {
+  let read: { text: string; version: string };
   try {
-    text = await readFile(file, 'utf8');
+    read = await readWithVersion(file, now);
   } catch (error) {
     return { ok: false, gone: (error as NodeJS.ErrnoException).code === 'ENOENT', error: unreadable(file, error), issues: [] };
   }
   const docs: SourceDocument[] = [];
-  for (const doc of readManifests(text, file)) {
+  for (const doc of readManifests(read.text, file)) {
     // A document that did not parse may have been a Secret: it fails the file rather than
     // leaving a host without its credentials for a reason nobody sees.
     if (doc.yamlError !== undefined || doc.kind === 'Secret') docs.push(doc);
@@ -253,9 +270,79 @@ async function readSecretFile(file: string): Promise<FileRead> {
   if (issues.length > 0) return { ok: false, gone: false, issues };
   const secrets: FileSecret[] = [];
   for (const doc of valid) {
-    if (doc.type === 'secret') secrets.push({ key: doc.key, secret: doc.secret, at: `${doc.source.file} document ${doc.source.index}` });
+    if (doc.type === 'secret') secrets.push({ key: doc.key, secret: withVersion(doc.secret, read.version), at: `${doc.source.file} document ${doc.source.index}` });
   }
   return { ok: true, secrets };
+}
+
+// A write racing the read: tried again this often before the read is taken as it is.
+const STABLE_READ_TRIES = 3;
+// The coarsest file time granularity in common use (FAT: 2 s; ext3 and some NFS: 1 s).
+const RACY_NS = 2_000_000_000n;
+
+/**
+ * The file's text and a version of the state it was read in. The version is a digest of the
+ * file's identity and times (and size, hidden in the digest: a manifest's size would tell a
+ * password's length), never of the text, which holds the secret values. ctime cannot be set back
+ * by a user, and an editor's write-and-rename gives a new inode, so a changed file gets another
+ * version, also across a restart. A file changed within the last granule of its times is "racy"
+ * (as git calls it): another write could still land with the very same state, so it gets a
+ * version of this process alone instead — stable while the content stays, but another one after
+ * a restart (one needless "credentials changed" then, never a change missed).
+ */
+async function readWithVersion(file: string, now: () => number): Promise<{ text: string; version: string }> {
+  for (let attempt = 1; ; attempt += 1) {
+    // Opened anew each try: a file replaced by a rename meanwhile is read as it now is.
+    const handle = await open(file, 'r');
+    try {
+      const before = await handle.stat({ bigint: true });
+      const text = await handle.readFile('utf8');
+      const after = await handle.stat({ bigint: true });
+      const version = stateDigest(after);
+      if (version === stateDigest(before)) {
+        const changedNs = after.mtimeNs > after.ctimeNs ? after.mtimeNs : after.ctimeNs;
+        const racy = BigInt(Math.floor(now())) * 1_000_000n - changedNs < RACY_NS;
+        return { text, version: racy ? freshSecretVersion() : version };
+      }
+      // Still being written: the watch brings a re-read once the writer is done.
+      if (attempt >= STABLE_READ_TRIES) return { text, version: freshSecretVersion() };
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+function stateDigest(s: BigIntStats): string {
+  const state = [s.dev, s.ino, s.size, s.mtimeNs, s.ctimeNs].join(':');
+  return `f${createHash('sha256').update(state).digest('hex').slice(0, 20)}`;
+}
+
+/**
+ * Each key's version across re-reads: the one before while the content is the same, else the
+ * version the read brought — unless this key has had it already (a file rewritten within one
+ * timestamp tick), when a fresh one stands in, so a version never comes back for other content.
+ */
+class VersionHistory {
+  private readonly seen = new Map<string, Set<string>>();
+
+  stamp(before: ReadonlyMap<string, Secret>, read: ReadonlyMap<string, Secret>): Map<string, Secret> {
+    const out = new Map<string, Secret>();
+    for (const [key, secret] of read) {
+      const previous = before.get(key);
+      const kept = previous?.metadata.resourceVersion;
+      if (previous && kept !== undefined && sameSecretContent(previous, secret)) {
+        out.set(key, withVersion(secret, kept));
+        continue;
+      }
+      let seen = this.seen.get(key);
+      if (!seen) this.seen.set(key, (seen = new Set()));
+      let version = secret.metadata.resourceVersion ?? freshSecretVersion();
+      if (seen.has(version)) version = freshSecretVersion();
+      seen.add(version);
+      out.set(key, withVersion(secret, version));
+    }
+    return out;
+  }
 }
 
 // Files in order, a later Secret of the same name winning, as the first load has always done.

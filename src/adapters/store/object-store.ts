@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Secret } from '../../api/secret.ts';
 import { nameOnCreate } from './generated-names.ts';
+import { ReadVersions } from './secret-version.ts';
 import type { Fence, FenceOptions, ObjectEvent, ObjectKind, ObjectStore, StoredObject } from '../../ports/index.ts';
 import { FenceRefusals, objectKey, patchedAnnotations, StaleFence, StoreError } from '../../ports/index.ts';
 
@@ -48,6 +49,7 @@ export function createMemoryObjectStore(o: MemoryObjectStoreOptions = {}): Memor
   const epochs = new Map<string, number>();
   const refusals = new FenceRefusals(o.onStaleFence);
   const now = o.now ?? Date.now;
+  const secretVersions = new ReadVersions();
   const id = (kind: ObjectKind, key: string) => `${kind} ${key}`;
   const emit = (e: ObjectEvent): void => {
     for (const l of listeners) {
@@ -91,7 +93,9 @@ export function createMemoryObjectStore(o: MemoryObjectStoreOptions = {}): Memor
     async getSecret(namespace, name) {
       const s = objects.get(id('Secret', `${namespace}/${name}`));
       const parsed = s ? Secret.safeParse(s) : undefined;
-      return parsed?.success ? parsed.data : undefined;
+      // Applied Secrets carry no resourceVersion here; one is stamped on read, fresh when the
+      // content differs from the last read (see secret-version.ts).
+      return secretVersions.stamp(`${namespace}/${name}`, parsed?.success ? parsed.data : undefined);
     },
     watch(listener) {
       listeners.add(listener);
