@@ -21,7 +21,7 @@ function hostData(name: string, credentials: HostData['credentials'] = { usernam
 const ARGS: { [O in CallArgs['op']]: Extract<CallArgs, { op: O }> } = {
   register: { op: 'register', restartOnFailure: false, credentialsChanged: false },
   inspect: { op: 'inspect', restartOnFailure: false, refresh: false },
-  prepare: { op: 'prepare', restartOnFailure: false },
+  prepare: { op: 'prepare', restartOnFailure: false, raid: { target: null, actual: null } },
   provision: { op: 'provision', image: { url: 'http://images/os.qcow2', checksum: 'abc' }, customDeploy: undefined, bootMode: 'UEFI', rootDeviceHints: undefined },
   deprovision: { op: 'deprovision', restartOnFailure: false, automatedCleaning: true },
   adopt: { op: 'adopt', restartOnFailure: false },

@@ -24,7 +24,7 @@ function hostData(name: string, fence?: HostData['fence']): HostData {
 }
 
 const REGISTER = { op: 'register', restartOnFailure: false, credentialsChanged: false } as const;
-const PREPARE = { op: 'prepare', restartOnFailure: false } as const;
+const PREPARE = { op: 'prepare', restartOnFailure: false, raid: { target: null, actual: null } } as const;
 const INSPECT = { op: 'inspect', restartOnFailure: false, refresh: false } as const;
 const PROVISION = { op: 'provision', image: { url: 'http://images/os.qcow2', checksum: 'abc' }, customDeploy: undefined, bootMode: 'UEFI', rootDeviceHints: undefined } as const;
 const DEPROVISION = { op: 'deprovision', restartOnFailure: false, automatedCleaning: true } as const;

@@ -75,7 +75,7 @@ test('fixture-server - prints its URL as one JSON line, serves the fixture API a
   } as const;
   await client.register(h, { op: 'register', restartOnFailure: false, credentialsChanged: false });
   await client.inspect(h, { op: 'inspect', restartOnFailure: false, refresh: false });
-  await client.prepare(h, { op: 'prepare', restartOnFailure: false });
+  await client.prepare(h, { op: 'prepare', restartOnFailure: false, raid: { target: null, actual: null } });
   const provision = { op: 'provision', image: { url: 'http://i/os.img' }, customDeploy: undefined, bootMode: 'UEFI', rootDeviceHints: undefined } as const;
   t.like(await client.provision(h, provision), { kind: 'continuing' });
   t.like(await client.provision(h, provision), { kind: 'done', poweredOn: true });

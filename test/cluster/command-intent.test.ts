@@ -12,7 +12,9 @@ type State = NonNullable<BareMetalHost['status']>['provisioning']['state'];
 
 function host(state: State, o: HostOverrides = {}): BareMetalHost {
   const deployed = state === 'provisioned' || state === 'externally provisioned' ? { image } : {};
-  return makeHost({ ...o, status: { poweredOn: true, ...o.status, provisioning: { state, ID: 'node-1', ...deployed, ...o.status?.provisioning } } });
+  // The hints registration recorded (BMO matchProfile), as on any registered host.
+  const hints = { rootDeviceHints: { deviceName: '/dev/sda' } };
+  return makeHost({ ...o, status: { poweredOn: true, ...o.status, provisioning: { state, ID: 'node-1', ...hints, ...deployed, ...o.status?.provisioning } } });
 }
 
 // A command without its host (the fixture host is filled in); distributes over the union.
@@ -129,10 +131,15 @@ test('command intent - a pending soft reboot is raised to hard; a pending hard o
   t.regex(hard.message, /already has a hard reboot pending/);
 });
 
+test('command intent - a host with disablePowerOff takes a reboot, which it does in place', (t) => {
+  const r = intentFor(host('provisioned', { spec: { disablePowerOff: true } }), cmd({ type: 'reboot' }));
+  t.true(r.ok, r.message);
+  t.regex(r.message, /reboots in place \(spec\.disablePowerOff\)/);
+});
+
 test('command intent - reboot refusals name the host and what to do', (t) => {
   const cases: Array<[BareMetalHost, RegExp]> = [
     [host('provisioned', { spec: { online: false } }), /spec\.online is false\); send powerOn/],
-    [host('provisioned', { spec: { disablePowerOff: true } }), /disablePowerOff.*clear spec\.disablePowerOff/],
     [host('inspecting'), /is inspecting; its power is managed only when available, provisioned or externally provisioned/],
     [host('provisioned', { annotations: { 'reboot.metal3.io/phase-1': '' } }), /held off by reboot\.metal3\.io\/phase-1.*removing it/],
     [host('provisioned', { annotations: { 'baremetalhost.metal3.io/detached': '' } }), /is detached.*remove that annotation.*send reboot/],
@@ -186,8 +193,10 @@ test('command intent - reprovision without a request id records an empty value; 
   accepted(t, r);
   t.deepEqual(r.intent, { annotations: { 'metalfleet.io/reprovision': '' } });
   t.regex(r.message, /deploys spec\.image again/);
+  // Deprovisioning starts once a slot is free (BMO's capacity check keeps it provisioned until then).
   const s = machineTick(applied(h, r.intent));
-  t.is(s.state.host.status.provisioning.state, 'deprovisioning');
+  t.true(s.effects.some((e) => e.type === 'requestSlot'));
+  t.is(step(s.state, { type: 'slotGranted', grantId: 'g' }, T0).state.host.status.provisioning.state, 'deprovisioning');
 });
 
 test('command intent - a second reprovision while one is pending is already applied, whatever its id', (t) => {

@@ -17,20 +17,23 @@ test('bmo events - an image URL is quoted without its userinfo or query: an Even
   const started = startedEvent({ op: 'provision', image: { url, checksum: 'abc', checksumType: 'sha256' }, customDeploy: undefined, bootMode: 'UEFI', rootDeviceHints: undefined });
   t.is(started?.message, 'Image provisioning started for https://xxxxx@images.example/os.qcow2');
   const host = makeHost();
-  const complete = doneEvents('provision', { ...host, spec: { ...host.spec, image: { url, checksum: 'abc', checksumType: 'sha256' } } }, false);
+  const complete = doneEvents('provision', { ...host, spec: { ...host.spec, image: { url, checksum: 'abc', checksumType: 'sha256' } } }, NONE);
   for (const e of [started, ...complete]) t.false(/s3cret/.test(e?.message ?? ''), e?.message);
 });
 
-test('bmo events - completion: Registered and BMCAccessValidated on the first registration only, then Inspection/Provisioning/DeprovisioningComplete and PowerOn/PowerOff', (t) => {
+const NONE = { firstRegistration: false, credentialsValidated: false };
+
+test('bmo events - completion: Registered on the first registration, BMCAccessValidated when new credentials worked (BMO registerHost registeredNewCreds), then Inspection/Provisioning/DeprovisioningComplete and PowerOn/PowerOff', (t) => {
   const host = makeHost();
-  t.deepEqual(doneEvents('register', host, true).map((e) => e.reason), ['Registered', 'BMCAccessValidated']);
-  t.deepEqual(doneEvents('register', host, false), [], 'a re-registration of a known node is not "Registered new host"');
-  t.deepEqual(doneEvents('inspect', host, false).map((e) => e.reason), ['InspectionComplete']);
-  t.deepEqual(doneEvents('provision', host, false), [{ severity: 'Normal', reason: 'ProvisioningComplete', message: `Image provisioning completed for ${host.spec.image?.url ?? ''}` }]);
-  t.deepEqual(doneEvents('deprovision', host, false).map((e) => e.message), ['Image deprovisioning completed']);
-  t.deepEqual(doneEvents('powerOn', host, false).map((e) => e.reason), ['PowerOn']);
-  t.deepEqual(doneEvents('powerOff', host, false).map((e) => e.reason), ['PowerOff']);
-  t.deepEqual(doneEvents('hardwareState', host, false), []);
+  t.deepEqual(doneEvents('register', host, { firstRegistration: true, credentialsValidated: true }).map((e) => e.reason), ['Registered', 'BMCAccessValidated']);
+  t.deepEqual(doneEvents('register', host, NONE), [], 'a re-registration of a known node with the same credentials is silent');
+  t.deepEqual(doneEvents('register', host, { firstRegistration: false, credentialsValidated: true }).map((e) => e.reason), ['BMCAccessValidated'], 'a new Secret version that works is validated again');
+  t.deepEqual(doneEvents('inspect', host, NONE).map((e) => e.reason), ['InspectionComplete']);
+  t.deepEqual(doneEvents('provision', host, NONE), [{ severity: 'Normal', reason: 'ProvisioningComplete', message: `Image provisioning completed for ${host.spec.image?.url ?? ''}` }]);
+  t.deepEqual(doneEvents('deprovision', host, NONE).map((e) => e.message), ['Image deprovisioning completed']);
+  t.deepEqual(doneEvents('powerOn', host, NONE).map((e) => e.reason), ['PowerOn']);
+  t.deepEqual(doneEvents('powerOff', host, NONE).map((e) => e.reason), ['PowerOff']);
+  t.deepEqual(doneEvents('hardwareState', host, NONE), []);
 });
 
 // ---- wired into the machine --------------------------------------------------------------------

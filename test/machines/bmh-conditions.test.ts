@@ -151,7 +151,8 @@ test('conditions - nothing changed returns the same list, in the order it had (B
 });
 
 test('conditions - a step from a BMO-written status without conditions fills them, and the next step writes nothing', (t) => {
-  const bmoWritten = initialState(hostAt('available', { poweredOn: true }));
+  // As BMO leaves an available host: the root device hints its profile gave are in status.
+  const bmoWritten = initialState(hostAt('available', { poweredOn: true, provisioning: { state: 'available', ID: 'node-1', rootDeviceHints: { deviceName: '/dev/sda' } } }));
   const state: BmhState = { ...bmoWritten, host: { ...bmoWritten.host, spec: { ...bmoWritten.host.spec, image: undefined } }, powerCheckAt: T0 + 60_000 };
   const s1 = tick(state);
   const write = s1.effects.find((e) => e.type === 'writeStatus');

@@ -1,7 +1,7 @@
 import test from 'ava';
-import { initialState } from '../../src/machines/bmh/index.ts';
+import { initialState, step } from '../../src/machines/bmh/index.ts';
 import type { BmhState } from '../../src/machines/bmh/index.ts';
-import { atState, calls, done, grant, makeHost, observe, reply, settle, T0, tick, withHost } from '../support/bmh.ts';
+import { atState, calls, done, grant, makeHost, observe, reply, settle, T0, tick, types, withHost } from '../support/bmh.ts';
 
 // reference/bmo.md §1.4: where a deleted host goes from each state.
 const deleted = { deletionTimestamp: '2026-01-01T00:00:00Z' };
@@ -20,10 +20,15 @@ test('bmh - deleting a brand-new host goes straight to deleting', (t) => {
 });
 
 for (const state of ['provisioning', 'provisioned'] as const) {
-  test(`bmh - deleting a host in ${state} deprovisions it first`, (t) => {
+  test(`bmh - deleting a host in ${state} deprovisions it first, once a deprovisioning slot is free (BMO's capacity check)`, (t) => {
     const s = tick(atState(state, deleted));
-    t.is(s.state.host.status.provisioning.state, 'deprovisioning');
+    t.is(s.state.host.status.provisioning.state, state);
     t.deepEqual(s.effects.filter((e) => e.type === 'requestSlot').length, 1);
+    const delayed = step(s.state, { type: 'slotQueued', position: 1 }, T0);
+    t.is(delayed.state.host.status.operationalStatus, 'delayed');
+    const granted = grant(delayed.state);
+    t.is(granted.state.host.status.provisioning.state, 'deprovisioning');
+    t.deepEqual(calls(granted.effects).map((c) => c.op), ['deprovision']);
   });
 }
 
@@ -113,9 +118,12 @@ for (const result of [done, { kind: 'needsRegistration' } as const]) {
 test('bmh - BMO delayDeleteForDetachedHost: detached in status without the annotation is re-attached (registered again), then deleted as an attached host', (t) => {
   const s0 = tick(atState('provisioned', { ...deleted, status: { operationalStatus: 'detached', poweredOn: true, provisioning: { state: 'provisioned', ID: 'n', image } } }));
   t.not(s0.state.host.status.operationalStatus, 'detached');
-  t.is(s0.state.host.status.provisioning.state, 'deprovisioning');
-  t.deepEqual(ops(s0.effects), ['register']);
-  const { last, all } = settle(s0);
+  t.is(s0.state.host.status.provisioning.state, 'provisioned');
+  t.true(types(s0.effects).includes('requestSlot'));
+  const s1 = grant(s0.state);
+  t.is(s1.state.host.status.provisioning.state, 'deprovisioning');
+  t.deepEqual(ops(s1.effects), ['register']);
+  const { last, all } = settle(s1);
   t.true(last.state.gone);
   t.deepEqual(all.flatMap((e) => (e.type === 'call' ? [e.args.op] : [])), ['register', 'deprovision', 'powerOff', 'delete']);
 });
@@ -130,8 +138,9 @@ test('bmh - BMO deleteAction delay: a deleted host is detached, then kept with i
   t.deepEqual(calls(tick(s1.state, T0 + 3_600_000).effects), []);
   // The annotation goes: re-attached (registered again), then deleted as an attached host.
   const s2 = observe(s1.state, withHost(s1.state, (h) => ({ ...h, metadata: { ...h.metadata, annotations: {} } })), T0 + 3_600_000);
-  t.is(s2.state.host.status.provisioning.state, 'deprovisioning');
-  t.deepEqual(ops(s2.effects), ['register']);
+  const s3 = grant(s2.state, T0 + 3_600_000);
+  t.is(s3.state.host.status.provisioning.state, 'deprovisioning');
+  t.deepEqual(ops(s3.effects), ['register']);
 });
 
 test('bmh - BMO checkDetachedHost: a detach error clears once the detached annotation is removed', (t) => {

@@ -16,16 +16,21 @@ const requested = (id = 'req-1', o: Parameters<typeof atState>[1] = {}) =>
 const events = (effects: readonly BmhEffect[]) => effects.flatMap((e) => (e.type === 'event' ? [e] : []));
 const removed = (effects: readonly BmhEffect[]) => effects.flatMap((e) => (e.type === 'removeAnnotation' ? [e.key] : []));
 
-test('bmh reprovision - a provisioned host with the annotation removes it, records an event and deprovisions for a slot', (t) => {
-  const s = tick(requested());
+test('bmh reprovision - a provisioned host with the annotation waits provisioned for a slot, then removes it, records an event and deprovisions', (t) => {
+  // BMO's capacity check: the host stays provisioned (delayed) until deprovisioning may start,
+  // and the request stays on the object until then.
+  const waiting = tick(requested());
+  t.is(waiting.state.host.status.provisioning.state, 'provisioned');
+  t.deepEqual(types(waiting.effects), ['requestSlot']);
+  const s = grant(waiting.state);
   t.is(s.state.host.status.provisioning.state, 'deprovisioning');
-  t.deepEqual(types(s.effects), ['removeAnnotation', 'requestSlot', 'writeStatus']);
+  t.deepEqual(types(s.effects), ['removeAnnotation', 'call', 'writeStatus']);
   t.deepEqual(removed(s.effects), [REPROVISION]);
   t.is(s.state.host.metadata.annotations?.[REPROVISION], undefined);
   const reasons = events(s.effects).map((e) => e.reason);
-  t.deepEqual(reasons, ['ReprovisionRequested', 'StateChanged']);
+  t.deepEqual(reasons, ['ReprovisionRequested', 'StateChanged', 'DeprovisioningStarted']);
   t.regex(events(s.effects)[0]?.message ?? '', /^reprovision \(request req-1\): deprovisioning, then deploying spec\.image again$/);
-  t.deepEqual(calls(s.effects), []);
+  t.deepEqual(calls(s.effects).map((c) => c.op), ['deprovision']);
 });
 
 test('bmh reprovision - the whole path: deprovision, available, provision the same image, provisioned', (t) => {
@@ -67,7 +72,7 @@ test('bmh reprovision - played out by a settling actor: exactly one deprovision 
 });
 
 test('bmh reprovision - the object re-observed without the annotation (our removal landing) changes nothing', (t) => {
-  const s0 = tick(requested());
+  const s0 = grant(tick(requested()).state);
   const again = observe(s0.state, { ...s0.state.host, metadata: { ...s0.state.host.metadata, annotations: {} } });
   t.is(again.state.host.status.provisioning.state, 'deprovisioning');
   t.deepEqual(removed(again.effects), []);
@@ -86,7 +91,7 @@ test('bmh reprovision - an offline host drops the annotation with a warning and 
 
 test('bmh reprovision - a changed image already redeploys: the pending annotation is consumed, not kept for later', (t) => {
   const other = { url: 'http://images/fedora.qcow2', checksum: 'def', checksumType: 'sha256' as const };
-  const s = tick(requested('r-img', { spec: { image: other } }));
+  const s = grant(tick(requested('r-img', { spec: { image: other } })).state);
   t.is(s.state.host.status.provisioning.state, 'deprovisioning');
   t.deepEqual(removed(s.effects), [REPROVISION]);
   t.false(events(s.effects).some((e) => e.reason === 'ReprovisionRequested'));

@@ -30,14 +30,20 @@ test('bmh - unmanaged host with BMC details added goes to registering', (t) => {
   t.deepEqual(calls(s2.effects).map((c) => c.op), ['register']);
 });
 
-test('bmh - registered host goes to inspecting and waits for a slot', (t) => {
+test('bmh - a registered host waits in registering, delayed, for an inspection slot, then inspects (BMO updateHostStateFrom/checkDelayedHost)', (t) => {
   const s1 = tick(initialState(makeHost()));
   const s2 = reply(s1, { kind: 'done', provisionerId: 'node-1' });
   t.is(s2.state.host.status.provisioning.ID, 'node-1');
-  t.is(s2.state.host.status.provisioning.state, 'inspecting');
+  t.is(s2.state.host.status.provisioning.state, 'registering');
   t.deepEqual(types(s2.effects), ['requestSlot', 'writeStatus']);
   t.deepEqual(s2.state.host.status.goodCredentials, { credentials: { name: 'worker-0-bmc', namespace: 'metal3' } });
-  const s3 = grant(s2.state);
+  const queued = step(s2.state, { type: 'slotQueued', position: 4 }, T0);
+  t.is(queued.state.host.status.operationalStatus, 'delayed');
+  // While it waits nothing is called again, however often it is woken.
+  t.deepEqual(calls(tick(queued.state, T0 + 600_000).effects), []);
+  const s3 = grant(queued.state);
+  t.is(s3.state.host.status.provisioning.state, 'inspecting');
+  t.is(s3.state.host.status.operationalStatus, 'OK');
   t.deepEqual(calls(s3.effects).map((c) => c.op), ['inspect']);
 });
 
@@ -96,9 +102,12 @@ test('bmh - preparation done goes to available', (t) => {
   t.is(s1.state.host.status.provisioning.state, 'available');
 });
 
-test('bmh - ready is migrated to available', (t) => {
+test('bmh - ready (older BMO) is handled as available and keeps its name; an image provisions it', (t) => {
   const s = tick(atState('ready', { spec: { image: undefined } }));
-  t.is(s.state.host.status.provisioning.state, 'available');
+  t.is(s.state.host.status.provisioning.state, 'ready');
+  const withImage = grant(tick(atState('ready')).state);
+  t.is(withImage.state.host.status.provisioning.state, 'provisioning');
+  t.deepEqual(calls(withImage.effects).map((c) => c.op), ['provision']);
 });
 
 test('bmh - available host marked externally provisioned moves there', (t) => {
@@ -116,8 +125,12 @@ test('bmh - available host with the inspect annotation is inspected again and th
 });
 
 test('bmh - available host whose RAID or root hints changed goes back to preparing', (t) => {
-  const s = tick(atState('available', { spec: { image: undefined, rootDeviceHints: { deviceName: '/dev/sda' } } }));
+  const base = atState('available', { spec: { image: undefined } });
+  const s = observe(base, withHost(base, (h) => ({ ...h, spec: { ...h.spec, rootDeviceHints: { deviceName: '/dev/sdb' } } })));
   t.is(s.state.host.status.provisioning.state, 'preparing');
+  // BMO updateRootDeviceHints: spec hints equal to the ones recorded (the profile's /dev/sda) are no change.
+  const same = observe(base, withHost(base, (h) => ({ ...h, spec: { ...h.spec, rootDeviceHints: { deviceName: '/dev/sda' } } })));
+  t.is(same.state.host.status.provisioning.state, 'available');
 });
 
 test('bmh - available host with a new image waits for a slot, then provisions', (t) => {
@@ -159,28 +172,41 @@ test('bmh - failed provisioning counts the failure and then deprovisions', (t) =
   t.is(st.errorType, 'provisioning error');
   t.is(st.operationalStatus, 'error');
   t.is(st.errorCount, 1);
-  t.is(st.provisioningFailCount, 1);
-  t.is(st.lastAttemptedImage?.url, 'http://images/ubuntu.qcow2');
+  // BMO handleProvisioning counts the failure when it leaves provisioning, not when it is recorded.
+  t.is(st.provisioningFailCount, 0);
+  // BMO records the image an attempt deploys before it calls the provisioner.
+  t.is(s0.state.host.status.lastAttemptedImage?.url, 'http://images/ubuntu.qcow2');
   t.is(s1.state.slot.phase, 'none');
   t.deepEqual(s1.effects.filter((e) => e.type === 'requeue'), [{ type: 'requeue', afterMs: 120_000 }]);
+  // Into deprovisioning only with a slot: until then it stays in provisioning (BMO's capacity check).
   const s2 = tick(s1.state, T0 + 120_000);
-  t.is(s2.state.host.status.provisioning.state, 'deprovisioning');
+  t.is(s2.state.host.status.provisioning.state, 'provisioning');
+  t.deepEqual(types(s2.effects), ['requestSlot']);
   const s3 = grant(s2.state, T0 + 120_000);
+  t.is(s3.state.host.status.provisioning.state, 'deprovisioning');
+  t.is(s3.state.host.status.provisioningFailCount, 1);
   t.deepEqual(calls(s3.effects), [{ op: 'deprovision', restartOnFailure: true, automatedCleaning: true }]);
 });
 
 test('bmh - provisioning with the image removed deprovisions', (t) => {
-  const s = tick(atState('provisioning', { spec: { image: undefined } }));
+  const s = grant(tick(atState('provisioning', { spec: { image: undefined } })).state);
   t.is(s.state.host.status.provisioning.state, 'deprovisioning');
+  t.is(s.state.host.status.provisioningFailCount, 0);
 });
 
 test('bmh - provisioned host whose image is removed or changed deprovisions', (t) => {
   const base = atState('provisioned', { status: { provisioning: { state: 'provisioned', ID: 'n', image: { url: 'http://images/ubuntu.qcow2', checksum: 'abc', checksumType: 'sha256' } } } });
   t.is(tick(base).state.host.status.provisioning.state, 'provisioned');
   const removed = observe(base, withHost(base, (h) => ({ ...h, spec: { ...h.spec, image: undefined } })));
-  t.is(removed.state.host.status.provisioning.state, 'deprovisioning');
+  // BMO's capacity check: provisioned, delayed, until a deprovisioning slot is free.
+  t.is(removed.state.host.status.provisioning.state, 'provisioned');
+  t.deepEqual(types(removed.effects), ['requestSlot']);
+  t.is(grant(removed.state).state.host.status.provisioning.state, 'deprovisioning');
   const changed = observe(base, withHost(base, (h) => ({ ...h, spec: { ...h.spec, image: { url: 'http://images/other.qcow2', checksum: 'x' } } })));
-  t.is(changed.state.host.status.provisioning.state, 'deprovisioning');
+  t.is(grant(changed.state).state.host.status.provisioning.state, 'deprovisioning');
+  // BMO imageProvisioningCancelled compares URLs: a new checksum for the same URL is no redeploy.
+  const checksum = observe(base, withHost(base, (h) => ({ ...h, spec: { ...h.spec, image: { url: 'http://images/ubuntu.qcow2', checksum: 'new' } } })));
+  t.is(checksum.state.slot.phase, 'none');
 });
 
 test('bmh - externally provisioned host no longer marked so becomes provisioned', (t) => {

@@ -2,6 +2,7 @@ import type { BareMetalHost } from '../../src/api/index.ts';
 import { initialState, step } from '../../src/machines/bmh/index.ts';
 import type { BmhEffect, BmhEvent, BmhState, CallArgs, MachineConfig, OpResult, Step } from '../../src/machines/bmh/index.ts';
 import { computeConditions, DEFAULT_MACHINE_CONFIG, HOST_FINALIZER, NO_BACKEND_HINTS } from '../../src/machines/bmh/index.ts';
+import { effectiveRootDeviceHints } from '../../src/machines/bmh/hardware-profile.ts';
 
 export const T0 = Date.parse('2026-01-01T00:00:00Z');
 
@@ -35,8 +36,15 @@ export function makeHost(o: HostOverrides = {}): BareMetalHost {
   } as BareMetalHost;
 }
 
+const UNREGISTERED = new Set(['', 'unmanaged', 'registering']);
+
 export function atState(state: NonNullable<BareMetalHost['status']>['provisioning']['state'], o: HostOverrides = {}, config: Partial<MachineConfig> = {}): BmhState {
-  const host = makeHost({ ...o, status: { ...o.status, provisioning: { state, ID: 'node-1', ...o.status?.provisioning } } });
+  const bare = makeHost({ ...o, status: { ...o.status, provisioning: { state, ID: 'node-1', ...o.status?.provisioning } } });
+  // A registered host's status holds the root device hints registration recorded (BMO matchProfile).
+  const hints = UNREGISTERED.has(state) ? undefined : effectiveRootDeviceHints({ ...bare, status: bare.status! });
+  const host = hints && !o.status?.provisioning || (hints && !('rootDeviceHints' in (o.status?.provisioning ?? {})))
+    ? { ...bare, status: { ...bare.status!, provisioning: { ...bare.status!.provisioning, rootDeviceHints: hints } } }
+    : bare;
   const s = initialState(host, { ...DEFAULT_MACHINE_CONFIG, ...config });
   // A host at rest in a state already carries the conditions BMO (or an earlier step) wrote for it.
   const conditions = o.status?.conditions ?? computeConditions(s.host, T0, NO_BACKEND_HINTS);

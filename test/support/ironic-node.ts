@@ -40,7 +40,7 @@ export async function startIronicNode(o: { url: string; limit?: number; machine?
     capacity: { limits: {}, defaultLimit: o.limit ?? 20, ttlMs: 30_000 },
     supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 10, maxMs: 100 } },
     askTimeoutMs: 5_000,
-  }, { hosts: store }, { provisioner }, {}, substrate);
+  }, { hosts: store, secrets: store.secrets }, { provisioner }, {}, substrate);
   return { node, store, substrate, client, stop: () => node.stop() };
 }
 

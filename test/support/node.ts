@@ -46,7 +46,7 @@ export async function startTestNode(o: {
     capacity: { limits: {}, defaultLimit: o.limit ?? Number.POSITIVE_INFINITY, ttlMs: 30_000 },
     supervision: { maxRestarts: o.maxRestarts ?? 3, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } },
     askTimeoutMs: 2_000,
-  }, { hosts: store }, { provisioner: o.provisioner ? o.provisioner(fixture) : fixture }, {}, substrate);
+  }, { hosts: store, secrets: store.secrets }, { provisioner: o.provisioner ? o.provisioner(fixture) : fixture }, {}, substrate);
   return { node, store, substrate, fixture };
 }
 

@@ -1,5 +1,5 @@
-import type { BareMetalHost } from '../../api/index.ts';
-import type { CallArgs, OpResult } from '../../machines/bmh/index.ts';
+import type { BareMetalHost, CredentialsStatus } from '../../api/index.ts';
+import type { CallArgs, CredentialsUsed, OpResult } from '../../machines/bmh/index.ts';
 import type { Fence, HostStore, Provisioner } from '../../ports/index.ts';
 import { invoke } from '../../ports/index.ts';
 import { resolveHostData } from './host-data.ts';
@@ -13,13 +13,36 @@ export const LEASE_NOT_HELD = 'the shard lease is no longer safely held on this 
 // read) before the timer that would declare the lease lost, and a backend without
 // compare-and-set (Ironic, MAAS) would take that node's stale call.
 export async function callProvisioner(host: BareMetalHost, args: CallArgs, store: HostStore, provisioner: Provisioner, missingRetryMs: number, fence: Fence | undefined, leaseHeld?: () => boolean): Promise<OpResult> {
+  return (await callBackend(host, args, store, provisioner, missingRetryMs, fence, leaseHeld)).result;
+}
+
+/** What a call came back with, and the credentials Secret version a register call used. */
+export interface CallOutcome {
+  readonly result: OpResult;
+  readonly credentials?: CredentialsUsed;
+}
+
+/**
+ * callProvisioner, telling which credentials a register call used. A register whose Secret
+ * version differs from status.triedCredentials says the credentials changed, so the backend
+ * replaces what it holds for the BMC (BMO's credsChanged).
+ */
+export async function callBackend(host: BareMetalHost, args: CallArgs, store: HostStore, provisioner: Provisioner, missingRetryMs: number, fence: Fence | undefined, leaseHeld?: () => boolean): Promise<CallOutcome> {
   try {
     const resolved = await resolveHostData(host, args, store, missingRetryMs);
-    if (!resolved.ok) return resolved.result;
-    if (leaseHeld && !leaseHeld()) return { kind: 'transient', message: LEASE_NOT_HELD };
-    return await invoke(provisioner, fence ? { ...resolved.data, fence, ...(leaseHeld ? { leaseHeld } : {}) } : resolved.data, args);
+    if (!resolved.ok) return { result: resolved.result };
+    if (leaseHeld && !leaseHeld()) return { result: { kind: 'transient', message: LEASE_NOT_HELD } };
+    const used = resolved.credentials;
+    const sent = args.op === 'register' && used && !args.credentialsChanged && !sameCredentials(host.status?.triedCredentials, used) ? { ...args, credentialsChanged: true } : args;
+    const data = fence ? { ...resolved.data, fence, ...(leaseHeld ? { leaseHeld } : {}) } : resolved.data;
+    const result = await invoke(provisioner, data, sent);
+    return used ? { result, credentials: used } : { result };
   } catch (err) {
     // A provisioner that throws broke its contract; treat it as transient and keep the reason.
-    return { kind: 'transient', message: err instanceof Error ? err.message : String(err) };
+    return { result: { kind: 'transient', message: err instanceof Error ? err.message : String(err) } };
   }
+}
+
+function sameCredentials(recorded: CredentialsStatus | undefined, used: CredentialsUsed): boolean {
+  return recorded?.credentials?.name === used.name && recorded.credentials.namespace === used.namespace && (recorded.credentialsVersion ?? '') === used.version;
 }

@@ -1,11 +1,11 @@
 import type { BareMetalHost } from '../../api/index.ts';
 import { secretContent, secretValue } from '../../api/secret.ts';
-import type { CallArgs, OpResult } from '../../machines/bmh/index.ts';
+import type { CallArgs, CredentialsUsed, OpResult } from '../../machines/bmh/index.ts';
 import { CREDENTIALS_FIELD } from '../../machines/bmh/index.ts';
 import type { HostData, HostStore } from '../../ports/index.ts';
 import { hostKey } from '../../ports/index.ts';
 
-export type Resolved = { ok: true; data: HostData } | { ok: false; result: OpResult };
+export type Resolved = { ok: true; data: HostData; credentials?: CredentialsUsed } | { ok: false; result: OpResult };
 
 // Secrets are read just before the call that needs them and live only for that call.
 export async function resolveHostData(host: BareMetalHost, args: CallArgs, store: HostStore, missingRetryMs: number): Promise<Resolved> {
@@ -32,6 +32,10 @@ export async function resolveHostData(host: BareMetalHost, args: CallArgs, store
     if (!username) return waitFor(key, CREDENTIALS_FIELD, `BMC credentials Secret ${key}: key "username" is missing or empty`, null);
     if (!password) return waitFor(key, CREDENTIALS_FIELD, `BMC credentials Secret ${key}: key "password" is missing or empty`, null);
     data = { ...data, credentials: { username, password } };
+    // Which Secret and which version of it: BMO's triedCredentials/goodCredentials, and how the
+    // backend learns the credentials changed (it cannot read a password back to compare).
+    const credentials: CredentialsUsed = { name: credentialsName, namespace: ns, version: secret.metadata.resourceVersion ?? '' };
+    return { ok: true, data, credentials };
   }
   if (args.op === 'provision') {
     const extra: { userData?: string; networkData?: string; metaData?: string } = {};

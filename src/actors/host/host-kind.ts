@@ -3,7 +3,7 @@ import { GATED_OPERATIONS, bmhLogic, initialState } from '../../machines/bmh/ind
 import type { BmhEffect, BmhEvent, BmhState, OpResult } from '../../machines/bmh/index.ts';
 import { StaleFence } from '../../ports/index.ts';
 import type { KindEffect, Lane, MachineAdapter, MachineIO, MachineKind, Observation, Tick } from '../machine/index.ts';
-import { callProvisioner } from './host-call.ts';
+import { callBackend } from './host-call.ts';
 import type { HostDeps } from './host.ts';
 import type { HostObserved, HostSnapshot, Transition } from './messages.ts';
 import { StatusWriter } from './status-writer.ts';
@@ -22,9 +22,10 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
   private readonly writer: StatusWriter;
   private readonly recent: Transition[] = [];
   private stateSince: number;
-  // The Secret this host waits for, and how to stop hearing of it: only waiting hosts listen.
-  private watchedSecret: string | null = null;
-  private unwatchSecret: (() => void) | null = null;
+  // The Secrets this host hears of: the one it waits for, and its BMC credentials (a new version
+  // is registered again, as BMO re-registers on every reconcile), each with how to stop hearing.
+  private readonly watched = new Map<string, () => void>();
+  private watching: readonly [string | null, string | null] = [null, null];
 
   constructor(private readonly key: string, private readonly deps: HostDeps, private readonly io: MachineIO<BmhEvent>) {
     this.writer = new StatusWriter(key, deps.store, deps.log, deps.clock, deps.fence);
@@ -45,8 +46,8 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
         const host = state.host;
         const { seq, args } = effect;
         this.io.run(
-          () => callProvisioner(host, args, deps.store, deps.provisioner, deps.config.missingCredentialsRetryMs, deps.fence, deps.leaseHeld),
-          (result): BmhEvent => ({ type: 'result', seq, result, jitter: deps.random() }),
+          () => callBackend(host, args, deps.store, deps.provisioner, deps.config.missingCredentialsRetryMs, deps.fence, deps.leaseHeld),
+          ({ result, credentials }): BmhEvent => ({ type: 'result', seq, result, jitter: deps.random(), ...(credentials ? { credentials } : {}) }),
           GATED_OPERATIONS.has(args.op) ? this.gatedLane : undefined,
         );
         return;
@@ -75,7 +76,7 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
   // The machine frees the slot whenever a gated call finishes (done or failed; a property test
   // holds it to that), so hand it back now rather than after this host's turn comes: the next
   // waiter starts while this host is still queued, and this answer is read an iteration later.
-  private readonly gatedLane = (result: OpResult): Lane => {
+  private readonly gatedLane = ({ result }: { result: OpResult }): Lane => {
     if (result.kind !== 'done' && result.kind !== 'failed' && result.kind !== 'waitForSecret') return 'mailbox';
     this.io.slot?.release();
     return 'nextIteration';
@@ -98,8 +99,7 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
   }
 
   stepped(before: BmhState, after: BmhState): void {
-    const waitingFor = after.waitingForSecret?.key ?? null;
-    if (waitingFor !== this.watchedSecret) this.watchSecret(waitingFor);
+    this.watchSecrets(after);
     const from = before.host.status;
     const to = after.host.status;
     if (to !== from && to.provisioning.state !== from.provisioning.state) {
@@ -135,17 +135,31 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
   }
 
   close(): void {
-    this.watchSecret(null);
+    for (const stop of this.watched.values()) stop();
+    this.watched.clear();
     this.writer.close();
   }
 
-  private watchSecret(key: string | null): void {
-    this.unwatchSecret?.();
-    this.unwatchSecret = null;
-    this.watchedSecret = key;
+  private watchSecrets(state: BmhState): void {
     const secrets = this.deps.secrets;
-    if (key === null || !secrets) return;
-    this.unwatchSecret = secrets.subscribe(key, (change) => this.io.tell({ type: 'secretChanged', key, change }));
+    if (!secrets) return;
+    const waiting = state.waitingForSecret?.key ?? null;
+    const name = state.host.spec.bmc?.credentialsName;
+    const credentials = name && !state.gone ? `${state.host.metadata.namespace}/${name}` : null;
+    // Every step passes here: nothing to do unless one of the two keys changed.
+    if (waiting === this.watching[0] && credentials === this.watching[1]) return;
+    this.watching = [waiting, credentials];
+    const wanted = new Set<string>();
+    if (waiting !== null) wanted.add(waiting);
+    if (credentials !== null) wanted.add(credentials);
+    for (const [key, stop] of this.watched) {
+      if (wanted.has(key)) continue;
+      stop();
+      this.watched.delete(key);
+    }
+    for (const key of wanted) {
+      if (!this.watched.has(key)) this.watched.set(key, secrets.subscribe(key, (change) => this.io.tell({ type: 'secretChanged', key, change })));
+    }
   }
 
   private first(host: BareMetalHost | undefined, wake: HostObserved | Tick | null): Observation<BmhState, BmhEvent> | null {

@@ -76,6 +76,14 @@ export const RaidConfig = z.object({
 });
 export type RaidConfig = z.infer<typeof RaidConfig>;
 
+// RAID as a controller acts on it (BMO's Go struct): each list is null (keep what is there) or a
+// list, maybe empty (clear it). The preparing call carries target and actual in this shape.
+export const RaidTarget = z.object({
+  hardwareRAIDVolumes: z.array(HardwareRaidVolume).nullable(),
+  softwareRAIDVolumes: z.array(SoftwareRaidVolume).max(2).nullable(),
+});
+export type RaidTarget = z.infer<typeof RaidTarget>;
+
 export const NetworkInterface = z.object({
   name: z.string().optional(),
   macAddress: z.string().optional(),
@@ -114,6 +122,7 @@ export const CredentialsStatus = z.object({
   credentials: SecretReference.optional(),
   credentialsVersion: z.string().optional(),
 });
+export type CredentialsStatus = z.infer<typeof CredentialsStatus>;
 
 const OperationMetric = z.object({ start: z.string().nullable().optional(), end: z.string().nullable().optional() });
 export const OperationHistory = z.object({

@@ -147,7 +147,7 @@ export function register(program: Command): void {
       const summary = await runDemo({
         ...(ui ? { holdOpen: ui.holdOpen } : {}),
         ...(maas && store.objects ? { maas: { store: store.objects, driver: maas.driver, config: { skipSwap: flags.maasSkipSwap ?? env.MAAS_SKIP_SWAP, ...(maas.simulated ? { deployingPollMs: 200, steadyPollMs: 2_000, powerOnRequeueMs: 1_000 } : {}) } } } : {}),
-        substrate, store, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000, demoScenarios: ironicUrls.length === 0,
+        substrate, store, secrets: store.secrets, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000, demoScenarios: ironicUrls.length === 0,
         node: { ...nodeCfg, cluster: { drainTimeoutMs: 2_000 } },
       });
       await ui?.close();

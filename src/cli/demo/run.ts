@@ -8,6 +8,7 @@ import { CONTROL_PLANE_LABEL } from '../../actors/maas/index.ts';
 import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
 import type { HostStore, Logger, MaasDriver, ObjectStore, Provisioner } from '../../ports/index.ts';
 import { hostKey } from '../../ports/index.ts';
+import type { SecretSource } from '../../adapters/store/nats-secrets.ts';
 import type { Expectation } from './expect.ts';
 import { expectationFor, meets } from './expect.ts';
 import { progressLine, progressPanel } from './progress.ts';
@@ -24,6 +25,8 @@ export interface DemoOptions {
   /** The one node runs on this (the embedded default: a private memory bus and KV). */
   readonly substrate: Substrate;
   readonly store: HostStore;
+  /** The Secrets the hosts name, watched so a changed one reaches its hosts (new BMC credentials register again). */
+  readonly secrets?: SecretSource;
   readonly provisioner: Provisioner;
   readonly node: NodeConfig;
   readonly log: Logger;
@@ -63,7 +66,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
   const hosts = await o.store.list();
   const expected = new Map<string, Expectation>(hosts.map((h: BareMetalHost) => [hostKey(h), expectationFor(h, o.demoScenarios)]));
   const started = performance.now();
-  const running = await startNode(o.node, o.substrate, { hosts: o.store, ...(o.maas ? { objects: o.maas.store } : {}) }, {
+  const running = await startNode(o.node, o.substrate, { hosts: o.store, ...(o.secrets ? { secrets: o.secrets } : {}), ...(o.maas ? { objects: o.maas.store } : {}) }, {
     provisioner: o.provisioner,
     ...(o.maas ? { maas: { driver: o.maas.driver, clusterResyncMs: 1_000, ...(o.maas.config ? { config: o.maas.config } : {}) } } : {}),
   }, { log: o.log });

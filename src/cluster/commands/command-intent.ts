@@ -83,9 +83,6 @@ function power(host: Host, key: string, online: boolean): CommandIntent {
 
 function reboot(host: Host, key: string, mode: RebootMode): CommandIntent {
   const state = stateOf(host);
-  if (host.spec.disablePowerOff) {
-    return refuse('conflict', `${key} has spec.disablePowerOff set, so it may not be powered off and a reboot request would be ignored; clear spec.disablePowerOff to allow reboots`);
-  }
   if (!host.spec.online) return refuse('conflict', `${key} is meant to be off (spec.online is false); send powerOn to start it instead of reboot`);
   if (!REBOOTABLE.has(state)) {
     return refuse('conflict', `${key} is ${describe(state)}; its power is managed only when available, provisioned or externally provisioned — wait until it is, then send reboot again`);
@@ -107,9 +104,11 @@ function reboot(host: Host, key: string, mode: RebootMode): CommandIntent {
     }
   }
   const value = JSON.stringify(forced ? { mode, force: true } : { mode });
+  // A host that may never be off reboots in place (BMO's provisioner turns its power-off into a reboot).
+  const how = host.spec.disablePowerOff ? 'it reboots in place (spec.disablePowerOff) and the annotation is removed' : 'it powers off, the annotation is removed and it powers on again';
   return accept(
     { annotations: { [REBOOT_ANNOTATION]: value } },
-    `${key} will reboot (${mode}): ${REBOOT_ANNOTATION} set to ${value}; it powers off, the annotation is removed and it powers on again${deferredNotes(host, '')}`,
+    `${key} will reboot (${mode}): ${REBOOT_ANNOTATION} set to ${value}; ${how}${deferredNotes(host, '')}`,
   );
 }
 

@@ -36,16 +36,21 @@ export function startedEvent(args: CallArgs): BmoEvent | null {
 }
 
 /** The events of an operation the backend reports done, as BMO publishes them on completion. */
-export function doneEvents(op: Operation, host: BareMetalHost, firstRegistration: boolean): BmoEvent[] {
+export function doneEvents(op: Operation, host: BareMetalHost, register: { firstRegistration: boolean; credentialsValidated: boolean }): BmoEvent[] {
   switch (op) {
-    // BMO: "Registered" when the node is created, "BMCAccessValidated" when the BMC answered.
-    case 'register': return firstRegistration ? [normal('Registered', 'Registered new host'), normal('BMCAccessValidated', 'Verified access to BMC')] : [];
+    // BMO: "Registered" when the node is created, "BMCAccessValidated" when credentials not
+    // validated before (a new Secret or a new version of it) worked.
+    case 'register': return [
+      ...(register.firstRegistration ? [normal('Registered', 'Registered new host')] : []),
+      ...(register.credentialsValidated ? [normal('BMCAccessValidated', 'Verified access to BMC')] : []),
+    ];
     case 'inspect': return [normal('InspectionComplete', 'Hardware inspection completed')];
     case 'provision': return [normal('ProvisioningComplete', `Image provisioning completed for ${deployed(host.spec.customDeploy?.method, host.spec.image?.url)}`)];
     case 'deprovision': return [normal('DeprovisioningComplete', 'Image deprovisioning completed')];
     // BMO publishes these when Ironic takes the request; here when the host is seen in that state.
     case 'powerOn': return [normal('PowerOn', 'Host powered on')];
-    case 'powerOff': return [normal('PowerOff', 'Host powered off')];
+    // A disablePowerOff host's power-off is a reboot, announced as Rebooted by the machine.
+    case 'powerOff': return host.spec.disablePowerOff ? [] : [normal('PowerOff', 'Host powered off')];
     default: return [];
   }
 }

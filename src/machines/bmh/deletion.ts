@@ -1,6 +1,7 @@
 import type { ProvisioningState } from '../../api/index.ts';
 import { detachRequest } from './annotations.ts';
 import type { DetachRequest } from './annotations.ts';
+import { toDeprovisioning } from './states.ts';
 import type { Turn } from './turn.ts';
 import { HOST_FINALIZER } from './types.ts';
 
@@ -45,10 +46,7 @@ export function handleDeletion(t: Turn): boolean {
       return false;
   }
   if (state === '' || state === 'unmanaged' || state === 'registering') return toDeleting(t, 'deleted before registration finished');
-  if (state === 'provisioning' || state === 'provisioned') {
-    t.transition('deprovisioning', 'deleted while provisioned');
-    return true;
-  }
+  if (state === 'provisioning' || state === 'provisioned') return toDeprovisioning(t, 'deleted while provisioned');
   t.releaseSlot();
   t.transition('powering off before delete', 'deleted');
   return true;

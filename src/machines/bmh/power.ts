@@ -1,25 +1,22 @@
+import type { RebootAnnotation } from '../../api/index.ts';
 import { REBOOT, rebootRequests } from './annotations.ts';
 import type { Turn } from './turn.ts';
 
 // manageHostPower (reference/bmo.md §1.8) for available, provisioned and externally provisioned
 // hosts. Returns true when it changed something the caller should look at again this step.
 export function managePower(t: Turn, provisionedLike: boolean): boolean {
+  // At rest: a slot asked for a transition that is no longer wanted (the image went back, the
+  // inspect request was withdrawn) goes back to the pool.
+  t.releaseSlot();
   if (t.s.powerCheckAt === null || t.now >= t.s.powerCheckAt) {
     t.call({ op: 'hardwareState' });
     return false;
   }
   const reboots = rebootRequests(t.host).filter((r) => provisionedLike || r.force);
-  const poweredOn = t.status.poweredOn;
-  if (reboots.length > 0 && t.host.spec.disablePowerOff) {
-    // Power-off is forbidden on this host; drop the plain request rather than hold it forever.
-    t.event('Warning', 'RebootIgnored', 'reboot requested but spec.disablePowerOff forbids powering off');
-    if (reboots.some((r) => r.suffix === null)) {
-      t.removeAnnotation(REBOOT);
-      return true;
-    }
-  }
   for (const r of reboots) if (r.malformed) t.event('Warning', 'InvalidAnnotationValue', `${r.key}: value is not valid JSON; treated as a soft reboot`);
-  const target = reboots.length > 0 && !t.host.spec.disablePowerOff ? false : t.host.spec.online;
+  if (t.host.spec.disablePowerOff) return rebootInPlace(t, reboots);
+  const poweredOn = t.status.poweredOn;
+  const target = reboots.length > 0 ? false : t.host.spec.online;
   const force = t.status.errorType === 'power management error';
   if (poweredOn === target) {
     // Off for a reboot: the plain annotation has done its job; suffixed ones hold the host off
@@ -34,8 +31,44 @@ export function managePower(t: Turn, provisionedLike: boolean): boolean {
   if (target) {
     t.call({ op: 'powerOn', force });
   } else {
-    const hard = reboots.some((r) => r.mode === 'hard') || t.status.errorCount > 0;
-    t.call({ op: 'powerOff', mode: hard ? 'hard' : 'soft', force });
+    t.call({ op: 'powerOff', mode: powerOffMode(t, reboots), force });
   }
   return false;
+}
+
+// BMO: power-off is soft unless a reboot asks for hard or the host already has errors.
+function powerOffMode(t: Turn, reboots: readonly RebootAnnotation[]): 'soft' | 'hard' {
+  return reboots.some((r) => r.mode === 'hard') || t.status.errorCount > 0 ? 'hard' : 'soft';
+}
+
+/**
+ * spec.disablePowerOff (Ironic's disable_power_off): the host may never be off, so a reboot
+ * request is one reboot in place (the provisioner's power-off reboots such a host, as BMO's
+ * does). BMO then removes the plain annotation; a suffixed one cannot hold this host off, so it
+ * is served once and remembered (BMO would reboot it again on every pass while it stays).
+ */
+function rebootInPlace(t: Turn, reboots: readonly RebootAnnotation[]): boolean {
+  const present = new Set(reboots.map((r) => r.key));
+  const served = t.s.rebootsServed.filter((k) => present.has(k));
+  if (served.length !== t.s.rebootsServed.length) t.s.rebootsServed = served;
+  const pending = reboots.filter((r) => !served.includes(r.key));
+  const force = t.status.errorType === 'power management error';
+  if (!t.status.poweredOn && t.host.spec.online) {
+    t.call({ op: 'powerOn', force });
+    return false;
+  }
+  if (pending.length === 0 || !t.status.poweredOn) {
+    t.requeue((t.s.powerCheckAt ?? t.now) - t.now);
+    return false;
+  }
+  t.call({ op: 'powerOff', mode: powerOffMode(t, pending), force });
+  return false;
+}
+
+/** After a power-off call of a disablePowerOff host, which rebooted it: its requests are served. */
+export function rebootedInPlace(t: Turn): void {
+  const reboots = rebootRequests(t.host);
+  t.s.rebootsServed = [...t.s.rebootsServed, ...reboots.filter((r) => r.suffix !== null && !t.s.rebootsServed.includes(r.key)).map((r) => r.key)];
+  if (reboots.some((r) => r.suffix === null)) t.removeAnnotation(REBOOT);
+  t.event('Normal', 'Rebooted', 'Host rebooted (spec.disablePowerOff: power-off is a reboot)');
 }

@@ -1,14 +1,19 @@
-import { inspectionDisabled } from './annotations.ts';
-import { doneEvents, INSPECTION_SKIPPED } from './bmo-events.ts';
+import { doneEvents } from './bmo-events.ts';
 import { effectiveRootDeviceHints, matchProfile } from './hardware-profile.ts';
+import { desiredRaid, recordedRaid } from './provisioning-settings.ts';
+import { afterRegistration } from './states.ts';
+import { rebootedInPlace } from './power.ts';
 import { DELETE_GIVE_UP, finishDeletion, TEARDOWN } from './deletion.ts';
 import type { Turn } from './turn.ts';
-import type { Operation, OpResult, SecretWait } from './types.ts';
+import type { CredentialsUsed, Operation, OpResult, SecretWait } from './types.ts';
 import { GATED_OPERATIONS } from './types.ts';
 
 // Applies a backend call's outcome. Transitions that follow a finished call happen here; the
 // state handlers decide what to call next.
-export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: number): void {
+export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: number, credentials?: CredentialsUsed): void {
+  // BMO saves triedCredentials with the status of an attempt that got an answer; a transient error
+  // saves nothing, so the next attempt still sees the new credentials as changed.
+  if (op === 'register' && credentials && (result.kind === 'done' || result.kind === 'failed' || result.kind === 'continuing')) recordCredentials(t, 'triedCredentials', credentials);
   switch (result.kind) {
     case 'transient':
       t.transient();
@@ -37,10 +42,42 @@ export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: nu
       // Registering and adopting a lost node again is recovery, not progress: a node lost again
       // right after keeps counting towards a longer backoff.
       if (op !== 'register' && op !== 'adopt') t.s.transientCount = 0;
-      if (op !== 'hardwareState') t.clearError();
-      for (const e of doneEvents(op, t.host, op === 'register' && t.state === 'registering')) t.event(e.severity, e.reason, e.message);
+      {
+        const validated = op === 'register' && recordCredentials(t, 'goodCredentials', credentials ?? unversioned(t));
+        if (clearsError(op, t.status.errorType, validated)) t.clearError();
+        for (const e of doneEvents(op, t.host, { firstRegistration: op === 'register' && t.state === 'registering', credentialsValidated: validated })) t.event(e.severity, e.reason, e.message);
+      }
       onDone(t, op, result, jitter);
   }
+}
+
+/**
+ * Which errors a finished call clears (BMO): registration clears a registration error, or any
+ * error when it validated new credentials; adopt clears its own; a power read clears nothing;
+ * every other operation that finished clears what the host had.
+ */
+function clearsError(op: Operation, errorType: string | undefined, credentialsValidated: boolean): boolean {
+  switch (op) {
+    case 'register': return credentialsValidated || errorType === 'registration error' || errorType === 'provisioned registration error';
+    case 'adopt': return errorType === 'provisioned registration error';
+    case 'hardwareState': return false;
+    default: return true;
+  }
+}
+
+/** The Secret a host's spec names, without a version: for a call that did not say which it read. */
+function unversioned(t: Turn): CredentialsUsed | undefined {
+  const name = t.host.spec.bmc?.credentialsName;
+  return name ? { name, namespace: t.host.metadata.namespace, version: '' } : undefined;
+}
+
+/** Records credentials in goodCredentials or triedCredentials; true when that changed what status said. */
+function recordCredentials(t: Turn, field: 'goodCredentials' | 'triedCredentials', used: CredentialsUsed | undefined): boolean {
+  if (!used) return false;
+  const current = t.status[field];
+  if (current?.credentials?.name === used.name && current.credentials.namespace === used.namespace && (current.credentialsVersion ?? '') === used.version) return false;
+  t.patchStatus({ [field]: { credentials: { name: used.name, namespace: used.namespace }, ...(used.version ? { credentialsVersion: used.version } : {}) } });
+  return true;
 }
 
 function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done' }>, jitter: number): void {
@@ -48,22 +85,10 @@ function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done'
   switch (op) {
     case 'register': {
       t.s.needsRegistration = false;
-      const ref = spec.bmc ? { credentials: { name: spec.bmc.credentialsName, namespace: t.host.metadata.namespace } } : undefined;
-      t.patchStatus({ goodCredentials: ref, triedCredentials: ref });
       if (result.provisionerId && result.provisionerId !== t.status.provisioning.ID) t.patchProvisioning({ ID: result.provisionerId });
       // BMO's matchProfile, at the end of every registration: the profile and the root disk.
       if (!recordProfile(t, jitter)) return;
-      if (t.state !== 'registering') return;
-      if (spec.externallyProvisioned) {
-        // Already running an OS: the backend must take it over as deployed, never deploy it.
-        t.s.needsAdopt = true;
-        t.transition('externally provisioned', 'registered, externally provisioned');
-      }
-      else if (inspectionDisabled(t.host)) {
-        t.event(INSPECTION_SKIPPED.severity, INSPECTION_SKIPPED.reason, INSPECTION_SKIPPED.message);
-        t.transition('preparing', 'registered, inspection disabled');
-      }
-      else t.transition('inspecting', 'registered');
+      if (t.state === 'registering') afterRegistration(t);
       return;
     }
     case 'inspect':
@@ -72,7 +97,7 @@ function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done'
       t.transition('preparing', 'inspection complete');
       return;
     case 'prepare':
-      t.patchProvisioning({ raid: spec.raid, rootDeviceHints: effectiveRootDeviceHints(t.host) });
+      t.patchProvisioning({ raid: recordedRaid(desiredRaid(t.host)), rootDeviceHints: effectiveRootDeviceHints(t.host) });
       t.transition('available', 'preparation complete');
       return;
     case 'provision':
@@ -92,11 +117,21 @@ function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done'
     case 'adopt':
       t.s.needsAdopt = false;
       return;
-    case 'powerOn':
     case 'powerOff':
-      t.patchStatus({ poweredOn: op === 'powerOn' });
+      if (spec.disablePowerOff && t.state !== 'powering off before delete') {
+        // The provisioner rebooted it: on, as before, and the reboot request is served.
+        t.s.powerCheckAt = t.now + t.s.config.powerPollMs;
+        if (!t.status.poweredOn) t.patchStatus({ poweredOn: true });
+        rebootedInPlace(t);
+        return;
+      }
+      t.patchStatus({ poweredOn: false });
       t.s.powerCheckAt = t.now + t.s.config.powerPollMs;
       if (t.state === 'powering off before delete') t.transition('deleting', 'powered off');
+      return;
+    case 'powerOn':
+      t.patchStatus({ poweredOn: true });
+      t.s.powerCheckAt = t.now + t.s.config.powerPollMs;
       return;
     case 'hardwareState':
       if (result.poweredOn !== undefined && result.poweredOn !== t.status.poweredOn) t.patchStatus({ poweredOn: result.poweredOn });
@@ -146,7 +181,6 @@ function onFailed(t: Turn, op: Operation, message: string, jitter: number, retry
       return;
     case 'provision':
       t.releaseSlot();
-      t.patchStatus({ provisioningFailCount: t.status.provisioningFailCount + 1, lastAttemptedImage: t.host.spec.image });
       t.recordError('provisioning error', message, jitter, retryAfterMs);
       return;
     case 'deprovision':

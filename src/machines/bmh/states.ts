@@ -1,8 +1,10 @@
 import type { ProvisioningState } from '../../api/index.ts';
 import { parseBmcAddress } from '../../api/bmc/index.ts';
-import { detachRequest, INSPECT, inspectionRequested, REPROVISION, reprovisionRequest } from './annotations.ts';
+import { detachRequest, INSPECT, inspectionDisabled, inspectionRequested, REPROVISION, reprovisionRequest } from './annotations.ts';
+import { INSPECTION_SKIPPED } from './bmo-events.ts';
 import { hasImage, provisioningCancelled, sameImage, wantsProvisioning } from './images.ts';
 import { effectiveRootDeviceHints } from './hardware-profile.ts';
+import { desiredRaid, provisioningSettingsChanged, raidOf } from './provisioning-settings.ts';
 import { managePower } from './power.ts';
 import type { Turn } from './turn.ts';
 
@@ -30,6 +32,8 @@ export const HANDLERS: Record<ProvisioningState, Handler> = {
   },
   registering: register,
   'match profile': (t) => {
+    // BMO's handleMatchProfile: leaving the legacy state starts a fresh error count.
+    if (t.status.errorCount !== 0) t.patchStatus({ errorCount: 0 });
     t.transition('preparing', 'legacy state');
     return true;
   },
@@ -41,21 +45,24 @@ export const HANDLERS: Record<ProvisioningState, Handler> = {
     return false;
   },
   preparing: (t) => {
-    t.call({ op: 'prepare', restartOnFailure: t.status.errorType === 'preparation error' });
+    t.call({ op: 'prepare', restartOnFailure: t.status.errorType === 'preparation error', raid: { target: desiredRaid(t.host), actual: raidOf(t.status.provisioning.raid) } });
     return false;
   },
-  ready: (t) => {
-    t.transition('available', 'ready is the deprecated name of available');
-    return true;
-  },
+  // The deprecated name of available, as older BMO wrote it: handled as available and left as it
+  // is (BMO's handlers() map it to handleAvailable), so kubectl shows what it showed before.
+  ready: available,
   available,
   provisioning: (t) => {
-    if (t.status.errorType === 'provisioning error' || !hasImage(t.host) || imageChangedSinceAttempt(t)) {
-      t.transition('deprovisioning', t.status.errorType ? 'provisioning failed' : 'image changed or removed');
-      return true;
+    // BMO's handleProvisioning: any recorded error ends this attempt (and counts it); so does an
+    // image or custom deploy the spec no longer asks for.
+    const failed = Boolean(t.status.errorType);
+    if (failed || provisioningCancelled(t.host)) {
+      return toDeprovisioning(t, failed ? 'provisioning failed' : 'image changed or removed', failed ? { provisioningFailCount: t.status.provisioningFailCount + 1 } : {});
     }
     if (!t.ensureSlot('provision')) return false;
     const spec = t.host.spec;
+    // What this attempt deploys, recorded before the call as BMO does: the retry limit compares it.
+    if (spec.image && !sameImage(spec.image, t.status.lastAttemptedImage)) t.patchStatus({ lastAttemptedImage: spec.image });
     // The spec's hints, else the hardware profile's, recorded in status as BMO records the ones it sends.
     const rootDeviceHints = effectiveRootDeviceHints(t.host);
     t.recordRootDeviceHints(rootDeviceHints);
@@ -64,6 +71,7 @@ export const HANDLERS: Record<ProvisioningState, Handler> = {
   },
   provisioned: (t) => {
     if (provisioningCancelled(t.host)) {
+      if (!t.ensureSlot('deprovision')) return false;
       // Deploying the new image (or none) is itself the redeploy a pending reprovision asked for.
       t.removeAnnotation(REPROVISION);
       t.transition('deprovisioning', 'image removed or changed');
@@ -92,6 +100,9 @@ export const HANDLERS: Record<ProvisioningState, Handler> = {
 };
 
 function register(t: Turn): boolean {
+  // Registered and waiting for an inspection slot (BMO keeps such a host in registering, delayed);
+  // new credentials register again first.
+  if (t.s.slot.phase !== 'none' && !t.s.needsRegistration) return afterRegistration(t);
   const bmc = t.host.spec.bmc;
   if (!bmc?.address) {
     if (t.status.errorMessage !== 'BMC address is empty') t.recordError('registration error', 'BMC address is empty', 0, null);
@@ -108,6 +119,31 @@ function register(t: Turn): boolean {
   return false;
 }
 
+/**
+ * BMO's handleRegistering, once registration worked: externally provisioned hosts are taken over,
+ * hosts without inspection go to preparing, the rest to inspecting when a slot is free (until then
+ * they stay in registering, delayed, as BMO's capacity check leaves them).
+ */
+export function afterRegistration(t: Turn): boolean {
+  const { spec } = t.host;
+  if (spec.externallyProvisioned) {
+    t.releaseSlot();
+    // Already running an OS: the backend must take it over as deployed, never deploy it.
+    t.s.needsAdopt = true;
+    t.transition('externally provisioned', 'registered, externally provisioned');
+    return true;
+  }
+  if (inspectionDisabled(t.host)) {
+    t.releaseSlot();
+    t.event(INSPECTION_SKIPPED.severity, INSPECTION_SKIPPED.reason, INSPECTION_SKIPPED.message);
+    t.transition('preparing', 'registered, inspection disabled');
+    return true;
+  }
+  if (!t.ensureSlot('inspect')) return false;
+  t.transition('inspecting', 'registered');
+  return true;
+}
+
 function available(t: Turn): boolean {
   const { spec } = t.host;
   if (spec.externallyProvisioned) {
@@ -119,16 +155,22 @@ function available(t: Turn): boolean {
     t.transition('inspecting', 'inspection requested');
     return true;
   }
-  if (needsPreparation(t)) {
+  if (provisioningSettingsChanged(t.host)) {
+    t.releaseSlot();
     t.transition('preparing', 'RAID or root device hints changed');
     return true;
   }
-  if (t.status.provisioningFailCount > 0 && (!hasImage(t.host) || !sameImage(spec.image, t.status.lastAttemptedImage))) {
-    // A new image (or none) earns a fresh set of attempts.
-    t.patchStatus({ provisioningFailCount: 0 });
-    t.clearError();
+  if (t.status.provisioningFailCount > 0 && !spec.image?.url) {
+    // BMO's handleAvailable: no image requested, so the failures counted are history.
+    t.patchStatus({ provisioningFailCount: 0, lastAttemptedImage: undefined });
+    if (t.status.errorType === 'provisioning error') t.clearError();
   }
   if (wantsProvisioning(t.host)) {
+    if (t.status.provisioningFailCount > 0 && !sameImage(spec.image, t.status.lastAttemptedImage)) {
+      // BMO's actionManageAvailable: a new image (URL, checksum, ...) earns a fresh set of attempts.
+      t.patchStatus({ provisioningFailCount: 0 });
+      if (t.status.errorType === 'provisioning error') t.clearError();
+    }
     const limit = t.s.config.maxProvisioningRetries;
     if (limit > 0 && t.status.provisioningFailCount >= limit) {
       const message = `provisioning failed ${t.status.provisioningFailCount} times (limit ${limit}); change spec.image to try again`;
@@ -139,6 +181,8 @@ function available(t: Turn): boolean {
       return managePower(t, false);
     }
     if (!t.ensureSlot('provision')) return false;
+    // BMO clears whatever error the host had before it starts a deploy.
+    t.clearError();
     t.transition('provisioning', 'image set');
     return true;
   }
@@ -151,28 +195,29 @@ function available(t: Turn): boolean {
 function reprovision(t: Turn): boolean {
   const id = reprovisionRequest(t.host);
   const request = id ? ` (request ${id})` : '';
-  t.removeAnnotation(REPROVISION);
-  if (!wantsProvisioning(t.host)) {
+  if (!t.host.spec.online || !hasImage(t.host)) {
+    t.removeAnnotation(REPROVISION);
     // Offline: deprovisioning would leave the host available and not deploy it again.
     t.event('Warning', 'ReprovisionIgnored', `reprovision${request} ignored: spec.online is false, so the image would not be deployed again; power the host on and ask again`);
     return true;
   }
+  if (!t.ensureSlot('deprovision')) return false;
+  t.removeAnnotation(REPROVISION);
   // The image is named by field, not URL: a URL may carry credentials.
   t.event('Normal', 'ReprovisionRequested', `reprovision${request}: deprovisioning, then deploying ${t.host.spec.customDeploy?.method ? 'spec.customDeploy' : 'spec.image'} again`);
   t.transition('deprovisioning', 'reprovision requested');
   return true;
 }
 
-function needsPreparation(t: Turn): boolean {
-  const { spec, status } = t.host;
-  return JSON.stringify(spec.raid ?? null) !== JSON.stringify(status.provisioning.raid ?? null)
-    // Hints the user set and preparation has not seen; the profile's defaults need no pass (BMO).
-    || (spec.rootDeviceHints !== undefined && JSON.stringify(spec.rootDeviceHints) !== JSON.stringify(status.provisioning.rootDeviceHints ?? null));
-}
-
-function imageChangedSinceAttempt(t: Turn): boolean {
-  const attempted = t.status.lastAttemptedImage;
-  return t.status.provisioningFailCount > 0 && attempted !== undefined && !sameImage(attempted, t.host.spec.image);
+/**
+ * Into deprovisioning once a slot is free; until then the host stays where it is, delayed, as
+ * BMO's capacity check leaves it. `patch` is applied with the transition only.
+ */
+export function toDeprovisioning(t: Turn, reason: string, patch: Partial<Turn['status']> = {}): boolean {
+  if (!t.ensureSlot('deprovision')) return false;
+  if (Object.keys(patch).length > 0) t.patchStatus(patch);
+  t.transition('deprovisioning', reason);
+  return true;
 }
 
 function hasBmcDetails(t: Turn): boolean {

@@ -7,7 +7,7 @@ import { applyResult, endSecretWait } from './results.ts';
 import { CREDENTIALS_FIELD, secretRefsOf } from './secret-refs.ts';
 import { HANDLERS } from './states.ts';
 import { Turn } from './turn.ts';
-import type { BmhEvent, BmhState, MachineConfig, SecretChange, Step } from './types.ts';
+import type { BmhEvent, BmhState, MachineConfig, OpResult, SecretChange, Step } from './types.ts';
 import { DEFAULT_MACHINE_CONFIG, HOST_FINALIZER, NO_BACKEND_HINTS } from './types.ts';
 
 // Bounds the transitions one step may chain; the longest real chain is four.
@@ -30,6 +30,7 @@ export function initialState(host: BareMetalHost, config: MachineConfig = DEFAUL
     resumed: true,
     backend: NO_BACKEND_HINTS,
     announced: null,
+    rebootsServed: [],
   };
 }
 
@@ -50,7 +51,7 @@ export function step(state: BmhState, event: BmhEvent, now: number): Step {
       if (!inFlight || inFlight.seq !== event.seq) return { state, effects: [] };
       t.s.inFlight = null;
       // A paused host drops results; it re-reads the backend when unpaused (level-triggered).
-      if (!wasPaused) applyResult(t, inFlight.op, event.result, event.jitter);
+      if (!wasPaused) applyResult(t, inFlight.op, softened(inFlight, event.result, t.status.errorType), event.jitter, event.credentials);
       break;
     }
     case 'slotGranted':
@@ -89,6 +90,15 @@ export function step(state: BmhState, event: BmhEvent, now: number): Step {
   return t.finish();
 }
 
+// BMO's clarifySoftPoweroffFailure: a soft power-off that failed says the next attempt is hard (a
+// host with errors powers off hard), unless the host was already failing at power management.
+const SOFT_POWER_OFF_FAILED = 'Continuing with hard poweroff after soft poweroff fails. More details: ';
+
+function softened(inFlight: NonNullable<BmhState['inFlight']>, result: OpResult, errorType: string | undefined): OpResult {
+  if (!inFlight.soft || result.kind !== 'failed' || errorType === 'power management error') return result;
+  return { ...result, message: SOFT_POWER_OFF_FAILED + result.message };
+}
+
 function observe(t: Turn, host: BareMetalHost, paused: boolean): void {
   const before = t.host;
   const changed = before.metadata.generation !== host.metadata.generation
@@ -110,18 +120,26 @@ function observe(t: Turn, host: BareMetalHost, paused: boolean): void {
 }
 
 // A Secret the host names appeared or changed: what a wait for it, or a registration error over
-// its credentials, was waiting for. One going away changes nothing until a call needs it.
+// its credentials, was waiting for; new BMC credentials are registered again (BMO's
+// ensureRegistered runs on every reconcile and sends a new Secret version to the backend). One
+// going away changes nothing until a call needs it.
 function secretChanged(t: Turn, key: string, change: SecretChange): void {
   if (change === 'removed') return;
   const waited = t.s.waitingForSecret?.key === key;
-  const credentials = t.status.errorType === 'registration error' && secretRefsOf(t.host).some((r) => r.key === key && r.field === CREDENTIALS_FIELD);
-  if (!waited && !credentials) return;
+  const credentials = secretRefsOf(t.host).some((r) => r.key === key && r.field === CREDENTIALS_FIELD);
+  if (credentials && REGISTERS_AGAIN.has(t.state) && !t.host.metadata.deletionTimestamp) t.s.needsRegistration = true;
+  const registrationError = credentials && (t.status.errorType === 'registration error' || t.status.errorType === 'provisioned registration error');
+  if (!waited && !registrationError) return;
   if (waited) {
     endSecretWait(t);
     t.event('Normal', 'SecretAvailable', `Secret ${key} ${change}: continuing`);
   }
   t.s.retryAt = null;
 }
+
+// States whose backend record takes new credentials by registering again (BMO's ensureRegistered
+// skips "", unmanaged, match profile and deleting; registering registers anyway).
+const REGISTERS_AGAIN: ReadonlySet<string> = new Set(['registering', 'inspecting', 'preparing', 'ready', 'available', 'provisioning', 'provisioned', 'externally provisioned', 'deprovisioning', 'powering off before delete']);
 
 // clusterctl move / pivot: status travels in an annotation and is restored when the object has
 // never been written by a controller (reference/bmo.md §1.7).

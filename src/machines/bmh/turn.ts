@@ -79,7 +79,7 @@ export class Turn {
     }
     const seq = this.s.seq + 1;
     this.s.seq = seq;
-    this.s.inFlight = { op: args.op, seq };
+    this.s.inFlight = args.op === 'powerOff' && args.mode === 'soft' ? { op: args.op, seq, soft: true } : { op: args.op, seq };
     this.effects.push({ type: 'call', seq, args });
     // BMO's provisioner announces the work it starts once, not on every poll of it.
     const started = this.s.announced === args.op ? null : startedEvent(args);

@@ -1,4 +1,4 @@
-import type { BareMetalHost, BareMetalHostStatus, HardwareDetails, Image, RootDeviceHints, BootMode } from '../../api/index.ts';
+import type { BareMetalHost, BareMetalHostStatus, HardwareDetails, Image, RaidTarget, RootDeviceHints, BootMode } from '../../api/index.ts';
 
 // Backend operations the machine asks the actor to perform. Inspect, provision and deprovision
 // are gated: they are only ever requested while the host holds a capacity slot.
@@ -11,7 +11,8 @@ export const GATED_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>(['ins
 export type CallArgs =
   | { op: 'register'; restartOnFailure: boolean; credentialsChanged: boolean }
   | { op: 'inspect'; restartOnFailure: boolean; refresh: boolean }
-  | { op: 'prepare'; restartOnFailure: boolean }
+  // raid: what preparing builds (target) from what status says the host has (actual), BMO's nil-vs-empty kept.
+  | { op: 'prepare'; restartOnFailure: boolean; raid: { target: RaidTarget | null; actual: RaidTarget | null } }
   | { op: 'provision'; image: Image | undefined; customDeploy: string | undefined; bootMode: BootMode; rootDeviceHints: RootDeviceHints | undefined }
   | { op: 'deprovision'; restartOnFailure: boolean; automatedCleaning: boolean }
   | { op: 'adopt'; restartOnFailure: boolean }
@@ -106,7 +107,8 @@ export interface BmhState {
   // The host as last observed (spec and metadata) with the status this machine owns.
   readonly host: BareMetalHost & { status: BareMetalHostStatus };
   // The one backend call in flight; its result must carry the same seq to be applied.
-  readonly inFlight: { op: Operation; seq: number } | null;
+  // soft: a power-off asked for softly (its failure message says the next attempt is hard).
+  readonly inFlight: { op: Operation; seq: number; soft?: boolean } | null;
   readonly seq: number;
   readonly slot: SlotState;
   // Error backoff: no backend call before this time (ms since epoch).
@@ -128,12 +130,16 @@ export interface BmhState {
   readonly backend: BackendHints;
   // The operation whose "started" Event (BMO's InspectionStarted, ...) this state already sent.
   readonly announced: Operation | null;
+  // Suffixed reboot annotations a disablePowerOff host already rebooted for (it cannot be held
+  // off, so each is served once while it stays).
+  readonly rebootsServed: readonly string[];
 }
 
 export type BmhEvent =
   | { type: 'observed'; host: BareMetalHost }
   | { type: 'tick' }
-  | { type: 'result'; seq: number; result: OpResult; jitter: number }
+  // credentials: the Secret a register call read (BMO's triedCredentials), when it read one.
+  | { type: 'result'; seq: number; result: OpResult; jitter: number; credentials?: CredentialsUsed }
   | { type: 'slotGranted'; grantId: string }
   | { type: 'slotQueued'; position: number }
   | { type: 'slotLost'; grantId: string; reason: string }
@@ -141,6 +147,14 @@ export type BmhEvent =
   | { type: 'secretChanged'; key: string; change: SecretChange };
 
 export type SecretChange = 'appeared' | 'changed' | 'removed';
+
+/** The BMC credentials Secret a register call used: which one and its version, never a value. */
+export interface CredentialsUsed {
+  readonly name: string;
+  readonly namespace: string;
+  /** The Secret's resourceVersion as its source gives it ('' when the source has none). */
+  readonly version: string;
+}
 
 export type BmhEffect =
   | { type: 'call'; seq: number; args: CallArgs }

@@ -43,6 +43,8 @@ export interface IronicClient {
   validateNode(ref: string): Promise<ValidationResult>;
   setProvisionState(ref: string, target: ProvisionTarget, extra?: ProvisionExtra): Promise<void>;
   setPowerState(ref: string, target: PowerTarget, timeoutSeconds?: number): Promise<void>;
+  /** The RAID a node's next RAID clean steps build (`PUT states/raid`: Ironic refuses a PATCH of target_raid_config). */
+  setTargetRaidConfig(ref: string, config: Readonly<Record<string, unknown>>): Promise<void>;
   setMaintenance(ref: string, reason: string): Promise<void>;
   unsetMaintenance(ref: string): Promise<void>;
   /** What inspection stored; null when there is none (404). A missing node still throws not-found. */
@@ -370,6 +372,11 @@ export function createIronicClient(o: IronicClientOptions): IronicClient {
     async setPowerState(ref, target, timeoutSeconds) {
       const body = timeoutSeconds === undefined ? { target } : { target, timeout: timeoutSeconds };
       const c: Call = { method: 'PUT', path: `/v1/nodes/${seg(ref)}/states/power`, route: 'PUT /v1/nodes/{node}/states/power', body };
+      await request(c);
+    },
+
+    async setTargetRaidConfig(ref, config) {
+      const c: Call = { method: 'PUT', path: `/v1/nodes/${seg(ref)}/states/raid`, route: 'PUT /v1/nodes/{node}/states/raid', body: config };
       await request(c);
     },
 

@@ -12,6 +12,7 @@ const SOFT_OFF_TIMEOUT_S = 180;
 export async function setPower(ctx: StepContext, host: HostData, want: 'on' | 'off', mode: 'soft' | 'hard'): Promise<OpResult> {
   const node = await findNode(ctx.client, host);
   if (!node) return needsRegistration;
+  if (want === 'off' && host.spec.disablePowerOff) return rebootInstead(ctx, node, mode);
   const target = want === 'on' ? 'power on' : 'power off';
   if (node.power_state === target && !node.target_power_state) return done({ poweredOn: want === 'on' });
   // Ironic refuses power changes while a provision state change is under way.
@@ -27,6 +28,23 @@ export async function setPower(ctx: StepContext, host: HostData, want: 'on' | 'o
   }
   await ctx.client.setPowerState(node.uuid, target);
   return continuing(ctx.polls.shortMs);
+}
+
+// A node that may not be powered off (disable_power_off) is rebooted where a power-off was asked
+// for, as BMO's PowerOff does; the request is done once Ironic took it (BMO then removes the
+// reboot annotation), so a host that is on again is never rebooted a second time for it.
+async function rebootInstead(ctx: StepContext, node: IronicNode, mode: 'soft' | 'hard'): Promise<OpResult> {
+  if (node.target_power_state || node.target_provision_state) return continuing(ctx.polls.shortMs);
+  if (mode === 'soft') {
+    try {
+      await ctx.client.setPowerState(node.uuid, 'soft rebooting', SOFT_OFF_TIMEOUT_S);
+      return done({ poweredOn: true });
+    } catch (err) {
+      if (!(err instanceof IronicError && err.code === 'bad-request')) throw err;
+    }
+  }
+  await ctx.client.setPowerState(node.uuid, 'rebooting');
+  return done({ poweredOn: true });
 }
 
 export async function hardwareState(ctx: StepContext, host: HostData): Promise<OpResult> {

@@ -1,15 +1,21 @@
-import type { OpResult } from '../../../machines/bmh/index.ts';
+import type { CallArgs, OpResult } from '../../../machines/bmh/index.ts';
 import type { HostData } from '../../../ports/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
+import { raidCleanSteps, targetRaidConfig } from './raid-steps.ts';
 
 // Manual cleaning for RAID (reference/bmo.md §5.2 Prepare). A host that asks for nothing to be
 // configured is prepared as soon as it is manageable.
-export async function prepare(ctx: StepContext, host: HostData, restartOnFailure: boolean): Promise<OpResult> {
+export async function prepare(ctx: StepContext, host: HostData, args: Extract<CallArgs, { op: 'prepare' }>): Promise<OpResult> {
+  const { restartOnFailure } = args;
   const node = await findNode(ctx.client, host);
   if (!node) return needsRegistration;
-  const steps = cleanSteps(host);
+  // A retry after a failed clean does not trust what the failed attempt left (BMO: ActualRAID nil).
+  const steps = raidCleanSteps(args.raid.target, restartOnFailure ? null : args.raid.actual);
+  if (node.raid_interface === 'no-raid' && (args.raid.target?.hardwareRAIDVolumes?.length ?? 0) > 0) {
+    return failed(`RAID settings are defined, but the node's driver ${node.driver} does not support RAID`, null);
+  }
   switch (node.provision_state) {
     case 'available':
       if (steps.length === 0) return done();
@@ -18,9 +24,7 @@ export async function prepare(ctx: StepContext, host: HostData, restartOnFailure
     case 'manageable':
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
       if (steps.length === 0 || ctx.cleaning.delete(node.uuid)) return done();
-      if (host.spec.raid) {
-        await ctx.client.patchNode(node.uuid, [{ op: 'add', path: '/target_raid_config', value: targetRaid(host) }]);
-      }
+      if (steps.some((s) => s.step === 'create_configuration')) await ctx.client.setTargetRaidConfig(node.uuid, targetRaidConfig(args.raid.target));
       await ctx.client.setProvisionState(node.uuid, 'clean', { cleanSteps: steps });
       ctx.cleaning.add(node.uuid);
       return continuing(ctx.polls.longMs);
@@ -36,22 +40,4 @@ export async function prepare(ctx: StepContext, host: HostData, restartOnFailure
     default:
       return continuing(ctx.polls.shortMs);
   }
-}
-
-function cleanSteps(host: HostData): Array<Record<string, unknown>> {
-  const raid = host.spec.raid;
-  if (!raid || (!raid.hardwareRAIDVolumes?.length && !raid.softwareRAIDVolumes?.length)) return [];
-  return [
-    { interface: 'raid', step: 'delete_configuration' },
-    { interface: 'raid', step: 'create_configuration' },
-  ];
-}
-
-function targetRaid(host: HostData): Record<string, unknown> {
-  const raid = host.spec.raid;
-  const logical = [
-    ...(raid?.hardwareRAIDVolumes ?? []).map((v) => ({ raid_level: v.level, size_gb: v.sizeGibibytes ?? 'MAX', ...(v.name ? { volume_name: v.name } : {}), ...(v.controller ? { controller: v.controller } : {}), ...(v.physicalDisks ? { physical_disks: v.physicalDisks } : {}) })),
-    ...(raid?.softwareRAIDVolumes ?? []).map((v) => ({ raid_level: v.level, size_gb: v.sizeGibibytes ?? 'MAX', controller: 'software' })),
-  ];
-  return { logical_disks: logical };
 }

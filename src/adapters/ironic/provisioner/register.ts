@@ -25,7 +25,10 @@ export async function register(ctx: StepContext, host: HostData, restartOnFailur
   if (!node) {
     node = await ctx.client.createNode(body);
     created = true;
-  } else if ((credentialsChanged || !sameBmcAddress(node.driver_info, body.driver_info)) && !BUSY.has(node.provision_state)) {
+  } else if (credentialsChanged || !sameBmcAddress(node.driver_info, body.driver_info)) {
+    // New credentials wait for a busy node's flow to end: answered (done) now, they would count
+    // as sent and never reach the node. A transient answer leaves them new for the next attempt.
+    if (BUSY.has(node.provision_state)) return { kind: 'transient', message: `node ${node.name ?? node.uuid} is ${node.provision_state}; its BMC settings are updated when that ends` };
     node = await ctx.client.patchNode(node.uuid, [{ op: 'replace', path: '/driver_info', value: body.driver_info }]);
   }
   const mac = host.spec.bootMACAddress?.toLowerCase();

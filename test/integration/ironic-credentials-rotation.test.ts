@@ -1,0 +1,53 @@
+// BMO's ensureRegistered with a new version of the BMC Secret, against a real Ironic: the new
+// credentials reach the node's driver_info, status records the version BMO records
+// (goodCredentials/triedCredentials.credentialsVersion), and the host keeps its state: a
+// provisioned host stays deployed.
+import test from 'ava';
+import { startIronic } from '../support/ironic.ts';
+import type { IronicServer } from '../support/ironic.ts';
+import { bmcSecret, ironicHost, startIronicNode } from '../support/ironic-node.ts';
+import type { IronicTestNode } from '../support/ironic-node.ts';
+import { waitUntil } from '../support/wait.ts';
+
+let ironic: IronicServer;
+let it: IronicTestNode;
+
+test.before(async () => {
+  ironic = await startIronic();
+  it = await startIronicNode({ url: ironic.url });
+  const applied = await it.store.applyObjects([bmcSecret()]);
+  if (!applied.ok) throw new Error(`Secret refused: ${JSON.stringify(applied.issues)}`);
+});
+test.after.always(async () => {
+  await it?.stop();
+  await ironic?.stop();
+});
+
+const status = async (name: string) => (await it.node.snapshot(`lab/${name}`))?.status;
+const rotated = (username: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bmc', namespace: 'lab' }, stringData: { username, password: `${username}-rotation-password` } });
+
+test.serial('credentials rotation - a new Secret version updates a provisioned node\'s driver_info and is recorded as good; the host stays provisioned', async (t) => {
+  t.true((await it.store.applyObjects([ironicHost('rot-1')])).ok);
+  await waitUntil(async () => (await status('rot-1'))?.provisioning.state === 'provisioned', 60_000, 'provisioned');
+  const before = await status('rot-1');
+  const firstVersion = before?.goodCredentials?.credentialsVersion;
+  t.truthy(firstVersion, 'the version registration used is recorded');
+  t.is(before?.triedCredentials?.credentialsVersion, firstVersion);
+  t.is((await it.client.getNode('lab~rot-1'))?.driver_info?.['redfish_username'], 'admin');
+
+  t.true((await it.store.applyObjects([rotated('rotated-user')])).ok);
+  await waitUntil(async () => {
+    const s = await status('rot-1');
+    return s?.goodCredentials?.credentialsVersion !== undefined && s.goodCredentials.credentialsVersion !== firstVersion;
+  }, 30_000, 'the new version validated');
+  const node = await it.client.getNode('lab~rot-1');
+  t.is(node?.driver_info?.['redfish_username'], 'rotated-user');
+  t.is(node?.provision_state, 'active', 'still deployed');
+  const after = await status('rot-1');
+  t.is(after?.provisioning.state, 'provisioned');
+  t.is(after?.triedCredentials?.credentialsVersion, after?.goodCredentials?.credentialsVersion);
+  const snap = await it.node.snapshot('lab/rot-1');
+  t.true(snap?.recent.some((e) => e.reason === 'BMCAccessValidated') ?? false);
+  t.false(snap?.recent.some((e) => /Deprovisioning/.test(e.reason)) ?? true);
+  t.false(JSON.stringify(after).includes('rotation-password'), 'status never holds the password');
+});
