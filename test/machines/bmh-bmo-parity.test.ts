@@ -237,3 +237,20 @@ test('BMO manageHostPower with disablePowerOff: a suffixed reboot annotation is 
   const again = observe(removed.state, withHost(removed.state, (h) => ({ ...h, metadata: { ...h.metadata, annotations: { 'reboot.metal3.io/phase-1': '{"mode":"hard"}' } } })), T0 + 32_000);
   t.deepEqual(calls(again.effects), [{ op: 'powerOff', mode: 'hard', force: false }]);
 });
+
+// ---- 2. adopted again when the backend needs it ---------------------------------------------
+
+test('BMO actionManageSteadyState: a provisioned host whose backend node is no longer deployed is adopted again, never redeployed', (t) => {
+  const base = provisioned();
+  const read = tick({ ...base, powerCheckAt: null });
+  t.deepEqual(calls(read.effects), [{ op: 'hardwareState' }]);
+  const notDeployed = reply(read, { kind: 'done', poweredOn: true, deployed: false });
+  t.deepEqual(calls(notDeployed.effects), [{ op: 'adopt', restartOnFailure: false }]);
+  t.true(events(notDeployed.effects).includes('AdoptNeeded'));
+  const adopted = reply(notDeployed, done);
+  t.is(adopted.state.host.status.provisioning.state, 'provisioned');
+  t.false(adopted.state.needsAdopt);
+  // A node that says it is deployed, or says nothing, needs no adopt.
+  t.deepEqual(calls(reply(read, { kind: 'done', poweredOn: true, deployed: true }).effects), []);
+  t.deepEqual(calls(reply(read, { kind: 'done', poweredOn: true }).effects), []);
+});

@@ -198,7 +198,10 @@ test('conditions - the Ironic power poll reports the node fault "power failure" 
       key: 'metal3/worker-0', namespace: 'metal3', name: 'worker-0', uid: 'uid-0', provisionerId: 'node-1', spec: host.spec, credentials: null,
     }, { op: 'hardwareState' });
   };
-  t.deepEqual(await poll({ fault: 'power failure', health: 'Critical' }), { kind: 'done', poweredOn: true, hints: { powerFailure: true, health: 'Critical' } });
+  t.deepEqual(await poll({ fault: 'power failure', health: 'Critical' }), { kind: 'done', poweredOn: true, hints: { powerFailure: true, health: 'Critical' }, deployed: true });
   // Ironic before API 1.109 has no health; another fault is no power failure.
-  t.deepEqual(await poll({ fault: 'clean failure' }), { kind: 'done', poweredOn: true, hints: { powerFailure: false, health: '' } });
+  t.deepEqual(await poll({ fault: 'clean failure' }), { kind: 'done', poweredOn: true, hints: { powerFailure: false, health: '' }, deployed: true });
+  // The same read tells a node back in manageable (adopt it again) and says nothing of others.
+  t.is((await poll({ provision_state: 'manageable' })).kind === 'done' && (await poll({ provision_state: 'manageable' }) as { deployed?: boolean }).deployed, false);
+  t.false('deployed' in await poll({ provision_state: 'deploying' }));
 });

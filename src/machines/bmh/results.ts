@@ -134,6 +134,10 @@ function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done'
       t.s.powerCheckAt = t.now + t.s.config.powerPollMs;
       return;
     case 'hardwareState':
+      if (result.deployed === false && (t.state === 'provisioned' || t.state === 'externally provisioned') && !t.s.needsAdopt) {
+        t.s.needsAdopt = true;
+        t.event('Normal', 'AdoptNeeded', 'the backend no longer holds the host as deployed; adopting it again (it is not redeployed)');
+      }
       if (result.poweredOn !== undefined && result.poweredOn !== t.status.poweredOn) t.patchStatus({ poweredOn: result.poweredOn });
       t.s.powerCheckAt = t.now + t.s.config.powerPollMs;
       return;

@@ -26,7 +26,10 @@ export type CallArgs =
 // later), failed for this attempt (recorded, backed off, retried with restartOnFailure), or a
 // transient error (fast retry, no status change). needsRegistration: the backend lost the host.
 export type OpResult =
-  | { kind: 'done'; provisionerId?: string; hardware?: HardwareDetails; poweredOn?: boolean; hints?: BackendHints }
+  // deployed: a power read also says whether the backend holds the host as deployed (Ironic
+  // active), false when it plainly does not (manageable): a provisioned host is then
+  // adopted again, as BMO's Adopt on every steady-state pass would.
+  | { kind: 'done'; provisionerId?: string; hardware?: HardwareDetails; poweredOn?: boolean; hints?: BackendHints; deployed?: boolean }
   | { kind: 'continuing'; afterMs: number }
   | { kind: 'failed'; message: string; retryAfterMs?: number | null }
   | { kind: 'transient'; message: string }

@@ -51,9 +51,19 @@ export async function hardwareState(ctx: StepContext, host: HostData): Promise<O
   const node = await findNode(ctx.client, host);
   if (!node) return needsRegistration;
   const hints = hintsOf(node);
-  if (node.power_state === 'power on') return done({ poweredOn: true, hints });
-  if (node.power_state === 'power off') return done({ poweredOn: false, hints });
-  return done({ hints });
+  const deployed = deployedOf(node.provision_state);
+  const facts = deployed === undefined ? { hints } : { hints, deployed };
+  if (node.power_state === 'power on') return done({ poweredOn: true, ...facts });
+  if (node.power_state === 'power off') return done({ poweredOn: false, ...facts });
+  return done(facts);
+}
+
+// Active is deployed; a node back in manageable (a re-created node, a restored database) is
+// what BMO's Adopt takes over; anything else is on its way somewhere and says nothing.
+function deployedOf(state: string): boolean | undefined {
+  if (state === 'active') return true;
+  if (state === 'manageable') return false;
+  return undefined;
 }
 
 // BMO's HasPowerFailure and GetHealth, read from the node the power poll fetched anyway.

@@ -1,0 +1,51 @@
+// BMO's Adopt on every steady-state pass, against a real Ironic: a provisioned host whose node
+// was put back into manageable (a re-created node, a restored database, an operator's hands) is
+// adopted again on the next power read, and never deployed a second time.
+import test from 'ava';
+import { startIronic } from '../support/ironic.ts';
+import type { IronicServer } from '../support/ironic.ts';
+import { bmcSecret, ironicHost, startIronicNode } from '../support/ironic-node.ts';
+import type { IronicTestNode } from '../support/ironic-node.ts';
+import { waitUntil } from '../support/wait.ts';
+
+let ironic: IronicServer;
+let it: IronicTestNode;
+
+test.before(async () => {
+  ironic = await startIronic();
+  it = await startIronicNode({ url: ironic.url });
+  const applied = await it.store.applyObjects([bmcSecret()]);
+  if (!applied.ok) throw new Error(`Secret refused: ${JSON.stringify(applied.issues)}`);
+});
+test.after.always(async () => {
+  await it?.stop();
+  await ironic?.stop();
+});
+
+const state = async (uuid: string) => (await it.client.getNode(uuid))?.provision_state;
+
+test('readopt - a provisioned host whose node went back to manageable is adopted to active again, not redeployed', async (t) => {
+  t.true((await it.store.applyObjects([ironicHost('readopt-1')])).ok);
+  await waitUntil(async () => (await it.node.snapshot('lab/readopt-1'))?.state === 'provisioned', 60_000, 'provisioned');
+  const uuid = (await it.client.getNode('lab~readopt-1'))?.uuid ?? '';
+  t.truthy(uuid);
+  const deploys = it.client.stats.byRoute['PUT /v1/nodes/{node}/states/provision'] ?? 0;
+
+  // Someone takes the node out of service behind metalfleet's back: undeploy, then manage. The
+  // host is paused meanwhile so its own power reads do not race the hand-made moves.
+  await it.store.applyObjects([ironicHost('readopt-1', { annotations: { 'baremetalhost.metal3.io/paused': '' } })]);
+  await it.client.setProvisionState(uuid, 'deleted');
+  await waitUntil(async () => (await state(uuid)) === 'available', 60_000, 'undeployed');
+  await it.client.setProvisionState(uuid, 'manage');
+  await waitUntil(async () => (await state(uuid)) === 'manageable', 60_000, 'manageable');
+  const handMade = (it.client.stats.byRoute['PUT /v1/nodes/{node}/states/provision'] ?? 0) - deploys;
+
+  t.true((await it.store.applyObjects([ironicHost('readopt-1')])).ok);
+  await waitUntil(async () => (await state(uuid)) === 'active', 60_000, 'adopted back to active');
+  const snap = await it.node.snapshot('lab/readopt-1');
+  t.is(snap?.state, 'provisioned');
+  t.true(snap?.recent.some((e) => e.reason === 'AdoptNeeded') ?? false);
+  t.false(snap?.recent.some((e) => e.reason === 'ProvisioningStarted' || e.reason === 'DeprovisioningStarted') ?? true);
+  // One adopt request beside the two made by hand: no deploy.
+  t.is((it.client.stats.byRoute['PUT /v1/nodes/{node}/states/provision'] ?? 0) - deploys - handMade, 1);
+});
