@@ -20,6 +20,9 @@ type StoreOp =
 // Two writers of the SAME epoch, each acting on its own possibly stale copy: the epoch fence cannot
 // help here, only the CAS and the limit check against the replaced revision keep the count.
 test('capacity cluster - writers with stale views never put more than the limit in the record', async (t) => {
+  const runs = 200;
+  let checked = 0;
+  let commits = 0;
   const op: fc.Arbitrary<StoreOp> = fc.oneof(
     fc.record({ t: fc.constant('acquire' as const), w: fc.nat(1), h: fc.nat(5), dt: fc.nat(400) }),
     fc.record({ t: fc.constant('release' as const), w: fc.nat(1), h: fc.nat(5), dt: fc.nat(400) }),
@@ -42,6 +45,7 @@ test('capacity cluster - writers with stale views never put more than the limit 
           : { release: `h${o.h}` };
         const r = await store.commit(POOL, views[o.w]!, (base, at) => reconcile(base, at, change, ctx), () => now);
         views[o.w] = r.versioned;
+        commits += 1;
       }
       const e = await kv.get(poolKey(POOL));
       if (e) {
@@ -50,9 +54,11 @@ test('capacity cluster - writers with stale views never put more than the limit 
         if (inUse(d.value, now) > limit) return false;
       }
     }
+    checked += 1;
     return true;
-  }), { numRuns: 200 });
-  t.pass();
+  }), { numRuns: runs });
+  t.is(checked, runs, 'every generated history was checked to its end');
+  t.true(commits > 0, 'the histories wrote the record');
 });
 
 type ClusterOp =
@@ -63,6 +69,9 @@ type ClusterOp =
   | { t: 'advance'; ms: number };
 
 test('capacity cluster - random acquires, releases, failovers and overlapping brokers keep the limit at every write', async (t) => {
+  const runs = 25;
+  let checked = 0;
+  let failovers = 0;
   const op: fc.Arbitrary<ClusterOp> = fc.oneof(
     { weight: 5, arbitrary: fc.record({ t: fc.constant('acquire' as const), h: fc.nat(5) }) },
     { weight: 3, arbitrary: fc.record({ t: fc.constant('release' as const), h: fc.nat(5) }) },
@@ -87,6 +96,7 @@ test('capacity cluster - random acquires, releases, failovers and overlapping br
           brokers[leader]!.leadership.depose('lease lost');
           leader = 1 - leader;
           brokers[leader]!.leadership.elect(++epoch);
+          failovers += 1;
         } else if (o.t === 'overlap') {
           // The new one is elected while the old one has not heard it lost the lease.
           leader = 1 - leader;
@@ -105,12 +115,14 @@ test('capacity cluster - random acquires, releases, failovers and overlapping br
         const before = holders.filter((y) => y.state === 'granted');
         if (before.length < limit) throw new Error(`${x.key} is ${x.state} with only ${before.length} of ${limit} slots taken`);
       }
+      checked += 1;
       return true;
     } finally {
       h.stop();
     }
-  }), { numRuns: 25 });
-  t.pass();
+  }), { numRuns: runs });
+  t.is(checked, runs, 'every generated history was checked to its end, liveness included');
+  t.true(failovers > 0, 'some histories failed the broker over');
 });
 
 
@@ -124,6 +136,9 @@ type QueueOp =
 // pass and are not counted, a raised limit wakes waiters at once, and a drain grants everyone left.
 test('capacity cluster - random acquires, exempt acquires, releases and raised limits keep FIFO and never leave a slot idle beside a waiter', async (t) => {
   const HOLDERS = 6;
+  const runs = 100;
+  let checked = 0;
+  let drained = 0;
   const op: fc.Arbitrary<QueueOp> = fc.oneof(
     { weight: 5, arbitrary: fc.record({ t: fc.constant('acquire' as const), h: fc.nat(HOLDERS - 1), exempt: fc.nat(4).map((n) => n === 0) }) },
     { weight: 3, arbitrary: fc.record({ t: fc.constant('release' as const), h: fc.nat(HOLDERS - 1) }) },
@@ -195,10 +210,13 @@ test('capacity cluster - random acquires, exempt acquires, releases and raised l
       }
       if (order.join(',') !== queue.join(',')) throw new Error(`drain granted ${order.join(',')}, queue was ${queue.join(',')}`);
       if (h.violations.length > 0) throw new Error(h.violations.join('; '));
+      checked += 1;
+      drained += order.length;
       return true;
     } finally {
       h.stop();
     }
-  }), { numRuns: 100 });
-  t.pass();
+  }), { numRuns: runs });
+  t.is(checked, runs, 'every generated history was checked to its end, drain included');
+  t.true(drained > 0, 'some drains granted waiters in queue order');
 });

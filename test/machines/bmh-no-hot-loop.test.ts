@@ -132,6 +132,9 @@ function play(s0: BmhState, moves: readonly Move[], check: (prev: BmhState, even
 }
 
 test('bmh no-hot-loop property - no backend call comes sooner than the backoff the machine declared (state.retryAt)', (t) => {
+  const runs = 400;
+  let checked = 0;
+  let callsAfterBackoff = 0;
   fc.assert(fc.property(start, fc.array(move, { maxLength: 120 }), (s, moves) => {
     play(hostAt(s), moves, (prev, event, next, now) => {
       const call = lastCall(next);
@@ -139,6 +142,7 @@ test('bmh no-hot-loop property - no backend call comes sooner than the backoff t
       if (call && declared !== null && now < declared) {
         throw new Error(`${call.args.op} at +${now - T0} ms on ${event.type}, before the declared retry at +${declared - T0} ms (state ${prev.host.status.provisioning.state})`);
       }
+      if (call && declared !== null && Number.isFinite(declared)) callsAfterBackoff += 1;
       // A declared wait is announced, so the actor wakes the host when it ends.
       const wait = next.state.retryAt;
       if (!next.state.inFlight && !next.state.gone && wait !== null && Number.isFinite(wait) && wait > now && next.effects.length > 0 && lastCall(next) === undefined) {
@@ -146,11 +150,16 @@ test('bmh no-hot-loop property - no backend call comes sooner than the backoff t
         if (asked === null || now + asked > wait) throw new Error(`retry declared at +${wait - T0} ms but the wake-up asked for is ${asked === null ? 'none' : `+${now + asked - T0} ms`}`);
       }
     });
-  }), { numRuns: 400 });
-  t.pass();
+    checked += 1;
+  }), { numRuns: runs });
+  t.is(checked, runs, 'every generated history was played to its end');
+  t.true(callsAfterBackoff > 0, 'some calls came after a declared backoff, and none before it');
 });
 
 test('bmh no-hot-loop property - after an answer that makes no progress (failure, transient, zero poll, a vanished node while torn down) no call comes before the minimum backoff', (t) => {
+  const runs = 400;
+  let checked = 0;
+  let stalled = 0;
   fc.assert(fc.property(start, fc.array(move, { maxLength: 120 }), (s, moves) => {
     let notBefore: { at: number; why: string } | null = null;
     play(hostAt(s), moves, (prev, event, next, now) => {
@@ -163,9 +172,12 @@ test('bmh no-hot-loop property - after an answer that makes no progress (failure
       const why = `${prev.inFlight.op} answered ${event.result.kind} in ${prev.host.status.provisioning.state}${prev.host.metadata.deletionTimestamp ? ' (deleted)' : ''}`;
       if (call) throw new Error(`${call.args.op} issued at once after ${why}`);
       notBefore = { at: now + MIN_BACKOFF_MS, why };
+      stalled += 1;
     });
-  }), { numRuns: 400 });
-  t.pass();
+    checked += 1;
+  }), { numRuns: runs });
+  t.is(checked, runs, 'every generated history was played to its end');
+  t.true(stalled > 0, 'some answers made no progress, so the minimum backoff was put to the test');
 });
 
 // A loop that needs no time to pass is the hot loop itself: with the clock stopped, every answer
@@ -175,13 +187,19 @@ test('bmh no-hot-loop property - after an answer that makes no progress (failure
 const FROZEN_CALL_BOUND = 16;
 
 test(`bmh no-hot-loop property - with the clock stopped, no sequence of answers gets more than ${FROZEN_CALL_BOUND} backend calls out of a host`, (t) => {
+  const runs = 300;
+  let checked = 0;
+  let most = 0;
   // A backend stuck in a pattern (the same answer, or a short cycle of answers) is what feeds a loop.
   fc.assert(fc.property(start, fc.array(result, { minLength: 1, maxLength: 4 }), (s, pattern) => {
     const frozen = Array.from({ length: 200 }, (_, i): Move => ({ result: pattern[i % pattern.length] ?? { kind: 'done' }, latencyMs: 0, wake: 'early', fraction: 0 }));
     const { calls } = play(hostAt(s), frozen, () => undefined);
     if (calls > FROZEN_CALL_BOUND) throw new Error(`${calls} calls without the clock moving`);
-  }), { numRuns: 300 });
-  t.pass();
+    checked += 1;
+    most = Math.max(most, calls);
+  }), { numRuns: runs });
+  t.is(checked, runs, 'every answer pattern was played 200 answers long');
+  t.true(most > 1 && most <= FROZEN_CALL_BOUND, `the most calls with the clock stopped: ${most}`);
 });
 
 // The known bug end to end: a deleted host whose Ironic node is gone. A small fake backend: with
@@ -191,6 +209,9 @@ test(`bmh no-hot-loop property - with the clock stopped, no sequence of answers 
 // only, as from the real adapters.
 test('bmh no-hot-loop property - a deleted host whose backend node vanished is always deleted, and calls nothing within the minimum backoff after each loss', (t) => {
   const deleted = start.map((s) => ({ ...s, deleted: true, finalizer: true })).filter((s) => !(s.detach ?? '').includes('delay'));
+  const runs = 300;
+  let gone = 0;
+  let losses = 0;
   fc.assert(fc.property(deleted, fc.array(move, { maxLength: 60 }), (s, moves) => {
     let nodeExists = false;
     const answer = (args: CallArgs, m: Move): OpResult => {
@@ -209,9 +230,14 @@ test('bmh no-hot-loop property - a deleted host whose backend node vanished is a
       const call = lastCall(next);
       if (call && lostAt !== null && now < lostAt + MIN_BACKOFF_MS) throw new Error(`${call.args.op} ${now - lostAt} ms after the node was reported gone`);
       if (call) lostAt = null;
-      if (event.type === 'result' && prev.inFlight?.seq === event.seq && event.result.kind === 'needsRegistration' && !next.state.gone) lostAt = now;
+      if (event.type === 'result' && prev.inFlight?.seq === event.seq && event.result.kind === 'needsRegistration' && !next.state.gone) {
+        lostAt = now;
+        losses += 1;
+      }
     }, answer);
     if (!state.gone) throw new Error(`not deleted: ${state.host.status.provisioning.state}, ${state.host.status.operationalStatus}, retry at ${state.retryAt === null ? '-' : state.retryAt - T0}`);
-  }), { numRuns: 300 });
-  t.pass();
+    gone += 1;
+  }), { numRuns: runs });
+  t.is(gone, runs, 'every generated host was deleted');
+  t.true(losses > 0, 'some backends reported the node gone mid-teardown');
 });

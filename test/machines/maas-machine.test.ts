@@ -195,6 +195,10 @@ const action = fc.oneof(
 );
 
 test('maas machine property - backend work holds a slot, the providerID is written once and never changes, and a paused machine calls nothing', (t) => {
+  const runs = 400;
+  let checked = 0;
+  let slotCalls = 0;
+  let providerIds = 0;
   fc.assert(fc.property(fc.boolean(), fc.array(action, { maxLength: 60 }), (controlPlane, actions) => {
     let s = start(maasMachine({}, {}, controlPlane));
     let now = T0;
@@ -215,7 +219,10 @@ test('maas machine property - backend work holds a slot, the providerID is writt
       const paused = st.state.world.cluster?.spec?.paused === true;
       for (const c of calls(st)) {
         if (paused) throw new Error(`${c.op} while paused`);
-        if (['allocate', 'deploy', 'release', 'swapOff'].includes(c.op) && st.state.slot.phase !== 'held') throw new Error(`${c.op} without a slot`);
+        if (['allocate', 'deploy', 'release', 'swapOff'].includes(c.op)) {
+          if (st.state.slot.phase !== 'held') throw new Error(`${c.op} without a slot`);
+          slotCalls += 1;
+        }
         if (c.op === 'release' && controlPlane && st.state.dnsIps?.includes('10.10.1.5')) throw new Error('released while still in DNS');
       }
       if (paused && st.effects.some((x) => x.type === 'requestSlot' || x.type === 'dnsLookup')) throw new Error('slot or DNS asked for while paused');
@@ -226,6 +233,10 @@ test('maas machine property - backend work holds a slot, the providerID is writt
       if (st.state.status.ready && st.state.slot.phase === 'held' && st.state.slot.op === 'provision' && st.state.view?.statusName === 'Deployed') throw new Error('ready but still holding a deploy slot');
       s = st.state;
     }
-  }), { numRuns: 400 });
-  t.pass();
+    checked += 1;
+    if (written.size === 1) providerIds += 1;
+  }), { numRuns: runs });
+  t.is(checked, runs, 'every generated history was checked to its end');
+  t.true(slotCalls > 0, 'some histories reached backend work that needs a slot');
+  t.true(providerIds > 0, 'some histories wrote a providerID');
 });
