@@ -13,11 +13,7 @@ const POOL = 'ironic:http://127.0.0.1:6385';
 const LIMIT = 3;
 const TTL = 3_000;
 
-test('capacity cluster - on nats-server: two nodes share a limit of 3 through a broker failover and every holder is served', async (t) => {
-  if (!natsServerInstalled()) {
-    t.pass('nats-server is not installed');
-    return;
-  }
+(natsServerInstalled() ? test : test.skip)('capacity cluster - on nats-server: two nodes share a limit of 3 through a broker failover and every holder is served', async (t) => {
   const server = await startNatsServer();
   const transports: Transport[] = [];
   const connect = async (name: string): Promise<Transport> => {
