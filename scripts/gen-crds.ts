@@ -25,14 +25,13 @@ export function renderYaml(object: unknown): string {
 /** Every file the generator writes, by path from the repository root, with its content. */
 export function generatedFiles(): Map<string, string> {
   const files = new Map<string, string>();
-  const names: string[] = [];
   for (const crd of customResourceDefinitions(CUSTOM_RESOURCES)) {
     // controller-gen's file names, so the files diff cleanly against BMO's and CAPMAAS's.
     const name = `${crd.spec.group}_${crd.spec.names.plural}.yaml`;
-    names.push(name);
     files.set(`${CRD_DIR}/${name}`, renderYaml(crd));
   }
-  files.set(`${CRD_DIR}/kustomization.yaml`, renderYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: names }));
+  // No kustomization.yaml beside them: `kubectl apply -f deploy/crds/` must find only CRDs there
+  // (kubectl would refuse a Kustomization it has no type for); deploy/kustomization.yaml lists them.
   files.set(CLUSTER_ROLE_FILE, renderYaml(clusterRole(CONTROLLER_CLUSTER_ROLE, ADAPTER_PERMISSIONS, PART_OF_LABEL)));
   return files;
 }

@@ -189,8 +189,9 @@ test('validate - rule 5: no boot MAC is fine when it can be inspected', (t) => {
 
 test('validate - rule 5: an invalid boot MAC', (t) => {
   only(t, validateBareMetalHost(host((h) => { h.spec.bootMACAddress = '52:54:00:aa:bb'; })), 'spec.bootMACAddress', 'address 52:54:00:aa:bb: invalid MAC address');
-  t.deepEqual(validateBareMetalHost(host((h) => { h.spec.bootMACAddress = '52-54-00-AA-BB-CC'; })), []);
-  t.deepEqual(validateBareMetalHost(host((h) => { h.spec.bootMACAddress = '5254.00aa.bbcc'; })), []);
+  // BMO's webhook would take these, but its CRD's MAC pattern refuses them before the webhook runs.
+  t.is(validateBareMetalHost(host((h) => { h.spec.bootMACAddress = '52-54-00-AA-BB-CC'; })).length, 1);
+  t.is(validateBareMetalHost(host((h) => { h.spec.bootMACAddress = '5254.00aa.bbcc'; })).length, 1);
   t.is(validateBareMetalHost(host((h) => { h.spec.bootMACAddress = '52:54-00:aa:bb:cc'; })).length, 1);
 });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Condition, ObjectMeta, ObjectReference, SecretReference } from '../meta.ts';
+import { readDefault } from '../crd/index.ts';
+import { Condition, ObjectMeta, SecretReference } from '../meta.ts';
 
 // BareMetalHost, metal3.io/v1alpha1, field for field as the baremetal-operator's CRD has it so
 // existing manifests apply unchanged (reference/bmo.md §2.1).
@@ -26,54 +27,70 @@ export type ErrorType = z.infer<typeof ErrorType>;
 export const BootMode = z.enum(['UEFI', 'UEFISecureBoot', 'legacy']);
 export type BootMode = z.infer<typeof BootMode>;
 
+// BMO's MAC pattern. Upstream anchors it on networkInterfaces but not on bootMACAddress (nor on
+// hardware NICs), so a longer string containing a MAC passes there; kept as is, to refuse what
+// upstream refuses and no more.
+const MAC = '[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}';
+// The API server's words for a value its pattern refuses, so `metalfleet validate` reads like kubectl.
+const shouldMatch = (pattern: string): { error: string } => ({ error: `should match '${pattern}'` });
+
+/** A Secret by name, in the host's namespace unless `namespace` is set. */
+function secretReference(what: string): z.ZodType<SecretReference> {
+  return SecretReference.extend({
+    name: SecretReference.shape.name.describe(`Name of the Secret holding ${what}.`),
+    namespace: SecretReference.shape.namespace.describe('Namespace of the Secret; the host\'s own when unset.'),
+  }).describe(`The Secret holding ${what}.`);
+}
+
 export const BmcDetails = z.object({
-  address: z.string(),
-  credentialsName: z.string(),
-  disableCertificateVerification: z.boolean().optional(),
-});
+  address: z.string().describe('How to reach the BMC: a URL whose scheme names the driver, e.g. ipmi://192.168.122.1:6233, redfish://10.0.0.5/redfish/v1/Systems/1 or idrac-virtualmedia://10.0.0.6/redfish/v1/Systems/System.Embedded.1.'),
+  credentialsName: z.string().describe('Name of the Secret, in the host\'s namespace, with the BMC `username` and `password`.'),
+  disableCertificateVerification: z.boolean().optional().describe('Skip verification of the BMC\'s TLS certificate (self-signed BMCs).'),
+}).describe('How to reach and log in to the host\'s baseboard management controller.');
 
 export const Image = z.object({
-  url: z.string(),
-  checksum: z.string().optional(),
-  checksumType: z.enum(['md5', 'sha256', 'sha512', 'auto', '']).optional(),
-  format: z.enum(['raw', 'qcow2', 'vdi', 'vmdk', 'live-iso', '']).optional(),
-  ociAuthSecretName: z.string().optional(),
-});
+  url: z.string().describe('Where the image is downloaded from (http(s)://, file://, or oci:// for an OCI artifact).'),
+  checksum: z.string().optional().describe('The image\'s checksum, or a URL of a file holding it. Not needed for live-iso images.'),
+  checksumType: z.enum(['md5', 'sha256', 'sha512', 'auto']).optional().describe('Algorithm of checksum; auto (or unset) infers it from the checksum\'s length.'),
+  format: z.enum(['raw', 'qcow2', 'vdi', 'vmdk', 'live-iso']).optional().describe('Disk format of the image; live-iso boots the ISO from virtual media instead of writing it to disk.'),
+  ociAuthSecretName: z.string().optional().describe('Name of a Secret with registry credentials (.dockerconfigjson) for an oci:// url.'),
+}).describe('An image to write to the host\'s root disk, or to boot as a live ISO.');
 export type Image = z.infer<typeof Image>;
 
 export const RootDeviceHints = z.object({
-  deviceName: z.string().optional(),
-  hctl: z.string().optional(),
-  model: z.string().optional(),
-  vendor: z.string().optional(),
-  serialNumber: z.string().optional(),
-  minSizeGigabytes: z.number().int().min(0).optional(),
-  wwn: z.string().optional(),
-  wwnWithExtension: z.string().optional(),
-  wwnVendorExtension: z.string().optional(),
-  rotational: z.boolean().optional(),
-});
+  deviceName: z.string().optional().describe('A Linux device name (/dev/sda) or a by-path link (/dev/disk/by-path/...). Not a /dev/disk/by-id link.'),
+  hctl: z.string().optional().describe('SCSI address as Host:Channel:Target:Lun, e.g. 0:0:0:0.'),
+  model: z.string().optional().describe('Vendor-specific model string; a substring is enough.'),
+  vendor: z.string().optional().describe('Device vendor name; a substring is enough.'),
+  serialNumber: z.string().optional().describe('Disk serial number, exact.'),
+  minSizeGigabytes: z.number().int().min(0).optional().describe('Smallest acceptable disk size, in gigabytes.'),
+  wwn: z.string().optional().describe('World Wide Name, exact.'),
+  wwnWithExtension: z.string().optional().describe('World Wide Name with its vendor extension, exact.'),
+  wwnVendorExtension: z.string().optional().describe('World Wide Name vendor extension, exact.'),
+  rotational: z.boolean().optional().describe('true for a spinning disk, false for solid state.'),
+}).describe('Hints that pick a disk; the disk must match every hint given.');
 export type RootDeviceHints = z.infer<typeof RootDeviceHints>;
 
 export const HardwareRaidVolume = z.object({
-  name: z.string().optional(),
-  level: z.enum(['0', '1', '2', '5', '6', '1+0', '5+0', '6+0']),
-  sizeGibibytes: z.number().int().min(0).optional(),
-  rotational: z.boolean().optional(),
-  numberOfPhysicalDisks: z.number().int().min(1).optional(),
-  controller: z.string().optional(),
-  physicalDisks: z.array(z.string()).optional(),
-});
+  name: z.string().max(64).optional().describe('Name of the volume, unique per controller.'),
+  level: z.enum(['0', '1', '2', '5', '6', '1+0', '5+0', '6+0']).describe('RAID level of the volume.'),
+  sizeGibibytes: z.number().int().min(0).optional().describe('Size in GiB; unset uses the largest size the disks allow.'),
+  rotational: z.boolean().optional().describe('Build the volume from spinning (true) or solid-state (false) disks.'),
+  numberOfPhysicalDisks: z.number().int().min(1).optional().describe('How many physical disks the volume uses.'),
+  controller: z.string().optional().describe('Name of the RAID controller to use.'),
+  physicalDisks: z.array(z.string().describe('A physical disk name as the controller names it.')).optional().describe('The physical disks to build the volume from, by name.'),
+}).describe('A hardware RAID volume the host\'s RAID controller builds.');
 export const SoftwareRaidVolume = z.object({
-  level: z.enum(['0', '1', '1+0']),
-  rootVolume: z.boolean().optional(),
-  sizeGibibytes: z.number().int().min(0).optional(),
-  physicalDisks: z.array(RootDeviceHints).optional(),
-});
-export const RaidConfig = z.object({
-  hardwareRAIDVolumes: z.array(HardwareRaidVolume).nullable().optional(),
-  softwareRAIDVolumes: z.array(SoftwareRaidVolume).max(2).nullable().optional(),
-});
+  level: z.enum(['0', '1', '1+0']).describe('RAID level of the software (mdadm) volume.'),
+  rootVolume: z.boolean().optional().describe('This volume holds the root file system; at most one volume, of level 1.'),
+  sizeGibibytes: z.number().int().min(0).optional().describe('Size in GiB; unset uses the largest size the disks allow.'),
+  physicalDisks: z.array(RootDeviceHints.describe('Hints that pick one disk of the volume.')).min(2).optional().describe('The disks to build the volume from, at least two, each chosen by hints.'),
+}).describe('A software RAID volume, built on the host by the deploy ramdisk.');
+const raidVolumes = {
+  hardwareRAIDVolumes: z.array(HardwareRaidVolume).nullable().optional().describe('Hardware RAID volumes to create; an empty list removes the existing ones, null or unset keeps them.'),
+  softwareRAIDVolumes: z.array(SoftwareRaidVolume).max(2).nullable().optional().describe('Software RAID volumes to create, at most two; an empty list removes them, null or unset keeps them.'),
+};
+export const RaidConfig = z.object(raidVolumes).describe('RAID to configure while the host is prepared. Hardware and software RAID exclude each other.');
 export type RaidConfig = z.infer<typeof RaidConfig>;
 
 // RAID as a controller acts on it (BMO's Go struct): each list is null (keep what is there) or a
@@ -85,94 +102,157 @@ export const RaidTarget = z.object({
 export type RaidTarget = z.infer<typeof RaidTarget>;
 
 export const NetworkInterface = z.object({
-  name: z.string().optional(),
-  macAddress: z.string().optional(),
-  switchPort: z.looseObject({}).optional(),
-});
+  name: z.string().regex(/^[a-zA-Z0-9._-]+$/, shouldMatch('^[a-zA-Z0-9._-]+$')).optional().describe('Interface name as the host\'s OS sees it, e.g. eno1.'),
+  macAddress: z.string().regex(new RegExp(`^${MAC}$`), shouldMatch(`^${MAC}$`)).optional().describe('MAC address of the interface, six colon-separated hex pairs.'),
+  switchPort: z.object({
+    portID: z.string().describe('The switch port the interface is cabled to, as the switch names it.'),
+    switchID: z.string().regex(new RegExp(`^${MAC}$`), shouldMatch(`^${MAC}$`)).describe('The switch\'s chassis MAC address.'),
+  }).optional().describe('Where the interface is cabled: a switch and its port (LLDP terms).'),
+  hostNetworkAttachment: z.object({
+    name: z.string().max(253).optional().describe('Name of the HostNetworkAttachment.'),
+    namespace: z.string().max(63).optional().describe('Namespace of the HostNetworkAttachment; the host\'s own when unset.'),
+  }).optional().describe('The HostNetworkAttachment that configures the switch port of this interface, when Ironic networking is enabled.'),
+}).describe('A network interface of the host, and where it is cabled.');
+
+const FirmwareConfig = z.object({
+  simultaneousMultithreadingEnabled: z.boolean().optional().describe('Turn simultaneous multithreading (hyper-threading) on or off.'),
+  sriovEnabled: z.boolean().optional().describe('Turn SR-IOV on or off.'),
+  virtualizationEnabled: z.boolean().optional().describe('Turn CPU virtualization extensions on or off.'),
+}).describe('Deprecated BIOS settings; use a HostFirmwareSettings resource. Refused by validation when set.');
+
+const Taint = z.object({
+  key: z.string().describe('Taint key.'),
+  value: z.string().optional().describe('Taint value.'),
+  effect: z.string().describe('What the taint does to workloads that do not tolerate it: NoSchedule, PreferNoSchedule or NoExecute.'),
+  // The API server checks date-time its own (lenient) way; zod's datetime would add a stricter pattern.
+  timeAdded: z.string().meta({ format: 'date-time' }).optional().describe('When the taint was added (NoExecute taints).'),
+}).describe('A taint to put on the Node of this host.');
+
+const ConsumerReference = z.object({
+  apiVersion: z.string().optional().describe('API version of the consumer.'),
+  kind: z.string().optional().describe('Kind of the consumer, e.g. Metal3Machine.'),
+  name: z.string().optional().describe('Name of the consumer.'),
+  namespace: z.string().optional().describe('Namespace of the consumer.'),
+  uid: z.string().optional().describe('UID of the consumer.'),
+  resourceVersion: z.string().optional().describe('Resource version of the consumer, when the reference was made.'),
+  fieldPath: z.string().optional().describe('A field of the consumer the reference is about, if any.'),
+}).describe('The object using this host, e.g. a Cluster API Metal3Machine. A host with a consumer is not claimed by another.');
 
 export const BareMetalHostSpec = z.object({
-  online: z.boolean(),
+  online: z.boolean().describe('Whether the host should be powered on.'),
   bmc: BmcDetails.optional(),
-  bootMACAddress: z.string().optional(),
-  bootMode: BootMode.default('UEFI'),
+  bootMACAddress: z.string().regex(new RegExp(MAC), shouldMatch(MAC)).optional().describe('MAC address of the NIC the host PXE-boots from; needed for drivers that boot over the network (ipmi, redfish without virtual media).'),
+  bootMode: readDefault(BootMode, 'UEFI').describe('How the host boots: UEFI, UEFISecureBoot or legacy (BIOS). UEFI when unset.'),
   image: Image.optional(),
-  customDeploy: z.object({ method: z.string() }).optional(),
-  userData: SecretReference.optional(),
-  networkData: SecretReference.optional(),
-  metaData: SecretReference.optional(),
-  preprovisioningNetworkDataName: z.string().optional(),
+  customDeploy: z.object({ method: z.string().describe('Name of the custom deploy step the deploy ramdisk runs.') }).optional().describe('Deploy the host with a custom deploy step instead of writing an image.'),
+  userData: secretReference('the user data (cloud-init or ignition) for the deployed OS').optional(),
+  networkData: secretReference('the network data (network_data.json) for the deployed OS').optional(),
+  metaData: secretReference('the meta data for the deployed OS').optional(),
+  preprovisioningNetworkDataName: z.string().optional().describe('Name of a Secret, in the host\'s namespace, with network data for the deploy ramdisk.'),
   rootDeviceHints: RootDeviceHints.optional(),
   raid: RaidConfig.optional(),
-  automatedCleaningMode: z.enum(['metadata', 'disabled']).default('metadata'),
-  externallyProvisioned: z.boolean().optional(),
-  consumerRef: ObjectReference.optional(),
-  architecture: z.string().optional(),
-  disablePowerOff: z.boolean().optional(),
-  inspectionMode: z.enum(['disabled', 'agent', 'fast']).optional(),
-  networkInterfaces: z.array(NetworkInterface).optional(),
-  description: z.string().optional(),
+  automatedCleaningMode: z.enum(['metadata', 'disabled']).default('metadata').describe('Cleaning when the host is prepared and deprovisioned: metadata wipes partition tables, disabled skips cleaning.'),
+  externallyProvisioned: z.boolean().optional().describe('The host runs an OS installed some other way; it is not provisioned, only its power is managed.'),
+  consumerRef: ConsumerReference.optional(),
+  architecture: z.string().optional().describe('CPU architecture of the host, e.g. x86_64 or aarch64.'),
+  disablePowerOff: z.boolean().optional().describe('Never power the host off (hosts whose BMC cannot power on again); reboots still happen.'),
+  inspectionMode: z.enum(['disabled', 'agent', 'fast']).optional().describe('Hardware inspection: agent boots the inspection ramdisk, fast reads what the BMC reports, disabled skips it.'),
+  networkInterfaces: z.array(NetworkInterface).optional().describe('The host\'s network interfaces and where they are cabled.'),
+  description: z.string().optional().describe('Free text about the host, for people.'),
   // Deprecated upstream; accepted so old manifests parse, and rejected by the webhook rules.
-  hardwareProfile: z.string().optional(),
-  firmware: z.record(z.string(), z.unknown()).optional(),
-  taints: z.array(z.record(z.string(), z.unknown())).optional(),
-});
+  hardwareProfile: z.string().optional().describe('Deprecated and ignored; refused by validation when set.'),
+  firmware: FirmwareConfig.optional(),
+  taints: z.array(Taint).optional().describe('Taints to put on the Node of this host.'),
+}).describe('The desired state of the host.');
 export type BareMetalHostSpec = z.infer<typeof BareMetalHostSpec>;
 
 export const CredentialsStatus = z.object({
-  credentials: SecretReference.optional(),
-  credentialsVersion: z.string().optional(),
+  credentials: secretReference('the BMC credentials').optional(),
+  credentialsVersion: z.string().optional().describe('resourceVersion of that Secret.'),
 });
 export type CredentialsStatus = z.infer<typeof CredentialsStatus>;
 
-const OperationMetric = z.object({ start: z.string().nullable().optional(), end: z.string().nullable().optional() });
+function operationMetric(operation: string): z.ZodOptional<z.ZodType<{ start?: string | null | undefined; end?: string | null | undefined }>> {
+  return z.object({
+    start: z.string().nullable().optional().describe(`When ${operation} last started (RFC 3339).`),
+    end: z.string().nullable().optional().describe(`When ${operation} last ended (RFC 3339); null while it runs.`),
+  }).optional().describe(`The last ${operation}.`);
+}
 export const OperationHistory = z.object({
-  register: OperationMetric.optional(),
-  inspect: OperationMetric.optional(),
-  provision: OperationMetric.optional(),
-  deprovision: OperationMetric.optional(),
-});
+  register: operationMetric('registration'),
+  inspect: operationMetric('inspection'),
+  provision: operationMetric('provisioning'),
+  deprovision: operationMetric('deprovisioning'),
+}).describe('When the host was last registered, inspected, provisioned and deprovisioned.');
 export type OperationHistory = z.infer<typeof OperationHistory>;
 
 export const HardwareDetails = z.looseObject({
-  systemVendor: z.looseObject({ manufacturer: z.string().optional(), productName: z.string().optional(), serialNumber: z.string().optional() }).optional(),
-  firmware: z.looseObject({}).optional(),
-  ramMebibytes: z.number().int().optional(),
-  nics: z.array(z.looseObject({ name: z.string().optional(), mac: z.string().optional(), ip: z.string().optional(), speedGbps: z.number().optional() })).optional(),
-  storage: z.array(z.looseObject({ name: z.string().optional(), sizeBytes: z.number().optional(), rotational: z.boolean().optional() })).optional(),
-  cpu: z.looseObject({ arch: z.string().optional(), model: z.string().optional(), count: z.number().int().optional(), clockMegahertz: z.number().optional() }).optional(),
-  hostname: z.string().optional(),
-});
+  systemVendor: z.looseObject({
+    manufacturer: z.string().optional().describe('System manufacturer.'),
+    productName: z.string().optional().describe('System product name.'),
+    serialNumber: z.string().optional().describe('System serial number.'),
+  }).optional().describe('Who made the system, as its firmware reports.'),
+  firmware: z.looseObject({}).optional().describe('Firmware (BIOS) vendor, version and date.'),
+  ramMebibytes: z.number().int().optional().describe('Installed memory, in MiB.'),
+  nics: z.array(z.looseObject({
+    name: z.string().optional().describe('Interface name.'),
+    mac: z.string().optional().describe('MAC address.'),
+    ip: z.string().optional().describe('An IP address the interface had during inspection.'),
+    speedGbps: z.number().optional().describe('Link speed, in Gbit/s.'),
+  }).describe('A network interface found by inspection.')).optional().describe('Network interfaces found by inspection.'),
+  storage: z.array(z.looseObject({
+    name: z.string().optional().describe('Device name, e.g. /dev/sda.'),
+    sizeBytes: z.number().optional().describe('Size in bytes.'),
+    rotational: z.boolean().optional().describe('true for a spinning disk.'),
+  }).describe('A disk found by inspection.')).optional().describe('Disks found by inspection.'),
+  cpu: z.looseObject({
+    arch: z.string().optional().describe('CPU architecture, e.g. x86_64.'),
+    model: z.string().optional().describe('CPU model name.'),
+    count: z.number().int().optional().describe('Number of logical CPUs.'),
+    clockMegahertz: z.number().optional().describe('Clock speed, in MHz.'),
+  }).optional().describe('The host\'s CPUs.'),
+  hostname: z.string().optional().describe('Hostname reported during inspection.'),
+}).describe('What inspection found in the host.');
 export type HardwareDetails = z.infer<typeof HardwareDetails>;
 
 export const ProvisionStatus = z.object({
-  state: ProvisioningState,
-  ID: z.string(),
-  image: Image.optional(),
-  rootDeviceHints: RootDeviceHints.optional(),
-  bootMode: BootMode.optional(),
-  raid: RaidConfig.optional(),
-  customDeploy: z.object({ method: z.string() }).optional(),
-  firmware: z.looseObject({}).optional(),
-});
+  state: ProvisioningState.describe('Where the host is in its provisioning life cycle.'),
+  ID: z.string().describe('The host\'s node UUID in Ironic.'),
+  image: Image.optional().describe('The image written to the host.'),
+  rootDeviceHints: RootDeviceHints.optional().describe('The root device hints used to provision the host.'),
+  bootMode: BootMode.optional().describe('The boot mode the host was provisioned with.'),
+  raid: RaidConfig.optional().describe('The RAID configuration applied to the host.'),
+  customDeploy: z.object({ method: z.string().describe('Name of the custom deploy step.') }).optional().describe('The custom deploy step used to provision the host.'),
+  firmware: z.looseObject({}).optional().describe('The firmware settings applied to the host (deprecated).'),
+}).describe('Provisioning state and what the host was provisioned with.');
 export type ProvisionStatus = z.infer<typeof ProvisionStatus>;
 
+const HostCondition = Condition.extend({
+  type: Condition.shape.type.describe('Condition type, e.g. Ready.'),
+  status: Condition.shape.status.describe('True, False or Unknown.'),
+  reason: Condition.shape.reason.describe('A CamelCase word saying why the condition has its status.'),
+  message: Condition.shape.message.describe('Details, for people.'),
+  lastTransitionTime: Condition.shape.lastTransitionTime.describe('When the status last changed (RFC 3339).'),
+  observedGeneration: Condition.shape.observedGeneration.describe('The metadata.generation the condition was computed for.'),
+}).describe('One aspect of the host\'s state.');
+
 export const BareMetalHostStatus = z.object({
-  operationalStatus: OperationalStatus,
-  errorType: z.union([ErrorType, z.literal('')]).optional(),
-  errorMessage: z.string(),
-  errorCount: z.number().int().min(0),
-  lastUpdated: z.string().optional(),
+  operationalStatus: OperationalStatus.describe('Whether the host is usable: OK, discovered (no BMC details yet), error, delayed (waiting for a provisioning slot), detached or servicing.'),
+  errorType: z.union([ErrorType, z.literal('')]).optional().describe('The kind of the last error; empty when there is none.'),
+  errorMessage: z.string().describe('The last error, for people; empty when there is none.'),
+  errorCount: z.number().int().min(0).describe('Errors since the last success; drives the retry backoff.'),
+  lastUpdated: z.string().optional().describe('When the status last changed (RFC 3339).'),
   hardware: HardwareDetails.optional(),
-  hardwareProfile: z.string().optional(),
-  poweredOn: z.boolean(),
+  hardwareProfile: z.string().optional().describe('Deprecated: the hardware profile that matched the host.'),
+  poweredOn: z.boolean().describe('Whether the host was powered on when last checked.'),
   provisioning: ProvisionStatus,
-  goodCredentials: CredentialsStatus.optional(),
-  triedCredentials: CredentialsStatus.optional(),
+  goodCredentials: CredentialsStatus.optional().describe('The last BMC credentials that worked.'),
+  triedCredentials: CredentialsStatus.optional().describe('The last BMC credentials tried.'),
   operationHistory: OperationHistory.optional(),
-  provisioningFailCount: z.number().int().min(0),
-  lastAttemptedImage: Image.optional(),
-  conditions: z.array(Condition).max(32).optional(),
-});
+  provisioningFailCount: z.number().int().min(0).describe('Failed provisioning attempts in a row.'),
+  lastAttemptedImage: Image.optional().describe('The image of the last provisioning attempt.'),
+  conditions: z.array(HostCondition).max(32).optional().describe('Conditions of the host, at most 32.'),
+}).describe('The observed state of the host, written by the controller.');
 export type BareMetalHostStatus = z.infer<typeof BareMetalHostStatus>;
 
 export const BMH_API_VERSION = 'metal3.io/v1alpha1';
@@ -182,7 +262,9 @@ export const BareMetalHost = z.object({
   apiVersion: z.literal(BMH_API_VERSION),
   kind: z.literal(BMH_KIND),
   metadata: ObjectMeta,
-  spec: BareMetalHostSpec,
+  // Upstream's CRD does not require spec (BMO's demo-hosts.yaml has a host without one); Go reads
+  // the zero value, which is what metalfleet fills when reading.
+  spec: readDefault(BareMetalHostSpec, { online: false, bootMode: 'UEFI', automatedCleaningMode: 'metadata' }),
   status: BareMetalHostStatus.optional(),
 });
 export type BareMetalHost = z.infer<typeof BareMetalHost>;

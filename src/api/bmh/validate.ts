@@ -48,10 +48,11 @@ export function validateBareMetalHost(obj: unknown, old?: unknown, opts: RuleOpt
   const host = readHost(obj);
   const rules = createRules(host, opts);
   if (old !== undefined) rules.push(...updateRules(readHost(old), host));
-  // Where a rule speaks about a value the schema's enum also rejected (checksumType,
-  // inspectionMode), BMO's message is the one to show.
+  // Where a rule speaks about a value the schema's enum or pattern also rejected (checksumType,
+  // inspectionMode, a MAC), BMO's message is the one to show.
   const rulePaths = new Set(rules.map((e) => e.path));
-  const kept = structural.errors.filter((e) => !(rulePaths.has(e.path) && structural.codes.get(e.path) === 'invalid_value'));
+  const overlapping = new Set(['invalid_value', 'invalid_format']);
+  const kept = structural.errors.filter((e) => !(rulePaths.has(e.path) && overlapping.has(structural.codes.get(e.path) ?? '')));
   // BMO's rule 6 speaks about the name in its own words where both refuse it: one error is enough.
   return [...meta.filter((e) => !rulePaths.has(e.path)), ...kept, ...rules];
 }

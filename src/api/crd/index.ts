@@ -5,6 +5,7 @@ export type { CustomResourceDefinition, CustomResourceDefinitionVersion } from '
 export { CAPI_CONTRACT_LABELS, MAAS_RESOURCE_BASE, PART_OF_LABEL } from './resources.ts';
 export type { CustomResource, PrinterColumn } from './resources.ts';
 export { CrdSchemaError, structuralSchema } from './structural.ts';
+export { READ_DEFAULT, readDefault } from './read-default.ts';
 export { JSON_SCHEMA_TYPES } from './json-schema-props.ts';
 export type { JsonSchemaProps, JsonSchemaType } from './json-schema-props.ts';
 export { clusterRole, policyRules } from './rbac.ts';

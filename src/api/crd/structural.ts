@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { pruneNulls } from '../maas/prune-nulls.ts';
 import { JSON_SCHEMA_TYPES } from './json-schema-props.ts';
 import type { JsonSchemaProps, JsonSchemaType } from './json-schema-props.ts';
+import { READ_DEFAULT } from './read-default.ts';
 
 // A zod schema as a structural OpenAPI v3 schema (reference/kube-api.md §8): every node typed, no
 // $ref, no additionalProperties: false, no type inside anyOf. zod's own JSON Schema output is the
@@ -150,6 +151,11 @@ function convert(input: Json, walk: Walk): JsonSchemaProps {
         // z.readonly() is about the TypeScript type; immutability is the webhook's to enforce.
         break;
       case PRUNES_NULLS:
+      case READ_DEFAULT:
+        break;
+      case 'default':
+        // readDefault(): metalfleet fills it when reading; upstream's CRD, and so this one, has none.
+        if (node[READ_DEFAULT] !== true) out.default = value;
         break;
       default:
         if (!COPIED.has(key)) throw new CrdSchemaError(here.path, `JSON Schema keyword "${key}" has no place in a CRD schema`);

@@ -6,81 +6,80 @@ import { pruneNulls } from './prune-nulls.ts';
 // MaasCluster, MaasMachine and MaasMachineTemplate (infrastructure.cluster.x-k8s.io/v1beta1),
 // field for field and default for default as CAPMAAS's CRDs have them (reference/capmaas.md §1),
 // so manifests written for CAPMAAS apply unchanged. Unknown fields are dropped, as the API server
-// prunes them; the LXD blocks (HCP only) keep theirs.
+// prunes them.
 
 const count = z.number().int().min(0);
 
+// Unknown fields inside the LXD blocks are pruned, as CAPMAAS's CRD prunes them (and a server
+// with strict field validation reports them), rather than kept.
+
 /** `spec.lxd.vmConfig`: how an LXD VM is composed on its host (HCP only). */
-export const MaasVmConfig = z.looseObject({
-  /** GB. */
-  diskSize: z.number().int().default(60),
-  storagePool: z.string().optional(),
-  network: z.string().optional(),
-  /** Interface name → MAAS link mode (`auto`, `dhcp`, `static`, `link_up`). */
-  interfaceLinkModes: z.record(z.string(), z.string()).optional(),
-  autoStart: z.boolean().default(true),
-});
+export const MaasVmConfig = z.object({
+  diskSize: z.number().int().default(60).describe('Root disk size of the VM, in GB.'),
+  storagePool: z.string().optional().describe('LXD storage pool the VM\'s disk is created in.'),
+  network: z.string().optional().describe('Network (bridge) the VM\'s NIC is attached to.'),
+  interfaceLinkModes: z.record(z.string(), z.string().describe('MAAS link mode: auto, dhcp, static or link_up.')).optional().describe('MAAS link mode per interface name of the VM.'),
+  autoStart: z.boolean().default(true).describe('Start the VM when its LXD host starts.'),
+}).describe('How the LXD VM is composed on its host.');
 export type MaasVmConfig = z.infer<typeof MaasVmConfig>;
 
 /** `MaasMachine.spec.lxd`: create the machine as an LXD VM instead of on bare metal (HCP only). */
-export const MaasMachineLxdConfig = z.looseObject({
-  enabled: z.boolean().default(false),
+export const MaasMachineLxdConfig = z.object({
+  enabled: z.boolean().default(false).describe('Compose the machine as an LXD VM on a MAAS LXD host instead of allocating bare metal.'),
   vmConfig: MaasVmConfig.optional(),
-});
+}).describe('Create the machine as an LXD VM (hosted control planes only).');
 export type MaasMachineLxdConfig = z.infer<typeof MaasMachineLxdConfig>;
 
 export const MaasMachineSpec = z.object({
-  /** MAAS zone to allocate in; falls back to the Machine's, and is overwritten with the actual zone. */
-  failureDomain: z.string().optional(),
-  /** MAAS system id, set after allocation. */
-  systemID: z.string().optional(),
-  /** System id of the LXD host (LXD VMs only). */
-  parent: z.string().optional(),
-  /** `maas:///<zone>/<system_id>` (see formatProviderId). */
-  providerID: z.string().optional(),
-  /** → allocate `pool`. */
-  resourcePool: z.string().optional(),
-  /** → allocate `cpu_count`. Immutable. */
-  minCPU: count,
-  /** MB → allocate `mem`. Immutable. */
-  minMemory: count,
-  /** GB; used only when composing LXD VMs. */
-  minDiskSize: count.optional(),
-  /** → allocate `tags`; a machine must carry all of them. */
-  tags: z.array(z.string()).optional(),
-  /** `<osystem>/<distro_series>`, or a custom image name (see splitImage). Immutable. */
-  image: z.string().min(1),
-  /** → deploy `ephemeral_deploy`. */
-  deployInMemory: z.boolean().default(false),
+  failureDomain: z.string().optional().describe('MAAS zone to allocate the machine in; the Machine\'s failure domain when unset. Overwritten with the zone the machine was allocated in.'),
+  systemID: z.string().optional().describe('MAAS system id of the machine, set once it is allocated.'),
+  parent: z.string().optional().describe('System id of the LXD host the VM runs on (LXD VMs only).'),
+  providerID: z.string().optional().describe('The machine\'s provider id, maas:///<zone>/<system_id>; also set on the workload Node.'),
+  resourcePool: z.string().optional().describe('MAAS resource pool to allocate from.'),
+  minCPU: count.describe('Fewest CPU cores the machine must have. Immutable.'),
+  minMemory: count.describe('Least memory the machine must have, in MB. Immutable.'),
+  minDiskSize: count.optional().describe('Smallest root disk, in GB; used only when composing LXD VMs.'),
+  tags: z.array(z.string().describe('A MAAS tag name.')).optional().describe('MAAS tags the machine must all carry.'),
+  image: z.string().min(1).describe('What to deploy: <osystem>/<distro_series> (e.g. ubuntu/jammy) or the name of a custom image in MAAS. Immutable.'),
+  deployInMemory: z.boolean().default(false).describe('Deploy the OS into memory (ephemeral deploy) instead of to disk.'),
   lxd: MaasMachineLxdConfig.optional(),
-});
+}).describe('The machine to allocate from MAAS and the OS to deploy on it.');
 export type MaasMachineSpec = z.infer<typeof MaasMachineSpec>;
 
 export const MACHINE_ADDRESS_TYPES = ['Hostname', 'ExternalIP', 'InternalIP', 'ExternalDNS', 'InternalDNS'] as const;
 /** A Cluster API MachineAddress. */
 export const MachineAddress = z.object({
-  type: z.enum(MACHINE_ADDRESS_TYPES),
-  address: z.string(),
-});
+  type: z.enum(MACHINE_ADDRESS_TYPES).describe('Kind of address: Hostname, ExternalIP, InternalIP, ExternalDNS or InternalDNS.'),
+  address: z.string().min(1).max(256).describe('The address.'),
+}).describe('An address of the machine.');
 export type MachineAddress = z.infer<typeof MachineAddress>;
 
+/** A Cluster API condition, described for the MAAS kinds' CRDs. */
+const MaasCondition = Condition.extend({
+  type: Condition.shape.type.describe('Condition type, e.g. Ready or MachineDeployed.'),
+  status: Condition.shape.status.describe('True, False or Unknown.'),
+  reason: Condition.shape.reason.describe('A CamelCase word saying why the condition has its status.'),
+  message: Condition.shape.message.describe('Details, for people.'),
+  lastTransitionTime: Condition.shape.lastTransitionTime.describe('When the status last changed (RFC 3339).'),
+  observedGeneration: Condition.shape.observedGeneration.describe('The metadata.generation the condition was computed for.'),
+}).describe('One aspect of the object\'s state.');
+
+const Initialization = z.object({
+  provisioned: z.boolean().optional().describe('The infrastructure is provisioned; never reset once true (Cluster API v1beta2 contract).'),
+}).describe('Initialization progress, as the Cluster API contract reads it.');
+
 export const MaasMachineStatus = z.object({
-  ready: z.boolean().default(false),
-  /** `provisioned` is never reset once true (CAPI v1beta2 contract). */
-  initialization: z.object({ provisioned: z.boolean().optional() }).optional(),
-  /** MAAS `status_name`, e.g. `Deployed`. */
-  machineState: z.string().optional(),
-  /** MAAS `power_state == "on"`. */
-  machinePowered: z.boolean().optional(),
-  hostname: z.string().optional(),
-  /** The cluster's DNS record holds this machine's address (control plane). */
-  dnsAttached: z.boolean().optional(),
-  addresses: z.array(MachineAddress).optional(),
-  conditions: z.array(Condition).optional(),
-  /** Legacy (CAPI v1beta1) terminal failure, e.g. `UpdateError`. */
-  failureReason: z.string().optional(),
-  failureMessage: z.string().optional(),
-});
+  ready: z.boolean().default(false).describe('The machine is deployed and ready (Cluster API v1beta1 contract).'),
+  initialization: Initialization.optional(),
+  machineState: z.string().optional().describe('The machine\'s MAAS status name, e.g. Deployed.'),
+  machinePowered: z.boolean().optional().describe('MAAS reports the machine powered on.'),
+  hostname: z.string().optional().describe('The machine\'s hostname in MAAS.'),
+  dnsAttached: z.boolean().optional().describe('The cluster\'s API server DNS record holds this machine\'s address (control plane only).'),
+  addresses: z.array(MachineAddress).optional().describe('Addresses of the machine.'),
+  conditions: z.array(MaasCondition).optional().describe('Conditions of the machine.'),
+  failureReason: z.string().optional().describe('Legacy (Cluster API v1beta1): a terminal failure, as a reason code, e.g. UpdateError.'),
+  failureMessage: z.string().optional().describe('Legacy (Cluster API v1beta1): a terminal failure, for people.'),
+}).describe('The observed state of the machine, written by the controller.');
 export type MaasMachineStatus = z.infer<typeof MaasMachineStatus>;
 
 export const MaasMachine = z.preprocess(pruneNulls, z.object({
@@ -93,8 +92,8 @@ export const MaasMachine = z.preprocess(pruneNulls, z.object({
 export type MaasMachine = z.infer<typeof MaasMachine>;
 
 export const MaasMachineTemplateSpec = z.object({
-  template: z.object({ spec: MaasMachineSpec }),
-});
+  template: z.object({ spec: MaasMachineSpec }).describe('The MaasMachine each Machine of the template gets.'),
+}).describe('The MaasMachine Cluster API creates for each Machine made from this template.');
 export type MaasMachineTemplateSpec = z.infer<typeof MaasMachineTemplateSpec>;
 
 /** Has no status. */
@@ -107,56 +106,51 @@ export const MaasMachineTemplate = z.preprocess(pruneNulls, z.object({
 export type MaasMachineTemplate = z.infer<typeof MaasMachineTemplate>;
 
 /** `MaasCluster.spec.lxdConfig`: register the cluster's machines as LXD VM hosts (HCP only). */
-export const MaasLxdConfig = z.looseObject({
-  enabled: z.boolean().default(false),
-  resourcePool: z.string().optional(),
-  zone: z.string().optional(),
-  storageBackend: z.string().default('zfs'),
-  /** GB, as a string. */
-  storageSize: z.string().default('50'),
-  nicType: z.enum(['bridge', 'macvlan']).optional(),
-  nicParent: z.string().optional(),
-  /** Legacy; nicParent is preferred. */
-  networkBridge: z.string().optional(),
-  skipNetworkUpdate: z.boolean().default(true),
-});
+export const MaasLxdConfig = z.object({
+  enabled: z.boolean().default(false).describe('Register the cluster\'s machines as MAAS LXD VM hosts.'),
+  resourcePool: z.string().optional().describe('MAAS resource pool the LXD hosts are registered in.'),
+  zone: z.string().optional().describe('MAAS zone the LXD hosts are registered in.'),
+  storageBackend: z.string().default('zfs').describe('LXD storage backend, e.g. zfs or dir.'),
+  storageSize: z.string().default('50').describe('Size of the LXD storage pool, in GB, as a string.'),
+  nicType: z.enum(['bridge', 'macvlan']).optional().describe('How VM NICs attach to the host network: bridge or macvlan.'),
+  nicParent: z.string().optional().describe('Host interface or bridge the VM NICs attach to.'),
+  networkBridge: z.string().optional().describe('Legacy: the bridge VM NICs attach to; nicParent is preferred.'),
+  skipNetworkUpdate: z.boolean().default(true).describe('Leave the host\'s network configuration as it is when registering it.'),
+}).describe('Register the cluster\'s machines as LXD VM hosts (hosted control planes only).');
 export type MaasLxdConfig = z.infer<typeof MaasLxdConfig>;
 
 /** Where the workload API server is reached. */
 export const ApiEndpoint = z.object({
-  host: z.string(),
-  port: z.number().int(),
-});
+  host: z.string().describe('DNS name or IP address of the API server.'),
+  port: z.number().int().describe('Port of the API server.'),
+}).describe('Where the workload cluster\'s API server is reached; filled by the controller.');
 export type ApiEndpoint = z.infer<typeof ApiEndpoint>;
 
 export const MaasClusterSpec = z.object({
-  /** MAAS DNS domain the API server record is created in, e.g. `maas`. Immutable. */
-  dnsDomain: z.string().min(1),
-  /** Filled by the controller: `<dnsName>:<apiServerPort>`. */
+  dnsDomain: z.string().min(1).describe('MAAS DNS domain the API server record is created in, e.g. maas. Immutable.'),
   controlPlaneEndpoint: ApiEndpoint.optional(),
-  /** MAAS zone names machines may be placed in. */
-  failureDomains: z.array(z.string()).optional(),
+  failureDomains: z.array(z.string().describe('A MAAS zone name.')).optional().describe('MAAS zones machines may be placed in.'),
   lxdConfig: MaasLxdConfig.optional(),
-});
+}).describe('The MAAS DNS domain and zones of the cluster.');
 export type MaasClusterSpec = z.infer<typeof MaasClusterSpec>;
 
 /** A Cluster API (v1beta2) FailureDomain, as the cluster status lists them. */
 export const MaasClusterFailureDomain = z.object({
-  name: z.string().min(1),
-  controlPlane: z.boolean().optional(),
-  attributes: z.record(z.string(), z.string()).optional(),
-});
+  name: z.string().min(1).max(256).describe('The MAAS zone name.'),
+  controlPlane: z.boolean().optional().describe('Control-plane machines may be placed here.'),
+  attributes: z.record(z.string(), z.string().describe('An attribute value.')).optional().describe('Free-form attributes of the failure domain.'),
+}).describe('A failure domain (MAAS zone) of the cluster.');
 export type MaasClusterFailureDomain = z.infer<typeof MaasClusterFailureDomain>;
 
 export const MaasClusterStatus = z.object({
-  ready: z.boolean().default(false),
-  initialization: z.object({ provisioned: z.boolean().optional() }).optional(),
-  /** `dnsName` is the API server's FQDN, e.g. `c1-3f9a2b.maas`. */
-  network: z.object({ dnsName: z.string().optional() }).optional(),
-  /** Rebuilt from spec.failureDomains on every reconcile, each with controlPlane: true. */
-  failureDomains: z.array(MaasClusterFailureDomain).optional(),
-  conditions: z.array(Condition).optional(),
-});
+  ready: z.boolean().default(false).describe('The cluster infrastructure is ready (Cluster API v1beta1 contract).'),
+  initialization: Initialization.optional(),
+  network: z.object({
+    dnsName: z.string().optional().describe('FQDN of the API server\'s DNS record, e.g. c1-3f9a2b.maas.'),
+  }).optional().describe('The cluster\'s network endpoints.'),
+  failureDomains: z.array(MaasClusterFailureDomain).optional().describe('Failure domains, rebuilt from spec.failureDomains on every reconcile.'),
+  conditions: z.array(MaasCondition).optional().describe('Conditions of the cluster.'),
+}).describe('The observed state of the cluster, written by the controller.');
 export type MaasClusterStatus = z.infer<typeof MaasClusterStatus>;
 
 export const MaasCluster = z.preprocess(pruneNulls, z.object({
