@@ -56,7 +56,15 @@ test('ironic errors - a checksum of the wrong form ends in a provisioning error 
 test('ironic errors - a good image provisions', async (t) => {
   t.true((await it.store.applyObjects([ironicHost('goodimg', { image: `${imageBase}/good.qcow2` })])).ok);
   await waitFor(() => host('goodimg')?.state === 'provisioned', 60_000, 'provisioned');
-  t.pass();
+  t.is(host('goodimg')?.state, 'provisioned');
+  // Provisioned with the image asked for, and without an error or a failed attempt on the way.
+  const snap = await it.node.snapshot('lab/goodimg');
+  t.is(snap?.state, 'provisioned');
+  t.is(snap?.status.provisioning.image?.url, `${imageBase}/good.qcow2`);
+  t.is(snap?.status.errorType ?? '', '');
+  t.is(snap?.status.errorCount, 0);
+  t.is(snap?.status.provisioningFailCount, 0);
+  t.is((await it.client.getNode('lab~goodimg'))?.provision_state, 'active');
 });
 
 test('ironic errors - an unknown BMC scheme is a registration error and no node is created', async (t) => {

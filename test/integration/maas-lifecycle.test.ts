@@ -10,6 +10,12 @@ const cpIps = async (it: Awaited<ReturnType<typeof startMaasNode>>) => (await it
   .filter((m) => m.metadata.labels && 'cluster.x-k8s.io/control-plane' in m.metadata.labels && !m.metadata.deletionTimestamp)
   .map((m) => ((m.status as Status | undefined)?.addresses ?? []).find((a) => a.type === 'ExternalIP')?.address ?? '').sort();
 const dnsIps = (it: Awaited<ReturnType<typeof startMaasNode>>) => [...(it.sim.dnsResources()[0]?.ips ?? [])].sort();
+// The user data MAAS deployed a machine with, decoded (the API carries it base64-encoded).
+const deployedUserData = (it: Awaited<ReturnType<typeof startMaasNode>>, systemId: string): string => {
+  const raw = String((it.sim.machine(systemId) as { user_data?: string } | undefined)?.user_data ?? '');
+  const decoded = Buffer.from(raw, 'base64').toString();
+  return decoded.includes('#cloud-config') ? decoded : raw;
+};
 
 test('maas - a cluster comes up: every MaasMachine deployed and ready, DNS holding exactly the control-plane IPs', async (t) => {
   const it = await startMaasNode();
@@ -17,6 +23,13 @@ test('maas - a cluster comes up: every MaasMachine deployed and ready, DNS holdi
     t.true(it.store.apply(generateMaasCluster({ controlPlane: 3, workers: 2 })).ok);
     await waitUntil(() => allReady(it), 20_000, 'all MaasMachines ready');
     await waitUntil(async () => JSON.stringify(dnsIps(it)) === JSON.stringify(await cpIps(it)), 10_000, 'DNS = control-plane IPs');
+    const machines = await it.store.list('MaasMachine');
+    t.deepEqual(machines.map((m) => `${m.metadata.name} ${String((m.status as Status | undefined)?.ready)}`).sort(), ['demo-cp-0', 'demo-cp-1', 'demo-cp-2', 'demo-worker-0', 'demo-worker-1'].map((n) => `${n} true`));
+    t.is(it.sim.machines().filter((m) => m.status_name === 'Deployed').length, 5);
+    const controlPlaneIps = await cpIps(it);
+    t.is(controlPlaneIps.length, 3);
+    t.true(controlPlaneIps.every((ip) => ip !== ''), `every control-plane machine has an ExternalIP: ${controlPlaneIps.join(',')}`);
+    t.deepEqual(dnsIps(it), controlPlaneIps);
     const cp0 = await it.store.get('MaasMachine', 'capi/demo-cp-0');
     const spec = cp0?.spec as { providerID?: string; systemID?: string; failureDomain?: string };
     t.regex(spec.providerID ?? '', /^maas:\/\/\/az[12]\/[a-z0-9]{6}$/);
@@ -33,7 +46,10 @@ test('maas - a cluster comes up: every MaasMachine deployed and ready, DNS holdi
     it.store.delete('MaasMachine', 'capi/demo-worker-0');
     await waitUntil(async () => (await it.store.get('MaasMachine', 'capi/demo-worker-0')) === undefined, 10_000, 'worker gone');
     await waitUntil(() => it.sim.machine(w0.systemID ?? '')?.status_name === 'Ready', 10_000, 'machine back to Ready');
-    t.pass();
+    t.is(await it.store.get('MaasMachine', 'capi/demo-worker-0'), undefined);
+    t.is(it.sim.machine(w0.systemID ?? '')?.status_name, 'Ready');
+    // Only the deleted worker's machine went back; the rest of the cluster stays deployed.
+    t.is(it.sim.machines().filter((m) => m.status_name === 'Deployed').length, 4);
   } finally {
     await it.stop();
   }
@@ -107,6 +123,10 @@ test('maas - DNS follows control-plane churn and is not wiped when every machine
     await waitUntil(() => allReady(it), 20_000, 'ready');
     await waitUntil(() => dnsIps(it).length === 3, 10_000, 'three attached');
     const all = await cpIps(it);
+    t.deepEqual(dnsIps(it), all);
+    const ipOf = async (n: string): Promise<string | undefined> => ((await it.store.get('MaasMachine', `capi/${n}`))?.status as Status | undefined)?.addresses?.find((a) => a.type === 'ExternalIP')?.address;
+    const cp0Ip = await ipOf('demo-cp-0');
+    const cp2Ip = await ipOf('demo-cp-2');
     // Machines are powered off and on through MAAS, as the power-off command does it: the
     // MaasMachine's power-off intent, acted on by its own actor (which writes machinePowered).
     const power = async (names: string[], on: boolean): Promise<void> => {
@@ -120,24 +140,32 @@ test('maas - DNS follows control-plane churn and is not wiped when every machine
     // One control-plane machine off: its address leaves the record.
     await power(['demo-cp-0'], false);
     await waitUntil(async () => (await recordIps()).length === 2, 10_000, 'cp-0 detached');
-    t.is(dnsIps(it).length, 2);
+    const withoutCp0 = all.filter((ip) => ip !== cp0Ip);
+    t.is(withoutCp0.length, 2, `cp-0's address ${String(cp0Ip)} is one of ${all.join(',')}`);
+    t.deepEqual(await recordIps(), withoutCp0);
+    t.deepEqual(dnsIps(it), withoutCp0);
     // Every one of them off at once (a power blip): the record keeps what it had (PR #339).
     await power(['demo-cp-1', 'demo-cp-2'], false);
     await waitUntil(async () => (await it.store.list('MaasMachine')).every((m) => (m.status as { machinePowered?: boolean }).machinePowered === false), 10_000, 'all three seen off');
-    t.is((await recordIps()).length, 2);
-    t.is(dnsIps(it).length, 2);
+    t.deepEqual(await recordIps(), withoutCp0);
+    t.deepEqual(dnsIps(it), withoutCp0);
     // Back on: all three again.
     await power(['demo-cp-0', 'demo-cp-1', 'demo-cp-2'], true);
     await waitUntil(async () => JSON.stringify(await recordIps()) === JSON.stringify(all), 15_000, 'all three attached again');
+    t.deepEqual(dnsIps(it), all);
     // A deleted control-plane machine leaves the record.
     it.store.delete('MaasMachine', 'capi/demo-cp-2');
     await waitUntil(async () => JSON.stringify(dnsIps(it)) === JSON.stringify(await cpIps(it)) && dnsIps(it).length === 2, 10_000, 'DNS = remaining control plane');
+    const withoutCp2 = all.filter((ip) => ip !== cp2Ip);
+    t.is(withoutCp2.length, 2, `cp-2's address ${String(cp2Ip)} is one of ${all.join(',')}`);
+    t.deepEqual(dnsIps(it), withoutCp2);
     // The cluster goes: its record is deleted too (CAPMAAS leaks it).
     for (const m of await it.store.list('MaasMachine')) it.store.delete('MaasMachine', `capi/${m.metadata.name}`);
     it.store.delete('MaasCluster', 'capi/demo');
     await waitUntil(() => it.sim.dnsResources().length === 0, 10_000, 'record deleted');
     await waitUntil(async () => (await it.store.get('MaasCluster', 'capi/demo')) === undefined, 10_000, 'cluster gone');
-    t.pass();
+    t.deepEqual(it.sim.dnsResources(), []);
+    t.is(await it.store.get('MaasCluster', 'capi/demo'), undefined);
   } finally {
     await it.stop();
   }
@@ -152,7 +180,11 @@ test('maas - waits for bootstrap data, then deploys with it', async (t) => {
     t.is(it.sim.machines().filter((m) => m.status_name !== 'Ready').length, 0);
     t.true(it.store.apply(generateMaasCluster({ controlPlane: 1, workers: 0 }).filter((o) => (o as { kind: string }).kind === 'Secret')).ok);
     await waitUntil(async () => (await status(it, 'demo-cp-0'))?.ready === true, 20_000, 'ready');
-    t.pass();
+    t.is((await status(it, 'demo-cp-0'))?.ready, true);
+    const id = String(((await it.store.get('MaasMachine', 'capi/demo-cp-0'))?.spec as { systemID?: string } | undefined)?.systemID);
+    t.is(it.sim.machine(id)?.status_name, 'Deployed');
+    // Deployed with the bootstrap data that arrived late, not without it.
+    t.is(deployedUserData(it, id).trimEnd(), '#cloud-config\nhostname: demo-cp-0');
   } finally {
     await it.stop();
   }

@@ -86,35 +86,49 @@ function run(actions: Action[], check: (prev: BmhState, event: BmhEvent, next: S
   return { state, now };
 }
 
-const runs = { numRuns: 300 };
+const RUNS = 300;
+const runs = { numRuns: RUNS };
 
 test('bmh property - no gated backend call without a granted slot', (t) => {
+  let checked = 0;
+  let gatedCalls = 0;
   fc.assert(fc.property(fc.array(action, { maxLength: 80 }), (actions) => {
     run(actions, (_prev, _event, next) => {
       for (const e of next.effects) {
         if (e.type === 'call' && GATED_OPERATIONS.has(e.args.op)) {
           if (next.state.slot.phase !== 'held') throw new Error(`${e.args.op} issued with slot ${next.state.slot.phase}`);
+          gatedCalls += 1;
         }
       }
     });
+    checked += 1;
   }), runs);
-  t.pass();
+  t.is(checked, RUNS, 'every generated sequence was played to its end');
+  t.true(gatedCalls > 0, 'some gated calls were issued, each with a held slot');
 });
 
 test('bmh property - a paused host produces no effects', (t) => {
+  let checked = 0;
+  let pausedSteps = 0;
   fc.assert(fc.property(fc.array(action, { maxLength: 80 }), (actions) => {
     run(actions, (prev, _event, next) => {
-      if (isPaused(prev.host) && isPaused(next.state.host) && next.effects.length > 0) {
-        throw new Error(`paused host produced ${next.effects.map((e) => e.type).join(',')}`);
-      }
+      if (!isPaused(prev.host) || !isPaused(next.state.host)) return;
+      if (next.effects.length > 0) throw new Error(`paused host produced ${next.effects.map((e) => e.type).join(',')}`);
+      pausedSteps += 1;
     });
+    checked += 1;
   }), runs);
-  t.pass();
+  t.is(checked, RUNS, 'every generated sequence was played to its end');
+  t.true(pausedSteps > 0, 'some steps found the host paused before and after');
 });
 
 test('bmh property - deletion ends in finalizer removal when the provisioner succeeds', (t) => {
+  let checked = 0;
+  let deletedFromLive = 0;
+  let finalizerRemoved = 0;
   fc.assert(fc.property(fc.array(action, { maxLength: 60 }), (actions) => {
     const { state, now } = run(actions, () => undefined);
+    checked += 1;
     if (state.gone) return;
     let host = edit(state.host, 'delete');
     host = edit(host, 'unpause');
@@ -125,22 +139,33 @@ test('bmh property - deletion ends in finalizer removal when the provisioner suc
     if (!last.state.gone) throw new Error(`not gone: ${last.state.host.status.provisioning.state}`);
     const removed = [...(first === start ? [] : start.effects), ...all].filter((e) => e.type === 'removeFinalizer').length;
     if (last.state.host.metadata.finalizers?.includes('baremetalhost.metal3.io') && removed !== 1) throw new Error(`finalizer removals: ${removed}`);
+    deletedFromLive += 1;
+    if (removed === 1) finalizerRemoved += 1;
   }), runs);
-  t.pass();
+  t.is(checked, RUNS, 'every generated sequence was played');
+  t.true(deletedFromLive > 0, 'some hosts still there after the sequence were deleted to the end');
+  t.true(finalizerRemoved > 0, 'some deletions removed the finalizer exactly once');
 });
 
 test('bmh property - errorCount resets when an operation succeeds', (t) => {
+  let checked = 0;
+  let resets = 0;
   fc.assert(fc.property(fc.array(action, { maxLength: 80 }), (actions) => {
     run(actions, (prev, event, next) => {
       if (event.type !== 'result' || event.result.kind !== 'done') return;
       if (!prev.inFlight || prev.inFlight.seq !== event.seq || prev.inFlight.op === 'hardwareState' || isPaused(prev.host)) return;
       if (next.state.host.status.errorCount !== 0) throw new Error(`errorCount ${next.state.host.status.errorCount} after ${prev.inFlight.op} succeeded`);
+      if (prev.host.status.errorCount > 0) resets += 1;
     });
+    checked += 1;
   }), runs);
-  t.pass();
+  t.is(checked, RUNS, 'every generated sequence was played to its end');
+  t.true(resets > 0, 'some successes came after errors and reset a non-zero errorCount');
 });
 
 test('bmh property - a gated call that finishes (done, failed, or waiting for a Secret) frees its slot in the same step', (t) => {
+  let checked = 0;
+  let freed = 0;
   fc.assert(fc.property(fc.array(action, { maxLength: 80 }), (actions) => {
     run(actions, (prev, event, next) => {
       if (event.type !== 'result' || !prev.inFlight || prev.inFlight.seq !== event.seq || isPaused(prev.host)) return;
@@ -149,23 +174,34 @@ test('bmh property - a gated call that finishes (done, failed, or waiting for a 
       const requestedAgain = next.effects.some((e) => e.type === 'requestSlot');
       if (prev.slot.phase === 'held' && !released) throw new Error(`${prev.inFlight.op} ${event.result.kind} kept its slot`);
       if (next.state.slot.phase === 'held' && !requestedAgain) throw new Error('slot still held after a finished gated call');
+      if (prev.slot.phase === 'held') freed += 1;
     });
+    checked += 1;
   }), runs);
-  t.pass();
+  t.is(checked, RUNS, 'every generated sequence was played to its end');
+  t.true(freed > 0, 'some finished gated calls held a slot and released it');
 });
 
 test('bmh property - a host waiting for a data Secret holds no slot, and the wait never deprovisions or counts a failure', (t) => {
+  let checked = 0;
+  let dataWaits = 0;
+  let secretAnswers = 0;
   fc.assert(fc.property(fc.array(action, { maxLength: 80 }), (actions) => {
     run(actions, (prev, event, next) => {
       const wait = next.state.waitingForSecret;
       if (wait && wait.field !== 'spec.bmc.credentialsName' && next.state.slot.phase !== 'none') throw new Error(`slot ${next.state.slot.phase} while waiting for ${wait.key}`);
+      if (wait && wait.field !== 'spec.bmc.credentialsName') dataWaits += 1;
       if (event.type !== 'result' || event.result.kind !== 'waitForSecret' || !prev.inFlight || prev.inFlight.seq !== event.seq || isPaused(prev.host)) return;
       const before = prev.host.status;
       const after = next.state.host.status;
       if (after.provisioningFailCount !== before.provisioningFailCount) throw new Error('a Secret wait counted a provisioning failure');
       if (prev.inFlight.op === 'provision' && after.provisioning.state !== before.provisioning.state) throw new Error(`a Secret wait moved provisioning to ${after.provisioning.state}`);
       if (next.effects.some((e) => e.type === 'call')) throw new Error('a Secret wait called the backend at once');
+      secretAnswers += 1;
     });
+    checked += 1;
   }), runs);
-  t.pass();
+  t.is(checked, RUNS, 'every generated sequence was played to its end');
+  t.true(dataWaits > 0, 'some steps left the host waiting for a data Secret');
+  t.true(secretAnswers > 0, 'some calls were answered with a Secret wait');
 });

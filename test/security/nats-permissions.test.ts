@@ -274,11 +274,19 @@ for (const role of ATTACKERS) {
     const nc = await connectAs(t, role);
     await refused(t, nc, role, '$JS.API.STREAM.CREATE.evil', new TextEncoder().encode(JSON.stringify({ name: 'evil', subjects: ['mf.>'] })));
     await refused(t, nc, role, `$JS.API.STREAM.CREATE.KV_${MEMBER_BUCKET}`, new TextEncoder().encode(JSON.stringify({ name: `KV_${MEMBER_BUCKET}`, subjects: [`$KV.${MEMBER_BUCKET}.>`] })));
+    // Neither stream came to be: the new one does not exist, the member bucket keeps its subjects.
+    const jsm = await jetstreamManager(w().raw);
+    await t.throwsAsync(jsm.streams.info('evil'), { message: /stream not found/i });
+    t.deepEqual((await jsm.streams.info(`KV_${MEMBER_BUCKET}`)).config.subjects, [`$KV.${MEMBER_BUCKET}.>`]);
     for (const subject of [subjects().commands, 'mf.introspect.>', '$KV.>']) {
-      nc.subscribe(subject);
+      const sub = nc.subscribe(subject);
       await w().nats.waitForViolation(role, subject, 'Subscription');
+      // The client is told too: the server closes the subscription with the violation, before
+      // a single command or request could reach it.
+      const closedWith = await sub.closed;
+      t.true(closedWith instanceof PermissionViolationError && closedWith.subject === subject && closedWith.operation === 'subscription', `${role} subscribing to ${subject}: closed with ${String(closedWith)}`);
+      t.is(sub.getReceived(), 0, `${role} received nothing on ${subject}`);
     }
-    t.pass();
   });
 }
 
