@@ -6,7 +6,7 @@ import type { ActorRef, ActorSystem, Clock } from '../actors/runtime/index.ts';
 import { ask, systemClock } from '../actors/runtime/index.ts';
 import type { HealthServer, PoolSlots } from '../adapters/observe/index.ts';
 import { BmoMetrics, backendRequestsOf, mailboxDepthByKind, startHealthServer } from '../adapters/observe/index.ts';
-import type { KubeAdapter } from '../adapters/kube/index.ts';
+import type { InformerStatus, KubeAdapter } from '../adapters/kube/index.ts';
 import { registerKubeMetrics } from '../adapters/kube/metrics.ts';
 import { HostNotFound, openNatsStoreOn } from '../adapters/store/nats-store.ts';
 import { openKvObjectStoreOn, storedKindOf } from '../adapters/store/kv-object-store.ts';
@@ -48,6 +48,20 @@ export { MEMBER_BUCKET };
 const BROKER_LEASE_KEY = 'broker';
 
 /** Where the node's resources live. Absent `hosts`: the KV store on the substrate's buckets. */
+/** How long an informer may fail before /readyz says the API server is out of reach. */
+export const API_SERVER_DOWN_NOT_READY_MS = 30_000;
+
+/**
+ * Why a node whose informers synced once cannot do its work now: one of them has failed without
+ * watching again for `limitMs` (the caches go stale, writes fail). A watch that restarts now and
+ * then (the server ends every watch) is no reason for readiness to flap. Null when all is well.
+ */
+export function apiServerUnreachable(informers: readonly InformerStatus[], now: number, limitMs = API_SERVER_DOWN_NOT_READY_MS): string | null {
+  const down = informers.find((i) => i.downSince !== null && now - i.downSince >= limitMs);
+  if (!down) return null;
+  return `the Kubernetes API server has not answered the ${down.resource} watch for ${Math.round((now - (down.downSince ?? now)) / 1000)} s: ${down.lastError ?? 'no reason given'}`;
+}
+
 export interface NodeStores {
   readonly hosts?: HostStore;
   /** Secrets for the KV store (BMC credentials, user data): never written to KV. */
@@ -72,6 +86,11 @@ export interface NodeRuntime {
   readonly onHealth?: (health: HealthServer | null) => void;
   readonly clock?: Clock;
   readonly random?: () => number;
+  /**
+   * Awaited once the health server listens, before anything that could drive a host starts
+   * (informers, stores' writers, shards): the Kubernetes leader lease. /readyz says `waitingFor`.
+   */
+  readonly gate?: { readonly waitingFor: string; readonly open: Promise<void> };
 }
 
 export interface Node {
@@ -129,6 +148,8 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
 
   // Health first: /readyz answers "not ready" while informers list and shards are taken.
   let connected = true;
+  let gateOpen = runtime.gate === undefined;
+  void runtime.gate?.open.then(() => { gateOpen = true; }, () => undefined);
   transport.onStatus((status) => {
     connected = status === 'connected';
   });
@@ -147,10 +168,13 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
     live: () => running === null || running.shards.system.state === 'running',
     ready: () => {
       if (!connected) return { ready: false, reason: `${transport.name} disconnected` };
+      if (!gateOpen && runtime.gate) return { ready: false, reason: runtime.gate.waitingFor };
       if (kube && !kube.isSynced) {
         const waiting = kube.informers().filter((i) => !i.synced).map((i) => `${i.resource}${i.lastError ? ` (${i.lastError})` : ''}`);
         return { ready: false, reason: `Kubernetes informers not synced: ${waiting.join(', ') || 'starting'}` };
       }
+      const unreachable = kube ? apiServerUnreachable(kube.informers(), clock.now()) : null;
+      if (unreachable !== null) return { ready: false, reason: unreachable };
       if (running === null) return { ready: false, reason: 'starting the node' };
       if (!running.membership.healthy) return { ready: false, reason: 'heartbeats are failing' };
       return { ready: true };
@@ -173,6 +197,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
   if (health && kube) registerKubeMetrics(health.registry, kube);
   runtime.onHealth?.(health);
   try {
+    await runtime.gate?.open;
     return await assemble();
   } catch (err) {
     secretWatch?.close();

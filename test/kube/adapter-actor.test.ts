@@ -60,6 +60,8 @@ test('adapter actor - a failed informer restarts after a backoff that grows, and
   await waitFor(() => a.status.get('Secret')?.phase === 'backoff', 2_000, 'backoff');
   t.is(a.synced(), 0, 'not synced while the Secret informer has not listed');
   t.is(a.status.get('Secret')?.errors, 1);
+  const downSince = a.status.get('Secret')?.downSince;
+  t.is(typeof downSince, 'number', 'down since its first failure');
   // random() = 1: the full delay, 200 ms for the first failure.
   a.clock.advance(199);
   await new Promise((resolve) => setImmediate(resolve));
@@ -67,13 +69,14 @@ test('adapter actor - a failed informer restarts after a backoff that grows, and
   informers.failNextStart.add('Secret');
   a.clock.advance(1);
   await waitFor(() => informers.starts.get('Secret') === 2 && a.status.get('Secret')?.errors === 2, 2_000, 'second start failed');
+  t.is(a.status.get('Secret')?.downSince, downSince, 'a second failure keeps the first failure\'s time');
   a.clock.advance(399);
   await new Promise((resolve) => setImmediate(resolve));
   t.is(informers.starts.get('Secret'), 2, 'the second backoff is twice as long');
   a.clock.advance(1);
   await waitFor(() => a.synced() === 1, 2_000, 'synced after the third start');
-  t.like(a.status.get('Secret'), { phase: 'watching', synced: true, errors: 2, restarts: 2 });
-  t.is(a.status.get('Secret')?.lastError, 'connect ECONNREFUSED');
+  t.like(a.status.get('Secret'), { phase: 'watching', synced: true, errors: 2, restarts: 2, downSince: null });
+  t.is(a.status.get('Secret')?.lastError, 'watching secrets: connection refused: nothing listens at the API server\'s address (ECONNREFUSED); is the API server running, and is the kubeconfig\'s server address right?');
   a.system.stop();
 });
 

@@ -13,11 +13,11 @@ test('errors - an API error names the call, the status and the server message, n
   t.false(e.message.includes('t0ken'));
 });
 
-test('errors - no answer at all (refused, reset) is retryable, and says so', (t) => {
+test('errors - no answer at all (refused, reset) is retryable, and names the cause and the address', (t) => {
   const refused = Object.assign(new Error('request to http://127.0.0.1:1/ failed, reason: connect ECONNREFUSED'), { name: 'FetchError', code: 'ECONNREFUSED' });
   const e = storeError('patching BareMetalHost lab/h1', refused);
   t.true(e.retryable);
-  t.is(e.message, 'patching BareMetalHost lab/h1: no answer from the API server (ECONNREFUSED)');
+  t.is(e.message, 'patching BareMetalHost lab/h1: connection refused: nothing listens at http://127.0.0.1:1 (ECONNREFUSED); is the API server running, and is the kubeconfig\'s server address right?');
 });
 
 test('errors - retryable: conflicts, throttling and server errors; not: missing, invalid, forbidden', (t) => {

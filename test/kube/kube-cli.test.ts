@@ -31,7 +31,7 @@ test('kube cli - metalfleet node --kubeconfig: not ready until the informers lis
     const early = await readyz();
     if (failing.fired < 3) {
       t.is(early.code, 503);
-      t.regex(early.body, /not ready: (Kubernetes informers not synced|starting)/);
+      t.regex(early.body, /not ready: (Kubernetes informers not synced|starting|waiting for the leader lease)/);
     }
     await waitUntil(async () => (await readyz()).code === 200, 30_000, '/readyz 200');
     t.is(failing.fired, 3);

@@ -2,7 +2,7 @@ import type { ActorRef, Behavior, Clock, Reply, TimerHandle } from '../../actors
 import { tell } from '../../actors/runtime/index.ts';
 import type { Logger } from '../../ports/index.ts';
 import { backoffMs, INFORMER_BACKOFF } from './backoff.ts';
-import { httpStatusOf } from './errors.ts';
+import { toKubeCallError } from './errors.ts';
 import type { InformerFactory, InformerHandle } from './informer.ts';
 import type { ResourceCache } from './resource-cache.ts';
 import type { ResourceName } from './resources.ts';
@@ -24,6 +24,8 @@ export interface InformerStatus {
   readonly errors: number;
   readonly restarts: number;
   readonly lastError: string | null;
+  /** Since when (clock ms) the informer has failed without watching again; null while it watches. */
+  readonly downSince: number | null;
 }
 
 export interface AdapterActorOptions {
@@ -55,6 +57,7 @@ interface Entry {
   errors: number;
   restarts: number;
   lastError: string | null;
+  downSince: number | null;
   timer: TimerHandle | null;
   connects: number[];
 }
@@ -82,7 +85,7 @@ export function adapterBehavior(o: AdapterActorOptions): Behavior<AdapterState, 
   const healthyAfterMs = o.healthyAfterMs ?? 30_000;
 
   const publish = (e: Entry): void => {
-    o.status.set(e.resource, { resource: e.resource, phase: e.phase, synced: e.synced, errors: e.errors, restarts: e.restarts, lastError: e.lastError });
+    o.status.set(e.resource, { resource: e.resource, phase: e.phase, synced: e.synced, errors: e.errors, restarts: e.restarts, lastError: e.lastError, downSince: e.downSince });
   };
 
   return {
@@ -101,7 +104,7 @@ export function adapterBehavior(o: AdapterActorOptions): Behavior<AdapterState, 
         const entry: Entry = {
           resource, informer, instance, phase: 'starting', attempt: 0, failedThisAttempt: false, streak: 0, since: o.clock.now(),
           synced: previous?.synced ?? false, errors: previous?.errors ?? 0, restarts: previous?.restarts ?? 0, lastError: previous?.lastError ?? null,
-          timer: null, connects: [],
+          downSince: previous?.downSince ?? null, timer: null, connects: [],
         };
         entries.set(resource, entry);
         start(entry, ctx.self);
@@ -127,12 +130,13 @@ export function adapterBehavior(o: AdapterActorOptions): Behavior<AdapterState, 
           }
           break;
         case 'failed':
-          if (msg.instance === e.instance && e.phase !== 'backoff') fail(e, describe(msg.error));
+          if (msg.instance === e.instance && e.phase !== 'backoff') fail(e, describe(msg.error, RESOURCES[e.resource].plural));
           break;
         case 'started':
           if (msg.instance === e.instance && msg.attempt === e.attempt && e.phase === 'starting' && !e.failedThisAttempt) {
             e.phase = 'watching';
             e.since = o.clock.now();
+            e.downSince = null;
             if (!e.synced) o.log.info({ resource: RESOURCES[e.resource].plural }, 'informer synced');
             e.synced = true;
             publish(e);
@@ -155,6 +159,7 @@ export function adapterBehavior(o: AdapterActorOptions): Behavior<AdapterState, 
       function fail(entry: Entry, reason: string): void {
         entry.errors += 1;
         entry.lastError = reason;
+        entry.downSince ??= o.clock.now();
         entry.failedThisAttempt = true;
         // An informer that stayed up a while starts its backoff over.
         if (entry.phase === 'watching' && o.clock.now() - entry.since >= healthyAfterMs) entry.streak = 0;
@@ -200,8 +205,7 @@ export function adapterBehavior(o: AdapterActorOptions): Behavior<AdapterState, 
   }
 }
 
-function describe(error: unknown): string {
-  const status = httpStatusOf(error);
-  const message = error instanceof Error ? error.message.split('\n')[0] ?? error.name : String(error);
-  return status !== null ? `HTTP ${status}: ${message}` : message;
+// A watch that failed says why in the words every other API call uses (TLS, refused, 401/403).
+function describe(error: unknown, plural: string): string {
+  return toKubeCallError(`watching ${plural}`, error).message;
 }

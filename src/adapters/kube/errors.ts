@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { StoreError } from '../../ports/index.ts';
+import type { Permission } from './kube-calls.ts';
 
 // A failed API call, reduced to what may be shown: the call, the HTTP status, and the reason and
 // message of the Status the server returned. The client's own ApiException text embeds the raw
@@ -59,20 +60,84 @@ export function httpStatusOf(error: unknown): number | null {
   return null;
 }
 
-export function toKubeCallError(call: string, error: unknown): KubeCallError {
+export function toKubeCallError(call: string, error: unknown, permission?: Permission): KubeCallError {
   if (error instanceof KubeCallError) return error;
   const status = httpStatusOf(error);
   if (status !== null) {
     const s = statusOf(field(error, 'body'));
-    const reason = s.reason ?? (status === 409 ? 'Conflict' : status === 404 ? 'NotFound' : `HTTP ${status}`);
-    const message = (s.message ?? '').slice(0, MAX_DETAIL);
+    const reason = s.reason ?? REASON_BY_STATUS[status] ?? `HTTP ${status}`;
+    const said = (s.message ?? '').slice(0, MAX_DETAIL);
+    // A real 401 says only "Unauthorized": the hint says what to check.
+    const message = said && said.toLowerCase() !== reason.toLowerCase() ? said : hintFor(status, permission) || said;
     return new KubeCallError(call, status, reason, `${reason} (HTTP ${status})${message ? `: ${message}` : ''}`, { cause: error });
   }
-  // node-fetch's FetchError carries the system code (ECONNREFUSED, ECONNRESET); AbortError its name.
-  const code = field(error, 'code');
-  const name = error instanceof Error ? error.name : typeof error;
-  const what = typeof code === 'string' ? code : name;
-  return new KubeCallError(call, null, what, `no answer from the API server (${what})`, { cause: error });
+  const failure = connectionFailure(error);
+  return new KubeCallError(call, null, failure.code, failure.detail, { cause: error });
+}
+
+const REASON_BY_STATUS: Readonly<Record<number, string>> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict' };
+
+// What to do when the server said no more than the code (a proxy, a bare 401 or 403).
+function hintFor(status: number, permission: Permission | undefined): string {
+  if (status === 401) return 'the API server did not accept the kubeconfig\'s credentials (a wrong or expired token or client certificate)';
+  if (status === 403) {
+    const what = permission ? `${permission.verb} ${permission.apiGroup === '' ? 'core' : permission.apiGroup}/${permission.resource}` : 'this';
+    return `the kubeconfig's user may not ${what}: grant it in the ClusterRole (deploy/rbac/cluster-role.yaml)`;
+  }
+  return '';
+}
+
+// OpenSSL's verify codes and Node's own TLS errors: the server answered, but not as one we trust.
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|EPROTO$|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_|HOSTNAME_MISMATCH$|INVALID_CA$|PATH_LENGTH_EXCEEDED$)/;
+
+/**
+ * Why no HTTP answer came, in words a user can act on. node-fetch's FetchError carries the system
+ * code and a message "request to URL failed, reason: …"; only the URL's origin is shown (the
+ * path and query say nothing useful, and nothing in a kubeconfig's credentials is in them).
+ */
+function connectionFailure(error: unknown): { code: string; detail: string } {
+  const raw = field(error, 'code');
+  const code = typeof raw === 'string' ? raw : error instanceof Error ? error.name : typeof error;
+  const message = error instanceof Error ? error.message : '';
+  const reason = (/, reason: (.*)$/s.exec(message)?.[1] ?? '').split('\n')[0]?.trim().slice(0, MAX_DETAIL) ?? '';
+  const origin = originOf(message);
+  const at = origin ? ` at ${origin}` : '';
+  if (TLS_CODE.test(code)) {
+    const why = code === 'EPROTO' ? 'the TLS handshake failed (is it an HTTPS port?)' : reason || 'the certificate was not accepted';
+    return { code, detail: `TLS: the API server${at} is not trusted: ${why} (${code}); check certificate-authority-data (or the server address) in the kubeconfig` };
+  }
+  switch (code) {
+    case 'ECONNREFUSED': {
+      const address = /ECONNREFUSED (\S+)/.exec(reason)?.[1] ?? origin;
+      return { code, detail: `connection refused: nothing listens at ${address ?? 'the API server\'s address'} (ECONNREFUSED); is the API server running, and is the kubeconfig's server address right?` };
+    }
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return { code, detail: `the API server's host name${at ? ` in ${origin}` : ''} does not resolve (${code})` };
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return { code, detail: `the API server${at} closed the connection (${code})` };
+    case 'ETIMEDOUT':
+    case 'ESOCKETTIMEDOUT':
+      return { code, detail: `the API server${at} did not answer in time (${code})` };
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return { code, detail: `the API server${at} cannot be reached from here (${code})` };
+    case 'AbortError':
+      return { code, detail: 'the request was aborted before the API server answered (AbortError)' };
+    default:
+      return { code, detail: `cannot reach the API server${at} (${code})${reason ? `: ${reason}` : ''}` };
+  }
+}
+
+function originOf(message: string): string | null {
+  const url = /request to (\S+) failed/.exec(message)?.[1];
+  if (!url) return null;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -12,3 +12,5 @@ export { adapterCallPermissions } from './kube-client.ts';
 export { formatPermission, isDeclared } from './kube-calls.ts';
 export type { Permission } from './kube-calls.ts';
 export { registerKubeMetrics } from './metrics.ts';
+export { DEFAULT_LEASE_TIMING, checkLeaseTiming, kubeLeaseClient, startLeaderElector } from './leader-election.ts';
+export { leaderGuardedProvisioner } from './leader-guard.ts';

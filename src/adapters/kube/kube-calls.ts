@@ -54,7 +54,7 @@ export class KubeCalls {
     try {
       return await fn();
     } catch (error) {
-      throw toKubeCallError(what, error);
+      throw toKubeCallError(what, error, permission);
     } finally {
       this.release();
     }

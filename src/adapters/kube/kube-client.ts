@@ -8,6 +8,7 @@ import { RESOURCES } from './resources.ts';
 import type { RawObject } from './raw-object.ts';
 import { parseRaw } from './raw-object.ts';
 import { KubeCallError } from './errors.ts';
+import { LEASE_PERMISSIONS } from './leader-election.ts';
 
 /**
  * The calls the adapter makes on each resource, and so the permissions it needs: informers list
@@ -30,7 +31,7 @@ export function adapterCallPermissions(): Permission[] {
   for (const [name, calls] of Object.entries(CALLS_BY_RESOURCE) as [ResourceName, readonly (readonly [KubeVerb, 'status'?])[]][]) {
     for (const [verb, sub] of calls) out.push(permissionFor(RESOURCES[name], verb, sub));
   }
-  return [...out, EVENT_CREATE, EVENT_PATCH];
+  return [...out, EVENT_CREATE, EVENT_PATCH, ...LEASE_PERMISSIONS];
 }
 
 function allowed(r: ResourceInfo, verb: KubeVerb, sub?: 'status'): Permission {

@@ -36,4 +36,6 @@ export const ADAPTER_PERMISSIONS: readonly KubePermission[] = [
   // them (a label and a finalizer, by merge patch; never their data).
   { apiGroup: '', resource: 'secrets', verbs: [...WATCH, 'patch'] },
   { apiGroup: '', resource: 'events', verbs: ['create', 'patch'] },
+  // Leader election without NATS: the one Lease the replicas share.
+  { apiGroup: 'coordination.k8s.io', resource: 'leases', verbs: ['get', 'create', 'update'] },
 ];

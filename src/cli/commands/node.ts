@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { systemClock } from '../../actors/runtime/index.ts';
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { createRemoteFixtureProvisioner } from '../../adapters/fixture/remote/index.ts';
@@ -50,6 +53,12 @@ interface NodeFlags extends NatsFlagValues, ProvisionerFlags {
   maasKey?: string;
   authorizedKeys?: string;
   allowUnsignedCommands?: boolean;
+  leaderElect?: boolean;
+  leaderElectionNamespace?: string;
+  leaderElectionId?: string;
+  leaderElectionLeaseDuration?: number;
+  leaderElectionRenewDeadline?: number;
+  leaderElectionRetryPeriod?: number;
 }
 
 export function register(program: Command): void {
@@ -80,6 +89,13 @@ export function register(program: Command): void {
     .option('--maas-key <key>', 'its API key consumer:token:secret (default: MAAS_API_KEY)')
     .option('--authorized-keys <file>', 'with NATS: take host commands and store changes only when signed by a key in this file (lines "<operator|viewer> <public-key> [name]")')
     .option('--allow-unsigned-commands', 'with NATS and no --authorized-keys: take unsigned commands from any NATS client (audited as unsigned)')
+    .option('--leader-elect', 'with --kubeconfig or --in-cluster and no NATS: drive hosts only while holding a coordination.k8s.io Lease (the default there)')
+    .option('--no-leader-elect', 'without NATS: do not elect a leader (run one replica only)')
+    .option('--leader-election-namespace <ns>', 'namespace of the leader Lease (default: --namespace, else the kubeconfig\'s or the pod\'s namespace, else default)')
+    .option('--leader-election-id <name>', 'name of the leader Lease (default metalfleet-controller)')
+    .option('--leader-election-lease-duration <ms>', 'how long a standby waits, after the Lease last changed, before taking it over (default 15000)', intFlag('--leader-election-lease-duration', 1_000))
+    .option('--leader-election-renew-deadline <ms>', 'how long the leader keeps driving without renewing the Lease; below the lease duration (default 10000)', intFlag('--leader-election-renew-deadline', 1))
+    .option('--leader-election-retry-period <ms>', 'between tries to take or renew the Lease (default 2000)', intFlag('--leader-election-retry-period', 1))
     .option('--ownership-log <file>', 'append shard ownership records (JSON lines), for tests')
     .option('--log-level <level>', 'log level on stderr (default METALFLEET_LOG_LEVEL or info)')))
     .addHelpText('after', [
@@ -92,6 +108,7 @@ export function register(program: Command): void {
       'With --maas (or MAAS_ENDPOINT), MaasMachines and MaasClusters are sharded with the hosts: a Cluster API cluster is one unit.',
       'Bootstrap data Secrets come from Kubernetes, or from --secrets in the NATS mode.',
       '/readyz answers 503 until every Kubernetes informer has listed its resource.',
+      'Without NATS, replicas elect a leader through a Lease: only the holder drives hosts; one that loses it exits.',
       'A NATS node needs --authorized-keys FILE (signed commands only) or, explicitly, --allow-unsigned-commands.',
       '',
       'Examples:',
@@ -114,7 +131,9 @@ export function register(program: Command): void {
       if (!kubeSource && flags.namespace) throw new CliError('--namespace applies to --kubeconfig or --in-cluster', 2);
       // The Kubernetes client (hundreds of modules) is loaded only by a node that uses it.
       const kubeModule = kubeSource ? await import('../../adapters/kube/index.ts') : undefined;
-      const kube = kubeSource && kubeModule ? kubeModule.createKubeAdapter({ kubeConfig: loadKube(kubeModule.loadKubeConfig, kubeSource), ...(flags.namespace ? { namespace: flags.namespace } : {}), maas: Boolean(flags.maas ?? env.MAAS_ENDPOINT), log, nodeName: name }) : undefined;
+      const kubeConfig = kubeSource && kubeModule ? loadKube(kubeModule.loadKubeConfig, kubeSource) : undefined;
+      const election = await leaderElectionFrom(flags, Boolean(kubeSource) && !natsWanted, kubeConfig, name, log);
+      const kube = kubeConfig && kubeModule ? kubeModule.createKubeAdapter({ kubeConfig, ...(flags.namespace ? { namespace: flags.namespace } : {}), maas: Boolean(flags.maas ?? env.MAAS_ENDPOINT), log, nodeName: name }) : undefined;
       const selected = await backend(flags, env, log);
       const provisioner = selected.provisioner;
       config.machine = { ...config.machine, pluginBmcSchemes: selected.registry.bmcSchemes() };
@@ -130,7 +149,7 @@ export function register(program: Command): void {
         throw new CliError('--authorized-keys and --allow-unsigned-commands apply to a NATS node; without NATS nobody else can send this node anything', 2);
       }
       if (kube && !natsWanted) {
-        await runKubeOnly(flags, env, { name, config: settings, kube, provisioner, log });
+        await runKubeOnly(flags, env, { name, config: settings, kube, provisioner, log, election });
         return;
       }
       // Flags are checked before anything connects: a bad --maas is a usage error, not a NATS one.
@@ -204,6 +223,8 @@ interface KubeOnlyParts {
   readonly kube: KubeAdapter;
   readonly provisioner: Provisioner;
   readonly log: ReturnType<typeof createLogger>;
+  /** Starts campaigning for the leader Lease; null with --no-leader-elect. */
+  readonly election: StartElection | null;
 }
 
 // Kubernetes without NATS: the same node on a private in-memory bus, so it owns every shard;
@@ -212,17 +233,20 @@ interface KubeOnlyParts {
 async function runKubeOnly(flags: NodeFlags, env: ReturnType<typeof readEnv>, p: KubeOnlyParts): Promise<void> {
   const maas = maasDriver(flags, env);
   const substrate: Substrate = memorySubstrate();
-  // The line for whoever started us comes before the informers sync: /readyz tells when.
+  const election = p.election?.() ?? null;
+  // The line for whoever started us comes before the informers sync (and before the lease is
+  // won): /readyz tells when.
   const announce = (health: HealthServer | null): void => {
-    process.stdout.write(`${JSON.stringify({ node: p.name, health: health?.url ?? null, shards: p.config.shardCount, mode: 'kubernetes', maas: maas !== null })}\n`);
+    process.stdout.write(`${JSON.stringify({ node: p.name, health: health?.url ?? null, shards: p.config.shardCount, mode: 'kubernetes', maas: maas !== null, ...(election ? { lease: election.lease, identity: election.elector.identity } : {}) })}\n`);
   };
   const started = startNode(p.config, substrate, { kube: p.kube }, {
-    provisioner: p.provisioner,
+    provisioner: election ? election.guard(p.provisioner) : p.provisioner,
     ...(maas ? { maas: { driver: maas.driver, config: { skipSwap: env.MAAS_SKIP_SWAP } } } : {}),
-  }, { log: p.log, onHealth: announce });
+  }, { log: p.log, onHealth: announce, ...(election ? { gate: election.gate } : {}) });
   const failed = started.then(() => new Promise<never>(() => undefined), (err: unknown) => err);
   const outcome = await Promise.race([untilSignalled(), failed]);
   if (typeof outcome !== 'string') {
+    await election?.elector.stop({ release: true });
     await p.kube.close();
     maas?.close();
     await p.provisioner.close?.();
@@ -234,12 +258,84 @@ async function runKubeOnly(flags: NodeFlags, env: ReturnType<typeof readEnv>, p:
   const now = (): void => process.exit(130);
   process.once('SIGTERM', now);
   process.once('SIGINT', now);
+  // A standby gives up waiting (startNode then rejects); a leader drains first, then releases.
+  if (election && !election.elector.isLeader()) await election.elector.stop();
   const node: Node | null = await started.catch(() => null);
   await node?.stop({ graceful: true });
+  await election?.elector.stop({ release: true });
   maas?.close();
   await p.provisioner.close?.();
   await substrate.transport.close();
   p.log.info({}, 'node stopped');
+}
+
+type LeaderElectionModule = typeof import('../../adapters/kube/leader-election.ts');
+type Elector = ReturnType<LeaderElectionModule['startLeaderElector']>;
+type StartElection = () => {
+  readonly elector: Elector;
+  readonly lease: string;
+  readonly gate: { readonly waitingFor: string; readonly open: Promise<void> };
+  /** The provisioner, calling the backend only while the Lease is held. */
+  readonly guard: (provisioner: Provisioner) => Provisioner;
+};
+
+/**
+ * The leader election of the Kubernetes mode without NATS (on unless --no-leader-elect), checked
+ * before anything connects; null when off. Its flags make no sense elsewhere: NATS nodes share
+ * the hosts by shard leases in NATS (src/cluster).
+ */
+async function leaderElectionFrom(flags: NodeFlags, kubeOnly: boolean, kubeConfig: KubeConfig | undefined, name: string, log: Logger): Promise<StartElection | null> {
+  const given = ([
+    ['--leader-elect', flags.leaderElect === true ? true : undefined], ['--leader-election-namespace', flags.leaderElectionNamespace], ['--leader-election-id', flags.leaderElectionId],
+    ['--leader-election-lease-duration', flags.leaderElectionLeaseDuration], ['--leader-election-renew-deadline', flags.leaderElectionRenewDeadline], ['--leader-election-retry-period', flags.leaderElectionRetryPeriod],
+  ] as const).filter(([, v]) => v !== undefined).map(([f]) => f);
+  if (!kubeOnly || !kubeConfig) {
+    if (given.length > 0) throw new CliError(`${given.join(', ')}: leader election applies to --kubeconfig or --in-cluster without NATS (NATS nodes share hosts by shard leases)`, 2);
+    return null;
+  }
+  if (flags.leaderElect === false) return null;
+  const m = await import('../../adapters/kube/leader-election.ts');
+  const { leaderGuardedProvisioner } = await import('../../adapters/kube/leader-guard.ts');
+  const timing = {
+    leaseDurationMs: flags.leaderElectionLeaseDuration ?? m.DEFAULT_LEASE_TIMING.leaseDurationMs,
+    renewDeadlineMs: flags.leaderElectionRenewDeadline ?? m.DEFAULT_LEASE_TIMING.renewDeadlineMs,
+    retryPeriodMs: flags.leaderElectionRetryPeriod ?? m.DEFAULT_LEASE_TIMING.retryPeriodMs,
+  };
+  try {
+    m.checkLeaseTiming(timing);
+  } catch (err) {
+    throw new CliError(`--leader-election-*: ${err instanceof Error ? err.message : String(err)}`, 2);
+  }
+  const ref = {
+    namespace: flags.leaderElectionNamespace ?? flags.namespace ?? kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ?? 'default',
+    name: flags.leaderElectionId ?? 'metalfleet-controller',
+  };
+  const lease = `${ref.namespace}/${ref.name}`;
+  // client-go's identity is hostname + a random id: a restarted process never mistakes the
+  // lease its predecessor held for its own.
+  const identity = `${name}_${randomUUID()}`;
+  return () => {
+    const elector = m.startLeaderElector({
+      client: m.kubeLeaseClient(kubeConfig, ref), identity, timing, clock: systemClock, log,
+      onStartedLeading: () => undefined,
+      // Stop driving at once: the process ends, in-flight backend calls with it, before the
+      // lease can lapse for a peer (renew deadline < lease duration). A supervisor restarts it
+      // as a standby.
+      onStoppedLeading: (reason) => {
+        process.stderr.write(`metalfleet node ${name}: lost the leader lease ${lease} (${reason}); exiting so that no host is driven without it\n`);
+        process.exit(1);
+      },
+    });
+    const gate = {
+      get waitingFor(): string {
+        const holder = elector.observedHolder();
+        const failing = elector.lastError();
+        return `waiting for the leader lease ${lease}${holder ? ` (held by ${holder})` : ''}${failing ? `; last try: ${failing}` : ''}`;
+      },
+      open: elector.elected,
+    };
+    return { elector, lease, gate, guard: (provisioner: Provisioner) => leaderGuardedProvisioner(provisioner, () => elector.holdsLease()) };
+  };
 }
 
 function maasDriver(flags: NodeFlags, env: ReturnType<typeof readEnv>): { driver: MaasDriver; close(): void } | null {
