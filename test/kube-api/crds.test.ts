@@ -24,6 +24,7 @@ test('crds - a folder of multi-document YAML is served, other documents skipped;
   t.deepEqual(apis.json(), {
     kind: 'APIGroupList', apiVersion: 'v1', groups: [
       { name: 'coordination.k8s.io', versions: [{ groupVersion: 'coordination.k8s.io/v1', version: 'v1' }], preferredVersion: { groupVersion: 'coordination.k8s.io/v1', version: 'v1' } },
+      { name: 'apiextensions.k8s.io', versions: [{ groupVersion: 'apiextensions.k8s.io/v1', version: 'v1' }], preferredVersion: { groupVersion: 'apiextensions.k8s.io/v1', version: 'v1' } },
       { name: GROUP, versions: [{ groupVersion: `${GROUP}/${VERSION}`, version: VERSION }], preferredVersion: { groupVersion: `${GROUP}/${VERSION}`, version: VERSION } },
     ],
   });

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { CRD_DIR, NS, WIDGETS, meta, widget } from './helpers.ts';
 
 const MAIN = fileURLToPath(new URL('../support/kube-api/main.ts', import.meta.url));
@@ -26,7 +26,7 @@ async function firstLine(child: ChildProcess): Promise<string> {
   }
 }
 
-test('process - prints its URL and kubeconfig, serves client-node, exits 0 on SIGTERM', async (t) => {
+test('process - prints its URL and kubeconfig, serves client-node with strict namespaces, exits 0 on SIGTERM', async (t) => {
   const child = start(['--port', '0', '--crd-dir', CRD_DIR, '--watch-timeout-seconds', '5']);
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -39,8 +39,12 @@ test('process - prints its URL and kubeconfig, serves client-node, exits 0 on SI
   const kc = new KubeConfig();
   kc.loadFromFile(info.kubeconfig);
   const api = kc.makeApiClient(CustomObjectsApi);
+  // Strict by default as a process: the namespace must exist first, as on a cluster.
+  const refused = await api.createNamespacedCustomObject({ ...WIDGETS, namespace: NS, body: widget('a') }).then(() => undefined, (e: { code?: number }) => e.code);
+  t.is(refused, 404);
+  await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NS } } });
   const created = await api.createNamespacedCustomObject({ ...WIDGETS, namespace: NS, body: widget('a') });
-  t.is(meta(created).resourceVersion, '1');
+  t.regex(String(meta(created).resourceVersion), /^\d+$/);
   t.is(kc.getCurrentCluster()?.server, info.url);
 
   child.kill('SIGTERM');

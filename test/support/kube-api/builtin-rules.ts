@@ -1,6 +1,7 @@
 // What the Go types and their registry strategies do to Secrets, Events, Namespaces and Leases:
 // decoding (base64, times, stringData), defaults, and validation with the real messages
 // (`pkg/apis/core/validation`, `pkg/apis/coordination/validation`).
+import { CrdLoadError, resourceFromCrd } from './crd.ts';
 import { apiErrors } from './errors.ts';
 import { fieldError, forbidden, invalid, required } from './field-errors.ts';
 import type { FieldError } from './field-errors.ts';
@@ -119,11 +120,29 @@ export function defaultBuiltin(res: ResourceDef, obj: Obj): void {
   }
 }
 
+/** What the apiextensions controllers write at once: names accepted, established, stored versions. */
+export function establishCrd(obj: Obj): void {
+  const spec = isObj(obj.spec) ? obj.spec : {};
+  const names = isObj(spec.names) ? spec.names : {};
+  const versions = Array.isArray(spec.versions) ? spec.versions.filter(isObj) : [];
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const condition = (type: string, reason: string, message: string): Obj => ({ type, status: 'True', lastTransitionTime: now, reason, message });
+  const acceptedNames: Obj = { plural: names.plural, singular: names.singular ?? str(names.kind).toLowerCase(), kind: names.kind, listKind: names.listKind ?? `${str(names.kind)}List` };
+  if (Array.isArray(names.shortNames)) acceptedNames.shortNames = names.shortNames;
+  if (Array.isArray(names.categories)) acceptedNames.categories = names.categories;
+  obj.status = {
+    conditions: [condition('NamesAccepted', 'NoConflicts', 'no conflicts found'), condition('Established', 'InitialNamesAccepted', 'the initial names have been accepted')],
+    acceptedNames,
+    storedVersions: versions.filter((v) => v.storage === true).map((v) => v.name),
+  };
+}
+
 export function validateBuiltin(res: ResourceDef, obj: Obj, old: Obj | undefined): FieldError[] {
   switch (res.builtin) {
     case 'secrets': return validateSecret(obj, old);
     case 'events': return validateEvent(obj);
     case 'leases': return validateLease(obj);
+    case 'customresourcedefinitions': return validateCrd(obj);
     default: return [];
   }
 }
@@ -197,6 +216,21 @@ function validateEvent(obj: Obj): FieldError[] {
   }
   for (const msg of isDns1123Subdomain(namespace)) errs.push(invalid('namespace', namespace, msg));
   return errs;
+}
+
+// The CRD checks the loader makes (structural schema, names), reported as one field error.
+function validateCrd(obj: Obj): FieldError[] {
+  const spec = isObj(obj.spec) ? obj.spec : {};
+  const names = isObj(spec.names) ? spec.names : {};
+  const name = str(metaOf(obj).name);
+  if (name !== `${str(names.plural)}.${str(spec.group)}`) return [invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group')];
+  try {
+    resourceFromCrd(obj, 'spec');
+  } catch (e) {
+    if (!(e instanceof CrdLoadError)) throw e;
+    return [invalid('spec', 'object', e.message.replace(/^spec: /, ''))];
+  }
+  return [];
 }
 
 function validateLease(obj: Obj): FieldError[] {

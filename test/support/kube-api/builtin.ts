@@ -30,6 +30,13 @@ const SCHEMAS: Record<BuiltinKind, JsonSchema> = {
       status: { type: 'object', properties: { phase: string, conditions: { type: 'array', items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } },
     },
   },
+  customresourcedefinitions: {
+    type: 'object',
+    properties: {
+      spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+      status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+    },
+  },
   leases: {
     type: 'object',
     properties: {
@@ -44,10 +51,11 @@ const SCHEMAS: Record<BuiltinKind, JsonSchema> = {
   },
 };
 
-function builtin(builtinKind: BuiltinKind, group: string, version: string, kind: string, namespaced: boolean, shortNames: string[] = []): ResourceDef {
+function builtin(builtinKind: BuiltinKind, group: string, version: string, kind: string, namespaced: boolean, shortNames: string[] = [], categories: string[] = []): ResourceDef {
+  const status = builtinKind === 'namespaces' || builtinKind === 'customresourcedefinitions';
   return {
-    group, plural: builtinKind, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, namespaced, shortNames, categories: [],
-    versions: [{ name: version, storage: true, schema: SCHEMAS[builtinKind], status: builtinKind === 'namespaces', selectableFields: [] }],
+    group, plural: builtinKind, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, namespaced, shortNames, categories,
+    versions: [{ name: version, storage: true, schema: SCHEMAS[builtinKind], status, selectableFields: [] }],
     builtin: builtinKind,
   };
 }
@@ -57,6 +65,7 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
   builtin('events', '', 'v1', 'Event', true, ['ev']),
   builtin('namespaces', '', 'v1', 'Namespace', false, ['ns']),
   builtin('leases', 'coordination.k8s.io', 'v1', 'Lease', true),
+  builtin('customresourcedefinitions', 'apiextensions.k8s.io', 'v1', 'CustomResourceDefinition', false, ['crd', 'crds'], ['api-extensions']),
 ];
 
 /** JSON key order of the Go types, for output (`''` is the object itself). */
@@ -72,6 +81,7 @@ export const KEY_ORDER: Record<BuiltinKind, Record<string, readonly string[]>> =
     metadata: META_ORDER, involvedObject: REF_ORDER, related: REF_ORDER, source: ['component', 'host'],
   },
   namespaces: { '': ['kind', 'apiVersion', 'metadata', 'spec', 'status'], metadata: META_ORDER },
+  customresourcedefinitions: { '': ['kind', 'apiVersion', 'metadata', 'spec', 'status'], metadata: META_ORDER },
   leases: {
     '': ['kind', 'apiVersion', 'metadata', 'spec'], metadata: META_ORDER,
     spec: ['holderIdentity', 'leaseDurationSeconds', 'acquireTime', 'renewTime', 'leaseTransitions', 'strategy', 'preferredHolder'],

@@ -19,6 +19,10 @@ const CrdVersionZ = z.object({
     scale: z.record(z.string(), z.unknown()).optional(),
   }).optional(),
   selectableFields: z.array(z.object({ jsonPath: z.string() })).optional(),
+  additionalPrinterColumns: z.array(z.object({
+    name: z.string(), type: z.string(), format: z.string().optional(), description: z.string().optional(),
+    priority: z.number().int().optional(), jsonPath: z.string(),
+  })).optional(),
 });
 
 export const CrdZ = z.object({
@@ -61,7 +65,10 @@ export function resourceFromCrd(input: unknown, source = 'crds option'): Resourc
   const problems = checkCrd(crd);
   if (problems) throw new CrdLoadError(`${source}: ${problems}`);
   const { names } = crd.spec;
+  const rawVersions = (input as { spec: { versions: { name: string; schema?: { openAPIV3Schema?: unknown } }[] } }).spec.versions;
   const versions: VersionDef[] = crd.spec.versions.filter((v) => v.served).map((v) => ({
+    openApiSchema: rawVersions.find((r) => r.name === v.name)?.schema?.openAPIV3Schema,
+    printerColumns: v.additionalPrinterColumns ?? [],
     name: v.name,
     storage: v.storage,
     schema: v.schema?.openAPIV3Schema,
@@ -84,8 +91,13 @@ export function resourceFromCrd(input: unknown, source = 'crds option'): Resourc
 
 /** Every CRD in the folder's *.yaml, *.yml and *.json files; other kinds of document are skipped. */
 export async function loadCrdDir(dir: string): Promise<ResourceDef[]> {
+  return (await loadCrdDocs(dir)).map((d) => d.res);
+}
+
+/** The CRDs of a folder as written (for storing them as objects) with what they define. */
+export async function loadCrdDocs(dir: string): Promise<{ readonly crd: Record<string, unknown>; readonly res: ResourceDef }[]> {
   const files = (await readdir(dir)).filter((f) => /\.(ya?ml|json)$/.test(f)).sort();
-  const out: ResourceDef[] = [];
+  const out: { crd: Record<string, unknown>; res: ResourceDef }[] = [];
   for (const file of files) {
     const path = join(dir, file);
     const text = await readFile(path, 'utf8');
@@ -95,7 +107,7 @@ export async function loadCrdDir(dir: string): Promise<ResourceDef[]> {
       if (doc.errors.length > 0) throw new CrdLoadError(`${path}: document ${i + 1} is not YAML: ${doc.errors[0]?.message}`);
       const value: unknown = doc.toJSON();
       if (!value || (value as { kind?: unknown }).kind !== 'CustomResourceDefinition') continue;
-      out.push(resourceFromCrd(value, `${path} (document ${i + 1})`));
+      out.push({ crd: value as Record<string, unknown>, res: resourceFromCrd(value, `${path} (document ${i + 1})`) });
     }
   }
   return out;

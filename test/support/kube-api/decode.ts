@@ -46,7 +46,11 @@ export interface Decoded {
   readonly warnings: readonly string[];
 }
 
-export function decodeObject(t: Target, raw: unknown, text: string, validation: FieldValidation): Decoded {
+/**
+ * @param duplicates paths of keys the body repeats (`duplicateFields`); reported before unknown
+ *   fields, as the strict JSON decoder finds them first.
+ */
+export function decodeObject(t: Target, raw: unknown, text: string, validation: FieldValidation, duplicates: readonly string[] = []): Decoded {
   const { res, version } = t;
   if (!isObj(raw)) throw unrecognized(res, `json: cannot unmarshal ${Array.isArray(raw) ? 'array' : typeof raw} into Go value of type map[string]interface {}`, text);
   const obj = structuredClone(raw);
@@ -61,7 +65,7 @@ export function decodeObject(t: Target, raw: unknown, text: string, validation: 
   const pruned = pruneResource(obj, version.schema);
   const meta = coerceMeta(obj);
   if (meta.typeError) throw apiErrors.undecodable(res, version.name, meta.typeError);
-  const unknown = [...pruned, ...meta.pruned].map((p) => `unknown field "${p}"`);
+  const unknown = [...duplicates.map((p) => `duplicate field "${p}"`), ...[...pruned, ...meta.pruned].map((p) => `unknown field "${p}"`)];
   if (validation === 'Strict' && unknown.length > 0) {
     throw apiErrors.undecodable(res, version.name, `strict decoding error: ${unknown.join(', ')}`);
   }

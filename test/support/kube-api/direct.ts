@@ -9,8 +9,9 @@ import type { PatchKind } from './patch-request.ts';
 import { present } from './present.ts';
 import type { Registry } from './registry.ts';
 import type { Store } from './store.ts';
-import { clone, metaOf, objectKey, str } from './types.ts';
-import type { Obj } from './types.ts';
+import type { Writer } from './managed-fields.ts';
+import { clone, groupVersion, metaOf, objectKey, str } from './types.ts';
+import type { Obj, ResourceDef } from './types.ts';
 import { createObject, deleteObject, storeKey, updateObject } from './writes.ts';
 import type { WriteContext } from './writes.ts';
 
@@ -47,16 +48,18 @@ export interface DirectApi {
   delete(ref: ObjectRef): { removed: boolean; object: KubeObject };
 }
 
+const writerFor = (res: ResourceDef, version: string): Writer => ({ manager: 'kube-api-test', apiVersion: groupVersion(res, version) });
+
 export function directApi(store: Store, registry: Registry): DirectApi {
   const forObject = (obj: KubeObject): WriteContext => {
     const found = registry.byApiVersionKind(str(obj.apiVersion), str(obj.kind));
     if (!found) throw new Error(`kube-api: no served resource for apiVersion ${JSON.stringify(obj.apiVersion)} kind ${JSON.stringify(obj.kind)}`);
     const namespace = found.res.namespaced ? str(obj.metadata?.namespace) || 'default' : '';
-    return { store, ...found, namespace, dryRun: false };
+    return { store, ...found, namespace, dryRun: false, writer: writerFor(found.res, found.version.name) };
   };
   const forRef = (resource: string, namespace: string | undefined): WriteContext => {
     const found = registry.resolve(resource);
-    return { store, ...found, namespace: found.res.namespaced ? namespace ?? 'default' : '', dryRun: false };
+    return { store, ...found, namespace: found.res.namespaced ? namespace ?? 'default' : '', dryRun: false, writer: writerFor(found.res, found.version.name) };
   };
   // Through JSON, as over the wire: `undefined` fields vanish, Dates become strings.
   const decode = (t: Target, obj: KubeObject): Obj => {

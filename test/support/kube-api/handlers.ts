@@ -3,14 +3,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeObject, parseBody } from './decode.ts';
 import { apiErrors, successStatus } from './errors.ts';
-import { readBody, sendJson, warningHeaders } from './http-io.ts';
+import { readBody, readBytes, sendJson, warningHeaders } from './http-io.ts';
+import { decodesProtobuf, protobufToJson } from './protobuf.ts';
+import { duplicateFields } from './duplicates.ts';
+import { includeObject, toTable, wantsTable } from './table.ts';
 import { listObjects, parseRv, selectors, matches } from './list.ts';
 import { patchKind, patchObject } from './patch-request.ts';
 import { present, presentList } from './present.ts';
 import { deleteQuery, listQuery, validateListQuery, writeQuery } from './query.ts';
 import type { Route } from './routes.ts';
 import type { Store } from './store.ts';
-import { metaOf, objectKey, str } from './types.ts';
+import { groupVersion, metaOf, objectKey, str } from './types.ts';
+import { defaultManager } from './managed-fields.ts';
 import type { Obj } from './types.ts';
 import type { WatchHub } from './watch.ts';
 import { createObject, deleteObject, storeKey, updateObject } from './writes.ts';
@@ -31,12 +35,33 @@ export interface Handled {
 const NOTHING: Handled = { changed: false };
 const FUTURE_RV_WAIT_MS = 3_000;
 
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+
+/** A create/update body as JSON text: kubectl sends built-in kinds in protobuf. */
+async function readObjectBody(r: ResourceRoute, req: IncomingMessage): Promise<{ text: string; contentType: string }> {
+  const contentType = req.headers['content-type'] ?? '';
+  const bytes = await readBytes(req);
+  if (contentType.split(';')[0]?.trim().toLowerCase() === PROTOBUF && decodesProtobuf(r.res)) {
+    return { text: protobufToJson(r.res, bytes), contentType: 'application/json' };
+  }
+  return { text: bytes.toString('utf8'), contentType };
+}
+
+// Only JSON bodies are scanned (YAML bodies with a repeated key fail to parse), and only when
+// the answer depends on it.
+function jsonDuplicates(text: string, contentType: string, validation: string): string[] {
+  const media = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  if (validation === 'Ignore' || (media !== '' && media !== 'application/json')) return [];
+  return duplicateFields(text);
+}
+
 export async function handleResource(ctx: HandlerContext, r: ResourceRoute, req: IncomingMessage, res: ServerResponse, url: URL): Promise<Handled> {
   const { res: def, version, name, subresource } = r;
   if (subresource && !(subresource === 'status' && version.status)) throw apiErrors.notFound(def, name);
   if (subresource && r.verb !== 'get' && r.verb !== 'update' && r.verb !== 'patch') throw apiErrors.methodNotSupported(def, r.verb ?? req.method ?? '');
   const params = url.searchParams;
-  const write = (dryRun: boolean): WriteContext => ({ store: ctx.store, res: def, version, namespace: r.namespace, dryRun });
+  const writer = { manager: params.get('fieldManager') || defaultManager(req.headers['user-agent']), apiVersion: groupVersion(def, version.name) };
+  const write = (dryRun: boolean): WriteContext => ({ store: ctx.store, res: def, version, namespace: r.namespace, dryRun, writer });
   switch (r.verb) {
     case 'get': {
       const q = listQuery(params);
@@ -46,14 +71,20 @@ export async function handleResource(ctx: HandlerContext, r: ResourceRoute, req:
       }
       const obj = ctx.store.peek(storeKey(def), objectKey(r.namespace, name));
       if (!obj) throw apiErrors.notFound(def, name);
-      sendJson(res, 200, present(def, version, obj));
+      const shown = present(def, version, obj);
+      if (wantsTable(req.headers.accept) && !subresource) {
+        sendJson(res, 200, toTable(def, version, [shown], { resourceVersion: str(metaOf(shown).resourceVersion) }, includeObject(params.get('includeObject'))));
+      } else sendJson(res, 200, shown);
       return NOTHING;
     }
     case 'list': {
       const q = listQuery(params);
       validateListQuery(q, false);
       const list = await listObjects({ store: ctx.store, res: def, version, namespace: r.namespace }, q);
-      sendJson(res, 200, presentList(def, version, list.items, list.metadata));
+      if (wantsTable(req.headers.accept)) {
+        const shown = list.items.map((o) => present(def, version, o));
+        sendJson(res, 200, toTable(def, version, shown, list.metadata, includeObject(params.get('includeObject'))));
+      } else sendJson(res, 200, presentList(def, version, list.items, list.metadata));
       return NOTHING;
     }
     case 'watch': {
@@ -65,16 +96,16 @@ export async function handleResource(ctx: HandlerContext, r: ResourceRoute, req:
     case 'create': {
       if (name) throw apiErrors.methodNotSupported(def, 'create');
       const q = writeQuery(params, 'CreateOptions');
-      const text = await readBody(req);
-      const decoded = decodeObject(r, parseBody(r, text, req.headers['content-type'] ?? ''), text, q.fieldValidation);
+      const { text, contentType } = await readObjectBody(r, req);
+      const decoded = decodeObject(r, parseBody(r, text, contentType), text, q.fieldValidation, jsonDuplicates(text, contentType, q.fieldValidation));
       const out = createObject(write(q.dryRun), decoded.obj);
       sendJson(res, 201, present(def, version, out.object), warningHeaders(decoded.warnings));
       return out;
     }
     case 'update': {
       const q = writeQuery(params, 'UpdateOptions');
-      const text = await readBody(req);
-      const decoded = decodeObject(r, parseBody(r, text, req.headers['content-type'] ?? ''), text, q.fieldValidation);
+      const { text, contentType } = await readObjectBody(r, req);
+      const decoded = decodeObject(r, parseBody(r, text, contentType), text, q.fieldValidation, jsonDuplicates(text, contentType, q.fieldValidation));
       const out = updateObject(write(q.dryRun), name, decoded.obj, { subresource: subresource === 'status' ? 'status' : undefined });
       sendJson(res, out.created ? 201 : 200, present(def, version, out.object), warningHeaders(decoded.warnings));
       return out;

@@ -8,6 +8,10 @@ import type { KubeApiError } from './errors.ts';
 const MAX_BODY = 3 * 1024 * 1024;
 
 export async function readBody(req: IncomingMessage): Promise<string> {
+  return (await readBytes(req)).toString('utf8');
+}
+
+export async function readBytes(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -15,7 +19,7 @@ export async function readBody(req: IncomingMessage): Promise<string> {
     if (size > MAX_BODY) throw apiErrors.requestTooLarge(`limit is ${MAX_BODY}`);
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 export function sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string | string[]> = {}): void {

@@ -1,5 +1,6 @@
 // The Kubernetes API test server as a process, for multi-node tests:
-//   node --import=tsx test/support/kube-api/main.ts --port 0 --crd-dir DIR
+//   node --import=tsx test/support/kube-api/main.ts --port 0 --crd-dir DIR [--namespaces strict|implicit]
+// (strict by default here: system namespaces exist, CRDs are objects, as kubectl expects)
 // prints one JSON line {"url":…,"kubeconfig":…} and exits 0 on SIGTERM or SIGINT.
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -11,6 +12,7 @@ const Args = z.object({
   'crd-dir': z.array(z.string()).default([]),
   'history-limit': count.optional(),
   'watch-timeout-seconds': count.optional(),
+  namespaces: z.enum(['strict', 'implicit']).default('strict'),
 });
 
 const { values } = parseArgs({
@@ -19,6 +21,7 @@ const { values } = parseArgs({
     'crd-dir': { type: 'string', multiple: true },
     'history-limit': { type: 'string' },
     'watch-timeout-seconds': { type: 'string' },
+    namespaces: { type: 'string' },
   },
   strict: true,
 });
@@ -34,6 +37,7 @@ const server = await startKubeApi({
   crdDir: args['crd-dir'],
   historyLimit: args['history-limit'],
   watchTimeoutSeconds: args['watch-timeout-seconds'],
+  namespaces: args.namespaces,
 });
 process.stdout.write(`${JSON.stringify({ url: server.url, kubeconfig: server.kubeconfigPath })}\n`);
 

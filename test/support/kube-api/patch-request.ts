@@ -7,7 +7,10 @@ import type { FieldValidation } from './decode.ts';
 import { apiErrors, failure, KubeApiError } from './errors.ts';
 import { forbidden, required } from './field-errors.ts';
 import { MAX_JSON_PATCH_OPERATIONS, PatchError, jsonPatch, mergePatch, strategicMergePatch } from './patch.ts';
+import { applyOwned } from './managed-fields.ts';
+import type { ManagedEntry } from './managed-fields.ts';
 import { present } from './present.ts';
+import { pruneResource } from './schema-prune.ts';
 import { clone, isObj, metaOf, objectKey, str } from './types.ts';
 import type { Obj, ResourceDef } from './types.ts';
 import { createObject, storeKey, updateObject } from './writes.ts';
@@ -53,19 +56,24 @@ export function patchObject(ctx: WriteContext, name: string, kind: PatchKind, bo
     throw apiErrors.invalidOptions('PatchOptions', [forbidden('force', 'may not be specified for non-apply patch')]);
   }
   const patch = parsePatch(kind, body);
+  if (kind === 'apply') refuseUndeclared(ctx, patch);
   const stored = store.peek(storeKey(res), objectKey(res.namespaced ? ctx.namespace : '', name));
+  const owned = kind === 'apply' && store.fieldManagement && ctx.writer !== undefined && isObj(patch);
+  const writer = ctx.writer && opts.subresource ? { ...ctx.writer, subresource: opts.subresource } : ctx.writer;
+  const statusOwned = opts.subresource === 'status' || !ctx.version.status;
   if (!stored) {
     if (kind !== 'apply' || opts.subresource) throw apiErrors.notFound(res, name);
     const decoded = decodeObject(ctx, patch, body, opts.fieldValidation);
     if (str(metaOf(decoded.obj).name) !== name) {
       throw apiErrors.badRequest(`the name of the object (${str(metaOf(decoded.obj).name)}) does not match the name on the URL (${name})`);
     }
-    return { ...createObject(ctx, decoded.obj), warnings: decoded.warnings };
+    const managed = owned && writer ? metaOf(applyOwned({}, patch as Obj, writer, false, statusOwned, applyConfiguration)).managedFields as ManagedEntry[] : undefined;
+    return { ...createObject(ctx, decoded.obj, managed), warnings: decoded.warnings };
   }
   const current = present(res, ctx.version, stored);
   let patched: unknown;
   try {
-    patched = apply(kind, current, patch);
+    patched = owned && writer ? applyOwned(current, patch as Obj, writer, opts.force === true, statusOwned, applyConfiguration) : apply(kind, current, patch);
   } catch (e) {
     if (!(e instanceof PatchError)) throw e;
     if (e.decode) throw apiErrors.badRequest(e.message);
@@ -73,7 +81,21 @@ export function patchObject(ctx: WriteContext, name: string, kind: PatchKind, bo
     throw new KubeApiError(failure(422, 'Invalid', 'the server rejected our request due to an error in our request', {}));
   }
   const decoded = decodeObject(ctx, patched, JSON.stringify(patched), opts.fieldValidation);
-  return { ...updateObject(ctx, name, decoded.obj, { subresource: opts.subresource }), warnings: decoded.warnings };
+  const managed = owned ? metaOf(decoded.obj).managedFields as ManagedEntry[] | undefined ?? [] : undefined;
+  return { ...updateObject(ctx, name, decoded.obj, { subresource: opts.subresource, managedFields: managed }), warnings: decoded.warnings };
+}
+
+// The apply configuration is typed against the schema before anything else (structured-merge-diff's
+// ObjectToTyped): an undeclared field fails the request, whatever fieldValidation says, with a plain
+// error the server reports as 500 without a reason.
+function refuseUndeclared(ctx: WriteContext, patch: unknown): void {
+  if (!isObj(patch)) return;
+  const undeclared = pruneResource(clone(patch), ctx.version.schema);
+  if (undeclared.length === 0) return;
+  const errors = undeclared.map((p) => `.${p}: field not declared in schema`);
+  const text = errors.length === 1 ? errors[0] as string : `errors:\n${errors.map((e) => `  ${e}`).join('\n')}`;
+  const gv = ctx.res.group ? `${ctx.res.group}/${ctx.version.name}` : `/${ctx.version.name}`;
+  throw apiErrors.plain500(`failed to create typed patch object (${gv}, Kind=${ctx.res.kind}): ${text}`);
 }
 
 function parsePatch(kind: PatchKind, body: string): unknown {
@@ -109,15 +131,14 @@ function apply(kind: PatchKind, current: Obj, patch: unknown): unknown {
     case 'strategic':
       return strategicMergePatch(current, patch);
     case 'apply':
-      return applyConfiguration(current, patch);
+      return isObj(patch) ? applyConfiguration(current, patch) : patch;
   }
 }
 
 // The test-server minimum of server-side apply (kube-api.md §6): the applied configuration
 // overlays the live object, lists replaced whole. No field ownership, so no conflicts and no
 // removal of fields a manager stopped applying.
-function applyConfiguration(live: Obj, applied: unknown): unknown {
-  if (!isObj(applied)) return applied;
+function applyConfiguration(live: Obj, applied: Obj): Obj {
   const out = clone(live);
   for (const [k, v] of Object.entries(applied)) {
     if (v === null) delete out[k];

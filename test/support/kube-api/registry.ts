@@ -16,6 +16,18 @@ export class Registry {
     }
   }
 
+  /** Adds or replaces (by plural.group) a resource: CRDs come and go while the server runs. */
+  set(res: ResourceDef): void {
+    const i = this.resources.findIndex((r) => qualifiedResource(r) === qualifiedResource(res));
+    if (i >= 0) this.resources[i] = res;
+    else this.resources.push(res);
+  }
+
+  remove(qualified: string): void {
+    const i = this.resources.findIndex((r) => qualifiedResource(r) === qualified && r.builtin === undefined);
+    if (i >= 0) this.resources.splice(i, 1);
+  }
+
   all(): readonly ResourceDef[] {
     return this.resources;
   }

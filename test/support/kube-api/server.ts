@@ -8,11 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { BUILTIN_RESOURCES } from './builtin.ts';
-import { loadCrdDir, resourceFromCrd } from './crd.ts';
+import { loadCrdDocs, resourceFromCrd } from './crd.ts';
+import { startControllers } from './controllers.ts';
 import { directApi } from './direct.ts';
 import type { DirectApi, ObjectRef } from './direct.ts';
 import { apiVersions, apiGroup, apiGroupList, apiResourceList, VERSION_INFO } from './discovery.ts';
 import { apiErrors, KubeApiError } from './errors.ts';
+import { encodeOpenApiV2 } from './protobuf.ts';
+import { hashOf, openApiV2, openApiV3Document, openApiV3Index } from './openapi.ts';
 import { handleResource } from './handlers.ts';
 import { Hooks } from './hooks.ts';
 import type { FaultHandle, FaultSpec, RequestFilter, RequestRecord, StatusWrites } from './hooks.ts';
@@ -22,10 +25,17 @@ import { Registry } from './registry.ts';
 import { route } from './routes.ts';
 import type { Route } from './routes.ts';
 import { Store } from './store.ts';
+import { decodeObject } from './decode.ts';
+import { createObject } from './writes.ts';
+import type { WriteContext } from './writes.ts';
 import { objectKey, qualifiedResource } from './types.ts';
 import type { ResourceDef } from './types.ts';
 import { WatchHub } from './watch.ts';
 import type { WatchFilter } from './watch.ts';
+
+const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+// What the real server answers with: Go's mime parser refuses the `@` of the Accept form.
+const OPENAPI_V2_PROTOBUF_REPLY = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 
 export interface KubeApiOptions {
   /** Folder(s) of CRD YAML (multi-document files fine; other kinds skipped). */
@@ -38,6 +48,14 @@ export interface KubeApiOptions {
   historyLimit?: number;
   /** A watch without timeoutSeconds ends cleanly after this long. Default 30. */
   watchTimeoutSeconds?: number;
+  /**
+   * `implicit` (default): any namespace takes objects and none is created at start; the CRDs given
+   * here are served but not stored as CustomResourceDefinition objects (RVs start at 1 for tests).
+   * `strict` (as kubectl sees a cluster): `default`, `kube-system` and `kube-public` exist, the
+   * given CRDs are stored objects, writes into a missing namespace get 404, and writes keep
+   * metadata.managedFields (server-side apply conflicts).
+   */
+  namespaces?: 'implicit' | 'strict';
 }
 
 export interface KubeApiServer extends DirectApi {
@@ -78,12 +96,15 @@ export interface KubeApiServer extends DirectApi {
 }
 
 export async function startKubeApi(opts: KubeApiOptions = {}): Promise<KubeApiServer> {
-  const crds: ResourceDef[] = [];
+  const crds: { crd: Record<string, unknown>; res: ResourceDef }[] = [];
   const dirs = opts.crdDir === undefined ? [] : typeof opts.crdDir === 'string' ? [opts.crdDir] : opts.crdDir;
-  for (const dir of dirs) crds.push(...(await loadCrdDir(dir)));
-  (opts.crds ?? []).forEach((crd, i) => crds.push(resourceFromCrd(crd, `crds[${i}]`)));
-  const registry = new Registry([...BUILTIN_RESOURCES, ...crds]);
-  const store = new Store(opts.historyLimit ?? 1000);
+  for (const dir of dirs) crds.push(...(await loadCrdDocs(dir)));
+  (opts.crds ?? []).forEach((crd, i) => crds.push({ crd: crd as Record<string, unknown>, res: resourceFromCrd(crd, `crds[${i}]`) }));
+  const strict = opts.namespaces === 'strict';
+  const registry = new Registry([...BUILTIN_RESOURCES, ...crds.map((c) => c.res)]);
+  const store = new Store(opts.historyLimit ?? 1000, strict, strict);
+  const stopControllers = startControllers(store, registry);
+  if (strict) seed(store, registry, crds.map((c) => c.crd));
   const hub = new WatchHub(store, opts.watchTimeoutSeconds ?? 30);
   const hooks = new Hooks();
   const resolve = (name: string): ResourceDef => registry.resolve(name).res;
@@ -104,7 +125,8 @@ export async function startKubeApi(opts: KubeApiOptions = {}): Promise<KubeApiSe
         req.resume();
         throw fault;
       }
-      if (r.type === 'notFound') sendNotFound(res);
+      if (r.type === 'notFound' && url.pathname.startsWith('/openapi/')) serveOpenApi(req, res, url);
+      else if (r.type === 'notFound') sendNotFound(res);
       else if (r.type === 'discovery') sendJson(res, 200, discovery(r));
       else changed = (await handleResource({ store, hub }, r, req, res, url)).changed;
     } catch (e) {
@@ -118,6 +140,38 @@ export async function startKubeApi(opts: KubeApiOptions = {}): Promise<KubeApiSe
       done();
       hooks.record({ ...info, query: url.search.slice(1), route: `${method} ${r.type === 'resource' ? r.template : url.pathname}`, code: res.statusCode, injected });
     }
+  };
+
+  const serveOpenApi = (req: IncomingMessage, res: ServerResponse, url: URL): void => {
+    const parts = url.pathname.split('/').filter((p) => p !== '');
+    if (parts[1] === 'v2' && parts.length === 2) {
+      // kubectl (client-go OpenAPISchema) takes only protobuf here.
+      const accept = req.headers.accept ?? '';
+      const doc = openApiV2(registry);
+      if (accept.includes(OPENAPI_V2_PROTOBUF) || !/application\/json|\*\/\*/.test(accept) && accept !== '') {
+        const bytes = encodeOpenApiV2(doc);
+        res.writeHead(200, { 'Content-Type': OPENAPI_V2_PROTOBUF_REPLY, 'Content-Length': bytes.length, Etag: `"${hashOf(doc)}"` });
+        res.end(bytes);
+        return;
+      }
+      sendJson(res, 200, doc);
+      return;
+    }
+    if (parts[1] === 'v3' && parts.length === 2) {
+      sendJson(res, 200, openApiV3Index(registry));
+      return;
+    }
+    if (parts[1] === 'v3' && (parts[2] === 'api' || parts[2] === 'apis')) {
+      const [group, version] = parts[2] === 'api' ? ['', parts[3] ?? ''] : [parts[3] ?? '', parts[4] ?? ''];
+      const expected = parts[2] === 'api' ? 4 : 5;
+      const doc = parts.length === expected ? openApiV3Document(registry, group, version) : undefined;
+      if (doc) {
+        const immutable = url.searchParams.get('hash') === hashOf(doc);
+        sendJson(res, 200, doc, { 'Cache-Control': immutable ? 'public, immutable' : 'no-cache, private', Etag: `"${hashOf(doc)}"` });
+        return;
+      }
+    }
+    sendNotFound(res);
   };
 
   const discovery = (r: Extract<Route, { type: 'discovery' }>): object => {
@@ -171,6 +225,7 @@ export async function startKubeApi(opts: KubeApiOptions = {}): Promise<KubeApiSe
     sendBookmarks: () => hub.bookmarkAll(),
     close() {
       closed ??= (async () => {
+        stopControllers();
         hub.closeAll();
         server.closeAllConnections();
         await new Promise<void>((ok) => server.close(() => ok()));
@@ -179,6 +234,16 @@ export async function startKubeApi(opts: KubeApiOptions = {}): Promise<KubeApiSe
       return closed;
     },
   };
+}
+
+// What a fresh cluster has: the three system namespaces, then the CRDs installed.
+function seed(store: Store, registry: Registry, crds: readonly Record<string, unknown>[]): void {
+  const ctx = (resource: string): WriteContext => ({ store, ...registry.resolve(resource), namespace: '', dryRun: false });
+  for (const name of ['default', 'kube-system', 'kube-public']) {
+    createObject(ctx('namespaces'), decodeObject(ctx('namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, '', 'Ignore').obj);
+  }
+  const crdCtx = ctx('customresourcedefinitions');
+  for (const crd of crds) createObject(crdCtx, decodeObject(crdCtx, structuredClone(crd), '', 'Ignore').obj);
 }
 
 function statusKey(res: ResourceDef, namespace: string, name: string): string {

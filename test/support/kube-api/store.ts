@@ -29,7 +29,12 @@ export class Store {
   private compactedThrough = 0;
   private readonly listeners = new Set<(e: StoreEvent) => void>();
 
-  constructor(private readonly historyLimit: number) {}
+  /**
+   * @param strictNamespaces writes into a namespace that is not stored are refused (the
+   *   NamespaceLifecycle admission plugin); off, any namespace takes objects.
+   * @param fieldManagement writes keep metadata.managedFields and apply patches can conflict.
+   */
+  constructor(private readonly historyLimit: number, readonly strictNamespaces = false, readonly fieldManagement = false) {}
 
   currentRv(): number {
     return this.rv;

@@ -23,7 +23,17 @@ export function clone<T>(value: T): T {
 }
 
 /** The built-in kinds served besides CRDs; each has its own rules in builtin-*.ts. */
-export type BuiltinKind = 'secrets' | 'events' | 'namespaces' | 'leases';
+export type BuiltinKind = 'secrets' | 'events' | 'namespaces' | 'leases' | 'customresourcedefinitions';
+
+/** A CRD's additionalPrinterColumns entry. */
+export interface PrinterColumn {
+  readonly name: string;
+  readonly type: string;
+  readonly format?: string;
+  readonly description?: string;
+  readonly priority?: number;
+  readonly jsonPath: string;
+}
 
 export interface VersionDef {
   readonly name: string;
@@ -33,6 +43,10 @@ export interface VersionDef {
   readonly status: boolean;
   /** Field labels from selectableFields, e.g. `spec.color`. */
   readonly selectableFields: readonly string[];
+  /** The openAPIV3Schema as written (descriptions kept), for /openapi. */
+  readonly openApiSchema?: unknown;
+  /** additionalPrinterColumns (CRDs only), for Table output. */
+  readonly printerColumns?: readonly PrinterColumn[];
 }
 
 export interface ResourceDef {
@@ -66,7 +80,7 @@ export function qualifiedKind(res: ResourceDef): string {
 
 /** Custom resources have `generation`; Secrets, Events, Leases and Namespaces do not. */
 export function hasGeneration(res: ResourceDef): boolean {
-  return res.builtin === undefined;
+  return res.builtin === undefined || res.builtin === 'customresourcedefinitions';
 }
 
 /** Typed (built-in) objects: lists omit item apiVersion/kind, JSON keys keep Go struct order. */
@@ -76,7 +90,7 @@ export function isTyped(res: ResourceDef): boolean {
 
 /** CRs and Leases refuse a PUT without resourceVersion; Secrets, Events, Namespaces allow it. */
 export function requiresRvOnUpdate(res: ResourceDef): boolean {
-  return res.builtin === undefined || res.builtin === 'leases';
+  return res.builtin === undefined || res.builtin === 'leases' || res.builtin === 'customresourcedefinitions';
 }
 
 export function objectKey(namespace: string, name: string): string {

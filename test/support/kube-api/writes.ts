@@ -1,14 +1,17 @@
 // Create, update (main and /status) and delete with the registry's rules, in the registry's order
 // (kube-api.md §5, §7; `registry/generic/registry/store.go`, `rest/create.go`, `rest/update.go`).
 import { randomUUID } from 'node:crypto';
-import { validateBuiltin } from './builtin-rules.ts';
+import { establishCrd, validateBuiltin } from './builtin-rules.ts';
 import type { Target } from './decode.ts';
-import { apiErrors } from './errors.ts';
+import { BUILTIN_RESOURCES } from './builtin.ts';
+import { apiErrors, fail } from './errors.ts';
 import { invalid } from './field-errors.ts';
 import type { FieldError } from './field-errors.ts';
 import { nowTime } from './go-time.ts';
 import { deepEqual } from './json.ts';
 import { strings, validateMetaCreate, validateMetaUpdate } from './meta.ts';
+import { trackUpdate } from './managed-fields.ts';
+import type { ManagedEntry, Writer } from './managed-fields.ts';
 import { validateSchema } from './schema-validate.ts';
 import { prepareStatusUpdate, prepareMainUpdate } from './status.ts';
 import type { Store } from './store.ts';
@@ -18,6 +21,21 @@ import type { Obj, ResourceDef } from './types.ts';
 export interface WriteContext extends Target {
   readonly store: Store;
   readonly dryRun: boolean;
+  /** Who writes, for managedFields (when the store tracks them). */
+  readonly writer?: Writer;
+}
+
+/** The request's managedFields: computed by an apply, else from what the writer changed. */
+function managedFields(ctx: WriteContext, old: Obj | undefined, next: Obj, subresource: 'status' | undefined, preset: readonly ManagedEntry[] | undefined, requested?: unknown): void {
+  if (!ctx.store.fieldManagement || !ctx.writer) {
+    delete metaOf(next).managedFields;
+    if (old && metaOf(old).managedFields !== undefined) metaOf(next).managedFields = clone(metaOf(old).managedFields);
+    return;
+  }
+  const writer = subresource ? { ...ctx.writer, subresource } : ctx.writer;
+  const list = preset ? [...preset] : trackUpdate(old, next, writer, subresource === 'status' || !ctx.version.status, requested);
+  if (list.length > 0) metaOf(next).managedFields = list;
+  else delete metaOf(next).managedFields;
 }
 
 export interface WriteResult {
@@ -66,11 +84,12 @@ function validate(ctx: Target, obj: Obj, old: Obj | undefined): FieldError[] {
   return errs;
 }
 
-export function createObject(ctx: WriteContext, input: Obj): WriteResult {
+export function createObject(ctx: WriteContext, input: Obj, preset?: readonly ManagedEntry[]): WriteResult {
   const { res, store } = ctx;
   const obj = clone(input);
   const meta = metaOf(obj);
   ensureNamespace(ctx, meta);
+  admitNamespace(ctx, obj);
   if (meta.resourceVersion) throw apiErrors.plain500('resourceVersion should not be set on objects to be created');
   delete meta.deletionTimestamp;
   delete meta.deletionGracePeriodSeconds;
@@ -89,6 +108,8 @@ export function createObject(ctx: WriteContext, input: Obj): WriteResult {
   const errs = validate(ctx, obj, undefined);
   if (errs.length > 0) throw apiErrors.invalidObject(res, name, errs);
   obj.apiVersion = groupVersion(res, storageVersion(res));
+  if (res.builtin === 'customresourcedefinitions') establishCrd(obj);
+  managedFields(ctx, undefined, obj, undefined, preset);
   const key = objectKey(str(meta.namespace), name);
   const existing = store.peek(storeKey(res), key);
   if (existing) throw apiErrors.alreadyExists(res, name, Boolean(metaOf(existing).deletionTimestamp));
@@ -100,12 +121,31 @@ export interface UpdateOptions {
   readonly subresource?: 'status';
   /** Leases (and apply patches) create what is missing. */
   readonly createIfMissing?: boolean;
+  /** managedFields an apply computed (else tracked from the change). */
+  readonly managedFields?: readonly ManagedEntry[];
 }
 
 /** checkName in h/rest.go: the body must name the object in the URL. */
 export function checkName(obj: Obj, name: string): void {
   const objName = str(isObj(obj.metadata) ? obj.metadata.name : undefined);
   if (objName !== name) throw apiErrors.badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
+}
+
+const NAMESPACES = BUILTIN_RESOURCES.find((r) => r.builtin === 'namespaces') as ResourceDef;
+
+/** NamespaceLifecycle admission on create: the namespace must exist and not be terminating. */
+function admitNamespace(ctx: WriteContext, obj: Obj): void {
+  if (!ctx.res.namespaced || !ctx.store.strictNamespaces) return;
+  const namespace = ctx.namespace;
+  const ns = ctx.store.peek(storeKey(NAMESPACES), namespace);
+  if (!ns) throw apiErrors.notFound(NAMESPACES, namespace);
+  if (metaOf(ns).deletionTimestamp) {
+    const name = str(metaOf(obj).name);
+    throw fail(403, 'Forbidden', `${qualifiedResource(ctx.res)} ${JSON.stringify(name)} is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, {
+      name, group: ctx.res.group, kind: ctx.res.plural,
+      causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
+    });
+  }
 }
 
 /** rest.EnsureObjectNamespaceMatchesRequestNamespace: fill in, clear, or refuse the namespace. */
@@ -148,12 +188,19 @@ export function updateObject(ctx: WriteContext, name: string, input: Obj, opts: 
   const errs = validate(ctx, next, old);
   if (errs.length > 0) throw apiErrors.invalidObject(res, name, errs);
   next.apiVersion = groupVersion(res, storageVersion(res));
+  if (res.builtin === 'customresourcedefinitions' && !opts.subresource) establishCrd(next);
+  managedFields(ctx, old, next, opts.subresource, opts.managedFields, subresourceless(opts) ? metaOf(obj).managedFields : undefined);
   if (shouldDeleteDuringUpdate(next, old)) {
     if (!ctx.dryRun) store.remove(storeKey(res), key);
     return { object: next, changed: !ctx.dryRun };
   }
   if (deepEqual(next, old) || ctx.dryRun) return { object: ctx.dryRun ? next : clone(old), changed: false };
   return { object: store.update(storeKey(res), key, next), changed: true };
+}
+
+// A /status write cannot set managedFields beyond status (the live ones are kept).
+function subresourceless(opts: UpdateOptions): boolean {
+  return opts.subresource === undefined;
 }
 
 function withoutRv(obj: Obj): Obj {
@@ -166,6 +213,7 @@ function withoutRv(obj: Obj): Obj {
 function shouldDeleteDuringUpdate(obj: Obj, old: Obj): boolean {
   const oldMeta = metaOf(old);
   if (strings(metaOf(obj).finalizers).length > 0 || !oldMeta.deletionTimestamp) return false;
+  if (isObj(obj.spec) && strings(obj.spec.finalizers).length > 0 && isObj(obj.status) && obj.status.phase === 'Terminating') return false;
   const grace = oldMeta.deletionGracePeriodSeconds;
   return grace === undefined || grace === null || grace === 0;
 }
@@ -183,6 +231,18 @@ export interface DeleteResult {
   readonly changed: boolean;
 }
 
+// A namespace with spec.finalizers is only marked: Terminating until the namespace controller
+// (namespaces.ts) has emptied it and removed the `kubernetes` finalizer.
+function terminateNamespace(ctx: WriteContext, key: string, old: Obj): DeleteResult {
+  if (metaOf(old).deletionTimestamp) return { object: clone(old), removed: false, changed: false };
+  const next = clone(old);
+  metaOf(next).deletionTimestamp = nowTime();
+  metaOf(next).deletionGracePeriodSeconds = 0;
+  next.status = { ...(isObj(next.status) ? next.status : {}), phase: 'Terminating' };
+  if (ctx.dryRun) return { object: next, removed: false, changed: false };
+  return { object: ctx.store.update(storeKey(ctx.res), key, next), removed: false, changed: true };
+}
+
 export function deleteObject(ctx: WriteContext, name: string, opts: DeleteOptions = {}): DeleteResult {
   const { res, store } = ctx;
   const key = objectKey(res.namespaced ? ctx.namespace : '', name);
@@ -198,6 +258,7 @@ export function deleteObject(ctx: WriteContext, name: string, opts: DeleteOption
     throw apiErrors.conflict(res.group, res.kind, name,
       `the ResourceVersion in the precondition (${opts.resourceVersion}) does not match the ResourceVersion in record (${str(oldMeta.resourceVersion)}). The object might have been modified`);
   }
+  if (res.builtin === 'namespaces' && isObj(old.spec) && strings(old.spec.finalizers).length > 0) return terminateNamespace(ctx, key, old);
   if (strings(oldMeta.finalizers).length === 0) {
     if (ctx.dryRun) return { object: clone(old), removed: true, changed: false };
     return { object: store.remove(storeKey(res), key), removed: true, changed: true };
