@@ -25,6 +25,11 @@ if ! bash scripts/chromium-install.sh >&2; then
   echo "could not install chromium: the dashboard's browser tests will fail" >&2
 fi
 
+echo "== ensuring kubectl is installed (the kubectl end-to-end tests)" >&2
+if ! bash scripts/kubectl-install.sh >&2; then
+  echo "could not install kubectl: the kubectl tests will fail" >&2
+fi
+
 echo "== ensuring Go and juju's gomaasapi are installed (the MAAS simulator's client test)" >&2
 if ! bash scripts/go-maas-install.sh >&2; then
   echo "could not install golang-go / gomaasapi: the gomaasapi test will fail" >&2
