@@ -3,25 +3,10 @@
 // (goodCredentials/triedCredentials.credentialsVersion), and the host keeps its state: a
 // provisioned host stays deployed.
 import test from 'ava';
-import { startIronic } from '../support/ironic.ts';
-import type { IronicServer } from '../support/ironic.ts';
-import { bmcSecret, ironicHost, startIronicNode } from '../support/ironic-node.ts';
-import type { IronicTestNode } from '../support/ironic-node.ts';
+import { ironicHost, useIronicNode } from '../support/ironic-node.ts';
 import { waitUntil } from '../support/wait.ts';
 
-let ironic: IronicServer;
-let it: IronicTestNode;
-
-test.before(async () => {
-  ironic = await startIronic();
-  it = await startIronicNode({ url: ironic.url });
-  const applied = await it.store.applyObjects([bmcSecret()]);
-  if (!applied.ok) throw new Error(`Secret refused: ${JSON.stringify(applied.issues)}`);
-});
-test.after.always(async () => {
-  await it?.stop();
-  await ironic?.stop();
-});
+const it = useIronicNode(test);
 
 const status = async (name: string) => (await it.node.snapshot(`lab/${name}`))?.status;
 const rotated = (username: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bmc', namespace: 'lab' }, stringData: { username, password: `${username}-rotation-password` } });

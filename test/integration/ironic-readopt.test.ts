@@ -2,25 +2,10 @@
 // was put back into manageable (a re-created node, a restored database, an operator's hands) is
 // adopted again on the next power read, and never deployed a second time.
 import test from 'ava';
-import { startIronic } from '../support/ironic.ts';
-import type { IronicServer } from '../support/ironic.ts';
-import { bmcSecret, ironicHost, startIronicNode } from '../support/ironic-node.ts';
-import type { IronicTestNode } from '../support/ironic-node.ts';
+import { ironicHost, useIronicNode } from '../support/ironic-node.ts';
 import { waitUntil } from '../support/wait.ts';
 
-let ironic: IronicServer;
-let it: IronicTestNode;
-
-test.before(async () => {
-  ironic = await startIronic();
-  it = await startIronicNode({ url: ironic.url });
-  const applied = await it.store.applyObjects([bmcSecret()]);
-  if (!applied.ok) throw new Error(`Secret refused: ${JSON.stringify(applied.issues)}`);
-});
-test.after.always(async () => {
-  await it?.stop();
-  await ironic?.stop();
-});
+const it = useIronicNode(test);
 
 const state = async (uuid: string) => (await it.client.getNode(uuid))?.provision_state;
 

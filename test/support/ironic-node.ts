@@ -1,4 +1,7 @@
+import type { TestFn } from 'ava';
 import type { LocalNode } from './local-node.ts';
+import { startIronic } from './ironic.ts';
+import type { IronicServer } from './ironic.ts';
 import { startLocalNode } from './local-node.ts';
 import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
 import type { IronicClient } from '../../src/adapters/ironic/client/index.ts';
@@ -70,4 +73,24 @@ function macFor(name: string): string {
   for (const c of name) h = (h * 31 + c.charCodeAt(0)) >>> 0;
   const b = [h & 255, (h >> 8) & 255, (h >> 16) & 255].map((x) => x.toString(16).padStart(2, '0'));
   return `52:54:00:${b.join(':')}`;
+}
+
+/**
+ * One real Ironic and an embedded node driving it for a whole test file, with the BMC Secret
+ * `lab/bmc` applied: the object is filled in by the file's `before` hook.
+ */
+export function useIronicNode(test: TestFn, o: Omit<Parameters<typeof startIronicNode>[0], 'url'> = {}): IronicTestNode {
+  const it = {} as { -readonly [K in keyof IronicTestNode]: IronicTestNode[K] };
+  let ironic: IronicServer | undefined;
+  test.before(async () => {
+    ironic = await startIronic();
+    Object.assign(it, await startIronicNode({ url: ironic.url, ...o }));
+    const applied = await it.store.applyObjects([bmcSecret()]);
+    if (!applied.ok) throw new Error(`Secret refused: ${JSON.stringify(applied.issues)}`);
+  });
+  test.after.always(async () => {
+    await it.stop?.();
+    await ironic?.stop();
+  });
+  return it;
 }

@@ -5,7 +5,7 @@ import { systemClock } from '../../actors/runtime/index.ts';
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { createRemoteFixtureProvisioner } from '../../adapters/fixture/remote/index.ts';
-import type { KubeAdapter, loadKubeConfig } from '../../adapters/kube/index.ts';
+import type { KubeAdapter, loadKubeConfig, startLeaderElector } from '../../adapters/kube/index.ts';
 import { createMaasClient } from '../../adapters/maas/client/index.ts';
 import { createMaasDriver } from '../../adapters/maas/driver/index.ts';
 import { loadSecretFiles } from '../../adapters/store/nats-secrets.ts';
@@ -269,8 +269,7 @@ async function runKubeOnly(flags: NodeFlags, env: ReturnType<typeof readEnv>, p:
   p.log.info({}, 'node stopped');
 }
 
-type LeaderElectionModule = typeof import('../../adapters/kube/leader-election.ts');
-type Elector = ReturnType<LeaderElectionModule['startLeaderElector']>;
+type Elector = ReturnType<typeof startLeaderElector>;
 type StartElection = () => {
   readonly elector: Elector;
   readonly lease: string;
