@@ -6,8 +6,9 @@ import type { ActorRef, ActorSystem, Clock } from '../actors/runtime/index.ts';
 import { ask, systemClock } from '../actors/runtime/index.ts';
 import type { HealthServer, PoolSlots } from '../adapters/observe/index.ts';
 import { BmoMetrics, backendRequestsOf, mailboxDepthByKind, startHealthServer } from '../adapters/observe/index.ts';
-import type { InformerStatus, KubeAdapter } from '../adapters/kube/index.ts';
+import type { KubeAdapter } from '../adapters/kube/index.ts';
 import { registerKubeMetrics } from '../adapters/kube/metrics.ts';
+import { apiServerUnreachable } from './readiness.ts';
 import { HostNotFound, openNatsStoreOn } from '../adapters/store/nats-store.ts';
 import { openKvObjectStoreOn, storedKindOf } from '../adapters/store/kv-object-store.ts';
 import type { KvObjectStore } from '../adapters/store/kv-object-store.ts';
@@ -48,20 +49,6 @@ export { MEMBER_BUCKET };
 const BROKER_LEASE_KEY = 'broker';
 
 /** Where the node's resources live. Absent `hosts`: the KV store on the substrate's buckets. */
-/** How long an informer may fail before /readyz says the API server is out of reach. */
-export const API_SERVER_DOWN_NOT_READY_MS = 30_000;
-
-/**
- * Why a node whose informers synced once cannot do its work now: one of them has failed without
- * watching again for `limitMs` (the caches go stale, writes fail). A watch that restarts now and
- * then (the server ends every watch) is no reason for readiness to flap. Null when all is well.
- */
-export function apiServerUnreachable(informers: readonly InformerStatus[], now: number, limitMs = API_SERVER_DOWN_NOT_READY_MS): string | null {
-  const down = informers.find((i) => i.downSince !== null && now - i.downSince >= limitMs);
-  if (!down) return null;
-  return `the Kubernetes API server has not answered the ${down.resource} watch for ${Math.round((now - (down.downSince ?? now)) / 1000)} s: ${down.lastError ?? 'no reason given'}`;
-}
-
 export interface NodeStores {
   readonly hosts?: HostStore;
   /** Secrets for the KV store (BMC credentials, user data): never written to KV. */

@@ -2,7 +2,7 @@
 // ready (its caches go stale, its writes fail), and says why; a watch restart is no reason.
 import test from 'ava';
 import type { InformerStatus } from '../../src/adapters/kube/index.ts';
-import { API_SERVER_DOWN_NOT_READY_MS, apiServerUnreachable } from '../../src/node/start-node.ts';
+import { API_SERVER_DOWN_NOT_READY_MS, apiServerUnreachable } from '../../src/node/readiness.ts';
 
 const T0 = 1_000_000;
 const informer = (o: Partial<InformerStatus>): InformerStatus => ({ resource: 'BareMetalHost', phase: 'watching', synced: true, errors: 0, restarts: 0, lastError: null, downSince: null, ...o });
