@@ -1,7 +1,8 @@
-import type { BareMetalHost, CredentialsStatus } from '../../api/index.ts';
+import type { BareMetalHost } from '../../api/index.ts';
 import type { CallArgs, CredentialsUsed, OpResult } from '../../machines/bmh/index.ts';
 import type { Fence, HostStore, Provisioner } from '../../ports/index.ts';
 import { invoke } from '../../ports/index.ts';
+import { sameCredentials } from '../../machines/bmh/index.ts';
 import { resolveHostData } from './host-data.ts';
 
 /** Why a call did not leave: the node's lease on the host's shard is no longer safely held. */
@@ -43,6 +44,3 @@ export async function callBackend(host: BareMetalHost, args: CallArgs, store: Ho
   }
 }
 
-function sameCredentials(recorded: CredentialsStatus | undefined, used: CredentialsUsed): boolean {
-  return recorded?.credentials?.name === used.name && recorded.credentials.namespace === used.namespace && (recorded.credentialsVersion ?? '') === used.version;
-}

@@ -3,6 +3,7 @@ export { bmhLogic, viewBmh } from './logic.ts';
 export { errorBackoffMs, transientBackoffMs } from './backoff.ts';
 export { hasImage, provisioningCancelled } from './images.ts';
 export { desiredRaid, raidOf, raidWouldChange } from './provisioning-settings.ts';
+export { sameCredentials } from './credentials.ts';
 export { isPaused, rebootRequests, detachRequest, reprovisionRequest, PAUSED, DETACHED, REBOOT, INSPECT, HARDWARE_DETAILS, REPROVISION } from './annotations.ts';
 export { DEFAULT_MACHINE_CONFIG, GATED_OPERATIONS, HOST_FINALIZER, NO_BACKEND_HINTS } from './types.ts';
 export { BMH_CONDITION, BMH_REASON, computeConditions } from './conditions.ts';

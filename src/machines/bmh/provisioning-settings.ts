@@ -42,9 +42,3 @@ export function raidWouldChange(target: RaidTarget | null, actual: RaidTarget | 
   if (hardware === null) return false;
   return JSON.stringify(hardware) !== JSON.stringify(actual?.hardwareRAIDVolumes ?? null);
 }
-
-/** The RAID status records once preparing applied `raid` (lists kept as given: nil stays absent). */
-export function recordedRaid(raid: RaidTarget | null): RaidConfig | undefined {
-  if (!raid) return undefined;
-  return { hardwareRAIDVolumes: raid.hardwareRAIDVolumes, softwareRAIDVolumes: raid.softwareRAIDVolumes };
-}

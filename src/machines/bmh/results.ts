@@ -1,6 +1,7 @@
 import { doneEvents } from './bmo-events.ts';
 import { effectiveRootDeviceHints, matchProfile } from './hardware-profile.ts';
-import { desiredRaid, recordedRaid } from './provisioning-settings.ts';
+import { sameCredentials } from './credentials.ts';
+import { desiredRaid } from './provisioning-settings.ts';
 import { afterRegistration } from './states.ts';
 import { rebootedInPlace } from './power.ts';
 import { DELETE_GIVE_UP, finishDeletion, TEARDOWN } from './deletion.ts';
@@ -74,8 +75,7 @@ function unversioned(t: Turn): CredentialsUsed | undefined {
 /** Records credentials in goodCredentials or triedCredentials; true when that changed what status said. */
 function recordCredentials(t: Turn, field: 'goodCredentials' | 'triedCredentials', used: CredentialsUsed | undefined): boolean {
   if (!used) return false;
-  const current = t.status[field];
-  if (current?.credentials?.name === used.name && current.credentials.namespace === used.namespace && (current.credentialsVersion ?? '') === used.version) return false;
+  if (sameCredentials(t.status[field], used)) return false;
   t.patchStatus({ [field]: { credentials: { name: used.name, namespace: used.namespace }, ...(used.version ? { credentialsVersion: used.version } : {}) } });
   return true;
 }
@@ -97,7 +97,7 @@ function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done'
       t.transition('preparing', 'inspection complete');
       return;
     case 'prepare':
-      t.patchProvisioning({ raid: recordedRaid(desiredRaid(t.host)), rootDeviceHints: effectiveRootDeviceHints(t.host) });
+      t.patchProvisioning({ raid: desiredRaid(t.host) ?? undefined, rootDeviceHints: effectiveRootDeviceHints(t.host) });
       t.transition('available', 'preparation complete');
       return;
     case 'provision':
