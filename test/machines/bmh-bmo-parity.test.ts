@@ -254,3 +254,15 @@ test('BMO actionManageSteadyState: a provisioned host whose backend node is no l
   t.deepEqual(calls(reply(read, { kind: 'done', poweredOn: true, deployed: true }).effects), []);
   t.deepEqual(calls(reply(read, { kind: 'done', poweredOn: true }).effects), []);
 });
+
+test('a registered host waiting for its inspection slot that registers again and fails gives the slot back until registration works (found by the Secret-wait property)', (t) => {
+  const waiting = reply(tick(atState('registering')), done);
+  t.is(waiting.state.slot.phase, 'waiting');
+  const again = step(waiting.state, { type: 'secretChanged', key: 'metal3/worker-0-bmc', change: 'changed' }, T0);
+  t.deepEqual(calls(again.effects).map((c) => c.op), ['register']);
+  const failed = reply(again, { kind: 'failed', message: 'BMC refused the new password' });
+  t.is(failed.state.slot.phase, 'none');
+  t.true(types(failed.effects).includes('releaseSlot'));
+  const ok = reply(tick(failed.state, T0 + 120_000), done, T0 + 120_000);
+  t.is(ok.state.slot.phase, 'waiting', 'a slot is asked for again once registration works');
+});

@@ -173,6 +173,9 @@ function onFailed(t: Turn, op: Operation, message: string, jitter: number, retry
   const deleting = Boolean(t.host.metadata.deletionTimestamp);
   switch (op) {
     case 'register':
+      // A registration that failed gives back the inspection slot it was waiting for (registering
+      // only asks for one after a registration worked); the next success asks again.
+      if (t.state === 'registering') t.releaseSlot();
       t.recordError(t.state === 'provisioned' || t.state === 'externally provisioned' ? 'provisioned registration error' : 'registration error', message, jitter, retryAfterMs);
       if (retryAfterMs === null && deletingWithoutBackend(t)) deleteWithoutBackend(t, message);
       return;
@@ -216,6 +219,7 @@ function onSecretMissing(t: Turn, op: Operation, wait: SecretWait, jitter: numbe
   t.s.waitingForSecret = { key: wait.secret, field: wait.field };
   t.s.transientCount = 0;
   if (op === 'register') {
+    if (t.state === 'registering') t.releaseSlot();
     // BMO: missing or incomplete BMC credentials are a registration error, looked at again every
     // 10 s (missing) or on a change (incomplete); the Secret appearing wakes the host at once.
     t.recordError(t.state === 'provisioned' || t.state === 'externally provisioned' ? 'provisioned registration error' : 'registration error', wait.message, jitter, wait.retryAfterMs);
