@@ -6,11 +6,13 @@
 # here so that it stays installed if that dependency changes.
 set -euo pipefail
 
-packages=(ironic-api ironic-conductor genisoimage)
+# python3-sushy is the Redfish library of Ironic's redfish hardware type (the virtual datacenter's
+# BMCs are driven through it; the simulator's own tests use it as a client too).
+packages=(ironic-api ironic-conductor genisoimage python3-sushy)
 
 have() { command -v "$1" >/dev/null 2>&1; }
 
-if have ironic && have ironic-dbsync; then
+if have ironic && have ironic-dbsync && python3 -c 'import sushy' 2>/dev/null; then
   if ! have genisoimage && ! have mkisofs && ! have xorrisofs; then
     echo "ironic-install: note: genisoimage is missing; fake-hardware does not need it, real deploys of a JSON configdrive do (apt-get install genisoimage)" >&2
   fi

@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ironicInstalled, startIronic } from '../test/support/ironic.ts';
+import { ironicInstalled, startIronic } from '../src/sim/ironic/index.ts';
 
 function portArg(argv: string[]): number | undefined {
   const i = argv.indexOf('--port');

@@ -1,0 +1,64 @@
+import type { StartIronicOptions } from './options.ts';
+
+// ironic.conf for a private Ironic: noauth, SQLite, API and conductor in one process
+// (reference/ironic-standalone.md), every path inside its own folder.
+export function ironicConfig(dir: string, port: number, o: StartIronicOptions): string {
+  const httpRoot = o.bootServer?.root ?? `${dir}/httpboot`;
+  const delays = Object.entries(o.fakeDelays ?? {}).map(([k, v]) => `${k}_delay = ${Array.isArray(v) ? v.join(',') : String(v)}`);
+  return `[DEFAULT]
+auth_strategy = noauth
+host = localhost
+rpc_transport = none
+state_path = ${dir}
+tempdir = ${dir}/tmp
+# fake-hardware runs without a BMC; redfish is the real driver, driven against the virtual
+# datacenter's simulated BMCs (src/sim/redfish) and agents (src/sim/agent).
+enabled_hardware_types = fake-hardware,redfish
+enabled_boot_interfaces = fake,ipxe,pxe,redfish-virtual-media
+# fake is fake-hardware's default. direct, ramdisk and custom-agent are enabled so that nodes can be
+# registered the way BMO registers them, and so that a manual clean with an agent step
+# (deploy.erase_devices_metadata on a direct node) waits in "clean wait", where abort works.
+# Deploying with them needs an agent: the virtual datacenter's, or none on fake-hardware (ramdisk
+# even fails validation with the fake boot interface), so fake nodes that are to reach active keep fake.
+enabled_deploy_interfaces = fake,direct,ramdisk,custom-agent
+enabled_inspect_interfaces = fake,redfish,no-inspect
+enabled_management_interfaces = fake,redfish
+enabled_power_interfaces = fake,redfish
+enabled_vendor_interfaces = fake,redfish,no-vendor
+enabled_bios_interfaces = fake,redfish,no-bios
+enabled_console_interfaces = fake,no-console
+enabled_raid_interfaces = fake,redfish,agent,no-raid
+enabled_rescue_interfaces = fake,no-rescue
+enabled_network_interfaces = noop
+default_network_interface = noop
+use_stderr = true
+graceful_shutdown_timeout = 5
+# Images go to the agent as their URLs, never converted or cached by Ironic first.
+force_raw_images = false
+[api]
+host_ip = 127.0.0.1
+port = ${port}
+[database]
+connection = sqlite:///${dir}/ironic.db
+[dhcp]
+dhcp_provider = none
+[conductor]
+automated_clean = false
+[deploy]
+http_root = ${httpRoot}
+${o.bootServer ? `http_url = ${o.bootServer.url}` : ''}
+[pxe]
+tftp_root = ${dir}/tftpboot
+tftp_master_path = ${dir}/tftpboot/master_images
+images_path = ${dir}/images
+instance_master_path = ${dir}/master_images
+[service_catalog]
+# Agent-based interfaces (direct, custom-agent) need Ironic's own URL; without a catalog
+# ("Couldn't get the URL of the Ironic API service") cleaning and deploying fail at once.
+endpoint_override = http://127.0.0.1:${port}
+[oslo_concurrency]
+lock_path = ${dir}/locks
+[fake]
+${delays.join('\n')}
+`;
+}
