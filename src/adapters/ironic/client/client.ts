@@ -5,8 +5,8 @@ import { RootDocument, V1Document } from './discovery.ts';
 import { ironicErrorMessage } from './error-body.ts';
 import { classifyStatus, IronicError } from './errors.ts';
 import type { IronicErrorCode } from './errors.ts';
-import type { Feature } from './features.ts';
-import { versionSupports } from './features.ts';
+import type { Feature, Negotiated } from './features.ts';
+import { featureShortfall, NODE_FIELD_FEATURES, versionSupports } from './features.ts';
 import type { RawResponse } from '../../http/index.ts';
 import { createTransport, TransportError } from '../../http/index.ts';
 import type { CreateNode, JsonPatch, NodeInventory as NodeInventoryT, ValidationResult } from './node.ts';
@@ -29,6 +29,11 @@ export interface IronicClient {
   /** The negotiated version, null before the first call. */
   readonly version: ApiVersion | null;
   supports(feature: Feature): boolean;
+  /**
+   * The negotiated version and the server's maximum, negotiating first when none is known (or
+   * it is older than versionTtlMs), as any call does. Rejects like a call when Ironic is down.
+   */
+  negotiated(): Promise<Negotiated>;
   createNode(body: CreateNode): Promise<IronicNode>;
   /** By UUID or name; null when Ironic has no such node. */
   getNode(ref: string): Promise<IronicNode | null>;
@@ -83,6 +88,28 @@ interface Answer {
   readonly raw: RawResponse;
 }
 
+/** The features a node body's (or patch's) top-level fields need beyond the baseline. */
+function nodeFieldNeeds(fields: readonly string[]): [string, Feature][] {
+  return fields.flatMap((f): [string, Feature][] => {
+    const feature = NODE_FIELD_FEATURES[f];
+    return feature === undefined ? [] : [[`node field ${f}`, feature]];
+  });
+}
+
+/** The features a provision-state change needs: its verb and the extras it carries. */
+function provisionNeeds(target: ProvisionTarget, extra: ProvisionExtra): [string, Feature][] {
+  const needs: [string, Feature][] = [];
+  if (target === 'service') needs.push(['provision target "service"', 'service']);
+  if (target === 'unhold') needs.push(['provision target "unhold"', 'unhold']);
+  if (typeof extra.configdrive === 'object') {
+    needs.push(['a config drive given as an object', 'configdrive-dict']);
+    if (extra.configdrive['vendor_data'] !== undefined) needs.push(['config drive vendor_data', 'configdrive-vendor-data']);
+  }
+  if (extra.deploySteps !== undefined) needs.push(['deploy_steps', 'deploy-steps']);
+  if (extra.disableRamdisk !== undefined) needs.push(['disable_ramdisk', target === 'service' ? 'service-disable-ramdisk' : 'clean-disable-ramdisk']);
+  return needs;
+}
+
 function seg(ref: string): string {
   if (ref === '') throw new Error('ironic client: empty node or port reference');
   return encodeURIComponent(ref);
@@ -98,6 +125,7 @@ export function createIronicClient(o: IronicClientOptions): IronicClient {
   const fixedSecrets = authSecrets(opts.auth);
 
   let version: ApiVersion | null = null;
+  let serverMax: ApiVersion | null = null;
   let negotiatedAt = 0;
   let negotiating: Promise<ApiVersion> | null = null;
 
@@ -145,8 +173,21 @@ export function createIronicClient(o: IronicClientOptions): IronicClient {
     const chosen = negotiate(server, opts.maxVersion);
     if (!chosen.ok) throw fail(v1Call, 'version', false, `Ironic at ${opts.endpoint} ${chosen.reason}`);
     version = chosen.version;
+    serverMax = server.max;
     negotiatedAt = Date.now();
     return chosen.version;
+  }
+
+  // A field or call the negotiated version lacks is refused here, before anything is sent:
+  // Ironic would answer 400 for the whole request (or, worse, ignore part of it).
+  async function gate(c: Call, needs: readonly (readonly [string, Feature])[]): Promise<void> {
+    if (needs.length === 0) return;
+    const v = await ensureVersion();
+    const n: Negotiated = { version: v, serverMax: serverMax ?? v };
+    for (const [what, feature] of needs) {
+      const short = featureShortfall(what, feature, n);
+      if (short !== null) throw fail(c, 'unsupported', false, short, { attempts: 0 });
+    }
   }
 
   // Prefer GET /v1/'s own version entry, then GET /'s entry for v1, then the range headers.
@@ -299,9 +340,14 @@ export function createIronicClient(o: IronicClientOptions): IronicClient {
     stats,
     connect: () => renegotiate(),
     supports: (feature) => versionSupports(version, feature),
+    async negotiated() {
+      const v = await ensureVersion();
+      return { version: v, serverMax: serverMax ?? v };
+    },
 
     async createNode(body) {
       const c: Call = { method: 'POST', path: '/v1/nodes', route: 'POST /v1/nodes', body };
+      await gate(c, nodeFieldNeeds(Object.keys(body).filter((k) => body[k] !== undefined)));
       return parse(c, IronicNode, await request(c));
     },
 
@@ -326,6 +372,7 @@ export function createIronicClient(o: IronicClientOptions): IronicClient {
 
     async patchNode(ref, ops) {
       const c: Call = { method: 'PATCH', path: `/v1/nodes/${seg(ref)}`, route: 'PATCH /v1/nodes/{node}', body: ops };
+      await gate(c, nodeFieldNeeds(ops.filter((op) => op.op !== 'remove').map((op) => op.path.split('/')[1] ?? '')));
       return parse(c, IronicNode, await request(c));
     },
 
@@ -366,6 +413,7 @@ export function createIronicClient(o: IronicClientOptions): IronicClient {
       if (extra.deploySteps !== undefined) body.deploy_steps = extra.deploySteps;
       if (extra.disableRamdisk !== undefined) body.disable_ramdisk = extra.disableRamdisk;
       const c: Call = { method: 'PUT', path: `/v1/nodes/${seg(ref)}/states/provision`, route: 'PUT /v1/nodes/{node}/states/provision', body };
+      await gate(c, provisionNeeds(target, extra));
       await request(c);
     },
 

@@ -12,7 +12,8 @@ export type IronicErrorCode =
   | 'network' // connection refused, reset, DNS, TLS
   | 'version' // microversion negotiation refused, or 406 from Ironic
   | 'invalid-response' // not JSON, or JSON of an unexpected shape
-  | 'auth'; // 401, 403
+  | 'auth' // 401, 403
+  | 'unsupported'; // a field or call the negotiated microversion lacks: refused before sending
 
 export interface IronicErrorDetails {
   readonly code: IronicErrorCode;

@@ -39,3 +39,32 @@ export function featureVersion(feature: Feature): ApiVersion {
 export function versionSupports(version: ApiVersion | null, feature: Feature): boolean {
   return version !== null && compareVersions(version, featureVersion(feature)) >= 0;
 }
+
+/** What a client speaks with one Ironic: the negotiated version and the server's own maximum. */
+export interface Negotiated {
+  readonly version: ApiVersion;
+  readonly serverMax: ApiVersion;
+}
+
+// Node fields (POST /v1/nodes, PATCH /v1/nodes/{node}) newer than the 1.81 baseline. Ironic
+// before them answers 400 for the whole request ("Unknown attribute"), so none may go out unasked.
+export const NODE_FIELD_FEATURES: Readonly<Record<string, Feature>> = {
+  firmware_interface: 'firmware-interface',
+  disable_power_off: 'disable-power-off',
+  shard: 'shards',
+  instance_name: 'instance-name',
+};
+
+/**
+ * Why `what` cannot be used with this Ironic, or null when it can: "<what> needs Ironic API 1.95
+ * or later; this Ironic offers up to 1.82". A server that offers it while the client's maxVersion
+ * holds it back says so instead.
+ */
+export function featureShortfall(what: string, feature: Feature, n: Negotiated): string | null {
+  if (versionSupports(n.version, feature)) return null;
+  const need = featureVersion(feature).text;
+  if (compareVersions(n.serverMax, featureVersion(feature)) >= 0) {
+    return `${what} needs Ironic API ${need} or later; this Ironic offers up to ${n.serverMax.text}, but the client's maxVersion holds it at ${n.version.text}`;
+  }
+  return `${what} needs Ironic API ${need} or later; this Ironic offers up to ${n.serverMax.text}`;
+}

@@ -2,6 +2,7 @@ import type { OpResult } from '../../../machines/bmh/index.ts';
 import type { HostData } from '../../../ports/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
+import { faultHold, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 
 // Tell Ironic a running host is already deployed (externally provisioned, or found again after
@@ -12,6 +13,10 @@ export async function adopt(ctx: StepContext, host: HostData, restartOnFailure: 
   switch (node.provision_state) {
     case 'manageable':
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
+      {
+        const hold = faultHold(node, ctx.polls.longMs);
+        if (hold) return hold;
+      }
       if (host.spec.image?.url) {
         await ctx.client.patchNode(node.uuid, [
           { op: 'add', path: '/instance_uuid', value: host.uid },
@@ -23,7 +28,7 @@ export async function adopt(ctx: StepContext, host: HostData, restartOnFailure: 
     case 'adopting':
       return continuing(ctx.polls.shortMs);
     case 'adopt failed':
-      if (!restartOnFailure) return failed(`adoption failed: ${node.last_error ?? 'Ironic gave no reason'}`);
+      if (!restartOnFailure) return failed(`adoption failed: ${nodeReason(node)}`);
       await ctx.client.setProvisionState(node.uuid, 'adopt');
       return continuing(ctx.polls.shortMs);
     case 'active':

@@ -1,9 +1,11 @@
+import type { Logger } from '../../../ports/index.ts';
 import type { IronicClient } from '../client/index.ts';
 import type { DeployImages, DriverOverride } from './node-spec.ts';
 import type { Polls } from './outcome.ts';
 
 export interface StepContext {
   readonly client: IronicClient;
+  readonly log: Logger;
   readonly polls: Polls;
   readonly override: DriverOverride | null;
   readonly deploy: DeployImages;

@@ -1,6 +1,7 @@
 import { parseBmcAddress } from '../../../api/index.ts';
 import type { OpResult } from '../../../machines/bmh/index.ts';
-import type { CapacityClaim, HostData, Provisioner } from '../../../ports/index.ts';
+import type { CapacityClaim, HostData, Logger, Provisioner } from '../../../ports/index.ts';
+import { silentLogger } from '../../../ports/index.ts';
 import type { IronicClient } from '../client/index.ts';
 import { IronicError } from '../client/index.ts';
 import { adopt } from './adopt.ts';
@@ -27,11 +28,14 @@ export interface IronicProvisionerOptions {
   readonly deploy?: DeployImages;
   readonly polls?: Partial<Polls>;
   readonly imageCheck?: { enabled?: boolean; timeoutMs?: number };
+  // Debug lines about what was fitted to the negotiated Ironic version (fields left out).
+  readonly log?: Logger;
 }
 
 export function createIronicProvisioner(o: IronicProvisionerOptions): Provisioner {
   const ctx: StepContext = {
     client: o.client,
+    log: o.log ?? silentLogger,
     polls: { shortMs: o.polls?.shortMs ?? 3_000, longMs: o.polls?.longMs ?? 10_000 },
     override: o.driverOverride ?? null,
     deploy: o.deploy ?? {},
@@ -44,7 +48,7 @@ export function createIronicProvisioner(o: IronicProvisionerOptions): Provisione
   // recorded owner has been compared with the caller's lease (owner-fence.ts).
   const guard = (host: HostData, fn: (c: StepContext) => Promise<OpResult>): Promise<OpResult> => {
     const c: StepContext = host.leaseHeld ? { ...ctx, client: leaseGuardedClient(ctx.client, host) } : ctx;
-    return fenced(c, host).then(() => fn(c)).catch(toResult);
+    return fenced(c, host).then(() => fn(c)).catch((err: unknown) => toResult(err, o.client.endpoint));
   };
   // host:port only: an endpoint URL may carry userinfo, a label never does.
   const backend = `ironic:${new URL(o.client.endpoint).host}`;
@@ -79,10 +83,16 @@ async function fenced(c: StepContext, host: HostData): Promise<void> {
 
 // Ironic errors become results: a vanished node asks for registration, a retryable one is
 // transient (fast retry, no status change), anything else fails this attempt with Ironic's words.
-function toResult(err: unknown): OpResult {
+// Ironic not answering at all (not started yet, restarting, gone) heals by itself: said plainly,
+// and transient, so the host backs off and tries again (BMO: provisioner not ready, requeue).
+function toResult(err: unknown, endpoint: string): OpResult {
   if (err instanceof StaleOwner || err instanceof LeaseNotHeld) return { kind: 'transient', message: err.message };
   if (err instanceof IronicError) {
     if (err.code === 'not-found') return needsRegistration;
+    if (err.code === 'network' && err.retryable) {
+      const errno = (err.cause as NodeJS.ErrnoException | undefined)?.code ?? 'no connection';
+      return { kind: 'transient', message: `Ironic at ${endpoint} is not reachable: ${errno}; retrying` };
+    }
     if (err.retryable) return { kind: 'transient', message: err.message };
     return failed(err.message);
   }

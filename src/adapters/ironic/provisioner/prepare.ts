@@ -2,6 +2,7 @@ import type { CallArgs, OpResult } from '../../../machines/bmh/index.ts';
 import type { HostData } from '../../../ports/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
+import { faultHold, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 import { raidCleanSteps, targetRaidConfig } from './raid-steps.ts';
 
@@ -19,11 +20,19 @@ export async function prepare(ctx: StepContext, host: HostData, args: Extract<Ca
   switch (node.provision_state) {
     case 'available':
       if (steps.length === 0) return done();
+      {
+        const hold = faultHold(node, ctx.polls.longMs);
+        if (hold) return hold;
+      }
       await ctx.client.setProvisionState(node.uuid, 'manage');
       return continuing(ctx.polls.shortMs);
     case 'manageable':
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
       if (steps.length === 0 || ctx.cleaning.delete(node.uuid)) return done();
+      {
+        const hold = faultHold(node, ctx.polls.longMs);
+        if (hold) return hold;
+      }
       if (steps.some((s) => s.step === 'create_configuration')) await ctx.client.setTargetRaidConfig(node.uuid, targetRaidConfig(args.raid.target));
       await ctx.client.setProvisionState(node.uuid, 'clean', { cleanSteps: steps });
       ctx.cleaning.add(node.uuid);
@@ -33,7 +42,7 @@ export async function prepare(ctx: StepContext, host: HostData, args: Extract<Ca
       return continuing(ctx.polls.longMs);
     case 'clean failed':
       ctx.cleaning.delete(node.uuid);
-      if (!restartOnFailure) return failed(`cleaning failed: ${node.last_error ?? 'Ironic gave no reason'}`);
+      if (!restartOnFailure) return failed(`cleaning failed: ${nodeReason(node)}`);
       if (node.maintenance) await ctx.client.unsetMaintenance(node.uuid);
       await ctx.client.setProvisionState(node.uuid, 'manage');
       return continuing(ctx.polls.shortMs);

@@ -4,6 +4,7 @@ import type { StepContext } from './context.ts';
 import { configDrive } from './configdrive.ts';
 import { findNode } from './find-node.ts';
 import { checksumProblem, imageUnreachable } from './image-check.ts';
+import { faultHold, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 
 // reference/bmo.md §5.2 Provision: provide (automated clean) → instance_info → validate → active
@@ -14,11 +15,18 @@ export async function provision(ctx: StepContext, host: HostData): Promise<OpRes
     const problem = checksumProblem(image);
     if (problem) return failed(problem);
   }
+  // Checked before anything is sent, so a broken Secret never leaves a half-started deployment.
+  const drive = configDrive(host);
+  if (!drive.ok) return failed(drive.message);
   const node = await findNode(ctx.client, host);
   if (!node) return needsRegistration;
   switch (node.provision_state) {
     case 'manageable':
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
+      {
+        const hold = faultHold(node, ctx.polls.longMs);
+        if (hold) return hold;
+      }
       await ctx.client.patchNode(node.uuid, [{ op: 'replace', path: '/automated_clean', value: host.spec.automatedCleaningMode !== 'disabled' }]);
       await ctx.client.setProvisionState(node.uuid, 'provide');
       return continuing(ctx.polls.shortMs);
@@ -29,6 +37,10 @@ export async function provision(ctx: StepContext, host: HostData): Promise<OpRes
       return continuing(ctx.polls.longMs);
     case 'available': {
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
+      {
+        const hold = faultHold(node, ctx.polls.longMs);
+        if (hold) return hold;
+      }
       if (image && ctx.imageCheck.enabled) {
         const unreachable = await imageUnreachable(image.url, ctx.imageCheck.timeoutMs);
         if (unreachable) return failed(unreachable);
@@ -40,11 +52,11 @@ export async function provision(ctx: StepContext, host: HostData): Promise<OpRes
       const validation = await ctx.client.validateNode(node.uuid);
       const broken = ['boot', 'deploy'].filter((i) => validation[i]?.result === false).map((i) => `${i}: ${validation[i]?.reason ?? 'invalid'}`);
       if (broken.length > 0) return failed(`Ironic refused the deployment: ${broken.join('; ')}`);
-      await ctx.client.setProvisionState(node.uuid, 'active', { configdrive: configDrive(host), ...(host.spec.customDeploy?.method ? { deploySteps: [{ interface: 'deploy', step: host.spec.customDeploy.method, args: {}, priority: 80 }] } : {}) });
+      await ctx.client.setProvisionState(node.uuid, 'active', { configdrive: drive.drive, ...(host.spec.customDeploy?.method ? { deploySteps: [{ interface: 'deploy', step: host.spec.customDeploy.method, args: {}, priority: 80 }] } : {}) });
       return continuing(ctx.polls.longMs);
     }
     case 'deploy failed':
-      return failed(`deployment failed: ${node.last_error ?? 'Ironic gave no reason'}`);
+      return failed(`deployment failed: ${nodeReason(node)}`);
     case 'active':
       // fake-hardware leaves power_state unknown (null); then the power poll finds out.
       return node.power_state === 'power on' || node.power_state === 'power off' ? done({ poweredOn: node.power_state === 'power on' }) : done();

@@ -3,6 +3,8 @@ import type { OpResult } from '../../../machines/bmh/index.ts';
 import type { HostData } from '../../../ports/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
+import { gateNodeBody } from './gating.ts';
+import { nodeReason } from './node-reason.ts';
 import { createNodeBody } from './node-spec.ts';
 import { continuing, done, failed } from './outcome.ts';
 
@@ -19,7 +21,11 @@ export async function register(ctx: StepContext, host: HostData, restartOnFailur
   const bmc = parseBmcAddress(address);
   if (!bmc.ok) return failed(`spec.bmc.address: ${bmc.error.message}`, null);
   if (!host.credentials) return failed('BMC credentials are missing', null);
-  const body = createNodeBody(host, bmc.bmc, host.credentials, { override: ctx.override, deploy: ctx.deploy });
+  // Fitted to the negotiated version before any node is looked up or written: a field the user
+  // asked for that this Ironic lacks fails the host here, with nothing sent.
+  const gated = gateNodeBody(createNodeBody(host, bmc.bmc, host.credentials, { override: ctx.override, deploy: ctx.deploy }), await ctx.client.negotiated(), ctx.log);
+  if (!gated.ok) return failed(gated.message, null);
+  const body = gated.body;
   let node = await findNode(ctx.client, host);
   let created = false;
   if (!node) {
@@ -42,7 +48,7 @@ export async function register(ctx: StepContext, host: HostData, restartOnFailur
   switch (node.provision_state) {
     case 'enroll':
       // New credentials are a new attempt: the error they may have caused is not theirs.
-      if (node.last_error && !restartOnFailure && !credentialsChanged && node.target_provision_state == null) return failed(`Ironic could not manage node ${node.name ?? node.uuid}: ${node.last_error}`);
+      if (node.last_error && !restartOnFailure && !credentialsChanged && node.target_provision_state == null) return failed(`Ironic could not manage node ${node.name ?? node.uuid}: ${nodeReason(node)}`);
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
       await ctx.client.setProvisionState(node.uuid, 'manage');
       return continuing(ctx.polls.shortMs);

@@ -1,5 +1,6 @@
 import type { OpResult } from '../../../machines/bmh/index.ts';
 import type { HostData } from '../../../ports/index.ts';
+import { featureShortfall } from '../client/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
 import { continuing, done } from './outcome.ts';
@@ -14,10 +15,15 @@ export async function removeNode(ctx: StepContext, host: HostData, force: boolea
   if (!node) return done();
   const state = node.provision_state;
   if (BUSY.has(state)) return continuing(ctx.polls.shortMs);
+  // Ironic before 1.110 refuses to abort a deployment waiting for the agent (wait call-back);
+  // there the node goes into maintenance and is deleted like any other busy node.
   if (WAITS.has(state)) {
     if (!force) return continuing(ctx.polls.longMs);
-    await ctx.client.setProvisionState(node.uuid, 'abort');
-    return continuing(ctx.polls.shortMs);
+    const abortable = state !== 'wait call-back' || featureShortfall('abort', 'deploy-abort', await ctx.client.negotiated()) === null;
+    if (abortable) {
+      await ctx.client.setProvisionState(node.uuid, 'abort');
+      return continuing(ctx.polls.shortMs);
+    }
   }
   if (state === 'available' || state === 'manageable') {
     if (node.instance_uuid) await ctx.client.patchNode(node.uuid, [{ op: 'remove', path: '/instance_uuid' }]);

@@ -1,0 +1,21 @@
+import type { OpResult } from '../../../machines/bmh/index.ts';
+import type { IronicNode } from '../client/index.ts';
+import { failed } from './outcome.ts';
+
+/** What Ironic says went wrong with a node: its last_error, with its fault when it set one. */
+export function nodeReason(node: IronicNode): string {
+  const error = node.last_error?.trim() || 'Ironic gave no reason';
+  return node.fault ? `${error} (Ironic fault: ${node.fault})` : error;
+}
+
+/**
+ * A node Ironic itself put in maintenance (its `fault`: power failure, clean failure, rescue
+ * abort failure, service failure) takes no provision state change: Ironic refuses it, and
+ * clearing the maintenance would hide the fault. BMO waits without a word (retryAfterDelay);
+ * the host's status says why here, and the attempt is repeated after `retryMs`.
+ */
+export function faultHold(node: IronicNode, retryMs: number): OpResult | null {
+  if (!node.fault) return null;
+  const why = node.maintenance_reason?.trim() || node.last_error?.trim();
+  return failed(`Ironic holds node ${node.name ?? node.uuid} in maintenance with fault "${node.fault}"${why ? `: ${why}` : ''}; retrying once Ironic clears it`, retryMs);
+}

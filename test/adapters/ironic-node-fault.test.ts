@@ -1,0 +1,83 @@
+import test from 'ava';
+import type { IronicClient, IronicNode } from '../../src/adapters/ironic/client/index.ts';
+import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
+import type { HostData, Provisioner } from '../../src/ports/index.ts';
+
+// Ironic's last_error and fault reach the host's error message (status.errorMessage is the
+// failed result's message: machines/bmh results.ts onFailed → recordError).
+
+function host(): HostData {
+  return {
+    key: 'ns/h1', namespace: 'ns', name: 'h1', uid: 'u1', provisionerId: 'node-1', credentials: { username: 'admin', password: 'pw' },
+    spec: { online: true, bootMode: 'UEFI', automatedCleaningMode: 'metadata', bmc: { address: 'ipmi://10.0.0.1', credentialsName: 'c' }, bootMACAddress: '52:54:00:00:00:01', image: { url: 'http://images/x.qcow2', checksum: 'a'.repeat(64), checksumType: 'sha256' } },
+  };
+}
+
+/** A provisioner on a client whose node is `node`; the writes it makes are listed in `writes`. */
+function withNode(node: Partial<IronicNode>): { p: Provisioner; writes: string[] } {
+  const writes: string[] = [];
+  const full = { uuid: 'node-1', name: 'ns~h1', provision_state: 'available', driver: 'ipmi', ...node } as IronicNode;
+  const write = (name: string) => async (...args: unknown[]) => {
+    writes.push(`${name} ${JSON.stringify(args.slice(1))}`);
+    return full;
+  };
+  const client = {
+    endpoint: 'http://ironic.test',
+    stats: { byRouteStatus: {} },
+    getNode: async () => full,
+    validateNode: async () => ({}),
+    setProvisionState: write('setProvisionState'),
+    patchNode: write('patchNode'),
+    unsetMaintenance: write('unsetMaintenance'),
+    setTargetRaidConfig: write('setTargetRaidConfig'),
+  } as unknown as IronicClient;
+  return { p: createIronicProvisioner({ client, imageCheck: { enabled: false }, polls: { shortMs: 3, longMs: 10 } }), writes };
+}
+
+const provisionArgs = { op: 'provision', image: undefined, customDeploy: undefined, bootMode: 'UEFI', rootDeviceHints: undefined } as const;
+const noRaid = { target: null, actual: null };
+
+test('ironic fault - a failed deployment carries last_error and the fault', async (t) => {
+  const { p } = withNode({ provision_state: 'deploy failed', last_error: 'Agent returned error for deploy step', fault: null });
+  t.deepEqual(await p.provision(host(), provisionArgs), { kind: 'failed', message: 'deployment failed: Agent returned error for deploy step' });
+  const faulted = withNode({ provision_state: 'deploy failed', last_error: 'Timeout reached', fault: 'power failure' });
+  t.deepEqual(await faulted.p.provision(host(), provisionArgs), { kind: 'failed', message: 'deployment failed: Timeout reached (Ironic fault: power failure)' });
+});
+
+test('ironic fault - failed cleaning, inspection, adoption and deprovisioning say Ironic fault and reason', async (t) => {
+  const clean = withNode({ provision_state: 'clean failed', maintenance: true, last_error: 'Clean step failed', fault: 'clean failure' });
+  t.deepEqual(await clean.p.prepare(host(), { op: 'prepare', restartOnFailure: false, raid: noRaid }), { kind: 'failed', message: 'cleaning failed: Clean step failed (Ironic fault: clean failure)' });
+  t.deepEqual(await clean.p.deprovision(host(), { op: 'deprovision', restartOnFailure: false, automatedCleaning: true }), { kind: 'failed', message: 'cleaning failed: Clean step failed (Ironic fault: clean failure)' });
+  const inspect = withNode({ provision_state: 'inspect failed', last_error: null, fault: null });
+  t.deepEqual(await inspect.p.inspect(host(), { op: 'inspect', restartOnFailure: false, refresh: false }), { kind: 'failed', message: 'inspection failed: Ironic gave no reason' });
+  const adopt = withNode({ provision_state: 'adopt failed', last_error: 'no image', fault: 'rescue abort failure' });
+  t.deepEqual(await adopt.p.adopt(host(), { op: 'adopt', restartOnFailure: false }), { kind: 'failed', message: 'adoption failed: no image (Ironic fault: rescue abort failure)' });
+  const error = withNode({ provision_state: 'error', last_error: 'Failed to tear down', fault: 'service failure' });
+  t.deepEqual(await error.p.deprovision(host(), { op: 'deprovision', restartOnFailure: false, automatedCleaning: true }), { kind: 'failed', message: 'deprovisioning failed: Failed to tear down (Ironic fault: service failure)' });
+});
+
+test('ironic fault - a retry after failed cleaning clears the maintenance Ironic set with the fault', async (t) => {
+  const { p, writes } = withNode({ provision_state: 'clean failed', maintenance: true, last_error: 'x', fault: 'clean failure' });
+  t.deepEqual(await p.prepare(host(), { op: 'prepare', restartOnFailure: true, raid: noRaid }), { kind: 'continuing', afterMs: 3 });
+  t.deepEqual(writes, ['unsetMaintenance []', 'setProvisionState ["manage"]']);
+});
+
+test('ironic fault - a node Ironic holds with a fault is not moved, and the status says why', async (t) => {
+  const { p, writes } = withNode({ provision_state: 'available', maintenance: true, maintenance_reason: 'Power sync failed 3 times', fault: 'power failure' });
+  t.deepEqual(await p.provision(host(), provisionArgs), { kind: 'failed', message: 'Ironic holds node ns~h1 in maintenance with fault "power failure": Power sync failed 3 times; retrying once Ironic clears it', retryAfterMs: 10 });
+  t.deepEqual(await p.inspect(host(), { op: 'inspect', restartOnFailure: false, refresh: false }), { kind: 'failed', message: 'Ironic holds node ns~h1 in maintenance with fault "power failure": Power sync failed 3 times; retrying once Ironic clears it', retryAfterMs: 10 });
+  t.deepEqual(writes, []);
+  const manageable = withNode({ provision_state: 'manageable', maintenance: true, fault: 'power failure' });
+  const r = await manageable.p.provision(host(), provisionArgs);
+  t.is(r.kind, 'failed');
+  t.deepEqual(manageable.writes, []);
+  // The power poll reports it for the Manageable condition, as before.
+  const power = await manageable.p.hardwareState(host(), { op: 'hardwareState' });
+  t.like(power, { kind: 'done', hints: { powerFailure: true } });
+});
+
+test('ironic fault - an active node with a fault is still deployed', async (t) => {
+  const { p, writes } = withNode({ provision_state: 'active', power_state: 'power on', maintenance: true, fault: 'power failure' });
+  t.deepEqual(await p.provision(host(), provisionArgs), { kind: 'done', poweredOn: true });
+  t.deepEqual(writes, []);
+});
