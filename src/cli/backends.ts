@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createFixtureProvisioner } from '../adapters/fixture/index.ts';
-import { createIronicClient } from '../adapters/ironic/client/index.ts';
+import { createIronicClient, IronicError } from '../adapters/ironic/client/index.ts';
 import type { IronicClientOptions } from '../adapters/ironic/client/index.ts';
 import { createIronicProvisioner } from '../adapters/ironic/provisioner/index.ts';
 import { createRoutedProvisioner } from '../adapters/routed/index.ts';
-import type { Provisioner } from '../ports/index.ts';
+import type { Logger, Provisioner } from '../ports/index.ts';
 import { CliError } from './cli-error.ts';
 import type { Env } from './config.ts';
 
@@ -19,7 +19,7 @@ export interface IronicFlags {
 
 // One provisioner per Ironic endpoint, each its own capacity pool; with several, hosts pick one
 // with the metalfleet.io/ironic label (the endpoint URL), unlabelled hosts go to the first.
-export async function ironicProvisioner(flags: IronicFlags, env: Env): Promise<Provisioner> {
+export async function ironicProvisioner(flags: IronicFlags, env: Env, log: Logger): Promise<Provisioner> {
   if (flags.driver !== undefined && flags.driver !== 'fake-hardware') {
     throw new CliError(`--ironic-driver: only "fake-hardware" can replace the real driver (got "${flags.driver}")`, 2);
   }
@@ -29,7 +29,10 @@ export async function ironicProvisioner(flags: IronicFlags, env: Env): Promise<P
     try {
       await client.connect();
     } catch (err) {
-      throw new CliError(`Ironic at ${url}: ${err instanceof Error ? err.message : String(err)}`, 1);
+      // Ironic not up yet (or restarting), as BMO's "provisioner not ready": the node stays up and
+      // hosts back off until it answers. A wrong configuration (too old, auth, TLS) still stops it.
+      if (!(err instanceof IronicError && err.retryable)) throw new CliError(`Ironic at ${url}: ${err instanceof Error ? err.message : String(err)}`, 1);
+      log.warn({ ironic: url, err: err.message }, 'Ironic is not answering yet; hosts wait and retry');
     }
     routes.set(url, createIronicProvisioner({
       client,
@@ -37,6 +40,7 @@ export async function ironicProvisioner(flags: IronicFlags, env: Env): Promise<P
       deploy: { kernelUrl: env.DEPLOY_KERNEL_URL, ramdiskUrl: env.DEPLOY_RAMDISK_URL, isoUrl: env.DEPLOY_ISO_URL },
       polls: flags.pollMs !== undefined ? { shortMs: flags.pollMs, longMs: flags.pollMs } : {},
       imageCheck: { enabled: flags.imageCheck },
+      log,
     }));
   }
   const only = routes.size === 1 ? [...routes.values()][0] : undefined;

@@ -34,10 +34,10 @@ export function ironicBuiltin(flags: IronicFlags, env: Env): BareMetalHostPlugin
     resource: 'BareMetalHost',
     description: 'OpenStack Ironic, as the baremetal-operator drives it',
     supports: { operations: ALL, bmcSchemes: ['ipmi', 'redfish', 'redfish-virtualmedia', 'idrac', 'idrac-virtualmedia', 'ilo4', 'ilo5', 'irmc'] },
-    async create() {
+    async create(ctx) {
       const urls = flags.urls.length > 0 ? flags.urls : env.IRONIC_ENDPOINT ? [env.IRONIC_ENDPOINT] : [];
       if (urls.length === 0) throw new Error('no Ironic endpoint: pass --ironic URL or set IRONIC_ENDPOINT');
-      return ironicProvisioner({ ...flags, urls }, env);
+      return ironicProvisioner({ ...flags, urls }, env, ctx.log);
     },
   };
 }

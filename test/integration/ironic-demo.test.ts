@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
 import test from 'ava';
-import { startIronic } from '../support/ironic.ts';
-import { lines, metalfleet } from '../cli/run.ts';
+import { freePort, startIronic } from '../support/ironic.ts';
+import type { IronicServer } from '../support/ironic.ts';
+import { waitFor } from '../support/wait.ts';
+import { lines, metalfleet, ROOT } from '../cli/run.ts';
 
 test('ironic demo - metalfleet demo --ironic drives a real Ironic and exits 0', async (t) => {
   const ironic = await startIronic();
@@ -19,11 +22,28 @@ test('ironic demo - metalfleet demo --ironic drives a real Ironic and exits 0', 
   }
 });
 
-test('ironic demo - an unreachable Ironic is a one-line error', async (t) => {
-  const r = await metalfleet('demo', '--ironic', 'http://127.0.0.1:9', '--hosts', '2');
-  t.is(r.code, 1);
-  t.regex(r.stderr.trim(), /^metalfleet: Ironic at http:\/\/127\.0\.0\.1:9: /);
-  t.is(lines(r.stderr).length, 1);
+// BMO's "provisioner not ready": Ironic down at start is waited for, never an exit.
+test('ironic demo - an Ironic that is down at start is waited for, and the demo finishes once it answers', async (t) => {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['bin/metalfleet.js', 'demo', '--ironic', `http://127.0.0.1:${port}`, '--ironic-driver', 'fake-hardware', '--ironic-poll-ms', '100', '--hosts', '2', '--json', '--timeout', '100'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let ironic: IronicServer | undefined;
+  t.teardown(async () => {
+    child.kill('SIGKILL');
+    await ironic?.stop();
+  });
+  await waitFor(() => /Ironic is not answering yet/.test(stderr), 30_000, 'the demo saying it waits for Ironic');
+  t.is(child.exitCode, null, 'the demo is still running while Ironic is down');
+  ironic = await startIronic({ port });
+  t.is(await exited, 0, stderr);
+  const summary = JSON.parse(lines(stdout).at(-1) ?? '{}') as { ok: boolean; hosts: number };
+  t.true(summary.ok);
+  t.is(summary.hosts, 2);
+  t.false(stderr.includes('password'), 'no secret in what the demo printed');
 });
 
 test('ironic demo - a driver other than fake-hardware is refused', async (t) => {
