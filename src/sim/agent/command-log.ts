@@ -1,0 +1,62 @@
+// IPA's command bookkeeping: every command gets a result record that GET /v1/commands lists in
+// order; a new command while the last asynchronous one still runs is refused (409 "Agent is
+// busy"), which Ironic turns into "retry on the next heartbeat".
+import { randomUUID } from 'node:crypto';
+import type { AgentErrorBody } from './errors.ts';
+import { agentBusy, errorBody } from './errors.ts';
+
+export type CommandStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED';
+
+export interface CommandResult {
+  id: string;
+  command_name: string;
+  command_status: CommandStatus;
+  command_error: AgentErrorBody | null;
+  command_result: unknown;
+}
+
+/** A command's work: sync ones finish before the POST answers, async ones run on. */
+export interface CommandSpec {
+  readonly async: boolean;
+  run(params: Record<string, unknown>): Promise<unknown>;
+}
+
+export class CommandLog {
+  readonly #results: CommandResult[] = [];
+  readonly #pending = new Map<string, Promise<void>>();
+
+  constructor(private readonly onAsyncDone: (r: CommandResult) => void) {}
+
+  list(): readonly CommandResult[] {
+    return this.#results;
+  }
+
+  /** Starts the command; resolves with its record (final when `wait` or sync, else RUNNING). */
+  async execute(name: string, spec: CommandSpec, params: Record<string, unknown>, wait: boolean): Promise<CommandResult> {
+    const last = this.#results.at(-1);
+    if (last?.command_status === 'RUNNING') throw agentBusy(last.command_name);
+    const record: CommandResult = { id: randomUUID(), command_name: name, command_status: 'RUNNING', command_error: null, command_result: null };
+    this.#results.push(record);
+    const done = spec.run(params).then(
+      (result) => {
+        record.command_result = result ?? null;
+        record.command_status = 'SUCCEEDED';
+      },
+      (err: unknown) => {
+        record.command_error = errorBody(err);
+        record.command_status = 'FAILED';
+      },
+    ).finally(() => {
+      this.#pending.delete(record.id);
+      if (spec.async) this.onAsyncDone(record);
+    });
+    this.#pending.set(record.id, done);
+    if (!spec.async || wait) await done;
+    return { ...record };
+  }
+
+  /** Waits for whatever is still running (used by stop()). */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.#pending.values()]);
+  }
+}
