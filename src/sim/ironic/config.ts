@@ -56,9 +56,19 @@ instance_master_path = ${dir}/master_images
 # Agent-based interfaces (direct, custom-agent) need Ironic's own URL; without a catalog
 # ("Couldn't get the URL of the Ironic API service") cleaning and deploying fail at once.
 endpoint_override = http://127.0.0.1:${port}
+[agent]
+# The agent is polled for install_bootloader every 6 s by default; 1 s keeps deploys short.
+command_wait_interval = 1
+# After the agent powers a node off, Ironic reads the power state until it says off (6 x 5 s by
+# default); a simulated BMC answers at once, fake power never does.
+post_deploy_get_power_state_retries = 2
+post_deploy_get_power_state_retry_interval = 1
+# The default, /var/log/ironic/deploy, is not writable by a private Ironic.
+deploy_logs_local_path = ${dir}/deploy-logs
 [oslo_concurrency]
 lock_path = ${dir}/locks
 [fake]
 ${delays.join('\n')}
+${o.extraConfig ?? ''}
 `;
 }

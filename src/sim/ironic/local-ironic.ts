@@ -69,7 +69,7 @@ export async function startIronic(opts: StartIronicOptions = {}): Promise<Ironic
     throw new Error('startIronic: ironic and ironic-dbsync are not on PATH; run `bash scripts/ironic-install.sh` as root (it installs the Debian packages ironic-api and ironic-conductor)');
   }
   const dir = await mkdtemp(join(tmpdir(), 'metalfleet-ironic-'));
-  await Promise.all(['locks', 'tmp', 'httpboot', 'tftpboot', 'images', 'master_images'].map((d) => mkdir(join(dir, d), { recursive: true })));
+  await Promise.all(['locks', 'tmp', 'httpboot', 'tftpboot', 'images', 'master_images', 'deploy-logs'].map((d) => mkdir(join(dir, d), { recursive: true })));
   const confPath = join(dir, 'ironic.conf');
   const dbPath = join(dir, 'ironic.db');
   const log: string[] = [];

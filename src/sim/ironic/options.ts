@@ -33,4 +33,6 @@ export interface StartIronicOptions {
    * one, nodes with the ipxe or redfish-virtual-media boot interface fail validation.
    */
   bootServer?: { readonly url: string; readonly root: string };
+  /** ironic.conf lines appended at the end (sections included; oslo.config: the last value wins). */
+  extraConfig?: string;
 }
