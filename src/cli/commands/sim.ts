@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
+import { registerSimRedfish } from './sim-redfish.ts';
 import { parseSeedMachines, SeedError, startMaasSim, validateSeedMachines } from '../../sim/maas/index.ts';
 import type { SeedMachine } from '../../sim/maas/index.ts';
 import { CliError } from '../cli-error.ts';
@@ -107,6 +108,7 @@ Examples:
 
 export function register(program: Command): void {
   const sim = program.command('sim').description(descriptionOf('sim'));
+  registerSimRedfish(sim);
   sim
     .command('maas')
     .description('a simulated MAAS 2.0 API (OAuth, machines, zones, pools, networks, DNS, tags, events) on 127.0.0.1 until SIGINT/SIGTERM')

@@ -1,0 +1,54 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { SimSystem } from '../model/system.ts';
+import type { Sessions } from './sessions.ts';
+import type { Tasks } from '../model/tasks.ts';
+
+/** Who is asking: the systems their credentials open, and the session they came with, if any. */
+export interface Principal {
+  systemIds: readonly string[];
+  sessionId?: string;
+}
+
+/** The whole simulated service: what every handler may read and change. */
+export interface World {
+  systems: Map<string, SimSystem>;
+  sessions: Sessions;
+  tasks: Tasks;
+  /** How long a SimpleUpdate task runs. */
+  updateMs: number;
+}
+
+export interface Ctx {
+  method: string;
+  path: string;
+  params: Record<string, string>;
+  headers: IncomingHttpHeaders;
+  body: Record<string, unknown>;
+  principal: Principal;
+  world: World;
+  /** The system named by the route's :sys, already authorized (throws when the route has none). */
+  system(): SimSystem;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export type Handler = (ctx: Ctx) => Reply | Promise<Reply>;
+
+/** One URI: GET renders it (200 with its ETag); PATCH and DELETE are checked against that ETag. */
+export interface Resource {
+  pattern: string;
+  /** Served without credentials (the service root, session login). */
+  public?: readonly string[];
+  get?: (ctx: Ctx) => object;
+  /** A GET that chooses its own status (a task monitor answers 202 while its task runs). */
+  getReply?: Handler;
+  patch?: Handler;
+  post?: Handler;
+  delete?: Handler;
+}
+
+export const noContent = (): Reply => ({ status: 204 });

@@ -1,0 +1,45 @@
+// Redfish error bodies (DSP0266 §9.6): an `error` object whose `code` names a Base registry
+// message and whose @Message.ExtendedInfo says what to do. sushy reads both into its HTTPError.
+const REGISTRY = 'Base.1.8';
+
+export class RedfishError extends Error {
+  constructor(
+    readonly status: number,
+    readonly messageId: string,
+    message: string,
+    readonly resolution = 'None.',
+    readonly relatedProperties: readonly string[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'RedfishError';
+  }
+}
+
+export function errorBody(err: RedfishError): object {
+  return {
+    error: {
+      code: `${REGISTRY}.GeneralError`,
+      message: err.message,
+      '@Message.ExtendedInfo': [
+        {
+          '@odata.type': '#Message.v1_1_1.Message',
+          MessageId: `${REGISTRY}.${err.messageId}`,
+          Message: err.message,
+          Severity: err.status >= 500 ? 'Critical' : 'Warning',
+          MessageSeverity: err.status >= 500 ? 'Critical' : 'Warning',
+          Resolution: err.resolution,
+          ...(err.relatedProperties.length > 0 ? { RelatedProperties: [...err.relatedProperties] } : {}),
+        },
+      ],
+    },
+  };
+}
+
+export const notFound = (path: string) => new RedfishError(404, 'ResourceMissingAtURI', `The resource at the URI ${path} was not found.`, 'Place a valid resource at the URI or correct the URI and resubmit the request.');
+export const unauthorized = () => new RedfishError(401, 'NoValidSession', 'There is no valid session established with the implementation.', 'Establish a session (POST to SessionService/Sessions) or send Basic credentials for this system.', [], { 'WWW-Authenticate': 'Basic realm="Redfish"' });
+export const forbidden = (path: string) => new RedfishError(403, 'InsufficientPrivilege', `The account has no privilege for ${path}: it belongs to another system.`, 'Use the credentials of the system this resource belongs to.');
+export const badRequest = (messageId: string, message: string, property?: string) => new RedfishError(400, messageId, message, 'Correct the request body and resubmit the request.', property === undefined ? [] : [`#/${property}`]);
+export const notAllowed = (method: string, path: string, allow: string, resolution = `Use one of: ${allow}.`) => new RedfishError(405, 'OperationNotAllowed', `${method} is not allowed on ${path}.`, resolution, [], { Allow: allow });
+export const preconditionFailed = (path: string) => new RedfishError(412, 'PreconditionFailed', `The ETag given in If-Match does not match the current ETag of ${path}.`, 'GET the resource again and retry with its current ETag.');
+export const internalError = () => new RedfishError(500, 'InternalError', 'The request failed due to an internal service error (a simulated fault).', 'Resubmit the request; if the problem persists, reset the service.');

@@ -1,0 +1,95 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { authenticate } from './authenticate.ts';
+import { readJsonBody } from './body.ts';
+import type { Ctx, Principal, Reply, Resource, World } from './context.ts';
+import { errorBody, forbidden, internalError, notAllowed, notFound, preconditionFailed, RedfishError, unauthorized } from './errors.ts';
+import { etagOf, ifMatchHolds } from './etag.ts';
+import { allowed } from './router.ts';
+import type { Match } from './router.ts';
+import type { SimSystem } from '../model/system.ts';
+
+type Route = (path: string) => Match | undefined;
+
+function send(res: ServerResponse, reply: Reply): void {
+  const body = reply.body === undefined ? '' : JSON.stringify(reply.body);
+  res.writeHead(reply.status, {
+    'OData-Version': '4.0',
+    'Cache-Control': 'no-cache',
+    ...(body === '' ? {} : { 'Content-Type': 'application/json; charset=utf-8' }),
+    'Content-Length': Buffer.byteLength(body),
+    ...reply.headers,
+  });
+  res.end(body);
+}
+
+function normalize(url: string | undefined): string {
+  const path = (url ?? '/').split('?')[0] ?? '/';
+  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+}
+
+/** The systems a request is about, for their faults: the one in the URL, else the caller's. */
+function faultSystems(world: World, params: Record<string, string>, principal: Principal | undefined): SimSystem[] {
+  const named = params.sys === undefined ? undefined : world.systems.get(params.sys);
+  if (named) return [named];
+  return (principal?.systemIds ?? []).flatMap((id) => world.systems.get(id) ?? []);
+}
+
+async function dispatch(req: IncomingMessage, world: World, route: Route): Promise<Reply> {
+  const method = req.method ?? 'GET';
+  const path = normalize(req.url);
+  const match = route(path);
+  if (!match) throw notFound(path);
+  const { resource, params } = match;
+  const methods = allowed(resource);
+  if (!(methods as string[]).includes(method)) throw notAllowed(method, path, methods.join(', '));
+  const principal = authenticate(req.headers, world);
+  const faulty = faultSystems(world, params, principal);
+  const latency = Math.max(0, ...faulty.map((s) => s.faults.latencyMs));
+  if (latency > 0) await sleep(latency);
+  if (faulty.some((s) => s.faults.serverError)) throw internalError();
+  const isPublic = resource.public?.includes(method) === true;
+  if (!principal && !isPublic) throw unauthorized();
+  const body = await readJsonBody(req);
+  const ctx: Ctx = {
+    method, path, params, headers: req.headers, body, world,
+    principal: principal ?? { systemIds: [] },
+    system: () => {
+      const s = params.sys === undefined ? undefined : world.systems.get(params.sys);
+      if (!s) throw notFound(path);
+      if (!ctx.principal.systemIds.includes(s.id)) throw forbidden(path);
+      return s;
+    },
+  };
+  if (params.sys !== undefined) ctx.system();
+  return run(resource, method, ctx);
+}
+
+function run(resource: Resource, method: string, ctx: Ctx): Reply | Promise<Reply> {
+  if (method === 'GET') {
+    if (resource.getReply) return resource.getReply(ctx);
+    const body = resource.get?.(ctx) ?? {};
+    return { status: 200, body, headers: { ETag: etagOf(body) } };
+  }
+  const handler = method === 'PATCH' ? resource.patch : method === 'POST' ? resource.post : resource.delete;
+  if (!handler) throw notAllowed(method, ctx.path, allowed(resource).join(', '));
+  if ((method === 'PATCH' || method === 'DELETE') && resource.get) {
+    const header = ctx.headers['if-match'];
+    if (!ifMatchHolds(typeof header === 'string' ? header : undefined, etagOf(resource.get(ctx)))) throw preconditionFailed(ctx.path);
+  }
+  return handler(ctx);
+}
+
+export function handler(world: World, route: Route): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    dispatch(req, world, route).then(
+      (reply) => send(res, reply),
+      (err: unknown) => {
+        if (err instanceof RedfishError) send(res, { status: err.status, body: errorBody(err), headers: err.headers });
+        else send(res, { status: 500, body: errorBody(new RedfishError(500, 'InternalError', 'The request failed due to an internal service error.')) });
+        // A reply before the body was read: drain it so the connection stays usable.
+        req.resume();
+      },
+    );
+  };
+}

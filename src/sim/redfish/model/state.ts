@@ -1,0 +1,54 @@
+import type { BiosState } from './bios.ts';
+import type { BootMode, BootOverride, BootTarget } from './boot.ts';
+import type { FirmwareVersions } from './firmware.ts';
+import type { Drive, Volume } from './storage.ts';
+
+export type VirtualMediaSlot = 'Cd' | 'Floppy';
+
+export interface VirtualMediaState {
+  image: string | null;
+  inserted: boolean;
+  writeProtected: boolean;
+}
+
+export interface SecureBootState {
+  enabled: boolean;
+  mode: 'SetupMode' | 'UserMode' | 'AuditMode' | 'DeployedMode';
+  /** Whether the current boot ran with secure boot: set at each boot. */
+  currentBoot: 'Enabled' | 'Disabled';
+}
+
+/** Everything a system is; SimSystem guards it, tests read and alter it through its methods. */
+export interface SystemState {
+  on: boolean;
+  boot: BootOverride;
+  defaultBootTarget: BootTarget;
+  bios: BiosState;
+  secureBoot: SecureBootState;
+  virtualMedia: Record<VirtualMediaSlot, VirtualMediaState>;
+  drives: Drive[];
+  volumes: Volume[];
+  firmware: FirmwareVersions;
+  indicatorLed: 'Lit' | 'Blinking' | 'Off';
+  /** How many times it has booted: a test's cheap way to see a boot happen. */
+  boots: number;
+}
+
+export interface Hardware {
+  uuid: string;
+  macs: string[];
+  cpuCount: number;
+  coresPerCpu: number;
+  memoryGiB: number;
+  serial: string;
+}
+
+export interface BootEvent {
+  target: BootTarget;
+  mode: BootMode;
+  virtualMedia: { image: string | null; inserted: boolean };
+}
+
+export interface PowerEvent {
+  on: boolean;
+}

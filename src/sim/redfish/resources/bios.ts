@@ -1,0 +1,73 @@
+import { biosProblem } from '../model/bios.ts';
+import { badRequest, notAllowed } from '../http/errors.ts';
+import type { Ctx, Resource } from '../http/context.ts';
+import { odata, ref } from '../http/odata.ts';
+
+// Bios holds the current attributes; Bios/Settings (its @Redfish.Settings SettingsObject) takes
+// PATCHes that wait for the next power-on or restart, the only way real BIOS settings change.
+const base = (ctx: Ctx) => `${ctx.system().info.systemPath}/Bios`;
+
+function biosBody(ctx: Ctx): object {
+  const s = ctx.system();
+  return {
+    ...odata(base(ctx), '#Bios.v1_1_0.Bios'),
+    Id: 'BIOS', Name: 'BIOS Configuration Current Settings', AttributeRegistry: 'BiosAttributeRegistry.v1_0_0',
+    Attributes: s.state.bios.current,
+    '@Redfish.Settings': {
+      '@odata.type': '#Settings.v1_3_0.Settings',
+      SettingsObject: ref(`${base(ctx)}/Settings`),
+      SupportedApplyTimes: ['OnReset'],
+    },
+    Actions: {
+      '#Bios.ResetBios': { target: `${base(ctx)}/Actions/Bios.ResetBios` },
+      '#Bios.ChangePassword': { target: `${base(ctx)}/Actions/Bios.ChangePassword`, 'PasswordName@Redfish.AllowableValues': Object.keys(s.state.bios.passwords) },
+    },
+  };
+}
+
+function patchSettings(ctx: Ctx) {
+  const s = ctx.system();
+  const attrs = ctx.body.Attributes;
+  if (typeof attrs !== 'object' || attrs === null || Array.isArray(attrs)) throw badRequest('PropertyMissing', 'The body must carry Attributes, an object of BIOS attribute names to values.', 'Attributes');
+  const problem = biosProblem(s.state.bios.current, attrs as Record<string, unknown>);
+  if (problem) throw badRequest('PropertyUnknown', problem, 'Attributes');
+  s.state.bios.pending = { ...s.state.bios.pending, ...(attrs as Record<string, string | number | boolean>) };
+  return { status: 204 };
+}
+
+export const biosResources: Resource[] = [
+  {
+    pattern: '/redfish/v1/Systems/:sys/Bios',
+    get: biosBody,
+    patch: (ctx) => {
+      throw notAllowed('PATCH', ctx.path, 'GET', `PATCH its @Redfish.Settings SettingsObject, ${ctx.path}/Settings, instead.`);
+    },
+  },
+  {
+    pattern: '/redfish/v1/Systems/:sys/Bios/Settings',
+    get: (ctx) => ({ ...odata(`${base(ctx)}/Settings`, '#Bios.v1_1_0.Bios'), Id: 'Settings', Name: 'BIOS Configuration Pending Settings', Attributes: ctx.system().state.bios.pending }),
+    patch: patchSettings,
+  },
+  {
+    pattern: '/redfish/v1/Systems/:sys/Bios/Actions/Bios.ResetBios',
+    post: (ctx) => {
+      const bios = ctx.system().state.bios;
+      bios.resetPending = true;
+      bios.pending = {};
+      return { status: 204 };
+    },
+  },
+  {
+    pattern: '/redfish/v1/Systems/:sys/Bios/Actions/Bios.ChangePassword',
+    post: (ctx) => {
+      const { PasswordName: name, OldPassword: old, NewPassword: next } = ctx.body;
+      const passwords = ctx.system().state.bios.passwords;
+      if (typeof name !== 'string' || !(name in passwords)) throw badRequest('ActionParameterValueNotInList', `PasswordName must be one of ${Object.keys(passwords).join(', ')}.`, 'PasswordName');
+      if (typeof old !== 'string' || typeof next !== 'string') throw badRequest('ActionParameterMissing', 'OldPassword and NewPassword (strings) are required.', 'NewPassword');
+      // Never echo either password back: the message names the field only.
+      if (passwords[name] !== old) throw badRequest('ActionParameterValueError', `OldPassword does not match the current ${name}.`, 'OldPassword');
+      passwords[name] = next;
+      return { status: 204 };
+    },
+  },
+];

@@ -1,0 +1,78 @@
+import type { VirtualMediaSlot } from '../model/state.ts';
+import { badRequest, notFound } from '../http/errors.ts';
+import type { Ctx, Resource } from '../http/context.ts';
+import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
+
+// Managers/<id> is the BMC of Systems/<id>; its VirtualMedia are what redfish-virtual-media boots.
+const MEDIA_TYPES: Record<VirtualMediaSlot, string[]> = { Cd: ['CD', 'DVD'], Floppy: ['Floppy', 'USBStick'] };
+const mgr = (ctx: Ctx) => `/redfish/v1/Managers/${ctx.system().id}`;
+
+function slot(ctx: Ctx): VirtualMediaSlot {
+  const id = ctx.params.id;
+  if (id !== 'Cd' && id !== 'Floppy') throw notFound(ctx.path);
+  return id;
+}
+
+function mediaBody(ctx: Ctx): object {
+  const id = slot(ctx);
+  const m = ctx.system().state.virtualMedia[id];
+  const path = `${mgr(ctx)}/VirtualMedia/${id}`;
+  return {
+    ...odata(path, '#VirtualMedia.v1_4_0.VirtualMedia'),
+    Id: id, Name: `Virtual ${id}`, MediaTypes: MEDIA_TYPES[id],
+    Image: m.image, ImageName: m.image === null ? null : (m.image.split('/').pop() ?? null),
+    Inserted: m.inserted, WriteProtected: m.writeProtected, ConnectedVia: m.inserted ? 'URI' : 'NotConnected',
+    TransferMethod: 'Stream', Status: STATUS_OK,
+    Actions: {
+      '#VirtualMedia.InsertMedia': { target: `${path}/Actions/VirtualMedia.InsertMedia` },
+      '#VirtualMedia.EjectMedia': { target: `${path}/Actions/VirtualMedia.EjectMedia` },
+    },
+  };
+}
+
+function insert(ctx: Ctx) {
+  const image = ctx.body.Image;
+  if (typeof image !== 'string' || !/^(https?|nfs|cifs):\/\/\S+$/.test(image)) {
+    throw badRequest('ActionParameterValueFormatError', 'Image must be an http, https, nfs or cifs URL of the image.', 'Image');
+  }
+  const inserted = ctx.body.Inserted ?? true;
+  const writeProtected = ctx.body.WriteProtected ?? true;
+  if (typeof inserted !== 'boolean' || typeof writeProtected !== 'boolean') throw badRequest('ActionParameterValueTypeError', 'Inserted and WriteProtected must be true or false.', 'Inserted');
+  ctx.system().setVirtualMedia(slot(ctx), { image, inserted, writeProtected });
+  return { status: 204 };
+}
+
+export const managerResources: Resource[] = [
+  {
+    pattern: '/redfish/v1/Managers',
+    get: (ctx) => collection('/redfish/v1/Managers', '#ManagerCollection.ManagerCollection', 'Manager Collection', ctx.principal.systemIds.map((id) => `/redfish/v1/Managers/${id}`)),
+  },
+  {
+    pattern: '/redfish/v1/Managers/:sys',
+    get: (ctx) => {
+      const s = ctx.system();
+      return {
+        ...odata(mgr(ctx), '#Manager.v1_10_0.Manager'),
+        Id: s.id, Name: `BMC of ${s.id}`, ManagerType: 'BMC', FirmwareVersion: s.state.firmware.BMC, Model: 'SIM-BMC', UUID: s.hardware.uuid, PowerState: 'On', Status: STATUS_OK,
+        VirtualMedia: ref(`${mgr(ctx)}/VirtualMedia`),
+        Links: { ManagerForServers: [ref(s.info.systemPath)], ManagerForChassis: [ref(`/redfish/v1/Chassis/${s.id}`)] },
+        Actions: { '#Manager.Reset': { target: `${mgr(ctx)}/Actions/Manager.Reset`, 'ResetType@Redfish.AllowableValues': ['GracefulRestart', 'ForceRestart'] } },
+      };
+    },
+  },
+  // A BMC reset leaves the host alone: accepted and done.
+  { pattern: '/redfish/v1/Managers/:sys/Actions/Manager.Reset', post: () => ({ status: 204 }) },
+  {
+    pattern: '/redfish/v1/Managers/:sys/VirtualMedia',
+    get: (ctx) => collection(`${mgr(ctx)}/VirtualMedia`, '#VirtualMediaCollection.VirtualMediaCollection', 'Virtual Media', ['Cd', 'Floppy'].map((id) => `${mgr(ctx)}/VirtualMedia/${id}`)),
+  },
+  { pattern: '/redfish/v1/Managers/:sys/VirtualMedia/:id', get: mediaBody },
+  { pattern: '/redfish/v1/Managers/:sys/VirtualMedia/:id/Actions/VirtualMedia.InsertMedia', post: insert },
+  {
+    pattern: '/redfish/v1/Managers/:sys/VirtualMedia/:id/Actions/VirtualMedia.EjectMedia',
+    post: (ctx) => {
+      ctx.system().setVirtualMedia(slot(ctx), { image: null, inserted: false });
+      return { status: 204 };
+    },
+  },
+];

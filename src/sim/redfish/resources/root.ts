@@ -1,0 +1,68 @@
+import { badRequest, forbidden, notFound, unauthorized } from '../http/errors.ts';
+import type { Ctx, Resource } from '../http/context.ts';
+import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
+import { systemsFor } from '../http/sessions.ts';
+import type { Session } from '../http/sessions.ts';
+
+const SESSIONS = '/redfish/v1/SessionService/Sessions';
+
+function serviceRoot(): object {
+  return {
+    ...odata('/redfish/v1', '#ServiceRoot.v1_5_0.ServiceRoot'),
+    Id: 'RootService',
+    Name: 'Root Service',
+    RedfishVersion: '1.11.0',
+    UUID: '85775665-c110-4b85-8989-e6162170b3ec',
+    Product: 'metalfleet Redfish BMC simulator',
+    Vendor: 'metalfleet',
+    Systems: ref('/redfish/v1/Systems'),
+    Managers: ref('/redfish/v1/Managers'),
+    Chassis: ref('/redfish/v1/Chassis'),
+    SessionService: ref('/redfish/v1/SessionService'),
+    UpdateService: ref('/redfish/v1/UpdateService'),
+    // ServiceRoot names the TaskService "Tasks" (and sushy looks for that name).
+    Tasks: ref('/redfish/v1/TaskService'),
+    Links: { Sessions: ref(SESSIONS) },
+  };
+}
+
+function sessionBody(s: Session): object {
+  return { ...odata(`${SESSIONS}/${s.id}`, '#Session.v1_3_0.Session'), Id: s.id, Name: `Session ${s.id}`, UserName: s.username, CreatedTime: s.created };
+}
+
+function ownSession(ctx: Ctx): Session {
+  const s = ctx.world.sessions.get(ctx.params.id ?? '');
+  if (!s) throw notFound(ctx.path);
+  if (!s.systemIds.some((id) => ctx.principal.systemIds.includes(id))) throw forbidden(ctx.path);
+  return s;
+}
+
+export const rootResources: Resource[] = [
+  { pattern: '/redfish', public: ['GET'], get: () => ({ v1: '/redfish/v1/' }) },
+  { pattern: '/redfish/v1', public: ['GET'], get: serviceRoot },
+  {
+    pattern: '/redfish/v1/SessionService',
+    get: () => ({ ...odata('/redfish/v1/SessionService', '#SessionService.v1_1_8.SessionService'), Id: 'SessionService', Name: 'Session Service', ServiceEnabled: true, SessionTimeout: 1800, Status: STATUS_OK, Sessions: ref(SESSIONS) }),
+  },
+  {
+    pattern: SESSIONS,
+    public: ['POST'],
+    get: (ctx) => collection(SESSIONS, '#SessionCollection.SessionCollection', 'Session Collection', ctx.world.sessions.visibleTo(ctx.principal.systemIds).map((s) => `${SESSIONS}/${s.id}`)),
+    post: (ctx) => {
+      const { UserName: user, Password: password } = ctx.body;
+      if (typeof user !== 'string' || typeof password !== 'string') throw badRequest('PropertyMissing', 'UserName and Password (strings) are required to create a session.', 'UserName');
+      const systemIds = systemsFor(ctx.world.systems.values(), user, password);
+      if (systemIds.length === 0) throw unauthorized();
+      const s = ctx.world.sessions.create(user, systemIds);
+      return { status: 201, body: sessionBody(s), headers: { 'X-Auth-Token': s.token, Location: `${SESSIONS}/${s.id}` } };
+    },
+  },
+  {
+    pattern: `${SESSIONS}/:id`,
+    get: (ctx) => sessionBody(ownSession(ctx)),
+    delete: (ctx) => {
+      ctx.world.sessions.delete(ownSession(ctx).id);
+      return { status: 204 };
+    },
+  },
+];

@@ -1,0 +1,97 @@
+import { BOOT_ENABLED, BOOT_MODES, BOOT_TARGETS, oneOf } from '../model/boot.ts';
+import type { BootOverride } from '../model/boot.ts';
+import { isResetType, RESET_TYPES } from '../model/power.ts';
+import type { SimSystem } from '../model/system.ts';
+import { badRequest } from '../http/errors.ts';
+import type { Ctx, Resource } from '../http/context.ts';
+import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
+
+const LEDS = ['Lit', 'Blinking', 'Off'] as const;
+
+export function systemBody(s: SimSystem): object {
+  const base = s.info.systemPath;
+  const { state, hardware: hw } = s;
+  return {
+    ...odata(base, '#ComputerSystem.v1_13_0.ComputerSystem'),
+    Id: s.id,
+    Name: `Simulated server ${s.id}`,
+    UUID: hw.uuid,
+    Manufacturer: 'metalfleet',
+    Model: 'Virtual Server SIM-1',
+    SerialNumber: hw.serial,
+    SystemType: 'Physical',
+    PowerState: state.on ? 'On' : 'Off',
+    IndicatorLED: state.indicatorLed,
+    BiosVersion: state.firmware.BIOS,
+    Status: STATUS_OK,
+    Boot: {
+      BootSourceOverrideEnabled: state.boot.enabled,
+      BootSourceOverrideTarget: state.boot.target,
+      BootSourceOverrideMode: state.boot.mode,
+      'BootSourceOverrideEnabled@Redfish.AllowableValues': BOOT_ENABLED,
+      'BootSourceOverrideTarget@Redfish.AllowableValues': BOOT_TARGETS,
+      'BootSourceOverrideMode@Redfish.AllowableValues': BOOT_MODES,
+    },
+    ProcessorSummary: { Count: hw.cpuCount, LogicalProcessorCount: hw.cpuCount * hw.coresPerCpu * 2, Model: 'Simulated Xeon 8480', Status: STATUS_OK },
+    MemorySummary: { TotalSystemMemoryGiB: hw.memoryGiB, Status: STATUS_OK },
+    Processors: ref(`${base}/Processors`),
+    Memory: ref(`${base}/Memory`),
+    EthernetInterfaces: ref(`${base}/EthernetInterfaces`),
+    SimpleStorage: ref(`${base}/SimpleStorage`),
+    Storage: ref(`${base}/Storage`),
+    Bios: ref(`${base}/Bios`),
+    SecureBoot: ref(`${base}/SecureBoot`),
+    Links: { Chassis: [ref(`/redfish/v1/Chassis/${s.id}`)], ManagedBy: [ref(`/redfish/v1/Managers/${s.id}`)] },
+    Actions: {
+      '#ComputerSystem.Reset': { target: `${base}/Actions/ComputerSystem.Reset`, 'ResetType@Redfish.AllowableValues': RESET_TYPES },
+    },
+  };
+}
+
+function bootPatch(raw: unknown): Partial<BootOverride> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badRequest('PropertyValueTypeError', 'Boot must be an object.', 'Boot');
+  const out: Partial<BootOverride> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === 'BootSourceOverrideTarget' && oneOf(BOOT_TARGETS, value)) out.target = value;
+    else if (key === 'BootSourceOverrideEnabled' && oneOf(BOOT_ENABLED, value)) out.enabled = value;
+    else if (key === 'BootSourceOverrideMode' && oneOf(BOOT_MODES, value)) out.mode = value;
+    else if (['BootSourceOverrideTarget', 'BootSourceOverrideEnabled', 'BootSourceOverrideMode'].includes(key)) {
+      throw badRequest('PropertyValueNotInList', `The value ${JSON.stringify(value)} for the property Boot/${key} is not in the list of acceptable values.`, `Boot/${key}`);
+    } else throw badRequest('PropertyUnknown', `The property Boot/${key} is not known or not writable.`, `Boot/${key}`);
+  }
+  return out;
+}
+
+function patchSystem(ctx: Ctx) {
+  const s = ctx.system();
+  let boot: Partial<BootOverride> | undefined;
+  let led: (typeof LEDS)[number] | undefined;
+  // Validate everything first: a PATCH with one bad property changes nothing.
+  for (const [key, value] of Object.entries(ctx.body)) {
+    if (key === 'Boot') boot = bootPatch(value);
+    else if (key === 'IndicatorLED' && oneOf(LEDS, value)) led = value;
+    else if (key === 'IndicatorLED') throw badRequest('PropertyValueNotInList', `IndicatorLED must be one of ${LEDS.join(', ')}.`, key);
+    else throw badRequest('PropertyNotWritable', `The property ${key} is not known or is read-only.`, key);
+  }
+  if (boot) s.setBootOverride(boot);
+  if (led) s.state.indicatorLed = led;
+  return { status: 200, body: systemBody(s) };
+}
+
+export const systemResources: Resource[] = [
+  {
+    pattern: '/redfish/v1/Systems',
+    get: (ctx) => collection('/redfish/v1/Systems', '#ComputerSystemCollection.ComputerSystemCollection', 'Computer System Collection', ctx.principal.systemIds.map((id) => `/redfish/v1/Systems/${id}`)),
+  },
+  { pattern: '/redfish/v1/Systems/:sys', get: (ctx) => systemBody(ctx.system()), patch: patchSystem },
+  {
+    pattern: '/redfish/v1/Systems/:sys/Actions/ComputerSystem.Reset',
+    post: (ctx) => {
+      const type = ctx.body.ResetType;
+      if (type === undefined) throw badRequest('ActionParameterMissing', 'The action ComputerSystem.Reset requires the parameter ResetType.', 'ResetType');
+      if (!isResetType(type)) throw badRequest('ActionParameterValueNotInList', `The value ${JSON.stringify(type)} for ResetType is not one of ${RESET_TYPES.join(', ')}.`, 'ResetType');
+      ctx.system().reset(type);
+      return { status: 204 };
+    },
+  },
+];

@@ -1,0 +1,117 @@
+import { bumpVersion, componentOfImage, FIRMWARE_COMPONENTS } from '../model/firmware.ts';
+import type { FirmwareComponent } from '../model/firmware.ts';
+import type { SimTask } from '../model/tasks.ts';
+import { badRequest, forbidden, notFound } from '../http/errors.ts';
+import type { Ctx, Resource } from '../http/context.ts';
+import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
+
+// UpdateService is shared by every system on the server, so its inventory shows the caller's
+// systems only, and SimpleUpdate updates the caller's system (or the Targets it names).
+const INVENTORY = '/redfish/v1/UpdateService/FirmwareInventory';
+const TASKS = '/redfish/v1/TaskService/Tasks';
+const MONITORS = '/redfish/v1/TaskService/TaskMonitors';
+
+interface Target { systemId: string; component: FirmwareComponent }
+
+function parseInventoryId(id: string): Target | undefined {
+  const m = /^(BIOS|BMC|NIC)-(.+)$/.exec(id);
+  return m ? { component: m[1] as FirmwareComponent, systemId: m[2] ?? '' } : undefined;
+}
+
+function inventoryItem(ctx: Ctx): Target {
+  const t = parseInventoryId(ctx.params.id ?? '');
+  if (!t || !ctx.world.systems.has(t.systemId)) throw notFound(ctx.path);
+  if (!ctx.principal.systemIds.includes(t.systemId)) throw forbidden(ctx.path);
+  return t;
+}
+
+function targets(ctx: Ctx, image: string): Target[] {
+  const raw = ctx.body.Targets;
+  if (raw === undefined || (Array.isArray(raw) && raw.length === 0)) {
+    const [only, ...more] = ctx.principal.systemIds;
+    if (only === undefined || more.length > 0) throw badRequest('ActionParameterMissing', 'These credentials open several systems: name the FirmwareInventory items in Targets.', 'Targets');
+    return [{ systemId: only, component: componentOfImage(image) }];
+  }
+  if (!Array.isArray(raw)) throw badRequest('ActionParameterValueTypeError', 'Targets must be a list of FirmwareInventory URIs.', 'Targets');
+  return raw.map((uri: unknown) => {
+    const id = typeof uri === 'string' && uri.startsWith(`${INVENTORY}/`) ? uri.slice(INVENTORY.length + 1) : '';
+    const t = parseInventoryId(id);
+    if (!t || !ctx.principal.systemIds.includes(t.systemId)) throw badRequest('ActionParameterValueNotInList', `Targets: ${JSON.stringify(uri)} is not a FirmwareInventory item of this account.`, 'Targets');
+    return t;
+  });
+}
+
+export function taskBody(t: SimTask): object {
+  return {
+    ...odata(`${TASKS}/${t.id}`, '#Task.v1_4_3.Task'),
+    Id: t.id, Name: t.name, TaskState: t.state, TaskStatus: t.status, PercentComplete: t.percent,
+    StartTime: t.started, ...(t.ended === undefined ? {} : { EndTime: t.ended }),
+    TaskMonitor: `${MONITORS}/${t.id}`, Messages: [],
+  };
+}
+
+function simpleUpdate(ctx: Ctx) {
+  const image = ctx.body.ImageURI;
+  if (typeof image !== 'string' || !/^(https?|ftp|nfs|cifs):\/\/\S+$/.test(image)) throw badRequest('ActionParameterValueFormatError', 'ImageURI must be the URL of the firmware image.', 'ImageURI');
+  const list = targets(ctx, image);
+  const systemId = list[0]?.systemId ?? '';
+  const task = ctx.world.tasks.start(`SimpleUpdate ${image.split('/').pop() ?? ''}`, systemId, ctx.world.updateMs, () => {
+    for (const t of list) {
+      const s = ctx.world.systems.get(t.systemId);
+      s?.setFirmware(t.component, bumpVersion(s.state.firmware[t.component]));
+    }
+  });
+  // No body: sushy would take a Task's @odata.id as the monitor, and a Task GET is always 200.
+  return { status: 202, headers: { Location: `${MONITORS}/${task.id}` } };
+}
+
+function ownTask(ctx: Ctx): SimTask {
+  const t = ctx.world.tasks.get(ctx.params.id ?? '');
+  if (!t) throw notFound(ctx.path);
+  if (!ctx.principal.systemIds.includes(t.systemId)) throw forbidden(ctx.path);
+  return t;
+}
+
+export const updateResources: Resource[] = [
+  {
+    pattern: '/redfish/v1/UpdateService',
+    get: () => ({
+      ...odata('/redfish/v1/UpdateService', '#UpdateService.v1_8_0.UpdateService'),
+      Id: 'UpdateService', Name: 'Update Service', ServiceEnabled: true, Status: STATUS_OK,
+      FirmwareInventory: ref(INVENTORY),
+      Actions: { '#UpdateService.SimpleUpdate': { target: '/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate', 'TransferProtocol@Redfish.AllowableValues': ['HTTP', 'HTTPS'] } },
+    }),
+  },
+  { pattern: '/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate', post: simpleUpdate },
+  {
+    pattern: INVENTORY,
+    get: (ctx) => collection(INVENTORY, '#SoftwareInventoryCollection.SoftwareInventoryCollection', 'Firmware Inventory', ctx.principal.systemIds.flatMap((id) => FIRMWARE_COMPONENTS.map((c) => `${INVENTORY}/${c}-${id}`))),
+  },
+  {
+    pattern: `${INVENTORY}/:id`,
+    get: (ctx) => {
+      const t = inventoryItem(ctx);
+      const s = ctx.world.systems.get(t.systemId);
+      const related = t.component === 'BMC' ? `/redfish/v1/Managers/${t.systemId}` : s?.info.systemPath ?? '';
+      return { ...odata(`${INVENTORY}/${ctx.params.id ?? ''}`, '#SoftwareInventory.v1_2_3.SoftwareInventory'), Id: ctx.params.id, Name: `${t.component} firmware of ${t.systemId}`, Version: s?.state.firmware[t.component], Updateable: true, SoftwareId: t.component, RelatedItem: [ref(related)], Status: STATUS_OK };
+    },
+  },
+  {
+    pattern: '/redfish/v1/TaskService',
+    get: () => ({ ...odata('/redfish/v1/TaskService', '#TaskService.v1_1_4.TaskService'), Id: 'TaskService', Name: 'Task Service', ServiceEnabled: true, CompletedTaskOverWritePolicy: 'Oldest', LifeCycleEventOnTaskStateChange: false, Status: STATUS_OK, Tasks: ref(TASKS) }),
+  },
+  {
+    pattern: TASKS,
+    get: (ctx) => collection(TASKS, '#TaskCollection.TaskCollection', 'Task Collection', ctx.world.tasks.all().filter((t) => ctx.principal.systemIds.includes(t.systemId)).map((t) => `${TASKS}/${t.id}`)),
+  },
+  { pattern: `${TASKS}/:id`, get: (ctx) => taskBody(ownTask(ctx)) },
+  {
+    pattern: `${MONITORS}/:id`,
+    getReply: (ctx) => {
+      const t = ownTask(ctx);
+      const done = t.state === 'Completed' || t.state === 'Exception';
+      // No Retry-After: sushy 4.3's TaskMonitor.sleep_for hands its string to time.sleep and fails.
+      return { status: done ? 200 : 202, body: taskBody(t) };
+    },
+  },
+];

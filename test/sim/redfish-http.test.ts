@@ -1,0 +1,131 @@
+// HTTP behaviour of the simulated BMC as a Redfish client sees it: ETags and If-Match, Redfish
+// error bodies, sessions scoped to their own system.
+import test from 'ava';
+import { startRedfishSim } from '../../src/sim/redfish/index.ts';
+import type { RedfishSim, SimSystemInfo } from '../../src/sim/redfish/index.ts';
+
+const basic = (s: SimSystemInfo) => `Basic ${Buffer.from(`${s.username}:${s.password}`).toString('base64')}`;
+
+async function call(sim: RedfishSim, path: string, init: { method?: string; auth?: string; token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.auth) headers.authorization = init.auth;
+  if (init.token) headers['x-auth-token'] = init.token;
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(sim.url + path, { method: init.method ?? 'GET', headers, ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }) });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown> };
+}
+
+/** body[k0][k1]…: a path into parsed JSON, undefined where it stops. */
+function at(body: unknown, ...path: (string | number)[]): unknown {
+  return path.reduce<unknown>((v, k) => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[k] : undefined), body);
+}
+const messageId = (body: unknown) => at(body, 'error', '@Message.ExtendedInfo', 0, 'MessageId');
+
+async function started(t: { teardown(fn: () => Promise<void>): void }, systems = 2) {
+  const sim = await startRedfishSim({ systems });
+  t.teardown(() => sim.stop());
+  const [a, b] = sim.systems;
+  if (!a || !b) throw new Error('two systems expected');
+  return { sim, a, b };
+}
+
+test('redfish http - the service root is public, OData-annotated, and links the services sushy looks for', async (t) => {
+  const { sim } = await started(t);
+  const root = await call(sim, '/redfish/v1/');
+  t.is(root.status, 200);
+  t.is(root.headers.get('odata-version'), '4.0');
+  t.like(root.body, { '@odata.id': '/redfish/v1', '@odata.type': '#ServiceRoot.v1_5_0.ServiceRoot', '@odata.context': '/redfish/v1/$metadata#ServiceRoot.ServiceRoot' });
+  t.like(root.body, { Links: { Sessions: { '@odata.id': '/redfish/v1/SessionService/Sessions' } }, Tasks: { '@odata.id': '/redfish/v1/TaskService' } });
+});
+
+test('redfish http - a PATCH with a stale If-Match is refused with 412 and changes nothing; the current ETag works', async (t) => {
+  const { sim, a } = await started(t);
+  const first = await call(sim, a.systemPath, { auth: basic(a) });
+  const etag = first.headers.get('etag') ?? '';
+  t.regex(etag, /^"[\w-]+"$/);
+  await call(sim, a.systemPath, { method: 'PATCH', auth: basic(a), body: { IndicatorLED: 'Lit' }, headers: { 'if-match': etag } });
+  const stale = await call(sim, a.systemPath, { method: 'PATCH', auth: basic(a), body: { Boot: { BootSourceOverrideTarget: 'Pxe' } }, headers: { 'if-match': etag } });
+  t.is(stale.status, 412);
+  t.is(messageId(stale.body), 'Base.1.8.PreconditionFailed');
+  t.is(sim.system(a.id).state.boot.target, 'None');
+  const now = (await call(sim, a.systemPath, { auth: basic(a) })).headers.get('etag') ?? '';
+  t.not(now, etag);
+  const weak = await call(sim, a.systemPath, { method: 'PATCH', auth: basic(a), body: { Boot: { BootSourceOverrideTarget: 'Pxe' } }, headers: { 'if-match': `W/${now}` } });
+  t.is(weak.status, 200);
+  t.like(weak.body, { Boot: { BootSourceOverrideTarget: 'Pxe' } });
+});
+
+test('redfish http - errors carry Redfish bodies: 401, 404, 405, 400 (bad value, unknown property, malformed JSON)', async (t) => {
+  const { sim, a } = await started(t);
+  const shape = (r: { body: Record<string, unknown> }, id: string) => {
+    t.like(r.body, { error: { code: 'Base.1.8.GeneralError' } });
+    t.is(typeof at(r.body, 'error', 'message'), 'string');
+    t.is(messageId(r.body), `Base.1.8.${id}`);
+  };
+  const anon = await call(sim, a.systemPath);
+  t.is(anon.status, 401);
+  shape(anon, 'NoValidSession');
+  const missing = await call(sim, '/redfish/v1/Systems/nope', { auth: basic(a) });
+  t.is(missing.status, 404);
+  shape(missing, 'ResourceMissingAtURI');
+  const del = await call(sim, a.systemPath, { method: 'DELETE', auth: basic(a) });
+  t.is(del.status, 405);
+  t.is(del.headers.get('allow'), 'GET, PATCH');
+  shape(del, 'OperationNotAllowed');
+  const badValue = await call(sim, a.systemPath, { method: 'PATCH', auth: basic(a), body: { Boot: { BootSourceOverrideEnabled: 'Sometimes' } } });
+  t.is(badValue.status, 400);
+  shape(badValue, 'PropertyValueNotInList');
+  t.deepEqual(at(badValue.body, 'error', '@Message.ExtendedInfo', 0, 'RelatedProperties'), ['#/Boot/BootSourceOverrideEnabled']);
+  const readOnly = await call(sim, a.systemPath, { method: 'PATCH', auth: basic(a), body: { PowerState: 'On' } });
+  shape(readOnly, 'PropertyNotWritable');
+  const res = await fetch(`${sim.url}${a.systemPath}`, { method: 'PATCH', headers: { authorization: basic(a), 'content-type': 'application/json' }, body: '{"Boot":' });
+  t.is(res.status, 400);
+  t.is(messageId(await res.json()), 'Base.1.8.MalformedJSON');
+  const reset = await call(sim, `${a.systemPath}/Actions/ComputerSystem.Reset`, { method: 'POST', auth: basic(a), body: { ResetType: 'Explode' } });
+  shape(reset, 'ActionParameterValueNotInList');
+});
+
+test('redfish http - a session opens only its own system, manager and chassis, and DELETE ends it', async (t) => {
+  const { sim, a, b } = await started(t);
+  const bad = await call(sim, '/redfish/v1/SessionService/Sessions', { method: 'POST', body: { UserName: a.username, Password: b.password.slice(1) } });
+  t.is(bad.status, 401);
+  const login = await call(sim, '/redfish/v1/SessionService/Sessions', { method: 'POST', body: { UserName: a.username, Password: a.password } });
+  t.is(login.status, 201);
+  const token = login.headers.get('x-auth-token') ?? '';
+  const location = login.headers.get('location') ?? '';
+  t.true(token.length >= 32);
+  t.is(location, `/redfish/v1/SessionService/Sessions/${String(login.body.Id)}`);
+  t.false(JSON.stringify(login.body).includes(a.password));
+  for (const path of [a.systemPath, `/redfish/v1/Managers/${a.id}`, `/redfish/v1/Chassis/${a.id}`, `/redfish/v1/Managers/${a.id}/VirtualMedia/Cd`]) {
+    t.is((await call(sim, path, { token })).status, 200, path);
+  }
+  for (const path of [b.systemPath, `/redfish/v1/Managers/${b.id}`, `/redfish/v1/Chassis/${b.id}`]) {
+    const r = await call(sim, path, { token });
+    t.is(r.status, 403, path);
+    t.is(messageId(r.body), 'Base.1.8.InsufficientPrivilege');
+  }
+  const systems = await call(sim, '/redfish/v1/Systems', { token });
+  t.deepEqual(systems.body.Members, [{ '@odata.id': a.systemPath }]);
+  t.is((await call(sim, location, { method: 'DELETE', token })).status, 204);
+  t.is((await call(sim, a.systemPath, { token })).status, 401);
+});
+
+test('redfish http - volumes: POST validates RAID level, drives and capacity; DELETE removes', async (t) => {
+  const { sim, a } = await started(t);
+  const vols = `${a.systemPath}/Storage/1/Volumes`;
+  const drive = (id: string) => ({ '@odata.id': `${a.systemPath}/Storage/1/Drives/${id}` });
+  const tooFew = await call(sim, vols, { method: 'POST', auth: basic(a), body: { RAIDType: 'RAID5', Links: { Drives: [drive('Disk0'), drive('Disk1')] } } });
+  t.is(tooFew.status, 400);
+  t.regex(String(at(tooFew.body, 'error', 'message')), /RAID5 needs at least 3 drives/);
+  const tooBig = await call(sim, vols, { method: 'POST', auth: basic(a), body: { RAIDType: 'RAID1', CapacityBytes: 500_000_000_000, Links: { Drives: [drive('Disk0'), drive('Disk1')] } } });
+  t.is(tooBig.status, 400);
+  const made = await call(sim, vols, { method: 'POST', auth: basic(a), body: { RAIDType: 'RAID0', Links: { Drives: [drive('Disk2'), drive('Disk3')] } } });
+  t.is(made.status, 201);
+  t.is(made.headers.get('location'), `${vols}/1`);
+  t.like(made.body, { RAIDType: 'RAID0', CapacityBytes: 3_840_000_000_000, Links: { Drives: [drive('Disk2'), drive('Disk3')] } });
+  t.deepEqual(sim.system(a.id).state.volumes.map((v) => v.driveIds), [['Disk2', 'Disk3']]);
+  t.is((await call(sim, `${vols}/1`, { method: 'DELETE', auth: basic(a) })).status, 204);
+  t.deepEqual(sim.system(a.id).state.volumes, []);
+  t.is((await call(sim, `${vols}/1`, { auth: basic(a) })).status, 404);
+});
