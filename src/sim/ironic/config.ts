@@ -65,6 +65,9 @@ post_deploy_get_power_state_retries = 2
 post_deploy_get_power_state_retry_interval = 1
 # The default, /var/log/ironic/deploy, is not writable by a private Ironic.
 deploy_logs_local_path = ${dir}/deploy-logs
+[redfish]
+# Virtual media images are published under http_root and served from http_url, not Swift.
+use_swift = false
 [oslo_concurrency]
 lock_path = ${dir}/locks
 [fake]

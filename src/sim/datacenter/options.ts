@@ -1,0 +1,19 @@
+import type { SimSystemSpec } from '../redfish/index.ts';
+
+export interface DatacenterOptions {
+  /** How many servers, or each one's BMC spec (MACs, credentials, faults...). */
+  readonly systems: number | readonly SimSystemSpec[];
+  /**
+   * Ironic's API as the deploy ISO carries it (virtual media boots; network boots read it from
+   * the iPXE config Ironic wrote). May be given later with `useIronic`.
+   */
+  readonly ironicUrl?: string;
+  /** The BMCs' port; default a free one. */
+  readonly redfishPort?: number;
+  /** OS images served beside the deploy ramdisk (name → contents); default one `os.img`. */
+  readonly images?: Readonly<Record<string, Buffer | string>>;
+  /** Agent heartbeat period; default as IPA (from Ironic's heartbeat_timeout). */
+  readonly heartbeatIntervalMs?: number;
+  /** Least gap between heartbeats after a command ends; default as IPA (5 s). */
+  readonly minHeartbeatGapMs?: number;
+}
