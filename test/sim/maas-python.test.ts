@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { startMaasSim } from '../../src/sim/maas/index.ts';
+import { checksFrom } from '../support/python-checks.ts';
 
 // Debian's interpreter: the one python3-requests-oauthlib installs into (pyenv shims may lack it).
 const PYTHON = '/usr/bin/python3';
@@ -26,17 +27,7 @@ test('maas python - requests-oauthlib: PLAINTEXT and HMAC-SHA1, multipart and ur
   t.teardown(() => sim.stop());
   const out = await run([SCRIPT, sim.url, sim.adminKey, sim.userKey]);
   t.false(out.includes(sim.adminKey.split(':')[2] ?? '-'), 'the script never prints a secret');
-  const seen = new Map<string, Seen>();
-  for (const line of out.split('\n').filter((l) => l.trim() !== '')) {
-    const s = JSON.parse(line) as Seen;
-    seen.set(s.check, s);
-  }
-  const get = (name: string): Seen => {
-    const s = seen.get(name);
-    if (!s) throw new Error(`check ${name} printed nothing`);
-    if (s.error !== undefined) throw new Error(`check ${name} raised ${s.error}\n${String(s.trace)}`);
-    return s;
-  };
+  const get = checksFrom<Seen>(out);
   const json = (name: string) => get(name).body as Record<string, unknown>;
 
   t.is(get('version_anonymous').status, 200);
@@ -73,5 +64,5 @@ test('maas python - requests-oauthlib: PLAINTEXT and HMAC-SHA1, multipart and ur
   t.like(get('method_not_allowed'), { status: 405, allow: 'GET' });
   t.like(get('unknown_op'), { status: 400, body: 'Unrecognised signature: method=GET op=frobnicate' });
   t.like(get('missing_trailing_slash'), { status: 404, redirects: 0, body: 'Unknown API endpoint: /MAAS/api/2.0/machines.' });
-  t.is(seen.size, 19, 'every check reported');
+  t.is(get.count, 19, 'every check reported');
 });

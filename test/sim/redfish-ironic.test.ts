@@ -4,13 +4,12 @@ import { execFile, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { startRedfishSim } from '../../src/sim/redfish/index.ts';
+import { checksFrom } from '../support/python-checks.ts';
 
 const PYTHON = '/usr/bin/python3';
 const SCRIPT = fileURLToPath(new URL('./redfish/ironic_check.py', import.meta.url));
 // Under CI a missing Ironic is a failure that names it; elsewhere the test is skipped.
 const HAVE_IRONIC = process.env.CI === 'true' || spawnSync(PYTHON, ['-c', 'import ironic.drivers.modules.redfish.raid, sushy'], { stdio: 'ignore' }).status === 0;
-
-type Seen = Record<string, unknown> & { check: string; error?: string; trace?: string };
 
 (HAVE_IRONIC ? test : test.skip)('redfish ironic - the redfish driver powers, sets boot device and mode, builds RAID and inserts virtual media', async (t) => {
   const sim = await startRedfishSim({ systems: 1 });
@@ -23,13 +22,7 @@ type Seen = Record<string, unknown> & { check: string; error?: string; trace?: s
       else resolve(stdout);
     });
   });
-  const seen = new Map(out.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Seen).map((s) => [s.check, s]));
-  const get = (name: string): Seen => {
-    const s = seen.get(name);
-    if (!s) throw new Error(`check ${name} printed nothing`);
-    if (s.error !== undefined) throw new Error(`check ${name} raised ${s.error}\n${String(s.trace)}`);
-    return s;
-  };
+  const get = checksFrom(out);
   t.deepEqual(get('power').seen, ['power off', 'power on', 'power on', 'power off']);
   t.like(get('management'), { device: { boot_device: 'pxe', persistent: false }, boot_mode: 'uefi', macs: [...me.macs].sort() });
   t.like(get('raid'), { disks: ['Disk0', 'Disk1', 'Disk2', 'Disk3'], created: '1', raid_config: { logical_disks: [{ id: '1', controller: '1', raid_level: '1', size_gb: 447 }] } });

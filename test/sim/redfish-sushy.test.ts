@@ -4,14 +4,13 @@ import { execFile, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { startRedfishSim } from '../../src/sim/redfish/index.ts';
+import { checksFrom } from '../support/python-checks.ts';
 
 // Debian's interpreter: the one python3-sushy installs into (pyenv shims lack it).
 const PYTHON = '/usr/bin/python3';
 const SCRIPT = fileURLToPath(new URL('./redfish/sushy_check.py', import.meta.url));
 // Under CI a missing sushy is a failure that names it; elsewhere the test is skipped.
 const HAVE_SUSHY = process.env.CI === 'true' || spawnSync(PYTHON, ['-c', 'import sushy'], { stdio: 'ignore' }).status === 0;
-
-type Seen = Record<string, unknown> & { check: string; error?: string; trace?: string };
 
 function run(args: string[], password: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -29,17 +28,7 @@ function run(args: string[], password: string): Promise<string> {
   if (!me || !other) throw new Error('two systems expected');
   const out = await run([sim.url, me.systemPath, me.username], me.password);
   t.false(out.includes(me.password), 'the script never prints the password');
-  const seen = new Map<string, Seen>();
-  for (const line of out.split('\n').filter((l) => l.trim() !== '')) {
-    const s = JSON.parse(line) as Seen;
-    seen.set(s.check, s);
-  }
-  const get = (name: string): Seen => {
-    const s = seen.get(name);
-    if (!s) throw new Error(`check ${name} printed nothing`);
-    if (s.error !== undefined) throw new Error(`check ${name} raised ${s.error}\n${String(s.trace)}`);
-    return s;
-  };
+  const get = checksFrom(out);
 
   t.like(get('basic'), { identity: me.id, power: 'Off', uuid: me.uuid });
   t.like(get('session'), { identity: me.id, has_key: true, session_uri: '/redfish/v1/SessionService/Sessions/1', default_system: me.id });
