@@ -16,6 +16,7 @@ interface SimRedfishFlags {
   username?: string;
   passwordFile?: string;
   fault?: string[];
+  tls?: boolean;
 }
 
 function portFlag(value: string): number {
@@ -61,12 +62,15 @@ Prints one line per system on stdout:
   id=node-0 address=redfish+http://127.0.0.1:PORT/redfish/v1/Systems/node-0 username=admin macs=52:54:00:..,52:54:00:.. uuid=... password=...
 (the password runs to the end of the line)
 For Ironic: driver_info redfish_address=http://127.0.0.1:PORT redfish_system_id=/redfish/v1/Systems/node-0.
+With --tls the BMCs speak HTTPS (address=redfish://…, redfish_address=https://…) with a self-signed
+certificate printed on stderr: set redfish_verify_ca=false (Metal3: disableCertificateVerification).
 Each system has its own random password unless --password-file gives one for all.
 Fault kinds: refuse-credentials, slow[:MS] (default 1000), power-stuck, 5xx.
 
 Examples:
   metalfleet sim redfish --systems 4
   metalfleet sim redfish --systems 2 --port 8000 --password-file bmc.pass --fault node-1=power-stuck
+  metalfleet sim redfish --systems 2 --tls
 `;
 
 export function registerSimRedfish(sim: Command): void {
@@ -77,6 +81,7 @@ export function registerSimRedfish(sim: Command): void {
     .option('--port <n>', 'listen on this port (default: a free one)', portFlag)
     .option('--username <name>', 'the BMC user name of every system (default admin)')
     .option('--password-file <file>', 'one password for every system, read from this file (default: a random password per system)')
+    .option('--tls', 'serve HTTPS with a self-signed certificate made at start (addresses become redfish://…)')
     .option('--fault <system=kind...>', 'a fault for one system: refuse-credentials, slow[:MS], power-stuck or 5xx (repeatable)')
     .addHelpText('after', HELP_AFTER)
     .action(async (flags: SimRedfishFlags) => {
@@ -87,7 +92,7 @@ export function registerSimRedfish(sim: Command): void {
       const systems: SimSystemSpec[] = ids.map((id) => ({ id, ...(faults.has(id) ? { faults: faults.get(id) } : {}) }));
       let sim;
       try {
-        sim = await startRedfishSim({ systems, port: flags.port, ...(flags.username === undefined ? {} : { username: flags.username }), ...(password === undefined ? {} : { password }) });
+        sim = await startRedfishSim({ systems, port: flags.port, tls: flags.tls === true, ...(flags.username === undefined ? {} : { username: flags.username }), ...(password === undefined ? {} : { password }) });
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new CliError(`--port ${flags.port}: already in use on 127.0.0.1`, 1);
         throw err;
@@ -98,7 +103,9 @@ export function registerSimRedfish(sim: Command): void {
       const lines = sim.systems.map((s) => `id=${s.id} address=${s.address} username=${s.username} macs=${s.macs.join(',')} uuid=${s.uuid} password=${s.password}\n`);
       process.stdout.write(lines.join(''));
       const faulty = faults.size === 0 ? '' : `; faults on ${[...faults.keys()].join(', ')}`;
-      process.stderr.write(`metalfleet sim redfish: ${sim.systems.length} systems at ${sim.url}/redfish/v1${faulty}; stop with Ctrl-C\n`);
+      // A self-signed certificate: clients verify with this PEM or turn verification off.
+      const tls = sim.certificate === null ? '' : `; self-signed certificate (disable verification: Ironic redfish_verify_ca=false, Metal3 disableCertificateVerification: true):\n${sim.certificate}`;
+      process.stderr.write(`metalfleet sim redfish: ${sim.systems.length} systems at ${sim.url}/redfish/v1${faulty}; stop with Ctrl-C${tls}\n`);
       await signalled;
       await sim.stop();
     });

@@ -11,7 +11,7 @@ import { SimServer } from './server.ts';
 
 export interface VirtualDatacenter {
   readonly redfish: RedfishSim;
-  /** Each server's BMC: address (redfish+http://…), virtual-media address, credentials, MACs. */
+  /** Each server's BMC: address (redfish+http://…, redfish://… with tls), virtual-media address, credentials, MACs. */
   readonly systems: readonly SimSystemInfo[];
   /** OS images, the deploy ramdisk and Ironic's boot files, over HTTP. */
   readonly images: ImageServer;
@@ -34,7 +34,7 @@ export async function startVirtualDatacenter(o: DatacenterOptions): Promise<Virt
   const images = await startImageServer({ images: { ...DEPLOY_FILES, 'os.img': demoImage(), ...o.images }, dir: root });
   let redfish: RedfishSim;
   try {
-    redfish = await startRedfishSim({ systems: typeof o.systems === 'number' ? o.systems : [...o.systems], ...(o.redfishPort !== undefined ? { port: o.redfishPort } : {}) });
+    redfish = await startRedfishSim({ systems: typeof o.systems === 'number' ? o.systems : [...o.systems], tls: o.tls ?? false, ...(o.redfishPort !== undefined ? { port: o.redfishPort } : {}) });
   } catch (err) {
     await images.stop();
     await rm(root, { recursive: true, force: true });

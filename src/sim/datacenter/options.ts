@@ -8,6 +8,8 @@ export interface DatacenterOptions {
    * the iPXE config Ironic wrote). May be given later with `useIronic`.
    */
   readonly ironicUrl?: string;
+  /** BMCs over HTTPS with a self-signed certificate (redfish.certificate): Ironic needs redfish_verify_ca=false or that PEM. */
+  readonly tls?: boolean;
   /** The BMCs' port; default a free one. */
   readonly redfishPort?: number;
   /** OS images served beside the deploy ramdisk (name → contents); default one `os.img`. */

@@ -34,5 +34,7 @@ export const RedfishSimOptionsSchema = z.object({
   password: z.string().min(1).max(256).optional(),
   /** How long a SimpleUpdate task runs before it completes. */
   updateMs: z.number().int().min(0).max(600_000).default(50),
+  /** Serve HTTPS with a self-signed certificate made at start (Metal3's redfish:// means https). */
+  tls: z.boolean().default(false),
 });
 export type RedfishSimOptions = z.input<typeof RedfishSimOptionsSchema>;

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { handler } from './http/handle.ts';
 import { compileRoutes } from './http/router.ts';
@@ -19,10 +20,13 @@ import { secureBootResources } from './resources/secure-boot.ts';
 import { storageResources } from './resources/storage.ts';
 import { systemResources } from './resources/systems.ts';
 import { updateResources } from './resources/update.ts';
+import { selfSignedCert } from './tls.ts';
 
 export interface RedfishSim {
-  /** http://127.0.0.1:PORT */
+  /** http://127.0.0.1:PORT, or https://127.0.0.1:PORT with tls. */
   url: string;
+  /** With tls: the self-signed certificate (PEM), which is its own CA; give it to a client as its CA to verify. */
+  certificate: string | null;
   systems: SimSystemInfo[];
   /** The system with this id; throws for an unknown id. */
   system(id: string): SimSystem;
@@ -31,7 +35,7 @@ export interface RedfishSim {
 
 const RESOURCES = [...rootResources, ...systemResources, ...hardwareResources, ...storageResources, ...biosResources, ...secureBootResources, ...managerResources, ...chassisResources, ...updateResources];
 
-/** One HTTP server on 127.0.0.1 hosting N simulated BMCs, sushy-tools style (Systems/<id>). */
+/** One HTTP (or, with tls, HTTPS) server on 127.0.0.1 hosting N simulated BMCs, sushy-tools style (Systems/<id>). */
 export async function startRedfishSim(options: RedfishSimOptions = {}): Promise<RedfishSim> {
   const opts = RedfishSimOptionsSchema.parse(options);
   const specs = typeof opts.systems === 'number' ? Array.from({ length: opts.systems }, () => SimSystemSpecSchema.parse({})) : opts.systems;
@@ -39,7 +43,9 @@ export async function startRedfishSim(options: RedfishSimOptions = {}): Promise<
   const twice = ids.find((id, i) => ids.indexOf(id) !== i);
   if (twice !== undefined) throw new Error(`startRedfishSim: two systems have the id ${twice}`);
   const world: World = { systems: new Map(), sessions: new Sessions(), tasks: new Tasks(), updateMs: opts.updateMs };
-  const server = createServer(handler(world, compileRoutes(RESOURCES)));
+  const handle = handler(world, compileRoutes(RESOURCES));
+  const tls = opts.tls ? await selfSignedCert() : null;
+  const server = tls === null ? createServer(handle) : createTlsServer({ key: tls.key, cert: tls.cert }, handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, '127.0.0.1', () => {
@@ -47,13 +53,14 @@ export async function startRedfishSim(options: RedfishSimOptions = {}): Promise<
       resolve();
     });
   });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `${tls === null ? 'http' : 'https'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   specs.forEach((spec, i) => {
     const s = buildSystem(spec, i, url, { username: opts.username, ...(opts.password === undefined ? {} : { password: opts.password }) });
     world.systems.set(s.id, s);
   });
   return {
     url,
+    certificate: tls?.cert ?? null,
     systems: [...world.systems.values()].map((s) => s.info),
     system(id) {
       const s = world.systems.get(id);

@@ -22,15 +22,17 @@ export function randomPassword(): string {
 export function buildSystem(spec: Spec, index: number, base: string, defaults: { username: string; password?: string }): SimSystem {
   const id = spec.id ?? `node-${index}`;
   const path = `/redfish/v1/Systems/${id}`;
-  const host = base.replace(/^http:\/\//, '');
+  const tls = base.startsWith('https://');
+  const host = base.replace(/^https?:\/\//, '');
   const uuid = spec.uuid ?? randomUUID();
   const macs = spec.macs ?? [randomMac(), randomMac()];
   const serial = `SIM${uuid.slice(0, 8).toUpperCase()}`;
   return new SimSystem(
     {
       id,
-      address: `redfish+http://${host}${path}`,
-      virtualMediaAddress: `redfish-virtualmedia+http://${host}${path}`,
+      // Metal3: redfish:// and redfish-virtualmedia:// mean https; +http is plain HTTP.
+      address: tls ? `redfish://${host}${path}` : `redfish+http://${host}${path}`,
+      virtualMediaAddress: tls ? `redfish-virtualmedia://${host}${path}` : `redfish-virtualmedia+http://${host}${path}`,
       redfishAddress: base,
       systemPath: path,
       username: spec.username ?? defaults.username,

@@ -17,11 +17,11 @@ export interface SimSystemEvents {
 /** The credentials and addresses of one simulated BMC: what a user enrols in Ironic or Metal3. */
 export interface SimSystemInfo {
   id: string;
-  /** Metal3 form: redfish+http://127.0.0.1:PORT/redfish/v1/Systems/<id>. */
+  /** Metal3 form: redfish+http://127.0.0.1:PORT/redfish/v1/Systems/<id> (redfish://… with tls). */
   address: string;
-  /** Metal3 form for virtual media boot: redfish-virtualmedia+http://… */
+  /** Metal3 form for virtual media boot: redfish-virtualmedia+http://… (redfish-virtualmedia://… with tls) */
   virtualMediaAddress: string;
-  /** Ironic driver_info redfish_address: http://127.0.0.1:PORT. */
+  /** Ironic driver_info redfish_address: http://127.0.0.1:PORT (https://… with tls). */
   redfishAddress: string;
   /** Ironic driver_info redfish_system_id: /redfish/v1/Systems/<id>. */
   systemPath: string;
