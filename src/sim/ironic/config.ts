@@ -45,6 +45,9 @@ dhcp_provider = none
 [conductor]
 automated_clean = false
 [deploy]
+# Metal3's cleaning: the metadata erase runs in automated cleaning, the full erase does not.
+erase_devices_priority = 0
+erase_devices_metadata_priority = 10
 http_root = ${httpRoot}
 ${o.bootServer ? `http_url = ${o.bootServer.url}` : ''}
 [pxe]

@@ -53,6 +53,14 @@ function run(cmd: string, args: string[]): Promise<{ code: number | null; output
   });
 }
 
+// python-requests lets REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE override verify=False (requests#3829),
+// so with either set, a node's redfish_verify_ca=false (Metal3's disableCertificateVerification)
+// would be ignored and every self-signed BMC refused.
+function withoutCaBundles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { REQUESTS_CA_BUNDLE: _r, CURL_CA_BUNDLE: _c, ...rest } = env;
+  return rest;
+}
+
 function getRoot(port: number): Promise<number> {
   return new Promise((resolve) => {
     const req = http.get({ host: '127.0.0.1', port, path: '/', agent: false, timeout: 2_000 }, (res) => {
@@ -92,7 +100,10 @@ export async function startIronic(opts: StartIronicOptions = {}): Promise<Ironic
 
   async function launch(): Promise<void> {
     if (await portAnswers(port)) throw new PortTaken(port);
-    const proc = spawn('ironic', ['--config-file', confPath], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The child's environment, not configuration read here: the parent's, less two variables.
+    // eslint-disable-next-line no-restricted-syntax
+    const env = withoutCaBundles(process.env);
+    const proc = spawn('ironic', ['--config-file', confPath], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
     child = proc;
     let dead: string | null = null;
     exited = new Promise<void>((resolve) => {
