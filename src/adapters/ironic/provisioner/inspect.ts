@@ -40,20 +40,33 @@ export async function inspect(ctx: StepContext, host: HostData, o: { restartOnFa
   }
 }
 
+// Redfish inspection stores memory_mb and local_gb as strings ("65536"), cpus as a number.
+function wholeNumber(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isInteger(v)) return v;
+  return typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined;
+}
+
 function wasAborted(node: IronicNode): boolean {
   return /aborted/i.test(node.last_error ?? '');
 }
 
-// Ironic keeps the inventory the agent sent; fake inspection leaves none, then the node's
-// properties are all there is.
+// Ironic keeps the inventory the agent sent; out-of-band (redfish) and fake inspection leave
+// none, then the node's properties and the ports inspection created are all there is.
 async function hardwareOf(ctx: StepContext, node: IronicNode): Promise<HardwareDetails> {
   const inventory = (await ctx.client.getInventory(node.uuid)) as { inventory?: Inventory } | null;
   const inv = inventory?.inventory;
   const props = (node.properties ?? {}) as Record<string, unknown>;
   if (!inv) {
+    const memoryMb = wholeNumber(props['memory_mb']);
+    const cpus = wholeNumber(props['cpus']);
+    const localGb = wholeNumber(props['local_gb']);
+    const ports = await ctx.client.listPorts({ node: node.uuid });
     return {
-      ...(typeof props['memory_mb'] === 'number' ? { ramMebibytes: props['memory_mb'] } : {}),
-      cpu: { arch: String(props['cpu_arch'] ?? ''), ...(typeof props['cpus'] === 'number' ? { count: props['cpus'] } : {}) },
+      ...(memoryMb !== undefined ? { ramMebibytes: memoryMb } : {}),
+      cpu: { arch: String(props['cpu_arch'] ?? ''), ...(cpus !== undefined ? { count: cpus } : {}) },
+      ...(ports.length > 0 ? { nics: ports.map((p) => ({ mac: p.address })) } : {}),
+      // local_gb is the root disk as Ironic sizes it (GiB, one less than the disk): the one disk known.
+      ...(localGb ? { storage: [{ sizeBytes: localGb * 1024 ** 3 }] } : {}),
     };
   }
   return {
