@@ -42,6 +42,13 @@ run('datacenter ironic - redfish inspection fills cpus, memory, disk and arch an
     cpu_arch: 'x86_64',
   });
   t.deepEqual(await api.ports(uuid), [...sys.macs].sort());
+  // The redfish bios interface cached the simulated BIOS when the node became manageable.
+  const bios = await api.call<{ bios: { name: string; value: unknown }[] }>('GET', `/nodes/${uuid}/bios`);
+  const simulated = dc.server(sys.id).system.state.bios.current;
+  t.true(bios.bios.length > 0, 'BIOS settings cached');
+  // Ironic 21.4 answers every value as a string, a boolean as "1" or "0" (seen here).
+  const asIronicKeeps = (v: unknown): string => (typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+  t.deepEqual(Object.fromEntries(bios.bios.map((b) => [b.name, String(b.value)])), Object.fromEntries(Object.entries(simulated).map(([k, v]) => [k, asIronicKeeps(v)])));
 });
 
 run('datacenter ironic - RAID through a manual clean: the controller gets the target volume, a later clean deletes it', async (t) => {
