@@ -3,6 +3,7 @@ import { createFixtureProvisioner } from '../adapters/fixture/index.ts';
 import { createIronicClient, IronicError } from '../adapters/ironic/client/index.ts';
 import type { IronicClientOptions } from '../adapters/ironic/client/index.ts';
 import { createIronicProvisioner } from '../adapters/ironic/provisioner/index.ts';
+import type { DeployImages } from '../adapters/ironic/provisioner/index.ts';
 import { createRoutedProvisioner } from '../adapters/routed/index.ts';
 import type { Logger, Provisioner } from '../ports/index.ts';
 import { CliError } from './cli-error.ts';
@@ -15,6 +16,8 @@ export interface IronicFlags {
   readonly driver?: string;
   readonly pollMs?: number;
   readonly imageCheck: boolean;
+  /** The deploy ramdisk and ISO nodes boot; default DEPLOY_KERNEL_URL, DEPLOY_RAMDISK_URL, DEPLOY_ISO_URL. */
+  readonly deploy?: DeployImages;
 }
 
 // One provisioner per Ironic endpoint, each its own capacity pool; with several, hosts pick one
@@ -37,7 +40,7 @@ export async function ironicProvisioner(flags: IronicFlags, env: Env, log: Logge
     routes.set(url, createIronicProvisioner({
       client,
       driverOverride: flags.driver === 'fake-hardware' ? { hardwareType: 'fake-hardware' } : null,
-      deploy: { kernelUrl: env.DEPLOY_KERNEL_URL, ramdiskUrl: env.DEPLOY_RAMDISK_URL, isoUrl: env.DEPLOY_ISO_URL },
+      deploy: flags.deploy ?? { kernelUrl: env.DEPLOY_KERNEL_URL, ramdiskUrl: env.DEPLOY_RAMDISK_URL, isoUrl: env.DEPLOY_ISO_URL },
       polls: flags.pollMs !== undefined ? { shortMs: flags.pollMs, longMs: flags.pollMs } : {},
       imageCheck: { enabled: flags.imageCheck },
       log,

@@ -19,6 +19,9 @@ import { CliError } from '../cli-error.ts';
 import { intFlag, nodeConfig, readEnv } from '../config.ts';
 import { generateFleet } from '../demo/generate.ts';
 import { generateMaasCluster } from '../demo/maas-fleet.ts';
+import { datacenterFleet } from '../demo/datacenter-fleet.ts';
+import { startPrivateIronic, stopOnSignal } from '../demo/private-ironic.ts';
+import type { PrivateIronic } from '../demo/private-ironic.ts';
 import { maasSetup } from '../maas.ts';
 import { runDemo } from '../demo/run.ts';
 import { createLogger } from '../logger.ts';
@@ -36,7 +39,9 @@ interface DemoFlags extends ProvisionerFlags {
   persist?: string;
   logLevel?: string;
   progress?: boolean;
-  ironic?: string[];
+  // A list of URLs, or true for a bare --ironic: a private Ironic.
+  ironic?: string[] | true;
+  datacenter?: number;
   ironicDriver?: string;
   ironicPollMs?: number;
   imageCheck?: boolean;
@@ -61,7 +66,8 @@ export function register(program: Command): void {
     .option('--latency <ms>', 'fixture latency of every backend call', intFlag('--latency', 0), 100)
     .option('--timeout <seconds>', 'give up after this long', intFlag('--timeout', 1), 120)
     .option('--persist <file>', 'keep host status in this file so a rerun resumes where it stopped')
-    .option('--ironic <url...>', 'drive a real Ironic (or several, hosts spread by the metalfleet.io/ironic label) instead of the fixture')
+    .option('--ironic [url...]', 'drive a real Ironic (or several, hosts spread by the metalfleet.io/ironic label) instead of the fixture; without a URL, start a private one')
+    .option('--datacenter <n>', 'start a virtual datacenter of N servers with Redfish BMCs and make them the hosts, driven by a private Ironic with its real redfish drivers (implies --ironic)', intFlag('--datacenter', 1))
     .option('--ironic-driver <type>', 'create Ironic nodes as this hardware type: fake-hardware, for an Ironic without BMCs (default: IRONIC_DRIVER_OVERRIDE)')
     .option('--ironic-poll-ms <ms>', 'how often to look at an Ironic operation in progress', intFlag('--ironic-poll-ms', 10))
     .option('--image-check', 'check image URLs answer before deploying')
@@ -79,90 +85,123 @@ export function register(program: Command): void {
     .option('--no-progress', 'no progress output')
     .option('--log-level <level>', 'log level on stderr', undefined);
   addProvisionerFlags(demo)
-    .addHelpText('after', '\nExamples:\n  metalfleet demo\n  metalfleet demo --hosts 10000 --latency 0 --limit 0 --json\n  metalfleet demo -f hosts.yaml --persist status.json\n  metalfleet demo --ironic http://127.0.0.1:6385 --ironic-driver fake-hardware --hosts 20\n  metalfleet demo -f lab-hosts.yaml --plugin ./examples/provisioner-plugin --provisioner lab\n')
+    .addHelpText('after', '\nExamples:\n  metalfleet demo\n  metalfleet demo --hosts 10000 --latency 0 --limit 0 --json\n  metalfleet demo -f hosts.yaml --persist status.json\n  metalfleet demo --ironic http://127.0.0.1:6385 --ironic-driver fake-hardware --hosts 20\n  metalfleet demo --ironic --datacenter 5\n  metalfleet demo --ironic --hosts 20\n  metalfleet demo -f lab-hosts.yaml --plugin ./examples/provisioner-plugin --provisioner lab\n')
     .action(async (flags: DemoFlags) => {
       const env = readEnv();
-      const mode = flags.progress === false || flags.json ? 'quiet' : process.stdout.isTTY ? 'tty' : 'lines';
-      // On a terminal the panel shows recent problems; log lines would tear it apart.
-      const log = createLogger(flags.logLevel ?? env.METALFLEET_LOG_LEVEL ?? (mode === 'tty' ? 'silent' : 'warn'), { node: 'demo' });
-      const ironicUrls = flags.ironic ?? [];
-      const maasWanted = flags.maas !== false && !flags.file && flags.maasControlPlane + flags.maasWorkers > 0;
-      // Set by the maas built-in's factory, which the registry runs below when MAAS is wanted.
-      const setup: { maas: Awaited<ReturnType<typeof maasSetup>> | null } = { maas: null };
-      const { provisioner, registry } = await selectProvisioner({
-        flags,
-        builtins: [
-          fixtureBuiltin(flags.latency),
-          ironicBuiltin({ urls: ironicUrls, driver: flags.ironicDriver ?? env.IRONIC_DRIVER_OVERRIDE, pollMs: flags.ironicPollMs ?? 1000, imageCheck: flags.imageCheck ?? false }, env),
-          maasBuiltin(async () => {
-            const maas = await maasSetup({ ...(typeof flags.maas === 'string' ? { url: flags.maas } : env.MAAS_ENDPOINT ? { url: env.MAAS_ENDPOINT } : {}), ...(flags.maasKey ?? env.MAAS_API_KEY ? { key: flags.maasKey ?? env.MAAS_API_KEY } : {}) });
-            setup.maas = maas;
-            return maas.driver;
-          }),
-        ],
-        defaultName: ironicUrls.length > 0 ? 'ironic' : 'fixture',
-        ...(env.METALFLEET_PLUGIN_DIR ? { pluginDir: env.METALFLEET_PLUGIN_DIR } : {}),
-        cwd: process.cwd(),
-        log,
-        warn: (line) => process.stderr.write(`${line}\n`),
-      });
-      // The embedded default is a one-node cluster on a private in-memory bus and KV: the same
-      // node, store and broker a NATS cluster runs. Secrets stay in this process, never in KV.
-      const substrate = memorySubstrate();
-      // --persist keeps every bucket a kind declares (machines/kinds.ts).
-      const hostBuckets = await Promise.all(kindBuckets().map((name) => substrate.transport.kv(name)));
-      if (flags.persist) await loadKvSnapshot(flags.persist, hostBuckets).catch((err: unknown) => {
-        throw new CliError(err instanceof Error ? err.message : String(err), 1);
-      });
-      const inputs = flags.file ? await readAll(flags.file) : [];
-      // The demo-* failure scenarios are the fixture's; a real Ironic would simply succeed.
-      const generated = generateFleet(flags.hosts, { scenarios: ironicUrls.length === 0, routeLabel: ironicUrls.length > 1 ? { key: IRONIC_LABEL, values: ironicUrls } : undefined });
-      const docs: SourceDocument[] = flags.file
-        ? inputs.flatMap(([text, file]) => readManifests(text, file))
-        : generated.map((object, index) => ({ file: '(generated)', index, object }));
-      const store = await openLocalStore(substrate.transport, {
-        log, pluginBmcSchemes: registry.bmcSchemes(),
-        objects: (secrets) => openKvObjectStoreOn(substrate.transport, { secrets, log, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } }),
-      });
-      // A generated fleet (always valid) goes in slices: validating and writing 100,000 hosts in
-      // one apply holds every intermediate of them at once (over a default Node heap). Files keep
-      // one all-or-nothing apply.
-      const applied = flags.file ? await store.applyLocal(docs) : await applyInSlices(store, docs);
-      if (!applied.ok) throw new CliError(`invalid input, the demo did not start:\n${applied.issues.map(formatApplyIssue).join('\n')}`, 1);
-      for (const w of applied.warnings) process.stderr.write(`warning: ${w}\n`);
-      const persist = flags.persist ? await persistKv(flags.persist, hostBuckets, { onError: (err) => log.error({ err: String(err) }, 'saving the store file failed') }) : null;
-      const limit = flags.limit ?? env.PROVISIONING_LIMIT;
-      if (maasWanted) {
-        await registry.createMaasDriver('maas', { options: {}, log }).catch((err: unknown) => {
-          throw builtinFailure(err) ?? err;
-        });
+      checkDatacenterFlags(flags, demo.getOptionValueSource('hosts') === 'cli');
+      const privateWanted = flags.ironic === true || flags.datacenter !== undefined;
+      const backend = privateWanted ? await startPrivateIronic({ servers: flags.datacenter ?? null }) : null;
+      const offSignal = backend ? stopOnSignal(() => backend.stop()) : null;
+      try {
+        await runDemoCommand(flags, env, backend, offSignal);
+      } finally {
+        offSignal?.();
+        await backend?.stop();
       }
-      const maas = setup.maas;
-      if (maas) {
-        const applied = await store.applyObjects(generateMaasCluster({ controlPlane: flags.maasControlPlane, workers: flags.maasWorkers }), '(demo MAAS cluster)');
-        if (!applied.ok) throw new CliError(`demo MAAS objects invalid: ${applied.issues.map(formatApplyIssue).join('; ')}`);
-      }
-      const nodeCfg = nodeConfig({ name: 'demo', env, defaultLimit: limit === 0 ? Number.POSITIVE_INFINITY : limit, machine: { pluginBmcSchemes: registry.bmcSchemes() } });
-      const ui = flags.ui ? await startDemoUi(substrate.transport, nodeCfg.shardCount, flags) : null;
-      const summary = await runDemo({
-        ...(ui ? { holdOpen: ui.holdOpen } : {}),
-        ...(maas && store.objects ? { maas: { store: store.objects, driver: maas.driver, config: { skipSwap: flags.maasSkipSwap ?? env.MAAS_SKIP_SWAP, ...(maas.simulated ? { deployingPollMs: 200, steadyPollMs: 2_000, powerOnRequeueMs: 1_000 } : {}) } } } : {}),
-        substrate, store, secrets: store.secrets, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000, demoScenarios: ironicUrls.length === 0,
-        node: { ...nodeCfg, cluster: { drainTimeoutMs: 2_000 } },
-      });
-      await ui?.close();
-      await persist?.close();
-      await store.close();
-      await substrate.transport.close();
-      await maas?.stop();
-      if (flags.json) process.stdout.write(`${JSON.stringify({ ...summary, capacity: summary.capacity?.totals ?? null })}\n`);
-      else {
-        process.stdout.write(`${summary.reached}/${summary.hosts} hosts reached their target in ${summary.seconds.toFixed(1)}s (${summary.hostsPerSecond.toFixed(0)} hosts/s)\n`);
-        if (summary.maas) process.stdout.write(`MAAS: ${summary.maas.ready}/${summary.maas.machines} MaasMachines ready; ${summary.maas.dnsName ?? '(no DNS name)'} -> ${summary.maas.dnsIps.join(' ') || '(none)'} (control plane: ${summary.maas.controlPlaneIps.join(' ')})\n`);
-        for (const n of summary.notReached.slice(0, 20)) process.stdout.write(`  not reached: ${n.host}: expected ${n.expected}, is ${n.actual}\n`);
-      }
-      if (!summary.ok) process.exitCode = 1;
     });
+}
+
+async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>, backend: PrivateIronic | null, offSignal: (() => void) | null): Promise<void> {
+  const mode = flags.progress === false || flags.json ? 'quiet' : process.stdout.isTTY ? 'tty' : 'lines';
+  // On a terminal the panel shows recent problems; log lines would tear it apart.
+  const log = createLogger(flags.logLevel ?? env.METALFLEET_LOG_LEVEL ?? (mode === 'tty' ? 'silent' : 'warn'), { node: 'demo' });
+  const ironicUrls = backend ? [backend.url] : Array.isArray(flags.ironic) ? flags.ironic : [];
+  const dc = backend?.datacenter ?? null;
+  // The datacenter's servers have BMCs, so the real redfish driver runs, never an override. The
+  // generated fleet's BMCs do not exist: a private Ironic drives them with fake-hardware.
+  const driver = dc ? undefined : flags.ironicDriver ?? env.IRONIC_DRIVER_OVERRIDE ?? (backend && !flags.file ? 'fake-hardware' : undefined);
+  if (backend) {
+    const how = dc ? 'nodes on the redfish driver' : driver ? `nodes on ${driver}: the generated hosts have no BMCs (--datacenter N gives them real ones)` : 'nodes on their BMCs\' drivers';
+    // With --json, stdout holds only the summary.
+    process[flags.json ? 'stderr' : 'stdout'].write(`${backend.banner}\n${how}\n`);
+  }
+  const maasWanted = flags.maas !== false && !flags.file && flags.maasControlPlane + flags.maasWorkers > 0;
+  // Set by the maas built-in's factory, which the registry runs below when MAAS is wanted.
+  const setup: { maas: Awaited<ReturnType<typeof maasSetup>> | null } = { maas: null };
+  const { provisioner, registry } = await selectProvisioner({
+    flags,
+    builtins: [
+      fixtureBuiltin(flags.latency),
+      ironicBuiltin({ urls: ironicUrls, driver, pollMs: flags.ironicPollMs ?? 1000, imageCheck: flags.imageCheck ?? false, ...(backend?.deploy ? { deploy: backend.deploy } : {}) }, env),
+      maasBuiltin(async () => {
+        const maas = await maasSetup({ ...(typeof flags.maas === 'string' ? { url: flags.maas } : env.MAAS_ENDPOINT ? { url: env.MAAS_ENDPOINT } : {}), ...(flags.maasKey ?? env.MAAS_API_KEY ? { key: flags.maasKey ?? env.MAAS_API_KEY } : {}) });
+        setup.maas = maas;
+        return maas.driver;
+      }),
+    ],
+    defaultName: ironicUrls.length > 0 ? 'ironic' : 'fixture',
+    ...(env.METALFLEET_PLUGIN_DIR ? { pluginDir: env.METALFLEET_PLUGIN_DIR } : {}),
+    cwd: process.cwd(),
+    log,
+    warn: (line) => process.stderr.write(`${line}\n`),
+  });
+  // The embedded default is a one-node cluster on a private in-memory bus and KV: the same
+  // node, store and broker a NATS cluster runs. Secrets stay in this process, never in KV.
+  const substrate = memorySubstrate();
+  // --persist keeps every bucket a kind declares (machines/kinds.ts).
+  const hostBuckets = await Promise.all(kindBuckets().map((name) => substrate.transport.kv(name)));
+  if (flags.persist) await loadKvSnapshot(flags.persist, hostBuckets).catch((err: unknown) => {
+    throw new CliError(err instanceof Error ? err.message : String(err), 1);
+  });
+  const inputs = flags.file ? await readAll(flags.file) : [];
+  // The demo-* failure scenarios are the fixture's; a real Ironic would simply succeed.
+  const generated = dc ? datacenterFleet(dc) : generateFleet(flags.hosts, { scenarios: ironicUrls.length === 0, routeLabel: ironicUrls.length > 1 ? { key: IRONIC_LABEL, values: ironicUrls } : undefined });
+  const docs: SourceDocument[] = flags.file
+    ? inputs.flatMap(([text, file]) => readManifests(text, file))
+    : generated.map((object, index) => ({ file: '(generated)', index, object }));
+  const store = await openLocalStore(substrate.transport, {
+    log, pluginBmcSchemes: registry.bmcSchemes(),
+    objects: (secrets) => openKvObjectStoreOn(substrate.transport, { secrets, log, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } }),
+  });
+  // A generated fleet (always valid) goes in slices: validating and writing 100,000 hosts in
+  // one apply holds every intermediate of them at once (over a default Node heap). Files keep
+  // one all-or-nothing apply.
+  const applied = flags.file ? await store.applyLocal(docs) : await applyInSlices(store, docs);
+  if (!applied.ok) throw new CliError(`invalid input, the demo did not start:\n${applied.issues.map(formatApplyIssue).join('\n')}`, 1);
+  for (const w of applied.warnings) process.stderr.write(`warning: ${w}\n`);
+  const persist = flags.persist ? await persistKv(flags.persist, hostBuckets, { onError: (err) => log.error({ err: String(err) }, 'saving the store file failed') }) : null;
+  const limit = flags.limit ?? env.PROVISIONING_LIMIT;
+  if (maasWanted) {
+    await registry.createMaasDriver('maas', { options: {}, log }).catch((err: unknown) => {
+      throw builtinFailure(err) ?? err;
+    });
+  }
+  const maas = setup.maas;
+  if (maas) {
+    const applied = await store.applyObjects(generateMaasCluster({ controlPlane: flags.maasControlPlane, workers: flags.maasWorkers }), '(demo MAAS cluster)');
+    if (!applied.ok) throw new CliError(`demo MAAS objects invalid: ${applied.issues.map(formatApplyIssue).join('; ')}`);
+  }
+  const nodeCfg = nodeConfig({ name: 'demo', env, defaultLimit: limit === 0 ? Number.POSITIVE_INFINITY : limit, machine: { pluginBmcSchemes: registry.bmcSchemes() } });
+  const ui = flags.ui ? await startDemoUi(substrate.transport, nodeCfg.shardCount, flags) : null;
+  const summary = await runDemo({
+    // While the dashboard holds, its own wait takes the signal; the private Ironic stops after.
+    ...(ui ? { holdOpen: () => (offSignal?.(), ui.holdOpen()) } : {}),
+    ...(maas && store.objects ? { maas: { store: store.objects, driver: maas.driver, config: { skipSwap: flags.maasSkipSwap ?? env.MAAS_SKIP_SWAP, ...(maas.simulated ? { deployingPollMs: 200, steadyPollMs: 2_000, powerOnRequeueMs: 1_000 } : {}) } } } : {}),
+    substrate, store, secrets: store.secrets, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000, demoScenarios: ironicUrls.length === 0,
+    node: { ...nodeCfg, cluster: { drainTimeoutMs: 2_000 } },
+  });
+  await ui?.close();
+  await persist?.close();
+  await store.close();
+  await substrate.transport.close();
+  await maas?.stop();
+  if (flags.json) process.stdout.write(`${JSON.stringify({ ...summary, capacity: summary.capacity?.totals ?? null })}\n`);
+  else {
+    process.stdout.write(`${summary.reached}/${summary.hosts} hosts reached their target in ${summary.seconds.toFixed(1)}s (${summary.hostsPerSecond.toFixed(0)} hosts/s)\n`);
+    if (summary.maas) process.stdout.write(`MAAS: ${summary.maas.ready}/${summary.maas.machines} MaasMachines ready; ${summary.maas.dnsName ?? '(no DNS name)'} -> ${summary.maas.dnsIps.join(' ') || '(none)'} (control plane: ${summary.maas.controlPlaneIps.join(' ')})\n`);
+    for (const n of summary.notReached.slice(0, 20)) process.stdout.write(`  not reached: ${n.host}: expected ${n.expected}, is ${n.actual}\n`);
+  }
+  if (!summary.ok) process.exitCode = 1;
+}
+
+// The datacenter makes the hosts and runs the Ironic it needs, so what would name others conflicts.
+function checkDatacenterFlags(flags: DemoFlags, hostsGiven: boolean): void {
+  if (flags.datacenter === undefined) return;
+  const conflict = Array.isArray(flags.ironic) ? '--ironic URL (the datacenter needs the private Ironic it starts: use --ironic alone)'
+    : hostsGiven ? '--hosts (the hosts are the datacenter\'s servers: their count is --datacenter N)'
+      : flags.file ? '--file (the hosts are the datacenter\'s servers)'
+        : flags.ironicDriver ? '--ironic-driver (the datacenter\'s servers have BMCs: the real redfish driver runs)' : null;
+  if (conflict) throw new CliError(`--datacenter cannot be used with ${conflict}`, 2);
 }
 
 // The dashboard on the demo's own bus: the page sees the embedded node as `metalfleet ui` sees a

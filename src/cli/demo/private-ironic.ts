@@ -1,0 +1,74 @@
+import type { DeployImages } from '../../adapters/ironic/provisioner/index.ts';
+import type { VirtualDatacenter } from '../../sim/datacenter/index.ts';
+import { CliError } from '../cli-error.ts';
+
+// What `metalfleet demo --ironic` (no URL) runs beside itself: a private Ironic and, with
+// --datacenter N, a virtual datacenter whose servers that Ironic drives with its real redfish
+// drivers. Everything here is stopped by stop(), on the way out or on a signal.
+export interface PrivateIronic {
+  readonly url: string;
+  readonly datacenter: VirtualDatacenter | null;
+  /** The datacenter's deploy kernel, ramdisk and ISO (none without a datacenter). */
+  readonly deploy: DeployImages | undefined;
+  /** For the human output: what was started, where. */
+  readonly banner: string;
+  stop(): Promise<void>;
+}
+
+export async function startPrivateIronic(o: { servers: number | null }): Promise<PrivateIronic> {
+  // Loaded only here: the simulators are no part of a demo against a real Ironic.
+  const { freePort, ironicInstalled, startIronic } = await import('../../sim/ironic/index.ts');
+  if (!ironicInstalled()) throw new CliError('--ironic without a URL starts a private Ironic, but Ironic is not installed here: run `bash scripts/ironic-install.sh` as root (or pass --ironic URL)', 1);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let datacenter: VirtualDatacenter | null = null;
+  if (o.servers !== null) {
+    const { startVirtualDatacenter } = await import('../../sim/datacenter/index.ts');
+    // IPA heartbeats every few minutes, and at once when a command ends (the short gap, which is
+    // what keeps a host's steps short). Every heartbeat is a write to Ironic's SQLite: many servers
+    // beating each second starve the agents' token lookups past their 10 s timeout.
+    datacenter = await startVirtualDatacenter({ systems: o.servers, ironicUrl: url, heartbeatIntervalMs: 5_000, minHeartbeatGapMs: 200 });
+  }
+  const dc = datacenter;
+  const ironic = await startIronic({ port, ...(dc ? { bootServer: dc.bootServer } : {}) }).catch(async (err: unknown) => {
+    await dc?.stop();
+    throw new CliError(`--ironic: the private Ironic did not start: ${err instanceof Error ? err.message : String(err)}`, 1);
+  });
+  let stopping: Promise<void> | null = null;
+  return {
+    url: ironic.url,
+    datacenter: dc,
+    deploy: dc ? dc.deployImages : undefined,
+    banner: [
+      `started a private Ironic at ${ironic.url} (its files: ${ironic.dir})`,
+      ...(dc ? [`started a virtual datacenter: ${dc.systems.length} servers, BMCs at ${dc.redfish.url}, images and boot files at ${dc.images.url}`] : []),
+    ].join('\n'),
+    stop() {
+      stopping ??= (async () => {
+        await ironic.stop();
+        await dc?.stop();
+      })();
+      return stopping;
+    },
+  };
+}
+
+/**
+ * Stops the private Ironic and datacenter on SIGINT or SIGTERM, then exits as a signalled
+ * process would. Returns the function that removes the handlers (for the --ui hold, which
+ * handles the signal itself and stops everything on its way out).
+ */
+export function stopOnSignal(stop: () => Promise<void>): () => void {
+  const handler = (signal: NodeJS.Signals): void => {
+    off();
+    process.stderr.write(`${signal}: stopping the private Ironic and datacenter\n`);
+    void stop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  const off = (): void => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return off;
+}
