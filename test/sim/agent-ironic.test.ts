@@ -132,13 +132,14 @@ run('agent - a direct deploy writes the image once, verified, with the config dr
     ['get_deploy_steps:SUCCEEDED', 'execute_deploy_step:SUCCEEDED', 'get_partition_uuids:SUCCEEDED', 'install_bootloader:SUCCEEDED', 'power_off:SUCCEEDED']);
 
   // Undeploy with automated cleaning (on for this node only): the ramdisk boots again, and
-  // Ironic runs IPA's default priorities: erase_devices_metadata (99) before erase_devices (10).
+  // Ironic runs the erase steps startIronic enables as Metal3 does: the metadata erase only
+  // (erase_devices_metadata_priority 10, erase_devices_priority 0).
   await api('PATCH', `/nodes/${uuid}`, [{ op: 'replace', path: '/automated_clean', value: true }]);
   await api('PUT', `/nodes/${uuid}/states/provision`, { target: 'deleted' });
   const cleaner = await bootRamdisk(t, uuid, mac, disk, 'clean wait');
   const available = await waitState(uuid, 'available');
   t.is(available.last_error, null);
-  t.deepEqual(disk.erases.map((e) => e.kind), ['metadata', 'full']);
+  t.deepEqual(disk.erases.map((e) => e.kind), ['metadata']);
   t.is(disk.image, null);
   t.is(disk.writeCount, 1);
   t.true(cleaner.commands.some((c) => c.command_name === 'get_clean_steps'));

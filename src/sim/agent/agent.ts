@@ -124,6 +124,14 @@ export async function startAgent(opts: StartAgentOptions): Promise<SimAgent> {
     nodeUuid = r.answer.node.uuid;
     const offered = r.answer.config.agent_token ?? null;
     token = opts.agentToken !== undefined && (offered === null || offered === '******') ? opts.agentToken : offered;
+    // Ironic hands the token out once per boot; a repeated lookup (the first answer lost to a
+    // timeout) gets it masked. Heartbeating without it would be refused forever: say so and stop.
+    if (token === '******') {
+      state = 'failed';
+      lastError = `lookup of node ${r.answer.node.uuid} answered a masked agent token: an earlier lookup of this boot already took it`;
+      journal.push(lastError);
+      return;
+    }
     if (opts.heartbeatIntervalMs === undefined) intervalMs = Math.max(5_000, (r.answer.config.heartbeat_timeout ?? 300) * 450);
     state = 'heartbeating';
     lastError = null;

@@ -29,7 +29,9 @@ function faultOf(text: string): string {
   }
 }
 
-export function ironicRamdiskClient(baseUrl: string, timeoutMs = 10_000): IronicRamdiskClient {
+// A busy Ironic (one process, SQLite) may take many seconds to answer a lookup; a lookup that times
+// out and is sent again finds its token already handed out, so the wait is long.
+export function ironicRamdiskClient(baseUrl: string, timeoutMs = 60_000): IronicRamdiskClient {
   const base = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
   let version: string | null = null;
   async function apiVersion(): Promise<string> {
