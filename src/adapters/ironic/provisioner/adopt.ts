@@ -8,7 +8,7 @@ import { continuing, done, failed, needsRegistration } from './outcome.ts';
 // Tell Ironic a running host is already deployed (externally provisioned, or found again after
 // Ironic lost its database): adopt, never deploy.
 export async function adopt(ctx: StepContext, host: HostData, restartOnFailure: boolean): Promise<OpResult> {
-  const node = await findNode(ctx.client, host);
+  const node = await findNode(ctx, host);
   if (!node) return needsRegistration;
   switch (node.provision_state) {
     case 'manageable':

@@ -1,5 +1,5 @@
 import type { Logger } from '../../../ports/index.ts';
-import type { IronicClient } from '../client/index.ts';
+import type { IronicClient, IronicNode } from '../client/index.ts';
 import type { DeployImages, DriverOverride } from './node-spec.ts';
 import type { Polls } from './outcome.ts';
 
@@ -15,4 +15,6 @@ export interface StepContext {
   readonly cleaning: Set<string>;
   // "<node uuid> <mac>" pairs whose port exists: registration polls need not list ports again.
   readonly ports: Set<string>;
+  // The node this call's owner fence read, for the call's first lookup (one GET a poll, not two).
+  readonly prefound?: { readonly node: IronicNode | null; used: boolean };
 }

@@ -8,7 +8,7 @@ import { continuing, done, failed, needsRegistration } from './outcome.ts';
 // reference/bmo.md §5.2 Deprovision: undeploy (with automated cleaning as the host asks) until the
 // node is available again.
 export async function deprovision(ctx: StepContext, host: HostData, o: { restartOnFailure: boolean; automatedCleaning: boolean }): Promise<OpResult> {
-  const node = await findNode(ctx.client, host);
+  const node = await findNode(ctx, host);
   if (!node) return needsRegistration;
   switch (node.provision_state) {
     case 'active':

@@ -1,10 +1,19 @@
 import type { HostData } from '../../../ports/index.ts';
-import type { IronicClient, IronicNode } from '../client/index.ts';
+import type { IronicNode } from '../client/index.ts';
+import type { StepContext } from './context.ts';
 import { nodeName } from './node-name.ts';
 
 // BMO's lookup order: the ID we stored, then the node name, then the port of the boot MAC (a
 // node enrolled by hand, or before the name was set).
-export async function findNode(client: IronicClient, host: HostData): Promise<IronicNode | null> {
+// A call's first lookup takes the node the owner fence has just read (ctx.prefound), rather than
+// asking Ironic for it twice in one poll.
+export async function findNode(ctx: Pick<StepContext, 'client' | 'prefound'>, host: HostData): Promise<IronicNode | null> {
+  const pre = ctx.prefound;
+  if (pre && !pre.used) {
+    pre.used = true;
+    return pre.node;
+  }
+  const client = ctx.client;
   if (host.provisionerId) {
     const byId = await client.getNode(host.provisionerId);
     if (byId) return byId;

@@ -8,7 +8,7 @@ import { faultHold, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 
 export async function inspect(ctx: StepContext, host: HostData, o: { restartOnFailure: boolean; refresh: boolean }): Promise<OpResult> {
-  const node = await findNode(ctx.client, host);
+  const node = await findNode(ctx, host);
   if (!node) return needsRegistration;
   switch (node.provision_state) {
     case 'available': {

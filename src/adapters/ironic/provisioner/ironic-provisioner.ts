@@ -48,7 +48,7 @@ export function createIronicProvisioner(o: IronicProvisionerOptions): Provisione
   // recorded owner has been compared with the caller's lease (owner-fence.ts).
   const guard = (host: HostData, fn: (c: StepContext) => Promise<OpResult>): Promise<OpResult> => {
     const c: StepContext = host.leaseHeld ? { ...ctx, client: leaseGuardedClient(ctx.client, host) } : ctx;
-    return fenced(c, host).then(() => fn(c)).catch((err: unknown) => toResult(err, o.client.endpoint));
+    return fenced(c, host).then((prefound) => fn(prefound ? { ...c, prefound } : c)).catch((err: unknown) => toResult(err, o.client.endpoint));
   };
   // host:port only: an endpoint URL may carry userinfo, a label never does.
   const backend = `ironic:${new URL(o.client.endpoint).host}`;
@@ -74,11 +74,15 @@ export function createIronicProvisioner(o: IronicProvisionerOptions): Provisione
   };
 }
 
-/** With a fence, the node (when it exists yet) is claimed for the caller's lease, or refused to it. */
-async function fenced(c: StepContext, host: HostData): Promise<void> {
-  if (!host.fence) return;
-  const node = await findNode(c.client, host);
-  if (node) await claimNode(c.client, node, host.fence);
+/**
+ * With a fence, the node (when it exists yet) is claimed for the caller's lease, or refused to it.
+ * Returns what was read, for the call to use, unless the claim just changed the node.
+ */
+async function fenced(c: StepContext, host: HostData): Promise<StepContext['prefound']> {
+  if (!host.fence) return undefined;
+  const node = await findNode(c, host);
+  if (node && (await claimNode(c.client, node, host.fence)) === 'recorded') return undefined;
+  return { node, used: false };
 }
 
 // Ironic errors become results: a vanished node asks for registration, a retryable one is

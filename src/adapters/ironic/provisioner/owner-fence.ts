@@ -27,15 +27,16 @@ export function recordedOwner(node: IronicNode): OwnerRecord | null {
  * StaleOwner when a later epoch of the same shard is recorded. Recording is best effort: a node
  * locked by a running step answers 409, and the comparison still guards the next read.
  */
-export async function claimNode(client: IronicClient, node: IronicNode, fence: Fence): Promise<void> {
+/** 'recorded' when the node was just written with the caller's owner record. */
+export async function claimNode(client: IronicClient, node: IronicNode, fence: Fence): Promise<'held' | 'recorded' | 'later'> {
   const recorded = recordedOwner(node);
   const standing = compareOwner(recorded, fence);
   if (standing === 'newer' && recorded) throw new StaleOwner(`Ironic node ${node.uuid}`, recorded, fence);
-  if (standing === 'same') return;
+  if (standing === 'same') return 'held';
   // A node a conductor holds (a step running) would answer 409 after the client's lock retries:
   // record on a later call instead of waiting here.
-  if (node.reservation) return;
-  await client.patchNode(node.uuid, [{ op: 'add', path: `/extra/${OWNER_EXTRA}`, value: ownerRecordFor(fence) }]).catch(() => undefined);
+  if (node.reservation) return 'later';
+  return client.patchNode(node.uuid, [{ op: 'add', path: `/extra/${OWNER_EXTRA}`, value: ownerRecordFor(fence) }]).then(() => 'recorded' as const, () => 'later' as const);
 }
 
 // The client's calls that change Ironic: each asks the lease right before it is sent.

@@ -10,7 +10,7 @@ import { continuing, done, needsRegistration } from './outcome.ts';
 const SOFT_OFF_TIMEOUT_S = 180;
 
 export async function setPower(ctx: StepContext, host: HostData, want: 'on' | 'off', mode: 'soft' | 'hard'): Promise<OpResult> {
-  const node = await findNode(ctx.client, host);
+  const node = await findNode(ctx, host);
   if (!node) return needsRegistration;
   if (want === 'off' && host.spec.disablePowerOff) return rebootInstead(ctx, node, mode);
   const target = want === 'on' ? 'power on' : 'power off';
@@ -48,7 +48,7 @@ async function rebootInstead(ctx: StepContext, node: IronicNode, mode: 'soft' | 
 }
 
 export async function hardwareState(ctx: StepContext, host: HostData): Promise<OpResult> {
-  const node = await findNode(ctx.client, host);
+  const node = await findNode(ctx, host);
   if (!node) return needsRegistration;
   const hints = hintsOf(node);
   const deployed = deployedOf(node.provision_state);

@@ -10,7 +10,7 @@ import { raidCleanSteps, targetRaidConfig } from './raid-steps.ts';
 // configured is prepared as soon as it is manageable.
 export async function prepare(ctx: StepContext, host: HostData, args: Extract<CallArgs, { op: 'prepare' }>): Promise<OpResult> {
   const { restartOnFailure } = args;
-  const node = await findNode(ctx.client, host);
+  const node = await findNode(ctx, host);
   if (!node) return needsRegistration;
   // A retry after a failed clean does not trust what the failed attempt left (BMO: ActualRAID nil).
   const steps = raidCleanSteps(args.raid.target, restartOnFailure ? null : args.raid.actual);

@@ -18,7 +18,7 @@ export async function provision(ctx: StepContext, host: HostData): Promise<OpRes
   // Checked before anything is sent, so a broken Secret never leaves a half-started deployment.
   const drive = configDrive(host);
   if (!drive.ok) return failed(drive.message);
-  const node = await findNode(ctx.client, host);
+  const node = await findNode(ctx, host);
   if (!node) return needsRegistration;
   switch (node.provision_state) {
     case 'manageable':

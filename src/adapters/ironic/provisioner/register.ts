@@ -26,7 +26,7 @@ export async function register(ctx: StepContext, host: HostData, restartOnFailur
   const gated = gateNodeBody(createNodeBody(host, bmc.bmc, host.credentials, { override: ctx.override, deploy: ctx.deploy }), await ctx.client.negotiated(), ctx.log);
   if (!gated.ok) return failed(gated.message, null);
   const body = gated.body;
-  let node = await findNode(ctx.client, host);
+  let node = await findNode(ctx, host);
   let created = false;
   if (!node) {
     node = await ctx.client.createNode(body);

@@ -11,7 +11,7 @@ const WAITS = new Set(['inspect wait', 'clean wait', 'service wait', 'wait call-
 // reference/bmo.md §5.2 Delete and Detach: take the node out of Ironic. Detach leaves the machine
 // as it is (an active node goes into maintenance first so Ironic lets go without undeploying).
 export async function removeNode(ctx: StepContext, host: HostData, force: boolean): Promise<OpResult> {
-  const node = await findNode(ctx.client, host);
+  const node = await findNode(ctx, host);
   if (!node) return done();
   const state = node.provision_state;
   if (BUSY.has(state)) return continuing(ctx.polls.shortMs);
