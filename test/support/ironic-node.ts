@@ -6,6 +6,7 @@ import { startLocalNode } from './local-node.ts';
 import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
 import type { IronicClient } from '../../src/adapters/ironic/client/index.ts';
 import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
+import type { DeployImages } from '../../src/adapters/ironic/provisioner/index.ts';
 import { openLocalStore } from '../../src/adapters/store/index.ts';
 import type { LocalStore } from '../../src/adapters/store/index.ts';
 import type { MachineConfig } from '../../src/machines/bmh/index.ts';
@@ -24,20 +25,32 @@ export interface IronicTestNode {
 
 let n = 0;
 
-// An embedded node driving a real Ironic with fake-hardware nodes, fast polls and short backoffs.
-export async function startIronicNode(o: { url: string; limit?: number; machine?: Partial<MachineConfig>; imageCheck?: boolean }): Promise<IronicTestNode> {
+export interface IronicNodeOptions {
+  url: string;
+  limit?: number;
+  machine?: Partial<MachineConfig>;
+  imageCheck?: boolean;
+  /** Real drivers (no fake-hardware override) with these deploy images: the virtual datacenter's. */
+  realDrivers?: { deploy: DeployImages };
+  name?: string;
+}
+
+// An embedded node driving a real Ironic, with fake-hardware nodes unless told otherwise, fast
+// polls and short backoffs.
+export async function startIronicNode(o: IronicNodeOptions): Promise<IronicTestNode> {
   const substrate = memorySubstrate();
   const store = await openLocalStore(substrate.transport);
   const client = createIronicClient({ endpoint: o.url, timeoutMs: 10_000 });
   await client.connect();
   const provisioner = createIronicProvisioner({
     client,
-    driverOverride: { hardwareType: 'fake-hardware' },
+    driverOverride: o.realDrivers ? null : { hardwareType: 'fake-hardware' },
+    ...(o.realDrivers ? { deploy: o.realDrivers.deploy } : {}),
     polls: { shortMs: 100, longMs: 200 },
     imageCheck: { enabled: o.imageCheck ?? false, timeoutMs: 1_000 },
   });
   const node = await startLocalNode({
-    name: `ironic-test-${++n}`,
+    name: `${o.name ?? 'ironic-test'}-${++n}`,
     shardCount: 16,
     machine: { ...DEFAULT_MACHINE_CONFIG, powerPollMs: 500, backoffUnitMs: 100, transientBaseMs: 50, transientMaxMs: 1_000, ...o.machine },
     capacity: { limits: {}, defaultLimit: o.limit ?? 20, ttlMs: 30_000 },

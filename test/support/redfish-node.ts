@@ -3,15 +3,10 @@
 // and metalfleet are not. One datacenter and one Ironic per test file; hosts run in parallel.
 import type { TestFn } from 'ava';
 import type { LocalNode } from './local-node.ts';
-import { startLocalNode } from './local-node.ts';
-import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
+import { startIronicNode } from './ironic-node.ts';
 import type { IronicClient } from '../../src/adapters/ironic/client/index.ts';
-import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
-import { openLocalStore } from '../../src/adapters/store/index.ts';
 import type { LocalStore } from '../../src/adapters/store/index.ts';
 import type { MachineConfig } from '../../src/machines/bmh/index.ts';
-import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
-import { memorySubstrate } from '../../src/node/index.ts';
 import type { Substrate } from '../../src/node/index.ts';
 import { startVirtualDatacenter } from '../../src/sim/datacenter/index.ts';
 import type { SimServer, VirtualDatacenter } from '../../src/sim/datacenter/index.ts';
@@ -39,7 +34,6 @@ export interface RedfishNodeOptions {
   tls?: boolean;
 }
 
-let n = 0;
 
 export async function startRedfishNode(o: RedfishNodeOptions): Promise<RedfishTestNode> {
   // The deploy ISO carries Ironic's URL, so the port is chosen before either starts.
@@ -63,30 +57,12 @@ export async function startRedfishNode(o: RedfishNodeOptions): Promise<RedfishTe
 }
 
 async function startNodeOn(o: RedfishNodeOptions, ironic: IronicServer, dc: VirtualDatacenter): Promise<RedfishTestNode> {
-  const substrate = memorySubstrate();
-  const store = await openLocalStore(substrate.transport);
-  const client = createIronicClient({ endpoint: ironic.url, timeoutMs: 10_000 });
-  await client.connect();
-  const provisioner = createIronicProvisioner({
-    client,
-    driverOverride: null,
-    deploy: dc.deployImages,
-    polls: { shortMs: 100, longMs: 250 },
-    imageCheck: { enabled: o.imageCheck ?? true, timeoutMs: 2_000 },
-  });
-  const node = await startLocalNode({
-    name: `redfish-test-${++n}`,
-    shardCount: 16,
-    machine: { ...DEFAULT_MACHINE_CONFIG, powerPollMs: 500, backoffUnitMs: 100, transientBaseMs: 50, transientMaxMs: 1_000, ...o.machine },
-    capacity: { limits: {}, defaultLimit: o.limit ?? 20, ttlMs: 30_000 },
-    supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 10, maxMs: 100 } },
-    askTimeoutMs: 5_000,
-  }, { hosts: store, secrets: store.secrets }, { provisioner }, {}, substrate);
+  const t = await startIronicNode({ url: ironic.url, name: 'redfish-test', realDrivers: { deploy: dc.deployImages }, imageCheck: o.imageCheck ?? true, ...(o.limit !== undefined ? { limit: o.limit } : {}), ...(o.machine ? { machine: o.machine } : {}) });
   return {
-    node, store, substrate, client, ironic, dc,
+    ...t, ironic, dc,
     async stop() {
-      await node.stop();
-      client.close();
+      await t.stop();
+      t.client.close();
       await ironic.stop();
       await dc.stop();
     },
