@@ -6,7 +6,7 @@ export type { IronicClientOptions, IronicAuth, IronicTls, LockedRetries } from '
 export { DEFAULT_LOCKED_RETRIES, DEFAULT_TIMEOUT_MS, DEFAULT_VERSION_TTL_MS } from './options.ts';
 export { IronicError } from './errors.ts';
 export type { IronicErrorCode, IronicErrorDetails } from './errors.ts';
-export { FEATURES, NODE_FIELD_FEATURES, featureShortfall, featureVersion } from './features.ts';
+export { FEATURES, NODE_FIELD_FEATURES, featureShortfall, featureVersion, versionSupports } from './features.ts';
 export type { Feature, Negotiated } from './features.ts';
 export { BASELINE_VERSION, NEWEST_KNOWN_VERSION, compareVersions, parseApiVersion } from './version.ts';
 export type { ApiVersion } from './version.ts';

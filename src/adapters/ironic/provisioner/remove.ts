@@ -1,6 +1,6 @@
 import type { OpResult } from '../../../machines/bmh/index.ts';
 import type { HostData } from '../../../ports/index.ts';
-import { featureShortfall } from '../client/index.ts';
+import { versionSupports } from '../client/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
 import { continuing, done } from './outcome.ts';
@@ -19,7 +19,7 @@ export async function removeNode(ctx: StepContext, host: HostData, force: boolea
   // there the node goes into maintenance and is deleted like any other busy node.
   if (WAITS.has(state)) {
     if (!force) return continuing(ctx.polls.longMs);
-    const abortable = state !== 'wait call-back' || featureShortfall('abort', 'deploy-abort', await ctx.client.negotiated()) === null;
+    const abortable = state !== 'wait call-back' || versionSupports((await ctx.client.negotiated()).version, 'deploy-abort');
     if (abortable) {
       await ctx.client.setProvisionState(node.uuid, 'abort');
       return continuing(ctx.polls.shortMs);
