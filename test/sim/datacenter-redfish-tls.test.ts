@@ -110,18 +110,11 @@ run('datacenter redfish tls - without redfish_verify_ca=false Ironic refuses the
   t.regex(node.last_error ?? '', /certificate|SSL/i);
 });
 
-const COMMAND = fileURLToPath(new URL('../../src/cli/commands/sim-redfish.ts', import.meta.url));
-const MAIN = `
-import { Command } from 'commander';
-const { registerSimRedfish } = await import(${JSON.stringify(COMMAND)});
-const program = new Command('metalfleet');
-registerSimRedfish(program.command('sim'));
-try { await program.parseAsync(process.argv.slice(1), { from: 'user' }); }
-catch (err) { process.stderr.write(err.message + '\\n'); process.exit(err.exitCode ?? 1); }
-`;
+// The command as users run it: `metalfleet sim redfish` (from source under the tests).
+const METALFLEET = fileURLToPath(new URL('../../bin/metalfleet.js', import.meta.url));
 
 test('datacenter redfish tls - metalfleet sim redfish --tls prints redfish:// addresses and the certificate, and serves HTTPS', async (t) => {
-  const child = spawn(process.execPath, ['--import=tsx', '--input-type=module', '-e', MAIN, 'sim', 'redfish', '--tls'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [METALFLEET, 'sim', 'redfish', '--tls'], { stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => void child.kill('SIGKILL'));
   let out = '';
   let err = '';

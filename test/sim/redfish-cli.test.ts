@@ -11,23 +11,15 @@ import { CliError } from '../../src/cli/cli-error.ts';
 import { parseFaultFlags, registerSimRedfish } from '../../src/cli/commands/sim-redfish.ts';
 import { waitFor } from '../support/wait.ts';
 
-const COMMAND = fileURLToPath(new URL('../../src/cli/commands/sim-redfish.ts', import.meta.url));
-// The command as `metalfleet sim` will mount it (src/cli/commands/sim.ts registers it there).
-const MAIN = `
-import { Command } from 'commander';
-const { registerSimRedfish } = await import(${JSON.stringify(COMMAND)});
-const program = new Command('metalfleet');
-registerSimRedfish(program.command('sim'));
-try { await program.parseAsync(process.argv.slice(1), { from: 'user' }); }
-catch (err) { process.stderr.write(err.message + '\\n'); process.exit(err.exitCode ?? 1); }
-`;
+// The command as users run it: `metalfleet sim redfish` (from source under the tests).
+const METALFLEET = fileURLToPath(new URL('../../bin/metalfleet.js', import.meta.url));
 
 test('redfish cli - prints each system with its address and credentials, serves them, stops on SIGTERM', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'sim-redfish-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const passwordFile = join(dir, 'bmc.pass');
   await writeFile(passwordFile, 'pa ss:word\n');
-  const child = spawn(process.execPath, ['--import=tsx', '--input-type=module', '-e', MAIN, 'sim', 'redfish', '--systems', '2', '--username', 'root', '--password-file', passwordFile, '--fault', 'node-1=power-stuck'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [METALFLEET, 'sim', 'redfish', '--systems', '2', '--username', 'root', '--password-file', passwordFile, '--fault', 'node-1=power-stuck'], { stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => void child.kill('SIGKILL'));
   let out = '';
   let err = '';
