@@ -59,13 +59,22 @@ test('datacenter demo - SIGTERM stops the private Ironic and the datacenter befo
   t.false(await answers(`${bmcUrl}/redfish/v1`), 'the BMCs are gone');
 });
 
-test('datacenter demo - --datacenter with --hosts or an Ironic URL is refused', async (t) => {
+test('datacenter demo - --datacenter with --hosts, an Ironic URL, a file, a driver override or 0 servers is refused', async (t) => {
   const hosts = await metalfleet('demo', '--datacenter', '2', '--hosts', '5');
   t.is(hosts.code, 2);
   t.regex(hosts.stderr, /--datacenter cannot be used with --hosts/);
   const url = await metalfleet('demo', '--datacenter', '2', '--ironic', 'http://127.0.0.1:9');
   t.is(url.code, 2);
   t.regex(url.stderr, /--datacenter cannot be used with --ironic URL/);
+  const file = await metalfleet('demo', '--datacenter', '2', '-f', 'test/fixtures/validate/valid.yaml');
+  t.is(file.code, 2);
+  t.regex(file.stderr, /--datacenter cannot be used with --file \(the hosts are the datacenter's servers\)/);
+  const driver = await metalfleet('demo', '--datacenter', '2', '--ironic-driver', 'fake-hardware');
+  t.is(driver.code, 2);
+  t.regex(driver.stderr, /--datacenter cannot be used with --ironic-driver \(the datacenter's servers have BMCs/);
+  const zero = await metalfleet('demo', '--datacenter', '0');
+  t.is(zero.code, 2);
+  t.regex(zero.stderr, /--datacenter/);
 });
 
 test('datacenter demo - without Ironic installed, --ironic says in one line how to install it', async (t) => {

@@ -10,6 +10,7 @@ import { Command } from 'commander';
 import { CliError } from '../../src/cli/cli-error.ts';
 import { parseFaultFlags, registerSimRedfish } from '../../src/cli/commands/sim-redfish.ts';
 import { waitFor } from '../support/wait.ts';
+import { metalfleet } from '../cli/run.ts';
 
 // The command as users run it: `metalfleet sim redfish` (from source under the tests).
 const METALFLEET = fileURLToPath(new URL('../../bin/metalfleet.js', import.meta.url));
@@ -55,4 +56,17 @@ test('redfish cli - a bad --fault is refused before anything starts, naming the 
   t.regex(err?.message ?? '', /--fault node-2=power-stuck: no system "node-2"/);
   t.throws(() => parseFaultFlags(['node-0=melt'], ['node-0']), { message: /KIND one of refuse-credentials, slow, power-stuck, 5xx/ });
   t.deepEqual([...parseFaultFlags(['node-0=slow:250', 'node-0=5xx'], ['node-0'])], [['node-0', { latencyMs: 250, serverError: true }]]);
+});
+
+test('redfish cli - a bad --systems, --port or --fault is one line naming the flag, and nothing starts', async (t) => {
+  for (const [args, message] of [
+    [['--systems', '0'], /^metalfleet: --systems: expected a whole number >= 1, got "0"$/],
+    [['--port', '99999'], /^metalfleet: --port: expected a port from 0 to 65535, got "99999"$/],
+    [['--fault', 'node-9=slow'], /^metalfleet: --fault node-9=slow: no system "node-9"/],
+  ] as const) {
+    const r = await metalfleet('sim', 'redfish', ...args);
+    t.is(r.code, 2, args.join(' '));
+    t.regex(r.stderr.trim(), message);
+    t.is(r.stdout, '', 'no system printed');
+  }
 });
