@@ -2,7 +2,7 @@ import type { OpResult } from '../../../machines/bmh/index.ts';
 import type { HostData } from '../../../ports/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
-import { faultHold, nodeReason } from './node-reason.ts';
+import { heldByFault, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 
 // Tell Ironic a running host is already deployed (externally provisioned, or found again after
@@ -13,10 +13,7 @@ export async function adopt(ctx: StepContext, host: HostData, restartOnFailure: 
   switch (node.provision_state) {
     case 'manageable':
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
-      {
-        const hold = faultHold(node, ctx.polls.longMs);
-        if (hold) return hold;
-      }
+      if (node.fault) return heldByFault(node, ctx.polls.longMs);
       if (host.spec.image?.url) {
         await ctx.client.patchNode(node.uuid, [
           { op: 'add', path: '/instance_uuid', value: host.uid },

@@ -2,7 +2,7 @@ import type { OpResult } from '../../../machines/bmh/index.ts';
 import type { HostData } from '../../../ports/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
-import { faultHold, nodeReason } from './node-reason.ts';
+import { heldByFault, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 
 // reference/bmo.md §5.2 Deprovision: undeploy (with automated cleaning as the host asks) until the
@@ -15,10 +15,7 @@ export async function deprovision(ctx: StepContext, host: HostData, o: { restart
     case 'deploy failed':
     case 'wait call-back':
       if (node.target_provision_state && node.provision_state === 'active') return continuing(ctx.polls.shortMs);
-      if (node.provision_state !== 'deploy failed') {
-        const hold = faultHold(node, ctx.polls.longMs);
-        if (hold) return hold;
-      }
+      if (node.provision_state !== 'deploy failed') if (node.fault) return heldByFault(node, ctx.polls.longMs);
       await ctx.client.patchNode(node.uuid, [{ op: 'replace', path: '/automated_clean', value: o.automatedCleaning }]);
       await ctx.client.setProvisionState(node.uuid, 'deleted');
       return continuing(ctx.polls.shortMs);
@@ -33,10 +30,7 @@ export async function deprovision(ctx: StepContext, host: HostData, o: { restart
       return continuing(ctx.polls.shortMs);
     case 'manageable':
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
-      {
-        const hold = faultHold(node, ctx.polls.longMs);
-        if (hold) return hold;
-      }
+      if (node.fault) return heldByFault(node, ctx.polls.longMs);
       await ctx.client.setProvisionState(node.uuid, 'provide');
       return continuing(ctx.polls.shortMs);
     case 'available':

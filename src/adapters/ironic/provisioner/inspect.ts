@@ -4,28 +4,24 @@ import type { HostData } from '../../../ports/index.ts';
 import type { IronicNode } from '../client/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
-import { faultHold, nodeReason } from './node-reason.ts';
+import { heldByFault, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 
 export async function inspect(ctx: StepContext, host: HostData, o: { restartOnFailure: boolean; refresh: boolean }): Promise<OpResult> {
   const node = await findNode(ctx, host);
   if (!node) return needsRegistration;
   switch (node.provision_state) {
-    case 'available': {
-      const hold = faultHold(node, ctx.polls.longMs);
-      if (hold) return hold;
+    case 'available':
+      if (node.fault) return heldByFault(node, ctx.polls.longMs);
       await ctx.client.setProvisionState(node.uuid, 'manage');
       return continuing(ctx.polls.shortMs);
-    }
-    case 'manageable': {
+    case 'manageable':
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
       // Inspected already (and no fresh inspection asked for): read what it found.
       if (node.inspection_finished_at && !o.refresh && !wasAborted(node)) return done({ hardware: await hardwareOf(ctx, node) });
-      const hold = faultHold(node, ctx.polls.longMs);
-      if (hold) return hold;
+      if (node.fault) return heldByFault(node, ctx.polls.longMs);
       await ctx.client.setProvisionState(node.uuid, 'inspect');
       return continuing(ctx.polls.longMs);
-    }
     case 'inspecting':
     case 'inspect wait':
       return continuing(ctx.polls.longMs);

@@ -12,10 +12,10 @@ export function nodeReason(node: IronicNode): string {
  * A node Ironic itself put in maintenance (its `fault`: power failure, clean failure, rescue
  * abort failure, service failure) takes no provision state change: Ironic refuses it, and
  * clearing the maintenance would hide the fault. BMO waits without a word (retryAfterDelay);
- * the host's status says why here, and the attempt is repeated after `retryMs`.
+ * the host's status says why here, and the attempt is repeated after `retryMs`. Callers ask it
+ * where `node.fault` is set.
  */
-export function faultHold(node: IronicNode, retryMs: number): OpResult | null {
-  if (!node.fault) return null;
+export function heldByFault(node: IronicNode, retryMs: number): OpResult {
   const why = node.maintenance_reason?.trim() || node.last_error?.trim();
-  return failed(`Ironic holds node ${node.name ?? node.uuid} in maintenance with fault "${node.fault}"${why ? `: ${why}` : ''}; retrying once Ironic clears it`, retryMs);
+  return failed(`Ironic holds node ${node.name ?? node.uuid} in maintenance with fault "${node.fault ?? ''}"${why ? `: ${why}` : ''}; retrying once Ironic clears it`, retryMs);
 }

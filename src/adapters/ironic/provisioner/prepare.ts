@@ -2,7 +2,7 @@ import type { CallArgs, OpResult } from '../../../machines/bmh/index.ts';
 import type { HostData } from '../../../ports/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
-import { faultHold, nodeReason } from './node-reason.ts';
+import { heldByFault, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 import { raidCleanSteps, targetRaidConfig } from './raid-steps.ts';
 
@@ -20,19 +20,13 @@ export async function prepare(ctx: StepContext, host: HostData, args: Extract<Ca
   switch (node.provision_state) {
     case 'available':
       if (steps.length === 0) return done();
-      {
-        const hold = faultHold(node, ctx.polls.longMs);
-        if (hold) return hold;
-      }
+      if (node.fault) return heldByFault(node, ctx.polls.longMs);
       await ctx.client.setProvisionState(node.uuid, 'manage');
       return continuing(ctx.polls.shortMs);
     case 'manageable':
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
       if (steps.length === 0 || ctx.cleaning.delete(node.uuid)) return done();
-      {
-        const hold = faultHold(node, ctx.polls.longMs);
-        if (hold) return hold;
-      }
+      if (node.fault) return heldByFault(node, ctx.polls.longMs);
       if (steps.some((s) => s.step === 'create_configuration')) await ctx.client.setTargetRaidConfig(node.uuid, targetRaidConfig(args.raid.target));
       await ctx.client.setProvisionState(node.uuid, 'clean', { cleanSteps: steps });
       ctx.cleaning.add(node.uuid);

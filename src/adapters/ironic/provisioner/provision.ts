@@ -4,7 +4,7 @@ import type { StepContext } from './context.ts';
 import { configDrive } from './configdrive.ts';
 import { findNode } from './find-node.ts';
 import { checksumProblem, imageUnreachable } from './image-check.ts';
-import { faultHold, nodeReason } from './node-reason.ts';
+import { heldByFault, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 
 // reference/bmo.md §5.2 Provision: provide (automated clean) → instance_info → validate → active
@@ -23,10 +23,7 @@ export async function provision(ctx: StepContext, host: HostData): Promise<OpRes
   switch (node.provision_state) {
     case 'manageable':
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
-      {
-        const hold = faultHold(node, ctx.polls.longMs);
-        if (hold) return hold;
-      }
+      if (node.fault) return heldByFault(node, ctx.polls.longMs);
       await ctx.client.patchNode(node.uuid, [{ op: 'replace', path: '/automated_clean', value: host.spec.automatedCleaningMode !== 'disabled' }]);
       await ctx.client.setProvisionState(node.uuid, 'provide');
       return continuing(ctx.polls.shortMs);
@@ -37,10 +34,7 @@ export async function provision(ctx: StepContext, host: HostData): Promise<OpRes
       return continuing(ctx.polls.longMs);
     case 'available': {
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
-      {
-        const hold = faultHold(node, ctx.polls.longMs);
-        if (hold) return hold;
-      }
+      if (node.fault) return heldByFault(node, ctx.polls.longMs);
       if (image && ctx.imageCheck.enabled) {
         const unreachable = await imageUnreachable(image.url, ctx.imageCheck.timeoutMs);
         if (unreachable) return failed(unreachable);
