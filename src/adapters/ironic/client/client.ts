@@ -178,12 +178,16 @@ export function createIronicClient(o: IronicClientOptions): IronicClient {
     return chosen.version;
   }
 
+  async function negotiated(): Promise<Negotiated> {
+    const v = await ensureVersion();
+    return { version: v, serverMax: serverMax ?? v };
+  }
+
   // A field or call the negotiated version lacks is refused here, before anything is sent:
   // Ironic would answer 400 for the whole request (or, worse, ignore part of it).
   async function gate(c: Call, needs: readonly (readonly [string, Feature])[]): Promise<void> {
     if (needs.length === 0) return;
-    const v = await ensureVersion();
-    const n: Negotiated = { version: v, serverMax: serverMax ?? v };
+    const n = await negotiated();
     for (const [what, feature] of needs) {
       const short = featureShortfall(what, feature, n);
       if (short !== null) throw fail(c, 'unsupported', false, short, { attempts: 0 });
@@ -340,10 +344,7 @@ export function createIronicClient(o: IronicClientOptions): IronicClient {
     stats,
     connect: () => renegotiate(),
     supports: (feature) => versionSupports(version, feature),
-    async negotiated() {
-      const v = await ensureVersion();
-      return { version: v, serverMax: serverMax ?? v };
-    },
+    negotiated,
 
     async createNode(body) {
       const c: Call = { method: 'POST', path: '/v1/nodes', route: 'POST /v1/nodes', body };
