@@ -1,5 +1,5 @@
 import type { VirtualDatacenter } from '../../sim/datacenter/index.ts';
-import { DEMO_NAMESPACE } from './generate.ts';
+import { DEMO_NAMESPACE, demoHost } from './generate.ts';
 
 // One BareMetalHost per virtual-datacenter server, as an operator would write them for a rack:
 // its BMC address, a Secret with its own credentials, its first NIC as the boot MAC, and the
@@ -11,21 +11,8 @@ export function datacenterFleet(dc: Pick<VirtualDatacenter, 'systems' | 'images'
     const secret = `${name}-bmc`;
     return [
       { apiVersion: 'v1', kind: 'Secret', metadata: { name: secret, namespace: DEMO_NAMESPACE }, type: 'Opaque', stringData: { username: system.username, password: system.password } },
-      {
-        apiVersion: 'metal3.io/v1alpha1',
-        kind: 'BareMetalHost',
-        metadata: { name, namespace: DEMO_NAMESPACE, labels: { 'metalfleet.io/demo': 'true' } },
-        spec: {
-          online: true,
-          bootMode: 'UEFI',
-          automatedCleaningMode: 'metadata',
-          // Ironic 21.4 inspects out of band with redfish; its agent inspection needs ironic-inspector.
-          inspectionMode: 'fast',
-          bmc: { address: system.address, credentialsName: secret },
-          bootMACAddress: system.macs[0],
-          image,
-        },
-      },
+      // Ironic 21.4 inspects out of band with redfish; its agent inspection needs ironic-inspector.
+      demoHost(name, { address: system.address, credentialsName: secret }, system.macs[0], { inspectionMode: 'fast', image }),
     ];
   });
 }

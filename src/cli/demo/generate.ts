@@ -43,20 +43,20 @@ function host(name: string, index: number, kind: 'image' | 'none' | 'external'):
   const mac = `52:54:00:${hex(index >> 16)}:${hex(index >> 8)}:${hex(index)}`;
   // A mix of BMC kinds; virtual-media hosts are exempt from the capacity limit, as in BMO.
   const ip = `10.10.${octet3}.${octet4}`;
-  const address = [`redfish://${ip}/redfish/v1/Systems/1`, `ipmi://${ip}`, `idrac-redfish://${ip}/redfish/v1/Systems/System.Embedded.1`, `redfish-virtualmedia://${ip}/redfish/v1/Systems/1`][index % 4];
+  const address = [`redfish://${ip}/redfish/v1/Systems/1`, `ipmi://${ip}`, `idrac-redfish://${ip}/redfish/v1/Systems/System.Embedded.1`, `redfish-virtualmedia://${ip}/redfish/v1/Systems/1`][index % 4] ?? '';
+  return demoHost(name, { address, credentialsName: DEMO_SECRET }, mac, {
+    ...(kind === 'external' ? { externallyProvisioned: true } : {}),
+    ...(kind !== 'none' ? { image: { url: 'http://images.example/ubuntu-24.04.qcow2', checksum: 'http://images.example/ubuntu-24.04.qcow2.sha256sum', checksumType: 'sha256', format: 'qcow2' } } : {}),
+  });
+}
+
+/** A demo BareMetalHost: labelled as the demo's, online, UEFI, cleaned of metadata on deprovisioning. */
+export function demoHost(name: string, bmc: { address: string; credentialsName: string }, bootMACAddress: string | undefined, spec: Record<string, unknown>): BareMetalHost {
   return {
     apiVersion: 'metal3.io/v1alpha1',
     kind: 'BareMetalHost',
     metadata: { name, namespace: DEMO_NAMESPACE, labels: { 'metalfleet.io/demo': 'true' } },
-    spec: {
-      online: true,
-      bootMode: 'UEFI',
-      automatedCleaningMode: 'metadata',
-      bmc: { address, credentialsName: DEMO_SECRET },
-      bootMACAddress: mac,
-      ...(kind === 'external' ? { externallyProvisioned: true } : {}),
-      ...(kind !== 'none' ? { image: { url: 'http://images.example/ubuntu-24.04.qcow2', checksum: 'http://images.example/ubuntu-24.04.qcow2.sha256sum', checksumType: 'sha256', format: 'qcow2' } } : {}),
-    },
+    spec: { online: true, bootMode: 'UEFI', automatedCleaningMode: 'metadata', bmc, bootMACAddress, ...spec },
   } as BareMetalHost;
 }
 
