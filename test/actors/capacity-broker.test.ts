@@ -171,9 +171,8 @@ test('capacity - exempt holders pass a full pool and are not counted', async (t)
   t.deepEqual(h.violations, []);
 });
 
-// Known failure, found by the FIFO property: reconcile() stops at the first candidate that does not
-// fit, so an exempt acquire behind a waiter in a full pool is queued too. Remove `.failing` when
-// exempt candidates are granted past a blocked waiter.
+// reconcile() stops at the first candidate that does not fit (FIFO, and a write costs only what it
+// grants): the broker puts an exempt acquire ahead of the queue, where no limit holds it up.
 test('capacity - an exempt holder passes a full pool even when others wait', async (t) => {
   const { h, proxies: [proxy] } = await oneBroker(t, 1);
   const [h1, h2, vm] = ['h1', 'h2', 'vm'].map((k) => h.holder(proxy!, `default/${k}`));

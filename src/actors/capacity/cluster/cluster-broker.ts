@@ -10,15 +10,17 @@ import {
   type ActorContext, type ActorRef, type ActorSystem, type AnyActorRef, type Behavior, type Clock, type TimerHandle,
 } from '../../runtime/index.ts';
 import { DEFAULT_TTL_MS, isValidLimit } from '../limits.ts';
-import { grantOf, inUse, isLive } from './grant-record.ts';
+import { inUse, isLive } from './grant-record.ts';
 import { BrokerDeposed, CorruptRecord, GrantStore, OverGrant } from './grant-store.ts';
 import type { Versioned } from './grant-store.ts';
-import type { GrantRecord } from './grant-record.ts';
+import type { GrantRecord, PoolRecord } from './grant-record.ts';
 import type { Leadership } from './leadership.ts';
 import type { AcquireReply, AcquireRequest, BrokerRequest as BrokerRequestT, ReleaseReply, RenewReply, RenewRequest, RenewResult, SetLimitReply, SlotPush, WireFigures } from './messages.ts';
 import { BrokerRequest } from './messages.ts';
 import type { Candidate, Change, Effect } from './reconcile.ts';
 import { reconcile } from './reconcile.ts';
+import type { Waiter } from './wait-queue.ts';
+import { WaitQueue } from './wait-queue.ts';
 
 export interface ClusterBrokerOptions {
   readonly transport: Transport;
@@ -73,46 +75,54 @@ type BrokerMsg =
   | { type: 'request'; session: Session; req: BrokerRequestT; reply: (r: RpcReply<unknown>) => void }
   | { type: 'tick' };
 
-interface Waiter extends Candidate {
-  node: string;
-  operation: string;
-  /** Last acquire or renew from its node: a waiter not heard of for a TTL is dropped (node died). */
-  seenAt: number;
-}
-
 interface PoolMem {
   readonly name: string;
   v: Versioned;
   /** grantId → expiresAt of renewals not yet written; written at most every flushEveryMs. */
   readonly renewed: Map<string, number>;
-  /** Oldest request first; replaced (not mutated) on every change, which invalidates `index`. */
-  waiters: Waiter[];
+  /** Oldest request first. */
+  readonly queue: WaitQueue;
   /**
    * Grants of a pool without a limit, by holder: kept in memory only. There is no limit to hold,
    * so nothing needs the compare-and-set, and writing one record of every holder on each grant
    * would cost O(holders) per grant. A new broker takes them over from the holders' renewals.
    */
   readonly free: Map<string, GrantRecord>;
-  /** holder → 1-based queue position, for the `waiters` array it was built from. */
-  index?: { readonly of: Waiter[]; readonly pos: Map<string, number> };
+  /** The record's grants by holder, for the record they were indexed from. */
+  byHolder?: { readonly of: PoolRecord; readonly grants: Map<string, GrantRecord> };
 }
 
-// Thousands of hosts may wait on one pool: lookups by holder must not scan the queue each time
-// (a renew batch asks for every waiting holder of a node).
-function queueIndex(p: PoolMem): Map<string, number> {
-  if (p.index?.of !== p.waiters) {
-    const pos = new Map<string, number>();
-    p.waiters.forEach((w, i) => pos.set(w.holder, i + 1));
-    p.index = { of: p.waiters, pos };
-  }
-  return p.index.pos;
+/** The pool's grant of a holder: indexed once per record version, not scanned per lookup. */
+function grantIn(p: PoolMem, holder: string): GrantRecord | undefined {
+  const r = p.v.record;
+  if (p.byHolder?.of !== r) p.byHolder = { of: r, grants: new Map(r.grants.map((g) => [g.holder, g])) };
+  return p.byHolder.grants.get(holder);
 }
 
-/** Where a request made at `at` goes in a queue ordered by request time; -1 = at the end (usual). */
-function insertAt(queue: readonly Waiter[], at: number): number {
-  const last = queue[queue.length - 1];
-  if (last === undefined || last.requestedAt <= at) return -1;
-  return queue.findIndex((x) => x.requestedAt > at);
+/**
+ * Who may be granted in one write, in grant order: an exempt acquire first (no limit binds it),
+ * then the queue oldest first with a fresh acquire at its place by request time.
+ */
+function candidatesOf(queue: Iterable<Waiter>, fresh: Candidate | undefined): Iterable<Candidate> {
+  if (fresh === undefined) return queue;
+  return {
+    *[Symbol.iterator]() {
+      if (fresh.exempt) {
+        yield fresh;
+        yield* queue;
+        return;
+      }
+      let placed = false;
+      for (const w of queue) {
+        if (!placed && w.requestedAt > fresh.requestedAt) {
+          placed = true;
+          yield fresh;
+        }
+        yield w;
+      }
+      if (!placed) yield fresh;
+    },
+  };
 }
 
 /** Live non-exempt in-memory grants: they count against a limit set on the pool later. */
@@ -120,11 +130,6 @@ function freeInUse(p: PoolMem, now: number): number {
   let n = 0;
   for (const g of p.free.values()) if (!g.exempt && isLive(g, now)) n++;
   return n;
-}
-
-function waiterOf(p: PoolMem, holder: string): Waiter | undefined {
-  const at = queueIndex(p).get(holder);
-  return at === undefined ? undefined : p.waiters[at - 1];
 }
 
 interface State {
@@ -135,6 +140,8 @@ interface State {
   flushDueAt: number | null;
   /** When to look for lapsed in-memory grants; null while there are none. */
   sweepAt: number | null;
+  /** When to drop waiters whose node stopped asking; null while nobody waits. */
+  waiterSweepAt: number | null;
   timer: TimerHandle | null;
   timerAt: number;
   readonly counts: { granted: number; released: number; expired: number; pushed: number; errors: number; conflicts: number };
@@ -172,6 +179,9 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   const flushLeadMs = Math.max(1, Math.floor(ttlMs / 4));
   // Steady renewals keep every grant durable for over a third of a TTL; less means write at once.
   const urgentMs = Math.floor(ttlMs / 3);
+  // Waiters whose node stopped asking are passed over at once by every grant; dropping them from
+  // the queue (and the figures) waits for this sweep, so no turn pays a walk of the whole queue.
+  const waiterSweepMs = Math.max(1, Math.floor(ttlMs / 4));
   const control: Control = { current: null, stopped: false };
   let clock: Clock;
 
@@ -204,6 +214,12 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
 
   const limitFor = (pool: string): number => limits.get(pool) ?? defaultLimit;
 
+  /** Free slots in a pool (Infinity without a limit). */
+  const roomIn = (p: PoolMem, now: number): number => {
+    const limit = p.v.record.limit;
+    return limit === 0 ? Number.POSITIVE_INFINITY : limit - inUse(p.v.record, now) - freeInUse(p, now);
+  };
+
   /** The pool's memory, read from KV the first time this session touches it. */
   const poolMem = async (state: State, session: Session, pool: string): Promise<PoolMem> => {
     let p = state.pools.get(pool);
@@ -211,7 +227,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       const v = await session.store.read(pool, limitFor(pool));
       p = state.pools.get(pool);
       if (!p) {
-        p = { name: pool, v, renewed: new Map(), waiters: [], free: new Map() };
+        p = { name: pool, v, renewed: new Map(), queue: new WaitQueue(), free: new Map() };
         state.pools.set(pool, p);
       }
     }
@@ -223,32 +239,20 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   /** Write one change to a pool by CAS and act on what it did: notices, waiters, counters. */
   const commit = async (state: State, session: Session, p: PoolMem, change: Omit<Change, 'renewed' | 'candidates'>, fresh?: Candidate): Promise<Effect | null> => {
     const now0 = clock.now();
-    // One pass: waiters still renewing stay, the rest are stale (their node stopped asking).
-    const waiters: Waiter[] = [];
+    // Waiters whose node stopped asking are passed over (and dropped) where the walk meets them.
     const stale = new Set<Waiter>();
-    for (const w of p.waiters) {
-      if (now0 - w.seenAt <= ttlMs) waiters.push(w);
-      else stale.add(w);
-    }
-    // Oldest first: the queue is kept in request order; a re-sent acquire has its old place.
-    const candidates: Candidate[] = waiters;
-    if (fresh) {
-      const at = insertAt(waiters, fresh.requestedAt);
-      candidates.splice(at < 0 ? waiters.length : at, 0, fresh);
-    }
+    const isStale = (w: Waiter): boolean => now0 - w.seenAt > ttlMs;
     const ctx = { epoch: session.epoch, ttlMs, newGrantId: newGrantId(state, session) };
     const extraInUse = freeInUse(p, now0);
+    const candidates = candidatesOf(p.queue.live(isStale, stale), fresh);
     const { versioned, effect } = await session.store.commit(p.name, p.v, (base, now) => reconcile(base, now, { ...change, renewed: p.renewed, candidates, extraInUse }, ctx), () => clock.now());
     if (state.pools.get(p.name) !== p || state.session !== session) return effect;
     p.v = versioned;
     // Applied or moot: a renewal of a grant that lapsed in KV is not revived.
     p.renewed.clear();
-    if (effect === null) {
-      if (stale.size > 0) p.waiters = p.waiters.filter((w) => !stale.has(w));
-      return null;
-    }
-    const promoted = new Set(effect.granted.map((g) => g.candidate));
-    p.waiters = p.waiters.filter((w) => !promoted.has(w) && !stale.has(w));
+    for (const w of stale) if (p.queue.get(w.holder) === w) p.queue.delete(w.holder);
+    if (effect === null) return null;
+    for (const { candidate } of effect.granted) if (candidate !== fresh) p.queue.delete(candidate.holder);
     for (const { candidate, grant } of effect.granted) {
       state.counts.granted++;
       if (candidate === fresh) continue;
@@ -265,7 +269,6 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     return effect;
   };
 
-  const position = (p: PoolMem, holder: string): number => queueIndex(p).get(holder) ?? 0;
 
   const scheduleSweep = (state: State, at: number): void => {
     if (state.sweepAt === null || at < state.sweepAt) state.sweepAt = at;
@@ -300,7 +303,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       p.free.set(holder, { ...g, node, expiresAt: now + ttlMs });
       return true;
     }
-    if (grantId === undefined || p.v.record.limit !== 0 || grantOf(p.v.record, holder)) return false;
+    if (grantId === undefined || p.v.record.limit !== 0 || grantIn(p, holder)) return false;
     p.free.set(holder, { grantId, holder, node, operation: 'adopted', exempt: false, brokerEpoch: session.epoch, grantedAt: now, expiresAt: now + ttlMs });
     return true;
   };
@@ -318,7 +321,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
         }
         p.free.delete(holder);
         state.counts.expired++;
-        if (p.waiters.length > 0) freed.add(p);
+        if (p.queue.size > 0) freed.add(p);
         publish(state, { type: 'slotLost', epoch: session.epoch, holder, pool: p.name, grantId: g.grantId, reason: `grant expired: not renewed within ${ttlMs} ms` }, g.node);
       }
     }
@@ -328,15 +331,15 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   const acquire = async (state: State, session: Session, req: AcquireRequest): Promise<AcquireReply> => {
     const p = await poolMem(state, session, req.pool);
     const now = clock.now();
-    const w = waiterOf(p, req.holder);
+    const w = p.queue.get(req.holder);
     if (w) {
       w.seenAt = now;
       w.node = req.node;
       w.operation = req.operation;
-      if (!req.exempt) return { epoch: session.epoch, status: 'queued', position: position(p, req.holder) };
-      p.waiters = p.waiters.filter((x) => x !== w);
+      if (!req.exempt) return { epoch: session.epoch, status: 'queued', position: p.queue.position(req.holder) };
+      p.queue.delete(req.holder);
     }
-    const held = grantOf(p.v.record, req.holder);
+    const held = grantIn(p, req.holder);
     if (!held && p.v.record.limit === 0) return grantFree(state, session, p, req, now);
     if (held && isLive(held, now)) {
       // Asking again proves the holder alive: as good as a renew. The grant is written (renewed)
@@ -344,7 +347,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       // with us and released it, and only the compare-and-set can tell.
       p.renewed.set(held.grantId, now + ttlMs);
       await commit(state, session, p, { confirm: true, ...(held.node !== req.node ? { moveTo: { holder: req.holder, node: req.node } } : {}) });
-      const g = grantOf(p.v.record, req.holder);
+      const g = grantIn(p, req.holder);
       if (g && isLive(g, clock.now())) {
         return { epoch: session.epoch, status: 'granted', grantId: g.grantId, waitedMs: 0, validForMs: Math.max(0, g.expiresAt - clock.now()) };
       }
@@ -352,21 +355,11 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     const fresh: Waiter = { holder: req.holder, node: req.node, operation: req.operation, exempt: req.exempt, requestedAt: w?.requestedAt ?? now - (req.waitedMs ?? 0), seenAt: now };
     // FIFO: the queue's waiters come first; the write is skipped when nobody fits (no room, no change).
     const effect = await commit(state, session, p, {}, fresh);
-    const mine = effect?.granted.find((g) => g.candidate === fresh)?.grant ?? grantOf(p.v.record, req.holder);
+    const mine = effect?.granted.find((g) => g.candidate === fresh)?.grant ?? grantIn(p, req.holder);
     if (mine && isLive(mine, clock.now())) {
       return { epoch: session.epoch, status: 'granted', grantId: mine.grantId, waitedMs: Math.max(0, mine.grantedAt - fresh.requestedAt), validForMs: Math.max(0, mine.expiresAt - clock.now()) };
     }
-    const at = insertAt(p.waiters, fresh.requestedAt);
-    if (at < 0) {
-      // The common case (the newest request): append and extend the index in place.
-      const pos = queueIndex(p);
-      p.waiters.push(fresh);
-      pos.set(fresh.holder, p.waiters.length);
-    } else {
-      p.waiters.splice(at, 0, fresh);
-      p.index = undefined;
-    }
-    return { epoch: session.epoch, status: 'queued', position: position(p, fresh.holder) };
+    return { epoch: session.epoch, status: 'queued', position: p.queue.add(fresh) };
   };
 
   const release = async (state: State, session: Session, holder: string, pool: string, node: string | undefined): Promise<ReleaseReply> => {
@@ -374,25 +367,25 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     // Taken over by another node (the host's shard moved and its new owner adopted the slot):
     // the old owner's release, however late, must not free a slot the backend work still uses.
     const elsewhere = (g: { node: string } | undefined): boolean => node !== undefined && g !== undefined && g.node !== node;
-    const w = waiterOf(p, holder);
+    const w = p.queue.get(holder);
     if (w) {
       if (elsewhere(w)) return { epoch: session.epoch, outcome: 'unknown' };
-      p.waiters = p.waiters.filter((x) => x !== w);
+      p.queue.delete(holder);
       return { epoch: session.epoch, outcome: 'cancelled' };
     }
     if (elsewhere(p.free.get(holder))) return { epoch: session.epoch, outcome: 'unknown' };
     if (p.free.delete(holder)) {
       state.counts.released++;
       // A limit set on this pool since counts these holders: the freed room goes to a waiter.
-      if (p.waiters.length > 0) await commit(state, session, p, {});
+      if (p.queue.size > 0) await commit(state, session, p, {});
       return { epoch: session.epoch, outcome: 'released' };
     }
-    if (!grantOf(p.v.record, holder)) {
+    if (!grantIn(p, holder)) {
       // Perhaps written by a broker that overlapped with us: look at KV before saying no.
       p = await reread(state, session, p);
-      if (!grantOf(p.v.record, holder)) return { epoch: session.epoch, outcome: 'unknown' };
+      if (!grantIn(p, holder)) return { epoch: session.epoch, outcome: 'unknown' };
     }
-    if (elsewhere(grantOf(p.v.record, holder))) return { epoch: session.epoch, outcome: 'unknown' };
+    if (elsewhere(grantIn(p, holder))) return { epoch: session.epoch, outcome: 'unknown' };
     const effect = await commit(state, session, p, { release: holder, ...(node !== undefined ? { releasedBy: node } : {}) });
     return { epoch: session.epoch, outcome: effect?.released ? 'released' : 'unknown' };
   };
@@ -408,7 +401,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     const urgent = new Set<PoolMem>();
     for (const { holder, pool, grantId } of req.holders) {
       let p = await poolMem(state, session, pool);
-      const w = waiterOf(p, holder);
+      const w = p.queue.get(holder);
       if (w) {
         // Only an acquire moves a waiter to another node: a renew from its old owner, sent before
         // that owner heard its hosts moved, must not take the notices back.
@@ -420,14 +413,14 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
         seen.push({ holder, pool, p, waiting: false });
         continue;
       }
-      const mine = grantOf(p.v.record, holder);
+      const mine = grantIn(p, holder);
       if ((!mine || mine.node !== req.node) && !reread_.has(pool)) {
         // Perhaps written (or moved to this node) by a broker that overlapped with us: adopt what
         // KV has before telling a holder its grant is gone.
         reread_.add(pool);
         p = await reread(state, session, p);
       }
-      const g = grantOf(p.v.record, holder);
+      const g = grantIn(p, holder);
       const now = clock.now();
       if (g && g.node !== req.node) {
         // Adopted by another node (an acquire moved it): that node renews it now, not this one.
@@ -445,10 +438,14 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     }
     for (const p of urgent) await commit(state, session, p, {});
     const now = clock.now();
+    // Positions of a pool's waiting holders in one walk of its queue, not one walk each.
+    const asked = new Map<PoolMem, Set<string>>();
+    for (const x of seen) if (x.waiting) asked.set(x.p, (asked.get(x.p) ?? new Set()).add(x.holder));
+    const positions = new Map([...asked].map(([p, holders]) => [p, p.queue.positions(holders)]));
     const results: RenewResult[] = seen.map(({ holder, pool, p, waiting, moved }) => {
       if (moved) return { holder, pool, status: 'unknown' };
-      if (waiting) return { holder, pool, status: 'waiting', position: Math.max(1, position(p, holder)) };
-      const g = p.free.get(holder) ?? grantOf(p.v.record, holder);
+      if (waiting) return { holder, pool, status: 'waiting', position: Math.max(1, positions.get(p)?.get(holder) ?? 0) };
+      const g = p.free.get(holder) ?? grantIn(p, holder);
       return g && isLive(g, now) ? { holder, pool, status: 'renewed', grantId: g.grantId, validForMs: g.expiresAt - now } : { holder, pool, status: 'unknown' };
     });
     return { epoch: session.epoch, results };
@@ -478,14 +475,14 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
           if (holders.length < FIGURES_LIST) holders.push({ holder: g.holder, node: g.node, operation: g.operation, grantId: g.grantId, exempt: g.exempt, sinceMs: Math.max(0, now - g.grantedAt) });
         }
       }
-      const first = p.waiters[0];
-      const queue = p.waiters.slice(0, FIGURES_LIST).map((w) => ({ holder: w.holder, node: w.node, operation: w.operation, waitingMs: Math.max(0, now - w.requestedAt) }));
+      const first = p.queue.first();
+      const queue = p.queue.head(FIGURES_LIST).map((w) => ({ holder: w.holder, node: w.node, operation: w.operation, waitingMs: Math.max(0, now - w.requestedAt) }));
       return {
         pool: p.name,
         limit: r.limit,
         inUse: inUse(r, now) + freeInUse(p, now),
         exempt,
-        waiting: p.waiters.length,
+        waiting: p.queue.size,
         // The queue is in request order: its head has waited longest.
         longestWaitMs: first ? Math.max(0, now - first.requestedAt) : 0,
         holders,
@@ -551,17 +548,26 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     log.info({ epoch: session.epoch, pools: state.pools.size }, 'capacity broker serving');
   };
 
-  /** Pools whose record must be written now: lapsed grants, a due flush, or a renewal about to lapse in KV. */
+  /**
+   * Pools whose record must be written now: lapsed grants, a due flush, a renewal about to lapse in
+   * KV, or room beside a waiter (never expected: every release and lapse grants in its own write;
+   * this is the net under that rule, and the stall detector counts it if it ever catches one).
+   */
   const tick = async (state: State, session: Session): Promise<void> => {
     const now = clock.now();
     const flushDue = state.flushDueAt !== null && state.flushDueAt <= now;
     if (state.sweepAt !== null && state.sweepAt <= now) {
       for (const p of sweepFree(state, session, now)) await commit(state, session, p, {});
     }
+    const sweepWaiters = state.waiterSweepAt !== null && state.waiterSweepAt <= now;
+    if (sweepWaiters) {
+      state.waiterSweepAt = null;
+      for (const p of state.pools.values()) p.queue.dropStale((w) => now - w.seenAt > ttlMs);
+    }
     for (const p of [...state.pools.values()]) {
       const due = (flushDue && p.renewed.size > 0)
         || p.v.record.grants.some((g) => g.expiresAt <= now || (p.renewed.has(g.grantId) && g.expiresAt - flushLeadMs <= now))
-        || p.waiters.some((w) => now - w.seenAt > ttlMs);
+        || (sweepWaiters && p.queue.size > 0 && roomIn(p, now) > 0);
       if (!due) continue;
       await commit(state, session, p, {});
       if (state.session !== session) return;
@@ -582,8 +588,9 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     let next = Math.min(state.flushDueAt ?? Number.POSITIVE_INFINITY, state.sweepAt ?? Number.POSITIVE_INFINITY);
     for (const p of state.pools.values()) {
       for (const g of p.v.record.grants) next = Math.min(next, p.renewed.has(g.grantId) ? g.expiresAt - flushLeadMs : g.expiresAt);
-      for (const w of p.waiters) next = Math.min(next, w.seenAt + ttlMs + 1);
+      if (p.queue.size > 0 && state.waiterSweepAt === null) state.waiterSweepAt = clock.now() + waiterSweepMs;
     }
+    if (state.waiterSweepAt !== null) next = Math.min(next, state.waiterSweepAt);
     if (next === Number.POSITIVE_INFINITY) return disarm(state);
     const now = clock.now();
     next = Math.max(next, now + minDelay);
@@ -666,7 +673,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       // After a crash the session (and its subscription) may still be live: pick it up again.
       const current = control.current;
       if (current?.active) clock.setTimeout(() => tell(ctx.self, { type: 'elected', session: current }), 0);
-      return { session: null, pools: new Map(), seq: 0, flushDueAt: null, sweepAt: null, timer: null, timerAt: Number.NaN, counts: { granted: 0, released: 0, expired: 0, pushed: 0, errors: 0, conflicts: 0 } };
+      return { session: null, pools: new Map(), seq: 0, flushDueAt: null, sweepAt: null, waiterSweepAt: null, timer: null, timerAt: Number.NaN, counts: { granted: 0, released: 0, expired: 0, pushed: 0, errors: 0, conflicts: 0 } };
     },
     receive,
     onStop: (state) => disarm(state),
@@ -676,7 +683,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       let waiting = 0;
       for (const p of state.pools.values()) {
         used += inUse(p.v.record, now) + freeInUse(p, now);
-        waiting += p.waiters.length;
+        waiting += p.queue.size;
       }
       return { epoch: state.session?.epoch ?? null, serving: state.session?.serving ?? false, pools: state.pools.size, inUse: used, waiting, ...state.counts };
     },

@@ -1,5 +1,5 @@
 import type { GrantRecord, PoolRecord } from './grant-record.ts';
-import { grantOf, hasRoom, isLive, withRenewals } from './grant-record.ts';
+import { isLive, withRenewals } from './grant-record.ts';
 
 /** Someone who may be granted in this write: a queued waiter or the acquire being answered. */
 export interface Candidate {
@@ -23,8 +23,13 @@ export interface Change {
   readonly extendTo?: number;
   /** Write even if nothing changes: the compare-and-set then proves our copy of the record current. */
   readonly confirm?: boolean;
-  /** In grant order: waiters first (FIFO), then a fresh acquire. Stops at the first that does not fit. */
-  readonly candidates?: readonly Candidate[];
+  /**
+   * In grant order: exempt candidates first (no limit binds them), then the queue oldest first.
+   * Taking stops at the first candidate that does not fit: FIFO lets nobody behind it pass, and a
+   * write then costs what it grants, never the length of the queue. May be lazy; it is walked
+   * afresh on every compare-and-set attempt.
+   */
+  readonly candidates?: Iterable<Candidate>;
   /** Slots in use outside the record (grants the broker keeps in memory), counted against the limit. */
   readonly extraInUse?: number;
 }
@@ -92,27 +97,36 @@ export function reconcile(base: PoolRecord, now: number, change: Change, ctx: Re
     });
   }
   const granted: { candidate: Candidate; grant: GrantRecord }[] = [];
-  let record: PoolRecord = { ...base, limit, grants };
-  for (const candidate of change.candidates ?? []) {
-    // Already granted (by an earlier write of this or another broker): nothing to add.
-    if (grantOf(record, candidate.holder)) continue;
-    // No room: later candidates that need a slot cannot have one either (FIFO holds), but an
-    // exempt one behind them is not held up by a limit that does not bind it.
-    if (!candidate.exempt && !hasRoom(record, now, change.extraInUse ?? 0)) continue;
-    const grant: GrantRecord = {
-      grantId: ctx.newGrantId(),
-      holder: candidate.holder,
-      node: candidate.node,
-      operation: candidate.operation,
-      exempt: candidate.exempt,
-      brokerEpoch: ctx.epoch,
-      grantedAt: now,
-      expiresAt: now + ctx.ttlMs,
-    };
-    record = { ...record, grants: [...record.grants, grant] };
-    granted.push({ candidate, grant });
-    changed = true;
+  if (change.candidates !== undefined) {
+    const holding = new Set<string>();
+    let used = change.extraInUse ?? 0;
+    for (const g of grants) {
+      holding.add(g.holder);
+      if (!g.exempt) used++;
+    }
+    for (const candidate of change.candidates) {
+      // Already granted (by an earlier write of this or another broker): nothing to add.
+      if (holding.has(candidate.holder)) continue;
+      if (!candidate.exempt && limit !== 0 && used >= limit) break;
+      const grant: GrantRecord = {
+        grantId: ctx.newGrantId(),
+        holder: candidate.holder,
+        node: candidate.node,
+        operation: candidate.operation,
+        exempt: candidate.exempt,
+        brokerEpoch: ctx.epoch,
+        grantedAt: now,
+        expiresAt: now + ctx.ttlMs,
+      };
+      // `grants` is this call's own array (built above), so it grows in place.
+      grants.push(grant);
+      holding.add(candidate.holder);
+      if (!candidate.exempt) used++;
+      granted.push({ candidate, grant });
+      changed = true;
+    }
   }
+  const record: PoolRecord = { ...base, limit, grants };
   if (!changed) return null;
   return { next: record, effect: { granted, lost, released } };
 }

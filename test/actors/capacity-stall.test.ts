@@ -1,0 +1,91 @@
+// The capacity stall of a 10,000-host fleet (issue 30.1): each broker write walked every waiter as a
+// candidate and scanned every grant for each of them, so with thousands of hosts queued the broker's
+// turns took the whole CPU, renewals timed out and grants lapsed. These tests pin the costs down by
+// counting work, not time: a write visits only the waiters it can grant.
+import test from 'ava';
+import { reconcile, type Candidate } from '../../src/actors/capacity/cluster/reconcile.ts';
+import { emptyRecord, inUse, type PoolRecord } from '../../src/actors/capacity/cluster/grant-record.ts';
+import { WaitQueue, type Waiter } from '../../src/actors/capacity/cluster/wait-queue.ts';
+
+const POOL = 'fixture:default';
+const ctx = () => {
+  let n = 0;
+  return { epoch: 1, ttlMs: 30_000, newGrantId: () => `g${++n}` };
+};
+
+/** A queue of `n` candidates that counts how many of them a reader took. */
+function countedQueue(n: number, from = 0): { candidates: Iterable<Candidate>; taken: () => number } {
+  let taken = 0;
+  return {
+    candidates: {
+      *[Symbol.iterator]() {
+        for (let i = 0; i < n; i++) {
+          taken++;
+          yield { holder: `ns/host-${from + i}`, node: 'node-1', operation: 'provisioning', exempt: false, requestedAt: i };
+        }
+      },
+    },
+    taken: () => taken,
+  };
+}
+
+function fullPool(limit: number, now: number): PoolRecord {
+  const base = emptyRecord(POOL, limit);
+  const r = reconcile(base, now, { candidates: countedQueue(limit, 100_000).candidates }, ctx());
+  if (r === null) throw new Error('no grants were made');
+  return r.next;
+}
+
+test('capacity stall - a release in a full pool walks only the waiter it grants, not the 10,000 behind it', (t) => {
+  const now = 1_000;
+  const record = fullPool(200, now);
+  t.is(inUse(record, now), 200);
+  const queue = countedQueue(10_000);
+  const r = reconcile(record, now, { release: 'ns/host-100000', candidates: queue.candidates }, ctx());
+  t.truthy(r);
+  t.deepEqual(r!.effect.granted.map((g) => g.candidate.holder), ['ns/host-0'], 'the oldest waiter takes the freed slot');
+  t.is(inUse(r!.next, now), 200);
+  // The one granted and the first that no longer fits: FIFO lets nobody behind it pass.
+  t.is(queue.taken(), 2, 'the walk stopped at the first waiter that did not fit');
+});
+
+test('capacity stall - a write with no room takes one look at the queue', (t) => {
+  const now = 1_000;
+  const record = fullPool(50, now);
+  const queue = countedQueue(5_000);
+  const r = reconcile(record, now, { confirm: true, candidates: queue.candidates }, ctx());
+  t.is(r?.effect.granted.length, 0);
+  t.is(queue.taken(), 1);
+});
+
+test('capacity stall - an exempt candidate first passes a full pool and the queue is still looked at once', (t) => {
+  const now = 1_000;
+  const record = fullPool(3, now);
+  const queue = countedQueue(1_000);
+  const vm = { holder: 'ns/vm', node: 'node-1', operation: 'inspecting', exempt: true, requestedAt: 5 };
+  const candidates: Iterable<Candidate> = { *[Symbol.iterator]() { yield vm; yield* queue.candidates; } };
+  const r = reconcile(record, now, { candidates }, ctx());
+  t.deepEqual(r?.effect.granted.map((g) => g.candidate.holder), ['ns/vm']);
+  t.is(inUse(r!.next, now), 3, 'exempt grants are not counted');
+  t.is(queue.taken(), 1);
+});
+
+const waiter = (i: number, at = i): Waiter => ({ holder: `ns/h${i}`, node: 'node-1', operation: 'provisioning', exempt: false, requestedAt: at, seenAt: at });
+
+test('capacity stall - the wait queue keeps request order, answers positions in one walk, and re-sorts a re-sent older request', (t) => {
+  const q = new WaitQueue();
+  for (let i = 0; i < 5; i++) t.is(q.add(waiter(i, 10 + i)), i + 1);
+  // A re-sent acquire after a failover keeps the place its first request had.
+  t.is(q.add(waiter(9, 11.5)), 3);
+  t.deepEqual([...q].map((w) => w.holder), ['ns/h0', 'ns/h1', 'ns/h9', 'ns/h2', 'ns/h3', 'ns/h4']);
+  t.deepEqual(Object.fromEntries(q.positions(new Set(['ns/h4', 'ns/h9', 'ns/nobody']))), { 'ns/h9': 3, 'ns/h4': 6 });
+  t.true(q.delete('ns/h1'));
+  t.is(q.position('ns/h2'), 3);
+  t.is(q.first()?.holder, 'ns/h0');
+  const skipped = new Set<Waiter>();
+  const live = [...q.live((w) => w.holder === 'ns/h0', skipped)].map((w) => w.holder);
+  t.deepEqual(live, ['ns/h9', 'ns/h2', 'ns/h3', 'ns/h4']);
+  t.deepEqual([...skipped].map((w) => w.holder), ['ns/h0'], 'a stale waiter is passed over and reported');
+  t.is(q.dropStale((w) => w.holder === 'ns/h0'), 1);
+  t.is(q.size, 4);
+});
