@@ -60,47 +60,79 @@ export async function startNatsServer(options: StartNatsOptions = {}): Promise<N
     // Room for the oversized-message tests without raising the default 1 MB on purpose.
     options.config ?? '',
   ].join('\n'));
-  let child: ChildProcess | null = null;
-  const log: string[] = [];
-
-  const start = async (): Promise<void> => {
-    const proc = spawn('nats-server', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
-    child = proc;
-    live.add(proc);
-    const keep = (b: Buffer): void => {
-      for (const line of b.toString().split('\n')) if (line) log.push(line);
-      if (log.length > 400) log.splice(0, log.length - 400);
-    };
-    proc.stdout?.on('data', keep);
-    proc.stderr?.on('data', keep);
-    proc.once('exit', () => live.delete(proc));
-    await waitForPort(port, proc, () => log.slice(-20).join('\n'));
-  };
-
-  const halt = async (signal: NodeJS.Signals): Promise<void> => {
-    const proc = child;
-    child = null;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-    proc.kill(signal);
-    await exited;
-  };
-
-  await start();
+  const proc = natsProcess(conf, port);
+  await proc.start();
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
     dir,
-    stop: () => halt('SIGTERM'),
-    kill: () => halt('SIGKILL'),
-    start,
+    stop: () => proc.halt('SIGTERM'),
+    kill: () => proc.halt('SIGKILL'),
+    start: () => proc.start(),
     async restart() {
-      await halt('SIGTERM');
-      await start();
+      await proc.halt('SIGTERM');
+      await proc.start();
     },
     async dispose() {
-      await halt('SIGKILL');
+      await proc.halt('SIGKILL');
       await rm(dir, { recursive: true, force: true });
+    },
+    logTail: (lines = 40) => proc.logTail(lines),
+  };
+}
+
+/** One nats-server process run from a config file, started and stopped as often as a test likes. */
+export interface NatsProcess {
+  /** Spawn it and wait until it listens for clients on `port`. */
+  start(): Promise<void>;
+  /** Send `signal` and wait for the exit; nothing when it is not running. */
+  halt(signal: NodeJS.Signals): Promise<void>;
+  /** SIGSTOP or SIGCONT: the process stays, its sockets stay open and unanswered (a stall, not a crash). */
+  suspend(): void;
+  resume(): void;
+  readonly running: boolean;
+  logTail(lines?: number): string;
+}
+
+/** The process code every helper shares (a single server, the three of a cluster). */
+export function natsProcess(conf: string, port: number): NatsProcess {
+  let child: ChildProcess | null = null;
+  const log: string[] = [];
+  const alive = (proc: ChildProcess | null): proc is ChildProcess => proc !== null && proc.exitCode === null && proc.signalCode === null;
+
+  return {
+    async start() {
+      if (alive(child)) throw new Error(`nats-server on ${port} is already running`);
+      const proc = spawn('nats-server', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+      child = proc;
+      live.add(proc);
+      const keep = (b: Buffer): void => {
+        for (const line of b.toString().split('\n')) if (line) log.push(line);
+        if (log.length > 400) log.splice(0, log.length - 400);
+      };
+      proc.stdout?.on('data', keep);
+      proc.stderr?.on('data', keep);
+      proc.once('exit', () => live.delete(proc));
+      await waitForPort(port, proc, () => log.slice(-20).join('\n'));
+    },
+    async halt(signal) {
+      const proc = child;
+      child = null;
+      if (!alive(proc)) return;
+      const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+      // A stopped process takes no SIGTERM until it runs again.
+      proc.kill('SIGCONT');
+      proc.kill(signal);
+      await exited;
+    },
+    suspend() {
+      if (alive(child)) child.kill('SIGSTOP');
+    },
+    resume() {
+      if (alive(child)) child.kill('SIGCONT');
+    },
+    get running() {
+      return alive(child);
     },
     logTail: (lines = 40) => log.slice(-lines).join('\n'),
   };
