@@ -55,7 +55,14 @@ export async function openNatsKv(nc: NatsConnection, bucket: string, options: Kv
       throw new KvUnavailable(bucket, `cannot open or create the bucket: ${message(err)}`, { cause: err });
     }
   }
-  const jsm = await managerOf(nc);
+  // The manager asks for account info first; a clustered JetStream without a meta leader refuses
+  // it (503, "temporarily unavailable"): a retryable KvUnavailable like any other, not a raw error.
+  let jsm: JetStreamManager;
+  try {
+    jsm = await managerOf(nc);
+  } catch (err) {
+    throw new KvUnavailable(bucket, `cannot reach the JetStream API: ${message(err)}`, { cause: err });
+  }
   const stream = `KV_${bucket}`;
   const prefix = `$KV.${bucket}.`;
   const subjects: SubjectLister = async (pattern) => {
