@@ -9,4 +9,5 @@ export type { NatsAuth, NatsConnectOptions } from './nats-transport.ts';
 export { call, fail, ok, RemoteError, replyEnvelope, ReplyErrorSchema, serve } from './rpc.ts';
 export type { CallOptions, Reply, ReplyError, RpcService, RpcStats, ServeOptions } from './rpc.ts';
 export { openNatsKv } from './nats-kv.ts';
+export { askJetStream } from './jetstream-health.ts';
 export { MemoryKvStore } from './memory-kv.ts';

@@ -8,7 +8,8 @@ import type { HealthServer, PoolSlots } from '../adapters/observe/index.ts';
 import { BmoMetrics, backendRequestsOf, mailboxDepthByKind, startHealthServer } from '../adapters/observe/index.ts';
 import type { KubeAdapter } from '../adapters/kube/index.ts';
 import { registerKubeMetrics } from '../adapters/kube/metrics.ts';
-import { apiServerUnreachable } from './readiness.ts';
+import { apiServerUnreachable, watchJetStream } from './readiness.ts';
+import type { JetStreamWatch } from './readiness.ts';
 import { HostNotFound, openNatsStoreOn } from '../adapters/store/nats-store.ts';
 import { openKvObjectStoreOn, storedKindOf } from '../adapters/store/kv-object-store.ts';
 import type { KvObjectStore } from '../adapters/store/kv-object-store.ts';
@@ -24,7 +25,7 @@ import { commandGate, createUiHandler } from '../ui/index.ts';
 import type { Membership, ShardLeases } from '../cluster/index.ts';
 import { OwnershipRecorder, startMembership, startShardLeases } from '../cluster/index.ts';
 import { startSingleton } from '../cluster/singleton.ts';
-import { subjects as clusterSubjects } from '../bus/index.ts';
+import { askJetStream, subjects as clusterSubjects } from '../bus/index.ts';
 import { checkPosture, openPosture } from '../security/index.ts';
 import { startStoreServer, type StoreServer } from '../cluster/commands/index.ts';
 import { DEFAULT_MAAS_MACHINE_CONFIG } from '../machines/maas-machine/index.ts';
@@ -140,6 +141,8 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
   transport.onStatus((status) => {
     connected = status === 'connected';
   });
+  // Set once the health server listens (only /readyz reads it).
+  let jetstream: JetStreamWatch | null = null;
   let running: { shards: ShardHost; membership: Membership; maas: MaasShards | null; store: HostStore; objects: ObjectStore | undefined; pools: () => Promise<readonly PoolSlots[] | null> } | null = null;
   // The dashboard on the health port, at the same address: the whole cluster seen from here,
   // read-only unless the node was given a command token.
@@ -155,6 +158,8 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
     live: () => running === null || running.shards.system.state === 'running',
     ready: () => {
       if (!connected) return { ready: false, reason: `${transport.name} disconnected` };
+      const jetstreamDown = jetstream?.reason() ?? null;
+      if (jetstreamDown !== null) return { ready: false, reason: jetstreamDown };
       if (!gateOpen && runtime.gate) return { ready: false, reason: runtime.gate.waitingFor };
       if (kube && !kube.isSynced) {
         const waiting = kube.informers().filter((i) => !i.synced).map((i) => `${i.resource}${i.lastError ? ` (${i.lastError})` : ''}`);
@@ -182,11 +187,17 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
     backendRequests: backendRequestsOf(backends.provisioner),
   }, { port: config.healthPort, host: healthBind, node: name, ...(ui ? { routes: (req, res) => ui.handle(req, res) } : {}) });
   if (health && kube) registerKubeMetrics(health.registry, kube);
+  // Connected is not enough on a clustered NATS: without a quorum of its servers JetStream takes
+  // no write, so no lease renews and no heartbeat lands. A private bus has no JetStream to ask.
+  if (health && substrate.shared) {
+    jetstream = watchJetStream({ ask: () => askJetStream(transport, Math.max(1_000, 2 * timing.heartbeatMs)), everyMs: timing.heartbeatMs, clock });
+  }
   runtime.onHealth?.(health);
   try {
     await runtime.gate?.open;
     return await assemble();
   } catch (err) {
+    jetstream?.stop();
     secretWatch?.close();
     ui?.close();
     await health?.close();
@@ -328,6 +339,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
           await openedObjects?.close();
           await kube?.close();
           ui?.close();
+          jetstream?.stop();
           await health?.close();
         })();
         return stopping;
