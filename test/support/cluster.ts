@@ -1,4 +1,5 @@
-// A whole cluster on one machine for tests and benches: a private nats-server, the shared fixture
+// A whole cluster on one machine for tests and benches: a private nats-server (or, with
+// `nats: 'cluster'`, three routed into one JetStream cluster with R3 buckets), the shared fixture
 // backend (one process-wide "datacenter" every node drives), a NATS store client to apply hosts
 // and read status, and `metalfleet node` child processes that can be stopped, killed or cut off.
 import type { ExecutionContext } from 'ava';
@@ -25,6 +26,8 @@ import { connectNats } from '../../src/bus/index.ts';
 import type { OwnershipRecord } from '../../src/cluster/index.ts';
 import { parseOwnershipLog } from '../../src/cluster/index.ts';
 import type { Transport } from '../../src/ports/index.ts';
+import type { NatsCluster } from './nats-cluster.ts';
+import { startNatsCluster } from './nats-cluster.ts';
 import type { NatsServer } from './nats-server.ts';
 import { startNatsServer } from './nats-server.ts';
 
@@ -75,8 +78,24 @@ export interface ClusterOptions {
   readonly authorizedKeys?: string;
 }
 
-export interface Cluster {
-  readonly nats: NatsServer;
+/**
+ * Three nats-servers in one JetStream cluster instead of one, as deploy/nats runs them: every node
+ * is given all three URLs and --replicas 3, and the test's own store client creates the host
+ * buckets at R3 too (whoever creates a bucket first sets its replicas).
+ */
+export interface OnNatsCluster {
+  readonly nats: 'cluster';
+}
+
+/** The NATS a cluster runs on: one server, or three (`nats: 'cluster'`). */
+export type ClusterNats = NatsServer | NatsCluster;
+
+export interface Cluster<N extends ClusterNats = NatsServer> {
+  readonly nats: N;
+  /** The URLs nodes and clients are given. */
+  readonly natsUrls: readonly string[];
+  /** KV replicas of the cluster's buckets: 1, or 3 on a NATS cluster. */
+  readonly replicas: number;
   readonly fixture: FixtureServer;
   readonly transport: Transport;
   readonly store: NatsStore;
@@ -99,16 +118,21 @@ export interface Cluster {
 
 const NODE_START_LIMIT_MS = 90_000;
 
-export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+export function startCluster(options: ClusterOptions & OnNatsCluster): Promise<Cluster<NatsCluster>>;
+export function startCluster(options?: ClusterOptions): Promise<Cluster>;
+export async function startCluster(options: ClusterOptions & Partial<OnNatsCluster> = {}): Promise<Cluster<ClusterNats>> {
   const shards = options.shards ?? 64;
   const leaseTtlMs = options.leaseTtlMs ?? 3_000;
   const heartbeatMs = options.heartbeatMs ?? 250;
   const dir = await mkdtemp(join(tmpdir(), 'metalfleet-cluster-'));
-  const nats = await startNatsServer();
+  const nats: ClusterNats = options.nats === 'cluster' ? await startNatsCluster() : await startNatsServer();
+  const natsUrls = 'urls' in nats ? nats.urls : [nats.url];
+  const replicas = options.nats === 'cluster' ? 3 : 1;
+  const kv = replicas > 1 ? { replicas } : {};
   const fixture = await startFixtureServer({ options: options.fixture ?? { latencyMs: 5, demoBehaviours: false } });
-  const transport = await connectNats({ servers: nats.url, name: 'test-client' });
-  const store = await openNatsStoreOn(transport);
-  const objects = await openKvObjectStoreOn(transport, { validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } });
+  const transport = await connectNats({ servers: natsUrls, name: 'test-client' });
+  const store = await openNatsStoreOn(transport, { kv });
+  const objects = await openKvObjectStoreOn(transport, { kv, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } });
   const maas = options.maas ? await startMaasSim(options.maas) : null;
   const secretFile = join(dir, 'secrets.yaml');
   await writeFile(secretFile, [
@@ -121,11 +145,12 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const startNode = async (name: string, extraArgs: readonly string[] = []): Promise<NodeProcess> => {
     const args = [
       ...(process.env.CLUSTER_NODE_FLAGS ? process.env.CLUSTER_NODE_FLAGS.split(' ') : []),
-      'bin/metalfleet.js', 'node', '--nats', nats.url, '--name', name, '--fixture-url', fixture.url,
+      'bin/metalfleet.js', 'node', '--nats', natsUrls.join(','), '--name', name, '--fixture-url', fixture.url,
       '--secrets', secretFile, '--shards', String(shards), '--lease-ttl', String(leaseTtlMs),
       '--heartbeat', String(heartbeatMs), '--ownership-log', join(dir, `ownership-${name}.jsonl`),
       '--health-port', '0', '--log-level', process.env.CLUSTER_LOG_LEVEL ?? 'warn',
       ...(options.limit !== undefined ? ['--limit', String(options.limit)] : []),
+      ...(replicas > 1 ? ['--replicas', String(replicas)] : []),
       ...(maas ? ['--maas', maas.url, '--maas-key', maas.adminKey] : []),
       ...(options.authorizedKeys ? ['--authorized-keys', options.authorizedKeys] : ['--allow-unsigned-commands']),
       ...(options.nodeArgs ?? []), ...extraArgs,
@@ -160,7 +185,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   };
 
   return {
-    nats, fixture, transport, store, objects, maas, dir, nodes,
+    nats, natsUrls, replicas, fixture, transport, store, objects, maas, dir, nodes,
     options: { shards, leaseTtlMs, heartbeatMs },
     startNode,
     async stopNode(name) {
@@ -244,9 +269,12 @@ function host(name: string, i: number, inspection: boolean): BareMetalHost {
  * alive after its last test (ava then waits on it with no timeout of its own). Disposing the
  * cluster at the deadline ends everything the body was waiting on.
  */
-export async function withCluster(t: ExecutionContext, options: ClusterOptions, body: (c: Cluster) => Promise<void>, timeoutMs = 180_000): Promise<void> {
+export function withCluster(t: ExecutionContext, options: ClusterOptions & OnNatsCluster, body: (c: Cluster<NatsCluster>) => Promise<void>, timeoutMs?: number): Promise<void>;
+export function withCluster(t: ExecutionContext, options: ClusterOptions, body: (c: Cluster) => Promise<void>, timeoutMs?: number): Promise<void>;
+export async function withCluster<N extends ClusterNats>(t: ExecutionContext, options: ClusterOptions & Partial<OnNatsCluster>, body: (c: Cluster<N>) => Promise<void>, timeoutMs = 180_000): Promise<void> {
   t.timeout(timeoutMs + 60_000);
-  const c = await startCluster(options);
+  // The overloads tie `nats` to N; the implementation only passes the cluster through.
+  const c = await (startCluster as (o: ClusterOptions & Partial<OnNatsCluster>) => Promise<Cluster<N>>)(options);
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`cluster test still running after ${timeoutMs} ms; the cluster was torn down`)), timeoutMs);
