@@ -6,6 +6,7 @@ import { BusError } from '../ports/index.ts';
 // quorum (no meta leader) answers at once with 503 / 10008 "JetStream system temporarily
 // unavailable"; a server without JetStream has no responder. Seen on nats-server 2.9.10.
 const ACCOUNT_INFO = '$JS.API.INFO';
+const CLUSTER_NOT_AVAILABLE = 10008;
 
 const AccountInfoReply = z.object({
   error: z.object({ code: z.number(), err_code: z.number().optional(), description: z.string().optional() }).optional(),
@@ -20,7 +21,7 @@ export async function askJetStream(transport: Pick<Transport, 'request'>, timeou
   try {
     data = await transport.request(ACCOUNT_INFO, new Uint8Array(), { timeoutMs });
   } catch (err) {
-    if (err instanceof BusError && err.kind === 'timeout') return `NATS JetStream did not answer ${ACCOUNT_INFO} within ${timeoutMs} ms`;
+    if (err instanceof BusError && err.kind === 'timeout') return `NATS JetStream did not answer ${ACCOUNT_INFO} within ${timeoutMs} ms (the server is out of reach, or its cluster has no quorum)`;
     if (err instanceof BusError && err.kind === 'noResponders') return `NATS JetStream is not enabled on the server (${ACCOUNT_INFO} has no responder)`;
     return `NATS JetStream could not be asked (${ACCOUNT_INFO}): ${err instanceof Error ? err.message : String(err)}`;
   }
@@ -33,5 +34,6 @@ export async function askJetStream(transport: Pick<Transport, 'request'>, timeou
   const error = parsed.error;
   if (!error) return null;
   const code = error.err_code !== undefined ? `${error.code}/${error.err_code}` : String(error.code);
-  return `NATS JetStream answered ${ACCOUNT_INFO} with ${code}: ${error.description ?? 'no description'}`;
+  const hint = error.err_code === CLUSTER_NOT_AVAILABLE ? ' (no quorum: a clustered JetStream needs a majority of its servers up and routed)' : '';
+  return `NATS JetStream answered ${ACCOUNT_INFO} with ${code}: ${error.description ?? 'no description'}${hint}`;
 }

@@ -53,7 +53,7 @@ export function watchJetStream(options: JetStreamWatchOptions): JetStreamWatch {
   };
   void round();
   return {
-    reason: () => (failures >= threshold && last !== null ? `${last} (a clustered JetStream needs a majority of its servers up and routed)` : null),
+    reason: () => (failures >= threshold ? last : null),
     stop() {
       stopped = true;
       if (timer !== null) options.clock.clearTimeout(timer);

@@ -7,7 +7,7 @@ import { JETSTREAM_FAILURES_NOT_READY, watchJetStream } from '../../src/node/rea
 import { BusError } from '../../src/ports/index.ts';
 
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-const UNAVAILABLE = 'NATS JetStream answered $JS.API.INFO with 503/10008: JetStream system temporarily unavailable';
+const UNAVAILABLE = 'NATS JetStream answered $JS.API.INFO with 503/10008: JetStream system temporarily unavailable (no quorum: a clustered JetStream needs a majority of its servers up and routed)';
 
 function scripted(answers: Array<string | null>): { ask: () => Promise<string | null>; asked: () => number } {
   let n = 0;
@@ -39,7 +39,7 @@ test('readiness - JetStream failing twice in a row makes the node not ready, nam
   await settle();
   clock.advance(500);
   await settle();
-  t.is(watch.reason(), `${UNAVAILABLE} (a clustered JetStream needs a majority of its servers up and routed)`);
+  t.is(watch.reason(), UNAVAILABLE);
   clock.advance(500);
   await settle();
   t.is(watch.reason(), null);
@@ -55,7 +55,8 @@ test('readiness - askJetStream says what JetStream answered, or that it did not'
   t.is(await askJetStream(reply({ type: 'io.nats.jetstream.api.v1.account_info_response', memory: 0 }), 1_000), null);
   t.is(await askJetStream(reply({ error: { code: 503, err_code: 10008, description: 'JetStream system temporarily unavailable' } }), 1_000), UNAVAILABLE);
   const failing = (kind: 'timeout' | 'noResponders') => ({ request: () => Promise.reject(new BusError(kind, '$JS.API.INFO', 'x')) });
-  t.is(await askJetStream(failing('timeout'), 2_000), 'NATS JetStream did not answer $JS.API.INFO within 2000 ms');
+  t.is(await askJetStream(failing('timeout'), 2_000), 'NATS JetStream did not answer $JS.API.INFO within 2000 ms (the server is out of reach, or its cluster has no quorum)');
+  t.is(await askJetStream(reply({ error: { code: 503, err_code: 10023, description: 'insufficient resources' } }), 1_000), 'NATS JetStream answered $JS.API.INFO with 503/10023: insufficient resources');
   t.regex((await askJetStream(failing('noResponders'), 2_000))!, /not enabled/);
   t.regex((await askJetStream({ request: () => Promise.resolve(new TextEncoder().encode('nonsense')) }, 1_000))!, /not an account info reply/);
 });
