@@ -6,6 +6,7 @@ import test from 'ava';
 import { reconcile, type Candidate } from '../../src/actors/capacity/cluster/reconcile.ts';
 import { emptyRecord, inUse, type PoolRecord } from '../../src/actors/capacity/cluster/grant-record.ts';
 import { WaitQueue, type Waiter } from '../../src/actors/capacity/cluster/wait-queue.ts';
+import { believersWithoutGrant, harness } from './capacity-cluster-harness.ts';
 
 const POOL = 'fixture:default';
 const ctx = () => {
@@ -88,4 +89,59 @@ test('capacity stall - the wait queue keeps request order, answers positions in 
   t.deepEqual([...skipped].map((w) => w.holder), ['ns/h0'], 'a stale waiter is passed over and reported');
   t.is(q.dropStale((w) => w.holder === 'ns/h0'), 1);
   t.is(q.size, 4);
+});
+
+/** 300 holders ask at once in a pool of 50, then the 50 holding let go: writes counted at each step. */
+async function burst(t: { teardown(fn: () => void): void }, options: { local: boolean; writeMs: number }) {
+  const h = await harness({ limit: 50 });
+  t.teardown(() => h.stop());
+  if (options.writeMs > 0) {
+    // A KV whose writes take time, as a replicated NATS bucket's do.
+    const update = h.kv.update.bind(h.kv);
+    h.kv.update = async (key, value, revision) => {
+      await new Promise((r) => setTimeout(r, options.writeMs));
+      return update(key, value, revision);
+    };
+  }
+  const { broker, leadership } = h.broker('broker-a');
+  leadership.elect(1);
+  const proxy = h.proxy('node-1', options.local ? { localBroker: broker } : {});
+  await h.settle();
+  const holders = Array.from({ length: 300 }, (_, i) => h.holder(proxy, `ns/host-${String(i).padStart(3, '0')}`));
+  const v0 = h.versions.length;
+  for (const x of holders) x.acquire();
+  await h.settle();
+  const acquireWrites = h.versions.length - v0;
+  const granted = holders.filter((x) => x.state === 'granted').map((x) => x.key);
+  const queued = holders.filter((x) => x.state === 'queued').length;
+  const v1 = h.versions.length;
+  for (const x of holders.slice(0, 50)) x.release();
+  await h.settle();
+  return {
+    h, holders, granted, queued, acquireWrites, releaseWrites: h.versions.length - v1,
+    next: holders.filter((x) => x.state === 'granted').map((x) => x.key),
+  };
+}
+
+test('capacity stall - on the node\'s own broker, a burst of acquires and releases is written in a few writes of the pool, not one each, FIFO kept', async (t) => {
+  const r = await burst(t, { local: true, writeMs: 0 });
+  t.deepEqual(r.granted, r.holders.slice(0, 50).map((x) => x.key));
+  t.is(r.queued, 250);
+  t.true(r.acquireWrites <= 5, `300 acquires took ${r.acquireWrites} writes`);
+  t.deepEqual(r.next, r.holders.slice(50, 100).map((x) => x.key), 'the freed slots went to the next 50 in request order');
+  t.true(r.releaseWrites <= 5, `50 releases and 50 grants took ${r.releaseWrites} writes`);
+  t.deepEqual(r.h.violations, []);
+  t.deepEqual(believersWithoutGrant(await r.h.record(), r.holders, r.h.clock.now()), []);
+});
+
+test('capacity stall - over the bus with a KV that takes 5 ms a write, requests that arrive during a write share the next one', async (t) => {
+  const r = await burst(t, { local: false, writeMs: 5 });
+  t.deepEqual(r.granted, r.holders.slice(0, 50).map((x) => x.key));
+  t.is(r.queued, 250);
+  t.true(r.acquireWrites <= 25, `300 acquires took ${r.acquireWrites} writes`);
+  t.deepEqual(r.next, r.holders.slice(50, 100).map((x) => x.key));
+  t.true(r.releaseWrites <= 25, `50 releases and 50 grants took ${r.releaseWrites} writes`);
+  t.deepEqual(r.h.violations, []);
+  t.deepEqual(believersWithoutGrant(await r.h.record(), r.holders, r.h.clock.now()), []);
+  t.log(`writes: ${r.acquireWrites} for 300 acquires, ${r.releaseWrites} for 50 releases`);
 });

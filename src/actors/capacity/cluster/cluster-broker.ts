@@ -6,21 +6,20 @@ import type { Reply as RpcReply, RpcService, Subjects } from '../../../bus/index
 import type { KvBucket, Logger, Transport } from '../../../ports/index.ts';
 import { KvConflict, KvUnavailable, silentLogger } from '../../../ports/index.ts';
 import {
-  ask, spawn, stop, tell, tellExpress, tellFirst,
+  spawn, stop, tell, tellExpress, tellFirst,
   type ActorContext, type ActorRef, type ActorSystem, type AnyActorRef, type Behavior, type Clock, type TimerHandle,
 } from '../../runtime/index.ts';
 import { DEFAULT_TTL_MS, isValidLimit } from '../limits.ts';
 import { inUse, isLive } from './grant-record.ts';
 import { BrokerDeposed, CorruptRecord, GrantStore, OverGrant } from './grant-store.ts';
-import type { Versioned } from './grant-store.ts';
-import type { GrantRecord, PoolRecord } from './grant-record.ts';
+import { candidatesOf, freeInUse, grantIn, isDirty, newPoolMem, roomIn } from './pool-mem.ts';
+import type { FailedWrite, PoolMem } from './pool-mem.ts';
 import type { Leadership } from './leadership.ts';
 import type { AcquireReply, AcquireRequest, BrokerRequest as BrokerRequestT, ReleaseReply, RenewReply, RenewRequest, RenewResult, SetLimitReply, SlotPush, WireFigures } from './messages.ts';
 import { BrokerRequest } from './messages.ts';
 import type { Candidate, Change, Effect } from './reconcile.ts';
 import { reconcile } from './reconcile.ts';
 import type { Waiter } from './wait-queue.ts';
-import { WaitQueue } from './wait-queue.ts';
 
 export interface ClusterBrokerOptions {
   readonly transport: Transport;
@@ -72,64 +71,15 @@ interface Session {
 type BrokerMsg =
   | { type: 'elected'; session: Session }
   | { type: 'deposed'; session: Session; reason: string }
-  | { type: 'request'; session: Session; req: BrokerRequestT; reply: (r: RpcReply<unknown>) => void }
+  // Everything the inbox holds, in one turn and one write per pool.
+  | { type: 'requests' }
   | { type: 'tick' };
 
-interface PoolMem {
-  readonly name: string;
-  v: Versioned;
-  /** grantId → expiresAt of renewals not yet written; written at most every flushEveryMs. */
-  readonly renewed: Map<string, number>;
-  /** Oldest request first. */
-  readonly queue: WaitQueue;
-  /**
-   * Grants of a pool without a limit, by holder: kept in memory only. There is no limit to hold,
-   * so nothing needs the compare-and-set, and writing one record of every holder on each grant
-   * would cost O(holders) per grant. A new broker takes them over from the holders' renewals.
-   */
-  readonly free: Map<string, GrantRecord>;
-  /** The record's grants by holder, for the record they were indexed from. */
-  byHolder?: { readonly of: PoolRecord; readonly grants: Map<string, GrantRecord> };
-}
-
-/** The pool's grant of a holder: indexed once per record version, not scanned per lookup. */
-function grantIn(p: PoolMem, holder: string): GrantRecord | undefined {
-  const r = p.v.record;
-  if (p.byHolder?.of !== r) p.byHolder = { of: r, grants: new Map(r.grants.map((g) => [g.holder, g])) };
-  return p.byHolder.grants.get(holder);
-}
-
-/**
- * Who may be granted in one write, in grant order: an exempt acquire first (no limit binds it),
- * then the queue oldest first with a fresh acquire at its place by request time.
- */
-function candidatesOf(queue: Iterable<Waiter>, fresh: Candidate | undefined): Iterable<Candidate> {
-  if (fresh === undefined) return queue;
-  return {
-    *[Symbol.iterator]() {
-      if (fresh.exempt) {
-        yield fresh;
-        yield* queue;
-        return;
-      }
-      let placed = false;
-      for (const w of queue) {
-        if (!placed && w.requestedAt > fresh.requestedAt) {
-          placed = true;
-          yield fresh;
-        }
-        yield w;
-      }
-      if (!placed) yield fresh;
-    },
-  };
-}
-
-/** Live non-exempt in-memory grants: they count against a limit set on the pool later. */
-function freeInUse(p: PoolMem, now: number): number {
-  let n = 0;
-  for (const g of p.free.values()) if (!g.exempt && isLive(g, now)) n++;
-  return n;
+/** A request waiting for the broker's next turn. */
+interface Pending {
+  readonly session: Session;
+  readonly req: BrokerRequestT;
+  readonly reply: (r: RpcReply<unknown>) => void;
 }
 
 interface State {
@@ -144,12 +94,19 @@ interface State {
   waiterSweepAt: number | null;
   timer: TimerHandle | null;
   timerAt: number;
-  readonly counts: { granted: number; released: number; expired: number; pushed: number; errors: number; conflicts: number };
+  /** Pools the request being served read or staged, with the write generation it rides on. */
+  touched: Array<readonly [PoolMem, number]>;
+  readonly counts: { granted: number; released: number; expired: number; pushed: number; errors: number; conflicts: number; writes: number; batches: number };
 }
 
 interface Control {
   current: Session | null;
   stopped: boolean;
+  /** Releases first (a freed slot must not wait behind acquires), then everything else in order. */
+  readonly releases: Pending[];
+  readonly requests: Pending[];
+  /** A 'requests' message is on its way: later requests join it. */
+  drainSent: boolean;
 }
 
 const RETRY_MS = 1_000;
@@ -182,7 +139,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   // Waiters whose node stopped asking are passed over at once by every grant; dropping them from
   // the queue (and the figures) waits for this sweep, so no turn pays a walk of the whole queue.
   const waiterSweepMs = Math.max(1, Math.floor(ttlMs / 4));
-  const control: Control = { current: null, stopped: false };
+  const control: Control = { current: null, stopped: false, releases: [], requests: [], drainSent: false };
   let clock: Clock;
 
   const endSession = (session: Session, reason: string): void => {
@@ -214,12 +171,6 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
 
   const limitFor = (pool: string): number => limits.get(pool) ?? defaultLimit;
 
-  /** Free slots in a pool (Infinity without a limit). */
-  const roomIn = (p: PoolMem, now: number): number => {
-    const limit = p.v.record.limit;
-    return limit === 0 ? Number.POSITIVE_INFINITY : limit - inUse(p.v.record, now) - freeInUse(p, now);
-  };
-
   /** The pool's memory, read from KV the first time this session touches it. */
   const poolMem = async (state: State, session: Session, pool: string): Promise<PoolMem> => {
     let p = state.pools.get(pool);
@@ -227,48 +178,102 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       const v = await session.store.read(pool, limitFor(pool));
       p = state.pools.get(pool);
       if (!p) {
-        p = { name: pool, v, renewed: new Map(), queue: new WaitQueue(), free: new Map() };
+        p = newPoolMem(pool, v);
         state.pools.set(pool, p);
       }
     }
+    touch(state, p);
     return p;
+  };
+
+  const touch = (state: State, p: PoolMem): void => {
+    state.touched.push([p, p.gen]);
   };
 
   const newGrantId = (state: State, session: Session) => (): string => `e${session.epoch}-${(++state.seq).toString(36)}`;
 
-  /** Write one change to a pool by CAS and act on what it did: notices, waiters, counters. */
-  const commit = async (state: State, session: Session, p: PoolMem, change: Omit<Change, 'renewed' | 'candidates'>, fresh?: Candidate): Promise<Effect | null> => {
-    const now0 = clock.now();
+  /**
+   * Stage one change on a pool's working record and note what it did: waiters promoted, notices to
+   * send, counters. Nothing is written or announced here: the turn writes each pool once (flush),
+   * then answers and notifies from that write.
+   */
+  const stage = (state: State, session: Session, p: PoolMem, change: Omit<Change, 'renewed' | 'candidates'>, fresh?: Candidate): Effect | null => {
+    touch(state, p);
+    const now = clock.now();
     // Waiters whose node stopped asking are passed over (and dropped) where the walk meets them.
     const stale = new Set<Waiter>();
-    const isStale = (w: Waiter): boolean => now0 - w.seenAt > ttlMs;
+    const isStale = (w: Waiter): boolean => now - w.seenAt > ttlMs;
     const ctx = { epoch: session.epoch, ttlMs, newGrantId: newGrantId(state, session) };
-    const extraInUse = freeInUse(p, now0);
     const candidates = candidatesOf(p.queue.live(isStale, stale), fresh);
-    const { versioned, effect } = await session.store.commit(p.name, p.v, (base, now) => reconcile(base, now, { ...change, renewed: p.renewed, candidates, extraInUse }, ctx), () => clock.now());
-    if (state.pools.get(p.name) !== p || state.session !== session) return effect;
-    p.v = versioned;
+    const result = reconcile(p.v.record, now, { ...change, renewed: p.renewed, candidates, extraInUse: freeInUse(p, now) }, ctx);
     // Applied or moot: a renewal of a grant that lapsed in KV is not revived.
     p.renewed.clear();
     for (const w of stale) if (p.queue.get(w.holder) === w) p.queue.delete(w.holder);
-    if (effect === null) return null;
-    for (const { candidate } of effect.granted) if (candidate !== fresh) p.queue.delete(candidate.holder);
+    if (result === null) return null;
+    p.v = { revision: p.durable.revision, record: { ...result.next, epoch: session.epoch } };
+    const { effect } = result;
     for (const { candidate, grant } of effect.granted) {
       state.counts.granted++;
       if (candidate === fresh) continue;
-      publish(state, {
-        type: 'slotGranted', epoch: session.epoch, holder: grant.holder, pool: p.name, grantId: grant.grantId,
-        operation: grant.operation, waitedMs: Math.max(0, grant.grantedAt - candidate.requestedAt), validForMs: Math.max(0, grant.expiresAt - clock.now()),
-      }, grant.node);
+      p.queue.delete(candidate.holder);
+      p.promoted.push(candidate as Waiter);
+      p.pushes.push({
+        node: grant.node,
+        make: () => ({
+          type: 'slotGranted', epoch: session.epoch, holder: grant.holder, pool: p.name, grantId: grant.grantId,
+          operation: grant.operation, waitedMs: Math.max(0, grant.grantedAt - candidate.requestedAt), validForMs: Math.max(0, grant.expiresAt - clock.now()),
+        }),
+      });
     }
     for (const g of effect.lost) {
       state.counts.expired++;
-      publish(state, { type: 'slotLost', epoch: session.epoch, holder: g.holder, pool: p.name, grantId: g.grantId, reason: `grant expired: not renewed within ${ttlMs} ms` }, g.node);
+      p.pushes.push({ node: g.node, make: () => ({ type: 'slotLost', epoch: session.epoch, holder: g.holder, pool: p.name, grantId: g.grantId, reason: `grant expired: not renewed within ${ttlMs} ms` }) });
     }
     if (effect.released) state.counts.released++;
     return effect;
   };
 
+  /**
+   * One compare-and-set of everything staged on the pool since its last write. Durable: the
+   * notices go out. Refused or failed: the pool goes back to what KV has (read again after a
+   * conflict), promoted waiters queue again, and every request that rode on this write is answered
+   * with the failure (retryable: its proxy asks again).
+   */
+  const flush = async (state: State, session: Session, p: PoolMem): Promise<void> => {
+    const gen = p.gen++;
+    const promoted = p.promoted.splice(0);
+    const pushes = p.pushes.splice(0);
+    if (!isDirty(p)) return;
+    try {
+      const written = await session.store.put(p.name, p.durable, p.v.record, clock.now());
+      p.durable = written;
+      p.v = written;
+      state.counts.writes++;
+      for (const { make, node } of pushes) publish(state, make(), node);
+    } catch (error) {
+      p.v = p.durable;
+      for (const w of promoted) if (p.queue.get(w.holder) === undefined) p.queue.add(w);
+      let cause = error;
+      if (error instanceof KvConflict) {
+        try {
+          p.durable = await session.store.read(p.name, p.durable.record.limit);
+          p.v = p.durable;
+        } catch (readError) {
+          cause = readError;
+        }
+      }
+      const failed: FailedWrite = { error: cause, reply: failure(state, session, cause) };
+      p.failed.set(gen, failed);
+    }
+  };
+
+  /** Writes every pool with staged changes, each once, side by side. */
+  const flushAll = async (state: State, session: Session): Promise<FailedWrite | null> => {
+    const dirty = [...state.pools.values()].filter(isDirty);
+    await Promise.all(dirty.map((p) => flush(state, session, p)));
+    for (const p of dirty) for (const f of p.failed.values()) return f;
+    return null;
+  };
 
   const scheduleSweep = (state: State, at: number): void => {
     if (state.sweepAt === null || at < state.sweepAt) state.sweepAt = at;
@@ -346,7 +351,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       // before it is confirmed: our copy may be stale if a broker of a later epoch overlapped
       // with us and released it, and only the compare-and-set can tell.
       p.renewed.set(held.grantId, now + ttlMs);
-      await commit(state, session, p, { confirm: true, ...(held.node !== req.node ? { moveTo: { holder: req.holder, node: req.node } } : {}) });
+      stage(state, session, p, { confirm: true, ...(held.node !== req.node ? { moveTo: { holder: req.holder, node: req.node } } : {}) });
       const g = grantIn(p, req.holder);
       if (g && isLive(g, clock.now())) {
         return { epoch: session.epoch, status: 'granted', grantId: g.grantId, waitedMs: 0, validForMs: Math.max(0, g.expiresAt - clock.now()) };
@@ -354,7 +359,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     }
     const fresh: Waiter = { holder: req.holder, node: req.node, operation: req.operation, exempt: req.exempt, requestedAt: w?.requestedAt ?? now - (req.waitedMs ?? 0), seenAt: now };
     // FIFO: the queue's waiters come first; the write is skipped when nobody fits (no room, no change).
-    const effect = await commit(state, session, p, {}, fresh);
+    const effect = stage(state, session, p, {}, fresh);
     const mine = effect?.granted.find((g) => g.candidate === fresh)?.grant ?? grantIn(p, req.holder);
     if (mine && isLive(mine, clock.now())) {
       return { epoch: session.epoch, status: 'granted', grantId: mine.grantId, waitedMs: Math.max(0, mine.grantedAt - fresh.requestedAt), validForMs: Math.max(0, mine.expiresAt - clock.now()) };
@@ -377,7 +382,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     if (p.free.delete(holder)) {
       state.counts.released++;
       // A limit set on this pool since counts these holders: the freed room goes to a waiter.
-      if (p.queue.size > 0) await commit(state, session, p, {});
+      if (p.queue.size > 0) stage(state, session, p, {});
       return { epoch: session.epoch, outcome: 'released' };
     }
     if (!grantIn(p, holder)) {
@@ -386,12 +391,16 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       if (!grantIn(p, holder)) return { epoch: session.epoch, outcome: 'unknown' };
     }
     if (elsewhere(grantIn(p, holder))) return { epoch: session.epoch, outcome: 'unknown' };
-    const effect = await commit(state, session, p, { release: holder, ...(node !== undefined ? { releasedBy: node } : {}) });
+    const effect = stage(state, session, p, { release: holder, ...(node !== undefined ? { releasedBy: node } : {}) });
     return { epoch: session.epoch, outcome: effect?.released ? 'released' : 'unknown' };
   };
 
+  /** What KV has now; anything staged is written first, so a read never drops it. */
   const reread = async (state: State, session: Session, p: PoolMem): Promise<PoolMem> => {
-    p.v = await session.store.read(p.name, p.v.record.limit);
+    if (isDirty(p)) await flush(state, session, p);
+    p.durable = await session.store.read(p.name, p.durable.record.limit);
+    p.v = p.durable;
+    touch(state, p);
     return p;
   };
 
@@ -436,7 +445,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       }
       seen.push({ holder, pool, p, waiting: false });
     }
-    for (const p of urgent) await commit(state, session, p, {});
+    for (const p of urgent) stage(state, session, p, {});
     const now = clock.now();
     // Positions of a pool's waiting holders in one walk of its queue, not one walk each.
     const asked = new Map<PoolMem, Set<string>>();
@@ -455,7 +464,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     // Asked in process, the request was not parsed as a bus request is: the same rule here.
     if (!isValidLimit(limit) || limit === Number.POSITIVE_INFINITY) throw new RangeError(`capacity broker: limit of pool ${pool} is ${String(limit)}; use a non-negative integer, or 0 for no limit`);
     const p = await poolMem(state, session, pool);
-    await commit(state, session, p, { limit });
+    stage(state, session, p, { limit });
     return { epoch: session.epoch, pool, limit: p.v.record.limit };
   };
 
@@ -531,19 +540,84 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
         }
         throw error;
       }
-      await commit(state, session, p, { extendTo: clock.now() + ttlMs });
+      stage(state, session, p, { extendTo: clock.now() + ttlMs });
     }
+    const failed = await flushAll(state, session);
+    if (failed !== null) throw failed.error;
+  };
+
+  /**
+   * Queues a request for the broker's next turn and answers once that turn's write of its pool is
+   * durable (or failed), or with 'busy' after requestTimeoutMs. While one turn writes, the next
+   * turn's requests gather here: under load a write carries many changes, never one each.
+   */
+  const submit = (session: Session, req: BrokerRequestT, send: typeof tell): Promise<RpcReply<unknown>> => new Promise((resolve) => {
+    let answered = false;
+    const timer = clock.setTimeout(() => reply(fail('busy', `capacity broker did not answer within ${requestTimeoutMs} ms`, true)), requestTimeoutMs);
+    function reply(r: RpcReply<unknown>): void {
+      if (answered) return;
+      answered = true;
+      clock.clearTimeout(timer);
+      resolve(r);
+    }
+    (req.type === 'release' ? control.releases : control.requests).push({ session, req, reply });
+    if (control.drainSent) return;
+    control.drainSent = true;
+    // The turn starts once the task that sent this request is done: requests sent together (a
+    // proxy's turn of releases, a burst of acquires) then share one write even where the write
+    // itself is instant (the memory KV), and one waiting the broker's turn joins it too.
+    queueMicrotask(() => {
+      // A release goes first: the slot it frees must not wait behind queued messages.
+      const first = control.releases.length > 0;
+      if ((first ? tellFirst : send)(self as ActorRef<BrokerMsg>, { type: 'requests' }) === 'delivered') return;
+      control.drainSent = false;
+      for (const p of [...control.releases.splice(0), ...control.requests.splice(0)]) p.reply(fail('notLeader', `capacity broker of epoch ${p.session.epoch} is not running`, true));
+    });
+  });
+
+  /** Serves every queued request against staged pools, writes each touched pool once, then answers. */
+  const serveBatch = async (state: State): Promise<void> => {
+    control.drainSent = false;
+    const batch = [...control.releases.splice(0), ...control.requests.splice(0)];
+    if (batch.length === 0) return;
+    state.counts.batches++;
+    const answers: Array<{ readonly pending: Pending; readonly reply: RpcReply<unknown>; readonly touched: ReadonlyArray<readonly [PoolMem, number]> }> = [];
+    for (const pending of batch) {
+      const { session } = pending;
+      state.touched = [];
+      let reply: RpcReply<unknown>;
+      if (!session.active || state.session !== session || !session.serving) {
+        reply = fail('notLeader', `capacity broker of epoch ${session.epoch} is not serving`, true);
+      } else {
+        try {
+          reply = await handle(state, session, pending.req);
+        } catch (error) {
+          reply = failure(state, session, error);
+        }
+      }
+      answers.push({ pending, reply, touched: state.touched });
+    }
+    state.touched = [];
+    if (state.session !== null) await flushAll(state, state.session);
+    for (const { pending, reply, touched } of answers) {
+      let answer = reply;
+      for (const [p, gen] of touched) {
+        const failed = p.failed.get(gen);
+        if (failed) {
+          answer = failed.reply;
+          break;
+        }
+      }
+      pending.reply(answer);
+    }
+    for (const p of state.pools.values()) p.failed.clear();
   };
 
   const startServing = (state: State, session: Session): void => {
     session.serving = true;
-    session.service = serve(options.transport, subs.capacity, BrokerRequest, async (req) => {
-      if (!session.active) return fail('notLeader', `capacity broker of epoch ${session.epoch} is no longer serving`, true);
-      try {
-        return await ask(self as ActorRef<BrokerMsg>, (reply: (r: RpcReply<unknown>) => void): BrokerMsg => ({ type: 'request', session, req, reply }), requestTimeoutMs);
-      } catch {
-        return fail('busy', `capacity broker did not answer within ${requestTimeoutMs} ms`, true);
-      }
+    session.service = serve(options.transport, subs.capacity, BrokerRequest, (req) => {
+      if (!session.active) return Promise.resolve(fail('notLeader', `capacity broker of epoch ${session.epoch} is no longer serving`, true));
+      return submit(session, req, tell);
     }, { queue: BROKER_QUEUE });
     log.info({ epoch: session.epoch, pools: state.pools.size }, 'capacity broker serving');
   };
@@ -557,7 +631,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     const now = clock.now();
     const flushDue = state.flushDueAt !== null && state.flushDueAt <= now;
     if (state.sweepAt !== null && state.sweepAt <= now) {
-      for (const p of sweepFree(state, session, now)) await commit(state, session, p, {});
+      for (const p of sweepFree(state, session, now)) stage(state, session, p, {});
     }
     const sweepWaiters = state.waiterSweepAt !== null && state.waiterSweepAt <= now;
     if (sweepWaiters) {
@@ -569,12 +643,15 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
         || p.v.record.grants.some((g) => g.expiresAt <= now || (p.renewed.has(g.grantId) && g.expiresAt - flushLeadMs <= now))
         || (sweepWaiters && p.queue.size > 0 && roomIn(p, now) > 0);
       if (!due) continue;
-      await commit(state, session, p, {});
+      stage(state, session, p, {});
       if (state.session !== session) return;
     }
     const pending = [...state.pools.values()].some((p) => p.renewed.size > 0);
     if (!pending) state.flushDueAt = null;
     else if (flushDue) state.flushDueAt = now + flushEveryMs;
+    const failed = await flushAll(state, session);
+    for (const p of state.pools.values()) p.failed.clear();
+    if (failed !== null) throw failed.error;
   };
 
   const disarm = (state: State): void => {
@@ -634,21 +711,9 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
           state.flushDueAt = null;
         }
         break;
-      case 'request': {
-        const { session } = msg;
-        let reply: RpcReply<unknown>;
-        if (!session.active || state.session !== session || !session.serving) {
-          reply = fail('notLeader', `capacity broker of epoch ${session.epoch} is not serving`, true);
-        } else {
-          try {
-            reply = await handle(state, session, msg.req);
-          } catch (error) {
-            reply = failure(state, session, error);
-          }
-        }
-        msg.reply(reply);
+      case 'requests':
+        await serveBatch(state);
         break;
-      }
       case 'tick': {
         const session = state.session;
         if (session === null || !session.serving) break;
@@ -673,7 +738,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       // After a crash the session (and its subscription) may still be live: pick it up again.
       const current = control.current;
       if (current?.active) clock.setTimeout(() => tell(ctx.self, { type: 'elected', session: current }), 0);
-      return { session: null, pools: new Map(), seq: 0, flushDueAt: null, sweepAt: null, waiterSweepAt: null, timer: null, timerAt: Number.NaN, counts: { granted: 0, released: 0, expired: 0, pushed: 0, errors: 0, conflicts: 0 } };
+      return { session: null, pools: new Map(), seq: 0, flushDueAt: null, sweepAt: null, waiterSweepAt: null, timer: null, timerAt: Number.NaN, counts: { granted: 0, released: 0, expired: 0, pushed: 0, errors: 0, conflicts: 0, writes: 0, batches: 0 }, touched: [] };
     },
     receive,
     onStop: (state) => disarm(state),
@@ -712,19 +777,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       if (!session?.active || !session.serving) return null;
       // Express: a release (and the grant it frees) runs in this task when the broker is idle,
       // not behind every other actor's turn.
-      return new Promise<RpcReply<unknown>>((resolve) => {
-        const timer = clock.setTimeout(() => resolve(fail('busy', `capacity broker did not answer within ${requestTimeoutMs} ms`, true)), requestTimeoutMs);
-        const reply = (r: RpcReply<unknown>): void => {
-          clock.clearTimeout(timer);
-          resolve(r);
-        };
-        // A release goes first: the slot it frees must not wait behind queued acquires.
-        const send = req.type === 'release' ? tellFirst : tellExpress;
-        if (send(self as ActorRef<BrokerMsg>, { type: 'request', session, req, reply }) !== 'delivered') {
-          clock.clearTimeout(timer);
-          resolve(fail('notLeader', `capacity broker of epoch ${session.epoch} is not running`, true));
-        }
-      });
+      return submit(session, req, tellExpress);
     },
     get epoch() {
       const s = control.current;

@@ -95,6 +95,18 @@ export class GrantStore {
     }
   }
 
+  /**
+   * One compare-and-set of `next` (the epoch stamped) over `base`, the limit checked against
+   * `base` as `commit` checks it; no retry. For a broker that folds many changes into one write
+   * and decides itself what a conflict means.
+   */
+  async put(pool: string, base: Versioned, next: PoolRecord, now: number): Promise<Versioned> {
+    const record: PoolRecord = { ...next, epoch: this.epoch };
+    const refused = overGrant(base.record, record, now);
+    if (refused !== null) throw new OverGrant(pool, refused);
+    return { revision: await this.write(pool, record, base.revision), record };
+  }
+
   private write(pool: string, record: PoolRecord, revision: number | null): Promise<number> {
     const key = poolKey(pool);
     const bytes = encode(record);
