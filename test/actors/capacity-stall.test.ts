@@ -6,7 +6,8 @@ import test from 'ava';
 import { reconcile, type Candidate } from '../../src/actors/capacity/cluster/reconcile.ts';
 import { emptyRecord, inUse, type PoolRecord } from '../../src/actors/capacity/cluster/grant-record.ts';
 import { WaitQueue, type Waiter } from '../../src/actors/capacity/cluster/wait-queue.ts';
-import { believersWithoutGrant, harness } from './capacity-cluster-harness.ts';
+import { SlotLease, type SlotNotice } from '../../src/actors/capacity/index.ts';
+import { believersWithoutGrant, harness, POOL as HOST_POOL } from './capacity-cluster-harness.ts';
 
 const POOL = 'fixture:default';
 const ctx = () => {
@@ -144,4 +145,62 @@ test('capacity stall - over the bus with a KV that takes 5 ms a write, requests 
   t.deepEqual(r.h.violations, []);
   t.deepEqual(believersWithoutGrant(await r.h.record(), r.holders, r.h.clock.now()), []);
   t.log(`writes: ${r.acquireWrites} for 300 acquires, ${r.releaseWrites} for 50 releases`);
+});
+
+/** A holder whose renewals can be held back, as a host whose mailbox is stuck behind a slow turn. */
+function quietHolder(h: Awaited<ReturnType<typeof harness>>, proxy: ReturnType<Awaited<ReturnType<typeof harness>>['proxy']>, key: string) {
+  const heard: SlotNotice[] = [];
+  const control = { quiet: false };
+  const lease: SlotLease = new SlotLease(proxy, key, h.clock, h.ttlMs, () => {
+    if (!control.quiet) lease.renew();
+  });
+  return { heard, control, lease, acquire: () => lease.request(HOST_POOL, 'provisioning', false, (n) => heard.push(n)) };
+}
+
+test('capacity stall - a waiting holder its proxy did not hear from for a TTL is served once it is heard again', async (t) => {
+  const h = await harness({ limit: 1, ttlMs: 3_000 });
+  t.teardown(() => h.stop());
+  h.broker('broker-a').leadership.elect(1);
+  const proxy = h.proxy('node-1');
+  await h.settle();
+  const a = h.holder(proxy, 'ns/a');
+  a.acquire();
+  await h.settle();
+  const b = quietHolder(h, proxy, 'ns/b');
+  b.acquire();
+  await h.settle();
+  t.is(b.heard.at(-1)?.type, 'slotQueued');
+  b.control.quiet = true;
+  await h.advance(2 * h.ttlMs);
+  b.control.quiet = false;
+  await h.advance(h.ttlMs);
+  a.release();
+  await h.settle();
+  t.is(b.heard.at(-1)?.type, 'slotGranted', `b heard ${b.heard.map((n) => n.type).join(', ')}`);
+  t.deepEqual(h.violations, []);
+});
+
+test('capacity stall - a holding holder its proxy did not hear from for a TTL never believes in a grant KV has dropped, and gets its slot back by asking', async (t) => {
+  const h = await harness({ limit: 1, ttlMs: 3_000 });
+  t.teardown(() => h.stop());
+  h.broker('broker-a').leadership.elect(1);
+  const proxy = h.proxy('node-1');
+  await h.settle();
+  const b = quietHolder(h, proxy, 'ns/b');
+  b.acquire();
+  await h.settle();
+  t.is(b.heard.at(-1)?.type, 'slotGranted');
+  b.control.quiet = true;
+  await h.advance(3 * h.ttlMs);
+  b.control.quiet = false;
+  await h.advance(h.ttlMs);
+  const last = b.heard.at(-1);
+  const live = (await h.record())?.grants.find((g) => g.holder === 'ns/b' && g.expiresAt > h.clock.now());
+  if (last?.type === 'slotGranted') t.is(live?.grantId, last.grantId, 'a holder that believes it holds has that grant live in KV');
+  else t.is(last?.type, 'slotLost', `b heard ${b.heard.map((n) => n.type).join(', ')}`);
+  // Asked again, the holder is served (the pool is free).
+  b.acquire();
+  await h.settle();
+  t.is(b.heard.at(-1)?.type, 'slotGranted');
+  t.deepEqual(h.violations, []);
 });

@@ -23,7 +23,9 @@ export type CapacityMsg =
   // renewing; the grant lapses after its TTL unless the host's next owner adopts it by acquiring
   // for the same holder (the broker moves a live grant to the node that asks).
   | { type: 'abandon'; holder: string; pool: string }
-  | { type: 'renew'; holder: string; pool: string }
+  // What the acquire carried, again: a holder the proxy gave up for silence (its renewals came late,
+  // behind a slow turn) is taken back on its next renew instead of waiting forever unheard.
+  | { type: 'renew'; holder: string; pool: string; operation?: string; exempt?: boolean; notify?: (n: SlotNotice) => void; gen?: number }
   | { type: 'setLimit'; pool: string; limit: number }
   | { type: 'figures'; reply: Reply<CapacityFigures> };
 

@@ -14,6 +14,9 @@ export class SlotLease {
   private pool: string | null = null;
   private renewTimer: TimerHandle | null = null;
   private gen = 0;
+  private operation = '';
+  private exempt = false;
+  private notify: ((n: SlotNotice) => void) | null = null;
 
   constructor(
     private readonly broker: ActorRef<CapacityMsg>,
@@ -31,6 +34,9 @@ export class SlotLease {
   request(pool: string, operation: string, exempt: boolean, notify: (n: SlotNotice) => void, since?: number): void {
     this.pool = pool;
     this.gen = ++lastGen;
+    this.operation = operation;
+    this.exempt = exempt;
+    this.notify = notify;
     tell(this.broker, { type: 'acquire', holder: this.holder, pool, operation, exempt, notify, gen: this.gen, ...(since !== undefined ? { since } : {}) });
     if (this.renewTimer) return;
     const every = Math.max(1, Math.floor(this.ttlMs / 3));
@@ -46,7 +52,11 @@ export class SlotLease {
   }
 
   renew(): void {
-    if (this.pool) tell(this.broker, { type: 'renew', holder: this.holder, pool: this.pool });
+    if (this.pool === null) return;
+    tell(this.broker, {
+      type: 'renew', holder: this.holder, pool: this.pool, operation: this.operation, exempt: this.exempt, gen: this.gen,
+      ...(this.notify ? { notify: this.notify } : {}),
+    });
   }
 
   /** Stops holding without freeing the slot (CapacityMsg 'abandon'): for work that outlives this holder. */

@@ -103,10 +103,19 @@ interface State {
    * by the host's next owner, never released, since the backend work it covers may still run.
    */
   readonly abandoned: Map<string, number>;
-  readonly counts: { unreachable: number; lost: number; resent: number; notifyErrors: number; badPushes: number; staleRenewals: number; abandoned: number };
+  /**
+   * Entries given up because their holder went quiet for a TTL, by key, with when. A holder that
+   * speaks again (its renewals were only late) is taken back from here; one gone for good is
+   * forgotten after SILENT_KEPT_TTLS.
+   */
+  readonly silent: Map<string, { readonly entry: Entry; readonly at: number }>;
+  readonly counts: { unreachable: number; lost: number; resent: number; notifyErrors: number; badPushes: number; staleRenewals: number; abandoned: number; revived: number };
 }
 
 const keyOf = (holder: string, pool: string): string => `${pool}\u0000${holder}`;
+
+/** How many TTLs a quiet holder's entry is kept for it to speak again. */
+const SILENT_KEPT_TTLS = 10;
 
 /**
  * The local face of the cluster's capacity broker: host actors send it CapacityMsg and hear
@@ -188,6 +197,31 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     else state.abandoned.set(key, now);
   };
 
+  /**
+   * A renew from a holder given up for silence: it lives, its renewals were late. Waiting, it asks
+   * again from its old place in the queue; holding, it hears its grant is gone (no renew kept it in
+   * KV meanwhile), and asks again if it still needs the slot: a grant still live comes back.
+   */
+  const revive = (state: State, self: ActorRef<ProxyMsg>, msg: Extract<CapacityMsg, { type: 'renew' }>, now: number): void => {
+    const key = keyOf(msg.holder, msg.pool);
+    const silent = state.silent.get(key);
+    if (!silent || msg.notify === undefined) return;
+    const released = state.releasedGen.get(msg.holder);
+    if (released !== undefined && msg.gen !== undefined && msg.gen <= released) return;
+    state.silent.delete(key);
+    state.counts.revived++;
+    const { entry } = silent;
+    if (entry.phase === 'granted') {
+      send(state, { ...entry, notify: msg.notify }, { type: 'slotLost', grantId: entry.grantId, pool: entry.pool, reason: `the capacity proxy did not hear from this holder for ${ttlMs} ms and gave its grant up; ask again` });
+      return;
+    }
+    state.abandoned.delete(key);
+    const e: Entry = { ...entry, notify: msg.notify, operation: msg.operation ?? entry.operation, exempt: msg.exempt ?? entry.exempt, phase: 'acquiring', grantId: '', heardAt: now, deadline: Number.POSITIVE_INFINITY };
+    state.entries.set(key, e);
+    sendAcquire(state, e, self);
+    e.askedGen = e.gen;
+  };
+
   const lose = (state: State, e: Entry, reason: string): void => {
     state.entries.delete(keyOf(e.holder, e.pool));
     state.counts.lost++;
@@ -224,7 +258,9 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     for (const e of [...state.entries.values()]) {
       if (now - e.heardAt > ttlMs) {
         // The holder stopped renewing without a word (a crash mid-operation, say): its backend work
-        // may still run, so the slot is not given back but left to lapse or to be adopted.
+        // may still run, so the slot is not given back but left to lapse or to be adopted. Kept
+        // aside: the holder may only be late, and then takes its place back (revive).
+        state.silent.set(keyOf(e.holder, e.pool), { entry: e, at: now });
         abandon(state, self, e.holder, e.pool, now);
         continue;
       }
@@ -234,6 +270,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
       sent.set(keyOf(e.holder, e.pool), { entry: e, grantId: e.phase === 'granted' ? e.grantId : null });
     }
     for (const [key, at] of state.abandoned) if (now - at > 2 * ttlMs) state.abandoned.delete(key);
+    for (const [key, s] of state.silent) if (now - s.at > SILENT_KEPT_TTLS * ttlMs) state.silent.delete(key);
     if (batch.length === 0 || state.renewing) return;
     state.renewing = true;
     const sentAt = now;
@@ -358,6 +395,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
         }
         const key = keyOf(msg.holder, msg.pool);
         state.abandoned.delete(key);
+        state.silent.delete(key);
         let e = state.entries.get(key);
         if (e) {
           e.operation = msg.operation;
@@ -377,6 +415,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
         const key = keyOf(msg.holder, msg.pool);
         if (msg.gen !== undefined) state.releasedGen.set(msg.holder, Math.max(msg.gen, state.releasedGen.get(msg.holder) ?? 0));
         state.entries.delete(key);
+        state.silent.delete(key);
         releaseAtBroker(state, self, msg.holder, msg.pool);
         break;
       }
@@ -386,6 +425,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
       case 'renew': {
         const e = state.entries.get(keyOf(msg.holder, msg.pool));
         if (e) e.heardAt = now;
+        else revive(state, self, msg, now);
         break;
       }
       case 'setLimit':
@@ -485,8 +525,8 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     init: (ctx) => {
       clock = options.clock ?? ctx.system.clock;
       const state: State = {
-        entries: new Map(), releasedGen: new Map(), releasing: new Map(), abandoned: new Map(), epoch: -1, gen: 0, renewing: false, renewTimer: null, lossTimer: null, lossAt: Number.NaN, newDeadline: Number.POSITIVE_INFINITY, sub: null,
-        counts: { unreachable: 0, lost: 0, resent: 0, notifyErrors: 0, badPushes: 0, staleRenewals: 0, abandoned: 0 },
+        entries: new Map(), releasedGen: new Map(), releasing: new Map(), abandoned: new Map(), silent: new Map(), epoch: -1, gen: 0, renewing: false, renewTimer: null, lossTimer: null, lossAt: Number.NaN, newDeadline: Number.POSITIVE_INFINITY, sub: null,
+        counts: { unreachable: 0, lost: 0, resent: 0, notifyErrors: 0, badPushes: 0, staleRenewals: 0, abandoned: 0, revived: 0 },
       };
       const self = ctx.self;
       const subject = subs.capacityNotify(node);
