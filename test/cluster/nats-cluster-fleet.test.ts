@@ -14,7 +14,8 @@ import { waitUntil } from '../support/wait.ts';
 
 const cluster = natsServerInstalled() ? test.serial : test.skip;
 
-const SLOW_PROVISION = { latencyMs: { register: 5, prepare: 5, provision: 250, hardwareState: 5, powerOn: 5, powerOff: 5 }, demoBehaviours: false };
+// Slow enough that the kill lands mid-run: 30 hosts at 3 at once take over 10 s of deploys.
+const SLOW_PROVISION = { latencyMs: { register: 5, prepare: 5, provision: 1_000, hardwareState: 5, powerOn: 5, powerOff: 5 }, demoBehaviours: false };
 const LEASE_STREAM = `KV_${LEASE_BUCKET}`;
 
 async function provisioned(c: Cluster<NatsCluster>, keys: readonly string[]): Promise<number> {
@@ -47,19 +48,20 @@ function assertExactlyOnce(t: ExecutionContext, c: Cluster<NatsCluster>, keys: r
 }
 
 cluster('nats cluster - 2 nodes provision 30 hosts on R3 buckets while the lease bucket\'s NATS server is killed -9: every host once, the limit held, no two owners', async (t) => {
-  const limit = 4;
+  const limit = 3;
   await withCluster(t, { nats: 'cluster', shards: 16, limit, leaseTtlMs: 5_000, fixture: SLOW_PROVISION }, async (c) => {
     const keys = await c.applyHosts(30);
     await Promise.all(['a', 'b'].map((n) => c.startNode(n)));
     // The nodes made their buckets at R3: each server keeps a copy of the lease bucket.
     for (let i = 0; i < 3; i++) t.truthy(await c.nats.streamCopy(i, LEASE_STREAM), `${c.nats.servers[i]!.name} has a copy of ${LEASE_STREAM}`);
-    await untilProvisioned(c, keys, 5, 90_000);
+    await untilProvisioned(c, keys, 3, 90_000);
 
     const leader = (await c.nats.streamCopy(0, LEASE_STREAM))?.leader ?? c.nats.servers[0]!.name;
     const killed = c.nats.servers.findIndex((s) => s.name === leader);
     const before = await provisioned(c, keys);
     const killedAt = performance.timeOrigin + performance.now();
     await c.nats.servers[killed]!.kill();
+    t.true(before < keys.length, `the kill landed mid-run (${before} of ${keys.length} provisioned)`);
     await untilProvisioned(c, keys, keys.length, 120_000);
 
     const lost = (await c.ownership()).filter((r) => r.kind === 'lost' && r.at >= killedAt).length;
