@@ -113,7 +113,13 @@ export function natsProcess(conf: string, port: number): NatsProcess {
       proc.stdout?.on('data', keep);
       proc.stderr?.on('data', keep);
       proc.once('exit', () => live.delete(proc));
-      await waitForPort(port, proc, () => log.slice(-20).join('\n'));
+      // Not installed (ENOENT): a failed start that names the cause, not an uncaught exception.
+      let spawnError: Error | null = null;
+      proc.once('error', (err) => {
+        spawnError = err;
+        live.delete(proc);
+      });
+      await waitForPort(port, proc, () => log.slice(-20).join('\n'), () => spawnError);
     },
     async halt(signal) {
       const proc = child;
@@ -138,9 +144,11 @@ export function natsProcess(conf: string, port: number): NatsProcess {
   };
 }
 
-async function waitForPort(port: number, proc: ChildProcess, tail: () => string): Promise<void> {
+async function waitForPort(port: number, proc: ChildProcess, tail: () => string, spawnError: () => Error | null): Promise<void> {
   const deadline = Date.now() + 15_000;
   for (;;) {
+    const failed = spawnError();
+    if (failed) throw new Error(`nats-server could not be started (${failed.message}); install it (apt-get install nats-server) or put it on PATH`, { cause: failed });
     if (proc.exitCode !== null) throw new Error(`nats-server exited with ${proc.exitCode} before listening on ${port}:\n${tail()}`);
     if (await canConnect(port)) return;
     if (Date.now() > deadline) throw new Error(`nats-server did not listen on ${port} within 15 s:\n${tail()}`);
