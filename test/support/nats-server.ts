@@ -98,7 +98,8 @@ export interface NatsProcess {
 export function natsProcess(conf: string, port: number): NatsProcess {
   let child: ChildProcess | null = null;
   const log: string[] = [];
-  const alive = (proc: ChildProcess | null): proc is ChildProcess => proc !== null && proc.exitCode === null && proc.signalCode === null;
+  // A process that never started (no pid: ENOENT) will not emit 'exit' either: nothing to halt.
+  const alive = (proc: ChildProcess | null): proc is ChildProcess => proc !== null && proc.pid !== undefined && proc.exitCode === null && proc.signalCode === null;
 
   return {
     async start() {
