@@ -223,6 +223,9 @@ function poolsOfFigures(figures: CapacityFigures): PoolRow[] {
     inUse: p.holders.map((h) => ({ holder: h.holder, operation: h.operation, sinceMs: h.sinceMs, exempt: h.exempt })),
     waiting: p.queue.map((w) => ({ holder: w.holder, operation: w.operation, waitingMs: w.waitingMs })),
     longestWaitMs: p.longestWaitMs,
+    inUseCount: p.inUse + p.exempt,
+    waitingCount: p.waiting,
+    stallSeconds: p.stallSeconds,
   }));
 }
 

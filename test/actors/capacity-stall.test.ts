@@ -6,7 +6,9 @@ import test from 'ava';
 import { reconcile, type Candidate } from '../../src/actors/capacity/cluster/reconcile.ts';
 import { emptyRecord, inUse, type PoolRecord } from '../../src/actors/capacity/cluster/grant-record.ts';
 import { WaitQueue, type Waiter } from '../../src/actors/capacity/cluster/wait-queue.ts';
-import { SlotLease, type SlotNotice } from '../../src/actors/capacity/index.ts';
+import { SlotLease, type CapacityFigures, type CapacityMsg, type SlotNotice } from '../../src/actors/capacity/index.ts';
+import { StallWatch } from '../../src/actors/capacity/cluster/stall-watch.ts';
+import { ask } from '../../src/actors/runtime/index.ts';
 import { believersWithoutGrant, harness, POOL as HOST_POOL } from './capacity-cluster-harness.ts';
 
 const POOL = 'fixture:default';
@@ -202,5 +204,64 @@ test('capacity stall - a holding holder its proxy did not hear from for a TTL ne
   b.acquire();
   await h.settle();
   t.is(b.heard.at(-1)?.type, 'slotGranted');
+  t.deepEqual(h.violations, []);
+});
+
+test('capacity stall - the stall watch counts time between looks that both saw room beside a waiter with no grant', (t) => {
+  const w = new StallWatch();
+  w.look(0, { room: 1, waiting: 3, granted: 0 });
+  w.look(1_000, { room: 1, waiting: 3, granted: 0 });
+  t.is(w.seconds, 1);
+  // A grant in between: that stretch was not a stall.
+  w.look(2_000, { room: 1, waiting: 2, granted: 1 });
+  t.is(w.seconds, 1);
+  // A full pool with waiters is busy, not stalled; no waiter beside room is idle, not stalled.
+  w.look(3_000, { room: 0, waiting: 5, granted: 1 });
+  w.look(4_000, { room: 0, waiting: 5, granted: 1 });
+  w.look(5_000, { room: 3, waiting: 0, granted: 1 });
+  w.look(6_000, { room: 3, waiting: 0, granted: 1 });
+  t.is(w.seconds, 1);
+  // A look that came late (the timer was starved) counts the whole gap it saw stalled at both ends.
+  w.look(7_000, { room: 2, waiting: 1, granted: 1 });
+  w.look(10_500, { room: 2, waiting: 1, granted: 1 });
+  t.is(w.seconds, 4.5);
+});
+
+test('capacity stall - a broker whose KV write hangs shows stall seconds in its figures while stuck, and none are added once it grants', async (t) => {
+  const h = await harness({ limit: 2 });
+  t.teardown(() => h.stop());
+  const { broker, leadership } = h.broker('broker-a');
+  leadership.elect(1);
+  const proxy = h.proxy('node-1', { localBroker: broker });
+  await h.settle();
+  const a = h.holder(proxy, 'ns/a');
+  a.acquire();
+  await h.settle();
+  t.is(a.state, 'granted');
+  const stall = async (): Promise<number> => (await ask<CapacityMsg, CapacityFigures>(proxy, (reply) => ({ type: 'figures', reply }), 5_000)).pools.find((p) => p.pool === HOST_POOL)?.stallSeconds ?? -1;
+  t.is(await stall(), 0);
+  // The KV stops answering writes, as a bucket without quorum does: the next grant cannot be made.
+  let resume: () => void = () => {};
+  const writable = new Promise<void>((r) => { resume = r; });
+  const update = h.kv.update.bind(h.kv);
+  h.kv.update = async (key, value, revision) => {
+    await writable;
+    return update(key, value, revision);
+  };
+  const b = h.holder(proxy, 'ns/b');
+  b.acquire();
+  for (let i = 0; i < 6; i++) {
+    h.clock.advance(1_000);
+    await new Promise((r) => setImmediate(r));
+  }
+  t.not(b.state, 'granted');
+  const stuck = await stall();
+  t.true(stuck >= 4, `the figures, answered while the broker waits on KV, show ${stuck} s stalled`);
+  resume();
+  await h.settle();
+  t.is(b.state, 'granted');
+  const after = await stall();
+  await h.advance(5_000);
+  t.is(await stall(), after, 'no stall is counted once the waiter is served');
   t.deepEqual(h.violations, []);
 });

@@ -215,14 +215,14 @@ test('bmo metrics - metal3_reconcile_total: the steps of a deleted host up to it
   t.is(await reconciles(), '9');
 });
 
-test('fleet metrics - mailbox depth by actor kind, pools from the broker, backend requests by route and status', async (t) => {
+test('fleet metrics - mailbox depth by actor kind, pools from the broker with their stall seconds, backend requests by route and status', async (t) => {
   const registry = new Registry();
   let broker = true;
   registerFleetMetrics(registry, {
     hostsByState: () => new Map([['provisioned', 2], ['available', 0]]),
     shardsOwned: () => 3,
     mailboxDepth: () => mailboxDepthByKind([actor('lab~a', { mailboxDepth: 2 }), actor('lab~b', { mailboxDepth: 1 }), actor('shard-1-e1', { kind: 'shard', mailboxDepth: 4 })]),
-    capacityPools: () => Promise.resolve(broker ? [{ pool: 'ironic:a', inUse: 5, waiting: 2 }] : null),
+    capacityPools: () => Promise.resolve(broker ? [{ pool: 'ironic:a', inUse: 5, waiting: 2, stallSeconds: 1.5 }] : null),
     backendRequests: () => [{ backend: 'ironic:a', route: 'GET /v1/nodes/{node}', status: '200', count: 9 }, { backend: 'ironic:a', route: 'GET /v1/nodes/{node}', status: 'timeout', count: 1 }],
   });
   const text = await registry.metrics();
@@ -232,6 +232,7 @@ test('fleet metrics - mailbox depth by actor kind, pools from the broker, backen
   t.regex(text, /^metalfleet_mailbox_depth\{kind="shard"\} 4$/m);
   t.regex(text, /^metalfleet_capacity_slots_in_use\{pool="ironic:a"\} 5$/m);
   t.regex(text, /^metalfleet_capacity_waiting\{pool="ironic:a"\} 2$/m);
+  t.regex(text, /^metalfleet_capacity_stall_seconds_total\{pool="ironic:a"\} 1\.5$/m);
   t.regex(text, /^metalfleet_backend_requests_total\{backend="ironic:a",route="GET \/v1\/nodes\/\{node\}",status="timeout"\} 1$/m);
   broker = false;
   t.notRegex(await registry.metrics(), /metalfleet_capacity_slots_in_use\{/, 'a node that lost the broker reports no pools');

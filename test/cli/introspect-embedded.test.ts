@@ -26,7 +26,7 @@ test('introspect views - capacity limit 5 with 20 hosts blocked: 5 in use, 15 wa
   try {
     const applied = await store.applyObjects([secret('bmc', 'lab', { username: 'admin', password: PASSWORD }), ...Array.from({ length: 20 }, (_, i) => bmh(`h-${i}`))]);
     t.true(applied.ok);
-    type Cap = { replies: Array<{ node: string; value: { broker: boolean; pools: Array<{ limit: number | null; inUse: Array<{ operation: string }>; waiting: unknown[] }> } }>; missing: string[] };
+    type Cap = { replies: Array<{ node: string; value: { broker: boolean; pools: Array<{ limit: number | null; inUse: Array<{ operation: string }>; waiting: unknown[]; waitingCount?: number; stallSeconds?: number }> } }>; missing: string[] };
     await waitUntil(async () => {
       const out = await capacityView(client, { ...base, format: 'json' });
       const pool = (JSON.parse(out.stdout) as Cap).replies[0]?.value.pools[0];
@@ -47,8 +47,11 @@ test('introspect views - capacity limit 5 with 20 hosts blocked: 5 in use, 15 wa
 
     const table = (await capacityView(client, base)).stdout.split('\n');
     t.log(table.join('\n'));
-    t.regex(table[0]!, /^POOL +LIMIT +IN USE +HOSTS +WAITING +LONGEST WAIT +BROKER +OPERATIONS$/);
-    t.regex(table[1]!, /^fixture\S* +5 +5 +5 +15 +\S+ +embedded +provision=5$/);
+    t.regex(table[0]!, /^POOL +LIMIT +IN USE +HOSTS +WAITING +LONGEST WAIT +STALLED +BROKER +OPERATIONS$/);
+    // Nothing stalled: every free slot went to the next waiter.
+    t.regex(table[1]!, /^fixture\S* +5 +5 +5 +15 +\S+ +0s +embedded +provision=5$/);
+    t.is(cap.replies[0]!.value.pools[0]!.waitingCount, 15);
+    t.is(cap.replies[0]!.value.pools[0]!.stallSeconds, 0);
     // Which hosts hold the slots, and the queue in order (the first ten of fifteen).
     const inUseAt = table.findIndex((l) => /^fixture\S*: in use$/.test(l));
     t.regex(table[inUseAt + 1]!, /^ {2}HOST +OPERATION +FOR$/);

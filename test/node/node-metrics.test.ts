@@ -137,6 +137,8 @@ test('node metrics - /metrics carries every BMO metric with BMO labels and bucke
     t.regex(body, /^metalfleet_mailbox_depth\{kind="host",node="metrics-node"\} \d+$/m);
     t.regex(body, /^metalfleet_capacity_slots_in_use\{pool="fixture:default",node="metrics-node"\} \d+$/m);
     t.regex(body, /^metalfleet_capacity_waiting\{pool="fixture:default",node="metrics-node"\} \d+$/m);
+    // Every freed slot went to the next waiter: no second with room beside a waiter and no grant.
+    t.is(value('metalfleet_capacity_stall_seconds_total', { pool: 'fixture:default' }), 0);
     t.is(value('metalfleet_backend_requests_total', { backend: 'ironic:ironic.lab:6385', route: 'GET /v1/nodes/{node}', status: '200' }), 7);
 
     t.false(body.includes(PASSWORD), 'no BMC password anywhere in /metrics');

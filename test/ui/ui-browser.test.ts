@@ -52,6 +52,10 @@ test.serial('ui browser - the counts on the page are the introspection API\'s, a
     t.is(await page.getByTestId('host-row').count(), rows.length);
     t.true(await page.locator('[data-testid="state-chart"] canvas').count() > 0, 'uPlot drew the chart');
     t.true(await page.locator('.shard').count() > 0, 'the shard grid is drawn');
+    // Each pool shows how long it stalled (a free slot beside a waiter, nothing granted): 0s here.
+    const stalled = await page.getByTestId('pool-stalled').allTextContents();
+    t.true(stalled.length > 0, 'the capacity table has a stalled column');
+    t.true(stalled.every((s) => s === '0s'), `stalled: ${stalled.join(', ')}`);
     const html = await page.content();
     for (const s of SECRETS) t.false(html.includes(s), s);
     await mkdir(ARTIFACTS, { recursive: true });

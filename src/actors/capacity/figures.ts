@@ -21,6 +21,8 @@ export interface PoolFigures {
   readonly exempt: number;
   readonly waiting: number;
   readonly longestWaitMs: number;
+  /** Seconds the broker saw this pool with a free slot beside a waiting request and no grant. */
+  readonly stallSeconds: number;
   /** In grant order. */
   readonly holders: readonly HolderFigure[];
   /** In queue order: the first will be granted next. */
@@ -33,6 +35,7 @@ export interface CapacityTotals {
   readonly exempt: number;
   readonly waiting: number;
   readonly longestWaitMs: number;
+  readonly stallSeconds: number;
 }
 
 export interface CapacityFigures {
@@ -45,11 +48,13 @@ export function totalsOf(pools: readonly PoolFigures[]): CapacityTotals {
   let exempt = 0;
   let waiting = 0;
   let longestWaitMs = 0;
+  let stallSeconds = 0;
   for (const p of pools) {
+    stallSeconds += p.stallSeconds;
     inUse += p.inUse;
     exempt += p.exempt;
     waiting += p.waiting;
     if (p.longestWaitMs > longestWaitMs) longestWaitMs = p.longestWaitMs;
   }
-  return { pools: pools.length, inUse, exempt, waiting, longestWaitMs };
+  return { pools: pools.length, inUse, exempt, waiting, longestWaitMs, stallSeconds };
 }

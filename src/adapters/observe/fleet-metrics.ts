@@ -8,6 +8,8 @@ export interface PoolSlots {
   /** Slots held by non-exempt hosts, the ones the pool's limit bounds. */
   readonly inUse: number;
   readonly waiting: number;
+  /** Seconds the broker saw a free slot beside a waiting request and no grant (see StallWatch). */
+  readonly stallSeconds: number;
 }
 
 /** What the metalfleet_* metrics read; each is asked on every scrape. */
@@ -81,6 +83,15 @@ export function registerFleetMetrics(registry: Registry, sources: FleetSources):
     name: 'metalfleet_capacity_waiting', help: 'Hosts waiting for a capacity slot, per pool (the broker node only)', labelNames: ['pool'], registers,
     async collect() {
       byLabel(this, 'pool', (await pools()).map((p) => [p.pool, p.waiting]));
+    },
+  });
+  new Counter({
+    name: 'metalfleet_capacity_stall_seconds_total',
+    help: 'Seconds a pool had a free slot beside a waiting request and granted nothing, per pool (the broker node only; 0 is the target)',
+    labelNames: ['pool'], registers,
+    async collect() {
+      this.reset();
+      for (const p of await pools()) this.inc({ pool: p.pool }, p.stallSeconds);
     },
   });
   new Counter({

@@ -169,6 +169,11 @@ export const PoolRow = z.object({
   /** In queue order: the first is granted next. */
   waiting: z.array(z.object({ holder: z.string(), operation: z.string(), waitingMs: Millis })),
   longestWaitMs: Millis,
+  /** Exact counts: the lists above stop at the broker's first 200 entries each. */
+  inUseCount: Count.optional(),
+  waitingCount: Count.optional(),
+  /** Seconds the broker saw a free slot beside a waiting request and no grant (0 is the target). */
+  stallSeconds: z.number().nonnegative().optional(),
 });
 export type PoolRow = z.infer<typeof PoolRow>;
 export const CapacityReply = z.object({ node: NodeName, broker: z.boolean(), pools: z.array(PoolRow) });

@@ -10,6 +10,8 @@ export interface ProgressFrame {
   readonly total: number;
   readonly stats: FleetStats;
   readonly capacity: CapacityFigures | null;
+  /** How long ago `capacity` was answered. */
+  readonly capacityAgeMs?: number;
   readonly hostsPerSecond: number;
 }
 
@@ -17,7 +19,9 @@ export interface ProgressFrame {
 export function progressLine(f: ProgressFrame): string {
   const states = ORDER.map((s) => [s, f.stats.count(s)] as const).filter(([, n]) => n > 0).map(([s, n]) => `${s}=${n}`).join(' ');
   const c = f.capacity?.totals;
-  const slots = c ? ` slots=${c.inUse} waiting=${c.waiting}` : '';
+  // A figure older than two seconds is the broker not answering: say so rather than repeat it.
+  const stale = f.capacityAgeMs !== undefined && f.capacityAgeMs > 2_000 ? ` (${(f.capacityAgeMs / 1000).toFixed(0)}s old)` : '';
+  const slots = c ? ` slots=${c.inUse} waiting=${c.waiting} stalled=${c.stallSeconds.toFixed(0)}s${stale}` : '';
   const maas = f.maas ? ` maas=${f.maas.ready}/${f.maas.machines} dns=${f.maas.dnsIps.length}` : '';
   return `[${(f.elapsedMs / 1000).toFixed(1)}s] done ${f.reached}/${f.total} ${states}${slots}${maas} ${f.hostsPerSecond.toFixed(0)} hosts/s`;
 }
@@ -32,9 +36,10 @@ export function progressPanel(f: ProgressFrame, width = 78): string[] {
     const bar = '#'.repeat(Math.round((n / max) * Math.max(10, width - 36)));
     lines.push(`  ${s.padEnd(24)}${String(n).padStart(7)}  ${bar}`);
   }
+  if (f.capacityAgeMs !== undefined && f.capacityAgeMs > 2_000) lines.push(`  slots: the broker has not answered for ${(f.capacityAgeMs / 1000).toFixed(0)}s; the figures below are that old`);
   for (const p of f.capacity?.pools ?? []) {
     const limit = Number.isFinite(p.limit) ? String(p.limit) : 'unlimited';
-    lines.push(`  slots ${p.pool}: ${p.inUse}/${limit} in use, ${p.exempt} exempt, ${p.waiting} waiting, longest wait ${(p.longestWaitMs / 1000).toFixed(1)}s`);
+    lines.push(`  slots ${p.pool}: ${p.inUse}/${limit} in use, ${p.exempt} exempt, ${p.waiting} waiting, longest wait ${(p.longestWaitMs / 1000).toFixed(1)}s, stalled ${p.stallSeconds.toFixed(0)}s`);
   }
   if (f.maas) lines.push(`  MAAS machines ready ${f.maas.ready}/${f.maas.machines}; control-plane DNS: ${f.maas.dnsIps.join(' ') || '(none yet)'}`);
   const recent = f.stats.recentWarnings.slice(-3);

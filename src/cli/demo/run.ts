@@ -74,6 +74,19 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
   let maas: MaasSummary | null = null;
   const maasDone = (): boolean => maas === null ? o.maas === undefined : maas.ok;
   let capacity: CapacityFigures | null = null;
+  let capacityAt = 0;
+  // One question to the broker at a time: a new one every frame piled up behind a busy broker.
+  let askingCapacity = false;
+  const askCapacity = (): void => {
+    if (askingCapacity) return;
+    askingCapacity = true;
+    node.capacity().then((c) => {
+      capacity = c;
+      capacityAt = performance.now();
+    }, () => undefined).finally(() => {
+      askingCapacity = false;
+    });
+  };
   let drawn = 0;
   // The end check looks only at hosts that changed since it last ran: with 100,000 hosts a full
   // scan on every burst of changes was quadratic and starved the hosts themselves.
@@ -92,7 +105,8 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
   };
   const frame = (reached: number): ProgressFrame => {
     const elapsedMs = performance.now() - started;
-    return { elapsedMs, reached, total: expected.size, stats: node.stats, capacity, maas, hostsPerSecond: reached / Math.max(elapsedMs / 1000, 0.001) };
+    const capacityAgeMs = capacity === null ? undefined : performance.now() - capacityAt;
+    return { elapsedMs, reached, total: expected.size, stats: node.stats, capacity, ...(capacityAgeMs !== undefined ? { capacityAgeMs } : {}), maas, hostsPerSecond: reached / Math.max(elapsedMs / 1000, 0.001) };
   };
   const render = (reached: number): void => {
     if (o.mode === 'quiet') return;
@@ -126,7 +140,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
       });
     });
     const paint = setInterval(() => {
-      void node.capacity().then((c) => { capacity = c; }, () => undefined);
+      askCapacity();
       if (o.maas) void maasSummary(o.maas.store, node.maas).then((m) => { maas = m; check(); }, () => undefined);
       const now = performance.now();
       if (o.mode === 'tty' || now - lastLine >= 1000) {

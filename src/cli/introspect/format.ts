@@ -2,6 +2,11 @@
 // fixed-column tables cut to the terminal width (a line is truncated, never wrapped).
 
 /** `950ms`, `42s`, `3m12s`, `5h07m`, `2d03h`; `-` when unknown. */
+/** A pool's stall time: '0s' is the figure to see; anything else is time a free slot sat beside a waiter. */
+export function formatStall(seconds: number | undefined): string {
+  return seconds === undefined || seconds <= 0 ? '0s' : formatDuration(Math.max(1, Math.round(seconds * 1000)));
+}
+
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '-';
   if (ms < 0) ms = 0;

@@ -2,8 +2,9 @@
 // key press does. No terminal here, so a test checks a frame at 80x24 line by line.
 import { PROVISIONING_STATES } from '../../api/index.ts';
 import { MAAS_MACHINE_STATES } from '../../api/index.ts';
-import { formatDuration, oneLine, renderTable, truncate, type Column } from './format.ts';
+import { formatDuration, formatStall, oneLine, renderTable, truncate, type Column } from './format.ts';
 import type { ActorRow, HostRow, OnNode, PoolRow } from './rows.ts';
+import { inUseOf, waitingOf } from './rows.ts';
 
 export interface TopError {
   readonly key: string;
@@ -178,8 +179,10 @@ export function renderFrame(data: TopData | null, options: FrameOptions): string
   const shownPools = pools.length > 3 ? pools.slice(0, 2) : pools;
   for (const p of shownPools) {
     const limit = p.limit === null ? 'no limit' : String(p.limit);
-    const text = `${p.inUse.length}/${limit} in use  ${p.waiting.length} waiting${p.waiting.length > 0 ? `  longest ${formatDuration(p.longestWaitMs)}` : ''}`;
-    body.push(`  ${truncate(p.pool, poolWidth).padEnd(poolWidth)} ${bar(p.inUse.length, p.limit, 22)} ${text}`);
+    const waiting = waitingOf(p);
+    const stalled = (p.stallSeconds ?? 0) > 0 ? `  STALLED ${formatStall(p.stallSeconds)}` : '';
+    const text = `${inUseOf(p)}/${limit} in use  ${waiting} waiting${waiting > 0 ? `  longest ${formatDuration(p.longestWaitMs)}` : ''}${stalled}`;
+    body.push(`  ${truncate(p.pool, poolWidth).padEnd(poolWidth)} ${bar(inUseOf(p), p.limit, 22)} ${text}`);
   }
   if (pools.length > 3) body.push(`  +${pools.length - 2} more pools (metalfleet capacity)`);
 

@@ -8,8 +8,9 @@ import type { HostBackend } from '../../cluster/introspect/index.ts';
 import { gather, inspectHost, listNodes, NotFound } from '../../cluster/introspect/index.ts';
 import { BusError, type Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
-import { formatBytes, formatDuration, oneLine, renderFields, renderTable, truncate, type Column } from './format.ts';
+import { formatBytes, formatDuration, formatStall, oneLine, renderFields, renderTable, truncate, type Column } from './format.ts';
 import type { ActorRow, HostRow, InfoReply, InspectedHost, OnNode, PoolRow, ShardRow } from './rows.ts';
+import { inUseOf, waitingOf } from './rows.ts';
 import { noAnswer, output, partialWarnings, seconds, type CommandOutput, type GatheredLike, type ViewOptions } from './session.ts';
 
 function gatherOptions(options: ViewOptions): { timeoutMs: number; nodes?: readonly string[] } {
@@ -201,10 +202,12 @@ export function capacityColumns(): Array<Column<OnNode<PoolRow>>> {
   return [
     { header: 'POOL', value: (p) => p.pool, max: 32 },
     { header: 'LIMIT', value: (p) => (p.limit === null ? 'none' : String(p.limit)), align: 'right' },
-    { header: 'IN USE', value: (p) => String(p.inUse.length), align: 'right' },
-    { header: 'HOSTS', value: (p) => String(new Set(p.inUse.map((u) => u.holder)).size), align: 'right' },
-    { header: 'WAITING', value: (p) => String(p.waiting.length), align: 'right' },
-    { header: 'LONGEST WAIT', value: (p) => (p.waiting.length === 0 ? '-' : formatDuration(p.longestWaitMs)), align: 'right' },
+    { header: 'IN USE', value: (p) => String(inUseOf(p)), align: 'right' },
+    { header: 'HOSTS', value: (p) => String(p.inUseCount ?? new Set(p.inUse.map((u) => u.holder)).size), align: 'right' },
+    { header: 'WAITING', value: (p) => String(waitingOf(p)), align: 'right' },
+    { header: 'LONGEST WAIT', value: (p) => (waitingOf(p) === 0 ? '-' : formatDuration(p.longestWaitMs)), align: 'right' },
+    // Time with a free slot beside a waiting request and nothing granted: anything but 0 is a stall.
+    { header: 'STALLED', value: (p) => formatStall(p.stallSeconds), align: 'right' },
     { header: 'BROKER', value: (p) => p.node, max: 20 },
     { header: 'OPERATIONS', value: (p) => operationCounts(p.inUse) },
   ];
@@ -246,7 +249,8 @@ function poolDetail(p: OnNode<PoolRow>, width: number): string[] {
       { header: 'OPERATION', value: (x) => x.w.operation },
       { header: 'WAITING', value: (x) => formatDuration(x.w.waitingMs), align: 'right' },
     ], shown.map((w, i) => ({ at: i + 1, w })), { width: width - 2 }).map((l) => `  ${l}`));
-    if (p.waiting.length > shown.length) out.push(`  … and ${p.waiting.length - shown.length} more (--json or -o yaml lists them all)`);
+    const all = p.waiting.length === waitingOf(p) ? 'lists them all' : `list the first ${p.waiting.length}`;
+    if (waitingOf(p) > shown.length) out.push(`  … and ${waitingOf(p) - shown.length} more (--json or -o yaml ${all})`);
   }
   return out;
 }

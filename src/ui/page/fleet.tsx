@@ -27,7 +27,7 @@ export function Pools({ picture }: { picture: Picture }) {
     <section>
       <h2>Capacity</h2>
       <table data-testid="pools">
-        <thead><tr><th>pool</th><th>in use</th><th /><th>waiting</th><th>longest wait</th><th>next in queue</th></tr></thead>
+        <thead><tr><th>pool</th><th>in use</th><th /><th>waiting</th><th>longest wait</th><th>stalled</th><th>next in queue</th></tr></thead>
         <tbody>
           {picture.pools.map((p) => {
             const used = p.inUse.filter((g) => !g.exempt).length;
@@ -37,8 +37,10 @@ export function Pools({ picture }: { picture: Picture }) {
                 <td>{p.pool}</td>
                 <td>{used}/{p.limit ?? '∞'}</td>
                 <td><div class="meter"><div style={{ width: `${share * 100}%` }} /></div></td>
-                <td>{p.waiting.length}</td>
+                <td>{p.waitingCount ?? p.waiting.length}</td>
                 <td>{duration(p.longestWaitMs)}</td>
+                {/* A free slot beside a waiting host with nothing granted: anything but 0 is a stall. */}
+                <td data-testid="pool-stalled" class={(p.stallSeconds ?? 0) > 0 ? 'bad' : 'muted'}>{(p.stallSeconds ?? 0) > 0 ? duration(Math.round((p.stallSeconds ?? 0) * 1000)) : '0s'}</td>
                 <td class="muted">{p.waiting.slice(0, 3).map((w) => w.holder).join(', ')}{p.waiting.length > 3 ? ' …' : ''}</td>
               </tr>
             );

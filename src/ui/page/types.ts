@@ -9,6 +9,10 @@ export interface Pool {
   inUse: Array<{ holder: string; operation: string; sinceMs: number; exempt?: boolean }>;
   waiting: Array<{ holder: string; operation: string; waitingMs: number }>;
   longestWaitMs: number;
+  /** Exact counts (the lists stop at the broker's first 200) and seconds stalled; absent from old brokers. */
+  inUseCount?: number;
+  waitingCount?: number;
+  stallSeconds?: number;
 }
 export interface NodeLine { node: string; hosts: number; shards: number; broker: boolean; uptimeMs: number; rssBytes: number; eventLoopLagMs: number; lastSeenMs: number | null }
 export interface ShardCell { shard: number; node: string; epoch: number; hosts: number; leaseAgeMs: number }

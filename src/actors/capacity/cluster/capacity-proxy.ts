@@ -372,6 +372,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
         exempt: p.exempt,
         waiting: p.waiting,
         longestWaitMs: p.longestWaitMs,
+        stallSeconds: p.stallSeconds,
         holders: p.holders.map(({ holder, operation, grantId, exempt, sinceMs }) => ({ holder, operation, grantId, exempt, sinceMs })),
         queue: p.queue.map(({ holder, operation, waitingMs }) => ({ holder, operation, waitingMs })),
       }));

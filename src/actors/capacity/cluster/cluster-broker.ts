@@ -107,9 +107,13 @@ interface Control {
   readonly requests: Pending[];
   /** A 'requests' message is on its way: later requests join it. */
   drainSent: boolean;
+  /** The batch a turn is serving: its acquires still wait until the turn's write lands. */
+  serving: readonly Pending[];
 }
 
 const RETRY_MS = 1_000;
+/** How often the stall watch looks at the pools. */
+const STALL_LOOK_MS = 1_000;
 /** Most holders and waiters a pool's figures list (counts stay exact). */
 const FIGURES_LIST = 200;
 
@@ -139,8 +143,33 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   // Waiters whose node stopped asking are passed over at once by every grant; dropping them from
   // the queue (and the figures) waits for this sweep, so no turn pays a walk of the whole queue.
   const waiterSweepMs = Math.max(1, Math.floor(ttlMs / 4));
-  const control: Control = { current: null, stopped: false, releases: [], requests: [], drainSent: false };
+  const control: Control = { current: null, stopped: false, releases: [], requests: [], drainSent: false, serving: [] };
   let clock: Clock;
+  // The actor's state, for what must not wait behind the turn it describes: the stall watch and
+  // the figures (a turn stuck on a KV write is exactly the stall they have to show).
+  let live: State | null = null;
+  let lookTimer: TimerHandle | null = null;
+
+  const lookForStalls = (): void => {
+    lookTimer = clock.setTimeout(lookForStalls, STALL_LOOK_MS);
+    const state = live;
+    if (!state?.session?.serving) return;
+    const now = clock.now();
+    const asking = new Map<string, number>();
+    for (const { req } of [...control.serving, ...control.requests]) if (req.type === 'acquire') asking.set(req.pool, (asking.get(req.pool) ?? 0) + 1);
+    // As KV has it: a grant staged behind a write that has not landed has not happened yet.
+    for (const p of state.pools.values()) {
+      const queued = p.queue.anyLive((w) => now - w.seenAt > ttlMs) ? 1 : 0;
+      p.stall.look(now, { room: roomIn(p, now, 'durable'), waiting: queued + (asking.get(p.name) ?? 0), granted: p.granted });
+    }
+  };
+
+  /** Figures from the state as it is, at once; null when this broker does not serve `session`. */
+  const figuresNow = (session: Session): RpcReply<unknown> | null => {
+    const state = live;
+    if (state === null || state.session !== session || !session.serving) return null;
+    return ok(figures(state, session));
+  };
 
   const endSession = (session: Session, reason: string): void => {
     if (!session.active) return;
@@ -212,6 +241,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     if (result === null) return null;
     p.v = { revision: p.durable.revision, record: { ...result.next, epoch: session.epoch } };
     const { effect } = result;
+    p.staged += effect.granted.length;
     for (const { candidate, grant } of effect.granted) {
       state.counts.granted++;
       if (candidate === fresh) continue;
@@ -243,12 +273,15 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     const gen = p.gen++;
     const promoted = p.promoted.splice(0);
     const pushes = p.pushes.splice(0);
+    const staged = p.staged;
+    p.staged = 0;
     if (!isDirty(p)) return;
     try {
       const written = await session.store.put(p.name, p.durable, p.v.record, clock.now());
       p.durable = written;
       p.v = written;
       state.counts.writes++;
+      p.granted += staged;
       for (const { make, node } of pushes) publish(state, make(), node);
     } catch (error) {
       p.v = p.durable;
@@ -290,6 +323,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
         brokerEpoch: session.epoch, grantedAt: now, expiresAt: now + ttlMs,
       };
       state.counts.granted++;
+      p.granted++;
     }
     p.free.set(req.holder, g);
     scheduleSweep(state, now + ttlMs);
@@ -494,6 +528,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
         waiting: p.queue.size,
         // The queue is in request order: its head has waited longest.
         longestWaitMs: first ? Math.max(0, now - first.requestedAt) : 0,
+        stallSeconds: Math.round(p.stall.seconds * 1000) / 1000,
         holders,
         queue,
       };
@@ -580,6 +615,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     control.drainSent = false;
     const batch = [...control.releases.splice(0), ...control.requests.splice(0)];
     if (batch.length === 0) return;
+    control.serving = batch;
     state.counts.batches++;
     const answers: Array<{ readonly pending: Pending; readonly reply: RpcReply<unknown>; readonly touched: ReadonlyArray<readonly [PoolMem, number]> }> = [];
     for (const pending of batch) {
@@ -610,6 +646,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       }
       pending.reply(answer);
     }
+    control.serving = [];
     for (const p of state.pools.values()) p.failed.clear();
   };
 
@@ -617,7 +654,8 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     session.serving = true;
     session.service = serve(options.transport, subs.capacity, BrokerRequest, (req) => {
       if (!session.active) return Promise.resolve(fail('notLeader', `capacity broker of epoch ${session.epoch} is no longer serving`, true));
-      return submit(session, req, tell);
+      const now = req.type === 'figures' ? figuresNow(session) : null;
+      return now !== null ? Promise.resolve(now) : submit(session, req, tell);
     }, { queue: BROKER_QUEUE });
     log.info({ epoch: session.epoch, pools: state.pools.size }, 'capacity broker serving');
   };
@@ -738,10 +776,18 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
       // After a crash the session (and its subscription) may still be live: pick it up again.
       const current = control.current;
       if (current?.active) clock.setTimeout(() => tell(ctx.self, { type: 'elected', session: current }), 0);
-      return { session: null, pools: new Map(), seq: 0, flushDueAt: null, sweepAt: null, waiterSweepAt: null, timer: null, timerAt: Number.NaN, counts: { granted: 0, released: 0, expired: 0, pushed: 0, errors: 0, conflicts: 0, writes: 0, batches: 0 }, touched: [] };
+      if (lookTimer === null) lookTimer = clock.setTimeout(lookForStalls, STALL_LOOK_MS);
+      const state: State = { session: null, pools: new Map(), seq: 0, flushDueAt: null, sweepAt: null, waiterSweepAt: null, timer: null, timerAt: Number.NaN, counts: { granted: 0, released: 0, expired: 0, pushed: 0, errors: 0, conflicts: 0, writes: 0, batches: 0 }, touched: [] };
+      live = state;
+      return state;
     },
     receive,
-    onStop: (state) => disarm(state),
+    onStop: (state) => {
+      disarm(state);
+      if (lookTimer !== null) clock.clearTimeout(lookTimer);
+      lookTimer = null;
+      if (live === state) live = null;
+    },
     describe: (state) => {
       const now = clock.now();
       let used = 0;
@@ -775,6 +821,8 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     request(req) {
       const session = control.current;
       if (!session?.active || !session.serving) return null;
+      const now = req.type === 'figures' ? figuresNow(session) : null;
+      if (now !== null) return Promise.resolve(now);
       // Express: a release (and the grant it frees) runs in this task when the broker is idle,
       // not behind every other actor's turn.
       return submit(session, req, tellExpress);

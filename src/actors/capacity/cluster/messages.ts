@@ -83,6 +83,8 @@ export const WireFigures = z.object({
     exempt: z.number().int().nonnegative(),
     waiting: z.number().int().nonnegative(),
     longestWaitMs: Millis,
+    /** Seconds this broker saw the pool with a free slot beside a waiting request and no grant. */
+    stallSeconds: z.number().nonnegative().default(0),
     holders: z.array(z.object({ holder: HolderKey, node: NodeName, operation: Operation, grantId: z.string(), exempt: z.boolean(), sinceMs: Millis })),
     queue: z.array(z.object({ holder: HolderKey, node: NodeName, operation: Operation, waitingMs: Millis })),
   })),

@@ -4,6 +4,7 @@ import type { GrantRecord, PoolRecord } from './grant-record.ts';
 import type { Versioned } from './grant-store.ts';
 import type { Candidate } from './reconcile.ts';
 import type { SlotPush } from './messages.ts';
+import { StallWatch } from './stall-watch.ts';
 import { WaitQueue } from './wait-queue.ts';
 import type { Waiter } from './wait-queue.ts';
 
@@ -42,12 +43,17 @@ export interface PoolMem {
    * would cost O(holders) per grant. A new broker takes them over from the holders' renewals.
    */
   readonly free: Map<string, GrantRecord>;
+  /** Grants of this pool made durable by this broker: the stall watch sees whether any came. */
+  granted: number;
+  /** Grants staged since the last write: they count once it lands. */
+  staged: number;
+  readonly stall: StallWatch;
   /** The record's grants by holder, for the record they were indexed from. */
   byHolder?: { readonly of: PoolRecord; readonly grants: Map<string, GrantRecord> };
 }
 
 export function newPoolMem(name: string, v: Versioned): PoolMem {
-  return { name, v, durable: v, gen: 0, failed: new Map(), promoted: [], pushes: [], renewed: new Map(), queue: new WaitQueue(), free: new Map() };
+  return { name, v, durable: v, gen: 0, failed: new Map(), promoted: [], pushes: [], renewed: new Map(), queue: new WaitQueue(), free: new Map(), granted: 0, staged: 0, stall: new StallWatch() };
 }
 
 /** Staged changes not yet written. */
@@ -69,10 +75,11 @@ export function freeInUse(p: PoolMem, now: number): number {
   return n;
 }
 
-/** Free slots in a pool (Infinity without a limit). */
-export function roomIn(p: PoolMem, now: number): number {
-  const limit = p.v.record.limit;
-  return limit === 0 ? Number.POSITIVE_INFINITY : limit - inUse(p.v.record, now) - freeInUse(p, now);
+/** Free slots in a pool (Infinity without a limit), in the working record or as KV has it. */
+export function roomIn(p: PoolMem, now: number, of: 'working' | 'durable' = 'working'): number {
+  const record = of === 'working' ? p.v.record : p.durable.record;
+  const limit = record.limit;
+  return limit === 0 ? Number.POSITIVE_INFINITY : limit - inUse(record, now) - freeInUse(p, now);
 }
 
 /**

@@ -95,6 +95,12 @@ export class WaitQueue {
     };
   }
 
+  /** Whether any waiter is still heard from; walks only past the stale ones at the head. */
+  anyLive(stale: (w: Waiter) => boolean): boolean {
+    for (const w of this.byHolder.values()) if (!stale(w)) return true;
+    return false;
+  }
+
   /** Removes every waiter `stale` says is gone; O(queue): for the periodic sweep only. */
   dropStale(stale: (w: Waiter) => boolean): number {
     let n = 0;
