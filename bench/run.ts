@@ -6,12 +6,14 @@ const benches: Record<string, () => Promise<{ run(flags: Record<string, string>)
   lifecycle: () => import('./lifecycle.ts'),
   capacity: () => import('./capacity.ts'),
   ironic: () => import('./ironic.ts'),
+  enroll: () => import('./enroll.ts'),
   maas: () => import('./maas.ts'),
   commands: () => import('./commands.ts'),
   failover: () => import('./failover.ts'),
   'maas-failover': () => import('./maas-failover.ts'),
   'cli-start': () => import('./cli-start.ts'),
   chaos: () => import('./chaos.ts'),
+  scale: () => import('./scale.ts'),
   ui: () => import('./ui.ts'),
 };
 if (!name || !(name in benches)) {

@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { FleetStats, Node, NodeBackends, NodeConfig } from '../src/node/index.ts';
+import type { FleetStats, Node, NodeBackends, NodeConfig, Substrate } from '../src/node/index.ts';
 import { memorySubstrate, startNode } from '../src/node/index.ts';
 import { openLocalStore } from '../src/adapters/store/local-store.ts';
 import type { LocalStore } from '../src/adapters/store/local-store.ts';
@@ -83,7 +83,7 @@ function hex(n: number): string {
  * hosts in the KV store, their Secrets beside it. `objects` are applied by prepare; start() starts
  * the node, so a bench can time the node alone.
  */
-export async function prepareLocalBenchNode(objects: readonly unknown[], objectStore?: ObjectStore): Promise<{ store: LocalStore; start(config: NodeConfig, backends: NodeBackends): Promise<Node>; stop(): Promise<void> }> {
+export async function prepareLocalBenchNode(objects: readonly unknown[], objectStore?: ObjectStore): Promise<{ store: LocalStore; substrate: Substrate; start(config: NodeConfig, backends: NodeBackends): Promise<Node>; stop(): Promise<void> }> {
   const substrate = memorySubstrate();
   const store = await openLocalStore(substrate.transport);
   if (objects.length > 0) {
@@ -97,6 +97,7 @@ export async function prepareLocalBenchNode(objects: readonly unknown[], objectS
   let node: Node | null = null;
   return {
     store,
+    substrate,
     async start(config, backends) {
       node = await startNode({ ...config, cluster: { drainTimeoutMs: 5_000 } }, substrate, { hosts: store, ...(objectStore ? { objects: objectStore } : {}) }, backends, { log: silentLogger });
       return node;

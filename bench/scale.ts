@@ -1,0 +1,185 @@
+// A fleet's makespan against what its capacity slots allow, and whether the broker ever sat on a
+// free slot beside a waiting host (stall seconds).
+//
+//   npm run bench -- scale [--hosts 10000] [--latency 20] [--limit 200]
+//     The embedded default, as `metalfleet demo` runs it: one node on the memory bus and KV, the
+//     fixture answering every call after --latency ms. Each host is inspected and provisioned, two
+//     gated calls, so the slot-bound ideal is ceil(2 x hosts / limit) x latency.
+//   npm run bench -- scale --nodes 3 [--hosts 3000] [--latency 300] [--limit 50] [--stagger ms]
+//     metalfleet node processes on a three-server NATS JetStream cluster with R3 buckets, as
+//     deploy/nats runs it. Inspection is off and only provisioning takes --latency (every other
+//     call 5 ms), so the ideal is ceil(hosts / limit) x latency. --stagger starts the nodes that
+//     many ms apart (a join under load) instead of all at once.
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { createFixtureProvisioner } from '../src/adapters/fixture/index.ts';
+import { DEFAULT_MACHINE_CONFIG } from '../src/machines/bmh/index.ts';
+import { gather } from '../src/cluster/introspect/index.ts';
+import type { PoolRow } from '../src/cluster/introspect/index.ts';
+import type { Node } from '../src/node/index.ts';
+import { startCluster } from '../test/support/cluster.ts';
+import { fleetHosts, pollUntil, progress, round } from './cluster-support.ts';
+import { eventLoopMonitor, gc, hosts, intFlag, prepareLocalBenchNode, until } from './support.ts';
+
+const TARGET = 1.15;
+
+export async function run(flags: Record<string, string>): Promise<object> {
+  const nodes = intFlag(flags, 'nodes', 1);
+  return nodes <= 1 ? embedded(flags) : cluster(flags, nodes);
+}
+
+/** What the broker of the embedded node counted: grants, KV writes of pool records, turns. */
+function brokerCounts(node: Node): { granted: number; writes: number; batches: number } {
+  const broker = node.system.registry.list().find((a) => a.kind === 'capacity-broker');
+  const s = (broker?.summary ?? {}) as Record<string, unknown>;
+  const n = (k: string): number => (typeof s[k] === 'number' ? s[k] : 0);
+  return { granted: n('granted'), writes: n('writes'), batches: n('batches') };
+}
+
+async function embedded(flags: Record<string, string>): Promise<object> {
+  const count = intFlag(flags, 'hosts', 10_000);
+  const latencyMs = intFlag(flags, 'latency', 20);
+  const limit = intFlag(flags, 'limit', 200);
+  if (limit < 1) throw new Error('--limit: scale measures against the slots, so it needs a limit of at least 1');
+  gc();
+  const baseline = process.memoryUsage().heapUsed;
+  const provisioner = createFixtureProvisioner({ latencyMs, demoBehaviours: false });
+  const prepared = await prepareLocalBenchNode(hosts(count, { inspection: true }));
+  const lag = eventLoopMonitor();
+  const started = performance.now();
+  const node = await prepared.start({
+    name: 'bench-scale',
+    shardCount: 256,
+    machine: { ...DEFAULT_MACHINE_CONFIG, powerPollMs: 3_600_000 },
+    capacity: { limits: {}, defaultLimit: limit, ttlMs: 30_000 },
+    supervision: { maxRestarts: 5, windowMs: 60_000, backoff: { initialMs: 100, maxMs: 30_000 } },
+    askTimeoutMs: 30_000,
+  }, { provisioner });
+  const kvBefore: Record<string, number> = prepared.substrate.memoryKv?.revisions() ?? {};
+  await until(node.stats, () => node.stats.count('provisioned') === count, 600_000);
+  const makespan = (performance.now() - started) / 1000;
+  lag.stop();
+  const figures = await node.capacity();
+  const counts = brokerCounts(node);
+  const kvAfter: Record<string, number> = prepared.substrate.memoryKv?.revisions() ?? {};
+  const kvWritesByBucket = Object.fromEntries(Object.entries(kvAfter).map(([b, n]) => [b, n - (kvBefore[b] ?? 0)]));
+  const kvWrites = Object.values(kvWritesByBucket).reduce((a, b) => a + b, 0);
+  gc();
+  const heap = process.memoryUsage().heapUsed - baseline;
+  await prepared.stop();
+  const ideal = Math.ceil((2 * count) / limit) * latencyMs / 1000;
+  const ratio = makespan / ideal;
+  return {
+    form: 'embedded',
+    hosts: count,
+    limit,
+    latencyMs,
+    makespanSeconds: round(makespan, 3),
+    idealSeconds: round(ideal, 3),
+    ratio: round(ratio, 2),
+    target: TARGET,
+    pass: ratio <= TARGET && figures.totals.stallSeconds === 0,
+    stallSeconds: figures.totals.stallSeconds,
+    grantsPerSecond: Math.round(counts.granted / makespan),
+    poolWrites: counts.writes,
+    grantsPerPoolWrite: round(counts.granted / Math.max(1, counts.writes), 2),
+    kvWritesPerHost: round(kvWrites / count, 2),
+    kvWritesByBucket,
+    heapBytesPerHost: Math.round(heap / count),
+    eventLoopLagP99Ms: round(lag.p99Ms(), 2),
+  };
+}
+
+/** Messages stored in each KV bucket's stream since `before` (a write is one message). */
+async function streamWrites(servers: readonly string[]): Promise<Record<string, number>> {
+  const nc = await connect({ servers: [...servers], name: 'bench-scale-streams' });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const out: Record<string, number> = {};
+    for await (const s of jsm.streams.list()) if (s.config.name.startsWith('KV_')) out[s.config.name.slice(3)] = s.state.last_seq;
+    return out;
+  } finally {
+    await nc.close();
+  }
+}
+
+async function cluster(flags: Record<string, string>, nodeCount: number): Promise<object> {
+  const hostCount = intFlag(flags, 'hosts', 3_000);
+  const latencyMs = intFlag(flags, 'latency', 300);
+  const limit = intFlag(flags, 'limit', 50);
+  const staggerMs = intFlag(flags, 'stagger', 0);
+  const shards = intFlag(flags, 'shards', 256);
+  if (limit < 1) throw new Error('--limit: scale measures against the slots, so it needs a limit of at least 1');
+  const fixture = {
+    latencyMs: { register: 5, prepare: 5, provision: latencyMs, deprovision: latencyMs, hardwareState: 5, powerOn: 5, powerOff: 5 },
+    demoBehaviours: false,
+  };
+  progress(`starting a three-server NATS cluster and the fixture backend`);
+  const c = await startCluster({ nats: 'cluster', shards, leaseTtlMs: 5_000, limit, fixture });
+  try {
+    const all = fleetHosts(hostCount, { paused: false });
+    const keys = all.map((h) => `${h.metadata.namespace}/${h.metadata.name}`);
+    progress(`applying ${hostCount} hosts`);
+    const applied = await c.store.apply(all, 'bench-scale');
+    if (!applied.ok) throw new Error(`apply failed: ${JSON.stringify(applied).slice(0, 500)}`);
+    const before = await streamWrites(c.natsUrls);
+    const names = Array.from({ length: nodeCount }, (_, i) => String.fromCharCode(97 + i));
+    const started = performance.now();
+    progress(`starting nodes ${names.join(', ')}${staggerMs > 0 ? ` ${staggerMs} ms apart` : ' at once'}`);
+    const starting: Promise<unknown>[] = [];
+    for (const [i, name] of names.entries()) {
+      if (i > 0 && staggerMs > 0) await new Promise((r) => setTimeout(r, staggerMs));
+      starting.push(c.startNode(name));
+    }
+    await Promise.all(starting);
+    let reportedAt = 0;
+    let firstAt: number | null = null;
+    const provisioned = async (): Promise<number> => {
+      const byState = new Map<string, number>();
+      for (const s of (await c.statesOf(keys)).values()) byState.set(s || 'new', (byState.get(s || 'new') ?? 0) + 1);
+      const n = byState.get('provisioned') ?? 0;
+      if (n > 0 && firstAt === null) firstAt = performance.now();
+      if (Date.now() - reportedAt > 2_000) {
+        reportedAt = Date.now();
+        progress(`${(performance.now() - started) / 1000 | 0} s: ${[...byState].map(([k, v]) => `${k} ${v}`).join(', ')}`);
+      }
+      return n;
+    };
+    await pollUntil(async () => (await provisioned()) === hostCount, 600_000, `all ${hostCount} hosts provisioned`, 250);
+    const makespan = (performance.now() - started) / 1000;
+    const capacity = await gather(c.transport, 'capacity', {}, { timeoutMs: 5_000 });
+    const pools: PoolRow[] = capacity.replies.filter((r) => r.value.broker).flatMap((r) => r.value.pools);
+    const stallSeconds = pools.reduce((a, p) => a + (p.stallSeconds ?? 0), 0);
+    const after = await streamWrites(c.natsUrls);
+    const kvWritesByBucket = Object.fromEntries(Object.entries(after).map(([b, n]) => [b, n - (before[b] ?? 0)]));
+    const kvWrites = Object.values(kvWritesByBucket).reduce((a, b) => a + b, 0);
+    const backend = c.fixture.fixture;
+    const notOnce = keys.filter((k) => backend.starts(k).provision !== 1).length;
+    const ideal = Math.ceil(hostCount / limit) * latencyMs / 1000;
+    const ratio = makespan / ideal;
+    return {
+      form: 'cluster',
+      nodes: nodeCount,
+      natsServers: 3,
+      replicas: 3,
+      hosts: hostCount,
+      limit,
+      latencyMs,
+      staggerMs,
+      makespanSeconds: round(makespan, 2),
+      firstProvisionedSeconds: firstAt === null ? null : round((firstAt - started) / 1000, 2),
+      idealSeconds: round(ideal, 2),
+      ratio: round(ratio, 2),
+      target: TARGET,
+      pass: ratio <= TARGET && stallSeconds === 0 && notOnce === 0 && backend.maxBusy <= limit,
+      stallSeconds,
+      provisionsPerSecond: Math.round(hostCount / makespan),
+      kvWritesPerHost: round(kvWrites / hostCount, 2),
+      kvWritesByBucket,
+      maxBusyAtBackend: backend.maxBusy,
+      hostsNotDeployedOnce: notOnce,
+    };
+  } finally {
+    await c.dispose();
+  }
+}
