@@ -19,14 +19,17 @@ export interface PlainHost {
 // A failed state is the end of that host, not something to poll on for ever.
 const FAILED = new Set(['enroll', 'inspect failed', 'clean failed', 'deploy failed', 'error']);
 
-export async function plainLoop(url: string, hosts: readonly PlainHost[], concurrency: number, pollMs: number): Promise<{ seconds: number; calls: number; byRoute: Record<string, number> }> {
-  let calls = 0;
-  const byRoute: Record<string, number> = {};
+export interface PlainResult { seconds: number; calls: number; byRoute: Record<string, number> }
+
+// Raw HTTP to Ironic with a fixed poll: every call counted by route, a locked node (409) retried
+// after one poll period, as both loops below do it.
+function ironicCaller(url: string, pollMs: number) {
+  const counts = { calls: 0, byRoute: {} as Record<string, number> };
   const call = async (method: string, path: string, body?: unknown, o: { missingOk?: boolean } = {}): Promise<unknown> => {
     const route = `${method} ${path.split('?')[0]?.replace(/^\/v1\/nodes\/[^/]+/, '/v1/nodes/{node}')}`;
     for (;;) {
-      calls += 1;
-      byRoute[route] = (byRoute[route] ?? 0) + 1;
+      counts.calls += 1;
+      counts.byRoute[route] = (counts.byRoute[route] ?? 0) + 1;
       const res = await fetch(`${url}${path}`, { method, headers: VERSION, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
       const text = await res.text();
       if (res.status === 409) {
@@ -46,7 +49,45 @@ export async function plainLoop(url: string, hosts: readonly PlainHost[], concur
       await sleep(pollMs);
     }
   };
-  const target = (id: string, t: string, extra: Record<string, unknown> = {}) => call('PUT', `/v1/nodes/${id}/states/provision`, { target: t, ...extra });
+  const target = (id: string, t: string, extra: Record<string, unknown> = {}): Promise<unknown> => call('PUT', `/v1/nodes/${id}/states/provision`, { target: t, ...extra });
+  return { counts, call, settle, target };
+}
+
+// `concurrency` workers taking the next host until none is left.
+async function workers(hosts: readonly PlainHost[], concurrency: number, each: (h: PlainHost) => Promise<void>): Promise<number> {
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(concurrency, hosts.length) }, async () => {
+    while (next < hosts.length) {
+      const h = hosts[next++];
+      if (h) await each(h);
+    }
+  }));
+  return (performance.now() - started) / 1000;
+}
+
+// Register (BMO's lookups, node, boot-MAC port) and bring the node to manageable: what BMO, and
+// metalfleet, do before a host with inspection disabled and nothing to prepare counts as
+// available. BMO provides (automated clean) only when it deploys, so available is Ironic's
+// manageable here.
+export async function plainEnroll(url: string, hosts: readonly PlainHost[], concurrency: number, pollMs: number, onEnrolled?: (done: number) => void): Promise<PlainResult> {
+  const { counts, call, settle, target } = ironicCaller(url, pollMs);
+  let enrolled = 0;
+  const seconds = await workers(hosts, concurrency, async (h) => {
+    const name = `plain~${h.name}`;
+    await call('GET', `/v1/nodes/${encodeURIComponent(name)}`, undefined, { missingOk: true });
+    await call('GET', `/v1/ports?address=${encodeURIComponent(h.mac)}`);
+    const node = (await call('POST', '/v1/nodes', nodeBody(name, h))) as Node;
+    await call('POST', '/v1/ports', { node_uuid: node.uuid, address: h.mac, pxe_enabled: true });
+    await target(node.uuid, 'manage');
+    await settle(node.uuid, (n) => n.provision_state === 'manageable');
+    onEnrolled?.(++enrolled);
+  });
+  return { seconds, calls: counts.calls, byRoute: counts.byRoute };
+}
+
+export async function plainLoop(url: string, hosts: readonly PlainHost[], concurrency: number, pollMs: number): Promise<PlainResult> {
+  const { counts, call, settle, target } = ironicCaller(url, pollMs);
   const lifecycle = async (h: PlainHost): Promise<void> => {
     const name = `plain~${h.name}`;
     // The lookup before creating (BMO's): by name, then by the boot MAC's port.
@@ -79,15 +120,8 @@ export async function plainLoop(url: string, hosts: readonly PlainHost[], concur
     if (undeployed.instance_uuid) await call('PATCH', `/v1/nodes/${id}`, [{ op: 'remove', path: '/instance_uuid' }]);
     await call('DELETE', `/v1/nodes/${id}`);
   };
-  const started = performance.now();
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, hosts.length) }, async () => {
-    while (next < hosts.length) {
-      const h = hosts[next++];
-      if (h) await lifecycle(h);
-    }
-  }));
-  return { seconds: (performance.now() - started) / 1000, calls, byRoute };
+  const seconds = await workers(hosts, concurrency, lifecycle);
+  return { seconds, calls: counts.calls, byRoute: counts.byRoute };
 }
 
 // What metalfleet creates for a redfish+http:// BMC (the ipxe boot, redfish inspection, direct
