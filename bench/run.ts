@@ -14,6 +14,7 @@ const benches: Record<string, () => Promise<{ run(flags: Record<string, string>)
   'cli-start': () => import('./cli-start.ts'),
   chaos: () => import('./chaos.ts'),
   scale: () => import('./scale.ts'),
+  kv: () => import('./kv.ts'),
   ui: () => import('./ui.ts'),
 };
 if (!name || !(name in benches)) {
