@@ -165,3 +165,90 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   if (list) list.push(value);
   else map.set(key, [value]);
 }
+
+/** One write to the lease bucket as its stream stored it, seen by the bench's own watcher. */
+export interface LeaseWrite {
+  readonly key: string;
+  /** The stream sequence: lease epochs are these. */
+  readonly revision: number;
+  readonly op: 'PUT' | 'DEL' | 'PURGE';
+  readonly holder: string | null;
+  readonly leaseId: string | null;
+  /** The server's store time (ms since the epoch). */
+  readonly storedAt: number;
+}
+
+/** A lease taken while another holder's entry of the key was still live: two holders at once. */
+export interface DoubleGrant {
+  readonly key: string;
+  readonly older: { readonly holder: string | null; readonly leaseId: string | null; readonly revision: number; readonly storedAt: number };
+  readonly newer: { readonly holder: string | null; readonly leaseId: string | null; readonly revision: number; readonly storedAt: number };
+  /** Milliseconds between the two stored writes. */
+  readonly gapMs: number;
+  /**
+   * cas-race: the older entry is its holder's create and the newer create followed it within a
+   * TTL: two creates of one absent key both committed, the 2.9.10 clustered CAS race (fixed in
+   * 2.9.21). over-renewal: the newer create committed over a renewal, a key the stream had held
+   * for a while; two concurrent creates do not explain that (a stale leader or lost write would).
+   */
+  readonly shape: 'cas-race' | 'over-renewal';
+  /** The watcher saw every revision between the two, so no delete can hide between them. */
+  readonly contiguous: boolean;
+}
+
+/**
+ * Double grants in the lease bucket's own history: a create (the first write of a lease id) stored
+ * while the key's last entry was another lease id's write, not deleted, and younger than the TTL.
+ * The stream refuses such a create unless its compare-and-set was checked against a stale state.
+ * A max-age expiry writes nothing, so "younger than the TTL" is what rules it out.
+ */
+export function doubleGrants(writes: readonly LeaseWrite[], ttlMs: number): DoubleGrant[] {
+  const sorted = [...writes].sort((a, b) => a.revision - b.revision);
+  const seen = new Set(sorted.map((w) => w.revision));
+  const last = new Map<string, LeaseWrite>();
+  const createOf = new Map<string, number>();
+  const out: DoubleGrant[] = [];
+  for (const w of sorted) {
+    const prev = last.get(w.key);
+    last.set(w.key, w);
+    if (w.op !== 'PUT' || w.leaseId === null) continue;
+    const isCreate = !createOf.has(w.leaseId);
+    if (isCreate) createOf.set(w.leaseId, w.revision);
+    if (!isCreate || !prev || prev.op !== 'PUT' || prev.leaseId === w.leaseId) continue;
+    const gapMs = w.storedAt - prev.storedAt;
+    if (gapMs >= ttlMs) continue;
+    let contiguous = true;
+    for (let r = prev.revision + 1; r < w.revision && contiguous; r++) contiguous = seen.has(r);
+    const side = (x: LeaseWrite): DoubleGrant['older'] => ({ holder: x.holder, leaseId: x.leaseId, revision: x.revision, storedAt: x.storedAt });
+    out.push({ key: w.key, older: side(prev), newer: side(w), gapMs, shape: createOf.get(prev.leaseId ?? '') === prev.revision ? 'cas-race' : 'over-renewal', contiguous });
+  }
+  return out;
+}
+
+/** What of a run's misses the 2.9.10 CAS race explains (counted apart, never subtracted silently). */
+export interface CasRaceShare {
+  /** cas-race double grants the watcher saw whole (contiguous). */
+  readonly doubleGrants: number;
+  /** Stale calls of the older holder of such a grant, superseded by the newer. */
+  readonly callsAfterLeaseLoss: number;
+  /** Over-limit episodes that began while a broker (or an at-peak host's shard) was double granted. */
+  readonly overLimitEpisodes: number;
+  readonly deployedTwice: number;
+}
+
+/**
+ * Attributes misses to cas-race double grants. A stale call is the race's when its tenure is the
+ * older grant's (same shard, epoch = the older create's revision). An over-limit episode is when it
+ * began within `windowMs` after a double grant of the broker, or of the shard of a host running at
+ * its peak: slots granted by two brokers run until their operations end. A host deployed twice is
+ * when its shard was double granted.
+ */
+export function casRaceShare(grants: readonly DoubleGrant[], stale: readonly StaleCall[], episodes: readonly OverLimit[], twice: readonly string[], shardOf: (host: string) => number | undefined, windowMs: number): CasRaceShare {
+  const races = grants.filter((g) => g.shape === 'cas-race' && g.contiguous);
+  const shardRaces = (shard: number | undefined): DoubleGrant[] => races.filter((g) => shard !== undefined && g.key === `shard.${shard}`);
+  const calls = stale.filter((s) => s.why === 'superseded' && shardRaces(s.call.shard ?? undefined).some((g) => g.older.revision === s.call.epoch)).length;
+  const during = (g: DoubleGrant, at: number): boolean => at >= g.older.storedAt && at <= g.newer.storedAt + windowMs;
+  const overLimitEpisodes = episodes.filter((e) => races.some((g) => during(g, e.from) && (g.key === 'broker' || e.atPeak.some((r) => g.key === `shard.${shardOf(r.host)}`)))).length;
+  const deployedTwice = twice.filter((h) => shardRaces(shardOf(h)).length > 0).length;
+  return { doubleGrants: races.length, callsAfterLeaseLoss: calls, overLimitEpisodes, deployedTwice };
+}
