@@ -1,5 +1,9 @@
-/** Polls cond until it holds; fails with `what` after timeoutMs. Never a fixed sleep. */
-export async function waitFor(cond: () => boolean, timeoutMs = 2_000, what = 'condition'): Promise<void> {
+/**
+ * Polls cond until it holds; fails with `what` after timeoutMs. Never a fixed sleep. The default
+ * deadline is generous: it costs only a test that is failing anyway, and a 2-core machine running
+ * the suite beside a cluster bench took more than 2 s for a restart with 1 ms backoff.
+ */
+export async function waitFor(cond: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!cond()) {
     if (Date.now() > deadline) throw new Error(`waitFor: ${what} still false after ${timeoutMs} ms`);
