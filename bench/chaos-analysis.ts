@@ -252,3 +252,31 @@ export function casRaceShare(grants: readonly DoubleGrant[], stale: readonly Sta
   const deployedTwice = twice.filter((h) => shardRaces(shardOf(h)).length > 0).length;
   return { doubleGrants: races.length, callsAfterLeaseLoss: calls, overLimitEpisodes, deployedTwice };
 }
+
+/** Each node's acquisitions (its create's acknowledged revision) against the writes the watcher saw. */
+export interface EpochCheck {
+  /** The watcher saw that revision as this node's write of this shard's key. */
+  readonly matched: number;
+  /** The watcher never saw that revision (it fell behind, or the write was replaced first). */
+  readonly unseen: number;
+  /**
+   * The watcher saw that revision as another key's or holder's write: the acknowledgement the node
+   * got and the stream the watcher reads disagree (replicas numbering writes differently).
+   */
+  readonly mismatched: Array<{ node: string; shard: number; epoch: number; seenKey: string; seenHolder: string | null }>;
+}
+
+export function epochsAgainstStream(records: readonly OwnershipRecord[], writes: readonly LeaseWrite[]): EpochCheck {
+  const byRevision = new Map(writes.map((w) => [w.revision, w]));
+  let matched = 0;
+  let unseen = 0;
+  const mismatched: EpochCheck['mismatched'] = [];
+  for (const r of records) {
+    if (r.kind !== 'acquired') continue;
+    const w = byRevision.get(r.epoch);
+    if (!w) unseen += 1;
+    else if (w.key === `shard.${r.shard}` && w.holder === r.node) matched += 1;
+    else mismatched.push({ node: r.node, shard: r.shard, epoch: r.epoch, seenKey: w.key, seenHolder: w.holder });
+  }
+  return { matched, unseen, mismatched };
+}

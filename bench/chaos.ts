@@ -35,7 +35,7 @@ import { LEASE_BUCKET } from '../src/node/index.ts';
 import { startCluster } from '../test/support/cluster.ts';
 import type { Cluster, ClusterNats } from '../test/support/cluster.ts';
 import type { NatsCluster } from '../test/support/nats-cluster.ts';
-import { auditLeases, casRaceShare, doubleGrants, firstProgress, overLimit } from './chaos-analysis.ts';
+import { auditLeases, casRaceShare, doubleGrants, epochsAgainstStream, firstProgress, overLimit } from './chaos-analysis.ts';
 import type { DoubleGrant, LeaseWrite, StaleCall } from './chaos-analysis.ts';
 import { currentOwners, fleetHosts, pollUntil, progress, round } from './cluster-support.ts';
 import { intFlag, percentile } from './support.ts';
@@ -50,6 +50,8 @@ interface Fault {
   /** The NATS server a cluster fault hit (s0, s1, ...), and whether it led the lease bucket's stream then. */
   server?: string;
   ledLeases?: boolean;
+  /** Seconds from the fault until the restarted server holds a copy of the lease bucket again (null: not within NATS_REJOIN_MS). */
+  leaseCopyBackSeconds?: number | null;
   /** Seconds since the nodes started. */
   at: number;
   provisionedBefore: number;
@@ -348,6 +350,7 @@ export async function run(flags: Record<string, string>): Promise<object> {
         await server.start();
         fault.restartedAt = since(preciseNow());
         await rejoined(natsCluster, `${server.name} after its kill`);
+        fault.leaseCopyBackSeconds = await leaseCopyBack(natsCluster, target.index, faultAt);
       } else if (natsCluster && target && step.kind === 'nats-pause') {
         natsCluster.pause(target.index);
         const resume = (): Promise<void> => new Promise((resolve) => setTimeout(() => {
@@ -362,6 +365,7 @@ export async function run(flags: Record<string, string>): Promise<object> {
         fault.restartedAt = since(preciseNow());
         await recover(fault, faultAt, inFlight);
         await rejoined(natsCluster, `${fault.server} after its wipe`);
+        fault.leaseCopyBackSeconds = await leaseCopyBack(natsCluster, target.index, faultAt);
       } else if (natsSingle && step.kind === 'nats-restart') {
         await natsSingle.restart();
         progress(`nats-server restarted after ${Math.round(preciseNow() - faultAt)} ms`);
@@ -405,6 +409,8 @@ export async function run(flags: Record<string, string>): Promise<object> {
     const grants = doubleGrants(writes, leaseMs);
     const race = casRaceShare(grants, audit.stale, episodes, twice, (k) => shardOfKey.get(k), CAS_RACE_WINDOW_MS);
     describeGrants(grants, t0);
+    const epochs = epochsAgainstStream(records, writes);
+    for (const m of epochs.mismatched.slice(0, 5)) progress(`${m.node} acquired shard ${m.shard} at epoch ${m.epoch}, but the stream's revision ${m.epoch} is ${m.seenHolder ?? 'nobody'}'s write of ${m.seenKey}`);
     describeStale(audit.stale, faults, t0);
     for (const e of episodes.slice(0, 5)) {
       progress(`over the limit from +${since(e.from)} s to +${Number.isFinite(e.to) ? since(e.to) : 'the end'} s, peak ${e.peak}: ${e.atPeak.map((r) => `${r.host} ${r.op} since +${since(r.since)} s by ${r.openedBy ?? '?'}`).join('; ')}`);
@@ -417,7 +423,7 @@ export async function run(flags: Record<string, string>): Promise<object> {
     for (const exit of unexpectedExits) progress(`unexpected: ${exit}`);
     if (calls.length >= callLogSize) progress(`the call log filled (${callLogSize} calls): the oldest calls were not judged`);
 
-    if (flags['dump']) await dump(flags['dump'], { calls, gates, records, faults, t0, shardOfKey, states });
+    if (flags['dump']) await dump(flags['dump'], { calls, gates, records, writes, faults, t0, shardOfKey, states });
 
     const recoveries = faults.map((f) => f.recoverySeconds);
     const recovered = recoveries.every((r) => r !== null);
@@ -452,6 +458,9 @@ export async function run(flags: Record<string, string>): Promise<object> {
       unfencedCalls: audit.unfenced,
       unexpectedExits: unexpectedExits.length,
       leaseWritesSeen: writes.length,
+      // Acquisitions whose acknowledged revision the watched stream shows as another write say the
+      // replicas disagree; unseen ones are the watcher's blind spots.
+      leaseEpochs: { matched: epochs.matched, unseen: epochs.unseen, mismatched: epochs.mismatched.length },
       leaseDoubleGrants: { casRace: grants.filter((g) => g.shape === 'cas-race').length, overRenewal: grants.filter((g) => g.shape === 'over-renewal').length, withUnseenRevisions: grants.filter((g) => !g.contiguous).length },
     };
     return result;
@@ -474,6 +483,20 @@ async function rejoined(nats: NatsCluster, what: string): Promise<void> {
     progress(`NATS cluster whole ${what} (${Date.now() - from} ms)`);
   } catch (err) {
     progress(`NATS cluster not whole ${what} after ${Date.now() - from} ms: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/**
+ * Seconds from `from` until server i keeps a copy of the lease bucket's stream again: after a
+ * wipe, whether the cluster gave the empty server its replica back, and how fast.
+ */
+async function leaseCopyBack(nats: NatsCluster, i: number, from: number): Promise<number | null> {
+  try {
+    await pollUntil(async () => (await nats.streamCopy(i, LEASE_STREAM)) !== null, NATS_REJOIN_MS, `${nats.servers[i]!.name} keeping a copy of ${LEASE_STREAM}`, 200);
+    return round((preciseNow() - from) / 1000, 3);
+  } catch (err) {
+    progress(err instanceof Error ? err.message : String(err));
+    return null;
   }
 }
 
@@ -534,12 +557,13 @@ function nodeArgs(flags: Record<string, string>): string[] {
 }
 
 // Everything the analysis read, for a look afterwards: one JSON object a line per file.
-async function dump(dir: string, d: { calls: readonly object[]; gates: readonly object[]; records: readonly object[]; faults: readonly object[]; t0: number; shardOfKey: ReadonlyMap<string, number>; states: ReadonlyMap<string, string> }): Promise<void> {
+async function dump(dir: string, d: { calls: readonly object[]; gates: readonly object[]; records: readonly object[]; writes: readonly object[]; faults: readonly object[]; t0: number; shardOfKey: ReadonlyMap<string, number>; states: ReadonlyMap<string, string> }): Promise<void> {
   await mkdir(dir, { recursive: true });
   const lines = (rows: readonly object[]): string => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
   await writeFile(join(dir, 'calls.jsonl'), lines(d.calls));
   await writeFile(join(dir, 'gates.jsonl'), lines(d.gates));
   await writeFile(join(dir, 'ownership.jsonl'), lines(d.records));
+  await writeFile(join(dir, 'lease-writes.jsonl'), lines(d.writes));
   await writeFile(join(dir, 'run.json'), JSON.stringify({ t0: d.t0, faults: d.faults, shardOf: Object.fromEntries(d.shardOfKey), states: Object.fromEntries(d.states) }));
   progress(`calls, gate events and ownership written to ${dir}`);
 }
