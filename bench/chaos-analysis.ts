@@ -237,8 +237,10 @@ export interface CasRaceShare {
 }
 
 /**
- * Attributes misses to cas-race double grants. A stale call is the race's when its tenure is the
- * older grant's (same shard, epoch = the older create's revision). An over-limit episode is when it
+ * Attributes misses to cas-race double grants. A stale call is the race's when it is the older
+ * holder's call on that shard, superseded, within the grant's window. Not by epoch = the older
+ * create's revision: on 2.9.10 the replica a watcher reads can number writes apart from the
+ * leader that acknowledged them (130 apart in one run). An over-limit episode is when it
  * began within `windowMs` after a double grant of the broker, or of the shard of a host running at
  * its peak: slots granted by two brokers run until their operations end. A host deployed twice is
  * when its shard was double granted.
@@ -246,8 +248,8 @@ export interface CasRaceShare {
 export function casRaceShare(grants: readonly DoubleGrant[], stale: readonly StaleCall[], episodes: readonly OverLimit[], twice: readonly string[], shardOf: (host: string) => number | undefined, windowMs: number): CasRaceShare {
   const races = grants.filter((g) => g.shape === 'cas-race' && g.contiguous);
   const shardRaces = (shard: number | undefined): DoubleGrant[] => races.filter((g) => shard !== undefined && g.key === `shard.${shard}`);
-  const calls = stale.filter((s) => s.why === 'superseded' && shardRaces(s.call.shard ?? undefined).some((g) => g.older.revision === s.call.epoch)).length;
   const during = (g: DoubleGrant, at: number): boolean => at >= g.older.storedAt && at <= g.newer.storedAt + windowMs;
+  const calls = stale.filter((s) => s.why === 'superseded' && shardRaces(s.call.shard ?? undefined).some((g) => g.older.holder === s.call.holder && during(g, s.call.at))).length;
   const overLimitEpisodes = episodes.filter((e) => races.some((g) => during(g, e.from) && (g.key === 'broker' || e.atPeak.some((r) => g.key === `shard.${shardOf(r.host)}`)))).length;
   const deployedTwice = twice.filter((h) => shardRaces(shardOf(h)).length > 0).length;
   return { doubleGrants: races.length, callsAfterLeaseLoss: calls, overLimitEpisodes, deployedTwice };
