@@ -270,11 +270,13 @@ export interface EpochCheck {
 
 export function epochsAgainstStream(records: readonly OwnershipRecord[], writes: readonly LeaseWrite[]): EpochCheck {
   const byRevision = new Map(writes.map((w) => [w.revision, w]));
+  // The watch starts after the nodes: their first acquisitions came before it and are not judged.
+  const first = Math.min(...writes.map((w) => w.revision));
   let matched = 0;
   let unseen = 0;
   const mismatched: EpochCheck['mismatched'] = [];
   for (const r of records) {
-    if (r.kind !== 'acquired') continue;
+    if (r.kind !== 'acquired' || r.epoch < first) continue;
     const w = byRevision.get(r.epoch);
     if (!w) unseen += 1;
     else if (w.key === `shard.${r.shard}` && w.holder === r.node) matched += 1;
