@@ -268,15 +268,14 @@ export interface EpochCheck {
   readonly mismatched: Array<{ node: string; shard: number; epoch: number; seenKey: string; seenHolder: string | null }>;
 }
 
-export function epochsAgainstStream(records: readonly OwnershipRecord[], writes: readonly LeaseWrite[]): EpochCheck {
+/** `since`: when the watch was in place; the nodes' acquisitions before it are not judged. */
+export function epochsAgainstStream(records: readonly OwnershipRecord[], writes: readonly LeaseWrite[], since: number): EpochCheck {
   const byRevision = new Map(writes.map((w) => [w.revision, w]));
-  // The watch starts after the nodes: their first acquisitions came before it and are not judged.
-  const first = Math.min(...writes.map((w) => w.revision));
   let matched = 0;
   let unseen = 0;
   const mismatched: EpochCheck['mismatched'] = [];
   for (const r of records) {
-    if (r.kind !== 'acquired' || r.epoch < first) continue;
+    if (r.kind !== 'acquired' || r.at < since) continue;
     const w = byRevision.get(r.epoch);
     if (!w) unseen += 1;
     else if (w.key === `shard.${r.shard}` && w.holder === r.node) matched += 1;

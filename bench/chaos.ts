@@ -409,7 +409,7 @@ export async function run(flags: Record<string, string>): Promise<object> {
     const grants = doubleGrants(writes, leaseMs);
     const race = casRaceShare(grants, audit.stale, episodes, twice, (k) => shardOfKey.get(k), CAS_RACE_WINDOW_MS);
     describeGrants(grants, t0);
-    const epochs = epochsAgainstStream(records, writes);
+    const epochs = epochsAgainstStream(records, writes, leaseWatch.since);
     for (const m of epochs.mismatched.slice(0, 5)) progress(`${m.node} acquired shard ${m.shard} at epoch ${m.epoch}, but the stream's revision ${m.epoch} is ${m.seenHolder ?? 'nobody'}'s write of ${m.seenKey}`);
     describeStale(audit.stale, faults, t0);
     for (const e of episodes.slice(0, 5)) {
@@ -511,6 +511,8 @@ async function leaseStreamLeader(nats: NatsCluster): Promise<number | null> {
 }
 
 interface LeaseWatch {
+  /** When the watch was in place (preciseNow): writes acknowledged after it are all delivered to it. */
+  readonly since: number;
   /** Stops watching (once) and returns every write seen. */
   stop(): Promise<LeaseWrite[]>;
 }
@@ -525,6 +527,7 @@ async function watchLeaseWrites(urls: readonly string[]): Promise<LeaseWatch> {
   const nc = await connect({ servers: [...urls], name: 'bench-chaos-lease-watch', maxReconnectAttempts: -1 });
   const kv = await new Kvm(nc).open(LEASE_BUCKET);
   const iter = await kv.watch({ key: '>' });
+  const since = preciseNow();
   const writes: LeaseWrite[] = [];
   const done = (async () => {
     for await (const e of iter) {
@@ -534,6 +537,7 @@ async function watchLeaseWrites(urls: readonly string[]): Promise<LeaseWatch> {
   })().catch((err: unknown) => progress(`lease watch ended: ${err instanceof Error ? err.message : String(err)}`));
   let stopped: Promise<LeaseWrite[]> | null = null;
   return {
+    since,
     stop: () => stopped ??= (async () => {
       iter.stop();
       await done;
