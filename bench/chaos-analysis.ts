@@ -283,3 +283,30 @@ export function epochsAgainstStream(records: readonly OwnershipRecord[], writes:
   }
   return { matched, unseen, mismatched };
 }
+
+/**
+ * Acquisitions whose epoch is below that of a tenure of the same shard that had already ended: a
+ * later tenure always gets a higher revision, so this is the server acknowledging writes with
+ * numbers that went back (on 2.9.10: replicas numbering the same writes apart, then a leader
+ * change). Overlapping tenures (a double grant) are not compared: their order is the race's.
+ * Fences compare epochs, so a tenure with a lower one is refused as stale by the backend and the
+ * store for as long as it lasts.
+ */
+export function epochsBackwards(records: readonly OwnershipRecord[]): Array<{ shard: number; node: string; epoch: number; after: number; at: number }> {
+  const open = new Map<string, number>();
+  const endedHighest = new Map<number, number>();
+  const out: Array<{ shard: number; node: string; epoch: number; after: number; at: number }> = [];
+  for (const r of [...records].sort((a, b) => a.at - b.at)) {
+    const id = `${r.node}\u0000${r.shard}`;
+    if (r.kind !== 'acquired') {
+      const epoch = open.get(id);
+      if (epoch !== undefined) endedHighest.set(r.shard, Math.max(endedHighest.get(r.shard) ?? 0, epoch));
+      open.delete(id);
+      continue;
+    }
+    const before = endedHighest.get(r.shard);
+    if (before !== undefined && r.epoch < before) out.push({ shard: r.shard, node: r.node, epoch: r.epoch, after: before, at: r.at });
+    open.set(id, r.epoch);
+  }
+  return out;
+}
