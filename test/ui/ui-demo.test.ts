@@ -33,12 +33,13 @@ test('ui demo - demo --ui serves the fleet it runs, stays up after the demo and 
 });
 
 test('ui demo - with the MAAS simulator, the page lists the MaasMachines by MAAS state and a machine page has its MAAS record', async (t) => {
+  // The browser first: a browser that cannot start must not leave a demo behind that never exits.
+  const browser = await launchBrowser();
   const child = spawn(process.execPath, ['bin/metalfleet.js', 'demo', '--ui', '--ui-port', '0', '--hosts', '10', '--latency', '1', '--maas-control-plane', '1', '--maas-workers', '2', '--no-progress'], { cwd: ROOT, env: { ...process.env, METALFLEET_LOG_LEVEL: 'silent' } });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
   child.stdout.resume();
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const browser = await launchBrowser();
   try {
     await waitUntil(() => /demo done/.test(stderr), 90_000, 'the demo to finish');
     const url = /metalfleet dashboard: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stderr)?.[1] ?? '';
