@@ -143,6 +143,8 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   // Waiters whose node stopped asking are passed over at once by every grant; dropping them from
   // the queue (and the figures) waits for this sweep, so no turn pays a walk of the whole queue.
   const waiterSweepMs = Math.max(1, Math.floor(ttlMs / 4));
+  /** A waiter whose node has not asked for it for a TTL (its node died or gave it up). */
+  const staleAt = (now: number) => (w: Waiter): boolean => now - w.seenAt > ttlMs;
   const control: Control = { current: null, stopped: false, releases: [], requests: [], drainSent: false, serving: [] };
   let clock: Clock;
   // The actor's state, for what must not wait behind the turn it describes: the stall watch and
@@ -159,7 +161,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     for (const { req } of [...control.serving, ...control.requests]) if (req.type === 'acquire') asking.set(req.pool, (asking.get(req.pool) ?? 0) + 1);
     // As KV has it: a grant staged behind a write that has not landed has not happened yet.
     for (const p of state.pools.values()) {
-      const queued = p.queue.anyLive((w) => now - w.seenAt > ttlMs) ? 1 : 0;
+      const queued = p.queue.anyLive(staleAt(now)) ? 1 : 0;
       p.stall.look(now, { room: roomIn(p, now, 'durable'), waiting: queued + (asking.get(p.name) ?? 0), granted: p.granted });
     }
   };
@@ -231,7 +233,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     const now = clock.now();
     // Waiters whose node stopped asking are passed over (and dropped) where the walk meets them.
     const stale = new Set<Waiter>();
-    const isStale = (w: Waiter): boolean => now - w.seenAt > ttlMs;
+    const isStale = staleAt(now);
     const ctx = { epoch: session.epoch, ttlMs, newGrantId: newGrantId(state, session) };
     const candidates = candidatesOf(p.queue.live(isStale, stale), fresh);
     const result = reconcile(p.v.record, now, { ...change, renewed: p.renewed, candidates, extraInUse: freeInUse(p, now) }, ctx);
@@ -674,7 +676,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     const sweepWaiters = state.waiterSweepAt !== null && state.waiterSweepAt <= now;
     if (sweepWaiters) {
       state.waiterSweepAt = null;
-      for (const p of state.pools.values()) p.queue.dropStale((w) => now - w.seenAt > ttlMs);
+      for (const p of state.pools.values()) p.queue.dropStale(staleAt(now));
     }
     for (const p of [...state.pools.values()]) {
       const due = (flushDue && p.renewed.size > 0)

@@ -82,12 +82,8 @@ export class GrantStore {
       const t = now();
       const change = mutate(base.record, t);
       if (change === null) return { versioned: base, effect: null };
-      const next: PoolRecord = { ...change.next, epoch: this.epoch };
-      const refused = overGrant(base.record, next, t);
-      if (refused !== null) throw new OverGrant(pool, refused);
       try {
-        const revision = await this.write(pool, next, base.revision);
-        return { versioned: { revision, record: next }, effect: change.effect };
+        return { versioned: await this.put(pool, base, change.next, t), effect: change.effect };
       } catch (error) {
         if (!(error instanceof KvConflict) || attempt >= MAX_ATTEMPTS) throw error;
         base = await this.read(pool, base.record.limit);
@@ -97,8 +93,8 @@ export class GrantStore {
 
   /**
    * One compare-and-set of `next` (the epoch stamped) over `base`, the limit checked against
-   * `base` as `commit` checks it; no retry. For a broker that folds many changes into one write
-   * and decides itself what a conflict means.
+   * `base`; no retry. The broker folds a turn's changes into one of these and decides itself what
+   * a conflict means; `commit` retries it over a re-read.
    */
   async put(pool: string, base: Versioned, next: PoolRecord, now: number): Promise<Versioned> {
     const record: PoolRecord = { ...next, epoch: this.epoch };
