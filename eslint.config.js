@@ -122,5 +122,11 @@ export default tseslint.config(
     files: ['src/cli/**', 'test/**', 'bench/**', 'scripts/**', 'bin/**'],
     rules: { 'no-restricted-syntax': 'off' },
   },
+  {
+    // Issue 29: the capacity broker and proxy were one closure of 575 and 405 lines; the grant
+    // ledger is a reducer and the actors only run its effects, so no function there needs more.
+    files: ['src/actors/capacity/**'],
+    rules: { 'max-lines-per-function': ['error', { max: 150, skipBlankLines: true, skipComments: true }] },
+  },
   ...WALLS,
 );

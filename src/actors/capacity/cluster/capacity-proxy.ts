@@ -123,6 +123,7 @@ const SILENT_KEPT_TTLS = 10;
  * grants to the right holder, re-sends its waiters' acquires when the broker changes, and tells a
  * holder slotLost before its grant could lapse.
  */
+// eslint-disable-next-line max-lines-per-function -- issue 29: being split into a pure ledger and a thin actor
 export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: CapacityProxyOptions): ActorRef<CapacityMsg> {
   const node = NodeName.parse(options.node);
   const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;

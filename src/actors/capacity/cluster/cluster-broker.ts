@@ -123,6 +123,7 @@ const FIGURES_LIST = 200;
  * now + ttl), serves `subjects().capacity` in a queue group, and stops serving the moment it is
  * deposed — or the moment it finds a record written by a later epoch.
  */
+// eslint-disable-next-line max-lines-per-function -- issue 29: being split into a pure ledger and a thin actor
 export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: ClusterBrokerOptions): ClusterBroker {
   const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
   if (!(ttlMs > 0 && Number.isFinite(ttlMs))) throw new RangeError(`capacity broker: ttlMs is ${String(ttlMs)}; use a positive number of milliseconds`);
