@@ -17,3 +17,5 @@ export { KNOWN_KINDS, misspelledKind } from './kind-typo.ts';
 export { HOST_COMMAND_TYPES } from './command-types.ts';
 export type { HostCommandName } from './command-types.ts';
 export { fmix32, fnv1a32 } from './hash.ts';
+export { RetryPolicy, RetryJitter, nextDelay } from './retry-policy.ts';
+export type { RetryPolicyInput } from './retry-policy.ts';

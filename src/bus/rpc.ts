@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { BusMessage, BusSubscription, Transport } from '../ports/index.ts';
 import { BusError } from '../ports/index.ts';
+import { nextDelay, type RetryPolicy } from '../api/index.ts';
 import { decode, encode } from './codec.ts';
 
 // Typed request/reply over any Transport. Every reply is an envelope, so a service can say "no"
@@ -154,8 +155,8 @@ export interface CallOptions {
   readonly retry?: boolean;
 }
 
-const BACKOFF_START_MS = 20;
-const BACKOFF_MAX_MS = 500;
+// Equal jitter: at least half the step, so callers that failed together spread out but still back off.
+export const RPC_RETRY: RetryPolicy = { initialMs: 20, maxMs: 500, factor: 2, jitter: 'equal' };
 
 export async function call<S extends z.ZodType>(
   transport: Transport,
@@ -167,18 +168,15 @@ export async function call<S extends z.ZodType>(
   const data = encode(request);
   const envelope = replyEnvelope(replySchema);
   const deadline = Date.now() + (options.deadlineMs ?? options.timeoutMs);
-  let backoff = BACKOFF_START_MS;
-  for (;;) {
+  for (let retry = 1; ; retry += 1) {
     const timeoutMs = Math.max(1, Math.min(options.timeoutMs, deadline - Date.now()));
     try {
       return await attempt(transport, subject, data, envelope, timeoutMs);
     } catch (error) {
       if (!options.retry || !isRetryable(error)) throw error;
-      // Equal jitter: at least half the step, so callers that failed together spread out but still back off.
-      const delay = backoff / 2 + Math.random() * (backoff / 2);
+      const delay = nextDelay(RPC_RETRY, retry, Math.random);
       if (Date.now() + delay >= deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, delay));
-      backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
     }
   }
 }

@@ -1,5 +1,6 @@
 import type { ActorCell } from './cell.ts';
 import { BehaviorError, describeError } from './errors.ts';
+import { nextDelay, type RetryPolicy } from '../../api/index.ts';
 import type { BackoffOptions } from './options.ts';
 import { retire, stopCell, stopChildren } from './stop.ts';
 
@@ -50,9 +51,10 @@ export function reinit(cell: ActorCell): Step {
   }
 }
 
+/** The restart delay after the n-th crash in the window: the backoff options as a RetryPolicy without jitter. */
 export function backoffDelay(crashesInWindow: number, backoff: BackoffOptions): number {
-  const factor = backoff.factor ?? 2;
-  return Math.min(backoff.maxMs, backoff.initialMs * factor ** Math.max(crashesInWindow - 1, 0));
+  const policy: RetryPolicy = { initialMs: backoff.initialMs, maxMs: backoff.maxMs, factor: backoff.factor ?? 2, jitter: 'none' };
+  return nextDelay(policy, crashesInWindow, Math.random);
 }
 
 function recordCrash(cell: ActorCell, now: number, windowMs: number): number {

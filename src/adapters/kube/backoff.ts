@@ -1,15 +1,11 @@
 // Restart delays for informers and conflict retries: exponential, capped, with jitter so that
 // several informers (or nodes) failing together do not come back in lockstep.
-export interface BackoffPolicy {
-  readonly initialMs: number;
-  readonly maxMs: number;
-}
+import { nextDelay, type RetryPolicy } from '../../api/index.ts';
 
-export const INFORMER_BACKOFF: BackoffPolicy = { initialMs: 200, maxMs: 30_000 };
-export const CONFLICT_BACKOFF: BackoffPolicy = { initialMs: 5, maxMs: 500 };
+export const INFORMER_BACKOFF: RetryPolicy = { initialMs: 200, maxMs: 30_000, factor: 2, jitter: 'equal' };
+export const CONFLICT_BACKOFF: RetryPolicy = { initialMs: 5, maxMs: 500, factor: 2, jitter: 'equal' };
 
-/** Delay before retry number `attempt` (0-based): between half and all of initial·2^attempt, capped. */
-export function backoffMs(attempt: number, random: number, policy: BackoffPolicy): number {
-  const ceiling = Math.min(policy.maxMs, policy.initialMs * 2 ** Math.min(Math.max(attempt, 0), 30));
-  return Math.round(ceiling / 2 + (ceiling / 2) * Math.min(Math.max(random, 0), 1));
+/** Delay before retry number `attempt` (0-based): between half and all of initial·2^attempt, capped, in whole ms. */
+export function backoffMs(attempt: number, random: number, policy: RetryPolicy): number {
+  return Math.round(nextDelay(policy, Math.min(Math.max(attempt, 0), 30) + 1, () => random));
 }

@@ -1,4 +1,4 @@
-import { MAAS_CONDITIONS } from '../../api/index.ts';
+import { MAAS_CONDITIONS, nextDelay } from '../../api/index.ts';
 import type { MaasClusterStatus } from '../../api/index.ts';
 import type { ConditionValue } from '../maas-machine/index.ts';
 import { sameJson, setCondition, summarise } from '../maas-machine/index.ts';
@@ -53,7 +53,9 @@ export class Turn {
   backoff(message: string): void {
     this.s.attempts += 1;
     this.s.lastError = message;
-    const ms = Math.min(this.s.config.backoffBaseMs * 2 ** (this.s.attempts - 1), this.s.config.backoffMaxMs);
+    // No jitter, as MaasMachine's: a pure machine takes no randomness.
+    const policy = { initialMs: this.s.config.backoffBaseMs, maxMs: this.s.config.backoffMaxMs, factor: 2, jitter: 'none' } as const;
+    const ms = nextDelay(policy, this.s.attempts, () => 0);
     this.s.retryAt = this.now + ms;
     this.requeue(ms);
   }

@@ -1,4 +1,4 @@
-import { MAAS_CONDITIONS } from '../../api/index.ts';
+import { MAAS_CONDITIONS, nextDelay } from '../../api/index.ts';
 import type { MaasMachineStatus } from '../../api/index.ts';
 import type { ConditionValue } from './conditions.ts';
 import { removeCondition, setCondition, summarise } from './conditions.ts';
@@ -103,7 +103,9 @@ export class Turn {
   /** Exponential backoff before the next backend call. */
   backoff(): void {
     this.s.attempts += 1;
-    const ms = Math.min(this.s.config.backoffBaseMs * 2 ** (this.s.attempts - 1), this.s.config.backoffMaxMs);
+    // No jitter: a pure machine takes no randomness, and the actor's requeue spreads hosts anyway.
+    const policy = { initialMs: this.s.config.backoffBaseMs, maxMs: this.s.config.backoffMaxMs, factor: 2, jitter: 'none' } as const;
+    const ms = nextDelay(policy, this.s.attempts, () => 0);
     this.s.retryAt = this.now + ms;
     this.requeue(ms);
   }

@@ -1,3 +1,4 @@
+import { nextDelay } from '../../../api/index.ts';
 import type { LockedRetries } from './options.ts';
 
 /**
@@ -5,6 +6,5 @@ import type { LockedRetries } from './options.ts';
  * maxMs, with half of it random so that clients that met the same lock do not return together.
  */
 export function lockedRetryDelay(retry: number, o: LockedRetries, random: () => number = Math.random): number {
-  const full = Math.min(o.maxMs, o.baseMs * 2 ** (retry - 1));
-  return full / 2 + random() * (full / 2);
+  return nextDelay({ initialMs: o.baseMs, maxMs: o.maxMs, factor: 2, jitter: 'equal' }, retry, random);
 }

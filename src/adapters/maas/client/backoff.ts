@@ -1,3 +1,4 @@
+import { nextDelay } from '../../../api/index.ts';
 import type { Retries } from './options.ts';
 
 /**
@@ -6,8 +7,7 @@ import type { Retries } from './options.ts';
  * MAAS sent (seconds) is honoured up to maxMs.
  */
 export function retryDelay(retry: number, o: Retries, retryAfterSeconds: number | null = null, random: () => number = Math.random): number {
-  const full = Math.min(o.maxMs, o.baseMs * 2 ** (retry - 1));
-  const jittered = full / 2 + random() * (full / 2);
+  const jittered = nextDelay({ initialMs: o.baseMs, maxMs: o.maxMs, factor: 2, jitter: 'equal' }, retry, random);
   if (retryAfterSeconds === null) return jittered;
   return Math.max(jittered, Math.min(o.maxMs, retryAfterSeconds * 1000));
 }
