@@ -31,8 +31,8 @@ export interface PoolMem {
   readonly failed: Map<number, FailedWrite>;
   /** Waiters granted by staged changes: back in the queue if their write fails. */
   readonly promoted: Waiter[];
-  /** Notices of staged changes: made and sent once their write is durable, dropped if it fails. */
-  readonly pushes: { readonly make: () => SlotPush; readonly node: string }[];
+  /** Notices of staged changes: made (at the time they go out) once their write is durable, dropped if it fails. */
+  readonly pushes: { readonly make: (now: number) => SlotPush; readonly node: string }[];
   /** grantId → expiresAt of renewals not yet written; written at most every flushEveryMs. */
   readonly renewed: Map<string, number>;
   /** Oldest request first. */

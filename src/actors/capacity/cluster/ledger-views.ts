@@ -1,0 +1,66 @@
+// What the broker shows of its ledger: figures, the stall watch's look, the actor summary. Pure
+// reads of the ledger at a given time; they never wait behind a turn (a turn stuck on a KV write
+// is exactly the stall they have to show).
+import { inUse, isLive } from './grant-record.ts';
+import type { Ledger } from './grant-ledger.ts';
+import { staleAt } from './grant-ledger.ts';
+import { freeInUse, roomIn } from './pool-mem.ts';
+import type { WireFigures } from './messages.ts';
+
+/** Most holders and waiters a pool's figures list (counts stay exact). */
+const FIGURES_LIST = 200;
+
+// Counts are exact; the lists stop at FIGURES_LIST entries each. A pool without a limit may
+// have every host of a large fleet as holder, and the demo asks for figures four times a second:
+// listing them all kept the broker busy enough to starve the acquires it exists for.
+export function figuresOf(l: Ledger, now: number): WireFigures {
+  const pools = [...l.pools.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((p) => {
+    const r = p.v.record;
+    let exempt = 0;
+    const holders: WireFigures['pools'][number]['holders'] = [];
+    for (const source of [r.grants, p.free.values()]) {
+      for (const g of source) {
+        if (!isLive(g, now)) continue;
+        if (g.exempt) exempt++;
+        if (holders.length < FIGURES_LIST) holders.push({ holder: g.holder, node: g.node, operation: g.operation, grantId: g.grantId, exempt: g.exempt, sinceMs: Math.max(0, now - g.grantedAt) });
+      }
+    }
+    const first = p.queue.first();
+    const queue = p.queue.head(FIGURES_LIST).map((w) => ({ holder: w.holder, node: w.node, operation: w.operation, waitingMs: Math.max(0, now - w.requestedAt) }));
+    return {
+      pool: p.name,
+      limit: r.limit,
+      inUse: inUse(r, now) + freeInUse(p, now),
+      exempt,
+      waiting: p.queue.size,
+      // The queue is in request order: its head has waited longest.
+      longestWaitMs: first ? Math.max(0, now - first.requestedAt) : 0,
+      stallSeconds: Math.round(p.stall.seconds * 1000) / 1000,
+      holders,
+      queue,
+    };
+  });
+  return { epoch: l.epoch, pools };
+}
+
+/**
+ * One look of the stall watch at every pool, as KV has it (a grant staged behind a write that has
+ * not landed has not happened yet). `asking`: acquires per pool sent and not yet served.
+ */
+export function lookAtPools(l: Ledger, asking: ReadonlyMap<string, number>, now: number): void {
+  for (const p of l.pools.values()) {
+    const queued = p.queue.anyLive(staleAt(l, now)) ? 1 : 0;
+    p.stall.look(now, { room: roomIn(p, now, 'durable'), waiting: queued + (asking.get(p.name) ?? 0), granted: p.granted });
+  }
+}
+
+/** Slots in use and waiters over every pool, for the actor's summary. */
+export function ledgerTotals(l: Ledger, now: number): { readonly inUse: number; readonly waiting: number } {
+  let used = 0;
+  let waiting = 0;
+  for (const p of l.pools.values()) {
+    used += inUse(p.v.record, now) + freeInUse(p, now);
+    waiting += p.queue.size;
+  }
+  return { inUse: used, waiting };
+}
