@@ -17,6 +17,9 @@ import { KvConflict, StaleFence, StoreError, type HostEvent, type KvBucket } fro
 import { natsServerInstalled, startNatsServer } from '../support/nats-server.ts';
 import { waitUntil } from '../support/wait.ts';
 import { hostManifest } from '../support/host-manifest.ts';
+import { kvRecord } from '../support/local-store.ts';
+
+type StatusRecordView = { status: { provisioning: { state: string } }; fence: { shard: number; epoch: number; holder: string } };
 
 const PASSWORD = 'n4ts-must-never-see-this';
 const USERNAME = 'bmc-admin-user-xyz';
@@ -259,7 +262,7 @@ contract('fences: epoch 5 writes, epoch 3 is refused and changes nothing, epoch 
   t.is(error?.current, 5);
   t.false(error?.retryable);
   t.regex(error?.message ?? '', /epoch 3 of node-b is older than epoch 5/);
-  const stored = JSON.parse(Buffer.from((await cluster.status.get(hostKvKey('metal3/h1')))!.value).toString('utf8'));
+  const stored = kvRecord((await cluster.status.get(hostKvKey('metal3/h1')))!.value) as StatusRecordView;
   t.is(stored.status.provisioning.state, 'registering');
   t.deepEqual(stored.fence, { shard: 2, epoch: 5, holder: 'node-a' });
 
@@ -268,7 +271,7 @@ contract('fences: epoch 5 writes, epoch 3 is refused and changes nothing, epoch 
   await t.throwsAsync(a.writeStatus('metal3/h1', status('registering'), { shard: 2, epoch: 5, holder: 'node-a' }), { instanceOf: StaleFence });
   // Without a fence (single node) a write goes through and keeps the highest epoch.
   await a.writeStatus('metal3/h1', status('provisioned'));
-  const last = JSON.parse(Buffer.from((await cluster.status.get(hostKvKey('metal3/h1')))!.value).toString('utf8'));
+  const last = kvRecord((await cluster.status.get(hostKvKey('metal3/h1')))!.value) as StatusRecordView;
   t.is(last.status.provisioning.state, 'provisioned');
   t.is(last.fence.epoch, 7);
   await waitUntil(async () => (await b.get('metal3/h1'))?.status?.provisioning.state === 'provisioned', 5_000, 'b sees the last status');

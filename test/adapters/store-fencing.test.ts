@@ -6,10 +6,11 @@ import test from 'ava';
 import type { BareMetalHost } from '../../src/api/index.ts';
 import { hostKvKey } from '../../src/adapters/store/nats-keys.ts';
 import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, openNatsStoreOn, type NatsStore } from '../../src/adapters/store/nats-store.ts';
-import { createMemoryObjectStore } from '../../src/adapters/store/object-store.ts';
+import { openKvObjectStoreOn } from '../../src/adapters/store/kv-object-store.ts';
 import { createMemoryBus, type MemoryBus } from '../../src/bus/index.ts';
 import { StaleFence, type Fence, type HostEvent } from '../../src/ports/index.ts';
 import { waitUntil } from '../support/wait.ts';
+import { kvRecord } from '../support/local-store.ts';
 
 const KEY = 'metal3/h1';
 const REBOOT = 'reboot.metal3.io';
@@ -57,7 +58,7 @@ async function pair(t: { teardown(fn: () => Promise<void>): void }): Promise<Pai
 
 async function specRecord(bus: MemoryBus): Promise<Record<string, unknown> & { fence?: Fence; metadata: { finalizers?: string[]; annotations?: Record<string, string> } }> {
   const entry = await (await bus.connect('reader').kv(NATS_HOSTS_BUCKET)).get(hostKvKey(KEY));
-  return JSON.parse(Buffer.from(entry!.value).toString('utf8'));
+  return kvRecord(entry!.value) as Awaited<ReturnType<typeof specRecord>>;
 }
 
 test('nats store fencing - finalizer and annotation writes: an older epoch after a newer one is refused and counted', async (t) => {
@@ -139,11 +140,16 @@ test('nats store fencing - the fence is the store\'s bookkeeping: never on a hos
   await t.throwsAsync(a.removeAnnotation(KEY, INSPECT, OLD), { instanceOf: StaleFence });
 });
 
-test('memory object store fencing - status, spec and finalizer writes of an older epoch are refused and counted', async (t) => {
+test('kv object store fencing - status, spec and finalizer writes of an older epoch are refused and counted', async (t) => {
   const refused: StaleFence[] = [];
-  const store = createMemoryObjectStore({ onStaleFence: (e) => refused.push(e) });
+  const transport = createMemoryBus().connect('a');
+  const store = await openKvObjectStoreOn(transport, { onStaleFence: (e) => refused.push(e) });
+  t.teardown(async () => {
+    await store.close();
+    await transport.close();
+  });
   const mm = { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine', metadata: { name: 'm1', namespace: 'capi' }, spec: { image: 'ubuntu/jammy' } };
-  t.true(store.apply([mm]).ok);
+  t.true((await store.apply([mm])).ok);
   const key = 'capi/m1';
   await store.writeStatus('MaasMachine', key, { ready: false }, OLD);
   await store.addFinalizer('MaasMachine', key, 'maas.metalfleet.io', NEW);
@@ -166,8 +172,8 @@ test('memory object store fencing - status, spec and finalizer writes of an olde
 
   // A deleted object takes its epochs with it: a new one of the same name starts over.
   await store.removeFinalizer('MaasMachine', key, 'maas.metalfleet.io', NEW);
-  t.is(store.delete('MaasMachine', key), 'deleted');
-  t.true(store.apply([mm]).ok);
+  t.is(await store.requestDelete('MaasMachine', key), 'deleted');
+  t.true((await store.apply([mm])).ok);
   await store.writeStatus('MaasMachine', key, { ready: false }, OLD);
   t.is(store.staleFenceRefusals(), 4);
 });

@@ -11,6 +11,7 @@ import { loadKvSnapshot, persistKv } from '../../src/adapters/store/kv-snapshot.
 import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET } from '../../src/adapters/store/nats-store.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import { StoreError, type KvBucket, type Transport } from '../../src/ports/index.ts';
+import { kvRecord } from '../support/local-store.ts';
 
 const FINALIZER = 'baremetalhost.metal3.io';
 const PASSWORD = 'persist-must-never-see-this';
@@ -117,10 +118,10 @@ test('persist - changes are saved together after a quiet time, or at once on flu
   await it.persist.flush();
   for (let i = 0; i < 10; i++) await it.store.writeStatus(`metal3/h${i}`, status('provisioned'));
   await it.persist.flush();
-  const saved = JSON.parse(await readFile(path, 'utf8')) as { version: number; buckets: Record<string, Record<string, { text: string }>> };
+  const saved = JSON.parse(await readFile(path, 'utf8')) as { version: number; buckets: Record<string, Record<string, { base64: string }>> };
   t.is(saved.version, 2);
   t.is(Object.keys(saved.buckets[NATS_HOSTS_BUCKET] ?? {}).length, 1000);
-  const state = (key: string) => (JSON.parse(saved.buckets[NATS_STATUS_BUCKET]?.[key]?.text ?? '{}') as { status?: BareMetalHost['status'] }).status?.provisioning.state;
+  const state = (key: string) => (kvRecord(Buffer.from(saved.buckets[NATS_STATUS_BUCKET]?.[key]?.base64 ?? '', 'base64')) as { status?: BareMetalHost['status'] }).status?.provisioning.state;
   t.is(state('metal3.h0'), 'provisioned');
   t.is(state('metal3.h999'), 'available');
   t.deepEqual(await readdir(dir), ['hosts.json']);

@@ -11,6 +11,7 @@ import { sendCommand } from '../../src/cluster/command-client.ts';
 import { startCommandServer, type CommandServer } from '../../src/cluster/command-server.ts';
 import { BusError, silentLogger, type HostEvent, type KvBucket, type KvEvent, type Transport } from '../../src/ports/index.ts';
 import { waitFor, waitUntil } from '../support/wait.ts';
+import { kvRecord } from '../support/local-store.ts';
 
 const SHARDS = 16;
 const HOSTS = 12;
@@ -63,7 +64,7 @@ async function durableOnline(client: Transport, key: string): Promise<unknown> {
   const bucket = await client.kv(NATS_HOSTS_BUCKET);
   const entry = await bucket.get(hostKvKey(key));
   if (!entry) return undefined;
-  return (JSON.parse(new TextDecoder().decode(entry.value)) as { spec: { online?: unknown } }).spec.online;
+  return (kvRecord(entry.value) as { spec: { online?: unknown } }).spec.online;
 }
 
 test('commands - any node answers: no shard is owned, each command is handled once and durable before its reply', async (t) => {

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET } from '../../src/adapters/store/nats-store.ts';
 import { hostKeyFromKv, hostKvKey } from '../../src/adapters/store/nats-keys.ts';
+import { decodeKvRecord } from '../../src/adapters/store/kv-value.ts';
 import type { Transport } from '../../src/ports/index.ts';
 
 export interface StatusWrites {
@@ -41,4 +42,11 @@ export async function putHostRecord(transport: Pick<Transport, 'kv'>, object: un
   const namespace = host.metadata.namespace ?? 'default';
   const record = { ...host, metadata: { uid: randomUUID(), generation: 1, creationTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), ...host.metadata, namespace } };
   await bucket.put(hostKvKey(`${namespace}/${host.metadata.name}`), new TextEncoder().encode(JSON.stringify(record)));
+}
+
+/** A host bucket's value as the store reads it (a msgpackr record, or an older node's JSON). */
+export function kvRecord(value: Uint8Array): unknown {
+  const decoded = decodeKvRecord(value);
+  if (!decoded.ok) throw new Error(`not a KV record: ${decoded.reason}`);
+  return decoded.value;
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { formatFieldPath } from '../../api/field-error.ts';
 import type { KvBucket } from '../../ports/index.ts';
 import { StoreError } from '../../ports/index.ts';
+import { isJsonKvValue } from './kv-value.ts';
 
 // `--persist FILE` of the embedded default: the host buckets of its in-memory KV, saved as they
 // are and loaded back before the node starts, so a rerun resumes where the last run stopped.
@@ -18,8 +19,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
 
 function entryOf(value: Uint8Array): z.infer<typeof Entry> {
+  // A JSON value (an older node's, a hand-made one) stays readable in the file; the stores'
+  // msgpackr records, and anything else that is not JSON, are kept exactly, as base64.
+  if (!isJsonKvValue(value)) return { base64: Buffer.from(value).toString('base64') };
   try {
-    // The stores write JSON text: keep it readable in the file.
     return { text: utf8.decode(value) };
   } catch {
     return { base64: Buffer.from(value).toString('base64') };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, validateBareMetalHost } from '../../api/index.ts';
+import { BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, nextDelay, validateBareMetalHost, type RetryPolicy } from '../../api/index.ts';
 import { formatFieldPath } from '../../api/field-error.ts';
 import { readManifests } from '../../api/manifest.ts';
 import type { Secret } from '../../api/secret.ts';
@@ -11,20 +11,25 @@ import type { ApplyResult } from './apply-result.ts';
 import { compact, deepEqual, union } from './object-helpers.ts';
 import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
 import { checkValueSize, MAX_VALUE_BYTES, writeFailure } from './write-limits.ts';
+import { decodeKvRecord, encodeKvRecord } from './kv-value.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import { formatApplyIssue, validateDocuments, type ApplyIssue, type SourceDocument } from './validate.ts';
 import { nameDocuments } from './generated-names.ts';
 import { HOSTS_BUCKET, HOST_STATUS_BUCKET } from '../../machines/buckets.ts';
 
+// Full jitter from 1 ms, growing to 50 ms: enough for a few nodes racing on one key to take turns.
+const CAS_RETRY: RetryPolicy = { initialMs: 1, maxMs: 50, factor: 2, jitter: 'full' };
+
 // The cluster's HostStore, on NATS KV alone.
 //
-// Layout: two buckets, the same key in both (`<namespace>.<name>`, escaped: see nats-keys.ts).
-//   mf-hosts   JSON of the host without status: apiVersion, kind, metadata (uid, generation,
+// Layout: two buckets, the same key in both (`<namespace>.<name>`, escaped: see nats-keys.ts),
+// values msgpackr records (JSON ones of older nodes are read too: kv-value.ts).
+//   mf-hosts   the host without status: apiVersion, kind, metadata (uid, generation,
 //              creationTimestamp, labels, annotations, finalizers, deletionTimestamp), spec,
 //              and fence?: {epoch, shard, holder}, the highest fence that has written this
 //              record (a finalizer or an annotation the controller removed). resourceVersion is
 //              not stored: it is the entry's KV revision.
-//   mf-status  JSON {status, fence?: {epoch, shard, holder}}: the last status and the highest
+//   mf-status  {uid?, status, fence?: {epoch, shard, holder}}: the last status and the highest
 //              fence epoch that has written it.
 // Status writes therefore never wake a spec watcher. Every write is a compare-and-set on the
 // key's revision, re-read and retried on conflict. A fenced write is judged against the higher
@@ -118,25 +123,17 @@ const StatusRecord = z.object({
 });
 type StatusRecord = z.infer<typeof StatusRecord>;
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;
 }
 
-function encode(value: unknown): Uint8Array {
-  return encoder.encode(JSON.stringify(value));
-}
+// Both buckets hold msgpackr records; a JSON value an older node wrote still reads (kv-value.ts).
+const encode = encodeKvRecord;
 
 function decodeRecord<S extends z.ZodType>(bytes: Uint8Array, schema: S): { ok: true; value: z.infer<S> } | { ok: false; reason: string } {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(decoder.decode(bytes));
-  } catch {
-    return { ok: false, reason: `${bytes.length} bytes that are not JSON` };
-  }
-  const parsed = schema.safeParse(raw);
+  const raw = decodeKvRecord(bytes);
+  if (!raw.ok) return raw;
+  const parsed = schema.safeParse(raw.value);
   if (parsed.success) return { ok: true, value: parsed.data };
   const issue = parsed.error.issues[0];
   const path = issue ? formatFieldPath(issue.path.filter((s): s is string | number => typeof s !== 'symbol')) : '';
@@ -863,9 +860,8 @@ class NatsHostStore implements NatsStore {
     }
   }
 
-  // Jittered, growing to 50 ms: enough for a few nodes racing on one key to take turns.
   private backoff(attempt: number): Promise<void> {
-    const ms = Math.random() * Math.min(50, 2 ** attempt);
+    const ms = nextDelay(CAS_RETRY, attempt + 1, Math.random);
     return new Promise((resolve) => setTimeout(resolve, ms));
   }
 

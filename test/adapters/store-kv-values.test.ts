@@ -1,0 +1,87 @@
+// The host buckets hold msgpackr records (issue 29.5); values an older node wrote as JSON stay
+// readable through a rolling upgrade, and a value of neither form is named for what it is.
+import test from 'ava';
+import { initialStatus, type BareMetalHostStatus } from '../../src/api/index.ts';
+import { decodeKvRecord, isJsonKvValue } from '../../src/adapters/store/kv-value.ts';
+import { hostKvKey } from '../../src/adapters/store/nats-keys.ts';
+import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, openNatsStore } from '../../src/adapters/store/nats-store.ts';
+import { PermanentWriteError } from '../../src/adapters/store/write-limits.ts';
+import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
+import { hostManifest } from '../support/host-manifest.ts';
+
+const KEY = 'metal3/h1';
+
+function status(state: BareMetalHostStatus['provisioning']['state']): BareMetalHostStatus {
+  const s = initialStatus();
+  return { ...s, provisioning: { ...s.provisioning, state } };
+}
+
+function buckets(): { specs: ReturnType<MemoryKvStore['bucket']>; status: ReturnType<MemoryKvStore['bucket']> } {
+  const kv = new MemoryKvStore();
+  return { specs: kv.bucket(NATS_HOSTS_BUCKET), status: kv.bucket(NATS_STATUS_BUCKET) };
+}
+
+test('store kv values - hosts and statuses are written as msgpackr records, smaller than JSON, and read back by another store', async (t) => {
+  const b = buckets();
+  const a = await openNatsStore(b);
+  t.teardown(() => a.close());
+  await a.apply([hostManifest('h1')]);
+  await a.writeStatus(KEY, status('provisioned'));
+  for (const bucket of [b.specs, b.status]) {
+    const value = (await bucket.get(hostKvKey(KEY)))!.value;
+    t.false(isJsonKvValue(value), `${bucket.name} holds JSON`);
+    const decoded = decodeKvRecord(value);
+    if (!decoded.ok) return t.fail(decoded.reason);
+    t.true(value.length < JSON.stringify(decoded.value).length, `${bucket.name}: ${value.length} bytes is not smaller than its JSON`);
+  }
+  const other = await openNatsStore(b);
+  t.teardown(() => other.close());
+  const host = await other.get(KEY);
+  t.is(host?.spec.bmc?.address, 'redfish://192.0.2.1/redfish/v1/Systems/1');
+  t.is(host?.status?.provisioning.state, 'provisioned');
+  t.deepEqual(host?.status, (await a.get(KEY))?.status);
+});
+
+test('store kv values - JSON records an older node wrote are read, and the next write replaces them with a record', async (t) => {
+  const b = buckets();
+  const uid = 'c0ffee00-0000-4000-8000-000000000001';
+  const spec = { ...hostManifest('h1'), metadata: { name: 'h1', namespace: 'metal3', uid, generation: 1, finalizers: ['baremetalhost.metal3.io'] } };
+  const json = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
+  await b.specs.put(hostKvKey(KEY), json(spec));
+  await b.status.put(hostKvKey(KEY), json({ uid, status: status('available'), fence: { epoch: 4, shard: 9, holder: 'old-node' } }));
+  const store = await openNatsStore(b);
+  t.teardown(() => store.close());
+  t.is((await store.get(KEY))?.status?.provisioning.state, 'available');
+  t.deepEqual((await store.getFresh(KEY))?.metadata.finalizers, ['baremetalhost.metal3.io']);
+  // The JSON record's fence still counts: an older epoch is refused, a newer one writes.
+  await t.throwsAsync(store.writeStatus(KEY, status('provisioning'), { epoch: 3, shard: 9, holder: 'new-node' }), { message: /epoch 3 of new-node is older than epoch 4/ });
+  await store.writeStatus(KEY, status('provisioning'), { epoch: 5, shard: 9, holder: 'new-node' });
+  await store.removeFinalizer(KEY, 'baremetalhost.metal3.io', { epoch: 5, shard: 9, holder: 'new-node' });
+  for (const bucket of [b.status, b.specs]) t.false(isJsonKvValue((await bucket.get(hostKvKey(KEY)))!.value), `${bucket.name} still holds JSON`);
+  const fresh = await store.getFresh(KEY);
+  t.is(fresh?.status?.provisioning.state, 'provisioning');
+  t.is(fresh?.metadata.finalizers, undefined);
+});
+
+test('store kv values - a value of neither form, or broken JSON, is named with its bucket and size, never its bytes', async (t) => {
+  const b = buckets();
+  const a = await openNatsStore(b);
+  t.teardown(() => a.close());
+  await a.apply([hostManifest('h1'), hostManifest('h2')]);
+  // 0xc1 is the one byte MessagePack never uses.
+  await b.specs.put(hostKvKey(KEY), Uint8Array.from([0xc1, 0x73, 0x65, 0x63]));
+  await b.specs.put(hostKvKey('metal3/h2'), new TextEncoder().encode('{"apiVersion": "metal3.io/v1alpha1", "spec": '));
+  await t.throwsAsync(a.getFresh(KEY), { message: /^BareMetalHost metal3\/h1 in bucket mf-hosts \(revision \d+\) does not parse: 4 bytes that are neither MessagePack nor JSON; apply the host again or delete its key$/ });
+  await t.throwsAsync(a.getFresh('metal3/h2'), { message: /does not parse: 45 bytes that start as JSON but do not parse as JSON/ });
+});
+
+test('store kv values - the record size limit still holds for binary records', async (t) => {
+  const b = buckets();
+  const store = await openNatsStore({ ...b, maxValueBytes: 2_048 });
+  t.teardown(() => store.close());
+  await store.apply([hostManifest('h1')]);
+  const big = { ...status('provisioned'), errorMessage: 'x'.repeat(4_000) };
+  const error = await t.throwsAsync(store.writeStatus(KEY, big), { instanceOf: PermanentWriteError });
+  t.regex(error?.message ?? '', /^the status of BareMetalHost metal3\/h1: the record is .* one NATS message holds at most .* \(2048 bytes/);
+  t.is((await b.status.get(hostKvKey(KEY))), null);
+});
