@@ -53,7 +53,7 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
         return;
       }
       case 'writeStatus':
-        this.writer.write(effect.status);
+        this.writer.stage(effect.status);
         deps.observer.statusChanged(key, effect.status);
         return;
       // Fenced like status: once the shard has moved on, the new owner's view of the host stands.
@@ -128,6 +128,10 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
 
   describe(m: BmhState): Record<string, unknown> {
     return { inFlight: m.inFlight?.op ?? null, slot: m.slot.phase };
+  }
+
+  turnEnded(): void {
+    this.writer.endTurn();
   }
 
   whenIdle(): Promise<void> {

@@ -64,6 +64,11 @@ export interface MachineAdapter<S, E, F extends { readonly type: string }, W, Sn
   snapshot(state: S | null): Snap;
   /** Kind details added to the view in introspection's summary of the actor. */
   describe?(state: S): Record<string, unknown>;
+  /**
+   * The turn is over: its message and every step that message caused have been performed. A
+   * coalescing writer writes here what the turn's steps changed, once (issue 29.5).
+   */
+  turnEnded?(): void;
   /** Resolves once the last write is done (a coalescing writer): a drain waits for it. */
   whenIdle?(): Promise<void>;
   /** The actor stops (or restarts): nothing more is written. */

@@ -98,7 +98,13 @@ function receive(s: Run, msg: MachineMsg<Effect, unknown, unknown>): Run | Promi
 }
 
 function done(s: Run, work: void | Promise<void>): Run | Promise<Run> {
-  if (work instanceof Promise) return work.then(() => (s.drains !== null ? s.settleDrain().then(() => s) : s));
+  if (work instanceof Promise) return work.then(() => turnEnded(s));
+  return turnEnded(s);
+}
+
+// Whatever the turn's steps wrote goes out now, once; a drain then waits for that write.
+function turnEnded(s: Run): Run | Promise<Run> {
+  s.adapter.turnEnded?.();
   return s.drains !== null ? s.settleDrain().then(() => s) : s;
 }
 
