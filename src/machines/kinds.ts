@@ -20,6 +20,23 @@ export function kindNamed(kind: string): RegisteredKind | undefined {
   return KINDS.find((k) => k.kind === kind);
 }
 
+/**
+ * The kind a user means by `name`, as kubectl reads a resource type: its kind, plural, singular or
+ * a short name of its own CRD, in any case (`MaasMachine`, `maasmachines`, `bmh`); or undefined.
+ */
+export function kindCalled(name: string): RegisteredKind | undefined {
+  const wanted = name.toLowerCase();
+  return KINDS.find((k) => {
+    const own = k.resources[0];
+    return [k.kind, own.plural, own.singular, ...(own.shortNames ?? [])].some((n) => n.toLowerCase() === wanted);
+  });
+}
+
+/** `BareMetalHost (bmh), MaasMachine, MaasCluster`: the kinds, for a message that refuses another. */
+export function knownKindNames(): string {
+  return KINDS.map((k) => (k.resources[0].shortNames?.length ? `${k.kind} (${k.resources[0].shortNames.join(', ')})` : k.kind)).join(', ');
+}
+
 /** Every KV bucket some kind keeps objects in, once each. */
 export function kindBuckets(): readonly string[] {
   return [...new Set(KINDS.flatMap((k) => Object.values(k.buckets)))];

@@ -3,14 +3,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
+import { z } from 'zod';
 import { HostNotFound, NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, openNatsStore, openNatsStoreOn, type NatsStore } from '../../src/adapters/store/nats-store.ts';
 import { openKvObjectStoreOn, storedKindOf } from '../../src/adapters/store/kv-object-store.ts';
 import { validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
-import { connectNats, subjects } from '../../src/bus/index.ts';
+import { call, connectNats, createMemoryTransport, subjects } from '../../src/bus/index.ts';
 import { openNatsKv } from '../../src/bus/nats-kv.ts';
-import { startStoreServer } from '../../src/cluster/commands/index.ts';
+import { deleteThroughNode, startStoreServer } from '../../src/cluster/commands/index.ts';
+import { openLocalStore } from '../../src/adapters/store/local-store.ts';
 import { silentLogger, type KvBucket } from '../../src/ports/index.ts';
-import { openAuditLog, openNonceLedger, parseAuthorizedKeys, readAudit, signedGuard, writeNewSigningKey } from '../../src/security/index.ts';
+import { openAuditLog, openNonceLedger, parseAuthorizedKeys, readAudit, signedGuard, trustedGuard, writeNewSigningKey } from '../../src/security/index.ts';
 import { natsServerInstalled, startNatsServer, type NatsServer } from '../support/nats-server.ts';
 import { waitUntil } from '../support/wait.ts';
 import { lines, metalfleet, type Run } from './run.ts';
@@ -309,4 +311,115 @@ it('cli apply - a host the store\'s update rules refuse stops the apply before a
   const last = (await readAudit(client, subjects(), { host: 'metal3/h1' })).at(-1);
   t.like(last, { action: 'apply', outcome: 'refused', code: 'invalid', caller: { name: 'olivia' } });
   t.regex(last?.reason ?? '', /spec\.bootMACAddress: bootMACAddress can not be changed/);
+});
+
+// The CAPMAAS example without its Secret: Cluster, MaasCluster, MaasMachineTemplate, MaasMachine.
+async function maasDocs(): Promise<string[]> {
+  const { readFile } = await import('node:fs/promises');
+  return (await readFile('test/fixtures/maas/cluster.yaml', 'utf8')).split(/^---$/m).slice(0, 4).map((d) => d.trim());
+}
+
+it('cli delete - by file: the MaasCluster, MaasMachine and Cluster apply took are removed from the object store; the template is noted', async (t) => {
+  const env = await setup(t);
+  const file = await env.file('maas.yaml', ...(await maasDocs()), hostYaml('h1'));
+  const applied = await env.mf('apply', '-f', file, '--nats', env.server.url);
+  t.is(applied.code, 0, applied.stderr);
+  const client = await connectNats({ servers: env.server.url, name: 'check' });
+  t.teardown(() => client.close());
+  const objects = await openKvObjectStoreOn(client);
+  t.teardown(() => objects.close());
+  await waitUntil(async () => (await objects.get('MaasCluster', 'lab/c1')) !== undefined, 5_000, 'the MaasCluster is in the object store');
+
+  const r = await env.mf('delete', '-f', file, '--nats', env.server.url);
+  t.is(r.code, 0, r.stderr);
+  t.deepEqual(lines(r.stdout), ['cluster lab/c1 deleted', 'maascluster lab/c1 deleted', 'maasmachine lab/c1-control-plane-x7k2p deleted', 'baremetalhost metal3/h1 deleted']);
+  t.deepEqual(lines(r.stderr), ['note: MaasMachineTemplate/c1-control-plane: skipped (kind not managed by metalfleet)']);
+  await waitUntil(async () => (await objects.list('MaasCluster')).length === 0 && (await objects.list('MaasMachine')).length === 0 && (await objects.list('Cluster')).length === 0, 5_000, 'the object store sees the deletes');
+  const { specs } = await env.buckets();
+  t.deepEqual(await specs.keys(), []);
+  const audit = await readAudit(client, subjects(), { host: 'lab/c1' });
+  t.true(audit.some((a) => a.action === 'delete' && a.outcome === 'applied'));
+
+  // Gone now: each is not found, by kind.
+  const again = await env.mf('delete', 'maascluster', 'lab/c1', '--nats', env.server.url);
+  t.is(again.code, 1);
+  t.deepEqual(lines(again.stderr), ['error: maascluster lab/c1 not found']);
+});
+
+it('cli delete - by type: a MaasCluster with a finalizer is terminating; a BareMetalHost of the same name is left alone', async (t) => {
+  const env = await setup(t);
+  const [, maasCluster = ''] = await maasDocs();
+  const applied = await env.mf('apply', '-f', await env.file('c1.yaml', maasCluster, hostYaml('c1').replace('namespace: metal3', 'namespace: lab')), '--nats', env.server.url);
+  t.is(applied.code, 0, applied.stderr);
+  const client = await connectNats({ servers: env.server.url, name: 'check' });
+  t.teardown(() => client.close());
+  const objects = await openKvObjectStoreOn(client);
+  t.teardown(() => objects.close());
+  await waitUntil(async () => (await objects.get('MaasCluster', 'lab/c1')) !== undefined, 5_000, 'the MaasCluster is in the object store');
+  await objects.addFinalizer('MaasCluster', 'lab/c1', 'maascluster.infrastructure.cluster.x-k8s.io');
+
+  const r = await env.mf('delete', 'MaasCluster', 'lab/c1', '--nats', env.server.url);
+  t.is(r.code, 0, r.stderr);
+  t.deepEqual(lines(r.stdout), ['maascluster lab/c1 terminating (finalizers: maascluster.infrastructure.cluster.x-k8s.io)']);
+  await waitUntil(async () => Boolean((await objects.get('MaasCluster', 'lab/c1'))?.metadata.deletionTimestamp), 5_000, 'the MaasCluster is marked for deletion');
+  const store = await env.store();
+  t.truthy(await store.get('lab/c1'), 'the BareMetalHost lab/c1 is not touched');
+
+  const unknown = await env.mf('delete', 'machinedeployment', 'lab/c1', '--nats', env.server.url);
+  t.is(unknown.code, 1);
+  t.regex(unknown.stderr, /unknown type "machinedeployment": metalfleet deletes host \(also BareMetalHost \(bmh, bmhost\), MaasMachine, MaasCluster\)/);
+});
+
+it('cli delete - by file: a bad document is refused naming the file and the document, and nothing is deleted', async (t) => {
+  const env = await setup(t);
+  const docs = await maasDocs();
+  const good = await env.file('maas.yaml', ...docs);
+  const applied = await env.mf('apply', '-f', good, '--nats', env.server.url);
+  t.is(applied.code, 0, applied.stderr);
+  const client = await connectNats({ servers: env.server.url, name: 'check' });
+  t.teardown(() => client.close());
+  const objects = await openKvObjectStoreOn(client);
+  t.teardown(() => objects.close());
+  await waitUntil(async () => (await objects.get('MaasMachine', 'lab/c1-control-plane-x7k2p')) !== undefined, 5_000, 'the MaasMachine is in the object store');
+
+  // Document 3: a MaasMachine without a name; document 4: YAML that does not parse.
+  const unnamed = 'apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: MaasMachine\nmetadata:\n  namespace: lab\nspec:\n  image: x';
+  const bad = await env.file('bad.yaml', docs[0] ?? '', docs[1] ?? '', unnamed, 'kind: [unclosed');
+  const r = await env.mf('delete', '-f', bad, '--nats', env.server.url);
+  t.is(r.code, 1);
+  t.is(r.stdout, '');
+  const errors = lines(r.stderr);
+  t.true(errors.some((l) => l.startsWith(`error: ${bad}:`) && l.includes('document 3: MaasMachine has no metadata.name')), r.stderr);
+  t.true(errors.some((l) => l.startsWith(`error: ${bad}:`) && l.includes('document 4: ')), r.stderr);
+  t.is(errors.at(-1), 'nothing was deleted');
+  t.truthy(await objects.get('Cluster', 'lab/c1'));
+  t.truthy(await objects.get('MaasCluster', 'lab/c1'));
+});
+
+test('cli delete - on the embedded store (memory KV): a MaasCluster goes from the object store, a BareMetalHost from the host store, and an unknown kind is refused naming the kinds', async (t) => {
+  const transport = createMemoryTransport();
+  t.teardown(() => transport.close());
+  const local = await openLocalStore(transport, { objects: (secrets) => openKvObjectStoreOn(transport, { secrets }) });
+  t.teardown(() => local.close());
+  const docs = await maasDocs();
+  const result = await local.applyText([...docs, hostYaml('c1').replace('namespace: metal3', 'namespace: lab')].join('\n---\n'), 'maas.yaml');
+  t.true(result.ok, JSON.stringify(result.issues));
+  const server = startStoreServer({
+    transport, store: local, objects: () => Promise.resolve(local.objects!), node: 'embedded', log: silentLogger, guard: trustedGuard(),
+    isObject: (object) => storedKindOf(object) !== null,
+    isNotFound: (error) => error instanceof HostNotFound,
+  });
+  t.teardown(() => server.close());
+
+  t.deepEqual(await deleteThroughNode(transport, { host: 'lab/c1', kind: 'MaasCluster' }), { host: 'lab/c1', outcome: 'deleted', finalizers: [] });
+  t.is(await local.objects!.get('MaasCluster', 'lab/c1'), undefined);
+  t.truthy(await local.get('lab/c1'), 'a delete of the MaasCluster leaves the BareMetalHost of the same name');
+  t.truthy(await local.objects!.get('Cluster', 'lab/c1'), 'and the Cluster of the same name');
+  // No kind is a BareMetalHost, as before kinds were sent.
+  t.like(await deleteThroughNode(transport, { host: 'lab/c1' }), { outcome: 'deleted' });
+  t.is(await local.get('lab/c1'), undefined);
+  const missing = await t.throwsAsync(deleteThroughNode(transport, { host: 'lab/c1', kind: 'MaasCluster' }));
+  t.regex(missing.message, /MaasCluster lab\/c1 not found/);
+  const wrong = await t.throwsAsync(call(transport, subjects().storeDelete, { host: 'lab/c1', kind: 'Pod' }, z.unknown(), { timeoutMs: 2_000 }));
+  t.regex(wrong.message, /invalid message at kind: must be one of BareMetalHost, MaasMachine, MaasCluster, Machine, Cluster/);
 });

@@ -4,7 +4,7 @@ import { encode, subjects as defaultSubjects, type Subjects } from '../../bus/in
 import type { Transport } from '../../ports/index.ts';
 import { signRequest, type SigningKey } from '../../security/index.ts';
 import { signedCall } from './signed-call.ts';
-import { StoreApplyReply, StoreApplyRequest, StoreDeleteReply, StoreDeleteRequest, type StoreApplyInput } from './store-messages.ts';
+import { StoreApplyReply, StoreApplyRequest, StoreDeleteReply, StoreDeleteRequest, type StoreApplyInput, type StoreDeleteInput } from './store-messages.ts';
 
 export interface StoreCallOptions {
   readonly signingKey?: SigningKey | undefined;
@@ -36,9 +36,10 @@ export async function applyThroughNode(transport: Transport, request: StoreApply
   });
 }
 
-export async function deleteThroughNode(transport: Transport, host: string, options: StoreCallOptions = {}): Promise<StoreDeleteReply> {
+/** Deletes one object: `{ host }` alone is a BareMetalHost; `kind` names any kind apply takes. */
+export async function deleteThroughNode(transport: Transport, target: StoreDeleteInput, options: StoreCallOptions = {}): Promise<StoreDeleteReply> {
   const subjects = options.subjects ?? defaultSubjects();
-  return signedCall(transport, subjects.storeDelete, StoreDeleteRequest.parse({ host }), StoreDeleteReply, {
+  return signedCall(transport, subjects.storeDelete, StoreDeleteRequest.parse(target), StoreDeleteReply, {
     timeoutMs: options.timeoutMs ?? 5_000,
     deadlineMs: options.deadlineMs ?? 30_000,
     signingKey: options.signingKey,

@@ -15,8 +15,10 @@
  * kinds skipped. Reply (`StoreApplyReply`): `{ issues, hosts, objects, skipped, warnings }`;
  * nothing was written when `issues` is not empty.
  *
- * Delete (`StoreDeleteRequest`): `{ host }`; reply `{ host, outcome: deleted | terminating,
- * finalizers }`. Errors, as for host commands: `notFound`, `invalidMessage`, `unavailable`
+ * Delete (`StoreDeleteRequest`): `{ host, kind? }`, `kind` one of the kinds apply takes
+ * (`BareMetalHost`, the default, as before there was a kind; `MaasMachine`, `MaasCluster`,
+ * `Machine`, `Cluster`), each deleted from the store apply wrote it to; reply `{ host, outcome:
+ * deleted | terminating, finalizers }`. Errors, as for host commands: `notFound`, `invalidMessage`, `unavailable`
  * (retryable), `unauthorized`, `forbidden`. Every apply and delete is recorded in `mf-audit`.
  */
 import { z } from 'zod';
@@ -59,8 +61,15 @@ export const StoreApplyReply = z.strictObject({
 });
 export type StoreApplyReply = z.infer<typeof StoreApplyReply>;
 
-export const StoreDeleteRequest = z.strictObject({ host: HostKey });
+/** What delete takes: the kinds apply writes (a BareMetalHost to the host store, the rest to the object store). */
+export const STORE_DELETE_KINDS = ['BareMetalHost', 'MaasMachine', 'MaasCluster', 'Machine', 'Cluster'] as const;
+export const StoreDeleteKind = z.enum(STORE_DELETE_KINDS, { error: () => `must be one of ${STORE_DELETE_KINDS.join(', ')}` });
+export type StoreDeleteKind = z.infer<typeof StoreDeleteKind>;
+
+// No kind: a BareMetalHost, which is all a delete named before kinds were sent.
+export const StoreDeleteRequest = z.strictObject({ host: HostKey, kind: StoreDeleteKind.default('BareMetalHost') });
 export type StoreDeleteRequest = z.infer<typeof StoreDeleteRequest>;
+export type StoreDeleteInput = z.input<typeof StoreDeleteRequest>;
 
 export const StoreDeleteReply = z.strictObject({
   host: z.string(),

@@ -7,7 +7,7 @@ import { validateBareMetalHost } from '../../api/index.ts';
 import { StoreError, type Logger, type Transport } from '../../ports/index.ts';
 import { innerRequest, noAudit, type AuditAction, type AuditLog, type AuditOutcome, type Caller, type RequestGuard } from '../../security/index.ts';
 import { auditEntry, claimed } from './audit-entry.ts';
-import { StoreApplyRequest, StoreDeleteRequest, type StoreApplyReply, type StoreDeleteReply, type StoreIssue } from './store-messages.ts';
+import { StoreApplyRequest, StoreDeleteRequest, type StoreApplyReply, type StoreDeleteKind, type StoreDeleteReply, type StoreIssue } from './store-messages.ts';
 
 export const STORE_QUEUE = 'mf-store';
 
@@ -35,7 +35,13 @@ export interface ObjectApplier {
   check(objects: readonly unknown[]): readonly ObjectIssue[];
   /** `objects`: what was written, in input order, under the key the store gave it (generateName). */
   apply(objects: readonly unknown[]): Promise<{ readonly ok: boolean; readonly issues: readonly ObjectIssue[]; readonly objects?: ReadonlyArray<{ readonly key: string }> }>;
+  /** As `kubectl delete`; 'missing' when there is no such object. */
+  requestDelete(kind: ObjectDeleteKind, key: string): Promise<'terminating' | 'deleted' | 'missing'>;
+  get(kind: ObjectDeleteKind, key: string): Promise<{ readonly metadata: { readonly finalizers?: readonly string[] } } | undefined>;
 }
+
+/** The kinds delete takes from the object store: every one apply writes there. */
+export type ObjectDeleteKind = Exclude<StoreDeleteKind, 'BareMetalHost'>;
 
 export interface StoreServerOptions {
   readonly transport: Transport;
@@ -163,11 +169,27 @@ export function startStoreServer(options: StoreServerOptions): StoreServer {
     };
   }), { queue: STORE_QUEUE });
 
+  // Each kind from the store apply wrote it to: a BareMetalHost from the host store, the MAAS and
+  // Cluster API kinds from the object store (opened on first use, as for apply).
+  const deleteObject = async (kind: ObjectDeleteKind, key: string): Promise<Done | { outcome: 'terminating' | 'deleted'; finalizers: readonly string[] }> => {
+    const objects = await options.objects();
+    const outcome = await objects.requestDelete(kind, key);
+    if (outcome === 'missing') return { reply: fail('notFound', `${kind} ${key} not found`), outcome: 'refused' };
+    const finalizers = outcome === 'terminating' ? (await objects.get(kind, key))?.metadata.finalizers ?? [] : [];
+    return { outcome, finalizers };
+  };
   const remove = serve(options.transport, subjects.storeDelete, z.unknown(), guarded('delete', StoreDeleteRequest, (r) => ({ command: 'delete', host: claimed(r, 'host') }), async (req, caller) => {
-    const outcome = await options.store.requestDelete(req.host);
-    const finalizers = outcome === 'terminating' ? (await options.store.get(req.host))?.metadata.finalizers ?? [] : [];
-    log.info({ host: req.host, outcome, caller }, 'host delete requested');
-    const reply: StoreDeleteReply = { host: req.host, outcome, finalizers: [...finalizers] };
+    let done: { outcome: 'terminating' | 'deleted'; finalizers: readonly string[] };
+    if (req.kind === 'BareMetalHost') {
+      const outcome = await options.store.requestDelete(req.host);
+      done = { outcome, finalizers: outcome === 'terminating' ? (await options.store.get(req.host))?.metadata.finalizers ?? [] : [] };
+    } else {
+      const result = await deleteObject(req.kind, req.host);
+      if ('reply' in result) return result;
+      done = result;
+    }
+    log.info({ kind: req.kind, host: req.host, outcome: done.outcome, caller }, 'delete requested');
+    const reply: StoreDeleteReply = { host: req.host, outcome: done.outcome, finalizers: [...done.finalizers] };
     return { reply: ok(reply), outcome: 'applied' };
   }), { queue: STORE_QUEUE });
 
