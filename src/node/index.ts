@@ -7,8 +7,7 @@ export { memorySubstrate, sharedSubstrate } from './substrate.ts';
 export type { Substrate } from './substrate.ts';
 export { FleetStats } from './fleet-stats.ts';
 export type { HostSummary } from './fleet-stats.ts';
-export type { ShardHost, ShardOwnershipEvents } from './shard-host.ts';
-export type { MaasShards } from './maas-shards.ts';
-export { clusterKeyOf } from './maas-shards.ts';
+export type { MaasShards, ShardHost, ShardOwnershipEvents } from './shard-host.ts';
+export { clusterKeyOf } from '../actors/maas/index.ts';
 export { nodeSource, HostDetails, stripUserinfo } from './introspection-source.ts';
 

@@ -268,7 +268,7 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
       const now = clock.now();
       const withConditions = filter.conditions === true;
       const rows = bmhRows(node, backend, now, parts.store, withConditions);
-      // A MaasMachine lives in the shard of its Cluster API cluster (src/node/maas-shards.ts).
+      // A MaasMachine lives in the shard of its Cluster API cluster (actors/maas/binding.ts).
       for (const [key, { state, since, shard }] of machines()) rows.push({ ...maasRow(key, state, since, now, shard ?? shardOf(key, node.shardCount)), ...briefConditions(withConditions, state.status.conditions) });
       return filterHosts(rows, filter);
     },

@@ -1,6 +1,6 @@
 // The `clusters` introspection verb on a node: what its MaasCluster actors hold, asked of each
-// actor (no MAAS call). The actors are found in the actor registry: every owned shard's MAAS
-// supervisor spawns one per MaasCluster (`maas-<shard>-e<epoch>/mc-<ns>~<name>`), and a lost
+// actor (no MAAS call). The actors are found in the actor registry: every owned shard spawns one
+// per MaasCluster (`shard-<shard>-e<epoch>/mc-<ns>~<name>`, actors/maas/binding.ts), and a lost
 // shard's are stopped with it, so the registry lists exactly the clusters of the owned shards.
 import { clusterNameOf } from '../actors/maas/index.ts';
 import type { MaasClusterMsg, MaasClusterSnapshot } from '../actors/maas/index.ts';
@@ -41,7 +41,7 @@ export function clusterRow(s: MaasClusterState, shardCount: number, now: number)
   return {
     key: `${ns}/${meta.name}`,
     cluster,
-    // The shard of the Cluster API cluster, as src/node/maas-shards.ts routes it.
+    // The shard of the Cluster API cluster, as actors/maas/binding.ts routes it.
     shard: shardOf(`${ns}/${cluster}`, shardCount),
     phase: s.phase,
     ready: s.status.ready,
@@ -68,14 +68,14 @@ function machineRow(m: MaasMachine, inRecord: ReadonlySet<string>): ClusterMachi
   };
 }
 
-// `mc-capi~c1` → `capi/c1` (maas-supervisor.ts names them so: '/' is the path separator).
+// `mc-capi~c1` → `capi/c1` (the shard names them so: '/' is the path separator).
 function keyOfActor(name: string): string {
   return name.replace(/^mc-/, '').replace('~', '/');
 }
 
-// `…/maas-5-e12` → 5: the shard whose supervisor spawned the actor (src/node/maas-shards.ts).
+// `…/shard-5-e12` → 5: the shard that spawned the actor (node/kind-host.ts names them so).
 function shardOfSupervisor(parent: string | null): number | undefined {
-  const m = /maas-(\d+)-e\d+$/.exec(parent ?? '');
+  const m = /shard-(\d+)-e\d+$/.exec(parent ?? '');
   return m ? Number(m[1]) : undefined;
 }
 

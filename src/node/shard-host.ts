@@ -1,25 +1,33 @@
-import type { Fence, HostEvent, HostStore, Logger, Provisioner } from '../ports/index.ts';
-import { hostKey } from '../ports/index.ts';
+import type { Fence, HostStore, Logger, MaasDriver, ObjectStore, Provisioner } from '../ports/index.ts';
 import type { CapacityMsg } from '../actors/capacity/index.ts';
 import type { HostMsg, HostSnapshot, SecretWatch } from '../actors/host/index.ts';
+import { hostBinding } from '../actors/host/index.ts';
+import type { MaasClusterMsg, MaasMachineMsg } from '../actors/maas/index.ts';
+import { clusterKeyOf, maasBinding } from '../actors/maas/index.ts';
+import type { MaasRouter } from '../actors/maas/index.ts';
 import type { ActorRef, ActorSystem, Clock } from '../actors/runtime/index.ts';
-import { ask, startSystem, stop, systemClock, tell } from '../actors/runtime/index.ts';
-import type { ShardMsg } from '../actors/shard/index.ts';
+import { ask, startSystem, systemClock } from '../actors/runtime/index.ts';
+import type { ShardBinding, ShardMsg } from '../actors/shard/index.ts';
+import { askBinding } from '../actors/shard/index.ts';
 import { shardOf } from '../api/index.ts';
+import type { MaasMachineConfig, MaasMachineState } from '../machines/maas-machine/index.ts';
 import type { NodeConfig } from './config.ts';
-import { spawnShard } from './spawn-shard.ts';
 import { FleetStats } from './fleet-stats.ts';
 import { HostDetails } from './introspection-source.ts';
 import { attachStores } from './attach.ts';
+import type { ShardOwnershipEvents } from './kind-host.ts';
+import { startKindHost } from './kind-host.ts';
+import { leaseGuardedDriver } from './lease-guarded-driver.ts';
+import { markCrashed } from './mark-crashed.ts';
 
-/** What the shard leases tell the node; the node answers by starting or stopping shard actors. */
-export interface ShardOwnershipEvents {
-  /** `held`: is the shard's lease still safely held right now (see ShardLeaseEvents)? */
-  acquired(shard: number, fence: Fence, held?: () => boolean): void;
-  /** The lease is gone (or about to be): stop at once, before anyone else may take the shard. */
-  lost(shard: number, reason: string): void;
-  /** Graceful hand-off: finish calls in flight, then stop; the lease is released afterwards. */
-  release(shard: number): Promise<void>;
+export type { ShardOwnershipEvents };
+
+/** The MAAS kinds on this node: MaasMachines, MaasClusters and the Cluster API objects they read. */
+export interface ShardHostMaas {
+  readonly store: ObjectStore;
+  readonly driver: MaasDriver;
+  readonly config: MaasMachineConfig;
+  readonly clusterResyncMs: number;
 }
 
 export interface ShardHostDeps {
@@ -37,6 +45,8 @@ export interface ShardHostDeps {
   readonly secrets?: SecretWatch;
   /** As NodeDeps.attach: starts a store that runs as an actor, before the node reads it. */
   readonly attach?: (system: ActorSystem) => Promise<void>;
+  /** With a MAAS backend: its kinds are hosted in the same shards as the hosts. */
+  readonly maas?: ShardHostMaas;
 }
 
 export interface ShardHostOptions extends NodeConfig {
@@ -44,9 +54,12 @@ export interface ShardHostOptions extends NodeConfig {
   readonly drainTimeoutMs: number;
 }
 
-interface OwnedShard {
-  readonly ref: ActorRef<ShardMsg>;
-  readonly fence: Fence;
+/** What the node shows of its MAAS kinds (the actors themselves are the kind host's). */
+export interface MaasShards {
+  /** The MaasMachines driven here, with since when (clock ms) each is in its MAAS state. */
+  machines(): ReadonlyMap<string, { readonly state: MaasMachineState; readonly since: number; readonly shard: number }>;
+  machineState(key: string, timeoutMs: number): Promise<MaasMachineState | null>;
+  dns(clusterKey: string, timeoutMs: number): Promise<{ dnsName: string | null; ips: readonly string[] } | null>;
 }
 
 export interface ShardHost {
@@ -60,14 +73,16 @@ export interface ShardHost {
   readonly shardCount: number;
   /** Per-host time in state and error message, for introspection (fed with `stats`). */
   readonly details: HostDetails;
+  /** The MAAS kinds, when the node has a MAAS backend. */
+  readonly maas: MaasShards | null;
   /** When this node took the shard (clock ms), or null when it does not own it. */
   acquiredAt(shard: number): number | null;
   stop(timeoutMs?: number): Promise<void>;
 }
 
-// The actor system of a node and the shard actors it runs: only for the shards whose leases it
-// holds (on a one-node memory substrate, that is every shard). Store events for other shards are
-// ignored here; their owners see the same events through their own watch.
+// The actor system of a node and its one kind host, binding BareMetalHosts and (with a MAAS
+// backend) the MAAS kinds: both run in the same shards, under the same supervision, drain and
+// seeding; only their bindings differ.
 export async function startShardHost(config: ShardHostOptions, deps: ShardHostDeps): Promise<ShardHost> {
   const clock = deps.clock ?? systemClock;
   const system = startSystem({
@@ -79,122 +94,99 @@ export async function startShardHost(config: ShardHostOptions, deps: ShardHostDe
   const stats = new FleetStats();
   const details = new HostDetails(stats, clock);
   const broker = deps.broker(system);
-  const shards = new Map<number, OwnedShard>();
-  const fences = new Map<number, Fence>();
-  const acquiredAt = new Map<number, number>();
 
-  // Shards won together (a node starting, or taking over a dead node's) share one listing of
-  // the store: a listing per shard would read every host once per shard.
-  let seeding: Map<number, ActorRef<ShardMsg>> | null = null;
-  const seed = (shard: number, ref: ActorRef<ShardMsg>): void => {
-    if (seeding) {
-      seeding.set(shard, ref);
-      return;
-    }
-    const batch = new Map([[shard, ref]]);
-    seeding = batch;
-    setImmediate(() => {
-      seeding = null;
-      // The new owner re-reads its hosts: status in the store is the truth, not anyone's memory.
-      deps.store.list().then((hosts) => {
-        for (const host of hosts) {
-          const n = shardOf(hostKey(host), config.shardCount);
-          const target = batch.get(n);
-          if (target && shards.get(n)?.ref === target) tell(target, { type: 'upsert', host });
-        }
-      }, (err: unknown) => deps.log.error({ shards: [...batch.keys()], err: describe(err) }, 'listing the hosts of acquired shards failed'));
-    });
-  };
+  const hosts = hostBinding({
+    store: deps.store, provisioner: deps.provisioner, broker, clock, config: config.machine,
+    log: deps.log, random: deps.random ?? Math.random, grantTtlMs: config.capacity.ttlMs, observer: details,
+    ...(deps.secrets ? { secrets: deps.secrets } : {}),
+    gaveUp: (key, error, restarts) => void markCrashed(deps.store, deps.log, key, error, restarts),
+  });
+  const maas = deps.maas ? maasShards(deps.maas, { broker, clock, log: deps.log, grantTtlMs: config.capacity.ttlMs }) : null;
+  const bindings: Array<ShardBinding<unknown>> = [hosts];
+  if (maas) bindings.push(maas.binding);
 
-  const startShard = (shard: number, fence: Fence, leaseHeld?: () => boolean): void => {
-    // An epoch in the name: a shard lost and won again never collides with its stopping self.
-    const ref = spawnShard(system, `shard-${shard}-e${fence.epoch}`, shard, {
-      store: deps.store, provisioner: deps.provisioner, broker, clock, config: config.machine,
-      log: deps.log, random: deps.random ?? Math.random, grantTtlMs: config.capacity.ttlMs, observer: details, fence,
-      ...(leaseHeld ? { leaseHeld } : {}),
-      ...(deps.secrets ? { secrets: deps.secrets } : {}),
-    }, config.supervision);
-    shards.set(shard, { ref, fence });
-    fences.set(shard, fence);
-    acquiredAt.set(shard, clock.now());
-    deps.log.info({ shard, epoch: fence.epoch }, 'shard actors started');
-    deps.onShardStarted?.(shard, fence, leaseHeld);
-    seed(shard, ref);
-  };
-
-  const forget = (shard: number): OwnedShard | undefined => {
-    const owned = shards.get(shard);
-    if (!owned) return undefined;
-    shards.delete(shard);
-    fences.delete(shard);
-    acquiredAt.delete(shard);
-    deps.onShardStopped?.(shard);
-    return owned;
-  };
-
-  const dropHostsOf = (shard: number): void => {
-    for (const key of [...stats.hosts.keys()]) if (shardOf(key, config.shardCount) === shard) details.gone(key);
-  };
-
-  const ownership: ShardOwnershipEvents = {
-    acquired(shard, fence, held) {
-      if (shards.has(shard)) return;
-      startShard(shard, fence, held);
+  const host = startKindHost({
+    shardCount: config.shardCount, supervision: config.supervision, drainTimeoutMs: config.drainTimeoutMs,
+    system, clock, log: deps.log, bindings,
+    ...(deps.onShardStarted ? { onShardStarted: deps.onShardStarted } : {}),
+    ...(deps.onShardStopped ? { onShardStopped: deps.onShardStopped } : {}),
+    onShardDropped: (shard) => {
+      for (const key of [...stats.hosts.keys()]) if (shardOf(key, config.shardCount) === shard) details.gone(key);
+      maas?.dropShard(shard);
     },
-    lost(shard, reason) {
-      const owned = forget(shard);
-      if (!owned) return;
-      stop(owned.ref);
-      dropHostsOf(shard);
-      deps.log.warn({ shard, epoch: owned.fence.epoch, reason }, 'shard lost: its actors stopped');
-    },
-    async release(shard) {
-      const owned = forget(shard);
-      if (!owned) return;
-      try {
-        const result = await ask<ShardMsg, { drained: number; stuck: string[] }>(owned.ref, (reply) => ({ type: 'drain', timeoutMs: config.drainTimeoutMs, reply }), config.drainTimeoutMs + 1_000);
-        if (result.stuck.length > 0) deps.log.warn({ shard, stuck: result.stuck.slice(0, 10) }, 'hand-off: hosts still busy at the drain deadline');
-      } catch (err) {
-        deps.log.warn({ shard, err: describe(err) }, 'hand-off: drain did not answer');
-      }
-      stop(owned.ref);
-      dropHostsOf(shard);
-      deps.log.info({ shard, epoch: owned.fence.epoch }, 'shard handed off');
-    },
-  };
-
-  const route = (event: HostEvent): void => {
-    const key = event.type === 'upsert' ? hostKey(event.host) : event.key;
-    const owned = shards.get(shardOf(key, config.shardCount));
-    if (!owned) return;
-    tell(owned.ref, event.type === 'upsert' ? { type: 'upsert', host: event.host } : { type: 'deleted', key });
-  };
-  // Only this node's hosts: a store may then leave the others' changes unparsed.
-  const unwatch = deps.store.watch(route, { keys: (key) => shards.has(shardOf(key, config.shardCount)) });
+  });
 
   const hostRef = async (key: string): Promise<ActorRef<HostMsg> | null> => {
-    const owned = shards.get(shardOf(key, config.shardCount));
-    if (!owned) return null;
-    return ask<ShardMsg, ActorRef<HostMsg> | null>(owned.ref, (reply) => ({ type: 'hostRef', key, reply }), config.askTimeoutMs);
+    const shard = host.shardRef(key);
+    if (!shard) return null;
+    return (await askBinding(shard, hosts, (router) => router.ref(key), config.askTimeoutMs)) ?? null;
   };
 
   return {
     system,
     stats,
-    ownership,
-    owned: () => fences,
-    owns: (key) => shards.has(shardOf(key, config.shardCount)),
+    ownership: host.ownership,
+    owned: () => host.owned(),
+    owns: (key) => host.shardRef(key) !== undefined,
     shardCount: config.shardCount,
     details,
-    acquiredAt: (shard) => acquiredAt.get(shard) ?? null,
+    maas: maas ? maas.view(host.shardRef, config.askTimeoutMs) : null,
+    acquiredAt: (shard) => host.acquiredAt(shard),
     async snapshot(key) {
       const ref = await hostRef(key);
       if (!ref) return null;
       return ask<HostMsg, HostSnapshot | null>(ref, (reply) => ({ type: 'snapshot', reply }), config.askTimeoutMs);
     },
     async stop(timeoutMs = 5_000) {
-      unwatch();
+      host.close();
       await system.drain(timeoutMs);
+    },
+  };
+}
+
+// The MAAS binding of a node, and what the node shows of it: each MaasMachine's MAAS state and
+// since when, for introspection and metrics.
+function maasShards(o: ShardHostMaas, c: { broker: ActorRef<CapacityMsg>; clock: Clock; log: Logger; grantTtlMs: number }) {
+  const machines = new Map<string, { state: MaasMachineState; since: number; shard: number }>();
+  const binding = maasBinding({
+    store: o.store, broker: c.broker, clock: c.clock, log: c.log, config: o.config, grantTtlMs: c.grantTtlMs, clusterResyncMs: o.clusterResyncMs,
+    driverFor: (fence, leaseHeld) => (leaseHeld ? leaseGuardedDriver(o.driver, leaseHeld, fence) : o.driver),
+    onMachineChange: (shard, key, state) => {
+      const before = machines.get(key);
+      if (state.gone) {
+        machines.delete(key);
+        return;
+      }
+      const same = before !== undefined && before.state.status.machineState === state.status.machineState;
+      machines.set(key, { state, since: same ? before.since : c.clock.now(), shard });
+    },
+  });
+  const clusterKeyOfStored = async (kind: 'MaasMachine' | 'MaasCluster', key: string): Promise<string | null> => {
+    const object = await o.store.get(kind, key);
+    return object ? clusterKeyOf(kind, object) : null;
+  };
+  return {
+    binding,
+    dropShard(shard: number): void {
+      for (const [key, m] of machines) if (m.shard === shard) machines.delete(key);
+    },
+    view(shardRef: (shardKey: string) => ActorRef<ShardMsg> | undefined, askTimeoutMs: number): MaasShards {
+      const routerAsk = async <T>(kind: 'MaasMachine' | 'MaasCluster', key: string, question: (router: MaasRouter) => T, timeoutMs: number): Promise<T | null> => {
+        const home = await clusterKeyOfStored(kind, key);
+        const shard = home === null ? undefined : shardRef(home);
+        return shard ? askBinding(shard, binding, question, timeoutMs) : null;
+      };
+      return {
+        machines: () => machines,
+        async machineState(key, timeoutMs = askTimeoutMs) {
+          const ref = await routerAsk('MaasMachine', key, (r) => r.machine(key), timeoutMs);
+          return ref ? ask<MaasMachineMsg, MaasMachineState | null>(ref, (reply) => ({ type: 'snapshot', reply }), timeoutMs) : null;
+        },
+        async dns(key, timeoutMs = askTimeoutMs) {
+          const ref = await routerAsk('MaasCluster', key, (r) => r.cluster(key), timeoutMs);
+          return ref ? ask<MaasClusterMsg, { dnsName: string | null; ips: readonly string[] }>(ref, (reply) => ({ type: 'snapshot', reply }), timeoutMs) : null;
+        },
+      };
     },
   };
 }

@@ -37,11 +37,9 @@ import type { HostSnapshot } from '../actors/host/index.ts';
 import type { FleetStats } from './fleet-stats.ts';
 import type { IntrospectionSource } from './introspection-source.ts';
 import { nodeSource } from './introspection-source.ts';
-import type { ShardHost } from './shard-host.ts';
+import type { MaasShards, ShardHost } from './shard-host.ts';
 import { startShardHost } from './shard-host.ts';
 import type { Substrate } from './substrate.ts';
-import type { MaasShards } from './maas-shards.ts';
-import { startMaasShards } from './maas-shards.ts';
 
 // The buckets of one cluster. Leases and heartbeats carry a bucket TTL (server 2.9 has no
 // per-key TTL), so a dead holder's key vanishes on its own.
@@ -211,8 +209,6 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
     const leadership = { onElected: (fn: (e: number) => void) => void electedHandlers.push(fn), onDeposed: (fn: (r: string) => void) => void deposedHandlers.push(fn) };
 
     let proxy: ActorRef<CapacityMsg> | null = null;
-    // Set once the shard host (and its actor system) exists; shards are only won after that.
-    let maas: MaasShards | null = null;
     const shards = await startShardHost({ ...config, drainTimeoutMs: timing.drainTimeoutMs }, {
       store,
       provisioner: backends.provisioner,
@@ -233,9 +229,15 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
       },
       ...(kube ? { attach: (system: ActorSystem) => kube.start(system) } : {}),
       ...(secretWatch ? { secrets: secretWatch } : {}),
-      onShardStarted: (shard, fence, leaseHeld) => maas?.acquired(shard, fence, leaseHeld),
-      onShardStopped: (shard) => maas?.stopped(shard),
+      // The MAAS kinds run in the same shards as the hosts, under the same supervision and drain.
+      ...(backends.maas && objects ? {
+        maas: {
+          store: objects, driver: backends.maas.driver, config: { ...DEFAULT_MAAS_MACHINE_CONFIG, ...backends.maas.config },
+          clusterResyncMs: backends.maas.clusterResyncMs ?? 30_000,
+        },
+      } : {}),
     });
+    const maas: MaasShards | null = shards.maas;
     // BMO's metal3_* metrics, fed by what the host actors report, before any shard is taken.
     if (health) shards.stats.follow(new BmoMetrics(health.registry, shards.system.registry));
     const posture = await openPosture(transport, substrate.shared, config.security, clusterSubjects(), log, timing.replicas);
@@ -267,13 +269,6 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
       return ask<CapacityMsg, CapacityFigures>(ref, (reply) => ({ type: 'figures', reply }), config.askTimeoutMs);
     };
 
-    maas = backends.maas && objects && proxy
-      ? startMaasShards({
-        system: shards.system, shardCount: config.shardCount, store: objects, driver: backends.maas.driver, broker: proxy, clock, log,
-        config: { ...DEFAULT_MAAS_MACHINE_CONFIG, ...backends.maas.config }, grantTtlMs: config.capacity.ttlMs,
-        clusterResyncMs: backends.maas.clusterResyncMs ?? 30_000,
-      })
-      : null;
     const noMachines = new Map<string, { state: MaasMachineState; since: number }>();
     const maasMachines = (): ReadonlyMap<string, { readonly state: MaasMachineState; readonly since: number }> => maas?.machines() ?? noMachines;
 
@@ -327,7 +322,6 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
           await leases.stop({ graceful });
           await singleton.stop({ release: graceful });
           (broker as ClusterBroker | null)?.stop();
-          maas?.close();
           await commands.close();
           await storeRequests?.close();
           if (appliedObjects && !openedObjects) await (await appliedObjects.catch(() => null))?.close();

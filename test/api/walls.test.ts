@@ -75,6 +75,16 @@ const PROBES: Record<string, Probe> = {
     code: "import { createFixtureProvisioner } from '../../adapters/fixture/index.ts';\nexport const probe = createFixtureProvisioner;\n",
     expect: [[RULE, 'reaches the outside only through src/ports']],
   },
+  'the shard imports no kind': {
+    dir: 'src/actors/shard',
+    code: "import { hostBinding } from '../host/index.ts';\nimport type { MaasRouter } from '../maas/index.ts';\nexport const probe = hostBinding;\nexport type Probe = MaasRouter;\n",
+    expect: [[RULE, 'The shard knows no kind'], [RULE, 'The shard knows no kind']],
+  },
+  'the shard still reaches the outside only through ports': {
+    dir: 'src/actors/shard',
+    code: "import { createFixtureProvisioner } from '../../adapters/fixture/index.ts';\nimport { ask } from '../runtime/index.ts';\nexport const probe = [createFixtureProvisioner, ask];\n",
+    expect: [[RULE, 'reaches the outside only through src/ports']],
+  },
   'cluster does not import node': {
     dir: 'src/cluster/introspect',
     code: "import { startNode } from '../../node/index.ts';\nexport const probe = startNode;\n",

@@ -2,3 +2,5 @@ export { hostBehavior } from './host.ts';
 export type { HostDeps, HostObserver, SecretWatch } from './host.ts';
 export { hostKind } from './host-kind.ts';
 export type { HostMsg, HostObserved, HostSnapshot, Transition } from './messages.ts';
+export { hostBinding } from './binding.ts';
+export type { HostBindingDeps, HostRouter } from './binding.ts';

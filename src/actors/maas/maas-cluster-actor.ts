@@ -1,4 +1,4 @@
-import { MAAS_CLUSTER_FINALIZER } from '../../api/index.ts';
+import { MAAS_CLUSTER_FINALIZER, errorMessage } from '../../api/index.ts';
 import { DEFAULT_MAAS_CLUSTER_CONFIG, initialMaasClusterState, maasClusterLogic } from '../../machines/maas-cluster/index.ts';
 import type { DnsCall, DnsCallResult, MaasClusterEffect, MaasClusterEvent, MaasClusterState } from '../../machines/maas-cluster/index.ts';
 import type { Fence, Logger, MaasDriver, ObjectStore } from '../../ports/index.ts';
@@ -64,7 +64,7 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps, config: typeof D
           return { kind: 'none' };
       }
     } catch (err) {
-      return { kind: 'failed', message: err instanceof Error ? err.message : String(err) };
+      return { kind: 'failed', message: errorMessage(err) };
     }
   }
 
@@ -72,7 +72,7 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps, config: typeof D
     try {
       await work();
     } catch (err) {
-      deps.log.warn({ maasCluster: key, effect, err: err instanceof Error ? err.message : String(err) }, 'a MaasCluster write failed');
+      deps.log.warn({ maasCluster: key, effect, err: errorMessage(err) }, 'a MaasCluster write failed');
     }
   }
 

@@ -6,6 +6,7 @@ import type { KindEffect, MachineBehavior, MachineIO, MachineKind, MachineMsg, O
 import { machineBehavior } from '../machine/index.ts';
 import type { ActorRef, Clock } from '../runtime/index.ts';
 import { bootstrapData, parseMaasMachine, resolveMachineWorld } from './context.ts';
+import { errorMessage } from '../../api/index.ts';
 
 /** Wake-ups of a MaasMachine: its object changed (read again anyway), or its cluster's DNS record did. */
 export type MaasMachineWake = { readonly type: 'observed'; readonly object: StoredObject } | { readonly type: 'dnsChanged' };
@@ -112,5 +113,5 @@ function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<Ma
 }
 
 function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }

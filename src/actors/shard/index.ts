@@ -1,2 +1,2 @@
-export { shardBehavior } from './shard.ts';
-export type { ShardMsg, ShardOptions } from './shard.ts';
+export { askBinding, shardBehavior, shardEvent } from './shard.ts';
+export type { DrainMsg, KindActors, KindActorsSpec, KindRouter, ShardBinding, ShardMsg, ShardOptions, ShardScope } from './shard.ts';

@@ -1,0 +1,64 @@
+import { BMH_KIND } from '../../api/index.ts';
+import type { HostEvent } from '../../ports/index.ts';
+import { hostKey } from '../../ports/index.ts';
+import type { ActorRef } from '../runtime/index.ts';
+import { tell } from '../runtime/index.ts';
+import type { KindActors, KindRouter, ShardBinding } from '../shard/index.ts';
+import type { HostDeps, HostObserver } from './host.ts';
+import { hostBehavior } from './host.ts';
+import type { HostMsg } from './messages.ts';
+
+/** A BareMetalHost binding's router in one shard: the host actors, found by `namespace/name`. */
+export interface HostRouter extends KindRouter<HostEvent> {
+  ref(key: string): ActorRef<HostMsg> | undefined;
+}
+
+export interface HostBindingDeps extends Omit<HostDeps, 'fence' | 'leaseHeld'> {
+  /** A host's actor kept crashing: record it on the host (see node/mark-crashed.ts). */
+  gaveUp(key: string, error: unknown, restarts: number): void;
+}
+
+// BareMetalHosts as a shard hosts them: one actor per host, sharded by `namespace/name`, fed the
+// host the store event carries (its first step needs no read).
+export function hostBinding(deps: HostBindingDeps): ShardBinding<HostEvent, HostRouter> {
+  const shardKeyOf = (event: HostEvent): string => (event.type === 'upsert' ? hostKey(event.host) : event.key);
+  return {
+    name: BMH_KIND,
+    open(scope) {
+      let actors: KindActors<HostMsg> | null = null;
+      // Hosts report their own end (finalizer removed) so the shard can stop and forget them.
+      const observer: HostObserver = {
+        stateChanged: (key, from, to, status) => deps.observer.stateChanged(key, from, to, status),
+        statusChanged: (key, status) => deps.observer.statusChanged(key, status),
+        warning: (key, reason, message) => deps.observer.warning(key, reason, message),
+        gone: (key) => {
+          deps.observer.gone(key);
+          actors?.gone(key);
+        },
+      };
+      const hostDeps: HostDeps = { ...deps, observer, fence: scope.fence, ...(scope.leaseHeld ? { leaseHeld: scope.leaseHeld } : {}) };
+      const hosts = scope.actors({
+        kind: BMH_KIND,
+        prefix: '',
+        behavior: (key) => hostBehavior(key, hostDeps),
+        drainable: (ref) => ref,
+        gaveUp: (key, error, restarts) => deps.gaveUp(key, error, restarts),
+      });
+      actors = hosts;
+      return {
+        event(event) {
+          if (event.type === 'upsert') tell(hosts.ensure(hostKey(event.host)), { type: 'observed', host: event.host });
+          else hosts.stop(event.key);
+        },
+        ref: (key) => hosts.get(key),
+      };
+    },
+    // Only this node's hosts: a store may then leave the others' changes unparsed.
+    watch: (emit, owns) => deps.store.watch((event) => emit(shardKeyOf(event), event), { keys: (key) => owns(key) }),
+    async list() {
+      const hosts = await deps.store.list();
+      return hosts.map((host) => [hostKey(host), { type: 'upsert', host }] as const);
+    },
+  };
+}
+
