@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { ApiObject, formatFieldPath } from '../../api/index.ts';
 import type { Secret } from '../../api/secret.ts';
 import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, ObjectEvent, ObjectKind, ObjectStore, StoredObject, Transport } from '../../ports/index.ts';
 import { FenceRefusals, KvConflict, objectKey, patchedAnnotations, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
@@ -9,7 +10,7 @@ import { objectMetaErrors } from '../../api/names.ts';
 import { nameOnCreate } from './generated-names.ts';
 import { objectSizeErrors } from '../../api/limits.ts';
 import type { SecretSource } from './nats-secrets.ts';
-import type { ObjectIssue, ObjectValidator } from './object-store.ts';
+import type { SecretChangeKind } from './secret-changes.ts';
 import { OBJECTS_BUCKET } from '../../machines/buckets.ts';
 
 // The Cluster API side's store on KV (NATS JetStream KV in a cluster, the process's own KV in the
@@ -43,18 +44,22 @@ export function storedKindOf(object: unknown): ObjectKind | null {
   return KINDS[`${String(o.apiVersion)} ${String(o.kind)}`] ?? null;
 }
 
-const Meta = z.looseObject({
-  name: z.string().min(1),
-  namespace: z.string().min(1),
-  uid: z.string().optional(),
-  generation: z.number().int().optional(),
-  labels: z.record(z.string(), z.string()).optional(),
-  annotations: z.record(z.string(), z.string()).optional(),
-  finalizers: z.array(z.string()).optional(),
-  deletionTimestamp: z.string().optional(),
-});
+/** A problem apply refuses an object for: which document (`index`), which object, which field. */
+export interface ObjectIssue {
+  readonly index: number;
+  readonly kind?: string;
+  readonly key?: string;
+  readonly path: string;
+  readonly message: string;
+}
+
+/** Validates one object of a kind; returns its problems (empty when valid). */
+export type ObjectValidator = (object: unknown, old: unknown) => ReadonlyArray<{ path: string; reason: string }>;
+
+// The object is kept in the api's one object schema (ObjectMeta inside), the same the Kubernetes
+// object parser uses, so both stores hand the actors the same shape.
 const ObjectRecordSchema = z.object({
-  object: z.looseObject({ apiVersion: z.string(), kind: z.string(), metadata: Meta, spec: z.record(z.string(), z.unknown()).optional(), status: z.record(z.string(), z.unknown()).optional() }),
+  object: ApiObject,
   fence: z.object({ epoch: z.number().int(), shard: z.number().int(), holder: z.string() }).optional(),
 });
 type ObjectRecord = z.infer<typeof ObjectRecordSchema>;
@@ -135,6 +140,7 @@ class KvObjects implements KvObjectStore {
   private readonly now: () => number;
   private readonly maxAttempts: number;
   private unwatch: (() => void) | null = null;
+  private unwatchSecrets: (() => void) | null = null;
   private ready = false;
 
   constructor(private readonly options: KvObjectStoreOptions) {
@@ -151,6 +157,9 @@ class KvObjects implements KvObjectStore {
     this.unwatch = await this.bucket.watch({ onEvent: (e) => this.onEvent(e), onReady: () => done() });
     await replayed;
     this.ready = true;
+    // A bootstrap Secret that appears after its MaasMachine wakes it, as the Kubernetes store's
+    // Secret events do: the event names the Secret and never carries its data.
+    this.unwatchSecrets = this.options.secrets?.watch?.((e) => this.emit(secretEvent(e.key, e.change))) ?? null;
   }
 
   private onEvent(event: KvEvent): void {
@@ -340,7 +349,7 @@ class KvObjects implements KvObjectStore {
       // is refused here, naming the object, rather than failing at NATS.
       // A generated name's problems are its generateName's, reported at metadata.generateName.
       const mine = (e: { path: string }): boolean => !named.generated || e.path !== 'metadata.name';
-      const own = [...objectSizeErrors(obj), ...objectMetaErrors(obj)].filter(mine);
+      const own = [...objectSizeErrors(obj), ...objectMetaErrors(obj), ...shapeErrors(object)].filter(mine);
       if (own.length > 0) {
         for (const e of own) issues.push({ index, kind, key: shownKey(key), path: e.path, message: e.reason });
         return;
@@ -360,6 +369,8 @@ class KvObjects implements KvObjectStore {
   async close(): Promise<void> {
     this.unwatch?.();
     this.unwatch = null;
+    this.unwatchSecrets?.();
+    this.unwatchSecrets = null;
     this.listeners.clear();
   }
 
@@ -450,6 +461,20 @@ class KvObjects implements KvObjectStore {
     if (record) this.problems.delete(kvKey);
     return record ? { revision: entry.revision, record } : undefined;
   }
+}
+
+function secretEvent(key: string, change: SecretChangeKind): ObjectEvent {
+  if (change === 'removed') return { type: 'deleted', kind: 'Secret', key };
+  const slash = key.indexOf('/');
+  return { type: 'upsert', kind: 'Secret', key, change: 'spec', object: { apiVersion: 'v1', kind: 'Secret', metadata: { namespace: key.slice(0, slash), name: key.slice(slash + 1) } } };
+}
+
+// What the record schema would refuse (a malformed owner reference, labels that are not strings):
+// refused by apply, naming the field, before anything is written.
+function shapeErrors(object: StoredObject): Array<{ path: string; reason: string }> {
+  const parsed = ApiObject.safeParse(object);
+  if (parsed.success) return [];
+  return parsed.error.issues.map((issue) => ({ path: formatFieldPath(issue.path.filter((p): p is string | number => typeof p !== 'symbol')) || '(the object)', reason: issue.message }));
 }
 
 function encode(record: ObjectRecord): Uint8Array {
