@@ -3,7 +3,7 @@ import type { FleetStats, Node, NodeBackends, NodeConfig, Substrate } from '../s
 import { memorySubstrate, startNode } from '../src/node/index.ts';
 import { openLocalStore } from '../src/adapters/store/local-store.ts';
 import type { LocalStore } from '../src/adapters/store/local-store.ts';
-import type { ObjectStore } from '../src/ports/index.ts';
+import { openKvObjectStoreOn } from '../src/adapters/store/kv-object-store.ts';
 import { silentLogger } from '../src/ports/index.ts';
 import type { BareMetalHost } from '../src/api/index.ts';
 
@@ -78,14 +78,20 @@ function hex(n: number): string {
   return (n & 0xff).toString(16).padStart(2, '0');
 }
 
+export interface LocalBenchOptions {
+  /** Open the object store of the MAAS kinds beside the hosts (store.objects). */
+  readonly objects?: boolean;
+}
+
 /**
  * The embedded default as `metalfleet demo` runs it: the one node on a private memory bus and KV,
  * hosts in the KV store, their Secrets beside it. `objects` are applied by prepare; start() starts
  * the node, so a bench can time the node alone.
  */
-export async function prepareLocalBenchNode(objects: readonly unknown[], objectStore?: ObjectStore): Promise<{ store: LocalStore; substrate: Substrate; start(config: NodeConfig, backends: NodeBackends): Promise<Node>; stop(): Promise<void> }> {
+export async function prepareLocalBenchNode(objects: readonly unknown[], options: LocalBenchOptions = {}): Promise<{ store: LocalStore; substrate: Substrate; start(config: NodeConfig, backends: NodeBackends): Promise<Node>; stop(): Promise<void> }> {
   const substrate = memorySubstrate();
-  const store = await openLocalStore(substrate.transport);
+  // The MAAS kinds go where the demo puts them: the KV object store on the same memory KV.
+  const store = await openLocalStore(substrate.transport, options.objects ? { objects: (secrets) => openKvObjectStoreOn(substrate.transport, { secrets }) } : {});
   if (objects.length > 0) {
     // In slices, as the demo applies a generated fleet: one apply of 100,000 hosts holds every
     // intermediate of them at once.
@@ -99,19 +105,20 @@ export async function prepareLocalBenchNode(objects: readonly unknown[], objectS
     store,
     substrate,
     async start(config, backends) {
-      node = await startNode({ ...config, cluster: { drainTimeoutMs: 5_000 } }, substrate, { hosts: store, ...(objectStore ? { objects: objectStore } : {}) }, backends, { log: silentLogger });
+      node = await startNode({ ...config, cluster: { drainTimeoutMs: 5_000 } }, substrate, { hosts: store, ...(store.objects ? { objects: store.objects } : {}) }, backends, { log: silentLogger });
       return node;
     },
     async stop() {
       await node?.stop({ graceful: false });
+      await store.objects?.close();
       await store.close();
       await substrate.transport.close();
     },
   };
 }
 
-export async function startLocalBenchNode(config: NodeConfig, objects: readonly unknown[], backends: NodeBackends, objectStore?: ObjectStore): Promise<{ node: Node; store: LocalStore; stop(): Promise<void> }> {
-  const prepared = await prepareLocalBenchNode(objects, objectStore);
+export async function startLocalBenchNode(config: NodeConfig, objects: readonly unknown[], backends: NodeBackends, options: LocalBenchOptions = {}): Promise<{ node: Node; store: LocalStore; stop(): Promise<void> }> {
+  const prepared = await prepareLocalBenchNode(objects, options);
   const node = await prepared.start(config, backends);
   return { node, store: prepared.store, stop: prepared.stop };
 }

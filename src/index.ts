@@ -4,8 +4,8 @@
 export * from './api/index.ts';
 export { startNode, memorySubstrate, sharedSubstrate, DEFAULT_CLUSTER_TIMING, FleetStats } from './node/index.ts';
 export type { Node, NodeBackends, NodeConfig, NodeRuntime, NodeStores, Substrate, ClusterTiming, HostSummary } from './node/index.ts';
-export { openLocalStore, createMemoryObjectStore } from './adapters/store/index.ts';
-export type { LocalStore, MemoryObjectStore } from './adapters/store/index.ts';
+export { openLocalStore, openKvObjectStoreOn } from './adapters/store/index.ts';
+export type { KvObjectStore, LocalStore } from './adapters/store/index.ts';
 export { createFixtureProvisioner } from './adapters/fixture/index.ts';
 export type { FixtureOptions, FixtureProvisioner } from './adapters/fixture/index.ts';
 export type { HostStore, HostEvent, ObjectStore, Provisioner, HostData, CapacityClaim, Logger } from './ports/index.ts';

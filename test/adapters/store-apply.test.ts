@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { BareMetalHost } from '../../src/api/index.ts';
 import { secretValue } from '../../src/api/secret.ts';
-import { formatApplyIssue, openLocalStore, type LocalStore } from '../../src/adapters/store/index.ts';
+import { formatApplyIssue, openKvObjectStoreOn, openLocalStore, type KvObjectStore, type LocalStore } from '../../src/adapters/store/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import type { HostEvent } from '../../src/ports/index.ts';
 import { hostManifest } from '../support/host-manifest.ts';
@@ -19,6 +19,17 @@ async function open(t: { teardown(fn: () => unknown): void }): Promise<LocalStor
     await transport.close();
   });
   return store;
+}
+
+// The MAAS kinds' store, as the embedded default opens it beside the hosts: the KV object store.
+async function openObjects(t: { teardown(fn: () => unknown): void }, options: Parameters<typeof openKvObjectStoreOn>[1] = {}): Promise<KvObjectStore> {
+  const transport = createMemoryBus().connect('objects');
+  const objects = await openKvObjectStoreOn(transport, options);
+  t.teardown(async () => {
+    await objects.close();
+    await transport.close();
+  });
+  return objects;
 }
 
 const fixture = (name: string) => {
@@ -231,14 +242,14 @@ test('generateName - a Secret named only by generateName is stored under a gener
 });
 
 test('generateName - the MAAS object store names a generateName object and reports the name it got', async (t) => {
-  const { createMemoryObjectStore } = await import('../../src/adapters/store/index.ts');
-  const objects = createMemoryObjectStore();
+  const objects = await openObjects(t);
   const machine = { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine', metadata: { generateName: 'worker-', namespace: 'metal3' }, spec: { minCPU: 1, minMemory: 1024, image: 'u' } };
-  t.true(objects.apply([machine, machine]).ok);
+  t.true((await objects.apply([machine, machine])).ok);
   const stored = await objects.list('MaasMachine');
   t.is(stored.length, 2);
+  t.not(stored[0]?.metadata.name, stored[1]?.metadata.name, 'two names generated in one apply');
   for (const o of stored) t.regex(`${o.metadata.namespace}/${o.metadata.name}`, GENERATED);
-  const unnamed = objects.apply([{ ...machine, metadata: { namespace: 'metal3' } }]);
+  const unnamed = await objects.apply([{ ...machine, metadata: { namespace: 'metal3' } }]);
   t.deepEqual(unnamed.issues.map((i) => `${i.path}: ${i.message}`), ['metadata.name: Required value: name or generateName is required']);
 });
 
@@ -273,9 +284,8 @@ test('generateName - when another document is refused, a generateName host is no
 });
 
 test('generateName - the MAAS object store refuses a bad generateName once, at metadata.generateName', async (t) => {
-  const { createMemoryObjectStore } = await import('../../src/adapters/store/index.ts');
   const { validateMaasMachine } = await import('../../src/api/index.ts');
-  const objects = createMemoryObjectStore({ validators: { MaasMachine: validateMaasMachine } });
+  const objects = await openObjects(t, { validators: { MaasMachine: validateMaasMachine } });
   const machine = { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine', metadata: { generateName: 'Worker_', namespace: 'metal3' }, spec: { minCPU: 1, minMemory: 1024, image: 'u' } };
-  t.deepEqual(objects.apply([machine]).issues.map((i) => i.path), ['metadata.generateName']);
+  t.deepEqual((await objects.apply([machine])).issues.map((i) => i.path), ['metadata.generateName']);
 });

@@ -42,7 +42,7 @@ test('clusters - the embedded node answers for its MaasCluster over the in-memor
   const client = served.client;
   const opts = { ...TIMEOUT, nodes: ['embedded'] };
   try {
-    t.true(it.store.apply(generateMaasCluster({ controlPlane: 2, workers: 1 })).ok);
+    t.true((await it.apply(generateMaasCluster({ controlPlane: 2, workers: 1 }))).ok);
     const keys = (await it.store.list('MaasMachine')).map((m) => `${m.metadata.namespace}/${m.metadata.name}`).sort();
     await waitUntil(async () => (await Promise.all(keys.map((k) => maasReady(it.store, k)))).every(Boolean), 20_000, 'machines ready');
     // The record in MAAS holds both control planes once the cluster actor has published them.

@@ -179,7 +179,7 @@ test('introspect - the embedded node lists and inspects its MaasMachines as back
   const client = served.client;
   const opts = { ...TIMEOUT, nodes: ['embedded'] };
   try {
-    t.true(it.store.apply(generateMaasCluster({ controlPlane: 1, workers: 1 })).ok);
+    t.true((await it.apply(generateMaasCluster({ controlPlane: 1, workers: 1 }))).ok);
     const keys = (await it.store.list('MaasMachine')).map((m) => `${m.metadata.namespace}/${m.metadata.name}`).sort();
     await waitUntil(async () => (await Promise.all(keys.map((k) => maasReady(it.store, k)))).every(Boolean), 15_000, 'machines ready');
     await waitUntil(async () => (await gather(client, 'hosts', { backend: 'maas', state: 'Deployed' }, opts)).replies[0]?.value.hosts.length === keys.length, 5_000, 'machines listed as Deployed');

@@ -1,8 +1,9 @@
 // Host commands on MaasMachines: recorded as annotations on the MaasMachine through the object
-// store (memory here), exactly as `kubectl annotate` would; the MaasMachine's actor acts on them.
+// store (the KV store on a memory KV here, as the embedded default runs it), exactly as
+// `kubectl annotate` would; the MaasMachine's actor acts on them.
 import test from 'ava';
-import { createMemoryObjectStore, openLocalStore, type MemoryObjectStore } from '../../src/adapters/store/index.ts';
-import { openKvObjectStoreOn } from '../../src/adapters/store/kv-object-store.ts';
+import { openLocalStore } from '../../src/adapters/store/index.ts';
+import { openKvObjectStoreOn, type KvObjectStore } from '../../src/adapters/store/kv-object-store.ts';
 import { validateMaasMachine } from '../../src/api/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import { HostCommand, HostCommandError, HostCommandReply, type HostCommandInput } from '../../src/bus/messages/index.ts';
@@ -21,16 +22,18 @@ function maasMachine(o: { annotations?: Record<string, string>; status?: Record<
   };
 }
 
-async function stores(o: Parameters<typeof maasMachine>[0] = {}): Promise<{ hosts: HostStore; objects: MemoryObjectStore }> {
-  const hosts = await openLocalStore(createMemoryBus().connect('test'));
-  const objects = createMemoryObjectStore({ validators: { MaasMachine: validateMaasMachine } });
-  const r = objects.apply([maasMachine(o)]);
+async function stores(o: Parameters<typeof maasMachine>[0] = {}): Promise<{ hosts: HostStore; objects: KvObjectStore }> {
+  const transport = createMemoryBus().connect('test');
+  const hosts = await openLocalStore(transport);
+  const objects = await openKvObjectStoreOn(transport, { validators: { MaasMachine: validateMaasMachine } });
+  const r = await objects.apply([maasMachine(o)]);
   if (!r.ok) throw new Error(JSON.stringify(r.issues));
   if (o.status) await objects.writeStatus('MaasMachine', KEY, o.status);
   return { hosts, objects };
 }
 
-const cmd = (c: Omit<HostCommandInput, 'host'> & { host?: string }): HostCommand => HostCommand.parse({ host: KEY, ...c });
+// Each command names its kind: only that kind's store is asked (one without a kind is for a BareMetalHost).
+const cmd = (c: Omit<HostCommandInput, 'host'> & { host?: string }): HostCommand => HostCommand.parse({ host: KEY, kind: 'MaasMachine', ...c });
 
 function replyOf(t: { fail: (m: string) => void }, o: CommandOutcome): HostCommandReply {
   if (!o.ok) {
@@ -48,7 +51,7 @@ function errorOf(t: { fail: (m: string) => void }, o: CommandOutcome): HostComma
   return HostCommandError.parse(o.error);
 }
 
-const annotations = async (objects: MemoryObjectStore) => (await objects.get('MaasMachine', KEY))?.metadata.annotations ?? {};
+const annotations = async (objects: KvObjectStore) => (await objects.get('MaasMachine', KEY))?.metadata.annotations ?? {};
 
 const DEPLOYED = { ready: true, machineState: 'Deployed', machinePowered: true, initialization: { provisioned: true } };
 
@@ -102,12 +105,56 @@ test('handle command maas - commands that do not apply are invalid, naming the k
   t.deepEqual(await annotations(objects), {}, 'nothing recorded');
 });
 
-test('handle command maas - an unknown key is notFound naming both kinds; without an object store a MaasMachine is not looked for', async (t) => {
+test('handle command maas - an unknown key is notFound naming its kind; without an object store a MaasMachine is not looked for', async (t) => {
   const { hosts, objects } = await stores();
   t.deepEqual(errorOf(t, await handleCommand(hosts, cmd({ type: 'powerOff', host: 'capi/nope' }), objects)), {
-    code: 'notFound', message: 'no BareMetalHost or MaasMachine capi/nope (never applied, or deleted); check the namespace and name', retryable: false,
+    code: 'notFound', message: 'MaasMachine capi/nope not found (never applied, or deleted); check the namespace and name', retryable: false,
   });
   t.is(errorOf(t, await handleCommand(hosts, cmd({ type: 'powerOff' }))).code, 'notFound');
+});
+
+test('handle command maas - commands dispatch by kind: a BareMetalHost and a MaasMachine of one name are each reachable, and neither is a fallback for the other', async (t) => {
+  const { hosts, objects } = await stores({ status: DEPLOYED });
+  const local = hosts as Awaited<ReturnType<typeof openLocalStore>>;
+  // A BareMetalHost with the MaasMachine's very name.
+  t.true((await local.applyObjects([secret('bmc', 'capi'), bmh('demo-worker-0', { namespace: 'capi' })])).ok);
+
+  // No kind: the BareMetalHost, as before commands named kinds; the MaasMachine is untouched.
+  const host = replyOf(t, await handleCommand(hosts, HostCommand.parse({ type: 'powerOff', host: KEY }), objects));
+  t.regex(host.message, /spec\.online: false/);
+  t.false((await hosts.get(KEY))?.spec.online);
+  t.deepEqual(await annotations(objects), {});
+
+  // kind MaasMachine: the MaasMachine, paused by its own annotation; the BareMetalHost is untouched.
+  const hostBefore = await hosts.get(KEY);
+  const machine = replyOf(t, await handleCommand(hosts, cmd({ type: 'pause' }), objects));
+  t.true(machine.applied);
+  t.deepEqual(await annotations(objects), { 'cluster.x-k8s.io/paused': '' });
+  t.deepEqual((await hosts.get(KEY))?.metadata.annotations, hostBefore?.metadata.annotations);
+
+  // A kind with nothing of that name is notFound, whatever the other store holds.
+  t.true((await local.applyObjects([bmh('only-a-host', { namespace: 'capi' })])).ok);
+  const e = errorOf(t, await handleCommand(hosts, cmd({ type: 'pause', host: 'capi/only-a-host' }), objects));
+  t.is(e.code, 'notFound');
+  t.regex(e.message, /^MaasMachine capi\/only-a-host not found/);
+});
+
+test('handle command maas - an unknown kind is invalid, naming it and the known kinds; a kind that takes no commands says so', async (t) => {
+  const { hosts, objects } = await stores();
+  const unknown = errorOf(t, await handleCommand(hosts, cmd({ type: 'pause', kind: 'Pod' }), objects));
+  t.deepEqual(unknown, { code: 'invalid', message: 'unknown kind "Pod" for capi/demo-worker-0: the kinds are BareMetalHost, MaasMachine, MaasCluster', retryable: false });
+  const cluster = errorOf(t, await handleCommand(hosts, cmd({ type: 'pause', kind: 'MaasCluster' }), objects));
+  t.is(cluster.code, 'invalid');
+  t.regex(cluster.message, /^MaasCluster capi\/demo-worker-0 takes no commands \(it follows its Cluster: pause that\)/);
+  // On the wire a kind is spelled as in manifests.
+  t.false(HostCommand.safeParse({ type: 'pause', host: KEY, kind: 'maas machine' }).success);
+});
+
+test('handle command maas - release without a kind is for a MaasMachine, the one kind that takes it', async (t) => {
+  const { hosts, objects } = await stores({ status: DEPLOYED });
+  const r = replyOf(t, await handleCommand(hosts, HostCommand.parse({ type: 'release', host: KEY, requestId: 'r-1' }), objects));
+  t.true(r.applied);
+  t.is((await annotations(objects))['metalfleet.io/release'], 'r-1');
 });
 
 test('handle command maas - a failed or deleting MaasMachine refuses power and release (conflict); pause still works on a failed one', async (t) => {
@@ -121,7 +168,7 @@ test('handle command maas - a failed or deleting MaasMachine refuses power and r
 
   const deleting = await stores();
   await deleting.objects.addFinalizer('MaasMachine', KEY, 'maasmachine.infrastructure.cluster.x-k8s.io');
-  deleting.objects.delete('MaasMachine', KEY);
+  t.is(await deleting.objects.requestDelete('MaasMachine', KEY), 'terminating');
   const e = errorOf(t, await handleCommand(deleting.hosts, cmd({ type: 'powerOff' }), deleting.objects));
   t.is(e.code, 'conflict');
   t.regex(e.message, /is being deleted/);
@@ -145,7 +192,7 @@ test('handle command maas - release on a BareMetalHost is invalid, saying what t
   const { hosts, objects } = await stores();
   const local = hosts as Awaited<ReturnType<typeof openLocalStore>>;
   t.true((await local.applyObjects([secret(), bmh('h-1')])).ok);
-  const e = errorOf(t, await handleCommand(hosts, cmd({ type: 'release', host: 'lab/h-1' }), objects));
+  const e = errorOf(t, await handleCommand(hosts, cmd({ type: 'release', host: 'lab/h-1', kind: 'BareMetalHost' }), objects));
   t.is(e.code, 'invalid');
   t.regex(e.message, /lab\/h-1 is a BareMetalHost; release applies to MaasMachines only/);
 });

@@ -82,7 +82,7 @@ test('consumer - the Cluster API side reads MaasMachine providerID and ready as 
     }
   });
   t.teardown(unwatch);
-  t.true(it.store.apply(generateMaasCluster({ controlPlane: 1, workers: 0 })).ok);
+  t.true((await it.apply(generateMaasCluster({ controlPlane: 1, workers: 0 }))).ok);
   await waitUntil(() => maasReady(it.store, 'capi/demo-cp-0'), 20_000, 'ready');
   const spec = (await it.store.get('MaasMachine', 'capi/demo-cp-0'))?.spec as { providerID?: string; systemID?: string };
   const parsed = parseProviderId(spec.providerID ?? '');

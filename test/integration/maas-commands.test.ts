@@ -29,12 +29,12 @@ test('maas commands - power-off holds a deployed machine off past the keep-on lo
   const commands = startCommandServer({ transport: bus.connect('node'), store: it.hosts, objects: it.store, shardCount: SHARDS, log: silentLogger });
   const cli = bus.connect('cli');
   const send = async (action: string, flags: { requestId?: string } = {}) => {
-    const [outcome] = await sendHostCommands(cli, buildHostCommands(action, [KEY], flags), SHARDS, 5_000);
+    const [outcome] = await sendHostCommands(cli, buildHostCommands(action, [KEY], { kind: 'MaasMachine', ...flags }), SHARDS, 5_000);
     t.true(outcome?.ok, outcome?.line);
     return outcome?.line ?? '';
   };
   try {
-    t.true(it.store.apply(generateMaasCluster({ controlPlane: 1, workers: 1 })).ok);
+    t.true((await it.apply(generateMaasCluster({ controlPlane: 1, workers: 1 }))).ok);
     await waitUntil(async () => (await statusOf(it)).ready === true, 20_000, `${KEY} ready`);
     const { providerID, systemID = '' } = await specOf(it);
     t.regex(providerID ?? '', /^maas:\/\/\/az[12]\/[a-z0-9]{6}$/);
@@ -75,10 +75,10 @@ test('maas commands - power-off holds a deployed machine off past the keep-on lo
     t.is((await specOf(it)).providerID, providerID, 'providerID unchanged');
     t.is(it.sim.machine(systemID)?.owner, null);
     // Failed is terminal: nothing allocates or deploys for it, and commands are refused.
-    const [refused] = await sendHostCommands(cli, buildHostCommands('power-on', [KEY], {}), SHARDS, 5_000);
+    const [refused] = await sendHostCommands(cli, buildHostCommands('power-on', [`maasmachine/${KEY}`], {}), SHARDS, 5_000);
     t.false(refused?.ok);
     t.regex(refused?.line ?? '', /error conflict: MaasMachine capi\/demo-worker-0 has failed/);
-    const [reboot] = await sendHostCommands(cli, buildHostCommands('reboot', [KEY], {}), SHARDS, 5_000);
+    const [reboot] = await sendHostCommands(cli, buildHostCommands('reboot', [KEY], { kind: 'maasmachine' }), SHARDS, 5_000);
     t.regex(reboot?.line ?? '', /error invalid: capi\/demo-worker-0 is a MaasMachine, which takes powerOn, powerOff, release, pause, unpause/);
     // The control plane was never touched.
     t.true(((await it.store.get('MaasMachine', 'capi/demo-cp-0'))?.status as Status).ready);

@@ -20,7 +20,7 @@ const deployedUserData = (it: Awaited<ReturnType<typeof startMaasNode>>, systemI
 test('maas - a cluster comes up: every MaasMachine deployed and ready, DNS holding exactly the control-plane IPs', async (t) => {
   const it = await startMaasNode();
   try {
-    t.true(it.store.apply(generateMaasCluster({ controlPlane: 3, workers: 2 })).ok);
+    t.true((await it.apply(generateMaasCluster({ controlPlane: 3, workers: 2 }))).ok);
     await waitUntil(() => allReady(it), 20_000, 'all MaasMachines ready');
     await waitUntil(async () => JSON.stringify(dnsIps(it)) === JSON.stringify(await cpIps(it)), 10_000, 'DNS = control-plane IPs');
     const machines = await it.store.list('MaasMachine');
@@ -43,7 +43,7 @@ test('maas - a cluster comes up: every MaasMachine deployed and ready, DNS holdi
     t.regex((cluster?.spec as { controlPlaneEndpoint?: { host?: string } }).controlPlaneEndpoint?.host ?? '', /^demo-[0-9a-f]{6}\.maas$/);
     // Deleting a worker releases its machine back to Ready.
     const w0 = (await it.store.get('MaasMachine', 'capi/demo-worker-0'))?.spec as { systemID?: string };
-    it.store.delete('MaasMachine', 'capi/demo-worker-0');
+    await it.store.requestDelete('MaasMachine', 'capi/demo-worker-0');
     await waitUntil(async () => (await it.store.get('MaasMachine', 'capi/demo-worker-0')) === undefined, 10_000, 'worker gone');
     await waitUntil(() => it.sim.machine(w0.systemID ?? '')?.status_name === 'Ready', 10_000, 'machine back to Ready');
     t.is(await it.store.get('MaasMachine', 'capi/demo-worker-0'), undefined);
@@ -62,7 +62,7 @@ test('maas - a failed deployment marks the MaasMachine failed; it keeps its mach
   let failed = '';
   const it = await startMaasNode({ sim: { faults: { failDeployment: (id: string) => (failed === '' || failed === id ? ((failed = id), true) : false) } } });
   try {
-    t.true(it.store.apply(generateMaasCluster({ controlPlane: 1, workers: 0 })).ok);
+    t.true((await it.apply(generateMaasCluster({ controlPlane: 1, workers: 0 }))).ok);
     await waitUntil(async () => (await status(it, 'demo-cp-0'))?.failureReason !== undefined, 20_000, 'failed');
     const allocations = () => Object.entries(it.sim.counts().byRoute).filter(([route]) => route.endsWith('op=allocate')).reduce((n, [, c]) => n + c, 0);
     const check = async (): Promise<void> => {
@@ -91,7 +91,7 @@ test('maas - a failed deployment marks the MaasMachine failed; it keeps its mach
 test('maas - a Deployed machine that powers itself off is powered on again', async (t) => {
   const it = await startMaasNode();
   try {
-    t.true(it.store.apply(generateMaasCluster({ controlPlane: 1, workers: 0 })).ok);
+    t.true((await it.apply(generateMaasCluster({ controlPlane: 1, workers: 0 }))).ok);
     await waitUntil(async () => (await status(it, 'demo-cp-0'))?.ready === true, 20_000, 'ready');
     const id = ((await it.store.get('MaasMachine', 'capi/demo-cp-0'))?.spec as { systemID: string }).systemID;
     it.sim.powerOff(id);
@@ -107,7 +107,7 @@ test('maas - a Deployed machine that powers itself off is powered on again', asy
 test('maas - the capacity limit holds in MAAS: never more machines Deploying than slots', async (t) => {
   const it = await startMaasNode({ limit: 2, sim: { deployMs: 150 } });
   try {
-    t.true(it.store.apply(generateMaasCluster({ controlPlane: 0, workers: 8 })).ok);
+    t.true((await it.apply(generateMaasCluster({ controlPlane: 0, workers: 8 }))).ok);
     await waitUntil(() => allReady(it), 30_000, 'all ready');
     t.is(it.sim.counts().maxDeploying, 2);
   } finally {
@@ -119,7 +119,7 @@ test('maas - DNS follows control-plane churn and is not wiped when every machine
   // Machines are looked at rarely here, so the power states the test writes stay put.
   const it = await startMaasNode({ config: { steadyPollMs: 60_000 } });
   try {
-    t.true(it.store.apply(generateMaasCluster({ controlPlane: 3, workers: 0 })).ok);
+    t.true((await it.apply(generateMaasCluster({ controlPlane: 3, workers: 0 }))).ok);
     await waitUntil(() => allReady(it), 20_000, 'ready');
     await waitUntil(() => dnsIps(it).length === 3, 10_000, 'three attached');
     const all = await cpIps(it);
@@ -154,14 +154,14 @@ test('maas - DNS follows control-plane churn and is not wiped when every machine
     await waitUntil(async () => JSON.stringify(await recordIps()) === JSON.stringify(all), 15_000, 'all three attached again');
     t.deepEqual(dnsIps(it), all);
     // A deleted control-plane machine leaves the record.
-    it.store.delete('MaasMachine', 'capi/demo-cp-2');
+    await it.store.requestDelete('MaasMachine', 'capi/demo-cp-2');
     await waitUntil(async () => JSON.stringify(dnsIps(it)) === JSON.stringify(await cpIps(it)) && dnsIps(it).length === 2, 10_000, 'DNS = remaining control plane');
     const withoutCp2 = all.filter((ip) => ip !== cp2Ip);
     t.is(withoutCp2.length, 2, `cp-2's address ${String(cp2Ip)} is one of ${all.join(',')}`);
     t.deepEqual(dnsIps(it), withoutCp2);
     // The cluster goes: its record is deleted too (CAPMAAS leaks it).
-    for (const m of await it.store.list('MaasMachine')) it.store.delete('MaasMachine', `capi/${m.metadata.name}`);
-    it.store.delete('MaasCluster', 'capi/demo');
+    for (const m of await it.store.list('MaasMachine')) await it.store.requestDelete('MaasMachine', `capi/${m.metadata.name}`);
+    await it.store.requestDelete('MaasCluster', 'capi/demo');
     await waitUntil(() => it.sim.dnsResources().length === 0, 10_000, 'record deleted');
     await waitUntil(async () => (await it.store.get('MaasCluster', 'capi/demo')) === undefined, 10_000, 'cluster gone');
     t.deepEqual(it.sim.dnsResources(), []);
@@ -175,10 +175,10 @@ test('maas - waits for bootstrap data, then deploys with it', async (t) => {
   const it = await startMaasNode();
   try {
     const objects = generateMaasCluster({ controlPlane: 1, workers: 0 }).filter((o) => (o as { kind: string }).kind !== 'Secret');
-    t.true(it.store.apply(objects).ok);
+    t.true((await it.apply(objects)).ok);
     await waitUntil(async () => ((await status(it, 'demo-cp-0')) as { conditions?: Array<{ reason?: string }> } | undefined)?.conditions?.some((c) => c.reason === 'WaitingForBootstrapData') ?? false, 5_000, 'waiting');
     t.is(it.sim.machines().filter((m) => m.status_name !== 'Ready').length, 0);
-    t.true(it.store.apply(generateMaasCluster({ controlPlane: 1, workers: 0 }).filter((o) => (o as { kind: string }).kind === 'Secret')).ok);
+    t.true((await it.apply(generateMaasCluster({ controlPlane: 1, workers: 0 }).filter((o) => (o as { kind: string }).kind === 'Secret'))).ok);
     await waitUntil(async () => (await status(it, 'demo-cp-0'))?.ready === true, 20_000, 'ready');
     t.is((await status(it, 'demo-cp-0'))?.ready, true);
     const id = String(((await it.store.get('MaasMachine', 'capi/demo-cp-0'))?.spec as { systemID?: string } | undefined)?.systemID);
@@ -194,7 +194,7 @@ test('maas - waits for bootstrap data, then deploys with it', async (t) => {
 // record (that takes an admin key too), so the cluster's infrastructure is never provisioned by it:
 // the Cluster says it is, as Cluster API would for a cluster whose endpoint is kept elsewhere.
 async function clusterWithInfrastructure(it: Awaited<ReturnType<typeof startMaasNode>>, objects: unknown[]): Promise<boolean> {
-  const ok = it.store.apply(objects).ok;
+  const ok = (await it.apply(objects)).ok;
   await it.store.writeStatus('Cluster', 'capi/demo', { infrastructureReady: true });
   return ok;
 }

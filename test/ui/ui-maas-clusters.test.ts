@@ -27,7 +27,7 @@ test('ui maas clusters - the section shows each cluster\'s DNS name and addresse
   const ui = await startUiServer({ transport: client, gate: commandGate({ enabled: false }), shardCount: 8, nodes: ['embedded'], intervalMs: 200, port: 0, bind: '127.0.0.1' });
   const browser = await launchBrowser();
   try {
-    t.true(it.store.apply(generateMaasCluster({ controlPlane: 2, workers: 1 })).ok);
+    t.true((await it.apply(generateMaasCluster({ controlPlane: 2, workers: 1 }))).ok);
     const keys = (await it.store.list('MaasMachine')).map((m) => `${m.metadata.namespace}/${m.metadata.name}`).sort();
     await waitUntil(async () => (await Promise.all(keys.map((k) => maasReady(it.store, k)))).every(Boolean), 20_000, 'machines ready');
     const verb = async () => (await gather(client, 'clusters', {}, { timeoutMs: 2_000, nodes: ['embedded'] })).replies[0]?.value.clusters[0];

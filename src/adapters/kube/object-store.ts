@@ -144,7 +144,7 @@ export class KubeObjectStore implements ObjectStore {
   }
 
   async removeFinalizer(kind: ObjectKind, key: string, finalizer: string, fence?: Fence): Promise<void> {
-    // Gone already: nothing left to release (as the memory object store).
+    // Gone already: nothing left to release (as the KV object store).
     if (!this.o.caches[kind].get(key)) return;
     try {
       await this.counted(this.writer(kind, 'removing a finalizer from').mutate(key, (current) => {

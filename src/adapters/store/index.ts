@@ -6,5 +6,7 @@ export type { ApplyResult } from './apply-result.ts';
 export type { NatsApplyResult } from './nats-store.ts';
 export { formatApplyIssue } from './validate.ts';
 export type { ApplyIssue } from './validate.ts';
-export { createMemoryObjectStore } from './object-store.ts';
-export type { MemoryObjectStore, ObjectIssue, ObjectValidator } from './object-store.ts';
+// The MAAS kinds' store: the same KV store on the process's own KV (openLocalStore's `objects`)
+// or on NATS.
+export { openKvObjectStoreOn } from './kv-object-store.ts';
+export type { KvObjectStore, ObjectApplyResult, ObjectIssue, ObjectValidator } from './kv-object-store.ts';

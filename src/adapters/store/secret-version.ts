@@ -62,25 +62,3 @@ export function givenVersion(secret: Secret): boolean {
 export function withVersion(secret: Secret, version: string): Secret {
   return { ...secret, metadata: { ...secret.metadata, resourceVersion: version } };
 }
-
-/**
- * Versions for a source that stamps them on read (the memory object store): the version of a key
- * stays while what is read has the same content as the last read, and is fresh when it differs.
- */
-export class ReadVersions {
-  private readonly last = new Map<string, Secret>();
-
-  stamp(key: string, secret: Secret | undefined): Secret | undefined {
-    if (secret === undefined) {
-      this.last.delete(key);
-      return undefined;
-    }
-    // A Secret that brings its own version keeps it.
-    if (givenVersion(secret)) return secret;
-    const previous = this.last.get(key);
-    const version = previous && sameSecretContent(previous, secret) ? previous.metadata.resourceVersion : undefined;
-    const stamped = withVersion(secret, version ?? freshSecretVersion());
-    this.last.set(key, stamped);
-    return stamped;
-  }
-}
