@@ -1,0 +1,226 @@
+// One kind host (issue 29.2): a BareMetalHost and a MaasMachine run side by side in the same
+// shards and get the same treatment from the node: supervision that gives up and marks the
+// object, a drain on hand-off that waits for each kind's call in flight, and one seed listing
+// of the store per batch of shards acquired.
+import test from 'ava';
+import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
+import { createMaasClient } from '../../src/adapters/maas/client/index.ts';
+import { createMaasDriver } from '../../src/adapters/maas/driver/index.ts';
+import { openKvObjectStoreOn, openLocalStore } from '../../src/adapters/store/index.ts';
+import type { KvObjectStore, LocalStore } from '../../src/adapters/store/index.ts';
+import { validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
+import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
+import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
+import { memorySubstrate } from '../../src/node/index.ts';
+import type { Fence, HostStore, MaasDriver, ObjectKind, ObjectStore, Provisioner } from '../../src/ports/index.ts';
+import { startMaasSim } from '../../src/sim/maas/index.ts';
+import type { LocalNode } from '../support/local-node.ts';
+import { startLocalNode } from '../support/local-node.ts';
+import { bmh, secret } from '../support/node.ts';
+import { deferred, waitFor, waitUntil } from '../support/wait.ts';
+
+type MaasStatus = { ready?: boolean; failureReason?: string; failureMessage?: string; conditions?: Array<{ type: string; status: string; reason?: string }> };
+
+interface Counting {
+  /** store.list() calls: the host store's, and the object store's per kind. */
+  readonly hostLists: { n: number };
+  readonly objectLists: Map<ObjectKind, number>;
+}
+
+interface Both {
+  node: LocalNode;
+  hosts: LocalStore;
+  objects: KvObjectStore;
+  counting: Counting;
+  stop(): Promise<void>;
+}
+
+// A method that reads `this` of the original (private fields): the proxy hands it the target.
+function proxied<T extends object>(target: T, overrides: Partial<Record<keyof T, unknown>>): T {
+  return new Proxy(target, {
+    get(t, prop) {
+      if (Object.prototype.hasOwnProperty.call(overrides, prop)) return overrides[prop as keyof T];
+      const value: unknown = Reflect.get(t, prop, t);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
+    },
+  });
+}
+
+let n = 0;
+
+async function startBoth(o: {
+  provisioner?: (p: Provisioner) => Provisioner;
+  driver?: (d: MaasDriver) => MaasDriver;
+  objects?: (s: KvObjectStore) => Partial<Record<keyof ObjectStore, unknown>>;
+  /** Applied before the node starts: what its shards find by their seed listing. */
+  before?: readonly unknown[];
+} = {}): Promise<Both> {
+  const sim = await startMaasSim({ deployMs: 50, releaseMs: 50 });
+  const client = createMaasClient({ endpoint: sim.url, apiKey: sim.adminKey });
+  const substrate = memorySubstrate();
+  const hosts = await openLocalStore(substrate.transport, {
+    objects: (secrets) => openKvObjectStoreOn(substrate.transport, { secrets, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } }),
+  });
+  const objects = hosts.objects;
+  if (!objects) throw new Error('the local store opened no object store');
+  if (o.before) {
+    const applied = await hosts.applyObjects(o.before);
+    if (!applied.ok) throw new Error(`startBoth: ${JSON.stringify(applied.issues)}`);
+  }
+  const counting: Counting = { hostLists: { n: 0 }, objectLists: new Map() };
+  const countedHosts = proxied<HostStore>(hosts, {
+    list: () => {
+      counting.hostLists.n++;
+      return hosts.list();
+    },
+  });
+  const countedObjects = proxied<ObjectStore>(objects, {
+    list: (kind: ObjectKind) => {
+      counting.objectLists.set(kind, (counting.objectLists.get(kind) ?? 0) + 1);
+      return objects.list(kind);
+    },
+    ...o.objects?.(objects),
+  });
+  const fixture = createFixtureProvisioner({ demoBehaviours: false });
+  const driver = createMaasDriver(client);
+  const node = await startLocalNode({
+    name: `kind-host-${++n}`, shardCount: 8, machine: DEFAULT_MACHINE_CONFIG,
+    capacity: { limits: {}, defaultLimit: 50, ttlMs: 30_000 },
+    supervision: { maxRestarts: 2, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } }, askTimeoutMs: 5_000,
+    cluster: { drainTimeoutMs: 10_000 },
+  }, { hosts: countedHosts, objects: countedObjects, secrets: hosts.secrets }, {
+    provisioner: o.provisioner ? o.provisioner(fixture) : fixture,
+    maas: { driver: o.driver ? o.driver(driver) : driver, clusterResyncMs: 200, config: { deployingPollMs: 30, steadyPollMs: 100, powerOnRequeueMs: 100, backoffBaseMs: 50, backoffMaxMs: 500 } },
+  }, {}, substrate);
+  return {
+    node, hosts, objects, counting,
+    async stop() {
+      await node.stop();
+      await objects.close();
+      client.close();
+      await sim.stop();
+    },
+  };
+}
+
+const actorPaths = (node: LocalNode, part: string): string[] => node.system.registry.list().map((a) => a.path).filter((p) => p.includes(part));
+const maasStatus = async (store: KvObjectStore, key: string): Promise<MaasStatus | undefined> => (await store.get('MaasMachine', key))?.status as MaasStatus | undefined;
+
+test('kind host - a crashing BareMetalHost and a crashing MaasMachine are each given up, marked on their object and forgotten; neighbours carry on', async (t) => {
+  const it = await startBoth({
+    provisioner: (fixture) => proxied(fixture, {
+      capacity: (host: Parameters<Provisioner['capacity']>[0]) => {
+        if (host.name === 'crashy') throw new Error('capacity table corrupt for crashy');
+        return fixture.capacity(host);
+      },
+    }),
+    // The MaasMachine kh-worker-1 reads its bootstrap Secret on every wake-up: reading it fails.
+    objects: (store) => ({
+      getSecret: (namespace: string, name: string) => {
+        if (name === 'kh-worker-1-bootstrap') throw new Error('secret index corrupt for kh-worker-1');
+        return store.getSecret(namespace, name);
+      },
+    }),
+  });
+  try {
+    t.true((await it.hosts.applyObjects([secret(), bmh('crashy'), bmh('steady'), ...generateMaasCluster({ cluster: 'kh', controlPlane: 0, workers: 2 })])).ok);
+    await waitUntil(async () => (await it.hosts.get('lab/crashy'))?.status?.operationalStatus === 'error', 10_000, 'the host marked');
+    await waitUntil(async () => (await maasStatus(it.objects, 'capi/kh-worker-1'))?.failureReason === 'ActorCrashed', 10_000, 'the MaasMachine marked');
+
+    t.regex((await it.hosts.get('lab/crashy'))?.status?.errorMessage ?? '', /^host actor crashed \d+ times, last: capacity table corrupt for crashy/);
+    const marked = await maasStatus(it.objects, 'capi/kh-worker-1');
+    t.regex(marked?.failureMessage ?? '', /^MaasMachine actor crashed \d+ times, last: secret index corrupt for kh-worker-1; metalfleet stopped driving it/);
+    t.like(marked?.conditions?.find((c) => c.type === 'Ready'), { status: 'False', reason: 'ActorCrashed' });
+    // Forgotten by its shard: no actor left, and the node no longer finds one to ask.
+    await waitFor(() => actorPaths(it.node, 'crashy').length === 0 && actorPaths(it.node, 'kh-worker-1').length === 0, 5_000, 'both actors gone');
+    t.is(await it.node.maas?.machineState('capi/kh-worker-1', 2_000), null);
+    t.is(await it.node.snapshot('lab/crashy'), null);
+
+    // The neighbours of each kind, in the same shards, carry on to the end.
+    await waitUntil(async () => (await it.hosts.get('lab/steady'))?.status?.provisioning.state === 'provisioned', 10_000, 'neighbour host provisioned');
+    await waitUntil(async () => (await maasStatus(it.objects, 'capi/kh-worker-0'))?.ready === true, 20_000, 'neighbour MaasMachine ready');
+    t.truthy(await it.node.maas?.machineState('capi/kh-worker-0', 2_000));
+  } finally {
+    await it.stop();
+  }
+});
+
+test('kind host - a hand-off drains the actors of both kinds: it waits for each one\'s call in flight, then their shards are seeded again by one listing', async (t) => {
+  const hostGate = deferred();
+  const maasGate = deferred();
+  const entered = { host: 0, maas: 0 };
+  const returned = { host: 0, maas: 0 };
+  const it = await startBoth({
+    provisioner: (fixture) => proxied(fixture, {
+      register: async (...args: Parameters<Provisioner['register']>) => {
+        if (args[0].name === 'slow') {
+          entered.host++;
+          await hostGate.promise;
+          returned.host++;
+        }
+        return fixture.register(...args);
+      },
+    }),
+    driver: (driver) => proxied(driver, {
+      run: async (...args: Parameters<MaasDriver['run']>) => {
+        if (args[0].op === 'allocate') {
+          entered.maas++;
+          await maasGate.promise;
+          returned.maas++;
+        }
+        return driver.run(...args);
+      },
+    }),
+  });
+  try {
+    t.true((await it.hosts.applyObjects([secret(), bmh('slow'), ...generateMaasCluster({ cluster: 'kd', controlPlane: 0, workers: 1 })])).ok);
+    await waitFor(() => entered.host === 1 && entered.maas === 1, 10_000, 'a call of each kind in flight');
+
+    const owned = [...it.node.shards.owned()];
+    let handedOff = false;
+    const handOff = Promise.all(owned.map(([shard]) => it.node.shards.ownership.release(shard))).then(() => {
+      handedOff = true;
+    });
+    // A stopped actor would let the hand-off end at once; a drained one waits for its call.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    t.false(handedOff, 'the hand-off waits for the host\'s register and the MaasMachine\'s allocate');
+    hostGate.resolve();
+    await waitFor(() => returned.host === 1, 5_000, 'the register returned');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    t.false(handedOff, 'the hand-off still waits for the MaasMachine\'s allocate');
+    maasGate.resolve();
+    await handOff;
+    t.deepEqual(returned, { host: 1, maas: 1 });
+    // Draining, neither started a call after its answer; handed off, neither runs.
+    t.deepEqual(entered, { host: 1, maas: 1 });
+    t.deepEqual(actorPaths(it.node, 'slow'), []);
+    t.deepEqual(actorPaths(it.node, 'mm-capi~kd-worker-0'), []);
+    t.is(it.node.shards.owned().size, 0);
+
+    // Won back all at once: one listing of the hosts and one per MAAS kind serve every shard.
+    const hostLists = it.counting.hostLists.n;
+    const maasLists = it.counting.objectLists.get('MaasMachine') ?? 0;
+    for (const [shard, fence] of owned) it.node.shards.ownership.acquired(shard, { ...fence, epoch: fence.epoch + 1 } satisfies Fence);
+    await waitFor(() => actorPaths(it.node, 'slow').length === 1 && actorPaths(it.node, 'mm-capi~kd-worker-0').length === 1, 5_000, 'both actors back');
+    t.is(it.counting.hostLists.n, hostLists + 1);
+    t.is(it.counting.objectLists.get('MaasMachine'), maasLists + 1);
+    await waitUntil(async () => (await it.hosts.get('lab/slow'))?.status?.provisioning.state === 'provisioned', 10_000, 'the host finished under its new epoch');
+    await waitUntil(async () => (await maasStatus(it.objects, 'capi/kd-worker-0'))?.ready === true, 20_000, 'the MaasMachine finished under its new epoch');
+  } finally {
+    await it.stop();
+  }
+});
+
+test('kind host - shards acquired together at start seed a BareMetalHost and a MaasMachine from one listing of each store', async (t) => {
+  const it = await startBoth({ before: [secret(), bmh('early'), ...generateMaasCluster({ cluster: 'ks', controlPlane: 0, workers: 1 })] });
+  try {
+    await waitFor(() => actorPaths(it.node, 'lab~early').length === 1 && actorPaths(it.node, 'mm-capi~ks-worker-0').length === 1 && actorPaths(it.node, 'mc-capi~ks').length === 1, 5_000, 'actors of each kind seeded');
+    t.is(it.node.shards.owned().size, 8);
+    t.is(it.counting.hostLists.n, 1, 'one host listing for 8 shards');
+    t.deepEqual(Object.fromEntries(it.counting.objectLists), { MaasCluster: 1, MaasMachine: 1, Machine: 1, Cluster: 1 });
+    await waitUntil(async () => (await it.hosts.get('lab/early'))?.status?.provisioning.state === 'provisioned', 10_000, 'seeded host provisioned');
+    await waitUntil(async () => (await maasStatus(it.objects, 'capi/ks-worker-0'))?.ready === true, 20_000, 'seeded MaasMachine ready');
+  } finally {
+    await it.stop();
+  }
+});
