@@ -3,6 +3,7 @@
 // bytes cannot be found one by one from response times.
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import { z } from 'zod';
+import { HostKind } from '../bus/messages/introspect.ts';
 
 /** What the page may ask, with the host command each becomes (src/bus/messages/command.ts). */
 export const UI_ACTIONS = {
@@ -19,6 +20,9 @@ export type UiAction = keyof typeof UI_ACTIONS;
 
 export const CommandRequest = z.strictObject({
   action: z.enum(Object.keys(UI_ACTIONS) as [UiAction, ...UiAction[]]),
+  // The host's kind, as its page shows it: a BareMetalHost and a MaasMachine may share a name.
+  // Absent: a BareMetalHost, as a command without a kind is (src/bus/messages/command.ts).
+  kind: HostKind.optional(),
   reason: z.string().max(256).optional(),
 });
 export type CommandRequest = z.infer<typeof CommandRequest>;

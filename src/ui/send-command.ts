@@ -22,6 +22,7 @@ export async function sendHostCommand(transport: Transport, host: string, reques
     const reply = await sendCommand(transport, {
       type: UI_ACTIONS[request.action],
       host,
+      ...(request.kind !== undefined ? { kind: request.kind } : {}),
       reason: request.reason ?? 'from the metalfleet dashboard',
     }, { shardCount: path.shardCount, timeoutMs: Math.min(2_000, path.deadlineMs), deadlineMs: path.deadlineMs, signingKey: path.signingKey });
     return { ok: true, applied: reply.applied, message: reply.message, state: reply.state };

@@ -1,5 +1,6 @@
 // `metalfleet host`: usage mistakes are found before anything is sent, so these need no NATS.
 import test from 'ava';
+import { buildHostCommands } from '../../src/cli/commands/host.ts';
 import { lines, metalfleet } from './run.ts';
 
 // NATS_URL unset and a port nobody listens on: had anything been sent, the command would fail
@@ -64,4 +65,20 @@ test('host - valid arguments without a NATS server fail with exit 1, naming the 
   t.is(r.code, 1, r.stderr);
   t.deepEqual(lines(r.stdout), []);
   t.regex(r.stderr, /NATS: .*127\.0\.0\.1:1/);
+});
+
+test('host - a kind is named with --kind or as KIND/NAMESPACE/NAME, as manifests, kubectl plurals or short names spell it; none leaves it to the node', (t) => {
+  t.deepEqual(buildHostCommands('power-off', ['lab/m-0'], { kind: 'maasmachine' }).map((c) => [c.kind, c.host]), [['MaasMachine', 'lab/m-0']]);
+  t.deepEqual(buildHostCommands('pause', ['maasmachines/lab/m-0', 'bmh/lab/m-0', 'lab/h-1'], {}).map((c) => [c.kind, c.host]), [
+    ['MaasMachine', 'lab/m-0'], ['BareMetalHost', 'lab/m-0'], [undefined, 'lab/h-1'],
+  ]);
+  t.false('kind' in (buildHostCommands('release', ['lab/m-0'], {})[0] ?? {}), 'the node decides the default kind');
+  t.throws(() => buildHostCommands('pause', ['BareMetalHost/lab/m-0'], { kind: 'MaasMachine' }), { message: 'host "BareMetalHost/lab/m-0" is a BareMetalHost, but --kind says MaasMachine: give one' });
+});
+
+test('host - an unknown kind is a usage error naming it and the kinds there are', async (t) => {
+  const flag = await metalfleet('host', 'pause', 'lab/m-0', '--kind', 'Pod', ...NO_NATS);
+  t.is(flag.code, 2, flag.stderr);
+  t.regex(flag.stderr, /--kind: unknown kind "Pod": the kinds are BareMetalHost \(bmh, bmhost\), MaasMachine, MaasCluster/);
+  t.throws(() => buildHostCommands('pause', ['pod/lab/m-0'], {}), { message: 'host "pod/lab/m-0": unknown kind "pod": the kinds are BareMetalHost (bmh, bmhost), MaasMachine, MaasCluster' });
 });

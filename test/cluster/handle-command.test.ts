@@ -54,7 +54,13 @@ function errorOf(t: { fail: (m: string) => void }, o: CommandOutcome): HostComma
 test('handle command - an unknown host is notFound, not retryable', async (t) => {
   const store = await storeWith('provisioned');
   const e = errorOf(t, await handleCommand(store, cmd({ type: 'powerOff', host: 'lab/nope' })));
-  t.deepEqual(e, { code: 'notFound', message: 'BareMetalHost lab/nope not found (never applied, or deleted); check the namespace and name', retryable: false });
+  t.deepEqual(e, {
+    code: 'notFound',
+    message: 'BareMetalHost lab/nope not found (never applied, or deleted); check the namespace and name; the command named no kind, so it was for a BareMetalHost: name the kind to reach another (metalfleet host ACTION --kind KIND NAMESPACE/NAME)',
+    retryable: false,
+  });
+  const named = errorOf(t, await handleCommand(store, cmd({ type: 'powerOff', host: 'lab/nope', kind: 'BareMetalHost' })));
+  t.is(named.message, 'BareMetalHost lab/nope not found (never applied, or deleted); check the namespace and name');
 });
 
 test('handle command - powerOff records spec.online durably with a watch event; a repeat is not applied again', async (t) => {

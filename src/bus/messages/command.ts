@@ -19,6 +19,7 @@
  * |-------------|-------------------------|--------------------------------------------------------------|
  * | `type`      | string, required        | `powerOn`, `powerOff`, `reboot`, `inspect`, `reprovision`, `pause`, `unpause`, `detach`, `attach`, `delete`, `release` |
  * | `host`      | string, required        | `"<namespace>/<name>"`: a DNS-1123 label and a DNS-1123 subdomain, e.g. `"metal3/worker-0"` |
+ * | `kind`      | string, optional        | the object's kind: `BareMetalHost`, `MaasMachine`; absent: `BareMetalHost` (`MaasMachine` for `release`, which only it takes). Only that kind's store is asked; an unknown kind is `invalid` |
  * | `requestId` | string, optional        | 1–64 printable ASCII characters, no spaces; send the same id when retrying |
  * | `reason`    | string, optional        | at most 256 characters; for logs and events                  |
  * | `mode`      | string, `reboot` only   | `soft` (default) or `hard`                                   |
@@ -130,8 +131,12 @@ export const RequestId = z
   .max(REQUEST_ID_MAX, `must be at most ${REQUEST_ID_MAX} characters`)
   .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
 
+// A kind's name as its manifests spell it; which kinds exist is the node's kinds registry's to say.
+export const CommandKind = z.string().regex(/^[A-Z][A-Za-z0-9]{0,62}$/, 'must be a kind as manifests spell it, e.g. "BareMetalHost" or "MaasMachine"');
+
 const common = {
   host: HostKey,
+  kind: CommandKind.optional(),
   requestId: RequestId.optional(),
   reason: z.string().max(REASON_MAX, `must be at most ${REASON_MAX} characters`).optional(),
 };

@@ -6,6 +6,7 @@ import { HostCommand, HostKey, type HostCommandInput, type HostCommandType } fro
 import { sendCommand } from '../../cluster/command-client.ts';
 import { BusError, type Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
+import { kindCalled, knownKindNames } from '../../machines/kinds.ts';
 import { intFlag, readEnv } from '../config.ts';
 import { addNatsFlags, addSigningKeyFlag, connectClient, signingKeyFrom, type NatsFlagValues } from '../nats-options.ts';
 import type { SigningKey } from '../../security/index.ts';
@@ -33,6 +34,7 @@ export const HOST_ACTIONS = {
 export type HostAction = keyof typeof HOST_ACTIONS;
 
 interface HostFlags extends NatsFlagValues {
+  kind?: string;
   mode?: string;
   requestId?: string;
   reason?: string;
@@ -49,20 +51,40 @@ function isAction(value: string): value is HostAction {
   return Object.hasOwn(HOST_ACTIONS, value);
 }
 
+/** The kind a user names (`MaasMachine`, `maasmachine`, `bmh`), as its manifests spell it; a CliError (exit 2) names the kinds. */
+function namedKind(name: string, where: string): string {
+  const kind = kindCalled(name);
+  if (!kind) throw new CliError(`${where}: unknown kind ${JSON.stringify(name)}: the kinds are ${knownKindNames()}`, 2);
+  return kind.kind;
+}
+
+// `NS/NAME`, or `KIND/NS/NAME` as kubectl's `TYPE/NAME`; the kind from the argument, else --kind.
+function targetOf(arg: string, flagKind: string | undefined): { key: string; kind?: string } {
+  const parts = arg.split('/');
+  if (parts.length !== 3) return { key: arg, ...(flagKind !== undefined ? { kind: flagKind } : {}) };
+  const kind = namedKind(parts[0] ?? '', `host ${JSON.stringify(arg)}`);
+  if (flagKind !== undefined && flagKind !== kind) throw new CliError(`host ${JSON.stringify(arg)} is a ${kind}, but --kind says ${flagKind}: give one`, 2);
+  return { key: parts.slice(1).join('/'), kind };
+}
+
 /** The commands to send, checked against the wire schema; a CliError (exit 2) names what is wrong. */
-export function buildHostCommands(action: string, keys: readonly string[], flags: Pick<HostFlags, 'mode' | 'requestId' | 'reason'>): HostCommand[] {
+export function buildHostCommands(action: string, keys: readonly string[], flags: Pick<HostFlags, 'kind' | 'mode' | 'requestId' | 'reason'>): HostCommand[] {
   if (!isAction(action)) {
     throw new CliError(`unknown action ${JSON.stringify(action)}: use one of ${Object.keys(HOST_ACTIONS).join(', ')}`, 2);
   }
   if (keys.length === 0) throw new CliError(`no host given: "metalfleet host ${action} NAMESPACE/NAME..."`, 2);
   const type = HOST_ACTIONS[action];
   if (flags.mode !== undefined && type !== 'reboot') throw new CliError(`--mode applies to reboot only, not to ${action}`, 2);
-  return keys.map((key) => {
+  const flagKind = flags.kind === undefined ? undefined : namedKind(flags.kind, '--kind');
+  return keys.map((arg) => {
+    const { key, kind } = targetOf(arg, flagKind);
     const k = HostKey.safeParse(key);
-    if (!k.success) throw new CliError(`host ${JSON.stringify(key)}: ${k.error.issues.map((i) => i.message).join('; ')}`, 2);
+    if (!k.success) throw new CliError(`host ${JSON.stringify(arg)}: ${k.error.issues.map((i) => i.message).join('; ')}`, 2);
     const input: HostCommandInput = {
       type,
       host: key,
+      // No kind: the node's default (a BareMetalHost; a MaasMachine for release), as before kinds.
+      ...(kind !== undefined ? { kind } : {}),
       ...(flags.requestId !== undefined ? { requestId: flags.requestId } : {}),
       ...(flags.reason !== undefined ? { reason: flags.reason } : {}),
       ...(flags.mode !== undefined ? { mode: flags.mode } : {}),
@@ -79,22 +101,25 @@ export function buildHostCommands(action: string, keys: readonly string[], flags
 
 type Outcome = { ok: true; line: string } | { ok: false; line: string };
 
+// As the user named it: `maasmachine/NS/NAME` when a kind was given (a BareMetalHost may share the name).
+const shown = (cmd: HostCommand): string => (cmd.kind === undefined ? cmd.host : `${cmd.kind.toLowerCase()}/${cmd.host}`);
+
 async function sendOne(transport: Transport, cmd: HostCommand, shardCount: number, deadlineMs: number, signingKey: SigningKey | undefined): Promise<Outcome> {
   try {
     const reply = await sendCommand(transport, cmd, { shardCount, timeoutMs: Math.min(ATTEMPT_MS, deadlineMs), deadlineMs, signingKey });
     const state = reply.state === '' ? 'none' : reply.state;
-    return { ok: true, line: reply.applied ? `${cmd.host}: ${reply.message} (state ${state})` : `${cmd.host}: already requested (state ${state})` };
+    return { ok: true, line: reply.applied ? `${shown(cmd)}: ${reply.message} (state ${state})` : `${shown(cmd)}: already requested (state ${state})` };
   } catch (error) {
     if (error instanceof RemoteError) {
       const hint = error.kind === 'unauthorized' && !signingKey ? ' (no --signing-key given, nor METALFLEET_SIGNING_KEY_FILE)' : '';
-      return { ok: false, line: `${cmd.host}: error ${error.kind}: ${error.message}${hint}` };
+      return { ok: false, line: `${shown(cmd)}: error ${error.kind}: ${error.message}${hint}` };
     }
     if (error instanceof BusError) {
       const subject = subjects().command(shardOf(cmd.host, shardCount));
       const hint = error.kind === 'noResponders' || error.kind === 'timeout'
         ? `; no node answered on ${subject} within ${deadlineMs / 1_000} s: is a metalfleet node running, with --shards ${shardCount}?`
         : '';
-      return { ok: false, line: `${cmd.host}: error ${error.kind}: ${error.message}${hint}` };
+      return { ok: false, line: `${shown(cmd)}: error ${error.kind}: ${error.message}${hint}` };
     }
     throw error;
   }
@@ -126,7 +151,8 @@ export function register(program: Command): void {
       .alias('cmd')
       .description(descriptionOf('host'))
       .argument('<action>', Object.keys(HOST_ACTIONS).join(' | '))
-      .argument('<hosts...>', 'BareMetalHosts or MaasMachines as NAMESPACE/NAME')
+      .argument('<hosts...>', 'BareMetalHosts or MaasMachines as NAMESPACE/NAME, or KIND/NAMESPACE/NAME (maasmachine/lab/m-0)')
+      .option('--kind <kind>', 'the kind of every host given: BareMetalHost (bmh; the default) or MaasMachine (the default for release)')
       .option('--mode <mode>', 'reboot only: soft (default) or hard')
       .option('--request-id <id>', 'an id for this request (1-64 printable ASCII characters, no spaces); give the same one when retrying')
       .option('--reason <text>', 'why, for logs and events (at most 256 characters)')
@@ -135,7 +161,7 @@ export function register(program: Command): void {
   ))
     // Commander's own usage errors (missing host, unknown flag) exit 2 like ours; help exits 0.
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
-    .addHelpText('after', '\nExamples:\n  metalfleet host power-off metal3/worker-0 --nats nats://127.0.0.1:4222 --signing-key ~/.metalfleet/operator.seed\n  metalfleet host reboot metal3/worker-0 metal3/worker-1 --mode hard --reason "stuck in BIOS"\n  metalfleet host release default/c1-md-0-x7k2p --request-id rma-1234   # a MaasMachine: released, failed, replaced by Cluster API\n')
+    .addHelpText('after', '\nExamples:\n  metalfleet host power-off metal3/worker-0 --nats nats://127.0.0.1:4222 --signing-key ~/.metalfleet/operator.seed\n  metalfleet host reboot metal3/worker-0 metal3/worker-1 --mode hard --reason "stuck in BIOS"\n  metalfleet host release default/c1-md-0-x7k2p --request-id rma-1234   # a MaasMachine: released, failed, replaced by Cluster API\n  metalfleet host power-off --kind MaasMachine default/c1-md-0-x7k2p     # or maasmachine/default/c1-md-0-x7k2p\n')
     .action(async (action: string, hosts: string[], flags: HostFlags) => {
       const cmds = buildHostCommands(action, hosts, flags);
       const shardCount = flags.shards ?? readEnv().METALFLEET_SHARDS;

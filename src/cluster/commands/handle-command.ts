@@ -1,4 +1,5 @@
-import { MaasMachine, type BareMetalHost, type ProvisioningState } from '../../api/index.ts';
+import { BMH_KIND, MaasMachine, type BareMetalHost, type ProvisioningState } from '../../api/index.ts';
+import { KINDS, kindNamed } from '../../machines/kinds.ts';
 import { MaasStateName, type HostCommand, type HostCommandError, type HostCommandReply } from '../../bus/messages/index.ts';
 import { StoreError, type HostStore, type ObjectStore } from '../../ports/index.ts';
 import { intentFor } from './command-intent.ts';
@@ -13,13 +14,46 @@ export type CommandOutcome =
   | { readonly ok: false; readonly error: HostCommandError; readonly cause?: unknown };
 
 /**
- * Applies one validated command through the store, so it is recorded exactly as a spec or
- * annotation change is (the host's actor reacts to the store's watch event). Never throws.
- * Safe to repeat: a command whose intent is already recorded replies with applied: false.
- * With `objects` (a node running MAAS), a key that is no BareMetalHost but a MaasMachine gets
- * the command as an annotation on the MaasMachine (maas-command-intent.ts).
+ * Applies one validated command through the store of its kind, so it is recorded exactly as a
+ * spec or annotation change is (the object's actor reacts to the store's watch event). Never
+ * throws. Safe to repeat: a command whose intent is already recorded replies with applied: false.
+ * The command's kind (commandKind) picks the store, and only that store is asked: a BareMetalHost
+ * and a MaasMachine of one name are each reachable, and neither shadows the other. A MaasMachine's
+ * command is an annotation on it (maas-command-intent.ts), through `objects` (a node running MAAS).
  */
 export async function handleCommand(store: HostStore, cmd: HostCommand, objects?: ObjectStore): Promise<CommandOutcome> {
+  const kind = commandKind(cmd);
+  if (!kind.ok) return failure('invalid', kind.message, false);
+  switch (kind.kind) {
+    case 'BareMetalHost':
+      return hostCommand(store, cmd);
+    case 'MaasMachine':
+      // A node without the object store runs no MAAS kind: there is no MaasMachine to find.
+      return objects ? maasCommand(objects, cmd) : notFound(cmd, 'MaasMachine');
+    default:
+      return failure('invalid', `${kind.kind} ${cmd.host} takes no commands (${kind.kind === 'MaasCluster' ? 'it follows its Cluster: pause that' : 'none is declared for its kind'})`, false);
+  }
+}
+
+/**
+ * The kind a command is for: the one it names, checked against the kinds registry; without one, a
+ * BareMetalHost (all a command could be for before commands named kinds), except a command no
+ * BareMetalHost takes and exactly one kind does (release: a MaasMachine). Decided by the command
+ * alone, never by which store holds the name.
+ */
+export function commandKind(cmd: HostCommand): { ok: true; kind: string } | { ok: false; message: string } {
+  if (cmd.kind !== undefined) {
+    const named = kindNamed(cmd.kind);
+    return named ? { ok: true, kind: named.kind } : { ok: false, message: `unknown kind ${JSON.stringify(cmd.kind)} for ${cmd.host}: the kinds are ${KINDS.map((k) => k.kind).join(', ')}` };
+  }
+  const host = kindNamed(BMH_KIND);
+  if (host?.commands.includes(cmd.type)) return { ok: true, kind: BMH_KIND };
+  const takers = KINDS.filter((k) => k.commands.includes(cmd.type));
+  return { ok: true, kind: takers.length === 1 && takers[0] ? takers[0].kind : BMH_KIND };
+}
+
+// A BareMetalHost's command: its intent through the host store (command-intent.ts).
+async function hostCommand(store: HostStore, cmd: HostCommand): Promise<CommandOutcome> {
   const key = cmd.host;
   let host: BareMetalHost | undefined;
   try {
@@ -27,7 +61,7 @@ export async function handleCommand(store: HostStore, cmd: HostCommand, objects?
   } catch (err) {
     return storeFailure(store, cmd, err, 'reading the host');
   }
-  if (host === undefined) return objects ? maasCommand(objects, cmd) : notFound(cmd);
+  if (host === undefined) return notFound(cmd, 'BareMetalHost');
 
   let decision = intentFor(host, cmd);
   // Any node takes a command, and its cache may lag the owner's latest write by a watch
@@ -39,7 +73,7 @@ export async function handleCommand(store: HostStore, cmd: HostCommand, objects?
     } catch (err) {
       return storeFailure(store, cmd, err, 'reading the host');
     }
-    if (host === undefined) return notFound(cmd);
+    if (host === undefined) return notFound(cmd, 'BareMetalHost');
     decision = intentFor(host, cmd);
   }
   if (!decision.ok) return failure(decision.code, decision.message, false);
@@ -82,7 +116,7 @@ async function maasCommand(objects: ObjectStore, cmd: HostCommand): Promise<Comm
   } catch (err) {
     return objectFailure(objects, cmd, err, 'reading the MaasMachine');
   }
-  if (stored === undefined) return notFound(cmd, undefined, true);
+  if (stored === undefined) return notFound(cmd, 'MaasMachine');
   const parsed = MaasMachine.safeParse(stored);
   if (!parsed.success) {
     return failure('conflict', `MaasMachine ${key} does not parse (${parsed.error.issues[0]?.message ?? 'invalid'} at ${parsed.error.issues[0]?.path.join('.') ?? ''}), so its machine cannot act on ${cmd.type}; apply a valid MaasMachine first`, false);
@@ -115,7 +149,7 @@ async function objectFailure(objects: ObjectStore, cmd: HostCommand, err: unknow
   if (err instanceof StoreError) {
     if (err.retryable) return failure('unavailable', `${what}: the object store failed while ${doing} (${err.message}); send the same command again`, true, err);
     const gone = await objects.get('MaasMachine', cmd.host).then((o) => o === undefined, () => false);
-    if (gone) return notFound(cmd, err, true);
+    if (gone) return notFound(cmd, 'MaasMachine', err);
     return failure('conflict', `${what} was refused by the object store while ${doing}: ${err.message}`, false, err);
   }
   const message = err instanceof Error ? err.message : String(err);
@@ -130,9 +164,10 @@ function failure(code: HostCommandError['code'], message: string, retryable: boo
   return { ok: false, error: { code, message, retryable }, ...(cause === undefined ? {} : { cause }) };
 }
 
-function notFound(cmd: HostCommand, cause?: unknown, maas = false): CommandOutcome {
-  const what = maas ? `no BareMetalHost or MaasMachine ${cmd.host}` : `BareMetalHost ${cmd.host} not found`;
-  return failure('notFound', `${what} (never applied, or deleted); check the namespace and name`, false, cause);
+function notFound(cmd: HostCommand, kind: string, cause?: unknown): CommandOutcome {
+  // Only the command's kind was looked for: say how to name another.
+  const other = cmd.kind === undefined ? `; the command named no kind, so it was for a ${kind}: name the kind to reach another (metalfleet host ACTION --kind KIND NAMESPACE/NAME)` : '';
+  return failure('notFound', `${kind} ${cmd.host} not found (never applied, or deleted); check the namespace and name${other}`, false, cause);
 }
 
 // StoreError says whether to retry. A refused write may mean the host went away meanwhile: then
@@ -142,7 +177,7 @@ async function storeFailure(store: HostStore, cmd: HostCommand, err: unknown, do
   if (err instanceof StoreError) {
     if (err.retryable) return failure('unavailable', `${what}: the host store failed while ${doing} (${err.message}); send the same command again`, true, err);
     const gone = await store.get(cmd.host).then((h) => h === undefined, () => false);
-    if (gone) return notFound(cmd, err);
+    if (gone) return notFound(cmd, 'BareMetalHost', err);
     return failure('conflict', `${what} was refused by the host store while ${doing}: ${err.message}`, false, err);
   }
   const message = err instanceof Error ? err.message : String(err);

@@ -41,7 +41,7 @@ export function HostPage({ hostKey, tick, commands, token }: { hostKey: string; 
   const send = async (action: string): Promise<void> => {
     setResult(`${action}: sending…`);
     const res = await fetch(`/api/hosts/${hostKey.split('/').map(encodeURIComponent).join('/')}/command`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-metalfleet-ui-token': token ?? '' }, body: JSON.stringify({ action }),
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-metalfleet-ui-token': token ?? '' }, body: JSON.stringify({ action, ...(typeof host === 'object' && host !== null ? { kind: host.kind } : {}) }),
     });
     const body = await res.json() as { message?: string; state?: string; error?: string };
     setResult(res.ok ? `${action}: ${body.message ?? 'recorded'} (state ${body.state || 'none'})` : `${action} refused: ${body.error ?? res.status}`);
