@@ -1,5 +1,5 @@
 export { createTransport, TransportError } from './transport.ts';
 export type { RawFailure, RawRequest, RawResponse, Transport, TransportTls } from './transport.ts';
 export { createCallStats } from './call-stats.ts';
-export type { CallStats } from './call-stats.ts';
+export type { CallCounter, CallStats } from './call-stats.ts';
 export { createRedactor, MASK } from './redactor.ts';
