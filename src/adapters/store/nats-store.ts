@@ -228,8 +228,14 @@ class NatsHostStore implements NatsStore {
   private readonly now: () => number;
   private readonly maxValueBytes: number;
   private readonly specSlots = new Map<string, SpecSlot>();
-  /** What this store is writing, by key: its own write, seen on the watch before the ack, is not parsed again. */
-  private readonly outgoing = new Map<string, { readonly value: Uint8Array; readonly host: SpecHost }>();
+  /**
+   * What this store is writing, by key: its own write, seen on the watch before the ack, is not
+   * parsed again. `own`: a write of the host's own actor (a finalizer, an annotation it removes),
+   * whose change that actor made already: it is not told back to it (issue 29.5).
+   */
+  private readonly outgoing = new Map<string, { readonly value: Uint8Array; readonly host: SpecHost; readonly own: boolean }>();
+  /** The same for status writes: the record written stands for its echo, which is not parsed. */
+  private readonly outgoingStatus = new Map<string, { readonly value: Uint8Array; readonly record: StatusRecord }>();
   private readonly statusSlots = new Map<string, StatusSlot>();
   /** The newest record of a host that did not parse, per bucket, until a good one replaces it. */
   private readonly specProblems = new Map<string, RecordProblem>();
@@ -316,7 +322,7 @@ class NatsHostStore implements NatsStore {
     // the same host, so the object we encoded stands for them.
     const mine = this.outgoing.get(key);
     if (mine && sameBytes(mine.value, event.value)) {
-      this.setSpec(key, event.revision, mine.host);
+      this.setSpec(key, event.revision, mine.host, mine.own);
       return;
     }
     // Every node sees every host's changes; parsing one nobody here watches (a host of another
@@ -345,6 +351,12 @@ class NatsHostStore implements NatsStore {
     }
     const slot = this.statusSlots.get(key);
     if (slot && slot.revision >= event.revision) return;
+    // Our own write, delivered before its ack: the record we encoded stands for these bytes.
+    const mine = this.outgoingStatus.get(key);
+    if (mine && sameBytes(mine.value, event.value)) {
+      this.statusSlots.set(key, { revision: event.revision, record: mine.record });
+      return;
+    }
     this.statusSlots.set(key, { revision: event.revision, raw: event.value });
   }
 
@@ -405,15 +417,18 @@ class NatsHostStore implements NatsStore {
   }
 
   // Applies a change seen by the watch or made by this store, unless a newer one is already in.
-  private setSpec(key: string, revision: number, host: SpecHost | undefined): void {
+  // `own`: the host's actor wrote this change itself, so its node is not woken by it; the echo
+  // that comes after the ack carries a revision the slot holds already and is dropped above.
+  private setSpec(key: string, revision: number, host: SpecHost | undefined, own = false): void {
     const slot = this.specSlots.get(key);
     if (slot && slot.revision >= revision) return;
     const problem = this.specProblems.get(key);
     if (problem && problem.revision <= revision) this.specProblems.delete(key);
     this.specSlots.set(key, host ? { revision, host } : { revision });
     if (!this.ready || this.closed) return;
-    if (host) this.events.emit({ type: 'upsert', host: this.merged(key)! });
-    else if (slot?.host || slot?.raw) this.events.emit({ type: 'deleted', key });
+    if (host) {
+      if (!own) this.events.emit({ type: 'upsert', host: this.merged(key)! });
+    } else if (slot?.host || slot?.raw) this.events.emit({ type: 'deleted', key });
   }
 
   private setStatus(key: string, revision: number, record: StatusRecord | undefined): void {
@@ -517,6 +532,7 @@ class NatsHostStore implements NatsStore {
       const record: StatusRecord = compact({ uid, status, fence: keep });
       const value = encode(record);
       checkValueSize(`the status of BareMetalHost ${shownKey(key)}`, value, this.maxValueBytes);
+      this.outgoingStatus.set(key, { value, record });
       try {
         written = current ? await this.statusBucket.update(kvKey, value, current.revision) : await this.statusBucket.create(kvKey, value);
         this.setStatus(key, written, record);
@@ -526,6 +542,8 @@ class NatsHostStore implements NatsStore {
         current = await this.readStatus(key);
         fresh = true;
         await this.backoff(attempt);
+      } finally {
+        if (this.outgoingStatus.get(key)?.value === value) this.outgoingStatus.delete(key);
       }
     }
     if (written === undefined) throw this.gaveUp(`status of BareMetalHost ${key}`);
@@ -770,7 +788,7 @@ class NatsHostStore implements NatsStore {
    * Reads the host, asks `change` what to do, and writes that only if nobody wrote the key in
    * between; otherwise reads again and asks again. `change` may throw to refuse.
    */
-  private async mutate(key: string, change: (current: Current | undefined) => Change, options: { readonly fresh?: boolean; readonly replaceMalformed?: boolean } = {}): Promise<Mutated> {
+  private async mutate(key: string, change: (current: Current | undefined) => Change, options: { readonly fresh?: boolean; readonly replaceMalformed?: boolean; readonly own?: boolean } = {}): Promise<Mutated> {
     this.checkOpen();
     const kvKey = hostKvKey(key);
     // The cache is the first guess (on the owning node it is current): the compare-and-set says
@@ -796,7 +814,8 @@ class NatsHostStore implements NatsStore {
         if (next.op === 'put') {
           const value = encode(next.host);
           checkValueSize(`BareMetalHost ${shownKey(key)}`, value, this.maxValueBytes);
-          this.outgoing.set(key, { value, host: next.host });
+          const own = options.own === true;
+          this.outgoing.set(key, { value, host: next.host, own });
           let revision: number;
           try {
             const over = current?.revision ?? malformed?.revision;
@@ -804,7 +823,7 @@ class NatsHostStore implements NatsStore {
           } finally {
             if (this.outgoing.get(key)?.value === value) this.outgoing.delete(key);
           }
-          this.setSpec(key, revision, next.host);
+          this.setSpec(key, revision, next.host, own);
           return { op: 'put', host: this.toHost(next.host, revision, this.statusOf(key, next.host)) };
         }
         if (!current) throw notFound(key);
@@ -828,7 +847,7 @@ class NatsHostStore implements NatsStore {
    * that goes through records `fence` in the host record, in the same compare-and-set.
    */
   private async fencedMutate(key: string, fence: Fence | undefined, write: string, change: (current: Current | undefined) => Change): Promise<Mutated> {
-    if (fence === undefined) return this.mutate(key, change);
+    if (fence === undefined) return this.mutate(key, change, { own: true });
     let status = this.statusSlot(key);
     for (let pass = 0; ; pass++) {
       const seenStatus = status;
@@ -841,7 +860,7 @@ class NatsHostStore implements NatsStore {
           const next = change(current);
           if (next.op !== 'put' || sameFence(next.host.fence, fence)) return next;
           return { op: 'put', host: { ...next.host, fence: { epoch: fence.epoch, shard: fence.shard, holder: fence.holder } } };
-        }, { fresh: pass > 0 });
+        }, { fresh: pass > 0, own: true });
       } catch (error) {
         if (!(error instanceof StaleFence)) throw error;
         if (pass > 0) throw this.refusals.refused(error);
