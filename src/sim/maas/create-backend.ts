@@ -1,0 +1,46 @@
+import type { Backend } from './backend.ts';
+import type { SimClock } from './clock.ts';
+import { EventLog } from './fleet/events.ts';
+import type { MaasFaults } from './fleet/faults.ts';
+import { DEFAULT_ZONE_ADDRESSES, Fleet } from './fleet/fleet.ts';
+import type { SeedMachine } from './fleet/seed.ts';
+import type { LifecycleTimings } from './fleet/timings.ts';
+import { Network } from './network/network.ts';
+import type { MaasSimOptions } from './options.ts';
+import { DnsResources } from './places/dns.ts';
+import { buildPlaces } from './places/seed-places.ts';
+import { TagBook } from './places/tags.ts';
+import type { Accounts } from './site/accounts.ts';
+import { ADMIN_NAME } from './site/api-keys.ts';
+import { MaasConfig } from './site/maas-config.ts';
+
+export interface BackendDeps {
+  readonly seeds: readonly SeedMachine[];
+  readonly accounts: Accounts;
+  readonly timings: LifecycleTimings;
+  readonly clock: SimClock;
+  /** The faults in force now: setFaults replaces them while the simulator runs. */
+  readonly faults: () => MaasFaults;
+}
+
+/** Everything one simulated MAAS holds, seeded from the options. */
+export function createBackend(o: MaasSimOptions, { seeds, accounts, timings, clock, faults }: BackendDeps): Backend {
+  const places = buildPlaces(o.domains ?? ['maas'], seeds);
+  const tags = new TagBook();
+  const events = new EventLog(clock);
+  const config = new MaasConfig({ enable_disk_erasing_on_release: o.eraseOnRelease ?? false });
+  const fleet = new Fleet(seeds, places, tags, {
+    ...timings,
+    // Read at each release, so maas/ op=set_config enable_disk_erasing_on_release takes effect.
+    get eraseOnRelease() {
+      return config.get('enable_disk_erasing_on_release') === true;
+    },
+    zoneAddresses: o.zoneAddresses ?? DEFAULT_ZONE_ADDRESSES,
+    clock,
+    faults,
+    seedOwner: ADMIN_NAME,
+    events,
+    speed: o.speed ?? 1,
+  });
+  return { fleet, dns: new DnsResources(places, clock), tags, places, network: new Network(places), events, accounts, config };
+}
