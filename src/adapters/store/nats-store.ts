@@ -354,7 +354,7 @@ class NatsHostStore implements NatsStore {
     // Our own write, delivered before its ack: the record we encoded stands for these bytes.
     const mine = this.outgoingStatus.get(key);
     if (mine && sameBytes(mine.value, event.value)) {
-      this.statusSlots.set(key, { revision: event.revision, record: mine.record });
+      this.setStatus(key, event.revision, mine.record);
       return;
     }
     this.statusSlots.set(key, { revision: event.revision, raw: event.value });
