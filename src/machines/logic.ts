@@ -32,6 +32,17 @@ export interface MachineView {
   /** 'OK', 'delayed', 'error', 'detached', ... */
   readonly operationalStatus: string;
   readonly error: string | null;
+  /** The error's kind as the object's status names it (BMO's errorType, CAPMAAS's failureReason); '' or absent: none. */
+  readonly errorType?: string;
+  /** status.conditions, for the readers that list them (`hosts -o wide`). */
+  readonly conditions?: readonly ViewCondition[];
+}
+
+/** A condition as a view lists it: without message and time. */
+export interface ViewCondition {
+  readonly type: string;
+  readonly status: 'True' | 'False' | 'Unknown';
+  readonly reason?: string;
 }
 
 /** A kind's pure rules. */

@@ -2,11 +2,14 @@
 // from memory the node keeps anyway (fleet stats, the actor registry, owned leases) or asked of
 // one actor (inspect), so answering never touches the backend.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { BareMetalHost, BareMetalHostStatus, Condition, ProvisioningState } from '../api/index.ts';
+import type { BareMetalHost, BareMetalHostStatus, ProvisioningState } from '../api/index.ts';
 import type {
   ActorRow, HostBackend, HostRow, HostsRequest, InfoReply, InspectedHost, PoolRow, SpecSummary,
 } from '../bus/messages/introspect.ts';
 import type { MaasMachineState } from '../machines/maas-machine/index.ts';
+import { MAAS_MACHINE_KIND_DEFINITION } from '../machines/maas-machine/kind.ts';
+import { viewBmhStatus } from '../machines/bmh/index.ts';
+import type { MachineView, ViewCondition } from '../machines/logic.ts';
 import type { HostStore } from '../ports/index.ts';
 import type { CapacityFigures } from '../actors/capacity/index.ts';
 import type { HostObserver, HostSnapshot } from '../actors/host/index.ts';
@@ -114,24 +117,36 @@ function actorRows(system: ActorSystem, prefix: string | undefined): ActorRow[] 
 }
 
 /** The row's conditions, when the request asked for them. */
-function briefConditions(wanted: boolean, list: readonly Condition[] | undefined): Pick<HostRow, 'conditions'> {
+function briefConditions(wanted: boolean, list: readonly ViewCondition[] | undefined): Pick<HostRow, 'conditions'> {
   if (!wanted || !list || list.length === 0) return {};
   return { conditions: list.map((c) => ({ type: c.type, status: c.status, ...(c.reason ? { reason: c.reason } : {}) })) };
+}
+
+/**
+ * A row of `hosts` (and of the page, which samples the same verb) from a kind's view: the one
+ * place a view becomes a row, so every kind's state, power, status (paused, waiting, delayed,
+ * detached, ...) and error show alike.
+ */
+export function viewRow(kind: HostRow['kind'], key: string, view: MachineView, where: { backend: HostBackend; shard: number; stateSinceMs: number; withConditions: boolean }): HostRow {
+  return {
+    key, kind, backend: where.backend, state: view.state, poweredOn: view.power === 'on',
+    operationalStatus: view.operationalStatus, errorType: view.errorType ?? (view.error ? 'error' : ''),
+    ...(view.error ? { errorMessage: view.error } : {}),
+    shard: where.shard,
+    stateSinceMs: where.stateSinceMs,
+    ...briefConditions(where.withConditions, view.conditions),
+  };
 }
 
 function bmhRows(node: { stats: FleetStats; details: HostDetails; shardCount: number; owns(key: string): boolean }, backend: HostBackend, now: number, store: HostStore | undefined, withConditions: boolean): HostRow[] {
   const rows: HostRow[] = [];
   for (const [key, h] of node.stats.hosts) {
+    // The BareMetalHost kind's view of the status its actor last reported (fleet stats keep it).
+    const view = viewBmhStatus({ provisioning: { state: h.state }, poweredOn: h.poweredOn, operationalStatus: h.operationalStatus, errorMessage: '', errorType: h.errorType, conditions: h.conditions });
+    const row = viewRow('BareMetalHost', key, view, { backend, shard: shardOf(key, node.shardCount), stateSinceMs: Math.max(0, now - (node.details.stateSince(key) ?? now)), withConditions });
     // A record the store cannot read (a malformed KV value) is the host's error too.
     const errorMessage = [store?.recordProblem?.(key), node.details.errorMessage(key)].filter(Boolean).join('; ');
-    rows.push({
-      key, kind: 'BareMetalHost', backend, state: h.state, poweredOn: h.poweredOn,
-      operationalStatus: h.operationalStatus, errorType: h.errorType,
-      ...(errorMessage ? { errorMessage } : {}),
-      shard: shardOf(key, node.shardCount),
-      stateSinceMs: Math.max(0, now - (node.details.stateSince(key) ?? now)),
-      ...briefConditions(withConditions, h.conditions),
-    });
+    rows.push({ ...row, ...(errorMessage ? { errorMessage } : {}) });
   }
   // A host of this node's shards whose only record does not parse has no actor: it is listed
   // with the store's reason, so it is not simply missing.
@@ -268,8 +283,13 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
       const now = clock.now();
       const withConditions = filter.conditions === true;
       const rows = bmhRows(node, backend, now, parts.store, withConditions);
-      // A MaasMachine lives in the shard of its Cluster API cluster (actors/maas/binding.ts).
-      for (const [key, { state, since, shard }] of machines()) rows.push({ ...maasRow(key, state, since, now, shard ?? shardOf(key, node.shardCount)), ...briefConditions(withConditions, state.status.conditions) });
+      // A MaasMachine lives in the shard of its Cluster API cluster (actors/maas/binding.ts); its
+      // row is its kind's view (paused, waiting, delayed as its machine sees them), as a
+      // BareMetalHost's is.
+      for (const [key, { state, since, shard }] of machines()) {
+        const where = { backend: 'maas' as const, shard: shard ?? shardOf(key, node.shardCount), stateSinceMs: Math.max(0, now - since), withConditions };
+        rows.push(viewRow('MaasMachine', key, MAAS_MACHINE_KIND_DEFINITION.logic.view(state), where));
+      }
       return filterHosts(rows, filter);
     },
     async actors(filter) {
@@ -324,24 +344,6 @@ function hostsPerShard(keys: readonly string[], shardCount: number): Map<number,
   return counts;
 }
 
-function maasRow(key: string, m: MaasMachineState, since: number, now: number, shard: number): HostRow {
-  const failure = m.status.failureReason ?? '';
-  return {
-    key, kind: 'MaasMachine', backend: 'maas',
-    state: maasState(m),
-    poweredOn: m.status.machinePowered ?? m.view?.powerState === 'on',
-    operationalStatus: failure ? 'error' : m.status.ready ? 'OK' : 'pending',
-    errorType: failure,
-    ...(m.status.failureMessage ? { errorMessage: m.status.failureMessage } : {}),
-    shard,
-    stateSinceMs: Math.max(0, now - since),
-  };
-}
-
-function maasState(m: MaasMachineState): string {
-  return m.status.machineState ?? m.view?.statusName ?? (m.systemId ? 'Allocated' : 'Pending');
-}
-
 function inspectedMaas(key: string, m: MaasMachineState, since: number, now: number, shard: number, epoch: number): InspectedHost {
   const s = m.object.spec;
   const spec: SpecSummary = { imageUrl: s.image, minCPU: s.minCPU, minMemoryMB: s.minMemory };
@@ -352,7 +354,7 @@ function inspectedMaas(key: string, m: MaasMachineState, since: number, now: num
     key,
     kind: 'MaasMachine',
     backend: 'maas',
-    state: maasState(m),
+    state: MAAS_MACHINE_KIND_DEFINITION.logic.view(m).state,
     stateSinceMs: Math.max(0, now - since),
     spec,
     status: { ...m.status } as Record<string, unknown>,

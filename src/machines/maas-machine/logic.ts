@@ -14,6 +14,8 @@ export function viewMaasMachine(s: MaasMachineState): MachineView {
       : s.retryAt !== null ? 'delayed'
       : 'pending',
     error: s.status.failureMessage ?? null,
+    errorType: s.status.failureReason ?? '',
+    ...(s.status.conditions ? { conditions: s.status.conditions } : {}),
   };
 }
 

@@ -6,7 +6,7 @@ import type { HostRow } from './types.ts';
 
 const SHOWN = 300;
 const COLUMNS = [
-  ['key', 'host'], ['state', 'state'], ['backend', 'backend'], ['node', 'node'], ['errorType', 'error'], ['stateSinceMs', 'in state'],
+  ['key', 'host'], ['kind', 'kind'], ['state', 'state'], ['operationalStatus', 'status'], ['backend', 'backend'], ['node', 'node'], ['errorType', 'error'], ['stateSinceMs', 'in state'],
 ] as const;
 type SortKey = (typeof COLUMNS)[number][0];
 
@@ -16,7 +16,7 @@ export function HostTable({ hosts }: { hosts: readonly HostRow[] }) {
   const rows = useMemo(() => {
     const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
     const kept = words.length === 0 ? [...hosts] : hosts.filter((h) => {
-      const text = `${h.key} ${h.state} ${h.backend} ${h.node} ${h.errorType} ${h.kind}`.toLowerCase();
+      const text = `${h.key} ${h.state} ${h.operationalStatus} ${h.backend} ${h.node} ${h.errorType} ${h.kind}`.toLowerCase();
       return words.every((w) => text.includes(w));
     });
     const dir = sort.desc ? -1 : 1;
@@ -29,7 +29,7 @@ export function HostTable({ hosts }: { hosts: readonly HostRow[] }) {
   return (
     <section>
       <h2>Hosts</h2>
-      <input data-testid="host-filter" type="search" placeholder="filter: state, backend, node, error, name…" value={filter}
+      <input data-testid="host-filter" type="search" placeholder="filter: state, status, kind, backend, node, error, name…" value={filter}
         onInput={(e) => setFilter((e.target as HTMLInputElement).value)} />
       <span class="muted" data-testid="host-count"> {rows.length} of {hosts.length}{rows.length > SHOWN ? `, first ${SHOWN} shown` : ''}</span>
       <table class="hosts" data-testid="host-table">
@@ -40,9 +40,10 @@ export function HostTable({ hosts }: { hosts: readonly HostRow[] }) {
         ))}</tr></thead>
         <tbody>
           {rows.slice(0, SHOWN).map((h) => (
-            <tr key={h.key} data-testid="host-row">
+            // A BareMetalHost and a MaasMachine may share a name: the row is the kind's and the name's.
+            <tr key={`${h.kind}/${h.key}`} data-testid="host-row">
               <td><a href={`#/host/${h.key.split('/').map(encodeURIComponent).join('/')}`}>{h.key}</a></td>
-              <td>{h.state}</td><td>{h.backend}</td><td>{h.node}</td>
+              <td>{h.kind}</td><td>{h.state}</td><td data-testid="host-status">{h.operationalStatus}</td><td>{h.backend}</td><td>{h.node}</td>
               <td class={h.errorType ? 'bad' : ''} title={h.errorMessage ?? ''}>{h.errorType}</td>
               <td>{duration(h.stateSinceMs)}</td>
             </tr>

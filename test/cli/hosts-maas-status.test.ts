@@ -1,0 +1,50 @@
+// `metalfleet hosts` shows a MaasMachine's status as its kind's view has it (paused, waiting,
+// delayed, OK), the way it shows a BareMetalHost's: the rows come from each kind's view, not from
+// a status the reader works out for itself. Against the embedded node driving the MAAS simulator.
+import test from 'ava';
+import { createMemoryBus } from '../../src/bus/index.ts';
+import { serveIntrospection } from '../../src/cluster/introspect/index.ts';
+import { hostsView, type ViewOptions } from '../../src/cli/introspect/index.ts';
+import { startMaasNode } from '../support/maas-node.ts';
+import { waitUntil } from '../support/wait.ts';
+
+/** A MaasMachine of cluster `demo` whose owner Machine was never applied. */
+function orphan(name: string, annotations?: Record<string, string>): unknown {
+  return {
+    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine',
+    metadata: { name, namespace: 'capi', labels: { 'cluster.x-k8s.io/cluster-name': 'demo' }, ...(annotations ? { annotations } : {}) },
+    spec: { minCPU: 1, minMemory: 1024, image: 'ubuntu/jammy' },
+  };
+}
+
+test('hosts - a paused and a waiting MaasMachine show paused and waiting in STATUS, as their kind\'s view says', async (t) => {
+  const it = await startMaasNode();
+  const bus = createMemoryBus();
+  const server = bus.connect('embedded');
+  const client = bus.connect('cli');
+  const source = it.node.introspection;
+  const service = serveIntrospection(server, source, { node: 'embedded' });
+  const base: ViewOptions = { format: 'table', width: 200, timeoutMs: 2_000, natsUrl: 'memory', nodes: ['embedded'] };
+  try {
+    // Paused by Cluster API's annotation; the other waits for the Machine that would own it.
+    t.true((await it.apply([orphan('held', { 'cluster.x-k8s.io/paused': '' }), orphan('alone')])).ok);
+    const rowOf = (lines: readonly string[], key: string): string[] => lines.find((l) => l.startsWith(`${key} `))?.trim().split(/\s{2,}/) ?? [];
+    let lines: string[] = [];
+    await waitUntil(async () => {
+      lines = (await hostsView(client, {}, base)).stdout.split('\n');
+      return rowOf(lines, 'capi/held')[5] === 'paused' && rowOf(lines, 'capi/alone')[5] === 'waiting';
+    }, 10_000, 'both machines listed with their status');
+    const header = lines[0]?.trim().split(/\s{2,}/) ?? [];
+    t.is(header[5], 'STATUS');
+    t.deepEqual(rowOf(lines, 'capi/held').slice(1, 6), ['maas', 'maas', 'Pending', 'off', 'paused']);
+    t.deepEqual(rowOf(lines, 'capi/alone').slice(1, 6), ['maas', 'maas', 'Pending', 'off', 'waiting']);
+    // Nothing was asked of MAAS for either.
+    t.is(it.sim.machines().filter((m) => m.owner !== null).length, 0);
+  } finally {
+    await service.close();
+    source.close();
+    await client.close();
+    await server.close();
+    await it.stop();
+  }
+});
