@@ -14,7 +14,7 @@ import {
 import { DEFAULT_TTL_MS, isValidLimit } from '../limits.ts';
 import { BrokerDeposed, CorruptRecord, GrantStore, OverGrant } from './grant-store.ts';
 import { beginWrite, clearFailures, dirtyPools, firstFailure, ledgerTimings, newLedger, step, wakeAt } from './grant-ledger.ts';
-import type { Ledger, LedgerEffect, LedgerEvent, LedgerTimings } from './grant-ledger.ts';
+import type { Ledger, LedgerEvent, LedgerTimings } from './grant-ledger.ts';
 import { figuresOf, ledgerTotals, lookAtPools } from './ledger-views.ts';
 import type { FailedWrite } from './pool-mem.ts';
 import type { Leadership } from './leadership.ts';
@@ -168,7 +168,7 @@ function publish(b: Broker, ledger: Ledger, push: SlotPush, node: string): void 
 /** One ledger step with its notices published; returns the answer and the pools to read again. */
 function apply(b: Broker, state: State, event: LedgerEvent): { value?: unknown; reread?: readonly string[] } {
   const out: { value?: unknown; reread?: readonly string[] } = {};
-  for (const e of step(state.ledger, event, b.clock.now()) as LedgerEffect[]) {
+  for (const e of step(state.ledger, event, b.clock.now())) {
     if (e.type === 'notify') publish(b, state.ledger, e.push, e.node);
     else if (e.type === 'reply') out.value = e.value;
     else out.reread = e.pools;

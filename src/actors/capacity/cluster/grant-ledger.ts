@@ -356,7 +356,7 @@ function release(l: Ledger, req: ReleaseRequest, reread: ReadonlySet<string>, no
   return answer(effect?.released ? 'released' : 'unknown');
 }
 
-/** Whether renewFree would keep this holder's grant in memory (the same test, without the change). */
+/** Whether renewFree would keep this holder's grant in memory (its test, without the change). */
 function keptFree(p: PoolMem, holder: string, grantId: string | undefined, now: number): boolean {
   const g = p.free.get(holder);
   if (g) return isLive(g, now);
@@ -368,12 +368,15 @@ function keptFree(p: PoolMem, holder: string, grantId: string | undefined, now: 
  * the pool has no limit (it was made by a broker before us). False: not an in-memory grant.
  */
 function renewFree(l: Ledger, p: PoolMem, holder: string, node: string, grantId: string | undefined, now: number): boolean {
-  if (!keptFree(p, holder, grantId, now)) return false;
   const expiresAt = now + l.timings.ttlMs;
   const g = p.free.get(holder);
-  p.free.set(holder, g
-    ? { ...g, node, expiresAt }
-    : { grantId: grantId ?? '', holder, node, operation: 'adopted', exempt: false, brokerEpoch: l.epoch, grantedAt: now, expiresAt });
+  if (g) {
+    if (!isLive(g, now)) return false;
+    p.free.set(holder, { ...g, node, expiresAt });
+    return true;
+  }
+  if (grantId === undefined || p.v.record.limit !== 0 || grantIn(p, holder)) return false;
+  p.free.set(holder, { grantId, holder, node, operation: 'adopted', exempt: false, brokerEpoch: l.epoch, grantedAt: now, expiresAt });
   return true;
 }
 

@@ -1,0 +1,55 @@
+// The capacity proxy's ledger on its own: proxyStep(ledger, event, now) -> effects, read like a
+// table of what the node's proxy does. The proxy through actors and a bus is in capacity-*.test.ts.
+import test from 'ava';
+import type { SlotNotice } from '../../src/actors/capacity/index.ts';
+import { keyOf, newProxyLedger, proxyStep } from '../../src/actors/capacity/cluster/proxy-ledger.ts';
+import type { ProxyEffect, ProxyLedger } from '../../src/actors/capacity/cluster/proxy-ledger.ts';
+
+const POOL = 'ironic:http://127.0.0.1:6385';
+const HOLDER = 'ns/host-1';
+const KEY = keyOf(HOLDER, POOL);
+const timings = { ttlMs: 1_000, renewEveryMs: 166, lossMarginMs: 100 };
+
+function holder(l: ProxyLedger, now: number): { heard: SlotNotice[]; effects: readonly ProxyEffect[] } {
+  const heard: SlotNotice[] = [];
+  const effects = proxyStep(l, { type: 'acquire', holder: HOLDER, pool: POOL, operation: 'provisioning', exempt: false, notify: (n) => heard.push(n) }, now);
+  return { heard, effects };
+}
+
+const notices = (effects: readonly ProxyEffect[]): SlotNotice[] => effects.flatMap((e) => (e.type === 'notify' ? [e.notice] : []));
+const types = (effects: readonly ProxyEffect[]): string[] => effects.map((e) => e.type);
+
+test('capacity proxy ledger - an acquire is sent, queued, then granted by a push, and the loss timer comes forward to its deadline', (t) => {
+  const l = newProxyLedger(timings);
+  const { effects } = holder(l, 10);
+  t.deepEqual(types(effects), ['sendAcquire']);
+  const sent = effects[0] as Extract<ProxyEffect, { type: 'sendAcquire' }>;
+  const queued = proxyStep(l, { type: 'acquireDone', key: KEY, holder: HOLDER, pool: POOL, gen: sent.gen, sentAt: 10, reply: { epoch: 1, status: 'queued', position: 3 } }, 20);
+  t.deepEqual(notices(queued), [{ type: 'slotQueued', pool: POOL, position: 3 }]);
+  const push = { type: 'slotGranted', epoch: 1, holder: HOLDER, pool: POOL, grantId: 'e1-1', operation: 'provisioning', waitedMs: 40, validForMs: 1_000 } as const;
+  const granted = proxyStep(l, { type: 'push', push, at: 50 }, 50);
+  t.deepEqual(notices(granted), [{ type: 'slotGranted', grantId: 'e1-1', pool: POOL, operation: 'provisioning', waitedMs: 40 }]);
+  t.deepEqual(granted.at(-1), { type: 'lossTickBy', at: 50 + 1_000 - 100 });
+});
+
+test('capacity proxy ledger - an acquire waits for the same holder\'s release in flight, so the broker sees them in order', (t) => {
+  const l = newProxyLedger(timings);
+  holder(l, 0);
+  t.deepEqual(types(proxyStep(l, { type: 'release', holder: HOLDER, pool: POOL }, 1)), ['sendRelease']);
+  t.deepEqual(types(holder(l, 2).effects), [], 'deferred: nothing sent while the release is on its way');
+  const after = proxyStep(l, { type: 'released', key: KEY }, 3);
+  t.deepEqual(types(after), ['sendAcquire']);
+});
+
+test('capacity proxy ledger - a grant not renewed in time is lost, and a late push of it is neither believed nor released', (t) => {
+  const l = newProxyLedger(timings);
+  const { effects } = holder(l, 0);
+  const { gen } = effects[0] as Extract<ProxyEffect, { type: 'sendAcquire' }>;
+  proxyStep(l, { type: 'acquireDone', key: KEY, holder: HOLDER, pool: POOL, gen, sentAt: 0, reply: { epoch: 1, status: 'granted', grantId: 'e1-1', waitedMs: 0, validForMs: 1_000 } }, 5);
+  const lost = proxyStep(l, { type: 'lossTick' }, 900);
+  t.deepEqual(notices(lost).map((n) => n.type), ['slotLost']);
+  t.deepEqual(lost.at(-1), { type: 'lossTickAt', at: null }, 'no grant left: no loss timer');
+  const push = { type: 'slotGranted', epoch: 1, holder: HOLDER, pool: POOL, grantId: 'e1-1', operation: 'provisioning', waitedMs: 0, validForMs: 1_000 } as const;
+  // The backend work under it may still run: the slot is left to lapse or to be adopted.
+  t.deepEqual(proxyStep(l, { type: 'push', push, at: 950 }, 950), []);
+});
