@@ -19,3 +19,4 @@ export type { HostCommandName } from './command-types.ts';
 export { fmix32, fnv1a32 } from './hash.ts';
 export { RetryPolicy, RetryJitter, nextDelay } from './retry-policy.ts';
 export type { RetryPolicyInput } from './retry-policy.ts';
+export { MetalfleetError, errorMessage } from './metalfleet-error.ts';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Transport } from '../ports/index.ts';
 import { BusError } from '../ports/index.ts';
+import { errorMessage } from '../api/index.ts';
 
 // Account info is answered by the JetStream meta leader. A clustered server that has lost its
 // quorum (no meta leader) answers at once with 503 / 10008 "JetStream system temporarily
@@ -23,7 +24,7 @@ export async function askJetStream(transport: Pick<Transport, 'request'>, timeou
   } catch (err) {
     if (err instanceof BusError && err.kind === 'timeout') return `NATS JetStream did not answer ${ACCOUNT_INFO} within ${timeoutMs} ms (the server is out of reach, or its cluster has no quorum)`;
     if (err instanceof BusError && err.kind === 'noResponders') return `NATS JetStream is not enabled on the server (${ACCOUNT_INFO} has no responder)`;
-    return `NATS JetStream could not be asked (${ACCOUNT_INFO}): ${err instanceof Error ? err.message : String(err)}`;
+    return `NATS JetStream could not be asked (${ACCOUNT_INFO}): ${errorMessage(err)}`;
   }
   let parsed: z.infer<typeof AccountInfoReply>;
   try {

@@ -5,6 +5,7 @@ import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { KvBucket, KvBucketOptions, KvEntry, KvWatchOptions } from '../ports/index.ts';
 import { KvConflict, KvUnavailable } from '../ports/index.ts';
+import { errorMessage } from '../api/index.ts';
 
 // JetStream's "wrong last sequence": the compare-and-set lost (reference/runtime.md §2.2).
 const WRONG_LAST_SEQUENCE = 10071;
@@ -199,5 +200,5 @@ export class NatsBucket implements KvBucket {
 }
 
 function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }

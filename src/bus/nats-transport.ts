@@ -9,6 +9,7 @@ import { connect } from '@nats-io/transport-node';
 import type { BusMessage, BusStatus, BusSubscription, KvBucket, KvBucketOptions, SubscribeOptions, Transport } from '../ports/index.ts';
 import { BusError } from '../ports/index.ts';
 import { openNatsKv } from './nats-kv.ts';
+import { errorMessage } from '../api/index.ts';
 
 export type NatsAuth =
   | { readonly user: string; readonly pass: string }
@@ -336,5 +337,5 @@ function definedOnly(tls: NonNullable<NatsConnectOptions['tls']>): TlsOptions {
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { BusMessage, BusSubscription, Transport } from '../ports/index.ts';
 import { BusError } from '../ports/index.ts';
-import { nextDelay, type RetryPolicy } from '../api/index.ts';
+import { MetalfleetError, nextDelay, type RetryPolicy, errorMessage } from '../api/index.ts';
 import { decode, encode } from './codec.ts';
 
 // Typed request/reply over any Transport. Every reply is an envelope, so a service can say "no"
@@ -37,9 +37,9 @@ export function fail(kind: string, message: string, retryable = false): Reply<ne
 }
 
 /** The service answered with `{ ok: false }`. */
-export class RemoteError extends Error {
-  constructor(readonly kind: string, message: string, readonly retryable: boolean, readonly subject: string) {
-    super(message);
+export class RemoteError extends MetalfleetError {
+  constructor(readonly kind: string, message: string, retryable: boolean, readonly subject: string) {
+    super(kind, message, retryable);
     this.name = 'RemoteError';
   }
 }
@@ -101,7 +101,7 @@ export function serve<S extends z.ZodType>(
       return reply;
     } catch (error) {
       stats.failed++;
-      return refused(fail('internal', `${msg.subject}: ${error instanceof Error ? error.message : String(error)}`));
+      return refused(fail('internal', `${msg.subject}: ${errorMessage(error)}`));
     }
   };
 
@@ -134,7 +134,7 @@ function send(msg: BusMessage, reply: Reply<unknown>): void {
     msg.respond(encode(reply));
   } catch (error) {
     const kind = error instanceof BusError && error.kind === 'tooLarge' ? 'tooLarge' : 'internal';
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     try {
       msg.respond(encode(fail(kind, `${msg.subject}: the reply could not be sent: ${detail}`)));
     } catch {

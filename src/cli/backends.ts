@@ -8,6 +8,7 @@ import { createRoutedProvisioner } from '../adapters/routed/index.ts';
 import type { Logger, Provisioner } from '../ports/index.ts';
 import { CliError } from './cli-error.ts';
 import type { Env } from './config.ts';
+import { errorMessage } from '../api/index.ts';
 
 export const IRONIC_LABEL = 'metalfleet.io/ironic';
 
@@ -34,7 +35,7 @@ export async function ironicProvisioner(flags: IronicFlags, env: Env, log: Logge
     } catch (err) {
       // Ironic not up yet (or restarting), as BMO's "provisioner not ready": the node stays up and
       // hosts back off until it answers. A wrong configuration (too old, auth, TLS) still stops it.
-      if (!(err instanceof IronicError && err.retryable)) throw new CliError(`Ironic at ${url}: ${err instanceof Error ? err.message : String(err)}`, 1);
+      if (!(err instanceof IronicError && err.retryable)) throw new CliError(`Ironic at ${url}: ${errorMessage(err)}`, 1);
       log.warn({ ironic: url, err: err.message }, 'Ironic is not answering yet; hosts wait and retry');
     }
     routes.set(url, createIronicProvisioner({

@@ -1,7 +1,9 @@
 // An expected CLI failure: printed as one line, exits with exitCode, no stack.
-export class CliError extends Error {
+import { MetalfleetError } from '../api/index.ts';
+
+export class CliError extends MetalfleetError {
   constructor(message: string, readonly exitCode = 1) {
-    super(message);
+    super('cli', message, false);
     this.name = 'CliError';
   }
 }

@@ -3,6 +3,7 @@ import { createMaasDriver } from '../adapters/maas/driver/index.ts';
 import type { MaasDriver } from '../ports/index.ts';
 import { startMaasSim } from '../sim/maas/index.ts';
 import { CliError } from './cli-error.ts';
+import { errorMessage } from '../api/index.ts';
 
 export interface MaasSetup {
   readonly driver: MaasDriver;
@@ -21,7 +22,7 @@ export async function maasSetup(o: { url?: string; key?: string; signature?: 'PL
     client = createMaasClient({ endpoint, apiKey, ...(o.signature ? { signature: o.signature } : {}) });
   } catch (err) {
     await sim?.stop();
-    throw new CliError(`MAAS: ${err instanceof Error ? err.message : String(err)}`, 2);
+    throw new CliError(`MAAS: ${errorMessage(err)}`, 2);
   }
   return {
     driver: createMaasDriver(client),

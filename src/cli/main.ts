@@ -4,6 +4,7 @@
 import { Command } from 'commander';
 import { COMMANDS, commandNamed } from './commands/catalog.ts';
 import { terminalText } from './terminal-text.ts';
+import { errorMessage } from '../api/index.ts';
 
 function baseProgram(): Command {
   return new Command('metalfleet')
@@ -41,7 +42,7 @@ async function main(argv: readonly string[]): Promise<void> {
     await program.parseAsync([...argv]);
   } catch (err) {
     // Commands throw CliError for expected failures; anything else is a bug worth a stack.
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     process.stderr.write(`metalfleet: ${terminalText(message)}\n`);
     const code = typeof (err as { exitCode?: unknown }).exitCode === 'number' ? (err as { exitCode: number }).exitCode : 1;
     process.exitCode = code;

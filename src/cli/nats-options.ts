@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Transport } from '../ports/index.ts';
 import type { SigningKey } from '../security/index.ts';
 import { CliError } from './cli-error.ts';
+import { errorMessage } from '../api/index.ts';
 
 // The NATS flags every cluster command shares (node, apply, delete, command, top). Secrets are
 // taken from the environment or files, never from argv alone, so they stay out of `ps`.
@@ -81,7 +82,7 @@ export async function signingKeyFrom(flags: { signingKey?: string }, env: NodeJS
     return await loadSigningKey(file);
   } catch (error) {
     // KeyFileError names the file and what is wrong, never the seed.
-    throw new CliError(`--signing-key: ${error instanceof Error ? error.message : String(error)}`, 2);
+    throw new CliError(`--signing-key: ${errorMessage(error)}`, 2);
   }
 }
 
@@ -96,6 +97,6 @@ export async function connectClient(flags: NatsFlagValues, env: NodeJS.ProcessEn
   try {
     return await connectNats({ ...options, maxReconnectAttempts: 3, reconnectTimeWaitMs: 1_000, timeoutMs: 10_000 });
   } catch (error) {
-    throw new CliError(`NATS: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CliError(`NATS: ${errorMessage(error)}`);
   }
 }

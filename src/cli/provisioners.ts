@@ -4,6 +4,7 @@ import type { ProvisionerPlugin } from '../plugin/index.ts';
 import { PluginError, ProvisionerRegistry, loadPlugin, loadPluginFolder } from '../plugin/index.ts';
 import type { Logger, Provisioner } from '../ports/index.ts';
 import { CliError } from './cli-error.ts';
+import { errorMessage } from '../api/index.ts';
 
 /** The label a BareMetalHost names its backend with, when a node serves several. */
 export const PROVISIONER_LABEL = 'metalfleet.io/provisioner';
@@ -103,7 +104,7 @@ export function builtinFailure(err: unknown): CliError | undefined {
 }
 
 function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 /**

@@ -9,7 +9,7 @@
 // request from an allow-listed operator key, src/security), and every request, taken or refused,
 // is written to the audit stream.
 import { z } from 'zod';
-import { shardOf } from '../api/index.ts';
+import { shardOf, errorMessage } from '../api/index.ts';
 import { fail, ok, serve, subjects as defaultSubjects, type Reply, type Subjects } from '../bus/index.ts';
 import { HostCommand } from '../bus/messages/index.ts';
 import type { HostStore, Logger, ObjectStore, Transport } from '../ports/index.ts';
@@ -60,7 +60,7 @@ export function startCommandServer(options: CommandServerOptions): CommandServer
       admission = await guard.admit(subject, payload, 'operator');
     } catch (error) {
       // The nonce ledger (a KV bucket) could not be reached: nothing was decided, try again.
-      const reason = `cannot check the request now: ${error instanceof Error ? error.message : String(error)}`;
+      const reason = `cannot check the request now: ${errorMessage(error)}`;
       log.warn({ subject, err: reason }, 'command not checked');
       return fail('unavailable', reason, true);
     }

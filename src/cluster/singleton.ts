@@ -4,6 +4,7 @@ import type { Clock, KvBucket, KvEvent, Logger, TimerHandle } from '../ports/ind
 import { silentLogger } from '../ports/index.ts';
 import type { Lease } from './lease.ts';
 import { acquireLease } from './lease.ts';
+import { errorMessage } from '../api/index.ts';
 
 export interface SingletonOptions {
   readonly bucket: KvBucket;
@@ -54,7 +55,7 @@ export async function startSingleton(options: SingletonOptions): Promise<Singlet
         await got.release();
       }
     } catch (err) {
-      log.debug({ lease: options.key, err: err instanceof Error ? err.message : String(err) }, 'singleton lease attempt failed');
+      log.debug({ lease: options.key, err: errorMessage(err) }, 'singleton lease attempt failed');
     } finally {
       trying = false;
       schedule();

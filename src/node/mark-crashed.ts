@@ -1,4 +1,4 @@
-import { initialStatus } from '../api/index.ts';
+import { initialStatus, errorMessage } from '../api/index.ts';
 import type { HostStore, Logger } from '../ports/index.ts';
 
 // A host whose actor keeps crashing is marked in its status, with a reason, and left alone until
@@ -17,5 +17,5 @@ export async function markCrashed(store: HostStore, log: Logger, key: string, er
 }
 
 function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }

@@ -1,5 +1,6 @@
 import type { InformerStatus } from '../adapters/kube/index.ts';
 import type { Clock, TimerHandle } from '../ports/index.ts';
+import { errorMessage } from '../api/index.ts';
 
 /** How long an informer may fail before /readyz says the API server is out of reach. */
 export const API_SERVER_DOWN_NOT_READY_MS = 30_000;
@@ -45,7 +46,7 @@ export function watchJetStream(options: JetStreamWatchOptions): JetStreamWatch {
   let timer: TimerHandle | null = null;
   let stopped = false;
   const round = async (): Promise<void> => {
-    const answer = await options.ask().catch((err: unknown) => `NATS JetStream could not be asked: ${err instanceof Error ? err.message : String(err)}`);
+    const answer = await options.ask().catch((err: unknown) => `NATS JetStream could not be asked: ${errorMessage(err)}`);
     if (stopped) return;
     failures = answer === null ? 0 : failures + 1;
     last = answer;

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { checkPlugin, pluginExportOf } from './check-plugin.ts';
 import type { ProvisionerPlugin } from './contract.ts';
 import { PluginError } from './plugin-error.ts';
+import { errorMessage } from '../api/index.ts';
 
 const MODULE_FILE = /\.(m?js|m?ts)$/;
 
@@ -27,7 +28,7 @@ export async function loadPlugin(ref: string, baseDir: string): Promise<Provisio
     if (!isPluginPath(ref) && code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes(`'${ref}'`)) {
       throw new PluginError(ref, 'no installed package has this name (npm install it beside metalfleet, or give a path)', { cause: err });
     }
-    throw new PluginError(ref, `failed to load: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new PluginError(ref, `failed to load: ${errorMessage(err)}`, { cause: err });
   }
   return checkPlugin(pluginExportOf(mod), ref);
 }

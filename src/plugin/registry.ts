@@ -3,6 +3,7 @@ import { checkPlugin } from './check-plugin.ts';
 import type { BareMetalHostPlugin, MaasMachinePlugin, PluginContext, ProvisionerPlugin } from './contract.ts';
 import { MAAS_DRIVER_METHODS, PROVISIONER_METHODS } from './contract.ts';
 import { PluginError } from './plugin-error.ts';
+import { errorMessage } from '../api/index.ts';
 
 interface Entry {
   readonly plugin: ProvisionerPlugin;
@@ -71,7 +72,7 @@ export class ProvisionerRegistry {
     try {
       return await plugin.create(ctx);
     } catch (err) {
-      throw new PluginError(this.label(plugin), `create() failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new PluginError(this.label(plugin), `create() failed: ${errorMessage(err)}`, { cause: err });
     }
   }
 

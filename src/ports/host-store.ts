@@ -1,5 +1,6 @@
 import type { BareMetalHost, BareMetalHostStatus } from '../api/index.ts';
 import type { Secret } from '../api/secret.ts';
+import { MetalfleetError } from '../api/index.ts';
 
 export type HostEvent =
   | { type: 'upsert'; host: BareMetalHost }
@@ -101,9 +102,9 @@ export class FenceRefusals {
   }
 }
 
-export class StoreError extends Error {
-  constructor(message: string, readonly retryable: boolean, options?: ErrorOptions) {
-    super(message, options);
+export class StoreError extends MetalfleetError {
+  constructor(message: string, retryable: boolean, options?: ErrorOptions, code = 'store') {
+    super(code, message, retryable, undefined, options);
     this.name = 'StoreError';
   }
 }
@@ -112,7 +113,7 @@ export class StoreError extends Error {
 export class StaleFence extends StoreError {
   /** `write` says what was refused, naming the object: "adding finalizer x to BareMetalHost ns/h". */
   constructor(key: string, readonly fence: Fence, readonly current: number, write = `status write for ${key}`) {
-    super(`${write} refused: shard ${fence.shard} epoch ${fence.epoch} of ${fence.holder} is older than epoch ${current}, which has written since (this node no longer owns the shard)`, false);
+    super(`${write} refused: shard ${fence.shard} epoch ${fence.epoch} of ${fence.holder} is older than epoch ${current}, which has written since (this node no longer owns the shard)`, false, undefined, 'staleFence');
     this.name = 'StaleFence';
   }
 }

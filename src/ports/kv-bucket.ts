@@ -1,3 +1,4 @@
+import { MetalfleetError } from '../api/index.ts';
 // A key-value bucket with compare-and-set, as JetStream KV offers it. Leases, membership, the
 // NATS host store and persisted capacity grants are written against this, never against the NATS
 // client, so their logic runs the same on the in-memory bucket in unit tests.
@@ -46,19 +47,17 @@ export interface KvBucketOptions {
 }
 
 /** A compare-and-set lost: someone else wrote the key first. Retry after re-reading. */
-export class KvConflict extends Error {
-  readonly retryable = true;
+export class KvConflict extends MetalfleetError {
   constructor(readonly bucket: string, readonly key: string, detail: string) {
-    super(`kv ${bucket}/${key}: ${detail}`);
+    super('kvConflict', `kv ${bucket}/${key}: ${detail}`, true);
     this.name = 'KvConflict';
   }
 }
 
 /** The bucket could not be reached (disconnected, timeout, server error). */
-export class KvUnavailable extends Error {
-  readonly retryable = true;
+export class KvUnavailable extends MetalfleetError {
   constructor(readonly bucket: string, detail: string, options?: ErrorOptions) {
-    super(`kv ${bucket}: ${detail}`, options);
+    super('kvUnavailable', `kv ${bucket}: ${detail}`, true, undefined, options);
     this.name = 'KvUnavailable';
   }
 }

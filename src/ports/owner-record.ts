@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Fence } from './host-store.ts';
+import { MetalfleetError } from '../api/index.ts';
 
 // The shard lease a backend record says drives it (issue 19.2). Backends without compare-and-set
 // (Ironic's node `extra`, MAAS owner data) keep it; the owner of a host writes its own lease there
@@ -39,10 +40,9 @@ export function compareOwner(recorded: OwnerRecord | null, fence: Fence): 'newer
 }
 
 /** Why a stale owner does not act: transient for the host, whose actor stops once its lease is known lost. */
-export class StaleOwner extends Error {
-  readonly retryable = true;
+export class StaleOwner extends MetalfleetError {
   constructor(what: string, recorded: OwnerRecord, fence: Fence) {
-    super(`${what} is driven by ${recorded.holder} (lease epoch ${recorded.epoch} of shard ${recorded.shard}); this node's lease (epoch ${fence.epoch}) is older, so it does not act`);
+    super('staleOwner', `${what} is driven by ${recorded.holder} (lease epoch ${recorded.epoch} of shard ${recorded.shard}); this node's lease (epoch ${fence.epoch}) is older, so it does not act`, true);
     this.name = 'StaleOwner';
   }
 }

@@ -1,3 +1,4 @@
+import { MetalfleetError } from '../api/index.ts';
 import type { KvBucket, KvBucketOptions } from './kv-bucket.ts';
 
 // How nodes and clients reach each other: NATS in a cluster, an in-process bus in the embedded
@@ -40,11 +41,9 @@ export interface Transport {
 export type BusErrorKind = 'noResponders' | 'timeout' | 'closed' | 'invalidMessage' | 'tooLarge' | 'forbidden' | 'unavailable';
 
 /** A failure of the bus itself; `retryable` says whether trying again can help. */
-export class BusError extends Error {
-  readonly retryable: boolean;
+export class BusError extends MetalfleetError {
   constructor(readonly kind: BusErrorKind, readonly subject: string, detail: string, options?: ErrorOptions) {
-    super(`${subject}: ${detail}`, options);
+    super(kind, `${subject}: ${detail}`, kind === 'noResponders' || kind === 'timeout' || kind === 'unavailable', undefined, options);
     this.name = 'BusError';
-    this.retryable = kind === 'noResponders' || kind === 'timeout' || kind === 'unavailable';
   }
 }

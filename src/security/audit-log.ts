@@ -5,6 +5,7 @@
 import type { Logger, Transport } from '../ports/index.ts';
 import type { Subjects } from '../bus/index.ts';
 import type { AuditRecord } from './audit-record.ts';
+import { MetalfleetError, errorMessage } from '../api/index.ts';
 
 export const AUDIT_STREAM = 'mf-audit';
 /** 30 days: long enough to answer "who powered this off last month". */
@@ -20,10 +21,9 @@ export interface AuditLog {
 /** For the embedded single process: nobody else can send it anything, so there is nothing to audit. */
 export const noAudit: AuditLog = { record: () => Promise.resolve() };
 
-export class AuditUnavailable extends Error {
-  readonly retryable = true;
+export class AuditUnavailable extends MetalfleetError {
   constructor(detail: string, options?: ErrorOptions) {
-    super(`audit stream ${AUDIT_STREAM}: ${detail}`, options);
+    super('auditUnavailable', `audit stream ${AUDIT_STREAM}: ${detail}`, true, undefined, options);
     this.name = 'AuditUnavailable';
   }
 }
@@ -71,7 +71,7 @@ export async function openAuditLog(transport: Transport, subjects: Subjects, log
         const ack = JSON.parse(new TextDecoder().decode(raw)) as JsReply;
         if (ack.error) throw new AuditUnavailable(`JetStream refused the record: ${ack.error.description ?? ack.error.code}`);
       } catch (error) {
-        log.error({ component: 'audit', host: entry.host, action: entry.action, outcome: entry.outcome, err: error instanceof Error ? error.message : String(error) }, 'audit record not written');
+        log.error({ component: 'audit', host: entry.host, action: entry.action, outcome: entry.outcome, err: errorMessage(error) }, 'audit record not written');
       }
     },
   };

@@ -8,6 +8,7 @@ import type { Subjects } from '../bus/index.ts';
 import { BusError, type Transport } from '../ports/index.ts';
 import { AUDIT_STREAM, AuditUnavailable, jsApi } from './audit-log.ts';
 import { AuditRecord } from './audit-record.ts';
+import { errorMessage } from '../api/index.ts';
 
 export interface AuditQuery {
   /** Only records about this host (`namespace/name`). */
@@ -93,6 +94,6 @@ async function ask(transport: Transport, api: string, body: unknown): Promise<Aw
     return await jsApi(transport, api, body);
   } catch (error) {
     if (error instanceof BusError && error.kind === 'noResponders') throw new AuditUnavailable(`no JetStream answered on ${transport.name}: is JetStream enabled?`, { cause: error });
-    throw new AuditUnavailable(error instanceof Error ? error.message : String(error), { cause: error });
+    throw new AuditUnavailable(errorMessage(error), { cause: error });
   }
 }

@@ -7,6 +7,7 @@ import type { AuthorizedKeys } from './authorized-keys.ts';
 import { noAudit, openAuditLog, type AuditLog } from './audit-log.ts';
 import { openNonceLedger } from './nonce-ledger.ts';
 import { DEFAULT_FRESHNESS_MS, signedGuard, trustedGuard, unsignedGuard, type RequestGuard } from './request-guard.ts';
+import { MetalfleetError } from '../api/index.ts';
 
 export interface PostureSettings {
   readonly authorizedKeys?: AuthorizedKeys | undefined;
@@ -15,10 +16,9 @@ export interface PostureSettings {
 }
 
 /** A node on a shared bus was given neither an allow-list nor --allow-unsigned-commands. */
-export class UnsafeStart extends Error {
-  readonly retryable = false;
+export class UnsafeStart extends MetalfleetError {
   constructor() {
-    super('this node would take host commands and store changes from any NATS client: give --authorized-keys FILE (the keys allowed to send them; see "metalfleet keygen"), or --allow-unsigned-commands to accept that explicitly');
+    super('unsafeStart', 'this node would take host commands and store changes from any NATS client: give --authorized-keys FILE (the keys allowed to send them; see "metalfleet keygen"), or --allow-unsigned-commands to accept that explicitly', false);
     this.name = 'UnsafeStart';
   }
 }

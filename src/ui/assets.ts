@@ -3,16 +3,16 @@
 // src/ui/page at first use, so an edit shows on reload and a fresh clone needs no build step.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { MetalfleetError, errorMessage } from '../api/index.ts';
 
 export interface PageAssets {
   readonly 'app.js': Uint8Array;
   readonly 'app.css': Uint8Array;
 }
 
-export class UiAssetsMissing extends Error {
-  readonly retryable = false;
+export class UiAssetsMissing extends MetalfleetError {
   constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
+    super('uiAssetsMissing', message, false, undefined, options);
     this.name = 'UiAssetsMissing';
   }
 }
@@ -51,7 +51,7 @@ async function buildFromSource(): Promise<PageAssets> {
   } catch (err) {
     // No esbuild (a production install run from sources): the built bundle, if there is one.
     return readBundle().catch(() => {
-      throw new UiAssetsMissing(`cannot build the dashboard from src/ui/page: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new UiAssetsMissing(`cannot build the dashboard from src/ui/page: ${errorMessage(err)}`, { cause: err });
     });
   }
 }

@@ -12,6 +12,7 @@ import { hostDetail } from './host-detail.ts';
 import { PAGE_CSP, PAGE_HTML } from './page-html.ts';
 import { PictureSampler } from './sampler.ts';
 import { sendHostCommand } from './send-command.ts';
+import { errorMessage } from '../api/index.ts';
 
 export interface UiHandlerOptions {
   readonly transport: Transport;
@@ -119,7 +120,7 @@ export function createUiHandler(o: UiHandlerOptions): UiHandler {
         return true;
       }
       routes(req, res, path).catch((err: unknown) => {
-        const message = err instanceof Error ? err.message : String(err);
+        const message = errorMessage(err);
         if (!res.headersSent) json(res, 500, { error: message });
         else res.end();
       });

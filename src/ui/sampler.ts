@@ -3,6 +3,7 @@
 import type { Transport } from '../ports/index.ts';
 import { PictureHistory } from './history.ts';
 import { samplePicture, type FleetPicture, type SampleOptions } from './picture.ts';
+import { errorMessage } from '../api/index.ts';
 
 export type PictureListener = (picture: FleetPicture, json: string) => void;
 /** A sample that failed (NATS unreachable, the membership bucket unreadable): said, not swallowed. */
@@ -28,7 +29,7 @@ export class PictureSampler {
     this.listeners.add(listener);
     if (onProblem) this.problemListeners.add(onProblem);
     this.timer ??= setInterval(() => void this.sample().catch((err: unknown) => {
-      const message = `refresh failed: ${err instanceof Error ? err.message : String(err)}`;
+      const message = `refresh failed: ${errorMessage(err)}`;
       for (const l of this.problemListeners) l(message);
     }), this.options.intervalMs);
     return () => {

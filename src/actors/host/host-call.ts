@@ -4,6 +4,7 @@ import type { Fence, HostStore, Provisioner } from '../../ports/index.ts';
 import { invoke } from '../../ports/index.ts';
 import { sameCredentials } from '../../machines/bmh/index.ts';
 import { resolveHostData } from './host-data.ts';
+import { errorMessage } from '../../api/index.ts';
 
 /** Why a call did not leave: the node's lease on the host's shard is no longer safely held. */
 export const LEASE_NOT_HELD = 'the shard lease is no longer safely held on this node; the backend was not called (the shard\'s next owner takes this host)';
@@ -40,7 +41,7 @@ export async function callBackend(host: BareMetalHost, args: CallArgs, store: Ho
     return used ? { result, credentials: used } : { result };
   } catch (err) {
     // A provisioner that throws broke its contract; treat it as transient and keep the reason.
-    return { result: { kind: 'transient', message: err instanceof Error ? err.message : String(err) } };
+    return { result: { kind: 'transient', message: errorMessage(err) } };
   }
 }
 

@@ -7,6 +7,7 @@ import { callBackend } from './host-call.ts';
 import type { HostDeps } from './host.ts';
 import type { HostObserved, HostSnapshot, Transition } from './messages.ts';
 import { StatusWriter } from './status-writer.ts';
+import { errorMessage } from '../../api/index.ts';
 
 const RECENT = 16;
 
@@ -179,6 +180,6 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
   private warn(message: string, err: unknown): void {
     const moved = err instanceof StaleFence;
     const epoch = this.deps.fence?.epoch;
-    this.deps.log.warn({ host: this.key, ...(moved ? { epoch } : {}), err: err instanceof Error ? err.message : String(err) }, moved ? `${message}: shard moved` : message);
+    this.deps.log.warn({ host: this.key, ...(moved ? { epoch } : {}), err: errorMessage(err) }, moved ? `${message}: shard moved` : message);
   }
 }

@@ -1,4 +1,4 @@
-import { nextDelay, type BareMetalHostStatus, type RetryPolicy } from '../../api/index.ts';
+import { nextDelay, type BareMetalHostStatus, type RetryPolicy, errorMessage } from '../../api/index.ts';
 import type { Fence, HostStore, Logger } from '../../ports/index.ts';
 import { StaleFence, StoreError } from '../../ports/index.ts';
 import type { Clock, TimerHandle } from '../runtime/index.ts';
@@ -112,5 +112,5 @@ export class StatusWriter {
 }
 
 function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }

@@ -1,12 +1,15 @@
+import { MetalfleetError } from '../../api/index.ts';
+
 /** Base of every failure the runtime hands back; `retryable` says whether trying again can help. */
-export class ActorError extends Error {
+export class ActorError extends MetalfleetError {
   constructor(
     message: string,
-    readonly retryable: boolean,
+    retryable: boolean,
     readonly path: string,
     options?: ErrorOptions,
+    code = 'actor',
   ) {
-    super(message, options);
+    super(code, message, retryable, undefined, options);
     this.name = 'ActorError';
   }
 }
@@ -14,7 +17,7 @@ export class ActorError extends Error {
 /** No reply within the deadline: the actor is slow, crashed on the message, or dropped it. */
 export class AskTimeout extends ActorError {
   constructor(path: string, readonly timeoutMs: number, options?: ErrorOptions) {
-    super(`ask to ${path} got no reply within ${timeoutMs} ms; retry, or raise the timeout if the actor is slow`, true, path, options);
+    super(`ask to ${path} got no reply within ${timeoutMs} ms; retry, or raise the timeout if the actor is slow`, true, path, options, 'askTimeout');
     this.name = 'AskTimeout';
   }
 }
@@ -22,7 +25,7 @@ export class AskTimeout extends ActorError {
 /** The actor is stopped, draining or never existed; retrying the same ref cannot help. */
 export class ActorStopped extends ActorError {
   constructor(path: string, options?: ErrorOptions) {
-    super(`actor ${path} is stopped or draining and accepts no messages`, false, path, options);
+    super(`actor ${path} is stopped or draining and accepts no messages`, false, path, options, 'actorStopped');
     this.name = 'ActorStopped';
   }
 }
@@ -30,7 +33,7 @@ export class ActorStopped extends ActorError {
 /** The mailbox is at capacity (overflow 'reject'); back off and retry. */
 export class MailboxFull extends ActorError {
   constructor(path: string, readonly capacity: number, options?: ErrorOptions) {
-    super(`mailbox of ${path} is full (${capacity} messages); retry later`, true, path, options);
+    super(`mailbox of ${path} is full (${capacity} messages); retry later`, true, path, options, 'mailboxFull');
     this.name = 'MailboxFull';
   }
 }
@@ -38,7 +41,7 @@ export class MailboxFull extends ActorError {
 /** spawn was given a bad name or a path that is already running. */
 export class SpawnFailed extends ActorError {
   constructor(path: string, reason: string, options?: ErrorOptions) {
-    super(`cannot spawn ${path}: ${reason}`, false, path, options);
+    super(`cannot spawn ${path}: ${reason}`, false, path, options, 'spawnFailed');
     this.name = 'SpawnFailed';
   }
 }
@@ -46,7 +49,7 @@ export class SpawnFailed extends ActorError {
 /** A behavior broke the runtime's contract (e.g. receive returned undefined); recorded as a crash. */
 export class BehaviorError extends ActorError {
   constructor(path: string, reason: string, options?: ErrorOptions) {
-    super(`actor ${path}: ${reason}`, false, path, options);
+    super(`actor ${path}: ${reason}`, false, path, options, 'behavior');
     this.name = 'BehaviorError';
   }
 }

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { MetalfleetError } from '../../api/index.ts';
 
 
 // The HTTP under the Ironic and MAAS clients: one keep-alive connection pool per client, TLS
@@ -33,7 +34,9 @@ export type RawFailure =
   | { readonly kind: 'timeout'; readonly timeoutMs: number }
   | { readonly kind: 'network'; readonly error: Error & { code?: string } };
 
-export class TransportError extends Error {
+// Retryable as a failure of the network is; whether the call may be repeated (`sent`, the method)
+// is the client's to decide.
+export class TransportError extends MetalfleetError {
   /**
    * Whether the whole request was handed to the network. When it was not, the server cannot have
    * acted on it, so even a POST may be sent again.
@@ -41,7 +44,7 @@ export class TransportError extends Error {
   readonly sent: boolean;
 
   constructor(readonly failure: RawFailure, sent: boolean, options?: ErrorOptions) {
-    super(failure.kind === 'timeout' ? `no complete answer within ${failure.timeoutMs} ms` : failure.error.message, options);
+    super(failure.kind, failure.kind === 'timeout' ? `no complete answer within ${failure.timeoutMs} ms` : failure.error.message, true, undefined, options);
     this.name = 'TransportError';
     this.sent = sent;
   }

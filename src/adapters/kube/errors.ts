@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { StoreError } from '../../ports/index.ts';
 import type { Permission } from './kube-calls.ts';
+import { MetalfleetError } from '../../api/index.ts';
 
 // A failed API call, reduced to what may be shown: the call, the HTTP status, and the reason and
 // message of the Status the server returned. The client's own ApiException text embeds the raw
 // body and response headers; it is kept only as the cause, never printed.
-export class KubeCallError extends Error {
+// Retryable when the API server gave no answer, was overloaded (429) or failed (5xx).
+export class KubeCallError extends MetalfleetError {
   constructor(
     readonly call: string,
     /** null: no HTTP answer (connection refused or dropped, timeout, abort). */
@@ -14,7 +16,7 @@ export class KubeCallError extends Error {
     detail: string,
     options?: ErrorOptions,
   ) {
-    super(`${call}: ${detail}`, options);
+    super('kubeCall', `${call}: ${detail}`, status === null || status === 429 || status >= 500, undefined, options);
     this.name = 'KubeCallError';
   }
 

@@ -5,6 +5,7 @@ import type { EventAggregatorOptions, EventPlan } from './event-aggregator.ts';
 import { EventAggregator } from './event-aggregator.ts';
 import type { KubeClient } from './kube-client.ts';
 import { WriteLanes } from './write-lanes.ts';
+import { errorMessage } from '../../api/index.ts';
 
 /** The object an Event is about, as its involvedObject names it. */
 export interface InvolvedObject {
@@ -58,7 +59,7 @@ export class EventRecorder {
       },
       (error: unknown) => {
         this.failed += 1;
-        this.o.log.warn({ namespace: object.namespace, object: `${object.kind}/${object.name}`, reason, err: error instanceof Error ? error.message : String(error) }, 'recording an event failed');
+        this.o.log.warn({ namespace: object.namespace, object: `${object.kind}/${object.name}`, reason, err: errorMessage(error) }, 'recording an event failed');
       },
     );
   }

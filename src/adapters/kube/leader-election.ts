@@ -3,6 +3,7 @@ import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import type { Clock, Logger } from '../../ports/index.ts';
 import { KubeCallError, toKubeCallError } from './errors.ts';
 import type { Permission } from './kube-calls.ts';
+import { MetalfleetError, errorMessage } from '../../api/index.ts';
 
 // Leader election on a coordination.k8s.io/v1 Lease, as client-go's tools/leaderelection does it
 // (reference/kube-api.md §10). @kubernetes/client-node 1.4 ships no leader election helper (only
@@ -37,9 +38,9 @@ export interface LeaseTiming {
   readonly retryPeriodMs: number;
 }
 
-export class LeaderElectionConfigError extends Error {
+export class LeaderElectionConfigError extends MetalfleetError {
   constructor(message: string) {
-    super(message);
+    super('leaderElectionConfig', message, false);
     this.name = 'LeaderElectionConfigError';
   }
 }
@@ -348,5 +349,5 @@ export function startLeaderElector(o: LeaderElectorOptions): LeaderElector {
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

@@ -4,6 +4,7 @@ import { classifyChange } from './change-kind.ts';
 import type { RawObject } from './raw-object.ts';
 import { parseRaw, rawKey, rvNewer } from './raw-object.ts';
 import type { ResourceInfo } from './resources.ts';
+import { errorMessage } from '../../api/index.ts';
 
 export type CacheChange =
   | { readonly type: 'upsert'; readonly key: string; readonly prev: RawObject | undefined; readonly next: RawObject; readonly change: ChangeKind }
@@ -108,7 +109,7 @@ export class ResourceCache {
       try {
         listener(change);
       } catch (error) {
-        this.log.warn({ resource: this.resource.plural, key: change.key, err: error instanceof Error ? error.message : String(error) }, 'a cache listener threw; the others still got the change');
+        this.log.warn({ resource: this.resource.plural, key: change.key, err: errorMessage(error) }, 'a cache listener threw; the others still got the change');
       }
     }
   }

@@ -3,6 +3,7 @@ import { KubeCallError } from './errors.ts';
 import type { KubeClient } from './kube-client.ts';
 import type { CacheChange, ResourceCache } from './resource-cache.ts';
 import { credentialsKeyOf, SECRET_FINALIZER, secretClaimPatch } from './secret-claim.ts';
+import { errorMessage } from '../../api/index.ts';
 
 // Keeps BMO's claim (label, finalizer) on every BMC Secret a BareMetalHost names, and lifts the
 // finalizer once no host names it, from the node's caches. Every node runs one: each patch
@@ -63,7 +64,7 @@ export function startSecretClaimer(o: { hosts: ResourceCache; secrets: ResourceC
           // A conflict or a Secret gone: the cache event on its way brings the key back.
           if (error instanceof KubeCallError && (error.conflict || error.notFound)) continue;
           // The message names the call and the status, never the Secret's data.
-          o.log.warn({ secret: key, finalizer: SECRET_FINALIZER, err: error instanceof Error ? error.message : String(error) }, 'could not update the claim on a BMC Secret; trying again later');
+          o.log.warn({ secret: key, finalizer: SECRET_FINALIZER, err: errorMessage(error) }, 'could not update the claim on a BMC Secret; trying again later');
           failed.push(key);
         }
       }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { FleetSources } from './fleet-metrics.ts';
 import { registerFleetMetrics } from './fleet-metrics.ts';
+import { errorMessage } from '../../api/index.ts';
 
 /** What the node reports; read on each request, so the answers are never stale. */
 export interface NodeHealth extends FleetSources {
@@ -44,7 +45,7 @@ export async function startHealthServer(health: NodeHealth, options: {
     if (path === '/metrics') {
       registry.metrics().then(
         (text) => reply(res, 200, text, registry.contentType),
-        (err: unknown) => reply(res, 500, `metrics failed: ${err instanceof Error ? err.message : String(err)}\n`),
+        (err: unknown) => reply(res, 500, `metrics failed: ${errorMessage(err)}\n`),
       );
       return;
     }

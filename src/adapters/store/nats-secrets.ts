@@ -9,6 +9,7 @@ import { SecretChanges, secretChangeOf } from './secret-changes.ts';
 import type { SecretEvent, SecretWatchOptions } from './secret-changes.ts';
 import { freshSecretVersion, sameSecretContent, withVersion } from './secret-version.ts';
 import { formatApplyIssue, validateDocuments, type ApplyIssue, type SourceDocument } from './validate.ts';
+import { errorMessage } from '../../api/index.ts';
 
 /**
  * Where a node finds the Secrets its hosts name. Local to each node: the cluster store keeps
@@ -145,7 +146,7 @@ export async function loadSecretFiles(paths: readonly string[], options: SecretF
         nextFiles.push(...await manifestFiles(path));
       } catch (error) {
         // A path gone for a moment (an editor replacing the file) keeps what it gave.
-        changes.problem(`${error instanceof Error ? error.message : String(error)}; the Secrets last read from it stay in use`);
+        changes.problem(`${errorMessage(error)}; the Secrets last read from it stay in use`);
         nextFiles.push(...files.filter((f) => f === path || dirname(f) === path));
       }
     }

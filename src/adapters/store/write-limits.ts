@@ -1,5 +1,6 @@
 import { formatBytes } from '../../api/limits.ts';
 import { StoreError } from '../../ports/index.ts';
+import { errorMessage } from '../../api/index.ts';
 
 // What a KV write can never do, told apart from what a retry can fix: a value bigger than a NATS
 // message holds is refused by the client on every attempt (issue 19.5: it was reported as "the
@@ -42,6 +43,6 @@ export function isPermanentKvError(error: unknown): boolean {
 export function writeFailure(what: string, error: unknown, retryable: () => StoreError): StoreError {
   if (error instanceof StoreError) return error;
   if (!isPermanentKvError(error)) return retryable();
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorMessage(error);
   return new PermanentWriteError(`${what}: NATS refused the write (${detail}); retrying cannot help: make the object smaller`, { cause: error });
 }

@@ -1,6 +1,8 @@
 // A BMC address that cannot be used. The message quotes the address with any userinfo redacted,
 // so a password written into a URL never reaches a log, an event or a CLI error.
 
+import { MetalfleetError } from '../metalfleet-error.ts';
+
 export type BmcAddressErrorCode =
   | 'missing'          // empty address
   | 'unparseable'      // not a URL, host, host:port or [v6]:port
@@ -9,16 +11,16 @@ export type BmcAddressErrorCode =
   | 'invalid-port'     // port outside 1-65535
   | 'unknown-type';    // scheme not in the BMC type table
 
-export class BmcAddressError extends Error {
+export class BmcAddressError extends MetalfleetError {
   constructor(
-    readonly code: BmcAddressErrorCode,
+    override readonly code: BmcAddressErrorCode,
     message: string,
     /** The address with userinfo replaced by `xxxxx`. */
     readonly address: string,
     /** The scheme that was not recognised (`unknown-type` only). */
     readonly scheme?: string,
   ) {
-    super(message);
+    super(code, message, false);
     this.name = 'BmcAddressError';
   }
 }

@@ -3,6 +3,7 @@ import { pruneNulls } from '../maas/prune-nulls.ts';
 import { JSON_SCHEMA_TYPES } from './json-schema-props.ts';
 import type { JsonSchemaProps, JsonSchemaType } from './json-schema-props.ts';
 import { READ_DEFAULT } from './read-default.ts';
+import { MetalfleetError } from '../metalfleet-error.ts';
 
 // A zod schema as a structural OpenAPI v3 schema (reference/kube-api.md §8): every node typed, no
 // $ref, no additionalProperties: false, no type inside anyOf. zod's own JSON Schema output is the
@@ -10,9 +11,9 @@ import { READ_DEFAULT } from './read-default.ts';
 // with its reason, and anything not handled stops the generator instead of being guessed at.
 
 /** A part of a zod schema that a CRD cannot express; `path` is where, e.g. `spec.raid`. */
-export class CrdSchemaError extends Error {
+export class CrdSchemaError extends MetalfleetError {
   constructor(readonly path: string, readonly reason: string) {
-    super(`${path || '(root)'}: ${reason}`);
+    super('crdSchema', `${path || '(root)'}: ${reason}`, false);
     this.name = 'CrdSchemaError';
   }
 }

@@ -3,6 +3,8 @@
 // `maas://<zone>/id` is wrong), and read with CAPMAAS's looser rule (pkg/util/machine.go): the
 // whole value matches `^[^:]+://.*[^/]$`, the system id is what follows the last `/`.
 
+import { MetalfleetError } from '../metalfleet-error.ts';
+
 export const MAAS_PROVIDER = 'maas';
 
 export type ProviderIdErrorCode =
@@ -13,9 +15,9 @@ export type ProviderIdErrorCode =
   | 'trailing-slash'   // ends with "/", so the id would be empty
   | 'line-break';      // a line break before the last character (Go's `.` stops at "\n")
 
-export class ProviderIdError extends Error {
-  constructor(readonly code: ProviderIdErrorCode, message: string, readonly providerId: string) {
-    super(message);
+export class ProviderIdError extends MetalfleetError {
+  constructor(override readonly code: ProviderIdErrorCode, message: string, readonly providerId: string) {
+    super(code, message, false);
     this.name = 'ProviderIdError';
   }
 }

@@ -12,7 +12,7 @@ import { openLocalStore, type LocalStore } from '../../adapters/store/local-stor
 import type { NatsApplyResult } from '../../adapters/store/nats-store.ts';
 import { openKvObjectStoreOn } from '../../adapters/store/kv-object-store.ts';
 import { kindBuckets } from '../../machines/kinds.ts';
-import { validateMaasCluster, validateMaasMachine } from '../../api/index.ts';
+import { validateMaasCluster, validateMaasMachine, errorMessage } from '../../api/index.ts';
 import { readManifests } from '../../api/manifest.ts';
 import { memorySubstrate } from '../../node/index.ts';
 import { CliError } from '../cli-error.ts';
@@ -141,7 +141,7 @@ async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>,
   // --persist keeps every bucket a kind declares (machines/kinds.ts).
   const hostBuckets = await Promise.all(kindBuckets().map((name) => substrate.transport.kv(name)));
   if (flags.persist) await loadKvSnapshot(flags.persist, hostBuckets).catch((err: unknown) => {
-    throw new CliError(err instanceof Error ? err.message : String(err), 1);
+    throw new CliError(errorMessage(err), 1);
   });
   const inputs = flags.file ? await readAll(flags.file) : [];
   // The demo-* failure scenarios are the fixture's; a real Ironic would simply succeed.
@@ -210,7 +210,7 @@ async function startDemoUi(transport: Transport, shardCount: number, flags: Demo
   const { commandGate, startUiServer } = await import('../../ui/index.ts');
   const gate = commandGate({ enabled: flags.uiCommands === true });
   const server = await startUiServer({ transport, gate, shardCount, port: flags.uiPort, bind: flags.uiBind }).catch((err: unknown) => {
-    throw new CliError(`--ui: cannot listen on ${flags.uiBind}:${flags.uiPort}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new CliError(`--ui: cannot listen on ${flags.uiBind}:${flags.uiPort}: ${errorMessage(err)}`);
   });
   process.stderr.write(`${uiBanner(server.url, gate.token)}\n`);
   return {

@@ -3,6 +3,7 @@ import { descriptionOf } from './catalog.ts';
 // The one file, not the index: keygen needs no NATS client loaded.
 import { writeNewSigningKey } from '../../security/keygen.ts';
 import { CliError } from '../cli-error.ts';
+import { errorMessage } from '../../api/index.ts';
 
 // `metalfleet keygen --out FILE`: a new signing key. The seed goes only to FILE (mode 0600, never
 // overwritten); stdout gets the public key, which goes into every node's --authorized-keys file.
@@ -18,7 +19,7 @@ export function register(program: Command): void {
       try {
         publicKey = await writeNewSigningKey(opts.out);
       } catch (error) {
-        throw new CliError(`--out: ${error instanceof Error ? error.message : String(error)}`, 2);
+        throw new CliError(`--out: ${errorMessage(error)}`, 2);
       }
       process.stdout.write(`${publicKey}\n`);
     });

@@ -25,6 +25,7 @@ import type { NatsFlagValues } from '../nats-options.ts';
 import { addNatsFlags, natsOptionsFrom, signingKeyFrom } from '../nats-options.ts';
 import { readUiToken } from '../ui-token.ts';
 import { loadAuthorizedKeys, UnsafeStart } from '../../security/index.ts';
+import { errorMessage } from '../../api/index.ts';
 
 interface NodeFlags extends NatsFlagValues, ProvisionerFlags {
   name?: string;
@@ -197,7 +198,7 @@ async function requestSecurity(flags: NodeFlags): Promise<NonNullable<NodeConfig
   try {
     return { authorizedKeys: await loadAuthorizedKeys(flags.authorizedKeys), allowUnsigned };
   } catch (error) {
-    throw new CliError(`--authorized-keys: ${error instanceof Error ? error.message : String(error)}`, 2);
+    throw new CliError(`--authorized-keys: ${errorMessage(error)}`, 2);
   }
 }
 
@@ -213,7 +214,7 @@ function loadKube(load: LoadKubeConfig, source: { kind: 'file'; path: string } |
   try {
     return load(source);
   } catch (err) {
-    throw new CliError(`${source.kind === 'file' ? '--kubeconfig' : '--in-cluster'}: ${err instanceof Error ? err.message : String(err)}`, 2);
+    throw new CliError(`${source.kind === 'file' ? '--kubeconfig' : '--in-cluster'}: ${errorMessage(err)}`, 2);
   }
 }
 
@@ -251,7 +252,7 @@ async function runKubeOnly(flags: NodeFlags, env: ReturnType<typeof readEnv>, p:
     maas?.close();
     await p.provisioner.close?.();
     await substrate.transport.close();
-    throw new CliError(`node ${p.name} could not start: ${outcome instanceof Error ? outcome.message : String(outcome)}`);
+    throw new CliError(`node ${p.name} could not start: ${errorMessage(outcome)}`);
   }
   p.log.info({ signal: outcome }, 'stopping');
   // A second signal means "now".
@@ -303,7 +304,7 @@ async function leaderElectionFrom(flags: NodeFlags, kubeOnly: boolean, kubeConfi
   try {
     m.checkLeaseTiming(timing);
   } catch (err) {
-    throw new CliError(`--leader-election-*: ${err instanceof Error ? err.message : String(err)}`, 2);
+    throw new CliError(`--leader-election-*: ${errorMessage(err)}`, 2);
   }
   const ref = {
     namespace: flags.leaderElectionNamespace ?? flags.namespace ?? kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ?? 'default',
@@ -346,7 +347,7 @@ function maasDriver(flags: NodeFlags, env: ReturnType<typeof readEnv>): { driver
     const client = createMaasClient({ endpoint, apiKey });
     return { driver: createMaasDriver(client), close: () => client.close() };
   } catch (err) {
-    throw new CliError(`--maas ${endpoint}: ${err instanceof Error ? err.message : String(err)}`, 2);
+    throw new CliError(`--maas ${endpoint}: ${errorMessage(err)}`, 2);
   }
 }
 
@@ -359,7 +360,7 @@ async function backend(flags: NodeFlags, env: ReturnType<typeof readEnv>, log: L
     try {
       return await createRemoteFixtureProvisioner({ url: fixtureUrl });
     } catch (err) {
-      throw new CliError(`--fixture-url ${fixtureUrl}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new CliError(`--fixture-url ${fixtureUrl}: ${errorMessage(err)}`);
     }
   } } : fixtureBuiltin(flags.fixtureLatency);
   return selectProvisioner({

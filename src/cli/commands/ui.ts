@@ -4,6 +4,7 @@ import { CliError } from '../cli-error.ts';
 import { intFlag, readEnv } from '../config.ts';
 import { addNatsFlags, addSigningKeyFlag, connectClient, signingKeyFrom, type NatsFlagValues } from '../nats-options.ts';
 import { untilSignalled } from '../signals.ts';
+import { errorMessage } from '../../api/index.ts';
 
 // `metalfleet ui`: the live dashboard over a cluster's introspection API, on its own HTTP port.
 // Read-only unless --ui-commands; then commands from the page need the token printed here.
@@ -37,7 +38,7 @@ export function register(program: Command): void {
       const gate = commandGate({ enabled: flags.uiCommands === true });
       const server = await startUiServer({ transport, gate, shardCount, signingKey, intervalMs: flags.interval, port: flags.port, bind: flags.bind })
         .catch((err: unknown) => {
-          throw new CliError(`cannot listen on ${flags.bind}:${flags.port}: ${err instanceof Error ? err.message : String(err)}`);
+          throw new CliError(`cannot listen on ${flags.bind}:${flags.port}: ${errorMessage(err)}`);
         });
       process.stdout.write(`${uiBanner(server.url, gate.token)}\n`);
       await untilSignalled();

@@ -1,6 +1,7 @@
 import type { DeployImages } from '../../adapters/ironic/provisioner/index.ts';
 import type { VirtualDatacenter } from '../../sim/datacenter/index.ts';
 import { CliError } from '../cli-error.ts';
+import { errorMessage } from '../../api/index.ts';
 
 // What `metalfleet demo --ironic` (no URL) runs beside itself: a private Ironic and, with
 // --datacenter N, a virtual datacenter whose servers that Ironic drives with its real redfish
@@ -32,7 +33,7 @@ export async function startPrivateIronic(o: { servers: number | null }): Promise
   const dc = datacenter;
   const ironic = await startIronic({ port, ...(dc ? { bootServer: dc.bootServer } : {}) }).catch(async (err: unknown) => {
     await dc?.stop();
-    throw new CliError(`--ironic: the private Ironic did not start: ${err instanceof Error ? err.message : String(err)}`, 1);
+    throw new CliError(`--ironic: the private Ironic did not start: ${errorMessage(err)}`, 1);
   });
   let stopping: Promise<void> | null = null;
   return {

@@ -7,6 +7,7 @@ import { oneLine } from './format.ts';
 import type { ActorRow, HostRow, OnNode, PoolRow } from './rows.ts';
 import { seconds } from './session.ts';
 import { handleKeys, INITIAL_KEYS, renderFrame, summarize, type KeyState, type TopData } from './top.ts';
+import { errorMessage } from '../../api/index.ts';
 
 export interface SampleOptions {
   readonly timeoutMs: number;
@@ -114,7 +115,7 @@ export async function runTop(transport: Transport, options: TopLoopOptions): Pro
     try {
       data = await sampleTop(transport, options);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       data = data ? { ...data, problem: `refresh failed: ${oneLine(message)}` } : null;
     } finally {
       sampling = false;

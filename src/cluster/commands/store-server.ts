@@ -3,7 +3,7 @@
 // exactly the apply or delete the CLI ran against KV before (src/adapters/store).
 import { z } from 'zod';
 import { fail, ok, serve, subjects as defaultSubjects, type Reply, type RpcService, type Subjects } from '../../bus/index.ts';
-import { validateBareMetalHost } from '../../api/index.ts';
+import { validateBareMetalHost, errorMessage } from '../../api/index.ts';
 import { StoreError, type Logger, type Transport } from '../../ports/index.ts';
 import { innerRequest, noAudit, type AuditAction, type AuditLog, type AuditOutcome, type Caller, type RequestGuard } from '../../security/index.ts';
 import { auditEntry, claimed } from './audit-entry.ts';
@@ -85,7 +85,7 @@ export function startStoreServer(options: StoreServerOptions): StoreServer {
       try {
         admission = await options.guard.admit(subject, payload, 'operator');
       } catch (error) {
-        return fail('unavailable', `cannot check the request now: ${error instanceof Error ? error.message : String(error)}`, true);
+        return fail('unavailable', `cannot check the request now: ${errorMessage(error)}`, true);
       }
       const inner = admission.ok ? admission.request : innerRequest(payload);
       const seen = peek(inner);

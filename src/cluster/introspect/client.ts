@@ -6,7 +6,7 @@ import { call, RemoteError, subjects as defaultSubjects } from '../../bus/index.
 import { HostKey } from '../../bus/messages/command.ts';
 import type { InspectReply, IntrospectReply, IntrospectRequest, IntrospectVerb } from '../../bus/messages/introspect.ts';
 import { INTROSPECT } from '../../bus/messages/introspect.ts';
-import { shardOf } from '../../api/index.ts';
+import { shardOf, MetalfleetError, errorMessage } from '../../api/index.ts';
 import type { KvBucket, Transport } from '../../ports/index.ts';
 import { BusError } from '../../ports/index.ts';
 import { parseHeartbeat } from '../membership.ts';
@@ -40,18 +40,17 @@ export interface Gathered<T> {
 }
 
 /** The cluster could not be asked at all (NATS or its KV unreachable). */
-export class IntrospectUnavailable extends Error {
-  readonly retryable = true;
+export class IntrospectUnavailable extends MetalfleetError {
   constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
+    super('introspectUnavailable', message, true, undefined, options);
     this.name = 'IntrospectUnavailable';
   }
 }
 
 /** No node owns or knows the host. `retryable` when some node did not answer (it may be the owner). */
-export class NotFound extends Error {
-  constructor(readonly host: string, message: string, readonly retryable: boolean) {
-    super(message);
+export class NotFound extends MetalfleetError {
+  constructor(readonly host: string, message: string, retryable: boolean) {
+    super('notFound', message, retryable);
     this.name = 'NotFound';
   }
 }
@@ -114,7 +113,7 @@ export async function gather<V extends IntrospectVerb>(
       result.replies.push({ node, value });
     } catch (err) {
       if (err instanceof BusError && (err.kind === 'timeout' || err.kind === 'noResponders')) result.missing.push(node);
-      else result.errors.push({ node, message: err instanceof Error ? err.message : String(err) });
+      else result.errors.push({ node, message: errorMessage(err) });
     }
   }));
   result.replies.sort((a, b) => a.node.localeCompare(b.node));
@@ -147,7 +146,7 @@ export async function inspectHost(
       if (err instanceof RemoteError && err.kind === 'notOwner') return;
       if (err instanceof RemoteError && err.kind === 'notFound') notFound.push(node);
       else if (err instanceof BusError && (err.kind === 'timeout' || err.kind === 'noResponders')) missing.push(node);
-      else errors.push(`${node}: ${err instanceof Error ? err.message : String(err)}`);
+      else errors.push(`${node}: ${errorMessage(err)}`);
     }
   }));
   // During a hand-off two nodes may both answer for a moment: the later lease is the owner.
@@ -197,7 +196,7 @@ function emptyBucket(): KvBucket {
 }
 
 function unavailable(transport: Transport, what: string, err: unknown): IntrospectUnavailable {
-  const detail = err instanceof Error ? err.message : String(err);
+  const detail = errorMessage(err);
   return new IntrospectUnavailable(`cannot list the cluster's nodes (${what} over ${transport.name}): ${detail}. Is NATS reachable and JetStream enabled?`, { cause: err });
 }
 

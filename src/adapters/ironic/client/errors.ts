@@ -2,6 +2,8 @@
 // credentials, driver_info secrets or configdrive contents (see redact.ts). `cause` keeps the
 // underlying error for logs, redacted the same way.
 
+import { MetalfleetError } from '../../../api/index.ts';
+
 export type IronicErrorCode =
   | 'not-found' // 404
   | 'conflict' // 409 other than a node lock: duplicate name or MAC, node associated, ...
@@ -32,10 +34,9 @@ export interface IronicErrorDetails {
   readonly attempts: number;
 }
 
-export class IronicError extends Error implements IronicErrorDetails {
-  readonly code: IronicErrorCode;
+export class IronicError extends MetalfleetError implements IronicErrorDetails {
+  declare readonly code: IronicErrorCode;
   readonly status: number | null;
-  readonly retryable: boolean;
   readonly call: string;
   readonly route: string;
   readonly ironicMessage: string | null;
@@ -43,11 +44,9 @@ export class IronicError extends Error implements IronicErrorDetails {
   readonly attempts: number;
 
   constructor(message: string, details: IronicErrorDetails, options?: ErrorOptions) {
-    super(message, options);
+    super(details.code, message, details.retryable, undefined, options);
     this.name = 'IronicError';
-    this.code = details.code;
     this.status = details.status;
-    this.retryable = details.retryable;
     this.call = details.call;
     this.route = details.route;
     this.ironicMessage = details.ironicMessage;

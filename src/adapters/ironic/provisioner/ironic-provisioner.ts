@@ -1,4 +1,4 @@
-import { parseBmcAddress } from '../../../api/index.ts';
+import { parseBmcAddress, errorMessage } from '../../../api/index.ts';
 import type { OpResult } from '../../../machines/bmh/index.ts';
 import type { CapacityClaim, HostData, Logger, Provisioner } from '../../../ports/index.ts';
 import { silentLogger } from '../../../ports/index.ts';
@@ -100,5 +100,5 @@ function toResult(err: unknown, endpoint: string): OpResult {
     if (err.retryable) return { kind: 'transient', message: err.message };
     return failed(err.message);
   }
-  return { kind: 'transient', message: err instanceof Error ? err.message : String(err) };
+  return { kind: 'transient', message: errorMessage(err) };
 }

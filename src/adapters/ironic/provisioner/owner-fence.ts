@@ -1,6 +1,7 @@
 import type { Fence, HostData, OwnerRecord } from '../../../ports/index.ts';
 import { compareOwner, OWNER_RECORD_KEY, ownerRecordFor, ownerRecordOf, StaleOwner } from '../../../ports/index.ts';
 import type { IronicClient, IronicNode } from '../client/index.ts';
+import { MetalfleetError } from '../../../api/index.ts';
 
 // Fencing at Ironic, which has no compare-and-set for us (issue 19.2). Two guards, both cheap:
 // - every write leaves only while the caller's shard lease is safely held, asked right before the
@@ -59,10 +60,9 @@ export function leaseGuardedClient(client: IronicClient, host: HostData): Ironic
 }
 
 /** A write refused because the caller's lease is no longer safely held; transient for the host. */
-export class LeaseNotHeld extends Error {
-  readonly retryable = true;
+export class LeaseNotHeld extends MetalfleetError {
   constructor(message: string) {
-    super(message);
+    super('leaseNotHeld', message, true);
     this.name = 'LeaseNotHeld';
   }
 }

@@ -1,10 +1,12 @@
 // What a webhook endpoint is: the methods it answers and a handler from request to reply. The
 // server looks a path up in a table of these (routes.ts), checks the method and hands over.
 
+import { MetalfleetError } from '../../../api/index.ts';
+
 /** An answer other than 200, carried as a Status with this code and message. */
-export class HttpError extends Error {
+export class HttpError extends MetalfleetError {
   constructor(readonly status: number, message: string, readonly headers: Readonly<Record<string, string>> = {}) {
-    super(message);
+    super('http', message, status >= 500 || status === 429);
     this.name = 'HttpError';
   }
 }

@@ -3,6 +3,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import tls from 'node:tls';
+import { MetalfleetError } from '../../../api/index.ts';
 
 // The serving certificate and key, from files cert-manager (or anyone) replaces while the server
 // runs. A Secret volume is updated by swapping a `..data` symlink in the mounted directory, so the
@@ -12,9 +13,9 @@ import tls from 'node:tls';
 
 export type TlsFile = 'cert' | 'key';
 
-export class WebhookTlsError extends Error {
+export class WebhookTlsError extends MetalfleetError {
   constructor(readonly file: TlsFile, readonly path: string, readonly reason: string, options?: ErrorOptions) {
-    super(`${file === 'cert' ? 'certificate' : 'key'} ${path}: ${reason}`, options);
+    super('webhookTls', `${file === 'cert' ? 'certificate' : 'key'} ${path}: ${reason}`, false, undefined, options);
     this.name = 'WebhookTlsError';
   }
 }

@@ -2,6 +2,8 @@
 // of the API key or the user data (see redact.ts). `cause` keeps the underlying error for logs,
 // redacted the same way.
 
+import { MetalfleetError } from '../../../api/index.ts';
+
 export type MaasErrorCode =
   | 'no-match' // 409 on allocate: no Ready machine matches the constraints
   | 'conflict' // other 409: the machine's state does not allow the operation
@@ -31,10 +33,9 @@ export interface MaasErrorDetails {
   readonly attempts: number;
 }
 
-export class MaasError extends Error implements MaasErrorDetails {
-  readonly code: MaasErrorCode;
+export class MaasError extends MetalfleetError implements MaasErrorDetails {
+  declare readonly code: MaasErrorCode;
   readonly status: number | null;
-  readonly retryable: boolean;
   readonly maasMessage: string;
   declare readonly formErrors?: Record<string, string[]>;
   readonly call: string;
@@ -42,11 +43,9 @@ export class MaasError extends Error implements MaasErrorDetails {
   readonly attempts: number;
 
   constructor(message: string, details: MaasErrorDetails, options?: ErrorOptions) {
-    super(message, options);
+    super(details.code, message, details.retryable, undefined, options);
     this.name = 'MaasError';
-    this.code = details.code;
     this.status = details.status;
-    this.retryable = details.retryable;
     this.maasMessage = details.maasMessage;
     if (details.formErrors !== undefined) this.formErrors = details.formErrors;
     this.call = details.call;

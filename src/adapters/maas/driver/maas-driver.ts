@@ -1,7 +1,7 @@
 import type { MaasCall, MaasResult, MaasView } from '../../../machines/maas-machine/index.ts';
 import type { DnsRecord, MaasDriver } from '../../../ports/index.ts';
 import type { DnsResource, MaasClient, MaasMachine } from '../client/index.ts';
-import { splitImage } from '../../../api/index.ts';
+import { splitImage, errorMessage } from '../../../api/index.ts';
 import { MaasError } from '../client/index.ts';
 
 // Executes the MaasMachine machine's calls with the MAAS client and maps what MAAS says to
@@ -76,7 +76,7 @@ function toResult(err: unknown): MaasResult {
     const reason = err.code === 'no-match' ? 'noMatch' : err.code === 'forbidden' ? 'forbidden' : err.code === 'conflict' ? 'conflict' : undefined;
     return { kind: 'failed', message: err.message, ...(reason ? { reason } : {}) };
   }
-  return { kind: 'transient', message: err instanceof Error ? err.message : String(err) };
+  return { kind: 'transient', message: errorMessage(err) };
 }
 
 function view(m: MaasMachine): MaasView {
