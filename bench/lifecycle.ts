@@ -10,7 +10,9 @@ export async function run(flags: Record<string, string>): Promise<object> {
   const baseline = process.memoryUsage().heapUsed;
   const provisioner = createFixtureProvisioner({ latencyMs: 0, demoBehaviours: false });
   const lag = eventLoopMonitor();
-  const { start, stop } = await prepareLocalBenchNode(hosts(count, { inspection: true }));
+  const { start, stop, substrate } = await prepareLocalBenchNode(hosts(count, { inspection: true }));
+  // KV writes the lifecycle costs (issue 29.5), counted from after the apply, as bench scale does.
+  const kvBefore: Record<string, number> = substrate.memoryKv?.revisions() ?? {};
   const started = performance.now();
   const node = await start({
     name: 'bench-lifecycle',
@@ -24,6 +26,9 @@ export async function run(flags: Record<string, string>): Promise<object> {
   await until(node.stats, () => node.stats.count('provisioned') === count, 600_000);
   const seconds = (performance.now() - started) / 1000;
   lag.stop();
+  const kvAfter: Record<string, number> = substrate.memoryKv?.revisions() ?? {};
+  const kvWritesByBucket = Object.fromEntries(Object.entries(kvAfter).map(([b, n]) => [b, n - (kvBefore[b] ?? 0)]));
+  const kvWrites = Object.values(kvWritesByBucket).reduce((a, b) => a + b, 0);
   gc();
   const heap = process.memoryUsage().heapUsed - baseline;
   const alive = node.system.registry.size;
@@ -33,6 +38,8 @@ export async function run(flags: Record<string, string>): Promise<object> {
     seconds: round(seconds, 3),
     hostsPerSecond: Math.round(count / seconds),
     heapBytesPerHost: Math.round(heap / count),
+    kvWritesPerHost: round(kvWrites / count, 2),
+    kvWritesByBucket,
     eventLoopLagP99Ms: round(lag.p99Ms(), 2),
     actorsAlive: alive,
     heapMiB: Math.round(heap / 1048576),
