@@ -3,7 +3,7 @@ import type { ActorRef, ActorSystem, Clock } from '../actors/runtime/index.ts';
 import { ask, spawn, stop, tell } from '../actors/runtime/index.ts';
 import type { ShardBinding, ShardMsg } from '../actors/shard/index.ts';
 import { shardBehavior, shardEvent } from '../actors/shard/index.ts';
-import { shardOf } from '../api/index.ts';
+import { shardOf, errorMessage } from '../api/index.ts';
 import type { NodeConfig } from './config.ts';
 
 /** What the shard leases tell the node; the node answers by starting or stopping shard actors. */
@@ -160,5 +160,5 @@ export function startKindHost(o: KindHostOptions): KindHost {
 }
 
 function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }

@@ -7,7 +7,7 @@ import type { MaasClusterMsg, MaasClusterSnapshot } from '../actors/maas/index.t
 import type { ActorSystem } from '../actors/runtime/index.ts';
 import { ask, lookup } from '../actors/runtime/index.ts';
 import type { MaasMachine } from '../api/index.ts';
-import { isControlPlaneMachine, shardOf } from '../api/index.ts';
+import { isControlPlaneMachine, shardOf, errorMessage } from '../api/index.ts';
 import type { ClusterMachineRow, ClusterRow } from '../bus/messages/introspect.ts';
 import type { MaasClusterState } from '../machines/maas-cluster/index.ts';
 import type { StoredObject } from '../ports/index.ts';
@@ -25,7 +25,7 @@ export async function maasClusterRows(system: ActorSystem, o: { shardCount: numb
       const snap = await ask<MaasClusterMsg, MaasClusterSnapshot>(ref, (reply) => ({ type: 'snapshot', reply }), o.timeoutMs);
       return snap.state ? clusterRow(snap.state, o.shardCount, o.now()) : null;
     } catch (err) {
-      return unanswered(keyOfActor(a.name), shardOfSupervisor(a.parent), o.shardCount, `the cluster actor did not answer: ${err instanceof Error ? err.message : String(err)}`);
+      return unanswered(keyOfActor(a.name), shardOfSupervisor(a.parent), o.shardCount, `the cluster actor did not answer: ${errorMessage(err)}`);
     }
   }));
   return rows.filter((r): r is ClusterRow => r !== null && r.phase !== 'gone').sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

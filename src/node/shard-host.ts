@@ -9,7 +9,7 @@ import type { ActorRef, ActorSystem, Clock } from '../actors/runtime/index.ts';
 import { ask, startSystem, systemClock } from '../actors/runtime/index.ts';
 import type { ShardBinding, ShardMsg } from '../actors/shard/index.ts';
 import { askBinding } from '../actors/shard/index.ts';
-import { shardOf } from '../api/index.ts';
+import { shardOf, errorMessage } from '../api/index.ts';
 import type { MaasMachineConfig, MaasMachineState } from '../machines/maas-machine/index.ts';
 import type { NodeConfig } from './config.ts';
 import { FleetStats } from './fleet-stats.ts';
@@ -192,5 +192,5 @@ function maasShards(o: ShardHostMaas, c: { broker: ActorRef<CapacityMsg>; clock:
 }
 
 function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }

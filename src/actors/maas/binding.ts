@@ -1,4 +1,4 @@
-import { MAAS_CLUSTER_KIND, MAAS_MACHINE_KIND } from '../../api/index.ts';
+import { MAAS_CLUSTER_KIND, MAAS_MACHINE_KIND, errorMessage } from '../../api/index.ts';
 import type { MaasMachineConfig, MaasMachineState } from '../../machines/maas-machine/index.ts';
 import type { Fence, Logger, MaasDriver, ObjectEvent, ObjectKind, ObjectStore, StoredObject } from '../../ports/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
@@ -238,5 +238,5 @@ function namespaceOf(key: string): string {
 }
 
 function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }

@@ -8,6 +8,7 @@ import { parseStoredObject } from './parse-object.ts';
 import { parseSecret } from './parse-secret.ts';
 import type { RawObject } from './raw-object.ts';
 import type { CacheChange, ResourceCache } from './resource-cache.ts';
+import { errorMessage } from '../../api/index.ts';
 
 export interface KubeObjectStoreOptions extends FenceOptions {
   readonly caches: Readonly<Record<ObjectKind, ResourceCache>>;
@@ -64,7 +65,7 @@ export class KubeObjectStore implements ObjectStore {
       try {
         listener(event);
       } catch (error) {
-        this.o.log.warn({ kind, key: change.key, err: error instanceof Error ? error.message : String(error) }, 'an object store listener threw; the others still got the event');
+        this.o.log.warn({ kind, key: change.key, err: errorMessage(error) }, 'an object store listener threw; the others still got the event');
       }
     }
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ApiObject, formatFieldPath } from '../../api/index.ts';
+import { ApiObject, formatFieldPath, errorMessage } from '../../api/index.ts';
 import type { Secret } from '../../api/secret.ts';
 import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, ObjectEvent, ObjectKind, ObjectStore, StoredObject, Transport } from '../../ports/index.ts';
 import { FenceRefusals, KvConflict, objectKey, patchedAnnotations, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
@@ -494,5 +494,5 @@ function statusOnly(a: ObjectRecord['object'], b: ObjectRecord['object']): boole
 }
 
 function unavailable(doing: string, cause: unknown): StoreError {
-  return writeFailure(doing, cause, () => new StoreError(`${doing}: the object store is unavailable (${cause instanceof Error ? cause.message : String(cause)}); try again`, true, { cause }));
+  return writeFailure(doing, cause, () => new StoreError(`${doing}: the object store is unavailable (${errorMessage(cause)}); try again`, true, { cause }));
 }

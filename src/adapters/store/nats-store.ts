@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, nextDelay, validateBareMetalHost, type RetryPolicy } from '../../api/index.ts';
+import { BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, nextDelay, validateBareMetalHost, type RetryPolicy, errorMessage } from '../../api/index.ts';
 import { formatFieldPath } from '../../api/field-error.ts';
 import { readManifests } from '../../api/manifest.ts';
 import type { Secret } from '../../api/secret.ts';
@@ -180,7 +180,7 @@ function notFound(key: string): StoreError {
 
 function unavailable(what: string, error: unknown): StoreError {
   return writeFailure(what, error, () => {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     return new StoreError(`${what}: the NATS store is unavailable (${detail}); try again`, true, { cause: error });
   });
 }
@@ -875,7 +875,7 @@ class NatsHostStore implements NatsStore {
     } catch (error) {
       // The host is gone already; an orphaned status is harmless (never listed) and is
       // overwritten if the host comes back.
-      this.log.warn({ host: key, err: error instanceof Error ? error.message : String(error) }, 'could not delete the status of a deleted host');
+      this.log.warn({ host: key, err: errorMessage(error) }, 'could not delete the status of a deleted host');
     }
   }
 

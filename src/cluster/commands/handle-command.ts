@@ -1,4 +1,4 @@
-import { BMH_KIND, MaasMachine, type BareMetalHost, type ProvisioningState } from '../../api/index.ts';
+import { BMH_KIND, MaasMachine, type BareMetalHost, type ProvisioningState, errorMessage } from '../../api/index.ts';
 import { KINDS, kindNamed } from '../../machines/kinds.ts';
 import { MaasStateName, type HostCommand, type HostCommandError, type HostCommandReply } from '../../bus/messages/index.ts';
 import { StoreError, type HostStore, type ObjectStore } from '../../ports/index.ts';
@@ -152,7 +152,7 @@ async function objectFailure(objects: ObjectStore, cmd: HostCommand, err: unknow
     if (gone) return notFound(cmd, 'MaasMachine', err);
     return failure('conflict', `${what} was refused by the object store while ${doing}: ${err.message}`, false, err);
   }
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   return failure('unavailable', `${what} failed unexpectedly while ${doing} (${message}); the node's log has details`, false, err);
 }
 
@@ -180,6 +180,6 @@ async function storeFailure(store: HostStore, cmd: HostCommand, err: unknown, do
     if (gone) return notFound(cmd, 'BareMetalHost', err);
     return failure('conflict', `${what} was refused by the host store while ${doing}: ${err.message}`, false, err);
   }
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   return failure('unavailable', `${what} failed unexpectedly while ${doing} (${message}); the node's log has details`, false, err);
 }
