@@ -34,6 +34,12 @@ export interface KindHostOptions {
   readonly onShardStopped?: (shard: number) => void;
   /** Called once a lost or handed-off shard's actors are stopped (drained first on a hand-off). */
   readonly onShardDropped?: (shard: number) => void;
+  /**
+   * A lease the node drives under besides each shard's own (the Kubernetes leader Lease of a
+   * Kubernetes-only node): every kind's backend calls leave only while both are held, asked by the
+   * one check each actor makes right before a call.
+   */
+  readonly nodeLeaseHeld?: () => boolean;
 }
 
 export interface KindHost {
@@ -114,7 +120,7 @@ export function startKindHost(o: KindHostOptions): KindHost {
   const ownership: ShardOwnershipEvents = {
     acquired(shard, fence, held) {
       if (shards.has(shard)) return;
-      startShard(shard, fence, held);
+      startShard(shard, fence, bothHeld(held, o.nodeLeaseHeld));
     },
     lost(shard, reason) {
       const owned = forget(shard);
@@ -161,4 +167,11 @@ export function startKindHost(o: KindHostOptions): KindHost {
 
 function describe(err: unknown): string {
   return errorMessage(err);
+}
+
+// One lease check for the shard's lease and the node's, so no kind can be guarded by one and not the other.
+function bothHeld(shard: (() => boolean) | undefined, node: (() => boolean) | undefined): (() => boolean) | undefined {
+  if (!node) return shard;
+  if (!shard) return node;
+  return () => node() && shard();
 }

@@ -47,6 +47,8 @@ export interface ShardHostDeps {
   readonly attach?: (system: ActorSystem) => Promise<void>;
   /** With a MAAS backend: its kinds are hosted in the same shards as the hosts. */
   readonly maas?: ShardHostMaas;
+  /** As KindHostOptions.nodeLeaseHeld: the leader Lease of a Kubernetes-only node. */
+  readonly nodeLeaseHeld?: () => boolean;
 }
 
 export interface ShardHostOptions extends NodeConfig {
@@ -110,6 +112,7 @@ export async function startShardHost(config: ShardHostOptions, deps: ShardHostDe
     system, clock, log: deps.log, bindings,
     ...(deps.onShardStarted ? { onShardStarted: deps.onShardStarted } : {}),
     ...(deps.onShardStopped ? { onShardStopped: deps.onShardStopped } : {}),
+    ...(deps.nodeLeaseHeld ? { nodeLeaseHeld: deps.nodeLeaseHeld } : {}),
     onShardDropped: (shard) => {
       for (const key of [...stats.hosts.keys()]) if (shardOf(key, config.shardCount) === shard) details.gone(key);
       maas?.dropShard(shard);

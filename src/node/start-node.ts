@@ -75,8 +75,10 @@ export interface NodeRuntime {
   /**
    * Awaited once the health server listens, before anything that could drive a host starts
    * (informers, stores' writers, shards): the Kubernetes leader lease. /readyz says `waitingFor`.
+   * `held`, when given, is asked right before every backend call of every kind, beside the
+   * shard's own lease: a process whose loop stalled past its renew deadline drives nothing.
    */
-  readonly gate?: { readonly waitingFor: string; readonly open: Promise<void> };
+  readonly gate?: { readonly waitingFor: string; readonly open: Promise<void>; readonly held?: () => boolean };
 }
 
 export interface Node {
@@ -229,6 +231,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
       },
       ...(kube ? { attach: (system: ActorSystem) => kube.start(system) } : {}),
       ...(secretWatch ? { secrets: secretWatch } : {}),
+      ...(runtime.gate?.held ? { nodeLeaseHeld: runtime.gate.held } : {}),
       // The MAAS kinds run in the same shards as the hosts, under the same supervision and drain.
       ...(backends.maas && objects ? {
         maas: {

@@ -54,6 +54,8 @@ async function startBoth(o: {
   objects?: (s: KvObjectStore) => Partial<Record<keyof ObjectStore, unknown>>;
   /** Applied before the node starts: what its shards find by their seed listing. */
   before?: readonly unknown[];
+  /** A lease the node drives under besides the shards' (as the Kubernetes leader Lease). */
+  nodeLeaseHeld?: () => boolean;
 } = {}): Promise<Both> {
   const sim = await startMaasSim({ deployMs: 50, releaseMs: 50 });
   const client = createMaasClient({ endpoint: sim.url, apiKey: sim.adminKey });
@@ -91,7 +93,7 @@ async function startBoth(o: {
   }, { hosts: countedHosts, objects: countedObjects, secrets: hosts.secrets }, {
     provisioner: o.provisioner ? o.provisioner(fixture) : fixture,
     maas: { driver: o.driver ? o.driver(driver) : driver, clusterResyncMs: 200, config: { deployingPollMs: 30, steadyPollMs: 100, powerOnRequeueMs: 100, backoffBaseMs: 50, backoffMaxMs: 500 } },
-  }, {}, substrate);
+  }, o.nodeLeaseHeld ? { gate: { waitingFor: 'the leader lease', open: Promise.resolve(), held: o.nodeLeaseHeld } } : {}, substrate);
   return {
     node, hosts, objects, counting,
     async stop() {
@@ -220,6 +222,54 @@ test('kind host - shards acquired together at start seed a BareMetalHost and a M
     t.deepEqual(Object.fromEntries(it.counting.objectLists), { MaasCluster: 1, MaasMachine: 1, Machine: 1, Cluster: 1 });
     await waitUntil(async () => (await it.hosts.get('lab/early'))?.status?.provisioning.state === 'provisioned', 10_000, 'seeded host provisioned');
     await waitUntil(async () => (await maasStatus(it.objects, 'capi/ks-worker-0'))?.ready === true, 20_000, 'seeded MaasMachine ready');
+  } finally {
+    await it.stop();
+  }
+});
+
+test('kind host - the node\'s own lease (the leader Lease) guards every kind\'s backend calls the way a shard\'s lease does', async (t) => {
+  let leaderHeld = false;
+  const asked = { n: 0 };
+  const called = { register: 0, maasRun: 0, createDns: 0, findDns: 0 };
+  const it = await startBoth({
+    nodeLeaseHeld: () => {
+      asked.n++;
+      return leaderHeld;
+    },
+    provisioner: (fixture) => proxied(fixture, {
+      register: (...a: Parameters<Provisioner['register']>) => {
+        called.register++;
+        return fixture.register(...a);
+      },
+    }),
+    driver: (d) => ({
+      ...d,
+      run: (...a: Parameters<MaasDriver['run']>) => {
+        called.maasRun++;
+        return d.run(...a);
+      },
+      findDns: (...a: Parameters<MaasDriver['findDns']>) => {
+        called.findDns++;
+        return d.findDns(...a);
+      },
+      createDns: (...a: Parameters<MaasDriver['createDns']>) => {
+        called.createDns++;
+        return d.createDns(...a);
+      },
+    }),
+  });
+  try {
+    t.true((await it.hosts.applyObjects([secret(), bmh('guarded'), ...generateMaasCluster({ cluster: 'kg', controlPlane: 0, workers: 1 })])).ok);
+    // Each kind reaches its first change and is turned back, and tries again: the host is
+    // registering, the MaasCluster has looked its DNS record up (a read, which the guard lets
+    // through) twice, so it was refused the create in between.
+    await waitUntil(async () => called.findDns >= 2 && asked.n >= 4 && (await it.hosts.get('lab/guarded'))?.status?.provisioning.state === 'registering', 10_000, 'both kinds at their first change');
+    t.deepEqual({ register: called.register, maasRun: called.maasRun, createDns: called.createDns }, { register: 0, maasRun: 0, createDns: 0 }, 'no change left for either backend without the lease');
+
+    leaderHeld = true;
+    await waitUntil(async () => (await it.hosts.get('lab/guarded'))?.status?.provisioning.state === 'provisioned', 20_000, 'host provisioned once held');
+    await waitUntil(async () => (await maasStatus(it.objects, 'capi/kg-worker-0'))?.ready === true, 30_000, 'MaasMachine ready once held');
+    t.true(called.register > 0 && called.createDns > 0 && called.maasRun > 0);
   } finally {
     await it.stop();
   }

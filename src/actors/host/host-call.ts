@@ -7,7 +7,7 @@ import { resolveHostData } from './host-data.ts';
 import { errorMessage } from '../../api/index.ts';
 
 /** Why a call did not leave: the node's lease on the host's shard is no longer safely held. */
-export const LEASE_NOT_HELD = 'the shard lease is no longer safely held on this node; the backend was not called (the shard\'s next owner takes this host)';
+export const LEASE_NOT_HELD = 'a lease this node drives under (the shard\'s, or the leader Lease) is no longer safely held; the backend was not called (whoever holds it drives this object)';
 
 // One backend call of a host: its Secrets resolved just before it, stamped with the fence, and
 // sent only while the shard lease is safely held. The lease is asked at the last moment, after

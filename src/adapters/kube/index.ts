@@ -13,4 +13,3 @@ export { formatPermission, isDeclared } from './kube-calls.ts';
 export type { Permission } from './kube-calls.ts';
 export { registerKubeMetrics } from './metrics.ts';
 export { DEFAULT_LEASE_TIMING, checkLeaseTiming, kubeLeaseClient, startLeaderElector } from './leader-election.ts';
-export { leaderGuardedProvisioner } from './leader-guard.ts';

@@ -241,7 +241,7 @@ async function runKubeOnly(flags: NodeFlags, env: ReturnType<typeof readEnv>, p:
     process.stdout.write(`${JSON.stringify({ node: p.name, health: health?.url ?? null, shards: p.config.shardCount, mode: 'kubernetes', maas: maas !== null, ...(election ? { lease: election.lease, identity: election.elector.identity } : {}) })}\n`);
   };
   const started = startNode(p.config, substrate, { kube: p.kube }, {
-    provisioner: election ? election.guard(p.provisioner) : p.provisioner,
+    provisioner: p.provisioner,
     ...(maas ? { maas: { driver: maas.driver, config: { skipSwap: env.MAAS_SKIP_SWAP } } } : {}),
   }, { log: p.log, onHealth: announce, ...(election ? { gate: election.gate } : {}) });
   const failed = started.then(() => new Promise<never>(() => undefined), (err: unknown) => err);
@@ -274,9 +274,8 @@ type Elector = ReturnType<typeof startLeaderElector>;
 type StartElection = () => {
   readonly elector: Elector;
   readonly lease: string;
-  readonly gate: { readonly waitingFor: string; readonly open: Promise<void> };
-  /** The provisioner, calling the backend only while the Lease is held. */
-  readonly guard: (provisioner: Provisioner) => Provisioner;
+  /** Opens once the Lease is won; `held` is asked before every backend call of every kind. */
+  readonly gate: { readonly waitingFor: string; readonly open: Promise<void>; readonly held: () => boolean };
 };
 
 /**
@@ -295,7 +294,6 @@ async function leaderElectionFrom(flags: NodeFlags, kubeOnly: boolean, kubeConfi
   }
   if (flags.leaderElect === false) return null;
   const m = await import('../../adapters/kube/leader-election.ts');
-  const { leaderGuardedProvisioner } = await import('../../adapters/kube/leader-guard.ts');
   const timing = {
     leaseDurationMs: flags.leaderElectionLeaseDuration ?? m.DEFAULT_LEASE_TIMING.leaseDurationMs,
     renewDeadlineMs: flags.leaderElectionRenewDeadline ?? m.DEFAULT_LEASE_TIMING.renewDeadlineMs,
@@ -333,8 +331,12 @@ async function leaderElectionFrom(flags: NodeFlags, kubeOnly: boolean, kubeConfi
         return `waiting for the leader lease ${lease}${holder ? ` (held by ${holder})` : ''}${failing ? `; last try: ${failing}` : ''}`;
       },
       open: elector.elected,
+      // Not starting before the Lease is won is the gate; this is the second guard, for a process
+      // whose loop stalled past its renew deadline (its deadline timer fires late, perhaps after
+      // I/O callbacks that would call a backend). The node asks it with each shard's lease.
+      held: () => elector.holdsLease(),
     };
-    return { elector, lease, gate, guard: (provisioner: Provisioner) => leaderGuardedProvisioner(provisioner, () => elector.holdsLease()) };
+    return { elector, lease, gate };
   };
 }
 
