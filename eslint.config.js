@@ -36,7 +36,11 @@ const ENGINE_OUTSIDE = {
 };
 
 const WALLS = [
-  wall(['src/**'] /* cli and src/index.ts: only the common walls */),
+  wall(['src/**'] /* src/index.ts: only the common walls */),
+  wall(['src/cli/**'], {
+    regex: into(['actors']),
+    message: 'cli starts and reads the engine through src/node (cli -> node -> actors): import what it needs from src/node, or from src/api when it is a wire name or shape.',
+  }),
   wall(['src/api/**'], {
     regex: into(except('api')),
     message: 'src/api imports nothing of ours: it is metalfleet/api, which other controllers load alone. Move what it needs into src/api (npm packages such as zod and yaml are fine).',

@@ -11,3 +11,6 @@ export type { MaasShards, ShardHost, ShardOwnershipEvents } from './shard-host.t
 export { clusterKeyOf } from '../actors/maas/index.ts';
 export { nodeSource, HostDetails, stripUserinfo } from './introspection-source.ts';
 
+// What cli reads of the engine comes through here (cli -> node -> actors, the walls say).
+export { systemClock } from '../actors/runtime/index.ts';
+export type { CapacityFigures } from '../actors/capacity/index.ts';

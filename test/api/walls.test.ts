@@ -115,6 +115,11 @@ const PROBES: Record<string, Probe> = {
     code: "export const probe = [process.env.METALFLEET_SHARDS, process.argv[2], process['env']];\nconst { env } = process;\nexport const probe2 = env;\n",
     expect: [[SYNTAX, 'Read flags and the environment only in src/cli'], [SYNTAX, 'Read flags and the environment only in src/cli'], [SYNTAX, 'Read flags and the environment only in src/cli'], [SYNTAX, 'Read flags and the environment only in src/cli']],
   },
+  'cli reaches the engine through node': {
+    dir: 'src/cli/demo',
+    code: "import { systemClock } from '../../actors/runtime/index.ts';\nexport const probe = systemClock;\n",
+    expect: [[RULE, 'cli starts and reads the engine through src/node']],
+  },
   'cli reads the environment and imports the layers below': {
     dir: 'src/cli',
     code: "import { startNode } from '../node/index.ts';\nexport const probe = [process.env.METALFLEET_SHARDS, process.argv[2], startNode];\n",

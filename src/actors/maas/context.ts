@@ -1,10 +1,9 @@
-import { CapiCluster, CapiMachine, MaasCluster, MaasMachine, secretValue } from '../../api/index.ts';
+import { CapiCluster, CapiMachine, CLUSTER_LABEL, MaasCluster, MaasMachine, secretValue } from '../../api/index.ts';
 import type { MaasClusterWorld } from '../../machines/maas-cluster/index.ts';
 import type { MaasMachineWorld } from '../../machines/maas-machine/index.ts';
 import type { Logger, ObjectStore, StoredObject } from '../../ports/index.ts';
 
-export const CLUSTER_LABEL = 'cluster.x-k8s.io/cluster-name';
-export const CONTROL_PLANE_LABEL = 'cluster.x-k8s.io/control-plane';
+export { CLUSTER_LABEL, CONTROL_PLANE_LABEL } from '../../api/index.ts';
 
 // The actors read the Cluster API side from the ObjectStore and hand the machines typed objects:
 // each is parsed with its schema here, and one that does not parse counts as absent (with a

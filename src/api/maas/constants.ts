@@ -6,6 +6,10 @@
 export const MAAS_API_GROUP = 'infrastructure.cluster.x-k8s.io';
 export const MAAS_API_VERSION = 'infrastructure.cluster.x-k8s.io/v1beta1';
 
+/** The Cluster API labels a MaasMachine's Machine carries: its cluster, and control-plane membership. */
+export const CLUSTER_LABEL = 'cluster.x-k8s.io/cluster-name';
+export const CONTROL_PLANE_LABEL = 'cluster.x-k8s.io/control-plane';
+
 export const MAAS_CLUSTER_KIND = 'MaasCluster';
 export const MAAS_MACHINE_KIND = 'MaasMachine';
 export const MAAS_MACHINE_TEMPLATE_KIND = 'MaasMachineTemplate';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { systemClock } from '../../actors/runtime/index.ts';
+import { systemClock } from '../../node/index.ts';
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { createRemoteFixtureProvisioner } from '../../adapters/fixture/remote/index.ts';

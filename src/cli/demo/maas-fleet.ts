@@ -1,4 +1,4 @@
-import { CLUSTER_LABEL, CONTROL_PLANE_LABEL } from '../../actors/maas/index.ts';
+import { CLUSTER_LABEL, CONTROL_PLANE_LABEL } from '../../api/index.ts';
 
 const INFRA = 'infrastructure.cluster.x-k8s.io/v1beta1';
 const CAPI = 'cluster.x-k8s.io/v1beta1';

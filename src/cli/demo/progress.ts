@@ -1,4 +1,4 @@
-import type { CapacityFigures } from '../../actors/capacity/index.ts';
+import type { CapacityFigures } from '../../node/index.ts';
 import type { FleetStats } from '../../node/index.ts';
 
 const ORDER = ['registering', 'inspecting', 'preparing', 'available', 'provisioning', 'provisioned', 'externally provisioned', 'deprovisioning', 'unmanaged', 'deleting'] as const;

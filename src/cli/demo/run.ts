@@ -1,10 +1,10 @@
 import type { Writable } from 'node:stream';
 import type { BareMetalHost } from '../../api/index.ts';
-import type { CapacityFigures } from '../../actors/capacity/index.ts';
+import type { CapacityFigures } from '../../node/index.ts';
 import type { NodeConfig, Substrate } from '../../node/index.ts';
 import { startNode } from '../../node/index.ts';
 import type { MaasShards } from '../../node/index.ts';
-import { CONTROL_PLANE_LABEL } from '../../actors/maas/index.ts';
+import { CONTROL_PLANE_LABEL } from '../../api/index.ts';
 import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
 import type { HostStore, Logger, MaasDriver, ObjectStore, Provisioner } from '../../ports/index.ts';
 import { hostKey } from '../../ports/index.ts';
