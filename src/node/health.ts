@@ -1,0 +1,119 @@
+import type { HealthServer, PoolSlots } from '../adapters/observe/index.ts';
+import { backendRequestsOf, mailboxDepthByKind, startHealthServer } from '../adapters/observe/index.ts';
+import type { KubeAdapter } from '../adapters/kube/index.ts';
+import { registerKubeMetrics } from '../adapters/kube/metrics.ts';
+import type { Clock } from '../actors/runtime/index.ts';
+import { askJetStream } from '../bus/index.ts';
+import type { Membership } from '../cluster/index.ts';
+import { commandGate, createUiHandler } from '../ui/index.ts';
+import type { HostStore, ObjectStore, Provisioner } from '../ports/index.ts';
+import type { ClusterTiming, NodeConfig } from './config.ts';
+import { apiServerUnreachable, watchJetStream } from './readiness.ts';
+import type { JetStreamWatch } from './readiness.ts';
+import type { MaasShards, ShardHost } from './shard-host.ts';
+import type { Substrate } from './substrate.ts';
+
+/** What /livez, /readyz and the metrics read once the node runs. */
+export interface RunningParts {
+  readonly shards: ShardHost;
+  readonly membership: Membership;
+  readonly maas: MaasShards | null;
+  readonly store: HostStore;
+  readonly objects: ObjectStore | undefined;
+  readonly pools: () => Promise<readonly PoolSlots[] | null>;
+}
+
+export interface NodeHealthServer {
+  /** Null when the node has no health port. */
+  readonly health: HealthServer | null;
+  /** Told once the shards, membership and the broker's pools exist: until then /readyz says "starting the node". */
+  running(parts: RunningParts): void;
+  /** Stops the JetStream watch, the dashboard and the server. */
+  close(): Promise<void>;
+}
+
+export interface NodeHealthOptions {
+  readonly config: NodeConfig;
+  readonly substrate: Substrate;
+  readonly timing: ClusterTiming;
+  readonly clock: Clock;
+  readonly provisioner: Provisioner;
+  readonly kube: KubeAdapter | undefined;
+  /** The Kubernetes leader lease the node awaits before it drives anything; /readyz says `waitingFor`. */
+  readonly gate: { readonly waitingFor: string; readonly open: Promise<void> } | undefined;
+}
+
+/**
+ * Health first: /readyz answers "not ready" while informers list and shards are taken, so this
+ * starts before the node assembles and reads what it runs through `running`.
+ */
+export async function startNodeHealth(options: NodeHealthOptions): Promise<NodeHealthServer> {
+  const { config, substrate, timing, clock, kube, gate } = options;
+  const { transport } = substrate;
+  let connected = true;
+  let gateOpen = gate === undefined;
+  void gate?.open.then(() => { gateOpen = true; }, () => undefined);
+  transport.onStatus((status) => {
+    connected = status === 'connected';
+  });
+  // Set once the health server listens (only /readyz reads it).
+  let jetstream: JetStreamWatch | null = null;
+  let running: RunningParts | null = null;
+  // The dashboard on the health port, at the same address: the whole cluster seen from here,
+  // read-only unless the node was given a command token.
+  const healthBind = config.healthBind ?? '127.0.0.1';
+  const ui = config.healthPort === undefined || config.healthPort === null ? null : createUiHandler({
+    transport,
+    gate: commandGate(config.uiCommands ? { enabled: true, token: config.uiCommands.token } : { enabled: false }),
+    signingKey: config.uiCommands?.signingKey,
+    shardCount: config.shardCount,
+    bind: healthBind,
+  });
+  const health = config.healthPort === undefined || config.healthPort === null ? null : await startHealthServer({
+    live: () => running === null || running.shards.system.state === 'running',
+    ready: () => {
+      if (!connected) return { ready: false, reason: `${transport.name} disconnected` };
+      const jetstreamDown = jetstream?.reason() ?? null;
+      if (jetstreamDown !== null) return { ready: false, reason: jetstreamDown };
+      if (!gateOpen && gate) return { ready: false, reason: gate.waitingFor };
+      if (kube && !kube.isSynced) {
+        const waiting = kube.informers().filter((i) => !i.synced).map((i) => `${i.resource}${i.lastError ? ` (${i.lastError})` : ''}`);
+        return { ready: false, reason: `Kubernetes informers not synced: ${waiting.join(', ') || 'starting'}` };
+      }
+      const unreachable = kube ? apiServerUnreachable(kube.informers(), clock.now()) : null;
+      if (unreachable !== null) return { ready: false, reason: unreachable };
+      if (running === null) return { ready: false, reason: 'starting the node' };
+      if (!running.membership.healthy) return { ready: false, reason: 'heartbeats are failing' };
+      return { ready: true };
+    },
+    hostsByState: () => running?.shards.stats.byState ?? new Map(),
+    staleFenceRefusals: () => (running?.store.staleFenceRefusals?.() ?? 0) + (running?.objects?.staleFenceRefusals?.() ?? 0),
+    maasMachinesByState: () => {
+      const counts = new Map<string, number>();
+      for (const { state } of running?.maas?.machines().values() ?? []) {
+        const name = state.status.machineState ?? state.phase;
+        counts.set(name, (counts.get(name) ?? 0) + 1);
+      }
+      return counts;
+    },
+    shardsOwned: () => running?.shards.owned().size ?? 0,
+    mailboxDepth: () => mailboxDepthByKind(running?.shards.system.registry.list({ summary: false }) ?? []),
+    capacityPools: () => running?.pools() ?? Promise.resolve(null),
+    backendRequests: backendRequestsOf(options.provisioner),
+  }, { port: config.healthPort, host: healthBind, node: config.name, ...(ui ? { routes: (req, res) => ui.handle(req, res) } : {}) });
+  if (health && kube) registerKubeMetrics(health.registry, kube);
+  // Connected is not enough on a clustered NATS: without a quorum of its servers JetStream takes
+  // no write, so no lease renews and no heartbeat lands. A private bus has no JetStream to ask.
+  if (health && substrate.shared) {
+    jetstream = watchJetStream({ ask: () => askJetStream(transport, Math.max(1_000, 2 * timing.heartbeatMs)), everyMs: timing.heartbeatMs, clock });
+  }
+  return {
+    health,
+    running: (parts) => { running = parts; },
+    async close() {
+      ui?.close();
+      jetstream?.stop();
+      await health?.close();
+    },
+  };
+}
