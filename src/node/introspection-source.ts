@@ -311,17 +311,21 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
       if (!parts.isBroker()) return { broker: false, pools: [] };
       return { broker: true, pools: poolsOfFigures(await parts.brokerFigures()) };
     },
-    async inspect(key) {
+    async inspect(key, kind = 'BareMetalHost') {
       const now = clock.now();
-      const machine = machines().find(([k]) => k === key);
-      if (machine) {
+      // Only the kind asked for is looked up: a MaasMachine never shadows a BareMetalHost of its name.
+      if (kind === 'MaasMachine') {
+        const machine = machines().find(([k]) => k === key);
+        // It lives in its cluster's shard, which this node cannot tell without the object: every
+        // node that does not drive it says notFound, and the client takes the one that does.
+        if (!machine) return { ok: false, kind: 'notFound', message: `no MaasMachine ${key}: this node drives no such object` };
         const home = machine[1].shard ?? shardOf(key, node.shardCount);
         return { ok: true, host: inspectedMaas(key, machine[1].state, machine[1].since, now, home, epochOf(home)) };
       }
       const shard = shardOf(key, node.shardCount);
       if (!node.owns(key)) return { ok: false, kind: 'notOwner', message: `shard ${shard} of ${key} is not owned by this node` };
       const [snapshot, host] = await Promise.all([node.snapshot(key), parts.store.get(key)]);
-      if (!snapshot) return { ok: false, kind: 'notFound', message: `no BareMetalHost or MaasMachine ${key}: the owner of shard ${shard} drives no such object` };
+      if (!snapshot) return { ok: false, kind: 'notFound', message: `no BareMetalHost ${key}: the owner of shard ${shard} drives no such object` };
       const inspected = inspectedBmh(snapshot, host, backend, shard, epochOf(shard), now);
       // A record the store cannot read (a malformed KV value) shows as the newest warning.
       const problem = parts.store.recordProblem?.(key);

@@ -19,7 +19,7 @@
  * | `actors`   | `{ prefix? }`                             | `{ node, actors: [{ path, kind, parent, mailboxDepth, highWater, processed, restarts, lastError, busy }] }` |
  * | `shards`   | `{}`                                      | `{ node, shards: [{ shard, epoch, hosts, leaseAgeMs }] }`             |
  * | `capacity` | `{}`                                      | `{ node, broker, pools: [{ pool, limit, inUse: [...], waiting: [...], longestWaitMs }] }` |
- * | `inspect`  | `{ host: "<namespace>/<name>" }`          | `{ node, host: { key, kind, backend, spec, status, recent, inFlight, slot, retryAt, nextAttemptInMs, shard, epoch, backendRecord? } }` |
+ * | `inspect`  | `{ host: "<namespace>/<name>", kind? }`   | `{ node, host: { key, kind, backend, spec, status, recent, inFlight, slot, retryAt, nextAttemptInMs, shard, epoch, backendRecord? } }` |
  * | `clusters` | `{ after? }`                              | `{ node, clusters: [{ key, cluster, shard, phase, ready, failureDomains, dnsName, addresses, addressesSeenMs, machines: [{ key, machineState, controlPlane, address?, dnsAttached }], conditions: [{ type, status, reason }], lastError, waiting }], next? }` |
  *
  * Notes:
@@ -30,8 +30,10 @@
  *   MaasMachine's MAAS state); `errors: true` keeps hosts with an error type only.
  * - `capacity`: only the node holding the capacity broker (or the embedded node) has pools;
  *   every other node replies `{ broker: false, pools: [] }`. `limit` is null for an unlimited pool.
- * - `inspect`: only the owner of the host's shard answers with the host. Errors: `notFound` (the
- *   owner, or the embedded node, knows no such host) and `notOwner` (this node does not own the
+ * - `inspect`: only the owner of the host's shard answers with the host. `kind` is the object's
+ *   kind (`BareMetalHost`, `MaasMachine`); absent: `BareMetalHost`, as for commands. Only that
+ *   kind is looked up; another kind is an invalid request. Errors: `notFound` (the owner, or the
+ *   embedded node, knows no such object of that kind) and `notOwner` (this node does not own the
  *   host's shard; ask the others).
  * - `clusters`: each node answers for the MaasClusters of the shards it owns (a Cluster API
  *   cluster lives in the shard of `namespace/cluster`), as its cluster actors last saw them:
@@ -181,7 +183,8 @@ export type CapacityReply = z.infer<typeof CapacityReply>;
 
 // --- inspect -----------------------------------------------------------------------------------
 
-export const InspectRequest = z.strictObject({ host: HostKey });
+// The kind is asked for, never guessed: a BareMetalHost and a MaasMachine may share a name.
+export const InspectRequest = z.strictObject({ host: HostKey, kind: HostKind.optional() });
 export type InspectRequest = z.infer<typeof InspectRequest>;
 
 /** The spec as far as it is safe to show: Secrets by name, the BMC address without userinfo. */

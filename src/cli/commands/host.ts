@@ -52,14 +52,15 @@ function isAction(value: string): value is HostAction {
 }
 
 /** The kind a user names (`MaasMachine`, `maasmachine`, `bmh`), as its manifests spell it; a CliError (exit 2) names the kinds. */
-function namedKind(name: string, where: string): string {
+export function namedKind(name: string, where: string): string {
   const kind = kindCalled(name);
   if (!kind) throw new CliError(`${where}: unknown kind ${JSON.stringify(name)}: the kinds are ${knownKindNames()}`, 2);
   return kind.kind;
 }
 
 // `NS/NAME`, or `KIND/NS/NAME` as kubectl's `TYPE/NAME`; the kind from the argument, else --kind.
-function targetOf(arg: string, flagKind: string | undefined): { key: string; kind?: string } {
+// `inspect` reads its argument the same way.
+export function targetOf(arg: string, flagKind: string | undefined): { key: string; kind?: string } {
   const parts = arg.split('/');
   if (parts.length !== 3) return { key: arg, ...(flagKind !== undefined ? { kind: flagKind } : {}) };
   const kind = namedKind(parts[0] ?? '', `host ${JSON.stringify(arg)}`);

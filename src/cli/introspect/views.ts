@@ -296,6 +296,8 @@ export async function nodesView(transport: Transport, options: ViewOptions): Pro
 
 export interface InspectQuery {
   readonly host: string;
+  /** The object's kind as manifests spell it; absent: BareMetalHost. */
+  readonly kind?: string | undefined;
   readonly shardCount: number;
   /** Unix ms, for the ages of transitions (tests pin it). */
   readonly now?: number;
@@ -398,7 +400,7 @@ export async function inspectView(transport: Transport, query: InspectQuery, opt
   const key = parseHostKey(query.host);
   let found: { node: string; value: { node: string; host: InspectedHost } };
   try {
-    found = await inspectHost(transport, key, { ...gatherOptions(options), shardCount: query.shardCount });
+    found = await inspectHost(transport, key, { ...gatherOptions(options), shardCount: query.shardCount, kind: query.kind });
   } catch (error) {
     throw inspectError(error, key, options);
   }
@@ -407,6 +409,8 @@ export async function inspectView(transport: Transport, query: InspectQuery, opt
 
 function inspectError(error: unknown, key: string, options: ViewOptions): Error {
   if (error instanceof CliError) return error;
+  // A kind the nodes do not show (a MaasCluster: see `clusters`), or one that is not a kind's name.
+  if (error instanceof RangeError) return new CliError(oneLine(error.message), 2);
   if (error instanceof NotFound && error.message.includes('no node is running')) {
     return new CliError(`no metalfleet node answered for host ${key}; is a node running with --nats ${options.natsUrl}?`);
   }

@@ -5,7 +5,7 @@ import type { Subjects } from '../../bus/index.ts';
 import { call, RemoteError, subjects as defaultSubjects } from '../../bus/index.ts';
 import { HostKey } from '../../bus/messages/command.ts';
 import type { InspectReply, IntrospectReply, IntrospectRequest, IntrospectVerb } from '../../bus/messages/introspect.ts';
-import { INTROSPECT } from '../../bus/messages/introspect.ts';
+import { HostKind, INTROSPECT } from '../../bus/messages/introspect.ts';
 import { shardOf, MetalfleetError, errorMessage } from '../../api/index.ts';
 import type { KvBucket, Transport } from '../../ports/index.ts';
 import { BusError } from '../../ports/index.ts';
@@ -122,14 +122,20 @@ export async function gather<V extends IntrospectVerb>(
   return result;
 }
 
-/** The owner's view of one host: asks every node, returns the one that owns it. */
+/**
+ * The owner's view of one object of one kind (no kind: the BareMetalHost): asks every node,
+ * returns the one that owns it. A kind inspect does not show is a RangeError naming the ones it does.
+ */
 export async function inspectHost(
   transport: Transport,
   key: string,
-  options: GatherOptions & { shardCount: number },
+  options: GatherOptions & { shardCount: number; kind?: string | undefined },
 ): Promise<{ node: string; value: InspectReply }> {
   const valid = HostKey.safeParse(key);
   if (!valid.success) throw new RangeError(`inspect: host ${valid.error.issues[0]?.message ?? 'is not "<namespace>/<name>"'}`);
+  const kind = options.kind ?? 'BareMetalHost';
+  const request = INTROSPECT.inspect.request.safeParse({ host: key, kind });
+  if (!request.success) throw new RangeError(`inspect: kind ${JSON.stringify(kind)} is not one inspect shows: ${HostKind.options.join(', ')} (MaasClusters: see clusters)`);
   const shard = shardOf(key, options.shardCount);
   // Each node once, however the caller built the list.
   const nodes = [...new Set(options.nodes ?? (await listNodes(transport)).map((n) => n.node))];
@@ -140,7 +146,7 @@ export async function inspectHost(
   const missing: string[] = [];
   await Promise.all(nodes.map(async (node) => {
     try {
-      const value = await call(transport, subs.introspectVerb(node, 'inspect'), { host: key }, INTROSPECT.inspect.reply, { timeoutMs: options.timeoutMs });
+      const value = await call(transport, subs.introspectVerb(node, 'inspect'), request.data, INTROSPECT.inspect.reply, { timeoutMs: options.timeoutMs });
       owners.push({ node, value });
     } catch (err) {
       if (err instanceof RemoteError && err.kind === 'notOwner') return;
@@ -153,7 +159,10 @@ export async function inspectHost(
   const best = owners.sort((a, b) => b.value.host.epoch - a.value.host.epoch)[0];
   if (best) return best;
   if (notFound.length > 0) {
-    throw new NotFound(key, `host ${key} not found: ${notFound.sort().join(', ')} (owner of shard ${shard}) knows no BareMetalHost or MaasMachine of that name; check the namespace and name`, false);
+    // A MaasMachine lives in its cluster's shard: every node that does not drive it says so.
+    const nodesAsked = notFound.sort().join(', ');
+    const who = kind === 'BareMetalHost' ? `${nodesAsked} (owner of shard ${shard}) knows no BareMetalHost` : `no node (${nodesAsked}) drives a ${kind}`;
+    throw new NotFound(key, `host ${key} not found: ${who} of that name; check the kind, namespace and name`, false);
   }
   const parts = [`no node answered for host ${key} (shard ${shard})`];
   if (missing.length > 0) parts.push(`did not answer within ${options.timeoutMs} ms: ${missing.sort().join(', ')} (the owner may be among them; retry)`);

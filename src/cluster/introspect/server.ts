@@ -44,7 +44,8 @@ export function serveIntrospection(transport: Transport, source: IntrospectionSo
       case 'shards': value = { node, shards: await source.shards() }; break;
       case 'capacity': value = { node, ...(await source.capacity()) }; break;
       case 'inspect': {
-        const outcome = await source.inspect(INTROSPECT.inspect.request.parse(req).host);
+        const request = INTROSPECT.inspect.request.parse(req);
+        const outcome = await source.inspect(request.host, request.kind);
         if (!outcome.ok) return fail(outcome.kind, `${node}: ${outcome.message}`);
         value = { node, host: outcome.host };
         break;

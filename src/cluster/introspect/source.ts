@@ -1,4 +1,4 @@
-import type { ActorRow, ClusterRow, HostRow, HostsRequest, InfoReply, InspectedHost, PoolRow, ShardRow } from '../../bus/messages/introspect.ts';
+import type { ActorRow, ClusterRow, HostKind, HostRow, HostsRequest, InfoReply, InspectedHost, PoolRow, ShardRow } from '../../bus/messages/introspect.ts';
 
 // What a node answers to the introspection verbs; the node implements it, the service serves it.
 
@@ -20,7 +20,8 @@ export interface IntrospectionSource {
   actors(filter: { prefix?: string | undefined }): Promise<ActorRow[]>;
   shards(): Promise<ShardRow[]>;
   capacity(): Promise<CapacityView>;
-  inspect(key: string): Promise<InspectOutcome>;
+  /** The object of this kind and key; no kind: the BareMetalHost (as for commands). */
+  inspect(key: string, kind?: HostKind): Promise<InspectOutcome>;
   /** The MaasClusters of the shards this node owns; absent: a node without MAAS, which has none. */
   clusters?(): Promise<ClusterRow[]>;
   /** Stops the event-loop sampling. */
