@@ -13,6 +13,7 @@ import { PAGE_CSP, PAGE_HTML } from './page-html.ts';
 import { PictureSampler } from './sampler.ts';
 import { sendHostCommand } from './send-command.ts';
 import { errorMessage } from '../api/index.ts';
+import { HostKind } from '../bus/messages/introspect.ts';
 
 export interface UiHandlerOptions {
   readonly transport: Transport;
@@ -43,7 +44,7 @@ export function createUiHandler(o: UiHandlerOptions): UiHandler {
   const sampler = new PictureSampler(o.transport, { ...sample, intervalMs: o.intervalMs ?? 1_000 });
   const streams = new Set<ServerResponse>();
 
-  const routes = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+  const routes = async (req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> => {
     if (req.method === 'GET' && (path === '/' || path === '/ui' || path === '/ui/')) return send(res, 200, 'text/html; charset=utf-8', PAGE_HTML, { 'content-security-policy': PAGE_CSP });
     if (req.method === 'GET' && (path === '/assets/app.js' || path === '/assets/app.css')) {
       const assets = await loadAssets();
@@ -58,7 +59,11 @@ export function createUiHandler(o: UiHandlerOptions): UiHandler {
       const key = hostKeyOf(m[1] ?? '', m[2] ?? '');
       if (key === null) return json(res, 400, { error: `${path}: the host is not NAMESPACE/NAME in URL encoding` });
       if (!m[3] && req.method === 'GET') {
-        const detail = await hostDetail(o.transport, key, { timeoutMs, shardCount: o.shardCount, ...(o.nodes ? { nodes: o.nodes } : {}) });
+        // `?kind=MaasMachine`: a BareMetalHost and a MaasMachine may share a name. None: the BareMetalHost.
+        const named = query.get('kind');
+        const kind = named === null ? undefined : HostKind.safeParse(named);
+        if (kind && !kind.success) return json(res, 400, { error: `${path}: unknown kind ${JSON.stringify(named)}: a host page shows one of ${HostKind.options.join(', ')}` });
+        const detail = await hostDetail(o.transport, key, { timeoutMs, shardCount: o.shardCount, kind: kind?.data, ...(o.nodes ? { nodes: o.nodes } : {}) });
         return detail.ok ? json(res, 200, detail.host) : json(res, detail.status, { error: detail.reason });
       }
       if (m[3] === '/commands' && req.method === 'GET') {
@@ -113,13 +118,14 @@ export function createUiHandler(o: UiHandlerOptions): UiHandler {
   return {
     sampler,
     handle(req, res) {
-      const path = new URL(req.url ?? '/', 'http://ui').pathname;
+      const url = new URL(req.url ?? '/', 'http://ui');
+      const path = url.pathname;
       if (!(path === '/' || path === '/ui' || path === '/ui/' || path.startsWith('/assets/') || path.startsWith('/api/'))) return false;
       if (o.bind !== undefined && !hostAllowed(o.bind, req.headers.host)) {
         json(res, 421, { error: `this dashboard listens on ${o.bind} and answers only requests addressed to a loopback name (127.0.0.1, localhost, [::1]), not ${JSON.stringify(req.headers.host ?? '')}` });
         return true;
       }
-      routes(req, res, path).catch((err: unknown) => {
+      routes(req, res, path, url.searchParams).catch((err: unknown) => {
         const message = errorMessage(err);
         if (!res.headersSent) json(res, 500, { error: message });
         else res.end();

@@ -95,7 +95,7 @@ export function Maas({ picture }: { picture: Picture }) {
         <thead><tr><th>machine</th><th>MAAS state</th><th>status</th><th>power</th><th>error</th></tr></thead>
         <tbody>{machines.slice(0, 50).map((m) => (
           <tr key={m.key} data-testid="maas-machine">
-            <td><a href={`#/host/${m.key.split('/').map(encodeURIComponent).join('/')}`}>{m.key}</a></td>
+            <td><a href={`#/host/MaasMachine/${m.key.split('/').map(encodeURIComponent).join('/')}`}>{m.key}</a></td>
             {/* The status is the kind's view (paused, waiting, delayed, OK), as for a BareMetalHost. */}
             <td>{m.state}</td><td data-testid="maas-machine-status">{m.operationalStatus}</td><td>{m.poweredOn ? 'on' : 'off'}</td><td class={m.errorType ? 'bad' : ''}>{m.errorType}</td>
           </tr>

@@ -7,8 +7,9 @@ import type { HostDetail } from './types.ts';
 
 const ACTIONS = ['power-on', 'power-off', 'reboot', 'detach', 'attach', 'pause', 'unpause', 'inspect'] as const;
 
-async function fetchHost(key: string): Promise<HostDetail | string> {
-  const res = await fetch(`/api/hosts/${key.split('/').map(encodeURIComponent).join('/')}`);
+// Only the kind asked for: a BareMetalHost and a MaasMachine may share a name.
+async function fetchHost(key: string, kind: string): Promise<HostDetail | string> {
+  const res = await fetch(`/api/hosts/${key.split('/').map(encodeURIComponent).join('/')}?kind=${encodeURIComponent(kind)}`);
   const body = await res.json() as HostDetail | { error: string };
   return res.ok ? body as HostDetail : (body as { error: string }).error;
 }
@@ -20,7 +21,7 @@ async function fetchCommands(key: string): Promise<Sent> {
   return await res.json() as Sent;
 }
 
-export function HostPage({ hostKey, tick, commands, token }: { hostKey: string; tick: number; commands: boolean; token: string | null }) {
+export function HostPage({ hostKey, kind, tick, commands, token }: { hostKey: string; kind: string; tick: number; commands: boolean; token: string | null }) {
   const [host, setHost] = useState<HostDetail | string | null>(null);
   const [result, setResult] = useState<string>('');
   const [sent, setSent] = useState<Sent | null>(null);
@@ -34,14 +35,14 @@ export function HostPage({ hostKey, tick, commands, token }: { hostKey: string; 
   // Refetched on each picture from the stream: the host page is live too.
   useEffect(() => {
     let live = true;
-    fetchHost(hostKey).then((h) => live && setHost(h), (e: unknown) => live && setHost(String(e)));
+    fetchHost(hostKey, kind).then((h) => live && setHost(h), (e: unknown) => live && setHost(String(e)));
     return () => { live = false; };
-  }, [hostKey, tick]);
+  }, [hostKey, kind, tick]);
 
   const send = async (action: string): Promise<void> => {
     setResult(`${action}: sending…`);
     const res = await fetch(`/api/hosts/${hostKey.split('/').map(encodeURIComponent).join('/')}/command`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-metalfleet-ui-token': token ?? '' }, body: JSON.stringify({ action, ...(typeof host === 'object' && host !== null ? { kind: host.kind } : {}) }),
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-metalfleet-ui-token': token ?? '' }, body: JSON.stringify({ action, kind }),
     });
     const body = await res.json() as { message?: string; state?: string; error?: string };
     setResult(res.ok ? `${action}: ${body.message ?? 'recorded'} (state ${body.state || 'none'})` : `${action} refused: ${body.error ?? res.status}`);

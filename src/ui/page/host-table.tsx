@@ -42,7 +42,7 @@ export function HostTable({ hosts }: { hosts: readonly HostRow[] }) {
           {rows.slice(0, SHOWN).map((h) => (
             // A BareMetalHost and a MaasMachine may share a name: the row is the kind's and the name's.
             <tr key={`${h.kind}/${h.key}`} data-testid="host-row">
-              <td><a href={`#/host/${h.key.split('/').map(encodeURIComponent).join('/')}`}>{h.key}</a></td>
+              <td><a href={`#/host/${[h.kind, ...h.key.split('/')].map(encodeURIComponent).join('/')}`}>{h.key}</a></td>
               <td>{h.kind}</td><td>{h.state}</td><td data-testid="host-status">{h.operationalStatus}</td><td>{h.backend}</td><td>{h.node}</td>
               <td class={h.errorType ? 'bad' : ''} title={h.errorMessage ?? ''}>{h.errorType}</td>
               <td>{duration(h.stateSinceMs)}</td>

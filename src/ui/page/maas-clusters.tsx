@@ -7,7 +7,8 @@ import type { MaasClusterLine } from './types.ts';
 const CLUSTERS_SHOWN = 50;
 const MACHINES_SHOWN = 50;
 
-const hostLink = (key: string): string => `#/host/${key.split('/').map(encodeURIComponent).join('/')}`;
+// A cluster's machines are MaasMachines: the link names the kind (a BareMetalHost may share the name).
+const hostLink = (key: string): string => `#/host/MaasMachine/${key.split('/').map(encodeURIComponent).join('/')}`;
 
 function MaasCluster({ c }: { c: MaasClusterLine }) {
   const problem = c.lastError ?? c.waiting;

@@ -1,5 +1,5 @@
 // The dashboard: the fleet picture from the event stream, routed by the URL fragment
-// (#/ the fleet, #/host/NS/NAME one host).
+// (#/ the fleet, #/host/KIND/NS/NAME one host; #/host/NS/NAME a BareMetalHost, as links had it).
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
 import { render } from 'preact';
@@ -12,16 +12,20 @@ import type { Picture } from './types.ts';
 
 const token = takeToken();
 
-function route(): string | null {
-  const m = /^#\/host\/([^/]+)\/([^/]+)$/.exec(location.hash);
-  return m ? `${decodeURIComponent(m[1] ?? '')}/${decodeURIComponent(m[2] ?? '')}` : null;
+interface Route { readonly key: string; readonly kind: string }
+
+// The kind is part of the address: a BareMetalHost and a MaasMachine may share a name. The server
+// refuses a kind it does not know, and the page shows why.
+function route(): Route | null {
+  const m = /^#\/host\/(?:([^/]+)\/)?([^/]+)\/([^/]+)$/.exec(location.hash);
+  return m ? { kind: decodeURIComponent(m[1] ?? 'BareMetalHost'), key: `${decodeURIComponent(m[2] ?? '')}/${decodeURIComponent(m[3] ?? '')}` } : null;
 }
 
 function App() {
   const [picture, setPicture] = useState<Picture | null>(null);
   const [tick, setTick] = useState(0);
   const [problem, setProblem] = useState<string | null>(null);
-  const [host, setHost] = useState<string | null>(route());
+  const [host, setHost] = useState<Route | null>(route());
   const [commands, setCommands] = useState(false);
   useEffect(() => watchPicture((p) => { setPicture(p); setTick((t) => t + 1); }, setProblem), []);
   useEffect(() => {
@@ -48,7 +52,7 @@ function App() {
       {problem ? <p class="bad">{problem}</p> : null}
       {picture?.problems.map((p) => <p class="bad" key={p}>{p}</p>)}
       {!picture ? <p>waiting for the first picture…</p>
-        : host ? <HostPage hostKey={host} tick={tick} commands={commands} token={token} />
+        : host ? <HostPage hostKey={host.key} kind={host.kind} tick={tick} commands={commands} token={token} />
           : <><Fleet picture={picture} /><HostTable hosts={picture.hosts} /></>}
     </main>
   );
