@@ -134,9 +134,11 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': 'off' },
   },
   {
-    // Issue 29: the capacity broker and proxy were one closure of 575 and 405 lines; the grant
-    // ledger is a reducer and the actors only run its effects, so no function there needs more.
-    files: ['src/actors/capacity/**'],
+    // Issue 29: nine functions had grown past 150 lines (the capacity broker 575, the proxy 405,
+    // the Ironic and MAAS clients, startNode ...), each a closure nobody could read or test in
+    // parts. Once split, every function in src/ fits, and this keeps it so: a function that
+    // needs more is several named pieces. test/api/walls.test.ts proves the limit fires.
+    files: ['src/**'],
     rules: { 'max-lines-per-function': ['error', { max: 150, skipBlankLines: true, skipComments: true }] },
   },
   ...WALLS,
