@@ -6,3 +6,5 @@ export type { SlotDeps } from './machine-run.ts';
 export type { ActorEffect, KindEffect, Lane, MachineAdapter, MachineIO, MachineKind, Observation } from './kind.ts';
 export type { Answer, ControlMsg, MachineMsg, Tick } from './messages.ts';
 export { TICK } from './messages.ts';
+export { STATUS_WRITE_RETRY, StatusWriter, statusDiffers } from './status-writer.ts';
+export type { StatusWriterTarget } from './status-writer.ts';
