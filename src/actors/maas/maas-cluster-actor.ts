@@ -1,9 +1,10 @@
 import { MAAS_CLUSTER_FINALIZER, errorMessage } from '../../api/index.ts';
+import type { MaasClusterStatus } from '../../api/index.ts';
 import { DEFAULT_MAAS_CLUSTER_CONFIG, initialMaasClusterState, maasClusterLogic } from '../../machines/maas-cluster/index.ts';
 import type { DnsCall, DnsCallResult, MaasClusterEffect, MaasClusterEvent, MaasClusterState } from '../../machines/maas-cluster/index.ts';
 import type { Fence, Logger, MaasDriver, ObjectStore } from '../../ports/index.ts';
 import type { KindEffect, MachineBehavior, MachineKind, MachineMsg } from '../machine/index.ts';
-import { machineBehavior } from '../machine/index.ts';
+import { StatusWriter, machineBehavior } from '../machine/index.ts';
 import type { Clock } from '../runtime/index.ts';
 import { parseMaasCluster, resolveClusterWorld } from './context.ts';
 
@@ -68,6 +69,12 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps, config: typeof D
     }
   }
 
+  // Status goes through the writer every kind uses: once per turn, retried until it lands.
+  const writer = new StatusWriter<MaasClusterStatus>({
+    key, logField: 'maasCluster', log: deps.log, clock: deps.clock, ...(deps.fence ? { epoch: deps.fence.epoch } : {}),
+    write: (status) => deps.store.writeStatus('MaasCluster', key, status as unknown as Record<string, unknown>, deps.fence),
+  });
+
   async function write(effect: string, work: () => Promise<unknown> | void): Promise<void> {
     try {
       await work();
@@ -81,6 +88,7 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps, config: typeof D
       const stored = await deps.store.get('MaasCluster', key);
       const object = stored ? parseMaasCluster(stored, deps.log) : null;
       if (!object) return null;
+      writer.storedIs(object.status);
       const world = await resolveClusterWorld(deps.store, object, deps.log);
       return { state: current ?? initialMaasClusterState(object, config, world), event: { type: 'observed', object, world } };
     },
@@ -89,7 +97,8 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps, config: typeof D
         case 'dns':
           return dns(e.call).then((result): MaasClusterEvent => ({ type: 'dnsResult', seq: e.seq, result }));
         case 'writeStatus':
-          return write(e.type, () => deps.store.writeStatus('MaasCluster', key, e.status as unknown as Record<string, unknown>, deps.fence));
+          writer.stage(e.status);
+          return;
         case 'writeSpec':
           return write(e.type, () => deps.store.patchSpec('MaasCluster', key, { ...e.patch }, deps.fence));
         case 'notifyMembers':
@@ -103,6 +112,9 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps, config: typeof D
     finalizer: (change, finalizer) => write(change === 'add' ? 'addFinalizer' : 'removeFinalizer', () => (change === 'add'
       ? deps.store.addFinalizer('MaasCluster', key, finalizer, deps.fence)
       : deps.store.removeFinalizer('MaasCluster', key, finalizer, deps.fence))),
+    turnEnded: () => writer.endTurn(),
+    whenIdle: () => writer.whenIdle(),
+    close: () => writer.close(),
     snapshot: (s) => ({ dnsName: s?.record?.fqdn ?? null, ips: s?.record?.ips ?? [], state: s }),
     describe: (s) => ({ dnsName: s.record?.fqdn ?? null, ips: s.record?.ips.length ?? 0, phase: s.phase }),
   };

@@ -3,10 +3,11 @@ import type { DnsLookupResult, MaasMachineConfig, MaasMachineEffect, MaasMachine
 import type { Fence, Logger, MaasDriver, ObjectStore, StoredObject } from '../../ports/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
 import type { KindEffect, MachineBehavior, MachineIO, MachineKind, MachineMsg, Observation, Tick } from '../machine/index.ts';
-import { machineBehavior } from '../machine/index.ts';
+import { StatusWriter, machineBehavior } from '../machine/index.ts';
 import type { ActorRef, Clock } from '../runtime/index.ts';
 import { bootstrapData, parseMaasMachine, resolveMachineWorld } from './context.ts';
 import { errorMessage } from '../../api/index.ts';
+import type { MaasMachineStatus } from '../../api/index.ts';
 
 /** Wake-ups of a MaasMachine: its object changed (read again anyway), or its cluster's DNS record did. */
 export type MaasMachineWake = { readonly type: 'observed'; readonly object: StoredObject } | { readonly type: 'dnsChanged' };
@@ -42,6 +43,11 @@ export function maasMachineKind(key: string, deps: MaasMachineDeps): Kind {
 function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<MaasMachineEvent>): ReturnType<Kind['adapter']> {
   const [namespace = 'default'] = key.split('/');
   let bootstrapSecret: string | null = null;
+  // Status goes through the writer every kind uses: once per turn, retried until it lands.
+  const writer = new StatusWriter<MaasMachineStatus>({
+    key, logField: 'maasMachine', log: deps.log, clock: deps.clock, ...(deps.fence ? { epoch: deps.fence.epoch } : {}),
+    write: (status) => deps.store.writeStatus('MaasMachine', key, status as unknown as Record<string, unknown>, deps.fence),
+  });
 
   // A wake-up reads the object and its world as they are now. An answer or notice that arrived
   // first (wake null), or a dnsChanged before any state, observes first and is then applied.
@@ -49,6 +55,7 @@ function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<Ma
     const stored = (await deps.store.get('MaasMachine', key)) ?? (wake?.type === 'observed' ? wake.object : undefined);
     const object = stored ? parseMaasMachine(stored, deps.log) : null;
     if (!object) return null;
+    writer.storedIs(object.status);
     const { world, bootstrapSecret: secret } = await resolveMachineWorld(deps.store, object, deps.log);
     bootstrapSecret = secret;
     const state = current ?? initialMaasMachineState(object, deps.config, world);
@@ -94,7 +101,7 @@ function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<Ma
           deps.store.patchSpec('MaasMachine', key, { ...e.patch }, deps.fence).catch((err: unknown) => warn('persisting providerID failed', err));
           return;
         case 'writeStatus':
-          deps.store.writeStatus('MaasMachine', key, e.status as unknown as Record<string, unknown>, deps.fence).catch((err: unknown) => warn('status write failed', err));
+          writer.stage(e.status);
           return;
         case 'event':
           if (e.severity === 'Warning') deps.log.warn({ maasMachine: key, reason: e.reason }, e.message);
@@ -107,6 +114,9 @@ function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<Ma
       write.catch((err: unknown) => warn(change === 'add' ? 'adding the finalizer failed' : 'removing the finalizer failed', err));
     },
     stepped: (_before, after) => deps.onChange?.(key, after),
+    turnEnded: () => writer.endTurn(),
+    whenIdle: () => writer.whenIdle(),
+    close: () => writer.close(),
     snapshot: (state) => state,
     describe: (s) => ({ phase: s.phase, ready: s.status.ready ?? false, slot: s.slot.phase }),
   };

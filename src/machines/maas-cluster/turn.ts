@@ -12,7 +12,7 @@ export class Turn {
   readonly effects: MaasClusterEffect[] = [];
   private requeueMs: number | null = null;
 
-  constructor(before: MaasClusterState, readonly now: number) {
+  constructor(private readonly before: MaasClusterState, readonly now: number) {
     this.s = { ...before };
   }
 
@@ -62,8 +62,9 @@ export class Turn {
 
   finish(): MaasClusterStep {
     const effects = [...this.effects];
-    // Written when it differs from the object as last read: a write that failed is made again.
-    if (!sameJson(this.s.status, this.s.object.status ?? null)) effects.push({ type: 'writeStatus', status: this.s.status });
+    // Written when the step changed it, as every kind's Turn: whether the store already holds it,
+    // and retrying a write that failed, are the actor's status writer's (one rule for all kinds).
+    if (!sameJson(this.s.status, this.before.status)) effects.push({ type: 'writeStatus', status: this.s.status });
     if (this.requeueMs !== null) effects.push({ type: 'requeue', afterMs: this.requeueMs });
     return { state: this.s, effects };
   }

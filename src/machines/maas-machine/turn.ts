@@ -120,8 +120,9 @@ export class Turn {
 
   finish(): MaasMachineStep {
     const effects = [...this.effects];
-    // Written when the step changed it. Not "when it differs from the object": the status the
-    // cluster reads is the one this machine last decided, not re-asserted on every wake-up.
+    // Written when the step changed it, as every kind's Turn. Not "when it differs from the object":
+    // the status the cluster reads is the one this machine last decided, not re-asserted on every
+    // wake-up. The actor's status writer drops it when the store already holds it, and retries it.
     if (!sameJson(this.s.status, this.before.status)) effects.push({ type: 'writeStatus', status: this.s.status });
     if (this.requeueMs !== null) effects.push({ type: 'requeue', afterMs: this.requeueMs });
     return { state: this.s, effects };
