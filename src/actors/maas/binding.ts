@@ -10,13 +10,16 @@ import type { MaasClusterMsg } from './maas-cluster-actor.ts';
 import { maasClusterBehavior } from './maas-cluster-actor.ts';
 import type { MaasMachineMsg } from './maas-machine-actor.ts';
 import { maasMachineBehavior } from './maas-machine-actor.ts';
+import { SeenObjects, seenStore } from './seen.ts';
 
 // The MAAS kinds as a shard hosts them. A Cluster API cluster is the unit of sharding: its
 // MaasCluster, MaasMachines, Machines and Cluster all route by `namespace/cluster`, so one owner
 // keeps the cluster's DNS record and the delete order of its control plane (a machine leaves the
 // record before it is released) without coordinating across nodes.
 
-const ROUTED: readonly ObjectKind[] = ['MaasCluster', 'MaasMachine', 'Machine', 'Cluster'];
+// In seed order: what a MaasMachine's world names (its Cluster, Machine, MaasCluster) is seen
+// before the machine's first wake-up reads it.
+const ROUTED: readonly ObjectKind[] = ['Cluster', 'Machine', 'MaasCluster', 'MaasMachine'];
 
 /** `namespace/cluster` of a MAAS-side object: what its shard is computed from. */
 export function clusterKeyOf(kind: ObjectKind, object: StoredObject): string {
@@ -78,7 +81,7 @@ export function maasBinding(deps: MaasBindingDeps): ShardBinding<ObjectEvent, Ma
     }),
     async list() {
       const found: Array<readonly [string, ObjectEvent]> = [];
-      // Clusters first: a machine's first look finds its cluster's actor there.
+      // In ROUTED order: a machine's first look finds its cluster's actor and its world seen.
       for (const kind of ROUTED) {
         for (const object of await deps.store.list(kind)) {
           const event: ObjectEvent = { type: 'upsert', kind, key: `${object.metadata.namespace}/${object.metadata.name}`, object, change: 'spec' };
@@ -91,27 +94,30 @@ export function maasBinding(deps: MaasBindingDeps): ShardBinding<ObjectEvent, Ma
   };
 }
 
-interface Index {
-  // Who depends on what, from the CAPI Machines seen: "<ns>/<machine>" and "<ns>/<bootstrap
-  // secret>" to the MaasMachine key, so a change wakes its dependents only, not a namespace.
-  readonly byMachine: Map<string, string>;
-  readonly bySecret: Map<string, string>;
-  // "<ns>/<MaasMachine>" to the name of its cluster, to wake a cluster's machines only.
-  readonly clusterOf: Map<string, string>;
+// MaasMachine wake-ups of this process (reads of a MaasMachine by its actor, one per wake-up),
+// for the maas benchmark's store-reads-per-wake figure.
+let machineWakes = 0;
+
+/** How many MaasMachine wake-ups this process has run (every node's routers). */
+export function maasMachineWakes(): number {
+  return machineWakes;
 }
 
 // Spawns an actor per MaasMachine and per MaasCluster on demand and routes store events: spec
 // changes to the object's own actor, a machine's status to its cluster (DNS), a Machine or
 // Secret change to the MaasMachines that depend on it, a Cluster change (pause, infrastructure)
 // and a MaasCluster's status (ready, DNS name) to the cluster's machines, and a DNS change of a
-// MaasCluster to its machines.
+// MaasCluster to its machines. Every event first updates what the router has seen, and both the
+// actors' worlds and who a change wakes are answered from that, not from store reads.
 function openMaasRouter(scope: ShardScope, deps: MaasBindingDeps): MaasRouter {
   const driver = deps.driverFor(scope.fence, scope.leaseHeld);
-  const ix: Index = { byMachine: new Map(), bySecret: new Map(), clusterOf: new Map() };
+  const seen = new SeenObjects();
   const machineDeps = {
-    store: deps.store, driver, broker: deps.broker, clock: deps.clock, config: deps.config, log: deps.log, grantTtlMs: deps.grantTtlMs, fence: scope.fence,
+    store: seenStore(deps.store, seen, () => { machineWakes += 1; }),
+    driver, broker: deps.broker, clock: deps.clock, config: deps.config, log: deps.log, grantTtlMs: deps.grantTtlMs, fence: scope.fence,
     ...(deps.onMachineChange ? { onChange: (key: string, state: MaasMachineState) => deps.onMachineChange?.(scope.shard, key, state) } : {}),
   };
+  const clusterStore = seenStore(deps.store, seen);
   const machines: KindActors<MaasMachineMsg> = scope.actors({
     kind: MAAS_MACHINE_KIND,
     prefix: 'mm-',
@@ -123,7 +129,7 @@ function openMaasRouter(scope: ShardScope, deps: MaasBindingDeps): MaasRouter {
     kind: MAAS_CLUSTER_KIND,
     prefix: 'mc-',
     behavior: (key) => maasClusterBehavior(key, {
-      store: deps.store, driver, clock: deps.clock, log: deps.log, resyncMs: deps.clusterResyncMs, fence: scope.fence,
+      store: clusterStore, driver, clock: deps.clock, log: deps.log, resyncMs: deps.clusterResyncMs, fence: scope.fence,
       // A MaasCluster changed its DNS record: its control-plane machines read it again.
       onDnsChanged: () => scope.later(() => dnsChanged(key)),
     }),
@@ -131,36 +137,38 @@ function openMaasRouter(scope: ShardScope, deps: MaasBindingDeps): MaasRouter {
     gaveUp: (key, error, restarts) => void markMaasCrashed(deps.store, deps.log, 'MaasCluster', key, error, restarts, scope.fence),
   });
 
-  async function dnsChanged(clusterKey: string): Promise<void> {
-    const mc = await deps.store.get('MaasCluster', clusterKey);
+  function dnsChanged(clusterKey: string): void {
+    const mc = seen.get('MaasCluster', clusterKey);
     if (mc) wakeMachines(namespaceOf(clusterKey), clusterNameOf(mc), { type: 'dnsChanged' });
   }
 
   function wakeMachines(ns: string, cluster: string, msg: MaasMachineMsg): void {
-    for (const [key, ref] of machines.entries()) if (key.startsWith(`${ns}/`) && ix.clusterOf.get(key) === cluster) tell(ref, msg);
+    for (const key of seen.maasMachinesOf(ns, cluster)) {
+      const ref = machines.get(key);
+      if (ref) tell(ref, msg);
+    }
   }
 
-  async function wakeCluster(machineKey: string, cluster: string | undefined): Promise<void> {
+  // A machine's status changed (its address for the DNS record): its cluster's MaasClusters look
+  // again. A machine of no known cluster wakes those of its namespace.
+  function wakeClusters(machineKey: string, cluster: string | undefined): void {
     const ns = namespaceOf(machineKey);
-    for (const [key, ref] of [...clusters.entries()]) {
-      if (!key.startsWith(`${ns}/`)) continue;
-      const obj = cluster === undefined ? undefined : await deps.store.get('MaasCluster', key);
-      const name = obj ? clusterNameOf(obj) : undefined;
-      if (cluster === undefined || name === cluster) tell(ref, { type: 'tick' });
+    const keys = cluster === undefined ? [...clusters.entries()].map(([key]) => key).filter((key) => key.startsWith(`${ns}/`)) : seen.maasClustersOf(ns, cluster);
+    for (const key of keys) {
+      const ref = clusters.get(key);
+      if (ref) tell(ref, { type: 'tick' });
     }
   }
 
-  async function machineEvent(e: ObjectEvent): Promise<void> {
-    if (e.type === 'deleted') {
-      machines.stop(e.key);
-      ix.clusterOf.delete(e.key);
-      return wakeCluster(e.key, undefined);
-    }
-    const clusterName = e.object.metadata.labels?.[CLUSTER_LABEL];
-    if (e.change === 'status') return wakeCluster(e.key, clusterName);
-    if (clusterName) ix.clusterOf.set(e.key, clusterName);
+  function machineEvent(e: ObjectEvent & { type: 'upsert' }): void {
+    if (e.change === 'status') return wakeClusters(e.key, clusterName(e.key));
     tell(machines.ensure(e.key), { type: 'observed', object: e.object });
-    return wakeCluster(e.key, clusterName);
+    return wakeClusters(e.key, clusterName(e.key));
+  }
+
+  function clusterName(machineKey: string): string | undefined {
+    const group = seen.clusterOfMachine(machineKey);
+    return group === undefined ? undefined : group.slice(group.indexOf('/') + 1);
   }
 
   function clusterEvent(e: ObjectEvent): void {
@@ -174,42 +182,43 @@ function openMaasRouter(scope: ShardScope, deps: MaasBindingDeps): MaasRouter {
     tell(clusters.ensure(e.key), { type: 'tick' });
   }
 
-  async function dependentEvent(e: ObjectEvent): Promise<void> {
+  function dependentEvent(e: ObjectEvent): void {
     const ns = namespaceOf(e.key);
     // A Cluster changed (paused, infrastructure ready, endpoint): wake its MaasClusters and machines.
     if (e.kind === 'Cluster') {
-      for (const [key, ref] of clusters.entries()) if (key.startsWith(`${ns}/`)) tell(ref, { type: 'tick' });
-      wakeMachines(ns, e.key.slice(ns.length + 1), { type: 'tick' });
+      const name = e.key.slice(ns.length + 1);
+      for (const key of seen.maasClustersOf(ns, name)) {
+        const ref = clusters.get(key);
+        if (ref) tell(ref, { type: 'tick' });
+      }
+      wakeMachines(ns, name, { type: 'tick' });
       return;
     }
     // A CAPI Machine or a Secret changed: wake the MaasMachine that depends on it (its bootstrap
     // data may just have appeared).
-    if (e.kind === 'Machine' && e.type === 'upsert') {
-      const spec = (e.object.spec ?? {}) as { infrastructureRef?: { name?: string }; bootstrap?: { dataSecretName?: string }; clusterName?: string };
-      const target = spec.infrastructureRef?.name;
-      if (target) {
-        ix.byMachine.set(e.key, `${ns}/${target}`);
-        if (spec.clusterName && !ix.clusterOf.has(`${ns}/${target}`)) ix.clusterOf.set(`${ns}/${target}`, spec.clusterName);
-        if (spec.bootstrap?.dataSecretName) ix.bySecret.set(`${ns}/${spec.bootstrap.dataSecretName}`, `${ns}/${target}`);
-      }
-    }
-    const dependent = e.kind === 'Machine' ? ix.byMachine.get(e.key) : e.kind === 'Secret' ? ix.bySecret.get(e.key) : undefined;
+    const dependent = seen.dependentOf(e.kind, e.key);
     const ref = dependent ? machines.get(dependent) : undefined;
-    if (ref && dependent) {
-      const object = await deps.store.get('MaasMachine', dependent);
-      if (object) tell(ref, { type: 'observed', object });
-    }
+    const object = dependent ? seen.get('MaasMachine', dependent) : undefined;
+    if (ref && object) tell(ref, { type: 'observed', object });
   }
 
   return {
     event(e) {
-      if (e.kind === 'MaasMachine') return machineEvent(e);
+      // Before the deletion is applied: a deleted MaasMachine's cluster is known only from here.
+      const cluster = e.kind === 'MaasMachine' && e.type === 'deleted' ? clusterName(e.key) : undefined;
+      seen.apply(e);
+      if (e.kind === 'MaasMachine') return e.type === 'deleted' ? deletedMachine(e.key, cluster) : machineEvent(e);
       if (e.kind === 'MaasCluster') return clusterEvent(e);
       return dependentEvent(e);
     },
     machine: (key) => machines.get(key),
     cluster: (key) => clusters.get(key),
   };
+
+  function deletedMachine(key: string, cluster: string | undefined): void {
+    machines.stop(key);
+    wakeClusters(key, cluster);
+  }
 }
 
 /**

@@ -25,8 +25,20 @@ export function parseMaasCluster(object: StoredObject, log: Logger): MaasCluster
   return parse(MaasCluster, object, log);
 }
 
+/**
+ * Where the world is read from: the store, or (as a MAAS router hands its actors) the objects
+ * the router has seen, which also answers the two lookups a store could only answer by listing
+ * and whether bootstrap data is there without reading the Secret each time.
+ */
+export type WorldSource = ObjectStore & {
+  ownerMachine?(mm: Pick<StoredObject, 'metadata'>): StoredObject | undefined;
+  maasMachinesOf?(namespace: string, cluster: string): readonly string[];
+  bootstrapDataReady?(namespace: string, name: string): Promise<boolean>;
+};
+
 // The CAPI Machine that owns a MaasMachine: by owner reference, else by its infrastructureRef.
-export async function ownerMachine(store: ObjectStore, mm: Pick<StoredObject, 'metadata'>): Promise<StoredObject | undefined> {
+export async function ownerMachine(store: WorldSource, mm: Pick<StoredObject, 'metadata'>): Promise<StoredObject | undefined> {
+  if (store.ownerMachine) return store.ownerMachine(mm);
   const ns = mm.metadata.namespace;
   const owner = mm.metadata.ownerReferences?.find((r) => r.kind === 'Machine');
   if (owner) return store.get('Machine', `${ns}/${owner.name}`);
@@ -42,18 +54,23 @@ export async function infraCluster(store: ObjectStore, namespace: string, cluste
 }
 
 /** Everything a MaasMachine's step needs around it, and the bootstrap Secret's name for the deploy. */
-export async function resolveMachineWorld(store: ObjectStore, mm: MaasMachine, log: Logger): Promise<{ world: MaasMachineWorld; bootstrapSecret: string | null }> {
+export async function resolveMachineWorld(store: WorldSource, mm: MaasMachine, log: Logger): Promise<{ world: MaasMachineWorld; bootstrapSecret: string | null }> {
   const ns = mm.metadata.namespace;
   const machine = parse(CapiMachine, await ownerMachine(store, mm as unknown as StoredObject), log);
   const clusterName = machine?.spec.clusterName ?? mm.metadata.labels?.[CLUSTER_LABEL];
   const cluster = clusterName ? parse(CapiCluster, await store.get('Cluster', `${ns}/${clusterName}`), log) : null;
   const maasCluster = parse(MaasCluster, await infraCluster(store, ns, cluster, clusterName), log);
   const secretName = machine?.spec.bootstrap.dataSecretName ?? null;
-  const secret = secretName ? await store.getSecret(ns, secretName) : undefined;
+  const ready = secretName ? await (store.bootstrapDataReady ? store.bootstrapDataReady(ns, secretName) : hasBootstrapData(store, ns, secretName)) : false;
   return {
-    world: { machine, cluster, maasCluster, bootstrapDataReady: secret !== undefined && secretValue(secret, 'value') !== undefined },
+    world: { machine, cluster, maasCluster, bootstrapDataReady: ready },
     bootstrapSecret: secretName,
   };
+}
+
+async function hasBootstrapData(store: ObjectStore, namespace: string, name: string): Promise<boolean> {
+  const secret = await store.getSecret(namespace, name);
+  return secret !== undefined && secretValue(secret, 'value') !== undefined;
 }
 
 /** The Cluster that owns a MaasCluster (owner reference, else cluster-name label, else same name). */
@@ -63,11 +80,15 @@ export function clusterNameOf(mc: Pick<StoredObject, 'metadata'>): string {
 }
 
 /** The MaasCluster's Cluster and every MaasMachine of the cluster, typed. */
-export async function resolveClusterWorld(store: ObjectStore, mc: MaasCluster, log: Logger): Promise<MaasClusterWorld> {
+export async function resolveClusterWorld(store: WorldSource, mc: MaasCluster, log: Logger): Promise<MaasClusterWorld> {
   const ns = mc.metadata.namespace;
   const name = clusterNameOf(mc as unknown as StoredObject);
   const cluster = parse(CapiCluster, await store.get('Cluster', `${ns}/${name}`), log);
-  const machines = (await store.list('MaasMachine'))
+  // The seen objects know the cluster's machines; a plain store lists them all.
+  const candidates = store.maasMachinesOf
+    ? (await Promise.all(store.maasMachinesOf(ns, name).map((key) => store.get('MaasMachine', key)))).filter((m): m is StoredObject => m !== undefined)
+    : await store.list('MaasMachine');
+  const machines = candidates
     .filter((m) => m.metadata.namespace === ns && m.metadata.labels?.[CLUSTER_LABEL] === name)
     .map((m) => parse(MaasMachine, m, log))
     .filter((m): m is MaasMachine => m !== null);
