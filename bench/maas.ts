@@ -6,7 +6,9 @@ import { createMaasDriver } from '../src/adapters/maas/driver/index.ts';
 import { generateMaasCluster } from '../src/cli/demo/maas-fleet.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../src/machines/bmh/index.ts';
 import { startMaasSim } from '../src/sim/maas/index.ts';
-import { intFlag, startLocalBenchNode } from './support.ts';
+import { maasMachineWakes } from '../src/actors/maas/binding.ts';
+import type { ObjectStore } from '../src/ports/index.ts';
+import { intFlag, prepareLocalBenchNode } from './support.ts';
 
 export async function run(flags: Record<string, string>): Promise<object> {
   const count = intFlag(flags, 'machines', 1_000);
@@ -16,20 +18,26 @@ export async function run(flags: Record<string, string>): Promise<object> {
     machines: Array.from({ length: count }, (_, i) => ({ hostname: `node-${i}`, zone: i % 2 ? 'az1' : 'az2', cpuCount: 4 + (i % 4), memoryMb: 8192 })),
   });
   const client = createMaasClient({ endpoint: sim.url, apiKey: sim.adminKey });
-  const { store: local, stop } = await startLocalBenchNode({
+  const prepared = await prepareLocalBenchNode([], { objects: true });
+  const local = prepared.store;
+  // Store reads of the node (get + list), counted by wrapping the object store before the node
+  // opens it; the bench's own polling and applies go around the counter.
+  if (!local.objects) throw new Error('bench: no object store opened');
+  const reads = countReads(local.objects);
+  await prepared.start({
     name: 'bench-maas', shardCount: 16, machine: DEFAULT_MACHINE_CONFIG,
     capacity: { limits: {}, defaultLimit: limit, ttlMs: 60_000 },
     supervision: { maxRestarts: 5, windowMs: 60_000, backoff: { initialMs: 100, maxMs: 5_000 } }, askTimeoutMs: 30_000,
-  }, [], {
+  }, {
     provisioner: createFixtureProvisioner(),
     maas: { driver: createMaasDriver(client), clusterResyncMs: 60_000, config: { deployingPollMs: 20, steadyPollMs: 3_600_000, powerOnRequeueMs: 1_000 } },
-  }, { objects: true });
+  });
+  const stop = prepared.stop;
   // The store the embedded default runs: the KV object store on the node's memory KV; bootstrap
   // Secrets go beside it through the local store, as `demo` applies them.
-  const store = local.objects;
-  if (!store) throw new Error('bench: no object store opened');
+  const store = reads.raw;
   const apply = async (objects: readonly unknown[], what: string): Promise<void> => {
-    const applied = await local.applyObjects(objects, 'bench');
+    const applied = await reads.uncounted(() => local.applyObjects(objects, 'bench'));
     if (!applied.ok) throw new Error(`bench ${what} invalid: ${applied.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
   };
   // Workers only, and no MaasCluster: the cost measured is the machines'. Their Cluster says its
@@ -39,6 +47,7 @@ export async function run(flags: Record<string, string>): Promise<object> {
   await apply(objects.filter((o) => (o as { kind: string }).kind === 'Cluster'), 'Cluster');
   await store.writeStatus('Cluster', 'capi/demo', { infrastructureReady: true });
   client.stats.reset();
+  reads.reset();
   const started = performance.now();
   await apply(objects.filter((o) => (o as { kind: string }).kind !== 'Cluster'), 'objects');
   await until(async () => (await store.list('MaasMachine')).every((m) => (m.status as { ready?: boolean } | undefined)?.ready === true), 600_000);
@@ -47,6 +56,7 @@ export async function run(flags: Record<string, string>): Promise<object> {
   await until(async () => (await store.list('MaasMachine')).length === 0 && sim.machines().every((m) => m.status_name === 'Ready'), 600_000);
   const seconds = (performance.now() - started) / 1000;
   const calls = client.stats.total;
+  const wakes = reads.wakes();
   const byRoute = Object.fromEntries(Object.entries(client.stats.byRoute).map(([k, v]) => [k, Number((v / count).toFixed(2))]));
   await stop();
   client.close();
@@ -60,6 +70,10 @@ export async function run(flags: Record<string, string>): Promise<object> {
     maasCallsPerMachine: Number((calls / count).toFixed(2)),
     callsPerMachineByRoute: byRoute,
     maxDeployingInMaas: sim.counts().maxDeploying,
+    storeReads: reads.total,
+    maasMachineWakes: wakes,
+    storeReadsPerWake: wakes === 0 ? null : Number((reads.total / wakes).toFixed(2)),
+    storeReadsByKind: reads.byKind,
   };
 }
 
@@ -69,4 +83,40 @@ async function until(cond: () => Promise<boolean>, timeoutMs: number): Promise<v
     if (Date.now() > deadline) throw new Error(`benchmark did not finish within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * Counts the node's get and list calls on the object store by replacing them on the store the
+ * node will open; `raw` reads around the counter (the bench's own polling), `uncounted` runs the
+ * bench's applies outside it.
+ */
+function countReads<S extends ObjectStore>(objects: S): { raw: S; total: number; byKind: Record<string, number>; wakes(): number; reset(): void; uncounted<T>(work: () => Promise<T>): Promise<T> } {
+  const get = objects.get.bind(objects);
+  const list = objects.list.bind(objects);
+  const getSecret = objects.getSecret.bind(objects);
+  let paused = 0;
+  const counts = { total: 0, byKind: {} as Record<string, number> };
+  const count = (what: string): void => {
+    if (paused > 0) return;
+    counts.total += 1;
+    counts.byKind[what] = (counts.byKind[what] ?? 0) + 1;
+  };
+  objects.get = (kind, key) => { count(`get ${kind}`); return get(kind, key); };
+  objects.list = (kind) => { count(`list ${kind}`); return list(kind); };
+  objects.getSecret = (ns, name) => { count('get Secret'); return getSecret(ns, name); };
+  // The store is a class instance: the bench's view delegates to it, reads going around the counter.
+  const raw = new Proxy(objects, {
+    get: (target, prop, receiver) => (prop === 'get' ? get : prop === 'list' ? list : prop === 'getSecret' ? getSecret : Reflect.get(target, prop, receiver) as unknown),
+  });
+  return {
+    raw,
+    get total() { return counts.total; },
+    get byKind() { return { ...counts.byKind }; },
+    wakes: () => maasMachineWakes(),
+    reset() { counts.total = 0; counts.byKind = {}; },
+    async uncounted(work) {
+      paused += 1;
+      try { return await work(); } finally { paused -= 1; }
+    },
+  };
 }
