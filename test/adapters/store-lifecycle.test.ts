@@ -79,25 +79,31 @@ test('local store - delete with finalizers stamps deletionTimestamp; removing th
   t.deepEqual((await store.get('metal3/h1'))!.metadata.finalizers, [FINALIZER]);
   await store.removeFinalizer('metal3/h1', FINALIZER);
   t.is(await store.get('metal3/h1'), undefined);
-  // The finalizer removals are the host actor's own writes: no upsert for them (issue 29.5).
-  t.deepEqual(names(events), ['upsert h1', 'deleted metal3/h1']);
+  // Unfenced, these are not a host actor's own writes (an actor writes under its shard's fence):
+  // each is told to the node.
+  t.deepEqual(names(events), ['upsert h1', 'upsert h1', 'deleted metal3/h1']);
 });
 
-test('local store - a user\'s annotation change emits upsert; the host actor\'s own finalizer and annotation writes, and no-ops, emit nothing', async (t) => {
+test('local store - a user\'s finalizer and annotation changes emit upsert; the host actor\'s own (fenced) writes, and no-ops, emit nothing', async (t) => {
   const store = await open(t);
   await applied(store, [host('h1')]);
   const events: HostEvent[] = [];
   store.watch((e) => events.push(e));
+  const fence = { shard: 1, epoch: 2, holder: 'node-a' };
   await store.addFinalizer('metal3/h1', FINALIZER);
   await store.addFinalizer('metal3/h1', FINALIZER);
   await store.applyIntent('metal3/h1', { annotations: { 'inspect.metal3.io': '' } });
   await store.applyIntent('metal3/h1', { annotations: { 'inspect.metal3.io': '' } });
-  await store.removeAnnotation('metal3/h1', 'inspect.metal3.io');
-  await store.removeAnnotation('metal3/h1', 'inspect.metal3.io');
+  // The host actor's own: it made the change, so it is not told it back (issue 29.5).
+  await store.removeAnnotation('metal3/h1', 'inspect.metal3.io', fence);
+  await store.removeAnnotation('metal3/h1', 'inspect.metal3.io', fence);
+  await store.removeFinalizer('metal3/h1', FINALIZER, fence);
   await store.removeFinalizer('metal3/h1', FINALIZER);
-  await store.removeFinalizer('metal3/h1', FINALIZER);
-  // Only applyIntent's change: the finalizer and annotation writes are the actor's own (issue 29.5).
-  t.deepEqual(names(events), ['upsert h1']);
+  t.deepEqual(names(events), ['upsert h1', 'upsert h1']);
+  // A user's removal of an annotation (re-attaching a detached host) wakes the host.
+  await store.applyIntent('metal3/h1', { annotations: { 'baremetalhost.metal3.io/detached': '' } });
+  await store.removeAnnotation('metal3/h1', 'baremetalhost.metal3.io/detached');
+  t.deepEqual(names(events), ['upsert h1', 'upsert h1', 'upsert h1', 'upsert h1']);
   const h = (await store.get('metal3/h1'))!;
   t.is(h.metadata.finalizers, undefined);
   t.is(h.metadata.annotations, undefined);

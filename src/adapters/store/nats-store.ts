@@ -847,7 +847,9 @@ class NatsHostStore implements NatsStore {
    * that goes through records `fence` in the host record, in the same compare-and-set.
    */
   private async fencedMutate(key: string, fence: Fence | undefined, write: string, change: (current: Current | undefined) => Change): Promise<Mutated> {
-    if (fence === undefined) return this.mutate(key, change, { own: true });
+    // Only a fenced write is a host actor's own (an actor always writes under its shard's fence):
+    // an unfenced one is a user's (removing the detached annotation, say) and must wake the host.
+    if (fence === undefined) return this.mutate(key, change);
     let status = this.statusSlot(key);
     for (let pass = 0; ; pass++) {
       const seenStatus = status;
