@@ -2,32 +2,17 @@
 // delayed, OK), the way it shows a BareMetalHost's: the rows come from each kind's view, not from
 // a status the reader works out for itself. Against the embedded node driving the MAAS simulator.
 import test from 'ava';
-import { createMemoryBus } from '../../src/bus/index.ts';
-import { serveIntrospection } from '../../src/cluster/introspect/index.ts';
 import { hostsView, type ViewOptions } from '../../src/cli/introspect/index.ts';
-import { startMaasNode } from '../support/maas-node.ts';
+import { startServedMaasNode, maasMachineObject } from '../support/maas-node.ts';
 import { waitUntil } from '../support/wait.ts';
 
-/** A MaasMachine of cluster `demo` whose owner Machine was never applied. */
-function orphan(name: string, annotations?: Record<string, string>): unknown {
-  return {
-    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine',
-    metadata: { name, namespace: 'capi', labels: { 'cluster.x-k8s.io/cluster-name': 'demo' }, ...(annotations ? { annotations } : {}) },
-    spec: { minCPU: 1, minMemory: 1024, image: 'ubuntu/jammy' },
-  };
-}
-
 test('hosts - a paused and a waiting MaasMachine show paused and waiting in STATUS, as their kind\'s view says', async (t) => {
-  const it = await startMaasNode();
-  const bus = createMemoryBus();
-  const server = bus.connect('embedded');
-  const client = bus.connect('cli');
-  const source = it.node.introspection;
-  const service = serveIntrospection(server, source, { node: 'embedded' });
+  const served = await startServedMaasNode('cli');
+  const { it, client } = served;
   const base: ViewOptions = { format: 'table', width: 200, timeoutMs: 2_000, natsUrl: 'memory', nodes: ['embedded'] };
   try {
     // Paused by Cluster API's annotation; the other waits for the Machine that would own it.
-    t.true((await it.apply([orphan('held', { 'cluster.x-k8s.io/paused': '' }), orphan('alone')])).ok);
+    t.true((await it.apply([maasMachineObject('held', { 'cluster.x-k8s.io/paused': '' }), maasMachineObject('alone')])).ok);
     const rowOf = (lines: readonly string[], key: string): string[] => lines.find((l) => l.startsWith(`${key} `))?.trim().split(/\s{2,}/) ?? [];
     let lines: string[] = [];
     await waitUntil(async () => {
@@ -41,10 +26,6 @@ test('hosts - a paused and a waiting MaasMachine show paused and waiting in STAT
     // Nothing was asked of MAAS for either.
     t.is(it.sim.machines().filter((m) => m.owner !== null).length, 0);
   } finally {
-    await service.close();
-    source.close();
-    await client.close();
-    await server.close();
-    await it.stop();
+    await served.stop();
   }
 });

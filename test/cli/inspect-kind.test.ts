@@ -2,38 +2,23 @@
 // and asks only that kind: a MaasMachine no longer shadows a BareMetalHost of the same name.
 // Against the embedded node driving both kinds; the refusals through the real binary.
 import test from 'ava';
-import { createMemoryBus } from '../../src/bus/index.ts';
-import { serveIntrospection } from '../../src/cluster/introspect/index.ts';
 import { inspectView, type ViewOptions } from '../../src/cli/introspect/index.ts';
 import { CliError } from '../../src/cli/cli-error.ts';
-import { startMaasNode } from '../support/maas-node.ts';
+import { startServedMaasNode, maasMachineObject } from '../support/maas-node.ts';
 import { bmh, secret } from '../support/node.ts';
 import { waitUntil } from '../support/wait.ts';
 import { metalfleet } from './run.ts';
-
-/** A MaasMachine of cluster `demo` whose owner Machine was never applied: it waits, and stays. */
-function machine(name: string): unknown {
-  return {
-    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine',
-    metadata: { name, namespace: 'capi', labels: { 'cluster.x-k8s.io/cluster-name': 'demo' } },
-    spec: { minCPU: 1, minMemory: 1024, image: 'ubuntu/jammy' },
-  };
-}
 
 /** `inspect --json`: the answering node and its reply. */
 interface Shown { node: string; value: { host: { key: string; kind: string; backend: string } } }
 
 test('inspect - a BareMetalHost and a MaasMachine of the same name are each shown by their kind', async (t) => {
-  const it = await startMaasNode();
-  const bus = createMemoryBus();
-  const server = bus.connect('embedded');
-  const client = bus.connect('cli');
-  const source = it.node.introspection;
-  const service = serveIntrospection(server, source, { node: 'embedded' });
+  const served = await startServedMaasNode('cli');
+  const { it, client, source } = served;
   const json: ViewOptions = { format: 'json', width: 200, timeoutMs: 2_000, natsUrl: 'memory', nodes: ['embedded'] };
   const shown = async (kind?: string): Promise<Shown['value']> => (JSON.parse((await inspectView(client, { host: 'capi/twin', kind, shardCount: 8 }, json)).stdout) as Shown).value;
   try {
-    t.true((await it.apply([secret('bmc', 'capi'), bmh('twin', { namespace: 'capi' }), machine('twin')])).ok);
+    t.true((await it.apply([secret('bmc', 'capi'), bmh('twin', { namespace: 'capi' }), maasMachineObject('twin')])).ok);
     await waitUntil(async () => {
       const rows = (await source.hosts({})).filter((r) => r.key === 'capi/twin');
       return rows.length === 2;
@@ -49,17 +34,13 @@ test('inspect - a BareMetalHost and a MaasMachine of the same name are each show
     t.true(cluster instanceof CliError);
     t.is(cluster.message, 'inspect: kind "MaasCluster" is not one inspect shows: BareMetalHost, MaasMachine (MaasClusters: see clusters)');
     // Only the kind asked for is looked up: a MaasMachine of another name is not found as a BareMetalHost, nor the reverse.
-    t.true((await it.apply([machine('solo')])).ok);
+    t.true((await it.apply([maasMachineObject('solo')])).ok);
     await waitUntil(async () => (await source.hosts({})).some((r) => r.key === 'capi/solo'), 10_000, 'the lone machine driven');
     const asHost = await t.throwsAsync(inspectView(client, { host: 'capi/solo', shardCount: 8 }, json));
     t.regex(asHost.message, /^unknown host capi\/solo: embedded \(owner of shard \d+\) knows no BareMetalHost of that name/);
     t.like((JSON.parse((await inspectView(client, { host: 'capi/solo', kind: 'MaasMachine', shardCount: 8 }, json)).stdout) as Shown).value, { host: { key: 'capi/solo', kind: 'MaasMachine' } });
   } finally {
-    await service.close();
-    source.close();
-    await client.close();
-    await server.close();
-    await it.stop();
+    await served.stop();
   }
 });
 

@@ -11,6 +11,8 @@ import type { MaasMachineConfig } from '../../src/machines/maas-machine/index.ts
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
 import { startMaasSim } from '../../src/sim/maas/index.ts';
+import { createMemoryBus } from '../../src/bus/index.ts';
+import { serveIntrospection } from '../../src/cluster/introspect/index.ts';
 import type { MaasSim, MaasSimOptions } from '../../src/sim/maas/index.ts';
 
 // The embedded default's MAAS side, as `metalfleet demo` opens it: the KV object store on the
@@ -59,4 +61,40 @@ export async function startMaasNode(o: { limit?: number; sim?: MaasSimOptions; c
 
 export function maasReady(store: KvObjectStore, key: string): Promise<boolean> {
   return store.get('MaasMachine', key).then((m) => (m?.status as { ready?: boolean } | undefined)?.ready === true);
+}
+
+/** A MAAS test node whose introspection is served on a memory bus, with a client of that bus (as `hosts`, `inspect` or the dashboard reach a node). */
+export interface ServedMaasNode {
+  readonly it: MaasTestNode;
+  readonly client: ReturnType<ReturnType<typeof createMemoryBus>['connect']>;
+  readonly source: LocalNode['introspection'];
+  stop(): Promise<void>;
+}
+
+export async function startServedMaasNode(clientName: string): Promise<ServedMaasNode> {
+  const it = await startMaasNode();
+  const bus = createMemoryBus();
+  const server = bus.connect('embedded');
+  const client = bus.connect(clientName);
+  const source = it.node.introspection;
+  const service = serveIntrospection(server, source, { node: 'embedded' });
+  return {
+    it, client, source,
+    async stop() {
+      await service.close();
+      source.close();
+      await client.close();
+      await server.close();
+      await it.stop();
+    },
+  };
+}
+
+/** A MaasMachine of cluster `demo` in namespace capi, with no Machine owning it yet. */
+export function maasMachineObject(name: string, annotations?: Record<string, string>): unknown {
+  return {
+    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine',
+    metadata: { name, namespace: 'capi', labels: { 'cluster.x-k8s.io/cluster-name': 'demo' }, ...(annotations ? { annotations } : {}) },
+    spec: { minCPU: 1, minMemory: 1024, image: 'ubuntu/jammy' },
+  };
 }

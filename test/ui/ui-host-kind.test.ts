@@ -2,35 +2,21 @@
 // of the same name each have their page (the URL carries the kind, the rows link with it), no kind
 // is the BareMetalHost, and an unknown kind is refused naming it. The API first, then the page.
 import test from 'ava';
-import { createMemoryBus } from '../../src/bus/index.ts';
-import { serveIntrospection } from '../../src/cluster/introspect/index.ts';
 import { commandGate, startUiServer } from '../../src/ui/index.ts';
-import { startMaasNode } from '../support/maas-node.ts';
+import { startServedMaasNode, maasMachineObject } from '../support/maas-node.ts';
 import { bmh, secret } from '../support/node.ts';
 import { waitUntil } from '../support/wait.ts';
 import { launchBrowser } from './browser.ts';
-
-function machine(name: string): unknown {
-  return {
-    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine',
-    metadata: { name, namespace: 'capi', labels: { 'cluster.x-k8s.io/cluster-name': 'demo' } },
-    spec: { minCPU: 1, minMemory: 1024, image: 'ubuntu/jammy' },
-  };
-}
 
 test('ui host kind - a BareMetalHost and a MaasMachine of the same name each have their page', async (t) => {
   // The browser first: one that cannot start leaves nothing else running.
   const browser = await launchBrowser();
   t.teardown(() => browser.close());
-  const it = await startMaasNode();
-  const bus = createMemoryBus();
-  const server = bus.connect('embedded');
-  const client = bus.connect('ui');
-  const source = it.node.introspection;
-  const service = serveIntrospection(server, source, { node: 'embedded' });
+  const served = await startServedMaasNode('ui');
+  const { it, client, source } = served;
   const ui = await startUiServer({ transport: client, gate: commandGate({ enabled: false }), shardCount: 8, nodes: ['embedded'], intervalMs: 200, port: 0, bind: '127.0.0.1' });
   try {
-    t.true((await it.apply([secret('bmc', 'capi'), bmh('twin', { namespace: 'capi' }), machine('twin')])).ok);
+    t.true((await it.apply([secret('bmc', 'capi'), bmh('twin', { namespace: 'capi' }), maasMachineObject('twin')])).ok);
     await waitUntil(async () => (await source.hosts({})).filter((r) => r.key === 'capi/twin').length === 2, 10_000, 'both objects driven');
 
     const api = async (query: string): Promise<{ status: number; body: { kind?: string; key?: string; error?: string } }> => {
@@ -66,10 +52,6 @@ test('ui host kind - a BareMetalHost and a MaasMachine of the same name each hav
     await page.close();
   } finally {
     await ui.close();
-    await service.close();
-    source.close();
-    await client.close();
-    await server.close();
-    await it.stop();
+    await served.stop();
   }
 });

@@ -6,11 +6,10 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import test from 'ava';
-import { createMemoryBus } from '../../src/bus/index.ts';
-import { gather, serveIntrospection } from '../../src/cluster/introspect/index.ts';
+import { gather } from '../../src/cluster/introspect/index.ts';
 import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import { commandGate, startUiServer } from '../../src/ui/index.ts';
-import { maasReady, startMaasNode } from '../support/maas-node.ts';
+import { maasReady, startServedMaasNode } from '../support/maas-node.ts';
 import { waitUntil } from '../support/wait.ts';
 import { launchBrowser } from './browser.ts';
 import { ROOT } from '../cli/run.ts';
@@ -18,12 +17,8 @@ import { ROOT } from '../cli/run.ts';
 const ARTIFACTS = join(ROOT, '.tmp', 'ui-artifacts');
 
 test('ui maas clusters - the section shows each cluster\'s DNS name and addresses as the clusters verb gives them, its machines with their MAAS state, and no API key', async (t) => {
-  const it = await startMaasNode();
-  const bus = createMemoryBus();
-  const server = bus.connect('embedded');
-  const client = bus.connect('ui');
-  const source = it.node.introspection;
-  const service = serveIntrospection(server, source, { node: 'embedded' });
+  const served = await startServedMaasNode('ui');
+  const { it, client } = served;
   const ui = await startUiServer({ transport: client, gate: commandGate({ enabled: false }), shardCount: 8, nodes: ['embedded'], intervalMs: 200, port: 0, bind: '127.0.0.1' });
   const browser = await launchBrowser();
   try {
@@ -59,10 +54,6 @@ test('ui maas clusters - the section shows each cluster\'s DNS name and addresse
   } finally {
     await browser.close();
     await ui.close();
-    await service.close();
-    source.close();
-    await client.close();
-    await server.close();
-    await it.stop();
+    await served.stop();
   }
 });

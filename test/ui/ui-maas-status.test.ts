@@ -2,35 +2,20 @@
 // way it shows a BareMetalHost's: the picture's rows are the hosts verb's, which come from each
 // kind's view. The picture is checked as the page gets it, then the page in a real browser.
 import test from 'ava';
-import { createMemoryBus } from '../../src/bus/index.ts';
-import { serveIntrospection } from '../../src/cluster/introspect/index.ts';
 import { commandGate, FleetPicture, startUiServer } from '../../src/ui/index.ts';
-import { startMaasNode } from '../support/maas-node.ts';
+import { startServedMaasNode, maasMachineObject } from '../support/maas-node.ts';
 import { waitUntil } from '../support/wait.ts';
 import { launchBrowser } from './browser.ts';
-
-/** A MaasMachine of cluster `demo` whose owner Machine was never applied. */
-function orphan(name: string, annotations?: Record<string, string>): unknown {
-  return {
-    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine',
-    metadata: { name, namespace: 'capi', labels: { 'cluster.x-k8s.io/cluster-name': 'demo' }, ...(annotations ? { annotations } : {}) },
-    spec: { minCPU: 1, minMemory: 1024, image: 'ubuntu/jammy' },
-  };
-}
 
 test('ui maas status - a paused and a waiting MaasMachine are paused and waiting in the picture and on the page', async (t) => {
   // The browser first: one that cannot start leaves nothing else running.
   const browser = await launchBrowser();
   t.teardown(() => browser.close());
-  const it = await startMaasNode();
-  const bus = createMemoryBus();
-  const server = bus.connect('embedded');
-  const client = bus.connect('ui');
-  const source = it.node.introspection;
-  const service = serveIntrospection(server, source, { node: 'embedded' });
+  const served = await startServedMaasNode('ui');
+  const { it, client } = served;
   const ui = await startUiServer({ transport: client, gate: commandGate({ enabled: false }), shardCount: 8, nodes: ['embedded'], intervalMs: 200, port: 0, bind: '127.0.0.1' });
   try {
-    t.true((await it.apply([orphan('held', { 'cluster.x-k8s.io/paused': '' }), orphan('alone')])).ok);
+    t.true((await it.apply([maasMachineObject('held', { 'cluster.x-k8s.io/paused': '' }), maasMachineObject('alone')])).ok);
     const statusOf = (picture: FleetPicture): Record<string, string> => Object.fromEntries(picture.hosts.map((h) => [h.key, h.operationalStatus]));
     let picture: FleetPicture | null = null;
     await waitUntil(async () => {
@@ -54,10 +39,6 @@ test('ui maas status - a paused and a waiting MaasMachine are paused and waiting
     await page.close();
   } finally {
     await ui.close();
-    await service.close();
-    source.close();
-    await client.close();
-    await server.close();
-    await it.stop();
+    await served.stop();
   }
 });
