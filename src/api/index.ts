@@ -20,3 +20,4 @@ export { fmix32, fnv1a32 } from './hash.ts';
 export { RetryPolicy, RetryJitter, nextDelay } from './retry-policy.ts';
 export type { RetryPolicyInput } from './retry-policy.ts';
 export { MetalfleetError, errorMessage } from './metalfleet-error.ts';
+export { deepEqual } from './deep-equal.ts';

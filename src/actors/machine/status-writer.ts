@@ -1,4 +1,4 @@
-import { errorMessage, nextDelay } from '../../api/index.ts';
+import { deepEqual, errorMessage, nextDelay } from '../../api/index.ts';
 import type { RetryPolicy } from '../../api/index.ts';
 import type { Logger } from '../../ports/index.ts';
 import { StaleFence, StoreError } from '../../ports/index.ts';
@@ -27,22 +27,7 @@ export interface StatusWriterTarget<T> {
  * absent, since a status read back through its schema comes reordered.
  */
 export function statusDiffers(next: unknown, stored: unknown): boolean {
-  return !sameData(next, stored);
-}
-
-function sameData(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bs = b as unknown[];
-    return a.length === bs.length && a.every((x, i) => sameData(x, bs[i]));
-  }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const keys = new Set([...Object.keys(ao), ...Object.keys(bo)]);
-  for (const k of keys) if (!sameData(ao[k], bo[k])) return false;
-  return true;
+  return !deepEqual(next, stored);
 }
 
 // At most one status write per turn and one in flight per object, for every kind: a burst of

@@ -1,3 +1,4 @@
+import { deepEqual } from '../../api/index.ts';
 import type { MachineAddress, MaasMachineStatus } from '../../api/index.ts';
 import type { MaasView } from './types.ts';
 
@@ -18,13 +19,7 @@ export function externalIps(status: MaasMachineStatus, view: MaasView | null): s
   return [...new Set([...fromStatus, ...(view?.ipAddresses ?? [])])];
 }
 
-/** Equal as JSON, whatever the order of keys (a status read back through its schema is reordered). */
+/** Equal as data, whatever the order of keys (a status read back through its schema is reordered). */
 export function sameJson(a: unknown, b: unknown): boolean {
-  return canonical(a) === canonical(b);
-}
-
-function canonical(v: unknown): string {
-  return JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x)
-    ? Object.fromEntries(Object.entries(x as Record<string, unknown>).filter(([, y]) => y !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-    : x));
+  return deepEqual(a, b);
 }
