@@ -1,3 +1,4 @@
+import { MetalfleetError } from '../../../api/index.ts';
 import { decode, encode } from '../../../bus/index.ts';
 import type { KvBucket } from '../../../ports/index.ts';
 import { KvConflict } from '../../../ports/index.ts';
@@ -13,28 +14,25 @@ export interface Versioned {
 export type Mutation<E> = (base: PoolRecord, now: number) => { readonly next: PoolRecord; readonly effect: E } | null;
 
 /** A record written by a broker of a later epoch: this broker has been replaced. */
-export class BrokerDeposed extends Error {
-  readonly retryable = true;
+export class BrokerDeposed extends MetalfleetError {
   constructor(readonly epoch: number, readonly seen: number, readonly pool: string) {
-    super(`capacity broker of epoch ${epoch} is deposed: pool ${pool} was written by epoch ${seen}`);
+    super('brokerDeposed', `capacity broker of epoch ${epoch} is deposed: pool ${pool} was written by epoch ${seen}`, true);
     this.name = 'BrokerDeposed';
   }
 }
 
 /** A pool record that does not parse: nothing is granted in that pool until someone repairs it. */
-export class CorruptRecord extends Error {
-  readonly retryable = false;
+export class CorruptRecord extends MetalfleetError {
   constructor(readonly key: string, detail: string) {
-    super(`capacity: KV record ${key} is unreadable (${detail}); delete or fix the key to free the pool`);
+    super('corruptRecord', `capacity: KV record ${key} is unreadable (${detail}); delete or fix the key to free the pool`, false);
     this.name = 'CorruptRecord';
   }
 }
 
 /** A write that would break the limit: a bug, refused before it reaches KV. */
-export class OverGrant extends Error {
-  readonly retryable = false;
+export class OverGrant extends MetalfleetError {
   constructor(readonly pool: string, detail: string) {
-    super(`capacity: refused to write pool ${pool}: ${detail}`);
+    super('overGrant', `capacity: refused to write pool ${pool}: ${detail}`, false);
     this.name = 'OverGrant';
   }
 }

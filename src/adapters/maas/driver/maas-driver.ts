@@ -1,7 +1,7 @@
 import type { MaasCall, MaasResult, MaasView } from '../../../machines/maas-machine/index.ts';
 import type { DnsRecord, MaasDriver } from '../../../ports/index.ts';
 import type { DnsResource, MaasClient, MaasMachine } from '../client/index.ts';
-import { splitImage, errorMessage } from '../../../api/index.ts';
+import { MetalfleetError, splitImage, errorMessage } from '../../../api/index.ts';
 import { MaasError } from '../client/index.ts';
 
 // Executes the MaasMachine machine's calls with the MAAS client and maps what MAAS says to
@@ -66,7 +66,13 @@ async function perform(client: MaasClient, call: Exclude<MaasCall, { op: 'findAl
   }
 }
 
-class MaasNotFound extends Error {}
+/** The machine a call names is not in MAAS's listing: answered as notFound, never retried. */
+class MaasNotFound extends MetalfleetError {
+  constructor() {
+    super('notFound', 'machine not found in MAAS', false);
+    this.name = 'MaasNotFound';
+  }
+}
 
 function toResult(err: unknown): MaasResult {
   if (err instanceof MaasNotFound) return { kind: 'notFound' };
