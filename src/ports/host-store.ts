@@ -1,23 +1,10 @@
 import type { BareMetalHost, BareMetalHostStatus } from '../api/index.ts';
 import type { Secret } from '../api/secret.ts';
-import { MetalfleetError } from '../api/index.ts';
+import type { Fence } from './fence.ts';
 
 export type HostEvent =
   | { type: 'upsert'; host: BareMetalHost }
   | { type: 'deleted'; key: string };
-
-/**
- * Who may write a host (its status, finalizers and the annotations the controller removes): the
- * owner of its shard, at the lease's epoch. A store that keeps fences refuses a write whose epoch
- * is older than one it has already seen for that host (StaleFence), so a node that lost its shard
- * cannot overwrite the new owner's work. Writes without a fence (a single owner: the embedded
- * node, tests, user intent) are not checked.
- */
-export interface Fence {
-  readonly shard: number;
-  readonly epoch: number;
-  readonly holder: string;
-}
 
 /** A user's intent for a host, as a spec or annotation change records it (commands, CLI). */
 export interface HostIntent {
@@ -68,54 +55,6 @@ export interface HostStore {
   /** Every host whose newest record the store cannot read, with recordProblem's message. */
   recordProblems?(): ReadonlyMap<string, string>;
   close?(): Promise<void>;
-}
-
-/** Options every store that keeps fences takes: told of each refusal as it happens. */
-export interface FenceOptions {
-  readonly onStaleFence?: (refusal: StaleFence) => void;
-}
-
-/** Counts StaleFence refusals of one store and tells its onStaleFence; a listener that throws is ignored. */
-export class FenceRefusals {
-  private count = 0;
-
-  constructor(private readonly listener?: (refusal: StaleFence) => void) {}
-
-  /** Counts `refusal` and returns it, for `throw refusals.refused(new StaleFence(...))`. */
-  refused(refusal: StaleFence): StaleFence {
-    this.count += 1;
-    try {
-      this.listener?.(refusal);
-    } catch {
-      // A metrics hook must not turn a refusal into another error.
-    }
-    return refusal;
-  }
-
-  /** Counts `error` if it is a StaleFence; returns it either way, to be rethrown. */
-  seen(error: unknown): unknown {
-    return error instanceof StaleFence ? this.refused(error) : error;
-  }
-
-  get total(): number {
-    return this.count;
-  }
-}
-
-export class StoreError extends MetalfleetError {
-  constructor(message: string, retryable: boolean, options?: ErrorOptions, code = 'store') {
-    super(code, message, retryable, undefined, options);
-    this.name = 'StoreError';
-  }
-}
-
-/** A fenced write refused because a newer owner of the object's shard has written since. */
-export class StaleFence extends StoreError {
-  /** `write` says what was refused, naming the object: "adding finalizer x to BareMetalHost ns/h". */
-  constructor(key: string, readonly fence: Fence, readonly current: number, write = `status write for ${key}`) {
-    super(`${write} refused: shard ${fence.shard} epoch ${fence.epoch} of ${fence.holder} is older than epoch ${current}, which has written since (this node no longer owns the shard)`, false, undefined, 'staleFence');
-    this.name = 'StaleFence';
-  }
 }
 
 export function hostKey(host: Pick<BareMetalHost, 'metadata'>): string {

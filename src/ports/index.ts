@@ -1,6 +1,9 @@
 export type { BackendRequestCount, Credentials, HostData, CapacityClaim, Provisioner } from './provisioner.ts';
-export type { Fence, FenceOptions, HostEvent, HostIntent, HostStore, WatchOptions } from './host-store.ts';
-export { FenceRefusals, StaleFence, StoreError, hostKey } from './host-store.ts';
+export type { HostEvent, HostIntent, HostStore, WatchOptions } from './host-store.ts';
+export { hostKey } from './host-store.ts';
+export type { Fence, FenceOptions, FenceVerdict } from './fence.ts';
+export { FenceRefusals, judgeFence, laterFence } from './fence.ts';
+export { StaleFence, StoreError } from './store-error.ts';
 export type { Clock, TimerHandle } from './clock.ts';
 export type { Logger } from './logger.ts';
 export { silentLogger } from './logger.ts';

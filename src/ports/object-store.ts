@@ -1,5 +1,5 @@
 import type { Secret } from '../api/secret.ts';
-import type { Fence } from './host-store.ts';
+import type { Fence } from './fence.ts';
 
 // The store of the Cluster API side: MaasMachines, MaasClusters, and the CAPI Machines, Clusters
 // and Secrets they refer to. Objects are plain parsed resources; keys are "<namespace>/<name>".

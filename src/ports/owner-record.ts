@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Fence } from './host-store.ts';
+import type { Fence } from './fence.ts';
 import { MetalfleetError } from '../api/index.ts';
 
 // The shard lease a backend record says drives it (issue 19.2). Backends without compare-and-set

@@ -1,6 +1,6 @@
 import type { BareMetalHostSpec } from '../api/index.ts';
 import type { CallArgs, OpResult } from '../machines/bmh/index.ts';
-import type { Fence } from './host-store.ts';
+import type { Fence } from './fence.ts';
 
 export interface Credentials {
   readonly username: string;

@@ -1,11 +1,11 @@
 import type { Fence, Logger } from '../../ports/index.ts';
-import { StaleFence, StoreError } from '../../ports/index.ts';
+import { judgeFence, StaleFence, StoreError } from '../../ports/index.ts';
 import { backoffMs, CONFLICT_BACKOFF } from './backoff.ts';
 import { KubeCallError, storeError } from './errors.ts';
 import type { KubeClient } from './kube-client.ts';
 import type { JsonObject } from './merge-patch.ts';
 import { isPlainObject, mergePatchDiff } from './merge-patch.ts';
-import { judgeFence, OWNER_ANNOTATION } from './owner-fence.ts';
+import { formatOwner, OWNER_ANNOTATION, parseOwner } from './owner-fence.ts';
 import type { RawObject } from './raw-object.ts';
 import type { ResourceCache } from './resource-cache.ts';
 import type { ResourceInfo } from './resources.ts';
@@ -128,10 +128,10 @@ export class ObjectWriter {
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
       try {
         current ??= await this.read(key, what, 'status');
-        const verdict = judgeFence(fence, current.metadata.annotations?.[OWNER_ANNOTATION]);
+        const verdict = judgeFence(parseOwner(current.metadata.annotations?.[OWNER_ANNOTATION]) ?? undefined, fence);
         if (verdict.kind === 'stale') throw new StaleFence(key, fence!, verdict.current);
         if (verdict.kind === 'claim') {
-          const claim = withResourceVersion({ metadata: { annotations: { [OWNER_ANNOTATION]: verdict.owner } } }, current.metadata.resourceVersion);
+          const claim = withResourceVersion({ metadata: { annotations: { [OWNER_ANNOTATION]: formatOwner(verdict.fence) } } }, current.metadata.resourceVersion);
           current = await this.o.client.patch(this.resource, namespace, name, claim, undefined, `claiming ${this.resource.kind} ${key} for shard ${fence!.shard} epoch ${fence!.epoch}`);
           this.o.cache.written(current);
         }
@@ -160,11 +160,11 @@ export class ObjectWriter {
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
       try {
         current ??= await this.read(key, options.what);
-        const verdict = judgeFence(options.fence, current.metadata.annotations?.[OWNER_ANNOTATION]);
+        const verdict = judgeFence(parseOwner(current.metadata.annotations?.[OWNER_ANNOTATION]) ?? undefined, options.fence);
         if (verdict.kind === 'stale') throw new StaleFence(key, options.fence!, verdict.current, options.what);
         const patch = change(current);
         if (patch === null) return current;
-        const owned = verdict.kind === 'claim' ? withOwner(patch, verdict.owner) : patch;
+        const owned = verdict.kind === 'claim' ? withOwner(patch, formatOwner(verdict.fence)) : patch;
         const body = options.precondition || options.fence !== undefined ? withResourceVersion(owned, current.metadata.resourceVersion) : owned;
         const written = await this.o.client.patch(this.resource, namespace, name, body, undefined, options.what);
         if (removedBy(written)) this.o.cache.removed(key, written.metadata.resourceVersion);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ApiObject, formatFieldPath, errorMessage } from '../../api/index.ts';
 import type { Secret } from '../../api/secret.ts';
 import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, ObjectEvent, ObjectKind, ObjectStore, StoredObject, Transport } from '../../ports/index.ts';
-import { FenceRefusals, KvConflict, objectKey, patchedAnnotations, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
+import { FenceRefusals, judgeFence, KvConflict, objectKey, patchedAnnotations, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
 import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
 import { checkValueSize, MAX_VALUE_BYTES, writeFailure } from './write-limits.ts';
 import { objectMetaErrors } from '../../api/names.ts';
@@ -424,11 +424,11 @@ class KvObjects implements KvObjectStore {
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
       slot ??= await this.read(kvKey);
       if (!slot) throw new StoreError(this.recordProblem(kind, key)?.replace(/^store: /, `${kind} ${shownKey(key)}: `) ?? `${kind} ${shownKey(key)} not found`, false);
-      const recorded = slot.record.fence?.epoch;
-      if (fence && recorded !== undefined && fence.epoch < recorded) throw this.refusals.refused(new StaleFence(key, fence, recorded, `${write} ${kind} ${key}`));
+      const verdict = judgeFence(slot.record.fence, fence);
+      if (verdict.kind === 'stale') throw this.refusals.refused(new StaleFence(key, fence!, verdict.current, `${write} ${kind} ${key}`));
       const next = change(slot.record.object);
       if (next === null) return;
-      const keep = fence && (recorded === undefined || fence.epoch >= recorded) ? { epoch: fence.epoch, shard: fence.shard, holder: fence.holder } : slot.record.fence;
+      const keep = verdict.kind === 'claim' ? verdict.fence : slot.record.fence;
       const record: ObjectRecord = { object: next, ...(keep ? { fence: keep } : {}) };
       try {
         // The last finalizer of an object being deleted: it goes, as the API server deletes it.

@@ -5,7 +5,7 @@ import { formatFieldPath } from '../../api/field-error.ts';
 import { readManifests } from '../../api/manifest.ts';
 import type { Secret } from '../../api/secret.ts';
 import type { Fence, FenceOptions, HostEvent, HostIntent, HostStore, KvBucket, KvBucketOptions, KvEvent, Logger, Transport, WatchOptions } from '../../ports/index.ts';
-import { FenceRefusals, KvConflict, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
+import { FenceRefusals, judgeFence, KvConflict, laterFence, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
 import { HostEvents } from './events.ts';
 import type { ApplyResult } from './apply-result.ts';
 import { compact, deepEqual, union } from './object-helpers.ts';
@@ -460,13 +460,11 @@ class NatsHostStore implements NatsStore {
     return status === undefined ? { ...host, metadata } : { ...host, metadata, status };
   }
 
-  /** The highest fence epoch either record of this incarnation of the host has seen written. */
-  private recordedEpoch(host: SpecHost, status: StatusSlot | undefined): number | undefined {
+  /** The later fence of the two records of this incarnation of the host: what judgeFence weighs a write against. */
+  private recordedFence(host: SpecHost, status: StatusSlot | undefined): Fence | undefined {
     const record = status?.record;
-    const statusEpoch = record && (record.uid === undefined || record.uid === host.metadata.uid) ? record.fence?.epoch : undefined;
-    const specEpoch = host.fence?.epoch;
-    if (statusEpoch === undefined) return specEpoch;
-    return specEpoch === undefined ? statusEpoch : Math.max(specEpoch, statusEpoch);
+    const statusFence = record && (record.uid === undefined || record.uid === host.metadata.uid) ? record.fence : undefined;
+    return laterFence(host.fence, statusFence);
   }
 
   // ---- HostStore ----
@@ -516,8 +514,8 @@ class NatsHostStore implements NatsStore {
       // A record of an earlier host of the same name carries no fence over to this one.
       const seen = current?.record?.uid === undefined || current.record.uid === uid ? current?.record?.fence : undefined;
       // A finalizer or annotation write of a newer owner counts as much as its status writes.
-      const recorded = this.recordedEpoch(host, current);
-      if (fence && recorded !== undefined && fence.epoch < recorded) {
+      const verdict = judgeFence(this.recordedFence(host, current), fence);
+      if (verdict.kind === 'stale') {
         if (!fresh) {
           current = await this.readStatus(key);
           host = (await this.readSpec(key))?.host;
@@ -526,9 +524,9 @@ class NatsHostStore implements NatsStore {
           attempt -= 1;
           continue;
         }
-        throw this.refusals.refused(new StaleFence(key, fence, recorded));
+        throw this.refusals.refused(new StaleFence(key, fence!, verdict.current));
       }
-      const keep = fence && (!seen || fence.epoch >= seen.epoch) ? { epoch: fence.epoch, shard: fence.shard, holder: fence.holder } : seen;
+      const keep = verdict.kind === 'claim' ? verdict.fence : fence ? { epoch: fence.epoch, shard: fence.shard, holder: fence.holder } : seen;
       const record: StatusRecord = compact({ uid, status, fence: keep });
       const value = encode(record);
       checkValueSize(`the status of BareMetalHost ${shownKey(key)}`, value, this.maxValueBytes);
@@ -855,10 +853,8 @@ class NatsHostStore implements NatsStore {
       const seenStatus = status;
       try {
         return await this.mutate(key, (current) => {
-          if (current) {
-            const recorded = this.recordedEpoch(current.host, seenStatus);
-            if (recorded !== undefined && fence.epoch < recorded) throw new StaleFence(key, fence, recorded, write);
-          }
+          const verdict = current ? judgeFence(this.recordedFence(current.host, seenStatus), fence) : undefined;
+          if (verdict?.kind === 'stale') throw new StaleFence(key, fence, verdict.current, write);
           const next = change(current);
           if (next.op !== 'put' || sameFence(next.host.fence, fence)) return next;
           return { op: 'put', host: { ...next.host, fence: { epoch: fence.epoch, shard: fence.shard, holder: fence.holder } } };
