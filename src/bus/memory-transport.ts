@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { BusMessage, BusStatus, BusSubscription, Clock, KvBucket, KvBucketOptions, SubscribeOptions, Transport } from '../ports/index.ts';
 import { BusError } from '../ports/index.ts';
 import { MemoryKvStore } from './memory-kv.ts';
@@ -138,6 +139,10 @@ class MemoryTransport implements Transport {
 
   get maxPayload(): number {
     return this.router.maxPayload;
+  }
+
+  newInbox(): string {
+    return `_INBOX.${randomBytes(11).toString('hex')}`;
   }
 
   publish(subject: string, data: Uint8Array): void {

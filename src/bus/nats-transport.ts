@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { inspect } from 'node:util';
 import {
-  AuthorizationError, ClosedConnectionError, credsAuthenticator, DrainingConnectionError, InvalidArgumentError,
+  AuthorizationError, ClosedConnectionError, createInbox, credsAuthenticator, DrainingConnectionError, InvalidArgumentError,
   nkeyAuthenticator, nkeys, NoRespondersError, PermissionViolationError, RequestError, TimeoutError, tokenAuthenticator, usernamePasswordAuthenticator,
 } from '@nats-io/nats-core';
 import type { Authenticator, ConnectionOptions, Msg, NatsConnection, TlsOptions } from '@nats-io/nats-core';
@@ -9,6 +9,7 @@ import { connect } from '@nats-io/transport-node';
 import type { BusMessage, BusStatus, BusSubscription, KvBucket, KvBucketOptions, SubscribeOptions, Transport } from '../ports/index.ts';
 import { BusError } from '../ports/index.ts';
 import { openNatsKv } from './nats-kv.ts';
+import { inboxPrefixFor, inboxUserProblem } from './inbox-prefix.ts';
 import { errorMessage } from '../api/index.ts';
 
 export type NatsAuth =
@@ -62,6 +63,11 @@ export async function connectNats(options: NatsConnectOptions): Promise<Transpor
   const redact = redactor(options.auth, servers);
   const where = servers.map(redact).join(',');
   const authenticator = options.auth ? await authenticatorFor(options.auth, where, redact) : undefined;
+  if (options.auth && 'user' in options.auth) {
+    const problem = inboxUserProblem(options.auth.user);
+    if (problem) throw new BusConnectError(where, problem, false);
+  }
+  const inboxPrefix = inboxPrefixFor(options.auth);
   const opts: ConnectionOptions = {
     servers,
     name: options.name,
@@ -72,6 +78,7 @@ export async function connectNats(options: NatsConnectOptions): Promise<Transpor
     // a node's CPU in the commands bench. Our errors carry subject and kind instead.
     noAsyncTraces: true,
     ...(authenticator ? { authenticator } : {}),
+    ...(inboxPrefix ? { inboxPrefix } : {}),
     ...(options.tls ? { tls: definedOnly(options.tls) } : {}),
   };
   let nc: NatsConnection;
@@ -105,6 +112,12 @@ class NatsTransport implements Transport {
     return this.#nc.info?.max_payload ?? 1024 * 1024;
   }
 
+  newInbox(): string {
+    // The connection keeps the options it was opened with (the NatsConnection type does not show
+    // them): its inbox prefix, which the server's permissions may reserve to this user.
+    return createInbox((this.#nc as { readonly options?: ConnectionOptions }).options?.inboxPrefix);
+  }
+
   async request(subject: string, data: Uint8Array, options: { timeoutMs: number }): Promise<Uint8Array> {
     this.#checkSize(subject, data);
     try {
@@ -135,7 +148,7 @@ class NatsTransport implements Transport {
             onError?.(err, subject);
             return;
           }
-          const msg: BusMessage = { subject: m.subject, data: m.data, respond: (out) => this.#respond(m, out) };
+          const msg: BusMessage = { subject: m.subject, data: m.data, ...(m.reply ? { reply: m.reply } : {}), respond: (out) => this.#respond(m, out) };
           // The client calls us from its socket reader: an exception here would break the connection.
           try {
             handler(msg);

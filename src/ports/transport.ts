@@ -7,6 +7,12 @@ import type { KvBucket, KvBucketOptions } from './kv-bucket.ts';
 export interface BusMessage {
   readonly subject: string;
   readonly data: Uint8Array;
+  /**
+   * The subject the sender asked the reply on, as the server delivered it (NATS only). A client's
+   * replies go to its connection's inbox, so this is who sent the message as far as a receiver can
+   * know: NATS does not say which user published.
+   */
+  readonly reply?: string;
   /** False when the sender asked for no reply (a publish) or the connection is gone. */
   respond(data: Uint8Array): boolean;
 }
@@ -32,6 +38,8 @@ export interface Transport {
   kv(bucket: string, options?: KvBucketOptions): Promise<KvBucket>;
   /** Largest payload the server takes (bytes). */
   readonly maxPayload: number;
+  /** A new subject under this connection's own inbox prefix: the only inbox its user may subscribe to. */
+  newInbox(): string;
   onStatus(listener: (status: BusStatus) => void): () => void;
   /** Flush what is pending and close. */
   close(): Promise<void>;
