@@ -8,3 +8,5 @@ export type { Answer, ControlMsg, MachineMsg, Tick } from './messages.ts';
 export { TICK } from './messages.ts';
 export { STATUS_WRITE_RETRY, StatusWriter, statusDiffers } from './status-writer.ts';
 export type { StatusWriterTarget } from './status-writer.ts';
+export { MachineChanges, sameView } from './changes.ts';
+export type { ChangeListener, ChangeSink, MachineChange } from './changes.ts';

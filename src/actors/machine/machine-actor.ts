@@ -4,6 +4,8 @@ import { tell } from '../runtime/index.ts';
 import type { ActorEffect, KindEffect, MachineKind, Observation } from './kind.ts';
 import type { Answer, ControlMsg, MachineMsg, Tick } from './messages.ts';
 import { TICK } from './messages.ts';
+import type { ChangeSink } from './changes.ts';
+import { sameView } from './changes.ts';
 import type { SlotDeps } from './machine-run.ts';
 import { MachineRun } from './machine-run.ts';
 
@@ -13,6 +15,8 @@ export interface MachineActorDeps {
   readonly clock: Clock;
   /** The capacity broker, for kinds that hold slots. */
   readonly slots?: SlotDeps;
+  /** Where the actor reports each change of its view (the node's MachineChanges, for its shard). */
+  readonly changes?: ChangeSink;
 }
 
 /** A machine actor's behavior: the generic actor's state over the kind's, and its mailbox. */
@@ -45,7 +49,7 @@ export function machineBehavior<S, E, F extends Effect, W extends Effect, Snap>(
       // A restart after a crash starts empty and re-reads the object from its store on the next
       // message; the zero-delay tick makes sure there is one.
       deps.clock.setTimeout(() => tell(ctx.self, TICK), 0);
-      return new MachineRun(key, kind, ctx.self as never, deps.clock, deps.slots);
+      return new MachineRun(key, kind, ctx.self as never, deps.clock, deps.slots, deps.changes);
     },
     receive: (s, msg) => receive(s as unknown as Run, msg as MachineMsg<Effect, unknown, unknown>) as never,
     onStop: (s) => {
@@ -110,7 +114,10 @@ function turnEnded(s: Run): Run | Promise<Run> {
 
 function observed(s: Run, seen: Observation<unknown, unknown> | null): void | Promise<void> {
   if (seen === null) return;
+  const first = s.machine === null;
   s.machine = seen.state;
+  // The state as read, before anything steps it: readers learn the object is here, and where.
+  if (first) report(s, seen.state);
   if (seen.event !== null) return stepAndPerform(s, seen.state, seen.event, 0);
 }
 
@@ -159,7 +166,26 @@ async function stepAsync(s: Run, before: unknown, state: unknown, effects: reado
 
 function stepped(s: Run, before: unknown, state: unknown): void {
   s.adapter.stepped?.(before, state);
+  if (state !== before) report(s, state);
   if (s.logic.isGone(state)) s.adapter.gone?.(state);
+}
+
+// One change event per step whose view differs from the last reported, for every kind alike;
+// a gone object's last one says `to: null`, once.
+function report(s: Run, state: unknown): void {
+  const emit = s.changes;
+  if (emit === undefined) return;
+  const last = s.shown;
+  if (s.logic.isGone(state)) {
+    if (last === null) return;
+    s.shown = null;
+    emit({ kind: s.logic.kind, key: s.key, from: last.state, to: null, view: last });
+    return;
+  }
+  const view = s.logic.view(state);
+  if (last !== null && sameView(last, view)) return;
+  s.shown = view;
+  emit({ kind: s.logic.kind, key: s.key, from: last?.state ?? null, to: view.state, view });
 }
 
 function perform(s: Run, effect: Effect, state: unknown): unknown {

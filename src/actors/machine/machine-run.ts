@@ -3,6 +3,7 @@ import { SlotLease } from '../capacity/index.ts';
 import type { ActorRef, Clock, Reply, TimerHandle } from '../runtime/index.ts';
 import { tell, tellExpress, tellNextIteration } from '../runtime/index.ts';
 import type { MachineLogic, MachineView } from '../../machines/logic.ts';
+import type { ChangeSink } from './changes.ts';
 import type { Lane, MachineAdapter, MachineIO, MachineKind } from './kind.ts';
 import type { Answer, MachineMsg } from './messages.ts';
 import { TICK } from './messages.ts';
@@ -29,6 +30,8 @@ export class MachineRun<S, E, F extends { readonly type: string }, W, Snap> impl
   readonly adapter: MachineAdapter<S, E, F, W, Snap>;
   readonly logic: MachineLogic<S, E, F, MachineView>;
   readonly notify: (n: SlotNotice) => void;
+  /** The view last reported to `changes` (null: none yet, or the object is gone). */
+  shown: MachineView | null = null;
 
   constructor(
     readonly key: string,
@@ -36,6 +39,7 @@ export class MachineRun<S, E, F extends { readonly type: string }, W, Snap> impl
     private readonly self: ActorRef<AnyMsg>,
     readonly clock: Clock,
     slots: SlotDeps | undefined,
+    readonly changes?: ChangeSink,
   ) {
     this.logic = kind.logic;
     this.slot = slots ? new SlotLease(slots.broker, key, clock, slots.ttlMs, () => tell(self, { type: 'renewSlot' })) : undefined;
