@@ -4,7 +4,8 @@ import { hostKey } from '../../ports/index.ts';
 import type { ActorRef } from '../runtime/index.ts';
 import { tell } from '../runtime/index.ts';
 import type { KindActors, KindRouter, ShardBinding } from '../shard/index.ts';
-import type { HostDeps, HostObserver } from './host.ts';
+import type { MachineChanges } from '../machine/index.ts';
+import type { HostDeps } from './host.ts';
 import { hostBehavior } from './host.ts';
 import type { HostMsg } from './messages.ts';
 
@@ -13,7 +14,9 @@ export interface HostRouter extends KindRouter<HostEvent> {
   ref(key: string): ActorRef<HostMsg> | undefined;
 }
 
-export interface HostBindingDeps extends Omit<HostDeps, 'fence' | 'leaseHeld'> {
+export interface HostBindingDeps extends Omit<HostDeps, 'fence' | 'leaseHeld' | 'changes' | 'ended'> {
+  /** The node's change stream: each shard's host actors report there. */
+  readonly changes: MachineChanges;
   /** A host's actor kept crashing: record it on the host (see node/mark-crashed.ts). */
   gaveUp(key: string, error: unknown, restarts: number): void;
 }
@@ -26,17 +29,13 @@ export function hostBinding(deps: HostBindingDeps): ShardBinding<HostEvent, Host
     name: BMH_KIND,
     open(scope) {
       let actors: KindActors<HostMsg> | null = null;
-      // Hosts report their own end (finalizer removed) so the shard can stop and forget them.
-      const observer: HostObserver = {
-        stateChanged: (key, from, to, status) => deps.observer.stateChanged(key, from, to, status),
-        statusChanged: (key, status) => deps.observer.statusChanged(key, status),
-        warning: (key, reason, message) => deps.observer.warning(key, reason, message),
-        gone: (key) => {
-          deps.observer.gone(key);
-          actors?.gone(key);
-        },
+      // Every change goes to the node's stream; a host's end (finalizer removed) also lets the
+      // shard stop and forget its actor.
+      const hostDeps: HostDeps = {
+        ...deps, fence: scope.fence, ...(scope.leaseHeld ? { leaseHeld: scope.leaseHeld } : {}),
+        changes: deps.changes.sink(scope.shard),
+        ended: (key) => actors?.gone(key),
       };
-      const hostDeps: HostDeps = { ...deps, observer, fence: scope.fence, ...(scope.leaseHeld ? { leaseHeld: scope.leaseHeld } : {}) };
       const hosts = scope.actors({
         kind: BMH_KIND,
         prefix: '',

@@ -1,5 +1,5 @@
 import type { BareMetalHost } from '../../api/index.ts';
-import { GATED_OPERATIONS, bmhLogic, initialState } from '../../machines/bmh/index.ts';
+import { GATED_OPERATIONS, bmhLogicFor } from '../../machines/bmh/index.ts';
 import type { BmhEffect, BmhEvent, BmhState, OpResult } from '../../machines/bmh/index.ts';
 import { StaleFence } from '../../ports/index.ts';
 import type { KindEffect, Lane, MachineAdapter, MachineIO, MachineKind, Observation, Tick } from '../machine/index.ts';
@@ -11,15 +11,21 @@ import { errorMessage } from '../../api/index.ts';
 
 const RECENT = 16;
 
-type HostKind = MachineKind<BmhState, BmhEvent, BmhEffect, HostObserved, HostSnapshot | null>;
+type HostKind = MachineKind<BmhState, BmhEvent, BmhEffect, HostObserved, HostSnapshot | null, BareMetalHost, null>;
+type HostObservation = Observation<BmhEvent, BareMetalHost, null>;
 
-/** The BareMetalHost kind: bmhLogic, and the adapter that runs its calls, writes and events. */
+// One logic per machine configuration: the nodes' hosts share it, as they share the adapter's methods.
+const logics = new WeakMap<HostDeps['config'], ReturnType<typeof bmhLogicFor>>();
+
+/** The BareMetalHost kind: its logic under the node's configuration, and the adapter that runs its calls, writes and events. */
 export function hostKind(key: string, deps: HostDeps): HostKind {
-  return { actorKind: 'host', logic: bmhLogic, adapter: (io) => new HostAdapter(key, deps, io) };
+  let logic = logics.get(deps.config);
+  if (logic === undefined) logics.set(deps.config, (logic = bmhLogicFor(deps.config)));
+  return { actorKind: 'host', logic, adapter: (io) => new HostAdapter(key, deps, io) };
 }
 
 // A class, not closures: ten thousand hosts share its methods, each keeps only its own data.
-class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostObserved, HostSnapshot | null> {
+class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostObserved, HostSnapshot | null, BareMetalHost, null> {
   private readonly writer: StatusWriter;
   private readonly recent: Transition[] = [];
   private stateSince: number;
@@ -33,11 +39,15 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
     this.stateSince = deps.clock.now();
   }
 
-  observe(current: BmhState | null, wake: HostObserved | Tick | null): Observation<BmhState, BmhEvent> | null | Promise<Observation<BmhState, BmhEvent> | null> {
-    if (current !== null) return wake === null ? null : { state: current, event: wake };
+  observe(current: BmhState | null, wake: HostObserved | Tick | null): HostObservation | null | Promise<HostObservation | null> {
+    if (current !== null) return wake === null ? null : { events: [wake] };
     // The first wake-up: the host comes with it, or is read from the store.
     if (wake?.type === 'observed') return this.first(wake.host, wake);
     return this.deps.store.get(this.key).then((host) => this.first(host, wake));
+  }
+
+  began(state: BmhState): void {
+    this.deps.observer.stateChanged(this.key, null, state.host.status.provisioning.state, state.host.status);
   }
 
   perform(effect: KindEffect<BmhEffect>, state: BmhState): void {
@@ -103,14 +113,11 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
     this.watchSecrets(after);
     const from = before.host.status;
     const to = after.host.status;
-    if (to !== from && to.provisioning.state !== from.provisioning.state) {
-      this.stateSince = this.deps.clock.now();
-      this.deps.observer.stateChanged(this.key, from.provisioning.state, to.provisioning.state, to);
-    }
+    if (to !== from && to.provisioning.state !== from.provisioning.state) this.stateSince = this.deps.clock.now();
   }
 
   gone(): void {
-    this.deps.observer.gone(this.key);
+    this.deps.ended?.(this.key);
   }
 
   snapshot(m: BmhState | null): HostSnapshot | null {
@@ -169,11 +176,11 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
 
   private first(host: BareMetalHost | undefined, wake: HostObserved | Tick | null): Observation<BmhState, BmhEvent> | null {
     if (!host) {
-      this.deps.observer.gone(this.key);
+      this.deps.ended?.(this.key);
       return null;
     }
     const state = initialState(host, this.deps.config);
-    this.deps.observer.stateChanged(this.key, null, state.host.status.provisioning.state, state.host.status);
+    this.deps.observer.statusRead(this.key, state.host.status);
     return { state, event: wake };
   }
 

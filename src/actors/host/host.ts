@@ -1,18 +1,23 @@
-import type { BareMetalHostStatus, ProvisioningState } from '../../api/index.ts';
+import type { BareMetalHostStatus } from '../../api/index.ts';
 import type { BmhEffect, BmhEvent, BmhState, MachineConfig, SecretChange } from '../../machines/bmh/index.ts';
 import type { Fence, HostStore, Logger, Provisioner } from '../../ports/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
-import type { MachineBehavior } from '../machine/index.ts';
+import type { ChangeSink, MachineBehavior } from '../machine/index.ts';
 import { machineBehavior } from '../machine/index.ts';
 import type { ActorRef, Clock } from '../runtime/index.ts';
 import { hostKind } from './host-kind.ts';
 import type { HostObserved, HostSnapshot } from './messages.ts';
 
-export interface HostObserver {
-  stateChanged(key: string, from: ProvisioningState | null, to: ProvisioningState, status: BareMetalHostStatus): void;
+/**
+ * What only a BareMetalHost reports beside the node's change stream: the status itself and its
+ * Warning events, which BMO's metal3_* counters are read off (operation durations, error counts,
+ * power, credentials). State changes and a host's end come through the stream, as every kind's.
+ */
+export interface HostStatusObserver {
+  /** The status the actor read the host with (its first look, after a restart, as a new owner). */
+  statusRead(key: string, status: BareMetalHostStatus): void;
   statusChanged(key: string, status: BareMetalHostStatus): void;
   warning(key: string, reason: string, message: string): void;
-  gone(key: string): void;
 }
 
 /** Changes of one Secret at a time: how a host waiting for a Secret learns that it appeared. */
@@ -30,7 +35,11 @@ export interface HostDeps {
   readonly log: Logger;
   readonly random: () => number;
   readonly grantTtlMs: number;
-  readonly observer: HostObserver;
+  readonly observer: HostStatusObserver;
+  /** Where the actor reports each change of its view (the node's change stream, for its shard). */
+  readonly changes?: ChangeSink;
+  /** The host is gone, or no longer in the store: its shard may stop and forget its actor. */
+  readonly ended?: (key: string) => void;
   /** The shard lease this host runs under (cluster mode): stamped on every write and call. */
   readonly fence?: Fence;
   /** Whether that lease is still safely held, asked right before each backend call leaves. */
@@ -41,5 +50,5 @@ export interface HostDeps {
 
 // One actor per host: the generic machine actor running the BareMetalHost kind.
 export function hostBehavior(key: string, deps: HostDeps): MachineBehavior<BmhState, BmhEvent, BmhEffect, HostObserved, HostSnapshot | null> {
-  return machineBehavior(key, hostKind(key, deps), { clock: deps.clock, slots: { broker: deps.broker, ttlMs: deps.grantTtlMs } });
+  return machineBehavior(key, hostKind(key, deps), { clock: deps.clock, slots: { broker: deps.broker, ttlMs: deps.grantTtlMs }, ...(deps.changes ? { changes: deps.changes } : {}) });
 }

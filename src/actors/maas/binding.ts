@@ -1,7 +1,8 @@
 import { MAAS_CLUSTER_KIND, MAAS_MACHINE_KIND, errorMessage } from '../../api/index.ts';
-import type { MaasMachineConfig, MaasMachineState } from '../../machines/maas-machine/index.ts';
+import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
 import type { Fence, Logger, MaasDriver, ObjectEvent, ObjectKind, ObjectStore, StoredObject } from '../../ports/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
+import type { MachineChanges } from '../machine/index.ts';
 import type { ActorRef, Clock } from '../runtime/index.ts';
 import { tell } from '../runtime/index.ts';
 import type { KindActors, KindRouter, ShardBinding, ShardScope } from '../shard/index.ts';
@@ -46,8 +47,8 @@ export interface MaasBindingDeps {
   readonly config: MaasMachineConfig;
   readonly grantTtlMs: number;
   readonly clusterResyncMs: number;
-  /** A MaasMachine stepped (its shard, for the node's per-shard view). */
-  readonly onMachineChange?: (shard: number, key: string, state: MaasMachineState) => void;
+  /** The node's change stream: each shard's MaasMachine and MaasCluster actors report there. */
+  readonly changes?: MachineChanges;
 }
 
 /** The MAAS router of one shard: its machine and cluster actors. */
@@ -111,11 +112,12 @@ export function maasMachineWakes(): number {
 // actors' worlds and who a change wakes are answered from that, not from store reads.
 function openMaasRouter(scope: ShardScope, deps: MaasBindingDeps): MaasRouter {
   const driver = deps.driverFor(scope.fence, scope.leaseHeld);
+  const changes = deps.changes?.sink(scope.shard);
   const seen = new SeenObjects();
   const machineDeps = {
     store: seenStore(deps.store, seen, () => { machineWakes += 1; }),
     driver, broker: deps.broker, clock: deps.clock, config: deps.config, log: deps.log, grantTtlMs: deps.grantTtlMs, fence: scope.fence,
-    ...(deps.onMachineChange ? { onChange: (key: string, state: MaasMachineState) => deps.onMachineChange?.(scope.shard, key, state) } : {}),
+    ...(changes ? { changes } : {}),
   };
   const clusterStore = seenStore(deps.store, seen);
   const machines: KindActors<MaasMachineMsg> = scope.actors({
@@ -130,6 +132,7 @@ function openMaasRouter(scope: ShardScope, deps: MaasBindingDeps): MaasRouter {
     prefix: 'mc-',
     behavior: (key) => maasClusterBehavior(key, {
       store: clusterStore, driver, clock: deps.clock, log: deps.log, resyncMs: deps.clusterResyncMs, fence: scope.fence,
+      ...(changes ? { changes } : {}),
       // A MaasCluster changed its DNS record: its control-plane machines read it again.
       onDnsChanged: () => scope.later(() => dnsChanged(key)),
     }),

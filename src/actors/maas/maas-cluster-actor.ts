@@ -3,7 +3,7 @@ import type { MaasClusterStatus } from '../../api/index.ts';
 import { DEFAULT_MAAS_CLUSTER_CONFIG, initialMaasClusterState, maasClusterLogic } from '../../machines/maas-cluster/index.ts';
 import type { DnsCall, DnsCallResult, MaasClusterEffect, MaasClusterEvent, MaasClusterState } from '../../machines/maas-cluster/index.ts';
 import type { Fence, Logger, MaasDriver, ObjectStore } from '../../ports/index.ts';
-import type { KindEffect, MachineBehavior, MachineKind, MachineMsg } from '../machine/index.ts';
+import type { ChangeSink, KindEffect, MachineBehavior, MachineKind, MachineMsg } from '../machine/index.ts';
 import { StatusWriter, machineBehavior } from '../machine/index.ts';
 import type { Clock } from '../runtime/index.ts';
 import { parseMaasCluster, resolveClusterWorld } from './context.ts';
@@ -26,6 +26,8 @@ export interface MaasClusterDeps {
   readonly onDnsChanged?: () => void;
   /** The shard lease this cluster runs under: stamped on every write. */
   readonly fence?: Fence;
+  /** Where the actor reports each change of its view (the node's change stream, for its shard). */
+  readonly changes?: ChangeSink;
 }
 
 type Kind = MachineKind<MaasClusterState, MaasClusterEvent, MaasClusterEffect, never, MaasClusterSnapshot>;
@@ -34,7 +36,7 @@ type Kind = MachineKind<MaasClusterState, MaasClusterEvent, MaasClusterEffect, n
 // wake-up the adapter reads the MaasCluster, its Cluster and the cluster's MaasMachines from the
 // store, typed. Wake-ups come from machine status changes and its own requeues.
 export function maasClusterBehavior(key: string, deps: MaasClusterDeps): MachineBehavior<MaasClusterState, MaasClusterEvent, MaasClusterEffect, never, MaasClusterSnapshot> {
-  return machineBehavior(key, maasClusterKind(key, deps), { clock: deps.clock });
+  return machineBehavior(key, maasClusterKind(key, deps), { clock: deps.clock, ...(deps.changes ? { changes: deps.changes } : {}) });
 }
 
 export function maasClusterKind(key: string, deps: MaasClusterDeps): Kind {

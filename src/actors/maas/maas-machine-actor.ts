@@ -2,7 +2,7 @@ import { initialMaasMachineState, maasMachineLogic } from '../../machines/maas-m
 import type { DnsLookupResult, MaasMachineConfig, MaasMachineEffect, MaasMachineEvent, MaasMachineState, MaasResult } from '../../machines/maas-machine/index.ts';
 import type { Fence, Logger, MaasDriver, ObjectStore, StoredObject } from '../../ports/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
-import type { KindEffect, MachineBehavior, MachineIO, MachineKind, MachineMsg, Observation, Tick } from '../machine/index.ts';
+import type { ChangeSink, KindEffect, MachineBehavior, MachineIO, MachineKind, MachineMsg, Observation, Tick } from '../machine/index.ts';
 import { StatusWriter, machineBehavior } from '../machine/index.ts';
 import type { ActorRef, Clock } from '../runtime/index.ts';
 import { bootstrapData, parseMaasMachine, resolveMachineWorld } from './context.ts';
@@ -22,7 +22,8 @@ export interface MaasMachineDeps {
   readonly config: MaasMachineConfig;
   readonly log: Logger;
   readonly grantTtlMs: number;
-  readonly onChange?: (key: string, state: MaasMachineState) => void;
+  /** Where the actor reports each change of its view (the node's change stream, for its shard). */
+  readonly changes?: ChangeSink;
   /** The shard lease this machine runs under: stamped on every write, so a lost shard cannot write. */
   readonly fence?: Fence;
 }
@@ -33,7 +34,7 @@ type Kind = MachineKind<MaasMachineState, MaasMachineEvent, MaasMachineEffect, M
 // wake-up the adapter reads the MaasMachine and the Cluster API objects around it (owner Machine,
 // Cluster, MaasCluster, bootstrap Secret) from the store, typed; results come back as messages.
 export function maasMachineBehavior(key: string, deps: MaasMachineDeps): MachineBehavior<MaasMachineState, MaasMachineEvent, MaasMachineEffect, MaasMachineWake, MaasMachineState | null> {
-  return machineBehavior(key, maasMachineKind(key, deps), { clock: deps.clock, slots: { broker: deps.broker, ttlMs: deps.grantTtlMs } });
+  return machineBehavior(key, maasMachineKind(key, deps), { clock: deps.clock, slots: { broker: deps.broker, ttlMs: deps.grantTtlMs }, ...(deps.changes ? { changes: deps.changes } : {}) });
 }
 
 export function maasMachineKind(key: string, deps: MaasMachineDeps): Kind {
@@ -113,7 +114,6 @@ function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<Ma
       const write = change === 'add' ? deps.store.addFinalizer('MaasMachine', key, finalizer, deps.fence) : deps.store.removeFinalizer('MaasMachine', key, finalizer, deps.fence);
       write.catch((err: unknown) => warn(change === 'add' ? 'adding the finalizer failed' : 'removing the finalizer failed', err));
     },
-    stepped: (_before, after) => deps.onChange?.(key, after),
     turnEnded: () => writer.endTurn(),
     whenIdle: () => writer.whenIdle(),
     close: () => writer.close(),
