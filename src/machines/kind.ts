@@ -5,7 +5,12 @@
 // with a kind.ts, listed in kinds.ts, plus the adapter that drives its backend.
 import type { HostCommandName } from '../api/index.ts';
 import type { CustomResource } from '../api/crd/index.ts';
+import type { CommandIntent } from './command-intent.ts';
+import type { Dependents, KindObject } from './dependents.ts';
 import type { MachineLogic, MachineView } from './logic.ts';
+
+export type { CommandDecision, CommandIntent, KindCommand, StoreWrite } from './command-intent.ts';
+export type { DependentRule, Dependents, KindObject, LinkValues } from './dependents.ts';
 
 /** KV buckets, by the role they play for the kind, to the bucket's name. */
 export type KindBuckets = Readonly<Record<string, string>>;
@@ -21,6 +26,22 @@ export interface KindDefinition<S = unknown, E = unknown, F = unknown> {
   readonly commands: readonly HostCommandName[];
   /** Its pure machine; `view` is what `hosts`, `inspect` and `top` show of a state. */
   readonly logic: MachineLogic<S, E, F, MachineView>;
+  /**
+   * The key its objects are sharded by: `namespace/name`, or `namespace/cluster` for a kind whose
+   * objects one owner must drive together (a Cluster API cluster's machines and its DNS record).
+   */
+  shardKey(object: KindObject): string;
+  /** Which changes of other objects wake its objects, answered from the kind host's index. */
+  readonly dependents: Dependents;
+  /** How each of `commands` becomes a write to its object in the store; absent with no commands. */
+  readonly commandIntent?: CommandIntent;
+  /** Why it takes no commands, for the refusal of one (what to do instead). */
+  readonly noCommandsReason?: string;
+  /**
+   * The actor binding that hosts it, by name: bindings live in src/actors (they perform I/O),
+   * which machines may not import, so the node pairs the two by this name.
+   */
+  readonly binding: string;
 }
 
 /** A kind as the registry holds it: its machine seen only through what every caller may ask. */
@@ -33,5 +54,6 @@ export function defineKind<S, E, F>(definition: KindDefinition<S, E, F>): KindDe
   const own = definition.resources[0];
   if (own.kind !== definition.kind) throw new TypeError(`kind ${definition.kind}: its first resource is ${own.kind}; list its own CRD first`);
   if (definition.logic.kind !== definition.kind) throw new TypeError(`kind ${definition.kind}: its logic is ${definition.logic.kind}'s`);
+  if (definition.commands.length > 0 && !definition.commandIntent) throw new TypeError(`kind ${definition.kind}: it takes ${definition.commands.join(', ')} but declares no commandIntent`);
   return definition;
 }

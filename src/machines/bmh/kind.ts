@@ -1,7 +1,9 @@
 import { BMH_API_VERSION, BMH_KIND, BareMetalHost } from '../../api/index.ts';
 import { PART_OF_LABEL } from '../../api/crd/index.ts';
 import { HOST_STATUS_BUCKET, HOSTS_BUCKET } from '../buckets.ts';
+import { objectKey } from '../dependents.ts';
 import { defineKind } from '../kind.ts';
+import { BMH_COMMAND_INTENT } from './command-intent.ts';
 import { bmhLogic } from './logic.ts';
 
 /** BareMetalHost: the Metal3 kind, driven through Ironic (or a plugin provisioner). */
@@ -32,5 +34,11 @@ export const BMH_KIND_DEFINITION = defineKind({
   // status write never race on one revision.
   buckets: { spec: HOSTS_BUCKET, status: HOST_STATUS_BUCKET },
   commands: ['powerOn', 'powerOff', 'reboot', 'inspect', 'reprovision', 'pause', 'unpause', 'detach', 'attach', 'delete'],
+  // As spec.online or an annotation (command-intent.ts), or a deletion request.
+  commandIntent: BMH_COMMAND_INTENT,
   logic: bmhLogic,
+  // One host, one actor, wherever its shard goes; its Secrets are read by its own actor.
+  shardKey: objectKey,
+  dependents: {},
+  binding: 'host',
 });

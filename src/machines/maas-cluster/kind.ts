@@ -1,7 +1,9 @@
 import { MAAS_CLUSTER_KIND, MaasCluster } from '../../api/index.ts';
 import { MAAS_RESOURCE_BASE } from '../../api/crd/index.ts';
 import { OBJECTS_BUCKET } from '../buckets.ts';
+import { clusterKeyOf } from '../cluster-key.ts';
 import { defineKind } from '../kind.ts';
+import { MAAS_CLUSTER_DEPENDENTS } from './dependents.ts';
 import { maasClusterLogic } from './logic.ts';
 
 /** MaasCluster: the MAAS side of a Cluster API Cluster (its DNS record and failure domains). */
@@ -18,5 +20,9 @@ export const MAAS_CLUSTER_KIND_DEFINITION = defineKind({
   buckets: { objects: OBJECTS_BUCKET },
   // Driven by its Cluster (pause it there); nothing to send it directly.
   commands: [],
+  noCommandsReason: 'it follows its Cluster: pause that',
   logic: maasClusterLogic,
+  shardKey: (mc) => clusterKeyOf(MAAS_CLUSTER_KIND, mc),
+  dependents: MAAS_CLUSTER_DEPENDENTS,
+  binding: 'maas',
 });

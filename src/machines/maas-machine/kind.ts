@@ -1,7 +1,10 @@
 import { MAAS_MACHINE_KIND, MAAS_MACHINE_TEMPLATE_KIND, MaasMachine, MaasMachineTemplate } from '../../api/index.ts';
 import { MAAS_RESOURCE_BASE } from '../../api/crd/index.ts';
 import { OBJECTS_BUCKET } from '../buckets.ts';
+import { clusterKeyOf } from '../cluster-key.ts';
 import { defineKind } from '../kind.ts';
+import { MAAS_MACHINE_COMMAND_INTENT, MAAS_MACHINE_COMMANDS } from './command-intent.ts';
+import { MAAS_MACHINE_DEPENDENTS } from './dependents.ts';
 import { maasMachineLogic } from './logic.ts';
 
 /** MaasMachine: CAPMAAS's infrastructure machine, allocated and deployed through MAAS. */
@@ -25,6 +28,11 @@ export const MAAS_MACHINE_KIND_DEFINITION = defineKind({
   }],
   buckets: { objects: OBJECTS_BUCKET },
   // Recorded as annotations on the MaasMachine (intents.ts), as durable as `kubectl annotate`.
-  commands: ['powerOn', 'powerOff', 'release', 'pause', 'unpause'],
+  commands: MAAS_MACHINE_COMMANDS,
+  commandIntent: MAAS_MACHINE_COMMAND_INTENT,
   logic: maasMachineLogic,
+  // With its cluster (cluster-key.ts): its DNS record and control-plane delete order have one owner.
+  shardKey: (mm) => clusterKeyOf(MAAS_MACHINE_KIND, mm),
+  dependents: MAAS_MACHINE_DEPENDENTS,
+  binding: 'maas',
 });

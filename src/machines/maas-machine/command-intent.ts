@@ -1,9 +1,10 @@
-import type { MaasMachine } from '../../api/index.ts';
-import type { HostCommand } from '../../bus/messages/index.ts';
+import { MaasMachine as MaasMachineSchema } from '../../api/index.ts';
+import type { HostCommandName, MaasMachine } from '../../api/index.ts';
+import type { CommandIntent, KindCommand } from '../command-intent.ts';
+import { typedIntent } from '../command-intent.ts';
 import {
   CAPI_PAUSED_ANNOTATION, POWER_OFF_ANNOTATION, RELEASE_ANNOTATION, powerOffRequested, releaseRequested,
-} from '../../machines/maas-machine/index.ts';
-import { MAAS_MACHINE_KIND_DEFINITION } from '../../machines/maas-machine/kind.ts';
+} from './intents.ts';
 
 // A command on a MaasMachine as the annotation its actor reads (machines/maas-machine/intents.ts),
 // so it is exactly as durable as `kubectl annotate`, and undone the same way. Pure: the typed
@@ -19,8 +20,10 @@ export type MaasCommandIntent =
     }
   | { readonly ok: false; readonly code: 'invalid' | 'conflict'; readonly message: string };
 
-/** What a MaasMachine takes, in the words of `metalfleet host`: as its kind declares. */
-export const MAAS_MACHINE_COMMANDS = MAAS_MACHINE_KIND_DEFINITION.commands;
+type HostCommand = KindCommand;
+
+/** What a MaasMachine takes, in the words of `metalfleet host`: its kind.ts declares these. */
+export const MAAS_MACHINE_COMMANDS: readonly HostCommandName[] = ['powerOn', 'powerOff', 'release', 'pause', 'unpause'];
 
 const HINTS: Partial<Record<HostCommand['type'], string>> = {
   reboot: 'send powerOff, then powerOn',
@@ -44,7 +47,7 @@ export function maasIntentFor(mm: MaasMachine, cmd: HostCommand): MaasCommandInt
     case 'powerOn':
     case 'powerOff':
     case 'release':
-      return driven(mm, key, cmd);
+      return driven(mm, key, cmd.type, cmd.requestId);
     default:
       return notTaken(key, cmd.type);
   }
@@ -55,7 +58,8 @@ function notTaken(key: string, type: HostCommand['type']): MaasCommandIntent {
   return refuse('invalid', `${key} is a MaasMachine, which takes ${MAAS_MACHINE_COMMANDS.join(', ')}; ${type} applies to BareMetalHosts only${hint ? ` — ${hint}` : ''}`);
 }
 
-function driven(mm: MaasMachine, key: string, cmd: HostCommand & { type: 'powerOn' | 'powerOff' | 'release' }): MaasCommandIntent {
+function driven(mm: MaasMachine, key: string, type: 'powerOn' | 'powerOff' | 'release', requestId: string | undefined): MaasCommandIntent {
+  const cmd = { type, requestId };
   if (mm.metadata.deletionTimestamp) {
     return refuse('conflict', `MaasMachine ${key} is being deleted (since ${mm.metadata.deletionTimestamp}), which releases its MAAS machine; ${cmd.type} is refused`);
   }
@@ -102,3 +106,9 @@ function already(message: string): MaasCommandIntent {
 function refuse(code: 'invalid' | 'conflict', message: string): MaasCommandIntent {
   return { ok: false, code, message };
 }
+
+/** MaasMachine's commands as the kind declares them: annotations on the object, typed with its schema first. */
+export const MAAS_MACHINE_COMMAND_INTENT: CommandIntent = typedIntent('MaasMachine', MaasMachineSchema, (mm, command) => {
+  const decision = maasIntentFor(mm, command);
+  return decision.ok ? { ok: true, write: { annotations: decision.annotations }, alreadyApplied: decision.alreadyApplied, message: decision.message } : decision;
+}, (mm) => mm.status?.machineState ?? '');

@@ -3,15 +3,25 @@ import {
   DETACHED_ANNOTATION, INSPECT_ANNOTATION, INSPECT_DISABLED, PAUSED_ANNOTATION, PAUSED_BY_CAPM3, REBOOT_ANNOTATION,
   REPROVISION_ANNOTATION, isDetached, isPaused, parseDetachedAnnotation, parseRebootAnnotation, rebootAnnotations,
 } from '../../api/index.ts';
-import type { HostCommand, RebootMode } from '../../bus/messages/index.ts';
-import { hasImage, provisioningCancelled } from '../../machines/bmh/index.ts';
-import { hostKey, type HostIntent } from '../../ports/index.ts';
+import type { CommandIntent, KindCommand, StoreWrite } from '../command-intent.ts';
+import { hasImage, provisioningCancelled } from './images.ts';
 
 // A command as the change to a host's spec or annotations that BMO (and our machine) would act
 // on, so a command is exactly as durable as `kubectl annotate` or `kubectl edit` — and a user
 // can see and undo it the same way. Pure: the host in, a decision out.
 
-export type CommandIntent =
+/** A user's intent for a host, as a spec or annotation change records it. */
+export interface BmhIntent {
+  /** null removes the annotation. */
+  readonly annotations?: Readonly<Record<string, string | null>>;
+  readonly online?: boolean;
+}
+
+type HostIntent = BmhIntent;
+type HostCommand = KindCommand;
+type RebootMode = 'soft' | 'hard';
+
+export type BmhCommandIntent =
   | {
       readonly ok: true;
       /** What to record; `{}` (nothing) when alreadyApplied, except that a repeated delete stays 'delete'. */
@@ -33,8 +43,8 @@ const PROVISIONED_LIKE: ReadonlySet<ProvisioningState> = new Set(['provisioned',
 // Where a detach without force acts at once (reference/bmo.md §1.7); elsewhere it waits.
 const DETACH_SETTLED: ReadonlySet<ProvisioningState> = new Set(['available', 'ready', 'provisioned', 'externally provisioned']);
 
-export function intentFor(host: Host, cmd: HostCommand): CommandIntent {
-  const key = hostKey(host);
+export function intentFor(host: Host, cmd: HostCommand): BmhCommandIntent {
+  const key = `${host.metadata.namespace}/${host.metadata.name}`;
   if (cmd.host !== key) {
     return refuse('invalid', `command for ${cmd.host} was matched to host ${key}; send it again naming the host it is for`);
   }
@@ -70,7 +80,7 @@ export function intentFor(host: Host, cmd: HostCommand): CommandIntent {
   }
 }
 
-function power(host: Host, key: string, online: boolean): CommandIntent {
+function power(host: Host, key: string, online: boolean): BmhCommandIntent {
   const word = online ? 'on' : 'off';
   if (!online && host.spec.disablePowerOff) {
     // The webhook rejects disablePowerOff with online false (reference/bmo.md §2.3 rule 11).
@@ -81,7 +91,7 @@ function power(host: Host, key: string, online: boolean): CommandIntent {
   return accept({ online }, `${key} set to power ${word} (spec.online: ${online})${notes}`);
 }
 
-function reboot(host: Host, key: string, mode: RebootMode): CommandIntent {
+function reboot(host: Host, key: string, mode: RebootMode): BmhCommandIntent {
   const state = stateOf(host);
   if (!host.spec.online) return refuse('conflict', `${key} is meant to be off (spec.online is false); send powerOn to start it instead of reboot`);
   if (!REBOOTABLE.has(state)) {
@@ -112,7 +122,7 @@ function reboot(host: Host, key: string, mode: RebootMode): CommandIntent {
   );
 }
 
-function inspect(host: Host, key: string): CommandIntent {
+function inspect(host: Host, key: string): BmhCommandIntent {
   const state = stateOf(host);
   if (host.spec.inspectionMode === 'disabled') {
     return refuse('conflict', `${key} has inspection disabled (spec.inspectionMode: disabled); set spec.inspectionMode to agent to allow inspect`);
@@ -134,7 +144,7 @@ function inspect(host: Host, key: string): CommandIntent {
   return accept({ annotations: { [INSPECT_ANNOTATION]: '' } }, `${key} will be inspected again: ${INSPECT_ANNOTATION} set; it starts when a capacity slot is free${deferredNotes(host, '')}`);
 }
 
-function reprovision(host: Host, key: string, requestId: string | undefined): CommandIntent {
+function reprovision(host: Host, key: string, requestId: string | undefined): BmhCommandIntent {
   const state = stateOf(host);
   const pending = host.metadata.annotations?.[REPROVISION_ANNOTATION];
   if (pending !== undefined) {
@@ -165,7 +175,7 @@ function reprovision(host: Host, key: string, requestId: string | undefined): Co
   );
 }
 
-function unpause(host: Host, key: string): CommandIntent {
+function unpause(host: Host, key: string): BmhCommandIntent {
   const value = host.metadata.annotations?.[PAUSED_ANNOTATION];
   if (value === undefined) return already({}, `${key} is not paused; nothing to do`);
   if (value === PAUSED_BY_CAPM3) {
@@ -174,7 +184,7 @@ function unpause(host: Host, key: string): CommandIntent {
   return accept({ annotations: { [PAUSED_ANNOTATION]: null } }, `${key} unpaused: ${PAUSED_ANNOTATION} removed, reconciliation resumes`);
 }
 
-function detach(host: Host, key: string): CommandIntent {
+function detach(host: Host, key: string): BmhCommandIntent {
   if (isDetached(host.metadata.annotations)) {
     return already({}, `${key} already has ${DETACHED_ANNOTATION}; remove that annotation to attach it again`);
   }
@@ -186,7 +196,7 @@ function detach(host: Host, key: string): CommandIntent {
   return accept({ annotations: { [DETACHED_ANNOTATION]: '' } }, `${key} will be detached (${DETACHED_ANNOTATION} set): ${when}; remove the annotation to attach it again${deferredNotes(host, '')}`);
 }
 
-function attach(host: Host, key: string): CommandIntent {
+function attach(host: Host, key: string): BmhCommandIntent {
   if (host.metadata.annotations?.[DETACHED_ANNOTATION] === undefined) {
     return already({}, `${key} has no ${DETACHED_ANNOTATION}, so it is attached already; nothing to do`);
   }
@@ -230,14 +240,41 @@ function describe(state: ProvisioningState): string {
   return state === '' ? 'new (not registered yet)' : state;
 }
 
-function accept(intent: HostIntent | 'delete', message: string): CommandIntent {
+function accept(intent: HostIntent | 'delete', message: string): BmhCommandIntent {
   return { ok: true, intent, alreadyApplied: false, message };
 }
 
-function already(intent: HostIntent | 'delete', message: string): CommandIntent {
+function already(intent: HostIntent | 'delete', message: string): BmhCommandIntent {
   return { ok: true, intent, alreadyApplied: true, message };
 }
 
-function refuse(code: 'invalid' | 'conflict', message: string): CommandIntent {
+function refuse(code: 'invalid' | 'conflict', message: string): BmhCommandIntent {
   return { ok: false, code, message };
+}
+
+/**
+ * BareMetalHost's commands as the kind declares them: the host store parses every host with
+ * BareMetalHost on the way in, so the stored value is a host (checked for its shape only, as a
+ * command's cost is mostly this decision); `online` is its one spec field a command sets.
+ */
+export const BMH_COMMAND_INTENT: CommandIntent = {
+  decide(stored, command) {
+    if (!isHost(stored)) return { ok: false, code: 'conflict', message: `BareMetalHost ${command.host} has no spec in the store, so its machine cannot act on ${command.type}; apply a valid BareMetalHost first` };
+    const decision = intentFor(stored, command);
+    if (!decision.ok) return decision;
+    return { ok: true, write: decision.intent === 'delete' ? 'delete' : asWrite(decision.intent), alreadyApplied: decision.alreadyApplied, message: decision.message };
+  },
+  state: (stored) => (isHost(stored) ? stateOf(stored) : ''),
+};
+
+function asWrite(intent: BmhIntent): StoreWrite {
+  return {
+    ...(intent.annotations ? { annotations: intent.annotations } : {}),
+    ...(intent.online === undefined ? {} : { spec: { online: intent.online } }),
+  };
+}
+
+function isHost(value: unknown): value is Host {
+  const v = value as Partial<Host> | null;
+  return typeof v === 'object' && v !== null && typeof v.metadata === 'object' && typeof v.spec === 'object';
 }
