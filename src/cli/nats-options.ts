@@ -3,6 +3,7 @@ import type { Transport } from '../ports/index.ts';
 import type { SigningKey } from '../security/index.ts';
 import { CliError } from './cli-error.ts';
 import { errorMessage } from '../api/index.ts';
+import { checkNatsUrls, natsTlsFrom } from './nats-tls-flags.ts';
 
 // The NATS flags every cluster command shares (node, apply, delete, command, top). Secrets are
 // taken from the environment or files, never from argv alone, so they stay out of `ps`.
@@ -21,9 +22,9 @@ export function addNatsFlags(cmd: Command): Command {
     .option('--nats-token-file <file>', 'file holding a NATS token (or env NATS_TOKEN)')
     .option('--nats-nkey-file <file>', 'file holding an nkey seed (or env NATS_NKEY_SEED)')
     .option('--nats-creds <file>', 'NATS credentials file (JWT + seed; or env NATS_CREDS)')
-    .option('--nats-ca <file>', 'CA certificate to verify the NATS server (TLS)')
-    .option('--nats-cert <file>', 'client certificate for NATS mutual TLS')
-    .option('--nats-key <file>', 'client key for NATS mutual TLS');
+    .option('--nats-ca <file>', 'CA certificate to verify the NATS server (TLS; env NATS_CA)')
+    .option('--nats-cert <file>', 'client certificate for NATS mutual TLS, with --nats-key (env NATS_CERT)')
+    .option('--nats-key <file>', 'client key for NATS mutual TLS, with --nats-cert (env NATS_KEY)');
 }
 
 export interface NatsFlagValues {
@@ -41,6 +42,8 @@ export async function natsOptionsFrom(flags: NatsFlagValues, env: NodeJS.Process
   const urls = flags.nats ?? env.NATS_URL;
   if (!urls) throw new CliError('no NATS server given: pass --nats nats://HOST:PORT or set NATS_URL');
   const servers = urls.split(',').map((s) => s.trim()).filter(Boolean);
+  checkNatsUrls(servers, flags.nats ? '--nats' : 'NATS_URL');
+  const tls = natsTlsFrom(flags, env);
   const { readFile } = await import('node:fs/promises');
   const read = async (file: string, what: string): Promise<string> => {
     try {
@@ -62,9 +65,6 @@ export async function natsOptionsFrom(flags: NatsFlagValues, env: NodeJS.Process
   } else if (flags.natsCreds || env.NATS_CREDS) {
     auth = { credsFile: (flags.natsCreds ?? env.NATS_CREDS) as string };
   }
-  const tls = flags.natsCa || flags.natsCert || flags.natsKey
-    ? { ...(flags.natsCa ? { caFile: flags.natsCa } : {}), ...(flags.natsCert ? { certFile: flags.natsCert } : {}), ...(flags.natsKey ? { keyFile: flags.natsKey } : {}) }
-    : undefined;
   return { servers, name, ...(auth ? { auth } : {}), ...(tls ? { tls } : {}) };
 }
 

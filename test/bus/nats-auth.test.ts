@@ -184,7 +184,7 @@ test('nats auth - protectAuth hides the secret from JSON, inspect and spreads bu
 });
 
 test('nats auth - a request the server permissions refuse is a forbidden error at once, not a retryable one', async (t) => {
-  const s = await server(t, `authorization { users = [ { user: viewer, password: "${PASSWORD}", permissions: { publish: { deny: ["mf.cmd.>"] }, subscribe: { allow: ["_INBOX.>"] } } } ] }`);
+  const s = await server(t, `authorization { users = [ { user: viewer, password: "${PASSWORD}", permissions: { publish: { deny: ["mf.cmd.>"] }, subscribe: { allow: ["_INBOX_viewer.>"] } } } ] }`);
   const nc = await connectNats({ servers: s.url, name: 'viewer', auth: protectAuth({ user: 'viewer', pass: PASSWORD }) });
   t.teardown(() => nc.close());
   const started = Date.now();
