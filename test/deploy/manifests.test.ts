@@ -186,7 +186,9 @@ test('deploy - NATS: a 3-node JetStream cluster on file storage, and the control
     t.truthy(inner, `${name} is "$(VAR)", got ${value}`);
     const index = c?.env?.findIndex((e) => e.name === inner) ?? -1;
     t.true(index >= 0 && index < (c?.env?.findIndex((e) => e.name === name) ?? -1), `${inner} is defined before ${name}`);
-    t.is(((c?.env?.[index]?.valueFrom as Json | undefined)?.secretKeyRef as Json | undefined)?.name, 'metalfleet-nats');
+    // Each user's password from that user's own Secret (NATS_NODE_PASSWORD: metalfleet-nats-node).
+    const user = /^NATS_(\w+)_PASSWORD$/.exec(name)?.[1]?.toLowerCase() ?? '?';
+    t.deepEqual((c?.env?.[index]?.valueFrom as Json | undefined)?.secretKeyRef, { name: `metalfleet-nats-${user}`, key: 'password' });
   }
   t.regex(config, /jetstream \{[^}]*store_dir: \/data\n/, 'JetStream on the volume');
   t.regex(config, /sync_interval: always/);
