@@ -4,17 +4,20 @@
 # Makes what a secure local NATS needs, in DIR:
 #   ca.pem, ca-key.pem            a throwaway CA
 #   server-cert.pem, server-key.pem   the server's certificate, for 127.0.0.1 and localhost
-#   client-cert.pem, client-key.pem   a client certificate (--nats-cert/--nats-key), for mutual TLS
 #   nats.conf                     the shipped configuration (deploy/nats/config.yaml) with only the
 #                                 lines marked "local:" changed: listen address, monitor port,
 #                                 pid file, certificate paths, store folder; no cluster routes
 #   server.env                    the passwords nats-server reads, random, made once (mode 600)
-#   node.env, operator.env, viewer.env   NATS_USER/NATS_PASSWORD for metalfleet as each user
+#   node/, operator/, viewer/     one folder per user (mode 700), to hand to that user alone:
+#     USER.env                    NATS_USER, NATS_PASSWORD, and NATS_CA, NATS_CERT, NATS_KEY naming
+#     ca.pem, cert.pem, key.pem   the CA and the user's own client certificate (mutual TLS: the
+#                                 server refuses a client without one)
+#   The node's password is in node/ only, never beside an operator's.
 #
 # NATS_PORT (default 4222) and NATS_HTTP_PORT (default: no monitor port) set the ports. Certificates
 # and passwords already in DIR are kept; nats.conf is written again every time. Then:
 #   set -a; . DIR/server.env; set +a; nats-server -c DIR/nats.conf
-#   set -a; . DIR/viewer.env; set +a; metalfleet nodes --nats nats://127.0.0.1:4222 --nats-ca DIR/ca.pem
+#   set -a; . DIR/viewer/viewer.env; set +a; metalfleet nodes --nats nats://127.0.0.1:PORT
 set -eu
 
 if [ $# -ne 1 ] || [ -z "$1" ]; then
@@ -52,24 +55,30 @@ if [ ! -f "$DIR/ca.pem" ]; then
     -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" -out "$DIR/ca.pem"
 fi
 
-# leaf NAME SUBJECT EXTENSIONS: a certificate signed by the CA.
+# leaf CERT KEY SUBJECT EXTENSIONS: a certificate signed by the CA.
 leaf() {
-  [ -f "$DIR/$1-cert.pem" ] && return 0
-  key "$DIR/$1-key.pem"
-  printf '%s\n' "$3" >"$DIR/$1.ext"
-  run openssl req -new -key "$DIR/$1-key.pem" -subj "$2" -out "$DIR/$1.csr"
-  run openssl x509 -req -in "$DIR/$1.csr" -CA "$DIR/ca.pem" -CAkey "$DIR/ca-key.pem" -CAcreateserial \
-    -days 365 -sha256 -extfile "$DIR/$1.ext" -out "$DIR/$1-cert.pem"
-  rm -f "$DIR/$1.csr" "$DIR/$1.ext"
+  [ -f "$1" ] && return 0
+  key "$2"
+  printf '%s\n' "$4" >"$1.ext"
+  run openssl req -new -key "$2" -subj "$3" -out "$1.csr"
+  run openssl x509 -req -in "$1.csr" -CA "$DIR/ca.pem" -CAkey "$DIR/ca-key.pem" -CAcreateserial \
+    -days 365 -sha256 -extfile "$1.ext" -out "$1"
+  rm -f "$1.csr" "$1.ext"
 }
 
-leaf server "/CN=localhost" "basicConstraints=CA:FALSE
+leaf "$DIR/server-cert.pem" "$DIR/server-key.pem" "/CN=localhost" "basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
 extendedKeyUsage=serverAuth
 subjectAltName=IP:127.0.0.1,DNS:localhost"
-leaf client "/CN=metalfleet local client" "basicConstraints=CA:FALSE
+USERS="node operator viewer"
+for user in $USERS; do
+  mkdir -p "$DIR/$user"
+  chmod 700 "$DIR/$user"
+  cp "$DIR/ca.pem" "$DIR/$user/ca.pem"
+  leaf "$DIR/$user/cert.pem" "$DIR/$user/key.pem" "/CN=$user" "basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
 extendedKeyUsage=clientAuth"
+done
 rm -f "$DIR/openssl.log" "$DIR/ca.srl"
 
 # The shipped nats.conf, taken out of its ConfigMap and changed only where a "# local: NAME" line
@@ -124,9 +133,14 @@ awk -v dir="$DIR" -v port="$PORT" -v http="$HTTP_PORT" -v old="$OLD" -v version=
 ' "$ROOT/deploy/nats/config.yaml" >"$DIR/nats.conf.tmp"
 mv "$DIR/nats.conf.tmp" "$DIR/nats.conf"
 
-# Random passwords, quoted for nats-server: it reads a variable's value as config syntax.
+# Random passwords, quoted for nats-server: it reads a variable's value as config syntax. Made
+# again, all three, when a user's file is missing (or only the old flat layout is there).
 password() { openssl rand -hex 24; }
-if [ ! -f "$DIR/server.env" ]; then
+rm -f "$DIR/node.env" "$DIR/operator.env" "$DIR/viewer.env" "$DIR/client-cert.pem" "$DIR/client-key.pem"
+fresh=0
+[ -f "$DIR/server.env" ] || fresh=1
+for user in $USERS; do [ -f "$DIR/$user/$user.env" ] || fresh=1; done
+if [ "$fresh" = 1 ]; then
   node=$(password); operator=$(password); viewer=$(password)
   {
     echo "SERVER_NAME=local"
@@ -134,8 +148,10 @@ if [ ! -f "$DIR/server.env" ]; then
     echo "NATS_OPERATOR_PASSWORD='\"$operator\"'"
     echo "NATS_VIEWER_PASSWORD='\"$viewer\"'"
   } >"$DIR/server.env"
-  printf 'NATS_USER=node\nNATS_PASSWORD=%s\n' "$node" >"$DIR/node.env"
-  printf 'NATS_USER=operator\nNATS_PASSWORD=%s\n' "$operator" >"$DIR/operator.env"
-  printf 'NATS_USER=viewer\nNATS_PASSWORD=%s\n' "$viewer" >"$DIR/viewer.env"
+  for user in $USERS; do
+    eval "pass=\$$user"
+    printf 'NATS_USER=%s\nNATS_PASSWORD=%s\nNATS_CA=%s\nNATS_CERT=%s\nNATS_KEY=%s\n' \
+      "$user" "$pass" "$DIR/$user/ca.pem" "$DIR/$user/cert.pem" "$DIR/$user/key.pem" >"$DIR/$user/$user.env"
+  done
 fi
 echo "$DIR/nats.conf"

@@ -55,6 +55,7 @@ test('deploy - NATS serves TLS with the certificate cert-manager issues from its
   const conf = await natsConf();
   const tls = /\ntls \{\n([\s\S]*?)\n\}/.exec(conf)?.[1] ?? '';
   t.not(tls, '', 'a top-level tls block');
+  t.regex(tls, /^\s*verify: true$/m, 'clients must show a certificate the CA signed (mutual TLS)');
   const spec = await pod('nats');
   const [server] = spec.containers;
   if (!server) throw new Error('no container');
@@ -89,10 +90,19 @@ test('deploy - NATS has the node, operator and viewer users, each with its own p
   ]);
   t.notRegex(conf, /^\s*no_auth_user/m);
   t.notRegex(conf, /^\s*(token|accounts)\s*[:={]/m, 'no other way in');
-  const secret = (await find('Secret', 'metalfleet-nats')).stringData as Json;
-  t.deepEqual(Object.keys(secret).sort(), ['node-password', 'operator-password', 'viewer-password']);
+  // One Secret per user, each with only its password, so RBAC can give out one without another.
+  const placeholders = new Set<unknown>();
+  for (const user of ['node', 'operator', 'viewer']) {
+    const secret = (await find('Secret', `metalfleet-nats-${user}`)).stringData as Json;
+    t.deepEqual(Object.keys(secret), ['password'], user);
+    placeholders.add(secret.password);
+    const client = (await find('Certificate', `nats-client-${user}`)).spec as { commonName: string; usages: string[]; issuerRef: { name: string } };
+    t.like(client, { commonName: user, issuerRef: { name: 'nats-ca' } });
+    t.true(client.usages.includes('client auth'));
+  }
   // Each password is its own placeholder: one left unreplaced is not also another user's.
-  t.is(new Set(Object.values(secret)).size, 3);
+  t.is(placeholders.size, 3);
+  t.false((await loaded).objects.some((o) => o.object.kind === 'Secret' && o.object.metadata?.name === 'metalfleet-nats'), 'no Secret holds every password');
 });
 
 test('deploy - the controller connects as node over TLS, trusting the NATS CA and taking commands signed by its authorized keys', async (t) => {
@@ -101,14 +111,19 @@ test('deploy - the controller connects as node over TLS, trusting the NATS CA an
   if (!c) throw new Error('no container');
   t.is(flag(c.args, '--nats-user'), 'node');
   const password = c.env?.find((e) => e.name === 'NATS_PASSWORD')?.valueFrom as Json | undefined;
-  t.deepEqual(password?.secretKeyRef, { name: 'metalfleet-nats', key: 'node-password' });
+  t.deepEqual(password?.secretKeyRef, { name: 'metalfleet-nats-node', key: 'password' });
   t.is(c.env?.find((e) => e.name === 'NATS_USER'), undefined, 'the user is the flag, not a Secret key');
+  // No other user's Secret reaches the controller, by environment or volume.
+  const refs = JSON.stringify([c.env, spec.volumes]);
+  t.notRegex(refs, /metalfleet-nats-(operator|viewer)|nats-client-(operator|viewer)|nats-server-tls/);
 
-  const ca = volumeOf(spec, c, flag(c.args, '--nats-ca') ?? '');
-  const secret = ca.volume.secret as { secretName?: string; items?: Array<{ key: string; path: string }> } | undefined;
-  t.is(secret?.secretName, String(((await find('Certificate', 'nats-server')).spec as Json).secretName));
-  // Only the CA certificate: the server's private key is in the same Secret.
-  t.deepEqual(secret?.items, [{ key: 'ca.crt', path: ca.name }]);
+  // The CA, the node's certificate and its key, all from the node's client certificate Secret.
+  const clientSecret = String(((await find('Certificate', 'nats-client-node')).spec as Json).secretName);
+  for (const [name, file] of [['--nats-ca', 'ca.crt'], ['--nats-cert', 'tls.crt'], ['--nats-key', 'tls.key']] as const) {
+    const mounted = volumeOf(spec, c, flag(c.args, name) ?? '');
+    t.is((mounted.volume.secret as { secretName?: string } | undefined)?.secretName, clientSecret, name);
+    t.is(mounted.name, file, name);
+  }
 
   const keys = volumeOf(spec, c, flag(c.args, '--authorized-keys') ?? '');
   const map = await find('ConfigMap', String((keys.volume.configMap as Json | undefined)?.name));
@@ -151,9 +166,14 @@ test('deploy - scripts/nats-dev-certs.sh renders the shipped nats.conf, changing
   t.true(rendered.includes('listen: 127.0.0.1:4999'));
   t.true(rendered.includes(`  cert_file: "${dir}/server-cert.pem"`));
   t.false(rendered.some((l) => l.startsWith('cluster')), 'a local server has no routes');
-  // The passwords are made once, readable only by their owner.
-  for (const file of ['server.env', 'node.env', 'operator.env', 'viewer.env', 'server-key.pem', 'ca-key.pem']) {
+  t.true(rendered.includes('  verify: true'));
+  // The passwords are made once, readable only by their owner; each user's in its own folder.
+  for (const file of ['server.env', 'node/node.env', 'operator/operator.env', 'viewer/viewer.env', 'node/key.pem', 'viewer/key.pem', 'server-key.pem', 'ca-key.pem']) {
     const { stdout } = await exec('stat', ['-c', '%a', join(dir, file)]);
     t.is(stdout.trim(), '600', file);
+  }
+  for (const user of ['node', 'operator', 'viewer']) {
+    const { stdout } = await exec('stat', ['-c', '%a', join(dir, user)]);
+    t.is(stdout.trim(), '700', user);
   }
 });

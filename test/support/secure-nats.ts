@@ -20,6 +20,11 @@ export const DEV_CERTS_SCRIPT = join(ROOT, 'scripts/nats-dev-certs.sh');
 export type NatsRole = 'node' | 'operator' | 'viewer';
 export const ROLES: readonly NatsRole[] = ['node', 'operator', 'viewer'];
 
+export interface ClientCert {
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
 export interface SecureNats {
   /** nats://127.0.0.1:PORT (the server demands TLS on it). */
   readonly url: string;
@@ -28,12 +33,20 @@ export interface SecureNats {
   /** The rendered nats.conf. */
   readonly conf: string;
   readonly caFile: string;
-  readonly clientCert: string;
-  readonly clientKey: string;
+  /** Each user's client certificate and key, from its own folder (`DIR/<role>/`). */
+  readonly certs: Readonly<Record<NatsRole, ClientCert>>;
   readonly passwords: Readonly<Record<NatsRole, string>>;
-  /** A raw client as `role` over TLS (null: no credentials at all). */
+  /**
+   * A raw client as `role` over mutual TLS (null: no password, with the viewer's certificate so
+   * that the server gets as far as asking for credentials).
+   */
   connect(role: NatsRole | null, options?: Partial<ConnectionOptions>): Promise<NatsConnection>;
-  /** NATS_USER/NATS_PASSWORD for a metalfleet process run as `role`, plus the rest of `base`. */
+  /** The CA and `role`'s client certificate, as connectNats takes them. */
+  tlsFor(role: NatsRole): { caFile: string; certFile: string; keyFile: string };
+  /**
+   * What `DIR/<role>/<role>.env` gives a metalfleet process run as `role` (NATS_USER, NATS_PASSWORD,
+   * NATS_CERT, NATS_KEY; not NATS_CA, which tlsFlags passes), plus the rest of `base`.
+   */
   envFor(role: NatsRole, base?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   /** The flags that make the metalfleet CLI trust this server's certificate. */
   readonly tlsFlags: readonly string[];
@@ -42,6 +55,8 @@ export interface SecureNats {
   /** Waits until the server has logged that violation; throws with the log tail otherwise. */
   waitForViolation(user: string, subject: string, kind?: 'Publish' | 'Subscription', timeoutMs?: number): Promise<void>;
   log(): string;
+  /** Waits until a server log line matches; throws with the log tail otherwise. */
+  waitForLog(pattern: RegExp, timeoutMs?: number): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -68,10 +83,14 @@ export async function startSecureNats(): Promise<SecureNats> {
   const conf = join(dir, 'nats.conf');
   const serverEnv = envFile(await readFile(join(dir, 'server.env'), 'utf8'));
   const passwords = {} as Record<NatsRole, string>;
+  const certs = {} as Record<NatsRole, ClientCert>;
   for (const role of ROLES) {
-    const vars = envFile(await readFile(join(dir, `${role}.env`), 'utf8'));
-    if (vars.NATS_USER !== role || !vars.NATS_PASSWORD) throw new Error(`${dir}/${role}.env: expected NATS_USER=${role} and a NATS_PASSWORD`);
+    const file = join(dir, role, `${role}.env`);
+    const vars = envFile(await readFile(file, 'utf8'));
+    if (vars.NATS_USER !== role || !vars.NATS_PASSWORD) throw new Error(`${file}: expected NATS_USER=${role} and a NATS_PASSWORD`);
+    if (!vars.NATS_CERT || !vars.NATS_KEY) throw new Error(`${file}: expected NATS_CERT and NATS_KEY`);
     passwords[role] = vars.NATS_PASSWORD;
+    certs[role] = { certFile: vars.NATS_CERT, keyFile: vars.NATS_KEY };
   }
 
   // Only the server gets the passwords; the test process's own environment stays as it was.
@@ -102,19 +121,19 @@ export async function startSecureNats(): Promise<SecureNats> {
     dir,
     conf,
     caFile,
-    clientCert: join(dir, 'client-cert.pem'),
-    clientKey: join(dir, 'client-key.pem'),
+    certs,
     passwords,
     tlsFlags: ['--nats-ca', caFile],
+    tlsFor: (role) => ({ caFile, ...certs[role] }),
     connect: (role, options = {}) => connect({
       servers: url,
-      tls: { caFile },
-      ...(role ? { user: role, pass: passwords[role] } : {}),
+      tls: { caFile, ...certs[role ?? 'viewer'] },
+      ...(role ? { user: role, pass: passwords[role], inboxPrefix: `_INBOX_${role}` } : {}),
       maxReconnectAttempts: 0,
       timeout: 5_000,
       ...options,
     }),
-    envFor: (role, base = process.env) => ({ ...base, NATS_USER: role, NATS_PASSWORD: passwords[role] }),
+    envFor: (role, base = process.env) => ({ ...base, NATS_USER: role, NATS_PASSWORD: passwords[role], NATS_CERT: certs[role].certFile, NATS_KEY: certs[role].keyFile }),
     violated,
     async waitForViolation(user, subject, kind = 'Publish', timeoutMs = 5_000) {
       try {
@@ -124,6 +143,13 @@ export async function startSecureNats(): Promise<SecureNats> {
       }
     },
     log,
+    async waitForLog(pattern, timeoutMs = 5_000) {
+      try {
+        await waitUntil(() => lines.some((l) => pattern.test(l)), timeoutMs, `nats-server logs ${String(pattern)}`);
+      } catch (err) {
+        throw new Error(`${(err as Error).message}\n--- nats-server log tail:\n${lines.slice(-30).join('\n')}`);
+      }
+    },
     async dispose() {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -115,16 +115,20 @@ export interface CliOptions {
   readonly trustServer?: boolean;
   /** Sign requests with this role's key (METALFLEET_SIGNING_KEY_FILE). */
   readonly keys?: SigningKeys;
+  /** Variables to leave out of the role's environment (say NATS_KEY, to run with a certificate and no key). */
+  readonly without?: readonly string[];
 }
 
 /** `metalfleet ARGS --nats URL --nats-ca CA` as `role` (NATS_USER/NATS_PASSWORD in its environment). */
 export function cliAs(nats: SecureNats, role: NatsRole | null, args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
-  const env = role ? nats.envFor(role) : { ...process.env };
+  // Without a role: no password, but the viewer's certificate, so the server asks for credentials.
+  const env = role ? nats.envFor(role) : { ...process.env, NATS_CERT: nats.certs.viewer.certFile, NATS_KEY: nats.certs.viewer.keyFile };
   if (!role) {
     delete env.NATS_USER;
     delete env.NATS_PASSWORD;
   }
   delete env.METALFLEET_SIGNING_KEY_FILE;
+  for (const name of options.without ?? []) delete env[name];
   if (options.keys && (role === 'operator' || role === 'viewer')) env.METALFLEET_SIGNING_KEY_FILE = options.keys.seedFiles[role];
   return new Promise((resolve) => {
     execFile(process.execPath, ['bin/metalfleet.js', ...args, '--nats', nats.url, ...(options.trustServer === false ? [] : nats.tlsFlags)], { cwd: ROOT, env, timeout: 90_000 }, (error, stdout, stderr) => {
