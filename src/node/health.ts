@@ -86,16 +86,8 @@ export async function startNodeHealth(options: NodeHealthOptions): Promise<NodeH
       if (!running.membership.healthy) return { ready: false, reason: 'heartbeats are failing' };
       return { ready: true };
     },
-    hostsByState: () => running?.shards.stats.byState ?? new Map(),
+    machines: () => running?.shards.stats.kinds ?? new Map(),
     staleFenceRefusals: () => (running?.store.staleFenceRefusals?.() ?? 0) + (running?.objects?.staleFenceRefusals?.() ?? 0),
-    maasMachinesByState: () => {
-      const counts = new Map<string, number>();
-      for (const { state } of running?.maas?.machines().values() ?? []) {
-        const name = state.status.machineState ?? state.phase;
-        counts.set(name, (counts.get(name) ?? 0) + 1);
-      }
-      return counts;
-    },
     shardsOwned: () => running?.shards.owned().size ?? 0,
     mailboxDepth: () => mailboxDepthByKind(running?.shards.system.registry.list({ summary: false }) ?? []),
     capacityPools: () => running?.pools() ?? Promise.resolve(null),

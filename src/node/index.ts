@@ -6,10 +6,11 @@ export type { ClusterTiming, NodeConfig } from './config.ts';
 export { memorySubstrate, sharedSubstrate } from './substrate.ts';
 export type { Substrate } from './substrate.ts';
 export { FleetStats } from './fleet-stats.ts';
-export type { HostSummary } from './fleet-stats.ts';
+export { KindFigures } from './fleet-stats.ts';
+export type { HostSummary, MachineSummary } from './fleet-stats.ts';
 export type { MaasShards, ShardHost, ShardOwnershipEvents } from './shard-host.ts';
 export { clusterKeyOf } from '../actors/maas/index.ts';
-export { nodeSource, HostDetails, stripUserinfo } from './introspection-source.ts';
+export { nodeSource, stripUserinfo } from './introspection-source.ts';
 
 // What cli reads of the engine comes through here (cli -> node -> actors, the walls say).
 export { systemClock } from '../actors/runtime/index.ts';

@@ -2,74 +2,28 @@
 // from memory the node keeps anyway (fleet stats, the actor registry, owned leases) or asked of
 // one actor (inspect), so answering never touches the backend.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { BareMetalHost, BareMetalHostStatus, ProvisioningState } from '../api/index.ts';
+import type { BareMetalHost } from '../api/index.ts';
+import { BMH_KIND } from '../api/index.ts';
+import { HostKind } from '../bus/messages/introspect.ts';
 import type {
   ActorRow, HostBackend, HostRow, HostsRequest, InfoReply, InspectedHost, PoolRow, SpecSummary,
 } from '../bus/messages/introspect.ts';
 import type { MaasMachineState } from '../machines/maas-machine/index.ts';
 import { MAAS_MACHINE_KIND_DEFINITION } from '../machines/maas-machine/kind.ts';
-import { viewBmhStatus } from '../machines/bmh/index.ts';
 import type { MachineView, ViewCondition } from '../machines/logic.ts';
 import type { HostStore } from '../ports/index.ts';
 import type { CapacityFigures } from '../actors/capacity/index.ts';
-import type { HostObserver, HostSnapshot } from '../actors/host/index.ts';
+import type { HostSnapshot } from '../actors/host/index.ts';
 import type { ActorSystem, Clock } from '../actors/runtime/index.ts';
 import { systemClock } from '../actors/runtime/index.ts';
 import { shardOf } from '../api/index.ts';
-import type { FleetStats } from './fleet-stats.ts';
+import type { FleetStats, MachineSummary } from './fleet-stats.ts';
 import { maasClusterRows } from './maas-cluster-rows.ts';
 import type { ShardHost } from './shard-host.ts';
 import type { CapacityView, InspectOutcome, IntrospectionSource } from '../cluster/introspect/index.ts';
 import { METALFLEET_VERSION } from '../cluster/introspect/index.ts';
 
 export type { CapacityView, InspectOutcome, IntrospectionSource };
-
-// --- per-host details the fleet stats do not keep ----------------------------------------------
-
-/**
- * A HostObserver in front of FleetStats that also keeps when each host entered its state and its
- * error message: what `hosts` shows without asking every host actor.
- */
-export class HostDetails implements HostObserver {
-  private readonly since = new Map<string, number>();
-  private readonly errors = new Map<string, string>();
-
-  constructor(readonly stats: FleetStats, private readonly clock: Pick<Clock, 'now'>) {}
-
-  stateChanged(key: string, from: ProvisioningState | null, to: ProvisioningState, status: BareMetalHostStatus): void {
-    this.stats.stateChanged(key, from, to, status);
-    this.since.set(key, this.clock.now());
-    this.noteError(key, status);
-  }
-
-  statusChanged(key: string, status: BareMetalHostStatus): void {
-    this.stats.statusChanged(key, status);
-    this.noteError(key, status);
-  }
-
-  warning(key: string, reason: string, message: string): void {
-    this.stats.warning(key, reason, message);
-  }
-
-  gone(key: string): void {
-    this.stats.gone(key);
-    this.since.delete(key);
-    this.errors.delete(key);
-  }
-
-  stateSince(key: string): number | undefined {
-    return this.since.get(key);
-  }
-
-  errorMessage(key: string): string | undefined {
-    return this.errors.get(key);
-  }
-
-  private noteError(key: string, status: BareMetalHostStatus): void {
-    if (status.errorMessage) this.errors.set(key, status.errorMessage);
-    else this.errors.delete(key);
-  }
-}
 
 // --- shared pieces ------------------------------------------------------------------------------
 
@@ -85,6 +39,8 @@ export interface SourceOptions {
    * actor busy with a slow MAAS call is a row saying so rather than no answer from the node.
    */
   readonly clusterAskMs?: number;
+  /** How long `inspect` waits for a MaasMachine's actor; default 1 s, under the CLI's 2 s. */
+  readonly inspectAskMs?: number;
 }
 
 
@@ -138,15 +94,28 @@ export function viewRow(kind: HostRow['kind'], key: string, view: MachineView, w
   };
 }
 
-function bmhRows(node: { stats: FleetStats; details: HostDetails; shardCount: number; owns(key: string): boolean }, backend: HostBackend, now: number, store: HostStore | undefined, withConditions: boolean): HostRow[] {
+/** The kinds `hosts` lists (MaasClusters have the `clusters` verb), each with its backend. */
+function hostKindsOf(stats: FleetStats, backend: HostBackend): Array<[HostKind, HostBackend, ReadonlyMap<string, MachineSummary>]> {
+  const out: Array<[HostKind, HostBackend, ReadonlyMap<string, MachineSummary>]> = [];
+  for (const [kind, figures] of stats.kinds) {
+    const parsed = HostKind.safeParse(kind);
+    if (parsed.success) out.push([parsed.data, parsed.data === BMH_KIND ? backend : 'maas', figures.objects]);
+  }
+  return out;
+}
+
+// Every kind's rows from what the change stream last reported of each object: its view, since
+// when in its state, its shard. Nothing is asked of an actor.
+function objectRows(node: { stats: FleetStats; shardCount: number; owns(key: string): boolean }, backend: HostBackend, now: number, store: HostStore | undefined, withConditions: boolean): HostRow[] {
   const rows: HostRow[] = [];
-  for (const [key, h] of node.stats.hosts) {
-    // The BareMetalHost kind's view of the status its actor last reported (fleet stats keep it).
-    const view = viewBmhStatus({ provisioning: { state: h.state }, poweredOn: h.poweredOn, operationalStatus: h.operationalStatus, errorMessage: '', errorType: h.errorType, conditions: h.conditions });
-    const row = viewRow('BareMetalHost', key, view, { backend, shard: shardOf(key, node.shardCount), stateSinceMs: Math.max(0, now - (node.details.stateSince(key) ?? now)), withConditions });
-    // A record the store cannot read (a malformed KV value) is the host's error too.
-    const errorMessage = [store?.recordProblem?.(key), node.details.errorMessage(key)].filter(Boolean).join('; ');
-    rows.push({ ...row, ...(errorMessage ? { errorMessage } : {}) });
+  for (const [kind, kindBackend, objects] of hostKindsOf(node.stats, backend)) {
+    for (const [key, summary] of objects) {
+      const row = viewRow(kind, key, summary, { backend: kindBackend, shard: summary.shard, stateSinceMs: Math.max(0, now - summary.since), withConditions });
+      // A record the store cannot read (a malformed KV value) is the host's error too.
+      const problem = kind === BMH_KIND ? store?.recordProblem?.(key) : undefined;
+      const errorMessage = [problem, summary.error].filter(Boolean).join('; ');
+      rows.push({ ...row, ...(errorMessage ? { errorMessage } : {}) });
+    }
   }
   // A host of this node's shards whose only record does not parse has no actor: it is listed
   // with the store's reason, so it is not simply missing.
@@ -261,8 +230,6 @@ export interface NodeSourceParts {
   readonly isBroker: () => boolean;
   /** The cluster broker's figures (asked over the bus); called only while isBroker(). */
   readonly brokerFigures: () => Promise<CapacityFigures>;
-  /** The MaasMachines this node drives and since when each is in its MAAS state (clock ms). */
-  readonly maasMachines?: () => ReadonlyMap<string, { readonly state: MaasMachineState; readonly since: number; readonly shard?: number }>;
 }
 
 export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}): IntrospectionSource {
@@ -270,37 +237,29 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
   const clock = options.clock ?? systemClock;
   const startedAt = Date.now();
   const lag = lagSampler(options.lagIntervalMs ?? 5_000);
-  const machines = (): Array<[string, { state: MaasMachineState; since: number; shard?: number }]> => [...(parts.maasMachines?.() ?? new Map())];
+  const hostCount = (): number => hostKindsOf(node.stats, backend).reduce((n, [, , objects]) => n + objects.size, 0);
   const epochOf = (shard: number): number => node.owned().get(shard)?.epoch ?? 0;
   return {
     async info() {
       return {
         version: options.version ?? METALFLEET_VERSION, startedAt, uptimeMs: Date.now() - startedAt, pid: process.pid,
-        hosts: node.stats.hosts.size + machines().length, shards: node.owned().size, memory: memory(), eventLoopLagMs: lag.p99(), broker: parts.isBroker(),
+        hosts: hostCount(), shards: node.owned().size, memory: memory(), eventLoopLagMs: lag.p99(), broker: parts.isBroker(),
       };
     },
     async hosts(filter) {
       const now = clock.now();
       const withConditions = filter.conditions === true;
-      const rows = bmhRows(node, backend, now, parts.store, withConditions);
-      // A MaasMachine lives in the shard of its Cluster API cluster (actors/maas/binding.ts); its
-      // row is its kind's view (paused, waiting, delayed as its machine sees them), as a
-      // BareMetalHost's is.
-      for (const [key, { state, since, shard }] of machines()) {
-        const where = { backend: 'maas' as const, shard: shard ?? shardOf(key, node.shardCount), stateSinceMs: Math.max(0, now - since), withConditions };
-        rows.push(viewRow('MaasMachine', key, MAAS_MACHINE_KIND_DEFINITION.logic.view(state), where));
-      }
-      return filterHosts(rows, filter);
+      return filterHosts(objectRows(node, backend, now, parts.store, withConditions), filter);
     },
     async actors(filter) {
       return actorRows(node.system, filter.prefix);
     },
     async shards() {
       const now = clock.now();
-      const counts = hostsPerShard([...node.stats.hosts.keys()], node.shardCount);
-      for (const [key, m] of machines()) {
-        const shard = m.shard ?? shardOf(key, node.shardCount);
-        counts.set(shard, (counts.get(shard) ?? 0) + 1);
+      // A MaasMachine counts in the shard of its Cluster API cluster, where its actor runs.
+      const counts = new Map<number, number>();
+      for (const [, , objects] of hostKindsOf(node.stats, backend)) {
+        for (const { shard } of objects.values()) counts.set(shard, (counts.get(shard) ?? 0) + 1);
       }
       return [...node.owned()].map(([shard, fence]) => ({
         shard, epoch: fence.epoch, hosts: counts.get(shard) ?? 0,
@@ -315,12 +274,12 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
       const now = clock.now();
       // Only the kind asked for is looked up: a MaasMachine never shadows a BareMetalHost of its name.
       if (kind === 'MaasMachine') {
-        const machine = machines().find(([k]) => k === key);
         // It lives in its cluster's shard, which this node cannot tell without the object: every
         // node that does not drive it says notFound, and the client takes the one that does.
-        if (!machine) return { ok: false, kind: 'notFound', message: `no MaasMachine ${key}: this node drives no such object` };
-        const home = machine[1].shard ?? shardOf(key, node.shardCount);
-        return { ok: true, host: inspectedMaas(key, machine[1].state, machine[1].since, now, home, epochOf(home)) };
+        const summary = node.stats.of(kind).objects.get(key);
+        const state = summary ? await node.maas?.machineState(key, options.inspectAskMs ?? 1_000) : null;
+        if (!summary || !state) return { ok: false, kind: 'notFound', message: `no MaasMachine ${key}: this node drives no such object` };
+        return { ok: true, host: inspectedMaas(key, state, summary.since, clock.now(), summary.shard, epochOf(summary.shard)) };
       }
       const shard = shardOf(key, node.shardCount);
       if (!node.owns(key)) return { ok: false, kind: 'notOwner', message: `shard ${shard} of ${key} is not owned by this node` };
@@ -337,15 +296,6 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
     },
     close: () => lag.close(),
   };
-}
-
-function hostsPerShard(keys: readonly string[], shardCount: number): Map<number, number> {
-  const counts = new Map<number, number>();
-  for (const key of keys) {
-    const shard = shardOf(key, shardCount);
-    counts.set(shard, (counts.get(shard) ?? 0) + 1);
-  }
-  return counts;
 }
 
 function inspectedMaas(key: string, m: MaasMachineState, since: number, now: number, shard: number, epoch: number): InspectedHost {

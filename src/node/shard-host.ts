@@ -9,11 +9,11 @@ import type { ActorRef, ActorSystem, Clock } from '../actors/runtime/index.ts';
 import { ask, startSystem, systemClock } from '../actors/runtime/index.ts';
 import type { ShardBinding, ShardMsg } from '../actors/shard/index.ts';
 import { askBinding } from '../actors/shard/index.ts';
-import { shardOf, errorMessage } from '../api/index.ts';
+import { MachineChanges } from '../actors/machine/index.ts';
+import { errorMessage } from '../api/index.ts';
 import type { MaasMachineConfig, MaasMachineState } from '../machines/maas-machine/index.ts';
 import type { NodeConfig } from './config.ts';
 import { FleetStats } from './fleet-stats.ts';
-import { HostDetails } from './introspection-source.ts';
 import { attachStores } from './attach.ts';
 import type { ShardOwnershipEvents } from './kind-host.ts';
 import { startKindHost } from './kind-host.ts';
@@ -58,23 +58,22 @@ export interface ShardHostOptions extends NodeConfig {
 
 /** What the node shows of its MAAS kinds (the actors themselves are the kind host's). */
 export interface MaasShards {
-  /** The MaasMachines driven here, with since when (clock ms) each is in its MAAS state. */
-  machines(): ReadonlyMap<string, { readonly state: MaasMachineState; readonly since: number; readonly shard: number }>;
   machineState(key: string, timeoutMs: number): Promise<MaasMachineState | null>;
   dns(clusterKey: string, timeoutMs: number): Promise<{ dnsName: string | null; ips: readonly string[] } | null>;
 }
 
 export interface ShardHost {
   readonly system: ActorSystem;
+  /** Every kind's objects driven here, fed by `changes`. */
   readonly stats: FleetStats;
+  /** The node's one change stream: every kind's actors report each change of their view here. */
+  readonly changes: MachineChanges;
   readonly ownership: ShardOwnershipEvents;
   owned(): ReadonlyMap<number, Fence>;
   snapshot(key: string): Promise<HostSnapshot | null>;
   /** True when the host's shard is owned here (commands check it before applying). */
   owns(key: string): boolean;
   readonly shardCount: number;
-  /** Per-host time in state and error message, for introspection (fed with `stats`). */
-  readonly details: HostDetails;
   /** The MAAS kinds, when the node has a MAAS backend. */
   readonly maas: MaasShards | null;
   /** When this node took the shard (clock ms), or null when it does not own it. */
@@ -93,17 +92,18 @@ export async function startShardHost(config: ShardHostOptions, deps: ShardHostDe
     onError: (failure) => deps.log.error({ actor: failure.path, phase: failure.phase, err: describe(failure.error) }, 'actor failure'),
   });
   await attachStores(system, deps.attach);
-  const stats = new FleetStats();
-  const details = new HostDetails(stats, clock);
+  const changes = new MachineChanges();
+  const stats = new FleetStats(() => clock.now());
+  changes.subscribe((change, shard) => stats.changed(change, shard));
   const broker = deps.broker(system);
 
   const hosts = hostBinding({
     store: deps.store, provisioner: deps.provisioner, broker, clock, config: config.machine,
-    log: deps.log, random: deps.random ?? Math.random, grantTtlMs: config.capacity.ttlMs, observer: details,
+    log: deps.log, random: deps.random ?? Math.random, grantTtlMs: config.capacity.ttlMs, observer: stats, changes,
     ...(deps.secrets ? { secrets: deps.secrets } : {}),
     gaveUp: (key, error, restarts) => void markCrashed(deps.store, deps.log, key, error, restarts),
   });
-  const maas = deps.maas ? maasShards(deps.maas, { broker, clock, log: deps.log, grantTtlMs: config.capacity.ttlMs }) : null;
+  const maas = deps.maas ? maasShards(deps.maas, { broker, clock, log: deps.log, grantTtlMs: config.capacity.ttlMs, changes }) : null;
   const bindings: Array<ShardBinding<unknown>> = [hosts];
   if (maas) bindings.push(maas.binding);
 
@@ -113,10 +113,8 @@ export async function startShardHost(config: ShardHostOptions, deps: ShardHostDe
     ...(deps.onShardStarted ? { onShardStarted: deps.onShardStarted } : {}),
     ...(deps.onShardStopped ? { onShardStopped: deps.onShardStopped } : {}),
     ...(deps.nodeLeaseHeld ? { nodeLeaseHeld: deps.nodeLeaseHeld } : {}),
-    onShardDropped: (shard) => {
-      for (const key of [...stats.hosts.keys()]) if (shardOf(key, config.shardCount) === shard) details.gone(key);
-      maas?.dropShard(shard);
-    },
+    // Its objects are the next owner's to report.
+    onShardDropped: (shard) => stats.forgetShard(shard),
   });
 
   const hostRef = async (key: string): Promise<ActorRef<HostMsg> | null> => {
@@ -128,11 +126,11 @@ export async function startShardHost(config: ShardHostOptions, deps: ShardHostDe
   return {
     system,
     stats,
+    changes,
     ownership: host.ownership,
     owned: () => host.owned(),
     owns: (key) => host.shardRef(key) !== undefined,
     shardCount: config.shardCount,
-    details,
     maas: maas ? maas.view(host.shardRef, config.askTimeoutMs) : null,
     acquiredAt: (shard) => host.acquiredAt(shard),
     async snapshot(key) {
@@ -147,22 +145,13 @@ export async function startShardHost(config: ShardHostOptions, deps: ShardHostDe
   };
 }
 
-// The MAAS binding of a node, and what the node shows of it: each MaasMachine's MAAS state and
-// since when, for introspection and metrics.
-function maasShards(o: ShardHostMaas, c: { broker: ActorRef<CapacityMsg>; clock: Clock; log: Logger; grantTtlMs: number }) {
-  const machines = new Map<string, { state: MaasMachineState; since: number; shard: number }>();
+// The MAAS binding of a node, and what the node asks its actors (a machine's whole state for
+// inspect, a cluster's DNS record); what they report goes to the node's change stream.
+function maasShards(o: ShardHostMaas, c: { broker: ActorRef<CapacityMsg>; clock: Clock; log: Logger; grantTtlMs: number; changes: MachineChanges }) {
   const binding = maasBinding({
     store: o.store, broker: c.broker, clock: c.clock, log: c.log, config: o.config, grantTtlMs: c.grantTtlMs, clusterResyncMs: o.clusterResyncMs,
     driverFor: (fence, leaseHeld) => (leaseHeld ? leaseGuardedDriver(o.driver, leaseHeld, fence) : o.driver),
-    onMachineChange: (shard, key, state) => {
-      const before = machines.get(key);
-      if (state.gone) {
-        machines.delete(key);
-        return;
-      }
-      const same = before !== undefined && before.state.status.machineState === state.status.machineState;
-      machines.set(key, { state, since: same ? before.since : c.clock.now(), shard });
-    },
+    changes: c.changes,
   });
   const clusterKeyOfStored = async (kind: 'MaasMachine' | 'MaasCluster', key: string): Promise<string | null> => {
     const object = await o.store.get(kind, key);
@@ -170,9 +159,6 @@ function maasShards(o: ShardHostMaas, c: { broker: ActorRef<CapacityMsg>; clock:
   };
   return {
     binding,
-    dropShard(shard: number): void {
-      for (const [key, m] of machines) if (m.shard === shard) machines.delete(key);
-    },
     view(shardRef: (shardKey: string) => ActorRef<ShardMsg> | undefined, askTimeoutMs: number): MaasShards {
       const routerAsk = async <T>(kind: 'MaasMachine' | 'MaasCluster', key: string, question: (router: MaasRouter) => T, timeoutMs: number): Promise<T | null> => {
         const home = await clusterKeyOfStored(kind, key);
@@ -180,7 +166,6 @@ function maasShards(o: ShardHostMaas, c: { broker: ActorRef<CapacityMsg>; clock:
         return shard ? askBinding(shard, binding, question, timeoutMs) : null;
       };
       return {
-        machines: () => machines,
         async machineState(key, timeoutMs = askTimeoutMs) {
           const ref = await routerAsk('MaasMachine', key, (r) => r.machine(key), timeoutMs);
           return ref ? ask<MaasMachineMsg, MaasMachineState | null>(ref, (reply) => ({ type: 'snapshot', reply }), timeoutMs) : null;

@@ -26,8 +26,9 @@ import { subjects as clusterSubjects } from '../bus/index.ts';
 import { checkPosture, openPosture } from '../security/index.ts';
 import { startStoreServer, type StoreServer } from '../cluster/commands/index.ts';
 import { DEFAULT_MAAS_MACHINE_CONFIG } from '../machines/maas-machine/index.ts';
-import type { MaasMachineConfig, MaasMachineState } from '../machines/maas-machine/index.ts';
+import type { MaasMachineConfig } from '../machines/maas-machine/index.ts';
 import type { HostStore, KvBucket, KvBucketOptions, Logger, MaasDriver, ObjectStore, Provisioner, Transport } from '../ports/index.ts';
+import { hostStoreOf, objectStoreOf } from '../ports/index.ts';
 import type { ClusterTiming, NodeConfig } from './config.ts';
 import { clusterTiming } from './config.ts';
 import type { HostSnapshot } from '../actors/host/index.ts';
@@ -97,8 +98,6 @@ export interface Node {
   isBroker(): boolean;
   /** The cluster-wide capacity figures, from the broker (whichever node holds it). */
   capacity(): Promise<CapacityFigures>;
-  /** The newest state of each MaasMachine this node drives, and since when (clock ms). */
-  maasMachines(): ReadonlyMap<string, { readonly state: MaasMachineState; readonly since: number }>;
   /** graceful: hand every shard off, give up the broker lease, leave membership (SIGTERM). */
   stop(options?: { graceful?: boolean }): Promise<void>;
 }
@@ -155,10 +154,10 @@ async function openStores(transport: Transport, timing: ClusterTiming, stores: N
   const kube = stores.kube;
   const secretWatch = watchSecrets(kube?.secrets ?? stores.secrets, log);
   let opened: NatsStore | null = null;
-  const store: HostStore = kube?.hosts ?? stores.hosts ?? (opened = await openNatsStoreOn(transport, { ...(stores.secrets ? { secrets: stores.secrets } : {}), log, kv: kvOptions }));
+  const store: HostStore = (kube ? hostStoreOf(kube.store) : undefined) ?? stores.hosts ?? (opened = await openNatsStoreOn(transport, { ...(stores.secrets ? { secrets: stores.secrets } : {}), log, kv: kvOptions }));
   let openedObjects: KvObjectStore | null = null;
   // MaasMachines and MaasClusters: from Kubernetes, as given, or the KV object store beside the hosts.
-  const objects: ObjectStore | undefined = kube?.objects ?? stores.objects ?? (backends.maas
+  const objects: ObjectStore | undefined = (kube?.maas ? objectStoreOf(kube.store) : undefined) ?? stores.objects ?? (backends.maas
     ? (openedObjects = await openObjectStore(transport, stores, log, kvOptions))
     : undefined);
   return { kvOptions, leaseBucket, memberBucket, capacityBucket, secretWatch, store, opened, objects, openedObjects };
@@ -188,8 +187,13 @@ async function assemble(ctx: AssembleContext): Promise<Node> {
   const name = config.name;
   const { shards, capacity } = await startShardsWithCapacity(ctx);
   const maas: MaasShards | null = shards.maas;
-  // BMO's metal3_* metrics, fed by what the host actors report, before any shard is taken.
-  if (health) shards.stats.follow(new BmoMetrics(health.registry, shards.system.registry));
+  // BMO's metal3_* metrics, fed by the change stream and the status the host actors report,
+  // before any shard is taken.
+  if (health) {
+    const bmo = new BmoMetrics(health.registry, shards.system.registry);
+    shards.stats.follow(bmo);
+    shards.changes.subscribe((change) => bmo.changed(change));
+  }
   const requests = await startRequests(ctx);
 
   const singleton = await startSingleton({
@@ -203,15 +207,11 @@ async function assemble(ctx: AssembleContext): Promise<Node> {
     return ask<CapacityMsg, CapacityFigures>(ref, (reply) => ({ type: 'figures', reply }), config.askTimeoutMs);
   };
 
-  const noMachines = new Map<string, { state: MaasMachineState; since: number }>();
-  const maasMachines = (): ReadonlyMap<string, { readonly state: MaasMachineState; readonly since: number }> => maas?.machines() ?? noMachines;
-
   // Answering before the first heartbeat: a node the CLI finds in membership can be asked.
   const introspection = nodeSource({
     node: shards, store, isBroker: () => singleton.isLeader(),
     backend: backends.provisioner.name === 'fixture' ? 'fixture' : 'ironic',
     brokerFigures,
-    maasMachines,
   }, { clock });
   const introspect = serveIntrospection(transport, introspection, { node: name });
   // Hosts ask for slots as soon as their shard starts: give the broker (here, or on a peer) a
@@ -247,7 +247,6 @@ async function assemble(ctx: AssembleContext): Promise<Node> {
     introspection,
     isBroker: () => singleton.isLeader(),
     capacity: brokerFigures,
-    maasMachines,
     stop({ graceful = true } = {}) {
       stopping ??= stopInOrder(ctx, { membership, leases, singleton, capacity, requests, introspect, introspection, shards }, graceful);
       return stopping;

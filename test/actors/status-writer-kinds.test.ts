@@ -77,7 +77,7 @@ const subjects: Record<'BareMetalHost' | 'MaasMachine', Subject> = {
       const { store, attempts } = failingStatusWrites<HostStore>(local, FAILURES);
       const system = startSystem({ onError: () => {} });
       const broker = spawn(system, 'broker', { kind: 'sink', init: () => null, receive: (s: null) => s }) as ActorRef<CapacityMsg>;
-      const observer = { stateChanged: () => {}, statusChanged: () => {}, warning: () => {}, gone: () => {} };
+      const observer = { statusRead: () => {}, statusChanged: () => {}, warning: () => {} };
       const ref: ActorRef<HostMsg> = spawn(system, 'host', hostBehavior('lab/h1', {
         store, provisioner: createFixtureProvisioner({ latencyMs: 0, demoBehaviours: false }), broker, clock, config: DEFAULT_MACHINE_CONFIG,
         log: silentLogger, random: () => 0.5, grantTtlMs: 30_000, observer,

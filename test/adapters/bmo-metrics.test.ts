@@ -4,6 +4,7 @@ import { Registry } from 'prom-client';
 import type { BareMetalHostStatus, ProvisioningState } from '../../src/api/index.ts';
 import { initialStatus } from '../../src/api/index.ts';
 import type { ActorStats } from '../../src/actors/runtime/index.ts';
+import type { MachineView } from '../../src/machines/logic.ts';
 import type { HostMemory, HostObservation, MetricIncrement } from '../../src/adapters/observe/index.ts';
 import { BmoMetrics, hostStepDeltas, mailboxDepthByKind, observeHost, registerFleetMetrics } from '../../src/adapters/observe/index.ts';
 
@@ -77,7 +78,7 @@ test('bmo metrics - metal3_provisioning_state_change_total: one count per state 
   const r = run(
     { type: 'loaded', status: status('registering', { operationHistory: { register: { start: T } } }) },
     { type: 'statusChanged', status: moved },
-    { type: 'stateChanged', from: 'registering', to: 'inspecting', status: moved },
+    { type: 'stateChanged', from: 'registering', to: 'inspecting' },
   );
   t.deepEqual(r.increments.filter((i) => i.metric === 'stateChange'), [{ metric: 'stateChange', prev: 'registering', next: 'inspecting' }]);
   t.deepEqual(r.increments.filter((i) => i.metric === 'operationDuration'), [{ metric: 'operationDuration', operation: 'register', seconds: 90 }], 'the register duration, once');
@@ -93,7 +94,8 @@ test('bmo metrics - metal3_operation_*_duration_seconds: observed when operation
   const r = run(
     { type: 'loaded', status: status('deprovisioning', { operationHistory: { deprovision: { start: T } } }) },
     { type: 'statusChanged', status: status('deprovisioning', { operationHistory: { deprovision: { start: T } } }) },
-    { type: 'stateChanged', from: 'deprovisioning', to: 'available', status: status('available', { operationHistory: { deprovision: { start: T, end: T90 } } }) },
+    { type: 'statusChanged', status: status('available', { operationHistory: { deprovision: { start: T, end: T90 } } }) },
+    { type: 'stateChanged', from: 'deprovisioning', to: 'available' },
   );
   t.deepEqual(r.increments.filter((i) => i.metric === 'operationDuration'), [{ metric: 'operationDuration', operation: 'deprovision', seconds: 90 }]);
 });
@@ -145,8 +147,8 @@ test('bmo metrics - metal3_operation_power_change_total and metal3_credentials_u
 test('bmo metrics - metal3_host_unmanaged_total and metal3_host_registration_required_total count entries into unmanaged and registering', (t) => {
   const r = run(
     { type: 'loaded', status: status('') },
-    { type: 'stateChanged', from: '', to: 'unmanaged', status: status('unmanaged') },
-    { type: 'stateChanged', from: 'unmanaged', to: 'registering', status: status('registering') },
+    { type: 'stateChanged', from: '', to: 'unmanaged' },
+    { type: 'stateChanged', from: 'unmanaged', to: 'registering' },
   );
   t.deepEqual(metrics(r), ['stateChange', 'hostUnmanaged', 'stateChange', 'registrationRequired']);
 });
@@ -187,15 +189,19 @@ test('bmo metrics - metal3_reconcile_total is host actor steps and metal3_reconc
   t.deepEqual(second.deltas, [{ namespace: 'lab', name: 'a', steps: 3, failures: 0 }]);
 });
 
-test('bmo metrics - the observer feeds the registry: state changes by prev_state/new_state, durations by namespace/host', async (t) => {
+test('bmo metrics - the change stream and the host\'s status feed the registry: state changes by prev_state/new_state, durations by namespace/host; other kinds count nothing', async (t) => {
   const registry = new Registry();
   const m = new BmoMetrics(registry, actorsOf([actor('lab~h', { processed: 3 })]));
-  m.stateChanged('lab/h', null, 'provisioning', status('provisioning', { operationHistory: { provision: { start: T } } }));
+  const view = (state: string): MachineView => ({ state, power: 'off', operationalStatus: 'OK', error: null });
+  m.statusRead('lab/h', status('provisioning', { operationHistory: { provision: { start: T } } }));
+  m.changed({ kind: 'BareMetalHost', key: 'lab/h', from: null, to: 'provisioning', view: view('provisioning') });
   const done = status('provisioned', { operationHistory: { provision: { start: T, end: T90 } } });
   m.statusChanged('lab/h', done);
-  m.stateChanged('lab/h', 'provisioning', 'provisioned', done);
+  m.changed({ kind: 'BareMetalHost', key: 'lab/h', from: 'provisioning', to: 'provisioned', view: view('provisioned') });
+  m.changed({ kind: 'MaasMachine', key: 'lab/h', from: 'Deploying', to: 'Deployed', view: view('Deployed') });
   const text = await registry.metrics();
   t.regex(text, /^metal3_provisioning_state_change_total\{prev_state="provisioning",new_state="provisioned"\} 1$/m);
+  t.notRegex(text, /new_state="Deployed"/, 'BMO counts BareMetalHosts only');
   t.regex(text, /^metal3_operation_provision_duration_seconds_bucket\{le="90",namespace="lab",host="h"\} 1$/m);
   t.regex(text, /^metal3_operation_provision_duration_seconds_bucket\{le="30",namespace="lab",host="h"\} 0$/m);
   t.regex(text, /^metal3_reconcile_total\{namespace="lab",host="h"\} 3$/m);
@@ -219,7 +225,10 @@ test('fleet metrics - mailbox depth by actor kind, pools from the broker with th
   const registry = new Registry();
   let broker = true;
   registerFleetMetrics(registry, {
-    hostsByState: () => new Map([['provisioned', 2], ['available', 0]]),
+    machines: () => new Map([
+      ['BareMetalHost', { byState: new Map([['provisioned', 2], ['available', 0]]), moves: new Map([['provisioning', new Map([['provisioned', 2]])]]) }],
+      ['MaasMachine', { byState: new Map([['Deployed', 1]]), moves: new Map([['Deploying', new Map([['Deployed', 1]])]]) }],
+    ]),
     shardsOwned: () => 3,
     mailboxDepth: () => mailboxDepthByKind([actor('lab~a', { mailboxDepth: 2 }), actor('lab~b', { mailboxDepth: 1 }), actor('shard-1-e1', { kind: 'shard', mailboxDepth: 4 })]),
     capacityPools: () => Promise.resolve(broker ? [{ pool: 'ironic:a', inUse: 5, waiting: 2, stallSeconds: 1.5 }] : null),
@@ -228,6 +237,10 @@ test('fleet metrics - mailbox depth by actor kind, pools from the broker with th
   const text = await registry.metrics();
   t.regex(text, /^metalfleet_hosts\{state="provisioned"\} 2$/m);
   t.notRegex(text, /metalfleet_hosts\{state="available"\}/, 'no series for an empty state');
+  t.regex(text, /^metalfleet_machines\{kind="BareMetalHost",state="provisioned"\} 2$/m);
+  t.regex(text, /^metalfleet_machines\{kind="MaasMachine",state="Deployed"\} 1$/m);
+  t.regex(text, /^metalfleet_machine_transitions_total\{kind="MaasMachine",from="Deploying",to="Deployed"\} 1$/m);
+  t.regex(text, /^metalfleet_maas_machines\{state="Deployed"\} 1$/m);
   t.regex(text, /^metalfleet_mailbox_depth\{kind="host"\} 3$/m);
   t.regex(text, /^metalfleet_mailbox_depth\{kind="shard"\} 4$/m);
   t.regex(text, /^metalfleet_capacity_slots_in_use\{pool="ironic:a"\} 5$/m);

@@ -7,8 +7,10 @@ test('metrics - MaasMachines by state and stale-fence refusals are exported with
   const server = await startHealthServer({
     live: () => true,
     ready: () => ({ ready: true }),
-    hostsByState: () => new Map([['provisioned', 2]]),
-    maasMachinesByState: () => new Map([['Deployed', 3], ['Deploying', 1]]),
+    machines: () => new Map([
+      ['BareMetalHost', { byState: new Map([['provisioned', 2]]), moves: new Map() }],
+      ['MaasMachine', { byState: new Map([['Deployed', 3], ['Deploying', 1]]), moves: new Map() }],
+    ]),
     staleFenceRefusals: () => refusals,
     shardsOwned: () => 4,
     mailboxDepth: () => new Map(),

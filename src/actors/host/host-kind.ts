@@ -1,6 +1,6 @@
 import type { BareMetalHost } from '../../api/index.ts';
 import { GATED_OPERATIONS, bmhLogicFor } from '../../machines/bmh/index.ts';
-import type { BmhEffect, BmhEvent, BmhState, OpResult } from '../../machines/bmh/index.ts';
+import type { BmhEffect, BmhEvent, BmhLogic, BmhState, OpResult } from '../../machines/bmh/index.ts';
 import { StaleFence } from '../../ports/index.ts';
 import type { KindEffect, Lane, MachineAdapter, MachineIO, MachineKind, Observation, Tick } from '../machine/index.ts';
 import { callBackend } from './host-call.ts';
@@ -15,7 +15,7 @@ type HostKind = MachineKind<BmhState, BmhEvent, BmhEffect, HostObserved, HostSna
 type HostObservation = Observation<BmhEvent, BareMetalHost, null>;
 
 // One logic per machine configuration: the nodes' hosts share it, as they share the adapter's methods.
-const logics = new WeakMap<HostDeps['config'], ReturnType<typeof bmhLogicFor>>();
+const logics = new WeakMap<HostDeps['config'], BmhLogic>();
 
 /** The BareMetalHost kind: its logic under the node's configuration, and the adapter that runs its calls, writes and events. */
 export function hostKind(key: string, deps: HostDeps): HostKind {
@@ -47,7 +47,7 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
   }
 
   began(state: BmhState): void {
-    this.deps.observer.stateChanged(this.key, null, state.host.status.provisioning.state, state.host.status);
+    this.deps.observer.statusRead(this.key, state.host.status);
   }
 
   perform(effect: KindEffect<BmhEffect>, state: BmhState): void {
@@ -174,14 +174,13 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
     }
   }
 
-  private first(host: BareMetalHost | undefined, wake: HostObserved | Tick | null): Observation<BmhState, BmhEvent> | null {
+  // The actor builds the state from the host read (logic.initial); the wake-up is stepped on it.
+  private first(host: BareMetalHost | undefined, wake: HostObserved | Tick | null): HostObservation | null {
     if (!host) {
       this.deps.ended?.(this.key);
       return null;
     }
-    const state = initialState(host, this.deps.config);
-    this.deps.observer.statusRead(this.key, state.host.status);
-    return { state, event: wake };
+    return { seen: { object: host, world: null }, events: wake === null ? [] : [wake] };
   }
 
   private warn(message: string, err: unknown): void {

@@ -1,7 +1,9 @@
 import { Counter, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
-import type { BareMetalHostStatus, ProvisioningState } from '../../api/index.ts';
-import type { HostObserver } from '../../actors/host/index.ts';
+import type { BareMetalHostStatus } from '../../api/index.ts';
+import { BMH_KIND } from '../../api/index.ts';
+import type { HostStatusObserver } from '../../actors/host/index.ts';
+import type { MachineChange } from '../../actors/machine/index.ts';
 import type { ActorRegistry } from '../../actors/runtime/index.ts';
 import type { HostMemory, HostObservation, MetricIncrement, TimedOperation } from './bmo-observations.ts';
 import { observeHost } from './bmo-observations.ts';
@@ -72,10 +74,11 @@ export const BMO_HISTOGRAMS = {
 type CounterName = keyof typeof BMO_COUNTERS;
 
 /**
- * The BMO metrics of one node, fed as a HostObserver (compose it with the node's FleetStats);
- * the reconcile counters are read from the actor registry on each scrape (and when a host goes).
+ * The BMO metrics of one node, fed by the node's change stream (`changed`: state changes and a
+ * host's end) and by what only a host reports (its status and warnings, HostStatusObserver); the
+ * reconcile counters are read from the actor registry on each scrape (and when a host goes).
  */
-export class BmoMetrics implements HostObserver {
+export class BmoMetrics implements HostStatusObserver {
   private readonly counters: Record<CounterName, Counter>;
   private readonly durations: Record<TimedOperation, Histogram>;
   private readonly memory = new Map<string, HostMemory>();
@@ -99,8 +102,15 @@ export class BmoMetrics implements HostObserver {
     };
   }
 
-  stateChanged(key: string, from: ProvisioningState | null, to: ProvisioningState, status: BareMetalHostStatus): void {
-    this.observe(key, from === null ? { type: 'loaded', status } : { type: 'stateChanged', from, to, status });
+  /** One report of the change stream: BMO counts BareMetalHosts only. */
+  changed(change: MachineChange): void {
+    if (change.kind !== BMH_KIND) return;
+    if (change.to === null) this.gone(change.key);
+    else if (change.from !== null && change.from !== change.to) this.observe(change.key, { type: 'stateChanged', from: change.from, to: change.to });
+  }
+
+  statusRead(key: string, status: BareMetalHostStatus): void {
+    this.observe(key, { type: 'loaded', status });
   }
 
   statusChanged(key: string, status: BareMetalHostStatus): void {

@@ -1,7 +1,7 @@
-import type { BareMetalHostStatus, ProvisioningState } from '../../api/index.ts';
+import type { BareMetalHostStatus } from '../../api/index.ts';
 
-// What BMO would have counted, read off what the host actors report (HostObserver): the status
-// each step writes, its state changes and its Warning events. Pure: the previous look at a host
+// What BMO would have counted, read off what the host actors report: the status each step writes
+// and its Warning events (HostStatusObserver), and its state changes (the node's change stream). Pure: the previous look at a host
 // and a new observation in, BMO counter increments and the new look out.
 
 export const TIMED_OPERATIONS = ['register', 'inspect', 'provision', 'deprovision'] as const;
@@ -13,7 +13,7 @@ export type HostDataType = (typeof HOST_DATA_TYPES)[number];
 /** What one host looked like when last observed: what the next observation is compared with. */
 export interface HostMemory {
   /** From state changes only: a status write comes before the state change it carries. */
-  readonly state: ProvisioningState;
+  readonly state: string;
   readonly operationalStatus: BareMetalHostStatus['operationalStatus'];
   readonly errorCount: number;
   readonly poweredOn: boolean;
@@ -26,7 +26,8 @@ export interface HostMemory {
 export type HostObservation =
   /** A host actor (re)started and read the host: remembered, nothing counted (another node may have). */
   | { readonly type: 'loaded'; readonly status: BareMetalHostStatus }
-  | { readonly type: 'stateChanged'; readonly from: ProvisioningState; readonly to: ProvisioningState; readonly status: BareMetalHostStatus }
+  /** From the change stream, after the status write that carried it (counted there). */
+  | { readonly type: 'stateChanged'; readonly from: string; readonly to: string }
   | { readonly type: 'statusChanged'; readonly status: BareMetalHostStatus }
   | { readonly type: 'warning'; readonly reason: string; readonly message: string };
 
@@ -35,7 +36,7 @@ export type CountOnly =
   | 'registrationRequired' | 'deleteWithoutDeprovisioning' | 'deleteWithoutPoweringOff';
 
 export type MetricIncrement =
-  | { readonly metric: 'stateChange'; readonly prev: ProvisioningState; readonly next: ProvisioningState }
+  | { readonly metric: 'stateChange'; readonly prev: string; readonly next: string }
   | { readonly metric: 'operationDuration'; readonly operation: TimedOperation; readonly seconds: number }
   | { readonly metric: 'hostError'; readonly errorType: string }
   | { readonly metric: 'powerChange'; readonly onOff: 'on' | 'off' }
@@ -58,17 +59,16 @@ export function observeHost(memory: HostMemory | undefined, observation: HostObs
       if (!memory) return { memory, increments: [] };
       return { memory: remember(observation.status, memory.state), increments: fromStatus(memory, observation.status) };
     case 'stateChanged': {
-      const { from, to, status } = observation;
-      const before = memory ?? remember(status, from);
+      const { from, to } = observation;
       const increments: MetricIncrement[] = [{ metric: 'stateChange', prev: from, next: to }];
       if (to === 'unmanaged') increments.push({ metric: 'hostUnmanaged' });
       if (to === 'registering') increments.push({ metric: 'registrationRequired' });
-      return { memory: remember(status, to), increments: [...increments, ...fromStatus(before, status)] };
+      return { memory: memory ? { ...memory, state: to } : memory, increments };
     }
   }
 }
 
-function remember(status: BareMetalHostStatus, state: ProvisioningState): HostMemory {
+function remember(status: BareMetalHostStatus, state: string): HostMemory {
   const history = status.operationHistory;
   return {
     state,
@@ -85,8 +85,7 @@ function remember(status: BareMetalHostStatus, state: ProvisioningState): HostMe
   };
 }
 
-// The same status reaches the observer twice (the write, then the state change): the memory
-// makes the second look count nothing.
+// Each status write is counted once, against the previous one.
 function fromStatus(memory: HostMemory, status: BareMetalHostStatus): MetricIncrement[] {
   const out: MetricIncrement[] = [];
   for (const operation of TIMED_OPERATIONS) {

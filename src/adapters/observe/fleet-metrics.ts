@@ -12,11 +12,17 @@ export interface PoolSlots {
   readonly stallSeconds: number;
 }
 
+/** One kind's objects on this node, as the node's change stream left them. */
+export interface KindCounts {
+  readonly byState: ReadonlyMap<string, number>;
+  /** State changes since start: from state, to state, how many. */
+  readonly moves: ReadonlyMap<string, ReadonlyMap<string, number>>;
+}
+
 /** What the metalfleet_* metrics read; each is asked on every scrape. */
 export interface FleetSources {
-  hostsByState(): ReadonlyMap<string, number>;
-  /** MaasMachines driven by this node, by MAAS state (Deploying, Deployed, ...). */
-  maasMachinesByState?(): ReadonlyMap<string, number>;
+  /** Every kind driven by this node (BareMetalHost, MaasMachine, MaasCluster, ...), by kind. */
+  machines(): ReadonlyMap<string, KindCounts>;
   /** Writes the stores refused because a newer owner of the shard had written (StaleFence). */
   staleFenceRefusals?(): number;
   shardsOwned(): number;
@@ -27,6 +33,42 @@ export interface FleetSources {
   backendRequests?(): readonly BackendRequestCount[];
 }
 
+// Every kind alike, from the change stream: objects by kind and state, and state changes by kind,
+// from and to. The two per-kind gauges of earlier releases stay, read from the same figures.
+function registerKindMetrics(registers: Registry[], sources: FleetSources): void {
+  const stateCounts = (kind: string): Array<[string, number]> => [...(sources.machines().get(kind)?.byState ?? [])].filter(([, n]) => n > 0);
+  new Gauge({
+    name: 'metalfleet_machines', help: 'Objects driven by this node, by kind and by the state its view shows', labelNames: ['kind', 'state'], registers,
+    collect() {
+      this.reset();
+      for (const [kind, counts] of sources.machines()) for (const [state, n] of counts.byState) if (n > 0) this.set({ kind, state }, n);
+    },
+  });
+  new Counter({
+    name: 'metalfleet_machine_transitions_total', help: 'State changes of the objects driven by this node since it started, by kind, from and to', labelNames: ['kind', 'from', 'to'], registers,
+    collect() {
+      this.reset();
+      for (const [kind, counts] of sources.machines()) {
+        for (const [from, row] of counts.moves) for (const [to, n] of row) this.inc({ kind, from, to }, n);
+      }
+    },
+  });
+  new Gauge({
+    name: 'metalfleet_hosts', help: 'BareMetalHosts driven by this node, by provisioning state', labelNames: ['state'], registers,
+    collect() {
+      this.reset();
+      for (const [state, n] of stateCounts('BareMetalHost')) this.set({ state }, n);
+    },
+  });
+  new Gauge({
+    name: 'metalfleet_maas_machines', help: 'MaasMachines driven by this node, by MAAS state', labelNames: ['state'], registers,
+    collect() {
+      this.reset();
+      for (const [state, n] of stateCounts('MaasMachine')) this.set({ state }, n);
+    },
+  });
+}
+
 // metalfleet's own metrics, beside BMO's. Labels stay bounded: per state, actor kind, pool and
 // route, never per host or per actor.
 export function registerFleetMetrics(registry: Registry, sources: FleetSources): void {
@@ -35,18 +77,7 @@ export function registerFleetMetrics(registry: Registry, sources: FleetSources):
     gauge.reset();
     for (const [value, n] of counts) gauge.set({ [label]: value }, n);
   };
-  new Gauge({
-    name: 'metalfleet_hosts', help: 'BareMetalHosts driven by this node, by provisioning state', labelNames: ['state'], registers,
-    collect() {
-      byLabel(this, 'state', [...sources.hostsByState()].filter(([, n]) => n > 0));
-    },
-  });
-  new Gauge({
-    name: 'metalfleet_maas_machines', help: 'MaasMachines driven by this node, by MAAS state', labelNames: ['state'], registers,
-    collect() {
-      byLabel(this, 'state', [...(sources.maasMachinesByState?.() ?? [])].filter(([, n]) => n > 0));
-    },
-  });
+  registerKindMetrics(registers, sources);
   new Gauge({
     name: 'metalfleet_stale_fence_refusals', help: 'Writes refused since start because a newer owner of the shard had written (StaleFence)', registers,
     collect() {
