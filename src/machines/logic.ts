@@ -1,7 +1,9 @@
 // The one skeleton every kind of resource runs on (DESIGN "One skeleton, every kind"): a kind is
-// a pure machine — `step(state, event, now) -> { state, effects }` with time passed in — plus the
-// view introspection shows of its state. The generic machine actor performs the effects and feeds
-// their results back as events; a kind never sees an actor, a clock or a backend.
+// a pure machine — its first state from the object (`initial`, `restore`), then
+// `step(state, event, now) -> { state, effects }` with time passed in — plus the view introspection
+// shows of its state. The generic machine actor builds the state, steps it and performs the
+// effects, feeding their results back as events; a kind never sees an actor, a clock or a backend,
+// and its adapter never builds or steps a state (it observes and performs).
 
 /** One step of a kind's machine: the next state and the effects the actor performs, in order. */
 export interface MachineStep<S, F> {
@@ -45,10 +47,25 @@ export interface ViewCondition {
   readonly reason?: string;
 }
 
-/** A kind's pure rules. */
-export interface MachineLogic<S, E, F, V extends MachineView = MachineView> {
+/**
+ * A kind's pure rules, over its state S, events E and effects F; O is its object as the store
+ * holds it and W the world around it its steps read (other objects; `null` for a kind with none).
+ */
+export interface MachineLogic<S, E, F, V extends MachineView = MachineView, O = unknown, W = unknown> {
   /** The resource kind, as in its manifests: 'BareMetalHost', 'MaasMachine', 'MaasCluster'. */
   readonly kind: string;
+  /**
+   * The first state of an actor's first life, from the object as observed and its world. The
+   * object's status is what an earlier owner decided (the store is the durable truth), so a new
+   * object starts and a moved one resumes from it.
+   */
+  initial(object: O, world: W): S;
+  /**
+   * The state of an actor restarted after a crash: rebuilt from the object as the store holds it,
+   * never from the memory the crash left. It has no world: the restarted actor steps the kind's
+   * observation (object and world) next, as it does on every wake-up.
+   */
+  restore(stored: O): S;
   step(state: S, event: E, now: number): MachineStep<S, F>;
   view(state: S): V;
   /** The object is gone (its finalizer removed): the actor may stop. */

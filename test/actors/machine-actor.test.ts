@@ -4,7 +4,7 @@ import { machineBehavior } from '../../src/actors/machine/index.ts';
 import type { MachineKind, MachineMsg } from '../../src/actors/machine/index.ts';
 import { ask, createManualClock, spawn, startSystem, stop, tell } from '../../src/actors/runtime/index.ts';
 import type { ActorRef, Behavior } from '../../src/actors/runtime/index.ts';
-import type { MachineLogic, SlotEvent } from '../../src/machines/logic.ts';
+import type { MachineLogic, MachineView, SlotEvent } from '../../src/machines/logic.ts';
 import { deferred, waitFor } from '../support/wait.ts';
 
 // A toy kind: a counter that counts up to the target its object names, one backend call per
@@ -30,8 +30,12 @@ type CounterEffect =
 type Wake = { type: 'observed'; target: number };
 type Snap = { count: number; slot: string; observed: number } | null;
 
-const counterLogic: MachineLogic<Counter, CounterEvent, CounterEffect> = {
+// The object is the target it names; the counter has no world.
+const counting = (target: number): Counter => ({ target, count: 0, slot: 'none', inFlight: null, seq: 0, steps: 0 });
+const counterLogic: MachineLogic<Counter, CounterEvent, CounterEffect, MachineView, number, null> = {
   kind: 'Counter',
+  initial: counting,
+  restore: counting,
   step(s, e) {
     const n = { ...s, steps: s.steps + 1 };
     switch (e.type) {
@@ -61,7 +65,7 @@ const counterLogic: MachineLogic<Counter, CounterEvent, CounterEffect> = {
 };
 
 // The backend: each call waits for the test to answer it.
-function toyKind(calls: Array<{ seq: number; answer: (add: number) => void }>, stored: { target: number }): MachineKind<Counter, CounterEvent, CounterEffect, Wake, Snap> {
+function toyKind(calls: Array<{ seq: number; answer: (add: number) => void }>, stored: { target: number }): MachineKind<Counter, CounterEvent, CounterEffect, Wake, Snap, number, null> {
   return {
     actorKind: 'counter',
     logic: counterLogic,
@@ -72,8 +76,7 @@ function toyKind(calls: Array<{ seq: number; answer: (add: number) => void }>, s
           observed += 1;
           // The message carries the object, else it is read from its "store".
           const target = wake?.type === 'observed' ? wake.target : stored.target;
-          const state = current ?? { target: 0, count: 0, slot: 'none', inFlight: null, seq: 0, steps: 0 };
-          return { state, event: wake === null ? null : { type: 'observed', target } };
+          return { seen: { object: target, world: null }, events: wake === null ? [] : [{ type: 'observed', target }] };
         },
         perform(effect) {
           const { seq } = effect;
@@ -223,10 +226,13 @@ test('machine actor - a call that rejects crashes the actor, which restarts and 
   const clock = createManualClock(0);
   let observed = 0;
   let started = 0;
-  const kind: MachineKind<{ n: number }, { type: 'tick' } | { type: 'done' }, { type: 'call' }, never, number> = {
+  const built: string[] = [];
+  const kind: MachineKind<{ n: number }, { type: 'tick' } | { type: 'done' }, { type: 'call' }, never, number, null, null> = {
     actorKind: 'flaky',
     logic: {
       kind: 'Flaky',
+      initial: () => (built.push('initial'), { n: 0 }),
+      restore: () => (built.push('restore'), { n: 0 }),
       step: (s, e) => ({ state: { n: s.n + 1 }, effects: e.type === 'tick' && s.n === 0 ? [{ type: 'call' }] : [] }),
       view: () => ({ state: 'x', power: 'unknown', operationalStatus: 'OK', error: null }),
       isGone: () => false,
@@ -234,7 +240,7 @@ test('machine actor - a call that rejects crashes the actor, which restarts and 
     adapter: (io) => ({
       observe(current, wake) {
         observed += 1;
-        return { state: current ?? { n: 0 }, event: wake };
+        return { seen: { object: null, world: null }, events: wake === null ? [] : [wake] };
       },
       perform() {
         io.run(() => {
@@ -253,6 +259,8 @@ test('machine actor - a call that rejects crashes the actor, which restarts and 
   clock.advance(0);
   await waitFor(() => started === 2, 2_000, 'the restarted actor observes and calls again');
   t.is(observed, 2);
+  // Its first life starts from the object; the life after the crash restores from the store.
+  t.deepEqual(built, ['initial', 'restore']);
 });
 
 test('machine actor - an effect answered within the turn is stepped at once, before the next message', async (t) => {
@@ -262,10 +270,12 @@ test('machine actor - an effect answered within the turn is stepped at once, bef
   type E = { type: 'tick' } | { type: 'looked'; value: number };
   // A kind whose lookup answers inline (as MaasCluster's DNS calls do): the snapshot asked right
   // after the wake-up already sees the answer.
-  const kind: MachineKind<{ value: number | null; looks: number }, E, { type: 'look' }, never, number | null> = {
+  const kind: MachineKind<{ value: number | null; looks: number }, E, { type: 'look' }, never, number | null, null, null> = {
     actorKind: 'inline',
     logic: {
       kind: 'Inline',
+      initial: () => ({ value: null, looks: 0 }),
+      restore: () => ({ value: null, looks: 0 }),
       step: (s, e) => (e.type === 'looked'
         ? { state: { value: e.value, looks: s.looks }, effects: [] }
         : { state: { value: s.value, looks: s.looks + 1 }, effects: [{ type: 'look' }] }),
@@ -273,7 +283,7 @@ test('machine actor - an effect answered within the turn is stepped at once, bef
       isGone: () => false,
     },
     adapter: () => ({
-      observe: (current, wake) => ({ state: current ?? { value: null, looks: 0 }, event: wake }),
+      observe: (_current, wake) => ({ seen: { object: null, world: null }, events: wake === null ? [] : [wake] }),
       perform: async () => {
         await new Promise((resolve) => setTimeout(resolve, 5));
         return { type: 'looked', value: 42 };

@@ -29,11 +29,13 @@ type Msg = MachineMsg<never, E, ProvisioningState | null>;
 
 // A tick registers (a status change) and calls the backend; the answer, given within the turn,
 // moves on to inspecting (a second status change in the same turn).
-function registeringKind(writer: () => StatusWriter, answer: 'inline' | 'awaited'): MachineKind<S, E, F, never, ProvisioningState | null> {
+function registeringKind(writer: () => StatusWriter, answer: 'inline' | 'awaited'): MachineKind<S, E, F, never, ProvisioningState | null, null, null> {
   return {
     actorKind: 'toy-host',
     logic: {
       kind: 'ToyHost',
+      initial: () => ({ state: 'unmanaged' }),
+      restore: () => ({ state: 'unmanaged' }),
       step: (s, e) => (e.type === 'tick'
         ? { state: { state: 'registering' }, effects: [{ type: 'writeStatus', status: status('registering') }, { type: 'register' }] }
         : { state: { state: 'inspecting' }, effects: [{ type: 'writeStatus', status: status('inspecting') }] }),
@@ -41,7 +43,7 @@ function registeringKind(writer: () => StatusWriter, answer: 'inline' | 'awaited
       isGone: () => false,
     },
     adapter: () => ({
-      observe: (current, wake) => ({ state: current ?? { state: 'unmanaged' }, event: wake }),
+      observe: (_current, wake) => ({ seen: { object: null, world: null }, events: wake === null ? [] : [wake] }),
       perform: (effect) => {
         if (effect.type === 'writeStatus') return writer().stage(effect.status);
         if (answer === 'inline') return { type: 'registered' };

@@ -1,7 +1,7 @@
 import { MAAS_CLUSTER_FINALIZER, errorMessage } from '../../api/index.ts';
-import type { MaasClusterStatus } from '../../api/index.ts';
-import { DEFAULT_MAAS_CLUSTER_CONFIG, initialMaasClusterState, maasClusterLogic } from '../../machines/maas-cluster/index.ts';
-import type { DnsCall, DnsCallResult, MaasClusterEffect, MaasClusterEvent, MaasClusterState } from '../../machines/maas-cluster/index.ts';
+import type { MaasCluster, MaasClusterStatus } from '../../api/index.ts';
+import { DEFAULT_MAAS_CLUSTER_CONFIG, maasClusterLogicFor } from '../../machines/maas-cluster/index.ts';
+import type { DnsCall, DnsCallResult, MaasClusterEffect, MaasClusterEvent, MaasClusterState, MaasClusterWorld } from '../../machines/maas-cluster/index.ts';
 import type { Fence, Logger, MaasDriver, ObjectStore } from '../../ports/index.ts';
 import type { ChangeSink, KindEffect, MachineBehavior, MachineKind, MachineMsg } from '../machine/index.ts';
 import { StatusWriter, machineBehavior } from '../machine/index.ts';
@@ -30,7 +30,7 @@ export interface MaasClusterDeps {
   readonly changes?: ChangeSink;
 }
 
-type Kind = MachineKind<MaasClusterState, MaasClusterEvent, MaasClusterEffect, never, MaasClusterSnapshot>;
+type Kind = MachineKind<MaasClusterState, MaasClusterEvent, MaasClusterEffect, never, MaasClusterSnapshot, MaasCluster, MaasClusterWorld>;
 
 // One actor per MaasCluster: the generic machine actor running the MaasCluster kind. On every
 // wake-up the adapter reads the MaasCluster, its Cluster and the cluster's MaasMachines from the
@@ -40,11 +40,11 @@ export function maasClusterBehavior(key: string, deps: MaasClusterDeps): Machine
 }
 
 export function maasClusterKind(key: string, deps: MaasClusterDeps): Kind {
-  const config = { ...DEFAULT_MAAS_CLUSTER_CONFIG, resyncMs: deps.resyncMs };
-  return { actorKind: 'maas-cluster', logic: maasClusterLogic, adapter: () => maasClusterAdapter(key, deps, config) };
+  const logic = maasClusterLogicFor({ ...DEFAULT_MAAS_CLUSTER_CONFIG, resyncMs: deps.resyncMs });
+  return { actorKind: 'maas-cluster', logic, adapter: () => maasClusterAdapter(key, deps) };
 }
 
-function maasClusterAdapter(key: string, deps: MaasClusterDeps, config: typeof DEFAULT_MAAS_CLUSTER_CONFIG): ReturnType<Kind['adapter']> {
+function maasClusterAdapter(key: string, deps: MaasClusterDeps): ReturnType<Kind['adapter']> {
   // A step's DNS calls and writes run within the turn (their answers are stepped at once): a few
   // short calls, and a snapshot asked after a wake-up then sees the record as that wake-up left
   // it (the mailbox is FIFO).
@@ -86,13 +86,13 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps, config: typeof D
   }
 
   return {
-    async observe(current) {
+    async observe() {
       const stored = await deps.store.get('MaasCluster', key);
       const object = stored ? parseMaasCluster(stored, deps.log) : null;
       if (!object) return null;
       writer.storedIs(object.status);
       const world = await resolveClusterWorld(deps.store, object, deps.log);
-      return { state: current ?? initialMaasClusterState(object, config, world), event: { type: 'observed', object, world } };
+      return { seen: { object, world }, events: [{ type: 'observed', object, world }] };
     },
     perform(e: KindEffect<MaasClusterEffect>) {
       switch (e.type) {

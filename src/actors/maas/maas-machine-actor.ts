@@ -1,5 +1,5 @@
-import { initialMaasMachineState, maasMachineLogic } from '../../machines/maas-machine/index.ts';
-import type { DnsLookupResult, MaasMachineConfig, MaasMachineEffect, MaasMachineEvent, MaasMachineState, MaasResult } from '../../machines/maas-machine/index.ts';
+import { maasMachineLogicFor } from '../../machines/maas-machine/index.ts';
+import type { DnsLookupResult, MaasMachineConfig, MaasMachineEffect, MaasMachineEvent, MaasMachineObject, MaasMachineState, MaasMachineWorld, MaasResult } from '../../machines/maas-machine/index.ts';
 import type { Fence, Logger, MaasDriver, ObjectStore, StoredObject } from '../../ports/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
 import type { ChangeSink, KindEffect, MachineBehavior, MachineIO, MachineKind, MachineMsg, Observation, Tick } from '../machine/index.ts';
@@ -28,7 +28,8 @@ export interface MaasMachineDeps {
   readonly fence?: Fence;
 }
 
-type Kind = MachineKind<MaasMachineState, MaasMachineEvent, MaasMachineEffect, MaasMachineWake, MaasMachineState | null>;
+type Kind = MachineKind<MaasMachineState, MaasMachineEvent, MaasMachineEffect, MaasMachineWake, MaasMachineState | null, MaasMachineObject, MaasMachineWorld>;
+type MaasMachineObservation = Observation<MaasMachineEvent, MaasMachineObject, MaasMachineWorld>;
 
 // One actor per MaasMachine: the generic machine actor running the MaasMachine kind. On every
 // wake-up the adapter reads the MaasMachine and the Cluster API objects around it (owner Machine,
@@ -38,7 +39,7 @@ export function maasMachineBehavior(key: string, deps: MaasMachineDeps): Machine
 }
 
 export function maasMachineKind(key: string, deps: MaasMachineDeps): Kind {
-  return { actorKind: 'maas-machine', logic: maasMachineLogic, adapter: (io) => maasMachineAdapter(key, deps, io) };
+  return { actorKind: 'maas-machine', logic: maasMachineLogicFor(deps.config), adapter: (io) => maasMachineAdapter(key, deps, io) };
 }
 
 function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<MaasMachineEvent>): ReturnType<Kind['adapter']> {
@@ -50,20 +51,18 @@ function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<Ma
     write: (status) => deps.store.writeStatus('MaasMachine', key, status as unknown as Record<string, unknown>, deps.fence),
   });
 
-  // A wake-up reads the object and its world as they are now. An answer or notice that arrived
-  // first (wake null), or a dnsChanged before any state, observes first and is then applied.
-  async function read(current: MaasMachineState | null, wake: MaasMachineWake | Tick | null): Promise<Observation<MaasMachineState, MaasMachineEvent> | null> {
+  // A wake-up reads the object and its world as they are now; the actor builds the first state
+  // from them. A DNS change, or an answer or notice that arrived first (wake null), with no state
+  // yet has the object observed first: that step's effects are performed like any other's.
+  async function read(wake: MaasMachineWake | Tick | null): Promise<MaasMachineObservation | null> {
     const stored = (await deps.store.get('MaasMachine', key)) ?? (wake?.type === 'observed' ? wake.object : undefined);
     const object = stored ? parseMaasMachine(stored, deps.log) : null;
     if (!object) return null;
     writer.storedIs(object.status);
     const { world, bootstrapSecret: secret } = await resolveMachineWorld(deps.store, object, deps.log);
     bootstrapSecret = secret;
-    const state = current ?? initialMaasMachineState(object, deps.config, world);
     const observed: MaasMachineEvent = { type: 'observed', object, world };
-    if (wake !== null && wake.type !== 'dnsChanged') return { state, event: observed };
-    const seen = maasMachineLogic.step(state, observed, deps.clock.now()).state;
-    return { state: seen, event: wake };
+    return { seen: { object, world }, events: wake?.type === 'dnsChanged' ? [observed, wake] : [observed] };
   }
 
   function warn(text: string, err: unknown): void {
@@ -72,8 +71,8 @@ function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<Ma
 
   return {
     observe(current, wake) {
-      if (current !== null && wake?.type === 'dnsChanged') return { state: current, event: wake };
-      return read(current, wake);
+      if (current !== null && wake?.type === 'dnsChanged') return { events: [wake] };
+      return read(wake);
     },
     perform(e: KindEffect<MaasMachineEffect>) {
       switch (e.type) {

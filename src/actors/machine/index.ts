@@ -1,4 +1,4 @@
-// The generic machine actor: every kind (BareMetalHost, MaasMachine, MaasCluster) runs on it
+// The generic machine actor: every kind runs on it
 // through a MachineKind, its pure MachineLogic plus an adapter for what only the kind knows.
 export { machineBehavior } from './machine-actor.ts';
 export type { MachineActorDeps, MachineBehavior } from './machine-actor.ts';

@@ -12,10 +12,21 @@ export type KindEffect<F extends { readonly type: string }> = Exclude<F, { reado
 /** How a call's answer reaches the mailbox: at once, or on the next event-loop iteration. */
 export type Lane = 'mailbox' | 'nextIteration';
 
-/** A state to step from, and the event to step (null: nothing to step for this wake-up). */
-export interface Observation<S, E> {
-  readonly state: S;
-  readonly event: E | null;
+/**
+ * A wake-up as the kind's adapter saw it: what it read, and the events the actor steps for it.
+ * The adapter only reads; the actor builds the state and steps each event, performing its effects.
+ */
+export interface Observation<E, Obj = unknown, World = unknown> {
+  /**
+   * The object as read and its world. The actor's first state is built from them
+   * (`logic.initial`, or `logic.restore` after a crash); without them it has nothing to start from.
+   */
+  readonly seen?: { readonly object: Obj; readonly world: World };
+  /**
+   * Stepped in order, each step's effects performed before the next step: a wake-up that needs
+   * the object observed first (a DNS change before any state) lists the observation first.
+   */
+  readonly events: readonly E[];
 }
 
 /** What a kind's adapter may do from inside the actor. */
@@ -42,14 +53,17 @@ export interface MachineIO<E> {
  * again after a restart), so it may keep the actor's own data (a status writer, recent events).
  * A hook that returns a promise is awaited within the turn.
  */
-export interface MachineAdapter<S, E, F extends { readonly type: string }, W, Snap> {
+export interface MachineAdapter<S, E, F extends { readonly type: string }, W, Snap, Obj = unknown, World = unknown> {
   /**
-   * Turns a wake-up into the event to step, reading the object and its world as the kind needs.
-   * `current` is null before the first state: build it. `wake` is null when an answer or a slot
-   * notice arrives before any state (after a restart): build the state so it can be applied.
-   * Null: nothing to step (the object is gone or does not parse).
+   * Turns a wake-up into the events to step, reading the object and its world as the kind needs.
+   * `current` is null before the first state: read the object and its world (`seen`), the actor
+   * builds the state. `wake` is null when an answer or a slot notice arrives before any state
+   * (after a restart): observe so it can be applied. Null: nothing to step (the object is gone or
+   * does not parse).
    */
-  observe(current: S | null, wake: W | Tick | null): Observation<S, E> | null | Promise<Observation<S, E> | null>;
+  observe(current: S | null, wake: W | Tick | null): Observation<E, Obj, World> | null | Promise<Observation<E, Obj, World> | null>;
+  /** The actor built its first state from an observation, before stepping anything. */
+  began?(state: S): void;
   /** Performs one kind-specific effect; an event returned is stepped next, in the same turn. */
   perform(effect: KindEffect<F>, state: S): void | E | Promise<void | E>;
   /** The pool a `requestSlot` asks in, and whether the grant is exempt from its limit. */
@@ -76,9 +90,9 @@ export interface MachineAdapter<S, E, F extends { readonly type: string }, W, Sn
 }
 
 /** A kind on the one skeleton: its pure rules and how to build one actor's adapter. */
-export interface MachineKind<S, E, F extends { readonly type: string }, W, Snap> {
+export interface MachineKind<S, E, F extends { readonly type: string }, W, Snap, Obj = unknown, World = unknown> {
   /** The actor kind introspection lists: 'host', 'maas-machine', 'maas-cluster'. */
   readonly actorKind: string;
-  readonly logic: MachineLogic<S, E, F, MachineView>;
-  adapter(io: MachineIO<E>): MachineAdapter<S, E, F, W, Snap>;
+  readonly logic: MachineLogic<S, E, F, MachineView, Obj, World>;
+  adapter(io: MachineIO<E>): MachineAdapter<S, E, F, W, Snap, Obj, World>;
 }

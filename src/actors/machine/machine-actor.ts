@@ -43,13 +43,16 @@ export function machineBehavior<S, E, F extends Effect, W extends Effect, Snap>(
   kind: MachineKind<S, E, F, W, Snap>,
   deps: MachineActorDeps,
 ): MachineBehavior<S, E, F, W, Snap> {
+  // Incarnations of this actor: every one after the first follows a crash.
+  let lives = 0;
   return {
     kind: kind.actorKind,
     init: (ctx) => {
       // A restart after a crash starts empty and re-reads the object from its store on the next
       // message; the zero-delay tick makes sure there is one.
       deps.clock.setTimeout(() => tell(ctx.self, TICK), 0);
-      return new MachineRun(key, kind, ctx.self as never, deps.clock, deps.slots, deps.changes);
+      const restarted = lives++ > 0;
+      return new MachineRun(key, kind, ctx.self as never, deps.clock, deps.slots, deps.changes).restoring(restarted);
     },
     receive: (s, msg) => receive(s as unknown as Run, msg as MachineMsg<Effect, unknown, unknown>) as never,
     onStop: (s) => {
@@ -112,13 +115,26 @@ function turnEnded(s: Run): Run | Promise<Run> {
   return s.drains !== null ? s.settleDrain().then(() => s) : s;
 }
 
-function observed(s: Run, seen: Observation<unknown, unknown> | null): void | Promise<void> {
+// The kind's adapter only reads: the state is built here, from what it read (restored after a
+// crash), and each event of the wake-up is stepped here with its effects performed.
+function observed(s: Run, seen: Observation<unknown> | null): void | Promise<void> {
   if (seen === null) return;
-  const first = s.machine === null;
-  s.machine = seen.state;
-  // The state as read, before anything steps it: readers learn the object is here, and where.
-  if (first) report(s, seen.state);
-  if (seen.event !== null) return stepAndPerform(s, seen.state, seen.event, 0);
+  if (s.machine === null) {
+    if (seen.seen === undefined) return;
+    const { object, world } = seen.seen;
+    s.machine = s.restarted ? s.logic.restore(object) : s.logic.initial(object, world);
+    s.adapter.began?.(s.machine);
+    // The state as read, before anything steps it: readers learn the object is here, and where.
+    report(s, s.machine);
+  }
+  return stepEach(s, seen.events, 0);
+}
+
+function stepEach(s: Run, events: readonly unknown[], from: number): void | Promise<void> {
+  for (let i = from; i < events.length; i++) {
+    const work = stepAndPerform(s, s.machine, events[i], 0);
+    if (work instanceof Promise) return work.then(() => stepEach(s, events, i + 1));
+  }
 }
 
 // An answer or a notice. One that arrives before any state (after a restart) has the kind
@@ -126,7 +142,7 @@ function observed(s: Run, seen: Observation<unknown, unknown> | null): void | Pr
 function apply(s: Run, event: unknown): void | Promise<void> {
   if (s.machine !== null) return stepAndPerform(s, s.machine, event, 0);
   const seen = s.adapter.observe(null, null);
-  const then = (o: Observation<unknown, unknown> | null): void | Promise<void> => {
+  const then = (o: Observation<unknown> | null): void | Promise<void> => {
     const first = observed(s, o);
     if (s.machine === null) return first;
     if (first instanceof Promise) return first.then(() => stepAndPerform(s, s.machine, event, 0));

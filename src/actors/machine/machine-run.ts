@@ -28,8 +28,10 @@ export class MachineRun<S, E, F extends { readonly type: string }, W, Snap> impl
   /** Set by drain: no new call starts; the replies wait for the calls in flight. */
   drains: Array<Reply<void>> | null = null;
   readonly adapter: MachineAdapter<S, E, F, W, Snap>;
-  readonly logic: MachineLogic<S, E, F, MachineView>;
+  readonly logic: MachineLogic<S, E, F, MachineView, unknown, unknown>;
   readonly notify: (n: SlotNotice) => void;
+  /** This incarnation follows a crash: its first state is restored from the store (`logic.restore`). */
+  restarted = false;
   /** The view last reported to `changes` (null: none yet, or the object is gone). */
   shown: MachineView | null = null;
 
@@ -46,6 +48,12 @@ export class MachineRun<S, E, F extends { readonly type: string }, W, Snap> impl
     // Slot notices take the express lane: a grant starts its call in the instant the slot frees.
     this.notify = (n) => tellExpress(self, n);
     this.adapter = kind.adapter(this);
+  }
+
+  /** Marks an incarnation that follows a crash; returns itself, for the behavior's init. */
+  restoring(restarted: boolean): this {
+    this.restarted = restarted;
+    return this;
   }
 
   get draining(): boolean {

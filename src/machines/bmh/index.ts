@@ -1,6 +1,6 @@
 export { step, initialState } from './step.ts';
-export { bmhLogic, viewBmh, viewBmhStatus } from './logic.ts';
-export type { BmhViewedStatus } from './logic.ts';
+export { bmhLogic, bmhLogicFor, viewBmh, viewBmhStatus } from './logic.ts';
+export type { BmhLogic, BmhViewedStatus } from './logic.ts';
 export { errorBackoffMs, transientBackoffMs } from './backoff.ts';
 export { hasImage, provisioningCancelled } from './images.ts';
 export { desiredRaid, raidOf, raidWouldChange } from './provisioning-settings.ts';

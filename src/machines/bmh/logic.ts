@@ -1,6 +1,8 @@
+import type { BareMetalHost } from '../../api/index.ts';
 import type { MachineLogic, MachineView, ViewCondition } from '../logic.ts';
-import { step } from './step.ts';
-import type { BmhEffect, BmhEvent, BmhState } from './types.ts';
+import { initialState, step } from './step.ts';
+import type { BmhEffect, BmhEvent, BmhState, MachineConfig } from './types.ts';
+import { DEFAULT_MACHINE_CONFIG } from './types.ts';
 
 /** What a BareMetalHost's view reads of its status: all of it comes from the status BMO writes. */
 export interface BmhViewedStatus {
@@ -32,10 +34,14 @@ export function viewBmh(s: BmhState): MachineView {
   return viewBmhStatus(s.host.status);
 }
 
-/** The BareMetalHost kind on the one skeleton. */
-export const bmhLogic: MachineLogic<BmhState, BmhEvent, BmhEffect> = {
-  kind: 'BareMetalHost',
-  step,
-  view: viewBmh,
-  isGone: (s) => s.gone,
-};
+/** The BareMetalHost kind's rules; a host has no world (its Secrets are read by the call that needs them). */
+export type BmhLogic = MachineLogic<BmhState, BmhEvent, BmhEffect, MachineView, BareMetalHost, null>;
+
+/** The BareMetalHost kind on the one skeleton, under a node's machine configuration. */
+export function bmhLogicFor(config: MachineConfig): BmhLogic {
+  // BMO rebuilds everything from the host object on each reconcile: a restart resumes as a first look does.
+  const fromObject = (host: BareMetalHost): BmhState => initialState(host, config);
+  return { kind: 'BareMetalHost', initial: fromObject, restore: fromObject, step, view: viewBmh, isGone: (s) => s.gone };
+}
+
+export const bmhLogic: BmhLogic = bmhLogicFor(DEFAULT_MACHINE_CONFIG);

@@ -1,4 +1,5 @@
-export { maasClusterLogic, viewMaasCluster } from './logic.ts';
+export { maasClusterLogic, maasClusterLogicFor, viewMaasCluster } from './logic.ts';
+export type { MaasClusterLogic } from './logic.ts';
 export { stepMaasCluster, initialMaasClusterState } from './step.ts';
 export { DEFAULT_MAAS_CLUSTER_CONFIG } from './types.ts';
 export type {

@@ -1,6 +1,8 @@
+import type { MaasCluster } from '../../api/index.ts';
 import type { MachineLogic, MachineView } from '../logic.ts';
-import { stepMaasCluster } from './step.ts';
-import type { MaasClusterEffect, MaasClusterEvent, MaasClusterState } from './types.ts';
+import { initialMaasClusterState, stepMaasCluster } from './step.ts';
+import type { MaasClusterConfig, MaasClusterEffect, MaasClusterEvent, MaasClusterState, MaasClusterWorld } from './types.ts';
+import { DEFAULT_MAAS_CLUSTER_CONFIG } from './types.ts';
 
 export function viewMaasCluster(s: MaasClusterState): MachineView {
   return {
@@ -11,10 +13,19 @@ export function viewMaasCluster(s: MaasClusterState): MachineView {
   };
 }
 
-/** The MaasCluster kind on the one skeleton. */
-export const maasClusterLogic: MachineLogic<MaasClusterState, MaasClusterEvent, MaasClusterEffect> = {
-  kind: 'MaasCluster',
-  step: stepMaasCluster,
-  view: viewMaasCluster,
-  isGone: (s) => s.gone,
-};
+/** The MaasCluster kind's rules: its world is its Cluster and the cluster's MaasMachines. */
+export type MaasClusterLogic = MachineLogic<MaasClusterState, MaasClusterEvent, MaasClusterEffect, MachineView, MaasCluster, MaasClusterWorld>;
+
+/** The MaasCluster kind on the one skeleton, under a node's configuration. */
+export function maasClusterLogicFor(config: MaasClusterConfig): MaasClusterLogic {
+  return {
+    kind: 'MaasCluster',
+    initial: (object, world) => initialMaasClusterState(object, config, world),
+    restore: (stored) => initialMaasClusterState(stored, config),
+    step: stepMaasCluster,
+    view: viewMaasCluster,
+    isGone: (s) => s.gone,
+  };
+}
+
+export const maasClusterLogic: MaasClusterLogic = maasClusterLogicFor(DEFAULT_MAAS_CLUSTER_CONFIG);

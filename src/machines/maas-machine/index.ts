@@ -1,4 +1,5 @@
-export { maasMachineLogic, viewMaasMachine } from './logic.ts';
+export { maasMachineLogic, maasMachineLogicFor, viewMaasMachine } from './logic.ts';
+export type { MaasMachineLogic } from './logic.ts';
 export { stepMaasMachine, initialMaasMachineState, providerId } from './step.ts';
 export { DEFAULT_MAAS_MACHINE_CONFIG, MAAS_MACHINE_PHASES, NO_WORLD } from './types.ts';
 export type {

@@ -1,6 +1,8 @@
+import type { MaasMachine } from '../../api/index.ts';
 import type { MachineLogic, MachineView } from '../logic.ts';
-import { stepMaasMachine } from './step.ts';
-import type { MaasMachineEffect, MaasMachineEvent, MaasMachineState } from './types.ts';
+import { initialMaasMachineState, stepMaasMachine } from './step.ts';
+import type { MaasMachineConfig, MaasMachineEffect, MaasMachineEvent, MaasMachineState, MaasMachineWorld } from './types.ts';
+import { DEFAULT_MAAS_MACHINE_CONFIG, NO_WORLD } from './types.ts';
 
 /** What introspection shows of a MaasMachine: MAAS's state name once there is a machine. */
 export function viewMaasMachine(s: MaasMachineState): MachineView {
@@ -19,10 +21,19 @@ export function viewMaasMachine(s: MaasMachineState): MachineView {
   };
 }
 
-/** The MaasMachine kind on the one skeleton. */
-export const maasMachineLogic: MachineLogic<MaasMachineState, MaasMachineEvent, MaasMachineEffect> = {
-  kind: 'MaasMachine',
-  step: stepMaasMachine,
-  view: viewMaasMachine,
-  isGone: (s) => s.gone,
-};
+/** The MaasMachine kind's rules: its world is the Cluster API objects around it. */
+export type MaasMachineLogic = MachineLogic<MaasMachineState, MaasMachineEvent, MaasMachineEffect, MachineView, MaasMachine, MaasMachineWorld>;
+
+/** The MaasMachine kind on the one skeleton, under a node's MAAS configuration. */
+export function maasMachineLogicFor(config: MaasMachineConfig): MaasMachineLogic {
+  return {
+    kind: 'MaasMachine',
+    initial: (object, world) => initialMaasMachineState(object, config, world),
+    restore: (stored) => initialMaasMachineState(stored, config, NO_WORLD),
+    step: stepMaasMachine,
+    view: viewMaasMachine,
+    isGone: (s) => s.gone,
+  };
+}
+
+export const maasMachineLogic: MaasMachineLogic = maasMachineLogicFor(DEFAULT_MAAS_MACHINE_CONFIG);
