@@ -1,9 +1,10 @@
 import type { Fence, Logger } from '../ports/index.ts';
 import type { ActorRef, ActorSystem, Clock } from '../actors/runtime/index.ts';
 import { ask, spawn, stop, tell } from '../actors/runtime/index.ts';
-import type { ShardBinding, ShardMsg } from '../actors/shard/index.ts';
+import type { IndexedKind, ShardBinding, ShardMsg } from '../actors/shard/index.ts';
 import { shardBehavior, shardEvent } from '../actors/shard/index.ts';
 import { shardOf, errorMessage } from '../api/index.ts';
+import { KINDS } from '../machines/kinds.ts';
 import type { NodeConfig } from './config.ts';
 
 /** What the shard leases tell the node; the node answers by starting or stopping shard actors. */
@@ -29,6 +30,8 @@ export interface KindHostOptions {
   readonly log: Logger;
   /** Every kind family the shards host, each with its own store events and actors. */
   readonly bindings: readonly AnyBinding[];
+  /** What each kind declares wakes it (its kind.ts); default: every registered kind's. Each shard keeps one dependents index of these. */
+  readonly kinds?: readonly IndexedKind[];
   /** Called after a shard's actors started, and as soon as the shard is lost or handed off. */
   readonly onShardStarted?: (shard: number, fence: Fence, leaseHeld?: () => boolean) => void;
   readonly onShardStopped?: (shard: number) => void;
@@ -97,6 +100,7 @@ export function startKindHost(o: KindHostOptions): KindHost {
     // An epoch in the name: a shard lost and won again never collides with its stopping self.
     const ref = spawn(o.system, `shard-${shard}-e${fence.epoch}`, shardBehavior({
       shard, fence, bindings: o.bindings, supervision: o.supervision,
+      kinds: o.kinds ?? KINDS,
       ...(leaseHeld ? { leaseHeld } : {}),
     }), { mailbox: { capacity: 1_000_000 } }); // takes a whole store listing at once
     shards.set(shard, { ref, fence });

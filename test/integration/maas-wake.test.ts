@@ -3,8 +3,10 @@ import { maasBinding, maasMachineWakes } from '../../src/actors/maas/binding.ts'
 import type { CapacityMsg } from '../../src/actors/capacity/index.ts';
 import { spawn, startSystem, systemClock, tell } from '../../src/actors/runtime/index.ts';
 import type { ActorRef, ActorSystem, Behavior } from '../../src/actors/runtime/index.ts';
+import { DependentsIndex } from '../../src/actors/shard/index.ts';
 import type { KindActors, KindActorsSpec, ShardScope } from '../../src/actors/shard/index.ts';
 import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
+import { KINDS } from '../../src/machines/kinds.ts';
 import { DEFAULT_MAAS_MACHINE_CONFIG } from '../../src/machines/maas-machine/index.ts';
 import type { MaasDriver, ObjectEvent, ObjectKind, ObjectStore, StoredObject } from '../../src/ports/index.ts';
 import { silentLogger } from '../../src/ports/index.ts';
@@ -56,9 +58,10 @@ test('maas wake - a MaasMachine woken by its Machine changing reads the store at
 type Seen = { readonly kind: string; readonly key: string; readonly msg: string };
 const SENTINEL = 'sentinel';
 
-function recorderScope(system: ActorSystem, log: Seen[]): ShardScope {
+function recorderScope(system: ActorSystem, log: Seen[], index: DependentsIndex): ShardScope {
   let n = 0;
   return {
+    index,
     shard: 0,
     fence: { shard: 0, epoch: 1, holder: 'test' },
     later: (work) => void work(),
@@ -101,12 +104,18 @@ test('maas wake - a Cluster change wakes exactly its MaasCluster and MaasMachine
     clock: systemClock, log: silentLogger, config: DEFAULT_MAAS_MACHINE_CONFIG, grantTtlMs: 1_000, clusterResyncMs: 60_000,
   });
   const log: Seen[] = [];
-  const router = binding.open(recorderScope(system, log));
+  // The shard's dependents index, fed each event before the router hears it, as the shard does.
+  const index = new DependentsIndex(KINDS);
+  const router = binding.open(recorderScope(system, log, index));
+  const feed = (e: ObjectEvent): void | Promise<void> => {
+    const change = binding.indexed?.(e);
+    return router.event(e, change ? index.apply(change) : new Map());
+  };
   // Two clusters in one namespace (one shard may hold both): the seed listing, as the kind host feeds it.
   const objects = [...generateMaasCluster({ cluster: 'a', controlPlane: 1, workers: 1 }), ...generateMaasCluster({ cluster: 'b', controlPlane: 1, workers: 1 })]
     .filter((o) => (o as { kind: string }).kind !== 'Secret');
   const order: readonly string[] = ['Cluster', 'Machine', 'MaasCluster', 'MaasMachine'];
-  for (const kind of order) for (const o of objects) if ((o as { kind: string }).kind === kind) await router.event(upsert(o));
+  for (const kind of order) for (const o of objects) if ((o as { kind: string }).kind === kind) await feed(upsert(o));
   // Either kind's recorder takes a sentinel: only the message's type is looked at.
   const actors = [...['capi/a', 'capi/b'].map((k) => router.cluster(k)), ...['a-cp-0', 'a-worker-0', 'b-cp-0', 'b-worker-0'].map((k) => router.machine(`capi/${k}`))] as ReadonlyArray<ActorRef<{ type: string }> | undefined>;
   t.true(actors.every((ref) => ref !== undefined), 'the seed spawned every actor');
@@ -119,7 +128,7 @@ test('maas wake - a Cluster change wakes exactly its MaasCluster and MaasMachine
   await settle();
   log.length = 0;
   const clusterA = objects.find((o) => (o as StoredObject).kind === 'Cluster' && (o as StoredObject).metadata.name === 'a') as StoredObject;
-  await router.event({ ...upsert(clusterA), object: { ...clusterA, metadata: { ...clusterA.metadata, annotations: { 'cluster.x-k8s.io/paused': '' } } } });
+  await feed({ ...upsert(clusterA), object: { ...clusterA, metadata: { ...clusterA.metadata, annotations: { 'cluster.x-k8s.io/paused': '' } } } });
   await settle();
   const woken = log.filter((s) => s.msg !== SENTINEL).map((s) => `${s.kind} ${s.key} ${s.msg}`).sort();
   t.deepEqual(woken, ['MaasCluster capi/a tick', 'MaasMachine capi/a-cp-0 tick', 'MaasMachine capi/a-worker-0 tick']);

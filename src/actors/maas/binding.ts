@@ -1,12 +1,12 @@
 import { MAAS_CLUSTER_KIND, MAAS_MACHINE_KIND, errorMessage } from '../../api/index.ts';
+import { clusterKeyOf } from '../../machines/cluster-key.ts';
 import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
-import type { Fence, Logger, MaasDriver, ObjectEvent, ObjectKind, ObjectStore, StoredObject } from '../../ports/index.ts';
+import type { Fence, Logger, MaasDriver, ObjectEvent, ObjectKind, ObjectStore } from '../../ports/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
 import type { MachineChanges } from '../machine/index.ts';
 import type { ActorRef, Clock } from '../runtime/index.ts';
 import { tell } from '../runtime/index.ts';
 import type { KindActors, KindRouter, ShardBinding, ShardScope } from '../shard/index.ts';
-import { CLUSTER_LABEL, clusterNameOf } from './context.ts';
 import type { MaasClusterMsg } from './maas-cluster-actor.ts';
 import { maasClusterBehavior } from './maas-cluster-actor.ts';
 import type { MaasMachineMsg } from './maas-machine-actor.ts';
@@ -14,28 +14,16 @@ import { maasMachineBehavior } from './maas-machine-actor.ts';
 import { SeenObjects, seenStore } from './seen.ts';
 
 // The MAAS kinds as a shard hosts them. A Cluster API cluster is the unit of sharding: its
-// MaasCluster, MaasMachines, Machines and Cluster all route by `namespace/cluster`, so one owner
-// keeps the cluster's DNS record and the delete order of its control plane (a machine leaves the
-// record before it is released) without coordinating across nodes.
+// MaasCluster, MaasMachines, Machines and Cluster all route by `namespace/cluster` (the kinds'
+// shardKey, machines/cluster-key.ts), so one owner keeps the cluster's DNS record and the delete
+// order of its control plane (a machine leaves the record before it is released) without
+// coordinating across nodes.
 
 // In seed order: what a MaasMachine's world names (its Cluster, Machine, MaasCluster) is seen
 // before the machine's first wake-up reads it.
 const ROUTED: readonly ObjectKind[] = ['Cluster', 'Machine', 'MaasCluster', 'MaasMachine'];
 
-/** `namespace/cluster` of a MAAS-side object: what its shard is computed from. */
-export function clusterKeyOf(kind: ObjectKind, object: StoredObject): string {
-  const ns = object.metadata.namespace;
-  switch (kind) {
-    case 'Cluster': return `${ns}/${object.metadata.name}`;
-    case 'MaasCluster': return `${ns}/${clusterNameOf(object)}`;
-    case 'Machine': {
-      const spec = object.spec as { clusterName?: unknown } | undefined;
-      const name = typeof spec?.clusterName === 'string' ? spec.clusterName : object.metadata.labels?.[CLUSTER_LABEL];
-      return `${ns}/${name ?? object.metadata.name}`;
-    }
-    default: return `${ns}/${object.metadata.labels?.[CLUSTER_LABEL] ?? object.metadata.name}`;
-  }
-}
+export { clusterKeyOf };
 
 export interface MaasBindingDeps {
   readonly store: ObjectStore;
@@ -75,6 +63,7 @@ export function maasBinding(deps: MaasBindingDeps): ShardBinding<ObjectEvent, Ma
   return {
     name: 'MAAS',
     open: (scope) => openMaasRouter(scope, deps),
+    indexed: (event) => ({ kind: event.kind, key: event.key, object: event.type === 'deleted' ? null : event.object }),
     watch: (emit) => deps.store.watch((event) => {
       const key = home(event);
       // Which machine a bootstrap Secret belongs to is known to the shard that has it.
@@ -105,15 +94,17 @@ export function maasMachineWakes(): number {
 }
 
 // Spawns an actor per MaasMachine and per MaasCluster on demand and routes store events: spec
-// changes to the object's own actor, a machine's status to its cluster (DNS), a Machine or
-// Secret change to the MaasMachines that depend on it, a Cluster change (pause, infrastructure)
-// and a MaasCluster's status (ready, DNS name) to the cluster's machines, and a DNS change of a
-// MaasCluster to its machines. Every event first updates what the router has seen, and both the
-// actors' worlds and who a change wakes are answered from that, not from store reads.
+// changes to the object's own actor, and to every object the change wakes as the shard's
+// dependents index answers it (from what the MAAS kinds declare): a machine's change to its
+// cluster's MaasClusters (DNS), a Machine or Secret change to the MaasMachine that depends on it,
+// a Cluster change (pause, infrastructure) to its MaasClusters and machines, a MaasCluster's
+// change (ready, DNS name) and a DNS change of it to its machines. Every event first updates
+// what the router has seen: the actors' worlds and who a change wakes come from that and from
+// the index, never from store reads.
 function openMaasRouter(scope: ShardScope, deps: MaasBindingDeps): MaasRouter {
   const driver = deps.driverFor(scope.fence, scope.leaseHeld);
   const changes = deps.changes?.sink(scope.shard);
-  const seen = new SeenObjects();
+  const seen = new SeenObjects(scope.index);
   const machineDeps = {
     store: seenStore(deps.store, seen, () => { machineWakes += 1; }),
     driver, broker: deps.broker, clock: deps.clock, config: deps.config, log: deps.log, grantTtlMs: deps.grantTtlMs, fence: scope.fence,
@@ -140,88 +131,62 @@ function openMaasRouter(scope: ShardScope, deps: MaasBindingDeps): MaasRouter {
     gaveUp: (key, error, restarts) => void markMaasCrashed(deps.store, deps.log, 'MaasCluster', key, error, restarts, scope.fence),
   });
 
+  // A DNS record changes as its MaasCluster does: whom it wakes is whom a change of it wakes.
   function dnsChanged(clusterKey: string): void {
     const mc = seen.get('MaasCluster', clusterKey);
-    if (mc) wakeMachines(namespaceOf(clusterKey), clusterNameOf(mc), { type: 'dnsChanged' });
+    if (mc) tellMachines(scope.index.dependentsOf('MaasCluster', mc, MAAS_MACHINE_KIND), { type: 'dnsChanged' });
   }
 
-  function wakeMachines(ns: string, cluster: string, msg: MaasMachineMsg): void {
-    for (const key of seen.maasMachinesOf(ns, cluster)) {
+  function tellMachines(keys: Iterable<string>, msg: MaasMachineMsg): void {
+    for (const key of keys) {
       const ref = machines.get(key);
       if (ref) tell(ref, msg);
     }
   }
 
-  // A machine's status changed (its address for the DNS record): its cluster's MaasClusters look
-  // again. A machine of no known cluster wakes those of its namespace.
-  function wakeClusters(machineKey: string, cluster: string | undefined): void {
-    const ns = namespaceOf(machineKey);
-    const keys = cluster === undefined ? [...clusters.entries()].map(([key]) => key).filter((key) => key.startsWith(`${ns}/`)) : seen.maasClustersOf(ns, cluster);
+  function tickClusters(keys: Iterable<string>): void {
     for (const key of keys) {
       const ref = clusters.get(key);
       if (ref) tell(ref, { type: 'tick' });
     }
   }
 
-  function machineEvent(e: ObjectEvent & { type: 'upsert' }): void {
-    if (e.change === 'status') return wakeClusters(e.key, clusterName(e.key));
-    tell(machines.ensure(e.key), { type: 'observed', object: e.object });
-    return wakeClusters(e.key, clusterName(e.key));
-  }
-
-  function clusterName(machineKey: string): string | undefined {
-    const group = seen.clusterOfMachine(machineKey);
-    return group === undefined ? undefined : group.slice(group.indexOf('/') + 1);
-  }
-
-  function clusterEvent(e: ObjectEvent): void {
-    if (e.type === 'deleted') {
-      clusters.stop(e.key);
-      return;
+  // A Machine or a Secret changed: its MaasMachine looks again with its own object (its
+  // bootstrap data may just have appeared).
+  function observeMachines(keys: Iterable<string>): void {
+    for (const key of keys) {
+      const ref = machines.get(key);
+      const object = seen.get('MaasMachine', key);
+      if (ref && object) tell(ref, { type: 'observed', object });
     }
-    // Its status says whether the infrastructure is ready and names the DNS record.
-    wakeMachines(namespaceOf(e.key), clusterNameOf(e.object), { type: 'tick' });
-    if (e.change === 'status') return;
-    tell(clusters.ensure(e.key), { type: 'tick' });
-  }
-
-  function dependentEvent(e: ObjectEvent): void {
-    const ns = namespaceOf(e.key);
-    // A Cluster changed (paused, infrastructure ready, endpoint): wake its MaasClusters and machines.
-    if (e.kind === 'Cluster') {
-      const name = e.key.slice(ns.length + 1);
-      for (const key of seen.maasClustersOf(ns, name)) {
-        const ref = clusters.get(key);
-        if (ref) tell(ref, { type: 'tick' });
-      }
-      wakeMachines(ns, name, { type: 'tick' });
-      return;
-    }
-    // A CAPI Machine or a Secret changed: wake the MaasMachine that depends on it (its bootstrap
-    // data may just have appeared).
-    const dependent = seen.dependentOf(e.kind, e.key);
-    const ref = dependent ? machines.get(dependent) : undefined;
-    const object = dependent ? seen.get('MaasMachine', dependent) : undefined;
-    if (ref && object) tell(ref, { type: 'observed', object });
   }
 
   return {
-    event(e) {
-      // Before the deletion is applied: a deleted MaasMachine's cluster is known only from here.
-      const cluster = e.kind === 'MaasMachine' && e.type === 'deleted' ? clusterName(e.key) : undefined;
+    event(e, wakes) {
       seen.apply(e);
-      if (e.kind === 'MaasMachine') return e.type === 'deleted' ? deletedMachine(e.key, cluster) : machineEvent(e);
-      if (e.kind === 'MaasCluster') return clusterEvent(e);
-      return dependentEvent(e);
+      const woken = (kind: string): Iterable<string> => wakes.get(kind) ?? [];
+      switch (e.kind) {
+        case 'MaasMachine':
+          if (e.type === 'deleted') machines.stop(e.key);
+          else if (e.change === 'spec') tell(machines.ensure(e.key), { type: 'observed', object: e.object });
+          // Its status (the address for the DNS record) or its leaving: its cluster looks again.
+          return tickClusters(woken(MAAS_CLUSTER_KIND));
+        case 'MaasCluster':
+          if (e.type === 'deleted') return clusters.stop(e.key);
+          // Its status says whether the infrastructure is ready and names the DNS record.
+          tellMachines(woken(MAAS_MACHINE_KIND), { type: 'tick' });
+          if (e.change === 'spec') tell(clusters.ensure(e.key), { type: 'tick' });
+          return;
+        case 'Cluster':
+          tickClusters(woken(MAAS_CLUSTER_KIND));
+          return tellMachines(woken(MAAS_MACHINE_KIND), { type: 'tick' });
+        default:
+          return observeMachines(woken(MAAS_MACHINE_KIND));
+      }
     },
     machine: (key) => machines.get(key),
     cluster: (key) => clusters.get(key),
   };
-
-  function deletedMachine(key: string, cluster: string | undefined): void {
-    machines.stop(key);
-    wakeClusters(key, cluster);
-  }
 }
 
 /**
@@ -243,10 +208,6 @@ export async function markMaasCrashed(store: ObjectStore, log: Logger, kind: 'Ma
   } catch (err) {
     log.error({ kind, key, err: describe(err) }, 'recording the crash in status failed');
   }
-}
-
-function namespaceOf(key: string): string {
-  return key.split('/')[0] ?? 'default';
 }
 
 function describe(err: unknown): string {

@@ -1,9 +1,11 @@
 import { CapiCluster, CapiMachine, CLUSTER_LABEL, MaasCluster, MaasMachine, secretValue } from '../../api/index.ts';
 import type { MaasClusterWorld } from '../../machines/maas-cluster/index.ts';
 import type { MaasMachineWorld } from '../../machines/maas-machine/index.ts';
+import { clusterNameOf } from '../../machines/cluster-key.ts';
 import type { Logger, ObjectStore, StoredObject } from '../../ports/index.ts';
 
 export { CLUSTER_LABEL, CONTROL_PLANE_LABEL } from '../../api/index.ts';
+export { clusterNameOf } from '../../machines/cluster-key.ts';
 
 // The actors read the Cluster API side from the ObjectStore and hand the machines typed objects:
 // each is parsed with its schema here, and one that does not parse counts as absent (with a
@@ -71,12 +73,6 @@ export async function resolveMachineWorld(store: WorldSource, mm: MaasMachine, l
 async function hasBootstrapData(store: ObjectStore, namespace: string, name: string): Promise<boolean> {
   const secret = await store.getSecret(namespace, name);
   return secret !== undefined && secretValue(secret, 'value') !== undefined;
-}
-
-/** The Cluster that owns a MaasCluster (owner reference, else cluster-name label, else same name). */
-export function clusterNameOf(mc: Pick<StoredObject, 'metadata'>): string {
-  const owner = mc.metadata.ownerReferences?.find((r) => r.kind === 'Cluster');
-  return owner?.name ?? mc.metadata.labels?.[CLUSTER_LABEL] ?? mc.metadata.name;
 }
 
 /** The MaasCluster's Cluster and every MaasMachine of the cluster, typed. */

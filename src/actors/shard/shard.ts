@@ -1,6 +1,8 @@
 import type { Fence } from '../../ports/index.ts';
 import type { ActorRef, AnyActorRef, Behavior, Reply } from '../runtime/index.ts';
 import { ask, spawn, stop, tell } from '../runtime/index.ts';
+import type { DependentsReader, IndexChange, IndexedKind, Wakes } from './dependents-index.ts';
+import { DependentsIndex, NO_WAKES } from './dependents-index.ts';
 
 /** What every actor a shard hosts answers: hand-off finishes its call in flight, then replies. */
 export type DrainMsg = { readonly type: 'drain'; readonly reply: Reply<void> };
@@ -45,6 +47,8 @@ export interface ShardScope {
   actors<S, M>(spec: KindActorsSpec<S, M>): KindActors<M>;
   /** Runs `work` as a turn of the shard, after what its mailbox holds (an actor's callback re-entering the router). */
   later(work: () => void | Promise<void>): void;
+  /** The shard's dependents index, as every bound kind's events have fed it so far. */
+  readonly index: DependentsReader;
 }
 
 /**
@@ -52,7 +56,8 @@ export interface ShardScope {
  * from. A router is the binding's per-shard state: which actors exist, which objects wake which.
  */
 export interface KindRouter<E> {
-  event(event: E): void | Promise<void>;
+  /** `wakes`: whom the change wakes, by kind, as the shard's dependents index answers it. */
+  event(event: E, wakes: Wakes): void | Promise<void>;
 }
 
 /**
@@ -70,6 +75,8 @@ export interface ShardBinding<E, R extends KindRouter<E> = KindRouter<E>> {
   watch(emit: (shardKey: string | null, event: E) => void, owns: (shardKey: string) => boolean): () => void;
   /** What the store holds now, for shards just acquired: one listing serves all of them. */
   list(): Promise<ReadonlyArray<readonly [shardKey: string, event: E]>>;
+  /** The event as the dependents index reads it; absent or null: it links nothing. */
+  indexed?(event: E): IndexChange | null;
 }
 
 // Bindings are held type-erased: the message pairs a binding with an event or a question of its
@@ -106,6 +113,8 @@ export interface ShardOptions {
   readonly fence: Fence;
   readonly leaseHeld?: () => boolean;
   readonly bindings: readonly ShardBinding<unknown>[];
+  /** What each kind declares wakes it: the shard's dependents index is built from these. */
+  readonly kinds?: readonly IndexedKind[];
   readonly supervision: { maxRestarts: number; windowMs: number; backoff: { initialMs: number; maxMs: number } };
 }
 
@@ -119,6 +128,7 @@ interface Hosted {
 interface ShardState {
   readonly routers: Map<Erased, KindRouter<unknown>>;
   readonly hosted: Map<string, Hosted>;
+  readonly index: DependentsIndex;
 }
 
 // Supervises the actors of one shard, for every kind a binding brings, and spawns them on
@@ -128,7 +138,7 @@ export function shardBehavior(opts: ShardOptions): Behavior<ShardState, ShardMsg
   return {
     kind: 'shard',
     init: (ctx) => {
-      const state: ShardState = { routers: new Map(), hosted: new Map() };
+      const state: ShardState = { routers: new Map(), hosted: new Map(), index: new DependentsIndex(opts.kinds ?? []) };
       const self = ctx.self;
       const scope: ShardScope = {
         shard: opts.shard,
@@ -136,6 +146,7 @@ export function shardBehavior(opts: ShardOptions): Behavior<ShardState, ShardMsg
         ...(opts.leaseHeld ? { leaseHeld: opts.leaseHeld } : {}),
         actors: (spec) => kindActors(state, self, opts, spec),
         later: (work) => void tell(self, { type: 'later', work }),
+        index: state.index,
       };
       for (const binding of opts.bindings) state.routers.set(binding, binding.open(scope));
       return state;
@@ -144,7 +155,10 @@ export function shardBehavior(opts: ShardOptions): Behavior<ShardState, ShardMsg
       switch (msg.type) {
         case 'event': {
           const router = s.routers.get(msg.binding);
-          const work = router?.event(msg.event);
+          // Every event feeds the index before its router hears it, so the router's lookups see it.
+          const change = msg.binding.indexed?.(msg.event);
+          const wakes = change ? s.index.apply(change) : NO_WAKES;
+          const work = router?.event(msg.event, wakes);
           return work instanceof Promise ? work.then(() => s) : s;
         }
         case 'query': {
