@@ -95,7 +95,7 @@ export class DependentsIndex implements DependentsReader {
 
   /**
    * Takes one change into the index and answers whom it wakes: those linked to the object as it
-   * was (a Machine that stops naming a MaasMachine still wakes it) and as it is now.
+   * was (an object that stops naming another still wakes it) and as it is now.
    */
   apply(change: IndexChange): Wakes {
     if (!this.tracked.has(change.kind)) return NO_WAKES;
