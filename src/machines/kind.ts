@@ -38,8 +38,9 @@ export interface KindDefinition<S = unknown, E = unknown, F = unknown> {
   /** Why it takes no commands, for the refusal of one (what to do instead). */
   readonly noCommandsReason?: string;
   /**
-   * The actor binding that hosts it, by name: bindings live in src/actors (they perform I/O),
-   * which machines may not import, so the node pairs the two by this name.
+   * The actor binding that hosts it, by the binding's name ('host', 'maas'): bindings live in
+   * src/actors (they perform I/O and name actors), which machines may not import, so a kind
+   * names its binding and the binding carries the same name.
    */
   readonly binding: string;
 }

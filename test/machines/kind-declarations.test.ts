@@ -1,4 +1,6 @@
 import test from 'ava';
+import { hostBinding, type HostBindingDeps } from '../../src/actors/host/binding.ts';
+import { maasBinding, type MaasBindingDeps } from '../../src/actors/maas/binding.ts';
 import { BMH_KIND_DEFINITION } from '../../src/machines/bmh/kind.ts';
 import { clusterKeyOf } from '../../src/machines/cluster-key.ts';
 import type { DependentRule, KindObject } from '../../src/machines/kind.ts';
@@ -57,4 +59,11 @@ test('kind declarations - every link is total over a key alone, as a deletion le
       }
     }
   }
+});
+
+test('kind declarations - every kind names a binding the node has, and every binding hosts a kind', (t) => {
+  // The bindings only keep their deps until a shard opens them: none is used here.
+  const bindings = [hostBinding({} as HostBindingDeps), maasBinding({} as MaasBindingDeps)].map((b) => b.name);
+  for (const k of KINDS) t.true(bindings.includes(k.binding), `${k.kind} names binding ${k.binding}; the bindings are ${bindings.join(', ')}`);
+  t.deepEqual([...new Set(KINDS.map((k) => k.binding))].sort(), [...bindings].sort());
 });

@@ -26,7 +26,7 @@ export interface HostBindingDeps extends Omit<HostDeps, 'fence' | 'leaseHeld' | 
 export function hostBinding(deps: HostBindingDeps): ShardBinding<HostEvent, HostRouter> {
   const shardKeyOf = (event: HostEvent): string => (event.type === 'upsert' ? hostKey(event.host) : event.key);
   return {
-    name: BMH_KIND,
+    name: 'host', // as BareMetalHost's kind.ts names it
     open(scope) {
       let actors: KindActors<HostMsg> | null = null;
       // Every change goes to the node's stream; a host's end (finalizer removed) also lets the

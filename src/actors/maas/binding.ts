@@ -61,7 +61,7 @@ export function maasBinding(deps: MaasBindingDeps): ShardBinding<ObjectEvent, Ma
     return key;
   };
   return {
-    name: 'MAAS',
+    name: 'maas', // as the MAAS kinds' kind.ts name it
     open: (scope) => openMaasRouter(scope, deps),
     indexed: (event) => ({ kind: event.kind, key: event.key, object: event.type === 'deleted' ? null : event.object }),
     watch: (emit) => deps.store.watch((event) => {
