@@ -11,6 +11,8 @@ export interface HostIntent {
   /** null removes the annotation. */
   readonly annotations?: Readonly<Record<string, string | null>>;
   readonly online?: boolean;
+  /** Other top-level spec fields, each checked against its schema; null removes one. */
+  readonly spec?: Readonly<Record<string, unknown>>;
 }
 
 /** What a watcher wants; a store may skip work (parsing) for what no watcher wants. */

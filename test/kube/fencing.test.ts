@@ -72,57 +72,57 @@ test('kube fencing - host finalizer and annotation writes: an older epoch after 
   const { api, a, b } = await twoNodes(t, [host]);
   const stored = (): Meta => api.get(hostRef) as Meta;
   const key = 'lab/h1';
-  await a.adapter.hosts.addFinalizer(key, 'old.metalfleet.io', OLD);
+  await a.adapter.store.addFinalizer('BareMetalHost', key, 'old.metalfleet.io', OLD);
   t.is(stored().metadata.annotations?.[OWNER], '3/5/node-a', 'the finalizer write claimed the host for a');
   // The shard moves to b, whose first write is a finalizer: its claim rides in the same patch.
   // (b's cache may not have a's write yet: a 409, a read, and the patch again.)
   const patchesBefore = api.requests({ method: 'PATCH', code: 200 }).length;
-  await b.adapter.hosts.addFinalizer(key, 'new.metalfleet.io', NEW);
+  await b.adapter.store.addFinalizer('BareMetalHost', key, 'new.metalfleet.io', NEW);
   t.is(api.requests({ method: 'PATCH', code: 200 }).length, patchesBefore + 1, 'claim and finalizer in one patch');
   t.is(stored().metadata.annotations?.[OWNER], '3/9/node-b');
   t.deepEqual(stored().metadata.finalizers, ['old.metalfleet.io', 'new.metalfleet.io']);
 
   // a has the old epoch: refused, whether its cache has seen b's claim yet or not.
-  const error = await t.throwsAsync(a.adapter.hosts.removeFinalizer(key, 'old.metalfleet.io', OLD), { instanceOf: StaleFence });
+  const error = await t.throwsAsync(a.adapter.store.removeFinalizer('BareMetalHost', key, 'old.metalfleet.io', OLD), { instanceOf: StaleFence });
   t.is(error.message, 'removing finalizer old.metalfleet.io from BareMetalHost lab/h1 refused: shard 3 epoch 5 of node-a is older than epoch 9, which has written since (this node no longer owns the shard)');
-  await waitUntil(async () => (await a.adapter.hosts.get(key))?.metadata.annotations?.[OWNER] === '3/9/node-b', 5_000, 'a sees the claim');
-  await t.throwsAsync(a.adapter.hosts.removeAnnotation(key, REBOOT, OLD), { instanceOf: StaleFence });
-  await t.throwsAsync(a.adapter.hosts.addFinalizer(key, 'late.metalfleet.io', OLD), { instanceOf: StaleFence });
-  await t.throwsAsync(a.adapter.hosts.writeStatus(key, status('available'), OLD), { instanceOf: StaleFence });
-  t.is(a.adapter.hosts.staleFenceRefusals(), 4);
-  t.is(b.adapter.hosts.staleFenceRefusals(), 0);
+  await waitUntil(async () => (await a.adapter.store.get('BareMetalHost', key))?.metadata.annotations?.[OWNER] === '3/9/node-b', 5_000, 'a sees the claim');
+  await t.throwsAsync(a.adapter.store.patchAnnotations('BareMetalHost', key, { [REBOOT]: null }, OLD), { instanceOf: StaleFence });
+  await t.throwsAsync(a.adapter.store.addFinalizer('BareMetalHost', key, 'late.metalfleet.io', OLD), { instanceOf: StaleFence });
+  await t.throwsAsync(a.adapter.store.writeStatus('BareMetalHost', key, status('available'), OLD), { instanceOf: StaleFence });
+  t.is(a.adapter.store.staleFenceRefusals(), 4);
+  t.is(b.adapter.store.staleFenceRefusals(), 0);
   t.deepEqual(stored().metadata.finalizers, ['old.metalfleet.io', 'new.metalfleet.io'], 'nothing of a\'s went through');
   t.is(stored().metadata.annotations?.[REBOOT], '{"mode":"soft"}');
 
   // The newer owner's writes pass.
-  await b.adapter.hosts.removeAnnotation(key, REBOOT, NEW);
-  await b.adapter.hosts.removeFinalizer(key, 'old.metalfleet.io', NEW);
-  await b.adapter.hosts.writeStatus(key, status('registering'), NEW);
+  await b.adapter.store.patchAnnotations('BareMetalHost', key, { [REBOOT]: null }, NEW);
+  await b.adapter.store.removeFinalizer('BareMetalHost', key, 'old.metalfleet.io', NEW);
+  await b.adapter.store.writeStatus('BareMetalHost', key, status('registering'), NEW);
   t.deepEqual(stored().metadata.finalizers, ['new.metalfleet.io']);
   t.is(stored().metadata.annotations?.[REBOOT], undefined);
   t.is((stored().status as { provisioning?: { state?: string } }).provisioning?.state, 'registering');
 
   // No fence (one owner): not checked, and the owner recorded stays.
-  await a.adapter.hosts.removeAnnotation(key, 'inspect.metal3.io');
-  await a.adapter.hosts.addFinalizer(key, 'plain.metalfleet.io');
+  await a.adapter.store.patchAnnotations('BareMetalHost', key, { ['inspect.metal3.io']: null });
+  await a.adapter.store.addFinalizer('BareMetalHost', key, 'plain.metalfleet.io');
   t.deepEqual(stored().metadata.finalizers, ['new.metalfleet.io', 'plain.metalfleet.io']);
   t.is(stored().metadata.annotations?.['inspect.metal3.io'], undefined);
   t.is(stored().metadata.annotations?.[OWNER], '3/9/node-b');
-  t.is(a.adapter.hosts.staleFenceRefusals(), 4);
+  t.is(a.adapter.store.staleFenceRefusals(), 4);
 });
 
 test('kube fencing - a newer owner\'s status claim refuses the older owner\'s finalizer write', async (t) => {
   const { api, a, b } = await twoNodes(t, [host]);
-  await b.adapter.hosts.writeStatus('lab/h1', status('registering'), NEW);
-  await t.throwsAsync(a.adapter.hosts.addFinalizer('lab/h1', 'old.metalfleet.io', OLD), { instanceOf: StaleFence, message: /older than epoch 9/ });
+  await b.adapter.store.writeStatus('BareMetalHost', 'lab/h1', status('registering'), NEW);
+  await t.throwsAsync(a.adapter.store.addFinalizer('BareMetalHost', 'lab/h1', 'old.metalfleet.io', OLD), { instanceOf: StaleFence, message: /older than epoch 9/ });
   t.is((api.get(hostRef) as Meta).metadata.finalizers, undefined);
-  t.is(a.adapter.hosts.staleFenceRefusals(), 1);
+  t.is(a.adapter.store.staleFenceRefusals(), 1);
 });
 
 test('kube fencing - MaasMachine status, spec and finalizers: an older epoch is refused and counted', async (t) => {
   const { api, a, b } = await twoNodes(t, [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capi' } } as KubeObject, machine]);
-  const objectsA = a.adapter.objects!;
-  const objectsB = b.adapter.objects!;
+  const objectsA = a.adapter.store;
+  const objectsB = b.adapter.store;
   const stored = (): Meta => api.get(machineRef) as Meta;
   const key = 'capi/m1';
   await objectsA.writeStatus('MaasMachine', key, { ready: false }, OLD);

@@ -106,7 +106,7 @@ test('kube hosts - the adapter uses only permissions declared in ADAPTER_PERMISS
     api.create(secret('bmc', 'lab') as KubeObject);
     api.create(bmh('h5') as KubeObject);
     await waitUntil(() => stateOf(api, 'lab/h5') === 'provisioned', 20_000, 'provisioned');
-    await it.adapter.hosts.requestDelete('lab/h5');
+    await it.adapter.store.requestDelete('BareMetalHost', 'lab/h5');
     await waitUntil(() => api.get(ref('lab/h5')) === undefined, 10_000, 'gone');
     const used = [...it.adapter.calls.used].sort();
     t.log(used.join(', '));

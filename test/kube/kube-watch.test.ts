@@ -7,7 +7,6 @@ import type { KubeAdapter } from '../../src/adapters/kube/index.ts';
 import { createKubeAdapter } from '../../src/adapters/kube/index.ts';
 import { initialStatus } from '../../src/api/index.ts';
 import type { BareMetalHostStatus } from '../../src/api/index.ts';
-import type { HostEvent } from '../../src/ports/index.ts';
 import { silentLogger, StaleFence } from '../../src/ports/index.ts';
 import { bmh, secret } from '../support/node.ts';
 import { waitFor, waitUntil } from '../support/wait.ts';
@@ -26,7 +25,7 @@ async function watchHosts(api: KubeApiServer, nodeName = 'a'): Promise<Watched> 
   const system = startSystem({ name: `kube-watch-${nodeName}`, onError: () => undefined });
   const adapter = createKubeAdapter({ kubeConfig: api.kubeConfig(), log: silentLogger, nodeName });
   const events: string[] = [];
-  adapter.hosts.watch((e: HostEvent) => events.push(e.type === 'deleted' ? `deleted ${e.key}` : `upsert ${e.host.metadata.name} online=${String(e.host.spec.online)}`));
+  adapter.store.watch<'BareMetalHost'>((e) => events.push(e.type === 'deleted' ? `deleted ${e.key}` : `upsert ${e.object.metadata.name} online=${String(e.object.spec.online)}`), { kinds: ['BareMetalHost'] });
   await adapter.start(system);
   return {
     adapter, events,
@@ -80,7 +79,7 @@ test('kube watch - a watch whose history expired (410) re-lists: deletions and c
     await waitFor(() => w.events.length === 5, 10_000, 'every change delivered');
     t.deepEqual(w.events.slice(2).sort(), ['deleted lab/h3', 'upsert h1 online=false', 'upsert h2 online=true']);
     t.is(api.requests({ verb: 'list', resource: 'baremetalhosts' }).length, 2, 'listed again after 410');
-    t.deepEqual((await w.adapter.hosts.list()).map((h) => h.metadata.name).sort(), ['h1', 'h2']);
+    t.deepEqual((await w.adapter.store.list('BareMetalHost')).map((h) => h.metadata.name).sort(), ['h1', 'h2']);
   } finally {
     await w.stop();
     await api.close();
@@ -107,7 +106,7 @@ test('kube watch - a status write on a stale cache meets a real 409, re-reads, a
   api.create(bmh('h1') as KubeObject);
   const w = await watchHosts(api);
   try {
-    await w.adapter.hosts.writeStatus('lab/h1', status('registering'));
+    await w.adapter.store.writeStatus('BareMetalHost', 'lab/h1', status('registering'));
     // The watch is down: the next foreign writes do not reach the cache.
     api.failNext({ verb: 'watch', resource: 'baremetalhosts', status: 500, times: 1_000 });
     api.dropWatches({ resource: 'baremetalhosts' });
@@ -115,7 +114,7 @@ test('kube watch - a status write on a stale cache meets a real 409, re-reads, a
     api.patch(ref('h1'), { status: { ...current.status, errorMessage: 'theirs', hardwareProfile: 'theirs' } }, { subresource: 'status' });
     api.patch(ref('h1'), { spec: { online: false } });
     const before = api.requests().length;
-    await w.adapter.hosts.writeStatus('lab/h1', status('inspecting'));
+    await w.adapter.store.writeStatus('BareMetalHost', 'lab/h1', status('inspecting'));
     const mine = api.requests().slice(before).filter((r) => r.resource === 'baremetalhosts' && r.verb !== 'watch').map((r) => `${r.method} ${r.subresource || 'main'} ${r.code}`);
     t.deepEqual(mine, ['PATCH status 409', 'GET status 200', 'PATCH status 200']);
     const stored = api.get(ref('h1')) as { spec: { online: boolean }; status: { provisioning: { state: string }; errorMessage: string; hardwareProfile?: string } };
@@ -139,17 +138,17 @@ test('kube watch - two fences on one host: the newer epoch claims it, the older 
   try {
     const oldFence = { shard: 3, epoch: 5, holder: 'node-a' };
     const newFence = { shard: 3, epoch: 9, holder: 'node-b' };
-    await a.adapter.hosts.writeStatus('lab/h1', status('provisioning'), oldFence);
+    await a.adapter.store.writeStatus('BareMetalHost', 'lab/h1', status('provisioning'), oldFence);
     t.is((api.get(ref('h1')) as { metadata: { annotations?: Record<string, string> } }).metadata.annotations?.['metalfleet.io/owner'], '3/5/node-a');
     // The shard moves: b claims the host with a newer epoch and writes.
-    await b.adapter.hosts.writeStatus('lab/h1', status('provisioned'), newFence);
+    await b.adapter.store.writeStatus('BareMetalHost', 'lab/h1', status('provisioned'), newFence);
     t.is((api.get(ref('h1')) as { metadata: { annotations?: Record<string, string> } }).metadata.annotations?.['metalfleet.io/owner'], '3/9/node-b');
     // a still has the old epoch: refused, whether its cache has seen b's claim yet or not.
-    const error = await t.throwsAsync(a.adapter.hosts.writeStatus('lab/h1', status('deprovisioning'), oldFence), { instanceOf: StaleFence });
+    const error = await t.throwsAsync(a.adapter.store.writeStatus('BareMetalHost', 'lab/h1', status('deprovisioning'), oldFence), { instanceOf: StaleFence });
     t.regex(error.message, /epoch 5 of node-a is older than epoch 9/);
-    await waitUntil(async () => (await a.adapter.hosts.get('lab/h1'))?.metadata.annotations?.['metalfleet.io/owner'] === '3/9/node-b', 5_000, 'a sees the claim');
+    await waitUntil(async () => (await a.adapter.store.get('BareMetalHost', 'lab/h1'))?.metadata.annotations?.['metalfleet.io/owner'] === '3/9/node-b', 5_000, 'a sees the claim');
     const before = api.requests({ method: 'PATCH' }).length;
-    await t.throwsAsync(a.adapter.hosts.writeStatus('lab/h1', status('deprovisioning'), oldFence), { instanceOf: StaleFence });
+    await t.throwsAsync(a.adapter.store.writeStatus('BareMetalHost', 'lab/h1', status('deprovisioning'), oldFence), { instanceOf: StaleFence });
     t.is(api.requests({ method: 'PATCH' }).length, before, 'refused from the cache, no request');
     t.is((api.get(ref('h1')) as { status: { provisioning: { state: string } } }).status.provisioning.state, 'provisioned');
     // The claim is metadata the host does not react to: no upsert for it.
@@ -168,11 +167,11 @@ test('kube watch - a write failure names the object and the call, and never a Se
   const w = await watchHosts(api);
   try {
     api.failNext({ method: 'PATCH', resource: 'baremetalhosts', subresource: 'status', status: 503, times: 1, message: 'etcd is down' });
-    const unavailable = await t.throwsAsync(w.adapter.hosts.writeStatus('lab/h1', status('registering')));
+    const unavailable = await t.throwsAsync(w.adapter.store.writeStatus('BareMetalHost', 'lab/h1', status('registering')));
     t.true((unavailable as { retryable?: boolean }).retryable);
     t.regex(unavailable.message, /^writing the status of BareMetalHost lab\/h1: .*HTTP 503.*etcd is down/);
     api.delete(ref('h1'));
-    const gone = await t.throwsAsync(w.adapter.hosts.writeStatus('lab/h1', status('registering')));
+    const gone = await t.throwsAsync(w.adapter.store.writeStatus('BareMetalHost', 'lab/h1', status('registering')));
     t.false((gone as { retryable?: boolean }).retryable);
     t.regex(gone.message, /BareMetalHost lab\/h1 not found/);
     t.false(`${unavailable.message}${gone.message}`.includes('Sup3rS3cret'));
@@ -188,12 +187,12 @@ test('kube watch - requestDelete: a host without finalizers is gone at once, one
   api.create({ ...(bmh('held') as KubeObject), metadata: { name: 'held', namespace: 'lab', finalizers: ['baremetalhost.metal3.io'] } });
   const w = await watchHosts(api);
   try {
-    t.is(await w.adapter.hosts.requestDelete('lab/plain'), 'deleted');
-    t.is(await w.adapter.hosts.requestDelete('lab/held'), 'terminating');
-    t.is(await w.adapter.hosts.get('lab/plain'), undefined);
-    t.truthy((await w.adapter.hosts.get('lab/held'))?.metadata.deletionTimestamp);
+    t.is(await w.adapter.store.requestDelete('BareMetalHost', 'lab/plain'), 'deleted');
+    t.is(await w.adapter.store.requestDelete('BareMetalHost', 'lab/held'), 'terminating');
+    t.is(await w.adapter.store.get('BareMetalHost', 'lab/plain'), undefined);
+    t.truthy((await w.adapter.store.get('BareMetalHost', 'lab/held'))?.metadata.deletionTimestamp);
     await waitFor(() => w.events.filter((e) => e === 'deleted lab/plain').length === 1, 5_000, 'one deleted event');
-    await t.throwsAsync(w.adapter.hosts.requestDelete('lab/none'), { message: /BareMetalHost lab\/none not found/ });
+    await t.throwsAsync(w.adapter.store.requestDelete('BareMetalHost', 'lab/none'), { message: /BareMetalHost lab\/none not found/ });
   } finally {
     await w.stop();
     await api.close();

@@ -1,17 +1,16 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ActorRef, ActorSystem, Clock } from '../../actors/runtime/index.ts';
 import { spawn, stop, systemClock } from '../../actors/runtime/index.ts';
-import type { Logger, ObjectKind } from '../../ports/index.ts';
+import type { Logger, ResourceKind } from '../../ports/index.ts';
 import { silentLogger } from '../../ports/index.ts';
 import type { AdapterMsg, InformerStatus } from './adapter-actor.ts';
 import { adapterBehavior } from './adapter-actor.ts';
 import { EventRecorder } from './event-recorder.ts';
-import { KubeHostStore } from './host-store.ts';
 import type { InformerFactory } from './informer.ts';
 import { clientInformerFactory } from './informer.ts';
 import { KubeCalls } from './kube-calls.ts';
 import { KubeClient } from './kube-client.ts';
-import { KubeObjectStore } from './object-store.ts';
+import { KubeStore } from './kube-store.ts';
 import { ObjectWriter } from './object-writer.ts';
 import { ResourceCache } from './resource-cache.ts';
 import { kubeSecretSource } from './secret-source.ts';
@@ -39,11 +38,12 @@ export interface KubeAdapterOptions {
 }
 
 export interface KubeAdapter {
-  readonly hosts: KubeHostStore;
+  /** Every kind this node reads (BareMetalHosts and Secrets; with `maas`, the MAAS side too). */
+  readonly store: KubeStore;
+  /** Whether `store` serves the MAAS side too (the `maas` option). */
+  readonly maas: boolean;
   /** The Secrets the informer holds, announced as they appear, change or go (hosts waiting for one). */
   readonly secrets: SecretSource;
-  /** The MAAS side's store, when `maas` was asked for. */
-  readonly objects: KubeObjectStore | null;
   /** Permissions used so far ("verb group/resource"). */
   readonly calls: KubeCalls;
   readonly events: EventRecorder;
@@ -60,7 +60,7 @@ export const ADAPTER_ACTOR = 'kube-adapter';
 
 /**
  * The Kubernetes adapter of one node: informers owned by an actor, a cache per resource, the
- * HostStore of BareMetalHosts and (optionally) the ObjectStore of the MAAS side over them.
+ * one ResourceStore of every kind it reads over them.
  */
 export function createKubeAdapter(options: KubeAdapterOptions): KubeAdapter {
   const log = (options.log ?? silentLogger).child({ component: 'kube' });
@@ -73,14 +73,13 @@ export function createKubeAdapter(options: KubeAdapterOptions): KubeAdapter {
   const lanes = new WriteLanes();
   const writer = (name: ResourceName): ObjectWriter => new ObjectWriter(RESOURCES[name], { client, cache: cache(name), lanes, log, ...(options.random ? { random: options.random } : {}) });
   const events = new EventRecorder({ client, log, component: 'metalfleet', ...(options.nodeName ? { instance: options.nodeName } : {}) });
-  const hosts = new KubeHostStore({ hosts: cache('BareMetalHost'), secrets: cache('Secret'), writer: writer('BareMetalHost'), events, log });
-  const objects = options.maas
-    ? new KubeObjectStore({
-      caches: Object.fromEntries(MAAS_RESOURCES.map((n) => [n, cache(n)])) as Record<ObjectKind, ResourceCache>,
-      writers: { MaasMachine: writer('MaasMachine'), MaasCluster: writer('MaasCluster') },
-      log,
-    })
-    : null;
+  const written: ResourceName[] = ['BareMetalHost', ...(options.maas ? ['MaasMachine', 'MaasCluster'] as const : [])];
+  const store = new KubeStore({
+    caches: { ...(Object.fromEntries(resources.map((n) => [n, cache(n)])) as Partial<Record<ResourceKind, ResourceCache>>), Secret: cache('Secret') },
+    writers: Object.fromEntries(written.map((n) => [n, writer(n)])),
+    events,
+    log,
+  });
 
   const status = new Map<ResourceName, InformerStatus>();
   let resolveSynced!: () => void;
@@ -95,9 +94,9 @@ export function createKubeAdapter(options: KubeAdapterOptions): KubeAdapter {
   let closed = false;
 
   return {
-    hosts,
+    store,
+    maas: options.maas === true,
     secrets: kubeSecretSource(cache('Secret'), log),
-    objects,
     calls,
     events,
     get isSynced() {
@@ -130,8 +129,7 @@ export function createKubeAdapter(options: KubeAdapterOptions): KubeAdapter {
       rejectClosed(new Error('the Kubernetes adapter was closed before its informers synced'));
       claimer?.close();
       if (actor) stop(actor);
-      await hosts.close();
-      objects?.close();
+      await store.close();
     },
   };
 }

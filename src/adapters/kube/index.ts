@@ -1,12 +1,11 @@
-// The Kubernetes adapter: informers owned by an actor, HostStore and ObjectStore over their
-// caches, status written through the status subresource, Events, and the RBAC it needs.
+// The Kubernetes adapter: informers owned by an actor, one ResourceStore over
+// their caches, status written through the status subresource, Events, and the RBAC it needs.
 export { createKubeAdapter, ADAPTER_ACTOR } from './adapter.ts';
 export type { KubeAdapter, KubeAdapterOptions } from './adapter.ts';
 export type { InformerStatus } from './adapter-actor.ts';
 export { loadKubeConfig } from './kubeconfig.ts';
 export type { KubeConfigSource } from './kubeconfig.ts';
-export { KubeHostStore } from './host-store.ts';
-export { KubeObjectStore } from './object-store.ts';
+export { KubeStore } from './kube-store.ts';
 export { OWNER_ANNOTATION, formatOwner, parseOwner } from './owner-fence.ts';
 export { adapterCallPermissions } from './kube-client.ts';
 export { formatPermission, isDeclared } from './kube-calls.ts';

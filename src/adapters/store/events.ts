@@ -1,4 +1,4 @@
-import type { HostEvent } from '../../ports/index.ts';
+import type { HostEvent, ResourceEvent, ResourceKind, ResourceWatchOptions } from '../../ports/index.ts';
 
 export type HostListener = (event: HostEvent) => void;
 
@@ -58,6 +58,57 @@ export class HostEvents {
       for (let i = 0; i < this.queue.length; i++) {
         const next = this.queue[i]!;
         // A snapshot: listeners added or removed while delivering take effect with the next event.
+        for (const listener of [...this.listeners]) {
+          try {
+            listener(next);
+          } catch (error) {
+            this.onListenerError(error, next);
+          }
+        }
+      }
+    } finally {
+      this.queue.length = 0;
+      this.delivering = false;
+    }
+  }
+}
+
+type ResourceListener = (event: ResourceEvent) => void;
+
+/**
+ * HostEvents for every kind: the same ordered, synchronous delivery, each listener filtered by
+ * the kinds and keys it asked for (ResourceWatchOptions).
+ */
+export class ResourceEvents {
+  private readonly listeners = new Set<ResourceListener>();
+  private readonly queue: ResourceEvent[] = [];
+  private delivering = false;
+
+  constructor(private readonly onListenerError: (error: unknown, event: ResourceEvent) => void) {}
+
+  subscribe<K extends ResourceKind>(listener: (event: ResourceEvent<K>) => void, options: ResourceWatchOptions<K> = {}): () => void {
+    const kinds = options.kinds ? new Set<ResourceKind>(options.kinds) : null;
+    const keys = options.keys;
+    // Wrapped so one function subscribed twice gets two subscriptions, as two callers expect.
+    const entry: ResourceListener = (event) => {
+      if (kinds && !kinds.has(event.kind)) return;
+      if (keys && !keys(event.key)) return;
+      listener(event as ResourceEvent<K>);
+    };
+    this.listeners.add(entry);
+    return () => {
+      this.listeners.delete(entry);
+    };
+  }
+
+  emit(event: ResourceEvent): void {
+    if (this.listeners.size === 0) return;
+    this.queue.push(event);
+    if (this.delivering) return;
+    this.delivering = true;
+    try {
+      for (let i = 0; i < this.queue.length; i++) {
+        const next = this.queue[i]!;
         for (const listener of [...this.listeners]) {
           try {
             listener(next);

@@ -56,7 +56,7 @@ export async function startKubeNode(api: KubeApiServer, o: {
     askTimeoutMs: 5_000,
   }, { kube: adapter }, {
     provisioner: fixture,
-    ...(client && adapter.objects ? {
+    ...(client && adapter.maas ? {
       maas: { driver: createMaasDriver(client), clusterResyncMs: 200, config: { deployingPollMs: 30, steadyPollMs: 100, powerOnRequeueMs: 100, backoffBaseMs: 50, backoffMaxMs: 500 } },
     } : {}),
   }, { log });
