@@ -70,6 +70,10 @@ export interface NatsApplyResult extends ApplyResult {
 }
 
 export interface NatsStore extends HostStore {
+  /** Annotations to set or remove (null), under the owner's fence; true when the host changed. */
+  patchAnnotations(key: string, annotations: Readonly<Record<string, string | null>>, fence?: Fence): Promise<boolean>;
+  /** Top-level spec fields to set (each checked against its schema) or remove (null). */
+  patchSpec(key: string, spec: Readonly<Record<string, unknown>>, fence?: Fence): Promise<void>;
   /** Validates every document first; any issue (a Secret among them) and nothing is written. */
   applyManifests(text: string, file: string): Promise<NatsApplyResult>;
   apply(objects: readonly unknown[], file?: string): Promise<NatsApplyResult>;
@@ -111,7 +115,6 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsStor
 const FenceRecord = z.object({ epoch: z.number().int(), shard: z.number().int(), holder: z.string() });
 type FenceRecord = z.infer<typeof FenceRecord>;
 const SpecRecord = BareMetalHost.omit({ status: true }).extend({ fence: FenceRecord.optional() });
-const OnlineField = BareMetalHostSpec.shape.online;
 type SpecHost = z.infer<typeof SpecRecord>;
 
 // uid ties a status to one incarnation of the host: a status left behind by a deleted host of the
@@ -581,6 +584,15 @@ class NatsHostStore implements NatsStore {
     await this.fencedMutate(key, fence, `removing annotation ${annotation} from BareMetalHost ${key}`, (current) => this.intentChange(key, { annotations: { [annotation]: null } }, current));
   }
 
+  async patchAnnotations(key: string, annotations: Readonly<Record<string, string | null>>, fence?: Fence): Promise<boolean> {
+    const result = await this.fencedMutate(key, fence, `annotating BareMetalHost ${key}`, (current) => this.intentChange(key, { annotations }, current));
+    return result.op !== 'none';
+  }
+
+  async patchSpec(key: string, spec: Readonly<Record<string, unknown>>, fence?: Fence): Promise<void> {
+    await this.fencedMutate(key, fence, `patching the spec of BareMetalHost ${key}`, (current) => this.intentChange(key, { spec }, current));
+  }
+
   async applyIntent(key: string, intent: HostIntent): Promise<BareMetalHost> {
     const result = await this.mutate(key, (current) => this.intentChange(key, intent, current));
     if (result.op === 'delete') throw notFound(key);
@@ -594,14 +606,21 @@ class NatsHostStore implements NatsStore {
   private intentChange(key: string, intent: HostIntent, current: Current | undefined): Change {
     if (!current) throw notFound(key);
     let host = current.host;
-    if (intent.online !== undefined && host.spec.online !== intent.online) {
-      // Only spec.online changes, and the rest of the spec was valid when it was stored: the
-      // one field is checked, not the whole spec parsed again on every power command.
-      const online = OnlineField.safeParse(intent.online);
-      if (!online.success) {
-        throw new StoreError(`BareMetalHost ${key}: invalid spec change: ${formatFieldPath(['spec', 'online'])}: ${online.error.issues[0]?.message ?? 'not a boolean'}`, false);
+    const fields = intent.online !== undefined ? { ...intent.spec, online: intent.online } : intent.spec ?? {};
+    const spec: Record<string, unknown> = { ...host.spec };
+    for (const [field, value] of Object.entries(fields)) {
+      // Only these fields change, and the rest of the spec was valid when it was stored: each
+      // field is checked, not the whole spec parsed again on every power command.
+      const schema = (BareMetalHostSpec.shape as Record<string, z.ZodType | undefined>)[field];
+      const parsed = schema?.safeParse(value === null ? undefined : value);
+      if (!parsed?.success) {
+        throw new StoreError(`BareMetalHost ${key}: invalid spec change: ${formatFieldPath(['spec', field])}: ${parsed?.error.issues[0]?.message ?? 'not a field of the spec'}`, false);
       }
-      host = { ...host, spec: { ...host.spec, online: online.data }, metadata: { ...host.metadata, generation: (host.metadata.generation ?? 0) + 1 } };
+      if (parsed.data === undefined) delete spec[field];
+      else spec[field] = parsed.data;
+    }
+    if (!deepEqual(spec, host.spec)) {
+      host = { ...host, spec: spec as SpecHost['spec'], metadata: { ...host.metadata, generation: (host.metadata.generation ?? 0) + 1 } };
     }
     const annotations: Record<string, string> = { ...host.metadata.annotations };
     for (const [name, value] of Object.entries(intent.annotations ?? {})) {
@@ -613,6 +632,7 @@ class NatsHostStore implements NatsStore {
     }
     return host === current.host ? { op: 'none' } : { op: 'put', host };
   }
+
 
   async requestDelete(key: string): Promise<'terminating' | 'deleted'> {
     const result = await this.mutate(key, (current) => {
