@@ -1,5 +1,6 @@
 import { BMH_KIND } from '../../api/index.ts';
 import type { HostEvent } from '../../ports/index.ts';
+import { BMH_KIND_DEFINITION } from '../../machines/bmh/kind.ts';
 import { hostKey } from '../../ports/index.ts';
 import type { ActorRef } from '../runtime/index.ts';
 import { tell } from '../runtime/index.ts';
@@ -24,7 +25,8 @@ export interface HostBindingDeps extends Omit<HostDeps, 'fence' | 'leaseHeld' | 
 // BareMetalHosts as a shard hosts them: one actor per host, sharded by `namespace/name`, fed the
 // host the store event carries (its first step needs no read).
 export function hostBinding(deps: HostBindingDeps): ShardBinding<HostEvent, HostRouter> {
-  const shardKeyOf = (event: HostEvent): string => (event.type === 'upsert' ? hostKey(event.host) : event.key);
+  // As the kind declares it (namespace/name): the key a deletion carries is that too.
+  const shardKeyOf = (event: HostEvent): string => (event.type === 'upsert' ? BMH_KIND_DEFINITION.shardKey(event.host) : event.key);
   return {
     name: 'host', // as BareMetalHost's kind.ts names it
     open(scope) {
@@ -56,7 +58,7 @@ export function hostBinding(deps: HostBindingDeps): ShardBinding<HostEvent, Host
     watch: (emit, owns) => deps.store.watch((event) => emit(shardKeyOf(event), event), { keys: (key) => owns(key) }),
     async list() {
       const hosts = await deps.store.list();
-      return hosts.map((host) => [hostKey(host), { type: 'upsert', host }] as const);
+      return hosts.map((host) => [BMH_KIND_DEFINITION.shardKey(host), { type: 'upsert', host }] as const);
     },
   };
 }

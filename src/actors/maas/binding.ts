@@ -1,5 +1,6 @@
 import { MAAS_CLUSTER_KIND, MAAS_MACHINE_KIND, errorMessage } from '../../api/index.ts';
 import { clusterKeyOf } from '../../machines/cluster-key.ts';
+import { kindNamed } from '../../machines/kinds.ts';
 import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
 import type { Fence, Logger, MaasDriver, ObjectEvent, ObjectKind, ObjectStore } from '../../ports/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
@@ -56,7 +57,8 @@ export function maasBinding(deps: MaasBindingDeps): ShardBinding<ObjectEvent, Ma
       homes.delete(id);
       return last;
     }
-    const key = clusterKeyOf(event.kind, event.object);
+    // A kind's own shard key (its kind.ts); the Cluster API objects around it go with their cluster.
+    const key = kindNamed(event.kind)?.shardKey(event.object) ?? clusterKeyOf(event.kind, event.object);
     homes.set(id, key);
     return key;
   };
