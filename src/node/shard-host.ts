@@ -3,7 +3,7 @@ import type { CapacityMsg } from '../actors/capacity/index.ts';
 import type { HostMsg, HostSnapshot, SecretWatch } from '../actors/host/index.ts';
 import { hostBinding } from '../actors/host/index.ts';
 import type { MaasClusterMsg, MaasMachineMsg } from '../actors/maas/index.ts';
-import { clusterKeyOf, maasBinding } from '../actors/maas/index.ts';
+import { maasBinding } from '../actors/maas/index.ts';
 import type { MaasRouter } from '../actors/maas/index.ts';
 import type { ActorRef, ActorSystem, Clock } from '../actors/runtime/index.ts';
 import { ask, startSystem, systemClock } from '../actors/runtime/index.ts';
@@ -11,6 +11,7 @@ import type { ShardBinding, ShardMsg } from '../actors/shard/index.ts';
 import { askBinding } from '../actors/shard/index.ts';
 import { MachineChanges } from '../actors/machine/index.ts';
 import { errorMessage } from '../api/index.ts';
+import { kindNamed } from '../machines/kinds.ts';
 import type { MaasMachineConfig, MaasMachineState } from '../machines/maas-machine/index.ts';
 import type { NodeConfig } from './config.ts';
 import { FleetStats } from './fleet-stats.ts';
@@ -153,9 +154,11 @@ function maasShards(o: ShardHostMaas, c: { broker: ActorRef<CapacityMsg>; clock:
     driverFor: (fence, leaseHeld) => (leaseHeld ? leaseGuardedDriver(o.driver, leaseHeld, fence) : o.driver),
     changes: c.changes,
   });
+  // Where an object's actor runs: its shard key as its kind declares it, from the stored object.
   const clusterKeyOfStored = async (kind: 'MaasMachine' | 'MaasCluster', key: string): Promise<string | null> => {
     const object = await o.store.get(kind, key);
-    return object ? clusterKeyOf(kind, object) : null;
+    const declared = kindNamed(kind);
+    return object && declared ? declared.shardKey(object) : null;
   };
   return {
     binding,
