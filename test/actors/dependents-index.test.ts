@@ -27,7 +27,11 @@ const change = (kind: string, o: KindObject | string): IndexChange => (typeof o 
   ? { kind, key: o, object: null }
   : { kind, key: `${o.metadata.namespace}/${o.metadata.name}`, object: o });
 
-const woken = (wakes: Wakes): Record<string, string[]> => Object.fromEntries([...wakes].map(([k, keys]) => [k, [...keys].sort()]).filter(([, keys]) => keys.length > 0));
+function woken(wakes: Wakes): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [kind, keys] of wakes) if (keys.size > 0) out[kind] = [...keys].sort();
+  return out;
+}
 
 // Two clusters in one namespace (one shard may hold both); b-worker-0 has no cluster label, so
 // only its Machine says which cluster it is in.
