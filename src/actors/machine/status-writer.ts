@@ -1,4 +1,5 @@
-import { deepEqual, errorMessage, nextDelay } from '../../api/index.ts';
+import { errorMessage, nextDelay } from '../../api/index.ts';
+import { statusDiffers } from '../../machines/turn.ts';
 import type { RetryPolicy } from '../../api/index.ts';
 import type { Logger } from '../../ports/index.ts';
 import { StaleFence, StoreError } from '../../ports/index.ts';
@@ -21,14 +22,8 @@ export interface StatusWriterTarget<T> {
   readonly clock: Clock;
 }
 
-/**
- * The one "dirty" rule of every kind (BMO's `Dirty()`): a status is written when it differs from
- * what the store holds. Compared as data, whatever the order of keys and with undefined fields
- * absent, since a status read back through its schema comes reordered.
- */
-export function statusDiffers(next: unknown, stored: unknown): boolean {
-  return !deepEqual(next, stored);
-}
+// The one "dirty" rule (BMO's `Dirty()`), the Turns': here asked of what the store holds.
+export { statusDiffers };
 
 // At most one status write per turn and one in flight per object, for every kind: a burst of
 // steps collapses into one write of the newest status, so a slow store costs requests per object,

@@ -1,10 +1,10 @@
 import type { BareMetalHost, BareMetalHostStatus, ErrorType, OperationHistory, ProvisioningState, RootDeviceHints } from '../../api/index.ts';
 import { atLeastMinimumMs, errorBackoffMs, transientBackoffMs } from './backoff.ts';
 import { startedEvent } from './bmo-events.ts';
-import type { BmhEffect, BmhState, CallArgs, GatedOperation, SlotState, Step } from './types.ts';
+import { MachineTurn } from '../turn.ts';
+import type { BmhEffect, BmhState, CallArgs, GatedOperation, SlotState } from './types.ts';
 import { GATED_OPERATIONS } from './types.ts';
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type HostWithStatus = BareMetalHost & { status: BareMetalHostStatus };
 
 const HISTORY_OF: Partial<Record<ProvisioningState, keyof OperationHistory>> = {
@@ -16,18 +16,17 @@ const HISTORY_OF: Partial<Record<ProvisioningState, keyof OperationHistory>> = {
 // BMO saves status.provisioning.bootMode on entering these states.
 const RECORDS_BOOT_MODE: ReadonlySet<ProvisioningState> = new Set(['registering', 'inspecting', 'provisioning']);
 
-// One step's scratchpad: a mutable copy of the state plus the effects it produces. The machine's
-// handlers read and write it; finish() turns it back into an immutable Step. Status is copied on
-// first write so an unchanged step costs no allocation and produces no status write.
-export class Turn {
-  readonly s: Mutable<BmhState>;
-  readonly effects: BmhEffect[] = [];
-  private readonly initialStatus: BareMetalHostStatus;
-  private requeueMs: number | null = null;
+// A BareMetalHost step's scratchpad (see ../turn.ts). Status is copied on first write, so an
+// unchanged step costs no allocation and no comparison.
+export class Turn extends MachineTurn<BmhState, BmhEffect, BareMetalHostStatus> {
+  protected statusOf(state: BmhState): BareMetalHostStatus {
+    return state.host.status;
+  }
 
-  constructor(state: BmhState, readonly now: number) {
-    this.s = { ...state };
-    this.initialStatus = state.host.status;
+  // BMO stamps lastUpdated on every status it saves.
+  protected override written(): BareMetalHostStatus {
+    this.patchStatus({ lastUpdated: new Date(this.now).toISOString() });
+    return this.status;
   }
 
   get host(): HostWithStatus {
@@ -159,31 +158,12 @@ export class Turn {
     return this.status.errorType ? 'error' : 'OK';
   }
 
-  requeue(afterMs: number): void {
-    const ms = Math.max(0, Math.round(afterMs));
-    this.requeueMs = this.requeueMs === null ? ms : Math.min(this.requeueMs, ms);
-  }
-
-  event(severity: 'Normal' | 'Warning', reason: string, message: string): void {
-    this.effects.push({ type: 'event', severity, reason, message });
-  }
-
   removeAnnotation(key: string): void {
     const annotations = this.host.metadata.annotations;
     if (!annotations || !(key in annotations)) return;
     const { [key]: _removed, ...rest } = annotations;
     this.s.host = { ...this.s.host, metadata: { ...this.s.host.metadata, annotations: rest } };
     this.effects.push({ type: 'removeAnnotation', key });
-  }
-
-  finish(): Step {
-    if (this.s.host.status !== this.initialStatus) {
-      const lastUpdated = new Date(this.now).toISOString();
-      this.patchStatus({ lastUpdated });
-      this.effects.push({ type: 'writeStatus', status: this.s.host.status });
-    }
-    if (this.requeueMs !== null) this.effects.push({ type: 'requeue', afterMs: this.requeueMs });
-    return { state: this.s, effects: this.effects };
   }
 }
 

@@ -40,7 +40,7 @@ export function deleting(t: Turn): boolean {
 
 export function finish(t: Turn): void {
   t.effects.push({ type: 'removeFinalizer', finalizer: MAAS_CLUSTER_FINALIZER });
-  t.emit('Normal', 'SuccessfulDelete', t.s.record ? `deleted DNS record ${t.s.record.fqdn}` : 'no DNS record to delete');
+  t.event('Normal', 'SuccessfulDelete', t.s.record ? `deleted DNS record ${t.s.record.fqdn}` : 'no DNS record to delete');
   t.s.record = null;
   t.transition('gone');
 }

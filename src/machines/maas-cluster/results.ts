@@ -7,7 +7,7 @@ import type { DnsCall, DnsCallResult } from './types.ts';
 export function applyDnsResult(t: Turn, op: DnsCall['op'], fqdn: string | null, r: DnsCallResult): void {
   if (r.kind === 'failed') {
     const message = `DNS ${op} failed: ${r.message}`;
-    t.emit('Warning', op === 'update' ? 'DNSUpdateFailed' : 'LoadBalancerFailed', message);
+    t.event('Warning', op === 'update' ? 'DNSUpdateFailed' : 'LoadBalancerFailed', message);
     if (op === 'update') t.condition(C.DNSAttached, { status: 'False', reason: D.DNSAttachPending, message });
     else t.condition(C.LoadBalancerReady, { status: 'False', reason: LB.LoadBalancerFailed, message });
     t.backoff(message);
@@ -18,7 +18,7 @@ export function applyDnsResult(t: Turn, op: DnsCall['op'], fqdn: string | null, 
   t.s.recordAt = t.now;
   if (r.kind === 'record') {
     const changed = t.s.record !== null && t.s.record.id === r.record.id && !sameIps(t.s.record.ips, r.record.ips);
-    if (op === 'create') t.emit('Normal', 'DNSRecordCreated', `created DNS record ${r.record.fqdn}`);
+    if (op === 'create') t.event('Normal', 'DNSRecordCreated', `created DNS record ${r.record.fqdn}`);
     t.s.record = r.record;
     // Machines waiting on the record read it again (a delete waits for its detach).
     if (op === 'update' || changed) t.effects.push({ type: 'notifyMembers' });

@@ -1,19 +1,14 @@
 import { MAAS_CONDITIONS, nextDelay } from '../../api/index.ts';
 import type { MaasClusterStatus } from '../../api/index.ts';
 import type { ConditionValue } from '../maas-machine/index.ts';
-import { sameJson, setCondition, summarise } from '../maas-machine/index.ts';
-import type { DnsCall, MaasClusterEffect, MaasClusterPhase, MaasClusterState, MaasClusterStep } from './types.ts';
+import { setCondition, summarise } from '../maas-machine/index.ts';
+import { MachineTurn } from '../turn.ts';
+import type { DnsCall, MaasClusterEffect, MaasClusterPhase, MaasClusterState } from './types.ts';
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-// One step's scratchpad for a MaasCluster (see maas-machine/turn.ts).
-export class Turn {
-  readonly s: Mutable<MaasClusterState>;
-  readonly effects: MaasClusterEffect[] = [];
-  private requeueMs: number | null = null;
-
-  constructor(private readonly before: MaasClusterState, readonly now: number) {
-    this.s = { ...before };
+// A MaasCluster step's scratchpad (see ../turn.ts).
+export class Turn extends MachineTurn<MaasClusterState, MaasClusterEffect, MaasClusterStatus> {
+  protected statusOf(state: MaasClusterState): MaasClusterStatus {
+    return state.status;
   }
 
   get phase(): MaasClusterPhase {
@@ -35,15 +30,6 @@ export class Turn {
     this.setStatus({ conditions: summarise(conditions, [MAAS_CONDITIONS.LoadBalancerReady, MAAS_CONDITIONS.APIServerAvailable], this.now) });
   }
 
-  emit(severity: 'Normal' | 'Warning', reason: string, message: string): void {
-    this.effects.push({ type: 'event', severity, reason, message });
-  }
-
-  requeue(ms: number): void {
-    const at = Math.max(0, ms);
-    this.requeueMs = this.requeueMs === null ? at : Math.min(this.requeueMs, at);
-  }
-
   dns(call: DnsCall): void {
     this.s.seq += 1;
     this.s.inFlight = { op: call.op, seq: this.s.seq, fqdn: call.op === 'find' || call.op === 'create' ? call.fqdn : null };
@@ -58,14 +44,5 @@ export class Turn {
     const ms = nextDelay(policy, this.s.attempts, () => 0);
     this.s.retryAt = this.now + ms;
     this.requeue(ms);
-  }
-
-  finish(): MaasClusterStep {
-    const effects = [...this.effects];
-    // Written when the step changed it, as every kind's Turn: whether the store already holds it,
-    // and retrying a write that failed, are the actor's status writer's (one rule for all kinds).
-    if (!sameJson(this.s.status, this.before.status)) effects.push({ type: 'writeStatus', status: this.s.status });
-    if (this.requeueMs !== null) effects.push({ type: 'requeue', afterMs: this.requeueMs });
-    return { state: this.s, effects };
   }
 }

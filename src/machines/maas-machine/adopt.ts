@@ -53,11 +53,11 @@ export function applyEarlierAllocation(t: Turn, machines: readonly MaasView[]): 
   t.s.view = adopt;
   t.s.fresh = true;
   t.effects.push({ type: 'writeSpec', patch: { providerID: formatProviderId(adopt.zone, adopt.systemId), systemID: adopt.systemId, failureDomain: adopt.zone } });
-  t.emit('Normal', 'MachineAdopted', `adopted ${adopt.hostname} (${adopt.systemId}, ${adopt.statusName}) in zone ${adopt.zone}, allocated to this MaasMachine (agent_name ${agentNameOf(t.s.object)}) by an earlier owner`);
+  t.event('Normal', 'MachineAdopted', `adopted ${adopt.hostname} (${adopt.systemId}, ${adopt.statusName}) in zone ${adopt.zone}, allocated to this MaasMachine (agent_name ${agentNameOf(t.s.object)}) by an earlier owner`);
   // Two tagged machines mean two owners allocated at once (a split brain); the second is not
   // released by guess: it is named so an operator can release it.
   if (others.length > 0) {
-    t.emit('Warning', 'MachineAllocatedTwice', `MAAS also holds ${others.map((m) => `${m.systemId} (${m.statusName})`).join(', ')} under agent_name ${agentNameOf(t.s.object)}; only ${adopt.systemId} is used: release the others in MAAS`);
+    t.event('Warning', 'MachineAllocatedTwice', `MAAS also holds ${others.map((m) => `${m.systemId} (${m.statusName})`).join(', ')} under agent_name ${agentNameOf(t.s.object)}; only ${adopt.systemId} is used: release the others in MAAS`);
   }
   // A deleting MaasMachine releases what it adopted (deleting.ts); any other goes on from allocated.
   if (t.phase === 'pending') t.transition('allocated');

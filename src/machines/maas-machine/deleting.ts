@@ -48,6 +48,6 @@ export function finishDeletion(t: Turn, why: string): void {
   t.setStatus({ ready: false });
   t.deployed('False', R.Deleted);
   t.effects.push({ type: 'removeFinalizer', finalizer: MAAS_MACHINE_FINALIZER });
-  t.emit('Normal', 'SuccessfulRelease', why);
+  t.event('Normal', 'SuccessfulRelease', why);
   t.transition('gone');
 }

@@ -23,10 +23,10 @@ export function failMachine(t: Turn, cause: FailureCause): void {
   t.setStatus({ ready: false, failureReason: FAILURE_REASON, failureMessage: message, ...(cause === 'notFound' ? { machinePowered: false } : {}) });
   if (cause === 'undefined') {
     t.deployed('Unknown', R.MachineStateUndefined, message);
-    t.emit('Warning', 'MachineUnhandledState', message);
+    t.event('Warning', 'MachineUnhandledState', message);
   } else {
     t.deployed('False', cause === 'notFound' ? R.MachineNotFound : R.MachineTerminated, message);
-    t.emit('Warning', 'MachineUnexpectedTermination', message);
+    t.event('Warning', 'MachineUnexpectedTermination', message);
   }
   t.releaseSlot();
   t.transition('failed');
@@ -48,7 +48,7 @@ export function failReleased(t: Turn, requestId: string, view: MaasView | null, 
     ...(view ? { machineState: view.statusName, machinePowered: view.powerState === 'on' } : gone ? { machinePowered: false } : {}),
   });
   t.deployed('False', R.MachineTerminated, message);
-  t.emit('Normal', 'MachineReleased', message);
+  t.event('Normal', 'MachineReleased', message);
   t.releaseSlot();
   t.transition('failed');
 }

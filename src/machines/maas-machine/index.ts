@@ -9,7 +9,6 @@ export type {
 export { MAAS_MACHINE_FINALIZER } from '../../api/index.ts';
 export type { MaasMachine as MaasMachineObject } from '../../api/index.ts';
 export type { MaasMachineStatus } from './status.ts';
-export { sameJson } from './status.ts';
 export { KNOWN, RUNNING, TERMINATED, verdictOf } from './state-table.ts';
 export { FAILURE_REASON } from './failure.ts';
 export { setCondition, summarise, conditionOf } from './conditions.ts';

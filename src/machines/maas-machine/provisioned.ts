@@ -57,11 +57,11 @@ export function deployed(t: Turn): boolean {
   if (view.powerState !== 'on') {
     t.setStatus({ ready: false });
     t.deployed('False', R.MachinePoweredOff, `MAAS machine ${view.systemId} is Deployed but powered ${view.powerState}; powering it on`);
-    t.emit('Normal', 'PoweringOn', `MAAS machine ${view.systemId} is Deployed but off: powering it on`);
+    t.event('Normal', 'PoweringOn', `MAAS machine ${view.systemId} is Deployed but off: powering it on`);
     t.call({ op: 'powerOn', systemId: view.systemId });
     return false;
   }
-  if (!t.s.status.ready) t.emit('Normal', 'MachineReady', `MAAS machine ${view.systemId} deployed and running`);
+  if (!t.s.status.ready) t.event('Normal', 'MachineReady', `MAAS machine ${view.systemId} deployed and running`);
   t.setStatus({ ready: true, initialization: { provisioned: true } });
   t.deployed('True', R.MachineDeployed);
   t.releaseSlot();
@@ -78,7 +78,7 @@ function holdOff(t: Turn, view: MaasView): void {
   t.releaseSlot();
   if (view.powerState !== 'off') {
     t.deployed('False', POWERED_OFF_ON_REQUEST, `MAAS machine ${view.systemId} is being powered off on request (${POWER_OFF_ANNOTATION}); send power-on, or remove the annotation, to start it`);
-    t.emit('Normal', 'PoweringOff', `MAAS machine ${view.systemId} is powered ${view.powerState}: powering it off as asked (${POWER_OFF_ANNOTATION})`);
+    t.event('Normal', 'PoweringOff', `MAAS machine ${view.systemId} is powered ${view.powerState}: powering it off as asked (${POWER_OFF_ANNOTATION})`);
     t.call({ op: 'powerOff', systemId: view.systemId });
     return;
   }

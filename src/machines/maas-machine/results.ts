@@ -19,7 +19,7 @@ export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
   }
   if (r.kind === 'listed') {
     // Only findAllocated lists; a list for another call is the driver's bug: retried, not trusted.
-    t.emit('Warning', 'MachineCallFailed', `${op} answered with a list of machines`);
+    t.event('Warning', 'MachineCallFailed', `${op} answered with a list of machines`);
     t.backoff();
     return;
   }
@@ -92,7 +92,7 @@ function allocated(t: Turn, m: MaasView): void {
   t.s.swapped = false;
   see(t, m);
   t.effects.push({ type: 'writeSpec', patch: { providerID: formatProviderId(m.zone, m.systemId), systemID: m.systemId, failureDomain: m.zone } });
-  t.emit('Normal', 'MachineAllocated', `allocated ${m.hostname} (${m.systemId}) in zone ${m.zone}`);
+  t.event('Normal', 'MachineAllocated', `allocated ${m.hostname} (${m.systemId}) in zone ${m.zone}`);
   t.transition('allocated');
 }
 
@@ -103,7 +103,7 @@ function failed(t: Turn, op: MaasOp, message: string, reason: string | undefined
       if (reason === 'forbidden') {
         // CAPMAAS #85: only an admin key may turn swap off; deploy with swap rather than never.
         t.s.swapped = true;
-        t.emit('Warning', 'SwapNotDisabled', `${text}; deploying with swap on (set skipSwap for a non-admin key)`);
+        t.event('Warning', 'SwapNotDisabled', `${text}; deploying with swap on (set skipSwap for a non-admin key)`);
         return;
       }
       deployFailed(t, text);
@@ -113,14 +113,14 @@ function failed(t: Turn, op: MaasOp, message: string, reason: string | undefined
       deployFailed(t, text);
       return;
     case 'release':
-      t.emit('Warning', 'MachineReleaseFailed', text);
+      t.event('Warning', 'MachineReleaseFailed', text);
       t.backoff();
       return;
     case 'findAllocated':
     case 'get':
     case 'powerOn':
     case 'powerOff':
-      t.emit('Warning', 'MachineCallFailed', text);
+      t.event('Warning', 'MachineCallFailed', text);
       t.backoff();
   }
 }
@@ -128,7 +128,7 @@ function failed(t: Turn, op: MaasOp, message: string, reason: string | undefined
 // CAPMAAS retries a deploy that MAAS refused (its backoff), on the same machine: the providerID
 // never changes. The slot is given back while waiting, and MAAS is looked at again first.
 function deployFailed(t: Turn, text: string): void {
-  t.emit('Warning', 'MachineDeployFailed', text);
+  t.event('Warning', 'MachineDeployFailed', text);
   t.setStatus({ ready: false });
   t.deployed('False', R.MachineDeployFailed, text);
   t.releaseSlot();

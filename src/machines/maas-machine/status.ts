@@ -1,4 +1,3 @@
-import { deepEqual } from '../../api/index.ts';
 import type { MachineAddress, MaasMachineStatus } from '../../api/index.ts';
 import type { MaasView } from './types.ts';
 
@@ -17,9 +16,4 @@ export function addressesOf(view: MaasView): MachineAddress[] {
 export function externalIps(status: MaasMachineStatus, view: MaasView | null): string[] {
   const fromStatus = (status.addresses ?? []).filter((a) => a.type === 'ExternalIP').map((a) => a.address);
   return [...new Set([...fromStatus, ...(view?.ipAddresses ?? [])])];
-}
-
-/** Equal as data, whatever the order of keys (a status read back through its schema is reordered). */
-export function sameJson(a: unknown, b: unknown): boolean {
-  return deepEqual(a, b);
 }

@@ -2,22 +2,15 @@ import { MAAS_CONDITIONS, nextDelay } from '../../api/index.ts';
 import type { MaasMachineStatus } from '../../api/index.ts';
 import type { ConditionValue } from './conditions.ts';
 import { removeCondition, setCondition, summarise } from './conditions.ts';
-import { sameJson } from './status.ts';
-import type { MaasCall, MaasMachineEffect, MaasMachinePhase, MaasMachineState, MaasMachineStep } from './types.ts';
+import { MachineTurn } from '../turn.ts';
+import type { MaasCall, MaasMachineEffect, MaasMachinePhase, MaasMachineState } from './types.ts';
 import { isControlPlane } from './world.ts';
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-// One step's scratchpad: a mutable copy of the state plus the effects it produces. Handlers read
-// and write it; finish() turns it back into an immutable step, with one status write when the
-// status changed and one requeue (the soonest asked for).
-export class Turn {
-  readonly s: Mutable<MaasMachineState>;
-  readonly effects: MaasMachineEffect[] = [];
-  private requeueMs: number | null = null;
-
-  constructor(private readonly before: MaasMachineState, readonly now: number) {
-    this.s = { ...before };
+// A MaasMachine step's scratchpad (see ../turn.ts). The status written is the one this machine
+// decided (state.status), not re-asserted from the object on every wake-up.
+export class Turn extends MachineTurn<MaasMachineState, MaasMachineEffect, MaasMachineStatus> {
+  protected statusOf(state: MaasMachineState): MaasMachineStatus {
+    return state.status;
   }
 
   get phase(): MaasMachinePhase {
@@ -59,15 +52,6 @@ export class Turn {
   dropCondition(type: string): void {
     if (!this.s.status.conditions?.some((c) => c.type === type)) return;
     this.setStatus({ conditions: removeCondition(this.s.status.conditions, type) });
-  }
-
-  emit(severity: 'Normal' | 'Warning', reason: string, message: string): void {
-    this.effects.push({ type: 'event', severity, reason, message });
-  }
-
-  requeue(ms: number): void {
-    const at = Math.max(0, ms);
-    this.requeueMs = this.requeueMs === null ? at : Math.min(this.requeueMs, at);
   }
 
   call(call: MaasCall): void {
@@ -116,15 +100,5 @@ export class Turn {
     this.s.nextPollAt = this.now + ms;
     this.s.dnsIps = null;
     this.requeue(ms);
-  }
-
-  finish(): MaasMachineStep {
-    const effects = [...this.effects];
-    // Written when the step changed it, as every kind's Turn. Not "when it differs from the object":
-    // the status the cluster reads is the one this machine last decided, not re-asserted on every
-    // wake-up. The actor's status writer drops it when the store already holds it, and retries it.
-    if (!sameJson(this.s.status, this.before.status)) effects.push({ type: 'writeStatus', status: this.s.status });
-    if (this.requeueMs !== null) effects.push({ type: 'requeue', afterMs: this.requeueMs });
-    return { state: this.s, effects };
   }
 }
