@@ -14,10 +14,11 @@
 #                                 server refuses a client without one)
 #   The node's password is in node/ only, never beside an operator's.
 #
-# NATS_PORT (default 4222) and NATS_HTTP_PORT (default: no monitor port) set the ports. Certificates
-# and passwords already in DIR are kept; nats.conf is written again every time. Then:
+# NATS_PORT (default 4333: not 4222, where another server on the machine may answer) and
+# NATS_HTTP_PORT (default: no monitor port) set the ports. Certificates and passwords already in
+# DIR are kept; nats.conf is written again every time. Then:
 #   set -a; . DIR/server.env; set +a; nats-server -c DIR/nats.conf
-#   set -a; . DIR/viewer/viewer.env; set +a; metalfleet nodes --nats nats://127.0.0.1:PORT
+#   set -a; . DIR/viewer/viewer.env; set +a; metalfleet nodes --nats nats://127.0.0.1:4333
 set -eu
 
 if [ $# -ne 1 ] || [ -z "$1" ]; then
@@ -28,7 +29,7 @@ command -v openssl >/dev/null 2>&1 || { echo "$0: openssl is needed" >&2; exit 1
 
 DIR=$1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-PORT=${NATS_PORT:-4222}
+PORT=${NATS_PORT:-4333}
 HTTP_PORT=${NATS_HTTP_PORT:-}
 mkdir -p "$DIR"
 DIR=$(cd "$DIR" && pwd)
