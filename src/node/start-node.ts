@@ -28,7 +28,7 @@ import { startStoreServer, type StoreServer } from '../cluster/commands/index.ts
 import { DEFAULT_MAAS_MACHINE_CONFIG } from '../machines/maas-machine/index.ts';
 import type { MaasMachineConfig } from '../machines/maas-machine/index.ts';
 import type { HostStore, KvBucket, KvBucketOptions, Logger, MaasDriver, ObjectStore, Provisioner, Transport } from '../ports/index.ts';
-import { hostStoreOf, objectStoreOf } from '../ports/index.ts';
+import { hostStoreOf } from '../ports/index.ts';
 import type { ClusterTiming, NodeConfig } from './config.ts';
 import { clusterTiming } from './config.ts';
 import type { HostSnapshot } from '../actors/host/index.ts';
@@ -157,7 +157,7 @@ async function openStores(transport: Transport, timing: ClusterTiming, stores: N
   const store: HostStore = (kube ? hostStoreOf(kube.store) : undefined) ?? stores.hosts ?? (opened = await openNatsStoreOn(transport, { ...(stores.secrets ? { secrets: stores.secrets } : {}), log, kv: kvOptions }));
   let openedObjects: KvObjectStore | null = null;
   // MaasMachines and MaasClusters: from Kubernetes, as given, or the KV object store beside the hosts.
-  const objects: ObjectStore | undefined = (kube?.maas ? objectStoreOf(kube.store) : undefined) ?? stores.objects ?? (backends.maas
+  const objects: ObjectStore | undefined = (kube?.maas ? kube.store : undefined) ?? stores.objects ?? (backends.maas
     ? (openedObjects = await openObjectStore(transport, stores, log, kvOptions))
     : undefined);
   return { kvOptions, leaseBucket, memberBucket, capacityBucket, secretWatch, store, opened, objects, openedObjects };

@@ -43,6 +43,7 @@ export type StatusOf<K extends ResourceKind> = K extends 'BareMetalHost' ? BareM
 
 /** The kinds other than BareMetalHost: what the Cluster API side reads and writes. */
 export type ObjectKind = Exclude<ResourceKind, 'BareMetalHost'>;
+export const OBJECT_KINDS: readonly ObjectKind[] = ['MaasMachine', 'MaasCluster', 'Machine', 'Cluster', 'Secret'];
 
 /**
  * A change seen by a watch. `change`: 'spec' for anything but a status write, which is 'status'

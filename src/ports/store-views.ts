@@ -1,8 +1,7 @@
 import type { HostEvent, HostStore } from './host-store.ts';
-import type { ObjectEvent, ObjectStore } from './object-store.ts';
-import type { ObjectKind, ResourceStore } from './resource-store.ts';
+import type { ResourceStore } from './resource-store.ts';
 
-// The two per-family shapes callers had before the one store port (issue 29.1), as views of a
+// The BareMetalHost shape callers had before the one store port (issue 29.1), as a view of a
 // ResourceStore: what a caller not yet moved to kind-keyed calls is handed. Each call is one call
 // of the store; nothing is kept here.
 
@@ -49,22 +48,3 @@ export function hostStoreOf(store: ResourceStore): HostStore {
     ...(close ? { close } : {}),
   };
 }
-
-/** The Cluster API family of `store`, as ObjectStore. */
-export function objectStoreOf(store: ResourceStore): ObjectStore {
-  const refusals = store.staleFenceRefusals?.bind(store);
-  return {
-    list: (kind) => store.list(kind),
-    get: (kind, key) => store.get(kind, key),
-    getSecret: (namespace, name) => store.getSecret(namespace, name),
-    watch: (listener) => store.watch<ObjectKind>((event) => listener(event as ObjectEvent), { kinds: OBJECT_KINDS }),
-    writeStatus: (kind, key, status, fence) => store.writeStatus(kind, key, status, fence),
-    patchSpec: (kind, key, patch, fence) => store.patchSpec(kind, key, patch, fence),
-    patchAnnotations: (kind, key, annotations, fence) => store.patchAnnotations(kind, key, annotations, fence),
-    addFinalizer: (kind, key, finalizer, fence) => store.addFinalizer(kind, key, finalizer, fence),
-    removeFinalizer: (kind, key, finalizer, fence) => store.removeFinalizer(kind, key, finalizer, fence),
-    ...(refusals ? { staleFenceRefusals: refusals } : {}),
-  };
-}
-
-const OBJECT_KINDS: readonly ObjectKind[] = ['MaasMachine', 'MaasCluster', 'Machine', 'Cluster', 'Secret'];

@@ -9,6 +9,7 @@ import { createMemoryBus } from '../../src/bus/index.ts';
 import { HostCommand, HostCommandError, HostCommandReply, type HostCommandInput } from '../../src/bus/messages/index.ts';
 import { handleCommand, MAAS_MACHINE_COMMANDS, type CommandOutcome } from '../../src/cluster/commands/index.ts';
 import type { HostStore, ObjectEvent } from '../../src/ports/index.ts';
+import { OBJECT_KINDS } from '../../src/ports/index.ts';
 import { bmh, secret } from '../support/node.ts';
 
 const KEY = 'capi/demo-worker-0';
@@ -68,7 +69,7 @@ test('handle command maas - each command records its annotation; a repeat is app
     const name = `${row.input.type} ${JSON.stringify(row.before ?? {})}`;
     const { hosts, objects } = await stores({ ...(row.before ? { annotations: row.before } : {}), status: DEPLOYED });
     const events: ObjectEvent[] = [];
-    objects.watch((e) => events.push(e));
+    objects.watch((e) => events.push(e), { kinds: OBJECT_KINDS });
     const first = replyOf(t, await handleCommand(hosts, cmd(row.input as HostCommandInput), objects));
     t.true(first.applied, name);
     t.is(first.state, 'Deployed', name);

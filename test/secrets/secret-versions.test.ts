@@ -17,7 +17,7 @@ import { openKvObjectStoreOn, openLocalStore } from '../../src/adapters/store/in
 import { createMemoryBus } from '../../src/bus/index.ts';
 import type { ObjectEvent } from '../../src/ports/index.ts';
 import type { SecretEvent } from '../../src/adapters/store/secret-changes.ts';
-import { silentLogger } from '../../src/ports/index.ts';
+import { OBJECT_KINDS, silentLogger } from '../../src/ports/index.ts';
 import { waitFor } from '../support/wait.ts';
 
 const PASSWORD = 'hunter2-s3cr3t';
@@ -239,7 +239,7 @@ test('secret versions - the embedded default\'s object store gives a Secret a ve
   });
   const store = local.objects!;
   const events: ObjectEvent[] = [];
-  store.watch((e) => events.push(e));
+  store.watch((e) => events.push(e), { kinds: OBJECT_KINDS });
   const apply = async (password: string): Promise<void> => {
     t.true((await local.applyObjects([{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bmc', namespace: 'lab' }, stringData: { password } }])).ok);
   };

@@ -3,6 +3,7 @@ import { clusterKeyOf } from '../../machines/cluster-key.ts';
 import { kindNamed } from '../../machines/kinds.ts';
 import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
 import type { Fence, Logger, MaasDriver, ObjectEvent, ObjectKind, ObjectStore } from '../../ports/index.ts';
+import { OBJECT_KINDS } from '../../ports/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
 import type { MachineChanges } from '../machine/index.ts';
 import type { ActorRef, Clock } from '../runtime/index.ts';
@@ -70,7 +71,7 @@ export function maasBinding(deps: MaasBindingDeps): ShardBinding<ObjectEvent, Ma
       const key = home(event);
       // Which machine a bootstrap Secret belongs to is known to the shard that has it.
       if (key !== undefined) emit(key, event);
-    }),
+    }, { kinds: OBJECT_KINDS }),
     async list() {
       const found: Array<readonly [string, ObjectEvent]> = [];
       // In ROUTED order: a machine's first look finds its cluster's actor and its world seen.

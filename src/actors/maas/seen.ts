@@ -1,5 +1,5 @@
 import { secretValue } from '../../api/index.ts';
-import type { ObjectEvent, ObjectKind, ObjectStore, StoredObject } from '../../ports/index.ts';
+import type { ObjectEvent, ObjectKind, ObjectStore, ResourceKind, ResourceOf, StoredObject } from '../../ports/index.ts';
 import type { DependentsReader } from '../shard/index.ts';
 
 // What one shard's MAAS router has seen of the store: every MaasMachine, MaasCluster, Machine and
@@ -81,15 +81,17 @@ export class SeenObjects {
  * hears each MaasMachine read (one per MaasMachine wake-up).
  */
 export function seenStore(store: ObjectStore, seen: SeenObjects, onMachineRead?: () => void): ObjectStore & Pick<SeenObjects, 'ownerMachine' | 'maasMachinesOf'> & { bootstrapDataReady(namespace: string, name: string): Promise<boolean> } {
-  const indexed = (kind: ObjectKind): boolean => SEEN_KINDS.includes(kind);
+  const indexed = (kind: ResourceKind): kind is ObjectKind => (SEEN_KINDS as readonly ResourceKind[]).includes(kind);
   return {
-    get: (kind, key) => {
+    get: <K extends ResourceKind>(kind: K, key: string): Promise<ResourceOf<K> | undefined> => {
       if (kind === 'MaasMachine') onMachineRead?.();
-      return indexed(kind) ? Promise.resolve(seen.get(kind, key)) : store.get(kind, key);
+      return indexed(kind) ? Promise.resolve(seen.get(kind, key) as ResourceOf<K> | undefined) : store.get(kind, key);
     },
-    list: (kind) => (indexed(kind) ? Promise.resolve(seen.all(kind)) : store.list(kind)),
+    list: <K extends ResourceKind>(kind: K): Promise<ResourceOf<K>[]> => (indexed(kind) ? Promise.resolve(seen.all(kind) as ResourceOf<K>[]) : store.list(kind)),
     getSecret: (ns, name) => store.getSecret(ns, name),
-    watch: (listener) => store.watch(listener),
+    watch: (listener, options) => store.watch(listener, options),
+    applyIntent: (kind, key, intent) => store.applyIntent(kind, key, intent),
+    requestDelete: (kind, key) => store.requestDelete(kind, key),
     writeStatus: (kind, key, status, fence) => store.writeStatus(kind, key, status, fence),
     patchSpec: (kind, key, patch, fence) => store.patchSpec(kind, key, patch, fence),
     patchAnnotations: (kind, key, annotations, fence) => store.patchAnnotations(kind, key, annotations, fence),

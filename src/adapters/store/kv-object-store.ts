@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ApiObject, formatFieldPath, errorMessage } from '../../api/index.ts';
 import type { Secret } from '../../api/secret.ts';
-import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, ObjectEvent, ObjectKind, ObjectStore, StoredObject, Transport } from '../../ports/index.ts';
+import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, ObjectEvent, ObjectKind, ResourceEvent, ResourceIntent, ResourceKind, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf, StoredObject, Transport } from '../../ports/index.ts';
 import { FenceRefusals, judgeFence, KvConflict, objectKey, patchedAnnotations, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
 import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
 import { checkValueSize, MAX_VALUE_BYTES, writeFailure } from './write-limits.ts';
@@ -85,15 +85,13 @@ export interface ObjectApplyResult {
   readonly objects?: ReadonlyArray<{ readonly kind: ObjectKind; readonly key: string }>;
 }
 
-export interface KvObjectStore extends ObjectStore {
+export interface KvObjectStore extends ResourceStore {
   /** All or nothing: every object is validated first, and nothing is written if one is invalid. */
   apply(objects: readonly unknown[]): Promise<ObjectApplyResult>;
   /** What apply would refuse, without writing anything. */
   check(objects: readonly unknown[]): ObjectIssue[];
   /** Why the object's newest record cannot be read (bucket, revision, reason; never the value). */
-  recordProblem(kind: ObjectKind, key: string): string | undefined;
-  /** As `kubectl delete`: 'terminating' while finalizers remain, 'deleted' once gone. */
-  requestDelete(kind: ObjectKind, key: string): Promise<'terminating' | 'deleted' | 'missing'>;
+  recordProblem(kind: ResourceKind, key: string): string | undefined;
   staleFenceRefusals(): number;
   close(): Promise<void>;
 }
@@ -135,6 +133,7 @@ class KvObjects implements KvObjectStore {
   /** The newest record of a key that did not parse, until a good one replaces it. */
   private readonly problems = new Map<string, { readonly revision: number; readonly reason: string }>();
   private readonly listeners = new Set<(e: ObjectEvent) => void>();
+
   private readonly refusals: FenceRefusals;
   private readonly log: Logger;
   private readonly now: () => number;
@@ -215,8 +214,8 @@ class KvObjects implements KvObjectStore {
     this.log.warn({ bucket: this.bucket.name, key: kvKey, revision, reason }, 'ignoring an object record that does not parse; the object keeps its last good version');
   }
 
-  recordProblem(kind: ObjectKind, key: string): string | undefined {
-    const problem = this.problems.get(kvKeyOf(kind, key));
+  recordProblem(kind: ResourceKind, key: string): string | undefined {
+    const problem = this.problems.get(kvKeyOf(kind as ObjectKind, key));
     return problem ? `store: its record in ${this.bucket.name} (revision ${problem.revision}) does not parse: ${problem.reason}; apply the object again` : undefined;
   }
 
@@ -230,32 +229,49 @@ class KvObjects implements KvObjectStore {
     }
   }
 
-  async list(kind: ObjectKind): Promise<StoredObject[]> {
+  // BareMetalHosts are never kept here (their own records are): asked for, there are none.
+  async list<K extends ResourceKind>(kind: K): Promise<ResourceOf<K>[]> {
     const out: StoredObject[] = [];
     for (const [kvKey, slot] of this.slots) if (kvKey.startsWith(`${kind}.`)) out.push(toStored(slot));
-    return out;
+    return out as ResourceOf<K>[];
   }
 
-  async get(kind: ObjectKind, key: string): Promise<StoredObject | undefined> {
-    const slot = this.slots.get(kvKeyOf(kind, key));
-    return slot ? toStored(slot) : undefined;
+  async get<K extends ResourceKind>(kind: K, key: string): Promise<ResourceOf<K> | undefined> {
+    const slot = this.slots.get(kvKeyOf(kind as ObjectKind, key));
+    return slot ? toStored(slot) as ResourceOf<K> : undefined;
   }
 
   async getSecret(namespace: string, name: string): Promise<Secret | undefined> {
     return this.options.secrets?.get(namespace, name);
   }
 
-  watch(listener: (event: ObjectEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  watch<K extends ResourceKind>(listener: (event: ResourceEvent<K>) => void, options: ResourceWatchOptions<K> = {}): () => void {
+    const kinds = options.kinds ? new Set<ResourceKind>(options.kinds) : null;
+    const keys = options.keys;
+    // Wrapped so one function subscribed twice gets two subscriptions, as two callers expect.
+    const entry = (event: ObjectEvent): void => {
+      if ((kinds && !kinds.has(event.kind)) || (keys && !keys(event.key))) return;
+      (listener as (event: ResourceEvent) => void)(event);
+    };
+    this.listeners.add(entry);
+    return () => this.listeners.delete(entry);
   }
 
-  async writeStatus(kind: ObjectKind, key: string, status: Record<string, unknown>, fence?: Fence): Promise<void> {
-    await this.mutate(kind, key, fence, 'writing the status of', (o) => ({ ...o, status }));
+  async writeStatus<K extends ResourceKind>(kind: K, key: string, status: StatusOf<K>, fence?: Fence): Promise<void> {
+    await this.mutate(kind as ObjectKind, key, fence, 'writing the status of', (o) => ({ ...o, status: status as Record<string, unknown> }));
   }
 
-  async patchSpec(kind: ObjectKind, key: string, patch: Record<string, unknown>, fence?: Fence): Promise<void> {
-    await this.mutate(kind, key, fence, 'patching the spec of', (o) => {
+  async applyIntent<K extends ResourceKind>(kind: K, key: string, intent: ResourceIntent): Promise<ResourceOf<K>> {
+    // One write each: annotations, then spec (a command's intent is one or the other).
+    if (intent.annotations) await this.patchAnnotations(kind, key, intent.annotations);
+    if (intent.spec) await this.patchSpec(kind, key, intent.spec);
+    const object = await this.get(kind, key);
+    if (!object) throw new StoreError(`${kind} ${shownKey(key)} not found (it was deleted or never applied)`, false);
+    return object;
+  }
+
+  async patchSpec(kind: ResourceKind, key: string, patch: Readonly<Record<string, unknown>>, fence?: Fence): Promise<void> {
+    await this.mutate(kind as ObjectKind, key, fence, 'patching the spec of', (o) => {
       const spec: Record<string, unknown> = { ...(o.spec ?? {}) };
       for (const [k, v] of Object.entries(patch)) {
         if (v === null || v === undefined) delete spec[k];
@@ -265,9 +281,9 @@ class KvObjects implements KvObjectStore {
     });
   }
 
-  async patchAnnotations(kind: ObjectKind, key: string, patch: Readonly<Record<string, string | null>>, fence?: Fence): Promise<boolean> {
+  async patchAnnotations(kind: ResourceKind, key: string, patch: Readonly<Record<string, string | null>>, fence?: Fence): Promise<boolean> {
     let changed = false;
-    await this.mutate(kind, key, fence, 'annotating', (o) => {
+    await this.mutate(kind as ObjectKind, key, fence, 'annotating', (o) => {
       const annotations = patchedAnnotations(o.metadata.annotations, patch);
       // Decided on the version the compare-and-set writes over, so a repeat is told as one.
       changed = annotations !== null;
@@ -278,24 +294,24 @@ class KvObjects implements KvObjectStore {
     return changed;
   }
 
-  async addFinalizer(kind: ObjectKind, key: string, finalizer: string, fence?: Fence): Promise<void> {
-    await this.mutate(kind, key, fence, `adding finalizer ${finalizer} to`, (o) => {
+  async addFinalizer(kind: ResourceKind, key: string, finalizer: string, fence?: Fence): Promise<void> {
+    await this.mutate(kind as ObjectKind, key, fence, `adding finalizer ${finalizer} to`, (o) => {
       if (o.metadata.deletionTimestamp) throw new StoreError(`${kind} ${key} is being deleted: no new finalizers`, false);
       if (o.metadata.finalizers?.includes(finalizer)) return null;
       return { ...o, metadata: { ...o.metadata, finalizers: [...(o.metadata.finalizers ?? []), finalizer] } };
     });
   }
 
-  async removeFinalizer(kind: ObjectKind, key: string, finalizer: string, fence?: Fence): Promise<void> {
-    if (!this.slots.has(kvKeyOf(kind, key))) return;
-    await this.mutate(kind, key, fence, `removing finalizer ${finalizer} from`, (o) => {
+  async removeFinalizer(kind: ResourceKind, key: string, finalizer: string, fence?: Fence): Promise<void> {
+    if (!this.slots.has(kvKeyOf(kind as ObjectKind, key))) return;
+    await this.mutate(kind as ObjectKind, key, fence, `removing finalizer ${finalizer} from`, (o) => {
       if (!o.metadata.finalizers?.includes(finalizer)) return null;
       return { ...o, metadata: { ...o.metadata, finalizers: o.metadata.finalizers.filter((f) => f !== finalizer) } };
     }, true);
   }
 
-  async requestDelete(kind: ObjectKind, key: string): Promise<'terminating' | 'deleted' | 'missing'> {
-    const kvKey = kvKeyOf(kind, key);
+  async requestDelete(kind: ResourceKind, key: string): Promise<'terminating' | 'deleted' | 'missing'> {
+    const kvKey = kvKeyOf(kind as ObjectKind, key);
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
       const slot = this.slots.get(kvKey) ?? (await this.read(kvKey));
       if (!slot) return 'missing';
@@ -308,7 +324,7 @@ class KvObjects implements KvObjectStore {
         if (o.metadata.deletionTimestamp) return 'terminating';
         const next = { ...slot.record, object: { ...o, metadata: { ...o.metadata, deletionTimestamp: new Date(this.now()).toISOString() } } };
         const revision = await this.bucket.update(kvKey, encode(next), slot.revision);
-        this.set(kvKey, { kind, key }, { revision, record: next }, slot);
+        this.set(kvKey, { kind: kind as ObjectKind, key }, { revision, record: next }, slot);
         return 'terminating';
       } catch (error) {
         if (!(error instanceof KvConflict)) throw unavailable(`deleting ${kind} ${shownKey(key)}`, error);
