@@ -11,9 +11,8 @@ export type ChangeSink = (change: MachineChange) => void;
 export type ChangeListener = (change: MachineChange, shard: number) => void;
 
 // One stream per node that every kind's actors feed and every reader subscribes to (issue 29.3):
-// fleet stats, the metrics, `hosts`, `top` and the page learn of a BareMetalHost, a MaasMachine
-// and a MaasCluster the same way. Synchronous: a listener runs inside the reporting actor's turn,
-// so it must only record.
+// fleet stats, the metrics, `hosts`, `top` and the page learn of an object of any kind the same
+// way. Synchronous: a listener runs inside the reporting actor's turn, so it must only record.
 export class MachineChanges {
   private listeners: ChangeListener[] = [];
 
