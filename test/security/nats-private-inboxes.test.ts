@@ -1,7 +1,10 @@
 // Issue 33.1 and 33.6 as a viewer would try them on the shipped configuration (deploy/nats, rendered
 // by scripts/nats-dev-certs.sh) with one real node: sniffing every client's replies through
 // _INBOX.>, making durable consumers, and pointing a push consumer at the nodes' store subject.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import test from 'ava';
+import { stringify } from 'yaml';
 import type { ExecutionContext } from 'ava';
 import { PermissionViolationError } from '@nats-io/nats-core';
 import type { Msg, NatsConnection } from '@nats-io/nats-core';
@@ -72,12 +75,13 @@ test.before(async () => {
   const store = await openNatsStoreOn(transport);
   cleanups.push(() => store.close());
   world = { nats, fixture, node, keys, transport, store };
-  const applied = await store.apply([host()], 'private-inboxes-test');
-  if (!applied.ok) throw new Error(`apply failed: ${JSON.stringify(applied.issues)}`);
+  // Applied by the operator, signed, so the audit stream holds a record a viewer could try to
+  // push somewhere.
+  const file = join(nats.dir, 'hosts.yaml');
+  await writeFile(file, stringify(host()));
+  const applied = await cliAs(nats, 'operator', ['apply', '-f', file], { keys });
+  if (applied.code !== 0) throw new Error(`apply as operator failed: ${applied.stderr}`);
   await waitUntil(async () => (await store.getFresh(HOST))?.status?.provisioning.state === 'provisioned', 60_000, 'the node provisions the host', 100);
-  // A signed command, so the audit stream holds records a viewer could try to push somewhere.
-  const command = await cliAs(nats, 'operator', ['host', 'power-off', HOST, '--shards', String(SHARDS), '--timeout', '20'], { keys });
-  if (command.code !== 0) throw new Error(`power-off as operator failed: ${command.stderr}`);
 });
 
 test.after.always(async () => {
@@ -125,6 +129,15 @@ test('private inboxes - a viewer sniffing _INBOX.> is refused and receives none 
   t.deepEqual(sniffed.map((m) => m.subject), [], 'the viewer saw none of it');
   // Its own replies still reach it: the viewer's prefix is its own.
   t.deepEqual((await listNodes(await readerAs(t, 'viewer'))).map((n) => n.node), ['a']);
+});
+
+test('private inboxes - an operator may not subscribe to the viewer\'s or the node\'s inbox either', async (t) => {
+  const operator = await connectAs(t, 'operator');
+  for (const subject of ['_INBOX_viewer.>', '_INBOX_node.>', '_INBOX.>']) {
+    operator.subscribe(subject, { callback: () => undefined });
+    await w().nats.waitForViolation('operator', subject, 'Subscription');
+  }
+  t.pass();
 });
 
 async function readerAs(t: ExecutionContext, role: 'viewer' | 'operator'): Promise<Transport> {
