@@ -3,6 +3,7 @@ import type { BusMessage, BusSubscription, Transport } from '../ports/index.ts';
 import { BusError } from '../ports/index.ts';
 import { MetalfleetError, nextDelay, type RetryPolicy, errorMessage } from '../api/index.ts';
 import { decode, encode } from './codec.ts';
+import { senderOf } from './sender.ts';
 
 // Typed request/reply over any Transport. Every reply is an envelope, so a service can say "no"
 // (with a kind and whether to retry) without the caller having to tell that from a bus failure.
@@ -61,17 +62,36 @@ export interface RpcService extends BusSubscription {
   readonly stats: Readonly<RpcStats>;
 }
 
+/** A request refused before it could be read: how big it was and who sent it, never its bytes. */
+export interface UnreadRefusal {
+  readonly subject: string;
+  readonly sender: string;
+  readonly size: number;
+  /** `undecodable`: not MessagePack; `tooLarge`: over maxBytes. */
+  readonly code: 'undecodable' | 'tooLarge';
+  readonly reason: string;
+}
+
 export interface ServeOptions {
   readonly queue?: string;
   /** Requests larger than this are refused unread; default the transport's maxPayload. */
   readonly maxBytes?: number;
+  /** Told of each request refused unread, before the refusal is sent (to audit it). */
+  readonly onUnread?: (refusal: UnreadRefusal) => Promise<void>;
+}
+
+/** What a handler knows of a request besides its body. */
+export interface RequestContext {
+  readonly subject: string;
+  /** Who sent it, as the connection knows it (src/bus/sender.ts). */
+  readonly sender: string;
 }
 
 export function serve<S extends z.ZodType>(
   transport: Transport,
   subject: string,
   requestSchema: S,
-  handler: (req: z.infer<S>, ctx: { readonly subject: string }) => Promise<Reply<unknown>>,
+  handler: (req: z.infer<S>, ctx: RequestContext) => Promise<Reply<unknown>>,
   options: ServeOptions = {},
 ): RpcService {
   const stats: RpcStats = { served: 0, rejected: 0, failed: 0, processingNs: 0, lastError: '' };
@@ -86,17 +106,23 @@ export function serve<S extends z.ZodType>(
 
   const replyTo = async (msg: BusMessage): Promise<Reply<unknown>> => {
     const maxBytes = options.maxBytes ?? transport.maxPayload;
+    const sender = senderOf(msg.reply);
     if (msg.data.length > maxBytes) {
       stats.rejected++;
-      return refused(fail('tooLarge', `${msg.subject}: request of ${msg.data.length} bytes is over the limit of ${maxBytes} bytes`));
+      const reason = `request of ${msg.data.length} bytes is over the limit of ${maxBytes} bytes`;
+      await options.onUnread?.({ subject: msg.subject, sender, size: msg.data.length, code: 'tooLarge', reason });
+      return refused(fail('tooLarge', `${msg.subject}: ${reason}`));
     }
     const decoded = decode(msg.subject, msg.data, requestSchema);
     if (!decoded.ok) {
       stats.rejected++;
+      // Only a body that is not MessagePack at all is unread; one of the wrong shape the handler's schema refused.
+      const unread = decode(msg.subject, msg.data, z.unknown());
+      if (!unread.ok) await options.onUnread?.({ subject: msg.subject, sender, size: msg.data.length, code: 'undecodable', reason: `payload of ${msg.data.length} bytes is not MessagePack` });
       return refused(fail(decoded.error.kind, decoded.error.message));
     }
     try {
-      const reply = await handler(decoded.value, { subject: msg.subject });
+      const reply = await handler(decoded.value, { subject: msg.subject, sender });
       stats.served++;
       return reply;
     } catch (error) {

@@ -24,6 +24,10 @@ export interface Subjects {
   audit(action: string): string;
   /** Every audit subject (`<cluster>.audit.>`): the audit stream's subjects. */
   readonly audits: string;
+  /** Where a node appends one refusal record of `action` (the mf-audit-refusals stream holds them). */
+  refusal(action: string): string;
+  /** Every refusal subject (`<cluster>.refusals.>`), apart from the audit's so each stream has its own limits. */
+  readonly refusals: string;
 }
 
 export function subjects(cluster = 'mf'): Subjects {
@@ -45,5 +49,7 @@ export function subjects(cluster = 'mf'): Subjects {
     storeDelete: `${cluster}.store.delete`,
     audit: (action) => `${cluster}.audit.${action}`,
     audits: `${cluster}.audit.>`,
+    refusal: (action) => `${cluster}.refusals.${action}`,
+    refusals: `${cluster}.refusals.>`,
   };
 }

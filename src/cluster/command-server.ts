@@ -12,20 +12,21 @@ import { z } from 'zod';
 import { shardOf, errorMessage } from '../api/index.ts';
 import { fail, ok, serve, subjects as defaultSubjects, type Reply, type Subjects } from '../bus/index.ts';
 import { HostCommand } from '../bus/messages/index.ts';
-import type { HostStore, Logger, ObjectStore, Transport } from '../ports/index.ts';
+import type { Logger, ResourceStore, Transport } from '../ports/index.ts';
 import { innerRequest, noAudit, trustedGuard, type AuditLog, type RequestGuard } from '../security/index.ts';
 import { handleCommand } from './commands/index.ts';
-import { auditEntry, claimed } from './commands/audit-entry.ts';
+import { auditEntry, auditOutcome, auditUnread, claimed } from './commands/audit-entry.ts';
 
 /** The queue group every node's command server joins (one group per cluster subject prefix). */
 export const COMMAND_QUEUE = 'mf-commands';
 
 export interface CommandServerOptions {
   readonly transport: Transport;
-  /** The cluster's shared host store (NATS KV or Kubernetes): any node's write is every node's. */
-  readonly store: HostStore;
-  /** The cluster's shared object store, on nodes that run MAAS: commands on MaasMachines. */
-  readonly objects?: ObjectStore | undefined;
+  /**
+   * The cluster's shared store (NATS KV or Kubernetes), every kind the node runs: any node's
+   * write is every node's. A command's kind picks the objects it reaches.
+   */
+  readonly store: ResourceStore;
   readonly shardCount: number;
   readonly log: Logger;
   readonly subjects?: Subjects;
@@ -54,7 +55,7 @@ export function startCommandServer(options: CommandServerOptions): CommandServer
   const now = options.now ?? (() => new Date());
   const node = options.node ?? 'unknown';
   let rejected = 0;
-  const service = serve(options.transport, subjects.commands, z.unknown(), async (payload, { subject }) => {
+  const service = serve(options.transport, subjects.commands, z.unknown(), async (payload, { subject, sender }) => {
     let admission;
     try {
       admission = await guard.admit(subject, payload, 'operator');
@@ -66,8 +67,9 @@ export function startCommandServer(options: CommandServerOptions): CommandServer
     }
     const inner = admission.ok ? admission.request : innerRequest(payload);
     const facts = { node, action: 'command' as const, payload, caller: admission.caller, command: claimed(inner, 'type'), host: claimed(inner, 'host'), requestId: claimed(inner, 'requestId') };
+    const vouched = admission.ok && admission.caller.kind === 'signed';
     const answer = async (reply: Reply<unknown>, outcome: 'applied' | 'alreadyRecorded' | 'refused' | 'failed'): Promise<Reply<unknown>> => {
-      await audit.record(auditEntry({ ...facts, outcome, ...(reply.ok ? {} : { code: reply.error.kind, reason: reply.error.message }), now: now() }));
+      await auditOutcome(audit, auditEntry({ ...facts, outcome, ...(reply.ok ? {} : { code: reply.error.kind, reason: reply.error.message }), now: now() }), vouched, sender);
       return reply;
     };
     if (!admission.ok) {
@@ -88,7 +90,7 @@ export function startCommandServer(options: CommandServerOptions): CommandServer
     if (subjects.commandShard(subject) !== home) {
       return answer(fail('invalid', `host ${cmd.host} belongs to shard ${home}; publish on ${subjects.command(home)}`), 'refused');
     }
-    const outcome = await handleCommand(options.store, cmd, options.objects);
+    const outcome = await handleCommand(options.store, cmd);
     if (outcome.ok) {
       log.info({ host: cmd.host, shard: home, command: cmd.type, requestId: cmd.requestId, applied: outcome.reply.applied, caller: admission.caller }, 'command recorded');
       return answer(ok(outcome.reply), outcome.reply.applied ? 'applied' : 'alreadyRecorded');
@@ -97,7 +99,7 @@ export function startCommandServer(options: CommandServerOptions): CommandServer
       log.warn({ host: cmd.host, shard: home, command: cmd.type, requestId: cmd.requestId, err: outcome.error.message }, 'command not recorded');
     }
     return answer(fail(outcome.error.code, outcome.error.message, outcome.error.retryable), outcome.error.retryable ? 'failed' : 'refused');
-  }, { queue: COMMAND_QUEUE });
+  }, { queue: COMMAND_QUEUE, onUnread: (refusal) => auditUnread(audit, node, 'command', refusal, now()) });
   let closing: Promise<void> | null = null;
   return {
     stats: () => ({ served: service.stats.served - rejected, rejected: service.stats.rejected + rejected, failed: service.stats.failed }),

@@ -29,6 +29,8 @@ import { DEFAULT_MAAS_MACHINE_CONFIG } from '../machines/maas-machine/index.ts';
 import type { MaasMachineConfig } from '../machines/maas-machine/index.ts';
 import type { HostStore, KvBucket, KvBucketOptions, Logger, MaasDriver, ObjectStore, Provisioner, Transport } from '../ports/index.ts';
 import { hostStoreOf } from '../ports/index.ts';
+import type { ResourceStore } from '../ports/index.ts';
+import { kvStore } from '../adapters/store/kv-store.ts';
 import type { ClusterTiming, NodeConfig } from './config.ts';
 import { clusterTiming } from './config.ts';
 import type { HostSnapshot } from '../actors/host/index.ts';
@@ -49,7 +51,8 @@ const BROKER_LEASE_KEY = 'broker';
 
 /** Where the node's resources live. Absent `hosts`: the KV store on the substrate's buckets. */
 export interface NodeStores {
-  readonly hosts?: HostStore;
+  /** BareMetalHost records on KV (the embedded default's local store, a test's). */
+  readonly hosts?: NatsStore;
   /** Secrets for the KV store (BMC credentials, user data): never written to KV. */
   readonly secrets?: SecretSource;
   /** MaasMachines, MaasClusters and the Cluster API objects they read; with `backends.maas`. */
@@ -137,6 +140,8 @@ interface OpenedStores {
   readonly capacityBucket: KvBucket;
   readonly secretWatch: KeyedSecretWatch | undefined;
   readonly store: HostStore;
+  /** Every kind the node runs, as one store: Kubernetes', or the KV records of hosts and objects. */
+  readonly resources: ResourceStore;
   /** The KV host store this node opened (it closes it on stop); null when it was given one. */
   readonly opened: NatsStore | null;
   readonly objects: ObjectStore | undefined;
@@ -154,13 +159,16 @@ async function openStores(transport: Transport, timing: ClusterTiming, stores: N
   const kube = stores.kube;
   const secretWatch = watchSecrets(kube?.secrets ?? stores.secrets, log);
   let opened: NatsStore | null = null;
-  const store: HostStore = (kube ? hostStoreOf(kube.store) : undefined) ?? stores.hosts ?? (opened = await openNatsStoreOn(transport, { ...(stores.secrets ? { secrets: stores.secrets } : {}), log, kv: kvOptions }));
+  const hostRecords = kube ? null : stores.hosts ?? (opened = await openNatsStoreOn(transport, { ...(stores.secrets ? { secrets: stores.secrets } : {}), log, kv: kvOptions }));
+  // The host actors read their records directly (the hot path); the rest goes through `resources`.
+  const store: HostStore = hostRecords ?? hostStoreOf(kube!.store);
   let openedObjects: KvObjectStore | null = null;
   // MaasMachines and MaasClusters: from Kubernetes, as given, or the KV object store beside the hosts.
   const objects: ObjectStore | undefined = (kube?.maas ? kube.store : undefined) ?? stores.objects ?? (backends.maas
     ? (openedObjects = await openObjectStore(transport, stores, log, kvOptions))
     : undefined);
-  return { kvOptions, leaseBucket, memberBucket, capacityBucket, secretWatch, store, opened, objects, openedObjects };
+  const resources: ResourceStore = hostRecords ? kvStore(hostRecords, objects ?? null) : kube!.store;
+  return { kvOptions, leaseBucket, memberBucket, capacityBucket, secretWatch, store, resources, opened, objects, openedObjects };
 }
 
 function openObjectStore(transport: Transport, stores: NodeStores, log: Logger, kvOptions: KvBucketOptions): Promise<KvObjectStore> {
@@ -326,11 +334,11 @@ interface NodeRequests {
 async function startRequests(ctx: AssembleContext): Promise<NodeRequests> {
   const { config, substrate, stores, timing } = ctx;
   const { transport } = substrate;
-  const { store, objects, opened, openedObjects, kvOptions } = ctx.opened;
+  const { resources, opened, openedObjects, kvOptions } = ctx.opened;
   const { log } = ctx.runtime;
   const name = config.name;
   const posture = await openPosture(transport, substrate.shared, config.security, clusterSubjects(), log, timing.replicas);
-  const commands: CommandServer = startCommandServer({ transport, store, objects, shardCount: config.shardCount, log, guard: posture.guard, audit: posture.audit, node: name });
+  const commands: CommandServer = startCommandServer({ transport, store: resources, shardCount: config.shardCount, log, guard: posture.guard, audit: posture.audit, node: name });
   // apply and delete over NATS come here (only nodes write the stores); a node whose hosts live
   // in Kubernetes leaves them to kubectl. The object store is opened on the first object applied.
   let appliedObjects: Promise<KvObjectStore> | null = null;
@@ -346,6 +354,8 @@ async function startRequests(ctx: AssembleContext): Promise<NodeRequests> {
     async close() {
       await commands.close();
       await storeRequests?.close();
+      // Refusals counted since the last window closed are written before the connection goes.
+      await posture.audit.flush();
       if (appliedObjects && !openedObjects) await (await appliedObjects.catch(() => null))?.close();
     },
   };

@@ -2,9 +2,16 @@
 // a client would) and publish each record with a request, so a record is in the stream when the
 // call returns. An audit that cannot be written is logged and does not undo the command: the
 // command is already durable in the store by then.
+//
+// Two streams, so refusals can never push accepted commands out: mf-audit keeps the requests a
+// node took (and what came of them) for 30 days; mf-audit-refusals keeps the refusals, counted
+// per sender (refusal-limiter.ts), within its own byte limit, oldest first. One stream with
+// per-subject limits would not do: max_msgs_per_subject caps the accepted subjects as much as
+// the refused ones, and the stream's max_bytes drops its oldest message whatever its subject.
 import type { Logger, Transport } from '../ports/index.ts';
 import type { Subjects } from '../bus/index.ts';
 import type { AuditRecord } from './audit-record.ts';
+import { refusalLimiter, type RefusalLimiterOptions } from './refusal-limiter.ts';
 import { MetalfleetError, errorMessage } from '../api/index.ts';
 
 export const AUDIT_STREAM = 'mf-audit';
@@ -12,14 +19,25 @@ export const AUDIT_STREAM = 'mf-audit';
 export const AUDIT_MAX_AGE_MS = 30 * 24 * 3_600_000;
 /** 256 MiB: about a million records; the oldest go first beyond it. */
 export const AUDIT_MAX_BYTES = 256 * 1024 * 1024;
+/** The refusals: 30 days too, in 64 MiB (at most 221 records per node per 10 s window); the oldest go first. */
+export const AUDIT_REFUSALS_STREAM = 'mf-audit-refusals';
+export const AUDIT_REFUSALS_MAX_BYTES = 64 * 1024 * 1024;
 
 export interface AuditLog {
-  /** Never throws: a failure is logged. */
+  /** A request the node took, or refused once its signer was vouched for. Never throws: a failure is logged. */
   record(entry: AuditRecord): Promise<void>;
+  /**
+   * A request refused before its sender was vouched for (unsigned, unknown key, bad signature,
+   * stale, replayed, wrong role, unreadable): counted per `sender` (the connection part of its
+   * reply subject), into the refusals stream. Never throws.
+   */
+  refused(entry: AuditRecord, sender: string): Promise<void>;
+  /** Writes the refusals counted so far; a stopping node calls it after its request servers stop. */
+  flush(): Promise<void>;
 }
 
 /** For the embedded single process: nobody else can send it anything, so there is nothing to audit. */
-export const noAudit: AuditLog = { record: () => Promise.resolve() };
+export const noAudit: AuditLog = { record: () => Promise.resolve(), refused: () => Promise.resolve(), flush: () => Promise.resolve() };
 
 export class AuditUnavailable extends MetalfleetError {
   constructor(detail: string, options?: ErrorOptions) {
@@ -38,41 +56,53 @@ export async function jsApi(transport: Transport, api: string, body: unknown, ti
 export interface AuditStreamOptions {
   readonly maxAgeMs?: number;
   readonly maxBytes?: number;
+  readonly refusalsMaxBytes?: number;
   readonly replicas?: number;
+  /** How refusals are counted (tests shorten the window). */
+  readonly refusals?: Omit<RefusalLimiterOptions, 'write'>;
 }
 
-/** Creates the audit stream unless it exists (one an operator created or tuned is left as it is). */
+/** Creates both audit streams unless they exist (one an operator created or tuned is left as it is). */
 export async function ensureAuditStream(transport: Transport, subjects: Subjects, options: AuditStreamOptions = {}): Promise<void> {
-  const info = await jsApi(transport, `STREAM.INFO.${AUDIT_STREAM}`, undefined);
+  await ensureStream(transport, AUDIT_STREAM, subjects.audits, options.maxBytes ?? AUDIT_MAX_BYTES, options);
+  await ensureStream(transport, AUDIT_REFUSALS_STREAM, subjects.refusals, options.refusalsMaxBytes ?? AUDIT_REFUSALS_MAX_BYTES, options);
+}
+
+async function ensureStream(transport: Transport, stream: string, subject: string, maxBytes: number, options: AuditStreamOptions): Promise<void> {
+  const info = await jsApi(transport, `STREAM.INFO.${stream}`, undefined);
   if (!info.error) return;
-  if (info.error.code !== 404) throw new AuditUnavailable(`JetStream said ${info.error.description ?? info.error.code}`);
-  const created = await jsApi(transport, `STREAM.CREATE.${AUDIT_STREAM}`, {
-    name: AUDIT_STREAM,
-    subjects: [subjects.audits],
+  if (info.error.code !== 404) throw new AuditUnavailable(`${stream}: JetStream said ${info.error.description ?? info.error.code}`);
+  const created = await jsApi(transport, `STREAM.CREATE.${stream}`, {
+    name: stream,
+    subjects: [subject],
     retention: 'limits',
     storage: 'file',
     discard: 'old',
     max_age: (options.maxAgeMs ?? AUDIT_MAX_AGE_MS) * 1_000_000,
-    max_bytes: options.maxBytes ?? AUDIT_MAX_BYTES,
+    max_bytes: maxBytes,
     max_msg_size: 64 * 1024,
     num_replicas: options.replicas ?? 1,
   });
   // Another node may have created it between our two calls: that is as good.
-  if (created.error && created.error.err_code !== 10058) throw new AuditUnavailable(`cannot create it: ${created.error.description ?? created.error.code}`);
+  if (created.error && created.error.err_code !== 10058) throw new AuditUnavailable(`cannot create ${stream}: ${created.error.description ?? created.error.code}`);
 }
 
-/** The audit log of a node on NATS: creates the stream, then appends one JSON record per request. */
+/** The audit log of a node on NATS: creates the streams, then appends one JSON record per request (refusals counted). */
 export async function openAuditLog(transport: Transport, subjects: Subjects, log: Logger, options: AuditStreamOptions = {}): Promise<AuditLog> {
   await ensureAuditStream(transport, subjects, options);
+  const append = async (subject: string, entry: AuditRecord): Promise<void> => {
+    try {
+      const raw = await transport.request(subject, new TextEncoder().encode(JSON.stringify(entry)), { timeoutMs: 5_000 });
+      const ack = JSON.parse(new TextDecoder().decode(raw)) as JsReply;
+      if (ack.error) throw new AuditUnavailable(`JetStream refused the record: ${ack.error.description ?? ack.error.code}`);
+    } catch (error) {
+      log.error({ component: 'audit', host: entry.host, action: entry.action, outcome: entry.outcome, err: errorMessage(error) }, 'audit record not written');
+    }
+  };
+  const refusals = refusalLimiter({ ...options.refusals, write: (entry) => append(subjects.refusal(entry.action), entry) });
   return {
-    async record(entry) {
-      try {
-        const raw = await transport.request(subjects.audit(entry.action), new TextEncoder().encode(JSON.stringify(entry)), { timeoutMs: 5_000 });
-        const ack = JSON.parse(new TextDecoder().decode(raw)) as JsReply;
-        if (ack.error) throw new AuditUnavailable(`JetStream refused the record: ${ack.error.description ?? ack.error.code}`);
-      } catch (error) {
-        log.error({ component: 'audit', host: entry.host, action: entry.action, outcome: entry.outcome, err: errorMessage(error) }, 'audit record not written');
-      }
-    },
+    record: (entry) => append(subjects.audit(entry.action), entry),
+    refused: (entry, sender) => refusals.refused(entry, sender),
+    flush: () => refusals.flush(),
   };
 }

@@ -1,12 +1,18 @@
-// Reading the audit stream back, read-only: an ordered, ephemeral push consumer (JetStream's
-// STREAM.INFO and CONSUMER.CREATE, no acks, in memory, gone 30 s after the reader) that a NATS
-// user with read rights only may create. The consumer says at creation how many records match;
+// Reading the audit back, read-only: per stream (mf-audit, then mf-audit-refusals) one
+// ephemeral push consumer (JetStream's STREAM.INFO and CONSUMER.CREATE, no acks, in memory, gone
+// 30 s after the reader) that a NATS user with read rights only may create, delivering into an
+// inbox under the connection's own prefix. The consumer says at creation how many records match;
 // the reader takes that many and stops, so records written meanwhile do not keep it reading.
-import { randomBytes } from 'node:crypto';
+//
+// Every message is checked before it is taken (audit-delivery.ts): another user may point a
+// consumer of their own at this reader's inbox to replace the newest records with old ones. A
+// message that fails is refused and counted, never shown; `readAudit` then fails, and
+// `readAuditChecked` says how many were refused and why.
 import { z } from 'zod';
 import type { Subjects } from '../bus/index.ts';
-import { BusError, type Transport } from '../ports/index.ts';
-import { AUDIT_STREAM, AuditUnavailable, jsApi } from './audit-log.ts';
+import { BusError, type BusMessage, type Transport } from '../ports/index.ts';
+import { AUDIT_REFUSALS_STREAM, AUDIT_STREAM, AuditUnavailable, jsApi } from './audit-log.ts';
+import { checkDelivery } from './audit-delivery.ts';
 import { AuditRecord } from './audit-record.ts';
 import { errorMessage } from '../api/index.ts';
 
@@ -19,32 +25,109 @@ export interface AuditQuery {
   readonly timeoutMs?: number;
 }
 
+export interface AuditRead {
+  /** Both streams' records, oldest first (by the deciding node's time). */
+  readonly records: AuditRecord[];
+  /** Messages that reached the reader and were not taken: not from its own consumer, or not a record. */
+  readonly refused: number;
+  /** Why, for the first few refused. */
+  readonly reasons: readonly string[];
+}
+
 const StreamInfo = z.object({ state: z.object({ messages: z.number() }) });
 const ConsumerInfo = z.object({ name: z.string(), num_pending: z.number() });
+const MAX_REASONS = 5;
 
+/** The audit, failing with AuditUnavailable if any message reaching the reader was refused. */
 export async function readAudit(transport: Transport, subjects: Subjects, query: AuditQuery = {}): Promise<AuditRecord[]> {
-  const info = await ask(transport, `STREAM.INFO.${AUDIT_STREAM}`, undefined);
-  if (info.error) {
-    if (info.error.code === 404) throw new AuditUnavailable('does not exist: no node of this cluster has started yet with this version (nodes create it)');
-    throw new AuditUnavailable(`JetStream said ${info.error.description ?? info.error.code}`);
-  }
-  if (StreamInfo.parse(info).state.messages === 0) return [];
+  const read = await readAuditChecked(transport, subjects, query);
+  if (read.refused > 0) throw new AuditUnavailable(refusedSummary(read));
+  return read.records;
+}
 
-  const inbox = `_INBOX.audit.${randomBytes(12).toString('hex')}`;
-  const received: Uint8Array[] = [];
+/** What `metalfleet audit` says when messages were refused. */
+export function refusedSummary(read: AuditRead): string {
+  return `${read.refused} message${read.refused === 1 ? '' : 's'} reaching this reader did not come from its own consumer or were not audit records, and ${read.refused === 1 ? 'was' : 'were'} refused (is someone delivering into its inbox?): ${read.reasons.join('; ')}`;
+}
+
+export async function readAuditChecked(transport: Transport, subjects: Subjects, query: AuditQuery = {}): Promise<AuditRead> {
+  const taken = await readStream(transport, AUDIT_STREAM, subjects.audits, query, true);
+  // Refusals are kept apart since this version; a cluster of older nodes has no such stream.
+  const refusals = await readStream(transport, AUDIT_REFUSALS_STREAM, subjects.refusals, query, false);
+  const keep = (r: AuditRecord): boolean => query.host === undefined || r.host === query.host;
+  return {
+    records: merge(taken.records.filter(keep), refusals.records.filter(keep)),
+    refused: taken.refused + refusals.refused,
+    reasons: [...taken.reasons, ...refusals.reasons].slice(0, MAX_REASONS),
+  };
+}
+
+// Two lists each in stream order, merged by the time the node decided; ties keep mf-audit first.
+function merge(a: AuditRecord[], b: AuditRecord[]): AuditRecord[] {
+  const out: AuditRecord[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const next = j >= b.length || (i < a.length && (a[i] as AuditRecord).at <= (b[j] as AuditRecord).at) ? a[i++] : b[j++];
+    out.push(next as AuditRecord);
+  }
+  return out;
+}
+
+async function readStream(transport: Transport, stream: string, filter: string, query: AuditQuery, required: boolean): Promise<AuditRead> {
+  const info = await ask(transport, `STREAM.INFO.${stream}`, undefined);
+  if (info.error) {
+    if (info.error.code === 404 && !required) return { records: [], refused: 0, reasons: [] };
+    if (info.error.code === 404) throw new AuditUnavailable('does not exist: no node of this cluster has started yet with this version (nodes create it)');
+    throw new AuditUnavailable(`${stream}: JetStream said ${info.error.description ?? info.error.code}`);
+  }
+  if (StreamInfo.parse(info).state.messages === 0) return { records: [], refused: 0, reasons: [] };
+
+  const inbox = transport.newInbox();
+  const records: AuditRecord[] = [];
+  const reasons: string[] = [];
+  let refused = 0;
+  // The server names the consumer (operators and viewers may create consumers only where they
+  // cannot choose a name, which would make it durable); deliveries that arrive before its name
+  // does wait here.
+  let consumer: string | null = null;
+  const early: BusMessage[] = [];
+  let afterSeq = 0;
+  let taken = 0;
   let expected = Number.POSITIVE_INFINITY;
+  let done = false;
   let wake: () => void = () => undefined;
+  const check = (msg: BusMessage, name: string): void => {
+    const delivery = checkDelivery(msg.reply, { stream, consumer: name, afterSeq });
+    if (!delivery.ok) {
+      refused += 1;
+      if (reasons.length < MAX_REASONS) reasons.push(`${stream}: ${delivery.reason}`);
+      return;
+    }
+    // Flow control and heartbeats are off: every delivery is a record.
+    afterSeq = delivery.streamSeq;
+    taken += 1;
+    const record = parseRecord(msg.data);
+    if (record) records.push(record);
+    else {
+      refused += 1;
+      if (reasons.length < MAX_REASONS) reasons.push(`${stream}: stream sequence ${delivery.streamSeq} is not an audit record`);
+    }
+    if (delivery.pending === 0 || taken >= expected) {
+      done = true;
+      wake();
+    }
+  };
   const sub = transport.subscribe(inbox, (msg) => {
-    // Flow control and heartbeats are off: every message is a record.
-    received.push(msg.data);
-    if (received.length >= expected) wake();
+    if (consumer === null) early.push(msg);
+    else check(msg, consumer);
   });
   try {
-    const created = await ask(transport, `CONSUMER.CREATE.${AUDIT_STREAM}`, {
-      stream_name: AUDIT_STREAM,
+    const created = await ask(transport, `CONSUMER.CREATE.${stream}`, {
+      stream_name: stream,
       config: {
         deliver_subject: inbox,
-        filter_subject: subjects.audits,
+        filter_subject: filter,
         ack_policy: 'none',
         replay_policy: 'instant',
         mem_storage: true,
@@ -54,12 +137,16 @@ export async function readAudit(transport: Transport, subjects: Subjects, query:
         ...(query.since ? { deliver_policy: 'by_start_time', opt_start_time: query.since.toISOString() } : { deliver_policy: 'all' }),
       },
     });
-    if (created.error) throw new AuditUnavailable(`cannot read it: JetStream said ${created.error.description ?? created.error.code}`);
-    expected = ConsumerInfo.parse(created).num_pending;
-    if (received.length < expected) {
+    if (created.error) throw new AuditUnavailable(`cannot read ${stream}: JetStream said ${created.error.description ?? created.error.code}`);
+    const info = ConsumerInfo.parse(created);
+    expected = info.num_pending;
+    consumer = info.name;
+    for (const msg of early.splice(0)) check(msg, info.name);
+    if (taken >= expected) done = true;
+    if (!done) {
       const timeoutMs = query.timeoutMs ?? 60_000;
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new AuditUnavailable(`${received.length} of ${expected} records arrived within ${timeoutMs / 1_000} s; try again, or narrow it with --since`)), timeoutMs);
+        const timer = setTimeout(() => reject(new AuditUnavailable(`${stream}: ${taken} of ${expected} records arrived within ${timeoutMs / 1_000} s; try again, or narrow it with --since`)), timeoutMs);
         wake = () => {
           clearTimeout(timer);
           resolve();
@@ -69,17 +156,9 @@ export async function readAudit(transport: Transport, subjects: Subjects, query:
   } finally {
     sub.unsubscribe();
   }
-  const records: AuditRecord[] = [];
-  for (const data of received.slice(0, expected)) {
-    const record = parseRecord(data);
-    if (record === null) continue;
-    if (query.host !== undefined && record.host !== query.host) continue;
-    records.push(record);
-  }
-  return records;
+  return { records, refused, reasons };
 }
 
-// A record some other writer put on an audit subject is skipped rather than failing the read.
 function parseRecord(data: Uint8Array): AuditRecord | null {
   try {
     const parsed = AuditRecord.safeParse(JSON.parse(new TextDecoder().decode(data)));

@@ -22,6 +22,17 @@ export const AuditCaller = z.discriminatedUnion('kind', [
 ]);
 export type AuditCaller = z.infer<typeof AuditCaller>;
 
+/** Refusals of one sender folded into one record (src/security/refusal-limiter.ts), by reason. */
+export const AuditRepeats = z.strictObject({
+  /** How many refusals this record stands for, besides any recorded in full. */
+  count: z.number().int().positive(),
+  /** The first of them (RFC 3339, the node's clock); the record's `at` is when the count closed. */
+  since: z.string(),
+  /** The most frequent reasons first; refusals beyond the listed reasons are in `count` only. */
+  reasons: z.array(z.strictObject({ action: AuditAction, code: z.string(), reason: z.string(), count: z.number().int().positive() })),
+});
+export type AuditRepeats = z.infer<typeof AuditRepeats>;
+
 export const AuditRecord = z.strictObject({
   /** When the node decided (RFC 3339, the node's clock). */
   at: z.string(),
@@ -39,5 +50,14 @@ export const AuditRecord = z.strictObject({
   /** For refused and failed: the error code (`unauthorized`, `forbidden`, `notFound` ...) and the reason the caller was told. */
   code: z.string().nullable(),
   reason: z.string().nullable(),
+  /**
+   * Refusals only: who sent it as the node's connection knows it, the connection part of the
+   * reply subject (`_INBOX_<user>.<connection>`). NATS does not say which user published, and a
+   * sender may name any reply subject: a lead, not a proof.
+   */
+  sender: z.string().optional(),
+  /** Refusals of a payload that could not be read: its size in bytes (never its bytes). */
+  size: z.number().int().nonnegative().optional(),
+  repeats: AuditRepeats.optional(),
 });
 export type AuditRecord = z.infer<typeof AuditRecord>;

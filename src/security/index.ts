@@ -12,10 +12,16 @@ export { kvNonceLedger, NONCE_BUCKET, nonceTtlMs, openNonceLedger } from './nonc
 export type { NonceLedger } from './nonce-ledger.ts';
 export { DEFAULT_FRESHNESS_MS, signedGuard, trustedGuard, unsignedGuard } from './request-guard.ts';
 export type { Admission, Caller, RequestGuard, SignedGuardOptions } from './request-guard.ts';
-export { AUDIT_ACTIONS, AUDIT_OUTCOMES, AuditAction, AuditCaller, AuditOutcome, AuditRecord } from './audit-record.ts';
-export { AUDIT_MAX_AGE_MS, AUDIT_MAX_BYTES, AUDIT_STREAM, AuditUnavailable, ensureAuditStream, noAudit, openAuditLog } from './audit-log.ts';
+export { AUDIT_ACTIONS, AUDIT_OUTCOMES, AuditAction, AuditCaller, AuditOutcome, AuditRecord, AuditRepeats } from './audit-record.ts';
+export {
+  AUDIT_MAX_AGE_MS, AUDIT_MAX_BYTES, AUDIT_REFUSALS_MAX_BYTES, AUDIT_REFUSALS_STREAM, AUDIT_STREAM, AuditUnavailable, ensureAuditStream, noAudit, openAuditLog,
+} from './audit-log.ts';
 export type { AuditLog, AuditStreamOptions } from './audit-log.ts';
-export { readAudit } from './audit-reader.ts';
-export type { AuditQuery } from './audit-reader.ts';
+export { OTHER_SENDERS, REFUSAL_FULL_PER_SENDER, REFUSAL_MAX_SENDERS, REFUSAL_WINDOW_MS, refusalLimiter } from './refusal-limiter.ts';
+export type { RefusalLimiter, RefusalLimiterOptions } from './refusal-limiter.ts';
+export { checkDelivery } from './audit-delivery.ts';
+export type { Delivery, DeliveryCheck } from './audit-delivery.ts';
+export { readAudit, readAuditChecked, refusedSummary } from './audit-reader.ts';
+export type { AuditQuery, AuditRead } from './audit-reader.ts';
 export { checkPosture, openPosture, UnsafeStart } from './node-posture.ts';
 export type { Posture, PostureSettings } from './node-posture.ts';

@@ -1,6 +1,7 @@
 // The audit record of one request a node answered, built the same way by every request server
 // (host commands, store apply and delete) so `metalfleet audit` reads them alike.
-import type { AuditAction, AuditOutcome, AuditRecord, Caller } from '../../security/index.ts';
+import type { UnreadRefusal } from '../../bus/index.ts';
+import type { AuditAction, AuditLog, AuditOutcome, AuditRecord, Caller } from '../../security/index.ts';
 import { looksSigned } from '../../security/index.ts';
 
 export interface AuditFacts {
@@ -45,4 +46,21 @@ export function claimed(request: unknown, field: string): string | null {
   if (typeof request !== 'object' || request === null) return null;
   const value = (request as Record<string, unknown>)[field];
   return typeof value === 'string' ? value.slice(0, 300) : null;
+}
+
+/**
+ * Where a request's record goes: refused before a vouched-for signer sent it (anyone on the bus can
+ * make those, as fast as they like), counted per sender; otherwise recorded as it is.
+ */
+export function auditOutcome(audit: AuditLog, entry: AuditRecord, vouched: boolean, sender: string): Promise<void> {
+  return entry.outcome === 'refused' && !vouched ? audit.refused(entry, sender) : audit.record(entry);
+}
+
+/** The audit of a request refused unread (not MessagePack, too large): its size and sender, never its bytes. */
+export function auditUnread(audit: AuditLog, node: string, action: AuditAction, refusal: UnreadRefusal, now: Date): Promise<void> {
+  const entry = auditEntry({
+    node, action, payload: undefined, caller: { kind: 'unverified', signer: null }, command: null, host: null, requestId: null,
+    outcome: 'refused', code: refusal.code, reason: refusal.reason, now,
+  });
+  return audit.refused({ ...entry, size: refusal.size }, refusal.sender);
 }

@@ -2,11 +2,11 @@
 // so that only nodes write the stores: the same request guard and audit as host commands, then
 // exactly the apply or delete the CLI ran against KV before (src/adapters/store).
 import { z } from 'zod';
-import { fail, ok, serve, subjects as defaultSubjects, type Reply, type RpcService, type Subjects } from '../../bus/index.ts';
+import { fail, ok, serve, subjects as defaultSubjects, type Reply, type RequestContext, type RpcService, type Subjects } from '../../bus/index.ts';
 import { validateBareMetalHost, errorMessage } from '../../api/index.ts';
 import { StoreError, type Logger, type Transport } from '../../ports/index.ts';
 import { innerRequest, noAudit, type AuditAction, type AuditLog, type AuditOutcome, type Caller, type RequestGuard } from '../../security/index.ts';
-import { auditEntry, claimed } from './audit-entry.ts';
+import { auditEntry, auditOutcome, auditUnread, claimed } from './audit-entry.ts';
 import { StoreApplyRequest, StoreDeleteRequest, type StoreApplyReply, type StoreDeleteKind, type StoreDeleteReply, type StoreIssue } from './store-messages.ts';
 
 export const STORE_QUEUE = 'mf-store';
@@ -80,7 +80,7 @@ export function startStoreServer(options: StoreServerOptions): StoreServer {
 
   // Guard, parse, act, audit: the same for both requests.
   const guarded = <S extends z.ZodType>(action: AuditAction, schema: S, peek: (request: unknown) => { command: string | null; host: string | null }, act: (request: z.infer<S>, caller: Caller) => Promise<Done>) =>
-    async (payload: unknown, { subject }: { subject: string }): Promise<Reply<unknown>> => {
+    async (payload: unknown, { subject, sender }: RequestContext): Promise<Reply<unknown>> => {
       let admission;
       try {
         admission = await options.guard.admit(subject, payload, 'operator');
@@ -91,10 +91,10 @@ export function startStoreServer(options: StoreServerOptions): StoreServer {
       const seen = peek(inner);
       const record = async (done: Done): Promise<Reply<unknown>> => {
         if (done.outcome === 'checked') return done.reply;
-        await audit.record(auditEntry({
+        await auditOutcome(audit, auditEntry({
           node: options.node, action, payload, caller: admission.caller, command: done.command ?? seen.command, host: done.host ?? seen.host, requestId: null,
           outcome: done.outcome, ...(done.reply.ok ? (done.reason ? { code: 'invalid', reason: done.reason } : {}) : { code: done.reply.error.kind, reason: done.reply.error.message }), now: now(),
-        }));
+        }), admission.ok && admission.caller.kind === 'signed', sender);
         return done.reply;
       };
       if (!admission.ok) {
@@ -167,7 +167,7 @@ export function startStoreServer(options: StoreServerOptions): StoreServer {
       // A skipped kind changed nothing either.
       outcome: changed ? 'applied' : 'alreadyRecorded',
     };
-  }), { queue: STORE_QUEUE });
+  }), { queue: STORE_QUEUE, onUnread: (refusal) => auditUnread(audit, options.node, 'apply', refusal, now()) });
 
   // Each kind from the store apply wrote it to: a BareMetalHost from the host store, the MAAS and
   // Cluster API kinds from the object store (opened on first use, as for apply).
@@ -191,7 +191,7 @@ export function startStoreServer(options: StoreServerOptions): StoreServer {
     log.info({ kind: req.kind, host: req.host, outcome: done.outcome, caller }, 'delete requested');
     const reply: StoreDeleteReply = { host: req.host, outcome: done.outcome, finalizers: [...done.finalizers] };
     return { reply: ok(reply), outcome: 'applied' };
-  }), { queue: STORE_QUEUE });
+  }), { queue: STORE_QUEUE, onUnread: (refusal) => auditUnread(audit, options.node, 'delete', refusal, now()) });
 
   let closing: Promise<void> | null = null;
   const services: RpcService[] = [apply, remove];
