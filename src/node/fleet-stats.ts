@@ -84,13 +84,6 @@ export class FleetStats implements HostStatusObserver {
     return this.of(BMH_KIND).count(state);
   }
 
-  /** Objects of every kind driven here. */
-  get size(): number {
-    let n = 0;
-    for (const figures of this.kinds.values()) n += figures.objects.size;
-    return n;
-  }
-
   /** One report of the change stream. */
   changed(change: MachineChange, shard: number): void {
     const figures = this.of(change.kind);
