@@ -2,13 +2,15 @@ import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { subjects } from '../../bus/index.ts';
 import { HostKey } from '../../bus/messages/index.ts';
-import { AuditUnavailable, readAudit, type AuditRecord } from '../../security/index.ts';
+import { AuditUnavailable, readAuditChecked, refusedSummary, type AuditRecord } from '../../security/index.ts';
 import { CliError } from '../cli-error.ts';
-import { terminalText } from '../terminal-text.ts';
+import { jsonLine, oneLine } from '../terminal-text.ts';
 import { addNatsFlags, connectClient, type NatsFlagValues } from '../nats-options.ts';
 
 // `metalfleet audit [--host NS/NAME] [--since T] [--json]`: the mf-audit stream, oldest first.
 // Read-only (stream info and message gets), so a NATS user with read rights only can run it.
+// Exits 1, after the records it could verify, when messages reaching it were refused (not
+// delivered by its own consumer): someone may be trying to rewrite what it shows.
 
 interface AuditFlags extends NatsFlagValues {
   host?: string;
@@ -37,11 +39,17 @@ function who(r: AuditRecord): string {
   }
 }
 
-/** One line a record: time, node, who, action, host, outcome (and why). */
+/**
+ * One line a record: time, node, who, action, host, outcome (and why). Every field is escaped on
+ * its own (oneLine): a refused request's requestId or reason is the sender's text, and a newline
+ * in it must not print a line that reads like another record.
+ */
 export function formatRecord(r: AuditRecord): string {
   const what = [r.action, r.command].filter(Boolean).join(' ');
   const outcome = r.outcome === 'refused' || r.outcome === 'failed' ? `${r.outcome} ${r.code ?? ''}: ${r.reason ?? ''}`.trim() : r.outcome;
-  return [r.at, r.node, who(r), what, r.host ?? '-', r.requestId ? `request ${r.requestId}` : '', outcome].filter(Boolean).join('  ');
+  const size = r.size === undefined ? '' : `${r.size} bytes`;
+  const sender = r.sender === undefined ? '' : `from ${r.sender}`;
+  return [r.at, r.node, who(r), what, r.host ?? '-', r.requestId ? `request ${r.requestId}` : '', size, outcome, sender].filter(Boolean).map(oneLine).join('  ');
 }
 
 export function register(program: Command): void {
@@ -60,8 +68,9 @@ export function register(program: Command): void {
     const since = flags.since === undefined ? undefined : parseSince(flags.since, new Date());
     const transport = await connectClient(flags, process.env, 'metalfleet-audit');
     try {
-      const records = await readAudit(transport, subjects(), { ...(flags.host ? { host: flags.host } : {}), ...(since ? { since } : {}) });
-      for (const r of records) process.stdout.write(flags.json ? `${JSON.stringify(r)}\n` : `${terminalText(formatRecord(r))}\n`);
+      const read = await readAuditChecked(transport, subjects(), { ...(flags.host ? { host: flags.host } : {}), ...(since ? { since } : {}) });
+      for (const r of read.records) process.stdout.write(flags.json ? `${jsonLine(r)}\n` : `${formatRecord(r)}\n`);
+      if (read.refused > 0) throw new CliError(oneLine(refusedSummary(read)));
     } catch (error) {
       if (error instanceof AuditUnavailable) throw new CliError(error.message);
       throw error;
