@@ -13,7 +13,7 @@ import { connectNats, subjects } from '../../src/bus/index.ts';
 import { startCommandServer, type CommandServer } from '../../src/cluster/command-server.ts';
 import type { Logger, Transport } from '../../src/ports/index.ts';
 import {
-  loadSigningKey, openAuditLog, openNonceLedger, parseAuthorizedKeys, signedGuard, writeNewSigningKey, type SigningKey,
+  loadSigningKey, openAuditLog, openNonceLedger, parseAuthorizedKeys, signedGuard, writeNewSigningKey, type AuditLog, type SigningKey,
 } from '../../src/security/index.ts';
 import { makeHost } from '../support/bmh.ts';
 import { startNatsServer, type NatsServer } from '../support/nats-server.ts';
@@ -26,6 +26,8 @@ export interface SecurityWorld {
   node: Transport;
   store: NatsStore;
   server: CommandServer;
+  /** The node's audit log (flush() writes the refusals counted so far). */
+  audit: AuditLog;
   /** A client connection of the metalfleet kind (sendCommand). */
   client: Transport;
   /** A plain NATS client, as an attacker would use. */
@@ -79,7 +81,7 @@ export async function securityWorld(t: ExecutionContext): Promise<SecurityWorld>
   t.teardown(() => raw.close());
 
   return {
-    nats, dir, node, store, server, client, raw,
+    nats, dir, node, store, server, audit, client, raw,
     operator: await loadSigningKey(seedFiles.operator),
     viewer: await loadSigningKey(seedFiles.viewer),
     stranger: await loadSigningKey(seedFiles.stranger),
