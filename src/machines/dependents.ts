@@ -14,7 +14,11 @@ export interface KindObject {
   readonly spec?: unknown;
 }
 
-/** The values an object is known by in one link (each `namespace/name`-like); none: unlinked. */
+/**
+ * The values an object is known by in one link (each `namespace/name`-like); none: unlinked. Pure,
+ * and total over an object with only its metadata's namespace and name: a deletion leaves only
+ * the key to compute from.
+ */
 export type LinkValues = (object: KindObject) => readonly string[];
 
 /**
