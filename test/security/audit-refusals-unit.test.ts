@@ -6,6 +6,7 @@ import { formatRecord } from '../../src/cli/commands/audit.ts';
 import { jsonLine, oneLine } from '../../src/cli/terminal-text.ts';
 import { senderOf } from '../../src/bus/index.ts';
 import { AuditRecord, checkDelivery, OTHER_SENDERS, refusalLimiter } from '../../src/security/index.ts';
+import { waitUntil } from '../support/wait.ts';
 
 const refusal = (n: number, code = 'unauthorized'): AuditRecord => ({
   at: new Date(Date.UTC(2026, 11, 4, 12, 0, 0, n)).toISOString(), node: 'node-a', action: 'command', command: 'powerOff', host: 'metal3/h', requestId: `r${n}`,
@@ -31,6 +32,17 @@ test('refusals - a sender\'s first five are recorded in full, the rest in one co
   t.is(counted[3]?.caller.kind, 'unverified', 'senders folded together name no one caller');
   await limiter.flush();
   t.is(written.length, 19, 'an empty window writes nothing');
+});
+
+test('refusals - the count is written when its window closes, with no flush', async (t) => {
+  const written: AuditRecord[] = [];
+  const limiter = refusalLimiter({ write: (r) => Promise.resolve(void written.push(r)), windowMs: 50, fullPerSender: 1 });
+  for (let i = 0; i < 4; i++) await limiter.refused(refusal(i), '_INBOX.a');
+  t.is(written.length, 1);
+  await waitUntil(() => written.length === 2, 5_000, 'the window closed');
+  t.like(written[1], { sender: '_INBOX.a', code: 'repeated', repeats: { count: 3 } });
+  await limiter.refused(refusal(9), '_INBOX.a');
+  t.is(written.length, 3, 'a new window records the sender in full again');
 });
 
 test('refusals - the sender is the connection part of the reply subject', (t) => {
