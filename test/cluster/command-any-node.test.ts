@@ -12,6 +12,7 @@ import { startCommandServer, type CommandServer } from '../../src/cluster/comman
 import { BusError, silentLogger, type HostEvent, type KvBucket, type KvEvent, type Transport } from '../../src/ports/index.ts';
 import { waitFor, waitUntil } from '../support/wait.ts';
 import { kvRecord } from '../support/local-store.ts';
+import { kvStore } from '../../src/adapters/store/kv-store.ts';
 
 const SHARDS = 16;
 const HOSTS = 12;
@@ -39,7 +40,7 @@ async function twoNodes(t: { teardown(fn: () => Promise<void> | void): void }): 
   for (const name of ['a', 'b']) {
     const transport = bus.connect(name);
     const store = await openNatsStoreOn(transport);
-    const commands = startCommandServer({ transport, store, shardCount: SHARDS, log: silentLogger });
+    const commands = startCommandServer({ transport, store: kvStore(store, null), shardCount: SHARDS, log: silentLogger });
     nodes.push({ name, transport, store, commands });
   }
   const client = bus.connect('cli');
@@ -188,8 +189,8 @@ test('commands - a node whose cache lags decides "already done" on the stored ho
   const a = await openNatsStoreOn(ta);
   const specs = laggingWatch(await tb.kv(NATS_HOSTS_BUCKET));
   const b = await openNatsStore({ specs: specs.bucket, status: await tb.kv(NATS_STATUS_BUCKET) });
-  const serverA = startCommandServer({ transport: ta, store: a, shardCount: SHARDS, log: silentLogger });
-  const serverB = startCommandServer({ transport: tb, store: b, shardCount: SHARDS, log: silentLogger });
+  const serverA = startCommandServer({ transport: ta, store: kvStore(a, null), shardCount: SHARDS, log: silentLogger });
+  const serverB = startCommandServer({ transport: tb, store: kvStore(b, null), shardCount: SHARDS, log: silentLogger });
   t.teardown(async () => {
     await serverA.close();
     await serverB.close();

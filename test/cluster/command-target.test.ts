@@ -1,37 +1,50 @@
 import test from 'ava';
-import { hostStoreTarget, objectStoreTarget } from '../../src/cluster/commands/command-target.ts';
-import type { HostStore, ObjectStore } from '../../src/ports/index.ts';
+import { storeTarget } from '../../src/cluster/commands/command-target.ts';
+import type { ResourceIntent, ResourceStore } from '../../src/ports/index.ts';
 
 // A kind's commandIntent says what a command writes; the target only carries that write to the
-// store that keeps the kind, whatever the kind.
+// one store, whatever the kind.
 
-test('command target - an object-store kind records annotations and spec fields, and says whether anything changed', async (t) => {
-  const calls: string[] = [];
-  let changed = true;
-  const objects = {
-    get: async (kind: string, key: string) => ({ kind, metadata: { name: key } }),
-    patchSpec: async (kind: string, key: string, patch: Record<string, unknown>) => void calls.push(`spec ${kind} ${key} ${JSON.stringify(patch)}`),
-    patchAnnotations: async (kind: string, key: string, a: Record<string, string | null>) => {
-      calls.push(`annotate ${kind} ${key} ${JSON.stringify(a)}`);
-      return changed;
+function recording(rv: { now: string }) {
+  const intents: string[] = [];
+  const store = {
+    get: async (kind: string, key: string) => ({ kind, metadata: { name: key, resourceVersion: rv.now } }),
+    applyIntent: async (kind: string, key: string, intent: ResourceIntent) => {
+      intents.push(`${kind} ${key} ${JSON.stringify(intent)}`);
+      return { kind, metadata: { name: key, resourceVersion: rv.now } };
     },
-  } as unknown as ObjectStore;
-  const target = objectStoreTarget(objects, 'MaasMachine');
+    requestDelete: async () => 'missing' as const,
+  } as unknown as ResourceStore;
+  return { store, intents };
+}
+
+test('command target - any kind records its annotations and spec fields as one intent, and says whether anything changed', async (t) => {
+  const rv = { now: '1' };
+  const { store, intents } = recording(rv);
+  const target = storeTarget({ ...store, applyIntent: async (kind: string, key: string, intent: ResourceIntent) => {
+    await store.applyIntent(kind as 'MaasMachine', key, intent);
+    rv.now = '2';
+    return { kind, metadata: { name: key, resourceVersion: rv.now } };
+  } } as unknown as ResourceStore, 'MaasMachine');
   const first = await target.write('capi/w0', { annotations: { a: '' }, spec: { online: true } });
   t.true(first.changed);
-  t.deepEqual(calls, ['spec MaasMachine capi/w0 {"online":true}', 'annotate MaasMachine capi/w0 {"a":""}']);
-  changed = false;
-  t.false((await target.write('capi/w0', { annotations: { a: '' } })).changed, 'a repeat changes nothing');
+  t.deepEqual(intents, ['MaasMachine capi/w0 {"annotations":{"a":""},"spec":{"online":true}}']);
   t.is(target.requestDelete, undefined, 'no deletion by command for these');
   t.is(target.what('powerOff', 'capi/w0'), 'powerOff for MaasMachine capi/w0');
 });
 
-test('command target - the host store records spec.online and annotations, and refuses any other spec field', async (t) => {
-  const intents: unknown[] = [];
-  const store = { applyIntent: async (_key: string, intent: unknown) => { intents.push(intent); return { applied: intent }; } } as unknown as HostStore;
-  const target = hostStoreTarget(store);
-  t.true((await target.write('lab/h', { spec: { online: false }, annotations: { x: null } })).changed);
-  t.deepEqual(intents, [{ annotations: { x: null }, online: false }]);
-  await t.throwsAsync(() => target.write('lab/h', { spec: { image: 'x' } }), { message: /spec\.online only, not spec\.image/ });
+test('command target - a write the store had already (its version unchanged) is not a change', async (t) => {
+  const { store } = recording({ now: '7' });
+  const target = storeTarget(store, 'BareMetalHost');
+  t.false((await target.write('lab/h', { annotations: { a: '' } })).changed);
+});
+
+test('command target - a BareMetalHost is named by its key and deleted by command; gone already is deleted', async (t) => {
+  const { store, intents } = recording({ now: '1' });
+  const target = storeTarget(store, 'BareMetalHost');
+  await target.write('lab/h', { spec: { online: false }, annotations: { x: null } });
+  t.deepEqual(intents, ['BareMetalHost lab/h {"annotations":{"x":null},"spec":{"online":false}}']);
   t.is(target.what('powerOff', 'lab/h'), 'powerOff for lab/h');
+  t.is(target.noun, 'host');
+  t.is(await target.requestDelete?.('lab/h'), 'deleted');
 });

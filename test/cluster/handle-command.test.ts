@@ -4,7 +4,8 @@ import { openLocalStore, type LocalStore } from '../../src/adapters/store/index.
 import { createMemoryBus } from '../../src/bus/index.ts';
 import { HostCommand, HostCommandError, HostCommandReply, type HostCommandInput } from '../../src/bus/messages/index.ts';
 import { handleCommand, type CommandOutcome } from '../../src/cluster/commands/index.ts';
-import { StoreError, type HostEvent, type HostStore } from '../../src/ports/index.ts';
+import { StoreError, type HostEvent, type ResourceStore } from '../../src/ports/index.ts';
+import { kvStore } from '../../src/adapters/store/kv-store.ts';
 import { bmh, secret, startTestNode } from '../support/node.ts';
 import { waitFor, waitUntil } from '../support/wait.ts';
 
@@ -24,6 +25,9 @@ async function storeWith(state: BareMetalHostStatus['provisioning']['state'] | n
   if (state !== null) await store.writeStatus('lab/h-1', status(state));
   return store;
 }
+
+// The one store a node hands its command server, over the host records alone.
+const one = (local: LocalStore): ResourceStore => kvStore(local, null);
 
 // A command without its host (the fixture host is filled in); distributes over the union.
 type Body = HostCommandInput extends infer C ? (C extends unknown ? Omit<C, 'host'> & { host?: string } : never) : never;
@@ -53,13 +57,13 @@ function errorOf(t: { fail: (m: string) => void }, o: CommandOutcome): HostComma
 
 test('handle command - an unknown host is notFound, not retryable', async (t) => {
   const store = await storeWith('provisioned');
-  const e = errorOf(t, await handleCommand(store, cmd({ type: 'powerOff', host: 'lab/nope' })));
+  const e = errorOf(t, await handleCommand(one(store), cmd({ type: 'powerOff', host: 'lab/nope' })));
   t.deepEqual(e, {
     code: 'notFound',
     message: 'BareMetalHost lab/nope not found (never applied, or deleted); check the namespace and name; the command named no kind, so it was for a BareMetalHost: name the kind to reach another (metalfleet host ACTION --kind KIND NAMESPACE/NAME)',
     retryable: false,
   });
-  const named = errorOf(t, await handleCommand(store, cmd({ type: 'powerOff', host: 'lab/nope', kind: 'BareMetalHost' })));
+  const named = errorOf(t, await handleCommand(one(store), cmd({ type: 'powerOff', host: 'lab/nope', kind: 'BareMetalHost' })));
   t.is(named.message, 'BareMetalHost lab/nope not found (never applied, or deleted); check the namespace and name');
 });
 
@@ -67,13 +71,13 @@ test('handle command - powerOff records spec.online durably with a watch event; 
   const store = await storeWith('provisioned');
   const events: HostEvent[] = [];
   store.watch((e) => events.push(e));
-  const first = replyOf(t, await handleCommand(store, cmd({ type: 'powerOff', requestId: 'p-1' })));
+  const first = replyOf(t, await handleCommand(one(store), cmd({ type: 'powerOff', requestId: 'p-1' })));
   t.deepEqual(first, { host: 'lab/h-1', command: 'powerOff', applied: true, state: 'provisioned', message: 'lab/h-1 set to power off (spec.online: false)' });
   t.false((await store.get('lab/h-1'))?.spec.online);
   t.is(events.length, 1);
   t.is(events[0]?.type, 'upsert');
 
-  const again = replyOf(t, await handleCommand(store, cmd({ type: 'powerOff', requestId: 'p-1' })));
+  const again = replyOf(t, await handleCommand(one(store), cmd({ type: 'powerOff', requestId: 'p-1' })));
   t.false(again.applied);
   t.regex(again.message, /already to be powered off/);
   t.is(events.length, 1);
@@ -81,11 +85,11 @@ test('handle command - powerOff records spec.online durably with a watch event; 
 
 test('handle command - reprovision sets the annotation with the request id; the same request again is not applied', async (t) => {
   const store = await storeWith('provisioned');
-  const first = replyOf(t, await handleCommand(store, cmd({ type: 'reprovision', requestId: 'rp-1' })));
+  const first = replyOf(t, await handleCommand(one(store), cmd({ type: 'reprovision', requestId: 'rp-1' })));
   t.true(first.applied);
   t.is(first.state, 'provisioned');
   t.is((await store.get('lab/h-1'))?.metadata.annotations?.['metalfleet.io/reprovision'], 'rp-1');
-  const again = replyOf(t, await handleCommand(store, cmd({ type: 'reprovision', requestId: 'rp-1' })));
+  const again = replyOf(t, await handleCommand(one(store), cmd({ type: 'reprovision', requestId: 'rp-1' })));
   t.false(again.applied);
   t.regex(again.message, /by request rp-1/);
 });
@@ -93,23 +97,23 @@ test('handle command - reprovision sets the annotation with the request id; the 
 test('handle command - reboot, inspect, pause, unpause and detach write the annotations BMO reads', async (t) => {
   const store = await storeWith('provisioned');
   const annotations = async () => (await store.get('lab/h-1'))?.metadata.annotations ?? {};
-  t.true(replyOf(t, await handleCommand(store, cmd({ type: 'reboot', mode: 'hard' }))).applied);
+  t.true(replyOf(t, await handleCommand(one(store), cmd({ type: 'reboot', mode: 'hard' }))).applied);
   t.is((await annotations())['reboot.metal3.io'], '{"mode":"hard"}');
-  t.true(replyOf(t, await handleCommand(store, cmd({ type: 'pause' }))).applied);
+  t.true(replyOf(t, await handleCommand(one(store), cmd({ type: 'pause' }))).applied);
   t.is((await annotations())['baremetalhost.metal3.io/paused'], '');
-  t.true(replyOf(t, await handleCommand(store, cmd({ type: 'unpause' }))).applied);
+  t.true(replyOf(t, await handleCommand(one(store), cmd({ type: 'unpause' }))).applied);
   t.false('baremetalhost.metal3.io/paused' in (await annotations()));
-  t.true(replyOf(t, await handleCommand(store, cmd({ type: 'detach' }))).applied);
+  t.true(replyOf(t, await handleCommand(one(store), cmd({ type: 'detach' }))).applied);
   t.is((await annotations())['baremetalhost.metal3.io/detached'], '');
 
   const available = await storeWith('available', { image: false });
-  t.true(replyOf(t, await handleCommand(available, cmd({ type: 'inspect' }))).applied);
+  t.true(replyOf(t, await handleCommand(one(available), cmd({ type: 'inspect' }))).applied);
   t.is((await available.get('lab/h-1'))?.metadata.annotations?.['inspect.metal3.io'], '');
 });
 
 test('handle command - a refusal is a conflict the sender should not retry unchanged', async (t) => {
   const store = await storeWith('provisioned');
-  const e = errorOf(t, await handleCommand(store, cmd({ type: 'inspect' })));
+  const e = errorOf(t, await handleCommand(one(store), cmd({ type: 'inspect' })));
   t.is(e.code, 'conflict');
   t.false(e.retryable);
   t.regex(e.message, /^lab\/h-1 is provisioned; hosts are re-inspected only from available/);
@@ -118,7 +122,7 @@ test('handle command - a refusal is a conflict the sender should not retry uncha
 
 test('handle command - delete: gone at once without finalizers, terminating with them, and a repeat is not applied', async (t) => {
   const bare = await storeWith(null);
-  const gone = replyOf(t, await handleCommand(bare, cmd({ type: 'delete' })));
+  const gone = replyOf(t, await handleCommand(one(bare), cmd({ type: 'delete' })));
   t.true(gone.applied);
   t.is(gone.state, '');
   t.regex(gone.message, /deleted: it had no finalizers/);
@@ -126,19 +130,19 @@ test('handle command - delete: gone at once without finalizers, terminating with
 
   const held = await storeWith('provisioned');
   await held.addFinalizer('lab/h-1', 'baremetalhost.metal3.io');
-  const first = replyOf(t, await handleCommand(held, cmd({ type: 'delete' })));
+  const first = replyOf(t, await handleCommand(one(held), cmd({ type: 'delete' })));
   t.true(first.applied);
   t.is(first.state, 'provisioned');
   t.regex(first.message, /marked for deletion; it is deprovisioned if needed/);
   t.truthy((await held.get('lab/h-1'))?.metadata.deletionTimestamp);
-  const again = replyOf(t, await handleCommand(held, cmd({ type: 'delete' })));
+  const again = replyOf(t, await handleCommand(one(held), cmd({ type: 'delete' })));
   t.false(again.applied);
   t.regex(again.message, /already being deleted/);
 });
 
 // A store whose calls fail as told, around a real embedded store.
-function failing(store: LocalStore, fail: Partial<Record<'get' | 'applyIntent' | 'requestDelete', () => unknown>>): HostStore {
-  return new Proxy(store, {
+function failing(local: LocalStore, fail: Partial<Record<'get' | 'applyIntent' | 'requestDelete', () => unknown>>): ResourceStore {
+  return new Proxy(one(local), {
     get(target, prop, receiver) {
       const f = fail[prop as keyof typeof fail];
       if (f) return async () => { throw await f(); };
@@ -153,7 +157,7 @@ test('handle command - a retryable store failure is unavailable and retryable', 
   const e = errorOf(t, await handleCommand(failing(store, { applyIntent: () => new StoreError('KV timeout', true) }), cmd({ type: 'powerOff' })));
   t.is(e.code, 'unavailable');
   t.true(e.retryable);
-  t.regex(e.message, /^powerOff for lab\/h-1: the host store failed while recording the intent \(KV timeout\); send the same command again$/);
+  t.regex(e.message, /^powerOff for lab\/h-1: the store failed while recording the intent \(KV timeout\); send the same command again$/);
   const read = errorOf(t, await handleCommand(failing(store, { get: () => new StoreError('KV down', true) }), cmd({ type: 'powerOff' })));
   t.is(read.code, 'unavailable');
   t.regex(read.message, /while reading the host \(KV down\)/);
@@ -162,7 +166,7 @@ test('handle command - a retryable store failure is unavailable and retryable', 
 test('handle command - a refused write is a conflict, or notFound when the host went away meanwhile', async (t) => {
   const store = await storeWith('provisioned');
   const refused = errorOf(t, await handleCommand(failing(store, { applyIntent: () => new StoreError('BareMetalHost lab/h-1: invalid spec patch', false) }), cmd({ type: 'powerOff' })));
-  t.deepEqual(refused, { code: 'conflict', message: 'powerOff for lab/h-1 was refused by the host store while recording the intent: BareMetalHost lab/h-1: invalid spec patch', retryable: false });
+  t.deepEqual(refused, { code: 'conflict', message: 'powerOff for lab/h-1 was refused by the store while recording the intent: BareMetalHost lab/h-1: invalid spec patch', retryable: false });
 
   const racing = failing(store, {
     applyIntent: async () => {
@@ -191,7 +195,7 @@ test('handle command e2e - powerOff powers a provisioned host off at the backend
   t.true((await store.applyObjects([secret(), bmh('p-1')])).ok);
   await waitFor(() => node.stats.hosts.get('lab/p-1')?.state === 'provisioned' && fixture.node('lab/p-1')?.power === true, 10_000, 'p-1 provisioned and on');
   try {
-    const r = replyOf(t, await handleCommand(store, HostCommand.parse({ type: 'powerOff', host: 'lab/p-1', requestId: 'off-1' })));
+    const r = replyOf(t, await handleCommand(one(store), HostCommand.parse({ type: 'powerOff', host: 'lab/p-1', requestId: 'off-1' })));
     t.true(r.applied);
     t.is(r.state, 'provisioned');
     await waitFor(() => fixture.node('lab/p-1')?.power === false && node.stats.hosts.get('lab/p-1')?.poweredOn === false, 5_000, 'p-1 powered off');
@@ -208,7 +212,7 @@ test('handle command e2e - reboot powers the host off and on again and the annot
   t.true((await store.applyObjects([secret(), bmh('b-1')])).ok);
   await waitFor(() => node.stats.hosts.get('lab/b-1')?.state === 'provisioned', 10_000, 'b-1 provisioned');
   try {
-    const r = replyOf(t, await handleCommand(store, HostCommand.parse({ type: 'reboot', host: 'lab/b-1' })));
+    const r = replyOf(t, await handleCommand(one(store), HostCommand.parse({ type: 'reboot', host: 'lab/b-1' })));
     t.true(r.applied);
     await waitFor(() => fixture.calls('lab/b-1').powerOn >= 1 && fixture.node('lab/b-1')?.power === true, 5_000, 'b-1 powered on again');
     await waitUntil(async () => !('reboot.metal3.io' in ((await store.get('lab/b-1'))?.metadata.annotations ?? {})), 5_000, 'reboot annotation removed');
@@ -231,7 +235,7 @@ test('handle command e2e - reprovision deprovisions and deploys the same image o
     if (s && seen.at(-1) !== s) seen.push(s);
   });
   try {
-    const r = replyOf(t, await handleCommand(store, HostCommand.parse({ type: 'reprovision', host: 'lab/r-1', requestId: 'rp-42' })));
+    const r = replyOf(t, await handleCommand(one(store), HostCommand.parse({ type: 'reprovision', host: 'lab/r-1', requestId: 'rp-42' })));
     t.true(r.applied);
     t.is(r.state, 'provisioned');
     await waitFor(() => fixture.calls('lab/r-1').provision === 2 && node.stats.hosts.get('lab/r-1')?.state === 'provisioned', 10_000, 'r-1 provisioned again');

@@ -12,7 +12,8 @@ import { validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts
 import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
-import type { Fence, HostStore, MaasDriver, ObjectKind, ObjectStore, Provisioner } from '../../src/ports/index.ts';
+import type { Fence, MaasDriver, ObjectKind, ObjectStore, Provisioner } from '../../src/ports/index.ts';
+import type { NatsStore } from '../../src/adapters/store/nats-store.ts';
 import { startMaasSim } from '../../src/sim/maas/index.ts';
 import type { LocalNode } from '../support/local-node.ts';
 import { startLocalNode } from '../support/local-node.ts';
@@ -70,7 +71,7 @@ async function startBoth(o: {
     if (!applied.ok) throw new Error(`startBoth: ${JSON.stringify(applied.issues)}`);
   }
   const counting: Counting = { hostLists: { n: 0 }, objectLists: new Map() };
-  const countedHosts = proxied<HostStore>(hosts, {
+  const countedHosts = proxied<NatsStore>(hosts, {
     list: () => {
       counting.hostLists.n++;
       return hosts.list();

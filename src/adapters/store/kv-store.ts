@@ -1,8 +1,7 @@
 import type { BareMetalHostStatus } from '../../api/index.ts';
 import type { Secret } from '../../api/secret.ts';
 import type { Fence, ObjectKind, ResourceEvent, ResourceIntent, ResourceKind, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf } from '../../ports/index.ts';
-import { StoreError } from '../../ports/index.ts';
-import type { KvObjectStore } from './kv-object-store.ts';
+import { OBJECT_KINDS, StoreError } from '../../ports/index.ts';
 import type { NatsStore } from './nats-store.ts';
 
 // The one KV store (issue 29.1): every kind on KV, in the buckets each kind declares
@@ -18,8 +17,8 @@ const HOST = 'BareMetalHost';
 export interface KvStore extends ResourceStore {
   /** BareMetalHost records: apply, snapshots and the host-only reads live there. */
   readonly hosts: NatsStore;
-  /** The Cluster API side's records; null on a node that runs no MAAS kind. */
-  readonly objects: KvObjectStore | null;
+  /** The Cluster API side's records (kv-object-store.ts); null on a node that runs no MAAS kind. */
+  readonly objects: ResourceStore | null;
   getFresh<K extends ResourceKind>(kind: K, key: string): Promise<ResourceOf<K> | undefined>;
   staleFenceRefusals(): number;
   recordProblem(kind: ResourceKind, key: string): string | undefined;
@@ -28,26 +27,26 @@ export interface KvStore extends ResourceStore {
 }
 
 /** The one store over the host records and (with a MAAS kind) the object records. */
-export function kvStore(hosts: NatsStore, objects: KvObjectStore | null): KvStore {
+export function kvStore(hosts: NatsStore, objects: ResourceStore | null): KvStore {
   return new KvResources(hosts, objects);
 }
 
 class KvResources implements KvStore {
-  constructor(readonly hosts: NatsStore, readonly objects: KvObjectStore | null) {}
+  constructor(readonly hosts: NatsStore, readonly objects: ResourceStore | null) {}
 
-  private objectRecords(kind: ResourceKind, doing: string): KvObjectStore {
+  private objectRecords(kind: ResourceKind, doing: string): ResourceStore {
     if (!this.objects) throw new StoreError(`${doing} ${kind}: this node keeps no ${kind} objects (it runs no MAAS kind)`, false);
     return this.objects;
   }
 
   async get<K extends ResourceKind>(kind: K, key: string): Promise<ResourceOf<K> | undefined> {
     if (kind === HOST) return (await this.hosts.get(key)) as ResourceOf<K> | undefined;
-    return (await this.objects?.get(kind as ObjectKind, key)) as ResourceOf<K> | undefined;
+    return this.objects?.get(kind, key);
   }
 
   async list<K extends ResourceKind>(kind: K): Promise<ResourceOf<K>[]> {
     if (kind === HOST) return (await this.hosts.list()) as ResourceOf<K>[];
-    return ((await this.objects?.list(kind as ObjectKind)) ?? []) as ResourceOf<K>[];
+    return (await this.objects?.list(kind)) ?? [];
   }
 
   async getFresh<K extends ResourceKind>(kind: K, key: string): Promise<ResourceOf<K> | undefined> {
@@ -66,12 +65,9 @@ class KvResources implements KvStore {
         else tell({ type: 'upsert', kind: HOST, key: `${event.host.metadata.namespace}/${event.host.metadata.name}`, object: event.host, change: 'spec' });
       }, keys ? { keys } : {}));
     }
-    if (this.objects && (!kinds || [...kinds].some((k) => k !== HOST))) {
-      stops.push(this.objects.watch((event) => {
-        if (kinds && !kinds.has(event.kind)) return;
-        if (keys && !keys(event.key)) return;
-        (listener as (event: ResourceEvent) => void)(event);
-      }));
+    const others = [...(kinds ?? OBJECT_KINDS)].filter((k): k is ObjectKind => k !== HOST);
+    if (this.objects && others.length > 0) {
+      stops.push(this.objects.watch(listener as (event: ResourceEvent<ObjectKind>) => void, { kinds: others, ...(keys ? { keys } : {}) }));
     }
     return () => {
       for (const stop of stops.splice(0)) stop();
@@ -84,51 +80,45 @@ class KvResources implements KvStore {
 
   writeStatus<K extends ResourceKind>(kind: K, key: string, status: StatusOf<K>, fence?: Fence): Promise<void> {
     if (kind === HOST) return this.hosts.writeStatus(key, status as BareMetalHostStatus, fence);
-    return this.objectRecords(kind, 'writing the status of').writeStatus(kind as ObjectKind, key, status as Record<string, unknown>, fence);
+    return this.objectRecords(kind, 'writing the status of').writeStatus(kind, key, status, fence);
   }
 
   patchSpec(kind: ResourceKind, key: string, patch: Readonly<Record<string, unknown>>, fence?: Fence): Promise<void> {
     if (kind === HOST) return this.hosts.patchSpec(key, patch, fence);
-    return this.objectRecords(kind, 'patching the spec of').patchSpec(kind as ObjectKind, key, { ...patch }, fence);
+    return this.objectRecords(kind, 'patching the spec of').patchSpec(kind, key, patch, fence);
   }
 
   patchAnnotations(kind: ResourceKind, key: string, annotations: Readonly<Record<string, string | null>>, fence?: Fence): Promise<boolean> {
     if (kind === HOST) return this.hosts.patchAnnotations(key, annotations, fence);
-    return this.objectRecords(kind, 'annotating').patchAnnotations(kind as ObjectKind, key, annotations, fence);
+    return this.objectRecords(kind, 'annotating').patchAnnotations(kind, key, annotations, fence);
   }
 
   addFinalizer(kind: ResourceKind, key: string, finalizer: string, fence?: Fence): Promise<void> {
     if (kind === HOST) return this.hosts.addFinalizer(key, finalizer, fence);
-    return this.objectRecords(kind, 'adding a finalizer to').addFinalizer(kind as ObjectKind, key, finalizer, fence);
+    return this.objectRecords(kind, 'adding a finalizer to').addFinalizer(kind, key, finalizer, fence);
   }
 
   removeFinalizer(kind: ResourceKind, key: string, finalizer: string, fence?: Fence): Promise<void> {
     if (kind === HOST) return this.hosts.removeFinalizer(key, finalizer, fence);
-    return this.objectRecords(kind, 'removing a finalizer from').removeFinalizer(kind as ObjectKind, key, finalizer, fence);
+    return this.objectRecords(kind, 'removing a finalizer from').removeFinalizer(kind, key, finalizer, fence);
   }
 
   async applyIntent<K extends ResourceKind>(kind: K, key: string, intent: ResourceIntent): Promise<ResourceOf<K>> {
     if (kind === HOST) return (await this.hosts.applyIntent(key, intent)) as ResourceOf<K>;
-    const objects = this.objectRecords(kind, 'recording intent on');
-    // One write each: annotations, then spec (a command's intent is one or the other).
-    if (intent.annotations) await objects.patchAnnotations(kind as ObjectKind, key, intent.annotations);
-    if (intent.spec) await objects.patchSpec(kind as ObjectKind, key, { ...intent.spec });
-    const object = await objects.get(kind as ObjectKind, key);
-    if (!object) throw new StoreError(`${kind} ${key} not found (it was deleted or never applied)`, false);
-    return object as ResourceOf<K>;
+    return this.objectRecords(kind, 'recording intent on').applyIntent(kind, key, intent);
   }
 
   requestDelete(kind: ResourceKind, key: string): Promise<'terminating' | 'deleted' | 'missing'> {
     if (kind === HOST) return this.hosts.requestDelete(key);
-    return this.objects ? this.objects.requestDelete(kind as ObjectKind, key) : Promise.resolve('missing');
+    return this.objects ? this.objects.requestDelete(kind, key) : Promise.resolve('missing');
   }
 
   staleFenceRefusals(): number {
-    return this.hosts.staleFenceRefusals() + (this.objects?.staleFenceRefusals() ?? 0);
+    return this.hosts.staleFenceRefusals() + (this.objects?.staleFenceRefusals?.() ?? 0);
   }
 
   recordProblem(kind: ResourceKind, key: string): string | undefined {
-    return kind === HOST ? this.hosts.recordProblem(key) : this.objects?.recordProblem(kind as ObjectKind, key);
+    return kind === HOST ? this.hosts.recordProblem(key) : this.objects?.recordProblem?.(kind, key);
   }
 
   recordProblems(kind: ResourceKind): ReadonlyMap<string, string> {
@@ -137,6 +127,6 @@ class KvResources implements KvStore {
 
   async close(): Promise<void> {
     await this.hosts.close();
-    await this.objects?.close();
+    await this.objects?.close?.();
   }
 }

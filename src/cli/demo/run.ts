@@ -6,7 +6,8 @@ import { startNode } from '../../node/index.ts';
 import type { MaasShards } from '../../node/index.ts';
 import { CONTROL_PLANE_LABEL } from '../../api/index.ts';
 import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
-import type { HostStore, Logger, MaasDriver, ObjectStore, Provisioner } from '../../ports/index.ts';
+import type { Logger, MaasDriver, ObjectStore, Provisioner } from '../../ports/index.ts';
+import type { NatsStore } from '../../adapters/store/nats-store.ts';
 import { hostKey } from '../../ports/index.ts';
 import type { SecretSource } from '../../adapters/store/nats-secrets.ts';
 import type { Expectation } from './expect.ts';
@@ -24,7 +25,7 @@ export interface DemoOptions {
   readonly maas?: DemoMaas;
   /** The one node runs on this (the embedded default: a private memory bus and KV). */
   readonly substrate: Substrate;
-  readonly store: HostStore;
+  readonly store: NatsStore;
   /** The Secrets the hosts name, watched so a changed one reaches its hosts (new BMC credentials register again). */
   readonly secrets?: SecretSource;
   readonly provisioner: Provisioner;

@@ -1,11 +1,11 @@
 import type { StoreWrite } from '../../machines/kind.ts';
-import type { HostStore, ObjectKind, ObjectStore } from '../../ports/index.ts';
+import type { ResourceKind, ResourceStore } from '../../ports/index.ts';
 
-// Where a command's object is read and its intent written: one kind's objects in the store that
-// keeps them. What to write is the kind's (its commandIntent); this only carries it to the store.
+// Where a command's object is read and its intent written: one kind's objects in the one store.
+// What to write is the kind's (its commandIntent); this only carries it to the store.
 
 export interface CommandTarget {
-  /** The store, as a message names it: 'host store'. */
+  /** The store, as a message names it: 'store'. */
   readonly store: string;
   /** The object, as "while reading the …" names it: 'host', 'MaasMachine'. */
   readonly noun: string;
@@ -20,45 +20,35 @@ export interface CommandTarget {
   requestDelete?(key: string): Promise<'terminating' | 'deleted'>;
 }
 
-/** A BareMetalHost store: spec.online and annotations are the intent it records. */
-export function hostStoreTarget(store: HostStore): CommandTarget {
-  return {
-    store: 'host store',
-    noun: 'host',
-    what: (type, key) => `${type} for ${key}`,
-    get: (key) => store.get(key),
-    ...(store.getFresh ? { getFresh: (key: string) => store.getFresh?.(key) ?? store.get(key) } : {}),
-    async write(key, write) {
-      const { online, ...rest } = write.spec ?? {};
-      const other = Object.keys(rest);
-      if (other.length > 0) throw new TypeError(`the host store records spec.online only, not spec.${other.join(', spec.')}`);
-      const object = await store.applyIntent(key, {
-        ...(write.annotations ? { annotations: write.annotations } : {}),
-        ...(typeof online === 'boolean' ? { online } : {}),
-      });
-      return { changed: true, object };
-    },
-    requestDelete: (key) => store.requestDelete(key),
-  };
-}
+const HOST = 'BareMetalHost';
 
-/** An object-store kind (a MaasMachine): annotations and top-level spec fields, as `kubectl annotate` and `patch`. */
-export function objectStoreTarget(objects: ObjectStore, kind: ObjectKind): CommandTarget {
+/**
+ * A kind's objects in `store`: the write is the kind's annotations and top-level spec fields as
+ * one intent (`kubectl annotate` and `patch`). A BareMetalHost is named by its key alone in
+ * messages, as before kinds were named, and is the kind a command deletes.
+ */
+export function storeTarget(store: ResourceStore, kind: ResourceKind): CommandTarget {
+  const getFresh = store.getFresh?.bind(store);
   return {
-    store: 'object store',
-    noun: kind,
-    what: (type, key) => `${type} for ${kind} ${key}`,
-    get: (key) => objects.get(kind, key),
+    store: 'store',
+    noun: kind === HOST ? 'host' : kind,
+    what: (type, key) => (kind === HOST ? `${type} for ${key}` : `${type} for ${kind} ${key}`),
+    get: (key) => store.get(kind, key),
+    ...(getFresh ? { getFresh: (key: string) => getFresh(kind, key) } : {}),
     async write(key, write) {
-      let changed = false;
-      if (write.spec) {
-        await objects.patchSpec(kind, key, { ...write.spec });
-        changed = true;
-      }
-      if (write.annotations) changed = (await objects.patchAnnotations(kind, key, write.annotations)) || changed;
-      // The newest state for the reply; the intent is recorded either way.
-      const object = await objects.get(kind, key).catch(() => undefined);
-      return { changed, object };
+      const before = (await store.get(kind, key))?.metadata.resourceVersion;
+      const object = await store.applyIntent(kind, key, {
+        ...(write.annotations ? { annotations: write.annotations } : {}),
+        ...(write.spec ? { spec: write.spec } : {}),
+      });
+      // The store writes nothing when the object already was so: its version stays.
+      return { changed: before === undefined || object.metadata.resourceVersion !== before, object };
     },
+    ...(kind === HOST ? {
+      requestDelete: async (key: string) => {
+        const outcome = await store.requestDelete(kind, key);
+        return outcome === 'missing' ? 'deleted' : outcome;
+      },
+    } : {}),
   };
 }

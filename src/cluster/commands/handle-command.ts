@@ -2,8 +2,8 @@ import { BMH_KIND, errorMessage } from '../../api/index.ts';
 import { HostCommandReply, type HostCommand, type HostCommandError } from '../../bus/messages/index.ts';
 import type { CommandIntent, RegisteredKind } from '../../machines/kind.ts';
 import { KINDS, kindNamed } from '../../machines/kinds.ts';
-import { StoreError, type HostStore, type ObjectKind, type ObjectStore } from '../../ports/index.ts';
-import { hostStoreTarget, objectStoreTarget, type CommandTarget } from './command-target.ts';
+import { StoreError, type ResourceKind, type ResourceStore } from '../../ports/index.ts';
+import { storeTarget, type CommandTarget } from './command-target.ts';
 
 /**
  * What a command came to: the reply for the sender, or an error it can act on. `error` is exactly
@@ -19,20 +19,17 @@ export type CommandOutcome =
  * throws. Safe to repeat: a command whose intent is already recorded replies with applied: false.
  * The command's kind (commandKind) picks the store, and only that store is asked: a BareMetalHost
  * and a MaasMachine of one name are each reachable, and neither shadows the other. What the
- * command writes is the kind's commandIntent (its kind.ts); kinds kept in the objects bucket are
- * reached through `objects` (a node running them).
+ * command writes is the kind's commandIntent (its kind.ts), through the one store; a node that
+ * runs no MAAS kind holds no MaasMachine, so one is not found there.
  */
-export async function handleCommand(store: HostStore, cmd: HostCommand, objects?: ObjectStore): Promise<CommandOutcome> {
+export async function handleCommand(store: ResourceStore, cmd: HostCommand): Promise<CommandOutcome> {
   const named = commandKind(cmd);
   if (!named.ok) return failure('invalid', named.message, false);
   const kind = named.kind;
   if (!kind.commandIntent || kind.commands.length === 0) {
     return failure('invalid', `${kind.kind} ${cmd.host} takes no commands (${kind.noCommandsReason ?? 'none is declared for its kind'})`, false);
   }
-  const target = targetOf(kind, store, objects);
-  // A node without the object store runs none of its kinds: there is no such object to find.
-  if (!target) return notFound(cmd, kind.kind);
-  return applyIntent(target, kind.kind, kind.commandIntent, cmd);
+  return applyIntent(storeTarget(store, kind.kind as ResourceKind), kind.kind, kind.commandIntent, cmd);
 }
 
 /**
@@ -51,13 +48,6 @@ export function commandKind(cmd: HostCommand): { ok: true; kind: RegisteredKind 
   if (host.commands.includes(cmd.type)) return { ok: true, kind: host };
   const takers = KINDS.filter((k) => k.commands.includes(cmd.type));
   return { ok: true, kind: takers.length === 1 && takers[0] ? takers[0] : host };
-}
-
-// Which store keeps the kind's objects, as its buckets declare: the objects bucket is the object
-// store's (whose kinds it names), the rest the host store's.
-function targetOf(kind: RegisteredKind, store: HostStore, objects: ObjectStore | undefined): CommandTarget | undefined {
-  if (kind.buckets['objects'] === undefined) return hostStoreTarget(store);
-  return objects ? objectStoreTarget(objects, kind.kind as ObjectKind) : undefined;
 }
 
 // The command as its kind decides it, on the object as stored, then written through the target.
