@@ -98,6 +98,8 @@ test('change stream - a BareMetalHost, a MaasMachine and a MaasCluster on one no
   t.regex(body, /^metalfleet_machines\{kind="MaasMachine",state="Deployed",node="stream-node"\} 1$/m);
   t.regex(body, /^metalfleet_machine_transitions_total\{kind="BareMetalHost",from="provisioning",to="provisioned",node="stream-node"\} 1$/m);
   t.regex(body, /^metalfleet_machine_transitions_total\{kind="MaasMachine",from="[^"]+",to="Deployed",node="stream-node"\} 1$/m);
+  // A MaasCluster counts by its phase: no DNS name or address count in a label.
+  t.regex(body, /^metalfleet_machines\{kind="MaasCluster",state="[a-z-]+",node="stream-node"\} 1$/m);
   t.regex(body, /^metalfleet_maas_machines\{state="Deployed",node="stream-node"\} 1$/m);
   t.regex(body, /^metal3_provisioning_state_change_total\{prev_state="provisioning",new_state="provisioned",node="stream-node"\} 1$/m);
   t.notRegex(body, /new_state="Deployed"/, 'BMO counts BareMetalHosts only');

@@ -4,9 +4,12 @@ import { initialMaasClusterState, stepMaasCluster } from './step.ts';
 import type { MaasClusterConfig, MaasClusterEffect, MaasClusterEvent, MaasClusterState, MaasClusterWorld } from './types.ts';
 import { DEFAULT_MAAS_CLUSTER_CONFIG } from './types.ts';
 
+// The state is the phase alone: it labels metrics (metalfleet_machines{kind,state}), so it must
+// not carry a cluster's DNS name or address count; the `clusters` verb and the actor's
+// introspection summary show the record.
 export function viewMaasCluster(s: MaasClusterState): MachineView {
   return {
-    state: s.phase === 'active' ? (s.record ? `${s.record.fqdn} (${s.record.ips.length})` : 'active') : s.phase,
+    state: s.phase,
     power: 'unknown',
     operationalStatus: s.lastError ? 'error' : s.waiting ? 'waiting' : s.status.ready ? 'OK' : 'pending',
     error: s.lastError,
