@@ -1,4 +1,4 @@
-import type { Fence, HostStore, Logger, MaasDriver, ObjectStore, Provisioner } from '../ports/index.ts';
+import type { Fence, Logger, MaasDriver, ObjectStore, Provisioner, ResourceStore } from '../ports/index.ts';
 import type { CapacityMsg } from '../actors/capacity/index.ts';
 import type { HostMsg, HostSnapshot, SecretWatch } from '../actors/host/index.ts';
 import { hostBinding } from '../actors/host/index.ts';
@@ -32,7 +32,7 @@ export interface ShardHostMaas {
 }
 
 export interface ShardHostDeps {
-  readonly store: HostStore;
+  readonly store: ResourceStore;
   readonly provisioner: Provisioner;
   /** The local proxy of the cluster's capacity broker (or a local broker in tests), spawned in the node's system. */
   readonly broker: (system: ActorSystem) => ActorRef<CapacityMsg>;

@@ -274,7 +274,7 @@ interface NodeCapacity {
 async function startShardsWithCapacity(ctx: AssembleContext): Promise<{ shards: ShardHost; capacity: NodeCapacity }> {
   const { config, backends, runtime, clock, timing } = ctx;
   const { transport } = ctx.substrate;
-  const { store, objects, secretWatch, capacityBucket } = ctx.opened;
+  const { resources, objects, secretWatch, capacityBucket } = ctx.opened;
   const { log } = runtime;
   const kube = ctx.stores.kube;
   const name = config.name;
@@ -285,7 +285,7 @@ async function startShardsWithCapacity(ctx: AssembleContext): Promise<{ shards: 
 
   let proxy: ActorRef<CapacityMsg> | null = null;
   const shards = await startShardHost({ ...config, drainTimeoutMs: timing.drainTimeoutMs }, {
-    store,
+    store: resources,
     provisioner: backends.provisioner,
     log,
     clock,

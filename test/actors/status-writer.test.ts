@@ -4,21 +4,21 @@ import test from 'ava';
 import { StatusWriter } from '../../src/actors/host/status-writer.ts';
 import { createManualClock } from '../../src/actors/runtime/index.ts';
 import { initialStatus, type BareMetalHostStatus } from '../../src/api/index.ts';
-import type { HostStore } from '../../src/ports/index.ts';
+import type { ResourceStore } from '../../src/ports/index.ts';
 import { silentLogger, StaleFence, StoreError } from '../../src/ports/index.ts';
 import { waitFor } from '../support/wait.ts';
 
-function storeFailing(failures: Error[]): { store: HostStore; written: BareMetalHostStatus[]; attempts: () => number } {
+function storeFailing(failures: Error[]): { store: ResourceStore; written: BareMetalHostStatus[]; attempts: () => number } {
   const written: BareMetalHostStatus[] = [];
   let attempts = 0;
   const store = {
-    async writeStatus(_key: string, status: BareMetalHostStatus) {
+    async writeStatus(_kind: string, _key: string, status: BareMetalHostStatus) {
       attempts += 1;
       const failure = failures.shift();
       if (failure) throw failure;
       written.push(status);
     },
-  } as unknown as HostStore;
+  } as unknown as ResourceStore;
   return { store, written, attempts: () => attempts };
 }
 

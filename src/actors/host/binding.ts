@@ -1,7 +1,6 @@
 import { BMH_KIND } from '../../api/index.ts';
-import type { HostEvent } from '../../ports/index.ts';
+import type { ResourceEvent } from '../../ports/index.ts';
 import { BMH_KIND_DEFINITION } from '../../machines/bmh/kind.ts';
-import { hostKey } from '../../ports/index.ts';
 import type { ActorRef } from '../runtime/index.ts';
 import { tell } from '../runtime/index.ts';
 import type { KindActors, KindRouter, ShardBinding } from '../shard/index.ts';
@@ -9,6 +8,9 @@ import type { MachineChanges } from '../machine/index.ts';
 import type { HostDeps } from './host.ts';
 import { hostBehavior } from './host.ts';
 import type { HostMsg } from './messages.ts';
+
+/** A BareMetalHost's change in the one store. */
+export type HostEvent = ResourceEvent<'BareMetalHost'>;
 
 /** A BareMetalHost binding's router in one shard: the host actors, found by `namespace/name`. */
 export interface HostRouter extends KindRouter<HostEvent> {
@@ -26,7 +28,7 @@ export interface HostBindingDeps extends Omit<HostDeps, 'fence' | 'leaseHeld' | 
 // host the store event carries (its first step needs no read).
 export function hostBinding(deps: HostBindingDeps): ShardBinding<HostEvent, HostRouter> {
   // As the kind declares it (namespace/name): the key a deletion carries is that too.
-  const shardKeyOf = (event: HostEvent): string => (event.type === 'upsert' ? BMH_KIND_DEFINITION.shardKey(event.host) : event.key);
+  const shardKeyOf = (event: HostEvent): string => (event.type === 'upsert' ? BMH_KIND_DEFINITION.shardKey(event.object) : event.key);
   return {
     name: 'host', // as BareMetalHost's kind.ts names it
     open(scope) {
@@ -48,17 +50,20 @@ export function hostBinding(deps: HostBindingDeps): ShardBinding<HostEvent, Host
       actors = hosts;
       return {
         event(event) {
-          if (event.type === 'upsert') tell(hosts.ensure(hostKey(event.host)), { type: 'observed', host: event.host });
+          if (event.type === 'upsert') tell(hosts.ensure(event.key), { type: 'observed', host: event.object });
           else hosts.stop(event.key);
         },
         ref: (key) => hosts.get(key),
       };
     },
     // Only this node's hosts: a store may then leave the others' changes unparsed.
-    watch: (emit, owns) => deps.store.watch((event) => emit(shardKeyOf(event), event), { keys: (key) => owns(key) }),
+    watch: (emit, owns) => deps.store.watch<'BareMetalHost'>((event) => emit(shardKeyOf(event), event), { kinds: [BMH_KIND], keys: (key) => owns(key) }),
     async list() {
-      const hosts = await deps.store.list();
-      return hosts.map((host) => [BMH_KIND_DEFINITION.shardKey(host), { type: 'upsert', host }] as const);
+      const hosts = await deps.store.list(BMH_KIND);
+      return hosts.map((host): readonly [string, HostEvent] => {
+        const key = BMH_KIND_DEFINITION.shardKey(host);
+        return [key, { type: 'upsert', kind: BMH_KIND, key, object: host, change: 'spec' }];
+      });
     },
   };
 }

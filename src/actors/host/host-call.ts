@@ -1,6 +1,6 @@
 import type { BareMetalHost } from '../../api/index.ts';
 import type { CallArgs, CredentialsUsed, OpResult } from '../../machines/bmh/index.ts';
-import type { Fence, HostStore, Provisioner } from '../../ports/index.ts';
+import type { Fence, Provisioner, ResourceStore } from '../../ports/index.ts';
 import { invoke } from '../../ports/index.ts';
 import { sameCredentials } from '../../machines/bmh/index.ts';
 import { resolveHostData } from './host-data.ts';
@@ -14,7 +14,7 @@ export const LEASE_NOT_HELD = 'a lease this node drives under (the shard\'s, or 
 // every await: a node resumed from a pause runs its I/O callbacks (a finished call, a Secret
 // read) before the timer that would declare the lease lost, and a backend without
 // compare-and-set (Ironic, MAAS) would take that node's stale call.
-export async function callProvisioner(host: BareMetalHost, args: CallArgs, store: HostStore, provisioner: Provisioner, missingRetryMs: number, fence: Fence | undefined, leaseHeld?: () => boolean): Promise<OpResult> {
+export async function callProvisioner(host: BareMetalHost, args: CallArgs, store: Pick<ResourceStore, 'getSecret'>, provisioner: Provisioner, missingRetryMs: number, fence: Fence | undefined, leaseHeld?: () => boolean): Promise<OpResult> {
   return (await callBackend(host, args, store, provisioner, missingRetryMs, fence, leaseHeld)).result;
 }
 
@@ -29,7 +29,7 @@ export interface CallOutcome {
  * version differs from status.triedCredentials says the credentials changed, so the backend
  * replaces what it holds for the BMC (BMO's credsChanged).
  */
-export async function callBackend(host: BareMetalHost, args: CallArgs, store: HostStore, provisioner: Provisioner, missingRetryMs: number, fence: Fence | undefined, leaseHeld?: () => boolean): Promise<CallOutcome> {
+export async function callBackend(host: BareMetalHost, args: CallArgs, store: Pick<ResourceStore, 'getSecret'>, provisioner: Provisioner, missingRetryMs: number, fence: Fence | undefined, leaseHeld?: () => boolean): Promise<CallOutcome> {
   try {
     const resolved = await resolveHostData(host, args, store, missingRetryMs);
     if (!resolved.ok) return { result: resolved.result };

@@ -2,13 +2,13 @@ import type { BareMetalHost } from '../../api/index.ts';
 import { secretContent, secretValue } from '../../api/secret.ts';
 import type { CallArgs, CredentialsUsed, OpResult } from '../../machines/bmh/index.ts';
 import { CREDENTIALS_FIELD } from '../../machines/bmh/index.ts';
-import type { HostData, HostStore } from '../../ports/index.ts';
+import type { HostData, ResourceStore } from '../../ports/index.ts';
 import { hostKey } from '../../ports/index.ts';
 
 export type Resolved = { ok: true; data: HostData; credentials?: CredentialsUsed } | { ok: false; result: OpResult };
 
 // Secrets are read just before the call that needs them and live only for that call.
-export async function resolveHostData(host: BareMetalHost, args: CallArgs, store: HostStore, missingRetryMs: number): Promise<Resolved> {
+export async function resolveHostData(host: BareMetalHost, args: CallArgs, store: Pick<ResourceStore, 'getSecret'>, missingRetryMs: number): Promise<Resolved> {
   const ns = host.metadata.namespace;
   let data: HostData = {
     key: hostKey(host),

@@ -43,7 +43,7 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
     if (current !== null) return wake === null ? null : { events: [wake] };
     // The first wake-up: the host comes with it, or is read from the store.
     if (wake?.type === 'observed') return this.first(wake.host, wake);
-    return this.deps.store.get(this.key).then((host) => this.first(host, wake));
+    return this.deps.store.get('BareMetalHost', this.key).then((host) => this.first(host, wake));
   }
 
   began(state: BmhState): void {
@@ -69,12 +69,12 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
         return;
       // Fenced like status: once the shard has moved on, the new owner's view of the host stands.
       case 'removeAnnotation':
-        deps.store.removeAnnotation(key, effect.key, deps.fence).catch((err: unknown) => this.warn(`removing annotation ${effect.key} failed`, err));
+        deps.store.patchAnnotations('BareMetalHost', key, { [effect.key]: null }, deps.fence).catch((err: unknown) => this.warn(`removing annotation ${effect.key} failed`, err));
         return;
       case 'event': {
         this.recent.push({ at: deps.clock.now(), severity: effect.severity, reason: effect.reason, message: effect.message });
         if (this.recent.length > RECENT) this.recent.shift();
-        deps.store.recordEvent?.(key, effect.severity, effect.reason, effect.message).catch((err: unknown) => this.warn(`recording event ${effect.reason} failed`, err));
+        deps.store.recordEvent?.('BareMetalHost', key, effect.severity, effect.reason, effect.message).catch((err: unknown) => this.warn(`recording event ${effect.reason} failed`, err));
         const line = { host: key, reason: effect.reason };
         if (effect.severity === 'Warning') {
           deps.log.warn(line, effect.message);
@@ -105,7 +105,7 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
 
   finalizer(change: 'add' | 'remove', finalizer: string): void {
     const { key, deps } = this;
-    const write = change === 'add' ? deps.store.addFinalizer(key, finalizer, deps.fence) : deps.store.removeFinalizer(key, finalizer, deps.fence);
+    const write = change === 'add' ? deps.store.addFinalizer('BareMetalHost', key, finalizer, deps.fence) : deps.store.removeFinalizer('BareMetalHost', key, finalizer, deps.fence);
     write.catch((err: unknown) => this.warn(change === 'add' ? 'adding the finalizer failed' : 'removing the finalizer failed', err));
   }
 

@@ -1,6 +1,6 @@
 import type { BareMetalHostStatus } from '../../api/index.ts';
 import type { BmhEffect, BmhEvent, BmhState, MachineConfig, SecretChange } from '../../machines/bmh/index.ts';
-import type { Fence, HostStore, Logger, Provisioner } from '../../ports/index.ts';
+import type { Fence, Logger, Provisioner, ResourceStore } from '../../ports/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
 import type { ChangeSink, MachineBehavior } from '../machine/index.ts';
 import { machineBehavior } from '../machine/index.ts';
@@ -27,7 +27,7 @@ export interface SecretWatch {
 }
 
 export interface HostDeps {
-  readonly store: HostStore;
+  readonly store: ResourceStore;
   readonly provisioner: Provisioner;
   readonly broker: ActorRef<CapacityMsg>;
   readonly clock: Clock;
