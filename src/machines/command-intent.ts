@@ -37,6 +37,12 @@ export type CommandDecision =
 
 /** A kind's commands as writes. Pure: the stored object in, a decision out. */
 export interface CommandIntent {
+  /**
+   * How a message names one of its objects, for the kind a command without a kind is for: 'host'
+   * ("while reading the host", "powerOff for lab/h-1"), as before commands named kinds. Absent:
+   * by its kind ("while reading the MaasMachine", "powerOff for MaasMachine capi/w0").
+   */
+  readonly noun?: string;
   /** Decides on the object as the store holds it (the kind types it; one that does not parse is refused). */
   decide(stored: unknown, command: KindCommand): CommandDecision;
   /** The object's state for the reply: '' before it has one, or when it does not parse. */

@@ -29,22 +29,22 @@ test('command target - any kind records its annotations and spec fields as one i
   const first = await target.write('capi/w0', { annotations: { a: '' }, spec: { online: true } });
   t.true(first.changed);
   t.deepEqual(intents, ['MaasMachine capi/w0 {"annotations":{"a":""},"spec":{"online":true}}']);
-  t.is(target.requestDelete, undefined, 'no deletion by command for these');
   t.is(target.what('powerOff', 'capi/w0'), 'powerOff for MaasMachine capi/w0');
+  t.is(target.noun, 'MaasMachine');
 });
 
 test('command target - a write the store had already (its version unchanged) is not a change', async (t) => {
   const { store } = recording({ now: '7' });
-  const target = storeTarget(store, 'BareMetalHost');
+  const target = storeTarget(store, 'BareMetalHost', 'host');
   t.false((await target.write('lab/h', { annotations: { a: '' } })).changed);
 });
 
-test('command target - a BareMetalHost is named by its key and deleted by command; gone already is deleted', async (t) => {
+test('command target - a kind with its own noun (a BareMetalHost: host) is named by its key; a deletion of one gone already is deleted', async (t) => {
   const { store, intents } = recording({ now: '1' });
-  const target = storeTarget(store, 'BareMetalHost');
+  const target = storeTarget(store, 'BareMetalHost', 'host');
   await target.write('lab/h', { spec: { online: false }, annotations: { x: null } });
   t.deepEqual(intents, ['BareMetalHost lab/h {"annotations":{"x":null},"spec":{"online":false}}']);
   t.is(target.what('powerOff', 'lab/h'), 'powerOff for lab/h');
   t.is(target.noun, 'host');
-  t.is(await target.requestDelete?.('lab/h'), 'deleted');
+  t.is(await target.requestDelete('lab/h'), 'deleted');
 });

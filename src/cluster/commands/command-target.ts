@@ -16,23 +16,22 @@ export interface CommandTarget {
   getFresh?(key: string): Promise<unknown>;
   /** Records the write; `changed` false when the object already was so. */
   write(key: string, write: StoreWrite): Promise<{ readonly changed: boolean; readonly object: unknown }>;
-  /** As `kubectl delete`; absent where the kind's objects are not deleted by command. */
-  requestDelete?(key: string): Promise<'terminating' | 'deleted'>;
+  /** As `kubectl delete`, when the kind's intent says a command deletes. */
+  requestDelete(key: string): Promise<'terminating' | 'deleted'>;
 }
-
-const HOST = 'BareMetalHost';
 
 /**
  * A kind's objects in `store`: the write is the kind's annotations and top-level spec fields as
- * one intent (`kubectl annotate` and `patch`). A BareMetalHost is named by its key alone in
- * messages, as before kinds were named, and is the kind a command deletes.
+ * one intent (`kubectl annotate` and `patch`). A kind that declares its own noun (its
+ * commandIntent's) is named by its key alone in messages, as before kinds were named; any other
+ * by its kind. Whether a command deletes is the kind's intent's to say, not the target's.
  */
-export function storeTarget(store: ResourceStore, kind: ResourceKind): CommandTarget {
+export function storeTarget(store: ResourceStore, kind: ResourceKind, noun?: string): CommandTarget {
   const getFresh = store.getFresh?.bind(store);
   return {
     store: 'store',
-    noun: kind === HOST ? 'host' : kind,
-    what: (type, key) => (kind === HOST ? `${type} for ${key}` : `${type} for ${kind} ${key}`),
+    noun: noun ?? kind,
+    what: (type, key) => (noun ? `${type} for ${key}` : `${type} for ${kind} ${key}`),
     get: (key) => store.get(kind, key),
     ...(getFresh ? { getFresh: (key: string) => getFresh(kind, key) } : {}),
     async write(key, write) {
@@ -44,11 +43,9 @@ export function storeTarget(store: ResourceStore, kind: ResourceKind): CommandTa
       // The store writes nothing when the object already was so: its version stays.
       return { changed: before === undefined || object.metadata.resourceVersion !== before, object };
     },
-    ...(kind === HOST ? {
-      requestDelete: async (key: string) => {
-        const outcome = await store.requestDelete(kind, key);
-        return outcome === 'missing' ? 'deleted' : outcome;
-      },
-    } : {}),
+    async requestDelete(key) {
+      const outcome = await store.requestDelete(kind, key);
+      return outcome === 'missing' ? 'deleted' : outcome;
+    },
   };
 }

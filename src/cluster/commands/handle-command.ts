@@ -29,7 +29,7 @@ export async function handleCommand(store: ResourceStore, cmd: HostCommand): Pro
   if (!kind.commandIntent || kind.commands.length === 0) {
     return failure('invalid', `${kind.kind} ${cmd.host} takes no commands (${kind.noCommandsReason ?? 'none is declared for its kind'})`, false);
   }
-  return applyIntent(storeTarget(store, kind.kind as ResourceKind), kind.kind, kind.commandIntent, cmd);
+  return applyIntent(storeTarget(store, kind.kind as ResourceKind, kind.commandIntent.noun), kind.kind, kind.commandIntent, cmd);
 }
 
 /**
@@ -83,7 +83,6 @@ async function applyIntent(target: CommandTarget, kind: string, intent: CommandI
   if (decision.alreadyApplied) return reply(false, stored);
 
   if (decision.write === 'delete') {
-    if (!target.requestDelete) return failure('invalid', `${kind} ${key} is not deleted by command; delete it as its owner would`, false);
     const deleting = `deleting the ${target.noun}`;
     let result: 'terminating' | 'deleted';
     try {

@@ -258,6 +258,7 @@ function refuse(code: 'invalid' | 'conflict', message: string): BmhCommandIntent
  * command's cost is mostly this decision); `online` is its one spec field a command sets.
  */
 export const BMH_COMMAND_INTENT: CommandIntent = {
+  noun: 'host',
   decide(stored, command) {
     if (!isHost(stored)) return { ok: false, code: 'conflict', message: `BareMetalHost ${command.host} has no spec in the store, so its machine cannot act on ${command.type}; apply a valid BareMetalHost first` };
     const decision = intentFor(stored, command);
