@@ -10,7 +10,7 @@ export interface MachineSummary extends MachineView {
   readonly poweredOn: boolean;
   readonly errorType: string;
   /** The view's own array (not a copy): introspection lists it on request. */
-  readonly conditions?: readonly ViewCondition[];
+  readonly conditions?: readonly ViewCondition[] | undefined;
   /** When (clock ms) it entered `state`. */
   readonly since: number;
   readonly shard: number;
@@ -103,10 +103,11 @@ export class FleetStats implements HostStatusObserver {
       figures.moved(change.from, change.to);
     }
     const view = change.view;
+    // One shape for every summary (no optional spread): a hundred thousand of them stay small.
     figures.objects.set(change.key, {
       kind: change.kind, state: change.to, power: view.power, poweredOn: view.power === 'on',
       operationalStatus: view.operationalStatus, error: view.error, errorType: view.errorType ?? '',
-      ...(view.conditions ? { conditions: view.conditions } : {}),
+      conditions: view.conditions,
       since: before !== undefined && before.state === change.to ? before.since : this.now(),
       shard,
     });
