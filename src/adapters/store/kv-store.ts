@@ -60,8 +60,11 @@ class KvResources implements KvStore {
     const stops: Array<() => void> = [];
     if (!kinds || kinds.has(HOST)) {
       const tell = listener as (event: ResourceEvent<'BareMetalHost'>) => void;
+      // The host records tell each change in both shapes already (nats-store.ts hostUpsert):
+      // passed on as it is, no second object per change on the hot path.
       stops.push(this.hosts.watch((event) => {
-        if (event.type === 'deleted') tell({ type: 'deleted', kind: HOST, key: event.key });
+        if ((event as { kind?: string }).kind === HOST) tell(event as unknown as ResourceEvent<'BareMetalHost'>);
+        else if (event.type === 'deleted') tell({ type: 'deleted', kind: HOST, key: event.key });
         else tell({ type: 'upsert', kind: HOST, key: `${event.host.metadata.namespace}/${event.host.metadata.name}`, object: event.host, change: 'spec' });
       }, keys ? { keys } : {}));
     }

@@ -5,7 +5,7 @@ import type { HostEvent, Logger, Transport, WatchOptions } from '../../ports/ind
 import { hostKey } from '../../ports/index.ts';
 import { createSecretMap } from './memory-secrets.ts';
 import type { SecretMap } from './memory-secrets.ts';
-import { openNatsStoreOn } from './nats-store.ts';
+import { hostUpsert, openNatsStoreOn } from './nats-store.ts';
 import type { NatsApplyResult, NatsStore } from './nats-store.ts';
 import { validateDocuments } from './validate.ts';
 import { nameDocuments } from './generated-names.ts';
@@ -100,7 +100,7 @@ export async function openLocalStore(transport: Pick<Transport, 'kv'>, options: 
     for (const w of wakers) {
       if (w.options?.keys && !w.options.keys(key)) continue;
       try {
-        w.listener({ type: 'upsert', host });
+        w.listener(hostUpsert(key, host));
       } catch {
         // One listener's failure is not the store's, nor the other listeners'.
       }

@@ -4,7 +4,7 @@ import { BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, nextDelay, valid
 import { formatFieldPath } from '../../api/field-error.ts';
 import { readManifests } from '../../api/manifest.ts';
 import type { Secret } from '../../api/secret.ts';
-import type { Fence, FenceOptions, HostEvent, HostIntent, HostStore, KvBucket, KvBucketOptions, KvEvent, Logger, Transport, WatchOptions } from '../../ports/index.ts';
+import type { Fence, FenceOptions, HostEvent, HostIntent, HostStore, ResourceEvent, KvBucket, KvBucketOptions, KvEvent, Logger, Transport, WatchOptions } from '../../ports/index.ts';
 import { FenceRefusals, judgeFence, KvConflict, laterFence, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
 import { HostEvents } from './events.ts';
 import type { ApplyResult } from './apply-result.ts';
@@ -108,6 +108,15 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsStor
   const store = new NatsHostStore(options);
   await store.start();
   return store;
+}
+
+/** A host's upsert as both HostEvent and the one store's ResourceEvent: one object per change. */
+export function hostUpsert(key: string, host: BareMetalHost): HostEvent & ResourceEvent<'BareMetalHost'> {
+  return { type: 'upsert', kind: 'BareMetalHost', key, object: host, host, change: 'spec' };
+}
+
+function hostDeleted(key: string): HostEvent & ResourceEvent<'BareMetalHost'> {
+  return { type: 'deleted', kind: 'BareMetalHost', key };
 }
 
 // ---- records ----
@@ -430,8 +439,9 @@ class NatsHostStore implements NatsStore {
     this.specSlots.set(key, host ? { revision, host } : { revision });
     if (!this.ready || this.closed) return;
     if (host) {
-      if (!own) this.events.emit({ type: 'upsert', host: this.merged(key)! });
-    } else if (slot?.host || slot?.raw) this.events.emit({ type: 'deleted', key });
+      // Shaped for both the host records' watchers and the one store's (kv-store.ts passes it on).
+      if (!own) this.events.emit(hostUpsert(key, this.merged(key)!));
+    } else if (slot?.host || slot?.raw) this.events.emit(hostDeleted(key));
   }
 
   private setStatus(key: string, revision: number, record: StatusRecord | undefined): void {
