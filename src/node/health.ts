@@ -6,7 +6,7 @@ import type { Clock } from '../actors/runtime/index.ts';
 import { askJetStream } from '../bus/index.ts';
 import type { Membership } from '../cluster/index.ts';
 import { commandGate, createUiHandler } from '../ui/index.ts';
-import type { HostStore, ObjectStore, Provisioner } from '../ports/index.ts';
+import type { Provisioner, ResourceStore } from '../ports/index.ts';
 import type { ClusterTiming, NodeConfig } from './config.ts';
 import { apiServerUnreachable, watchJetStream } from './readiness.ts';
 import type { JetStreamWatch } from './readiness.ts';
@@ -18,8 +18,8 @@ export interface RunningParts {
   readonly shards: ShardHost;
   readonly membership: Membership;
   readonly maas: MaasShards | null;
-  readonly store: HostStore;
-  readonly objects: ObjectStore | undefined;
+  /** Every kind the node runs, as one store. */
+  readonly store: ResourceStore;
   readonly pools: () => Promise<readonly PoolSlots[] | null>;
 }
 
@@ -87,7 +87,7 @@ export async function startNodeHealth(options: NodeHealthOptions): Promise<NodeH
       return { ready: true };
     },
     machines: () => running?.shards.stats.kinds ?? new Map(),
-    staleFenceRefusals: () => (running?.store.staleFenceRefusals?.() ?? 0) + (running?.objects?.staleFenceRefusals?.() ?? 0),
+    staleFenceRefusals: () => running?.store.staleFenceRefusals?.() ?? 0,
     shardsOwned: () => running?.shards.owned().size ?? 0,
     mailboxDepth: () => mailboxDepthByKind(running?.shards.system.registry.list({ summary: false }) ?? []),
     capacityPools: () => running?.pools() ?? Promise.resolve(null),

@@ -11,7 +11,7 @@ import type {
 import type { MaasMachineState } from '../machines/maas-machine/index.ts';
 import { MAAS_MACHINE_KIND_DEFINITION } from '../machines/maas-machine/kind.ts';
 import type { MachineView, ViewCondition } from '../machines/logic.ts';
-import type { HostStore } from '../ports/index.ts';
+import type { ResourceKind, ResourceStore } from '../ports/index.ts';
 import type { CapacityFigures } from '../actors/capacity/index.ts';
 import type { HostSnapshot } from '../actors/host/index.ts';
 import type { ActorSystem, Clock } from '../actors/runtime/index.ts';
@@ -106,20 +106,20 @@ function hostKindsOf(stats: FleetStats, backend: HostBackend): Array<[HostKind, 
 
 // Every kind's rows from what the change stream last reported of each object: its view, since
 // when in its state, its shard. Nothing is asked of an actor.
-function objectRows(node: { stats: FleetStats; shardCount: number; owns(key: string): boolean }, backend: HostBackend, now: number, store: HostStore | undefined, withConditions: boolean): HostRow[] {
+function objectRows(node: { stats: FleetStats; shardCount: number; owns(key: string): boolean }, backend: HostBackend, now: number, store: ResourceStore | undefined, withConditions: boolean): HostRow[] {
   const rows: HostRow[] = [];
   for (const [kind, kindBackend, objects] of hostKindsOf(node.stats, backend)) {
     for (const [key, summary] of objects) {
       const row = viewRow(kind, key, summary, { backend: kindBackend, shard: summary.shard, stateSinceMs: Math.max(0, now - summary.since), withConditions });
       // A record the store cannot read (a malformed KV value) is the host's error too.
-      const problem = kind === BMH_KIND ? store?.recordProblem?.(key) : undefined;
+      const problem = store?.recordProblem?.(kind as ResourceKind, key);
       const errorMessage = [problem, summary.error].filter(Boolean).join('; ');
       rows.push({ ...row, ...(errorMessage ? { errorMessage } : {}) });
     }
   }
   // A host of this node's shards whose only record does not parse has no actor: it is listed
   // with the store's reason, so it is not simply missing.
-  for (const [key, problem] of store?.recordProblems?.() ?? []) {
+  for (const [key, problem] of store?.recordProblems?.(BMH_KIND) ?? []) {
     if (node.stats.hosts.has(key) || !node.owns(key)) continue;
     rows.push({ key, kind: 'BareMetalHost', backend, state: 'unreadable', poweredOn: false, operationalStatus: 'error', errorType: '', errorMessage: problem, shard: shardOf(key, node.shardCount), stateSinceMs: 0 });
   }
@@ -223,7 +223,7 @@ function memory(): InfoReply['memory'] {
 /** What the one node tells its introspection service. */
 export interface NodeSourceParts {
   readonly node: ShardHost;
-  readonly store: HostStore;
+  readonly store: ResourceStore;
   /** The backend this node drives its BareMetalHosts with. */
   readonly backend: HostBackend;
   /** True while this node holds the capacity broker lease. */
@@ -283,11 +283,11 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
       }
       const shard = shardOf(key, node.shardCount);
       if (!node.owns(key)) return { ok: false, kind: 'notOwner', message: `shard ${shard} of ${key} is not owned by this node` };
-      const [snapshot, host] = await Promise.all([node.snapshot(key), parts.store.get(key)]);
+      const [snapshot, host] = await Promise.all([node.snapshot(key), parts.store.get('BareMetalHost', key)]);
       if (!snapshot) return { ok: false, kind: 'notFound', message: `no BareMetalHost ${key}: the owner of shard ${shard} drives no such object` };
       const inspected = inspectedBmh(snapshot, host, backend, shard, epochOf(shard), now);
       // A record the store cannot read (a malformed KV value) shows as the newest warning.
-      const problem = parts.store.recordProblem?.(key);
+      const problem = parts.store.recordProblem?.('BareMetalHost', key);
       if (problem) inspected.recent.push({ at: now, severity: 'Warning', reason: 'StoreRecordInvalid', message: problem });
       return { ok: true, host: inspected };
     },

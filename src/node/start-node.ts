@@ -27,8 +27,7 @@ import { checkPosture, openPosture } from '../security/index.ts';
 import { startStoreServer, type StoreServer } from '../cluster/commands/index.ts';
 import { DEFAULT_MAAS_MACHINE_CONFIG } from '../machines/maas-machine/index.ts';
 import type { MaasMachineConfig } from '../machines/maas-machine/index.ts';
-import type { HostStore, KvBucket, KvBucketOptions, Logger, MaasDriver, ObjectStore, Provisioner, Transport } from '../ports/index.ts';
-import { hostStoreOf } from '../ports/index.ts';
+import type { KvBucket, KvBucketOptions, Logger, MaasDriver, ObjectStore, Provisioner, Transport } from '../ports/index.ts';
 import type { ResourceStore } from '../ports/index.ts';
 import { kvStore } from '../adapters/store/kv-store.ts';
 import type { ClusterTiming, NodeConfig } from './config.ts';
@@ -93,7 +92,8 @@ export interface Node {
   readonly system: ActorSystem;
   /** The host actor's view of a host, when its shard is owned here. */
   snapshot(key: string): Promise<HostSnapshot | null>;
-  readonly store: HostStore;
+  /** Every kind this node runs, as one store. */
+  readonly store: ResourceStore;
   readonly health: HealthServer | null;
   /** The MAAS kinds of the shards this node owns; null without a MAAS backend. */
   readonly maas: MaasShards | null;
@@ -139,7 +139,6 @@ interface OpenedStores {
   readonly memberBucket: KvBucket;
   readonly capacityBucket: KvBucket;
   readonly secretWatch: KeyedSecretWatch | undefined;
-  readonly store: HostStore;
   /** Every kind the node runs, as one store: Kubernetes', or the KV records of hosts and objects. */
   readonly resources: ResourceStore;
   /** The KV host store this node opened (it closes it on stop); null when it was given one. */
@@ -160,15 +159,13 @@ async function openStores(transport: Transport, timing: ClusterTiming, stores: N
   const secretWatch = watchSecrets(kube?.secrets ?? stores.secrets, log);
   let opened: NatsStore | null = null;
   const hostRecords = kube ? null : stores.hosts ?? (opened = await openNatsStoreOn(transport, { ...(stores.secrets ? { secrets: stores.secrets } : {}), log, kv: kvOptions }));
-  // The host actors read their records directly (the hot path); the rest goes through `resources`.
-  const store: HostStore = hostRecords ?? hostStoreOf(kube!.store);
   let openedObjects: KvObjectStore | null = null;
   // MaasMachines and MaasClusters: from Kubernetes, as given, or the KV object store beside the hosts.
   const objects: ObjectStore | undefined = (kube?.maas ? kube.store : undefined) ?? stores.objects ?? (backends.maas
     ? (openedObjects = await openObjectStore(transport, stores, log, kvOptions))
     : undefined);
   const resources: ResourceStore = hostRecords ? kvStore(hostRecords, objects ?? null) : kube!.store;
-  return { kvOptions, leaseBucket, memberBucket, capacityBucket, secretWatch, store, resources, opened, objects, openedObjects };
+  return { kvOptions, leaseBucket, memberBucket, capacityBucket, secretWatch, resources, opened, objects, openedObjects };
 }
 
 function openObjectStore(transport: Transport, stores: NodeStores, log: Logger, kvOptions: KvBucketOptions): Promise<KvObjectStore> {
@@ -189,7 +186,7 @@ interface AssembleContext {
 }
 
 async function assemble(ctx: AssembleContext): Promise<Node> {
-  const { config, substrate, backends, clock, timing, opened: { store, objects }, front: { health } } = ctx;
+  const { config, substrate, backends, clock, timing, opened: { resources }, front: { health } } = ctx;
   const { transport } = substrate;
   const { log } = ctx.runtime;
   const name = config.name;
@@ -217,7 +214,7 @@ async function assemble(ctx: AssembleContext): Promise<Node> {
 
   // Answering before the first heartbeat: a node the CLI finds in membership can be asked.
   const introspection = nodeSource({
-    node: shards, store, isBroker: () => singleton.isLeader(),
+    node: shards, store: resources, isBroker: () => singleton.isLeader(),
     backend: backends.provisioner.name === 'fixture' ? 'fixture' : 'ironic',
     brokerFigures,
   }, { clock });
@@ -235,7 +232,7 @@ async function assemble(ctx: AssembleContext): Promise<Node> {
 
   // The broker's pools, on the broker's node only: each pool is reported once in a cluster.
   const pools = (): Promise<readonly PoolSlots[] | null> => (singleton.isLeader() ? brokerFigures().then((f) => f.pools) : Promise.resolve(null));
-  ctx.front.running({ shards, membership, maas, store, objects, pools });
+  ctx.front.running({ shards, membership, maas, store: resources, pools });
   const events = config.ownershipLog ? recordOwnership(name, config.ownershipLog, shards) : shards.ownership;
   const leases: ShardLeases = await startShardLeases({
     bucket: ctx.opened.leaseBucket, membership, self: name, shardCount: config.shardCount,
@@ -249,7 +246,7 @@ async function assemble(ctx: AssembleContext): Promise<Node> {
     stats: shards.stats,
     system: shards.system,
     snapshot: (key) => shards.snapshot(key),
-    store,
+    store: ctx.opened.resources,
     health,
     maas,
     introspection,

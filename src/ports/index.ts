@@ -18,4 +18,3 @@ export { KvConflict, KvUnavailable } from './kv-bucket.ts';
 export type { BusMessage, BusStatus, BusSubscription, SubscribeOptions, Transport, BusErrorKind } from './transport.ts';
 export { BusError } from './transport.ts';
 export { OWNER_RECORD_KEY, OwnerRecord, ownerRecordOf, ownerRecordFor, compareOwner, StaleOwner } from './owner-record.ts';
-export { hostStoreOf } from './store-views.ts';
