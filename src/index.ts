@@ -8,4 +8,5 @@ export { openLocalStore, openKvObjectStoreOn } from './adapters/store/index.ts';
 export type { KvObjectStore, LocalStore } from './adapters/store/index.ts';
 export { createFixtureProvisioner } from './adapters/fixture/index.ts';
 export type { FixtureOptions, FixtureProvisioner } from './adapters/fixture/index.ts';
-export type { HostStore, HostEvent, ObjectStore, Provisioner, HostData, CapacityClaim, Logger } from './ports/index.ts';
+export type { ResourceStore, ResourceEvent, ResourceKind, ObjectStore, Provisioner, HostData, CapacityClaim, Logger } from './ports/index.ts';
+export type { HostStore, HostEvent } from './adapters/store/host-records.ts';

@@ -1,6 +1,4 @@
 export type { BackendRequestCount, Credentials, HostData, CapacityClaim, Provisioner } from './provisioner.ts';
-export type { HostEvent, HostIntent, HostStore, WatchOptions } from './host-store.ts';
-export { hostKey } from './host-store.ts';
 export type { Fence, FenceOptions, FenceVerdict } from './fence.ts';
 export { FenceRefusals, judgeFence, laterFence } from './fence.ts';
 export { StaleFence, StoreError } from './store-error.ts';

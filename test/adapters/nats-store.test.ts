@@ -13,7 +13,8 @@ import { loadSecretFiles, type SecretSource } from '../../src/adapters/store/nat
 import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, openNatsStore, type NatsStore } from '../../src/adapters/store/nats-store.ts';
 import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
 import { openNatsKv } from '../../src/bus/nats-kv.ts';
-import { KvConflict, StaleFence, StoreError, type HostEvent, type KvBucket } from '../../src/ports/index.ts';
+import { KvConflict, StaleFence, StoreError, type KvBucket } from '../../src/ports/index.ts';
+import type { HostEvent } from '../../src/adapters/store/host-records.ts';
 import { natsServerInstalled, startNatsServer } from '../support/nats-server.ts';
 import { waitUntil } from '../support/wait.ts';
 import { hostManifest } from '../support/host-manifest.ts';

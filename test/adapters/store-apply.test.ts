@@ -5,7 +5,7 @@ import type { BareMetalHost } from '../../src/api/index.ts';
 import { secretValue } from '../../src/api/secret.ts';
 import { formatApplyIssue, openKvObjectStoreOn, openLocalStore, type KvObjectStore, type LocalStore } from '../../src/adapters/store/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
-import type { HostEvent } from '../../src/ports/index.ts';
+import type { HostEvent } from '../../src/adapters/store/host-records.ts';
 import { hostManifest } from '../support/host-manifest.ts';
 
 // The embedded default's store applying manifests: hosts to its KV, Secrets beside it in memory.

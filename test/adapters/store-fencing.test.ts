@@ -8,7 +8,8 @@ import { hostKvKey } from '../../src/adapters/store/nats-keys.ts';
 import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, openNatsStoreOn, type NatsStore } from '../../src/adapters/store/nats-store.ts';
 import { openKvObjectStoreOn } from '../../src/adapters/store/kv-object-store.ts';
 import { createMemoryBus, type MemoryBus } from '../../src/bus/index.ts';
-import { StaleFence, type Fence, type HostEvent } from '../../src/ports/index.ts';
+import { StaleFence, type Fence } from '../../src/ports/index.ts';
+import type { HostEvent } from '../../src/adapters/store/host-records.ts';
 import { waitUntil } from '../support/wait.ts';
 import { kvRecord } from '../support/local-store.ts';
 

@@ -5,7 +5,8 @@ import test from 'ava';
 import type { BareMetalHost } from '../../src/api/index.ts';
 import { openLocalStore, type LocalStore } from '../../src/adapters/store/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
-import { silentLogger, StoreError, type HostEvent, type Logger, type Transport } from '../../src/ports/index.ts';
+import { silentLogger, StoreError, type Logger, type Transport } from '../../src/ports/index.ts';
+import type { HostEvent } from '../../src/adapters/store/host-records.ts';
 import { waitUntil } from '../support/wait.ts';
 
 const FINALIZER = 'baremetalhost.metal3.io';

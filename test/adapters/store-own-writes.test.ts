@@ -5,7 +5,8 @@ import test from 'ava';
 import { initialStatus, type BareMetalHostStatus } from '../../src/api/index.ts';
 import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, openNatsStore } from '../../src/adapters/store/nats-store.ts';
 import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
-import type { HostEvent, KvBucket } from '../../src/ports/index.ts';
+import type { KvBucket } from '../../src/ports/index.ts';
+import type { HostEvent } from '../../src/adapters/store/host-records.ts';
 import { hostManifest } from '../support/host-manifest.ts';
 import { waitUntil } from '../support/wait.ts';
 

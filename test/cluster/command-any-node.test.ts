@@ -9,7 +9,8 @@ import { createMemoryBus, decode, encode, RemoteError, replyEnvelope, subjects }
 import { HostCommandReply } from '../../src/bus/messages/index.ts';
 import { sendCommand } from '../../src/cluster/command-client.ts';
 import { startCommandServer, type CommandServer } from '../../src/cluster/command-server.ts';
-import { BusError, silentLogger, type HostEvent, type KvBucket, type KvEvent, type Transport } from '../../src/ports/index.ts';
+import { BusError, silentLogger, type KvBucket, type KvEvent, type Transport } from '../../src/ports/index.ts';
+import type { HostEvent } from '../../src/adapters/store/host-records.ts';
 import { waitFor, waitUntil } from '../support/wait.ts';
 import { kvRecord } from '../support/local-store.ts';
 import { kvStore } from '../../src/adapters/store/kv-store.ts';

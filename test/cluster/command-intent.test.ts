@@ -3,7 +3,7 @@ import type { BareMetalHost } from '../../src/api/index.ts';
 import { HostCommand, type HostCommandInput } from '../../src/bus/messages/index.ts';
 import { intentFor, type CommandIntent } from '../../src/cluster/commands/index.ts';
 import { initialState, step } from '../../src/machines/bmh/index.ts';
-import type { HostIntent } from '../../src/ports/index.ts';
+import type { HostIntent } from '../../src/adapters/store/host-records.ts';
 import { calls, makeHost, T0, type HostOverrides } from '../support/bmh.ts';
 
 const KEY = 'metal3/worker-0';

@@ -4,7 +4,8 @@ import { openLocalStore, type LocalStore } from '../../src/adapters/store/index.
 import { createMemoryBus } from '../../src/bus/index.ts';
 import { HostCommand, HostCommandError, HostCommandReply, type HostCommandInput } from '../../src/bus/messages/index.ts';
 import { handleCommand, type CommandOutcome } from '../../src/cluster/commands/index.ts';
-import { StoreError, type HostEvent, type ResourceStore } from '../../src/ports/index.ts';
+import { StoreError, type ResourceStore } from '../../src/ports/index.ts';
+import type { HostEvent } from '../../src/adapters/store/host-records.ts';
 import { kvStore } from '../../src/adapters/store/kv-store.ts';
 import { bmh, secret, startTestNode } from '../support/node.ts';
 import { waitFor, waitUntil } from '../support/wait.ts';

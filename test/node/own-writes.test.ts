@@ -2,7 +2,7 @@
 // adds on its first turn wakes no second turn, while a change from another writer (a command,
 // an apply) still reaches the host and moves it.
 import test from 'ava';
-import type { HostEvent } from '../../src/ports/index.ts';
+import type { HostEvent } from '../../src/adapters/store/host-records.ts';
 import { countStatusWrites } from '../support/local-store.ts';
 import { bmh, secret, startTestNode } from '../support/node.ts';
 import { waitFor } from '../support/wait.ts';

@@ -9,7 +9,8 @@ import type { MachineConfig } from '../../src/machines/bmh/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
 import type { Substrate } from '../../src/node/index.ts';
-import type { HostStore, Provisioner } from '../../src/ports/index.ts';
+import type { Provisioner } from '../../src/ports/index.ts';
+import type { HostStore } from '../../src/adapters/store/host-records.ts';
 
 export interface TestNode {
   node: LocalNode;

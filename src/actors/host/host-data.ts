@@ -3,7 +3,7 @@ import { secretContent, secretValue } from '../../api/secret.ts';
 import type { CallArgs, CredentialsUsed, OpResult } from '../../machines/bmh/index.ts';
 import { CREDENTIALS_FIELD } from '../../machines/bmh/index.ts';
 import type { HostData, ResourceStore } from '../../ports/index.ts';
-import { hostKey } from '../../ports/index.ts';
+import { resourceKey as hostKey } from '../../ports/index.ts';
 
 export type Resolved = { ok: true; data: HostData; credentials?: CredentialsUsed } | { ok: false; result: OpResult };
 

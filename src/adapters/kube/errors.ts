@@ -151,7 +151,7 @@ export function retryableStatus(status: number | null): boolean {
   return status === 409 || status === 429 || status === 410 || status >= 500;
 }
 
-/** A StoreError for `what` (the object and the operation), as the HostStore contract wants it. */
+/** A StoreError for `what` (the object and the operation), as the ResourceStore contract wants it. */
 export function storeError(what: string, error: unknown): StoreError {
   if (error instanceof StoreError) return error;
   const failure = toKubeCallError(what, error);

@@ -22,7 +22,7 @@ const STATUS = ['get', 'patch'] as const;
 const WATCH = ['list', 'watch'] as const;
 
 export const ADAPTER_PERMISSIONS: readonly KubePermission[] = [
-  // `metalfleet delete` and host commands against Kubernetes: HostStore.requestDelete is a DELETE.
+  // `metalfleet delete` and host commands against Kubernetes: ResourceStore.requestDelete is a DELETE.
   { apiGroup: 'metal3.io', resource: 'baremetalhosts', verbs: [...READ_PATCH, 'delete'] },
   { apiGroup: 'metal3.io', resource: 'baremetalhosts/status', verbs: STATUS },
   { apiGroup: 'infrastructure.cluster.x-k8s.io', resource: 'maasmachines', verbs: READ_PATCH },

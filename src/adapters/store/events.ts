@@ -1,4 +1,5 @@
-import type { HostEvent, ResourceEvent, ResourceKind, ResourceWatchOptions } from '../../ports/index.ts';
+import type { ResourceEvent, ResourceKind, ResourceWatchOptions } from '../../ports/index.ts';
+import type { HostEvent } from './host-records.ts';
 
 export type HostListener = (event: HostEvent) => void;
 

@@ -9,4 +9,7 @@ export type { ApplyIssue } from './validate.ts';
 // The MAAS kinds' store: the same KV store on the process's own KV (openLocalStore's `objects`)
 // or on NATS.
 export { openKvObjectStoreOn } from './kv-object-store.ts';
+export { kvStore } from './kv-store.ts';
+export type { KvStore } from './kv-store.ts';
+export type { HostEvent, HostIntent, HostStore } from './host-records.ts';
 export type { KvObjectStore, ObjectApplyResult, ObjectIssue, ObjectValidator } from './kv-object-store.ts';

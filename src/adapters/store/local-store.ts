@@ -1,8 +1,9 @@
 import { readManifests } from '../../api/manifest.ts';
 import type { BareMetalHost } from '../../api/index.ts';
 import type { Secret } from '../../api/secret.ts';
-import type { HostEvent, Logger, Transport, WatchOptions } from '../../ports/index.ts';
-import { hostKey } from '../../ports/index.ts';
+import type { Logger, Transport } from '../../ports/index.ts';
+import { resourceKey as hostKey } from '../../ports/index.ts';
+import type { HostEvent, WatchOptions } from './host-records.ts';
 import { createSecretMap } from './memory-secrets.ts';
 import type { SecretMap } from './memory-secrets.ts';
 import { hostUpsert, openNatsStoreOn } from './nats-store.ts';

@@ -4,7 +4,8 @@ import { BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, nextDelay, valid
 import { formatFieldPath } from '../../api/field-error.ts';
 import { readManifests } from '../../api/manifest.ts';
 import type { Secret } from '../../api/secret.ts';
-import type { Fence, FenceOptions, HostEvent, HostIntent, HostStore, ResourceEvent, KvBucket, KvBucketOptions, KvEvent, Logger, Transport, WatchOptions } from '../../ports/index.ts';
+import type { Fence, FenceOptions, ResourceEvent, KvBucket, KvBucketOptions, KvEvent, Logger, Transport } from '../../ports/index.ts';
+import type { HostEvent, HostIntent, HostStore, WatchOptions } from './host-records.ts';
 import { FenceRefusals, judgeFence, KvConflict, laterFence, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
 import { HostEvents } from './events.ts';
 import type { ApplyResult } from './apply-result.ts';

@@ -8,7 +8,7 @@ import { CONTROL_PLANE_LABEL } from '../../api/index.ts';
 import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
 import type { Logger, MaasDriver, ObjectStore, Provisioner } from '../../ports/index.ts';
 import type { NatsStore } from '../../adapters/store/nats-store.ts';
-import { hostKey } from '../../ports/index.ts';
+import { resourceKey as hostKey } from '../../ports/index.ts';
 import type { SecretSource } from '../../adapters/store/nats-secrets.ts';
 import type { Expectation } from './expect.ts';
 import { expectationFor, meets } from './expect.ts';

@@ -1,6 +1,10 @@
-import type { BareMetalHost, BareMetalHostStatus } from '../api/index.ts';
-import type { Secret } from '../api/secret.ts';
-import type { Fence } from './fence.ts';
+import type { BareMetalHost, BareMetalHostStatus } from '../../api/index.ts';
+import type { Secret } from '../../api/secret.ts';
+import type { Fence } from '../../ports/index.ts';
+
+// The BareMetalHost records' own interface on KV (nats-store.ts, local-store.ts): host-keyed, as
+// apply, snapshots and their tests use it. Everything else reaches hosts through the one store
+// port, ResourceStore (kv-store.ts serves it over these records).
 
 export type HostEvent =
   | { type: 'upsert'; host: BareMetalHost }
@@ -21,8 +25,8 @@ export interface WatchOptions {
   readonly keys?: (key: string) => boolean;
 }
 
-// Where host specs come from and status goes to: Kubernetes, NATS KV, or memory. Writes of status
-// never touch spec, and a write naming a host that is gone fails with StoreNotFound.
+// Where host specs come from and status goes to on KV. Writes of status never touch spec, and a
+// write naming a host that is gone fails with StoreNotFound.
 export interface HostStore {
   list(): Promise<BareMetalHost[]>;
   get(key: string): Promise<BareMetalHost | undefined>;
@@ -59,6 +63,3 @@ export interface HostStore {
   close?(): Promise<void>;
 }
 
-export function hostKey(host: Pick<BareMetalHost, 'metadata'>): string {
-  return `${host.metadata.namespace}/${host.metadata.name}`;
-}
