@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { startSystem } from '../../src/actors/runtime/index.ts';
 import { createKubeAdapter } from '../../src/adapters/kube/index.ts';
 import { openKvObjectStoreOn, openLocalStore } from '../../src/adapters/store/index.ts';
+import { openNatsStoreOn } from '../../src/adapters/store/nats-store.ts';
+import { kindNamed } from '../../src/machines/kinds.ts';
 import { kvStore } from '../../src/adapters/store/kv-store.ts';
 import { initialStatus, validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
@@ -96,4 +98,17 @@ test('one store - Kubernetes (API test server): a BareMetalHost and a MaasMachin
   });
   await adapter.start(system);
   await sideBySide(t, adapter.store);
+});
+
+test('one store - the KV records open the buckets each kind declares in its kind.ts', async (t) => {
+  const substrate = memorySubstrate();
+  const opened: string[] = [];
+  const transport = { kv: (name: string, o?: Parameters<typeof substrate.transport.kv>[1]) => (opened.push(name), substrate.transport.kv(name, o)) };
+  const hosts = await openNatsStoreOn(transport);
+  const objects = await openKvObjectStoreOn(transport);
+  t.teardown(() => kvStore(hosts, objects).close());
+  const declared = (kind: string) => kindNamed(kind)?.buckets ?? {};
+  t.deepEqual(opened, [declared('BareMetalHost')['spec'], declared('BareMetalHost')['status'], declared('MaasMachine')['objects']]);
+  // The object records keep every Cluster API kind in one bucket: the MAAS kinds must declare the same.
+  t.is(declared('MaasCluster')['objects'], declared('MaasMachine')['objects']);
 });

@@ -11,7 +11,7 @@ import { nameOnCreate } from './generated-names.ts';
 import { objectSizeErrors } from '../../api/limits.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import type { SecretChangeKind } from './secret-changes.ts';
-import { OBJECTS_BUCKET } from '../../machines/buckets.ts';
+import { declaredBucket } from './kind-buckets.ts';
 
 // The Cluster API side's store on KV (NATS JetStream KV in a cluster, the process's own KV in the
 // embedded default): MaasMachines, MaasClusters and the CAPI Machines and Clusters they read.
@@ -23,7 +23,7 @@ import { OBJECTS_BUCKET } from '../../machines/buckets.ts';
 // are never written to KV: each node reads its own (SecretSource), as for hosts.
 
 // The bucket the MAAS kinds declare (machines/maas-machine/kind.ts, maas-cluster/kind.ts).
-export { OBJECTS_BUCKET };
+export const OBJECTS_BUCKET = declaredBucket('MaasMachine', 'objects');
 
 const STORED_KINDS: readonly ObjectKind[] = ['MaasMachine', 'MaasCluster', 'Machine', 'Cluster'];
 

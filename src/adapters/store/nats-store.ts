@@ -16,7 +16,7 @@ import { decodeKvRecord, encodeKvRecord } from './kv-value.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import { formatApplyIssue, validateDocuments, type ApplyIssue, type SourceDocument } from './validate.ts';
 import { nameDocuments } from './generated-names.ts';
-import { HOSTS_BUCKET, HOST_STATUS_BUCKET } from '../../machines/buckets.ts';
+import { declaredBucket } from './kind-buckets.ts';
 
 // Full jitter from 1 ms, growing to 50 ms: enough for a few nodes racing on one key to take turns.
 const CAS_RETRY: RetryPolicy = { initialMs: 1, maxMs: 50, factor: 2, jitter: 'full' };
@@ -39,9 +39,9 @@ const CAS_RETRY: RetryPolicy = { initialMs: 1, maxMs: 50, factor: 2, jitter: 'fu
 // of one and our write of the other goes unseen (a window of one round trip at a hand-off).
 // Secrets are never written to either bucket: each node reads its own from files (SecretSource).
 
-// The buckets BareMetalHost declares (machines/bmh/kind.ts).
-export const NATS_HOSTS_BUCKET = HOSTS_BUCKET;
-export const NATS_STATUS_BUCKET = HOST_STATUS_BUCKET;
+// The buckets BareMetalHost declares (machines/bmh/kind.ts `buckets`), read from its declaration.
+export const NATS_HOSTS_BUCKET = declaredBucket('BareMetalHost', 'spec');
+export const NATS_STATUS_BUCKET = declaredBucket('BareMetalHost', 'status');
 
 export interface NatsStoreOptions extends FenceOptions {
   /** Spec and metadata: NATS_HOSTS_BUCKET in a cluster. */
