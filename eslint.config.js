@@ -32,7 +32,7 @@ function wall(files, ...patterns) {
 
 const ENGINE_OUTSIDE = {
   regex: into(['adapters', 'cli', 'node', 'sim']),
-  message: 'The engine (actors, cluster) reaches the outside only through src/ports: take a port (Provisioner, HostStore, Transport, KvBucket, Clock, Logger) as an argument instead of importing adapters, cli, node or sim.',
+  message: 'The engine (actors, cluster) reaches the outside only through src/ports: take a port (Provisioner, ResourceStore, Transport, KvBucket, Clock, Logger) as an argument instead of importing adapters, cli, node or sim.',
 };
 
 const WALLS = [
