@@ -67,8 +67,11 @@ export interface UnreadRefusal {
   readonly subject: string;
   readonly sender: string;
   readonly size: number;
-  /** `undecodable`: not MessagePack; `tooLarge`: over maxBytes. */
-  readonly code: 'undecodable' | 'tooLarge';
+  /**
+   * `undecodable`: not MessagePack; `tooLarge`: over maxBytes; `streamDelivery`: a message a
+   * JetStream consumer pushed onto the request subject (its reply is `$JS.ACK.…`), not a request.
+   */
+  readonly code: 'undecodable' | 'tooLarge' | 'streamDelivery';
   readonly reason: string;
 }
 
@@ -136,8 +139,20 @@ export function serve<S extends z.ZodType>(
     return reply;
   };
 
+  // nats-server does not check a push consumer's deliver subject (nats-io/nats-server#8274), so
+  // anyone who may create a consumer can aim stream records at a request subject. Such a delivery
+  // is nobody's request: it is refused unread and audited, and never answered, since a reply to
+  // `$JS.ACK.…` would acknowledge it to the stranger's consumer.
+  const delivered = async (msg: BusMessage): Promise<void> => {
+    stats.rejected++;
+    stats.lastError = `streamDelivery: ${msg.subject}: a JetStream delivery is not a request`;
+    const [, , stream = '?', consumer = '?'] = (msg.reply ?? '').split('.');
+    const sender = `consumer ${stream}/${consumer}`.slice(0, 120);
+    await options.onUnread?.({ subject: msg.subject, sender, size: msg.data.length, code: 'streamDelivery', reason: `a message pushed by JetStream consumer ${sender}, not a request` });
+  };
+
   const sub = transport.subscribe(subject, (msg) => {
-    const job = answer(msg).catch(() => {
+    const job = (isStreamDelivery(msg.reply) ? delivered(msg) : answer(msg)).catch(() => {
       // send() already swallows; this only guards against a bug turning into an unhandled rejection.
     });
     inflight.add(job);
@@ -152,6 +167,11 @@ export function serve<S extends z.ZodType>(
       await Promise.all([...inflight]);
     },
   };
+}
+
+/** A reply subject of a JetStream consumer's delivery (`$JS.ACK.<stream>.<consumer>.…`). */
+export function isStreamDelivery(reply: string | undefined): boolean {
+  return reply !== undefined && reply.startsWith('$JS.ACK.');
 }
 
 /** Encodes and sends a reply; one that cannot be encoded or is too large becomes an error reply. */

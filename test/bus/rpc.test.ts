@@ -187,3 +187,35 @@ test('rpc - 10,000 malformed requests over NATS each get an error reply, then a 
   t.deepEqual(await call(client, 'mf.power', { host: 'after', power: 'off' }, PowerReply, { timeoutMs: 2_000 }), { host: 'after', accepted: false });
   t.is(service.stats.served, 2);
 });
+
+test('rpc - a JetStream delivery pushed onto a request subject is refused unread, audited and never answered', async (t) => {
+  // A stranger's push consumer aims stream records at a service subject (nats-server cannot refuse
+  // the deliver subject): the service must not run the handler on it nor acknowledge it.
+  let handled = 0;
+  const unread: Array<{ code: string; sender: string; size: number }> = [];
+  let deliver: ((msg: { subject: string; data: Uint8Array; reply?: string; respond(data: Uint8Array): boolean }) => void) | undefined;
+  const transport = {
+    ...createMemoryTransport(),
+    subscribe: (_subject: string, handler: NonNullable<typeof deliver>) => {
+      deliver = handler;
+      return { unsubscribe: () => undefined, drain: async () => undefined };
+    },
+  } as Transport;
+  const service = serve(transport, 'mf.power', PowerRequest, async () => {
+    handled += 1;
+    return ok({ host: 'h1', accepted: true });
+  }, { onUnread: async (r) => { unread.push({ code: r.code, sender: r.sender, size: r.size }); } });
+  const responded: Uint8Array[] = [];
+  const body = encode({ host: 'h1', power: 'on' });
+  deliver?.({ subject: 'mf.power', data: body, reply: '$JS.ACK.mf-audit.sniff.1.7.7.1700000000000000000.0', respond: (d) => { responded.push(d); return true; } });
+  await service.drain();
+  t.is(handled, 0);
+  t.deepEqual(responded, []);
+  t.deepEqual(unread, [{ code: 'streamDelivery', sender: 'consumer mf-audit/sniff', size: body.length }]);
+  t.is(service.stats.rejected, 1);
+  // The same body as a client's request is served.
+  deliver?.({ subject: 'mf.power', data: body, reply: '_INBOX_operator.abc', respond: (d) => { responded.push(d); return true; } });
+  await service.drain();
+  t.is(handled, 1);
+  t.is(responded.length, 1);
+});
