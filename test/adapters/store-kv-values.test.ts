@@ -1,4 +1,4 @@
-// The host buckets hold msgpackr records (issue 29.5); values an older node wrote as JSON stay
+// The host buckets and the object bucket hold msgpackr records (issue 29.5); values an older node wrote as JSON stay
 // readable through a rolling upgrade, and a value of neither form is named for what it is.
 import test from 'ava';
 import { initialStatus, type BareMetalHostStatus } from '../../src/api/index.ts';
@@ -6,6 +6,7 @@ import { decodeKvRecord, isJsonKvValue } from '../../src/adapters/store/kv-value
 import { hostKvKey } from '../../src/adapters/store/nats-keys.ts';
 import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, openNatsStore } from '../../src/adapters/store/nats-store.ts';
 import { PermanentWriteError } from '../../src/adapters/store/write-limits.ts';
+import { openKvObjectStore, OBJECTS_BUCKET } from '../../src/adapters/store/kv-object-store.ts';
 import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
 import { hostManifest } from '../support/host-manifest.ts';
 
@@ -84,4 +85,39 @@ test('store kv values - the record size limit still holds for binary records', a
   const error = await t.throwsAsync(store.writeStatus(KEY, big), { instanceOf: PermanentWriteError });
   t.regex(error?.message ?? '', /^the status of BareMetalHost metal3\/h1: the record is .* one NATS message holds at most .* \(2048 bytes/);
   t.is((await b.status.get(hostKvKey(KEY))), null);
+});
+
+// The object records (MAAS and Cluster API kinds, mf-objects) are values of the same form.
+const machine = (image: string) => ({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine', metadata: { name: 'm-0', namespace: 'default' }, spec: { minCPU: 1, minMemory: 1024, image } });
+const MACHINE_KV_KEY = `MaasMachine.${hostKvKey('default/m-0')}`;
+
+test('store kv values - MAAS objects are written as msgpackr records, smaller than JSON, and read back by another store', async (t) => {
+  const bucket = new MemoryKvStore().bucket(OBJECTS_BUCKET);
+  const a = await openKvObjectStore({ bucket });
+  t.teardown(() => a.close());
+  t.true((await a.apply([machine('ubuntu')])).ok);
+  await a.writeStatus('MaasMachine', 'default/m-0', { ready: true, machineSystemID: 'abc123' });
+  const value = (await bucket.get(MACHINE_KV_KEY))!.value;
+  t.false(isJsonKvValue(value), 'mf-objects holds JSON');
+  const decoded = decodeKvRecord(value);
+  if (!decoded.ok) return t.fail(decoded.reason);
+  t.true(value.length < JSON.stringify(decoded.value).length, `${value.length} bytes is not smaller than its JSON`);
+  const other = await openKvObjectStore({ bucket });
+  t.teardown(() => other.close());
+  const read = await other.get('MaasMachine', 'default/m-0');
+  t.is(read?.spec?.image, 'ubuntu');
+  t.deepEqual(read?.status, { ready: true, machineSystemID: 'abc123' });
+});
+
+test('store kv values - a MAAS object an older node wrote as JSON is read, its fence counts, and the next write replaces it with a record', async (t) => {
+  const bucket = new MemoryKvStore().bucket(OBJECTS_BUCKET);
+  const object = { ...machine('jammy'), metadata: { name: 'm-0', namespace: 'default', uid: 'c0ffee00-0000-4000-8000-000000000002', generation: 1 } };
+  await bucket.put(MACHINE_KV_KEY, new TextEncoder().encode(JSON.stringify({ object, fence: { epoch: 4, shard: 9, holder: 'old-node' } })));
+  const store = await openKvObjectStore({ bucket });
+  t.teardown(() => store.close());
+  t.is((await store.get('MaasMachine', 'default/m-0'))?.spec?.image, 'jammy');
+  await t.throwsAsync(store.writeStatus('MaasMachine', 'default/m-0', { ready: true }, { epoch: 3, shard: 9, holder: 'new-node' }), { message: /epoch 3 of new-node is older than epoch 4/ });
+  await store.writeStatus('MaasMachine', 'default/m-0', { ready: true }, { epoch: 5, shard: 9, holder: 'new-node' });
+  t.false(isJsonKvValue((await bucket.get(MACHINE_KV_KEY))!.value), 'mf-objects still holds JSON');
+  t.deepEqual((await store.get('MaasMachine', 'default/m-0'))?.status, { ready: true });
 });

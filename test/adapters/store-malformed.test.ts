@@ -154,7 +154,7 @@ test('store malformed - a bad record in mf-objects keeps the last good version, 
 
   await bucket.put(`MaasMachine.${hostKvKey('default/m-0')}`, Uint8Array.from([0xff, ...Buffer.from(SECRETISH)]));
   await waitUntil(() => store.recordProblem('MaasMachine', 'default/m-0') !== undefined, 2_000, 'the problem is told');
-  t.regex(store.recordProblem('MaasMachine', 'default/m-0')!, /^store: its record in mf-objects \(revision \d+\) does not parse: \d+ bytes that are not JSON/);
+  t.regex(store.recordProblem('MaasMachine', 'default/m-0')!, /^store: its record in mf-objects \(revision \d+\) does not parse: \d+ bytes that are neither MessagePack nor JSON/);
   t.is((await store.get('MaasMachine', 'default/m-0'))?.spec?.image, 'ubuntu', 'the last good version stands');
   t.is(store.recordProblem('MaasMachine', 'default/m-1'), undefined);
   t.false(JSON.stringify(lines).includes(SECRETISH));

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ApiObject, formatFieldPath, errorMessage } from '../../api/index.ts';
+import { ApiObject, formatFieldPath } from '../../api/index.ts';
 import type { Secret } from '../../api/secret.ts';
 import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, ObjectEvent, ObjectKind, ResourceEvent, ResourceIntent, ResourceKind, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf, StoredObject, Transport } from '../../ports/index.ts';
 import { FenceRefusals, judgeFence, KvConflict, objectKey, patchedAnnotations, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
 import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
-import { checkValueSize, MAX_VALUE_BYTES, writeFailure } from './write-limits.ts';
+import { checkValueSize, MAX_VALUE_BYTES } from './write-limits.ts';
+import { encodeKvRecord } from './kv-value.ts';
+import { decodeRecord, kvUnavailable, RecordProblems } from './kv-record.ts';
 import { objectMetaErrors } from '../../api/names.ts';
 import { nameOnCreate } from './generated-names.ts';
 import { objectSizeErrors } from '../../api/limits.ts';
@@ -17,8 +19,9 @@ import { declaredBucket } from './kind-buckets.ts';
 // embedded default): MaasMachines, MaasClusters and the CAPI Machines and Clusters they read.
 //
 // Layout: one bucket, `mf-objects`, one key per object: `<Kind>.<namespace>.<name>` (the
-// namespace and name escaped as host keys are). The value is JSON {object, fence?}: the object
-// with its status, and the highest fence epoch that has written it. Every write is a
+// namespace and name escaped as host keys are). The value is {object, fence?}: the object with
+// its status, and the highest fence epoch that has written it; a msgpackr record as the host
+// buckets hold (kv-value.ts), the JSON one of an older node still read. Every write is a
 // compare-and-set on the key's revision, re-read and retried on conflict. Secrets (bootstrap data)
 // are never written to KV: each node reads its own (SecretSource), as for hosts.
 
@@ -107,9 +110,6 @@ export async function openKvObjectStore(options: KvObjectStoreOptions): Promise<
   return store;
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
 function kvKeyOf(kind: ObjectKind, key: string): string {
   return `${kind}.${hostKvKey(key)}`;
 }
@@ -131,7 +131,7 @@ class KvObjects implements KvObjectStore {
   private readonly bucket: KvBucket;
   private readonly slots = new Map<string, Slot>();
   /** The newest record of a key that did not parse, until a good one replaces it. */
-  private readonly problems = new Map<string, { readonly revision: number; readonly reason: string }>();
+  private readonly problems: RecordProblems;
   private readonly listeners = new Set<(e: ObjectEvent) => void>();
 
   private readonly refusals: FenceRefusals;
@@ -146,6 +146,7 @@ class KvObjects implements KvObjectStore {
     this.bucket = options.bucket;
     this.refusals = new FenceRefusals(options.onStaleFence);
     this.log = (options.log ?? silentLogger).child({ component: 'kv-object-store' });
+    this.problems = new RecordProblems(this.log, 'key');
     this.now = options.now ?? Date.now;
     this.maxAttempts = options.maxAttempts ?? 16;
   }
@@ -184,34 +185,19 @@ class KvObjects implements KvObjectStore {
   private set(kvKey: string, id: { kind: ObjectKind; key: string }, slot: Slot, before: Slot | undefined): void {
     const current = this.slots.get(kvKey);
     if (current && current.revision >= slot.revision) return;
-    const problem = this.problems.get(kvKey);
-    if (problem && problem.revision <= slot.revision) this.problems.delete(kvKey);
+    this.problems.settled(kvKey, slot.revision);
     this.slots.set(kvKey, slot);
     if (!this.ready) return;
     const change = before && statusOnly(before.record.object, slot.record.object) ? 'status' : 'spec';
     this.emit({ type: 'upsert', kind: id.kind, key: id.key, object: toStored(slot), change });
   }
 
+  // Logged once per bad revision (kv-record.ts): the key and the reason, never the value.
   private decode(kvKey: string, value: Uint8Array, revision: number): ObjectRecord | null {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(decoder.decode(value));
-    } catch {
-      this.noteProblem(kvKey, revision, `${value.length} bytes that are not JSON`);
-      return null;
-    }
-    const parsed = ObjectRecordSchema.safeParse(raw);
-    if (parsed.success) return parsed.data;
-    const issue = parsed.error.issues[0];
-    this.noteProblem(kvKey, revision, `${issue?.path.map(String).join('.') || 'the record'}: ${issue?.message ?? 'does not match the schema'}`);
+    const decoded = decodeRecord(value, ObjectRecordSchema);
+    if (decoded.ok) return decoded.value;
+    this.problems.note(kvKey, { bucket: this.bucket.name, revision, reason: decoded.reason }, 'ignoring an object record that does not parse; the object keeps its last good version');
     return null;
-  }
-
-  // Logged once per bad revision: the key and the reason, never the value.
-  private noteProblem(kvKey: string, revision: number, reason: string): void {
-    if (this.problems.get(kvKey)?.revision === revision) return;
-    this.problems.set(kvKey, { revision, reason });
-    this.log.warn({ bucket: this.bucket.name, key: kvKey, revision, reason }, 'ignoring an object record that does not parse; the object keeps its last good version');
   }
 
   recordProblem(kind: ResourceKind, key: string): string | undefined {
@@ -494,7 +480,7 @@ function shapeErrors(object: StoredObject): Array<{ path: string; reason: string
 }
 
 function encode(record: ObjectRecord): Uint8Array {
-  return encoder.encode(JSON.stringify(record));
+  return encodeKvRecord(record);
 }
 
 function toStored(slot: Slot): StoredObject {
@@ -510,5 +496,5 @@ function statusOnly(a: ObjectRecord['object'], b: ObjectRecord['object']): boole
 }
 
 function unavailable(doing: string, cause: unknown): StoreError {
-  return writeFailure(doing, cause, () => new StoreError(`${doing}: the object store is unavailable (${errorMessage(cause)}); try again`, true, { cause }));
+  return kvUnavailable(doing, cause, 'the object store');
 }

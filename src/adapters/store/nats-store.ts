@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, nextDelay, validateBareMetalHost, type RetryPolicy, errorMessage } from '../../api/index.ts';
+import { BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, validateBareMetalHost, errorMessage } from '../../api/index.ts';
 import { formatFieldPath } from '../../api/field-error.ts';
 import { readManifests } from '../../api/manifest.ts';
 import type { Secret } from '../../api/secret.ts';
@@ -11,15 +11,13 @@ import { HostEvents } from './events.ts';
 import type { ApplyResult } from './apply-result.ts';
 import { compact, deepEqual, union } from './object-helpers.ts';
 import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
-import { checkValueSize, MAX_VALUE_BYTES, writeFailure } from './write-limits.ts';
-import { decodeKvRecord, encodeKvRecord } from './kv-value.ts';
+import { checkValueSize, MAX_VALUE_BYTES } from './write-limits.ts';
+import { encodeKvRecord } from './kv-value.ts';
+import { casBackoff, decodeRecord, kvUnavailable, RecordProblems } from './kv-record.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import { formatApplyIssue, validateDocuments, type ApplyIssue, type SourceDocument } from './validate.ts';
 import { nameDocuments } from './generated-names.ts';
 import { declaredBucket } from './kind-buckets.ts';
-
-// Full jitter from 1 ms, growing to 50 ms: enough for a few nodes racing on one key to take turns.
-const CAS_RETRY: RetryPolicy = { initialMs: 1, maxMs: 50, factor: 2, jitter: 'full' };
 
 // The cluster's HostStore, on NATS KV alone.
 //
@@ -143,16 +141,6 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 // Both buckets hold msgpackr records; a JSON value an older node wrote still reads (kv-value.ts).
 const encode = encodeKvRecord;
 
-function decodeRecord<S extends z.ZodType>(bytes: Uint8Array, schema: S): { ok: true; value: z.infer<S> } | { ok: false; reason: string } {
-  const raw = decodeKvRecord(bytes);
-  if (!raw.ok) return raw;
-  const parsed = schema.safeParse(raw.value);
-  if (parsed.success) return { ok: true, value: parsed.data };
-  const issue = parsed.error.issues[0];
-  const path = issue ? formatFieldPath(issue.path.filter((s): s is string | number => typeof s !== 'symbol')) : '';
-  return { ok: false, reason: `${path || 'the record'}: ${issue?.message ?? 'does not match the schema'}` };
-}
-
 // A slot remembers the revision of the last change it has seen, a deletion included, so a late
 // watch event never undoes a newer change this store already made and announced itself.
 interface SpecSlot {
@@ -170,7 +158,6 @@ interface StatusSlot {
 }
 
 type Current = { readonly revision: number; readonly host: SpecHost };
-type RecordProblem = { readonly bucket: string; readonly revision: number; readonly reason: string };
 type Change = { op: 'none' } | { op: 'put'; host: SpecHost } | { op: 'delete' };
 type Mutated = { op: 'none' | 'put'; host: BareMetalHost } | { op: 'delete' };
 
@@ -192,10 +179,7 @@ function notFound(key: string): StoreError {
 }
 
 function unavailable(what: string, error: unknown): StoreError {
-  return writeFailure(what, error, () => {
-    const detail = errorMessage(error);
-    return new StoreError(`${what}: the NATS store is unavailable (${detail}); try again`, true, { cause: error });
-  });
+  return kvUnavailable(what, error, 'the NATS store');
 }
 
 function sameFence(recorded: FenceRecord | undefined, fence: Fence): boolean {
@@ -251,8 +235,8 @@ class NatsHostStore implements NatsStore {
   private readonly outgoingStatus = new Map<string, { readonly value: Uint8Array; readonly record: StatusRecord }>();
   private readonly statusSlots = new Map<string, StatusSlot>();
   /** The newest record of a host that did not parse, per bucket, until a good one replaces it. */
-  private readonly specProblems = new Map<string, RecordProblem>();
-  private readonly statusProblems = new Map<string, RecordProblem>();
+  private readonly specProblems: RecordProblems;
+  private readonly statusProblems: RecordProblems;
   private readonly refusals: FenceRefusals;
   private readonly stops: (() => void)[] = [];
   private ready = false;
@@ -269,6 +253,8 @@ class NatsHostStore implements NatsStore {
     this.now = options.now ?? Date.now;
     this.maxValueBytes = options.maxValueBytes ?? MAX_VALUE_BYTES;
     this.refusals = new FenceRefusals(options.onStaleFence);
+    this.specProblems = new RecordProblems(this.log, 'host');
+    this.statusProblems = new RecordProblems(this.log, 'host');
     this.events = new HostEvents((error, event) => {
       const key = event.type === 'deleted' ? event.key : `${event.host.metadata.namespace}/${event.host.metadata.name}`;
       this.log.warn({ host: key, event: event.type, err: error instanceof Error ? error.name : typeof error }, 'a host store watch listener threw; other listeners still got the event');
@@ -347,7 +333,7 @@ class NatsHostStore implements NatsStore {
     const decoded = decodeRecord(event.value, SpecRecord);
     if (!decoded.ok) {
       // The host runs on as it was; the problem is shown on it until a good record comes.
-      this.noteProblem(this.specProblems, key, { bucket: this.specs.name, revision: event.revision, reason: decoded.reason }, 'ignoring a host record that does not parse; the host keeps its last good version');
+      this.specProblems.note(key, { bucket: this.specs.name, revision: event.revision, reason: decoded.reason }, 'ignoring a host record that does not parse; the host keeps its last good version');
       return;
     }
     this.setSpec(key, event.revision, decoded.value);
@@ -388,7 +374,7 @@ class NatsHostStore implements NatsStore {
   }
 
   // The bytes a slot kept unparsed, parsed once; a record that does not parse is logged, left out.
-  private parseWaiting<S extends z.ZodType>(slot: { readonly revision: number; raw?: Uint8Array }, schema: S, bucket: string, key: string, what: string, problems: Map<string, RecordProblem>): z.infer<S> | undefined {
+  private parseWaiting<S extends z.ZodType>(slot: { readonly revision: number; raw?: Uint8Array }, schema: S, bucket: string, key: string, what: string, problems: RecordProblems): z.infer<S> | undefined {
     const raw = slot.raw;
     slot.raw = undefined;
     if (raw === undefined) return undefined;
@@ -397,15 +383,8 @@ class NatsHostStore implements NatsStore {
       problems.delete(key);
       return decoded.value;
     }
-    this.noteProblem(problems, key, { bucket, revision: slot.revision, reason: decoded.reason }, `ignoring a ${what} record that does not parse`);
+    problems.note(key, { bucket, revision: slot.revision, reason: decoded.reason }, `ignoring a ${what} record that does not parse`);
     return undefined;
-  }
-
-  // Logged once per bad revision: the key, the bucket and the reason, never the value.
-  private noteProblem(problems: Map<string, RecordProblem>, key: string, problem: RecordProblem, message: string): void {
-    if (problems.get(key)?.revision === problem.revision) return;
-    problems.set(key, problem);
-    this.log.warn({ bucket: problem.bucket, host: key, revision: problem.revision, reason: problem.reason }, message);
   }
 
   recordProblems(): ReadonlyMap<string, string> {
@@ -435,8 +414,7 @@ class NatsHostStore implements NatsStore {
   private setSpec(key: string, revision: number, host: SpecHost | undefined, own = false): void {
     const slot = this.specSlots.get(key);
     if (slot && slot.revision >= revision) return;
-    const problem = this.specProblems.get(key);
-    if (problem && problem.revision <= revision) this.specProblems.delete(key);
+    this.specProblems.settled(key, revision);
     this.specSlots.set(key, host ? { revision, host } : { revision });
     if (!this.ready || this.closed) return;
     if (host) {
@@ -449,8 +427,7 @@ class NatsHostStore implements NatsStore {
     const slot = this.statusSlots.get(key);
     // The watch may deliver our own write before its ack: keep the record we wrote, not its bytes.
     if (slot && (slot.revision > revision || (slot.revision === revision && (slot.raw === undefined || record === undefined)))) return;
-    const problem = this.statusProblems.get(key);
-    if (problem && problem.revision <= revision) this.statusProblems.delete(key);
+    this.statusProblems.settled(key, revision);
     this.statusSlots.set(key, record ? { revision, record } : { revision });
   }
 
@@ -553,7 +530,7 @@ class NatsHostStore implements NatsStore {
         if (!(error instanceof KvConflict)) throw unavailable(`writing the status of BareMetalHost ${shownKey(key)}`, error);
         current = await this.readStatus(key);
         fresh = true;
-        await this.backoff(attempt);
+        await casBackoff(attempt);
       } finally {
         if (this.outgoingStatus.get(key)?.value === value) this.outgoingStatus.delete(key);
       }
@@ -784,7 +761,7 @@ class NatsHostStore implements NatsStore {
     if (!entry) return undefined;
     const decoded = decodeRecord(entry.value, SpecRecord);
     if (!decoded.ok) {
-      this.noteProblem(this.specProblems, key, { bucket: this.specs.name, revision: entry.revision, reason: decoded.reason }, 'a host record read does not parse');
+      this.specProblems.note(key, { bucket: this.specs.name, revision: entry.revision, reason: decoded.reason }, 'a host record read does not parse');
       // An apply replaces what nobody can read: the caller writes over this revision.
       if (malformed) {
         malformed.revision = entry.revision;
@@ -807,7 +784,7 @@ class NatsHostStore implements NatsStore {
     // A record nobody can read is overwritten rather than blocking every later status write;
     // its fence epoch is lost with it, which the warning says.
     if (!decoded.ok) {
-      this.noteProblem(this.statusProblems, key, { bucket: this.statusBucket.name, revision: entry.revision, reason: decoded.reason }, 'overwriting a status record that does not parse (its fence epoch is lost)');
+      this.statusProblems.note(key, { bucket: this.statusBucket.name, revision: entry.revision, reason: decoded.reason }, 'overwriting a status record that does not parse (its fence epoch is lost)');
       return { revision: entry.revision };
     }
     return { revision: entry.revision, record: decoded.value };
@@ -864,7 +841,7 @@ class NatsHostStore implements NatsStore {
       } catch (error) {
         if (error instanceof StoreError) throw error;
         if (!(error instanceof KvConflict)) throw unavailable(`writing BareMetalHost ${shownKey(key)}`, error);
-        await this.backoff(attempt);
+        await casBackoff(attempt);
       }
     }
     throw this.gaveUp(`BareMetalHost ${key}`);
@@ -906,11 +883,6 @@ class NatsHostStore implements NatsStore {
       // overwritten if the host comes back.
       this.log.warn({ host: key, err: errorMessage(error) }, 'could not delete the status of a deleted host');
     }
-  }
-
-  private backoff(attempt: number): Promise<void> {
-    const ms = nextDelay(CAS_RETRY, attempt + 1, Math.random);
-    return new Promise((resolve) => setTimeout(resolve, ms));
   }
 
   private gaveUp(what: string): StoreError {

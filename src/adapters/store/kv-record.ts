@@ -1,0 +1,81 @@
+import type { z } from 'zod';
+import { errorMessage, nextDelay, type RetryPolicy } from '../../api/index.ts';
+import { formatFieldPath } from '../../api/field-error.ts';
+import type { Logger } from '../../ports/index.ts';
+import { StoreError } from '../../ports/index.ts';
+import { decodeKvRecord } from './kv-value.ts';
+import { writeFailure } from './write-limits.ts';
+
+// What every KV record engine does to a record the same way, whichever kind and layout it keeps
+// (issue 29.1): decode a value (msgpack, or the JSON of an older node) with the kind's schema,
+// remember and tell a record that does not parse, back off between compare-and-set attempts, and
+// say "unavailable" in one voice. The host records (nats-store.ts) and the object records
+// (kv-object-store.ts) both call these.
+
+export type DecodedRecord<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
+
+/** The value decoded and parsed with `schema`; the reason names the field, never the value. */
+export function decodeRecord<S extends z.ZodType>(bytes: Uint8Array, schema: S): DecodedRecord<z.infer<S>> {
+  const raw = decodeKvRecord(bytes);
+  if (!raw.ok) return raw;
+  const parsed = schema.safeParse(raw.value);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issue = parsed.error.issues[0];
+  const path = issue ? formatFieldPath(issue.path.filter((s): s is string | number => typeof s !== 'symbol')) : '';
+  return { ok: false, reason: `${path || 'the record'}: ${issue?.message ?? 'does not match the schema'}` };
+}
+
+export interface RecordProblem {
+  readonly bucket: string;
+  readonly revision: number;
+  readonly reason: string;
+}
+
+/**
+ * The newest record of each key that did not parse, until a good one replaces it: what the
+ * store tells a user (bucket, revision, reason) and logs once per bad revision, never the value.
+ */
+export class RecordProblems {
+  private readonly problems = new Map<string, RecordProblem>();
+
+  /** `field`: the log field naming the key (`host` for hosts, `key` for object records). */
+  constructor(private readonly log: Logger, private readonly field: string) {}
+
+  note(key: string, problem: RecordProblem, message: string): void {
+    if (this.problems.get(key)?.revision === problem.revision) return;
+    this.problems.set(key, problem);
+    this.log.warn({ bucket: problem.bucket, [this.field]: key, revision: problem.revision, reason: problem.reason }, message);
+  }
+
+  get(key: string): RecordProblem | undefined {
+    return this.problems.get(key);
+  }
+
+  keys(): IterableIterator<string> {
+    return this.problems.keys();
+  }
+
+  delete(key: string): void {
+    this.problems.delete(key);
+  }
+
+  /** A good record (or a deletion) at `revision` ends a problem no newer than it. */
+  settled(key: string, revision: number): void {
+    const problem = this.problems.get(key);
+    if (problem && problem.revision <= revision) this.problems.delete(key);
+  }
+}
+
+// Full jitter from 1 ms, growing to 50 ms: enough for a few nodes racing on one key to take turns.
+const CAS_RETRY: RetryPolicy = { initialMs: 1, maxMs: 50, factor: 2, jitter: 'full' };
+
+/** The pause before compare-and-set attempt `attempt + 1` after a conflict. */
+export function casBackoff(attempt: number): Promise<void> {
+  const ms = nextDelay(CAS_RETRY, attempt + 1, Math.random);
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A KV failure as a store reports it: permanent when it is (write-limits.ts), else retryable. */
+export function kvUnavailable(what: string, error: unknown, store: string): StoreError {
+  return writeFailure(what, error, () => new StoreError(`${what}: ${store} is unavailable (${errorMessage(error)}); try again`, true, { cause: error }));
+}
