@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { createFixtureProvisioner } from '../src/adapters/fixture/index.ts';
 import { openNatsStoreOn } from '../src/adapters/store/nats-store.ts';
+import { openNodeKvStore } from '../src/cli/node-store.ts';
 import { connectNats } from '../src/bus/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../src/machines/bmh/index.ts';
 import { sharedSubstrate, startNode } from '../src/node/index.ts';
@@ -68,6 +69,8 @@ export async function run(flags: Record<string, string>): Promise<object> {
   const store = await openNatsStoreOn(transport);
   const applied = await store.apply(hosts(100, { inspection: true }).filter((o) => (o as { kind: string }).kind !== 'Secret'));
   if (!applied.ok) throw new Error('could not apply the bench hosts');
+  // The node's one store, as `metalfleet node` opens it.
+  const kv = await openNodeKvStore(transport, { log: silentLogger, replicas: 1, maas: false });
   const node = await startNode({
     name: 'bench-cli',
     shardCount: 16,
@@ -77,7 +80,7 @@ export async function run(flags: Record<string, string>): Promise<object> {
     askTimeoutMs: 5_000,
     // The bench sends no commands; a NATS node must still say who may.
     security: { allowUnsigned: true },
-  }, sharedSubstrate(transport), {}, { provisioner: createFixtureProvisioner({ latencyMs: 0, demoBehaviours: false }) }, { log: silentLogger });
+  }, sharedSubstrate(transport), kv.stores, { provisioner: createFixtureProvisioner({ latencyMs: 0, demoBehaviours: false }) }, { log: silentLogger });
   try {
     const help = await paired([BIN, '--help'], runs);
     const bmc = await paired([BIN, 'bmc', '192.0.2.10', '--json'], runs);
@@ -94,6 +97,7 @@ export async function run(flags: Record<string, string>): Promise<object> {
     };
   } finally {
     await node.stop({ graceful: false }).catch(() => undefined);
+    await kv.close();
     await transport.close().catch(() => undefined);
     await nats.stop();
     await rm(dir, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import { generateMaasCluster } from '../src/cli/demo/maas-fleet.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../src/machines/bmh/index.ts';
 import { startMaasSim } from '../src/sim/maas/index.ts';
 import { maasMachineWakes } from '../src/actors/maas/binding.ts';
-import type { ObjectStore } from '../src/ports/index.ts';
+import type { ResourceStore } from '../src/ports/index.ts';
 import { intFlag, prepareLocalBenchNode } from './support.ts';
 
 export async function run(flags: Record<string, string>): Promise<object> {
@@ -90,7 +90,7 @@ async function until(cond: () => Promise<boolean>, timeoutMs: number): Promise<v
  * node will open; `raw` reads around the counter (the bench's own polling), `uncounted` runs the
  * bench's applies outside it.
  */
-function countReads<S extends ObjectStore>(objects: S): { raw: S; total: number; byKind: Record<string, number>; wakes(): number; reset(): void; uncounted<T>(work: () => Promise<T>): Promise<T> } {
+function countReads<S extends ResourceStore>(objects: S): { raw: S; total: number; byKind: Record<string, number>; wakes(): number; reset(): void; uncounted<T>(work: () => Promise<T>): Promise<T> } {
   const get = objects.get.bind(objects);
   const list = objects.list.bind(objects);
   const getSecret = objects.getSecret.bind(objects);

@@ -4,6 +4,7 @@ import { memorySubstrate, startNode } from '../src/node/index.ts';
 import { openLocalStore } from '../src/adapters/store/local-store.ts';
 import type { LocalStore } from '../src/adapters/store/local-store.ts';
 import { openKvObjectStoreOn } from '../src/adapters/store/kv-object-store.ts';
+import { kvStore } from '../src/adapters/store/kv-store.ts';
 import { silentLogger } from '../src/ports/index.ts';
 import type { BareMetalHost } from '../src/api/index.ts';
 
@@ -105,7 +106,7 @@ export async function prepareLocalBenchNode(objects: readonly unknown[], options
     store,
     substrate,
     async start(config, backends) {
-      node = await startNode({ ...config, cluster: { drainTimeoutMs: 5_000 } }, substrate, { hosts: store, ...(store.objects ? { objects: store.objects } : {}) }, backends, { log: silentLogger });
+      node = await startNode({ ...config, cluster: { drainTimeoutMs: 5_000 } }, substrate, { store: kvStore(store, store.objects) }, backends, { log: silentLogger });
       return node;
     },
     async stop() {

@@ -3,10 +3,10 @@
 // resources import `metalfleet/api` instead, which loads none of this.
 export * from './api/index.ts';
 export { startNode, memorySubstrate, sharedSubstrate, DEFAULT_CLUSTER_TIMING, FleetStats } from './node/index.ts';
-export type { Node, NodeBackends, NodeConfig, NodeRuntime, NodeStores, Substrate, ClusterTiming, HostSummary } from './node/index.ts';
-export { openLocalStore, openKvObjectStoreOn } from './adapters/store/index.ts';
-export type { KvObjectStore, LocalStore } from './adapters/store/index.ts';
+export type { KubeNodeStores, KvNodeStores, Node, NodeBackends, NodeConfig, NodeRuntime, NodeStoreRequests, NodeStores, Substrate, ClusterTiming, HostSummary } from './node/index.ts';
+export { kvStore, openLocalStore, openKvObjectStoreOn } from './adapters/store/index.ts';
+export type { KvObjectStore, KvStore, LocalStore } from './adapters/store/index.ts';
 export { createFixtureProvisioner } from './adapters/fixture/index.ts';
 export type { FixtureOptions, FixtureProvisioner } from './adapters/fixture/index.ts';
-export type { ResourceStore, ResourceEvent, ResourceKind, ObjectStore, Provisioner, HostData, CapacityClaim, Logger } from './ports/index.ts';
+export type { ResourceStore, ResourceEvent, ResourceKind, Provisioner, HostData, CapacityClaim, Logger } from './ports/index.ts';
 export type { HostStore, HostEvent } from './adapters/store/host-records.ts';

@@ -1,4 +1,4 @@
-import type { Fence, Logger, MaasDriver, ObjectStore, Provisioner, ResourceStore } from '../ports/index.ts';
+import type { Fence, Logger, MaasDriver, Provisioner, ResourceStore } from '../ports/index.ts';
 import type { CapacityMsg } from '../actors/capacity/index.ts';
 import type { HostMsg, HostSnapshot, SecretWatch } from '../actors/host/index.ts';
 import { hostBinding } from '../actors/host/index.ts';
@@ -23,15 +23,15 @@ import { markCrashed } from './mark-crashed.ts';
 
 export type { ShardOwnershipEvents };
 
-/** The MAAS kinds on this node: MaasMachines, MaasClusters and the Cluster API objects they read. */
+/** The MAAS kinds on this node: MaasMachines and MaasClusters, on the node's one store. */
 export interface ShardHostMaas {
-  readonly store: ObjectStore;
   readonly driver: MaasDriver;
   readonly config: MaasMachineConfig;
   readonly clusterResyncMs: number;
 }
 
 export interface ShardHostDeps {
+  /** Every kind's objects: the hosts' and, with `maas`, the MAAS kinds' and those they read. */
   readonly store: ResourceStore;
   readonly provisioner: Provisioner;
   /** The local proxy of the cluster's capacity broker (or a local broker in tests), spawned in the node's system. */
@@ -104,7 +104,7 @@ export async function startShardHost(config: ShardHostOptions, deps: ShardHostDe
     ...(deps.secrets ? { secrets: deps.secrets } : {}),
     gaveUp: (key, error, restarts) => void markCrashed(deps.store, deps.log, key, error, restarts),
   });
-  const maas = deps.maas ? maasShards(deps.maas, { broker, clock, log: deps.log, grantTtlMs: config.capacity.ttlMs, changes }) : null;
+  const maas = deps.maas ? maasShards(deps.maas, { store: deps.store, broker, clock, log: deps.log, grantTtlMs: config.capacity.ttlMs, changes }) : null;
   const bindings: Array<ShardBinding<unknown>> = [hosts];
   if (maas) bindings.push(maas.binding);
 
@@ -148,15 +148,15 @@ export async function startShardHost(config: ShardHostOptions, deps: ShardHostDe
 
 // The MAAS binding of a node, and what the node asks its actors (a machine's whole state for
 // inspect, a cluster's DNS record); what they report goes to the node's change stream.
-function maasShards(o: ShardHostMaas, c: { broker: ActorRef<CapacityMsg>; clock: Clock; log: Logger; grantTtlMs: number; changes: MachineChanges }) {
+function maasShards(o: ShardHostMaas, c: { store: ResourceStore; broker: ActorRef<CapacityMsg>; clock: Clock; log: Logger; grantTtlMs: number; changes: MachineChanges }) {
   const binding = maasBinding({
-    store: o.store, broker: c.broker, clock: c.clock, log: c.log, config: o.config, grantTtlMs: c.grantTtlMs, clusterResyncMs: o.clusterResyncMs,
+    store: c.store, broker: c.broker, clock: c.clock, log: c.log, config: o.config, grantTtlMs: c.grantTtlMs, clusterResyncMs: o.clusterResyncMs,
     driverFor: (fence, leaseHeld) => (leaseHeld ? leaseGuardedDriver(o.driver, leaseHeld, fence) : o.driver),
     changes: c.changes,
   });
   // Where an object's actor runs: its shard key as its kind declares it, from the stored object.
   const clusterKeyOfStored = async (kind: 'MaasMachine' | 'MaasCluster', key: string): Promise<string | null> => {
-    const object = await o.store.get(kind, key);
+    const object = await c.store.get(kind, key);
     const declared = kindNamed(kind);
     return object && declared ? declared.shardKey(object) : null;
   };

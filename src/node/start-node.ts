@@ -7,11 +7,6 @@ import { ask, systemClock } from '../actors/runtime/index.ts';
 import type { HealthServer, PoolSlots } from '../adapters/observe/index.ts';
 import { BmoMetrics } from '../adapters/observe/index.ts';
 import type { KubeAdapter } from '../adapters/kube/index.ts';
-import { HostNotFound, openNatsStoreOn } from '../adapters/store/nats-store.ts';
-import { openKvObjectStoreOn, storedKindOf } from '../adapters/store/kv-object-store.ts';
-import type { KvObjectStore } from '../adapters/store/kv-object-store.ts';
-import { validateMaasCluster, validateMaasMachine } from '../api/index.ts';
-import type { NatsStore } from '../adapters/store/nats-store.ts';
 import type { SecretSource } from '../adapters/store/nats-secrets.ts';
 import { watchSecretsByKey } from '../adapters/store/secret-changes.ts';
 import type { KeyedSecretWatch } from '../adapters/store/secret-changes.ts';
@@ -24,12 +19,10 @@ import { startSingleton } from '../cluster/singleton.ts';
 import type { Singleton } from '../cluster/singleton.ts';
 import { subjects as clusterSubjects } from '../bus/index.ts';
 import { checkPosture, openPosture } from '../security/index.ts';
-import { startStoreServer, type StoreServer } from '../cluster/commands/index.ts';
+import { startStoreServer, type StoreServer, type StoreServerOptions } from '../cluster/commands/index.ts';
 import { DEFAULT_MAAS_MACHINE_CONFIG } from '../machines/maas-machine/index.ts';
 import type { MaasMachineConfig } from '../machines/maas-machine/index.ts';
-import type { KvBucket, KvBucketOptions, Logger, MaasDriver, ObjectStore, Provisioner, Transport } from '../ports/index.ts';
-import type { ResourceStore } from '../ports/index.ts';
-import { kvStore } from '../adapters/store/kv-store.ts';
+import type { KvBucket, Logger, MaasDriver, Provisioner, ResourceStore, Transport } from '../ports/index.ts';
 import type { ClusterTiming, NodeConfig } from './config.ts';
 import { clusterTiming } from './config.ts';
 import type { HostSnapshot } from '../actors/host/index.ts';
@@ -48,20 +41,33 @@ export const LEASE_BUCKET = 'mf-leases';
 export { MEMBER_BUCKET };
 const BROKER_LEASE_KEY = 'broker';
 
-/** Where the node's resources live. Absent `hosts`: the KV store on the substrate's buckets. */
-export interface NodeStores {
-  /** BareMetalHost records on KV (the embedded default's local store, a test's). */
-  readonly hosts?: NatsStore;
-  /** Secrets for the KV store (BMC credentials, user data): never written to KV. */
+/** Where the node's resources live: one store for every kind it runs (issue 29.1). */
+export type NodeStores = KvNodeStores | KubeNodeStores;
+
+/** The KV store (adapters/store kvStore), which the caller opens and closes. */
+export interface KvNodeStores {
+  /** Every kind the node runs: with `backends.maas`, the MAAS kinds and the objects they read too. */
+  readonly store: ResourceStore;
+  /** The Secrets the store reads (BMC credentials, user data): hosts waiting for one hear of it. */
   readonly secrets?: SecretSource;
-  /** MaasMachines, MaasClusters and the Cluster API objects they read; with `backends.maas`. */
-  readonly objects?: ObjectStore;
-  /**
-   * Hosts, Secrets (and, with `backends.maas`, the MAAS kinds) from Kubernetes: started in the
-   * node's actor system; the node drives hosts once its informers have listed.
-   */
-  readonly kube?: KubeAdapter;
+  /** What `apply` and `delete` over NATS write (a node on a shared substrate serves them). */
+  readonly requests?: NodeStoreRequests;
+  readonly kube?: undefined;
 }
+
+/**
+ * Hosts, Secrets (and, with `backends.maas`, the MAAS kinds) from Kubernetes, as its one store:
+ * started in the node's actor system; the node drives hosts once its informers have listed.
+ */
+export interface KubeNodeStores {
+  readonly kube: KubeAdapter;
+  readonly store?: undefined;
+  readonly secrets?: undefined;
+  readonly requests?: undefined;
+}
+
+/** The records apply and delete reach; the node serves them, it does not open them. */
+export type NodeStoreRequests = Pick<StoreServerOptions, 'store' | 'objects' | 'isObject' | 'isNotFound'>;
 
 export interface NodeBackends {
   readonly provisioner: Provisioner;
@@ -116,7 +122,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
   const timing = clusterTiming(config, substrate.shared);
   // Before anything opens: a NATS node that would take anyone's commands does not start.
   checkPosture(substrate.shared, config.security);
-  const opened = await openStores(substrate.transport, timing, stores, backends, runtime.log);
+  const opened = await openStores(substrate.transport, timing, stores, runtime.log);
   // Health first: /readyz answers "not ready" while informers list and shards are taken.
   const front = await startNodeHealth({
     config, substrate, timing, clock, provisioner: backends.provisioner, kube: stores.kube, gate: runtime.gate,
@@ -132,44 +138,26 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
   }
 }
 
-/** The buckets and stores a node opens before its health server starts. */
+/** The buckets a node opens before its health server starts, and the store it runs on. */
 interface OpenedStores {
-  readonly kvOptions: KvBucketOptions;
   readonly leaseBucket: KvBucket;
   readonly memberBucket: KvBucket;
   readonly capacityBucket: KvBucket;
   readonly secretWatch: KeyedSecretWatch | undefined;
-  /** Every kind the node runs, as one store: Kubernetes', or the KV records of hosts and objects. */
+  /** Every kind the node runs, as one store: Kubernetes', or the KV store it was given. */
   readonly resources: ResourceStore;
-  /** The KV host store this node opened (it closes it on stop); null when it was given one. */
-  readonly opened: NatsStore | null;
-  readonly objects: ObjectStore | undefined;
-  /** The KV object store this node opened; null when it was given one or runs no MAAS. */
-  readonly openedObjects: KvObjectStore | null;
 }
 
-async function openStores(transport: Transport, timing: ClusterTiming, stores: NodeStores, backends: NodeBackends, log: Logger): Promise<OpenedStores> {
+async function openStores(transport: Transport, timing: ClusterTiming, stores: NodeStores, log: Logger): Promise<OpenedStores> {
   const kvOptions = timing.replicas > 1 ? { replicas: timing.replicas } : {};
   const [leaseBucket, memberBucket, capacityBucket] = await Promise.all([
     transport.kv(LEASE_BUCKET, { ...kvOptions, ttlMs: timing.leaseTtlMs }),
     transport.kv(MEMBER_BUCKET, { ...kvOptions, ttlMs: timing.leaseTtlMs }),
     transport.kv(CAPACITY_BUCKET, kvOptions),
   ]);
-  const kube = stores.kube;
-  const secretWatch = watchSecrets(kube?.secrets ?? stores.secrets, log);
-  let opened: NatsStore | null = null;
-  const hostRecords = kube ? null : stores.hosts ?? (opened = await openNatsStoreOn(transport, { ...(stores.secrets ? { secrets: stores.secrets } : {}), log, kv: kvOptions }));
-  let openedObjects: KvObjectStore | null = null;
-  // MaasMachines and MaasClusters: from Kubernetes, as given, or the KV object store beside the hosts.
-  const objects: ObjectStore | undefined = (kube?.maas ? kube.store : undefined) ?? stores.objects ?? (backends.maas
-    ? (openedObjects = await openObjectStore(transport, stores, log, kvOptions))
-    : undefined);
-  const resources: ResourceStore = hostRecords ? kvStore(hostRecords, objects ?? null) : kube!.store;
-  return { kvOptions, leaseBucket, memberBucket, capacityBucket, secretWatch, resources, opened, objects, openedObjects };
-}
-
-function openObjectStore(transport: Transport, stores: NodeStores, log: Logger, kvOptions: KvBucketOptions): Promise<KvObjectStore> {
-  return openKvObjectStoreOn(transport, { ...(stores.secrets ? { secrets: stores.secrets } : {}), log, kv: kvOptions, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } });
+  const secretWatch = watchSecrets(stores.kube?.secrets ?? stores.secrets, log);
+  const resources: ResourceStore = stores.kube ? stores.kube.store : stores.store;
+  return { leaseBucket, memberBucket, capacityBucket, secretWatch, resources };
 }
 
 /** Everything startNode has by the time its gate opens. */
@@ -271,7 +259,7 @@ interface NodeCapacity {
 async function startShardsWithCapacity(ctx: AssembleContext): Promise<{ shards: ShardHost; capacity: NodeCapacity }> {
   const { config, backends, runtime, clock, timing } = ctx;
   const { transport } = ctx.substrate;
-  const { resources, objects, secretWatch, capacityBucket } = ctx.opened;
+  const { resources, secretWatch, capacityBucket } = ctx.opened;
   const { log } = runtime;
   const kube = ctx.stores.kube;
   const name = config.name;
@@ -303,9 +291,9 @@ async function startShardsWithCapacity(ctx: AssembleContext): Promise<{ shards: 
     ...(secretWatch ? { secrets: secretWatch } : {}),
     ...(runtime.gate?.held ? { nodeLeaseHeld: runtime.gate.held } : {}),
     // The MAAS kinds run in the same shards as the hosts, under the same supervision and drain.
-    ...(backends.maas && objects ? {
+    ...(backends.maas ? {
       maas: {
-        store: objects, driver: backends.maas.driver, config: { ...DEFAULT_MAAS_MACHINE_CONFIG, ...backends.maas.config },
+        driver: backends.maas.driver, config: { ...DEFAULT_MAAS_MACHINE_CONFIG, ...backends.maas.config },
         clusterResyncMs: backends.maas.clusterResyncMs ?? 30_000,
       },
     } : {}),
@@ -323,7 +311,7 @@ async function startShardsWithCapacity(ctx: AssembleContext): Promise<{ shards: 
   return { shards, capacity };
 }
 
-/** Commands, and apply/delete over NATS; close() stops both and the object store opened for them. */
+/** Commands, and apply/delete over NATS; close() stops both. */
 interface NodeRequests {
   close(): Promise<void>;
 }
@@ -331,21 +319,15 @@ interface NodeRequests {
 async function startRequests(ctx: AssembleContext): Promise<NodeRequests> {
   const { config, substrate, stores, timing } = ctx;
   const { transport } = substrate;
-  const { resources, opened, openedObjects, kvOptions } = ctx.opened;
+  const { resources } = ctx.opened;
   const { log } = ctx.runtime;
   const name = config.name;
   const posture = await openPosture(transport, substrate.shared, config.security, clusterSubjects(), log, timing.replicas);
   const commands: CommandServer = startCommandServer({ transport, store: resources, shardCount: config.shardCount, log, guard: posture.guard, audit: posture.audit, node: name });
   // apply and delete over NATS come here (only nodes write the stores); a node whose hosts live
-  // in Kubernetes leaves them to kubectl. The object store is opened on the first object applied.
-  let appliedObjects: Promise<KvObjectStore> | null = null;
-  const storeRequests: StoreServer | null = opened && substrate.shared ? startStoreServer({
-    transport, store: opened, guard: posture.guard, audit: posture.audit, node: name, log,
-    isObject: (object) => storedKindOf(object) !== null,
-    isNotFound: (error) => error instanceof HostNotFound,
-    objects: () => (appliedObjects ??= openedObjects
-      ? Promise.resolve(openedObjects)
-      : openObjectStore(transport, stores, log, kvOptions)),
+  // in Kubernetes leaves them to kubectl.
+  const storeRequests: StoreServer | null = stores.requests && substrate.shared ? startStoreServer({
+    transport, ...stores.requests, guard: posture.guard, audit: posture.audit, node: name, log,
   }) : null;
   return {
     async close() {
@@ -353,7 +335,6 @@ async function startRequests(ctx: AssembleContext): Promise<NodeRequests> {
       await storeRequests?.close();
       // Refusals counted since the last window closed are written before the connection goes.
       await posture.audit.flush();
-      if (appliedObjects && !openedObjects) await (await appliedObjects.catch(() => null))?.close();
     },
   };
 }
@@ -382,8 +363,6 @@ async function stopInOrder(ctx: AssembleContext, node: RunningNode, graceful: bo
   introspection.close();
   await shards.stop(ctx.timing.drainTimeoutMs);
   ctx.opened.secretWatch?.close();
-  await ctx.opened.opened?.close();
-  await ctx.opened.openedObjects?.close();
   await ctx.stores.kube?.close();
   await ctx.front.close();
 }

@@ -8,8 +8,6 @@ export { silentLogger } from './logger.ts';
 export { invoke } from './invoke.ts';
 export type { ObjectKind, ResourceEvent, ResourceIntent, ResourceKind, ResourceKinds, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf, StoredObject } from './resource-store.ts';
 export { OBJECT_KINDS, patchedAnnotations, resourceKey } from './resource-store.ts';
-export type { ObjectEvent, ObjectStore } from './object-store.ts';
-export { objectKey } from './object-store.ts';
 export type { DnsRecord, MaasDriver } from './maas-driver.ts';
 export type { KvBucket, KvBucketOptions, KvEntry, KvEvent, KvWatchOptions } from './kv-bucket.ts';
 export { KvConflict, KvUnavailable } from './kv-bucket.ts';

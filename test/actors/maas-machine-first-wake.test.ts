@@ -13,7 +13,7 @@ import { validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts
 import { createMemoryBus } from '../../src/bus/index.ts';
 import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import { DEFAULT_MAAS_MACHINE_CONFIG } from '../../src/machines/maas-machine/index.ts';
-import type { MaasDriver, ObjectStore } from '../../src/ports/index.ts';
+import type { MaasDriver, ResourceStore } from '../../src/ports/index.ts';
 import { silentLogger } from '../../src/ports/index.ts';
 import { waitUntil } from '../support/wait.ts';
 
@@ -25,7 +25,7 @@ const unused = (): never => {
 const driver: MaasDriver = { endpoint: 'http://maas', pool: 'maas:http://maas', run: unused, findDns: unused, createDns: unused, updateDns: unused, deleteDns: unused };
 
 /** The demo cluster on the memory KV, its MaasMachine annotated as `annotations` says. */
-async function storeWith(annotations: Record<string, string>): Promise<ObjectStore> {
+async function storeWith(annotations: Record<string, string>): Promise<ResourceStore> {
   const transport = createMemoryBus().connect('test');
   const local = await openLocalStore(transport, {
     objects: (secrets) => openKvObjectStoreOn(transport, { secrets, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } }),
@@ -41,7 +41,7 @@ async function storeWith(annotations: Record<string, string>): Promise<ObjectSto
 }
 
 /** The actor on `store`, its first message a DNS change; the clock never moves, so no tick comes first. */
-function startOnDnsChange(store: ObjectStore): { stop: () => void } {
+function startOnDnsChange(store: ResourceStore): { stop: () => void } {
   const system = startSystem({ onError: () => {} });
   const broker = spawn(system, 'broker', { kind: 'sink', init: () => null, receive: (s: null) => s }) as ActorRef<CapacityMsg>;
   const ref: ActorRef<MaasMachineMsg> = spawn(system, 'maas-machine', maasMachineBehavior(KEY, {

@@ -22,7 +22,7 @@ import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { DEFAULT_MAAS_MACHINE_CONFIG } from '../../src/machines/maas-machine/index.ts';
 import type { MaasMachineState } from '../../src/machines/maas-machine/index.ts';
-import type { MaasDriver, ObjectStore, ResourceStore } from '../../src/ports/index.ts';
+import type { MaasDriver, ResourceStore } from '../../src/ports/index.ts';
 import { silentLogger, StoreError } from '../../src/ports/index.ts';
 import { bmh } from '../support/node.ts';
 import { waitFor, waitUntil } from '../support/wait.ts';
@@ -49,13 +49,13 @@ function failingStatusWrites<T extends object>(store: T, failures: number): { st
   return { store: wrapped, attempts: () => attempts };
 }
 
-async function openStores(): Promise<LocalStore & { objects: ObjectStore }> {
+async function openStores(): Promise<LocalStore & { objects: ResourceStore }> {
   const transport = createMemoryBus().connect('test');
   const local = await openLocalStore(transport, {
     objects: (secrets) => openKvObjectStoreOn(transport, { secrets, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } }),
   });
   if (!local.objects) throw new Error('the local store opened no object store');
-  return local as LocalStore & { objects: ObjectStore };
+  return local as LocalStore & { objects: ResourceStore };
 }
 
 const unused = (): never => {
@@ -104,7 +104,7 @@ const subjects: Record<'BareMetalHost' | 'MaasMachine', Subject> = {
       });
       const applied = await local.applyObjects(objects);
       if (!applied.ok) throw new Error(JSON.stringify(applied));
-      const { store, attempts } = failingStatusWrites<ObjectStore>(local.objects, FAILURES);
+      const { store, attempts } = failingStatusWrites<ResourceStore>(local.objects, FAILURES);
       const system = startSystem({ onError: () => {} });
       const broker = spawn(system, 'broker', { kind: 'sink', init: () => null, receive: (s: null) => s }) as ActorRef<CapacityMsg>;
       const key = 'capi/demo-cp-0';

@@ -18,6 +18,7 @@ import { openKvObjectStore, OBJECTS_BUCKET } from '../../src/adapters/store/kv-o
 import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
 import { StoreError } from '../../src/ports/index.ts';
 import { startLocalNode } from '../support/local-node.ts';
+import { openNodeKvStore } from '../../src/cli/node-store.ts';
 import { startNatsServer } from '../support/nats-server.ts';
 import { bmh } from '../support/node.ts';
 import { waitUntil } from '../support/wait.ts';
@@ -53,6 +54,8 @@ test('store malformed - bad values in every bucket a node reads: logged, shown o
   const transport = await connectNats({ servers: server.url, name: 'malformed-node' });
   const lines: Line[] = [];
   const fixture = createFixtureProvisioner({ demoBehaviours: false });
+  // The node's one store, opened as `metalfleet node` opens it.
+  const kv = await openNodeKvStore(transport, { secrets, log: recordingLogger(lines), replicas: 1, maas: false });
   const node = await startLocalNode({
     name: 'malformed-node',
     shardCount: 4,
@@ -62,8 +65,11 @@ test('store malformed - bad values in every bucket a node reads: logged, shown o
     askTimeoutMs: 2_000,
     // This test speaks to the stores directly; who may send commands is another test's concern.
     security: { allowUnsigned: true },
-  }, { secrets }, { provisioner: fixture }, { log: recordingLogger(lines) }, sharedSubstrate(transport));
-  t.teardown(() => node.stop({ graceful: false }));
+  }, kv.stores, { provisioner: fixture }, { log: recordingLogger(lines) }, sharedSubstrate(transport));
+  t.teardown(async () => {
+    await node.stop({ graceful: false });
+    await kv.close();
+  });
 
   const writer = await connectNats({ servers: server.url, name: 'malformed-writer' });
   t.teardown(() => writer.close());

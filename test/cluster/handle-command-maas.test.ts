@@ -9,7 +9,7 @@ import { validateMaasMachine } from '../../src/api/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import { HostCommand, HostCommandError, HostCommandReply, type HostCommandInput } from '../../src/bus/messages/index.ts';
 import { handleCommand, MAAS_MACHINE_COMMANDS, type CommandOutcome } from '../../src/cluster/commands/index.ts';
-import type { ObjectEvent } from '../../src/ports/index.ts';
+import type { ObjectKind, ResourceEvent } from '../../src/ports/index.ts';
 import { OBJECT_KINDS } from '../../src/ports/index.ts';
 import { bmh, secret } from '../support/node.ts';
 
@@ -69,7 +69,7 @@ test('handle command maas - each command records its annotation; a repeat is app
   for (const row of rows) {
     const name = `${row.input.type} ${JSON.stringify(row.before ?? {})}`;
     const { hosts, objects } = await stores({ ...(row.before ? { annotations: row.before } : {}), status: DEPLOYED });
-    const events: ObjectEvent[] = [];
+    const events: ResourceEvent<ObjectKind>[] = [];
     objects.watch((e) => events.push(e), { kinds: OBJECT_KINDS });
     const first = replyOf(t, await handleCommand(kvStore(hosts, objects), cmd(row.input as HostCommandInput)));
     t.true(first.applied, name);

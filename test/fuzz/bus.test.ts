@@ -21,6 +21,7 @@ import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { sharedSubstrate } from '../../src/node/index.ts';
 import { silentLogger } from '../../src/ports/index.ts';
 import { startLocalNode } from '../support/local-node.ts';
+import { openNodeKvStore } from '../../src/cli/node-store.ts';
 import { startNatsServer } from '../support/nats-server.ts';
 import { bmh } from '../support/node.ts';
 import { waitUntil } from '../support/wait.ts';
@@ -68,6 +69,8 @@ test('fuzz bus - every generated request to a running node is answered; the node
   await writeFile(join(dir, 'secrets.yaml'), 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\n  namespace: lab\nstringData:\n  username: admin\n  password: fuzz-pw\n');
   const secrets = await loadSecretFiles([join(dir, 'secrets.yaml')]);
   const transport = await connectNats({ servers: server.url, name: NODE });
+  // The node's one store and what apply and delete write, opened as `metalfleet node` opens them.
+  const kv = await openNodeKvStore(transport, { secrets, log: silentLogger, replicas: 1, maas: false });
   const node = await startLocalNode({
     name: NODE,
     shardCount: 4,
@@ -77,8 +80,11 @@ test('fuzz bus - every generated request to a running node is answered; the node
     askTimeoutMs: 2_000,
     // Unsigned commands reach the handlers: what a hostile payload can get to.
     security: { allowUnsigned: true },
-  }, { secrets }, { provisioner: createFixtureProvisioner({ demoBehaviours: false }) }, { log: silentLogger }, sharedSubstrate(transport));
-  t.teardown(() => node.stop({ graceful: false }));
+  }, kv.stores, { provisioner: createFixtureProvisioner({ demoBehaviours: false }) }, { log: silentLogger }, sharedSubstrate(transport));
+  t.teardown(async () => {
+    await node.stop({ graceful: false });
+    await kv.close();
+  });
 
   const client: NatsConnection = await connect({ servers: server.url, name: 'fuzz-client' });
   t.teardown(() => client.close());

@@ -8,7 +8,7 @@ import type { KindActors, KindActorsSpec, ShardScope } from '../../src/actors/sh
 import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import { KINDS } from '../../src/machines/kinds.ts';
 import { DEFAULT_MAAS_MACHINE_CONFIG } from '../../src/machines/maas-machine/index.ts';
-import type { MaasDriver, ObjectEvent, ObjectKind, ObjectStore, StoredObject } from '../../src/ports/index.ts';
+import type { MaasDriver, ObjectKind, ResourceEvent, ResourceStore, StoredObject } from '../../src/ports/index.ts';
 import { silentLogger } from '../../src/ports/index.ts';
 import { startMaasNode } from '../support/maas-node.ts';
 import { waitFor, waitUntil } from '../support/wait.ts';
@@ -17,7 +17,7 @@ import { waitFor, waitUntil } from '../support/wait.ts';
 // reads the store only for the bootstrap Secret; who a change wakes is answered from that index.
 
 /** Counts the get/list calls made on a store, by kind; `raw` reads around the counter. */
-function countReads(store: ObjectStore): { byKind: Map<string, number>; total(): number; raw: Pick<ObjectStore, 'get' | 'list'> } {
+function countReads(store: ResourceStore): { byKind: Map<string, number>; total(): number; raw: Pick<ResourceStore, 'get' | 'list'> } {
   const get = store.get.bind(store);
   const list = store.list.bind(store);
   const getSecret = store.getSecret.bind(store);
@@ -87,7 +87,7 @@ function recorderScope(system: ActorSystem, log: Seen[], index: DependentsIndex)
   };
 }
 
-const upsert = (object: unknown): ObjectEvent & { type: 'upsert' } => {
+const upsert = (object: unknown): ResourceEvent<ObjectKind> & { type: 'upsert' } => {
   const o = object as StoredObject & { kind: ObjectKind };
   return { type: 'upsert', kind: o.kind, key: `${o.metadata.namespace}/${o.metadata.name}`, object: o, change: 'spec' };
 };
@@ -97,7 +97,7 @@ test('maas wake - a Cluster change wakes exactly its MaasCluster and MaasMachine
   t.teardown(() => system.stop());
   const calls: string[] = [];
   // Every store read fails the test: after the seed, the router answers from what it has seen.
-  const store = new Proxy({} as ObjectStore, { get: (_t, prop) => (...args: unknown[]) => { calls.push(`${String(prop)} ${JSON.stringify(args)}`); return Promise.resolve(undefined); } });
+  const store = new Proxy({} as ResourceStore, { get: (_t, prop) => (...args: unknown[]) => { calls.push(`${String(prop)} ${JSON.stringify(args)}`); return Promise.resolve(undefined); } });
   const binding = maasBinding({
     // Neither is called by the router itself: the recorders stand in for the actors that would.
     store, driverFor: () => ({}) as MaasDriver, broker: {} as ActorRef<CapacityMsg>,
@@ -107,7 +107,7 @@ test('maas wake - a Cluster change wakes exactly its MaasCluster and MaasMachine
   // The shard's dependents index, fed each event before the router hears it, as the shard does.
   const index = new DependentsIndex(KINDS);
   const router = binding.open(recorderScope(system, log, index));
-  const feed = (e: ObjectEvent): void | Promise<void> => {
+  const feed = (e: ResourceEvent<ObjectKind>): void | Promise<void> => {
     const change = binding.indexed?.(e);
     return router.event(e, change ? index.apply(change) : new Map());
   };

@@ -6,14 +6,13 @@ import test from 'ava';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { createMaasClient } from '../../src/adapters/maas/client/index.ts';
 import { createMaasDriver } from '../../src/adapters/maas/driver/index.ts';
-import { openKvObjectStoreOn, openLocalStore } from '../../src/adapters/store/index.ts';
+import { kvStore, openKvObjectStoreOn, openLocalStore } from '../../src/adapters/store/index.ts';
 import type { KvObjectStore, LocalStore } from '../../src/adapters/store/index.ts';
 import { validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
 import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
-import type { Fence, MaasDriver, ObjectKind, ObjectStore, Provisioner } from '../../src/ports/index.ts';
-import type { NatsStore } from '../../src/adapters/store/nats-store.ts';
+import type { Fence, MaasDriver, ObjectKind, Provisioner, ResourceKind, ResourceStore } from '../../src/ports/index.ts';
 import { startMaasSim } from '../../src/sim/maas/index.ts';
 import type { LocalNode } from '../support/local-node.ts';
 import { startLocalNode } from '../support/local-node.ts';
@@ -23,7 +22,7 @@ import { deferred, waitFor, waitUntil } from '../support/wait.ts';
 type MaasStatus = { ready?: boolean; failureReason?: string; failureMessage?: string; conditions?: Array<{ type: string; status: string; reason?: string }> };
 
 interface Counting {
-  /** store.list() calls: the host store's, and the object store's per kind. */
+  /** The node's store.list() calls: BareMetalHost's, and the other kinds' per kind. */
   readonly hostLists: { n: number };
   readonly objectLists: Map<ObjectKind, number>;
 }
@@ -52,7 +51,8 @@ let n = 0;
 async function startBoth(o: {
   provisioner?: (p: Provisioner) => Provisioner;
   driver?: (d: MaasDriver) => MaasDriver;
-  objects?: (s: KvObjectStore) => Partial<Record<keyof ObjectStore, unknown>>;
+  /** Overrides of the node's one store. */
+  store?: (s: ResourceStore) => Partial<Record<keyof ResourceStore, unknown>>;
   /** Applied before the node starts: what its shards find by their seed listing. */
   before?: readonly unknown[];
   /** A lease the node drives under besides the shards' (as the Kubernetes leader Lease). */
@@ -71,18 +71,14 @@ async function startBoth(o: {
     if (!applied.ok) throw new Error(`startBoth: ${JSON.stringify(applied.issues)}`);
   }
   const counting: Counting = { hostLists: { n: 0 }, objectLists: new Map() };
-  const countedHosts = proxied<NatsStore>(hosts, {
-    list: () => {
-      counting.hostLists.n++;
-      return hosts.list();
+  const one = kvStore(hosts, objects);
+  const counted = proxied<ResourceStore>(one, {
+    list: (kind: ResourceKind) => {
+      if (kind === 'BareMetalHost') counting.hostLists.n++;
+      else counting.objectLists.set(kind, (counting.objectLists.get(kind) ?? 0) + 1);
+      return one.list(kind);
     },
-  });
-  const countedObjects = proxied<ObjectStore>(objects, {
-    list: (kind: ObjectKind) => {
-      counting.objectLists.set(kind, (counting.objectLists.get(kind) ?? 0) + 1);
-      return objects.list(kind);
-    },
-    ...o.objects?.(objects),
+    ...o.store?.(one),
   });
   const fixture = createFixtureProvisioner({ demoBehaviours: false });
   const driver = createMaasDriver(client);
@@ -91,7 +87,7 @@ async function startBoth(o: {
     capacity: { limits: {}, defaultLimit: 50, ttlMs: 30_000 },
     supervision: { maxRestarts: 2, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } }, askTimeoutMs: 5_000,
     cluster: { drainTimeoutMs: 10_000 },
-  }, { hosts: countedHosts, objects: countedObjects, secrets: hosts.secrets }, {
+  }, { store: counted, secrets: hosts.secrets }, {
     provisioner: o.provisioner ? o.provisioner(fixture) : fixture,
     maas: { driver: o.driver ? o.driver(driver) : driver, clusterResyncMs: 200, config: { deployingPollMs: 30, steadyPollMs: 100, powerOnRequeueMs: 100, backoffBaseMs: 50, backoffMaxMs: 500 } },
   }, o.nodeLeaseHeld ? { gate: { waitingFor: 'the leader lease', open: Promise.resolve(), held: o.nodeLeaseHeld } } : {}, substrate);
@@ -118,7 +114,7 @@ test('kind host - a crashing BareMetalHost and a crashing MaasMachine are each g
       },
     }),
     // The MaasMachine kh-worker-1 reads its bootstrap Secret on every wake-up: reading it fails.
-    objects: (store) => ({
+    store: (store) => ({
       getSecret: (namespace: string, name: string) => {
         if (name === 'kh-worker-1-bootstrap') throw new Error('secret index corrupt for kh-worker-1');
         return store.getSecret(namespace, name);

@@ -15,7 +15,7 @@ import { createSecretMap } from '../../src/adapters/store/memory-secrets.ts';
 import { loadSecretFiles, type SecretSource } from '../../src/adapters/store/nats-secrets.ts';
 import { openKvObjectStoreOn, openLocalStore } from '../../src/adapters/store/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
-import type { ObjectEvent } from '../../src/ports/index.ts';
+import type { ObjectKind, ResourceEvent } from '../../src/ports/index.ts';
 import type { SecretEvent } from '../../src/adapters/store/secret-changes.ts';
 import { OBJECT_KINDS, silentLogger } from '../../src/ports/index.ts';
 import { waitFor } from '../support/wait.ts';
@@ -238,7 +238,7 @@ test('secret versions - the embedded default\'s object store gives a Secret a ve
     await transport.close();
   });
   const store = local.objects!;
-  const events: ObjectEvent[] = [];
+  const events: ResourceEvent<ObjectKind>[] = [];
   store.watch((e) => events.push(e), { kinds: OBJECT_KINDS });
   const apply = async (password: string): Promise<void> => {
     t.true((await local.applyObjects([{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bmc', namespace: 'lab' }, stringData: { password } }])).ok);

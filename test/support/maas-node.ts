@@ -3,10 +3,11 @@ import { startLocalNode } from './local-node.ts';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { createMaasClient } from '../../src/adapters/maas/client/index.ts';
 import { createMaasDriver } from '../../src/adapters/maas/driver/index.ts';
-import { openKvObjectStoreOn, openLocalStore } from '../../src/adapters/store/index.ts';
-import type { KvObjectStore, LocalStore } from '../../src/adapters/store/index.ts';
+import { kvStore, openKvObjectStoreOn, openLocalStore } from '../../src/adapters/store/index.ts';
+import type { KvStore, LocalStore } from '../../src/adapters/store/index.ts';
 import type { NatsApplyResult } from '../../src/adapters/store/nats-store.ts';
 import { validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
+import type { ResourceStore } from '../../src/ports/index.ts';
 import type { MaasMachineConfig } from '../../src/machines/maas-machine/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
@@ -15,11 +16,12 @@ import { createMemoryBus } from '../../src/bus/index.ts';
 import { serveIntrospection } from '../../src/cluster/introspect/index.ts';
 import type { MaasSim, MaasSimOptions } from '../../src/sim/maas/index.ts';
 
-// The embedded default's MAAS side, as `metalfleet demo` opens it: the KV object store on the
-// node's own memory KV, Secrets (bootstrap data) beside it in the local store's secret map.
+// The embedded default's MAAS side, as `metalfleet demo` opens it: the one KV store on the node's
+// own memory KV, Secrets (bootstrap data) beside it in the local store's secret map.
 export interface MaasTestNode {
   node: LocalNode;
-  store: KvObjectStore;
+  /** The node's one store: the MAAS kinds and the objects they read, beside the hosts. */
+  store: KvStore;
   /** Applies manifests as `demo -f` does: Secrets to the secret map, the MAAS kinds to `store`. */
   apply(objects: readonly unknown[]): Promise<NatsApplyResult>;
   /** The node's host store (BareMetalHosts), e.g. for a command server next to the node. */
@@ -37,13 +39,13 @@ export async function startMaasNode(o: { limit?: number; sim?: MaasSimOptions; c
   const hosts = await openLocalStore(substrate.transport, {
     objects: (secrets) => openKvObjectStoreOn(substrate.transport, { secrets, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } }),
   });
-  const store = hosts.objects;
-  if (!store) throw new Error('the local store opened no object store');
+  if (!hosts.objects) throw new Error('the local store opened no object records');
+  const store = kvStore(hosts, hosts.objects);
   const node = await startLocalNode({
     name: `maas-test-${++n}`, shardCount: 8, machine: DEFAULT_MACHINE_CONFIG,
     capacity: { limits: {}, defaultLimit: o.limit ?? 50, ttlMs: 30_000 },
     supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 10, maxMs: 100 } }, askTimeoutMs: 5_000,
-  }, { hosts, objects: store, secrets: hosts.secrets }, {
+  }, { store, secrets: hosts.secrets }, {
     provisioner: createFixtureProvisioner(),
     maas: { driver: createMaasDriver(client), clusterResyncMs: 200, config: { deployingPollMs: 30, steadyPollMs: 100, powerOnRequeueMs: 100, backoffBaseMs: 50, backoffMaxMs: 500, ...o.config } },
   }, {}, substrate);
@@ -59,7 +61,7 @@ export async function startMaasNode(o: { limit?: number; sim?: MaasSimOptions; c
   };
 }
 
-export function maasReady(store: KvObjectStore, key: string): Promise<boolean> {
+export function maasReady(store: ResourceStore, key: string): Promise<boolean> {
   return store.get('MaasMachine', key).then((m) => (m?.status as { ready?: boolean } | undefined)?.ready === true);
 }
 

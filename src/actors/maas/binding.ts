@@ -2,7 +2,7 @@ import { MAAS_CLUSTER_KIND, MAAS_MACHINE_KIND, errorMessage } from '../../api/in
 import { clusterKeyOf } from '../../machines/cluster-key.ts';
 import { kindNamed } from '../../machines/kinds.ts';
 import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
-import type { Fence, Logger, MaasDriver, ObjectEvent, ObjectKind, ObjectStore } from '../../ports/index.ts';
+import type { Fence, Logger, MaasDriver, ObjectKind, ResourceEvent, ResourceStore } from '../../ports/index.ts';
 import { OBJECT_KINDS } from '../../ports/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
 import type { MachineChanges } from '../machine/index.ts';
@@ -28,7 +28,7 @@ const ROUTED: readonly ObjectKind[] = ['Cluster', 'Machine', 'MaasCluster', 'Maa
 export { clusterKeyOf };
 
 export interface MaasBindingDeps {
-  readonly store: ObjectStore;
+  readonly store: ResourceStore;
   /** The driver of one shard: guarded by its lease and fence (node/lease-guarded-driver.ts). */
   driverFor(fence: Fence, leaseHeld: (() => boolean) | undefined): MaasDriver;
   readonly broker: ActorRef<CapacityMsg>;
@@ -42,15 +42,15 @@ export interface MaasBindingDeps {
 }
 
 /** The MAAS router of one shard: its machine and cluster actors. */
-export interface MaasRouter extends KindRouter<ObjectEvent> {
+export interface MaasRouter extends KindRouter<ResourceEvent<ObjectKind>> {
   machine(key: string): ActorRef<MaasMachineMsg> | undefined;
   cluster(key: string): ActorRef<MaasClusterMsg> | undefined;
 }
 
-export function maasBinding(deps: MaasBindingDeps): ShardBinding<ObjectEvent, MaasRouter> {
+export function maasBinding(deps: MaasBindingDeps): ShardBinding<ResourceEvent<ObjectKind>, MaasRouter> {
   // Where each object was last seen going: a deletion carries no labels to compute it from.
   const homes = new Map<string, string>();
-  const home = (event: ObjectEvent): string | null | undefined => {
+  const home = (event: ResourceEvent<ObjectKind>): string | null | undefined => {
     if (event.kind === 'Secret') return null;
     const id = `${event.kind} ${event.key}`;
     if (event.type === 'deleted') {
@@ -73,11 +73,11 @@ export function maasBinding(deps: MaasBindingDeps): ShardBinding<ObjectEvent, Ma
       if (key !== undefined) emit(key, event);
     }, { kinds: OBJECT_KINDS }),
     async list() {
-      const found: Array<readonly [string, ObjectEvent]> = [];
+      const found: Array<readonly [string, ResourceEvent<ObjectKind>]> = [];
       // In ROUTED order: a machine's first look finds its cluster's actor and its world seen.
       for (const kind of ROUTED) {
         for (const object of await deps.store.list(kind)) {
-          const event: ObjectEvent = { type: 'upsert', kind, key: `${object.metadata.namespace}/${object.metadata.name}`, object, change: 'spec' };
+          const event: ResourceEvent<ObjectKind> = { type: 'upsert', kind, key: `${object.metadata.namespace}/${object.metadata.name}`, object, change: 'spec' };
           const key = home(event);
           if (key) found.push([key, event]);
         }
@@ -197,7 +197,7 @@ function openMaasRouter(scope: ShardScope, deps: MaasBindingDeps): MaasRouter {
  * a Ready=False condition with the reason, and for a MaasMachine Cluster API's failure fields.
  * Nothing restarts it until the object changes.
  */
-export async function markMaasCrashed(store: ObjectStore, log: Logger, kind: 'MaasMachine' | 'MaasCluster', key: string, error: unknown, restarts: number, fence?: Fence): Promise<void> {
+export async function markMaasCrashed(store: ResourceStore, log: Logger, kind: 'MaasMachine' | 'MaasCluster', key: string, error: unknown, restarts: number, fence?: Fence): Promise<void> {
   const message = `${kind} actor crashed ${restarts} times, last: ${describe(error)}; metalfleet stopped driving it — fix the cause, then change the ${kind} (for example annotate it) to retry`;
   log.error({ kind, key, restarts, err: describe(error) }, 'actor gave up');
   try {

@@ -2,12 +2,12 @@ import { CapiCluster, CapiMachine, CLUSTER_LABEL, MaasCluster, MaasMachine, secr
 import type { MaasClusterWorld } from '../../machines/maas-cluster/index.ts';
 import type { MaasMachineWorld } from '../../machines/maas-machine/index.ts';
 import { clusterNameOf } from '../../machines/cluster-key.ts';
-import type { Logger, ObjectStore, StoredObject } from '../../ports/index.ts';
+import type { Logger, ResourceStore, StoredObject } from '../../ports/index.ts';
 
 export { CLUSTER_LABEL, CONTROL_PLANE_LABEL } from '../../api/index.ts';
 export { clusterNameOf } from '../../machines/cluster-key.ts';
 
-// The actors read the Cluster API side from the ObjectStore and hand the machines typed objects:
+// The actors read the Cluster API side from the one ResourceStore and hand the machines typed objects:
 // each is parsed with its schema here, and one that does not parse counts as absent (with a
 // warning), so a machine never sees an untyped record.
 
@@ -32,7 +32,7 @@ export function parseMaasCluster(object: StoredObject, log: Logger): MaasCluster
  * the router has seen, which also answers the two lookups a store could only answer by listing
  * and whether bootstrap data is there without reading the Secret each time.
  */
-export type WorldSource = ObjectStore & {
+export type WorldSource = ResourceStore & {
   ownerMachine?(mm: Pick<StoredObject, 'metadata'>): StoredObject | undefined;
   maasMachinesOf?(namespace: string, cluster: string): readonly string[];
   bootstrapDataReady?(namespace: string, name: string): Promise<boolean>;
@@ -49,7 +49,7 @@ export async function ownerMachine(store: WorldSource, mm: Pick<StoredObject, 'm
 }
 
 /** The MaasCluster a Cluster names as its infrastructure, else the one of the same name. */
-export async function infraCluster(store: ObjectStore, namespace: string, cluster: CapiCluster | null, clusterName: string | undefined): Promise<StoredObject | undefined> {
+export async function infraCluster(store: ResourceStore, namespace: string, cluster: CapiCluster | null, clusterName: string | undefined): Promise<StoredObject | undefined> {
   const ref = cluster?.spec?.infrastructureRef;
   const name = ref && ref.kind === 'MaasCluster' ? ref.name : clusterName;
   return name ? store.get('MaasCluster', `${namespace}/${name}`) : undefined;
@@ -70,7 +70,7 @@ export async function resolveMachineWorld(store: WorldSource, mm: MaasMachine, l
   };
 }
 
-async function hasBootstrapData(store: ObjectStore, namespace: string, name: string): Promise<boolean> {
+async function hasBootstrapData(store: ResourceStore, namespace: string, name: string): Promise<boolean> {
   const secret = await store.getSecret(namespace, name);
   return secret !== undefined && secretValue(secret, 'value') !== undefined;
 }
@@ -92,7 +92,7 @@ export async function resolveClusterWorld(store: WorldSource, mc: MaasCluster, l
 }
 
 // CAPMAAS sends the bootstrap Secret's "value", standard base64. Read just before the deploy.
-export async function bootstrapData(store: ObjectStore, namespace: string, secretName: string | null): Promise<string | undefined> {
+export async function bootstrapData(store: ResourceStore, namespace: string, secretName: string | null): Promise<string | undefined> {
   if (!secretName) return undefined;
   const secret = await store.getSecret(namespace, secretName);
   const value = secret ? secretValue(secret, 'value') : undefined;

@@ -2,7 +2,7 @@ import { MAAS_CLUSTER_FINALIZER, errorMessage } from '../../api/index.ts';
 import type { MaasCluster, MaasClusterStatus } from '../../api/index.ts';
 import { DEFAULT_MAAS_CLUSTER_CONFIG, maasClusterLogicFor } from '../../machines/maas-cluster/index.ts';
 import type { DnsCall, DnsCallResult, MaasClusterEffect, MaasClusterEvent, MaasClusterState, MaasClusterWorld } from '../../machines/maas-cluster/index.ts';
-import type { Fence, Logger, MaasDriver, ObjectStore } from '../../ports/index.ts';
+import type { Fence, Logger, MaasDriver, ResourceStore } from '../../ports/index.ts';
 import type { ChangeSink, KindEffect, MachineBehavior, MachineKind, MachineMsg } from '../machine/index.ts';
 import { StatusWriter, machineBehavior } from '../machine/index.ts';
 import type { Clock } from '../runtime/index.ts';
@@ -17,7 +17,7 @@ export type MaasClusterSnapshot = { dnsName: string | null; ips: readonly string
 export type MaasClusterMsg = MachineMsg<never, MaasClusterEvent, MaasClusterSnapshot>;
 
 export interface MaasClusterDeps {
-  readonly store: ObjectStore;
+  readonly store: ResourceStore;
   readonly driver: MaasDriver;
   readonly clock: Clock;
   readonly log: Logger;

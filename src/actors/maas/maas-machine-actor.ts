@@ -1,6 +1,6 @@
 import { maasMachineLogicFor } from '../../machines/maas-machine/index.ts';
 import type { DnsLookupResult, MaasMachineConfig, MaasMachineEffect, MaasMachineEvent, MaasMachineObject, MaasMachineState, MaasMachineWorld, MaasResult } from '../../machines/maas-machine/index.ts';
-import type { Fence, Logger, MaasDriver, ObjectStore, StoredObject } from '../../ports/index.ts';
+import type { Fence, Logger, MaasDriver, ResourceStore, StoredObject } from '../../ports/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
 import type { ChangeSink, KindEffect, MachineBehavior, MachineIO, MachineKind, MachineMsg, Observation, Tick } from '../machine/index.ts';
 import { StatusWriter, machineBehavior } from '../machine/index.ts';
@@ -15,7 +15,7 @@ export type MaasMachineWake = { readonly type: 'observed'; readonly object: Stor
 export type MaasMachineMsg = MachineMsg<MaasMachineWake, MaasMachineEvent, MaasMachineState | null>;
 
 export interface MaasMachineDeps {
-  readonly store: ObjectStore;
+  readonly store: ResourceStore;
   readonly driver: MaasDriver;
   readonly broker: ActorRef<CapacityMsg>;
   readonly clock: Clock;

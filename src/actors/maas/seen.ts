@@ -1,5 +1,5 @@
 import { secretValue } from '../../api/index.ts';
-import type { ObjectEvent, ObjectKind, ObjectStore, ResourceKind, ResourceOf, StoredObject } from '../../ports/index.ts';
+import type { ObjectKind, ResourceEvent, ResourceKind, ResourceOf, ResourceStore, StoredObject } from '../../ports/index.ts';
 import type { DependentsReader } from '../shard/index.ts';
 
 // What one shard's MAAS router has seen of the store: every MaasMachine, MaasCluster, Machine and
@@ -23,7 +23,7 @@ export class SeenObjects {
   constructor(private readonly index: DependentsReader) {}
 
   /** Keeps the objects up to date with one store event of a seen kind; other kinds are ignored. */
-  apply(e: ObjectEvent): void {
+  apply(e: ResourceEvent<ObjectKind>): void {
     if (e.kind === 'Secret') {
       this.secretEvents += 1;
       this.secretReady.delete(e.key);
@@ -80,7 +80,7 @@ export class SeenObjects {
  * changes, Secrets themselves (the deploy's user data) and every write from the store. `onRead`
  * hears each MaasMachine read (one per MaasMachine wake-up).
  */
-export function seenStore(store: ObjectStore, seen: SeenObjects, onMachineRead?: () => void): ObjectStore & Pick<SeenObjects, 'ownerMachine' | 'maasMachinesOf'> & { bootstrapDataReady(namespace: string, name: string): Promise<boolean> } {
+export function seenStore(store: ResourceStore, seen: SeenObjects, onMachineRead?: () => void): ResourceStore & Pick<SeenObjects, 'ownerMachine' | 'maasMachinesOf'> & { bootstrapDataReady(namespace: string, name: string): Promise<boolean> } {
   const indexed = (kind: ResourceKind): kind is ObjectKind => (SEEN_KINDS as readonly ResourceKind[]).includes(kind);
   return {
     get: <K extends ResourceKind>(kind: K, key: string): Promise<ResourceOf<K> | undefined> => {

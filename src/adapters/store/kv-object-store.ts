@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ApiObject, formatFieldPath } from '../../api/index.ts';
 import type { Secret } from '../../api/secret.ts';
-import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, ObjectEvent, ObjectKind, ResourceEvent, ResourceIntent, ResourceKind, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf, StoredObject, Transport } from '../../ports/index.ts';
-import { FenceRefusals, judgeFence, KvConflict, objectKey, patchedAnnotations, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
+import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, ObjectKind, ResourceEvent, ResourceIntent, ResourceKind, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf, StoredObject, Transport } from '../../ports/index.ts';
+import { FenceRefusals, judgeFence, KvConflict, patchedAnnotations, resourceKey, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
 import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
 import { checkValueSize, MAX_VALUE_BYTES } from './write-limits.ts';
 import { encodeKvRecord } from './kv-value.ts';
@@ -132,7 +132,7 @@ class KvObjects implements KvObjectStore {
   private readonly slots = new Map<string, Slot>();
   /** The newest record of a key that did not parse, until a good one replaces it. */
   private readonly problems: RecordProblems;
-  private readonly listeners = new Set<(e: ObjectEvent) => void>();
+  private readonly listeners = new Set<(e: ResourceEvent<ObjectKind>) => void>();
 
   private readonly refusals: FenceRefusals;
   private readonly log: Logger;
@@ -205,7 +205,7 @@ class KvObjects implements KvObjectStore {
     return problem ? `store: its record in ${this.bucket.name} (revision ${problem.revision}) does not parse: ${problem.reason}; apply the object again` : undefined;
   }
 
-  private emit(e: ObjectEvent): void {
+  private emit(e: ResourceEvent<ObjectKind>): void {
     for (const l of this.listeners) {
       try {
         l(e);
@@ -235,7 +235,7 @@ class KvObjects implements KvObjectStore {
     const kinds = options.kinds ? new Set<ResourceKind>(options.kinds) : null;
     const keys = options.keys;
     // Wrapped so one function subscribed twice gets two subscriptions, as two callers expect.
-    const entry = (event: ObjectEvent): void => {
+    const entry = (event: ResourceEvent<ObjectKind>): void => {
       if ((kinds && !kinds.has(event.kind)) || (keys && !keys(event.key))) return;
       (listener as (event: ResourceEvent) => void)(event);
     };
@@ -346,7 +346,7 @@ class KvObjects implements KvObjectStore {
         return;
       }
       const object = { ...obj, metadata: { ...obj.metadata, namespace: obj.metadata.namespace ?? 'default' } } as StoredObject;
-      const key = objectKey(object);
+      const key = resourceKey(object);
       // The store's own checks, whatever validators it was given: what it could not key or hold
       // is refused here, naming the object, rather than failing at NATS.
       // A generated name's problems are its generateName's, reported at metadata.generateName.
@@ -465,7 +465,7 @@ class KvObjects implements KvObjectStore {
   }
 }
 
-function secretEvent(key: string, change: SecretChangeKind): ObjectEvent {
+function secretEvent(key: string, change: SecretChangeKind): ResourceEvent<ObjectKind> {
   if (change === 'removed') return { type: 'deleted', kind: 'Secret', key };
   const slash = key.indexOf('/');
   return { type: 'upsert', kind: 'Secret', key, change: 'spec', object: { apiVersion: 'v1', kind: 'Secret', metadata: { namespace: key.slice(0, slash), name: key.slice(slash + 1) } } };

@@ -11,6 +11,7 @@ import { loadKvSnapshot, persistKv } from '../../adapters/store/kv-snapshot.ts';
 import { openLocalStore, type LocalStore } from '../../adapters/store/local-store.ts';
 import type { NatsApplyResult } from '../../adapters/store/nats-store.ts';
 import { openKvObjectStoreOn } from '../../adapters/store/kv-object-store.ts';
+import { kvStore } from '../../adapters/store/kv-store.ts';
 import { kindBuckets } from '../../machines/kinds.ts';
 import { validateMaasCluster, validateMaasMachine, errorMessage } from '../../api/index.ts';
 import { readManifests } from '../../api/manifest.ts';
@@ -176,8 +177,8 @@ async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>,
   const summary = await runDemo({
     // While the dashboard holds, its own wait takes the signal; the private Ironic stops after.
     ...(ui ? { holdOpen: () => (offSignal?.(), ui.holdOpen()) } : {}),
-    ...(maas && store.objects ? { maas: { store: store.objects, driver: maas.driver, config: { skipSwap: flags.maasSkipSwap ?? env.MAAS_SKIP_SWAP, ...(maas.simulated ? { deployingPollMs: 200, steadyPollMs: 2_000, powerOnRequeueMs: 1_000 } : {}) } } } : {}),
-    substrate, store, secrets: store.secrets, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000, demoScenarios: ironicUrls.length === 0,
+    ...(maas && store.objects ? { maas: { driver: maas.driver, config: { skipSwap: flags.maasSkipSwap ?? env.MAAS_SKIP_SWAP, ...(maas.simulated ? { deployingPollMs: 200, steadyPollMs: 2_000, powerOnRequeueMs: 1_000 } : {}) } } } : {}),
+    substrate, store: kvStore(store, store.objects), secrets: store.secrets, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000, demoScenarios: ironicUrls.length === 0,
     node: { ...nodeCfg, cluster: { drainTimeoutMs: 2_000 } },
   });
   await ui?.close();

@@ -16,8 +16,9 @@ import type { ProvisionerFlags, SelectedProvisioner } from '../provisioners.ts';
 import { addProvisionerFlags, selectProvisioner } from '../provisioners.ts';
 import { CliError } from '../cli-error.ts';
 import type { HealthServer } from '../../adapters/observe/index.ts';
-import type { Node, NodeConfig, Substrate } from '../../node/index.ts';
-import { memorySubstrate, sharedSubstrate, startNode } from '../../node/index.ts';
+import type { Node, NodeConfig, NodeStores, Substrate } from '../../node/index.ts';
+import { clusterTiming, memorySubstrate, sharedSubstrate, startNode } from '../../node/index.ts';
+import { openNodeKvStore, type NodeKvStore } from '../node-store.ts';
 import { intFlag, nodeConfig, readEnv } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { untilSignalled } from '../signals.ts';
@@ -159,7 +160,10 @@ export function register(program: Command): void {
       const security = natsWanted ? await requestSecurity(flags) : {};
       const secrets = flags.secrets ? await loadSecretFiles(flags.secrets) : undefined;
       const transport = await connectNats({ ...(await natsOptionsFrom(flags, process.env, name)), onHandlerError: (err, subject) => log.error({ subject, err: String(err) }, 'handler failed') });
-      const node = await startNode({ ...settings, security }, sharedSubstrate(transport), { ...(secrets ? { secrets } : {}), ...(kube ? { kube } : {}) }, {
+      // Hosts (and MAAS kinds) in Kubernetes, or the KV store of every kind the node runs.
+      let kv: NodeKvStore | null = null;
+      const stores: NodeStores = kube ? { kube } : (kv = await openNodeKvStore(transport, { ...(secrets ? { secrets } : {}), log, replicas: clusterTiming(settings).replicas, maas: maas !== null })).stores;
+      const node = await startNode({ ...settings, security }, sharedSubstrate(transport), stores, {
         provisioner,
         ...(maas ? { maas: { driver: maas.driver, config: { skipSwap: env.MAAS_SKIP_SWAP } } } : {}),
       }, { log });
@@ -181,6 +185,7 @@ export function register(program: Command): void {
         process.on('SIGTERM', onSignal);
         process.on('SIGINT', onSignal);
       });
+      await kv?.close();
       maas?.close();
       await provisioner.close?.();
       await transport.close();

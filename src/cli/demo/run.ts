@@ -6,8 +6,7 @@ import { startNode } from '../../node/index.ts';
 import type { MaasShards } from '../../node/index.ts';
 import { CONTROL_PLANE_LABEL } from '../../api/index.ts';
 import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
-import type { Logger, MaasDriver, ObjectStore, Provisioner } from '../../ports/index.ts';
-import type { NatsStore } from '../../adapters/store/nats-store.ts';
+import type { Logger, MaasDriver, Provisioner, ResourceStore } from '../../ports/index.ts';
 import { resourceKey as hostKey } from '../../ports/index.ts';
 import type { SecretSource } from '../../adapters/store/nats-secrets.ts';
 import type { Expectation } from './expect.ts';
@@ -15,8 +14,8 @@ import { expectationFor, meets } from './expect.ts';
 import { progressLine, progressPanel } from './progress.ts';
 import type { ProgressFrame } from './progress.ts';
 
+/** The MAAS kinds run on the demo's one store, beside the hosts. */
 export interface DemoMaas {
-  readonly store: ObjectStore;
   readonly driver: MaasDriver;
   readonly config?: Partial<MaasMachineConfig>;
 }
@@ -25,7 +24,8 @@ export interface DemoOptions {
   readonly maas?: DemoMaas;
   /** The one node runs on this (the embedded default: a private memory bus and KV). */
   readonly substrate: Substrate;
-  readonly store: NatsStore;
+  /** Every kind the node runs (the local KV store: hosts and, with `maas`, the MAAS kinds). */
+  readonly store: ResourceStore;
   /** The Secrets the hosts name, watched so a changed one reaches its hosts (new BMC credentials register again). */
   readonly secrets?: SecretSource;
   readonly provisioner: Provisioner;
@@ -64,10 +64,10 @@ export interface MaasSummary {
 // Runs the embedded node until every host sits where its spec says it should (or time runs out),
 // showing progress as it goes.
 export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
-  const hosts = await o.store.list();
+  const hosts = await o.store.list('BareMetalHost');
   const expected = new Map<string, Expectation>(hosts.map((h: BareMetalHost) => [hostKey(h), expectationFor(h, o.demoScenarios)]));
   const started = performance.now();
-  const running = await startNode(o.node, o.substrate, { hosts: o.store, ...(o.secrets ? { secrets: o.secrets } : {}), ...(o.maas ? { objects: o.maas.store } : {}) }, {
+  const running = await startNode(o.node, o.substrate, { store: o.store, ...(o.secrets ? { secrets: o.secrets } : {}) }, {
     provisioner: o.provisioner,
     ...(o.maas ? { maas: { driver: o.maas.driver, clusterResyncMs: 1_000, ...(o.maas.config ? { config: o.maas.config } : {}) } } : {}),
   }, { log: o.log });
@@ -142,7 +142,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
     });
     const paint = setInterval(() => {
       askCapacity();
-      if (o.maas) void maasSummary(o.maas.store, node.maas).then((m) => { maas = m; check(); }, () => undefined);
+      if (o.maas) void maasSummary(o.store, node.maas).then((m) => { maas = m; check(); }, () => undefined);
       const now = performance.now();
       if (o.mode === 'tty' || now - lastLine >= 1000) {
         lastLine = now;
@@ -158,7 +158,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
     check();
   });
   capacity = await node.capacity().catch(() => capacity);
-  if (o.maas) maas = await maasSummary(o.maas.store, node.maas).catch(() => maas);
+  if (o.maas) maas = await maasSummary(o.store, node.maas).catch(() => maas);
   const seconds = (performance.now() - started) / 1000;
   render(reached);
   const notReached: Array<{ host: string; expected: string; actual: string }> = [];
@@ -178,7 +178,7 @@ function describe(state: string, errorType: string): string {
 }
 
 // Every MaasMachine ready, and the cluster's DNS record holding exactly the control-plane IPs.
-async function maasSummary(store: ObjectStore, runtime: MaasShards | null): Promise<MaasSummary> {
+async function maasSummary(store: ResourceStore, runtime: MaasShards | null): Promise<MaasSummary> {
   const machines = await store.list('MaasMachine');
   const ready = machines.filter((m) => (m.status as { ready?: boolean } | undefined)?.ready === true).length;
   const controlPlaneIps = machines
