@@ -20,10 +20,10 @@ export async function run(flags: Record<string, string>): Promise<object> {
   const client = createMaasClient({ endpoint: sim.url, apiKey: sim.adminKey });
   const prepared = await prepareLocalBenchNode([], { objects: true });
   const local = prepared.store;
-  // Store reads of the node (get + list), counted by wrapping the object store before the node
-  // opens it; the bench's own polling and applies go around the counter.
-  if (!local.objects) throw new Error('bench: no object store opened');
-  const reads = countReads(local.objects);
+  // Store reads of the node (get + list), counted by wrapping the one store before the node
+  // runs on it; the bench's own polling and applies go around the counter.
+  if (!local.objects) throw new Error('bench: no object records opened');
+  const reads = countReads(prepared.resources);
   await prepared.start({
     name: 'bench-maas', shardCount: 16, machine: DEFAULT_MACHINE_CONFIG,
     capacity: { limits: {}, defaultLimit: limit, ttlMs: 60_000 },
@@ -33,7 +33,7 @@ export async function run(flags: Record<string, string>): Promise<object> {
     maas: { driver: createMaasDriver(client), clusterResyncMs: 60_000, config: { deployingPollMs: 20, steadyPollMs: 3_600_000, powerOnRequeueMs: 1_000 } },
   });
   const stop = prepared.stop;
-  // The store the embedded default runs: the KV object store on the node's memory KV; bootstrap
+  // The store the embedded default runs: the one KV store on the node's memory KV; bootstrap
   // Secrets go beside it through the local store, as `demo` applies them.
   const store = reads.raw;
   const apply = async (objects: readonly unknown[], what: string): Promise<void> => {
@@ -86,8 +86,7 @@ async function until(cond: () => Promise<boolean>, timeoutMs: number): Promise<v
 }
 
 /**
- * Counts the node's get and list calls on the object store by replacing them on the store the
- * node will open; `raw` reads around the counter (the bench's own polling), `uncounted` runs the
+ * Counts the node's get and list calls by replacing them on the one store the node will run on; `raw` reads around the counter (the bench's own polling), `uncounted` runs the
  * bench's applies outside it.
  */
 function countReads<S extends ResourceStore>(objects: S): { raw: S; total: number; byKind: Record<string, number>; wakes(): number; reset(): void; uncounted<T>(work: () => Promise<T>): Promise<T> } {

@@ -4,7 +4,7 @@ import { memorySubstrate, startNode } from '../src/node/index.ts';
 import { openLocalStore } from '../src/adapters/store/local-store.ts';
 import type { LocalStore } from '../src/adapters/store/local-store.ts';
 import { openKvObjectStoreOn } from '../src/adapters/store/kv-object-store.ts';
-import { kvStore } from '../src/adapters/store/kv-store.ts';
+import { kvStore, type KvStore } from '../src/adapters/store/kv-store.ts';
 import { silentLogger } from '../src/ports/index.ts';
 import type { BareMetalHost } from '../src/api/index.ts';
 
@@ -89,7 +89,7 @@ export interface LocalBenchOptions {
  * hosts in the KV store, their Secrets beside it. `objects` are applied by prepare; start() starts
  * the node, so a bench can time the node alone.
  */
-export async function prepareLocalBenchNode(objects: readonly unknown[], options: LocalBenchOptions = {}): Promise<{ store: LocalStore; substrate: Substrate; start(config: NodeConfig, backends: NodeBackends): Promise<Node>; stop(): Promise<void> }> {
+export async function prepareLocalBenchNode(objects: readonly unknown[], options: LocalBenchOptions = {}): Promise<{ store: LocalStore; resources: KvStore; substrate: Substrate; start(config: NodeConfig, backends: NodeBackends): Promise<Node>; stop(): Promise<void> }> {
   const substrate = memorySubstrate();
   // The MAAS kinds go where the demo puts them: the KV object store on the same memory KV.
   const store = await openLocalStore(substrate.transport, options.objects ? { objects: (secrets) => openKvObjectStoreOn(substrate.transport, { secrets }) } : {});
@@ -101,12 +101,15 @@ export async function prepareLocalBenchNode(objects: readonly unknown[], options
       if (!applied.ok) throw new Error(`bench manifests invalid: ${applied.issues.map((x) => `${x.path}: ${x.message}`).join('; ')}`);
     }
   }
+  // The one store the node runs on, over the local store's records (a bench may count its reads).
+  const resources = kvStore(store, store.objects);
   let node: Node | null = null;
   return {
     store,
+    resources,
     substrate,
     async start(config, backends) {
-      node = await startNode({ ...config, cluster: { drainTimeoutMs: 5_000 } }, substrate, { store: kvStore(store, store.objects) }, backends, { log: silentLogger });
+      node = await startNode({ ...config, cluster: { drainTimeoutMs: 5_000 } }, substrate, { store: resources }, backends, { log: silentLogger });
       return node;
     },
     async stop() {
