@@ -2,13 +2,15 @@
 // readable through a rolling upgrade, and a value of neither form is named for what it is.
 import test from 'ava';
 import { initialStatus, type BareMetalHostStatus } from '../../src/api/index.ts';
-import { decodeKvRecord, isJsonKvValue } from '../../src/adapters/store/kv-value.ts';
+import { decodeKvRecord, encodeKvRecord, isJsonKvValue } from '../../src/adapters/store/kv-value.ts';
 import { hostKvKey } from '../../src/adapters/store/nats-keys.ts';
 import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, openNatsStore } from '../../src/adapters/store/nats-store.ts';
 import { PermanentWriteError } from '../../src/adapters/store/write-limits.ts';
 import { openKvObjectStore, OBJECTS_BUCKET } from '../../src/adapters/store/kv-object-store.ts';
 import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
+import type { Logger } from '../../src/ports/index.ts';
 import { hostManifest } from '../support/host-manifest.ts';
+import { waitUntil } from '../support/wait.ts';
 
 const KEY = 'metal3/h1';
 
@@ -120,4 +122,42 @@ test('store kv values - a MAAS object an older node wrote as JSON is read, its f
   await store.writeStatus('MaasMachine', 'default/m-0', { ready: true }, { epoch: 5, shard: 9, holder: 'new-node' });
   t.false(isJsonKvValue((await bucket.get(MACHINE_KV_KEY))!.value), 'mf-objects still holds JSON');
   t.deepEqual((await store.get('MaasMachine', 'default/m-0'))?.status, { ready: true });
+});
+
+// A logger that keeps the keys of its warnings: a record is parsed when its problem is logged.
+function warnedKeys(keys: string[]): Logger {
+  const logger: Logger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (fields: object) => void keys.push(String((fields as { key?: unknown }).key)),
+    error: () => undefined,
+    child: () => logger,
+  };
+  return logger;
+}
+
+test('store kv values - an object record nobody here watches waits unparsed until it is read; a watched one is parsed as it comes', async (t) => {
+  const bucket = new MemoryKvStore().bucket(OBJECTS_BUCKET);
+  const warned: string[] = [];
+  const store = await openKvObjectStore({ bucket, log: warnedKeys(warned) });
+  t.teardown(() => store.close());
+  const cluster = { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasCluster', metadata: { name: 'c-0', namespace: 'default' }, spec: { dnsDomain: 'maas' } };
+  const clusterKvKey = `MaasCluster.${hostKvKey('default/c-0')}`;
+  t.true((await store.apply([machine('ubuntu'), cluster])).ok);
+  store.watch(() => undefined, { kinds: ['MaasCluster'] });
+  // Unreadable values for both: the watch delivers them in order, so once the watched
+  // MaasCluster's is logged the MaasMachine's has been seen too, and nobody has read it.
+  await bucket.put(MACHINE_KV_KEY, Uint8Array.from([0xc1, 0x01]));
+  await bucket.put(clusterKvKey, Uint8Array.from([0xc1, 0x02]));
+  await waitUntil(() => warned.length > 0, 2_000, 'the watched record is parsed');
+  t.deepEqual(warned, [clusterKvKey], 'the unwatched record was parsed before anyone read it');
+  // Read, it is parsed: its problem is told and logged once, and the last good version stands.
+  t.regex(store.recordProblem('MaasMachine', 'default/m-0') ?? '', /does not parse: 2 bytes that are neither MessagePack nor JSON/);
+  t.is((await store.get('MaasMachine', 'default/m-0'))?.spec?.image, 'ubuntu');
+  t.deepEqual(warned, [clusterKvKey, MACHINE_KV_KEY]);
+  // A good version that waited is the one read, and it ends the problem.
+  await bucket.put(MACHINE_KV_KEY, encodeKvRecord({ object: { ...machine('noble'), metadata: { name: 'm-0', namespace: 'default', uid: 'u-1' } } }));
+  await waitUntil(async () => (await store.get('MaasMachine', 'default/m-0'))?.spec?.image === 'noble', 2_000, 'the waiting version is read');
+  t.is(store.recordProblem('MaasMachine', 'default/m-0'), undefined);
+  t.deepEqual((await store.list('MaasMachine')).map((m) => m.spec?.image), ['noble']);
 });

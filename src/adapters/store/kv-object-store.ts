@@ -127,12 +127,31 @@ interface Slot {
   readonly record: ObjectRecord;
 }
 
+/** A version seen on the watch that nobody here has read yet: its bytes, parsed when read. */
+interface Waiting {
+  readonly revision: number;
+  readonly raw: Uint8Array;
+}
+
+/** What one watcher asked for: the event filter, kept so the store can tell who wants a key. */
+interface Watcher {
+  readonly kinds: ReadonlySet<ResourceKind> | null;
+  readonly keys: ((key: string) => boolean) | undefined;
+}
+
 class KvObjects implements KvObjectStore {
   private readonly bucket: KvBucket;
   private readonly slots = new Map<string, Slot>();
+  /**
+   * Versions no watcher here wanted when they came (another node's objects): every node sees
+   * every change of the bucket but reads few, so their bytes wait unparsed until read, as the
+   * host records' do. The slot beside keeps the last version read here, which stands should
+   * these not parse.
+   */
+  private readonly waiting = new Map<string, Waiting>();
   /** The newest record of a key that did not parse, until a good one replaces it. */
   private readonly problems: RecordProblems;
-  private readonly listeners = new Set<(e: ResourceEvent<ObjectKind>) => void>();
+  private readonly listeners = new Map<(e: ResourceEvent<ObjectKind>) => void, Watcher>();
 
   private readonly refusals: FenceRefusals;
   private readonly log: Logger;
@@ -166,25 +185,64 @@ class KvObjects implements KvObjectStore {
     const id = parseKvKey(event.key);
     if (!id) return;
     const before = this.slots.get(event.key);
-    if (before && before.revision >= event.revision) return;
+    const waiting = this.waiting.get(event.key);
+    if (Math.max(before?.revision ?? 0, waiting?.revision ?? 0) >= event.revision) return;
     if (event.op === 'delete') {
       this.problems.delete(event.key);
-      if (!before) return;
+      this.waiting.delete(event.key);
+      if (!before && !waiting) return;
       this.slots.delete(event.key);
       if (this.ready) this.emit({ type: 'deleted', kind: id.kind, key: id.key });
       return;
     }
+    if (!this.ready || !this.wants(id.kind, id.key)) {
+      this.waiting.set(event.key, { revision: event.revision, raw: event.value });
+      return;
+    }
+    this.waiting.delete(event.key);
     // A record that does not parse leaves the last good version in place (logged, and told by
     // recordProblem) until a good one replaces it.
     const record = this.decode(event.key, event.value, event.revision);
     if (!record) return;
-    this.set(event.key, id, { revision: event.revision, record }, before);
+    // After a version nobody read, what changed since the last one parsed is not known: spec.
+    this.set(event.key, id, { revision: event.revision, record }, waiting ? undefined : before);
+  }
+
+  private wants(kind: ResourceKind, key: string): boolean {
+    for (const { kinds, keys } of this.listeners.values()) {
+      if ((!kinds || kinds.has(kind)) && (!keys || keys(key))) return true;
+    }
+    return false;
+  }
+
+  /** The key's newest version, its waiting bytes parsed first; the last good one if they do not parse. */
+  private slot(kvKey: string): Slot | undefined {
+    const waiting = this.waiting.get(kvKey);
+    if (waiting === undefined) return this.slots.get(kvKey);
+    this.waiting.delete(kvKey);
+    const current = this.slots.get(kvKey);
+    if (current && current.revision >= waiting.revision) return current;
+    const record = this.decode(kvKey, waiting.raw, waiting.revision);
+    if (!record) return current;
+    this.problems.settled(kvKey, waiting.revision);
+    const slot = { revision: waiting.revision, record };
+    this.slots.set(kvKey, slot);
+    return slot;
+  }
+
+  /** Whether the key holds an object, parsed or not. */
+  private holds(kvKey: string): boolean {
+    return this.slots.has(kvKey) || this.waiting.has(kvKey);
   }
 
   // Applies a version seen on the watch or written here, unless a newer one is in already.
   private set(kvKey: string, id: { kind: ObjectKind; key: string }, slot: Slot, before: Slot | undefined): void {
     const current = this.slots.get(kvKey);
     if (current && current.revision >= slot.revision) return;
+    // Our own write may be seen on the watch before its ack: the record we wrote stands for it.
+    const waiting = this.waiting.get(kvKey);
+    if (waiting && waiting.revision > slot.revision) return;
+    this.waiting.delete(kvKey);
     this.problems.settled(kvKey, slot.revision);
     this.slots.set(kvKey, slot);
     if (!this.ready) return;
@@ -201,12 +259,14 @@ class KvObjects implements KvObjectStore {
   }
 
   recordProblem(kind: ResourceKind, key: string): string | undefined {
+    // Bytes waiting to be parsed are parsed now: a problem is found when asked, not only when read.
+    this.slot(kvKeyOf(kind as ObjectKind, key));
     const problem = this.problems.get(kvKeyOf(kind as ObjectKind, key));
     return problem ? `store: its record in ${this.bucket.name} (revision ${problem.revision}) does not parse: ${problem.reason}; apply the object again` : undefined;
   }
 
   private emit(e: ResourceEvent<ObjectKind>): void {
-    for (const l of this.listeners) {
+    for (const l of this.listeners.keys()) {
       try {
         l(e);
       } catch {
@@ -218,12 +278,13 @@ class KvObjects implements KvObjectStore {
   // BareMetalHosts are never kept here (their own records are): asked for, there are none.
   async list<K extends ResourceKind>(kind: K): Promise<ResourceOf<K>[]> {
     const out: StoredObject[] = [];
+    for (const kvKey of [...this.waiting.keys()]) if (kvKey.startsWith(`${kind}.`)) this.slot(kvKey);
     for (const [kvKey, slot] of this.slots) if (kvKey.startsWith(`${kind}.`)) out.push(toStored(slot));
     return out as ResourceOf<K>[];
   }
 
   async get<K extends ResourceKind>(kind: K, key: string): Promise<ResourceOf<K> | undefined> {
-    const slot = this.slots.get(kvKeyOf(kind as ObjectKind, key));
+    const slot = this.slot(kvKeyOf(kind as ObjectKind, key));
     return slot ? toStored(slot) as ResourceOf<K> : undefined;
   }
 
@@ -239,7 +300,7 @@ class KvObjects implements KvObjectStore {
       if ((kinds && !kinds.has(event.kind)) || (keys && !keys(event.key))) return;
       (listener as (event: ResourceEvent) => void)(event);
     };
-    this.listeners.add(entry);
+    this.listeners.set(entry, { kinds, keys });
     return () => this.listeners.delete(entry);
   }
 
@@ -289,7 +350,7 @@ class KvObjects implements KvObjectStore {
   }
 
   async removeFinalizer(kind: ResourceKind, key: string, finalizer: string, fence?: Fence): Promise<void> {
-    if (!this.slots.has(kvKeyOf(kind as ObjectKind, key))) return;
+    if (!this.holds(kvKeyOf(kind as ObjectKind, key))) return;
     await this.mutate(kind as ObjectKind, key, fence, `removing finalizer ${finalizer} from`, (o) => {
       if (!o.metadata.finalizers?.includes(finalizer)) return null;
       return { ...o, metadata: { ...o.metadata, finalizers: o.metadata.finalizers.filter((f) => f !== finalizer) } };
@@ -299,7 +360,7 @@ class KvObjects implements KvObjectStore {
   async requestDelete(kind: ResourceKind, key: string): Promise<'terminating' | 'deleted' | 'missing'> {
     const kvKey = kvKeyOf(kind as ObjectKind, key);
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
-      const slot = this.slots.get(kvKey) ?? (await this.read(kvKey));
+      const slot = this.slot(kvKey) ?? (await this.read(kvKey));
       if (!slot) return 'missing';
       const o = slot.record.object;
       try {
@@ -338,7 +399,7 @@ class KvObjects implements KvObjectStore {
     input.forEach((raw, index) => {
       const found = storedKindOf(raw);
       // Named only by generateName: named now, once, as the API server names it on create.
-      const named = found ? nameOnCreate(raw, (key) => given.has(kvKeyOf(found, key)) || this.slots.has(kvKeyOf(found, key))) : { object: raw, generated: false };
+      const named = found ? nameOnCreate(raw, (key) => given.has(kvKeyOf(found, key)) || this.holds(kvKeyOf(found, key))) : { object: raw, generated: false };
       const obj = named.object as Partial<StoredObject> | null;
       const kind = storedKindOf(obj);
       if (!obj || !kind || !obj.metadata?.name) {
@@ -356,7 +417,7 @@ class KvObjects implements KvObjectStore {
         for (const e of own) issues.push({ index, kind, key: shownKey(key), path: e.path, message: e.reason });
         return;
       }
-      const old = this.slots.get(kvKeyOf(kind, key));
+      const old = this.slot(kvKeyOf(kind, key));
       for (const e of (this.options.validators?.[kind]?.(object, old ? toStored(old) : undefined) ?? []).filter(mine)) issues.push({ index, kind, key, path: e.path, message: e.reason });
       if (named.generated) given.add(kvKeyOf(kind, key));
       ready.push({ kind, key, object, generated: named.generated });
@@ -382,7 +443,7 @@ class KvObjects implements KvObjectStore {
     // An apply replaces a record nobody can read: written over at its revision.
     let malformed = this.problems.get(kvKey)?.revision;
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
-      const old = this.slots.get(kvKey);
+      const old = this.slot(kvKey);
       // A generated name is for a create; the API server answers AlreadyExists, so do we.
       if (generated && (old || malformed !== undefined)) throw new StoreError(`${kind} ${shownKey(key)} already exists: the name generated from metadata.generateName is taken; apply again for another`, true);
       const o = old?.record.object;
@@ -408,6 +469,8 @@ class KvObjects implements KvObjectStore {
       } catch (error) {
         if (!(error instanceof KvConflict)) throw unavailable(`applying ${kind} ${shownKey(key)}`, error);
         const fresh = await this.read(kvKey);
+        // The newest version, read past the cache: what waited unread is older.
+        this.waiting.delete(kvKey);
         if (fresh) this.slots.set(kvKey, fresh);
         else this.slots.delete(kvKey);
         malformed = fresh ? undefined : this.problems.get(kvKey)?.revision;
@@ -422,7 +485,7 @@ class KvObjects implements KvObjectStore {
    */
   private async mutate(kind: ObjectKind, key: string, fence: Fence | undefined, write: string, change: (o: ObjectRecord['object']) => ObjectRecord['object'] | null, deleteWhenDone = false): Promise<void> {
     const kvKey = kvKeyOf(kind, key);
-    let slot = this.slots.get(kvKey);
+    let slot = this.slot(kvKey);
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
       slot ??= await this.read(kvKey);
       if (!slot) throw new StoreError(this.recordProblem(kind, key)?.replace(/^store: /, `${kind} ${shownKey(key)}: `) ?? `${kind} ${shownKey(key)} not found`, false);
