@@ -178,6 +178,7 @@ test('consumers - a push consumer a viewer points at mf.store.apply is taken by 
   const { store, transport } = w();
   const before = await store.getFresh(HOST);
   const viewer = await connectAs(t, 'viewer');
+  const refusalsBefore = await refusalRecords(transport);
   const created = dec((await viewer.request(`$JS.API.CONSUMER.CREATE.${AUDIT_STREAM}`, enc({
     stream_name: AUDIT_STREAM,
     // The nodes' queue group, as the server wants for a subject with queue subscribers.
@@ -195,4 +196,21 @@ test('consumers - a push consumer a viewer points at mf.store.apply is taken by 
   t.deepEqual(after?.spec, before?.spec);
   t.deepEqual(after?.metadata.annotations, before?.metadata.annotations);
   t.deepEqual((await listNodes(transport)).map((n) => n.node), ['a']);
+  // And the node saw the deliveries for what they are: refused unread and audited, not answered.
+  await waitUntil(async () => (await refusalRecords(transport)).length > refusalsBefore.length, 10_000, 'the node audited the pushed deliveries as refusals');
+  const records = (await refusalRecords(transport)).slice(refusalsBefore.length);
+  t.true(records.length > 0);
+  for (const record of records) t.like(record, { code: 'streamDelivery', outcome: 'refused' });
 });
+
+/** The records of the refusals stream, oldest first. */
+async function refusalRecords(transport: Transport): Promise<Array<Record<string, unknown>>> {
+  const info = dec(await transport.request('$JS.API.STREAM.INFO.mf-audit-refusals', enc({}), { timeoutMs: 5_000 })) as { state?: { first_seq?: number; last_seq?: number; messages?: number } };
+  const records: Array<Record<string, unknown>> = [];
+  if (!info.state?.messages) return records;
+  for (let seq = info.state.first_seq ?? 1; seq <= (info.state.last_seq ?? 0); seq++) {
+    const got = dec(await transport.request('$JS.API.STREAM.MSG.GET.mf-audit-refusals', enc({ seq }), { timeoutMs: 5_000 })) as { message?: { data?: string } };
+    if (got.message?.data) records.push(JSON.parse(Buffer.from(got.message.data, 'base64').toString('utf8')) as Record<string, unknown>);
+  }
+  return records;
+}
