@@ -35,9 +35,9 @@ async function openObjects(t: { teardown(fn: () => unknown): void }) {
   return objects;
 }
 
-// What the store assigns (identity, generation, revision) is not the manifest's metadata.
+// What the store assigns (identity, creation time, generation, revision) is not the manifest's metadata.
 function manifestMeta(o: StoredObject): Record<string, unknown> {
-  const { uid: _uid, generation: _generation, resourceVersion: _rv, ...rest } = o.metadata as StoredObject['metadata'] & { resourceVersion?: string };
+  const { uid: _uid, creationTimestamp: _created, generation: _generation, resourceVersion: _rv, ...rest } = o.metadata as StoredObject['metadata'] & { resourceVersion?: string; creationTimestamp?: string };
   return rest;
 }
 
@@ -71,4 +71,21 @@ test('object meta - an owner reference without a kind is refused by both, at the
   t.false(applied.ok);
   t.deepEqual(applied.issues.map((i) => `${i.kind} ${i.key} ${i.path}`), ['MaasMachine default/worker-0 metadata.ownerReferences[0].kind']);
   t.deepEqual(await objects.list('MaasMachine'), [], 'nothing written');
+});
+
+test('object meta - the KV object store stamps creation and deletion as the host records and the API server do: whole-second RFC 3339, creation kept by later applies', async (t) => {
+  const objects = await openObjects(t);
+  const RFC3339_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+  const given = { ...machine([]), metadata: { ...machine([]).metadata, creationTimestamp: '2001-01-01T00:00:00Z' } };
+  t.true((await objects.apply([given])).ok);
+  // The port's metadata type names no creation time; the stored object carries it (api/meta.ts).
+  const createdOf = async (): Promise<string | undefined> => ((await objects.get('MaasMachine', 'default/worker-0'))?.metadata as { creationTimestamp?: string } | undefined)?.creationTimestamp;
+  const created = await createdOf();
+  t.regex(created ?? '', RFC3339_SECONDS);
+  t.not(created, '2001-01-01T00:00:00Z', 'the manifest does not set the creation time');
+  t.true((await objects.apply([{ ...machine([]), spec: { ...machine([]).spec, image: 'ubuntu/noble' } }])).ok);
+  t.is(await createdOf(), created);
+  await objects.addFinalizer('MaasMachine', 'default/worker-0', 'maasmachine.infrastructure.cluster.x-k8s.io');
+  t.is(await objects.requestDelete('MaasMachine', 'default/worker-0'), 'terminating');
+  t.regex((await objects.get('MaasMachine', 'default/worker-0'))?.metadata.deletionTimestamp ?? '', RFC3339_SECONDS);
 });

@@ -7,7 +7,7 @@ import { FenceRefusals, judgeFence, KvConflict, patchedAnnotations, resourceKey,
 import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
 import { checkValueSize, MAX_VALUE_BYTES } from './write-limits.ts';
 import { encodeKvRecord } from './kv-value.ts';
-import { decodeRecord, kvUnavailable, RecordProblems } from './kv-record.ts';
+import { casBackoff, decodeRecord, kubeTimestamp, kvUnavailable, RecordProblems } from './kv-record.ts';
 import { objectMetaErrors } from '../../api/names.ts';
 import { nameOnCreate } from './generated-names.ts';
 import { objectSizeErrors } from '../../api/limits.ts';
@@ -369,13 +369,15 @@ class KvObjects implements KvObjectStore {
           return 'deleted';
         }
         if (o.metadata.deletionTimestamp) return 'terminating';
-        const next = { ...slot.record, object: { ...o, metadata: { ...o.metadata, deletionTimestamp: new Date(this.now()).toISOString() } } };
+        const next = { ...slot.record, object: { ...o, metadata: { ...o.metadata, deletionTimestamp: kubeTimestamp(this.now()) } } };
         const revision = await this.bucket.update(kvKey, encode(next), slot.revision);
         this.set(kvKey, { kind: kind as ObjectKind, key }, { revision, record: next }, slot);
         return 'terminating';
       } catch (error) {
         if (!(error instanceof KvConflict)) throw unavailable(`deleting ${kind} ${shownKey(key)}`, error);
+        this.waiting.delete(kvKey);
         this.slots.set(kvKey, (await this.read(kvKey)) ?? slot);
+        await casBackoff(attempt);
       }
     }
     throw new StoreError(`deleting ${kind} ${key}: the object kept changing; try again`, true);
@@ -450,6 +452,8 @@ class KvObjects implements KvObjectStore {
       const metadata = {
         ...given.metadata,
         uid: o?.metadata.uid ?? randomUUID(),
+        // As the host records and the API server: the store's, set once on create.
+        creationTimestamp: o?.metadata.creationTimestamp ?? kubeTimestamp(this.now()),
         generation: (o?.metadata.generation ?? 0) + 1,
         ...(o?.metadata.finalizers ? { finalizers: o.metadata.finalizers } : {}),
         ...(o?.metadata.deletionTimestamp ? { deletionTimestamp: o.metadata.deletionTimestamp } : {}),
@@ -474,6 +478,7 @@ class KvObjects implements KvObjectStore {
         if (fresh) this.slots.set(kvKey, fresh);
         else this.slots.delete(kvKey);
         malformed = fresh ? undefined : this.problems.get(kvKey)?.revision;
+        await casBackoff(attempt);
       }
     }
     throw new StoreError(`applying ${kind} ${key}: the object kept changing; try again`, true);
@@ -509,6 +514,8 @@ class KvObjects implements KvObjectStore {
       } catch (error) {
         if (!(error instanceof KvConflict)) throw unavailable(`${write} ${kind} ${shownKey(key)}`, error);
         slot = await this.read(kvKey);
+        // The host records' rule (kv-record.ts): writers racing on one key take turns.
+        await casBackoff(attempt);
       }
     }
     throw new StoreError(`${write} ${kind} ${key}: the object kept changing; try again`, true);

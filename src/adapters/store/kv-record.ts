@@ -75,6 +75,11 @@ export function casBackoff(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** A time as Kubernetes writes one in metadata (RFC 3339, whole seconds), for both record engines. */
+export function kubeTimestamp(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 /** A KV failure as a store reports it: permanent when it is (write-limits.ts), else retryable. */
 export function kvUnavailable(what: string, error: unknown, store: string): StoreError {
   return writeFailure(what, error, () => new StoreError(`${what}: ${store} is unavailable (${errorMessage(error)}); try again`, true, { cause: error }));

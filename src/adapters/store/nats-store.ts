@@ -13,7 +13,7 @@ import { compact, deepEqual, union } from './object-helpers.ts';
 import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
 import { checkValueSize, MAX_VALUE_BYTES } from './write-limits.ts';
 import { encodeKvRecord } from './kv-value.ts';
-import { casBackoff, decodeRecord, kvUnavailable, RecordProblems } from './kv-record.ts';
+import { casBackoff, decodeRecord, kubeTimestamp, kvUnavailable, RecordProblems } from './kv-record.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import { formatApplyIssue, validateDocuments, type ApplyIssue, type SourceDocument } from './validate.ts';
 import { nameDocuments } from './generated-names.ts';
@@ -160,11 +160,6 @@ interface StatusSlot {
 type Current = { readonly revision: number; readonly host: SpecHost };
 type Change = { op: 'none' } | { op: 'put'; host: SpecHost } | { op: 'delete' };
 type Mutated = { op: 'none' | 'put'; host: BareMetalHost } | { op: 'delete' };
-
-// Kubernetes timestamps are RFC 3339 with whole seconds.
-function timestamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 /** The host named is not in the store (deleted, or never applied). */
 export class HostNotFound extends StoreError {
@@ -627,7 +622,7 @@ class NatsHostStore implements NatsStore {
       if (!current) throw notFound(key);
       if ((current.host.metadata.finalizers ?? []).length === 0) return { op: 'delete' };
       if (current.host.metadata.deletionTimestamp) return { op: 'none' };
-      return { op: 'put', host: withMeta(current.host, { deletionTimestamp: timestamp(this.now()) }) };
+      return { op: 'put', host: withMeta(current.host, { deletionTimestamp: kubeTimestamp(this.now()) }) };
     });
     return result.op === 'delete' ? 'deleted' : 'terminating';
   }
@@ -729,7 +724,7 @@ class NatsHostStore implements NatsStore {
         ...rest,
         uid: randomUUID(),
         generation: 1,
-        creationTimestamp: timestamp(this.now()),
+        creationTimestamp: kubeTimestamp(this.now()),
         finalizers: union(undefined, finalizers),
       });
       return { host: { ...desired, metadata }, outcome: 'created' };
