@@ -78,10 +78,12 @@ type ResourceListener = (event: ResourceEvent) => void;
 
 /**
  * HostEvents for every kind: the same ordered, synchronous delivery, each listener filtered by
- * the kinds and keys it asked for (ResourceWatchOptions).
+ * the kinds and keys it asked for (ResourceWatchOptions). The Kubernetes store and the KV object
+ * records deliver through it.
  */
 export class ResourceEvents {
   private readonly listeners = new Set<ResourceListener>();
+  private readonly filters = new Map<ResourceListener, { readonly kinds: ReadonlySet<ResourceKind> | null; readonly keys: ((key: string) => boolean) | undefined }>();
   private readonly queue: ResourceEvent[] = [];
   private delivering = false;
 
@@ -97,9 +99,24 @@ export class ResourceEvents {
       listener(event as ResourceEvent<K>);
     };
     this.listeners.add(entry);
+    this.filters.set(entry, { kinds, keys });
     return () => {
       this.listeners.delete(entry);
+      this.filters.delete(entry);
     };
+  }
+
+  /** Whether any listener would take an event for this object (so its record is worth parsing). */
+  wants(kind: ResourceKind, key: string): boolean {
+    for (const { kinds, keys } of this.filters.values()) {
+      if ((!kinds || kinds.has(kind)) && (!keys || keys(key))) return true;
+    }
+    return false;
+  }
+
+  clear(): void {
+    this.listeners.clear();
+    this.filters.clear();
   }
 
   emit(event: ResourceEvent): void {

@@ -7,6 +7,7 @@ import { FenceRefusals, judgeFence, KvConflict, patchedAnnotations, resourceKey,
 import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
 import { checkValueSize, MAX_VALUE_BYTES } from './write-limits.ts';
 import { encodeKvRecord } from './kv-value.ts';
+import { ResourceEvents } from './events.ts';
 import { casBackoff, decodeRecord, kubeTimestamp, kvUnavailable, RecordProblems } from './kv-record.ts';
 import { objectMetaErrors } from '../../api/names.ts';
 import { nameOnCreate } from './generated-names.ts';
@@ -133,12 +134,6 @@ interface Waiting {
   readonly raw: Uint8Array;
 }
 
-/** What one watcher asked for: the event filter, kept so the store can tell who wants a key. */
-interface Watcher {
-  readonly kinds: ReadonlySet<ResourceKind> | null;
-  readonly keys: ((key: string) => boolean) | undefined;
-}
-
 class KvObjects implements KvObjectStore {
   private readonly bucket: KvBucket;
   private readonly slots = new Map<string, Slot>();
@@ -151,7 +146,8 @@ class KvObjects implements KvObjectStore {
   private readonly waiting = new Map<string, Waiting>();
   /** The newest record of a key that did not parse, until a good one replaces it. */
   private readonly problems: RecordProblems;
-  private readonly listeners = new Map<(e: ResourceEvent<ObjectKind>) => void, Watcher>();
+  /** Ordered, synchronous delivery to each watcher's kinds and keys, as the Kubernetes store's. */
+  private readonly events: ResourceEvents;
 
   private readonly refusals: FenceRefusals;
   private readonly log: Logger;
@@ -166,6 +162,10 @@ class KvObjects implements KvObjectStore {
     this.refusals = new FenceRefusals(options.onStaleFence);
     this.log = (options.log ?? silentLogger).child({ component: 'kv-object-store' });
     this.problems = new RecordProblems(this.log, 'key');
+    this.events = new ResourceEvents((error, event) => {
+      // One listener's failure is not the store's, nor the other listeners'.
+      this.log.warn({ kind: event.kind, key: event.key, event: event.type, err: error instanceof Error ? error.name : typeof error }, 'an object store watch listener threw; other listeners still got the event');
+    });
     this.now = options.now ?? Date.now;
     this.maxAttempts = options.maxAttempts ?? 16;
   }
@@ -195,7 +195,7 @@ class KvObjects implements KvObjectStore {
       if (this.ready) this.emit({ type: 'deleted', kind: id.kind, key: id.key });
       return;
     }
-    if (!this.ready || !this.wants(id.kind, id.key)) {
+    if (!this.ready || !this.events.wants(id.kind, id.key)) {
       this.waiting.set(event.key, { revision: event.revision, raw: event.value });
       return;
     }
@@ -206,13 +206,6 @@ class KvObjects implements KvObjectStore {
     if (!record) return;
     // After a version nobody read, what changed since the last one parsed is not known: spec.
     this.set(event.key, id, { revision: event.revision, record }, waiting ? undefined : before);
-  }
-
-  private wants(kind: ResourceKind, key: string): boolean {
-    for (const { kinds, keys } of this.listeners.values()) {
-      if ((!kinds || kinds.has(kind)) && (!keys || keys(key))) return true;
-    }
-    return false;
   }
 
   /** The key's newest version, its waiting bytes parsed first; the last good one if they do not parse. */
@@ -266,13 +259,7 @@ class KvObjects implements KvObjectStore {
   }
 
   private emit(e: ResourceEvent<ObjectKind>): void {
-    for (const l of this.listeners.keys()) {
-      try {
-        l(e);
-      } catch {
-        // One listener's failure is not the store's, nor the other listeners'.
-      }
-    }
+    this.events.emit(e);
   }
 
   // BareMetalHosts are never kept here (their own records are): asked for, there are none.
@@ -293,15 +280,7 @@ class KvObjects implements KvObjectStore {
   }
 
   watch<K extends ResourceKind>(listener: (event: ResourceEvent<K>) => void, options: ResourceWatchOptions<K> = {}): () => void {
-    const kinds = options.kinds ? new Set<ResourceKind>(options.kinds) : null;
-    const keys = options.keys;
-    // Wrapped so one function subscribed twice gets two subscriptions, as two callers expect.
-    const entry = (event: ResourceEvent<ObjectKind>): void => {
-      if ((kinds && !kinds.has(event.kind)) || (keys && !keys(event.key))) return;
-      (listener as (event: ResourceEvent) => void)(event);
-    };
-    this.listeners.set(entry, { kinds, keys });
-    return () => this.listeners.delete(entry);
+    return this.events.subscribe(listener, options);
   }
 
   async writeStatus<K extends ResourceKind>(kind: K, key: string, status: StatusOf<K>, fence?: Fence): Promise<void> {
@@ -436,7 +415,7 @@ class KvObjects implements KvObjectStore {
     this.unwatch = null;
     this.unwatchSecrets?.();
     this.unwatchSecrets = null;
-    this.listeners.clear();
+    this.events.clear();
   }
 
   // A user's apply: identity, lifecycle fields and status belong to the store, not the manifest.

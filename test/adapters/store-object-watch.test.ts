@@ -1,0 +1,35 @@
+// The KV object records deliver changes as the other stores do (store/events.ts ResourceEvents):
+// in order, filtered by each watcher's kinds and keys, a throwing watcher logged and the others
+// still told.
+import test from 'ava';
+import { openKvObjectStore, OBJECTS_BUCKET } from '../../src/adapters/store/kv-object-store.ts';
+import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
+import type { Logger } from '../../src/ports/index.ts';
+import { waitUntil } from '../support/wait.ts';
+
+const machine = (name: string) => ({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine', metadata: { name, namespace: 'default' }, spec: { minCPU: 1, minMemory: 1024, image: 'ubuntu' } });
+
+function warnings(messages: string[]): Logger {
+  const logger: Logger = { debug: () => undefined, info: () => undefined, warn: (_fields: object, msg?: string) => void messages.push(msg ?? ''), error: () => undefined, child: () => logger };
+  return logger;
+}
+
+test('store object watch - each watcher is told its kinds and keys in order; one that throws is logged and the others are still told', async (t) => {
+  const warned: string[] = [];
+  const store = await openKvObjectStore({ bucket: new MemoryKvStore().bucket(OBJECTS_BUCKET), log: warnings(warned) });
+  t.teardown(() => store.close());
+  const mine: string[] = [];
+  const all: string[] = [];
+  store.watch(() => {
+    throw new Error('a watcher fails');
+  });
+  store.watch((event) => mine.push(`${event.type} ${event.key}`), { kinds: ['MaasMachine'], keys: (key) => key === 'default/m-0' });
+  store.watch((event) => all.push(`${event.kind} ${event.key}`), { kinds: ['MaasMachine'] });
+  t.true((await store.apply([machine('m-0'), machine('m-1')])).ok);
+  await store.writeStatus('MaasMachine', 'default/m-0', { ready: true });
+  t.is(await store.requestDelete('MaasMachine', 'default/m-0'), 'deleted');
+  await waitUntil(() => mine.length === 3, 2_000, 'the watcher of m-0 is told its three changes');
+  t.deepEqual(mine, ['upsert default/m-0', 'upsert default/m-0', 'deleted default/m-0']);
+  t.deepEqual(all, ['MaasMachine default/m-0', 'MaasMachine default/m-1', 'MaasMachine default/m-0', 'MaasMachine default/m-0']);
+  t.true(warned.some((m) => /watch listener threw/.test(m)));
+});
