@@ -8,13 +8,14 @@ import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
 import { checkValueSize, MAX_VALUE_BYTES } from './write-limits.ts';
 import { encodeKvRecord } from './kv-value.ts';
 import { ResourceEvents } from './events.ts';
-import { casBackoff, decodeRecord, kubeTimestamp, kvUnavailable, RecordProblems } from './kv-record.ts';
+import { casBackoff, kubeTimestamp, kvUnavailable, RecordProblems } from './kv-record.ts';
 import { objectMetaErrors } from '../../api/names.ts';
 import { nameOnCreate } from './generated-names.ts';
 import { objectSizeErrors } from '../../api/limits.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import type { SecretChangeKind } from './secret-changes.ts';
 import { declaredBucket } from './kind-buckets.ts';
+import { RecordSlots, type RecordSlot, type SeenChange } from './record-slots.ts';
 
 // The Cluster API side's store on KV (NATS JetStream KV in a cluster, the process's own KV in the
 // embedded default): MaasMachines, MaasClusters and the CAPI Machines and Clusters they read.
@@ -123,29 +124,16 @@ function parseKvKey(kvKey: string): { kind: ObjectKind; key: string } | null {
   return key === undefined ? null : { kind, key };
 }
 
-interface Slot {
-  readonly revision: number;
-  readonly record: ObjectRecord;
-}
-
-/** A version seen on the watch that nobody here has read yet: its bytes, parsed when read. */
-interface Waiting {
-  readonly revision: number;
-  readonly raw: Uint8Array;
-}
+type Slot = RecordSlot<ObjectRecord> & { readonly value: ObjectRecord };
 
 class KvObjects implements KvObjectStore {
   private readonly bucket: KvBucket;
-  private readonly slots = new Map<string, Slot>();
   /**
-   * Versions no watcher here wanted when they came (another node's objects): every node sees
-   * every change of the bucket but reads few, so their bytes wait unparsed until read, as the
-   * host records' do. The slot beside keeps the last version read here, which stands should
-   * these not parse.
+   * The records by KV key (record-slots.ts, as the host records keep theirs): versions no watcher
+   * here wanted when they came (another node's objects) wait as bytes until read; one that does
+   * not parse leaves the last good version in place, told by recordProblem.
    */
-  private readonly waiting = new Map<string, Waiting>();
-  /** The newest record of a key that did not parse, until a good one replaces it. */
-  private readonly problems: RecordProblems;
+  private readonly records: RecordSlots<typeof ObjectRecordSchema>;
   /** Ordered, synchronous delivery to each watcher's kinds and keys, as the Kubernetes store's. */
   private readonly events: ResourceEvents;
 
@@ -161,7 +149,7 @@ class KvObjects implements KvObjectStore {
     this.bucket = options.bucket;
     this.refusals = new FenceRefusals(options.onStaleFence);
     this.log = (options.log ?? silentLogger).child({ component: 'kv-object-store' });
-    this.problems = new RecordProblems(this.log, 'key');
+    this.records = new RecordSlots(ObjectRecordSchema, this.bucket.name, new RecordProblems(this.log, 'key'), 'object');
     this.events = new ResourceEvents((error, event) => {
       // One listener's failure is not the store's, nor the other listeners'.
       this.log.warn({ kind: event.kind, key: event.key, event: event.type, err: error instanceof Error ? error.name : typeof error }, 'an object store watch listener threw; other listeners still got the event');
@@ -184,77 +172,39 @@ class KvObjects implements KvObjectStore {
   private onEvent(event: KvEvent): void {
     const id = parseKvKey(event.key);
     if (!id) return;
-    const before = this.slots.get(event.key);
-    const waiting = this.waiting.get(event.key);
-    if (Math.max(before?.revision ?? 0, waiting?.revision ?? 0) >= event.revision) return;
-    if (event.op === 'delete') {
-      this.problems.delete(event.key);
-      this.waiting.delete(event.key);
-      if (!before && !waiting) return;
-      this.slots.delete(event.key);
-      if (this.ready) this.emit({ type: 'deleted', kind: id.kind, key: id.key });
+    this.tell(id, event.revision, this.records.seen(event.key, event, () => this.ready && this.events.wants(id.kind, id.key)));
+  }
+
+  private tell(id: { kind: ObjectKind; key: string }, revision: number, change: SeenChange<ObjectRecord>): void {
+    if (!this.ready || change.type === 'none') return;
+    if (change.type === 'deleted') {
+      if (change.had) this.emit({ type: 'deleted', kind: id.kind, key: id.key });
       return;
     }
-    if (!this.ready || !this.events.wants(id.kind, id.key)) {
-      this.waiting.set(event.key, { revision: event.revision, raw: event.value });
-      return;
-    }
-    this.waiting.delete(event.key);
-    // A record that does not parse leaves the last good version in place (logged, and told by
-    // recordProblem) until a good one replaces it.
-    const record = this.decode(event.key, event.value, event.revision);
-    if (!record) return;
-    // After a version nobody read, what changed since the last one parsed is not known: spec.
-    this.set(event.key, id, { revision: event.revision, record }, waiting ? undefined : before);
+    const what = change.before && statusOnly(change.before.value.object, change.value.object) ? 'status' : 'spec';
+    this.emit({ type: 'upsert', kind: id.kind, key: id.key, object: toStored({ revision, value: change.value }), change: what });
   }
 
   /** The key's newest version, its waiting bytes parsed first; the last good one if they do not parse. */
   private slot(kvKey: string): Slot | undefined {
-    const waiting = this.waiting.get(kvKey);
-    if (waiting === undefined) return this.slots.get(kvKey);
-    this.waiting.delete(kvKey);
-    const current = this.slots.get(kvKey);
-    if (current && current.revision >= waiting.revision) return current;
-    const record = this.decode(kvKey, waiting.raw, waiting.revision);
-    if (!record) return current;
-    this.problems.settled(kvKey, waiting.revision);
-    const slot = { revision: waiting.revision, record };
-    this.slots.set(kvKey, slot);
-    return slot;
+    const slot = this.records.get(kvKey);
+    return slot?.value ? (slot as Slot) : undefined;
   }
 
   /** Whether the key holds an object, parsed or not. */
   private holds(kvKey: string): boolean {
-    return this.slots.has(kvKey) || this.waiting.has(kvKey);
+    return this.records.holds(kvKey);
   }
 
-  // Applies a version seen on the watch or written here, unless a newer one is in already.
-  private set(kvKey: string, id: { kind: ObjectKind; key: string }, slot: Slot, before: Slot | undefined): void {
-    const current = this.slots.get(kvKey);
-    if (current && current.revision >= slot.revision) return;
-    // Our own write may be seen on the watch before its ack: the record we wrote stands for it.
-    const waiting = this.waiting.get(kvKey);
-    if (waiting && waiting.revision > slot.revision) return;
-    this.waiting.delete(kvKey);
-    this.problems.settled(kvKey, slot.revision);
-    this.slots.set(kvKey, slot);
-    if (!this.ready) return;
-    const change = before && statusOnly(before.record.object, slot.record.object) ? 'status' : 'spec';
-    this.emit({ type: 'upsert', kind: id.kind, key: id.key, object: toStored(slot), change });
-  }
-
-  // Logged once per bad revision (kv-record.ts): the key and the reason, never the value.
-  private decode(kvKey: string, value: Uint8Array, revision: number): ObjectRecord | null {
-    const decoded = decodeRecord(value, ObjectRecordSchema);
-    if (decoded.ok) return decoded.value;
-    this.problems.note(kvKey, { bucket: this.bucket.name, revision, reason: decoded.reason }, 'ignoring an object record that does not parse; the object keeps its last good version');
-    return null;
+  // Applies a version written here, unless a newer one is in already.
+  private set(kvKey: string, id: { kind: ObjectKind; key: string }, revision: number, record: ObjectRecord): void {
+    this.tell(id, revision, this.records.set(kvKey, revision, record));
   }
 
   recordProblem(kind: ResourceKind, key: string): string | undefined {
     // Bytes waiting to be parsed are parsed now: a problem is found when asked, not only when read.
     this.slot(kvKeyOf(kind as ObjectKind, key));
-    const problem = this.problems.get(kvKeyOf(kind as ObjectKind, key));
+    const problem = this.records.problems.get(kvKeyOf(kind as ObjectKind, key));
     return problem ? `store: its record in ${this.bucket.name} (revision ${problem.revision}) does not parse: ${problem.reason}; apply the object again` : undefined;
   }
 
@@ -265,8 +215,11 @@ class KvObjects implements KvObjectStore {
   // BareMetalHosts are never kept here (their own records are): asked for, there are none.
   async list<K extends ResourceKind>(kind: K): Promise<ResourceOf<K>[]> {
     const out: StoredObject[] = [];
-    for (const kvKey of [...this.waiting.keys()]) if (kvKey.startsWith(`${kind}.`)) this.slot(kvKey);
-    for (const [kvKey, slot] of this.slots) if (kvKey.startsWith(`${kind}.`)) out.push(toStored(slot));
+    for (const kvKey of [...this.records.keys()]) {
+      if (!kvKey.startsWith(`${kind}.`)) continue;
+      const slot = this.slot(kvKey);
+      if (slot) out.push(toStored(slot));
+    }
     return out as ResourceOf<K>[];
   }
 
@@ -341,21 +294,20 @@ class KvObjects implements KvObjectStore {
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
       const slot = this.slot(kvKey) ?? (await this.read(kvKey));
       if (!slot) return 'missing';
-      const o = slot.record.object;
+      const o = slot.value.object;
       try {
         if ((o.metadata.finalizers ?? []).length === 0) {
           await this.bucket.delete(kvKey, { revision: slot.revision });
           return 'deleted';
         }
         if (o.metadata.deletionTimestamp) return 'terminating';
-        const next = { ...slot.record, object: { ...o, metadata: { ...o.metadata, deletionTimestamp: kubeTimestamp(this.now()) } } };
-        const revision = await this.bucket.update(kvKey, encode(next), slot.revision);
-        this.set(kvKey, { kind: kind as ObjectKind, key }, { revision, record: next }, slot);
+        const next = { ...slot.value, object: { ...o, metadata: { ...o.metadata, deletionTimestamp: kubeTimestamp(this.now()) } } };
+        const revision = await this.write(kvKey, next, encode(next), slot.revision);
+        this.set(kvKey, { kind: kind as ObjectKind, key }, revision, next);
         return 'terminating';
       } catch (error) {
         if (!(error instanceof KvConflict)) throw unavailable(`deleting ${kind} ${shownKey(key)}`, error);
-        this.waiting.delete(kvKey);
-        this.slots.set(kvKey, (await this.read(kvKey)) ?? slot);
+        this.records.replace(kvKey, (await this.read(kvKey)) ?? slot);
         await casBackoff(attempt);
       }
     }
@@ -422,12 +374,12 @@ class KvObjects implements KvObjectStore {
   private async put(kind: ObjectKind, key: string, given: StoredObject, generated = false): Promise<void> {
     const kvKey = kvKeyOf(kind, key);
     // An apply replaces a record nobody can read: written over at its revision.
-    let malformed = this.problems.get(kvKey)?.revision;
+    let malformed = this.records.problems.get(kvKey)?.revision;
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
       const old = this.slot(kvKey);
       // A generated name is for a create; the API server answers AlreadyExists, so do we.
       if (generated && (old || malformed !== undefined)) throw new StoreError(`${kind} ${shownKey(key)} already exists: the name generated from metadata.generateName is taken; apply again for another`, true);
-      const o = old?.record.object;
+      const o = old?.value.object;
       const metadata = {
         ...given.metadata,
         uid: o?.metadata.uid ?? randomUUID(),
@@ -441,22 +393,20 @@ class KvObjects implements KvObjectStore {
       // A status given in the manifest is taken only on create (CAPI objects carry what their
       // controllers wrote, e.g. a Cluster's infrastructureReady in a test); afterwards ours stands.
       const status = o ? o.status : (given.status as Record<string, unknown> | undefined);
-      const record = ObjectRecordSchema.parse({ object: { ...spec, metadata, ...(status ? { status } : {}) }, ...(old?.record.fence ? { fence: old.record.fence } : {}) });
+      const record = ObjectRecordSchema.parse({ object: { ...spec, metadata, ...(status ? { status } : {}) }, ...(old?.value.fence ? { fence: old.value.fence } : {}) });
       const value = encode(record);
       checkValueSize(`${kind} ${shownKey(key)}`, value, this.options.maxValueBytes ?? MAX_VALUE_BYTES);
       try {
         const over = old?.revision ?? malformed;
-        const revision = over !== undefined ? await this.bucket.update(kvKey, value, over) : await this.bucket.create(kvKey, value);
-        this.set(kvKey, { kind, key }, { revision, record }, old);
+        const revision = await this.write(kvKey, record, value, over);
+        this.set(kvKey, { kind, key }, revision, record);
         return;
       } catch (error) {
         if (!(error instanceof KvConflict)) throw unavailable(`applying ${kind} ${shownKey(key)}`, error);
         const fresh = await this.read(kvKey);
         // The newest version, read past the cache: what waited unread is older.
-        this.waiting.delete(kvKey);
-        if (fresh) this.slots.set(kvKey, fresh);
-        else this.slots.delete(kvKey);
-        malformed = fresh ? undefined : this.problems.get(kvKey)?.revision;
+        this.records.replace(kvKey, fresh);
+        malformed = fresh ? undefined : this.records.problems.get(kvKey)?.revision;
         await casBackoff(attempt);
       }
     }
@@ -473,11 +423,11 @@ class KvObjects implements KvObjectStore {
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
       slot ??= await this.read(kvKey);
       if (!slot) throw new StoreError(this.recordProblem(kind, key)?.replace(/^store: /, `${kind} ${shownKey(key)}: `) ?? `${kind} ${shownKey(key)} not found`, false);
-      const verdict = judgeFence(slot.record.fence, fence);
+      const verdict = judgeFence(slot.value.fence, fence);
       if (verdict.kind === 'stale') throw this.refusals.refused(new StaleFence(key, fence!, verdict.current, `${write} ${kind} ${key}`));
-      const next = change(slot.record.object);
+      const next = change(slot.value.object);
       if (next === null) return;
-      const keep = verdict.kind === 'claim' ? verdict.fence : slot.record.fence;
+      const keep = verdict.kind === 'claim' ? verdict.fence : slot.value.fence;
       const record: ObjectRecord = { object: next, ...(keep ? { fence: keep } : {}) };
       try {
         // The last finalizer of an object being deleted: it goes, as the API server deletes it.
@@ -487,8 +437,8 @@ class KvObjects implements KvObjectStore {
         }
         const value = encode(record);
         checkValueSize(`${write} ${kind} ${shownKey(key)}`, value, this.options.maxValueBytes ?? MAX_VALUE_BYTES);
-        const revision = await this.bucket.update(kvKey, value, slot.revision);
-        this.set(kvKey, { kind, key }, { revision, record }, slot);
+        const revision = await this.write(kvKey, record, value, slot.revision);
+        this.set(kvKey, { kind, key }, revision, record);
         return;
       } catch (error) {
         if (!(error instanceof KvConflict)) throw unavailable(`${write} ${kind} ${shownKey(key)}`, error);
@@ -500,17 +450,27 @@ class KvObjects implements KvObjectStore {
     throw new StoreError(`${write} ${kind} ${key}: the object kept changing; try again`, true);
   }
 
+  // The watch may deliver this write before its ack: known by its bytes, the record stands for it.
+  private async write(kvKey: string, record: ObjectRecord, value: Uint8Array, over: number | undefined): Promise<number> {
+    const done = this.records.writing(kvKey, value, record, false);
+    try {
+      return over !== undefined ? await this.bucket.update(kvKey, value, over) : await this.bucket.create(kvKey, value);
+    } finally {
+      done();
+    }
+  }
+
   private async read(kvKey: string): Promise<Slot | undefined> {
     const entry = await this.bucket.get(kvKey).catch((error: unknown) => {
       throw unavailable(`reading ${kvKey}`, error);
     });
     if (!entry) {
-      this.problems.delete(kvKey);
+      this.records.problems.delete(kvKey);
       return undefined;
     }
-    const record = this.decode(kvKey, entry.value, entry.revision);
-    if (record) this.problems.delete(kvKey);
-    return record ? { revision: entry.revision, record } : undefined;
+    const record = this.records.decode(kvKey, entry.value, entry.revision, 'an object record read does not parse');
+    if (record) this.records.problems.delete(kvKey);
+    return record ? { revision: entry.revision, value: record } : undefined;
   }
 }
 
@@ -533,7 +493,7 @@ function encode(record: ObjectRecord): Uint8Array {
 }
 
 function toStored(slot: Slot): StoredObject {
-  const o = slot.record.object;
+  const o = slot.value.object;
   return { ...o, metadata: { ...o.metadata, resourceVersion: String(slot.revision) } } as StoredObject;
 }
 
