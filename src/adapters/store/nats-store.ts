@@ -18,6 +18,7 @@ import type { SecretSource } from './nats-secrets.ts';
 import { formatApplyIssue, validateDocuments, type ApplyIssue, type SourceDocument } from './validate.ts';
 import { nameDocuments } from './generated-names.ts';
 import { declaredBucket } from './kind-buckets.ts';
+import { RecordSlots, type SeenChange } from './record-slots.ts';
 
 // The cluster's HostStore, on NATS KV alone.
 //
@@ -134,27 +135,14 @@ const StatusRecord = z.object({
 });
 type StatusRecord = z.infer<typeof StatusRecord>;
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(a, b) === 0;
-}
-
 // Both buckets hold msgpackr records; a JSON value an older node wrote still reads (kv-value.ts).
 const encode = encodeKvRecord;
 
-// A slot remembers the revision of the last change it has seen, a deletion included, so a late
-// watch event never undoes a newer change this store already made and announced itself.
-interface SpecSlot {
-  readonly revision: number;
-  host?: SpecHost;
-  /** Bytes from the watch that no watcher wanted yet (another node's host): parsed when read. */
-  raw?: Uint8Array;
-}
+// What a write starts from: the status record cached or read, none when it does not parse (a
+// write replaces it at its revision).
 interface StatusSlot {
   readonly revision: number;
-  record?: StatusRecord;
-  /** Bytes seen by the watch and not parsed yet: every node sees every host's status writes but
-   * reads few of them (only its own shards', when it takes them), so parsing waits for a read. */
-  raw?: Uint8Array;
+  readonly record?: StatusRecord | undefined;
 }
 
 type Current = { readonly revision: number; readonly host: SpecHost };
@@ -219,16 +207,16 @@ class NatsHostStore implements NatsStore {
   private readonly maxAttempts: number;
   private readonly now: () => number;
   private readonly maxValueBytes: number;
-  private readonly specSlots = new Map<string, SpecSlot>();
   /**
-   * What this store is writing, by key: its own write, seen on the watch before the ack, is not
-   * parsed again. `own`: a write of the host's own actor (a finalizer, an annotation it removes),
-   * whose change that actor made already: it is not told back to it (issue 29.5).
+   * The two buckets' records by host key (record-slots.ts, the object records' cache too): bytes
+   * of hosts nobody here watches wait unparsed, a record that does not parse leaves the last good
+   * version, and this store's own write seen on the watch before the ack is not parsed again. A
+   * spec write of the host's own actor (a finalizer, an annotation it removes), whose change that
+   * actor made already, is not told back to it (issue 29.5).
    */
-  private readonly outgoing = new Map<string, { readonly value: Uint8Array; readonly host: SpecHost; readonly own: boolean }>();
-  /** The same for status writes: the record written stands for its echo, which is not parsed. */
-  private readonly outgoingStatus = new Map<string, { readonly value: Uint8Array; readonly record: StatusRecord }>();
-  private readonly statusSlots = new Map<string, StatusSlot>();
+  private readonly specRecords: RecordSlots<typeof SpecRecord>;
+  /** Statuses are never parsed as they come: every node sees every host's status writes but reads few. */
+  private readonly statusRecords: RecordSlots<typeof StatusRecord>;
   /** The newest record of a host that did not parse, per bucket, until a good one replaces it. */
   private readonly specProblems: RecordProblems;
   private readonly statusProblems: RecordProblems;
@@ -250,6 +238,8 @@ class NatsHostStore implements NatsStore {
     this.refusals = new FenceRefusals(options.onStaleFence);
     this.specProblems = new RecordProblems(this.log, 'host');
     this.statusProblems = new RecordProblems(this.log, 'host');
+    this.specRecords = new RecordSlots(SpecRecord, this.specs.name, this.specProblems, 'host');
+    this.statusRecords = new RecordSlots(StatusRecord, this.statusBucket.name, this.statusProblems, 'status');
     this.events = new HostEvents((error, event) => {
       const key = event.type === 'deleted' ? event.key : `${event.host.metadata.namespace}/${event.host.metadata.name}`;
       this.log.warn({ host: key, event: event.type, err: error instanceof Error ? error.name : typeof error }, 'a host store watch listener threw; other listeners still got the event');
@@ -292,7 +282,7 @@ class NatsHostStore implements NatsStore {
 
   private countHosts(): number {
     let n = 0;
-    for (const slot of this.specSlots.values()) if (slot.host || slot.raw) n += 1;
+    for (const _ of this.specRecords.keys()) n += 1;
     return n;
   }
 
@@ -305,81 +295,28 @@ class NatsHostStore implements NatsStore {
       this.log.warn({ bucket: this.specs.name, kvKey: event.key }, 'ignoring a key that does not name a host');
       return;
     }
-    if (event.op === 'delete') {
-      this.setSpec(key, event.revision, undefined);
-      return;
-    }
-    // Our own writes come back through the watch: they are in the cache already, unparsed.
-    const known = this.specSlots.get(key);
-    if (known && known.revision >= event.revision) return;
-    // The server usually delivers our write to the watch before it acks it; the same bytes are
-    // the same host, so the object we encoded stands for them.
-    const mine = this.outgoing.get(key);
-    if (mine && sameBytes(mine.value, event.value)) {
-      this.setSpec(key, event.revision, mine.host, mine.own);
-      return;
-    }
     // Every node sees every host's changes; parsing one nobody here watches (a host of another
     // node's shard) would be most of a node's work under load. Kept as bytes until read.
-    if (!this.events.wants(key)) {
-      this.specSlots.set(key, { revision: event.revision, raw: event.value });
-      return;
-    }
-    const decoded = decodeRecord(event.value, SpecRecord);
-    if (!decoded.ok) {
-      // The host runs on as it was; the problem is shown on it until a good record comes.
-      this.specProblems.note(key, { bucket: this.specs.name, revision: event.revision, reason: decoded.reason }, 'ignoring a host record that does not parse; the host keeps its last good version');
-      return;
-    }
-    this.setSpec(key, event.revision, decoded.value);
+    this.tellSpec(key, this.specRecords.seen(key, event, (k) => this.events.wants(k)));
   }
 
   private onStatusEvent(event: KvEvent): void {
     if (this.closed) return;
     const key = hostKeyFromKv(event.key);
     if (key === undefined) return;
-    if (event.op === 'delete') {
-      this.setStatus(key, event.revision, undefined);
-      this.statusProblems.delete(key);
-      return;
-    }
-    const slot = this.statusSlots.get(key);
-    if (slot && slot.revision >= event.revision) return;
-    // Our own write, delivered before its ack: the record we encoded stands for these bytes.
-    const mine = this.outgoingStatus.get(key);
-    if (mine && sameBytes(mine.value, event.value)) {
-      this.setStatus(key, event.revision, mine.record);
-      return;
-    }
-    this.statusSlots.set(key, { revision: event.revision, raw: event.value });
+    this.statusRecords.seen(key, event, () => false);
   }
 
-  /** The spec slot with its host parsed, if it has bytes waiting. */
-  private specSlot(key: string): SpecSlot | undefined {
-    const slot = this.specSlots.get(key);
-    if (slot?.raw !== undefined) slot.host = this.parseWaiting(slot, SpecRecord, this.specs.name, key, 'host', this.specProblems);
-    return slot;
+  /** The host's spec record, its waiting bytes parsed first. */
+  private specSlot(key: string): { readonly revision: number; readonly host: SpecHost | undefined } | undefined {
+    const slot = this.specRecords.get(key);
+    return slot ? { revision: slot.revision, host: slot.value } : undefined;
   }
 
-  /** The slot with its record parsed, if it has bytes waiting; undefined when nothing usable. */
+  /** The host's status record, its waiting bytes parsed first. */
   private statusSlot(key: string): StatusSlot | undefined {
-    const slot = this.statusSlots.get(key);
-    if (slot?.raw !== undefined) slot.record = this.parseWaiting(slot, StatusRecord, this.statusBucket.name, key, 'status', this.statusProblems);
-    return slot;
-  }
-
-  // The bytes a slot kept unparsed, parsed once; a record that does not parse is logged, left out.
-  private parseWaiting<S extends z.ZodType>(slot: { readonly revision: number; raw?: Uint8Array }, schema: S, bucket: string, key: string, what: string, problems: RecordProblems): z.infer<S> | undefined {
-    const raw = slot.raw;
-    slot.raw = undefined;
-    if (raw === undefined) return undefined;
-    const decoded = decodeRecord(raw, schema);
-    if (decoded.ok) {
-      problems.delete(key);
-      return decoded.value;
-    }
-    problems.note(key, { bucket, revision: slot.revision, reason: decoded.reason }, `ignoring a ${what} record that does not parse`);
-    return undefined;
+    const slot = this.statusRecords.get(key);
+    return slot ? { revision: slot.revision, record: slot.value } : undefined;
   }
 
   recordProblems(): ReadonlyMap<string, string> {
@@ -403,27 +340,18 @@ class NatsHostStore implements NatsStore {
     return parts.length > 0 ? `store: ${parts.join('; ')}` : undefined;
   }
 
-  // Applies a change seen by the watch or made by this store, unless a newer one is already in.
-  // `own`: the host's actor wrote this change itself, so its node is not woken by it; the echo
-  // that comes after the ack carries a revision the slot holds already and is dropped above.
+  // Applies a change made by this store, unless a newer one is already in. `own`: the host's
+  // actor wrote this change itself, so its node is not woken by it; the echo that comes after the
+  // ack carries a revision the cache holds already and is dropped.
   private setSpec(key: string, revision: number, host: SpecHost | undefined, own = false): void {
-    const slot = this.specSlots.get(key);
-    if (slot && slot.revision >= revision) return;
-    this.specProblems.settled(key, revision);
-    this.specSlots.set(key, host ? { revision, host } : { revision });
-    if (!this.ready || this.closed) return;
-    if (host) {
-      // Shaped for both the host records' watchers and the one store's (kv-store.ts passes it on).
-      if (!own) this.events.emit(hostUpsert(key, this.merged(key)!));
-    } else if (slot?.host || slot?.raw) this.events.emit(hostDeleted(key));
+    this.tellSpec(key, this.specRecords.set(key, revision, host, own));
   }
 
-  private setStatus(key: string, revision: number, record: StatusRecord | undefined): void {
-    const slot = this.statusSlots.get(key);
-    // The watch may deliver our own write before its ack: keep the record we wrote, not its bytes.
-    if (slot && (slot.revision > revision || (slot.revision === revision && (slot.raw === undefined || record === undefined)))) return;
-    this.statusProblems.settled(key, revision);
-    this.statusSlots.set(key, record ? { revision, record } : { revision });
+  private tellSpec(key: string, change: SeenChange<SpecHost>): void {
+    if (!this.ready || this.closed) return;
+    // Shaped for both the host records' watchers and the one store's (kv-store.ts passes it on).
+    if (change.type === 'put' && !change.own) this.events.emit(hostUpsert(key, this.merged(key)!));
+    else if (change.type === 'deleted' && change.had) this.events.emit(hostDeleted(key));
   }
 
   private merged(key: string): BareMetalHost | undefined {
@@ -457,7 +385,7 @@ class NatsHostStore implements NatsStore {
 
   async list(): Promise<BareMetalHost[]> {
     const out: BareMetalHost[] = [];
-    for (const key of this.specSlots.keys()) {
+    for (const key of [...this.specRecords.keys()]) {
       const host = this.merged(key);
       if (host) out.push(host);
     }
@@ -516,10 +444,10 @@ class NatsHostStore implements NatsStore {
       const record: StatusRecord = compact({ uid, status, fence: keep });
       const value = encode(record);
       checkValueSize(`the status of BareMetalHost ${shownKey(key)}`, value, this.maxValueBytes);
-      this.outgoingStatus.set(key, { value, record });
+      const done = this.statusRecords.writing(key, value, record, false);
       try {
         written = current ? await this.statusBucket.update(kvKey, value, current.revision) : await this.statusBucket.create(kvKey, value);
-        this.setStatus(key, written, record);
+        this.statusRecords.set(key, written, record);
         break;
       } catch (error) {
         if (!(error instanceof KvConflict)) throw unavailable(`writing the status of BareMetalHost ${shownKey(key)}`, error);
@@ -527,7 +455,7 @@ class NatsHostStore implements NatsStore {
         fresh = true;
         await casBackoff(attempt);
       } finally {
-        if (this.outgoingStatus.get(key)?.value === value) this.outgoingStatus.delete(key);
+        done();
       }
     }
     if (written === undefined) throw this.gaveUp(`status of BareMetalHost ${key}`);
@@ -658,7 +586,7 @@ class NatsHostStore implements NatsStore {
     // stored version turns out to have moved on since.
     const validatedAt = new Map<string, number | undefined>();
     const { valid, issues } = validateDocuments(hostDocs, (key) => {
-      validatedAt.set(key, this.specSlots.get(key)?.revision);
+      validatedAt.set(key, this.specRecords.revision(key));
       return this.merged(key);
     }, this.admission);
     if (issues.length > 0 || refused.length > 0) {
@@ -816,13 +744,13 @@ class NatsHostStore implements NatsStore {
           const value = encode(next.host);
           checkValueSize(`BareMetalHost ${shownKey(key)}`, value, this.maxValueBytes);
           const own = options.own === true;
-          this.outgoing.set(key, { value, host: next.host, own });
+          const done = this.specRecords.writing(key, value, next.host, own);
           let revision: number;
           try {
             const over = current?.revision ?? malformed?.revision;
             revision = over !== undefined ? await this.specs.update(kvKey, value, over) : await this.specs.create(kvKey, value);
           } finally {
-            if (this.outgoing.get(key)?.value === value) this.outgoing.delete(key);
+            done();
           }
           this.setSpec(key, revision, next.host, own);
           return { op: 'put', host: this.toHost(next.host, revision, this.statusOf(key, next.host)) };
