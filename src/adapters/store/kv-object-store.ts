@@ -3,12 +3,12 @@ import { z } from 'zod';
 import { ApiObject, formatFieldPath } from '../../api/index.ts';
 import type { Secret } from '../../api/secret.ts';
 import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, ObjectKind, ResourceEvent, ResourceIntent, ResourceKind, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf, StoredObject, Transport } from '../../ports/index.ts';
-import { FenceRefusals, judgeFence, KvConflict, patchedAnnotations, resourceKey, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
+import { FenceRefusals, judgeFence, patchedAnnotations, resourceKey, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
 import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
 import { checkValueSize, MAX_VALUE_BYTES } from './write-limits.ts';
 import { encodeKvRecord } from './kv-value.ts';
 import { ResourceEvents } from './events.ts';
-import { casBackoff, kubeTimestamp, kvUnavailable, RecordProblems } from './kv-record.ts';
+import { compareAndSet, kubeTimestamp, kvUnavailable, RecordProblems, type CasOptions } from './kv-record.ts';
 import { objectMetaErrors } from '../../api/names.ts';
 import { nameOnCreate } from './generated-names.ts';
 import { objectSizeErrors } from '../../api/limits.ts';
@@ -291,27 +291,29 @@ class KvObjects implements KvObjectStore {
 
   async requestDelete(kind: ResourceKind, key: string): Promise<'terminating' | 'deleted' | 'missing'> {
     const kvKey = kvKeyOf(kind as ObjectKind, key);
-    for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
+    return compareAndSet(this.cas(`deleting ${kind} ${shownKey(key)}`), async () => {
       const slot = this.slot(kvKey) ?? (await this.read(kvKey));
       if (!slot) return 'missing';
       const o = slot.value.object;
-      try {
-        if ((o.metadata.finalizers ?? []).length === 0) {
-          await this.bucket.delete(kvKey, { revision: slot.revision });
-          return 'deleted';
-        }
-        if (o.metadata.deletionTimestamp) return 'terminating';
-        const next = { ...slot.value, object: { ...o, metadata: { ...o.metadata, deletionTimestamp: kubeTimestamp(this.now()) } } };
-        const revision = await this.write(kvKey, next, encode(next), slot.revision);
-        this.set(kvKey, { kind: kind as ObjectKind, key }, revision, next);
-        return 'terminating';
-      } catch (error) {
-        if (!(error instanceof KvConflict)) throw unavailable(`deleting ${kind} ${shownKey(key)}`, error);
-        this.records.replace(kvKey, (await this.read(kvKey)) ?? slot);
-        await casBackoff(attempt);
+      if ((o.metadata.finalizers ?? []).length === 0) {
+        await this.bucket.delete(kvKey, { revision: slot.revision });
+        return 'deleted';
       }
-    }
-    throw new StoreError(`deleting ${kind} ${key}: the object kept changing; try again`, true);
+      if (o.metadata.deletionTimestamp) return 'terminating';
+      const next = { ...slot.value, object: { ...o, metadata: { ...o.metadata, deletionTimestamp: kubeTimestamp(this.now()) } } };
+      const revision = await this.write(kvKey, next, encode(next), slot.revision);
+      this.set(kvKey, { kind: kind as ObjectKind, key }, revision, next);
+      return 'terminating';
+    }, async () => this.reread(kvKey));
+  }
+
+  private cas(doing: string): CasOptions {
+    return { doing, store: 'the object store', maxAttempts: this.maxAttempts };
+  }
+
+  /** After a lost compare-and-set: the newest version, read past the cache (what waited unread is older). */
+  private async reread(kvKey: string): Promise<void> {
+    this.records.replace(kvKey, await this.read(kvKey));
   }
 
   check(input: readonly unknown[]): ObjectIssue[] {
@@ -373,44 +375,18 @@ class KvObjects implements KvObjectStore {
   // A user's apply: identity, lifecycle fields and status belong to the store, not the manifest.
   private async put(kind: ObjectKind, key: string, given: StoredObject, generated = false): Promise<void> {
     const kvKey = kvKeyOf(kind, key);
-    // An apply replaces a record nobody can read: written over at its revision.
-    let malformed = this.records.problems.get(kvKey)?.revision;
-    for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
+    await compareAndSet(this.cas(`applying ${kind} ${shownKey(key)}`), async () => {
       const old = this.slot(kvKey);
+      // An apply replaces a record nobody can read: written over at its revision.
+      const malformed = old ? undefined : this.records.problems.get(kvKey)?.revision;
       // A generated name is for a create; the API server answers AlreadyExists, so do we.
       if (generated && (old || malformed !== undefined)) throw new StoreError(`${kind} ${shownKey(key)} already exists: the name generated from metadata.generateName is taken; apply again for another`, true);
-      const o = old?.value.object;
-      const metadata = {
-        ...given.metadata,
-        uid: o?.metadata.uid ?? randomUUID(),
-        // As the host records and the API server: the store's, set once on create.
-        creationTimestamp: o?.metadata.creationTimestamp ?? kubeTimestamp(this.now()),
-        generation: (o?.metadata.generation ?? 0) + 1,
-        ...(o?.metadata.finalizers ? { finalizers: o.metadata.finalizers } : {}),
-        ...(o?.metadata.deletionTimestamp ? { deletionTimestamp: o.metadata.deletionTimestamp } : {}),
-      };
-      const { status: _ignored, ...spec } = given as StoredObject & { status?: unknown };
-      // A status given in the manifest is taken only on create (CAPI objects carry what their
-      // controllers wrote, e.g. a Cluster's infrastructureReady in a test); afterwards ours stands.
-      const status = o ? o.status : (given.status as Record<string, unknown> | undefined);
-      const record = ObjectRecordSchema.parse({ object: { ...spec, metadata, ...(status ? { status } : {}) }, ...(old?.value.fence ? { fence: old.value.fence } : {}) });
+      const record = applied(given, old?.value, this.now);
       const value = encode(record);
       checkValueSize(`${kind} ${shownKey(key)}`, value, this.options.maxValueBytes ?? MAX_VALUE_BYTES);
-      try {
-        const over = old?.revision ?? malformed;
-        const revision = await this.write(kvKey, record, value, over);
-        this.set(kvKey, { kind, key }, revision, record);
-        return;
-      } catch (error) {
-        if (!(error instanceof KvConflict)) throw unavailable(`applying ${kind} ${shownKey(key)}`, error);
-        const fresh = await this.read(kvKey);
-        // The newest version, read past the cache: what waited unread is older.
-        this.records.replace(kvKey, fresh);
-        malformed = fresh ? undefined : this.records.problems.get(kvKey)?.revision;
-        await casBackoff(attempt);
-      }
-    }
-    throw new StoreError(`applying ${kind} ${key}: the object kept changing; try again`, true);
+      const revision = await this.write(kvKey, record, value, old?.revision ?? malformed);
+      this.set(kvKey, { kind, key }, revision, record);
+    }, async () => this.reread(kvKey));
   }
 
   /**
@@ -419,9 +395,8 @@ class KvObjects implements KvObjectStore {
    */
   private async mutate(kind: ObjectKind, key: string, fence: Fence | undefined, write: string, change: (o: ObjectRecord['object']) => ObjectRecord['object'] | null, deleteWhenDone = false): Promise<void> {
     const kvKey = kvKeyOf(kind, key);
-    let slot = this.slot(kvKey);
-    for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
-      slot ??= await this.read(kvKey);
+    await compareAndSet(this.cas(`${write} ${kind} ${shownKey(key)}`), async () => {
+      const slot = this.slot(kvKey) ?? (await this.read(kvKey));
       if (!slot) throw new StoreError(this.recordProblem(kind, key)?.replace(/^store: /, `${kind} ${shownKey(key)}: `) ?? `${kind} ${shownKey(key)} not found`, false);
       const verdict = judgeFence(slot.value.fence, fence);
       if (verdict.kind === 'stale') throw this.refusals.refused(new StaleFence(key, fence!, verdict.current, `${write} ${kind} ${key}`));
@@ -429,28 +404,18 @@ class KvObjects implements KvObjectStore {
       if (next === null) return;
       const keep = verdict.kind === 'claim' ? verdict.fence : slot.value.fence;
       const record: ObjectRecord = { object: next, ...(keep ? { fence: keep } : {}) };
-      try {
-        // The last finalizer of an object being deleted: it goes, as the API server deletes it.
-        if (deleteWhenDone && next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0) {
-          await this.bucket.delete(kvKey, { revision: slot.revision });
-          return;
-        }
-        const value = encode(record);
-        checkValueSize(`${write} ${kind} ${shownKey(key)}`, value, this.options.maxValueBytes ?? MAX_VALUE_BYTES);
-        const revision = await this.write(kvKey, record, value, slot.revision);
-        this.set(kvKey, { kind, key }, revision, record);
+      // The last finalizer of an object being deleted: it goes, as the API server deletes it.
+      if (deleteWhenDone && next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0) {
+        await this.bucket.delete(kvKey, { revision: slot.revision });
         return;
-      } catch (error) {
-        if (!(error instanceof KvConflict)) throw unavailable(`${write} ${kind} ${shownKey(key)}`, error);
-        slot = await this.read(kvKey);
-        // The host records' rule (kv-record.ts): writers racing on one key take turns.
-        await casBackoff(attempt);
       }
-    }
-    throw new StoreError(`${write} ${kind} ${key}: the object kept changing; try again`, true);
+      const value = encode(record);
+      checkValueSize(`${write} ${kind} ${shownKey(key)}`, value, this.options.maxValueBytes ?? MAX_VALUE_BYTES);
+      const revision = await this.write(kvKey, record, value, slot.revision);
+      this.set(kvKey, { kind, key }, revision, record);
+    }, async () => this.reread(kvKey));
   }
 
-  // The watch may deliver this write before its ack: known by its bytes, the record stands for it.
   private async write(kvKey: string, record: ObjectRecord, value: Uint8Array, over: number | undefined): Promise<number> {
     const done = this.records.writing(kvKey, value, record, false);
     try {
@@ -486,6 +451,25 @@ function shapeErrors(object: StoredObject): Array<{ path: string; reason: string
   const parsed = ApiObject.safeParse(object);
   if (parsed.success) return [];
   return parsed.error.issues.map((issue) => ({ path: formatFieldPath(issue.path.filter((p): p is string | number => typeof p !== 'symbol')) || '(the object)', reason: issue.message }));
+}
+
+// A user's apply: identity, lifecycle fields and status belong to the store, not the manifest.
+function applied(given: StoredObject, old: ObjectRecord | undefined, now: () => number): ObjectRecord {
+  const o = old?.object;
+  const metadata = {
+    ...given.metadata,
+    uid: o?.metadata.uid ?? randomUUID(),
+    // As the host records and the API server: the store's, set once on create.
+    creationTimestamp: o?.metadata.creationTimestamp ?? kubeTimestamp(now()),
+    generation: (o?.metadata.generation ?? 0) + 1,
+    ...(o?.metadata.finalizers ? { finalizers: o.metadata.finalizers } : {}),
+    ...(o?.metadata.deletionTimestamp ? { deletionTimestamp: o.metadata.deletionTimestamp } : {}),
+  };
+  const { status: _ignored, ...spec } = given as StoredObject & { status?: unknown };
+  // A status given in the manifest is taken only on create (CAPI objects carry what their
+  // controllers wrote, e.g. a Cluster's infrastructureReady in a test); afterwards ours stands.
+  const status = o ? o.status : (given.status as Record<string, unknown> | undefined);
+  return ObjectRecordSchema.parse({ object: { ...spec, metadata, ...(status ? { status } : {}) }, ...(old?.fence ? { fence: old.fence } : {}) });
 }
 
 function encode(record: ObjectRecord): Uint8Array {

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { errorMessage, nextDelay, type RetryPolicy } from '../../api/index.ts';
 import { formatFieldPath } from '../../api/field-error.ts';
 import type { Logger } from '../../ports/index.ts';
-import { StoreError } from '../../ports/index.ts';
+import { KvConflict, StoreError } from '../../ports/index.ts';
 import { decodeKvRecord } from './kv-value.ts';
 import { writeFailure } from './write-limits.ts';
 
@@ -83,4 +83,31 @@ export function kubeTimestamp(ms: number): string {
 /** A KV failure as a store reports it: permanent when it is (write-limits.ts), else retryable. */
 export function kvUnavailable(what: string, error: unknown, store: string): StoreError {
   return writeFailure(what, error, () => new StoreError(`${what}: ${store} is unavailable (${errorMessage(error)}); try again`, true, { cause: error }));
+}
+
+export interface CasOptions {
+  /** What the write does, for its errors ("writing BareMetalHost metal3/h1"). */
+  readonly doing: string;
+  /** Which store, for "unavailable" ("the NATS store", "the object store"). */
+  readonly store: string;
+  readonly maxAttempts: number;
+}
+
+/**
+ * The one compare-and-set loop of every KV record engine: `attempt` reads (or takes its cache),
+ * decides and writes at the revision it read; one lost to another writer (KvConflict) is tried
+ * again after `conflict` (a fresh read) and the shared backoff, up to maxAttempts. A StoreError
+ * is the write's answer and goes out as it is; any other failure is the KV's ("unavailable").
+ */
+export async function compareAndSet<R>(options: CasOptions, attempt: (n: number) => Promise<R>, conflict?: (n: number) => Promise<void>): Promise<R> {
+  for (let n = 0; n < options.maxAttempts; n++) {
+    try {
+      return await attempt(n);
+    } catch (error) {
+      if (!(error instanceof KvConflict)) throw kvUnavailable(options.doing, error, options.store);
+      await conflict?.(n);
+      await casBackoff(n);
+    }
+  }
+  throw new StoreError(`${options.doing}: ${options.maxAttempts} compare-and-set attempts all lost to concurrent writers; try again`, true);
 }
