@@ -6,14 +6,14 @@ import { readManifests } from '../../api/manifest.ts';
 import type { Secret } from '../../api/secret.ts';
 import type { Fence, FenceOptions, ResourceEvent, KvBucket, KvBucketOptions, KvEvent, Logger, Transport } from '../../ports/index.ts';
 import type { HostEvent, HostIntent, HostStore, WatchOptions } from './host-records.ts';
-import { FenceRefusals, judgeFence, KvConflict, laterFence, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
+import { FenceRefusals, judgeFence, laterFence, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
 import { HostEvents } from './events.ts';
 import type { ApplyResult } from './apply-result.ts';
 import { compact, deepEqual, union } from './object-helpers.ts';
 import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
 import { checkValueSize, MAX_VALUE_BYTES } from './write-limits.ts';
 import { encodeKvRecord } from './kv-value.ts';
-import { casBackoff, decodeRecord, kubeTimestamp, kvUnavailable, RecordProblems } from './kv-record.ts';
+import { compareAndSet, decodeRecord, kubeTimestamp, kvUnavailable, RecordProblems, type CasOptions } from './kv-record.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import { formatApplyIssue, validateDocuments, type ApplyIssue, type SourceDocument } from './validate.ts';
 import { nameDocuments } from './generated-names.ts';
@@ -416,49 +416,47 @@ class NatsHostStore implements NatsStore {
   async writeStatus(key: string, status: BareMetalHostStatus, fence?: Fence): Promise<void> {
     this.checkOpen();
     const kvKey = hostKvKey(key);
-    let host = this.specSlot(key)?.host ?? (await this.readSpec(key))?.host;
-    if (!host) throw notFound(key);
+    const found = this.specSlot(key)?.host ?? (await this.readSpec(key))?.host;
+    if (!found) throw notFound(key);
+    let host: SpecHost = found;
     // The cached record is the first guess; the compare-and-set tells when it was stale.
     const cached = this.statusSlot(key);
     let current: StatusSlot | undefined = cached?.record ? cached : undefined;
     let fresh = false;
-    let written: number | undefined;
-    for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
-      const uid = host.metadata.uid;
-      // A record of an earlier host of the same name carries no fence over to this one.
-      const seen = current?.record?.uid === undefined || current.record.uid === uid ? current?.record?.fence : undefined;
-      // A finalizer or annotation write of a newer owner counts as much as its status writes.
-      const verdict = judgeFence(this.recordedFence(host, current), fence);
-      if (verdict.kind === 'stale') {
-        if (!fresh) {
+    const written = await compareAndSet(this.cas(`writing the status of BareMetalHost ${shownKey(key)}`), async () => {
+      // A fence judged stale on the cache is judged once more on fresh reads of both records.
+      for (;;) {
+        const uid = host.metadata.uid;
+        // A record of an earlier host of the same name carries no fence over to this one.
+        const seen = current?.record?.uid === undefined || current.record.uid === uid ? current?.record?.fence : undefined;
+        // A finalizer or annotation write of a newer owner counts as much as its status writes.
+        const verdict = judgeFence(this.recordedFence(host, current), fence);
+        if (verdict.kind === 'stale') {
+          if (fresh) throw this.refusals.refused(new StaleFence(key, fence!, verdict.current));
           current = await this.readStatus(key);
-          host = (await this.readSpec(key))?.host;
-          if (!host) throw notFound(key);
+          const read = (await this.readSpec(key))?.host;
+          if (!read) throw notFound(key);
+          host = read;
           fresh = true;
-          attempt -= 1;
           continue;
         }
-        throw this.refusals.refused(new StaleFence(key, fence!, verdict.current));
+        const keep = verdict.kind === 'claim' ? verdict.fence : fence ? { epoch: fence.epoch, shard: fence.shard, holder: fence.holder } : seen;
+        const record: StatusRecord = compact({ uid, status, fence: keep });
+        const value = encode(record);
+        checkValueSize(`the status of BareMetalHost ${shownKey(key)}`, value, this.maxValueBytes);
+        const done = this.statusRecords.writing(key, value, record, false);
+        try {
+          const revision = current ? await this.statusBucket.update(kvKey, value, current.revision) : await this.statusBucket.create(kvKey, value);
+          this.statusRecords.set(key, revision, record);
+          return revision;
+        } finally {
+          done();
+        }
       }
-      const keep = verdict.kind === 'claim' ? verdict.fence : fence ? { epoch: fence.epoch, shard: fence.shard, holder: fence.holder } : seen;
-      const record: StatusRecord = compact({ uid, status, fence: keep });
-      const value = encode(record);
-      checkValueSize(`the status of BareMetalHost ${shownKey(key)}`, value, this.maxValueBytes);
-      const done = this.statusRecords.writing(key, value, record, false);
-      try {
-        written = current ? await this.statusBucket.update(kvKey, value, current.revision) : await this.statusBucket.create(kvKey, value);
-        this.statusRecords.set(key, written, record);
-        break;
-      } catch (error) {
-        if (!(error instanceof KvConflict)) throw unavailable(`writing the status of BareMetalHost ${shownKey(key)}`, error);
-        current = await this.readStatus(key);
-        fresh = true;
-        await casBackoff(attempt);
-      } finally {
-        done();
-      }
-    }
-    if (written === undefined) throw this.gaveUp(`status of BareMetalHost ${key}`);
+    }, async () => {
+      current = await this.readStatus(key);
+      fresh = true;
+    });
     // The host may have been deleted (and its status with it) while this write was on its way:
     // take back the orphan so a deleted host leaves nothing behind.
     if (!this.specSlot(key)?.host && !(await this.readSpec(key))) {
@@ -723,51 +721,49 @@ class NatsHostStore implements NatsStore {
     // The cache is the first guess (on the owning node it is current): the compare-and-set says
     // when it was stale. A no-op judged on the cache is confirmed with a read before it is told.
     let cachedFirst = !options.fresh && this.specSlot(key)?.host !== undefined;
-    for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
-      const slot = cachedFirst ? this.specSlot(key) : undefined;
-      const malformed: { revision?: number } | undefined = options.replaceMalformed ? {} : undefined;
-      const current = slot?.host ? { revision: slot.revision, host: slot.host } : await this.readSpec(key, malformed);
-      const next = change(current);
-      if (cachedFirst && next.op === 'none') {
-        cachedFirst = false;
-        attempt -= 1;
-        continue;
-      }
+    return compareAndSet(this.cas(`writing BareMetalHost ${shownKey(key)}`), async () => {
+      let slot = cachedFirst ? this.specSlot(key) : undefined;
       cachedFirst = false;
-      try {
-        if (next.op === 'none') {
-          // Not there (change did not refuse) cannot happen: every caller refuses absent hosts.
-          if (!current) throw notFound(key);
-          return { op: 'none', host: this.toHost(current.host, current.revision, this.statusOf(key, current.host)) };
-        }
-        if (next.op === 'put') {
-          const value = encode(next.host);
-          checkValueSize(`BareMetalHost ${shownKey(key)}`, value, this.maxValueBytes);
-          const own = options.own === true;
-          const done = this.specRecords.writing(key, value, next.host, own);
-          let revision: number;
-          try {
-            const over = current?.revision ?? malformed?.revision;
-            revision = over !== undefined ? await this.specs.update(kvKey, value, over) : await this.specs.create(kvKey, value);
-          } finally {
-            done();
-          }
-          this.setSpec(key, revision, next.host, own);
-          return { op: 'put', host: this.toHost(next.host, revision, this.statusOf(key, next.host)) };
-        }
-        if (!current) throw notFound(key);
-        await this.specs.delete(kvKey, { revision: current.revision });
-        // Any later put of this key is a new host: a revision above the deleted one.
-        this.setSpec(key, current.revision, undefined);
-        await this.deleteStatus(key);
-        return { op: 'delete' };
-      } catch (error) {
-        if (error instanceof StoreError) throw error;
-        if (!(error instanceof KvConflict)) throw unavailable(`writing BareMetalHost ${shownKey(key)}`, error);
-        await casBackoff(attempt);
+      let malformed: { revision?: number } | undefined = options.replaceMalformed ? {} : undefined;
+      let current = slot?.host ? { revision: slot.revision, host: slot.host } : await this.readSpec(key, malformed);
+      let next = change(current);
+      if (slot?.host && next.op === 'none') {
+        slot = undefined;
+        malformed = options.replaceMalformed ? {} : undefined;
+        current = await this.readSpec(key, malformed);
+        next = change(current);
       }
-    }
-    throw this.gaveUp(`BareMetalHost ${key}`);
+      if (next.op === 'none') {
+        // Not there (change did not refuse) cannot happen: every caller refuses absent hosts.
+        if (!current) throw notFound(key);
+        return { op: 'none', host: this.toHost(current.host, current.revision, this.statusOf(key, current.host)) };
+      }
+      if (next.op === 'put') {
+        const value = encode(next.host);
+        checkValueSize(`BareMetalHost ${shownKey(key)}`, value, this.maxValueBytes);
+        const own = options.own === true;
+        const done = this.specRecords.writing(key, value, next.host, own);
+        let revision: number;
+        try {
+          const over = current?.revision ?? malformed?.revision;
+          revision = over !== undefined ? await this.specs.update(kvKey, value, over) : await this.specs.create(kvKey, value);
+        } finally {
+          done();
+        }
+        this.setSpec(key, revision, next.host, own);
+        return { op: 'put', host: this.toHost(next.host, revision, this.statusOf(key, next.host)) };
+      }
+      if (!current) throw notFound(key);
+      await this.specs.delete(kvKey, { revision: current.revision });
+      // Any later put of this key is a new host: a revision above the deleted one.
+      this.setSpec(key, current.revision, undefined);
+      await this.deleteStatus(key);
+      return { op: 'delete' };
+    });
+  }
+
+  private cas(doing: string): CasOptions {
+    return { doing, store: 'the NATS store', maxAttempts: this.maxAttempts };
   }
 
   /**
@@ -806,10 +802,6 @@ class NatsHostStore implements NatsStore {
       // overwritten if the host comes back.
       this.log.warn({ host: key, err: errorMessage(error) }, 'could not delete the status of a deleted host');
     }
-  }
-
-  private gaveUp(what: string): StoreError {
-    return new StoreError(`${what}: ${this.maxAttempts} compare-and-set attempts all lost to concurrent writers; try again`, true);
   }
 
   private checkOpen(): void {
