@@ -4,7 +4,7 @@
 import test from 'ava';
 import { openKvObjectStore, OBJECTS_BUCKET } from '../../src/adapters/store/kv-object-store.ts';
 import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
-import type { Logger } from '../../src/ports/index.ts';
+import { StoreError, type Logger } from '../../src/ports/index.ts';
 import { waitUntil } from '../support/wait.ts';
 
 const machine = (name: string) => ({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine', metadata: { name, namespace: 'default' }, spec: { minCPU: 1, minMemory: 1024, image: 'ubuntu' } });
@@ -32,4 +32,17 @@ test('store object watch - each watcher is told its kinds and keys in order; one
   t.deepEqual(mine, ['upsert default/m-0', 'upsert default/m-0', 'deleted default/m-0']);
   t.deepEqual(all, ['MaasMachine default/m-0', 'MaasMachine default/m-1', 'MaasMachine default/m-0', 'MaasMachine default/m-0']);
   t.true(warned.some((m) => /watch listener threw/.test(m)));
+});
+
+test('store object watch - a bucket that never finishes replaying fails the open within its timeout, naming the bucket, instead of hanging, and stops the watch it started', async (t) => {
+  const bucket = new MemoryKvStore().bucket(OBJECTS_BUCKET);
+  let stopped = 0;
+  // A KV that takes the watch but never says it has replayed (JetStream gone quiet).
+  const silent = Object.assign(Object.create(bucket) as typeof bucket, {
+    watch: async () => () => void (stopped += 1),
+  });
+  const error = await t.throwsAsync(openKvObjectStore({ bucket: silent, readyTimeoutMs: 50 }), { instanceOf: StoreError });
+  t.regex(error!.message, new RegExp(`did not finish reading buckets ${OBJECTS_BUCKET} within 50 ms`));
+  t.true(error!.retryable);
+  t.is(stopped, 1);
 });

@@ -8,7 +8,7 @@ import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
 import { checkValueSize, MAX_VALUE_BYTES } from './write-limits.ts';
 import { encodeKvRecord } from './kv-value.ts';
 import { ResourceEvents } from './events.ts';
-import { compareAndSet, kubeTimestamp, kvUnavailable, RecordProblems, type CasOptions } from './kv-record.ts';
+import { compareAndSet, kubeTimestamp, replayBuckets, kvUnavailable, RecordProblems, type CasOptions } from './kv-record.ts';
 import { objectMetaErrors } from '../../api/names.ts';
 import { nameOnCreate } from './generated-names.ts';
 import { objectSizeErrors } from '../../api/limits.ts';
@@ -76,6 +76,8 @@ export interface KvObjectStoreOptions extends FenceOptions {
   readonly validators?: Partial<Record<ObjectKind, ObjectValidator>>;
   readonly log?: Logger;
   readonly now?: () => number;
+  /** How long open waits for the bucket's current contents. Default 30 s. */
+  readonly readyTimeoutMs?: number;
   /** Compare-and-set attempts per write before it fails (retryable). Default 16. */
   readonly maxAttempts?: number;
   /** The largest record written (bytes); larger is refused as permanent. Default MAX_VALUE_BYTES. */
@@ -159,10 +161,8 @@ class KvObjects implements KvObjectStore {
   }
 
   async start(): Promise<void> {
-    let done!: () => void;
-    const replayed = new Promise<void>((resolve) => (done = resolve));
-    this.unwatch = await this.bucket.watch({ onEvent: (e) => this.onEvent(e), onReady: () => done() });
-    await replayed;
+    const [stop] = await replayBuckets([{ bucket: this.bucket, onEvent: (e) => this.onEvent(e) }], this.options.readyTimeoutMs ?? 30_000, 'the object store');
+    this.unwatch = stop ?? null;
     this.ready = true;
     // A bootstrap Secret that appears after its MaasMachine wakes it, as the Kubernetes store's
     // Secret events do: the event names the Secret and never carries its data.

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { errorMessage, nextDelay, type RetryPolicy } from '../../api/index.ts';
 import { formatFieldPath } from '../../api/field-error.ts';
-import type { Logger } from '../../ports/index.ts';
+import type { KvBucket, KvEvent, Logger } from '../../ports/index.ts';
 import { KvConflict, StoreError } from '../../ports/index.ts';
 import { decodeKvRecord } from './kv-value.ts';
 import { writeFailure } from './write-limits.ts';
@@ -110,4 +110,45 @@ export async function compareAndSet<R>(options: CasOptions, attempt: (n: number)
     }
   }
   throw new StoreError(`${options.doing}: ${options.maxAttempts} compare-and-set attempts all lost to concurrent writers; try again`, true);
+}
+
+export interface ReplayedWatch {
+  readonly bucket: KvBucket;
+  readonly onEvent: (event: KvEvent) => void;
+}
+
+/**
+ * Watches every bucket a record engine keeps and waits until each has replayed its current
+ * contents (the cache is whole), within `timeoutMs`: how every KV store opens, whatever its
+ * kinds' layout. Returns the watches' stops. On failure what came up is stopped (a watch that
+ * comes up later is stopped as it arrives) and a StoreError says which buckets did not answer.
+ */
+export async function replayBuckets(watches: readonly ReplayedWatch[], timeoutMs: number, store: string): Promise<Array<() => void>> {
+  const stops: Array<() => void> = [];
+  let failed = false;
+  let timer: NodeJS.Timeout | undefined;
+  const one = async ({ bucket, onEvent }: ReplayedWatch): Promise<void> => {
+    let replayed!: () => void;
+    const ready = new Promise<void>((resolve) => (replayed = resolve));
+    const stop = await bucket.watch({ onEvent: (event) => {
+      if (!failed) onEvent(event);
+    }, onReady: () => replayed() });
+    if (failed) return stop();
+    stops.push(stop);
+    await ready;
+  };
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      const names = watches.map((w) => w.bucket.name).join(' and ');
+      timer = setTimeout(() => reject(new StoreError(`${store} did not finish reading buckets ${names} within ${timeoutMs} ms; is JetStream reachable?`, true)), timeoutMs);
+    });
+    await Promise.race([Promise.all(watches.map(one)), timeout]);
+    return stops;
+  } catch (error) {
+    failed = true;
+    for (const stop of stops.splice(0)) stop();
+    throw kvUnavailable(`opening ${store}`, error, store);
+  } finally {
+    clearTimeout(timer);
+  }
 }

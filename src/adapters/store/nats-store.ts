@@ -13,7 +13,7 @@ import { compact, deepEqual, union } from './object-helpers.ts';
 import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
 import { checkValueSize, MAX_VALUE_BYTES } from './write-limits.ts';
 import { encodeKvRecord } from './kv-value.ts';
-import { compareAndSet, decodeRecord, kubeTimestamp, kvUnavailable, RecordProblems, type CasOptions } from './kv-record.ts';
+import { compareAndSet, decodeRecord, replayBuckets, kubeTimestamp, kvUnavailable, RecordProblems, type CasOptions } from './kv-record.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import { formatApplyIssue, validateDocuments, type ApplyIssue, type SourceDocument } from './validate.ts';
 import { nameDocuments } from './generated-names.ts';
@@ -247,37 +247,17 @@ class NatsHostStore implements NatsStore {
   }
 
   async start(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const specsReady = this.watchBucket(this.specs, (event) => this.onSpecEvent(event));
-      const statusReady = this.watchBucket(this.statusBucket, (event) => this.onStatusEvent(event));
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new StoreError(`the NATS store did not finish reading buckets ${this.specs.name} and ${this.statusBucket.name} within ${this.readyTimeoutMs} ms; is JetStream reachable?`, true)), this.readyTimeoutMs);
-      });
-      await Promise.race([Promise.all([specsReady, statusReady]), timeout]);
+      this.stops.push(...(await replayBuckets([
+        { bucket: this.specs, onEvent: (event) => this.onSpecEvent(event) },
+        { bucket: this.statusBucket, onEvent: (event) => this.onStatusEvent(event) },
+      ], this.readyTimeoutMs, 'the NATS store')));
     } catch (error) {
-      // A watch that comes up after this is stopped as it arrives (see watchBucket).
       this.closed = true;
-      for (const stop of this.stops.splice(0)) stop();
-      if (error instanceof StoreError) throw error;
-      throw unavailable('opening the host store', error);
-    } finally {
-      clearTimeout(timer);
+      throw error;
     }
     this.ready = true;
     this.log.debug({ hosts: this.countHosts() }, 'host store ready');
-  }
-
-  private async watchBucket(bucket: KvBucket, onEvent: (event: KvEvent) => void): Promise<void> {
-    let resolve!: () => void;
-    const replayed = new Promise<void>((r) => (resolve = r));
-    const stop = await bucket.watch({ onEvent, onReady: () => resolve() });
-    if (this.closed) {
-      stop();
-      return;
-    }
-    this.stops.push(stop);
-    await replayed;
   }
 
   private countHosts(): number {
