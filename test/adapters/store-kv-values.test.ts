@@ -161,3 +161,19 @@ test('store kv values - an object record nobody here watches waits unparsed unti
   t.is(store.recordProblem('MaasMachine', 'default/m-0'), undefined);
   t.deepEqual((await store.list('MaasMachine')).map((m) => m.spec?.image), ['noble']);
 });
+
+test('store kv values - a host whose newest record waited unread and does not parse keeps its last good version when read, as an object does', async (t) => {
+  const b = buckets();
+  const store = await openNatsStore(b);
+  t.teardown(() => store.close());
+  await store.apply([hostManifest('h1'), hostManifest('h2')]);
+  // Nobody here watches h1: its next value waits as bytes. h2 is written after it, so once h2's
+  // good record is in, h1's bad one has been seen (the watch delivers in order).
+  await b.specs.put(hostKvKey(KEY), Uint8Array.from([0xc1, 0x01]));
+  await store.patchAnnotations('metal3/h2', { seen: 'yes' });
+  await waitUntil(async () => (await store.get('metal3/h2'))?.metadata.annotations?.seen === 'yes', 2_000, 'h2 is written');
+  const host = await store.get(KEY);
+  t.is(host?.spec.bmc?.address, 'redfish://192.0.2.1/redfish/v1/Systems/1', 'the host vanished instead of keeping its last good version');
+  t.deepEqual((await store.list()).map((h) => h.metadata.name).sort(), ['h1', 'h2']);
+  t.regex(store.recordProblem(KEY) ?? '', /does not parse: 2 bytes that are neither MessagePack nor JSON/);
+});
