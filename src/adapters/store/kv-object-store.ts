@@ -8,7 +8,7 @@ import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
 import { checkValueSize, MAX_VALUE_BYTES } from './write-limits.ts';
 import { encodeKvRecord } from './kv-value.ts';
 import { ResourceEvents } from './events.ts';
-import { compareAndSet, kubeTimestamp, replayBuckets, kvUnavailable, RecordProblems, type CasOptions } from './kv-record.ts';
+import { compareAndSet, kubeTimestamp, replayBuckets, RecordProblems, type CasOptions } from './kv-record.ts';
 import { objectMetaErrors } from '../../api/names.ts';
 import { nameOnCreate } from './generated-names.ts';
 import { objectSizeErrors } from '../../api/limits.ts';
@@ -151,7 +151,7 @@ class KvObjects implements KvObjectStore {
     this.bucket = options.bucket;
     this.refusals = new FenceRefusals(options.onStaleFence);
     this.log = (options.log ?? silentLogger).child({ component: 'kv-object-store' });
-    this.records = new RecordSlots(ObjectRecordSchema, this.bucket.name, new RecordProblems(this.log, 'key'), 'object');
+    this.records = new RecordSlots(ObjectRecordSchema, this.bucket, new RecordProblems(this.log, 'key'), 'object');
     this.events = new ResourceEvents((error, event) => {
       // One listener's failure is not the store's, nor the other listeners'.
       this.log.warn({ kind: event.kind, key: event.key, event: event.type, err: error instanceof Error ? error.name : typeof error }, 'an object store watch listener threw; other listeners still got the event');
@@ -426,17 +426,10 @@ class KvObjects implements KvObjectStore {
   }
 
   private async read(kvKey: string): Promise<Slot | undefined> {
-    const entry = await this.bucket.get(kvKey).catch((error: unknown) => {
-      throw unavailable(`reading ${kvKey}`, error);
-    });
-    if (!entry) {
-      this.records.problems.delete(kvKey);
-      return undefined;
-    }
-    const record = this.records.decode(kvKey, entry.value, entry.revision, 'an object record read does not parse');
-    if (record) this.records.problems.delete(kvKey);
-    return record ? { revision: entry.revision, value: record } : undefined;
+    const read = await this.records.read(kvKey, kvKey, `reading ${kvKey}`, 'the object store', 'an object record read does not parse');
+    return read?.value ? (read as Slot) : undefined;
   }
+
 }
 
 function secretEvent(key: string, change: SecretChangeKind): ResourceEvent<ObjectKind> {
@@ -486,8 +479,4 @@ function statusOnly(a: ObjectRecord['object'], b: ObjectRecord['object']): boole
   const { status: _a, ...restA } = a;
   const { status: _b, ...restB } = b;
   return JSON.stringify(restA) === JSON.stringify(restB);
-}
-
-function unavailable(doing: string, cause: unknown): StoreError {
-  return kvUnavailable(doing, cause, 'the object store');
 }

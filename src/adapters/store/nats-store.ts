@@ -13,7 +13,7 @@ import { compact, deepEqual, union } from './object-helpers.ts';
 import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
 import { checkValueSize, MAX_VALUE_BYTES } from './write-limits.ts';
 import { encodeKvRecord } from './kv-value.ts';
-import { compareAndSet, decodeRecord, replayBuckets, kubeTimestamp, kvUnavailable, RecordProblems, type CasOptions } from './kv-record.ts';
+import { compareAndSet, replayBuckets, kubeTimestamp, RecordProblems, type CasOptions } from './kv-record.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import { formatApplyIssue, validateDocuments, type ApplyIssue, type SourceDocument } from './validate.ts';
 import { nameDocuments } from './generated-names.ts';
@@ -161,10 +161,6 @@ function notFound(key: string): StoreError {
   return new HostNotFound(key);
 }
 
-function unavailable(what: string, error: unknown): StoreError {
-  return kvUnavailable(what, error, 'the NATS store');
-}
-
 function sameFence(recorded: FenceRecord | undefined, fence: Fence): boolean {
   return recorded !== undefined && recorded.epoch === fence.epoch && recorded.shard === fence.shard && recorded.holder === fence.holder;
 }
@@ -238,8 +234,8 @@ class NatsHostStore implements NatsStore {
     this.refusals = new FenceRefusals(options.onStaleFence);
     this.specProblems = new RecordProblems(this.log, 'host');
     this.statusProblems = new RecordProblems(this.log, 'host');
-    this.specRecords = new RecordSlots(SpecRecord, this.specs.name, this.specProblems, 'host');
-    this.statusRecords = new RecordSlots(StatusRecord, this.statusBucket.name, this.statusProblems, 'status');
+    this.specRecords = new RecordSlots(SpecRecord, this.specs, this.specProblems, 'host');
+    this.statusRecords = new RecordSlots(StatusRecord, this.statusBucket, this.statusProblems, 'status');
     this.events = new HostEvents((error, event) => {
       const key = event.type === 'deleted' ? event.key : `${event.host.metadata.namespace}/${event.host.metadata.name}`;
       this.log.warn({ host: key, event: event.type, err: error instanceof Error ? error.name : typeof error }, 'a host store watch listener threw; other listeners still got the event');
@@ -653,42 +649,25 @@ class NatsHostStore implements NatsStore {
   // ---- compare-and-set ----
 
   private async readSpec(key: string, malformed?: { revision?: number }): Promise<Current | undefined> {
-    let entry;
-    try {
-      entry = await this.specs.get(hostKvKey(key));
-    } catch (error) {
-      throw unavailable(`reading BareMetalHost ${shownKey(key)}`, error);
-    }
-    if (!entry) return undefined;
-    const decoded = decodeRecord(entry.value, SpecRecord);
-    if (!decoded.ok) {
-      this.specProblems.note(key, { bucket: this.specs.name, revision: entry.revision, reason: decoded.reason }, 'a host record read does not parse');
+    const read = await this.specRecords.read(key, hostKvKey(key), `reading BareMetalHost ${shownKey(key)}`, 'the NATS store', 'a host record read does not parse');
+    if (!read) return undefined;
+    if (read.value === undefined) {
       // An apply replaces what nobody can read: the caller writes over this revision.
       if (malformed) {
-        malformed.revision = entry.revision;
+        malformed.revision = read.revision;
         return undefined;
       }
-      throw new StoreError(`BareMetalHost ${key} in bucket ${this.specs.name} (revision ${entry.revision}) does not parse: ${decoded.reason}; apply the host again or delete its key`, false);
+      const reason = this.specProblems.get(key)?.reason ?? 'the record';
+      throw new StoreError(`BareMetalHost ${key} in bucket ${this.specs.name} (revision ${read.revision}) does not parse: ${reason}; apply the host again or delete its key`, false);
     }
-    return { revision: entry.revision, host: decoded.value };
+    return { revision: read.revision, host: read.value };
   }
 
   private async readStatus(key: string): Promise<StatusSlot | undefined> {
-    let entry;
-    try {
-      entry = await this.statusBucket.get(hostKvKey(key));
-    } catch (error) {
-      throw unavailable(`reading the status of BareMetalHost ${shownKey(key)}`, error);
-    }
-    if (!entry) return undefined;
-    const decoded = decodeRecord(entry.value, StatusRecord);
     // A record nobody can read is overwritten rather than blocking every later status write;
     // its fence epoch is lost with it, which the warning says.
-    if (!decoded.ok) {
-      this.statusProblems.note(key, { bucket: this.statusBucket.name, revision: entry.revision, reason: decoded.reason }, 'overwriting a status record that does not parse (its fence epoch is lost)');
-      return { revision: entry.revision };
-    }
-    return { revision: entry.revision, record: decoded.value };
+    const read = await this.statusRecords.read(key, hostKvKey(key), `reading the status of BareMetalHost ${shownKey(key)}`, 'the NATS store', 'overwriting a status record that does not parse (its fence epoch is lost)');
+    return read ? { revision: read.revision, record: read.value } : undefined;
   }
 
   /**

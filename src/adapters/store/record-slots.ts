@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { KvEvent } from '../../ports/index.ts';
-import { decodeRecord, type RecordProblems } from './kv-record.ts';
+import type { KvBucket, KvEvent } from '../../ports/index.ts';
+import { decodeRecord, kvUnavailable, type RecordProblems } from './kv-record.ts';
 
 // The one cache of KV records every record engine keeps (issue 29.1), whatever the kind and its
 // layout: the host records' spec and status buckets and the object records' one bucket each keep
@@ -48,7 +48,7 @@ export class RecordSlots<S extends z.ZodType> {
   /** `what` names the record in the log ("host", "status", "object"). */
   constructor(
     private readonly schema: S,
-    readonly bucket: string,
+    private readonly kv: KvBucket,
     readonly problems: RecordProblems,
     private readonly what: string,
   ) {}
@@ -149,11 +149,31 @@ export class RecordSlots<S extends z.ZodType> {
     };
   }
 
+  /**
+   * The key's record as the bucket holds it now, past the cache (`kvKey` in the bucket): value
+   * undefined when it does not parse (noted with `message`, and told until a good one comes).
+   */
+  async read(key: string, kvKey: string, doing: string, store: string, message: string): Promise<RecordSlot<z.infer<S>> | undefined> {
+    let entry;
+    try {
+      entry = await this.kv.get(kvKey);
+    } catch (error) {
+      throw kvUnavailable(doing, error, store);
+    }
+    if (!entry) {
+      this.problems.delete(key);
+      return undefined;
+    }
+    const value = this.decode(key, entry.value, entry.revision, message);
+    if (value !== undefined) this.problems.settled(key, entry.revision);
+    return { revision: entry.revision, value };
+  }
+
   /** Logged once per bad revision (kv-record.ts): the key and the reason, never the value. */
   decode(key: string, bytes: Uint8Array, revision: number, message: string): z.infer<S> | undefined {
     const decoded = decodeRecord(bytes, this.schema);
     if (decoded.ok) return decoded.value;
-    this.problems.note(key, { bucket: this.bucket, revision, reason: decoded.reason }, message);
+    this.problems.note(key, { bucket: this.kv.name, revision, reason: decoded.reason }, message);
     return undefined;
   }
 }
