@@ -6,7 +6,7 @@ import { readManifests } from '../../api/manifest.ts';
 import type { Secret } from '../../api/secret.ts';
 import type { Fence, FenceOptions, ResourceEvent, KvBucket, KvBucketOptions, KvEvent, Logger, Transport } from '../../ports/index.ts';
 import type { HostEvent, HostIntent, HostStore, WatchOptions } from './host-records.ts';
-import { FenceRefusals, judgeFence, laterFence, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
+import { FenceRefusals, judgeFence, laterFence, patchedAnnotations, silentLogger, StaleFence, StoreError } from '../../ports/index.ts';
 import { HostEvents } from './events.ts';
 import type { ApplyResult } from './apply-result.ts';
 import { compact, deepEqual, union } from './object-helpers.ts';
@@ -507,14 +507,9 @@ class NatsHostStore implements NatsStore {
     if (!deepEqual(spec, host.spec)) {
       host = { ...host, spec: spec as SpecHost['spec'], metadata: { ...host.metadata, generation: (host.metadata.generation ?? 0) + 1 } };
     }
-    const annotations: Record<string, string> = { ...host.metadata.annotations };
-    for (const [name, value] of Object.entries(intent.annotations ?? {})) {
-      if (value === null) delete annotations[name];
-      else annotations[name] = value;
-    }
-    if (!deepEqual(annotations, host.metadata.annotations ?? {})) {
-      host = withMeta(host, { annotations: Object.keys(annotations).length > 0 ? annotations : undefined });
-    }
+    // The one annotation rule of every store (ports/resource-store.ts): null removes one.
+    const annotations = patchedAnnotations(host.metadata.annotations, intent.annotations ?? {});
+    if (annotations !== null) host = withMeta(host, { annotations: Object.keys(annotations).length > 0 ? annotations : undefined });
     return host === current.host ? { op: 'none' } : { op: 'put', host };
   }
 
