@@ -331,13 +331,14 @@ class NatsHostStore implements NatsStore {
   }
 
   private merged(key: string): BareMetalHost | undefined {
-    const slot = this.specSlot(key);
-    if (!slot?.host) return undefined;
-    return this.toHost(slot.host, slot.revision, this.statusOf(key, slot.host));
+    // Every get and list builds one: the cache's own slot, no wrapper allocated on this path.
+    const slot = this.specRecords.get(key);
+    if (!slot?.value) return undefined;
+    return this.toHost(slot.value, slot.revision, this.statusOf(key, slot.value));
   }
 
   private statusOf(key: string, host: SpecHost): BareMetalHostStatus | undefined {
-    const record = this.statusSlot(key)?.record;
+    const record = this.statusRecords.value(key);
     if (!record || (record.uid !== undefined && record.uid !== host.metadata.uid)) return undefined;
     return record.status;
   }
