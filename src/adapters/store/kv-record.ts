@@ -9,8 +9,9 @@ import { writeFailure } from './write-limits.ts';
 // What every KV record engine does to a record the same way, whichever kind and layout it keeps
 // (issue 29.1): decode a value (msgpack, or the JSON of an older node) with the kind's schema,
 // remember and tell a record that does not parse, back off between compare-and-set attempts, and
-// say "unavailable" in one voice. The host records (nats-store.ts) and the object records
-// (kv-object-store.ts) both call these.
+// say "unavailable" in one voice, open by replaying their buckets (replayBuckets), and write by one
+// compare-and-set loop (compareAndSet). The host records (nats-store.ts) and the object records
+// (kv-object-store.ts) both call these; their cache is record-slots.ts.
 
 export type DecodedRecord<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
 

@@ -10,7 +10,10 @@ import type { NatsStore } from './nats-store.ts';
 // is served by the host records (nats-store.ts: msgpack values, shard-filtered watch, bytes of
 // unwatched hosts left unparsed, own fenced-write echoes not told again); the MAAS kinds and the
 // Cluster API objects they read share mf-objects (kv-object-store.ts). Both apply the one fence
-// rule (ports/fence.ts). What the rest of metalfleet sees is this ResourceStore.
+// rule (ports/fence.ts), keep their records in one cache (record-slots.ts: lazy parse, own-write
+// echoes, last good versions), and open, read back and compare-and-set through kv-record.ts; what
+// is still theirs is the layout (two buckets or one) and apply. What the rest of metalfleet sees
+// is this ResourceStore.
 
 const HOST = 'BareMetalHost';
 
