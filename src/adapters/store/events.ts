@@ -4,20 +4,58 @@ import type { HostEvent } from './host-records.ts';
 export type HostListener = (event: HostEvent) => void;
 
 /**
+ * The delivery both event kinds share: synchronous and in order. An event raised while one is
+ * being delivered is queued behind it; a listener that throws is reported and the others still
+ * get the event.
+ */
+class OrderedDelivery<E> {
+  readonly listeners = new Set<(event: E) => void>();
+  private readonly queue: E[] = [];
+  private delivering = false;
+
+  constructor(private readonly onListenerError: (error: unknown, event: E) => void) {}
+
+  emit(event: E): void {
+    if (this.listeners.size === 0) return;
+    this.queue.push(event);
+    if (this.delivering) return;
+    this.delivering = true;
+    try {
+      for (let i = 0; i < this.queue.length; i++) {
+        const next = this.queue[i]!;
+        // A snapshot: listeners added or removed while delivering take effect with the next event.
+        for (const listener of [...this.listeners]) {
+          try {
+            listener(next);
+          } catch (error) {
+            this.onListenerError(error, next);
+          }
+        }
+      }
+    } finally {
+      this.queue.length = 0;
+      this.delivering = false;
+    }
+  }
+}
+
+/**
  * Delivers host events synchronously, in order, before the call that caused them returns. An
  * event raised by a listener (say it adds a finalizer on upsert) is queued and delivered once the
  * current event has reached every listener, so no listener ever sees events out of order. A
  * listener that throws is reported and the others still get the event.
  */
 export class HostEvents {
-  private readonly listeners = new Set<HostListener>();
+  private readonly delivery: OrderedDelivery<HostEvent>;
+  private readonly listeners: Set<HostListener>;
   // Listeners that take every key; the others each have a key filter.
   private everything = 0;
   private readonly filters = new Map<HostListener, (key: string) => boolean>();
-  private readonly queue: HostEvent[] = [];
-  private delivering = false;
 
-  constructor(private readonly onListenerError: (error: unknown, event: HostEvent) => void) {}
+  constructor(onListenerError: (error: unknown, event: HostEvent) => void) {
+    this.delivery = new OrderedDelivery(onListenerError);
+    this.listeners = this.delivery.listeners;
+  }
 
   get size(): number {
     return this.listeners.size;
@@ -51,26 +89,7 @@ export class HostEvents {
   }
 
   emit(event: HostEvent): void {
-    if (this.listeners.size === 0) return;
-    this.queue.push(event);
-    if (this.delivering) return;
-    this.delivering = true;
-    try {
-      for (let i = 0; i < this.queue.length; i++) {
-        const next = this.queue[i]!;
-        // A snapshot: listeners added or removed while delivering take effect with the next event.
-        for (const listener of [...this.listeners]) {
-          try {
-            listener(next);
-          } catch (error) {
-            this.onListenerError(error, next);
-          }
-        }
-      }
-    } finally {
-      this.queue.length = 0;
-      this.delivering = false;
-    }
+    this.delivery.emit(event);
   }
 }
 
@@ -82,12 +101,14 @@ type ResourceListener = (event: ResourceEvent) => void;
  * records deliver through it.
  */
 export class ResourceEvents {
-  private readonly listeners = new Set<ResourceListener>();
+  private readonly delivery: OrderedDelivery<ResourceEvent>;
+  private readonly listeners: Set<ResourceListener>;
   private readonly filters = new Map<ResourceListener, { readonly kinds: ReadonlySet<ResourceKind> | null; readonly keys: ((key: string) => boolean) | undefined }>();
-  private readonly queue: ResourceEvent[] = [];
-  private delivering = false;
 
-  constructor(private readonly onListenerError: (error: unknown, event: ResourceEvent) => void) {}
+  constructor(onListenerError: (error: unknown, event: ResourceEvent) => void) {
+    this.delivery = new OrderedDelivery(onListenerError);
+    this.listeners = this.delivery.listeners;
+  }
 
   subscribe<K extends ResourceKind>(listener: (event: ResourceEvent<K>) => void, options: ResourceWatchOptions<K> = {}): () => void {
     const kinds = options.kinds ? new Set<ResourceKind>(options.kinds) : null;
@@ -120,24 +141,6 @@ export class ResourceEvents {
   }
 
   emit(event: ResourceEvent): void {
-    if (this.listeners.size === 0) return;
-    this.queue.push(event);
-    if (this.delivering) return;
-    this.delivering = true;
-    try {
-      for (let i = 0; i < this.queue.length; i++) {
-        const next = this.queue[i]!;
-        for (const listener of [...this.listeners]) {
-          try {
-            listener(next);
-          } catch (error) {
-            this.onListenerError(error, next);
-          }
-        }
-      }
-    } finally {
-      this.queue.length = 0;
-      this.delivering = false;
-    }
+    this.delivery.emit(event);
   }
 }
