@@ -3,13 +3,12 @@
 // as for any wake-up. The adapter used to step it itself and drop them: a status it decided there
 // was never written.
 import test from 'ava';
-import { openKvObjectStoreOn, openLocalStore } from '../../src/adapters/store/index.ts';
+import { openLocalStoreWithMaas } from '../support/maas-node.ts';
 import type { CapacityMsg } from '../../src/actors/capacity/index.ts';
 import { maasMachineBehavior } from '../../src/actors/maas/maas-machine-actor.ts';
 import type { MaasMachineMsg } from '../../src/actors/maas/maas-machine-actor.ts';
 import { createManualClock, spawn, startSystem, tell } from '../../src/actors/runtime/index.ts';
 import type { ActorRef } from '../../src/actors/runtime/index.ts';
-import { validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import { DEFAULT_MAAS_MACHINE_CONFIG } from '../../src/machines/maas-machine/index.ts';
@@ -27,10 +26,7 @@ const driver: MaasDriver = { endpoint: 'http://maas', pool: 'maas:http://maas', 
 /** The demo cluster on the memory KV, its MaasMachine annotated as `annotations` says. */
 async function storeWith(annotations: Record<string, string>): Promise<ResourceStore> {
   const transport = createMemoryBus().connect('test');
-  const local = await openLocalStore(transport, {
-    objects: (secrets) => openKvObjectStoreOn(transport, { secrets, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } }),
-  });
-  if (!local.objects) throw new Error('the local store opened no object store');
+  const local = await openLocalStoreWithMaas(transport);
   const objects = generateMaasCluster({ controlPlane: 1, workers: 0 }).map((o) => {
     const doc = o as { kind: string; metadata: Record<string, unknown> };
     return doc.kind === 'MaasMachine' ? { ...doc, metadata: { ...doc.metadata, annotations } } : doc;

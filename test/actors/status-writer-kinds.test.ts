@@ -3,8 +3,8 @@
 // until it lands, with no new message to the actor; and a turn that stages status twice writes it
 // once, on the store each kind really runs on (the memory KV).
 import test from 'ava';
+import { openLocalStoreWithMaas } from '../support/maas-node.ts';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
-import { openKvObjectStoreOn, openLocalStore } from '../../src/adapters/store/index.ts';
 import type { LocalStore } from '../../src/adapters/store/index.ts';
 import { StatusWriter as HostStatusWriter } from '../../src/actors/host/status-writer.ts';
 import { hostBehavior } from '../../src/actors/host/index.ts';
@@ -15,7 +15,7 @@ import { maasMachineBehavior } from '../../src/actors/maas/maas-machine-actor.ts
 import type { MaasMachineMsg } from '../../src/actors/maas/maas-machine-actor.ts';
 import { ask, createManualClock, spawn, startSystem, tell } from '../../src/actors/runtime/index.ts';
 import type { ActorRef, ManualClock } from '../../src/actors/runtime/index.ts';
-import { initialStatus, nextDelay, validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
+import { initialStatus, nextDelay } from '../../src/api/index.ts';
 import type { BareMetalHostStatus } from '../../src/api/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
@@ -51,10 +51,7 @@ function failingStatusWrites<T extends object>(store: T, failures: number): { st
 
 async function openStores(): Promise<LocalStore & { objects: ResourceStore }> {
   const transport = createMemoryBus().connect('test');
-  const local = await openLocalStore(transport, {
-    objects: (secrets) => openKvObjectStoreOn(transport, { secrets, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } }),
-  });
-  if (!local.objects) throw new Error('the local store opened no object store');
+  const local = await openLocalStoreWithMaas(transport);
   return local as LocalStore & { objects: ResourceStore };
 }
 

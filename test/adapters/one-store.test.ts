@@ -5,11 +5,12 @@ import test, { type ExecutionContext } from 'ava';
 import { fileURLToPath } from 'node:url';
 import { startSystem } from '../../src/actors/runtime/index.ts';
 import { createKubeAdapter } from '../../src/adapters/kube/index.ts';
-import { openKvObjectStoreOn, openLocalStore } from '../../src/adapters/store/index.ts';
+import { openKvObjectStoreOn } from '../../src/adapters/store/index.ts';
+import { openLocalStoreWithMaas } from '../support/maas-node.ts';
 import { openNatsStoreOn } from '../../src/adapters/store/nats-store.ts';
 import { kindNamed } from '../../src/machines/kinds.ts';
 import { kvStore } from '../../src/adapters/store/kv-store.ts';
-import { initialStatus, validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
+import { initialStatus } from '../../src/api/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
 import { silentLogger, StaleFence, type Fence, type ResourceEvent, type ResourceStore } from '../../src/ports/index.ts';
 import { startKubeApi, type KubeObject } from '../support/kube-api/index.ts';
@@ -76,9 +77,7 @@ async function sideBySide(t: ExecutionContext, store: ResourceStore): Promise<vo
 
 test('one store - KV (memory KV): a BareMetalHost and a MaasMachine through one instance', async (t) => {
   const substrate = memorySubstrate();
-  const local = await openLocalStore(substrate.transport, {
-    objects: (secrets) => openKvObjectStoreOn(substrate.transport, { secrets, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } }),
-  });
+  const local = await openLocalStoreWithMaas(substrate.transport);
   const store = kvStore(local, local.objects);
   t.teardown(() => store.close());
   const applied = await local.applyObjects([host, machine]);

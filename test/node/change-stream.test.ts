@@ -5,8 +5,7 @@ import test from 'ava';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { createMaasClient } from '../../src/adapters/maas/client/index.ts';
 import { createMaasDriver } from '../../src/adapters/maas/driver/index.ts';
-import { kvStore, openKvObjectStoreOn, openLocalStore } from '../../src/adapters/store/index.ts';
-import { validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
+import { kvStore } from '../../src/adapters/store/index.ts';
 import type { MachineChange } from '../../src/actors/machine/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import { sampleTop } from '../../src/cli/introspect/index.ts';
@@ -16,7 +15,7 @@ import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
 import { startMaasSim } from '../../src/sim/maas/index.ts';
 import { startLocalNode } from '../support/local-node.ts';
-import { maasReady } from '../support/maas-node.ts';
+import { maasReady, openLocalStoreWithMaas } from '../support/maas-node.ts';
 import { bmh, secret } from '../support/node.ts';
 import { waitFor, waitUntil } from '../support/wait.ts';
 
@@ -33,11 +32,8 @@ test('change stream - a BareMetalHost, a MaasMachine and a MaasCluster on one no
   const sim = await startMaasSim({ deployMs: 50, releaseMs: 50 });
   const client = createMaasClient({ endpoint: sim.url, apiKey: sim.adminKey });
   const substrate = memorySubstrate();
-  const hosts = await openLocalStore(substrate.transport, {
-    objects: (secrets) => openKvObjectStoreOn(substrate.transport, { secrets, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } }),
-  });
+  const hosts = await openLocalStoreWithMaas(substrate.transport);
   const objects = hosts.objects;
-  if (!objects) throw new Error('the local store opened no object store');
   const node = await startLocalNode({
     name: 'stream-node', shardCount: 8, healthPort: 0, machine: DEFAULT_MACHINE_CONFIG,
     capacity: { limits: {}, defaultLimit: 50, ttlMs: 30_000 },

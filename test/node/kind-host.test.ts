@@ -3,12 +3,12 @@
 // object, a drain on hand-off that waits for each kind's call in flight, and one seed listing
 // of the store per batch of shards acquired.
 import test from 'ava';
+import { openLocalStoreWithMaas } from '../support/maas-node.ts';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { createMaasClient } from '../../src/adapters/maas/client/index.ts';
 import { createMaasDriver } from '../../src/adapters/maas/driver/index.ts';
-import { kvStore, openKvObjectStoreOn, openLocalStore } from '../../src/adapters/store/index.ts';
+import { kvStore } from '../../src/adapters/store/index.ts';
 import type { KvObjectStore, LocalStore } from '../../src/adapters/store/index.ts';
-import { validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
 import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
@@ -61,11 +61,8 @@ async function startBoth(o: {
   const sim = await startMaasSim({ deployMs: 50, releaseMs: 50 });
   const client = createMaasClient({ endpoint: sim.url, apiKey: sim.adminKey });
   const substrate = memorySubstrate();
-  const hosts = await openLocalStore(substrate.transport, {
-    objects: (secrets) => openKvObjectStoreOn(substrate.transport, { secrets, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } }),
-  });
+  const hosts = await openLocalStoreWithMaas(substrate.transport);
   const objects = hosts.objects;
-  if (!objects) throw new Error('the local store opened no object store');
   if (o.before) {
     const applied = await hosts.applyObjects(o.before);
     if (!applied.ok) throw new Error(`startBoth: ${JSON.stringify(applied.issues)}`);

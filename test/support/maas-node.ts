@@ -4,10 +4,10 @@ import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { createMaasClient } from '../../src/adapters/maas/client/index.ts';
 import { createMaasDriver } from '../../src/adapters/maas/driver/index.ts';
 import { kvStore, openKvObjectStoreOn, openLocalStore } from '../../src/adapters/store/index.ts';
-import type { KvStore, LocalStore } from '../../src/adapters/store/index.ts';
+import type { KvObjectStore, KvStore, LocalStore } from '../../src/adapters/store/index.ts';
 import type { NatsApplyResult } from '../../src/adapters/store/nats-store.ts';
 import { validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
-import type { ResourceStore } from '../../src/ports/index.ts';
+import type { ResourceStore, Transport } from '../../src/ports/index.ts';
 import type { MaasMachineConfig } from '../../src/machines/maas-machine/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
@@ -32,14 +32,20 @@ export interface MaasTestNode {
 
 let n = 0;
 
+/** The embedded default's local store with the MAAS kinds' object records, as `demo` opens it. */
+export async function openLocalStoreWithMaas(transport: Pick<Transport, 'kv'>): Promise<LocalStore & { readonly objects: KvObjectStore }> {
+  const local = await openLocalStore(transport, {
+    objects: (secrets) => openKvObjectStoreOn(transport, { secrets, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } }),
+  });
+  if (!local.objects) throw new Error('the local store opened no object records');
+  return local as LocalStore & { readonly objects: KvObjectStore };
+}
+
 export async function startMaasNode(o: { limit?: number; sim?: MaasSimOptions; config?: Partial<MaasMachineConfig>; apiKey?: 'admin' | 'user' } = {}): Promise<MaasTestNode> {
   const sim = await startMaasSim({ deployMs: 50, releaseMs: 50, ...o.sim });
   const client = createMaasClient({ endpoint: sim.url, apiKey: o.apiKey === 'user' ? sim.userKey : sim.adminKey });
   const substrate = memorySubstrate();
-  const hosts = await openLocalStore(substrate.transport, {
-    objects: (secrets) => openKvObjectStoreOn(substrate.transport, { secrets, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } }),
-  });
-  if (!hosts.objects) throw new Error('the local store opened no object records');
+  const hosts = await openLocalStoreWithMaas(substrate.transport);
   const store = kvStore(hosts, hosts.objects);
   const node = await startLocalNode({
     name: `maas-test-${++n}`, shardCount: 8, machine: DEFAULT_MACHINE_CONFIG,
