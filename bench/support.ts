@@ -3,8 +3,7 @@ import type { FleetStats, Node, NodeBackends, NodeConfig, Substrate } from '../s
 import { memorySubstrate, startNode } from '../src/node/index.ts';
 import { openLocalStore } from '../src/adapters/store/local-store.ts';
 import type { LocalStore } from '../src/adapters/store/local-store.ts';
-import { openKvObjectStoreOn } from '../src/adapters/store/kv-object-store.ts';
-import { kvStore, type KvStore } from '../src/adapters/store/kv-store.ts';
+import type { KvStore } from '../src/adapters/store/kv-store.ts';
 import { silentLogger } from '../src/ports/index.ts';
 import type { BareMetalHost } from '../src/api/index.ts';
 
@@ -91,8 +90,8 @@ export interface LocalBenchOptions {
  */
 export async function prepareLocalBenchNode(objects: readonly unknown[], options: LocalBenchOptions = {}): Promise<{ store: LocalStore; resources: KvStore; substrate: Substrate; start(config: NodeConfig, backends: NodeBackends): Promise<Node>; stop(): Promise<void> }> {
   const substrate = memorySubstrate();
-  // The MAAS kinds go where the demo puts them: the KV object store on the same memory KV.
-  const store = await openLocalStore(substrate.transport, options.objects ? { objects: (secrets) => openKvObjectStoreOn(substrate.transport, { secrets }) } : {});
+  // The MAAS kinds go where the demo puts them: the one KV store on the same memory KV.
+  const store = await openLocalStore(substrate.transport, options.objects ? { maas: {} } : {});
   if (objects.length > 0) {
     // In slices, as the demo applies a generated fleet: one apply of 100,000 hosts holds every
     // intermediate of them at once.
@@ -102,7 +101,7 @@ export async function prepareLocalBenchNode(objects: readonly unknown[], options
     }
   }
   // The one store the node runs on, over the local store's records (a bench may count its reads).
-  const resources = kvStore(store, store.objects);
+  const resources = store.resources;
   let node: Node | null = null;
   return {
     store,

@@ -4,8 +4,8 @@
 export * from './api/index.ts';
 export { startNode, memorySubstrate, sharedSubstrate, DEFAULT_CLUSTER_TIMING, FleetStats } from './node/index.ts';
 export type { KubeNodeStores, KvNodeStores, Node, NodeBackends, NodeConfig, NodeRuntime, NodeStoreRequests, NodeStores, Substrate, ClusterTiming, HostSummary } from './node/index.ts';
-export { kvStore, openLocalStore, openKvObjectStoreOn } from './adapters/store/index.ts';
-export type { KvObjectStore, KvStore, LocalStore } from './adapters/store/index.ts';
+export { openLocalStore, openKvStoreOn } from './adapters/store/index.ts';
+export type { KvStore, LocalStore } from './adapters/store/index.ts';
 export { createFixtureProvisioner } from './adapters/fixture/index.ts';
 export type { FixtureOptions, FixtureProvisioner } from './adapters/fixture/index.ts';
 export type { ResourceStore, ResourceEvent, ResourceKind, Provisioner, HostData, CapacityClaim, Logger } from './ports/index.ts';

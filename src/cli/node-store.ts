@@ -1,15 +1,13 @@
-import { openKvObjectStoreOn, storedKindOf } from '../adapters/store/kv-object-store.ts';
-import type { KvObjectStore } from '../adapters/store/kv-object-store.ts';
-import { kvStore } from '../adapters/store/kv-store.ts';
+import { storedKindOf } from '../adapters/store/kv-layouts.ts';
+import { openKvStoreOn, type KvStore } from '../adapters/store/kv-store.ts';
 import type { SecretSource } from '../adapters/store/nats-secrets.ts';
-import { HostNotFound, openNatsStoreOn } from '../adapters/store/nats-store.ts';
-import { validateMaasCluster, validateMaasMachine } from '../api/index.ts';
+import { openNatsStoreOn, ResourceNotFound } from '../adapters/store/nats-store.ts';
+import { MAAS_VALIDATORS } from '../adapters/store/object-apply.ts';
 import type { KvNodeStores, NodeStoreRequests } from '../node/index.ts';
 import type { Logger, Transport } from '../ports/index.ts';
 
-// A NATS node's one store, opened here at the edge: the node runs on a ResourceStore and never
-// learns that the KV keeps host records and object records apart; apply and delete over NATS,
-// which the node serves, are handed the records they write.
+// A NATS node's one store, opened here at the edge: the node runs on a ResourceStore; apply and
+// delete over NATS, which the node serves, are handed the records they write.
 
 export interface NodeKvStore {
   readonly stores: KvNodeStores;
@@ -29,23 +27,22 @@ export interface NodeKvStoreOptions {
 export async function openNodeKvStore(transport: Pick<Transport, 'kv'>, o: NodeKvStoreOptions): Promise<NodeKvStore> {
   const kv = o.replicas > 1 ? { replicas: o.replicas } : {};
   const secrets = o.secrets ? { secrets: o.secrets } : {};
-  const openObjects = (): Promise<KvObjectStore> => openKvObjectStoreOn(transport, { ...secrets, log: o.log, kv, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } });
-  const hosts = await openNatsStoreOn(transport, { ...secrets, log: o.log, kv });
-  const objects = o.maas ? await openObjects() : null;
-  const store = kvStore(hosts, objects);
-  // A node without a MAAS kind opens the object records on the first object applied.
-  let applied: Promise<KvObjectStore> | null = null;
+  const hosts = await openNatsStoreOn(transport, { ...secrets, log: o.log, kv, maas: o.maas, validators: MAAS_VALIDATORS });
+  const store = hosts.resources;
+  // A node without a MAAS kind opens their records (the same store, those kinds only) on the
+  // first object applied through it, so a hosts-only cluster creates no buckets it never uses.
+  let applied: Promise<KvStore> | null = null;
   const requests: NodeStoreRequests = {
     store: hosts,
     isObject: (object) => storedKindOf(object) !== null,
-    isNotFound: (error) => error instanceof HostNotFound,
-    objects: () => (applied ??= objects ? Promise.resolve(objects) : openObjects()),
+    isNotFound: (error) => error instanceof ResourceNotFound,
+    objects: () => (applied ??= o.maas ? Promise.resolve(store) : openKvStoreOn(transport, { ...secrets, log: o.log, kv, hosts: false, maas: true, validators: MAAS_VALIDATORS })),
   };
   return {
     stores: { store, ...secrets, requests },
     async close() {
       await store.close();
-      if (applied && !objects) await (await applied.catch(() => null))?.close();
+      if (applied && !o.maas) await (await applied.catch(() => null))?.close();
     },
   };
 }

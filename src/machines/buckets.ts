@@ -5,5 +5,7 @@
 export const HOSTS_BUCKET = 'mf-hosts';
 /** BareMetalHost status and the shard fence of its last writer (what the controller writes). */
 export const HOST_STATUS_BUCKET = 'mf-status';
-/** The MAAS kinds and the Cluster API objects they read (Machine, Cluster, bootstrap Secrets). */
+/** The MAAS kinds and the Cluster API objects they read (Machine, Cluster): spec and metadata. */
 export const OBJECTS_BUCKET = 'mf-objects';
+/** Their status and the shard fence of its last writer, as mf-status is for hosts. */
+export const OBJECT_STATUS_BUCKET = 'mf-object-status';

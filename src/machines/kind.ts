@@ -12,8 +12,15 @@ import type { MachineLogic, MachineView } from './logic.ts';
 export type { CommandDecision, CommandIntent, KindCommand, StoreWrite } from './command-intent.ts';
 export type { DependentRule, Dependents, KindObject, LinkValues } from './dependents.ts';
 
-/** KV buckets, by the role they play for the kind, to the bucket's name. */
-export type KindBuckets = Readonly<Record<string, string>>;
+/**
+ * The KV buckets a kind's objects live in: spec and metadata (what users apply) in `spec`, status
+ * and its writer's fence in `status`, as the API server keeps them apart. Kinds may share buckets
+ * (the MAAS kinds do): their keys are then prefixed with the kind (adapters/store/kv-layouts.ts).
+ */
+export interface KindBuckets {
+  readonly spec: string;
+  readonly status: string;
+}
 
 export interface KindDefinition<S = unknown, E = unknown, F = unknown> {
   /** As in manifests; the first of `resources` is this kind's own CRD. */

@@ -14,7 +14,6 @@ import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
 import { silentLogger } from '../../src/ports/index.ts';
 import { hostManifest } from '../support/host-manifest.ts';
 import { kvRecord } from '../support/local-store.ts';
-import { kvStore } from '../../src/adapters/store/kv-store.ts';
 
 const KEY = 'metal3/h1';
 
@@ -67,7 +66,7 @@ for (const answer of ['inline', 'awaited'] as const) {
     const system = startSystem({ onError: () => {} });
     t.teardown(() => system.stop());
     const clock = createManualClock(0);
-    const writer = new StatusWriter(KEY, kvStore(store, null), silentLogger, clock);
+    const writer = new StatusWriter(KEY, store.resources, silentLogger, clock);
     const writesBefore = kv.revisions()[NATS_STATUS_BUCKET] ?? 0;
     const ref: ActorRef<Msg> = spawn(system, 'toy', machineBehavior(KEY, registeringKind(() => writer, answer), { clock }));
     tell(ref, { type: 'tick' });
@@ -85,7 +84,7 @@ test('status turn - a status staged while a write is in flight goes out when tha
   const store = await openNatsStore({ specs: kv.bucket(NATS_HOSTS_BUCKET), status: kv.bucket(NATS_STATUS_BUCKET) });
   t.teardown(() => store.close());
   await store.apply([hostManifest('h1')]);
-  const writer = new StatusWriter(KEY, kvStore(store, null), silentLogger, createManualClock(0));
+  const writer = new StatusWriter(KEY, store.resources, silentLogger, createManualClock(0));
   const writesBefore = kv.revisions()[NATS_STATUS_BUCKET] ?? 0;
   writer.write(status('registering'));
   // The next turn stages twice while the first write is on its way.

@@ -26,7 +26,6 @@ import type { MaasDriver, ResourceStore } from '../../src/ports/index.ts';
 import { silentLogger, StoreError } from '../../src/ports/index.ts';
 import { bmh } from '../support/node.ts';
 import { waitFor, waitUntil } from '../support/wait.ts';
-import { kvStore } from '../../src/adapters/store/kv-store.ts';
 
 const FAILURES = 2;
 
@@ -72,7 +71,7 @@ const subjects: Record<'BareMetalHost' | 'MaasMachine', Subject> = {
       // Its BMC Secret is missing: the host decides a status, then waits quietly for the Secret.
       const applied = await local.applyObjects([bmh('h1', { credentialsName: 'absent' })]);
       if (!applied.ok) throw new Error(JSON.stringify(applied));
-      const { store, attempts } = failingStatusWrites<ResourceStore>(kvStore(local, null), FAILURES);
+      const { store, attempts } = failingStatusWrites<ResourceStore>(local.resources, FAILURES);
       const system = startSystem({ onError: () => {} });
       const broker = spawn(system, 'broker', { kind: 'sink', init: () => null, receive: (s: null) => s }) as ActorRef<CapacityMsg>;
       const observer = { statusRead: () => {}, statusChanged: () => {}, warning: () => {} };
@@ -153,7 +152,7 @@ test('status writer kinds - a turn that stages status twice writes it once, for 
   const clock = createManualClock(0);
   let hostWrites = 0;
   let maasWrites = 0;
-  const hostStore = new Proxy<ResourceStore>(kvStore(local, null), { get: (target, p) => (p === 'writeStatus'
+  const hostStore = new Proxy<ResourceStore>(local.resources, { get: (target, p) => (p === 'writeStatus'
     ? (...a: Parameters<ResourceStore['writeStatus']>) => (hostWrites++, target.writeStatus(...a))
     : (Reflect.get(target, p, target) as unknown)) });
   const host = new HostStatusWriter('lab/h1', hostStore, silentLogger, clock);

@@ -6,7 +6,7 @@
 import test from 'ava';
 import { parseStoredObject } from '../../src/adapters/kube/parse-object.ts';
 import { parseRaw } from '../../src/adapters/kube/raw-object.ts';
-import { openKvObjectStoreOn } from '../../src/adapters/store/index.ts';
+import { openKvStoreOn } from '../../src/adapters/store/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import type { StoredObject } from '../../src/ports/index.ts';
 
@@ -27,7 +27,7 @@ function fromKube(o: unknown): ReturnType<typeof parseStoredObject> {
 
 async function openObjects(t: { teardown(fn: () => unknown): void }) {
   const transport = createMemoryBus().connect('meta');
-  const objects = await openKvObjectStoreOn(transport);
+  const objects = await openKvStoreOn(transport, { hosts: false });
   t.teardown(async () => {
     await objects.close();
     await transport.close();

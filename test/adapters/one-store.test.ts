@@ -5,11 +5,9 @@ import test, { type ExecutionContext } from 'ava';
 import { fileURLToPath } from 'node:url';
 import { startSystem } from '../../src/actors/runtime/index.ts';
 import { createKubeAdapter } from '../../src/adapters/kube/index.ts';
-import { openKvObjectStoreOn } from '../../src/adapters/store/index.ts';
+import { openKvStoreOn } from '../../src/adapters/store/index.ts';
 import { openLocalStoreWithMaas } from '../support/maas-node.ts';
-import { openNatsStoreOn } from '../../src/adapters/store/nats-store.ts';
 import { kindNamed } from '../../src/machines/kinds.ts';
-import { kvStore } from '../../src/adapters/store/kv-store.ts';
 import { initialStatus } from '../../src/api/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
 import { silentLogger, StaleFence, type Fence, type ResourceEvent, type ResourceStore } from '../../src/ports/index.ts';
@@ -78,7 +76,7 @@ async function sideBySide(t: ExecutionContext, store: ResourceStore): Promise<vo
 test('one store - KV (memory KV): a BareMetalHost and a MaasMachine through one instance', async (t) => {
   const substrate = memorySubstrate();
   const local = await openLocalStoreWithMaas(substrate.transport);
-  const store = kvStore(local, local.objects);
+  const store = local.resources;
   t.teardown(() => store.close());
   const applied = await local.applyObjects([host, machine]);
   t.true(applied.ok, JSON.stringify(applied.issues));
@@ -99,15 +97,15 @@ test('one store - Kubernetes (API test server): a BareMetalHost and a MaasMachin
   await sideBySide(t, adapter.store);
 });
 
-test('one store - the KV records open the buckets each kind declares in its kind.ts', async (t) => {
+test('one store - the KV records open the buckets each kind declares in its kind.ts, each once', async (t) => {
   const substrate = memorySubstrate();
   const opened: string[] = [];
   const transport = { kv: (name: string, o?: Parameters<typeof substrate.transport.kv>[1]) => (opened.push(name), substrate.transport.kv(name, o)) };
-  const hosts = await openNatsStoreOn(transport);
-  const objects = await openKvObjectStoreOn(transport);
-  t.teardown(() => kvStore(hosts, objects).close());
-  const declared = (kind: string) => kindNamed(kind)?.buckets ?? {};
-  t.deepEqual(opened, [declared('BareMetalHost')['spec'], declared('BareMetalHost')['status'], declared('MaasMachine')['objects']]);
-  // The object records keep every Cluster API kind in one bucket: the MAAS kinds must declare the same.
-  t.is(declared('MaasCluster')['objects'], declared('MaasMachine')['objects']);
+  const store = await openKvStoreOn(transport);
+  t.teardown(() => store.close());
+  const declared = (kind: string) => kindNamed(kind)!.buckets;
+  t.deepEqual(opened, [declared('BareMetalHost').spec, declared('BareMetalHost').status, declared('MaasMachine').spec, declared('MaasMachine').status]);
+  // Every kind keeps spec and status apart; the MAAS kinds share theirs (keys carry the kind).
+  t.deepEqual(declared('MaasCluster'), declared('MaasMachine'));
+  t.not(declared('MaasMachine').spec, declared('MaasMachine').status);
 });

@@ -2,7 +2,7 @@ import test from 'ava';
 import { startLocalNode } from '../support/local-node.ts';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { createRoutedProvisioner } from '../../src/adapters/routed/index.ts';
-import { kvStore, openLocalStore } from '../../src/adapters/store/index.ts';
+import { openLocalStore } from '../../src/adapters/store/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
 import { waitFor } from '../support/wait.ts';
@@ -18,7 +18,7 @@ test('routed - each backend is its own capacity pool with its own limit', async 
     name: 'routed-test', shardCount: 8, machine: DEFAULT_MACHINE_CONFIG,
     capacity: { limits: { 'ironic:http://east:6385': 2, 'ironic:http://west:6385': 4 }, defaultLimit: 1, ttlMs: 30_000 },
     supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 10, maxMs: 100 } }, askTimeoutMs: 2_000,
-  }, { store: kvStore(store, null) }, { provisioner }, {}, substrate);
+  }, { store: store.resources }, { provisioner }, {}, substrate);
   const labelled = (name: string, site: string) => {
     const o = bmh(name) as { metadata: Record<string, unknown> };
     o.metadata['labels'] = { 'metalfleet.io/ironic': site };

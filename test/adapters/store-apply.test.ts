@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { BareMetalHost } from '../../src/api/index.ts';
 import { secretValue } from '../../src/api/secret.ts';
-import { formatApplyIssue, openKvObjectStoreOn, openLocalStore, type KvObjectStore, type LocalStore } from '../../src/adapters/store/index.ts';
+import { formatApplyIssue, openKvStoreOn, openLocalStore, type KvStore, type LocalStore } from '../../src/adapters/store/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import type { HostEvent } from '../../src/adapters/store/host-records.ts';
 import { hostManifest } from '../support/host-manifest.ts';
@@ -22,9 +22,9 @@ async function open(t: { teardown(fn: () => unknown): void }): Promise<LocalStor
 }
 
 // The MAAS kinds' store, as the embedded default opens it beside the hosts: the KV object store.
-async function openObjects(t: { teardown(fn: () => unknown): void }, options: Parameters<typeof openKvObjectStoreOn>[1] = {}): Promise<KvObjectStore> {
+async function openObjects(t: { teardown(fn: () => unknown): void }, options: Parameters<typeof openKvStoreOn>[1] = {}): Promise<KvStore> {
   const transport = createMemoryBus().connect('objects');
-  const objects = await openKvObjectStoreOn(transport, options);
+  const objects = await openKvStoreOn(transport, options);
   t.teardown(async () => {
     await objects.close();
     await transport.close();
@@ -254,9 +254,9 @@ test('generateName - the MAAS object store names a generateName object and repor
 });
 
 test('generateName - the cluster\'s KV object store names a generateName object once and lists the name it got', async (t) => {
-  const { openKvObjectStoreOn } = await import('../../src/adapters/store/kv-object-store.ts');
+  const { openKvStoreOn } = await import('../../src/adapters/store/kv-store.ts');
   const transport = createMemoryBus().connect('test');
-  const objects = await openKvObjectStoreOn(transport);
+  const objects = await openKvStoreOn(transport, { hosts: false });
   t.teardown(async () => {
     await objects.close();
     await transport.close();

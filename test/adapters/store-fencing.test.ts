@@ -6,7 +6,7 @@ import test from 'ava';
 import type { BareMetalHost } from '../../src/api/index.ts';
 import { hostKvKey } from '../../src/adapters/store/nats-keys.ts';
 import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, openNatsStoreOn, type NatsStore } from '../../src/adapters/store/nats-store.ts';
-import { openKvObjectStoreOn } from '../../src/adapters/store/kv-object-store.ts';
+import { openKvStoreOn } from '../../src/adapters/store/kv-store.ts';
 import { createMemoryBus, type MemoryBus } from '../../src/bus/index.ts';
 import { StaleFence, type Fence } from '../../src/ports/index.ts';
 import type { HostEvent } from '../../src/adapters/store/host-records.ts';
@@ -144,7 +144,7 @@ test('nats store fencing - the fence is the store\'s bookkeeping: never on a hos
 test('kv object store fencing - status, spec and finalizer writes of an older epoch are refused and counted', async (t) => {
   const refused: StaleFence[] = [];
   const transport = createMemoryBus().connect('a');
-  const store = await openKvObjectStoreOn(transport, { onStaleFence: (e) => refused.push(e) });
+  const store = await openKvStoreOn(transport, { hosts: false, onStaleFence: (e) => refused.push(e) });
   t.teardown(async () => {
     await store.close();
     await transport.close();

@@ -1,12 +1,15 @@
 // The host buckets and the object bucket hold msgpackr records (issue 29.5); values an older node wrote as JSON stay
 // readable through a rolling upgrade, and a value of neither form is named for what it is.
 import test from 'ava';
+import { OBJECT_LAYOUTS } from '../../src/adapters/store/kv-layouts.ts';
+import { besideObjects } from '../support/object-buckets.ts';
 import { initialStatus, type BareMetalHostStatus } from '../../src/api/index.ts';
 import { decodeKvRecord, encodeKvRecord, isJsonKvValue } from '../../src/adapters/store/kv-value.ts';
 import { hostKvKey } from '../../src/adapters/store/nats-keys.ts';
 import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, openNatsStore } from '../../src/adapters/store/nats-store.ts';
 import { PermanentWriteError } from '../../src/adapters/store/write-limits.ts';
-import { openKvObjectStore, OBJECTS_BUCKET } from '../../src/adapters/store/kv-object-store.ts';
+import { openKvStore } from '../../src/adapters/store/kv-store.ts';
+import { OBJECTS_BUCKET } from '../../src/machines/buckets.ts';
 import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
 import type { Logger } from '../../src/ports/index.ts';
 import { hostManifest } from '../support/host-manifest.ts';
@@ -74,7 +77,7 @@ test('store kv values - a value of neither form, or broken JSON, is named with i
   // 0xc1 is the one byte MessagePack never uses.
   await b.specs.put(hostKvKey(KEY), Uint8Array.from([0xc1, 0x73, 0x65, 0x63]));
   await b.specs.put(hostKvKey('metal3/h2'), new TextEncoder().encode('{"apiVersion": "metal3.io/v1alpha1", "spec": '));
-  await t.throwsAsync(a.getFresh(KEY), { message: /^BareMetalHost metal3\/h1 in bucket mf-hosts \(revision \d+\) does not parse: 4 bytes that are neither MessagePack nor JSON; apply the host again or delete its key$/ });
+  await t.throwsAsync(a.getFresh(KEY), { message: /^BareMetalHost metal3\/h1 in bucket mf-hosts \(revision \d+\) does not parse: 4 bytes that are neither MessagePack nor JSON; apply the BareMetalHost again or delete its key$/ });
   await t.throwsAsync(a.getFresh('metal3/h2'), { message: /does not parse: 45 bytes that start as JSON but do not parse as JSON/ });
 });
 
@@ -95,7 +98,7 @@ const MACHINE_KV_KEY = `MaasMachine.${hostKvKey('default/m-0')}`;
 
 test('store kv values - MAAS objects are written as msgpackr records, smaller than JSON, and read back by another store', async (t) => {
   const bucket = new MemoryKvStore().bucket(OBJECTS_BUCKET);
-  const a = await openKvObjectStore({ bucket });
+  const a = await openKvStore({ layouts: OBJECT_LAYOUTS, bucket: besideObjects(bucket) });
   t.teardown(() => a.close());
   t.true((await a.apply([machine('ubuntu')])).ok);
   await a.writeStatus('MaasMachine', 'default/m-0', { ready: true, machineSystemID: 'abc123' });
@@ -104,7 +107,7 @@ test('store kv values - MAAS objects are written as msgpackr records, smaller th
   const decoded = decodeKvRecord(value);
   if (!decoded.ok) return t.fail(decoded.reason);
   t.true(value.length < JSON.stringify(decoded.value).length, `${value.length} bytes is not smaller than its JSON`);
-  const other = await openKvObjectStore({ bucket });
+  const other = await openKvStore({ layouts: OBJECT_LAYOUTS, bucket: besideObjects(bucket) });
   t.teardown(() => other.close());
   const read = await other.get('MaasMachine', 'default/m-0');
   t.is(read?.spec?.image, 'ubuntu');
@@ -115,12 +118,16 @@ test('store kv values - a MAAS object an older node wrote as JSON is read, its f
   const bucket = new MemoryKvStore().bucket(OBJECTS_BUCKET);
   const object = { ...machine('jammy'), metadata: { name: 'm-0', namespace: 'default', uid: 'c0ffee00-0000-4000-8000-000000000002', generation: 1 } };
   await bucket.put(MACHINE_KV_KEY, new TextEncoder().encode(JSON.stringify({ object, fence: { epoch: 4, shard: 9, holder: 'old-node' } })));
-  const store = await openKvObjectStore({ bucket });
+  const store = await openKvStore({ layouts: OBJECT_LAYOUTS, bucket: besideObjects(bucket) });
   t.teardown(() => store.close());
   t.is((await store.get('MaasMachine', 'default/m-0'))?.spec?.image, 'jammy');
   await t.throwsAsync(store.writeStatus('MaasMachine', 'default/m-0', { ready: true }, { epoch: 3, shard: 9, holder: 'new-node' }), { message: /epoch 3 of new-node is older than epoch 4/ });
   await store.writeStatus('MaasMachine', 'default/m-0', { ready: true }, { epoch: 5, shard: 9, holder: 'new-node' });
+  // The status goes to its own record now; the object's next write makes its record one too.
+  t.true(isJsonKvValue((await bucket.get(MACHINE_KV_KEY))!.value), 'a status write left the object record alone');
+  await store.addFinalizer('MaasMachine', 'default/m-0', 'test/f', { epoch: 5, shard: 9, holder: 'new-node' });
   t.false(isJsonKvValue((await bucket.get(MACHINE_KV_KEY))!.value), 'mf-objects still holds JSON');
+  t.deepEqual((await store.get('MaasMachine', 'default/m-0'))?.metadata.finalizers, ['test/f']);
   t.deepEqual((await store.get('MaasMachine', 'default/m-0'))?.status, { ready: true });
 });
 
@@ -129,7 +136,7 @@ function warnedKeys(keys: string[]): Logger {
   const logger: Logger = {
     debug: () => undefined,
     info: () => undefined,
-    warn: (fields: object) => void keys.push(String((fields as { key?: unknown }).key)),
+    warn: (fields: object) => void keys.push(`${String((fields as { kind?: unknown }).kind)} ${String((fields as { key?: unknown }).key)}`),
     error: () => undefined,
     child: () => logger,
   };
@@ -139,7 +146,7 @@ function warnedKeys(keys: string[]): Logger {
 test('store kv values - an object record nobody here watches waits unparsed until it is read; a watched one is parsed as it comes', async (t) => {
   const bucket = new MemoryKvStore().bucket(OBJECTS_BUCKET);
   const warned: string[] = [];
-  const store = await openKvObjectStore({ bucket, log: warnedKeys(warned) });
+  const store = await openKvStore({ layouts: OBJECT_LAYOUTS, bucket: besideObjects(bucket), log: warnedKeys(warned) });
   t.teardown(() => store.close());
   const cluster = { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasCluster', metadata: { name: 'c-0', namespace: 'default' }, spec: { dnsDomain: 'maas' } };
   const clusterKvKey = `MaasCluster.${hostKvKey('default/c-0')}`;
@@ -150,11 +157,11 @@ test('store kv values - an object record nobody here watches waits unparsed unti
   await bucket.put(MACHINE_KV_KEY, Uint8Array.from([0xc1, 0x01]));
   await bucket.put(clusterKvKey, Uint8Array.from([0xc1, 0x02]));
   await waitUntil(() => warned.length > 0, 2_000, 'the watched record is parsed');
-  t.deepEqual(warned, [clusterKvKey], 'the unwatched record was parsed before anyone read it');
+  t.deepEqual(warned, ['MaasCluster default/c-0'], 'the unwatched record was parsed before anyone read it');
   // Read, it is parsed: its problem is told and logged once, and the last good version stands.
   t.regex(store.recordProblem('MaasMachine', 'default/m-0') ?? '', /does not parse: 2 bytes that are neither MessagePack nor JSON/);
   t.is((await store.get('MaasMachine', 'default/m-0'))?.spec?.image, 'ubuntu');
-  t.deepEqual(warned, [clusterKvKey, MACHINE_KV_KEY]);
+  t.deepEqual(warned, ['MaasCluster default/c-0', 'MaasMachine default/m-0']);
   // A good version that waited is the one read, and it ends the problem.
   await bucket.put(MACHINE_KV_KEY, encodeKvRecord({ object: { ...machine('noble'), metadata: { name: 'm-0', namespace: 'default', uid: 'u-1' } } }));
   await waitUntil(async () => (await store.get('MaasMachine', 'default/m-0'))?.spec?.image === 'noble', 2_000, 'the waiting version is read');

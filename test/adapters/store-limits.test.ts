@@ -2,9 +2,12 @@
 // is refused when it is applied, naming it, or by the store as an error that says not to retry;
 // "try again" is said only where trying again can help.
 import test, { type ExecutionContext } from 'ava';
+import { OBJECT_LAYOUTS } from '../../src/adapters/store/kv-layouts.ts';
+import { besideObjects } from '../support/object-buckets.ts';
 import { connect } from '@nats-io/transport-node';
 import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, openNatsStore, type NatsStore } from '../../src/adapters/store/nats-store.ts';
-import { openKvObjectStore, OBJECTS_BUCKET } from '../../src/adapters/store/kv-object-store.ts';
+import { openKvStore } from '../../src/adapters/store/kv-store.ts';
+import { OBJECTS_BUCKET } from '../../src/machines/buckets.ts';
 import { openNatsKv } from '../../src/bus/nats-kv.ts';
 import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
 import type { BareMetalHost } from '../../src/api/index.ts';
@@ -90,7 +93,7 @@ test('store limits - a key the stores cannot hold is a permanent error, not a cr
   t.false((hostResult.error as StoreError).retryable);
   t.notRegex((hostResult.error as StoreError).message, /try again/);
 
-  const objectStore = await openKvObjectStore({ bucket: objects });
+  const objectStore = await openKvStore({ layouts: OBJECT_LAYOUTS, bucket: besideObjects(objects )});
   t.teardown(() => objectStore.close());
   // A Cluster API Machine has no validator of its own: the store's checks still hold.
   const machine = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', metadata: { name: 'm'.repeat(5000), namespace: 'default' }, spec: {} };

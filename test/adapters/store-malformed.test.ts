@@ -3,6 +3,8 @@
 // buckets of a running node on a real nats-server; the node logs the key and the reason (never
 // the value), the host shows the error in introspection, the others carry on, a good value heals.
 import test from 'ava';
+import { OBJECT_LAYOUTS } from '../../src/adapters/store/kv-layouts.ts';
+import { besideObjects } from '../support/object-buckets.ts';
 import { openNatsStoreOn, NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, type NatsStore } from '../../src/adapters/store/nats-store.ts';
 import { hostKvKey } from '../../src/adapters/store/nats-keys.ts';
 import { loadSecretFiles } from '../../src/adapters/store/nats-secrets.ts';
@@ -14,7 +16,8 @@ import { LEASE_BUCKET } from '../../src/node/start-node.ts';
 import { shardOf } from '../../src/api/index.ts';
 import { MEMBER_BUCKET } from '../../src/cluster/introspect/index.ts';
 import type { Logger } from '../../src/ports/index.ts';
-import { openKvObjectStore, OBJECTS_BUCKET } from '../../src/adapters/store/kv-object-store.ts';
+import { openKvStore } from '../../src/adapters/store/kv-store.ts';
+import { OBJECTS_BUCKET } from '../../src/machines/buckets.ts';
 import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
 import { StoreError } from '../../src/ports/index.ts';
 import { startLocalNode } from '../support/local-node.ts';
@@ -135,7 +138,7 @@ test('store malformed - bad values in every bucket a node reads: logged, shown o
   const warned = lines.filter((l) => l.level === 'warn' || l.level === 'error');
   t.false(JSON.stringify(lines).includes(SECRETISH), 'a bad value reached the log');
   t.false(JSON.stringify(lines).includes(PASSWORD));
-  t.true(warned.some((l) => l.fields.host === 'lab/bad-bytes' && typeof l.fields.reason === 'string'), JSON.stringify(warned.map((l) => l.msg)));
+  t.true(warned.some((l) => l.fields.kind === 'BareMetalHost' && l.fields.key === 'lab/bad-bytes' && typeof l.fields.reason === 'string'), JSON.stringify(warned.map((l) => l.msg)));
 
   // A good value heals: the host is read again and its error is gone.
   t.true((await admin.apply([bmh('bad-bytes', { image: false }), bmh('bad-shape', { image: false }), bmh('never-good', { image: false })])).ok);
@@ -153,7 +156,7 @@ test('store malformed - a bad record in mf-objects keeps the last good version, 
   const kv = new MemoryKvStore();
   const bucket = kv.bucket(OBJECTS_BUCKET);
   const lines: Line[] = [];
-  const store = await openKvObjectStore({ bucket, log: recordingLogger(lines) });
+  const store = await openKvStore({ layouts: OBJECT_LAYOUTS, bucket: besideObjects(bucket), log: recordingLogger(lines) });
   t.teardown(() => store.close());
   const machine = (name: string, image = 'ubuntu') => ({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine', metadata: { name, namespace: 'default' }, spec: { minCPU: 1, minMemory: 1024, image } });
   t.true((await store.apply([machine('m-0'), machine('m-1')])).ok);
@@ -166,8 +169,11 @@ test('store malformed - a bad record in mf-objects keeps the last good version, 
   t.false(JSON.stringify(lines).includes(SECRETISH));
   t.true(lines.some((l) => l.level === 'warn' && typeof l.fields.reason === 'string' && String(l.fields.key).includes('m-0')));
 
-  // An owner's write over what nobody can read is refused for good, saying why.
-  const refused = await store.writeStatus('MaasMachine', 'default/m-0', { ready: true }).catch((e: unknown) => e);
+  // Its status is its own record: the owner's status writes go on, as a host's do.
+  await store.writeStatus('MaasMachine', 'default/m-0', { ready: true });
+  t.deepEqual((await store.get('MaasMachine', 'default/m-0'))?.status, { ready: true });
+  // A write of the object over what nobody can read is refused for good, saying why.
+  const refused = await store.patchSpec('MaasMachine', 'default/m-0', { image: 'noble' }).catch((e: unknown) => e);
   t.true(refused instanceof StoreError);
   t.false((refused as StoreError).retryable);
   t.regex((refused as StoreError).message, /does not parse/);

@@ -2,7 +2,10 @@
 // in order, filtered by each watcher's kinds and keys, a throwing watcher logged and the others
 // still told.
 import test from 'ava';
-import { openKvObjectStore, OBJECTS_BUCKET } from '../../src/adapters/store/kv-object-store.ts';
+import { OBJECT_LAYOUTS } from '../../src/adapters/store/kv-layouts.ts';
+import { besideObjects } from '../support/object-buckets.ts';
+import { openKvStore } from '../../src/adapters/store/kv-store.ts';
+import { OBJECTS_BUCKET } from '../../src/machines/buckets.ts';
 import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
 import { StoreError, type Logger } from '../../src/ports/index.ts';
 import { waitUntil } from '../support/wait.ts';
@@ -16,7 +19,7 @@ function warnings(messages: string[]): Logger {
 
 test('store object watch - each watcher is told its kinds and keys in order; one that throws is logged and the others are still told', async (t) => {
   const warned: string[] = [];
-  const store = await openKvObjectStore({ bucket: new MemoryKvStore().bucket(OBJECTS_BUCKET), log: warnings(warned) });
+  const store = await openKvStore({ layouts: OBJECT_LAYOUTS, bucket: besideObjects(new MemoryKvStore().bucket(OBJECTS_BUCKET)), log: warnings(warned) });
   t.teardown(() => store.close());
   const mine: string[] = [];
   const all: string[] = [];
@@ -41,7 +44,7 @@ test('store object watch - a bucket that never finishes replaying fails the open
   const silent = Object.assign(Object.create(bucket) as typeof bucket, {
     watch: async () => () => void (stopped += 1),
   });
-  const error = await t.throwsAsync(openKvObjectStore({ bucket: silent, readyTimeoutMs: 50 }), { instanceOf: StoreError });
+  const error = await t.throwsAsync(openKvStore({ layouts: OBJECT_LAYOUTS, bucket: besideObjects(silent), readyTimeoutMs: 50 }), { instanceOf: StoreError });
   t.regex(error!.message, new RegExp(`did not finish reading buckets ${OBJECTS_BUCKET} within 50 ms`));
   t.true(error!.retryable);
   t.is(stopped, 1);

@@ -1,12 +1,13 @@
 import test, { type ExecutionContext } from 'ava';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { MAAS_VALIDATORS } from '../../src/adapters/store/object-apply.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { z } from 'zod';
-import { HostNotFound, NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, openNatsStore, openNatsStoreOn, type NatsStore } from '../../src/adapters/store/nats-store.ts';
-import { openKvObjectStoreOn, storedKindOf } from '../../src/adapters/store/kv-object-store.ts';
-import { validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
+import { ResourceNotFound, NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET, openNatsStore, openNatsStoreOn, type NatsStore } from '../../src/adapters/store/nats-store.ts';
+import { openKvStoreOn } from '../../src/adapters/store/kv-store.ts';
+import { storedKindOf } from '../../src/adapters/store/kv-layouts.ts';
 import { call, connectNats, createMemoryTransport, subjects } from '../../src/bus/index.ts';
 import { openNatsKv } from '../../src/bus/nats-kv.ts';
 import { deleteThroughNode, startStoreServer } from '../../src/cluster/commands/index.ts';
@@ -64,14 +65,14 @@ async function setup(t: ExecutionContext): Promise<Env> {
   t.teardown(() => node.close());
   const nodeStore = await openNatsStoreOn(node);
   t.teardown(() => nodeStore.close());
-  const nodeObjects = openKvObjectStoreOn(node, { validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } });
+  const nodeObjects = openKvStoreOn(node, { hosts: false, validators: MAAS_VALIDATORS });
   t.teardown(async () => (await nodeObjects).close());
   const storeServer = startStoreServer({
     transport: node, store: nodeStore, objects: () => nodeObjects, node: 'node', log: silentLogger,
     guard: signedGuard({ keys: parseAuthorizedKeys(allowList, 'keys'), nonces: await openNonceLedger(node, 120_000) }),
     audit: await openAuditLog(node, subjects(), silentLogger),
     isObject: (object) => storedKindOf(object) !== null,
-    isNotFound: (error) => error instanceof HostNotFound,
+    isNotFound: (error) => error instanceof ResourceNotFound,
   });
   t.teardown(() => storeServer.close());
   const buckets = async () => {
@@ -282,7 +283,7 @@ it('cli apply - MaasClusters, MaasMachines and the Cluster API objects go throug
   t.deepEqual(lines(r.stderr), ['note: MaasMachineTemplate lab/c1-control-plane: skipped (kind not managed by metalfleet)']);
   const client = await connectNats({ servers: env.server.url, name: 'check' });
   t.teardown(() => client.close());
-  const objects = await openKvObjectStoreOn(client);
+  const objects = await openKvStoreOn(client, { hosts: false });
   t.teardown(() => objects.close());
   await waitUntil(async () => (await objects.get('MaasMachine', 'lab/c1-control-plane-x7k2p')) !== undefined, 5_000, 'the MaasMachine is in the object store');
   const audit = await readAudit(client, subjects(), { host: 'lab/c1-control-plane-x7k2p' });
@@ -326,7 +327,7 @@ it('cli delete - by file: the MaasCluster, MaasMachine and Cluster apply took ar
   t.is(applied.code, 0, applied.stderr);
   const client = await connectNats({ servers: env.server.url, name: 'check' });
   t.teardown(() => client.close());
-  const objects = await openKvObjectStoreOn(client);
+  const objects = await openKvStoreOn(client, { hosts: false });
   t.teardown(() => objects.close());
   await waitUntil(async () => (await objects.get('MaasCluster', 'lab/c1')) !== undefined, 5_000, 'the MaasCluster is in the object store');
 
@@ -353,7 +354,7 @@ it('cli delete - by type: a MaasCluster with a finalizer is terminating; a BareM
   t.is(applied.code, 0, applied.stderr);
   const client = await connectNats({ servers: env.server.url, name: 'check' });
   t.teardown(() => client.close());
-  const objects = await openKvObjectStoreOn(client);
+  const objects = await openKvStoreOn(client, { hosts: false });
   t.teardown(() => objects.close());
   await waitUntil(async () => (await objects.get('MaasCluster', 'lab/c1')) !== undefined, 5_000, 'the MaasCluster is in the object store');
   await objects.addFinalizer('MaasCluster', 'lab/c1', 'maascluster.infrastructure.cluster.x-k8s.io');
@@ -378,7 +379,7 @@ it('cli delete - by file: a bad document is refused naming the file and the docu
   t.is(applied.code, 0, applied.stderr);
   const client = await connectNats({ servers: env.server.url, name: 'check' });
   t.teardown(() => client.close());
-  const objects = await openKvObjectStoreOn(client);
+  const objects = await openKvStoreOn(client, { hosts: false });
   t.teardown(() => objects.close());
   await waitUntil(async () => (await objects.get('MaasMachine', 'lab/c1-control-plane-x7k2p')) !== undefined, 5_000, 'the MaasMachine is in the object store');
 
@@ -399,7 +400,7 @@ it('cli delete - by file: a bad document is refused naming the file and the docu
 test('cli delete - on the embedded store (memory KV): a MaasCluster goes from the object store, a BareMetalHost from the host store, and an unknown kind is refused naming the kinds', async (t) => {
   const transport = createMemoryTransport();
   t.teardown(() => transport.close());
-  const local = await openLocalStore(transport, { objects: (secrets) => openKvObjectStoreOn(transport, { secrets }) });
+  const local = await openLocalStore(transport, { maas: {} });
   t.teardown(() => local.close());
   const docs = await maasDocs();
   const result = await local.applyText([...docs, hostYaml('c1').replace('namespace: metal3', 'namespace: lab')].join('\n---\n'), 'maas.yaml');
@@ -407,7 +408,7 @@ test('cli delete - on the embedded store (memory KV): a MaasCluster goes from th
   const server = startStoreServer({
     transport, store: local, objects: () => Promise.resolve(local.objects!), node: 'embedded', log: silentLogger, guard: trustedGuard(),
     isObject: (object) => storedKindOf(object) !== null,
-    isNotFound: (error) => error instanceof HostNotFound,
+    isNotFound: (error) => error instanceof ResourceNotFound,
   });
   t.teardown(() => server.close());
 

@@ -11,7 +11,6 @@ import { buildHostCommands, sendHostCommands } from '../../src/cli/commands/host
 import { silentLogger } from '../../src/ports/index.ts';
 import { bmh, secret, startTestNode } from '../support/node.ts';
 import { waitUntil } from '../support/wait.ts';
-import { kvStore } from '../../src/adapters/store/kv-store.ts';
 
 const PASSWORD = 'hunter2-Embedded7';
 
@@ -114,7 +113,7 @@ test('cmd - the embedded node takes host commands over its in-process bus, as a 
   const server = bus.connect('embedded');
   const client = bus.connect('cli');
   const shardCount = 16;
-  const commands = startCommandServer({ transport: server, store: kvStore(store, null), shardCount, log: silentLogger });
+  const commands = startCommandServer({ transport: server, store: store.resources, shardCount, log: silentLogger });
   try {
     t.true((await store.applyObjects([secret('bmc', 'lab', { username: 'admin', password: PASSWORD }), bmh('h-1'), bmh('h-2')])).ok);
     await waitUntil(async () => (await store.get('lab/h-1'))?.status?.provisioning.state === 'provisioned', 15_000, 'lab/h-1 provisioned');

@@ -13,7 +13,6 @@ import { BusError, silentLogger, type KvBucket, type KvEvent, type Transport } f
 import type { HostEvent } from '../../src/adapters/store/host-records.ts';
 import { waitFor, waitUntil } from '../support/wait.ts';
 import { kvRecord } from '../support/local-store.ts';
-import { kvStore } from '../../src/adapters/store/kv-store.ts';
 
 const SHARDS = 16;
 const HOSTS = 12;
@@ -41,7 +40,7 @@ async function twoNodes(t: { teardown(fn: () => Promise<void> | void): void }): 
   for (const name of ['a', 'b']) {
     const transport = bus.connect(name);
     const store = await openNatsStoreOn(transport);
-    const commands = startCommandServer({ transport, store: kvStore(store, null), shardCount: SHARDS, log: silentLogger });
+    const commands = startCommandServer({ transport, store: store.resources, shardCount: SHARDS, log: silentLogger });
     nodes.push({ name, transport, store, commands });
   }
   const client = bus.connect('cli');
@@ -190,8 +189,8 @@ test('commands - a node whose cache lags decides "already done" on the stored ho
   const a = await openNatsStoreOn(ta);
   const specs = laggingWatch(await tb.kv(NATS_HOSTS_BUCKET));
   const b = await openNatsStore({ specs: specs.bucket, status: await tb.kv(NATS_STATUS_BUCKET) });
-  const serverA = startCommandServer({ transport: ta, store: kvStore(a, null), shardCount: SHARDS, log: silentLogger });
-  const serverB = startCommandServer({ transport: tb, store: kvStore(b, null), shardCount: SHARDS, log: silentLogger });
+  const serverA = startCommandServer({ transport: ta, store: a.resources, shardCount: SHARDS, log: silentLogger });
+  const serverB = startCommandServer({ transport: tb, store: b.resources, shardCount: SHARDS, log: silentLogger });
   t.teardown(async () => {
     await serverA.close();
     await serverB.close();

@@ -3,8 +3,8 @@
 // `kubectl annotate` would; the MaasMachine's actor acts on them.
 import test from 'ava';
 import { openLocalStore, type LocalStore } from '../../src/adapters/store/index.ts';
-import { kvStore } from '../../src/adapters/store/kv-store.ts';
-import { openKvObjectStoreOn, type KvObjectStore } from '../../src/adapters/store/kv-object-store.ts';
+import type { KvStore } from '../../src/adapters/store/kv-store.ts';
+import { openNatsStoreOn } from '../../src/adapters/store/nats-store.ts';
 import { validateMaasMachine } from '../../src/api/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import { HostCommand, HostCommandError, HostCommandReply, type HostCommandInput } from '../../src/bus/messages/index.ts';
@@ -24,14 +24,15 @@ function maasMachine(o: { annotations?: Record<string, string>; status?: Record<
   };
 }
 
-async function stores(o: Parameters<typeof maasMachine>[0] = {}): Promise<{ hosts: LocalStore; objects: KvObjectStore }> {
+async function stores(o: Parameters<typeof maasMachine>[0] = {}): Promise<{ hosts: LocalStore; objects: KvStore; transport: ReturnType<ReturnType<typeof createMemoryBus>['connect']> }> {
   const transport = createMemoryBus().connect('test');
-  const hosts = await openLocalStore(transport);
-  const objects = await openKvObjectStoreOn(transport, { validators: { MaasMachine: validateMaasMachine } });
+  // The one store, hosts and MAAS kinds together, as the embedded default opens it.
+  const hosts = await openLocalStore(transport, { maas: { validators: { MaasMachine: validateMaasMachine } } });
+  const objects = hosts.resources;
   const r = await objects.apply([maasMachine(o)]);
   if (!r.ok) throw new Error(JSON.stringify(r.issues));
   if (o.status) await objects.writeStatus('MaasMachine', KEY, o.status);
-  return { hosts, objects };
+  return { hosts, objects, transport };
 }
 
 // Each command names its kind: only that kind's store is asked (one without a kind is for a BareMetalHost).
@@ -53,7 +54,7 @@ function errorOf(t: { fail: (m: string) => void }, o: CommandOutcome): HostComma
   return HostCommandError.parse(o.error);
 }
 
-const annotations = async (objects: KvObjectStore) => (await objects.get('MaasMachine', KEY))?.metadata.annotations ?? {};
+const annotations = async (objects: KvStore) => (await objects.get('MaasMachine', KEY))?.metadata.annotations ?? {};
 
 const DEPLOYED = { ready: true, machineState: 'Deployed', machinePowered: true, initialization: { provisioned: true } };
 
@@ -71,14 +72,14 @@ test('handle command maas - each command records its annotation; a repeat is app
     const { hosts, objects } = await stores({ ...(row.before ? { annotations: row.before } : {}), status: DEPLOYED });
     const events: ResourceEvent<ObjectKind>[] = [];
     objects.watch((e) => events.push(e), { kinds: OBJECT_KINDS });
-    const first = replyOf(t, await handleCommand(kvStore(hosts, objects), cmd(row.input as HostCommandInput)));
+    const first = replyOf(t, await handleCommand(hosts.resources, cmd(row.input as HostCommandInput)));
     t.true(first.applied, name);
     t.is(first.state, 'Deployed', name);
     t.is(first.command, row.input.type, name);
     t.regex(first.message, row.message, name);
     t.deepEqual(await annotations(objects), row.after, name);
     t.is(events.filter((e) => e.type === 'upsert' && e.change === 'spec').length, 1, `${name}: one watch event for the actor`);
-    const again = replyOf(t, await handleCommand(kvStore(hosts, objects), cmd(row.input as HostCommandInput)));
+    const again = replyOf(t, await handleCommand(hosts.resources, cmd(row.input as HostCommandInput)));
     t.false(again.applied, `${name} repeated`);
     t.deepEqual(await annotations(objects), row.after, `${name} unchanged by the repeat`);
     t.is(events.length, 1, `${name}: the repeat wrote nothing`);
@@ -87,8 +88,8 @@ test('handle command maas - each command records its annotation; a repeat is app
 
 test('handle command maas - a second release keeps the first request id', async (t) => {
   const { hosts, objects } = await stores();
-  t.true(replyOf(t, await handleCommand(kvStore(hosts, objects), cmd({ type: 'release', requestId: 'first' }))).applied);
-  const second = replyOf(t, await handleCommand(kvStore(hosts, objects), cmd({ type: 'release', requestId: 'second' })));
+  t.true(replyOf(t, await handleCommand(hosts.resources, cmd({ type: 'release', requestId: 'first' }))).applied);
+  const second = replyOf(t, await handleCommand(hosts.resources, cmd({ type: 'release', requestId: 'second' })));
   t.false(second.applied);
   t.regex(second.message, /already has a release pending \(metalfleet\.io\/release by request first\)/);
   t.deepEqual(await annotations(objects), { 'metalfleet.io/release': 'first' });
@@ -98,21 +99,24 @@ test('handle command maas - a second release keeps the first request id', async 
 test('handle command maas - commands that do not apply are invalid, naming the kind and what it supports', async (t) => {
   const { hosts, objects } = await stores({ status: DEPLOYED });
   for (const type of ['reboot', 'inspect', 'reprovision', 'detach', 'attach', 'delete'] as const) {
-    const e = errorOf(t, await handleCommand(kvStore(hosts, objects), cmd({ type })));
+    const e = errorOf(t, await handleCommand(hosts.resources, cmd({ type })));
     t.is(e.code, 'invalid', type);
     t.false(e.retryable);
     t.true(e.message.startsWith(`${KEY} is a MaasMachine, which takes ${MAAS_MACHINE_COMMANDS.join(', ')}; ${type} applies to BareMetalHosts only`), e.message);
   }
-  t.regex(errorOf(t, await handleCommand(kvStore(hosts, objects), cmd({ type: 'delete' }))).message, /delete its Cluster API Machine/);
+  t.regex(errorOf(t, await handleCommand(hosts.resources, cmd({ type: 'delete' }))).message, /delete its Cluster API Machine/);
   t.deepEqual(await annotations(objects), {}, 'nothing recorded');
 });
 
 test('handle command maas - an unknown key is notFound naming its kind; without an object store a MaasMachine is not looked for', async (t) => {
-  const { hosts, objects } = await stores();
-  t.deepEqual(errorOf(t, await handleCommand(kvStore(hosts, objects), cmd({ type: 'powerOff', host: 'capi/nope' }))), {
+  const { hosts, transport } = await stores();
+  t.deepEqual(errorOf(t, await handleCommand(hosts.resources, cmd({ type: 'powerOff', host: 'capi/nope' }))), {
     code: 'notFound', message: 'MaasMachine capi/nope not found (never applied, or deleted); check the namespace and name', retryable: false,
   });
-  t.is(errorOf(t, await handleCommand(kvStore(hosts, null), cmd({ type: 'powerOff' }))).code, 'notFound');
+  // The same KV, opened for hosts only (a node that runs no MAAS kind): the MaasMachine is not looked for.
+  const hostsOnly = await openNatsStoreOn(transport);
+  t.teardown(() => hostsOnly.close());
+  t.is(errorOf(t, await handleCommand(hostsOnly.resources, cmd({ type: 'powerOff' }))).code, 'notFound');
 });
 
 test('handle command maas - commands dispatch by kind: a BareMetalHost and a MaasMachine of one name are each reachable, and neither is a fallback for the other', async (t) => {
@@ -122,30 +126,30 @@ test('handle command maas - commands dispatch by kind: a BareMetalHost and a Maa
   t.true((await local.applyObjects([secret('bmc', 'capi'), bmh('demo-worker-0', { namespace: 'capi' })])).ok);
 
   // No kind: the BareMetalHost, as before commands named kinds; the MaasMachine is untouched.
-  const host = replyOf(t, await handleCommand(kvStore(hosts, objects), HostCommand.parse({ type: 'powerOff', host: KEY })));
+  const host = replyOf(t, await handleCommand(hosts.resources, HostCommand.parse({ type: 'powerOff', host: KEY })));
   t.regex(host.message, /spec\.online: false/);
   t.false((await hosts.get(KEY))?.spec.online);
   t.deepEqual(await annotations(objects), {});
 
   // kind MaasMachine: the MaasMachine, paused by its own annotation; the BareMetalHost is untouched.
   const hostBefore = await hosts.get(KEY);
-  const machine = replyOf(t, await handleCommand(kvStore(hosts, objects), cmd({ type: 'pause' })));
+  const machine = replyOf(t, await handleCommand(hosts.resources, cmd({ type: 'pause' })));
   t.true(machine.applied);
   t.deepEqual(await annotations(objects), { 'cluster.x-k8s.io/paused': '' });
   t.deepEqual((await hosts.get(KEY))?.metadata.annotations, hostBefore?.metadata.annotations);
 
   // A kind with nothing of that name is notFound, whatever the other store holds.
   t.true((await local.applyObjects([bmh('only-a-host', { namespace: 'capi' })])).ok);
-  const e = errorOf(t, await handleCommand(kvStore(hosts, objects), cmd({ type: 'pause', host: 'capi/only-a-host' })));
+  const e = errorOf(t, await handleCommand(hosts.resources, cmd({ type: 'pause', host: 'capi/only-a-host' })));
   t.is(e.code, 'notFound');
   t.regex(e.message, /^MaasMachine capi\/only-a-host not found/);
 });
 
 test('handle command maas - an unknown kind is invalid, naming it and the known kinds; a kind that takes no commands says so', async (t) => {
-  const { hosts, objects } = await stores();
-  const unknown = errorOf(t, await handleCommand(kvStore(hosts, objects), cmd({ type: 'pause', kind: 'Pod' })));
+  const { hosts } = await stores();
+  const unknown = errorOf(t, await handleCommand(hosts.resources, cmd({ type: 'pause', kind: 'Pod' })));
   t.deepEqual(unknown, { code: 'invalid', message: 'unknown kind "Pod" for capi/demo-worker-0: the kinds are BareMetalHost, MaasMachine, MaasCluster', retryable: false });
-  const cluster = errorOf(t, await handleCommand(kvStore(hosts, objects), cmd({ type: 'pause', kind: 'MaasCluster' })));
+  const cluster = errorOf(t, await handleCommand(hosts.resources, cmd({ type: 'pause', kind: 'MaasCluster' })));
   t.is(cluster.code, 'invalid');
   t.regex(cluster.message, /^MaasCluster capi\/demo-worker-0 takes no commands \(it follows its Cluster: pause that\)/);
   // On the wire a kind is spelled as in manifests.
@@ -154,7 +158,7 @@ test('handle command maas - an unknown kind is invalid, naming it and the known 
 
 test('handle command maas - release without a kind is for a MaasMachine, the one kind that takes it', async (t) => {
   const { hosts, objects } = await stores({ status: DEPLOYED });
-  const r = replyOf(t, await handleCommand(kvStore(hosts, objects), HostCommand.parse({ type: 'release', host: KEY, requestId: 'r-1' })));
+  const r = replyOf(t, await handleCommand(hosts.resources, HostCommand.parse({ type: 'release', host: KEY, requestId: 'r-1' })));
   t.true(r.applied);
   t.is((await annotations(objects))['metalfleet.io/release'], 'r-1');
 });
@@ -162,52 +166,53 @@ test('handle command maas - release without a kind is for a MaasMachine, the one
 test('handle command maas - a failed or deleting MaasMachine refuses power and release (conflict); pause still works on a failed one', async (t) => {
   const failed = await stores({ status: { ready: false, failureReason: 'UpdateError', failureMessage: 'MAAS machine abc123 was released by command r-1' } });
   for (const type of ['powerOff', 'powerOn', 'release'] as const) {
-    const e = errorOf(t, await handleCommand(kvStore(failed.hosts, failed.objects), cmd({ type })));
+    const e = errorOf(t, await handleCommand(failed.hosts.resources, cmd({ type })));
     t.is(e.code, 'conflict', type);
     t.regex(e.message, /has failed \(UpdateError: MAAS machine abc123 was released by command r-1\)/);
   }
-  t.true(replyOf(t, await handleCommand(kvStore(failed.hosts, failed.objects), cmd({ type: 'pause' }))).applied);
+  t.true(replyOf(t, await handleCommand(failed.hosts.resources, cmd({ type: 'pause' }))).applied);
 
   const deleting = await stores();
   await deleting.objects.addFinalizer('MaasMachine', KEY, 'maasmachine.infrastructure.cluster.x-k8s.io');
   t.is(await deleting.objects.requestDelete('MaasMachine', KEY), 'terminating');
-  const e = errorOf(t, await handleCommand(kvStore(deleting.hosts, deleting.objects), cmd({ type: 'powerOff' })));
+  const e = errorOf(t, await handleCommand(deleting.hosts.resources, cmd({ type: 'powerOff' })));
   t.is(e.code, 'conflict');
   t.regex(e.message, /is being deleted/);
 });
 
 test('handle command maas - power commands while a release is pending are refused', async (t) => {
-  const { hosts, objects } = await stores({ annotations: { 'metalfleet.io/release': 'r-9' } });
-  const e = errorOf(t, await handleCommand(kvStore(hosts, objects), cmd({ type: 'powerOff' })));
+  const { hosts } = await stores({ annotations: { 'metalfleet.io/release': 'r-9' } });
+  const e = errorOf(t, await handleCommand(hosts.resources, cmd({ type: 'powerOff' })));
   t.is(e.code, 'conflict');
   t.regex(e.message, /is being released \(metalfleet\.io\/release by request r-9\)/);
 });
 
 test('handle command maas - power-off before the machine is deployed says it applies once deployed; paused is noted', async (t) => {
-  const { hosts, objects } = await stores({ annotations: { 'cluster.x-k8s.io/paused': '' } });
-  const r = replyOf(t, await handleCommand(kvStore(hosts, objects), cmd({ type: 'powerOff' })));
+  const { hosts } = await stores({ annotations: { 'cluster.x-k8s.io/paused': '' } });
+  const r = replyOf(t, await handleCommand(hosts.resources, cmd({ type: 'powerOff' })));
   t.regex(r.message, /powered off once deployed/);
   t.regex(r.message, /it is paused \(cluster\.x-k8s\.io\/paused\)/);
 });
 
 test('handle command maas - release on a BareMetalHost is invalid, saying what to do instead', async (t) => {
-  const { hosts, objects } = await stores();
+  const { hosts } = await stores();
   const local = hosts as Awaited<ReturnType<typeof openLocalStore>>;
   t.true((await local.applyObjects([secret(), bmh('h-1')])).ok);
-  const e = errorOf(t, await handleCommand(kvStore(hosts, objects), cmd({ type: 'release', host: 'lab/h-1', kind: 'BareMetalHost' })));
+  const e = errorOf(t, await handleCommand(hosts.resources, cmd({ type: 'release', host: 'lab/h-1', kind: 'BareMetalHost' })));
   t.is(e.code, 'invalid');
   t.regex(e.message, /lab\/h-1 is a BareMetalHost; release applies to MaasMachines only/);
 });
 
 test('handle command maas - on the KV object store (what a NATS cluster shares): recorded by compare-and-set, a repeat is not applied', async (t) => {
   const transport = createMemoryBus().connect('kv');
-  const hosts = await openLocalStore(transport);
-  const objects = await openKvObjectStoreOn(transport, { validators: { MaasMachine: validateMaasMachine } });
+  // The one store, hosts and MAAS kinds together, as the embedded default opens it.
+  const hosts = await openLocalStore(transport, { maas: { validators: { MaasMachine: validateMaasMachine } } });
+  const objects = hosts.resources;
   try {
     t.true((await objects.apply([maasMachine()])).ok);
     const generation = (await objects.get('MaasMachine', KEY))?.metadata.generation;
-    t.true(replyOf(t, await handleCommand(kvStore(hosts, objects), cmd({ type: 'powerOff' }))).applied);
-    t.false(replyOf(t, await handleCommand(kvStore(hosts, objects), cmd({ type: 'powerOff' }))).applied);
+    t.true(replyOf(t, await handleCommand(hosts.resources, cmd({ type: 'powerOff' }))).applied);
+    t.false(replyOf(t, await handleCommand(hosts.resources, cmd({ type: 'powerOff' }))).applied);
     const stored = await objects.get('MaasMachine', KEY);
     t.deepEqual(stored?.metadata.annotations, { 'metalfleet.io/power-off': '' });
     t.is(stored?.metadata.generation, generation, 'metadata only: the generation stays');

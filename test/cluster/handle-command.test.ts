@@ -6,7 +6,6 @@ import { HostCommand, HostCommandError, HostCommandReply, type HostCommandInput 
 import { handleCommand, type CommandOutcome } from '../../src/cluster/commands/index.ts';
 import { StoreError, type ResourceStore } from '../../src/ports/index.ts';
 import type { HostEvent } from '../../src/adapters/store/host-records.ts';
-import { kvStore } from '../../src/adapters/store/kv-store.ts';
 import { bmh, secret, startTestNode } from '../support/node.ts';
 import { waitFor, waitUntil } from '../support/wait.ts';
 
@@ -28,7 +27,7 @@ async function storeWith(state: BareMetalHostStatus['provisioning']['state'] | n
 }
 
 // The one store a node hands its command server, over the host records alone.
-const one = (local: LocalStore): ResourceStore => kvStore(local, null);
+const one = (local: LocalStore): ResourceStore => local.resources;
 
 // A command without its host (the fixture host is filled in); distributes over the union.
 type Body = HostCommandInput extends infer C ? (C extends unknown ? Omit<C, 'host'> & { host?: string } : never) : never;

@@ -7,7 +7,7 @@ import test from 'ava';
 import { Command } from 'commander';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { webhookRoutes } from '../../src/adapters/kube/webhook/routes.ts';
-import { kvStore, openLocalStore } from '../../src/adapters/store/index.ts';
+import { openLocalStore } from '../../src/adapters/store/index.ts';
 import { registerAll } from '../../src/cli/commands/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
@@ -99,7 +99,7 @@ test('probes - a node started with the manifest\'s health flags serves every pro
     capacity: { limits: {}, defaultLimit: 1, ttlMs: 30_000 },
     supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } },
     askTimeoutMs: 2_000,
-  }, { store: kvStore(store, null) }, { provisioner: createFixtureProvisioner({ latencyMs: 1, demoBehaviours: false }) }, {}, substrate);
+  }, { store: store.resources }, { provisioner: createFixtureProvisioner({ latencyMs: 1, demoBehaviours: false }) }, {}, substrate);
   t.teardown(() => node.stop());
   const url = new URL(node.health?.url ?? 'http://missing');
   t.is(url.hostname, bind, 'listening on the manifest\'s address');

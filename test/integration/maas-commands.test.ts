@@ -9,7 +9,6 @@ import { startCommandServer } from '../../src/cluster/command-server.ts';
 import { silentLogger } from '../../src/ports/index.ts';
 import { startMaasNode, type MaasTestNode } from '../support/maas-node.ts';
 import { waitUntil } from '../support/wait.ts';
-import { kvStore } from '../../src/adapters/store/kv-store.ts';
 
 type Status = {
   ready?: boolean; machinePowered?: boolean; failureReason?: string; failureMessage?: string;
@@ -27,7 +26,7 @@ const route = (it: MaasTestNode, r: string) => it.sim.counts().byRoute[r] ?? 0;
 test('maas commands - power-off holds a deployed machine off past the keep-on loop, power-on brings it back, release gives it back and fails the MaasMachine', async (t) => {
   const it = await startMaasNode({ config: { steadyPollMs: STEADY_MS, powerOnRequeueMs: STEADY_MS } });
   const bus = createMemoryBus();
-  const commands = startCommandServer({ transport: bus.connect('node'), store: kvStore(it.hosts, it.store), shardCount: SHARDS, log: silentLogger });
+  const commands = startCommandServer({ transport: bus.connect('node'), store: it.hosts.resources, shardCount: SHARDS, log: silentLogger });
   const cli = bus.connect('cli');
   const send = async (action: string, flags: { requestId?: string } = {}) => {
     const [outcome] = await sendHostCommands(cli, buildHostCommands(action, [KEY], { kind: 'MaasMachine', ...flags }), SHARDS, 5_000);

@@ -4,7 +4,7 @@ import test from 'ava';
 import { BareMetalHost, HOST_COMMAND_TYPES, MaasMachine, initialStatus } from '../../src/api/index.ts';
 import { customResourceDefinitions } from '../../src/api/crd/index.ts';
 import { NATS_HOSTS_BUCKET, NATS_STATUS_BUCKET } from '../../src/adapters/store/nats-store.ts';
-import { OBJECTS_BUCKET } from '../../src/adapters/store/kv-object-store.ts';
+import { OBJECT_STATUS_BUCKET, OBJECTS_BUCKET } from '../../src/machines/buckets.ts';
 import { HostCommand, HostCommandType } from '../../src/bus/messages/index.ts';
 import { intentFor, maasIntentFor } from '../../src/cluster/commands/index.ts';
 import { defineKind } from '../../src/machines/kind.ts';
@@ -35,8 +35,8 @@ test('kinds - the generated CRD files are exactly the kinds\' declared resources
 
 test('kinds - the stores open the buckets their kinds declare, and --persist keeps all of them', (t) => {
   t.deepEqual(BMH_KIND_DEFINITION.buckets, { spec: NATS_HOSTS_BUCKET, status: NATS_STATUS_BUCKET });
-  t.deepEqual(MAAS_MACHINE_KIND_DEFINITION.buckets, { objects: OBJECTS_BUCKET });
-  t.deepEqual([...kindBuckets()].sort(), ['mf-hosts', 'mf-objects', 'mf-status']);
+  t.deepEqual(MAAS_MACHINE_KIND_DEFINITION.buckets, { spec: OBJECTS_BUCKET, status: OBJECT_STATUS_BUCKET });
+  t.deepEqual([...kindBuckets()].sort(), ['mf-hosts', 'mf-object-status', 'mf-objects', 'mf-status']);
 });
 
 test('kinds - every declared command is a wire command, and a kind refuses exactly the ones it does not declare', (t) => {

@@ -5,7 +5,6 @@ import test from 'ava';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { createMaasClient } from '../../src/adapters/maas/client/index.ts';
 import { createMaasDriver } from '../../src/adapters/maas/driver/index.ts';
-import { kvStore } from '../../src/adapters/store/index.ts';
 import type { MachineChange } from '../../src/actors/machine/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import { sampleTop } from '../../src/cli/introspect/index.ts';
@@ -38,7 +37,7 @@ test('change stream - a BareMetalHost, a MaasMachine and a MaasCluster on one no
     name: 'stream-node', shardCount: 8, healthPort: 0, machine: DEFAULT_MACHINE_CONFIG,
     capacity: { limits: {}, defaultLimit: 50, ttlMs: 30_000 },
     supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } }, askTimeoutMs: 5_000,
-  }, { store: kvStore(hosts, objects), secrets: hosts.secrets }, {
+  }, { store: hosts.resources, secrets: hosts.secrets }, {
     provisioner: createFixtureProvisioner({ latencyMs: 1, demoBehaviours: false }),
     maas: { driver: createMaasDriver(client), clusterResyncMs: 200, config: { deployingPollMs: 30, steadyPollMs: 100, powerOnRequeueMs: 100, backoffBaseMs: 50, backoffMaxMs: 500 } },
   }, {}, substrate);

@@ -7,8 +7,7 @@ import { openLocalStoreWithMaas } from '../support/maas-node.ts';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { createMaasClient } from '../../src/adapters/maas/client/index.ts';
 import { createMaasDriver } from '../../src/adapters/maas/driver/index.ts';
-import { kvStore } from '../../src/adapters/store/index.ts';
-import type { KvObjectStore, LocalStore } from '../../src/adapters/store/index.ts';
+import type { KvStore, LocalStore } from '../../src/adapters/store/index.ts';
 import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
@@ -30,7 +29,7 @@ interface Counting {
 interface Both {
   node: LocalNode;
   hosts: LocalStore;
-  objects: KvObjectStore;
+  objects: KvStore;
   counting: Counting;
   stop(): Promise<void>;
 }
@@ -68,7 +67,7 @@ async function startBoth(o: {
     if (!applied.ok) throw new Error(`startBoth: ${JSON.stringify(applied.issues)}`);
   }
   const counting: Counting = { hostLists: { n: 0 }, objectLists: new Map() };
-  const one = kvStore(hosts, objects);
+  const one = hosts.resources;
   const counted = proxied<ResourceStore>(one, {
     list: (kind: ResourceKind) => {
       if (kind === 'BareMetalHost') counting.hostLists.n++;
@@ -100,7 +99,7 @@ async function startBoth(o: {
 }
 
 const actorPaths = (node: LocalNode, part: string): string[] => node.system.registry.list().map((a) => a.path).filter((p) => p.includes(part));
-const maasStatus = async (store: KvObjectStore, key: string): Promise<MaasStatus | undefined> => (await store.get('MaasMachine', key))?.status as MaasStatus | undefined;
+const maasStatus = async (store: KvStore, key: string): Promise<MaasStatus | undefined> => (await store.get('MaasMachine', key))?.status as MaasStatus | undefined;
 
 test('kind host - a crashing BareMetalHost and a crashing MaasMachine are each given up, marked on their object and forgotten; neighbours carry on', async (t) => {
   const it = await startBoth({

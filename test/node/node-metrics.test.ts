@@ -2,7 +2,7 @@
 // beside metalfleet's own, scraped over HTTP as Prometheus would.
 import test from 'ava';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
-import { kvStore, openLocalStore } from '../../src/adapters/store/index.ts';
+import { openLocalStore } from '../../src/adapters/store/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
 import { startLocalNode } from '../support/local-node.ts';
@@ -75,7 +75,7 @@ test('node metrics - /metrics carries every BMO metric with BMO labels and bucke
     capacity: { limits: {}, defaultLimit: 1, ttlMs: 30_000 },
     supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } },
     askTimeoutMs: 2_000,
-  }, { store: kvStore(store, null) }, { provisioner }, {}, substrate);
+  }, { store: store.resources }, { provisioner }, {}, substrate);
   try {
     const provisioned = (): boolean => NAMES.every((n) => node.stats.hosts.get(`lab/${n}`)?.state === 'provisioned');
     await waitFor(provisioned, 30_000, 'three hosts provisioned');

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { loadSecretFiles } from '../../src/adapters/store/nats-secrets.ts';
 import { openNatsStoreOn } from '../../src/adapters/store/nats-store.ts';
-import { kvStore } from '../../src/adapters/store/kv-store.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
 import type { HostData, Logger, Provisioner } from '../../src/ports/index.ts';
@@ -63,7 +62,7 @@ test('secrets from files - a host whose userData Secret file is missing waits wi
     capacity: { limits: {}, defaultLimit: 2, ttlMs: 30_000 },
     supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } },
     askTimeoutMs: 2_000,
-  }, { store: kvStore(store, null), secrets }, { provisioner }, {}, substrate);
+  }, { store: store.resources, secrets }, { provisioner }, {}, substrate);
   t.teardown(() => node.stop({ graceful: false }));
 
   t.true((await store.apply([host()])).ok);
@@ -110,7 +109,7 @@ test('secrets from files - missing BMC credentials are a registration error unti
     capacity: { limits: {}, defaultLimit: 2, ttlMs: 30_000 },
     supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } },
     askTimeoutMs: 2_000,
-  }, { store: kvStore(store, null), secrets }, { provisioner: fixture }, {}, substrate);
+  }, { store: store.resources, secrets }, { provisioner: fixture }, {}, substrate);
   t.teardown(() => node.stop({ graceful: false }));
   const noUserData = host() as { spec: Record<string, unknown> };
   delete noUserData.spec['userData'];
@@ -144,7 +143,7 @@ test('secrets from files - a Secrets file that stops parsing is logged by the no
     capacity: { limits: {}, defaultLimit: 2, ttlMs: 30_000 },
     supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } },
     askTimeoutMs: 2_000,
-  }, { store: kvStore(store, null), secrets }, { provisioner: fixture }, { log }, substrate);
+  }, { store: store.resources, secrets }, { provisioner: fixture }, { log }, substrate);
   t.teardown(() => node.stop({ graceful: false }));
 
   await writeFile(join(dir, 'bmc.yaml'), ['apiVersion: v1', 'kind: Secret', 'metadata: {name: worker-0-bmc, namespace: lab}', 'data: {password: "not base64 !! leaked-bmc-password"}'].join('\n'));

@@ -4,7 +4,7 @@
 import test from 'ava';
 import { fileURLToPath } from 'node:url';
 import { startLocalNode } from '../support/local-node.ts';
-import { kvStore, openLocalStore } from '../../src/adapters/store/index.ts';
+import { openLocalStore } from '../../src/adapters/store/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import { PROVISIONER_LABEL, selectProvisioner } from '../../src/cli/provisioners.ts';
 import { fixtureBuiltin } from '../../src/cli/builtin-provisioners.ts';
@@ -47,7 +47,7 @@ for (const [how, ref] of [['path', './examples/provisioner-plugin'], ['package n
       name: 'plugin-test', shardCount: 4, machine: { ...DEFAULT_MACHINE_CONFIG, pluginBmcSchemes: schemes },
       capacity: { limits: {}, defaultLimit: 5, ttlMs: 30_000 },
       supervision: { maxRestarts: 5, windowMs: 60_000, backoff: { initialMs: 10, maxMs: 100 } }, askTimeoutMs: 5_000,
-    }, { store: kvStore(store, null) }, { provisioner: selected.provisioner }, {}, substrate);
+    }, { store: store.resources }, { provisioner: selected.provisioner }, {}, substrate);
     t.teardown(() => node.stop());
     await waitFor(() => node.stats.count('provisioned') === 2, 20_000, 'both hosts provisioned');
     const rack = await store.get('lab/rack-a');

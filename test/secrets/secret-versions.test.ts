@@ -13,7 +13,7 @@ import { ResourceCache } from '../../src/adapters/kube/resource-cache.ts';
 import { RESOURCES } from '../../src/adapters/kube/resources.ts';
 import { createSecretMap } from '../../src/adapters/store/memory-secrets.ts';
 import { loadSecretFiles, type SecretSource } from '../../src/adapters/store/nats-secrets.ts';
-import { openKvObjectStoreOn, openLocalStore } from '../../src/adapters/store/index.ts';
+import { openLocalStore } from '../../src/adapters/store/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import type { ObjectKind, ResourceEvent } from '../../src/ports/index.ts';
 import type { SecretEvent } from '../../src/adapters/store/secret-changes.ts';
@@ -231,7 +231,7 @@ test('secret versions - the kube source gives the API server resourceVersion unc
 // secret map, where applied Secrets go (never to KV).
 test('secret versions - the embedded default\'s object store gives a Secret a version that follows its content', async (t) => {
   const transport = createMemoryBus().connect('test');
-  const local = await openLocalStore(transport, { objects: (secrets) => openKvObjectStoreOn(transport, { secrets }) });
+  const local = await openLocalStore(transport, { maas: {} });
   t.teardown(async () => {
     await local.objects?.close();
     await local.close();

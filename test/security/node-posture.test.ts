@@ -2,7 +2,6 @@
 // says so before it opens anything; the embedded single process (a private bus) needs nothing.
 import test from 'ava';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
-import { kvStore } from '../../src/adapters/store/kv-store.ts';
 import { openNatsStoreOn } from '../../src/adapters/store/nats-store.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
@@ -30,7 +29,7 @@ test('node posture - a node on a shared bus with neither authorized keys nor all
     },
   });
   // The store the node would run on, opened by its caller elsewhere: the node itself opens nothing.
-  const store = kvStore(await openNatsStoreOn(createMemoryBus().connect('store')), null);
+  const store = (await openNatsStoreOn(createMemoryBus().connect('store'))).resources;
   t.teardown(() => store.close());
   const error = await t.throwsAsync(startNode(CONFIG, sharedSubstrate(watched), { store }, { provisioner: createFixtureProvisioner({ demoBehaviours: false }) }, { log: silentLogger }), { instanceOf: UnsafeStart });
   t.regex(error?.message ?? '', /give --authorized-keys FILE .* or --allow-unsigned-commands/);

@@ -17,7 +17,6 @@ import {
 } from '../../src/security/index.ts';
 import { makeHost } from '../support/bmh.ts';
 import { startNatsServer, type NatsServer } from '../support/nats-server.ts';
-import { kvStore } from '../../src/adapters/store/kv-store.ts';
 
 export const SHARDS = 16;
 
@@ -74,7 +73,7 @@ export async function securityWorld(t: ExecutionContext): Promise<SecurityWorld>
   t.teardown(() => store.close());
   const guard = signedGuard({ keys: parseAuthorizedKeys(allowList, authorizedKeysFile), nonces: await openNonceLedger(node, 120_000) });
   const audit = await openAuditLog(node, subjects(), log);
-  const server = startCommandServer({ transport: node, store: kvStore(store, null), shardCount: SHARDS, log, guard, audit, node: 'node-a' });
+  const server = startCommandServer({ transport: node, store: store.resources, shardCount: SHARDS, log, guard, audit, node: 'node-a' });
   t.teardown(() => server.close());
   const client = await connectNats({ servers: nats.url, name: 'cli' });
   t.teardown(() => client.close());

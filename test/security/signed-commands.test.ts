@@ -132,12 +132,11 @@ test('security - a replay taken by another node of the queue group is refused to
   // The first node goes; a second one (its own guard, the same ledger bucket) takes the replay.
   await w.server.close();
   const { startCommandServer } = await import('../../src/cluster/command-server.ts');
-  const { kvStore } = await import('../../src/adapters/store/kv-store.ts');
   const { openAuditLog, openNonceLedger, parseAuthorizedKeys, signedGuard } = await import('../../src/security/index.ts');
   const { readFile } = await import('node:fs/promises');
   const { silentLogger } = await import('../../src/ports/index.ts');
   const b = startCommandServer({
-    transport: w.node, store: kvStore(w.store, null), shardCount: SHARDS, log: silentLogger, node: 'node-b', audit: await openAuditLog(w.node, subjects(), silentLogger),
+    transport: w.node, store: w.store.resources, shardCount: SHARDS, log: silentLogger, node: 'node-b', audit: await openAuditLog(w.node, subjects(), silentLogger),
     guard: signedGuard({ keys: parseAuthorizedKeys(await readFile(w.authorizedKeysFile, 'utf8'), w.authorizedKeysFile), nonces: await openNonceLedger(w.node, 120_000) }),
   });
   t.teardown(() => b.close());

@@ -3,6 +3,7 @@
 // backend (one process-wide "datacenter" every node drives), a NATS store client to apply hosts
 // and read status, and `metalfleet node` child processes that can be stopped, killed or cut off.
 import type { ExecutionContext } from 'ava';
+import { MAAS_VALIDATORS } from '../../src/adapters/store/object-apply.ts';
 import { spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
@@ -16,9 +17,8 @@ import { startFixtureServer } from '../../src/adapters/fixture/remote/index.ts';
 import type { FixtureOptions } from '../../src/adapters/fixture/index.ts';
 import type { NatsStore } from '../../src/adapters/store/nats-store.ts';
 import { openNatsStoreOn } from '../../src/adapters/store/nats-store.ts';
-import type { KvObjectStore } from '../../src/adapters/store/kv-object-store.ts';
-import { openKvObjectStoreOn } from '../../src/adapters/store/kv-object-store.ts';
-import { validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
+import type { KvStore } from '../../src/adapters/store/kv-store.ts';
+import { openKvStoreOn } from '../../src/adapters/store/kv-store.ts';
 import type { MaasSim, MaasSimOptions } from '../../src/sim/maas/index.ts';
 import { startMaasSim } from '../../src/sim/maas/index.ts';
 import type { BareMetalHost } from '../../src/api/index.ts';
@@ -100,7 +100,7 @@ export interface Cluster<N extends ClusterNats = NatsServer> {
   readonly transport: Transport;
   readonly store: NatsStore;
   /** The MAAS side's store in NATS KV (what `metalfleet apply` writes MaasMachines to). */
-  readonly objects: KvObjectStore;
+  readonly objects: KvStore;
   readonly maas: MaasSim | null;
   readonly dir: string;
   readonly nodes: Map<string, NodeProcess>;
@@ -132,7 +132,7 @@ export async function startCluster(options: ClusterOptions & Partial<OnNatsClust
   const fixture = await startFixtureServer({ options: options.fixture ?? { latencyMs: 5, demoBehaviours: false } });
   const transport = await connectNats({ servers: natsUrls, name: 'test-client' });
   const store = await openNatsStoreOn(transport, { kv });
-  const objects = await openKvObjectStoreOn(transport, { kv, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } });
+  const objects = await openKvStoreOn(transport, { hosts: false, kv, validators: MAAS_VALIDATORS });
   const maas = options.maas ? await startMaasSim(options.maas) : null;
   const secretFile = join(dir, 'secrets.yaml');
   await writeFile(secretFile, [

@@ -7,7 +7,7 @@ import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
 import type { IronicClient } from '../../src/adapters/ironic/client/index.ts';
 import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
 import type { DeployImages } from '../../src/adapters/ironic/provisioner/index.ts';
-import { kvStore, openLocalStore } from '../../src/adapters/store/index.ts';
+import { openLocalStore } from '../../src/adapters/store/index.ts';
 import type { LocalStore } from '../../src/adapters/store/index.ts';
 import type { MachineConfig } from '../../src/machines/bmh/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
@@ -56,7 +56,7 @@ export async function startIronicNode(o: IronicNodeOptions): Promise<IronicTestN
     capacity: { limits: {}, defaultLimit: o.limit ?? 20, ttlMs: 30_000 },
     supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 10, maxMs: 100 } },
     askTimeoutMs: 5_000,
-  }, { store: kvStore(store, null), secrets: store.secrets }, { provisioner }, {}, substrate);
+  }, { store: store.resources, secrets: store.secrets }, { provisioner }, {}, substrate);
   return { node, store, substrate, client, stop: () => node.stop() };
 }
 

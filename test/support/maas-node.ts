@@ -1,12 +1,12 @@
 import type { LocalNode } from './local-node.ts';
 import { startLocalNode } from './local-node.ts';
+import { MAAS_VALIDATORS } from '../../src/adapters/store/object-apply.ts';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { createMaasClient } from '../../src/adapters/maas/client/index.ts';
 import { createMaasDriver } from '../../src/adapters/maas/driver/index.ts';
-import { kvStore, openKvObjectStoreOn, openLocalStore } from '../../src/adapters/store/index.ts';
-import type { KvObjectStore, KvStore, LocalStore } from '../../src/adapters/store/index.ts';
+import { openLocalStore } from '../../src/adapters/store/index.ts';
+import type { KvStore, LocalStore } from '../../src/adapters/store/index.ts';
 import type { NatsApplyResult } from '../../src/adapters/store/nats-store.ts';
-import { validateMaasCluster, validateMaasMachine } from '../../src/api/index.ts';
 import type { ResourceStore, Transport } from '../../src/ports/index.ts';
 import type { MaasMachineConfig } from '../../src/machines/maas-machine/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
@@ -33,12 +33,12 @@ export interface MaasTestNode {
 let n = 0;
 
 /** The embedded default's local store with the MAAS kinds' object records, as `demo` opens it. */
-export async function openLocalStoreWithMaas(transport: Pick<Transport, 'kv'>): Promise<LocalStore & { readonly objects: KvObjectStore }> {
+export async function openLocalStoreWithMaas(transport: Pick<Transport, 'kv'>): Promise<LocalStore & { readonly objects: KvStore }> {
   const local = await openLocalStore(transport, {
-    objects: (secrets) => openKvObjectStoreOn(transport, { secrets, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } }),
+    maas: { validators: MAAS_VALIDATORS },
   });
   if (!local.objects) throw new Error('the local store opened no object records');
-  return local as LocalStore & { readonly objects: KvObjectStore };
+  return local as LocalStore & { readonly objects: KvStore };
 }
 
 export async function startMaasNode(o: { limit?: number; sim?: MaasSimOptions; config?: Partial<MaasMachineConfig>; apiKey?: 'admin' | 'user' } = {}): Promise<MaasTestNode> {
@@ -46,7 +46,7 @@ export async function startMaasNode(o: { limit?: number; sim?: MaasSimOptions; c
   const client = createMaasClient({ endpoint: sim.url, apiKey: o.apiKey === 'user' ? sim.userKey : sim.adminKey });
   const substrate = memorySubstrate();
   const hosts = await openLocalStoreWithMaas(substrate.transport);
-  const store = kvStore(hosts, hosts.objects);
+  const store = hosts.resources;
   const node = await startLocalNode({
     name: `maas-test-${++n}`, shardCount: 8, machine: DEFAULT_MACHINE_CONFIG,
     capacity: { limits: {}, defaultLimit: o.limit ?? 50, ttlMs: 30_000 },

@@ -3,7 +3,7 @@ import { startLocalNode } from './local-node.ts';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import type { FixtureOptions, FixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import type { MemoryKvStore } from '../../src/bus/memory-kv.ts';
-import { formatApplyIssue, kvStore, openLocalStore } from '../../src/adapters/store/index.ts';
+import { formatApplyIssue, openLocalStore } from '../../src/adapters/store/index.ts';
 import type { LocalStore } from '../../src/adapters/store/index.ts';
 import type { MachineConfig } from '../../src/machines/bmh/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
@@ -47,7 +47,7 @@ export async function startTestNode(o: {
     capacity: { limits: {}, defaultLimit: o.limit ?? Number.POSITIVE_INFINITY, ttlMs: 30_000 },
     supervision: { maxRestarts: o.maxRestarts ?? 3, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } },
     askTimeoutMs: 2_000,
-  }, { store: kvStore(store, null), secrets: store.secrets }, { provisioner: o.provisioner ? o.provisioner(fixture) : fixture }, {}, substrate);
+  }, { store: store.resources, secrets: store.secrets }, { provisioner: o.provisioner ? o.provisioner(fixture) : fixture }, {}, substrate);
   return { node, store, substrate, fixture };
 }
 

@@ -2,7 +2,7 @@
 import { request } from 'node:http';
 import test from 'ava';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
-import { kvStore, openLocalStore } from '../../src/adapters/store/index.ts';
+import { openLocalStore } from '../../src/adapters/store/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
 import { FleetPicture } from '../../src/ui/index.ts';
@@ -35,7 +35,7 @@ test('ui node port - a node with a health port serves the page, the picture and 
   const store = await openLocalStore(substrate.transport);
   const applied = await store.applyObjects([secret(), bmh('n0'), bmh('n1')], 'test');
   t.true(applied.ok);
-  const node = await startLocalNode({ ...NODE_CONFIG, name: 'porty' }, { store: kvStore(store, null) }, { provisioner: createFixtureProvisioner({ latencyMs: 1, demoBehaviours: false }) }, {}, substrate);
+  const node = await startLocalNode({ ...NODE_CONFIG, name: 'porty' }, { store: store.resources }, { provisioner: createFixtureProvisioner({ latencyMs: 1, demoBehaviours: false }) }, {}, substrate);
   try {
     const base = node.health?.url ?? '';
     t.regex(base, /^http:\/\/127\.0\.0\.1:\d+$/);
@@ -64,7 +64,7 @@ test('ui node port - with a command token the node takes commands from its page:
   const store = await openLocalStore(substrate.transport);
   t.true((await store.applyObjects([secret(), bmh('n0'), bmh('n1')], 'test')).ok);
   const provisioner = createFixtureProvisioner({ latencyMs: 1, demoBehaviours: false });
-  const node = await startLocalNode({ ...NODE_CONFIG, name: 'cmdy', uiCommands: { token } }, { store: kvStore(store, null) }, { provisioner }, {}, substrate);
+  const node = await startLocalNode({ ...NODE_CONFIG, name: 'cmdy', uiCommands: { token } }, { store: store.resources }, { provisioner }, {}, substrate);
   try {
     const base = node.health?.url ?? '';
     await waitUntil(() => provisioner.node('lab/n0')?.provisionState === 'active' && provisioner.node('lab/n1')?.provisionState === 'active', 30_000, 'both hosts provisioned');
@@ -92,7 +92,7 @@ test('ui node port - with a command token the node takes commands from its page:
 test('ui node port - --health-bind moves health, metrics and the page to that address together', async (t) => {
   const substrate = memorySubstrate();
   const store = await openLocalStore(substrate.transport);
-  const node = await startLocalNode({ ...NODE_CONFIG, name: 'bound', healthBind: '0.0.0.0' }, { store: kvStore(store, null) }, { provisioner: createFixtureProvisioner({ latencyMs: 1, demoBehaviours: false }) }, {}, substrate);
+  const node = await startLocalNode({ ...NODE_CONFIG, name: 'bound', healthBind: '0.0.0.0' }, { store: store.resources }, { provisioner: createFixtureProvisioner({ latencyMs: 1, demoBehaviours: false }) }, {}, substrate);
   try {
     const url = node.health?.url ?? '';
     t.regex(url, /^http:\/\/0\.0\.0\.0:\d+$/);

@@ -6,10 +6,9 @@ export type { ApplyResult } from './apply-result.ts';
 export type { NatsApplyResult } from './nats-store.ts';
 export { formatApplyIssue } from './validate.ts';
 export type { ApplyIssue } from './validate.ts';
-// The MAAS kinds' store: the same KV store on the process's own KV (openLocalStore's `objects`)
-// or on NATS.
-export { openKvObjectStoreOn } from './kv-object-store.ts';
-export { kvStore } from './kv-store.ts';
+// The one KV store of every kind, on the process's own KV (openLocalStore's `resources`) or on NATS.
+export { openKvStore, openKvStoreOn } from './kv-store.ts';
 export type { KvStore } from './kv-store.ts';
+export { MAAS_VALIDATORS } from './object-apply.ts';
 export type { HostEvent, HostIntent, HostStore } from './host-records.ts';
-export type { KvObjectStore, ObjectApplyResult, ObjectIssue, ObjectValidator } from './kv-object-store.ts';
+export type { ObjectApplyResult, ObjectIssue, ObjectValidator } from './object-apply.ts';

@@ -6,12 +6,11 @@ import { KvConflict, StoreError } from '../../ports/index.ts';
 import { decodeKvRecord } from './kv-value.ts';
 import { writeFailure } from './write-limits.ts';
 
-// What every KV record engine does to a record the same way, whichever kind and layout it keeps
-// (issue 29.1): decode a value (msgpack, or the JSON of an older node) with the kind's schema,
+// What the KV record engine does to every record, whichever kind it keeps (issue 29.1): decode a value (msgpack, or the JSON of an older node) with the kind's schema,
 // remember and tell a record that does not parse, back off between compare-and-set attempts, and
 // say "unavailable" in one voice, open by replaying their buckets (replayBuckets), and write by one
-// compare-and-set loop (compareAndSet). The host records (nats-store.ts) and the object records
-// (kv-object-store.ts) both call these; their cache is record-slots.ts.
+// compare-and-set loop (compareAndSet). The record engine (kind-records.ts) calls these for every
+// kind; its cache is record-slots.ts.
 
 export type DecodedRecord<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
 
@@ -39,13 +38,13 @@ export interface RecordProblem {
 export class RecordProblems {
   private readonly problems = new Map<string, RecordProblem>();
 
-  /** `field`: the log field naming the key (`host` for hosts, `key` for object records). */
-  constructor(private readonly log: Logger, private readonly field: string) {}
+  /** `kind`: the kind whose records these are, logged with each key. */
+  constructor(private readonly log: Logger, private readonly kind: string) {}
 
   note(key: string, problem: RecordProblem, message: string): void {
     if (this.problems.get(key)?.revision === problem.revision) return;
     this.problems.set(key, problem);
-    this.log.warn({ bucket: problem.bucket, [this.field]: key, revision: problem.revision, reason: problem.reason }, message);
+    this.log.warn({ bucket: problem.bucket, kind: this.kind, key, revision: problem.revision, reason: problem.reason }, message);
   }
 
   get(key: string): RecordProblem | undefined {
@@ -128,6 +127,8 @@ export async function replayBuckets(watches: readonly ReplayedWatch[], timeoutMs
   const stops: Array<() => void> = [];
   let failed = false;
   let timer: NodeJS.Timeout | undefined;
+  // The buckets still replaying: a timeout names these, not the ones that answered.
+  const pending = new Set(watches.map((w) => w.bucket.name));
   const one = async ({ bucket, onEvent }: ReplayedWatch): Promise<void> => {
     let replayed!: () => void;
     const ready = new Promise<void>((resolve) => (replayed = resolve));
@@ -137,11 +138,11 @@ export async function replayBuckets(watches: readonly ReplayedWatch[], timeoutMs
     if (failed) return stop();
     stops.push(stop);
     await ready;
+    pending.delete(bucket.name);
   };
   try {
     const timeout = new Promise<never>((_, reject) => {
-      const names = watches.map((w) => w.bucket.name).join(' and ');
-      timer = setTimeout(() => reject(new StoreError(`${store} did not finish reading buckets ${names} within ${timeoutMs} ms; is JetStream reachable?`, true)), timeoutMs);
+      timer = setTimeout(() => reject(new StoreError(`${store} did not finish reading buckets ${[...pending].join(' and ')} within ${timeoutMs} ms; is JetStream reachable?`, true)), timeoutMs);
     });
     await Promise.race([Promise.all(watches.map(one)), timeout]);
     return stops;

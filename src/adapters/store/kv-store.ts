@@ -1,138 +1,261 @@
-import type { BareMetalHostStatus } from '../../api/index.ts';
 import type { Secret } from '../../api/secret.ts';
-import type { Fence, ObjectKind, ResourceEvent, ResourceIntent, ResourceKind, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf } from '../../ports/index.ts';
-import { OBJECT_KINDS, StoreError } from '../../ports/index.ts';
-import type { NatsStore } from './nats-store.ts';
+import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, ResourceEvent, ResourceIntent, ResourceKind, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf, StoredObject, Transport } from '../../ports/index.ts';
+import { FenceRefusals, silentLogger, StoreError } from '../../ports/index.ts';
+import { ResourceEvents } from './events.ts';
+import { replayBuckets } from './kv-record.ts';
+import { HOST_LAYOUTS, OBJECT_LAYOUTS, type KvLayout, type SpecRecord } from './kv-layouts.ts';
+import { KindRecords } from './kind-records.ts';
+import { checkObjects, type ObjectApplyResult, type ObjectIssue, type ObjectValidator } from './object-apply.ts';
+import type { SecretSource } from './nats-secrets.ts';
+import type { SecretChangeKind } from './secret-changes.ts';
+import { MAX_VALUE_BYTES } from './write-limits.ts';
 
-// The one KV store (issue 29.1): every kind on KV, in the buckets each kind declares
-// (machines/*/kind.ts `buckets`). BareMetalHost keeps spec and status apart (mf-hosts,
-// mf-status: a user's apply and the controller's status write never race on one revision) and
-// is served by the host records (nats-store.ts: msgpack values, shard-filtered watch, bytes of
-// unwatched hosts left unparsed, own fenced-write echoes not told again); the MAAS kinds and the
-// Cluster API objects they read share mf-objects (kv-object-store.ts). Both apply the one fence
-// rule (ports/fence.ts), keep their records in one cache (record-slots.ts: lazy parse, own-write
-// echoes, last good versions), and open, read back and compare-and-set through kv-record.ts; what
-// is still theirs is the layout (two buckets or one) and apply. What the rest of metalfleet sees
-// is this ResourceStore.
+// The one KV store (issue 29.1): every kind on KV (NATS JetStream KV in a cluster, the process's
+// own KV in the embedded default), in the layout every kind shares (kv-layouts.ts), served by one
+// record engine per kind (kind-records.ts). Each bucket is watched once and its keys go to the
+// kind whose prefix they carry. Secrets are never written to KV: each node reads its own
+// (SecretSource), and a Secret's event names it and never carries its data.
 
-const HOST = 'BareMetalHost';
+export interface KvStoreOptions extends FenceOptions {
+  /** The bucket of this name, created when absent: the transport's in a cluster. */
+  readonly bucket: (name: string) => Promise<KvBucket>;
+  /** The kinds this store keeps (kv-layouts.ts): HOST_LAYOUTS, OBJECT_LAYOUTS or both. */
+  readonly layouts: readonly KvLayout[];
+  /** This node's Secrets (see loadSecretFiles); without one getSecret finds nothing. */
+  readonly secrets?: SecretSource;
+  /** What apply checks each object kind with, beyond the store's own checks. */
+  readonly validators?: Partial<Record<ResourceKind, ObjectValidator>>;
+  readonly log?: Logger;
+  /** How long open waits for the buckets' current contents. Default 30 s. */
+  readonly readyTimeoutMs?: number;
+  /** Compare-and-set attempts per write before it fails (retryable). Default 16. */
+  readonly maxAttempts?: number;
+  /** The clock for creation and deletion timestamps. */
+  readonly now?: () => number;
+  /** The largest record written (bytes); larger is refused as permanent. Default MAX_VALUE_BYTES. */
+  readonly maxValueBytes?: number;
+}
 
 export interface KvStore extends ResourceStore {
-  /** BareMetalHost records: apply, snapshots and the host-only reads live there. */
-  readonly hosts: NatsStore;
-  /** The Cluster API side's records (kv-object-store.ts); null on a node that runs no MAAS kind. */
-  readonly objects: ResourceStore | null;
   getFresh<K extends ResourceKind>(kind: K, key: string): Promise<ResourceOf<K> | undefined>;
+  /** Whether this store keeps `kind` (a node that runs no MAAS kind keeps hosts only). */
+  keeps(kind: ResourceKind): boolean;
+  /** All or nothing, for the object kinds: every object is validated first, nothing written if one is invalid. */
+  apply(objects: readonly unknown[]): Promise<ObjectApplyResult>;
+  /** What apply would refuse, without writing anything. */
+  check(objects: readonly unknown[]): ObjectIssue[];
+  /** The engine of one kind, for the host records' own interface (nats-store.ts). */
+  records(kind: ResourceKind): KindRecords;
+  /** Tells the object's watchers about it again, as a spec change (a Secret it names changed). */
+  wake(kind: ResourceKind, key: string): void;
   staleFenceRefusals(): number;
   recordProblem(kind: ResourceKind, key: string): string | undefined;
   recordProblems(kind: ResourceKind): ReadonlyMap<string, string>;
   close(): Promise<void>;
 }
 
-/** The one store over the host records and (with a MAAS kind) the object records. */
-export function kvStore(hosts: NatsStore, objects: ResourceStore | null): KvStore {
-  return new KvResources(hosts, objects);
+/** Opens the store on the transport's buckets (created when absent). `maas`: the MAAS kinds too. */
+export async function openKvStoreOn(transport: Pick<Transport, 'kv'>, options: Omit<KvStoreOptions, 'bucket' | 'layouts'> & { readonly kv?: KvBucketOptions; readonly hosts?: boolean; readonly maas?: boolean } = {}): Promise<KvStore> {
+  const { kv, hosts = true, maas = true, ...rest } = options;
+  const layouts = [...(hosts ? HOST_LAYOUTS : []), ...(maas ? OBJECT_LAYOUTS : [])];
+  return openKvStore({ ...rest, layouts, bucket: (name) => transport.kv(name, kv) });
+}
+
+/** Replays every bucket into the cache, then serves reads from it and keeps it current. */
+export async function openKvStore(options: KvStoreOptions): Promise<KvStore> {
+  const store = new KvResources(options);
+  await store.start();
+  return store;
 }
 
 class KvResources implements KvStore {
-  constructor(readonly hosts: NatsStore, readonly objects: ResourceStore | null) {}
+  private readonly byKind = new Map<ResourceKind, KindRecords>();
+  /** Ordered, synchronous delivery to each watcher's kinds and keys, as the Kubernetes store's. */
+  private readonly events: ResourceEvents;
+  private readonly refusals: FenceRefusals;
+  private readonly log: Logger;
+  private readonly stops: Array<() => void> = [];
+  private closed = false;
 
-  private objectRecords(kind: ResourceKind, doing: string): ResourceStore {
-    if (!this.objects) throw new StoreError(`${doing} ${kind}: this node keeps no ${kind} objects (it runs no MAAS kind)`, false);
-    return this.objects;
+  constructor(private readonly options: KvStoreOptions) {
+    this.refusals = new FenceRefusals(options.onStaleFence);
+    this.log = (options.log ?? silentLogger).child({ component: 'kv-store' });
+    this.events = new ResourceEvents((error, event) => {
+      // One listener's failure is not the store's, nor the other listeners'.
+      this.log.warn({ kind: event.kind, key: event.key, event: event.type, err: error instanceof Error ? error.name : typeof error }, 'a store watch listener threw; other listeners still got the event');
+    });
+  }
+
+  async start(): Promise<void> {
+    const o = this.options;
+    const names = [...new Set(o.layouts.flatMap((l) => [l.specBucket, l.statusBucket]))];
+    const buckets = new Map(await Promise.all(names.map(async (name) => [name, await o.bucket(name)] as const)));
+    // Each bucket's keys, to the kinds kept in it: by spec or status, and by key prefix.
+    const routes = new Map<string, Array<{ records: KindRecords; spec: boolean }>>();
+    for (const layout of o.layouts) {
+      const records = new KindRecords({
+        layout, specs: buckets.get(layout.specBucket)!, statuses: buckets.get(layout.statusBucket)!,
+        emit: (event) => this.events.emit(event), wants: (kind, key) => this.events.wants(kind, key),
+        refusals: this.refusals, log: this.log, now: o.now ?? Date.now, maxAttempts: o.maxAttempts ?? 16, maxValueBytes: o.maxValueBytes ?? MAX_VALUE_BYTES,
+      });
+      this.byKind.set(layout.kind, records);
+      for (const [name, spec] of [[layout.specBucket, true], [layout.statusBucket, false]] as const) {
+        routes.set(name, [...(routes.get(name) ?? []), { records, spec }]);
+      }
+    }
+    const onEvent = (name: string, event: KvEvent): void => {
+      if (this.closed) return;
+      for (const { records, spec } of routes.get(name) ?? []) {
+        const key = records.keyOf(event.key);
+        if (key === undefined) continue;
+        if (spec) records.onSpecEvent(key, event);
+        else records.onStatusEvent(key, event);
+        return;
+      }
+      this.log.warn({ bucket: name, kvKey: event.key }, 'ignoring a key that names no object this store keeps');
+    };
+    try {
+      this.stops.push(...(await replayBuckets(names.map((name) => ({ bucket: buckets.get(name)!, onEvent: (e: KvEvent) => onEvent(name, e) })), o.readyTimeoutMs ?? 30_000, 'the KV store')));
+    } catch (error) {
+      this.closed = true;
+      throw error;
+    }
+    for (const records of this.byKind.values()) records.start();
+    // A bootstrap Secret that appears after its MaasMachine wakes it, as the Kubernetes store's
+    // Secret events do: the event names the Secret and never carries its data.
+    const stopSecrets = o.secrets?.watch?.((e) => this.events.emit(secretEvent(e.key, e.change)));
+    if (stopSecrets) this.stops.push(stopSecrets);
+    this.log.debug({ kinds: [...this.byKind.keys()], objects: [...this.byKind.values()].reduce((n, r) => n + r.count(), 0) }, 'store ready');
+  }
+
+  keeps(kind: ResourceKind): boolean {
+    return this.byKind.has(kind);
+  }
+
+  records(kind: ResourceKind): KindRecords {
+    this.checkOpen();
+    const records = this.byKind.get(kind);
+    if (!records) throw new StoreError(`this store keeps no ${kind} objects (this node runs no kind that keeps them)`, false);
+    return records;
   }
 
   async get<K extends ResourceKind>(kind: K, key: string): Promise<ResourceOf<K> | undefined> {
-    if (kind === HOST) return (await this.hosts.get(key)) as ResourceOf<K> | undefined;
-    return this.objects?.get(kind, key);
+    return this.byKind.get(kind)?.merged(key) as ResourceOf<K> | undefined;
   }
 
   async list<K extends ResourceKind>(kind: K): Promise<ResourceOf<K>[]> {
-    if (kind === HOST) return (await this.hosts.list()) as ResourceOf<K>[];
-    return (await this.objects?.list(kind)) ?? [];
+    return (this.byKind.get(kind)?.list() ?? []) as ResourceOf<K>[];
   }
 
   async getFresh<K extends ResourceKind>(kind: K, key: string): Promise<ResourceOf<K> | undefined> {
-    // The object records are read through their compare-and-set: their cache is what writes start from.
-    return kind === HOST ? (await this.hosts.getFresh(key)) as ResourceOf<K> | undefined : this.get(kind, key);
+    if (!this.byKind.has(kind)) return undefined;
+    return (await this.records(kind).getFresh(key)) as ResourceOf<K> | undefined;
   }
 
   watch<K extends ResourceKind>(listener: (event: ResourceEvent<K>) => void, options: ResourceWatchOptions<K> = {}): () => void {
-    const kinds = options.kinds ? new Set<ResourceKind>(options.kinds) : null;
-    const keys = options.keys;
-    const stops: Array<() => void> = [];
-    if (!kinds || kinds.has(HOST)) {
-      const tell = listener as (event: ResourceEvent<'BareMetalHost'>) => void;
-      // The host records tell each change in both shapes already (nats-store.ts hostUpsert):
-      // passed on as it is, no second object per change on the hot path.
-      stops.push(this.hosts.watch((event) => {
-        if ((event as { kind?: string }).kind === HOST) tell(event as unknown as ResourceEvent<'BareMetalHost'>);
-        else if (event.type === 'deleted') tell({ type: 'deleted', kind: HOST, key: event.key });
-        else tell({ type: 'upsert', kind: HOST, key: `${event.host.metadata.namespace}/${event.host.metadata.name}`, object: event.host, change: 'spec' });
-      }, keys ? { keys } : {}));
-    }
-    const others = [...(kinds ?? OBJECT_KINDS)].filter((k): k is ObjectKind => k !== HOST);
-    if (this.objects && others.length > 0) {
-      stops.push(this.objects.watch(listener as (event: ResourceEvent<ObjectKind>) => void, { kinds: others, ...(keys ? { keys } : {}) }));
-    }
-    return () => {
-      for (const stop of stops.splice(0)) stop();
-    };
+    return this.events.subscribe(listener, options);
   }
 
-  getSecret(namespace: string, name: string): Promise<Secret | undefined> {
-    return this.hosts.getSecret(namespace, name);
+  wake(kind: ResourceKind, key: string): void {
+    const object = this.byKind.get(kind)?.merged(key);
+    if (object) this.events.emit({ type: 'upsert', kind, key, object, change: 'spec' } as ResourceEvent);
+  }
+
+  async getSecret(namespace: string, name: string): Promise<Secret | undefined> {
+    return this.options.secrets?.get(namespace, name);
   }
 
   writeStatus<K extends ResourceKind>(kind: K, key: string, status: StatusOf<K>, fence?: Fence): Promise<void> {
-    if (kind === HOST) return this.hosts.writeStatus(key, status as BareMetalHostStatus, fence);
-    return this.objectRecords(kind, 'writing the status of').writeStatus(kind, key, status, fence);
+    return this.records(kind).writeStatus(key, status as Record<string, unknown>, fence);
   }
 
-  patchSpec(kind: ResourceKind, key: string, patch: Readonly<Record<string, unknown>>, fence?: Fence): Promise<void> {
-    if (kind === HOST) return this.hosts.patchSpec(key, patch, fence);
-    return this.objectRecords(kind, 'patching the spec of').patchSpec(kind, key, patch, fence);
+  async patchSpec(kind: ResourceKind, key: string, patch: Readonly<Record<string, unknown>>, fence?: Fence): Promise<void> {
+    await this.records(kind).patch(key, { spec: patch }, 'patching the spec of', fence);
   }
 
   patchAnnotations(kind: ResourceKind, key: string, annotations: Readonly<Record<string, string | null>>, fence?: Fence): Promise<boolean> {
-    if (kind === HOST) return this.hosts.patchAnnotations(key, annotations, fence);
-    return this.objectRecords(kind, 'annotating').patchAnnotations(kind, key, annotations, fence);
+    return this.records(kind).patch(key, { annotations }, 'annotating', fence);
   }
 
   addFinalizer(kind: ResourceKind, key: string, finalizer: string, fence?: Fence): Promise<void> {
-    if (kind === HOST) return this.hosts.addFinalizer(key, finalizer, fence);
-    return this.objectRecords(kind, 'adding a finalizer to').addFinalizer(kind, key, finalizer, fence);
+    return this.records(kind).addFinalizer(key, finalizer, fence);
   }
 
   removeFinalizer(kind: ResourceKind, key: string, finalizer: string, fence?: Fence): Promise<void> {
-    if (kind === HOST) return this.hosts.removeFinalizer(key, finalizer, fence);
-    return this.objectRecords(kind, 'removing a finalizer from').removeFinalizer(kind, key, finalizer, fence);
+    return this.records(kind).removeFinalizer(key, finalizer, fence);
   }
 
   async applyIntent<K extends ResourceKind>(kind: K, key: string, intent: ResourceIntent): Promise<ResourceOf<K>> {
-    if (kind === HOST) return (await this.hosts.applyIntent(key, intent)) as ResourceOf<K>;
-    return this.objectRecords(kind, 'recording intent on').applyIntent(kind, key, intent);
+    return (await this.records(kind).applyIntent(key, intent)) as ResourceOf<K>;
   }
 
-  requestDelete(kind: ResourceKind, key: string): Promise<'terminating' | 'deleted' | 'missing'> {
-    if (kind === HOST) return this.hosts.requestDelete(key);
-    return this.objects ? this.objects.requestDelete(kind, key) : Promise.resolve('missing');
+  async requestDelete(kind: ResourceKind, key: string): Promise<'terminating' | 'deleted' | 'missing'> {
+    return this.byKind.has(kind) ? this.records(kind).requestDelete(key) : 'missing';
+  }
+
+  check(input: readonly unknown[]): ObjectIssue[] {
+    return checkObjects(input, this.seen()).issues;
+  }
+
+  async apply(input: readonly unknown[]): Promise<ObjectApplyResult> {
+    const { issues, ready } = checkObjects(input, this.seen());
+    if (issues.length > 0) return { ok: false, issues, applied: 0 };
+    for (const { kind, key, object, generated } of ready) {
+      const records = this.records(kind);
+      const outcome = await records.apply(key, object as unknown as SpecRecord, { generated });
+      // A status given on create is taken (Cluster API objects carry what their controllers wrote).
+      const layout = this.options.layouts.find((l) => l.kind === kind);
+      if (outcome === 'created' && object.status && layout?.statusOnCreate) await records.writeStatus(key, { ...object.status });
+    }
+    return { ok: true, issues: [], applied: ready.length, objects: ready.map(({ kind, key }) => ({ kind, key })) };
+  }
+
+  private seen(): Parameters<typeof checkObjects>[1] {
+    return {
+      holds: (kind, key) => this.byKind.get(kind)?.holds(key) ?? false,
+      stored: (kind, key): StoredObject | undefined => this.byKind.get(kind)?.merged(key),
+      validators: this.options.validators,
+    };
   }
 
   staleFenceRefusals(): number {
-    return this.hosts.staleFenceRefusals() + (this.objects?.staleFenceRefusals?.() ?? 0);
+    return this.refusals.total;
   }
 
   recordProblem(kind: ResourceKind, key: string): string | undefined {
-    return kind === HOST ? this.hosts.recordProblem(key) : this.objects?.recordProblem?.(kind, key);
+    return this.byKind.get(kind)?.recordProblem(key);
   }
 
   recordProblems(kind: ResourceKind): ReadonlyMap<string, string> {
-    return kind === HOST ? this.hosts.recordProblems() : new Map();
+    const records = this.byKind.get(kind);
+    const out = new Map<string, string>();
+    for (const key of records?.recordProblemKeys() ?? []) {
+      const problem = records!.recordProblem(key);
+      if (problem) out.set(key, problem);
+    }
+    return out;
   }
 
   async close(): Promise<void> {
-    await this.hosts.close();
-    await this.objects?.close?.();
+    if (this.closed) return;
+    this.closed = true;
+    for (const stop of this.stops.splice(0)) {
+      try {
+        stop();
+      } catch {
+        // A watch of a closed connection has nothing left to stop.
+      }
+    }
+    this.events.clear();
   }
+
+  private checkOpen(): void {
+    if (this.closed) throw new StoreError('the KV store is closed', false);
+  }
+}
+
+function secretEvent(key: string, change: SecretChangeKind): ResourceEvent {
+  if (change === 'removed') return { type: 'deleted', kind: 'Secret', key };
+  const slash = key.indexOf('/');
+  return { type: 'upsert', kind: 'Secret', key, change: 'spec', object: { apiVersion: 'v1', kind: 'Secret', metadata: { namespace: key.slice(0, slash), name: key.slice(slash + 1) } } };
 }

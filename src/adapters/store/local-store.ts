@@ -3,15 +3,15 @@ import type { BareMetalHost } from '../../api/index.ts';
 import type { Secret } from '../../api/secret.ts';
 import type { Logger, Transport } from '../../ports/index.ts';
 import { resourceKey as hostKey } from '../../ports/index.ts';
-import type { HostEvent, WatchOptions } from './host-records.ts';
 import { createSecretMap } from './memory-secrets.ts';
 import type { SecretMap } from './memory-secrets.ts';
-import { hostUpsert, openNatsStoreOn } from './nats-store.ts';
+import { openNatsStoreOn } from './nats-store.ts';
 import type { NatsApplyResult, NatsStore } from './nats-store.ts';
 import { validateDocuments } from './validate.ts';
 import { nameDocuments } from './generated-names.ts';
-import type { KvObjectStore } from './kv-object-store.ts';
-import { storedKindOf } from './kv-object-store.ts';
+import type { KvStore } from './kv-store.ts';
+import { storedKindOf } from './kv-layouts.ts';
+import type { ObjectValidator } from './object-apply.ts';
 import type { ApplyIssue, SourceDocument } from './validate.ts';
 
 /**
@@ -20,8 +20,8 @@ import type { ApplyIssue, SourceDocument } from './validate.ts';
  */
 export interface LocalStore extends NatsStore {
   readonly secrets: SecretMap;
-  /** The MAAS side's store, when the options opened one. */
-  readonly objects: KvObjectStore | null;
+  /** The one store, when it keeps the MAAS kinds too (the options' `maas`); null when hosts only. */
+  readonly objects: KvStore | null;
   /** Secrets go to the secret map, everything else to the KV store; all validated first. */
   applyLocal(docs: readonly SourceDocument[]): Promise<NatsApplyResult>;
   /** As applyLocal, for plain objects (a generated fleet, a test's manifests). */
@@ -33,15 +33,15 @@ export interface LocalStore extends NatsStore {
 export interface LocalStoreOptions {
   readonly log?: Logger;
   readonly pluginBmcSchemes?: readonly string[];
-  /** Where MaasMachines, MaasClusters and Cluster API objects go (given: the object store opened on `secrets`). */
-  readonly objects?: (secrets: SecretMap) => Promise<KvObjectStore>;
+  /** Keep MaasMachines, MaasClusters and the Cluster API objects they read too, checked by these validators. */
+  readonly maas?: { readonly validators?: Partial<Record<'MaasMachine' | 'MaasCluster', ObjectValidator>> };
 }
 
 export async function openLocalStore(transport: Pick<Transport, 'kv'>, options: LocalStoreOptions = {}): Promise<LocalStore> {
   const secrets = createSecretMap();
-  const { objects: openObjects, ...rest } = options;
-  const store = await openNatsStoreOn(transport, { secrets, ...rest });
-  const objects = openObjects ? await openObjects(secrets) : null;
+  const { maas, ...rest } = options;
+  const store = await openNatsStoreOn(transport, { secrets, ...rest, maas: maas !== undefined, ...(maas?.validators ? { validators: maas.validators } : {}) });
+  const objects = maas ? store.resources : null;
   const applyLocal = async (docs: readonly SourceDocument[]): Promise<NatsApplyResult> => {
     // A Secret named only by generateName is named now, as the API server would on create.
     const secretDocs = nameDocuments(docs.filter((d) => d.yamlError === undefined && isSecret(d.object)), (key) => secrets.peek(key) !== undefined);
@@ -95,32 +95,11 @@ export async function openLocalStore(transport: Pick<Transport, 'kv'>, options: 
     }
     return { ...applied, secrets: [...secretPlan.keys()], warnings: [...applied.warnings, ...warnings] };
   };
-  const wakers = new Set<{ listener: (event: HostEvent) => void; options: WatchOptions | undefined }>();
-  const wake = (host: BareMetalHost): void => {
-    const key = hostKey(host);
-    for (const w of wakers) {
-      if (w.options?.keys && !w.options.keys(key)) continue;
-      try {
-        w.listener(hostUpsert(key, host));
-      } catch {
-        // One listener's failure is not the store's, nor the other listeners'.
-      }
-    }
-  };
-  const watchStore = store.watch.bind(store);
-  const watch = (listener: (event: HostEvent) => void, options?: WatchOptions): (() => void) => {
-    const entry = { listener, options };
-    wakers.add(entry);
-    const stop = watchStore(listener, options);
-    return () => {
-      wakers.delete(entry);
-      stop();
-    };
-  };
+  // A Secret's change wakes the hosts that name it, as a spec change would.
+  const wake = (host: BareMetalHost): void => store.resources.wake('BareMetalHost', hostKey(host));
   return Object.assign(store, {
     secrets,
     objects,
-    watch,
     applyLocal,
     applyObjects: (objects: readonly unknown[], file = '(objects)') => applyLocal(objects.map((object, index) => ({ file, index, object }))),
     applyText: (text: string, file: string) => applyLocal(readManifests(text, file)),

@@ -5,7 +5,7 @@ import { readManifestText } from '../../api/manifest-file.ts';
 import { pendingGenerateName } from '../../api/generate-name.ts';
 import { formatApplyIssue } from '../../adapters/store/index.ts';
 import { secretDocumentIssues } from '../../adapters/store/nats-store.ts';
-import { storedKindOf } from '../../adapters/store/kv-object-store.ts';
+import { storedKindOf } from '../../adapters/store/kv-layouts.ts';
 import { RemoteError, subjects } from '../../bus/index.ts';
 import { applyThroughNode, storeRequestLimit, storeRequestSize, type StoreApplyInput, type StoreApplyReply } from '../../cluster/commands/index.ts';
 import { BusError, type Transport } from '../../ports/index.ts';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { kindOf, type ManifestDocument } from '../../api/manifest.ts';
-import { storedKindOf } from '../../adapters/store/kv-object-store.ts';
+import { storedKindOf } from '../../adapters/store/kv-layouts.ts';
 import { RemoteError, subjects } from '../../bus/index.ts';
 import { HostKey } from '../../bus/messages/index.ts';
 import { deleteThroughNode, StoreDeleteKind } from '../../cluster/commands/index.ts';
@@ -44,8 +44,7 @@ function parseKey(arg: string, kind: StoreDeleteKind): string {
 /** The kind apply would write the document as, or null for what apply skips or refuses. */
 function deletableKind(doc: ManifestDocument): StoreDeleteKind | null {
   if (kindOf(doc) === 'BareMetalHost') return 'BareMetalHost';
-  const stored = storedKindOf(doc.object);
-  return stored === null || stored === 'Secret' ? null : stored;
+  return storedKindOf(doc.object);
 }
 
 // One document's target; a string says why the document cannot name one (the file is then refused).

@@ -10,10 +10,9 @@ import type { SourceDocument } from '../../adapters/store/validate.ts';
 import { loadKvSnapshot, persistKv } from '../../adapters/store/kv-snapshot.ts';
 import { openLocalStore, type LocalStore } from '../../adapters/store/local-store.ts';
 import type { NatsApplyResult } from '../../adapters/store/nats-store.ts';
-import { openKvObjectStoreOn } from '../../adapters/store/kv-object-store.ts';
-import { kvStore } from '../../adapters/store/kv-store.ts';
+import { MAAS_VALIDATORS } from '../../adapters/store/object-apply.ts';
 import { kindBuckets } from '../../machines/kinds.ts';
-import { validateMaasCluster, validateMaasMachine, errorMessage } from '../../api/index.ts';
+import { errorMessage } from '../../api/index.ts';
 import { readManifests } from '../../api/manifest.ts';
 import { memorySubstrate } from '../../node/index.ts';
 import { CliError } from '../cli-error.ts';
@@ -152,7 +151,7 @@ async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>,
     : generated.map((object, index) => ({ file: '(generated)', index, object }));
   const store = await openLocalStore(substrate.transport, {
     log, pluginBmcSchemes: registry.bmcSchemes(),
-    objects: (secrets) => openKvObjectStoreOn(substrate.transport, { secrets, log, validators: { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster } }),
+    maas: { validators: MAAS_VALIDATORS },
   });
   // A generated fleet (always valid) goes in slices: validating and writing 100,000 hosts in
   // one apply holds every intermediate of them at once (over a default Node heap). Files keep
@@ -178,7 +177,7 @@ async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>,
     // While the dashboard holds, its own wait takes the signal; the private Ironic stops after.
     ...(ui ? { holdOpen: () => (offSignal?.(), ui.holdOpen()) } : {}),
     ...(maas && store.objects ? { maas: { driver: maas.driver, config: { skipSwap: flags.maasSkipSwap ?? env.MAAS_SKIP_SWAP, ...(maas.simulated ? { deployingPollMs: 200, steadyPollMs: 2_000, powerOnRequeueMs: 1_000 } : {}) } } } : {}),
-    substrate, store: kvStore(store, store.objects), secrets: store.secrets, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000, demoScenarios: ironicUrls.length === 0,
+    substrate, store: store.resources, secrets: store.secrets, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000, demoScenarios: ironicUrls.length === 0,
     node: { ...nodeCfg, cluster: { drainTimeoutMs: 2_000 } },
   });
   await ui?.close();

@@ -30,7 +30,7 @@ export interface HostApplier {
 
 type ObjectIssue = { readonly kind?: string; readonly key?: string; readonly path: string; readonly message: string };
 
-/** What the server needs of the object store (MAAS and Cluster API kinds: src/adapters/store/kv-object-store.ts). */
+/** What the server needs of the object store (MAAS and Cluster API kinds: src/adapters/store/kv-store.ts). */
 export interface ObjectApplier {
   check(objects: readonly unknown[]): readonly ObjectIssue[];
   /** `objects`: what was written, in input order, under the key the store gave it (generateName). */

@@ -1,6 +1,6 @@
 import { MAAS_CLUSTER_KIND, MaasCluster } from '../../api/index.ts';
 import { MAAS_RESOURCE_BASE } from '../../api/crd/index.ts';
-import { OBJECTS_BUCKET } from '../buckets.ts';
+import { OBJECT_STATUS_BUCKET, OBJECTS_BUCKET } from '../buckets.ts';
 import { clusterKeyOf } from '../cluster-key.ts';
 import { defineKind } from '../kind.ts';
 import { MAAS_CLUSTER_DEPENDENTS } from './dependents.ts';
@@ -17,7 +17,7 @@ export const MAAS_CLUSTER_KIND_DEFINITION = defineKind({
     description: 'MaasCluster is the MAAS side of a Cluster API Cluster: its DNS record and failure domains, as CAPMAAS defines it.',
     schema: MaasCluster,
   }],
-  buckets: { objects: OBJECTS_BUCKET },
+  buckets: { spec: OBJECTS_BUCKET, status: OBJECT_STATUS_BUCKET },
   // Driven by its Cluster (pause it there); nothing to send it directly.
   commands: [],
   noCommandsReason: 'it follows its Cluster: pause that',

@@ -1,6 +1,6 @@
 import { MAAS_MACHINE_KIND, MAAS_MACHINE_TEMPLATE_KIND, MaasMachine, MaasMachineTemplate } from '../../api/index.ts';
 import { MAAS_RESOURCE_BASE } from '../../api/crd/index.ts';
-import { OBJECTS_BUCKET } from '../buckets.ts';
+import { OBJECT_STATUS_BUCKET, OBJECTS_BUCKET } from '../buckets.ts';
 import { clusterKeyOf } from '../cluster-key.ts';
 import { defineKind } from '../kind.ts';
 import { MAAS_MACHINE_COMMAND_INTENT, MAAS_MACHINE_COMMANDS } from './command-intent.ts';
@@ -26,7 +26,7 @@ export const MAAS_MACHINE_KIND_DEFINITION = defineKind({
     description: 'MaasMachineTemplate is the MaasMachine spec Cluster API copies into each machine it creates, as CAPMAAS defines it.',
     schema: MaasMachineTemplate,
   }],
-  buckets: { objects: OBJECTS_BUCKET },
+  buckets: { spec: OBJECTS_BUCKET, status: OBJECT_STATUS_BUCKET },
   // Recorded as annotations on the MaasMachine (intents.ts), as durable as `kubectl annotate`.
   commands: MAAS_MACHINE_COMMANDS,
   commandIntent: MAAS_MACHINE_COMMAND_INTENT,

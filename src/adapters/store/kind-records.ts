@@ -1,0 +1,497 @@
+import type { z } from 'zod';
+import { formatFieldPath } from '../../api/field-error.ts';
+import { errorMessage } from '../../api/index.ts';
+import type { Fence, KvBucket, KvEvent, Logger, ResourceEvent, ResourceIntent, ResourceKind, StoredObject } from '../../ports/index.ts';
+import type { FenceRefusals } from '../../ports/index.ts';
+import { judgeFence, laterFence, patchedAnnotations, StaleFence, StoreError } from '../../ports/index.ts';
+import { compact, deepEqual } from './object-helpers.ts';
+import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
+import { checkValueSize } from './write-limits.ts';
+import { encodeKvRecord } from './kv-value.ts';
+import { compareAndSet, kubeTimestamp, RecordProblems, type CasOptions } from './kv-record.ts';
+import { RecordSlots, type SeenChange } from './record-slots.ts';
+import type { KvLayout, SpecRecord, StatusRecord } from './kv-layouts.ts';
+import { planApplied, type ApplyOutcome } from './apply-plan.ts';
+
+// The one KV record engine (issue 29.1): one kind's records in the layout every kind shares
+// (kv-layouts.ts), each key's spec and status kept in the one record cache (record-slots.ts). Every
+// write is a compare-and-set on the key's revision, re-read and retried on conflict. A fenced
+// write is judged (ports/fence.ts) against the later fence of the two records and refused
+// (StaleFence) when older; within one record the compare-and-set makes that exact, across the two
+// a newer owner's write landing between our read of one and our write of the other goes unseen
+// (a window of one round trip at a hand-off).
+
+/** The object named is not in the store (deleted, or never applied). */
+export class ResourceNotFound extends StoreError {
+  constructor(readonly kind: ResourceKind, readonly key: string) {
+    super(`${kind} ${key} not found (it was deleted or never applied)`, false);
+    this.name = 'ResourceNotFound';
+  }
+}
+
+export interface KindRecordsOptions {
+  readonly layout: KvLayout;
+  readonly specs: KvBucket;
+  readonly statuses: KvBucket;
+  readonly emit: (event: ResourceEvent) => void;
+  readonly wants: (kind: ResourceKind, key: string) => boolean;
+  readonly refusals: FenceRefusals;
+  readonly log: Logger;
+  readonly now: () => number;
+  readonly maxAttempts: number;
+  readonly maxValueBytes: number;
+}
+
+type Current = { readonly revision: number; readonly spec: SpecRecord };
+type Change = { op: 'none' } | { op: 'put'; spec: SpecRecord } | { op: 'delete' };
+export type Mutated = { op: 'none' | 'put'; object: StoredObject } | { op: 'delete' };
+interface StatusSlot {
+  readonly revision: number;
+  readonly record?: StatusRecord | undefined;
+}
+interface MutateOptions {
+  /** Read past the cache first (a fenced write's second pass). */
+  readonly fresh?: boolean;
+  /** A record nobody can read is written over at its revision (apply does so). */
+  readonly replaceMalformed?: boolean;
+  /** The object's own actor wrote this: its change is not told back to it. */
+  readonly own?: boolean;
+}
+
+function sameFence(recorded: Fence | undefined, fence: Fence): boolean {
+  return recorded !== undefined && recorded.epoch === fence.epoch && recorded.shard === fence.shard && recorded.holder === fence.holder;
+}
+
+function withMeta(spec: SpecRecord, patch: Partial<SpecRecord['metadata']>): SpecRecord {
+  return { ...spec, metadata: compact({ ...spec.metadata, ...patch }) };
+}
+
+export class KindRecords {
+  readonly kind: ResourceKind;
+  /** The newest record of an object that did not parse, per bucket, until a good one replaces it. */
+  private readonly specProblems: RecordProblems;
+  private readonly statusProblems: RecordProblems;
+  /**
+   * Bytes of objects nobody here watches wait unparsed, a record that does not parse leaves the
+   * last good version, and this store's own write seen on the watch before its ack is not parsed
+   * again (record-slots.ts). Statuses of a kind that tells none are never parsed as they come.
+   */
+  private readonly specRecords: RecordSlots<z.ZodType<SpecRecord>>;
+  private readonly statusRecords: RecordSlots<z.ZodType<StatusRecord>>;
+  private ready = false;
+
+  constructor(private readonly o: KindRecordsOptions) {
+    this.kind = o.layout.kind;
+    this.specProblems = new RecordProblems(o.log, this.kind);
+    this.statusProblems = new RecordProblems(o.log, this.kind);
+    this.specRecords = new RecordSlots(o.layout.spec, o.specs, this.specProblems, this.kind);
+    this.statusRecords = new RecordSlots(o.layout.status, o.statuses, this.statusProblems, `${this.kind} status`);
+  }
+
+  /** After the buckets' replay: changes are told from now on. */
+  start(): void {
+    this.ready = true;
+  }
+
+  private kvKey(key: string): string {
+    return this.o.layout.prefix + hostKvKey(key);
+  }
+
+  /** The object key of a KV key in this kind's buckets, or undefined when the key is another kind's. */
+  keyOf(kvKey: string): string | undefined {
+    const prefix = this.o.layout.prefix;
+    if (!kvKey.startsWith(prefix)) return undefined;
+    return hostKeyFromKv(prefix === '' ? kvKey : kvKey.slice(prefix.length));
+  }
+
+  count(): number {
+    let n = 0;
+    for (const _ of this.specRecords.keys()) n += 1;
+    return n;
+  }
+
+  // ---- the cache ----
+
+  onSpecEvent(key: string, event: KvEvent): void {
+    // Every node sees every object's changes; parsing one nobody here watches (another node's
+    // shard) would be most of a node's work under load. Kept as bytes until read.
+    this.tellSpec(key, this.specRecords.seen(key, event, (k) => this.ready && this.o.wants(this.kind, k)));
+  }
+
+  onStatusEvent(key: string, event: KvEvent): void {
+    const wants = (k: string): boolean => this.o.layout.tellsStatus && this.ready && this.o.wants(this.kind, k);
+    this.tellStatus(key, this.statusRecords.seen(key, event, wants));
+  }
+
+  private tellSpec(key: string, change: SeenChange<SpecRecord>): void {
+    if (!this.ready) return;
+    if (change.type === 'put' && !change.own) {
+      const object = this.merged(key);
+      if (object) this.o.emit({ type: 'upsert', kind: this.kind, key, object, change: 'spec' } as ResourceEvent);
+    } else if (change.type === 'deleted' && change.had) this.o.emit({ type: 'deleted', kind: this.kind, key });
+  }
+
+  private tellStatus(key: string, change: SeenChange<StatusRecord>): void {
+    if (!this.ready || !this.o.layout.tellsStatus || change.type !== 'put') return;
+    const object = this.merged(key);
+    if (object) this.o.emit({ type: 'upsert', kind: this.kind, key, object, change: 'status' } as ResourceEvent);
+  }
+
+  private specSlot(key: string): { readonly revision: number; readonly spec: SpecRecord | undefined } | undefined {
+    const slot = this.specRecords.get(key);
+    return slot ? { revision: slot.revision, spec: slot.value } : undefined;
+  }
+
+  private statusSlot(key: string): StatusSlot | undefined {
+    const slot = this.statusRecords.get(key);
+    return slot ? { revision: slot.revision, record: slot.value } : undefined;
+  }
+
+  /** Whether the key holds an object, parsed or not. */
+  holds(key: string): boolean {
+    return this.specRecords.holds(key);
+  }
+
+  /** The revision the cache last saw of the object's spec record. */
+  revision(key: string): number | undefined {
+    return this.specRecords.revision(key);
+  }
+
+  keys(): IterableIterator<string> {
+    return this.specRecords.keys();
+  }
+
+  recordProblemKeys(): Set<string> {
+    return new Set([...this.specProblems.keys(), ...this.statusProblems.keys()]);
+  }
+
+  recordProblem(key: string): string | undefined {
+    // Bytes waiting to be parsed are parsed now: a problem is found when asked, not only when read.
+    this.specSlot(key);
+    this.statusSlot(key);
+    const spec = this.specProblems.get(key);
+    const status = this.statusProblems.get(key);
+    const parts: string[] = [];
+    if (spec) parts.push(`its record in ${spec.bucket} (revision ${spec.revision}) does not parse: ${spec.reason}; the ${this.kind} runs on its last good version until it is applied again`);
+    if (status) parts.push(`its status in ${status.bucket} (revision ${status.revision}) does not parse: ${status.reason}; the next status write replaces it`);
+    return parts.length > 0 ? `store: ${parts.join('; ')}` : undefined;
+  }
+
+  /** The object as this node's cache holds it. */
+  merged(key: string): StoredObject | undefined {
+    const slot = this.specRecords.get(key);
+    if (!slot?.value) return undefined;
+    return this.toObject(slot.value, slot.revision, this.statusOf(key, slot.value));
+  }
+
+  private statusOf(key: string, spec: SpecRecord): Record<string, unknown> | undefined {
+    const record = this.statusRecords.value(key);
+    if (!record || (record.uid !== undefined && record.uid !== spec.metadata.uid)) return spec.legacyStatus;
+    return record.status;
+  }
+
+  private toObject(stored: SpecRecord, revision: number, status: Record<string, unknown> | undefined): StoredObject {
+    // Every get builds one; no delete (compact) keeps the object's shape fast. The fence is the
+    // store's bookkeeping, not part of the object.
+    const { fence: _fence, legacyStatus: _legacy, ...object } = stored;
+    const metadata = { ...object.metadata, resourceVersion: String(revision) };
+    return (status === undefined ? { ...object, metadata } : { ...object, metadata, status }) as StoredObject;
+  }
+
+  /** The later fence of the two records of this incarnation of the object: what judgeFence weighs a write against. */
+  private recordedFence(spec: SpecRecord, status: StatusSlot | undefined): Fence | undefined {
+    const record = status?.record;
+    const statusFence = record && (record.uid === undefined || record.uid === spec.metadata.uid) ? record.fence : undefined;
+    return laterFence(spec.fence, statusFence);
+  }
+
+  // ---- reads ----
+
+  list(): StoredObject[] {
+    const out: StoredObject[] = [];
+    for (const key of [...this.specRecords.keys()]) {
+      const object = this.merged(key);
+      if (object) out.push(object);
+    }
+    return out;
+  }
+
+  async getFresh(key: string): Promise<StoredObject | undefined> {
+    const [spec, status] = await Promise.all([this.readSpec(key), this.readStatus(key)]);
+    if (!spec) return undefined;
+    const record = status?.record;
+    const matches = record && (record.uid === undefined || record.uid === spec.spec.metadata.uid);
+    return this.toObject(spec.spec, spec.revision, matches ? record.status : spec.spec.legacyStatus);
+  }
+
+  // ---- writes ----
+
+  async writeStatus(key: string, status: Record<string, unknown>, fence?: Fence): Promise<void> {
+    const kvKey = this.kvKey(key);
+    const found = this.specSlot(key)?.spec ?? (await this.readSpec(key))?.spec;
+    if (!found) throw new ResourceNotFound(this.kind, key);
+    let spec: SpecRecord = found;
+    // The cached record is the first guess; the compare-and-set tells when it was stale.
+    const cached = this.statusSlot(key);
+    let current: StatusSlot | undefined = cached?.record ? cached : undefined;
+    let fresh = false;
+    const written = await compareAndSet(this.cas(`writing the status of ${this.kind} ${shownKey(key)}`), async () => {
+      // A fence judged stale on the cache is judged once more on fresh reads of both records.
+      for (;;) {
+        const uid = spec.metadata.uid;
+        // A record of an earlier object of the same name carries no fence over to this one.
+        const seen = current?.record?.uid === undefined || current.record.uid === uid ? current?.record?.fence : undefined;
+        // A finalizer or annotation write of a newer owner counts as much as its status writes.
+        const verdict = judgeFence(this.recordedFence(spec, current), fence);
+        if (verdict.kind === 'stale') {
+          if (fresh) throw this.o.refusals.refused(new StaleFence(key, fence!, verdict.current, `writing the status of ${this.kind} ${key}`));
+          current = await this.readStatus(key);
+          const read = (await this.readSpec(key))?.spec;
+          if (!read) throw new ResourceNotFound(this.kind, key);
+          spec = read;
+          fresh = true;
+          continue;
+        }
+        const keep = verdict.kind === 'claim' ? verdict.fence : fence ? { epoch: fence.epoch, shard: fence.shard, holder: fence.holder } : seen;
+        const record: StatusRecord = compact({ uid, status, fence: keep });
+        const value = encodeKvRecord(record);
+        checkValueSize(`the status of ${this.kind} ${shownKey(key)}`, value, this.o.maxValueBytes);
+        const done = this.statusRecords.writing(key, value, record, false);
+        try {
+          const revision = current ? await this.o.statuses.update(kvKey, value, current.revision) : await this.o.statuses.create(kvKey, value);
+          this.tellStatus(key, this.statusRecords.set(key, revision, record));
+          return revision;
+        } finally {
+          done();
+        }
+      }
+    }, async () => {
+      current = await this.readStatus(key);
+      fresh = true;
+    });
+    // The object may have been deleted (and its status with it) while this write was on its way:
+    // take back the orphan so a deleted object leaves nothing behind.
+    if (!this.specSlot(key)?.spec && !(await this.readSpec(key))) {
+      await this.o.statuses.delete(kvKey, { revision: written }).catch(() => undefined);
+      throw new ResourceNotFound(this.kind, key);
+    }
+  }
+
+  async addFinalizer(key: string, finalizer: string, fence?: Fence): Promise<void> {
+    await this.fencedMutate(key, fence, `adding finalizer ${finalizer} to ${this.kind} ${key}`, (current) => {
+      if (!current) throw new ResourceNotFound(this.kind, key);
+      const finalizers = current.spec.metadata.finalizers ?? [];
+      if (finalizers.includes(finalizer)) return { op: 'none' };
+      // As the API server: an object being deleted takes no new finalizers.
+      if (current.spec.metadata.deletionTimestamp) {
+        throw new StoreError(`${this.kind} ${key} is being deleted; finalizer ${finalizer} cannot be added`, false);
+      }
+      return { op: 'put', spec: withMeta(current.spec, { finalizers: [...finalizers, finalizer] }) };
+    });
+  }
+
+  async removeFinalizer(key: string, finalizer: string, fence?: Fence): Promise<void> {
+    await this.fencedMutate(key, fence, `removing finalizer ${finalizer} from ${this.kind} ${key}`, (current) => {
+      if (!current) throw new ResourceNotFound(this.kind, key);
+      const finalizers = current.spec.metadata.finalizers ?? [];
+      if (!finalizers.includes(finalizer)) return { op: 'none' };
+      const rest = finalizers.filter((f) => f !== finalizer);
+      // The last finalizer of an object being deleted: it goes, as the API server deletes it.
+      if (current.spec.metadata.deletionTimestamp && rest.length === 0) return { op: 'delete' };
+      return { op: 'put', spec: withMeta(current.spec, { finalizers: rest.length > 0 ? rest : undefined }) };
+    });
+  }
+
+  /** Annotations and spec fields, under the owner's fence when given; true when the object changed. */
+  async patch(key: string, intent: ResourceIntent, doing: string, fence?: Fence): Promise<boolean> {
+    const result = await this.fencedMutate(key, fence, `${doing} ${this.kind} ${key}`, (current) => this.intentChange(key, intent, current));
+    return result.op !== 'none';
+  }
+
+  /** A user's intent: one unfenced write, which wakes the object's actor. */
+  async applyIntent(key: string, intent: ResourceIntent): Promise<StoredObject> {
+    const result = await this.mutate(key, (current) => this.intentChange(key, intent, current));
+    if (result.op === 'delete') throw new ResourceNotFound(this.kind, key);
+    return result.object;
+  }
+
+  private intentChange(key: string, intent: ResourceIntent, current: Current | undefined): Change {
+    if (!current) throw new ResourceNotFound(this.kind, key);
+    let spec = current.spec;
+    const fields: Record<string, unknown> = { ...((spec.spec as Record<string, unknown> | undefined) ?? {}) };
+    for (const [field, value] of Object.entries(intent.spec ?? {})) {
+      // Only these fields change, and the rest of the spec was valid when it was stored: each
+      // field is checked, not the whole spec parsed again on every power command.
+      const parsed = this.o.layout.specField(field)?.safeParse(value === null ? undefined : value);
+      if (!parsed?.success) {
+        throw new StoreError(`${this.kind} ${key}: invalid spec change: ${formatFieldPath(['spec', field])}: ${parsed?.error.issues[0]?.message ?? 'not a field of the spec'}`, false);
+      }
+      if (parsed.data === undefined) delete fields[field];
+      else fields[field] = parsed.data;
+    }
+    if (!deepEqual(fields, spec.spec ?? {})) {
+      spec = { ...spec, spec: fields, metadata: { ...spec.metadata, generation: (spec.metadata.generation ?? 0) + 1 } };
+    }
+    // The one annotation rule of every store (ports/resource-store.ts): null removes one.
+    const annotations = patchedAnnotations(spec.metadata.annotations, intent.annotations ?? {});
+    if (annotations !== null) spec = withMeta(spec, { annotations: Object.keys(annotations).length > 0 ? annotations : undefined });
+    return spec === current.spec ? { op: 'none' } : { op: 'put', spec };
+  }
+
+  /** As `kubectl delete`: 'terminating' while finalizers remain, 'deleted' once gone. */
+  async requestDelete(key: string): Promise<'terminating' | 'deleted' | 'missing'> {
+    let missing = false;
+    const result = await this.mutate(key, (current) => {
+      if (!current) {
+        missing = true;
+        return { op: 'none' };
+      }
+      if ((current.spec.metadata.finalizers ?? []).length === 0) return { op: 'delete' };
+      if (current.spec.metadata.deletionTimestamp) return { op: 'none' };
+      return { op: 'put', spec: withMeta(current.spec, { deletionTimestamp: kubeTimestamp(this.o.now()) }) };
+    }, {}, true);
+    if (missing) return 'missing';
+    return result.op === 'delete' ? 'deleted' : 'terminating';
+  }
+
+  /**
+   * A user's apply of `desired` (already validated): identity and lifecycle fields stay the
+   * store's (apply-plan.ts). `check` runs against the version written over when it is not the one
+   * validated (`validatedAt`), and may throw to refuse.
+   */
+  async apply(key: string, desired: SpecRecord, options: { readonly generated: boolean; readonly validatedAt?: number | undefined; readonly check?: (stored: StoredObject | undefined) => void }): Promise<ApplyOutcome> {
+    let outcome: ApplyOutcome = 'unchanged';
+    await this.mutate(key, (current) => {
+      // A generated name is for a create; the API server answers AlreadyExists, so do we.
+      if (options.generated && current) throw new StoreError(`${this.kind} ${key} already exists: the name generated from metadata.generateName is taken; apply again for another`, true);
+      if (options.check && current?.revision !== options.validatedAt) {
+        options.check(current ? this.toObject(current.spec, current.revision, this.statusOf(key, current.spec)) : undefined);
+      }
+      const next = planApplied(current?.spec, desired, this.o.now);
+      outcome = next.outcome;
+      return next.outcome === 'unchanged' ? { op: 'none' } : { op: 'put', spec: next.spec };
+    }, { replaceMalformed: true }, true);
+    return outcome;
+  }
+
+  // ---- compare-and-set ----
+
+  private async readSpec(key: string, malformed?: { revision?: number }): Promise<Current | undefined> {
+    const read = await this.specRecords.read(key, this.kvKey(key), `reading ${this.kind} ${shownKey(key)}`, 'the KV store', `a ${this.kind} record read does not parse`);
+    if (!read) return undefined;
+    if (read.value === undefined) {
+      // An apply replaces what nobody can read: the caller writes over this revision.
+      if (malformed) {
+        malformed.revision = read.revision;
+        return undefined;
+      }
+      const reason = this.specProblems.get(key)?.reason ?? 'the record';
+      throw new StoreError(`${this.kind} ${key} in bucket ${this.o.specs.name} (revision ${read.revision}) does not parse: ${reason}; apply the ${this.kind} again or delete its key`, false);
+    }
+    return { revision: read.revision, spec: read.value };
+  }
+
+  private async readStatus(key: string): Promise<StatusSlot | undefined> {
+    // A record nobody can read is overwritten rather than blocking every later status write;
+    // its fence epoch is lost with it, which the warning says.
+    const read = await this.statusRecords.read(key, this.kvKey(key), `reading the status of ${this.kind} ${shownKey(key)}`, 'the KV store', 'overwriting a status record that does not parse (its fence epoch is lost)');
+    return read ? { revision: read.revision, record: read.value } : undefined;
+  }
+
+  /**
+   * Reads the object, asks `change` what to do, and writes that only if nobody wrote the key in
+   * between; otherwise reads again and asks again. `change` may throw to refuse. `absentOk`: a
+   * `none` for an object that is not there is an answer (requestDelete), not a missing object.
+   */
+  private async mutate(key: string, change: (current: Current | undefined) => Change, options: MutateOptions = {}, absentOk = false): Promise<Mutated> {
+    const kvKey = this.kvKey(key);
+    // The cache is the first guess (on the owning node it is current): the compare-and-set says
+    // when it was stale. A no-op judged on the cache is confirmed with a read before it is told.
+    let cachedFirst = !options.fresh && this.specSlot(key)?.spec !== undefined;
+    return compareAndSet(this.cas(`writing ${this.kind} ${shownKey(key)}`), async () => {
+      let slot = cachedFirst ? this.specSlot(key) : undefined;
+      cachedFirst = false;
+      let malformed: { revision?: number } | undefined = options.replaceMalformed ? {} : undefined;
+      let current = slot?.spec ? { revision: slot.revision, spec: slot.spec } : await this.readSpec(key, malformed);
+      let next = change(current);
+      if (slot?.spec && next.op === 'none') {
+        slot = undefined;
+        malformed = options.replaceMalformed ? {} : undefined;
+        current = await this.readSpec(key, malformed);
+        next = change(current);
+      }
+      if (next.op === 'none') {
+        if (!current) {
+          if (absentOk) return { op: 'delete' };
+          throw new ResourceNotFound(this.kind, key);
+        }
+        return { op: 'none', object: this.toObject(current.spec, current.revision, this.statusOf(key, current.spec)) };
+      }
+      if (next.op === 'put') return this.put(key, kvKey, next.spec, current?.revision ?? malformed?.revision, options.own === true);
+      if (!current) throw new ResourceNotFound(this.kind, key);
+      await this.o.specs.delete(kvKey, { revision: current.revision });
+      // Any later put of this key is a new object: a revision above the deleted one.
+      this.tellSpec(key, this.specRecords.set(key, current.revision, undefined));
+      await this.deleteStatus(key);
+      return { op: 'delete' };
+    });
+  }
+
+  private async put(key: string, kvKey: string, spec: SpecRecord, over: number | undefined, own: boolean): Promise<Mutated> {
+    const value = encodeKvRecord(spec);
+    checkValueSize(`${this.kind} ${shownKey(key)}`, value, this.o.maxValueBytes);
+    const done = this.specRecords.writing(key, value, spec, own);
+    let revision: number;
+    try {
+      revision = over !== undefined ? await this.o.specs.update(kvKey, value, over) : await this.o.specs.create(kvKey, value);
+    } finally {
+      done();
+    }
+    // Applied unless a newer one is in already. `own`: the object's actor wrote this change
+    // itself, so its node is not woken by it; the echo after the ack is dropped by its revision.
+    this.tellSpec(key, this.specRecords.set(key, revision, spec, own));
+    return { op: 'put', object: this.toObject(spec, revision, this.statusOf(key, spec)) };
+  }
+
+  private cas(doing: string): CasOptions {
+    return { doing, store: 'the KV store', maxAttempts: this.o.maxAttempts };
+  }
+
+  /**
+   * mutate for a write of the shard's owner: refused (StaleFence) when either record shows an
+   * epoch newer than `fence`, judged again on fresh reads of both before it is refused; a write
+   * that goes through records `fence` in the spec record, in the same compare-and-set.
+   */
+  private async fencedMutate(key: string, fence: Fence | undefined, write: string, change: (current: Current | undefined) => Change): Promise<Mutated> {
+    // Only a fenced write is an actor's own (an actor always writes under its shard's fence): an
+    // unfenced one is a user's (removing the detached annotation, say) and must wake the object.
+    if (fence === undefined) return this.mutate(key, change);
+    let status = this.statusSlot(key);
+    for (let pass = 0; ; pass++) {
+      const seenStatus = status;
+      try {
+        return await this.mutate(key, (current) => {
+          const verdict = current ? judgeFence(this.recordedFence(current.spec, seenStatus), fence) : undefined;
+          if (verdict?.kind === 'stale') throw new StaleFence(key, fence, verdict.current, write);
+          const next = change(current);
+          if (next.op !== 'put' || sameFence(next.spec.fence, fence)) return next;
+          return { op: 'put', spec: { ...next.spec, fence: { epoch: fence.epoch, shard: fence.shard, holder: fence.holder } } };
+        }, { fresh: pass > 0, own: true });
+      } catch (error) {
+        if (!(error instanceof StaleFence)) throw error;
+        if (pass > 0) throw this.o.refusals.refused(error);
+        status = await this.readStatus(key);
+      }
+    }
+  }
+
+  private async deleteStatus(key: string): Promise<void> {
+    try {
+      await this.o.statuses.delete(this.kvKey(key));
+    } catch (error) {
+      // The object is gone already; an orphaned status is harmless (never listed) and is
+      // overwritten if the object comes back.
+      this.o.log.warn({ kind: this.kind, key, err: errorMessage(error) }, 'could not delete the status of a deleted object');
+    }
+  }
+}
