@@ -2,7 +2,7 @@
 // nact holds for the iteration; a busy or restarting receiver still takes messages one turn at a
 // time, in order, and a crash in an express turn is supervised like any other.
 import test from 'ava';
-import { spawn, startSystem, stop, tell, tellExpress, tellFirst } from '../../src/actors/runtime/index.ts';
+import { spawn, startSystem, stop, tell, tellExpress, tellFirst, tellUrgent } from '../../src/actors/runtime/index.ts';
 import type { ActorRef, Behavior } from '../../src/actors/runtime/index.ts';
 import { SLICE_MS } from '../../src/actors/runtime/receive.ts';
 import { waitFor } from '../support/wait.ts';
@@ -248,4 +248,80 @@ test('express - tellFirst jumps the queue of a busy actor: it is the next messag
   await waitFor(() => g.seen.length === 6, 2_000, 'all taken');
   t.deepEqual(g.seen, [1, 99, 2, 3, 4, 5]);
   t.is(g.overlaps.count, 0, 'still one message at a time');
+});
+
+/** A behavior whose one turn holds the loop past the slice, then runs `after` (still in its turn). */
+function hogBehavior(after: () => void): Behavior<null, Note> {
+  return {
+    kind: 'hog',
+    init: () => null,
+    receive(st) {
+      const until = performance.now() + SLICE_MS + 10;
+      while (performance.now() < until) { /* hold the loop */ }
+      after();
+      return st;
+    },
+  };
+}
+
+const named = (seen: string[], name: string): Behavior<null, Note> => ({
+  kind: 'named',
+  init: () => null,
+  receive(st) {
+    seen.push(name);
+    return st;
+  },
+});
+
+// Serial: the hogs hold the loop.
+test.serial('express - an urgent message runs in the telling task even once the slice is spent; an express one waits for the next iteration', async (t) => {
+  // A slot freed in the timers phase after a full slice of host turns: its hand-off must not wait
+  // behind the next slice.
+  const sys = startSystem({ onError: () => undefined });
+  t.teardown(() => sys.stop());
+  const seen: string[] = [];
+  const plain = spawn(sys, 'plain', named(seen, 'express'));
+  const urgent = spawn(sys, 'urgent', named(seen, 'urgent'));
+  const first = spawn(sys, 'first', named(seen, 'first'));
+  let atNextTask: string[] | null = null;
+  const hog = spawn(sys, 'hog', hogBehavior(() => {
+    setImmediate(() => (atNextTask = [...seen]));
+    tellExpress(plain, { n: 1 });
+    tellUrgent(urgent, { n: 2 });
+    tellFirst(first, { n: 3 });
+  }));
+  tell(hog, { n: 0 });
+  await waitFor(() => seen.length === 3);
+  t.deepEqual(atNextTask, ['urgent', 'first'], 'the urgent ones ran before the next task; the express one after');
+});
+
+test('express - an urgent message told while a system actor awaits is taken by that turn, past its budget, with what is queued ahead of it', async (t) => {
+  // The broker awaiting its KV write when a release arrives: through nact the release would wait
+  // for the next iteration, behind a slice of host turns.
+  const sys = startSystem({ onError: () => undefined });
+  t.teardown(() => sys.stop());
+  const g = gatedRecorder();
+  const ref = spawn(sys, 'broker', gatedBehavior(g.seen, g.overlaps), { priority: 'system' });
+  tellExpress(ref, { n: 1 });
+  await waitFor(() => g.seen.length === 1);
+  // The turn began with one message: its budget is spent once 1 is done.
+  tell(ref, { n: 2 });
+  tellUrgent(ref, { n: 3 });
+  let atNextTask: number[] | null = null;
+  setImmediate(() => (atNextTask = [...g.seen]));
+  g.release();
+  await waitFor(() => atNextTask !== null);
+  t.deepEqual(atNextTask, [1, 2, 3], 'taken in the same turn, in mailbox order');
+  // Without the urgent one, a message told meanwhile waits for a turn of its own.
+  const h = gatedRecorder();
+  const other = spawn(sys, 'other', gatedBehavior(h.seen, h.overlaps), { priority: 'system' });
+  tellExpress(other, { n: 1 });
+  await waitFor(() => h.seen.length === 1);
+  tell(other, { n: 2 });
+  let plainAtNextTask: number[] | null = null;
+  setImmediate(() => (plainAtNextTask = [...h.seen]));
+  h.release();
+  await waitFor(() => h.seen.length === 2);
+  t.deepEqual(plainAtNextTask, [1]);
+  t.is(g.overlaps.count + h.overlaps.count, 0);
 });

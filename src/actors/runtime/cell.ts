@@ -46,6 +46,11 @@ export class ActorCell {
   turnDone: Promise<unknown> | null = null;
   /** An express turn is queued as a microtask (tell.ts). */
   expressQueued = false;
+  /**
+   * How many messages at the head of the queue hand over a backend slot (tellFirst, tellUrgent):
+   * they run even once the iteration's slice is over (receive.ts).
+   */
+  urgent = 0;
   stopped = false;
   /** Set when stopped or draining: tell returns 'dead'. */
   refusing: boolean;

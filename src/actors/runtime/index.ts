@@ -3,7 +3,7 @@
 export { startSystem } from './system.ts';
 export type { ActorSystem, ActorFailure, FailurePhase, StartOptions } from './system.ts';
 export { spawn } from './spawn.ts';
-export { tell, tellExpress, tellFirst, tellNextIteration } from './tell.ts';
+export { tell, tellExpress, tellFirst, tellNextIteration, tellUrgent } from './tell.ts';
 export { ask } from './ask.ts';
 export { stop } from './stop.ts';
 export { lookup, children, isAlive } from './lookup.ts';

@@ -56,7 +56,7 @@ export function runMessage(cell: ActorCell, raw: unknown): Step {
   if (cell.stopped) return cell;
   if (raw === RESTART) return cell.restart === null ? cell : cell.restart.promise;
   if (cell.restart !== null || cell.turnDone !== null) return turnWhenFree(cell);
-  return !cell.priority && sliceOver() ? park(cell) : startTurn(cell);
+  return !cell.priority && cell.urgent === 0 && sliceOver() ? park(cell) : startTurn(cell);
 }
 
 /**
@@ -143,9 +143,15 @@ function systemTurnOver(cell: ActorCell): boolean {
 }
 
 function runTurn(cell: ActorCell, budget: number): Step {
-  for (; budget > 0; budget--) {
+  for (;;) {
     const queue = cell.queue;
-    if (cell.stopped || queue === null || queue.length === 0 || (cell.priority ? systemTurnOver(cell) : sliceOver())) break;
+    if (cell.stopped || queue === null || queue.length === 0) break;
+    // A slot hand-off (tellFirst, tellUrgent) is taken past every bound, even one that arrived
+    // during this turn (a broker awaiting its write, say): through nact its turn would wait for
+    // the next iteration, behind a whole slice of host turns. The rest waits for the next turn.
+    if (cell.urgent > 0) cell.urgent--;
+    else if (budget <= 0 || (cell.priority ? systemTurnOver(cell) : sliceOver())) break;
+    else budget--;
     const msg = queue.shift();
     cell.depth--;
     cell.busy = true;
@@ -158,7 +164,7 @@ function runTurn(cell: ActorCell, budget: number): Step {
     // Only native promises are awaited (receive returns S | Promise<S>); probing every state for
     // a `then` would cost a property lookup per message. nact waits on the turn meanwhile.
     if (next instanceof Promise) {
-      const pending = settleLater(cell, next, budget - 1);
+      const pending = settleLater(cell, next, budget);
       cell.turnDone = pending;
       return pending;
     }

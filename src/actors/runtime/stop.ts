@@ -28,6 +28,7 @@ export function stopCell(cell: ActorCell): void {
   while (cell.asks !== null) cell.asks.abort(new ActorStopped(cell.path));
   retire(cell);
   cell.queue = null;
+  cell.urgent = 0;
   cell.crashes = null;
 }
 

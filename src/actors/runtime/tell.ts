@@ -10,7 +10,10 @@ export function tell<M>(ref: ActorRef<M>, msg: M): TellOutcome {
   return ref instanceof ActorCell ? deliver(ref, msg) : 'dead';
 }
 
-export function deliver(cell: ActorCell, msg: unknown, first = false): TellOutcome {
+/** Where a message goes in the mailbox: last, last and urgent up to it, or first and urgent. */
+type Placement = 'last' | 'urgent' | 'first';
+
+export function deliver(cell: ActorCell, msg: unknown, placement: Placement = 'last'): TellOutcome {
   if (cell.refusing) return 'dead';
   const ref = cell.nactRef;
   if (ref === null) return 'dead';
@@ -18,8 +21,14 @@ export function deliver(cell: ActorCell, msg: unknown, first = false): TellOutco
   cell.depth++;
   if (cell.depth > cell.highWater) cell.highWater = cell.depth;
   const queue = (cell.queue ??= new RingQueue());
-  if (first) queue.unshift(msg);
-  else queue.push(msg);
+  if (placement === 'first') {
+    queue.unshift(msg);
+    cell.urgent++;
+  } else {
+    queue.push(msg);
+    // Everything queued ahead of it runs first (mailbox order), so it runs past the slice too.
+    if (placement === 'urgent') cell.urgent = queue.length;
+  }
   // One turn token in nact at a time: the turn runs everything queued by then (receive.ts).
   if (!cell.scheduled) {
     cell.scheduled = true;
@@ -33,6 +42,7 @@ function overflow(cell: ActorCell, msg: unknown): TellOutcome {
   if (cell.mailbox.overflow === 'reject' || cell.queue === null) return 'overflow';
   // drop-oldest: the new message takes the oldest one's place.
   cell.queue.shift();
+  if (cell.urgent > 0) cell.urgent--;
   cell.queue.push(msg);
   return 'delivered';
 }
@@ -59,7 +69,7 @@ export function tellNextIteration<M>(ref: ActorRef<M>, msg: M): void {
  * a turn or waiting out a restart gets the message through nact as usual.
  */
 export function tellExpress<M>(ref: ActorRef<M>, msg: M): TellOutcome {
-  return express(ref, msg, false);
+  return express(ref, msg, 'last');
 }
 
 /**
@@ -67,19 +77,32 @@ export function tellExpress<M>(ref: ActorRef<M>, msg: M): TellOutcome {
  * takes, even in the middle of a turn. For the few messages that free or hand over a backend slot
  * (a release, a grant), which must not wait behind a backlog of requests (a thousand hosts asking
  * for slots at start-up). Their order relative to the queue is the sender's responsibility.
+ * Urgent as tellUrgent is: the message runs even once the iteration's slice is over.
  */
 export function tellFirst<M>(ref: ActorRef<M>, msg: M): TellOutcome {
-  return express(ref, msg, true);
+  return express(ref, msg, 'first');
 }
 
-function express<M>(ref: ActorRef<M>, msg: M, first: boolean): TellOutcome {
+/**
+ * tellExpress, and the receiver's turn runs this message (and, in mailbox order, whatever is
+ * queued ahead of it) even once the iteration's slice of turns is over. The slice keeps a
+ * thousand ready hosts from holding back timers and I/O; a slot hand-off is not that kind of
+ * work: there is one per backend operation that ends, so the capacity limit bounds it. Without
+ * this, a slot freed in the timers phase after a full slice (every iteration while a fleet
+ * starts) waited in nact for the next one, behind the whole slice: 10-100 ms per hand-off.
+ */
+export function tellUrgent<M>(ref: ActorRef<M>, msg: M): TellOutcome {
+  return express(ref, msg, 'urgent');
+}
+
+function express<M>(ref: ActorRef<M>, msg: M, placement: Placement): TellOutcome {
   if (!(ref instanceof ActorCell)) return 'dead';
   const cell: ActorCell = ref;
-  if (cell.turning || cell.restart !== null) return deliver(cell, msg, first);
+  if (cell.turning || cell.restart !== null) return deliver(cell, msg, placement);
   const hadToken = cell.scheduled;
   // Marked first, so deliver queues the message without sending nact a turn token.
   cell.scheduled = true;
-  const outcome = deliver(cell, msg, first);
+  const outcome = deliver(cell, msg, placement);
   if (outcome !== 'delivered') {
     cell.scheduled = hadToken;
     return outcome;
