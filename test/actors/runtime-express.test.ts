@@ -325,3 +325,30 @@ test('express - an urgent message told while a system actor awaits is taken by t
   t.deepEqual(plainAtNextTask, [1]);
   t.is(g.overlaps.count + h.overlaps.count, 0);
 });
+
+// Serial: the hog holds the loop.
+test.serial('express - a parked turn that tells urgent lets that run before the rest of the parked turns', async (t) => {
+  // A host resumed from the parked queue asks for a free slot: its acquire (and the grant) must not
+  // wait for every other parked host of the slice.
+  const sys = startSystem({ onError: () => undefined });
+  t.teardown(() => sys.stop());
+  const seen: string[] = [];
+  const urgent = spawn(sys, 'urgent', named(seen, 'urgent'));
+  const asker = spawn(sys, 'p0', {
+    kind: 'asker',
+    init: () => null,
+    receive(st: null) {
+      seen.push('p0');
+      tellUrgent(urgent, { n: 1 });
+      return st;
+    },
+  } satisfies Behavior<null, Note>);
+  const rest = Array.from({ length: 5 }, (_, i) => spawn(sys, `p${i + 1}`, named(seen, `p${i + 1}`)));
+  const hog = spawn(sys, 'hog', hogBehavior(() => undefined));
+  tell(hog, { n: 0 });
+  // Told after the hog: their turns find the slice spent and are parked, in this order.
+  tell(asker, { n: 0 });
+  for (const r of rest) tell(r, { n: 0 });
+  await waitFor(() => seen.length === 7);
+  t.deepEqual(seen, ['p0', 'urgent', 'p1', 'p2', 'p3', 'p4', 'p5']);
+});

@@ -114,6 +114,14 @@ function startTurn(cell: ActorCell): Step {
 const parked = new RingQueue<{ cell: ActorCell; resolve: (step: Step) => void }>();
 let resumeQueued = false;
 
+// Messages told urgent (tellFirst, tellUrgent) so far: resume() looks whether a turn told one.
+let urgentTold = 0;
+
+/** Counts a message told urgent (tell.ts). */
+export function toldUrgent(): void {
+  urgentTold++;
+}
+
 function park(cell: ActorCell): Promise<ActorCell> {
   return new Promise((resolve) => {
     parked.push({ cell, resolve });
@@ -133,8 +141,17 @@ function resume(): void {
       return;
     }
     const { cell, resolve } = parked.shift()!;
+    const told = urgentTold;
     // An express turn may have taken the actor while it was parked.
     resolve(turnWhenFree(cell));
+    if (urgentTold !== told && parked.length > 0) {
+      // The turn handed over a slot or asked for one (a grant to pass on, an acquire a free slot
+      // waits for): that runs in microtasks, which wait for this loop to return. The rest of the
+      // parked turns go on in the next iteration, not the hand-off after a whole slice of them.
+      resumeQueued = true;
+      setImmediate(resume);
+      return;
+    }
   }
 }
 

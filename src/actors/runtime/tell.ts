@@ -1,6 +1,6 @@
 import { ActorCell } from './cell.ts';
 import { send } from './nact-bridge.ts';
-import { TURN, runExpressTurn } from './receive.ts';
+import { TURN, runExpressTurn, toldUrgent } from './receive.ts';
 import type { ActorRef, TellOutcome } from './ref.ts';
 import { RingQueue } from './ring-queue.ts';
 
@@ -21,6 +21,7 @@ export function deliver(cell: ActorCell, msg: unknown, placement: Placement = 'l
   cell.depth++;
   if (cell.depth > cell.highWater) cell.highWater = cell.depth;
   const queue = (cell.queue ??= new RingQueue());
+  if (placement !== 'last') toldUrgent();
   if (placement === 'first') {
     queue.unshift(msg);
     cell.urgent++;
