@@ -1,5 +1,5 @@
 import type { ActorRef, Clock, TimerHandle } from '../runtime/index.ts';
-import { tell, tellFirst } from '../runtime/index.ts';
+import { tell, tellFirst, tellUrgent } from '../runtime/index.ts';
 import type { CapacityMsg, SlotNotice } from './messages.ts';
 
 // Request counts, process-wide: the proxy drops an acquire that a release overtook by comparing
@@ -37,7 +37,8 @@ export class SlotLease {
     this.operation = operation;
     this.exempt = exempt;
     this.notify = notify;
-    tell(this.broker, { type: 'acquire', holder: this.holder, pool, operation, exempt, notify, gen: this.gen, ...(since !== undefined ? { since } : {}) });
+    // Urgent: a slot may be free right now, and this host is the one it waits for.
+    tellUrgent(this.broker, { type: 'acquire', holder: this.holder, pool, operation, exempt, notify, gen: this.gen, ...(since !== undefined ? { since } : {}) });
     if (this.renewTimer) return;
     const every = Math.max(1, Math.floor(this.ttlMs / 3));
     const again = (): void => {

@@ -1,7 +1,7 @@
 import type { CapacityMsg, SlotNotice } from '../capacity/index.ts';
 import { SlotLease } from '../capacity/index.ts';
 import type { ActorRef, Clock, Reply, TimerHandle } from '../runtime/index.ts';
-import { tell, tellExpress, tellNextIteration } from '../runtime/index.ts';
+import { tell, tellExpress, tellNextIteration, tellUrgent } from '../runtime/index.ts';
 import type { MachineLogic, MachineView } from '../../machines/logic.ts';
 import type { ChangeSink } from './changes.ts';
 import type { Lane, MachineAdapter, MachineIO, MachineKind } from './kind.ts';
@@ -45,8 +45,9 @@ export class MachineRun<S, E, F extends { readonly type: string }, W, Snap> impl
   ) {
     this.logic = kind.logic;
     this.slot = slots ? new SlotLease(slots.broker, key, clock, slots.ttlMs, () => tell(self, { type: 'renewSlot' })) : undefined;
-    // Slot notices take the express lane: a grant starts its call in the instant the slot frees.
-    this.notify = (n) => tellExpress(self, n);
+    // Slot notices take the express lane: a grant starts its call in the instant the slot frees,
+    // even past the iteration's slice (a queued notice or a lost slot can wait for the next one).
+    this.notify = (n) => (n.type === 'slotGranted' ? tellUrgent(self, n) : tellExpress(self, n));
     this.adapter = kind.adapter(this);
   }
 

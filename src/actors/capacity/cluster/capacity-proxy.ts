@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { BusSubscription, Logger, Transport } from '../../../ports/index.ts';
 import { silentLogger } from '../../../ports/index.ts';
 import {
-  spawn, tell, tellExpress, tellFirst,
+  spawn, tell, tellExpress, tellFirst, tellUrgent,
   type ActorContext, type ActorRef, type ActorSystem, type AnyActorRef, type Behavior, type Clock, type TimerHandle,
 } from '../../runtime/index.ts';
 import type { CapacityFigures, PoolFigures } from '../figures.ts';
@@ -108,7 +108,8 @@ function perform(x: Proxy, state: State, self: ActorRef<ProxyMsg>, effects: read
       case 'sendAcquire': {
         const { key, gen, sentAt, holder, pool } = e;
         brokerCall(x, { type: 'acquire', holder, node, pool, operation: e.operation, exempt: e.exempt, waitedMs: e.waitedMs }, AcquireReply).then(
-          (reply) => tellExpress(self, { type: 'acquireDone', key, holder, pool, gen, sentAt, reply }),
+          // A grant goes on to its holder past the slice; a place in the queue can wait for it.
+          (reply) => (reply.status === 'granted' ? tellUrgent : tellExpress)(self, { type: 'acquireDone', key, holder, pool, gen, sentAt, reply }),
           (error: unknown) => tell(self, { type: 'acquireFailed', key, gen, error: String(error) }),
         );
         break;

@@ -8,7 +8,7 @@ import type { Reply as RpcReply, RpcService, Subjects } from '../../../bus/index
 import type { KvBucket, Logger, Transport } from '../../../ports/index.ts';
 import { KvConflict, KvUnavailable, silentLogger } from '../../../ports/index.ts';
 import {
-  spawn, stop, tell, tellExpress, tellFirst,
+  spawn, stop, tell, tellExpress, tellFirst, tellUrgent,
   type ActorContext, type ActorRef, type ActorSystem, type AnyActorRef, type Behavior, type Clock, type TimerHandle,
 } from '../../runtime/index.ts';
 import { DEFAULT_TTL_MS, isValidLimit } from '../limits.ts';
@@ -95,11 +95,24 @@ interface Control {
   /** Releases first (a freed slot must not wait behind acquires), then everything else in order. */
   readonly releases: Pending[];
   readonly requests: Pending[];
-  /** A 'requests' message is on its way: later requests join it. */
-  drainSent: boolean;
+  /**
+   * How the 'requests' message on its way was told (none: no message is on its way); later
+   * requests join it unless they need it told more urgently (see laneOf).
+   */
+  drainSent: Lane;
   /** The batch a turn is serving: its acquires still wait until the turn's write lands. */
   serving: readonly Pending[];
 }
+
+/**
+ * How a 'requests' message is told, least urgent first. A release goes first (the slot it frees
+ * must not wait behind queued messages); an acquire is urgent (a free slot may wait for it): both
+ * are taken even by a turn already under way, past its bounds. A plain message that arrives
+ * while the broker awaits a write waits in nact for the next turn, behind a slice of host turns.
+ */
+type Lane = 'none' | 'plain' | 'urgent' | 'first';
+const LANES: readonly Lane[] = ['none', 'plain', 'urgent', 'first'];
+const laneOf = (req: BrokerRequestT): Lane => (req.type === 'release' ? 'first' : req.type === 'acquire' ? 'urgent' : 'plain');
 
 const RETRY_MS = 1_000;
 /** How often the stall watch looks at the pools. */
@@ -296,16 +309,16 @@ function submit(b: Broker, session: Session, req: BrokerRequestT, send: typeof t
       resolve(r);
     }
     (req.type === 'release' ? control.releases : control.requests).push({ session, req, reply });
-    if (control.drainSent) return;
-    control.drainSent = true;
+    const lane = laneOf(req);
+    if (LANES.indexOf(control.drainSent) >= LANES.indexOf(lane)) return;
+    control.drainSent = lane;
     // The turn starts once the task that sent this request is done: requests sent together (a
     // proxy's turn of releases, a burst of acquires) then share one write even where the write
     // itself is instant (the memory KV), and one waiting the broker's turn joins it too.
     queueMicrotask(() => {
-      // A release goes first: the slot it frees must not wait behind queued messages.
-      const first = control.releases.length > 0;
-      if ((first ? tellFirst : send)(b.self, { type: 'requests' }) === 'delivered') return;
-      control.drainSent = false;
+      const tellBy = lane === 'first' ? tellFirst : lane === 'urgent' ? tellUrgent : send;
+      if (tellBy(b.self, { type: 'requests' }) === 'delivered') return;
+      control.drainSent = 'none';
       for (const p of [...control.releases.splice(0), ...control.requests.splice(0)]) p.reply(fail('notLeader', `capacity broker of epoch ${p.session.epoch} is not running`, true));
     });
   });
@@ -315,7 +328,7 @@ function submit(b: Broker, session: Session, req: BrokerRequestT, send: typeof t
 async function serveBatch(b: Broker, state: State): Promise<void> {
   const { control } = b;
   const { ledger } = state;
-  control.drainSent = false;
+  control.drainSent = 'none';
   const batch = [...control.releases.splice(0), ...control.requests.splice(0)];
   if (batch.length === 0) return;
   control.serving = batch;
@@ -484,7 +497,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   };
   const defaultLimit = wire(options.defaultLimit, 'defaultLimit');
   const limits = new Map(Object.entries(options.limits ?? {}).map(([pool, l]) => [pool, wire(l, `limit of pool ${pool}`)]));
-  const control: Control = { current: null, stopped: false, releases: [], requests: [], drainSent: false, serving: [] };
+  const control: Control = { current: null, stopped: false, releases: [], requests: [], drainSent: 'none', serving: [] };
   const b: Broker = {
     options, timings: ledgerTimings(ttlMs), subs: options.subjects ?? defaultSubjects(), log: options.logger ?? silentLogger,
     requestTimeoutMs: options.requestTimeoutMs ?? 5_000, limitFor: (pool) => limits.get(pool) ?? defaultLimit, control,
