@@ -5,7 +5,7 @@
 import type { ExecutionContext } from 'ava';
 import { MAAS_VALIDATORS } from '../../src/adapters/store/object-apply.ts';
 import { spawn } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -32,6 +32,9 @@ import type { NatsServer } from './nats-server.ts';
 import { startNatsServer } from './nats-server.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+// The V8 flags of the installed command (its shebang: a larger young generation), which a spawn of
+// process.execPath would otherwise leave out: the nodes here run as a production node does.
+const BIN_FLAGS = (readFileSync(join(ROOT, 'bin/metalfleet.js'), 'utf8').split('\n', 1)[0] ?? '').split(/\s+/).filter((arg) => arg.startsWith('--'));
 
 // Node processes die with the test process, however it ends (a timeout kills it with a signal).
 const children = new Set<ChildProcess>();
@@ -144,6 +147,7 @@ export async function startCluster(options: ClusterOptions & Partial<OnNatsClust
 
   const startNode = async (name: string, extraArgs: readonly string[] = []): Promise<NodeProcess> => {
     const args = [
+      ...BIN_FLAGS,
       ...(process.env.CLUSTER_NODE_FLAGS ? process.env.CLUSTER_NODE_FLAGS.split(' ') : []),
       'bin/metalfleet.js', 'node', '--nats', natsUrls.join(','), '--name', name, '--fixture-url', fixture.url,
       '--secrets', secretFile, '--shards', String(shards), '--lease-ttl', String(leaseTtlMs),
