@@ -121,7 +121,7 @@ function timed<T>(what: string, fn: () => T): T {
 }
 
 test('fuzz manifests - validate and the apply pipeline answer every generated manifest, in bounded time and memory', async (t) => {
-  t.timeout(110_000);
+  t.timeout(300_000);
   t.log(replayHint(seed));
   const substrate = memorySubstrate();
   const store = await openLocalStore(substrate.transport);
@@ -171,7 +171,7 @@ test('fuzz manifests - validate and the apply pipeline answer every generated ma
 
 test('fuzz manifests - the validate command reports every generated file and returns', async (t) => {
   // Generous: 60 validate runs are CPU-bound, and on 2 cores the suite runs other files beside them.
-  t.timeout(110_000);
+  t.timeout(300_000);
   const dir = await mkdtemp(join(tmpdir(), 'mf-fuzz-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   let n = 0;
