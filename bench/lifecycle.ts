@@ -1,5 +1,6 @@
 // N hosts from creation to provisioned through the full lifecycle (register, inspect, prepare,
 // provision) with a zero-latency fixture and no capacity limit: the actor system's own cost.
+import { writeHeapSnapshot } from 'node:v8';
 import { createFixtureProvisioner } from '../src/adapters/fixture/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../src/machines/bmh/index.ts';
 import { eventLoopMonitor, gc, hosts, intFlag, prepareLocalBenchNode, until } from './support.ts';
@@ -14,6 +15,7 @@ export async function run(flags: Record<string, string>): Promise<object> {
   // KV writes the lifecycle costs (issue 29.5), counted from after the apply, as bench scale does.
   const kvBefore: Record<string, number> = substrate.memoryKv?.revisions() ?? {};
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const node = await start({
     name: 'bench-lifecycle',
     shardCount: 256,
@@ -25,6 +27,8 @@ export async function run(flags: Record<string, string>): Promise<object> {
   }, { provisioner });
   await until(node.stats, () => node.stats.count('provisioned') === count, 600_000);
   const seconds = (performance.now() - started) / 1000;
+  // CPU time beside wall time: on a shared machine the wall time says more about the neighbours.
+  const cpu = process.cpuUsage(cpuBefore);
   lag.stop();
   const kvAfter: Record<string, number> = substrate.memoryKv?.revisions() ?? {};
   const kvWritesByBucket = Object.fromEntries(Object.entries(kvAfter).map(([b, n]) => [b, n - (kvBefore[b] ?? 0)]));
@@ -32,10 +36,13 @@ export async function run(flags: Record<string, string>): Promise<object> {
   gc();
   const heap = process.memoryUsage().heapUsed - baseline;
   const alive = node.system.registry.size;
+  // --heap-snapshot FILE: the settled fleet's heap, to see where the bytes per host go (issue 29).
+  if (flags['heap-snapshot']) writeHeapSnapshot(flags['heap-snapshot']);
   await stop();
   return {
     hosts: count,
     seconds: round(seconds, 3),
+    cpuSeconds: round((cpu.user + cpu.system) / 1e6, 3),
     hostsPerSecond: Math.round(count / seconds),
     heapBytesPerHost: Math.round(heap / count),
     kvWritesPerHost: round(kvWrites / count, 2),
