@@ -55,7 +55,10 @@ function overflow(cell: ActorCell, msg: unknown): TellOutcome {
  * of every call that finished in the same instant.
  */
 export function tellNextIteration<M>(ref: ActorRef<M>, msg: M): void {
-  setImmediate(tell, ref, msg);
+  // A closure, not setImmediate's arguments: Node drops an immediate's callback once it ran but
+  // keeps its arguments, and a ran immediate stays linked to the others of its iteration, which
+  // nact's actors each keep one of. The message (a call's whole answer) lived as long as that.
+  setImmediate(() => tell(ref, msg));
 }
 
 /**
