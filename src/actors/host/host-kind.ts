@@ -7,9 +7,11 @@ import { callBackend } from './host-call.ts';
 import type { HostDeps } from './host.ts';
 import type { HostObserved, HostSnapshot, Transition } from './messages.ts';
 import { StatusWriter } from './status-writer.ts';
+import { sharedText } from './shared-text.ts';
 import { errorMessage } from '../../api/index.ts';
 
 const RECENT = 16;
+const NONE_WATCHED: ReadonlyArray<{ readonly key: string; readonly stop: () => void }> = [];
 
 type HostKind = MachineKind<BmhState, BmhEvent, BmhEffect, HostObserved, HostSnapshot | null, BareMetalHost, null>;
 type HostObservation = Observation<BmhEvent, BareMetalHost, null>;
@@ -21,7 +23,18 @@ const logics = new WeakMap<HostDeps['config'], BmhLogic>();
 export function hostKind(key: string, deps: HostDeps): HostKind {
   let logic = logics.get(deps.config);
   if (logic === undefined) logics.set(deps.config, (logic = bmhLogicFor(deps.config)));
-  return { actorKind: 'host', logic, adapter: (io) => new HostAdapter(key, deps, io) };
+  return new HostKindOf(key, deps, logic);
+}
+
+// One small object per host, its adapter built by a shared method rather than a closure per host.
+class HostKindOf implements HostKind {
+  readonly actorKind = 'host';
+
+  constructor(private readonly key: string, private readonly deps: HostDeps, readonly logic: BmhLogic) {}
+
+  adapter(io: MachineIO<BmhEvent>): HostAdapter {
+    return new HostAdapter(this.key, this.deps, io);
+  }
 }
 
 // A class, not closures: ten thousand hosts share its methods, each keeps only its own data.
@@ -31,8 +44,10 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
   private stateSince: number;
   // The Secrets this host hears of: the one it waits for, and its BMC credentials (a new version
   // is registered again, as BMO re-registers on every reconcile), each with how to stop hearing.
-  private readonly watched = new Map<string, () => void>();
-  private watching: readonly [string | null, string | null] = [null, null];
+  // At most two entries: a small array costs a host less than a Map's table (issue 29).
+  private watched: ReadonlyArray<{ readonly key: string; readonly stop: () => void }> = NONE_WATCHED;
+  private watchingFor: string | null = null;
+  private watchingCredentials: string | null = null;
 
   constructor(private readonly key: string, private readonly deps: HostDeps, private readonly io: MachineIO<BmhEvent>) {
     this.writer = new StatusWriter(key, deps.store, deps.log, deps.clock, deps.fence);
@@ -59,7 +74,7 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
         this.io.run(
           () => callBackend(host, args, deps.store, deps.provisioner, deps.config.missingCredentialsRetryMs, deps.fence, deps.leaseHeld),
           ({ result, credentials }): BmhEvent => ({ type: 'result', seq, result, jitter: deps.random(), ...(credentials ? { credentials } : {}) }),
-          GATED_OPERATIONS.has(args.op) ? this.gatedLane : undefined,
+          GATED_OPERATIONS.has(args.op) ? (answered) => gatedLane(this.io, answered.result) : undefined,
         );
         return;
       }
@@ -72,7 +87,7 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
         deps.store.patchAnnotations('BareMetalHost', key, { [effect.key]: null }, deps.fence).catch((err: unknown) => this.warn(`removing annotation ${effect.key} failed`, err));
         return;
       case 'event': {
-        this.recent.push({ at: deps.clock.now(), severity: effect.severity, reason: effect.reason, message: effect.message });
+        this.recent.push({ at: deps.clock.now(), severity: effect.severity, reason: effect.reason, message: sharedText(effect.message) });
         if (this.recent.length > RECENT) this.recent.shift();
         deps.store.recordEvent?.('BareMetalHost', key, effect.severity, effect.reason, effect.message).catch((err: unknown) => this.warn(`recording event ${effect.reason} failed`, err));
         const line = { host: key, reason: effect.reason };
@@ -83,15 +98,6 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
       }
     }
   }
-
-  // The machine frees the slot whenever a gated call finishes (done or failed; a property test
-  // holds it to that), so hand it back now rather than after this host's turn comes: the next
-  // waiter starts while this host is still queued, and this answer is read an iteration later.
-  private readonly gatedLane = ({ result }: { result: OpResult }): Lane => {
-    if (result.kind !== 'done' && result.kind !== 'failed' && result.kind !== 'waitForSecret') return 'mailbox';
-    this.io.slot?.release();
-    return 'nextIteration';
-  };
 
   slotClaim(state: BmhState): { pool: string; exempt: boolean } {
     const host = state.host;
@@ -147,8 +153,8 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
   }
 
   close(): void {
-    for (const stop of this.watched.values()) stop();
-    this.watched.clear();
+    for (const { stop } of this.watched) stop();
+    this.watched = NONE_WATCHED;
     this.writer.close();
   }
 
@@ -157,21 +163,23 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
     if (!secrets) return;
     const waiting = state.waitingForSecret?.key ?? null;
     const name = state.host.spec.bmc?.credentialsName;
-    const credentials = name && !state.gone ? `${state.host.metadata.namespace}/${name}` : null;
+    // Mostly one Secret for many hosts: kept as one string (the key of its subscription too).
+    const credentials = name && !state.gone ? sharedText(`${state.host.metadata.namespace}/${name}`) : null;
     // Every step passes here: nothing to do unless one of the two keys changed.
-    if (waiting === this.watching[0] && credentials === this.watching[1]) return;
-    this.watching = [waiting, credentials];
-    const wanted = new Set<string>();
-    if (waiting !== null) wanted.add(waiting);
-    if (credentials !== null) wanted.add(credentials);
-    for (const [key, stop] of this.watched) {
-      if (wanted.has(key)) continue;
-      stop();
-      this.watched.delete(key);
+    if (waiting === this.watchingFor && credentials === this.watchingCredentials) return;
+    this.watchingFor = waiting;
+    this.watchingCredentials = credentials;
+    const wanted = waiting === null || waiting === credentials ? [credentials] : [waiting, credentials];
+    const kept = [];
+    for (const entry of this.watched) {
+      if (wanted.includes(entry.key)) kept.push(entry);
+      else entry.stop();
     }
     for (const key of wanted) {
-      if (!this.watched.has(key)) this.watched.set(key, secrets.subscribe(key, (change) => this.io.tell({ type: 'secretChanged', key, change })));
+      if (key === null || kept.some((e) => e.key === key)) continue;
+      kept.push({ key, stop: secrets.subscribe(key, (change) => this.io.tell({ type: 'secretChanged', key, change })) });
     }
+    this.watched = kept.length === 0 ? NONE_WATCHED : kept;
   }
 
   // The actor builds the state from the host read (logic.initial); the wake-up is stepped on it.
@@ -188,4 +196,14 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
     const epoch = this.deps.fence?.epoch;
     this.deps.log.warn({ host: this.key, ...(moved ? { epoch } : {}), err: errorMessage(err) }, moved ? `${message}: shard moved` : message);
   }
+}
+
+// The machine frees the slot whenever a gated call finishes (done or failed; a property test
+// holds it to that), so hand it back now rather than after this host's turn comes: the next
+// waiter starts while this host is still queued, and this answer is read an iteration later.
+// Built per gated call (and dropped with it), not kept per host.
+function gatedLane(io: MachineIO<BmhEvent>, result: OpResult): Lane {
+  if (result.kind !== 'done' && result.kind !== 'failed' && result.kind !== 'waitForSecret') return 'mailbox';
+  io.slot?.release();
+  return 'nextIteration';
 }

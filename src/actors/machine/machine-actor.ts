@@ -1,5 +1,5 @@
 import type { SlotEvent } from '../../machines/logic.ts';
-import type { Behavior, Clock } from '../runtime/index.ts';
+import type { ActorContext, Behavior, Clock } from '../runtime/index.ts';
 import { tell } from '../runtime/index.ts';
 import type { ActorEffect, KindEffect, MachineKind, Observation } from './kind.ts';
 import type { Answer, ControlMsg, MachineMsg, Tick } from './messages.ts';
@@ -37,39 +37,57 @@ type Run = MachineRun<unknown, unknown, Effect, unknown, unknown>;
 //
 // A turn stays synchronous until a hook hands back a promise (a read of the store, an awaited
 // write): the hot path of a host (an answer, a notice) then costs the runtime no promise at all.
-// The helpers are module functions over the actor's state, so an actor costs four closures.
+// The helpers are module functions over the actor's state; the behavior is one small object per
+// actor whose methods are shared (issue 29: a closure per hook cost every host four closures,
+// their context, and under tsx a name dictionary each).
 export function machineBehavior<S, E, F extends Effect, W extends Effect, Snap>(
   key: string,
   kind: MachineKind<S, E, F, W, Snap>,
   deps: MachineActorDeps,
 ): MachineBehavior<S, E, F, W, Snap> {
+  return new MachineActorBehavior(key, kind, deps) as unknown as MachineBehavior<S, E, F, W, Snap>;
+}
+
+type AnyKind = MachineKind<unknown, unknown, Effect, Effect, unknown>;
+
+class MachineActorBehavior {
+  readonly kind: string;
   // Incarnations of this actor: every one after the first follows a crash.
-  let lives = 0;
-  return {
-    kind: kind.actorKind,
-    init: (ctx) => {
-      // A restart after a crash starts empty and re-reads the object from its store on the next
-      // message; the zero-delay tick makes sure there is one.
-      deps.clock.setTimeout(() => tell(ctx.self, TICK), 0);
-      const restarted = lives++ > 0;
-      return new MachineRun(key, kind, ctx.self as never, deps.clock, deps.slots, deps.changes).restoring(restarted);
-    },
-    receive: (s, msg) => receive(s as unknown as Run, msg as MachineMsg<Effect, unknown, unknown>) as never,
-    onStop: (s) => {
-      s.cancelTimer();
-      s.adapter.close?.();
-      // Stopped with the object gone: nothing runs at the backend for it any more. Stopped for any
-      // other reason (its shard moved, the node stops, a restart after a crash), its backend work
-      // may still run: the slot stays taken, for the next owner to adopt or to lapse (issue 19.1).
-      if (s.machine !== null && s.logic.isGone(s.machine)) s.slot?.release();
-      else s.slot?.abandon();
-    },
-    describe: (s) => {
-      if (s.machine === null) return { state: null };
-      const view = kind.logic.view(s.machine);
-      return { state: view.state, operationalStatus: view.operationalStatus, ...s.adapter.describe?.(s.machine) };
-    },
-  };
+  private lives = 0;
+
+  constructor(private readonly key: string, private readonly machineKind: AnyKind, private readonly deps: MachineActorDeps) {
+    this.kind = machineKind.actorKind;
+  }
+
+  init(ctx: ActorContext<unknown>): Run {
+    const { deps } = this;
+    // A restart after a crash starts empty and re-reads the object from its store on the next
+    // message; the zero-delay tick makes sure there is one.
+    deps.clock.setTimeout(() => tell(ctx.self, TICK), 0);
+    const restarted = this.lives++ > 0;
+    return new MachineRun(this.key, this.machineKind, ctx.self as never, deps.clock, deps.slots, deps.changes).restoring(restarted);
+  }
+
+  // Shared by every actor (the runtime may call them unbound): they read only the state.
+  readonly receive = receive;
+  readonly onStop = stopRun;
+  readonly describe = describeRun;
+}
+
+function stopRun(s: Run): void {
+  s.cancelTimer();
+  s.adapter.close?.();
+  // Stopped with the object gone: nothing runs at the backend for it any more. Stopped for any
+  // other reason (its shard moved, the node stops, a restart after a crash), its backend work
+  // may still run: the slot stays taken, for the next owner to adopt or to lapse (issue 19.1).
+  if (s.machine !== null && s.logic.isGone(s.machine)) s.slot?.release();
+  else s.slot?.abandon();
+}
+
+function describeRun(s: Run): Record<string, unknown> {
+  if (s.machine === null) return { state: null };
+  const view = s.logic.view(s.machine);
+  return { state: view.state, operationalStatus: view.operationalStatus, ...s.adapter.describe?.(s.machine) };
 }
 
 function receive(s: Run, msg: MachineMsg<Effect, unknown, unknown>): Run | Promise<Run> {
