@@ -1,5 +1,6 @@
 import type { BareMetalHost, BareMetalHostStatus, Condition, ProvisioningState } from '../../api/index.ts';
 import type { BackendHints } from './types.ts';
+import { k8sTime } from './stamps.ts';
 
 // status.conditions of a BareMetalHost as BMO's computeConditions sets them after each reconcile
 // (baremetalhost_controller.go; types and reasons from baremetalhost_types.go).
@@ -117,10 +118,6 @@ function bmhConditionValues(status: BareMetalHostStatus, hints: BackendHints, ha
   return { ...v, Healthy: healthy };
 }
 
-// Kubernetes' metav1.Time: RFC 3339 in whole seconds (what the API server stores and returns).
-function k8sTime(now: number): string {
-  return `${new Date(Math.floor(now / 1000) * 1000).toISOString().slice(0, 19)}Z`;
-}
 
 // Cluster API's default condition order: Available and Ready first, Paused and Deleting last,
 // everything else by type.

@@ -1,6 +1,7 @@
 import type { BareMetalHost, BareMetalHostStatus, ErrorType, OperationHistory, ProvisioningState, RootDeviceHints } from '../../api/index.ts';
 import { atLeastMinimumMs, errorBackoffMs, transientBackoffMs } from './backoff.ts';
 import { startedEvent } from './bmo-events.ts';
+import { isoStamp } from './stamps.ts';
 import { MachineTurn } from '../turn.ts';
 import type { BmhEffect, BmhState, CallArgs, GatedOperation, SlotState } from './types.ts';
 import { GATED_OPERATIONS } from './types.ts';
@@ -25,7 +26,7 @@ export class Turn extends MachineTurn<BmhState, BmhEffect, BareMetalHostStatus> 
 
   // BMO stamps lastUpdated on every status it saves.
   protected override written(): BareMetalHostStatus {
-    this.patchStatus({ lastUpdated: new Date(this.now).toISOString() });
+    this.patchStatus({ lastUpdated: isoStamp(this.now) });
     return this.status;
   }
 
@@ -55,7 +56,7 @@ export class Turn extends MachineTurn<BmhState, BmhEffect, BareMetalHostStatus> 
     if (prev === next) return;
     // An operation this actor starts is new work: it queues from now.
     this.s.resumed = false;
-    const stamp = new Date(this.now).toISOString();
+    const stamp = isoStamp(this.now);
     let history = this.status.operationHistory;
     const ended = HISTORY_OF[prev];
     if (ended) history = { ...history, [ended]: { ...history?.[ended], end: stamp } };
