@@ -1,6 +1,6 @@
 import test from 'ava';
 import { initialState, step, HOST_FINALIZER } from '../../src/machines/bmh/index.ts';
-import { atState, calls, done, grant, makeHost, observe, reply, T0, tick, types, withHost } from '../support/bmh.ts';
+import { atState, calls, done, grant, makeHost, observe, reply, settle, T0, tick, types, withHost } from '../support/bmh.ts';
 
 // reference/bmo.md §1.3, one test per row.
 
@@ -251,4 +251,16 @@ test('bmh - powering off before delete skips power-off when disabled, or after r
   t.is(tick(atState('powering off before delete', { deletionTimestamp: 'x', spec: { disablePowerOff: true } })).state.host.status.provisioning.state, 'deleting');
   const s0 = tick(atState('powering off before delete', { deletionTimestamp: 'x', status: { errorCount: 3 } }));
   t.is(reply(s0, { kind: 'failed', message: 'bmc down' }).state.host.status.provisioning.state, 'deleting');
+});
+
+test('bmh - leaving an operation\'s state stamps its end and keeps its start; one never started gets only the end', (t) => {
+  const T1 = T0 + 5_000;
+  const started = tick(initialState(makeHost()), T0);
+  const history = settle(started, () => done, T1).last.state.host.status.operationHistory;
+  t.deepEqual(history?.register, { start: new Date(T0).toISOString(), end: new Date(T1).toISOString() });
+  t.deepEqual(Object.keys(history?.register ?? {}), ['start', 'end']);
+  // A status from a store that never recorded the start (an older writer, a hand edit).
+  const unstamped = atState('inspecting', { status: { operationHistory: { inspect: { end: null } } } });
+  const left = settle(tick(unstamped, T0), () => done, T1).last.state.host.status.operationHistory;
+  t.deepEqual(left?.inspect, { end: new Date(T1).toISOString() });
 });

@@ -59,7 +59,13 @@ export class Turn extends MachineTurn<BmhState, BmhEffect, BareMetalHostStatus> 
     const stamp = isoStamp(this.now);
     let history = this.status.operationHistory;
     const ended = HISTORY_OF[prev];
-    if (ended) history = { ...history, [ended]: { ...history?.[ended], end: stamp } };
+    if (ended) {
+      // Two literals rather than a spread of the old entry: V8 gave every spread copy of this
+      // one-field object a map of its own once the copies' shape was in use (issue 29: three maps
+      // per host, each with its own descriptors).
+      const start = history?.[ended]?.start;
+      history = { ...history, [ended]: start === undefined ? { end: stamp } : { start, end: stamp } };
+    }
     const started = HISTORY_OF[next];
     if (started) history = { ...history, [started]: { start: stamp } };
     this.patchStatus({ operationHistory: history });
