@@ -69,7 +69,8 @@ export class KindRecords extends KindCache {
           continue;
         }
         const keep = verdict.kind === 'claim' ? verdict.fence : fence ? { epoch: fence.epoch, shard: fence.shard, holder: fence.holder } : seen;
-        const record: StatusRecord = compact({ uid, status, fence: keep });
+        // Built as a literal (no compact): every status record of every kind keeps one V8 shape.
+        const record: StatusRecord = keep === undefined ? (uid === undefined ? { status } : { uid, status }) : (uid === undefined ? { status, fence: keep } : { uid, status, fence: keep });
         const value = encodeKvRecord(record);
         checkValueSize(`the status of ${this.kind} ${shownKey(key)}`, value, this.o.maxValueBytes);
         const done = this.statusRecords.writing(key, value, record, false);
