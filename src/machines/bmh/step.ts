@@ -182,11 +182,18 @@ function handle(t: Turn): boolean {
     t.register();
     return false;
   }
-  if (t.s.needsAdopt) {
+  if (t.s.needsAdopt || adoptionFailed(t)) {
     t.call({ op: 'adopt', restartOnFailure: t.status.errorType === 'provisioned registration error' });
     return false;
   }
   return HANDLERS[state](t);
+}
+
+// BMO's actionManageSteadyState adopts on every pass, with restartOnFailure while status says the
+// last adoption failed: the error in status is what keeps retrying it, so a host taken over with
+// it (a restart, a new owner) retries too, rather than showing the error forever.
+function adoptionFailed(t: Turn): boolean {
+  return t.status.errorType === 'provisioned registration error' && (t.state === 'provisioned' || t.state === 'externally provisioned');
 }
 
 // Returns true when detachment owns this step (a detach call, or a detached host at rest).

@@ -25,7 +25,8 @@ export async function adopt(ctx: StepContext, host: HostData, restartOnFailure: 
     case 'adopting':
       return continuing(ctx.polls.shortMs);
     case 'adopt failed':
-      if (!restartOnFailure) return failed(`adoption failed: ${nodeReason(node)}`);
+      // BMO's words (its errorMessage for a provisioned registration error), with Ironic's reason.
+      if (!restartOnFailure) return failed(`Host adoption failed: ${nodeReason(node)}`);
       await ctx.client.setProvisionState(node.uuid, 'adopt');
       return continuing(ctx.polls.shortMs);
     case 'active':

@@ -59,10 +59,12 @@ export async function hardwareState(ctx: StepContext, host: HostData): Promise<O
 }
 
 // Active is deployed; a node back in manageable (a re-created node, a restored database) is
-// what BMO's Adopt takes over; anything else is on its way somewhere and says nothing.
+// what BMO's Adopt takes over, and so is one whose adoption is running or failed (BMO's Adopt on
+// every steady-state pass is what turns "adopt failed" into a provisioned registration error);
+// anything else is on its way somewhere and says nothing.
 function deployedOf(state: string): boolean | undefined {
   if (state === 'active') return true;
-  if (state === 'manageable') return false;
+  if (state === 'manageable' || state === 'adopting' || state === 'adopt failed') return false;
   return undefined;
 }
 
