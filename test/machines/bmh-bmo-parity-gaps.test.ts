@@ -55,3 +55,21 @@ test('BMO TestErrorCountIncreasedOnActionFailure externally-provisioned-adopt-fa
   t.true(events(failed.effects).includes('ProvisionedRegistrationError'));
 });
 
+// ---- leaving registering --------------------------------------------------------------------
+
+for (const [scenario, spec, next] of [
+  ['registering-to-inspecting', {}, 'inspecting'],
+  ['registering-to-preparing', { inspectionMode: 'disabled' }, 'preparing'],
+  ['registering-to-externally-provisioned', { externallyProvisioned: true }, 'externally provisioned'],
+] as const) {
+  test(`BMO TestErrorCountClearedOnStateTransition ${scenario}: leaving registering clears errorCount (BMO's clearError keeps it; handleRegistering zeroes it)`, (t) => {
+    // Credentials already validated (goodCredentials matches), no errorType: nothing but the
+    // state handler clears the count BMO's earlier attempts left.
+    const base = atState('registering', { spec, status: { errorCount: 1, goodCredentials: recorded('worker-0-bmc', '1'), triedCredentials: recorded('worker-0-bmc', '1') } });
+    const registered = answer(tick(base), done, creds('worker-0-bmc', '1'));
+    const left = registered.effects.some((e) => e.type === 'requestSlot') ? grant(registered.state) : registered;
+    t.is(left.state.host.status.provisioning.state, next);
+    t.is(left.state.host.status.errorCount, 0);
+  });
+}
+

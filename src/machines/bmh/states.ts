@@ -126,6 +126,9 @@ function register(t: Turn): boolean {
  */
 export function afterRegistration(t: Turn): boolean {
   const { spec } = t.host;
+  // BMO's handleRegistering starts every next state with a fresh count: its clearError keeps
+  // errorCount, so a count left from failed attempts (or another error type) ends here.
+  if (t.status.errorCount !== 0) t.patchStatus({ errorCount: 0 });
   if (spec.externallyProvisioned) {
     t.releaseSlot();
     // Already running an OS: the backend must take it over as deployed, never deploy it.
