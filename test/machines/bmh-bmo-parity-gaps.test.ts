@@ -73,3 +73,34 @@ for (const [scenario, spec, next] of [
   });
 }
 
+// ---- another credentials Secret -------------------------------------------------------------
+
+test('BMO ensureRegistered (GoodCredentials.Match): pointing spec.bmc.credentialsName at another Secret registers the provisioned host again with it, which stays provisioned', (t) => {
+  const base = atState('provisioned', { status: { poweredOn: true, provisioning: { state: 'provisioned', ID: 'node-1', image }, goodCredentials: recorded('worker-0-bmc', '1'), triedCredentials: recorded('worker-0-bmc', '1') } });
+  const moved = observe(base, withHost(base, (h) => ({ ...h, metadata: { ...h.metadata, generation: 2 }, spec: { ...h.spec, bmc: { ...h.spec.bmc!, credentialsName: 'worker-0-bmc-rotated' } } })));
+  t.deepEqual(calls(moved.effects), [{ op: 'register', restartOnFailure: false, credentialsChanged: false }]);
+  const registered = answer(moved, done, creds('worker-0-bmc-rotated', '7'));
+  t.deepEqual(registered.state.host.status.goodCredentials, recorded('worker-0-bmc-rotated', '7'));
+  t.deepEqual(registered.state.host.status.triedCredentials, recorded('worker-0-bmc-rotated', '7'));
+  t.true(events(registered.effects).includes('BMCAccessValidated'));
+  const { last, all } = settle(registered);
+  t.is(last.state.host.status.provisioning.state, 'provisioned');
+  t.false(all.some((e) => e.type === 'call' && (e.args.op === 'register' || e.args.op === 'deprovision' || e.args.op === 'provision')), 'registered once, nothing redeployed');
+});
+
+test('BMO TestErrorClean clean-after-creds-change: an available host with an inspection error registers with the new Secret and the error clears', (t) => {
+  const base = atState('available', { status: { operationalStatus: 'error', errorType: 'inspection error', errorMessage: 'some error', errorCount: 1, goodCredentials: recorded('worker-0-bmc', '1'), triedCredentials: recorded('worker-0-bmc', '1') } });
+  const moved = observe(base, withHost(base, (h) => ({ ...h, spec: { ...h.spec, bmc: { ...h.spec.bmc!, credentialsName: 'new-creds' } } })), T0 + 1_000);
+  t.deepEqual(calls(moved.effects).map((c) => c.op), ['register']);
+  const registered = answer(moved, done, creds('new-creds', '3'), T0 + 1_000);
+  t.is(registered.state.host.status.errorType, '');
+  t.is(registered.state.host.status.operationalStatus, 'OK');
+  t.is(registered.state.host.status.errorMessage, '');
+});
+
+test('BMO ensureRegistered: a host taken over whose goodCredentials name another Secret than its spec registers once; one whose Secret matches does not', (t) => {
+  const stale = atState('provisioned', { status: { poweredOn: true, provisioning: { state: 'provisioned', ID: 'node-1', image }, goodCredentials: recorded('old-bmc', '4') } });
+  t.deepEqual(calls(tick(stale).effects).map((c) => c.op), ['register']);
+  const current = atState('provisioned', { status: { poweredOn: true, provisioning: { state: 'provisioned', ID: 'node-1', image }, goodCredentials: recorded('worker-0-bmc', '4') } });
+  t.deepEqual(calls(tick({ ...current, powerCheckAt: null }).effects).map((c) => c.op), ['hardwareState']);
+});

@@ -178,6 +178,7 @@ function handle(t: Turn): boolean {
   ensureFinalizer(t);
   const state = t.state;
   if (handleDetach(t)) return false;
+  if (!t.s.needsRegistration && REGISTERS_AGAIN.has(state) && credentialsMoved(t)) t.s.needsRegistration = true;
   if (t.s.needsRegistration && state !== '' && state !== 'unmanaged' && state !== 'registering') {
     t.register();
     return false;
@@ -187,6 +188,17 @@ function handle(t: Turn): boolean {
     return false;
   }
   return HANDLERS[state](t);
+}
+
+// BMO's ensureRegistered registers again whenever goodCredentials does not match the Secret the
+// spec names: pointing spec.bmc.credentialsName at another Secret (live, or while no controller
+// ran) sends the new credentials to the backend. A version change within the same Secret comes
+// as secretChanged; a host that never validated any credentials has nothing to compare.
+function credentialsMoved(t: Turn): boolean {
+  const name = t.host.spec.bmc?.credentialsName;
+  const good = t.status.goodCredentials?.credentials;
+  if (!name || !good) return false;
+  return good.name !== name || good.namespace !== t.host.metadata.namespace;
 }
 
 // BMO's actionManageSteadyState adopts on every pass, with restartOnFailure while status says the
