@@ -138,7 +138,7 @@ test('manifest limits - validate names a file over the limit and the document ov
     await writeFile(doc, `${host('small')}${host('huge', { description: 'x'.repeat(MAX_DOCUMENT_BYTES) })}`);
     const err: string[] = [];
     const summary = await runValidate([big, doc], [], { out: (l) => err.push(l), err: (l) => err.push(l) });
-    t.deepEqual(summary, { checked: 1, invalid: 0, unreadable: 2 });
+    t.deepEqual(summary, { checked: 1, invalid: 0, unreadable: 2, unmatched: 0 });
     t.is(err[0], `error: ${big}: is 64 MiB (67108865 bytes); a manifest file may be at most 64 MiB (67108864 bytes): split it into several files`);
     t.regex(err[1] ?? '', new RegExp(`^error: ${doc.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+: document 2: the document is 1 MiB of YAML`));
   } finally {

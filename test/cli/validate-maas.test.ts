@@ -44,7 +44,13 @@ test('cli validate maas - --old rejects changes to immutable fields of the same 
     'MaasMachineTemplate/c1-control-plane: spec.template.spec.minCPU: maas machine template min cpu count change is not allowed, old=4, new=8',
     'MaasMachine/c1-control-plane-x7k2p: spec.minMemory: maas machine min memory change is not allowed, old=8192 MB, new=16384 MB',
   ]);
-  t.deepEqual(lines(r.stderr), ['5 objects checked, 3 invalid']);
+  // The decoys (same name in another namespace, same name and namespace as another kind) pair
+  // with nothing, and say so rather than vanish (issue 31.4).
+  t.deepEqual(lines(r.stderr), [
+    `error: ${MAAS}/old.yaml:44: --old MaasMachine/w-0 in namespace other matches no object checked (by kind, namespace and name, or generateName); its update rules were not applied`,
+    `error: ${MAAS}/old.yaml:55: --old MaasMachine/mt-worker in namespace lab matches no object checked (by kind, namespace and name, or generateName); its update rules were not applied`,
+    '5 objects checked, 3 invalid, 2 --old unmatched',
+  ]);
 });
 
 test('cli validate maas - without --old the same objects are valid creates', async (t) => {

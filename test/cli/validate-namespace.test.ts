@@ -96,3 +96,43 @@ test('validate -n - the namespace must be a DNS-1123 label; --namespace is the l
   t.is(good.code, 0, good.stdout + good.stderr);
   t.deepEqual(lines(good.stderr), ['1 object checked, 0 invalid']);
 });
+
+// ---- --old: generateName pairs, and an old object that matches nothing (issue 31.4) -----------
+
+test('validate --old - objects named only by generateName pair by kind, namespace and generateName, in order, and get the update rules', async (t) => {
+  const gen = (mac: string, address = 'redfish-virtualmedia://192.0.2.10/redfish/v1/Systems/1') => hostYaml('  generateName: worker-\n  namespace: prod').replace('52:54:00:aa:bb:cc', mac).replace('redfish-virtualmedia://192.0.2.10/redfish/v1/Systems/1', address);
+  const f = files(t, {
+    'new.yaml': `${gen('52:54:00:aa:bb:01')}---\n${gen('52:54:00:aa:bb:02', 'redfish-virtualmedia://192.0.2.99/redfish/v1/Systems/1')}`,
+    'old.yaml': `${gen('52:54:00:aa:bb:01')}---\n${gen('52:54:00:aa:bb:02')}`,
+  });
+  const r = await validate([f['new.yaml']!], undefined, [f['old.yaml']!]);
+  // The first pairs with the first (unchanged); the second with the second (its BMC address moved).
+  t.is(r.out.length, 1, r.out.join('\n'));
+  t.regex(r.out[0]!, /^BareMetalHost\/\(generateName "worker-", .*new\.yaml:\d+\): spec\.bmc\.address: BMC address can not be changed/);
+  t.is(r.summary.unmatched, 0);
+  t.is(r.summary.invalid, 1);
+  // Another namespace or another generateName is another object: a create, and the old ones are left over.
+  const other = files(t, { 'new.yaml': hostYaml('  generateName: worker-\n  namespace: staging').replace('52:54:00:aa:bb:cc', '52:54:00:aa:bb:09') });
+  const apart = await validate([other['new.yaml']!], undefined, [f['old.yaml']!]);
+  t.deepEqual(apart.out, []);
+  t.is(apart.summary.unmatched, 2);
+});
+
+test('validate --old - an old object that matches nothing is reported by name, file and line and fails the run, not dropped', async (t) => {
+  const f = files(t, {
+    'new.yaml': hostYaml('  name: worker-0\n  namespace: prod'),
+    'old.yaml': `${hostYaml('  name: worker-0\n  namespace: prod')}---\n${hostYaml('  name: wroker-1\n  namespace: prod')}`,
+  });
+  const secondLine = hostYaml('  name: worker-0\n  namespace: prod').split('\n').length + 1;
+  const r = await validate([f['new.yaml']!], undefined, [f['old.yaml']!]);
+  t.deepEqual(r.out, []);
+  t.deepEqual(r.summary, { checked: 1, invalid: 0, unreadable: 0, unmatched: 1 });
+  t.deepEqual(r.err, [
+    `error: ${f['old.yaml']}:${secondLine}: --old BareMetalHost/wroker-1 in namespace prod matches no object checked (by kind, namespace and name, or generateName); its update rules were not applied`,
+    '1 object checked, 0 invalid, 1 --old unmatched',
+  ]);
+  const rel = (p: string) => relative(ROOT, p);
+  const cli = await metalfleet('validate', rel(f['new.yaml']!), '--old', rel(f['old.yaml']!));
+  t.is(cli.code, 1, cli.stdout + cli.stderr);
+  t.regex(cli.stderr, /--old BareMetalHost\/wroker-1 in namespace prod matches no object checked/);
+});

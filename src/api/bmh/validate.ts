@@ -35,11 +35,12 @@ function structuralErrors(obj: unknown): { errors: FieldError[]; codes: Map<stri
 /**
  * Validates a BareMetalHost as BMO's webhook would on create, or on update when `old` (the stored
  * version) is given. Returns [] when the host is valid. A host with a generateName and no name is
- * a create, checked as the API server checks it once it has named it.
+ * checked as the API server checks it once it has named it.
  */
 export function validateBareMetalHost(obj: unknown, old?: unknown, opts: RuleOptions = {}): FieldError[] {
-  // Named only by generateName: a create, checked under the name the store will give it.
-  if (old === undefined && pendingGenerateName(obj) !== null) return checkAsCreated(obj, (named) => validateBareMetalHost(named, undefined, opts));
+  // Named only by generateName: checked under the name the store will give it, as a create, or
+  // (validate --old pairs by generateName) as an update of the stored version given.
+  if (pendingGenerateName(obj) !== null) return checkAsCreated(obj, (named) => validateBareMetalHost(named, old, opts));
   // Too big to store: nothing else is worth checking (and the rules need not walk it).
   const size = objectSizeErrors(obj);
   if (size.length > 0) return size;

@@ -48,6 +48,7 @@ export function validateObject(obj: unknown, old?: unknown, opts: ValidateOption
   const kind = obj !== null && typeof obj === 'object' ? validatedKindOf(obj) : null;
   if (kind === null) return null;
   const check = (o: unknown): FieldError[] => VALIDATORS[kind](o, old, opts);
-  // A create named by generateName is checked under the name it will get.
-  return { kind, errors: old === undefined ? checkAsCreated(obj, check) : check(obj) };
+  // An object named by generateName is checked under the name it will get (a create, or the
+  // update of the stored version validate --old paired with it by generateName).
+  return { kind, errors: checkAsCreated(obj, check) };
 }

@@ -9,12 +9,14 @@ import { CliError } from '../cli-error.ts';
 import { readEnv } from '../config.ts';
 import { terminalText } from '../terminal-text.ts';
 import { addPluginFlags, declaredBmcSchemes } from '../provisioners.ts';
+import { OldVersions } from './validate-old.ts';
 
 // `metalfleet validate FILE... [--old FILE] [-n NAMESPACE]`: the admission rules of the
 // BareMetalHost webhook and of CAPMAAS's MaasCluster, MaasMachine and MaasMachineTemplate, run on
 // manifests before they are applied. Errors go to stdout, one per line, so they can be grepped or
 // diffed; notes and the summary go to stderr. With -n, objects that name no namespace are checked
-// as if applied there (kubectl's -n); an object named only by generateName is checked as a create.
+// as if applied there (kubectl's -n); an object named only by generateName is checked as a create
+// unless an --old object of the same kind, namespace and generateName pairs with it.
 
 type Output = { out: (line: string) => void; err: (line: string) => void };
 
@@ -29,34 +31,28 @@ async function readDocuments(file: string, io: Output): Promise<Iterable<Manifes
   return manifestDocuments(read.text, file);
 }
 
-// An update is matched to its stored version by kind, namespace and name; without a name (a
-// generateName, or an error) it is a create.
-function objectKey(kind: string, doc: ManifestDocument): string | null {
-  return doc.name ? `${kind}/${doc.namespace}/${doc.name}` : null;
-}
-
 function label(doc: ManifestDocument): string {
   const generate = pendingGenerateName(doc.object);
   if (doc.name === undefined && generate !== null) return `${doc.kind ?? 'object'}/(generateName ${JSON.stringify(generate)}, ${doc.file}:${doc.line})`;
   return `${doc.kind ?? 'object'}/${doc.name ?? `(unnamed, ${doc.file}:${doc.line})`}`;
 }
 
-export type ValidateSummary = { checked: number; invalid: number; unreadable: number };
+// unmatched: --old objects no checked object matched (their update rules were not applied).
+export type ValidateSummary = { checked: number; invalid: number; unreadable: number; unmatched: number };
 
 /**
  * Checks every document of `files`; with `namespace`, those that name none (in `oldFiles` too) as
  * if applied there.
  */
 export async function runValidate(files: readonly string[], oldFiles: readonly string[], io: Output, rules: ValidateOptions = {}, namespace?: string): Promise<ValidateSummary> {
-  const summary: ValidateSummary = { checked: 0, invalid: 0, unreadable: 0 };
+  const summary: ValidateSummary = { checked: 0, invalid: 0, unreadable: 0, unmatched: 0 };
   const place = (doc: ManifestDocument): ManifestDocument => (namespace === undefined ? doc : placedIn(doc, namespace));
 
-  const previous = new Map<string, unknown>();
+  const previous = new OldVersions();
   for await (const read of readableDocuments(oldFiles, io, summary)) {
     const doc = place(read);
     const kind = validatedKindOf(doc);
-    const key = kind === null ? null : objectKey(kind, doc);
-    if (key !== null) previous.set(key, doc.object);
+    if (kind !== null) previous.add(kind, doc);
   }
 
   for await (const read of readableDocuments(files, io, summary)) {
@@ -67,8 +63,7 @@ export async function runValidate(files: readonly string[], oldFiles: readonly s
       continue;
     }
     const kind = validatedKindOf(doc);
-    const key = kind === null ? null : objectKey(kind, doc);
-    const result = kind === null ? null : validateObject(doc.object, key === null ? undefined : previous.get(key), rules);
+    const result = kind === null ? null : validateObject(doc.object, previous.take(kind, doc), rules);
     if (result === null) {
       const meant = misspelledKind(doc.kind);
       if (meant !== null) {
@@ -86,8 +81,14 @@ export async function runValidate(files: readonly string[], oldFiles: readonly s
     for (const e of result.errors) io.out(`${label(doc)}: ${e.path}: ${e.reason}`);
   }
 
+  for (const old of previous.unmatched()) {
+    summary.unmatched++;
+    io.err(`error: ${old.file}:${old.line}: --old ${old.description} matches no object checked (by kind, namespace and name, or generateName); its update rules were not applied`);
+  }
+
   const unreadable = summary.unreadable > 0 ? `, ${summary.unreadable} unreadable` : '';
-  io.err(`${summary.checked} object${summary.checked === 1 ? '' : 's'} checked, ${summary.invalid} invalid${unreadable}`);
+  const unmatched = summary.unmatched > 0 ? `, ${summary.unmatched} --old unmatched` : '';
+  io.err(`${summary.checked} object${summary.checked === 1 ? '' : 's'} checked, ${summary.invalid} invalid${unreadable}${unmatched}`);
   return summary;
 }
 
@@ -96,7 +97,7 @@ export function register(program: Command): void {
     .command('validate')
     .description(descriptionOf('validate'))
     .argument('<files...>', 'YAML manifests, multi-document allowed')
-    .option('--old <file>', 'stored versions of the objects: apply the update rules to those of the same kind, namespace and name (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--old <file>', 'stored versions of the objects: apply the update rules to those of the same kind, namespace and name (or generateName); one that matches nothing is an error (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('-n, --namespace <namespace>', 'check objects that name no namespace as if applied in this one (as kubectl -n); others keep theirs');
   addPluginFlags(validate)
     .action(async (files: string[], opts: { old: string[]; namespace?: string; plugin?: string[]; pluginDir?: string }) => {
@@ -107,7 +108,7 @@ export function register(program: Command): void {
       const err = (line: string): void => void process.stderr.write(`${terminalText(line)}\n`);
       const schemes = await declaredBmcSchemes({ flags: opts, ...(env.METALFLEET_PLUGIN_DIR ? { pluginDir: env.METALFLEET_PLUGIN_DIR } : {}), cwd: process.cwd(), warn: err });
       const summary = await runValidate(files, opts.old, { out: (line) => process.stdout.write(`${terminalText(line)}\n`), err }, { pluginBmcSchemes: new Set(schemes) }, opts.namespace);
-      if (summary.invalid > 0 || summary.unreadable > 0) process.exitCode = 1;
+      if (summary.invalid > 0 || summary.unreadable > 0 || summary.unmatched > 0) process.exitCode = 1;
     });
 }
 
