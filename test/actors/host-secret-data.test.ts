@@ -3,10 +3,11 @@
 import test from 'ava';
 import { openLocalStore } from '../../src/adapters/store/index.ts';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
-import { callProvisioner } from '../../src/actors/host/host-call.ts';
+import { callBackend, callProvisioner } from '../../src/actors/host/host-call.ts';
 import { BareMetalHost } from '../../src/api/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import type { CallArgs } from '../../src/machines/bmh/index.ts';
+import type { HostData, Provisioner } from '../../src/ports/index.ts';
 import { bmh, secret } from '../support/node.ts';
 
 async function setUp(objects: unknown[]) {
@@ -60,4 +61,27 @@ test('host call - missing BMC credentials are a wait for their Secret, looked at
   const result = await callProvisioner(host, { op: 'register', restartOnFailure: false, credentialsChanged: false }, store, fixture, 10_000, undefined);
   t.deepEqual(result, { kind: 'waitForSecret', secret: 'lab/late', field: 'spec.bmc.credentialsName', message: 'BMC credentials Secret lab/late not found', retryAfterMs: 10_000 });
   t.is(fixture.totals().register, 0);
+});
+
+test('host call - a register after spec.bmc.credentialsName moved to another Secret sends that Secret\'s credentials as changed, and says which it used (issue 31.4)', async (t) => {
+  const { store, fixture } = await setUp([secret(), secret('bmc-rotated', 'lab', { username: 'root', password: 'rotated-pw' })]);
+  const parsed = BareMetalHost.parse(bmh('h1', { credentialsName: 'bmc-rotated' }));
+  // Status still records the Secret the host registered with before the spec moved.
+  const host: BareMetalHost = { ...parsed, status: { operationalStatus: 'OK', errorMessage: '', errorCount: 0, poweredOn: true, provisioningFailCount: 0, provisioning: { state: 'provisioned', ID: 'node-1' }, goodCredentials: { credentials: { name: 'bmc', namespace: 'lab' }, credentialsVersion: '1' }, triedCredentials: { credentials: { name: 'bmc', namespace: 'lab' }, credentialsVersion: '1' } } };
+  const seen: Array<{ data: HostData; args: CallArgs }> = [];
+  const spy = new Proxy(fixture, {
+    get(target, prop, receiver) {
+      if (prop !== 'register') return Reflect.get(target, prop, receiver) as unknown;
+      return (data: HostData, args: Extract<CallArgs, { op: 'register' }>) => {
+        seen.push({ data, args });
+        return target.register(data, args);
+      };
+    },
+  }) as Provisioner;
+  const outcome = await callBackend(host, { op: 'register', restartOnFailure: false, credentialsChanged: false }, store, spy, 10_000, undefined);
+  t.is(outcome.result.kind, 'done');
+  t.like(outcome.credentials, { name: 'bmc-rotated', namespace: 'lab' });
+  t.is(seen.length, 1);
+  t.true(seen[0]!.args.op === 'register' && seen[0]!.args.credentialsChanged);
+  t.deepEqual(seen[0]!.data.credentials, { username: 'root', password: 'rotated-pw' });
 });
