@@ -36,3 +36,23 @@ test.serial('credentials rotation - a new Secret version updates a provisioned n
   t.false(snap?.recent.some((e) => /Deprovisioning/.test(e.reason)) ?? true);
   t.false(JSON.stringify(after).includes('rotation-password'), 'status never holds the password');
 });
+
+// Issue 31.4: BMO's ensureRegistered compares goodCredentials with the Secret the spec names, so
+// pointing spec.bmc.credentialsName at another Secret registers the host again with it.
+test.serial('credentials rotation - spec.bmc.credentialsName pointed at another Secret updates a provisioned node\'s driver_info and records that Secret as good; the host stays provisioned', async (t) => {
+  t.true((await it.store.applyObjects([ironicHost('rot-2')])).ok);
+  await waitUntil(async () => (await status('rot-2'))?.provisioning.state === 'provisioned', 60_000, 'provisioned');
+  t.is((await status('rot-2'))?.goodCredentials?.credentials?.name, 'bmc');
+  const other = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bmc-other', namespace: 'lab' }, stringData: { username: 'other-user', password: 'other-rotation-password' } };
+  const host = ironicHost('rot-2') as { spec: { bmc: { credentialsName: string } } };
+  host.spec.bmc.credentialsName = 'bmc-other';
+  t.true((await it.store.applyObjects([other, host])).ok);
+  await waitUntil(async () => (await status('rot-2'))?.goodCredentials?.credentials?.name === 'bmc-other', 30_000, 'the other Secret validated');
+  const node = await it.client.getNode('lab~rot-2');
+  t.is(node?.driver_info?.['redfish_username'], 'other-user');
+  t.is(node?.provision_state, 'active', 'still deployed');
+  const after = await status('rot-2');
+  t.is(after?.provisioning.state, 'provisioned');
+  t.is(after?.triedCredentials?.credentials?.name, 'bmc-other');
+  t.false(JSON.stringify(after).includes('rotation-password'), 'status never holds the password');
+});
