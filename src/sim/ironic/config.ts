@@ -1,8 +1,13 @@
 import type { StartIronicOptions } from './options.ts';
+import { ironicFeatures } from './features.ts';
+import type { IronicRelease } from './version.ts';
 
 // ironic.conf for a private Ironic: noauth, SQLite, API and conductor in one process
-// (reference/ironic-standalone.md), every path inside its own folder.
-export function ironicConfig(dir: string, port: number, o: StartIronicOptions): string {
+// (reference/ironic-standalone.md), every path inside its own folder. A pure function of the
+// release it is for: what metalfleet asks a newer Ironic for must be enabled there, and what 21.4
+// does not know must never be named (it refuses to start on an unknown interface).
+export function ironicConfig(dir: string, port: number, o: StartIronicOptions, release: IronicRelease): string {
+  const f = ironicFeatures(release);
   const httpRoot = o.bootServer?.root ?? `${dir}/httpboot`;
   const delays = Object.entries(o.fakeDelays ?? {}).map(([k, v]) => `${k}_delay = ${Array.isArray(v) ? v.join(',') : String(v)}`);
   return `[DEFAULT]
@@ -21,8 +26,8 @@ enabled_boot_interfaces = fake,ipxe,pxe,redfish-virtual-media
 # Deploying with them needs an agent: the virtual datacenter's, or none on fake-hardware (ramdisk
 # even fails validation with the fake boot interface), so fake nodes that are to reach active keep fake.
 enabled_deploy_interfaces = fake,direct,ramdisk,custom-agent
-enabled_inspect_interfaces = fake,redfish,no-inspect
-enabled_management_interfaces = fake,redfish
+enabled_inspect_interfaces = fake,redfish,${f.agentInspect ? 'agent,' : ''}no-inspect
+${f.redfishFirmware ? '# metalfleet sends firmware_interface=redfish from API 1.86; the default list is no-firmware.\nenabled_firmware_interfaces = fake,redfish,no-firmware\n' : ''}enabled_management_interfaces = fake,redfish
 enabled_power_interfaces = fake,redfish
 enabled_vendor_interfaces = fake,redfish,no-vendor
 enabled_bios_interfaces = fake,redfish,no-bios
@@ -68,7 +73,7 @@ post_deploy_get_power_state_retries = 2
 post_deploy_get_power_state_retry_interval = 1
 # The default, /var/log/ironic/deploy, is not writable by a private Ironic.
 deploy_logs_local_path = ${dir}/deploy-logs
-[redfish]
+${f.requireTlsByDefault ? '# The simulated agents call back over plain http, refused on every heartbeat by default since 26.0.\nrequire_tls = false\n' : ''}[redfish]
 # Virtual media images are published under http_root and served from http_url, not Swift.
 use_swift = false
 [oslo_concurrency]

@@ -3,3 +3,8 @@
 export { ironicInstalled, startIronic } from './local-ironic.ts';
 export { freePort } from './ports.ts';
 export type { FakeDelayKind, IronicServer, StartIronicOptions } from './options.ts';
+export { ironicConfig } from './config.ts';
+export { ironicFeatures } from './features.ts';
+export { installedIronicRelease, parseIronicRelease, IRONIC_21_4 } from './version.ts';
+export type { IronicFeatures } from './features.ts';
+export type { IronicRelease } from './version.ts';

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ironicConfig } from './config.ts';
 import type { IronicServer, StartIronicOptions } from './options.ts';
 import { freePort, listenersOn, portAnswers } from './ports.ts';
+import { installedIronicRelease } from './version.ts';
 
 class PortTaken extends Error {
   constructor(port: number) {
@@ -76,6 +77,8 @@ export async function startIronic(opts: StartIronicOptions = {}): Promise<Ironic
   if (!ironicInstalled()) {
     throw new Error('startIronic: ironic and ironic-dbsync are not on PATH; run `bash scripts/ironic-install.sh` as root (it installs the Debian packages ironic-api and ironic-conductor)');
   }
+  // Read before the folder exists: the configuration written below follows it.
+  const release = await installedIronicRelease();
   const dir = await mkdtemp(join(tmpdir(), 'metalfleet-ironic-'));
   await Promise.all(['locks', 'tmp', 'httpboot', 'tftpboot', 'images', 'master_images', 'deploy-logs'].map((d) => mkdir(join(dir, d), { recursive: true })));
   const confPath = join(dir, 'ironic.conf');
@@ -179,13 +182,13 @@ export async function startIronic(opts: StartIronicOptions = {}): Promise<Ironic
         if (!taken || opts.port !== undefined || attempt >= 5) throw err;
         await kill();
         port = await freePort();
-        await writeFile(confPath, ironicConfig(dir, port, opts));
+        await writeFile(confPath, ironicConfig(dir, port, opts, release));
       }
     }
   }
 
   try {
-    await writeFile(confPath, ironicConfig(dir, port, opts));
+    await writeFile(confPath, ironicConfig(dir, port, opts, release));
     await createSchema();
     await launchWithPortRetry();
   } catch (err) {
@@ -203,6 +206,7 @@ export async function startIronic(opts: StartIronicOptions = {}): Promise<Ironic
       return port;
     },
     dir,
+    release,
     logTail,
     async stop() {
       if (stopped) return;

@@ -1,3 +1,4 @@
+import type { IronicRelease } from './version.ts';
 // What a local Ironic process is started with, and the handle it is driven through.
 export interface IronicServer {
   /** http://127.0.0.1:PORT (no /v1). */
@@ -5,6 +6,8 @@ export interface IronicServer {
   readonly port: number;
   /** The private folder: ironic.conf, ironic.db, ironic.log. Removed by stop(). */
   readonly dir: string;
+  /** The installed Ironic's release, which its configuration followed. */
+  readonly release: IronicRelease;
   stop(): Promise<void>;
   /** "Ironic lost its database": stop, delete the DB, create the schema, start on the same port. */
   restartEmpty(): Promise<void>;
