@@ -1,13 +1,20 @@
 // A booted deploy ramdisk: it listens on its own port, looks its node up by MAC until Ironic
 // knows it (lookup only answers in deploy/clean/inspect/rescue wait states), then heartbeats with
 // its callback URL and runs what the conductor asks. standby.power_off ends it, as does stop().
+// Booted for agent inspection (an inspection callback URL), it first posts its inventory to
+// Ironic's /v1/continue_inspection, whose answer replaces the lookup. A refused call is reported
+// and retried later and later (backoff.ts), never silently every few hundred milliseconds.
 import { commandTable } from './commands.ts';
 import type { CommandResult } from './command-log.ts';
 import { CommandLog } from './command-log.ts';
+import { describeRefusal, RefusalBackoff } from './backoff.ts';
+import type { Refusal } from './backoff.ts';
+import { agentInventory } from './inventory.ts';
 import { agentApi } from './api.ts';
 import type { SimDisk } from './disk.ts';
-import { listen } from './http.ts';
+import { closeServer, listen } from './http.ts';
 import { ironicRamdiskClient } from './ironic-client.ts';
+import type { LookupAnswer } from './ironic-client.ts';
 
 export interface StartAgentOptions {
   /** Ironic's API, http://host:port (with or without /v1). */
@@ -34,13 +41,24 @@ export interface StartAgentOptions {
   workMs?: number;
   /** agent_version sent with heartbeats. */
   agentVersion?: string;
+  /**
+   * Ironic's ipa-inspection-callback-url (…/v1/continue_inspection): the ramdisk was booted to
+   * inspect, and posts its inventory there before heartbeating (API 1.84, Ironic 22.1 and newer).
+   */
+  inspectionCallbackUrl?: string;
+  /** The inventory to post; default one made from the MACs and the disk (inventory.ts). */
+  inventory?: Record<string, unknown>;
+  /** Ironic refused a heartbeat or the inspection data: called on the first refusal, on a new message and as the run doubles. */
+  onRefused?: (refusal: Refusal) => void;
+  /** The longest wait between refused heartbeats; default 30 s. */
+  maxRetryMs?: number;
   /** The ramdisk powered the machine off (standby.power_off): a BMC simulator turns its power off here. */
   onPowerOff?: () => void;
   /** The ramdisk rebooted the machine (standby.run_image). */
   onReboot?: () => void;
 }
 
-export type AgentState = 'looking up' | 'heartbeating' | 'powered off' | 'stopped' | 'failed';
+export type AgentState = 'inspecting' | 'looking up' | 'heartbeating' | 'powered off' | 'stopped' | 'failed';
 
 export interface SimAgent {
   /** The callback URL it advertises, http://127.0.0.1:PORT. */
@@ -51,6 +69,10 @@ export interface SimAgent {
   readonly heartbeats: number;
   /** Why the last lookup or heartbeat failed, null after a success. */
   readonly lastError: string | null;
+  /** Heartbeats (or inspection posts) Ironic refused in a row, 0 after an accepted one. */
+  readonly refusals: number;
+  /** Ironic took this agent's inspection data (continue_inspection answered 202). */
+  readonly inspected: boolean;
   /** Every command run, as GET /v1/commands lists them. */
   readonly commands: readonly CommandResult[];
   /** What the agent did, one line per event (also the tarball of log.collect_system_logs). */
@@ -63,7 +85,8 @@ const DEFAULT_AGENT_VERSION = '9.4.1';
 export async function startAgent(opts: StartAgentOptions): Promise<SimAgent> {
   const journal: string[] = [];
   const ironic = ironicRamdiskClient(opts.ironicUrl);
-  let state: AgentState = 'looking up';
+  let state: AgentState = opts.inspectionCallbackUrl !== undefined ? 'inspecting' : 'looking up';
+  let inspected = false;
   let nodeUuid: string | null = null;
   let token: string | null = null;
   let intervalMs = opts.heartbeatIntervalMs ?? 0;
@@ -73,7 +96,13 @@ export async function startAgent(opts: StartAgentOptions): Promise<SimAgent> {
   let timer: NodeJS.Timeout | null = null;
   let beating = false;
   const minGap = opts.minHeartbeatGapMs ?? 5_000;
-  const running = (): boolean => state === 'looking up' || state === 'heartbeating';
+  const running = (): boolean => state === 'inspecting' || state === 'looking up' || state === 'heartbeating';
+  // A refused call: a journal line and a report per new message or doubled run; the delay grows.
+  const backoff = new RefusalBackoff(Math.max(minGap, 100), opts.maxRetryMs ?? 30_000, (r) => {
+    journal.push(describeRefusal(r));
+    opts.onRefused?.(r);
+  });
+  const refused = (call: string, status: number, message: string): number => ((lastError = `${call} answered ${status}: ${message}`), backoff.refused(call, status, message));
 
   const schedule = (ms: number): void => {
     if (timer !== null) clearTimeout(timer);
@@ -91,21 +120,13 @@ export async function startAgent(opts: StartAgentOptions): Promise<SimAgent> {
     journal.push(to);
     if (timer !== null) clearTimeout(timer);
     // Let the answer to the last command reach Ironic before the "machine" goes dark.
-    setTimeout(() => {
-      server.close();
-      server.closeIdleConnections();
-      hook?.();
-    }, 20);
+    setTimeout(() => (server.close(), server.closeIdleConnections(), hook?.()), 20);
   };
-  const ctx = {
-    disk: opts.disk,
-    write: { cachedImageId: null },
-    journal,
-    workMs: opts.workMs ?? 0,
-    powerOff: () => halt('powered off', opts.onPowerOff),
-    reboot: () => halt('stopped', opts.onReboot),
-  };
-  const server = agentApi({ log, commands: commandTable(ctx), token: () => token, startedAt: new Date(), version: opts.agentVersion ?? DEFAULT_AGENT_VERSION });
+  const commands = commandTable({
+    disk: opts.disk, write: { cachedImageId: null }, journal, workMs: opts.workMs ?? 0,
+    powerOff: () => halt('powered off', opts.onPowerOff), reboot: () => halt('stopped', opts.onReboot),
+  });
+  const server = agentApi({ log, commands, token: () => token, startedAt: new Date(), version: opts.agentVersion ?? DEFAULT_AGENT_VERSION });
   const port = await listen(server);
   const url = `http://127.0.0.1:${port}`;
   const started = Date.now();
@@ -121,22 +142,41 @@ export async function startAgent(opts: StartAgentOptions): Promise<SimAgent> {
       }
       return schedule(opts.lookupIntervalMs ?? 1_000);
     }
-    nodeUuid = r.answer.node.uuid;
-    const offered = r.answer.config.agent_token ?? null;
+    adopt(r.answer, 'looked up');
+  }
+
+  // What lookup (or continue_inspection) answered: the node, its token and the heartbeat period.
+  function adopt(answer: LookupAnswer, how: string): void {
+    nodeUuid = answer.node.uuid;
+    const offered = answer.config.agent_token ?? null;
     token = opts.agentToken !== undefined && (offered === null || offered === '******') ? opts.agentToken : offered;
     // Ironic hands the token out once per boot; a repeated lookup (the first answer lost to a
     // timeout) gets it masked. Heartbeating without it would be refused forever: say so and stop.
     if (token === '******') {
       state = 'failed';
-      lastError = `lookup of node ${r.answer.node.uuid} answered a masked agent token: an earlier lookup of this boot already took it`;
+      lastError = `${how === 'looked up' ? 'lookup' : 'continue_inspection'} of node ${answer.node.uuid} answered a masked agent token: an earlier lookup of this boot already took it`;
       journal.push(lastError);
       return;
     }
-    if (opts.heartbeatIntervalMs === undefined) intervalMs = Math.max(5_000, (r.answer.config.heartbeat_timeout ?? 300) * 450);
+    if (opts.heartbeatIntervalMs === undefined) intervalMs = Math.max(5_000, (answer.config.heartbeat_timeout ?? 300) * 450);
     state = 'heartbeating';
     lastError = null;
-    journal.push(`looked up node ${nodeUuid}`);
+    journal.push(`${how} node ${nodeUuid}`);
     schedule(0);
+  }
+
+  // As IPA: inspection data first; refused, the ramdisk goes on to look itself up as usual.
+  async function inspect(callbackUrl: string): Promise<void> {
+    const inventory = opts.inventory ?? agentInventory({ macs: opts.macs, diskBytes: opts.disk.sizeBytes });
+    const r = await ironic.continueInspection(callbackUrl, { inventory }, opts.nodeUuid);
+    if (r.answer === null) {
+      refused('continue_inspection', r.status, r.error ?? '');
+      state = 'looking up';
+      return schedule(0);
+    }
+    inspected = true;
+    backoff.accepted();
+    adopt(r.answer, 'inspection data taken for');
   }
 
   async function heartbeat(): Promise<void> {
@@ -146,13 +186,12 @@ export async function startAgent(opts: StartAgentOptions): Promise<SimAgent> {
     if (r.error === null) {
       heartbeats++;
       lastError = null;
+      backoff.accepted();
       schedule(intervalMs);
     } else {
-      const repeated = lastError === `heartbeat answered ${r.status}: ${r.error}`;
-      lastError = `heartbeat answered ${r.status}: ${r.error}`;
-      if (!repeated) journal.push(lastError);
-      // IPA retries a failed heartbeat sooner than a period: 1–2 × its 5 s minimum.
-      schedule(Math.min(intervalMs, minGap));
+      // IPA retries a failed heartbeat sooner than a period; a run of refusals (Ironic >= 26
+      // refusing a plain-http callback) waits longer each time and is reported.
+      schedule(refused('heartbeat', r.status, r.error));
     }
   }
 
@@ -160,10 +199,14 @@ export async function startAgent(opts: StartAgentOptions): Promise<SimAgent> {
     if (beating || !running()) return;
     beating = true;
     try {
-      await (state === 'looking up' ? lookup() : heartbeat());
+      const callback = opts.inspectionCallbackUrl;
+      await (state === 'inspecting' && callback !== undefined ? inspect(callback) : state === 'looking up' ? lookup() : heartbeat());
     } catch (err) {
-      lastError = err instanceof Error ? err.message : String(err);
-      schedule(state === 'looking up' ? opts.lookupIntervalMs ?? 1_000 : Math.min(intervalMs, minGap));
+      const message = err instanceof Error ? err.message : String(err);
+      if (state === 'looking up') {
+        lastError = message;
+        schedule(opts.lookupIntervalMs ?? 1_000);
+      } else schedule(refused(state === 'inspecting' ? 'continue_inspection' : 'heartbeat', 0, message));
     } finally {
       beating = false;
     }
@@ -176,17 +219,15 @@ export async function startAgent(opts: StartAgentOptions): Promise<SimAgent> {
     get nodeUuid() { return nodeUuid; },
     get heartbeats() { return heartbeats; },
     get lastError() { return lastError; },
+    get refusals() { return backoff.count; },
+    get inspected() { return inspected; },
     get commands() { return log.list(); },
     journal,
     async stop() {
       if (running()) state = 'stopped';
       if (timer !== null) clearTimeout(timer);
       await log.settle();
-      await new Promise<void>((done) => {
-        if (!server.listening) return done();
-        server.close(() => done());
-        server.closeAllConnections();
-      });
+      await closeServer(server);
     },
   };
 }

@@ -12,6 +12,15 @@ export function listen(server: http.Server, host = '127.0.0.1'): Promise<number>
   });
 }
 
+/** Close a server and its connections at once; resolves when it is closed (at once if it was). */
+export function closeServer(server: http.Server): Promise<void> {
+  return new Promise<void>((done) => {
+    if (!server.listening) return done();
+    server.close(() => done());
+    server.closeAllConnections();
+  });
+}
+
 export function readBody(req: http.IncomingMessage, limit = 64 * 1024 * 1024): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

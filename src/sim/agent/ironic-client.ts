@@ -14,7 +14,17 @@ export type LookupAnswer = z.infer<typeof LookupAnswer>;
 /** The newest version this agent speaks (agent_verify_ca in heartbeats); older Ironics get theirs. */
 const KNOWN: readonly [number, number] = [1, 68];
 
+/** continue_inspection answers node and config like lookup only from here (ramdisk.py). */
+const CONTINUE_INSPECTION: readonly [number, number] = [1, 84];
+
 export interface IronicRamdiskClient {
+  /** The API version the server offers at most, "1.82" (GET /). */
+  serverVersion(): Promise<string>;
+  /**
+   * POST the inventory to the callback URL Ironic gave the ramdisk (ipa-inspection-callback-url,
+   * …/v1/continue_inspection); 202 answers what lookup answers. Refused locally below API 1.84.
+   */
+  continueInspection(callbackUrl: string, data: Record<string, unknown>, nodeUuid?: string): Promise<{ status: number; answer: LookupAnswer | null; error: string | null }>;
   lookup(macs: readonly string[], nodeUuid?: string): Promise<{ status: number; answer: LookupAnswer | null; error: string | null }>;
   heartbeat(nodeUuid: string, body: Record<string, string>): Promise<{ status: number; error: string | null }>;
 }
@@ -33,18 +43,37 @@ function faultOf(text: string): string {
 // out and is sent again finds its token already handed out, so the wait is long.
 export function ironicRamdiskClient(baseUrl: string, timeoutMs = 60_000): IronicRamdiskClient {
   const base = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
-  let version: string | null = null;
-  async function apiVersion(): Promise<string> {
-    if (version !== null) return version;
+  let theirs: [number, number] | null = null;
+  async function serverMax(): Promise<[number, number]> {
+    if (theirs !== null) return theirs;
     const res = await fetch(`${base}/`, { signal: AbortSignal.timeout(timeoutMs) });
     const [maj, min] = Root.parse(await res.json()).default_version.version.split('.').map(Number);
-    const theirs: [number, number] = [maj ?? 1, min ?? 1];
-    const use = theirs[0] > KNOWN[0] || (theirs[0] === KNOWN[0] && theirs[1] > KNOWN[1]) ? KNOWN : theirs;
-    version = `${use[0]}.${use[1]}`;
-    return version;
+    theirs = [maj ?? 1, min ?? 1];
+    return theirs;
   }
-  const headers = async (): Promise<Record<string, string>> => ({ 'X-OpenStack-Ironic-API-Version': await apiVersion(), 'Content-Type': 'application/json', Accept: 'application/json' });
+  const newer = (a: readonly [number, number], b: readonly [number, number]): boolean => a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
+  async function apiVersion(): Promise<string> {
+    const max = await serverMax();
+    const use = newer(max, KNOWN) ? KNOWN : max;
+    return `${use[0]}.${use[1]}`;
+  }
+  const headers = async (version?: string): Promise<Record<string, string>> => ({ 'X-OpenStack-Ironic-API-Version': version ?? (await apiVersion()), 'Content-Type': 'application/json', Accept: 'application/json' });
   return {
+    async serverVersion() {
+      const max = await serverMax();
+      return `${max[0]}.${max[1]}`;
+    },
+    async continueInspection(callbackUrl, data, nodeUuid) {
+      const max = await serverMax();
+      if (newer(CONTINUE_INSPECTION, max)) return { status: 0, answer: null, error: `Ironic serves API ${max.join('.')}; continue_inspection needs ${CONTINUE_INSPECTION.join('.')}` };
+      const url = new URL(callbackUrl);
+      if (nodeUuid !== undefined) url.searchParams.set('node_uuid', nodeUuid);
+      const res = await fetch(url, { method: 'POST', headers: await headers(CONTINUE_INSPECTION.join('.')), body: JSON.stringify(data), signal: AbortSignal.timeout(timeoutMs) });
+      const text = await res.text();
+      if (res.status !== 202) return { status: res.status, answer: null, error: faultOf(text) };
+      const parsed = LookupAnswer.safeParse(JSON.parse(text));
+      return parsed.success ? { status: 202, answer: parsed.data, error: null } : { status: 202, answer: null, error: `invalid continue_inspection answer: ${parsed.error.message}` };
+    },
     async lookup(macs, nodeUuid) {
       const q = new URLSearchParams({ addresses: macs.join(',') });
       if (nodeUuid !== undefined) q.set('node_uuid', nodeUuid);

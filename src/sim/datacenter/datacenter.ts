@@ -55,6 +55,7 @@ export async function startVirtualDatacenter(o: DatacenterOptions): Promise<Virt
     ironicUrl: () => ironicUrl,
     ...(o.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: o.heartbeatIntervalMs } : {}),
     ...(o.minHeartbeatGapMs !== undefined ? { minHeartbeatGapMs: o.minHeartbeatGapMs } : {}),
+    ...(o.onAgentRefused !== undefined ? { onAgentRefused: o.onAgentRefused } : {}),
   }));
   const byId = new Map(servers.map((s) => [s.id, s]));
   return {

@@ -6,7 +6,7 @@ import { ipxeConfigPath, parseIpxeDeploy } from './ipxe-config.ts';
 // iPXE config for one of the server's MACs, its kernel and initrd, fetched from the boot server as
 // a real NIC would, so a boot Ironic did not prepare boots nothing.
 export type BootOutcome =
-  | { readonly kind: 'ramdisk'; readonly via: 'pxe' | 'virtual media'; readonly ironicUrl: string; readonly detail: string }
+  | { readonly kind: 'ramdisk'; readonly via: 'pxe' | 'virtual media'; readonly ironicUrl: string; readonly detail: string; readonly inspectionCallbackUrl?: string }
   | { readonly kind: 'os'; readonly detail: string }
   | { readonly kind: 'nothing'; readonly detail: string };
 
@@ -47,7 +47,9 @@ async function networkBoot(ctx: FirmwareContext): Promise<BootOutcome> {
     }
     const api = deploy.params.get('ipa-api-url');
     if (api === undefined || api === '') return { kind: 'nothing', detail: `iPXE config for ${mac} names no ipa-api-url` };
-    return { kind: 'ramdisk', via: 'pxe', ironicUrl: api, detail: `iPXE on ${mac}: ${deploy.kernelUrl}` };
+    // Agent inspection (Ironic 22.1+) boots the ramdisk with where to post its inventory.
+    const inspect = deploy.params.get('ipa-inspection-callback-url');
+    return { kind: 'ramdisk', via: 'pxe', ironicUrl: api, detail: `iPXE on ${mac}: ${deploy.kernelUrl}`, ...(inspect ? { inspectionCallbackUrl: inspect } : {}) };
   }
   return { kind: 'nothing', detail: `PXE: no iPXE config for ${ctx.macs.join(', ')}` };
 }

@@ -1,3 +1,4 @@
+import type { Refusal } from '../agent/index.ts';
 import type { SimSystemSpec } from '../redfish/index.ts';
 
 export interface DatacenterOptions {
@@ -18,4 +19,10 @@ export interface DatacenterOptions {
   readonly heartbeatIntervalMs?: number;
   /** Least gap between heartbeats after a command ends; default as IPA (5 s). */
   readonly minHeartbeatGapMs?: number;
+  /**
+   * Ironic refused a server's agent (a heartbeat, its inspection data): the first time, on a new
+   * message and as the run doubles. Without it the refusal is still in the server's journal and
+   * the agent's lastError.
+   */
+  readonly onAgentRefused?: (serverId: string, refusal: Refusal) => void;
 }

@@ -1,5 +1,6 @@
 import type { SimAgent } from '../agent/index.ts';
-import { SimDisk, startAgent } from '../agent/index.ts';
+import { agentInventory, describeRefusal, SimDisk, startAgent } from '../agent/index.ts';
+import type { Refusal } from '../agent/index.ts';
 import type { BootEvent, SimSystem } from '../redfish/index.ts';
 import type { BootOutcome, FirmwareContext } from './firmware.ts';
 import { firmwareBoot } from './firmware.ts';
@@ -9,6 +10,8 @@ export interface ServerEnv {
   readonly ironicUrl: () => string;
   readonly heartbeatIntervalMs?: number;
   readonly minHeartbeatGapMs?: number;
+  /** Ironic refused this server's agent (see the agent's onRefused). */
+  readonly onAgentRefused?: (serverId: string, refusal: Refusal) => void;
 }
 
 // One simulated server: its BMC's system, its disk, and the deploy ramdisk's agent while it runs.
@@ -78,6 +81,12 @@ export class SimServer {
       disk: this.disk,
       ...(this.env.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: this.env.heartbeatIntervalMs } : {}),
       ...(this.env.minHeartbeatGapMs !== undefined ? { minHeartbeatGapMs: this.env.minHeartbeatGapMs } : {}),
+      ...(outcome.inspectionCallbackUrl !== undefined ? { inspectionCallbackUrl: outcome.inspectionCallbackUrl } : {}),
+      inventory: agentInventory({ macs: this.system.info.macs, diskBytes: this.disk.sizeBytes, cpus: this.system.hardware.cpuCount * this.system.hardware.coresPerCpu, memoryGiB: this.system.hardware.memoryGiB, serial: this.system.hardware.serial }),
+      onRefused: (r) => {
+        this.#journal.push(`agent: ${describeRefusal(r)}`);
+        this.env.onAgentRefused?.(this.id, r);
+      },
       // The ramdisk's own power-off and reboot go through the hardware, as IPA's do.
       onPowerOff: () => this.system.setPower(false),
       onReboot: () => void this.system.reset('ForceRestart'),
