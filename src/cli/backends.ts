@@ -31,7 +31,9 @@ export async function ironicProvisioner(flags: IronicFlags, env: Env, log: Logge
   for (const url of flags.urls) {
     const client = createIronicClient({ endpoint: url, ...clientAuth(env) });
     try {
-      await client.connect();
+      const version = await client.connect();
+      // Which Ironic behaviours apply (firmware 1.86, servicing 1.87...) follows from this one number.
+      log.info({ ironic: url, apiVersion: version.text }, 'negotiated the Ironic API version');
     } catch (err) {
       // Ironic not up yet (or restarting), as BMO's "provisioner not ready": the node stays up and
       // hosts back off until it answers. A wrong configuration (too old, auth, TLS) still stops it.

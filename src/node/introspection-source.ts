@@ -11,7 +11,7 @@ import type {
 import type { MaasMachineState } from '../machines/maas-machine/index.ts';
 import { MAAS_MACHINE_KIND_DEFINITION } from '../machines/maas-machine/kind.ts';
 import type { MachineView, ViewCondition } from '../machines/logic.ts';
-import type { ResourceKind, ResourceStore } from '../ports/index.ts';
+import type { BackendApiVersion, ResourceKind, ResourceStore } from '../ports/index.ts';
 import type { CapacityFigures } from '../actors/capacity/index.ts';
 import type { HostSnapshot } from '../actors/host/index.ts';
 import type { ActorSystem, Clock } from '../actors/runtime/index.ts';
@@ -179,8 +179,14 @@ function slotRow(slot: HostSnapshot['slot'] | MaasMachineState['slot'], now: num
   }
 }
 
-function inspectedBmh(snapshot: HostSnapshot, host: BareMetalHost | undefined, backend: HostBackend, shard: number, epoch: number, now: number): InspectedHost {
+// "ironic:127.0.0.1:6385 1.82" per endpoint: which microversion the node speaks to its Ironic(s).
+function apiLine(apis: readonly BackendApiVersion[]): string {
+  return apis.map((a) => `${a.backend} ${a.version ?? '(not negotiated yet)'}`).join(', ');
+}
+
+function inspectedBmh(snapshot: HostSnapshot, host: BareMetalHost | undefined, backend: HostBackend, shard: number, epoch: number, now: number, apis: readonly BackendApiVersion[]): InspectedHost {
   const id = snapshot.status.provisioning.ID;
+  const record = { ...(id ? { provisioningId: id } : {}), ...(apis.length > 0 ? { api: apiLine(apis) } : {}) };
   return {
     key: snapshot.key,
     kind: 'BareMetalHost',
@@ -196,7 +202,7 @@ function inspectedBmh(snapshot: HostSnapshot, host: BareMetalHost | undefined, b
     nextAttemptInMs: snapshot.retryAt === null ? null : Math.max(0, snapshot.retryAt - now),
     shard,
     epoch,
-    ...(id ? { backendRecord: { provisioningId: id } } : {}),
+    ...(Object.keys(record).length > 0 ? { backendRecord: record } : {}),
   };
 }
 
@@ -230,6 +236,8 @@ export interface NodeSourceParts {
   readonly isBroker: () => boolean;
   /** The cluster broker's figures (asked over the bus); called only while isBroker(). */
   readonly brokerFigures: () => Promise<CapacityFigures>;
+  /** The API versions agreed with the backend endpoints (the provisioner's apiVersions). */
+  readonly backendApis?: () => readonly BackendApiVersion[];
 }
 
 export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}): IntrospectionSource {
@@ -244,6 +252,7 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
       return {
         version: options.version ?? METALFLEET_VERSION, startedAt, uptimeMs: Date.now() - startedAt, pid: process.pid,
         hosts: hostCount(), shards: node.owned().size, memory: memory(), eventLoopLagMs: lag.p99(), broker: parts.isBroker(),
+        ...(parts.backendApis ? { backendApis: [...parts.backendApis()] } : {}),
       };
     },
     async hosts(filter) {
@@ -285,7 +294,7 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
       if (!node.owns(key)) return { ok: false, kind: 'notOwner', message: `shard ${shard} of ${key} is not owned by this node` };
       const [snapshot, host] = await Promise.all([node.snapshot(key), parts.store.get('BareMetalHost', key)]);
       if (!snapshot) return { ok: false, kind: 'notFound', message: `no BareMetalHost ${key}: the owner of shard ${shard} drives no such object` };
-      const inspected = inspectedBmh(snapshot, host, backend, shard, epochOf(shard), now);
+      const inspected = inspectedBmh(snapshot, host, backend, shard, epochOf(shard), now, parts.backendApis?.() ?? []);
       // A record the store cannot read (a malformed KV value) shows as the newest warning.
       const problem = parts.store.recordProblem?.('BareMetalHost', key);
       if (problem) inspected.recent.push({ at: now, severity: 'Warning', reason: 'StoreRecordInvalid', message: problem });

@@ -205,6 +205,7 @@ async function assemble(ctx: AssembleContext): Promise<Node> {
     node: shards, store: resources, isBroker: () => singleton.isLeader(),
     backend: backends.provisioner.name === 'fixture' ? 'fixture' : 'ironic',
     brokerFigures,
+    ...(backends.provisioner.apiVersions ? { backendApis: backends.provisioner.apiVersions.bind(backends.provisioner) } : {}),
   }, { clock });
   const introspect = serveIntrospection(transport, introspection, { node: name });
   // Hosts ask for slots as soon as their shard starts: give the broker (here, or on a peer) a

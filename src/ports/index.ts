@@ -1,4 +1,4 @@
-export type { BackendRequestCount, Credentials, HostData, CapacityClaim, Provisioner } from './provisioner.ts';
+export type { BackendApiVersion, BackendRequestCount, Credentials, HostData, CapacityClaim, Provisioner } from './provisioner.ts';
 export type { Fence, FenceOptions, FenceVerdict } from './fence.ts';
 export { FenceRefusals, judgeFence, laterFence } from './fence.ts';
 export { StaleFence, StoreError } from './store-error.ts';

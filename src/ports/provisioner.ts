@@ -54,9 +54,19 @@ export interface Provisioner {
   hardwareState(host: HostData, args: ArgsOf<'hardwareState'>): Promise<OpResult>;
   detach(host: HostData, args: ArgsOf<'detach'>): Promise<OpResult>;
   delete(host: HostData, args: ArgsOf<'delete'>): Promise<OpResult>;
+  /** The API version agreed with each backend endpoint (null until it answered); absent: none to tell. */
+  apiVersions?(): readonly BackendApiVersion[];
   /** What its HTTP client sent, by route and answer (running totals); absent: it reports none. */
   requests?(): readonly BackendRequestCount[];
   close?(): Promise<void>;
+}
+
+/** The API version one backend endpoint and metalfleet agreed on (Ironic's negotiated microversion). */
+export interface BackendApiVersion {
+  /** As in BackendRequestCount: `ironic:ironic.lab:6385`, never credentials. */
+  readonly backend: string;
+  /** "1.82"; null before the endpoint first answered. */
+  readonly version: string | null;
 }
 
 /** Requests one backend was sent on one route (`GET /v1/nodes/{node}`) with one outcome. */

@@ -19,6 +19,7 @@ export function createRoutedProvisioner(o: { routes: ReadonlyMap<string, Provisi
   return {
     name: `routed(${[...o.routes.keys()].join(',')})`,
     requests: () => [...o.routes.values()].flatMap((p) => p.requests?.() ?? []),
+    apiVersions: () => [...o.routes.values()].flatMap((p) => p.apiVersions?.() ?? []),
     capacity(host) {
       const route = pick(host);
       return typeof route === 'string' ? { pool: 'unrouted', exempt: true } : route.capacity(host);

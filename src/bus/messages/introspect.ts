@@ -74,6 +74,8 @@ export const InfoReply = z.object({
   eventLoopLagMs: Millis,
   /** Runs the cluster's capacity broker (always true for the embedded node). */
   broker: z.boolean(),
+  /** The API version agreed with each backend endpoint (Ironic's microversion); absent from older nodes. */
+  backendApis: z.array(z.object({ backend: z.string(), version: z.string().nullable() })).optional(),
 });
 export type InfoReply = z.infer<typeof InfoReply>;
 

@@ -54,6 +54,7 @@ export function createIronicProvisioner(o: IronicProvisionerOptions): Provisione
   const backend = `ironic:${new URL(o.client.endpoint).host}`;
   return {
     name: 'ironic',
+    apiVersions: () => [{ backend, version: o.client.version?.text ?? null }],
     requests: () => Object.entries(o.client.stats.byRouteStatus).flatMap(([route, byStatus]) =>
       Object.entries(byStatus).map(([status, count]) => ({ backend, route, status, count }))),
     capacity(host: HostData): CapacityClaim {
