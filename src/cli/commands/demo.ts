@@ -21,6 +21,7 @@ import { generateFleet } from '../demo/generate.ts';
 import { generateMaasCluster } from '../demo/maas-fleet.ts';
 import { datacenterFleet } from '../demo/datacenter-fleet.ts';
 import { startPrivateIronic, stopOnSignal } from '../demo/private-ironic.ts';
+import { datacenterIronic } from '../demo/datacenter-flags.ts';
 import type { PrivateIronic } from '../demo/private-ironic.ts';
 import { maasSetup } from '../maas.ts';
 import { runDemo } from '../demo/run.ts';
@@ -67,7 +68,7 @@ export function register(program: Command): void {
     .option('--timeout <seconds>', 'give up after this long', intFlag('--timeout', 1), 120)
     .option('--persist <file>', 'keep host status in this file so a rerun resumes where it stopped')
     .option('--ironic [url...]', 'drive a real Ironic (or several, hosts spread by the metalfleet.io/ironic label) instead of the fixture; without a URL, start a private one')
-    .option('--datacenter <n>', 'start a virtual datacenter of N servers with Redfish BMCs and make them the hosts, driven by a private Ironic with its real redfish drivers (implies --ironic)', intFlag('--datacenter', 1))
+    .option('--datacenter <n>', 'start a virtual datacenter of N servers with Redfish BMCs and make them the hosts, driven with its real redfish drivers by a private Ironic (implies --ironic), or by yours with --ironic URL', intFlag('--datacenter', 1))
     .option('--ironic-driver <type>', 'create Ironic nodes as this hardware type: fake-hardware, for an Ironic without BMCs (default: IRONIC_DRIVER_OVERRIDE)')
     .option('--ironic-poll-ms <ms>', 'how often to look at an Ironic operation in progress', intFlag('--ironic-poll-ms', 10))
     .option('--image-check', 'check image URLs answer before deploying')
@@ -85,12 +86,12 @@ export function register(program: Command): void {
     .option('--no-progress', 'no progress output')
     .option('--log-level <level>', 'log level on stderr', undefined);
   addProvisionerFlags(demo)
-    .addHelpText('after', '\nExamples:\n  metalfleet demo\n  metalfleet demo --hosts 10000 --latency 0 --limit 0 --json\n  metalfleet demo -f hosts.yaml --persist status.json\n  metalfleet demo --ironic http://127.0.0.1:6385 --ironic-driver fake-hardware --hosts 20\n  metalfleet demo --ironic --datacenter 5\n  metalfleet demo --ironic --hosts 20\n  metalfleet demo -f lab-hosts.yaml --plugin ./examples/provisioner-plugin --provisioner lab\n')
+    .addHelpText('after', '\nExamples:\n  metalfleet demo\n  metalfleet demo --hosts 10000 --latency 0 --limit 0 --json\n  metalfleet demo -f hosts.yaml --persist status.json\n  metalfleet demo --ironic http://127.0.0.1:6385 --ironic-driver fake-hardware --hosts 20\n  metalfleet demo --ironic --datacenter 5\n  metalfleet demo --ironic http://127.0.0.1:6385 --datacenter 3\n  metalfleet demo --ironic --hosts 20\n  metalfleet demo -f lab-hosts.yaml --plugin ./examples/provisioner-plugin --provisioner lab\n')
     .action(async (flags: DemoFlags) => {
       const env = readEnv();
-      checkDatacenterFlags(flags, demo.getOptionValueSource('hosts') === 'cli');
+      const external = datacenterIronic({ ...flags, hostsGiven: demo.getOptionValueSource('hosts') === 'cli' });
       const privateWanted = flags.ironic === true || flags.datacenter !== undefined;
-      const backend = privateWanted ? await startPrivateIronic({ servers: flags.datacenter ?? null }) : null;
+      const backend = privateWanted ? await startPrivateIronic({ servers: flags.datacenter ?? null, ...(external !== null ? { externalIronic: external } : {}) }) : null;
       const offSignal = backend ? stopOnSignal(() => backend.stop()) : null;
       try {
         await runDemoCommand(flags, env, backend, offSignal);
@@ -192,16 +193,6 @@ async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>,
     for (const n of summary.notReached.slice(0, 20)) process.stdout.write(`  not reached: ${n.host}: expected ${n.expected}, is ${n.actual}\n`);
   }
   if (!summary.ok) process.exitCode = 1;
-}
-
-// The datacenter makes the hosts and runs the Ironic it needs, so what would name others conflicts.
-function checkDatacenterFlags(flags: DemoFlags, hostsGiven: boolean): void {
-  if (flags.datacenter === undefined) return;
-  const conflict = Array.isArray(flags.ironic) ? '--ironic URL (the datacenter needs the private Ironic it starts: use --ironic alone)'
-    : hostsGiven ? '--hosts (the hosts are the datacenter\'s servers: their count is --datacenter N)'
-      : flags.file ? '--file (the hosts are the datacenter\'s servers)'
-        : flags.ironicDriver ? '--ironic-driver (the datacenter\'s servers have BMCs: the real redfish driver runs)' : null;
-  if (conflict) throw new CliError(`--datacenter cannot be used with ${conflict}`, 2);
 }
 
 // The dashboard on the demo's own bus: the page sees the embedded node as `metalfleet ui` sees a

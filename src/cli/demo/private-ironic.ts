@@ -1,11 +1,13 @@
 import type { DeployImages } from '../../adapters/ironic/provisioner/index.ts';
 import type { VirtualDatacenter } from '../../sim/datacenter/index.ts';
+import type { Refusal } from '../../sim/agent/index.ts';
 import { CliError } from '../cli-error.ts';
 import { errorMessage } from '../../api/index.ts';
 
 // What `metalfleet demo --ironic` (no URL) runs beside itself: a private Ironic and, with
 // --datacenter N, a virtual datacenter whose servers that Ironic drives with its real redfish
-// drivers. Everything here is stopped by stop(), on the way out or on a signal.
+// drivers. With --datacenter N --ironic URL, only the datacenter: the user's own Ironic drives it.
+// Everything here is stopped by stop(), on the way out or on a signal.
 export interface PrivateIronic {
   readonly url: string;
   readonly datacenter: VirtualDatacenter | null;
@@ -16,7 +18,16 @@ export interface PrivateIronic {
   stop(): Promise<void>;
 }
 
-export async function startPrivateIronic(o: { servers: number | null }): Promise<PrivateIronic> {
+// An agent refused by Ironic (a newer Ironic refusing plain-http callbacks) is said on stderr,
+// where the demo's progress does not tear it, rather than a host hanging in provisioning.
+// Loaded with the datacenter, never by a demo that runs none.
+async function refusalReporter(): Promise<(server: string, r: Refusal) => void> {
+  const { describeRefusal } = await import('../../sim/agent/index.ts');
+  return (server, r) => void process.stderr.write(`datacenter ${server}: ${describeRefusal(r)}\n`);
+}
+
+export async function startPrivateIronic(o: { servers: number | null; externalIronic?: string }): Promise<PrivateIronic> {
+  if (o.externalIronic !== undefined && o.servers !== null) return startDatacenterFor(o.externalIronic, o.servers);
   // Loaded only here: the simulators are no part of a demo against a real Ironic.
   const { freePort, ironicInstalled, startIronic } = await import('../../sim/ironic/index.ts');
   if (!ironicInstalled()) throw new CliError('--ironic without a URL starts a private Ironic, but Ironic is not installed here: run `bash scripts/ironic-install.sh` as root (or pass --ironic URL)', 1);
@@ -28,7 +39,7 @@ export async function startPrivateIronic(o: { servers: number | null }): Promise
     // IPA heartbeats every few minutes, and at once when a command ends (the short gap, which is
     // what keeps a host's steps short). Every heartbeat is a write to Ironic's SQLite: many servers
     // beating each second starve the agents' token lookups past their 10 s timeout.
-    datacenter = await startVirtualDatacenter({ systems: o.servers, ironicUrl: url, heartbeatIntervalMs: 5_000, minHeartbeatGapMs: 200 });
+    datacenter = await startVirtualDatacenter({ systems: o.servers, ironicUrl: url, heartbeatIntervalMs: 5_000, minHeartbeatGapMs: 200, onAgentRefused: await refusalReporter() });
   }
   const dc = datacenter;
   const ironic = await startIronic({ port, ...(dc ? { bootServer: dc.bootServer } : {}) }).catch(async (err: unknown) => {
@@ -49,6 +60,30 @@ export async function startPrivateIronic(o: { servers: number | null }): Promise
         await ironic.stop();
         await dc?.stop();
       })();
+      return stopping;
+    },
+  };
+}
+
+// The user's Ironic drives the datacenter: it must reach the BMCs and agents on this machine's
+// loopback, and serve (i)PXE boot files where the simulated firmware looks (its [deploy] http_root
+// and http_url set to the datacenter's boot server); virtual media boots need neither.
+async function startDatacenterFor(url: string, servers: number): Promise<PrivateIronic> {
+  const { startVirtualDatacenter } = await import('../../sim/datacenter/index.ts');
+  const dc = await startVirtualDatacenter({ systems: servers, ironicUrl: url, heartbeatIntervalMs: 5_000, minHeartbeatGapMs: 200, onAgentRefused: await refusalReporter() }).catch((err: unknown) => {
+    throw new CliError(`--datacenter: the virtual datacenter did not start: ${errorMessage(err)}`, 1);
+  });
+  let stopping: Promise<void> | null = null;
+  return {
+    url,
+    datacenter: dc,
+    deploy: dc.deployImages,
+    banner: [
+      `started a virtual datacenter: ${dc.systems.length} servers, BMCs at ${dc.redfish.url}, images and boot files at ${dc.images.url}`,
+      `driven by your Ironic at ${url}; for PXE boots its [deploy] http_root must be ${dc.bootServer.root} and http_url ${dc.bootServer.url}`,
+    ].join('\n'),
+    stop() {
+      stopping ??= dc.stop();
       return stopping;
     },
   };
