@@ -36,4 +36,5 @@ test('with an external Ironic only the datacenter starts, its agents and ISO poi
   t.regex(backend.banner, /driven by your Ironic at http:\/\/127\.0\.0\.1:6385/);
   t.regex(backend.banner, /http_root must be \S+ and http_url http:\/\/127\.0\.0\.1:\d+/);
   t.notRegex(backend.banner, /private Ironic/);
+  t.regex(backend.banner, /require_tls = false/);
 });

@@ -81,6 +81,7 @@ async function startDatacenterFor(url: string, servers: number): Promise<Private
     banner: [
       `started a virtual datacenter: ${dc.systems.length} servers, BMCs at ${dc.redfish.url}, images and boot files at ${dc.images.url}`,
       `driven by your Ironic at ${url}; for PXE boots its [deploy] http_root must be ${dc.bootServer.root} and http_url ${dc.bootServer.url}`,
+      'from Ironic 26 on, it also needs [agent] require_tls = false: the simulated agents call back over plain http',
     ].join('\n'),
     stop() {
       stopping ??= dc.stop();
