@@ -6,8 +6,6 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
 import type { KV } from '@nats-io/kv';
 import { NatsBucket, openNatsKv, type SubjectLister } from '../../src/bus/nats-kv.ts';
-import { connectNats } from '../../src/bus/nats-transport.ts';
-import type { Transport } from '../../src/ports/index.ts';
 import type { KvBucket, KvEvent } from '../../src/ports/index.ts';
 import { KvConflict, KvUnavailable } from '../../src/ports/index.ts';
 import { startNatsServer, type NatsServer } from '../support/nats-server.ts';
@@ -15,16 +13,13 @@ import { waitFor } from '../support/wait.ts';
 
 let server: NatsServer;
 let nc: NatsConnection;
-let transport: Transport;
 let n = 0;
 test.before(async () => {
   server = await startNatsServer();
   nc = await connect({ servers: server.url });
-  transport = await connectNats({ servers: server.url, name: 'kv-bucket-test' });
 });
 test.after.always(async () => {
   await nc?.close();
-  await transport?.close();
   await server?.dispose();
 });
 
@@ -35,8 +30,6 @@ type Open = (ttlMs?: number) => Promise<KvBucket>;
 const impls: Array<[string, Open]> = [
   ['memory', async (ttlMs) => new MemoryKvStore().bucket(`b${n++}`, ttlMs ? { ttlMs } : {})],
   ['nats', (ttlMs) => openNatsKv(nc, `b${n++}`, ttlMs ? { ttlMs } : {})],
-  // A transport's bucket batches its sends and makes compare-and-set writes over the transport's request mux.
-  ['nats transport', (ttlMs) => transport.kv(`b${n++}`, ttlMs ? { ttlMs } : {})],
 ];
 
 for (const [name, open] of impls) {
