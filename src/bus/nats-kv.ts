@@ -6,9 +6,9 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { KvBucket, KvBucketOptions, KvEntry, KvWatchOptions } from '../ports/index.ts';
 import { KvConflict, KvUnavailable } from '../ports/index.ts';
 import { errorMessage } from '../api/index.ts';
-import type { SendBatch } from './send-batch.ts';
-import type { RequestMux } from './request-mux.ts';
-import { kvUpdateOver, WRONG_LAST_SEQUENCE, type KvUpdate } from './kv-update.ts';
+
+// JetStream's "wrong last sequence": the compare-and-set lost (reference/runtime.md §2.2).
+const WRONG_LAST_SEQUENCE = 10071;
 
 /**
  * How long a key listing may take (one stream-info request, then a read per key); past it the
@@ -35,14 +35,8 @@ function managerOf(nc: NatsConnection): Promise<JetStreamManager> {
   return jsm;
 }
 
-/** How a transport's buckets send: with the turn's other sends (send-batch.ts), compare-and-set writes over its request mux. */
-export interface KvSending {
-  readonly sends: SendBatch;
-  readonly requests: RequestMux;
-}
-
 /** Opens (creating when absent) a JetStream KV bucket behind the KvBucket port. */
-export async function openNatsKv(nc: NatsConnection, bucket: string, options: KvBucketOptions = {}, sending?: KvSending): Promise<KvBucket> {
+export async function openNatsKv(nc: NatsConnection, bucket: string, options: KvBucketOptions = {}): Promise<KvBucket> {
   const kvm = new Kvm(jetstream(nc));
   let kv: KV;
   // The TTL the bucket really has: ours when create took our settings, else read back.
@@ -76,8 +70,7 @@ export async function openNatsKv(nc: NatsConnection, bucket: string, options: Kv
     const info = await jsm.streams.info(stream, { subjects_filter: `${prefix}${pattern}` });
     return Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
   };
-  const update = sending ? kvUpdateOver(bucket, kv, sending.requests) : null;
-  return new NatsBucket(bucket, kv, subjects, { ttlMs, ...(sending ? { sends: sending.sends } : {}), ...(update ? { update } : {}) });
+  return new NatsBucket(bucket, kv, subjects, { ttlMs });
 }
 
 /** The port over an opened KV; exported for tests that drive it with a stand-in. */
@@ -85,44 +78,38 @@ export class NatsBucket implements KvBucket {
   private readonly keysDeadlineMs: number;
   private readonly ttlMs: number;
   private readonly catchUpCheckMs: number;
-  private readonly later: <T>(send: () => Promise<T>) => Promise<T>;
-  private readonly updateOver: KvUpdate | undefined;
 
   constructor(
     readonly name: string,
     private readonly kv: KV,
     private readonly subjects: SubjectLister,
-    options: { keysDeadlineMs?: number; ttlMs?: number; catchUpCheckMs?: number; sends?: SendBatch; update?: KvUpdate } = {},
+    options: { keysDeadlineMs?: number; ttlMs?: number; catchUpCheckMs?: number } = {},
   ) {
     this.keysDeadlineMs = options.keysDeadlineMs ?? KEYS_DEADLINE_MS;
     this.ttlMs = options.ttlMs ?? 0;
     this.catchUpCheckMs = options.catchUpCheckMs ?? WATCH_CATCH_UP_CHECK_MS;
-    const sends = options.sends;
-    this.later = sends ? (send) => sends.later(send) : (send) => send();
-    this.updateOver = options.update;
   }
 
   async get(key: string): Promise<KvEntry | null> {
-    const e = await this.guard(key, () => this.later(() => this.kv.get(key)));
+    const e = await this.guard(key, () => this.kv.get(key));
     if (!e || e.operation !== 'PUT') return null;
     return { key, value: e.value, revision: e.revision };
   }
 
   create(key: string, value: Uint8Array): Promise<number> {
-    return this.guard(key, () => this.later(() => this.kv.create(key, value)));
+    return this.guard(key, () => this.kv.create(key, value));
   }
 
   update(key: string, value: Uint8Array, revision: number): Promise<number> {
-    const over = this.updateOver;
-    return this.guard(key, () => this.later(() => (over ? over(key, value, revision) : this.kv.update(key, value, revision))));
+    return this.guard(key, () => this.kv.update(key, value, revision));
   }
 
   put(key: string, value: Uint8Array): Promise<number> {
-    return this.guard(key, () => this.later(() => this.kv.put(key, value)));
+    return this.guard(key, () => this.kv.put(key, value));
   }
 
   async delete(key: string, options: { revision?: number } = {}): Promise<void> {
-    await this.guard(key, () => this.later(() => this.kv.delete(key, options.revision !== undefined ? { previousSeq: options.revision } : {})));
+    await this.guard(key, () => this.kv.delete(key, options.revision !== undefined ? { previousSeq: options.revision } : {}));
   }
 
   /**
@@ -204,7 +191,6 @@ export class NatsBucket implements KvBucket {
     try {
       return await op();
     } catch (err) {
-      if (err instanceof KvConflict || err instanceof KvUnavailable) throw err;
       if (err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE) {
         throw new KvConflict(this.name, key, 'revision changed (compare-and-set lost)');
       }

@@ -9,8 +9,6 @@ import { connect } from '@nats-io/transport-node';
 import type { BusMessage, BusStatus, BusSubscription, KvBucket, KvBucketOptions, SubscribeOptions, Transport } from '../ports/index.ts';
 import { BusError } from '../ports/index.ts';
 import { openNatsKv } from './nats-kv.ts';
-import { sendBatch, type SendBatch } from './send-batch.ts';
-import { requestMux, type RequestMux } from './request-mux.ts';
 import { inboxPrefixFor, inboxUserProblem } from './inbox-prefix.ts';
 import { errorMessage } from '../api/index.ts';
 
@@ -100,21 +98,12 @@ class NatsTransport implements Transport {
   readonly #listeners = new Set<(status: BusStatus) => void>();
   #status: BusStatus = 'connected';
   #closing: Promise<void> | null = null;
-  // Requests, replies and KV operations of one event-loop turn leave in one socket write (send-batch.ts).
-  readonly #sends: SendBatch;
-  readonly #requests: RequestMux;
 
   constructor(readonly name: string, readonly servers: string, nc: NatsConnection, redact: (text: string) => string,
     onHandlerError?: (error: unknown, subject: string) => void) {
     this.#nc = nc;
     this.#redact = redact;
     this.#onHandlerError = onHandlerError;
-    this.#requests = requestMux(nc, inboxPrefixOf(nc));
-    this.#sends = sendBatch((error) => {
-      // A reply sent after its connection closed has nobody to reach; anything else is told as a handler's failure would be.
-      const mapped = this.#busError('(reply)', error);
-      if (mapped.kind !== 'closed') onHandlerError?.(mapped, mapped.subject);
-    });
     void this.#watchStatus();
     void nc.closed().then(() => this.#setStatus('closed'));
   }
@@ -124,13 +113,15 @@ class NatsTransport implements Transport {
   }
 
   newInbox(): string {
-    return createInbox(inboxPrefixOf(this.#nc));
+    // The connection keeps the options it was opened with (the NatsConnection type does not show
+    // them): its inbox prefix, which the server's permissions may reserve to this user.
+    return createInbox((this.#nc as { readonly options?: ConnectionOptions }).options?.inboxPrefix);
   }
 
   async request(subject: string, data: Uint8Array, options: { timeoutMs: number }): Promise<Uint8Array> {
     this.#checkSize(subject, data);
     try {
-      const reply = await this.#sends.later(() => this.#requests.request(subject, data, { timeoutMs: options.timeoutMs }));
+      const reply = await this.#nc.request(subject, data, { timeout: options.timeoutMs });
       return reply.data;
     } catch (error) {
       throw this.#busError(subject, error, options.timeoutMs);
@@ -139,8 +130,6 @@ class NatsTransport implements Transport {
 
   publish(subject: string, data: Uint8Array): void {
     this.#checkSize(subject, data);
-    // A publish is made at once (it throws when it cannot be sent), after what was asked before it.
-    this.#sends.flush();
     try {
       this.#nc.publish(subject, data);
     } catch (error) {
@@ -187,7 +176,7 @@ class NatsTransport implements Transport {
 
   async kv(bucket: string, options?: KvBucketOptions): Promise<KvBucket> {
     if (this.#nc.isClosed()) throw new BusError('closed', `kv.${bucket}`, `connection ${this.name} is closed`);
-    return openNatsKv(this.#nc, bucket, options, { sends: this.#sends, requests: this.#requests });
+    return openNatsKv(this.#nc, bucket, options);
   }
 
   onStatus(listener: (status: BusStatus) => void): () => void {
@@ -209,8 +198,6 @@ class NatsTransport implements Transport {
   }
 
   async #close(): Promise<void> {
-    // What was asked before the close goes out before the drain.
-    this.#sends.flush();
     if (this.#nc.isClosed()) return;
     // Drain needs the server (it flushes and waits for a PONG); while reconnecting it could hang.
     if (this.#status === 'connected') {
@@ -227,9 +214,13 @@ class NatsTransport implements Transport {
   #respond(m: Msg, out: Uint8Array): boolean {
     if (!m.reply) return false;
     this.#checkSize(m.subject, out);
-    if (this.#nc.isClosed()) return false;
-    this.#sends.post(() => m.respond(out));
-    return true;
+    try {
+      return m.respond(out);
+    } catch (error) {
+      const mapped = this.#busError(m.subject, error);
+      if (mapped.kind === 'closed') return false;
+      throw mapped;
+    }
   }
 
   #checkSize(subject: string, data: Uint8Array): void {
@@ -356,12 +347,6 @@ function definedOnly(tls: NonNullable<NatsConnectOptions['tls']>): TlsOptions {
   if (tls.certFile) out.certFile = tls.certFile;
   if (tls.keyFile) out.keyFile = tls.keyFile;
   return out;
-}
-
-// The connection keeps the options it was opened with (the NatsConnection type does not show
-// them): its inbox prefix, which the server's permissions may reserve to this user.
-function inboxPrefixOf(nc: NatsConnection): string | undefined {
-  return (nc as { readonly options?: ConnectionOptions }).options?.inboxPrefix;
 }
 
 function messageOf(error: unknown): string {
