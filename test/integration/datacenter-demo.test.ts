@@ -59,13 +59,14 @@ test('datacenter demo - SIGTERM stops the private Ironic and the datacenter befo
   t.false(await answers(`${bmcUrl}/redfish/v1`), 'the BMCs are gone');
 });
 
-test('datacenter demo - --datacenter with --hosts, an Ironic URL, a file, a driver override or 0 servers is refused', async (t) => {
+test('datacenter demo - --datacenter with --hosts, several Ironic URLs, a file, a driver override or 0 servers is refused', async (t) => {
   const hosts = await metalfleet('demo', '--datacenter', '2', '--hosts', '5');
   t.is(hosts.code, 2);
   t.regex(hosts.stderr, /--datacenter cannot be used with --hosts/);
-  const url = await metalfleet('demo', '--datacenter', '2', '--ironic', 'http://127.0.0.1:9');
-  t.is(url.code, 2);
-  t.regex(url.stderr, /--datacenter cannot be used with --ironic URL/);
+  // One URL is the user's own Ironic driving the servers (test/cli/demo-datacenter-ironic); two are refused.
+  const urls = await metalfleet('demo', '--datacenter', '2', '--ironic', 'http://127.0.0.1:9', 'http://127.0.0.1:10');
+  t.is(urls.code, 2);
+  t.regex(urls.stderr, /--datacenter cannot be used with several --ironic URLs/);
   const file = await metalfleet('demo', '--datacenter', '2', '-f', 'test/fixtures/validate/valid.yaml');
   t.is(file.code, 2);
   t.regex(file.stderr, /--datacenter cannot be used with --file \(the hosts are the datacenter's servers\)/);
