@@ -15,5 +15,14 @@ export function invoke(p: Provisioner, host: HostData, args: CallArgs): Promise<
     case 'hardwareState': return p.hardwareState(host, args);
     case 'detach': return p.detach(host, args);
     case 'delete': return p.delete(host, args);
+    case 'service':
+      return p.service ? p.service(host, args) : Promise.resolve(cannot(p, 'service hosts (firmware changes on a provisioned host)'));
+    case 'firmware':
+      return p.firmware ? p.firmware(host, args) : Promise.resolve(cannot(p, 'read firmware settings or components'));
   }
+}
+
+// Not retried: the provisioner will not learn to between attempts; the user picks another backend.
+function cannot(p: Provisioner, what: string): OpResult {
+  return { kind: 'failed', message: `the ${p.name} provisioner cannot ${what}`, retryAfterMs: null };
 }

@@ -54,6 +54,14 @@ export interface Provisioner {
   hardwareState(host: HostData, args: ArgsOf<'hardwareState'>): Promise<OpResult>;
   detach(host: HostData, args: ArgsOf<'detach'>): Promise<OpResult>;
   delete(host: HostData, args: ArgsOf<'delete'>): Promise<OpResult>;
+  /**
+   * Firmware changes on a provisioned host, its workload kept; absent: the backend cannot, and a
+   * host asking is told so (invoke.ts). A backend that can only on a newer API version refuses
+   * with the version it needs.
+   */
+  service?(host: HostData, args: ArgsOf<'service'>): Promise<OpResult>;
+  /** Current BIOS settings, their registry and firmware components; absent: the backend has none to tell. */
+  firmware?(host: HostData, args: ArgsOf<'firmware'>): Promise<OpResult>;
   /** The API version agreed with each backend endpoint (null until it answered); absent: none to tell. */
   apiVersions?(): readonly BackendApiVersion[];
   /** What its HTTP client sent, by route and answer (running totals); absent: it reports none. */

@@ -1,5 +1,6 @@
 import test from 'ava';
 import type { BareMetalHostSpec } from '../../src/api/index.ts';
+import type { FixtureOperation } from '../../src/adapters/fixture/index.ts';
 import { createFixtureProvisioner, demoExpectation, FixtureOptionsError, meetsDemoExpectation } from '../../src/adapters/fixture/index.ts';
 import type { HostData, Provisioner } from '../../src/ports/index.ts';
 import type { CallArgs, OpResult } from '../../src/machines/bmh/index.ts';
@@ -18,7 +19,7 @@ function hostData(name: string, credentials: HostData['credentials'] = { usernam
   return { key: `metal3/${name}`, namespace: 'metal3', name, uid: `uid-${name}`, provisionerId: '', spec, credentials, userData: USER_DATA, networkData: USER_DATA, metaData: USER_DATA };
 }
 
-const ARGS: { [O in CallArgs['op']]: Extract<CallArgs, { op: O }> } = {
+const ARGS: { [O in FixtureOperation]: Extract<CallArgs, { op: O }> } = {
   register: { op: 'register', restartOnFailure: false, credentialsChanged: false },
   inspect: { op: 'inspect', restartOnFailure: false, refresh: false },
   prepare: { op: 'prepare', restartOnFailure: false, raid: { target: null, actual: null } },
@@ -32,7 +33,7 @@ const ARGS: { [O in CallArgs['op']]: Extract<CallArgs, { op: O }> } = {
   delete: { op: 'delete' },
 };
 
-function call(p: Provisioner, h: HostData, op: CallArgs['op']): Promise<OpResult> {
+function call(p: Provisioner, h: HostData, op: FixtureOperation): Promise<OpResult> {
   const fn = p[op] as (host: HostData, args: CallArgs) => Promise<OpResult>;
   return fn.call(p, h, ARGS[op]);
 }
@@ -189,7 +190,7 @@ test('fixture - no result, message or node view carries credentials or user data
   ];
   for (const p of providers) {
     for (const h of hosts) {
-      for (const op of Object.keys(ARGS) as CallArgs['op'][]) {
+      for (const op of Object.keys(ARGS) as FixtureOperation[]) {
         seen.push(await call(p, h, op));
         seen.push(p.node(h.key));
       }

@@ -10,6 +10,7 @@ import {
 } from '../../src/adapters/fixture/index.ts';
 import type { HostData, Logger } from '../../src/ports/index.ts';
 import type { CallArgs } from '../../src/machines/bmh/index.ts';
+import type { FixtureOperation } from '../../src/adapters/fixture/index.ts';
 
 const USERNAME = 'bmc-admin-do-not-leak';
 const PASSWORD = 'p4ssw0rd-do-not-leak';
@@ -31,7 +32,7 @@ function hostData(name: string, o: { address?: string; fence?: HostData['fence']
   };
 }
 
-const ARGS: { [O in CallArgs['op']]: Extract<CallArgs, { op: O }> } = {
+const ARGS: { [O in FixtureOperation]: Extract<CallArgs, { op: O }> } = {
   register: { op: 'register', restartOnFailure: false, credentialsChanged: false },
   inspect: { op: 'inspect', restartOnFailure: false, refresh: false },
   prepare: { op: 'prepare', restartOnFailure: false, raid: { target: null, actual: null } },

@@ -1,10 +1,11 @@
-import type { BareMetalHost, BareMetalHostStatus, HardwareDetails, Image, RaidTarget, RootDeviceHints, BootMode } from '../../api/index.ts';
+import type { BareMetalHost, BareMetalHostStatus, FirmwareChanges, FirmwareReport, HardwareDetails, Image, RaidTarget, RootDeviceHints, BootMode } from '../../api/index.ts';
 
 // Backend operations the machine asks the actor to perform. Inspect, provision and deprovision
 // are gated: they are only ever requested while the host holds a capacity slot.
 export type Operation =
   | 'register' | 'inspect' | 'prepare' | 'provision' | 'deprovision' | 'adopt'
-  | 'powerOn' | 'powerOff' | 'hardwareState' | 'detach' | 'delete';
+  | 'powerOn' | 'powerOff' | 'hardwareState' | 'detach' | 'delete'
+  | 'service' | 'firmware';
 export type GatedOperation = 'inspect' | 'provision' | 'deprovision';
 export const GATED_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>(['inspect', 'provision', 'deprovision']);
 
@@ -12,7 +13,8 @@ export type CallArgs =
   | { op: 'register'; restartOnFailure: boolean; credentialsChanged: boolean }
   | { op: 'inspect'; restartOnFailure: boolean; refresh: boolean }
   // raid: what preparing builds (target) from what status says the host has (actual), BMO's nil-vs-empty kept.
-  | { op: 'prepare'; restartOnFailure: boolean; raid: { target: RaidTarget | null; actual: RaidTarget | null } }
+  // firmware: BIOS settings and firmware updates to apply as manual clean steps (absent: none).
+  | { op: 'prepare'; restartOnFailure: boolean; raid: { target: RaidTarget | null; actual: RaidTarget | null }; firmware?: FirmwareChanges }
   | { op: 'provision'; image: Image | undefined; customDeploy: string | undefined; bootMode: BootMode; rootDeviceHints: RootDeviceHints | undefined }
   | { op: 'deprovision'; restartOnFailure: boolean; automatedCleaning: boolean }
   | { op: 'adopt'; restartOnFailure: boolean }
@@ -20,7 +22,11 @@ export type CallArgs =
   | { op: 'powerOff'; mode: 'soft' | 'hard'; force: boolean }
   | { op: 'hardwareState' }
   | { op: 'detach'; force: boolean }
-  | { op: 'delete' };
+  | { op: 'delete' }
+  // Firmware changes on a provisioned host without reprovisioning it (Ironic's service verb, API 1.87).
+  | { op: 'service'; restartOnFailure: boolean; firmware: FirmwareChanges }
+  // A read: current BIOS settings, their registry, firmware components (OpResult done.firmware).
+  | { op: 'firmware' };
 
 // What a backend call came back with (reference/bmo.md §3 Result): done, still going (poll again
 // later), failed for this attempt (recorded, backed off, retried with restartOnFailure), or a
@@ -29,7 +35,7 @@ export type OpResult =
   // deployed: a power read also says whether the backend holds the host as deployed (Ironic
   // active), false when it plainly does not (manageable): a provisioned host is then
   // adopted again, as BMO's Adopt on every steady-state pass would.
-  | { kind: 'done'; provisionerId?: string; hardware?: HardwareDetails; poweredOn?: boolean; hints?: BackendHints; deployed?: boolean }
+  | { kind: 'done'; provisionerId?: string; hardware?: HardwareDetails; poweredOn?: boolean; hints?: BackendHints; deployed?: boolean; firmware?: FirmwareReport }
   | { kind: 'continuing'; afterMs: number }
   | { kind: 'failed'; message: string; retryAfterMs?: number | null }
   | { kind: 'transient'; message: string }
