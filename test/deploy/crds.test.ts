@@ -218,8 +218,12 @@ function withoutMetadata(value: unknown): unknown {
   return rest;
 }
 
-/** Paths where `part` has a value `whole` does not have (objects compared key by key). */
+/** Paths where `part` has a value `whole` does not have (objects key by key, lists item by item). */
 function missingFrom(part: unknown, whole: unknown, path = ''): string[] {
+  // Item by item: zod writes an object's keys in its schema's order, the server in the manifest's.
+  if (Array.isArray(part) && Array.isArray(whole) && part.length === whole.length) {
+    return part.flatMap((item: unknown, i) => missingFrom(item, whole[i], `${path}[${i}]`));
+  }
   if (isObject(part) && isObject(whole)) {
     return Object.entries(part).flatMap(([k, v]) => (k in whole ? missingFrom(v, whole[k], path ? `${path}.${k}` : k) : [path ? `${path}.${k}` : k]));
   }
