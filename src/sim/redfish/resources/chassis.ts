@@ -12,7 +12,7 @@ export const chassisResources: Resource[] = [
       const s = ctx.system();
       return {
         ...odata(`/redfish/v1/Chassis/${s.id}`, '#Chassis.v1_14_0.Chassis'),
-        Id: s.id, Name: `Chassis of ${s.id}`, ChassisType: 'RackMount', Manufacturer: 'metalfleet', SerialNumber: s.hardware.serial,
+        Id: s.id, Name: `Chassis of ${s.id}`, ChassisType: 'RackMount', Manufacturer: s.model.manufacturer, Model: s.model.model, SKU: s.model.sku, SerialNumber: s.hardware.serial,
         PowerState: s.state.on ? 'On' : 'Off', IndicatorLED: s.state.indicatorLed, Status: STATUS_OK,
         Links: { ComputerSystems: [ref(s.info.systemPath)], ManagedBy: [ref(`/redfish/v1/Managers/${s.id}`)] },
       };
