@@ -1,6 +1,7 @@
 // A real Ironic 21.4 reads the simulated BIOS attribute registry through its redfish bios
 // interface (API 1.74 registry fields) and applies and resets BIOS settings in manual cleans,
-// which the simulated firmware takes at the reboot Ironic does.
+// which the simulated firmware takes at the reboot Ironic does; its management interface's
+// update_firmware clean step flashes through the simulated UpdateService.
 import test from 'ava';
 import { HAVE_IRONIC, startDatacenterIronic } from './datacenter/fixture.ts';
 import type { DatacenterIronic } from './datacenter/fixture.ts';
@@ -12,7 +13,11 @@ interface Setting { name: string; value: string | null; attribute_type?: string 
 
 test.before(async () => {
   if (!HAVE_IRONIC) return;
-  env = await startDatacenterIronic({ systems: [{ id: 'registry' }, { id: 'apply' }, { id: 'typed' }, { id: 'other-model', model: 'SIM-2' }], sushyRegistries: true });
+  env = await startDatacenterIronic({ systems: [{ id: 'registry' }, { id: 'apply' }, { id: 'typed' }, { id: 'other-model', model: 'SIM-2' }, { id: 'flash' }],
+    sushyRegistries: true,
+    // Ironic polls a firmware update's task every 60 s by default.
+    ironicConfig: '[redfish]\nfirmware_update_status_interval = 1\nfirmware_update_fail_interval = 1\n',
+  });
 });
 test.after.always(async () => {
   await env?.stop();
@@ -96,4 +101,25 @@ run('datacenter ironic bios - a server of another model brings its own registry'
   t.like(s.BootRetryCount, { value: '3', attribute_type: 'Integer', lower_bound: 0, upper_bound: 10 });
   t.like(s.AssetTag, { max_length: 64 });
   t.is(s.SriovGlobalEnable, undefined);
+});
+
+run('datacenter ironic firmware - the update_firmware clean step flashes the BMC through SimpleUpdate; FirmwareInventory, Manager and System show the new versions', async (t) => {
+  const { api, dc } = env;
+  const uuid = await managed('flash');
+  const system = dc.server('flash').system;
+  const before = { ...system.state.firmware };
+  // Ironic 21.4 requires a checksum but, serving the image from its own URL (firmware_source=http), never checks it.
+  const image = 'http://firmware.example/sim-bmc-5.01.bin';
+  await api.provision(uuid, 'clean', { clean_steps: [{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: image, checksum: 'not-checked-by-21.4' }] } }] });
+  const node = await api.waitProvision(uuid, 'manageable', 180_000);
+  t.is(node.last_error, null);
+  t.not(system.state.firmware.BMC, before.BMC);
+  t.is(system.state.firmware.BIOS, before.BIOS, 'only the BMC image was flashed');
+  t.is(node.driver_internal_info.firmware_updates, undefined, 'Ironic finished the update');
+  const sys = systemInfo('flash');
+  const auth = { authorization: `Basic ${Buffer.from(`${sys.username}:${sys.password}`).toString('base64')}` };
+  const get = async (path: string) => (await (await fetch(`${sys.redfishAddress}${path}`, { headers: auth })).json()) as Record<string, unknown>;
+  t.is((await get('/redfish/v1/UpdateService/FirmwareInventory/BMC-flash')).Version, system.state.firmware.BMC);
+  t.is((await get('/redfish/v1/Managers/flash')).FirmwareVersion, system.state.firmware.BMC);
+  t.is((await get(sys.systemPath)).BiosVersion, before.BIOS);
 });

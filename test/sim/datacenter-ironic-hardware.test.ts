@@ -3,6 +3,7 @@
 import test from 'ava';
 import { HAVE_IRONIC, startDatacenterIronic } from './datacenter/fixture.ts';
 import type { DatacenterIronic } from './datacenter/fixture.ts';
+import type { IronicApiError } from './datacenter/ironic-api.ts';
 import { waitUntil } from '../support/wait.ts';
 import { sushyOverlay } from '../../src/sim/ironic/index.ts';
 
@@ -26,7 +27,7 @@ function systemInfo(id: string) {
   return sys;
 }
 
-run('datacenter ironic - redfish inspection fills cpus, memory, disk and arch and creates a port per simulated MAC', async (t) => {
+run('datacenter ironic - redfish inspection fills cpus, memory, disk and arch, creates a port per simulated MAC and keeps no inventory', async (t) => {
   const { dc, api } = env;
   const sys = systemInfo('inspected');
   const { uuid } = await api.enrol(dc, sys, { name: 'inspected', boot: 'ipxe', ports: false });
@@ -43,6 +44,10 @@ run('datacenter ironic - redfish inspection fills cpus, memory, disk and arch an
     cpu_arch: 'x86_64',
   });
   t.deepEqual(await api.ports(uuid), [...sys.macs].sort());
+  // Ironic 21.4 keeps an inventory (API 1.81) only from ironic-inspector: redfish inspection stores none.
+  const inventory = await api.call('GET', `/nodes/${uuid}/inventory`).then(() => ({ status: 200, message: '' }), (err: IronicApiError) => ({ status: err.status, message: err.message }));
+  t.is(inventory.status, 404);
+  t.regex(inventory.message, /Node inventory record for node \d+ could not be found/);
   // The redfish bios interface cached the simulated BIOS when the node became manageable.
   const bios = await api.call<{ bios: { name: string; value: unknown; attribute_type: string | null }[] }>('GET', `/nodes/${uuid}/bios?detail=True`);
   const system = dc.server(sys.id).system;

@@ -13,6 +13,9 @@ export interface ModelInfo {
   /** ComputerSystem.Model, what Ironic and BMO identify the model by. */
   model: string;
   sku: string;
+  /** Processor.Model and MaxSpeedMHz of its CPUs. */
+  cpuModel: string;
+  cpuMaxMHz: number;
   registry: BiosRegistry;
 }
 
@@ -56,8 +59,8 @@ function registry(tag: string, model: string, attributes: readonly BiosAttribute
 }
 
 const MODELS: Record<SimModel, ModelInfo> = {
-  'SIM-1': { manufacturer: SIM_VENDOR, model: 'Virtual Server SIM-1', sku: 'SIM1-64C', registry: registry('SIM1', 'Virtual Server SIM-1', SIM1_ATTRIBUTES) },
-  'SIM-2': { manufacturer: SIM_VENDOR, model: 'Virtual Server SIM-2', sku: 'SIM2-128C', registry: registry('SIM2', 'Virtual Server SIM-2', SIM2_ATTRIBUTES) },
+  'SIM-1': { manufacturer: SIM_VENDOR, model: 'Virtual Server SIM-1', sku: 'SIM1-64C', cpuModel: 'Simulated Xeon 8480', cpuMaxMHz: 3800, registry: registry('SIM1', 'Virtual Server SIM-1', SIM1_ATTRIBUTES) },
+  'SIM-2': { manufacturer: SIM_VENDOR, model: 'Virtual Server SIM-2', sku: 'SIM2-128C', cpuModel: 'Simulated EPYC 9654', cpuMaxMHz: 3700, registry: registry('SIM2', 'Virtual Server SIM-2', SIM2_ATTRIBUTES) },
 };
 
 export function modelInfo(model: SimModel): ModelInfo {

@@ -33,7 +33,7 @@ export function systemBody(s: SimSystem): object {
       'BootSourceOverrideTarget@Redfish.AllowableValues': BOOT_TARGETS,
       'BootSourceOverrideMode@Redfish.AllowableValues': BOOT_MODES,
     },
-    ProcessorSummary: { Count: hw.cpuCount, LogicalProcessorCount: hw.cpuCount * hw.coresPerCpu * 2, Model: 'Simulated Xeon 8480', Status: STATUS_OK },
+    ProcessorSummary: { Count: hw.cpuCount, LogicalProcessorCount: hw.cpuCount * hw.coresPerCpu * 2, Model: s.model.cpuModel, Status: STATUS_OK },
     MemorySummary: { TotalSystemMemoryGiB: hw.memoryGiB, Status: STATUS_OK },
     Processors: ref(`${base}/Processors`),
     Memory: ref(`${base}/Memory`),
