@@ -3,6 +3,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
+import { withSushyOverlay } from '../../src/sim/ironic/index.ts';
 import { startRedfishSim } from '../../src/sim/redfish/index.ts';
 import { checksFrom } from '../support/python-checks.ts';
 
@@ -12,9 +13,11 @@ const SCRIPT = fileURLToPath(new URL('./redfish/sushy_check.py', import.meta.url
 // Under CI a missing sushy is a failure that names it; elsewhere the test is skipped.
 const HAVE_SUSHY = process.env.CI === 'true' || spawnSync(PYTHON, ['-c', 'import sushy'], { stdio: 'ignore' }).status === 0;
 
-function run(args: string[], password: string): Promise<string> {
+async function run(args: string[], password: string): Promise<string> {
+  // Debian's sushy lacks standard_registries/, without which it reads no registry (sushy-overlay.ts).
+  const env = await withSushyOverlay({ ...process.env, SIM_PASSWORD: password });
   return new Promise((resolve, reject) => {
-    execFile(PYTHON, [SCRIPT, ...args], { encoding: 'utf8', timeout: 90_000, env: { ...process.env, SIM_PASSWORD: password } }, (err, stdout, stderr) => {
+    execFile(PYTHON, [SCRIPT, ...args], { encoding: 'utf8', timeout: 90_000, env }, (err, stdout, stderr) => {
       if (err) reject(new Error(`${PYTHON} ${SCRIPT} failed (${err.message}); install python3-sushy (apt) if it is missing. stderr: ${stderr}`));
       else resolve(stdout);
     });
@@ -47,6 +50,19 @@ function run(args: string[], password: string): Promise<string> {
   t.is(sim.system(me.id).state.bios.passwords.AdminPassword, 'new-secret', 'Bios.ChangePassword');
   t.true(sim.system(me.id).state.bios.resetPending, 'Bios.ResetBios waits for the next boot');
   t.like(get('bios_unknown'), { status: 400, code: 'Base.1.8.GeneralError' });
+  // sushy finds the registry Bios.AttributeRegistry names through /redfish/v1/Registries and parses its fields.
+  const registry = get('bios_registry');
+  t.like(registry, { named: 'BiosAttributeRegistrySIM1.v1_0_0', identity: 'BiosAttributeRegistrySIM1.v1_0_0', language: 'en', version: '1.0.0' });
+  t.like(registry.attributes, {
+    BootMode: { attribute_type: 'Enumeration', allowable_values: [{ ValueName: 'Uefi', ValueDisplayName: 'Uefi' }, { ValueName: 'Bios', ValueDisplayName: 'Bios' }], read_only: false, reset_required: true, unique: false },
+    BootDelaySeconds: { attribute_type: 'Integer', lower_bound: 0, upper_bound: 60, default_value: 0 },
+    SerialNumber: { attribute_type: 'String', read_only: true, unique: true, max_length: 32 },
+    AssetTag: { attribute_type: 'String', min_length: 0, max_length: 16 },
+    SecureBootAllowed: { attribute_type: 'Boolean', default_value: true },
+    AdminPassword: { attribute_type: 'Password', min_length: 8, max_length: 32, default_value: null },
+  });
+  t.like(registry.refused, { status: 400 });
+  t.regex((registry.refused as { message: string }).message, /PropertyValueTypeError.*BootDelaySeconds/s);
 
   t.like(get('virtual_media'), { members: ['Cd', 'Floppy'], types: ['CD', 'DVD'], inserted: ['http://images.example/deploy.iso', true, true], ejected: [null, false] });
   t.like(get('volumes'), { drives: 4, apply_times: ['Immediate'], created: ['1', 'RAID1', 480_000_000_000], count_after_create: 1, count_after_delete: 0 });

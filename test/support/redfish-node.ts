@@ -42,7 +42,8 @@ export async function startRedfishNode(o: RedfishNodeOptions): Promise<RedfishTe
   const dc = await startVirtualDatacenter({ systems: o.systems, ironicUrl: `http://127.0.0.1:${port}`, heartbeatIntervalMs: 1_000, minHeartbeatGapMs: 200, tls: o.tls ?? false });
   let ironic: IronicServer;
   try {
-    ironic = await startIronic({ port, bootServer: dc.bootServer });
+    // The simulated BMCs publish BIOS attribute registries; Debian's sushy reads them only with the overlay.
+    ironic = await startIronic({ port, bootServer: dc.bootServer, sushyRegistries: true });
   } catch (err) {
     await dc.stop();
     throw err;

@@ -1,5 +1,6 @@
 import type { SimAgent } from '../agent/index.ts';
-import { agentInventory, describeRefusal, SimDisk, startAgent } from '../agent/index.ts';
+import { describeRefusal, SimDisk, startAgent } from '../agent/index.ts';
+import { serverInventory } from './inventory.ts';
 import type { Refusal } from '../agent/index.ts';
 import type { BootEvent, SimSystem } from '../redfish/index.ts';
 import type { BootOutcome, FirmwareContext } from './firmware.ts';
@@ -82,7 +83,7 @@ export class SimServer {
       ...(this.env.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: this.env.heartbeatIntervalMs } : {}),
       ...(this.env.minHeartbeatGapMs !== undefined ? { minHeartbeatGapMs: this.env.minHeartbeatGapMs } : {}),
       ...(outcome.inspectionCallbackUrl !== undefined ? { inspectionCallbackUrl: outcome.inspectionCallbackUrl } : {}),
-      inventory: agentInventory({ macs: this.system.info.macs, diskBytes: this.disk.sizeBytes, cpus: this.system.hardware.cpuCount * this.system.hardware.coresPerCpu, memoryGiB: this.system.hardware.memoryGiB, serial: this.system.hardware.serial }),
+      inventory: serverInventory(this.system, this.disk.sizeBytes),
       onRefused: (r) => {
         this.#journal.push(`agent: ${describeRefusal(r)}`);
         this.env.onAgentRefused?.(this.id, r);

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ironicConfig } from './config.ts';
 import type { IronicServer, StartIronicOptions } from './options.ts';
 import { freePort, listenersOn, portAnswers } from './ports.ts';
+import { withSushyOverlay } from './sushy-overlay.ts';
 import { installedIronicRelease } from './version.ts';
 
 class PortTaken extends Error {
@@ -105,7 +106,8 @@ export async function startIronic(opts: StartIronicOptions = {}): Promise<Ironic
     if (await portAnswers(port)) throw new PortTaken(port);
     // The child's environment, not configuration read here: the parent's, less two variables.
     // eslint-disable-next-line no-restricted-syntax
-    const env = withoutCaBundles(process.env);
+    const base = withoutCaBundles(process.env);
+    const env = opts.sushyRegistries === true ? await withSushyOverlay(base) : base;
     const proc = spawn('ironic', ['--config-file', confPath], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
     child = proc;
     let dead: string | null = null;

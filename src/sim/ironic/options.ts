@@ -38,4 +38,10 @@ export interface StartIronicOptions {
   bootServer?: { readonly url: string; readonly root: string };
   /** ironic.conf lines appended at the end (sections included; oslo.config: the last value wins). */
   extraConfig?: string;
+  /**
+   * Give Ironic's sushy the standard_registries/ folder Debian's python3-sushy lacks (see
+   * sushy-overlay.ts), without which Ironic 21.4 reads no BIOS attribute registry. Default false:
+   * Ironic as installed.
+   */
+  sushyRegistries?: boolean;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BOOT_MODES, BOOT_TARGETS } from './model/boot.ts';
 import { SimFaultsSchema } from './model/faults.ts';
+import { SIM_MODELS } from './model/models.ts';
 
 const Mac = z.string().regex(/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/, 'a lower-case MAC such as 52:54:00:12:34:56');
 
@@ -12,6 +13,8 @@ export const SimSystemSpecSchema = z.object({
   password: z.string().min(1).max(256).optional(),
   macs: z.array(Mac).min(1).max(8).optional(),
   uuid: z.uuid().optional(),
+  /** The server model: its Manufacturer/Model and BIOS attribute registry (servers of one model share it). */
+  model: z.enum(SIM_MODELS).default('SIM-1'),
   powerOn: z.boolean().default(false),
   /** What the system boots when no override is enabled (its own boot order). */
   defaultBootTarget: z.enum(BOOT_TARGETS).default('Hdd'),

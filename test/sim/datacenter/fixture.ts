@@ -16,15 +16,15 @@ export interface DatacenterIronic {
   stop(): Promise<void>;
 }
 
-/** `ironicConfig`: more ironic.conf lines for this file's Ironic. */
-export async function startDatacenterIronic(o: Omit<DatacenterOptions, 'ironicUrl'> & { ironicConfig?: string }): Promise<DatacenterIronic> {
-  const { ironicConfig = '', ...dcOptions } = o;
+/** `ironicConfig`: more ironic.conf lines for this file's Ironic; `sushyRegistries`: see StartIronicOptions. */
+export async function startDatacenterIronic(o: Omit<DatacenterOptions, 'ironicUrl'> & { ironicConfig?: string; sushyRegistries?: boolean }): Promise<DatacenterIronic> {
+  const { ironicConfig = '', sushyRegistries = false, ...dcOptions } = o;
   const port = await freePort();
   // Short heartbeats keep each agent step well under a second.
   const dc = await startVirtualDatacenter({ heartbeatIntervalMs: 500, minHeartbeatGapMs: 200, ...dcOptions, ironicUrl: `http://127.0.0.1:${port}` });
   let ironic: IronicServer;
   try {
-    ironic = await startIronic({ port, bootServer: dc.bootServer, extraConfig: ironicConfig });
+    ironic = await startIronic({ port, bootServer: dc.bootServer, extraConfig: ironicConfig, sushyRegistries });
   } catch (err) {
     await dc.stop();
     throw err;

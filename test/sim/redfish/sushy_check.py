@@ -109,6 +109,21 @@ def bios_unknown():
     return {'status': 'accepted'}
 
 
+def bios_registry():
+    b = connect('session').get_system(SYSTEM).bios
+    reg = b.get_attribute_registry()
+    fields = ('attribute_type', 'allowable_values', 'lower_bound', 'upper_bound', 'min_length', 'max_length',
+              'read_only', 'reset_required', 'unique', 'default_value')
+    attributes = {a.name: {f: getattr(a, f) for f in fields} for a in reg.registry_entries.attributes}
+    try:
+        b.set_attributes({'BootDelaySeconds': '5'})
+        refused = None
+    except sushy.exceptions.BadRequestError as exc:
+        refused = {'status': exc.status_code, 'message': str(exc)}
+    return {'named': b._attribute_registry, 'identity': reg.identity, 'language': reg.language,
+            'version': reg.registry_version, 'attributes': attributes, 'refused': refused}
+
+
 def virtual_media():
     system = connect('session').get_system(SYSTEM)
     manager = system.managers[0]
@@ -199,7 +214,7 @@ def wrong_password(kind):
 
 for name, fn in [('basic', basic), ('session', session), ('session_or_basic', session_or_basic),
                  ('inventory', inventory), ('power', power), ('boot', boot), ('bios', bios),
-                 ('bios_unknown', bios_unknown), ('virtual_media', virtual_media), ('volumes', volumes),
+                 ('bios_unknown', bios_unknown), ('bios_registry', bios_registry), ('virtual_media', virtual_media), ('volumes', volumes),
                  ('update', update), ('secure_boot', secure_boot),
                  ('wrong_password_basic', wrong_password('basic')),
                  ('wrong_password_default', wrong_password('default'))]:

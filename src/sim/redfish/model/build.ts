@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { newBios } from './bios.ts';
 import { SimFaultsSchema } from './faults.ts';
 import { DEFAULT_FIRMWARE } from './firmware.ts';
+import { modelInfo } from './models.ts';
 import { DEFAULT_DRIVES } from './storage.ts';
 import { SimSystem } from './system.ts';
 import type { SimSystemSpecSchema } from '../options.ts';
@@ -40,12 +41,12 @@ export function buildSystem(spec: Spec, index: number, base: string, defaults: {
       macs,
       uuid,
     },
-    { uuid, macs, cpuCount: spec.cpuCount, coresPerCpu: spec.coresPerCpu, memoryGiB: spec.memoryGiB, serial },
+    { uuid, model: spec.model, macs, cpuCount: spec.cpuCount, coresPerCpu: spec.coresPerCpu, memoryGiB: spec.memoryGiB, serial },
     {
       on: spec.powerOn,
       boot: { target: 'None', enabled: 'Disabled', mode: spec.bootMode },
       defaultBootTarget: spec.defaultBootTarget,
-      bios: newBios(serial),
+      bios: newBios(modelInfo(spec.model).registry, serial),
       secureBoot: { enabled: false, mode: 'UserMode', currentBoot: 'Disabled' },
       virtualMedia: { Cd: { image: null, inserted: false, writeProtected: true }, Floppy: { image: null, inserted: false, writeProtected: false } },
       drives: DEFAULT_DRIVES.map((d) => ({ ...d })),

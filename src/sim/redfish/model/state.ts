@@ -1,6 +1,7 @@
 import type { BiosState } from './bios.ts';
 import type { BootMode, BootOverride, BootTarget } from './boot.ts';
 import type { FirmwareVersions } from './firmware.ts';
+import type { SimModel } from './models.ts';
 import type { Drive, Volume } from './storage.ts';
 
 export type VirtualMediaSlot = 'Cd' | 'Floppy';
@@ -36,6 +37,8 @@ export interface SystemState {
 
 export interface Hardware {
   uuid: string;
+  /** Fixes Manufacturer, Model and the BIOS attribute registry. */
+  model: SimModel;
   macs: string[];
   cpuCount: number;
   coresPerCpu: number;

@@ -4,6 +4,8 @@ import { bootDevice } from './boot.ts';
 import type { BootOverride } from './boot.ts';
 import type { SimFaults } from './faults.ts';
 import type { FirmwareComponent } from './firmware.ts';
+import { modelInfo } from './models.ts';
+import type { ModelInfo } from './models.ts';
 import { resetEffect } from './power.ts';
 import type { ResetType } from './power.ts';
 import type { BootEvent, Hardware, PowerEvent, SystemState, VirtualMediaSlot, VirtualMediaState } from './state.ts';
@@ -45,6 +47,11 @@ export class SimSystem extends EventEmitter<SimSystemEvents> {
 
   get id(): string {
     return this.info.id;
+  }
+
+  /** Manufacturer, Model and the BIOS attribute registry of this server's model. */
+  get model(): ModelInfo {
+    return modelInfo(this.hardware.model);
   }
 
   /** A deep copy of the state, safe to keep and compare (state itself is live). */
@@ -89,7 +96,7 @@ export class SimSystem extends EventEmitter<SimSystemEvents> {
   /** What firmware does at power-on: apply pending BIOS, consume a Once override, then boot. */
   private boot(): void {
     const s = this.state;
-    applyPendingBios(s.bios);
+    applyPendingBios(s.bios, this.model.registry);
     s.secureBoot.currentBoot = s.secureBoot.enabled && s.boot.mode === 'UEFI' ? 'Enabled' : 'Disabled';
     const target = bootDevice(s.boot, s.defaultBootTarget);
     const mode = s.boot.mode;

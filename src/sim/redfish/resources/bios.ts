@@ -1,4 +1,5 @@
-import { biosProblem } from '../model/bios.ts';
+import { visibleAttributes } from '../model/bios.ts';
+import { biosProblem, passwordProblem } from '../model/bios-registry.ts';
 import { badRequest, notAllowed } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { odata, ref } from '../http/odata.ts';
@@ -9,10 +10,11 @@ const base = (ctx: Ctx) => `${ctx.system().info.systemPath}/Bios`;
 
 function biosBody(ctx: Ctx): object {
   const s = ctx.system();
+  const { registry } = s.model;
   return {
     ...odata(base(ctx), '#Bios.v1_1_0.Bios'),
-    Id: 'BIOS', Name: 'BIOS Configuration Current Settings', AttributeRegistry: 'BiosAttributeRegistry.v1_0_0',
-    Attributes: s.state.bios.current,
+    Id: 'BIOS', Name: 'BIOS Configuration Current Settings', AttributeRegistry: registry.id,
+    Attributes: visibleAttributes(registry, s.state.bios.current, true),
     '@Redfish.Settings': {
       '@odata.type': '#Settings.v1_3_0.Settings',
       SettingsObject: ref(`${base(ctx)}/Settings`),
@@ -29,8 +31,9 @@ function patchSettings(ctx: Ctx) {
   const s = ctx.system();
   const attrs = ctx.body.Attributes;
   if (typeof attrs !== 'object' || attrs === null || Array.isArray(attrs)) throw badRequest('PropertyMissing', 'The body must carry Attributes, an object of BIOS attribute names to values.', 'Attributes');
-  const problem = biosProblem(s.state.bios.current, attrs as Record<string, unknown>);
-  if (problem) throw badRequest('PropertyUnknown', problem, 'Attributes');
+  // All or nothing, as a BMC validates a PATCH against its registry before staging any of it.
+  const problem = biosProblem(s.model.registry, attrs as Record<string, unknown>);
+  if (problem) throw badRequest(problem.messageId, problem.message, `Attributes/${problem.attribute}`);
   s.state.bios.pending = { ...s.state.bios.pending, ...(attrs as Record<string, string | number | boolean>) };
   return { status: 204 };
 }
@@ -45,7 +48,7 @@ export const biosResources: Resource[] = [
   },
   {
     pattern: '/redfish/v1/Systems/:sys/Bios/Settings',
-    get: (ctx) => ({ ...odata(`${base(ctx)}/Settings`, '#Bios.v1_1_0.Bios'), Id: 'Settings', Name: 'BIOS Configuration Pending Settings', Attributes: ctx.system().state.bios.pending }),
+    get: (ctx) => ({ ...odata(`${base(ctx)}/Settings`, '#Bios.v1_1_0.Bios'), Id: 'Settings', Name: 'BIOS Configuration Pending Settings', AttributeRegistry: ctx.system().model.registry.id, Attributes: visibleAttributes(ctx.system().model.registry, ctx.system().state.bios.pending, false) }),
     patch: patchSettings,
   },
   {
@@ -61,11 +64,14 @@ export const biosResources: Resource[] = [
     pattern: '/redfish/v1/Systems/:sys/Bios/Actions/Bios.ChangePassword',
     post: (ctx) => {
       const { PasswordName: name, OldPassword: old, NewPassword: next } = ctx.body;
-      const passwords = ctx.system().state.bios.passwords;
+      const s = ctx.system();
+      const passwords = s.state.bios.passwords;
       if (typeof name !== 'string' || !(name in passwords)) throw badRequest('ActionParameterValueNotInList', `PasswordName must be one of ${Object.keys(passwords).join(', ')}.`, 'PasswordName');
       if (typeof old !== 'string' || typeof next !== 'string') throw badRequest('ActionParameterMissing', 'OldPassword and NewPassword (strings) are required.', 'NewPassword');
       // Never echo either password back: the message names the field only.
       if (passwords[name] !== old) throw badRequest('ActionParameterValueError', `OldPassword does not match the current ${name}.`, 'OldPassword');
+      const problem = passwordProblem(s.model.registry, name, next);
+      if (problem) throw badRequest('ActionParameterValueFormatError', problem.message, 'NewPassword');
       passwords[name] = next;
       return { status: 204 };
     },

@@ -25,7 +25,7 @@ export const hardwareResources: Resource[] = [
     get: (ctx) => {
       const id = member(ctx, cpuIds);
       const cores = ctx.system().hardware.coresPerCpu;
-      return { ...odata(`${ctx.system().info.systemPath}/Processors/${id}`, '#Processor.v1_9_0.Processor'), Id: id, Name: id, Socket: id, ProcessorType: 'CPU', ProcessorArchitecture: 'x86', InstructionSet: 'x86-64', Manufacturer: 'Intel(R) Corporation', Model: 'Simulated Xeon 8480', MaxSpeedMHz: 3800, TotalCores: cores, TotalThreads: cores * 2, Status: STATUS_OK };
+      return { ...odata(`${ctx.system().info.systemPath}/Processors/${id}`, '#Processor.v1_9_0.Processor'), Id: id, Name: id, Socket: id, ProcessorType: 'CPU', ProcessorArchitecture: 'x86', InstructionSet: 'x86-64', Manufacturer: 'Intel(R) Corporation', Model: ctx.system().model.cpuModel, MaxSpeedMHz: ctx.system().model.cpuMaxMHz, TotalCores: cores, TotalThreads: cores * 2, Status: STATUS_OK };
     },
   },
   {

@@ -20,6 +20,7 @@ function serviceRoot(): object {
     Chassis: ref('/redfish/v1/Chassis'),
     SessionService: ref('/redfish/v1/SessionService'),
     UpdateService: ref('/redfish/v1/UpdateService'),
+    Registries: ref('/redfish/v1/Registries'),
     // ServiceRoot names the TaskService "Tasks" (and sushy looks for that name).
     Tasks: ref('/redfish/v1/TaskService'),
     Links: { Sessions: ref(SESSIONS) },

@@ -34,6 +34,10 @@ function targets(ctx: Ctx, image: string): Target[] {
   }
   if (!Array.isArray(raw)) throw badRequest('ActionParameterValueTypeError', 'Targets must be a list of FirmwareInventory URIs.', 'Targets');
   return raw.map((uri: unknown) => {
+    // A ComputerSystem as the target (sushy-tools accepts it; newer Ironic sends its redfish_system_id
+    // when the Systems collection has several members): the image's name says which component.
+    const system = typeof uri === 'string' ? /^\/redfish\/v1\/Systems\/([^/]+)\/?$/.exec(uri)?.[1] : undefined;
+    if (system !== undefined && ctx.principal.systemIds.includes(system)) return { systemId: system, component: componentOfImage(image) };
     const id = typeof uri === 'string' && uri.startsWith(`${INVENTORY}/`) ? uri.slice(INVENTORY.length + 1) : '';
     const t = parseInventoryId(id);
     if (!t || !ctx.principal.systemIds.includes(t.systemId)) throw badRequest('ActionParameterValueNotInList', `Targets: ${JSON.stringify(uri)} is not a FirmwareInventory item of this account.`, 'Targets');
