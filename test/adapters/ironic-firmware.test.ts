@@ -101,7 +101,7 @@ test.serial('ironic firmware - a firmware update on 1.82 is refused naming 1.86,
   const h = await registered('fw-update-old');
   it.recorder.clear();
   const r = await it.p.prepare(h, { op: 'prepare', restartOnFailure: false, raid: noRaid, firmware: { settings: {}, updates: [{ component: 'bios', url: 'http://fw.lab/bios.bin' }] } });
-  t.deepEqual(r, { kind: 'failed', message: 'firmware updates needs Ironic API 1.86 or later; this Ironic offers up to 1.82', retryAfterMs: null });
+  t.deepEqual(r, { kind: 'failed', message: 'a firmware update needs Ironic API 1.86 or later; this Ironic offers up to 1.82', retryAfterMs: null });
   t.deepEqual(it.recorder.calls.filter((c) => c.nodeRef !== undefined).map((c) => c.route), []);
 });
 

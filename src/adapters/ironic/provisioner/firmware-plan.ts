@@ -15,7 +15,7 @@ type Step = Readonly<Record<string, unknown>>;
  */
 export async function firmwareShortfall(ctx: StepContext, changes: FirmwareChanges | undefined): Promise<OpResult | null> {
   if (changes === undefined || changes.updates.length === 0) return null;
-  const short = featureShortfall('firmware updates', 'firmware-interface', await ctx.client.negotiated());
+  const short = featureShortfall('a firmware update', 'firmware-interface', await ctx.client.negotiated());
   return short === null ? null : failed(short, null);
 }
 
