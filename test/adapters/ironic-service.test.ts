@@ -45,7 +45,7 @@ const svc = (firmware: FirmwareChanges, restartOnFailure = false) => ({ op: 'ser
 
 test('ironic service - from active: service with the BIOS and firmware steps, wait, and done once active again', async (t) => {
   const bios: BiosSetting[] = [{ name: 'ProcVirtualization', value: 'Enabled', attribute_type: 'Enumeration' }, { name: 'NumCoresPerProc', value: '0', attribute_type: 'Integer' }];
-  const { p, writes, move } = rig(87, {}, bios);
+  const { p, writes, move } = rig(93, {}, bios);
   t.deepEqual(await p.service!(host(), svc(changes)), { kind: 'continuing', afterMs: 10 });
   t.deepEqual(writes, [`setProvisionState ${JSON.stringify(['service', { serviceSteps: [
     // An Integer in the registry goes out as a number.
@@ -68,7 +68,7 @@ test('ironic service - nothing differs: done without a request', async (t) => {
 });
 
 test('ironic service - service failed: last_error without restart; with it, maintenance cleared, then service again', async (t) => {
-  const { p, writes, move } = rig(87, { provision_state: 'service failed', maintenance: true, fault: 'service failure', last_error: 'BMC refused the BIOS settings' });
+  const { p, writes, move } = rig(93, { provision_state: 'service failed', maintenance: true, fault: 'service failure', last_error: 'BMC refused the BIOS settings' });
   t.deepEqual(await p.service!(host(), svc(changes)), { kind: 'failed', message: 'servicing failed: BMC refused the BIOS settings (Ironic fault: service failure)' });
   t.deepEqual(writes, []);
   t.deepEqual(await p.service!(host(), svc(changes, true)), { kind: 'continuing', afterMs: 3 });
@@ -89,16 +89,20 @@ test('ironic service - changes withdrawn: a failed or waiting service is aborted
 });
 
 test('ironic service - a node not active is transient; BIOS settings on a node without a BIOS interface fail for good', async (t) => {
-  const deploying = rig(87, { provision_state: 'deploying' });
+  const deploying = rig(93, { provision_state: 'deploying' });
   t.deepEqual(await deploying.p.service!(host(), svc(changes)), { kind: 'transient', message: 'servicing found Ironic node ns~h1 in state "deploying", not active or servicing' });
-  const noBios = rig(87, { bios_interface: 'no-bios', driver: 'ipmi' });
+  const noBios = rig(93, { bios_interface: 'no-bios', driver: 'ipmi' });
   t.deepEqual(await noBios.p.service!(host(), svc(changes)), { kind: 'failed', message: 'BIOS settings are defined, but the node\'s driver ipmi has no BIOS interface (bios_interface "no-bios")', retryAfterMs: null });
   t.deepEqual([...deploying.writes, ...noBios.writes], []);
 });
 
-test('ironic service - refused below 1.87 naming the version, and prepare refuses updates below 1.86, nothing sent', async (t) => {
+test('ironic service - refused below 1.87 (firmware updates below 1.93) naming the version, and prepare refuses updates below 1.86, nothing sent', async (t) => {
   const old = rig(86, {});
   t.deepEqual(await old.p.service!(host(), svc(changes)), { kind: 'failed', message: 'servicing needs Ironic API 1.87 or later; this Ironic offers up to 1.86', retryAfterMs: null });
+  // Ironic 23.0 (1.87) services, but runs firmware.update as a service step only from 26.1 (1.93).
+  const noFirmwareStep = rig(87, {});
+  t.deepEqual(await noFirmwareStep.p.service!(host(), svc(changes)), { kind: 'failed', message: 'a firmware update while servicing needs Ironic API 1.93 or later; this Ironic offers up to 1.87', retryAfterMs: null });
+  t.deepEqual(noFirmwareStep.writes, []);
   const older = rig(85, { provision_state: 'manageable' });
   t.deepEqual(await older.p.prepare(host(), { op: 'prepare', restartOnFailure: false, raid: { target: null, actual: null }, firmware: changes }), { kind: 'failed', message: 'a firmware update needs Ironic API 1.86 or later; this Ironic offers up to 1.85', retryAfterMs: null });
   t.deepEqual([...old.writes, ...older.writes], []);

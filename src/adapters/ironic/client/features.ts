@@ -21,6 +21,9 @@ export const FEATURES = {
   service: 87, // target "service" with service_steps
   'vmedia-attach': 89, // POST/DELETE /v1/nodes/{node}/vmedia
   'vmedia-get': 93, // GET /v1/nodes/{node}/vmedia
+  // Not a microversion of its own: firmware.update became a service step in Ironic 26.1
+  // (drivers/modules/redfish/firmware.py), the release that offers 1.93.
+  'firmware-service-step': 93,
   'port-node-name': 94, // POST /v1/ports with node_name
   'disable-power-off': 95, // node.disable_power_off
   'instance-name': 104,

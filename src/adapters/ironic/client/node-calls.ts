@@ -66,6 +66,8 @@ function provisionNeeds(target: ProvisionTarget, extra: ProvisionExtra): [string
   if (extra.serviceSteps !== undefined && target !== 'service') needs.push(['service_steps', 'service']);
   // A firmware update step runs on the firmware interface, which Ironic before 1.86 does not have.
   if ([...(extra.cleanSteps ?? []), ...(extra.serviceSteps ?? [])].some(isFirmwareStep)) needs.push(['a firmware update step', 'firmware-interface']);
+  // An older conductor takes the request and then fails the service: refused here instead.
+  if ((extra.serviceSteps ?? []).some(isFirmwareStep)) needs.push(['a firmware update while servicing', 'firmware-service-step']);
   if (extra.disableRamdisk !== undefined) needs.push(['disable_ramdisk', target === 'service' ? 'service-disable-ramdisk' : 'clean-disable-ramdisk']);
   return needs;
 }

@@ -16,7 +16,9 @@ import { continuing, done, failed, needsRegistration } from './outcome.ts';
 // failed` back to `active` and `service wait` (or `service hold`) to `service failed`.
 export async function service(ctx: StepContext, host: HostData, args: Extract<CallArgs, { op: 'service' }>): Promise<OpResult> {
   // Refused before the node is even read: nothing that could change it may go out.
-  const short = featureShortfall('servicing', 'service', await ctx.client.negotiated());
+  const negotiated = await ctx.client.negotiated();
+  const short = featureShortfall('servicing', 'service', negotiated)
+    ?? (args.firmware.updates.length > 0 ? featureShortfall('a firmware update while servicing', 'firmware-service-step', negotiated) : null);
   if (short !== null) return failed(short, null);
   const node = await findNode(ctx, host);
   if (!node) return needsRegistration;
