@@ -1,5 +1,5 @@
 import test from 'ava';
-import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
+import { createIronicClient, IronicError } from '../../src/adapters/ironic/client/index.ts';
 import type { IronicClient } from '../../src/adapters/ironic/client/index.ts';
 import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
 import type { OpResult } from '../../src/machines/bmh/index.ts';
@@ -117,6 +117,8 @@ test.serial('ironic firmware - the client refuses the firmware list on 1.82 and 
   const h = await registered('fw-client');
   await t.throwsAsync(it.client.getFirmwareComponents(h.provisionerId), { message: /firmware components \(GET \/v1\/nodes\/\{node\}\/firmware\) needs Ironic API 1\.86 or later; this Ironic offers up to 1\.82/ });
   t.deepEqual(await it.client.getBiosSettings(h.provisionerId, { registry: true }), []);
-  await t.throwsAsync(it.client.setProvisionState(h.provisionerId, 'service', { serviceSteps: [] }), { message: /needs Ironic API 1\.87/ });
+  const refused = await t.throwsAsync(it.client.setProvisionState(h.provisionerId, 'service', { serviceSteps: [] }), { instanceOf: IronicError, message: /needs Ironic API 1\.87/ });
+  // Typed: not retryable, and no request left (attempts 0).
+  t.like(refused, { code: 'unsupported', retryable: false, attempts: 0, status: null });
   await t.throwsAsync(it.client.setProvisionState(h.provisionerId, 'clean', { cleanSteps: [{ interface: 'firmware', step: 'update', args: {} }] }), { message: /a firmware update step needs Ironic API 1\.86/ });
 });
