@@ -9,7 +9,8 @@ import type { Env } from './config.ts';
 // The backends metalfleet ships, as plugins: registered and checked by the same registry as a
 // third party's, so the contract is exercised by the code that uses it most.
 
-const ALL: readonly Operation[] = ['register', 'inspect', 'prepare', 'provision', 'deprovision', 'adopt', 'powerOn', 'powerOff', 'hardwareState', 'detach', 'delete'];
+// Both implement the optional service and firmware too (Ironic refuses them below 1.87 / 1.86 itself).
+const ALL: readonly Operation[] = ['register', 'inspect', 'prepare', 'provision', 'deprovision', 'adopt', 'powerOn', 'powerOff', 'hardwareState', 'detach', 'delete', 'service', 'firmware'];
 
 export function fixtureBuiltin(defaultLatencyMs: number): BareMetalHostPlugin {
   return {

@@ -8,6 +8,11 @@ import { nodeName } from './node-name.ts';
 // everything but the BMC traffic is as in production.
 export interface DriverOverride {
   readonly hardwareType: 'fake-hardware';
+  /**
+   * The fake firmware interface too (API 1.86), for tests of firmware components: opt-in, because
+   * a newer Ironic's enabled_firmware_interfaces defaults to no-firmware and refuses the node.
+   */
+  readonly firmwareInterface?: 'fake';
 }
 
 export interface DeployImages {
@@ -26,7 +31,7 @@ export function createNodeBody(host: HostData, bmc: BmcAccess, credentials: BmcC
   };
   const capabilities = [`boot_mode:${spec.bootMode === 'legacy' ? 'bios' : 'uefi'}`, ...(spec.bootMode === 'UEFISecureBoot' ? ['secure_boot:true'] : [])].join(',');
   const properties = { capabilities, ...(spec.architecture ? { cpu_arch: spec.architecture } : {}) };
-  const interfaces = o.override ? fakeInterfaces() : realInterfaces(host, bmc);
+  const interfaces = o.override ? { ...fakeInterfaces(), ...(o.override.firmwareInterface ? { firmware_interface: o.override.firmwareInterface } : {}) } : realInterfaces(host, bmc);
   return {
     name: nodeName(host),
     driver: o.override ? o.override.hardwareType : bmc.driver,
