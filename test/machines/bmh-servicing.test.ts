@@ -50,6 +50,23 @@ test('bmh servicing - a provisioned host powering on with allowed changes asks f
   t.is(g.state.host.status.provisioning.state, 'provisioned');
   t.deepEqual(serviceCall(g), { op: 'service', restartOnFailure: false, firmware: { settings: BIOS, updates: FLASH } });
   t.true(g.effects.some((e) => e.type === 'event' && e.reason === 'ServicingStarted'));
+  // BMO's computeConditions: a host being serviced is not Ready, for reason Servicing.
+  const ready = g.state.host.status.conditions?.find((c) => c.type === 'Ready');
+  t.is(ready?.status, 'False');
+  t.is(ready?.reason, 'Servicing');
+});
+
+test('bmh servicing - waiting for its slot the host is delayed, as a deploy waiting is; granted, it is servicing', (t) => {
+  const s = told(poweringOn(), intent());
+  const queued = step(s.state, { type: 'slotQueued', position: 3 }, T0 + 1);
+  t.is(queued.state.host.status.operationalStatus, 'delayed');
+  t.deepEqual(calls(queued.effects), []);
+  // A wake-up while queued asks for nothing more and gives the request back to nobody.
+  const woken = tick(queued.state, T0 + 2);
+  t.deepEqual(slotEffects(woken.effects), []);
+  const g = grant(queued.state, T0 + 3);
+  t.is(g.state.host.status.operationalStatus, 'servicing');
+  t.truthy(serviceCall(g));
 });
 
 test('bmh servicing - a service under way keeps its slot while the backend works, then releases it, goes back to OK and powers on; the state stays provisioned', (t) => {
