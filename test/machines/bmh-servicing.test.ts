@@ -268,3 +268,11 @@ test('bmh servicing - available and externally provisioned: available hosts prep
   const external = told(atState('externally provisioned', { spec: { externallyProvisioned: true }, status: { poweredOn: false } }), intent());
   t.deepEqual(slotEffects(external.effects), ['request:service']);
 });
+
+test('bmh servicing - a service request on an available host is removed with a reason: it prepares instead', (t) => {
+  const s = tick(atState('available', { spec: { image: undefined }, annotations: { [SERVICE_ANNOTATION]: 'r-2' } }));
+  t.true(s.effects.some((e) => e.type === 'removeAnnotation' && e.key === SERVICE_ANNOTATION));
+  const warning = s.effects.find((e): e is Extract<BmhEffect, { type: 'event' }> => e.type === 'event' && e.reason === 'ServiceRefused');
+  t.regex(warning?.message ?? '', /service \(request r-2\) refused: the host is available, not provisioned/);
+  t.false(calls(s.effects).some((c) => c.op === 'service' || c.op === 'powerOff'));
+});

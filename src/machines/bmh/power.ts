@@ -1,6 +1,6 @@
 import type { RebootAnnotation } from '../../api/index.ts';
 import { REBOOT, rebootRequests } from './annotations.ts';
-import { continueServicing, serviceIfNeeded, serviceRequested, servicingUnderWay } from './servicing.ts';
+import { continueServicing, refuseService, serviceIfNeeded, serviceRequested, servicingUnderWay } from './servicing.ts';
 import type { Turn } from './turn.ts';
 
 // manageHostPower (reference/bmo.md §1.8) for available, provisioned and externally provisioned
@@ -17,7 +17,7 @@ export function managePower(t: Turn, provisionedLike: boolean): boolean {
   // BMO services a provisioned host as it powers on, before the power-on itself.
   const serviced = provisionedLike ? serviceIfNeeded(t) : null;
   if (serviced !== null) return serviced;
-  const service = provisionedLike && serviceRequested(t);
+  const service = provisionedLike ? serviceRequested(t) : refuseService(t);
   const reboots = rebootRequests(t.host).filter((r) => provisionedLike || r.force);
   for (const r of reboots) if (r.malformed) t.event('Warning', 'InvalidAnnotationValue', `${r.key}: value is not valid JSON; treated as a soft reboot`);
   if (t.host.spec.disablePowerOff) return rebootInPlace(t, reboots);

@@ -71,6 +71,18 @@ export function serviceRequested(t: Turn): boolean {
   return false;
 }
 
+/**
+ * A service request on an available host (set by hand, or left from before a deprovisioning):
+ * such a host applies its firmware changes by preparing, so the request is removed with a reason.
+ */
+export function refuseService(t: Turn): false {
+  const value = t.host.metadata.annotations?.[SERVICE_ANNOTATION];
+  if (value === undefined) return false;
+  t.removeAnnotation(SERVICE_ANNOTATION);
+  t.event('Warning', 'ServiceRefused', `service${value ? ` (request ${value})` : ''} refused: the host is ${t.state}, not provisioned; an available host applies its firmware changes by preparing`);
+  return false;
+}
+
 /** For events: what servicing changes, by name (values and URLs may be sensitive). */
 export function describe(changes: FirmwareChanges): string {
   const settings = Object.keys(changes.settings);
