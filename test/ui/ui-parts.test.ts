@@ -3,6 +3,7 @@ import test from 'ava';
 import { commandGate } from '../../src/ui/index.ts';
 import { PictureHistory } from '../../src/ui/history.ts';
 import { hostAllowed } from '../../src/ui/host-check.ts';
+import { CommandRequest, UI_ACTIONS } from '../../src/ui/command-gate.ts';
 
 test('ui parts - the gate refuses everything when commands are off, and takes only the exact token when on', (t) => {
   const off = commandGate({ enabled: false });
@@ -38,4 +39,10 @@ test('ui parts - on a loopback address only requests for a loopback name are ans
   t.false(hostAllowed('127.0.0.1', 'attacker.example:8090'));
   t.false(hostAllowed('127.0.0.1', undefined));
   t.true(hostAllowed('0.0.0.0', 'dash.example.com'), 'off loopback the operator chose who may reach it');
+});
+
+test('ui parts - the page may ask for service, which becomes the service host command', (t) => {
+  t.is(UI_ACTIONS.service, 'service');
+  t.deepEqual(CommandRequest.parse({ action: 'service', kind: 'BareMetalHost' }), { action: 'service', kind: 'BareMetalHost' });
+  t.false(CommandRequest.safeParse({ action: 'flash' }).success);
 });
