@@ -46,7 +46,10 @@ test('crds - every generated file starts with the do-not-edit header', (t) => {
 
 test('crds - one CRD per custom resource, named plural.group', async (t) => {
   const crds = await committedCrds();
-  t.deepEqual(crds.map((c) => c.metadata.name).sort(), ['baremetalhosts.metal3.io', 'maasclusters.infrastructure.cluster.x-k8s.io', 'maasmachines.infrastructure.cluster.x-k8s.io', 'maasmachinetemplates.infrastructure.cluster.x-k8s.io']);
+  t.deepEqual(crds.map((c) => c.metadata.name).sort(), [
+    'baremetalhosts.metal3.io', 'firmwareschemas.metal3.io', 'hardwaredata.metal3.io', 'hostfirmwarecomponents.metal3.io', 'hostfirmwaresettings.metal3.io', 'hostupdatepolicies.metal3.io',
+    'maasclusters.infrastructure.cluster.x-k8s.io', 'maasmachines.infrastructure.cluster.x-k8s.io', 'maasmachinetemplates.infrastructure.cluster.x-k8s.io',
+  ]);
   for (const crd of crds) {
     t.is(crd.spec.scope, 'Namespaced', crd.metadata.name);
     t.is(crd.spec.versions.length, 1, crd.metadata.name);

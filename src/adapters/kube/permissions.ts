@@ -32,6 +32,16 @@ export const ADAPTER_PERMISSIONS: readonly KubePermission[] = [
   // The Machine and Cluster a MaasMachine or MaasCluster belongs to (reference/capmaas.md §2.2-2.3).
   { apiGroup: 'cluster.x-k8s.io', resource: 'machines', verbs: WATCH },
   { apiGroup: 'cluster.x-k8s.io', resource: 'clusters', verbs: WATCH },
+  // A host's companions, as BMO's controllers use them: HardwareData created after inspection
+  // and deleted with its host, a FirmwareSchema created or shared, HostFirmwareSettings created
+  // if absent, their and HostFirmwareComponents' status written; HostUpdatePolicy only read.
+  { apiGroup: 'metal3.io', resource: 'hardwaredata', verbs: [...READ_PATCH, 'create', 'delete'] },
+  { apiGroup: 'metal3.io', resource: 'firmwareschemas', verbs: [...READ_PATCH, 'create'] },
+  { apiGroup: 'metal3.io', resource: 'hostfirmwaresettings', verbs: [...READ_PATCH, 'create'] },
+  { apiGroup: 'metal3.io', resource: 'hostfirmwaresettings/status', verbs: STATUS },
+  { apiGroup: 'metal3.io', resource: 'hostfirmwarecomponents', verbs: READ_PATCH },
+  { apiGroup: 'metal3.io', resource: 'hostfirmwarecomponents/status', verbs: STATUS },
+  { apiGroup: 'metal3.io', resource: 'hostupdatepolicies', verbs: WATCH },
   // BMC credentials, user data and network data: read, and BMC Secrets claimed as BMO claims
   // them (a label and a finalizer, by merge patch; never their data).
   { apiGroup: '', resource: 'secrets', verbs: [...WATCH, 'patch'] },

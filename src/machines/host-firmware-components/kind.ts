@@ -1,0 +1,24 @@
+import { BMH_KIND } from '../../api/index.ts';
+import { FIRMWARE_BUCKET, FIRMWARE_STATUS_BUCKET } from '../buckets.ts';
+import { defineCompanionKind, sameNameAsHost } from '../companion.ts';
+import { companionCrd } from '../companion-crd.ts';
+import { objectKey } from '../dependents.ts';
+
+/**
+ * HostFirmwareComponents `<namespace>/<host>`: firmware updates a user asks for (spec.updates)
+ * and the components the backend reports (status.components, written by the host's actor). A
+ * change of its spec wakes the host.
+ */
+export const HOST_FIRMWARE_COMPONENTS_KIND_DEFINITION = defineCompanionKind({
+  kind: 'HostFirmwareComponents',
+  resources: [companionCrd({
+    kind: 'HostFirmwareComponents', plural: 'hostfirmwarecomponents', singular: 'hostfirmwarecomponents', statusSubresource: true,
+    description: 'HostFirmwareComponents holds the firmware updates asked for a BareMetalHost and its firmware components, as Metal3\'s baremetal-operator defines it.',
+  })],
+  buckets: { spec: FIRMWARE_BUCKET, status: FIRMWARE_STATUS_BUCKET },
+  hostKind: BMH_KIND,
+  binding: 'host',
+  shardKey: objectKey,
+  hostsOf: sameNameAsHost,
+  wakesHost: true,
+});
