@@ -1,10 +1,11 @@
 // A kind that is almost one metalfleet knows is a typo, not another resource: applying or
 // validating it as "not ours, skipped" would exit 0 with nothing done (issue 19.6).
+import { BMH_COMPANION_KINDS } from './bmh/companions/kinds.ts';
 import { BMH_KIND } from './bmh/schema.ts';
 import { MAAS_KINDS } from './maas/constants.ts';
 
 /** Every kind metalfleet reads from manifests: its own, the Cluster API ones it reads, Secrets. */
-export const KNOWN_KINDS: readonly string[] = [BMH_KIND, ...MAAS_KINDS, 'Machine', 'Cluster', 'Secret'];
+export const KNOWN_KINDS: readonly string[] = [BMH_KIND, ...BMH_COMPANION_KINDS, ...MAAS_KINDS, 'Machine', 'Cluster', 'Secret'];
 
 /** Edits (insert, delete, substitute, swap two neighbours) between a and b, stopping past max. */
 function distance(a: string, b: string, max: number): number {

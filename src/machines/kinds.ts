@@ -45,8 +45,8 @@ export const KINDS: readonly RegisteredKind[] = [
   MAAS_CLUSTER_KIND_DEFINITION,
 ].map(withCompanions);
 
-/** The custom resources metalfleet serves: every kind's, its own CRD first, then the companions'. */
-export const CUSTOM_RESOURCES: readonly CustomResource[] = [...KINDS, ...COMPANION_KINDS].flatMap((k) => k.resources);
+/** The custom resources metalfleet serves: every kind's, its own CRD first, then its companions'. */
+export const CUSTOM_RESOURCES: readonly CustomResource[] = KINDS.flatMap((k) => [...k.resources, ...companionsOf(k.kind).flatMap((c) => c.resources)]);
 
 /** The companion kind of this name, or undefined. */
 export function companionNamed(kind: string): CompanionKindDefinition | undefined {

@@ -66,7 +66,7 @@ async function companions(t: ExecutionContext, store: ResourceStore): Promise<vo
   await waitUntil(async () => (await store.get('FirmwareSchema', 'lab/schema-0123abcd'))?.metadata.ownerReferences?.length === 2, 5_000, 'second owner read back');
 
   // Status of the settings under the newer owner's fence; the older owner is refused.
-  const status = { settings: { ProcTurboMode: 'Enabled' }, schema: { name: 'schema-0123abcd', namespace: 'lab' }, conditions: [{ type: 'ChangeDetected', status: 'True', reason: 'Success', message: '' }] };
+  const status = { settings: { ProcTurboMode: 'Enabled' }, schema: { name: 'schema-0123abcd', namespace: 'lab' }, conditions: [{ type: 'ChangeDetected', status: 'True', reason: 'Success', message: '', lastTransitionTime: '2026-12-05T06:00:00Z' }] };
   await store.writeStatus('HostFirmwareSettings', KEY, status, NEW);
   await waitUntil(async () => (await store.get('HostFirmwareSettings', KEY))?.status?.['settings'] !== undefined, 5_000, 'settings status read back');
   t.deepEqual((await store.get('HostFirmwareSettings', KEY))?.status?.['settings'], { ProcTurboMode: 'Enabled' });
@@ -124,4 +124,15 @@ test('companion store - Kubernetes (API test server): a host\'s companions throu
   });
   await adapter.start(system);
   await companions(t, adapter.store);
+});
+
+test('companion store - apply checks a companion with its CRD\'s rules and BMO\'s webhook, and writes nothing when one is wrong', async (t) => {
+  const substrate = memorySubstrate();
+  const local = await openLocalStore(substrate.transport);
+  t.teardown(() => local.resources.close());
+  const hfc = { apiVersion: 'metal3.io/v1alpha1', kind: 'HostFirmwareComponents', metadata: { name: 'twin', namespace: 'lab' }, spec: { updates: [{ component: 'bios', url: 'not a url' }] } };
+  const applied = await local.applyObjects([hfs, hfc]);
+  t.false(applied.ok);
+  t.true(!applied.ok && applied.issues.some((i) => i.path === 'spec.updates[0].url'), JSON.stringify(applied.issues));
+  t.is(await local.resources.get('HostFirmwareSettings', KEY), undefined);
 });

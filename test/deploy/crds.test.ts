@@ -47,9 +47,8 @@ test('crds - every generated file starts with the do-not-edit header', (t) => {
 test('crds - one CRD per custom resource, named plural.group', async (t) => {
   const crds = await committedCrds();
   t.deepEqual(crds.map((c) => c.metadata.name).sort(), [
-    'baremetalhosts.metal3.io', 'firmwareschemas.metal3.io', 'hardwaredata.metal3.io', 'hostfirmwarecomponents.metal3.io', 'hostfirmwaresettings.metal3.io', 'hostupdatepolicies.metal3.io',
-    'maasclusters.infrastructure.cluster.x-k8s.io', 'maasmachines.infrastructure.cluster.x-k8s.io', 'maasmachinetemplates.infrastructure.cluster.x-k8s.io',
-  ]);
+    'baremetalhosts.metal3.io', 'firmwareschemas.metal3.io', 'hardwaredata.metal3.io', 'hostfirmwarecomponents.metal3.io',
+    'hostfirmwaresettings.metal3.io', 'hostupdatepolicies.metal3.io', 'maasclusters.infrastructure.cluster.x-k8s.io', 'maasmachines.infrastructure.cluster.x-k8s.io', 'maasmachinetemplates.infrastructure.cluster.x-k8s.io']);
   for (const crd of crds) {
     t.is(crd.spec.scope, 'Namespaced', crd.metadata.name);
     t.is(crd.spec.versions.length, 1, crd.metadata.name);
@@ -105,6 +104,37 @@ test('crds - BareMetalHost has baremetal-operator\'s names, subresource and prin
     ['Error', '.status.errorType', 'string', 0],
     ['Age', '.metadata.creationTimestamp', 'date', 0],
   ]);
+});
+
+test('crds - BMO\'s companion kinds have its names, short names, subresources and printer columns', async (t) => {
+  const crds = await committedCrds();
+  const byKind = (kind: string): (typeof crds)[number] | undefined => crds.find((c) => c.spec.names.kind === kind);
+  // As config/base/crds/bases/metal3.io_*.yaml have them (BMO @ 02aa5059): only HardwareData has a
+  // short name and a column of its own, only the two host-firmware kinds a status subresource.
+  const expected = [
+    { kind: 'HardwareData', plural: 'hardwaredata', singular: 'hardwaredata', shortNames: ['hd'], status: false },
+    { kind: 'FirmwareSchema', plural: 'firmwareschemas', singular: 'firmwareschema', shortNames: undefined, status: false },
+    { kind: 'HostFirmwareSettings', plural: 'hostfirmwaresettings', singular: 'hostfirmwaresettings', shortNames: ['hfs'], status: true },
+    { kind: 'HostFirmwareComponents', plural: 'hostfirmwarecomponents', singular: 'hostfirmwarecomponents', shortNames: undefined, status: true },
+    { kind: 'HostUpdatePolicy', plural: 'hostupdatepolicies', singular: 'hostupdatepolicy', shortNames: undefined, status: false },
+  ];
+  for (const e of expected) {
+    const crd = byKind(e.kind);
+    t.like(crd?.spec, { group: 'metal3.io', scope: 'Namespaced', names: { plural: e.plural, singular: e.singular, listKind: `${e.kind}List` } }, e.kind);
+    t.deepEqual(crd?.spec.names.shortNames, e.shortNames, `${e.kind}: short names`);
+    t.is(crd?.spec.versions[0]?.name, 'v1alpha1', e.kind);
+    t.deepEqual(crd?.spec.versions[0]?.subresources, e.status ? { status: {} } : undefined, `${e.kind}: status subresource`);
+  }
+  t.deepEqual(byKind('HardwareData')?.spec.versions[0]?.additionalPrinterColumns, [
+    { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'Time duration since creation of HardwareData' },
+  ]);
+  for (const kind of ['FirmwareSchema', 'HostFirmwareSettings', 'HostFirmwareComponents', 'HostUpdatePolicy']) {
+    t.is(byKind(kind)?.spec.versions[0]?.additionalPrinterColumns, undefined, `${kind}: kubectl's NAME and AGE only`);
+  }
+  // A wanted setting is int-or-string (Go's intstr.IntOrString), a current one a string.
+  const hfs = schemaOf(byKind('HostFirmwareSettings')!) as { properties: Record<string, { properties: Record<string, { additionalProperties?: unknown }>; required?: string[] }> };
+  t.deepEqual(hfs.properties.spec?.properties.settings?.additionalProperties, { 'x-kubernetes-int-or-string': true, description: 'The value wanted, a number or a string.' });
+  t.deepEqual(hfs.properties.status?.required, ['settings']);
 });
 
 test('crds - the MAAS CRDs carry the Cluster API contract labels, cluster-api category and status subresource', async (t) => {
@@ -188,8 +218,12 @@ function withoutMetadata(value: unknown): unknown {
   return rest;
 }
 
-/** Paths where `part` has a value `whole` does not have (objects compared key by key). */
+/** Paths where `part` has a value `whole` does not have (objects key by key, lists item by item). */
 function missingFrom(part: unknown, whole: unknown, path = ''): string[] {
+  // Item by item: zod writes an object's keys in its schema's order, the server in the manifest's.
+  if (Array.isArray(part) && Array.isArray(whole) && part.length === whole.length) {
+    return part.flatMap((item: unknown, i) => missingFrom(item, whole[i], `${path}[${i}]`));
+  }
   if (isObject(part) && isObject(whole)) {
     return Object.entries(part).flatMap(([k, v]) => (k in whole ? missingFrom(v, whole[k], path ? `${path}.${k}` : k) : [path ? `${path}.${k}` : k]));
   }

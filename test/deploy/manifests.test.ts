@@ -121,6 +121,19 @@ test('deploy - the controller\'s ClusterRole grants exactly ADAPTER_PERMISSIONS'
   t.deepEqual((await objects()).filter((o) => o.object.kind === 'ClusterRole' || o.object.kind === 'Role').map((o) => o.object.metadata?.name), ['metalfleet-controller']);
 });
 
+test('deploy - on BMO\'s companion kinds the controller has BMO\'s manager-role verbs, on what the CRDs serve', async (t) => {
+  const role = await find('ClusterRole', 'metalfleet-controller');
+  const ours = grants(role.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[]);
+  const upstream = parseAllDocuments(readFileSync(join(REPO, 'test/deploy/upstream/bmo/config/rbac/role.yaml'), 'utf8')).map((d) => d.toJS() as KubeObject)[0];
+  const companions = /^(hardwaredata|firmwareschemas|hostfirmwaresettings|hostfirmwarecomponents|hostupdatepolicies)(\/|\|)/;
+  const bmo = grants(upstream?.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[])
+    .filter((g) => g.startsWith('metal3.io|') && companions.test(g.slice('metal3.io|'.length)))
+    // BMO grants a status on FirmwareSchema, whose CRD has no status subresource.
+    .filter((g) => !g.startsWith('metal3.io|firmwareschemas/status|'));
+  t.true(bmo.length > 30, 'BMO\'s role names the companion kinds');
+  t.deepEqual(ours.filter((g) => g.startsWith('metal3.io|') && companions.test(g.slice('metal3.io|'.length))), bmo);
+});
+
 test('deploy - the ClusterRoleBinding gives the role to the controller\'s ServiceAccount, which the StatefulSet runs as', async (t) => {
   const binding = await find('ClusterRoleBinding', 'metalfleet-controller');
   t.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'metalfleet-controller' });

@@ -23,7 +23,7 @@ test('kinds - every kind lists its own CRD first, its logic is its own, and no C
   }
   const names = CUSTOM_RESOURCES.map((r) => `${r.apiVersion}/${r.kind}`);
   t.is(new Set(names).size, names.length);
-  t.deepEqual(CUSTOM_RESOURCES.map((r) => r.kind), ['BareMetalHost', 'MaasMachine', 'MaasMachineTemplate', 'MaasCluster', 'HardwareData', 'FirmwareSchema', 'HostFirmwareSettings', 'HostFirmwareComponents', 'HostUpdatePolicy']);
+  t.deepEqual(CUSTOM_RESOURCES.map((r) => r.kind), ['BareMetalHost', 'HardwareData', 'FirmwareSchema', 'HostFirmwareSettings', 'HostFirmwareComponents', 'HostUpdatePolicy', 'MaasMachine', 'MaasMachineTemplate', 'MaasCluster']);
   t.is(kindNamed('Machine'), undefined);
 });
 

@@ -21,10 +21,34 @@ const STATUS = ['get', 'patch'] as const;
 /** CAPI objects and Secrets come from informers only. */
 const WATCH = ['list', 'watch'] as const;
 
+/** What BMO's manager role grants on the companion kinds it creates and keeps for each host. */
+const COMPANION = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] as const;
+/** Status through the subresource, by update or merge patch, as BMO's role has it. */
+const COMPANION_STATUS = ['get', 'update', 'patch'] as const;
+
+// BMO's companion kinds of BareMetalHost (issue 31), with the verbs of BMO's manager-role
+// (config/base/rbac/role.yaml): HardwareData, FirmwareSchema, HostFirmwareSettings and
+// HostFirmwareComponents are created per host, kept in step and deleted with it; a user writes
+// HostUpdatePolicy, which the controller reads, updates and deletes (no create or patch, as BMO).
+// BMO also grants firmwareschemas/status and hardware/finalizers, which no CRD serves (the
+// FirmwareSchema CRD has no status subresource; "hardware" is no resource): left out.
+export const COMPANION_PERMISSIONS: readonly KubePermission[] = [
+  { apiGroup: 'metal3.io', resource: 'hardwaredata', verbs: COMPANION },
+  { apiGroup: 'metal3.io', resource: 'firmwareschemas', verbs: COMPANION },
+  { apiGroup: 'metal3.io', resource: 'hostfirmwaresettings', verbs: COMPANION },
+  { apiGroup: 'metal3.io', resource: 'hostfirmwaresettings/status', verbs: COMPANION_STATUS },
+  { apiGroup: 'metal3.io', resource: 'hostfirmwarecomponents', verbs: COMPANION },
+  { apiGroup: 'metal3.io', resource: 'hostfirmwarecomponents/status', verbs: COMPANION_STATUS },
+  // An owner reference with blockOwnerDeletion on a HostFirmwareComponents needs it (OwnerReferencesPermissionEnforcement).
+  { apiGroup: 'metal3.io', resource: 'hostfirmwarecomponents/finalizers', verbs: ['update'] },
+  { apiGroup: 'metal3.io', resource: 'hostupdatepolicies', verbs: ['get', 'list', 'watch', 'update', 'delete'] },
+];
+
 export const ADAPTER_PERMISSIONS: readonly KubePermission[] = [
   // `metalfleet delete` and host commands against Kubernetes: ResourceStore.requestDelete is a DELETE.
   { apiGroup: 'metal3.io', resource: 'baremetalhosts', verbs: [...READ_PATCH, 'delete'] },
   { apiGroup: 'metal3.io', resource: 'baremetalhosts/status', verbs: STATUS },
+  ...COMPANION_PERMISSIONS,
   { apiGroup: 'infrastructure.cluster.x-k8s.io', resource: 'maasmachines', verbs: READ_PATCH },
   { apiGroup: 'infrastructure.cluster.x-k8s.io', resource: 'maasmachines/status', verbs: STATUS },
   { apiGroup: 'infrastructure.cluster.x-k8s.io', resource: 'maasclusters', verbs: READ_PATCH },
@@ -32,16 +56,6 @@ export const ADAPTER_PERMISSIONS: readonly KubePermission[] = [
   // The Machine and Cluster a MaasMachine or MaasCluster belongs to (reference/capmaas.md §2.2-2.3).
   { apiGroup: 'cluster.x-k8s.io', resource: 'machines', verbs: WATCH },
   { apiGroup: 'cluster.x-k8s.io', resource: 'clusters', verbs: WATCH },
-  // A host's companions, as BMO's controllers use them: HardwareData created after inspection
-  // and deleted with its host, a FirmwareSchema created or shared, HostFirmwareSettings created
-  // if absent, their and HostFirmwareComponents' status written; HostUpdatePolicy only read.
-  { apiGroup: 'metal3.io', resource: 'hardwaredata', verbs: [...READ_PATCH, 'create', 'delete'] },
-  { apiGroup: 'metal3.io', resource: 'firmwareschemas', verbs: [...READ_PATCH, 'create'] },
-  { apiGroup: 'metal3.io', resource: 'hostfirmwaresettings', verbs: [...READ_PATCH, 'create'] },
-  { apiGroup: 'metal3.io', resource: 'hostfirmwaresettings/status', verbs: STATUS },
-  { apiGroup: 'metal3.io', resource: 'hostfirmwarecomponents', verbs: READ_PATCH },
-  { apiGroup: 'metal3.io', resource: 'hostfirmwarecomponents/status', verbs: STATUS },
-  { apiGroup: 'metal3.io', resource: 'hostupdatepolicies', verbs: WATCH },
   // BMC credentials, user data and network data: read, and BMC Secrets claimed as BMO claims
   // them (a label and a finalizer, by merge patch; never their data).
   { apiGroup: '', resource: 'secrets', verbs: [...WATCH, 'patch'] },

@@ -5,7 +5,7 @@ import { ResourceEvents } from './events.ts';
 import { replayBuckets } from './kv-record.ts';
 import { COMPANION_LAYOUTS, HOST_LAYOUTS, OBJECT_LAYOUTS, type KvLayout, type SpecRecord } from './kv-layouts.ts';
 import { KindRecords } from './kind-records.ts';
-import { checkObjects, type ObjectApplyResult, type ObjectIssue, type ObjectValidator } from './object-apply.ts';
+import { checkObjects, COMPANION_VALIDATORS, type ObjectApplyResult, type ObjectIssue, type ObjectValidator } from './object-apply.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import type { SecretChangeKind } from './secret-changes.ts';
 import { MAX_VALUE_BYTES } from './write-limits.ts';
@@ -226,7 +226,7 @@ class KvResources implements KvStore {
     return {
       holds: (kind, key) => this.byKind.get(kind)?.holds(key) ?? false,
       stored: (kind, key): StoredObject | undefined => this.byKind.get(kind)?.merged(key),
-      validators: this.options.validators,
+      validators: { ...COMPANION_VALIDATORS, ...this.options.validators },
     };
   }
 

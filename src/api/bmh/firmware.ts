@@ -8,32 +8,36 @@ import { z } from 'zod';
 
 /** One BIOS setting's rules, as Ironic's BIOS registry (API 1.74) gives them and BMO copies them. */
 export const SettingSchema = z.object({
-  attribute_type: z.enum(['Enumeration', 'String', 'Integer', 'Boolean', 'Password']).optional(),
-  allowable_values: z.array(z.string()).optional(),
-  lower_bound: z.number().int().optional(),
-  upper_bound: z.number().int().optional(),
-  min_length: z.number().int().optional(),
-  max_length: z.number().int().optional(),
-  read_only: z.boolean().optional(),
-  unique: z.boolean().optional(),
-});
+  attribute_type: z.enum(['Enumeration', 'String', 'Integer', 'Boolean', 'Password']).optional().describe('The type of the setting.'),
+  allowable_values: z.array(z.string().describe('A value the setting may take.')).optional().describe('The values an Enumeration setting may take.'),
+  lower_bound: z.number().int().optional().describe('The lowest value of an Integer setting.'),
+  upper_bound: z.number().int().optional().describe('The highest value of an Integer setting.'),
+  min_length: z.number().int().optional().describe('The shortest value of a String setting.'),
+  max_length: z.number().int().optional().describe('The longest value of a String setting.'),
+  read_only: z.boolean().optional().describe('Whether the setting is read only.'),
+  unique: z.boolean().optional().describe('Whether the value is unique to this host, e.g. a serial number.'),
+}).describe('What values one firmware setting takes.');
 export type SettingSchema = z.infer<typeof SettingSchema>;
 
-/** A firmware image to flash on one component: `bios`, `bmc` or `nic:<id>`, from a URL. */
+/**
+ * A firmware image to flash on one component: `bios`, `bmc` or `nic:<id>`, from a URL. Both plain
+ * required strings as in BMO's Go type: an empty or unknown component and a bad URL are refused by
+ * validation (companions/validate-rules.ts) with BMO's own messages, not by the schema.
+ */
 export const FirmwareUpdate = z.object({
-  component: z.string().min(1),
-  url: z.string().min(1),
-});
+  component: z.string().describe('The component to update: bios, bmc, or nic:<id>.'),
+  url: z.string().describe('Where the firmware image is.'),
+}).describe('A firmware image to flash on one component.');
 export type FirmwareUpdate = z.infer<typeof FirmwareUpdate>;
 
 /** One component's firmware as the backend reports it (HostFirmwareComponents status.components). */
 export const FirmwareComponentStatus = z.object({
-  component: z.string(),
-  initialVersion: z.string(),
-  currentVersion: z.string().optional(),
-  lastVersionFlashed: z.string().optional(),
-  updatedAt: z.string().optional(),
-});
+  component: z.string().describe('The component: bios, bmc, or nic:<id>.'),
+  initialVersion: z.string().describe('The version the component had when first seen.'),
+  currentVersion: z.string().optional().describe('The version the component has now.'),
+  lastVersionFlashed: z.string().optional().describe('The version last flashed on the component.'),
+  updatedAt: z.string().meta({ format: 'date-time' }).optional().describe('When the component was last updated (RFC 3339).'),
+}).describe('One firmware component and its versions.');
 export type FirmwareComponentStatus = z.infer<typeof FirmwareComponentStatus>;
 
 /** What preparing or servicing is to change: BIOS settings by name, and firmware to flash. */

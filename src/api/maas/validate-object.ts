@@ -1,4 +1,9 @@
 import type { FieldError } from '../field-error.ts';
+import { BMH_COMPANION_KINDS, type BmhCompanionKind } from '../bmh/companions/kinds.ts';
+import {
+  validateFirmwareSchema, validateHardwareData, validateHostFirmwareComponents, validateHostFirmwareSettings, validateHostUpdatePolicy,
+} from '../bmh/companions/validate.ts';
+import { BMH_API_VERSION } from '../bmh/schema.ts';
 import { validateBareMetalHost } from '../bmh/validate.ts';
 import type { ValidateOptions } from '../bmh/validate.ts';
 import { checkAsCreated } from '../generate-name.ts';
@@ -6,19 +11,29 @@ import { kindOf } from '../manifest.ts';
 import { MAAS_API_GROUP, MAAS_KINDS, type MaasKind } from './constants.ts';
 import { validateMaasCluster, validateMaasMachine, validateMaasMachineTemplate } from './validate.ts';
 
-// One entry point for every kind metalfleet admits: BareMetalHost and the three MAAS kinds. Other
-// kinds (Secrets, Cluster API's own objects) have an owner elsewhere and get null.
+// One entry point for every kind metalfleet admits: BareMetalHost, BMO's companion kinds and the
+// three MAAS kinds. Other kinds (Secrets, Cluster API's own objects) have an owner elsewhere and get null.
 
-export type ValidatedKind = 'BareMetalHost' | MaasKind;
+export type ValidatedKind = 'BareMetalHost' | BmhCompanionKind | MaasKind;
 
 export type ValidationResult = { kind: ValidatedKind; errors: FieldError[] };
 
 const VALIDATORS: Record<ValidatedKind, (obj: unknown, old: unknown, opts: ValidateOptions) => FieldError[]> = {
   BareMetalHost: validateBareMetalHost,
+  // BMO validates these the same on create and update (no field is immutable).
+  HardwareData: (obj) => validateHardwareData(obj),
+  FirmwareSchema: (obj) => validateFirmwareSchema(obj),
+  HostFirmwareSettings: (obj) => validateHostFirmwareSettings(obj),
+  HostFirmwareComponents: (obj) => validateHostFirmwareComponents(obj),
+  HostUpdatePolicy: (obj) => validateHostUpdatePolicy(obj),
   MaasCluster: validateMaasCluster,
   MaasMachine: validateMaasMachine,
   MaasMachineTemplate: validateMaasMachineTemplate,
 };
+
+function isCompanionKind(kind: string): kind is BmhCompanionKind {
+  return (BMH_COMPANION_KINDS as readonly string[]).includes(kind);
+}
 
 function isMaasKind(kind: string): kind is MaasKind {
   return (MAAS_KINDS as readonly string[]).includes(kind);
@@ -35,6 +50,8 @@ export function validatedKindOf(doc: { apiVersion?: unknown; kind?: unknown }): 
   const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : undefined;
   if (kind === undefined) return null;
   if (kindOf({ apiVersion, kind }) === 'BareMetalHost') return 'BareMetalHost';
+  // As a MAAS kind: one of metal3.io of another version is ours, and its validation names the apiVersion.
+  if (isCompanionKind(kind) && (apiVersion === undefined || apiVersion.startsWith(`${BMH_API_VERSION.split('/')[0] ?? ''}/`))) return kind;
   if (isMaasKind(kind) && (apiVersion === undefined || apiVersion.startsWith(`${MAAS_API_GROUP}/`))) return kind;
   return null;
 }

@@ -30,6 +30,8 @@ export const BMH_KIND_DEFINITION = defineKind({
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'Time duration since creation of BaremetalHost' },
     ],
   }],
+  // BMO's companion kinds (HardwareData, FirmwareSchema, HostFirmwareSettings,
+  // HostFirmwareComponents, HostUpdatePolicy) are kinds of their own: machines/companion.ts.
   // Spec and status apart, as the API server keeps them: a user's apply and the controller's
   // status write never race on one revision.
   buckets: { spec: HOSTS_BUCKET, status: HOST_STATUS_BUCKET },

@@ -1,7 +1,6 @@
-import { BMH_KIND } from '../../api/index.ts';
+import { BMH_KIND, FIRMWARE_SCHEMA_RESOURCE } from '../../api/index.ts';
 import { FIRMWARE_BUCKET, FIRMWARE_STATUS_BUCKET } from '../buckets.ts';
 import { defineCompanionKind } from '../companion.ts';
-import { companionCrd } from '../companion-crd.ts';
 import { objectKey, type KindObject } from '../dependents.ts';
 
 /**
@@ -17,10 +16,7 @@ import { objectKey, type KindObject } from '../dependents.ts';
  */
 export const FIRMWARE_SCHEMA_KIND_DEFINITION = defineCompanionKind({
   kind: 'FirmwareSchema',
-  resources: [companionCrd({
-    kind: 'FirmwareSchema', plural: 'firmwareschemas', singular: 'firmwareschema', statusSubresource: false,
-    description: 'FirmwareSchema is the BIOS settings registry of a vendor and model, shared by their BareMetalHosts, as Metal3\'s baremetal-operator defines it.',
-  })],
+  resources: [FIRMWARE_SCHEMA_RESOURCE],
   buckets: { spec: FIRMWARE_BUCKET, status: FIRMWARE_STATUS_BUCKET },
   hostKind: BMH_KIND,
   binding: 'host',

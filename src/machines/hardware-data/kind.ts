@@ -1,7 +1,6 @@
-import { BMH_KIND } from '../../api/index.ts';
+import { BMH_KIND, HARDWARE_DATA_RESOURCE } from '../../api/index.ts';
 import { FIRMWARE_BUCKET, FIRMWARE_STATUS_BUCKET } from '../buckets.ts';
 import { defineCompanionKind, sameNameAsHost } from '../companion.ts';
-import { companionCrd } from '../companion-crd.ts';
 import { objectKey } from '../dependents.ts';
 
 /**
@@ -11,10 +10,7 @@ import { objectKey } from '../dependents.ts';
  */
 export const HARDWARE_DATA_KIND_DEFINITION = defineCompanionKind({
   kind: 'HardwareData',
-  resources: [companionCrd({
-    kind: 'HardwareData', plural: 'hardwaredata', singular: 'hardwaredata', shortNames: ['hd'], statusSubresource: false,
-    description: 'HardwareData is the hardware a BareMetalHost\'s inspection discovered, as Metal3\'s baremetal-operator defines it.',
-  })],
+  resources: [HARDWARE_DATA_RESOURCE],
   buckets: { spec: FIRMWARE_BUCKET, status: FIRMWARE_STATUS_BUCKET },
   hostKind: BMH_KIND,
   binding: 'host',

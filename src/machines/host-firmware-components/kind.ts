@@ -1,7 +1,6 @@
-import { BMH_KIND } from '../../api/index.ts';
+import { BMH_KIND, HOST_FIRMWARE_COMPONENTS_RESOURCE } from '../../api/index.ts';
 import { FIRMWARE_BUCKET, FIRMWARE_STATUS_BUCKET } from '../buckets.ts';
 import { defineCompanionKind, sameNameAsHost } from '../companion.ts';
-import { companionCrd } from '../companion-crd.ts';
 import { objectKey } from '../dependents.ts';
 
 /**
@@ -11,10 +10,7 @@ import { objectKey } from '../dependents.ts';
  */
 export const HOST_FIRMWARE_COMPONENTS_KIND_DEFINITION = defineCompanionKind({
   kind: 'HostFirmwareComponents',
-  resources: [companionCrd({
-    kind: 'HostFirmwareComponents', plural: 'hostfirmwarecomponents', singular: 'hostfirmwarecomponents', statusSubresource: true,
-    description: 'HostFirmwareComponents holds the firmware updates asked for a BareMetalHost and its firmware components, as Metal3\'s baremetal-operator defines it.',
-  })],
+  resources: [HOST_FIRMWARE_COMPONENTS_RESOURCE],
   buckets: { spec: FIRMWARE_BUCKET, status: FIRMWARE_STATUS_BUCKET },
   hostKind: BMH_KIND,
   binding: 'host',

@@ -1,7 +1,6 @@
-import { BMH_KIND } from '../../api/index.ts';
+import { BMH_KIND, HOST_FIRMWARE_SETTINGS_RESOURCE } from '../../api/index.ts';
 import { FIRMWARE_BUCKET, FIRMWARE_STATUS_BUCKET } from '../buckets.ts';
 import { defineCompanionKind, sameNameAsHost } from '../companion.ts';
-import { companionCrd } from '../companion-crd.ts';
 import { objectKey } from '../dependents.ts';
 
 /**
@@ -11,10 +10,7 @@ import { objectKey } from '../dependents.ts';
  */
 export const HOST_FIRMWARE_SETTINGS_KIND_DEFINITION = defineCompanionKind({
   kind: 'HostFirmwareSettings',
-  resources: [companionCrd({
-    kind: 'HostFirmwareSettings', plural: 'hostfirmwaresettings', singular: 'hostfirmwaresettings', shortNames: ['hfs'], statusSubresource: true,
-    description: 'HostFirmwareSettings holds the BIOS settings of a BareMetalHost, desired and current, as Metal3\'s baremetal-operator defines it.',
-  })],
+  resources: [HOST_FIRMWARE_SETTINGS_RESOURCE],
   buckets: { spec: FIRMWARE_BUCKET, status: FIRMWARE_STATUS_BUCKET },
   hostKind: BMH_KIND,
   binding: 'host',

@@ -1,7 +1,6 @@
-import { BMH_KIND } from '../../api/index.ts';
+import { BMH_KIND, HOST_UPDATE_POLICY_RESOURCE } from '../../api/index.ts';
 import { FIRMWARE_BUCKET, FIRMWARE_STATUS_BUCKET } from '../buckets.ts';
 import { defineCompanionKind, sameNameAsHost } from '../companion.ts';
-import { companionCrd } from '../companion-crd.ts';
 import { objectKey } from '../dependents.ts';
 
 /**
@@ -11,10 +10,7 @@ import { objectKey } from '../dependents.ts';
  */
 export const HOST_UPDATE_POLICY_KIND_DEFINITION = defineCompanionKind({
   kind: 'HostUpdatePolicy',
-  resources: [companionCrd({
-    kind: 'HostUpdatePolicy', plural: 'hostupdatepolicies', singular: 'hostupdatepolicy', statusSubresource: false,
-    description: 'HostUpdatePolicy says how a provisioned BareMetalHost takes firmware changes, as Metal3\'s baremetal-operator defines it.',
-  })],
+  resources: [HOST_UPDATE_POLICY_RESOURCE],
   buckets: { spec: FIRMWARE_BUCKET, status: FIRMWARE_STATUS_BUCKET },
   hostKind: BMH_KIND,
   binding: 'host',
