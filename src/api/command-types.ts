@@ -2,6 +2,6 @@
 // wire schema (bus/messages/command.ts), because each kind declares which of them it takes
 // (machines/<kind>/kind.ts) and machines import only src/api.
 export const HOST_COMMAND_TYPES = [
-  'powerOn', 'powerOff', 'reboot', 'inspect', 'reprovision', 'pause', 'unpause', 'detach', 'attach', 'delete', 'release',
+  'powerOn', 'powerOff', 'reboot', 'inspect', 'reprovision', 'service', 'pause', 'unpause', 'detach', 'attach', 'delete', 'release',
 ] as const;
 export type HostCommandName = (typeof HOST_COMMAND_TYPES)[number];

@@ -55,4 +55,10 @@ export const PROVISIONER_METHODS = [
   'powerOn', 'powerOff', 'hardwareState', 'detach', 'delete',
 ] as const satisfies ReadonlyArray<keyof Provisioner>;
 
+/**
+ * The methods a Provisioner may leave out (a host asking is told the backend cannot); when there,
+ * each must be a function, and a plugin that lists one among its operations must have it.
+ */
+export const OPTIONAL_PROVISIONER_METHODS = ['service', 'firmware'] as const satisfies ReadonlyArray<keyof Provisioner>;
+
 export const MAAS_DRIVER_METHODS = ['run', 'findDns', 'createDns', 'updateDns', 'deleteDns'] as const satisfies ReadonlyArray<keyof MaasDriver>;

@@ -1,7 +1,7 @@
 import type { MaasDriver, Provisioner } from '../ports/index.ts';
 import { checkPlugin } from './check-plugin.ts';
 import type { BareMetalHostPlugin, MaasMachinePlugin, PluginContext, ProvisionerPlugin } from './contract.ts';
-import { MAAS_DRIVER_METHODS, PROVISIONER_METHODS } from './contract.ts';
+import { MAAS_DRIVER_METHODS, OPTIONAL_PROVISIONER_METHODS, PROVISIONER_METHODS } from './contract.ts';
 import { PluginError } from './plugin-error.ts';
 import { errorMessage } from '../api/index.ts';
 
@@ -51,7 +51,9 @@ export class ProvisionerRegistry {
   async createProvisioner(name: string, ctx: PluginContext): Promise<Provisioner> {
     const plugin = this.require(name, 'BareMetalHost') as BareMetalHostPlugin;
     const made = await this.run(plugin, ctx);
-    return checkMethods<Provisioner>(made, PROVISIONER_METHODS, this.label(plugin), 'Provisioner');
+    const provisioner = checkMethods<Provisioner>(made, PROVISIONER_METHODS, this.label(plugin), 'Provisioner');
+    checkOptionalMethods(provisioner, plugin.supports.operations, this.label(plugin));
+    return provisioner;
   }
 
   async createMaasDriver(name: string, ctx: PluginContext): Promise<MaasDriver> {
@@ -80,6 +82,15 @@ export class ProvisionerRegistry {
   private label(plugin: ProvisionerPlugin): string {
     const source = this.entries.get(plugin.name)?.source;
     return source === undefined || source === 'built-in' ? plugin.name : `${plugin.name} (${source})`;
+  }
+}
+
+// An optional method is either absent or callable; one the plugin says it supports must be there.
+function checkOptionalMethods(made: Provisioner, operations: readonly string[], plugin: string): void {
+  for (const m of OPTIONAL_PROVISIONER_METHODS) {
+    const value = (made as unknown as Record<string, unknown>)[m];
+    if (value !== undefined && typeof value !== 'function') throw new PluginError(plugin, `create() returned a Provisioner whose ${m} is a ${typeof value}, not a method`);
+    if (value === undefined && operations.includes(m)) throw new PluginError(plugin, `lists ${m} among its operations, but create() returned a Provisioner without a ${m} method`);
   }
 }
 

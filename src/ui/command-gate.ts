@@ -15,6 +15,8 @@ export const UI_ACTIONS = {
   pause: 'pause',
   unpause: 'unpause',
   inspect: 'inspect',
+  // Firmware changes on a provisioned host (HostUpdatePolicy onReboot): it reboots to apply them.
+  service: 'service',
 } as const;
 export type UiAction = keyof typeof UI_ACTIONS;
 

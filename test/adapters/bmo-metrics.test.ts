@@ -37,6 +37,9 @@ const BMO: ReadonlyArray<{ name: string; type: 'counter' | 'histogram'; labels: 
   { name: 'metal3_delete_without_powering_off_total', type: 'counter', labels: [] },
   { name: 'metal3_provisioner_not_ready_total', type: 'counter', labels: [] },
   { name: 'metal3_delete_delayed_for_detached_total', type: 'counter', labels: [] },
+  // metalfleet's own beside them (BMO counts no servicing).
+  { name: 'metalfleet_operation_servicing_total', type: 'counter', labels: HOST },
+  { name: 'metalfleet_operation_servicing_duration_seconds', type: 'histogram', labels: [...HOST, 'outcome'], buckets: SLOW },
 ];
 
 const T = '2026-12-02T10:00:00.000Z';
@@ -131,6 +134,35 @@ test('bmo metrics - metal3_delayed__(de)provisioning_total: a host queued for a 
   t.deepEqual(r.increments, [{ metric: 'delayed', phase: 'provisioning' }]);
   const d = run({ type: 'loaded', status: status('deprovisioning') }, { type: 'statusChanged', status: status('deprovisioning', { operationalStatus: 'delayed' }) });
   t.deepEqual(d.increments, [{ metric: 'delayed', phase: 'deprovisioning' }]);
+});
+
+test('bmo metrics - metalfleet_operation_servicing_*: each servicing begun is counted, and timed from its first servicing write to its end, by outcome; its slot wait is no provisioning delay', async (t) => {
+  const T180 = '2026-12-02T10:03:00.000Z';
+  const r = run(
+    { type: 'loaded', status: status('provisioned', { lastUpdated: T }) },
+    { type: 'statusChanged', status: status('provisioned', { operationalStatus: 'delayed', lastUpdated: T }) },
+    { type: 'statusChanged', status: status('provisioned', { operationalStatus: 'servicing', lastUpdated: T }) },
+    { type: 'statusChanged', status: status('provisioned', { operationalStatus: 'servicing', lastUpdated: T90 }) },
+    { type: 'statusChanged', status: status('provisioned', { operationalStatus: 'error', errorType: 'servicing error', errorMessage: 'bios', errorCount: 1, lastUpdated: T180 }) },
+    { type: 'statusChanged', status: status('provisioned', { operationalStatus: 'servicing', errorType: 'servicing error', errorMessage: 'bios', errorCount: 1, lastUpdated: T180 }) },
+    { type: 'statusChanged', status: status('provisioned', { operationalStatus: 'OK', lastUpdated: '2026-12-02T10:04:00.000Z' }) },
+  );
+  t.deepEqual(r.increments, [
+    { metric: 'servicing' },
+    { metric: 'hostError', errorType: 'ServicingError' },
+    { metric: 'servicingDuration', seconds: 180, outcome: 'error' },
+    { metric: 'servicing' },
+    { metric: 'servicingDuration', seconds: 60, outcome: 'ok' },
+  ]);
+  const registry = new Registry();
+  const m = new BmoMetrics(registry, actorsOf([]));
+  m.statusRead('lab/h', status('provisioned', { lastUpdated: T }));
+  m.statusChanged('lab/h', status('provisioned', { operationalStatus: 'servicing', lastUpdated: T }));
+  m.statusChanged('lab/h', status('provisioned', { operationalStatus: 'OK', lastUpdated: T90 }));
+  const text = await registry.metrics();
+  t.regex(text, /^metalfleet_operation_servicing_total\{namespace="lab",host="h"\} 1$/m);
+  t.regex(text, /^metalfleet_operation_servicing_duration_seconds_bucket\{le="90",namespace="lab",host="h",outcome="ok"\} 1$/m);
+  t.regex(text, /^metalfleet_operation_servicing_duration_seconds_bucket\{le="30",namespace="lab",host="h",outcome="ok"\} 0$/m);
 });
 
 test('bmo metrics - metal3_operation_power_change_total and metal3_credentials_updated_total count changes in status', (t) => {

@@ -31,6 +31,8 @@ const ARGS: { [O in FixtureOperation]: Extract<CallArgs, { op: O }> } = {
   hardwareState: { op: 'hardwareState' },
   detach: { op: 'detach', force: false },
   delete: { op: 'delete' },
+  service: { op: 'service', restartOnFailure: false, firmware: { settings: { ProcTurboMode: 'Disabled' }, updates: [] } },
+  firmware: { op: 'firmware' },
 };
 
 function call(p: Provisioner, h: HostData, op: FixtureOperation): Promise<OpResult> {

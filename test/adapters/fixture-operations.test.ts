@@ -113,7 +113,7 @@ test('fixture - inspect and provision take the configured passes', async (t) => 
   t.is(p.node(h.key)?.provisionState, 'available');
   t.deepEqual(p.calls(h.key), {
     register: 1, inspect: 3, prepare: 1, provision: 2, deprovision: 2, adopt: 0,
-    powerOn: 0, powerOff: 0, hardwareState: 0, detach: 0, delete: 0,
+    powerOn: 0, powerOff: 0, hardwareState: 0, detach: 0, delete: 0, service: 0, firmware: 0,
   });
 });
 
@@ -282,7 +282,7 @@ test('fixture - starts count what changed the node; a re-driven step starts noth
   await p.delete(h, { op: 'delete' });
   t.deepEqual(p.starts(h.key), {
     register: 1, inspect: 1, prepare: 1, provision: 1, deprovision: 0, adopt: 0,
-    powerOn: 0, powerOff: 1, hardwareState: 0, detach: 0, delete: 1,
+    powerOn: 0, powerOff: 1, hardwareState: 0, detach: 0, delete: 1, service: 0, firmware: 0,
   });
   t.like(p.calls(h.key), { register: 2, inspect: 2, prepare: 2, provision: 2, powerOff: 2, delete: 2 });
   t.like(p.startTotals(), { register: 1, provision: 1, delete: 1 });

@@ -44,6 +44,8 @@ const ARGS: { [O in FixtureOperation]: Extract<CallArgs, { op: O }> } = {
   hardwareState: { op: 'hardwareState' },
   detach: { op: 'detach', force: false },
   delete: { op: 'delete' },
+  service: { op: 'service', restartOnFailure: false, firmware: { settings: { ProcTurboMode: 'Disabled' }, updates: [] } },
+  firmware: { op: 'firmware' },
 };
 
 interface Rig {

@@ -12,7 +12,7 @@ test('host - an unknown action is a usage error that lists the actions', async (
   t.is(r.code, 2, r.stderr);
   t.is(r.stdout, '');
   t.regex(r.stderr, /unknown action "power-cycle"/);
-  t.regex(r.stderr, /power-on, power-off, reboot, inspect, reprovision, pause, unpause, detach, attach, delete/);
+  t.regex(r.stderr, /power-on, power-off, reboot, inspect, reprovision, service, pause, unpause, detach, attach, delete/);
 });
 
 test('host - a bad host key names the bad part', async (t) => {
@@ -81,4 +81,9 @@ test('host - an unknown kind is a usage error naming it and the kinds there are'
   t.is(flag.code, 2, flag.stderr);
   t.regex(flag.stderr, /--kind: unknown kind "Pod": the kinds are BareMetalHost \(bmh, bmhost\), MaasMachine, MaasCluster/);
   t.throws(() => buildHostCommands('pause', ['pod/lab/m-0'], {}), { message: 'host "pod/lab/m-0": unknown kind "pod": the kinds are BareMetalHost (bmh, bmhost), MaasMachine, MaasCluster' });
+});
+
+test('host - service is a BareMetalHost command sent with its request id', (t) => {
+  t.deepEqual(buildHostCommands('service', ['lab/h-1'], { requestId: 'fw-1' }), [{ type: 'service', host: 'lab/h-1', requestId: 'fw-1' }]);
+  t.throws(() => buildHostCommands('service', ['lab/h-1'], { mode: 'hard' }), { message: '--mode applies to reboot only, not to service' });
 });

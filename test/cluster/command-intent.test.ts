@@ -53,6 +53,7 @@ const everyCommand: Array<{ c: Body; on: BareMetalHost; intent: HostIntent | 'de
   { c: { type: 'reboot', mode: 'hard' }, on: host('provisioned'), intent: { annotations: { 'reboot.metal3.io': '{"mode":"hard"}' } } },
   { c: { type: 'inspect' }, on: host('available'), intent: { annotations: { 'inspect.metal3.io': '' } } },
   { c: { type: 'reprovision', requestId: 'rp-7' }, on: host('provisioned'), intent: { annotations: { 'metalfleet.io/reprovision': 'rp-7' } } },
+  { c: { type: 'service', requestId: 'sv-1' }, on: host('provisioned'), intent: { annotations: { 'metalfleet.io/service': 'sv-1' } } },
   { c: { type: 'pause' }, on: host('provisioned'), intent: { annotations: { 'baremetalhost.metal3.io/paused': '' } } },
   { c: { type: 'unpause' }, on: host('provisioned', { annotations: { 'baremetalhost.metal3.io/paused': '' } }), intent: { annotations: { 'baremetalhost.metal3.io/paused': null } } },
   { c: { type: 'detach' }, on: host('provisioned'), intent: { annotations: { 'baremetalhost.metal3.io/detached': '' } } },
@@ -231,6 +232,45 @@ test('command intent - reprovision refusals: not provisioned, no image, offline,
   }
 });
 
+test('command intent - service on a provisioned host sets the annotation; the machine powers it off to service it, or refuses with an event when it has no allowed changes', (t) => {
+  const h = host('provisioned');
+  const r = intentFor(h, cmd({ type: 'service' }));
+  accepted(t, r);
+  t.deepEqual(r.intent, { annotations: { 'metalfleet.io/service': '' } });
+  t.regex(r.message, /HostUpdatePolicy allows \(onReboot\)/);
+  // Without companions the machine has nothing to service: the request goes, with a reason.
+  const s = machineTick(applied(h, r.intent));
+  t.deepEqual(calls(s.effects), []);
+  t.true(s.effects.some((e) => e.type === 'removeAnnotation' && e.key === 'metalfleet.io/service'));
+  t.true(s.effects.some((e) => e.type === 'event' && e.reason === 'ServiceRefused' && /no pending firmware changes/.test(e.message)));
+  // With changes its policy allows, it powers off to be serviced as it powers on.
+  const off = step({ ...initialState(applied(h, r.intent)), powerCheckAt: T0 + 60_000 }, { type: 'firmwareIntent', intent: { settings: { ProcTurboMode: 'Disabled' }, updates: [], valid: true, onReboot: { settings: true, updates: false } } }, T0);
+  t.deepEqual(calls(off.effects).map((c) => c.op), ['powerOff']);
+});
+
+test('command intent - service while servicing is already applied', (t) => {
+  const r = intentFor(host('provisioned', { status: { operationalStatus: 'servicing' } }), cmd({ type: 'service' }));
+  accepted(t, r);
+  t.true(r.alreadyApplied);
+  t.regex(r.message, /being serviced already/);
+});
+
+test('command intent - service refusals: not provisioned, offline, disablePowerOff, detached', (t) => {
+  const cases: Array<[BareMetalHost, RegExp]> = [
+    [host('available'), /is available; only a provisioned host is serviced — an available host applies its firmware changes by itself/],
+    [host('provisioning'), /is provisioning; only a provisioned host is serviced — wait until it is provisioned/],
+    [host('provisioned', { spec: { online: false } }), /spec\.online is false\); a provisioned host is serviced as it powers on — send powerOn instead/],
+    [host('provisioned', { spec: { disablePowerOff: true } }), /disablePowerOff set, so it is never off and is never serviced/],
+    [host('provisioned', { annotations: { 'baremetalhost.metal3.io/detached': '' } }), /is detached.*send service/],
+  ];
+  for (const [h, re] of cases) {
+    const r = intentFor(h, cmd({ type: 'service' }));
+    t.is(r.ok ? null : r.code, 'conflict', r.message);
+    t.regex(r.message, re);
+    t.true(r.message.startsWith(`${KEY} `));
+  }
+});
+
 // ---- pause, detach, delete ----------------------------------------------------------------------
 
 test('command intent - unpause refuses to lift a pause Cluster API Provider Metal3 holds', (t) => {
@@ -276,7 +316,7 @@ test('command intent - attach is the one command besides delete a host being del
 
 test('command intent - a host being deleted refuses every command but delete', (t) => {
   const h = host('deprovisioning', { deletionTimestamp: '2026-01-01T00:00:00Z' });
-  for (const type of ['powerOn', 'powerOff', 'reboot', 'inspect', 'reprovision', 'pause', 'unpause', 'detach'] as const) {
+  for (const type of ['powerOn', 'powerOff', 'reboot', 'inspect', 'reprovision', 'service', 'pause', 'unpause', 'detach'] as const) {
     const r = intentFor(h, cmd({ type }));
     t.is(r.ok ? null : r.code, 'conflict', type);
     t.regex(r.message, new RegExp(`^metal3/worker-0 is being deleted .*; ${type} is refused`));

@@ -1,6 +1,6 @@
 import test from 'ava';
 import fc from 'fast-check';
-import type { BareMetalHost } from '../../src/api/index.ts';
+import type { BareMetalHost, FirmwareIntent } from '../../src/api/index.ts';
 import { GATED_OPERATIONS, initialState, isPaused, step } from '../../src/machines/bmh/index.ts';
 import type { BmhEvent, BmhState, OpResult, Step } from '../../src/machines/bmh/index.ts';
 import { lastCall, makeHost, settle, T0 } from '../support/bmh.ts';
@@ -12,8 +12,18 @@ type Action =
   | { kind: 'tick'; advanceMs: number }
   | { kind: 'result'; result: OpResult; jitter: number }
   | { kind: 'grant' } | { kind: 'queued' } | { kind: 'lost' } | { kind: 'secret'; key: string }
-  | { kind: 'edit'; edit: Edit };
-type Edit = 'pause' | 'unpause' | 'delete' | 'image' | 'noImage' | 'offline' | 'online' | 'detach' | 'attach' | 'reboot' | 'externally';
+  | { kind: 'edit'; edit: Edit }
+  | { kind: 'firmware'; intent: FirmwareIntent };
+type Edit = 'pause' | 'unpause' | 'delete' | 'image' | 'noImage' | 'offline' | 'online' | 'detach' | 'attach' | 'reboot' | 'externally' | 'service';
+
+// What the host's firmware companions may ask: nothing, settings (valid or not), updates, each
+// with or without a HostUpdatePolicy that allows them on a provisioned host.
+const firmwareIntent: fc.Arbitrary<FirmwareIntent> = fc.record({
+  settings: fc.constantFrom<Record<string, string>[]>({}, { ProcTurboMode: 'Disabled' }, { ProcTurboMode: 'Enabled' }),
+  updates: fc.constantFrom<FirmwareIntent['updates'][]>([], [{ component: 'bmc', url: 'http://fw/bmc.bin' }]),
+  valid: fc.boolean(),
+  onReboot: fc.record({ settings: fc.boolean(), updates: fc.boolean() }),
+});
 
 const opResult: fc.Arbitrary<OpResult> = fc.oneof(
   fc.constant<OpResult>({ kind: 'done', poweredOn: true }),
@@ -33,7 +43,8 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { arbitrary: fc.constant<Action>({ kind: 'queued' }), weight: 1 },
   { arbitrary: fc.constant<Action>({ kind: 'lost' }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('secret' as const), key: fc.constantFrom('metal3/worker-0-user-data', 'metal3/worker-0-bmc', 'metal3/other') }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('edit' as const), edit: fc.constantFrom<Edit>('pause', 'unpause', 'delete', 'image', 'noImage', 'offline', 'online', 'detach', 'attach', 'reboot', 'externally') }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('edit' as const), edit: fc.constantFrom<Edit>('pause', 'unpause', 'delete', 'image', 'noImage', 'offline', 'online', 'detach', 'attach', 'reboot', 'externally', 'service') }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('firmware' as const), intent: firmwareIntent }), weight: 1 },
 );
 
 function edit(h: BareMetalHost, e: Edit): BareMetalHost {
@@ -51,14 +62,15 @@ function edit(h: BareMetalHost, e: Edit): BareMetalHost {
     case 'detach': annotations['baremetalhost.metal3.io/detached'] = ''; break;
     case 'attach': delete annotations['baremetalhost.metal3.io/detached']; break;
     case 'reboot': annotations['reboot.metal3.io'] = ''; break;
+    case 'service': annotations['metalfleet.io/service'] = ''; break;
     case 'externally': spec.externallyProvisioned = !spec.externallyProvisioned; break;
   }
   return { ...h, metadata: { ...metadata, annotations }, spec };
 }
 
 // Replays actions; calls check(prev, event, next) after every step.
-function run(actions: Action[], check: (prev: BmhState, event: BmhEvent, next: Step) => void): { state: BmhState; now: number } {
-  let state = initialState(makeHost());
+function run(actions: Action[], check: (prev: BmhState, event: BmhEvent, next: Step) => void, from: BareMetalHost = makeHost()): { state: BmhState; now: number } {
+  let state = initialState(from);
   let now = T0;
   let last: Step = step(state, { type: 'tick' }, now);
   check(state, { type: 'tick' }, last);
@@ -77,6 +89,7 @@ function run(actions: Action[], check: (prev: BmhState, event: BmhEvent, next: S
       case 'lost': event = { type: 'slotLost', grantId: state.slot.phase === 'held' ? state.slot.grantId : 'x', reason: 'expired' }; break;
       case 'edit': event = { type: 'observed', host: edit(state.host, a.edit) }; break;
       case 'secret': event = { type: 'secretChanged', key: a.key, change: 'appeared' }; break;
+      case 'firmware': event = { type: 'firmwareIntent', intent: a.intent }; break;
     }
     const next = step(state, event, now);
     check(state, event, next);
@@ -153,7 +166,8 @@ test('bmh property - errorCount resets when an operation succeeds', (t) => {
   fc.assert(fc.property(fc.array(action, { maxLength: 80 }), (actions) => {
     run(actions, (prev, event, next) => {
       if (event.type !== 'result' || event.result.kind !== 'done') return;
-      if (!prev.inFlight || prev.inFlight.seq !== event.seq || prev.inFlight.op === 'hardwareState' || isPaused(prev.host)) return;
+      // Reads (power, firmware) fix nothing and clear no error.
+      if (!prev.inFlight || prev.inFlight.seq !== event.seq || prev.inFlight.op === 'hardwareState' || prev.inFlight.op === 'firmware' || isPaused(prev.host)) return;
       if (next.state.host.status.errorCount !== 0) throw new Error(`errorCount ${next.state.host.status.errorCount} after ${prev.inFlight.op} succeeded`);
       if (prev.host.status.errorCount > 0) resets += 1;
     });
@@ -204,4 +218,31 @@ test('bmh property - a host waiting for a data Secret holds no slot, and the wai
   t.is(checked, RUNS, 'every generated sequence was played to its end');
   t.true(dataWaits > 0, 'some steps left the host waiting for a data Secret');
   t.true(secretAnswers > 0, 'some calls were answered with a Secret wait');
+});
+
+// A provisioned host, off: the first power-on with allowed changes services it.
+const PROVISIONED = makeHost({ status: { poweredOn: false, provisioning: { state: 'provisioned', ID: 'node-1', image: makeHost().spec.image! } } });
+
+// Registering and adopting a node the backend lost is recovery, as BMO adopts on every pass.
+test('bmh property - servicing never provisions, deprovisions or prepares, and keeps the host provisioned', (t) => {
+  let checked = 0;
+  let serviceCalls = 0;
+  // Told first of changes its policy allows, so that many sequences reach a servicing.
+  const allowed: Action = { kind: 'firmware', intent: { settings: { ProcTurboMode: 'Disabled' }, updates: [], valid: true, onReboot: { settings: true, updates: true } } };
+  fc.assert(fc.property(fc.array(action, { maxLength: 80 }), (actions) => {
+    run([allowed, ...actions], (prev, _event, next) => {
+      const calls = next.effects.flatMap((e) => (e.type === 'call' ? [e.args.op] : []));
+      serviceCalls += calls.filter((op) => op === 'service').length;
+      const wasServicing = prev.host.status.operationalStatus === 'servicing';
+      if (!wasServicing) return;
+      const bad = calls.find((op) => op === 'provision' || op === 'deprovision' || op === 'prepare');
+      // A deletion or a detach may end servicing; nothing else does.
+      if (bad && !next.state.host.metadata.deletionTimestamp) throw new Error(`${bad} called while servicing`);
+      const state = next.state.host.status.provisioning.state;
+      if (!next.state.host.metadata.deletionTimestamp && state !== prev.host.status.provisioning.state && state !== 'provisioned') throw new Error(`servicing moved the host to ${state}`);
+    }, PROVISIONED);
+    checked += 1;
+  }), runs);
+  t.is(checked, RUNS, 'every generated sequence was played to its end');
+  t.true(serviceCalls > 0, 'some sequences serviced the host');
 });

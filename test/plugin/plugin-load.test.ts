@@ -61,6 +61,26 @@ test('plugin - a factory result missing methods, or a plugin of the other resour
   t.is(nothing?.message, 'provisioner plugin nope: no such provisioner (known for BareMetalHost: half)');
 });
 
+test('plugin - service and firmware are optional methods: absent is fine, present must be methods, listed must be there', async (t) => {
+  const full = {
+    name: 'x', capacity: () => ({ pool: 'x', exempt: false }),
+    ...Object.fromEntries(['register', 'inspect', 'prepare', 'provision', 'deprovision', 'adopt', 'powerOn', 'powerOff', 'hardwareState', 'detach', 'delete'].map((m) => [m, async () => ({ kind: 'done' })])),
+  };
+  const registry = new ProvisionerRegistry();
+  const plugin = (name: string, operations: string[], made: object) => registry.register({ name, contractVersion: 1, resource: 'BareMetalHost', supports: { operations }, create: () => made }, 'inline');
+  plugin('without', ['register'], full);
+  plugin('with', ['register', 'service', 'firmware'], { ...full, service: async () => ({ kind: 'done' }), firmware: async () => ({ kind: 'done' }) });
+  plugin('not-a-method', ['register'], { ...full, service: true });
+  plugin('claims', ['register', 'firmware'], full);
+  const without = await registry.createProvisioner('without', ctx);
+  t.is(without.service, undefined);
+  t.is(typeof (await registry.createProvisioner('with', ctx)).firmware, 'function');
+  const bad = await t.throwsAsync(registry.createProvisioner('not-a-method', ctx));
+  t.is(bad?.message, 'provisioner plugin not-a-method (inline): create() returned a Provisioner whose service is a boolean, not a method');
+  const claims = await t.throwsAsync(registry.createProvisioner('claims', ctx));
+  t.is(claims?.message, 'provisioner plugin claims (inline): lists firmware among its operations, but create() returned a Provisioner without a firmware method');
+});
+
 test('plugin - a folder loads what is good and returns the rest refused, one reason each', async (t) => {
   const { plugins, refused } = await loadPluginFolder(`${FIXTURES}/folder`);
   t.deepEqual(plugins.map((p) => p.plugin.name).sort(), ['lab', 'throws']);

@@ -71,6 +71,13 @@ export const BMO_HISTOGRAMS = {
   deprovision: { name: 'metal3_operation_deprovision_duration_seconds', help: 'Length of time per hardware deprovision operation per host', labels: HOST, buckets: SLOW_OPERATION_BUCKETS },
 } as const satisfies Record<TimedOperation, HistogramSpec>;
 
+// metalfleet's own, beside BMO's (BMO counts no servicing): servicings begun, and how long each
+// ran until the host was back in service (outcome ok) or failed (outcome error).
+export const SERVICING_METRICS = {
+  count: { name: 'metalfleet_operation_servicing_total', help: 'Number of times a provisioned host has started servicing (firmware changes kept its workload)', labels: HOST },
+  duration: { name: 'metalfleet_operation_servicing_duration_seconds', help: 'Length of time per servicing per host, by outcome', labels: [...HOST, 'outcome'], buckets: SLOW_OPERATION_BUCKETS },
+} as const;
+
 type CounterName = keyof typeof BMO_COUNTERS;
 
 /**
@@ -81,6 +88,8 @@ type CounterName = keyof typeof BMO_COUNTERS;
 export class BmoMetrics implements HostStatusObserver {
   private readonly counters: Record<CounterName, Counter>;
   private readonly durations: Record<TimedOperation, Histogram>;
+  private readonly servicing: Counter;
+  private readonly servicingDuration: Histogram;
   private readonly memory = new Map<string, HostMemory>();
   private seenActors = new Map<string, SeenActor>();
   private actorPaths = new Map<string, string>();
@@ -100,6 +109,8 @@ export class BmoMetrics implements HostStatusObserver {
       provision: histogram(BMO_HISTOGRAMS.provision),
       deprovision: histogram(BMO_HISTOGRAMS.deprovision),
     };
+    this.servicing = new Counter({ name: SERVICING_METRICS.count.name, help: SERVICING_METRICS.count.help, labelNames: [...SERVICING_METRICS.count.labels], registers: [registry] });
+    this.servicingDuration = histogram(SERVICING_METRICS.duration);
   }
 
   /** One report of the change stream: BMO counts BareMetalHosts only. */
@@ -163,6 +174,12 @@ export class BmoMetrics implements HostStatusObserver {
         return;
       case 'hostConfigDataError':
         c.hostConfigDataError.inc({ host_data_type: increment.dataType });
+        return;
+      case 'servicing':
+        this.servicing.inc(host);
+        return;
+      case 'servicingDuration':
+        this.servicingDuration.observe({ ...host, outcome: increment.outcome }, increment.seconds);
         return;
       default:
         c[increment.metric].inc();

@@ -21,6 +21,8 @@ export interface HostMemory {
   readonly triedCredentials: string;
   /** operationHistory end stamps already counted, per operation ('' when none). */
   readonly ended: Readonly<Record<TimedOperation, string>>;
+  /** status.lastUpdated when operationalStatus became servicing ('' when it is not servicing). */
+  readonly servicingSince: string;
 }
 
 export type HostObservation =
@@ -42,6 +44,9 @@ export type MetricIncrement =
   | { readonly metric: 'powerChange'; readonly onOff: 'on' | 'off' }
   | { readonly metric: 'delayed'; readonly phase: 'provisioning' | 'deprovisioning' }
   | { readonly metric: 'hostConfigDataError'; readonly dataType: HostDataType }
+  /** metalfleet's own (BMO counts no servicing): a servicing began, and one ended after `seconds`. */
+  | { readonly metric: 'servicing' }
+  | { readonly metric: 'servicingDuration'; readonly seconds: number; readonly outcome: 'ok' | 'error' }
   | { readonly metric: CountOnly };
 
 export interface Observed {
@@ -57,7 +62,7 @@ export function observeHost(memory: HostMemory | undefined, observation: HostObs
       return { memory, increments: memory ? fromWarning(memory, observation.reason, observation.message) : [] };
     case 'statusChanged':
       if (!memory) return { memory, increments: [] };
-      return { memory: remember(observation.status, memory.state), increments: fromStatus(memory, observation.status) };
+      return { memory: remember(observation.status, memory.state, memory), increments: fromStatus(memory, observation.status) };
     case 'stateChanged': {
       const { from, to } = observation;
       const increments: MetricIncrement[] = [{ metric: 'stateChange', prev: from, next: to }];
@@ -68,9 +73,13 @@ export function observeHost(memory: HostMemory | undefined, observation: HostObs
   }
 }
 
-function remember(status: BareMetalHostStatus, state: string): HostMemory {
+function remember(status: BareMetalHostStatus, state: string, before?: HostMemory): HostMemory {
   const history = status.operationHistory;
+  const servicing = status.operationalStatus === 'servicing';
+  // A host found servicing (a restart, a new owner) is timed from its first write seen here.
+  const servicingSince = !servicing ? '' : before?.operationalStatus === 'servicing' ? before.servicingSince : status.lastUpdated ?? '';
   return {
+    servicingSince,
     state,
     operationalStatus: status.operationalStatus,
     errorCount: status.errorCount,
@@ -102,11 +111,24 @@ function fromStatus(memory: HostMemory, status: BareMetalHostStatus): MetricIncr
   if (status.poweredOn !== memory.poweredOn) out.push({ metric: 'powerChange', onOff: status.poweredOn ? 'on' : 'off' });
   const tried = credentialsOf(status);
   if (tried !== '' && tried !== memory.triedCredentials) out.push({ metric: 'credentialsUpdated' });
-  // 'delayed' with a message is a wait for a user/network/meta data Secret, not for capacity.
-  if (status.operationalStatus === 'delayed' && memory.operationalStatus !== 'delayed' && status.errorMessage === '') {
+  // 'delayed' with a message is a wait for a user/network/meta data Secret, not for capacity; a
+  // provisioned host waits for a slot to be serviced, which BMO does not gate.
+  const serviceWait = status.provisioning.state === 'provisioned' || status.provisioning.state === 'externally provisioned';
+  if (status.operationalStatus === 'delayed' && memory.operationalStatus !== 'delayed' && status.errorMessage === '' && !serviceWait) {
     out.push({ metric: 'delayed', phase: status.provisioning.state === 'deprovisioning' ? 'deprovisioning' : 'provisioning' });
   }
+  out.push(...fromServicing(memory, status));
   return out;
+}
+
+function fromServicing(memory: HostMemory, status: BareMetalHostStatus): MetricIncrement[] {
+  const was = memory.operationalStatus === 'servicing';
+  const is = status.operationalStatus === 'servicing';
+  if (!was && is) return [{ metric: 'servicing' }];
+  if (!was || is) return [];
+  const seconds = (Date.parse(status.lastUpdated ?? '') - Date.parse(memory.servicingSince)) / 1000;
+  if (!Number.isFinite(seconds) || seconds < 0) return [];
+  return [{ metric: 'servicingDuration', seconds, outcome: status.errorType === 'servicing error' ? 'error' : 'ok' }];
 }
 
 function newDuration(counted: string, metric: { start?: string | null | undefined; end?: string | null | undefined } | undefined): number | null {

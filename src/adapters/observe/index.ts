@@ -2,7 +2,7 @@ export { startHealthServer } from './health-server.ts';
 export type { HealthServer, NodeHealth } from './health-server.ts';
 export { registerFleetMetrics } from './fleet-metrics.ts';
 export type { FleetSources, KindCounts, PoolSlots } from './fleet-metrics.ts';
-export { BMO_COUNTERS, BMO_HISTOGRAMS, BmoMetrics, DEFAULT_BUCKETS, SLOW_OPERATION_BUCKETS } from './bmo-metrics.ts';
+export { BMO_COUNTERS, BMO_HISTOGRAMS, BmoMetrics, SERVICING_METRICS, DEFAULT_BUCKETS, SLOW_OPERATION_BUCKETS } from './bmo-metrics.ts';
 export { observeHost } from './bmo-observations.ts';
 export type { HostMemory, HostObservation, MetricIncrement } from './bmo-observations.ts';
 export { hostStepDeltas } from './host-steps.ts';

@@ -35,5 +35,8 @@ export function createRoutedProvisioner(o: { routes: ReadonlyMap<string, Provisi
     hardwareState: forward,
     detach: forward,
     delete: forward,
+    // Whether the chosen backend can is its own affair: invoke() answers for one that cannot.
+    service: forward,
+    firmware: forward,
   };
 }

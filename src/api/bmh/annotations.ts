@@ -22,6 +22,13 @@ export const HARDWARE_DETAILS_ANNOTATION = 'inspect.metal3.io/hardwaredetails';
  * request id (may be empty); the machine removes the annotation once the reprovision starts.
  */
 export const REPROVISION_ANNOTATION = 'metalfleet.io/reprovision';
+/**
+ * metalfleet's own (`metalfleet host service`): on a provisioned host, reboot now so that the
+ * firmware changes its HostUpdatePolicy allows on reboot are serviced (BMO services only while a
+ * provisioned host powers on). The value is the request id (may be empty); the machine removes
+ * the annotation once servicing starts, or refuses it with an event when there is nothing to do.
+ */
+export const SERVICE_ANNOTATION = 'metalfleet.io/service';
 
 export type AnnotationResult<T> = { ok: true; value: T } | { ok: false; error: FieldError };
 

@@ -62,3 +62,19 @@ export const FirmwareReport = z.object({
   components: z.array(FirmwareComponentStatus).optional(),
 });
 export type FirmwareReport = z.infer<typeof FirmwareReport>;
+
+/**
+ * What a host's companion objects ask of its firmware, as the host actor reads them and hands
+ * them to the machine (BMO's getHostFirmwareSettings/getHostFirmwareComponents and
+ * acquireHostUpdatePolicy, baremetalhost_controller.go). settings: HostFirmwareSettings
+ * spec.settings that differ from the current ones, only when the HFS is valid; updates:
+ * HostFirmwareComponents spec.updates; valid: the HFS is valid (an invalid one is never
+ * applied); onReboot: what HostUpdatePolicy lets a provisioned host change when it reboots.
+ */
+export const FirmwareIntent = z.object({
+  settings: z.record(z.string(), z.string()),
+  updates: z.array(FirmwareUpdate),
+  valid: z.boolean(),
+  onReboot: z.object({ settings: z.boolean(), updates: z.boolean() }),
+});
+export type FirmwareIntent = z.infer<typeof FirmwareIntent>;

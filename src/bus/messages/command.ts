@@ -147,6 +147,7 @@ export const RebootMode = z.enum(['soft', 'hard']);
 export const RebootCommand = z.strictObject({ type: z.literal('reboot'), ...common, mode: RebootMode.default('soft') });
 export const InspectCommand = z.strictObject({ type: z.literal('inspect'), ...common });
 export const ReprovisionCommand = z.strictObject({ type: z.literal('reprovision'), ...common });
+export const ServiceCommand = z.strictObject({ type: z.literal('service'), ...common });
 export const PauseCommand = z.strictObject({ type: z.literal('pause'), ...common });
 export const UnpauseCommand = z.strictObject({ type: z.literal('unpause'), ...common });
 export const DetachCommand = z.strictObject({ type: z.literal('detach'), ...common });
@@ -159,7 +160,7 @@ export const HostCommandType = z.enum(HOST_COMMAND_TYPES);
 export type HostCommandType = z.infer<typeof HostCommandType>;
 
 export const HostCommand = z.discriminatedUnion('type', [
-  PowerOnCommand, PowerOffCommand, RebootCommand, InspectCommand, ReprovisionCommand,
+  PowerOnCommand, PowerOffCommand, RebootCommand, InspectCommand, ReprovisionCommand, ServiceCommand,
   PauseCommand, UnpauseCommand, DetachCommand, AttachCommand, DeleteCommand, ReleaseCommand,
 ], { error: (issue) => (issue.code === 'invalid_union' ? `must be one of ${HOST_COMMAND_TYPES.join(', ')}` : undefined) });
 /** A validated command (defaults filled in: a reboot always has its mode). */

@@ -23,6 +23,8 @@ export const HOST_ACTIONS = {
   reboot: 'reboot',
   inspect: 'inspect',
   reprovision: 'reprovision',
+  // A provisioned BareMetalHost reboots to apply the firmware changes its HostUpdatePolicy allows.
+  service: 'service',
   pause: 'pause',
   unpause: 'unpause',
   detach: 'detach',

@@ -1,7 +1,7 @@
 import type { BareMetalHost, ProvisioningState } from '../../api/index.ts';
 import {
   DETACHED_ANNOTATION, INSPECT_ANNOTATION, INSPECT_DISABLED, PAUSED_ANNOTATION, PAUSED_BY_CAPM3, REBOOT_ANNOTATION,
-  REPROVISION_ANNOTATION, isDetached, isPaused, parseDetachedAnnotation, parseRebootAnnotation, rebootAnnotations,
+  REPROVISION_ANNOTATION, SERVICE_ANNOTATION, isDetached, isPaused, parseDetachedAnnotation, parseRebootAnnotation, rebootAnnotations,
 } from '../../api/index.ts';
 import type { CommandIntent, KindCommand, StoreWrite } from '../command-intent.ts';
 import { hasImage, provisioningCancelled } from './images.ts';
@@ -63,6 +63,8 @@ export function intentFor(host: Host, cmd: HostCommand): BmhCommandIntent {
       return inspect(host, key);
     case 'reprovision':
       return reprovision(host, key, cmd.requestId);
+    case 'service':
+      return service(host, key, cmd.requestId);
     case 'pause':
       return isPaused(host.metadata.annotations)
         ? already({}, `${key} is already paused (${PAUSED_ANNOTATION} is set); send unpause to resume it`)
@@ -172,6 +174,36 @@ function reprovision(host: Host, key: string, requestId: string | undefined): Bm
   return accept(
     { annotations: { [REPROVISION_ANNOTATION]: requestId ?? '' } },
     `${key} will be reprovisioned: ${REPROVISION_ANNOTATION} set; it deprovisions (when a capacity slot is free) and deploys ${host.spec.customDeploy?.method ? 'spec.customDeploy' : 'spec.image'} again${deferredNotes(host, '')}`,
+  );
+}
+
+// What the host alone shows is checked here; whether it has firmware changes its HostUpdatePolicy
+// allows is its machine's to know (the companions are read by its actor): a request with none is
+// removed there with a ServiceRefused event that says why (machines/bmh/servicing.ts).
+function service(host: Host, key: string, requestId: string | undefined): BmhCommandIntent {
+  const state = stateOf(host);
+  const pending = host.metadata.annotations?.[SERVICE_ANNOTATION];
+  if (pending !== undefined) {
+    const by = pending ? ` by request ${pending}` : '';
+    return already({}, `${key} already has a service request pending (${SERVICE_ANNOTATION}${by}); it reboots and applies its pending firmware changes`);
+  }
+  if (!PROVISIONED_LIKE.has(state)) {
+    const hint = state === 'available' || state === 'ready'
+      ? 'an available host applies its firmware changes by itself (it goes to preparing)'
+      : 'wait until it is provisioned';
+    return refuse('conflict', `${key} is ${describe(state)}; only a provisioned host is serviced — ${hint}`);
+  }
+  if (host.status?.operationalStatus === 'servicing') return already({}, `${key} is being serviced already; its firmware changes are being applied`);
+  if (!host.spec.online) {
+    return refuse('conflict', `${key} is meant to be off (spec.online is false); a provisioned host is serviced as it powers on — send powerOn instead`);
+  }
+  if (host.spec.disablePowerOff) {
+    return refuse('conflict', `${key} has spec.disablePowerOff set, so it is never off and is never serviced (BMO services a host as it powers on); clear spec.disablePowerOff first`);
+  }
+  if (isDetached(host.metadata.annotations)) return refuse('conflict', detachedRefusal(key, 'service'));
+  return accept(
+    { annotations: { [SERVICE_ANNOTATION]: requestId ?? '' } },
+    `${key} will be serviced: ${SERVICE_ANNOTATION} set; it powers off and, as it powers on, applies the firmware changes its HostUpdatePolicy allows (onReboot) when a capacity slot is free — with none, the request is refused by a ServiceRefused event${deferredNotes(host, '')}`,
   );
 }
 

@@ -35,7 +35,7 @@ export const BMH_KIND_DEFINITION = defineKind({
   // Spec and status apart, as the API server keeps them: a user's apply and the controller's
   // status write never race on one revision.
   buckets: { spec: HOSTS_BUCKET, status: HOST_STATUS_BUCKET },
-  commands: ['powerOn', 'powerOff', 'reboot', 'inspect', 'reprovision', 'pause', 'unpause', 'detach', 'attach', 'delete'],
+  commands: ['powerOn', 'powerOff', 'reboot', 'inspect', 'reprovision', 'service', 'pause', 'unpause', 'detach', 'attach', 'delete'],
   // As spec.online or an annotation (command-intent.ts), or a deletion request.
   commandIntent: BMH_COMMAND_INTENT,
   logic: bmhLogic,

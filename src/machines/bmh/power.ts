@@ -1,10 +1,12 @@
 import type { RebootAnnotation } from '../../api/index.ts';
 import { REBOOT, rebootRequests } from './annotations.ts';
+import { continueServicing, serviceIfNeeded, serviceRequested, servicingUnderWay } from './servicing.ts';
 import type { Turn } from './turn.ts';
 
 // manageHostPower (reference/bmo.md §1.8) for available, provisioned and externally provisioned
 // hosts. Returns true when it changed something the caller should look at again this step.
 export function managePower(t: Turn, provisionedLike: boolean): boolean {
+  if (provisionedLike && servicingUnderWay(t)) return continueServicing(t);
   // At rest: a slot asked for a transition that is no longer wanted (the image went back, the
   // inspect request was withdrawn) goes back to the pool.
   t.releaseSlot();
@@ -12,11 +14,16 @@ export function managePower(t: Turn, provisionedLike: boolean): boolean {
     t.call({ op: 'hardwareState' });
     return false;
   }
+  // BMO services a provisioned host as it powers on, before the power-on itself.
+  const serviced = provisionedLike ? serviceIfNeeded(t) : null;
+  if (serviced !== null) return serviced;
+  const service = provisionedLike && serviceRequested(t);
   const reboots = rebootRequests(t.host).filter((r) => provisionedLike || r.force);
   for (const r of reboots) if (r.malformed) t.event('Warning', 'InvalidAnnotationValue', `${r.key}: value is not valid JSON; treated as a soft reboot`);
   if (t.host.spec.disablePowerOff) return rebootInPlace(t, reboots);
   const poweredOn = t.status.poweredOn;
-  const target = reboots.length > 0 ? false : t.host.spec.online;
+  // A service request powers the host off; it is serviced and powered on again (serviceIfNeeded).
+  const target = reboots.length > 0 || service ? false : t.host.spec.online;
   const force = t.status.errorType === 'power management error';
   if (poweredOn === target) {
     // Off for a reboot: the plain annotation has done its job; suffixed ones hold the host off

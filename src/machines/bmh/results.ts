@@ -6,12 +6,15 @@ import { afterRegistration } from './states.ts';
 import { rebootedInPlace } from './power.ts';
 import { DELETE_GIVE_UP, finishDeletion, TEARDOWN } from './deletion.ts';
 import type { Turn } from './turn.ts';
+import type { FirmwareChanges } from '../../api/index.ts';
+import { describe } from './servicing.ts';
+import { hasChanges, withApplied } from './firmware-intent.ts';
 import type { CredentialsUsed, Operation, OpResult, SecretWait } from './types.ts';
 import { GATED_OPERATIONS } from './types.ts';
 
 // Applies a backend call's outcome. Transitions that follow a finished call happen here; the
-// state handlers decide what to call next.
-export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: number, credentials?: CredentialsUsed): void {
+// state handlers decide what to call next. sent: the firmware changes a prepare or service call carried.
+export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: number, credentials?: CredentialsUsed, sent?: FirmwareChanges): void {
   // BMO saves triedCredentials with the status of an attempt that got an answer; a transient error
   // saves nothing, so the next attempt still sees the new credentials as changed.
   if (op === 'register' && credentials && (result.kind === 'done' || result.kind === 'failed' || result.kind === 'continuing')) recordCredentials(t, 'triedCredentials', credentials);
@@ -26,6 +29,9 @@ export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: nu
         t.transient();
         return;
       }
+      // BMO's doServiceIfNeeded: a service the backend took clears the error (clearErrorWithStatus
+      // keeps the count), so the polls that follow do not restart it.
+      if (op === 'service' && t.status.errorType) t.patchStatus({ errorType: '', errorMessage: '', operationalStatus: 'servicing' });
       t.s.retryAt = t.now + result.afterMs;
       t.requeue(result.afterMs);
       return;
@@ -48,7 +54,7 @@ export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: nu
         if (clearsError(op, t.status.errorType, validated)) t.clearError();
         for (const e of doneEvents(op, t.host, { firstRegistration: op === 'register' && t.state === 'registering', credentialsValidated: validated })) t.event(e.severity, e.reason, e.message);
       }
-      onDone(t, op, result, jitter);
+      onDone(t, op, result, jitter, sent);
   }
 }
 
@@ -62,6 +68,8 @@ function clearsError(op: Operation, errorType: string | undefined, credentialsVa
     case 'register': return credentialsValidated || errorType === 'registration error' || errorType === 'provisioned registration error';
     case 'adopt': return errorType === 'provisioned registration error';
     case 'hardwareState': return false;
+    // A read of what the host has; it fixes nothing.
+    case 'firmware': return false;
     default: return true;
   }
 }
@@ -80,7 +88,7 @@ function recordCredentials(t: Turn, field: 'goodCredentials' | 'triedCredentials
   return true;
 }
 
-function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done' }>, jitter: number): void {
+function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done' }>, jitter: number, sent: FirmwareChanges | undefined): void {
   const spec = t.host.spec;
   switch (op) {
     case 'register': {
@@ -94,11 +102,27 @@ function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done'
     case 'inspect':
       if (result.hardware) t.patchStatus({ hardware: result.hardware });
       t.releaseSlot();
+      // BMO's HostFirmwareSettings controller reads the settings of a host once it is inspected.
+      t.s.firmwareReadDue = true;
       t.transition('preparing', 'inspection complete');
       return;
     case 'prepare':
       t.patchProvisioning({ raid: desiredRaid(t.host) ?? undefined, rootDeviceHints: effectiveRootDeviceHints(t.host) });
+      if (sent) t.s.firmwareApplied = withApplied(t.s.firmwareApplied, sent);
+      // The companions show what preparing changed once the backend is read again.
+      t.s.firmwareReadDue = true;
       t.transition('available', 'preparation complete');
+      return;
+    case 'service':
+      t.releaseSlot();
+      if (sent) t.s.firmwareApplied = withApplied(t.s.firmwareApplied, sent);
+      t.s.firmwareReadDue = true;
+      // BMO: servicing finished, operationalStatus back to OK (the errors went with clearError).
+      if (t.status.operationalStatus !== 'OK') t.patchStatus({ operationalStatus: 'OK' });
+      t.event('Normal', 'ServicingComplete', sent && hasChanges(sent) ? `Servicing completed: ${describe(sent)}` : 'Servicing ended: the host is back in service without changes');
+      return;
+    case 'firmware':
+      t.s.firmwareReadDue = false;
       return;
     case 'provision':
       t.patchProvisioning({ image: spec.image, customDeploy: spec.customDeploy, rootDeviceHints: effectiveRootDeviceHints(t.host), bootMode: spec.bootMode });
@@ -185,6 +209,16 @@ function onFailed(t: Turn, op: Operation, message: string, jitter: number, retry
       return;
     case 'prepare':
       t.recordError('preparation error', message, jitter, retryAfterMs);
+      return;
+    case 'service':
+      t.releaseSlot();
+      t.recordError('servicing error', message, jitter, retryAfterMs);
+      return;
+    case 'firmware':
+      // BMO's HostFirmwareSettings controller retries on its own and never marks the host: the
+      // companions keep their last status; the next preparing or servicing reads again.
+      t.s.firmwareReadDue = false;
+      t.event('Warning', 'FirmwareReadFailed', `reading the host's firmware settings and components failed: ${message}`);
       return;
     case 'provision':
       t.releaseSlot();

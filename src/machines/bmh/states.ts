@@ -6,6 +6,8 @@ import { hasImage, provisioningCancelled, sameImage, wantsProvisioning } from '.
 import { effectiveRootDeviceHints } from './hardware-profile.ts';
 import { desiredRaid, provisioningSettingsChanged, raidOf } from './provisioning-settings.ts';
 import { managePower } from './power.ts';
+import { hasChanges, preparingChanges } from './firmware-intent.ts';
+import { servicingUnderWay } from './servicing.ts';
 import type { Turn } from './turn.ts';
 
 // One handler per provisioning state, as BMO's host_state_machine.go has it. A handler either
@@ -45,7 +47,12 @@ export const HANDLERS: Record<ProvisioningState, Handler> = {
     return false;
   },
   preparing: (t) => {
-    t.call({ op: 'prepare', restartOnFailure: t.status.errorType === 'preparation error', raid: { target: desiredRaid(t.host), actual: raidOf(t.status.provisioning.raid) } });
+    // BMO's actionPreparing: valid pending BIOS settings and firmware updates go as clean steps.
+    const firmware = preparingChanges(t.s);
+    t.call({
+      op: 'prepare', restartOnFailure: t.status.errorType === 'preparation error', raid: { target: desiredRaid(t.host), actual: raidOf(t.status.provisioning.raid) },
+      ...(hasChanges(firmware) ? { firmware } : {}),
+    });
     return false;
   },
   // The deprecated name of available, as older BMO wrote it: handled as available and left as it
@@ -70,6 +77,8 @@ export const HANDLERS: Record<ProvisioningState, Handler> = {
     return false;
   },
   provisioned: (t) => {
+    // A service under way finishes first: the backend cannot deprovision a host it is servicing.
+    if (servicingUnderWay(t)) return managePower(t, true);
     if (provisioningCancelled(t.host)) {
       if (!t.ensureSlot('deprovision')) return false;
       // Deploying the new image (or none) is itself the redeploy a pending reprovision asked for.
@@ -161,6 +170,12 @@ function available(t: Turn): boolean {
   if (provisioningSettingsChanged(t.host)) {
     t.releaseSlot();
     t.transition('preparing', 'RAID or root device hints changed');
+    return true;
+  }
+  // BMO's handleAvailable: HostFirmwareSettings or HostFirmwareComponents ChangeDetected.
+  if (hasChanges(preparingChanges(t.s))) {
+    t.releaseSlot();
+    t.transition('preparing', 'firmware settings or components changed');
     return true;
   }
   if (t.status.provisioningFailCount > 0 && !spec.image?.url) {

@@ -1,5 +1,7 @@
 import { initialStatus, parseHardwareDetailsAnnotation, parseStatusAnnotation } from '../../api/index.ts';
-import type { BareMetalHost } from '../../api/index.ts';
+import { deepEqual } from '../../api/index.ts';
+import type { BareMetalHost, FirmwareIntent } from '../../api/index.ts';
+import { stillApplied } from './firmware-intent.ts';
 import { DETACHED, HARDWARE_DETAILS, STATUS, detachRequest, inspectionDisabled, isPaused } from './annotations.ts';
 import { computeConditions } from './conditions.ts';
 import { handleDeletion } from './deletion.ts';
@@ -31,6 +33,9 @@ export function initialState(host: BareMetalHost, config: MachineConfig = DEFAUL
     backend: NO_BACKEND_HINTS,
     announced: null,
     rebootsServed: [],
+    firmware: null,
+    firmwareApplied: null,
+    firmwareReadDue: false,
   };
 }
 
@@ -51,9 +56,12 @@ export function step(state: BmhState, event: BmhEvent, now: number): Step {
       if (!inFlight || inFlight.seq !== event.seq) return { state, effects: [] };
       t.s.inFlight = null;
       // A paused host drops results; it re-reads the backend when unpaused (level-triggered).
-      if (!wasPaused) applyResult(t, inFlight.op, softened(inFlight, event.result, t.status.errorType), event.jitter, event.credentials);
+      if (!wasPaused) applyResult(t, inFlight.op, softened(inFlight, event.result, t.status.errorType), event.jitter, event.credentials, inFlight.firmware);
       break;
     }
+    case 'firmwareIntent':
+      firmwareIntent(t, event.intent);
+      break;
     case 'slotGranted':
       if (t.s.slot.phase === 'waiting') {
         t.s.slot = { phase: 'held', op: t.s.slot.op, grantId: event.grantId };
@@ -141,6 +149,16 @@ function secretChanged(t: Turn, key: string, change: SecretChange): void {
 // skips "", unmanaged, match profile and deleting; registering registers anyway).
 const REGISTERS_AGAIN: ReadonlySet<string> = new Set(['registering', 'inspecting', 'preparing', 'ready', 'available', 'provisioning', 'provisioned', 'externally provisioned', 'deprovisioning', 'powering off before delete']);
 
+// The companions changed. A new ask may be the fix for a failed preparing or servicing (BMO
+// reconciles the host on an HFS/HFC change): tried again now, as a changed spec is.
+function firmwareIntent(t: Turn, intent: FirmwareIntent): void {
+  const before = t.s.firmware;
+  t.s.firmware = intent;
+  t.s.firmwareApplied = stillApplied(t.s.firmwareApplied, intent);
+  const failed = t.status.errorType === 'servicing error' || t.status.errorType === 'preparation error';
+  if (failed && !deepEqual(before, intent) && t.s.retryAt !== null) t.s.retryAt = null;
+}
+
 // clusterctl move / pivot: status travels in an annotation and is restored when the object has
 // never been written by a controller (reference/bmo.md §1.7).
 function restoreStatusAnnotation(t: Turn): void {
@@ -187,8 +205,16 @@ function handle(t: Turn): boolean {
     t.call({ op: 'adopt', restartOnFailure: t.status.errorType === 'provisioned registration error' });
     return false;
   }
+  // Only a host with firmware companions has a status of them to refresh.
+  if (t.s.firmwareReadDue && t.s.firmware !== null && FIRMWARE_READABLE.has(state)) {
+    t.call({ op: 'firmware' });
+    return false;
+  }
   return HANDLERS[state](t);
 }
+
+// Where the backend holds the host at rest (BMO's HFS controller reads it in these states).
+const FIRMWARE_READABLE: ReadonlySet<string> = new Set(['preparing', 'ready', 'available', 'provisioned', 'externally provisioned']);
 
 // BMO's ensureRegistered registers again whenever goodCredentials does not match the Secret the
 // spec names: pointing spec.bmc.credentialsName at another Secret (live, or while no controller

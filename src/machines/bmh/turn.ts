@@ -3,7 +3,7 @@ import { atLeastMinimumMs, errorBackoffMs, transientBackoffMs } from './backoff.
 import { startedEvent } from './bmo-events.ts';
 import { isoStamp } from './stamps.ts';
 import { MachineTurn } from '../turn.ts';
-import type { BmhEffect, BmhState, CallArgs, GatedOperation, SlotState } from './types.ts';
+import type { BmhEffect, BmhState, CallArgs, SlotOperation, SlotState } from './types.ts';
 import { GATED_OPERATIONS } from './types.ts';
 
 type HostWithStatus = BareMetalHost & { status: BareMetalHostStatus };
@@ -85,7 +85,10 @@ export class Turn extends MachineTurn<BmhState, BmhEffect, BareMetalHostStatus> 
     }
     const seq = this.s.seq + 1;
     this.s.seq = seq;
-    this.s.inFlight = args.op === 'powerOff' && args.mode === 'soft' ? { op: args.op, seq, soft: true } : { op: args.op, seq };
+    this.s.inFlight = args.op === 'powerOff' && args.mode === 'soft'
+      ? { op: args.op, seq, soft: true }
+      // What a preparing or servicing sends, recorded as applied when it is done.
+      : (args.op === 'prepare' || args.op === 'service') && args.firmware ? { op: args.op, seq, firmware: args.firmware } : { op: args.op, seq };
     this.effects.push({ type: 'call', seq, args });
     // BMO's provisioner announces the work it starts once, not on every poll of it.
     const started = this.s.announced === args.op ? null : startedEvent(args);
@@ -96,7 +99,7 @@ export class Turn extends MachineTurn<BmhState, BmhEffect, BareMetalHostStatus> 
   }
 
   // True when the slot for op is held; otherwise asks for one (once) and returns false.
-  ensureSlot(op: GatedOperation): boolean {
+  ensureSlot(op: SlotOperation): boolean {
     const slot: SlotState = this.s.slot;
     if (slot.phase === 'held') return true;
     if (slot.phase === 'none') {

@@ -1,13 +1,17 @@
-import type { BareMetalHost, BareMetalHostStatus, FirmwareChanges, FirmwareReport, HardwareDetails, Image, RaidTarget, RootDeviceHints, BootMode } from '../../api/index.ts';
+import type { BareMetalHost, BareMetalHostStatus, FirmwareChanges, FirmwareIntent, FirmwareReport, HardwareDetails, Image, RaidTarget, RootDeviceHints, BootMode } from '../../api/index.ts';
 
-// Backend operations the machine asks the actor to perform. Inspect, provision and deprovision
-// are gated: they are only ever requested while the host holds a capacity slot.
+// Backend operations the machine asks the actor to perform. Inspect, provision, deprovision and
+// service are gated: they are only ever requested while the host holds a capacity slot.
 export type Operation =
   | 'register' | 'inspect' | 'prepare' | 'provision' | 'deprovision' | 'adopt'
   | 'powerOn' | 'powerOff' | 'hardwareState' | 'detach' | 'delete'
   | 'service' | 'firmware';
 export type GatedOperation = 'inspect' | 'provision' | 'deprovision';
-export const GATED_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>(['inspect', 'provision', 'deprovision']);
+// Servicing flashes firmware and reboots into the ramdisk, as heavy on the backend as a deploy, so
+// it takes a slot of the same pool. Kept apart from GatedOperation, which the fixture backend
+// models as node states of its own (it has no servicing state yet).
+export type SlotOperation = GatedOperation | 'service';
+export const GATED_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>(['inspect', 'provision', 'deprovision', 'service']);
 
 export type CallArgs =
   | { op: 'register'; restartOnFailure: boolean; credentialsChanged: boolean }
@@ -72,8 +76,8 @@ export interface SecretWait {
 
 export type SlotState =
   | { phase: 'none' }
-  | { phase: 'waiting'; op: GatedOperation; since: number }
-  | { phase: 'held'; op: GatedOperation; grantId: string };
+  | { phase: 'waiting'; op: SlotOperation; since: number }
+  | { phase: 'held'; op: SlotOperation; grantId: string };
 
 export interface MachineConfig {
   // provisioningFailCount at which provisioning stops until the image changes; 0 = unlimited.
@@ -117,7 +121,8 @@ export interface BmhState {
   readonly host: BareMetalHost & { status: BareMetalHostStatus };
   // The one backend call in flight; its result must carry the same seq to be applied.
   // soft: a power-off asked for softly (its failure message says the next attempt is hard).
-  readonly inFlight: { op: Operation; seq: number; soft?: boolean } | null;
+  // firmware: the changes a prepare or service call sends.
+  readonly inFlight: { op: Operation; seq: number; soft?: boolean; firmware?: FirmwareChanges } | null;
   readonly seq: number;
   readonly slot: SlotState;
   // Error backoff: no backend call before this time (ms since epoch).
@@ -142,6 +147,15 @@ export interface BmhState {
   // Suffixed reboot annotations a disablePowerOff host already rebooted for (it cannot be held
   // off, so each is served once while it stays).
   readonly rebootsServed: readonly string[];
+  // What the host's HostFirmwareSettings/HostFirmwareComponents/HostUpdatePolicy ask (null: the
+  // actor has told none yet, so there is nothing to apply).
+  readonly firmware: FirmwareIntent | null;
+  // The changes the last preparing or servicing applied: the same ones told again (the companions
+  // not refreshed yet) are not applied a second time.
+  readonly firmwareApplied: FirmwareChanges | null;
+  // Firmware to be read back from the backend (after inspection, preparing and servicing), so the
+  // companions' status shows what the host now has (BMO's HFS/HFC controllers refresh then).
+  readonly firmwareReadDue: boolean;
 }
 
 export type BmhEvent =
@@ -153,7 +167,9 @@ export type BmhEvent =
   | { type: 'slotQueued'; position: number }
   | { type: 'slotLost'; grantId: string; reason: string }
   // A Secret (`namespace/name`) appeared, changed or went away in the host's Secret source.
-  | { type: 'secretChanged'; key: string; change: SecretChange };
+  | { type: 'secretChanged'; key: string; change: SecretChange }
+  // The host's firmware companions as last read (src/api/bmh/firmware.ts).
+  | { type: 'firmwareIntent'; intent: FirmwareIntent };
 
 export type SecretChange = 'appeared' | 'changed' | 'removed';
 
@@ -169,7 +185,7 @@ export type BmhEffect =
   | { type: 'call'; seq: number; args: CallArgs }
   // since: the operation began before this actor (a new owner, a restart): its place in the
   // capacity queue counts from then, so work already admitted is finished before new work starts.
-  | { type: 'requestSlot'; op: GatedOperation; since?: number }
+  | { type: 'requestSlot'; op: SlotOperation; since?: number }
   | { type: 'releaseSlot' }
   | { type: 'writeStatus'; status: BareMetalHostStatus }
   | { type: 'requeue'; afterMs: number }

@@ -5,7 +5,7 @@ import { Conditions } from './conditions.tsx';
 import { duration } from './format.ts';
 import type { HostDetail } from './types.ts';
 
-const ACTIONS = ['power-on', 'power-off', 'reboot', 'detach', 'attach', 'pause', 'unpause', 'inspect'] as const;
+const ACTIONS = ['power-on', 'power-off', 'reboot', 'detach', 'attach', 'pause', 'unpause', 'inspect', 'service'] as const;
 
 // Only the kind asked for: a BareMetalHost and a MaasMachine may share a name.
 async function fetchHost(key: string, kind: string): Promise<HostDetail | string> {

@@ -3,6 +3,8 @@ import type { Feature, Negotiated } from './features.ts';
 import { versionSupports } from './features.ts';
 import { createCallStats, createTransport } from '../../http/index.ts';
 import type { CallStats } from '../../http/index.ts';
+import type { FirmwareCalls } from './firmware-calls.ts';
+import { firmwareCalls } from './firmware-calls.ts';
 import { createNegotiator } from './negotiation.ts';
 import type { NodeCalls } from './node-calls.ts';
 import { nodeCalls } from './node-calls.ts';
@@ -13,7 +15,7 @@ import { portCalls } from './port-calls.ts';
 import { createSend } from './request.ts';
 import type { ApiVersion } from './version.ts';
 
-export interface IronicClient extends NodeCalls, PortCalls {
+export interface IronicClient extends NodeCalls, PortCalls, FirmwareCalls {
   /** The endpoint without a trailing /v1, e.g. http://127.0.0.1:6385. */
   readonly endpoint: string;
   /** GET / and GET /v1/; negotiates min(server max, maxVersion); refuses below 1.81. */
@@ -60,6 +62,7 @@ export function createIronicClient(o: IronicClientOptions): IronicClient {
     negotiated: () => negotiator.negotiated(),
     ...nodeCalls({ request, gate: (c, needs) => negotiator.gate(c, needs), listAll }),
     ...portCalls({ request, listAll }),
+    ...firmwareCalls({ request, gate: (c, needs) => negotiator.gate(c, needs) }),
     close() {
       transport.close();
     },

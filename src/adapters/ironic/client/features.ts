@@ -10,13 +10,14 @@ export const FEATURES = {
   'deploy-steps': 69, // deploy_steps with target "active"
   'clean-disable-ramdisk': 70, // disable_ramdisk with target "clean"
   'deploy-undeploy-verbs': 73,
+  'bios-registry': 74, // GET /v1/nodes/{node}/bios?detail=True: registry fields of each setting
   'boot-mode-fields': 75, // node.boot_mode, node.secure_boot
   'node-history': 78,
   inventory: 81, // GET /v1/nodes/{node}/inventory
   shards: 82,
   'inspection-callback': 84, // POST /v1/continue_inspection (agent inspection)
   unhold: 85,
-  'firmware-interface': 86,
+  'firmware-interface': 86, // node.firmware_interface, GET /v1/nodes/{node}/firmware, firmware.update steps
   service: 87, // target "service" with service_steps
   'vmedia-attach': 89, // POST/DELETE /v1/nodes/{node}/vmedia
   'vmedia-get': 93, // GET /v1/nodes/{node}/vmedia

@@ -13,6 +13,7 @@ export type { ApiVersion } from './version.ts';
 export { IronicNode, NodeInventory } from './node.ts';
 export type { CreateNode, JsonPatch, ValidationResult } from './node.ts';
 export { IronicPort } from './port.ts';
+export { BiosSetting, FirmwareComponent } from './firmware.ts';
 export type { PowerTarget, ProvisionExtra, ProvisionTarget } from './states.ts';
 export type { CallStats } from '../../http/index.ts';
 export { MASK } from './redact.ts';

@@ -63,8 +63,15 @@ function provisionNeeds(target: ProvisionTarget, extra: ProvisionExtra): [string
     if (extra.configdrive['vendor_data'] !== undefined) needs.push(['config drive vendor_data', 'configdrive-vendor-data']);
   }
   if (extra.deploySteps !== undefined) needs.push(['deploy_steps', 'deploy-steps']);
+  if (extra.serviceSteps !== undefined && target !== 'service') needs.push(['service_steps', 'service']);
+  // A firmware update step runs on the firmware interface, which Ironic before 1.86 does not have.
+  if ([...(extra.cleanSteps ?? []), ...(extra.serviceSteps ?? [])].some(isFirmwareStep)) needs.push(['a firmware update step', 'firmware-interface']);
   if (extra.disableRamdisk !== undefined) needs.push(['disable_ramdisk', target === 'service' ? 'service-disable-ramdisk' : 'clean-disable-ramdisk']);
   return needs;
+}
+
+function isFirmwareStep(step: unknown): boolean {
+  return typeof step === 'object' && step !== null && (step as { interface?: unknown }).interface === 'firmware';
 }
 
 export function nodeCalls({ request, gate, listAll }: NodeCallDeps): NodeCalls {
@@ -117,6 +124,7 @@ export function nodeCalls({ request, gate, listAll }: NodeCallDeps): NodeCalls {
       const body: Record<string, unknown> = { target };
       if (extra.configdrive !== undefined) body.configdrive = extra.configdrive;
       if (extra.cleanSteps !== undefined) body.clean_steps = extra.cleanSteps;
+      if (extra.serviceSteps !== undefined) body.service_steps = extra.serviceSteps;
       if (extra.deploySteps !== undefined) body.deploy_steps = extra.deploySteps;
       if (extra.disableRamdisk !== undefined) body.disable_ramdisk = extra.disableRamdisk;
       const c: Call = { method: 'PUT', path: `/v1/nodes/${seg(ref)}/states/provision`, route: 'PUT /v1/nodes/{node}/states/provision', body };

@@ -23,6 +23,8 @@ export interface ProvisionExtra {
   /** A gzipped, base64 ISO (or a URL) as a string, or an object Ironic builds one from (1.56). */
   configdrive?: string | Record<string, unknown>;
   cleanSteps?: unknown[];
+  /** With target "service" (API 1.87): the steps run on an active node, its instance kept. */
+  serviceSteps?: unknown[];
   deploySteps?: unknown[];
   disableRamdisk?: boolean;
 }

@@ -13,6 +13,8 @@ export interface StepContext {
   readonly imageCheck: { readonly enabled: boolean; readonly timeoutMs: number };
   // Nodes we asked to clean in prepare, to tell "cleaned" from "not yet cleaned" (both manageable).
   readonly cleaning: Set<string>;
+  // Nodes we asked to service, to tell "serviced" from "not yet serviced" (both active).
+  readonly servicing: Set<string>;
   // "<node uuid> <mac>" pairs whose port exists: registration polls need not list ports again.
   readonly ports: Set<string>;
   // The node this call's owner fence read, for the call's first lookup (one GET a poll, not two).

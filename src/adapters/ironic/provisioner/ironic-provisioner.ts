@@ -15,6 +15,8 @@ import { hardwareState, setPower } from './power.ts';
 import { prepare } from './prepare.ts';
 import { provision } from './provision.ts';
 import { register } from './register.ts';
+import { readFirmware } from './firmware-read.ts';
+import { service } from './service.ts';
 import { removeNode } from './remove.ts';
 import { findNode } from './find-node.ts';
 import { claimNode, leaseGuardedClient, LeaseNotHeld } from './owner-fence.ts';
@@ -41,6 +43,7 @@ export function createIronicProvisioner(o: IronicProvisionerOptions): Provisione
     deploy: o.deploy ?? {},
     imageCheck: { enabled: o.imageCheck?.enabled ?? true, timeoutMs: o.imageCheck?.timeoutMs ?? 5_000 },
     cleaning: new Set(),
+    servicing: new Set(),
     ports: new Set(),
   };
   const pool = o.pool ?? `ironic:${o.client.endpoint}`;
@@ -72,6 +75,8 @@ export function createIronicProvisioner(o: IronicProvisionerOptions): Provisione
     hardwareState: (host) => guard(host, (c) => hardwareState(c, host)),
     detach: (host, a) => guard(host, (c) => removeNode(c, host, a.force)),
     delete: (host) => guard(host, (c) => removeNode(c, host, true)),
+    service: (host, a) => guard(host, (c) => service(c, host, a)),
+    firmware: (host) => guard(host, (c) => readFirmware(c, host)),
   };
 }
 

@@ -41,7 +41,7 @@ export async function claimNode(client: IronicClient, node: IronicNode, fence: F
 }
 
 // The client's calls that change Ironic: each asks the lease right before it is sent.
-const WRITES = ['createNode', 'patchNode', 'deleteNode', 'createPort', 'setProvisionState', 'setPowerState', 'setMaintenance', 'unsetMaintenance'] as const;
+const WRITES = ['createNode', 'patchNode', 'deleteNode', 'createPort', 'setProvisionState', 'setPowerState', 'setTargetRaidConfig', 'setMaintenance', 'unsetMaintenance'] as const;
 
 /** `client`, with every write refused (StaleOwner) once `host.leaseHeld` says the lease is gone. */
 export function leaseGuardedClient(client: IronicClient, host: HostData): IronicClient {

@@ -2,21 +2,30 @@ import type { CallArgs, OpResult } from '../../../machines/bmh/index.ts';
 import type { HostData } from '../../../ports/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
+import { firmwareShortfall, firmwareStepsFor } from './firmware-plan.ts';
 import { heldByFault, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 import { raidCleanSteps, targetRaidConfig } from './raid-steps.ts';
 
-// Manual cleaning for RAID (reference/bmo.md §5.2 Prepare). A host that asks for nothing to be
-// configured is prepared as soon as it is manageable.
+// Manual cleaning for RAID, BIOS settings and firmware updates (reference/bmo.md §5.2 Prepare;
+// BMO's Prepare and buildManualCleaningSteps, pkg/provisioner/ironic/ironic.go). A host that asks
+// for nothing to be configured is prepared as soon as it is manageable.
 export async function prepare(ctx: StepContext, host: HostData, args: Extract<CallArgs, { op: 'prepare' }>): Promise<OpResult> {
   const { restartOnFailure } = args;
+  const cannot = await firmwareShortfall(ctx, args.firmware);
+  if (cannot) return cannot;
   const node = await findNode(ctx, host);
   if (!node) return needsRegistration;
   // A retry after a failed clean does not trust what the failed attempt left (BMO: ActualRAID nil).
-  const steps = raidCleanSteps(args.raid.target, restartOnFailure ? null : args.raid.actual);
+  const raidSteps = raidCleanSteps(args.raid.target, restartOnFailure ? null : args.raid.actual);
   if (node.raid_interface === 'no-raid' && (args.raid.target?.hardwareRAIDVolumes?.length ?? 0) > 0) {
     return failed(`RAID settings are defined, but the node's driver ${node.driver} does not support RAID`, null);
   }
+  // The BIOS is read only where a clean may start: not while one runs or has just finished.
+  const settled = (node.provision_state === 'available' || node.provision_state === 'manageable') && !node.target_provision_state && !ctx.cleaning.has(node.uuid);
+  const fw = settled ? await firmwareStepsFor(ctx, node, args.firmware) : { steps: [] };
+  if ('refused' in fw) return fw.refused;
+  const steps = [...raidSteps, ...fw.steps];
   switch (node.provision_state) {
     case 'available':
       if (steps.length === 0) return done();
@@ -25,7 +34,8 @@ export async function prepare(ctx: StepContext, host: HostData, args: Extract<Ca
       return continuing(ctx.polls.shortMs);
     case 'manageable':
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
-      if (steps.length === 0 || ctx.cleaning.delete(node.uuid)) return done();
+      // Our clean finished (its mark is dropped either way), or there is nothing to clean.
+      if (ctx.cleaning.delete(node.uuid) || steps.length === 0) return done();
       if (node.fault) return heldByFault(node, ctx.polls.longMs);
       if (steps.some((s) => s.step === 'create_configuration')) await ctx.client.setTargetRaidConfig(node.uuid, targetRaidConfig(args.raid.target));
       await ctx.client.setProvisionState(node.uuid, 'clean', { cleanSteps: steps });

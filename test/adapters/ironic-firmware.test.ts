@@ -1,0 +1,122 @@
+import test from 'ava';
+import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
+import type { IronicClient } from '../../src/adapters/ironic/client/index.ts';
+import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
+import type { OpResult } from '../../src/machines/bmh/index.ts';
+import type { HostData, Provisioner } from '../../src/ports/index.ts';
+import { startIronic } from '../support/ironic.ts';
+import type { IronicServer } from '../support/ironic.ts';
+import { startRecorder } from '../support/ironic-recorder.ts';
+import type { Recorder } from '../support/ironic-recorder.ts';
+
+// BIOS settings and firmware against a real Ironic 21.4 (API 1.82) with fake-hardware, whose
+// `fake` BIOS interface stores what bios.apply_configuration is given. A recording proxy shows
+// what Ironic was sent; the tests run one at a time because they read (and clear) its record.
+
+const it = {} as { ironic: IronicServer; recorder: Recorder; client: IronicClient; p: Provisioner };
+
+test.before(async () => {
+  it.ironic = await startIronic();
+  it.recorder = await startRecorder(it.ironic.url);
+  it.client = createIronicClient({ endpoint: it.recorder.url, timeoutMs: 10_000 });
+  await it.client.connect();
+  it.p = createIronicProvisioner({ client: it.client, driverOverride: { hardwareType: 'fake-hardware' }, polls: { shortMs: 20, longMs: 50 }, imageCheck: { enabled: false } });
+});
+
+test.after.always(async () => {
+  it.client?.close();
+  await it.recorder?.stop();
+  await it.ironic?.stop();
+});
+
+const macs = new Map<string, string>();
+const macOf = (name: string): string => {
+  if (!macs.has(name)) macs.set(name, `52:54:00:00:01:${(macs.size + 1).toString(16).padStart(2, '0')}`);
+  return macs.get(name)!;
+};
+function host(name: string, provisionerId = ''): HostData {
+  return {
+    key: `lab/${name}`, namespace: 'lab', name, uid: `uid-${name}`, provisionerId, credentials: { username: 'admin', password: 'pw-not-for-logs' },
+    spec: { online: true, bootMode: 'UEFI', automatedCleaningMode: 'disabled', bmc: { address: `ipmi://10.0.0.1/${name}`, credentialsName: 'bmc' }, bootMACAddress: macOf(name) },
+  };
+}
+
+/** Calls `op` again while it answers continuing, as the host machine would; its last answer. */
+async function settle(op: () => Promise<OpResult>, timeoutMs = 30_000): Promise<OpResult> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await op();
+    if (r.kind !== 'continuing') return r;
+    if (Date.now() > deadline) throw new Error(`still continuing after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, r.afterMs));
+  }
+}
+
+async function registered(name: string): Promise<HostData> {
+  const r = await settle(() => it.p.register(host(name), { op: 'register', restartOnFailure: false, credentialsChanged: false }));
+  if (r.kind !== 'done' || !r.provisionerId) throw new Error(`register: ${JSON.stringify(r)}`);
+  return host(name, r.provisionerId);
+}
+
+const noRaid = { target: null, actual: null };
+/** The manual cleans `node` was asked for, as Ironic received them. */
+const provisionStates = (node: string) => it.recorder.calls
+  .filter((c) => c.route === 'PUT /v1/nodes/{node}/states/provision' && c.node === node && (c.body as { target?: string }).target === 'clean')
+  .map((c) => c.body);
+
+test.serial('ironic firmware - firmware read: settings, no schema without a registry, no components before 1.86', async (t) => {
+  const h = await registered('fw-read');
+  const r = await it.p.firmware!(h, { op: 'firmware' });
+  t.deepEqual(r, { kind: 'done', firmware: { settings: {} } });
+  // The registry fields were asked for (1.74), the components were not (1.86).
+  const routes = it.recorder.calls.filter((c) => c.node === 'lab~fw-read').map((c) => c.path);
+  t.true(routes.some((p) => /\/bios\?detail=True$/.test(p)));
+  t.false(routes.some((p) => p.endsWith('/firmware')));
+});
+
+test.serial('ironic firmware - prepare with BIOS settings runs a manual clean with the bios step, then reads them back', async (t) => {
+  const h = await registered('fw-prepare');
+  const firmware = { settings: { ProcVirtualization: 'Enabled', BootMode: 'Uefi' }, updates: [] };
+  const r = await settle(() => it.p.prepare(h, { op: 'prepare', restartOnFailure: false, raid: noRaid, firmware }));
+  t.deepEqual(r, { kind: 'done' });
+  t.deepEqual(provisionStates('lab~fw-prepare'), [{
+    target: 'clean',
+    clean_steps: [{ interface: 'bios', step: 'apply_configuration', args: { settings: [{ name: 'BootMode', value: 'Uefi' }, { name: 'ProcVirtualization', value: 'Enabled' }] } }],
+  }]);
+  const read = await it.p.firmware!(h, { op: 'firmware' });
+  t.like(read, { kind: 'done', firmware: { settings: { ProcVirtualization: 'Enabled', BootMode: 'Uefi' } } });
+  // Preparing again with one setting changed sends only that one.
+  const again = await settle(() => it.p.prepare(h, { op: 'prepare', restartOnFailure: false, raid: noRaid, firmware: { settings: { ProcVirtualization: 'Disabled', BootMode: 'Uefi' }, updates: [] } }));
+  t.deepEqual(again, { kind: 'done' });
+  t.deepEqual(provisionStates('lab~fw-prepare')[1], {
+    target: 'clean', clean_steps: [{ interface: 'bios', step: 'apply_configuration', args: { settings: [{ name: 'ProcVirtualization', value: 'Disabled' }] } }],
+  });
+  // Nothing differs: prepared with no clean at all.
+  const before = provisionStates('lab~fw-prepare').length;
+  t.deepEqual(await settle(() => it.p.prepare(h, { op: 'prepare', restartOnFailure: false, raid: noRaid, firmware: { settings: { ProcVirtualization: 'Disabled' }, updates: [] } })), { kind: 'done' });
+  t.is(provisionStates('lab~fw-prepare').length, before);
+});
+
+test.serial('ironic firmware - a firmware update on 1.82 is refused naming 1.86, with nothing sent', async (t) => {
+  const h = await registered('fw-update-old');
+  it.recorder.clear();
+  const r = await it.p.prepare(h, { op: 'prepare', restartOnFailure: false, raid: noRaid, firmware: { settings: {}, updates: [{ component: 'bios', url: 'http://fw.lab/bios.bin' }] } });
+  t.deepEqual(r, { kind: 'failed', message: 'a firmware update needs Ironic API 1.86 or later; this Ironic offers up to 1.82', retryAfterMs: null });
+  t.deepEqual(it.recorder.calls.filter((c) => c.nodeRef !== undefined).map((c) => c.route), []);
+});
+
+test.serial('ironic firmware - servicing on 1.82 is refused naming 1.87, with nothing sent', async (t) => {
+  const h = await registered('fw-service-old');
+  it.recorder.clear();
+  const r = await it.p.service!(h, { op: 'service', restartOnFailure: false, firmware: { settings: { ProcVirtualization: 'Enabled' }, updates: [] } });
+  t.deepEqual(r, { kind: 'failed', message: 'servicing needs Ironic API 1.87 or later; this Ironic offers up to 1.82', retryAfterMs: null });
+  t.deepEqual(it.recorder.calls.filter((c) => c.nodeRef !== undefined), []);
+});
+
+test.serial('ironic firmware - the client refuses the firmware list on 1.82 and reads BIOS settings with their registry fields', async (t) => {
+  const h = await registered('fw-client');
+  await t.throwsAsync(it.client.getFirmwareComponents(h.provisionerId), { message: /firmware components \(GET \/v1\/nodes\/\{node\}\/firmware\) needs Ironic API 1\.86 or later; this Ironic offers up to 1\.82/ });
+  t.deepEqual(await it.client.getBiosSettings(h.provisionerId, { registry: true }), []);
+  await t.throwsAsync(it.client.setProvisionState(h.provisionerId, 'service', { serviceSteps: [] }), { message: /needs Ironic API 1\.87/ });
+  await t.throwsAsync(it.client.setProvisionState(h.provisionerId, 'clean', { cleanSteps: [{ interface: 'firmware', step: 'update', args: {} }] }), { message: /a firmware update step needs Ironic API 1\.86/ });
+});
