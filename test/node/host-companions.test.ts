@@ -43,3 +43,21 @@ test('host companions - after inspection a fixture host has HardwareData and Hos
   await waitUntil(async () => (await resources.get('HardwareData', KEY)) === undefined, 10_000, 'its HardwareData gone');
   t.pass();
 });
+
+test('host companions - a user\'s settings change wakes the host, which applies it while preparing and reads it back into the status', async (t) => {
+  const { node, store, fixture } = await startTestNode({ objects: [secret(), bmh('h2', { image: false })] });
+  t.teardown(() => node.stop());
+  const resources = store.resources;
+  const key = 'lab/h2';
+  const settingsOf = async () => (await resources.get('HostFirmwareSettings', key))?.status as { settings?: Record<string, string>; conditions?: Array<{ type: string; status: string }> } | undefined;
+  await waitUntil(async () => (await settingsOf())?.settings?.['ProcTurboMode'] === 'Enabled', 20_000, 'its settings read');
+  await waitUntil(async () => (await store.get(key))?.status?.provisioning.state === 'available', 20_000, 'the host available');
+  const prepared = fixture.calls(key).prepare;
+
+  await resources.applyIntent('HostFirmwareSettings', key, { spec: { settings: { ProcTurboMode: 'Disabled' } } });
+  await waitUntil(async () => (await settingsOf())?.settings?.['ProcTurboMode'] === 'Disabled', 20_000, 'the new setting read back');
+  // Applied by a second preparing (the machine heard the intent), and nothing is left to change.
+  t.is(fixture.calls(key).prepare, prepared + 1);
+  await waitUntil(async () => (await settingsOf())?.conditions?.find((c) => c.type === 'ChangeDetected')?.status === 'False', 10_000, 'no change left');
+  t.is((await store.get(key))?.status?.provisioning.state, 'available');
+});
