@@ -6,7 +6,7 @@ import { startLocalNode } from './local-node.ts';
 import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
 import type { IronicClient } from '../../src/adapters/ironic/client/index.ts';
 import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
-import type { DeployImages } from '../../src/adapters/ironic/provisioner/index.ts';
+import type { DeployImages, DriverOverride } from '../../src/adapters/ironic/provisioner/index.ts';
 import { openLocalStore } from '../../src/adapters/store/index.ts';
 import type { LocalStore } from '../../src/adapters/store/index.ts';
 import type { MachineConfig } from '../../src/machines/bmh/index.ts';
@@ -32,6 +32,8 @@ export interface IronicNodeOptions {
   imageCheck?: boolean;
   /** Real drivers (no fake-hardware override) with these deploy images: the virtual datacenter's. */
   realDrivers?: { deploy: DeployImages };
+  /** With fake nodes: interfaces besides fake-hardware's defaults (e.g. firmwareInterface 'fake' for components, API 1.86+). */
+  driverOverride?: DriverOverride;
   name?: string;
 }
 
@@ -44,7 +46,7 @@ export async function startIronicNode(o: IronicNodeOptions): Promise<IronicTestN
   await client.connect();
   const provisioner = createIronicProvisioner({
     client,
-    driverOverride: o.realDrivers ? null : { hardwareType: 'fake-hardware' },
+    driverOverride: o.realDrivers ? null : (o.driverOverride ?? { hardwareType: 'fake-hardware' }),
     ...(o.realDrivers ? { deploy: o.realDrivers.deploy } : {}),
     polls: { shortMs: 100, longMs: 200 },
     imageCheck: { enabled: o.imageCheck ?? false, timeoutMs: 1_000 },
