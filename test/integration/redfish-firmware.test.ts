@@ -17,7 +17,7 @@ const it = {} as RedfishTestNode & { recorder: Recorder };
 
 test.before(async () => {
   const port = await freePort();
-  const dc = await startVirtualDatacenter({ systems: [{ id: 'fw-set' }, { id: 'fw-bad' }, { id: 'fw-hw' }], ironicUrl: `http://127.0.0.1:${port}`, heartbeatIntervalMs: 1_000, minHeartbeatGapMs: 200, tls: false });
+  const dc = await startVirtualDatacenter({ systems: [{ id: 'fw-set' }, { id: 'fw-bad' }, { id: 'fw-hw' }, { id: 'fw-bad-new' }], ironicUrl: `http://127.0.0.1:${port}`, heartbeatIntervalMs: 1_000, minHeartbeatGapMs: 200, tls: false });
   // The simulated BMCs publish BIOS registries; Debian's sushy reads them only with the overlay.
   const ironic = await startIronic({ port, bootServer: dc.bootServer, sushyRegistries: true });
   const recorder = await startRecorder(ironic.url);
@@ -119,6 +119,25 @@ test('redfish firmware - invalid settings are refused with BMO\'s condition and 
   t.deepEqual(server.system.state.bios.current, before, 'simulated BIOS unchanged');
   t.deepEqual(server.system.state.bios.pending, {});
   t.is(status?.settings?.['ProcVirtualization'], 'Enabled', 'not even the valid one');
+});
+
+test('redfish firmware - invalid settings applied with a new host are refused the same way: it prepares without them', async (t) => {
+  const name = 'fw-bad-new';
+  const sys = system(name);
+  const server = it.dc.server(sys.id);
+  const before = { ...server.system.state.bios.current };
+  const seen = new Set<string>();
+  t.teardown(it.node.stats.onChange(() => { const s = state(name)?.state; if (s) seen.add(s); }));
+  // Before the first firmware read the node knows neither the schema nor the host's settings:
+  // nothing may be sent until they are known and the settings pass them (BMO's
+  // getHostFirmwareSettings waits for Valid and ChangeDetected from its settings controller).
+  await apply([redfishSecret(name, sys), redfishHost(it.dc, sys, name, { image: false }), hfs(name, { SerialNumber: 'STOLEN-2', BootDelaySeconds: '600', ProcVirtualization: 'Disabled' })]);
+  await waitHost(it, name, async () => state(name)?.state === 'available' && condition(await hfsStatus(name), 'Valid')?.status === 'False', 120_000, 'available, Valid False', server);
+  t.like(condition(await hfsStatus(name), 'Valid'), { reason: 'ConfigurationError', message: 'Invalid BIOS setting' });
+  t.deepEqual(biosStepsSentFor(name), [], 'no bios clean step');
+  t.deepEqual(server.system.state.bios.current, before, 'simulated BIOS unchanged');
+  t.deepEqual(server.system.state.bios.pending, {});
+  t.is(state(name)?.state, 'available');
 });
 
 test('redfish firmware - inspection leaves a HardwareData with the simulated hardware, owned by the host and deleted with it', async (t) => {

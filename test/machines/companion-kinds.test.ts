@@ -117,6 +117,8 @@ test('firmware intent - settings the host does not have yet, only when all are v
   t.like(firmwareIntentOf(hfs({ ProcTurboMode: 'Disabled', NumCores: 99 }, current), undefined, undefined, schema), { settings: {}, valid: false, updates: [] });
   // A setting the host does not have is invalid (BMO: not in the Status field).
   t.false(firmwareIntentOf(hfs({ Unknown: 'x' }, current), undefined, undefined, schema).valid);
+  // Not read yet (no status, no schema): nothing can be judged, so nothing is asked, not even a bad one.
+  t.like(firmwareIntentOf(hfs({ ProcTurboMode: 'Disabled', NumCores: 99 }), hfc, undefined, undefined), { settings: {}, updates: [{ component: 'bios', url: 'https://fw/bios.bin' }] });
   // No companions: nothing asked, nothing allowed on reboot.
   t.deepEqual(firmwareIntentOf(undefined, undefined, undefined, undefined), { settings: {}, updates: [], valid: true, onReboot: { settings: false, updates: false } });
 });

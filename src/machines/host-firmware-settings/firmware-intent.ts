@@ -5,7 +5,8 @@ import { validateSettings } from '../../api/index.ts';
 // `firmwareIntent` event): BMO's getHostFirmwareSettings/getHostFirmwareComponents and
 // acquireHostUpdatePolicy (baremetalhost_controller.go), read from the objects themselves.
 //   settings  HostFirmwareSettings spec.settings the host does not have yet (its status), and only
-//             when every wanted setting is valid: an invalid one is never sent, nor its fellows.
+//             once its status is read and every wanted setting is valid: an invalid one is never
+//             sent, nor its fellows.
 //   updates   HostFirmwareComponents spec.updates.
 //   valid     the wanted settings pass the FirmwareSchema (and are settings the host has).
 //   onReboot  HostUpdatePolicy lets a provisioned host take settings / updates on its next reboot.
@@ -15,8 +16,11 @@ export function firmwareIntentOf(hfs: HostFirmwareSettings | undefined, hfc: Hos
   const current = hfs?.status?.settings;
   const valid = validateSettings(wanted, schema?.spec?.schema, current).length === 0;
   const settings: Record<string, string> = {};
-  if (valid) {
-    for (const [name, value] of Object.entries(wanted)) if (current?.[name] !== String(value)) settings[name] = String(value);
+  // Before the first firmware read neither the host's settings nor its schema are known, so the
+  // wanted ones cannot be judged yet (validateSettings passes all but passwords): none is sent
+  // until the read, as BMO sends none before its settings controller found them Valid.
+  if (valid && current !== undefined) {
+    for (const [name, value] of Object.entries(wanted)) if (current[name] !== String(value)) settings[name] = String(value);
   }
   return {
     settings,
