@@ -37,6 +37,16 @@ test('host companions - after inspection a fixture host has HardwareData and Hos
   // The components the backend lists.
   await waitUntil(async () => Array.isArray((await resources.get('HostFirmwareComponents', KEY))?.status?.['components']), 10_000, 'its components');
 
+  // `inspect` (and the page, which shows the same answer) tells them.
+  const inspected = await node.introspection.inspect(KEY);
+  t.true(inspected.ok);
+  const companions = inspected.ok ? inspected.host.companions : undefined;
+  t.is(companions?.hardwareData, true);
+  t.like(companions?.settings, { asked: 0, valid: true, changeDetected: false, schema: status.schema?.name });
+  t.true((companions?.settings?.reported ?? 0) > 0);
+  t.deepEqual(companions?.components?.versions.map((v) => v.component), ['bios', 'bmc']);
+  t.is(companions?.updatePolicy, undefined);
+
   // Deleting the host (no image: nothing to deprovision) takes its HardwareData with it.
   await resources.requestDelete('BareMetalHost', KEY);
   await waitUntil(async () => (await store.get(KEY)) === undefined, 20_000, 'the host gone');
