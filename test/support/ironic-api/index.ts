@@ -89,7 +89,7 @@ export async function startIronicApiServer(opts: IronicApiServerOptions = {}): P
   if (max === null || max.major !== 1 || max.minor < 82) throw new Error(`startIronicApiServer: maxVersion must be 1.82 or later, like "1.87"; got ${JSON.stringify(opts.maxVersion)}`);
   const store = new Store();
   const faults: (StepFault & { id: string; left: number })[] = [];
-  const conductor = new Conductor(opts.clock ?? 'auto', opts.phaseDelayMs ?? 5, () => undefined);
+  const conductor = new Conductor(opts.clock ?? 'auto', opts.phaseDelayMs ?? 5);
   const plan: PlanContext = {
     serverMax: max.minor,
     now: () => new Date().toISOString().replace('Z', '+00:00'),
