@@ -64,7 +64,11 @@ export function provision(node: NodeRecord, body: Record<string, unknown>, versi
   }
   // The RPC call takes the node's lock first (task_manager.acquire): NodeLocked while a worker has it.
   if (node.fields.reservation) throw errors.locked(uuid, String(node.fields.reservation));
-  if (target === 'provide' && node.fields.maintenance) throw errors.inMaintenance('providing', uuid);
+  // The conductor's own refusals of a node in maintenance (manager.py do_node_clean,
+  // do_node_service). "provide" is let through: [conductor]allow_provisioning_in_maintenance
+  // defaults to true (conf/conductor.py), as the faithful test saw on 21.4.
+  const maintenanceOp = ({ clean: 'cleaning', service: 'service' } as Record<string, string>)[target];
+  if (maintenanceOp !== undefined && node.fields.maintenance) throw errors.inMaintenance(maintenanceOp, uuid);
 
   const now = plan.now();
   const begin = (explicitTarget?: 'manageable'): void => {
