@@ -86,7 +86,11 @@ function inspect(n: NodeRecord): NodeInspection {
 
 export async function startIronicApiServer(opts: IronicApiServerOptions = {}): Promise<IronicApiServer> {
   const max: Microversion | null = parseVersion(opts.maxVersion ?? '1.87');
-  if (max === null || max.major !== 1 || max.minor < 82) throw new Error(`startIronicApiServer: maxVersion must be 1.82 or later, like "1.87"; got ${JSON.stringify(opts.maxVersion)}`);
+  // The state machine and steps are modelled from 21.4.0 to 29.0.0; a later maximum would offer
+  // transitions (32.0's service failed --abort--> active) the server does not have.
+  if (max === null || max.major !== 1 || max.minor < 82 || max.minor > 96) {
+    throw new Error(`startIronicApiServer: maxVersion must be from 1.82 (Ironic 21.4) to 1.96 (29.0), like "1.87"; got ${JSON.stringify(opts.maxVersion)}`);
+  }
   const store = new Store();
   const faults: (StepFault & { id: string; left: number })[] = [];
   const conductor = new Conductor(opts.clock ?? 'auto', opts.phaseDelayMs ?? 5);
