@@ -4,6 +4,7 @@ import type { ClockMode } from './conductor.ts';
 import { Conductor } from './conductor.ts';
 import type { BiosSetting, FirmwareComponent, NodeRecord } from './node.ts';
 import type { HardwareDefaults, PlanContext } from './plans.ts';
+export type { BiosDefinition } from './plans.ts';
 import type { Shared } from './server.ts';
 import { handle } from './server.ts';
 import { Store } from './state.ts';
@@ -25,7 +26,12 @@ export interface IronicApiServerOptions {
    */
   clock?: ClockMode;
   phaseDelayMs?: number;
-  /** The BIOS settings and firmware versions verification finds on every node. */
+  /**
+   * The BIOS settings (a value, or a value with its registry entry) and firmware versions
+   * verification finds on every node. Default: a few Enumeration/Integer/String attributes
+   * (ProcTurboMode, LogicalProc, SriovGlobalEnable, BootMode, NumCores, read-only
+   * SystemModelName) and firmware bios 1.0.0, bmc 1.0.0.
+   */
   hardware?: Partial<HardwareDefaults>;
   /** What inspection stores for a node (GET .../inventory); default: nothing, as the fake inspect interface. */
   inventory?: (node: NodeInspection) => { inventory: unknown; plugin_data?: unknown } | null;
@@ -67,8 +73,17 @@ export interface IronicApiServer {
   close(): Promise<void>;
 }
 
+const onOff = (value: string) => ({ value, attribute_type: 'Enumeration' as const, allowable_values: ['Enabled', 'Disabled'] });
+
 const DEFAULT_HARDWARE: HardwareDefaults = {
-  bios: { ProcTurboMode: 'Enabled', BootMode: 'Uefi', LogicalProc: 'Enabled', SriovGlobalEnable: 'Disabled' },
+  bios: {
+    ProcTurboMode: onOff('Enabled'),
+    LogicalProc: onOff('Enabled'),
+    SriovGlobalEnable: onOff('Disabled'),
+    BootMode: { value: 'Uefi', attribute_type: 'Enumeration', allowable_values: ['Uefi', 'Bios'] },
+    NumCores: { value: '8', attribute_type: 'Integer', lower_bound: 1, upper_bound: 64 },
+    SystemModelName: { value: 'Test Server', attribute_type: 'String', read_only: true },
+  },
   firmware: { bios: '1.0.0', bmc: '1.0.0' },
 };
 

@@ -177,7 +177,7 @@ export function bios(ctx: RouteContext, ref: string): Answer {
       bios: n.bios.map((b) => ({
         created_at: n.fields.created_at, updated_at: null, name: b.name, value: b.value,
         links: [{ href: `${ctx.base}/v1/nodes/${n.fields.uuid}/bios/${b.name}`, rel: 'self' }, { href: `${ctx.base}/nodes/${n.fields.uuid}/bios/${b.name}`, rel: 'bookmark' }],
-        ...(detail ? { attribute_type: b.attribute_type, allowable_values: null, lower_bound: null, max_length: null, min_length: null, read_only: b.read_only, reset_required: null, unique: null, upper_bound: null } : {}),
+        ...(detail ? b.registry : {}),
       })),
     },
   };
