@@ -68,12 +68,28 @@ async function scenario(url: string): Promise<Observation[]> {
     await see('inventory before inspection', () => outcome(() => c.getInventory('same')));
     await see('clean without steps', () => outcome(() => c.setProvisionState('same', 'clean')));
     await see('clean with a step lacking its name', () => outcome(() => c.setProvisionState('same', 'clean', { cleanSteps: [{ interface: 'bios' }] })));
+    await see('clean in maintenance', async () => {
+      await c.setMaintenance('same', 'hold');
+      const clean = await outcome(() => c.setProvisionState('same', 'clean', { cleanSteps: [{ interface: 'bios', step: 'factory_reset' }] }));
+      await c.unsetMaintenance('same');
+      return clean;
+    });
+    await see('patch extra', async () => (await c.patchNode('same', [{ op: 'add', path: '/extra/a', value: 'b' }])).extra);
+    await see('patch a missing key', () => outcome(() => c.patchNode('same', [{ op: 'replace', path: '/extra/missing', value: 'b' }])));
+    await see('patch a field the API does not let change', () => outcome(() => c.patchNode('same', [{ op: 'replace', path: '/provision_state', value: 'active' }])));
     await see('clean bios.factory_reset', () => outcome(() => c.setProvisionState('same', 'clean', { cleanSteps: [{ interface: 'bios', step: 'factory_reset' }] })));
     await see('cleaned', () => settled(c, 'same', 'manageable'));
     await see('inspect', () => outcome(() => c.setProvisionState('same', 'inspect')));
     await see('inspected', () => settled(c, 'same', 'manageable'));
-    await see('provide', () => outcome(() => c.setProvisionState('same', 'provide')));
+    await see('provide in maintenance', async () => {
+      await c.setMaintenance('same', 'hold');
+      return outcome(() => c.setProvisionState('same', 'provide'));
+    });
     await see('available', () => settled(c, 'same', 'available'));
+    await see('maintenance off after provide', async () => {
+      await c.unsetMaintenance('same');
+      return (await c.getNode('same'))?.maintenance;
+    });
     await see('validate', async () => Object.keys(await c.validateNode('same')).sort());
     await see('deploy', () => outcome(() => c.setProvisionState('same', 'active', { configdrive: { meta_data: { uuid: 'x' } } })));
     await see('active', () => settled(c, 'same', 'active'));

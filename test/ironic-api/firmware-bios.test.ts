@@ -57,8 +57,11 @@ test('ironic-api firmware - an unknown component fails the step; a missing argum
   s.settle();
   t.is(s.node('fw')?.provisionState, 'clean failed');
   t.regex(String(s.node('fw')?.fields.last_error), /^Node [0-9a-f-]+ failed step \{'interface': 'firmware', 'step': 'update', .*\}: Firmware component 'nic' not found/);
+  t.is(s.node('fw')?.fields.maintenance, true, 'a failed step sets maintenance');
   await raw(s.url, 'PUT', '/v1/nodes/fw/states/provision', { version: V, body: { target: 'manage' } });
-  await clean(s, [{ interface: 'firmware', step: 'update' }]);
+  t.is((await clean(s, [{ interface: 'firmware', step: 'update' }])).status, 400, 'manager.py do_node_clean: not in maintenance');
+  await raw(s.url, 'DELETE', '/v1/nodes/fw/maintenance', { version: V });
+  t.is((await clean(s, [{ interface: 'firmware', step: 'update' }])).status, 202);
   s.settle();
   t.regex(String(s.node('fw')?.fields.last_error), /clean step \{'interface': 'firmware', 'step': 'update'\} is missing these required arguments: settings \(A list of dicts with firmware components to be updated\)$/);
 });
@@ -84,10 +87,28 @@ test('ironic-api bios - settings, the registry with ?detail=True from 1.74, and 
   const first = (plain.json as { bios: Record<string, unknown>[] }).bios[0] ?? {};
   t.deepEqual(Object.keys(first).sort(), ['created_at', 'links', 'name', 'updated_at', 'value']);
   const detail = await raw(s.url, 'GET', '/v1/nodes/fw/bios?detail=True', { version: V });
-  t.like((detail.json as { bios: Record<string, unknown>[] }).bios[0] ?? {}, { attribute_type: 'String', read_only: false });
+  const turbo = (detail.json as { bios: Record<string, unknown>[] }).bios.find((b) => b.name === 'ProcTurboMode');
+  t.like(turbo ?? {}, { value: 'Enabled', attribute_type: 'Enumeration', allowable_values: ['Enabled', 'Disabled'], read_only: false, lower_bound: null });
+  t.deepEqual(Object.keys(turbo ?? {}).sort(), ['allowable_values', 'attribute_type', 'created_at', 'links', 'lower_bound', 'max_length', 'min_length', 'name', 'read_only', 'reset_required', 'unique', 'updated_at', 'upper_bound', 'value'], 'bios.py _DEFAULT_FIELDS_WITH_REGISTRY');
   t.is((await raw(s.url, 'GET', '/v1/nodes/fw/bios?detail=True', { version: '1.73' })).status, 406);
   await clean(s, [{ interface: 'bios', step: 'apply_configuration', args: { settings: [{ name: 'NoSuch', value: 'x' }] } }]);
   s.settle();
   t.is(s.node('fw')?.provisionState, 'clean failed');
   t.regex(String(s.node('fw')?.fields.last_error), /: BIOS attribute NoSuch is not in the registry of this system$/);
+});
+
+test('ironic-api bios - apply_configuration is held to the registry: enumerations, bounds, read-only', async (t) => {
+  const s = await manageable(t, {});
+  const apply = async (name: string, value: string): Promise<unknown> => {
+    await raw(s.url, 'DELETE', '/v1/nodes/fw/maintenance', { version: V });
+    if (s.node('fw')?.provisionState === 'clean failed') await raw(s.url, 'PUT', '/v1/nodes/fw/states/provision', { version: V, body: { target: 'manage' } });
+    await clean(s, [{ interface: 'bios', step: 'apply_configuration', args: { settings: [{ name, value }] } }]);
+    s.settle();
+    return s.node('fw')?.provisionState === 'manageable' ? 'applied' : String(s.node('fw')?.fields.last_error).replace(/^.*\}: /, '');
+  };
+  t.is(await apply('ProcTurboMode', 'Sometimes'), "BIOS attribute ProcTurboMode: 'Sometimes' is not one of ['Enabled', 'Disabled']");
+  t.is(await apply('NumCores', '65'), 'BIOS attribute NumCores: 65 is outside [1, 64]');
+  t.is(await apply('SystemModelName', 'x'), 'BIOS attribute SystemModelName: is read-only');
+  t.is(await apply('NumCores', '16'), 'applied');
+  t.is(s.node('fw')?.bios.NumCores, '16');
 });

@@ -89,7 +89,8 @@ test('ironic-api negotiation - routes newer than the request: bare 404 on a serv
   t.is(none.message, 'Field firmware is not a valid field.');
 });
 
-test('ironic-api negotiation - maxVersion must name 1.82 or later', async (t) => {
-  await t.throwsAsync(startIronicApiServer({ maxVersion: '1.81' }), { message: /maxVersion must be 1\.82 or later/ });
+test('ironic-api negotiation - maxVersion must name a modelled release, 1.82 to 1.96', async (t) => {
+  await t.throwsAsync(startIronicApiServer({ maxVersion: '1.81' }), { message: /maxVersion must be from 1\.82 \(Ironic 21\.4\) to 1\.96/ });
+  await t.throwsAsync(startIronicApiServer({ maxVersion: '1.110' }), { message: /to 1\.96 \(29\.0\)/ });
   await t.throwsAsync(startIronicApiServer({ maxVersion: 'latest' }), { message: /maxVersion/ });
 });

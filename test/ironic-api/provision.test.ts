@@ -146,6 +146,10 @@ test('ironic-api provision - a failing clean step: clean failed, maintenance, Ir
   t.like(failed?.fields ?? {}, { maintenance: true, fault: 'clean failure', maintenance_reason: failed?.fields.last_error, clean_step: {} });
   await c.setProvisionState('n5', 'manage');
   t.deepEqual(seen(s, 'n5'), ['manageable', null, null]);
+  const inMaintenance = await t.throwsAsync(c.setProvisionState('n5', 'clean', { cleanSteps: [{ interface: 'bios', step: 'factory_reset' }] }), { instanceOf: IronicError });
+  t.is(inMaintenance?.ironicMessage, `The cleaning operation can't be performed on node ${n.uuid} because it's in maintenance mode.`, 'manager.py do_node_clean');
+  await c.unsetMaintenance('n5');
+  t.like(s.node('n5')?.fields ?? {}, { maintenance: false, fault: null, maintenance_reason: null });
 
   await c.setProvisionState('n5', 'clean', { cleanSteps: [{ interface: 'bios', step: 'no_such_step' }], disableRamdisk: true });
   s.settle();

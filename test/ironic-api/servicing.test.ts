@@ -80,6 +80,9 @@ test('ironic-api servicing - a failing step: service failed with maintenance, fa
   t.is(n?.bios.LogicalProc, 'Enabled', 'the failed step changed nothing');
 
   clear();
+  const inMaintenance = await service(s, '1.87', [APPLY]);
+  t.is(inMaintenance.status, 400);
+  t.is(inMaintenance.message, `The service operation can't be performed on node ${uuid} because it's in maintenance mode.`, 'manager.py do_node_service');
   await raw(s.url, 'DELETE', '/v1/nodes/svc/maintenance', { version: '1.87' });
   const noRamdisk = await service(s, '1.87', [APPLY], { disable_ramdisk: true });
   t.is(noRamdisk.status, 400, 'utils.py check_allow_clean_disable_ramdisk (23.0.0): not for a service before 1.108');

@@ -42,7 +42,7 @@ export async function startPrivateIronic(o: { servers: number | null; externalIr
     datacenter = await startVirtualDatacenter({ systems: o.servers, ironicUrl: url, heartbeatIntervalMs: 5_000, minHeartbeatGapMs: 200, onAgentRefused: await refusalReporter() });
   }
   const dc = datacenter;
-  const ironic = await startIronic({ port, ...(dc ? { bootServer: dc.bootServer } : {}) }).catch(async (err: unknown) => {
+  const ironic = await startIronic({ port, ...(dc ? { bootServer: dc.bootServer, sushyRegistries: true } : {}) }).catch(async (err: unknown) => {
     await dc?.stop();
     throw new CliError(`--ironic: the private Ironic did not start: ${errorMessage(err)}`, 1);
   });

@@ -27,7 +27,6 @@ export class Conductor {
   constructor(
     private readonly mode: ClockMode,
     private readonly phaseDelayMs: number,
-    private readonly onChange: (node: NodeRecord) => void,
   ) {}
 
   /**
@@ -83,7 +82,6 @@ export class Conductor {
     if (this.tasks.get(t.key) !== t) return;
     const phase = t.phases.shift();
     const more = phase === undefined ? false : phase(t.node) !== false;
-    this.onChange(t.node);
     if (!more || t.phases.length === 0) {
       // The worker ends and the task manager releases the node's lock.
       t.node.fields.reservation = null;

@@ -10,6 +10,11 @@ import { STABLE, targetAfter, transition } from './state-machine.ts';
 
 const WAITS: ReadonlySet<ProvisionState> = new Set(['wait call-back', 'clean wait', 'inspect wait', 'rescue wait', 'service wait', 'clean hold', 'deploy hold', 'service hold']);
 
+// The conductor passes a manual clean's target (manageable) to each of its later events
+// (cleaning.py: process_event('wait'|'fail'|..., target_state=MANAGEABLE)), so for these events
+// the running target is kept; for the others it equals the new state's declared target anyway.
+const TARGETLESS_KEEP: ReadonlySet<string> = new Set(['wait', 'resume', 'hold', 'unhold', 'fail', 'abort']);
+
 export function fire(node: NodeRecord, event: string, serverMax: number, now: string, explicitTarget?: ProvisionState | null): void {
   const from = node.fields.provision_state;
   const to = transition(from, event, serverMax);
@@ -22,7 +27,3 @@ export function fire(node: NodeRecord, event: string, serverMax: number, now: st
   node.fields.updated_at = now;
   node.fields.reservation = STABLE.has(to) || WAITS.has(to) || to.endsWith('failed') ? null : CONDUCTOR_HOST;
 }
-
-// fsm.py keeps the running target when the new state declares none of its own different one; a
-// manual clean (target manageable) stays so across wait/resume/fail (fsm.py initialize(target_state)).
-const TARGETLESS_KEEP: ReadonlySet<string> = new Set(['wait', 'resume', 'hold', 'unhold', 'fail', 'abort']);

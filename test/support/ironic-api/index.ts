@@ -4,6 +4,7 @@ import type { ClockMode } from './conductor.ts';
 import { Conductor } from './conductor.ts';
 import type { BiosSetting, FirmwareComponent, NodeRecord } from './node.ts';
 import type { HardwareDefaults, PlanContext } from './plans.ts';
+export type { BiosDefinition } from './plans.ts';
 import type { Shared } from './server.ts';
 import { handle } from './server.ts';
 import { Store } from './state.ts';
@@ -25,7 +26,12 @@ export interface IronicApiServerOptions {
    */
   clock?: ClockMode;
   phaseDelayMs?: number;
-  /** The BIOS settings and firmware versions verification finds on every node. */
+  /**
+   * The BIOS settings (a value, or a value with its registry entry) and firmware versions
+   * verification finds on every node. Default: a few Enumeration/Integer/String attributes
+   * (ProcTurboMode, LogicalProc, SriovGlobalEnable, BootMode, NumCores, read-only
+   * SystemModelName) and firmware bios 1.0.0, bmc 1.0.0.
+   */
   hardware?: Partial<HardwareDefaults>;
   /** What inspection stores for a node (GET .../inventory); default: nothing, as the fake inspect interface. */
   inventory?: (node: NodeInspection) => { inventory: unknown; plugin_data?: unknown } | null;
@@ -67,8 +73,17 @@ export interface IronicApiServer {
   close(): Promise<void>;
 }
 
+const onOff = (value: string) => ({ value, attribute_type: 'Enumeration' as const, allowable_values: ['Enabled', 'Disabled'] });
+
 const DEFAULT_HARDWARE: HardwareDefaults = {
-  bios: { ProcTurboMode: 'Enabled', BootMode: 'Uefi', LogicalProc: 'Enabled', SriovGlobalEnable: 'Disabled' },
+  bios: {
+    ProcTurboMode: onOff('Enabled'),
+    LogicalProc: onOff('Enabled'),
+    SriovGlobalEnable: onOff('Disabled'),
+    BootMode: { value: 'Uefi', attribute_type: 'Enumeration', allowable_values: ['Uefi', 'Bios'] },
+    NumCores: { value: '8', attribute_type: 'Integer', lower_bound: 1, upper_bound: 64 },
+    SystemModelName: { value: 'Test Server', attribute_type: 'String', read_only: true },
+  },
   firmware: { bios: '1.0.0', bmc: '1.0.0' },
 };
 
@@ -86,10 +101,14 @@ function inspect(n: NodeRecord): NodeInspection {
 
 export async function startIronicApiServer(opts: IronicApiServerOptions = {}): Promise<IronicApiServer> {
   const max: Microversion | null = parseVersion(opts.maxVersion ?? '1.87');
-  if (max === null || max.major !== 1 || max.minor < 82) throw new Error(`startIronicApiServer: maxVersion must be 1.82 or later, like "1.87"; got ${JSON.stringify(opts.maxVersion)}`);
+  // The state machine and steps are modelled from 21.4.0 to 29.0.0; a later maximum would offer
+  // transitions (32.0's service failed --abort--> active) the server does not have.
+  if (max === null || max.major !== 1 || max.minor < 82 || max.minor > 96) {
+    throw new Error(`startIronicApiServer: maxVersion must be from 1.82 (Ironic 21.4) to 1.96 (29.0), like "1.87"; got ${JSON.stringify(opts.maxVersion)}`);
+  }
   const store = new Store();
   const faults: (StepFault & { id: string; left: number })[] = [];
-  const conductor = new Conductor(opts.clock ?? 'auto', opts.phaseDelayMs ?? 5, () => undefined);
+  const conductor = new Conductor(opts.clock ?? 'auto', opts.phaseDelayMs ?? 5);
   const plan: PlanContext = {
     serverMax: max.minor,
     now: () => new Date().toISOString().replace('Z', '+00:00'),

@@ -78,14 +78,13 @@ export function createNode(ctx: RouteContext, body: unknown): Answer {
 
 export function patch(ctx: RouteContext, ref: string, body: unknown): Answer {
   const n = nodeOr404(ctx, ref);
-  const name = n.fields.name;
+  const before = structuredClone(n.fields);
   patchNode(n, body, ctx.version, ctx.max);
-  if (typeof n.fields.name === 'string' && n.fields.name !== name) {
-    const other = ctx.store.find(n.fields.name);
-    if (other && other !== n) {
-      n.fields.name = name;
-      throw errors.duplicateName(String(other.fields.name));
-    }
+  const name = n.fields.name;
+  // The database's unique name (db/sqlalchemy/api.py update_node: DuplicateName); nothing is saved.
+  if (typeof name === 'string' && name !== before.name && [...ctx.store.nodes.values()].some((o) => o !== n && o.fields.name === name)) {
+    Object.assign(n.fields, before);
+    throw errors.duplicateName(name);
   }
   n.fields.updated_at = ctx.plan.now();
   return { status: 200, json: nodeView(n, ctx.version, ctx.base) };
@@ -178,7 +177,7 @@ export function bios(ctx: RouteContext, ref: string): Answer {
       bios: n.bios.map((b) => ({
         created_at: n.fields.created_at, updated_at: null, name: b.name, value: b.value,
         links: [{ href: `${ctx.base}/v1/nodes/${n.fields.uuid}/bios/${b.name}`, rel: 'self' }, { href: `${ctx.base}/nodes/${n.fields.uuid}/bios/${b.name}`, rel: 'bookmark' }],
-        ...(detail ? { attribute_type: b.attribute_type, allowable_values: null, lower_bound: null, max_length: null, min_length: null, read_only: b.read_only, reset_required: null, unique: null, upper_bound: null } : {}),
+        ...(detail ? b.registry : {}),
       })),
     },
   };

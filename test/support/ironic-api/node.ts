@@ -9,12 +9,23 @@ import { allows, SINCE } from './versions.ts';
 // _get_fields_for_node_query) and are hidden below the version that added them, as
 // api_utils.hide_fields_in_newer_versions does.
 
+/** A BIOS attribute's registry entry (GET .../bios?detail=True, API 1.74; objects/bios.py). */
+export interface BiosRegistry {
+  attribute_type: 'Enumeration' | 'String' | 'Integer' | 'Boolean' | 'Password' | null;
+  allowable_values: string[] | null;
+  lower_bound: number | null;
+  upper_bound: number | null;
+  min_length: number | null;
+  max_length: number | null;
+  read_only: boolean | null;
+  reset_required: boolean | null;
+  unique: boolean | null;
+}
+
 export interface BiosSetting {
   name: string;
   value: string | null;
-  // The registry (GET .../bios?detail=True from 1.74); the server keeps only these two.
-  attribute_type: string | null;
-  read_only: boolean | null;
+  registry: BiosRegistry;
   /** What bios.factory_reset restores; never shown. */
   factory: string | null;
 }

@@ -1,6 +1,6 @@
 import type { Phase } from './conductor.ts';
 import { fire } from './fire.ts';
-import type { NodeRecord } from './node.ts';
+import type { BiosRegistry, BiosSetting, NodeRecord } from './node.ts';
 import { pyRepr } from './py-repr.ts';
 import type { StepKind, UserStep } from './steps.ts';
 import { StepFailure, stepDef, stepId, validateUserSteps } from './steps.ts';
@@ -19,8 +19,11 @@ export interface PlanContext {
   readonly hardware: HardwareDefaults;
 }
 
+/** A BIOS attribute as a test describes it: its value, or its value and registry entry. */
+export type BiosDefinition = string | ({ value: string } & Partial<BiosRegistry>);
+
 export interface HardwareDefaults {
-  readonly bios: Readonly<Record<string, string>>;
+  readonly bios: Readonly<Record<string, BiosDefinition>>;
   readonly firmware: Readonly<Record<string, string>>;
 }
 
@@ -36,7 +39,7 @@ export function verifyPlan(ctx: PlanContext): Phase[] {
     (n) => {
       const now = ctx.now();
       if (n.fields.bios_interface !== 'no-bios' && n.bios.length === 0) {
-        n.bios = Object.entries(ctx.hardware.bios).map(([name, value]) => ({ name, value, factory: value, attribute_type: 'String', read_only: false }));
+        n.bios = Object.entries(ctx.hardware.bios).map(([name, def]) => biosSetting(name, def));
       }
       const fw = n.fields.firmware_interface;
       if (typeof fw === 'string' && fw !== 'no-firmware' && n.firmware.length === 0) {
@@ -169,4 +172,16 @@ export function stepsPlan(ctx: PlanContext, kind: StepKind, steps: readonly User
     fire(n, kind === 'clean' ? 'manage' : 'done', ctx.serverMax, ctx.now(), target);
   });
   return phases;
+}
+
+const NO_REGISTRY: BiosRegistry = {
+  attribute_type: null, allowable_values: null, lower_bound: null, upper_bound: null,
+  min_length: null, max_length: null, read_only: null, reset_required: null, unique: null,
+};
+
+// A bare string is a writable String attribute.
+function biosSetting(name: string, def: BiosDefinition): BiosSetting {
+  if (typeof def === 'string') return { name, value: def, factory: def, registry: { ...NO_REGISTRY, attribute_type: 'String', read_only: false } };
+  const { value, ...registry } = def;
+  return { name, value, factory: value, registry: { ...NO_REGISTRY, read_only: false, ...registry } };
 }

@@ -50,7 +50,7 @@ export function provision(node: NodeRecord, body: Record<string, unknown>, versi
     if (node.fields.reservation) throw errors.locked(uuid, String(node.fields.reservation));
     throw errors.invalidState(target, uuid, state);
   }
-  checkDisableRamdisk(target, body.disable_ramdisk, version, max);
+  checkDisableRamdisk(target, body.disable_ramdisk, version);
   for (const [arg, verb] of Object.entries(STEP_TARGET)) {
     if (body[arg] && target !== verb) throw fault(400, `"${arg}" is only valid when setting target provision state to ${verb}`);
   }
@@ -64,7 +64,11 @@ export function provision(node: NodeRecord, body: Record<string, unknown>, versi
   }
   // The RPC call takes the node's lock first (task_manager.acquire): NodeLocked while a worker has it.
   if (node.fields.reservation) throw errors.locked(uuid, String(node.fields.reservation));
-  if (target === 'provide' && node.fields.maintenance) throw errors.inMaintenance('providing', uuid);
+  // The conductor's own refusals of a node in maintenance (manager.py do_node_clean,
+  // do_node_service). "provide" is let through: [conductor]allow_provisioning_in_maintenance
+  // defaults to true (conf/conductor.py), as the faithful test saw on 21.4.
+  const maintenanceOp = ({ clean: 'cleaning', service: 'service' } as Record<string, string>)[target];
+  if (maintenanceOp !== undefined && node.fields.maintenance) throw errors.inMaintenance(maintenanceOp, uuid);
 
   const now = plan.now();
   const begin = (explicitTarget?: 'manageable'): void => {
@@ -146,19 +150,11 @@ function abort(node: NodeRecord, { conductor, plan }: ProvisionDeps): void {
 }
 
 /**
- * api/controllers/v1/utils.py check_allow_clean_disable_ramdisk (23.0.0): only a manual clean
- * takes disable_ramdisk, from 1.70. From 1.108 (check_allow_disable_ramdisk) a service takes it too.
+ * api/controllers/v1/utils.py check_allow_clean_disable_ramdisk (23.0.0 to 29.0.0): only a manual
+ * clean takes disable_ramdisk, from 1.70 (a service takes it from 1.108, beyond this server).
  */
-function checkDisableRamdisk(target: string, disableRamdisk: unknown, version: Microversion, max: number): void {
+function checkDisableRamdisk(target: string, disableRamdisk: unknown, version: Microversion): void {
   if (disableRamdisk === undefined || disableRamdisk === null) return;
-  const notAcceptable = fault(406, 'disable_ramdisk is not acceptable in this API version');
-  if (target === 'clean') {
-    if (!allows(version, 70)) throw notAcceptable;
-    return;
-  }
-  if (max >= 108 && target === 'service') {
-    if (!allows(version, 108)) throw notAcceptable;
-    return;
-  }
-  throw fault(400, max >= 108 ? 'disable_ramdisk is supported only with manual cleaning or servicing' : 'disable_ramdisk is supported only with manual cleaning');
+  if (target !== 'clean') throw fault(400, 'disable_ramdisk is supported only with manual cleaning');
+  if (!allows(version, 70)) throw fault(406, 'disable_ramdisk is not acceptable in this API version');
 }

@@ -1,5 +1,5 @@
 import { firmwareVersionFromUrl } from './firmware-version.ts';
-import type { NodeRecord } from './node.ts';
+import type { BiosRegistry, NodeRecord } from './node.ts';
 import { pyRepr } from './py-repr.ts';
 
 // The clean and service steps the server runs, following the redfish interfaces' step decorators
@@ -90,8 +90,10 @@ function applyBios(node: NodeRecord, args: Record<string, unknown>): void {
     const known = node.bios.find((b) => b.name === name);
     // A real BMC refuses attributes its registry lacks (redfish bios.py: "Attribute ... not found").
     if (known === undefined) throw new StepFailure(`BIOS attribute ${name} is not in the registry of this system`);
-    if (known.read_only) throw new StepFailure(`BIOS attribute ${name} is read-only`);
-    known.value = value === null || value === undefined ? null : String(value);
+    const text = value === null || value === undefined ? null : String(value);
+    const refused = registryRefusal(known.registry, text);
+    if (refused !== null) throw new StepFailure(`BIOS attribute ${name}: ${refused}`);
+    known.value = text;
   }
 }
 
@@ -109,4 +111,21 @@ function updateFirmware(node: NodeRecord, args: Record<string, unknown>, now: st
     c.last_version_flashed = version;
     c.updated_at = now;
   }
+}
+
+// What a BMC checks against its registry before it takes a value (the Redfish BIOS attribute
+// registry Ironic copies into BIOSSetting).
+function registryRefusal(r: BiosRegistry, value: string | null): string | null {
+  if (r.read_only) return 'is read-only';
+  if (value === null) return null;
+  if (r.attribute_type === 'Enumeration' && r.allowable_values && !r.allowable_values.includes(value)) return `${pyRepr(value)} is not one of ${pyRepr(r.allowable_values)}`;
+  if (r.attribute_type === 'Integer') {
+    const n = Number(value);
+    if (!Number.isInteger(n)) return `${pyRepr(value)} is not an integer`;
+    if ((r.lower_bound !== null && n < r.lower_bound) || (r.upper_bound !== null && n > r.upper_bound)) return `${n} is outside [${r.lower_bound ?? ''}, ${r.upper_bound ?? ''}]`;
+  }
+  if (r.attribute_type === 'String' && ((r.min_length !== null && value.length < r.min_length) || (r.max_length !== null && value.length > r.max_length))) {
+    return `the length of ${pyRepr(value)} is outside [${r.min_length ?? 0}, ${r.max_length ?? ''}]`;
+  }
+  return null;
 }
