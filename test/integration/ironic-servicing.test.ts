@@ -106,6 +106,23 @@ test('ironic servicing - a provisioned host allowed onReboot is serviced when as
   t.is((await r.store.get(key))?.metadata.annotations?.[SERVICE_ANNOTATION], undefined, 'the request is served');
 });
 
+test('ironic servicing - settings-only servicing on API 1.87: the BIOS setting changes and shows in the status, deployed once', async (t) => {
+  const r = await rig(t, '1.87');
+  const name = 'svc-s';
+  const { key, opSeen } = await provisioned(t, r, name);
+  const hfsSettings = async () => ((await r.store.resources.get('HostFirmwareSettings', key))?.status as { settings?: Record<string, string> } | undefined)?.settings;
+  await waitHost(r, key, async () => (await hfsSettings())?.['LogicalProc'] === 'Enabled', 10_000, 'settings read');
+  await apply(r, [policy(name), settings(name, { LogicalProc: 'Disabled' })]);
+  await requestService(r, key);
+  await waitHost(r, key, async () => (await hfsSettings())?.['LogicalProc'] === 'Disabled' && r.node.stats.hosts.get(key)?.operationalStatus === 'OK', 30_000, 'serviced, the setting read back');
+  t.true(opSeen.has('servicing'), 'went through servicing');
+  t.is(r.s.node(`lab~${name}`)?.bios['LogicalProc'], 'Disabled');
+  t.is((await r.store.get(key))?.status?.provisioning.state, 'provisioned');
+  const sent = verbs(r, name);
+  t.is(sent.filter((v) => v === 'active' || v === 'rebuild').length, 1, sent.join(','));
+  t.is(sent.filter((v) => v === 'service').length, 1, sent.join(','));
+});
+
 test('ironic servicing - a failed servicing is a servicing error; a fixed intent recovers it without deploying again (1.93)', async (t) => {
   const r = await rig(t, '1.93');
   const name = 'svc-b';
