@@ -19,8 +19,11 @@ export const HARDWARE_DATA_FINALIZER = 'hardwaredata.metal3.io';
 // with its shard's lease like its status; the shared FirmwareSchema is written unfenced
 // (firmware-schema/kind.ts says why). The machine never sees these writes: it asked for the
 // read, and gets what the companions ask of it as a `firmwareIntent` event.
+// Every host starts with nothing queued: one settled promise for all of them (issue 29: a host's bytes count).
+const IDLE: Promise<unknown> = Promise.resolve();
+
 export class HostCompanions {
-  private chain: Promise<unknown> = Promise.resolve();
+  private chain: Promise<unknown> = IDLE;
 
   constructor(private readonly key: string, private readonly store: ResourceStore, private readonly log: Logger, private readonly clock: Clock, private readonly fence?: Fence) {}
 
@@ -44,11 +47,13 @@ export class HostCompanions {
    * The host is registered: its HostFirmwareSettings exist (empty spec when a user gave none), as
    * BMO's actionRegistering creates them, so its firmware is read and kept there.
    */
-  registered(host: BareMetalHost): Promise<void> {
+  registered(host: BareMetalHost): Promise<boolean> {
+    let created = false;
     return this.queue('creating HostFirmwareSettings', async () => {
-      if (host.metadata.deletionTimestamp) return;
+      if (host.metadata.deletionTimestamp || (await this.store.get('HostFirmwareSettings', this.key))) return;
       await this.ensure('HostFirmwareSettings', host, { settings: {} }, HostFirmwareSettings);
-    });
+      created = true;
+    }).then(() => created);
   }
 
   /** The host is gone: so is its HardwareData (its finalizer first, as BMO's deletion does). */

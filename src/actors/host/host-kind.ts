@@ -214,7 +214,10 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostW
   }
 
   private companionsRegistered(state: BmhState): void {
-    void this.companions.registered(state.host).then(() => this.tellIntent());
+    // Only a new HostFirmwareSettings changes what the machine was told when it started.
+    void this.companions.registered(state.host).then((created) => {
+      if (created) this.tellIntent();
+    });
   }
 
   private tellIntent(): void {
