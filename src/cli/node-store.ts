@@ -29,14 +29,15 @@ export async function openNodeKvStore(transport: Pick<Transport, 'kv'>, o: NodeK
   const secrets = o.secrets ? { secrets: o.secrets } : {};
   const hosts = await openNatsStoreOn(transport, { ...secrets, log: o.log, kv, maas: o.maas, validators: MAAS_VALIDATORS });
   const store = hosts.resources;
-  // A node without a MAAS kind opens their records (the same store, those kinds only) on the
-  // first object applied through it, so a hosts-only cluster creates no buckets it never uses.
+  // A node without a MAAS kind opens their records (the same store, those kinds only, and the
+  // hosts' companions apply writes too) on the first object applied through it, so a hosts-only
+  // cluster creates no buckets it never uses.
   let applied: Promise<KvStore> | null = null;
   const requests: NodeStoreRequests = {
     store: hosts,
     isObject: (object) => storedKindOf(object) !== null,
     isNotFound: (error) => error instanceof ResourceNotFound,
-    objects: () => (applied ??= o.maas ? Promise.resolve(store) : openKvStoreOn(transport, { ...secrets, log: o.log, kv, hosts: false, maas: true, validators: MAAS_VALIDATORS })),
+    objects: () => (applied ??= o.maas ? Promise.resolve(store) : openKvStoreOn(transport, { ...secrets, log: o.log, kv, hosts: false, companions: true, maas: true, validators: MAAS_VALIDATORS })),
   };
   return {
     stores: { store, ...secrets, requests },

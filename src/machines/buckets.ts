@@ -9,3 +9,12 @@ export const HOST_STATUS_BUCKET = 'mf-status';
 export const OBJECTS_BUCKET = 'mf-objects';
 /** Their status and the shard fence of its last writer, as mf-status is for hosts. */
 export const OBJECT_STATUS_BUCKET = 'mf-object-status';
+/**
+ * The BareMetalHost's companion kinds (HardwareData, FirmwareSchema, HostFirmwareSettings,
+ * HostFirmwareComponents, HostUpdatePolicy): spec and metadata, keys prefixed by kind as the MAAS
+ * kinds share theirs. Apart from mf-hosts: a node that watches every host's spec is not woken by
+ * inventories and BIOS registries.
+ */
+export const FIRMWARE_BUCKET = 'mf-firmware';
+/** Their status and the shard fence of its last writer. */
+export const FIRMWARE_STATUS_BUCKET = 'mf-firmware-status';

@@ -19,6 +19,7 @@ import { systemClock } from '../actors/runtime/index.ts';
 import { shardOf } from '../api/index.ts';
 import type { FleetStats, MachineSummary } from './fleet-stats.ts';
 import { maasClusterRows } from './maas-cluster-rows.ts';
+import { companionsSummary } from './companions-summary.ts';
 import type { ShardHost } from './shard-host.ts';
 import type { CapacityView, InspectOutcome, IntrospectionSource } from '../cluster/introspect/index.ts';
 import { METALFLEET_VERSION } from '../cluster/introspect/index.ts';
@@ -295,6 +296,7 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
       const [snapshot, host] = await Promise.all([node.snapshot(key), parts.store.get('BareMetalHost', key)]);
       if (!snapshot) return { ok: false, kind: 'notFound', message: `no BareMetalHost ${key}: the owner of shard ${shard} drives no such object` };
       const inspected = inspectedBmh(snapshot, host, backend, shard, epochOf(shard), now, parts.backendApis?.() ?? []);
+      inspected.companions = await companionsSummary(parts.store, key);
       // A record the store cannot read (a malformed KV value) shows as the newest warning.
       const problem = parts.store.recordProblem?.('BareMetalHost', key);
       if (problem) inspected.recent.push({ at: now, severity: 'Warning', reason: 'StoreRecordInvalid', message: problem });

@@ -33,6 +33,12 @@ export interface ResourceKinds {
   readonly MaasCluster: StoredObject;
   readonly Machine: StoredObject;
   readonly Cluster: StoredObject;
+  // A BareMetalHost's companions (machines/companion.ts): kept, read and written by its actor.
+  readonly HardwareData: StoredObject;
+  readonly FirmwareSchema: StoredObject;
+  readonly HostFirmwareSettings: StoredObject;
+  readonly HostFirmwareComponents: StoredObject;
+  readonly HostUpdatePolicy: StoredObject;
   /** Named only: a Secret's event or listing never carries its data (getSecret reads it). */
   readonly Secret: StoredObject;
 }
@@ -44,6 +50,34 @@ export type StatusOf<K extends ResourceKind> = K extends 'BareMetalHost' ? BareM
 /** The kinds other than BareMetalHost: what the Cluster API side reads and writes. */
 export type ObjectKind = Exclude<ResourceKind, 'BareMetalHost'>;
 export const OBJECT_KINDS: readonly ObjectKind[] = ['MaasMachine', 'MaasCluster', 'Machine', 'Cluster', 'Secret'];
+
+/** A BareMetalHost's companion kinds, as the stores keep them (machines/kinds.ts COMPANION_KINDS). */
+export type HostCompanionKind = 'HardwareData' | 'FirmwareSchema' | 'HostFirmwareSettings' | 'HostFirmwareComponents' | 'HostUpdatePolicy';
+export const HOST_COMPANION_KINDS: readonly HostCompanionKind[] = ['HardwareData', 'FirmwareSchema', 'HostFirmwareSettings', 'HostFirmwareComponents', 'HostUpdatePolicy'];
+
+/** An object a controller creates (a host's HardwareData): identity, owners and spec; the store adds the rest. */
+export interface NewObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace: string;
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly finalizers?: readonly string[];
+    readonly ownerReferences?: ReadonlyArray<OwnerRef>;
+  };
+  readonly spec?: Readonly<Record<string, unknown>>;
+}
+
+/** An owner reference as a controller writes it (uid when the owner has one: Kubernetes' garbage collector needs it). */
+export interface OwnerRef {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly uid?: string;
+  readonly controller?: boolean;
+  readonly blockOwnerDeletion?: boolean;
+}
 
 /**
  * A change seen by a watch. `change`: 'spec' for anything but a status write, which is 'status'
@@ -91,6 +125,14 @@ export interface ResourceStore {
   patchAnnotations(kind: ResourceKind, key: string, annotations: Readonly<Record<string, string | null>>, fence?: Fence): Promise<boolean>;
   addFinalizer(kind: ResourceKind, key: string, finalizer: string, fence?: Fence): Promise<void>;
   removeFinalizer(kind: ResourceKind, key: string, finalizer: string, fence?: Fence): Promise<void>;
+  /**
+   * Creates an object its controller owns unless one of that name exists ('exists': nothing is
+   * written, read it to see what it holds), as a controller's Create answered AlreadyExists. The
+   * fence, when given, is recorded as the owner's, as other owner writes record it.
+   */
+  createObject(kind: ResourceKind, object: NewObject, fence?: Fence): Promise<'created' | 'exists'>;
+  /** Adds `owner` to the object's ownerReferences unless one of its kind and name is there; true when it changed. */
+  addOwnerReference(kind: ResourceKind, key: string, owner: OwnerRef, fence?: Fence): Promise<boolean>;
   /** Records a user's intent durably (an upsert event follows); StoreError when the object is gone. */
   applyIntent<K extends ResourceKind>(kind: K, key: string, intent: ResourceIntent): Promise<ResourceOf<K>>;
   /** As `kubectl delete`: 'terminating' while finalizers remain, 'deleted' once gone. */

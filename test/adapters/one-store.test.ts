@@ -7,7 +7,7 @@ import { startSystem } from '../../src/actors/runtime/index.ts';
 import { createKubeAdapter } from '../../src/adapters/kube/index.ts';
 import { openKvStoreOn } from '../../src/adapters/store/index.ts';
 import { openLocalStoreWithMaas } from '../support/maas-node.ts';
-import { kindNamed } from '../../src/machines/kinds.ts';
+import { companionNamed, kindNamed } from '../../src/machines/kinds.ts';
 import { initialStatus } from '../../src/api/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
 import { silentLogger, StaleFence, type Fence, type ResourceEvent, type ResourceStore } from '../../src/ports/index.ts';
@@ -104,7 +104,11 @@ test('one store - the KV records open the buckets each kind declares in its kind
   const store = await openKvStoreOn(transport);
   t.teardown(() => store.close());
   const declared = (kind: string) => kindNamed(kind)!.buckets;
-  t.deepEqual(opened, [declared('BareMetalHost').spec, declared('BareMetalHost').status, declared('MaasMachine').spec, declared('MaasMachine').status]);
+  const companion = (kind: string) => companionNamed(kind)!.buckets;
+  t.deepEqual(opened, [declared('BareMetalHost').spec, declared('BareMetalHost').status, companion('HardwareData').spec, companion('HardwareData').status, declared('MaasMachine').spec, declared('MaasMachine').status]);
+  // A host's companions share one pair of buckets of their own, apart from the hosts'.
+  for (const kind of ['FirmwareSchema', 'HostFirmwareSettings', 'HostFirmwareComponents', 'HostUpdatePolicy']) t.deepEqual(companion(kind), companion('HardwareData'));
+  t.not(companion('HardwareData').spec, declared('BareMetalHost').spec);
   // Every kind keeps spec and status apart; the MAAS kinds share theirs (keys carry the kind).
   t.deepEqual(declared('MaasCluster'), declared('MaasMachine'));
   t.not(declared('MaasMachine').spec, declared('MaasMachine').status);

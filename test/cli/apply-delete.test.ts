@@ -368,7 +368,7 @@ it('cli delete - by type: a MaasCluster with a finalizer is terminating; a BareM
 
   const unknown = await env.mf('delete', 'machinedeployment', 'lab/c1', '--nats', env.server.url);
   t.is(unknown.code, 1);
-  t.regex(unknown.stderr, /unknown type "machinedeployment": metalfleet deletes host \(also BareMetalHost \(bmh, bmhost\), MaasMachine, MaasCluster\)/);
+  t.regex(unknown.stderr, /unknown type "machinedeployment": metalfleet deletes host \(also BareMetalHost \(bmh, bmhost\), MaasMachine, MaasCluster, HardwareData \(hd\), FirmwareSchema, HostFirmwareSettings \(hfs\), HostFirmwareComponents, HostUpdatePolicy\)/);
 });
 
 it('cli delete - by file: a bad document is refused naming the file and the document, and nothing is deleted', async (t) => {

@@ -21,7 +21,7 @@ function recordingLogger(lines: Array<{ obj: object; msg?: string }>): Logger {
   return log;
 }
 
-const KINDS: readonly ResourceKind[] = ['BareMetalHost', 'MaasMachine', 'MaasCluster', 'Machine', 'Cluster', 'Secret'];
+const KINDS = ['BareMetalHost', 'MaasMachine', 'MaasCluster', 'Machine', 'Cluster', 'Secret'] as const satisfies readonly ResourceKind[];
 
 // One store over every kind's cache, as the adapter builds it (with MAAS).
 function setup(log: Logger = silentLogger) {

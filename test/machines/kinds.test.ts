@@ -23,11 +23,7 @@ test('kinds - every kind lists its own CRD first, its logic is its own, and no C
   }
   const names = CUSTOM_RESOURCES.map((r) => `${r.apiVersion}/${r.kind}`);
   t.is(new Set(names).size, names.length);
-  // BMO's companion kinds are served with the host's kind (until they have kinds of their own).
-  t.deepEqual(CUSTOM_RESOURCES.map((r) => r.kind), [
-    'BareMetalHost', 'HardwareData', 'FirmwareSchema', 'HostFirmwareSettings', 'HostFirmwareComponents', 'HostUpdatePolicy',
-    'MaasMachine', 'MaasMachineTemplate', 'MaasCluster',
-  ]);
+  t.deepEqual(CUSTOM_RESOURCES.map((r) => r.kind), ['BareMetalHost', 'HardwareData', 'FirmwareSchema', 'HostFirmwareSettings', 'HostFirmwareComponents', 'HostUpdatePolicy', 'MaasMachine', 'MaasMachineTemplate', 'MaasCluster']);
   t.is(kindNamed('Machine'), undefined);
 });
 
@@ -40,7 +36,7 @@ test('kinds - the generated CRD files are exactly the kinds\' declared resources
 test('kinds - the stores open the buckets their kinds declare, and --persist keeps all of them', (t) => {
   t.deepEqual(BMH_KIND_DEFINITION.buckets, { spec: NATS_HOSTS_BUCKET, status: NATS_STATUS_BUCKET });
   t.deepEqual(MAAS_MACHINE_KIND_DEFINITION.buckets, { spec: OBJECTS_BUCKET, status: OBJECT_STATUS_BUCKET });
-  t.deepEqual([...kindBuckets()].sort(), ['mf-hosts', 'mf-object-status', 'mf-objects', 'mf-status']);
+  t.deepEqual([...kindBuckets()].sort(), ['mf-firmware', 'mf-firmware-status', 'mf-hosts', 'mf-object-status', 'mf-objects', 'mf-status']);
 });
 
 test('kinds - every declared command is a wire command, and a kind refuses exactly the ones it does not declare', (t) => {

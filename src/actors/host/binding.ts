@@ -1,6 +1,7 @@
 import { BMH_KIND } from '../../api/index.ts';
-import type { ResourceEvent } from '../../ports/index.ts';
+import type { HostCompanionKind, ResourceEvent } from '../../ports/index.ts';
 import { BMH_KIND_DEFINITION } from '../../machines/bmh/kind.ts';
+import { companionsOf } from '../../machines/kinds.ts';
 import type { ActorRef } from '../runtime/index.ts';
 import { tell } from '../runtime/index.ts';
 import type { KindActors, KindRouter, ShardBinding } from '../shard/index.ts';
@@ -8,9 +9,15 @@ import type { MachineChanges } from '../machine/index.ts';
 import type { HostDeps } from './host.ts';
 import { hostBehavior } from './host.ts';
 import type { HostMsg } from './messages.ts';
+import { COMPANIONS_CHANGED } from './messages.ts';
 
-/** A BareMetalHost's change in the one store. */
-export type HostEvent = ResourceEvent<'BareMetalHost'>;
+/** A BareMetalHost's change in the one store, or a change of one of its companions that wakes it. */
+export type HostEvent = ResourceEvent<'BareMetalHost' | HostCompanionKind>;
+
+// The companions whose changes wake their host (a user's settings, updates and policy), as their
+// kind.ts declare; the others (HardwareData, FirmwareSchema) are the host actor's own writes.
+const WAKING = companionsOf(BMH_KIND).filter((c) => c.wakesHost);
+const WAKING_KINDS = WAKING.map((c) => c.kind as HostCompanionKind);
 
 /** A BareMetalHost binding's router in one shard: the host actors, found by `namespace/name`. */
 export interface HostRouter extends KindRouter<HostEvent> {
@@ -27,8 +34,13 @@ export interface HostBindingDeps extends Omit<HostDeps, 'fence' | 'leaseHeld' | 
 // BareMetalHosts as a shard hosts them: one actor per host, sharded by `namespace/name`, fed the
 // host the store event carries (its first step needs no read).
 export function hostBinding(deps: HostBindingDeps): ShardBinding<HostEvent, HostRouter> {
-  // As the kind declares it (namespace/name): the key a deletion carries is that too.
-  const shardKeyOf = (event: HostEvent): string => (event.type === 'upsert' ? BMH_KIND_DEFINITION.shardKey(event.object) : event.key);
+  // As each kind declares it (namespace/name, a companion its host's): the key a deletion
+  // carries is that too.
+  const shardKeyOf = (event: HostEvent): string => {
+    if (event.type !== 'upsert') return event.key;
+    const companion = WAKING.find((c) => c.kind === event.kind);
+    return (companion ?? BMH_KIND_DEFINITION).shardKey(event.object);
+  };
   return {
     name: 'host', // as BareMetalHost's kind.ts names it
     open(scope) {
@@ -49,21 +61,43 @@ export function hostBinding(deps: HostBindingDeps): ShardBinding<HostEvent, Host
       });
       actors = hosts;
       return {
-        event(event) {
+        event(event, wakes) {
+          if (event.kind !== BMH_KIND) {
+            // A companion's spec or its deletion (its status is the host actor's own write):
+            // the hosts it belongs to, as the shard's dependents index answers, read it again.
+            if (event.type === 'upsert' && event.change !== 'spec') return;
+            for (const key of wakes.get(BMH_KIND) ?? []) {
+              const ref = hosts.get(key);
+              if (ref) tell(ref, COMPANIONS_CHANGED);
+            }
+            return;
+          }
           if (event.type === 'upsert') tell(hosts.ensure(event.key), { type: 'observed', host: event.object });
           else hosts.stop(event.key);
         },
         ref: (key) => hosts.get(key),
       };
     },
-    // Only this node's hosts: a store may then leave the others' changes unparsed.
-    watch: (emit, owns) => deps.store.watch<'BareMetalHost'>((event) => emit(shardKeyOf(event), event), { kinds: [BMH_KIND], keys: (key) => owns(key) }),
+    // The hosts and the companions that wake them, each by the key it is sharded by.
+    indexed: (event) => ({ kind: event.kind, key: event.key, object: event.type === 'deleted' ? null : event.object }),
+    // Only this node's hosts: a store may then leave the others' changes unparsed. A companion
+    // is sharded with its host (same key), so the same test holds for it.
+    watch: (emit, owns) => deps.store.watch<'BareMetalHost' | HostCompanionKind>((event) => emit(shardKeyOf(event), event), { kinds: [BMH_KIND, ...WAKING_KINDS], keys: (key) => owns(key) }),
     async list() {
       const hosts = await deps.store.list(BMH_KIND);
-      return hosts.map((host): readonly [string, HostEvent] => {
+      const found = hosts.map((host): readonly [string, HostEvent] => {
         const key = BMH_KIND_DEFINITION.shardKey(host);
         return [key, { type: 'upsert', kind: BMH_KIND, key, object: host, change: 'spec' }];
       });
+      // The companions after their hosts, so the index links them; a host reads its own at start.
+      for (const companion of WAKING) {
+        const kind = companion.kind as HostCompanionKind;
+        for (const object of await deps.store.list(kind)) {
+          const key = `${object.metadata.namespace}/${object.metadata.name}`;
+          found.push([companion.shardKey(object), { type: 'upsert', kind, key, object, change: 'status' }]);
+        }
+      }
+      return found;
     },
   };
 }

@@ -5,15 +5,18 @@ import { StaleFence } from '../../ports/index.ts';
 import type { KindEffect, Lane, MachineAdapter, MachineIO, MachineKind, Observation, Tick } from '../machine/index.ts';
 import { callBackend } from './host-call.ts';
 import type { HostDeps } from './host.ts';
-import type { HostObserved, HostSnapshot, Transition } from './messages.ts';
+import type { HostSnapshot, HostWake, Transition } from './messages.ts';
+import { HostCompanions } from './companions.ts';
 import { StatusWriter } from './status-writer.ts';
 import { sharedText } from './shared-text.ts';
 import { errorMessage } from '../../api/index.ts';
 
 const RECENT = 16;
+// States before the backend knows the host: BMO creates its HostFirmwareSettings once it registered.
+const UNREGISTERED: ReadonlySet<string> = new Set(['', 'unmanaged', 'registering', 'deleting']);
 const NONE_WATCHED: ReadonlyArray<{ readonly key: string; readonly stop: () => void }> = [];
 
-type HostKind = MachineKind<BmhState, BmhEvent, BmhEffect, HostObserved, HostSnapshot | null, BareMetalHost, null>;
+type HostKind = MachineKind<BmhState, BmhEvent, BmhEffect, HostWake, HostSnapshot | null, BareMetalHost, null>;
 type HostObservation = Observation<BmhEvent, BareMetalHost, null>;
 
 // One logic per machine configuration: the nodes' hosts share it, as they share the adapter's methods.
@@ -38,8 +41,9 @@ class HostKindOf implements HostKind {
 }
 
 // A class, not closures: ten thousand hosts share its methods, each keeps only its own data.
-class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostObserved, HostSnapshot | null, BareMetalHost, null> {
+class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostWake, HostSnapshot | null, BareMetalHost, null> {
   private readonly writer: StatusWriter;
+  private readonly companions: HostCompanions;
   private readonly recent: Transition[] = [];
   private stateSince: number;
   // The Secrets this host hears of: the one it waits for, and its BMC credentials (a new version
@@ -51,10 +55,13 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
 
   constructor(private readonly key: string, private readonly deps: HostDeps, private readonly io: MachineIO<BmhEvent>) {
     this.writer = new StatusWriter(key, deps.store, deps.log, deps.clock, deps.fence);
+    this.companions = new HostCompanions(key, deps.store, deps.log, deps.clock, deps.fence);
     this.stateSince = deps.clock.now();
   }
 
-  observe(current: BmhState | null, wake: HostObserved | Tick | null): HostObservation | null | Promise<HostObservation | null> {
+  observe(current: BmhState | null, wake: HostWake | Tick | null): HostObservation | null | Promise<HostObservation | null> {
+    // Its companions changed: the machine hears what they ask now.
+    if (wake?.type === 'companionsChanged') return this.companions.intent().then((intent) => (current === null ? this.observe(null, null) : { events: intent ? [{ type: 'firmwareIntent', intent }] : [] }));
     if (current !== null) return wake === null ? null : { events: [wake] };
     // The first wake-up: the host comes with it, or is read from the store.
     if (wake?.type === 'observed') return this.first(wake.host, wake);
@@ -63,6 +70,8 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
 
   began(state: BmhState): void {
     this.deps.observer.statusRead(this.key, state.host.status);
+    // A host registered before (an earlier owner, a restart) has its HostFirmwareSettings too.
+    if (!UNREGISTERED.has(state.host.status.provisioning.state) && !state.gone) this.companionsRegistered(state);
   }
 
   perform(effect: KindEffect<BmhEffect>, state: BmhState): void {
@@ -73,7 +82,11 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
         const { seq, args } = effect;
         this.io.run(
           () => callBackend(host, args, deps.store, deps.provisioner, deps.config.missingCredentialsRetryMs, deps.fence, deps.leaseHeld),
-          ({ result, credentials }): BmhEvent => ({ type: 'result', seq, result, jitter: deps.random(), ...(credentials ? { credentials } : {}) }),
+          ({ result, credentials }): BmhEvent => {
+            // A firmware read's answer is kept in the companions; the machine then hears what they ask.
+            if (result.kind === 'done' && result.firmware) void this.companions.firmwareRead(host, result.firmware).then(() => this.tellIntent());
+            return { type: 'result', seq, result, jitter: deps.random(), ...(credentials ? { credentials } : {}) };
+          },
           GATED_OPERATIONS.has(args.op) ? (answered) => gatedLane(this.io, answered.result) : undefined,
         );
         return;
@@ -119,10 +132,15 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
     this.watchSecrets(after);
     const from = before.host.status;
     const to = after.host.status;
+    if (from.provisioning.state === 'registering' && !UNREGISTERED.has(to.provisioning.state) && !after.gone) this.companionsRegistered(after);
+    // Inspection found (new) hardware: HardwareData holds it too, as BMO's inspection writes it.
+    if (to.hardware !== undefined && to.hardware !== from.hardware && !after.gone) void this.companions.hardwareFound(after.host, to.hardware);
     if (to !== from && to.provisioning.state !== from.provisioning.state) this.stateSince = this.deps.clock.now();
   }
 
   gone(): void {
+    // The host's deletion finished: its HardwareData goes with it, then the shard may forget it.
+    void this.companions.hostGone();
     this.deps.ended?.(this.key);
   }
 
@@ -149,7 +167,7 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
   }
 
   whenIdle(): Promise<void> {
-    return this.writer.whenIdle();
+    return Promise.all([this.writer.whenIdle(), this.companions.settled()]).then(() => undefined);
   }
 
   close(): void {
@@ -182,13 +200,30 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostO
     this.watched = kept.length === 0 ? NONE_WATCHED : kept;
   }
 
-  // The actor builds the state from the host read (logic.initial); the wake-up is stepped on it.
-  private first(host: BareMetalHost | undefined, wake: HostObserved | Tick | null): HostObservation | null {
+  // The actor builds the state from the host read (logic.initial); what its companions ask and
+  // the wake-up are stepped on it.
+  private async first(host: BareMetalHost | undefined, wake: HostWake | Tick | null): Promise<HostObservation | null> {
     if (!host) {
       this.deps.ended?.(this.key);
       return null;
     }
-    return { seen: { object: host, world: null }, events: wake === null ? [] : [wake] };
+    const intent = await this.companions.intent();
+    const events: BmhEvent[] = intent ? [{ type: 'firmwareIntent', intent }] : [];
+    if (wake !== null && wake.type !== 'companionsChanged') events.push(wake);
+    return { seen: { object: host, world: null }, events };
+  }
+
+  private companionsRegistered(state: BmhState): void {
+    // Only a new HostFirmwareSettings changes what the machine was told when it started.
+    void this.companions.registered(state.host).then((created) => {
+      if (created) this.tellIntent();
+    });
+  }
+
+  private tellIntent(): void {
+    void this.companions.intent().then((intent) => {
+      if (intent) this.io.tell({ type: 'firmwareIntent', intent });
+    });
   }
 
   private warn(message: string, err: unknown): void {

@@ -6,7 +6,7 @@ import type { ChangeSink, MachineBehavior } from '../machine/index.ts';
 import { machineBehavior } from '../machine/index.ts';
 import type { ActorRef, Clock } from '../runtime/index.ts';
 import { hostKind } from './host-kind.ts';
-import type { HostObserved, HostSnapshot } from './messages.ts';
+import type { HostSnapshot, HostWake } from './messages.ts';
 
 /**
  * What only a BareMetalHost reports beside the node's change stream: the status itself and its
@@ -49,6 +49,6 @@ export interface HostDeps {
 }
 
 // One actor per host: the generic machine actor running the BareMetalHost kind.
-export function hostBehavior(key: string, deps: HostDeps): MachineBehavior<BmhState, BmhEvent, BmhEffect, HostObserved, HostSnapshot | null> {
+export function hostBehavior(key: string, deps: HostDeps): MachineBehavior<BmhState, BmhEvent, BmhEffect, HostWake, HostSnapshot | null> {
   return machineBehavior(key, hostKind(key, deps), { clock: deps.clock, slots: { broker: deps.broker, ttlMs: deps.grantTtlMs }, ...(deps.changes ? { changes: deps.changes } : {}) });
 }

@@ -26,9 +26,19 @@ export interface HostObserved {
   readonly host: BareMetalHost;
 }
 
+/** One of the host's companions changed (its settings, updates or policy): it reads them again. */
+export interface HostCompanionsChanged {
+  readonly type: 'companionsChanged';
+}
+
+export const COMPANIONS_CHANGED: HostCompanionsChanged = Object.freeze({ type: 'companionsChanged' });
+
+/** What wakes a host actor from outside: its own object, or its companions. */
+export type HostWake = HostObserved | HostCompanionsChanged;
+
 /**
  * A host actor's mailbox, the generic machine actor's: `observed` and `tick` wake it, answers of
  * its calls and slot notices come back, `snapshot` and `drain` (hand-off: finish the call in
  * flight and its status write, start nothing new, then reply) are answered by the actor.
  */
-export type HostMsg = MachineMsg<HostObserved, BmhEvent, HostSnapshot | null>;
+export type HostMsg = MachineMsg<HostWake, BmhEvent, HostSnapshot | null>;

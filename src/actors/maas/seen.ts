@@ -91,6 +91,8 @@ export function seenStore(store: ResourceStore, seen: SeenObjects, onMachineRead
     getSecret: (ns, name) => store.getSecret(ns, name),
     watch: (listener, options) => store.watch(listener, options),
     applyIntent: (kind, key, intent) => store.applyIntent(kind, key, intent),
+    createObject: (kind, object, fence) => store.createObject(kind, object, fence),
+    addOwnerReference: (kind, key, owner, fence) => store.addOwnerReference(kind, key, owner, fence),
     requestDelete: (kind, key) => store.requestDelete(kind, key),
     writeStatus: (kind, key, status, fence) => store.writeStatus(kind, key, status, fence),
     patchSpec: (kind, key, patch, fence) => store.patchSpec(kind, key, patch, fence),

@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { ActorRef, ActorSystem, Clock } from '../../actors/runtime/index.ts';
 import { spawn, stop, systemClock } from '../../actors/runtime/index.ts';
 import type { Logger, ResourceKind } from '../../ports/index.ts';
-import { silentLogger } from '../../ports/index.ts';
+import { HOST_COMPANION_KINDS, silentLogger } from '../../ports/index.ts';
 import type { AdapterMsg, InformerStatus } from './adapter-actor.ts';
 import { adapterBehavior } from './adapter-actor.ts';
 import { EventRecorder } from './event-recorder.ts';
@@ -73,7 +73,8 @@ export function createKubeAdapter(options: KubeAdapterOptions): KubeAdapter {
   const lanes = new WriteLanes();
   const writer = (name: ResourceName): ObjectWriter => new ObjectWriter(RESOURCES[name], { client, cache: cache(name), lanes, log, ...(options.random ? { random: options.random } : {}) });
   const events = new EventRecorder({ client, log, component: 'metalfleet', ...(options.nodeName ? { instance: options.nodeName } : {}) });
-  const written: ResourceName[] = ['BareMetalHost', ...(options.maas ? ['MaasMachine', 'MaasCluster'] as const : [])];
+  // The hosts' companions are their actors' to write (machines/companion.ts); HostUpdatePolicy only a user's.
+  const written: ResourceName[] = ['BareMetalHost', ...HOST_COMPANION_KINDS.filter((k) => k !== 'HostUpdatePolicy'), ...(options.maas ? ['MaasMachine', 'MaasCluster'] as const : [])];
   const store = new KubeStore({
     caches: { ...(Object.fromEntries(resources.map((n) => [n, cache(n)])) as Partial<Record<ResourceKind, ResourceCache>>), Secret: cache('Secret') },
     writers: Object.fromEntries(written.map((n) => [n, writer(n)])),

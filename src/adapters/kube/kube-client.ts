@@ -21,6 +21,13 @@ export const CALLS_BY_RESOURCE: Readonly<Record<ResourceName, readonly (readonly
   MaasCluster: [['list'], ['watch'], ['get'], ['get', 'status'], ['patch'], ['patch', 'status']],
   Machine: [['list'], ['watch']],
   Cluster: [['list'], ['watch']],
+  // A host's companions: created and written by its actor (HardwareData, FirmwareSchema,
+  // HostFirmwareSettings, status of HostFirmwareComponents), deleted with the host (HardwareData).
+  HardwareData: [['list'], ['watch'], ['get'], ['create'], ['patch'], ['delete']],
+  FirmwareSchema: [['list'], ['watch'], ['get'], ['create'], ['patch']],
+  HostFirmwareSettings: [['list'], ['watch'], ['get'], ['get', 'status'], ['create'], ['patch'], ['patch', 'status']],
+  HostFirmwareComponents: [['list'], ['watch'], ['get'], ['get', 'status'], ['patch'], ['patch', 'status']],
+  HostUpdatePolicy: [['list'], ['watch']],
   // BMO's claim on BMC Secrets: a label and a finalizer, by merge patch (secret-claim.ts).
   Secret: [['list'], ['watch'], ['patch']],
 };
@@ -98,6 +105,13 @@ export class KubeClient {
       const args = { group: r.group, version: r.version, plural: r.plural, namespace, name, body };
       return sub ? this.custom.patchNamespacedCustomObjectStatus(args, mergePatch) : this.custom.patchNamespacedCustomObject(args, mergePatch);
     });
+    return object(what, result);
+  }
+
+  /** POST of a new object; the stored object comes back (a KubeCallError with status 409 when the name is taken). */
+  async create(r: ResourceInfo, namespace: string, body: Record<string, unknown>, what: string): Promise<RawObject> {
+    const result: unknown = await this.calls.call(allowed(r, 'create'), what, () =>
+      this.custom.createNamespacedCustomObject({ group: r.group, version: r.version, plural: r.plural, namespace, body }));
     return object(what, result);
   }
 

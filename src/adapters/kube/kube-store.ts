@@ -1,6 +1,6 @@
 import type { Secret } from '../../api/secret.ts';
 import { errorMessage } from '../../api/index.ts';
-import type { Fence, FenceOptions, Logger, ResourceEvent, ResourceIntent, ResourceKind, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf } from '../../ports/index.ts';
+import type { Fence, FenceOptions, Logger, NewObject, OwnerRef, ResourceEvent, ResourceIntent, ResourceKind, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf } from '../../ports/index.ts';
 import { FenceRefusals, patchedAnnotations, StoreError } from '../../ports/index.ts';
 import type { BareMetalHost } from '../../api/index.ts';
 import { ResourceEvents } from '../store/events.ts';
@@ -208,6 +208,23 @@ export class KubeStore implements ResourceStore {
     const parsed = kind === 'BareMetalHost' ? parseHost(written) : parseStoredObject(written);
     if (!parsed.ok) throw new StoreError(`${what}: the stored object does not parse (${parsed.problems.join('; ')})`, false);
     return parsed.value as ResourceOf<K>;
+  }
+
+  async createObject(kind: ResourceKind, object: NewObject, fence?: Fence): Promise<'created' | 'exists'> {
+    const key = `${object.metadata.namespace}/${object.metadata.name}`;
+    return this.counted(this.writer(kind, 'creating').create(key, JSON.parse(JSON.stringify(object)) as JsonObject, fence));
+  }
+
+  async addOwnerReference(kind: ResourceKind, key: string, owner: OwnerRef, fence?: Fence): Promise<boolean> {
+    let changed = false;
+    await this.counted(this.writer(kind, 'adding an owner to').mutate(key, (current) => {
+      const owners = (current.metadata as { ownerReferences?: Array<{ kind?: string; name?: string }> }).ownerReferences ?? [];
+      if (owners.some((o) => o.kind === owner.kind && o.name === owner.name)) return null;
+      changed = true;
+      // A merge patch replaces the whole list: sent with the resourceVersion it was computed from.
+      return { metadata: { ownerReferences: [...owners, { ...owner }] as unknown as JsonObject[] } } as JsonObject;
+    }, { what: `adding owner ${owner.kind} ${owner.name} to ${kind} ${key}`, precondition: true, ...(fence ? { fence } : {}) }));
+    return changed;
   }
 
   async requestDelete(kind: ResourceKind, key: string): Promise<'terminating' | 'deleted' | 'missing'> {

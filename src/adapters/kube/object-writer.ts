@@ -97,6 +97,26 @@ export class ObjectWriter {
     return this.o.lanes.run(this.lane(key), () => this.mutateNow(key, change, options));
   }
 
+  /**
+   * POST, in turn with the object's other writes: 'exists' when the name is taken (409), as a
+   * controller's Create answered AlreadyExists. With a fence the new object records its owner.
+   */
+  create(key: string, body: JsonObject, fence?: Fence): Promise<'created' | 'exists'> {
+    const what = `creating ${this.resource.kind} ${key}`;
+    return this.o.lanes.run(this.lane(key), async () => {
+      if (this.o.cache.get(key)) return 'exists';
+      const { namespace } = splitKey(key);
+      try {
+        const written = await this.o.client.create(this.resource, namespace, fence ? withOwner(body, formatOwner(fence)) : body, what);
+        this.o.cache.written(written);
+        return 'created';
+      } catch (error) {
+        if (error instanceof KubeCallError && error.conflict) return 'exists';
+        throw this.failure(key, what, error);
+      }
+    });
+  }
+
   /** DELETE, in turn with the object's other writes. */
   delete(key: string): Promise<'terminating' | 'deleted'> {
     const what = `deleting ${this.resource.kind} ${key}`;

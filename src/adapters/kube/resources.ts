@@ -1,5 +1,8 @@
+import type { HostCompanionKind } from '../../ports/index.ts';
+import { HOST_COMPANION_KINDS } from '../../ports/index.ts';
+
 // The Kubernetes resources the adapter reads and writes, with where they live in the API.
-export type ResourceName = 'BareMetalHost' | 'MaasMachine' | 'MaasCluster' | 'Machine' | 'Cluster' | 'Secret';
+export type ResourceName = 'BareMetalHost' | 'MaasMachine' | 'MaasCluster' | 'Machine' | 'Cluster' | 'Secret' | HostCompanionKind;
 
 export interface ResourceInfo {
   readonly name: ResourceName;
@@ -22,10 +25,16 @@ export const RESOURCES: Readonly<Record<ResourceName, ResourceInfo>> = {
   Machine: resource('Machine', 'cluster.x-k8s.io', 'v1beta1', 'machines'),
   Cluster: resource('Cluster', 'cluster.x-k8s.io', 'v1beta1', 'clusters'),
   Secret: resource('Secret', '', 'v1', 'secrets'),
+  // A host's companions (machines/companion.ts), BMO's plurals.
+  HardwareData: resource('HardwareData', 'metal3.io', 'v1alpha1', 'hardwaredata'),
+  FirmwareSchema: resource('FirmwareSchema', 'metal3.io', 'v1alpha1', 'firmwareschemas'),
+  HostFirmwareSettings: resource('HostFirmwareSettings', 'metal3.io', 'v1alpha1', 'hostfirmwaresettings'),
+  HostFirmwareComponents: resource('HostFirmwareComponents', 'metal3.io', 'v1alpha1', 'hostfirmwarecomponents'),
+  HostUpdatePolicy: resource('HostUpdatePolicy', 'metal3.io', 'v1alpha1', 'hostupdatepolicies'),
 };
 
 /** What the host store watches, and what the MAAS object store adds. */
-export const HOST_RESOURCES: readonly ResourceName[] = ['BareMetalHost', 'Secret'];
+export const HOST_RESOURCES: readonly ResourceName[] = ['BareMetalHost', 'Secret', ...HOST_COMPANION_KINDS];
 export const MAAS_RESOURCES: readonly ResourceName[] = ['MaasMachine', 'MaasCluster', 'Machine', 'Cluster', 'Secret'];
 
 /** The collection path an informer lists and watches: all namespaces, or one. */

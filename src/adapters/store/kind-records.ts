@@ -1,6 +1,6 @@
 import { formatFieldPath } from '../../api/field-error.ts';
 import { errorMessage } from '../../api/index.ts';
-import type { Fence, ResourceIntent, StoredObject } from '../../ports/index.ts';
+import type { Fence, NewObject, OwnerRef, ResourceIntent, StoredObject } from '../../ports/index.ts';
 import { judgeFence, patchedAnnotations, StaleFence, StoreError } from '../../ports/index.ts';
 import { compact, deepEqual } from './object-helpers.ts';
 import { shownKey } from './nats-keys.ts';
@@ -122,6 +122,28 @@ export class KindRecords extends KindCache {
   /** Annotations and spec fields, under the owner's fence when given; true when the object changed. */
   async patch(key: string, intent: ResourceIntent, doing: string, fence?: Fence): Promise<boolean> {
     const result = await this.fencedMutate(key, fence, `${doing} ${this.kind} ${key}`, (current) => this.intentChange(key, intent, current));
+    return result.op !== 'none';
+  }
+
+  /** A controller's create (ResourceStore.createObject): nothing is written over an object of that name. */
+  async create(key: string, object: NewObject, fence?: Fence): Promise<'created' | 'exists'> {
+    let created = false;
+    await this.fencedMutate(key, fence, `creating ${this.kind} ${key}`, (current) => {
+      if (current) return { op: 'none' };
+      created = true;
+      return { op: 'put', spec: planApplied(undefined, object as unknown as SpecRecord, this.o.now).spec };
+    });
+    return created ? 'created' : 'exists';
+  }
+
+  /** Adds an owner unless one of its kind and name is there (ResourceStore.addOwnerReference). */
+  async addOwnerReference(key: string, owner: OwnerRef, fence?: Fence): Promise<boolean> {
+    const result = await this.fencedMutate(key, fence, `adding owner ${owner.kind} ${owner.name} to ${this.kind} ${key}`, (current) => {
+      if (!current) throw new ResourceNotFound(this.kind, key);
+      const owners = current.spec.metadata.ownerReferences ?? [];
+      if (owners.some((o) => o.kind === owner.kind && o.name === owner.name)) return { op: 'none' };
+      return { op: 'put', spec: withMeta(current.spec, { ownerReferences: [...owners, { ...owner }] }) };
+    });
     return result.op !== 'none';
   }
 

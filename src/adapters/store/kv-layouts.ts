@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { ApiObject, BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, type ObjectMeta } from '../../api/index.ts';
+import { ApiObject, BMH_API_VERSION, BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, type ObjectMeta } from '../../api/index.ts';
 import { OBJECT_STATUS_BUCKET, OBJECTS_BUCKET } from '../../machines/buckets.ts';
-import { kindNamed } from '../../machines/kinds.ts';
-import type { ResourceKind } from '../../ports/index.ts';
+import { companionNamed, kindNamed } from '../../machines/kinds.ts';
+import type { HostCompanionKind, ResourceKind } from '../../ports/index.ts';
+import { HOST_COMPANION_KINDS } from '../../ports/index.ts';
 
 // Where and how each kind's records live on KV: the one layout every kind shares (issue 29.1).
 // Two records per object, the same key in two buckets, as the API server keeps spec and status
@@ -74,7 +75,7 @@ const hostSpecFields = BareMetalHostSpec.shape as Readonly<Record<string, z.ZodT
 const anyField = z.unknown();
 
 function bucketsOf(kind: string): { spec: string; status: string } {
-  const declared = kindNamed(kind)?.buckets;
+  const declared = kindNamed(kind)?.buckets ?? companionNamed(kind)?.buckets;
   if (!declared) throw new TypeError(`kind ${kind} is not registered (machines/kinds.ts): its kind.ts names the buckets its objects live in`);
   return declared;
 }
@@ -91,7 +92,7 @@ const HOST_LAYOUT: KvLayout = {
   statusOnCreate: false,
 };
 
-function objectLayout(kind: 'MaasMachine' | 'MaasCluster' | 'Machine' | 'Cluster', buckets: { spec: string; status: string }, statusOnCreate: boolean): KvLayout {
+function objectLayout(kind: 'MaasMachine' | 'MaasCluster' | 'Machine' | 'Cluster' | HostCompanionKind, buckets: { spec: string; status: string }, statusOnCreate: boolean, tellsStatus = true): KvLayout {
   return {
     kind,
     specBucket: buckets.spec,
@@ -99,7 +100,7 @@ function objectLayout(kind: 'MaasMachine' | 'MaasCluster' | 'Machine' | 'Cluster
     prefix: `${kind}.`,
     spec: ObjectSpecRecord as unknown as z.ZodType<SpecRecord>,
     status: ObjectStatusRecord,
-    tellsStatus: true,
+    tellsStatus,
     // The kind's validator checks the whole object on apply; a patch sets what its actor wrote.
     specField: () => anyField,
     statusOnCreate,
@@ -109,8 +110,12 @@ function objectLayout(kind: 'MaasMachine' | 'MaasCluster' | 'Machine' | 'Cluster
 // Cluster API's own kinds are read here, never run: they live beside the MAAS kinds that read them.
 const CAPI_BUCKETS = { spec: OBJECTS_BUCKET, status: OBJECT_STATUS_BUCKET };
 
-/** Every kind the KV store keeps, BareMetalHost first. */
-export const HOST_LAYOUTS: readonly KvLayout[] = [HOST_LAYOUT];
+// A host's companions (machines/companion.ts) live with the hosts: every node that keeps hosts
+// keeps them. Their status is what the host's actor wrote, told to nobody, as a host's own.
+export const COMPANION_LAYOUTS: readonly KvLayout[] = HOST_COMPANION_KINDS.map((kind) => objectLayout(kind, bucketsOf(kind), false, false));
+
+/** Every kind the KV store keeps with the hosts, BareMetalHost first, then its companions. */
+export const HOST_LAYOUTS: readonly KvLayout[] = [HOST_LAYOUT, ...COMPANION_LAYOUTS];
 export const OBJECT_LAYOUTS: readonly KvLayout[] = [
   objectLayout('MaasMachine', bucketsOf('MaasMachine'), false),
   objectLayout('MaasCluster', bucketsOf('MaasCluster'), false),
@@ -126,7 +131,13 @@ const OBJECT_TYPES: Readonly<Record<string, ResourceKind>> = {
   'cluster.x-k8s.io/v1beta2 Machine': 'Machine',
   'cluster.x-k8s.io/v1beta1 Cluster': 'Cluster',
   'cluster.x-k8s.io/v1beta2 Cluster': 'Cluster',
+  ...Object.fromEntries(HOST_COMPANION_KINDS.map((kind) => [`${BMH_API_VERSION} ${kind}`, kind])),
 };
+
+/** Whether the kind is a host's companion (kept with the hosts, not with the MAAS kinds). */
+export function isHostCompanion(kind: string): kind is HostCompanionKind {
+  return (HOST_COMPANION_KINDS as readonly string[]).includes(kind);
+}
 
 /** The object kind (not BareMetalHost: apply validates hosts its own way) a manifest object is kept as, or null. */
 export function storedKindOf(object: unknown): Exclude<ResourceKind, 'BareMetalHost' | 'Secret'> | null {

@@ -1,11 +1,11 @@
 import type { Secret } from '../../api/secret.ts';
-import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, ResourceEvent, ResourceIntent, ResourceKind, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf, StoredObject, Transport } from '../../ports/index.ts';
+import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, NewObject, OwnerRef, ResourceEvent, ResourceIntent, ResourceKind, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf, StoredObject, Transport } from '../../ports/index.ts';
 import { FenceRefusals, silentLogger, StoreError } from '../../ports/index.ts';
 import { ResourceEvents } from './events.ts';
 import { replayBuckets } from './kv-record.ts';
-import { HOST_LAYOUTS, OBJECT_LAYOUTS, type KvLayout, type SpecRecord } from './kv-layouts.ts';
+import { COMPANION_LAYOUTS, HOST_LAYOUTS, OBJECT_LAYOUTS, type KvLayout, type SpecRecord } from './kv-layouts.ts';
 import { KindRecords } from './kind-records.ts';
-import { checkObjects, type ObjectApplyResult, type ObjectIssue, type ObjectValidator } from './object-apply.ts';
+import { checkObjects, COMPANION_VALIDATORS, type ObjectApplyResult, type ObjectIssue, type ObjectValidator } from './object-apply.ts';
 import type { SecretSource } from './nats-secrets.ts';
 import type { SecretChangeKind } from './secret-changes.ts';
 import { MAX_VALUE_BYTES } from './write-limits.ts';
@@ -54,10 +54,14 @@ export interface KvStore extends ResourceStore {
   close(): Promise<void>;
 }
 
-/** Opens the store on the transport's buckets (created when absent). `maas`: the MAAS kinds too. */
-export async function openKvStoreOn(transport: Pick<Transport, 'kv'>, options: Omit<KvStoreOptions, 'bucket' | 'layouts'> & { readonly kv?: KvBucketOptions; readonly hosts?: boolean; readonly maas?: boolean } = {}): Promise<KvStore> {
-  const { kv, hosts = true, maas = true, ...rest } = options;
-  const layouts = [...(hosts ? HOST_LAYOUTS : []), ...(maas ? OBJECT_LAYOUTS : [])];
+/**
+ * Opens the store on the transport's buckets (created when absent). `hosts`: BareMetalHosts and
+ * their companions; `maas`: the MAAS kinds; `companions` alone: the hosts' companions without the
+ * hosts (a store opened for what apply writes beside the hosts' own).
+ */
+export async function openKvStoreOn(transport: Pick<Transport, 'kv'>, options: Omit<KvStoreOptions, 'bucket' | 'layouts'> & { readonly kv?: KvBucketOptions; readonly hosts?: boolean; readonly maas?: boolean; readonly companions?: boolean } = {}): Promise<KvStore> {
+  const { kv, hosts = true, maas = true, companions = false, ...rest } = options;
+  const layouts = [...(hosts ? HOST_LAYOUTS : companions ? COMPANION_LAYOUTS : []), ...(maas ? OBJECT_LAYOUTS : [])];
   return openKvStore({ ...rest, layouts, bucket: (name) => transport.kv(name, kv) });
 }
 
@@ -189,6 +193,14 @@ class KvResources implements KvStore {
     return (await this.records(kind).applyIntent(key, intent)) as ResourceOf<K>;
   }
 
+  createObject(kind: ResourceKind, object: NewObject, fence?: Fence): Promise<'created' | 'exists'> {
+    return this.records(kind).create(`${object.metadata.namespace}/${object.metadata.name}`, object, fence);
+  }
+
+  addOwnerReference(kind: ResourceKind, key: string, owner: OwnerRef, fence?: Fence): Promise<boolean> {
+    return this.records(kind).addOwnerReference(key, owner, fence);
+  }
+
   async requestDelete(kind: ResourceKind, key: string): Promise<'terminating' | 'deleted' | 'missing'> {
     return this.byKind.has(kind) ? this.records(kind).requestDelete(key) : 'missing';
   }
@@ -214,7 +226,7 @@ class KvResources implements KvStore {
     return {
       holds: (kind, key) => this.byKind.get(kind)?.holds(key) ?? false,
       stored: (kind, key): StoredObject | undefined => this.byKind.get(kind)?.merged(key),
-      validators: this.options.validators,
+      validators: { ...COMPANION_VALIDATORS, ...this.options.validators },
     };
   }
 

@@ -41,14 +41,18 @@ export async function openLocalStore(transport: Pick<Transport, 'kv'>, options: 
   const secrets = createSecretMap();
   const { maas, ...rest } = options;
   const store = await openNatsStoreOn(transport, { secrets, ...rest, maas: maas !== undefined, ...(maas?.validators ? { validators: maas.validators } : {}) });
-  const objects = maas ? store.resources : null;
+  // The store keeps the hosts' companions always, the MAAS kinds when asked to.
+  const objects = store.resources;
   const applyLocal = async (docs: readonly SourceDocument[]): Promise<NatsApplyResult> => {
     // A Secret named only by generateName is named now, as the API server would on create.
     const secretDocs = nameDocuments(docs.filter((d) => d.yamlError === undefined && isSecret(d.object)), (key) => secrets.peek(key) !== undefined);
     const checked = validateDocuments(secretDocs, () => undefined, false);
-    const objectDocs = objects ? docs.filter((d) => d.yamlError === undefined && storedKindOf(d.object) !== null) : [];
+    const objectDocs = docs.filter((d) => {
+      const kind = d.yamlError === undefined ? storedKindOf(d.object) : null;
+      return kind !== null && objects.keeps(kind);
+    });
     const hostDocs = docs.filter((d) => d.yamlError !== undefined || (!isSecret(d.object) && !objectDocs.includes(d)));
-    const objectIssues: ApplyIssue[] = objects ? objects.check(objectDocs.map((d) => d.object)).map((i) => {
+    const objectIssues: ApplyIssue[] = objectDocs.length > 0 ? objects.check(objectDocs.map((d) => d.object)).map((i) => {
       const doc = objectDocs[i.index] as SourceDocument;
       return { file: doc.file, index: doc.index, ...(doc.line !== undefined ? { line: doc.line } : {}), ...(i.kind ? { kind: i.kind } : {}), ...(i.key ? { key: i.key } : {}), path: i.path, message: i.message };
     }) : [];
@@ -77,7 +81,7 @@ export async function openLocalStore(transport: Pick<Transport, 'kv'>, options: 
       for (const [key, old] of before) secrets.restore(key, old);
       return applied;
     }
-    if (objects && objectDocs.length > 0) await objects.apply(objectDocs.map((d) => d.object));
+    if (objectDocs.length > 0) await objects.apply(objectDocs.map((d) => d.object));
     for (const { key } of applied.hosts) {
       const host = await store.get(key);
       for (const ref of host ? secretRefs(host) : []) {
@@ -99,7 +103,7 @@ export async function openLocalStore(transport: Pick<Transport, 'kv'>, options: 
   const wake = (host: BareMetalHost): void => store.resources.wake('BareMetalHost', hostKey(host));
   return Object.assign(store, {
     secrets,
-    objects,
+    objects: maas ? objects : null,
     applyLocal,
     applyObjects: (objects: readonly unknown[], file = '(objects)') => applyLocal(objects.map((object, index) => ({ file, index, object }))),
     applyText: (text: string, file: string) => applyLocal(readManifests(text, file)),

@@ -1,4 +1,4 @@
-import { ApiObject, formatFieldPath, validateMaasCluster, validateMaasMachine } from '../../api/index.ts';
+import { ApiObject, formatFieldPath, validateFirmwareSchema, validateHardwareData, validateHostFirmwareComponents, validateHostFirmwareSettings, validateHostUpdatePolicy, validateMaasCluster, validateMaasMachine } from '../../api/index.ts';
 import { objectMetaErrors } from '../../api/names.ts';
 import { objectSizeErrors } from '../../api/limits.ts';
 import type { ResourceKind, StoredObject } from '../../ports/index.ts';
@@ -90,3 +90,15 @@ function shapeErrors(object: StoredObject): Array<{ path: string; reason: string
 
 /** What apply checks the MAAS kinds with (their CRDs' rules), as a node and the embedded default open them. */
 export const MAAS_VALIDATORS: Partial<Record<ResourceKind, ObjectValidator>> = { MaasMachine: validateMaasMachine, MaasCluster: validateMaasCluster };
+
+/**
+ * What apply checks a host's companions with (their CRDs' rules and BMO's webhook), always: the
+ * store keeps them wherever it keeps hosts, so no caller has to remember to pass these.
+ */
+export const COMPANION_VALIDATORS: Partial<Record<ResourceKind, ObjectValidator>> = {
+  HardwareData: validateHardwareData,
+  FirmwareSchema: validateFirmwareSchema,
+  HostFirmwareSettings: validateHostFirmwareSettings,
+  HostFirmwareComponents: validateHostFirmwareComponents,
+  HostUpdatePolicy: validateHostUpdatePolicy,
+};

@@ -229,6 +229,28 @@ export const SlotRow = z.object({
 });
 export type SlotRow = z.infer<typeof SlotRow>;
 
+/** A BareMetalHost's companions as its owner's store holds them (issue 31.3). */
+export const CompanionsSummary = z.object({
+  /** Its HardwareData exists (inspection wrote what it found). */
+  hardwareData: z.boolean(),
+  /** Its HostFirmwareSettings: how many settings the host reports, how many are asked, their conditions. */
+  settings: z.object({
+    reported: Count,
+    asked: Count,
+    valid: z.boolean().nullable(),
+    changeDetected: z.boolean().nullable(),
+    schema: z.string().optional(),
+  }).optional(),
+  /** Its HostFirmwareComponents: each component's current version, and how many updates are asked. */
+  components: z.object({
+    versions: z.array(z.object({ component: z.string(), version: z.string() })),
+    updatesAsked: Count,
+  }).optional(),
+  /** Its HostUpdatePolicy, as given. */
+  updatePolicy: z.object({ firmwareSettings: z.string().optional(), firmwareUpdates: z.string().optional() }).optional(),
+});
+export type CompanionsSummary = z.infer<typeof CompanionsSummary>;
+
 export const InspectedHost = z.object({
   key: z.string(),
   kind: HostKind,
@@ -250,6 +272,8 @@ export const InspectedHost = z.object({
   epoch: Count,
   /** What the backend said last (MAAS: the machine as MAAS showed it). */
   backendRecord: z.unknown().optional(),
+  /** A BareMetalHost's companions; absent for other kinds. */
+  companions: CompanionsSummary.optional(),
 });
 export type InspectedHost = z.infer<typeof InspectedHost>;
 

@@ -369,6 +369,7 @@ export function renderInspect(node: string, h: InspectedHost, width: number, now
       { header: 'MESSAGE', value: (r) => r.message },
     ], h.recent, { width }));
   }
+  if (h.companions !== undefined) lines.push('', 'companions:', ...companionLines(h.companions));
   if (h.backendRecord !== undefined) {
     lines.push('', 'backend record:');
     const record = leaves(h.backendRecord, 2);
@@ -376,6 +377,19 @@ export function renderInspect(node: string, h: InspectedHost, width: number, now
     if (record.length > 40) lines.push(`  ... ${record.length - 40} more (use --json)`);
   }
   return lines.map((l) => truncate(oneLine(l), width));
+}
+
+/** A BareMetalHost's HardwareData, firmware settings, components and update policy, one line each. */
+export function companionLines(c: NonNullable<InspectedHost['companions']>): string[] {
+  const yesNo = (v: boolean | null): string => (v === null ? 'unknown' : v ? 'yes' : 'no');
+  const lines = [`  HardwareData:           ${c.hardwareData ? 'present' : 'none'}`];
+  const s = c.settings;
+  lines.push(s ? `  HostFirmwareSettings:   ${s.reported} reported, ${s.asked} asked; valid ${yesNo(s.valid)}, changes ${yesNo(s.changeDetected)}${s.schema ? `; schema ${s.schema}` : ''}` : '  HostFirmwareSettings:   none');
+  const fc = c.components;
+  lines.push(fc ? `  HostFirmwareComponents: ${fc.versions.map((v) => `${v.component} ${v.version}`).join(', ') || 'none listed'}; ${fc.updatesAsked} update(s) asked` : '  HostFirmwareComponents: none');
+  const p = c.updatePolicy;
+  lines.push(p ? `  HostUpdatePolicy:       firmwareSettings ${p.firmwareSettings ?? 'onPreparing'}, firmwareUpdates ${p.firmwareUpdates ?? 'onPreparing'}` : '  HostUpdatePolicy:       none (changes only while preparing)');
+  return lines;
 }
 
 const Conditions = z.array(Condition);

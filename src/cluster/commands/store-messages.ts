@@ -62,7 +62,7 @@ export const StoreApplyReply = z.strictObject({
 export type StoreApplyReply = z.infer<typeof StoreApplyReply>;
 
 /** What delete takes: the kinds apply writes (a BareMetalHost to the host store, the rest to the object store). */
-export const STORE_DELETE_KINDS = ['BareMetalHost', 'MaasMachine', 'MaasCluster', 'Machine', 'Cluster'] as const;
+export const STORE_DELETE_KINDS = ['BareMetalHost', 'MaasMachine', 'MaasCluster', 'Machine', 'Cluster', 'HardwareData', 'FirmwareSchema', 'HostFirmwareSettings', 'HostFirmwareComponents', 'HostUpdatePolicy'] as const;
 export const StoreDeleteKind = z.enum(STORE_DELETE_KINDS, { error: () => `must be one of ${STORE_DELETE_KINDS.join(', ')}` });
 export type StoreDeleteKind = z.infer<typeof StoreDeleteKind>;
 

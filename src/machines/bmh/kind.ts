@@ -1,4 +1,4 @@
-import { BMH_API_VERSION, BMH_COMPANION_RESOURCES, BMH_KIND, BareMetalHost } from '../../api/index.ts';
+import { BMH_API_VERSION, BMH_KIND, BareMetalHost } from '../../api/index.ts';
 import { PART_OF_LABEL } from '../../api/crd/index.ts';
 import { HOST_STATUS_BUCKET, HOSTS_BUCKET } from '../buckets.ts';
 import { objectKey } from '../dependents.ts';
@@ -29,11 +29,9 @@ export const BMH_KIND_DEFINITION = defineKind({
       { name: 'Error', type: 'string', jsonPath: '.status.errorType', description: 'Type of the most recent error' },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'Time duration since creation of BaremetalHost' },
     ],
-  },
+  }],
   // BMO's companion kinds (HardwareData, FirmwareSchema, HostFirmwareSettings,
-  // HostFirmwareComponents, HostUpdatePolicy) are served beside the host's CRD until they have
-  // kinds of their own.
-  ...BMH_COMPANION_RESOURCES],
+  // HostFirmwareComponents, HostUpdatePolicy) are kinds of their own: machines/companion.ts.
   // Spec and status apart, as the API server keeps them: a user's apply and the controller's
   // status write never race on one revision.
   buckets: { spec: HOSTS_BUCKET, status: HOST_STATUS_BUCKET },

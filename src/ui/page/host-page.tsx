@@ -87,7 +87,26 @@ export function HostPage({ hostKey, kind, tick, commands, token }: { hostKey: st
         <div><h3>Spec</h3><pre data-testid="host-spec">{JSON.stringify(host.spec, null, 2)}</pre></div>
         <div><h3>Status</h3><pre>{JSON.stringify(host.status, null, 2)}</pre></div>
       </div>
+      {host.companions === undefined ? null : <Companions c={host.companions} />}
       {host.backendRecord === undefined ? null : <><h3>Backend record</h3><pre>{JSON.stringify(host.backendRecord, null, 2)}</pre></>}
     </section>
+  );
+}
+
+// A BareMetalHost's companions: HardwareData, firmware settings (valid, changes), components, policy.
+function Companions({ c }: { c: NonNullable<HostDetail['companions']> }) {
+  const yesNo = (v: boolean | null): string => (v === null ? 'unknown' : v ? 'yes' : 'no');
+  return (
+    <>
+      <h3>Companions</h3>
+      <table data-testid="host-companions">
+        <tbody>
+          <tr><th>HardwareData</th><td>{c.hardwareData ? 'present' : 'none'}</td></tr>
+          <tr><th>HostFirmwareSettings</th><td>{c.settings ? `${c.settings.reported} reported, ${c.settings.asked} asked; valid ${yesNo(c.settings.valid)}, changes ${yesNo(c.settings.changeDetected)}${c.settings.schema ? `; schema ${c.settings.schema}` : ''}` : 'none'}</td></tr>
+          <tr><th>HostFirmwareComponents</th><td>{c.components ? `${c.components.versions.map((v) => `${v.component} ${v.version}`).join(', ') || 'none listed'}; ${c.components.updatesAsked} update(s) asked` : 'none'}</td></tr>
+          <tr><th>HostUpdatePolicy</th><td>{c.updatePolicy ? `firmwareSettings ${c.updatePolicy.firmwareSettings ?? 'onPreparing'}, firmwareUpdates ${c.updatePolicy.firmwareUpdates ?? 'onPreparing'}` : 'none'}</td></tr>
+        </tbody>
+      </table>
+    </>
   );
 }

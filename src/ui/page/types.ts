@@ -33,4 +33,10 @@ export interface HostDetail {
   spec: Record<string, unknown>; status: Record<string, unknown>; timeline: TimelineStep[];
   inFlight: string | null; slot: { phase: string; op?: string; waitingMs?: number };
   retryAt: number | null; nextAttemptInMs: number | null; shard: number; epoch: number; backendRecord?: unknown;
+  companions?: {
+    hardwareData: boolean;
+    settings?: { reported: number; asked: number; valid: boolean | null; changeDetected: boolean | null; schema?: string };
+    components?: { versions: Array<{ component: string; version: string }>; updatesAsked: number };
+    updatePolicy?: { firmwareSettings?: string; firmwareUpdates?: string };
+  };
 }

@@ -1,0 +1,146 @@
+import type { BareMetalHost, FirmwareIntent, FirmwareReport, HardwareDetails } from '../../api/index.ts';
+import { BMH_API_VERSION, BMH_KIND, deepEqual, errorMessage, FirmwareSchema, HostFirmwareComponents, HostFirmwareSettings, HostUpdatePolicy } from '../../api/index.ts';
+import { componentsStatus } from '../../machines/host-firmware-components/components-status.ts';
+import { firmwareIntentOf } from '../../machines/host-firmware-settings/firmware-intent.ts';
+import { settingsStatus } from '../../machines/host-firmware-settings/settings-status.ts';
+import { firmwareSchemaName, firmwareSchemaSpec } from '../../machines/firmware-schema/schema-name.ts';
+import type { Fence, Logger, OwnerRef, ResourceStore, StoredObject } from '../../ports/index.ts';
+import type { Clock } from '../runtime/index.ts';
+import type { z } from 'zod';
+
+/** BMO's finalizer on HardwareData: it stays until the host's deletion takes it away. */
+export const HARDWARE_DATA_FINALIZER = 'hardwaredata.metal3.io';
+
+// The host's companions (machines/companion.ts) as its actor keeps them, as BMO's controllers do
+// (baremetalhost_controller.go actionInspecting and createHostFirmware*; hostfirmwaresettings_
+// controller.go; hostfirmwarecomponents_controller.go): HardwareData after inspection, the
+// FirmwareSchema, HostFirmwareSettings and HostFirmwareComponents after a firmware read, and the
+// HardwareData gone with the host. Writes of one host go one after another (a chain), fenced
+// with its shard's lease like its status; the shared FirmwareSchema is written unfenced
+// (firmware-schema/kind.ts says why). The machine never sees these writes: it asked for the
+// read, and gets what the companions ask of it as a `firmwareIntent` event.
+// Every host starts with nothing queued: one settled promise for all of them (issue 29: a host's bytes count).
+const IDLE: Promise<unknown> = Promise.resolve();
+
+export class HostCompanions {
+  private chain: Promise<unknown> = IDLE;
+
+  constructor(private readonly key: string, private readonly store: ResourceStore, private readonly log: Logger, private readonly clock: Clock, private readonly fence?: Fence) {}
+
+  /** HardwareData `<ns>/<host>` holds `hardware` in spec.hardware, created if absent. */
+  hardwareFound(host: BareMetalHost, hardware: HardwareDetails): Promise<void> {
+    return this.queue('writing HardwareData', async () => {
+      const current = await this.store.get('HardwareData', this.key);
+      if (current === undefined) {
+        await this.store.createObject('HardwareData', {
+          apiVersion: BMH_API_VERSION, kind: 'HardwareData',
+          metadata: { name: host.metadata.name, namespace: host.metadata.namespace, finalizers: [HARDWARE_DATA_FINALIZER], ownerReferences: [hostOwner(host)] },
+          spec: { hardware },
+        }, this.fence);
+      } else if (!deepEqual(current.spec?.['hardware'], hardware)) {
+        await this.store.patchSpec('HardwareData', this.key, { hardware }, this.fence);
+      }
+    });
+  }
+
+  /**
+   * The host is registered: its HostFirmwareSettings exist (empty spec when a user gave none), as
+   * BMO's actionRegistering creates them, so its firmware is read and kept there.
+   */
+  registered(host: BareMetalHost): Promise<boolean> {
+    let created = false;
+    return this.queue('creating HostFirmwareSettings', async () => {
+      if (host.metadata.deletionTimestamp || (await this.store.get('HostFirmwareSettings', this.key))) return;
+      await this.ensure('HostFirmwareSettings', host, { settings: {} }, HostFirmwareSettings);
+      created = true;
+    }).then(() => created);
+  }
+
+  /** The host is gone: so is its HardwareData (its finalizer first, as BMO's deletion does). */
+  hostGone(): Promise<void> {
+    return this.queue('deleting HardwareData', async () => {
+      if (!(await this.store.get('HardwareData', this.key))) return;
+      await this.store.removeFinalizer('HardwareData', this.key, HARDWARE_DATA_FINALIZER, this.fence);
+      await this.store.requestDelete('HardwareData', this.key);
+    });
+  }
+
+  /** A firmware read came back: the schema, the settings and the components as it tells them. */
+  firmwareRead(host: BareMetalHost, report: FirmwareReport): Promise<void> {
+    return this.queue('writing firmware settings and components', async () => {
+      const ns = host.metadata.namespace;
+      const now = new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const hfs = await this.ensure('HostFirmwareSettings', host, { settings: {} }, HostFirmwareSettings);
+      const spec = firmwareSchemaSpec(report);
+      let schemaRef: { name: string; namespace: string } | undefined;
+      if (spec) {
+        schemaRef = { name: firmwareSchemaName(spec.schema), namespace: ns };
+        const schemaKey = `${ns}/${schemaRef.name}`;
+        const settingsOwner: OwnerRef = { apiVersion: BMH_API_VERSION, kind: 'HostFirmwareSettings', name: host.metadata.name, ...(hfs?.metadata.uid ? { uid: hfs.metadata.uid } : {}) };
+        const created = await this.store.createObject('FirmwareSchema', { apiVersion: BMH_API_VERSION, kind: 'FirmwareSchema', metadata: { name: schemaRef.name, namespace: ns, ownerReferences: [settingsOwner] }, spec });
+        if (created === 'exists') await this.store.addOwnerReference('FirmwareSchema', schemaKey, settingsOwner);
+      }
+      if (hfs) {
+        const change = settingsStatus(hfs, report, schemaRef, spec?.schema, now);
+        if (change) {
+          await this.store.writeStatus('HostFirmwareSettings', this.key, change.status, this.fence);
+          for (const reason of change.invalid) this.log.info({ host: this.key, reason: 'ValidationFailed' }, `Invalid BIOS setting: ${reason}`);
+        }
+      }
+      if (report.components) {
+        const hfc = await this.ensure('HostFirmwareComponents', host, { updates: [] }, HostFirmwareComponents);
+        const status = hfc ? componentsStatus(hfc, report.components, now) : null;
+        if (status) await this.store.writeStatus('HostFirmwareComponents', this.key, status, this.fence);
+      }
+    });
+  }
+
+  /** What the companions ask of the host; null when it has none (nothing to tell the machine). */
+  async intent(): Promise<FirmwareIntent | null> {
+    const [hfs, hfc, hup] = await Promise.all([
+      this.read('HostFirmwareSettings', this.key, HostFirmwareSettings),
+      this.read('HostFirmwareComponents', this.key, HostFirmwareComponents),
+      this.read('HostUpdatePolicy', this.key, HostUpdatePolicy),
+    ]);
+    if (!hfs && !hfc && !hup) return null;
+    const ref = hfs?.status?.schema;
+    const schema = ref ? await this.read('FirmwareSchema', `${ref.namespace}/${ref.name}`, FirmwareSchema) : undefined;
+    return firmwareIntentOf(hfs, hfc, hup, schema);
+  }
+
+  /** After every write queued so far. */
+  settled(): Promise<void> {
+    return this.chain.then(() => undefined);
+  }
+
+  // The companion of the host's name, created (BMO's createHostFirmware*) when absent.
+  private async ensure<T>(kind: 'HostFirmwareSettings' | 'HostFirmwareComponents', host: BareMetalHost, spec: Record<string, unknown>, schema: z.ZodType<T>): Promise<T | undefined> {
+    const found = await this.read(kind, this.key, schema);
+    if (found) return found;
+    await this.store.createObject(kind, { apiVersion: BMH_API_VERSION, kind, metadata: { name: host.metadata.name, namespace: host.metadata.namespace, ownerReferences: [hostOwner(host)] }, spec }, this.fence);
+    return this.read(kind, this.key, schema);
+  }
+
+  private async read<T>(kind: 'HostFirmwareSettings' | 'HostFirmwareComponents' | 'HostUpdatePolicy' | 'FirmwareSchema', key: string, schema: z.ZodType<T>): Promise<T | undefined> {
+    const object: StoredObject | undefined = await this.store.get(kind, key);
+    if (object === undefined) return undefined;
+    const parsed = schema.safeParse(object);
+    if (parsed.success) return parsed.data;
+    // Admission checks these; one that is wrong anyway is treated as absent, and said once per read.
+    this.log.warn({ host: this.key, kind, key, problem: parsed.error.issues[0]?.message }, `${kind} ${key} does not parse; treated as absent`);
+    return undefined;
+  }
+
+  private queue(doing: string, work: () => Promise<void>): Promise<void> {
+    const next = this.chain.then(work).catch((err: unknown) => {
+      this.log.warn({ host: this.key, err: errorMessage(err) }, `${doing} failed`);
+    });
+    this.chain = next;
+    return next;
+  }
+}
+
+// The host as its companions' controller owner (Kubernetes' garbage collector deletes them with it).
+function hostOwner(host: BareMetalHost): OwnerRef {
+  return { apiVersion: BMH_API_VERSION, kind: BMH_KIND, name: host.metadata.name, controller: true, ...(host.metadata.uid ? { uid: host.metadata.uid } : {}) };
+}
