@@ -4,7 +4,7 @@
 // the server serves), and cites the Ironic source or release it follows, so a test names the
 // behaviour rather than a version and runs the same scenario for real wherever it is served.
 import type { IronicClient, Negotiated } from '../../src/adapters/ironic/client/index.ts';
-import { versionSupports } from '../../src/adapters/ironic/client/index.ts';
+import { createIronicClient, versionSupports } from '../../src/adapters/ironic/client/index.ts';
 
 /** The newest API the API test server models (Ironic 29.0, versions.py MINOR_96_INSPECTION_RULES). */
 export const NEWEST_MODELLED = 96;
@@ -38,10 +38,12 @@ export interface IronicExpectations {
    */
   readonly fakeBiosServiceStep: false;
   /**
-   * Redfish inspection keeps the inventory it built (API 1.81 GET .../inventory answers): from
-   * Ironic 22.1 inspection data is stored by the conductor for every inspect interface
-   * (conductor/inspection.py + common/inspection_data.py with [inventory]data_backend=database);
-   * 21.4 stores it only for the inspector interface, so the route answers 404 after redfish inspection.
+   * Redfish inspection keeps the inventory it built (GET .../inventory answers, with memory,
+   * cpu, disks, interfaces' MACs and system_vendor): from Ironic 22.1, "Add to Redfish hardware
+   * inventory collection" (b3d7ba88d; drivers/modules/redfish/inspect.py inspect_hardware calls
+   * inspect_utils.store_inspection_data). 21.4 keeps an inventory only from ironic-inspector, so
+   * the route answers 404 after redfish inspection. The same change made the inspected
+   * properties.memory_mb a number (it was a string).
    */
   readonly redfishInspectionStoresInventory: boolean;
 }
@@ -59,6 +61,21 @@ export function expectationsOf(n: Negotiated): IronicExpectations {
     // 22.1 is the release that serves 1.84 (agent inspection, the same change stored its data).
     redfishInspectionStoresInventory: versionSupports(v, 'inspection-callback'),
   };
+}
+
+/** properties.memory_mb as redfish inspection writes it (see redfishInspectionStoresInventory). */
+export function inspectedMemoryMb(want: IronicExpectations, memoryGiB: number): string | number {
+  return want.redfishInspectionStoresInventory ? memoryGiB * 1024 : String(memoryGiB * 1024);
+}
+
+/** The expectations for the Ironic at `url` (http://host:port, no /v1), as a client negotiates them. */
+export async function ironicExpectationsAt(url: string): Promise<IronicExpectations> {
+  const client = createIronicClient({ endpoint: url, timeoutMs: 10_000 });
+  try {
+    return await ironicExpectations(client);
+  } finally {
+    client.close();
+  }
 }
 
 /** The expectations for what `client` negotiated (connecting first when it has not). */
