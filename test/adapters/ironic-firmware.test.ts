@@ -9,6 +9,7 @@ import type { IronicServer } from '../support/ironic.ts';
 import { ironicExpectations } from '../support/ironic-expect.ts';
 import type { IronicExpectations } from '../support/ironic-expect.ts';
 import { startRecorder } from '../support/ironic-recorder.ts';
+import { waitUntil } from '../support/wait.ts';
 import type { Recorder } from '../support/ironic-recorder.ts';
 
 // BIOS settings and firmware against the installed, real Ironic with fake-hardware, whose `fake`
@@ -155,5 +156,40 @@ test.serial('ironic firmware - the client gates the firmware list and service ve
   }
   if (!it.want.firmwareUpdate) {
     await t.throwsAsync(it.client.setProvisionState(h.provisionerId, 'clean', { cleanSteps: [{ interface: 'firmware', step: 'update', args: {} }] }), { message: /a firmware update step needs Ironic API 1\.86/ });
+  }
+});
+
+/** `h`'s node deployed by fake-hardware (nothing is written anywhere): active. */
+async function deployed(h: HostData): Promise<void> {
+  const inState = (state: string) => async () => {
+    const n = await it.client.getNode(h.provisionerId);
+    return n?.provision_state === state && !n.target_provision_state;
+  };
+  await it.client.setProvisionState(h.provisionerId, 'provide');
+  await waitUntil(inState('available'), 30_000, 'the node to be available');
+  await it.client.setProvisionState(h.provisionerId, 'active');
+  await waitUntil(inState('active'), 30_000, 'the node to be active', 100);
+}
+
+test.serial('ironic firmware - servicing an active host: refused naming 1.87 before it; from 1.87 sent as service steps, which fake-hardware\'s BIOS interface does not have', async (t) => {
+  const h = await registered('fw-service-active');
+  await deployed(h);
+  it.recorder.clear();
+  const firmware = { settings: { ProcVirtualization: 'Enabled' }, updates: [] };
+  const r = await settle(() => it.p.service!(h, { op: 'service', restartOnFailure: false, firmware }));
+  if (!it.want.servicing) {
+    t.deepEqual(r, { kind: 'failed', message: `servicing needs Ironic API 1.87 or later; this Ironic offers up to ${it.want.version}`, retryAfterMs: null });
+    t.deepEqual(it.recorder.calls.filter((c) => c.nodeRef !== undefined), [], 'not even read');
+    t.is((await it.client.getNode(h.provisionerId))?.provision_state, 'active');
+    return;
+  }
+  const sent = it.recorder.calls.filter((c) => c.route === 'PUT /v1/nodes/{node}/states/provision').map((c) => c.body);
+  t.deepEqual(sent, [{ target: 'service', service_steps: [{ interface: 'bios', step: 'apply_configuration', args: { settings: [{ name: 'ProcVirtualization', value: 'Enabled' }] } }] }]);
+  if (!it.want.fakeBiosServiceStep) {
+    // conductor/servicing.py do_node_service: the steps fail validation, "Cannot service node".
+    t.like(r, { kind: 'failed' });
+    t.regex((r as { message: string }).message, /^servicing failed: .*Cannot service node/);
+  } else {
+    t.deepEqual(r, { kind: 'done' });
   }
 });

@@ -36,7 +36,7 @@ export interface IronicExpectations {
    * FakeVendorB has @service_step), so the conductor fails the service ("Cannot service node",
    * conductor/servicing.py do_node_service). Servicing BIOS settings for real needs `redfish`.
    */
-  readonly fakeBiosServiceStep: false;
+  readonly fakeBiosServiceStep: boolean;
   /**
    * Redfish inspection keeps the inventory it built (GET .../inventory answers, with memory,
    * cpu, disks, interfaces' MACs and system_vendor): from Ironic 22.1, "Add to Redfish hardware
