@@ -24,6 +24,13 @@ export interface IronicExpectations {
   /** `firmware.update` is a service step (redfish firmware.py @service_step, Ironic 26.1, the release serving 1.93). */
   readonly firmwareServiceStep: boolean;
   /**
+   * fake-hardware's nodes get the `fake` firmware interface, whose firmware.update clean step
+   * flashes nothing and succeeds (drivers/modules/fake.py FakeFirmware): where the private Ironic
+   * enables it, from 23.0 (src/sim/ironic/config.ts), the release that serves 1.87 (22.1 stops at
+   * 1.86 and runs no-firmware, which has no update step).
+   */
+  readonly fakeFirmwareInterface: boolean;
+  /**
    * What fake-hardware's firmware components are: fake-hardware lists the `fake` firmware
    * interface first (drivers/fake_hardware.py supported_firmware_interfaces), so a node created
    * without one gets it where it is enabled (src/sim/ironic/config.ts enables it from 23.0), and
@@ -56,6 +63,7 @@ export function expectationsOf(n: Negotiated): IronicExpectations {
     firmwareUpdate: versionSupports(v, 'firmware-interface'),
     servicing: versionSupports(v, 'service'),
     firmwareServiceStep: versionSupports(v, 'firmware-service-step'),
+    fakeFirmwareInterface: versionSupports(n.serverMax, 'service'),
     fakeFirmwareComponents: versionSupports(v, 'firmware-interface') ? [] : undefined,
     fakeBiosServiceStep: false,
     // 22.1 is the release that serves 1.84 (agent inspection, the same change stored its data).
