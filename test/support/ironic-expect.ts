@@ -66,8 +66,8 @@ export function expectationsOf(n: Negotiated): IronicExpectations {
     fakeFirmwareInterface: versionSupports(n.serverMax, 'service'),
     fakeFirmwareComponents: versionSupports(v, 'firmware-interface') ? [] : undefined,
     fakeBiosServiceStep: false,
-    // 22.1 is the release that serves 1.84 (agent inspection, the same change stored its data).
-    redfishInspectionStoresInventory: versionSupports(v, 'inspection-callback'),
+    // 22.1 is the first release whose API goes past 1.83 (22.0's maximum): it serves 1.86.
+    redfishInspectionStoresInventory: versionSupports(n.serverMax, 'inspection-callback'),
   };
 }
 
