@@ -1,10 +1,16 @@
-// A real Ironic 21.4 reads the simulated BIOS attribute registry through its redfish bios
+// The installed, real Ironic reads the simulated BIOS attribute registry through its redfish bios
 // interface (API 1.74 registry fields) and applies and resets BIOS settings in manual cleans,
 // which the simulated firmware takes at the reboot Ironic does; its management interface's
-// update_firmware clean step flashes through the simulated UpdateService.
+// update_firmware clean step flashes through the simulated UpdateService. None of this differs
+// between Debian 12's 21.4 and Debian 13's 29.0: at both tags redfish/bios.py apply_configuration
+// passes each value through untyped, and redfish/management.py update_firmware is the same clean
+// step that verifies a checksum only for an image it copies, not for an http image served from
+// where it is (firmware_source=http, the default).
 import test from 'ava';
 import { HAVE_IRONIC, startDatacenterIronic } from './datacenter/fixture.ts';
 import type { DatacenterIronic } from './datacenter/fixture.ts';
+import { ironicExpectationsAt } from '../support/ironic-expect.ts';
+import { raw } from '../support/ironic-api/raw.ts';
 
 const run = HAVE_IRONIC ? test : test.skip;
 let env: DatacenterIronic;
@@ -13,7 +19,7 @@ interface Setting { name: string; value: string | null; attribute_type?: string 
 
 test.before(async () => {
   if (!HAVE_IRONIC) return;
-  env = await startDatacenterIronic({ systems: [{ id: 'registry' }, { id: 'apply' }, { id: 'typed' }, { id: 'other-model', model: 'SIM-2' }, { id: 'flash' }],
+  env = await startDatacenterIronic({ systems: [{ id: 'registry' }, { id: 'apply' }, { id: 'typed' }, { id: 'other-model', model: 'SIM-2' }, { id: 'flash' }, { id: 'fw-iface' }],
     sushyRegistries: true,
     // Ironic polls a firmware update's task every 60 s by default.
     ironicConfig: '[redfish]\nfirmware_update_status_interval = 1\nfirmware_update_fail_interval = 1\n',
@@ -59,7 +65,7 @@ run('datacenter ironic bios - apply_configuration in a manual clean changes the 
   const uuid = await managed('apply');
   const system = dc.server('apply').system;
   const bootsBefore = system.state.boots;
-  // Ironic 21.4 sends each value as given: an Integer attribute needs a JSON number (see the next test).
+  // Ironic (21.4 as 29.0) sends each value as given: an Integer attribute needs a JSON number (see the next test).
   const wanted = [{ name: 'ProcVirtualization', value: 'Disabled' }, { name: 'BootDelaySeconds', value: 7 }, { name: 'AssetTag', value: 'rack-7' }, { name: 'SecureBootAllowed', value: false }];
   await api.provision(uuid, 'clean', { clean_steps: [{ interface: 'bios', step: 'apply_configuration', args: { settings: wanted } }] });
   let node = await api.waitProvision(uuid, 'manageable', 120_000);
@@ -80,7 +86,7 @@ run('datacenter ironic bios - apply_configuration in a manual clean changes the 
   t.like(s, { ProcVirtualization: { value: 'Enabled' }, BootDelaySeconds: { value: '0' }, AssetTag: { value: '' }, SecureBootAllowed: { value: '1' } });
 });
 
-run('datacenter ironic bios - Ironic 21.4 passes an integer given as a string to the BMC, which refuses it: the clean fails naming the attribute', async (t) => {
+run('datacenter ironic bios - Ironic passes an integer given as a string to the BMC, which refuses it: the clean fails naming the attribute', async (t) => {
   const { api, dc } = env;
   const uuid = await managed('typed');
   const system = dc.server('typed').system;
@@ -108,9 +114,9 @@ run('datacenter ironic firmware - the update_firmware clean step flashes the BMC
   const uuid = await managed('flash');
   const system = dc.server('flash').system;
   const before = { ...system.state.firmware };
-  // Ironic 21.4 requires a checksum but, serving the image from its own URL (firmware_source=http), never checks it.
+  // Ironic requires a checksum but, serving the image from its own URL (firmware_source=http), never checks it.
   const image = 'http://firmware.example/sim-bmc-5.01.bin';
-  await api.provision(uuid, 'clean', { clean_steps: [{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: image, checksum: 'not-checked-by-21.4' }] } }] });
+  await api.provision(uuid, 'clean', { clean_steps: [{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: image, checksum: 'not-checked-for-http' }] } }] });
   const node = await api.waitProvision(uuid, 'manageable', 180_000);
   t.is(node.last_error, null);
   t.not(system.state.firmware.BMC, before.BMC);
@@ -122,4 +128,32 @@ run('datacenter ironic firmware - the update_firmware clean step flashes the BMC
   t.is((await get('/redfish/v1/UpdateService/FirmwareInventory/BMC-flash')).Version, system.state.firmware.BMC);
   t.is((await get('/redfish/v1/Managers/flash')).FirmwareVersion, system.state.firmware.BMC);
   t.is((await get(sys.systemPath)).BiosVersion, before.BIOS);
+});
+
+run('datacenter ironic firmware - firmware.update: a clean step of the redfish firmware interface from API 1.86 that flashes the BIOS, refused by the API before it', async (t) => {
+  const { api, dc } = env;
+  const want = await ironicExpectationsAt(env.ironic.url);
+  const uuid = await managed('fw-iface');
+  const system = dc.server('fw-iface').system;
+  const before = { ...system.state.firmware };
+  const step = { interface: 'firmware', step: 'update', args: { settings: [{ component: 'bios', url: 'http://firmware.example/sim-bios-7.02.bin' }] } };
+  const asked = await raw(env.ironic.url, 'PUT', `/v1/nodes/${uuid}/states/provision`, { version: want.version, body: { target: 'clean', clean_steps: [step] } });
+  if (!want.firmwareUpdate) {
+    // 21.4's clean_steps schema knows no firmware interface (conductor/steps.py CLEANING_INTERFACE_PRIORITY).
+    t.is(asked.status, 400);
+    t.regex(asked.message ?? '', /'firmware' is not one of/);
+    t.deepEqual(system.state.firmware, before, 'nothing flashed');
+    return;
+  }
+  // From 22.1/23.0 the redfish firmware interface (the default for redfish nodes where it is
+  // enabled, src/sim/ironic/config.ts) runs firmware.update through SimpleUpdate, in the ramdisk
+  // (redfish/firmware.py update: requires_ramdisk), and caches the components again after it.
+  t.is(asked.status, 202, asked.message ?? '');
+  const node = await api.waitProvision(uuid, 'manageable', 300_000);
+  t.is(node.last_error, null);
+  t.not(system.state.firmware.BIOS, before.BIOS);
+  t.is(system.state.firmware.BMC, before.BMC, 'only the BIOS image was flashed');
+  const listed = await raw(env.ironic.url, 'GET', `/v1/nodes/${uuid}/firmware`, { version: want.version });
+  const bios = (listed.json as { firmware: { component: string; current_version: string; initial_version: string }[] }).firmware.find((c) => c.component === 'bios');
+  t.like(bios, { current_version: system.state.firmware.BIOS, initial_version: before.BIOS });
 });

@@ -1,4 +1,4 @@
-// A real Ironic 21.4 inspects, configures RAID on and fails to log in to servers of the virtual
+// The installed, real Ironic (21.4 on Debian 12, 29.0 on Debian 13) inspects, configures RAID on and fails to log in to servers of the virtual
 // datacenter through its redfish interfaces; and a boot nobody prepared boots nothing.
 import test from 'ava';
 import { HAVE_IRONIC, startDatacenterIronic } from './datacenter/fixture.ts';
@@ -6,6 +6,7 @@ import type { DatacenterIronic } from './datacenter/fixture.ts';
 import type { IronicApiError } from './datacenter/ironic-api.ts';
 import { waitUntil } from '../support/wait.ts';
 import { sushyOverlay } from '../../src/sim/ironic/index.ts';
+import { inspectedMemoryMb, ironicExpectationsAt } from '../support/ironic-expect.ts';
 
 const run = HAVE_IRONIC ? test : test.skip;
 let env: DatacenterIronic;
@@ -27,8 +28,9 @@ function systemInfo(id: string) {
   return sys;
 }
 
-run('datacenter ironic - redfish inspection fills cpus, memory, disk and arch, creates a port per simulated MAC and keeps no inventory', async (t) => {
+run('datacenter ironic - redfish inspection fills cpus, memory, disk and arch, creates a port per simulated MAC and keeps its inventory where Ironic stores it', async (t) => {
   const { dc, api } = env;
+  const want = await ironicExpectationsAt(env.ironic.url);
   const sys = systemInfo('inspected');
   const { uuid } = await api.enrol(dc, sys, { name: 'inspected', boot: 'ipxe', ports: false });
   await api.provision(uuid, 'manage');
@@ -39,15 +41,23 @@ run('datacenter ironic - redfish inspection fills cpus, memory, disk and arch, c
   // Ironic's redfish inspect: logical CPUs (threads), GiB → MiB, the smallest disk in GiB less one.
   t.like(node.properties, {
     cpus: INSPECTED.cpuCount * INSPECTED.coresPerCpu * 2,
-    memory_mb: String(INSPECTED.memoryGiB * 1024),
+    memory_mb: inspectedMemoryMb(want, INSPECTED.memoryGiB),
     local_gb: String(Math.floor(Math.min(...drives) / 2 ** 30 - 1)),
     cpu_arch: 'x86_64',
   });
   t.deepEqual(await api.ports(uuid), [...sys.macs].sort());
-  // Ironic 21.4 keeps an inventory (API 1.81) only from ironic-inspector: redfish inspection stores none.
-  const inventory = await api.call('GET', `/nodes/${uuid}/inventory`).then(() => ({ status: 200, message: '' }), (err: IronicApiError) => ({ status: err.status, message: err.message }));
-  t.is(inventory.status, 404);
-  t.regex(inventory.message, /Node inventory record for node \d+ could not be found/);
+  const inventory = await api.call<{ inventory: { memory?: { physical_mb?: unknown }; cpu?: { count?: unknown }; interfaces?: { mac_address: string }[] } }>('GET', `/nodes/${uuid}/inventory`)
+    .then((body) => ({ status: 200, message: '', body }), (err: IronicApiError) => ({ status: err.status, message: err.message, body: null }));
+  if (want.redfishInspectionStoresInventory) {
+    // What redfish inspect built (drivers/modules/redfish/inspect.py): memory, CPUs, every MAC.
+    t.is(inventory.status, 200, inventory.message);
+    t.like(inventory.body?.inventory, { memory: { physical_mb: INSPECTED.memoryGiB * 1024 }, cpu: { count: INSPECTED.cpuCount * INSPECTED.coresPerCpu * 2 } });
+    t.deepEqual((inventory.body?.inventory.interfaces ?? []).map((i) => i.mac_address.toLowerCase()).sort(), [...sys.macs].map((m) => m.toLowerCase()).sort());
+  } else {
+    // Ironic 21.4 keeps an inventory (API 1.81) only from ironic-inspector: redfish inspection stores none.
+    t.is(inventory.status, 404);
+    t.regex(inventory.message, /Node inventory record for node \d+ could not be found/);
+  }
   // The redfish bios interface cached the simulated BIOS when the node became manageable.
   const bios = await api.call<{ bios: { name: string; value: unknown; attribute_type: string | null }[] }>('GET', `/nodes/${uuid}/bios?detail=True`);
   const system = dc.server(sys.id).system;
