@@ -75,10 +75,10 @@ export class HostCompanions {
       let schemaRef: { name: string; namespace: string } | undefined;
       if (spec) {
         schemaRef = { name: firmwareSchemaName(spec.schema), namespace: ns };
-        const schemaKey = `${ns}/${schemaRef.name}`;
-        const settingsOwner: OwnerRef = { apiVersion: BMH_API_VERSION, kind: 'HostFirmwareSettings', name: host.metadata.name, ...(hfs?.metadata.uid ? { uid: hfs.metadata.uid } : {}) };
-        const created = await this.store.createObject('FirmwareSchema', { apiVersion: BMH_API_VERSION, kind: 'FirmwareSchema', metadata: { name: schemaRef.name, namespace: ns, ownerReferences: [settingsOwner] }, spec });
-        if (created === 'exists') await this.store.addOwnerReference('FirmwareSchema', schemaKey, settingsOwner);
+        // Created once per vendor, model and registry, owned by none (firmware-schema/kind.ts says why).
+        if (!(await this.store.get('FirmwareSchema', `${ns}/${schemaRef.name}`))) {
+          await this.store.createObject('FirmwareSchema', { apiVersion: BMH_API_VERSION, kind: 'FirmwareSchema', metadata: { name: schemaRef.name, namespace: ns }, spec });
+        }
       }
       if (hfs) {
         const change = settingsStatus(hfs, report, schemaRef, spec?.schema, now);
