@@ -52,6 +52,8 @@ test('host companions - after inspection a fixture host has HardwareData and Hos
   await resources.requestDelete('BareMetalHost', KEY);
   await waitUntil(async () => (await store.get(KEY)) === undefined, 20_000, 'the host gone');
   await waitUntil(async () => (await resources.get('HardwareData', KEY)) === undefined, 10_000, 'its HardwareData gone');
+  // The settings and components it owned go with it (Kubernetes' collector would; a KV store has none).
+  await waitUntil(async () => (await resources.get('HostFirmwareSettings', KEY)) === undefined && (await resources.get('HostFirmwareComponents', KEY)) === undefined, 10_000, 'its settings and components gone');
   t.pass();
 });
 

@@ -56,13 +56,29 @@ export class HostCompanions {
     }).then(() => created);
   }
 
-  /** The host is gone: so is its HardwareData (its finalizer first, as BMO's deletion does). */
+  /**
+   * The host is gone: so is its HardwareData (its finalizer first, as BMO's deletion does), and the
+   * settings and components it owns. Kubernetes' garbage collector would delete those through
+   * their owner reference; a KV store has none, so the host's actor does it on either. A user's
+   * own objects (not owned by this host) stay, as the collector would leave them.
+   */
   hostGone(): Promise<void> {
-    return this.queue('deleting HardwareData', async () => {
-      if (!(await this.store.get('HardwareData', this.key))) return;
-      await this.store.removeFinalizer('HardwareData', this.key, HARDWARE_DATA_FINALIZER, this.fence);
-      await this.store.requestDelete('HardwareData', this.key);
+    return this.queue('deleting the host\'s companions', async () => {
+      if (await this.store.get('HardwareData', this.key)) {
+        await this.store.removeFinalizer('HardwareData', this.key, HARDWARE_DATA_FINALIZER, this.fence);
+        await this.store.requestDelete('HardwareData', this.key);
+      }
+      for (const kind of ['HostFirmwareSettings', 'HostFirmwareComponents'] as const) {
+        const owned = await this.store.get(kind, this.key);
+        if (owned && this.ownsIt(owned)) await this.store.requestDelete(kind, this.key);
+      }
     });
+  }
+
+  // Owned by this host: an owner reference to the BareMetalHost of its name (one key, one object).
+  private ownsIt(object: StoredObject): boolean {
+    const name = this.key.slice(this.key.indexOf('/') + 1);
+    return (object.metadata.ownerReferences ?? []).some((r) => r.kind === BMH_KIND && r.name === name);
   }
 
   /** A firmware read came back: the schema, the settings and the components as it tells them. */
