@@ -61,6 +61,16 @@ test('ironic service - from active: service with the BIOS and firmware steps, wa
   t.is(writes.length, 1);
 });
 
+test('ironic service - a service a previous owner started (its mark gone with it) is done once active, never sent again', async (t) => {
+  const bios: BiosSetting[] = [{ name: 'ProcVirtualization', value: 'Enabled', attribute_type: 'Enumeration' }];
+  const { p, writes } = rig(93, {}, bios);
+  t.deepEqual(await p.service!(host(), { ...svc(changes), started: true }), { kind: 'done' });
+  t.deepEqual(writes, []);
+  // Not started before: the same node gets the request.
+  t.deepEqual(await p.service!(host(), { ...svc(changes), started: false }), { kind: 'continuing', afterMs: 10 });
+  t.is(writes.length, 1);
+});
+
 test('ironic service - nothing differs: done without a request', async (t) => {
   const { p, writes } = rig(87, {}, [{ name: 'ProcVirtualization', value: 'Disabled' }]);
   t.deepEqual(await p.service!(host(), svc({ settings: { ProcVirtualization: 'Disabled' }, updates: [] })), { kind: 'done' });

@@ -48,7 +48,7 @@ test('bmh servicing - a provisioned host powering on with allowed changes asks f
   const g = grant(s.state);
   t.is(g.state.host.status.operationalStatus, 'servicing');
   t.is(g.state.host.status.provisioning.state, 'provisioned');
-  t.deepEqual(serviceCall(g), { op: 'service', restartOnFailure: false, firmware: { settings: BIOS, updates: FLASH } });
+  t.deepEqual(serviceCall(g), { op: 'service', restartOnFailure: false, firmware: { settings: BIOS, updates: FLASH }, started: false });
   t.true(g.effects.some((e) => e.type === 'event' && e.reason === 'ServicingStarted'));
   // BMO's computeConditions: a host being serviced is not Ready, for reason Servicing.
   const ready = g.state.host.status.conditions?.find((c) => c.type === 'Ready');
@@ -76,6 +76,10 @@ test('bmh servicing - a service under way keeps its slot while the backend works
   t.is(working.state.slot.phase, 'held');
   const poll = tick(working.state, T0 + 10_001);
   t.deepEqual(ops(calls(poll.effects)), ['service'], 'polled with the same call');
+  // ... marked started: status says servicing, so a backend with no record of the request (a new
+  // shard owner) takes a host back in service as done rather than flash it again.
+  t.is(serviceCall(g)?.started, false);
+  t.is(serviceCall(poll)?.started, true);
   t.is(poll.state.host.status.operationalStatus, 'servicing');
   const finished = reply(poll, done, T0 + 20_000);
   t.deepEqual(slotEffects(finished.effects), ['release']);
@@ -154,7 +158,7 @@ test('bmh servicing - a failure is a servicing error counted with BMO backoff; t
   const retry = afterBackoff(failed.state);
   t.deepEqual(slotEffects(retry.effects), ['request:service']);
   const again = grant(retry.state, failed.state.retryAt! + 2);
-  t.deepEqual(serviceCall(again), { op: 'service', restartOnFailure: true, firmware: { settings: BIOS, updates: [] } });
+  t.deepEqual(serviceCall(again), { op: 'service', restartOnFailure: true, firmware: { settings: BIOS, updates: [] }, started: false });
   t.is(again.state.host.status.operationalStatus, 'servicing');
   // Failing again counts on.
   const twice = reply(again, { kind: 'failed', message: 'again' }, failed.state.retryAt! + 3, 0.5);
@@ -182,7 +186,7 @@ test('bmh servicing - fixed changes recover a servicing error at once: the new i
   const fixed = told(failed.state, intent({ settings: { ProcTurboMode: 'Enabled' } }), T0 + 2);
   t.deepEqual(slotEffects(fixed.effects), ['request:service']);
   const again = grant(fixed.state, T0 + 3);
-  t.deepEqual(serviceCall(again), { op: 'service', restartOnFailure: true, firmware: { settings: { ProcTurboMode: 'Enabled' }, updates: [] } });
+  t.deepEqual(serviceCall(again), { op: 'service', restartOnFailure: true, firmware: { settings: { ProcTurboMode: 'Enabled' }, updates: [] }, started: false });
   const ok = reply(again, done, T0 + 4);
   t.is(ok.state.host.status.errorType ?? '', '');
   t.is(ok.state.host.status.errorMessage, '');
@@ -203,7 +207,7 @@ test('bmh servicing - changes withdrawn while in servicing error: the service ca
   const failed = reply(g, { kind: 'failed', message: 'boom' }, T0 + 1);
   const withdrawn = told(failed.state, intent({ settings: {} }), T0 + 2);
   const abort = grant(withdrawn.state, T0 + 3);
-  t.deepEqual(serviceCall(abort), { op: 'service', restartOnFailure: true, firmware: { settings: {}, updates: [] } });
+  t.deepEqual(serviceCall(abort), { op: 'service', restartOnFailure: true, firmware: { settings: {}, updates: [] }, started: false });
   const back = reply(abort, done, T0 + 4);
   t.is(back.state.host.status.operationalStatus, 'OK');
   t.is(back.state.host.status.errorType ?? '', '');

@@ -40,13 +40,15 @@ export function serviceIfNeeded(t: Turn): boolean | null {
 
 function serviceStep(t: Turn, changes: FirmwareChanges): boolean {
   if (!t.ensureSlot('service')) return false;
-  if (t.status.operationalStatus !== 'servicing') {
+  // Asked before this turn: whoever asked (this actor, or the shard's previous owner) sent it.
+  const started = t.status.operationalStatus === 'servicing';
+  if (!started) {
     t.patchStatus({ operationalStatus: 'servicing' });
     t.event('Normal', 'ServicingStarted', hasChanges(changes) ? `Servicing started: ${describe(changes)}` : 'Servicing aborted: the firmware changes were withdrawn');
   }
   // The request is served: the next one is a new request.
   t.removeAnnotation(SERVICE_ANNOTATION);
-  t.call({ op: 'service', restartOnFailure: t.status.errorType === 'servicing error', firmware: changes });
+  t.call({ op: 'service', restartOnFailure: t.status.errorType === 'servicing error', firmware: changes, started });
   return false;
 }
 

@@ -28,7 +28,10 @@ export type CallArgs =
   | { op: 'detach'; force: boolean }
   | { op: 'delete' }
   // Firmware changes on a provisioned host without reprovisioning it (Ironic's service verb, API 1.87).
-  | { op: 'service'; restartOnFailure: boolean; firmware: FirmwareChanges }
+  // started: a turn before this one already asked (status said servicing): a backend that finds
+  // the host back in service with no record of the request treats it as done, never sends it
+  // again (BMO's Service `unprepared`, inverted) — a new shard owner must not flash firmware twice.
+  | { op: 'service'; restartOnFailure: boolean; firmware: FirmwareChanges; started?: boolean }
   // A read: current BIOS settings, their registry, firmware components (OpResult done.firmware).
   | { op: 'firmware' };
 

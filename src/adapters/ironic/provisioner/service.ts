@@ -28,6 +28,10 @@ export async function service(ctx: StepContext, host: HostData, args: Extract<Ca
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
       // Our servicing finished (its mark is dropped either way).
       if (ctx.servicing.delete(node.uuid)) return done();
+      // Asked before, by an owner whose mark died with it (a restart, a shard move): back in
+      // active means it finished, as BMO's Service without `unprepared` takes it. Sending it
+      // again would flash the firmware twice.
+      if (args.started === true) return done();
       return start(ctx, node, args);
     case 'servicing':
       return continuing(ctx.polls.longMs);
