@@ -139,6 +139,8 @@ test.serial('ui companions - service clicked on a provisioned host whose HostUpd
     await waitUntil(async () => /1 asked/.test(await companionRow(r.page, 'HostFirmwareSettings')), 20_000, 'the ask on the page');
     t.is(await companionRow(r.page, 'HostUpdatePolicy'), 'firmwareSettings onReboot, firmwareUpdates onReboot');
 
+    const bios = async () => ((await resources.get('HostFirmwareSettings', PROVISIONED))?.status?.['settings'] as Record<string, string>)['ProcTurboMode'];
+    t.is(await bios(), 'Enabled', 'not applied before the click: a provisioned host waits for servicing');
     await r.page.getByTestId('cmd-service').click({ timeout: 20_000 });
     await waitUntil(() => answered(r.page, 'service'), 20_000, 'the service click answered');
     t.regex(await result(r.page), /^service: lab\/prov will be serviced/);
@@ -147,7 +149,7 @@ test.serial('ui companions - service clicked on a provisioned host whose HostUpd
     t.false(await timelineHas(r.page, 'ServiceRefused'));
     // Read back after servicing: the BIOS has the setting, nothing is left to change.
     await waitUntil(async () => /1 asked; valid yes, changes no/.test(await companionRow(r.page, 'HostFirmwareSettings')), 20_000, 'no change left on the page');
-    t.is(((await resources.get('HostFirmwareSettings', PROVISIONED))?.status?.['settings'] as Record<string, string>)['ProcTurboMode'], 'Disabled');
+    t.is(await bios(), 'Disabled');
     t.is((await r.node.store.get(PROVISIONED))?.metadata.annotations?.[SERVICE_ANNOTATION], undefined, 'the request is served');
     await waitUntil(() => r.node.fixture.node(PROVISIONED)?.power === true, 20_000, 'powered on again');
     t.is(await r.page.getByTestId('host-state').textContent(), 'provisioned', 'serviced in place, never deprovisioned');
