@@ -76,8 +76,8 @@ export function kindCalled(name: string): RegisteredKind | CompanionKindDefiniti
 }
 
 /** `BareMetalHost (bmh), MaasMachine, MaasCluster`: the kinds, for a message that refuses another. */
-export function knownKindNames(): string {
-  return [...KINDS, ...COMPANION_KINDS].map((k) => (k.resources[0].shortNames?.length ? `${k.kind} (${k.resources[0].shortNames.join(', ')})` : k.kind)).join(', ');
+export function knownKindNames(o: { readonly actorsOnly?: boolean } = {}): string {
+  return (o.actorsOnly === true ? KINDS : [...KINDS, ...COMPANION_KINDS]).map((k) => (k.resources[0].shortNames?.length ? `${k.kind} (${k.resources[0].shortNames.join(', ')})` : k.kind)).join(', ');
 }
 
 /** Every KV bucket some kind keeps objects in, once each. */

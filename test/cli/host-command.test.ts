@@ -81,6 +81,8 @@ test('host - an unknown kind is a usage error naming it and the kinds there are'
   t.is(flag.code, 2, flag.stderr);
   t.regex(flag.stderr, /--kind: unknown kind "Pod": the kinds are BareMetalHost \(bmh, bmhost\), MaasMachine, MaasCluster/);
   t.throws(() => buildHostCommands('pause', ['pod/lab/m-0'], {}), { message: 'host "pod/lab/m-0": unknown kind "pod": the kinds are BareMetalHost (bmh, bmhost), MaasMachine, MaasCluster' });
+  // A companion kind is no actor's: its host is the one to name.
+  t.throws(() => buildHostCommands('pause', ['hfs/lab/m-0'], {}), { message: 'host "hfs/lab/m-0": unknown kind "hfs": HostFirmwareSettings is kept by its host\'s actor, so name the host instead; the kinds are BareMetalHost (bmh, bmhost), MaasMachine, MaasCluster' });
 });
 
 test('host - service is a BareMetalHost command sent with its request id', (t) => {

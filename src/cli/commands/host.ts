@@ -6,7 +6,7 @@ import { HostCommand, HostKey, type HostCommandInput, type HostCommandType } fro
 import { sendCommand } from '../../cluster/command-client.ts';
 import { BusError, type Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
-import { kindCalled, knownKindNames } from '../../machines/kinds.ts';
+import { kindCalled, kindNamed, knownKindNames } from '../../machines/kinds.ts';
 import { intFlag, readEnv } from '../config.ts';
 import { addNatsFlags, addSigningKeyFlag, connectClient, signingKeyFrom, type NatsFlagValues } from '../nats-options.ts';
 import type { SigningKey } from '../../security/index.ts';
@@ -55,8 +55,12 @@ function isAction(value: string): value is HostAction {
 
 /** The kind a user names (`MaasMachine`, `maasmachine`, `bmh`), as its manifests spell it; a CliError (exit 2) names the kinds. */
 export function namedKind(name: string, where: string): string {
+  // A companion kind (HostFirmwareSettings...) has no actor of its own to command or inspect: its host has.
   const kind = kindCalled(name);
-  if (!kind) throw new CliError(`${where}: unknown kind ${JSON.stringify(name)}: the kinds are ${knownKindNames()}`, 2);
+  if (!kind || !kindNamed(kind.kind)) {
+    const companion = kind ? `${kind.kind} is kept by its host's actor, so name the host instead; ` : '';
+    throw new CliError(`${where}: unknown kind ${JSON.stringify(name)}: ${companion}the kinds are ${knownKindNames({ actorsOnly: true })}`, 2);
+  }
   return kind.kind;
 }
 
