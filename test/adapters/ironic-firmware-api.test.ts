@@ -82,8 +82,9 @@ test('ironic-api firmware - prepare flashes and sets the BIOS; servicing flashes
   const read = await done(() => r.p.firmware!(h, { op: 'firmware' }));
   t.is(read.firmware?.settings['LogicalProc'], 'Disabled');
   t.like(read.firmware?.components?.find((c) => c.component === 'bmc'), { initialVersion: '1.0.0', currentVersion: '2.11.0', lastVersionFlashed: '2.11.0' });
-  // The registry fields came (1.74): the server's settings are all strings.
-  t.like(read.firmware?.schema?.['LogicalProc'], { attribute_type: 'String', read_only: false });
+  // The registry fields came (1.74), as the server's default BIOS registers them.
+  t.like(read.firmware?.schema?.['LogicalProc'], { attribute_type: 'Enumeration', read_only: false });
+  t.deepEqual([...(read.firmware?.schema?.['LogicalProc']?.allowable_values ?? [])].sort(), ['Disabled', 'Enabled']);
 
   const serviced = await done(() => r.p.service!(h, { op: 'service', restartOnFailure: false, firmware: { settings: { ProcTurboMode: 'Disabled' }, updates: [{ component: 'bios', url: 'http://images.example/bios-1.2.0.bin' }] } }));
   t.deepEqual(serviced, { kind: 'done' });
