@@ -74,3 +74,22 @@ test('host companions - a user\'s settings change wakes the host, which applies 
   await waitUntil(async () => (await settingsOf())?.conditions?.find((c) => c.type === 'ChangeDetected')?.status === 'False', 10_000, 'no change left');
   t.is((await store.get(key))?.status?.provisioning.state, 'available');
 });
+
+test('host companions - a settings change on a provisioned host shows as ChangeDetected at once, not only after its next servicing', async (t) => {
+  const { node, store, fixture } = await startTestNode({ objects: [secret(), bmh('h3')] });
+  t.teardown(() => node.stop());
+  const resources = store.resources;
+  const key = 'lab/h3';
+  const settingsOf = async () => (await resources.get('HostFirmwareSettings', key))?.status as { settings?: Record<string, string>; conditions?: Array<{ type: string; status: string }> } | undefined;
+  const changeDetected = async () => (await settingsOf())?.conditions?.find((c) => c.type === 'ChangeDetected')?.status;
+  await waitUntil(async () => (await store.get(key))?.status?.provisioning.state === 'provisioned', 30_000, 'the host provisioned');
+  await waitUntil(async () => (await changeDetected()) === 'False', 10_000, 'its settings read, nothing asked');
+  const calls = { prepare: fixture.calls(key).prepare, service: fixture.calls(key).service };
+
+  await resources.applyIntent('HostFirmwareSettings', key, { spec: { settings: { ProcTurboMode: 'Disabled' } } });
+  await waitUntil(async () => (await changeDetected()) === 'True', 10_000, 'the change detected');
+  // Judged from the settings last read: nothing applied, the host not touched.
+  t.is((await settingsOf())?.settings?.['ProcTurboMode'], 'Enabled');
+  t.deepEqual({ prepare: fixture.calls(key).prepare, service: fixture.calls(key).service }, calls);
+  t.is((await store.get(key))?.status?.provisioning.state, 'provisioned');
+});

@@ -85,7 +85,7 @@ export class HostCompanions {
   firmwareRead(host: BareMetalHost, report: FirmwareReport): Promise<void> {
     return this.queue('writing firmware settings and components', async () => {
       const ns = host.metadata.namespace;
-      const now = new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const now = this.timestamp();
       const hfs = await this.ensure('HostFirmwareSettings', host, { settings: {} }, HostFirmwareSettings);
       const spec = firmwareSchemaSpec(report);
       let schemaRef: { name: string; namespace: string } | undefined;
@@ -108,6 +108,25 @@ export class HostCompanions {
         const status = hfc ? componentsStatus(hfc, report.components, now) : null;
         if (status) await this.store.writeStatus('HostFirmwareComponents', this.key, status, this.fence);
       }
+    });
+  }
+
+  /**
+   * A user changed the host's settings: Valid and ChangeDetected follow at once from the settings
+   * last read, as BMO's settings controller judges a spec change, rather than waiting for the next
+   * firmware read (on a provisioned host, its next servicing).
+   */
+  settingsChanged(): Promise<void> {
+    return this.queue('judging firmware settings', async () => {
+      const hfs = await this.read('HostFirmwareSettings', this.key, HostFirmwareSettings);
+      const current = hfs?.status?.settings;
+      if (!hfs || !current) return;
+      const ref = hfs.status?.schema;
+      const schema = ref ? await this.read('FirmwareSchema', `${ref.namespace}/${ref.name}`, FirmwareSchema) : undefined;
+      const change = settingsStatus(hfs, { settings: current }, ref, schema?.spec?.schema, this.timestamp());
+      if (!change) return;
+      await this.store.writeStatus('HostFirmwareSettings', this.key, change.status, this.fence);
+      for (const reason of change.invalid) this.log.info({ host: this.key, reason: 'ValidationFailed' }, `Invalid BIOS setting: ${reason}`);
     });
   }
 
@@ -145,6 +164,11 @@ export class HostCompanions {
     // Admission checks these; one that is wrong anyway is treated as absent, and said once per read.
     this.log.warn({ host: this.key, kind, key, problem: parsed.error.issues[0]?.message }, `${kind} ${key} does not parse; treated as absent`);
     return undefined;
+  }
+
+  // RFC 3339 to the second, as the API server writes times.
+  private timestamp(): string {
+    return new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
   }
 
   private queue(doing: string, work: () => Promise<void>): Promise<void> {

@@ -61,6 +61,7 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostW
 
   observe(current: BmhState | null, wake: HostWake | Tick | null): HostObservation | null | Promise<HostObservation | null> {
     // Its companions changed: the machine hears what they ask now.
+    if (wake?.type === 'companionsChanged') void this.companions.settingsChanged();
     if (wake?.type === 'companionsChanged') return this.companions.intent().then((intent) => (current === null ? this.observe(null, null) : { events: intent ? [{ type: 'firmwareIntent', intent }] : [] }));
     if (current !== null) return wake === null ? null : { events: [wake] };
     // The first wake-up: the host comes with it, or is read from the store.
