@@ -87,10 +87,12 @@ test('kube hosts - state changes and failures are Events on the host, as BMO rec
 });
 
 test('kube hosts - someone else writing status or spec meanwhile: the node re-reads and its status stands', async (t) => {
-  await withNode({ fixture: { latencyMs: { provision: 200 } } }, async (api) => {
+  // Provisioning lasts long enough to be seen in it on a loaded machine: the host's status writes
+  // coalesce (write-lanes.ts), so a short stay in a state may never reach the API server.
+  await withNode({ fixture: { latencyMs: { provision: 1_500 } } }, async (api) => {
     api.create(secret('bmc', 'lab') as KubeObject);
     api.create(bmh('h4') as KubeObject);
-    await waitUntil(() => stateOf(api, 'lab/h4') === 'provisioning', 10_000, 'provisioning');
+    await waitUntil(() => stateOf(api, 'lab/h4') === 'provisioning', 20_000, 'provisioning');
     // Another writer moves the RV under the node twice: a stray status and a label.
     const current = api.get(ref('lab/h4')) as { status: Record<string, unknown> };
     api.patch(ref('lab/h4'), { status: { ...current.status, errorMessage: 'written by someone else' } }, { subresource: 'status' });
