@@ -109,6 +109,7 @@ export function register(program: Command): void {
       '  --nats                      sharded cluster; hosts in NATS KV, Secrets from --secrets',
       '  --nats and --kubeconfig     sharded cluster; hosts and Secrets from Kubernetes (NATS: leases, membership, capacity, commands)',
       '  --kubeconfig, no NATS       one process owns every host; hosts, Secrets and (with --maas) MaasMachines/MaasClusters from Kubernetes',
+      '  --kubeconfig --no-hosts     MaasMachines and MaasClusters only (with --maas): no BareMetalHost CRD needed, as the clusterctl provider runs',
       'Every mode runs the same node: leases, shards, the capacity broker, commands and introspection.',
       'With --maas (or MAAS_ENDPOINT), MaasMachines and MaasClusters are sharded with the hosts: a Cluster API cluster is one unit.',
       'Bootstrap data Secrets come from Kubernetes, or from --secrets in the NATS mode.',
