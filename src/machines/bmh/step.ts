@@ -30,6 +30,8 @@ export function initialState(host: BareMetalHost, config: MachineConfig = DEFAUL
     gone: false,
     waitingForSecret: null,
     resumed: true,
+    // A host no controller has looked at yet ('' state) never asked for a slot.
+    grantInherited: (host.status?.provisioning.state ?? '') !== '',
     backend: NO_BACKEND_HINTS,
     announced: null,
     rebootsServed: [],
@@ -82,12 +84,15 @@ export function step(state: BmhState, event: BmhEvent, now: number): Step {
       break;
   }
   if (isPaused(t.host)) {
-    if (wasPaused) return { state: t.s, effects: [] };
+    // A paused host gives its slot back (below) without reading the backend: an inherited one too.
+    if (t.s.grantInherited) releaseInheritedGrant(t);
+    if (wasPaused) return t.effects.length > 0 ? t.finish() : { state, effects: [] };
     t.releaseSlot();
     t.event('Normal', 'Paused', 'reconciliation paused by annotation');
     return t.finish();
   }
   drive(t);
+  if (t.s.grantInherited) settleInheritedGrant(t, event);
   // As BMO after ReconcileState: conditions follow the status (and the backend's node facts);
   // unchanged ones leave the status as it was, so they cause no write. A paused host is skipped
   // above, as BMO returns before reconciling it; a host gone has no status left to write.
@@ -96,6 +101,29 @@ export function step(state: BmhState, event: BmhEvent, now: number): Step {
     if (conditions !== t.status.conditions) t.patchStatus({ conditions });
   }
   return t.finish();
+}
+
+/**
+ * Decides on a grant an earlier incarnation may have left (BmhState.grantInherited) once this
+ * step shows what the backend is doing. Asked for a slot: the acquire adopts it (its work, still
+ * running, keeps it). Otherwise released once a backend call has answered (the work is over: a
+ * gated operation still running would have made this host ask for its slot), once the host is
+ * gone, or when the host has nothing to ask the backend at all (unmanaged, detached). A transient
+ * failure or a missing Secret read nothing: the decision waits for the next answer.
+ */
+function settleInheritedGrant(t: Turn, event: BmhEvent): void {
+  if (t.s.slot.phase !== 'none') {
+    t.s.grantInherited = false;
+    return;
+  }
+  const read = event.type === 'result' && event.result.kind !== 'transient' && event.result.kind !== 'waitForSecret';
+  const nothingToAsk = t.s.inFlight === null && t.s.retryAt === null && t.s.waitingForSecret === null;
+  if (t.s.gone || read || nothingToAsk) releaseInheritedGrant(t);
+}
+
+function releaseInheritedGrant(t: Turn): void {
+  t.s.grantInherited = false;
+  t.effects.push({ type: 'releaseGrant' });
 }
 
 // BMO's clarifySoftPoweroffFailure: a soft power-off that failed says the next attempt is hard (a

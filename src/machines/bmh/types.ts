@@ -143,6 +143,12 @@ export interface BmhState {
   // Observed already inside an operation (this actor did not start it): its first slot request
   // says since when the operation runs.
   readonly resumed: boolean;
+  // An earlier incarnation (the shard's previous owner, this actor before a restart) may have left
+  // a capacity grant in this host's name, which nobody renews. Settled by the first slot request
+  // (the acquire adopts a live grant) or, once a backend read shows no gated work of this host
+  // running, by releaseGrant: never before that read, since the old owner may have started a
+  // deploy and stopped before its status said so, and freeing the slot would let another start.
+  readonly grantInherited: boolean;
   // The backend's node facts as last reported, read when the conditions are computed.
   readonly backend: BackendHints;
   // The operation whose "started" Event (BMO's InspectionStarted, ...) this state already sent.
@@ -190,6 +196,8 @@ export type BmhEffect =
   // capacity queue counts from then, so work already admitted is finished before new work starts.
   | { type: 'requestSlot'; op: SlotOperation; since?: number }
   | { type: 'releaseSlot' }
+  // The grant an earlier incarnation left (grantInherited): its work is over, the slot goes back.
+  | { type: 'releaseGrant' }
   | { type: 'writeStatus'; status: BareMetalHostStatus }
   | { type: 'requeue'; afterMs: number }
   | { type: 'addFinalizer'; finalizer: string }
