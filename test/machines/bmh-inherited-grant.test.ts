@@ -1,7 +1,7 @@
 import test from 'ava';
 import { initialState, PAUSED } from '../../src/machines/bmh/index.ts';
 import type { BmhEffect, BmhState, OpResult } from '../../src/machines/bmh/index.ts';
-import { atState, done, makeHost, reply, settle, T0, tick, types } from '../support/bmh.ts';
+import { atState, done, grant, makeHost, reply, settle, T0, tick, types } from '../support/bmh.ts';
 
 // Issue 30.1: a host whose earlier incarnation stopped (its shard moved, its node stopped, its actor
 // restarted) may have left a capacity grant in its name that nobody renews. Its next incarnation
@@ -89,4 +89,33 @@ test('bmh inherited grant - a host no controller looked at yet has nothing to gi
   const s = initialState(makeHost());
   t.false(s.grantInherited);
   t.is(releases(settle(tick(s, T0)).all), 0);
+});
+
+test('bmh inherited grant - a first read that finds the backend busy (a deploy the status does not show) adopts, holds, and gives the slot back once a read finds it over', (t) => {
+  const first = tick(resumed(atState('available', { spec: { image: undefined } })), T0);
+  const busy = reply(first, { kind: 'done', poweredOn: true, busy: true }, T0 + 5);
+  t.deepEqual(busy.effects.filter((e) => e.type === 'requestSlot').length, 1, 'asks for the slot: the acquire adopts the grant');
+  t.is(releases(busy.effects), 0);
+  t.true(busy.state.backendBusy);
+  const held = grant(busy.state, T0 + 10);
+  t.is(held.state.slot.phase, 'held');
+  t.false(types(held.effects).includes('releaseSlot'), 'kept while the backend works');
+  // Read again soon, not at the minute's power poll.
+  const again = tick(held.state, T0 + 2_010);
+  t.deepEqual(types(again.effects).filter((x) => x === 'call'), ['call']);
+  const still = reply(again, { kind: 'done', poweredOn: true, busy: true }, T0 + 2_015);
+  t.is(still.state.slot.phase, 'held');
+  const over = reply(tick(still.state, T0 + 4_020), { kind: 'done', poweredOn: true }, T0 + 4_025);
+  t.true(types(over.effects).includes('releaseSlot'));
+  t.is(over.state.slot.phase, 'none');
+  t.false(over.state.backendBusy);
+});
+
+test('bmh inherited grant - no power change under work the backend still runs: only reads', (t) => {
+  const first = tick(resumed(atState('available', { spec: { image: undefined } })), T0);
+  // Off, though spec.online asks for on: the deploy under way powers the node as it needs.
+  const busy = reply(first, { kind: 'done', poweredOn: false, busy: true }, T0 + 5);
+  t.deepEqual(busy.effects.filter((e) => e.type === 'call'), []);
+  const again = tick(grant(busy.state, T0 + 10).state, T0 + 2_010);
+  t.deepEqual(again.effects.flatMap((e) => (e.type === 'call' ? [e.args.op] : [])), ['hardwareState']);
 });

@@ -32,6 +32,7 @@ export function initialState(host: BareMetalHost, config: MachineConfig = DEFAUL
     resumed: true,
     // A host no controller has looked at yet ('' state) never asked for a slot.
     grantInherited: (host.status?.provisioning.state ?? '') !== '',
+    backendBusy: false,
     backend: NO_BACKEND_HINTS,
     announced: null,
     rebootsServed: [],
@@ -59,6 +60,7 @@ export function step(state: BmhState, event: BmhEvent, now: number): Step {
       t.s.inFlight = null;
       // A paused host drops results; it re-reads the backend when unpaused (level-triggered).
       if (!wasPaused) applyResult(t, inFlight.op, softened(inFlight, event.result, t.status.errorType), event.jitter, event.credentials, inFlight.firmware);
+      if (!wasPaused && inFlight.op === 'hardwareState' && event.result.kind === 'done') followBackendWork(t, event.result.busy === true);
       break;
     }
     case 'firmwareIntent':
@@ -119,6 +121,28 @@ function settleInheritedGrant(t: Turn, event: BmhEvent): void {
   const read = event.type === 'result' && event.result.kind !== 'transient' && event.result.kind !== 'waitForSecret';
   const nothingToAsk = t.s.inFlight === null && t.s.retryAt === null && t.s.waitingForSecret === null;
   if (t.s.gone || read || nothingToAsk) releaseInheritedGrant(t);
+}
+
+// How soon a host holding a slot for work it did not start reads the backend again.
+const BUSY_POLL_MS = 2_000;
+
+/**
+ * A power read found the backend busy with a gated operation: an inherited grant is adopted (the
+ * slot asked for: the acquire moves the live grant here) and held while the operation runs; once a
+ * read finds it over, the slot goes back.
+ */
+function followBackendWork(t: Turn, busy: boolean): void {
+  if (busy && t.s.grantInherited && t.s.slot.phase === 'none') {
+    t.s.backendBusy = true;
+    t.ensureSlot('provision');
+  }
+  if (!t.s.backendBusy) return;
+  if (!busy) {
+    t.s.backendBusy = false;
+    t.releaseSlot();
+    return;
+  }
+  t.s.powerCheckAt = Math.min(t.s.powerCheckAt ?? Number.POSITIVE_INFINITY, t.now + Math.min(BUSY_POLL_MS, t.s.config.powerPollMs));
 }
 
 function releaseInheritedGrant(t: Turn): void {

@@ -42,7 +42,9 @@ export type OpResult =
   // deployed: a power read also says whether the backend holds the host as deployed (Ironic
   // active), false when it plainly does not (manageable): a provisioned host is then
   // adopted again, as BMO's Adopt on every steady-state pass would.
-  | { kind: 'done'; provisionerId?: string; hardware?: HardwareDetails; poweredOn?: boolean; hints?: BackendHints; deployed?: boolean; firmware?: FirmwareReport }
+  // busy: a power read also says whether the backend runs a gated operation on the node (Ironic
+  // deploying, inspecting, cleaning, ...): work an earlier owner started that status may not show.
+  | { kind: 'done'; provisionerId?: string; hardware?: HardwareDetails; poweredOn?: boolean; hints?: BackendHints; deployed?: boolean; firmware?: FirmwareReport; busy?: boolean }
   | { kind: 'continuing'; afterMs: number }
   | { kind: 'failed'; message: string; retryAfterMs?: number | null }
   | { kind: 'transient'; message: string }
@@ -149,6 +151,10 @@ export interface BmhState {
   // running, by releaseGrant: never before that read, since the old owner may have started a
   // deploy and stopped before its status said so, and freeing the slot would let another start.
   readonly grantInherited: boolean;
+  // The backend runs a gated operation this host's status does not show (an earlier owner started
+  // it and stopped before writing so): the host holds a slot for it, the grant it inherited
+  // adopted, and reads the backend often until the operation ends, then gives the slot back.
+  readonly backendBusy: boolean;
   // The backend's node facts as last reported, read when the conditions are computed.
   readonly backend: BackendHints;
   // The operation whose "started" Event (BMO's InspectionStarted, ...) this state already sent.
