@@ -10,8 +10,9 @@ import { atState, done, grant, makeHost, reply, settle, T0, tick, types } from '
 // old owner may have started a deploy and stopped before its status said so.
 
 const releases = (effects: readonly BmhEffect[]) => effects.filter((e) => e.type === 'releaseGrant').length;
-// As a resumed actor builds it: no power read made yet (atState pretends one was).
-const resumed = (s: BmhState): BmhState => ({ ...s, powerCheckAt: null });
+// As a resumed actor builds it (atState pretends an actor already ran it): no power read made
+// yet, and a grant an earlier incarnation may have left.
+const resumed = (s: BmhState): BmhState => ({ ...s, powerCheckAt: null, grantInherited: true });
 
 test('bmh inherited grant - a host resumed inside a gated operation adopts the grant: it asks for its slot and releases nothing', (t) => {
   const first = tick(resumed(atState('provisioning')), T0);
@@ -83,6 +84,10 @@ test('bmh inherited grant - a paused host gives it back, as pausing gives a slot
   const s = tick(resumed(atState('provisioning', { annotations: { [PAUSED]: '' } })), T0);
   t.is(releases(s.effects), 1);
   t.false(types(s.effects).includes('call'));
+});
+
+test('bmh inherited grant - a host read with a state an earlier controller wrote may hold an inherited grant', (t) => {
+  t.true(initialState(makeHost({ status: { provisioning: { state: 'provisioned', ID: 'n' } } })).grantInherited);
 });
 
 test('bmh inherited grant - a host no controller looked at yet has nothing to give back', (t) => {
