@@ -7,7 +7,7 @@ import { openLocalStore } from '../../src/adapters/store/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
 import type { LocalNode } from '../support/local-node.ts';
 import { bmh, secret, startTestNode } from '../support/node.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor, waitUntil } from '../support/wait.ts';
 
 // Issue 30.1 on a whole node: a holder stopped with its grant (its node stopped, its shard moved
 // on) is taken up by the host's next owner, here a new node on the same KV (the durable truth),
@@ -39,7 +39,7 @@ test('node inherited grant - a stopped node\'s grant for a host at rest goes bac
   // What the host's actor sent when it asked for a slot (a deploy it then started, say) before its
   // node stopped without writing what followed: a grant in its name, in KV, that nobody renews.
   tell(proxyOf(t, first.node), { type: 'acquire', holder: 'lab/idle-1', pool: POOL, operation: 'provision', exempt: false, notify: () => undefined });
-  await waitFor(async () => (await holders(first.node)).some((h) => h.holder === 'lab/idle-1'), 5_000, 'grant held for idle-1');
+  await waitUntil(async () => (await holders(first.node)).some((h) => h.holder === 'lab/idle-1'), 5_000, 'grant held for idle-1');
   await first.node.stop();
 
   const second = await startTestNode({ kv: first.substrate.memoryKv!, objects: [secret()], limit: 1, provisioner: () => fixture });
@@ -65,7 +65,7 @@ test('node inherited grant - a stopped node\'s grant for a deploy still running 
   t.true((await first.store.applyObjects([secret(), bmh('deploying-1')])).ok);
   await waitFor(() => fixture.calls('lab/deploying-1').provision > 1, 10_000, 'deploying-1 deploying');
   t.true((await first.store.applyObjects([bmh('waiting-1')])).ok);
-  await waitFor(async () => (await first.node.snapshot('lab/waiting-1'))?.slot.phase === 'waiting', 10_000, 'waiting-1 waits for the slot');
+  await waitUntil(async () => (await first.node.snapshot('lab/waiting-1'))?.slot.phase === 'waiting', 10_000, 'waiting-1 waits for the slot');
   const [before] = await holders(first.node);
   t.is(before?.holder, 'lab/deploying-1');
   await first.node.stop();
@@ -101,7 +101,7 @@ test('node inherited grant - a deploy the status does not show is found by the f
   t.true((await first.store.applyObjects([bmh('hidden-1')])).ok);
   await waitFor(() => fixture.calls('lab/hidden-1').provision > 1, 10_000, 'hidden-1 deploying');
   t.true((await first.store.applyObjects([bmh('waiting-2')])).ok);
-  await waitFor(async () => (await first.node.snapshot('lab/waiting-2'))?.slot.phase === 'waiting', 10_000, 'waiting-2 waits for the slot');
+  await waitUntil(async () => (await first.node.snapshot('lab/waiting-2'))?.slot.phase === 'waiting', 10_000, 'waiting-2 waits for the slot');
   const [before] = await holders(first.node);
   await first.node.stop();
   // What the store would hold had the status write of the deploy's start been lost with the node.
