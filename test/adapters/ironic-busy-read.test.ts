@@ -1,7 +1,8 @@
 import test from 'ava';
 import type { IronicClient, IronicNode } from '../../src/adapters/ironic/client/index.ts';
 import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
-import type { HostData, OpResult } from '../../src/ports/index.ts';
+import type { OpResult } from '../../src/machines/bmh/index.ts';
+import type { HostData } from '../../src/ports/index.ts';
 
 // Issue 30.1: the power read a resumed host makes first says when Ironic runs a gated operation on
 // the node (deploying, inspecting, cleaning, ... with their waits and holds): work an earlier owner
