@@ -126,6 +126,13 @@ export interface MaasMachineState {
   readonly inFlight: { readonly op: MaasOp | 'dnsLookup'; readonly seq: number } | null;
   readonly seq: number;
   readonly slot: SlotState;
+  /**
+   * An earlier incarnation (the shard's previous owner, this actor before a restart) may have left
+   * a capacity grant in this MaasMachine's name. Settled by the first slot request (the acquire
+   * adopts a live grant: MAAS still deploying or releasing it) or, once MAAS has answered and no
+   * slot is wanted, by releaseGrant: never before MAAS was read.
+   */
+  readonly grantInherited: boolean;
   /** Error backoff: no backend call before this time. */
   readonly retryAt: number | null;
   readonly attempts: number;
@@ -148,6 +155,8 @@ export type MaasMachineEffect =
   | { readonly type: 'dnsLookup'; readonly seq: number; readonly fqdn: string }
   | { readonly type: 'requestSlot'; readonly op: 'deploy' | 'release' }
   | { readonly type: 'releaseSlot' }
+  /** The grant an earlier incarnation left (grantInherited): MAAS shows no work of it, the slot goes back. */
+  | { readonly type: 'releaseGrant' }
   // The IDs of the allocation, persisted at once; there is no effect that clears them.
   | { readonly type: 'writeSpec'; readonly patch: { readonly providerID: string; readonly systemID: string; readonly failureDomain?: string } }
   | { readonly type: 'writeStatus'; readonly status: MaasMachineStatus }
