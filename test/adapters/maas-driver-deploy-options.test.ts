@@ -1,6 +1,6 @@
 // The MAAS driver's part of issue 32: boot-resources read once a minute per MAAS (not once per
 // machine), allocate and deploy refused before MAAS is asked when it lacks the image, and
-// spec.staticIP linked idempotently through link_subnet/unlink_subnet against the simulator.
+// spec.staticAddress linked idempotently through link_subnet/unlink_subnet against the simulator.
 import test from 'ava';
 import { createMaasClient } from '../../src/adapters/maas/client/index.ts';
 import type { BootResource } from '../../src/adapters/maas/client/index.ts';

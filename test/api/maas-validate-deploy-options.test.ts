@@ -20,9 +20,9 @@ test('maas validate options - image, or osSystem with distroSeries, is valid wit
   t.deepEqual(validateMaasMachine(machine({ image: 'custom/my-image' })), []);
   t.deepEqual(validateMaasMachine(machine({
     osSystem: 'ubuntu', distroSeries: 'noble', hweKernel: 'hwe-24.04', minHweKernel: 'hwe-22.04', enableHwSync: true,
-    staticIP: { interface: 'eno1', subnet: '10.10.1.0/24', address: '10.10.1.200', defaultGateway: true },
+    staticAddress: { interface: 'eno1', subnet: '10.10.1.0/24', address: '10.10.1.200', defaultGateway: true },
   })), []);
-  t.deepEqual(validateMaasMachineTemplate(template({ osSystem: 'custom', distroSeries: 'my-image', staticIP: { subnet: 'lab' } })), []);
+  t.deepEqual(validateMaasMachineTemplate(template({ osSystem: 'custom', distroSeries: 'my-image', staticAddress: { subnet: 'lab' } })), []);
   t.deepEqual(imageOf({ osSystem: 'custom', distroSeries: 'my-image' }), { osystem: 'custom', distroSeries: 'my-image' });
   t.deepEqual(imageOf({ image: 'u-2204' }), { osystem: 'custom', distroSeries: 'u-2204' });
   t.is(imageOf({}), null);
@@ -39,10 +39,10 @@ test('maas validate options - both, neither, or half of osSystem/distroSeries is
 });
 
 test('maas validate options - a static address must be an IPv4 address, and its subnet is required', (t) => {
-  t.deepEqual(pairs(validateMaasMachine(machine({ image: 'ubuntu/jammy', staticIP: { subnet: '10.10.1.0/24', address: '10.10.1.300' } }))), [
-    ['spec.staticIP.address', '"10.10.1.300" is not an IPv4 address'],
+  t.deepEqual(pairs(validateMaasMachine(machine({ image: 'ubuntu/jammy', staticAddress: { subnet: '10.10.1.0/24', address: '10.10.1.300' } }))), [
+    ['spec.staticAddress.address', '"10.10.1.300" is not an IPv4 address'],
   ]);
-  t.deepEqual(validateMaasMachine(machine({ image: 'ubuntu/jammy', staticIP: { address: '10.10.1.3' } })).map((e) => e.path), ['spec.staticIP.subnet']);
+  t.deepEqual(validateMaasMachine(machine({ image: 'ubuntu/jammy', staticAddress: { address: '10.10.1.3' } })).map((e) => e.path), ['spec.staticAddress.subnet']);
 });
 
 test('maas validate options - osSystem, distroSeries and the kernels never change on update', (t) => {

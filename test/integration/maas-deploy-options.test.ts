@@ -70,11 +70,11 @@ test('maas deploy options - a static address reaches the machine\'s addresses; t
     const zones = ok<Array<{ id: number; name: string }>>(await call(it.sim, 'GET', 'zones/'));
     const az1 = zones.find((z) => z.name === 'az1')?.id ?? -1;
     const address = `10.10.${az1}.200`;
-    const staticIP = { subnet: `10.10.${az1}.0/24`, address, defaultGateway: true };
+    const staticAddress = { subnet: `10.10.${az1}.0/24`, address, defaultGateway: true };
     t.true((await it.apply(cluster(1, 2, {
-      'demo-cp-0': { failureDomain: 'az1', staticIP },
+      'demo-cp-0': { failureDomain: 'az1', staticAddress },
       // A second machine wanting the same address waits, saying why.
-      'demo-worker-0': { failureDomain: 'az1', staticIP },
+      'demo-worker-0': { failureDomain: 'az1', staticAddress },
     }))).ok);
     await waitUntil(async () => (await status(it, 'demo-cp-0'))?.ready === true, 20_000, 'cp ready');
     const st = await status(it, 'demo-cp-0');

@@ -78,7 +78,7 @@ test('maas deploy options - minHweKernel is set on the machine before deploy; a 
 });
 
 test('maas deploy options - a static address is linked after allocation and before deploy; the condition names it', (t) => {
-  const s = allocated({ staticIP: { subnet: '10.10.1.0/24', address: '10.10.1.200', interface: 'eno1', defaultGateway: true } });
+  const s = allocated({ staticAddress: { subnet: '10.10.1.0/24', address: '10.10.1.200', interface: 'eno1', defaultGateway: true } });
   t.deepEqual(calls(s), [{ op: 'linkStatic', systemId: 'abc123', subnet: '10.10.1.0/24', interface: 'eno1', address: '10.10.1.200', defaultGateway: true }]);
   const linked = reply(s, { kind: 'done', machine: { ...allocatedView(), ipAddresses: ['10.10.1.200'] } });
   t.like(condition(linked.state, 'StaticAddress'), { status: 'True', reason: 'StaticAddressAssigned', message: '10.10.1.200 linked STATIC on eno1, subnet 10.10.1.0/24' });
@@ -86,7 +86,7 @@ test('maas deploy options - a static address is linked after allocation and befo
 });
 
 test('maas deploy options - an address in use: StaticAddress False with MAAS\'s words, no deploy, tried again after the backoff', (t) => {
-  const s = allocated({ staticIP: { subnet: '10.10.1.0/24', address: '10.10.1.5' } });
+  const s = allocated({ staticAddress: { subnet: '10.10.1.0/24', address: '10.10.1.5' } });
   const message = 'MAAS refused 10.10.1.5 on eno1 (subnet 10.10.1.0/24): IP address is already in use.';
   const refused = reply(s, { kind: 'failed', reason: 'addressInUse', message });
   t.like(condition(refused.state, 'StaticAddress'), { status: 'False', reason: 'AddressInUse', message });
@@ -105,7 +105,7 @@ test('maas deploy options - an address in use: StaticAddress False with MAAS\'s 
 test('maas deploy options - each link_subnet refusal has its reason', (t) => {
   const cases = [['addressInvalid', 'AddressNotInSubnet'], ['subnetNotFound', 'SubnetNotFound'], ['interfaceNotFound', 'InterfaceNotFound'], ['forbidden', 'StaticAddressForbidden']] as const;
   for (const [reason, expected] of cases) {
-    const refused = reply(allocated({ staticIP: { subnet: '10.99.0.0/24' } }), { kind: 'failed', reason, message: 'no' });
+    const refused = reply(allocated({ staticAddress: { subnet: '10.99.0.0/24' } }), { kind: 'failed', reason, message: 'no' });
     t.is(condition(refused.state, 'StaticAddress')?.reason, expected, reason);
   }
 });

@@ -15,7 +15,7 @@ export type {
 export {
   MaasCluster, MaasClusterSpec, MaasClusterStatus, MaasClusterFailureDomain, MaasLxdConfig, ApiEndpoint,
   MaasMachine, MaasMachineSpec, MaasMachineStatus, MaasMachineLxdConfig, MaasVmConfig, MachineAddress, MACHINE_ADDRESS_TYPES,
-  MaasMachineTemplate, MaasMachineTemplateSpec, MaasStaticIP,
+  MaasMachineTemplate, MaasMachineTemplateSpec, MaasStaticAddress,
 } from './schema.ts';
 export {
   CAPI_API_VERSIONS, CAPI_MACHINE_KIND, CAPI_CLUSTER_KIND, CAPI_CLUSTER_NAME_LABEL, CAPI_CONTROL_PLANE_LABEL,

@@ -35,14 +35,14 @@ export type MaasMachineLxdConfig = z.infer<typeof MaasMachineLxdConfig>;
 // Which of image or osSystem/distroSeries is given is checked at admission (validate.ts), since a
 // structural CRD schema cannot say "one of".
 
-/** `spec.staticIP`: a static address on one of the machine's interfaces, set through MAAS's link_subnet before deploy. */
-export const MaasStaticIP = z.object({
+/** `spec.staticAddress`: a static address on one of the machine's interfaces, set through MAAS's link_subnet before deploy. */
+export const MaasStaticAddress = z.object({
   interface: z.string().min(1).optional().describe('Name of the machine\'s interface in MAAS (e.g. eno1); its boot interface when unset.'),
   subnet: z.string().min(1).describe('The MAAS subnet to take the address from: its id, name or CIDR (e.g. 10.10.1.0/24).'),
   address: z.string().min(1).optional().describe('The IPv4 address to assign; MAAS picks a free one in the subnet when unset.'),
   defaultGateway: z.boolean().optional().describe('Make the subnet\'s gateway the machine\'s default gateway (MAAS link_subnet default_gateway).'),
 }).describe('A static address for the machine: the interface\'s AUTO link is replaced by a STATIC one on this subnet before deploy.');
-export type MaasStaticIP = z.infer<typeof MaasStaticIP>;
+export type MaasStaticAddress = z.infer<typeof MaasStaticAddress>;
 
 export const MaasMachineSpec = z.object({
   failureDomain: z.string().optional().describe('MAAS zone to allocate the machine in; the Machine\'s failure domain when unset. Overwritten with the zone the machine was allocated in.'),
@@ -60,7 +60,7 @@ export const MaasMachineSpec = z.object({
   hweKernel: z.string().min(1).optional().describe('The kernel MAAS installs (deploy hwe_kernel, e.g. hwe-22.04 or ga-22.04); MAAS picks one when unset. Immutable.'),
   minHweKernel: z.string().min(1).optional().describe('The oldest kernel the machine may get (MAAS min_hwe_kernel, set on the machine before deploy; needs an admin key). Immutable.'),
   enableHwSync: z.boolean().optional().describe('Deploy with MAAS\'s hardware sync agent (deploy enable_hw_sync; Linux images only).'),
-  staticIP: MaasStaticIP.optional(),
+  staticAddress: MaasStaticAddress.optional(),
   deployInMemory: z.boolean().default(false).describe('Deploy the OS into memory (ephemeral deploy) instead of to disk.'),
   lxd: MaasMachineLxdConfig.optional(),
 }).describe('The machine to allocate from MAAS and the OS to deploy on it.');

@@ -78,9 +78,9 @@ function ruleImage(spec: Obj | undefined, prefix: string): FieldError[] {
 
 /** A static address, when given, is an IPv4 address (MAAS's simulated and CAPMAAS's networks are IPv4). */
 function ruleStaticIp(spec: Obj | undefined, prefix: string): FieldError[] {
-  const address = record(spec?.staticIP)?.address;
+  const address = record(spec?.staticAddress)?.address;
   if (typeof address !== 'string' || IPV4.test(address)) return [];
-  return [fieldError(`${prefix}.staticIP.address`, `${JSON.stringify(address)} is not an IPv4 address`)];
+  return [fieldError(`${prefix}.staticAddress.address`, `${JSON.stringify(address)} is not an IPv4 address`)];
 }
 
 /** The deploy-option rules of a MaasMachine spec (a MaasMachine's or a template's). */

@@ -10,7 +10,7 @@ import type { MaasCall, MaasFailureReason, MaasView, StaticLink } from './types.
 
 /** Whether MAAS has the image (boot-resources/) for this machine; False stops the deploy. */
 export const IMAGE_AVAILABLE = 'ImageAvailable';
-/** Whether spec.staticIP is linked on the machine; False says why the address is missing. */
+/** Whether spec.staticAddress is linked on the machine; False says why the address is missing. */
 export const STATIC_ADDRESS = 'StaticAddress';
 
 export const IMAGE_REASONS = { ImageAvailable: 'ImageAvailable', ImageNotFound: 'ImageNotFound', NoImage: 'NoImage' } as const;
@@ -34,7 +34,7 @@ export function imageToDeploy(object: MaasMachine): string | null {
 
 /** The static address the spec asks for, in the driver's words; null when none. */
 export function staticLinkOf(object: MaasMachine): StaticLink | null {
-  const ip = object.spec.staticIP;
+  const ip = object.spec.staticAddress;
   if (!ip) return null;
   return {
     subnet: ip.subnet,

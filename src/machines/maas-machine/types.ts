@@ -16,7 +16,7 @@ export interface MaasView {
 
 export type MaasOp = 'findAllocated' | 'allocate' | 'get' | 'swapOff' | 'setMinHweKernel' | 'linkStatic' | 'deploy' | 'release' | 'powerOn' | 'powerOff';
 
-/** The static address asked for, as the machine sends it to the driver (spec.staticIP). */
+/** The static address asked for, as the machine sends it to the driver (spec.staticAddress). */
 export interface StaticLink {
   readonly interface?: string;
   readonly subnet: string;
@@ -153,7 +153,7 @@ export interface MaasMachineState {
   readonly swapped: boolean;
   /** spec.minHweKernel is set on the MAAS machine (or none is asked for). */
   readonly minKernelSet: boolean;
-  /** spec.staticIP is linked on the MAAS machine (or none is asked for). */
+  /** spec.staticAddress is linked on the MAAS machine (or none is asked for). */
   readonly staticLinked: boolean;
   /** The cluster's DNS record as last read (control plane only); null when not read or stale. */
   readonly dnsIps: readonly string[] | null;

@@ -2,7 +2,7 @@ import type { MaasFailureReason, StaticLink } from '../../../machines/maas-machi
 import type { MaasClient, MaasInterface, MaasMachine } from '../client/index.ts';
 import { MaasError } from '../client/index.ts';
 
-// spec.staticIP on a MAAS machine, as MAAS takes it: the interface's AUTO link (the address MAAS
+// spec.staticAddress on a MAAS machine, as MAAS takes it: the interface's AUTO link (the address MAAS
 // would claim at deploy) is unlinked and a STATIC link to the subnet made with the address
 // (op=unlink_subnet, op=link_subnet mode=STATIC). Idempotent: an interface that already has the
 // STATIC link asked for is left as it is, so a retry or a new owner after a crash changes nothing.
@@ -34,7 +34,7 @@ function pickInterface(nics: readonly MaasInterface[], machine: MaasMachine, nam
   return nic;
 }
 
-/** Links spec.staticIP on the machine; answers the machine as MAAS has it after. */
+/** Links spec.staticAddress on the machine; answers the machine as MAAS has it after. */
 export async function linkStatic(client: MaasClient, systemId: string, want: StaticLink): Promise<MaasMachine> {
   const machine = await client.getMachine(systemId);
   if (!machine) throw new MaasError(`MAAS machine ${systemId} not found`, { code: 'not-found', status: 404, retryable: false, maasMessage: '', call: `GET /machines/${systemId}/`, route: 'GET /machines/{id}/', attempts: 1 });
