@@ -35,6 +35,6 @@ test('maas python - requests-oauthlib: boot-resources, link_subnet STATIC, unlin
   t.like(get('unlink_auto'), { status: 200, modes: ['static'], ip_addresses: [ip] });
   t.like(get('link_in_use'), { status: 404, body: 'IP address is already in use.' });
   t.is(get('deploy_missing_image').status, 400);
-  t.regex(JSON.stringify(get('deploy_missing_image').body), /'rhel\/9' is not a valid distro_series\.  It should be one of: '', 'custom\/py-image', 'ubuntu\/focal'/);
+  t.regex(JSON.stringify(get('deploy_missing_image').body), /'rhel\/9' is not a valid distro_series\. {2}It should be one of: '', 'custom\/py-image', 'ubuntu\/focal'/);
   t.like(get('deploy_custom'), { status: 200, osystem: 'custom', distro_series: 'py-image', hwe_kernel: 'hwe-22.04', ip_addresses: [ip] });
 });
