@@ -56,7 +56,7 @@ test('maas sim images - a release MAAS has no image for is MAAS\'s 400 listing t
 test('maas sim images - hwe_kernel: not synced, too old, or under the machine\'s min_hwe_kernel, each with MAAS\'s text', async (t) => {
   const sim = await started(t);
   const m = await allocate(sim);
-  const text = async (form: Array<[string, string]>) => {
+  const text = async (form: Array<[string, string]>): Promise<[number, string]> => {
     const r = await deploy(sim, m.system_id, form);
     return [r.status, r.text];
   };
@@ -70,7 +70,7 @@ test('maas sim images - hwe_kernel: not synced, too old, or under the machine\'s
   t.deepEqual(await text([['distro_series', 'noble'], ['hwe_kernel', 'ga-24.04']]), [400, '{"hwe_kernel": ["chosen kernel (ga-24.04) is older than minimal kernel required by the machine (hwe-24.04)."]}']);
   const [status, body] = await text([['distro_series', 'noble']]);
   t.is(status, 200, body);
-  t.like(JSON.parse(body ?? '{}'), { status_name: 'Deploying', distro_series: 'noble', hwe_kernel: 'hwe-24.04', min_hwe_kernel: 'hwe-24.04' });
+  t.like(JSON.parse(body), { status_name: 'Deploying', distro_series: 'noble', hwe_kernel: 'hwe-24.04', min_hwe_kernel: 'hwe-24.04' });
 });
 
 test('maas sim images - enable_hw_sync is recorded, and released with the deployment', async (t) => {

@@ -31,6 +31,9 @@ test('maas sim links - STATIC replaces AUTO: the address is the machine\'s at on
   const unlinked = ok<Nic>(await call(sim, 'POST', nicPath(m, 'unlink_subnet'), [['id', String(auto[0]?.id)]]));
   t.deepEqual(unlinked.links.map((l) => [l.mode, l.ip_address]), [['static', `10.10.${m.zone.id}.200`]]);
   t.deepEqual((await get(sim, m.system_id)).ip_addresses, [`10.10.${m.zone.id}.200`]);
+  // The subnet lists it as STICKY (alloc_type 1), a static address MAAS holds for the machine.
+  const held = ok<Array<{ ip: string; alloc_type: number }>>(await call(sim, 'GET', `subnets/${encodeURIComponent(cidr)}/?op=ip_addresses`));
+  t.deepEqual(held.filter((h) => h.ip === `10.10.${m.zone.id}.200`).map((h) => h.alloc_type), [1]);
   ok(await call(sim, 'POST', `machines/${m.system_id}/`, [['op', 'deploy'], ['distro_series', 'jammy']]));
   // With no AUTO link left, deploy claims nothing: the static address is the machine's one.
   t.deepEqual((await get(sim, m.system_id)).ip_addresses, [`10.10.${m.zone.id}.200`]);
@@ -58,7 +61,7 @@ test('maas sim links - MAAS\'s refusals: outside the subnet, in use, unknown sub
   const sim = await started(t, { deployMs: 60_000 });
   const m = await allocate(sim);
   const cidr = `10.10.${m.zone.id}.0/24`;
-  const link = async (form: Array<[string, string]>, key?: string) => {
+  const link = async (form: Array<[string, string]>, key?: string): Promise<[number, string]> => {
     const r = await call(sim, 'POST', nicPath(m, 'link_subnet'), form, key);
     return [r.status, r.text];
   };

@@ -27,7 +27,8 @@ function addressHolders(b: Backend): AddressHolder[] {
   const machines = b.fleet.all().flatMap((m) =>
     m.ipAddresses.map((ip) => ({
       ip,
-      allocType: AllocType.auto,
+      // A STATIC link's address is STICKY in MAAS; the ones deploy claims are AUTO.
+      allocType: (m.links ?? []).some((l) => l.mode === 'static' && l.ip === ip) ? AllocType.sticky : AllocType.auto,
       user: m.owner,
       created: b.network.firstSeen(ip, now),
       node: { systemId: m.systemId, nodeType: 0, fqdn: `${m.hostname}.${m.domain}`, hostname: m.hostname, isContainer: false, via: m.nics[0]?.name ?? 'eth0' },
