@@ -84,3 +84,24 @@ test('maas driver - linkStatic replaces the AUTO link once; again it changes not
   t.like(await driver.run({ op: 'linkStatic', systemId: b.system_id, subnet: '10.99.0.0/24' }), { kind: 'failed', reason: 'subnetNotFound' });
   t.like(await driver.run({ op: 'linkStatic', systemId: b.system_id, subnet: cidr, address: '192.168.0.9' }), { kind: 'failed', reason: 'addressInvalid' });
 });
+
+test('maas driver - a machine released with another owner\'s STATIC link gets ours instead of keeping both', async (t) => {
+  const sim = await startMaasSim({ deployMs: 0, releaseMs: 0, machines: [{ hostname: 'only', cpuCount: 2, memoryMb: 4096, zone: 'az1' }] });
+  const client = createMaasClient({ endpoint: sim.url, apiKey: sim.adminKey });
+  t.teardown(async () => {
+    client.close();
+    await sim.stop();
+  });
+  const driver = createMaasDriver(client);
+  const m = await client.allocate({ cpuCount: 1 });
+  const cidr = (await client.listInterfaces(m.system_id))[0]?.links[0]?.subnet?.cidr ?? '';
+  const at = (host: number) => cidr.replace(/0\/24$/, String(host));
+  t.like(await driver.run({ op: 'linkStatic', systemId: m.system_id, subnet: cidr, address: at(50) }), { kind: 'done' });
+  await client.release(m.system_id);
+  // MAAS keeps the STATIC link through the release (Node.release_interface_config).
+  t.deepEqual((await client.getMachine(m.system_id))?.ip_addresses, [at(50)]);
+  const again = await client.allocate({ cpuCount: 1 });
+  t.is(again.system_id, m.system_id);
+  t.like(await driver.run({ op: 'linkStatic', systemId: m.system_id, subnet: cidr, address: at(60) }), { kind: 'done', machine: { ipAddresses: [at(60)] } });
+  t.deepEqual((await client.listInterfaces(m.system_id))[0]?.links.map((l) => [l.mode, l.ip_address]), [['static', at(60)]]);
+});
