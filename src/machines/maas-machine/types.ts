@@ -10,18 +10,35 @@ export interface MaasView {
   readonly powerState: string;
   readonly ipAddresses: readonly string[];
   readonly zone: string;
+  /** MAAS's architecture, e.g. amd64/generic (the image check looks for its first part). */
+  readonly architecture?: string;
 }
 
-export type MaasOp = 'findAllocated' | 'allocate' | 'get' | 'swapOff' | 'deploy' | 'release' | 'powerOn' | 'powerOff';
+export type MaasOp = 'findAllocated' | 'allocate' | 'get' | 'swapOff' | 'setMinHweKernel' | 'linkStatic' | 'deploy' | 'release' | 'powerOn' | 'powerOff';
+
+/** The static address asked for, as the machine sends it to the driver (spec.staticAddress). */
+export interface StaticLink {
+  readonly interface?: string;
+  readonly subnet: string;
+  readonly address?: string;
+  readonly defaultGateway?: boolean;
+}
 
 export type MaasCall =
   // GET /machines/?agent_name=: what MAAS holds for this MaasMachine already (adopt.ts).
   | { op: 'findAllocated'; agentName: string }
   // agentName tags the allocation with the MaasMachine's identity, so a later owner finds it.
-  | { op: 'allocate'; agentName: string; cpuCount: number; memMb: number; zone?: string; pool?: string; tags?: readonly string[] }
+  // image (osystem/series): the driver checks MAAS has it before allocating (no machine held for
+  // an image MAAS lacks), from boot-resources/ read at most once a minute per MAAS.
+  | { op: 'allocate'; agentName: string; cpuCount: number; memMb: number; zone?: string; pool?: string; tags?: readonly string[]; image?: string }
   | { op: 'get'; systemId: string }
   | { op: 'swapOff'; systemId: string }
-  | { op: 'deploy'; systemId: string; image: string; ephemeral: boolean }
+  // PUT min_hwe_kernel: a machine field in MAAS, not a deploy parameter (admin only, as swap).
+  | { op: 'setMinHweKernel'; systemId: string; minHweKernel: string }
+  // The interface's AUTO link replaced by a STATIC one (unlink_subnet, link_subnet mode=STATIC).
+  | ({ op: 'linkStatic'; systemId: string } & StaticLink)
+  // image is osystem/series; the driver checks it against the machine's architecture first.
+  | { op: 'deploy'; systemId: string; image: string; ephemeral: boolean; hweKernel?: string; enableHwSync?: boolean; architecture?: string }
   | { op: 'release'; systemId: string }
   | { op: 'powerOn'; systemId: string }
   // Only on request (metalfleet.io/power-off): CAPMAAS itself never powers a machine off.
@@ -33,8 +50,18 @@ export type MaasResult =
   | { kind: 'listed'; machines: readonly MaasView[] }
   | { kind: 'notFound' }
   // noMatch: nothing fits the constraints (MAAS 409); forbidden: the key may not do this (403).
-  | { kind: 'failed'; message: string; reason?: 'noMatch' | 'forbidden' | 'conflict' | 'broken' }
+  | { kind: 'failed'; message: string; reason?: MaasFailureReason }
   | { kind: 'transient'; message: string };
+
+/**
+ * Why MAAS (or the driver, before asking it) refused: noMatch, nothing fits the constraints (409);
+ * forbidden, the key may not (403); imageNotFound, boot-resources/ lacks the image; the address
+ * ones, link_subnet refused the static address (in use, not in the subnet, no such subnet or
+ * interface).
+ */
+export type MaasFailureReason =
+  | 'noMatch' | 'forbidden' | 'conflict' | 'broken' | 'imageNotFound'
+  | 'addressInUse' | 'addressInvalid' | 'subnetNotFound' | 'interfaceNotFound';
 
 /** What a read of the cluster's DNS record found: its addresses, no record, or a failure to retry. */
 export type DnsLookupResult =
@@ -70,6 +97,9 @@ export interface MaasMachineConfig {
   // A control-plane machine waiting for the cluster to (de)attach it in DNS looks again after this
   // (CAPMAAS: 10 s); the cluster also wakes it when it changes the record.
   readonly dnsPollMs: number;
+  // A machine whose image MAAS lacks looks again after this (the driver's boot-resources cache
+  // lasts a minute too): an upload shows within about two minutes.
+  readonly imageRecheckMs: number;
 }
 
 export const DEFAULT_MAAS_MACHINE_CONFIG: MaasMachineConfig = {
@@ -80,6 +110,7 @@ export const DEFAULT_MAAS_MACHINE_CONFIG: MaasMachineConfig = {
   backoffBaseMs: 5_000,
   backoffMaxMs: 300_000,
   dnsPollMs: 10_000,
+  imageRecheckMs: 60_000,
 };
 
 /** The capacity operation a slot is held for: a deploy, or a release. */
@@ -120,6 +151,10 @@ export interface MaasMachineState {
   readonly fresh: boolean;
   readonly nextPollAt: number;
   readonly swapped: boolean;
+  /** spec.minHweKernel is set on the MAAS machine (or none is asked for). */
+  readonly minKernelSet: boolean;
+  /** spec.staticAddress is linked on the MAAS machine (or none is asked for). */
+  readonly staticLinked: boolean;
   /** The cluster's DNS record as last read (control plane only); null when not read or stale. */
   readonly dnsIps: readonly string[] | null;
   readonly nextDnsAt: number;
