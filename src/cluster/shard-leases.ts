@@ -134,7 +134,8 @@ class ShardLeaseManager implements ShardLeases {
     const shard = refusal.fence.shard;
     const lease = this.held.get(shard);
     // Only this node's own tenures: a refusal naming another holder is not ours to act on.
-    if (!lease || refusal.fence.holder !== this.options.self || this.stopping) return;
+    // A lease past its deadline is about to be lost (its timer not yet run): lost() stops the shard.
+    if (!lease || !lease.safelyHeld() || refusal.fence.holder !== this.options.self || this.stopping) return;
     const step = this.watchFence(shard, { type: 'refused', epoch: refusal.fence.epoch, current: refusal.current, by: refusal.by });
     if (!step.counted) return;
     const giveUp = step.effects.find((e) => e.type === 'giveUp');
