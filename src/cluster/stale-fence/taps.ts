@@ -11,7 +11,7 @@ type Tell = (refusal: FenceRefusal) => void;
 const FENCED_WRITES = ['writeStatus', 'patchSpec', 'patchAnnotations', 'addFinalizer', 'removeFinalizer', 'createObject', 'addOwnerReference'] as const;
 
 /** `store`, telling `tell` of each StaleFence its fenced writes are refused with. */
-export function refusalTellingStore(store: ResourceStore, tell: Tell): ResourceStore {
+export function refusalTellingStore<S extends ResourceStore>(store: S, tell: Tell): S {
   const wrapped = new Map<PropertyKey, unknown>();
   for (const name of FENCED_WRITES) {
     const write = store[name] as (...args: unknown[]) => Promise<unknown>;
@@ -28,7 +28,7 @@ export function refusalTellingStore(store: ResourceStore, tell: Tell): ResourceS
 const HOST_CALLS = ['capacity', 'register', 'inspect', 'prepare', 'provision', 'deprovision', 'adopt', 'powerOn', 'powerOff', 'hardwareState', 'detach', 'delete', 'service', 'firmware'] as const;
 
 /** `provisioner`, its calls' HostData carrying `onFenceRefused` so its owner record's refusals reach `tell`. */
-export function refusalTellingProvisioner(provisioner: Provisioner, tell: Tell): Provisioner {
+export function refusalTellingProvisioner<P extends Provisioner>(provisioner: P, tell: Tell): P {
   const wrapped = new Map<PropertyKey, unknown>();
   for (const name of HOST_CALLS) {
     const call = provisioner[name] as ((host: object, ...rest: unknown[]) => unknown) | undefined;
