@@ -469,6 +469,9 @@ export async function run(flags: Record<string, string>): Promise<object> {
       // refusing epoch (issue 30); retaken counts those the same node took again before the end.
       staleFenceRetakes: retakes.gaveUp,
       staleFenceRetaken: retakes.retaken,
+      // Acquisitions whose create revision was below an epoch the node already knew for the shard
+      // (from the lease bucket or a refusal), which claimed an epoch above it instead.
+      epochsClaimedAboveRevision: records.filter((r) => r.kind === 'acquired' && r.revision !== undefined).length,
       leaseDoubleGrants: { casRace: grants.filter((g) => g.shape === 'cas-race').length, overRenewal: grants.filter((g) => g.shape === 'over-renewal').length, withUnseenRevisions: grants.filter((g) => !g.contiguous).length },
     };
     return result;
