@@ -276,12 +276,41 @@ export function epochsAgainstStream(records: readonly OwnershipRecord[], writes:
   const mismatched: EpochCheck['mismatched'] = [];
   for (const r of records) {
     if (r.kind !== 'acquired' || r.at < since) continue;
-    const w = byRevision.get(r.epoch);
+    // A tenure that claimed an epoch above its create revision (issue 30) says which revision it got.
+    const w = byRevision.get(r.revision ?? r.epoch);
     if (!w) unseen += 1;
     else if (w.key === `shard.${r.shard}` && w.holder === r.node) matched += 1;
     else mismatched.push({ node: r.node, shard: r.shard, epoch: r.epoch, seenKey: w.key, seenHolder: w.holder });
   }
   return { matched, unseen, mismatched };
+}
+
+/**
+ * Shards a node gave up because its tenure's fence was refused as stale, to take them again above
+ * the refusing epoch (issue 30): the ownership logs' releases marked 'stale-fence', and the
+ * retakes that followed (the same node's next acquisition of the shard) with their epochs.
+ */
+export function staleFenceRetakes(records: readonly OwnershipRecord[]): { gaveUp: number; retaken: number; epochs: Array<{ node: string; shard: number; from: number; to: number | null }> } {
+  const sorted = [...records].sort((a, b) => a.at - b.at);
+  const epochs: Array<{ node: string; shard: number; from: number; to: number | null }> = [];
+  const last = new Map<string, number>();
+  const waiting = new Map<string, { node: string; shard: number; from: number; to: number | null }>();
+  for (const r of sorted) {
+    const id = `${r.node}\u0000${r.shard}`;
+    if (r.kind === 'acquired') {
+      const gave = waiting.get(id);
+      if (gave) {
+        gave.to = r.epoch;
+        waiting.delete(id);
+      }
+      last.set(id, r.epoch);
+    } else if (r.kind === 'released' && r.why === 'stale-fence') {
+      const entry = { node: r.node, shard: r.shard, from: last.get(id) ?? 0, to: null as number | null };
+      epochs.push(entry);
+      waiting.set(id, entry);
+    }
+  }
+  return { gaveUp: epochs.length, retaken: epochs.filter((e) => e.to !== null).length, epochs };
 }
 
 /**

@@ -35,7 +35,7 @@ import { LEASE_BUCKET } from '../src/node/index.ts';
 import { startCluster } from '../test/support/cluster.ts';
 import type { Cluster, ClusterNats } from '../test/support/cluster.ts';
 import type { NatsCluster } from '../test/support/nats-cluster.ts';
-import { auditLeases, casRaceShare, doubleGrants, epochsAgainstStream, epochsBackwards, firstProgress, overLimit } from './chaos-analysis.ts';
+import { auditLeases, casRaceShare, doubleGrants, epochsAgainstStream, epochsBackwards, firstProgress, overLimit, staleFenceRetakes } from './chaos-analysis.ts';
 import type { DoubleGrant, LeaseWrite, StaleCall } from './chaos-analysis.ts';
 import { currentOwners, fleetHosts, pollUntil, progress, round } from './cluster-support.ts';
 import { intFlag, percentile } from './support.ts';
@@ -411,6 +411,8 @@ export async function run(flags: Record<string, string>): Promise<object> {
     describeGrants(grants, t0);
     const epochs = epochsAgainstStream(records, writes, leaseWatch.since);
     const backwards = epochsBackwards(records);
+    const retakes = staleFenceRetakes(records);
+    for (const e of retakes.epochs.slice(0, 5)) progress(`${e.node} gave shard ${e.shard} up at epoch ${e.from} (its fence refused as stale) and took it again at ${e.to ?? 'no epoch yet'}`);
     for (const b of backwards.slice(0, 5)) progress(`${b.node} acquired shard ${b.shard} at epoch ${b.epoch} at +${since(b.at)} s, below the shard's earlier epoch ${b.after}: its fence is refused as stale`);
     for (const m of epochs.mismatched.slice(0, 5)) progress(`${m.node} acquired shard ${m.shard} at epoch ${m.epoch}, but the stream's revision ${m.epoch} is ${m.seenHolder ?? 'nobody'}'s write of ${m.seenKey}`);
     describeStale(audit.stale, faults, t0);
@@ -463,6 +465,13 @@ export async function run(flags: Record<string, string>): Promise<object> {
       // Acquisitions whose acknowledged revision the watched stream shows as another write say the
       // replicas disagree; unseen ones are the watcher's blind spots.
       leaseEpochs: { matched: epochs.matched, unseen: epochs.unseen, mismatched: epochs.mismatched.length, backwards: backwards.length },
+      // Shards given up because a tenure's fence was refused as stale, and taken again above the
+      // refusing epoch (issue 30); retaken counts those the same node took again before the end.
+      staleFenceRetakes: retakes.gaveUp,
+      staleFenceRetaken: retakes.retaken,
+      // Acquisitions whose create revision was below an epoch the node already knew for the shard
+      // (from the lease bucket or a refusal), which claimed an epoch above it instead.
+      epochsClaimedAboveRevision: records.filter((r) => r.kind === 'acquired' && r.revision !== undefined).length,
       leaseDoubleGrants: { casRace: grants.filter((g) => g.shape === 'cas-race').length, overRenewal: grants.filter((g) => g.shape === 'over-renewal').length, withUnseenRevisions: grants.filter((g) => !g.contiguous).length },
     };
     return result;

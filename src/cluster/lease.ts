@@ -26,10 +26,21 @@ export interface LeaseOptions {
   /** Called synchronously, before the server-side TTL can expire; the holder must fence itself. */
   readonly onLost: (reason: LeaseLostReason) => void;
   readonly log?: Logger;
+  /**
+   * The lowest epoch this tenure may have (issue 30). The epoch is the create revision unless that
+   * is lower: a bucket whose replicas diverged (nats-server 2.9.10, a wiped leader) can hand out a
+   * revision below an epoch the store and backends have already seen, and every fenced write of
+   * such a tenure is refused. The tenure then claims this instead, and says so in its value.
+   */
+  readonly minEpoch?: number;
 }
 
-/** What a lease key holds: (revision, holder, leaseId) is the fencing token (reference/peers.md B4). */
-export const LeaseValue = z.object({ holder: z.string(), leaseId: z.string(), at: z.number() });
+/**
+ * What a lease key holds: (epoch, holder, leaseId) is the fencing token (reference/peers.md B4).
+ * `minEpoch`, when set, is the least epoch the tenure claimed: its epoch is the larger of it and
+ * the key's create revision, which watchers of the bucket learn from both.
+ */
+export const LeaseValue = z.object({ holder: z.string(), leaseId: z.string(), at: z.number(), minEpoch: z.number().int().nonnegative().optional() });
 export type LeaseValue = z.infer<typeof LeaseValue>;
 
 export function encodeLeaseValue(value: LeaseValue): Uint8Array {
@@ -55,7 +66,7 @@ export async function acquireLease(options: LeaseOptions): Promise<Lease | null>
   const sentAt = monotonicOf(options.clock);
   let revision: number;
   try {
-    revision = await options.bucket.create(options.key, encodeLeaseValue({ holder: options.holder, leaseId, at: options.clock.now() }));
+    revision = await options.bucket.create(options.key, encodeLeaseValue({ holder: options.holder, leaseId, at: options.clock.now(), ...minEpochOf(options) }));
   } catch (err) {
     if (err instanceof KvConflict) return null;
     throw err;
@@ -72,6 +83,11 @@ export async function acquireLease(options: LeaseOptions): Promise<Lease | null>
 // stepped back must not make a lapsed lease look safely held.
 const monotonicOf = (clock: LeaseOptions['clock']): number => clock.monotonic?.() ?? clock.now();
 
+const minEpochOf = (options: LeaseOptions): { minEpoch?: number } => (options.minEpoch !== undefined && options.minEpoch > 0 ? { minEpoch: options.minEpoch } : {});
+
+/** A tenure's epoch from its create revision and the value it wrote: what every holder and watcher computes. */
+export const epochOf = (createRevision: number, minEpoch: number | undefined): number => Math.max(createRevision, minEpoch ?? 0);
+
 function timing(options: LeaseOptions): { renewMs: number; marginMs: number } {
   const renewMs = options.renewMs ?? Math.max(1, Math.floor(options.ttlMs / 3));
   const marginMs = options.safetyMarginMs ?? Math.floor(options.ttlMs / 5);
@@ -84,8 +100,10 @@ function timing(options: LeaseOptions): { renewMs: number; marginMs: number } {
 export class Lease {
   readonly key: string;
   readonly holder: string;
-  /** The create revision: constant for this tenure; a later tenure of the key has a higher one. */
+  /** The create revision, or minEpoch when higher: constant for this tenure; a later tenure of the key has a higher one. */
   readonly epoch: number;
+  /** The key's create revision (the epoch, unless a minEpoch above it was claimed). */
+  readonly createRevision: number;
   private lastRevision: number;
   private deadlineAt = 0;
   private state: 'held' | 'lost' | 'released' = 'held';
@@ -99,10 +117,11 @@ export class Lease {
   constructor(private readonly options: LeaseOptions, readonly leaseId: string, revision: number, sentAt: number) {
     this.key = options.key;
     this.holder = options.holder;
-    this.epoch = revision;
+    this.epoch = epochOf(revision, options.minEpoch);
+    this.createRevision = revision;
     this.lastRevision = revision;
     ({ renewMs: this.renewMs, marginMs: this.marginMs } = timing(options));
-    this.log = (options.log ?? silentLogger).child({ lease: options.key, epoch: revision });
+    this.log = (options.log ?? silentLogger).child({ lease: options.key, epoch: this.epoch });
     this.extend(sentAt);
     if (this.held) this.scheduleRenew(sentAt + this.renewMs);
   }
@@ -174,7 +193,7 @@ export class Lease {
 
   private async renew(): Promise<void> {
     const sentAt = monotonicOf(this.options.clock);
-    const value = encodeLeaseValue({ holder: this.holder, leaseId: this.leaseId, at: this.options.clock.now() });
+    const value = encodeLeaseValue({ holder: this.holder, leaseId: this.leaseId, at: this.options.clock.now(), ...minEpochOf(this.options) });
     try {
       const revision = await this.options.bucket.update(this.key, value, this.lastRevision);
       // Kept even when released meanwhile: release() deletes with this revision once we return.

@@ -4,11 +4,13 @@
 // Records are plain JSON lines, so nodes in separate processes can append to one file each and a
 // test merges them (`parseOwnershipLog`); on one machine the timestamps are comparable.
 import type { Fence } from '../ports/index.ts';
-import type { ShardLeaseEvents } from './shard-leases.ts';
+import type { ShardLeaseEvents, ShardReleaseWhy } from './shard-leases.ts';
 
 export type OwnershipRecord =
-  | { readonly kind: 'acquired'; readonly node: string; readonly shard: number; readonly epoch: number; readonly at: number }
-  | { readonly kind: 'lost' | 'released'; readonly node: string; readonly shard: number; readonly at: number };
+  /** `revision`: the lease key's create revision, when the tenure claimed an epoch above it (issue 30). */
+  | { readonly kind: 'acquired'; readonly node: string; readonly shard: number; readonly epoch: number; readonly at: number; readonly revision?: number }
+  /** `why`: 'stale-fence' when the node gave the shard up to retake it above a refusing fence. */
+  | { readonly kind: 'lost' | 'released'; readonly node: string; readonly shard: number; readonly at: number; readonly why?: ShardReleaseWhy };
 
 export interface OwnershipInterval {
   readonly node: string;
@@ -38,12 +40,12 @@ export class OwnershipRecorder {
     this.list.push(r);
   }
 
-  acquired(node: string, fence: Fence): void {
-    this.record({ kind: 'acquired', node, shard: fence.shard, epoch: fence.epoch, at: this.now() });
+  acquired(node: string, fence: Fence, revision?: number): void {
+    this.record({ kind: 'acquired', node, shard: fence.shard, epoch: fence.epoch, at: this.now(), ...(revision !== undefined && revision !== fence.epoch ? { revision } : {}) });
   }
 
-  ended(node: string, shard: number, kind: 'lost' | 'released'): void {
-    this.record({ kind, node, shard, at: this.now() });
+  ended(node: string, shard: number, kind: 'lost' | 'released', why?: ShardReleaseWhy): void {
+    this.record({ kind, node, shard, at: this.now(), ...(why === 'stale-fence' ? { why } : {}) });
   }
 
   /**
@@ -52,17 +54,17 @@ export class OwnershipRecorder {
    */
   wrap(node: string, inner: ShardLeaseEvents): ShardLeaseEvents {
     return {
-      acquired: (shard, fence, held) => {
-        this.acquired(node, fence);
-        inner.acquired(shard, fence, held);
+      acquired: (shard, fence, held, revision) => {
+        this.acquired(node, fence, revision);
+        inner.acquired(shard, fence, held, revision);
       },
       lost: (shard, reason) => {
         inner.lost(shard, reason);
         this.ended(node, shard, 'lost');
       },
-      release: async (shard) => {
-        await inner.release(shard);
-        this.ended(node, shard, 'released');
+      release: async (shard, why) => {
+        await inner.release(shard, why);
+        this.ended(node, shard, 'released', why);
       },
     };
   }

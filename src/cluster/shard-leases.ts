@@ -1,9 +1,11 @@
 // Shard ownership: each node leases the shards rendezvous hashing gives it over live members,
 // hands off (drain, then delete) the ones a newcomer wins, and fences itself when a lease is lost.
-import type { Clock, Fence, KvBucket, KvEvent, Logger, TimerHandle } from '../ports/index.ts';
+import type { Clock, Fence, FenceRefusal, KvBucket, KvEvent, Logger, TimerHandle } from '../ports/index.ts';
 import { silentLogger } from '../ports/index.ts';
 import type { Lease, LeaseLostReason } from './lease.ts';
-import { acquireLease } from './lease.ts';
+import { acquireLease, decodeLeaseValue, epochOf } from './lease.ts';
+import type { StaleFenceEvent, StaleFencePolicy, StaleFenceRetake, StaleFenceState } from './stale-fence/index.ts';
+import { claimAbove, initialStaleFence, stepStaleFence } from './stale-fence/index.ts';
 import type { Membership } from './membership.ts';
 import { desiredShards } from './rendezvous.ts';
 
@@ -21,11 +23,25 @@ export interface ShardLeaseEvents {
    * before a backend call, it catches a node resumed after a pause whose lease-lost timer has not
    * fired yet (its I/O callbacks run first).
    */
-  acquired(shard: number, fence: Fence, held: () => boolean): void;
+  acquired(shard: number, fence: Fence, held: () => boolean, revision?: number): void;
   /** Must stop the shard's actors at once (synchronously): another node may own it soon. */
   lost(shard: number, reason: ShardLostReason): void;
-  /** Graceful handoff: drain in-flight work; resolve once the shard's actors are stopped. */
-  release(shard: number): Promise<void>;
+  /**
+   * Graceful handoff: drain in-flight work; resolve once the shard's actors are stopped. `why` is
+   * 'stale-fence' when the node gives its own tenure up to take the shard again above a fence
+   * that refused it (issue 30), else 'handoff'.
+   */
+  release(shard: number, why?: ShardReleaseWhy): Promise<void>;
+}
+
+export type ShardReleaseWhy = 'handoff' | 'stale-fence';
+
+/** One refusal of a tenure this node holds, as the lease manager judged it (for metrics and events). */
+export interface ShardFenceRefused {
+  readonly shard: number;
+  readonly refusal: FenceRefusal;
+  /** Set when this refusal gave the shard up: the tenure and the epoch the retake claims above. */
+  readonly gaveUp: StaleFenceRetake | null;
 }
 
 export interface ShardLeaseOptions {
@@ -41,10 +57,22 @@ export interface ShardLeaseOptions {
   readonly clock: Clock;
   readonly log?: Logger;
   readonly events: ShardLeaseEvents;
+  /** When refusals of a held tenure give the shard up (stale-fence/decision.ts). */
+  readonly staleFence?: StaleFencePolicy;
+  /** Told of each refusal of a tenure held here, after it was judged. */
+  readonly onFenceRefused?: (refused: ShardFenceRefused) => void;
 }
 
 export interface ShardLeases {
   owned(): ReadonlyMap<number, Fence>;
+  /**
+   * A fenced write or backend call of this node was refused as stale (issue 30). A refusal of a
+   * tenure held here gives the shard up (drain, release) and takes it again above the refusing
+   * epoch; any other (an ended tenure's, another node's) is ignored.
+   */
+  refused(refusal: FenceRefusal): void;
+  /** What the stale-fence watch knows per shard (every shard it has seen a lease write of). */
+  fenceWatch(): ReadonlyMap<number, StaleFenceState>;
   /** graceful: hand every held shard off (release, then delete). Otherwise fence and stop at once. */
   stop(options?: { graceful: boolean }): Promise<void>;
 }
@@ -72,6 +100,7 @@ class ShardLeaseManager implements ShardLeases {
   private readonly held = new Map<number, Lease>();
   private readonly acquiring = new Map<number, Promise<void>>();
   private readonly releasing = new Map<number, Promise<void>>();
+  private readonly fences = new Map<number, StaleFenceState>();
   /** Local receive time of the last put seen per shard key: a fresh one means someone holds it. */
   private readonly seen = new Map<number, number>();
   private desired = new Set<number>();
@@ -99,6 +128,37 @@ class ShardLeaseManager implements ShardLeases {
       this.settled = true;
       this.tick();
     });
+  }
+
+  refused(refusal: FenceRefusal): void {
+    const shard = refusal.fence.shard;
+    const lease = this.held.get(shard);
+    // Only this node's own tenures: a refusal naming another holder is not ours to act on.
+    // A lease past its deadline is about to be lost (its timer not yet run): lost() stops the shard.
+    if (!lease || !lease.safelyHeld() || refusal.fence.holder !== this.options.self || this.stopping) return;
+    const step = this.watchFence(shard, { type: 'refused', epoch: refusal.fence.epoch, current: refusal.current, by: refusal.by });
+    if (!step.counted) return;
+    const giveUp = step.effects.find((e) => e.type === 'giveUp');
+    try {
+      this.options.onFenceRefused?.({ shard, refusal, gaveUp: giveUp?.retake ?? null });
+    } catch (err) {
+      this.log.error({ shard, err }, 'fence refusal listener threw');
+    }
+    if (!giveUp) return;
+    const { retake } = giveUp;
+    this.log.warn({ shard, epoch: retake.epoch, lostTo: retake.lostTo, by: retake.by, refusals: giveUp.refusals },
+      `shard ${shard}: fence epoch ${retake.epoch} refused as stale by the ${retake.by} (it has seen epoch ${retake.lostTo}); giving the shard up to take it again above ${retake.lostTo}`);
+    this.handoff(shard, 'stale-fence');
+  }
+
+  fenceWatch(): ReadonlyMap<number, StaleFenceState> {
+    return this.fences;
+  }
+
+  private watchFence(shard: number, event: StaleFenceEvent): ReturnType<typeof stepStaleFence> {
+    const step = stepStaleFence(this.fences.get(shard) ?? initialStaleFence, event, this.clock.now(), this.options.staleFence);
+    this.fences.set(shard, step.state);
+    return step;
   }
 
   owned(): ReadonlyMap<number, Fence> {
@@ -154,6 +214,10 @@ class ShardLeaseManager implements ShardLeases {
   private onLeaseEvent(e: KvEvent): void {
     const shard = Number(e.key.slice('shard.'.length));
     if (!Number.isInteger(shard) || shard < 0 || shard >= this.shardCount) return;
+    // Every epoch the bucket shows for the shard raises its floor: a tenure this node takes later
+    // claims above it even if a diverged replica acknowledges its create with a lower revision.
+    const minEpoch = e.op === 'put' ? decodeLeaseValue(e.value)?.minEpoch : undefined;
+    this.watchFence(shard, { type: 'seen', epoch: epochOf(e.revision, minEpoch) });
     if (e.op === 'put') {
       this.seen.set(shard, this.clock.now());
       return;
@@ -165,6 +229,7 @@ class ShardLeaseManager implements ShardLeases {
 
   private acquire(shard: number): void {
     let lease: Lease | null = null;
+    const floor = this.fences.get(shard);
     const attempt = acquireLease({
       bucket: this.options.bucket,
       key: shardKey(shard),
@@ -174,6 +239,7 @@ class ShardLeaseManager implements ShardLeases {
       ...(this.options.safetyMarginMs !== undefined ? { safetyMarginMs: this.options.safetyMarginMs } : {}),
       clock: this.clock,
       log: this.log,
+      ...(floor && floor.floor > 0 ? { minEpoch: claimAbove(floor) } : {}),
       onLost: (reason) => {
         if (lease === null || this.held.get(shard) !== lease) return;
         this.held.delete(shard);
@@ -189,9 +255,12 @@ class ShardLeaseManager implements ShardLeases {
       }
       lease = got;
       this.held.set(shard, got);
-      this.log.info({ shard, epoch: got.epoch }, 'shard acquired');
+      this.watchFence(shard, { type: 'acquired', epoch: got.epoch });
+      // An epoch above the create revision was claimed: the bucket's revision was below an epoch known for the shard.
+      if (got.epoch !== got.createRevision) this.log.warn({ shard, epoch: got.epoch, revision: got.createRevision }, `shard ${shard} acquired at revision ${got.createRevision}, below epoch ${got.epoch - 1} known for it: claiming epoch ${got.epoch}`);
+      else this.log.info({ shard, epoch: got.epoch }, 'shard acquired');
       try {
-        this.events.acquired(shard, { shard, epoch: got.epoch, holder: this.options.self }, () => got.safelyHeld());
+        this.events.acquired(shard, { shard, epoch: got.epoch, holder: this.options.self }, () => got.safelyHeld(), got.createRevision);
       } catch (err) {
         this.log.error({ shard, err }, 'shard acquired handler threw');
       }
@@ -201,14 +270,14 @@ class ShardLeaseManager implements ShardLeases {
     this.acquiring.set(shard, attempt);
   }
 
-  private handoff(shard: number): void {
+  private handoff(shard: number, why: ShardReleaseWhy = 'handoff'): void {
     const lease = this.held.get(shard);
     if (!lease || this.releasing.has(shard)) return;
-    this.log.info({ shard, epoch: lease.epoch }, 'shard handoff: draining');
+    this.log.info({ shard, epoch: lease.epoch, why }, 'shard handoff: draining');
     // The lease keeps renewing while the shard drains; if it is lost meanwhile, lost() fires.
     const done = (async () => {
       try {
-        await this.events.release(shard);
+        await this.events.release(shard, why);
       } catch (err) {
         this.log.error({ shard, err }, 'shard drain failed; stopping its actors at once');
         // lost() stops the actors synchronously, so the key can still be handed back below.
@@ -216,8 +285,9 @@ class ShardLeaseManager implements ShardLeases {
       }
       if (this.held.get(shard) !== lease) return;
       this.held.delete(shard);
+      this.watchFence(shard, { type: 'ended' });
       await lease.release();
-      this.log.info({ shard, epoch: lease.epoch }, 'shard released');
+      this.log.info({ shard, epoch: lease.epoch, why }, 'shard released');
     })().finally(() => {
       this.releasing.delete(shard);
       this.reconcile();
@@ -226,6 +296,7 @@ class ShardLeaseManager implements ShardLeases {
   }
 
   private notifyLost(shard: number, reason: ShardLostReason): void {
+    this.watchFence(shard, { type: 'ended' });
     this.log.warn({ shard, reason }, 'shard lost; fencing');
     try {
       this.events.lost(shard, reason);

@@ -22,6 +22,7 @@ import { maasClusterRows } from './maas-cluster-rows.ts';
 import { companionsSummary } from './companions-summary.ts';
 import type { ShardHost } from './shard-host.ts';
 import type { CapacityView, InspectOutcome, IntrospectionSource } from '../cluster/introspect/index.ts';
+import type { StaleFenceState } from '../cluster/index.ts';
 import { METALFLEET_VERSION } from '../cluster/introspect/index.ts';
 
 export type { CapacityView, InspectOutcome, IntrospectionSource };
@@ -239,6 +240,8 @@ export interface NodeSourceParts {
   readonly brokerFigures: () => Promise<CapacityFigures>;
   /** The API versions agreed with the backend endpoints (the provisioner's apiVersions). */
   readonly backendApis?: () => readonly BackendApiVersion[];
+  /** The shard lease manager's stale-fence watch (issue 30), per shard. */
+  readonly fenceWatch?: () => ReadonlyMap<number, StaleFenceState>;
 }
 
 export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}): IntrospectionSource {
@@ -271,10 +274,17 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
       for (const [, , objects] of hostKindsOf(node.stats, backend)) {
         for (const { shard } of objects.values()) counts.set(shard, (counts.get(shard) ?? 0) + 1);
       }
-      return [...node.owned()].map(([shard, fence]) => ({
-        shard, epoch: fence.epoch, hosts: counts.get(shard) ?? 0,
-        leaseAgeMs: Math.max(0, now - (node.acquiredAt(shard) ?? now)),
-      })).sort((a, b) => a.shard - b.shard);
+      const fences = parts.fenceWatch?.() ?? new Map<number, StaleFenceState>();
+      return [...node.owned()].map(([shard, fence]) => {
+        const watch = fences.get(shard);
+        const last = watch?.last;
+        return {
+          shard, epoch: fence.epoch, hosts: counts.get(shard) ?? 0,
+          leaseAgeMs: Math.max(0, now - (node.acquiredAt(shard) ?? now)),
+          ...(watch ? { fenceRefused: watch.refused, fenceRetakes: watch.retakes } : {}),
+          ...(last ? { lastRetake: { epoch: last.epoch, lostTo: last.lostTo, by: last.by, agoMs: Math.max(0, now - last.at) } } : {}),
+        };
+      }).sort((a, b) => a.shard - b.shard);
     },
     async capacity() {
       if (!parts.isBroker()) return { broker: false, pools: [] };

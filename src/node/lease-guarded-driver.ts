@@ -1,7 +1,7 @@
 import { LEASE_NOT_HELD } from '../actors/host/host-call.ts';
 import type { MaasCall, MaasResult } from '../machines/maas-machine/index.ts';
-import type { Fence, MaasDriver } from '../ports/index.ts';
-import { compareOwner, OWNER_RECORD_KEY, ownerRecordFor, ownerRecordOf, StaleOwner } from '../ports/index.ts';
+import type { Fence, FenceRefusal, MaasDriver } from '../ports/index.ts';
+import { compareOwner, OWNER_RECORD_KEY, ownerRecordFor, ownerRecordOf, StaleOwner, tellFenceRefused } from '../ports/index.ts';
 
 // Calls that change a machine MAAS already gave us: each is fenced by the owner record.
 const CHANGES_MACHINE = new Set<MaasCall['op']>(['swapOff', 'setMinHweKernel', 'linkStatic', 'deploy', 'release', 'powerOn', 'powerOff']);
@@ -15,7 +15,7 @@ const CHANGES_MACHINE = new Set<MaasCall['op']>(['swapOff', 'setMinHweKernel', '
  * before each change: a later epoch of the same shard recorded there means another node has
  * taken the machine since, and this one does not act. Reads pass: they change nothing.
  */
-export function leaseGuardedDriver(driver: MaasDriver, held: () => boolean, fence?: Fence): MaasDriver {
+export function leaseGuardedDriver(driver: MaasDriver, held: () => boolean, fence?: Fence, onFenceRefused?: (refusal: FenceRefusal) => void): MaasDriver {
   const refuse = (): Error => new Error(LEASE_NOT_HELD);
   const notHeld: MaasResult = { kind: 'transient', message: LEASE_NOT_HELD };
 
@@ -26,7 +26,12 @@ export function leaseGuardedDriver(driver: MaasDriver, held: () => boolean, fenc
     const data = await driver.ownerData(systemId).catch(() => null);
     const recorded = ownerRecordOf(data?.[OWNER_RECORD_KEY]);
     const standing = compareOwner(recorded, fence);
-    if (standing === 'newer' && recorded) return { kind: 'transient', message: new StaleOwner(`MAAS machine ${systemId}`, recorded, fence).message };
+    if (standing === 'newer' && recorded) {
+      // Told to the shard's owner, which gives the shard up and retakes it above (issue 30).
+      const refused = new StaleOwner(`MAAS machine ${systemId}`, recorded, fence);
+      if (onFenceRefused) tellFenceRefused({ onFenceRefused }, refused);
+      return { kind: 'transient', message: refused.message };
+    }
     if (standing === 'record' && data !== null && held()) {
       await driver.setOwnerData?.(systemId, { [OWNER_RECORD_KEY]: JSON.stringify(ownerRecordFor(fence)) }).catch(() => undefined);
     }

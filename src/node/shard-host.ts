@@ -1,4 +1,4 @@
-import type { Fence, Logger, MaasDriver, Provisioner, ResourceStore } from '../ports/index.ts';
+import type { Fence, FenceRefusal, Logger, MaasDriver, Provisioner, ResourceStore } from '../ports/index.ts';
 import type { CapacityMsg } from '../actors/capacity/index.ts';
 import type { HostMsg, HostSnapshot, SecretWatch } from '../actors/host/index.ts';
 import { hostBinding } from '../actors/host/index.ts';
@@ -50,6 +50,8 @@ export interface ShardHostDeps {
   readonly maas?: ShardHostMaas;
   /** As KindHostOptions.nodeLeaseHeld: the leader Lease of a Kubernetes-only node. */
   readonly nodeLeaseHeld?: () => boolean;
+  /** Told when a MAAS owner record refuses a shard's fence (the store's and provisioner's come wrapped). */
+  readonly onFenceRefused?: (refusal: FenceRefusal) => void;
 }
 
 export interface ShardHostOptions extends NodeConfig {
@@ -104,7 +106,7 @@ export async function startShardHost(config: ShardHostOptions, deps: ShardHostDe
     ...(deps.secrets ? { secrets: deps.secrets } : {}),
     gaveUp: (key, error, restarts) => void markCrashed(deps.store, deps.log, key, error, restarts),
   });
-  const maas = deps.maas ? maasShards(deps.maas, { store: deps.store, broker, clock, log: deps.log, grantTtlMs: config.capacity.ttlMs, changes }) : null;
+  const maas = deps.maas ? maasShards(deps.maas, { store: deps.store, broker, clock, log: deps.log, grantTtlMs: config.capacity.ttlMs, changes, ...(deps.onFenceRefused ? { onFenceRefused: deps.onFenceRefused } : {}) }) : null;
   const bindings: Array<ShardBinding<unknown>> = [hosts];
   if (maas) bindings.push(maas.binding);
 
@@ -148,10 +150,10 @@ export async function startShardHost(config: ShardHostOptions, deps: ShardHostDe
 
 // The MAAS binding of a node, and what the node asks its actors (a machine's whole state for
 // inspect, a cluster's DNS record); what they report goes to the node's change stream.
-function maasShards(o: ShardHostMaas, c: { store: ResourceStore; broker: ActorRef<CapacityMsg>; clock: Clock; log: Logger; grantTtlMs: number; changes: MachineChanges }) {
+function maasShards(o: ShardHostMaas, c: { store: ResourceStore; broker: ActorRef<CapacityMsg>; clock: Clock; log: Logger; grantTtlMs: number; changes: MachineChanges; onFenceRefused?: (refusal: FenceRefusal) => void }) {
   const binding = maasBinding({
     store: c.store, broker: c.broker, clock: c.clock, log: c.log, config: o.config, grantTtlMs: c.grantTtlMs, clusterResyncMs: o.clusterResyncMs,
-    driverFor: (fence, leaseHeld) => (leaseHeld ? leaseGuardedDriver(o.driver, leaseHeld, fence) : o.driver),
+    driverFor: (fence, leaseHeld) => (leaseHeld ? leaseGuardedDriver(o.driver, leaseHeld, fence, c.onFenceRefused) : o.driver),
     changes: c.changes,
   });
   // Where an object's actor runs: its shard key as its kind declares it, from the stored object.

@@ -14,7 +14,7 @@ import type { CommandServer } from '../cluster/command-server.ts';
 import { startCommandServer } from '../cluster/command-server.ts';
 import { MEMBER_BUCKET, serveIntrospection } from '../cluster/introspect/index.ts';
 import type { Membership, ShardLeases } from '../cluster/index.ts';
-import { OwnershipRecorder, startMembership, startShardLeases } from '../cluster/index.ts';
+import { OwnershipRecorder, refusalTellingProvisioner, refusalTellingStore, startMembership, startShardLeases } from '../cluster/index.ts';
 import { startSingleton } from '../cluster/singleton.ts';
 import type { Singleton } from '../cluster/singleton.ts';
 import { subjects as clusterSubjects } from '../bus/index.ts';
@@ -22,7 +22,8 @@ import { checkPosture, openPosture } from '../security/index.ts';
 import { startStoreServer, type StoreServer, type StoreServerOptions } from '../cluster/commands/index.ts';
 import { DEFAULT_MAAS_MACHINE_CONFIG } from '../machines/maas-machine/index.ts';
 import type { MaasMachineConfig } from '../machines/maas-machine/index.ts';
-import type { KvBucket, Logger, MaasDriver, Provisioner, ResourceStore, Transport } from '../ports/index.ts';
+import type { FenceRefusal, KvBucket, Logger, MaasDriver, Provisioner, ResourceStore, Transport } from '../ports/index.ts';
+import { fenceRefusalMetrics } from './fence-metrics.ts';
 import type { ClusterTiming, NodeConfig } from './config.ts';
 import { clusterTiming } from './config.ts';
 import type { HostSnapshot } from '../actors/host/index.ts';
@@ -178,7 +179,12 @@ async function assemble(ctx: AssembleContext): Promise<Node> {
   const { transport } = substrate;
   const { log } = ctx.runtime;
   const name = config.name;
-  const { shards, capacity } = await startShardsWithCapacity(ctx);
+  // Refusals of a fenced write or backend call reach the shard lease manager, which gives a shard
+  // whose tenure is refused up and takes it again above the refusing epoch (issue 30). It starts
+  // last, so what is refused before then (no tenure is held yet) is not its to judge.
+  let leases: ShardLeases | null = null;
+  const tellRefused = (refusal: FenceRefusal): void => leases?.refused(refusal);
+  const { shards, capacity } = await startShardsWithCapacity(ctx, tellRefused);
   const maas: MaasShards | null = shards.maas;
   // BMO's metal3_* metrics, fed by the change stream and the status the host actors report,
   // before any shard is taken.
@@ -206,6 +212,7 @@ async function assemble(ctx: AssembleContext): Promise<Node> {
     backend: backends.provisioner.name === 'fixture' ? 'fixture' : 'ironic',
     brokerFigures,
     ...(backends.provisioner.apiVersions ? { backendApis: backends.provisioner.apiVersions.bind(backends.provisioner) } : {}),
+    fenceWatch: () => leases?.fenceWatch() ?? new Map(),
   }, { clock });
   const introspect = serveIntrospection(transport, introspection, { node: name });
   // Hosts ask for slots as soon as their shard starts: give the broker (here, or on a peer) a
@@ -223,10 +230,12 @@ async function assemble(ctx: AssembleContext): Promise<Node> {
   const pools = (): Promise<readonly PoolSlots[] | null> => (singleton.isLeader() ? brokerFigures().then((f) => f.pools) : Promise.resolve(null));
   ctx.front.running({ shards, membership, maas, store: resources, pools });
   const events = config.ownershipLog ? recordOwnership(name, config.ownershipLog, shards) : shards.ownership;
-  const leases: ShardLeases = await startShardLeases({
+  const started: ShardLeases = await startShardLeases({
     bucket: ctx.opened.leaseBucket, membership, self: name, shardCount: config.shardCount,
     leaseTtlMs: timing.leaseTtlMs, clock, log, events,
+    ...(health ? { onFenceRefused: fenceRefusalMetrics(health.registry) } : {}),
   });
+  leases = started;
 
   let stopping: Promise<void> | null = null;
   return {
@@ -242,7 +251,7 @@ async function assemble(ctx: AssembleContext): Promise<Node> {
     isBroker: () => singleton.isLeader(),
     capacity: brokerFigures,
     stop({ graceful = true } = {}) {
-      stopping ??= stopInOrder(ctx, { membership, leases, singleton, capacity, requests, introspect, introspection, shards }, graceful);
+      stopping ??= stopInOrder(ctx, { membership, leases: started, singleton, capacity, requests, introspect, introspection, shards }, graceful);
       return stopping;
     },
   };
@@ -257,7 +266,7 @@ interface NodeCapacity {
   deposed(reason: string): void;
 }
 
-async function startShardsWithCapacity(ctx: AssembleContext): Promise<{ shards: ShardHost; capacity: NodeCapacity }> {
+async function startShardsWithCapacity(ctx: AssembleContext, tellRefused: (refusal: FenceRefusal) => void): Promise<{ shards: ShardHost; capacity: NodeCapacity }> {
   const { config, backends, runtime, clock, timing } = ctx;
   const { transport } = ctx.substrate;
   const { resources, secretWatch, capacityBucket } = ctx.opened;
@@ -271,8 +280,9 @@ async function startShardsWithCapacity(ctx: AssembleContext): Promise<{ shards: 
 
   let proxy: ActorRef<CapacityMsg> | null = null;
   const shards = await startShardHost({ ...config, drainTimeoutMs: timing.drainTimeoutMs }, {
-    store: resources,
-    provisioner: backends.provisioner,
+    store: refusalTellingStore(resources, tellRefused),
+    provisioner: refusalTellingProvisioner(backends.provisioner, tellRefused),
+    onFenceRefused: tellRefused,
     log,
     clock,
     ...(runtime.random ? { random: runtime.random } : {}),

@@ -2,6 +2,8 @@ export type { BackendApiVersion, BackendRequestCount, Credentials, HostData, Cap
 export type { Fence, FenceOptions, FenceVerdict } from './fence.ts';
 export { FenceRefusals, judgeFence, laterFence } from './fence.ts';
 export { StaleFence, StoreError } from './store-error.ts';
+export type { FenceRefusal } from './fence-refusal.ts';
+export { fenceRefusalOf, tellFenceRefused } from './fence-refusal.ts';
 export type { Clock, TimerHandle } from './clock.ts';
 export type { Logger } from './logger.ts';
 export { silentLogger } from './logger.ts';

@@ -41,7 +41,8 @@ export function compareOwner(recorded: OwnerRecord | null, fence: Fence): 'newer
 
 /** Why a stale owner does not act: transient for the host, whose actor stops once its lease is known lost. */
 export class StaleOwner extends MetalfleetError {
-  constructor(what: string, recorded: OwnerRecord, fence: Fence) {
+  /** `recorded` is the owner the backend keeps, whose epoch `fence` lost to (issue 30: the retake claims above it). */
+  constructor(what: string, readonly recorded: OwnerRecord, readonly fence: Fence) {
     super('staleOwner', `${what} is driven by ${recorded.holder} (lease epoch ${recorded.epoch} of shard ${recorded.shard}); this node's lease (epoch ${fence.epoch}) is older, so it does not act`, true);
     this.name = 'StaleOwner';
   }

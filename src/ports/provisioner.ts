@@ -1,6 +1,7 @@
 import type { BareMetalHostSpec } from '../api/index.ts';
 import type { CallArgs, OpResult } from '../machines/bmh/index.ts';
 import type { Fence } from './fence.ts';
+import type { FenceRefusal } from './fence-refusal.ts';
 
 export interface Credentials {
   readonly username: string;
@@ -28,6 +29,11 @@ export interface HostData {
    * sends several requests for one call asks it before each, so none leaves after a pause.
    */
   readonly leaseHeld?: () => boolean;
+  /**
+   * Told when the backend's owner record refuses this call because it has seen a later epoch of
+   * the shard (issue 30): the node gives the shard up and takes it again above that epoch.
+   */
+  readonly onFenceRefused?: (refusal: FenceRefusal) => void;
 }
 
 export interface CapacityClaim {

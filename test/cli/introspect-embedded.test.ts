@@ -82,7 +82,7 @@ test('introspect views - capacity limit 5 with 20 hosts blocked: 5 in use, 15 wa
     const actors = await actorsView(client, { tree: true }, base);
     t.regex(actors.stdout, /^PATH +KIND +MAILBOX +HIGH +PROCESSED +RESTARTS +STATE +NODE +LAST ERROR\n/);
     t.regex(actors.stdout, /\n {2}\S*h-3 +host /);
-    t.regex((await shardsView(client, base)).stdout, /^SHARD +NODE +EPOCH +HOSTS +LEASE AGE\n/);
+    t.regex((await shardsView(client, base)).stdout, /^SHARD +NODE +EPOCH +HOSTS +LEASE AGE +FENCE REFUSED\n/);
 
     const inspected = await inspectView(client, { host: 'lab/h-3', shardCount: 16 }, base);
     t.log(inspected.stdout);

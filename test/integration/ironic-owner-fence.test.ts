@@ -3,7 +3,7 @@
 // once the caller's lease is no longer safely held, even in the middle of a multi-request step.
 import test from 'ava';
 import { OWNER_EXTRA } from '../../src/adapters/ironic/provisioner/index.ts';
-import type { Fence, HostData } from '../../src/ports/index.ts';
+import type { Fence, FenceRefusal, HostData } from '../../src/ports/index.ts';
 import { useIronicProvisioner } from '../support/ironic.ts';
 
 const it = useIronicProvisioner(test);
@@ -37,7 +37,10 @@ test('ironic owner fence - the owner records its lease on the node; an owner of 
   t.deepEqual((await it.client.getNode(uuid))?.extra?.[OWNER_EXTRA], { holder: 'node-b', shard: 3, epoch: 10 });
 
   const before = (await it.client.getNode(uuid))!;
-  const stale = await it.provisioner.powerOn(hostData('fence1', { holder: 'node-a', shard: 3, epoch: 7 }), { op: 'powerOn', force: false });
+  // The refusal is told with the epoch it lost to, so the shard's owner retakes above it (issue 30).
+  const told: FenceRefusal[] = [];
+  const stale = await it.provisioner.powerOn({ ...hostData('fence1', { holder: 'node-a', shard: 3, epoch: 7 }), onFenceRefused: (r) => told.push(r) }, { op: 'powerOn', force: false });
+  t.deepEqual(told, [{ fence: { holder: 'node-a', shard: 3, epoch: 7 }, current: 10, by: 'backend' }]);
   t.is(stale.kind, 'transient');
   t.regex(stale.kind === 'transient' ? stale.message : '', /driven by node-b \(lease epoch 10 of shard 3\).*epoch 7/);
   const after = (await it.client.getNode(uuid))!;

@@ -8,7 +8,7 @@ import type { MaasClient } from '../../src/adapters/maas/client/index.ts';
 import { createMaasDriver } from '../../src/adapters/maas/driver/index.ts';
 import { leaseGuardedDriver } from '../../src/node/lease-guarded-driver.ts';
 import { OWNER_RECORD_KEY } from '../../src/ports/index.ts';
-import type { Fence, MaasDriver } from '../../src/ports/index.ts';
+import type { Fence, FenceRefusal, MaasDriver } from '../../src/ports/index.ts';
 import { startMaasSim } from '../../src/sim/maas/index.ts';
 import type { MaasSim } from '../../src/sim/maas/index.ts';
 
@@ -49,8 +49,11 @@ test('maas owner fence - the owner records its lease; an older owner is refused 
   const id = allocated.machine.systemId;
   t.deepEqual(await recordOn(id), { holder: 'node-b', shard: 4, epoch: 10 }, 'recorded as soon as it is allocated');
 
-  const asA = leaseGuardedDriver(driver, () => true, { holder: 'node-a', shard: 4, epoch: 7 });
+  // The refusal is told with the epoch it lost to, so the shard's owner retakes above it (issue 30).
+  const told: FenceRefusal[] = [];
+  const asA = leaseGuardedDriver(driver, () => true, { holder: 'node-a', shard: 4, epoch: 7 }, (r) => told.push(r));
   const stale = await asA.run({ op: 'deploy', systemId: id, image: 'ubuntu/jammy', ephemeral: false });
+  t.deepEqual(told, [{ fence: { holder: 'node-a', shard: 4, epoch: 7 }, current: 10, by: 'backend' }]);
   t.is(stale.kind, 'transient');
   t.regex(stale.kind === 'transient' ? stale.message : '', /MAAS machine \w+ is driven by node-b \(lease epoch 10 of shard 4\).*epoch 7/);
   t.is((await client.getMachine(id))?.status_name, 'Allocated', 'the stale deploy did not leave');

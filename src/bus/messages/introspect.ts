@@ -152,6 +152,12 @@ export const ShardRow = z.object({
   hosts: Count,
   /** Since this node took the shard. */
   leaseAgeMs: Millis,
+  /** Fenced writes and backend calls of this node's tenures of the shard refused as stale, since start (issue 30). */
+  fenceRefused: Count.optional(),
+  /** Times this node gave the shard up to retake it above a refusing fence, since start. */
+  fenceRetakes: Count.optional(),
+  /** The last such give-up: the tenure's epoch, the epoch it lost to, who refused, how long ago. */
+  lastRetake: z.object({ epoch: Count, lostTo: Count, by: z.enum(['store', 'backend']), agoMs: Millis }).optional(),
 });
 export type ShardRow = z.infer<typeof ShardRow>;
 export const ShardsReply = z.object({ node: NodeName, shards: z.array(ShardRow) });

@@ -179,7 +179,15 @@ export function shardColumns(): Array<Column<OnNode<ShardRow>>> {
     { header: 'EPOCH', value: (s) => String(s.epoch), align: 'right' },
     { header: 'HOSTS', value: (s) => String(s.hosts), align: 'right' },
     { header: 'LEASE AGE', value: (s) => formatDuration(s.leaseAgeMs), align: 'right' },
+    // Issue 30: fenced writes refused as stale, and the give-ups that retook the shard above.
+    { header: 'FENCE REFUSED', value: (s) => fenceRefusedText(s), max: 48 },
   ];
+}
+
+function fenceRefusedText(s: ShardRow): string {
+  if (!s.fenceRefused) return '-';
+  const last = s.lastRetake ? `; retaken ${s.fenceRetakes ?? 0}x, last: epoch ${s.lastRetake.epoch} refused by ${s.lastRetake.by} at ${s.lastRetake.lostTo}, ${formatDuration(s.lastRetake.agoMs)} ago` : '';
+  return `${s.fenceRefused}${last}`;
 }
 
 export async function shardsView(transport: Transport, options: ViewOptions): Promise<CommandOutput> {

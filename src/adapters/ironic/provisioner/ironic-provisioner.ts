@@ -20,7 +20,7 @@ import { service } from './service.ts';
 import { removeNode } from './remove.ts';
 import { findNode } from './find-node.ts';
 import { claimNode, leaseGuardedClient, LeaseNotHeld } from './owner-fence.ts';
-import { StaleOwner } from '../../../ports/index.ts';
+import { StaleOwner, tellFenceRefused } from '../../../ports/index.ts';
 
 export interface IronicProvisionerOptions {
   readonly client: IronicClient;
@@ -87,7 +87,9 @@ export function createIronicProvisioner(o: IronicProvisionerOptions): Provisione
 async function fenced(c: StepContext, host: HostData): Promise<StepContext['prefound']> {
   if (!host.fence) return undefined;
   const node = await findNode(c, host);
-  if (node && (await claimNode(c.client, node, host.fence)) === 'recorded') return undefined;
+  // A refusal is told to the shard's owner, which gives the shard up and retakes it above (issue 30).
+  const claimed = node ? await claimNode(c.client, node, host.fence).catch((err: unknown) => Promise.reject(tellFenceRefused(host, err))) : null;
+  if (claimed === 'recorded') return undefined;
   return { node, used: false };
 }
 

@@ -1,0 +1,63 @@
+// Where refusals are heard (issue 30): the node's one store and its provisioner, wrapped so that
+// every StaleFence a fenced write meets, and every owner-record refusal a backend reports, reaches
+// the shard lease manager, whatever actor or kind made the write. The callers see the same
+// results and errors as before.
+import type { FenceRefusal, Provisioner, ResourceStore } from '../../ports/index.ts';
+import { fenceRefusalOf } from '../../ports/index.ts';
+
+type Tell = (refusal: FenceRefusal) => void;
+
+// The store's writes that take a fence; reads and user intent carry none.
+const FENCED_WRITES = ['writeStatus', 'patchSpec', 'patchAnnotations', 'addFinalizer', 'removeFinalizer', 'createObject', 'addOwnerReference'] as const;
+
+/** `store`, telling `tell` of each StaleFence its fenced writes are refused with. */
+export function refusalTellingStore<S extends ResourceStore>(store: S, tell: Tell): S {
+  const wrapped = new Map<PropertyKey, unknown>();
+  for (const name of FENCED_WRITES) {
+    const write = store[name] as (...args: unknown[]) => Promise<unknown>;
+    wrapped.set(name, (...args: unknown[]) => write.apply(store, args).catch((err: unknown) => {
+      const refusal = fenceRefusalOf(err);
+      if (refusal) quietly(tell, refusal);
+      throw err;
+    }));
+  }
+  return passThrough(store, wrapped);
+}
+
+// Every call that takes HostData (all but the metadata ones).
+const HOST_CALLS = ['capacity', 'register', 'inspect', 'prepare', 'provision', 'deprovision', 'adopt', 'powerOn', 'powerOff', 'hardwareState', 'detach', 'delete', 'service', 'firmware'] as const;
+
+/** `provisioner`, its calls' HostData carrying `onFenceRefused` so its owner record's refusals reach `tell`. */
+export function refusalTellingProvisioner<P extends Provisioner>(provisioner: P, tell: Tell): P {
+  const wrapped = new Map<PropertyKey, unknown>();
+  for (const name of HOST_CALLS) {
+    const call = provisioner[name] as ((host: object, ...rest: unknown[]) => unknown) | undefined;
+    // An optional call the backend lacks stays absent: the host is told it cannot.
+    if (typeof call !== 'function') continue;
+    wrapped.set(name, (host: object, ...rest: unknown[]) => call.call(provisioner, { ...host, onFenceRefused: (r: FenceRefusal) => quietly(tell, r) }, ...rest));
+  }
+  return passThrough(provisioner, wrapped);
+}
+
+// Everything not wrapped is the target's own, called on the target itself (a class with private
+// state must see itself as `this`, not the proxy).
+function passThrough<T extends object>(target: T, wrapped: Map<PropertyKey, unknown>): T {
+  const bound = new Map<PropertyKey, unknown>();
+  return new Proxy(target, {
+    get: (t, prop) => {
+      if (wrapped.has(prop)) return wrapped.get(prop);
+      const value: unknown = Reflect.get(t, prop, t);
+      if (typeof value !== 'function') return value;
+      if (!bound.has(prop)) bound.set(prop, (value as (...args: unknown[]) => unknown).bind(t));
+      return bound.get(prop);
+    },
+  });
+}
+
+function quietly(tell: Tell, refusal: FenceRefusal): void {
+  try {
+    tell(refusal);
+  } catch {
+    // The write's own error is what its caller must see.
+  }
+}
