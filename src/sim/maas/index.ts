@@ -9,6 +9,7 @@ export { SELF_POWER_OFF_MS } from './fleet/fleet.ts';
 export type { SeedMachine } from './fleet/seed.ts';
 export type { MaasSim, MaasSimOptions, SimCounts } from './options.ts';
 export type { MaasFaults } from './fleet/faults.ts';
+export type { PowerActionCounts, UnreadablePower } from './fleet/bmc.ts';
 export type { SimMachine, PowerState } from './fleet/machine.ts';
 export type { SimDnsResource } from './places/dns.ts';
 export type { SimClock } from './clock.ts';

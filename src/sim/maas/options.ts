@@ -1,3 +1,4 @@
+import type { PowerActionCounts } from './fleet/bmc.ts';
 import type { SimClock } from './clock.ts';
 import type { SimDnsResource } from './places/dns.ts';
 import type { MaasFaults } from './fleet/faults.ts';
@@ -53,7 +54,10 @@ export interface MaasSim {
   machine(systemIdOrHostname: string): SimMachine | undefined;
   dnsResources(): SimDnsResource[];
   counts(): SimCounts;
+  /** Also clears powerActions. */
   resetCounts(): void;
+  /** The power commands (op=power_on, op=power_off) MAAS was sent for a machine since start or resetCounts(). */
+  powerActions(systemIdOrHostname: string): PowerActionCounts;
   setFaults(faults: Partial<MaasFaults>): void;
   /** The machine turns itself off (power_state 'off'). */
   powerOff(systemId: string): void;
