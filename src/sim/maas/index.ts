@@ -12,5 +12,6 @@ export type { MaasFaults } from './fleet/faults.ts';
 export type { PowerActionCounts, UnreadablePower } from './fleet/bmc.ts';
 export type { SimMachine, PowerState } from './fleet/machine.ts';
 export type { SimDnsResource } from './places/dns.ts';
+export type { SimFile } from './files/file-store.ts';
 export type { SimClock } from './clock.ts';
 export type { NodeStatusCode } from './fleet/status.ts';

@@ -1,5 +1,6 @@
 import type { PowerActionCounts } from './fleet/bmc.ts';
 import type { SimClock } from './clock.ts';
+import type { SimFile } from './files/file-store.ts';
 import type { SimDnsResource } from './places/dns.ts';
 import type { MaasFaults } from './fleet/faults.ts';
 import type { SimMachine } from './fleet/machine.ts';
@@ -53,6 +54,8 @@ export interface MaasSim {
   seeds(): SeedMachine[];
   machine(systemIdOrHostname: string): SimMachine | undefined;
   dnsResources(): SimDnsResource[];
+  /** Every user's stored files (files/), with their owners and anonymous keys. */
+  files(): SimFile[];
   counts(): SimCounts;
   /** Also clears powerActions. */
   resetCounts(): void;

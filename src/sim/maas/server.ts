@@ -94,6 +94,7 @@ export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
       return m ? simMachine(m) : undefined;
     },
     dnsResources: () => backend.dns.snapshot(),
+    files: () => backend.files.snapshot(),
     counts: () => ({ deploying: fleet.deployingNow(), maxDeploying: fleet.maxDeploying(), requests, byRoute: { ...byRoute } }),
     resetCounts: () => {
       requests = 0;
