@@ -2,7 +2,7 @@
 // (a power_on MAAS's IPMI driver runs as a hard cycle) is not ours. Pure steps, no I/O.
 import test from 'ava';
 import fc from 'fast-check';
-import { POWER_OFF_ANNOTATION } from '../../src/machines/maas-machine/index.ts';
+import { POWER_OFF_ANNOTATION, viewMaasMachine } from '../../src/machines/maas-machine/index.ts';
 import type { MaasMachineStep } from '../../src/machines/maas-machine/index.ts';
 import { T0, calls, condition, deploying, grant, maasMachine, noneEarlier, observe, reply, start, tick, view, world } from './maas-fixtures.ts';
 
@@ -42,6 +42,7 @@ for (const power of ['error', 'unknown'] as const) {
     t.true(st.state.status.ready);
     t.true(st.state.status.machinePowered, 'the last power read stands');
     t.is(condition(st.state, 'Ready')?.status, 'True');
+    t.is(viewMaasMachine(st.state).power, 'unknown', 'readers are told power is not known now');
     // Backoff: 20 s doubling, capped at 5 min; never a power call.
     const waits: number[] = [];
     for (let i = 0; i < 6; i++) {
@@ -63,6 +64,7 @@ for (const power of ['error', 'unknown'] as const) {
     t.is(condition(back.state, POWER_KNOWN), undefined);
     t.true(back.state.status.ready);
     t.deepEqual(requeues(back), [60_000]);
+    t.is(viewMaasMachine(back.state).power, 'on');
     t.true(back.effects.some((e) => e.type === 'event' && e.reason === 'PowerStateKnown'));
     // A later outage starts its backoff afresh.
     const again = readAt(back, at + 60_000, power);
