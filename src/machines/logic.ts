@@ -15,6 +15,10 @@ export interface MachineStep<S, F> {
 export type CommonEffect =
   | { readonly type: 'requestSlot'; readonly op: string; readonly since?: number }
   | { readonly type: 'releaseSlot' }
+  // Gives back a grant an earlier incarnation of this holder left (its shard's previous owner, the
+  // actor before a restart), whichever node it was made for: the machine has read the backend and
+  // knows no gated work of its runs there. A grant whose work still runs is adopted by requestSlot.
+  | { readonly type: 'releaseGrant' }
   | { readonly type: 'requeue'; readonly afterMs: number }
   | { readonly type: 'addFinalizer'; readonly finalizer: string }
   | { readonly type: 'removeFinalizer'; readonly finalizer: string }

@@ -4,7 +4,7 @@ import type { Fence, MaasDriver } from '../ports/index.ts';
 import { compareOwner, OWNER_RECORD_KEY, ownerRecordFor, ownerRecordOf, StaleOwner } from '../ports/index.ts';
 
 // Calls that change a machine MAAS already gave us: each is fenced by the owner record.
-const CHANGES_MACHINE = new Set<MaasCall['op']>(['swapOff', 'deploy', 'release', 'powerOn', 'powerOff']);
+const CHANGES_MACHINE = new Set<MaasCall['op']>(['swapOff', 'setMinHweKernel', 'linkStatic', 'deploy', 'release', 'powerOn', 'powerOff']);
 
 /**
  * The MAAS driver of one shard's actors, fenced twice (issue 19.2). Every call that changes MAAS

@@ -53,3 +53,19 @@ test('capacity proxy ledger - a grant not renewed in time is lost, and a late pu
   // The backend work under it may still run: the slot is left to lapse or to be adopted.
   t.deepEqual(proxyStep(l, { type: 'push', push, at: 950 }, 950), []);
 });
+
+// Issue 30.1: the holder's next incarnation on this node (its actor restarted) gives back the grant
+// the one before it abandoned, wherever it was made; an acquire of that earlier incarnation that a
+// release overtook is dropped, and a late grant for it is no longer kept for anybody.
+test('capacity proxy ledger - an inherited release goes to the broker for any node, and a late grant of the earlier incarnation is released', (t) => {
+  const l = newProxyLedger(timings);
+  const first = holder(l, 0).effects[0] as Extract<ProxyEffect, { type: 'sendAcquire' }>;
+  proxyStep(l, { type: 'abandon', holder: HOLDER, pool: POOL }, 1);
+  const released = proxyStep(l, { type: 'release', holder: HOLDER, pool: POOL, gen: 99, inherited: true }, 2);
+  t.deepEqual(released, [{ type: 'sendRelease', key: KEY, holder: HOLDER, pool: POOL, inherited: true }]);
+  proxyStep(l, { type: 'released', key: KEY }, 3);
+  // The earlier incarnation's acquire, answered late with a grant: given back, not kept.
+  const late = proxyStep(l, { type: 'acquireDone', key: KEY, holder: HOLDER, pool: POOL, gen: first.gen, sentAt: 0, reply: { epoch: 1, status: 'granted', grantId: 'e1-1', waitedMs: 0, validForMs: 1_000 } }, 4);
+  t.deepEqual(types(late), ['sendRelease']);
+  t.is((late[0] as Extract<ProxyEffect, { type: 'sendRelease' }>).inherited, undefined, 'its own node\'s grant: a plain release');
+});

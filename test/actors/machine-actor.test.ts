@@ -295,3 +295,48 @@ test('machine actor - an effect answered within the turn is stepped at once, bef
   tell(ref, { type: 'tick' });
   t.is(await ask<MachineMsg<never, E, number | null>, number | null>(ref, (reply) => ({ type: 'snapshot', reply }), 1_000), 42);
 });
+
+// Issue 30.1: an actor restarted after a crash abandons its slot (the work may run on); its next
+// life, once its machine has read the backend and found no work of its own, gives that grant back
+// (releaseGrant): to the broker as an inherited release in the pool the kind claims, under a
+// request count newer than the earlier life's acquire.
+test('machine actor - a restarted actor\'s releaseGrant gives the grant its earlier life left back to the broker', async (t) => {
+  const system = startSystem({ onError: () => {} });
+  t.teardown(() => system.stop());
+  const clock = createManualClock(0);
+  const broker = fakeBroker();
+  const brokerRef = spawn(system, 'broker', broker.behavior) as ActorRef<CapacityMsg>;
+  type S = { life: 'first' | 'restored'; done: boolean };
+  type F = { type: 'requestSlot'; op: string } | { type: 'releaseGrant' } | { type: 'call' };
+  const kind: MachineKind<S, { type: 'tick' }, F, never, null, null, null> = {
+    actorKind: 'holder',
+    logic: {
+      kind: 'Holder',
+      initial: () => ({ life: 'first', done: false }),
+      restore: () => ({ life: 'restored', done: false }),
+      step: (s) => (s.done ? { state: s, effects: [] } : {
+        state: { ...s, done: true },
+        effects: s.life === 'first' ? [{ type: 'requestSlot', op: 'work' }, { type: 'call' }] : [{ type: 'releaseGrant' }],
+      }),
+      view: () => ({ state: 'x', power: 'unknown', operationalStatus: 'OK', error: null }),
+      isGone: () => false,
+    },
+    adapter: (io) => ({
+      observe: (_current, wake) => ({ seen: { object: null, world: null }, events: wake === null ? [] : [wake] }),
+      perform: () => void io.run(() => Promise.reject(new Error('broken backend')), () => ({ type: 'tick' })),
+      slotClaim: () => ({ pool: 'toy', exempt: false }),
+      snapshot: () => null,
+    }),
+  };
+  spawn(system, 'holder', machineBehavior('default/h', kind, { clock, slots: { broker: brokerRef, ttlMs: 30_000 } }), { supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 1, maxMs: 1 } } });
+  clock.advance(0);
+  await waitFor(() => broker.log.length === 2, 2_000, 'acquire, then abandon as the actor crashes');
+  await waitFor(() => clock.pending === 1, 2_000, 'the restarted actor waits for its first tick');
+  clock.advance(0);
+  await waitFor(() => broker.log.length === 3, 2_000, 'the inherited release');
+  const [acquire, abandon, release] = broker.log;
+  t.like(acquire, { type: 'acquire', holder: 'default/h', pool: 'toy' });
+  t.like(abandon, { type: 'abandon', holder: 'default/h', pool: 'toy' });
+  t.like(release, { type: 'release', holder: 'default/h', pool: 'toy', inherited: true });
+  t.true((release as { gen: number }).gen > (acquire as { gen: number }).gen);
+});

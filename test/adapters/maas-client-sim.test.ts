@@ -178,7 +178,7 @@ test('maas client - sim: in-memory deploy of a custom image', async (t) => {
     t.is(sim.machine(m.system_id)?.distro_series, 'u-2204-0-k-1296-0');
     const done = await waitForMachine(admin, m.system_id, (x) => x.status_name === 'Deployed', 'Deployed');
     if (done.ephemeral_deploy !== undefined) t.true(done.ephemeral_deploy);
-  });
+  }, { bootResources: [{ name: 'custom/u-2204-0-k-1296-0' }] });
 });
 
 test('maas client - sim: release goes back to Ready without an owner', async (t) => {

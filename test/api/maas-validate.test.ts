@@ -51,7 +51,6 @@ const MACHINE_REQUIRED: Array<[string, (spec: Obj, root: Obj) => void]> = [
   ['spec', (_s, r) => { delete r.spec; }],
   ['spec.minCPU', (s) => { delete s.minCPU; }],
   ['spec.minMemory', (s) => { delete s.minMemory; }],
-  ['spec.image', (s) => { delete s.image; }],
 ];
 for (const [path, patch] of MACHINE_REQUIRED) {
   test(`maas validate - MaasMachine without ${path}`, (t) => {
@@ -67,7 +66,6 @@ const TEMPLATE_REQUIRED: Array<[string, (spec: Obj, root: Obj) => void]> = [
   ['spec.template.spec', (_s, r) => { r.spec = { template: {} }; }],
   ['spec.template.spec.minCPU', (s) => { delete s.minCPU; }],
   ['spec.template.spec.minMemory', (s) => { delete s.minMemory; }],
-  ['spec.template.spec.image', (s) => { delete s.image; }],
 ];
 for (const [path, patch] of TEMPLATE_REQUIRED) {
   test(`maas validate - MaasMachineTemplate without ${path}`, (t) => {

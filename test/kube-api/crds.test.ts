@@ -25,6 +25,8 @@ test('crds - a folder of multi-document YAML is served, other documents skipped;
     kind: 'APIGroupList', apiVersion: 'v1', groups: [
       { name: 'coordination.k8s.io', versions: [{ groupVersion: 'coordination.k8s.io/v1', version: 'v1' }], preferredVersion: { groupVersion: 'coordination.k8s.io/v1', version: 'v1' } },
       { name: 'apiextensions.k8s.io', versions: [{ groupVersion: 'apiextensions.k8s.io/v1', version: 'v1' }], preferredVersion: { groupVersion: 'apiextensions.k8s.io/v1', version: 'v1' } },
+      // The stored-only kinds of a provider's components (builtin.ts).
+      ...['apps', 'rbac.authorization.k8s.io', 'policy', 'admissionregistration.k8s.io'].map((name) => ({ name, versions: [{ groupVersion: `${name}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' } })),
       { name: GROUP, versions: [{ groupVersion: `${GROUP}/${VERSION}`, version: VERSION }], preferredVersion: { groupVersion: `${GROUP}/${VERSION}`, version: VERSION } },
     ],
   });
@@ -36,7 +38,7 @@ test('crds - a folder of multi-document YAML is served, other documents skipped;
   ]);
   const core = (await raw(server, 'GET', '/api/v1')).json() as { groupVersion: string; resources: { name: string }[] };
   t.is(core.groupVersion, 'v1');
-  t.deepEqual(core.resources.map((r) => r.name), ['secrets', 'events', 'namespaces', 'namespaces/status']);
+  t.deepEqual(core.resources.map((r) => r.name), ['secrets', 'events', 'namespaces', 'namespaces/status', 'serviceaccounts', 'configmaps', 'services']);
   t.deepEqual((await raw(server, 'GET', '/api')).json(), { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${server.port}` }] });
   t.like((await raw(server, 'GET', '/version')).json(), { major: '1', minor: '34', gitVersion: 'v1.34.0' });
   t.is((await raw(server, 'GET', `/apis/${GROUP}`)).json().kind, 'APIGroup');

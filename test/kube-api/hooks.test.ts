@@ -96,7 +96,7 @@ test('hooks - direct writes use the same rules as HTTP and throw the Status a cl
   t.deepEqual((await server.list('widgets.test.metalfleet.io')).map((o) => meta(o).name), ['a', 'b']);
   t.is(server.get({ resource: 'widget', namespace: NS, name: 'zz' }), undefined);
   t.like(server.delete({ resource: 'widgets', namespace: NS, name: 'b' }), { removed: true });
-  t.throws(() => server.get({ resource: 'nothing', name: 'x' }), { message: /^kube-api: no resource "nothing" \(known: secrets, events, namespaces, leases\.coordination\.k8s\.io, customresourcedefinitions\.apiextensions\.k8s\.io, widgets\.test\.metalfleet\.io, gadgets\.test\.metalfleet\.io\)$/ });
+  t.throws(() => server.get({ resource: 'nothing', name: 'x' }), { message: /^kube-api: no resource "nothing" \(known: secrets, events, namespaces, leases\.coordination\.k8s\.io, customresourcedefinitions\.apiextensions\.k8s\.io, serviceaccounts, configmaps, services, deployments\.apps, clusterroles\.rbac\.authorization\.k8s\.io, clusterrolebindings\.rbac\.authorization\.k8s\.io, poddisruptionbudgets\.policy, validatingwebhookconfigurations\.admissionregistration\.k8s\.io, mutatingwebhookconfigurations\.admissionregistration\.k8s\.io, widgets\.test\.metalfleet\.io, gadgets\.test\.metalfleet\.io\)$/ });
   t.throws(() => server.create({ apiVersion: 'v9', kind: 'Nope', metadata: { name: 'x' } }), { message: /no served resource for apiVersion "v9" kind "Nope"/ });
 });
 

@@ -16,7 +16,7 @@ test('maas adopt - a fresh MaasMachine looks under its uid, finds nothing, and a
   const none = noneEarlier(looked);
   t.deepEqual(none.effects.filter((e) => e.type === 'requestSlot'), [{ type: 'requestSlot', op: 'deploy' }]);
   const allocating = grant(none.state);
-  t.deepEqual(calls(allocating), [{ op: 'allocate', agentName: 'uid-a', cpuCount: 4, memMb: 8192, zone: 'az1', pool: 'default', tags: ['fast', 'ssd'] }]);
+  t.deepEqual(calls(allocating), [{ op: 'allocate', agentName: 'uid-a', cpuCount: 4, memMb: 8192, zone: 'az1', pool: 'default', tags: ['fast', 'ssd'], image: 'ubuntu/jammy' }]);
 });
 
 test('maas adopt - a store without uids tags with namespace/name', (t) => {

@@ -19,7 +19,7 @@ test('maas machine - allocates with the constraints once it holds a slot, and pe
   t.deepEqual(s0.effects.filter((e) => e.type === 'requestSlot'), [{ type: 'requestSlot', op: 'deploy' }]);
   t.deepEqual(calls(s0), []);
   const s1 = grant(s0.state);
-  t.deepEqual(calls(s1), [{ op: 'allocate', agentName: 'uid-cp-0', cpuCount: 4, memMb: 8192, zone: 'az1', pool: 'default', tags: ['fast', 'ssd'] }]);
+  t.deepEqual(calls(s1), [{ op: 'allocate', agentName: 'uid-cp-0', cpuCount: 4, memMb: 8192, zone: 'az1', pool: 'default', tags: ['fast', 'ssd'], image: 'ubuntu/jammy' }]);
   const s2 = reply(s1, { kind: 'done', machine: view('Allocated', 'off') });
   t.deepEqual(s2.effects.find((e) => e.type === 'writeSpec'), { type: 'writeSpec', patch: { providerID: 'maas:///az1/abc123', systemID: 'abc123', failureDomain: 'az1' } });
   t.is(s2.state.phase, 'allocated');

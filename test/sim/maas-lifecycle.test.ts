@@ -65,7 +65,8 @@ test('maas sim - deployMs 0: deploy answers Deploying, the machine is Deployed o
 
 test('maas sim - deploy on a manual clock: Deploying until deployMs has passed; OS, user data and a zone IP recorded', async (t) => {
   const clock = manualClock();
-  const sim = await started(t, { clock, deployMs: 1000 });
+  // The custom image CAPMAAS's README deploys, uploaded: MAAS deploys only images it has.
+  const sim = await started(t, { clock, deployMs: 1000, bootResources: [{ name: 'u-2204-0-k-1256-0' }] });
   const m = await allocate(sim, [['zone', 'az1']]);
   t.like(m, { status_name: 'Allocated', power_state: 'off', ip_addresses: [] });
   const userData = '#cloud-config\nruncmd: [kubeadm join]\n';

@@ -224,7 +224,9 @@ test('maas meta - boot-resources/ shows a synced Ubuntu image per LTS for each f
   const r = await send(sim, 'GET', 'boot-resources/', { key: sim.userKey });
   t.is(r.status, 200, r.text);
   const list = JSON.parse(r.text) as Array<{ id: number; type: string; name: string; architecture: string; resource_uri: string }>;
-  t.deepEqual([...new Set(list.map((x) => x.architecture))], ['amd64/generic', 'arm64/generic']);
+  // A synced Ubuntu image's subarch is its kernel: one resource per kernel (GA and HWE) and architecture.
+  t.deepEqual([...new Set(list.map((x) => x.architecture.split('/')[0]))], ['amd64', 'arm64']);
+  t.deepEqual(list.filter((x) => x.name === 'ubuntu/jammy').map((x) => x.architecture), ['amd64/ga-22.04', 'amd64/hwe-22.04', 'arm64/ga-22.04', 'arm64/hwe-22.04']);
   t.deepEqual([...new Set(list.map((x) => x.name))], ['ubuntu/focal', 'ubuntu/jammy', 'ubuntu/noble']);
   t.true(list.every((x) => x.type === 'Synced' && x.resource_uri === `/MAAS/api/2.0/boot-resources/${x.id}/`));
   const one = await send(sim, 'GET', `boot-resources/${list[0]?.id}/`);

@@ -48,7 +48,8 @@ export function atState(state: NonNullable<BareMetalHost['status']>['provisionin
   const s = initialState(host, { ...DEFAULT_MACHINE_CONFIG, ...config });
   // A host at rest in a state already carries the conditions BMO (or an earlier step) wrote for it.
   const conditions = o.status?.conditions ?? computeConditions(s.host, T0, NO_BACKEND_HINTS);
-  return { ...s, host: { ...s.host, status: { ...s.host.status, conditions } }, powerCheckAt: T0 + 60_000 };
+  // ... and an actor already running it: its power read made, any grant of an earlier one settled.
+  return { ...s, host: { ...s.host, status: { ...s.host.status, conditions } }, powerCheckAt: T0 + 60_000, grantInherited: false };
 }
 
 export function calls(effects: readonly BmhEffect[]): CallArgs[] {

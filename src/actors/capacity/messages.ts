@@ -17,11 +17,14 @@ export type CapacityMsg =
   // since: the work began before this request (a host resumed by its shard's new owner): the
   // queue counts the holder's wait from then.
   | { type: 'acquire'; holder: string; pool: string; operation: string; exempt: boolean; notify: (n: SlotNotice) => void; gen?: number; since?: number }
-  | { type: 'release'; holder: string; pool: string; gen?: number }
+  // inherited: given back by the holder's next incarnation (a new owner, a restart) once it knows the
+  // work the grant covered is over: whichever node the grant was made for, not only this one.
+  | { type: 'release'; holder: string; pool: string; gen?: number; inherited?: boolean }
   // The holder stops without giving its slot back: its work may still be running at the backend
   // (its shard moved, the node shuts down, the actor restarts). The proxy forgets it and stops
-  // renewing; the grant lapses after its TTL unless the host's next owner adopts it by acquiring
-  // for the same holder (the broker moves a live grant to the node that asks).
+  // renewing; the host's next owner adopts it by acquiring for the same holder (the broker moves a
+  // live grant to the node that asks), or gives it back (release, inherited) once it has read the
+  // backend and found the work over; only a holder never taken up again lets it lapse at its TTL.
   | { type: 'abandon'; holder: string; pool: string }
   // What the acquire carried, again: a holder the proxy gave up for silence (its renewals came late,
   // behind a slow turn) is taken back on its next renew instead of waiting forever unheard.

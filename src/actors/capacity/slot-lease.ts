@@ -66,6 +66,19 @@ export class SlotLease {
     this.stop();
   }
 
+  /**
+   * Gives back a grant an earlier incarnation of this holder left (a previous owner of its shard,
+   * the actor before a restart), on whichever node: its work is known to be over. Only while this
+   * incarnation asks for nothing itself (its own acquire adopts such a grant instead). A request
+   * count of its own, first in the mailbox: an acquire of the earlier incarnation still queued
+   * behind it (sent just before that one stopped) is dropped rather than granted to nobody.
+   */
+  releaseInherited(pool: string): void {
+    if (this.pool !== null) return;
+    this.gen = ++lastGen;
+    tellFirst(this.broker, { type: 'release', holder: this.holder, pool, gen: this.gen, inherited: true });
+  }
+
   // First in the broker's mailbox, and express: the slot goes to the next waiter in the instant it
   // frees, not after every request queued meanwhile.
   release(): void {

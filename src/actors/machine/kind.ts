@@ -3,7 +3,7 @@ import type { SlotLease } from '../capacity/index.ts';
 import type { Tick } from './messages.ts';
 
 /** The effects the generic actor performs itself; every other effect goes to the kind's adapter. */
-export type ActorEffect = Extract<CommonEffect, { type: 'requeue' | 'requestSlot' | 'releaseSlot' | 'addFinalizer' | 'removeFinalizer' }>;
+export type ActorEffect = Extract<CommonEffect, { type: 'requeue' | 'requestSlot' | 'releaseSlot' | 'releaseGrant' | 'addFinalizer' | 'removeFinalizer' }>;
 export type ActorEffectType = ActorEffect['type'];
 
 /** The kind-specific effects of F: backend calls, writes, events, DNS, ... */

@@ -237,6 +237,12 @@ function perform(s: Run, effect: Effect, state: unknown): unknown {
     case 'releaseSlot':
       s.slot?.release();
       return;
+    case 'releaseGrant': {
+      // The pool the grant was asked in is the one this holder would ask in now.
+      const claim = s.adapter.slotClaim?.(state, 'release');
+      if (s.slot && claim) s.slot.releaseInherited(claim.pool);
+      return;
+    }
     // Through the kind's store hook, fenced: once the shard has moved on, the new owner's view stands.
     case 'addFinalizer':
       return s.adapter.finalizer?.('add', (effect as Common<'addFinalizer'>).finalizer);

@@ -26,6 +26,12 @@ export interface KubeAdapterOptions {
   readonly namespace?: string;
   /** Also watch and write the MAAS side (MaasMachine, MaasCluster, Machine, Cluster). */
   readonly maas?: boolean;
+  /**
+   * Watch BareMetalHosts and their companions (default true). false for a MAAS-only controller
+   * (the clusterctl infrastructure provider): Metal3's CRDs need not exist, and a BMO beside it
+   * keeps its hosts to itself. Their caches stay, empty, so the stores read nothing.
+   */
+  readonly hosts?: boolean;
   readonly log?: Logger;
   /** Events' reporting instance: the node's name. */
   readonly nodeName?: string;
@@ -69,6 +75,8 @@ export function createKubeAdapter(options: KubeAdapterOptions): KubeAdapter {
   const resources = [...new Set<ResourceName>([...HOST_RESOURCES, ...(options.maas ? MAAS_RESOURCES : [])])];
   const caches: Partial<Record<ResourceName, ResourceCache>> = {};
   for (const name of resources) caches[name] = new ResourceCache(RESOURCES[name], log);
+  // An informer on a kind whose CRD is missing never lists, and the node never syncs.
+  const watched = options.hosts === false ? resources.filter((n) => n === 'Secret' || !HOST_RESOURCES.includes(n)) : resources;
   const cache = (name: ResourceName): ResourceCache => caches[name]!;
   const lanes = new WriteLanes();
   const writer = (name: ResourceName): ObjectWriter => new ObjectWriter(RESOURCES[name], { client, cache: cache(name), lanes, log, ...(options.random ? { random: options.random } : {}) });
@@ -106,7 +114,7 @@ export function createKubeAdapter(options: KubeAdapterOptions): KubeAdapter {
     async start(system) {
       if (actor) throw new Error('the Kubernetes adapter is started once');
       actor = spawn(system, ADAPTER_ACTOR, adapterBehavior({
-        resources,
+        resources: watched,
         caches,
         informers: options.informers ?? clientInformerFactory(client, options.namespace),
         clock: options.clock ?? systemClock,

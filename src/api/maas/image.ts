@@ -11,3 +11,25 @@ export function splitImage(image: string): MaasImage {
   if (slash === -1) return { osystem: CUSTOM_OSYSTEM, distroSeries: image };
   return { osystem: image.slice(0, slash), distroSeries: image.slice(slash + 1) };
 }
+
+/** The image fields of a MaasMachine spec: CAPMAAS's `image`, or metalfleet's osSystem + distroSeries. */
+export interface ImageFields {
+  readonly image?: string | undefined;
+  readonly osSystem?: string | undefined;
+  readonly distroSeries?: string | undefined;
+}
+
+/**
+ * What a spec deploys, or null when it names no image (admission refuses such a spec; see
+ * validate.ts). `image` wins when both are given, which admission also refuses.
+ */
+export function imageOf(spec: ImageFields): MaasImage | null {
+  if (spec.image) return splitImage(spec.image);
+  if (spec.osSystem && spec.distroSeries) return { osystem: spec.osSystem, distroSeries: spec.distroSeries };
+  return null;
+}
+
+/** The name MAAS lists the image under in boot-resources/: `ubuntu/jammy`, `custom/my-image`. */
+export function imageName(image: MaasImage): string {
+  return `${image.osystem}/${image.distroSeries}`;
+}

@@ -15,7 +15,7 @@ export type {
 export {
   MaasCluster, MaasClusterSpec, MaasClusterStatus, MaasClusterFailureDomain, MaasLxdConfig, ApiEndpoint,
   MaasMachine, MaasMachineSpec, MaasMachineStatus, MaasMachineLxdConfig, MaasVmConfig, MachineAddress, MACHINE_ADDRESS_TYPES,
-  MaasMachineTemplate, MaasMachineTemplateSpec,
+  MaasMachineTemplate, MaasMachineTemplateSpec, MaasStaticAddress,
 } from './schema.ts';
 export {
   CAPI_API_VERSIONS, CAPI_MACHINE_KIND, CAPI_CLUSTER_KIND, CAPI_CLUSTER_NAME_LABEL, CAPI_CONTROL_PLANE_LABEL,
@@ -24,8 +24,8 @@ export {
 } from './capi.ts';
 export { MAAS_PROVIDER, ProviderIdError, formatProviderId, parseProviderId } from './provider-id.ts';
 export type { ProviderIdErrorCode, ProviderIdParseResult } from './provider-id.ts';
-export { CUSTOM_OSYSTEM, splitImage } from './image.ts';
-export type { MaasImage } from './image.ts';
+export { CUSTOM_OSYSTEM, imageName, imageOf, splitImage } from './image.ts';
+export type { ImageFields, MaasImage } from './image.ts';
 export { pruneNulls } from './prune-nulls.ts';
 export { validateMaasCluster, validateMaasMachine, validateMaasMachineTemplate } from './validate.ts';
 export { validateObject, validatedKindOf } from './validate-object.ts';

@@ -30,6 +30,20 @@ export const MaasMachineLxdConfig = z.object({
 }).describe('Create the machine as an LXD VM (hosted control planes only).');
 export type MaasMachineLxdConfig = z.infer<typeof MaasMachineLxdConfig>;
 
+// CAPMAAS has one `image` string; metalfleet also takes the OS as MAAS names it (osSystem +
+// distroSeries, custom images as osSystem custom), MAAS's kernel options and a static address.
+// Which of image or osSystem/distroSeries is given is checked at admission (validate.ts), since a
+// structural CRD schema cannot say "one of".
+
+/** `spec.staticAddress`: a static address on one of the machine's interfaces, set through MAAS's link_subnet before deploy. */
+export const MaasStaticAddress = z.object({
+  interface: z.string().min(1).optional().describe('Name of the machine\'s interface in MAAS (e.g. eno1); its boot interface when unset.'),
+  subnet: z.string().min(1).describe('The MAAS subnet to take the address from: its id, name or CIDR (e.g. 10.10.1.0/24).'),
+  address: z.string().min(1).optional().describe('The IPv4 address to assign; MAAS picks a free one in the subnet when unset.'),
+  defaultGateway: z.boolean().optional().describe('Make the subnet\'s gateway the machine\'s default gateway (MAAS link_subnet default_gateway).'),
+}).describe('A static address for the machine: the interface\'s AUTO link is replaced by a STATIC one on this subnet before deploy.');
+export type MaasStaticAddress = z.infer<typeof MaasStaticAddress>;
+
 export const MaasMachineSpec = z.object({
   failureDomain: z.string().optional().describe('MAAS zone to allocate the machine in; the Machine\'s failure domain when unset. Overwritten with the zone the machine was allocated in.'),
   systemID: z.string().optional().describe('MAAS system id of the machine, set once it is allocated.'),
@@ -40,7 +54,13 @@ export const MaasMachineSpec = z.object({
   minMemory: count.describe('Least memory the machine must have, in MB. Immutable.'),
   minDiskSize: count.optional().describe('Smallest root disk, in GB; used only when composing LXD VMs.'),
   tags: z.array(z.string().describe('A MAAS tag name.')).optional().describe('MAAS tags the machine must all carry.'),
-  image: z.string().min(1).describe('What to deploy: <osystem>/<distro_series> (e.g. ubuntu/jammy) or the name of a custom image in MAAS. Immutable.'),
+  image: z.string().min(1).optional().describe('What to deploy: <osystem>/<distro_series> (e.g. ubuntu/jammy, custom/my-image) or the name of a custom image in MAAS. Required unless osSystem and distroSeries are given. Immutable.'),
+  osSystem: z.string().min(1).optional().describe('The operating system MAAS deploys (ubuntu, centos, rhel, custom, ...), with distroSeries; instead of image. Immutable.'),
+  distroSeries: z.string().min(1).optional().describe('The release of osSystem MAAS deploys (jammy; for custom, the custom image\'s name), with osSystem; instead of image. Immutable.'),
+  hweKernel: z.string().min(1).optional().describe('The kernel MAAS installs (deploy hwe_kernel, e.g. hwe-22.04 or ga-22.04); MAAS picks one when unset. Immutable.'),
+  minHweKernel: z.string().min(1).optional().describe('The oldest kernel the machine may get (MAAS min_hwe_kernel, set on the machine before deploy; needs an admin key). Immutable.'),
+  enableHwSync: z.boolean().optional().describe('Deploy with MAAS\'s hardware sync agent (deploy enable_hw_sync; Linux images only).'),
+  staticAddress: MaasStaticAddress.optional(),
   deployInMemory: z.boolean().default(false).describe('Deploy the OS into memory (ephemeral deploy) instead of to disk.'),
   lxd: MaasMachineLxdConfig.optional(),
 }).describe('The machine to allocate from MAAS and the OS to deploy on it.');

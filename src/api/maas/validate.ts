@@ -51,6 +51,46 @@ function changed<T extends string | number>(old: unknown, next: unknown, type: '
   return { old: old as T, next: next as T };
 }
 
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/**
+ * What to deploy is named once: `image` (CAPMAAS's field), or `osSystem` with `distroSeries`. Both
+ * at once would leave it to guess which one wins; neither leaves nothing to deploy.
+ */
+function ruleImage(spec: Obj | undefined, prefix: string): FieldError[] {
+  if (!spec) return [];
+  const has = (k: string) => typeof spec[k] === 'string' && spec[k] !== '';
+  const image = has('image');
+  const os = has('osSystem');
+  const series = has('distroSeries');
+  if (image && (os || series)) {
+    const other = os && series ? 'osSystem and distroSeries' : os ? 'osSystem' : 'distroSeries';
+    return [fieldError(`${prefix}.image`, `image and ${other} are both set; give either image (e.g. ubuntu/jammy) or osSystem with distroSeries, not both`)];
+  }
+  if (image) return [];
+  if (os && !series) return [fieldError(`${prefix}.distroSeries`, `osSystem ${String(spec.osSystem)} needs distroSeries (the release, e.g. jammy, or the custom image's name)`, 'Required')];
+  if (series && !os) return [fieldError(`${prefix}.osSystem`, `distroSeries ${String(spec.distroSeries)} needs osSystem (e.g. ubuntu, or custom for a custom image)`, 'Required')];
+  // An empty image is the structural schema's error (minimum length) already.
+  if (!os && spec.image === '') return [];
+  if (!os) return [fieldError(`${prefix}.image`, 'Required value: give image (e.g. ubuntu/jammy or custom/my-image), or osSystem with distroSeries', 'Required')];
+  return [];
+}
+
+/** A static address, when given, is an IPv4 address (MAAS's simulated and CAPMAAS's networks are IPv4). */
+function ruleStaticIp(spec: Obj | undefined, prefix: string): FieldError[] {
+  const address = record(spec?.staticAddress)?.address;
+  if (typeof address !== 'string' || IPV4.test(address)) return [];
+  return [fieldError(`${prefix}.staticAddress.address`, `${JSON.stringify(address)} is not an IPv4 address`)];
+}
+
+/** The deploy-option rules of a MaasMachine spec (a MaasMachine's or a template's). */
+function ruleDeployOptions(spec: Obj | undefined, prefix: string): FieldError[] {
+  return [...ruleImage(spec, prefix), ...ruleStaticIp(spec, prefix)];
+}
+
+// metalfleet's own deploy fields are as immutable as image: a deployed machine keeps what it got.
+const IMMUTABLE_DEPLOY_FIELDS = ['osSystem', 'distroSeries', 'hweKernel', 'minHweKernel'] as const;
+
 /** CAPMAAS's ValidateUpdate of MaasMachine and MaasMachineTemplate, with its messages. */
 function ruleSpecImmutable(old: Obj | undefined, spec: Obj | undefined, prefix: string, noun: string): FieldError[] {
   const errors: FieldError[] = [];
@@ -60,6 +100,10 @@ function ruleSpecImmutable(old: Obj | undefined, spec: Obj | undefined, prefix: 
   if (cpu) errors.push(fieldError(`${prefix}.minCPU`, `${noun} min cpu count change is not allowed, old=${cpu.old}, new=${cpu.next}`, 'Forbidden'));
   const memory = changed<number>(old?.minMemory, spec?.minMemory, 'number');
   if (memory) errors.push(fieldError(`${prefix}.minMemory`, `${noun} min memory change is not allowed, old=${memory.old} MB, new=${memory.next} MB`, 'Forbidden'));
+  for (const field of IMMUTABLE_DEPLOY_FIELDS) {
+    if ((old?.[field] ?? '') === (spec?.[field] ?? '')) continue;
+    errors.push(fieldError(`${prefix}.${field}`, `${noun} ${field} change is not allowed, old=${String(old?.[field] ?? '')}, new=${String(spec?.[field] ?? '')}`, 'Forbidden'));
+  }
   return errors;
 }
 
@@ -72,7 +116,7 @@ export function validateMaasMachine(obj: unknown, old?: unknown): FieldError[] {
   if (tooBig) return tooBig;
   const raw = pruneNulls(obj);
   const spec = at(raw, 'spec');
-  const errors = [...objectMetaErrors(raw), ...structuralErrors(MaasMachine, raw), ...ruleProviderId(spec, 'spec')];
+  const errors = [...objectMetaErrors(raw), ...structuralErrors(MaasMachine, raw), ...ruleProviderId(spec, 'spec'), ...ruleDeployOptions(spec, 'spec')];
   if (old !== undefined) errors.push(...ruleSpecImmutable(at(pruneNulls(old), 'spec'), spec, 'spec', 'maas machine'));
   return errors;
 }
@@ -84,7 +128,7 @@ export function validateMaasMachineTemplate(obj: unknown, old?: unknown): FieldE
   const raw = pruneNulls(obj);
   const prefix = 'spec.template.spec';
   const spec = at(raw, 'spec', 'template', 'spec');
-  const errors = [...objectMetaErrors(raw), ...structuralErrors(MaasMachineTemplate, raw), ...ruleProviderId(spec, prefix)];
+  const errors = [...objectMetaErrors(raw), ...structuralErrors(MaasMachineTemplate, raw), ...ruleProviderId(spec, prefix), ...ruleDeployOptions(spec, prefix)];
   if (old !== undefined) errors.push(...ruleSpecImmutable(at(pruneNulls(old), 'spec', 'template', 'spec'), spec, prefix, 'maas machine template'));
   return errors;
 }

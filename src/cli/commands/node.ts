@@ -53,6 +53,8 @@ interface NodeFlags extends NatsFlagValues, ProvisionerFlags {
   namespace?: string;
   maas?: string;
   maasKey?: string;
+  /** false with --no-hosts. */
+  hosts: boolean;
   authorizedKeys?: string;
   allowUnsignedCommands?: boolean;
   leaderElect?: boolean;
@@ -89,6 +91,7 @@ export function register(program: Command): void {
     .option('--namespace <ns>', 'with --kubeconfig or --in-cluster: watch this namespace only (default: all)')
     .option('--maas <url>', 'also drive MaasMachines and MaasClusters against this MAAS, in every mode (default MAAS_ENDPOINT)')
     .option('--maas-key <key>', 'its API key consumer:token:secret (default: MAAS_API_KEY)')
+    .option('--no-hosts', 'with --kubeconfig or --in-cluster and a MAAS: drive MaasMachines and MaasClusters only, no BareMetalHosts (Metal3\'s CRDs need not exist; the clusterctl provider runs so)')
     .option('--authorized-keys <file>', 'with NATS: take host commands and store changes only when signed by a key in this file (lines "<operator|viewer> <public-key> [name]")')
     .option('--allow-unsigned-commands', 'with NATS and no --authorized-keys: take unsigned commands from any NATS client (audited as unsigned)')
     .option('--leader-elect', 'with --kubeconfig or --in-cluster and no NATS: drive hosts only while holding a coordination.k8s.io Lease (the default there)')
@@ -106,6 +109,7 @@ export function register(program: Command): void {
       '  --nats                      sharded cluster; hosts in NATS KV, Secrets from --secrets',
       '  --nats and --kubeconfig     sharded cluster; hosts and Secrets from Kubernetes (NATS: leases, membership, capacity, commands)',
       '  --kubeconfig, no NATS       one process owns every host; hosts, Secrets and (with --maas) MaasMachines/MaasClusters from Kubernetes',
+      '  --kubeconfig --no-hosts     MaasMachines and MaasClusters only (with --maas): no BareMetalHost CRD needed, as the clusterctl provider runs',
       'Every mode runs the same node: leases, shards, the capacity broker, commands and introspection.',
       'With --maas (or MAAS_ENDPOINT), MaasMachines and MaasClusters are sharded with the hosts: a Cluster API cluster is one unit.',
       'Bootstrap data Secrets come from Kubernetes, or from --secrets in the NATS mode.',
@@ -131,11 +135,13 @@ export function register(program: Command): void {
       const natsWanted = Boolean(flags.nats ?? process.env.NATS_URL);
       if (kubeSource && flags.secrets) throw new CliError('--secrets: with --kubeconfig or --in-cluster, BMC credentials and user data come from Kubernetes Secrets; drop --secrets', 2);
       if (!kubeSource && flags.namespace) throw new CliError('--namespace applies to --kubeconfig or --in-cluster', 2);
+      if (!flags.hosts && !kubeSource) throw new CliError('--no-hosts applies to --kubeconfig or --in-cluster (with NATS alone, the hosts are the store\'s)', 2);
+      if (!flags.hosts && !(flags.maas ?? env.MAAS_ENDPOINT)) throw new CliError('--no-hosts: without BareMetalHosts a node drives only MAAS; give --maas or MAAS_ENDPOINT', 2);
       // The Kubernetes client (hundreds of modules) is loaded only by a node that uses it.
       const kubeModule = kubeSource ? await import('../../adapters/kube/index.ts') : undefined;
       const kubeConfig = kubeSource && kubeModule ? loadKube(kubeModule.loadKubeConfig, kubeSource) : undefined;
       const election = await leaderElectionFrom(flags, Boolean(kubeSource) && !natsWanted, kubeConfig, name, log);
-      const kube = kubeConfig && kubeModule ? kubeModule.createKubeAdapter({ kubeConfig, ...(flags.namespace ? { namespace: flags.namespace } : {}), maas: Boolean(flags.maas ?? env.MAAS_ENDPOINT), log, nodeName: name }) : undefined;
+      const kube = kubeConfig && kubeModule ? kubeModule.createKubeAdapter({ kubeConfig, ...(flags.namespace ? { namespace: flags.namespace } : {}), maas: Boolean(flags.maas ?? env.MAAS_ENDPOINT), hosts: flags.hosts, log, nodeName: name }) : undefined;
       const selected = await backend(flags, env, log);
       const provisioner = selected.provisioner;
       config.machine = { ...config.machine, pluginBmcSchemes: selected.registry.bmcSchemes() };

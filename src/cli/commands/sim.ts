@@ -7,8 +7,9 @@ import type { SeedMachine } from '../../sim/maas/index.ts';
 import { CliError } from '../cli-error.ts';
 import { intFlag } from '../config.ts';
 import { untilSignalled } from '../signals.ts';
-import { apiKeyFlag, faultsFrom, latencyFlag, machineListFlag, rateFlag, speedFlag, unknownFaultMachine } from '../sim-maas/flags.ts';
+import { apiKeyFlag, faultsFrom, imageFlag, latencyFlag, machineListFlag, rateFlag, speedFlag, unknownFaultMachine } from '../sim-maas/flags.ts';
 import type { FaultFlags } from '../sim-maas/flags.ts';
+import type { SeedBootResource } from '../../sim/maas/index.ts';
 import { checkSaveTarget, saveFleet } from '../sim-maas/save.ts';
 
 // `metalfleet sim maas`: a simulated MAAS on loopback, a local MAAS for anyone's tests (juju's
@@ -25,6 +26,7 @@ interface SimMaasFlags extends FaultFlags {
   speed?: number;
   apiKey?: string;
   save?: string;
+  image?: SeedBootResource[];
 }
 
 function portFlag(value: string): number {
@@ -104,6 +106,7 @@ Examples:
   metalfleet sim maas --fleet state.yaml --save state.yaml
   metalfleet sim maas --machine hostname=big1,zone=az1,cpu=32,memory=262144,tags=gpu
   metalfleet sim maas --fail-deploy node-03 --broken node-07 --latency-ms 50 --error-rate 0.01
+  metalfleet sim maas --image custom/u-2204-k8s --image rocky-9@amd64/generic
 `;
 
 export function register(program: Command): void {
@@ -126,6 +129,7 @@ export function register(program: Command): void {
     .option('--error-rate <r>', 'answer this share of requests (0 to 1) with 503', rateFlag)
     .option('--api-key <key>', 'serve this admin key (CONSUMER:TOKEN:SECRET) instead of a random one; visible to other local users in the process list')
     .option('--save <file>', 'write the fleet (the --fleet format) to this file on SIGINT/SIGTERM')
+    .option('--image <name>', 'an uploaded custom image MAAS has besides the synced Ubuntu ones, NAME or NAME@ARCH (e.g. custom/my-image, my-image@arm64/generic; repeatable)', imageFlag)
     .addHelpText('after', HELP_AFTER)
     .action(async (flags: SimMaasFlags) => {
       const file = fleetFile(flags);
@@ -144,6 +148,7 @@ export function register(program: Command): void {
           releaseMs: flags.releaseMs,
           speed: flags.speed,
           faults: faultsFrom(flags),
+          ...(flags.image ? { bootResources: flags.image } : {}),
           ...(apiKey === undefined ? {} : { keys: { admin: apiKey } }),
         });
       } catch (err) {

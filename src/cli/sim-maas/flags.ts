@@ -1,6 +1,6 @@
 // Flag parsers for `metalfleet sim maas` beyond the machines: the speed, the fault knobs and a
 // fixed API key. Each throws a CliError (exit 2) that names the flag; none echoes a key.
-import type { MaasFaults } from '../../sim/maas/index.ts';
+import type { MaasFaults, SeedBootResource } from '../../sim/maas/index.ts';
 import { CliError } from '../cli-error.ts';
 
 /** --speed N: lifecycle timings are divided by N (10 = ten times faster than a real MAAS). */
@@ -77,4 +77,17 @@ export function unknownFaultMachine(flags: FaultFlags, fleet: ReadonlyArray<{ sy
     if (unknown !== undefined) return new CliError(`${flag}: no machine "${unknown}" in the fleet (hostnames: ${fleet.map((m) => m.hostname).join(', ')})`, 2);
   }
   return undefined;
+}
+
+// A custom image's name as MAAS takes it (BootResourceForm): osystem/release or a bare name.
+const IMAGE_NAME = /^[A-Za-z0-9][\w.-]*(\/[\w.-]+)?$/;
+const ARCHITECTURE = /^[a-z0-9]+\/[a-z0-9.-]+$/;
+
+/** --image NAME[@ARCH]: an uploaded custom image the simulated MAAS has (repeatable). */
+export function imageFlag(value: string, previous: SeedBootResource[] | undefined): SeedBootResource[] {
+  const [name = '', architecture] = value.split('@');
+  if (!IMAGE_NAME.test(name) || (architecture !== undefined && !ARCHITECTURE.test(architecture))) {
+    throw new CliError(`--image: expected a custom image name with an optional architecture, e.g. custom/my-image or my-image@arm64/generic, got "${value}"`, 2);
+  }
+  return [...(previous ?? []), { name, ...(architecture ? { architecture } : {}) }];
 }

@@ -8,10 +8,16 @@ import type { Turn } from './turn.ts';
 export function managePower(t: Turn, provisionedLike: boolean): boolean {
   if (provisionedLike && servicingUnderWay(t)) return continueServicing(t);
   // At rest: a slot asked for a transition that is no longer wanted (the image went back, the
-  // inspect request was withdrawn) goes back to the pool.
-  t.releaseSlot();
+  // inspect request was withdrawn) goes back to the pool; one held for work the backend still runs
+  // (backendBusy) is kept until a read finds it over.
+  if (!t.s.backendBusy) t.releaseSlot();
   if (t.s.powerCheckAt === null || t.now >= t.s.powerCheckAt) {
     t.call({ op: 'hardwareState' });
+    return false;
+  }
+  // Work an earlier owner started still runs at the backend: no power change under it, only reads.
+  if (t.s.backendBusy) {
+    t.requeue(t.s.powerCheckAt - t.now);
     return false;
   }
   // BMO services a provisioned host as it powers on, before the power-on itself.

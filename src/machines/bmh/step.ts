@@ -30,6 +30,9 @@ export function initialState(host: BareMetalHost, config: MachineConfig = DEFAUL
     gone: false,
     waitingForSecret: null,
     resumed: true,
+    // A host no controller has looked at yet ('' state) never asked for a slot.
+    grantInherited: (host.status?.provisioning.state ?? '') !== '',
+    backendBusy: false,
     backend: NO_BACKEND_HINTS,
     announced: null,
     rebootsServed: [],
@@ -57,6 +60,7 @@ export function step(state: BmhState, event: BmhEvent, now: number): Step {
       t.s.inFlight = null;
       // A paused host drops results; it re-reads the backend when unpaused (level-triggered).
       if (!wasPaused) applyResult(t, inFlight.op, softened(inFlight, event.result, t.status.errorType), event.jitter, event.credentials, inFlight.firmware);
+      if (!wasPaused && inFlight.op === 'hardwareState' && event.result.kind === 'done') followBackendWork(t, event.result.busy === true);
       break;
     }
     case 'firmwareIntent':
@@ -82,12 +86,15 @@ export function step(state: BmhState, event: BmhEvent, now: number): Step {
       break;
   }
   if (isPaused(t.host)) {
-    if (wasPaused) return { state: t.s, effects: [] };
+    // A paused host gives its slot back (below) without reading the backend: an inherited one too.
+    if (t.s.grantInherited) releaseInheritedGrant(t);
+    if (wasPaused) return t.effects.length > 0 ? t.finish() : { state, effects: [] };
     t.releaseSlot();
     t.event('Normal', 'Paused', 'reconciliation paused by annotation');
     return t.finish();
   }
   drive(t);
+  if (t.s.grantInherited) settleInheritedGrant(t, event);
   // As BMO after ReconcileState: conditions follow the status (and the backend's node facts);
   // unchanged ones leave the status as it was, so they cause no write. A paused host is skipped
   // above, as BMO returns before reconciling it; a host gone has no status left to write.
@@ -96,6 +103,51 @@ export function step(state: BmhState, event: BmhEvent, now: number): Step {
     if (conditions !== t.status.conditions) t.patchStatus({ conditions });
   }
   return t.finish();
+}
+
+/**
+ * Decides on a grant an earlier incarnation may have left (BmhState.grantInherited) once this
+ * step shows what the backend is doing. Asked for a slot: the acquire adopts it (its work, still
+ * running, keeps it). Otherwise released once a backend call has answered (the work is over: a
+ * gated operation still running would have made this host ask for its slot), once the host is
+ * gone, or when the host has nothing to ask the backend at all (unmanaged, detached). A transient
+ * failure or a missing Secret read nothing: the decision waits for the next answer.
+ */
+function settleInheritedGrant(t: Turn, event: BmhEvent): void {
+  if (t.s.slot.phase !== 'none') {
+    t.s.grantInherited = false;
+    return;
+  }
+  const read = event.type === 'result' && event.result.kind !== 'transient' && event.result.kind !== 'waitForSecret';
+  const nothingToAsk = t.s.inFlight === null && t.s.retryAt === null && t.s.waitingForSecret === null;
+  if (t.s.gone || read || nothingToAsk) releaseInheritedGrant(t);
+}
+
+// How soon a host holding a slot for work it did not start reads the backend again.
+const BUSY_POLL_MS = 2_000;
+
+/**
+ * A power read found the backend busy with a gated operation: an inherited grant is adopted (the
+ * slot asked for: the acquire moves the live grant here) and held while the operation runs; once a
+ * read finds it over, the slot goes back.
+ */
+function followBackendWork(t: Turn, busy: boolean): void {
+  if (busy && t.s.grantInherited && t.s.slot.phase === 'none') {
+    t.s.backendBusy = true;
+    t.ensureSlot('provision');
+  }
+  if (!t.s.backendBusy) return;
+  if (!busy) {
+    t.s.backendBusy = false;
+    t.releaseSlot();
+    return;
+  }
+  t.s.powerCheckAt = Math.min(t.s.powerCheckAt ?? Number.POSITIVE_INFINITY, t.now + Math.min(BUSY_POLL_MS, t.s.config.powerPollMs));
+}
+
+function releaseInheritedGrant(t: Turn): void {
+  t.s.grantInherited = false;
+  t.effects.push({ type: 'releaseGrant' });
 }
 
 // BMO's clarifySoftPoweroffFailure: a soft power-off that failed says the next attempt is hard (a

@@ -106,6 +106,8 @@ export class Turn extends MachineTurn<BmhState, BmhEffect, BareMetalHostStatus> 
       this.s.slot = { phase: 'waiting', op, since: this.now };
       const since = this.s.resumed ? this.operationStart() : null;
       this.s.resumed = false;
+      // The acquire adopts a live grant an earlier incarnation left in this host's name.
+      this.s.grantInherited = false;
       this.effects.push(since !== null && since < this.now ? { type: 'requestSlot', op, since } : { type: 'requestSlot', op });
     }
     return false;

@@ -42,7 +42,9 @@ export type OpResult =
   // deployed: a power read also says whether the backend holds the host as deployed (Ironic
   // active), false when it plainly does not (manageable): a provisioned host is then
   // adopted again, as BMO's Adopt on every steady-state pass would.
-  | { kind: 'done'; provisionerId?: string; hardware?: HardwareDetails; poweredOn?: boolean; hints?: BackendHints; deployed?: boolean; firmware?: FirmwareReport }
+  // busy: a power read also says whether the backend runs a gated operation on the node (Ironic
+  // deploying, inspecting, cleaning, ...): work an earlier owner started that status may not show.
+  | { kind: 'done'; provisionerId?: string; hardware?: HardwareDetails; poweredOn?: boolean; hints?: BackendHints; deployed?: boolean; firmware?: FirmwareReport; busy?: boolean }
   | { kind: 'continuing'; afterMs: number }
   | { kind: 'failed'; message: string; retryAfterMs?: number | null }
   | { kind: 'transient'; message: string }
@@ -143,6 +145,16 @@ export interface BmhState {
   // Observed already inside an operation (this actor did not start it): its first slot request
   // says since when the operation runs.
   readonly resumed: boolean;
+  // An earlier incarnation (the shard's previous owner, this actor before a restart) may have left
+  // a capacity grant in this host's name, which nobody renews. Settled by the first slot request
+  // (the acquire adopts a live grant) or, once a backend read shows no gated work of this host
+  // running, by releaseGrant: never before that read, since the old owner may have started a
+  // deploy and stopped before its status said so, and freeing the slot would let another start.
+  readonly grantInherited: boolean;
+  // The backend runs a gated operation this host's status does not show (an earlier owner started
+  // it and stopped before writing so): the host holds a slot for it, the grant it inherited
+  // adopted, and reads the backend often until the operation ends, then gives the slot back.
+  readonly backendBusy: boolean;
   // The backend's node facts as last reported, read when the conditions are computed.
   readonly backend: BackendHints;
   // The operation whose "started" Event (BMO's InspectionStarted, ...) this state already sent.
@@ -190,6 +202,8 @@ export type BmhEffect =
   // capacity queue counts from then, so work already admitted is finished before new work starts.
   | { type: 'requestSlot'; op: SlotOperation; since?: number }
   | { type: 'releaseSlot' }
+  // The grant an earlier incarnation left (grantInherited): its work is over, the slot goes back.
+  | { type: 'releaseGrant' }
   | { type: 'writeStatus'; status: BareMetalHostStatus }
   | { type: 'requeue'; afterMs: number }
   | { type: 'addFinalizer'; finalizer: string }

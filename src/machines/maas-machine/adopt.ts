@@ -50,6 +50,8 @@ export function applyEarlierAllocation(t: Turn, machines: readonly MaasView[]): 
   }
   t.s.systemId = adopt.systemId;
   t.s.swapped = false;
+  t.s.minKernelSet = false;
+  t.s.staticLinked = false;
   t.s.view = adopt;
   t.s.fresh = true;
   t.effects.push({ type: 'writeSpec', patch: { providerID: formatProviderId(adopt.zone, adopt.systemId), systemID: adopt.systemId, failureDomain: adopt.zone } });

@@ -3,8 +3,8 @@ export type { MaasMachineLogic } from './logic.ts';
 export { stepMaasMachine, initialMaasMachineState, providerId } from './step.ts';
 export { DEFAULT_MAAS_MACHINE_CONFIG, MAAS_MACHINE_PHASES, NO_WORLD } from './types.ts';
 export type {
-  DnsLookupResult, MaasCall, MaasMachineConfig, MaasMachineEffect, MaasMachineEvent, MaasMachinePhase, MaasMachineState,
-  MaasMachineStep, MaasMachineWorld, MaasOp, MaasResult, MaasSlotOp, MaasView, SlotState,
+  DnsLookupResult, MaasCall, MaasFailureReason, MaasMachineConfig, MaasMachineEffect, MaasMachineEvent, MaasMachinePhase, MaasMachineState,
+  MaasMachineStep, MaasMachineWorld, MaasOp, MaasResult, MaasSlotOp, MaasView, SlotState, StaticLink,
 } from './types.ts';
 export { MAAS_MACHINE_FINALIZER } from '../../api/index.ts';
 export type { MaasMachine as MaasMachineObject } from '../../api/index.ts';
@@ -17,3 +17,4 @@ export {
   CAPI_PAUSED_ANNOTATION, POWER_OFF_ANNOTATION, POWERED_OFF_ON_REQUEST, RELEASE_ANNOTATION, powerOffRequested, releaseRequested,
 } from './intents.ts';
 export { MACHINE_POWER_KNOWN, POWER_KNOWN_REASONS, powerConfirmed } from './power-known.ts';
+export { IMAGE_AVAILABLE, IMAGE_REASONS, STATIC_ADDRESS, STATIC_ADDRESS_REASONS } from './deploy-options.ts';

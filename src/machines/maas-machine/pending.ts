@@ -1,5 +1,6 @@
 import { MACHINE_DEPLOYED_REASONS as R } from '../../api/index.ts';
 import { agentNameOf, lookForEarlierAllocation } from './adopt.ts';
+import { imageNamed } from './deploy-options.ts';
 import { gatesOpen } from './gates.ts';
 import { releaseOnRequest } from './release.ts';
 import type { Turn } from './turn.ts';
@@ -18,6 +19,8 @@ export function pending(t: Turn): boolean {
     lookForEarlierAllocation(t);
     return false;
   }
+  const image = imageNamed(t);
+  if (!image) return false;
   if (!t.ensureSlot('deploy')) return false;
   const spec = t.s.object.spec;
   const zone = failureDomainOf(t.s.object, t.s.world);
@@ -27,6 +30,7 @@ export function pending(t: Turn): boolean {
   t.call({
     op: 'allocate', agentName: agentNameOf(t.s.object), cpuCount: spec.minCPU, memMb: spec.minMemory,
     ...(zone ? { zone } : {}), ...(spec.resourcePool ? { pool: spec.resourcePool } : {}), ...(spec.tags?.length ? { tags: spec.tags } : {}),
+    image,
   });
   return false;
 }

@@ -1,4 +1,5 @@
 import { MACHINE_DEPLOYED_REASONS as R } from '../../api/index.ts';
+import { beforeDeploy, deployCall, imageNamed } from './deploy-options.ts';
 import { dnsAttachment } from './dns-attach.ts';
 import { failMachine } from './failure.ts';
 import { gatesOpen } from './gates.ts';
@@ -21,13 +22,16 @@ export function allocated(t: Turn): boolean {
   if (moved(t, view)) return true;
   if (!gatesOpen(t)) return false;
   startedUnlessFailed(t);
+  const image = imageNamed(t);
+  if (!image) return false;
   if (!t.ensureSlot('deploy')) return false;
   const systemId = view.systemId;
   if (!t.s.swapped && !t.s.config.skipSwap) {
     t.call({ op: 'swapOff', systemId });
     return false;
   }
-  t.call({ op: 'deploy', systemId, image: t.s.object.spec.image, ephemeral: t.s.object.spec.deployInMemory });
+  if (!beforeDeploy(t, systemId)) return false;
+  t.call(deployCall(t.s.object, view, image));
   return false;
 }
 

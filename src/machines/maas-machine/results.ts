@@ -4,7 +4,8 @@ import { finishDeletion } from './deleting.ts';
 import { failMachine, failReleased } from './failure.ts';
 import { powerOffRequested, releaseRequested } from './intents.ts';
 import type { Turn } from './turn.ts';
-import type { DnsLookupResult, MaasOp, MaasResult, MaasView } from './types.ts';
+import { imageFound, imageMissing, staticLinked, staticLinkFailed } from './deploy-options.ts';
+import type { DnsLookupResult, MaasFailureReason, MaasOp, MaasResult, MaasView } from './types.ts';
 
 // What a backend call's result does to the machine.
 export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
@@ -33,6 +34,10 @@ export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
     else failMachine(t, 'notFound');
     return;
   }
+  if (r.kind === 'failed' && r.reason === 'imageNotFound') {
+    imageMissing(t, r.message);
+    return;
+  }
   if (r.kind === 'failed') {
     failed(t, op, r.message, r.reason);
     return;
@@ -44,13 +49,23 @@ export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
         t.backoff();
         return;
       }
+      imageFound(t);
       allocated(t, r.machine);
       return;
     case 'swapOff':
       t.s.swapped = true;
       see(t, r.machine);
       return;
+    case 'setMinHweKernel':
+      t.s.minKernelSet = true;
+      see(t, r.machine);
+      return;
+    case 'linkStatic':
+      staticLinked(t, r.machine?.ipAddresses ?? []);
+      see(t, r.machine);
+      return;
     case 'deploy':
+      imageFound(t);
       see(t, r.machine);
       t.deployed('False', R.MachineDeploying);
       t.transition('deploying');
@@ -90,15 +105,24 @@ export function applyDnsResult(t: Turn, r: DnsLookupResult): void {
 function allocated(t: Turn, m: MaasView): void {
   t.s.systemId = m.systemId;
   t.s.swapped = false;
+  t.s.minKernelSet = false;
+  t.s.staticLinked = false;
   see(t, m);
   t.effects.push({ type: 'writeSpec', patch: { providerID: formatProviderId(m.zone, m.systemId), systemID: m.systemId, failureDomain: m.zone } });
   t.event('Normal', 'MachineAllocated', `allocated ${m.hostname} (${m.systemId}) in zone ${m.zone}`);
   t.transition('allocated');
 }
 
-function failed(t: Turn, op: MaasOp, message: string, reason: string | undefined): void {
+function failed(t: Turn, op: MaasOp, message: string, reason: MaasFailureReason | undefined): void {
   const text = `${op} failed: ${message}`;
   switch (op) {
+    case 'linkStatic':
+      staticLinkFailed(t, message, reason);
+      return;
+    case 'setMinHweKernel':
+      // MAAS validates min_hwe_kernel against its kernels (400), and only an admin may PUT a machine (403).
+      deployFailed(t, reason === 'forbidden' ? `${text} (minHweKernel is set on the MAAS machine, which needs an admin key)` : text);
+      return;
     case 'swapOff':
       if (reason === 'forbidden') {
         // CAPMAAS #85: only an admin key may turn swap off; deploy with swap rather than never.

@@ -21,8 +21,10 @@ export function initialMaasMachineState(object: MaasMachine, config: MaasMachine
     : 'allocated';
   return {
     config, object, world, phase, status, systemId, noEarlierAllocation: false,
-    view: null, fresh: false, nextPollAt: 0, powerRereads: 0, swapped: false, dnsIps: null, nextDnsAt: 0,
+    view: null, fresh: false, nextPollAt: 0, powerRereads: 0, swapped: false, minKernelSet: false, staticLinked: false, dnsIps: null, nextDnsAt: 0,
     inFlight: null, seq: 0, slot: { phase: 'none' }, retryAt: null, attempts: 0, waiting: null, gone: false,
+    // A MaasMachine no controller has written status for never asked for a slot.
+    grantInherited: object.status !== undefined,
   };
 }
 
@@ -33,7 +35,22 @@ export function stepMaasMachine(state: MaasMachineState, event: MaasMachineEvent
   const t = new Turn(state, now);
   if (!applyEvent(t, event)) return { state, effects: [] };
   drive(t);
+  if (t.s.grantInherited) settleInheritedGrant(t, event);
   return t.finish();
+}
+
+// Asked for a slot: the acquire adopts the inherited grant (MAAS deploys or releases the machine
+// still). Otherwise given back once MAAS has answered a call (a transient failure read nothing),
+// or once the MaasMachine is gone: the phase MAAS's answer led to wants no slot.
+function settleInheritedGrant(t: Turn, event: MaasMachineEvent): void {
+  if (t.s.slot.phase !== 'none') {
+    t.s.grantInherited = false;
+    return;
+  }
+  const read = event.type === 'result' && event.result.kind !== 'transient';
+  if (!read && t.phase !== 'gone') return;
+  t.s.grantInherited = false;
+  t.effects.push({ type: 'releaseGrant' });
 }
 
 function drive(t: Turn): void {

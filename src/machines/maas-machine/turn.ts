@@ -74,6 +74,8 @@ export class Turn extends MachineTurn<MaasMachineState, MaasMachineEffect, MaasM
     if (slot.phase === 'waiting' && slot.op === want) return false;
     if (slot.phase === 'waiting') this.releaseSlot();
     this.s.slot = { phase: 'waiting', op: want, since: this.now };
+    // The acquire adopts a live grant an earlier incarnation left in this name.
+    this.s.grantInherited = false;
     this.effects.push({ type: 'requestSlot', op });
     return false;
   }

@@ -10,18 +10,35 @@ export interface MaasView {
   readonly powerState: string;
   readonly ipAddresses: readonly string[];
   readonly zone: string;
+  /** MAAS's architecture, e.g. amd64/generic (the image check looks for its first part). */
+  readonly architecture?: string;
 }
 
-export type MaasOp = 'findAllocated' | 'allocate' | 'get' | 'swapOff' | 'deploy' | 'release' | 'powerOn' | 'powerOff';
+export type MaasOp = 'findAllocated' | 'allocate' | 'get' | 'swapOff' | 'setMinHweKernel' | 'linkStatic' | 'deploy' | 'release' | 'powerOn' | 'powerOff';
+
+/** The static address asked for, as the machine sends it to the driver (spec.staticAddress). */
+export interface StaticLink {
+  readonly interface?: string;
+  readonly subnet: string;
+  readonly address?: string;
+  readonly defaultGateway?: boolean;
+}
 
 export type MaasCall =
   // GET /machines/?agent_name=: what MAAS holds for this MaasMachine already (adopt.ts).
   | { op: 'findAllocated'; agentName: string }
   // agentName tags the allocation with the MaasMachine's identity, so a later owner finds it.
-  | { op: 'allocate'; agentName: string; cpuCount: number; memMb: number; zone?: string; pool?: string; tags?: readonly string[] }
+  // image (osystem/series): the driver checks MAAS has it before allocating (no machine held for
+  // an image MAAS lacks), from boot-resources/ read at most once a minute per MAAS.
+  | { op: 'allocate'; agentName: string; cpuCount: number; memMb: number; zone?: string; pool?: string; tags?: readonly string[]; image?: string }
   | { op: 'get'; systemId: string }
   | { op: 'swapOff'; systemId: string }
-  | { op: 'deploy'; systemId: string; image: string; ephemeral: boolean }
+  // PUT min_hwe_kernel: a machine field in MAAS, not a deploy parameter (admin only, as swap).
+  | { op: 'setMinHweKernel'; systemId: string; minHweKernel: string }
+  // The interface's AUTO link replaced by a STATIC one (unlink_subnet, link_subnet mode=STATIC).
+  | ({ op: 'linkStatic'; systemId: string } & StaticLink)
+  // image is osystem/series; the driver checks it against the machine's architecture first.
+  | { op: 'deploy'; systemId: string; image: string; ephemeral: boolean; hweKernel?: string; enableHwSync?: boolean; architecture?: string }
   | { op: 'release'; systemId: string }
   | { op: 'powerOn'; systemId: string }
   // Only on request (metalfleet.io/power-off): CAPMAAS itself never powers a machine off.
@@ -33,8 +50,18 @@ export type MaasResult =
   | { kind: 'listed'; machines: readonly MaasView[] }
   | { kind: 'notFound' }
   // noMatch: nothing fits the constraints (MAAS 409); forbidden: the key may not do this (403).
-  | { kind: 'failed'; message: string; reason?: 'noMatch' | 'forbidden' | 'conflict' | 'broken' }
+  | { kind: 'failed'; message: string; reason?: MaasFailureReason }
   | { kind: 'transient'; message: string };
+
+/**
+ * Why MAAS (or the driver, before asking it) refused: noMatch, nothing fits the constraints (409);
+ * forbidden, the key may not (403); imageNotFound, boot-resources/ lacks the image; the address
+ * ones, link_subnet refused the static address (in use, not in the subnet, no such subnet or
+ * interface).
+ */
+export type MaasFailureReason =
+  | 'noMatch' | 'forbidden' | 'conflict' | 'broken' | 'imageNotFound'
+  | 'addressInUse' | 'addressInvalid' | 'subnetNotFound' | 'interfaceNotFound';
 
 /** What a read of the cluster's DNS record found: its addresses, no record, or a failure to retry. */
 export type DnsLookupResult =
@@ -74,6 +101,9 @@ export interface MaasMachineConfig {
   // (power-known.ts): a BMC outage is waited out, never answered with a power action.
   readonly powerRecheckMs: number;
   readonly powerRecheckMaxMs: number;
+  // A machine whose image MAAS lacks looks again after this (the driver's boot-resources cache
+  // lasts a minute too): an upload shows within about two minutes.
+  readonly imageRecheckMs: number;
 }
 
 export const DEFAULT_MAAS_MACHINE_CONFIG: MaasMachineConfig = {
@@ -86,6 +116,7 @@ export const DEFAULT_MAAS_MACHINE_CONFIG: MaasMachineConfig = {
   dnsPollMs: 10_000,
   powerRecheckMs: 20_000,
   powerRecheckMaxMs: 300_000,
+  imageRecheckMs: 60_000,
 };
 
 /** The capacity operation a slot is held for: a deploy, or a release. */
@@ -128,12 +159,23 @@ export interface MaasMachineState {
   /** Reads in a row that found power neither on nor off (power-known.ts); 0 once it is known. */
   readonly powerRereads: number;
   readonly swapped: boolean;
+  /** spec.minHweKernel is set on the MAAS machine (or none is asked for). */
+  readonly minKernelSet: boolean;
+  /** spec.staticAddress is linked on the MAAS machine (or none is asked for). */
+  readonly staticLinked: boolean;
   /** The cluster's DNS record as last read (control plane only); null when not read or stale. */
   readonly dnsIps: readonly string[] | null;
   readonly nextDnsAt: number;
   readonly inFlight: { readonly op: MaasOp | 'dnsLookup'; readonly seq: number } | null;
   readonly seq: number;
   readonly slot: SlotState;
+  /**
+   * An earlier incarnation (the shard's previous owner, this actor before a restart) may have left
+   * a capacity grant in this MaasMachine's name. Settled by the first slot request (the acquire
+   * adopts a live grant: MAAS still deploying or releasing it) or, once MAAS has answered and no
+   * slot is wanted, by releaseGrant: never before MAAS was read.
+   */
+  readonly grantInherited: boolean;
   /** Error backoff: no backend call before this time. */
   readonly retryAt: number | null;
   readonly attempts: number;
@@ -156,6 +198,8 @@ export type MaasMachineEffect =
   | { readonly type: 'dnsLookup'; readonly seq: number; readonly fqdn: string }
   | { readonly type: 'requestSlot'; readonly op: 'deploy' | 'release' }
   | { readonly type: 'releaseSlot' }
+  /** The grant an earlier incarnation left (grantInherited): MAAS shows no work of it, the slot goes back. */
+  | { readonly type: 'releaseGrant' }
   // The IDs of the allocation, persisted at once; there is no effect that clears them.
   | { readonly type: 'writeSpec'; readonly patch: { readonly providerID: string; readonly systemID: string; readonly failureDomain?: string } }
   | { readonly type: 'writeStatus'; readonly status: MaasMachineStatus }

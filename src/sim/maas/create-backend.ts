@@ -42,6 +42,7 @@ export function createBackend(o: MaasSimOptions, { seeds, accounts, timings, clo
     seedOwner: ADMIN_NAME,
     events,
     speed: o.speed ?? 1,
+    ...(o.bootResources ? { bootResources: o.bootResources } : {}),
   });
   return { fleet, dns: new DnsResources(places, clock), tags, places, network: new Network(places), events, accounts, config, files: new FileStore() };
 }

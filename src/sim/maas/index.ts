@@ -7,6 +7,7 @@ export { parseSeedMachines, SeedError, SeedMachineSchema, SeedMachinesSchema, va
 export { NodeStatus, statusName } from './fleet/status.ts';
 export { SELF_POWER_OFF_MS } from './fleet/fleet.ts';
 export type { SeedMachine } from './fleet/seed.ts';
+export type { SeedBootResource } from './fleet/boot-images.ts';
 export type { MaasSim, MaasSimOptions, SimCounts } from './options.ts';
 export type { MaasFaults } from './fleet/faults.ts';
 export type { PowerActionCounts, UnreadablePower } from './fleet/bmc.ts';

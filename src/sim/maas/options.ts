@@ -5,6 +5,7 @@ import type { SimDnsResource } from './places/dns.ts';
 import type { MaasFaults } from './fleet/faults.ts';
 import type { SimMachine } from './fleet/machine.ts';
 import type { SeedMachine } from './fleet/seed.ts';
+import type { SeedBootResource } from './fleet/boot-images.ts';
 
 export interface MaasSimOptions {
   /** 0 or absent: a free port. The simulator always binds 127.0.0.1. */
@@ -31,6 +32,11 @@ export interface MaasSimOptions {
    * Without it, the quick defaults above.
    */
   speed?: number;
+  /**
+   * Custom images MAAS has, beside the synced Ubuntu LTS images (focal, jammy, noble) it always
+   * has: boot-resources/ lists them as Uploaded and deploy takes them (custom/<name>).
+   */
+  bootResources?: SeedBootResource[];
 }
 
 export interface SimCounts {

@@ -1,7 +1,10 @@
 // The built-in kinds served next to the CRDs: core/v1 Secrets, Events and Namespaces, and
 // coordination.k8s.io/v1 Leases. Their schemas describe the Go types, for pruning and decoding.
+// Besides them, the kinds a provider's install manifests hold (a clusterctl components file:
+// ServiceAccount, Deployment, RBAC, webhook configurations…) are stored only: kubectl can apply
+// and read them back, nothing runs them, and their bodies are kept as given below the top level.
 import type { JsonSchema } from './schema.ts';
-import type { BuiltinKind, ResourceDef } from './types.ts';
+import type { BuiltinKind, ResourceDef, StoredOnlyKind } from './types.ts';
 
 const string: JsonSchema = { type: 'string' };
 const integer: JsonSchema = { type: 'integer' };
@@ -11,7 +14,24 @@ const objectReference: JsonSchema = {
   properties: { kind: string, namespace: string, name: string, uid: string, apiVersion: string, resourceVersion: string, fieldPath: string },
 };
 
+const anyObject: JsonSchema = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+const objectList: JsonSchema = { type: 'array', items: anyObject };
+
+/** Kind, group, version, scope, short names and the top-level fields of the Go type. */
+const STORED_ONLY: ReadonlyArray<readonly [StoredOnlyKind, string, string, string, boolean, string[], Record<string, JsonSchema>]> = [
+  ['serviceaccounts', '', 'v1', 'ServiceAccount', true, ['sa'], { secrets: objectList, imagePullSecrets: objectList, automountServiceAccountToken: { type: 'boolean' } }],
+  ['configmaps', '', 'v1', 'ConfigMap', true, ['cm'], { immutable: { type: 'boolean' }, data: stringMap, binaryData: stringMap }],
+  ['services', '', 'v1', 'Service', true, ['svc'], { spec: anyObject, status: anyObject }],
+  ['deployments', 'apps', 'v1', 'Deployment', true, ['deploy'], { spec: anyObject, status: anyObject }],
+  ['clusterroles', 'rbac.authorization.k8s.io', 'v1', 'ClusterRole', false, [], { rules: objectList, aggregationRule: anyObject }],
+  ['clusterrolebindings', 'rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding', false, [], { roleRef: anyObject, subjects: objectList }],
+  ['poddisruptionbudgets', 'policy', 'v1', 'PodDisruptionBudget', true, ['pdb'], { spec: anyObject, status: anyObject }],
+  ['validatingwebhookconfigurations', 'admissionregistration.k8s.io', 'v1', 'ValidatingWebhookConfiguration', false, [], { webhooks: objectList }],
+  ['mutatingwebhookconfigurations', 'admissionregistration.k8s.io', 'v1', 'MutatingWebhookConfiguration', false, [], { webhooks: objectList }],
+];
+
 const SCHEMAS: Record<BuiltinKind, JsonSchema> = {
+  ...(Object.fromEntries(STORED_ONLY.map(([k, , , , , , fields]) => [k, { type: 'object', properties: fields }])) as Record<StoredOnlyKind, JsonSchema>),
   secrets: { type: 'object', properties: { immutable: { type: 'boolean' }, data: stringMap, stringData: stringMap, type: string } },
   events: {
     type: 'object',
@@ -66,6 +86,7 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
   builtin('namespaces', '', 'v1', 'Namespace', false, ['ns']),
   builtin('leases', 'coordination.k8s.io', 'v1', 'Lease', true),
   builtin('customresourcedefinitions', 'apiextensions.k8s.io', 'v1', 'CustomResourceDefinition', false, ['crd', 'crds'], ['api-extensions']),
+  ...STORED_ONLY.map(([k, group, version, kind, namespaced, shortNames]) => builtin(k, group, version, kind, namespaced, shortNames)),
 ];
 
 /** JSON key order of the Go types, for output (`''` is the object itself). */
@@ -74,6 +95,7 @@ const META_ORDER = ['name', 'generateName', 'namespace', 'selfLink', 'uid', 'res
 const REF_ORDER = ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'];
 
 export const KEY_ORDER: Record<BuiltinKind, Record<string, readonly string[]>> = {
+  ...(Object.fromEntries<Record<string, readonly string[]>>(STORED_ONLY.map(([k, , , , , , fields]) => [k, { '': ['kind', 'apiVersion', 'metadata', ...Object.keys(fields)], metadata: META_ORDER }])) as Record<StoredOnlyKind, Record<string, readonly string[]>>),
   secrets: { '': ['kind', 'apiVersion', 'metadata', 'immutable', 'data', 'type'], metadata: META_ORDER },
   events: {
     '': ['kind', 'apiVersion', 'metadata', 'involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'type',

@@ -13,6 +13,10 @@ const BUILTIN_PREFIX: Record<string, string> = {
   '': 'io.k8s.api.core.v1',
   'coordination.k8s.io': 'io.k8s.api.coordination.v1',
   'apiextensions.k8s.io': 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1',
+  apps: 'io.k8s.api.apps.v1',
+  'rbac.authorization.k8s.io': 'io.k8s.api.rbac.v1',
+  policy: 'io.k8s.api.policy.v1',
+  'admissionregistration.k8s.io': 'io.k8s.api.admissionregistration.v1',
 };
 
 const KIND_DESCRIPTIONS: Record<string, string> = {

@@ -23,7 +23,10 @@ export function clone<T>(value: T): T {
 }
 
 /** The built-in kinds served besides CRDs; each has its own rules in builtin-*.ts. */
-export type BuiltinKind = 'secrets' | 'events' | 'namespaces' | 'leases' | 'customresourcedefinitions';
+export type BuiltinKind = 'secrets' | 'events' | 'namespaces' | 'leases' | 'customresourcedefinitions' | StoredOnlyKind;
+/** Built-in kinds a provider's manifests hold that the server only stores (builtin.ts). */
+export type StoredOnlyKind = 'serviceaccounts' | 'configmaps' | 'services' | 'deployments' | 'clusterroles' | 'clusterrolebindings'
+  | 'poddisruptionbudgets' | 'validatingwebhookconfigurations' | 'mutatingwebhookconfigurations';
 
 /** A CRD's additionalPrinterColumns entry. */
 export interface PrinterColumn {

@@ -116,7 +116,8 @@ function perform(x: Proxy, state: State, self: ActorRef<ProxyMsg>, effects: read
       }
       case 'sendRelease':
         // Best effort: a release that never arrives costs the slot one TTL, not correctness.
-        brokerCall(x, { type: 'release', holder: e.holder, pool: e.pool, node }, ReleaseReply).catch((error: unknown) => {
+        // An inherited grant is released wherever it was made (its old owner's node), so no node.
+        brokerCall(x, { type: 'release', holder: e.holder, pool: e.pool, ...(e.inherited === true ? { inherited: true } : { node }) }, ReleaseReply).catch((error: unknown) => {
           x.log.warn({ node, pool: e.pool, holder: e.holder, err: String(error) }, 'capacity release not delivered; the grant lapses after its TTL');
         }).finally(() => tell(self, { type: 'released', key: e.key }));
         break;

@@ -348,7 +348,7 @@ function release(l: Ledger, req: ReleaseRequest, reread: ReadonlySet<string>, no
   }
   if (!grantIn(p, holder)) {
     // Perhaps written by a broker that overlapped with us: look at KV before saying no.
-    if (!reread.has(p.name)) return [{ type: 'reread', pools: [p.name] }];
+    if (!reread.has(p.name) && req.inherited !== true) return [{ type: 'reread', pools: [p.name] }];
     return answer('unknown');
   }
   if (elsewhere(grantIn(p, holder))) return answer('unknown');

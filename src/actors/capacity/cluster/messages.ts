@@ -32,7 +32,11 @@ export const AcquireRequest = z.object({
 // node: the releasing node. A grant or a place in the queue that another node has taken over since
 // (the host moved with its shard) is not its to give back: the release is answered 'unknown'.
 // Optional for senders from before it existed, whose releases still act on the holder alone.
-export const ReleaseRequest = z.object({ type: z.literal('release'), holder: HolderKey, pool: PoolName, node: NodeName.optional() });
+// inherited: sent by the holder's next owner (or its actor after a restart) for a grant an earlier
+// incarnation left, once it has read the backend and found that work over: released on whatever
+// node. Answered from the broker's memory: most resumed hosts hold none, not worth a KV read each
+// (a grant the broker has not seen lapses at its TTL, as before).
+export const ReleaseRequest = z.object({ type: z.literal('release'), holder: HolderKey, pool: PoolName, node: NodeName.optional(), inherited: z.boolean().optional() });
 // grantId: the grant the holder has, so a new broker can take it over for a pool without a limit
 // (whose grants live in the broker's memory only).
 export const HolderRef = z.object({ holder: HolderKey, pool: PoolName, grantId: z.string().min(1).max(128).optional() });

@@ -103,8 +103,11 @@ export type ProxyEffect =
   | { readonly type: 'notify'; readonly notify: Notify; readonly notice: SlotNotice }
   /** Ask the broker for a slot; answer with acquireDone/acquireFailed carrying key, gen and sentAt. */
   | { readonly type: 'sendAcquire'; readonly key: string; readonly gen: number; readonly sentAt: number; readonly holder: string; readonly pool: string; readonly operation: string; readonly exempt: boolean; readonly waitedMs: number }
-  /** Best effort: answer with `released` whatever happens. */
-  | { readonly type: 'sendRelease'; readonly key: string; readonly holder: string; readonly pool: string }
+  /**
+   * Best effort: answer with `released` whatever happens. inherited: the grant of an earlier
+   * incarnation of the holder, released whichever node it was made for (ReleaseRequest.inherited).
+   */
+  | { readonly type: 'sendRelease'; readonly key: string; readonly holder: string; readonly pool: string; readonly inherited?: boolean }
   | { readonly type: 'sendRenew'; readonly sentAt: number; readonly holders: readonly { holder: string; pool: string; grantId?: string }[]; readonly sent: ReadonlyMap<string, RenewedFor> }
   | { readonly type: 'retryAcquireAfter'; readonly key: string; readonly gen: number; readonly afterMs: number }
   /** Be woken with lossTick by this time (a timer set for later is brought forward). */
@@ -134,7 +137,10 @@ export function proxyStep(l: ProxyLedger, event: ProxyEvent, now: number): reado
       if (event.gen !== undefined) l.releasedGen.set(event.holder, Math.max(event.gen, l.releasedGen.get(event.holder) ?? 0));
       l.entries.delete(key);
       l.silent.delete(key);
-      releaseAtBroker(l, out, event.holder, event.pool);
+      // Given back by the holder's next incarnation: a grant that reaches us later for the one
+      // before it is no longer kept for anybody.
+      if (event.inherited === true) l.abandoned.delete(key);
+      releaseAtBroker(l, out, event.holder, event.pool, event.inherited === true);
       break;
     }
     case 'abandon': abandon(l, out, event.holder, event.pool, now); break;
@@ -203,10 +209,10 @@ function acquire(l: ProxyLedger, out: Out, msg: Extract<CapacityMsg, { type: 'ac
   e.askedGen = e.gen;
 }
 
-function releaseAtBroker(l: ProxyLedger, out: Out, holder: string, pool: string): void {
+function releaseAtBroker(l: ProxyLedger, out: Out, holder: string, pool: string, inherited = false): void {
   const key = keyOf(holder, pool);
   l.releasing.set(key, (l.releasing.get(key) ?? 0) + 1);
-  out.effects.push({ type: 'sendRelease', key, holder, pool });
+  out.effects.push({ type: 'sendRelease', key, holder, pool, ...(inherited ? { inherited } : {}) });
 }
 
 function sendAcquire(l: ProxyLedger, out: Out, e: Entry, now: number): void {

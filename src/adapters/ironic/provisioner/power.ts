@@ -52,7 +52,7 @@ export async function hardwareState(ctx: StepContext, host: HostData): Promise<O
   if (!node) return needsRegistration;
   const hints = hintsOf(node);
   const deployed = deployedOf(node.provision_state);
-  const facts = deployed === undefined ? { hints } : { hints, deployed };
+  const facts = { hints, ...(deployed === undefined ? {} : { deployed }), ...(BUSY.has(node.provision_state) ? { busy: true } : {}) };
   if (node.power_state === 'power on') return done({ poweredOn: true, ...facts });
   if (node.power_state === 'power off') return done({ poweredOn: false, ...facts });
   return done(facts);
@@ -67,6 +67,14 @@ function deployedOf(state: string): boolean | undefined {
   if (state === 'manageable' || state === 'adopting' || state === 'adopt failed') return false;
   return undefined;
 }
+
+// Ironic's states of a gated operation under way (ironic/common/states.py): deploying, inspecting,
+// cleaning, servicing, deleting, with their waits and holds. A power read that finds one tells a
+// new owner that work an earlier owner started still runs, whatever the host's status says.
+const BUSY: ReadonlySet<string> = new Set([
+  'deploying', 'wait call-back', 'deploy hold', 'inspecting', 'inspect wait', 'cleaning', 'clean wait', 'clean hold',
+  'servicing', 'service wait', 'service hold', 'deleting',
+]);
 
 // BMO's HasPowerFailure and GetHealth, read from the node the power poll fetched anyway.
 function hintsOf(node: IronicNode): BackendHints {

@@ -3,6 +3,10 @@ import type { DnsCalls } from './dns-calls.ts';
 import { dnsCalls } from './dns-calls.ts';
 import type { CallStats } from '../../http/index.ts';
 import { createCallStats, createTransport } from '../../http/index.ts';
+import type { ImageCalls } from './image.ts';
+import { imageCalls } from './image.ts';
+import type { InterfaceCalls } from './interface-calls.ts';
+import { interfaceCalls } from './interface-calls.ts';
 import type { MachineCalls } from './machine-calls.ts';
 import { machineCalls } from './machine-calls.ts';
 import type { MaasClientOptions } from './options.ts';
@@ -11,8 +15,9 @@ import { createSend } from './request.ts';
 
 export type { AllocateConstraints, DeployOptions, MachineQuery, MachineUpdate, ReleaseOptions } from './machine-calls.ts';
 export type { CreateDnsResource, DnsQuery, UpdateDnsResource } from './dns-calls.ts';
+export type { LinkMode, LinkSubnetOptions } from './interface-calls.ts';
 
-export interface MaasClient extends MachineCalls, DnsCalls {
+export interface MaasClient extends MachineCalls, DnsCalls, InterfaceCalls, ImageCalls {
   /** The endpoint without a trailing slash or /api/2.0, e.g. http://127.0.0.1:5240/MAAS. */
   readonly endpoint: string;
   readonly stats: CallStats;
@@ -32,6 +37,8 @@ export function createMaasClient(o: MaasClientOptions): MaasClient {
     stats,
     ...machineCalls(request),
     ...dnsCalls(request),
+    ...interfaceCalls(request),
+    ...imageCalls(request),
     close() {
       transport.close();
     },

@@ -7,6 +7,8 @@ export type {
   CreateDnsResource,
   DeployOptions,
   DnsQuery,
+  LinkMode,
+  LinkSubnetOptions,
   MaasClient,
   MachineQuery,
   MachineUpdate,
@@ -19,7 +21,8 @@ export { MaasError } from './errors.ts';
 export type { MaasErrorCode, MaasErrorDetails } from './errors.ts';
 export { MaasMachine } from './machine.ts';
 export { DnsResource } from './dns-resource.ts';
-export { splitImage } from './image.ts';
+export { BootResource, imageKeyOf, splitImage } from './image.ts';
+export { InterfaceLink, MaasInterface } from './interface-calls.ts';
 export { parseApiKey } from './api-key.ts';
 export type { ApiKey } from './api-key.ts';
 export { baseStringUri, hmacSha1Signature, newNonce, normalizedParameters, oauthAuthorization, signatureBaseString } from './oauth.ts';

@@ -34,6 +34,8 @@ export interface MachineUpdate {
   /** Bytes, or a whole number with a K/M/G/T suffix (powers of 1000); 0 disables swap (admin only). */
   swapSize?: number | string;
   hostname?: string;
+  /** The oldest kernel the machine may be deployed with (MAAS validates it against its kernels; '' clears it). */
+  minHweKernel?: string;
 }
 
 export interface DeployOptions {
@@ -41,8 +43,13 @@ export interface DeployOptions {
   userDataBase64?: string;
   /** MAAS derives the OS from distro_series and ignores this; it is sent as CAPMAAS does. */
   osystem?: string;
+  /** A release (jammy), or osystem/release (ubuntu/jammy, custom/my-image): MAAS resolves either. */
   distroSeries?: string;
+  /** The kernel to install (hwe-22.04, ga-22.04, ...); MAAS picks one at or above the machine's min_hwe_kernel when unset. */
+  hweKernel?: string;
   ephemeralDeploy?: boolean;
+  /** MAAS's hardware sync agent; MAAS refuses it for images that are not Linux. */
+  enableHwSync?: boolean;
   comment?: string;
 }
 
@@ -124,7 +131,7 @@ export function machineCalls(request: Send): MachineCalls {
 
     async updateMachine(systemId, f) {
       const c = machineCall('PUT', systemId, 'PUT /machines/{id}/', {
-        form: formPairs({ swap_size: f.swapSize, hostname: f.hostname }),
+        form: formPairs({ swap_size: f.swapSize, hostname: f.hostname, min_hwe_kernel: f.minHweKernel }),
       });
       checkSystemId(c, systemId);
       if (f.swapSize !== undefined && !SIZE.test(String(f.swapSize))) throw invalid(c, `swapSize must be bytes or a size like 2G, not ${JSON.stringify(String(f.swapSize))}`);
@@ -141,7 +148,9 @@ export function machineCalls(request: Send): MachineCalls {
           user_data: userData,
           osystem: d.osystem,
           distro_series: d.distroSeries,
+          hwe_kernel: d.hweKernel,
           ephemeral_deploy: d.ephemeralDeploy,
+          enable_hw_sync: d.enableHwSync,
           comment: d.comment,
         }),
         secrets: userData === undefined || userData === '' ? [] : userDataSecrets(userData),

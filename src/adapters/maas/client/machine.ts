@@ -35,6 +35,8 @@ export const MaasMachine = z.looseObject({
   owner_data: z.record(z.string(), z.string()).optional(),
   storage: z.number().optional(),
   parent: z.looseObject({ system_id: z.string() }).nullable().optional(),
+  /** e.g. amd64/generic: which boot resources fit the machine is decided by its first part. */
+  architecture: z.string().optional(),
   resource_uri: z.string().optional(),
 });
 export type MaasMachine = z.infer<typeof MaasMachine>;

@@ -3,10 +3,14 @@ import type { DnsRecord, MaasDriver } from '../../../ports/index.ts';
 import type { DnsResource, MaasClient, MaasMachine } from '../client/index.ts';
 import { MetalfleetError, splitImage, errorMessage } from '../../../api/index.ts';
 import { MaasError } from '../client/index.ts';
+import type { ImageCheck } from './image-check.ts';
+import { imageCheck } from './image-check.ts';
+import { linkStatic, StaticLinkRefused } from './static-link.ts';
 
 // Executes the MaasMachine machine's calls with the MAAS client and maps what MAAS says to
 // results the machine understands.
-export function createMaasDriver(client: MaasClient): MaasDriver {
+export function createMaasDriver(client: MaasClient, o: { now?: () => number } = {}): MaasDriver {
+  const images = imageCheck(client, o.now);
   return {
     endpoint: client.endpoint,
     pool: `maas:${client.endpoint}`,
@@ -14,6 +18,8 @@ export function createMaasDriver(client: MaasClient): MaasDriver {
       try {
         // Every machine MAAS keeps under the agent name; which of them to adopt is the machine's call.
         if (call.op === 'findAllocated') return { kind: 'listed', machines: (await client.listMachines({ agentName: call.agentName })).map(view) };
+        const refused = await imageRefused(images, call);
+        if (refused) return refused;
         return { kind: 'done', machine: view(await perform(client, call, userDataBase64)) };
       } catch (err) {
         return toResult(err);
@@ -53,9 +59,18 @@ async function perform(client: MaasClient, call: Exclude<MaasCall, { op: 'findAl
     }
     case 'swapOff':
       return client.updateMachine(call.systemId, { swapSize: 0 });
+    case 'setMinHweKernel':
+      return client.updateMachine(call.systemId, { minHweKernel: call.minHweKernel });
+    case 'linkStatic':
+      return linkStatic(client, call.systemId, call);
     case 'deploy': {
+      // osystem is sent as CAPMAAS sends it, but MAAS reads only distro_series; osystem/series
+      // there names the image exactly (a bare series would match the first OS that has it).
       const { osystem, distroSeries } = splitImage(call.image);
-      return client.deploy(call.systemId, { ...(userDataBase64 ? { userDataBase64 } : {}), osystem, distroSeries, ephemeralDeploy: call.ephemeral });
+      return client.deploy(call.systemId, {
+        ...(userDataBase64 ? { userDataBase64 } : {}), osystem, distroSeries: `${osystem}/${distroSeries}`, ephemeralDeploy: call.ephemeral,
+        ...(call.hweKernel ? { hweKernel: call.hweKernel } : {}), ...(call.enableHwSync !== undefined ? { enableHwSync: call.enableHwSync } : {}),
+      });
     }
     case 'release':
       return client.release(call.systemId);
@@ -74,8 +89,21 @@ class MaasNotFound extends MetalfleetError {
   }
 }
 
+// allocate and deploy name an image: MAAS must have it (for the machine's architecture, once
+// there is a machine) before anything is asked of MAAS.
+async function imageRefused(images: ImageCheck, call: Exclude<MaasCall, { op: 'findAllocated' }>): Promise<MaasResult | null> {
+  if (call.op === 'allocate' && call.image) {
+    const verdict = await images.check(call.image);
+    return verdict.found ? null : { kind: 'failed', reason: 'imageNotFound', message: verdict.message };
+  }
+  if (call.op !== 'deploy') return null;
+  const verdict = await images.check(call.image, call.architecture);
+  return verdict.found ? null : { kind: 'failed', reason: 'imageNotFound', message: verdict.message };
+}
+
 function toResult(err: unknown): MaasResult {
   if (err instanceof MaasNotFound) return { kind: 'notFound' };
+  if (err instanceof StaticLinkRefused) return { kind: 'failed', reason: err.reason, message: err.message };
   if (err instanceof MaasError) {
     if (err.code === 'not-found') return { kind: 'notFound' };
     if (err.retryable) return { kind: 'transient', message: err.message };
@@ -94,6 +122,7 @@ function view(m: MaasMachine): MaasView {
     powerState: m.power_state,
     ipAddresses: m.ip_addresses,
     zone: m.zone.name,
+    ...(m.architecture ? { architecture: m.architecture } : {}),
   };
 }
 

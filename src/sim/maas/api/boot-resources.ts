@@ -3,30 +3,17 @@ import type { Backend, Resource } from '../backend.ts';
 import { ok } from '../backend.ts';
 import { API_PREFIX } from '../fleet/machine-json.ts';
 
-// boot-resources/: the images MAAS can deploy. juju reads it to learn the architectures it may
-// ask for (getSupportedArchitectures splits architecture on '/'). The simulator has no image
-// store: it shows one Synced Ubuntu image per LTS release for every architecture in its fleet.
+// boot-resources/: the images MAAS can deploy (api/boot_resources.py boot_resource_to_dict),
+// from the fleet's catalog (fleet/boot-images.ts): synced Ubuntu LTS images per architecture and
+// kernel, and the custom images the simulator was seeded with. juju reads it to learn the
+// architectures it may ask for (getSupportedArchitectures splits architecture on '/').
 
-const SERIES = ['focal', 'jammy', 'noble'] as const;
-
-interface BootResourceJson {
-  id: number;
-  type: 'Synced';
-  name: string;
-  architecture: string;
-  resource_uri: string;
-  subarches: string;
-}
-
-function bootResources(b: Backend): BootResourceJson[] {
-  const architectures = [...new Set(['amd64/generic', ...b.fleet.all().map((m) => m.architecture)])].sort();
-  let id = 0;
-  return SERIES.flatMap((series) =>
-    architectures.map((architecture) => {
-      id++;
-      return { id, type: 'Synced' as const, name: `ubuntu/${series}`, architecture, resource_uri: `${API_PREFIX}/boot-resources/${id}/`, subarches: 'generic' };
-    }),
-  );
+function bootResources(b: Backend) {
+  return b.fleet.images.list().map((r) => ({
+    id: r.id, type: r.type, name: r.name, architecture: r.architecture, resource_uri: `${API_PREFIX}/boot-resources/${r.id}/`, last_deployed: null,
+    // resource.extra: subarches and title; base_image for a custom image built on one.
+    subarches: r.subarches, title: r.title, ...(r.baseImage ? { base_image: r.baseImage } : {}),
+  }));
 }
 
 const text = (body: string) => ({ status: 200 as const, text: body, contentType: 'text/plain; charset=utf-8' });
@@ -40,8 +27,8 @@ export const BOOT_RESOURCE_RESOURCES: readonly Resource[] = [
       'GET ': (b, c) => {
         const type = c.params.get('type') ?? 'all';
         if (!['all', 'synced', 'uploaded'].includes(type)) throw badRequest(`'${type}' is not a valid boot resource type. Available types: ['synced', 'uploaded']`);
-        // Every image here is synced: the uploaded ones are none.
-        return ok(type === 'uploaded' ? [] : bootResources(b));
+        const all = bootResources(b);
+        return ok(type === 'all' ? all : all.filter((r) => r.type === (type === 'synced' ? 'Synced' : 'Uploaded')));
       },
       'GET is_importing': () => ok(false),
       'POST import': (_b, c) => {
@@ -62,7 +49,7 @@ export const BOOT_RESOURCE_RESOURCES: readonly Resource[] = [
       'GET ': (b, c) => {
         const found = bootResources(b).find((r) => String(r.id) === c.id);
         if (!found) throw notFound('BootResource');
-        return ok({ ...found, last_deployed: null, sets: {} });
+        return ok({ ...found, sets: {} });
       },
     },
   },

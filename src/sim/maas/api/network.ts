@@ -3,6 +3,10 @@ import type { Backend, CallContext, Reply, Resource } from '../backend.ts';
 import { noContent, ok } from '../backend.ts';
 import type { MachineView } from '../places/devices.ts';
 import { machineJson } from '../fleet/machine-json.ts';
+import { interfaceJson } from '../fleet/interface-json.ts';
+import type { SimNic } from '../fleet/hardware.ts';
+import type { MachineRecord } from '../fleet/machine.ts';
+import { linkMachineSubnet, unlinkMachineSubnet } from '../fleet/machine-links.ts';
 import type { AddressHolder } from '../network/subnet-ips.ts';
 import { AllocType } from '../network/subnet-ips.ts';
 
@@ -23,7 +27,8 @@ function addressHolders(b: Backend): AddressHolder[] {
   const machines = b.fleet.all().flatMap((m) =>
     m.ipAddresses.map((ip) => ({
       ip,
-      allocType: AllocType.auto,
+      // A STATIC link's address is STICKY in MAAS; the ones deploy claims are AUTO.
+      allocType: (m.links ?? []).some((l) => l.mode === 'static' && l.ip === ip) ? AllocType.sticky : AllocType.auto,
       user: m.owner,
       created: b.network.firstSeen(ip, now),
       node: { systemId: m.systemId, nodeType: 0, fqdn: `${m.hostname}.${m.domain}`, hostname: m.hostname, isContainer: false, via: m.nics[0]?.name ?? 'eth0' },
@@ -67,6 +72,19 @@ function onNode(write: boolean, onDevice: (b: Backend, c: CallContext, systemId:
     const nic = nics.find((n) => String(n.id) === nicId || n.name === nicId);
     if (!nic) throw notFound('Interface');
     return ok(nic);
+  };
+}
+
+// link_subnet and unlink_subnet change a machine's links too (machine-links.ts), not only a
+// device's; the answer is the interface as MAAS renders it after.
+function onMachineOrDevice(onMachine: (b: Backend, c: CallContext, m: MachineRecord, nic: string) => SimNic, onDevice: (b: Backend, c: CallContext, systemId: string, nicId: string) => Reply) {
+  return (b: Backend, c: CallContext): Reply => {
+    const [systemId, nicId] = nodeAndNic(c.id);
+    if (b.network.devices.has(systemId)) return onDevice(b, c, systemId, nicId);
+    const m = b.fleet.bySystemId(systemId);
+    if (!m) throw notFound('Node');
+    const nic = onMachine(b, c, m, nicId);
+    return ok(interfaceJson(m, nic, b));
   };
 }
 
@@ -214,8 +232,14 @@ export const NETWORK_RESOURCES: readonly Resource[] = [
         },
         true,
       ),
-      'POST link_subnet': onNode(true, (b, c, id, nic) => ok(b.network.devices.linkSubnet(c.user, id, nic, c.params, addressesInUse(b))), true),
-      'POST unlink_subnet': onNode(true, (b, c, id, nic) => ok(b.network.devices.unlinkSubnet(c.user, id, nic, c.params)), true),
+      'POST link_subnet': onMachineOrDevice(
+        (b, c, m, nic) => linkMachineSubnet(m, nic, c.params, { user: c.user, net: b.network, inUse: new Set(addressesInUse(b)), nextLinkId: () => b.network.nextLinkId() }),
+        (b, c, id, nic) => ok(b.network.devices.linkSubnet(c.user, id, nic, c.params, addressesInUse(b))),
+      ),
+      'POST unlink_subnet': onMachineOrDevice(
+        (b, c, m, nic) => unlinkMachineSubnet(m, nic, c.params, { user: c.user, net: b.network }),
+        (b, c, id, nic) => ok(b.network.devices.unlinkSubnet(c.user, id, nic, c.params)),
+      ),
     },
   },
   {

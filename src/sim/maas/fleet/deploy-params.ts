@@ -1,24 +1,7 @@
 // Reading op=deploy / op=power_on parameters.
 
-const UBUNTU_SERIES = new Set(['trusty', 'xenial', 'bionic', 'focal', 'jammy', 'noble', 'oracular', 'plucky', 'questing']);
-const CENTOS_SERIES = /^centos\d/;
-
 /** MAAS's default_distro_series, used when neither the request nor the machine names one. */
 export const DEFAULT_DISTRO_SERIES = 'noble';
-
-/**
- * The OS comes from distro_series, not from the osystem parameter (set_distro_series looks the
- * release up among the images). "ubuntu/jammy" names both; a bare Ubuntu or CentOS release names
- * its OS. The simulator has no image list, so any other release is taken to be an uploaded image
- * of the requested osystem ('custom' if none was sent), the way CAPMAAS's custom/… images are.
- */
-export function resolveRelease(series: string, requestedOs: string | undefined): { osystem: string; series: string } {
-  const slash = series.indexOf('/');
-  if (slash > 0) return { osystem: series.slice(0, slash), series: series.slice(slash + 1) };
-  if (UBUNTU_SERIES.has(series)) return { osystem: 'ubuntu', series };
-  if (CENTOS_SERIES.test(series)) return { osystem: 'centos', series };
-  return { osystem: requestedOs !== undefined && requestedOs !== '' ? requestedOs : 'custom', series };
-}
 
 /** user_data arrives base64-encoded; text that is not base64 is kept as sent. */
 export function decodeUserData(text: string): string {

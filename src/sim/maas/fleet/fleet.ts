@@ -4,7 +4,8 @@ import { conflict, forbidden, MaasApiError, notFound, validationError } from '..
 import type { Catalog } from './candidate.ts';
 import type { EventTypeName } from './events.ts';
 import { EVENT_TYPES } from './events.ts';
-import { decodeUserData, DEFAULT_DISTRO_SERIES, parseSwapSize, resolveRelease } from './deploy-params.ts';
+import { BootImages } from './boot-images.ts';
+import { decodeUserData, DEFAULT_DISTRO_SERIES, parseSwapSize } from './deploy-params.ts';
 import { listNames } from './faults.ts';
 import { checkAdmin, checkEdit, readBool, str } from './fleet-access.ts';
 import { IdCounters } from './hardware.ts';
@@ -40,9 +41,12 @@ export class Fleet {
   private readonly life: Lifecycle;
   /** The power commands sent through the API, per machine (bmc.ts). */
   readonly powerActions = new PowerActionLog();
+  /** The images MAAS can deploy (boot-resources/), for every architecture of the fleet. */
+  readonly images: BootImages;
 
   constructor(seeds: readonly SeedMachine[], private readonly places: Places, private readonly tags: TagBook, private readonly config: FleetConfig) {
     this.life = new Lifecycle(config, places, () => this.all());
+    this.images = new BootImages(() => ['amd64/generic', ...this.all().map((m) => m.architecture)], config.bootResources);
     const ids = new IdCounters();
     for (const seed of seeds) {
       for (const tag of seed.tags ?? []) tags.ensure(tag);
@@ -147,20 +151,26 @@ export class Fleet {
     // Everything is checked before anything changes: MAAS runs the request in one transaction.
     const deployable = m.status === NodeStatus.Ready || (m.status !== NodeStatus.Deploying && canTransition(m.status, NodeStatus.Deploying));
     if (!deployable) throw conflict(`Can't deploy a machine that is in the '${statusName(m.status)}' state`);
+    // MachineForm: distro_series (osystem is not read), then the kernel and hardware sync, each
+    // checked against the boot resources with MAAS's texts (boot-images.ts).
+    const named = body.get('distro_series') || (m.distroSeries ? `${m.osystem}/${m.distroSeries}` : '') || DEFAULT_DISTRO_SERIES;
+    const release = this.images.resolve(named);
+    const hwe = body.get('hwe_kernel') || undefined;
+    const kernel = hwe === undefined && m.hweKernel !== null ? m.hweKernel : this.images.workingKernel(hwe, m.minHweKernel, m.architecture, release.osystem, release.release);
+    const hwSync = readBool(body, 'enable_hw_sync') ?? false;
+    this.images.checkHwSync(hwSync, release.osystem);
     // No address left in the zone is a 503 before the machine is touched.
     if (m.ipAddresses.length === 0) this.life.claimAddress(m);
+    m.osystem = release.osystem;
+    m.distroSeries = release.release;
+    m.hweKernel = kernel;
+    m.enableHwSync = hwSync;
     if (m.status === NodeStatus.Ready) {
       this.config.events.request(m, 'RequestAcquire', user.name);
       this.life.move(m, NodeStatus.Allocated);
       m.owner = user.name;
       m.agentName = body.get('agent_name') ?? '';
     }
-    const series = body.get('distro_series') || m.distroSeries || DEFAULT_DISTRO_SERIES;
-    const release = resolveRelease(series, body.get('osystem'));
-    m.osystem = release.osystem;
-    m.distroSeries = release.series;
-    const hwe = body.get('hwe_kernel');
-    if (hwe !== undefined && hwe !== '') m.hweKernel = hwe;
     if (ephemeral !== undefined) m.ephemeralDeploy = ephemeral;
     if (installKvm !== undefined) m.installKvm = installKvm;
     if (m.status === NodeStatus.Allocated) this.config.events.request(m, 'RequestStartDeployment', user.name, body.get('comment'));
@@ -356,7 +366,7 @@ export class Fleet {
     const m = this.get(systemId);
     checkAdmin(user, m);
     const errors: Record<string, string[]> = {};
-    const change: Partial<Pick<MachineRecord, 'swapSize' | 'hostname' | 'description' | 'zone' | 'pool'>> = {};
+    const change: Partial<Pick<MachineRecord, 'swapSize' | 'hostname' | 'description' | 'zone' | 'pool' | 'minHweKernel'>> = {};
     const swap = body.get('swap_size');
     if (swap !== undefined) {
       const bytes = parseSwapSize(swap);
@@ -371,6 +381,16 @@ export class Fleet {
     }
     const description = body.get('description');
     if (description !== undefined) change.description = description;
+    // MachineForm.clean_min_hwe_kernel: a compatibility level some synced kernel has ('' clears it).
+    const minKernel = body.get('min_hwe_kernel');
+    if (minKernel !== undefined) {
+      try {
+        this.images.checkMinimum(minKernel);
+        change.minHweKernel = minKernel === '' ? null : minKernel;
+      } catch {
+        errors.min_hwe_kernel = [`No kernel matches ">=${minKernel}" requirement.`];
+      }
+    }
     for (const field of ['zone', 'pool'] as const) {
       const value = body.get(field);
       if (value === undefined || value === '') continue;

@@ -11,6 +11,7 @@ import { API_PREFIX } from './machine-json.ts';
 export interface NetworkView {
   subnetForAddress(ip: string): Record<string, unknown> | undefined;
   vlanForZone(zone: string): Record<string, unknown> | undefined;
+  subnetJsonById(id: number): Record<string, unknown> | undefined;
 }
 
 export interface JsonContext {
@@ -28,6 +29,13 @@ function linkId(nic: SimNic, i: number): number {
 }
 
 function links(m: MachineRecord, nic: SimNic, boot: boolean, ctx: JsonContext) {
+  // Links changed by link_subnet/unlink_subnet (machine-links.ts) are rendered as they are.
+  if (m.links) {
+    return m.links.filter((l) => l.nicId === nic.id).map((l) => {
+      const subnet = l.subnetId === null ? undefined : ctx.network.subnetJsonById(l.subnetId);
+      return { id: l.id, mode: l.mode, ...(l.ip === null ? {} : { ip_address: l.ip }), ...(subnet ? { subnet } : {}) };
+    });
+  }
   if (!boot) return [{ id: linkId(nic, 0), mode: 'link_up' }];
   if (m.ipAddresses.length > 0) {
     return m.ipAddresses.map((ip, i) => {

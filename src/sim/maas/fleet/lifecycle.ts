@@ -1,12 +1,14 @@
 import { conflict, MaasApiError } from '../http/api-error.ts';
 import type { SimClock } from '../clock.ts';
 import { powerRead } from './bmc.ts';
+import type { SeedBootResource } from './boot-images.ts';
 import type { EventLog, EventTypeName } from './events.ts';
 import { EVENT_TYPES } from './events.ts';
 import type { MaasFaults } from './faults.ts';
 import { failsDeployment, listNames } from './faults.ts';
 import type { MachineRecord } from './machine.ts';
 import { forgetDeployment } from './machine.ts';
+import { claimAutoAddresses } from './machine-links.ts';
 import type { Places } from './machine-json.ts';
 import type { SimUser } from '../http/oauth.ts';
 import type { NodeStatusCode } from './status.ts';
@@ -32,6 +34,8 @@ export interface FleetConfig {
   readonly events: EventLog;
   /** Timings are divided by this (options.speed); timings.ts applies it. */
   readonly speed: number;
+  /** Uploaded custom images boot-resources/ lists beside the synced Ubuntu ones. */
+  readonly bootResources?: readonly SeedBootResource[];
 }
 
 // How long after reaching Deployed a powerOffAfterDeploy machine switches itself off.
@@ -91,9 +95,9 @@ export class Lifecycle {
 
   /** Allocated → Deploying: claims the address, powers on, and Deployed (or failed) after deployMs. */
   startDeploying(m: MachineRecord): void {
-    const addresses = m.ipAddresses.length > 0 ? m.ipAddresses : [this.claimAddress(m)];
+    // Claimed before the move, so an exhausted zone leaves the machine where it was.
+    claimAutoAddresses(m, () => this.claimAddress(m));
     this.move(m, NodeStatus.Deploying);
-    m.ipAddresses = addresses;
     m.abortTo = NodeStatus.Allocated;
     this.switchOn(m);
     this.config.events.record(m, 'PerformingPxeBoot');

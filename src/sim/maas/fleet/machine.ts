@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Candidate } from './candidate.ts';
+import type { MachineLink } from './machine-links.ts';
+import { releaseAutoAddresses } from './machine-links.ts';
 import type { NodeStatusCode } from './status.ts';
 import { statusName } from './status.ts';
 
@@ -33,6 +35,14 @@ export interface MachineRecord extends Candidate {
   osystem: string;
   distroSeries: string;
   hweKernel: string | null;
+  /** PUT min_hwe_kernel: a machine setting that outlives deployments ('' / null: none). */
+  minHweKernel: string | null;
+  enableHwSync: boolean;
+  /**
+   * The interface links once link_subnet/unlink_subnet changed them (machine-links.ts); null:
+   * as commissioning left them (the boot NIC AUTO on its zone's subnet, the others link_up).
+   */
+  links: MachineLink[] | null;
   ephemeralDeploy: boolean;
   installKvm: boolean;
   /** Decoded from the base64 the client sent. */
@@ -71,6 +81,8 @@ export interface SimMachine {
   osystem: string;
   distro_series: string;
   hwe_kernel: string | null;
+  min_hwe_kernel: string | null;
+  enable_hw_sync: boolean;
   swap_size: number | null;
   ephemeral_deploy: boolean;
   user_data: string | null;
@@ -118,6 +130,8 @@ export function simMachine(m: MachineRecord): SimMachine {
     osystem: m.osystem,
     distro_series: m.distroSeries,
     hwe_kernel: m.hweKernel,
+    min_hwe_kernel: m.minHweKernel,
+    enable_hw_sync: m.enableHwSync,
     swap_size: m.swapSize,
     ephemeral_deploy: m.ephemeralDeploy,
     user_data: m.userData,
@@ -133,9 +147,12 @@ export function forgetDeployment(m: MachineRecord): void {
   m.osystem = '';
   m.distroSeries = '';
   m.hweKernel = null;
+  m.enableHwSync = false;
   m.ephemeralDeploy = false;
   m.installKvm = false;
   m.userData = null;
   m.ownerData = {};
-  m.ipAddresses = [];
+  // Node.release_interface_config frees the AUTO addresses only: STATIC links and their
+  // addresses stay with the machine.
+  releaseAutoAddresses(m);
 }

@@ -31,6 +31,8 @@ export class Network {
   private nextSpace = 1;
   private nextSubnet = 1;
   readonly devices: DeviceBook;
+  // Link ids of machines' changed links: apart from commissioning's (nic id × 10) and devices' (from 1,000,000).
+  private nextMachineLink = 5_000_000;
   private readonly seen = new Map<string, number>();
 
   constructor(private readonly places: Places) {
@@ -81,6 +83,16 @@ export class Network {
     } catch {
       return undefined;
     }
+  }
+
+  nextLinkId(): number {
+    return this.nextMachineLink++;
+  }
+
+  /** The id of the subnet a machine of `zone` is on (its zone's first /24), for machine links. */
+  zoneSubnetId(zone: string): number | null {
+    const id = this.places.zones.id(zone);
+    return id < 0 ? null : (this.findSubnetFor(`10.10.${id}.1`)?.id ?? null);
   }
 
   subnetJsonById(id: number): Record<string, unknown> | undefined {

@@ -1,0 +1,56 @@
+import test from 'ava';
+import { imageOf, validateMaasMachine, validateMaasMachineTemplate } from '../../src/api/index.ts';
+
+// Admission of metalfleet's deploy options on a MaasMachine and its template (issue 32): the image
+// named once (image, or osSystem with distroSeries), a static address that is an address, and
+// the new deploy fields as immutable as CAPMAAS's image.
+
+type Obj = Record<string, unknown>;
+const machine = (spec: Obj): Obj => ({
+  apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine', metadata: { name: 'm', namespace: 'lab' },
+  spec: { minCPU: 1, minMemory: 1024, ...spec },
+});
+const template = (spec: Obj): Obj => ({
+  apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachineTemplate', metadata: { name: 't', namespace: 'lab' },
+  spec: { template: { spec: { minCPU: 1, minMemory: 1024, ...spec } } },
+});
+const pairs = (errors: Array<{ path: string; reason: string }>) => errors.map((e) => [e.path, e.reason]);
+
+test('maas validate options - image, or osSystem with distroSeries, is valid with the kernel, hw sync and static address', (t) => {
+  t.deepEqual(validateMaasMachine(machine({ image: 'custom/my-image' })), []);
+  t.deepEqual(validateMaasMachine(machine({
+    osSystem: 'ubuntu', distroSeries: 'noble', hweKernel: 'hwe-24.04', minHweKernel: 'hwe-22.04', enableHwSync: true,
+    staticAddress: { interface: 'eno1', subnet: '10.10.1.0/24', address: '10.10.1.200', defaultGateway: true },
+  })), []);
+  t.deepEqual(validateMaasMachineTemplate(template({ osSystem: 'custom', distroSeries: 'my-image', staticAddress: { subnet: 'lab' } })), []);
+  t.deepEqual(imageOf({ osSystem: 'custom', distroSeries: 'my-image' }), { osystem: 'custom', distroSeries: 'my-image' });
+  t.deepEqual(imageOf({ image: 'u-2204' }), { osystem: 'custom', distroSeries: 'u-2204' });
+  t.is(imageOf({}), null);
+});
+
+test('maas validate options - both, neither, or half of osSystem/distroSeries is refused at the field', (t) => {
+  t.deepEqual(pairs(validateMaasMachine(machine({ image: 'ubuntu/jammy', osSystem: 'ubuntu', distroSeries: 'jammy' }))), [
+    ['spec.image', 'image and osSystem and distroSeries are both set; give either image (e.g. ubuntu/jammy) or osSystem with distroSeries, not both'],
+  ]);
+  t.deepEqual(pairs(validateMaasMachine(machine({}))), [['spec.image', 'Required value: give image (e.g. ubuntu/jammy or custom/my-image), or osSystem with distroSeries']]);
+  t.deepEqual(pairs(validateMaasMachine(machine({ osSystem: 'rhel' }))), [['spec.distroSeries', 'osSystem rhel needs distroSeries (the release, e.g. jammy, or the custom image\'s name)']]);
+  t.deepEqual(pairs(validateMaasMachine(machine({ distroSeries: 'jammy' }))), [['spec.osSystem', 'distroSeries jammy needs osSystem (e.g. ubuntu, or custom for a custom image)']]);
+  t.deepEqual(pairs(validateMaasMachineTemplate(template({}))), [['spec.template.spec.image', 'Required value: give image (e.g. ubuntu/jammy or custom/my-image), or osSystem with distroSeries']]);
+});
+
+test('maas validate options - a static address must be an IPv4 address, and its subnet is required', (t) => {
+  t.deepEqual(pairs(validateMaasMachine(machine({ image: 'ubuntu/jammy', staticAddress: { subnet: '10.10.1.0/24', address: '10.10.1.300' } }))), [
+    ['spec.staticAddress.address', '"10.10.1.300" is not an IPv4 address'],
+  ]);
+  t.deepEqual(validateMaasMachine(machine({ image: 'ubuntu/jammy', staticAddress: { address: '10.10.1.3' } })).map((e) => e.path), ['spec.staticAddress.subnet']);
+});
+
+test('maas validate options - osSystem, distroSeries and the kernels never change on update', (t) => {
+  const old = machine({ osSystem: 'ubuntu', distroSeries: 'jammy', hweKernel: 'hwe-22.04' });
+  t.deepEqual(validateMaasMachine(machine({ osSystem: 'ubuntu', distroSeries: 'jammy', hweKernel: 'hwe-22.04', enableHwSync: true }), old), []);
+  t.deepEqual(pairs(validateMaasMachine(machine({ osSystem: 'ubuntu', distroSeries: 'noble', minHweKernel: 'hwe-24.04' }), old)), [
+    ['spec.distroSeries', 'maas machine distroSeries change is not allowed, old=jammy, new=noble'],
+    ['spec.hweKernel', 'maas machine hweKernel change is not allowed, old=hwe-22.04, new='],
+    ['spec.minHweKernel', 'maas machine minHweKernel change is not allowed, old=, new=hwe-24.04'],
+  ]);
+});
