@@ -1,6 +1,7 @@
 // The simulated MAAS driven by a client we did not write: juju's Go client (gomaasapi, from Debian)
 // runs juju's flow — connect, places, filtered machine reads, allocate with constraints, deploy with
-// user data, owner data, bulk release, devices — and its own schema checks judge every response.
+// user data, owner data, bulk release, devices, files (add, list, read, anonymous URL, replace,
+// delete) — and its own schema checks judge every response.
 // Under CI a missing Go or gomaasapi fails the test (scripts/go-maas-install.sh installs them).
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
@@ -31,7 +32,7 @@ async function simFor(t: ExecutionContext): Promise<MaasSim> {
 const FLAGS = ['-zone', 'az1', '-not-zone', 'az2', '-pool', 'default', '-tag', 'ssd', '-not-tag', 'gpu', '-cpu', '8', '-mem', '16384', '-storage-gb', '8', '-agent', 'juju-sim-test', '-series', 'jammy', '-timeout', '20s', '-poll', '50ms'];
 
 /** Every step of juju's flow that must be there; maasflow prints more (filters) and all must be ok. */
-const REQUIRED = ['connect_bad_key', 'connect', 'zones', 'pools_is_not_maas', 'resourcepools', 'domains', 'spaces', 'fabrics', 'boot_resources', 'static_routes', 'tags', 'machines', 'machines_by_hostname', 'machines_by_system_id', 'machines_by_zone', 'machines_by_tags', 'allocate_dry_run', 'allocate_interfaces_dry_run', 'allocate_no_match', 'allocate', 'machines_by_agent_name', 'start', 'wait_deployed', 'set_owner_data', 'machines_by_owner_data', 'machine_create_device', 'release_unknown', 'release', 'wait_released', 'create_device', 'devices', 'delete_device'];
+const REQUIRED = ['connect_bad_key', 'connect', 'zones', 'pools_is_not_maas', 'resourcepools', 'domains', 'spaces', 'fabrics', 'boot_resources', 'static_routes', 'tags', 'machines', 'machines_by_hostname', 'machines_by_system_id', 'machines_by_zone', 'machines_by_tags', 'allocate_dry_run', 'allocate_interfaces_dry_run', 'allocate_no_match', 'allocate', 'machines_by_agent_name', 'start', 'wait_deployed', 'set_owner_data', 'machines_by_owner_data', 'machine_create_device', 'release_unknown', 'release', 'wait_released', 'create_device', 'devices', 'delete_device', 'files_add', 'files_list', 'files_read_listed', 'file_get', 'file_anonymous_url', 'file_replace', 'file_delete', 'file_get_missing'];
 
 function stepOf(run: FlowRun, name: string): FlowStep {
   const step = run.steps.find((s) => s.step === name);
@@ -100,6 +101,16 @@ withGo('gomaasapi - juju flow: connect, allocate with constraints, deploy with u
   t.deepEqual(after?.owner_data, {});
   t.is(after?.owner, null);
   t.is(sim.machines().filter((x) => x.status_name === 'Allocated' || x.status_name === 'Deployed').length, 0, 'dry_run allocated nothing');
+
+  // Files went through gomaasapi's own calls; the bytes round-tripped (maasflow compares them),
+  // the same digest on both reads, and what is left is what the simulator holds.
+  t.deepEqual(listFact(stepOf(run, 'files_list'), 'names'), ['maasflow-other', 'maasflow-state']);
+  const added = String(stepOf(run, 'files_add').sha256);
+  t.is(stepOf(run, 'files_read_listed').sha256, added);
+  t.is(stepOf(run, 'file_get').sha256, added);
+  t.regex(String(stepOf(run, 'file_get').anonymous_url), new RegExp(`^${sim.url}/api/2\\.0/files/\\?op=get_by_key&key=[0-9a-f-]{36}$`));
+  t.deepEqual(listFact(stepOf(run, 'file_delete'), 'left'), ['maasflow-other']);
+  t.deepEqual(sim.files().map((f) => ({ filename: f.filename, owner: f.owner, content: f.content.toString('utf8') })), [{ filename: 'maasflow-other', owner: 'admin', content: 'other content' }]);
 });
 
 withGo('gomaasapi - a non-admin user runs the same flow and owns what it allocates', async (t) => {
@@ -114,6 +125,7 @@ withGo('gomaasapi - a non-admin user runs the same flow and owns what it allocat
   });
   t.deepEqual(failures(run), [], `maasflow stderr: ${run.stderr}`);
   t.is(owner, 'user');
+  t.deepEqual(sim.files().map((f) => [f.filename, f.owner]), [['maasflow-other', 'user']], "the user's files are the user's");
 });
 
 withGo('gomaasapi - a deploy the simulator is told to fail ends in Failed deployment, not Deployed', async (t) => {

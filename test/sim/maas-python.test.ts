@@ -1,5 +1,6 @@
 // Python's requests + requests-oauthlib (Debian python3-requests-oauthlib) against the simulated
-// MAAS: a real third-party OAuth signer, multipart from requests' files=, MAAS's error answers.
+// MAAS: a real third-party OAuth signer, multipart from requests' files= (also a real upload to
+// files/), MAAS's error answers.
 // test/sim/python/check_maas.py reports what it saw, one JSON line per check; this file judges.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -64,5 +65,6 @@ test('maas python - requests-oauthlib: PLAINTEXT and HMAC-SHA1, multipart and ur
   t.like(get('method_not_allowed'), { status: 405, allow: 'GET' });
   t.like(get('unknown_op'), { status: 400, body: 'Unrecognised signature: method=GET op=frobnicate' });
   t.like(get('missing_trailing_slash'), { status: 404, redirects: 0, body: 'Unknown API endpoint: /MAAS/api/2.0/machines.' });
-  t.is(get.count, 19, 'every check reported');
+  t.like(get('files_roundtrip'), { put: 201, raw_equal: true, json_equal: true, listed: ['py-state'], anon: 200, anon_equal: true, deleted: 204, after: 404, workaround: 'bug1123986' });
+  t.is(get.count, 20, 'every check reported');
 });

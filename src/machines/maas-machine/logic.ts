@@ -7,9 +7,11 @@ import { DEFAULT_MAAS_MACHINE_CONFIG, NO_WORLD } from './types.ts';
 /** What introspection shows of a MaasMachine: MAAS's state name once there is a machine. */
 export function viewMaasMachine(s: MaasMachineState): MachineView {
   const powered = s.status.machinePowered ?? (s.view ? s.view.powerState === 'on' : undefined);
+  // machinePowered keeps the last power read through a BMC outage; readers are told it is not known now.
+  const unreadable = s.powerRereads > 0;
   return {
     state: s.status.machineState ?? s.view?.statusName ?? (s.systemId ? 'Allocated' : 'Pending'),
-    power: powered === undefined ? 'unknown' : powered ? 'on' : 'off',
+    power: powered === undefined || unreadable ? 'unknown' : powered ? 'on' : 'off',
     operationalStatus: s.phase === 'failed' ? 'error'
       : s.waiting ? (s.status.conditions?.some((c) => c.type === 'Paused' && c.status === 'True') ? 'paused' : 'waiting')
       : s.status.ready ? 'OK'

@@ -4,6 +4,7 @@ import { dnsAttachment } from './dns-attach.ts';
 import { failMachine } from './failure.ts';
 import { gatesOpen } from './gates.ts';
 import { POWER_OFF_ANNOTATION, POWERED_OFF_ON_REQUEST, powerOffRequested } from './intents.ts';
+import { powerConfirmed, powerKnownAgain, waitForKnownPower } from './power-known.ts';
 import { startedUnlessFailed } from './pending.ts';
 import { releaseOnRequest } from './release.ts';
 import { KNOWN, verdictOf } from './state-table.ts';
@@ -40,6 +41,13 @@ export function deploying(t: Turn): boolean {
   if (!view) return false;
   if (moved(t, view)) return true;
   t.setStatus({ ready: false });
+  if (!powerConfirmed(view)) {
+    t.deployed('False', R.MachineDeploying);
+    t.ensureSlot('deploy');
+    waitForKnownPower(t, view);
+    return false;
+  }
+  powerKnownAgain(t, view);
   // CAPMAAS checks power before Deploying: a machine MAAS is power-cycling reads as powered off.
   if (view.powerState === 'on') t.deployed('False', R.MachineDeploying);
   else t.deployed('False', R.MachinePoweredOff, `MAAS machine ${view.systemId} is Deploying and powered ${view.powerState}`);
@@ -54,6 +62,13 @@ export function deployed(t: Turn): boolean {
   const view = look(t);
   if (!view) return false;
   if (moved(t, view)) return true;
+  // Neither powered on nor (on request) off while MAAS cannot read its power (power-known.ts).
+  if (!powerConfirmed(view)) {
+    t.releaseSlot();
+    waitForKnownPower(t, view);
+    return false;
+  }
+  powerKnownAgain(t, view);
   if (powerOffRequested(t.s.object)) {
     holdOff(t, view);
     return false;
@@ -105,7 +120,9 @@ function look(t: Turn): MaasView | undefined {
 /** Records what MAAS says (CAPMAAS §2.3 steps 7 and 9) and moves to the phase it means; true when it moved. */
 function moved(t: Turn, view: MaasView): boolean {
   t.setStatus({
-    machineState: view.statusName, machinePowered: view.powerState === 'on', hostname: view.hostname,
+    // Unreadable power keeps the last power read: a BMC outage says nothing about the machine, and
+    // a control plane read as off would be taken out of the cluster's DNS record.
+    machineState: view.statusName, machinePowered: powerConfirmed(view) ? view.powerState === 'on' : t.s.status.machinePowered ?? false, hostname: view.hostname,
     ...(KNOWN.has(view.statusName) ? { addresses: addressesOf(view) } : {}),
   });
   const verdict = verdictOf(view, t.phase);

@@ -97,6 +97,10 @@ export interface MaasMachineConfig {
   // A control-plane machine waiting for the cluster to (de)attach it in DNS looks again after this
   // (CAPMAAS: 10 s); the cluster also wakes it when it changes the record.
   readonly dnsPollMs: number;
+  // Power that reads neither on nor off is read again after this, doubling up to the max
+  // (power-known.ts): a BMC outage is waited out, never answered with a power action.
+  readonly powerRecheckMs: number;
+  readonly powerRecheckMaxMs: number;
   // A machine whose image MAAS lacks looks again after this (the driver's boot-resources cache
   // lasts a minute too): an upload shows within about two minutes.
   readonly imageRecheckMs: number;
@@ -110,6 +114,8 @@ export const DEFAULT_MAAS_MACHINE_CONFIG: MaasMachineConfig = {
   backoffBaseMs: 5_000,
   backoffMaxMs: 300_000,
   dnsPollMs: 10_000,
+  powerRecheckMs: 20_000,
+  powerRecheckMaxMs: 300_000,
   imageRecheckMs: 60_000,
 };
 
@@ -150,6 +156,8 @@ export interface MaasMachineState {
   /** The view is current; when false the next look at MAAS is due at nextPollAt. */
   readonly fresh: boolean;
   readonly nextPollAt: number;
+  /** Reads in a row that found power neither on nor off (power-known.ts); 0 once it is known. */
+  readonly powerRereads: number;
   readonly swapped: boolean;
   /** spec.minHweKernel is set on the MAAS machine (or none is asked for). */
   readonly minKernelSet: boolean;

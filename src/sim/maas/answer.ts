@@ -4,7 +4,7 @@ import { APPLICATION_JSON, badRequest, MaasApiError } from './http/api-error.ts'
 import type { MaasFaults } from './fleet/faults.ts';
 import type { NonceBook } from './http/nonces.ts';
 import type { SimUser } from './http/oauth.ts';
-import { authenticate } from './http/oauth.ts';
+import { authenticate, carriesOAuth } from './http/oauth.ts';
 import { outsideApi } from './http/outside-api.ts';
 import { Params } from './http/params.ts';
 import type { RequestBody } from './http/request-body.ts';
@@ -67,7 +67,12 @@ export function createAnswer({ backend, nonces, faults, delay, countRoute, port 
     }
     if (unreadable !== undefined) throw unreadable;
 
-    const user = match.resource.anonymous
+    // piston: a request without credentials goes to the resource's anonymous handler when it has
+    // one for this method (its signatures then are the only ones); otherwise it is challenged.
+    const anonymousSignatures = match.resource.anonymousSignatures;
+    const anonymousHere = anonymousSignatures !== undefined && !carriesOAuth(req.headers.authorization)
+      && Object.keys(anonymousSignatures).some((k) => k.split(' ')[0] === method);
+    const user = match.resource.anonymous || anonymousHere
       ? ANONYMOUS
       : authenticate(
           {
@@ -84,13 +89,14 @@ export function createAnswer({ backend, nonces, faults, delay, countRoute, port 
     const allowed = allowedMethods(match.resource);
     // Django's HttpResponseNotAllowed: an empty HTML answer with Allow.
     if (!allowed.includes(method)) throw new MaasApiError(405, '', 'text/html; charset=utf-8', { Allow: allowed.join(', ') });
-    const handler = findHandler(match.resource, method, op);
+    const handler = anonymousHere ? findHandler({ ...match.resource, signatures: anonymousSignatures }, method, op) : findHandler(match.resource, method, op);
     if (!handler) throw badRequest(`Unrecognised signature: method=${method} op=${op ?? 'None'}`);
     // GET and DELETE read the query string (plus a body, since clients send one even on GET).
     const params = method === 'GET' || method === 'DELETE' ? query.concat(body.params) : body.params;
     const reply = handler(backend, { user, id: match.id ?? '', params, siteUrl });
     if (reply.status === 204) send(res, 204, '', undefined);
     else if ('text' in reply) send(res, 200, reply.text, reply.contentType);
+    else if ('bytes' in reply) send(res, reply.status, reply.bytes, reply.contentType);
     else send(res, 200, JSON.stringify(reply.json), APPLICATION_JSON);
   };
 }

@@ -8,6 +8,7 @@ import type { Network } from './network/network.ts';
 import type { SimUser } from './http/oauth.ts';
 import type { Params } from './http/params.ts';
 import type { TagBook } from './places/tags.ts';
+import type { FileStore } from './files/file-store.ts';
 
 /** Everything one simulated MAAS holds; the API handlers read and change it. */
 export interface Backend {
@@ -21,6 +22,8 @@ export interface Backend {
   readonly accounts: Accounts;
   /** MAAS settings (maas/ op=get_config/set_config). */
   readonly config: MaasConfig;
+  /** Users' files (files/). */
+  readonly files: FileStore;
 }
 
 export interface CallContext {
@@ -33,7 +36,12 @@ export interface CallContext {
   readonly siteUrl: string;
 }
 
-export type Reply = { status: 200; json: unknown } | { status: 204 } | { status: 200; text: string; contentType: string };
+export type Reply =
+  | { status: 200; json: unknown }
+  | { status: 204 }
+  | { status: 200; text: string; contentType: string }
+  // Bytes as they are (a stored file's content), and files/'s create, which answers 201 and no body.
+  | { status: 200 | 201; bytes: Buffer; contentType: string };
 
 export type Handler = (b: Backend, c: CallContext) => Reply;
 
@@ -51,5 +59,11 @@ export interface Resource {
   readonly hasId: boolean;
   /** Answered without OAuth (MAAS's version/ and describe/). */
   readonly anonymous?: boolean;
+  /**
+   * Answered without OAuth when the request carries none (piston's anonymous handler, e.g.
+   * AnonFilesHandler): a request of one of their methods without credentials is dispatched here,
+   * any other without credentials is 401.
+   */
+  readonly anonymousSignatures?: Readonly<Record<string, Handler>>;
   readonly signatures: Readonly<Record<string, Handler>>;
 }

@@ -13,6 +13,7 @@ import { TagBook } from './places/tags.ts';
 import type { Accounts } from './site/accounts.ts';
 import { ADMIN_NAME } from './site/api-keys.ts';
 import { MaasConfig } from './site/maas-config.ts';
+import { FileStore } from './files/file-store.ts';
 
 export interface BackendDeps {
   readonly seeds: readonly SeedMachine[];
@@ -43,5 +44,5 @@ export function createBackend(o: MaasSimOptions, { seeds, accounts, timings, clo
     speed: o.speed ?? 1,
     ...(o.bootResources ? { bootResources: o.bootResources } : {}),
   });
-  return { fleet, dns: new DnsResources(places, clock), tags, places, network: new Network(places), events, accounts, config };
+  return { fleet, dns: new DnsResources(places, clock), tags, places, network: new Network(places), events, accounts, config, files: new FileStore() };
 }

@@ -1,4 +1,6 @@
+import type { PowerActionCounts } from './fleet/bmc.ts';
 import type { SimClock } from './clock.ts';
+import type { SimFile } from './files/file-store.ts';
 import type { SimDnsResource } from './places/dns.ts';
 import type { MaasFaults } from './fleet/faults.ts';
 import type { SimMachine } from './fleet/machine.ts';
@@ -58,8 +60,13 @@ export interface MaasSim {
   seeds(): SeedMachine[];
   machine(systemIdOrHostname: string): SimMachine | undefined;
   dnsResources(): SimDnsResource[];
+  /** Every user's stored files (files/), with their owners and anonymous keys. */
+  files(): SimFile[];
   counts(): SimCounts;
+  /** Also clears powerActions. */
   resetCounts(): void;
+  /** The power commands (op=power_on, op=power_off) MAAS was sent for a machine since start or resetCounts(). */
+  powerActions(systemIdOrHostname: string): PowerActionCounts;
   setFaults(faults: Partial<MaasFaults>): void;
   /** The machine turns itself off (power_state 'off'). */
   powerOff(systemId: string): void;

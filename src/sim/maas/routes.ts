@@ -1,6 +1,7 @@
 import { BOOT_RESOURCE_RESOURCES } from './api/boot-resources.ts';
 import { DNS_RESOURCES } from './api/dns.ts';
 import { EVENT_RESOURCES } from './api/events.ts';
+import { FILE_RESOURCES } from './api/files.ts';
 import { MACHINE_RESOURCES } from './api/machines.ts';
 import { META_RESOURCES } from './api/meta.ts';
 import { NETWORK_RESOURCES } from './api/network.ts';
@@ -21,6 +22,7 @@ const RESOURCES: readonly Resource[] = [
   ...NETWORK_RESOURCES,
   ...EVENT_RESOURCES,
   ...BOOT_RESOURCE_RESOURCES,
+  ...FILE_RESOURCES,
 ];
 
 /** Every resource of the API, in matching order: describe/ lists them. */

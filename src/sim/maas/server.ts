@@ -31,6 +31,7 @@ export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
   const backend = createBackend(o, { seeds, accounts, timings, clock, faults: () => faults });
   const { fleet } = backend;
   if (faults.broken.length > 0) fleet.breakMachines(faults.broken);
+  fleet.bmcOutage(faults.bmcOutage);
 
   const nonces = new NonceBook();
   let requests = 0;
@@ -93,15 +94,23 @@ export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
       return m ? simMachine(m) : undefined;
     },
     dnsResources: () => backend.dns.snapshot(),
+    files: () => backend.files.snapshot(),
     counts: () => ({ deploying: fleet.deployingNow(), maxDeploying: fleet.maxDeploying(), requests, byRoute: { ...byRoute } }),
     resetCounts: () => {
       requests = 0;
       byRoute = {};
       fleet.resetHighWater();
+      fleet.powerActions.reset();
+    },
+    powerActions: (idOrHostname) => {
+      const m = fleet.find(idOrHostname);
+      if (!m) throw new Error(`powerActions: no machine ${idOrHostname}`);
+      return fleet.powerActions.of(m.systemId);
     },
     setFaults: (change) => {
       faults = mergeFaults(faults, change);
       if (change.broken) fleet.breakMachines(change.broken);
+      if (change.bmcOutage) fleet.bmcOutage(change.bmcOutage);
     },
     powerOff: (systemId) => fleet.powerOff(systemId),
     stop: async () => {

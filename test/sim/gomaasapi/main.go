@@ -134,7 +134,7 @@ func run(f *flow, url, key string, o options) {
 		caps := c.Capabilities().SortedValues()
 		return facts{"version": version, "subversion": subversion, "capabilities": caps}, err
 	}) {
-		for _, s := range []string{"zones", "pools_is_not_maas", "resourcepools", "domains", "spaces", "fabrics", "boot_resources", "static_routes", "tags", "machines", "allocate", "start", "wait_deployed", "set_owner_data", "release", "create_device"} {
+		for _, s := range []string{"zones", "pools_is_not_maas", "resourcepools", "domains", "spaces", "fabrics", "boot_resources", "static_routes", "tags", "machines", "allocate", "start", "wait_deployed", "set_owner_data", "release", "create_device", "files_add"} {
 			f.skip(s, "connect failed")
 		}
 		return
@@ -152,6 +152,7 @@ func run(f *flow, url, key string, o options) {
 		lifecycle(f, c, m, o)
 	}
 	devices(f, c, all)
+	files(f, c)
 }
 
 // wrongKey keeps the key's shape (so the client does not refuse it locally) but not its secret.

@@ -17,6 +17,7 @@ import traceback
 from email.generator import Generator
 from email.mime.application import MIMEApplication
 from email.mime.multipart import MIMEMultipart
+from urllib.parse import urljoin
 
 import requests
 from oauthlib.oauth1 import SIGNATURE_HMAC, SIGNATURE_PLAINTEXT
@@ -153,6 +154,29 @@ def main(base, admin_key, user_key):
         deleted = requests.post(api + "account/", params={"op": "delete_authorisation_token"}, data={"token_key": token["token_key"]}, auth=plain_admin)
         after = requests.get(api + "users/", params={"op": "whoami"}, auth=auth(key, SIGNATURE_HMAC))
         return {"status": made.status_code, "name": token.get("name"), "before": before.status_code, "deleted": deleted.status_code, "after": after.status_code}
+
+    @check("files_roundtrip")
+    def _():
+        # files/ as juju uses it: a real upload (requests' files= with a filename), every byte value.
+        content = bytes(range(256))
+        put = requests.post(api + "files/", files={"filename": (None, "py-state"), "file": ("py-state", content, "application/octet-stream")}, auth=hmac_admin)
+        raw = requests.get(api + "files/", params={"op": "get", "filename": "py-state"}, auth=hmac_admin)
+        read = requests.get(api + "files/py-state/", auth=plain_admin)
+        listed = requests.get(api + "files/", params={"prefix": "py-"}, auth=hmac_admin)
+        anon = requests.get(urljoin(base, read.json()["anon_resource_uri"])) if read.ok else None
+        deleted = requests.delete(api + "files/py-state/", auth=hmac_admin)
+        after = requests.get(api + "files/py-state/", auth=plain_admin)
+        return {
+            "put": put.status_code,
+            "raw_equal": raw.content == content,
+            "json_equal": read.ok and base64.b64decode(read.json()["content"]) == content,
+            "listed": [f["filename"] for f in listed.json()] if listed.ok else listed.status_code,
+            "anon": anon.status_code if anon is not None else None,
+            "anon_equal": anon is not None and anon.content == content,
+            "deleted": deleted.status_code,
+            "after": after.status_code,
+            "workaround": after.headers.get("Workaround"),
+        }
 
     @check("wrong_secret")
     def _():

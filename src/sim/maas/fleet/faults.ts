@@ -10,6 +10,12 @@ export interface MaasFaults {
    * `Invalid transition: Broken -> Allocated.` (the race CAPMAAS handles as ErrBrokenMachine).
    */
   broken: string[];
+  /**
+   * A BMC outage: the machines named (system_id or hostname) read this power state (`error`, or
+   * `unknown`) in MAAS's answers while they are listed; the machines themselves run on. Lift it
+   * with setFaults({ bmcOutage: {} }).
+   */
+  bmcOutage: Readonly<Record<string, 'error' | 'unknown'>>;
   /** 0..1: the chance (drawn with `random`) that a request is answered 503. */
   serverErrorRate: number;
   /** Added to every response, on the simulator's clock. */
@@ -21,6 +27,7 @@ export const NO_FAULTS: Readonly<MaasFaults> = {
   failDeployment: [],
   powerOffAfterDeploy: [],
   broken: [],
+  bmcOutage: {},
   serverErrorRate: 0,
   latencyMs: 0,
   random: Math.random,
@@ -30,6 +37,9 @@ export function mergeFaults(current: MaasFaults, change: Partial<MaasFaults>): M
   const next: MaasFaults = { ...current, ...change };
   if (!(next.serverErrorRate >= 0 && next.serverErrorRate <= 1)) throw new RangeError(`faults.serverErrorRate: expected a number from 0 to 1, got ${next.serverErrorRate}`);
   if (!(next.latencyMs >= 0 && Number.isFinite(next.latencyMs))) throw new RangeError(`faults.latencyMs: expected a finite number >= 0, got ${next.latencyMs}`);
+  for (const [name, reads] of Object.entries(next.bmcOutage)) {
+    if (reads !== 'error' && reads !== 'unknown') throw new RangeError(`faults.bmcOutage.${name}: expected 'error' or 'unknown', got ${JSON.stringify(reads)}`);
+  }
   return next;
 }
 

@@ -1,4 +1,5 @@
 import { byCost, noMatchMessage, parseAllocation } from './allocate.ts';
+import { applyBmcOutage, PowerActionLog, powerRead } from './bmc.ts';
 import { conflict, forbidden, MaasApiError, notFound, validationError } from '../http/api-error.ts';
 import type { Catalog } from './candidate.ts';
 import type { EventTypeName } from './events.ts';
@@ -38,6 +39,8 @@ export interface Allocated {
 export class Fleet {
   private readonly machines = new Map<string, MachineRecord>();
   private readonly life: Lifecycle;
+  /** The power commands sent through the API, per machine (bmc.ts). */
+  readonly powerActions = new PowerActionLog();
   /** The images MAAS can deploy (boot-resources/), for every architecture of the fleet. */
   readonly images: BootImages;
 
@@ -179,6 +182,7 @@ export class Fleet {
     const m = this.get(systemId);
     checkEdit(user, m);
     if (m.owner === null) throw conflict("Can't start node: it hasn't been allocated.");
+    this.powerActions.record(m.systemId, m.powerState === 'on' ? 'cycle' : 'powerOn');
     return this.powerOnOwned(m, user, body);
   }
 
@@ -190,13 +194,14 @@ export class Fleet {
     const m = this.get(systemId);
     checkEdit(user, m);
     this.config.events.request(m, 'RequestStop', user.name, body.get('comment'));
+    this.powerActions.record(m.systemId, 'powerOff');
     this.life.switchOff(m);
     return m;
   }
 
   // GET /machines/{id}/ op=query_power_state: MAAS asks the BMC; the simulator's BMC is the record.
   queryPowerState(systemId: string): { state: string } {
-    return { state: this.get(systemId).powerState };
+    return { state: powerRead(this.get(systemId)) };
   }
 
   // POST /machines/{id}/ op=set_owner_data: every parameter but op is a key; an empty value removes
@@ -416,6 +421,11 @@ export class Fleet {
       this.life.move(m, NodeStatus.Broken);
       m.staleReady = wasAvailable;
     }
+  }
+
+  /** faults.bmcOutage: the machines it names read its power state, the others their own (bmc.ts). */
+  bmcOutage(outage: Readonly<Record<string, 'error' | 'unknown'>>): void {
+    applyBmcOutage(this.all(), outage);
   }
 
   /** The test knob: the machine turns itself off. A releasing machine seen off is released. */

@@ -1,5 +1,6 @@
 import { conflict, MaasApiError } from '../http/api-error.ts';
 import type { SimClock } from '../clock.ts';
+import { powerRead } from './bmc.ts';
 import type { SeedBootResource } from './boot-images.ts';
 import type { EventLog, EventTypeName } from './events.ts';
 import { EVENT_TYPES } from './events.ts';
@@ -88,7 +89,7 @@ export class Lifecycle {
     }
     this.move(m, NodeStatus.Releasing);
     // A machine already off (or whose power cannot be queried) goes straight to Ready.
-    if (m.powerState !== 'on') this.finishRelease(m);
+    if (powerRead(m) !== 'on') this.finishRelease(m);
     else this.later(m, this.config.releaseMs, () => this.finishRelease(m));
   }
 

@@ -1,5 +1,6 @@
 import type { JsonContext } from './interface-json.ts';
 import { interfaceJson, zoneProbeAddress } from './interface-json.ts';
+import { powerRead } from './bmc.ts';
 import { hardwareInfo } from './hardware.ts';
 import type { MachineRecord } from './machine.ts';
 import { storageMb } from './machine.ts';
@@ -78,7 +79,7 @@ export function machineJson(m: MachineRecord, ctx: JsonContext) {
     error_description: m.errorDescription,
     netboot: m.status !== NodeStatus.Deployed,
     power_type: m.powerType,
-    power_state: m.powerState,
+    power_state: powerRead(m),
     tag_names: [...m.tags],
     address_ttl: null,
     ip_addresses: [...m.ipAddresses],

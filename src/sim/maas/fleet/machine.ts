@@ -28,6 +28,8 @@ export interface MachineRecord extends Candidate {
   errorDescription: string;
   locked: boolean;
   powerState: PowerState;
+  /** A BMC outage (faults.bmcOutage): MAAS reads this instead of powerState (bmc.ts). */
+  bmcOutage?: 'error' | 'unknown';
   owner: string | null;
   agentName: string;
   osystem: string;

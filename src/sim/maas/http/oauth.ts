@@ -80,6 +80,16 @@ function sameText(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
+/**
+ * The request carries OAuth credentials with every field MAAS requires. One without them is
+ * anonymous to MAAS (auth.py hands it to a resource's anonymous handler, if it has one); one
+ * with them is checked, and a bad key is 401 even where anonymous access exists.
+ */
+export function carriesOAuth(authorization: string | undefined): boolean {
+  const oauth = parseAuthorization(authorization);
+  return oauth !== undefined && REQUIRED.every((k) => oauth.has(k));
+}
+
 /** Throws when the timestamp is stale or the nonce was seen (nonces.ts); called once the key is known. */
 export type ReplayCheck = (consumerKey: string, tokenKey: string, nonce: string, timestamp: number) => void;
 
