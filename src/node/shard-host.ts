@@ -1,4 +1,5 @@
 import type { Fence, Logger, MaasDriver, Provisioner, ResourceStore } from '../ports/index.ts';
+import type { BackendCalls } from '../actors/calls/index.ts';
 import type { CapacityMsg } from '../actors/capacity/index.ts';
 import type { HostMsg, HostSnapshot, SecretWatch } from '../actors/host/index.ts';
 import { hostBinding } from '../actors/host/index.ts';
@@ -50,6 +51,8 @@ export interface ShardHostDeps {
   readonly maas?: ShardHostMaas;
   /** As KindHostOptions.nodeLeaseHeld: the leader Lease of a Kubernetes-only node. */
   readonly nodeLeaseHeld?: () => boolean;
+  /** The node's per-backend bound on calls that hold no slot, shared by every kind's actors. */
+  readonly calls?: BackendCalls;
 }
 
 export interface ShardHostOptions extends NodeConfig {
@@ -102,9 +105,10 @@ export async function startShardHost(config: ShardHostOptions, deps: ShardHostDe
     store: deps.store, provisioner: deps.provisioner, broker, clock, config: config.machine,
     log: deps.log, random: deps.random ?? Math.random, grantTtlMs: config.capacity.ttlMs, observer: stats, changes,
     ...(deps.secrets ? { secrets: deps.secrets } : {}),
+    ...(deps.calls ? { calls: deps.calls } : {}),
     gaveUp: (key, error, restarts) => void markCrashed(deps.store, deps.log, key, error, restarts),
   });
-  const maas = deps.maas ? maasShards(deps.maas, { store: deps.store, broker, clock, log: deps.log, grantTtlMs: config.capacity.ttlMs, changes }) : null;
+  const maas = deps.maas ? maasShards(deps.maas, { store: deps.store, broker, clock, log: deps.log, grantTtlMs: config.capacity.ttlMs, changes, ...(deps.calls ? { calls: deps.calls } : {}) }) : null;
   const bindings: Array<ShardBinding<unknown>> = [hosts];
   if (maas) bindings.push(maas.binding);
 
@@ -148,11 +152,12 @@ export async function startShardHost(config: ShardHostOptions, deps: ShardHostDe
 
 // The MAAS binding of a node, and what the node asks its actors (a machine's whole state for
 // inspect, a cluster's DNS record); what they report goes to the node's change stream.
-function maasShards(o: ShardHostMaas, c: { store: ResourceStore; broker: ActorRef<CapacityMsg>; clock: Clock; log: Logger; grantTtlMs: number; changes: MachineChanges }) {
+function maasShards(o: ShardHostMaas, c: { store: ResourceStore; broker: ActorRef<CapacityMsg>; clock: Clock; log: Logger; grantTtlMs: number; changes: MachineChanges; calls?: BackendCalls }) {
   const binding = maasBinding({
     store: c.store, broker: c.broker, clock: c.clock, log: c.log, config: o.config, grantTtlMs: c.grantTtlMs, clusterResyncMs: o.clusterResyncMs,
     driverFor: (fence, leaseHeld) => (leaseHeld ? leaseGuardedDriver(o.driver, leaseHeld, fence) : o.driver),
     changes: c.changes,
+    ...(c.calls ? { calls: c.calls } : {}),
   });
   // Where an object's actor runs: its shard key as its kind declares it, from the stored object.
   const clusterKeyOfStored = async (kind: 'MaasMachine' | 'MaasCluster', key: string): Promise<string | null> => {
