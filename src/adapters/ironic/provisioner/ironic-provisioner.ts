@@ -82,13 +82,13 @@ export function createIronicProvisioner(o: IronicProvisionerOptions): Provisione
 
 /**
  * With a fence, the node (when it exists yet) is claimed for the caller's lease, or refused to it.
- * Returns what was read, for the call to use, unless the claim just changed the node.
+ * Returns what was read for the call to use: the node as found, or as the claim's PATCH answered.
  */
 async function fenced(c: StepContext, host: HostData): Promise<StepContext['prefound']> {
   if (!host.fence) return undefined;
   const node = await findNode(c, host);
-  if (node && (await claimNode(c.client, node, host.fence)) === 'recorded') return undefined;
-  return { node, used: false };
+  const claim = node ? await claimNode(c.client, node, host.fence) : null;
+  return { node: claim?.standing === 'recorded' ? claim.node : node, used: false };
 }
 
 // Ironic errors become results: a vanished node asks for registration, a retryable one is

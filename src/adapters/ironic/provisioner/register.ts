@@ -7,6 +7,8 @@ import { gateNodeBody } from './gating.ts';
 import { nodeReason } from './node-reason.ts';
 import { createNodeBody } from './node-spec.ts';
 import { continuing, done, failed } from './outcome.ts';
+import { OWNER_EXTRA } from './owner-fence.ts';
+import { ownerRecordFor } from '../../../ports/index.ts';
 
 // Ironic is in the middle of its own flow in these: an update would fail on the node's lock, and
 // BMO leaves the node alone there too.
@@ -29,7 +31,10 @@ export async function register(ctx: StepContext, host: HostData, restartOnFailur
   let node = await findNode(ctx, host);
   let created = false;
   if (!node) {
-    node = await ctx.client.createNode(body);
+    // Created with its owner's record (the fence), as claimNode would write it: the owner's next
+    // call finds it its own and needs no PATCH and no read after it (issue 30: about two of the
+    // eleven calls an enrollment made). A second owner meets the record as it would a claimed one.
+    node = await ctx.client.createNode(host.fence ? { ...body, extra: { ...body.extra, [OWNER_EXTRA]: ownerRecordFor(host.fence) } } : body);
     created = true;
   } else if (credentialsChanged || !sameBmcAddress(node.driver_info, body.driver_info)) {
     // New credentials wait for a busy node's flow to end: answered (done) now, they would count
