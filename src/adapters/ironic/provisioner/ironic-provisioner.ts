@@ -45,6 +45,7 @@ export function createIronicProvisioner(o: IronicProvisionerOptions): Provisione
     cleaning: new Set(),
     servicing: new Set(),
     ports: new Set(),
+    created: new Map(),
   };
   const pool = o.pool ?? `ironic:${o.client.endpoint}`;
   // Each call runs with a client whose writes ask the shard lease first, after the node's
