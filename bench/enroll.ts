@@ -19,7 +19,8 @@ import { startVirtualDatacenter } from '../src/sim/datacenter/index.ts';
 import type { VirtualDatacenter } from '../src/sim/datacenter/index.ts';
 import { freePort, startIronic } from '../src/sim/ironic/index.ts';
 import type { IronicServer } from '../src/sim/ironic/index.ts';
-import type { Provisioner } from '../src/ports/index.ts';
+import { parseMaxCalls } from '../src/cli/max-calls.ts';
+import type { CallLimits } from '../src/node/index.ts';
 import type { PlainHost, PlainResult } from './plain-ironic-loop.ts';
 import { plainEnroll } from './plain-ironic-loop.ts';
 import { gc, intFlag, prepareLocalBenchNode } from './support.ts';
@@ -31,6 +32,8 @@ const PROGRESS_MS = 10_000;
 
 interface Side extends PlainResult {
   readonly retries?: number;
+  readonly callsAtOnce: number;
+  readonly callsWaited: number;
 }
 
 export async function run(flags: Record<string, string>): Promise<object> {
@@ -41,14 +44,16 @@ export async function run(flags: Record<string, string>): Promise<object> {
   // BMO's 10 s requeue.
   const pollMs = intFlag(flags, 'poll-ms', 1_000);
   const timeoutMs = intFlag(flags, 'timeout', 1_200) * 1000;
-  // Enrollment without inspection asks for no capacity slot, so metalfleet starts every host's
-  // registration at once: 800 concurrent requests queue behind Ironic's 100 wsgi greenthreads and
-  // its one SQLite writer, requests outlive the client's timeout and are sent again (seen: no host
-  // available after 140 s). Metal3's "concurrency 100" is BMO's reconcile workers, which bound its
-  // Ironic calls; `--gate ops` (default) bounds metalfleet's provisioner operations the same way,
-  // `--gate none` runs it as it ships.
-  const gate = flags['gate'] ?? 'ops';
-  if (gate !== 'ops' && gate !== 'none') throw new Error(`--gate: "ops" (default) or "none", got "${gate}"`);
+  // Enrollment without inspection asks for no capacity slot, so without a bound metalfleet would
+  // start every host's registration at once: 800 concurrent requests queue behind Ironic's 100
+  // wsgi greenthreads and its one SQLite writer, requests outlive the client's timeout and are sent
+  // again (seen: no host available after 140 s). The product bounds those calls per backend
+  // (actors/calls, `node --max-calls`); Metal3's "concurrency 100" is BMO's reconcile workers,
+  // which bound its Ironic calls, so the bench runs `ironic=<--concurrency>` unless told
+  // (`--max-calls 0`: no bound, the figure of issue 30).
+  if (flags['gate'] !== undefined) throw new Error('bench enroll: --gate is gone: the product bounds these calls now; use --max-calls (e.g. "ironic=100", or 0 for no bound)');
+  const maxCalls = flags['max-calls'] ?? `ironic=${concurrency}`;
+  const calls = parseMaxCalls([maxCalls]);
   if (servers < 1 || concurrency < 1) throw new Error('bench enroll: --servers and --concurrency must be at least 1');
   const say = (line: string): void => void process.stderr.write(`bench enroll: ${line}\n`);
 
@@ -80,7 +85,7 @@ export async function run(flags: Record<string, string>): Promise<object> {
     say('starting a private Ironic (redfish driver)');
     ironic = await startIronic({ port, bootServer: dc.bootServer });
     say(`Ironic at ${ironic.url}; metalfleet: ${servers} hosts, capacity limit ${concurrency}, poll ${pollMs} ms`);
-    const mf = await metalfleet(ironic.url, dc, { limit: concurrency, opGate: gate === 'ops' ? concurrency : null, pollMs, timeoutMs, say });
+    const mf = await metalfleet(ironic.url, dc, { limit: concurrency, calls, pollMs, timeoutMs, say });
     const mfInIronic = await manageableCount(ironic.url);
     const rssAtEnd = process.memoryUsage().rss;
     say(`metalfleet: ${servers} available in ${round(mf.seconds)} s (${mfInIronic} nodes manageable in Ironic); restarting Ironic empty for the plain loop`);
@@ -96,7 +101,10 @@ export async function run(flags: Record<string, string>): Promise<object> {
       concurrency,
       pollMs,
       driver: 'redfish',
-      metalfleetOpGate: gate === 'ops' ? concurrency : 'none',
+      metalfleetMaxCalls: maxCalls,
+      // The most registrations and reads the node had at Ironic at once, and how many waited.
+      metalfleetCallsAtOnce: mf.callsAtOnce,
+      metalfleetCallsWaited: mf.callsWaited,
       inspection: 'disabled',
       automatedCleaning: 'disabled',
       metalfleetSeconds: round(mf.seconds),
@@ -131,8 +139,8 @@ export async function run(flags: Record<string, string>): Promise<object> {
 
 interface MetalfleetOptions {
   readonly limit: number;
-  /** At most this many provisioner operations at once (BMO's reconcile workers); null: no bound. */
-  readonly opGate: number | null;
+  /** The node's per-backend bound on calls without a slot (`--max-calls`). */
+  readonly calls: CallLimits;
   readonly pollMs: number;
   readonly timeoutMs: number;
   readonly say: (line: string) => void;
@@ -179,7 +187,8 @@ async function metalfleet(url: string, dc: VirtualDatacenter, o: MetalfleetOptio
       capacity: { limits: {}, defaultLimit: o.limit, ttlMs: 60_000 },
       supervision: { maxRestarts: 5, windowMs: 60_000, backoff: { initialMs: 100, maxMs: 5_000 } },
       askTimeoutMs: 10_000,
-    }, { provisioner: o.opGate === null ? provisioner : gated(provisioner, o.opGate) });
+      calls: o.calls,
+    }, { provisioner });
     const progress = setInterval(() => {
       const byState = [...node.stats.byState].filter(([, n]) => n > 0).map(([s, n]) => `${s || '(new)'} ${n}`).join(', ');
       o.say(`metalfleet: ${round((performance.now() - started) / 1000)} s: ${byState}; ${client.stats.total} Ironic calls`);
@@ -197,47 +206,15 @@ async function metalfleet(url: string, dc: VirtualDatacenter, o: MetalfleetOptio
     } finally {
       clearInterval(progress);
     }
-    return { seconds: (performance.now() - started) / 1000, calls: client.stats.total, byRoute: { ...client.stats.byRoute }, retries: client.stats.retries };
+    const ironicCalls = node.backendCalls().find((c) => c.backend.startsWith('ironic:'));
+    return {
+      seconds: (performance.now() - started) / 1000, calls: client.stats.total, byRoute: { ...client.stats.byRoute }, retries: client.stats.retries,
+      callsAtOnce: ironicCalls?.maxInFlight ?? 0, callsWaited: ironicCalls?.waitedTotal ?? 0,
+    };
   } finally {
     await prepared.stop();
     client.close();
   }
-}
-
-// `p` with at most `limit` operations in flight, the rest waiting in arrival order: each
-// operation is one short step of Ironic calls that ends by asking to be called again, as a BMO
-// reconcile does, so the bound is BMO's worker pool.
-function gated(p: Provisioner, limit: number): Provisioner {
-  let running = 0;
-  const waiting: Array<() => void> = [];
-  const run = async <T>(op: () => Promise<T>): Promise<T> => {
-    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    else running += 1;
-    try {
-      return await op();
-    } finally {
-      // The slot passes straight to the next waiter, so `running` never counts a freed one.
-      const next = waiting.shift();
-      if (next) next();
-      else running -= 1;
-    }
-  };
-  return {
-    ...p,
-    name: p.name,
-    capacity: (h) => p.capacity(h),
-    register: (h, a) => run(() => p.register(h, a)),
-    inspect: (h, a) => run(() => p.inspect(h, a)),
-    prepare: (h, a) => run(() => p.prepare(h, a)),
-    provision: (h, a) => run(() => p.provision(h, a)),
-    deprovision: (h, a) => run(() => p.deprovision(h, a)),
-    adopt: (h, a) => run(() => p.adopt(h, a)),
-    powerOn: (h, a) => run(() => p.powerOn(h, a)),
-    powerOff: (h, a) => run(() => p.powerOff(h, a)),
-    hardwareState: (h, a) => run(() => p.hardwareState(h, a)),
-    detach: (h, a) => run(() => p.detach(h, a)),
-    delete: (h, a) => run(() => p.delete(h, a)),
-  };
 }
 
 function plainHosts(dc: VirtualDatacenter): PlainHost[] {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { MachineConfig } from '../machines/bmh/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../machines/bmh/index.ts';
-import type { NodeConfig } from '../node/index.ts';
+import type { CallLimits, NodeConfig } from '../node/index.ts';
 import { CliError } from './cli-error.ts';
 
 // The environment metalfleet reads, parsed once here and passed down as values; nothing below
@@ -49,6 +49,8 @@ export interface NodeConfigInput {
   readonly limits?: Record<string, number>;
   readonly defaultLimit?: number;
   readonly machine?: Partial<MachineConfig>;
+  /** --max-calls, parsed (max-calls.ts); absent: DEFAULT_CALL_LIMITS. */
+  readonly calls?: CallLimits;
 }
 
 export function nodeConfig(input: NodeConfigInput): NodeConfig {
@@ -64,6 +66,7 @@ export function nodeConfig(input: NodeConfigInput): NodeConfig {
     },
     supervision: { maxRestarts: 5, windowMs: 60_000, backoff: { initialMs: 100, maxMs: 30_000 } },
     askTimeoutMs: 5_000,
+    ...(input.calls ? { calls: input.calls } : {}),
   };
 }
 

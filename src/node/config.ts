@@ -1,3 +1,4 @@
+import type { CallLimits } from '../actors/calls/index.ts';
 import type { MachineConfig } from '../machines/bmh/index.ts';
 import type { AuthorizedKeys, SigningKey } from '../security/index.ts';
 
@@ -39,6 +40,11 @@ export interface NodeConfig {
   readonly shardCount: number;
   readonly machine: MachineConfig;
   readonly capacity: { readonly limits: Readonly<Record<string, number>>; readonly defaultLimit: number; readonly ttlMs: number };
+  /**
+   * At most this many calls that hold no capacity slot in flight at each backend, from this node
+   * (actors/calls). Default DEFAULT_CALL_LIMITS: 50 per backend, the in-process fixture unbounded.
+   */
+  readonly calls?: CallLimits;
   readonly supervision: { maxRestarts: number; windowMs: number; backoff: { initialMs: number; maxMs: number } };
   readonly askTimeoutMs: number;
   /** Default DEFAULT_CLUSTER_TIMING. */

@@ -1,7 +1,8 @@
 import type { HealthServer, PoolSlots } from '../adapters/observe/index.ts';
-import { backendRequestsOf, mailboxDepthByKind, startHealthServer } from '../adapters/observe/index.ts';
+import { backendRequestsOf, mailboxDepthByKind, registerBackendCallMetrics, startHealthServer } from '../adapters/observe/index.ts';
 import type { KubeAdapter } from '../adapters/kube/index.ts';
 import { registerKubeMetrics } from '../adapters/kube/metrics.ts';
+import type { BackendCalls } from '../actors/calls/index.ts';
 import type { Clock } from '../actors/runtime/index.ts';
 import { askJetStream } from '../bus/index.ts';
 import type { Membership } from '../cluster/index.ts';
@@ -38,6 +39,8 @@ export interface NodeHealthOptions {
   readonly timing: ClusterTiming;
   readonly clock: Clock;
   readonly provisioner: Provisioner;
+  /** The node's per-backend bound on calls that hold no slot: exported as metalfleet_backend_calls_*. */
+  readonly calls?: BackendCalls;
   readonly kube: KubeAdapter | undefined;
   /** The Kubernetes leader lease the node awaits before it drives anything; /readyz says `waitingFor`. */
   readonly gate: { readonly waitingFor: string; readonly open: Promise<void> } | undefined;
@@ -94,6 +97,8 @@ export async function startNodeHealth(options: NodeHealthOptions): Promise<NodeH
     backendRequests: backendRequestsOf(options.provisioner),
   }, { port: config.healthPort, host: healthBind, node: config.name, ...(ui ? { routes: (req, res) => ui.handle(req, res) } : {}) });
   if (health && kube) registerKubeMetrics(health.registry, kube);
+  const calls = options.calls;
+  if (health && calls) registerBackendCallMetrics(health.registry, () => calls.figures());
   // Connected is not enough on a clustered NATS: without a quorum of its servers JetStream takes
   // no write, so no lease renews and no heartbeat lands. A private bus has no JetStream to ask.
   if (health && substrate.shared) {

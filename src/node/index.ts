@@ -15,3 +15,5 @@ export { nodeSource, stripUserinfo } from './introspection-source.ts';
 // What cli reads of the engine comes through here (cli -> node -> actors, the walls say).
 export { systemClock } from '../actors/runtime/index.ts';
 export type { CapacityFigures } from '../actors/capacity/index.ts';
+export { DEFAULT_CALL_LIMITS } from '../actors/calls/index.ts';
+export type { BackendCallFigures, CallLimits } from '../actors/calls/index.ts';

@@ -12,6 +12,7 @@ import type { MaasMachineState } from '../machines/maas-machine/index.ts';
 import { MAAS_MACHINE_KIND_DEFINITION } from '../machines/maas-machine/kind.ts';
 import type { MachineView, ViewCondition } from '../machines/logic.ts';
 import type { BackendApiVersion, ResourceKind, ResourceStore } from '../ports/index.ts';
+import type { BackendCallFigures } from '../actors/calls/index.ts';
 import type { CapacityFigures } from '../actors/capacity/index.ts';
 import type { HostSnapshot } from '../actors/host/index.ts';
 import type { ActorSystem, Clock } from '../actors/runtime/index.ts';
@@ -242,6 +243,8 @@ export interface NodeSourceParts {
   readonly backendApis?: () => readonly BackendApiVersion[];
   /** The shard lease manager's stale-fence watch (issue 30), per shard. */
   readonly fenceWatch?: () => ReadonlyMap<number, StaleFenceState>;
+  /** This node's calls per backend under its per-backend bound (actors/calls). */
+  readonly backendCalls?: () => readonly BackendCallFigures[];
 }
 
 export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}): IntrospectionSource {
@@ -287,8 +290,10 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
       }).sort((a, b) => a.shard - b.shard);
     },
     async capacity() {
-      if (!parts.isBroker()) return { broker: false, pools: [] };
-      return { broker: true, pools: poolsOfFigures(await parts.brokerFigures()) };
+      // Every node bounds its own calls: each answers with them, the broker's node with its pools too.
+      const calls = parts.backendCalls ? { calls: [...parts.backendCalls()] } : {};
+      if (!parts.isBroker()) return { broker: false, pools: [], ...calls };
+      return { broker: true, pools: poolsOfFigures(await parts.brokerFigures()), ...calls };
     },
     async inspect(key, kind = 'BareMetalHost') {
       const now = clock.now();

@@ -1,4 +1,5 @@
 import type { Fence, FenceRefusal, Logger, MaasDriver, Provisioner, ResourceStore } from '../ports/index.ts';
+import type { BackendCalls } from '../actors/calls/index.ts';
 import type { CapacityMsg } from '../actors/capacity/index.ts';
 import type { HostMsg, HostSnapshot, SecretWatch } from '../actors/host/index.ts';
 import { hostBinding } from '../actors/host/index.ts';
@@ -52,6 +53,8 @@ export interface ShardHostDeps {
   readonly nodeLeaseHeld?: () => boolean;
   /** Told when a MAAS owner record refuses a shard's fence (the store's and provisioner's come wrapped). */
   readonly onFenceRefused?: (refusal: FenceRefusal) => void;
+  /** The node's per-backend bound on calls that hold no slot, shared by every kind's actors. */
+  readonly calls?: BackendCalls;
 }
 
 export interface ShardHostOptions extends NodeConfig {
@@ -104,9 +107,10 @@ export async function startShardHost(config: ShardHostOptions, deps: ShardHostDe
     store: deps.store, provisioner: deps.provisioner, broker, clock, config: config.machine,
     log: deps.log, random: deps.random ?? Math.random, grantTtlMs: config.capacity.ttlMs, observer: stats, changes,
     ...(deps.secrets ? { secrets: deps.secrets } : {}),
+    ...(deps.calls ? { calls: deps.calls } : {}),
     gaveUp: (key, error, restarts) => void markCrashed(deps.store, deps.log, key, error, restarts),
   });
-  const maas = deps.maas ? maasShards(deps.maas, { store: deps.store, broker, clock, log: deps.log, grantTtlMs: config.capacity.ttlMs, changes, ...(deps.onFenceRefused ? { onFenceRefused: deps.onFenceRefused } : {}) }) : null;
+  const maas = deps.maas ? maasShards(deps.maas, { store: deps.store, broker, clock, log: deps.log, grantTtlMs: config.capacity.ttlMs, changes, ...(deps.onFenceRefused ? { onFenceRefused: deps.onFenceRefused } : {}), ...(deps.calls ? { calls: deps.calls } : {}) }) : null;
   const bindings: Array<ShardBinding<unknown>> = [hosts];
   if (maas) bindings.push(maas.binding);
 
@@ -150,11 +154,12 @@ export async function startShardHost(config: ShardHostOptions, deps: ShardHostDe
 
 // The MAAS binding of a node, and what the node asks its actors (a machine's whole state for
 // inspect, a cluster's DNS record); what they report goes to the node's change stream.
-function maasShards(o: ShardHostMaas, c: { store: ResourceStore; broker: ActorRef<CapacityMsg>; clock: Clock; log: Logger; grantTtlMs: number; changes: MachineChanges; onFenceRefused?: (refusal: FenceRefusal) => void }) {
+function maasShards(o: ShardHostMaas, c: { store: ResourceStore; broker: ActorRef<CapacityMsg>; clock: Clock; log: Logger; grantTtlMs: number; changes: MachineChanges; onFenceRefused?: (refusal: FenceRefusal) => void; calls?: BackendCalls }) {
   const binding = maasBinding({
     store: c.store, broker: c.broker, clock: c.clock, log: c.log, config: o.config, grantTtlMs: c.grantTtlMs, clusterResyncMs: o.clusterResyncMs,
     driverFor: (fence, leaseHeld) => (leaseHeld ? leaseGuardedDriver(o.driver, leaseHeld, fence, c.onFenceRefused) : o.driver),
     changes: c.changes,
+    ...(c.calls ? { calls: c.calls } : {}),
   });
   // Where an object's actor runs: its shard key as its kind declares it, from the stored object.
   const clusterKeyOfStored = async (kind: 'MaasMachine' | 'MaasCluster', key: string): Promise<string | null> => {

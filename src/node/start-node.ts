@@ -2,6 +2,8 @@ import { appendFileSync } from 'node:fs';
 import { pushToProxy, spawnCapacityProxy, startClusterBroker, CAPACITY_BUCKET } from '../actors/capacity/cluster/index.ts';
 import type { ClusterBroker } from '../actors/capacity/cluster/index.ts';
 import type { CapacityFigures, CapacityMsg } from '../actors/capacity/index.ts';
+import { BackendCalls, DEFAULT_CALL_LIMITS } from '../actors/calls/index.ts';
+import type { BackendCallFigures } from '../actors/calls/index.ts';
 import type { ActorRef, ActorSystem, Clock } from '../actors/runtime/index.ts';
 import { ask, systemClock } from '../actors/runtime/index.ts';
 import type { HealthServer, PoolSlots } from '../adapters/observe/index.ts';
@@ -108,6 +110,8 @@ export interface Node {
   isBroker(): boolean;
   /** The cluster-wide capacity figures, from the broker (whichever node holds it). */
   capacity(): Promise<CapacityFigures>;
+  /** This node's calls per backend that hold no slot, under its per-backend bound. */
+  backendCalls(): BackendCallFigures[];
   /** graceful: hand every shard off, give up the broker lease, leave membership (SIGTERM). */
   stop(options?: { graceful?: boolean }): Promise<void>;
 }
@@ -123,15 +127,17 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
   const timing = clusterTiming(config, substrate.shared);
   // Before anything opens: a NATS node that would take anyone's commands does not start.
   checkPosture(substrate.shared, config.security);
+  // One bound per backend for the whole node, every kind's actors sharing it; a bad limit stops the start.
+  const calls = new BackendCalls(config.calls ?? DEFAULT_CALL_LIMITS, () => clock.now());
   const opened = await openStores(substrate.transport, timing, stores, runtime.log);
   // Health first: /readyz answers "not ready" while informers list and shards are taken.
   const front = await startNodeHealth({
-    config, substrate, timing, clock, provisioner: backends.provisioner, kube: stores.kube, gate: runtime.gate,
+    config, substrate, timing, clock, provisioner: backends.provisioner, calls, kube: stores.kube, gate: runtime.gate,
   });
   runtime.onHealth?.(front.health);
   try {
     await runtime.gate?.open;
-    return await assemble({ config, substrate, stores, backends, runtime, clock, timing, opened, front });
+    return await assemble({ config, substrate, stores, backends, runtime, clock, timing, opened, front, calls });
   } catch (err) {
     opened.secretWatch?.close();
     await front.close();
@@ -172,6 +178,7 @@ interface AssembleContext {
   readonly timing: ClusterTiming;
   readonly opened: OpenedStores;
   readonly front: NodeHealthServer;
+  readonly calls: BackendCalls;
 }
 
 async function assemble(ctx: AssembleContext): Promise<Node> {
@@ -213,6 +220,7 @@ async function assemble(ctx: AssembleContext): Promise<Node> {
     brokerFigures,
     ...(backends.provisioner.apiVersions ? { backendApis: backends.provisioner.apiVersions.bind(backends.provisioner) } : {}),
     fenceWatch: () => leases?.fenceWatch() ?? new Map(),
+    backendCalls: () => ctx.calls.figures(),
   }, { clock });
   const introspect = serveIntrospection(transport, introspection, { node: name });
   // Hosts ask for slots as soon as their shard starts: give the broker (here, or on a peer) a
@@ -250,6 +258,7 @@ async function assemble(ctx: AssembleContext): Promise<Node> {
     introspection,
     isBroker: () => singleton.isLeader(),
     capacity: brokerFigures,
+    backendCalls: () => ctx.calls.figures(),
     stop({ graceful = true } = {}) {
       stopping ??= stopInOrder(ctx, { membership, leases: started, singleton, capacity, requests, introspect, introspection, shards }, graceful);
       return stopping;
@@ -301,6 +310,7 @@ async function startShardsWithCapacity(ctx: AssembleContext, tellRefused: (refus
     ...(kube ? { attach: (system: ActorSystem) => kube.start(system) } : {}),
     ...(secretWatch ? { secrets: secretWatch } : {}),
     ...(runtime.gate?.held ? { nodeLeaseHeld: runtime.gate.held } : {}),
+    calls: ctx.calls,
     // The MAAS kinds run in the same shards as the hosts, under the same supervision and drain.
     ...(backends.maas ? {
       maas: {

@@ -137,3 +137,18 @@ test('ironic-api firmware - 1.86 lists components but refuses servicing; 1.87 re
     { kind: 'failed', message: 'a firmware update while servicing needs Ironic API 1.93 or later; this Ironic offers up to 1.87', retryAfterMs: null });
   t.deepEqual(r87.recorder.calls.filter((c) => c.nodeRef !== undefined), []);
 });
+
+test('ironic-api firmware - a node never inspected is read without asking for its inventory (only an inspection stores one); an inspected one still is', async (t) => {
+  const r = await rig(t, '1.86');
+  const read = () => done(() => r.p.firmware!({ ...base, provisionerId: '' }, { op: 'firmware' }));
+  await done(() => r.p.register(base, { op: 'register', restartOnFailure: false, credentialsChanged: false }));
+  r.recorder.clear();
+  const fresh = await read();
+  t.truthy(fresh.firmware?.settings);
+  const inventory = (): number => r.recorder.calls.filter((c) => c.route === 'GET /v1/nodes/{node}/inventory').length;
+  t.is(inventory(), 0);
+  await done(() => r.p.inspect(base, { op: 'inspect', restartOnFailure: false, refresh: false }));
+  r.recorder.clear();
+  await read();
+  t.is(inventory(), 1);
+});

@@ -72,3 +72,31 @@ test('ironic owner fence - no write leaves once the lease is no longer safely he
   t.not((after.extra?.[OWNER_EXTRA] as { epoch?: number } | undefined)?.epoch, 21, 'not even the owner record was written');
   t.true(asked >= 1, 'the lease was asked before the write');
 });
+
+// Serial: it counts the client's requests, which the other tests of this file share. Its name's
+// length sets a boot MAC no other host here has (hostData).
+test.serial('ironic owner fence - a node is created with its owner\'s record: a fresh registration sends no PATCH and no read after one, and an older owner is still refused', async (t) => {
+  const fence: Fence = { holder: 'node-b', shard: 4, epoch: 9 };
+  const patches = (): number => it.client.stats.byRoute['PATCH /v1/nodes/{node}'] ?? 0;
+  const before = patches();
+  const uuid = await registered('fence-new', fence);
+  const node = (await it.client.getNode(uuid))!;
+  t.deepEqual(node.extra?.[OWNER_EXTRA], { holder: 'node-b', shard: 4, epoch: 9 }, 'recorded by the POST that created the node');
+  t.is(patches() - before, 0, 'no PATCH to record the owner: the calls after the first found it theirs');
+  // The owner's next call is as cheap: its own record, nothing written.
+  t.not((await it.provisioner.hardwareState(hostData('fence-new', fence), { op: 'hardwareState' })).kind, 'failed');
+  t.is(patches() - before, 0);
+
+  // A second owner of an older epoch of the shard meets the record as it would a claimed one.
+  const stale = await it.provisioner.powerOn(hostData('fence-new', { holder: 'node-a', shard: 4, epoch: 8 }), { op: 'powerOn', force: false });
+  t.is(stale.kind, 'transient');
+  t.regex(stale.kind === 'transient' ? stale.message : '', /driven by node-b \(lease epoch 9 of shard 4\).*epoch 8/);
+  t.deepEqual((await it.client.getNode(uuid))?.extra?.[OWNER_EXTRA], { holder: 'node-b', shard: 4, epoch: 9 });
+  // A later epoch takes it over with one PATCH, and goes on with the node that PATCH answered.
+  const gets = (): number => it.client.stats.byRoute['GET /v1/nodes/{node}'] ?? 0;
+  const getsBefore = gets();
+  t.not((await it.provisioner.hardwareState(hostData('fence-new', { holder: 'node-c', shard: 4, epoch: 11 }), { op: 'hardwareState' })).kind, 'failed');
+  t.is(patches() - before, 1);
+  t.is(gets() - getsBefore, 1, 'one read to find the node; none after the PATCH');
+  t.deepEqual((await it.client.getNode(uuid))?.extra?.[OWNER_EXTRA], { holder: 'node-c', shard: 4, epoch: 11 });
+});

@@ -8,7 +8,7 @@ import type { LocalStore } from '../../src/adapters/store/index.ts';
 import type { MachineConfig } from '../../src/machines/bmh/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
-import type { Substrate } from '../../src/node/index.ts';
+import type { CallLimits, Substrate } from '../../src/node/index.ts';
 import type { Provisioner } from '../../src/ports/index.ts';
 import type { HostStore } from '../../src/adapters/store/host-records.ts';
 
@@ -32,6 +32,8 @@ export async function startTestNode(o: {
   limit?: number;
   machine?: Partial<MachineConfig>;
   maxRestarts?: number;
+  /** The node's per-backend call bound; absent: the product's default. */
+  calls?: CallLimits;
 } = {}): Promise<TestNode> {
   const substrate = memorySubstrate(o.kv ? { kv: o.kv } : {});
   const store = await openLocalStore(substrate.transport);
@@ -47,6 +49,7 @@ export async function startTestNode(o: {
     capacity: { limits: {}, defaultLimit: o.limit ?? Number.POSITIVE_INFINITY, ttlMs: 30_000 },
     supervision: { maxRestarts: o.maxRestarts ?? 3, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } },
     askTimeoutMs: 2_000,
+    ...(o.calls ? { calls: o.calls } : {}),
   }, { store: store.resources, secrets: store.secrets }, { provisioner: o.provisioner ? o.provisioner(fixture) : fixture }, {}, substrate);
   return { node, store, substrate, fixture };
 }

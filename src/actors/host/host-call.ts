@@ -18,6 +18,13 @@ export async function callProvisioner(host: BareMetalHost, args: CallArgs, store
   return (await callBackend(host, args, store, provisioner, missingRetryMs, fence, leaseHeld)).result;
 }
 
+/**
+ * Where a call waits its turn at its backend (a per-backend bound, actors/calls): the resolution
+ * of its Secrets, the lease check and the call itself all run inside it, so a call that waited
+ * asks the lease after its wait, and its credentials are read only once it may leave.
+ */
+export type CallLane = <T>(call: () => Promise<T>) => Promise<T>;
+
 /** What a call came back with, and the credentials Secret version a register call used. */
 export interface CallOutcome {
   readonly result: OpResult;
@@ -29,8 +36,8 @@ export interface CallOutcome {
  * version differs from status.triedCredentials says the credentials changed, so the backend
  * replaces what it holds for the BMC (BMO's credsChanged).
  */
-export async function callBackend(host: BareMetalHost, args: CallArgs, store: Pick<ResourceStore, 'getSecret'>, provisioner: Provisioner, missingRetryMs: number, fence: Fence | undefined, leaseHeld?: () => boolean): Promise<CallOutcome> {
-  try {
+export async function callBackend(host: BareMetalHost, args: CallArgs, store: Pick<ResourceStore, 'getSecret'>, provisioner: Provisioner, missingRetryMs: number, fence: Fence | undefined, leaseHeld?: () => boolean, lane?: CallLane): Promise<CallOutcome> {
+  const call = async (): Promise<CallOutcome> => {
     const resolved = await resolveHostData(host, args, store, missingRetryMs);
     if (!resolved.ok) return { result: resolved.result };
     if (leaseHeld && !leaseHeld()) return { result: { kind: 'transient', message: LEASE_NOT_HELD } };
@@ -39,6 +46,9 @@ export async function callBackend(host: BareMetalHost, args: CallArgs, store: Pi
     const data = fence ? { ...resolved.data, fence, ...(leaseHeld ? { leaseHeld } : {}) } : resolved.data;
     const result = await invoke(provisioner, data, sent);
     return used ? { result, credentials: used } : { result };
+  };
+  try {
+    return await (lane ? lane(call) : call());
   } catch (err) {
     // A provisioner that throws broke its contract; treat it as transient and keep the reason.
     return { result: { kind: 'transient', message: errorMessage(err) } };

@@ -1,9 +1,10 @@
 import type { BareMetalHost } from '../../api/index.ts';
 import { GATED_OPERATIONS, bmhLogicFor } from '../../machines/bmh/index.ts';
-import type { BmhEffect, BmhEvent, BmhLogic, BmhState, OpResult } from '../../machines/bmh/index.ts';
+import type { BmhEffect, BmhEvent, BmhLogic, BmhState, Operation, OpResult } from '../../machines/bmh/index.ts';
 import { StaleFence } from '../../ports/index.ts';
 import type { KindEffect, Lane, MachineAdapter, MachineIO, MachineKind, Observation, Tick } from '../machine/index.ts';
 import { callBackend } from './host-call.ts';
+import type { CallLane } from './host-call.ts';
 import type { HostDeps } from './host.ts';
 import type { HostSnapshot, HostWake, Transition } from './messages.ts';
 import { HostCompanions } from './companions.ts';
@@ -82,7 +83,7 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostW
         const host = state.host;
         const { seq, args } = effect;
         this.io.run(
-          () => callBackend(host, args, deps.store, deps.provisioner, deps.config.missingCredentialsRetryMs, deps.fence, deps.leaseHeld),
+          () => callBackend(host, args, deps.store, deps.provisioner, deps.config.missingCredentialsRetryMs, deps.fence, deps.leaseHeld, this.laneFor(state, args.op)),
           ({ result, credentials }): BmhEvent => {
             // A firmware read's answer is kept in the companions; the machine then hears what they ask.
             if (result.kind === 'done' && result.firmware) void this.companions.firmwareRead(host, result.firmware).then(() => this.tellIntent());
@@ -111,6 +112,17 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostW
         } else deps.log.info(line, effect.message);
       }
     }
+  }
+
+  // Where the call waits its turn at its backend (named as its capacity pool). A host holding a
+  // slot, or a gated call (which only a slot holder makes), never waits behind the calls that
+  // hold none: its slot is bounded already, and would sit idle while others wait for it.
+  private laneFor(state: BmhState, op: Operation): CallLane | undefined {
+    const calls = this.deps.calls;
+    if (calls === undefined) return undefined;
+    const backend = this.slotClaim(state).pool;
+    if (GATED_OPERATIONS.has(op) || state.slot.phase === 'held') return (call) => calls.runHoldingSlot(backend, call);
+    return (call) => calls.run(backend, call);
   }
 
   slotClaim(state: BmhState): { pool: string; exempt: boolean } {

@@ -1,6 +1,7 @@
 import type { BareMetalHostStatus } from '../../api/index.ts';
 import type { BmhEffect, BmhEvent, BmhState, MachineConfig, SecretChange } from '../../machines/bmh/index.ts';
 import type { Fence, Logger, Provisioner, ResourceStore } from '../../ports/index.ts';
+import type { BackendCalls } from '../calls/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
 import type { ChangeSink, MachineBehavior } from '../machine/index.ts';
 import { machineBehavior } from '../machine/index.ts';
@@ -46,6 +47,8 @@ export interface HostDeps {
   readonly leaseHeld?: () => boolean;
   /** Changes of the Secrets hosts read; without it a waiting host rechecks on its own timer. */
   readonly secrets?: SecretWatch;
+  /** The node's per-backend bound on calls that hold no slot; without it every call leaves at once. */
+  readonly calls?: BackendCalls;
 }
 
 // One actor per host: the generic machine actor running the BareMetalHost kind.

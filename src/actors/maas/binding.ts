@@ -4,6 +4,7 @@ import { kindNamed } from '../../machines/kinds.ts';
 import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
 import type { Fence, Logger, MaasDriver, ObjectKind, ResourceEvent, ResourceStore } from '../../ports/index.ts';
 import { OBJECT_KINDS } from '../../ports/index.ts';
+import type { BackendCalls } from '../calls/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
 import type { MachineChanges } from '../machine/index.ts';
 import type { ActorRef, Clock } from '../runtime/index.ts';
@@ -39,6 +40,8 @@ export interface MaasBindingDeps {
   readonly clusterResyncMs: number;
   /** The node's change stream: each shard's MaasMachine and MaasCluster actors report there. */
   readonly changes?: MachineChanges;
+  /** The node's per-backend bound on the machines' calls that hold no slot. */
+  readonly calls?: BackendCalls;
 }
 
 /** The MAAS router of one shard: its machine and cluster actors. */
@@ -112,6 +115,7 @@ function openMaasRouter(scope: ShardScope, deps: MaasBindingDeps): MaasRouter {
     store: seenStore(deps.store, seen, () => { machineWakes += 1; }),
     driver, broker: deps.broker, clock: deps.clock, config: deps.config, log: deps.log, grantTtlMs: deps.grantTtlMs, fence: scope.fence,
     ...(changes ? { changes } : {}),
+    ...(deps.calls ? { calls: deps.calls } : {}),
   };
   const clusterStore = seenStore(deps.store, seen);
   const machines: KindActors<MaasMachineMsg> = scope.actors({

@@ -1,6 +1,7 @@
 import { maasMachineLogicFor } from '../../machines/maas-machine/index.ts';
 import type { DnsLookupResult, MaasMachineConfig, MaasMachineEffect, MaasMachineEvent, MaasMachineObject, MaasMachineState, MaasMachineWorld, MaasResult } from '../../machines/maas-machine/index.ts';
 import type { Fence, Logger, MaasDriver, ResourceStore, StoredObject } from '../../ports/index.ts';
+import type { BackendCalls } from '../calls/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
 import type { ChangeSink, KindEffect, MachineBehavior, MachineIO, MachineKind, MachineMsg, Observation, Tick } from '../machine/index.ts';
 import { StatusWriter, machineBehavior } from '../machine/index.ts';
@@ -26,6 +27,8 @@ export interface MaasMachineDeps {
   readonly changes?: ChangeSink;
   /** The shard lease this machine runs under: stamped on every write, so a lost shard cannot write. */
   readonly fence?: Fence;
+  /** The node's per-backend bound on calls that hold no slot; without it every call leaves at once. */
+  readonly calls?: BackendCalls;
 }
 
 type Kind = MachineKind<MaasMachineState, MaasMachineEvent, MaasMachineEffect, MaasMachineWake, MaasMachineState | null, MaasMachineObject, MaasMachineWorld>;
@@ -65,6 +68,14 @@ function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<Ma
     return { seen: { object, world }, events: wake?.type === 'dnsChanged' ? [observed, wake] : [observed] };
   }
 
+  // Where a call waits its turn at MAAS: a machine holding a slot (deploying, releasing) never
+  // waits behind the calls that hold none, as a host's does (actors/host/host-kind.ts).
+  function bounded<T>(state: MaasMachineState, call: () => Promise<T>): Promise<T> {
+    const calls = deps.calls;
+    if (calls === undefined) return call();
+    return state.slot.phase === 'held' ? calls.runHoldingSlot(deps.driver.pool, call) : calls.run(deps.driver.pool, call);
+  }
+
   function warn(text: string, err: unknown): void {
     deps.log.warn({ maasMachine: key, err: message(err) }, text);
   }
@@ -74,14 +85,14 @@ function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<Ma
       if (current !== null && wake?.type === 'dnsChanged') return { events: [wake] };
       return read(wake);
     },
-    perform(e: KindEffect<MaasMachineEffect>) {
+    perform(e: KindEffect<MaasMachineEffect>, state: MaasMachineState) {
       switch (e.type) {
         case 'call': {
           const { seq, call } = e;
           const secret = bootstrapSecret;
           io.run(
-            () => (call.op === 'deploy' ? bootstrapData(deps.store, namespace, secret) : Promise.resolve(undefined))
-              .then((userData) => deps.driver.run(call, userData))
+            () => bounded(state, () => (call.op === 'deploy' ? bootstrapData(deps.store, namespace, secret) : Promise.resolve(undefined))
+              .then((userData) => deps.driver.run(call, userData)))
               .catch((err: unknown): MaasResult => ({ kind: 'transient', message: message(err) })),
             (result): MaasMachineEvent => ({ type: 'result', seq, result }),
           );
@@ -90,7 +101,7 @@ function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<Ma
         case 'dnsLookup': {
           const { seq, fqdn } = e;
           io.run(
-            () => deps.driver.findDns(fqdn)
+            () => bounded(state, () => deps.driver.findDns(fqdn))
               .then((record): DnsLookupResult => (record ? { kind: 'found', ips: record.ips } : { kind: 'none' }))
               .catch((err: unknown): DnsLookupResult => ({ kind: 'transient', message: message(err) })),
             (result): MaasMachineEvent => ({ type: 'dnsResult', seq, result }),

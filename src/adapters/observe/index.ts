@@ -8,3 +8,5 @@ export type { HostMemory, HostObservation, MetricIncrement } from './bmo-observa
 export { hostStepDeltas } from './host-steps.ts';
 export { backendRequestsOf } from './backend-requests.ts';
 export { mailboxDepthByKind } from './mailbox-depth.ts';
+export { registerBackendCallMetrics } from './backend-call-metrics.ts';
+export type { BackendCallCounts } from './backend-call-metrics.ts';

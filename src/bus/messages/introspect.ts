@@ -18,7 +18,7 @@
  * | `hosts`    | `{ state?, backend?, errors? }`           | `{ node, hosts: [{ key, kind, backend, state, poweredOn, operationalStatus, errorType, errorMessage?, shard, stateSinceMs }] }` |
  * | `actors`   | `{ prefix? }`                             | `{ node, actors: [{ path, kind, parent, mailboxDepth, highWater, processed, restarts, lastError, busy }] }` |
  * | `shards`   | `{}`                                      | `{ node, shards: [{ shard, epoch, hosts, leaseAgeMs }] }`             |
- * | `capacity` | `{}`                                      | `{ node, broker, pools: [{ pool, limit, inUse: [...], waiting: [...], longestWaitMs }] }` |
+ * | `capacity` | `{}`                                      | `{ node, broker, pools: [{ pool, limit, inUse: [...], waiting: [...], longestWaitMs }], calls?: [{ backend, limit, inFlight, waiting, longestWaitMs, slotHolderInFlight, maxInFlight, waitedTotal }] }` |
  * | `inspect`  | `{ host: "<namespace>/<name>", kind? }`   | `{ node, host: { key, kind, backend, spec, status, recent, inFlight, slot, retryAt, nextAttemptInMs, shard, epoch, backendRecord? } }` |
  * | `clusters` | `{ after? }`                              | `{ node, clusters: [{ key, cluster, shard, phase, ready, failureDomains, dnsName, addresses, addressesSeenMs, machines: [{ key, machineState, controlPlane, address?, dnsAttached }], conditions: [{ type, status, reason }], lastError, waiting }], next? }` |
  *
@@ -30,6 +30,7 @@
  *   MaasMachine's MAAS state); `errors: true` keeps hosts with an error type only.
  * - `capacity`: only the node holding the capacity broker (or the embedded node) has pools;
  *   every other node replies `{ broker: false, pools: [] }`. `limit` is null for an unlimited pool.
+ *   `calls` is every node's own: its bound on the calls that hold no slot, per backend.
  * - `inspect`: only the owner of the host's shard answers with the host. `kind` is the object's
  *   kind (`BareMetalHost`, `MaasMachine`); absent: `BareMetalHost`, as for commands. Only that
  *   kind is looked up; another kind is an invalid request. Errors: `notFound` (the owner, or the
@@ -186,7 +187,26 @@ export const PoolRow = z.object({
   stallSeconds: z.number().nonnegative().optional(),
 });
 export type PoolRow = z.infer<typeof PoolRow>;
-export const CapacityReply = z.object({ node: NodeName, broker: z.boolean(), pools: z.array(PoolRow) });
+/** One backend's calls from the answering node that hold no slot, bounded per node (issue 30). */
+export const BackendCallRow = z.object({
+  /** The backend, named as its capacity pool. */
+  backend: z.string(),
+  /** null: unbounded. */
+  limit: Count.nullable(),
+  inFlight: Count,
+  waiting: Count,
+  longestWaitMs: Millis,
+  /** Calls of slot holders, running beside the bound. */
+  slotHolderInFlight: Count,
+  maxInFlight: Count,
+  waitedTotal: Count,
+});
+export type BackendCallRow = z.infer<typeof BackendCallRow>;
+export const CapacityReply = z.object({
+  node: NodeName, broker: z.boolean(), pools: z.array(PoolRow),
+  /** Every node's own: its per-backend call bound (absent from a node that predates it). */
+  calls: z.array(BackendCallRow).optional(),
+});
 export type CapacityReply = z.infer<typeof CapacityReply>;
 
 // --- inspect -----------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import { CliError } from '../cli-error.ts';
 import type { HealthServer } from '../../adapters/observe/index.ts';
 import type { Node, NodeConfig, NodeStores, Substrate } from '../../node/index.ts';
 import { clusterTiming, memorySubstrate, sharedSubstrate, startNode } from '../../node/index.ts';
+import { collectMaxCalls, MAX_CALLS_HELP, parseMaxCalls } from '../max-calls.ts';
 import { openNodeKvStore, type NodeKvStore } from '../node-store.ts';
 import { intFlag, nodeConfig, readEnv } from '../config.ts';
 import { createLogger } from '../logger.ts';
@@ -32,6 +33,7 @@ interface NodeFlags extends NatsFlagValues, ProvisionerFlags {
   name?: string;
   shards?: number;
   limit?: number;
+  maxCalls: string[];
   leaseTtl: number;
   heartbeat: number;
   drainTimeout: number;
@@ -72,6 +74,7 @@ export function register(program: Command): void {
     .option('--name <id>', 'node id, unique in the cluster (letters, digits, - and _; default host-pid)')
     .option('--shards <n>', 'shard count, the same on every node (default METALFLEET_SHARDS or 256)', intFlag('--shards', 1))
     .option('--limit <n>', 'capacity slots per backend pool across the cluster (default PROVISIONING_LIMIT or 20; 0 = unlimited)', intFlag('--limit', 0))
+    .option('--max-calls <backend=n>', MAX_CALLS_HELP, collectMaxCalls, [])
     .option('--lease-ttl <ms>', 'shard and broker lease TTL; a dead node\'s shards move within about this long', intFlag('--lease-ttl', 500), 5_000)
     .option('--heartbeat <ms>', 'membership heartbeat interval', intFlag('--heartbeat', 50), 1_000)
     .option('--drain-timeout <ms>', 'how long a hand-off waits for backend calls in flight', intFlag('--drain-timeout', 0), 10_000)
@@ -129,7 +132,8 @@ export function register(program: Command): void {
       const name = flags.name ?? `${hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${process.pid}`;
       if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new CliError(`--name: "${name}" may hold only letters, digits, "-" and "_"`, 2);
       const log = createLogger(flags.logLevel ?? env.METALFLEET_LOG_LEVEL ?? 'info', { node: name });
-      const base = nodeConfig({ name, env, ...(flags.limit !== undefined ? { defaultLimit: flags.limit === 0 ? Number.POSITIVE_INFINITY : flags.limit } : {}) });
+      const calls = parseMaxCalls(flags.maxCalls);
+      const base = nodeConfig({ name, env, calls, ...(flags.limit !== undefined ? { defaultLimit: flags.limit === 0 ? Number.POSITIVE_INFINITY : flags.limit } : {}) });
       const config = { ...base, shardCount: flags.shards ?? base.shardCount };
       const kubeSource = kubeconfigSource(flags);
       const natsWanted = Boolean(flags.nats ?? process.env.NATS_URL);

@@ -2,7 +2,7 @@
 import type { PoolRow } from '../../cluster/introspect/index.ts';
 
 export type {
-  ActorRow, CapacityReply, HostRow, InfoReply, InspectedHost, PoolRow, ShardRow,
+  ActorRow, BackendCallRow, CapacityReply, HostRow, InfoReply, InspectedHost, PoolRow, ShardRow,
 } from '../../cluster/introspect/index.ts';
 
 /** Slots in use and hosts waiting, exactly: the row's lists stop at the broker's first 200. */

@@ -9,7 +9,7 @@ import { gather, inspectHost, listNodes, NotFound } from '../../cluster/introspe
 import { BusError, type Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
 import { formatBytes, formatDuration, formatStall, oneLine, renderFields, renderTable, truncate, type Column } from './format.ts';
-import type { ActorRow, HostRow, InfoReply, InspectedHost, OnNode, PoolRow, ShardRow } from './rows.ts';
+import type { ActorRow, BackendCallRow, HostRow, InfoReply, InspectedHost, OnNode, PoolRow, ShardRow } from './rows.ts';
 import { inUseOf, waitingOf } from './rows.ts';
 import { noAnswer, output, partialWarnings, seconds, type CommandOutput, type GatheredLike, type ViewOptions } from './session.ts';
 
@@ -227,11 +227,27 @@ export async function capacityView(transport: Transport, options: ViewOptions): 
   const brokers = gathered.replies.filter((r) => r.value.broker);
   if (brokers.length === 0) warnings.push('warning: none of the nodes that answered holds the capacity broker; it may be moving (try again)');
   const rows = flatten({ ...gathered, replies: brokers }, (v) => v.pools).sort((a, b) => a.pool.localeCompare(b.pool));
+  const calls = flatten(gathered, (v) => v.calls ?? []).sort((a, b) => a.backend.localeCompare(b.backend) || a.node.localeCompare(b.node));
   const table = (): string[] => {
-    if (rows.length === 0) return brokers.length === 0 ? [] : ['no pools in use'];
-    return [...renderTable(capacityColumns(), rows, { width: options.width }), ...rows.flatMap((p) => poolDetail(p, options.width))];
+    const pools = rows.length === 0 ? (brokers.length === 0 ? [] : ['no pools in use']) : [...renderTable(capacityColumns(), rows, { width: options.width }), ...rows.flatMap((p) => poolDetail(p, options.width))];
+    return calls.length === 0 ? pools : [...pools, '', 'backend calls without a slot, per node', ...renderTable(callColumns(), calls, { width: options.width })];
   };
   return output(gathered, table, options, warnings);
+}
+
+// Each node bounds its own calls that hold no slot (registration, power, reads), per backend.
+export function callColumns(): Array<Column<OnNode<BackendCallRow>>> {
+  return [
+    { header: 'BACKEND', value: (c) => c.backend, max: 32 },
+    { header: 'NODE', value: (c) => c.node, max: 20 },
+    { header: 'LIMIT', value: (c) => (c.limit === null ? 'none' : String(c.limit)), align: 'right' },
+    { header: 'IN FLIGHT', value: (c) => String(c.inFlight), align: 'right' },
+    { header: 'WAITING', value: (c) => String(c.waiting), align: 'right' },
+    { header: 'LONGEST WAIT', value: (c) => (c.waiting === 0 ? '-' : formatDuration(c.longestWaitMs)), align: 'right' },
+    // Calls of slot holders run beside the bound: the slot bounds them.
+    { header: 'SLOT HOLDERS', value: (c) => String(c.slotHolderInFlight), align: 'right' },
+    { header: 'MOST', value: (c) => String(c.maxInFlight), align: 'right' },
+  ];
 }
 
 /** How many waiters the table lists per pool; --json / -o yaml give the whole queue. */

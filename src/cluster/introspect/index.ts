@@ -5,7 +5,7 @@ export { gather, inspectHost, listNodes, IntrospectUnavailable, NotFound, MEMBER
 export type { GatherOptions, Gathered } from './client.ts';
 export { INTROSPECT, INTROSPECT_VERBS, IntrospectVerb } from '../../bus/messages/introspect.ts';
 export type {
-  ActorRow, ActorsReply, CapacityReply, ClusterConditionRow, ClusterMachineRow, ClusterRow, ClustersReply, ClustersRequest,
+  ActorRow, ActorsReply, BackendCallRow, CapacityReply, ClusterConditionRow, ClusterMachineRow, ClusterRow, ClustersReply, ClustersRequest,
   HostBackend, HostKind, HostRow, HostsReply, HostsRequest, InfoReply, InspectedHost,
   InspectReply, IntrospectReply, IntrospectRequest, PoolRow, ShardRow, ShardsReply, SpecSummary, TransitionRow,
 } from '../../bus/messages/introspect.ts';

@@ -1,4 +1,4 @@
-import type { ActorRow, ClusterRow, HostKind, HostRow, HostsRequest, InfoReply, InspectedHost, PoolRow, ShardRow } from '../../bus/messages/introspect.ts';
+import type { ActorRow, BackendCallRow, ClusterRow, HostKind, HostRow, HostsRequest, InfoReply, InspectedHost, PoolRow, ShardRow } from '../../bus/messages/introspect.ts';
 
 // What a node answers to the introspection verbs; the node implements it, the service serves it.
 
@@ -11,6 +11,8 @@ export type InspectOutcome =
 export interface CapacityView {
   readonly broker: boolean;
   readonly pools: PoolRow[];
+  /** This node's calls per backend that hold no slot, under its per-backend bound. */
+  readonly calls?: BackendCallRow[];
 }
 
 /** Answers to the introspection verbs, without the node name (the service adds it). */

@@ -17,6 +17,9 @@ export interface StepContext {
   readonly servicing: Set<string>;
   // "<node uuid> <mac>" pairs whose port exists: registration polls need not list ports again.
   readonly ports: Set<string>;
+  // Node names this process sent a create for, with a digest of the driver_info it carried,
+  // until the host's registration got an answer (register.ts). Never the credentials themselves.
+  readonly created: Map<string, string>;
   // The node this call's owner fence read, for the call's first lookup (one GET a poll, not two).
   readonly prefound?: { readonly node: IronicNode | null; used: boolean };
 }

@@ -73,7 +73,9 @@ function componentsOf(list: readonly FirmwareComponent[]): FirmwareComponentStat
 // (hostfirmwaresettings_controller.go getOrCreateFirmwareSchema): the inventory's when inspection
 // stored one, else what out-of-band inspection left in the node's properties.
 async function hardwareOf(ctx: StepContext, node: IronicNode): Promise<{ vendor?: string; model?: string }> {
-  const stored = (await ctx.client.getInventory(node.uuid)) as { inventory?: { system_vendor?: { manufacturer?: unknown; product_name?: unknown } } } | null;
+  // Only an inspection stores an inventory: a node never inspected (every host enrolled with
+  // inspection disabled) would answer 404, one request per host for nothing (issue 30).
+  const stored = node.inspection_finished_at === null ? null : (await ctx.client.getInventory(node.uuid)) as { inventory?: { system_vendor?: { manufacturer?: unknown; product_name?: unknown } } } | null;
   const sv = stored?.inventory?.system_vendor;
   const props = node.properties ?? {};
   const vendor = text(sv?.manufacturer) ?? text(props['vendor']);

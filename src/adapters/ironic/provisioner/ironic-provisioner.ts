@@ -45,6 +45,7 @@ export function createIronicProvisioner(o: IronicProvisionerOptions): Provisione
     cleaning: new Set(),
     servicing: new Set(),
     ports: new Set(),
+    created: new Map(),
   };
   const pool = o.pool ?? `ironic:${o.client.endpoint}`;
   // Each call runs with a client whose writes ask the shard lease first, after the node's
@@ -82,15 +83,14 @@ export function createIronicProvisioner(o: IronicProvisionerOptions): Provisione
 
 /**
  * With a fence, the node (when it exists yet) is claimed for the caller's lease, or refused to it.
- * Returns what was read, for the call to use, unless the claim just changed the node.
+ * Returns what was read for the call to use: the node as found, or as the claim's PATCH answered.
  */
 async function fenced(c: StepContext, host: HostData): Promise<StepContext['prefound']> {
   if (!host.fence) return undefined;
   const node = await findNode(c, host);
   // A refusal is told to the shard's owner, which gives the shard up and retakes it above (issue 30).
-  const claimed = node ? await claimNode(c.client, node, host.fence).catch((err: unknown) => Promise.reject(tellFenceRefused(host, err))) : null;
-  if (claimed === 'recorded') return undefined;
-  return { node, used: false };
+  const claim = node ? await claimNode(c.client, node, host.fence).catch((err: unknown) => Promise.reject(tellFenceRefused(host, err))) : null;
+  return { node: claim?.standing === 'recorded' ? claim.node : node, used: false };
 }
 
 // Ironic errors become results: a vanished node asks for registration, a retryable one is

@@ -28,17 +28,24 @@ export function recordedOwner(node: IronicNode): OwnerRecord | null {
  * StaleOwner when a later epoch of the same shard is recorded. Recording is best effort: a node
  * locked by a running step answers 409, and the comparison still guards the next read.
  */
-/** 'recorded' when the node was just written with the caller's owner record. */
-export async function claimNode(client: IronicClient, node: IronicNode, fence: Fence): Promise<'held' | 'recorded' | 'later'> {
+/**
+ * 'held' when the record is the caller's already; 'recorded' with the node as the PATCH answered
+ * it (Ironic answers a PATCH with the whole node: the call goes on with it, no read after);
+ * 'later' when the write is left to a later call.
+ */
+export async function claimNode(client: IronicClient, node: IronicNode, fence: Fence): Promise<{ readonly standing: 'held' | 'later' } | { readonly standing: 'recorded'; readonly node: IronicNode }> {
   const recorded = recordedOwner(node);
   const standing = compareOwner(recorded, fence);
   if (standing === 'newer' && recorded) throw new StaleOwner(`Ironic node ${node.uuid}`, recorded, fence);
-  if (standing === 'same') return 'held';
+  if (standing === 'same') return HELD;
   // A node a conductor holds (a step running) would answer 409 after the client's lock retries:
   // record on a later call instead of waiting here.
-  if (node.reservation) return 'later';
-  return client.patchNode(node.uuid, [{ op: 'add', path: `/extra/${OWNER_EXTRA}`, value: ownerRecordFor(fence) }]).then(() => 'recorded' as const, () => 'later' as const);
+  if (node.reservation) return LATER;
+  return client.patchNode(node.uuid, [{ op: 'add', path: `/extra/${OWNER_EXTRA}`, value: ownerRecordFor(fence) }]).then((patched) => ({ standing: 'recorded' as const, node: patched }), () => LATER);
 }
+
+const HELD = { standing: 'held' } as const;
+const LATER = { standing: 'later' } as const;
 
 // The client's calls that change Ironic: each asks the lease right before it is sent.
 const WRITES = ['createNode', 'patchNode', 'deleteNode', 'createPort', 'setProvisionState', 'setPowerState', 'setTargetRaidConfig', 'setMaintenance', 'unsetMaintenance'] as const;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { parseBmcAddress } from '../../../api/index.ts';
 import type { OpResult } from '../../../machines/bmh/index.ts';
 import type { HostData } from '../../../ports/index.ts';
@@ -6,7 +7,10 @@ import { findNode } from './find-node.ts';
 import { gateNodeBody } from './gating.ts';
 import { nodeReason } from './node-reason.ts';
 import { createNodeBody } from './node-spec.ts';
+import { nodeName } from './node-name.ts';
 import { continuing, done, failed } from './outcome.ts';
+import { OWNER_EXTRA } from './owner-fence.ts';
+import { ownerRecordFor } from '../../../ports/index.ts';
 
 // Ironic is in the middle of its own flow in these: an update would fail on the node's lock, and
 // BMO leaves the node alone there too.
@@ -17,6 +21,13 @@ const BUSY: ReadonlySet<string> = new Set(['cleaning', 'clean wait', 'deploying'
 // gets the whole driver_info again when the credentials changed (Ironic never returns the
 // password, so only the caller can know) or the BMC address differs from the node's.
 export async function register(ctx: StepContext, host: HostData, restartOnFailure: boolean, credentialsChanged = false): Promise<OpResult> {
+  const result = await registerOnce(ctx, host, restartOnFailure, credentialsChanged);
+  // An answer the host records (its credentials tried): the create it followed is settled.
+  if (result.kind !== 'transient') ctx.created.delete(nodeName(host));
+  return result;
+}
+
+async function registerOnce(ctx: StepContext, host: HostData, restartOnFailure: boolean, credentialsChanged: boolean): Promise<OpResult> {
   const address = host.spec.bmc?.address ?? '';
   const bmc = parseBmcAddress(address);
   if (!bmc.ok) return failed(`spec.bmc.address: ${bmc.error.message}`, null);
@@ -29,9 +40,17 @@ export async function register(ctx: StepContext, host: HostData, restartOnFailur
   let node = await findNode(ctx, host);
   let created = false;
   if (!node) {
-    node = await ctx.client.createNode(body);
+    // Created with its owner's record (the fence), as claimNode would write it: the owner's next
+    // call finds it its own and needs no PATCH and no read after it (issue 30: about two of the
+    // eleven calls an enrollment made). A second owner meets the record as it would a claimed one.
+    ctx.created.set(body.name ?? '', digestOf(body.driver_info));
+    node = await ctx.client.createNode(host.fence ? { ...body, extra: { ...body.extra, [OWNER_EXTRA]: ownerRecordFor(host.fence) } } : body);
     created = true;
-  } else if (credentialsChanged || !sameBmcAddress(node.driver_info, body.driver_info)) {
+  } else if (!sameBmcAddress(node.driver_info, body.driver_info) || (credentialsChanged && ctx.created.get(body.name ?? '') !== digestOf(body.driver_info))) {
+    // "Changed" credentials that this process created the node with, and whose create's answer
+    // was lost (a timeout: the host recorded no credentials tried), are the node's already. An
+    // overloaded Ironic answered such PATCHes in 80 s, past the client's timeout, so each retry
+    // sent another, the heaviest request it serves (issue 30's enroll at load 29).
     // New credentials wait for a busy node's flow to end: answered (done) now, they would count
     // as sent and never reach the node. A transient answer leaves them new for the next attempt.
     if (BUSY.has(node.provision_state)) return { kind: 'transient', message: `node ${node.name ?? node.uuid} is ${node.provision_state}; its BMC settings are updated when that ends` };
@@ -57,6 +76,11 @@ export async function register(ctx: StepContext, host: HostData, restartOnFailur
     default:
       return done(id);
   }
+}
+
+// A digest, so the credentials in driver_info are kept in no form that could be read back.
+function digestOf(driverInfo: Readonly<Record<string, unknown>> | undefined): string {
+  return createHash('sha256').update(JSON.stringify(driverInfo ?? {})).digest('base64');
 }
 
 /** BMO's bmcAddressMatches: the one `*_address` key of driver_info, compared by value. */
