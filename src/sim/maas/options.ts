@@ -52,6 +52,8 @@ export interface MaasSim {
   seeds(): SeedMachine[];
   machine(systemIdOrHostname: string): SimMachine | undefined;
   dnsResources(): SimDnsResource[];
+  /** Addresses reserved through ipaddresses/ op=reserve, oldest first. */
+  reservedIps(): Array<{ ip: string; user: string; subnet: string | undefined }>;
   counts(): SimCounts;
   resetCounts(): void;
   setFaults(faults: Partial<MaasFaults>): void;

@@ -93,6 +93,7 @@ export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
       return m ? simMachine(m) : undefined;
     },
     dnsResources: () => backend.dns.snapshot(),
+    reservedIps: () => backend.ips.snapshot().map((r) => ({ ip: r.ip, user: r.user, subnet: backend.network.subnetOfAddress(r.ip)?.cidr })),
     counts: () => ({ deploying: fleet.deployingNow(), maxDeploying: fleet.maxDeploying(), requests, byRoute: { ...byRoute } }),
     resetCounts: () => {
       requests = 0;
