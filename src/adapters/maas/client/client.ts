@@ -1,6 +1,8 @@
 import { apiKeySecrets } from './api-key.ts';
 import type { DnsCalls } from './dns-calls.ts';
 import { dnsCalls } from './dns-calls.ts';
+import type { IpCalls } from './ip-calls.ts';
+import { ipCalls } from './ip-calls.ts';
 import type { CallStats } from '../../http/index.ts';
 import { createCallStats, createTransport } from '../../http/index.ts';
 import type { MachineCalls } from './machine-calls.ts';
@@ -12,7 +14,9 @@ import { createSend } from './request.ts';
 export type { AllocateConstraints, DeployOptions, MachineQuery, MachineUpdate, ReleaseOptions } from './machine-calls.ts';
 export type { CreateDnsResource, DnsQuery, UpdateDnsResource } from './dns-calls.ts';
 
-export interface MaasClient extends MachineCalls, DnsCalls {
+export type { ReserveIp } from './ip-calls.ts';
+
+export interface MaasClient extends MachineCalls, DnsCalls, IpCalls {
   /** The endpoint without a trailing slash or /api/2.0, e.g. http://127.0.0.1:5240/MAAS. */
   readonly endpoint: string;
   readonly stats: CallStats;
@@ -32,6 +36,7 @@ export function createMaasClient(o: MaasClientOptions): MaasClient {
     stats,
     ...machineCalls(request),
     ...dnsCalls(request),
+    ...ipCalls(request),
     close() {
       transport.close();
     },

@@ -35,6 +35,15 @@ export const MaasMachine = z.looseObject({
   owner_data: z.record(z.string(), z.string()).optional(),
   storage: z.number().optional(),
   parent: z.looseObject({ system_id: z.string() }).nullable().optional(),
+  /** The NICs with their tags and the addresses linked on each (which one goes into DNS: spec.apiServerInterface). */
+  interface_set: z.array(z.looseObject({
+    name: z.string(),
+    tags: z.array(z.string()).optional(),
+    links: z.array(z.looseObject({
+      ip_address: z.string().nullable().optional(),
+      subnet: z.looseObject({ cidr: z.string(), name: z.string().optional() }).nullable().optional(),
+    })).optional(),
+  })).optional(),
   resource_uri: z.string().optional(),
 });
 export type MaasMachine = z.infer<typeof MaasMachine>;
