@@ -32,7 +32,7 @@ export function createBackend(o: MaasSimOptions, { seeds, accounts, timings, clo
   const events = new EventLog(clock);
   const config = new MaasConfig({ enable_disk_erasing_on_release: o.eraseOnRelease ?? false });
   // Made after the fleet, which asks it (through this) which addresses a deploy must not claim.
-  let ips: ReservedIps | undefined;
+  const later: { ips?: ReservedIps } = {};
   const fleet = new Fleet(seeds, places, tags, {
     ...timings,
     // Read at each release, so maas/ op=set_config enable_disk_erasing_on_release takes effect.
@@ -45,12 +45,13 @@ export function createBackend(o: MaasSimOptions, { seeds, accounts, timings, clo
     seedOwner: ADMIN_NAME,
     events,
     speed: o.speed ?? 1,
-    addressesHeld: () => ips?.addresses() ?? [],
+    addressesHeld: () => later.ips?.addresses() ?? [],
   });
   const dns = new DnsResources(places, clock);
   const network = new Network(places);
   // Subnets the seeds cable NICs to exist from the start, as an admin would have made them.
   for (const seed of seeds) for (const nic of seed.nics ?? []) if (nic.subnet !== undefined) network.ensureSubnet(nic.subnet);
-  ips = new ReservedIps(reservationWorld({ fleet, dns, network, events }));
+  const ips = new ReservedIps(reservationWorld({ fleet, dns, network, events }));
+  later.ips = ips;
   return { fleet, dns, tags, places, network, ips, events, accounts, config };
 }

@@ -1,4 +1,4 @@
-import type { Backend, Resource } from '../backend.ts';
+import type { Resource } from '../backend.ts';
 import { noContent, ok } from '../backend.ts';
 import type { Fleet } from '../fleet/fleet.ts';
 import type { Network } from '../network/network.ts';

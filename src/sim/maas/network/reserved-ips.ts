@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { badRequest, forbidden, MaasApiError, notFound, validationError } from '../http/api-error.ts';
+import { badRequest, forbidden, MaasApiError, validationError } from '../http/api-error.ts';
 import type { SimUser } from '../http/oauth.ts';
 import type { Params } from '../http/params.ts';
 import { parseStringBool } from '../http/params.ts';
