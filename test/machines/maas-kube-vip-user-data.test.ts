@@ -103,3 +103,24 @@ test('kube-vip user data - only control-plane machines of a VIP cluster get it, 
   t.true(early instanceof Error);
   t.regex((early as Error).message, /has not reserved its control-plane VIP yet/);
 });
+
+test('kube-vip user data - a control-plane machine of a VIP cluster is ready without a DNS record and released without waiting on one', async (t) => {
+  const { T0, start, grant, noneEarlier, tick, reply, view, calls, types, condition, observe } = await import('./maas-fixtures.ts');
+  const vipCluster = MaasCluster.parse({
+    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasCluster', metadata: { name: 'c1', namespace: 'default' },
+    spec: { dnsDomain: 'maas', controlPlaneVIP: { subnet: '10.10.1.0/24' }, controlPlaneEndpoint: { host: '10.10.1.2', port: 6443 } },
+    status: { ready: true, network: { dnsName: 'c1-abcdef.maas' }, controlPlaneVIP: { address: '10.10.1.2', subnet: '10.10.1.0/24' } },
+  });
+  const w = world({ maasCluster: vipCluster });
+  const s1 = grant(noneEarlier(tick(start(maasMachine(), w, { skipSwap: true }))).state);
+  const s2 = reply(s1, { kind: 'done', machine: view('Allocated', 'off') });
+  const s3 = reply(s2, { kind: 'done', machine: view('Deploying') });
+  const deployed = reply(tick(s3.state, T0 + 10_000), { kind: 'done', machine: view('Deployed', 'on') }, T0 + 10_000);
+  t.false(types(deployed).includes('dnsLookup'));
+  t.true(deployed.state.status.ready);
+  t.is(condition(deployed.state, 'DNSAttached'), undefined);
+  t.is(condition(deployed.state, 'Ready')?.status, 'True');
+  const deleting = observe(deployed.state, maasMachine({ systemID: 'abc123' }, { deletionTimestamp: '2026-01-01T00:00:00Z' }), w, T0 + 20_000);
+  t.false(types(deleting).includes('dnsLookup'));
+  t.true(types(deleting).includes('requestSlot') || calls(deleting).some((c) => c.op === 'release'));
+});
