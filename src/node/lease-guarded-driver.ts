@@ -62,5 +62,9 @@ export function leaseGuardedDriver(driver: MaasDriver, held: () => boolean, fenc
     createDns: (fqdn, ttl, ips) => (held() ? driver.createDns(fqdn, ttl, ips) : Promise.reject(refuse())),
     updateDns: (id, ips) => (held() ? driver.updateDns(id, ips) : Promise.reject(refuse())),
     deleteDns: (id) => (held() ? driver.deleteDns(id) : Promise.reject(refuse())),
+    ...(driver.findReservedIp ? { findReservedIp: (q: Parameters<NonNullable<MaasDriver['findReservedIp']>>[0]) => driver.findReservedIp!(q) } : {}),
+    ...(driver.reserveIp ? { reserveIp: (r: Parameters<NonNullable<MaasDriver['reserveIp']>>[0]) => (held() ? driver.reserveIp!(r) : Promise.reject(refuse())) } : {}),
+    ...(driver.releaseIp ? { releaseIp: (ip: string) => (held() ? driver.releaseIp!(ip) : Promise.reject(refuse())) } : {}),
+    ...(driver.machineInterfaces ? { machineInterfaces: (id: string) => driver.machineInterfaces!(id) } : {}),
   };
 }

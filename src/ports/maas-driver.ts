@@ -1,3 +1,4 @@
+import type { MachineNic } from '../machines/maas-cluster/index.ts';
 import type { MaasCall, MaasResult } from '../machines/maas-machine/index.ts';
 
 export interface DnsRecord {
@@ -23,4 +24,15 @@ export interface MaasDriver {
   createDns(fqdn: string, ttl: number, ips: readonly string[]): Promise<DnsRecord>;
   updateDns(id: number, ips: readonly string[]): Promise<DnsRecord>;
   deleteDns(id: number): Promise<void>;
+  /**
+   * Control-plane VIPs (ipaddresses/). Optional: a driver without them refuses a MaasCluster with
+   * spec.controlPlaneVIP. findReservedIp answers a reservation of ours: the address given, else an
+   * address of the DNS name `fqdn` (the reservation's hostname) inside `subnet`.
+   */
+  findReservedIp?(q: { readonly fqdn: string; readonly subnet: string; readonly address?: string | undefined }): Promise<string | null>;
+  reserveIp?(r: { readonly subnet: string; readonly address?: string | undefined; readonly hostname: string }): Promise<string>;
+  /** False when MAAS held no such reservation (already released). */
+  releaseIp?(address: string): Promise<boolean>;
+  /** A machine's NICs with their tags and addresses; null when MAAS has no such machine. */
+  machineInterfaces?(systemId: string): Promise<MachineNic[] | null>;
 }

@@ -62,3 +62,28 @@ test('maas driver - without the lease nothing that changes MAAS leaves; reads st
   t.deepEqual(await driver.findDns('c.maas'), record);
   t.deepEqual(calls, ['run release', 'createDns', 'findDns']);
 });
+
+test('maas driver - a VIP is reserved and released only under the lease; its lookup and machine interfaces are reads', async (t) => {
+  const calls: string[] = [];
+  const inner: MaasDriver = {
+    endpoint: 'http://maas', pool: 'maas:http://maas',
+    run: async () => ({ kind: 'done' }),
+    findDns: async () => null,
+    createDns: async () => ({ id: 1, fqdn: 'c.maas', ips: [] }),
+    updateDns: async () => ({ id: 1, fqdn: 'c.maas', ips: [] }),
+    deleteDns: async () => undefined,
+    findReservedIp: async () => (calls.push('findReservedIp'), '10.0.0.9'),
+    reserveIp: async () => (calls.push('reserveIp'), '10.0.0.9'),
+    releaseIp: async () => (calls.push('releaseIp'), true),
+    machineInterfaces: async () => (calls.push('machineInterfaces'), []),
+  };
+  let held = true;
+  const driver = leaseGuardedDriver(inner, () => held);
+  t.is(await driver.reserveIp?.({ subnet: '10.0.0.0/24', hostname: 'c.maas' }), '10.0.0.9');
+  held = false;
+  await t.throwsAsync(driver.reserveIp?.({ subnet: '10.0.0.0/24', hostname: 'c.maas' }) ?? Promise.resolve(), { message: LEASE_NOT_HELD });
+  await t.throwsAsync(driver.releaseIp?.('10.0.0.9') ?? Promise.resolve(), { message: LEASE_NOT_HELD });
+  t.is(await driver.findReservedIp?.({ fqdn: 'c.maas', subnet: '10.0.0.0/24' }), '10.0.0.9');
+  t.deepEqual(await driver.machineInterfaces?.('abc'), []);
+  t.deepEqual(calls, ['reserveIp', 'findReservedIp', 'machineInterfaces']);
+});

@@ -53,6 +53,14 @@ test('maas python - requests-oauthlib: PLAINTEXT and HMAC-SHA1, multipart and ur
   t.like(get('multipart_set_config'), { status: 200, body: 'OK', read_back: 'py-lab' });
   t.like(get('token_lifecycle'), { status: 200, name: 'py', before: 200, deleted: 204, after: 401 });
 
+  // ipaddresses/: reserve (HMAC-signed, urlencoded), the address listed, taken once reserved, released.
+  const reserved = get('ipaddresses_reserve_release');
+  t.is(reserved.status, 200);
+  const vip = (reserved.body as { ip?: string }).ip ?? '';
+  t.like(reserved.body as Record<string, unknown>, { alloc_type: 4, alloc_type_name: 'User reserved' });
+  t.deepEqual(reserved.listed, [vip]);
+  t.like(reserved, { taken_status: 404, taken_body: `The IP address ${vip} is already in use.`, released: 204, after: [] });
+
   for (const name of ['wrong_secret', 'unknown_key', 'no_credentials']) {
     t.like(get(name), { status: 401, body: 'Authorization Error: Invalid API key.' }, name);
   }

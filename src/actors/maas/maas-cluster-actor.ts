@@ -1,7 +1,7 @@
-import { MAAS_CLUSTER_FINALIZER, errorMessage } from '../../api/index.ts';
+import { MAAS_CLUSTER_FINALIZER, MetalfleetError, errorMessage } from '../../api/index.ts';
 import type { MaasCluster, MaasClusterStatus } from '../../api/index.ts';
 import { DEFAULT_MAAS_CLUSTER_CONFIG, maasClusterLogicFor } from '../../machines/maas-cluster/index.ts';
-import type { DnsCall, DnsCallResult, MaasClusterEffect, MaasClusterEvent, MaasClusterState, MaasClusterWorld } from '../../machines/maas-cluster/index.ts';
+import type { DnsCall, DnsCallResult, IpCall, IpCallResult, MaasClusterEffect, MaasClusterEvent, MaasClusterState, MaasClusterWorld } from '../../machines/maas-cluster/index.ts';
 import type { Fence, Logger, MaasDriver, ResourceStore } from '../../ports/index.ts';
 import type { ChangeSink, KindEffect, MachineBehavior, MachineKind, MachineMsg } from '../machine/index.ts';
 import { StatusWriter, machineBehavior } from '../machine/index.ts';
@@ -71,6 +71,40 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps): ReturnType<Kind
     }
   }
 
+  // The VIP's reservation and the control-plane machines' interfaces. A driver without these
+  // calls (a plugin's) cannot serve a VIP cluster: said once, as a failure that is retried.
+  async function ip(call: IpCall): Promise<IpCallResult> {
+    const d = deps.driver;
+    const missing = (what: string): IpCallResult => ({ kind: 'failed', retryable: false, message: `the MAAS driver of ${d.endpoint} cannot ${what}` });
+    try {
+      switch (call.op) {
+        case 'findVip': {
+          if (!d.findReservedIp) return missing('look up reserved addresses (ipaddresses/)');
+          const address = await d.findReservedIp({ fqdn: call.fqdn, subnet: call.subnet, address: call.address });
+          return address ? { kind: 'vip', address } : { kind: 'none' };
+        }
+        case 'reserveVip': {
+          if (!d.reserveIp) return missing('reserve addresses (ipaddresses/ op=reserve)');
+          const address = await d.reserveIp({ subnet: call.subnet, address: call.address, hostname: call.hostname });
+          deps.log.info({ maasCluster: key, vip: address }, 'control-plane VIP reserved');
+          return { kind: 'vip', address };
+        }
+        case 'releaseVip': {
+          if (!d.releaseIp) return missing('release addresses (ipaddresses/ op=release)');
+          const released = await d.releaseIp(call.address);
+          deps.log.info({ maasCluster: key, vip: call.address, released }, released ? 'control-plane VIP released' : 'control-plane VIP was already released');
+          return { kind: 'none' };
+        }
+        case 'interfaces': {
+          if (!d.machineInterfaces) return missing('read machine interfaces');
+          return { kind: 'interfaces', nics: await d.machineInterfaces(call.systemId) };
+        }
+      }
+    } catch (err) {
+      return { kind: 'failed', message: errorMessage(err), retryable: !(err instanceof MetalfleetError) || err.retryable };
+    }
+  }
+
   // Status goes through the writer every kind uses: once per turn, retried until it lands.
   const writer = new StatusWriter<MaasClusterStatus>({
     key, logField: 'maasCluster', log: deps.log, clock: deps.clock, ...(deps.fence ? { epoch: deps.fence.epoch } : {}),
@@ -98,6 +132,8 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps): ReturnType<Kind
       switch (e.type) {
         case 'dns':
           return dns(e.call).then((result): MaasClusterEvent => ({ type: 'dnsResult', seq: e.seq, result }));
+        case 'ip':
+          return ip(e.call).then((result): MaasClusterEvent => ({ type: 'ipResult', seq: e.seq, result }));
         case 'writeStatus':
           writer.stage(e.status);
           return;
@@ -118,6 +154,6 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps): ReturnType<Kind
     whenIdle: () => writer.whenIdle(),
     close: () => writer.close(),
     snapshot: (s) => ({ dnsName: s?.record?.fqdn ?? null, ips: s?.record?.ips ?? [], state: s }),
-    describe: (s) => ({ dnsName: s.record?.fqdn ?? null, ips: s.record?.ips.length ?? 0, phase: s.phase }),
+    describe: (s) => ({ dnsName: s.record?.fqdn ?? null, ips: s.record?.ips.length ?? 0, phase: s.phase, ...(s.status.controlPlaneVIP ? { vip: s.status.controlPlaneVIP.address } : {}) }),
   };
 }

@@ -1,4 +1,4 @@
-import { maasMachineLogicFor } from '../../machines/maas-machine/index.ts';
+import { addKubeVip, kubeVipFor, maasMachineLogicFor } from '../../machines/maas-machine/index.ts';
 import type { DnsLookupResult, MaasMachineConfig, MaasMachineEffect, MaasMachineEvent, MaasMachineObject, MaasMachineState, MaasMachineWorld, MaasResult } from '../../machines/maas-machine/index.ts';
 import type { Fence, Logger, MaasDriver, ResourceStore, StoredObject } from '../../ports/index.ts';
 import type { BackendCalls } from '../calls/index.ts';
@@ -7,7 +7,7 @@ import type { ChangeSink, KindEffect, MachineBehavior, MachineIO, MachineKind, M
 import { StatusWriter, machineBehavior } from '../machine/index.ts';
 import type { ActorRef, Clock } from '../runtime/index.ts';
 import { bootstrapData, parseMaasMachine, resolveMachineWorld } from './context.ts';
-import { errorMessage } from '../../api/index.ts';
+import { errorMessage, MetalfleetError } from '../../api/index.ts';
 import type { MaasMachineStatus } from '../../api/index.ts';
 
 /** Wake-ups of a MaasMachine: its object changed (read again anyway), or its cluster's DNS record did. */
@@ -48,6 +48,8 @@ export function maasMachineKind(key: string, deps: MaasMachineDeps): Kind {
 function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<MaasMachineEvent>): ReturnType<Kind['adapter']> {
   const [namespace = 'default'] = key.split('/');
   let bootstrapSecret: string | null = null;
+  // A control-plane machine of a VIP cluster deploys with the kube-vip static pod in its user data.
+  let kubeVip: ReturnType<typeof kubeVipFor> = null;
   // Status goes through the writer every kind uses: once per turn, retried until it lands.
   const writer = new StatusWriter<MaasMachineStatus>({
     key, logField: 'maasMachine', log: deps.log, clock: deps.clock, ...(deps.fence ? { epoch: deps.fence.epoch } : {}),
@@ -64,6 +66,7 @@ function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<Ma
     writer.storedIs(object.status);
     const { world, bootstrapSecret: secret } = await resolveMachineWorld(deps.store, object, deps.log);
     bootstrapSecret = secret;
+    kubeVip = kubeVipFor(object, world);
     const observed: MaasMachineEvent = { type: 'observed', object, world };
     return { seen: { object, world }, events: wake?.type === 'dnsChanged' ? [observed, wake] : [observed] };
   }
@@ -90,10 +93,12 @@ function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<Ma
         case 'call': {
           const { seq, call } = e;
           const secret = bootstrapSecret;
+          const vip = kubeVip;
           io.run(
-            () => bounded(state, () => (call.op === 'deploy' ? bootstrapData(deps.store, namespace, secret) : Promise.resolve(undefined))
+            () => bounded(state, () => (call.op === 'deploy' ? bootstrapData(deps.store, namespace, secret).then((data) => withKubeVip(data, vip)) : Promise.resolve(undefined))
               .then((userData) => deps.driver.run(call, userData)))
-              .catch((err: unknown): MaasResult => ({ kind: 'transient', message: message(err) })),
+              // User data kube-vip cannot join (Ignition) fails the deploy; anything else is retried.
+              .catch((err: unknown): MaasResult => (err instanceof MetalfleetError && !err.retryable ? { kind: 'failed', message: message(err) } : { kind: 'transient', message: message(err) })),
             (result): MaasMachineEvent => ({ type: 'result', seq, result }),
           );
           return;
@@ -130,6 +135,12 @@ function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<Ma
     snapshot: (state) => state,
     describe: (s) => ({ phase: s.phase, ready: s.status.ready ?? false, slot: s.slot.phase }),
   };
+}
+
+function withKubeVip(userData: string | undefined, vip: ReturnType<typeof kubeVipFor>): string | undefined {
+  if (vip === null) return userData;
+  if (vip instanceof Error) throw vip;
+  return addKubeVip(userData, vip);
 }
 
 function message(err: unknown): string {

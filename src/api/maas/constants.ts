@@ -56,6 +56,8 @@ export const DNS_ATTACHED_REASONS = {
   DNSAttached: 'DNSAttached',
   DNSAttachPending: 'DNSAttachPending',
   DNSDetachPending: 'DNSDetachPending',
+  /** metalfleet: no interface of a control-plane machine matches spec.apiServerInterface. */
+  NoMatchingInterface: 'NoMatchingInterface',
 } as const;
 export type DnsAttachedReason = (typeof DNS_ATTACHED_REASONS)[keyof typeof DNS_ATTACHED_REASONS];
 
@@ -63,6 +65,8 @@ export const LOAD_BALANCER_READY_REASONS = {
   LoadBalancerReady: 'LoadBalancerReady',
   LoadBalancerFailed: 'LoadBalancerFailed',
   WaitForDNSName: 'WaitForDNSName',
+  /** metalfleet: the control-plane VIP is being reserved in MAAS. */
+  WaitForVIP: 'WaitForVIP',
 } as const;
 export type LoadBalancerReadyReason = (typeof LOAD_BALANCER_READY_REASONS)[keyof typeof LOAD_BALANCER_READY_REASONS];
 

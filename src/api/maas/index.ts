@@ -27,6 +27,9 @@ export type { ProviderIdErrorCode, ProviderIdParseResult } from './provider-id.t
 export { CUSTOM_OSYSTEM, imageName, imageOf, splitImage } from './image.ts';
 export type { ImageFields, MaasImage } from './image.ts';
 export { pruneNulls } from './prune-nulls.ts';
+export { ApiServerInterface, ControlPlaneVip, ControlPlaneVipStatus } from './control-plane-vip.ts';
+export { cidrContains, ipVersion, parseCidr } from './ip-cidr.ts';
+export type { Cidr } from './ip-cidr.ts';
 export { validateMaasCluster, validateMaasMachine, validateMaasMachineTemplate } from './validate.ts';
 export { validateObject, validatedKindOf } from './validate-object.ts';
 export type { ValidatedKind, ValidationResult } from './validate-object.ts';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Condition, ObjectMeta } from '../meta.ts';
 import { MAAS_API_VERSION, MAAS_CLUSTER_KIND, MAAS_MACHINE_KIND, MAAS_MACHINE_TEMPLATE_KIND } from './constants.ts';
+import { ApiServerInterface, ControlPlaneVip, ControlPlaneVipStatus } from './control-plane-vip.ts';
 import { pruneNulls } from './prune-nulls.ts';
 
 // MaasCluster, MaasMachine and MaasMachineTemplate (infrastructure.cluster.x-k8s.io/v1beta1),
@@ -151,7 +152,14 @@ export const MaasClusterSpec = z.object({
   controlPlaneEndpoint: ApiEndpoint.optional(),
   failureDomains: z.array(z.string().describe('A MAAS zone name.')).optional().describe('MAAS zones machines may be placed in.'),
   lxdConfig: MaasLxdConfig.optional(),
-}).describe('The MAAS DNS domain and zones of the cluster.');
+  controlPlaneVIP: ControlPlaneVip.optional(),
+  apiServerInterface: ApiServerInterface.optional(),
+}).superRefine((spec, ctx) => {
+  // The interface choice picks addresses for the DNS record, which a VIP cluster does not keep.
+  if (spec.controlPlaneVIP && spec.apiServerInterface) {
+    ctx.addIssue({ code: 'custom', path: ['apiServerInterface'], message: 'Forbidden: apiServerInterface chooses the addresses of the DNS record, and a cluster with controlPlaneVIP keeps none' });
+  }
+}).describe('The MAAS DNS domain and zones of the cluster, and how its API endpoint is made.');
 export type MaasClusterSpec = z.infer<typeof MaasClusterSpec>;
 
 /** A Cluster API (v1beta2) FailureDomain, as the cluster status lists them. */
@@ -168,6 +176,7 @@ export const MaasClusterStatus = z.object({
   network: z.object({
     dnsName: z.string().optional().describe('FQDN of the API server\'s DNS record, e.g. c1-3f9a2b.maas.'),
   }).optional().describe('The cluster\'s network endpoints.'),
+  controlPlaneVIP: ControlPlaneVipStatus.optional(),
   failureDomains: z.array(MaasClusterFailureDomain).optional().describe('Failure domains, rebuilt from spec.failureDomains on every reconcile.'),
   conditions: z.array(MaasCondition).optional().describe('Conditions of the cluster.'),
 }).describe('The observed state of the cluster, written by the controller.');

@@ -133,7 +133,30 @@ export function validateMaasMachineTemplate(obj: unknown, old?: unknown): FieldE
   return errors;
 }
 
-/** Validates a MaasCluster; on update its dnsDomain may not change. */
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+/**
+ * A cluster's API endpoint never moves (Cluster API copies it into the Cluster once), so its VIP
+ * is fixed once it is reserved or the endpoint is published; before that it may still be edited.
+ */
+function ruleVipFixed(old: Obj | undefined, raw: unknown): FieldError[] {
+  const before = at(old, 'spec', 'controlPlaneVIP');
+  const after = at(raw, 'spec', 'controlPlaneVIP');
+  if (sameJson(before, after)) return [];
+  const reserved = at(old, 'status', 'controlPlaneVIP')?.address;
+  const endpoint = at(old, 'spec', 'controlPlaneEndpoint')?.host;
+  if (typeof reserved === 'string' && reserved !== '') {
+    return [fieldError('spec.controlPlaneVIP', `the control-plane VIP ${reserved} is reserved and is the cluster's endpoint; it cannot change or be removed (create a new cluster for another endpoint)`, 'Forbidden')];
+  }
+  if (typeof endpoint === 'string' && endpoint !== '') {
+    return [fieldError('spec.controlPlaneVIP', `the cluster's endpoint ${endpoint} is already published; a VIP cannot be added, changed or removed after that`, 'Forbidden')];
+  }
+  return [];
+}
+
+/** Validates a MaasCluster; on update its dnsDomain may not change, nor a reserved VIP. */
 export function validateMaasCluster(obj: unknown, old?: unknown): FieldError[] {
   const tooBig = objectErrors(obj);
   if (tooBig) return tooBig;
@@ -143,6 +166,7 @@ export function validateMaasCluster(obj: unknown, old?: unknown): FieldError[] {
     const domain = changed<string>(at(pruneNulls(old), 'spec')?.dnsDomain, at(raw, 'spec')?.dnsDomain, 'string');
     // CAPMAAS says only "changing cluster DNS Domain not allowed"; the values say what to restore.
     if (domain) errors.push(fieldError('spec.dnsDomain', `changing cluster DNS Domain not allowed, old=${domain.old}, new=${domain.next}`, 'Forbidden'));
+    errors.push(...ruleVipFixed(record(pruneNulls(old)), raw));
   }
   return errors;
 }

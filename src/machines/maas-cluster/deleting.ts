@@ -1,6 +1,7 @@
 import { MAAS_CLUSTER_FINALIZER } from '../../api/index.ts';
 import { planDns } from './dns-plan.ts';
 import { controlPlaneMembers } from './members.ts';
+import { publishedMembers } from './publish.ts';
 import type { Turn } from './turn.ts';
 
 // A deleting MaasCluster waits for every MaasMachine of the cluster to go (CAPMAAS §2.2
@@ -15,7 +16,7 @@ export function deleting(t: Turn): boolean {
   if (left > 0) {
     // The record still follows the control plane: deleting machines wait to leave it.
     const record = t.s.record;
-    const plan = record ? planDns(record.ips, controlPlaneMembers(t.s.world.machines)) : null;
+    const plan = record ? planDns(record.ips, publishedMembers(t, false)?.members ?? controlPlaneMembers(t.s.world.machines)) : null;
     if (record && plan?.changed) {
       t.dns({ op: 'update', id: record.id, ips: plan.ips });
       return false;

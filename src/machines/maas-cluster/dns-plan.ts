@@ -3,6 +3,10 @@ import { fmix32, fnv1a32 } from '../../api/index.ts';
 
 export interface ControlPlaneMember {
   readonly key: string;
+  /** The MaasMachine's name, for messages. */
+  readonly name?: string | undefined;
+  /** Its MAAS system id, once allocated. */
+  readonly systemId?: string | undefined;
   readonly ips: readonly string[]; // the machine's addresses; the first is the one published
   readonly running: boolean; // powered on and Deploying or Deployed
   readonly deleting: boolean;

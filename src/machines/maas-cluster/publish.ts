@@ -2,6 +2,8 @@ import {
   API_SERVER_AVAILABLE_REASONS as API, DNS_ATTACHED_REASONS as D, LOAD_BALANCER_READY_REASONS as LB, MAAS_CONDITIONS as C,
 } from '../../api/index.ts';
 import { planDns } from './dns-plan.ts';
+import type { ControlPlaneMember } from './dns-plan.ts';
+import { chosenAddress, nicsKeyOf, noMatchMessage } from './interface-choice.ts';
 import { controlPlaneMembers } from './members.ts';
 import { apiPort, dnsNameOf } from './record.ts';
 import type { Turn } from './turn.ts';
@@ -20,7 +22,9 @@ export function active(t: Turn): boolean {
     t.dns({ op: 'find', fqdn });
     return false;
   }
-  const members = controlPlaneMembers(t.s.world.machines);
+  const chosen = publishedMembers(t);
+  if (!chosen) return false;
+  const { members, unmatched } = chosen;
   const plan = planDns(record.ips, members);
   if (plan.changed) {
     const reason = plan.attached.length > 0 ? D.DNSAttachPending : D.DNSDetachPending;
@@ -30,7 +34,8 @@ export function active(t: Turn): boolean {
   }
   const running = new Set(members.filter((m) => m.running && !m.deleting).flatMap((m) => m.ips.slice(0, 1)));
   t.condition(C.LoadBalancerReady, { status: 'True', reason: LB.LoadBalancerReady });
-  t.condition(C.DNSAttached, { status: 'True', reason: D.DNSAttached });
+  if (unmatched.length > 0) t.condition(C.DNSAttached, { status: 'False', reason: D.NoMatchingInterface, message: unmatched.join('; ') });
+  else t.condition(C.DNSAttached, { status: 'True', reason: D.DNSAttached });
   // metalfleet does not dial the workload API: the endpoint counts as available once its name
   // resolves to a running control-plane machine.
   if (record.ips.some((ip) => running.has(ip))) t.condition(C.APIServerAvailable, { status: 'True', reason: API.APIServerAvailable });
@@ -46,6 +51,36 @@ export function active(t: Turn): boolean {
   if (endpoint?.host !== fqdn || endpoint.port !== port) t.effects.push({ type: 'writeSpec', patch: { controlPlaneEndpoint: { host: fqdn, port } } });
   t.requeue(t.s.recordAt + t.s.config.resyncMs - t.now);
   return false;
+}
+
+/**
+ * The control-plane members with the address each publishes: its first, or with
+ * spec.apiServerInterface the one of the NIC chosen (read from MAAS first; null while a read is
+ * under way). A running machine with no matching NIC publishes none and is named in `unmatched`.
+ */
+export function publishedMembers(t: Turn, read = true): { members: ControlPlaneMember[]; unmatched: string[] } | null {
+  const members = controlPlaneMembers(t.s.world.machines);
+  const sel = t.s.object.spec.apiServerInterface;
+  if (!sel) return { members, unmatched: [] };
+  const live = (m: ControlPlaneMember) => m.running && !m.deleting;
+  for (const m of read ? members.filter(live) : []) {
+    const key = nicsKeyOf(m);
+    const known = key ? t.s.nics[key] : undefined;
+    if (key && m.systemId && (!known || t.now - known.at >= t.s.config.resyncMs)) {
+      t.ip({ op: 'interfaces', systemId: m.systemId }, key);
+      return null;
+    }
+  }
+  const unmatched: string[] = [];
+  const out = members.map((m): ControlPlaneMember => {
+    const key = nicsKeyOf(m);
+    const nics = key ? t.s.nics[key]?.nics : undefined;
+    if (!nics) return { ...m, ips: [] };
+    const ip = chosenAddress(nics, sel);
+    if (ip === null && live(m)) unmatched.push(noMatchMessage(m, nics, sel));
+    return { ...m, ips: ip === null ? [] : [ip] };
+  });
+  return { members: out, unmatched };
 }
 
 function change(attached: readonly string[], detached: readonly string[], fqdn: string): string {

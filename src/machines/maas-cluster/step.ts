@@ -1,6 +1,7 @@
 import { isCapiPaused, MAAS_CLUSTER_FINALIZER } from '../../api/index.ts';
 import type { MaasCluster } from '../../api/index.ts';
 import { applyDnsResult } from './results.ts';
+import { applyIpResult } from './vip-results.ts';
 import { HANDLERS } from './states.ts';
 import { Turn } from './turn.ts';
 import type { MaasClusterConfig, MaasClusterEvent, MaasClusterState, MaasClusterStep, MaasClusterWorld } from './types.ts';
@@ -13,7 +14,7 @@ export function initialMaasClusterState(object: MaasCluster, config: MaasCluster
   return {
     config, object, world, phase: 'pending', record: null, recordAt: null,
     status: { ...object.status, ready: object.status?.ready ?? false },
-    inFlight: null, seq: 0, attempts: 0, retryAt: null, lastError: null, waiting: null, gone: false,
+    inFlight: null, seq: 0, attempts: 0, retryAt: null, lastError: null, waiting: null, gone: false, vipLooked: false, nics: {},
   };
 }
 
@@ -29,8 +30,17 @@ export function stepMaasCluster(state: MaasClusterState, event: MaasClusterEvent
     case 'dnsResult': {
       const inFlight = t.s.inFlight;
       if (!inFlight || inFlight.seq !== event.seq) return { state, effects: [] };
+      const op = inFlight.op;
+      if (op !== 'find' && op !== 'create' && op !== 'update' && op !== 'delete') return { state, effects: [] };
       t.s.inFlight = null;
-      applyDnsResult(t, inFlight.op, inFlight.fqdn, event.result);
+      applyDnsResult(t, op, inFlight.fqdn, event.result);
+      break;
+    }
+    case 'ipResult': {
+      const inFlight = t.s.inFlight;
+      if (!inFlight || inFlight.seq !== event.seq) return { state, effects: [] };
+      t.s.inFlight = null;
+      applyIpResult(t, inFlight, event.result);
       break;
     }
     case 'tick':

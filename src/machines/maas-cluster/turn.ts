@@ -3,7 +3,7 @@ import type { MaasClusterStatus } from '../../api/index.ts';
 import type { ConditionValue } from '../maas-machine/index.ts';
 import { setCondition, summarise } from '../maas-machine/index.ts';
 import { MachineTurn } from '../turn.ts';
-import type { DnsCall, MaasClusterEffect, MaasClusterPhase, MaasClusterState } from './types.ts';
+import type { DnsCall, IpCall, MaasClusterEffect, MaasClusterPhase, MaasClusterState } from './types.ts';
 
 // A MaasCluster step's scratchpad (see ../turn.ts).
 export class Turn extends MachineTurn<MaasClusterState, MaasClusterEffect, MaasClusterStatus> {
@@ -34,6 +34,18 @@ export class Turn extends MachineTurn<MaasClusterState, MaasClusterEffect, MaasC
     this.s.seq += 1;
     this.s.inFlight = { op: call.op, seq: this.s.seq, fqdn: call.op === 'find' || call.op === 'create' ? call.fqdn : null };
     this.effects.push({ type: 'dns', seq: this.s.seq, call });
+  }
+
+  ip(call: IpCall, nicsKey?: string): void {
+    this.s.seq += 1;
+    this.s.inFlight = { op: call.op, seq: this.s.seq, fqdn: call.op === 'findVip' ? call.fqdn : null, ...(call.op === 'interfaces' ? { systemId: call.systemId, nicsKey } : {}) };
+    this.effects.push({ type: 'ip', seq: this.s.seq, call });
+  }
+
+  dropCondition(type: string): void {
+    const conditions = this.s.status.conditions;
+    if (!conditions?.some((c) => c.type === type)) return;
+    this.setStatus({ conditions: summarise(conditions.filter((c) => c.type !== type), [MAAS_CONDITIONS.LoadBalancerReady, MAAS_CONDITIONS.APIServerAvailable], this.now) });
   }
 
   backoff(message: string): void {

@@ -29,6 +29,30 @@ export type DnsCallResult =
   | { readonly kind: 'none' }
   | { readonly kind: 'failed'; readonly message: string };
 
+/** One NIC of a machine as MAAS lists it: what spec.apiServerInterface matches on. */
+export interface MachineNic {
+  readonly name: string;
+  readonly tags: readonly string[];
+  /** Its linked addresses, each with the subnet MAAS puts it in (CIDR and name). */
+  readonly addresses: ReadonlyArray<{ readonly ip: string; readonly subnetCidr?: string | undefined; readonly subnetName?: string | undefined }>;
+}
+
+/** MAAS calls beyond DNS: the control-plane VIP (ipaddresses/) and machines' interfaces. */
+export type IpCall =
+  /** Is a VIP already reserved by us: the given address, else an address of `fqdn` (the reservation's hostname) in the subnet? */
+  | { readonly op: 'findVip'; readonly fqdn: string; readonly subnet: string; readonly address?: string | undefined }
+  | { readonly op: 'reserveVip'; readonly subnet: string; readonly address?: string | undefined; readonly hostname: string }
+  | { readonly op: 'releaseVip'; readonly address: string }
+  | { readonly op: 'interfaces'; readonly systemId: string };
+
+export type IpCallResult =
+  | { readonly kind: 'vip'; readonly address: string }
+  /** find found nothing; release is done (or there was nothing to release). */
+  | { readonly kind: 'none' }
+  /** null: MAAS has no such machine. */
+  | { readonly kind: 'interfaces'; readonly nics: readonly MachineNic[] | null }
+  | { readonly kind: 'failed'; readonly message: string; readonly retryable: boolean };
+
 export interface MaasClusterConfig {
   /** How often the record is read again from MAAS and the status refreshed. */
   readonly resyncMs: number;
@@ -49,9 +73,11 @@ export const DEFAULT_MAAS_CLUSTER_CONFIG: MaasClusterConfig = {
 };
 
 /**
- * - pending: no record known yet (find it, else create it);
- * - active: the record follows the running control plane; status and endpoint are published;
- * - deleting: waits for the cluster's machines to go, then deletes the record (CAPMAAS leaks it);
+ * - pending: no record known yet (find it, else create it); with a VIP: none reserved yet (find it, else reserve it);
+ * - active: the record follows the running control plane; status and endpoint are published
+ *   (with a VIP: the endpoint is the VIP and no record is kept);
+ * - deleting: waits for the cluster's machines to go, then deletes the record (CAPMAAS leaks it)
+ *   or releases the VIP;
  * - gone: the finalizer is off.
  */
 export type MaasClusterPhase = 'pending' | 'active' | 'deleting' | 'gone';
@@ -65,7 +91,11 @@ export interface MaasClusterState {
   /** When the record was last read from (or written to) MAAS. */
   readonly recordAt: number | null;
   readonly status: MaasClusterStatus;
-  readonly inFlight: { readonly op: DnsCall['op']; readonly seq: number; readonly fqdn: string | null } | null;
+  readonly inFlight: { readonly op: DnsCall['op'] | IpCall['op']; readonly seq: number; readonly fqdn: string | null; readonly systemId?: string | undefined; readonly nicsKey?: string | undefined } | null;
+  /** This owner has asked MAAS whether a VIP is already reserved for the cluster (a former owner may have reserved it). */
+  readonly vipLooked: boolean;
+  /** Control-plane machines' NICs as last read, by the member's identity (system id and addresses). */
+  readonly nics: Readonly<Record<string, { readonly at: number; readonly nics: readonly MachineNic[] }>>;
   readonly seq: number;
   readonly attempts: number;
   readonly retryAt: number | null;
@@ -78,10 +108,12 @@ export interface MaasClusterState {
 export type MaasClusterEvent =
   | { readonly type: 'observed'; readonly object: MaasCluster; readonly world: MaasClusterWorld }
   | { readonly type: 'dnsResult'; readonly seq: number; readonly result: DnsCallResult }
+  | { readonly type: 'ipResult'; readonly seq: number; readonly result: IpCallResult }
   | { readonly type: 'tick' };
 
 export type MaasClusterEffect =
   | { readonly type: 'dns'; readonly seq: number; readonly call: DnsCall }
+  | { readonly type: 'ip'; readonly seq: number; readonly call: IpCall }
   | { readonly type: 'writeStatus'; readonly status: MaasClusterStatus }
   | { readonly type: 'writeSpec'; readonly patch: { readonly controlPlaneEndpoint: ApiEndpoint } }
   /** The record changed: control-plane machines waiting on it should read it again. */

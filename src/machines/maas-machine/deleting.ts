@@ -28,7 +28,7 @@ export function deleting(t: Turn): boolean {
     finishDeletion(t, 'no MAAS machine to release');
     return false;
   }
-  if (t.controlPlane) {
+  if (t.controlPlane && !t.s.world.maasCluster?.spec.controlPlaneVIP) {
     const reading = readDns(t);
     if (reading === 'lookup') return false;
     if (reading === 'attached') {

@@ -1,4 +1,4 @@
-import { DNS_ATTACHED_REASONS as D } from '../../api/index.ts';
+import { DNS_ATTACHED_REASONS as D, MAAS_CONDITIONS } from '../../api/index.ts';
 import { externalIps } from './status.ts';
 import type { Turn } from './turn.ts';
 import { dnsNameOf } from './world.ts';
@@ -27,6 +27,11 @@ export function readDns(t: Turn): DnsReading {
 /** For a running machine: 'attached', 'pending' (waiting for the cluster to add it), or 'lookup'. */
 export function dnsAttachment(t: Turn): 'lookup' | 'attached' | 'pending' {
   if (!t.controlPlane) return 'attached';
+  // A VIP cluster's endpoint follows kube-vip's leader, not a DNS record.
+  if (t.s.world.maasCluster?.spec.controlPlaneVIP) {
+    t.dropCondition(MAAS_CONDITIONS.DNSAttached);
+    return 'attached';
+  }
   const reading = readDns(t);
   if (reading === 'lookup') return 'lookup';
   if (reading === 'attached') {

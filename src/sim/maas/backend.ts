@@ -9,6 +9,7 @@ import type { SimUser } from './http/oauth.ts';
 import type { Params } from './http/params.ts';
 import type { TagBook } from './places/tags.ts';
 import type { FileStore } from './files/file-store.ts';
+import type { ReservedIps } from './network/reserved-ips.ts';
 
 /** Everything one simulated MAAS holds; the API handlers read and change it. */
 export interface Backend {
@@ -17,6 +18,8 @@ export interface Backend {
   readonly tags: TagBook;
   readonly places: Places;
   readonly network: Network;
+  /** Addresses users reserved (ipaddresses/). */
+  readonly ips: ReservedIps;
   readonly events: EventLog;
   /** Users and their API tokens (users/, account/). */
   readonly accounts: Accounts;

@@ -6,6 +6,8 @@ import { DEFAULT_ZONE_ADDRESSES, Fleet } from './fleet/fleet.ts';
 import type { SeedMachine } from './fleet/seed.ts';
 import type { LifecycleTimings } from './fleet/timings.ts';
 import { Network } from './network/network.ts';
+import { ReservedIps } from './network/reserved-ips.ts';
+import { reservationWorld } from './api/ipaddresses.ts';
 import type { MaasSimOptions } from './options.ts';
 import { DnsResources } from './places/dns.ts';
 import { buildPlaces } from './places/seed-places.ts';
@@ -30,6 +32,8 @@ export function createBackend(o: MaasSimOptions, { seeds, accounts, timings, clo
   const tags = new TagBook();
   const events = new EventLog(clock);
   const config = new MaasConfig({ enable_disk_erasing_on_release: o.eraseOnRelease ?? false });
+  // Made after the fleet, which asks it (through this) which addresses a deploy must not claim.
+  const later: { ips?: ReservedIps } = {};
   const fleet = new Fleet(seeds, places, tags, {
     ...timings,
     // Read at each release, so maas/ op=set_config enable_disk_erasing_on_release takes effect.
@@ -43,6 +47,13 @@ export function createBackend(o: MaasSimOptions, { seeds, accounts, timings, clo
     events,
     speed: o.speed ?? 1,
     ...(o.bootResources ? { bootResources: o.bootResources } : {}),
+    addressesHeld: () => later.ips?.addresses() ?? [],
   });
-  return { fleet, dns: new DnsResources(places, clock), tags, places, network: new Network(places), events, accounts, config, files: new FileStore() };
+  const dns = new DnsResources(places, clock);
+  const network = new Network(places);
+  // Subnets the seeds cable NICs to exist from the start, as an admin would have made them.
+  for (const seed of seeds) for (const nic of seed.nics ?? []) if (nic.subnet !== undefined) network.ensureSubnet(nic.subnet);
+  const ips = new ReservedIps(reservationWorld({ fleet, dns, network, events }));
+  later.ips = ips;
+  return { fleet, dns, tags, places, network, ips, events, accounts, config, files: new FileStore() };
 }

@@ -62,6 +62,8 @@ export interface MaasSim {
   dnsResources(): SimDnsResource[];
   /** Every user's stored files (files/), with their owners and anonymous keys. */
   files(): SimFile[];
+  /** Addresses reserved through ipaddresses/ op=reserve, oldest first. */
+  reservedIps(): Array<{ ip: string; user: string; subnet: string | undefined }>;
   counts(): SimCounts;
   /** Also clears powerActions. */
   resetCounts(): void;

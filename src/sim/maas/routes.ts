@@ -2,6 +2,7 @@ import { BOOT_RESOURCE_RESOURCES } from './api/boot-resources.ts';
 import { DNS_RESOURCES } from './api/dns.ts';
 import { EVENT_RESOURCES } from './api/events.ts';
 import { FILE_RESOURCES } from './api/files.ts';
+import { IP_ADDRESS_RESOURCES } from './api/ipaddresses.ts';
 import { MACHINE_RESOURCES } from './api/machines.ts';
 import { META_RESOURCES } from './api/meta.ts';
 import { NETWORK_RESOURCES } from './api/network.ts';
@@ -20,6 +21,7 @@ const RESOURCES: readonly Resource[] = [
   ...TAG_RESOURCES,
   ...PLACE_RESOURCES,
   ...NETWORK_RESOURCES,
+  ...IP_ADDRESS_RESOURCES,
   ...EVENT_RESOURCES,
   ...BOOT_RESOURCE_RESOURCES,
   ...FILE_RESOURCES,

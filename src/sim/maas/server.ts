@@ -95,6 +95,7 @@ export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
     },
     dnsResources: () => backend.dns.snapshot(),
     files: () => backend.files.snapshot(),
+    reservedIps: () => backend.ips.snapshot().map((r) => ({ ip: r.ip, user: r.user, subnet: backend.network.subnetOfAddress(r.ip)?.cidr })),
     counts: () => ({ deploying: fleet.deployingNow(), maxDeploying: fleet.maxDeploying(), requests, byRoute: { ...byRoute } }),
     resetCounts: () => {
       requests = 0;

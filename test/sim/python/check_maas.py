@@ -199,6 +199,21 @@ def main(base, admin_key, user_key):
     def _():
         return observed(requests.get(api + "machines/nosuch/", auth=plain_admin))
 
+    @check("ipaddresses_reserve_release")
+    def _():
+        # The VIP flow a client of MAAS runs: reserve in a subnet with a hostname, list, release.
+        subnets = requests.get(api + "subnets/", auth=hmac_admin).json()
+        cidr = subnets[0]["cidr"]
+        r = requests.post(api + "ipaddresses/", params={"op": "reserve"}, data={"subnet": cidr, "hostname": "py-vip"}, auth=hmac_admin)
+        ip = r.json().get("ip") if r.status_code == 200 else None
+        listed = requests.get(api + "ipaddresses/", params={"ip": ip}, auth=hmac_admin).json() if ip else []
+        taken = requests.post(api + "ipaddresses/", params={"op": "reserve"}, data={"ip": ip}, auth=plain_admin) if ip else None
+        released = requests.post(api + "ipaddresses/", params={"op": "release"}, data={"ip": ip}, auth=hmac_admin) if ip else None
+        after = requests.get(api + "ipaddresses/", auth=hmac_admin).json()
+        return observed(r, cidr=cidr, listed=[a["ip"] for a in listed],
+                        taken_status=taken.status_code if taken is not None else None, taken_body=taken.text if taken is not None else None,
+                        released=released.status_code if released is not None else None, after=[a["ip"] for a in after])
+
     @check("method_not_allowed")
     def _():
         r = requests.delete(api + "users/", auth=plain_admin)

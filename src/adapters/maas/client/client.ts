@@ -1,6 +1,8 @@
 import { apiKeySecrets } from './api-key.ts';
 import type { DnsCalls } from './dns-calls.ts';
 import { dnsCalls } from './dns-calls.ts';
+import type { IpCalls } from './ip-calls.ts';
+import { ipCalls } from './ip-calls.ts';
 import type { CallStats } from '../../http/index.ts';
 import { createCallStats, createTransport } from '../../http/index.ts';
 import type { ImageCalls } from './image.ts';
@@ -17,7 +19,9 @@ export type { AllocateConstraints, DeployOptions, MachineQuery, MachineUpdate, R
 export type { CreateDnsResource, DnsQuery, UpdateDnsResource } from './dns-calls.ts';
 export type { LinkMode, LinkSubnetOptions } from './interface-calls.ts';
 
-export interface MaasClient extends MachineCalls, DnsCalls, InterfaceCalls, ImageCalls {
+export type { ReserveIp } from './ip-calls.ts';
+
+export interface MaasClient extends MachineCalls, DnsCalls, InterfaceCalls, ImageCalls, IpCalls {
   /** The endpoint without a trailing slash or /api/2.0, e.g. http://127.0.0.1:5240/MAAS. */
   readonly endpoint: string;
   readonly stats: CallStats;
@@ -39,6 +43,7 @@ export function createMaasClient(o: MaasClientOptions): MaasClient {
     ...dnsCalls(request),
     ...interfaceCalls(request),
     ...imageCalls(request),
+    ...ipCalls(request),
     close() {
       transport.close();
     },

@@ -13,8 +13,10 @@ export type {
   MachineQuery,
   MachineUpdate,
   ReleaseOptions,
+  ReserveIp,
   UpdateDnsResource,
 } from './client.ts';
+export { IpAddress } from './ip-calls.ts';
 export type { MaasClientOptions, MaasTls, Retries } from './options.ts';
 export { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from './options.ts';
 export { MaasError } from './errors.ts';

@@ -37,6 +37,15 @@ export const MaasMachine = z.looseObject({
   parent: z.looseObject({ system_id: z.string() }).nullable().optional(),
   /** e.g. amd64/generic: which boot resources fit the machine is decided by its first part. */
   architecture: z.string().optional(),
+  /** The NICs with their tags and the addresses linked on each (which one goes into DNS: spec.apiServerInterface). */
+  interface_set: z.array(z.looseObject({
+    name: z.string(),
+    tags: z.array(z.string()).optional(),
+    links: z.array(z.looseObject({
+      ip_address: z.string().nullable().optional(),
+      subnet: z.looseObject({ cidr: z.string(), name: z.string().optional() }).nullable().optional(),
+    })).optional(),
+  })).optional(),
   resource_uri: z.string().optional(),
 });
 export type MaasMachine = z.infer<typeof MaasMachine>;

@@ -1,7 +1,8 @@
+import type { MachineNic } from '../../../machines/maas-cluster/index.ts';
 import type { MaasCall, MaasResult, MaasView } from '../../../machines/maas-machine/index.ts';
 import type { DnsRecord, MaasDriver } from '../../../ports/index.ts';
 import type { DnsResource, MaasClient, MaasMachine } from '../client/index.ts';
-import { MetalfleetError, splitImage, errorMessage } from '../../../api/index.ts';
+import { cidrContains, MetalfleetError, parseCidr, splitImage, errorMessage } from '../../../api/index.ts';
 import { MaasError } from '../client/index.ts';
 import type { ImageCheck } from './image-check.ts';
 import { imageCheck } from './image-check.ts';
@@ -44,6 +45,31 @@ export function createMaasDriver(client: MaasClient, o: { now?: () => number } =
     },
     async deleteDns(id) {
       await client.deleteDnsResource(id);
+    },
+    async findReservedIp(q) {
+      const cidr = parseCidr(q.subnet);
+      const candidates = q.address !== undefined ? [q.address] : ((await client.listDnsResources({ fqdn: q.fqdn }).catch(notFoundIsNone))[0]?.ip_addresses.map((a) => a.ip) ?? []);
+      for (const ip of candidates) {
+        if (cidr && !cidrContains(cidr, ip)) continue;
+        // Ours only if MAAS lists it among this key's user's reservations.
+        if ((await client.listIpAddresses({ ip })).some((a) => a.ip === ip)) return ip;
+      }
+      return null;
+    },
+    async reserveIp(r) {
+      return (await client.reserveIp({ subnet: r.subnet, hostname: r.hostname, ...(r.address !== undefined ? { ip: r.address } : {}) })).ip;
+    },
+    async releaseIp(address) {
+      return client.releaseIp(address);
+    },
+    async machineInterfaces(systemId) {
+      const m = await client.getMachine(systemId);
+      if (!m) return null;
+      return (m.interface_set ?? []).map((n): MachineNic => ({
+        name: n.name,
+        tags: n.tags ?? [],
+        addresses: (n.links ?? []).flatMap((l) => (l.ip_address ? [{ ip: l.ip_address, ...(l.subnet ? { subnetCidr: l.subnet.cidr, subnetName: l.subnet.name } : {}) }] : [])),
+      }));
     },
   };
 }
@@ -124,6 +150,12 @@ function view(m: MaasMachine): MaasView {
     zone: m.zone.name,
     ...(m.architecture ? { architecture: m.architecture } : {}),
   };
+}
+
+// A DNS name whose domain MAAS does not have is a 404 on the list: no reservation by that name.
+function notFoundIsNone(err: unknown): DnsResource[] {
+  if (err instanceof MaasError && err.code === 'not-found') return [];
+  throw err;
 }
 
 function record(d: DnsResource): DnsRecord {

@@ -17,8 +17,9 @@ function machineView(b: Backend): MachineView[] {
   return b.fleet.all().map((m) => ({ systemId: m.systemId, hostname: m.hostname, zone: m.zone, macs: m.nics.map((n) => n.mac) }));
 }
 
+// Reserved addresses count as in use (IPRangeStatistics: every StaticIPAddress row is).
 function addressesInUse(b: Backend): string[] {
-  return [...b.fleet.all().flatMap((m) => m.ipAddresses), ...b.dns.snapshot().flatMap((r) => r.ips), ...b.network.devices.addresses()];
+  return [...b.fleet.all().flatMap((m) => m.ipAddresses), ...b.dns.snapshot().flatMap((r) => r.ips), ...b.network.devices.addresses(), ...b.ips.addresses()];
 }
 
 // Who holds each address: machines (auto), devices (sticky), DNS resources (user reserved).
@@ -43,7 +44,10 @@ function addressHolders(b: Backend): AddressHolder[] {
   }));
   // The simulator's DNS resources are made by the admin (the only user allowed to).
   const dns = b.dns.addressHolders().map((r) => ({ ip: r.ip, allocType: AllocType.userReserved, user: 'admin', created: r.created, dns: { id: r.id, name: r.name, domain: r.domain } }));
-  return [...machines, ...devices, ...dns];
+  // Reservations without a DNS name (one with a name is already there through its resource).
+  const inDns = new Set(dns.map((d) => d.ip));
+  const reserved = b.ips.snapshot().filter((r) => !inDns.has(r.ip)).map((r) => ({ ip: r.ip, allocType: AllocType.userReserved, user: r.user, created: r.created }));
+  return [...machines, ...devices, ...dns, ...reserved];
 }
 
 // "{system_id}/interfaces/{id}" from the nested interface path.

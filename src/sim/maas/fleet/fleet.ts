@@ -54,7 +54,7 @@ export class Fleet {
       const systemId = seed.systemId !== undefined && !this.machines.has(seed.systemId) ? seed.systemId : systemIdFor(seed.hostname, new Set(this.machines.keys()));
       const m = buildMachine(seed, systemId, { ids, defaultDomain: places.defaultDomain, seedOwner: config.seedOwner });
       this.machines.set(systemId, m);
-      if (m.status === NodeStatus.Deployed) m.ipAddresses = [this.life.claimAddress(m)];
+      if (m.status === NodeStatus.Deployed) m.ipAddresses = this.life.claimAddresses(m);
     }
   }
 

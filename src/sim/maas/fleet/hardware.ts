@@ -23,6 +23,8 @@ export interface SimNic {
   /** Mbit/s. */
   readonly linkSpeed: number;
   readonly tags: readonly string[];
+  /** The subnet (CIDR) this NIC is cabled to, when the seed names one: it gets an address there when deployed. */
+  readonly subnet?: string | undefined;
 }
 
 export interface DiskSpec {
@@ -38,6 +40,7 @@ export interface NicSpec {
   readonly mac?: string | undefined;
   readonly linkSpeedMbps?: number | undefined;
   readonly tags?: readonly string[] | undefined;
+  readonly subnet?: string | undefined;
 }
 
 /** Ids MAAS would hand out: one counter per table, shared by every machine. */
@@ -107,6 +110,7 @@ export function buildNics(systemId: string, specs: readonly NicSpec[] | undefine
     mac: (spec.mac ?? macFor(systemId, i)).toLowerCase(),
     linkSpeed: spec.linkSpeedMbps ?? 1000,
     tags: [...(spec.tags ?? [])],
+    ...(spec.subnet !== undefined ? { subnet: spec.subnet } : {}),
   }));
 }
 

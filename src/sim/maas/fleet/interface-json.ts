@@ -1,3 +1,4 @@
+import { cidrContains, hostRange } from '../network/ipv4.ts';
 import type { SimNic } from './hardware.ts';
 import type { MachineRecord } from './machine.ts';
 import type { Places } from './machine-json.ts';
@@ -28,6 +29,15 @@ function linkId(nic: SimNic, i: number): number {
   return nic.id * 10 + i;
 }
 
+// A NIC cabled to a subnet of its own (seed `subnet`) holds the machine's addresses in it; the
+// boot NIC holds the rest.
+function addressesOf(m: MachineRecord, nic: SimNic, boot: boolean): string[] {
+  const own = (n: SimNic) => (n.subnet === undefined ? [] : m.ipAddresses.filter((ip) => cidrContains(n.subnet ?? '', ip)));
+  if (!boot) return own(nic);
+  const elsewhere = new Set(m.nics.slice(1).flatMap(own));
+  return m.ipAddresses.filter((ip) => !elsewhere.has(ip));
+}
+
 function links(m: MachineRecord, nic: SimNic, boot: boolean, ctx: JsonContext) {
   // Links changed by link_subnet/unlink_subnet (machine-links.ts) are rendered as they are.
   if (m.links) {
@@ -36,9 +46,16 @@ function links(m: MachineRecord, nic: SimNic, boot: boolean, ctx: JsonContext) {
       return { id: l.id, mode: l.mode, ...(l.ip === null ? {} : { ip_address: l.ip }), ...(subnet ? { subnet } : {}) };
     });
   }
-  if (!boot) return [{ id: linkId(nic, 0), mode: 'link_up' }];
-  if (m.ipAddresses.length > 0) {
-    return m.ipAddresses.map((ip, i) => {
+  if (!boot) {
+    if (nic.subnet === undefined) return [{ id: linkId(nic, 0), mode: 'link_up' }];
+    const mine = addressesOf(m, nic, false);
+    const subnet = ctx.network.subnetForAddress(mine[0] ?? hostRange(nic.subnet).firstText);
+    if (mine.length === 0) return [{ id: linkId(nic, 0), mode: 'auto', ...(subnet ? { subnet } : {}) }];
+    return mine.map((ip, i) => ({ id: linkId(nic, i), mode: 'auto', ip_address: ip, ...(subnet ? { subnet } : {}) }));
+  }
+  const held = addressesOf(m, nic, true);
+  if (held.length > 0) {
+    return held.map((ip, i) => {
       const subnet = ctx.network.subnetForAddress(ip);
       return { id: linkId(nic, i), mode: 'auto', ip_address: ip, ...(subnet ? { subnet } : {}) };
     });

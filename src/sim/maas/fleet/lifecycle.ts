@@ -13,6 +13,7 @@ import type { Places } from './machine-json.ts';
 import type { SimUser } from '../http/oauth.ts';
 import type { NodeStatusCode } from './status.ts';
 import { canTransition, NodeStatus, statusName } from './status.ts';
+import { hostRange } from '../network/ipv4.ts';
 
 // What happens to a machine over time once a request has been accepted: status moves with their
 // events, timers for deploying/releasing/erasing, power, and the addresses deploys claim. The
@@ -36,6 +37,8 @@ export interface FleetConfig {
   readonly speed: number;
   /** Uploaded custom images boot-resources/ lists beside the synced Ubuntu ones. */
   readonly bootResources?: readonly SeedBootResource[];
+  /** Addresses held outside machines that a deploy must not claim (reservations, ipaddresses/). */
+  readonly addressesHeld?: () => readonly string[];
 }
 
 // How long after reaching Deployed a powerOffAfterDeploy machine switches itself off.
@@ -96,7 +99,7 @@ export class Lifecycle {
   /** Allocated → Deploying: claims the address, powers on, and Deployed (or failed) after deployMs. */
   startDeploying(m: MachineRecord): void {
     // Claimed before the move, so an exhausted zone leaves the machine where it was.
-    claimAutoAddresses(m, () => this.claimAddress(m));
+    claimAutoAddresses(m, () => this.claimAddress(m), () => this.claimAddresses(m));
     this.move(m, NodeStatus.Deploying);
     m.abortTo = NodeStatus.Allocated;
     this.switchOn(m);
@@ -193,10 +196,33 @@ export class Lifecycle {
     m.timer = undefined;
   }
 
+  /** What a deploy claims: the boot NIC's address in its zone, then one per NIC cabled to a subnet of its own. */
+  claimAddresses(m: MachineRecord): string[] {
+    const out = [this.claimAddress(m)];
+    for (const nic of m.nics.slice(1)) if (nic.subnet !== undefined) out.push(this.claimInSubnet(m, nic.subnet, out));
+    return out;
+  }
+
+  private used(): Set<string> {
+    return new Set([...this.all().flatMap((o) => o.ipAddresses), ...(this.config.addressesHeld?.() ?? [])]);
+  }
+
+  // The lowest free host of the subnet past its first (the gateway the network model gives it).
+  private claimInSubnet(m: MachineRecord, cidr: string, claimed: readonly string[]): string {
+    const used = this.used();
+    for (const ip of claimed) used.add(ip);
+    const { first, last } = hostRange(cidr);
+    for (let n = first + 1; n <= last; n++) {
+      const ip = [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join('.');
+      if (!used.has(ip)) return ip;
+    }
+    throw new MaasApiError(503, `${m.systemId}: Unable to allocate static IP due to address exhaustion.`);
+  }
+
   // An auto IP in the machine's zone: 10.10.<zone id>.<host>, the lowest free host.
   claimAddress(m: MachineRecord): string {
     const zone = this.places.zones.id(m.zone);
-    const used = new Set(this.all().flatMap((o) => o.ipAddresses));
+    const used = this.used();
     let offered = 0;
     for (let block = 10; block <= LAST_BLOCK; block++) {
       for (let host = FIRST_HOST; host <= LAST_HOST; host++) {

@@ -84,7 +84,7 @@ export function toSeed(m: MachineRecord): SeedMachine {
     architecture: m.architecture,
     cpuSpeedMhz: m.cpuSpeed,
     disks: m.disks.map((d) => ({ name: d.name, sizeGb: d.sizeBytes / 1e9, model: d.model, serial: d.serial, tags: [...d.tags] })),
-    nics: m.nics.map((n) => ({ name: n.name, mac: n.mac, linkSpeedMbps: n.linkSpeed, tags: [...n.tags] })),
+    nics: m.nics.map((n) => ({ name: n.name, mac: n.mac, linkSpeedMbps: n.linkSpeed, tags: [...n.tags], ...(n.subnet !== undefined ? { subnet: n.subnet } : {}) })),
     hardware: { ...m.hardwareInfo },
   };
   // Ready is what an unstated status means, so a fresh fleet saves as it was written.

@@ -43,11 +43,17 @@ export function defaultLinkId(nic: SimNic, i: number): number {
 }
 
 /** The links as they are: the commissioned default until link_subnet/unlink_subnet change them. */
-export function linksOf(m: MachineRecord, net: Pick<LinkNetwork, 'zoneSubnetId'>): MachineLink[] {
+export function linksOf(m: MachineRecord, net: Pick<LinkNetwork, 'zoneSubnetId' | 'subnetInfo'>): MachineLink[] {
   if (m.links) return m.links;
-  return m.nics.map((nic, n) => (n === 0
-    ? { id: defaultLinkId(nic, 0), nicId: nic.id, mode: 'auto' as const, subnetId: net.zoneSubnetId(m.zone), ip: m.ipAddresses[0] ?? null }
-    : { id: defaultLinkId(nic, 0), nicId: nic.id, mode: 'link_up' as const, subnetId: null, ip: null }));
+  // Commissioning's links: the boot NIC on its zone's subnet; a NIC cabled to a subnet of its own
+  // (seed `subnet`) on that one, holding the deploy's address there; any other NIC only up.
+  return m.nics.map((nic, n) => {
+    if (n === 0) return { id: defaultLinkId(nic, 0), nicId: nic.id, mode: 'auto' as const, subnetId: net.zoneSubnetId(m.zone), ip: m.ipAddresses[0] ?? null };
+    const cidr = nic.subnet;
+    if (cidr === undefined) return { id: defaultLinkId(nic, 0), nicId: nic.id, mode: 'link_up' as const, subnetId: null, ip: null };
+    const ip = m.ipAddresses.find((a) => cidrContains(cidr, a)) ?? null;
+    return { id: defaultLinkId(nic, 0), nicId: nic.id, mode: 'auto' as const, subnetId: net.subnetInfo(cidr)?.id ?? null, ip };
+  });
 }
 
 /** ip_addresses as MAAS lists them: STATIC addresses first, then AUTO ones. */
@@ -57,9 +63,9 @@ function addressesOf(links: readonly MachineLink[]): string[] {
 }
 
 /** Deploy claims an address for every AUTO link without one; a machine with its own links keeps them. */
-export function claimAutoAddresses(m: MachineRecord, claim: () => string): void {
+export function claimAutoAddresses(m: MachineRecord, claim: () => string, claimAll: () => string[] = () => [claim()]): void {
   if (!m.links) {
-    if (m.ipAddresses.length === 0) m.ipAddresses = [claim()];
+    if (m.ipAddresses.length === 0) m.ipAddresses = claimAll();
     return;
   }
   for (const link of m.links) if (link.mode === 'auto' && link.ip === null) link.ip = claim();

@@ -26,6 +26,9 @@ const NicSchema = z.strictObject({
   mac: z.string().regex(MAC, 'must be a MAC address such as 52:54:00:12:34:56').optional(),
   linkSpeedMbps: z.number().int('must be a whole number').min(0, 'must be at least 0').optional(),
   tags: z.array(z.string().regex(MODEL_NAME, 'must be letters, digits, "_" or "-"')).optional(),
+  // The IPv4 subnet the NIC is cabled to: deploying gives it an address there too (absent: only
+  // the first NIC gets one, in its zone's subnet).
+  subnet: z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/, 'must be an IPv4 CIDR such as 10.20.0.0/24').optional(),
 });
 
 export const SeedMachineSchema = z.strictObject({

@@ -5,7 +5,7 @@ import type { Params } from '../http/params.ts';
 import { DeviceBook } from '../places/devices.ts';
 import type { Fabric, NetworkState, Space, Subnet, Vlan } from './network-json.ts';
 import { fabricJson, fabricVlans, spaceJson, subnetJson, UNDEFINED_SPACE, vlanJson } from './network-json.ts';
-import { cidrContains, parseCidr } from './ipv4.ts';
+import { cidrContains, hostRange, parseCidr } from './ipv4.ts';
 import type { AddressHolder } from './subnet-ips.ts';
 import { subnetIpAddresses } from './subnet-ips.ts';
 import { subnetStatistics } from './subnet-stats.ts';
@@ -46,6 +46,21 @@ export class Network {
   subnetForAddress(ip: string): Record<string, unknown> | undefined {
     const subnet = this.findSubnetFor(ip);
     return subnet ? subnetJson(this.n, subnet) : undefined;
+  }
+
+  /** The subnet an address belongs to, as reservations need it; undefined outside every subnet. */
+  subnetOfAddress(ip: string): { id: number; cidr: string; vlanId: number; gatewayIp: string | null } | undefined {
+    const s = this.findSubnetFor(ip);
+    return s ? { id: s.id, cidr: s.cidr, vlanId: s.vlanId, gatewayIp: s.gatewayIp } : undefined;
+  }
+
+  /** A subnet the fleet's NICs are cabled to: made on first use, on the default VLAN, as a zone's is. */
+  ensureSubnet(cidrText: string): void {
+    const cidr = parseCidr(cidrText);
+    if (cidr === undefined || [...this.subnets.values()].some((s) => s.cidr === cidr)) return;
+    this.ensureZoneSubnets();
+    const subnet: Subnet = { id: this.nextSubnet++, name: cidr, cidr, vlanId: 5001, spaceId: 0, gatewayIp: hostRange(cidr).firstText, dnsServers: [], description: '' };
+    this.subnets.set(subnet.id, subnet);
   }
 
   /** The VLAN a machine in `zone` sits on (its zone subnet's), as vlans/ renders it. */

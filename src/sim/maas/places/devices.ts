@@ -131,6 +131,11 @@ export class DeviceBook {
   }
 
   /** Each static address of a device with where it sits, for subnets' op=ip_addresses. */
+  /** The hostname of the device with an interface of this MAC (lower case, colons). */
+  hostnameWithMac(mac: string): string | undefined {
+    return [...this.devices.values()].find((d) => d.nics.some((n) => normalMac(n.mac) === mac))?.hostname;
+  }
+
   addressHolders(): Array<{ device: DeviceRecord; nic: string; ip: string }> {
     return this.all().flatMap((device) => device.nics.flatMap((n) => n.links.flatMap((l) => (l.ip === null ? [] : [{ device, nic: n.name, ip: l.ip }]))));
   }

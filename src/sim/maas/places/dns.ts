@@ -105,6 +105,38 @@ export class DnsResources {
     return [...this.records.values()].flatMap((r) => r.ips.map((ip) => ({ id: r.id, name: r.name, domain: r.domain, ip, created: Date.parse(r.created) })));
   }
 
+  /**
+   * Where a reserved address with this hostname goes (ip_addresses.py _claim_ip): "name.domain"
+   * names its domain (404 when MAAS has none), a bare name the default domain.
+   */
+  reservedName(hostname: string): { name: string; domain: string } {
+    const dot = hostname.indexOf('.');
+    if (dot <= 0) return { name: hostname, domain: this.places.defaultDomain };
+    const domain = this.places.domains.resolve(hostname.slice(dot + 1));
+    if (domain === undefined) throw notFound('Domain');
+    return { name: hostname.slice(0, dot), domain };
+  }
+
+  /** DNSResource.objects.get_or_create(name, domain).ip_addresses.add(ip). */
+  addReserved(target: { name: string; domain: string }, ip: string): void {
+    if (!DNS_NAME.test(target.name)) throw validationError({ name: [`Invalid dnsresource name: ${target.name}.`] });
+    let record = [...this.records.values()].find((r) => r.name === target.name && r.domain === target.domain);
+    if (!record) {
+      record = { id: this.nextId++, name: target.name, domain: target.domain, addressTtl: null, ips: [], created: new Date(this.clock.now()).toISOString(), data: [] };
+      this.records.set(record.id, record);
+    }
+    if (!record.ips.includes(ip)) record.ips.push(ip);
+  }
+
+  /** A released address leaves every resource; one left with no address and no record goes (post_delete_clean_up_dns). */
+  dropAddress(ip: string): void {
+    for (const r of [...this.records.values()]) {
+      if (!r.ips.includes(ip)) continue;
+      r.ips = r.ips.filter((a) => a !== ip);
+      if (r.ips.length === 0) this.records.delete(r.id);
+    }
+  }
+
   /** Addresses and records in a domain: its resource_record_count. */
   countInDomain(domain: string): number {
     let n = 0;
