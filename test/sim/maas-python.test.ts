@@ -74,5 +74,5 @@ test('maas python - requests-oauthlib: PLAINTEXT and HMAC-SHA1, multipart and ur
   t.like(get('unknown_op'), { status: 400, body: 'Unrecognised signature: method=GET op=frobnicate' });
   t.like(get('missing_trailing_slash'), { status: 404, redirects: 0, body: 'Unknown API endpoint: /MAAS/api/2.0/machines.' });
   t.like(get('files_roundtrip'), { put: 201, raw_equal: true, json_equal: true, listed: ['py-state'], anon: 200, anon_equal: true, deleted: 204, after: 404, workaround: 'bug1123986' });
-  t.is(get.count, 20, 'every check reported');
+  t.is(get.count, 21, 'every check reported');
 });
