@@ -16,6 +16,8 @@ import { BrokerDeposed, CorruptRecord, GrantStore, OverGrant } from './grant-sto
 import { beginWrite, clearFailures, dirtyPools, firstFailure, ledgerTimings, newLedger, step, wakeAt } from './grant-ledger.ts';
 import type { Ledger, LedgerEvent, LedgerTimings } from './grant-ledger.ts';
 import { figuresOf, ledgerTotals, lookAtPools } from './ledger-views.ts';
+import { roomIn } from './pool-mem.ts';
+import { TurnPacer } from './turn-pacer.ts';
 import type { FailedWrite } from './pool-mem.ts';
 import type { Leadership } from './leadership.ts';
 import type { BrokerRequest as BrokerRequestT, SlotPush } from './messages.ts';
@@ -102,6 +104,17 @@ interface Control {
   drainSent: Lane;
   /** The batch a turn is serving: its acquires still wait until the turn's write lands. */
   serving: readonly Pending[];
+  /**
+   * The lane the requests gathered since the last 'requests' message ask for ('none': none are),
+   * decided on once the task that sent them is done (decide), and how a plain one is told.
+   */
+  wanted: Lane;
+  plainBy: typeof tell;
+  deciding: boolean;
+  /** When requests that hand no slot over may go (turn-pacer.ts). */
+  readonly pacer: TurnPacer;
+  /** Requests that hand no slot over, held for one write; null while none are. */
+  hold: ReturnType<typeof setTimeout> | null;
 }
 
 /**
@@ -113,6 +126,25 @@ interface Control {
 type Lane = 'none' | 'plain' | 'urgent' | 'first';
 const LANES: readonly Lane[] = ['none', 'plain', 'urgent', 'first'];
 const laneOf = (req: BrokerRequestT): Lane => (req.type === 'release' ? 'first' : req.type === 'acquire' ? 'urgent' : 'plain');
+
+/**
+ * Whether a gathered release hands its slot over: someone waits in its pool, or the pool is full
+ * and a gathered acquire asks for it. Only these must reach the ledger in the instant they come.
+ */
+function handsOver(b: Broker): boolean {
+  const { releases, requests } = b.control;
+  if (releases.length === 0) return false;
+  const pools = b.live?.ledger.pools;
+  let asked: Set<string> | null = null;
+  for (const { req } of releases) {
+    if (req.type !== 'release') continue;
+    const p = pools?.get(req.pool);
+    if (p === undefined || p.queue.size > 0) return true;
+    asked ??= new Set(requests.flatMap((x) => (x.req.type === 'acquire' ? [x.req.pool] : [])));
+    if (asked.has(req.pool) && roomIn(p, b.clock.now()) <= 0) return true;
+  }
+  return false;
+}
 
 const RETRY_MS = 1_000;
 /** How often the stall watch looks at the pools. */
@@ -310,18 +342,61 @@ function submit(b: Broker, session: Session, req: BrokerRequestT, send: typeof t
     }
     (req.type === 'release' ? control.releases : control.requests).push({ session, req, reply });
     const lane = laneOf(req);
+    // A 'requests' message at least as urgent is on its way: this one rides on it.
     if (LANES.indexOf(control.drainSent) >= LANES.indexOf(lane)) return;
-    control.drainSent = lane;
-    // The turn starts once the task that sent this request is done: requests sent together (a
-    // proxy's turn of releases, a burst of acquires) then share one write even where the write
-    // itself is instant (the memory KV), and one waiting the broker's turn joins it too.
-    queueMicrotask(() => {
-      const tellBy = lane === 'first' ? tellFirst : lane === 'urgent' ? tellUrgent : send;
-      if (tellBy(b.self, { type: 'requests' }) === 'delivered') return;
-      control.drainSent = 'none';
-      for (const p of [...control.releases.splice(0), ...control.requests.splice(0)]) p.reply(fail('notLeader', `capacity broker of epoch ${p.session.epoch} is not running`, true));
-    });
+    if (LANES.indexOf(control.wanted) < LANES.indexOf(lane)) control.wanted = lane;
+    if (lane === 'plain') control.plainBy = send;
+    if (control.deciding) return;
+    control.deciding = true;
+    // Decided once the task that sent this request is done: requests sent together (a proxy's
+    // turn of releases and acquires) are looked at together, whatever order they came in.
+    queueMicrotask(() => decide(b));
   });
+}
+
+/**
+ * The gathered requests go to the broker now if one hands a slot over or they are plain;
+ * otherwise when the pacer says the node has done enough since the broker's last turn.
+ */
+function decide(b: Broker): void {
+  const { control } = b;
+  control.deciding = false;
+  const lane = control.wanted;
+  if (lane === 'none') return;
+  if (lane === 'plain' || handsOver(b)) return drain(b, lane);
+  hold(b);
+}
+
+/** Holds the gathered requests until the pacer lets them go; whatever comes meanwhile joins them. */
+function hold(b: Broker): void {
+  const { control } = b;
+  if (control.hold !== null) return;
+  const wait = control.pacer.holdFor();
+  if (wait === 0) return drain(b, control.wanted);
+  // Real time, not the broker's clock: this paces the process's own work, as the runtime's slice
+  // does, and a test's manual clock must not hold a request forever.
+  control.hold = setTimeout(() => {
+    control.hold = null;
+    if (control.wanted !== 'none') hold(b);
+  }, wait);
+}
+
+/**
+ * Tells the broker 'requests' on `lane` unless a message at least that urgent is on its way:
+ * its turn serves everything gathered by then, in one write per pool.
+ */
+function drain(b: Broker, lane: Lane): void {
+  const { control } = b;
+  control.wanted = 'none';
+  if (control.hold !== null) clearTimeout(control.hold);
+  control.hold = null;
+  if (LANES.indexOf(control.drainSent) >= LANES.indexOf(lane)) return;
+  control.drainSent = lane;
+  control.pacer.mark();
+  const tellBy = lane === 'first' ? tellFirst : lane === 'urgent' ? tellUrgent : control.plainBy;
+  if (tellBy(b.self, { type: 'requests' }) === 'delivered') return;
+  control.drainSent = 'none';
+  for (const p of [...control.releases.splice(0), ...control.requests.splice(0)]) p.reply(fail('notLeader', `capacity broker of epoch ${p.session.epoch} is not running`, true));
 }
 
 /** Serves every queued request against the ledger, writes each touched pool once, then answers. */
@@ -329,6 +404,10 @@ async function serveBatch(b: Broker, state: State): Promise<void> {
   const { control } = b;
   const { ledger } = state;
   control.drainSent = 'none';
+  // Held requests are served now, with the rest.
+  control.wanted = 'none';
+  if (control.hold !== null) clearTimeout(control.hold);
+  control.hold = null;
   const batch = [...control.releases.splice(0), ...control.requests.splice(0)];
   if (batch.length === 0) return;
   control.serving = batch;
@@ -497,7 +576,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   };
   const defaultLimit = wire(options.defaultLimit, 'defaultLimit');
   const limits = new Map(Object.entries(options.limits ?? {}).map(([pool, l]) => [pool, wire(l, `limit of pool ${pool}`)]));
-  const control: Control = { current: null, stopped: false, releases: [], requests: [], drainSent: 'none', serving: [] };
+  const control: Control = { current: null, stopped: false, releases: [], requests: [], drainSent: 'none', serving: [], wanted: 'none', plainBy: tell, deciding: false, pacer: new TurnPacer(), hold: null };
   const b: Broker = {
     options, timings: ledgerTimings(ttlMs), subs: options.subjects ?? defaultSubjects(), log: options.logger ?? silentLogger,
     requestTimeoutMs: options.requestTimeoutMs ?? 5_000, limitFor: (pool) => limits.get(pool) ?? defaultLimit, control,
@@ -538,6 +617,8 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     },
     stop() {
       control.stopped = true;
+      if (control.hold !== null) clearTimeout(control.hold);
+      control.hold = null;
       if (control.current) endSession(b, control.current, 'stopped');
       stop(self as AnyActorRef);
     },
