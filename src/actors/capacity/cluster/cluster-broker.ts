@@ -111,6 +111,8 @@ interface Control {
   wanted: Lane;
   plainBy: typeof tell;
   deciding: boolean;
+  /** How many of `releases` and `requests` handsOver has looked at. */
+  readonly judged: { releases: number; requests: number };
   /** When requests that hand no slot over may go (turn-pacer.ts). */
   readonly pacer: TurnPacer;
   /** Requests that hand no slot over, held for one write; null while none are. */
@@ -130,20 +132,34 @@ const laneOf = (req: BrokerRequestT): Lane => (req.type === 'release' ? 'first' 
 /**
  * Whether a gathered release hands its slot over: someone waits in its pool, or the pool is full
  * and a gathered acquire asks for it. Only these must reach the ledger in the instant they come.
+ * Only what came since the last look is judged (`judged`): the verdict on the rest changes with a
+ * broker turn, which takes them all.
  */
 function handsOver(b: Broker): boolean {
-  const { releases, requests } = b.control;
-  if (releases.length === 0) return false;
+  const { control } = b;
+  const { releases, requests, judged } = control;
   const pools = b.live?.ledger.pools;
-  let asked: Set<string> | null = null;
-  for (const { req } of releases) {
+  const now = b.clock.now();
+  const full = (pool: string): boolean => {
+    const p = pools?.get(pool);
+    return p !== undefined && p.queue.size === 0 && roomIn(p, now) <= 0;
+  };
+  let hands = false;
+  for (let i = judged.releases; i < releases.length && !hands; i++) {
+    const req = releases[i]!.req;
     if (req.type !== 'release') continue;
     const p = pools?.get(req.pool);
-    if (p === undefined || p.queue.size > 0) return true;
-    asked ??= new Set(requests.flatMap((x) => (x.req.type === 'acquire' ? [x.req.pool] : [])));
-    if (asked.has(req.pool) && roomIn(p, b.clock.now()) <= 0) return true;
+    hands = p === undefined || p.queue.size > 0 || (full(req.pool) && requests.some((x) => x.req.type === 'acquire' && x.req.pool === req.pool));
   }
-  return false;
+  for (let i = judged.requests; i < requests.length && !hands; i++) {
+    const req = requests[i]!.req;
+    if (req.type !== 'acquire') continue;
+    // A full pool is rare where requests are held (room is why they may wait).
+    hands = releases.some((x) => x.req.type === 'release' && x.req.pool === req.pool) && full(req.pool);
+  }
+  judged.releases = releases.length;
+  judged.requests = requests.length;
+  return hands;
 }
 
 const RETRY_MS = 1_000;
@@ -396,6 +412,8 @@ function drain(b: Broker, lane: Lane): void {
   const tellBy = lane === 'first' ? tellFirst : lane === 'urgent' ? tellUrgent : control.plainBy;
   if (tellBy(b.self, { type: 'requests' }) === 'delivered') return;
   control.drainSent = 'none';
+  control.judged.releases = 0;
+  control.judged.requests = 0;
   for (const p of [...control.releases.splice(0), ...control.requests.splice(0)]) p.reply(fail('notLeader', `capacity broker of epoch ${p.session.epoch} is not running`, true));
 }
 
@@ -409,6 +427,8 @@ async function serveBatch(b: Broker, state: State): Promise<void> {
   if (control.hold !== null) clearTimeout(control.hold);
   control.hold = null;
   const batch = [...control.releases.splice(0), ...control.requests.splice(0)];
+  control.judged.releases = 0;
+  control.judged.requests = 0;
   if (batch.length === 0) return;
   control.serving = batch;
   ledger.counts.batches++;
@@ -576,7 +596,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   };
   const defaultLimit = wire(options.defaultLimit, 'defaultLimit');
   const limits = new Map(Object.entries(options.limits ?? {}).map(([pool, l]) => [pool, wire(l, `limit of pool ${pool}`)]));
-  const control: Control = { current: null, stopped: false, releases: [], requests: [], drainSent: 'none', serving: [], wanted: 'none', plainBy: tell, deciding: false, pacer: new TurnPacer(), hold: null };
+  const control: Control = { current: null, stopped: false, releases: [], requests: [], drainSent: 'none', serving: [], wanted: 'none', plainBy: tell, deciding: false, judged: { releases: 0, requests: 0 }, pacer: new TurnPacer(), hold: null };
   const b: Broker = {
     options, timings: ledgerTimings(ttlMs), subs: options.subjects ?? defaultSubjects(), log: options.logger ?? silentLogger,
     requestTimeoutMs: options.requestTimeoutMs ?? 5_000, limitFor: (pool) => limits.get(pool) ?? defaultLimit, control,
