@@ -285,7 +285,7 @@ function hostTurns(holder: ReturnType<Awaited<ReturnType<typeof harness>>['holde
 test('capacity stall - on a busy node whose host turns each ask or let go in their own turn, the node\'s own broker writes many grants per pool write', async (t) => {
   // The embedded scale run: thousands of host turns queued, each acquire or release told from its
   // own turn, while the pool has room (the node's CPU is the bound, not the slots).
-  const h = await harness({ limit: 400 });
+  const h = await harness({ limit: 1_000 });
   t.teardown(() => h.stop());
   const { broker, leadership } = h.broker('broker-a');
   leadership.elect(1);

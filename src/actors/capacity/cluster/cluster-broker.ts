@@ -130,8 +130,9 @@ const LANES: readonly Lane[] = ['none', 'plain', 'urgent', 'first'];
 const laneOf = (req: BrokerRequestT): Lane => (req.type === 'release' ? 'first' : req.type === 'acquire' ? 'urgent' : 'plain');
 
 /**
- * Whether a gathered release hands its slot over: someone waits in its pool, or the pool is full
- * and a gathered acquire asks for it. Only these must reach the ledger in the instant they come.
+ * Whether a gathered request hands a slot over: a release someone waits for (in its pool's
+ * queue, or a gathered acquire of its full pool), or an acquire of a pool with few slots left.
+ * Only these must reach the ledger in the instant they come.
  * Only what came since the last look is judged (`judged`): the verdict on the rest changes with a
  * broker turn, which takes them all.
  */
@@ -154,8 +155,12 @@ function handsOver(b: Broker): boolean {
   for (let i = judged.requests; i < requests.length && !hands; i++) {
     const req = requests[i]!.req;
     if (req.type !== 'acquire') continue;
-    // A full pool is rare where requests are held (room is why they may wait).
-    hands = releases.some((x) => x.req.type === 'release' && x.req.pool === req.pool) && full(req.pool);
+    // Few slots left: the slots, not the node's CPU, are about to bound the pool, and a wait
+    // would cost the next holder its start. With plenty left, a short wait costs nobody a slot.
+    const p = pools?.get(req.pool);
+    const limit = p?.v.record.limit ?? 0;
+    hands = (p !== undefined && limit > 0 && roomIn(p, now) <= Math.max(1, limit / 4))
+      || (releases.some((x) => x.req.type === 'release' && x.req.pool === req.pool) && full(req.pool));
   }
   judged.releases = releases.length;
   judged.requests = requests.length;

@@ -1,5 +1,5 @@
-// When the broker may take its next turn for requests that hand no slot over (an acquire beside a
-// free slot nobody else waits for, a release nobody waits for). On a busy node every host turn
+// When the broker may take its next turn for requests that hand no slot over (an acquire of a pool
+// with plenty of free slots, a release nobody waits for). On a busy node every host turn
 // that asks or lets go is a task of its own (a parked turn that tells urgent ends the resume
 // loop), so each one was a broker turn and a compare-and-set of the whole pool record: 0.5
 // grants per write at 10,000 hosts. Such requests now wait until the node's actors have handled
