@@ -130,37 +130,33 @@ const LANES: readonly Lane[] = ['none', 'plain', 'urgent', 'first'];
 const laneOf = (req: BrokerRequestT): Lane => (req.type === 'release' ? 'first' : req.type === 'acquire' ? 'urgent' : 'plain');
 
 /**
- * Whether a gathered request hands a slot over: a release someone waits for (in its pool's
- * queue, or a gathered acquire of its full pool), or an acquire of a pool with few slots left.
- * Only these must reach the ledger in the instant they come.
- * Only what came since the last look is judged (`judged`): the verdict on the rest changes with a
- * broker turn, which takes them all.
+ * Whether a gathered request hands a slot over: a release someone waits for, or any acquire or
+ * release of a pool with a quarter or less of its slots free (there the slots, not the node's
+ * CPU, are about to bound the pool: a held release would keep a slot from the next holder, a
+ * held acquire would start its holder late). Only these must reach the ledger in the instant
+ * they come; with plenty of slots free a short wait costs nobody a slot. Only what came since
+ * the last look is judged (`judged`): the verdict on the rest changes with a broker turn, which
+ * takes them all.
  */
 function handsOver(b: Broker): boolean {
   const { control } = b;
   const { releases, requests, judged } = control;
   const pools = b.live?.ledger.pools;
   const now = b.clock.now();
-  const full = (pool: string): boolean => {
+  const scarce = (pool: string): boolean => {
     const p = pools?.get(pool);
-    return p !== undefined && p.queue.size === 0 && roomIn(p, now) <= 0;
+    if (p === undefined) return true;
+    const limit = p.v.record.limit;
+    return limit > 0 && roomIn(p, now) <= Math.max(1, limit / 4);
   };
   let hands = false;
   for (let i = judged.releases; i < releases.length && !hands; i++) {
     const req = releases[i]!.req;
-    if (req.type !== 'release') continue;
-    const p = pools?.get(req.pool);
-    hands = p === undefined || p.queue.size > 0 || (full(req.pool) && requests.some((x) => x.req.type === 'acquire' && x.req.pool === req.pool));
+    if (req.type === 'release') hands = (pools?.get(req.pool)?.queue.size ?? 1) > 0 || scarce(req.pool);
   }
   for (let i = judged.requests; i < requests.length && !hands; i++) {
     const req = requests[i]!.req;
-    if (req.type !== 'acquire') continue;
-    // Few slots left: the slots, not the node's CPU, are about to bound the pool, and a wait
-    // would cost the next holder its start. With plenty left, a short wait costs nobody a slot.
-    const p = pools?.get(req.pool);
-    const limit = p?.v.record.limit ?? 0;
-    hands = (p !== undefined && limit > 0 && roomIn(p, now) <= Math.max(1, limit / 4))
-      || (releases.some((x) => x.req.type === 'release' && x.req.pool === req.pool) && full(req.pool));
+    if (req.type === 'acquire') hands = scarce(req.pool);
   }
   judged.releases = releases.length;
   judged.requests = requests.length;
