@@ -111,8 +111,8 @@ interface Control {
   wanted: Lane;
   plainBy: typeof tell;
   deciding: boolean;
-  /** How many of `releases` and `requests` handsOver has looked at. */
-  readonly judged: { releases: number; requests: number };
+  /** How many of `releases` and `requests` handsOver has looked at, and the acquires among them by pool. */
+  readonly judged: { releases: number; requests: number; readonly acquires: Map<string, number> };
   /** When requests that hand no slot over may go (turn-pacer.ts). */
   readonly pacer: TurnPacer;
   /** Requests that hand no slot over, held for one write; null while none are. */
@@ -143,11 +143,12 @@ function handsOver(b: Broker): boolean {
   const { releases, requests, judged } = control;
   const pools = b.live?.ledger.pools;
   const now = b.clock.now();
+  // The gathered acquires count against the room: held together, they must not fill the pool.
   const scarce = (pool: string): boolean => {
     const p = pools?.get(pool);
     if (p === undefined) return true;
     const limit = p.v.record.limit;
-    return limit > 0 && roomIn(p, now) <= Math.max(1, limit / 4);
+    return limit > 0 && roomIn(p, now) - (judged.acquires.get(pool) ?? 0) <= Math.max(1, limit / 4);
   };
   let hands = false;
   for (let i = judged.releases; i < releases.length && !hands; i++) {
@@ -156,7 +157,9 @@ function handsOver(b: Broker): boolean {
   }
   for (let i = judged.requests; i < requests.length && !hands; i++) {
     const req = requests[i]!.req;
-    if (req.type === 'acquire') hands = scarce(req.pool);
+    if (req.type !== 'acquire') continue;
+    judged.acquires.set(req.pool, (judged.acquires.get(req.pool) ?? 0) + 1);
+    hands = scarce(req.pool);
   }
   judged.releases = releases.length;
   judged.requests = requests.length;
@@ -415,6 +418,7 @@ function drain(b: Broker, lane: Lane): void {
   control.drainSent = 'none';
   control.judged.releases = 0;
   control.judged.requests = 0;
+  control.judged.acquires.clear();
   for (const p of [...control.releases.splice(0), ...control.requests.splice(0)]) p.reply(fail('notLeader', `capacity broker of epoch ${p.session.epoch} is not running`, true));
 }
 
@@ -430,6 +434,7 @@ async function serveBatch(b: Broker, state: State): Promise<void> {
   const batch = [...control.releases.splice(0), ...control.requests.splice(0)];
   control.judged.releases = 0;
   control.judged.requests = 0;
+  control.judged.acquires.clear();
   if (batch.length === 0) return;
   control.serving = batch;
   ledger.counts.batches++;
@@ -597,7 +602,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   };
   const defaultLimit = wire(options.defaultLimit, 'defaultLimit');
   const limits = new Map(Object.entries(options.limits ?? {}).map(([pool, l]) => [pool, wire(l, `limit of pool ${pool}`)]));
-  const control: Control = { current: null, stopped: false, releases: [], requests: [], drainSent: 'none', serving: [], wanted: 'none', plainBy: tell, deciding: false, judged: { releases: 0, requests: 0 }, pacer: new TurnPacer(), hold: null };
+  const control: Control = { current: null, stopped: false, releases: [], requests: [], drainSent: 'none', serving: [], wanted: 'none', plainBy: tell, deciding: false, judged: { releases: 0, requests: 0, acquires: new Map() }, pacer: new TurnPacer(), hold: null };
   const b: Broker = {
     options, timings: ledgerTimings(ttlMs), subs: options.subjects ?? defaultSubjects(), log: options.logger ?? silentLogger,
     requestTimeoutMs: options.requestTimeoutMs ?? 5_000, limitFor: (pool) => limits.get(pool) ?? defaultLimit, control,
