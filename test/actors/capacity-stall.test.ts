@@ -308,9 +308,9 @@ test('capacity stall - on a busy node whose host turns each ask or let go in the
   const releaseWrites = h.versions.length - v1;
   t.log(`writes: ${acquireWrites} for 300 acquires, ${releaseWrites} for 300 releases`);
   // One write per request before (0.5 grants per write in the scale bench); a write now carries
-  // what the node did in a few ms of its CPU, however loaded the machine.
-  t.true(300 / acquireWrites >= 3, `300 grants took ${acquireWrites} pool writes`);
-  t.true(300 / releaseWrites >= 3, `300 releases took ${releaseWrites} pool writes`);
+  // what the node did meanwhile (64 actor messages, at most 5 ms).
+  t.true(300 / acquireWrites >= 2, `300 grants took ${acquireWrites} pool writes`);
+  t.true(300 / releaseWrites >= 2, `300 releases took ${releaseWrites} pool writes`);
   t.deepEqual((await h.record())?.grants.filter((g) => g.expiresAt > h.clock.now()) ?? [], []);
   t.deepEqual(h.violations, []);
 });
