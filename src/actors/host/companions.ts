@@ -51,7 +51,8 @@ export class HostCompanions {
     let created = false;
     return this.queue('creating HostFirmwareSettings', async () => {
       if (host.metadata.deletionTimestamp || (await this.store.get('HostFirmwareSettings', this.key))) return;
-      await this.ensure('HostFirmwareSettings', host, { settings: {} }, HostFirmwareSettings);
+      // Absent a moment ago: created straight away, not read (and parsed) twice more by ensure.
+      await this.create('HostFirmwareSettings', host, { settings: {} });
       created = true;
     }).then(() => created);
   }
@@ -152,8 +153,12 @@ export class HostCompanions {
   private async ensure<T>(kind: 'HostFirmwareSettings' | 'HostFirmwareComponents', host: BareMetalHost, spec: Record<string, unknown>, schema: z.ZodType<T>): Promise<T | undefined> {
     const found = await this.read(kind, this.key, schema);
     if (found) return found;
-    await this.store.createObject(kind, { apiVersion: BMH_API_VERSION, kind, metadata: { name: host.metadata.name, namespace: host.metadata.namespace, ownerReferences: [hostOwner(host)] }, spec }, this.fence);
+    await this.create(kind, host, spec);
     return this.read(kind, this.key, schema);
+  }
+
+  private create(kind: 'HostFirmwareSettings' | 'HostFirmwareComponents', host: BareMetalHost, spec: Record<string, unknown>): Promise<'created' | 'exists'> {
+    return this.store.createObject(kind, { apiVersion: BMH_API_VERSION, kind, metadata: { name: host.metadata.name, namespace: host.metadata.namespace, ownerReferences: [hostOwner(host)] }, spec }, this.fence);
   }
 
   private async read<T>(kind: 'HostFirmwareSettings' | 'HostFirmwareComponents' | 'HostUpdatePolicy' | 'FirmwareSchema', key: string, schema: z.ZodType<T>): Promise<T | undefined> {

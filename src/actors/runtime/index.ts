@@ -8,6 +8,7 @@ export { ask } from './ask.ts';
 export { stop } from './stop.ts';
 export { lookup, children, isAlive } from './lookup.ts';
 export { drainActor } from './drain.ts';
+export { messagesHandled } from './receive.ts';
 export type { ActorRef, AnyActorRef, Reply, TellOutcome } from './ref.ts';
 export type { ActorContext, Behavior } from './behavior.ts';
 export { defaultMailbox, defaultSupervision } from './options.ts';

@@ -16,6 +16,8 @@ import { BrokerDeposed, CorruptRecord, GrantStore, OverGrant } from './grant-sto
 import { beginWrite, clearFailures, dirtyPools, firstFailure, ledgerTimings, newLedger, step, wakeAt } from './grant-ledger.ts';
 import type { Ledger, LedgerEvent, LedgerTimings } from './grant-ledger.ts';
 import { figuresOf, ledgerTotals, lookAtPools } from './ledger-views.ts';
+import { roomIn } from './pool-mem.ts';
+import { TurnPacer } from './turn-pacer.ts';
 import type { FailedWrite } from './pool-mem.ts';
 import type { Leadership } from './leadership.ts';
 import type { BrokerRequest as BrokerRequestT, SlotPush } from './messages.ts';
@@ -102,6 +104,19 @@ interface Control {
   drainSent: Lane;
   /** The batch a turn is serving: its acquires still wait until the turn's write lands. */
   serving: readonly Pending[];
+  /**
+   * The lane the requests gathered since the last 'requests' message ask for ('none': none are),
+   * decided on once the task that sent them is done (decide), and how a plain one is told.
+   */
+  wanted: Lane;
+  plainBy: typeof tell;
+  deciding: boolean;
+  /** How many of `releases` and `requests` handsOver has looked at, and the acquires among them by pool. */
+  readonly judged: { releases: number; requests: number; readonly acquires: Map<string, number> };
+  /** When requests that hand no slot over may go (turn-pacer.ts). */
+  readonly pacer: TurnPacer;
+  /** Requests that hand no slot over, held for one write; null while none are. */
+  hold: ReturnType<typeof setTimeout> | null;
 }
 
 /**
@@ -113,6 +128,43 @@ interface Control {
 type Lane = 'none' | 'plain' | 'urgent' | 'first';
 const LANES: readonly Lane[] = ['none', 'plain', 'urgent', 'first'];
 const laneOf = (req: BrokerRequestT): Lane => (req.type === 'release' ? 'first' : req.type === 'acquire' ? 'urgent' : 'plain');
+
+/**
+ * Whether a gathered request hands a slot over: a release someone waits for, or any acquire or
+ * release of a pool with a quarter or less of its slots free (there the slots, not the node's
+ * CPU, are about to bound the pool: a held release would keep a slot from the next holder, a
+ * held acquire would start its holder late). Only these must reach the ledger in the instant
+ * they come; with plenty of slots free a short wait costs nobody a slot. Only what came since
+ * the last look is judged (`judged`): the verdict on the rest changes with a broker turn, which
+ * takes them all.
+ */
+function handsOver(b: Broker): boolean {
+  const { control } = b;
+  const { releases, requests, judged } = control;
+  const pools = b.live?.ledger.pools;
+  const now = b.clock.now();
+  // The gathered acquires count against the room: held together, they must not fill the pool.
+  const scarce = (pool: string): boolean => {
+    const p = pools?.get(pool);
+    if (p === undefined) return true;
+    const limit = p.v.record.limit;
+    return limit > 0 && roomIn(p, now) - (judged.acquires.get(pool) ?? 0) <= Math.max(1, limit / 4);
+  };
+  let hands = false;
+  for (let i = judged.releases; i < releases.length && !hands; i++) {
+    const req = releases[i]!.req;
+    if (req.type === 'release') hands = (pools?.get(req.pool)?.queue.size ?? 1) > 0 || scarce(req.pool);
+  }
+  for (let i = judged.requests; i < requests.length && !hands; i++) {
+    const req = requests[i]!.req;
+    if (req.type !== 'acquire') continue;
+    judged.acquires.set(req.pool, (judged.acquires.get(req.pool) ?? 0) + 1);
+    hands = scarce(req.pool);
+  }
+  judged.releases = releases.length;
+  judged.requests = requests.length;
+  return hands;
+}
 
 const RETRY_MS = 1_000;
 /** How often the stall watch looks at the pools. */
@@ -310,18 +362,64 @@ function submit(b: Broker, session: Session, req: BrokerRequestT, send: typeof t
     }
     (req.type === 'release' ? control.releases : control.requests).push({ session, req, reply });
     const lane = laneOf(req);
+    // A 'requests' message at least as urgent is on its way: this one rides on it.
     if (LANES.indexOf(control.drainSent) >= LANES.indexOf(lane)) return;
-    control.drainSent = lane;
-    // The turn starts once the task that sent this request is done: requests sent together (a
-    // proxy's turn of releases, a burst of acquires) then share one write even where the write
-    // itself is instant (the memory KV), and one waiting the broker's turn joins it too.
-    queueMicrotask(() => {
-      const tellBy = lane === 'first' ? tellFirst : lane === 'urgent' ? tellUrgent : send;
-      if (tellBy(b.self, { type: 'requests' }) === 'delivered') return;
-      control.drainSent = 'none';
-      for (const p of [...control.releases.splice(0), ...control.requests.splice(0)]) p.reply(fail('notLeader', `capacity broker of epoch ${p.session.epoch} is not running`, true));
-    });
+    if (LANES.indexOf(control.wanted) < LANES.indexOf(lane)) control.wanted = lane;
+    if (lane === 'plain') control.plainBy = send;
+    if (control.deciding) return;
+    control.deciding = true;
+    // Decided once the task that sent this request is done: requests sent together (a proxy's
+    // turn of releases and acquires) are looked at together, whatever order they came in.
+    queueMicrotask(() => decide(b));
   });
+}
+
+/**
+ * The gathered requests go to the broker now if one hands a slot over or they are plain;
+ * otherwise when the pacer says the node has done enough since the broker's last turn.
+ */
+function decide(b: Broker): void {
+  const { control } = b;
+  control.deciding = false;
+  const lane = control.wanted;
+  if (lane === 'none') return;
+  if (lane === 'plain' || handsOver(b)) return drain(b, lane);
+  hold(b);
+}
+
+/** Holds the gathered requests until the pacer lets them go; whatever comes meanwhile joins them. */
+function hold(b: Broker): void {
+  const { control } = b;
+  if (control.hold !== null) return;
+  const wait = control.pacer.holdFor();
+  if (wait === 0) return drain(b, control.wanted);
+  // Real time, not the broker's clock: this paces the process's own work, as the runtime's slice
+  // does, and a test's manual clock must not hold a request forever.
+  control.hold = setTimeout(() => {
+    control.hold = null;
+    if (control.wanted !== 'none') hold(b);
+  }, wait);
+}
+
+/**
+ * Tells the broker 'requests' on `lane` unless a message at least that urgent is on its way:
+ * its turn serves everything gathered by then, in one write per pool.
+ */
+function drain(b: Broker, lane: Lane): void {
+  const { control } = b;
+  control.wanted = 'none';
+  if (control.hold !== null) clearTimeout(control.hold);
+  control.hold = null;
+  if (LANES.indexOf(control.drainSent) >= LANES.indexOf(lane)) return;
+  control.drainSent = lane;
+  control.pacer.mark();
+  const tellBy = lane === 'first' ? tellFirst : lane === 'urgent' ? tellUrgent : control.plainBy;
+  if (tellBy(b.self, { type: 'requests' }) === 'delivered') return;
+  control.drainSent = 'none';
+  control.judged.releases = 0;
+  control.judged.requests = 0;
+  control.judged.acquires.clear();
+  for (const p of [...control.releases.splice(0), ...control.requests.splice(0)]) p.reply(fail('notLeader', `capacity broker of epoch ${p.session.epoch} is not running`, true));
 }
 
 /** Serves every queued request against the ledger, writes each touched pool once, then answers. */
@@ -329,7 +427,14 @@ async function serveBatch(b: Broker, state: State): Promise<void> {
   const { control } = b;
   const { ledger } = state;
   control.drainSent = 'none';
+  // Held requests are served now, with the rest.
+  control.wanted = 'none';
+  if (control.hold !== null) clearTimeout(control.hold);
+  control.hold = null;
   const batch = [...control.releases.splice(0), ...control.requests.splice(0)];
+  control.judged.releases = 0;
+  control.judged.requests = 0;
+  control.judged.acquires.clear();
   if (batch.length === 0) return;
   control.serving = batch;
   ledger.counts.batches++;
@@ -497,7 +602,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
   };
   const defaultLimit = wire(options.defaultLimit, 'defaultLimit');
   const limits = new Map(Object.entries(options.limits ?? {}).map(([pool, l]) => [pool, wire(l, `limit of pool ${pool}`)]));
-  const control: Control = { current: null, stopped: false, releases: [], requests: [], drainSent: 'none', serving: [] };
+  const control: Control = { current: null, stopped: false, releases: [], requests: [], drainSent: 'none', serving: [], wanted: 'none', plainBy: tell, deciding: false, judged: { releases: 0, requests: 0, acquires: new Map() }, pacer: new TurnPacer(), hold: null };
   const b: Broker = {
     options, timings: ledgerTimings(ttlMs), subs: options.subjects ?? defaultSubjects(), log: options.logger ?? silentLogger,
     requestTimeoutMs: options.requestTimeoutMs ?? 5_000, limitFor: (pool) => limits.get(pool) ?? defaultLimit, control,
@@ -538,6 +643,8 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     },
     stop() {
       control.stopped = true;
+      if (control.hold !== null) clearTimeout(control.hold);
+      control.hold = null;
       if (control.current) endSession(b, control.current, 'stopped');
       stop(self as AnyActorRef);
     },
