@@ -16,8 +16,8 @@ test('cli validate maas - the three kinds are checked; Cluster API objects and S
     'MaasCluster/c2: spec.controlPlaneEndpoint.port: Required value',
     'MaasMachineTemplate/c2-md-0: spec.template.spec.minCPU: Invalid value: "4": must be of type integer',
     'MaasMachineTemplate/c2-md-0: spec.template.spec.minMemory: Invalid value: 8192.5: must be of type integer',
-    'MaasMachineTemplate/c2-md-0: spec.template.spec.image: Required value',
     'MaasMachineTemplate/c2-md-0: spec.template.spec.providerID: providerID "aws:///us-east-1a/i-0abc" names provider "aws"; a MaasMachine\'s providerID is maas:///<zone>/<system_id>',
+    'MaasMachineTemplate/c2-md-0: spec.template.spec.image: Required value: give image (e.g. ubuntu/jammy or custom/my-image), or osSystem with distroSeries',
   ]);
   t.deepEqual(lines(r.stderr), [
     'note: Cluster/c1: skipped (kind not managed by metalfleet)',
