@@ -5,6 +5,7 @@ import { companionsOf } from '../../machines/kinds.ts';
 import type { ActorRef } from '../runtime/index.ts';
 import { tell } from '../runtime/index.ts';
 import type { KindActors, KindRouter, ShardBinding } from '../shard/index.ts';
+import { releaseGone } from '../capacity/index.ts';
 import type { MachineChanges } from '../machine/index.ts';
 import type { HostDeps } from './host.ts';
 import { hostBehavior } from './host.ts';
@@ -73,7 +74,12 @@ export function hostBinding(deps: HostBindingDeps): ShardBinding<HostEvent, Host
             return;
           }
           if (event.type === 'upsert') tell(hosts.ensure(event.key), { type: 'observed', host: event.object });
-          else hosts.stop(event.key);
+          else {
+            hosts.stop(event.key);
+            // Gone: whatever grant is still in its name (its finalizer removed by hand, so it never
+            // released; or left by an earlier owner it never read) goes back now, not at its TTL.
+            releaseGone(deps.broker, event.key);
+          }
         },
         ref: (key) => hosts.get(key),
       };

@@ -86,7 +86,7 @@ export function newProxyLedger(timings: ProxyTimings): ProxyLedger {
 }
 
 export type ProxyEvent =
-  | Extract<CapacityMsg, { type: 'acquire' | 'release' | 'abandon' | 'renew' }>
+  | Extract<CapacityMsg, { type: 'acquire' | 'release' | 'releaseGone' | 'abandon' | 'renew' }>
   | { readonly type: 'acquireDone'; readonly key: string; readonly holder: string; readonly pool: string; readonly gen: number; readonly sentAt: number; readonly reply: AcquireReply }
   | { readonly type: 'acquireFailed'; readonly key: string; readonly gen: number; readonly error: string }
   | { readonly type: 'retryAcquire'; readonly key: string; readonly gen: number }
@@ -108,6 +108,8 @@ export type ProxyEffect =
    * incarnation of the holder, released whichever node it was made for (ReleaseRequest.inherited).
    */
   | { readonly type: 'sendRelease'; readonly key: string; readonly holder: string; readonly pool: string; readonly inherited?: boolean }
+  /** Best effort, and nothing waits for its answer: a release of the holder in every pool (its object is gone). */
+  | { readonly type: 'sendReleaseGone'; readonly holder: string }
   | { readonly type: 'sendRenew'; readonly sentAt: number; readonly holders: readonly { holder: string; pool: string; grantId?: string }[]; readonly sent: ReadonlyMap<string, RenewedFor> }
   | { readonly type: 'retryAcquireAfter'; readonly key: string; readonly gen: number; readonly afterMs: number }
   /** Be woken with lossTick by this time (a timer set for later is brought forward). */
@@ -143,6 +145,7 @@ export function proxyStep(l: ProxyLedger, event: ProxyEvent, now: number): reado
       releaseAtBroker(l, out, event.holder, event.pool, event.inherited === true);
       break;
     }
+    case 'releaseGone': releaseGone(l, out, event.holder, event.gen); break;
     case 'abandon': abandon(l, out, event.holder, event.pool, now); break;
     case 'renew': {
       const e = l.entries.get(keyOf(event.holder, event.pool));
@@ -224,6 +227,21 @@ function sendAcquire(l: ProxyLedger, out: Out, e: Entry, now: number): void {
   }
   e.deferred = false;
   out.effects.push({ type: 'sendAcquire', key, gen: e.gen, sentAt: now, holder: e.holder, pool: e.pool, operation: e.operation, exempt: e.exempt, waitedMs: Math.max(0, now - e.requestedAt) });
+}
+
+/**
+ * The holder's object is gone: its actor stopped (abandoning what it held, so the entries are
+ * gone already) and nothing will adopt its grant. What the ledger still keeps for it is dropped (a
+ * grant that reaches us later is then released as nobody's) and the broker releases it in every
+ * pool. The abandoned and silent marks are few (stopped holders of the last TTLs), so the scan is
+ * cheap; the entries of live holders are not scanned.
+ */
+function releaseGone(l: ProxyLedger, out: Out, holder: string, gen: number | undefined): void {
+  if (gen !== undefined) l.releasedGen.set(holder, Math.max(gen, l.releasedGen.get(holder) ?? 0));
+  const tail = `\u0000${holder}`;
+  for (const key of l.abandoned.keys()) if (key.endsWith(tail)) l.abandoned.delete(key);
+  for (const [key, { entry }] of l.silent) if (entry.holder === holder) l.silent.delete(key);
+  out.effects.push({ type: 'sendReleaseGone', holder });
 }
 
 function abandon(l: ProxyLedger, out: Out, holder: string, pool: string, now: number): void {
