@@ -9,6 +9,7 @@ import { releaseGone } from '../capacity/index.ts';
 import type { MachineChanges } from '../machine/index.ts';
 import type { HostDeps } from './host.ts';
 import { hostBehavior } from './host.ts';
+import { releaseGoneHolders } from './gone-grants.ts';
 import type { HostMsg } from './messages.ts';
 import { COMPANIONS_CHANGED } from './messages.ts';
 
@@ -83,6 +84,13 @@ export function hostBinding(deps: HostBindingDeps): ShardBinding<HostEvent, Host
         },
         ref: (key) => hosts.get(key),
       };
+    },
+    listed(found, acquired) {
+      // The hosts only: a deleted host's companions may outlive it in the store.
+      const present = new Set(found.flatMap(([, event]) => (event.kind === BMH_KIND ? [event.key] : [])));
+      releaseGoneHolders(deps, present, acquired).catch((err: unknown) => {
+        deps.log.warn({ err: String(err) }, 'capacity held for deleted hosts not settled; it lapses at its TTL');
+      });
     },
     // The hosts and the companions that wake them, each by the key it is sharded by.
     indexed: (event) => ({ kind: event.kind, key: event.key, object: event.type === 'deleted' ? null : event.object }),
