@@ -125,7 +125,7 @@ function perform(x: Proxy, state: State, self: ActorRef<ProxyMsg>, effects: read
         // No pool and no node: the broker looks in every pool for the holder, whoever holds it.
         brokerCall(x, { type: 'release', holder: e.holder }, ReleaseReply).catch((error: unknown) => {
           x.log.warn({ node, holder: e.holder, err: String(error) }, 'capacity release of a gone holder not delivered; its grant lapses after its TTL');
-        });
+        }).finally(() => tell(self, { type: 'releasedGone', holder: e.holder }));
         break;
       case 'sendRenew': sendRenew(x, self, e); break;
       case 'retryAcquireAfter': {
