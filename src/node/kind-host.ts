@@ -91,6 +91,11 @@ export function startKindHost(o: KindHostOptions): KindHost {
             const target = batch.get(n);
             if (target && shards.get(n)?.ref === target) tell(target, shardEvent(binding, event));
           }
+          binding.listed?.(found, (key) => {
+            const n = shardOfKey(key);
+            const target = batch.get(n);
+            return target !== undefined && shards.get(n)?.ref === target;
+          });
         }, (err: unknown) => o.log.error({ kinds: binding.name, shards: [...batch.keys()], err: describe(err) }, 'listing the objects of acquired shards failed'));
       }
     });

@@ -358,3 +358,37 @@ test('capacity - an acquire with since queues by since, ahead of later requests'
   t.is(early.heard.at(-1)?.type, 'slotGranted', 'the resumed work has the freed slot');
   t.is(late.heard.at(-1)?.type, 'slotQueued');
 });
+
+// Issue 30.1: a holder whose object is gone names no pool. The broker gives back its grant and its
+// place in a queue in every pool, made for whichever node, from memory, in the turn it arrives.
+test('capacity - releaseGone frees a gone holder in every pool, whichever node its grant was made for', async (t) => {
+  const { h, proxies: [p1, p2] } = await oneBroker(t, 1, ['node-1', 'node-2']);
+  const OTHER = 'ironic:http://127.0.0.2:6385';
+  const gone = h.holder(p1!, 'default/gone');
+  const next = h.holder(p2!, 'default/next');
+  await acquireAll(h, [gone, next]);
+  t.is(gone.state, 'granted');
+  t.is(next.state, 'queued');
+  // Its place in a second pool's queue, behind a holder of that pool's one slot.
+  const other: SlotNotice[] = [];
+  tell(p2!, { type: 'acquire', holder: 'default/busy', pool: OTHER, operation: 'provisioning', exempt: false, notify: () => undefined });
+  await h.settle();
+  tell(p1!, { type: 'acquire', holder: 'default/gone', pool: OTHER, operation: 'provisioning', exempt: false, notify: (n) => other.push(n) });
+  await h.settle();
+  t.is(other.at(-1)?.type, 'slotQueued');
+  // Its actor stopped without knowing why (it abandons: the work might run on), then its object
+  // was found gone by another node.
+  gone.lease.abandon();
+  tell(p1!, { type: 'abandon', holder: 'default/gone', pool: OTHER });
+  await h.settle();
+  const start = h.clock.now();
+  tell(p2!, { type: 'releaseGone', holder: 'default/gone' });
+  await h.settle();
+  t.is(next.state, 'granted');
+  t.is(h.clock.now(), start, 'freed by the release, not by the TTL');
+  const f = await figures(p2!);
+  t.deepEqual(f.pools.find((p) => p.pool === POOL)?.holders.map((x) => x.holder), ['default/next']);
+  t.deepEqual(f.pools.find((p) => p.pool === OTHER)?.queue.map((x) => x.holder), []);
+  t.deepEqual(f.pools.find((p) => p.pool === OTHER)?.holders.map((x) => x.holder), ['default/busy']);
+  t.deepEqual(h.violations, []);
+});

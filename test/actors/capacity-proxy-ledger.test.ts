@@ -69,3 +69,19 @@ test('capacity proxy ledger - an inherited release goes to the broker for any no
   t.deepEqual(types(late), ['sendRelease']);
   t.is((late[0] as Extract<ProxyEffect, { type: 'sendRelease' }>).inherited, undefined, 'its own node\'s grant: a plain release');
 });
+
+test('capacity proxy ledger - a gone holder is released in every pool, its abandoned grant is no longer kept, and a host of the same name created at once asks only after that release is answered', (t) => {
+  const l = newProxyLedger(timings);
+  const first = holder(l, 0).effects[0] as Extract<ProxyEffect, { type: 'sendAcquire' }>;
+  proxyStep(l, { type: 'abandon', holder: HOLDER, pool: POOL }, 1);
+  t.true(l.abandoned.has(KEY), 'kept for a next owner to adopt');
+  t.deepEqual(proxyStep(l, { type: 'releaseGone', holder: HOLDER, gen: first.gen + 1 }, 2), [{ type: 'sendReleaseGone', holder: HOLDER }]);
+  t.false(l.abandoned.has(KEY));
+  // The acquire of the stopped incarnation, answered late: nobody's, so it goes back.
+  const late = proxyStep(l, { type: 'acquireDone', key: KEY, holder: HOLDER, pool: POOL, gen: first.gen, sentAt: 0, reply: { epoch: 1, status: 'granted', grantId: 'e1-1', waitedMs: 0, validForMs: 1_000 } }, 3);
+  t.deepEqual(types(late), ['sendRelease']);
+  proxyStep(l, { type: 'released', key: KEY }, 4);
+  // Re-created under the same name: its acquire waits for the gone release, then goes.
+  t.deepEqual(types(proxyStep(l, { type: 'acquire', holder: HOLDER, pool: POOL, operation: 'provisioning', exempt: false, notify: () => undefined, gen: first.gen + 2 }, 5)), []);
+  t.deepEqual(types(proxyStep(l, { type: 'releasedGone', holder: HOLDER }, 6)), ['sendAcquire']);
+});

@@ -20,6 +20,10 @@ export type CapacityMsg =
   // inherited: given back by the holder's next incarnation (a new owner, a restart) once it knows the
   // work the grant covered is over: whichever node the grant was made for, not only this one.
   | { type: 'release'; holder: string; pool: string; gen?: number; inherited?: boolean }
+  // The holder's object is gone (deleted, perhaps with its finalizer removed by hand): no spec is
+  // left to say which pool it asked in, so whatever it holds or waits for goes back in every pool,
+  // on whichever node, at once rather than at the grant's TTL.
+  | { type: 'releaseGone'; holder: string; gen?: number }
   // The holder stops without giving its slot back: its work may still be running at the backend
   // (its shard moved, the node shuts down, the actor restarts). The proxy forgets it and stops
   // renewing; the host's next owner adopts it by acquiring for the same holder (the broker moves a

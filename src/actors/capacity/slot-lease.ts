@@ -7,6 +7,16 @@ import type { CapacityMsg, SlotNotice } from './messages.ts';
 // this node) must count on from there, not from 1 below a release of its predecessor.
 let lastGen = 0;
 
+/**
+ * Gives back whatever `holder` holds or waits for in any pool, on any node: its object is gone, so
+ * no spec says which pool it asked in and no next owner will adopt it. Sent after the holder's
+ * actor stopped (its abandon goes first, in mailbox order); a request count of its own, so an
+ * acquire of the stopped incarnation that is still on its way is dropped rather than granted.
+ */
+export function releaseGone(broker: ActorRef<CapacityMsg>, holder: string): void {
+  tell(broker, { type: 'releaseGone', holder, gen: ++lastGen });
+}
+
 // A holder's side of a capacity slot: ask once, renew well within the grant's TTL while held or
 // waited for (a dead holder's grant then expires and cannot leak), give it back once. Used by the
 // actors that run gated backend work; they hold one of these each.

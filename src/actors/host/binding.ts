@@ -5,9 +5,11 @@ import { companionsOf } from '../../machines/kinds.ts';
 import type { ActorRef } from '../runtime/index.ts';
 import { tell } from '../runtime/index.ts';
 import type { KindActors, KindRouter, ShardBinding } from '../shard/index.ts';
+import { releaseGone } from '../capacity/index.ts';
 import type { MachineChanges } from '../machine/index.ts';
 import type { HostDeps } from './host.ts';
 import { hostBehavior } from './host.ts';
+import { releaseGoneHolders } from './gone-grants.ts';
 import type { HostMsg } from './messages.ts';
 import { COMPANIONS_CHANGED } from './messages.ts';
 
@@ -73,10 +75,22 @@ export function hostBinding(deps: HostBindingDeps): ShardBinding<HostEvent, Host
             return;
           }
           if (event.type === 'upsert') tell(hosts.ensure(event.key), { type: 'observed', host: event.object });
-          else hosts.stop(event.key);
+          else {
+            hosts.stop(event.key);
+            // Gone: whatever grant is still in its name (its finalizer removed by hand, so it never
+            // released; or left by an earlier owner it never read) goes back now, not at its TTL.
+            releaseGone(deps.broker, event.key);
+          }
         },
         ref: (key) => hosts.get(key),
       };
+    },
+    listed(found, acquired) {
+      // The hosts only: a deleted host's companions may outlive it in the store.
+      const present = new Set(found.flatMap(([, event]) => (event.kind === BMH_KIND ? [event.key] : [])));
+      releaseGoneHolders(deps, present, acquired).catch((err: unknown) => {
+        deps.log.warn({ err: String(err) }, 'capacity held for deleted hosts not settled; it lapses at its TTL');
+      });
     },
     // The hosts and the companions that wake them, each by the key it is sharded by.
     indexed: (event) => ({ kind: event.kind, key: event.key, object: event.type === 'deleted' ? null : event.object }),

@@ -77,6 +77,12 @@ export interface ShardBinding<E, R extends KindRouter<E> = KindRouter<E>> {
   list(): Promise<ReadonlyArray<readonly [shardKey: string, event: E]>>;
   /** The event as the dependents index reads it; absent or null: it links nothing. */
   indexed?(event: E): IndexChange | null;
+  /**
+   * After a listing was handed to the shards just acquired: `found`, the listing itself;
+   * `acquired`, whether a shard key's shard is one of them. A binding whose actors hold things in
+   * other services (capacity grants) settles there what was left for objects no longer present.
+   */
+  listed?(found: ReadonlyArray<readonly [shardKey: string, event: E]>, acquired: (shardKey: string) => boolean): void;
 }
 
 // Bindings are held type-erased: the message pairs a binding with an event or a question of its

@@ -121,6 +121,12 @@ function perform(x: Proxy, state: State, self: ActorRef<ProxyMsg>, effects: read
           x.log.warn({ node, pool: e.pool, holder: e.holder, err: String(error) }, 'capacity release not delivered; the grant lapses after its TTL');
         }).finally(() => tell(self, { type: 'released', key: e.key }));
         break;
+      case 'sendReleaseGone':
+        // No pool and no node: the broker looks in every pool for the holder, whoever holds it.
+        brokerCall(x, { type: 'release', holder: e.holder }, ReleaseReply).catch((error: unknown) => {
+          x.log.warn({ node, holder: e.holder, err: String(error) }, 'capacity release of a gone holder not delivered; its grant lapses after its TTL');
+        }).finally(() => tell(self, { type: 'releasedGone', holder: e.holder }));
+        break;
       case 'sendRenew': sendRenew(x, self, e); break;
       case 'retryAcquireAfter': {
         const { key, gen } = e;

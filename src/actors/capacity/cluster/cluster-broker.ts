@@ -291,7 +291,7 @@ async function rereadPool(b: Broker, state: State, session: Session, pool: strin
 
 async function handle(b: Broker, state: State, session: Session, req: BrokerRequestT): Promise<RpcReply<unknown>> {
   if (req.type === 'figures') return ok(figuresOf(state.ledger, b.clock.now()));
-  const pools = req.type === 'renew' ? req.holders.map((h) => h.pool) : [req.pool];
+  const pools = req.type === 'renew' ? req.holders.map((h) => h.pool) : req.pool === undefined ? [] : [req.pool];
   for (const pool of pools) await ensurePool(b, state, session, pool);
   const reread = new Set<string>();
   for (;;) {

@@ -325,6 +325,7 @@ function acquire(l: Ledger, req: AcquireRequest, now: number): AcquireReply {
 }
 
 function release(l: Ledger, req: ReleaseRequest, reread: ReadonlySet<string>, now: number): readonly LedgerEffect[] {
+  if (req.pool === undefined) return releaseEverywhere(l, req.holder, now);
   const { holder, node } = req;
   const p = pool(l, req.pool);
   touch(l, p);
@@ -354,6 +355,32 @@ function release(l: Ledger, req: ReleaseRequest, reread: ReadonlySet<string>, no
   if (elsewhere(grantIn(p, holder))) return answer('unknown');
   const effect = stage(l, p, now, { release: holder, ...(node !== undefined ? { releasedBy: node } : {}) });
   return answer(effect?.released ? 'released' : 'unknown');
+}
+
+/**
+ * A holder whose object is gone: its place in every queue and its grant in every pool go back,
+ * whichever node holds them (nothing runs at the backend for an object that no longer exists). From
+ * memory only, a few map lookups a pool: a grant this broker has not seen lapses at its TTL.
+ */
+function releaseEverywhere(l: Ledger, holder: string, now: number): readonly LedgerEffect[] {
+  let outcome: ReleaseReply['outcome'] = 'unknown';
+  for (const p of l.pools.values()) {
+    if (p.queue.get(holder)) {
+      touch(l, p);
+      p.queue.delete(holder);
+      if (outcome === 'unknown') outcome = 'cancelled';
+    }
+    if (p.free.delete(holder)) {
+      touch(l, p);
+      l.counts.released++;
+      if (p.queue.size > 0) stage(l, p, now, {});
+      outcome = 'released';
+    } else if (grantIn(p, holder)) {
+      touch(l, p);
+      if (stage(l, p, now, { release: holder })?.released) outcome = 'released';
+    }
+  }
+  return reply({ epoch: l.epoch, outcome });
 }
 
 /** Whether renewFree would keep this holder's grant in memory (its test, without the change). */

@@ -36,7 +36,10 @@ export const AcquireRequest = z.object({
 // incarnation left, once it has read the backend and found that work over: released on whatever
 // node. Answered from the broker's memory: most resumed hosts hold none, not worth a KV read each
 // (a grant the broker has not seen lapses at its TTL, as before).
-export const ReleaseRequest = z.object({ type: z.literal('release'), holder: HolderKey, pool: PoolName, node: NodeName.optional(), inherited: z.boolean().optional() });
+// pool absent: the holder's object is gone (deleted, its finalizer perhaps removed by hand), so no
+// spec says which pool it asked in: its grants and places in every pool go back, on whatever node.
+// Answered from the broker's memory, as an inherited release is.
+export const ReleaseRequest = z.object({ type: z.literal('release'), holder: HolderKey, pool: PoolName.optional(), node: NodeName.optional(), inherited: z.boolean().optional() });
 // grantId: the grant the holder has, so a new broker can take it over for a pool without a limit
 // (whose grants live in the broker's memory only).
 export const HolderRef = z.object({ holder: HolderKey, pool: PoolName, grantId: z.string().min(1).max(128).optional() });

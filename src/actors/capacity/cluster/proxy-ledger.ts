@@ -64,6 +64,11 @@ export interface ProxyLedger {
   /** Releases on their way, by key: a new acquire of the same holder waits for them. */
   readonly releasing: Map<string, number>;
   /**
+   * Releases of a gone holder in every pool on their way, by holder, with the acquires waiting for
+   * them: a host of the same name created at once must not have its new grant taken by them.
+   */
+  readonly releasingGone: Map<string, { count: number; readonly deferred: Entry[] }>;
+  /**
    * Holders that stopped without releasing (abandon), by key, with when: a grant that reaches us
    * for one of them (a late acquire reply, renew answer or push) is left to lapse or to be adopted
    * by the host's next owner, never released, since the backend work it covers may still run.
@@ -80,13 +85,13 @@ export interface ProxyLedger {
 
 export function newProxyLedger(timings: ProxyTimings): ProxyLedger {
   return {
-    timings, entries: new Map(), releasedGen: new Map(), releasing: new Map(), abandoned: new Map(), silent: new Map(), epoch: -1, gen: 0, renewing: false,
+    timings, entries: new Map(), releasedGen: new Map(), releasing: new Map(), releasingGone: new Map(), abandoned: new Map(), silent: new Map(), epoch: -1, gen: 0, renewing: false,
     counts: { unreachable: 0, lost: 0, resent: 0, staleRenewals: 0, abandoned: 0, revived: 0 },
   };
 }
 
 export type ProxyEvent =
-  | Extract<CapacityMsg, { type: 'acquire' | 'release' | 'abandon' | 'renew' }>
+  | Extract<CapacityMsg, { type: 'acquire' | 'release' | 'releaseGone' | 'abandon' | 'renew' }>
   | { readonly type: 'acquireDone'; readonly key: string; readonly holder: string; readonly pool: string; readonly gen: number; readonly sentAt: number; readonly reply: AcquireReply }
   | { readonly type: 'acquireFailed'; readonly key: string; readonly gen: number; readonly error: string }
   | { readonly type: 'retryAcquire'; readonly key: string; readonly gen: number }
@@ -97,6 +102,8 @@ export type ProxyEvent =
   | { readonly type: 'push'; readonly push: SlotPush; readonly at: number }
   /** A release sent earlier has been answered (or given up on). */
   | { readonly type: 'released'; readonly key: string }
+  /** A release of a gone holder in every pool has been answered (or given up on). */
+  | { readonly type: 'releasedGone'; readonly holder: string }
   | { readonly type: 'lossTick' };
 
 export type ProxyEffect =
@@ -108,6 +115,8 @@ export type ProxyEffect =
    * incarnation of the holder, released whichever node it was made for (ReleaseRequest.inherited).
    */
   | { readonly type: 'sendRelease'; readonly key: string; readonly holder: string; readonly pool: string; readonly inherited?: boolean }
+  /** Best effort: a release of the holder in every pool (its object is gone); answer with `releasedGone` whatever happens. */
+  | { readonly type: 'sendReleaseGone'; readonly holder: string }
   | { readonly type: 'sendRenew'; readonly sentAt: number; readonly holders: readonly { holder: string; pool: string; grantId?: string }[]; readonly sent: ReadonlyMap<string, RenewedFor> }
   | { readonly type: 'retryAcquireAfter'; readonly key: string; readonly gen: number; readonly afterMs: number }
   /** Be woken with lossTick by this time (a timer set for later is brought forward). */
@@ -143,6 +152,7 @@ export function proxyStep(l: ProxyLedger, event: ProxyEvent, now: number): reado
       releaseAtBroker(l, out, event.holder, event.pool, event.inherited === true);
       break;
     }
+    case 'releaseGone': releaseGone(l, out, event.holder, event.gen); break;
     case 'abandon': abandon(l, out, event.holder, event.pool, now); break;
     case 'renew': {
       const e = l.entries.get(keyOf(event.holder, event.pool));
@@ -174,6 +184,7 @@ export function proxyStep(l: ProxyLedger, event: ProxyEvent, now: number): reado
       break;
     case 'push': push(l, out, event.push, event.at, now); break;
     case 'released': released(l, out, event.key, now); break;
+    case 'releasedGone': releasedGone(l, out, event.holder, now); break;
     case 'lossTick': lossTick(l, out, now); break;
   }
   if (out.newDeadline !== Number.POSITIVE_INFINITY) out.effects.push({ type: 'lossTickBy', at: out.newDeadline });
@@ -222,8 +233,46 @@ function sendAcquire(l: ProxyLedger, out: Out, e: Entry, now: number): void {
     e.deferred = true;
     return;
   }
+  const going = l.releasingGone.get(e.holder);
+  if (going) {
+    e.deferred = true;
+    if (!going.deferred.includes(e)) going.deferred.push(e);
+    return;
+  }
   e.deferred = false;
   out.effects.push({ type: 'sendAcquire', key, gen: e.gen, sentAt: now, holder: e.holder, pool: e.pool, operation: e.operation, exempt: e.exempt, waitedMs: Math.max(0, now - e.requestedAt) });
+}
+
+/**
+ * The holder's object is gone: its actor stopped (abandoning what it held, so the entries are
+ * gone already) and nothing will adopt its grant. What the ledger still keeps for it is dropped (a
+ * grant that reaches us later is then released as nobody's) and the broker releases it in every
+ * pool. The abandoned and silent marks are few (stopped holders of the last TTLs), so the scan is
+ * cheap; the entries of live holders are not scanned.
+ */
+function releaseGone(l: ProxyLedger, out: Out, holder: string, gen: number | undefined): void {
+  if (gen !== undefined) l.releasedGen.set(holder, Math.max(gen, l.releasedGen.get(holder) ?? 0));
+  const tail = `\u0000${holder}`;
+  for (const key of l.abandoned.keys()) if (key.endsWith(tail)) l.abandoned.delete(key);
+  for (const [key, { entry }] of l.silent) if (entry.holder === holder) l.silent.delete(key);
+  const going = l.releasingGone.get(holder);
+  if (going) going.count++;
+  else l.releasingGone.set(holder, { count: 1, deferred: [] });
+  out.effects.push({ type: 'sendReleaseGone', holder });
+}
+
+/** The acquires of a holder of the same name that waited for its gone release go out now. */
+function releasedGone(l: ProxyLedger, out: Out, holder: string, now: number): void {
+  const going = l.releasingGone.get(holder);
+  if (!going) return;
+  if (--going.count > 0) return;
+  l.releasingGone.delete(holder);
+  for (const e of going.deferred) {
+    if (l.entries.get(keyOf(e.holder, e.pool)) !== e || !e.deferred) continue;
+    const asked = e.askedGen === e.gen;
+    sendAcquire(l, out, e, now);
+    if (asked) e.askedGen = e.gen;
+  }
 }
 
 function abandon(l: ProxyLedger, out: Out, holder: string, pool: string, now: number): void {

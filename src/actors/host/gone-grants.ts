@@ -1,0 +1,51 @@
+import { BMH_KIND } from '../../api/index.ts';
+import type { Logger, ResourceStore } from '../../ports/index.ts';
+import type { CapacityFigures, CapacityMsg } from '../capacity/index.ts';
+import { releaseGone } from '../capacity/index.ts';
+import type { ActorRef } from '../runtime/index.ts';
+import { ask } from '../runtime/index.ts';
+
+export interface GoneGrantDeps {
+  readonly broker: ActorRef<CapacityMsg>;
+  readonly store: ResourceStore;
+  readonly log: Logger;
+}
+
+// A node taking shards over at start may ask before the broker serves (its election, its load):
+// the figures go unanswered, so ask again a few times; past that the grants lapse at their TTL.
+const FIGURES_TIMEOUT_MS = 1_500;
+const FIGURES_TRIES = 8;
+
+async function figuresOf(broker: ActorRef<CapacityMsg>): Promise<CapacityFigures> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await ask<CapacityMsg, CapacityFigures>(broker, (reply) => ({ type: 'figures', reply }), FIGURES_TIMEOUT_MS);
+    } catch (error) {
+      if (tries >= FIGURES_TRIES) throw error;
+    }
+  }
+}
+
+/**
+ * A node that just took shards over settles the grants (and places in a queue) held in the name of
+ * hosts of those shards that its listing did not find: deleted while their shard moved, so this
+ * node never saw their spec and no actor of theirs will adopt or release them (issue 30.1). The
+ * broker's figures list holders by name; each candidate is read again from the store first (a host
+ * created since the listing has its own actor and keeps what it asked for). Normally no candidate
+ * at all: one figures call per batch of acquired shards, answered from the broker's memory.
+ */
+export async function releaseGoneHolders(deps: GoneGrantDeps, present: ReadonlySet<string>, acquired: (key: string) => boolean): Promise<number> {
+  const figures = await figuresOf(deps.broker);
+  const candidates = new Set<string>();
+  for (const pool of figures.pools) {
+    for (const { holder } of [...pool.holders, ...pool.queue]) if (!present.has(holder) && acquired(holder)) candidates.add(holder);
+  }
+  let released = 0;
+  for (const key of candidates) {
+    if ((await deps.store.get(BMH_KIND, key)) !== undefined) continue;
+    releaseGone(deps.broker, key);
+    released++;
+  }
+  if (released > 0) deps.log.info({ released }, 'released the capacity held for hosts deleted before this node took their shards');
+  return released;
+}
