@@ -26,6 +26,12 @@ async function figuresOf(broker: ActorRef<CapacityMsg>): Promise<CapacityFigures
   }
 }
 
+// Hosts hold grants under their key; other kinds qualify theirs (`MaasMachine:ns/name`, see the
+// machine kind's slotHolder), and a colon is in no Kubernetes name: a MaasMachine's grant is not a host's.
+function isHostHolder(holder: string): boolean {
+  return !holder.includes(':');
+}
+
 /**
  * A node that just took shards over settles the grants (and places in a queue) held in the name of
  * hosts of those shards that its listing did not find: deleted while their shard moved, so this
@@ -38,7 +44,7 @@ export async function releaseGoneHolders(deps: GoneGrantDeps, present: ReadonlyS
   const figures = await figuresOf(deps.broker);
   const candidates = new Set<string>();
   for (const pool of figures.pools) {
-    for (const { holder } of [...pool.holders, ...pool.queue]) if (!present.has(holder) && acquired(holder)) candidates.add(holder);
+    for (const { holder } of [...pool.holders, ...pool.queue]) if (isHostHolder(holder) && !present.has(holder) && acquired(holder)) candidates.add(holder);
   }
   let released = 0;
   for (const key of candidates) {

@@ -42,7 +42,17 @@ export function maasMachineBehavior(key: string, deps: MaasMachineDeps): Machine
 }
 
 export function maasMachineKind(key: string, deps: MaasMachineDeps): Kind {
-  return { actorKind: 'maas-machine', logic: maasMachineLogicFor(deps.config), adapter: (io) => maasMachineAdapter(key, deps, io) };
+  return {
+    actorKind: 'maas-machine',
+    logic: maasMachineLogicFor(deps.config),
+    slotHolder: maasMachineHolder,
+    adapter: (io) => maasMachineAdapter(key, deps, io),
+  };
+}
+
+/** A MaasMachine's grants are held as `MaasMachine:<ns>/<name>`: never a host's name (no Kubernetes name has a colon). */
+export function maasMachineHolder(key: string): string {
+  return `MaasMachine:${key}`;
 }
 
 function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<MaasMachineEvent>): ReturnType<Kind['adapter']> {

@@ -94,5 +94,11 @@ export interface MachineKind<S, E, F extends { readonly type: string }, W, Snap,
   /** The actor kind introspection lists: 'host', 'maas-machine', 'maas-cluster'. */
   readonly actorKind: string;
   readonly logic: MachineLogic<S, E, F, MachineView, Obj, World>;
+  /**
+   * The name this kind's capacity grants are held under; the object's key when absent. Kinds whose
+   * keys could equal another kind's (a MaasMachine and a BareMetalHost both `namespace/name`) name
+   * theirs apart, so a release meant for one (a deleted host's, in every pool) never frees the other's.
+   */
+  readonly slotHolder?: (key: string) => string;
   adapter(io: MachineIO<E>): MachineAdapter<S, E, F, W, Snap, Obj, World>;
 }

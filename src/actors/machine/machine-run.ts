@@ -44,7 +44,7 @@ export class MachineRun<S, E, F extends { readonly type: string }, W, Snap> impl
     readonly changes?: ChangeSink,
   ) {
     this.logic = kind.logic;
-    this.slot = slots ? new SlotLease(slots.broker, key, clock, slots.ttlMs, () => tell(self, { type: 'renewSlot' })) : undefined;
+    this.slot = slots ? new SlotLease(slots.broker, kind.slotHolder?.(key) ?? key, clock, slots.ttlMs, () => tell(self, { type: 'renewSlot' })) : undefined;
     // Slot notices take the express lane: a grant starts its call in the instant the slot frees,
     // even past the iteration's slice (a queued notice or a lost slot can wait for the next one).
     this.notify = (n) => (n.type === 'slotGranted' ? tellUrgent(self, n) : tellExpress(self, n));

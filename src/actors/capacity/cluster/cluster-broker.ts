@@ -153,7 +153,8 @@ function handsOver(b: Broker): boolean {
   let hands = false;
   for (let i = judged.releases; i < releases.length && !hands; i++) {
     const req = releases[i]!.req;
-    if (req.type === 'release') hands = (pools?.get(req.pool)?.queue.size ?? 1) > 0 || scarce(req.pool);
+    // A release with no pool (a deleted holder, in every pool) is rare and may free anything: at once.
+    if (req.type === 'release') hands = req.pool === undefined || (pools?.get(req.pool)?.queue.size ?? 1) > 0 || scarce(req.pool);
   }
   for (let i = judged.requests; i < requests.length && !hands; i++) {
     const req = requests[i]!.req;
