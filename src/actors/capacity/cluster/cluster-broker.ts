@@ -201,7 +201,8 @@ function lookForStalls(b: Broker): void {
 function figuresNow(b: Broker, session: Session): RpcReply<unknown> | null {
   const state = b.live;
   if (state === null || state.session !== session || !session.serving) return null;
-  return ok(figuresOf(state.ledger, b.clock.now()));
+  const releasing = [...b.control.serving, ...b.control.releases].flatMap((p) => (p.req.type === 'release' && p.session === session ? [{ holder: p.req.holder, pool: p.req.pool }] : []));
+  return ok(figuresOf(state.ledger, b.clock.now(), releasing));
 }
 
 function endSession(b: Broker, session: Session, reason: string): void {

@@ -7,20 +7,35 @@ import { staleAt } from './grant-ledger.ts';
 import { freeInUse, roomIn } from './pool-mem.ts';
 import type { WireFigures } from './messages.ts';
 
+/** A release received and not yet written: a pool-less one gives the holder's grants back in every pool. */
+export interface Releasing {
+  readonly holder: string;
+  readonly pool?: string | undefined;
+}
+
 /** Most holders and waiters a pool's figures list (counts stay exact). */
 const FIGURES_LIST = 200;
 
 // Counts are exact; the lists stop at FIGURES_LIST entries each. A pool without a limit may
 // have every host of a large fleet as holder, and the demo asks for figures four times a second:
 // listing them all kept the broker busy enough to starve the acquires it exists for.
-export function figuresOf(l: Ledger, now: number): WireFigures {
+export function figuresOf(l: Ledger, now: number, releasing: readonly Releasing[] = []): WireFigures {
+  // Releases the broker holds for one shared write (turn-pacer.ts) have been given back: the
+  // figures count them so, or a fleet that is done would still show its last holders in use.
+  const gone = new Set(releasing.map((r) => `${r.pool ?? ''}\u0000${r.holder}`));
+  const isGone = (pool: string, holder: string) => gone.size > 0 && (gone.has(`${pool}\u0000${holder}`) || gone.has(`\u0000${holder}`));
   const pools = [...l.pools.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((p) => {
     const r = p.v.record;
     let exempt = 0;
+    let released = 0;
     const holders: WireFigures['pools'][number]['holders'] = [];
     for (const source of [r.grants, p.free.values()]) {
       for (const g of source) {
         if (!isLive(g, now)) continue;
+        if (isGone(p.name, g.holder)) {
+          if (!g.exempt) released++;
+          continue;
+        }
         if (g.exempt) exempt++;
         if (holders.length < FIGURES_LIST) holders.push({ holder: g.holder, node: g.node, operation: g.operation, grantId: g.grantId, exempt: g.exempt, sinceMs: Math.max(0, now - g.grantedAt) });
       }
@@ -30,7 +45,7 @@ export function figuresOf(l: Ledger, now: number): WireFigures {
     return {
       pool: p.name,
       limit: r.limit,
-      inUse: inUse(r, now) + freeInUse(p, now),
+      inUse: inUse(r, now) + freeInUse(p, now) - released,
       exempt,
       waiting: p.queue.size,
       // The queue is in request order: its head has waited longest.
