@@ -1,7 +1,8 @@
 import { conflict, forbidden, MaasApiError, notFound, validationError } from '../http/api-error.ts';
 import type { Params } from '../http/params.ts';
 import type { SimUser } from '../http/oauth.ts';
-import { cidrContains, hostRange } from '../network/ipv4.ts';
+import { cidrContains } from '../network/ipv4.ts';
+import { firstFree } from '../network/first-free.ts';
 import { readBool } from './fleet-access.ts';
 import type { SimNic } from './hardware.ts';
 import type { MachineRecord } from './machine.ts';
@@ -107,15 +108,6 @@ function subnetText(net: LinkNetwork, id: number): string {
   const json = net.subnetJsonById(id) ?? {};
   const vlan = json.vlan as { vid?: number } | undefined;
   return `${String(json.name ?? '')}:${String(json.cidr ?? '')}(vid=${vlan?.vid ?? 0})`;
-}
-
-function firstFree(cidr: string, taken: ReadonlySet<string>): string {
-  const range = hostRange(cidr);
-  for (let n = range.first; n <= range.last; n++) {
-    const ip = [24, 16, 8, 0].map((shift) => Math.floor(n / 2 ** shift) % 256).join('.');
-    if (!taken.has(ip)) return ip;
-  }
-  throw new MaasApiError(503, `No more IPs available in subnet: ${cidr}.`);
 }
 
 /** POST nodes/{id}/interfaces/{nic}/ op=link_subnet on a machine. */

@@ -1,5 +1,6 @@
 import { MaasApiError, notFound, validationError } from '../http/api-error.ts';
-import { cidrContains, hostRange } from '../network/ipv4.ts';
+import { cidrContains } from '../network/ipv4.ts';
+import { firstFree } from '../network/first-free.ts';
 import { API_PREFIX } from '../fleet/machine-json.ts';
 import type { Params } from '../http/params.ts';
 
@@ -131,11 +132,3 @@ export function unlinkSubnet(nic: DeviceNic, params: Params): void {
   nic.links = nic.links.filter((l) => String(l.id) !== id);
 }
 
-function firstFree(cidr: string, taken: ReadonlySet<string>): string {
-  const range = hostRange(cidr);
-  for (let n = range.first; n <= range.last; n++) {
-    const ip = [24, 16, 8, 0].map((shift) => Math.floor(n / 2 ** shift) % 256).join('.');
-    if (!taken.has(ip)) return ip;
-  }
-  throw new MaasApiError(503, `No more IPs available in subnet: ${cidr}.`);
-}
