@@ -30,6 +30,12 @@ export interface HostData {
    */
   readonly leaseHeld?: () => boolean;
   /**
+   * When the call left its caller (ms since the epoch, sub-millisecond, comparable across
+   * processes on one machine): set by a backend that logs calls, so a call is judged by when its
+   * caller let it go, not by when a busy backend got round to it.
+   */
+  readonly sentAt?: number;
+  /**
    * Told when the backend's owner record refuses this call because it has seen a later epoch of
    * the shard (issue 30): the node gives the shard up and takes it again above that epoch.
    */

@@ -396,11 +396,12 @@ test('fixture - the call log keeps the latest calls with their fences', async (t
   const h = hostData('worker-0');
   await p.register(h, REGISTER);
   await p.inspect(fenced(h, 2, 5, 'node-b'), INSPECT);
-  await p.prepare(fenced(h, 2, 4, 'node-a'), PREPARE);
+  await p.prepare({ ...fenced(h, 2, 4, 'node-a'), sentAt: 990.5 }, PREPARE);
+  // sentAt: when the caller said it let the call go (a remote client does), else null.
   t.deepEqual(p.callLog(), [
-    { host: h.key, op: 'register', shard: null, epoch: null, holder: null, at: 1_000, refused: false },
-    { host: h.key, op: 'inspect', shard: 2, epoch: 5, holder: 'node-b', at: 1_001, refused: false },
-    { host: h.key, op: 'prepare', shard: 2, epoch: 4, holder: 'node-a', at: 1_002, refused: true },
+    { host: h.key, op: 'register', shard: null, epoch: null, holder: null, at: 1_000, sentAt: null, refused: false },
+    { host: h.key, op: 'inspect', shard: 2, epoch: 5, holder: 'node-b', at: 1_001, sentAt: null, refused: false },
+    { host: h.key, op: 'prepare', shard: 2, epoch: 4, holder: 'node-a', at: 1_002, sentAt: 990.5, refused: true },
   ]);
   t.deepEqual(p.callLog(1).map((c) => c.op), ['prepare']);
   for (let i = 0; i < CALL_LOG_SIZE + 10; i++) await p.hardwareState(h, { op: 'hardwareState' });

@@ -1,4 +1,4 @@
-export { createTransport, TransportError } from './transport.ts';
+export { createTransport, RequestWithheld, TransportError } from './transport.ts';
 export type { RawFailure, RawRequest, RawResponse, Transport, TransportTls } from './transport.ts';
 export { createCallStats } from './call-stats.ts';
 export type { CallCounter, CallStats } from './call-stats.ts';

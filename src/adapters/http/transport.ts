@@ -21,6 +21,13 @@ export interface RawRequest {
   readonly headers: Record<string, string>;
   readonly body?: string;
   readonly timeoutMs: number;
+  /**
+   * Asked once a connection is ready to carry the request, right before it is written: null keeps
+   * it from leaving (send() rejects with RequestWithheld, nothing reached the server); otherwise
+   * headers to add. A request may wait in the connection pool after its caller last checked that
+   * it may be sent (a shard lease, issue 30): this is the check at the moment it leaves.
+   */
+  readonly beforeLeaving?: () => Readonly<Record<string, string>> | null;
 }
 
 export interface RawResponse {
@@ -47,6 +54,16 @@ export class TransportError extends MetalfleetError {
     super(failure.kind, failure.kind === 'timeout' ? `no complete answer within ${failure.timeoutMs} ms` : failure.error.message, true, undefined, options);
     this.name = 'TransportError';
     this.sent = sent;
+  }
+}
+
+/** beforeLeaving said no once a connection was ready: the request was never written. */
+export class RequestWithheld extends MetalfleetError {
+  readonly sent = false;
+
+  constructor(url: URL) {
+    super('withheld', `${url.pathname}: withheld by its caller when a connection was ready; nothing was sent`, true);
+    this.name = 'RequestWithheld';
   }
 }
 
@@ -116,7 +133,30 @@ export function createTransport(secure: boolean, tls: TransportTls | undefined, 
         if (r.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) finish(() => resolve({ retryOnFreshSocket: true }));
         else finish(() => reject(new TransportError({ kind: 'network', error: err }, sent, { cause: err })));
       });
-      r.end(req.body);
+      const leave = req.beforeLeaving;
+      if (leave === undefined) {
+        r.end(req.body);
+        return;
+      }
+      // Nothing is written before end(): the request waits here, unsent, for its connection.
+      r.once('socket', () => {
+        if (settled) return;
+        let extra: Readonly<Record<string, string>> | null;
+        try {
+          extra = leave();
+        } catch (err) {
+          finish(() => reject(err));
+          r.destroy();
+          return;
+        }
+        if (extra === null) {
+          finish(() => reject(new RequestWithheld(req.url)));
+          r.destroy();
+          return;
+        }
+        for (const [name, value] of Object.entries(extra)) r.setHeader(name, value);
+        r.end(req.body);
+      });
     });
   }
 
