@@ -11,8 +11,8 @@
 // Then every host must end provisioned.
 //
 // Measured: the peak of gated operations the backend ran at once (maxAtBackend, target <= limit),
-// calls that reached the backend after their caller's tenure of the shard had ended
-// (callsAfterLeaseLoss, 0), hosts never provisioned (lost, 0), hosts deployed twice with no
+// calls their caller let go after its tenure of the shard had ended (callsAfterLeaseLoss, 0; judged
+// by when the call left the node, which it stamps as it gets its connection: see auditLeases), hosts never provisioned (lost, 0), hosts deployed twice with no
 // deprovision in between (deployedTwice, 0), and per fault the seconds until every host of the
 // fault's shards that held a slot makes progress under a live owner and the broker answers
 // (recoverySecondsP99 over the faults). Details of any miss go to stderr.
@@ -456,6 +456,10 @@ export async function run(flags: Record<string, string>): Promise<object> {
       seed,
       code,
       staleByKind: { superseded: audit.stale.filter((s) => s.why === 'superseded').length, ended: audit.stale.filter((s) => s.why === 'ended').length, refusedByFixture: audit.stale.filter((s) => s.call.refused).length },
+      // Calls that left while their tenure held and arrived after it had ended (not counted above:
+      // see LateArrivals in chaos-analysis.ts), and calls judged by arrival for want of a send time.
+      lateArrivals: audit.lateArrivals,
+      callsJudgedByArrival: audit.judgedByArrival,
       overLimitEpisodes: episodes.length,
       backendCalls: calls.length,
       unknownTenureCalls: audit.unknownTenure,
