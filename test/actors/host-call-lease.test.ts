@@ -3,7 +3,9 @@
 import test from 'ava';
 import { openLocalStore } from '../../src/adapters/store/index.ts';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
-import { callProvisioner, LEASE_NOT_HELD } from '../../src/actors/host/host-call.ts';
+import { BackendCalls } from '../../src/actors/calls/index.ts';
+import { callBackend, callProvisioner, LEASE_NOT_HELD } from '../../src/actors/host/host-call.ts';
+import type { CallLane } from '../../src/actors/host/host-call.ts';
 import { BareMetalHost } from '../../src/api/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import { leaseGuardedDriver } from '../../src/node/lease-guarded-driver.ts';
@@ -86,4 +88,21 @@ test('maas driver - a VIP is reserved and released only under the lease; its loo
   t.is(await driver.findReservedIp?.({ fqdn: 'c.maas', subnet: '10.0.0.0/24' }), '10.0.0.9');
   t.deepEqual(await driver.machineInterfaces?.('abc'), []);
   t.deepEqual(calls, ['reserveIp', 'findReservedIp', 'machineInterfaces']);
+});
+
+test('host call - a call that waited for its place in the backend\'s call bound asks the lease when its turn comes, not when it queued', async (t) => {
+  const { store, host, fixture } = await setUp();
+  const calls = new BackendCalls({ limits: {}, defaultLimit: 1 });
+  let release!: () => void;
+  const first = calls.run('fixture:default', () => new Promise<void>((resolve) => (release = resolve)));
+  let held = true;
+  const lane: CallLane = (call) => calls.run('fixture:default', call);
+  const queued = callBackend(host, { op: 'register', restartOnFailure: false, credentialsChanged: false }, store, fixture, 10_000, fence, () => held, lane);
+  t.is(calls.figures()[0]?.waiting, 1);
+  // The lease runs out while the call waits its turn (a starved node's deadline passing).
+  held = false;
+  release();
+  await first;
+  t.deepEqual((await queued).result, { kind: 'transient', message: LEASE_NOT_HELD });
+  t.deepEqual(fixture.callLog(), []);
 });
