@@ -15,7 +15,7 @@ import { totalsOf } from '../figures.ts';
 import { DEFAULT_TTL_MS } from '../limits.ts';
 import type { CapacityMsg } from '../messages.ts';
 import type { BrokerRequest as BrokerRequestT, SlotPush as SlotPushT } from './messages.ts';
-import { AcquireReply, MAX_RENEW_BATCH, NodeName, ReleaseReply, RenewReply, SetLimitReply, SlotPush, WireFigures } from './messages.ts';
+import { AcquireReply, HoldersReply, MAX_RENEW_BATCH, NodeName, ReleaseReply, RenewReply, SetLimitReply, SlotPush, WireFigures } from './messages.ts';
 import { newProxyLedger, proxyStep, proxyTotals } from './proxy-ledger.ts';
 import type { ProxyEffect, ProxyEvent, ProxyLedger } from './proxy-ledger.ts';
 
@@ -188,6 +188,12 @@ function receive(x: Proxy, state: State, msg: ProxyMsg, ctx: ActorContext<ProxyM
       return state;
     case 'figures':
       figures(x, msg.reply);
+      return state;
+    case 'holders':
+      brokerCall(x, { type: 'holders', ...(msg.after !== undefined ? { after: msg.after } : {}) }, HoldersReply).then(
+        ({ holders, next }) => msg.reply({ holders, next }),
+        (error: unknown) => x.log.warn({ node: x.node, err: String(error) }, 'capacity holders unavailable'),
+      );
       return state;
     case 'renewTick':
       perform(x, state, ctx.self, proxyStep(state.ledger, msg, x.clock.now()));
