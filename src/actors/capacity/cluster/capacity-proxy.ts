@@ -108,8 +108,18 @@ function perform(x: Proxy, state: State, self: ActorRef<ProxyMsg>, effects: read
       case 'sendAcquire': {
         const { key, gen, sentAt, holder, pool } = e;
         brokerCall(x, { type: 'acquire', holder, node, pool, operation: e.operation, exempt: e.exempt, waitedMs: e.waitedMs }, AcquireReply).then(
-          // A grant goes on to its holder past the slice; a place in the queue can wait for it.
-          (reply) => (reply.status === 'granted' ? tellUrgent : tellExpress)(self, { type: 'acquireDone', key, holder, pool, gen, sentAt, reply }),
+          (reply) => {
+            // A grant goes on to its holder past the slice; a place in the queue can wait for it.
+            const told = (reply.status === 'granted' ? tellUrgent : tellExpress)(self, { type: 'acquireDone', key, holder, pool, gen, sentAt, reply });
+            // This proxy stopped (its node shuts down) while the acquire was on its way: nobody
+            // here will hold what it got. A slot newly given goes back now rather than at its TTL
+            // (issue 30.1); an adopted one is left to the host's next owner, as abandon leaves it.
+            if (told !== 'delivered' && reply.status === 'granted' && reply.adopted !== true) {
+              brokerCall(x, { type: 'release', holder, pool, node }, ReleaseReply).catch((error: unknown) => {
+                x.log.warn({ node, pool, holder, err: String(error) }, 'capacity release of a grant made after this proxy stopped not delivered; it lapses after its TTL');
+              });
+            }
+          },
           (error: unknown) => tell(self, { type: 'acquireFailed', key, gen, error: String(error) }),
         );
         break;

@@ -438,6 +438,8 @@ function drain(b: Broker, lane: Lane): void {
   for (const p of [...control.releases.splice(0), ...control.requests.splice(0)]) p.reply(fail('notLeader', `capacity broker of epoch ${p.session.epoch} is not running`, true));
 }
 
+const isGoneRelease = (req: BrokerRequestT): boolean => req.type === 'release' && req.pool === undefined;
+
 /** Serves every queued request against the ledger, writes each touched pool once, then answers. */
 async function serveBatch(b: Broker, state: State): Promise<void> {
   const { control } = b;
@@ -447,7 +449,11 @@ async function serveBatch(b: Broker, state: State): Promise<void> {
   control.wanted = 'none';
   if (control.hold !== null) clearTimeout(control.hold);
   control.hold = null;
-  const batch = [...control.releases.splice(0), ...control.requests.splice(0)];
+  // A gone holder's release (no pool) goes last: an acquire of that holder received before it
+  // (sent just before its actor stopped, seen by a new owner's sweep) must not be granted after
+  // it, to nobody (issue 30.1). It frees slots in this same write all the same.
+  const releases = control.releases.splice(0);
+  const batch = [...releases.filter((p) => !isGoneRelease(p.req)), ...control.requests.splice(0), ...releases.filter((p) => isGoneRelease(p.req))];
   control.judged.releases = 0;
   control.judged.requests = 0;
   control.judged.acquires.clear();

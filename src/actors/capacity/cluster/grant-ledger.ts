@@ -312,7 +312,7 @@ function acquire(l: Ledger, req: AcquireRequest, now: number): AcquireReply {
     p.renewed.set(held.grantId, now + l.timings.ttlMs);
     stage(l, p, now, { confirm: true, ...(held.node !== req.node ? { moveTo: { holder: req.holder, node: req.node } } : {}) });
     const g = grantIn(p, req.holder);
-    if (g && isLive(g, now)) return { epoch, status: 'granted', grantId: g.grantId, waitedMs: 0, validForMs: Math.max(0, g.expiresAt - now) };
+    if (g && isLive(g, now)) return { epoch, status: 'granted', grantId: g.grantId, waitedMs: 0, validForMs: Math.max(0, g.expiresAt - now), adopted: true };
   }
   const fresh: Waiter = { holder: req.holder, node: req.node, operation: req.operation, exempt: req.exempt, requestedAt: w?.requestedAt ?? now - (req.waitedMs ?? 0), seenAt: now };
   // FIFO: the queue's waiters come first; the write is skipped when nobody fits (no room, no change).

@@ -67,7 +67,9 @@ export type HoldersRequest = z.infer<typeof HoldersRequest>;
  * duration, not a timestamp, so the proxy's deadline does not depend on the two nodes' clocks.
  */
 export const AcquireReply = z.discriminatedUnion('status', [
-  z.object({ epoch: Epoch, status: z.literal('granted'), grantId: z.string().min(1), waitedMs: Millis, validForMs: Millis }),
+  // adopted: the holder's live grant from before this acquire (an earlier incarnation's, perhaps
+  // covering backend work still running), not a slot newly given for it. Absent from older brokers.
+  z.object({ epoch: Epoch, status: z.literal('granted'), grantId: z.string().min(1), waitedMs: Millis, validForMs: Millis, adopted: z.boolean().optional() }),
   z.object({ epoch: Epoch, status: z.literal('queued'), position: z.number().int().positive() }),
 ]);
 export type AcquireReply = z.infer<typeof AcquireReply>;
