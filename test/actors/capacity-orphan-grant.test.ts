@@ -100,3 +100,29 @@ test('capacity orphan grant - a slot granted after the asker\'s proxy stopped (i
   t.is(next.state, 'granted', 'the slot granted to the stopped node went back');
   t.deepEqual(h.violations, []);
 });
+
+test('capacity orphan grant - a place queued for a proxy that stopped goes back, so its grant is never pushed to nobody', async (t) => {
+  const h = await harness({ limit: 1 });
+  t.teardown(() => h.stop());
+  h.broker('broker-a').leadership.elect(1);
+  const p1 = h.proxy('node-1', { holdReplies: new Set(['acquire']) });
+  const p2 = h.proxy('node-2');
+  await h.settle();
+  const first = h.holder(p2, 'ns/first');
+  first.acquire();
+  await h.settle();
+  h.holder(p1, 'ns/queued').acquire();
+  await h.settle();
+  stop(p1 as unknown as AnyActorRef);
+  await h.settle();
+  h.deliverHeld();
+  await h.settle();
+  const next = h.holder(p2, 'ns/next');
+  next.acquire();
+  await h.settle();
+  t.is(next.state, 'queued');
+  first.release();
+  await h.settle();
+  t.is(next.state, 'granted', 'the freed slot goes to the live waiter, not to the stopped node\'s');
+  t.deepEqual(h.violations, []);
+});

@@ -113,8 +113,9 @@ function perform(x: Proxy, state: State, self: ActorRef<ProxyMsg>, effects: read
             const told = (reply.status === 'granted' ? tellUrgent : tellExpress)(self, { type: 'acquireDone', key, holder, pool, gen, sentAt, reply });
             // This proxy stopped (its node shuts down) while the acquire was on its way: nobody
             // here will hold what it got. A slot newly given goes back now rather than at its TTL
-            // (issue 30.1); an adopted one is left to the host's next owner, as abandon leaves it.
-            if (told !== 'delivered' && reply.status === 'granted' && reply.adopted !== true) {
+            // (issue 30.1), and so does a place in the queue (its grant would be pushed to nobody);
+            // an adopted grant is left to the host's next owner, as abandon leaves it.
+            if (told !== 'delivered' && (reply.status === 'queued' || reply.adopted !== true)) {
               brokerCall(x, { type: 'release', holder, pool, node }, ReleaseReply).catch((error: unknown) => {
                 x.log.warn({ node, pool, holder, err: String(error) }, 'capacity release of a grant made after this proxy stopped not delivered; it lapses after its TTL');
               });
