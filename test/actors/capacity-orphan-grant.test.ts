@@ -24,7 +24,7 @@ function askThenAbandon(): { l: ReturnType<typeof newProxyLedger>; gen: number }
 
 test('capacity orphan grant - a slot newly granted after its asker stopped goes back at once', (t) => {
   const { l, gen } = askThenAbandon();
-  const late = proxyStep(l, { type: 'acquireDone', key: KEY, holder: HOLDER, pool: POOL, gen, sentAt: 0, reply: granted() }, 5);
+  const late = proxyStep(l, { type: 'acquireDone', key: KEY, holder: HOLDER, pool: POOL, gen, sentAt: 0, reply: granted(false) }, 5);
   t.deepEqual(late, [{ type: 'sendRelease', key: KEY, holder: HOLDER, pool: POOL }]);
   t.false(l.abandoned.has(KEY), 'no longer kept for anybody');
   t.is(l.counts.orphans, 1);
@@ -33,6 +33,12 @@ test('capacity orphan grant - a slot newly granted after its asker stopped goes 
 test('capacity orphan grant - a grant the stopped asker adopted is kept for the host\'s next owner', (t) => {
   const { l, gen } = askThenAbandon();
   t.deepEqual(proxyStep(l, { type: 'acquireDone', key: KEY, holder: HOLDER, pool: POOL, gen, sentAt: 0, reply: granted(true) }, 5), []);
+  t.true(l.abandoned.has(KEY));
+});
+
+test('capacity orphan grant - a broker that does not say whether it adopted (an older one): the grant is kept, as before', (t) => {
+  const { l, gen } = askThenAbandon();
+  t.deepEqual(proxyStep(l, { type: 'acquireDone', key: KEY, holder: HOLDER, pool: POOL, gen, sentAt: 0, reply: granted() }, 5), []);
   t.true(l.abandoned.has(KEY));
 });
 

@@ -115,7 +115,7 @@ function perform(x: Proxy, state: State, self: ActorRef<ProxyMsg>, effects: read
             // here will hold what it got. A slot newly given goes back now rather than at its TTL
             // (issue 30.1), and so does a place in the queue (its grant would be pushed to nobody);
             // an adopted grant is left to the host's next owner, as abandon leaves it.
-            if (told !== 'delivered' && (reply.status === 'queued' || reply.adopted !== true)) {
+            if (told !== 'delivered' && (reply.status === 'queued' || reply.adopted === false)) {
               brokerCall(x, { type: 'release', holder, pool, node }, ReleaseReply).catch((error: unknown) => {
                 x.log.warn({ node, pool, holder, err: String(error) }, 'capacity release of a grant made after this proxy stopped not delivered; it lapses after its TTL');
               });

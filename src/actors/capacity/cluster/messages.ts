@@ -67,8 +67,9 @@ export type HoldersRequest = z.infer<typeof HoldersRequest>;
  * duration, not a timestamp, so the proxy's deadline does not depend on the two nodes' clocks.
  */
 export const AcquireReply = z.discriminatedUnion('status', [
-  // adopted: the holder's live grant from before this acquire (an earlier incarnation's, perhaps
-  // covering backend work still running), not a slot newly given for it. Absent from older brokers.
+  // adopted: true, the holder's live grant from before this acquire (an earlier incarnation's,
+  // perhaps covering backend work still running); false, a slot newly given for it. Absent from
+  // older brokers: then nobody can tell, and it is treated as adopted.
   z.object({ epoch: Epoch, status: z.literal('granted'), grantId: z.string().min(1), waitedMs: Millis, validForMs: Millis, adopted: z.boolean().optional() }),
   z.object({ epoch: Epoch, status: z.literal('queued'), position: z.number().int().positive() }),
 ]);

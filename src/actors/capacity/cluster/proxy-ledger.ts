@@ -355,7 +355,8 @@ function acquireDone(l: ProxyLedger, out: Out, msg: Extract<ProxyEvent, { type: 
     // 30.1: kept, it idled until its TTL, or for ever for a host deleted meanwhile); a place in
     // the queue goes back (no grant exists for a queued holder).
     const abandoned = l.abandoned.has(msg.key);
-    if (msg.reply.status === 'granted' ? !abandoned || msg.reply.adopted !== true : abandoned) {
+    // An older broker does not say (adopted absent): kept, as before, lest it be adopted work.
+    if (msg.reply.status === 'granted' ? !abandoned || msg.reply.adopted === false : abandoned) {
       if (abandoned && msg.reply.status === 'granted') {
         l.abandoned.delete(msg.key);
         l.counts.orphans++;
