@@ -24,6 +24,7 @@ test('gone grants - a MaasMachine\'s grant is never taken for a deleted host\'s;
     init: () => null,
     receive: (s, msg) => {
       if (msg.type === 'figures') msg.reply(figures([maasMachineHolder('lab/cp-0'), 'lab/gone-host']));
+      else if (msg.type === 'holders') msg.reply({ holders: [maasMachineHolder('lab/cp-0'), 'lab/gone-host'], next: null });
       else told.push(msg);
       return s;
     },

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { MaasMachineEffect } from '../../src/machines/maas-machine/index.ts';
-import { maasMachine, reply, start, T0, tick, view } from './maas-fixtures.ts';
+import { capiCluster, maasMachine, reply, start, T0, tick, view, world } from './maas-fixtures.ts';
 
 // Issue 30.1 for MaasMachines: a grant an earlier incarnation left (its shard moved, its node
 // stopped, its actor restarted) is adopted when MAAS still deploys the machine (the slot request's
@@ -37,4 +37,30 @@ test('maas inherited grant - a transient failure read nothing: the decision wait
 
 test('maas inherited grant - a MaasMachine no controller wrote status for has nothing to give back', (t) => {
   t.false(start().grantInherited);
+});
+
+// Issue 30.1 (c): paused, the machine makes no MAAS call (CAPMAAS returns first), so no answer
+// would ever settle the grant: it went back only at its TTL. A pause is the user's choice to stop
+// work: the slot goes back at the first step, and an event says so.
+test('maas inherited grant - a resumed paused machine gives the grant back at once, without a MAAS call, and says so', (t) => {
+  const paused = { ...maasMachine({ providerID: 'maas:///az1/abc123', systemID: 'abc123' }, { annotations: { 'cluster.x-k8s.io/paused': '' } }, false), status: { ready: true, initialization: { provisioned: true } } };
+  const s = start(paused);
+  t.true(s.grantInherited);
+  const first = tick(s, T0);
+  t.deepEqual(first.effects.filter((e) => e.type === 'call'), [], 'no MAAS call while paused');
+  t.is(releases(first.effects), 1);
+  t.false(first.state.grantInherited);
+  const told = first.effects.find((e) => e.type === 'event' && e.reason === 'CapacityReleased');
+  t.truthy(told);
+  t.regex((told as { message: string }).message, /paused annotation.*given back/);
+  t.is(first.state.status.conditions?.find((c) => c.type === 'Paused')?.status, 'True');
+  // Nothing more to give back on the next steps.
+  t.is(releases(tick(first.state, T0 + 1_000).effects), 0);
+});
+
+test('maas inherited grant - a machine of a paused Cluster gives the grant back at once too', (t) => {
+  const s = start({ ...maasMachine({ providerID: 'maas:///az1/abc123', systemID: 'abc123' }, {}, false), status: { ready: true, initialization: { provisioned: true } } }, world({ cluster: capiCluster({ paused: true }) }));
+  const first = tick(s, T0);
+  t.is(releases(first.effects), 1);
+  t.true(first.effects.some((e) => e.type === 'event' && /spec\.paused/.test(e.message)));
 });

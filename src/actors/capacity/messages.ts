@@ -34,6 +34,15 @@ export type CapacityMsg =
   // behind a slow turn) is taken back on its next renew instead of waiting forever unheard.
   | { type: 'renew'; holder: string; pool: string; operation?: string; exempt?: boolean; notify?: (n: SlotNotice) => void; gen?: number }
   | { type: 'setLimit'; pool: string; limit: number }
-  | { type: 'figures'; reply: Reply<CapacityFigures> };
+  | { type: 'figures'; reply: Reply<CapacityFigures> }
+  // One page of the names of every holder the broker knows (grants, queues, acquires on their
+  // way), sorted, after `after`; unanswered when the broker is unreachable (the asker times out).
+  | { type: 'holders'; after?: string; reply: Reply<HolderPage> };
+
+/** next: the `after` of the following page; null on the last. */
+export interface HolderPage {
+  readonly holders: readonly string[];
+  readonly next: string | null;
+}
 
 export type Notify = (n: SlotNotice) => void;

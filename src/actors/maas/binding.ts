@@ -131,6 +131,7 @@ function openMaasRouter(scope: ShardScope, deps: MaasBindingDeps): MaasRouter {
     behavior: (key) => maasClusterBehavior(key, {
       store: clusterStore, driver, clock: deps.clock, log: deps.log, resyncMs: deps.clusterResyncMs, fence: scope.fence,
       ...(changes ? { changes } : {}),
+      ...(deps.calls ? { calls: deps.calls } : {}),
       // A MaasCluster changed its DNS record: its control-plane machines read it again.
       onDnsChanged: () => scope.later(() => dnsChanged(key)),
     }),

@@ -3,6 +3,7 @@ import type { MaasCluster, MaasClusterStatus } from '../../api/index.ts';
 import { DEFAULT_MAAS_CLUSTER_CONFIG, maasClusterLogicFor } from '../../machines/maas-cluster/index.ts';
 import type { DnsCall, DnsCallResult, IpCall, IpCallResult, MaasClusterEffect, MaasClusterEvent, MaasClusterState, MaasClusterWorld } from '../../machines/maas-cluster/index.ts';
 import type { Fence, Logger, MaasDriver, ResourceStore } from '../../ports/index.ts';
+import type { BackendCalls } from '../calls/index.ts';
 import type { ChangeSink, KindEffect, MachineBehavior, MachineKind, MachineMsg } from '../machine/index.ts';
 import { StatusWriter, machineBehavior } from '../machine/index.ts';
 import type { Clock } from '../runtime/index.ts';
@@ -26,6 +27,8 @@ export interface MaasClusterDeps {
   readonly onDnsChanged?: () => void;
   /** The shard lease this cluster runs under: stamped on every write. */
   readonly fence?: Fence;
+  /** The node's per-backend bound on calls that hold no slot; without it every call leaves at once. */
+  readonly calls?: BackendCalls;
   /** Where the actor reports each change of its view (the node's change stream, for its shard). */
   readonly changes?: ChangeSink;
 }
@@ -48,22 +51,28 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps): ReturnType<Kind
   // A step's DNS calls and writes run within the turn (their answers are stepped at once): a few
   // short calls, and a snapshot asked after a wake-up then sees the record as that wake-up left
   // it (the mailbox is FIFO).
+  // A cluster holds no capacity slot: its DNS and address calls wait for one of MAAS's places
+  // behind the node's per-backend bound, as a MaasMachine's unslotted calls do (issue 30), or a
+  // thousand clusters resyncing at once would send a thousand writes to one MAAS.
+  const bounded = <T>(call: () => Promise<T>): Promise<T> => (deps.calls ? deps.calls.run(deps.driver.pool, call) : call());
+
   async function dns(call: DnsCall): Promise<DnsCallResult> {
+    const d = deps.driver;
     try {
       switch (call.op) {
         case 'find': {
-          const record = await deps.driver.findDns(call.fqdn);
+          const record = await bounded(() => d.findDns(call.fqdn));
           return record ? { kind: 'record', record } : { kind: 'none' };
         }
         case 'create':
-          return { kind: 'record', record: await deps.driver.createDns(call.fqdn, call.ttl, call.ips) };
+          return { kind: 'record', record: await bounded(() => d.createDns(call.fqdn, call.ttl, call.ips)) };
         case 'update': {
-          const record = await deps.driver.updateDns(call.id, call.ips);
+          const record = await bounded(() => d.updateDns(call.id, call.ips));
           deps.log.info({ maasCluster: key, ips: record.ips }, 'control-plane DNS updated');
           return { kind: 'record', record };
         }
         case 'delete':
-          await deps.driver.deleteDns(call.id);
+          await bounded(() => d.deleteDns(call.id));
           return { kind: 'none' };
       }
     } catch (err) {
@@ -80,24 +89,28 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps): ReturnType<Kind
       switch (call.op) {
         case 'findVip': {
           if (!d.findReservedIp) return missing('look up reserved addresses (ipaddresses/)');
-          const address = await d.findReservedIp({ fqdn: call.fqdn, subnet: call.subnet, address: call.address });
+          const find = d.findReservedIp.bind(d);
+          const address = await bounded(() => find({ fqdn: call.fqdn, subnet: call.subnet, address: call.address }));
           return address ? { kind: 'vip', address } : { kind: 'none' };
         }
         case 'reserveVip': {
           if (!d.reserveIp) return missing('reserve addresses (ipaddresses/ op=reserve)');
-          const address = await d.reserveIp({ subnet: call.subnet, address: call.address, hostname: call.hostname });
+          const reserve = d.reserveIp.bind(d);
+          const address = await bounded(() => reserve({ subnet: call.subnet, address: call.address, hostname: call.hostname }));
           deps.log.info({ maasCluster: key, vip: address }, 'control-plane VIP reserved');
           return { kind: 'vip', address };
         }
         case 'releaseVip': {
           if (!d.releaseIp) return missing('release addresses (ipaddresses/ op=release)');
-          const released = await d.releaseIp(call.address);
+          const release = d.releaseIp.bind(d);
+          const released = await bounded(() => release(call.address));
           deps.log.info({ maasCluster: key, vip: call.address, released }, released ? 'control-plane VIP released' : 'control-plane VIP was already released');
           return { kind: 'none' };
         }
         case 'interfaces': {
           if (!d.machineInterfaces) return missing('read machine interfaces');
-          return { kind: 'interfaces', nics: await d.machineInterfaces(call.systemId) };
+          const interfaces = d.machineInterfaces.bind(d);
+          return { kind: 'interfaces', nics: await bounded(() => interfaces(call.systemId)) };
         }
       }
     } catch (err) {

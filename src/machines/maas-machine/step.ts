@@ -41,16 +41,24 @@ export function stepMaasMachine(state: MaasMachineState, event: MaasMachineEvent
 
 // Asked for a slot: the acquire adopts the inherited grant (MAAS deploys or releases the machine
 // still). Otherwise given back once MAAS has answered a call (a transient failure read nothing),
-// or once the MaasMachine is gone: the phase MAAS's answer led to wants no slot.
+// or once the MaasMachine is gone: the phase MAAS's answer led to wants no slot. Paused, it makes
+// no call to read MAAS with (CAPMAAS returns before any, reference/capmaas.md §2.3), perhaps for
+// days: the grant goes back at once rather than idle to its TTL (issue 30.1). A pause is the
+// user's choice to stop work; a deploy an earlier owner left running goes on at MAAS without a
+// slot, and on unpause the machine asks for one before it acts again. Said in an event.
 function settleInheritedGrant(t: Turn, event: MaasMachineEvent): void {
   if (t.s.slot.phase !== 'none') {
     t.s.grantInherited = false;
     return;
   }
   const read = event.type === 'result' && event.result.kind !== 'transient';
-  if (!read && t.phase !== 'gone') return;
+  const paused = read || t.phase === 'gone' ? null : pausedBy(t.s.object, t.s.world);
+  if (!read && t.phase !== 'gone' && paused === null) return;
   t.s.grantInherited = false;
   t.effects.push({ type: 'releaseGrant' });
+  if (paused !== null) {
+    t.effects.push({ type: 'event', severity: 'Normal', reason: 'CapacityReleased', message: `${paused}: the MAAS capacity slot an earlier owner held for MaasMachine ${t.s.object.metadata.name} was given back; it asks for one again once unpaused` });
+  }
 }
 
 function drive(t: Turn): void {

@@ -15,7 +15,7 @@ import { totalsOf } from '../figures.ts';
 import { DEFAULT_TTL_MS } from '../limits.ts';
 import type { CapacityMsg } from '../messages.ts';
 import type { BrokerRequest as BrokerRequestT, SlotPush as SlotPushT } from './messages.ts';
-import { AcquireReply, MAX_RENEW_BATCH, NodeName, ReleaseReply, RenewReply, SetLimitReply, SlotPush, WireFigures } from './messages.ts';
+import { AcquireReply, HoldersReply, MAX_RENEW_BATCH, NodeName, ReleaseReply, RenewReply, SetLimitReply, SlotPush, WireFigures } from './messages.ts';
 import { newProxyLedger, proxyStep, proxyTotals } from './proxy-ledger.ts';
 import type { ProxyEffect, ProxyEvent, ProxyLedger } from './proxy-ledger.ts';
 
@@ -108,8 +108,19 @@ function perform(x: Proxy, state: State, self: ActorRef<ProxyMsg>, effects: read
       case 'sendAcquire': {
         const { key, gen, sentAt, holder, pool } = e;
         brokerCall(x, { type: 'acquire', holder, node, pool, operation: e.operation, exempt: e.exempt, waitedMs: e.waitedMs }, AcquireReply).then(
-          // A grant goes on to its holder past the slice; a place in the queue can wait for it.
-          (reply) => (reply.status === 'granted' ? tellUrgent : tellExpress)(self, { type: 'acquireDone', key, holder, pool, gen, sentAt, reply }),
+          (reply) => {
+            // A grant goes on to its holder past the slice; a place in the queue can wait for it.
+            const told = (reply.status === 'granted' ? tellUrgent : tellExpress)(self, { type: 'acquireDone', key, holder, pool, gen, sentAt, reply });
+            // This proxy stopped (its node shuts down) while the acquire was on its way: nobody
+            // here will hold what it got. A slot newly given goes back now rather than at its TTL
+            // (issue 30.1), and so does a place in the queue (its grant would be pushed to nobody);
+            // an adopted grant is left to the host's next owner, as abandon leaves it.
+            if (told !== 'delivered' && (reply.status === 'queued' || reply.adopted === false)) {
+              brokerCall(x, { type: 'release', holder, pool, node }, ReleaseReply).catch((error: unknown) => {
+                x.log.warn({ node, pool, holder, err: String(error) }, 'capacity release of a grant made after this proxy stopped not delivered; it lapses after its TTL');
+              });
+            }
+          },
           (error: unknown) => tell(self, { type: 'acquireFailed', key, gen, error: String(error) }),
         );
         break;
@@ -188,6 +199,12 @@ function receive(x: Proxy, state: State, msg: ProxyMsg, ctx: ActorContext<ProxyM
       return state;
     case 'figures':
       figures(x, msg.reply);
+      return state;
+    case 'holders':
+      brokerCall(x, { type: 'holders', ...(msg.after !== undefined ? { after: msg.after } : {}) }, HoldersReply).then(
+        ({ holders, next }) => msg.reply({ holders, next }),
+        (error: unknown) => x.log.warn({ node: x.node, err: String(error) }, 'capacity holders unavailable'),
+      );
       return state;
     case 'renewTick':
       perform(x, state, ctx.self, proxyStep(state.ledger, msg, x.clock.now()));

@@ -15,7 +15,7 @@ import { DEFAULT_TTL_MS, isValidLimit } from '../limits.ts';
 import { BrokerDeposed, CorruptRecord, GrantStore, OverGrant } from './grant-store.ts';
 import { beginWrite, clearFailures, dirtyPools, firstFailure, ledgerTimings, newLedger, step, wakeAt } from './grant-ledger.ts';
 import type { Ledger, LedgerEvent, LedgerTimings } from './grant-ledger.ts';
-import { figuresOf, ledgerTotals, lookAtPools } from './ledger-views.ts';
+import { figuresOf, holdersOf, ledgerTotals, lookAtPools } from './ledger-views.ts';
 import { roomIn } from './pool-mem.ts';
 import { TurnPacer } from './turn-pacer.ts';
 import type { FailedWrite } from './pool-mem.ts';
@@ -205,6 +205,19 @@ function figuresNow(b: Broker, session: Session): RpcReply<unknown> | null {
   return ok(figuresOf(state.ledger, b.clock.now(), releasing));
 }
 
+/** One page of holders from the state as it is, at once, acquires on their way included; null when not serving. */
+function holdersNow(b: Broker, session: Session, req: Extract<BrokerRequestT, { type: 'holders' }>): RpcReply<unknown> | null {
+  const state = b.live;
+  if (state === null || state.session !== session || !session.serving) return null;
+  const asking = [...b.control.serving, ...b.control.requests].flatMap((p) => (p.req.type === 'acquire' ? [p.req.holder] : []));
+  return ok(holdersOf(state.ledger, b.clock.now(), asking, req.after, req.limit));
+}
+
+/** A read answered from memory without waiting for a turn (figures, holders); null: not one, or not serving. */
+function answerNow(b: Broker, session: Session, req: BrokerRequestT): RpcReply<unknown> | null {
+  return req.type === 'figures' ? figuresNow(b, session) : req.type === 'holders' ? holdersNow(b, session, req) : null;
+}
+
 function endSession(b: Broker, session: Session, reason: string): void {
   if (!session.active) return;
   session.active = false;
@@ -293,6 +306,7 @@ async function rereadPool(b: Broker, state: State, session: Session, pool: strin
 
 async function handle(b: Broker, state: State, session: Session, req: BrokerRequestT): Promise<RpcReply<unknown>> {
   if (req.type === 'figures') return ok(figuresOf(state.ledger, b.clock.now()));
+  if (req.type === 'holders') return ok(holdersOf(state.ledger, b.clock.now(), [], req.after, req.limit));
   const pools = req.type === 'renew' ? req.holders.map((h) => h.pool) : req.pool === undefined ? [] : [req.pool];
   for (const pool of pools) await ensurePool(b, state, session, pool);
   const reread = new Set<string>();
@@ -424,6 +438,8 @@ function drain(b: Broker, lane: Lane): void {
   for (const p of [...control.releases.splice(0), ...control.requests.splice(0)]) p.reply(fail('notLeader', `capacity broker of epoch ${p.session.epoch} is not running`, true));
 }
 
+const isGoneRelease = (req: BrokerRequestT): boolean => req.type === 'release' && req.pool === undefined;
+
 /** Serves every queued request against the ledger, writes each touched pool once, then answers. */
 async function serveBatch(b: Broker, state: State): Promise<void> {
   const { control } = b;
@@ -433,7 +449,11 @@ async function serveBatch(b: Broker, state: State): Promise<void> {
   control.wanted = 'none';
   if (control.hold !== null) clearTimeout(control.hold);
   control.hold = null;
-  const batch = [...control.releases.splice(0), ...control.requests.splice(0)];
+  // A gone holder's release (no pool) goes last: an acquire of that holder received before it
+  // (sent just before its actor stopped, seen by a new owner's sweep) must not be granted after
+  // it, to nobody (issue 30.1). It frees slots in this same write all the same.
+  const releases = control.releases.splice(0);
+  const batch = [...releases.filter((p) => !isGoneRelease(p.req)), ...control.requests.splice(0), ...releases.filter((p) => isGoneRelease(p.req))];
   control.judged.releases = 0;
   control.judged.requests = 0;
   control.judged.acquires.clear();
@@ -477,7 +497,7 @@ function startServing(b: Broker, state: State, session: Session): void {
   session.serving = true;
   session.service = serve(b.options.transport, b.subs.capacity, BrokerRequest, (req) => {
     if (!session.active) return Promise.resolve(fail('notLeader', `capacity broker of epoch ${session.epoch} is no longer serving`, true));
-    const now = req.type === 'figures' ? figuresNow(b, session) : null;
+    const now = answerNow(b, session, req);
     return now !== null ? Promise.resolve(now) : submit(b, session, req, tell);
   }, { queue: BROKER_QUEUE });
   b.log.info({ epoch: session.epoch, pools: state.ledger.pools.size }, 'capacity broker serving');
@@ -633,7 +653,7 @@ export function startClusterBroker(parent: ActorSystem | AnyActorRef, options: C
     request(req) {
       const session = control.current;
       if (!session?.active || !session.serving) return null;
-      const now = req.type === 'figures' ? figuresNow(b, session) : null;
+      const now = answerNow(b, session, req);
       if (now !== null) return Promise.resolve(now);
       // Express: a release (and the grant it frees) runs in this task when the broker is idle,
       // not behind every other actor's turn.

@@ -276,7 +276,8 @@ function scheduleSweep(l: Ledger, at: number): void {
 function grantFree(l: Ledger, p: PoolMem, req: AcquireRequest, now: number): AcquireReply {
   const { ttlMs } = l.timings;
   let g = p.free.get(req.holder);
-  if (g && isLive(g, now)) {
+  const adopted = g !== undefined && isLive(g, now);
+  if (g && adopted) {
     g = { ...g, node: req.node, expiresAt: now + ttlMs };
   } else {
     g = {
@@ -288,7 +289,7 @@ function grantFree(l: Ledger, p: PoolMem, req: AcquireRequest, now: number): Acq
   }
   p.free.set(req.holder, g);
   scheduleSweep(l, now + ttlMs);
-  return { epoch: l.epoch, status: 'granted', grantId: g.grantId, waitedMs: 0, validForMs: ttlMs };
+  return { epoch: l.epoch, status: 'granted', grantId: g.grantId, waitedMs: 0, validForMs: ttlMs, adopted };
 }
 
 function acquire(l: Ledger, req: AcquireRequest, now: number): AcquireReply {
@@ -312,14 +313,14 @@ function acquire(l: Ledger, req: AcquireRequest, now: number): AcquireReply {
     p.renewed.set(held.grantId, now + l.timings.ttlMs);
     stage(l, p, now, { confirm: true, ...(held.node !== req.node ? { moveTo: { holder: req.holder, node: req.node } } : {}) });
     const g = grantIn(p, req.holder);
-    if (g && isLive(g, now)) return { epoch, status: 'granted', grantId: g.grantId, waitedMs: 0, validForMs: Math.max(0, g.expiresAt - now) };
+    if (g && isLive(g, now)) return { epoch, status: 'granted', grantId: g.grantId, waitedMs: 0, validForMs: Math.max(0, g.expiresAt - now), adopted: true };
   }
   const fresh: Waiter = { holder: req.holder, node: req.node, operation: req.operation, exempt: req.exempt, requestedAt: w?.requestedAt ?? now - (req.waitedMs ?? 0), seenAt: now };
   // FIFO: the queue's waiters come first; the write is skipped when nobody fits (no room, no change).
   const effect = stage(l, p, now, {}, fresh);
   const mine = effect?.granted.find((g) => g.candidate === fresh)?.grant ?? grantIn(p, req.holder);
   if (mine && isLive(mine, now)) {
-    return { epoch, status: 'granted', grantId: mine.grantId, waitedMs: Math.max(0, mine.grantedAt - fresh.requestedAt), validForMs: Math.max(0, mine.expiresAt - now) };
+    return { epoch, status: 'granted', grantId: mine.grantId, waitedMs: Math.max(0, mine.grantedAt - fresh.requestedAt), validForMs: Math.max(0, mine.expiresAt - now), adopted: false };
   }
   return { epoch, status: 'queued', position: p.queue.add(fresh) };
 }

@@ -5,7 +5,8 @@ import { inUse, isLive } from './grant-record.ts';
 import type { Ledger } from './grant-ledger.ts';
 import { staleAt } from './grant-ledger.ts';
 import { freeInUse, roomIn } from './pool-mem.ts';
-import type { WireFigures } from './messages.ts';
+import type { HoldersReply, WireFigures } from './messages.ts';
+import { MAX_HOLDERS_PAGE } from './messages.ts';
 
 /** A release received and not yet written: a pool-less one gives the holder's grants back in every pool. */
 export interface Releasing {
@@ -78,4 +79,24 @@ export function ledgerTotals(l: Ledger, now: number): { readonly inUse: number; 
     waiting += p.queue.size;
   }
   return { inUse: used, waiting };
+}
+
+/**
+ * One page of every holder's name the ledger knows, in sorted order after `after`: a live grant
+ * in any pool, a place in any queue, and `asking` (acquires received and not yet served, which a
+ * sweep must see as much as a grant: served, they become one).
+ */
+export function holdersOf(l: Ledger, now: number, asking: Iterable<string>, after: string | undefined, limit = MAX_HOLDERS_PAGE): HoldersReply {
+  const names = new Set<string>();
+  const take = (holder: string): void => {
+    if (after === undefined || holder > after) names.add(holder);
+  };
+  for (const p of l.pools.values()) {
+    for (const source of [p.v.record.grants, p.free.values()]) for (const g of source) if (isLive(g, now)) take(g.holder);
+    for (const w of p.queue) take(w.holder);
+  }
+  for (const holder of asking) take(holder);
+  const sorted = [...names].sort();
+  const holders = sorted.slice(0, limit);
+  return { epoch: l.epoch, holders, next: sorted.length > limit ? holders[holders.length - 1]! : null };
 }

@@ -45,21 +45,32 @@ export const ReleaseRequest = z.object({ type: z.literal('release'), holder: Hol
 export const HolderRef = z.object({ holder: HolderKey, pool: PoolName, grantId: z.string().min(1).max(128).optional() });
 export const RenewRequest = z.object({ type: z.literal('renew'), node: NodeName, holders: z.array(HolderRef).max(MAX_RENEW_BATCH) });
 export const FiguresRequest = z.object({ type: z.literal('figures') });
+/** Most holder names one page of a holders answer carries (NATS's default payload is 1 MB). */
+export const MAX_HOLDERS_PAGE = 2_000;
+// Every holder the broker knows (a live grant, a place in a queue, an acquire it has received and
+// not yet served), by name in sorted order, one page after `after`: a new shard owner's sweep for
+// deleted hosts' grants pages through all of them, where the figures list only the first few
+// hundred per pool.
+export const HoldersRequest = z.object({ type: z.literal('holders'), after: HolderKey.optional(), limit: z.number().int().min(1).max(MAX_HOLDERS_PAGE).optional() });
 export const SetLimitRequest = z.object({ type: z.literal('setLimit'), pool: PoolName, limit: WireLimit });
 
-export const BrokerRequest = z.discriminatedUnion('type', [AcquireRequest, ReleaseRequest, RenewRequest, FiguresRequest, SetLimitRequest]);
+export const BrokerRequest = z.discriminatedUnion('type', [AcquireRequest, ReleaseRequest, RenewRequest, FiguresRequest, SetLimitRequest, HoldersRequest]);
 export type BrokerRequest = z.infer<typeof BrokerRequest>;
 export type AcquireRequest = z.infer<typeof AcquireRequest>;
 export type ReleaseRequest = z.infer<typeof ReleaseRequest>;
 export type RenewRequest = z.infer<typeof RenewRequest>;
 export type SetLimitRequest = z.infer<typeof SetLimitRequest>;
+export type HoldersRequest = z.infer<typeof HoldersRequest>;
 
 /**
  * `validForMs` is how long the grant is durable in KV from the moment the broker answered: a
  * duration, not a timestamp, so the proxy's deadline does not depend on the two nodes' clocks.
  */
 export const AcquireReply = z.discriminatedUnion('status', [
-  z.object({ epoch: Epoch, status: z.literal('granted'), grantId: z.string().min(1), waitedMs: Millis, validForMs: Millis }),
+  // adopted: true, the holder's live grant from before this acquire (an earlier incarnation's,
+  // perhaps covering backend work still running); false, a slot newly given for it. Absent from
+  // older brokers: then nobody can tell, and it is treated as adopted.
+  z.object({ epoch: Epoch, status: z.literal('granted'), grantId: z.string().min(1), waitedMs: Millis, validForMs: Millis, adopted: z.boolean().optional() }),
   z.object({ epoch: Epoch, status: z.literal('queued'), position: z.number().int().positive() }),
 ]);
 export type AcquireReply = z.infer<typeof AcquireReply>;
@@ -77,6 +88,10 @@ export const RenewResult = z.discriminatedUnion('status', [
 export type RenewResult = z.infer<typeof RenewResult>;
 export const RenewReply = z.object({ epoch: Epoch, results: z.array(RenewResult).max(MAX_RENEW_BATCH) });
 export type RenewReply = z.infer<typeof RenewReply>;
+
+/** next: the `after` of the following page; null on the last. */
+export const HoldersReply = z.object({ epoch: Epoch, holders: z.array(HolderKey).max(MAX_HOLDERS_PAGE), next: HolderKey.nullable() });
+export type HoldersReply = z.infer<typeof HoldersReply>;
 
 export const SetLimitReply = z.object({ epoch: Epoch, pool: PoolName, limit: WireLimit });
 export type SetLimitReply = z.infer<typeof SetLimitReply>;

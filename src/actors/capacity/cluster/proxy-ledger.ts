@@ -49,6 +49,8 @@ export interface ProxyCounts {
   staleRenewals: number;
   abandoned: number;
   revived: number;
+  /** Grants newly given to an asker that had stopped, given back at once (issue 30.1). */
+  orphans: number;
 }
 
 export interface ProxyLedger {
@@ -86,7 +88,7 @@ export interface ProxyLedger {
 export function newProxyLedger(timings: ProxyTimings): ProxyLedger {
   return {
     timings, entries: new Map(), releasedGen: new Map(), releasing: new Map(), releasingGone: new Map(), abandoned: new Map(), silent: new Map(), epoch: -1, gen: 0, renewing: false,
-    counts: { unreachable: 0, lost: 0, resent: 0, staleRenewals: 0, abandoned: 0, revived: 0 },
+    counts: { unreachable: 0, lost: 0, resent: 0, staleRenewals: 0, abandoned: 0, revived: 0, orphans: 0 },
   };
 }
 
@@ -346,11 +348,21 @@ function observeEpoch(l: ProxyLedger, out: Out, epoch: number, now: number): voi
 function acquireDone(l: ProxyLedger, out: Out, msg: Extract<ProxyEvent, { type: 'acquireDone' }>, now: number): void {
   const e = l.entries.get(msg.key);
   if (!e) {
-    // Released while the acquire was on its way: give back what it got. Abandoned: a grant
-    // is kept for the host's next owner, as abandon keeps any grant; a place in the queue
-    // goes back (no grant exists for a queued holder).
+    // Released while the acquire was on its way: give back what it got. Abandoned (the asker
+    // stopped: its shard moved, its actor restarted): a grant it adopted (one live from before,
+    // perhaps covering backend work still running) is kept for the host's next owner, as abandon
+    // keeps any grant; a slot newly given to nobody covers no work and goes back at once (issue
+    // 30.1: kept, it idled until its TTL, or for ever for a host deleted meanwhile); a place in
+    // the queue goes back (no grant exists for a queued holder).
     const abandoned = l.abandoned.has(msg.key);
-    if (msg.reply.status === 'granted' ? !abandoned : abandoned) releaseAtBroker(l, out, msg.holder, msg.pool);
+    // An older broker does not say (adopted absent): kept, as before, lest it be adopted work.
+    if (msg.reply.status === 'granted' ? !abandoned || msg.reply.adopted === false : abandoned) {
+      if (abandoned && msg.reply.status === 'granted') {
+        l.abandoned.delete(msg.key);
+        l.counts.orphans++;
+      }
+      releaseAtBroker(l, out, msg.holder, msg.pool);
+    }
     return;
   }
   if (e.gen !== msg.gen) return;
@@ -433,6 +445,9 @@ function push(l: ProxyLedger, out: Out, p: SlotPush, at: number, now: number): v
   const e = l.entries.get(key);
   if (p.type === 'slotGranted') {
     if (e) granted(out, e, p.grantId, at + p.validForMs - l.timings.lossMarginMs, p.waitedMs, false);
+    // Abandoned: perhaps a late push of a grant the holder had (work under it may run on). A
+    // waiter's grant pushed after its asker stopped goes back with the release of its place
+    // (abandon, or the queued answer in acquireDone), which frees a grant made meanwhile too.
     else if (!l.abandoned.has(key)) releaseAtBroker(l, out, p.holder, p.pool);
   } else if (e && e.phase === 'granted' && e.grantId === p.grantId) lose(l, out, e, p.reason);
 }
