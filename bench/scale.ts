@@ -10,6 +10,7 @@
 //     deploy/nats runs it. Inspection is off and only provisioning takes --latency (every other
 //     call 5 ms), so the ideal is ceil(hosts / limit) x latency. --stagger starts the nodes that
 //     many ms apart (a join under load) instead of all at once.
+import { readFileSync } from 'node:fs';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createFixtureProvisioner } from '../src/adapters/fixture/index.ts';
@@ -97,6 +98,16 @@ async function embedded(flags: Record<string, string>): Promise<object> {
   };
 }
 
+/** CPU seconds a process has used (user + system), from /proc; null where there is none. */
+function cpuSecondsOf(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
 /** Messages stored in each KV bucket's stream since `before` (a write is one message). */
 async function streamWrites(servers: readonly string[]): Promise<Record<string, number>> {
   const nc = await connect({ servers: [...servers], name: 'bench-scale-streams' });
@@ -145,9 +156,13 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
     await Promise.all(starting);
     // The nodes' event-loop lag (p99 of each one's last sampling interval), the worst seen.
     const lagMs: Record<string, number> = {};
+    // CPU seconds each node used: on a shared machine a count of work, where wall time is not.
+    const cpuOfNodes = (): Record<string, number | null> => Object.fromEntries(names.map((n) => [n, cpuSecondsOf(c.nodes.get(n)?.child.pid)]));
+    let cpuAtFirstGrant: Record<string, number | null> | null = null;
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
+        if (cpuAtFirstGrant === null && c.fixture.fixture.maxBusy > 0) cpuAtFirstGrant = cpuOfNodes();
         const info = await gather(c.transport, 'info', {}, { timeoutMs: 1_000 }).catch(() => null);
         for (const r of info?.replies ?? []) lagMs[r.value.node] = Math.max(lagMs[r.value.node] ?? 0, round(r.value.eventLoopLagMs, 1));
         await new Promise((r) => setTimeout(r, 1_000));
@@ -171,6 +186,7 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
     };
     await pollUntil(async () => (await provisioned()) === hostCount, 600_000, `all ${hostCount} hosts provisioned`, 20);
     const makespan = (performance.now() - started) / 1000;
+    const cpuAtEnd = cpuOfNodes();
     sampling = false;
     await sampler;
     const slots = timeline.figures(started, limit) as { firstGrantSeconds: number | null };
@@ -202,6 +218,9 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
       nodesReadySeconds: readyAt,
       ...slots,
       nodeEventLoopLagP99MaxMs: lagMs,
+      nodeCpuSecondsToFirstGrant: cpuAtFirstGrant,
+      nodeCpuSeconds: cpuAtEnd,
+      nodeCpuMicrosPerHost: Math.round(Object.values(cpuAtEnd).reduce<number>((a, b) => a + (b ?? 0), 0) * 1e6 / hostCount),
       target: TARGET,
       pass: ratio <= TARGET && stallSeconds === 0 && notOnce === 0 && backend.maxBusy <= limit,
       stallSeconds,
@@ -212,6 +231,8 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
       hostsNotDeployedOnce: notOnce,
     };
   } finally {
+    // SIGTERM first: a node run with --cpu-prof (CLUSTER_NODE_FLAGS) writes its profile on exit.
+    await Promise.all([...c.nodes.keys()].map((n) => c.stopNode(n))).catch(() => undefined);
     await c.dispose();
   }
 }
