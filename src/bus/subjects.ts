@@ -12,6 +12,8 @@ export interface Subjects {
   readonly capacity: string;
   /** Slot notices pushed to one node's hosts. */
   capacityNotify(node: string): string;
+  /** Where a capacity broker says, once loaded, that it serves (every node's proxy listens). */
+  readonly capacityServing: string;
   /** Introspection requests answered by every node. */
   introspect(node: string | '*'): string;
   /** One introspection verb of one node (`<cluster>.introspect.<node>.<verb>`). */
@@ -43,6 +45,7 @@ export function subjects(cluster = 'mf'): Subjects {
     },
     capacity: `${cluster}.capacity.req`,
     capacityNotify: (node) => `${cluster}.capacity.notify.${node}`,
+    capacityServing: `${cluster}.capacity.serving`,
     introspect: (node) => `${cluster}.introspect.${node}`,
     introspectVerb: (node, verb) => `${cluster}.introspect.${node}.${verb}`,
     storeApply: `${cluster}.store.apply`,

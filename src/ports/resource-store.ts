@@ -95,6 +95,11 @@ export interface ResourceWatchOptions<K extends ResourceKind = ResourceKind> {
   readonly keys?: (key: string) => boolean;
 }
 
+export interface ResourceListOptions {
+  /** Only these keys (`namespace/name`); the caller still checks what it gets. Default: all. */
+  readonly keys?: (key: string) => boolean;
+}
+
 /** A user's intent, as a command or the CLI records it: one write, never fenced. */
 export interface ResourceIntent {
   /** Annotations to set; null removes one. */
@@ -105,7 +110,11 @@ export interface ResourceIntent {
 
 export interface ResourceStore {
   get<K extends ResourceKind>(kind: K, key: string): Promise<ResourceOf<K> | undefined>;
-  list<K extends ResourceKind>(kind: K): Promise<ResourceOf<K>[]>;
+  /**
+   * `options.keys`: only the objects whose key passes are wanted (a node taking a few shards of
+   * a large fleet); a store may skip the others without reading them, or return them anyway.
+   */
+  list<K extends ResourceKind>(kind: K, options?: ResourceListOptions): Promise<ResourceOf<K>[]>;
   /**
    * The object as the store itself holds it now, past any cache (which may lag other nodes'
    * writes by a watch delivery). Optional: a store whose get is already that has none.

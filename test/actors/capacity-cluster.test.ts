@@ -120,6 +120,26 @@ test('capacity cluster - a new broker resumes persisted grants, waiters are re-s
   t.deepEqual(h.violations, []);
 });
 
+test('capacity cluster - a new broker announces itself: the waiters are re-sent at once, and a slot freed right after the failover goes to the next of them without waiting for a renew', async (t) => {
+  const { h, a, b, p1, p2 } = await twoBrokers(t, 3);
+  const holders = Array.from({ length: 5 }, (_, i) => h.holder(i % 2 === 0 ? p1 : p2, `default/host-${i}`));
+  for (const x of holders) {
+    x.acquire();
+    await h.advance(10);
+  }
+  a.leadership.depose('lease lost');
+  b.leadership.elect(2);
+  // No time passes: the waiters were queued in the old broker's memory only, and their proxies
+  // used to hear of the new one at their next renew (a sixth of the TTL), the freed slot idle.
+  await h.settle();
+  const figures = await ask<CapacityMsg, CapacityFigures>(p1, (reply) => ({ type: 'figures', reply }), 5_000);
+  t.is(figures.pools[0]?.waiting, 2, 'both waiters queued at the new broker');
+  holders[0]!.release();
+  await h.settle();
+  t.deepEqual(holders.map((x) => x.state), ['idle', 'granted', 'granted', 'granted', 'queued']);
+  t.deepEqual(h.violations, []);
+});
+
 test('capacity cluster - a deposed broker that has not noticed cannot push the total over the limit', async (t) => {
   const { h, a, b, p1, p2 } = await twoBrokers(t, 2);
   const holders = Array.from({ length: 6 }, (_, i) => h.holder(i % 2 === 0 ? p1 : p2, `default/host-${i}`));

@@ -112,6 +112,41 @@ test('membership - settles after one heartbeat round', async (t) => {
   await a.stop();
 });
 
+test('membership - a peer that joins while a node waits to settle starts the wait again: nodes starting together settle on the view with all of them', async (t) => {
+  const { clock, start } = setup();
+  const a = await start('a');
+  let settledWith: string[] | null = null;
+  void a.settled.then(() => (settledWith = a.live()));
+  // Three processes started together, each a little slower than the one before (a loaded
+  // machine): before, a settled 1.5 heartbeats after its start on [a, b] and took c's shards,
+  // to hand them over a moment later, their hosts started and drained twice.
+  await run(clock, HB);
+  const b = await start('b');
+  await run(clock, 900);
+  const c = await start('c');
+  await run(clock, HB);
+  t.is(settledWith, null, 'still waiting: c joined a moment ago');
+  await run(clock, HB);
+  t.deepEqual(settledWith, ['a', 'b', 'c']);
+  for (const m of [a, b, c]) await m.stop();
+});
+
+test('membership - a view that keeps changing settles anyway, deadAfterMs after the start', async (t) => {
+  const { clock, start } = setup();
+  const a = await start('a');
+  let settledAt: number | null = null;
+  void a.settled.then(() => (settledAt = clock.now()));
+  const others = [];
+  for (let i = 0; i < 8 && settledAt === null; i++) {
+    await run(clock, HB);
+    others.push(await start(`n${i}`));
+  }
+  await run(clock, HB);
+  t.not(settledAt, null);
+  t.true(settledAt! <= DEAD, `settled at ${settledAt}`);
+  for (const o of [a, ...others]) await o.stop();
+});
+
 test('membership - a node id that cannot be a key token is refused', async (t) => {
   const { start } = setup();
   await t.throwsAsync(start('a.b'), { instanceOf: RangeError });

@@ -11,7 +11,8 @@ import type { KvStore, LocalStore } from '../../src/adapters/store/index.ts';
 import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
-import type { Fence, MaasDriver, ObjectKind, Provisioner, ResourceKind, ResourceStore } from '../../src/ports/index.ts';
+import { shardOf } from '../../src/api/index.ts';
+import type { Fence, MaasDriver, ObjectKind, Provisioner, ResourceKind, ResourceListOptions, ResourceStore } from '../../src/ports/index.ts';
 import { startMaasSim } from '../../src/sim/maas/index.ts';
 import type { LocalNode } from '../support/local-node.ts';
 import { startLocalNode } from '../support/local-node.ts';
@@ -216,6 +217,37 @@ test('kind host - shards acquired together at start seed a BareMetalHost and a M
     t.deepEqual(Object.fromEntries(it.counting.objectLists), { MaasCluster: 1, MaasMachine: 1, Machine: 1, Cluster: 1, HostFirmwareSettings: 1, HostFirmwareComponents: 1, HostUpdatePolicy: 1 });
     await waitUntil(async () => (await it.hosts.get('lab/early'))?.status?.provisioning.state === 'provisioned', 10_000, 'seeded host provisioned');
     await waitUntil(async () => (await maasStatus(it.objects, 'capi/ks-worker-0'))?.ready === true, 20_000, 'seeded MaasMachine ready');
+  } finally {
+    await it.stop();
+  }
+});
+
+test('kind host - a shard won back alone is seeded from a listing of its own hosts, not of the whole fleet', async (t) => {
+  // What each BareMetalHost listing returned: a node taking its shards one lease at a time (a
+  // starting node of a cluster) decoded every host of the fleet once per shard before.
+  const listed: string[][] = [];
+  const it = await startBoth({
+    store: (one) => ({
+      list: async (kind: ResourceKind, options?: ResourceListOptions) => {
+        const found = await one.list(kind, options);
+        if (kind === 'BareMetalHost') listed.push(found.map((h) => h.metadata.name).sort());
+        return found;
+      },
+    }),
+  });
+  try {
+    const names = Array.from({ length: 24 }, (_, i) => `fleet-${String(i).padStart(2, '0')}`);
+    t.true((await it.hosts.applyObjects([secret(), ...names.map((name) => bmh(name, { online: false }))])).ok);
+    await waitFor(() => names.every((name) => actorPaths(it.node, `lab~${name}`).length === 1), 10_000, 'every host has its actor');
+    const shard = shardOf('lab/fleet-00', 8);
+    const fence = it.node.shards.owned().get(shard)!;
+    await it.node.shards.ownership.release(shard);
+    const before = listed.length;
+    it.node.shards.ownership.acquired(shard, { ...fence, epoch: fence.epoch + 1 } satisfies Fence);
+    await waitFor(() => actorPaths(it.node, 'lab~fleet-00').length === 1 && listed.length > before, 5_000, 'the shard seeded again');
+    const mine = names.filter((name) => shardOf(`lab/${name}`, 8) === shard).sort();
+    t.true(mine.length < names.length, 'the fleet spans more than this shard');
+    t.deepEqual(listed.at(-1), mine, 'the listing held the shard\'s hosts only');
   } finally {
     await it.stop();
   }

@@ -97,8 +97,10 @@ export function hostBinding(deps: HostBindingDeps): ShardBinding<HostEvent, Host
     // Only this node's hosts: a store may then leave the others' changes unparsed. A companion
     // is sharded with its host (same key), so the same test holds for it.
     watch: (emit, owns) => deps.store.watch<'BareMetalHost' | HostCompanionKind>((event) => emit(shardKeyOf(event), event), { kinds: [BMH_KIND, ...WAKING_KINDS], keys: (key) => owns(key) }),
-    async list() {
-      const hosts = await deps.store.list(BMH_KIND);
+    async list(wanted) {
+      // A host's store key is its shard key, and so is a companion's (sharded with its host).
+      const only = wanted ? { keys: wanted } : {};
+      const hosts = await deps.store.list(BMH_KIND, only);
       const found = hosts.map((host): readonly [string, HostEvent] => {
         const key = BMH_KIND_DEFINITION.shardKey(host);
         return [key, { type: 'upsert', kind: BMH_KIND, key, object: host, change: 'spec' }];
@@ -106,7 +108,7 @@ export function hostBinding(deps: HostBindingDeps): ShardBinding<HostEvent, Host
       // The companions after their hosts, so the index links them; a host reads its own at start.
       for (const companion of WAKING) {
         const kind = companion.kind as HostCompanionKind;
-        for (const object of await deps.store.list(kind)) {
+        for (const object of await deps.store.list(kind, only)) {
           const key = `${object.metadata.namespace}/${object.metadata.name}`;
           found.push([companion.shardKey(object), { type: 'upsert', kind, key, object, change: 'status' }]);
         }

@@ -73,8 +73,11 @@ export interface ShardBinding<E, R extends KindRouter<E> = KindRouter<E>> {
    * so a store may leave the other shards' changes unparsed.
    */
   watch(emit: (shardKey: string | null, event: E) => void, owns: (shardKey: string) => boolean): () => void;
-  /** What the store holds now, for shards just acquired: one listing serves all of them. */
-  list(): Promise<ReadonlyArray<readonly [shardKey: string, event: E]>>;
+  /**
+   * What the store holds now, for shards just acquired: one listing serves all of them.
+   * `wanted`: the shard keys of those shards; a binding may leave the others out (unread).
+   */
+  list(wanted?: (shardKey: string) => boolean): Promise<ReadonlyArray<readonly [shardKey: string, event: E]>>;
   /** The event as the dependents index reads it; absent or null: it links nothing. */
   indexed?(event: E): IndexChange | null;
   /**

@@ -1,5 +1,5 @@
 import type { Secret } from '../../api/secret.ts';
-import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, NewObject, OwnerRef, ResourceEvent, ResourceIntent, ResourceKind, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf, StoredObject, Transport } from '../../ports/index.ts';
+import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, NewObject, OwnerRef, ResourceEvent, ResourceIntent, ResourceKind, ResourceListOptions, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf, StoredObject, Transport } from '../../ports/index.ts';
 import { FenceRefusals, silentLogger, StoreError } from '../../ports/index.ts';
 import { ResourceEvents } from './events.ts';
 import { replayBuckets } from './kv-record.ts';
@@ -147,8 +147,8 @@ class KvResources implements KvStore {
     return this.byKind.get(kind)?.merged(key) as ResourceOf<K> | undefined;
   }
 
-  async list<K extends ResourceKind>(kind: K): Promise<ResourceOf<K>[]> {
-    return (this.byKind.get(kind)?.list() ?? []) as ResourceOf<K>[];
+  async list<K extends ResourceKind>(kind: K, options: ResourceListOptions = {}): Promise<ResourceOf<K>[]> {
+    return (this.byKind.get(kind)?.list(options.keys) ?? []) as ResourceOf<K>[];
   }
 
   async getFresh<K extends ResourceKind>(kind: K, key: string): Promise<ResourceOf<K> | undefined> {

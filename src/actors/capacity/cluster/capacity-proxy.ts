@@ -15,7 +15,7 @@ import { totalsOf } from '../figures.ts';
 import { DEFAULT_TTL_MS } from '../limits.ts';
 import type { CapacityMsg } from '../messages.ts';
 import type { BrokerRequest as BrokerRequestT, SlotPush as SlotPushT } from './messages.ts';
-import { AcquireReply, HoldersReply, MAX_RENEW_BATCH, NodeName, ReleaseReply, RenewReply, SetLimitReply, SlotPush, WireFigures } from './messages.ts';
+import { AcquireReply, BrokerServing, HoldersReply, MAX_RENEW_BATCH, NodeName, ReleaseReply, RenewReply, SetLimitReply, SlotPush, WireFigures } from './messages.ts';
 import { newProxyLedger, proxyStep, proxyTotals } from './proxy-ledger.ts';
 import type { ProxyEffect, ProxyEvent, ProxyLedger } from './proxy-ledger.ts';
 
@@ -53,6 +53,7 @@ interface State {
   lossTimer: TimerHandle | null;
   lossAt: number;
   sub: BusSubscription | null;
+  servingSub: BusSubscription | null;
   /** What only the actor sees: holders' notify that threw, pushes that did not parse. */
   readonly counts: { notifyErrors: number; badPushes: number };
 }
@@ -223,7 +224,7 @@ function behavior(x: Proxy, ttlMs: number, lossMarginMs: number): Behavior<State
       x.clock = x.options.clock ?? ctx.system.clock;
       const state: State = {
         ledger: newProxyLedger({ ttlMs, renewEveryMs: x.renewEveryMs, lossMarginMs }),
-        renewTimer: null, lossTimer: null, lossAt: Number.NaN, sub: null, counts: { notifyErrors: 0, badPushes: 0 },
+        renewTimer: null, lossTimer: null, lossAt: Number.NaN, sub: null, servingSub: null, counts: { notifyErrors: 0, badPushes: 0 },
       };
       const self = ctx.self;
       const subject = x.subs.capacityNotify(x.node);
@@ -232,12 +233,19 @@ function behavior(x: Proxy, ttlMs: number, lossMarginMs: number): Behavior<State
         if (decoded.ok) tell(self, { type: 'push', push: decoded.value, at: x.clock.now() });
         else state.counts.badPushes++;
       });
+      const serving = x.subs.capacityServing;
+      state.servingSub = x.options.transport.subscribe(serving, (m) => {
+        const decoded = decode(serving, m.data, BrokerServing);
+        if (decoded.ok) tellUrgent(self, { type: 'brokerServing', epoch: decoded.value.epoch });
+        else state.counts.badPushes++;
+      });
       armRenew(x, state, self);
       return state;
     },
     receive: (state, msg, ctx) => receive(x, state, msg, ctx),
     onStop: (state) => {
       state.sub?.unsubscribe();
+      state.servingSub?.unsubscribe();
       if (state.renewTimer !== null) x.clock.clearTimeout(state.renewTimer);
       if (state.lossTimer !== null) x.clock.clearTimeout(state.lossTimer);
     },

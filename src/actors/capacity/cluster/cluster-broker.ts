@@ -20,7 +20,7 @@ import { roomIn } from './pool-mem.ts';
 import { TurnPacer } from './turn-pacer.ts';
 import type { FailedWrite } from './pool-mem.ts';
 import type { Leadership } from './leadership.ts';
-import type { BrokerRequest as BrokerRequestT, SlotPush } from './messages.ts';
+import type { BrokerRequest as BrokerRequestT, BrokerServing, SlotPush } from './messages.ts';
 import { BrokerRequest } from './messages.ts';
 
 export interface ClusterBrokerOptions {
@@ -501,6 +501,12 @@ function startServing(b: Broker, state: State, session: Session): void {
     return now !== null ? Promise.resolve(now) : submit(b, session, req, tell);
   }, { queue: BROKER_QUEUE });
   b.log.info({ epoch: session.epoch, pools: state.ledger.pools.size }, 'capacity broker serving');
+  try {
+    b.options.transport.publish(b.subs.capacityServing, encode({ epoch: session.epoch } satisfies BrokerServing));
+  } catch (error) {
+    // The proxies still learn the epoch from their next renew: only latency is lost.
+    b.log.warn({ epoch: session.epoch, err: String(error) }, 'capacity broker could not announce that it serves');
+  }
 }
 
 /** Stages what is due (the ledger's tick), then writes it. */

@@ -113,6 +113,14 @@ export const WireFigures = z.object({
 });
 export type WireFigures = z.infer<typeof WireFigures>;
 
+/**
+ * Published by a broker once it serves: the holders still waiting were queued in the previous
+ * broker's memory only, and a proxy that hears a later epoch asks again at once, instead of at
+ * its next renew (a sixth of the TTL later, every slot freed meanwhile idle).
+ */
+export const BrokerServing = z.object({ epoch: Epoch });
+export type BrokerServing = z.infer<typeof BrokerServing>;
+
 /** Pushed to a holder's node: no polling for a freed slot. */
 export const SlotPush = z.discriminatedUnion('type', [
   z.object({ type: z.literal('slotGranted'), epoch: Epoch, holder: HolderKey, pool: PoolName, grantId: z.string().min(1), operation: Operation, waitedMs: Millis, validForMs: Millis }),

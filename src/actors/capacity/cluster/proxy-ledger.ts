@@ -102,6 +102,8 @@ export type ProxyEvent =
   | { readonly type: 'renewFailed'; readonly error: string }
   /** A notice of the broker; `at`: when it arrived. */
   | { readonly type: 'push'; readonly push: SlotPush; readonly at: number }
+  /** A broker announced that it serves `epoch` (BrokerServing). */
+  | { readonly type: 'brokerServing'; readonly epoch: number }
   /** A release sent earlier has been answered (or given up on). */
   | { readonly type: 'released'; readonly key: string }
   /** A release of a gone holder in every pool has been answered (or given up on). */
@@ -185,6 +187,7 @@ export function proxyStep(l: ProxyLedger, event: ProxyEvent, now: number): reado
       out.effects.push({ type: 'log', level: 'warn', fields: { err: event.error }, message: 'capacity renew batch failed; grants are lost at their deadline unless the next one succeeds' });
       break;
     case 'push': push(l, out, event.push, event.at, now); break;
+    case 'brokerServing': observeEpoch(l, out, event.epoch, now); break;
     case 'released': released(l, out, event.key, now); break;
     case 'releasedGone': releasedGone(l, out, event.holder, now); break;
     case 'lossTick': lossTick(l, out, now); break;
