@@ -4,7 +4,8 @@ import { BusError } from '../ports/index.ts';
 
 // Plain MessagePack (no record structures): every message decodes on its own, on any node and
 // any version, and other tools can read it (reference/runtime.md §6.1).
-const packr = new Packr({ useRecords: false, moreTypes: false, int64AsType: 'number' });
+// variableMapSize: the smallest map header that fits, after one Object.keys (kv-value.ts says why).
+const packr = new Packr({ useRecords: false, moreTypes: false, int64AsType: 'number', variableMapSize: true });
 
 export function encode(value: unknown): Uint8Array {
   // pack() returns a view into a shared arena: copy so the bytes outlive the next pack(). A typed

@@ -184,3 +184,15 @@ test('store kv values - a host whose newest record waited unread and does not pa
   t.deepEqual((await store.list()).map((h) => h.metadata.name).sort(), ['h1', 'h2']);
   t.regex(store.recordProblem(KEY) ?? '', /does not parse: 2 bytes that are neither MessagePack nor JSON/);
 });
+
+test('store kv values - each map carries the smallest MessagePack size header, and a map16 an older node wrote still reads', (t) => {
+  // A status record of two keys: fixmap 0x82, one byte, not the fixed three of map16 (0xde 00 02).
+  const record = { uid: 'c0ffee00-0000-4000-8000-000000000001', status: { operationalStatus: 'OK', errorCount: 0 } };
+  const bytes = encodeKvRecord(record);
+  t.is(bytes[0], 0x82);
+  t.false(isJsonKvValue(bytes));
+  t.deepEqual(decodeKvRecord(bytes), { ok: true, value: record });
+  // What a node before this change wrote: every map as map16.
+  const older = Uint8Array.from([0xde, 0x00, 0x01, 0xa3, 0x75, 0x69, 0x64, 0xde, 0x00, 0x01, 0xa1, 0x61, 0x01]);
+  t.deepEqual(decodeKvRecord(older), { ok: true, value: { uid: { a: 1 } } });
+});

@@ -21,7 +21,9 @@ export { ResourceNotFound, type KindRecordsOptions } from './kind-cache.ts';
 // of one and our write of the other goes unseen (a window of one round trip at a hand-off).
 
 type Change = { op: 'none' } | { op: 'put'; spec: SpecRecord } | { op: 'delete' };
-export type Mutated = { op: 'none' | 'put'; object: StoredObject } | { op: 'delete' };
+// `object`: the object as written (or found), built when asked: only applyIntent returns it, and
+// the finalizer, annotation and create writes of every host's actor would each build one for nothing.
+export type Mutated = { op: 'none' | 'put'; object: () => StoredObject } | { op: 'delete' };
 interface MutateOptions {
   /** Read past the cache first (a fenced write's second pass). */
   readonly fresh?: boolean;
@@ -151,7 +153,7 @@ export class KindRecords extends KindCache {
   async applyIntent(key: string, intent: ResourceIntent): Promise<StoredObject> {
     const result = await this.mutate(key, (current) => this.intentChange(key, intent, current));
     if (result.op === 'delete') throw new ResourceNotFound(this.kind, key);
-    return result.object;
+    return result.object();
   }
 
   private intentChange(key: string, intent: ResourceIntent, current: Current | undefined): Change {
@@ -241,7 +243,8 @@ export class KindRecords extends KindCache {
           if (absentOk) return { op: 'delete' };
           throw new ResourceNotFound(this.kind, key);
         }
-        return { op: 'none', object: this.toObject(current.spec, current.revision, this.statusOf(key, current.spec)) };
+        const found = current;
+        return { op: 'none', object: () => this.toObject(found.spec, found.revision, this.statusOf(key, found.spec)) };
       }
       if (next.op === 'put') return this.put(key, kvKey, next.spec, current?.revision ?? malformed?.revision, options.own === true);
       if (!current) throw new ResourceNotFound(this.kind, key);
@@ -266,7 +269,7 @@ export class KindRecords extends KindCache {
     // Applied unless a newer one is in already. `own`: the object's actor wrote this change
     // itself, so its node is not woken by it; the echo after the ack is dropped by its revision.
     this.tellSpec(key, this.specRecords.set(key, revision, spec, own));
-    return { op: 'put', object: this.toObject(spec, revision, this.statusOf(key, spec)) };
+    return { op: 'put', object: () => this.toObject(spec, revision, this.statusOf(key, spec)) };
   }
 
   private cas(doing: string): CasOptions {

@@ -77,7 +77,10 @@ export function casBackoff(attempt: number): Promise<void> {
 
 /** A time as Kubernetes writes one in metadata (RFC 3339, whole seconds), for both record engines. */
 export function kubeTimestamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const iso = new Date(ms).toISOString();
+  // "YYYY-MM-DDTHH:MM:SS.mmmZ" cut at the seconds; a slice, not a regex, on every create. Years
+  // past 9999 (a longer form) keep the general rule.
+  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** A KV failure as a store reports it: permanent when it is (write-limits.ts), else retryable. */
