@@ -7,7 +7,7 @@ import { firmwareSchemaName, firmwareSchemaSpec } from '../../machines/firmware-
 import type { Fence, Logger, OwnerRef, ResourceStore, StoredObject } from '../../ports/index.ts';
 import type { Clock } from '../runtime/index.ts';
 import type { CompanionKind } from './parse-cache.ts';
-import { ParseCache, schemaParses } from './parse-cache.ts';
+import { schemaParses } from './parse-cache.ts';
 import type { z } from 'zod';
 
 /** BMO's finalizer on HardwareData: it stays until the host's deletion takes it away. */
@@ -26,9 +26,6 @@ const IDLE: Promise<unknown> = Promise.resolve();
 
 export class HostCompanions {
   private chain: Promise<unknown> = IDLE;
-  // This host's companions as last parsed (issue 30: a zod parse on every read was 7% of a
-  // fleet's CPU); made on the first read, as most hosts' companions are read only then.
-  private parses: ParseCache | undefined = undefined;
 
   constructor(private readonly key: string, private readonly store: ResourceStore, private readonly log: Logger, private readonly clock: Clock, private readonly fence?: Fence) {}
 
@@ -169,13 +166,16 @@ export class HostCompanions {
   private async read<T>(kind: CompanionKind, key: string, schema: z.ZodType<T>): Promise<T | undefined> {
     const object: StoredObject | undefined = await this.store.get(kind, key);
     if (object === undefined) return undefined;
-    // The schema is one object many hosts read: its parse is shared by the store's hosts.
-    const cache = kind === 'FirmwareSchema' ? schemaParses(this.store) : (this.parses ??= new ParseCache());
-    const known = cache.get(kind, key, object);
+    // The FirmwareSchema is one object (a vendor's whole BIOS registry) that every host of the model
+    // reads on each intent: its parse is shared by the store's hosts (issue 30: a zod parse on every
+    // read was 7% of a fleet's CPU). A host's own companions change between most of its reads (its
+    // firmware reads write their status), and a parse kept per host would cost every host its bytes.
+    const cache = kind === 'FirmwareSchema' ? schemaParses(this.store) : undefined;
+    const known = cache?.get(kind, key, object);
     if (known !== undefined) return known as T;
     const parsed = schema.safeParse(object);
     if (parsed.success) {
-      cache.set(kind, key, object, parsed.data);
+      cache?.set(kind, key, object, parsed.data);
       return parsed.data;
     }
     // Admission checks these; one that is wrong anyway is treated as absent, and said once per read.
