@@ -44,17 +44,8 @@ export const BMH_REASON = {
 type Status = Condition['status'];
 type Value = readonly [Status, string];
 
-// One pair per status and reason, shared: every step of every host computes its conditions
-// (issue 30: the allocations of this function were a visible share of a fleet's GC).
-const TRUES = new Map<string, Value>();
-const FALSES = new Map<string, Value>();
-function shared(pairs: Map<string, Value>, status: Status, reason: string): Value {
-  let v = pairs.get(reason);
-  if (v === undefined) pairs.set(reason, (v = Object.freeze([status, reason] as const)));
-  return v;
-}
-const T = (reason: string): Value => shared(TRUES, 'True', reason);
-const F = (reason: string): Value => shared(FALSES, 'False', reason);
+const T = (reason: string): Value => ['True', reason];
+const F = (reason: string): Value => ['False', reason];
 
 interface Five {
   Manageable: Value;
@@ -102,14 +93,12 @@ function byState(state: ProvisioningState, operationalStatus: BareMetalHostStatu
 // BMO skips the power-failure check where the node is not (or no longer) managed by the backend.
 const NO_POWER_CHECK: ReadonlySet<ProvisioningState> = new Set<ProvisioningState>(['', 'unmanaged', 'registering', 'deleting']);
 
-const UNKNOWN_HEALTH: Value = Object.freeze(['Unknown', R.UnknownHealth] as const);
-
 function healthValue(health: string): Value {
   switch (health) {
     case 'OK': return T(R.Healthy);
     case 'Warning': return F(R.WarningHealth);
     case 'Critical': return F(R.CriticalHealth);
-    default: return UNKNOWN_HEALTH;
+    default: return ['Unknown', R.UnknownHealth];
   }
 }
 
@@ -129,22 +118,6 @@ function bmhConditionValues(status: BareMetalHostStatus, hints: BackendHints, ha
   return { ...v, Healthy: healthy };
 }
 
-
-function unchanged(current: readonly Condition[], values: Record<BmhConditionType, Value | null>, generation: number | undefined): boolean {
-  for (const type in values) {
-    const value = values[type as BmhConditionType];
-    if (value === null) continue;
-    let prev: Condition | undefined;
-    for (const c of current) {
-      if (c.type === type) {
-        prev = c;
-        break;
-      }
-    }
-    if (prev === undefined || prev.status !== value[0] || prev.reason !== value[1] || (prev.message ?? '') !== '' || prev.observedGeneration !== generation) return false;
-  }
-  return true;
-}
 
 // Cluster API's default condition order: Available and Ready first, Paused and Deleting last,
 // everything else by type.
@@ -175,8 +148,6 @@ export function computeConditions(host: BareMetalHost & { status: BareMetalHostS
   const current = host.status.conditions ?? [];
   const values = bmhConditionValues(host.status, hints, current.some((c) => c.type === BMH_CONDITION.Healthy));
   const generation = host.metadata.generation;
-  // Most steps change no condition: told without copying the list.
-  if (host.status.conditions !== undefined && unchanged(current, values, generation)) return current;
   const next = [...current];
   let changed = host.status.conditions === undefined;
   for (const [type, value] of Object.entries(values)) {
