@@ -6,6 +6,8 @@ import { settingsStatus } from '../../machines/host-firmware-settings/settings-s
 import { firmwareSchemaName, firmwareSchemaSpec } from '../../machines/firmware-schema/schema-name.ts';
 import type { Fence, Logger, OwnerRef, ResourceStore, StoredObject } from '../../ports/index.ts';
 import type { Clock } from '../runtime/index.ts';
+import type { CompanionKind } from './parse-cache.ts';
+import { schemaParses } from './parse-cache.ts';
 import type { z } from 'zod';
 
 /** BMO's finalizer on HardwareData: it stays until the host's deletion takes it away. */
@@ -161,11 +163,21 @@ export class HostCompanions {
     return this.store.createObject(kind, { apiVersion: BMH_API_VERSION, kind, metadata: { name: host.metadata.name, namespace: host.metadata.namespace, ownerReferences: [hostOwner(host)] }, spec }, this.fence);
   }
 
-  private async read<T>(kind: 'HostFirmwareSettings' | 'HostFirmwareComponents' | 'HostUpdatePolicy' | 'FirmwareSchema', key: string, schema: z.ZodType<T>): Promise<T | undefined> {
+  private async read<T>(kind: CompanionKind, key: string, schema: z.ZodType<T>): Promise<T | undefined> {
     const object: StoredObject | undefined = await this.store.get(kind, key);
     if (object === undefined) return undefined;
+    // The FirmwareSchema is one object (a vendor's whole BIOS registry) that every host of the model
+    // reads on each intent: its parse is shared by the store's hosts (issue 30: a zod parse on every
+    // read was 7% of a fleet's CPU). A host's own companions change between most of its reads (its
+    // firmware reads write their status), and a parse kept per host would cost every host its bytes.
+    const cache = kind === 'FirmwareSchema' ? schemaParses(this.store) : undefined;
+    const known = cache?.get(kind, key, object);
+    if (known !== undefined) return known as T;
     const parsed = schema.safeParse(object);
-    if (parsed.success) return parsed.data;
+    if (parsed.success) {
+      cache?.set(kind, key, object, parsed.data);
+      return parsed.data;
+    }
     // Admission checks these; one that is wrong anyway is treated as absent, and said once per read.
     this.log.warn({ host: this.key, kind, key, problem: parsed.error.issues[0]?.message }, `${kind} ${key} does not parse; treated as absent`);
     return undefined;

@@ -2,6 +2,7 @@ import type { BareMetalHost } from '../../api/index.ts';
 import { GATED_OPERATIONS, bmhLogicFor } from '../../machines/bmh/index.ts';
 import type { BmhEffect, BmhEvent, BmhLogic, BmhState, Operation, OpResult } from '../../machines/bmh/index.ts';
 import { StaleFence } from '../../ports/index.ts';
+import type { TimerHandle } from '../runtime/index.ts';
 import type { KindEffect, Lane, MachineAdapter, MachineIO, MachineKind, Observation, Tick } from '../machine/index.ts';
 import { callBackend } from './host-call.ts';
 import type { CallLane } from './host-call.ts';
@@ -9,6 +10,7 @@ import type { HostDeps } from './host.ts';
 import type { HostSnapshot, HostWake, Transition } from './messages.ts';
 import { HostCompanions } from './companions.ts';
 import { StatusWriter } from './status-writer.ts';
+import { SLOT_ANSWER_HOLD_MS, SlotAnswerHold } from './slot-answer-hold.ts';
 import { sharedText } from './shared-text.ts';
 import { errorMessage } from '../../api/index.ts';
 
@@ -53,6 +55,9 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostW
   private watched: ReadonlyArray<{ readonly key: string; readonly stop: () => void }> = NONE_WATCHED;
   private watchingFor: string | null = null;
   private watchingCredentials: string | null = null;
+  private readonly hold = new SlotAnswerHold();
+  // A status left for the slot's answer is written by this timer if the answer is slow.
+  private holdTimer: TimerHandle | null = null;
 
   constructor(private readonly key: string, private readonly deps: HostDeps, private readonly io: MachineIO<BmhEvent>) {
     this.writer = new StatusWriter(key, deps.store, deps.log, deps.clock, deps.fence);
@@ -80,6 +85,7 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostW
     const { key, deps } = this;
     switch (effect.type) {
       case 'call': {
+        this.hold.waits();
         const host = state.host;
         const { seq, args } = effect;
         this.io.run(
@@ -142,6 +148,7 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostW
   }
 
   stepped(before: BmhState, after: BmhState): void {
+    this.hold.stepped(before, after);
     this.watchSecrets(after);
     const from = before.host.status;
     const to = after.host.status;
@@ -176,17 +183,38 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostW
   }
 
   turnEnded(): void {
+    if (this.hold.turnEnded() && this.writer.staged) {
+      // The staged status stays held (StatusWriter.stage) until the answer's turn ends.
+      this.holdTimer ??= this.deps.clock.setTimeout(() => {
+        this.holdTimer = null;
+        this.writer.endTurn();
+      }, SLOT_ANSWER_HOLD_MS);
+      return;
+    }
+    this.endHold();
     this.writer.endTurn();
   }
 
   whenIdle(): Promise<void> {
+    // A drain waits for the status, not for the slot's answer.
+    if (this.holdTimer !== null) {
+      this.endHold();
+      this.writer.endTurn();
+    }
     return Promise.all([this.writer.whenIdle(), this.companions.settled()]).then(() => undefined);
   }
 
   close(): void {
+    this.endHold();
     for (const { stop } of this.watched) stop();
     this.watched = NONE_WATCHED;
     this.writer.close();
+  }
+
+  private endHold(): void {
+    if (this.holdTimer === null) return;
+    this.deps.clock.clearTimeout(this.holdTimer);
+    this.holdTimer = null;
   }
 
   private watchSecrets(state: BmhState): void {

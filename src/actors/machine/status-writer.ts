@@ -72,6 +72,11 @@ export class StatusWriter<T> {
     if (this.pending !== null && !this.writing && !this.closed) void this.flush();
   }
 
+  /** A status is staged and not yet written (or being written). */
+  get staged(): boolean {
+    return this.pending !== null;
+  }
+
   get idle(): boolean {
     return !this.writing && this.pending === null;
   }

@@ -13,13 +13,16 @@ const FENCED_WRITES = ['writeStatus', 'patchSpec', 'patchAnnotations', 'addFinal
 /** `store`, telling `tell` of each StaleFence its fenced writes are refused with. */
 export function refusalTellingStore<S extends ResourceStore>(store: S, tell: Tell): S {
   const wrapped = new Map<PropertyKey, unknown>();
+  // One handler for every write, not a closure per write (issue 30: a host's status writes ran
+  // through here thousands of times a second, and under tsx each new closure is named too).
+  const heard = (err: unknown): never => {
+    const refusal = fenceRefusalOf(err);
+    if (refusal) quietly(tell, refusal);
+    throw err;
+  };
   for (const name of FENCED_WRITES) {
     const write = store[name] as (...args: unknown[]) => Promise<unknown>;
-    wrapped.set(name, (...args: unknown[]) => write.apply(store, args).catch((err: unknown) => {
-      const refusal = fenceRefusalOf(err);
-      if (refusal) quietly(tell, refusal);
-      throw err;
-    }));
+    wrapped.set(name, (...args: unknown[]) => write.apply(store, args).catch(heard));
   }
   return passThrough(store, wrapped);
 }
@@ -30,11 +33,13 @@ const HOST_CALLS = ['capacity', 'register', 'inspect', 'prepare', 'provision', '
 /** `provisioner`, its calls' HostData carrying `onFenceRefused` so its owner record's refusals reach `tell`. */
 export function refusalTellingProvisioner<P extends Provisioner>(provisioner: P, tell: Tell): P {
   const wrapped = new Map<PropertyKey, unknown>();
+  // Shared by every call, as the store's handler is.
+  const onFenceRefused = (r: FenceRefusal): void => quietly(tell, r);
   for (const name of HOST_CALLS) {
     const call = provisioner[name] as ((host: object, ...rest: unknown[]) => unknown) | undefined;
     // An optional call the backend lacks stays absent: the host is told it cannot.
     if (typeof call !== 'function') continue;
-    wrapped.set(name, (host: object, ...rest: unknown[]) => call.call(provisioner, { ...host, onFenceRefused: (r: FenceRefusal) => quietly(tell, r) }, ...rest));
+    wrapped.set(name, (host: object, ...rest: unknown[]) => call.call(provisioner, { ...host, onFenceRefused }, ...rest));
   }
   return passThrough(provisioner, wrapped);
 }
