@@ -83,3 +83,32 @@ test.serial('ironic enroll calls - a reused node is the same owner\'s: a new lea
   await it.provisioner.hardwareState(hostData('enroll-dddd', id, { ...FENCE, epoch: FENCE.epoch + 1 }), { op: 'hardwareState' });
   t.is(nodeReads() - before, 1);
 });
+
+test.serial('ironic enroll calls - a manage refused because an earlier one landed (the node left enroll) is no registration error', async (t) => {
+  // A loaded Ironic: the manage is taken, and the one sent again after it is refused (HTTP 400,
+  // the node is verifying or manageable already), as the bench at load 30 met it.
+  const late = new Proxy(it.client, {
+    get: (target, prop, receiver) => prop === 'setProvisionState'
+      ? async (ref: string, to: Parameters<IronicClient['setProvisionState']>[1]) => {
+        await target.setProvisionState(ref, to);
+        await target.setProvisionState(ref, to);
+      }
+      : Reflect.get(target, prop, receiver),
+  });
+  const provisioner = createIronicProvisioner({ client: late, driverOverride: { hardwareType: 'fake-hardware' }, polls: { shortMs: 50, longMs: 50 }, imageCheck: { enabled: false } });
+  const host = hostData('enroll-eeeee');
+  const first = await provisioner.register(host, { op: 'register', restartOnFailure: false, credentialsChanged: false });
+  t.is(first.kind, 'continuing', JSON.stringify(first));
+  t.not((await it.client.getNode('lab~enroll-eeeee'))?.provision_state, 'enroll');
+});
+
+test.serial('ironic enroll calls - a manage refused while the node is still in enroll stays a registration error', async (t) => {
+  const refused = new Proxy(it.client, {
+    get: (target, prop, receiver) => prop === 'setProvisionState'
+      ? async (ref: string) => target.setProvisionState(ref, 'provide')
+      : Reflect.get(target, prop, receiver),
+  });
+  const provisioner = createIronicProvisioner({ client: refused, driverOverride: { hardwareType: 'fake-hardware' }, polls: { shortMs: 50, longMs: 50 }, imageCheck: { enabled: false } });
+  const result = await provisioner.register(hostData('enroll-ffffff'), { op: 'register', restartOnFailure: false, credentialsChanged: false });
+  t.is(result.kind, 'failed', JSON.stringify(result));
+});
