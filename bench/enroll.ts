@@ -34,6 +34,9 @@ interface Side extends PlainResult {
   readonly retries?: number;
   readonly callsAtOnce: number;
   readonly callsWaited: number;
+  /** From the node's start to its start returning, and to the first registration sent. */
+  readonly startMs?: number;
+  readonly firstCallMs?: number | null;
 }
 
 export async function run(flags: Record<string, string>): Promise<object> {
@@ -105,6 +108,9 @@ export async function run(flags: Record<string, string>): Promise<object> {
       // The most registrations and reads the node had at Ironic at once, and how many waited.
       metalfleetCallsAtOnce: mf.callsAtOnce,
       metalfleetCallsWaited: mf.callsWaited,
+      // The fixed cost: the node's start, and its first registration, from the clock's zero.
+      metalfleetStartMs: round(mf.startMs ?? 0),
+      metalfleetFirstCallMs: mf.firstCallMs == null ? null : round(mf.firstCallMs),
       inspection: 'disabled',
       automatedCleaning: 'disabled',
       metalfleetSeconds: round(mf.seconds),
@@ -174,6 +180,16 @@ async function metalfleet(url: string, dc: VirtualDatacenter, o: MetalfleetOptio
     polls: { shortMs: o.pollMs, longMs: o.pollMs },
     imageCheck: { enabled: false },
   });
+  // The fixed cost before any host's work: when the node's start returned, and when the first
+  // registration reached the provisioner (the plain loop's first call is at its clock's zero).
+  let firstCall: number | null = null;
+  const timed: typeof provisioner = {
+    ...provisioner,
+    register: (host, args) => {
+      firstCall ??= performance.now();
+      return provisioner.register(host, args);
+    },
+  };
   // Applied before the clock starts: the figure is the node's, from its start, not the store's.
   const prepared = await prepareLocalBenchNode(fleet(dc));
   client.stats.reset();
@@ -188,10 +204,14 @@ async function metalfleet(url: string, dc: VirtualDatacenter, o: MetalfleetOptio
       supervision: { maxRestarts: 5, windowMs: 60_000, backoff: { initialMs: 100, maxMs: 5_000 } },
       askTimeoutMs: 10_000,
       calls: o.calls,
-    }, { provisioner });
+    }, { provisioner: timed });
+    const startMs = performance.now() - started;
     const progress = setInterval(() => {
       const byState = [...node.stats.byState].filter(([, n]) => n > 0).map(([s, n]) => `${s || '(new)'} ${n}`).join(', ');
-      o.say(`metalfleet: ${round((performance.now() - started) / 1000)} s: ${byState}; ${client.stats.total} Ironic calls`);
+      // Hosts held by an error wait out a backoff: the first one's words say why the run stalls.
+      const errored = [...node.stats.hosts].filter(([, h]) => h.errorType);
+      const why = errored[0] ? `; ${errored.length} in error (${errored[0][0]}: ${errored[0][1].errorType}: ${errored[0][1].error ?? ''})` : '';
+      o.say(`metalfleet: ${round((performance.now() - started) / 1000)} s: ${byState}; ${client.stats.total} Ironic calls${why}`);
     }, PROGRESS_MS);
     try {
       await withTimeout(new Promise<void>((resolve) => {
@@ -210,6 +230,7 @@ async function metalfleet(url: string, dc: VirtualDatacenter, o: MetalfleetOptio
     return {
       seconds: (performance.now() - started) / 1000, calls: client.stats.total, byRoute: { ...client.stats.byRoute }, retries: client.stats.retries,
       callsAtOnce: ironicCalls?.maxInFlight ?? 0, callsWaited: ironicCalls?.waitedTotal ?? 0,
+      startMs, firstCallMs: firstCall === null ? null : firstCall - started,
     };
   } finally {
     await prepared.stop();

@@ -2,7 +2,7 @@ import { parseBmcAddress, errorMessage } from '../../../api/index.ts';
 import type { OpResult } from '../../../machines/bmh/index.ts';
 import type { CapacityClaim, HostData, Logger, Provisioner } from '../../../ports/index.ts';
 import { silentLogger } from '../../../ports/index.ts';
-import type { IronicClient } from '../client/index.ts';
+import type { IronicClient, IronicNode } from '../client/index.ts';
 import { IronicError } from '../client/index.ts';
 import { adopt } from './adopt.ts';
 import type { StepContext } from './context.ts';
@@ -19,6 +19,7 @@ import { readFirmware } from './firmware-read.ts';
 import { service } from './service.ts';
 import { removeNode } from './remove.ts';
 import { findNode } from './find-node.ts';
+import { LastRead, watchedClient } from './last-read.ts';
 import { claimNode, leaseGuardedClient, LeaseNotHeld } from './owner-fence.ts';
 import { StaleOwner, tellFenceRefused } from '../../../ports/index.ts';
 
@@ -50,9 +51,17 @@ export function createIronicProvisioner(o: IronicProvisionerOptions): Provisione
   const pool = o.pool ?? `ironic:${o.client.endpoint}`;
   // Each call runs with a client whose writes ask the shard lease first, after the node's
   // recorded owner has been compared with the caller's lease (owner-fence.ts).
+  // The node a host's finished call read last, for its next call (last-read.ts).
+  const lastRead = new LastRead(ctx.polls.shortMs);
   const guard = (host: HostData, fn: (c: StepContext) => Promise<OpResult>): Promise<OpResult> => {
-    const c: StepContext = host.leaseHeld ? { ...ctx, client: leaseGuardedClient(ctx.client, host) } : ctx;
-    return fenced(c, host).then((prefound) => fn(prefound ? { ...c, prefound } : c)).catch((err: unknown) => toResult(err, o.client.endpoint));
+    const known = lastRead.take(host);
+    const watched = watchedClient(host.leaseHeld ? leaseGuardedClient(ctx.client, host) : ctx.client, known, lastRead.now);
+    const c: StepContext = { ...ctx, client: watched.client };
+    return fenced(c, host, known?.node).then((prefound) => fn(prefound ? { ...c, prefound } : c)).then((result) => {
+      const read = watched.latest();
+      if (result.kind === 'done' && read) lastRead.keep(host, read);
+      return result;
+    }).catch((err: unknown) => toResult(err, o.client.endpoint));
   };
   // host:port only: an endpoint URL may carry userinfo, a label never does.
   const backend = `ironic:${new URL(o.client.endpoint).host}`;
@@ -83,11 +92,12 @@ export function createIronicProvisioner(o: IronicProvisionerOptions): Provisione
 
 /**
  * With a fence, the node (when it exists yet) is claimed for the caller's lease, or refused to it.
- * Returns what was read for the call to use: the node as found, or as the claim's PATCH answered.
+ * Returns what was read for the call to use: the node as found (or as the host's last call left
+ * it, `known`), or as the claim's PATCH answered.
  */
-async function fenced(c: StepContext, host: HostData): Promise<StepContext['prefound']> {
-  if (!host.fence) return undefined;
-  const node = await findNode(c, host);
+async function fenced(c: StepContext, host: HostData, known: IronicNode | undefined): Promise<StepContext['prefound']> {
+  if (!host.fence) return known ? { node: known, used: false } : undefined;
+  const node = known ?? await findNode(c, host);
   // A refusal is told to the shard's owner, which gives the shard up and retakes it above (issue 30).
   const claim = node ? await claimNode(c.client, node, host.fence).catch((err: unknown) => Promise.reject(tellFenceRefused(host, err))) : null;
   return { node: claim?.standing === 'recorded' ? claim.node : node, used: false };

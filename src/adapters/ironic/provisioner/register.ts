@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { parseBmcAddress } from '../../../api/index.ts';
 import type { OpResult } from '../../../machines/bmh/index.ts';
 import type { HostData } from '../../../ports/index.ts';
+import { IronicError } from '../client/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
 import { gateNodeBody } from './gating.ts';
@@ -69,13 +70,24 @@ async function registerOnce(ctx: StepContext, host: HostData, restartOnFailure: 
       // New credentials are a new attempt: the error they may have caused is not theirs.
       if (node.last_error && !restartOnFailure && !credentialsChanged && node.target_provision_state == null) return failed(`Ironic could not manage node ${node.name ?? node.uuid}: ${nodeReason(node)}`);
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
-      await ctx.client.setProvisionState(node.uuid, 'manage');
+      await ctx.client.setProvisionState(node.uuid, 'manage').catch((err: unknown) => unlessMovedOn(ctx, node?.uuid ?? '', err));
       return continuing(ctx.polls.shortMs);
     case 'verifying':
       return continuing(ctx.polls.shortMs);
     default:
       return done(id);
   }
+}
+
+// An earlier manage can land after all: on a loaded Ironic its answer came too late (the host
+// tried again) or it waited behind the node's lock, and the node left enroll before this one
+// arrived, so Ironic refuses it (400, "can not be performed ... in state verifying/manageable").
+// That is no registration error (seen: an eighth of an enrollment's hosts held in backoff for a
+// minute, issue 30); the node is read once to tell it from a refusal that stands (still enroll).
+async function unlessMovedOn(ctx: StepContext, uuid: string, err: unknown): Promise<void> {
+  if (!(err instanceof IronicError && err.code === 'bad-request')) throw err;
+  const now = await ctx.client.getNode(uuid);
+  if (!now || now.provision_state === 'enroll') throw err;
 }
 
 // A digest, so the credentials in driver_info are kept in no form that could be read back.
