@@ -9,7 +9,7 @@ export interface BackendCallFigures {
   readonly limit: number | null;
   /** Ungated calls running now (they count against the limit). */
   readonly inFlight: number;
-  /** Ungated calls waiting for one of the backend's places, oldest first. */
+  /** Ungated calls waiting for one of the backend's places. */
   readonly waiting: number;
   /** How long the oldest waiter has waited (0 when none waits). */
   readonly longestWaitMs: number;
@@ -22,53 +22,151 @@ export interface BackendCallFigures {
 }
 
 interface Waiter {
+  /** Served before every waiter with a greater order (a caller's start number: see CallOrder). */
+  readonly order: number;
+  /** Arrival number: FIFO among equal orders, and the aging queue's order. */
+  readonly arrival: number;
   readonly since: number;
   readonly start: () => void;
+  served: boolean;
 }
 
-// A backend's FIFO: a place passes from a finished call straight to the oldest waiter, so no
-// caller can overtake one that waits (no starvation) and `running` never counts a freed place.
+// A backend's waiting calls. A place passes from a finished call straight to the next waiter, so
+// `running` never counts a freed place and no newcomer takes a place a waiter was owed. The next
+// waiter is the one of least order (the caller that started first: it finishes what it started
+// before a newer one starts, issue 30), FIFO among equals, from a binary heap: thousands wait at
+// once. A waiter that has waited `agedMs` is served before the heap, oldest first (a FIFO beside
+// the heap), so older callers that keep calling cannot starve a newer one: every call waits at
+// most about `agedMs` plus the time to serve the aged calls that arrived before it.
 class Lane {
   running = 0;
   slotHolders = 0;
   high = 0;
   waitedTotal = 0;
-  private queue: Waiter[] = [];
+  private arrivals = 0;
+  private count = 0;
+  private readonly heap: Waiter[] = [];
+  // Arrival order, for aging and the oldest wait; entries served through the heap are skipped.
+  private fifo: Waiter[] = [];
   private head = 0;
 
-  constructor(readonly backend: string, readonly limit: number) {}
+  constructor(readonly backend: string, readonly limit: number, private readonly agedMs: number) {}
 
   get waiting(): number {
-    return this.queue.length - this.head;
+    return this.count;
   }
 
   oldest(): Waiter | undefined {
-    return this.queue[this.head];
+    this.skipServed();
+    return this.fifo[this.head];
   }
 
   enqueue(waiter: Waiter): void {
     this.waitedTotal += 1;
-    this.queue.push(waiter);
+    this.count += 1;
+    this.fifo.push(waiter);
+    this.heap.push(waiter);
+    this.up(this.heap.length - 1);
   }
 
-  // The next waiter, the queue compacted once its dead head outgrows what is left: ten thousand
-  // hosts registering at once shift no array ten thousand times.
-  next(): Waiter | undefined {
-    const w = this.queue[this.head];
+  next(now: number): Waiter | undefined {
+    if (this.count === 0) return undefined;
+    const oldest = this.oldest();
+    let w: Waiter | undefined;
+    if (oldest !== undefined && now - oldest.since >= this.agedMs) w = oldest;
+    else {
+      do w = this.pop(); while (w !== undefined && w.served);
+    }
     if (w === undefined) return undefined;
-    this.queue[this.head] = undefined as unknown as Waiter;
-    this.head += 1;
-    if (this.head > 1_024 && this.head * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.head);
+    w.served = true;
+    this.count -= 1;
+    // Served waiters linger in the other structure until they reach its top: drop them once they
+    // outnumber the live ones, so neither grows without bound under aging.
+    if (this.heap.length > 1_024 && this.heap.length > 2 * this.count) this.rebuildHeap();
+    return w;
+  }
+
+  // The FIFO's dead head is dropped once it outgrows what is left: ten thousand hosts registering
+  // at once shift no array ten thousand times.
+  private skipServed(): void {
+    while (this.head < this.fifo.length && this.fifo[this.head]!.served) {
+      this.fifo[this.head] = undefined as unknown as Waiter;
+      this.head += 1;
+    }
+    if (this.head > 1_024 && this.head * 2 > this.fifo.length) {
+      this.fifo = this.fifo.slice(this.head);
       this.head = 0;
     }
-    return w;
+  }
+
+  private rebuildHeap(): void {
+    const live = this.heap.filter((w) => !w.served);
+    this.heap.length = 0;
+    for (const w of live) {
+      this.heap.push(w);
+      this.up(this.heap.length - 1);
+    }
+  }
+
+  private pop(): Waiter | undefined {
+    const heap = this.heap;
+    const top = heap[0];
+    const last = heap.pop();
+    if (top === undefined || last === undefined || heap.length === 0) return top;
+    heap[0] = last;
+    this.down(0);
+    return top;
+  }
+
+  private up(i: number): void {
+    const heap = this.heap;
+    const w = heap[i]!;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!before(w, heap[parent]!)) break;
+      heap[i] = heap[parent]!;
+      i = parent;
+    }
+    heap[i] = w;
+  }
+
+  private down(i: number): void {
+    const heap = this.heap;
+    const w = heap[i]!;
+    const n = heap.length;
+    for (;;) {
+      let child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && before(heap[child + 1]!, heap[child]!)) child += 1;
+      if (!before(heap[child]!, w)) break;
+      heap[i] = heap[child]!;
+      i = child;
+    }
+    heap[i] = w;
+  }
+
+  nextArrival(): number {
+    return this.arrivals++;
   }
 }
 
+function before(a: Waiter, b: Waiter): boolean {
+  return a.order < b.order || (a.order === b.order && a.arrival < b.arrival);
+}
+
+/**
+ * How long a call may wait behind the calls of callers that started before it, before it is
+ * served in arrival order. Long enough that a fleet starting at once (thousands of hosts behind
+ * a bound of 50, each call a second or more at Ironic) keeps finishing its first hosts first;
+ * short enough that hosts already running, calling again and again at a saturated backend, keep
+ * a new host waiting no longer than this.
+ */
+export const AGED_MS = 120_000;
+
 /**
  * A per-backend bound on the calls of one node's actors (issue 30): the calls that hold no
- * capacity slot wait here, first come first served, for one of the backend's places. Enrollment
+ * capacity slot wait here for one of the backend's places, the callers that started first served
+ * first (a host that has registered goes on before another registers: see run), none starved. Enrollment
  * takes no slot (BMO's capacity check gates only inspecting, provisioning and deprovisioning), so
  * without it 800 hosts registering at once sent 800 requests to one Ironic, which answered none
  * in time. BMO is bounded the same way by its reconcile workers.
@@ -80,21 +178,41 @@ class Lane {
  */
 export class BackendCalls {
   private readonly lanes = new Map<string, Lane>();
+  private started = 0;
 
-  constructor(private readonly limits: CallLimits, private readonly now: () => number = Date.now) {
+  /**
+   * `agedMs`: a call that has waited this long is served before any call of an older caller, in
+   * arrival order, so none starves (default AGED_MS).
+   */
+  constructor(private readonly limits: CallLimits, private readonly now: () => number = Date.now, private readonly agedMs: number = AGED_MS) {
     checkCallLimits(limits);
   }
 
-  /** Runs `call` once one of `backend`'s places is free, after every call that waited before it. */
-  async run<T>(backend: string, call: () => Promise<T>): Promise<T> {
+  /**
+   * A new caller's start number (node-wide, increasing), for `run`'s `order`: a caller draws one
+   * at its first call and passes it with every call after, so the calls of the callers that
+   * started first are served first, and a fleet starting at once finishes its first hosts early
+   * instead of registering every host before any goes on (issue 30).
+   */
+  startNumber(): number {
+    return this.started++;
+  }
+
+  /**
+   * Runs `call` once one of `backend`'s places is free: after every waiting call of a lesser
+   * `order` (a caller's startNumber()), and of the same order that waited before it; a call that
+   * waited `agedMs` goes first, oldest first. Without `order` the call ranks as a caller starting
+   * now does.
+   */
+  async run<T>(backend: string, call: () => Promise<T>, order: number = this.startNumber()): Promise<T> {
     const lane = this.lane(backend);
     if (lane.running < lane.limit && lane.waiting === 0) lane.running += 1;
-    else await new Promise<void>((start) => lane.enqueue({ since: this.now(), start }));
+    else await new Promise<void>((start) => lane.enqueue({ order, arrival: lane.nextArrival(), since: this.now(), start, served: false }));
     if (lane.running > lane.high) lane.high = lane.running;
     try {
       return await call();
     } finally {
-      const next = lane.next();
+      const next = lane.next(this.now());
       if (next) next.start();
       else lane.running -= 1;
     }
@@ -137,7 +255,7 @@ export class BackendCalls {
 
   private lane(backend: string): Lane {
     let lane = this.lanes.get(backend);
-    if (lane === undefined) this.lanes.set(backend, (lane = new Lane(backend, callLimitOf(this.limits, backend))));
+    if (lane === undefined) this.lanes.set(backend, (lane = new Lane(backend, callLimitOf(this.limits, backend), this.agedMs)));
     return lane;
   }
 }
