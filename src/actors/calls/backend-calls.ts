@@ -1,5 +1,7 @@
 import type { CallLimits } from './call-limits.ts';
 import { callLimitOf, checkCallLimits } from './call-limits.ts';
+import type { Waiter } from './wait-queue.ts';
+import { WaitQueue } from './wait-queue.ts';
 
 /** One backend's calls on this node, as introspection and the metrics show them. */
 export interface BackendCallFigures {
@@ -21,137 +23,26 @@ export interface BackendCallFigures {
   readonly waitedTotal: number;
 }
 
-interface Waiter {
-  /** Served before every waiter with a greater order (a caller's start number: see CallOrder). */
-  readonly order: number;
-  /** Arrival number: FIFO among equal orders, and the aging queue's order. */
-  readonly arrival: number;
-  readonly since: number;
-  readonly start: () => void;
-  served: boolean;
-}
-
-// A backend's waiting calls. A place passes from a finished call straight to the next waiter, so
-// `running` never counts a freed place and no newcomer takes a place a waiter was owed. The next
-// waiter is the one of least order (the caller that started first: it finishes what it started
-// before a newer one starts, issue 30), FIFO among equals, from a binary heap: thousands wait at
-// once. A waiter that has waited `agedMs` is served before the heap, oldest first (a FIFO beside
-// the heap), so older callers that keep calling cannot starve a newer one: every call waits at
-// most about `agedMs` plus the time to serve the aged calls that arrived before it.
+// One backend's places: calls running, slot holders beside them, and the calls waiting.
 class Lane {
   running = 0;
   slotHolders = 0;
   high = 0;
   waitedTotal = 0;
-  private arrivals = 0;
-  private count = 0;
-  private readonly heap: Waiter[] = [];
-  // Arrival order, for aging and the oldest wait; entries served through the heap are skipped.
-  private fifo: Waiter[] = [];
-  private head = 0;
+  readonly queue: WaitQueue;
 
-  constructor(readonly backend: string, readonly limit: number, private readonly agedMs: number) {}
-
-  get waiting(): number {
-    return this.count;
+  constructor(readonly backend: string, readonly limit: number, agedMs: number) {
+    this.queue = new WaitQueue(agedMs);
   }
 
-  oldest(): Waiter | undefined {
-    this.skipServed();
-    return this.fifo[this.head];
+  get waiting(): number {
+    return this.queue.waiting;
   }
 
   enqueue(waiter: Waiter): void {
     this.waitedTotal += 1;
-    this.count += 1;
-    this.fifo.push(waiter);
-    this.heap.push(waiter);
-    this.up(this.heap.length - 1);
+    this.queue.enqueue(waiter);
   }
-
-  next(now: number): Waiter | undefined {
-    if (this.count === 0) return undefined;
-    const oldest = this.oldest();
-    let w: Waiter | undefined;
-    if (oldest !== undefined && now - oldest.since >= this.agedMs) w = oldest;
-    else {
-      do w = this.pop(); while (w !== undefined && w.served);
-    }
-    if (w === undefined) return undefined;
-    w.served = true;
-    this.count -= 1;
-    // Served waiters linger in the other structure until they reach its top: drop them once they
-    // outnumber the live ones, so neither grows without bound under aging.
-    if (this.heap.length > 1_024 && this.heap.length > 2 * this.count) this.rebuildHeap();
-    return w;
-  }
-
-  // The FIFO's dead head is dropped once it outgrows what is left: ten thousand hosts registering
-  // at once shift no array ten thousand times.
-  private skipServed(): void {
-    while (this.head < this.fifo.length && this.fifo[this.head]!.served) {
-      this.fifo[this.head] = undefined as unknown as Waiter;
-      this.head += 1;
-    }
-    if (this.head > 1_024 && this.head * 2 > this.fifo.length) {
-      this.fifo = this.fifo.slice(this.head);
-      this.head = 0;
-    }
-  }
-
-  private rebuildHeap(): void {
-    const live = this.heap.filter((w) => !w.served);
-    this.heap.length = 0;
-    for (const w of live) {
-      this.heap.push(w);
-      this.up(this.heap.length - 1);
-    }
-  }
-
-  private pop(): Waiter | undefined {
-    const heap = this.heap;
-    const top = heap[0];
-    const last = heap.pop();
-    if (top === undefined || last === undefined || heap.length === 0) return top;
-    heap[0] = last;
-    this.down(0);
-    return top;
-  }
-
-  private up(i: number): void {
-    const heap = this.heap;
-    const w = heap[i]!;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!before(w, heap[parent]!)) break;
-      heap[i] = heap[parent]!;
-      i = parent;
-    }
-    heap[i] = w;
-  }
-
-  private down(i: number): void {
-    const heap = this.heap;
-    const w = heap[i]!;
-    const n = heap.length;
-    for (;;) {
-      let child = 2 * i + 1;
-      if (child >= n) break;
-      if (child + 1 < n && before(heap[child + 1]!, heap[child]!)) child += 1;
-      if (!before(heap[child]!, w)) break;
-      heap[i] = heap[child]!;
-      i = child;
-    }
-    heap[i] = w;
-  }
-
-  nextArrival(): number {
-    return this.arrivals++;
-  }
-}
-
-function before(a: Waiter, b: Waiter): boolean {
-  return a.order < b.order || (a.order === b.order && a.arrival < b.arrival);
 }
 
 /**
@@ -166,8 +57,8 @@ export const AGED_MS = 120_000;
 /**
  * A per-backend bound on the calls of one node's actors (issue 30): the calls that hold no
  * capacity slot wait here for one of the backend's places, the callers that started first served
- * first (a host that has registered goes on before another registers: see run), none starved. Enrollment
- * takes no slot (BMO's capacity check gates only inspecting, provisioning and deprovisioning), so
+ * first (a host that has registered goes on before another registers: see run), none starved.
+ * Enrollment takes no slot (BMO's capacity check gates only inspecting, provisioning and deprovisioning), so
  * without it 800 hosts registering at once sent 800 requests to one Ironic, which answered none
  * in time. BMO is bounded the same way by its reconcile workers.
  *
@@ -207,12 +98,12 @@ export class BackendCalls {
   async run<T>(backend: string, call: () => Promise<T>, order: number = this.startNumber()): Promise<T> {
     const lane = this.lane(backend);
     if (lane.running < lane.limit && lane.waiting === 0) lane.running += 1;
-    else await new Promise<void>((start) => lane.enqueue({ order, arrival: lane.nextArrival(), since: this.now(), start, served: false }));
+    else await new Promise<void>((start) => lane.enqueue({ order, arrival: lane.queue.nextArrival(), since: this.now(), start, served: false }));
     if (lane.running > lane.high) lane.high = lane.running;
     try {
       return await call();
     } finally {
-      const next = lane.next(this.now());
+      const next = lane.queue.next(this.now());
       if (next) next.start();
       else lane.running -= 1;
     }
@@ -238,7 +129,7 @@ export class BackendCalls {
   figures(): BackendCallFigures[] {
     const now = this.now();
     return [...this.lanes.values()].map((lane) => {
-      const oldest = lane.oldest();
+      const oldest = lane.queue.oldest();
       return {
         // A pool names its endpoint, whose URL may carry userinfo: never shown.
         backend: lane.backend.replace(/\/\/[^/@]*@/, '//'),
