@@ -46,4 +46,4 @@ export function collectMaxCalls(value: string, previous: readonly string[]): str
 }
 
 /** The flag's help, with the defaults it starts from. */
-export const MAX_CALLS_HELP = `calls without a capacity slot (registration, power, reads) in flight at each backend from this node, first come first served: BACKEND=N (a kind such as "ironic", or a pool name) or N for every backend, 0 = no bound; repeatable (default ${describeMaxCalls(DEFAULT_CALL_LIMITS)})`;
+export const MAX_CALLS_HELP = `calls without a capacity slot (registration, power, reads) in flight at each backend from this node, the hosts that started first served first: BACKEND=N (a kind such as "ironic", or a pool name) or N for every backend, 0 = no bound; repeatable (default ${describeMaxCalls(DEFAULT_CALL_LIMITS)})`;

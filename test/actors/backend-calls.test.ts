@@ -102,3 +102,70 @@ test('backend calls - a pool name\'s userinfo is never shown', async (t) => {
   await calls.run('ironic:https://admin:s3cret@ironic.lab:6385', async () => undefined);
   t.is(calls.figures()[0]?.backend, 'ironic:https://ironic.lab:6385');
 });
+
+test('backend calls - waiters are served by their caller\'s start number, FIFO among equals, thousands at once', async (t) => {
+  const calls = new BackendCalls(limits({ x: 1 }));
+  const first = deferred();
+  const running = calls.run('x:1', () => first.promise, -1);
+  const served: Array<[number, number]> = [];
+  // Orders drawn at random among 300 callers, several calls each: the heap must keep them sorted.
+  let seed = 7;
+  const random = (): number => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+  const all = Array.from({ length: 3_000 }, (_, i) => {
+    const order = Math.floor(random() * 300);
+    return calls.run('x:1', async () => { served.push([order, i]); }, order);
+  });
+  t.like(calls.figures()[0], { inFlight: 1, waiting: 3_000 });
+  first.resolve();
+  await Promise.all([running, ...all]);
+  const sorted = [...served].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  t.deepEqual(served, sorted, 'least start number first, then arrival');
+  t.like(calls.figures()[0], { inFlight: 0, waiting: 0, waitedTotal: 3_000 });
+});
+
+test('backend calls - a host that started first goes on before the first call of one that starts later', async (t) => {
+  const calls = new BackendCalls(limits({ x: 1 }));
+  const older = calls.startNumber();
+  const newer = calls.startNumber();
+  t.true(older < newer);
+  const order: string[] = [];
+  const gate = deferred();
+  const a = calls.run('x:1', async () => { order.push('older:register'); await gate.promise; }, older);
+  const b = calls.run('x:1', async () => { order.push('newer:register'); }, newer);
+  // The older host's next call arrives after the newer host's first call, and goes first.
+  const c = calls.run('x:1', async () => { order.push('older:prepare'); }, older);
+  // A call without a start number ranks as a caller starting now: after both.
+  const d = calls.run('x:1', async () => { order.push('unnumbered'); });
+  gate.resolve();
+  await Promise.all([a, b, c, d]);
+  t.deepEqual(order, ['older:register', 'older:prepare', 'newer:register', 'unnumbered']);
+});
+
+test('backend calls - a call that waited agedMs goes before older callers\' calls (no starvation)', async (t) => {
+  let now = 0;
+  const calls = new BackendCalls(limits({ x: 1 }), () => now, 1_000);
+  const order: string[] = [];
+  let gate = deferred();
+  const a = calls.run('x:1', async () => { await gate.promise; }, 0);
+  const late = calls.run('x:1', async () => { order.push('late'); }, 99);
+  t.like(calls.figures()[0], { waiting: 1, longestWaitMs: 0 });
+  // An older caller keeps calling: while the late call is young it is overtaken.
+  const keep = async (label: string): Promise<void> => {
+    const g = gate;
+    gate = deferred();
+    const next = calls.run('x:1', async () => { order.push(label); await gate.promise; }, 0);
+    g.resolve();
+    await waitFor(() => order.at(-1) === label || order.at(-1) === 'late');
+    void next;
+  };
+  await keep('old-1');
+  now = 999;
+  await keep('old-2');
+  t.like(calls.figures()[0], { waiting: 1, longestWaitMs: 999 });
+  now = 1_000;
+  // Aged: served before the older caller's new call.
+  const old3 = calls.run('x:1', async () => { order.push('old-3'); }, 0);
+  gate.resolve();
+  await Promise.all([a, late, old3]);
+  t.deepEqual(order, ['old-1', 'old-2', 'late', 'old-3']);
+});

@@ -1,5 +1,7 @@
 import type { CallLimits } from './call-limits.ts';
 import { callLimitOf, checkCallLimits } from './call-limits.ts';
+import type { Waiter } from './wait-queue.ts';
+import { WaitQueue } from './wait-queue.ts';
 
 /** One backend's calls on this node, as introspection and the metrics show them. */
 export interface BackendCallFigures {
@@ -9,7 +11,7 @@ export interface BackendCallFigures {
   readonly limit: number | null;
   /** Ungated calls running now (they count against the limit). */
   readonly inFlight: number;
-  /** Ungated calls waiting for one of the backend's places, oldest first. */
+  /** Ungated calls waiting for one of the backend's places. */
   readonly waiting: number;
   /** How long the oldest waiter has waited (0 when none waits). */
   readonly longestWaitMs: number;
@@ -21,55 +23,42 @@ export interface BackendCallFigures {
   readonly waitedTotal: number;
 }
 
-interface Waiter {
-  readonly since: number;
-  readonly start: () => void;
-}
-
-// A backend's FIFO: a place passes from a finished call straight to the oldest waiter, so no
-// caller can overtake one that waits (no starvation) and `running` never counts a freed place.
+// One backend's places: calls running, slot holders beside them, and the calls waiting.
 class Lane {
   running = 0;
   slotHolders = 0;
   high = 0;
   waitedTotal = 0;
-  private queue: Waiter[] = [];
-  private head = 0;
+  readonly queue: WaitQueue;
 
-  constructor(readonly backend: string, readonly limit: number) {}
-
-  get waiting(): number {
-    return this.queue.length - this.head;
+  constructor(readonly backend: string, readonly limit: number, agedMs: number) {
+    this.queue = new WaitQueue(agedMs);
   }
 
-  oldest(): Waiter | undefined {
-    return this.queue[this.head];
+  get waiting(): number {
+    return this.queue.waiting;
   }
 
   enqueue(waiter: Waiter): void {
     this.waitedTotal += 1;
-    this.queue.push(waiter);
-  }
-
-  // The next waiter, the queue compacted once its dead head outgrows what is left: ten thousand
-  // hosts registering at once shift no array ten thousand times.
-  next(): Waiter | undefined {
-    const w = this.queue[this.head];
-    if (w === undefined) return undefined;
-    this.queue[this.head] = undefined as unknown as Waiter;
-    this.head += 1;
-    if (this.head > 1_024 && this.head * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
-    }
-    return w;
+    this.queue.enqueue(waiter);
   }
 }
 
 /**
+ * How long a call may wait behind the calls of callers that started before it, before it is
+ * served in arrival order. Long enough that a fleet starting at once (thousands of hosts behind
+ * a bound of 50, each call a second or more at Ironic) keeps finishing its first hosts first;
+ * short enough that hosts already running, calling again and again at a saturated backend, keep
+ * a new host waiting no longer than this.
+ */
+export const AGED_MS = 120_000;
+
+/**
  * A per-backend bound on the calls of one node's actors (issue 30): the calls that hold no
- * capacity slot wait here, first come first served, for one of the backend's places. Enrollment
- * takes no slot (BMO's capacity check gates only inspecting, provisioning and deprovisioning), so
+ * capacity slot wait here for one of the backend's places, the callers that started first served
+ * first (a host that has registered goes on before another registers: see run), none starved.
+ * Enrollment takes no slot (BMO's capacity check gates only inspecting, provisioning and deprovisioning), so
  * without it 800 hosts registering at once sent 800 requests to one Ironic, which answered none
  * in time. BMO is bounded the same way by its reconcile workers.
  *
@@ -80,21 +69,41 @@ class Lane {
  */
 export class BackendCalls {
   private readonly lanes = new Map<string, Lane>();
+  private started = 0;
 
-  constructor(private readonly limits: CallLimits, private readonly now: () => number = Date.now) {
+  /**
+   * `agedMs`: a call that has waited this long is served before any call of an older caller, in
+   * arrival order, so none starves (default AGED_MS).
+   */
+  constructor(private readonly limits: CallLimits, private readonly now: () => number = Date.now, private readonly agedMs: number = AGED_MS) {
     checkCallLimits(limits);
   }
 
-  /** Runs `call` once one of `backend`'s places is free, after every call that waited before it. */
-  async run<T>(backend: string, call: () => Promise<T>): Promise<T> {
+  /**
+   * A new caller's start number (node-wide, increasing), for `run`'s `order`: a caller draws one
+   * at its first call and passes it with every call after, so the calls of the callers that
+   * started first are served first, and a fleet starting at once finishes its first hosts early
+   * instead of registering every host before any goes on (issue 30).
+   */
+  startNumber(): number {
+    return this.started++;
+  }
+
+  /**
+   * Runs `call` once one of `backend`'s places is free: after every waiting call of a lesser
+   * `order` (a caller's startNumber()), and of the same order that waited before it; a call that
+   * waited `agedMs` goes first, oldest first. Without `order` the call ranks as a caller starting
+   * now does.
+   */
+  async run<T>(backend: string, call: () => Promise<T>, order: number = this.startNumber()): Promise<T> {
     const lane = this.lane(backend);
     if (lane.running < lane.limit && lane.waiting === 0) lane.running += 1;
-    else await new Promise<void>((start) => lane.enqueue({ since: this.now(), start }));
+    else await new Promise<void>((start) => lane.enqueue({ order, arrival: lane.queue.nextArrival(), since: this.now(), start, served: false }));
     if (lane.running > lane.high) lane.high = lane.running;
     try {
       return await call();
     } finally {
-      const next = lane.next();
+      const next = lane.queue.next(this.now());
       if (next) next.start();
       else lane.running -= 1;
     }
@@ -120,7 +129,7 @@ export class BackendCalls {
   figures(): BackendCallFigures[] {
     const now = this.now();
     return [...this.lanes.values()].map((lane) => {
-      const oldest = lane.oldest();
+      const oldest = lane.queue.oldest();
       return {
         // A pool names its endpoint, whose URL may carry userinfo: never shown.
         backend: lane.backend.replace(/\/\/[^/@]*@/, '//'),
@@ -137,7 +146,7 @@ export class BackendCalls {
 
   private lane(backend: string): Lane {
     let lane = this.lanes.get(backend);
-    if (lane === undefined) this.lanes.set(backend, (lane = new Lane(backend, callLimitOf(this.limits, backend))));
+    if (lane === undefined) this.lanes.set(backend, (lane = new Lane(backend, callLimitOf(this.limits, backend), this.agedMs)));
     return lane;
   }
 }

@@ -55,9 +55,15 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostW
   private watched: ReadonlyArray<{ readonly key: string; readonly stop: () => void }> = NONE_WATCHED;
   private watchingFor: string | null = null;
   private watchingCredentials: string | null = null;
+<<<<<<< HEAD
   private readonly hold = new SlotAnswerHold();
   // A status left for the slot's answer is written by this timer if the answer is slow.
   private holdTimer: TimerHandle | null = null;
+=======
+  // This host's start number at the call bound, drawn at its first call and kept: its later calls
+  // go before the first calls of hosts that started after it (actors/calls).
+  private callOrder: number | undefined;
+>>>>>>> h8-call-order
 
   constructor(private readonly key: string, private readonly deps: HostDeps, private readonly io: MachineIO<BmhEvent>) {
     this.writer = new StatusWriter(key, deps.store, deps.log, deps.clock, deps.fence);
@@ -128,7 +134,8 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostW
     if (calls === undefined) return undefined;
     const backend = this.slotClaim(state).pool;
     if (GATED_OPERATIONS.has(op) || state.slot.phase === 'held') return (call) => calls.runHoldingSlot(backend, call);
-    return (call) => calls.run(backend, call);
+    const order = (this.callOrder ??= calls.startNumber());
+    return (call) => calls.run(backend, call, order);
   }
 
   slotClaim(state: BmhState): { pool: string; exempt: boolean } {

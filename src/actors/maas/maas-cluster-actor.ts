@@ -54,7 +54,17 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps): ReturnType<Kind
   // A cluster holds no capacity slot: its DNS and address calls wait for one of MAAS's places
   // behind the node's per-backend bound, as a MaasMachine's unslotted calls do (issue 30), or a
   // thousand clusters resyncing at once would send a thousand writes to one MAAS.
-  const bounded = <T>(call: () => Promise<T>): Promise<T> => (deps.calls ? deps.calls.run(deps.driver.pool, call) : call());
+  // It waits in the order actors started, drawing its start number at its first call as a
+  // MaasMachine does (they share MAAS's bound, and one start sequence): a new cluster's endpoint
+  // record is made about when its first machines allocate, and a cluster's resync goes before
+  // newer machines' calls; clusters are few and their calls short, and aging (actors/calls) keeps
+  // them from starving anyone. Not first of all: a thousand clusters resyncing at once would then
+  // stall every machine's start-up.
+  let callOrder: number | undefined;
+  const bounded = <T>(call: () => Promise<T>): Promise<T> => {
+    const calls = deps.calls;
+    return calls ? calls.run(deps.driver.pool, call, (callOrder ??= calls.startNumber())) : call();
+  };
 
   async function dns(call: DnsCall): Promise<DnsCallResult> {
     const d = deps.driver;

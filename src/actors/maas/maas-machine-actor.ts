@@ -83,10 +83,15 @@ function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<Ma
 
   // Where a call waits its turn at MAAS: a machine holding a slot (deploying, releasing) never
   // waits behind the calls that hold none, as a host's does (actors/host/host-kind.ts).
+  // Its calls without a slot go in the order machines started, as a host's do: the machine's start
+  // number is drawn at its first call and kept, so a machine that has allocated goes on to deploy
+  // before the next one allocates.
+  let callOrder: number | undefined;
   function bounded<T>(state: MaasMachineState, call: () => Promise<T>): Promise<T> {
     const calls = deps.calls;
     if (calls === undefined) return call();
-    return state.slot.phase === 'held' ? calls.runHoldingSlot(deps.driver.pool, call) : calls.run(deps.driver.pool, call);
+    if (state.slot.phase === 'held') return calls.runHoldingSlot(deps.driver.pool, call);
+    return calls.run(deps.driver.pool, call, (callOrder ??= calls.startNumber()));
   }
 
   function warn(text: string, err: unknown): void {
