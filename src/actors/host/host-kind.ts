@@ -55,15 +55,12 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostW
   private watched: ReadonlyArray<{ readonly key: string; readonly stop: () => void }> = NONE_WATCHED;
   private watchingFor: string | null = null;
   private watchingCredentials: string | null = null;
-<<<<<<< HEAD
   private readonly hold = new SlotAnswerHold();
   // A status left for the slot's answer is written by this timer if the answer is slow.
   private holdTimer: TimerHandle | null = null;
-=======
   // This host's start number at the call bound, drawn at its first call and kept: its later calls
   // go before the first calls of hosts that started after it (actors/calls).
   private callOrder: number | undefined;
->>>>>>> h8-call-order
 
   constructor(private readonly key: string, private readonly deps: HostDeps, private readonly io: MachineIO<BmhEvent>) {
     this.writer = new StatusWriter(key, deps.store, deps.log, deps.clock, deps.fence);
