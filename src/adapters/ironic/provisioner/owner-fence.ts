@@ -55,11 +55,13 @@ export function leaseGuardedClient(client: IronicClient, host: HostData): Ironic
   const held = host.leaseHeld;
   if (!held) return client;
   const guarded: Partial<Record<(typeof WRITES)[number], unknown>> = {};
+  // And asks it again as each write's request gets its connection: it may have waited for one.
+  const leaving = client.withLeaveCheck(held);
   for (const name of WRITES) {
-    const write = client[name] as (...args: unknown[]) => Promise<unknown>;
+    const write = leaving[name] as (...args: unknown[]) => Promise<unknown>;
     guarded[name] = (...args: unknown[]) => {
       if (!held()) return Promise.reject(new LeaseNotHeld(`the shard lease of ${host.key} is no longer safely held on this node; Ironic was not called (${name})`));
-      return write.apply(client, args);
+      return write.apply(leaving, args);
     };
   }
   // Everything else (reads, stats, version) is the client's own.
