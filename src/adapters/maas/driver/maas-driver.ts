@@ -13,6 +13,14 @@ import { linkStatic, StaticLinkRefused } from './static-link.ts';
 export function createMaasDriver(client: MaasClient, o: { now?: () => number } = {}): MaasDriver {
   const images = imageCheck(client, o.now);
   return {
+    ...driverOver(client, images),
+    // The image cache and its reads stay the base client's: they change nothing in MAAS.
+    withLeaveCheck: (mayLeave) => driverOver(client.withLeaveCheck(mayLeave), images),
+  };
+}
+
+function driverOver(client: MaasClient, images: ImageCheck): MaasDriver {
+  return {
     endpoint: client.endpoint,
     pool: `maas:${client.endpoint}`,
     async run(call: MaasCall, userDataBase64?: string): Promise<MaasResult> {
