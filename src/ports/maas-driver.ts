@@ -1,3 +1,4 @@
+import type { BackendRequestCount } from './provisioner.ts';
 import type { MachineNic } from '../machines/maas-cluster/index.ts';
 import type { MaasCall, MaasResult } from '../machines/maas-machine/index.ts';
 
@@ -41,4 +42,6 @@ export interface MaasDriver {
    * withholds it (a transient result, nothing sent). Optional: a driver without a pool has no wait.
    */
   withLeaveCheck?(mayLeave: () => boolean): MaasDriver;
+  /** What its HTTP client sent (and withheld), by route and answer (running totals); absent: none. */
+  requests?(): readonly BackendRequestCount[];
 }

@@ -63,6 +63,7 @@ export function createSend({ opts, transport, stats, keySecrets }: RequestCore):
           throw fail(c, redact, 'withheld', true, 'withheld as it could leave: the caller\'s shard lease was no longer safely held; MAAS was not called', { attempts: attempt });
         }
         if (!(err instanceof TransportError)) throw err;
+        stats.answered(c.route, err.failure.kind === 'timeout' ? 'timeout' : 'network');
         const mayRepeat = idempotent || !err.sent;
         if (err.failure.kind === 'timeout') {
           if (mayRepeat && attempt < attempts) {
@@ -85,7 +86,8 @@ export function createSend({ opts, transport, stats, keySecrets }: RequestCore):
           : `cannot reach MAAS at ${opts.endpoint} (${e.code ?? redact(e.message)})${after(attempt)}`;
         throw fail(c, redact, 'network', !tls, what, { attempts: attempt, cause: redactedError(e, redact) });
       }
-
+      // By answer as the Ironic client counts them, for metalfleet_backend_requests_total.
+      stats.answered(c.route, String(raw.status));
       if (raw.status >= 200 && raw.status < 300) {
         const text = raw.body.trim();
         if (text === '') return { status: raw.status, json: undefined };
