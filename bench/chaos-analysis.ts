@@ -11,7 +11,8 @@ export interface StaleCall {
   readonly call: FixtureCallRecord;
   /**
    * superseded: another tenure of the shard (a higher epoch) had been acquired before the call
-   * left; ended: the caller had itself recorded the end (lost or released) of its tenure.
+   * left; ended: the caller had itself recorded the end (lost or released) of its tenure, a lost
+   * one at its lease's deadline when the record has it.
    */
   readonly why: 'superseded' | 'ended';
   /** The node whose tenure superseded the caller's (superseded only). */
@@ -85,7 +86,11 @@ export function auditLeases(calls: readonly FixtureCallRecord[], records: readon
     if (later) return { why: 'superseded', by: later.node, lateMs: at - later.at };
     if (!tenure) return null;
     const end = (ends.get(`${call.holder}\u0000${call.shard}`) ?? []).find((e) => e.at >= tenure.at);
-    return end && end.at < at ? { why: 'ended', by: null, lateMs: at - end.at } : null;
+    if (!end) return null;
+    // A lost tenure ended at its lease's deadline, when the node stopped being allowed to call; its
+    // record is stamped when the lease-lost timer ran, later on a starved node.
+    const ended = end.kind === 'lost' && end.deadline !== undefined ? Math.min(end.deadline, end.at) : end.at;
+    return ended < at ? { why: 'ended', by: null, lateMs: at - ended } : null;
   };
   for (const call of calls) {
     if (call.sentAt !== null) maxTransitMs = Math.max(maxTransitMs, call.at - call.sentAt);

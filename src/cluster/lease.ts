@@ -23,8 +23,12 @@ export interface LeaseOptions {
   /** Deadline = last successful request's send time + ttlMs − this. Default ttlMs / 5. */
   readonly safetyMarginMs?: number;
   readonly clock: Clock;
-  /** Called synchronously, before the server-side TTL can expire; the holder must fence itself. */
-  readonly onLost: (reason: LeaseLostReason) => void;
+  /**
+   * Called synchronously, before the server-side TTL can expire; the holder must fence itself.
+   * `overdueMs`: how long before this call the lease stopped being safely held (its deadline
+   * passed): 0 when the timer fired on time, more when a starved event loop ran it late.
+   */
+  readonly onLost: (reason: LeaseLostReason, overdueMs: number) => void;
   readonly log?: Logger;
   /**
    * The lowest epoch this tenure may have (issue 30). The epoch is the create revision unless that
@@ -220,8 +224,11 @@ export class Lease {
     if (this.state !== 'held') return;
     this.state = 'lost';
     this.clearTimers();
-    this.log.warn({ reason }, 'lease lost');
-    this.options.onLost(reason);
+    // The holder stopped being allowed to act at the deadline, not when this runs: under CPU
+    // starvation the deadline timer fires late, and what was done between is done after the end.
+    const overdueMs = Math.max(0, monotonicOf(this.options.clock) - this.deadlineAt);
+    this.log.warn({ reason, overdueMs }, 'lease lost');
+    this.options.onLost(reason, overdueMs);
   }
 
   private clearTimers(): void {

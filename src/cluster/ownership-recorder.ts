@@ -9,8 +9,13 @@ import type { ShardLeaseEvents, ShardReleaseWhy } from './shard-leases.ts';
 export type OwnershipRecord =
   /** `revision`: the lease key's create revision, when the tenure claimed an epoch above it (issue 30). */
   | { readonly kind: 'acquired'; readonly node: string; readonly shard: number; readonly epoch: number; readonly at: number; readonly revision?: number }
-  /** `why`: 'stale-fence' when the node gave the shard up to retake it above a refusing fence. */
-  | { readonly kind: 'lost' | 'released'; readonly node: string; readonly shard: number; readonly at: number; readonly why?: ShardReleaseWhy };
+  /**
+   * `why`: 'stale-fence' when the node gave the shard up to retake it above a refusing fence.
+   * `deadline` (lost only): when the node stopped being allowed to call for the shard, its lease's
+   * deadline, before `at` when the lease-lost timer ran late (a starved node). `at` stays when the
+   * actors had stopped, the end of the interval the overlap check uses.
+   */
+  | { readonly kind: 'lost' | 'released'; readonly node: string; readonly shard: number; readonly at: number; readonly why?: ShardReleaseWhy; readonly deadline?: number };
 
 export interface OwnershipInterval {
   readonly node: string;
@@ -44,8 +49,8 @@ export class OwnershipRecorder {
     this.record({ kind: 'acquired', node, shard: fence.shard, epoch: fence.epoch, at: this.now(), ...(revision !== undefined && revision !== fence.epoch ? { revision } : {}) });
   }
 
-  ended(node: string, shard: number, kind: 'lost' | 'released', why?: ShardReleaseWhy): void {
-    this.record({ kind, node, shard, at: this.now(), ...(why === 'stale-fence' ? { why } : {}) });
+  ended(node: string, shard: number, kind: 'lost' | 'released', why?: ShardReleaseWhy, deadline?: number): void {
+    this.record({ kind, node, shard, at: this.now(), ...(why === 'stale-fence' ? { why } : {}), ...(deadline !== undefined ? { deadline } : {}) });
   }
 
   /**
@@ -58,9 +63,11 @@ export class OwnershipRecorder {
         this.acquired(node, fence, revision);
         inner.acquired(shard, fence, held, revision);
       },
-      lost: (shard, reason) => {
-        inner.lost(shard, reason);
-        this.ended(node, shard, 'lost');
+      lost: (shard, reason, overdueMs) => {
+        // Stamped before the actors stop: the moment the lease's deadline passed, by this clock.
+        const deadline = overdueMs === undefined ? undefined : this.now() - overdueMs;
+        inner.lost(shard, reason, overdueMs);
+        this.ended(node, shard, 'lost', undefined, deadline);
       },
       release: async (shard, why) => {
         await inner.release(shard, why);

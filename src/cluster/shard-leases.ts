@@ -24,8 +24,11 @@ export interface ShardLeaseEvents {
    * fired yet (its I/O callbacks run first).
    */
   acquired(shard: number, fence: Fence, held: () => boolean, revision?: number): void;
-  /** Must stop the shard's actors at once (synchronously): another node may own it soon. */
-  lost(shard: number, reason: ShardLostReason): void;
+  /**
+   * Must stop the shard's actors at once (synchronously): another node may own it soon.
+   * `overdueMs`: how long ago the lease's deadline passed (a late timer), when it was lost to it.
+   */
+  lost(shard: number, reason: ShardLostReason, overdueMs?: number): void;
   /**
    * Graceful handoff: drain in-flight work; resolve once the shard's actors are stopped. `why` is
    * 'stale-fence' when the node gives its own tenure up to take the shard again above a fence
@@ -240,10 +243,10 @@ class ShardLeaseManager implements ShardLeases {
       clock: this.clock,
       log: this.log,
       ...(floor && floor.floor > 0 ? { minEpoch: claimAbove(floor) } : {}),
-      onLost: (reason) => {
+      onLost: (reason, overdueMs) => {
         if (lease === null || this.held.get(shard) !== lease) return;
         this.held.delete(shard);
-        this.notifyLost(shard, reason);
+        this.notifyLost(shard, reason, overdueMs);
         this.reconcile();
       },
     }).then(async (got) => {
@@ -295,11 +298,11 @@ class ShardLeaseManager implements ShardLeases {
     this.releasing.set(shard, done);
   }
 
-  private notifyLost(shard: number, reason: ShardLostReason): void {
+  private notifyLost(shard: number, reason: ShardLostReason, overdueMs?: number): void {
     this.watchFence(shard, { type: 'ended' });
-    this.log.warn({ shard, reason }, 'shard lost; fencing');
+    this.log.warn({ shard, reason, ...(overdueMs ? { overdueMs } : {}) }, 'shard lost; fencing');
     try {
-      this.events.lost(shard, reason);
+      this.events.lost(shard, reason, overdueMs);
     } catch (err) {
       this.log.error({ shard, err }, 'shard lost handler threw');
     }

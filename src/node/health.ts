@@ -7,7 +7,7 @@ import type { Clock } from '../actors/runtime/index.ts';
 import { askJetStream } from '../bus/index.ts';
 import type { Membership } from '../cluster/index.ts';
 import { commandGate, createUiHandler } from '../ui/index.ts';
-import type { Provisioner, ResourceStore } from '../ports/index.ts';
+import type { MaasDriver, Provisioner, ResourceStore } from '../ports/index.ts';
 import type { ClusterTiming, NodeConfig } from './config.ts';
 import { apiServerUnreachable, watchJetStream } from './readiness.ts';
 import type { JetStreamWatch } from './readiness.ts';
@@ -39,6 +39,8 @@ export interface NodeHealthOptions {
   readonly timing: ClusterTiming;
   readonly clock: Clock;
   readonly provisioner: Provisioner;
+  /** The MAAS driver, when the node drives MAAS kinds: its requests are exported beside the provisioner's. */
+  readonly maasDriver?: Pick<MaasDriver, 'requests'>;
   /** The node's per-backend bound on calls that hold no slot: exported as metalfleet_backend_calls_*. */
   readonly calls?: BackendCalls;
   readonly kube: KubeAdapter | undefined;
@@ -94,7 +96,7 @@ export async function startNodeHealth(options: NodeHealthOptions): Promise<NodeH
     shardsOwned: () => running?.shards.owned().size ?? 0,
     mailboxDepth: () => mailboxDepthByKind(running?.shards.system.registry.list({ summary: false }) ?? []),
     capacityPools: () => running?.pools() ?? Promise.resolve(null),
-    backendRequests: backendRequestsOf(options.provisioner),
+    backendRequests: backendRequestsOf(options.provisioner, options.maasDriver),
   }, { port: config.healthPort, host: healthBind, node: config.name, ...(ui ? { routes: (req, res) => ui.handle(req, res) } : {}) });
   if (health && kube) registerKubeMetrics(health.registry, kube);
   const calls = options.calls;

@@ -16,6 +16,9 @@ const CHANGES_MACHINE = new Set<MaasCall['op']>(['swapOff', 'setMinHweKernel', '
  * taken the machine since, and this one does not act. Reads pass: they change nothing.
  */
 export function leaseGuardedDriver(driver: MaasDriver, held: () => boolean, fence?: Fence, onFenceRefused?: (refusal: FenceRefusal) => void): MaasDriver {
+  // Changes go through a view of the driver that asks the lease again as each request gets its
+  // connection: it may have waited for one of the pool's sockets after the check here.
+  const leaving = driver.withLeaveCheck?.(held) ?? driver;
   const refuse = (): Error => new Error(LEASE_NOT_HELD);
   const notHeld: MaasResult = { kind: 'transient', message: LEASE_NOT_HELD };
 
@@ -46,7 +49,7 @@ export function leaseGuardedDriver(driver: MaasDriver, held: () => boolean, fenc
       // The claim awaited MAAS: ask again right before the change leaves.
       if (!held()) return notHeld;
     }
-    const result = await driver.run(call, userData);
+    const result = await leaving.run(call, userData);
     // A machine just allocated is ours from now: record it before anything else is done to it.
     if (call.op === 'allocate' && result.kind === 'done' && result.machine) await claim(result.machine.systemId);
     return result;
@@ -57,14 +60,14 @@ export function leaseGuardedDriver(driver: MaasDriver, held: () => boolean, fenc
     pool: driver.pool,
     run,
     ...(driver.ownerData ? { ownerData: (id: string) => driver.ownerData!(id) } : {}),
-    ...(driver.setOwnerData ? { setOwnerData: (id: string, d: Readonly<Record<string, string>>) => (held() ? driver.setOwnerData!(id, d) : Promise.reject(refuse())) } : {}),
+    ...(driver.setOwnerData ? { setOwnerData: (id: string, d: Readonly<Record<string, string>>) => (held() ? leaving.setOwnerData!(id, d) : Promise.reject(refuse())) } : {}),
     findDns: (fqdn) => driver.findDns(fqdn),
-    createDns: (fqdn, ttl, ips) => (held() ? driver.createDns(fqdn, ttl, ips) : Promise.reject(refuse())),
-    updateDns: (id, ips) => (held() ? driver.updateDns(id, ips) : Promise.reject(refuse())),
-    deleteDns: (id) => (held() ? driver.deleteDns(id) : Promise.reject(refuse())),
+    createDns: (fqdn, ttl, ips) => (held() ? leaving.createDns(fqdn, ttl, ips) : Promise.reject(refuse())),
+    updateDns: (id, ips) => (held() ? leaving.updateDns(id, ips) : Promise.reject(refuse())),
+    deleteDns: (id) => (held() ? leaving.deleteDns(id) : Promise.reject(refuse())),
     ...(driver.findReservedIp ? { findReservedIp: (q: Parameters<NonNullable<MaasDriver['findReservedIp']>>[0]) => driver.findReservedIp!(q) } : {}),
-    ...(driver.reserveIp ? { reserveIp: (r: Parameters<NonNullable<MaasDriver['reserveIp']>>[0]) => (held() ? driver.reserveIp!(r) : Promise.reject(refuse())) } : {}),
-    ...(driver.releaseIp ? { releaseIp: (ip: string) => (held() ? driver.releaseIp!(ip) : Promise.reject(refuse())) } : {}),
+    ...(driver.reserveIp ? { reserveIp: (r: Parameters<NonNullable<MaasDriver['reserveIp']>>[0]) => (held() ? leaving.reserveIp!(r) : Promise.reject(refuse())) } : {}),
+    ...(driver.releaseIp ? { releaseIp: (ip: string) => (held() ? leaving.releaseIp!(ip) : Promise.reject(refuse())) } : {}),
     ...(driver.machineInterfaces ? { machineInterfaces: (id: string) => driver.machineInterfaces!(id) } : {}),
   };
 }

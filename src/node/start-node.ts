@@ -132,7 +132,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
   const opened = await openStores(substrate.transport, timing, stores, runtime.log);
   // Health first: /readyz answers "not ready" while informers list and shards are taken.
   const front = await startNodeHealth({
-    config, substrate, timing, clock, provisioner: backends.provisioner, calls, kube: stores.kube, gate: runtime.gate,
+    config, substrate, timing, clock, provisioner: backends.provisioner, ...(backends.maas ? { maasDriver: backends.maas.driver } : {}), calls, kube: stores.kube, gate: runtime.gate,
   });
   runtime.onHealth?.(front.health);
   try {

@@ -35,3 +35,18 @@ test('chaos audit - a call that did not say when it left is judged by its arriva
   t.is(audit.stale[0]!.why, 'superseded');
   t.is(audit.judgedByArrival, 1);
 });
+
+test('chaos audit - a lost tenure ends at its lease\'s deadline: a call that left after it, before the late lost record, is counted', (t) => {
+  // a's lease ran out at 700; starved, its lease-lost timer ran (and the record was stamped) at 1000.
+  const starved: OwnershipRecord[] = [
+    { kind: 'acquired', node: 'a', shard: 3, epoch: 40, at: 0 },
+    { kind: 'lost', node: 'a', shard: 3, at: 1_000, deadline: 700 },
+    { kind: 'acquired', node: 'b', shard: 3, epoch: 41, at: 1_600 },
+  ];
+  const inTime = call({ sentAt: 650, at: 660 });
+  const afterDeadline = call({ sentAt: 800, at: 810 });
+  const audit = auditLeases([inTime, afterDeadline], starved);
+  t.deepEqual(audit.stale.map((s) => [s.call, s.why, s.by, s.lateMs]), [[afterDeadline, 'ended', null, 100]]);
+  // A record without a deadline (an older node) still ends at its stamp.
+  t.deepEqual(auditLeases([afterDeadline], records).stale, []);
+});

@@ -12,9 +12,17 @@ export interface CallStats {
   reset(): void;
 }
 
+/** The status a withheld request is counted under in byRouteStatus (see CallCounter.withheld). */
+export const WITHHELD = 'withheld';
+
 export interface CallCounter extends CallStats {
   count(route: string): void;
   answered(route: string, status: string): void;
+  /**
+   * The request counted last for `route` was withheld by its leave check (RequestWithheld): it
+   * never left, so it no longer counts as sent, and byRouteStatus says `withheld`.
+   */
+  withheld(route: string): void;
   countRetry(): void;
 }
 
@@ -43,6 +51,14 @@ export function createCallStats(): CallCounter {
     answered(route, status) {
       const counts = (byRouteStatus[route] ??= {});
       counts[status] = (counts[status] ?? 0) + 1;
+    },
+    withheld(route) {
+      total -= 1;
+      const left = (byRoute[route] ?? 1) - 1;
+      if (left > 0) byRoute[route] = left;
+      else delete byRoute[route];
+      const counts = (byRouteStatus[route] ??= {});
+      counts[WITHHELD] = (counts[WITHHELD] ?? 0) + 1;
     },
     countRetry() {
       retries += 1;

@@ -1,5 +1,6 @@
 export { createTransport, RequestWithheld, TransportError } from './transport.ts';
+export { leaveChecked } from './leave-check.ts';
 export type { RawFailure, RawRequest, RawResponse, Transport, TransportTls } from './transport.ts';
-export { createCallStats } from './call-stats.ts';
+export { createCallStats, WITHHELD } from './call-stats.ts';
 export type { CallCounter, CallStats } from './call-stats.ts';
 export { createRedactor, MASK } from './redactor.ts';

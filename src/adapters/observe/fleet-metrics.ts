@@ -1,6 +1,7 @@
 import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { BackendRequestCount } from '../../ports/index.ts';
+import { WITHHELD } from '../http/index.ts';
 
 /** One capacity pool as the broker sees it. */
 export interface PoolSlots {
@@ -129,7 +130,20 @@ export function registerFleetMetrics(registry: Registry, sources: FleetSources):
     name: 'metalfleet_backend_requests_total', help: 'Requests sent to a backend, by route and answer (retries included)', labelNames: ['backend', 'route', 'status'], registers,
     collect() {
       this.reset();
-      for (const r of sources.backendRequests?.() ?? []) this.inc({ backend: r.backend, route: r.route, status: r.status }, r.count);
+      // A withheld request was never sent: it has its own counter.
+      for (const r of sources.backendRequests?.() ?? []) if (r.status !== WITHHELD) this.inc({ backend: r.backend, route: r.route, status: r.status }, r.count);
+    },
+  });
+  new Counter({
+    name: 'metalfleet_backend_requests_withheld_total',
+    help: 'Requests to a backend withheld as they got their connection: their shard lease was no longer safely held (they waited in the connection pool past its deadline, a starved node); nothing was sent',
+    labelNames: ['backend'], registers,
+    collect() {
+      this.reset();
+      const byBackend = new Map<string, number>();
+      // Every backend that reported requests has a series, 0 until one is withheld: a rate alert needs it.
+      for (const r of sources.backendRequests?.() ?? []) byBackend.set(r.backend, (byBackend.get(r.backend) ?? 0) + (r.status === WITHHELD ? r.count : 0));
+      for (const [backend, n] of byBackend) this.inc({ backend }, n);
     },
   });
 }

@@ -1,7 +1,7 @@
 import { createListAll } from './answers.ts';
 import type { Feature, Negotiated } from './features.ts';
 import { versionSupports } from './features.ts';
-import { createCallStats, createTransport } from '../../http/index.ts';
+import { createCallStats, createTransport, leaveChecked } from '../../http/index.ts';
 import type { CallStats } from '../../http/index.ts';
 import type { FirmwareCalls } from './firmware-calls.ts';
 import { firmwareCalls } from './firmware-calls.ts';
@@ -13,6 +13,7 @@ import { authHeaders, authSecrets, resolveOptions } from './options.ts';
 import type { PortCalls } from './port-calls.ts';
 import { portCalls } from './port-calls.ts';
 import { createSend } from './request.ts';
+import type { Send } from './call.ts';
 import type { ApiVersion } from './version.ts';
 
 export interface IronicClient extends NodeCalls, PortCalls, FirmwareCalls {
@@ -29,6 +30,13 @@ export interface IronicClient extends NodeCalls, PortCalls, FirmwareCalls {
    */
   negotiated(): Promise<Negotiated>;
   readonly stats: CallStats;
+  /**
+   * This client, with each of its requests asking `mayLeave` once its connection is ready: false
+   * withholds it (IronicError 'withheld', retryable; nothing sent). A request may wait for one of
+   * the pool's sockets after its caller last asked its shard lease (issue 30). Same connections,
+   * stats and negotiated version; version discovery is not asked (it changes nothing).
+   */
+  withLeaveCheck(mayLeave: () => boolean): IronicClient;
   /** Closes the kept-alive connections. */
   close(): void;
 }
@@ -40,31 +48,35 @@ export function createIronicClient(o: IronicClientOptions): IronicClient {
   const stats = createCallStats();
   // Discovery sends through the request core, and the core asks the negotiator for the version.
   const negotiator = createNegotiator(opts, (c) => request(c));
-  const request = createSend({
+  const core = {
     opts,
-    transport,
     stats,
     prefix: `${opts.base.origin}${opts.base.pathname.replace(/\/+$/, '')}`,
     fixedHeaders: { Accept: 'application/json', 'User-Agent': 'metalfleet-ironic-client', ...authHeaders(opts.auth) },
     fixedSecrets: authSecrets(opts.auth),
     versions: negotiator,
-  });
-  const listAll = createListAll(request, opts.endpoint);
-
-  return {
-    endpoint: opts.endpoint,
-    get version() {
-      return negotiator.version;
-    },
-    stats,
-    connect: () => negotiator.renegotiate(),
-    supports: (feature) => versionSupports(negotiator.version, feature),
-    negotiated: () => negotiator.negotiated(),
-    ...nodeCalls({ request, gate: (c, needs) => negotiator.gate(c, needs), listAll }),
-    ...portCalls({ request, listAll }),
-    ...firmwareCalls({ request, gate: (c, needs) => negotiator.gate(c, needs) }),
-    close() {
-      transport.close();
-    },
   };
+  const request = createSend({ ...core, transport });
+
+  const over = (send: Send): IronicClient => {
+    const listAll = createListAll(send, opts.endpoint);
+    return {
+      endpoint: opts.endpoint,
+      get version() {
+        return negotiator.version;
+      },
+      stats,
+      connect: () => negotiator.renegotiate(),
+      supports: (feature) => versionSupports(negotiator.version, feature),
+      negotiated: () => negotiator.negotiated(),
+      ...nodeCalls({ request: send, gate: (c, needs) => negotiator.gate(c, needs), listAll }),
+      ...portCalls({ request: send, listAll }),
+      ...firmwareCalls({ request: send, gate: (c, needs) => negotiator.gate(c, needs) }),
+      withLeaveCheck: (mayLeave) => over(createSend({ ...core, transport: leaveChecked(transport, mayLeave) })),
+      close() {
+        transport.close();
+      },
+    };
+  };
+  return over(request);
 }

@@ -12,6 +12,7 @@ export type IronicErrorCode =
   | 'unavailable' // 503 and other 5xx
   | 'timeout' // no complete answer within timeoutMs
   | 'network' // connection refused, reset, DNS, TLS
+  | 'withheld' // the caller's leave check (its shard lease) said no once a connection was ready: nothing sent
   | 'version' // microversion negotiation refused, or 406 from Ironic
   | 'invalid-response' // not JSON, or JSON of an unexpected shape
   | 'auth' // 401, 403

@@ -5,7 +5,7 @@ import { fail, header } from './call.ts';
 import { ironicErrorMessage } from './error-body.ts';
 import { classifyStatus } from './errors.ts';
 import type { CallCounter, RawResponse, Transport } from '../../http/index.ts';
-import { TransportError } from '../../http/index.ts';
+import { RequestWithheld, TransportError } from '../../http/index.ts';
 import type { ResolvedOptions } from './options.ts';
 import { collectSecrets, createRedactor } from './redact.ts';
 import type { ApiVersion } from './version.ts';
@@ -46,6 +46,12 @@ export function createSend(core: RequestCore): Send {
       try {
         raw = await transport.send({ method: c.method, url: new URL(prefix + c.path), headers, body, timeoutMs: opts.timeoutMs });
       } catch (err) {
+        if (err instanceof RequestWithheld) {
+          // It waited for a connection past the moment its caller may call (the shard lease): not
+          // sent, so Ironic did nothing and the call may be made again by whoever holds the lease.
+          stats.withheld(c.route);
+          throw fail(c, 'withheld', true, `withheld as it could leave: the caller's shard lease was no longer safely held; Ironic was not called`, { attempts: attempt });
+        }
         if (!(err instanceof TransportError)) throw err;
         stats.answered(c.route, err.failure.kind === 'timeout' ? 'timeout' : 'network');
         if (err.failure.kind === 'timeout') {

@@ -55,11 +55,14 @@ export function leaseGuardedClient(client: IronicClient, host: HostData): Ironic
   const held = host.leaseHeld;
   if (!held) return client;
   const guarded: Partial<Record<(typeof WRITES)[number], unknown>> = {};
+  // And asks it again as each write's request gets its connection: it may have waited for one.
+  // Built at the first write: most steps only read.
+  let leaving: IronicClient | undefined;
   for (const name of WRITES) {
-    const write = client[name] as (...args: unknown[]) => Promise<unknown>;
     guarded[name] = (...args: unknown[]) => {
       if (!held()) return Promise.reject(new LeaseNotHeld(`the shard lease of ${host.key} is no longer safely held on this node; Ironic was not called (${name})`));
-      return write.apply(client, args);
+      leaving ??= client.withLeaveCheck(held);
+      return (leaving[name] as (...a: unknown[]) => Promise<unknown>).apply(leaving, args);
     };
   }
   // Everything else (reads, stats, version) is the client's own.

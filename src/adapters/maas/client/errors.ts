@@ -14,6 +14,7 @@ export type MaasErrorCode =
   | 'unavailable' // 503 and other 5xx
   | 'timeout' // no complete answer within timeoutMs
   | 'network' // connection refused, reset, DNS, TLS
+  | 'withheld' // the caller's leave check (its shard lease) said no once a connection was ready: nothing sent
   | 'invalid-response'; // not JSON, or JSON of an unexpected shape
 
 export interface MaasErrorDetails {

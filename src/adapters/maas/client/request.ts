@@ -6,7 +6,7 @@ import { parseErrorBody } from './error-body.ts';
 import { classifyStatus, hintFor } from './errors.ts';
 import { encodeForm } from './form.ts';
 import type { CallCounter, RawResponse, Transport } from '../../http/index.ts';
-import { TransportError } from '../../http/index.ts';
+import { RequestWithheld, TransportError } from '../../http/index.ts';
 import { oauthAuthorization } from './oauth.ts';
 import type { ResolvedOptions } from './options.ts';
 import { createRedactor } from './redact.ts';
@@ -56,7 +56,14 @@ export function createSend({ opts, transport, stats, keySecrets }: RequestCore):
       try {
         raw = await transport.send({ method: c.method, url, headers, body, timeoutMs: opts.timeoutMs });
       } catch (err) {
+        if (err instanceof RequestWithheld) {
+          // It waited for a connection past the moment its caller may call (the shard lease): not
+          // sent, so MAAS did nothing; not retried here, the lease's next holder makes the call.
+          stats.withheld(c.route);
+          throw fail(c, redact, 'withheld', true, 'withheld as it could leave: the caller\'s shard lease was no longer safely held; MAAS was not called', { attempts: attempt });
+        }
         if (!(err instanceof TransportError)) throw err;
+        stats.answered(c.route, err.failure.kind === 'timeout' ? 'timeout' : 'network');
         const mayRepeat = idempotent || !err.sent;
         if (err.failure.kind === 'timeout') {
           if (mayRepeat && attempt < attempts) {
@@ -79,7 +86,8 @@ export function createSend({ opts, transport, stats, keySecrets }: RequestCore):
           : `cannot reach MAAS at ${opts.endpoint} (${e.code ?? redact(e.message)})${after(attempt)}`;
         throw fail(c, redact, 'network', !tls, what, { attempts: attempt, cause: redactedError(e, redact) });
       }
-
+      // By answer as the Ironic client counts them, for metalfleet_backend_requests_total.
+      stats.answered(c.route, String(raw.status));
       if (raw.status >= 200 && raw.status < 300) {
         const text = raw.body.trim();
         if (text === '') return { status: raw.status, json: undefined };

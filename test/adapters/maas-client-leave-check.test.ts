@@ -1,0 +1,67 @@
+import test from 'ava';
+import { createMaasClient, MaasError } from '../../src/adapters/maas/client/index.ts';
+import { createMaasDriver } from '../../src/adapters/maas/driver/index.ts';
+import { leaseGuardedDriver } from '../../src/node/lease-guarded-driver.ts';
+import { startMaasSim } from '../../src/sim/maas/index.ts';
+import { startHoldingProxy } from '../support/holding-proxy.ts';
+import { starvedLease, starvePast, until } from '../support/starved-lease.ts';
+
+// The MAAS client's connection pool holds 64 sockets (adapters/http/transport.ts): a change that
+// passed its lease check may wait in it for one. A node starved of CPU past its lease deadline
+// meanwhile must not let that change reach MAAS once a socket frees (issue 30).
+const POOL = 64;
+const FAST = { attempts: 3, baseMs: 5, maxMs: 20 };
+
+test('maas client - an allocation queued for a connection while the node was starved past its lease deadline is withheld, and MAAS never sees it', async (t) => {
+  const sim = await startMaasSim({ deployMs: 50, releaseMs: 20 });
+  // Reads of the fillers are held at the proxy, so the pool stays full while the lease runs out.
+  const proxy = await startHoldingProxy(sim.url, (method, path) => method === 'GET' && path.includes('/machines/filler-'));
+  const client = createMaasClient({ endpoint: `${proxy.url}${new URL(sim.url).pathname}`, apiKey: sim.adminKey, retries: FAST, timeoutMs: 10_000 });
+  t.teardown(async () => {
+    client.close();
+    await proxy.close();
+    await sim.stop();
+  });
+  const fillers = Array.from({ length: POOL }, (_, i) => client.getMachine(`filler-${i}`));
+  await until('every socket of the pool held at the proxy', () => proxy.holding === POOL);
+
+  const { lease, lost } = await starvedLease();
+  // The guarded driver asks the lease as the call is made: it passes, and the request waits for a socket.
+  const driver = leaseGuardedDriver(createMaasDriver(client), () => lease.safelyHeld());
+  const queued = driver.run({ op: 'allocate', agentName: 'late-agent', cpuCount: 1, memMb: 1024 });
+  starvePast(lease);
+  proxy.release();
+
+  const result = await queued;
+  t.is(result.kind, 'transient');
+  t.regex(result.kind === 'transient' ? result.message : '', /withheld as it could leave: the caller's shard lease was no longer safely held; MAAS was not called/);
+  t.deepEqual(await Promise.all(fillers), Array.from({ length: POOL }, () => null));
+  t.false(proxy.seen.some((r) => r.includes('allocate')), proxy.seen.filter((r) => !r.includes('filler')).join(', '));
+  t.deepEqual(await client.listMachines({ agentName: 'late-agent' }), []);
+  // Counted as withheld, not as sent.
+  const route = Object.keys(client.stats.byRouteStatus).find((r) => r.includes('allocate'));
+  t.truthy(route);
+  t.is(client.stats.byRouteStatus[route!]?.['withheld'], 1);
+  t.is(client.stats.byRoute[route!], undefined);
+  t.deepEqual(lost, ['expired']);
+});
+
+test('maas client - a withheld request is a retryable MaasError that is not sent again', async (t) => {
+  const sim = await startMaasSim();
+  const proxy = await startHoldingProxy(sim.url, () => false);
+  const client = createMaasClient({ endpoint: `${proxy.url}${new URL(sim.url).pathname}`, apiKey: sim.adminKey, retries: FAST, timeoutMs: 10_000 });
+  t.teardown(async () => {
+    client.close();
+    await proxy.close();
+    await sim.stop();
+  });
+  const err = await t.throwsAsync(client.withLeaveCheck(() => false).getMachine('any'));
+  t.true(err instanceof MaasError);
+  t.like(err as MaasError, { code: 'withheld', retryable: true, status: null, attempts: 1 });
+  t.deepEqual(proxy.seen, []);
+  t.is(client.stats.total, 0);
+  // The view's requests leave while the check says yes; the base client is not asked.
+  t.is(await client.withLeaveCheck(() => true).getMachine('none'), null);
+  t.is(await client.getMachine('none'), null);
+  t.is(proxy.seen.length, 2);
+});
