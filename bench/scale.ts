@@ -9,8 +9,10 @@
 //     metalfleet node processes on a three-server NATS JetStream cluster with R3 buckets, as
 //     deploy/nats runs it. Inspection is off and only provisioning takes --latency (every other
 //     call 5 ms), so the ideal is ceil(hosts / limit) x latency. --stagger starts the nodes that
-//     many ms apart (a join under load) instead of all at once.
-import { readFileSync } from 'node:fs';
+//     many ms apart (a join under load) instead of all at once. --profile DIR has each node
+//     process write a V8 CPU profile there when it stops (node --cpu-prof).
+import { mkdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createFixtureProvisioner } from '../src/adapters/fixture/index.ts';
@@ -134,6 +136,13 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
     demoBehaviours: false,
     onGate: timeline.onGate,
   };
+  if (flags.profile) {
+    // The node processes read CLUSTER_NODE_FLAGS when each starts; SIGTERM at the end lets them write.
+    const dir = resolve(flags.profile);
+    mkdirSync(dir, { recursive: true });
+    process.env.CLUSTER_NODE_FLAGS = [process.env.CLUSTER_NODE_FLAGS, '--cpu-prof', `--cpu-prof-dir=${dir}`].filter(Boolean).join(' ');
+    progress(`node CPU profiles go to ${dir}`);
+  }
   progress(`starting a three-server NATS cluster and the fixture backend`);
   const c = await startCluster({ nats: 'cluster', shards, leaseTtlMs: 5_000, limit, fixture });
   try {

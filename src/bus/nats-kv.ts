@@ -148,6 +148,7 @@ export class NatsBucket implements KvBucket {
     const markReady = (): void => {
       if (ready) return;
       ready = true;
+      seen.clear();
       clearTimeout(check);
       options.onReady?.();
     };
@@ -169,9 +170,16 @@ export class NatsBucket implements KvBucket {
     void (async () => {
       try {
         for await (const e of iter) {
-          seen.add(e.key);
-          if (e.operation === 'PUT') options.onEvent({ op: 'put', key: e.key, value: e.value, revision: e.revision });
-          else options.onEvent({ op: 'delete', key: e.key, revision: e.revision });
+          // Every node sees every write of the fleet's buckets, so this loop is hot. The entry's
+          // getters decode as they are read: the key and value once each, and the operation,
+          // which takes decoding the message's headers (an update's stored message carries its
+          // expected-sequence header), only for an empty payload: a delete or purge marker never
+          // has a body, so a value with bytes in it is a put.
+          const key = e.key;
+          const value = e.value;
+          if (!ready) seen.add(key);
+          if (value.length > 0 || e.operation === 'PUT') options.onEvent({ op: 'put', key, value, revision: e.revision });
+          else options.onEvent({ op: 'delete', key, revision: e.revision });
           // The iterator's isUpdate is off by one on 2.9 (reference/runtime.md §2.4); an entry with
           // nothing pending behind it means the replay has caught up instead.
           if (!ready && (e.delta ?? 0) === 0) markReady();

@@ -176,3 +176,33 @@ test('nats: a TTL bucket watch whose last pending key expired undelivered still 
     stop();
   }
 });
+
+// Every node sees every write of the fleet: an entry's operation is read from its headers, which
+// the client decodes for it; a value with bytes in it is a put, so only an empty one is asked.
+test('nats: a watch reads the operation of an entry only when its value is empty', async (t) => {
+  const operationReads: string[] = [];
+  const entry = (key: string, value: Uint8Array, revision: number, op: string) => ({
+    key, value, revision, delta: 0,
+    get operation() {
+      operationReads.push(key);
+      return op;
+    },
+  });
+  const stream = {
+    stop() {},
+    async *[Symbol.asyncIterator]() {
+      yield entry('node.a', bytes('1'), 1, 'PUT');
+      yield entry('node.b', bytes('2'), 2, 'PUT');
+      yield entry('node.a', new Uint8Array(0), 3, 'DEL');
+      yield entry('node.c', new Uint8Array(0), 4, 'PUT');
+    },
+  };
+  const kv = { watch: async () => stream } as unknown as KV;
+  const bucket = new NatsBucket('mf-status', kv, async () => ['node.b']);
+  const seen: KvEvent[] = [];
+  const stop = await bucket.watch({ onEvent: (e) => seen.push(e) });
+  await waitFor(() => seen.length === 4, 5_000, 'four events');
+  stop();
+  t.deepEqual(seen.map((e) => [e.op, e.key, e.revision]), [['put', 'node.a', 1], ['put', 'node.b', 2], ['delete', 'node.a', 3], ['put', 'node.c', 4]]);
+  t.deepEqual(operationReads, ['node.a', 'node.c'], 'only the empty values had their headers read');
+});
