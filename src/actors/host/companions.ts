@@ -24,8 +24,24 @@ export const HARDWARE_DATA_FINALIZER = 'hardwaredata.metal3.io';
 // Every host starts with nothing queued: one settled promise for all of them (issue 29: a host's bytes count).
 const IDLE: Promise<unknown> = Promise.resolve();
 
+// A companion's status this host has just written, as the typed object it wrote: the version of
+// its spec it read (a status write keeps it) and the very status object (the store keeps the one
+// it was given until the next status write replaces it, kind-records.ts), so a get that answers
+// both is this object, and its parse would be this object again (the status schemas have no
+// defaults or transforms; a test holds a parse to it).
+interface Written {
+  readonly kind: CompanionKind;
+  readonly version: string;
+  readonly status: unknown;
+  readonly value: unknown;
+}
+
 export class HostCompanions {
   private chain: Promise<unknown> = IDLE;
+  // What a firmware read wrote, for the intent read that always follows it (tellIntent): each
+  // entry is taken by the next read of its kind, hit or miss, so a host at rest holds none
+  // (issue 30: a parse kept per host cost every host ~2 KB).
+  private written: readonly Written[] | null = null;
 
   constructor(private readonly key: string, private readonly store: ResourceStore, private readonly log: Logger, private readonly clock: Clock, private readonly fence?: Fence) {}
 
@@ -103,13 +119,17 @@ export class HostCompanions {
         const change = settingsStatus(hfs, report, schemaRef, spec?.schema, now);
         if (change) {
           await this.store.writeStatus('HostFirmwareSettings', this.key, change.status, this.fence);
+          this.wrote('HostFirmwareSettings', hfs, change.status);
           for (const reason of change.invalid) this.log.info({ host: this.key, reason: 'ValidationFailed' }, `Invalid BIOS setting: ${reason}`);
         }
       }
       if (report.components) {
         const hfc = await this.ensure('HostFirmwareComponents', host, { updates: [] }, HostFirmwareComponents);
         const status = hfc ? componentsStatus(hfc, report.components, now) : null;
-        if (status) await this.store.writeStatus('HostFirmwareComponents', this.key, status, this.fence);
+        if (hfc && status) {
+          await this.store.writeStatus('HostFirmwareComponents', this.key, status, this.fence);
+          this.wrote('HostFirmwareComponents', hfc, status);
+        }
       }
     });
   }
@@ -163,8 +183,30 @@ export class HostCompanions {
     return this.store.createObject(kind, { apiVersion: BMH_API_VERSION, kind, metadata: { name: host.metadata.name, namespace: host.metadata.namespace, ownerReferences: [hostOwner(host)] }, spec }, this.fence);
   }
 
+  // The host's companion as it just wrote its status, kept for the next read of that kind.
+  private wrote<T extends { readonly metadata: { readonly resourceVersion?: string | undefined } }>(kind: 'HostFirmwareSettings' | 'HostFirmwareComponents', read: T, status: unknown): void {
+    const version = read.metadata.resourceVersion;
+    if (version === undefined) return;
+    const others = (this.written ?? []).filter((w) => w.kind !== kind);
+    this.written = [...others, { kind, version, status, value: { ...read, status } }];
+  }
+
+  // What this host wrote of `kind`, if `object` is that version: taken either way (a host at rest keeps none).
+  private takeWritten(kind: CompanionKind, object: StoredObject | undefined): unknown {
+    const written = this.written;
+    if (written === null) return undefined;
+    const mine = written.find((w) => w.kind === kind);
+    if (mine === undefined) return undefined;
+    const rest = written.filter((w) => w !== mine);
+    this.written = rest.length === 0 ? null : rest;
+    return object !== undefined && object.metadata.resourceVersion === mine.version && object.status === mine.status ? mine.value : undefined;
+  }
+
   private async read<T>(kind: CompanionKind, key: string, schema: z.ZodType<T>): Promise<T | undefined> {
     const object: StoredObject | undefined = await this.store.get(kind, key);
+    // Its own write, just made: the typed object it wrote, not a parse of it.
+    const own = key === this.key ? this.takeWritten(kind, object) : undefined;
+    if (own !== undefined) return own as T;
     if (object === undefined) return undefined;
     // The FirmwareSchema is one object (a vendor's whole BIOS registry) that every host of the model
     // reads on each intent: its parse is shared by the store's hosts (issue 30: a zod parse on every
