@@ -24,8 +24,24 @@ export const HARDWARE_DATA_FINALIZER = 'hardwaredata.metal3.io';
 // Every host starts with nothing queued: one settled promise for all of them (issue 29: a host's bytes count).
 const IDLE: Promise<unknown> = Promise.resolve();
 
+// A companion this host has just read or written its status to, as the typed object it parsed or
+// wrote: the version of its spec (a status write keeps it) and the very status object the store
+// holds (it keeps the one it was given until the next status write replaces it, kind-records.ts),
+// so a get that answers both is this object, and its parse would be this object again (the status
+// schemas have no defaults or transforms; a test holds a parse to it).
+interface Written {
+  readonly kind: CompanionKind;
+  readonly version: string;
+  readonly status: unknown;
+  readonly value: unknown;
+}
+
 export class HostCompanions {
   private chain: Promise<unknown> = IDLE;
+  // What a firmware read read or wrote, for the intent read that always follows it (tellIntent): each
+  // entry is taken by the next read of its kind, hit or miss, so a host at rest holds none
+  // (issue 30: a parse kept per host cost every host ~2 KB).
+  private written: readonly Written[] | null = null;
 
   constructor(private readonly key: string, private readonly store: ResourceStore, private readonly log: Logger, private readonly clock: Clock, private readonly fence?: Fence) {}
 
@@ -103,13 +119,17 @@ export class HostCompanions {
         const change = settingsStatus(hfs, report, schemaRef, spec?.schema, now);
         if (change) {
           await this.store.writeStatus('HostFirmwareSettings', this.key, change.status, this.fence);
+          this.wrote('HostFirmwareSettings', hfs, change.status);
           for (const reason of change.invalid) this.log.info({ host: this.key, reason: 'ValidationFailed' }, `Invalid BIOS setting: ${reason}`);
         }
       }
       if (report.components) {
         const hfc = await this.ensure('HostFirmwareComponents', host, { updates: [] }, HostFirmwareComponents);
         const status = hfc ? componentsStatus(hfc, report.components, now) : null;
-        if (status) await this.store.writeStatus('HostFirmwareComponents', this.key, status, this.fence);
+        if (hfc && status) {
+          await this.store.writeStatus('HostFirmwareComponents', this.key, status, this.fence);
+          this.wrote('HostFirmwareComponents', hfc, status);
+        }
       }
     });
   }
@@ -152,20 +172,51 @@ export class HostCompanions {
   }
 
   // The companion of the host's name, created (BMO's createHostFirmware*) when absent.
+  // Kept for the intent read that follows the firmware read (a status write replaces it).
   private async ensure<T>(kind: 'HostFirmwareSettings' | 'HostFirmwareComponents', host: BareMetalHost, spec: Record<string, unknown>, schema: z.ZodType<T>): Promise<T | undefined> {
-    const found = await this.read(kind, this.key, schema);
+    const found = await this.read(kind, this.key, schema, true);
     if (found) return found;
     await this.create(kind, host, spec);
-    return this.read(kind, this.key, schema);
+    return this.read(kind, this.key, schema, true);
   }
 
   private create(kind: 'HostFirmwareSettings' | 'HostFirmwareComponents', host: BareMetalHost, spec: Record<string, unknown>): Promise<'created' | 'exists'> {
     return this.store.createObject(kind, { apiVersion: BMH_API_VERSION, kind, metadata: { name: host.metadata.name, namespace: host.metadata.namespace, ownerReferences: [hostOwner(host)] }, spec }, this.fence);
   }
 
-  private async read<T>(kind: CompanionKind, key: string, schema: z.ZodType<T>): Promise<T | undefined> {
+  // The host's companion as it just wrote its status, kept for the next read of that kind.
+  private wrote<T extends { readonly metadata: { readonly resourceVersion?: string | undefined } }>(kind: 'HostFirmwareSettings' | 'HostFirmwareComponents', read: T, status: unknown): void {
+    this.hand(kind, read.metadata.resourceVersion, status, { ...read, status });
+  }
+
+  private hand(kind: CompanionKind, version: string | undefined, status: unknown, value: unknown): void {
+    if (version === undefined) return;
+    const others = (this.written ?? []).filter((w) => w.kind !== kind);
+    this.written = [...others, { kind, version, status, value }];
+  }
+
+  // What this host wrote of `kind`, if `object` is that version: taken either way (a host at rest keeps none).
+  private takeWritten(kind: CompanionKind, object: StoredObject | undefined): unknown {
+    const written = this.written;
+    if (written === null) return undefined;
+    const mine = written.find((w) => w.kind === kind);
+    if (mine === undefined) return undefined;
+    const rest = written.filter((w) => w !== mine);
+    this.written = rest.length === 0 ? null : rest;
+    return object !== undefined && object.metadata.resourceVersion === mine.version && object.status === mine.status ? mine.value : undefined;
+  }
+
+  // `keep`: the host's own companion, kept for its next read (see `written`).
+  private async read<T>(kind: CompanionKind, key: string, schema: z.ZodType<T>, keep = false): Promise<T | undefined> {
     const object: StoredObject | undefined = await this.store.get(kind, key);
-    if (object === undefined) return undefined;
+    // Its own write or read, just made: the typed object it wrote or parsed, not a parse of it again.
+    const own = key === this.key ? this.takeWritten(kind, object) : undefined;
+    const value = own !== undefined ? (own as T) : object === undefined ? undefined : this.parse(kind, key, object, schema);
+    if (keep && object !== undefined && value !== undefined) this.hand(kind, object.metadata.resourceVersion, object.status, value);
+    return value;
+  }
+
+  private parse<T>(kind: CompanionKind, key: string, object: StoredObject, schema: z.ZodType<T>): T | undefined {
     // The FirmwareSchema is one object (a vendor's whole BIOS registry) that every host of the model
     // reads on each intent: its parse is shared by the store's hosts (issue 30: a zod parse on every
     // read was 7% of a fleet's CPU). A host's own companions change between most of its reads (its

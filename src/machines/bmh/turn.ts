@@ -42,8 +42,20 @@ export class Turn extends MachineTurn<BmhState, BmhEffect, BareMetalHostStatus> 
     return this.s.host.status.provisioning.state;
   }
 
+  // The status this step copied on its first patch: nothing outside the step holds it yet (the
+  // state it started from keeps its own), so later patches write into it rather than copying the
+  // host and its status again on every one (issue 30: the copies were 1.7% of a fleet's CPU).
+  private ownStatus: BareMetalHostStatus | null = null;
+
   patchStatus(patch: Partial<BareMetalHostStatus>): void {
-    this.s.host = { ...this.s.host, status: { ...this.s.host.status, ...patch } };
+    const host = this.s.host;
+    if (host.status === this.ownStatus) {
+      Object.assign(host.status, patch);
+      return;
+    }
+    const status = { ...host.status, ...patch };
+    this.ownStatus = status;
+    this.s.host = { ...host, status };
   }
 
   patchProvisioning(patch: Partial<BareMetalHostStatus['provisioning']>): void {
@@ -68,11 +80,8 @@ export class Turn extends MachineTurn<BmhState, BmhEffect, BareMetalHostStatus> 
     }
     const started = HISTORY_OF[next];
     if (started) history = { ...history, [started]: { start: stamp } };
-    this.patchStatus({ operationHistory: history });
-    this.patchProvisioning({
-      state: next,
-      ...(RECORDS_BOOT_MODE.has(next) ? { bootMode: this.host.spec.bootMode } : {}),
-    });
+    const provisioning = RECORDS_BOOT_MODE.has(next) ? { ...this.status.provisioning, state: next, bootMode: this.host.spec.bootMode } : { ...this.status.provisioning, state: next };
+    this.patchStatus({ operationHistory: history, provisioning });
     this.s.transientCount = 0;
     this.s.announced = null;
     this.event('Normal', 'StateChanged', `${prev || 'none'} -> ${next}: ${reason}`);
