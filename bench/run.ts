@@ -16,6 +16,7 @@ const benches: Record<string, () => Promise<{ run(flags: Record<string, string>)
   scale: () => import('./scale.ts'),
   kv: () => import('./kv.ts'),
   ui: () => import('./ui.ts'),
+  'actor-turns': () => import('./actor-turns.ts'),
 };
 if (!name || !(name in benches)) {
   process.stderr.write(`usage: npm run bench -- NAME [--flag value]; NAME is one of: ${Object.keys(benches).join(', ')}\n`);

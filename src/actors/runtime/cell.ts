@@ -46,6 +46,8 @@ export class ActorCell {
   turnDone: Promise<unknown> | null = null;
   /** An express turn is queued as a microtask (tell.ts). */
   expressQueued = false;
+  /** Runs this actor's express turn; made on its first express tell (tell.ts). */
+  expressTurn: (() => void) | null = null;
   /**
    * How many messages at the head of the queue hand over a backend slot (tellFirst, tellUrgent):
    * they run even once the iteration's slice is over (receive.ts).
