@@ -10,7 +10,10 @@
 //     deploy/nats runs it. Inspection is off and only provisioning takes --latency (every other
 //     call 5 ms), so the ideal is ceil(hosts / limit) x latency. --stagger starts the nodes that
 //     many ms apart (a join under load) instead of all at once. --profile DIR has each node
-//     process write a V8 CPU profile there when it stops (node --cpu-prof).
+//     process write a V8 CPU profile there when it stops (node --cpu-prof). --max-calls SPEC is
+//     passed to every node (`metalfleet node --max-calls`): e.g. fixture=64 puts the remote
+//     fixture's calls, which wait in its 64-connection pool first come first served, behind the
+//     call bound, which serves hosts that started first.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { connect } from '@nats-io/transport-node';
@@ -144,7 +147,8 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
     progress(`node CPU profiles go to ${dir}`);
   }
   progress(`starting a three-server NATS cluster and the fixture backend`);
-  const c = await startCluster({ nats: 'cluster', shards, leaseTtlMs: 5_000, limit, fixture });
+  const nodeArgs = flags['max-calls'] ? ['--max-calls', flags['max-calls']] : [];
+  const c = await startCluster({ nats: 'cluster', shards, leaseTtlMs: 5_000, limit, fixture, nodeArgs });
   try {
     const all = fleetHosts(hostCount, { paused: false });
     const keys = all.map((h) => `${h.metadata.namespace}/${h.metadata.name}`);
@@ -218,6 +222,7 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
       limit,
       latencyMs,
       staggerMs,
+      maxCalls: flags['max-calls'] ?? null,
       makespanSeconds: round(makespan, 2),
       idealSeconds: round(ideal, 2),
       // From the nodes' start, as a user sees it (start-up and the hosts' registration count).
