@@ -7,7 +7,7 @@ import { firmwareSchemaName, firmwareSchemaSpec } from '../../machines/firmware-
 import type { Fence, Logger, OwnerRef, ResourceStore, StoredObject } from '../../ports/index.ts';
 import type { Clock } from '../runtime/index.ts';
 import type { CompanionKind } from './parse-cache.ts';
-import { schemaParses } from './parse-cache.ts';
+import { isVersion, schemaParses } from './parse-cache.ts';
 import type { z } from 'zod';
 
 /** BMO's finalizer on HardwareData: it stays until the host's deletion takes it away. */
@@ -203,7 +203,7 @@ export class HostCompanions {
     if (mine === undefined) return undefined;
     const rest = written.filter((w) => w !== mine);
     this.written = rest.length === 0 ? null : rest;
-    return object !== undefined && object.metadata.resourceVersion === mine.version && object.status === mine.status ? mine.value : undefined;
+    return object !== undefined && isVersion(object, mine.version, mine.status) ? mine.value : undefined;
   }
 
   // `keep`: the host's own companion, kept for its next read (see `written`).

@@ -14,6 +14,11 @@ interface Parsed {
   readonly value: unknown;
 }
 
+/** Whether `object` is the version whose spec record was `version` and whose status was `status`. */
+export function isVersion(object: StoredObject, version: string, status: unknown): boolean {
+  return object.metadata.resourceVersion === version && object.status === status;
+}
+
 // The newest parse of each object, a few at most: what a zod parse made of a companion, reused
 // while the store holds that version. An object without a resourceVersion is parsed every time.
 // The parses are shared by every reader, who only read them (the machines are pure).
@@ -26,7 +31,7 @@ export class ParseCache {
     const version = object.metadata.resourceVersion;
     if (version === undefined) return undefined;
     for (const e of this.entries) {
-      if (e.kind === kind && e.key === key) return e.version === version && e.status === object.status ? e.value : undefined;
+      if (e.kind === kind && e.key === key) return isVersion(object, e.version, e.status) ? e.value : undefined;
     }
     return undefined;
   }
