@@ -1,4 +1,5 @@
 import { LEASE_NOT_HELD } from '../actors/host/host-call.ts';
+import { whileHeld } from '../adapters/http/index.ts';
 import type { MaasCall, MaasResult } from '../machines/maas-machine/index.ts';
 import type { Fence, FenceRefusal, MaasDriver } from '../ports/index.ts';
 import { compareOwner, OWNER_RECORD_KEY, ownerRecordFor, ownerRecordOf, StaleOwner, tellFenceRefused } from '../ports/index.ts';
@@ -16,9 +17,18 @@ const CHANGES_MACHINE = new Set<MaasCall['op']>(['swapOff', 'setMinHweKernel', '
  * taken the machine since, and this one does not act. Reads pass: they change nothing.
  */
 export function leaseGuardedDriver(driver: MaasDriver, held: () => boolean, fence?: Fence, onFenceRefused?: (refusal: FenceRefusal) => void): MaasDriver {
-  // Changes go through a view of the driver that asks the lease again as each request gets its
-  // connection: it may have waited for one of the pool's sockets after the check here.
-  const leaving = driver.withLeaveCheck?.(held) ?? driver;
+  // Changes ask the lease again as each of their requests gets its connection: a request may have
+  // waited for one of the pool's sockets after the check here (whileHeld: ambient, so a decorator
+  // of the driver, which a view of it would bypass, still sees every call).
+  const leaving = {
+    run: (call: MaasCall, userData?: string) => whileHeld(held, () => driver.run(call, userData)),
+    setOwnerData: (id: string, d: Readonly<Record<string, string>>) => whileHeld(held, () => driver.setOwnerData!(id, d)),
+    createDns: (...a: Parameters<MaasDriver['createDns']>) => whileHeld(held, () => driver.createDns(...a)),
+    updateDns: (...a: Parameters<MaasDriver['updateDns']>) => whileHeld(held, () => driver.updateDns(...a)),
+    deleteDns: (...a: Parameters<MaasDriver['deleteDns']>) => whileHeld(held, () => driver.deleteDns(...a)),
+    reserveIp: (r: Parameters<NonNullable<MaasDriver['reserveIp']>>[0]) => whileHeld(held, () => driver.reserveIp!(r)),
+    releaseIp: (ip: string) => whileHeld(held, () => driver.releaseIp!(ip)),
+  };
   const refuse = (): Error => new Error(LEASE_NOT_HELD);
   const notHeld: MaasResult = { kind: 'transient', message: LEASE_NOT_HELD };
 

@@ -2,6 +2,7 @@ import test from 'ava';
 import { createMaasClient, MaasError } from '../../src/adapters/maas/client/index.ts';
 import { createMaasDriver } from '../../src/adapters/maas/driver/index.ts';
 import { leaseGuardedDriver } from '../../src/node/lease-guarded-driver.ts';
+import type { MaasDriver } from '../../src/ports/index.ts';
 import { startMaasSim } from '../../src/sim/maas/index.ts';
 import { startHoldingProxy } from '../support/holding-proxy.ts';
 import { starvedLease, starvePast, until } from '../support/starved-lease.ts';
@@ -44,6 +45,33 @@ test('maas client - an allocation queued for a connection while the node was sta
   t.is(client.stats.byRouteStatus[route!]?.['withheld'], 1);
   t.is(client.stats.byRoute[route!], undefined);
   t.deepEqual(lost, ['expired']);
+});
+
+test('maas client - a decorator of the driver (a plugin\'s or a test\'s wrapper of run) still sees the guarded call, and the late request is still withheld', async (t) => {
+  const sim = await startMaasSim({ deployMs: 50, releaseMs: 20 });
+  const proxy = await startHoldingProxy(sim.url, (method, path) => method === 'GET' && path.includes('/machines/filler-'));
+  const client = createMaasClient({ endpoint: `${proxy.url}${new URL(sim.url).pathname}`, apiKey: sim.adminKey, retries: FAST, timeoutMs: 10_000 });
+  t.teardown(async () => {
+    client.close();
+    await proxy.close();
+    await sim.stop();
+  });
+  const fillers = Array.from({ length: POOL }, (_, i) => client.getMachine(`filler-${i}`));
+  await until('every socket of the pool held at the proxy', () => proxy.holding === POOL);
+  const { lease } = await starvedLease();
+  const inner = createMaasDriver(client);
+  const seen: string[] = [];
+  // The usual decorator: every method of the driver, run wrapped.
+  const decorated: MaasDriver = { ...inner, run: (call, userData) => (seen.push(call.op), inner.run(call, userData)) };
+  const queued = leaseGuardedDriver(decorated, () => lease.safelyHeld()).run({ op: 'allocate', agentName: 'late-agent', cpuCount: 1, memMb: 1024 });
+  starvePast(lease);
+  proxy.release();
+  const result = await queued;
+  t.deepEqual(seen, ['allocate'], 'the decorator saw the call');
+  t.is(result.kind, 'transient');
+  await Promise.all(fillers);
+  t.false(proxy.seen.some((r) => r.includes('allocate')));
+  t.deepEqual(await client.listMachines({ agentName: 'late-agent' }), []);
 });
 
 test('maas client - a withheld request is a retryable MaasError that is not sent again', async (t) => {

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { MetalfleetError } from '../../api/index.ts';
+import { withAmbientCheck } from './leave-check.ts';
 
 
 // The HTTP under the Ironic and MAAS clients: one keep-alive connection pool per client, TLS
@@ -161,7 +162,9 @@ export function createTransport(secure: boolean, tls: TransportTls | undefined, 
   }
 
   return {
-    async send(req) {
+    async send(asked) {
+      // Read here, in the caller's context: the connection's 'socket' event runs in another's.
+      const req = withAmbientCheck(asked);
       const first = await once(req);
       if ('response' in first) return first.response;
       const second = await once(req);
