@@ -36,12 +36,6 @@ export interface MaasDriver {
   releaseIp?(address: string): Promise<boolean>;
   /** A machine's NICs with their tags and addresses; null when MAAS has no such machine. */
   machineInterfaces?(systemId: string): Promise<MachineNic[] | null>;
-  /**
-   * This driver, with each HTTP request asking `mayLeave` again once its connection is ready: a
-   * request may wait for a socket after the caller asked its shard lease (issue 30); false
-   * withholds it (a transient result, nothing sent). Optional: a driver without a pool has no wait.
-   */
-  withLeaveCheck?(mayLeave: () => boolean): MaasDriver;
   /** What its HTTP client sent (and withheld), by route and answer (running totals); absent: none. */
   requests?(): readonly BackendRequestCount[];
 }

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { Registry } from 'prom-client';
+import { whileHeld } from '../../src/adapters/http/index.ts';
 import { createMaasClient } from '../../src/adapters/maas/client/index.ts';
 import { createMaasDriver } from '../../src/adapters/maas/driver/index.ts';
 import { backendRequestsOf, registerFleetMetrics } from '../../src/adapters/observe/index.ts';
@@ -44,7 +45,7 @@ test('backend metrics - a MAAS request withheld by the driver\'s leave check is 
   const backend = `maas:${new URL(sim.url).host}`;
 
   t.like(await driver.run({ op: 'get', systemId: 'none' }), { kind: 'notFound' });
-  t.like(await driver.withLeaveCheck!(() => false).run({ op: 'allocate', agentName: 'x', cpuCount: 1, memMb: 1024 }), { kind: 'transient' });
+  t.like(await whileHeld(() => false, () => driver.run({ op: 'allocate', agentName: 'x', cpuCount: 1, memMb: 1024 })), { kind: 'transient' });
   const text = await registry.metrics();
   t.true(text.includes(`metalfleet_backend_requests_withheld_total{backend="${backend}"} 1`), text);
   t.true(text.includes('metalfleet_backend_requests_withheld_total{backend="ironic:a"} 0'), text);

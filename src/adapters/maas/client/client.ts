@@ -4,7 +4,7 @@ import { dnsCalls } from './dns-calls.ts';
 import type { IpCalls } from './ip-calls.ts';
 import { ipCalls } from './ip-calls.ts';
 import type { CallStats } from '../../http/index.ts';
-import { createCallStats, createTransport, leaveChecked } from '../../http/index.ts';
+import { createCallStats, createTransport } from '../../http/index.ts';
 import type { ImageCalls } from './image.ts';
 import { imageCalls } from './image.ts';
 import type { InterfaceCalls } from './interface-calls.ts';
@@ -26,13 +26,6 @@ export interface MaasClient extends MachineCalls, DnsCalls, InterfaceCalls, Imag
   /** The endpoint without a trailing slash or /api/2.0, e.g. http://127.0.0.1:5240/MAAS. */
   readonly endpoint: string;
   readonly stats: CallStats;
-  /**
-   * This client, with each of its requests asking `mayLeave` once its connection is ready: false
-   * withholds it (MaasError 'withheld', retryable; nothing sent, not retried). A request may wait
-   * for one of the pool's sockets after its caller last asked its shard lease (issue 30). Same
-   * connections and stats.
-   */
-  withLeaveCheck(mayLeave: () => boolean): MaasClient;
   /** Closes the kept-alive connections. */
   close(): void;
 }
@@ -52,7 +45,6 @@ export function createMaasClient(o: MaasClientOptions): MaasClient {
     ...interfaceCalls(request),
     ...imageCalls(request),
     ...ipCalls(request),
-    withLeaveCheck: (mayLeave) => over(createSend({ ...core, transport: leaveChecked(transport, mayLeave) })),
     close() {
       transport.close();
     },

@@ -15,9 +15,6 @@ export function createMaasDriver(client: MaasClient, o: { now?: () => number } =
   const backend = `maas:${new URL(client.endpoint).host}`;
   return {
     ...driverOver(client, images),
-    // The image cache and its reads stay the base client's: they change nothing in MAAS.
-    withLeaveCheck: (mayLeave) => driverOver(client.withLeaveCheck(mayLeave), images),
-    // The views share the client's stats: one count for every request of this MAAS.
     requests: () => Object.entries(client.stats.byRouteStatus).flatMap(([route, byStatus]) =>
       Object.entries(byStatus).map(([status, count]) => ({ backend, route, status, count }))),
   };
