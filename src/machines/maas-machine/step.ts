@@ -24,7 +24,7 @@ export function initialMaasMachineState(object: MaasMachine, config: MaasMachine
     view: null, fresh: false, nextPollAt: 0, powerRereads: 0, swapped: false, minKernelSet: false, staticLinked: false, dnsIps: null, nextDnsAt: 0,
     inFlight: null, seq: 0, slot: { phase: 'none' }, retryAt: null, attempts: 0, waiting: null, gone: false,
     // A MaasMachine no controller has written status for never asked for a slot.
-    grantInherited: object.status !== undefined,
+    grantInherited: object.status !== undefined, grantOwnerWaitSince: null,
   };
 }
 
@@ -46,18 +46,35 @@ export function stepMaasMachine(state: MaasMachineState, event: MaasMachineEvent
 // days: the grant goes back at once rather than idle to its TTL (issue 30.1). A pause is the
 // user's choice to stop work; a deploy an earlier owner left running goes on at MAAS without a
 // slot, and on unpause the machine asks for one before it acts again. Said in an event.
+// Waiting for its owner Machine or Cluster (not yet in the node's cache) it makes no call either:
+// the owner appearing lets the handlers read MAAS and decide as above, and if it has not appeared
+// within config.inheritedGrantOwnerWaitMs the grant goes back as a paused machine's does.
 function settleInheritedGrant(t: Turn, event: MaasMachineEvent): void {
   if (t.s.slot.phase !== 'none') {
     t.s.grantInherited = false;
+    t.s.grantOwnerWaitSince = null;
     return;
   }
   const read = event.type === 'result' && event.result.kind !== 'transient';
   const paused = read || t.phase === 'gone' ? null : pausedBy(t.s.object, t.s.world);
-  if (!read && t.phase !== 'gone' && paused === null) return;
+  const ownerLate = read || t.phase === 'gone' || paused !== null || t.phase === 'deleting' ? null : missingOwner(t.s.object, t.s.world);
+  if (ownerLate !== null) {
+    const since = (t.s.grantOwnerWaitSince ??= t.now);
+    const left = since + t.s.config.inheritedGrantOwnerWaitMs - t.now;
+    if (left > 0) {
+      t.requeue(left);
+      return;
+    }
+  } else {
+    t.s.grantOwnerWaitSince = null;
+    if (!read && t.phase !== 'gone' && paused === null) return;
+  }
   t.s.grantInherited = false;
+  t.s.grantOwnerWaitSince = null;
   t.effects.push({ type: 'releaseGrant' });
-  if (paused !== null) {
-    t.effects.push({ type: 'event', severity: 'Normal', reason: 'CapacityReleased', message: `${paused}: the MAAS capacity slot an earlier owner held for MaasMachine ${t.s.object.metadata.name} was given back; it asks for one again once unpaused` });
+  const why = paused ?? (ownerLate !== null ? `${ownerLate} for ${t.s.config.inheritedGrantOwnerWaitMs} ms` : null);
+  if (why !== null) {
+    t.effects.push({ type: 'event', severity: 'Normal', reason: 'CapacityReleased', message: `${why}: the MAAS capacity slot an earlier owner held for MaasMachine ${t.s.object.metadata.name} was given back; it asks for one again before it acts` });
   }
 }
 

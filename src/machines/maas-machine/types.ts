@@ -104,6 +104,10 @@ export interface MaasMachineConfig {
   // A machine whose image MAAS lacks looks again after this (the driver's boot-resources cache
   // lasts a minute too): an upload shows within about two minutes.
   readonly imageRecheckMs: number;
+  // A resumed machine whose owner Machine or Cluster the node has not seen yet (its cache still
+  // filling, the object late) makes no MAAS call that could settle the grant an earlier owner left:
+  // past this wait the grant goes back rather than idle to its TTL (issue 30.1).
+  readonly inheritedGrantOwnerWaitMs: number;
 }
 
 export const DEFAULT_MAAS_MACHINE_CONFIG: MaasMachineConfig = {
@@ -117,6 +121,7 @@ export const DEFAULT_MAAS_MACHINE_CONFIG: MaasMachineConfig = {
   powerRecheckMs: 20_000,
   powerRecheckMaxMs: 300_000,
   imageRecheckMs: 60_000,
+  inheritedGrantOwnerWaitMs: 10_000,
 };
 
 /** The capacity operation a slot is held for: a deploy, or a release. */
@@ -176,6 +181,8 @@ export interface MaasMachineState {
    * slot is wanted, by releaseGrant: never before MAAS was read.
    */
   readonly grantInherited: boolean;
+  /** Since when the inherited grant waits for the owner Machine or Cluster to appear; null while it does not. */
+  readonly grantOwnerWaitSince: number | null;
   /** Error backoff: no backend call before this time. */
   readonly retryAt: number | null;
   readonly attempts: number;
