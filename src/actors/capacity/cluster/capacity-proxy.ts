@@ -1,7 +1,7 @@
 // The local face of the cluster's capacity broker on one node. Every decision is the proxy
 // ledger's (proxy-ledger.ts, a reducer); this actor makes the broker calls, calls the holders'
 // notify, keeps the renew and loss timers, and feeds every answer back to the ledger.
-import { call, decode, subjects as defaultSubjects } from '../../../bus/index.ts';
+import { call, decode, RemoteError, subjects as defaultSubjects } from '../../../bus/index.ts';
 import type { Reply as RpcReply, Subjects } from '../../../bus/index.ts';
 import type { z } from 'zod';
 import type { BusSubscription, Logger, Transport } from '../../../ports/index.ts';
@@ -13,7 +13,7 @@ import {
 import type { CapacityFigures, PoolFigures } from '../figures.ts';
 import { totalsOf } from '../figures.ts';
 import { DEFAULT_TTL_MS } from '../limits.ts';
-import type { CapacityMsg } from '../messages.ts';
+import type { CapacityMsg, HolderPage } from '../messages.ts';
 import type { BrokerRequest as BrokerRequestT, SlotPush as SlotPushT } from './messages.ts';
 import { AcquireReply, BrokerServing, HoldersReply, MAX_RENEW_BATCH, NodeName, ReleaseReply, RenewReply, SetLimitReply, SlotPush, WireFigures } from './messages.ts';
 import { newProxyLedger, proxyStep, proxyTotals } from './proxy-ledger.ts';
@@ -192,6 +192,30 @@ function figures(x: Proxy, reply: (f: CapacityFigures) => void): void {
   });
 }
 
+// A broker from before the holders request (a rolling upgrade: this node is newer) refuses it as
+// a message it cannot read, at once and for good. The asker (a new shard owner's sweep for deleted
+// hosts' grants) would have waited out its timeout on every try and settled nothing; it gets the
+// holders the figures list instead, in one last page: every pool's first few hundred holders and
+// waiters, what sweeps read before the holders request existed. Said in a log line, since a gone
+// host behind those is then left to its TTL.
+const olderBroker = (error: unknown): boolean => error instanceof RemoteError && error.kind === 'invalidMessage';
+
+function holders(x: Proxy, after: string | undefined, reply: (page: HolderPage) => void): void {
+  const unavailable = (error: unknown): void => x.log.warn({ node: x.node, err: String(error) }, 'capacity holders unavailable');
+  brokerCall(x, { type: 'holders', ...(after !== undefined ? { after } : {}) }, HoldersReply).then(
+    ({ holders: names, next }) => reply({ holders: names, next }),
+    (error: unknown) => {
+      if (!olderBroker(error)) return unavailable(error);
+      brokerCall(x, { type: 'figures' }, WireFigures).then((w) => {
+        const names = new Set<string>();
+        for (const p of w.pools) for (const h of [...p.holders, ...p.queue]) if (after === undefined || h.holder > after) names.add(h.holder);
+        x.log.warn({ node: x.node, err: String(error), holders: names.size }, 'capacity broker does not know the holders request (an older version): answered from its figures, which list only each pool\'s first holders and waiters; a gone holder beyond them keeps its grant until its TTL');
+        reply({ holders: [...names].sort(), next: null });
+      }, unavailable);
+    },
+  );
+}
+
 function receive(x: Proxy, state: State, msg: ProxyMsg, ctx: ActorContext<ProxyMsg>): State {
   switch (msg.type) {
     case 'setLimit':
@@ -202,10 +226,7 @@ function receive(x: Proxy, state: State, msg: ProxyMsg, ctx: ActorContext<ProxyM
       figures(x, msg.reply);
       return state;
     case 'holders':
-      brokerCall(x, { type: 'holders', ...(msg.after !== undefined ? { after: msg.after } : {}) }, HoldersReply).then(
-        ({ holders, next }) => msg.reply({ holders, next }),
-        (error: unknown) => x.log.warn({ node: x.node, err: String(error) }, 'capacity holders unavailable'),
-      );
+      holders(x, msg.after, msg.reply);
       return state;
     case 'renewTick':
       perform(x, state, ctx.self, proxyStep(state.ledger, msg, x.clock.now()));
