@@ -1,11 +1,12 @@
 // The local face of the cluster's capacity broker on one node. Every decision is the proxy
 // ledger's (proxy-ledger.ts, a reducer); this actor makes the broker calls, calls the holders'
 // notify, keeps the renew and loss timers, and feeds every answer back to the ledger.
-import { call, decode, RemoteError, subjects as defaultSubjects } from '../../../bus/index.ts';
+import { call, decode, RemoteError, RPC_RETRY, subjects as defaultSubjects } from '../../../bus/index.ts';
+import { nextDelay } from '../../../api/index.ts';
 import type { Reply as RpcReply, Subjects } from '../../../bus/index.ts';
 import type { z } from 'zod';
 import type { BusSubscription, Logger, Transport } from '../../../ports/index.ts';
-import { silentLogger } from '../../../ports/index.ts';
+import { BusError, silentLogger } from '../../../ports/index.ts';
 import {
   spawn, tell, tellExpress, tellFirst, tellUrgent,
   type ActorContext, type ActorRef, type ActorSystem, type AnyActorRef, type Behavior, type Clock, type TimerHandle,
@@ -69,16 +70,47 @@ interface Proxy {
   clock: Clock;
   // Calls on their way (shown in describe: a test or an operator sees the proxy is quiet).
   inflight: number;
+  /** The actor stopped: nothing it asked for is sent again. */
+  stopped: boolean;
 }
 
 // The broker of this very node answers in process (the same request, to the same actor, without
 // encoding it for the bus); any other broker, or a refusal worth retrying, goes over the bus.
-function brokerCall<S extends z.ZodType>(x: Proxy, request: BrokerRequestT, schema: S): Promise<z.infer<S>> {
+// wanted: asked before every further try; once false the call gives up (see whileWanted).
+function brokerCall<S extends z.ZodType>(x: Proxy, request: BrokerRequestT, schema: S, wanted?: () => boolean): Promise<z.infer<S>> {
   x.inflight++;
   const local = x.options.localBroker?.(request);
-  const viaBus = (): Promise<z.infer<S>> => call(x.options.transport, x.subs.capacity, request, schema, x.callOpts);
+  const viaBus = (): Promise<z.infer<S>> => (wanted ? whileWanted(x, request, schema, wanted) : call(x.options.transport, x.subs.capacity, request, schema, x.callOpts));
   const answer = local ? local.then((reply) => (reply.ok ? (reply.value as z.infer<S>) : viaBus())) : viaBus();
   return answer.finally(() => void x.inflight--);
+}
+
+/** An acquire given up on because nobody waits for its answer any more. */
+class NotWanted extends Error {}
+
+/**
+ * The bus call's own retries (RPC_RETRY, within the patience), each only while `wanted` holds. An
+ * acquire retried after its asker stopped (its host's shard moved, its host deleted) or after the
+ * proxy stopped (the node shutting down, its connection open while its actors drain) reached the
+ * broker after the new owner's sweep had looked, and was granted to nobody: when the old node was
+ * gone by the answer, the slot idled to its TTL (issue 30.1). A try sent while the asker lived
+ * goes before the asker's stop on the node's connection, so the sweep sees it; a try after it is
+ * not sent.
+ */
+async function whileWanted<S extends z.ZodType>(x: Proxy, request: BrokerRequestT, schema: S, wanted: () => boolean): Promise<z.infer<S>> {
+  const deadline = Date.now() + x.callOpts.deadlineMs;
+  for (let retry = 1; ; retry += 1) {
+    const timeoutMs = Math.max(1, Math.min(x.callOpts.timeoutMs, deadline - Date.now()));
+    try {
+      return await call(x.options.transport, x.subs.capacity, request, schema, { timeoutMs, retry: false });
+    } catch (error) {
+      if (!((error instanceof BusError || error instanceof RemoteError) && error.retryable)) throw error;
+      const delay = nextDelay(RPC_RETRY, retry, Math.random);
+      if (Date.now() + delay >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (!wanted()) throw new NotWanted(`capacity ${request.type} no longer wanted: its asker or this proxy stopped`);
+    }
+  }
 }
 
 function sendRenew(x: Proxy, self: ActorRef<ProxyMsg>, e: Extract<ProxyEffect, { type: 'sendRenew' }>): void {
@@ -108,7 +140,9 @@ function perform(x: Proxy, state: State, self: ActorRef<ProxyMsg>, effects: read
         break;
       case 'sendAcquire': {
         const { key, gen, sentAt, holder, pool } = e;
-        brokerCall(x, { type: 'acquire', holder, node, pool, operation: e.operation, exempt: e.exempt, waitedMs: e.waitedMs }, AcquireReply).then(
+        // Tried again only while this very acquire is the one its asker waits for.
+        const wanted = (): boolean => !x.stopped && state.ledger.entries.get(key)?.gen === gen;
+        brokerCall(x, { type: 'acquire', holder, node, pool, operation: e.operation, exempt: e.exempt, waitedMs: e.waitedMs }, AcquireReply, wanted).then(
           (reply) => {
             // A grant goes on to its holder past the slice; a place in the queue can wait for it.
             const told = (reply.status === 'granted' ? tellUrgent : tellExpress)(self, { type: 'acquireDone', key, holder, pool, gen, sentAt, reply });
@@ -265,6 +299,7 @@ function behavior(x: Proxy, ttlMs: number, lossMarginMs: number): Behavior<State
     },
     receive: (state, msg, ctx) => receive(x, state, msg, ctx),
     onStop: (state) => {
+      x.stopped = true;
       state.sub?.unsubscribe();
       state.servingSub?.unsubscribe();
       if (state.renewTimer !== null) x.clock.clearTimeout(state.renewTimer);
@@ -289,7 +324,7 @@ export function spawnCapacityProxy(parent: ActorSystem | AnyActorRef, options: C
     renewEveryMs: options.renewEveryMs ?? Math.max(1, Math.floor(ttlMs / 6)),
     callOpts: { timeoutMs: options.requestTimeoutMs ?? 2_000, deadlineMs: options.patienceMs ?? ttlMs, retry: true },
     // Set by the actor's init, before any message is handled.
-    clock: undefined as unknown as Clock, inflight: 0,
+    clock: undefined as unknown as Clock, inflight: 0, stopped: false,
   };
   const lossMarginMs = options.lossMarginMs ?? Math.floor(ttlMs / 10);
   return spawn(parent, options.name ?? 'capacity-proxy', behavior(x, ttlMs, lossMarginMs), { mailbox: { capacity: 1_000_000 } });
