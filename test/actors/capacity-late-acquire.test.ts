@@ -59,3 +59,18 @@ for (const how of ['its asker stopped', 'its proxy stopped'] as const) {
     t.deepEqual(h.violations, []);
   });
 }
+
+test('capacity late acquire - an asker still waiting has its acquire tried again until a broker serves, and is granted', async (t) => {
+  const h = await harness({ limit: 1 });
+  t.teardown(() => h.stop());
+  const { leadership } = h.broker('broker-a');
+  const p1 = h.proxy('node-1');
+  await h.settle();
+  const waiting = h.holder(p1, 'ns/waiting');
+  waiting.acquire();
+  await waitFor(() => (h.busRequests.get('node-1') ?? 0) >= 2, 5_000, 'the acquire to be tried again');
+  leadership.elect(1);
+  await h.settle();
+  t.is(waiting.state, 'granted', 'the same call reached the broker once it served');
+  t.deepEqual(h.violations, []);
+});
