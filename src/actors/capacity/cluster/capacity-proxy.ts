@@ -74,6 +74,9 @@ interface Proxy {
   stopped: boolean;
 }
 
+/** An acquire given up on because nobody waits for its answer any more. */
+class NotWanted extends Error {}
+
 // The broker of this very node answers in process (the same request, to the same actor, without
 // encoding it for the bus); any other broker, or a refusal worth retrying, goes over the bus.
 // wanted: asked before every further try; once false the call gives up (see whileWanted).
@@ -81,12 +84,11 @@ function brokerCall<S extends z.ZodType>(x: Proxy, request: BrokerRequestT, sche
   x.inflight++;
   const local = x.options.localBroker?.(request);
   const viaBus = (): Promise<z.infer<S>> => (wanted ? whileWanted(x, request, schema, wanted) : call(x.options.transport, x.subs.capacity, request, schema, x.callOpts));
-  const answer = local ? local.then((reply) => (reply.ok ? (reply.value as z.infer<S>) : viaBus())) : viaBus();
+  // The node's own broker refused (it stopped serving): going over the bus is a try again, too.
+  const again = (): Promise<z.infer<S>> => (wanted && !wanted() ? Promise.reject(new NotWanted(`capacity ${request.type} no longer wanted: its asker or this proxy stopped`)) : viaBus());
+  const answer = local ? local.then((reply) => (reply.ok ? (reply.value as z.infer<S>) : again())) : viaBus();
   return answer.finally(() => void x.inflight--);
 }
-
-/** An acquire given up on because nobody waits for its answer any more. */
-class NotWanted extends Error {}
 
 /**
  * The bus call's own retries (RPC_RETRY, within the patience), each only while `wanted` holds. An
