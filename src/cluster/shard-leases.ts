@@ -3,7 +3,7 @@
 import type { Clock, Fence, FenceRefusal, KvBucket, KvEvent, Logger, TimerHandle } from '../ports/index.ts';
 import { silentLogger } from '../ports/index.ts';
 import type { Lease, LeaseLostReason } from './lease.ts';
-import { acquireLease, decodeLeaseValue, epochOf } from './lease.ts';
+import { acquireLease, decodeLeaseValue, effectiveTtlMs, epochOf } from './lease.ts';
 import type { StaleFenceEvent, StaleFencePolicy, StaleFenceRetake, StaleFenceState } from './stale-fence/index.ts';
 import { claimAbove, initialStaleFence, stepStaleFence } from './stale-fence/index.ts';
 import type { Membership } from './membership.ts';
@@ -82,6 +82,7 @@ export interface ShardLeases {
 
 export const shardKey = (shard: number): string => `shard.${shard}`;
 
+
 /**
  * Starts the shard lease manager. It acquires nothing until membership has settled (seen one
  * heartbeat round): otherwise the first node of a starting cluster would grab every shard and
@@ -115,11 +116,18 @@ class ShardLeaseManager implements ShardLeases {
 
   constructor(private readonly options: ShardLeaseOptions) {
     this.shardCount = options.shardCount ?? 256;
-    this.ttlMs = options.leaseTtlMs ?? 5_000;
+    const asked = options.leaseTtlMs ?? 5_000;
+    // Every lease counts on the bucket's TTL when it is shorter (effectiveTtlMs): so does mayTake.
+    this.ttlMs = effectiveTtlMs(asked, options.bucket);
     this.retryMs = options.retryMs ?? 250;
     this.clock = options.clock;
     // The caller's logger names the node already (a node process binds it once, for every line).
     this.log = options.log ?? silentLogger;
+    if (this.ttlMs !== asked) {
+      this.log.warn({ leaseTtlMs: asked, bucketTtlMs: this.ttlMs },
+        `the lease bucket keeps keys ${this.ttlMs} ms (it was created so, by an earlier node), below the lease TTL of ${asked} ms: leases run at ${this.ttlMs} ms; `
+        + `to run ${asked} ms, stop every node and delete the bucket (or raise its max age)`);
+    }
     this.events = options.events;
   }
 
