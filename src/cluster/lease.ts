@@ -26,6 +26,13 @@ export interface LeaseOptions {
   readonly renewMs?: number;
   /** Deadline = last successful request's send time + ttlMs − this. Default ttlMs / 5. */
   readonly safetyMarginMs?: number;
+  /**
+   * How much earlier than renewMs the first renew goes out, as a fraction of it in [0, 1):
+   * a manager taking many leases at once gives each its own, so that their renews reach the
+   * server spread over the period instead of as one burst every renewMs. Early is always safe:
+   * the deadline counts from each renew's send time. Default 0.
+   */
+  readonly firstRenewEarly?: number;
   readonly clock: Clock;
   /**
    * Called synchronously, before the server-side TTL can expire; the holder must fence itself.
@@ -161,7 +168,8 @@ export class Lease {
     ({ ttlMs: this.ttlMs, renewMs: this.renewMs, marginMs: this.marginMs } = timing(options));
     this.log = (options.log ?? silentLogger).child({ lease: options.key, epoch: this.epoch });
     this.extend(sentAt);
-    if (this.held) this.scheduleRenew(sentAt + this.renewMs);
+    const early = Math.min(Math.max(options.firstRenewEarly ?? 0, 0), 0.99);
+    if (this.held) this.scheduleRenew(sentAt + Math.round(this.renewMs * (1 - early)));
   }
 
   get held(): boolean {
