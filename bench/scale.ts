@@ -7,13 +7,14 @@
 //     gated calls, so the slot-bound ideal is ceil(2 x hosts / limit) x latency.
 //   npm run bench -- scale --nodes 3 [--hosts 3000] [--latency 300] [--limit 50] [--stagger ms]
 //     metalfleet node processes on a three-server NATS JetStream cluster with R3 buckets, as
-//     deploy/nats runs it. Inspection is off and only provisioning takes --latency (every other
-//     call 5 ms), so the ideal is ceil(hosts / limit) x latency. --stagger starts the nodes that
-//     many ms apart (a join under load) instead of all at once. --profile DIR has each node
-//     process write a V8 CPU profile there when it stops (node --cpu-prof). --max-calls SPEC is
-//     passed to every node (`metalfleet node --max-calls`): e.g. fixture=64 puts the remote
-//     fixture's calls, which wait in its 64-connection pool first come first served, behind the
-//     call bound, which serves hosts that started first.
+//     deploy/nats runs it, with the lease TTL production runs there (15 s). Inspection is off
+//     and only provisioning takes --latency (every other call 5 ms), so the ideal is
+//     ceil(hosts / limit) x latency. --stagger starts the nodes that many ms apart (a join under
+//     load) instead of all at once. --profile DIR has each node process write a V8 CPU profile
+//     there when it stops (node --cpu-prof). --max-calls SPEC is passed to every node
+//     (`metalfleet node --max-calls`): e.g. fixture=64 puts the remote fixture's calls, which
+//     wait in its 64-connection pool first come first served, behind the call bound, which
+//     serves hosts that started first.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { connect } from '@nats-io/transport-node';
@@ -23,6 +24,7 @@ import { DEFAULT_MACHINE_CONFIG } from '../src/machines/bmh/index.ts';
 import { gather } from '../src/cluster/introspect/index.ts';
 import type { PoolRow } from '../src/cluster/introspect/index.ts';
 import type { Node } from '../src/node/index.ts';
+import { REPLICATED_LEASE_TTL_MS } from '../src/node/index.ts';
 import { startCluster } from '../test/support/cluster.ts';
 import { fleetHosts, pollUntil, progress, round } from './cluster-support.ts';
 import { slotTimeline } from './slot-timeline.ts';
@@ -148,7 +150,9 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
   }
   progress(`starting a three-server NATS cluster and the fixture backend`);
   const nodeArgs = flags['max-calls'] ? ['--max-calls', flags['max-calls']] : [];
-  const c = await startCluster({ nats: 'cluster', shards, leaseTtlMs: 5_000, limit, fixture, nodeArgs });
+  // The lease TTL production runs on R3 buckets (a node's default with --replicas 3).
+  const leaseTtlMs = REPLICATED_LEASE_TTL_MS;
+  const c = await startCluster({ nats: 'cluster', shards, leaseTtlMs, limit, fixture, nodeArgs });
   try {
     const all = fleetHosts(hostCount, { paused: false });
     const keys = all.map((h) => `${h.metadata.namespace}/${h.metadata.name}`);
@@ -218,6 +222,7 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
       nodes: nodeCount,
       natsServers: 3,
       replicas: 3,
+      leaseTtlMs,
       hosts: hostCount,
       limit,
       latencyMs,

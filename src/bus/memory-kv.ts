@@ -44,7 +44,7 @@ class MemoryBucket implements KvBucket {
   private readonly watchers = new Set<Watcher>();
   private seq = 0;
 
-  constructor(readonly name: string, private readonly ttlMs: number, private readonly clock: Pick<Clock, 'now'>) {}
+  constructor(readonly name: string, readonly ttlMs: number, private readonly clock: Pick<Clock, 'now'>) {}
 
   get revision(): number {
     return this.seq;

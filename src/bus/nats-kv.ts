@@ -76,7 +76,7 @@ export async function openNatsKv(nc: NatsConnection, bucket: string, options: Kv
 /** The port over an opened KV; exported for tests that drive it with a stand-in. */
 export class NatsBucket implements KvBucket {
   private readonly keysDeadlineMs: number;
-  private readonly ttlMs: number;
+  readonly ttlMs: number;
   private readonly catchUpCheckMs: number;
 
   constructor(

@@ -2,7 +2,7 @@
 export { ownerOf, desiredShards } from './rendezvous.ts';
 export { startMembership, Heartbeat } from './membership.ts';
 export type { Membership, MembershipOptions } from './membership.ts';
-export { acquireLease, Lease, LeaseValue, encodeLeaseValue, decodeLeaseValue, epochOf } from './lease.ts';
+export { acquireLease, Lease, LeaseValue, encodeLeaseValue, decodeLeaseValue, epochOf, effectiveTtlMs, tolerableOutageMs } from './lease.ts';
 export type { LeaseOptions, LeaseLostReason } from './lease.ts';
 export { startShardLeases, shardKey } from './shard-leases.ts';
 export type { ShardLeases, ShardLeaseOptions, ShardLeaseEvents, ShardLostReason, ShardReleaseWhy, ShardFenceRefused } from './shard-leases.ts';

@@ -16,12 +16,23 @@ export interface LeaseOptions {
   readonly bucket: KvBucket;
   readonly key: string;
   readonly holder: string;
-  /** The bucket's TTL: the server forgets an unrenewed lease this long after its last write. */
+  /**
+   * The lease's TTL: the bucket's, which the caller created with it (the server forgets an
+   * unrenewed lease this long after its last write). Where the bucket already had a shorter one,
+   * that one is used (effectiveTtlMs).
+   */
   readonly ttlMs: number;
   /** Default ttlMs / 3: two renews may fail before the deadline. */
   readonly renewMs?: number;
   /** Deadline = last successful request's send time + ttlMs − this. Default ttlMs / 5. */
   readonly safetyMarginMs?: number;
+  /**
+   * How much earlier than renewMs the first renew goes out, as a fraction of it in [0, 1):
+   * a manager taking many leases at once gives each its own, so that their renews reach the
+   * server spread over the period instead of as one burst every renewMs. Early is always safe:
+   * the deadline counts from each renew's send time. Default 0.
+   */
+  readonly firstRenewEarly?: number;
   readonly clock: Clock;
   /**
    * Called synchronously, before the server-side TTL can expire; the holder must fence itself.
@@ -65,7 +76,7 @@ export function decodeLeaseValue(bytes: Uint8Array): LeaseValue | null {
  * Throws KvUnavailable when the bucket cannot be reached.
  */
 export async function acquireLease(options: LeaseOptions): Promise<Lease | null> {
-  const { marginMs } = timing(options);
+  const { ttlMs, marginMs } = timing(options);
   const leaseId = randomUUID();
   const sentAt = monotonicOf(options.clock);
   let revision: number;
@@ -75,7 +86,7 @@ export async function acquireLease(options: LeaseOptions): Promise<Lease | null>
     if (err instanceof KvConflict) return null;
     throw err;
   }
-  if (monotonicOf(options.clock) >= sentAt + options.ttlMs - marginMs) {
+  if (monotonicOf(options.clock) >= sentAt + ttlMs - marginMs) {
     // The create answered after its own deadline: we cannot trust the time left, so give it back.
     await options.bucket.delete(options.key, { revision }).catch(() => undefined);
     return null;
@@ -92,13 +103,41 @@ const minEpochOf = (options: LeaseOptions): { minEpoch?: number } => (options.mi
 /** A tenure's epoch from its create revision and the value it wrote: what every holder and watcher computes. */
 export const epochOf = (createRevision: number, minEpoch: number | undefined): number => Math.max(createRevision, minEpoch ?? 0);
 
-function timing(options: LeaseOptions): { renewMs: number; marginMs: number } {
-  const renewMs = options.renewMs ?? Math.max(1, Math.floor(options.ttlMs / 3));
-  const marginMs = options.safetyMarginMs ?? Math.floor(options.ttlMs / 5);
-  if (renewMs >= options.ttlMs - marginMs) {
-    throw new RangeError(`lease ${options.key}: renewMs ${renewMs} must be below ttlMs − safetyMarginMs (${options.ttlMs - marginMs})`);
+/**
+ * The TTL a lease may count on: the one it was given, or the bucket's own when that is shorter.
+ * The server forgets a key after the bucket's TTL, whatever the holder was told: a bucket made
+ * earlier with a shorter one (by nodes of an older default) must not leave a holder trusting a
+ * key the server already dropped and another node may have created.
+ */
+export function effectiveTtlMs(ttlMs: number, bucket: Pick<KvBucket, 'ttlMs'>): number {
+  const server = bucket.ttlMs ?? 0;
+  return server > 0 && server < ttlMs ? server : ttlMs;
+}
+
+function defaultTiming(ttlMs: number): { renewMs: number; marginMs: number } {
+  return { renewMs: Math.max(1, Math.floor(ttlMs / 3)), marginMs: Math.floor(ttlMs / 5) };
+}
+
+/**
+ * The longest write outage, starting just after a renew, that a lease of this TTL outlives with
+ * the default timing: when its last renew before the deadline is sent (two thirds of the TTL).
+ */
+export function tolerableOutageMs(ttlMs: number): number {
+  const { renewMs, marginMs } = defaultTiming(ttlMs);
+  return Math.floor((ttlMs - marginMs - 1) / renewMs) * renewMs;
+}
+
+function timing(options: LeaseOptions): { ttlMs: number; renewMs: number; marginMs: number } {
+  const ttlMs = effectiveTtlMs(options.ttlMs, options.bucket);
+  // Timings given for a longer TTL than the bucket keeps are scaled down with it.
+  const scale = ttlMs / options.ttlMs;
+  const defaults = defaultTiming(ttlMs);
+  const renewMs = options.renewMs !== undefined ? Math.max(1, Math.floor(options.renewMs * scale)) : defaults.renewMs;
+  const marginMs = options.safetyMarginMs !== undefined ? Math.floor(options.safetyMarginMs * scale) : defaults.marginMs;
+  if (renewMs >= ttlMs - marginMs) {
+    throw new RangeError(`lease ${options.key}: renewMs ${renewMs} must be below ttlMs − safetyMarginMs (${ttlMs - marginMs})`);
   }
-  return { renewMs, marginMs };
+  return { ttlMs, renewMs, marginMs };
 }
 
 export class Lease {
@@ -114,6 +153,8 @@ export class Lease {
   private renewTimer: TimerHandle | null = null;
   private deadlineTimer: TimerHandle | null = null;
   private inflight: Promise<void> | null = null;
+  /** The TTL this tenure counts on: the given one, or the bucket's when shorter (effectiveTtlMs). */
+  readonly ttlMs: number;
   private readonly renewMs: number;
   private readonly marginMs: number;
   private readonly log: Logger;
@@ -124,10 +165,11 @@ export class Lease {
     this.epoch = epochOf(revision, options.minEpoch);
     this.createRevision = revision;
     this.lastRevision = revision;
-    ({ renewMs: this.renewMs, marginMs: this.marginMs } = timing(options));
+    ({ ttlMs: this.ttlMs, renewMs: this.renewMs, marginMs: this.marginMs } = timing(options));
     this.log = (options.log ?? silentLogger).child({ lease: options.key, epoch: this.epoch });
     this.extend(sentAt);
-    if (this.held) this.scheduleRenew(sentAt + this.renewMs);
+    const early = Math.min(Math.max(options.firstRenewEarly ?? 0, 0), 0.99);
+    if (this.held) this.scheduleRenew(sentAt + Math.round(this.renewMs * (1 - early)));
   }
 
   get held(): boolean {
@@ -176,7 +218,7 @@ export class Lease {
 
   private extend(sentAt: number): void {
     // The server counts the TTL from when it stored the write, which is after we sent it.
-    this.deadlineAt = sentAt + this.options.ttlMs - this.marginMs;
+    this.deadlineAt = sentAt + this.ttlMs - this.marginMs;
     if (this.deadlineTimer !== null) this.options.clock.clearTimeout(this.deadlineTimer);
     const left = this.deadlineAt - monotonicOf(this.options.clock);
     if (left <= 0) {

@@ -3,7 +3,7 @@
 import type { Clock, Fence, FenceRefusal, KvBucket, KvEvent, Logger, TimerHandle } from '../ports/index.ts';
 import { silentLogger } from '../ports/index.ts';
 import type { Lease, LeaseLostReason } from './lease.ts';
-import { acquireLease, decodeLeaseValue, epochOf } from './lease.ts';
+import { acquireLease, decodeLeaseValue, effectiveTtlMs, epochOf } from './lease.ts';
 import type { StaleFenceEvent, StaleFencePolicy, StaleFenceRetake, StaleFenceState } from './stale-fence/index.ts';
 import { claimAbove, initialStaleFence, stepStaleFence } from './stale-fence/index.ts';
 import type { Membership } from './membership.ts';
@@ -83,6 +83,14 @@ export interface ShardLeases {
 export const shardKey = (shard: number): string => `shard.${shard}`;
 
 /**
+ * How early (a fraction of the renew period) a shard's first renew goes out. A node takes its
+ * shards in one turn, so without this their renews reach NATS as one burst every TTL/3 (85 CAS
+ * writes at once per node of three, 256 shards); golden-ratio steps spread any set of shard
+ * numbers evenly over the first half of the period, and each renew keeps its phase after that.
+ */
+export const renewSpread = (shard: number): number => ((shard * 0.618_033_988_75) % 1) / 2;
+
+/**
  * Starts the shard lease manager. It acquires nothing until membership has settled (seen one
  * heartbeat round): otherwise the first node of a starting cluster would grab every shard and
  * hand most of them off again a moment later.
@@ -115,11 +123,18 @@ class ShardLeaseManager implements ShardLeases {
 
   constructor(private readonly options: ShardLeaseOptions) {
     this.shardCount = options.shardCount ?? 256;
-    this.ttlMs = options.leaseTtlMs ?? 5_000;
+    const asked = options.leaseTtlMs ?? 5_000;
+    // Every lease counts on the bucket's TTL when it is shorter (effectiveTtlMs): so does mayTake.
+    this.ttlMs = effectiveTtlMs(asked, options.bucket);
     this.retryMs = options.retryMs ?? 250;
     this.clock = options.clock;
     // The caller's logger names the node already (a node process binds it once, for every line).
     this.log = options.log ?? silentLogger;
+    if (this.ttlMs !== asked) {
+      this.log.warn({ leaseTtlMs: asked, bucketTtlMs: this.ttlMs },
+        `the lease bucket keeps keys ${this.ttlMs} ms (it was created so, by an earlier node), below the lease TTL of ${asked} ms: leases run at ${this.ttlMs} ms; `
+        + `to run ${asked} ms, stop every node and delete the bucket (or raise its max age)`);
+    }
     this.events = options.events;
   }
 
@@ -240,6 +255,7 @@ class ShardLeaseManager implements ShardLeases {
       ttlMs: this.ttlMs,
       ...(this.options.renewMs !== undefined ? { renewMs: this.options.renewMs } : {}),
       ...(this.options.safetyMarginMs !== undefined ? { safetyMarginMs: this.options.safetyMarginMs } : {}),
+      firstRenewEarly: renewSpread(shard),
       clock: this.clock,
       log: this.log,
       ...(floor && floor.floor > 0 ? { minEpoch: claimAbove(floor) } : {}),

@@ -1,6 +1,7 @@
 import type { CallLimits } from '../actors/calls/index.ts';
 import type { MachineConfig } from '../machines/bmh/index.ts';
 import type { AuthorizedKeys, SigningKey } from '../security/index.ts';
+import { tolerableOutageMs } from '../cluster/lease.ts';
 
 /**
  * Who may send a node commands and store requests over a shared bus (NATS). One of the two is
@@ -26,7 +27,19 @@ export interface ClusterTiming {
   readonly replicas: number;
 }
 
+/**
+ * The lease TTL where the cluster's buckets are replicated (R3), unless one is given. Killing a NATS
+ * stream leader on R3 stopped writes for 5–8 s (docs/scale.md): a 5 s lease lapsed on every shard
+ * and each was retaken. 15 s outlasts such an election with renews (every TTL/3) to spare; the cost
+ * is that a dead node's shards move after ~15 s instead of ~5 s.
+ */
+export const REPLICATED_LEASE_TTL_MS = 15_000;
+
+/** The longest NATS leader election measured on R3 (docs/scale.md): a shorter lease lapses in one. */
+export const MEASURED_LEADER_ELECTION_MS = 8_000;
+
 export const DEFAULT_CLUSTER_TIMING: ClusterTiming = {
+  /** One server (R1, tests, a single nats-server): nothing to elect, so a short lease is safe. */
   leaseTtlMs: 5_000,
   heartbeatMs: 1_000,
   drainTimeoutMs: 10_000,
@@ -69,5 +82,20 @@ export interface NodeConfig {
 export const PRIVATE_CLUSTER_TIMING: Partial<ClusterTiming> = { leaseTtlMs: 60_000, heartbeatMs: 10_000 };
 
 export function clusterTiming(config: NodeConfig, shared = true): ClusterTiming {
-  return { ...DEFAULT_CLUSTER_TIMING, ...(shared ? {} : PRIVATE_CLUSTER_TIMING), ...config.cluster };
+  const replicas = config.cluster?.replicas ?? DEFAULT_CLUSTER_TIMING.replicas;
+  const replicated: Partial<ClusterTiming> = replicas > 1 ? { leaseTtlMs: REPLICATED_LEASE_TTL_MS } : {};
+  return { ...DEFAULT_CLUSTER_TIMING, ...(shared ? replicated : PRIVATE_CLUSTER_TIMING), ...config.cluster };
+}
+
+/**
+ * Why a node's lease TTL is unsafe on its replicated buckets, or null: a TTL (given with
+ * --lease-ttl) whose renews cannot outlast a measured leader election lets every lease lapse
+ * when a NATS server fails.
+ */
+export function leaseTtlWarning(timing: Pick<ClusterTiming, 'leaseTtlMs' | 'replicas'>): string | null {
+  const outlasts = tolerableOutageMs(timing.leaseTtlMs);
+  if (timing.replicas <= 1 || outlasts >= MEASURED_LEADER_ELECTION_MS) return null;
+  return `lease TTL ${timing.leaseTtlMs} ms on R${timing.replicas} buckets outlasts a write outage of ${outlasts} ms at most, `
+    + `below a NATS leader election (writes stopped up to ${MEASURED_LEADER_ELECTION_MS / 1000} s when a stream leader was killed, docs/scale.md): `
+    + `one election lapses every shard lease; the default there is ${REPLICATED_LEASE_TTL_MS} ms`;
 }

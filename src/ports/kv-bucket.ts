@@ -25,6 +25,11 @@ export interface KvWatchOptions {
 
 export interface KvBucket {
   readonly name: string;
+  /**
+   * The TTL the bucket really has (0: none), which may differ from the one asked for when an
+   * earlier opener created it. Absent where unknown (a wrapper that does not pass it on).
+   */
+  readonly ttlMs?: number;
   get(key: string): Promise<KvEntry | null>;
   /** Only if the key is absent (or deleted); throws KvConflict otherwise. Returns the revision. */
   create(key: string, value: Uint8Array): Promise<number>;

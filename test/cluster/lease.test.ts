@@ -17,7 +17,7 @@ function faulty(inner: KvBucket): KvBucket & { down: boolean } {
     return op(...a);
   };
   return Object.assign(w, {
-    name: inner.name,
+    name: inner.name, ttlMs: inner.ttlMs,
     get: gate(inner.get.bind(inner)), create: gate(inner.create.bind(inner)), update: gate(inner.update.bind(inner)),
     put: gate(inner.put.bind(inner)), delete: gate(inner.delete.bind(inner)), keys: gate(inner.keys.bind(inner)), watch: gate(inner.watch.bind(inner)),
   });
@@ -85,6 +85,28 @@ test('lease - self-fences before the server TTL when renews fail', async (t) => 
   t.false(a.held);
   await run(clock, TTL);
   t.is(lost.length, 1);
+});
+
+test('lease - asked for a longer TTL than its bucket keeps keys, it counts on the bucket\'s: cut off, it fences before another holder can take the key', async (t) => {
+  // A bucket made by nodes of an older, shorter default keeps its TTL: the server forgets the key
+  // after TTL, not after the 3 x TTL this holder was configured with.
+  const { clock, raw, bucket, lost, opts } = setup();
+  const a = (await acquireLease(opts('a', { ttlMs: 3 * TTL })))!;
+  await run(clock, 2_000);
+  t.true(a.held);
+  bucket.down = true;
+  let b = null;
+  const giveUpAt = clock.now() + 3 * TTL;
+  while (b === null && clock.now() < giveUpAt) {
+    clock.advance(10);
+    await flush();
+    b = await acquireLease(opts('b', { bucket: raw }));
+    // The moment the server has forgotten the key and another node holds it, this one must not.
+    if (b !== null) t.false(a.held, `a still held its lease when b took the key at ${clock.now()}`);
+  }
+  t.truthy(b, 'the key expired on the server');
+  t.deepEqual(lost.map((l) => `${l.holder}:${l.reason}`), ['a:expired']);
+  await b?.release();
 });
 
 test('lease - a renew that loses the CAS reports conflict', async (t) => {

@@ -110,6 +110,30 @@ test('shard leases - nodes starting together settle first, so no shard is taken 
   for (const n of nodes) await n.leases.stop({ graceful: false });
 });
 
+test('shard leases - the renews of shards taken together reach the bucket spread over the period, not as one burst', async (t) => {
+  const { clock, recorder, leaseBucket, add } = memoryCluster();
+  const node = await add('n1');
+  await run(clock, 1_500);
+  t.is(node.leases.owned().size, 64);
+  // Renews from here on, by the 50 ms step they were written in (TTL 3 s: a renew every second).
+  const writes = new Map<number, number>();
+  const unwatch = await leaseBucket.watch({ key: 'shard.*', onEvent: (e) => {
+    if (e.op === 'put') writes.set(clock.now(), (writes.get(clock.now()) ?? 0) + 1);
+  } });
+  writes.clear();
+  await run(clock, 3_000);
+  unwatch();
+  const total = [...writes.values()].reduce((a, b) => a + b, 0);
+  // Each shard renews about every second: three rounds of 64, give or take the round at the edges.
+  t.true(total >= 2 * 64 && total <= 4 * 64, `${total} renews in 3 s`);
+  // All 64 taken in one turn: without a spread every round is one burst of 64 in a single step.
+  const burst = Math.max(...writes.values());
+  t.true(burst <= 16, `at most 16 renews in one 50 ms step, saw ${burst}`);
+  t.deepEqual(node.lost, []);
+  t.is(recorder.intervals().length, 64, 'one tenure per shard: the early first renews lapsed nothing');
+  await node.leases.stop({ graceful: false });
+});
+
 test('shard leases - a joining node gets its shards by graceful handoff, released before taken', async (t) => {
   const { clock, recorder, add } = memoryCluster();
   const nodes = await Promise.all(['n1', 'n2', 'n3'].map((id) => add(id)));

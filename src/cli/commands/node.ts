@@ -17,7 +17,7 @@ import { addProvisionerFlags, selectProvisioner } from '../provisioners.ts';
 import { CliError } from '../cli-error.ts';
 import type { HealthServer } from '../../adapters/observe/index.ts';
 import type { Node, NodeConfig, NodeStores, Substrate } from '../../node/index.ts';
-import { clusterTiming, memorySubstrate, sharedSubstrate, startNode } from '../../node/index.ts';
+import { clusterTiming, DEFAULT_CLUSTER_TIMING, leaseTtlWarning, memorySubstrate, sharedSubstrate, startNode } from '../../node/index.ts';
 import { collectMaxCalls, MAX_CALLS_HELP, parseMaxCalls } from '../max-calls.ts';
 import { openNodeKvStore, type NodeKvStore } from '../node-store.ts';
 import { intFlag, nodeConfig, readEnv } from '../config.ts';
@@ -34,7 +34,8 @@ interface NodeFlags extends NatsFlagValues, ProvisionerFlags {
   shards?: number;
   limit?: number;
   maxCalls: string[];
-  leaseTtl: number;
+  /** Absent: the default for the buckets' replicas (clusterTiming). */
+  leaseTtl?: number;
   heartbeat: number;
   drainTimeout: number;
   replicas: number;
@@ -75,7 +76,7 @@ export function register(program: Command): void {
     .option('--shards <n>', 'shard count, the same on every node (default METALFLEET_SHARDS or 256)', intFlag('--shards', 1))
     .option('--limit <n>', 'capacity slots per backend pool across the cluster (default PROVISIONING_LIMIT or 20; 0 = unlimited)', intFlag('--limit', 0))
     .option('--max-calls <backend=n>', MAX_CALLS_HELP, collectMaxCalls, [])
-    .option('--lease-ttl <ms>', 'shard and broker lease TTL; a dead node\'s shards move within about this long', intFlag('--lease-ttl', 500), 5_000)
+    .option('--lease-ttl <ms>', 'shard and broker lease TTL; a dead node\'s shards move within about this long (default 15000 with --replicas 3, which outlasts a NATS leader election; 5000 on one server)', intFlag('--lease-ttl', 500))
     .option('--heartbeat <ms>', 'membership heartbeat interval', intFlag('--heartbeat', 50), 1_000)
     .option('--drain-timeout <ms>', 'how long a hand-off waits for backend calls in flight', intFlag('--drain-timeout', 0), 10_000)
     .option('--replicas <n>', 'KV replicas of the cluster buckets (3 on a clustered NATS)', intFlag('--replicas', 1), 1)
@@ -151,7 +152,9 @@ export function register(program: Command): void {
       config.machine = { ...config.machine, pluginBmcSchemes: selected.registry.bmcSchemes() };
       const settings: NodeConfig = {
         ...config,
-        cluster: { leaseTtlMs: flags.leaseTtl, heartbeatMs: flags.heartbeat, drainTimeoutMs: flags.drainTimeout, replicas: flags.replicas },
+        // Unset on NATS: the default follows --replicas. Without NATS the private bus keeps the
+        // 5 s the flag always gave it (no NATS election to outlast there).
+        cluster: { ...leaseTtlFlag(flags.leaseTtl, natsWanted), heartbeatMs: flags.heartbeat, drainTimeoutMs: flags.drainTimeout, replicas: flags.replicas },
         healthPort: flags.healthPort ?? null,
         healthBind: flags.healthBind,
         ...(await uiCommandsFrom(flags)),
@@ -169,17 +172,20 @@ export function register(program: Command): void {
       // Without NATS, natsOptionsFrom below says what is missing first.
       const security = natsWanted ? await requestSecurity(flags) : {};
       const secrets = flags.secrets ? await loadSecretFiles(flags.secrets) : undefined;
+      const timing = clusterTiming(settings);
+      const unsafeTtl = leaseTtlWarning(timing);
+      if (unsafeTtl) log.warn({ leaseTtlMs: timing.leaseTtlMs, replicas: timing.replicas }, unsafeTtl);
       const transport = await connectNats({ ...(await natsOptionsFrom(flags, process.env, name)), onHandlerError: (err, subject) => log.error({ subject, err: String(err) }, 'handler failed') });
       // Hosts (and MAAS kinds) in Kubernetes, or the KV store of every kind the node runs.
       let kv: NodeKvStore | null = null;
-      const stores: NodeStores = kube ? { kube } : (kv = await openNodeKvStore(transport, { ...(secrets ? { secrets } : {}), log, replicas: clusterTiming(settings).replicas, maas: maas !== null })).stores;
+      const stores: NodeStores = kube ? { kube } : (kv = await openNodeKvStore(transport, { ...(secrets ? { secrets } : {}), log, replicas: timing.replicas, maas: maas !== null })).stores;
       const node = await startNode({ ...settings, security }, sharedSubstrate(transport), stores, {
         provisioner,
         ...(maas ? { maas: { driver: maas.driver, config: { skipSwap: env.MAAS_SKIP_SWAP } } } : {}),
       }, { log });
       // One line for whoever started us (tests, scripts): where to find this node.
       process.stdout.write(`${JSON.stringify({ node: name, health: node.health?.url ?? null, shards: config.shardCount, broker: node.isBroker() })}\n`);
-      log.info({ shards: config.shardCount, leaseTtlMs: flags.leaseTtl }, 'node started');
+      log.info({ shards: config.shardCount, leaseTtlMs: timing.leaseTtlMs }, 'node started');
 
       await new Promise<void>((resolve) => {
         let signals = 0;
@@ -241,6 +247,11 @@ interface KubeOnlyParts {
   readonly log: ReturnType<typeof createLogger>;
   /** Starts campaigning for the leader Lease; null with --no-leader-elect. */
   readonly election: StartElection | null;
+}
+
+function leaseTtlFlag(given: number | undefined, nats: boolean): { leaseTtlMs?: number } {
+  if (given !== undefined) return { leaseTtlMs: given };
+  return nats ? {} : { leaseTtlMs: DEFAULT_CLUSTER_TIMING.leaseTtlMs };
 }
 
 // Kubernetes without NATS: the same node on a private in-memory bus, so it owns every shard;
