@@ -80,5 +80,5 @@ test('store shared objects - another node\'s write gives this node a new object,
   const now = await b.get(KEY);
   t.not(now, seen);
   t.is(now?.spec.online, false);
-  t.is(told.host, now);
+  t.is(told.host as unknown, now as unknown);
 });
