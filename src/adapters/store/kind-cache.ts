@@ -39,13 +39,6 @@ export interface StatusSlot {
   readonly record?: StatusRecord | undefined;
 }
 
-interface BuiltObject {
-  readonly revision: number;
-  readonly spec: SpecRecord;
-  readonly status: Record<string, unknown> | undefined;
-  readonly object: StoredObject;
-}
-
 export class KindCache {
   readonly kind: ResourceKind;
   /** The newest record of an object that did not parse, per bucket, until a good one replaces it. */
@@ -65,8 +58,6 @@ export class KindCache {
    * the objects this kind has seen.
    */
   private readonly kvKeys = new Map<string, string>();
-  /** The object last built of each key (objectOf), until either record changes or the object goes. */
-  private readonly objects = new Map<string, BuiltObject>();
   private readonly objectKeys = new Map<string, string>();
 
   constructor(protected readonly o: KindRecordsOptions) {
@@ -127,7 +118,6 @@ export class KindCache {
   }
 
   protected tellSpec(key: string, change: SeenChange<SpecRecord>): void {
-    if (change.type === 'deleted') this.objects.delete(key);
     if (!this.ready) return;
     if (change.type === 'put' && !change.own) {
       const object = this.merged(key);
@@ -181,29 +171,11 @@ export class KindCache {
     return parts.length > 0 ? `store: ${parts.join('; ')}` : undefined;
   }
 
-  /** The object as this node's cache holds it: the same object while neither record changes. */
+  /** The object as this node's cache holds it. */
   merged(key: string): StoredObject | undefined {
     const slot = this.specRecords.get(key);
-    if (!slot?.value) {
-      this.objects.delete(key);
-      return undefined;
-    }
-    return this.objectOf(key, slot.value, slot.revision, this.statusOf(key, slot.value));
-  }
-
-  /**
-   * The object of this version of both records, built once: a host's actor, its companions and
-   * the store's own events each ask for the same version several times between writes, and each
-   * get built a fresh object and metadata. Shared as its fields already were: readers never mutate
-   * what the store gives them. A version is its spec record (by revision and identity) and the
-   * very status object (as parse-cache.ts tells versions apart).
-   */
-  protected objectOf(key: string, spec: SpecRecord, revision: number, status: Record<string, unknown> | undefined): StoredObject {
-    const built = this.objects.get(key);
-    if (built !== undefined && built.revision === revision && built.spec === spec && built.status === status) return built.object;
-    const object = this.toObject(spec, revision, status);
-    this.objects.set(key, { revision, spec, status, object });
-    return object;
+    if (!slot?.value) return undefined;
+    return this.toObject(slot.value, slot.revision, this.statusOf(key, slot.value));
   }
 
   protected statusOf(key: string, spec: SpecRecord): Record<string, unknown> | undefined {

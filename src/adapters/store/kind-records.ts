@@ -244,7 +244,7 @@ export class KindRecords extends KindCache {
           throw new ResourceNotFound(this.kind, key);
         }
         const found = current;
-        return { op: 'none', object: () => this.objectOf(key, found.spec, found.revision, this.statusOf(key, found.spec)) };
+        return { op: 'none', object: () => this.toObject(found.spec, found.revision, this.statusOf(key, found.spec)) };
       }
       if (next.op === 'put') return this.put(key, kvKey, next.spec, current?.revision ?? malformed?.revision, options.own === true);
       if (!current) throw new ResourceNotFound(this.kind, key);
@@ -269,7 +269,7 @@ export class KindRecords extends KindCache {
     // Applied unless a newer one is in already. `own`: the object's actor wrote this change
     // itself, so its node is not woken by it; the echo after the ack is dropped by its revision.
     this.tellSpec(key, this.specRecords.set(key, revision, spec, own));
-    return { op: 'put', object: () => this.objectOf(key, spec, revision, this.statusOf(key, spec)) };
+    return { op: 'put', object: () => this.toObject(spec, revision, this.statusOf(key, spec)) };
   }
 
   private cas(doing: string): CasOptions {
