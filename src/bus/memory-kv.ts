@@ -37,8 +37,6 @@ export class MemoryKvStore {
 interface Watcher {
   readonly pattern: string;
   readonly onEvent: (e: KvEvent) => void;
-  /** Events written and not yet delivered, oldest first: one microtask delivers them all. */
-  pending: KvEvent[];
 }
 
 class MemoryBucket implements KvBucket {
@@ -87,7 +85,7 @@ class MemoryBucket implements KvBucket {
   }
 
   async watch(options: KvWatchOptions): Promise<() => void> {
-    const watcher: Watcher = { pattern: options.key ?? '>', onEvent: options.onEvent, pending: [] };
+    const watcher: Watcher = { pattern: options.key ?? '>', onEvent: options.onEvent };
     const snapshot = [...this.entries].filter(([k]) => this.live(k) && subjectMatches(watcher.pattern, k));
     this.watchers.add(watcher);
     queueMicrotask(() => {
@@ -118,18 +116,9 @@ class MemoryBucket implements KvBucket {
   private emit(event: KvEvent): void {
     for (const w of this.watchers) {
       if (!subjectMatches(w.pattern, event.key)) continue;
-      // One microtask per watcher per burst, not per write: Node's queueMicrotask wraps each
-      // callback in an AsyncResource and a bound function, and the scale bench writes ~12 records
-      // a host, most of them in bursts. Still after the write and in write order.
-      w.pending.push(event);
-      if (w.pending.length === 1) queueMicrotask(() => this.deliver(w));
+      queueMicrotask(() => {
+        if (this.watchers.has(w)) w.onEvent(event);
+      });
     }
-  }
-
-  private deliver(w: Watcher): void {
-    const events = w.pending;
-    // A write made by a listener while these are delivered is queued afresh, after them.
-    w.pending = [];
-    for (const event of events) if (this.watchers.has(w)) w.onEvent(event);
   }
 }
