@@ -1,4 +1,4 @@
-import { Packr } from 'msgpackr';
+import { Packr, RESET_BUFFER_MODE } from 'msgpackr';
 import type { z } from 'zod';
 import { BusError } from '../ports/index.ts';
 
@@ -10,8 +10,9 @@ const packr = new Packr({ useRecords: false, moreTypes: false, int64AsType: 'num
 export function encode(value: unknown): Uint8Array {
   // pack() returns a view into a shared arena: copy so the bytes outlive the next pack(). A typed
   // array copies in one move; Uint8Array.from walks it byte by byte (a capacity pool record of
-  // 200 grants is 20 KB, written on every broker turn).
-  return new Uint8Array(packr.pack(value));
+  // 200 grants is 20 KB, written on every broker turn). RESET_BUFFER_MODE: the next pack() reuses
+  // the arena (kv-value.ts says why), where a 20 KB record would otherwise take a new one each time.
+  return new Uint8Array(packr.pack(value, RESET_BUFFER_MODE));
 }
 
 export type Decoded<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: BusError };

@@ -196,3 +196,20 @@ test('store kv values - each map carries the smallest MessagePack size header, a
   const older = Uint8Array.from([0xde, 0x00, 0x01, 0xa3, 0x75, 0x69, 0x64, 0xde, 0x00, 0x01, 0xa1, 0x61, 0x01]);
   t.deepEqual(decodeKvRecord(older), { ok: true, value: { uid: { a: 1 } } });
 });
+
+// The bytes the encoder wrote before its arena was reused between records (issue 30): a rolling
+// upgrade mixes nodes of both builds on one bucket, so the bytes must be the same, not merely
+// decode the same. Records encoded one after another each keep their own bytes.
+const RECORD = { uid: 'u-1', status: { operationalStatus: 'OK', errorCount: 0, poweredOn: false, provisioning: { state: 'inspecting', ID: 'fixture-u-1' }, lastUpdated: '2026-12-05T15:02:23.015Z', hardware: { ramMebibytes: 131072, nics: [{ name: 'eth0', speedGbps: 25 }], storage: [{ name: '/dev/sda', sizeBytes: 480000000000 }] }, note: 'é ✓ 🙂' }, fence: { epoch: 3, shard: 1, holder: 'node-a' } };
+const RECORD_BYTES = '83a3756964a3752d31a673746174757387b16f7065726174696f6e616c537461747573a24f4baa6572726f72436f756e7400a9706f77657265644f6ec2ac70726f766973696f6e696e6782a57374617465aa696e7370656374696e67a24944ab666978747572652d752d31ab6c61737455706461746564b8323032362d31322d30355431353a30323a32332e3031355aa8686172647761726583ac72616d4d6562696279746573ce00020000a46e6963739182a46e616d65a465746830a973706565644762707319a773746f726167659182a46e616d65a82f6465762f736461a973697a654279746573cb425bf08eb0000000a46e6f7465abc3a920e29c9320f09f9982a566656e636583a565706f636803a5736861726401a6686f6c646572a66e6f64652d61';
+
+test('store kv values - a record is written byte for byte as the previous build wrote it, and each of a run of records keeps its own bytes', (t) => {
+  const bytes = encodeKvRecord(RECORD);
+  t.is(Buffer.from(bytes).toString('hex'), RECORD_BYTES);
+  const decoded = decodeKvRecord(Buffer.from(RECORD_BYTES, 'hex'));
+  t.deepEqual(decoded, { ok: true, value: RECORD });
+  const run = Array.from({ length: 20 }, (_, i) => ({ ...RECORD, status: { ...RECORD.status, errorCount: i, note: 'x'.repeat(i * 400) } }));
+  const written = run.map((r) => encodeKvRecord(r));
+  run.forEach((r, i) => t.deepEqual(decodeKvRecord(written[i]!), { ok: true, value: r }));
+  t.is(Buffer.from(bytes).toString('hex'), RECORD_BYTES, 'later records did not write over an earlier one');
+});

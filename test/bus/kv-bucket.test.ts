@@ -107,6 +107,27 @@ test('memory: the bucket TTL expires entries silently, as server 2.9 does', asyn
   t.deepEqual(seen.map((e) => e.op), ['put', 'put'], 'no delete event for the expiry');
 });
 
+test('memory: watch events of a burst of writes come after the writes, in write order, not to a stopped watch, and a listener\'s own write after them', async (t) => {
+  const kv = new MemoryKvStore().bucket('burst');
+  const a: string[] = [];
+  const b: string[] = [];
+  await kv.watch({ onEvent: (e) => {
+    a.push(`${e.key}@${e.revision}`);
+    // A listener that writes: its write is told after the events being delivered.
+    if (e.key === 'k2') void kv.put('k4', bytes('from-listener'));
+  } });
+  const stopB = await kv.watch({ onEvent: (e) => b.push(`${e.key}@${e.revision}`) });
+  await Promise.resolve();
+  void kv.put('k1', bytes('1'));
+  void kv.put('k2', bytes('2'));
+  t.deepEqual(a, [], 'nothing is told inside the writes');
+  stopB();
+  void kv.put('k3', bytes('3'));
+  await waitFor(() => a.length === 4);
+  t.deepEqual(a, ['k1@1', 'k2@2', 'k3@3', 'k4@4']);
+  t.deepEqual(b, [], 'a stopped watch is told nothing still queued');
+});
+
 test('nats: the bucket TTL expires a key, after which another holder can create it', async (t) => {
   const kv = await openNatsKv(nc, 'ttl-real', { ttlMs: 1_000 });
   await kv.create('lease', bytes('a'));
