@@ -145,7 +145,39 @@ function byOrder(a: Condition, b: Condition): number {
  * of, say, a provisioned host in error. We set each type once, to its final value.
  */
 export function computeConditions(host: BareMetalHost & { status: BareMetalHostStatus }, now: number, hints: BackendHints): Condition[] {
-  const current = host.status.conditions ?? [];
+  const status = host.status;
+  const current = status.conditions ?? [];
+  const generation = host.metadata.generation;
+  // Every step asks; most steps change none of what the conditions follow (a slot granted, a
+  // result that leaves the state): the list is then the one computed for these inputs already.
+  const settled = status.conditions === undefined ? undefined : settledFor.get(status.conditions);
+  if (settled !== undefined && settled.state === status.provisioning.state && settled.operationalStatus === status.operationalStatus
+    && settled.generation === generation && settled.powerFailure === hints.powerFailure && settled.health === hints.health) return current;
+  const next = computed(host, current, now, hints);
+  settledFor.set(next, { state: status.provisioning.state, operationalStatus: status.operationalStatus, generation, powerFailure: hints.powerFailure, health: hints.health });
+  return next;
+}
+
+// What a conditions list was computed for. computeConditions is idempotent (its result, computed
+// again from the same inputs, is returned as it is), so a list found here with the same inputs is
+// the answer; the list is immutable state, and the entry goes with it.
+interface ConditionInputs {
+  readonly state: ProvisioningState;
+  readonly operationalStatus: BareMetalHostStatus['operationalStatus'];
+  readonly generation: number | undefined;
+  readonly powerFailure: boolean;
+  readonly health: string;
+}
+const settledFor = new WeakMap<readonly Condition[], ConditionInputs>();
+let computations = 0;
+
+/** How many times the conditions were worked out rather than found settled (for tests and benches). */
+export function conditionsComputed(): number {
+  return computations;
+}
+
+function computed(host: BareMetalHost & { status: BareMetalHostStatus }, current: Condition[], now: number, hints: BackendHints): Condition[] {
+  computations += 1;
   const values = bmhConditionValues(host.status, hints, current.some((c) => c.type === BMH_CONDITION.Healthy));
   const generation = host.metadata.generation;
   const next = [...current];
