@@ -228,7 +228,7 @@ test('conditions - worked out once per change of what they follow: steps that le
   t.is(conditionsComputed() - before, 2);
 });
 
-test('conditions - a list found settled is the one working it out again would give, whatever host it came from', (t) => {
+test('conditions - a list that already says what the inputs give is kept as it is; other hints or another state build a new one', (t) => {
   const host = hostAt('provisioned', { poweredOn: true });
   const first = computeConditions(host, T0, NO_BACKEND_HINTS);
   const settled = { ...host, status: { ...host.status, conditions: first } };
