@@ -4,9 +4,9 @@ import test from 'ava';
 import type { IronicClient, IronicNode } from '../../src/adapters/ironic/client/index.ts';
 import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
 import type { BareMetalHostStatus, Condition, ProvisioningState } from '../../src/api/index.ts';
-import { computeConditions, initialState, NO_BACKEND_HINTS, step } from '../../src/machines/bmh/index.ts';
+import { computeConditions, conditionsComputed, initialState, NO_BACKEND_HINTS, step } from '../../src/machines/bmh/index.ts';
 import type { BackendHints, BmhState } from '../../src/machines/bmh/index.ts';
-import { lastCall, makeHost, T0, tick, types } from '../support/bmh.ts';
+import { atState, lastCall, makeHost, T0, tick, types } from '../support/bmh.ts';
 
 type Host = BmhState['host'];
 type Brief = Record<string, string>;
@@ -204,4 +204,40 @@ test('conditions - the Ironic power poll reports the node fault "power failure" 
   // The same read tells a node back in manageable (adopt it again) and says nothing of others.
   t.is((await poll({ provision_state: 'manageable' })).kind === 'done' && (await poll({ provision_state: 'manageable' }) as { deployed?: boolean }).deployed, false);
   t.false('deployed' in await poll({ provision_state: 'deploying' }));
+});
+
+// Issue 30: every step asks for the conditions, and most steps change none of what they follow.
+test('conditions - worked out once per change of what they follow: steps that leave state, operational status, generation and the backend hints as they were find them settled', (t) => {
+  let s = atState('available');
+  const before = conditionsComputed();
+  for (let i = 1; i <= 5; i++) s = tick(s, T0 + i * 1_000).state;
+  t.is(conditionsComputed() - before, 0, 'the list the host came with was computed for these inputs (atState): five steps find it settled');
+  const conditions = s.host.status.conditions;
+  // A changed input is worked out again, once.
+  const failing = step(s, { type: 'result', seq: 0, result: { kind: 'done' }, jitter: 0 }, T0 + 6_000).state;
+  t.is(failing.host.status.conditions, conditions, 'a result no call waits for changes nothing');
+  const errored = { ...s, host: { ...s.host, status: { ...s.host.status, operationalStatus: 'error' as const, errorType: 'inspection error' as const, errorMessage: 'x', errorCount: 1 } } };
+  const e1 = tick(errored, T0 + 7_000).state;
+  t.is(brief(e1.host.status.conditions)['Ready'], 'False/Error');
+  const e2 = tick(e1, T0 + 8_000).state;
+  t.is(e2.host.status.conditions, e1.host.status.conditions);
+  t.is(conditionsComputed() - before, 1);
+  const regenerated = { ...e2, host: { ...e2.host, metadata: { ...e2.host.metadata, generation: (e2.host.metadata.generation ?? 0) + 1 } } };
+  const g1 = tick(regenerated, T0 + 9_000).state;
+  t.is(g1.host.status.conditions?.find((c) => c.type === 'Ready')?.observedGeneration, regenerated.host.metadata.generation);
+  t.is(conditionsComputed() - before, 2);
+});
+
+test('conditions - a list that already says what the inputs give is kept as it is; other hints or another state build a new one', (t) => {
+  const host = hostAt('provisioned', { poweredOn: true });
+  const first = computeConditions(host, T0, NO_BACKEND_HINTS);
+  const settled = { ...host, status: { ...host.status, conditions: first } };
+  t.is(computeConditions(settled, T0 + 1_000, NO_BACKEND_HINTS), first);
+  // The same list under other hints or another state is worked out, not taken.
+  const failing = computeConditions(settled, T0 + 2_000, { powerFailure: true, health: 'Critical' });
+  t.is(brief(failing)['Manageable'], 'False/PowerFailure');
+  t.is(brief(failing)['Healthy'], 'False/CriticalError');
+  const moved = computeConditions({ ...settled, status: { ...settled.status, provisioning: { ...settled.status.provisioning, state: 'deprovisioning' } } }, T0 + 3_000, NO_BACKEND_HINTS);
+  t.deepEqual(brief(moved), PROGRESSING('Deprovisioning'));
+  t.is(moved.find((c) => c.type === 'Progressing')?.lastTransitionTime, '2026-01-01T00:00:03Z');
 });

@@ -7,7 +7,7 @@ import { DependentsIndex } from '../../src/actors/shard/dependents-index.ts';
 import { COMPANION_KINDS, companionNamed, CUSTOM_RESOURCES, KINDS, kindCalled, kindNamed } from '../../src/machines/kinds.ts';
 import { firmwareIntentOf } from '../../src/machines/host-firmware-settings/firmware-intent.ts';
 import { settingsStatus } from '../../src/machines/host-firmware-settings/settings-status.ts';
-import { firmwareSchemaName, firmwareSchemaSpec } from '../../src/machines/firmware-schema/schema-name.ts';
+import { firmwareSchemaName, firmwareSchemasHashed, firmwareSchemaSpec } from '../../src/machines/firmware-schema/schema-name.ts';
 import { componentsStatus } from '../../src/machines/host-firmware-components/components-status.ts';
 
 const meta = { name: 'h1', namespace: 'lab', generation: 2 };
@@ -74,6 +74,21 @@ test('firmware schema - named by its contents: the same registry in any order, a
   t.deepEqual(Object.keys(spec?.schema ?? {}).sort(), ['NumCores', 'ProcTurboMode']);
   t.like(spec, { hardwareVendor: 'Dell', hardwareModel: 'R640' });
   t.is(firmwareSchemaSpec({ settings: {} }), null);
+});
+
+// Issue 30: every host of a model reads the registry its backend keeps for that model.
+test('firmware schema - one registry object is hashed and stripped of passwords once, however many hosts read it; another object of the same contents gets the same name', (t) => {
+  const registry = { ...REGISTRY };
+  const before = firmwareSchemasHashed();
+  const specs = Array.from({ length: 5 }, () => firmwareSchemaSpec({ settings: {}, schema: registry, vendor: 'Dell', model: 'R640' }));
+  const names = specs.map((spec) => firmwareSchemaName(spec?.schema ?? {}));
+  t.is(firmwareSchemasHashed() - before, 1);
+  t.true(specs.every((spec) => spec?.schema === specs[0]?.schema), 'one stored form for the one registry');
+  t.is(new Set(names).size, 1);
+  const copy = { ...specs[0]?.schema };
+  t.is(firmwareSchemaName(copy), names[0] ?? 'none');
+  t.is(firmwareSchemasHashed() - before, 2, 'a new object is hashed: its contents may differ');
+  t.deepEqual(Object.keys(firmwareSchemaSpec({ settings: {}, schema: copy })?.schema ?? {}).sort(), ['NumCores', 'ProcTurboMode']);
 });
 
 test('settings status - a firmware read: the host\'s settings without passwords, the schema, and BMO\'s conditions; unchanged, nothing is written', (t) => {

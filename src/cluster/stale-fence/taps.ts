@@ -46,15 +46,19 @@ export function refusalTellingProvisioner<P extends Provisioner>(provisioner: P,
 
 // Everything not wrapped is the target's own, called on the target itself (a class with private
 // state must see itself as `this`, not the proxy).
+// A method, once bound, is kept with the wrapped ones: every later use (a host's every read and
+// write passes here) is one lookup (issue 30).
 function passThrough<T extends object>(target: T, wrapped: Map<PropertyKey, unknown>): T {
-  const bound = new Map<PropertyKey, unknown>();
+  const methods = new Map<PropertyKey, unknown>(wrapped);
   return new Proxy(target, {
     get: (t, prop) => {
-      if (wrapped.has(prop)) return wrapped.get(prop);
+      const method = methods.get(prop);
+      if (method !== undefined) return method;
       const value: unknown = Reflect.get(t, prop, t);
       if (typeof value !== 'function') return value;
-      if (!bound.has(prop)) bound.set(prop, (value as (...args: unknown[]) => unknown).bind(t));
-      return bound.get(prop);
+      const bound = (value as (...args: unknown[]) => unknown).bind(t);
+      methods.set(prop, bound);
+      return bound;
     },
   });
 }

@@ -44,8 +44,11 @@ export const BMH_REASON = {
 type Status = Condition['status'];
 type Value = readonly [Status, string];
 
-const T = (reason: string): Value => ['True', reason];
-const F = (reason: string): Value => ['False', reason];
+// One value per reason, shared: a step's conditions are asked on every step (issue 30).
+const TRUE = new Map<string, Value>();
+const FALSE = new Map<string, Value>();
+const T = (reason: string): Value => TRUE.get(reason) ?? TRUE.set(reason, ['True', reason]).get(reason) as Value;
+const F = (reason: string): Value => FALSE.get(reason) ?? FALSE.set(reason, ['False', reason]).get(reason) as Value;
 
 interface Five {
   Manageable: Value;
@@ -145,8 +148,44 @@ function byOrder(a: Condition, b: Condition): number {
  * of, say, a provisioned host in error. We set each type once, to its final value.
  */
 export function computeConditions(host: BareMetalHost & { status: BareMetalHostStatus }, now: number, hints: BackendHints): Condition[] {
-  const current = host.status.conditions ?? [];
-  const values = bmhConditionValues(host.status, hints, current.some((c) => c.type === BMH_CONDITION.Healthy));
+  const status = host.status;
+  const current = status.conditions ?? [];
+  const values = bmhConditionValues(status, hints, firstOf(current, BMH_CONDITION.Healthy) !== undefined);
+  // Every step asks, and most change none of what the conditions follow (a slot granted, a result
+  // that leaves the state): the list is then kept as it is, without building a new one.
+  if (status.conditions !== undefined && settled(current, values, host.metadata.generation)) return current;
+  return computed(host, current, values, now);
+}
+
+const TYPES: readonly BmhConditionType[] = ['Manageable', 'AvailableForProvisioning', 'Provisioned', 'Ready', 'Progressing', 'Healthy'];
+
+// Whether `prev` already says `value` for this generation (then it is left as it is).
+function says(prev: Condition | undefined, value: Value, generation: number | undefined): boolean {
+  return prev !== undefined && prev.status === value[0] && prev.reason === value[1] && (prev.message ?? '') === '' && prev.observedGeneration === generation;
+}
+
+function firstOf(list: readonly Condition[], type: string): Condition | undefined {
+  for (const c of list) if (c.type === type) return c;
+  return undefined;
+}
+
+function settled(current: readonly Condition[], values: Record<BmhConditionType, Value | null>, generation: number | undefined): boolean {
+  for (const type of TYPES) {
+    const value = values[type];
+    if (value !== null && !says(firstOf(current, type), value, generation)) return false;
+  }
+  return true;
+}
+
+let lists = 0;
+
+/** How many condition lists were built, rather than the step's list kept as it was (for tests and benches). */
+export function conditionsComputed(): number {
+  return lists;
+}
+
+function computed(host: BareMetalHost & { status: BareMetalHostStatus }, current: Condition[], values: Record<BmhConditionType, Value | null>, now: number): Condition[] {
+  lists += 1;
   const generation = host.metadata.generation;
   const next = [...current];
   let changed = host.status.conditions === undefined;
@@ -155,9 +194,7 @@ export function computeConditions(host: BareMetalHost & { status: BareMetalHostS
     const [status, reason] = value;
     const i = next.findIndex((c) => c.type === type);
     const prev = i === -1 ? undefined : next[i];
-    const same = prev !== undefined && prev.status === status && prev.reason === reason
-      && (prev.message ?? '') === '' && prev.observedGeneration === generation;
-    if (same) continue;
+    if (says(prev, value, generation)) continue;
     const lastTransitionTime = prev !== undefined && prev.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : k8sTime(now);
     const condition: Condition = { type, status, ...(generation !== undefined ? { observedGeneration: generation } : {}), lastTransitionTime, reason, message: '' };
     if (prev === undefined) next.push(condition);

@@ -8,7 +8,7 @@ export { desiredRaid, raidOf, raidWouldChange } from './provisioning-settings.ts
 export { sameCredentials } from './credentials.ts';
 export { isPaused, rebootRequests, detachRequest, reprovisionRequest, PAUSED, DETACHED, REBOOT, INSPECT, HARDWARE_DETAILS, REPROVISION } from './annotations.ts';
 export { DEFAULT_MACHINE_CONFIG, GATED_OPERATIONS, HOST_FINALIZER, NO_BACKEND_HINTS } from './types.ts';
-export { BMH_CONDITION, BMH_REASON, computeConditions } from './conditions.ts';
+export { BMH_CONDITION, BMH_REASON, computeConditions, conditionsComputed } from './conditions.ts';
 export type { BmhConditionType } from './conditions.ts';
 export type { BackendHints, BmhState, BmhEvent, BmhEffect, CallArgs, CredentialsUsed, GatedOperation, MachineConfig, Operation, OpResult, SecretChange, SecretWait, SlotOperation, SlotState, Step } from './types.ts';
 export { secretRefsOf, CREDENTIALS_FIELD, DATA_FIELDS } from './secret-refs.ts';
