@@ -128,6 +128,57 @@ async function streamWrites(servers: readonly string[]): Promise<Record<string, 
   }
 }
 
+const FLAT_SECONDS = 60;
+
+/** Calls `onFlat` once each time the count has not moved for `seconds`. */
+function flatWatch(seconds: number, onFlat: () => void): { observe(count: number): void } {
+  let last = -1;
+  let since = Date.now();
+  let told = false;
+  return {
+    observe(count) {
+      if (count !== last) [last, since, told] = [count, Date.now(), false];
+      else if (!told && Date.now() - since >= seconds * 1_000) {
+        told = true;
+        onFlat();
+      }
+    },
+  };
+}
+
+/**
+ * Names the hosts not yet provisioned with what they wait for: their state in KV, the node that
+ * drives them (and its view of the state), and whether the broker has them holding or waiting for
+ * a slot. Printed when the count stays flat or the bench gives up, so a stall can be read at once.
+ */
+async function reportUndeployed(c: { statesOf(keys: readonly string[]): Promise<Map<string, string>>; transport: Parameters<typeof gather>[0] }, keys: readonly string[]): Promise<void> {
+  const states = await c.statesOf(keys);
+  const left = keys.filter((k) => states.get(k) !== 'provisioned');
+  const hosts = await gather(c.transport, 'hosts', {}, { timeoutMs: 10_000 }).catch(() => null);
+  const driven = new Map<string, { node: string; state: string; shard: number; sinceMs: number }>();
+  for (const r of hosts?.replies ?? []) for (const h of r.value.hosts) driven.set(h.key, { node: r.value.node, state: h.state, shard: h.shard, sinceMs: h.stateSinceMs });
+  const capacity = await gather(c.transport, 'capacity', {}, { timeoutMs: 10_000 }).catch(() => null);
+  const pools = (capacity?.replies ?? []).filter((r) => r.value.broker).flatMap((r) => r.value.pools.map((p) => ({ broker: r.value.node, ...p })));
+  for (const p of pools) {
+    progress(`broker ${p.broker} pool ${p.pool}: ${p.inUseCount ?? p.inUse.length} in use, ${p.waitingCount ?? p.waiting.length} waiting, longest wait ${Math.round(p.longestWaitMs)} ms, stall ${p.stallSeconds ?? 0} s`);
+  }
+  const slotOf = (key: string): string => {
+    const held = pools.flatMap((p) => p.inUse.filter((u) => u.holder.includes(key)).map((u) => `holds ${p.pool}/${u.operation} ${Math.round(u.sinceMs / 1000)} s`));
+    const waits = pools.flatMap((p) => p.waiting.filter((w) => w.holder.includes(key)).map((w) => `waits ${p.pool}/${w.operation} ${Math.round(w.waitingMs / 1000)} s`));
+    return [...held, ...waits].join(', ') || 'no slot';
+  };
+  progress(`${left.length} hosts not provisioned (the first 40):`);
+  for (const key of left.slice(0, 40)) {
+    const d = driven.get(key);
+    progress(`  ${key}: KV ${states.get(key) || '(none)'}, ${d ? `driven by ${d.node} (shard ${d.shard}) in ${d.state} for ${Math.round(d.sinceMs / 1000)} s` : 'driven by no node'}, ${slotOf(key)}`);
+  }
+  // Holders that are not among the hosts left: grants nobody will use.
+  for (const p of pools) {
+    const strays = p.inUse.filter((u) => !left.some((k) => u.holder.includes(k)));
+    if (strays.length > 0) progress(`pool ${p.pool}: ${strays.length} grants held by finished/unknown holders: ${strays.slice(0, 10).map((u) => `${u.holder} ${Math.round(u.sinceMs / 1000)} s`).join('; ')}`);
+  }
+}
+
 async function cluster(flags: Record<string, string>, nodeCount: number): Promise<object> {
   const hostCount = intFlag(flags, 'hosts', 3_000);
   const latencyMs = intFlag(flags, 'latency', 300);
@@ -186,6 +237,7 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
       }
     })();
     let reportedAt = 0;
+    const flat = flatWatch(FLAT_SECONDS, () => void reportUndeployed(c, keys).catch((e: unknown) => progress(`diagnostic failed: ${String(e)}`)));
     // The backend says when the last deploy ended, at no cost; only then are the 3,000 statuses
     // read (reading them every 250 ms throughout took the bench process, which also serves the
     // fixture, about 2 s a round and loaded the NATS servers beside the nodes).
@@ -193,9 +245,13 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
       if (Date.now() - reportedAt > 2_000) {
         reportedAt = Date.now();
         progress(`${(performance.now() - started) / 1000 | 0} s: ${timeline.closed()} deployed, ${c.fixture.fixture.busy()} deploying`);
+        flat.observe(timeline.closed());
       }
       return timeline.closed() >= hostCount;
-    }, 600_000, `all ${hostCount} hosts deployed at the backend`, 20);
+    }, 600_000, `all ${hostCount} hosts deployed at the backend`, 20).catch(async (e: unknown) => {
+      await reportUndeployed(c, keys);
+      throw e;
+    });
     const provisioned = async (): Promise<number> => {
       let n = 0;
       for (const s of (await c.statesOf(keys)).values()) if (s === 'provisioned') n++;
