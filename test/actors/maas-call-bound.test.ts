@@ -3,48 +3,23 @@
 // releasing) runs beside it.
 import test from 'ava';
 import { BackendCalls } from '../../src/actors/calls/index.ts';
-import { maasMachineKind } from '../../src/actors/maas/maas-machine-actor.ts';
-import type { MachineIO } from '../../src/actors/machine/index.ts';
-import { systemClock } from '../../src/actors/runtime/index.ts';
-import type { CapacityMsg } from '../../src/actors/capacity/index.ts';
-import type { ActorRef } from '../../src/actors/runtime/index.ts';
-import { DEFAULT_MAAS_MACHINE_CONFIG } from '../../src/machines/maas-machine/index.ts';
-import type { MaasMachineEvent, MaasMachineState, MaasResult } from '../../src/machines/maas-machine/index.ts';
-import type { MaasDriver, ResourceStore } from '../../src/ports/index.ts';
-import { silentLogger } from '../../src/ports/index.ts';
+import type { MaasMachineState, MaasResult } from '../../src/machines/maas-machine/index.ts';
+import { MAAS_POOL as POOL, maasMachineCalls, standInMaasDriver } from '../support/maas-machine-calls.ts';
 import { deferred, waitFor } from '../support/wait.ts';
-
-const POOL = 'maas:http://maas';
 
 test('maas call bound - allocations of many machines never exceed the bound at MAAS; a slot holder\'s call does not wait', async (t) => {
   const gate = deferred();
   let running = 0;
   let most = 0;
-  const unused = (): never => {
-    throw new Error('not expected');
-  };
-  const driver: MaasDriver = {
-    endpoint: 'http://maas', pool: POOL,
-    run: async () => {
-      most = Math.max(most, ++running);
-      await gate.promise;
-      running -= 1;
-      return { kind: 'done' } as MaasResult;
-    },
-    findDns: unused, createDns: unused, updateDns: unused, deleteDns: unused,
-  };
   const calls = new BackendCalls({ limits: { maas: 2 }, defaultLimit: 50 });
-  const deps = {
-    store: {} as ResourceStore, driver, broker: {} as ActorRef<CapacityMsg>, clock: systemClock,
-    config: DEFAULT_MAAS_MACHINE_CONFIG, log: silentLogger, grantTtlMs: 30_000, calls,
-  };
-  const answered: MaasMachineEvent[] = [];
-  const io = (key: string): MachineIO<MaasMachineEvent> => ({
-    key, slot: undefined, draining: false, tell: () => undefined,
-    run: (work, answer) => (void work().then((r) => answered.push(answer(r))), true),
-  });
+  const { adapterOf, answered } = maasMachineCalls(standInMaasDriver(async () => {
+    most = Math.max(most, ++running);
+    await gate.promise;
+    running -= 1;
+    return { kind: 'done' } as MaasResult;
+  }), calls);
   const perform = (key: string, phase: 'none' | 'held'): void => {
-    const adapter = maasMachineKind(key, deps).adapter(io(key));
+    const adapter = adapterOf(key);
     const state = { slot: phase === 'none' ? { phase } : { phase, op: 'deploy', grantId: 'g' } } as unknown as MaasMachineState;
     void adapter.perform({ type: 'call', seq: 1, call: { op: 'allocate', agentName: key, cpuCount: 1, memMb: 1024 } }, state);
   };

@@ -3,27 +3,13 @@
 // read, the first power read) act on that answer instead of reading the node again; a call that
 // changed the node leaves nothing to reuse. Serial: the counts are the one client's.
 import test from 'ava';
-import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
 import type { IronicClient } from '../../src/adapters/ironic/client/index.ts';
 import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
-import type { Fence, HostData, Provisioner } from '../../src/ports/index.ts';
-import { startIronic } from '../support/ironic.ts';
-import type { IronicServer } from '../support/ironic.ts';
+import type { Fence, HostData } from '../../src/ports/index.ts';
+import { useIronicProvisioner } from '../support/ironic.ts';
 
-const it = {} as { ironic: IronicServer; client: IronicClient; provisioner: Provisioner };
-
-test.before(async () => {
-  it.ironic = await startIronic();
-  it.client = createIronicClient({ endpoint: it.ironic.url, timeoutMs: 10_000 });
-  await it.client.connect();
-  // A short poll long enough that the calls below, one after the other, fall within it on a loaded machine.
-  it.provisioner = createIronicProvisioner({ client: it.client, driverOverride: { hardwareType: 'fake-hardware' }, polls: { shortMs: 10_000, longMs: 10_000 }, imageCheck: { enabled: false } });
-});
-
-test.after.always(async () => {
-  it.client?.close();
-  await it.ironic?.stop();
-});
+// A short poll long enough that the calls below, one after the other, fall within it on a loaded machine.
+const it = useIronicProvisioner(test, { shortMs: 10_000, longMs: 10_000 });
 
 const FENCE: Fence = { holder: 'node-a', shard: 1, epoch: 4 };
 

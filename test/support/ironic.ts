@@ -18,14 +18,17 @@ export interface IronicProvisionerFixture {
   readonly provisioner: Provisioner;
 }
 
-/** Starts one in the file's before hook and stops it after; read the fields inside tests. */
-export function useIronicProvisioner(test: TestFn): IronicProvisionerFixture {
+/**
+ * Starts one in the file's before hook and stops it after; read the fields inside tests. `polls`:
+ * the provisioner's short and long polls (default 50 and 100 ms).
+ */
+export function useIronicProvisioner(test: TestFn, polls: { readonly shortMs: number; readonly longMs: number } = { shortMs: 50, longMs: 100 }): IronicProvisionerFixture {
   const it = {} as { ironic: IronicServer; client: IronicClient; provisioner: Provisioner };
   test.before(async () => {
     it.ironic = await startIronic();
     it.client = createIronicClient({ endpoint: it.ironic.url, timeoutMs: 10_000 });
     await it.client.connect();
-    it.provisioner = createIronicProvisioner({ client: it.client, driverOverride: { hardwareType: 'fake-hardware' }, polls: { shortMs: 50, longMs: 100 }, imageCheck: { enabled: false } });
+    it.provisioner = createIronicProvisioner({ client: it.client, driverOverride: { hardwareType: 'fake-hardware' }, polls, imageCheck: { enabled: false } });
   });
   test.after.always(async () => {
     it.client?.close();
