@@ -199,6 +199,20 @@ export interface CallOptions {
    * retryable). Only for requests that are safe to repeat: a timed-out request may have run.
    */
   readonly retry?: boolean;
+  /**
+   * Asked before every try after the first: once false the call gives up with CallNotWanted and
+   * sends nothing more. A request whose asker is gone must not reach the server late (a capacity
+   * acquire retried after its host moved was granted to nobody, issue 30.1).
+   */
+  readonly wanted?: () => boolean;
+}
+
+/** A call given up on before a try because its asker no longer wants the answer (CallOptions.wanted). */
+export class CallNotWanted extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CallNotWanted';
+  }
 }
 
 // Equal jitter: at least half the step, so callers that failed together spread out but still back off.
@@ -223,6 +237,7 @@ export async function call<S extends z.ZodType>(
       const delay = nextDelay(RPC_RETRY, retry, Math.random);
       if (Date.now() + delay >= deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, delay));
+      if (options.wanted && !options.wanted()) throw new CallNotWanted(`${subject}: no longer wanted by its asker; not sent again`);
     }
   }
 }

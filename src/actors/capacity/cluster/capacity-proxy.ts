@@ -1,12 +1,11 @@
 // The local face of the cluster's capacity broker on one node. Every decision is the proxy
 // ledger's (proxy-ledger.ts, a reducer); this actor makes the broker calls, calls the holders'
 // notify, keeps the renew and loss timers, and feeds every answer back to the ledger.
-import { call, decode, RemoteError, RPC_RETRY, subjects as defaultSubjects } from '../../../bus/index.ts';
-import { nextDelay } from '../../../api/index.ts';
+import { call, CallNotWanted, decode, RemoteError, subjects as defaultSubjects } from '../../../bus/index.ts';
 import type { Reply as RpcReply, Subjects } from '../../../bus/index.ts';
 import type { z } from 'zod';
 import type { BusSubscription, Logger, Transport } from '../../../ports/index.ts';
-import { BusError, silentLogger } from '../../../ports/index.ts';
+import { silentLogger } from '../../../ports/index.ts';
 import {
   spawn, tell, tellExpress, tellFirst, tellUrgent,
   type ActorContext, type ActorRef, type ActorSystem, type AnyActorRef, type Behavior, type Clock, type TimerHandle,
@@ -74,45 +73,22 @@ interface Proxy {
   stopped: boolean;
 }
 
-/** An acquire given up on because nobody waits for its answer any more. */
-class NotWanted extends Error {}
-
 // The broker of this very node answers in process (the same request, to the same actor, without
 // encoding it for the bus); any other broker, or a refusal worth retrying, goes over the bus.
-// wanted: asked before every further try; once false the call gives up (see whileWanted).
+// wanted: asked before every further try (CallOptions.wanted). An acquire retried after its asker
+// stopped (its host's shard moved, its host deleted) or after the proxy stopped (the node shutting
+// down, its connection open while its actors drain) reached the broker after the new owner's sweep
+// had looked, and was granted to nobody: when the old node was gone by the answer, the slot idled
+// to its TTL (issue 30.1). A try sent while the asker lived goes before the asker's stop on the
+// node's connection, so the sweep sees it; a try after it is not sent.
 function brokerCall<S extends z.ZodType>(x: Proxy, request: BrokerRequestT, schema: S, wanted?: () => boolean): Promise<z.infer<S>> {
   x.inflight++;
   const local = x.options.localBroker?.(request);
-  const viaBus = (): Promise<z.infer<S>> => (wanted ? whileWanted(x, request, schema, wanted) : call(x.options.transport, x.subs.capacity, request, schema, x.callOpts));
+  const viaBus = (): Promise<z.infer<S>> => call(x.options.transport, x.subs.capacity, request, schema, wanted ? { ...x.callOpts, wanted } : x.callOpts);
   // The node's own broker refused (it stopped serving): going over the bus is a try again, too.
-  const again = (): Promise<z.infer<S>> => (wanted && !wanted() ? Promise.reject(new NotWanted(`capacity ${request.type} no longer wanted: its asker or this proxy stopped`)) : viaBus());
+  const again = (): Promise<z.infer<S>> => (wanted && !wanted() ? Promise.reject(new CallNotWanted(`capacity ${request.type}: its asker or this proxy stopped; not sent again`)) : viaBus());
   const answer = local ? local.then((reply) => (reply.ok ? (reply.value as z.infer<S>) : again())) : viaBus();
   return answer.finally(() => void x.inflight--);
-}
-
-/**
- * The bus call's own retries (RPC_RETRY, within the patience), each only while `wanted` holds. An
- * acquire retried after its asker stopped (its host's shard moved, its host deleted) or after the
- * proxy stopped (the node shutting down, its connection open while its actors drain) reached the
- * broker after the new owner's sweep had looked, and was granted to nobody: when the old node was
- * gone by the answer, the slot idled to its TTL (issue 30.1). A try sent while the asker lived
- * goes before the asker's stop on the node's connection, so the sweep sees it; a try after it is
- * not sent.
- */
-async function whileWanted<S extends z.ZodType>(x: Proxy, request: BrokerRequestT, schema: S, wanted: () => boolean): Promise<z.infer<S>> {
-  const deadline = Date.now() + x.callOpts.deadlineMs;
-  for (let retry = 1; ; retry += 1) {
-    const timeoutMs = Math.max(1, Math.min(x.callOpts.timeoutMs, deadline - Date.now()));
-    try {
-      return await call(x.options.transport, x.subs.capacity, request, schema, { timeoutMs, retry: false });
-    } catch (error) {
-      if (!((error instanceof BusError || error instanceof RemoteError) && error.retryable)) throw error;
-      const delay = nextDelay(RPC_RETRY, retry, Math.random);
-      if (Date.now() + delay >= deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      if (!wanted()) throw new NotWanted(`capacity ${request.type} no longer wanted: its asker or this proxy stopped`);
-    }
-  }
 }
 
 function sendRenew(x: Proxy, self: ActorRef<ProxyMsg>, e: Extract<ProxyEffect, { type: 'sendRenew' }>): void {
