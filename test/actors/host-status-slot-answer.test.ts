@@ -41,13 +41,16 @@ test('host status - the register answer is written with the slot answer: granted
   const applied = await store.applyObjects([secret(), bmh('h1'), bmh('h2')], 'test');
   t.true(applied.ok);
   const written: Written[] = [];
-  // One slot: one host is granted it at once, the other is queued behind it.
+  // One slot: one host is granted it at once, the other is queued behind it. The inspection holds
+  // the slot long past both registrations (which take 20 ms), so the second host asks while the
+  // first still has it however slowly a loaded machine registers them.
+  const latencyMs = { register: 20, inspect: 1_500, prepare: 20, provision: 20, deprovision: 20, hardwareState: 20, powerOn: 20, powerOff: 20 };
   const node = await startLocalNode({
     name: 'slot-answer', shardCount: 16, machine: DEFAULT_MACHINE_CONFIG,
     capacity: { limits: {}, defaultLimit: 1, ttlMs: 30_000 },
     supervision: { maxRestarts: 3, windowMs: 60_000, backoff: { initialMs: 5, maxMs: 20 } },
     askTimeoutMs: 2_000,
-  }, { store: recording(store.resources, written), secrets: store.secrets }, { provisioner: createFixtureProvisioner({ demoBehaviours: false, latencyMs: 20 }) }, {}, substrate);
+  }, { store: recording(store.resources, written), secrets: store.secrets }, { provisioner: createFixtureProvisioner({ demoBehaviours: false, latencyMs }) }, {}, substrate);
   t.teardown(() => node.stop());
   for (const key of ['lab/h1', 'lab/h2']) await waitUntil(async () => (await store.get(key))?.status?.provisioning.state === 'provisioned', 20_000, `${key} provisioned`);
 
