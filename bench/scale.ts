@@ -20,6 +20,7 @@ import { resolve } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createFixtureProvisioner } from '../src/adapters/fixture/index.ts';
+import type { FixtureCallRecord } from '../src/adapters/fixture/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../src/machines/bmh/index.ts';
 import { gather } from '../src/cluster/introspect/index.ts';
 import type { PoolRow } from '../src/cluster/introspect/index.ts';
@@ -27,6 +28,8 @@ import type { Node } from '../src/node/index.ts';
 import { REPLICATED_LEASE_TTL_MS } from '../src/node/index.ts';
 import { startCluster } from '../test/support/cluster.ts';
 import { fleetHosts, pollUntil, progress, round } from './cluster-support.ts';
+import { describeBreach, limitWatch } from './limit-watch.ts';
+import type { Breach } from './limit-watch.ts';
 import { slotTimeline } from './slot-timeline.ts';
 import { eventLoopMonitor, gc, hosts, intFlag, prepareLocalBenchNode, until } from './support.ts';
 
@@ -179,6 +182,18 @@ async function reportUndeployed(c: { statesOf(keys: readonly string[]): Promise<
   }
 }
 
+async function explainBreach(c: { fixture: { fixture: { callLog(limit?: number): FixtureCallRecord[] } }; transport: Parameters<typeof gather>[0] }, breach: Breach, startedAt: number): Promise<void> {
+  const calls = c.fixture.fixture.callLog();
+  const [capacity, hosts] = await Promise.all([
+    gather(c.transport, 'capacity', {}, { timeoutMs: 5_000 }).catch(() => null),
+    gather(c.transport, 'hosts', {}, { timeoutMs: 5_000 }).catch(() => null),
+  ]);
+  const holders = (capacity?.replies ?? []).filter((r) => r.value.broker).flatMap((r) => r.value.pools.flatMap((p) => p.inUse.map((u) => u.holder)));
+  const driven = new Map<string, { node: string; state: string; shard: number }>();
+  for (const r of hosts?.replies ?? []) for (const h of r.value.hosts) driven.set(h.key, { node: r.value.node, state: h.state, shard: h.shard });
+  for (const line of describeBreach(breach, calls, { holders, driven }, startedAt)) progress(line);
+}
+
 async function cluster(flags: Record<string, string>, nodeCount: number): Promise<object> {
   const hostCount = intFlag(flags, 'hosts', 3_000);
   const latencyMs = intFlag(flags, 'latency', 300);
@@ -187,10 +202,18 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
   const shards = intFlag(flags, 'shards', 256);
   if (limit < 1) throw new Error('--limit: scale measures against the slots, so it needs a limit of at least 1');
   const timeline = slotTimeline();
+  // Set once the cluster is up: a breach is explained from the fixture's call log and the broker.
+  let onBreach = (_breach: Breach): void => undefined;
+  const overLimit = limitWatch(limit, (b) => onBreach(b));
   const fixture = {
     latencyMs: { register: 5, prepare: 5, provision: latencyMs, deprovision: latencyMs, hardwareState: 5, powerOn: 5, powerOff: 5 },
     demoBehaviours: false,
-    onGate: timeline.onGate,
+    // Long enough to hold the call that opened any operation still running at a breach.
+    callLogSize: 65_536,
+    onGate: (e: Parameters<typeof timeline.onGate>[0]) => {
+      timeline.onGate(e);
+      overLimit.onGate(e);
+    },
   };
   if (flags.profile) {
     // The node processes read CLUSTER_NODE_FLAGS when each starts; SIGTERM at the end lets them write.
@@ -213,6 +236,7 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
     const before = await streamWrites(c.natsUrls);
     const names = Array.from({ length: nodeCount }, (_, i) => String.fromCharCode(97 + i));
     const started = performance.now();
+    onBreach = (b) => void explainBreach(c, b, started).catch((e: unknown) => progress(`breach diagnostic failed: ${String(e)}`));
     progress(`starting nodes ${names.join(', ')}${staggerMs > 0 ? ` ${staggerMs} ms apart` : ' at once'}`);
     const starting: Promise<unknown>[] = [];
     // When each node process answered its start (NATS connected, buckets open, health listening).
@@ -303,6 +327,7 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
       kvWritesPerHost: round(kvWrites / hostCount, 2),
       kvWritesByBucket,
       maxBusyAtBackend: backend.maxBusy,
+      limitBreaches: overLimit.breaches(),
       hostsNotDeployedOnce: notOnce,
     };
   } finally {
