@@ -15,7 +15,8 @@
 //     (`metalfleet node --max-calls`): e.g. fixture=64 puts the remote fixture's calls, which
 //     wait in its 64-connection pool first come first served, behind the call bound, which
 //     serves hosts that started first.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -98,6 +99,7 @@ async function embedded(flags: Record<string, string>): Promise<object> {
     cpuSeconds: round((cpu.user + cpu.system) / 1e6, 3),
     // The node's own CPU per host: the ideal allows idealSeconds / hosts of it on one JS thread.
     cpuMicrosPerHost: Math.round((cpu.user + cpu.system) / count),
+    ...cpuBound((cpu.user + cpu.system) / 1e6, ideal),
     grantsPerSecond: Math.round(counts.granted / makespan),
     poolWrites: counts.writes,
     grantsPerPoolWrite: round(counts.granted / Math.max(1, counts.writes), 2),
@@ -106,6 +108,31 @@ async function embedded(flags: Record<string, string>): Promise<object> {
     heapBytesPerHost: Math.round(heap / count),
     eventLoopLagP99Ms: round(lag.p99Ms(), 2),
   };
+}
+
+/**
+ * The makespan the CPU alone allows: the CPU seconds every process of the run used, spread over
+ * all of this machine's cores at once. No scheduling beats it, so a cpuBoundRatio above the target
+ * says the target needs less CPU per host or more cores, not better turn order.
+ */
+function cpuBound(cpuSeconds: number, ideal: number): { cores: number; cpuBoundSeconds: number; cpuBoundRatio: number } {
+  const cores = availableParallelism();
+  return { cores, cpuBoundSeconds: round(cpuSeconds / cores, 2), cpuBoundRatio: round(cpuSeconds / cores / ideal, 2) };
+}
+
+const sumOf = (values: ReadonlyArray<number | null>): number => values.reduce<number>((a, b) => a + (b ?? 0), 0);
+
+/** The pid of the process whose command line holds `text`; undefined when none does. */
+function pidWithArgument(text: string): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
 }
 
 /** CPU seconds a process has used (user + system), from /proc; null where there is none. */
@@ -235,6 +262,11 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
     if (!applied.ok) throw new Error(`apply failed: ${JSON.stringify(applied).slice(0, 500)}`);
     const before = await streamWrites(c.natsUrls);
     const names = Array.from({ length: nodeCount }, (_, i) => String.fromCharCode(97 + i));
+    // The NATS servers and this process (the fixture backend) share the cores with the nodes.
+    const natsPids = c.nats.servers.map((srv) => [srv.name, pidWithArgument(srv.dir)] as const);
+    const cpuOfNats = (): Record<string, number> => Object.fromEntries(natsPids.map(([n, pid]) => [n, cpuSecondsOf(pid) ?? 0]));
+    const natsCpuBefore = cpuOfNats();
+    const benchCpuBefore = process.cpuUsage();
     const started = performance.now();
     onBreach = (b) => void explainBreach(c, b, started).catch((e: unknown) => progress(`breach diagnostic failed: ${String(e)}`));
     progress(`starting nodes ${names.join(', ')}${staggerMs > 0 ? ` ${staggerMs} ms apart` : ' at once'}`);
@@ -284,6 +316,9 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
     await pollUntil(async () => (await provisioned()) === hostCount, 600_000, `all ${hostCount} hosts provisioned`, 20);
     const makespan = (performance.now() - started) / 1000;
     const cpuAtEnd = cpuOfNodes();
+    const natsCpu = Object.fromEntries(Object.entries(cpuOfNats()).map(([n, cpu]) => [n, round(cpu - (natsCpuBefore[n] ?? 0), 2)]));
+    const benchCpu = process.cpuUsage(benchCpuBefore);
+    const benchCpuSeconds = round((benchCpu.user + benchCpu.system) / 1e6, 2);
     sampling = false;
     await sampler;
     const slots = timeline.figures(started, limit) as { firstGrantSeconds: number | null };
@@ -320,6 +355,10 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
       nodeCpuSecondsToFirstGrant: cpuAtFirstGrant,
       nodeCpuSeconds: cpuAtEnd,
       nodeCpuMicrosPerHost: Math.round(Object.values(cpuAtEnd).reduce<number>((a, b) => a + (b ?? 0), 0) * 1e6 / hostCount),
+      natsServerCpuSeconds: natsCpu,
+      // This process serves the fixture backend (every node's HTTP calls) beside the bench's own reads.
+      benchCpuSeconds,
+      ...cpuBound(sumOf(Object.values(cpuAtEnd)) + sumOf(Object.values(natsCpu)) + benchCpuSeconds, ideal),
       target: TARGET,
       pass: ratio <= TARGET && stallSeconds === 0 && notOnce === 0 && backend.maxBusy <= limit,
       stallSeconds,
