@@ -181,14 +181,11 @@ function flatWatch(seconds: number, onFlat: () => void): { observe(count: number
  * drives them (and its view of the state), and whether the broker has them holding or waiting for
  * a slot. Printed when the count stays flat or the bench gives up, so a stall can be read at once.
  */
-async function reportUndeployed(c: { statesOf(keys: readonly string[]): Promise<Map<string, string>>; transport: Parameters<typeof gather>[0] }, keys: readonly string[]): Promise<void> {
+async function reportUndeployed(c: { statesOf(keys: readonly string[]): Promise<Map<string, string>>; transport: BusTransport }, keys: readonly string[]): Promise<void> {
   const states = await c.statesOf(keys);
   const left = keys.filter((k) => states.get(k) !== 'provisioned');
-  const hosts = await gather(c.transport, 'hosts', {}, { timeoutMs: 10_000 }).catch(() => null);
-  const driven = new Map<string, { node: string; state: string; shard: number; sinceMs: number }>();
-  for (const r of hosts?.replies ?? []) for (const h of r.value.hosts) driven.set(h.key, { node: r.value.node, state: h.state, shard: h.shard, sinceMs: h.stateSinceMs });
-  const capacity = await gather(c.transport, 'capacity', {}, { timeoutMs: 10_000 }).catch(() => null);
-  const pools = (capacity?.replies ?? []).filter((r) => r.value.broker).flatMap((r) => r.value.pools.map((p) => ({ broker: r.value.node, ...p })));
+  const driven = await drivenHosts(c.transport, 10_000);
+  const pools = await brokerPools(c.transport, 10_000);
   for (const p of pools) {
     progress(`broker ${p.broker} pool ${p.pool}: ${p.inUseCount ?? p.inUse.length} in use, ${p.waitingCount ?? p.waiting.length} waiting, longest wait ${Math.round(p.longestWaitMs)} ms, stall ${p.stallSeconds ?? 0} s`);
   }
@@ -209,15 +206,26 @@ async function reportUndeployed(c: { statesOf(keys: readonly string[]): Promise<
   }
 }
 
-async function explainBreach(c: { fixture: { fixture: { callLog(limit?: number): FixtureCallRecord[] } }; transport: Parameters<typeof gather>[0] }, breach: Breach, startedAt: number): Promise<void> {
+type BusTransport = Parameters<typeof gather>[0];
+
+/** The node driving each host now, its state there and for how long; empty when no node answers. */
+async function drivenHosts(transport: BusTransport, timeoutMs: number): Promise<Map<string, { node: string; state: string; shard: number; sinceMs: number }>> {
+  const hosts = await gather(transport, 'hosts', {}, { timeoutMs }).catch(() => null);
+  const driven = new Map<string, { node: string; state: string; shard: number; sinceMs: number }>();
+  for (const r of hosts?.replies ?? []) for (const h of r.value.hosts) driven.set(h.key, { node: r.value.node, state: h.state, shard: h.shard, sinceMs: h.stateSinceMs });
+  return driven;
+}
+
+/** Every pool as the serving broker reports it, with that broker's node. */
+async function brokerPools(transport: BusTransport, timeoutMs: number): Promise<Array<PoolRow & { broker: string }>> {
+  const capacity = await gather(transport, 'capacity', {}, { timeoutMs }).catch(() => null);
+  return (capacity?.replies ?? []).filter((r) => r.value.broker).flatMap((r) => r.value.pools.map((p) => ({ broker: r.value.node, ...p })));
+}
+
+async function explainBreach(c: { fixture: { fixture: { callLog(limit?: number): FixtureCallRecord[] } }; transport: BusTransport }, breach: Breach, startedAt: number): Promise<void> {
   const calls = c.fixture.fixture.callLog();
-  const [capacity, hosts] = await Promise.all([
-    gather(c.transport, 'capacity', {}, { timeoutMs: 5_000 }).catch(() => null),
-    gather(c.transport, 'hosts', {}, { timeoutMs: 5_000 }).catch(() => null),
-  ]);
-  const holders = (capacity?.replies ?? []).filter((r) => r.value.broker).flatMap((r) => r.value.pools.flatMap((p) => p.inUse.map((u) => u.holder)));
-  const driven = new Map<string, { node: string; state: string; shard: number }>();
-  for (const r of hosts?.replies ?? []) for (const h of r.value.hosts) driven.set(h.key, { node: r.value.node, state: h.state, shard: h.shard });
+  const [pools, driven] = await Promise.all([brokerPools(c.transport, 5_000), drivenHosts(c.transport, 5_000)]);
+  const holders = pools.flatMap((p) => p.inUse.map((u) => u.holder));
   for (const line of describeBreach(breach, calls, { holders, driven }, startedAt)) progress(line);
 }
 
@@ -354,7 +362,7 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
       nodeEventLoopLagP99MaxMs: lagMs,
       nodeCpuSecondsToFirstGrant: cpuAtFirstGrant,
       nodeCpuSeconds: cpuAtEnd,
-      nodeCpuMicrosPerHost: Math.round(Object.values(cpuAtEnd).reduce<number>((a, b) => a + (b ?? 0), 0) * 1e6 / hostCount),
+      nodeCpuMicrosPerHost: Math.round(sumOf(Object.values(cpuAtEnd)) * 1e6 / hostCount),
       natsServerCpuSeconds: natsCpu,
       // This process serves the fixture backend (every node's HTTP calls) beside the bench's own reads.
       benchCpuSeconds,
