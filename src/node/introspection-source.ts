@@ -201,12 +201,21 @@ function inspectedBmh(snapshot: HostSnapshot, host: BareMetalHost | undefined, b
     recent: snapshot.recent.map((t) => ({ at: t.at, severity: t.severity, reason: t.reason, message: t.message })),
     inFlight: snapshot.inFlight,
     slot: slotRow(snapshot.slot, now),
-    retryAt: snapshot.retryAt,
-    nextAttemptInMs: snapshot.retryAt === null ? null : Math.max(0, snapshot.retryAt - now),
+    ...retryFields(snapshot.retryAt, now),
     shard,
     epoch,
     ...(Object.keys(record).length > 0 ? { backendRecord: record } : {}),
   };
+}
+
+/**
+ * A machine's next retry as the inspect reply carries it. A machine that waits for its object to
+ * change keeps retryAt at Infinity (no timer), which is no time at all on the wire: it is said.
+ */
+function retryFields(retryAt: number | null, now: number): Pick<InspectedHost, 'retryAt' | 'nextAttemptInMs' | 'retryWaitsForChange'> {
+  if (retryAt === null) return { retryAt: null, nextAttemptInMs: null };
+  if (!Number.isFinite(retryAt)) return { retryAt: null, nextAttemptInMs: null, retryWaitsForChange: true };
+  return { retryAt, nextAttemptInMs: Math.max(0, retryAt - now) };
 }
 
 function poolsOfFigures(figures: CapacityFigures): PoolRow[] {
@@ -341,8 +350,7 @@ function inspectedMaas(key: string, m: MaasMachineState, since: number, now: num
     recent: [],
     inFlight: m.inFlight?.op ?? null,
     slot: slotRow(m.slot, now),
-    retryAt: m.retryAt,
-    nextAttemptInMs: m.retryAt === null ? null : Math.max(0, m.retryAt - now),
+    ...retryFields(m.retryAt, now),
     shard,
     epoch,
     ...(m.view ? { backendRecord: { ...m.view } } : {}),

@@ -19,7 +19,7 @@
  * | `actors`   | `{ prefix? }`                             | `{ node, actors: [{ path, kind, parent, mailboxDepth, highWater, processed, restarts, lastError, busy }] }` |
  * | `shards`   | `{}`                                      | `{ node, shards: [{ shard, epoch, hosts, leaseAgeMs }] }`             |
  * | `capacity` | `{}`                                      | `{ node, broker, pools: [{ pool, limit, inUse: [...], waiting: [...], longestWaitMs }], calls?: [{ backend, limit, inFlight, waiting, longestWaitMs, slotHolderInFlight, maxInFlight, waitedTotal }] }` |
- * | `inspect`  | `{ host: "<namespace>/<name>", kind? }`   | `{ node, host: { key, kind, backend, spec, status, recent, inFlight, slot, retryAt, nextAttemptInMs, shard, epoch, backendRecord? } }` |
+ * | `inspect`  | `{ host: "<namespace>/<name>", kind? }`   | `{ node, host: { key, kind, backend, spec, status, recent, inFlight, slot, retryAt, nextAttemptInMs, retryWaitsForChange?, shard, epoch, backendRecord? } }` |
  * | `clusters` | `{ after? }`                              | `{ node, clusters: [{ key, cluster, shard, phase, ready, failureDomains, dnsName, addresses, addressesSeenMs, machines: [{ key, machineState, controlPlane, address?, dnsAttached }], conditions: [{ type, status, reason }], lastError, waiting }], next? }` |
  *
  * Notes:
@@ -294,6 +294,11 @@ export const InspectedHost = z.object({
   /** Unix ms of the next retry, if one is scheduled. */
   retryAt: z.number().nullable(),
   nextAttemptInMs: Millis.nullable(),
+  /**
+   * True when the last error is retried only once the host or its Secret changes (BMO: a bad BMC
+   * address, credentials missing a field): no retry is scheduled, so retryAt is null.
+   */
+  retryWaitsForChange: z.boolean().optional(),
   shard: Count,
   epoch: Count,
   /** What the backend said last (MAAS: the machine as MAAS showed it). */

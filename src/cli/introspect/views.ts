@@ -362,7 +362,8 @@ export function renderInspect(node: string, h: InspectedHost, width: number, now
   const slot = h.slot.phase === 'none' ? 'none'
     : h.slot.phase === 'held' ? `held${h.slot.op ? ` for ${h.slot.op}` : ''}`
       : `waiting${h.slot.op ? ` for ${h.slot.op}` : ''}${h.slot.waitingMs !== undefined ? ` since ${formatDuration(h.slot.waitingMs)}` : ''}`;
-  const retry = h.retryAt === null && h.nextAttemptInMs === null ? 'none scheduled'
+  const retry = h.retryWaitsForChange ? 'none: the next attempt waits for a change to the host or its Secret'
+    : h.retryAt === null && h.nextAttemptInMs === null ? 'none scheduled'
     : `next attempt in ${formatDuration(h.nextAttemptInMs)}${h.retryAt !== null ? ` (at ${clock(h.retryAt)} UTC)` : ''}`;
   const lines: string[] = [
     ...renderFields([

@@ -57,7 +57,7 @@ export function HostPage({ hostKey, kind, tick, commands, token }: { hostKey: st
       <h2 data-testid="host-key">{host.key}</h2>
       <p>{host.kind} on {host.backend} · <b data-testid="host-state">{host.state}</b> for {duration(host.stateSinceMs)} · node {host.node}, shard {host.shard}, epoch {host.epoch}</p>
       <p>slot: {host.slot.phase}{host.slot.op ? ` (${host.slot.op})` : ''}{host.slot.waitingMs !== undefined ? `, waiting ${duration(host.slot.waitingMs)}` : ''}
-        {' · '}backoff: {host.nextAttemptInMs === null ? 'none' : `next attempt in ${duration(host.nextAttemptInMs)}`}{host.inFlight ? ` · running: ${host.inFlight}` : ''}</p>
+        {' · '}backoff: {host.retryWaitsForChange ? 'none until the host or its Secret changes' : host.nextAttemptInMs === null ? 'none' : `next attempt in ${duration(host.nextAttemptInMs)}`}{host.inFlight ? ` · running: ${host.inFlight}` : ''}</p>
       <div class="commands">
         {ACTIONS.map((a) => <button key={a} data-testid={`cmd-${a}`} disabled={!commands} onClick={() => void send(a)}>{a}</button>)}
         {commands ? null : <span class="muted"> read-only: start with --ui-commands to send commands</span>}

@@ -32,7 +32,7 @@ export interface HostDetail {
   key: string; kind: string; backend: string; state: string; stateSinceMs: number; node: string;
   spec: Record<string, unknown>; status: Record<string, unknown>; timeline: TimelineStep[];
   inFlight: string | null; slot: { phase: string; op?: string; waitingMs?: number };
-  retryAt: number | null; nextAttemptInMs: number | null; shard: number; epoch: number; backendRecord?: unknown;
+  retryAt: number | null; nextAttemptInMs: number | null; retryWaitsForChange?: boolean; shard: number; epoch: number; backendRecord?: unknown;
   companions?: {
     hardwareData: boolean;
     settings?: { reported: number; asked: number; valid: boolean | null; changeDetected: boolean | null; schema?: string };
