@@ -66,6 +66,14 @@ function conditionColumns(): Array<Column<OnNode<WideHostRow>>> {
   ];
 }
 
+// A message without an error type is shown too: a host waiting for a user-data Secret (BMO's
+// transient wait, `delayed` with no errorType) or one whose store record does not parse says why
+// only there, and '-' hid it.
+function errorCell(h: HostRow): string {
+  if (h.errorType) return `${h.errorType}${h.errorMessage ? `: ${h.errorMessage}` : ''}`;
+  return h.errorMessage || '-';
+}
+
 export function hostColumns(wide = false): Array<Column<OnNode<WideHostRow>>> {
   const columns: Array<Column<OnNode<WideHostRow>>> = [
     { header: 'NAME', value: (h) => h.key, max: 40 },
@@ -77,7 +85,7 @@ export function hostColumns(wide = false): Array<Column<OnNode<WideHostRow>>> {
     { header: 'SHARD', value: (h) => String(h.shard), align: 'right' },
     { header: 'NODE', value: (h) => h.node, max: 20 },
     { header: 'IN STATE', value: (h) => formatDuration(h.stateSinceMs), align: 'right' },
-    { header: 'ERROR', value: (h) => (h.errorType ? `${h.errorType}${h.errorMessage ? `: ${h.errorMessage}` : ''}` : '-') },
+    { header: 'ERROR', value: errorCell },
   ];
   // The error stays last: it is the one column of unbounded width.
   return wide ? [...columns.slice(0, -1), ...conditionColumns(), ...columns.slice(-1)] : columns;
