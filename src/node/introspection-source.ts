@@ -198,7 +198,7 @@ function inspectedBmh(snapshot: HostSnapshot, host: BareMetalHost | undefined, b
     stateSinceMs: Math.max(0, now - snapshot.stateSince),
     spec: bmhSpec(host),
     status: snapshot.status as unknown as Record<string, unknown>,
-    recent: snapshot.recent.map((t) => ({ at: t.at, severity: t.severity, reason: t.reason, message: t.message })),
+    recent: snapshot.recent.map((t) => ({ at: t.at, severity: t.severity, reason: t.reason, message: boundedMessage(t.message) })),
     inFlight: snapshot.inFlight,
     slot: slotRow(snapshot.slot, now),
     ...retryFields(snapshot.retryAt, now),
@@ -206,6 +206,24 @@ function inspectedBmh(snapshot: HostSnapshot, host: BareMetalHost | undefined, b
     epoch,
     ...(Object.keys(record).length > 0 ? { backendRecord: record } : {}),
   };
+}
+
+/** The most characters of one transition's message the inspect reply carries. */
+const TRANSITION_MESSAGE_MAX = 2_000;
+
+/**
+ * A transition's message as the inspect reply carries it. A backend's reason can be tens of KB
+ * (Ironic's last_error with the agent's traceback), and a host that keeps failing holds 16 events
+ * with it: whole, they took the reply past NATS's 1 MiB, so inspect and the host page failed for
+ * exactly the host one wants to look at. The error itself goes whole in status.errorMessage.
+ */
+function boundedMessage(message: string): string {
+  if (message.length <= TRANSITION_MESSAGE_MAX) return message;
+  let head = message.slice(0, TRANSITION_MESSAGE_MAX);
+  // Never half a surrogate pair at the cut.
+  const last = head.charCodeAt(head.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) head = head.slice(0, -1);
+  return `${head}… (${message.length - head.length} more characters; the whole text is in status.errorMessage or the host's events)`;
 }
 
 /**
