@@ -16,7 +16,7 @@
  * |------------|-------------------------------------------|-----------------------------------------------------------------------|
  * | `info`     | `{}`                                      | `{ node, version, startedAt, uptimeMs, pid, hosts, shards, memory: { rss, heapUsed }, eventLoopLagMs, broker }` |
  * | `hosts`    | `{ state?, backend?, errors? }`           | `{ node, hosts: [{ key, kind, backend, state, poweredOn, operationalStatus, errorType, errorMessage?, shard, stateSinceMs }] }` |
- * | `actors`   | `{ prefix? }`                             | `{ node, actors: [{ path, kind, parent, mailboxDepth, highWater, processed, restarts, lastError, busy }] }` |
+ * | `actors`   | `{ prefix?, after? }`                     | `{ node, actors: [{ path, kind, parent, mailboxDepth, highWater, processed, restarts, lastError, busy }], next? }` |
  * | `shards`   | `{}`                                      | `{ node, shards: [{ shard, epoch, hosts, leaseAgeMs }] }`             |
  * | `capacity` | `{}`                                      | `{ node, broker, pools: [{ pool, limit, inUse: [...], waiting: [...], longestWaitMs }], calls?: [{ backend, limit, inFlight, waiting, longestWaitMs, slotHolderInFlight, maxInFlight, waitedTotal }] }` |
  * | `inspect`  | `{ host: "<namespace>/<name>", kind? }`   | `{ node, host: { key, kind, backend, spec, status, recent, inFlight, slot, retryAt, nextAttemptInMs, retryWaitsForChange?, shard, epoch, backendRecord? } }` |
@@ -123,7 +123,7 @@ export type HostsReply = z.infer<typeof HostsReply>;
 
 // --- actors ------------------------------------------------------------------------------------
 
-export const ActorsRequest = z.strictObject({ prefix: z.string().max(1024).optional() });
+export const ActorsRequest = z.strictObject({ prefix: z.string().max(1024).optional(), after: z.string().max(4096).optional() });
 export type ActorsRequest = z.infer<typeof ActorsRequest>;
 
 export const ActorRow = z.object({
@@ -139,7 +139,9 @@ export const ActorRow = z.object({
 });
 export type ActorRow = z.infer<typeof ActorRow>;
 
-export const ActorsReply = z.object({ node: NodeName, actors: z.array(ActorRow) });
+// next: more actors follow; ask again with `after: next` (a page is at most ~512 KB). A node
+// driving 10,000 hosts has 10,000 host actors, ~1.3 MB: over NATS's 1 MiB in one message.
+export const ActorsReply = z.object({ node: NodeName, actors: z.array(ActorRow), next: z.string().optional() });
 export type ActorsReply = z.infer<typeof ActorsReply>;
 
 // --- shards ------------------------------------------------------------------------------------

@@ -15,8 +15,8 @@ import { parseHeartbeat } from '../membership.ts';
 const MAX_HOST_PAGES = 1_000;
 
 /** The verbs whose replies come in pages, and the list each page carries. */
-const PAGED: Partial<Record<IntrospectVerb, 'hosts' | 'clusters'>> = { hosts: 'hosts', clusters: 'clusters' };
-type Paged = { next?: string | undefined } & Partial<Record<'hosts' | 'clusters', unknown[]>>;
+const PAGED: Partial<Record<IntrospectVerb, 'hosts' | 'clusters' | 'actors'>> = { hosts: 'hosts', clusters: 'clusters', actors: 'actors' };
+type Paged = { next?: string | undefined } & Partial<Record<'hosts' | 'clusters' | 'actors', unknown[]>>;
 
 /** The bucket nodes heartbeat into (keys `node.<id>`); its TTL drops a dead node's key. */
 export const MEMBER_BUCKET = 'mf-members';
@@ -102,7 +102,7 @@ export async function gather<V extends IntrospectVerb>(
       const ask = (req: unknown): Promise<IntrospectReply<V>> =>
         call(transport, subs.introspectVerb(node, verb), req, INTROSPECT[verb].reply, { timeoutMs: options.timeoutMs }) as Promise<IntrospectReply<V>>;
       let value = await ask(parsed.data);
-      // A big node answers its hosts (and clusters) a page at a time (host-pages.ts): follow the pages.
+      // A big node answers its hosts (clusters, actors) a page at a time (host-pages.ts): follow the pages.
       const list = PAGED[verb];
       for (let pages = 1; list !== undefined && typeof (value as Paged).next === 'string'; pages++) {
         if (pages > MAX_HOST_PAGES) throw new Error(`${node}: ${verb} did not end after ${MAX_HOST_PAGES} pages`);

@@ -1,6 +1,6 @@
 import type { HostRow } from '../../bus/messages/introspect.ts';
 
-// The hosts (and MaasClusters) of a big node do not fit one NATS message (10,000 host rows are
+// The hosts (and MaasClusters, and actors) of a big node do not fit one NATS message (10,000 host rows are
 // about 1.4 MB against the 1 MiB default limit), so a node answers them a page at a time: rows in
 // key order after the request's `after`, up to a byte budget well under the limit, and `next`
 // when more follow.
@@ -16,8 +16,13 @@ export function pageOfHosts(rows: readonly HostRow[], after: string | undefined,
 
 /** Rows keyed by `key`, in key order after `after`, up to `budget` JSON bytes (at least one row). */
 export function pageOf<R extends { readonly key: string }>(rows: readonly R[], after: string | undefined, budget = HOST_PAGE_BYTES): { rows: R[]; next?: string } {
-  const sorted = [...rows].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const start = after === undefined ? 0 : sorted.findIndex((r) => r.key > after);
+  return pageBy(rows, (r) => r.key, after, budget);
+}
+
+/** Rows in the order of `keyOf` (unique per row) after `after`, up to `budget` JSON bytes (at least one row). */
+export function pageBy<R>(rows: readonly R[], keyOf: (row: R) => string, after: string | undefined, budget = HOST_PAGE_BYTES): { rows: R[]; next?: string } {
+  const sorted = [...rows].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  const start = after === undefined ? 0 : sorted.findIndex((r) => keyOf(r) > after);
   if (start < 0) return { rows: [] };
   const page: R[] = [];
   let bytes = 0;
@@ -25,7 +30,7 @@ export function pageOf<R extends { readonly key: string }>(rows: readonly R[], a
     const row = sorted[i]!;
     bytes += JSON.stringify(row).length;
     // Always at least one row, so a page moves on whatever one row weighs.
-    if (bytes > budget && page.length > 0) return { rows: page, next: page[page.length - 1]!.key };
+    if (bytes > budget && page.length > 0) return { rows: page, next: keyOf(page[page.length - 1]!) };
     page.push(row);
   }
   return { rows: page };

@@ -9,7 +9,7 @@ import { INTROSPECT, INTROSPECT_VERBS } from '../../bus/messages/introspect.ts';
 import type { Transport } from '../../ports/index.ts';
 import { METALFLEET_VERSION } from './source.ts';
 import { serveDiscovery } from './discovery.ts';
-import { pageOf, pageOfHosts } from './host-pages.ts';
+import { pageBy, pageOf, pageOfHosts } from './host-pages.ts';
 
 export interface IntrospectionServerOptions {
   /** The name this node answers under (a subject token); the embedded node uses 'embedded'. */
@@ -40,7 +40,13 @@ export function serveIntrospection(transport: Transport, source: IntrospectionSo
         value = { node, ...pageOfHosts(await source.hosts(request), request.after) };
         break;
       }
-      case 'actors': value = { node, actors: await source.actors(INTROSPECT.actors.request.parse(req)) }; break;
+      case 'actors': {
+        // Paged by path, as hosts by key: a node of 10,000 hosts has 10,000 host actors.
+        const request = INTROSPECT.actors.request.parse(req);
+        const { rows, next } = pageBy(await source.actors(request.prefix !== undefined ? { prefix: request.prefix } : {}), (a) => a.path, request.after);
+        value = { node, actors: rows, ...(next === undefined ? {} : { next }) };
+        break;
+      }
       case 'shards': value = { node, shards: await source.shards() }; break;
       case 'capacity': value = { node, ...(await source.capacity()) }; break;
       case 'inspect': {
