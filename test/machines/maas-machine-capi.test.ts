@@ -13,6 +13,10 @@ test('maas machine capi - a paused Cluster stops all work: no call, no slot; sta
   t.false(types(s).includes('requestSlot'));
   t.is(condition(s.state, 'Paused')?.status, 'True');
   t.regex(condition(s.state, 'Paused')?.message ?? '', /spec\.paused/);
+  // Nothing deployed yet: Ready summarises MachineDeployed (and DNSAttached), neither of which is
+  // set, so there is no Ready, as CAPI's SetSummary sets none from no conditions; never Ready=True.
+  t.is(condition(s.state, 'Ready'), undefined);
+  t.false(s.state.status.ready ?? false);
   // Unpaused, work starts: MAAS is asked for an earlier allocation of this machine first.
   const resumed = observe(s.state, maasMachine(), world());
   t.deepEqual(calls(resumed).map((c) => c.op), ['findAllocated']);

@@ -26,10 +26,13 @@ export function conditionOf(list: readonly Condition[] | undefined, type: string
 
 /**
  * Cluster API's summary: the first of `types` that is not True gives Ready its status, reason and
- * message; all True (or absent) makes Ready True.
+ * message; all of those present True makes Ready True, and none present sets no Ready.
  */
 export function summarise(list: readonly Condition[] | undefined, types: readonly string[], now: number): Condition[] {
   const present = types.map((t) => conditionOf(list, t)).filter((c): c is Condition => c !== undefined);
+  // None of them set yet (a paused machine that never started): CAPI's SetSummary sets nothing
+  // from no conditions (util/conditions merge returns nil), so no Ready, never a Ready=True.
+  if (present.length === 0) return list === undefined ? [] : [...list];
   const bad = present.find((c) => c.status === 'False') ?? present.find((c) => c.status === 'Unknown');
   const value: ConditionValue = bad
     ? { status: bad.status, reason: bad.reason ?? bad.type, ...(bad.message ? { message: bad.message } : {}) }
