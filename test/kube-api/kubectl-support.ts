@@ -1,6 +1,6 @@
 // Running the real kubectl 1.32 against a test server. A missing kubectl is a failure, never a
 // skip: execFile rejects with ENOENT and the test fails.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +28,11 @@ export interface Kubectl {
   ok(...args: string[]): Promise<string>;
   /** A file in the test's folder. */
   file(name: string, text: string): Promise<string>;
+  /**
+   * A long-running kubectl (`get --watch`): resolves with its stdout so far once `until` holds
+   * for it (or rejects after timeoutMs), then ends the process.
+   */
+  stream(args: readonly string[], until: (stdout: string) => boolean, timeoutMs?: number): Promise<string>;
 }
 
 export async function withKubectl(t: ExecutionContext, opts: KubeApiOptions = {}): Promise<Kubectl> {
@@ -59,6 +64,28 @@ export async function withKubectl(t: ExecutionContext, opts: KubeApiOptions = {}
       const path = join(dir, name);
       await writeFile(path, text);
       return path;
+    },
+    stream(args, until, timeoutMs = 20_000) {
+      const cache = join(dir, `cache-${n++}`);
+      const child = spawn(KUBECTL, ['--kubeconfig', server.kubeconfigPath, '--cache-dir', cache, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      return new Promise<string>((resolve, reject) => {
+        const finish = (err?: Error): void => {
+          clearTimeout(timer);
+          child.kill();
+          if (err) reject(err);
+          else resolve(stdout);
+        };
+        const timer = setTimeout(() => finish(new Error(`kubectl ${args.join(' ')}: no match after ${timeoutMs} ms; stdout: ${stdout}; stderr: ${stderr}`)), timeoutMs);
+        child.stdout.on('data', (b: Buffer) => {
+          stdout += b.toString();
+          if (until(stdout)) finish();
+        });
+        child.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
+        child.once('error', finish);
+        child.once('exit', (code) => finish(until(stdout) ? undefined : new Error(`kubectl ${args.join(' ')} exited ${String(code)}; stdout: ${stdout}; stderr: ${stderr}`)));
+      });
     },
   };
 }

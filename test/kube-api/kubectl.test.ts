@@ -142,3 +142,88 @@ test('kubectl - apply --server-side: managedFields, a 409 conflict naming the ma
   t.is(undeclared.code, 1);
   t.regex(undeclared.stderr, /Error from server: failed to create typed patch object \(metal3\.io\/v1alpha1, Kind=BareMetalHost\): \.spec\.foo: field not declared in schema/);
 });
+
+// kubectl get --watch asks for Tables on the watch too; the real server sends each event's object
+// as a Table row, the column definitions only in the first (handlers/watch.go), and kubectl prints
+// the rows under the header it printed from the list (printers/tableprinter.go). Plain objects
+// instead made kubectl print a new `NAME AGE` header and lose the printer columns.
+test('kubectl - get --watch prints each change as a row of the printer columns, under the one header', async (t) => {
+  const k = await withKubectl(t, { crdDir: DEPLOY_CRDS });
+  k.server.create({
+    apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'h1', namespace: 'default' },
+    spec: { online: true, bmc: { address: 'ipmi://10.0.0.9', credentialsName: 'c' } },
+  });
+  const status = { operationalStatus: 'OK', provisioning: { state: 'available', ID: '' }, errorType: '', errorMessage: '', poweredOn: true, errorCount: 0, provisioningFailCount: 0 };
+  let updated = false;
+  const out = await k.stream(['get', 'bmh', '--watch'], (stdout) => {
+    if (!updated && stdout.includes('h1')) {
+      updated = true;
+      k.server.updateStatus({ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'h1', namespace: 'default' }, status });
+    }
+    return /available/.test(stdout);
+  });
+  const lines = rows(out);
+  t.deepEqual(lines[0], ['NAME', 'STATE', 'CONSUMER', 'ONLINE', 'ERROR', 'AGE']);
+  t.deepEqual(lines[1]?.slice(0, 2), ['h1', 'true']);
+  t.deepEqual(lines[2]?.slice(0, 3), ['h1', 'available', 'true']);
+  t.is(lines.length, 3);
+
+  // On the wire: a Table per event, column definitions in the first only.
+  const list = (await (await fetch(`${k.server.url}/apis/metal3.io/v1alpha1/namespaces/default/baremetalhosts`)).json()) as { metadata: { resourceVersion: string } };
+  const abort = new AbortController();
+  t.teardown(() => abort.abort());
+  const watch = await fetch(`${k.server.url}/apis/metal3.io/v1alpha1/namespaces/default/baremetalhosts?watch=true&resourceVersion=${list.metadata.resourceVersion}`, {
+    headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' }, signal: abort.signal,
+  });
+  const reader = watch.body!.getReader();
+  k.server.patch({ resource: 'baremetalhosts', namespace: 'default', name: 'h1' }, { metadata: { labels: { a: '1' } } });
+  k.server.patch({ resource: 'baremetalhosts', namespace: 'default', name: 'h1' }, { metadata: { labels: { a: '2' } } });
+  let text = '';
+  while (text.split('\n').length < 3) text += new TextDecoder().decode((await reader.read()).value);
+  const events = text.trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: { kind: string; columnDefinitions?: unknown[]; rows: { cells: unknown[]; object: { kind: string; metadata: { labels: Record<string, string> } } }[] } });
+  t.deepEqual(events.map((e) => [e.type, e.object.kind, e.object.columnDefinitions?.length ?? 0]), [['MODIFIED', 'Table', 8], ['MODIFIED', 'Table', 0]]);
+  t.deepEqual(events.map((e) => [e.object.rows[0]?.cells.slice(0, 3), e.object.rows[0]?.object.kind, e.object.rows[0]?.object.metadata.labels]), [
+    [['h1', 'OK', 'available'], 'PartialObjectMetadata', { a: '1' }],
+    [['h1', 'OK', 'available'], 'PartialObjectMetadata', { a: '2' }],
+  ]);
+});
+
+// A CR's metadata goes through a typed ObjectMeta (schema/objectmeta Coerce: GetObjectMeta, then
+// SetObjectMeta's ToUnstructured), whose omitempty drops empty labels, annotations, finalizers and
+// ownerReferences: removing the last label leaves no `labels: {}`, and an empty list sent where
+// none is stored changes nothing (no new resourceVersion, kubectl says "no change").
+test('kubectl - empty labels, finalizers and ownerReferences are not stored; writing them empty is no change', async (t) => {
+  const k = await withKubectl(t, { crdDir: DEPLOY_CRDS });
+  await k.ok('apply', '-f', await k.file('h1.yaml', hostYaml('h1', 'default', '  online: true\n')));
+  await k.ok('label', 'bmh', 'h1', 'rack=r1');
+  await k.ok('label', 'bmh', 'h1', 'rack-');
+  const meta = (): Record<string, unknown> => (JSON.parse(JSON.stringify(k.server.get({ resource: 'baremetalhosts', namespace: 'default', name: 'h1' }))) as { metadata: Record<string, unknown> }).metadata;
+  t.false('labels' in meta());
+  const rv = meta().resourceVersion;
+  t.regex(await k.ok('patch', 'bmh', 'h1', '--type=merge', '-p', '{"metadata":{"finalizers":[],"ownerReferences":[],"labels":{}}}'), /patched \(no change\)/);
+  t.is(meta().resourceVersion, rv);
+  t.false('finalizers' in meta());
+  t.false('ownerReferences' in meta());
+
+  await k.ok('patch', 'bmh', 'h1', '--type=merge', '-p', '{"metadata":{"finalizers":["metal3.io/x"]}}');
+  await k.ok('patch', 'bmh', 'h1', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers/0"}]');
+  t.false('finalizers' in meta());
+});
+
+// A CR's status scope is a shallow copy of its main request scope (apiextensions'
+// customresource_handler.go), TableConvertor included: GET of /status as a Table has the CRD's
+// printer columns, so `kubectl get --subresource=status` prints them, not a bare NAME and AGE.
+test('kubectl - get --subresource=status prints the printer columns', async (t) => {
+  const k = await withKubectl(t, { crdDir: DEPLOY_CRDS });
+  k.server.create({
+    apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'h1', namespace: 'default' },
+    spec: { online: true, bmc: { address: 'ipmi://10.0.0.9', credentialsName: 'c' } },
+  });
+  k.server.updateStatus({
+    apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'h1', namespace: 'default' },
+    status: { operationalStatus: 'OK', provisioning: { state: 'available', ID: '' }, errorType: '', errorMessage: '', poweredOn: true, errorCount: 0, provisioningFailCount: 0 },
+  });
+  const status = rows(await k.ok('get', 'bmh', 'h1', '--subresource=status', '-o', 'wide'));
+  t.deepEqual(status[0], ['NAME', 'STATUS', 'STATE', 'CONSUMER', 'BMC', 'ONLINE', 'ERROR', 'AGE']);
+  t.deepEqual(status[1]?.slice(0, 5), ['h1', 'OK', 'available', 'ipmi://10.0.0.9', 'true']);
+});

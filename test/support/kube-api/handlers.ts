@@ -72,7 +72,9 @@ export async function handleResource(ctx: HandlerContext, r: ResourceRoute, req:
       const obj = ctx.store.peek(storeKey(def), objectKey(r.namespace, name));
       if (!obj) throw apiErrors.notFound(def, name);
       const shown = present(def, version, obj);
-      if (wantsTable(req.headers.accept) && !subresource) {
+      // The status scope shares the main scope's TableConvertor (customresource_handler.go), so
+      // a /status GET as a Table has the printer columns too (`kubectl get --subresource=status`).
+      if (wantsTable(req.headers.accept)) {
         sendJson(res, 200, toTable(def, version, [shown], { resourceVersion: str(metaOf(shown).resourceVersion) }, includeObject(params.get('includeObject'))));
       } else sendJson(res, 200, shown);
       return NOTHING;
@@ -90,7 +92,8 @@ export async function handleResource(ctx: HandlerContext, r: ResourceRoute, req:
     case 'watch': {
       const q = listQuery(params);
       validateListQuery(q, true);
-      ctx.hub.serve({ res: def, version, namespace: r.namespace, name }, q, req, res);
+      const table = wantsTable(req.headers.accept) ? includeObject(params.get('includeObject')) : undefined;
+      ctx.hub.serve({ res: def, version, namespace: r.namespace, name }, q, req, res, table);
       return NOTHING;
     }
     case 'create': {

@@ -47,6 +47,10 @@ export function coerceMeta(obj: Obj): { pruned: string[]; typeError?: string } {
       delete meta[k];
     } else if (!fits(v, field.shape)) {
       return { pruned, typeError: `json: cannot unmarshal ${goJsonType(v)} into Go struct field ObjectMeta.metadata.${k} of type ${field.go}` };
+    } else if (isEmpty(v, field.shape)) {
+      // The typed ObjectMeta round trip (objectmeta.SetObjectMeta's ToUnstructured) omits empty
+      // maps and lists (`omitempty`): `labels: {}` or `finalizers: []` is never stored.
+      delete meta[k];
     }
   }
   return { pruned };
@@ -60,6 +64,11 @@ function fits(v: unknown, shape: Shape): boolean {
     case 'strings': return Array.isArray(v) && v.every((x) => typeof x === 'string');
     case 'list': return Array.isArray(v) && v.every(isObj);
   }
+}
+
+function isEmpty(v: unknown, shape: Shape): boolean {
+  if (shape === 'map') return Object.keys(v as Obj).length === 0;
+  return (shape === 'strings' || shape === 'list') && (v as unknown[]).length === 0;
 }
 
 function goJsonType(v: unknown): string {

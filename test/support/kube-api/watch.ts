@@ -8,7 +8,9 @@ import type { Selectors } from './list.ts';
 import { bookmark, present } from './present.ts';
 import type { ListQuery } from './query.ts';
 import type { Store, StoreEvent } from './store.ts';
-import { clone, metaOf } from './types.ts';
+import { toTable } from './table.ts';
+import type { IncludeObject } from './table.ts';
+import { clone, metaOf, str } from './types.ts';
 import type { Obj, ResourceDef, VersionDef } from './types.ts';
 import { storeKey } from './writes.ts';
 
@@ -31,6 +33,7 @@ interface OpenWatch {
   readonly target: WatchTarget;
   readonly res: ServerResponse;
   readonly bookmarks: boolean;
+  readonly send: (type: string, object: Obj) => void;
   readonly close: () => void;
 }
 
@@ -39,16 +42,32 @@ export class WatchHub {
 
   constructor(private readonly store: Store, private readonly defaultTimeoutSeconds: number) {}
 
-  /** Throws KubeApiError before anything is written (bad selector or RV); then streams. */
-  serve(t: WatchTarget, q: ListQuery, req: IncomingMessage, res: ServerResponse): void {
+  /**
+   * Throws KubeApiError before anything is written (bad selector or RV); then streams.
+   * @param table the request asked for Tables (`kubectl get --watch`): each event's object is
+   *   sent as a meta.k8s.io/v1 Table, rows' objects as `table` says.
+   */
+  serve(t: WatchTarget, q: ListQuery, req: IncomingMessage, res: ServerResponse, table?: IncludeObject): void {
     const sel = selectors(t, q, t.name);
     const rvParam = q.resourceVersion ?? '';
     const from = rvParam === '' || rvParam === '0' ? undefined : parseRv(rvParam);
     const initial = q.sendInitialEvents ?? from === undefined;
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
+    let headers = true;
+    // watchEmbeddedEncoder (handlers/watch.go): with `as=Table` every event's object but a Status
+    // (ERROR) is sent as the Table of that one object, bookmarks included; only the first carries
+    // the column definitions (NoHeaders after it), and kubectl's table printer reuses them for the
+    // rows that follow.
+    const asTable = (type: string, object: Obj): Obj => {
+      if (!table || type === 'ERROR') return object;
+      const out = toTable(t.res, t.version, [object], { resourceVersion: str(metaOf(object).resourceVersion) }, table);
+      if (!headers) delete out.columnDefinitions;
+      headers = false;
+      return out;
+    };
     const send = (type: string, object: Obj): void => {
-      res.write(`${JSON.stringify({ type, object })}\n`);
+      res.write(`${JSON.stringify({ type, object: asTable(type, object) })}\n`);
     };
 
     if (from !== undefined && !q.sendInitialEvents) {
@@ -79,7 +98,7 @@ export class WatchHub {
       res.end();
     }, timeoutMs);
     const w: OpenWatch = {
-      target: t, res, bookmarks,
+      target: t, res, bookmarks, send,
       close: () => {
         clearTimeout(timer);
         unsubscribe();
@@ -144,7 +163,7 @@ export class WatchHub {
     let n = 0;
     for (const w of this.open) {
       if (!w.bookmarks) continue;
-      w.res.write(`${JSON.stringify({ type: 'BOOKMARK', object: bookmark(w.target.res, w.target.version, this.store.currentRv()) })}\n`);
+      w.send('BOOKMARK', bookmark(w.target.res, w.target.version, this.store.currentRv()));
       n++;
     }
     return n;
