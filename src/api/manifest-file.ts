@@ -12,6 +12,11 @@ const FS_REASONS: Record<string, string> = {
   EISDIR: 'is a directory',
 };
 
+/** What manifest files that hold no document at all are told (demo -f, apply -f). */
+export function noObjectsIn(files: readonly string[]): string {
+  return files.length === 1 ? `${files[0]}: no objects in it (empty, or only comments)` : `${files.join(', ')}: no objects in them (empty, or only comments)`;
+}
+
 /** The text of `file`, or why it cannot be had ("is 80 MiB; at most 64 MiB", "no such file"). */
 export async function readManifestText(file: string, max = MAX_MANIFEST_FILE_BYTES): Promise<ManifestText> {
   let handle;
@@ -37,12 +42,35 @@ export async function readManifestText(file: string, max = MAX_MANIFEST_FILE_BYT
       total += bytesRead;
       if (total > max) return { ok: false, reason: tooBig(total, max, true) };
     }
-    return { ok: true, text: Buffer.concat(chunks, total).toString('utf8') };
+    return decodeManifestBytes(Buffer.concat(chunks, total));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? '';
     return { ok: false, reason: `cannot read: ${FS_REASONS[code] ?? (code || 'unknown error')}` };
   } finally {
     await handle.close();
+  }
+}
+
+// ignoreBOM keeps a UTF-8 byte order mark in the text, as Buffer#toString did (the YAML parser
+// reads it as one).
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * A manifest's bytes as text, or why they are not UTF-8. They used to be decoded with every bad
+ * byte replaced by U+FFFD: a Latin-1 password in a Secret changed without a word, and a UTF-16
+ * file became "not a Kubernetes object (no kind)". The reason names the line, never the bytes.
+ */
+export function decodeManifestBytes(bytes: Uint8Array): ManifestText {
+  if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) {
+    return { ok: false, reason: 'is UTF-16 text: save it as UTF-8 (manifests are read as UTF-8)' };
+  }
+  try {
+    return { ok: true, text: utf8.decode(bytes) };
+  } catch {
+    const lossy = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+    const bad = lossy.indexOf('\uFFFD');
+    const line = bad < 0 ? null : lossy.slice(0, bad).split('\n').length;
+    return { ok: false, reason: `is not UTF-8 text${line === null ? '' : ` (line ${line} has a byte that is not UTF-8)`}: save it as UTF-8` };
   }
 }
 

@@ -1,4 +1,4 @@
-import { Composer, isAlias, isMap, isScalar, isSeq, LineCounter, Parser, type Document } from 'yaml';
+import { Composer, isAlias, isMap, isScalar, isSeq, LineCounter, Parser, visit, type Document } from 'yaml';
 import { formatBytes, MAX_DOCUMENT_BYTES, utf8Length } from './limits.ts';
 import { documentSpans } from './manifest-spans.ts';
 
@@ -24,7 +24,10 @@ export type ManifestDocument = {
   /** `metadata.namespace`, or `default`. */
   namespace: string;
   object: unknown;
-  /** First YAML syntax error of the document, with its line and column; no source excerpt. */
+  /**
+   * First YAML syntax error of the document, with its line and column; no source excerpt. Also
+   * why a document that parsed cannot be read as one object (a List).
+   */
   yamlError?: string;
 };
 
@@ -63,7 +66,43 @@ function text(value: unknown): string | undefined {
 // The yaml package appends a source excerpt to its messages; a Secret's excerpt can hold a
 // password, so only the first line (what and where) is kept.
 function firstLine(message: string): string {
-  return (message.split('\n')[0] ?? '').replace(/:\s*$/, '');
+  return withoutSourceText((message.split('\n')[0] ?? '').replace(/:\s*$/, ''));
+}
+
+// Some of the yaml package's first lines quote the offending text itself: an alias's name, a tag,
+// a bad escape's characters (up to ten of them), a block scalar header, a stray token. In a
+// Secret that text is the password (one written unquoted starting with "*" or "!", or "C:\Users"
+// in double quotes), so the quote is cut; the line and column that follow say where it is.
+const SOURCE_TEXT: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^(Unresolved alias \(the anchor must be set before the alias\)): .*$/s, '$1'],
+  [/^(Could not resolve tag|Not a valid tag|Unresolved tag|Block scalar header includes extra characters|Not a YAML token): .*$/s, '$1'],
+  [/^Verbatim tags aren't resolved, so .* is invalid\.?$/s, "Verbatim tags aren't resolved"],
+  [/^(Invalid escape sequence) .*$/s, '$1'],
+  [/^(Unexpected [\w-]+ token in YAML (?:stream|document)): ".*"$/s, '$1'],
+];
+
+function withoutSourceText(message: string): string {
+  for (const [pattern, replacement] of SOURCE_TEXT) if (pattern.test(message)) return message.replace(pattern, replacement);
+  return message;
+}
+
+// Where the first alias is whose anchor is not set before it (what toJS throws on, without a
+// position and with the alias's name). Only called on a document structureProblem passed, so
+// the recursive visit stays within MAX_DOCUMENT_DEPTH.
+function unresolvedAliasOffset(doc: Document.Parsed): number | null {
+  const anchors = new Set<string>();
+  let offset: number | null = null;
+  visit(doc, (_key, node) => {
+    if (isAlias(node)) {
+      if (anchors.has(node.source)) return undefined;
+      offset = node.range?.[0] ?? 0;
+      return visit.BREAK;
+    }
+    const anchor = (node as { anchor?: unknown } | null)?.anchor;
+    if (typeof anchor === 'string') anchors.add(anchor);
+    return undefined;
+  });
+  return offset;
 }
 
 /**
@@ -172,6 +211,11 @@ function toManifestDocument(doc: Document.Parsed, file: string, index: number, w
       conversionError = err instanceof RangeError && /call stack/i.test(err.message)
         ? `nesting deeper than ${MAX_DOCUMENT_DEPTH} levels`
         : err instanceof Error ? firstLine(err.message) : 'cannot convert the document';
+      const alias = err instanceof ReferenceError && err.message.startsWith('Unresolved alias') ? unresolvedAliasOffset(doc) : null;
+      if (alias !== null) {
+        const at = where(alias);
+        conversionError = `${conversionError} at line ${at.line}, column ${at.col}`;
+      }
     }
   }
   if (!error && !problem && conversionError === undefined && (object === null || object === undefined)) return null;
@@ -191,6 +235,7 @@ function toManifestDocument(doc: Document.Parsed, file: string, index: number, w
   if (apiVersion !== undefined) entry.apiVersion = apiVersion;
   if (kind !== undefined) entry.kind = kind;
   if (name !== undefined) entry.name = name;
+  const listed = listItems(obj, kind);
   if (error) {
     const at = where(error.pos[0]);
     // The composer recurses per level and reports the stack it overflowed as the document's error.
@@ -201,8 +246,19 @@ function toManifestDocument(doc: Document.Parsed, file: string, index: number, w
     entry.yamlError = `${problem.message} at line ${at.line}, column ${at.col}`;
   } else if (conversionError !== undefined) {
     entry.yamlError = conversionError;
+  } else if (listed !== null) {
+    entry.yamlError = `a List of ${listed} object${listed === 1 ? '' : 's'} (as kubectl get -o yaml prints): metalfleet reads one object per document; split its items into documents separated by "---"`;
   }
   return entry;
+}
+
+// A v1 List, or a typed one (BareMetalHostList) as the API lists them: objects in `items`. Its
+// hosts and Secrets were skipped as a kind metalfleet does not manage, so validate passed an
+// invalid host and demo -f ran nothing and said ok; it is refused instead (kubectl reads the
+// items one by one; each of ours is one document with its own line).
+function listItems(obj: Record<string, unknown> | undefined, kind: string | undefined): number | null {
+  if (kind === undefined || !kind.endsWith('List') || !Array.isArray(obj?.items)) return null;
+  return obj.items.length;
 }
 
 export function readManifests(source: string, file: string): ManifestDocument[] {

@@ -98,3 +98,39 @@ test('secret - BMC credentials need both keys', (t) => {
     ok: false, reason: "Validation error with BMC credentials: Missing BMC connection detail 'username' in credentials",
   });
 });
+
+// The yaml package puts the offending text in some of its messages: an alias's name, a tag, a
+// bad escape's characters, a block scalar header's extra characters. In a Secret that text is
+// the password (one that starts with "*" or "!", or "C:\Users..." in double quotes).
+test('manifest - a YAML error in a Secret never echoes the password, and says where', (t) => {
+  const values: Array<[string, RegExp]> = [
+    ['*hunter2', /^Unresolved alias \(the anchor must be set before the alias\) at line 4, column 13$/],
+    ['!h!hunter2 x', /^Could not resolve tag at line 4, column 13$/],
+    ['"\\Uhunter2x"', /^Invalid escape sequence at line 4, column 14$/],
+    ['"C:\\qhunter2"', /^Invalid escape sequence at line 4, column 16$/],
+    ['|hunter2\n    x', /^Block scalar header includes extra characters at line 4, column 14$/],
+    ['[a, *hunter2]', /^Unresolved alias \(the anchor must be set before the alias\) at line 4, column 17$/],
+  ];
+  for (const [value, where] of values) {
+    const docs = readManifests(`apiVersion: v1\nkind: Secret\nstringData:\n  password: ${value}\n`, 's.yaml');
+    t.is(docs.length, 1, value);
+    const error = docs[0]?.yamlError ?? '';
+    t.truthy(error, value);
+    t.false(error.includes('hunter2'), `${value}: ${error}`);
+    t.regex(error, where, value);
+  }
+});
+
+// `kubectl get bmh -o yaml` prints a List: its hosts were skipped as a kind metalfleet does not
+// manage, so validate said "0 objects checked" and exited 0 on an invalid host, and demo -f ran
+// nothing and said ok. A List is refused, saying how to split it.
+test('manifest - a List of objects is refused with what to do, not skipped as an unknown kind', (t) => {
+  const list = 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: metal3.io/v1alpha1\n  kind: BareMetalHost\n  metadata: {name: w-0}\n';
+  for (const text of [list, list.replace('kind: List', 'kind: BareMetalHostList').replace('apiVersion: v1', 'apiVersion: metal3.io/v1alpha1')]) {
+    const docs = readManifests(text, 'l.yaml');
+    t.is(docs.length, 1);
+    t.regex(docs[0]?.yamlError ?? '', /^a List of 1 object \(as kubectl get -o yaml prints\): metalfleet reads one object per document; split its items into documents separated by "---"$/);
+  }
+  // A kind that only ends in "List" and has no items is left to the kinds' own checks.
+  t.is(readManifests('apiVersion: example.io/v1\nkind: ShoppingList\nmetadata: {name: x}\n', 'x.yaml')[0]?.yamlError, undefined);
+});

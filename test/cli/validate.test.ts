@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { FIXTURES, lines, metalfleet } from './run.ts';
 
@@ -74,4 +77,15 @@ test('cli validate - a file is required', async (t) => {
   const r = await metalfleet('validate');
   t.is(r.code, 1);
   t.regex(r.stderr, /missing required argument 'files'/);
+});
+
+test('cli validate - a List (kubectl get -o yaml) is unreadable with what to do, and the exit code says so', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'mf-validate-list-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'list.yaml');
+  await writeFile(file, 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: metal3.io/v1alpha1\n  kind: BareMetalHost\n  metadata: {name: w-0, namespace: metal3}\n  spec: {online: "bad"}\n');
+  const r = await metalfleet('validate', file);
+  t.is(r.code, 1, r.stderr);
+  t.regex(r.stderr, /^error: .*list\.yaml:1: document 1: a List of 1 object \(as kubectl get -o yaml prints\): metalfleet reads one object per document/m);
+  t.regex(r.stderr, /0 objects checked, 0 invalid, 1 unreadable/);
 });

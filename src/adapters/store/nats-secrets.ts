@@ -3,6 +3,7 @@ import { watch as watchPath, type BigIntStats, type FSWatcher } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { readManifests } from '../../api/manifest.ts';
+import { decodeManifestBytes } from '../../api/manifest-file.ts';
 import type { Secret } from '../../api/secret.ts';
 import { StoreError } from '../../ports/index.ts';
 import { SecretChanges, secretChangeOf } from './secret-changes.ts';
@@ -259,7 +260,7 @@ async function readSecretFile(file: string, now: () => number): Promise<FileRead
   try {
     read = await readWithVersion(file, now);
   } catch (error) {
-    return { ok: false, gone: (error as NodeJS.ErrnoException).code === 'ENOENT', error: unreadable(file, error), issues: [] };
+    return { ok: false, gone: (error as NodeJS.ErrnoException).code === 'ENOENT', error: error instanceof StoreError ? error : unreadable(file, error), issues: [] };
   }
   const docs: SourceDocument[] = [];
   for (const doc of readManifests(read.text, file)) {
@@ -297,7 +298,10 @@ async function readWithVersion(file: string, now: () => number): Promise<{ text:
     const handle = await open(file, 'r');
     try {
       const before = await handle.stat({ bigint: true });
-      const text = await handle.readFile('utf8');
+      const decoded = decodeManifestBytes(await handle.readFile());
+      // Not UTF-8: refused as the CLI refuses such a manifest, where a lossy decode changed the password.
+      if (!decoded.ok) throw new StoreError(`cannot read the secrets file ${file}: ${decoded.reason}`, false);
+      const text = decoded.text;
       const after = await handle.stat({ bigint: true });
       const version = stateDigest(after);
       if (version === stateDigest(before)) {

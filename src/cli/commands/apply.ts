@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { kindOf, readManifests, type ManifestDocument } from '../../api/manifest.ts';
-import { readManifestText } from '../../api/manifest-file.ts';
+import { noObjectsIn, readManifestText } from '../../api/manifest-file.ts';
 import { pendingGenerateName } from '../../api/generate-name.ts';
 import { formatApplyIssue } from '../../adapters/store/index.ts';
 import { secretDocumentIssues } from '../../adapters/store/nats-store.ts';
@@ -124,6 +124,12 @@ export async function runApply(files: readonly string[], flags: NatsFlagValues &
   }
   const docs = await readManifestFiles(files, io);
   if (docs === null) return false;
+  // As kubectl's "no objects passed to apply": an empty file is a wrong file, and applying
+  // nothing would have said so only by printing nothing.
+  if (docs.length === 0) {
+    io.err(`error: ${noObjectsIn(files)}; nothing was applied`);
+    return false;
+  }
   const secrets = secretDocumentIssues(docs);
   if (secrets.length > 0) {
     for (const issue of secrets) io.err(`error: ${formatApplyIssue(issue)}`);
