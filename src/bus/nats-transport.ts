@@ -15,7 +15,8 @@ import { errorMessage } from '../api/index.ts';
 export type NatsAuth =
   | { readonly user: string; readonly pass: string }
   | { readonly token: string }
-  | { readonly nkeySeed: string }
+  // from: where the seed came from ("--nats-nkey-file FILE", "NATS_NKEY_SEED"), for its errors.
+  | { readonly nkeySeed: string; readonly from?: string }
   | { readonly credsFile: string };
 
 export interface NatsConnectOptions {
@@ -281,7 +282,8 @@ async function authenticatorFor(auth: NatsAuth, where: string, redact: (t: strin
   if ('token' in auth) return tokenAuthenticator(auth.token);
   if ('nkeySeed' in auth) {
     const seed = new TextEncoder().encode(auth.nkeySeed.trim());
-    checkSeed(seed, where, 'auth.nkeySeed');
+    // Named by where it came from: "auth.nkeySeed" told a CLI user neither the flag nor the file.
+    checkSeed(seed, where, auth.from ? `the nkey seed in ${auth.from}` : 'auth.nkeySeed');
     return nkeyAuthenticator(seed);
   }
   let creds: Uint8Array;

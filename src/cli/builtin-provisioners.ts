@@ -21,7 +21,8 @@ export function fixtureBuiltin(defaultLatencyMs: number): BareMetalHostPlugin {
     supports: { operations: ALL },
     create(ctx) {
       const raw = ctx.options['latencyMs'];
-      const latency = raw === undefined ? defaultLatencyMs : Number(raw);
+      // Number('') is 0: an empty fixture.latencyMs= silently ran without latency.
+      const latency = raw === undefined ? defaultLatencyMs : String(raw).trim() === '' ? Number.NaN : Number(raw);
       if (!Number.isInteger(latency) || latency < 0) throw new Error(`option latencyMs: must be a whole number of milliseconds, got "${raw}"`);
       return fixtureProvisioner(latency);
     },

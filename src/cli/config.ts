@@ -4,12 +4,23 @@ import { DEFAULT_MACHINE_CONFIG } from '../machines/bmh/index.ts';
 import type { CallLimits, NodeConfig } from '../node/index.ts';
 import { CliError } from './cli-error.ts';
 
+/** The most shards a cluster may have: METALFLEET_SHARDS and --shards alike. */
+export const MAX_SHARDS = 65_536;
+
+// A whole-number variable. z.coerce alone read one set but empty ("PROVISIONING_LIMIT=") as 0:
+// no capacity limit at all, or no provisioning retry, without a word.
+function envInt(min: number, fallback: number, max = Number.MAX_SAFE_INTEGER) {
+  return z.string().trim().min(1, 'is set but empty: unset it or give a whole number')
+    .pipe(z.coerce.number<string>().int().min(min).max(max))
+    .default(fallback);
+}
+
 // The environment metalfleet reads, parsed once here and passed down as values; nothing below
 // src/cli looks at process.env.
 const Env = z.object({
-  PROVISIONING_LIMIT: z.coerce.number().int().min(0).default(20),
-  MAX_PROVISIONING_RETRIES: z.coerce.number().int().min(0).default(DEFAULT_MACHINE_CONFIG.maxProvisioningRetries),
-  METALFLEET_SHARDS: z.coerce.number().int().min(1).max(65_536).default(256),
+  PROVISIONING_LIMIT: envInt(0, 20),
+  MAX_PROVISIONING_RETRIES: envInt(0, DEFAULT_MACHINE_CONFIG.maxProvisioningRetries),
+  METALFLEET_SHARDS: envInt(1, 256, MAX_SHARDS),
   METALFLEET_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).optional(),
   // A folder of provisioner plugins to load at start (--plugin-dir).
   METALFLEET_PLUGIN_DIR: z.string().min(1).optional(),
@@ -73,8 +84,32 @@ export function nodeConfig(input: NodeConfigInput): NodeConfig {
 // A positive integer flag, or a CliError that names the flag.
 export function intFlag(name: string, min = 0): (value: string) => number {
   return (value: string) => {
-    const n = Number(value);
+    // Number('') and Number(' ') are 0: an empty value (`--limit "$UNSET"`) was taken as 0,
+    // which for --limit means unlimited capacity.
+    const n = value.trim() === '' ? Number.NaN : Number(value);
     if (!Number.isInteger(n) || n < min) throw new CliError(`${name}: expected a whole number >= ${min}, got "${value}"`, 2);
     return n;
   };
+}
+
+/**
+ * A TCP port flag (0: any free one). intFlag alone let 99999 through to listen(), whose
+ * "options.port should be >= 0 and < 65536" came after NATS was connected, or not at all.
+ */
+export function portFlag(name: string): (value: string) => number {
+  return (value: string) => {
+    const n = intFlag(name, 0)(value);
+    if (n > 65_535) throw new CliError(`${name}: expected a port from 0 to 65535, got "${value}"`, 2);
+    return n;
+  };
+}
+
+/**
+ * --shards, bounded as METALFLEET_SHARDS is: past the bound a node started a lease per shard
+ * (a billion of them) and `host`/`inspect` looked for a host on a shard no node owns.
+ */
+export function shardsFlag(value: string): number {
+  const n = intFlag('--shards', 1)(value);
+  if (n > MAX_SHARDS) throw new CliError(`--shards: expected a whole number from 1 to ${MAX_SHARDS}, got "${value}"`, 2);
+  return n;
 }

@@ -11,7 +11,7 @@ import { checkNatsUrls, natsTlsFrom } from './nats-tls-flags.ts';
 export interface NatsCliOptions {
   readonly servers: string[];
   readonly name: string;
-  readonly auth?: { user: string; pass: string } | { token: string } | { nkeySeed: string } | { credsFile: string };
+  readonly auth?: { user: string; pass: string } | { token: string } | { nkeySeed: string; from: string } | { credsFile: string };
   readonly tls?: { caFile?: string; certFile?: string; keyFile?: string };
 }
 
@@ -61,7 +61,9 @@ export async function natsOptionsFrom(flags: NatsFlagValues, env: NodeJS.Process
   } else if (flags.natsTokenFile || env.NATS_TOKEN) {
     auth = { token: flags.natsTokenFile ? await read(flags.natsTokenFile, 'NATS token') : (env.NATS_TOKEN as string) };
   } else if (flags.natsNkeyFile || env.NATS_NKEY_SEED) {
-    auth = { nkeySeed: flags.natsNkeyFile ? await read(flags.natsNkeyFile, 'nkey seed') : (env.NATS_NKEY_SEED as string) };
+    auth = flags.natsNkeyFile
+      ? { nkeySeed: await read(flags.natsNkeyFile, 'nkey seed'), from: `--nats-nkey-file ${flags.natsNkeyFile}` }
+      : { nkeySeed: env.NATS_NKEY_SEED as string, from: 'NATS_NKEY_SEED' };
   } else if (flags.natsCreds || env.NATS_CREDS) {
     auth = { credsFile: (flags.natsCreds ?? env.NATS_CREDS) as string };
   }

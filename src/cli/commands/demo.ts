@@ -1,4 +1,6 @@
-import { readManifestText } from '../../api/manifest-file.ts';
+import { noObjectsIn, readManifestText } from '../../api/manifest-file.ts';
+import { access, constants, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { IRONIC_LABEL } from '../backends.ts';
@@ -16,7 +18,7 @@ import { errorMessage } from '../../api/index.ts';
 import { readManifests } from '../../api/manifest.ts';
 import { memorySubstrate } from '../../node/index.ts';
 import { CliError } from '../cli-error.ts';
-import { intFlag, nodeConfig, readEnv } from '../config.ts';
+import { intFlag, nodeConfig, portFlag, readEnv } from '../config.ts';
 import { generateFleet } from '../demo/generate.ts';
 import { generateMaasCluster } from '../demo/maas-fleet.ts';
 import { datacenterFleet } from '../demo/datacenter-fleet.ts';
@@ -25,7 +27,7 @@ import { datacenterIronic } from '../demo/datacenter-flags.ts';
 import type { PrivateIronic } from '../demo/private-ironic.ts';
 import { maasSetup } from '../maas.ts';
 import { runDemo } from '../demo/run.ts';
-import { createLogger } from '../logger.ts';
+import { createLogger, logLevelFlag } from '../logger.ts';
 import { untilSignalled } from '../signals.ts';
 import type { Transport } from '../../ports/index.ts';
 import { uiBanner } from './ui.ts';
@@ -82,17 +84,25 @@ export function register(program: Command): void {
     .option('--maas-control-plane <n>', 'control-plane MaasMachines of the demo cluster', intFlag('--maas-control-plane', 0), 3)
     .option('--maas-workers <n>', 'worker MaasMachines of the demo cluster', intFlag('--maas-workers', 0), 4)
     .option('--ui', 'serve the live dashboard beside the demo (see `metalfleet ui`); it stays up after the demo until Ctrl-C')
-    .option('--ui-port <port>', 'HTTP port of the dashboard with --ui (0 = any free port)', intFlag('--ui-port', 0), 8090)
+    .option('--ui-port <port>', 'HTTP port of the dashboard with --ui (0 = any free port)', portFlag('--ui-port'), 8090)
     .option('--ui-bind <address>', 'address of the dashboard with --ui', '127.0.0.1')
     .option('--ui-commands', 'with --ui: allow host commands from the page, with the token printed at start')
     .option('--json', 'print a JSON summary at the end')
     .option('--no-progress', 'no progress output')
-    .option('--log-level <level>', 'log level on stderr', undefined);
+    .option('--log-level <level>', 'log level on stderr', logLevelFlag);
   addProvisionerFlags(demo)
     .addHelpText('after', '\nExamples:\n  metalfleet demo\n  metalfleet demo --hosts 10000 --latency 0 --limit 0 --json\n  metalfleet demo -f hosts.yaml --persist status.json\n  metalfleet demo --ironic http://127.0.0.1:6385 --ironic-driver fake-hardware --hosts 20\n  metalfleet demo --ironic --datacenter 5\n  metalfleet demo --ironic http://127.0.0.1:6385 --datacenter 3\n  metalfleet demo --ironic --hosts 20\n  metalfleet demo -f lab-hosts.yaml --plugin ./examples/provisioner-plugin --provisioner lab\n')
     .action(async (flags: DemoFlags) => {
       const env = readEnv();
       const external = datacenterIronic({ ...flags, hostsGiven: demo.getOptionValueSource('hosts') === 'cli' });
+      if (flags.file) {
+        // The hosts are the files' then, and no demo MAAS cluster is made: these counts were
+        // silently ignored (demo -f lab.yaml --hosts 50 ran the file's 3 hosts and said ok).
+        const ignored = ['hosts', 'maasControlPlane', 'maasWorkers'].filter((name) => demo.getOptionValueSource(name) === 'cli');
+        const flagOf = (name: string): string => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+        if (ignored.length > 0) throw new CliError(`-f cannot be used with ${ignored.map(flagOf).join(', ')}: the hosts are the files' (and -f makes no demo MAAS cluster)`, 2);
+      }
+      if (flags.persist !== undefined) await checkPersistPath(flags.persist);
       const privateWanted = flags.ironic === true || flags.datacenter !== undefined;
       const backend = privateWanted ? await startPrivateIronic({ servers: flags.datacenter ?? null, ...(external !== null ? { externalIronic: external } : {}) }) : null;
       const offSignal = backend ? stopOnSignal(() => backend.stop()) : null;
@@ -153,6 +163,9 @@ async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>,
   const docs: SourceDocument[] = flags.file
     ? inputs.flatMap(([text, file]) => readManifests(text, file))
     : generated.map((object, index) => ({ file: '(generated)', index, object }));
+  // An empty file (or only comments) is the wrong file, not an empty fleet: the demo ran nothing
+  // and said ok. kubectl apply refuses it too ("no objects passed to apply").
+  if (flags.file && docs.length === 0) throw new CliError(`${noObjectsIn(flags.file)}; nothing to run`, 1);
   const store = await openLocalStore(substrate.transport, {
     log, pluginBmcSchemes: registry.bmcSchemes(),
     maas: { validators: MAAS_VALIDATORS },
@@ -226,6 +239,24 @@ async function applyInSlices(store: LocalStore, docs: readonly SourceDocument[])
     warnings.push(...last.warnings);
   }
   return last ? { ...last, warnings } : store.applyLocal([]);
+}
+
+// A --persist file that can never be written is said before the demo runs: the first save used
+// to fail only after every host had run, on the temporary file's name (ENOENT ... st.json.1234.1.tmp),
+// with nothing saved. A missing file is fine (the first run creates it).
+async function checkPersistPath(path: string): Promise<void> {
+  const refuse = (why: string): never => {
+    throw new CliError(`--persist ${path}: ${why}`, 2);
+  };
+  // An empty one ("--persist $UNSET") was taken as no --persist: the run kept nothing.
+  if (path.trim() === '') throw new CliError('--persist: expected a file path, got ""', 2);
+  if ((await stat(path).catch(() => null))?.isDirectory()) refuse('is a folder; give a file in it');
+  const folder = dirname(path);
+  const info = await stat(folder).catch((err: unknown) => (err as NodeJS.ErrnoException).code ?? 'unknown error');
+  if (info === 'ENOENT') refuse(`the folder ${folder} does not exist; create it or give another path`);
+  if (info === 'ENOTDIR' || (typeof info !== 'string' && !info.isDirectory())) refuse(`${folder} is not a folder`);
+  if (typeof info === 'string') refuse(`cannot look at the folder ${folder}: ${info}`);
+  await access(folder, constants.W_OK).catch(() => refuse(`cannot write in the folder ${folder} (permission denied)`));
 }
 
 async function readAll(files: string[]): Promise<Array<[string, string]>> {

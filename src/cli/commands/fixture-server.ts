@@ -5,7 +5,7 @@ import type { FixtureOptions } from '../../adapters/fixture/index.ts';
 import type { Operation } from '../../machines/bmh/index.ts';
 import { CliError } from '../cli-error.ts';
 import { intFlag, readEnv } from '../config.ts';
-import { createLogger } from '../logger.ts';
+import { createLogger, logLevelFlag } from '../logger.ts';
 import { untilSignalled } from '../signals.ts';
 
 // `metalfleet fixture-server`: the fixture backend in a process of its own, which every node of
@@ -54,7 +54,7 @@ export function register(program: Command): void {
     .option('--inspect-passes <n>', 'inspect calls per inspection (default 1)', intFlag('--inspect-passes', 1))
     .option('--poll-ms <ms>', 'afterMs of a "still working" answer (default 1000)', intFlag('--poll-ms', 0))
     .option('--pool <name>', 'capacity pool of every host (default fixture:default)')
-    .option('--log-level <level>', 'log level on stderr (default: METALFLEET_LOG_LEVEL or warn)')
+    .option('--log-level <level>', 'log level on stderr (default: METALFLEET_LOG_LEVEL or warn)', logLevelFlag)
     .addHelpText('after', '\nPrints one JSON line {"url": "..."} on stdout once listening.\n\nExamples:\n  metalfleet fixture-server\n  metalfleet fixture-server --port 7480 --latency provision=200,inspect=50 --provision-passes 3 --poll-ms 100\n')
     .action(async (flags: FixtureServerFlags) => {
       const env = readEnv();

@@ -7,7 +7,7 @@ import { sendCommand } from '../../cluster/command-client.ts';
 import { BusError, type Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
 import { kindCalled, kindNamed, knownKindNames } from '../../machines/kinds.ts';
-import { intFlag, readEnv } from '../config.ts';
+import { intFlag, readEnv, shardsFlag } from '../config.ts';
 import { addNatsFlags, addSigningKeyFlag, connectClient, signingKeyFrom, type NatsFlagValues } from '../nats-options.ts';
 import type { SigningKey } from '../../security/index.ts';
 import type { Output } from './apply.ts';
@@ -163,7 +163,7 @@ export function register(program: Command): void {
       .option('--mode <mode>', 'reboot only: soft (default) or hard')
       .option('--request-id <id>', 'an id for this request (1-64 printable ASCII characters, no spaces); give the same one when retrying')
       .option('--reason <text>', 'why, for logs and events (at most 256 characters)')
-      .option('--shards <n>', 'shard count of the cluster (default METALFLEET_SHARDS or 256)', intFlag('--shards', 1))
+      .option('--shards <n>', 'shard count of the cluster (default METALFLEET_SHARDS or 256)', shardsFlag)
       .option('--timeout <seconds>', 'give up on a host after this long, retries included', intFlag('--timeout', 1), 30),
   ))
     // Commander's own usage errors (missing host, unknown flag) exit 2 like ours; help exits 0.

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
-import { intFlag, readEnv } from '../config.ts';
+import { readEnv, shardsFlag } from '../config.ts';
 import { addViewFlags, inspectView, parseHostKey, runView, type CommonFlags } from '../introspect/index.ts';
 import { namedKind, targetOf } from './host.ts';
 
@@ -19,7 +19,7 @@ export function register(program: Command): void {
     .description(descriptionOf('inspect'))
     .argument('<host>', 'the host as NAMESPACE/NAME, or KIND/NAMESPACE/NAME (maasmachine/capi/m-0)')
     .option('--kind <kind>', 'its kind: BareMetalHost (bmh; the default) or MaasMachine')
-    .option('--shards <n>', 'shard count of the cluster (default METALFLEET_SHARDS or 256)', intFlag('--shards', 1)))
+    .option('--shards <n>', 'shard count of the cluster (default METALFLEET_SHARDS or 256)', shardsFlag))
     .addHelpText('after', `
 Examples:
   metalfleet inspect metal3/worker-0 --nats nats://127.0.0.1:4222

@@ -20,8 +20,8 @@ import type { Node, NodeConfig, NodeStores, Substrate } from '../../node/index.t
 import { clusterTiming, DEFAULT_CLUSTER_TIMING, leaseTtlWarning, memorySubstrate, sharedSubstrate, startNode } from '../../node/index.ts';
 import { collectMaxCalls, MAX_CALLS_HELP, parseMaxCalls } from '../max-calls.ts';
 import { openNodeKvStore, type NodeKvStore } from '../node-store.ts';
-import { intFlag, nodeConfig, readEnv } from '../config.ts';
-import { createLogger } from '../logger.ts';
+import { intFlag, nodeConfig, portFlag, readEnv, shardsFlag } from '../config.ts';
+import { createLogger, logLevelFlag } from '../logger.ts';
 import { untilSignalled } from '../signals.ts';
 import type { NatsFlagValues } from '../nats-options.ts';
 import { addNatsFlags, natsOptionsFrom, signingKeyFrom } from '../nats-options.ts';
@@ -73,14 +73,14 @@ export function register(program: Command): void {
     .command('node')
     .description(descriptionOf('node'))
     .option('--name <id>', 'node id, unique in the cluster (letters, digits, - and _; default host-pid)')
-    .option('--shards <n>', 'shard count, the same on every node (default METALFLEET_SHARDS or 256)', intFlag('--shards', 1))
+    .option('--shards <n>', 'shard count, the same on every node (default METALFLEET_SHARDS or 256)', shardsFlag)
     .option('--limit <n>', 'capacity slots per backend pool across the cluster (default PROVISIONING_LIMIT or 20; 0 = unlimited)', intFlag('--limit', 0))
     .option('--max-calls <backend=n>', MAX_CALLS_HELP, collectMaxCalls, [])
     .option('--lease-ttl <ms>', 'shard and broker lease TTL; a dead node\'s shards move within about this long (default 15000 with --replicas 3, which outlasts a NATS leader election; 5000 on one server)', intFlag('--lease-ttl', 500))
     .option('--heartbeat <ms>', 'membership heartbeat interval', intFlag('--heartbeat', 50), 1_000)
     .option('--drain-timeout <ms>', 'how long a hand-off waits for backend calls in flight', intFlag('--drain-timeout', 0), 10_000)
     .option('--replicas <n>', 'KV replicas of the cluster buckets (3 on a clustered NATS)', intFlag('--replicas', 1), 1)
-    .option('--health-port <port>', 'serve /healthz, /readyz, /metrics and the dashboard on this port (0 = any free port)', intFlag('--health-port', 0))
+    .option('--health-port <port>', 'serve /healthz, /readyz, /metrics and the dashboard on this port (0 = any free port)', portFlag('--health-port'))
     .option('--health-bind <address>', 'address of the health port (0.0.0.0 for probes and Prometheus from the pod network; the dashboard then answers any Host)', '127.0.0.1')
     .option('--ui-commands', 'allow host commands from the dashboard on the health port; needs --ui-token-file')
     .option('--ui-token-file <file>', 'the token a browser must send with a command (the page asks for it: open …/#token=TOKEN)')
@@ -106,7 +106,7 @@ export function register(program: Command): void {
     .option('--leader-election-renew-deadline <ms>', 'how long the leader keeps driving without renewing the Lease; below the lease duration (default 10000)', intFlag('--leader-election-renew-deadline', 1))
     .option('--leader-election-retry-period <ms>', 'between tries to take or renew the Lease (default 2000)', intFlag('--leader-election-retry-period', 1))
     .option('--ownership-log <file>', 'append shard ownership records (JSON lines), for tests')
-    .option('--log-level <level>', 'log level on stderr (default METALFLEET_LOG_LEVEL or info)')))
+    .option('--log-level <level>', 'log level on stderr (default METALFLEET_LOG_LEVEL or info)', logLevelFlag)))
     .addHelpText('after', [
       '',
       'Modes:',

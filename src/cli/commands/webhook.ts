@@ -3,7 +3,7 @@ import { descriptionOf } from './catalog.ts';
 import { startWebhookServer, WebhookTlsError } from '../../adapters/kube/webhook/index.ts';
 import { CliError } from '../cli-error.ts';
 import { intFlag, readEnv } from '../config.ts';
-import { createLogger } from '../logger.ts';
+import { createLogger, LOG_LEVELS, logLevelFlag } from '../logger.ts';
 import type { ProvisionerFlags } from '../provisioners.ts';
 import { addPluginFlags, declaredBmcSchemes } from '../provisioners.ts';
 import { untilSignalled } from '../signals.ts';
@@ -19,17 +19,10 @@ interface WebhookFlags extends Pick<ProvisionerFlags, 'plugin' | 'pluginDir'> {
   logLevel?: string;
 }
 
-const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
-
 function portFlag(value: string): number {
   const n = intFlag('--port', 0)(value);
   if (n > 65_535) throw new CliError(`--port: expected a port from 0 to 65535, got "${value}"`, 2);
   return n;
-}
-
-function logLevelFlag(value: string): string {
-  if (!LOG_LEVELS.includes(value)) throw new CliError(`--log-level: expected one of ${LOG_LEVELS.join(', ')}, got "${value}"`, 2);
-  return value;
 }
 
 function fileFlag(name: string): (value: string) => string {
