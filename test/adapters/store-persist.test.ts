@@ -168,6 +168,17 @@ test('persist - a corrupt file loads nothing, is named in the error, and is left
   t.deepEqual(await readdir(dir), ['broken.json', 'future.json', 'old.json', 'wrong.json']);
 });
 
+test('persist - a file of a newer format says so, naming its version, and is left untouched', async (t) => {
+  const dir = await tempDir(t);
+  const path = join(dir, 'newer.json');
+  const content = JSON.stringify({ version: 3, buckets: {} });
+  await writeFile(path, content);
+  const error = await t.throwsAsync(run(path, [host('h1')]), { instanceOf: StoreError });
+  t.regex(error!.message, /written by a newer metalfleet \(format version 3; this one reads version 2\)/);
+  t.regex(error!.message, /Nothing was loaded and the file was left untouched/);
+  t.is(await readFile(path, 'utf8'), content);
+});
+
 test('persist - a missing file is an empty snapshot', async (t) => {
   const dir = await tempDir(t);
   const path = join(dir, 'new.json');

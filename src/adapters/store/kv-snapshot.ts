@@ -62,6 +62,11 @@ export async function loadKvSnapshot(path: string, buckets: readonly KvBucket[])
   if (typeof json === 'object' && json !== null && (json as { version?: unknown }).version === 1) {
     throw corrupt(path, 'it was written by an older metalfleet (version 1), whose format this one does not read');
   }
+  // A later format said only "version: Invalid input: expected 2", as if the file were damaged.
+  const version = typeof json === 'object' && json !== null ? (json as { version?: unknown }).version : undefined;
+  if (typeof version === 'number' && Number.isInteger(version) && version > 2) {
+    throw corrupt(path, `it was written by a newer metalfleet (format version ${version}; this one reads version 2): run that version, or move the file away`);
+  }
   const parsed = SnapshotFile.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
