@@ -4,6 +4,7 @@
 // deltas across a run that does no scavenge (the bench script's 32 MB semi-space; gc() before).
 import { startSystem, spawn, tell, tellExpress } from '../src/actors/runtime/index.ts';
 import type { ActorRef, Behavior } from '../src/actors/runtime/index.ts';
+import { intFlag } from './support.ts';
 
 type Msg = { n: number };
 const handle = (state: number, msg: Msg): number => state + msg.n;
@@ -32,9 +33,10 @@ function until(done: () => boolean): Promise<void> {
 }
 
 export async function run(flags: Record<string, string>): Promise<object> {
-  const actors = Number(flags.actors ?? 2000);
-  const rounds = Number(flags.rounds ?? 20);
-  const repeat = Number(flags.repeat ?? 3);
+  // Through intFlag: Number('abc') went on as NaN into a mailbox capacity, a RangeError deep in spawn.
+  const actors = intFlag(flags, 'actors', 2000);
+  const rounds = intFlag(flags, 'rounds', 20);
+  const repeat = intFlag(flags, 'repeat', 3);
   const system = startSystem({ name: 'bench-actor-turns', onError: () => {} });
   const refs: ActorRef<Msg>[] = [];
   for (let i = 0; i < actors; i++) refs.push(spawn(system, `c${i}`, counter));

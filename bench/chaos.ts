@@ -38,7 +38,7 @@ import type { NatsCluster } from '../test/support/nats-cluster.ts';
 import { auditLeases, casRaceShare, doubleGrants, epochsAgainstStream, epochsBackwards, firstProgress, overLimit, staleFenceRetakes } from './chaos-analysis.ts';
 import type { DoubleGrant, LeaseWrite, StaleCall } from './chaos-analysis.ts';
 import { currentOwners, fleetHosts, pollUntil, progress, round } from './cluster-support.ts';
-import { intFlag, percentile } from './support.ts';
+import { BenchFlagError, intFlag, percentile } from './support.ts';
 
 type FaultKind = 'kill' | 'pause' | 'kill-broker' | 'nats-restart' | 'nats-kill' | 'nats-pause' | 'nats-wipe';
 type NatsFault = Extract<FaultKind, `nats-${string}`>;
@@ -102,11 +102,11 @@ export async function run(flags: Record<string, string>): Promise<object> {
   // After the last fault: how long the fleet gets to finish before a host counts as lost.
   const settleMs = intFlag(flags, 'settle-ms', 120_000);
   const natsMode = flags['nats'] ?? 'cluster';
-  if (natsMode !== 'cluster' && natsMode !== 'single') throw new Error(`--nats ${natsMode}: expected cluster (three servers, R3 buckets) or single`);
-  if (nodeCount < 2 || nodeCount > 26) throw new Error(`--nodes ${nodeCount}: expected 2 to 26 (one node dies for good, one must stay)`);
-  if (limit < 1) throw new Error(`--limit ${limit}: expected at least 1 (the bench measures the limit)`);
-  if (hostCount < 20) throw new Error(`--hosts ${hostCount}: expected at least 20, so the faults land while hosts provision`);
-  if (leaseMs < 500) throw new Error(`--lease-ms ${leaseMs}: expected at least 500`);
+  if (natsMode !== 'cluster' && natsMode !== 'single') throw new BenchFlagError(`--nats ${natsMode}: expected cluster (three servers, R3 buckets) or single`);
+  if (nodeCount < 2 || nodeCount > 26) throw new BenchFlagError(`--nodes ${nodeCount}: expected 2 to 26 (one node dies for good, one must stay)`);
+  if (limit < 1) throw new BenchFlagError(`--limit ${limit}: expected at least 1 (the bench measures the limit)`);
+  if (hostCount < 20) throw new BenchFlagError(`--hosts ${hostCount}: expected at least 20, so the faults land while hosts provision`);
+  if (leaseMs < 500) throw new BenchFlagError(`--lease-ms ${leaseMs}: expected at least 500`);
   // The nodes run the sources as they are in the tree (dist/ may be older); --dist runs dist/.
   const code = flags['dist'] === 'true' ? 'dist' : 'source';
   if (code === 'source') process.env.METALFLEET_FROM_SOURCE = '1';

@@ -24,7 +24,7 @@ import { sendCommand } from '../src/cluster/command-client.ts';
 import type { Transport } from '../src/ports/index.ts';
 import { startCluster } from '../test/support/cluster.ts';
 import { closedLoop, currentOwners, fleetHosts, pollUntil, progress, round, type LoadResult } from './cluster-support.ts';
-import { intFlag, percentile } from './support.ts';
+import { BenchFlagError, intFlag, percentile } from './support.ts';
 import { startKvFloor } from './kv-floor.ts';
 
 const SHARDS = 256;
@@ -38,7 +38,7 @@ export async function run(flags: Record<string, string>): Promise<object> {
   const concurrency = intFlag(flags, 'concurrency', 64);
   const rawRequests = intFlag(flags, 'raw-requests', requests);
   const warmup = intFlag(flags, 'warmup', 5_000);
-  if (hostCount < concurrency) throw new Error(`--hosts ${hostCount}: needs at least --concurrency (${concurrency}) hosts, so one host never has two commands in flight`);
+  if (hostCount < concurrency) throw new BenchFlagError(`--hosts ${hostCount}: needs at least --concurrency (${concurrency}) hosts, so one host never has two commands in flight`);
 
   const c = await startCluster({ shards: SHARDS, limit: 0, fixture: { latencyMs: 0, demoBehaviours: false } });
   const connections: Transport[] = [];

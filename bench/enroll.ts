@@ -23,7 +23,7 @@ import { parseMaxCalls } from '../src/cli/max-calls.ts';
 import type { CallLimits } from '../src/node/index.ts';
 import type { PlainHost, PlainResult } from './plain-ironic-loop.ts';
 import { plainEnroll } from './plain-ironic-loop.ts';
-import { gc, intFlag, prepareLocalBenchNode } from './support.ts';
+import { BenchFlagError, gc, intFlag, prepareLocalBenchNode } from './support.ts';
 
 const TARGET_RATIO = 1.1;
 const METAL3_HOSTS_PER_MIN = 146;
@@ -54,10 +54,10 @@ export async function run(flags: Record<string, string>): Promise<object> {
   // (actors/calls, `node --max-calls`); Metal3's "concurrency 100" is BMO's reconcile workers,
   // which bound its Ironic calls, so the bench runs `ironic=<--concurrency>` unless told
   // (`--max-calls 0`: no bound, the figure of issue 30).
-  if (flags['gate'] !== undefined) throw new Error('bench enroll: --gate is gone: the product bounds these calls now; use --max-calls (e.g. "ironic=100", or 0 for no bound)');
+  if (flags['gate'] !== undefined) throw new BenchFlagError('--gate is gone: the product bounds these calls now; use --max-calls (e.g. "ironic=100", or 0 for no bound)');
   const maxCalls = flags['max-calls'] ?? `ironic=${concurrency}`;
   const calls = parseMaxCalls([maxCalls]);
-  if (servers < 1 || concurrency < 1) throw new Error('bench enroll: --servers and --concurrency must be at least 1');
+  if (servers < 1 || concurrency < 1) throw new BenchFlagError('--servers and --concurrency must be at least 1');
   const say = (line: string): void => void process.stderr.write(`bench enroll: ${line}\n`);
 
   // What the datacenter alone costs this process: measured around its start, before Ironic or a

@@ -11,7 +11,7 @@ import { LEASE_BUCKET } from '../src/node/index.ts';
 import { decodeLeaseValue } from '../src/cluster/index.ts';
 import { startCluster } from '../test/support/cluster.ts';
 import { fleetHosts, pollUntil, progress, round } from './cluster-support.ts';
-import { intFlag } from './support.ts';
+import { BenchFlagError, intFlag } from './support.ts';
 
 export async function run(flags: Record<string, string>): Promise<object> {
   const nodeCount = intFlag(flags, 'nodes', 3);
@@ -22,8 +22,8 @@ export async function run(flags: Record<string, string>): Promise<object> {
   const latencyMs = intFlag(flags, 'latency', 300);
   const killAt = intFlag(flags, 'kill-at', 0.3);
   const kill = flags['kill'] ?? 'node';
-  if (kill !== 'node' && kill !== 'broker') throw new Error(`--kill: expected "node" or "broker", got "${kill}"`);
-  if (nodeCount < 2) throw new Error(`--nodes ${nodeCount}: a failover needs at least 2 nodes`);
+  if (kill !== 'node' && kill !== 'broker') throw new BenchFlagError(`--kill: expected "node" or "broker", got "${kill}"`);
+  if (nodeCount < 2) throw new BenchFlagError(`--nodes ${nodeCount}: a failover needs at least 2 nodes`);
 
   // Every other backend call quick, so the deployments are what the slots are busy with.
   const fixture = {

@@ -13,7 +13,7 @@ import type { VirtualDatacenter } from '../src/sim/datacenter/index.ts';
 import { freePort, startIronic } from '../src/sim/ironic/index.ts';
 import type { PlainHost } from './plain-ironic-loop.ts';
 import { plainLoop } from './plain-ironic-loop.ts';
-import { intFlag, startLocalBenchNode } from './support.ts';
+import { BenchFlagError, intFlag, startLocalBenchNode } from './support.ts';
 
 const TARGET_RATIO = 1.1;
 
@@ -32,7 +32,7 @@ export async function run(flags: Record<string, string>): Promise<object> {
   const hosts = intFlag(flags, 'hosts', 10);
   const concurrency = intFlag(flags, 'concurrency', 20);
   const driver = (flags['driver'] ?? 'redfish') as Driver;
-  if (driver !== 'redfish' && driver !== 'fake') throw new Error(`--driver: "redfish" (default) or "fake", got "${String(flags['driver'])}"`);
+  if (driver !== 'redfish' && driver !== 'fake') throw new BenchFlagError(`--driver: "redfish" (default) or "fake", got "${String(flags['driver'])}"`);
   // Ironic is one Python process: 2N hosts polled every 100 ms with real drivers answer in tens of
   // seconds, and the agents' lookups time out (the sim agent then holds a refused token). A second
   // is still ten times BMO's 10 s poll. Both sides poll at the same period.

@@ -13,7 +13,7 @@ import { generateMaasCluster } from '../src/cli/demo/maas-fleet.ts';
 import type { StoredObject } from '../src/ports/index.ts';
 import { startCluster } from '../test/support/cluster.ts';
 import { currentOwners, pollUntil, progress, round } from './cluster-support.ts';
-import { intFlag } from './support.ts';
+import { BenchFlagError, intFlag } from './support.ts';
 
 const NAMESPACE = 'capi';
 const CLUSTER_LABEL = 'cluster.x-k8s.io/cluster-name';
@@ -41,8 +41,8 @@ export async function run(flags: Record<string, string>): Promise<object> {
   // 0 = unlimited, as in test/cluster/cluster-maas.test.ts: at the node default of 20 slots and a
   // 10 s deploying poll, 300 machines would take minutes of waves.
   const limit = intFlag(flags, 'limit', 0);
-  if (nodeCount < 2) throw new Error(`--nodes ${nodeCount}: a failover needs at least 2 nodes`);
-  if (controlPlane < 1 || controlPlane > perCluster) throw new Error(`--control-plane ${controlPlane}: expected 1 to --machines-per-cluster (${perCluster}); the DNS record needs a control plane`);
+  if (nodeCount < 2) throw new BenchFlagError(`--nodes ${nodeCount}: a failover needs at least 2 nodes`);
+  if (controlPlane < 1 || controlPlane > perCluster) throw new BenchFlagError(`--control-plane ${controlPlane}: expected 1 to --machines-per-cluster (${perCluster}); the DNS record needs a control plane`);
 
   const clusters = Array.from({ length: clusterCount }, (_, i) => `mc-${String(i).padStart(3, '0')}`);
   const all = clusters.flatMap((cluster) => generateMaasCluster({ namespace: NAMESPACE, cluster, controlPlane, workers: perCluster - controlPlane }));

@@ -1,5 +1,6 @@
 // npm run bench -- NAME [--flag value]...: runs bench/NAME.ts and prints its result as one JSON
 // object on the last line.
+import { BenchFlagError } from './support.ts';
 
 const [name, ...rest] = process.argv.slice(2);
 const benches: Record<string, () => Promise<{ run(flags: Record<string, string>): Promise<object> }>> = {
@@ -36,6 +37,11 @@ for (let i = 0; i < rest.length; i++) {
   else flags[key] = 'true';
 }
 const bench = await benches[name]!();
-const result = await bench.run(flags);
+const result = await bench.run(flags).catch((error: unknown) => {
+  // A bad flag is the user's to fix: its line alone, as the CLI prints one; anything else keeps its stack.
+  if (!(error instanceof BenchFlagError)) throw error;
+  process.stderr.write(`bench ${name}: ${error.message}\n`);
+  process.exit(2);
+});
 process.stdout.write(`${JSON.stringify(result)}\n`);
 process.exit(0);

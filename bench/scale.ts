@@ -32,7 +32,7 @@ import { fleetHosts, pollUntil, progress, round } from './cluster-support.ts';
 import { describeBreach, limitWatch } from './limit-watch.ts';
 import type { Breach } from './limit-watch.ts';
 import { slotTimeline } from './slot-timeline.ts';
-import { eventLoopMonitor, gc, hosts, intFlag, prepareLocalBenchNode, until } from './support.ts';
+import { BenchFlagError, eventLoopMonitor, gc, hosts, intFlag, prepareLocalBenchNode, until } from './support.ts';
 
 const TARGET = 1.15;
 
@@ -53,7 +53,7 @@ async function embedded(flags: Record<string, string>): Promise<object> {
   const count = intFlag(flags, 'hosts', 10_000);
   const latencyMs = intFlag(flags, 'latency', 20);
   const limit = intFlag(flags, 'limit', 200);
-  if (limit < 1) throw new Error('--limit: scale measures against the slots, so it needs a limit of at least 1');
+  if (limit < 1) throw new BenchFlagError('--limit: scale measures against the slots, so it needs a limit of at least 1');
   gc();
   const baseline = process.memoryUsage().heapUsed;
   const provisioner = createFixtureProvisioner({ latencyMs, demoBehaviours: false });
@@ -235,7 +235,7 @@ async function cluster(flags: Record<string, string>, nodeCount: number): Promis
   const limit = intFlag(flags, 'limit', 50);
   const staggerMs = intFlag(flags, 'stagger', 0);
   const shards = intFlag(flags, 'shards', 256);
-  if (limit < 1) throw new Error('--limit: scale measures against the slots, so it needs a limit of at least 1');
+  if (limit < 1) throw new BenchFlagError('--limit: scale measures against the slots, so it needs a limit of at least 1');
   const timeline = slotTimeline();
   // Set once the cluster is up: a breach is explained from the fixture's call log and the broker.
   let onBreach = (_breach: Breach): void => undefined;

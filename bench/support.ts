@@ -7,11 +7,18 @@ import type { KvStore } from '../src/adapters/store/kv-store.ts';
 import { silentLogger } from '../src/ports/index.ts';
 import type { BareMetalHost } from '../src/api/index.ts';
 
+/**
+ * A bad flag of a bench: bench/run.ts prints its message alone and exits 2, as the CLI does,
+ * where any other error keeps its stack (a stack through run.ts only hid which flag was wrong).
+ */
+export class BenchFlagError extends Error {}
+
 export function intFlag(flags: Record<string, string>, name: string, fallback: number): number {
   const raw = flags[name];
   if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`--${name}: expected a number >= 0, got "${raw}"`);
+  // Number('') is 0: `--hosts=` ran the bench with no hosts.
+  const n = raw.trim() === '' ? Number.NaN : Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new BenchFlagError(`--${name}: expected a number >= 0, got "${raw}"`);
   return n;
 }
 
