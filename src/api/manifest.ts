@@ -201,7 +201,10 @@ function toManifestDocument(doc: Document.Parsed, file: string, index: number, w
   const start = doc.contents?.range[0] ?? doc.range[0];
   const line = where(start).line;
   const error = doc.errors[0];
-  const problem = error ? null : structureProblem(doc);
+  // An unknown tag (`!hunter2 x`, `!!int x`) is only a warning to the yaml package, which reads
+  // the value without it: a Secret's password would become "x" without a word.
+  const unknownTag = error ? undefined : doc.warnings.find((w) => w.code === 'TAG_RESOLVE_FAILED');
+  const problem = error || unknownTag ? null : structureProblem(doc);
   let object: unknown = null;
   let conversionError: string | undefined;
   if (!problem) {
@@ -241,6 +244,10 @@ function toManifestDocument(doc: Document.Parsed, file: string, index: number, w
     // The composer recurses per level and reports the stack it overflowed as the document's error.
     const message = /call stack/i.test(error.message) ? `nesting deeper than the parser can follow (more than ${MAX_DOCUMENT_DEPTH} levels are refused)` : firstLine(error.message);
     entry.yamlError = `${message} at line ${at.line}, column ${at.col}`;
+  } else if (unknownTag) {
+    const at = where(unknownTag.pos[0]);
+    // Not the tag itself: it may be a password's first characters.
+    entry.yamlError = `unknown YAML tag at line ${at.line}, column ${at.col}: remove the tag, or quote the whole value`;
   } else if (problem) {
     const at = where(problem.offset);
     entry.yamlError = `${problem.message} at line ${at.line}, column ${at.col}`;

@@ -121,6 +121,27 @@ test('manifest - a YAML error in a Secret never echoes the password, and says wh
   }
 });
 
+// A tag the YAML parser does not know (`!hunter2 x`, `!!int x`) was only a warning, and the value
+// was read without it: a Secret's password became "x" without a word. It is refused, saying where
+// and never the tag (it may be the password's first characters).
+test('manifest - a value with an unknown tag is refused, saying where, not read as the text after the tag', (t) => {
+  const values: Array<[string, RegExp]> = [
+    ['!hunter2 x', /^unknown YAML tag at line 4, column 13: remove the tag, or quote the whole value$/],
+    ['!!int hunter2', /^unknown YAML tag at line 4, column 13: remove the tag, or quote the whole value$/],
+  ];
+  for (const [value, where] of values) {
+    const docs = readManifests(`apiVersion: v1\nkind: Secret\nstringData:\n  password: ${value}\n`, 's.yaml');
+    t.is(docs.length, 1, value);
+    const error = docs[0]?.yamlError ?? '';
+    t.false(error.includes('hunter2'), `${value}: ${error}`);
+    t.regex(error, where, value);
+  }
+  // Tags YAML defines still read as before.
+  const plain = readManifests('apiVersion: v1\nkind: Secret\nstringData:\n  password: !!str 1234\n', 's.yaml');
+  t.is(plain[0]?.yamlError, undefined);
+  t.deepEqual((plain[0]?.object as { stringData: unknown }).stringData, { password: '1234' });
+});
+
 // `kubectl get bmh -o yaml` prints a List: its hosts were skipped as a kind metalfleet does not
 // manage, so validate said "0 objects checked" and exited 0 on an invalid host, and demo -f ran
 // nothing and said ok. A List is refused, saying how to split it.
