@@ -112,3 +112,27 @@ test('maas sim ipaddresses - a deploy never claims a reserved address; a NIC cab
     t.deepEqual((eth0.links as Json[]).map((l) => l.ip_address), [ips[0]]);
   });
 });
+
+test('maas sim ipaddresses - a deploy never claims an address a DNS resource or a device holds', async (t) => {
+  await withSim(async (sim) => {
+    // MAAS hands a deploy only addresses with no StaticIPAddress row; a DNS resource's address is
+    // a USER_RESERVED row (DNSResourceForm.save) and a device's STICKY link another.
+    const a1 = sim.machine('a1')?.ip_addresses[0] ?? '';
+    const dnsHeld = a1.replace(/\.\d+$/, '.11');
+    ok(await call(sim, 'POST', 'dnsresources/', [['fqdn', 'api.maas'], ['ip_addresses', dnsHeld]]));
+    const subnets = ok<Json[]>(await call(sim, 'GET', 'subnets/'));
+    const subnet = subnets.find((s) => s.cidr === zoneSubnet(sim)) as Json;
+    const deviceHeld = a1.replace(/\.\d+$/, '.12');
+    const device = ok<Json>(await call(sim, 'POST', 'devices/', [['mac_addresses', '00:16:3e:00:02:01'], ['parent', idOf(sim, 'a1')]]));
+    const nic = (device.interface_set as Json[])[0] as Json;
+    const uri = String(nic.resource_uri).replace('/MAAS/api/2.0/', '');
+    ok(await call(sim, 'POST', `${uri}?op=link_subnet`, [['mode', 'STATIC'], ['subnet', String(subnet.id)], ['ip_address', deviceHeld]]));
+    const id = idOf(sim, 'a2');
+    ok(await call(sim, 'POST', 'machines/?op=allocate', [['name', 'a2']]));
+    const deployed = ok<Json>(await call(sim, 'POST', `machines/${id}/?op=deploy`, []));
+    const ips = deployed.ip_addresses as string[];
+    t.is(ips.length, 1);
+    t.false(ips.includes(dnsHeld), `deploy claimed ${dnsHeld}, which api.maas holds`);
+    t.false(ips.includes(deviceHeld), `deploy claimed ${deviceHeld}, which a device holds`);
+  });
+});

@@ -32,8 +32,8 @@ export function createBackend(o: MaasSimOptions, { seeds, accounts, timings, clo
   const tags = new TagBook();
   const events = new EventLog(clock);
   const config = new MaasConfig({ enable_disk_erasing_on_release: o.eraseOnRelease ?? false });
-  // Made after the fleet, which asks it (through this) which addresses a deploy must not claim.
-  const later: { ips?: ReservedIps } = {};
+  // Made after the fleet, which asks them (through this) which addresses a deploy must not claim.
+  const later: { ips?: ReservedIps; dns?: DnsResources; network?: Network } = {};
   const fleet = new Fleet(seeds, places, tags, {
     ...timings,
     // Read at each release, so maas/ op=set_config enable_disk_erasing_on_release takes effect.
@@ -47,13 +47,19 @@ export function createBackend(o: MaasSimOptions, { seeds, accounts, timings, clo
     events,
     speed: o.speed ?? 1,
     ...(o.bootResources ? { bootResources: o.bootResources } : {}),
-    addressesHeld: () => later.ips?.addresses() ?? [],
+    // Every StaticIPAddress row is taken for a deploy's AUTO claim: reservations, the addresses of
+    // DNS resources (USER_RESERVED rows, DNSResourceForm.save) and devices' links (STICKY rows).
+    addressesHeld: () => [
+      ...(later.ips?.addresses() ?? []),
+      ...(later.dns?.snapshot().flatMap((r) => r.ips) ?? []),
+      ...(later.network?.devices.addresses() ?? []),
+    ],
   });
-  const dns = new DnsResources(places, clock);
   const network = new Network(places);
+  const dns = new DnsResources(places, clock, (ip) => network.subnetForAddress(ip));
   // Subnets the seeds cable NICs to exist from the start, as an admin would have made them.
   for (const seed of seeds) for (const nic of seed.nics ?? []) if (nic.subnet !== undefined) network.ensureSubnet(nic.subnet);
   const ips = new ReservedIps(reservationWorld({ fleet, dns, network, events }));
-  later.ips = ips;
+  Object.assign(later, { ips, dns, network });
   return { fleet, dns, tags, places, network, ips, events, accounts, config, files: new FileStore() };
 }
