@@ -180,3 +180,21 @@ test('devices - machine interfaces are readable under nodes/ but only device int
     t.is((await call(sim, 'GET', `nodes/${a1}/interfaces/99999/`)).text, 'No Interface matches the given query.');
   });
 });
+
+test('dns resources - an address is shown as MAAS shows its USER_RESERVED row: in its subnet, as ipaddresses/ lists it', async (t) => {
+  await withSim(async (sim) => {
+    const subnets = ok<Json[]>(await call(sim, 'GET', 'subnets/'));
+    const subnet = subnets[0] as Json;
+    const inSubnet = String(subnet.cidr).replace(/0\/24$/, '200');
+    // DNSResourceForm.save: StaticIPAddress(ip, alloc_type=USER_RESERVED, subnet=get_best_subnet_for_ip(ip), user).
+    const created = ok<Json>(await call(sim, 'POST', 'dnsresources/', [['fqdn', 'api.maas'], ['address_ttl', '10'], ['ip_addresses', `${inSubnet} 192.0.2.7`]]));
+    const [known, outside] = created.ip_addresses as Json[];
+    t.like(known, { ip: inSubnet, alloc_type: 4, alloc_type_name: 'User reserved', subnet: { id: subnet.id, cidr: subnet.cidr } });
+    t.like(outside, { ip: '192.0.2.7', subnet: null });
+    // The same row as ipaddresses/ renders it (DNS resources' addresses are the admin's reservations there).
+    const listed = ok<Json[]>(await call(sim, 'GET', `ipaddresses/?ip=${inSubnet}`));
+    t.deepEqual(known, listed[0]);
+    const read = ok<Json[]>(await call(sim, 'GET', 'dnsresources/?fqdn=api.maas'));
+    t.deepEqual((read[0]?.ip_addresses as Json[])[0], listed[0]);
+  });
+});

@@ -46,19 +46,25 @@ function fqdnOf(r: DnsRecord): string {
   return r.name === '@' ? r.domain : `${r.name}.${r.domain}`;
 }
 
-function dnsJson(r: DnsRecord) {
+/** The subnet an address belongs to as MAAS renders it (Subnet.objects.get_best_subnet_for_ip), if any. */
+export type SubnetJsonFor = (ip: string) => Record<string, unknown> | undefined;
+
+// Each address is a USER_RESERVED StaticIPAddress row with the subnet it falls in
+// (DNSResourceForm.save), rendered with IPAddressesHandler's fields as ipaddresses/ renders it:
+// `created` a naive Django DateTimeField (no zone), `subnet` the subnet object or null.
+function dnsJson(r: DnsRecord, subnetJsonFor: SubnetJsonFor) {
   return {
     id: r.id,
     fqdn: fqdnOf(r),
     address_ttl: r.addressTtl,
     ip_addresses: r.ips.map((ip) => ({
-      ip,
       alloc_type: 4,
       alloc_type_name: 'User reserved',
-      created: r.created,
-      subnet: null,
+      created: r.created.replace(/Z$/, ''),
+      ip,
       owner: { username: 'admin', is_superuser: true, resource_uri: `${API_PREFIX}/users/admin/` },
       interface_set: [],
+      subnet: subnetJsonFor(ip) ?? null,
       resource_uri: `${API_PREFIX}/ipaddresses/`,
     })),
     resource_records: r.data.map((d) => dnsDataJson(d, fqdnOf(r))),
@@ -74,7 +80,7 @@ export class DnsResources {
   private nextId = 1;
   private nextDataId = 1;
 
-  constructor(private readonly places: Places, private readonly clock: SimClock) {}
+  constructor(private readonly places: Places, private readonly clock: SimClock, private readonly subnetJsonFor: SubnetJsonFor = () => undefined) {}
 
   snapshot(): SimDnsResource[] {
     return this.sorted([...this.records.values()]).map((r) => ({ id: r.id, fqdn: fqdnOf(r), addressTtl: r.addressTtl, ips: [...r.ips] }));
@@ -97,7 +103,7 @@ export class DnsResources {
     // rrtype selects by the resource's other records (filter(dnsdata__rrtype=...), exact): an
     // address-only resource has none, so rrtype=A finds nothing, as in MAAS without all=true.
     const hasType = (r: DnsRecord) => rrtype === undefined || r.data.some((d) => d.rrtype === rrtype);
-    return this.sorted(found.filter(hasType)).map((r) => dnsJson(r));
+    return this.sorted(found.filter(hasType)).map((r) => dnsJson(r, this.subnetJsonFor));
   }
 
   /** Each address a DNS resource holds, for subnets' op=ip_addresses (created: ms on the clock). */
@@ -240,7 +246,7 @@ export class DnsResources {
   }
 
   read(idText: string): DnsJson {
-    return dnsJson(this.get(idText));
+    return dnsJson(this.get(idText), this.subnetJsonFor);
   }
 
   // POST /dnsresources/ (admin_method)
@@ -253,7 +259,7 @@ export class DnsResources {
     this.checkUnique(target.name, target.domain, undefined);
     const record: DnsRecord = { id: this.nextId++, name: target.name, domain: target.domain, addressTtl: ttl, ips, created: new Date(this.clock.now()).toISOString(), data: [] };
     this.records.set(record.id, record);
-    return dnsJson(record);
+    return dnsJson(record, this.subnetJsonFor);
   }
 
   // PUT /dnsresources/{id}/
@@ -266,7 +272,7 @@ export class DnsResources {
     if (!this.places.domains.has(target.domain)) throw validationError({ domain: ['Select a valid choice. That choice is not one of the available choices.'] });
     this.checkUnique(target.name, target.domain, record.id);
     Object.assign(record, { name: target.name, domain: target.domain, addressTtl: ttl, ips });
-    return dnsJson(record);
+    return dnsJson(record, this.subnetJsonFor);
   }
 
   // DELETE /dnsresources/{id}/
