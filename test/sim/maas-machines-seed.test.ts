@@ -76,3 +76,22 @@ test('maas machines seed - bad hardware is refused naming the file and the field
   t.throws(() => parseSeedMachines('- { hostname: a, cpuCount: 1, memoryMb: 1, systemId: ABC }', 'f.yaml'), { message: /systemId: must be 6 lowercase letters or digits/ });
   t.throws(() => parseSeedMachines('- { hostname: a, cpuCount: 1, memoryMb: 1, status: Deploying }', 'f.yaml'), { message: /status: must be one of Ready, New/ });
 });
+
+test('maas machines seed - a restart keeps each deployed machine on its addresses, whatever order they deployed in', async (t) => {
+  const clock = manualClock();
+  const machines = [{ hostname: 'cp-1', cpuCount: 4, memoryMb: 8192 }, { hostname: 'cp-2', cpuCount: 4, memoryMb: 8192 }];
+  const sim = await startMaasSim({ clock, deployMs: 100, releaseMs: 100, machines });
+  t.teardown(() => sim.stop());
+  // Deployed in the other order than the fleet lists them: cp-2 gets the zone's first address.
+  for (const hostname of ['cp-2', 'cp-1']) {
+    ok(await call(sim, 'POST', 'machines/', [['op', 'allocate'], ['name', hostname]]));
+    ok(await call(sim, 'POST', `machines/${idOf(sim, hostname)}/`, [['op', 'deploy']]));
+    clock.advance(200);
+  }
+  const before = Object.fromEntries(['cp-1', 'cp-2'].map((h) => [h, sim.machine(h)?.ip_addresses]));
+  // A MAAS region restarting keeps its StaticIPAddress rows: a deployed machine keeps its address
+  // (and the DNS names and workloads pointing at it stay right).
+  const again = await startMaasSim({ clock, machines: parseSeedMachines(stringify(sim.seeds()), 'saved.yaml') });
+  t.teardown(() => again.stop());
+  t.deepEqual(Object.fromEntries(['cp-1', 'cp-2'].map((h) => [h, again.machine(h)?.ip_addresses])), before);
+});

@@ -48,14 +48,26 @@ export class Fleet {
     this.life = new Lifecycle(config, places, () => this.all());
     this.images = new BootImages(() => ['amd64/generic', ...this.all().map((m) => m.architecture)], config.bootResources);
     const ids = new IdCounters();
+    const unaddressed: MachineRecord[] = [];
+    const kept = new Set<string>();
     for (const seed of seeds) {
       for (const tag of seed.tags ?? []) tags.ensure(tag);
       // A saved fleet keeps its system_ids, so clients that remember them find their machines again.
       const systemId = seed.systemId !== undefined && !this.machines.has(seed.systemId) ? seed.systemId : systemIdFor(seed.hostname, new Set(this.machines.keys()));
       const m = buildMachine(seed, systemId, { ids, defaultDomain: places.defaultDomain, seedOwner: config.seedOwner });
       this.machines.set(systemId, m);
-      if (m.status === NodeStatus.Deployed) m.ipAddresses = this.life.claimAddresses(m);
+      if (m.status !== NodeStatus.Deployed) continue;
+      // Saved addresses first (a restart renumbering deployed machines would point DNS names and
+      // workloads at the wrong ones); the others claim theirs once every saved one is taken.
+      const saved = [...new Set(seed.ipAddresses ?? [])];
+      if (saved.length > 0 && saved.every((ip) => !kept.has(ip))) {
+        m.ipAddresses = saved;
+        for (const ip of saved) kept.add(ip);
+      } else {
+        unaddressed.push(m);
+      }
     }
+    for (const m of unaddressed) m.ipAddresses = this.life.claimAddresses(m);
   }
 
   /** The fleet as it is now, in the seed format: what `--save` writes and `--fleet` reads back. */

@@ -99,6 +99,7 @@ export function toSeed(m: MachineRecord): SeedMachine {
   if (status === 'Deployed') {
     seed.osystem = m.osystem || 'ubuntu';
     seed.distroSeries = m.distroSeries || DEFAULT_DISTRO_SERIES;
+    if (m.ipAddresses.length > 0) seed.ipAddresses = [...m.ipAddresses];
   }
   return seed;
 }

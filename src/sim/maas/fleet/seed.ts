@@ -58,6 +58,10 @@ export const SeedMachineSchema = z.strictObject({
   description: z.string().optional(),
   locked: z.boolean().optional(),
   ownerData: z.record(z.string(), z.string()).optional(),
+  // A Deployed machine's addresses, as `--save` writes them: MAAS keeps a deployed machine's
+  // StaticIPAddress rows across a region restart, so it comes back on the same ones (absent:
+  // claimed afresh in its zone). Ignored for any other status.
+  ipAddresses: z.array(z.string().regex(/^\d{1,3}(\.\d{1,3}){3}$/, 'must be an IPv4 address such as 10.10.1.10')).optional(),
 });
 
 export type SeedMachine = z.infer<typeof SeedMachineSchema>;
