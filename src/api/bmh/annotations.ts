@@ -264,6 +264,46 @@ function issuePath(path: readonly PropertyKey[]): string {
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
 }
 
+// Go's time.Parse(time.RFC3339, s), as metav1.Time decodes every time of a status: upper-case T
+// and Z, an optional fraction of a second, an offset of ±hh:mm, and dates and clock times that
+// exist (no 30 February, no second 60).
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,]\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/;
+
+function isGoRfc3339(text: string): boolean {
+  const m = RFC3339.exec(text);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const daysInMonth = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return false;
+  return m[7] === undefined || (Number(m[7]) <= 23 && Number(m[8]) <= 59);
+}
+
+// The metav1.Time fields of BareMetalHostStatus, as paths into the decoded JSON.
+function statusTimes(status: { [key: string]: Json }): Array<[string, Json]> {
+  const times: Array<[string, Json]> = [];
+  if (status.lastUpdated !== undefined) times.push(['lastUpdated', status.lastUpdated]);
+  const history = status.operationHistory;
+  if (history !== undefined && isObject(history)) {
+    for (const op of ['register', 'inspect', 'provision', 'deprovision']) {
+      const entry = goField(history, op);
+      if (entry === undefined || !isObject(entry)) continue;
+      for (const end of ['start', 'end']) {
+        const value = goField(entry, end);
+        if (value !== undefined) times.push([`operationHistory.${op}.${end}`, value]);
+      }
+    }
+  }
+  const conditions = status.conditions;
+  if (Array.isArray(conditions)) {
+    conditions.forEach((c, i) => {
+      const value = isObject(c) ? goField(c, 'lastTransitionTime') : undefined;
+      if (value !== undefined) times.push([`conditions[${i}].lastTransitionTime`, value]);
+    });
+  }
+  return times;
+}
+
 /**
  * A status saved in the annotation (pivot, `clusterctl move`): strict JSON, no unknown fields,
  * and only what BMO itself would save. `""` is no status.
@@ -285,6 +325,14 @@ export function parseStatusAnnotation(value: string): AnnotationResult<BareMetal
   const errorType = input.errorType;
   if (typeof errorType === 'string' && !STATUS_ANNOTATION_ERROR_TYPES.includes(errorType)) {
     return fail(`invalid errorType '${errorType}' in the ${STATUS_ANNOTATION} annotation`);
+  }
+  // BMO's decode fails on a time that is not RFC 3339 (metav1.Time.UnmarshalJSON uses
+  // time.Parse(time.RFC3339, …), "" included), so the webhook refuses the host; restored, such a
+  // time would date the host's state and operations as NaN.
+  for (const [where, value] of statusTimes(input)) {
+    if (typeof value === 'string' && !isGoRfc3339(value)) {
+      return fail(`error decoding status annotation: ${where}: parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05Z07:00": not an RFC 3339 time`);
+    }
   }
   // status.hardware is BMO's HardwareDetails, decoded as strictly (and keyed) as Go decodes it.
   if (input.hardware !== undefined) {
