@@ -3,7 +3,7 @@ import { BareMetalHost, misspelledKind } from '../../api/index.ts';
 import { formatFieldPath, type FieldError } from '../../api/field-error.ts';
 import { kindOf, type ManifestDocument } from '../../api/manifest.ts';
 import { Secret } from '../../api/secret.ts';
-import { validateBareMetalHost } from '../../api/bmh/validate.ts';
+import { pruneHostNulls, validateBareMetalHost } from '../../api/bmh/validate.ts';
 import type { ValidateOptions } from '../../api/bmh/validate.ts';
 import { objectSizeErrors } from '../../api/limits.ts';
 import { objectMetaErrors } from '../../api/names.ts';
@@ -93,7 +93,8 @@ export function validateDocuments(docs: readonly SourceDocument[], stored: (key:
     }
     switch (kindOf({ apiVersion, kind })) {
       case 'BareMetalHost': {
-        const parsed = BareMetalHost.safeParse(object);
+        // Stored as the API server would store it: without the nulls the webhook's view prunes.
+        const parsed = BareMetalHost.safeParse(pruneHostNulls(object));
         const ruleErrors = parsed.success && admission !== false ? own(validateBareMetalHost(object, key && !source.generated ? stored(key) : undefined, admission)) : [];
         if (!parsed.success) issues.push(...issuesOf(parsed.error, named));
         else if (ruleErrors.length > 0) issues.push(...ruleErrors.map((e) => ({ ...named, path: e.path, message: e.reason })));

@@ -9,6 +9,9 @@ import type { RuleOptions } from './validate-rules.ts';
 
 export type { RuleOptions as ValidateOptions } from './validate-rules.ts';
 import { readHost } from './validate-view.ts';
+import { pruneHostNulls } from './prune-nulls.ts';
+
+export { pruneHostNulls } from './prune-nulls.ts';
 
 // Admission for a BareMetalHost: the structural schema first, then the baremetal-operator's
 // webhook rules (reference/bmo.md §2.3). Every problem is returned, not only the first, so one run
@@ -44,11 +47,13 @@ export function validateBareMetalHost(obj: unknown, old?: unknown, opts: RuleOpt
   // Too big to store: nothing else is worth checking (and the rules need not walk it).
   const size = objectSizeErrors(obj);
   if (size.length > 0) return size;
-  const meta = objectMetaErrors(obj);
-  const structural = structuralErrors(obj);
-  const host = readHost(obj);
+  // What the API server would validate: `image:` with no value is no image, not a wrong type.
+  const admitted = pruneHostNulls(obj);
+  const meta = objectMetaErrors(admitted);
+  const structural = structuralErrors(admitted);
+  const host = readHost(admitted);
   const rules = createRules(host, opts);
-  if (old !== undefined) rules.push(...updateRules(readHost(old), host));
+  if (old !== undefined) rules.push(...updateRules(readHost(pruneHostNulls(old)), host));
   // Where a rule speaks about a value the schema's enum or pattern also rejected (checksumType,
   // inspectionMode, a MAC), BMO's message is the one to show.
   const rulePaths = new Set(rules.map((e) => e.path));
