@@ -49,7 +49,8 @@ export const BmcDetails = z.object({
 }).describe('How to reach and log in to the host\'s baseboard management controller.');
 
 export const Image = z.object({
-  url: z.string().describe('Where the image is downloaded from (http(s)://, file://, or oci:// for an OCI artifact).'),
+  // BMO's webhook takes http, https, ftp, gopher and oci URLs only (reference/bmo.md §2.3 rule 8).
+  url: z.string().describe('Where the image is downloaded from: an http://, https:// or ftp:// URL, or oci:// for an OCI artifact.'),
   checksum: z.string().optional().describe('The image\'s checksum, or a URL of a file holding it. Not needed for live-iso images.'),
   checksumType: z.enum(['md5', 'sha256', 'sha512', 'auto']).optional().describe('Algorithm of checksum; auto (or unset) infers it from the checksum\'s length.'),
   format: z.enum(['raw', 'qcow2', 'vdi', 'vmdk', 'live-iso']).optional().describe('Disk format of the image; live-iso boots the ISO from virtual media instead of writing it to disk.'),
@@ -159,8 +160,9 @@ export const BareMetalHostSpec = z.object({
   inspectionMode: z.enum(['disabled', 'agent', 'fast']).optional().describe('Hardware inspection: agent boots the inspection ramdisk, fast reads what the BMC reports, disabled skips it.'),
   networkInterfaces: z.array(NetworkInterface).optional().describe('The host\'s network interfaces and where they are cabled.'),
   description: z.string().optional().describe('Free text about the host, for people.'),
-  // Deprecated upstream; accepted so old manifests parse, and rejected by the webhook rules.
-  hardwareProfile: z.string().optional().describe('Deprecated and ignored; refused by validation when set.'),
+  // Deprecated upstream; accepted so old manifests parse. BMO's webhook refuses only firmware of
+  // these, not hardwareProfile or taints (reference/bmo.md §2.3 rule 2).
+  hardwareProfile: z.string().optional().describe('Deprecated and ignored.'),
   firmware: FirmwareConfig.optional(),
   taints: z.array(Taint).optional().describe('Taints to put on the Node of this host.'),
 }).describe('The desired state of the host.');
