@@ -89,3 +89,25 @@ test('cli validate - a List (kubectl get -o yaml) is unreadable with what to do,
   t.regex(r.stderr, /^error: .*list\.yaml:1: document 1: a List of 1 object \(as kubectl get -o yaml prints\): metalfleet reads one object per document/m);
   t.regex(r.stderr, /0 objects checked, 0 invalid, 1 unreadable/);
 });
+
+// apply and delete take -f (as kubectl does); validate took files only as arguments, and
+// `validate -f hosts.yaml` was "unknown option '-f'". Both forms, and both together, now work.
+test('cli validate - files come as arguments, with -f/--filename, or both; none at all is an error', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'mf-validate-f-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const good = join(dir, 'good.yaml');
+  const bad = join(dir, 'bad.yaml');
+  const host = (name: string, online: string) => `apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata: {name: ${name}, namespace: lab}\nspec: {online: ${online}}\n`;
+  await writeFile(good, host('w-0', 'true'));
+  await writeFile(bad, host('w-1', '"yes"'));
+  const viaF = await metalfleet('validate', '-f', good);
+  t.is(viaF.code, 0, viaF.stderr);
+  t.regex(viaF.stderr, /1 objects? checked, 0 invalid/);
+  const both = await metalfleet('validate', good, '--filename', bad);
+  t.is(both.code, 1, both.stderr);
+  t.regex(both.stderr, /2 objects checked, 1 invalid/);
+  t.regex(both.stdout, /^BareMetalHost\/w-1: spec\.online/m);
+  const none = await metalfleet('validate');
+  t.is(none.code, 1);
+  t.regex(none.stderr, /missing required argument 'files': give the manifests to check, as FILE\.\.\. or -f FILE/);
+});

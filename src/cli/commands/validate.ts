@@ -96,11 +96,15 @@ export function register(program: Command): void {
   const validate = program
     .command('validate')
     .description(descriptionOf('validate'))
-    .argument('<files...>', 'YAML manifests, multi-document allowed')
+    .argument('[files...]', 'YAML manifests, multi-document allowed')
+    // As apply and delete take them (and kubectl): `validate -f hosts.yaml` was an unknown option.
+    .option('-f, --filename <file>', 'a YAML manifest, as apply and delete take it (repeatable; with or instead of FILE...)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--old <file>', 'stored versions of the objects: apply the update rules to those of the same kind, namespace and name (or generateName); one that matches nothing is an error (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('-n, --namespace <namespace>', 'check objects that name no namespace as if applied in this one (as kubectl -n); others keep theirs');
   addPluginFlags(validate)
-    .action(async (files: string[], opts: { old: string[]; namespace?: string; plugin?: string[]; pluginDir?: string }) => {
+    .action(async (args: string[], opts: { old: string[]; filename: string[]; namespace?: string; plugin?: string[]; pluginDir?: string }) => {
+      const files = [...args, ...opts.filename];
+      if (files.length === 0) throw new CliError("validate: missing required argument 'files': give the manifests to check, as FILE... or -f FILE", 1);
       const problems = opts.namespace === undefined ? [] : namespaceProblems(opts.namespace);
       if (problems.length > 0) throw new CliError(`--namespace ${JSON.stringify(opts.namespace)}: ${problems.join('; ')}`);
       const env = readEnv();
