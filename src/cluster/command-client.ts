@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { shardOf } from '../api/index.ts';
 import { subjects as defaultSubjects, type Subjects } from '../bus/index.ts';
 import { HostCommand, HostCommandReply, type HostCommandInput } from '../bus/messages/index.ts';
@@ -25,8 +26,10 @@ export interface SendCommandOptions {
  * and message from the node) or BusError (nobody answered in time).
  */
 export async function sendCommand(transport: Transport, input: HostCommandInput, options: SendCommandOptions): Promise<HostCommandReply> {
-  // Validate here too, so a caller's mistake is reported before anything is sent.
-  const cmd = HostCommand.parse(input);
+  // Validate here too, so a caller's mistake is reported before anything is sent. Every attempt
+  // carries one request id (one is made when the caller gave none): an attempt that timed out may
+  // still reach a node later, and the id is how nodes know it for a copy (cluster/request-ledger).
+  const cmd = HostCommand.parse(input.requestId === undefined ? { ...input, requestId: `mf-${randomUUID()}` } : input);
   const subject = (options.subjects ?? defaultSubjects()).command(shardOf(cmd.host, options.shardCount));
   return signedCall(transport, subject, cmd, HostCommandReply, {
     timeoutMs: options.timeoutMs ?? 2_000,

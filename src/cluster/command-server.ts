@@ -16,6 +16,7 @@ import type { Logger, ResourceStore, Transport } from '../ports/index.ts';
 import { innerRequest, noAudit, trustedGuard, type AuditLog, type RequestGuard } from '../security/index.ts';
 import { handleCommand } from './commands/index.ts';
 import { auditEntry, auditOutcome, auditUnread, claimed } from './commands/audit-entry.ts';
+import type { PriorRequest, RequestLedger } from './request-ledger.ts';
 
 /** The queue group every node's command server joins (one group per cluster subject prefix). */
 export const COMMAND_QUEUE = 'mf-commands';
@@ -37,6 +38,11 @@ export interface CommandServerOptions {
   /** This node's name, in the audit records. */
   readonly node?: string;
   readonly now?: () => Date;
+  /**
+   * Request ids already taken, cluster-wide: a late copy of a retried command (its first attempt
+   * held by a paused node) is answered as a repeat, not done again. Absent: decided on state alone.
+   */
+  readonly requests?: RequestLedger;
 }
 
 export interface CommandServer {
@@ -93,10 +99,45 @@ export function startCommandServer(options: CommandServerOptions): CommandServer
     const home = shardOf(cmd.host, options.shardCount);
     // Clients publish per shard (README); one on the wrong shard's subject has computed its
     // shard with another shard count, which is a mistake worth telling rather than hiding.
+    // The usual cause is `metalfleet host` without --shards against a cluster not at the default
+    // 256: "publish on mf.cmd.N" alone told that operator nothing they could act on, so the
+    // refusal names the cluster's shard count and the flag and variable that give it.
     if (subjects.commandShard(subject) !== home) {
-      return answer(fail('invalid', `host ${cmd.host} belongs to shard ${home}; publish on ${subjects.command(home)}`), 'refused');
+      const count = options.shardCount;
+      return answer(fail('invalid', `host ${cmd.host} belongs to shard ${home}; publish on ${subjects.command(home)} (this cluster has ${count} shards: a client that counts another number sends to the wrong shard; give metalfleet host --shards ${count} or set METALFLEET_SHARDS=${count})`), 'refused');
     }
-    const outcome = await handleCommand(options.store, cmd);
+    const requests = cmd.requestId === undefined ? undefined : options.requests;
+    if (requests && cmd.requestId !== undefined) {
+      let prior: PriorRequest | null;
+      try {
+        prior = await requests.claim(cmd.host, cmd.type, cmd.requestId);
+      } catch (error) {
+        const reason = `cannot check whether request ${cmd.requestId} was taken before: ${errorMessage(error)}`;
+        log.warn({ host: cmd.host, shard: home, command: cmd.type, requestId: cmd.requestId, err: reason }, 'command not recorded');
+        return answer(fail('unavailable', reason, true), 'failed');
+      }
+      if (prior?.refused) {
+        return answer(fail(prior.refused.code, `${prior.refused.message} (request ${cmd.requestId} was refused so before: a copy is answered the same; send a new request id to ask again)`, false), 'refused');
+      }
+      if (prior) {
+        log.info({ host: cmd.host, shard: home, command: cmd.type, requestId: cmd.requestId, caller: admission.caller }, 'command repeated: request id already taken');
+        return answer(ok({ host: cmd.host, command: cmd.type, applied: false, state: '', message: `request ${cmd.requestId} (${cmd.type} ${cmd.host}) was already taken: this is a retry or a late copy of it, and nothing more was done` }), 'alreadyRecorded');
+      }
+    }
+    let outcome;
+    try {
+      outcome = await handleCommand(options.store, cmd);
+    } catch (error) {
+      // Nothing known to be recorded: a retry must be taken, not answered as a copy.
+      if (requests && cmd.requestId !== undefined) await requests.release(cmd.host, cmd.type, cmd.requestId).catch(() => undefined);
+      throw error;
+    }
+    // Not recorded, and trying again can help: the retry must not be taken for a copy.
+    if (!outcome.ok && outcome.error.retryable && requests && cmd.requestId !== undefined) {
+      await requests.release(cmd.host, cmd.type, cmd.requestId).catch(() => undefined);
+    } else if (!outcome.ok && requests && cmd.requestId !== undefined) {
+      await requests.refused(cmd.host, cmd.type, cmd.requestId, { code: outcome.error.code, message: outcome.error.message }).catch(() => undefined);
+    }
     if (outcome.ok) {
       log.info({ host: cmd.host, shard: home, command: cmd.type, requestId: cmd.requestId, applied: outcome.reply.applied, caller: admission.caller }, 'command recorded');
       return answer(ok(outcome.reply), outcome.reply.applied ? 'applied' : 'alreadyRecorded');

@@ -14,6 +14,7 @@ import { watchSecretsByKey } from '../adapters/store/secret-changes.ts';
 import type { KeyedSecretWatch } from '../adapters/store/secret-changes.ts';
 import type { CommandServer } from '../cluster/command-server.ts';
 import { startCommandServer } from '../cluster/command-server.ts';
+import { openRequestLedger } from '../cluster/request-ledger.ts';
 import { MEMBER_BUCKET, serveIntrospection } from '../cluster/introspect/index.ts';
 import type { Membership, ShardLeases } from '../cluster/index.ts';
 import { OwnershipRecorder, refusalTellingProvisioner, refusalTellingStore, startMembership, startShardLeases } from '../cluster/index.ts';
@@ -344,7 +345,8 @@ async function startRequests(ctx: AssembleContext): Promise<NodeRequests> {
   const { log } = ctx.runtime;
   const name = config.name;
   const posture = await openPosture(transport, substrate.shared, config.security, clusterSubjects(), log, timing.replicas);
-  const commands: CommandServer = startCommandServer({ transport, store: resources, shardCount: config.shardCount, log, guard: posture.guard, audit: posture.audit, node: name });
+  const requests = await openRequestLedger(transport, timing.replicas);
+  const commands: CommandServer = startCommandServer({ transport, store: resources, shardCount: config.shardCount, log, guard: posture.guard, audit: posture.audit, node: name, requests });
   // apply and delete over NATS come here (only nodes write the stores); a node whose hosts live
   // in Kubernetes leaves them to kubectl.
   const storeRequests: StoreServer | null = stores.requests && substrate.shared ? startStoreServer({

@@ -153,6 +153,22 @@ test('commands - a command on another shard\'s subject is refused, naming the ri
   t.is(nodes.reduce((n, node) => n + node.commands.stats().rejected + node.commands.stats().failed, 0), 0);
 });
 
+test('commands - a client that counts shards differently (metalfleet host without --shards) is told the cluster\'s shard count and how to give it', async (t) => {
+  const { client, keys } = await twoNodes(t);
+  // The CLI's default is 256 shards; this cluster runs 16. Find a host whose shard differs.
+  const key = keys.find((k) => shardOf(k, 256) !== shardOf(k, SHARDS))!;
+  const refused = await sendCommand(client, { type: 'powerOff', host: key }, { shardCount: 256, deadlineMs: 1_000 }).catch((e: unknown) => e);
+  t.true(refused instanceof RemoteError, String(refused));
+  const { kind, message } = refused as RemoteError;
+  t.is(kind, 'invalid');
+  t.true(message.includes(`publish on ${subjects().command(shardOf(key, SHARDS))}`), message);
+  // What an operator can act on: how many shards the cluster has, and the flag that says so.
+  t.true(message.includes(`${SHARDS} shards`), message);
+  t.true(message.includes(`--shards ${SHARDS}`), message);
+  t.true(message.includes(`METALFLEET_SHARDS=${SHARDS}`), message);
+  t.is(await durableOnline(client, key), true, 'nothing was recorded');
+});
+
 /** A bucket whose watch can be held back: a node whose cache lags the others' writes. */
 function laggingWatch(bucket: KvBucket): { bucket: KvBucket; hold(): void; release(): void } {
   let held: KvEvent[] | null = null;

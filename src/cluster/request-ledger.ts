@@ -1,0 +1,76 @@
+// Which command requests were taken, cluster-wide, by request id. A client retries a command
+// whose attempt timed out (any node answers any shard), but a timed-out attempt may still be
+// delivered: a node that was paused (GC, SIGSTOP, a slow disk) answers it once it runs again.
+// Deciding on the host's state alone cannot tell that copy from a new request once the first
+// copy's intent was consumed (a reboot done, its annotation removed): one `metalfleet host
+// reboot` rebooted the host twice. A KV create is atomic, so exactly one node takes each id; the
+// bucket's TTL forgets ids long after any copy of their request could still be waiting.
+import { createHash } from 'node:crypto';
+import { KvConflict, type KvBucket, type Transport } from '../ports/index.ts';
+
+export const REQUEST_BUCKET = 'mf-requests';
+
+/** Long past any client's deadline (30 s by default) and a paused node's late delivery. */
+export const REQUEST_TTL_MS = 15 * 60_000;
+
+/** What a node answered a request it refused: a copy is answered the same, never taken later. */
+export interface LedgerRefusal {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** A copy's answer: the first one's refusal, or null when the first was taken (or is being taken). */
+export type PriorRequest = { readonly refused: LedgerRefusal | null };
+
+export interface RequestLedger {
+  /** Null the first time this request is seen; what became of the first one for a copy. Throws when unreachable (retryable). */
+  claim(host: string, command: string, requestId: string): Promise<PriorRequest | null>;
+  /** Forgets a claim whose request was not recorded (a retryable failure), so its retry is taken. */
+  release(host: string, command: string, requestId: string): Promise<void>;
+  /**
+   * Keeps a refusal (conflict, invalid, ...): a copy arriving once the host has changed would
+   * otherwise do what the client was told would not be done.
+   */
+  refused(host: string, command: string, requestId: string, refusal: LedgerRefusal): Promise<void>;
+}
+
+// Request ids are printable ASCII with characters a KV key may not hold: keys are their digest.
+function keyOf(host: string, command: string, requestId: string): string {
+  return createHash('sha256').update(`${host}\n${command}\n${requestId}`).digest('hex');
+}
+
+function priorOf(value: Uint8Array | undefined): PriorRequest {
+  if (!value || value.length === 0) return { refused: null };
+  try {
+    const parsed = JSON.parse(new TextDecoder().decode(value)) as Partial<LedgerRefusal>;
+    if (typeof parsed.code === 'string' && typeof parsed.message === 'string') return { refused: { code: parsed.code, message: parsed.message } };
+  } catch {
+    // Not ours to read: the id was taken, which is all a copy needs to know.
+  }
+  return { refused: null };
+}
+
+export function kvRequestLedger(bucket: KvBucket): RequestLedger {
+  return {
+    async claim(host, command, requestId) {
+      const key = keyOf(host, command, requestId);
+      try {
+        await bucket.create(key, new Uint8Array(0));
+        return null;
+      } catch (error) {
+        if (!(error instanceof KvConflict)) throw error;
+      }
+      return priorOf((await bucket.get(key))?.value);
+    },
+    async release(host, command, requestId) {
+      await bucket.delete(keyOf(host, command, requestId));
+    },
+    async refused(host, command, requestId, refusal) {
+      await bucket.put(keyOf(host, command, requestId), new TextEncoder().encode(JSON.stringify(refusal)));
+    },
+  };
+}
+
+export async function openRequestLedger(transport: Transport, replicas?: number): Promise<RequestLedger> {
+  return kvRequestLedger(await transport.kv(REQUEST_BUCKET, { ttlMs: REQUEST_TTL_MS, history: 1, ...(replicas && replicas > 1 ? { replicas } : {}) }));
+}
