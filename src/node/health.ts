@@ -55,11 +55,11 @@ export interface NodeHealthOptions {
 export async function startNodeHealth(options: NodeHealthOptions): Promise<NodeHealthServer> {
   const { config, substrate, timing, clock, kube, gate } = options;
   const { transport } = substrate;
-  let connected = true;
+  let connection: string = 'connected';
   let gateOpen = gate === undefined;
   void gate?.open.then(() => { gateOpen = true; }, () => undefined);
   transport.onStatus((status) => {
-    connected = status === 'connected';
+    connection = status;
   });
   // Set once the health server listens (only /readyz reads it).
   let jetstream: JetStreamWatch | null = null;
@@ -77,7 +77,8 @@ export async function startNodeHealth(options: NodeHealthOptions): Promise<NodeH
   const health = config.healthPort === undefined || config.healthPort === null ? null : await startHealthServer({
     live: () => running === null || running.shards.system.state === 'running',
     ready: () => {
-      if (!connected) return { ready: false, reason: `${transport.name} disconnected` };
+      // Named as the connection it is: "a disconnected" read as if node a had gone.
+      if (connection !== 'connected') return { ready: false, reason: `disconnected from ${substrate.shared ? 'NATS' : 'the bus'} (connection ${transport.name}: ${connection})` };
       const jetstreamDown = jetstream?.reason() ?? null;
       if (jetstreamDown !== null) return { ready: false, reason: jetstreamDown };
       if (!gateOpen && gate) return { ready: false, reason: gate.waitingFor };

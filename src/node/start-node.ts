@@ -31,6 +31,7 @@ import type { ClusterTiming, NodeConfig } from './config.ts';
 import { clusterTiming } from './config.ts';
 import type { HostSnapshot } from '../actors/host/index.ts';
 import type { FleetStats } from './fleet-stats.ts';
+import { logConnection } from './connection-log.ts';
 import { startNodeHealth } from './health.ts';
 import type { NodeHealthServer } from './health.ts';
 import type { IntrospectionSource } from './introspection-source.ts';
@@ -136,6 +137,7 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
     config, substrate, timing, clock, provisioner: backends.provisioner, ...(backends.maas ? { maasDriver: backends.maas.driver } : {}), calls, kube: stores.kube, gate: runtime.gate,
   });
   runtime.onHealth?.(front.health);
+  logConnection(substrate.transport, runtime.log, substrate.shared ? 'NATS' : 'bus', () => clock.now());
   try {
     await runtime.gate?.open;
     return await assemble({ config, substrate, stores, backends, runtime, clock, timing, opened, front, calls });
