@@ -42,6 +42,11 @@ export interface MachineView {
   readonly errorType?: string;
   /** status.conditions, for the readers that list them (`hosts -o wide`). */
   readonly conditions?: readonly ViewCondition[];
+  /**
+   * When the object entered `state` (RFC 3339), where its stored status dates it; absent: not
+   * known. A node's first look at an object another node drove reads its time in the state here.
+   */
+  readonly enteredAt?: string | undefined;
 }
 
 /** A condition as a view lists it: without message and time. */

@@ -108,10 +108,20 @@ export class FleetStats implements HostStatusObserver {
       kind: change.kind, state: change.to, power: view.power, poweredOn: view.power === 'on',
       operationalStatus: view.operationalStatus, error: view.error, errorType: view.errorType ?? '',
       conditions: view.conditions,
-      since: before !== undefined && before.state === change.to ? before.since : this.now(),
+      since: before !== undefined && before.state === change.to ? before.since : this.enteredAt(change),
       shard,
     });
     this.notify(change.key, change.kind);
+  }
+
+  // When an object entered its state: now for a transition seen here; for a first look (a new
+  // owner, a restarted actor) the time its status records, else this look. Never in the future:
+  // a stamp from a clock ahead of this node's would show a negative time in the state.
+  private enteredAt(change: MachineChange): number {
+    const now = this.now();
+    if (change.from !== null || change.view.enteredAt === undefined) return now;
+    const at = Date.parse(change.view.enteredAt);
+    return Number.isFinite(at) && at < now ? at : now;
   }
 
   /** The shard left this node: its objects are another node's to report. */

@@ -1,5 +1,5 @@
 export { step, initialState } from './step.ts';
-export { bmhLogic, bmhLogicFor, viewBmh, viewBmhStatus } from './logic.ts';
+export { bmhLogic, bmhLogicFor, stateEnteredStamp, viewBmh, viewBmhStatus } from './logic.ts';
 export type { BmhLogic, BmhViewedStatus } from './logic.ts';
 export { errorBackoffMs, transientBackoffMs } from './backoff.ts';
 export { hasImage, provisioningCancelled } from './images.ts';

@@ -1,4 +1,4 @@
-import type { BareMetalHost } from '../../api/index.ts';
+import type { BareMetalHost, OperationHistory } from '../../api/index.ts';
 import type { MachineLogic, MachineView, ViewCondition } from '../logic.ts';
 import { initialState, step } from './step.ts';
 import type { BmhEffect, BmhEvent, BmhState, MachineConfig } from './types.ts';
@@ -12,6 +12,29 @@ export interface BmhViewedStatus {
   readonly errorMessage: string;
   readonly errorType?: string;
   readonly conditions?: readonly ViewCondition[];
+  readonly operationHistory?: OperationHistory | undefined;
+}
+
+/**
+ * When the host entered its provisioning state, as its status dates it: entering an operation's
+ * state stamps that operation's start in operationHistory and leaving it stamps its end (BMO's
+ * history, machines/bmh/turn.ts), so an operation's state began at its start and provisioned at
+ * provisioning's end. Other states the status does not date: undefined. A node that takes a host
+ * over (its shard moved, a restart) reads this, or it would report the host as in its state only
+ * since it first looked (issue: every moved host showed seconds in provisioned, and `top` counted
+ * the moved fleet as just provisioned).
+ */
+export function stateEnteredStamp(status: BmhViewedStatus): string | undefined {
+  const history = status.operationHistory;
+  if (!history) return undefined;
+  switch (status.provisioning.state) {
+    case 'registering': return history.register?.start ?? undefined;
+    case 'inspecting': return history.inspect?.start ?? undefined;
+    case 'provisioning': return history.provision?.start ?? undefined;
+    case 'deprovisioning': return history.deprovision?.start ?? undefined;
+    case 'provisioned': return history.provision?.end ?? undefined;
+    default: return undefined;
+  }
 }
 
 /**
@@ -27,6 +50,8 @@ export function viewBmhStatus(status: BmhViewedStatus): MachineView {
     error: status.errorMessage === '' ? null : status.errorMessage,
     errorType: status.errorType ?? '',
     ...(status.conditions ? { conditions: status.conditions } : {}),
+    // The status's own string, not a parse: a view is made on every step of every host.
+    enteredAt: stateEnteredStamp(status),
   };
 }
 
