@@ -86,7 +86,7 @@ export async function connectNats(options: NatsConnectOptions): Promise<Transpor
   try {
     nc = await connect(opts);
   } catch (error) {
-    throw connectError(error, where, options.auth, redact);
+    throw connectError(error, where, options.auth ?? urlAuth(servers), redact);
   }
   return new NatsTransport(options.name, where, nc, redact, options.onHandlerError);
 }
@@ -310,7 +310,7 @@ function checkSeed(seed: Uint8Array, where: string, what: string): void {
   }
 }
 
-function connectError(error: unknown, where: string, auth: NatsAuth | undefined, redact: (t: string) => string): BusConnectError {
+function connectError(error: unknown, where: string, auth: NatsAuth | UrlAuth | undefined, redact: (t: string) => string): BusConnectError {
   const text = redact(messageOf(error));
   if (error instanceof AuthorizationError) {
     return new BusConnectError(where, `authorization failed for ${describeAuth(auth)} (${text}): check the credentials`, false, { cause: error });
@@ -321,8 +321,30 @@ function connectError(error: unknown, where: string, auth: NatsAuth | undefined,
   return new BusConnectError(where, `cannot connect (${text})`, true, { cause: error });
 }
 
-function describeAuth(auth: NatsAuth | undefined): string {
+/** What a server URL's userinfo offers (nats://user:pass@host, nats://token@host); never its secret. */
+type UrlAuth = { readonly fromUrl: 'user'; readonly user: string } | { readonly fromUrl: 'token' };
+
+// Credentials in a server URL are sent by the client too: an authorization failure said "no
+// credentials", which sent the operator looking for a flag they never needed.
+function urlAuth(servers: readonly string[]): UrlAuth | undefined {
+  for (const url of servers) {
+    const userinfo = /^[a-z]+:\/\/([^@/]+)@/i.exec(url)?.[1];
+    if (!userinfo) continue;
+    const colon = userinfo.indexOf(':');
+    if (colon < 0) return { fromUrl: 'token' };
+    const user = userinfo.slice(0, colon);
+    try {
+      return { fromUrl: 'user', user: decodeURIComponent(user) };
+    } catch {
+      return { fromUrl: 'user', user };
+    }
+  }
+  return undefined;
+}
+
+function describeAuth(auth: NatsAuth | UrlAuth | undefined): string {
   if (!auth) return 'no credentials';
+  if ('fromUrl' in auth) return auth.fromUrl === 'user' ? `user "${auth.user}" in the server URL` : 'a token in the server URL';
   if ('user' in auth) return `user "${auth.user}"`;
   if ('token' in auth) return 'a token';
   if ('nkeySeed' in auth) return 'an nkey seed';

@@ -73,7 +73,13 @@ test('nats auth - a password in the server URL is redacted from errors', async (
   const url = `nats://alice:${wrong}@127.0.0.1:${s.port}`;
   const error = await t.throwsAsync(connectNats({ servers: url, name: 'inurl' }), { instanceOf: BusConnectError });
   t.regex(error?.message ?? '', /\[redacted\]@127\.0\.0\.1/);
+  // Which credentials failed: the URL's user, not "no credentials" (they were given, in the URL).
+  t.regex(error?.message ?? '', /authorization failed for user "alice" in the server URL/);
   assertNoSecret(t, [wrong], error);
+  const tokenUrl = `nats://tok-Qz81-url@127.0.0.1:${s.port}`;
+  const tokenError = await t.throwsAsync(connectNats({ servers: tokenUrl, name: 'inurl' }), { instanceOf: BusConnectError });
+  t.regex(tokenError?.message ?? '', /authorization failed for a token in the server URL/);
+  assertNoSecret(t, ['tok-Qz81-url'], tokenError);
 });
 
 test('nats auth - a token connects; a wrong one fails without showing either', async (t) => {
