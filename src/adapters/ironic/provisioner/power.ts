@@ -4,12 +4,13 @@ import { IronicError } from '../client/index.ts';
 import type { IronicNode } from '../client/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
-import { continuing, done, needsRegistration } from './outcome.ts';
+import { nodeReason } from './node-reason.ts';
+import { continuing, done, failed, needsRegistration } from './outcome.ts';
 
 // Soft power-off gets BMO's 180 s before Ironic gives up.
 const SOFT_OFF_TIMEOUT_S = 180;
 
-export async function setPower(ctx: StepContext, host: HostData, want: 'on' | 'off', mode: 'soft' | 'hard'): Promise<OpResult> {
+export async function setPower(ctx: StepContext, host: HostData, want: 'on' | 'off', mode: 'soft' | 'hard', force: boolean): Promise<OpResult> {
   const node = await findNode(ctx, host);
   if (!node) return needsRegistration;
   if (want === 'off' && host.spec.disablePowerOff) return rebootInstead(ctx, node, mode);
@@ -17,6 +18,12 @@ export async function setPower(ctx: StepContext, host: HostData, want: 'on' | 'o
   if (node.power_state === target && !node.target_power_state) return done({ poweredOn: want === 'on' });
   // Ironic refuses power changes while a provision state change is under way.
   if (node.target_power_state || node.target_provision_state) return continuing(ctx.polls.shortMs);
+  // Ironic answers a power request 202 and fails it in the background (a BMC refusing the
+  // credentials, not answering): target_power_state is cleared and last_error says why. BMO's
+  // PowerOn/PowerOff return that as a failed operation unless forced, so the host shows a power
+  // management error and the next attempt is forced (hard); sending it again at every poll left
+  // the host provisioned, OK and on, with no error, for as long as the BMC refused.
+  if (node.last_error?.trim() && !force) return failed(want === 'on' ? `PowerOn operation failed: ${nodeReason(node)}` : nodeReason(node));
   if (want === 'off' && mode === 'soft') {
     try {
       await ctx.client.setPowerState(node.uuid, 'soft power off', SOFT_OFF_TIMEOUT_S);
