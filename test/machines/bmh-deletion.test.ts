@@ -233,3 +233,32 @@ for (const g of giveUps) {
     t.deepEqual(ops(s.effects), [g.nextOp]);
   });
 }
+
+test('bmh - BMO actionDeprovisioning: a restarted deprovision the backend took clears the error, so failures keep counting and a deletion goes on after more than 3', (t) => {
+  // Ironic's answer to a BMC that refuses the credentials: each teardown fails (provision state
+  // `error`); a restart sends `deleted` again, which the provisioner reports as continuing.
+  let s = grant(tick(atState('deprovisioning', deleted)).state);
+  let now = T0;
+  let failures = 0;
+  for (let i = 0; i < 40 && s.state.host.status.provisioning.state === 'deprovisioning'; i++) {
+    const call = calls(s.effects)[0];
+    if (call === undefined) {
+      now = Math.max(now + 1, s.state.retryAt ?? now);
+      s = tick(s.state, now);
+      if (s.effects.some((e) => e.type === 'requestSlot')) s = grant(s.state, now);
+      continue;
+    }
+    t.is(call.op, 'deprovision');
+    if (call.op !== 'deprovision') return;
+    if (call.restartOnFailure) {
+      s = reply(s, { kind: 'continuing', afterMs: 100 }, now);
+      t.is(s.state.host.status.errorType, '', 'BMO clearError on a Dirty result');
+      t.is(s.state.host.status.errorCount, failures, 'the count is kept');
+    } else {
+      failures++;
+      s = reply(s, { kind: 'failed', message: 'deprovisioning failed: Failed to tear down: 401' }, now);
+    }
+  }
+  t.is(failures, 4);
+  t.is(s.state.host.status.provisioning.state, 'powering off before delete');
+});

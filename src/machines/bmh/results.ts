@@ -32,6 +32,12 @@ export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: nu
       // BMO's doServiceIfNeeded: a service the backend took clears the error (clearErrorWithStatus
       // keeps the count), so the polls that follow do not restart it.
       if (op === 'service' && t.status.errorType) t.patchStatus({ errorType: '', errorMessage: '', operationalStatus: 'servicing' });
+      // BMO's actionDeprovisioning does the same (clearError on a Dirty result, the count kept): a
+      // restarted teardown clears the error, so the next failure counts again. Kept, the error made
+      // every later call a restart the backend took, so a deletion whose teardown Ironic keeps
+      // failing (a BMC refusing the credentials) stayed in deprovisioning for good instead of
+      // going on after more than 3 failures.
+      if (op === 'deprovision' && t.status.errorType) t.patchStatus({ errorType: '', errorMessage: '', operationalStatus: 'OK' });
       t.s.retryAt = t.now + result.afterMs;
       t.requeue(result.afterMs);
       return;
@@ -51,11 +57,20 @@ export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: nu
       if (op !== 'register' && op !== 'adopt') t.s.transientCount = 0;
       {
         const validated = op === 'register' && recordCredentials(t, 'goodCredentials', credentials ?? unversioned(t));
-        if (clearsError(op, t.status.errorType, validated)) t.clearError();
+        if (clearsError(op, t.status.errorType, validated) || leftoverCount(op, t)) t.clearError();
         for (const e of doneEvents(op, t.host, { firstRegistration: op === 'register' && t.state === 'registering', credentialsValidated: validated })) t.event(e.severity, e.reason, e.message);
       }
       onDone(t, op, result, jitter, sent);
   }
+}
+
+/**
+ * A count without an error: a restarted deprovision or service the backend took cleared the error
+ * and kept its count (BMO's clearError); any operation that then finishes, registration and
+ * adoption too, ends that run of failures. Reads still clear nothing.
+ */
+function leftoverCount(op: Operation, t: Turn): boolean {
+  return op !== 'hardwareState' && op !== 'firmware' && !t.status.errorType && t.status.errorCount > 0;
 }
 
 /**
