@@ -29,11 +29,16 @@ export async function ironicProvisioner(flags: IronicFlags, env: Env, log: Logge
   }
   const routes = new Map<string, Provisioner>();
   for (const url of flags.urls) {
-    const client = createIronicClient({ endpoint: url, ...clientAuth(env) });
-    try {
-      const version = await client.connect();
+    const client = createIronicClient({
+      endpoint: url,
+      ...clientAuth(env),
       // Which Ironic behaviours apply (firmware 1.86, servicing 1.87...) follows from this one number.
-      log.info({ ironic: url, apiVersion: version.text }, 'negotiated the Ironic API version');
+      // Logged when negotiated, not after connect: an Ironic down at start negotiates with a host's
+      // first call, and an upgraded one on a later renegotiation; both went unlogged.
+      onVersion: (version, previous) => log.info({ ironic: url, apiVersion: version.text, ...(previous ? { previous: previous.text } : {}) }, 'negotiated the Ironic API version'),
+    });
+    try {
+      await client.connect();
     } catch (err) {
       // Ironic not up yet (or restarting), as BMO's "provisioner not ready": the node stays up and
       // hosts back off until it answers. A wrong configuration (too old, auth, TLS) still stops it.

@@ -45,3 +45,29 @@ test('several Ironics: each endpoint\'s own version, through the routed provisio
   // 1.96 is newer than metalfleet needs but within what it knows: negotiated as offered.
   t.deepEqual(p.apiVersions?.().map((v) => v.version), ['1.82', '1.96']);
 });
+
+test('an Ironic that answers only after start: the version it negotiates then is logged at info too', async (t) => {
+  // A port nothing listens on yet: the start finds Ironic down, as a node started before it.
+  const probe = http.createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  const lines: Array<{ level: string; obj: object; msg: string }> = [];
+  const url = `http://127.0.0.1:${port}`;
+  const p = await ironicProvisioner({ urls: [url], imageCheck: false }, env, recordingLogger(lines));
+  t.true(lines.some((l) => l.level === 'warn' && l.msg === 'Ironic is not answering yet; hosts wait and retry'));
+
+  const server = http.createServer((req, res) => {
+    const entry = { id: 'v1', version: '1.82', min_version: '1.1', status: 'CURRENT' };
+    const body = req.url === '/' ? { versions: [entry], default_version: entry } : req.url === '/v1/' ? { id: 'v1', version: entry } : { error_message: '{"faultstring": "not here"}' };
+    res.writeHead(req.url === '/' || req.url === '/v1/' ? 200 : 404, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(body));
+  });
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())));
+  // A host's first call negotiates (its node is not found here; that does not matter).
+  await p.hardwareState({ key: 'lab/late', spec: { bmc: { address: 'redfish://10.0.0.1/redfish/v1/Systems/1', credentialsName: 'bmc' } }, credentials: { username: 'u', password: 'p' } } as never, { op: 'hardwareState' }).catch(() => undefined);
+  t.deepEqual(p.apiVersions?.().map((v) => v.version), ['1.82']);
+  const info = lines.find((l) => l.level === 'info' && l.msg === 'negotiated the Ironic API version');
+  t.deepEqual(info?.obj, { ironic: url, apiVersion: '1.82' });
+});

@@ -28,6 +28,8 @@ export function createNegotiator(opts: ResolvedOptions, send: Send): Negotiator 
   let serverMax: ApiVersion | null = null;
   let negotiatedAt = 0;
   let negotiating: Promise<ApiVersion> | null = null;
+  // The last version given to onVersion: forget() and the TTL renegotiate the same one unannounced.
+  let announced: ApiVersion | null = null;
 
   async function ensureVersion(): Promise<ApiVersion> {
     if (version !== null && Date.now() - negotiatedAt < opts.versionTtlMs) return version;
@@ -58,6 +60,11 @@ export function createNegotiator(opts: ResolvedOptions, send: Send): Negotiator 
     version = chosen.version;
     serverMax = server.max;
     negotiatedAt = Date.now();
+    if (announced?.text !== chosen.version.text) {
+      const previous = announced;
+      announced = chosen.version;
+      opts.onVersion?.(chosen.version, previous);
+    }
     return chosen.version;
   }
 

@@ -36,6 +36,11 @@ export interface IronicClientOptions {
   maxVersion?: string;
   /** How long a negotiated version is trusted before `GET /` and `GET /v1/` are asked again. */
   versionTtlMs?: number;
+  /**
+   * Told each version negotiated that differs from the last one told (the first, and a change
+   * after an Ironic upgrade or downgrade): where a caller logs it, whenever Ironic first answers.
+   */
+  onVersion?: (version: ApiVersion, previous: ApiVersion | null) => void;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -53,6 +58,7 @@ export interface ResolvedOptions {
   readonly lockedRetries: LockedRetries;
   readonly maxVersion: ApiVersion;
   readonly versionTtlMs: number;
+  readonly onVersion: ((version: ApiVersion, previous: ApiVersion | null) => void) | undefined;
 }
 
 const Options = z.object({
@@ -100,6 +106,8 @@ export function resolveOptions(o: IronicClientOptions): ResolvedOptions {
     lockedRetries: p.lockedRetries,
     maxVersion,
     versionTtlMs: p.versionTtlMs,
+    // A function, so not in the zod schema (which would strip it).
+    onVersion: o.onVersion,
   };
 }
 
