@@ -68,3 +68,38 @@ test('redfish faults - slow delays every answer about that system, and only that
   t.deepEqual(order, ['b:200', 'a:200'], 'the other system answers while this one is still waiting');
   t.true(performance.now() - t0 >= 395, 'at least the latency');
 });
+
+test.serial('redfish faults - stop ends the wait of a slow answer: no timer of the sim outlives it', async (t) => {
+  const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  const before = timers();
+  const sim = await startRedfishSim({ systems: 1 });
+  const [a] = sim.systems;
+  if (!a) throw new Error('one system expected');
+  sim.system(a.id).setFaults({ latencyMs: 600_000 });
+  // A BMC that stopped answering: the request waits in the sim until it is stopped.
+  const waiting = status(sim.url, a, a.systemPath).then((s) => `status ${s}`, (err: unknown) => `failed: ${String(err)}`);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  await sim.stop();
+  t.regex(await waiting, /failed/, 'the connection was closed');
+  t.is(timers(), before, 'nothing left to keep the process alive for the fault\'s ten minutes');
+});
+
+test('redfish faults - with one account for several systems (--password-file), a fault of one system leaves the others\' service root and collections alone', async (t) => {
+  const sim = await startRedfishSim({ systems: 2, password: 'one-password-for-the-rack' });
+  t.teardown(() => sim.stop());
+  const [a, b] = sim.systems;
+  if (!a || !b) throw new Error('two systems expected');
+  sim.system(a.id).setFaults({ serverError: true });
+  // sushy reads the service root with the account's credentials before anything else (Ironic on every call).
+  for (const path of ['/redfish/v1', '/redfish/v1/Systems', '/redfish/v1/Managers', b.systemPath]) t.is(await status(sim.url, b, path), 200, path);
+  t.is(await status(sim.url, a, a.systemPath), 500, 'the faulty system itself still fails');
+  sim.system(a.id).setFaults({ serverError: false, latencyMs: 5_000 });
+  const t0 = performance.now();
+  t.is(await status(sim.url, b, '/redfish/v1/Systems'), 200);
+  t.true(performance.now() - t0 < 2_000, 'the collection is not as slow as the one slow system');
+  // Every system behind the account failing is the shared endpoint failing.
+  sim.system(a.id).setFaults({ latencyMs: 0 });
+  sim.system(a.id).setFaults({ serverError: true });
+  sim.system(b.id).setFaults({ serverError: true });
+  t.is(await status(sim.url, b, '/redfish/v1/Systems'), 500);
+});

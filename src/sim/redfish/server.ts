@@ -43,7 +43,8 @@ export async function startRedfishSim(options: RedfishSimOptions = {}): Promise<
   const ids = specs.map((spec, i) => spec.id ?? `node-${i}`);
   const twice = ids.find((id, i) => ids.indexOf(id) !== i);
   if (twice !== undefined) throw new Error(`startRedfishSim: two systems have the id ${twice}`);
-  const world: World = { systems: new Map(), sessions: new Sessions(), tasks: new Tasks(), updateMs: opts.updateMs };
+  const stopping = new AbortController();
+  const world: World = { systems: new Map(), sessions: new Sessions(), tasks: new Tasks(), updateMs: opts.updateMs, stopping: stopping.signal };
   const handle = handler(world, compileRoutes(RESOURCES));
   const tls = opts.tls ? await selfSignedCert() : null;
   const server = tls === null ? createServer(handle) : createTlsServer({ key: tls.key, cert: tls.cert }, handle);
@@ -69,6 +70,7 @@ export async function startRedfishSim(options: RedfishSimOptions = {}): Promise<
       return s;
     },
     async stop() {
+      stopping.abort();
       world.tasks.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

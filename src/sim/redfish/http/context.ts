@@ -16,6 +16,8 @@ export interface World {
   tasks: Tasks;
   /** How long a SimpleUpdate task runs. */
   updateMs: number;
+  /** Aborted by stop(): ends the waits of slow answers, whose timers would keep the process alive. */
+  stopping: AbortSignal;
 }
 
 export interface Ctx {

@@ -35,6 +35,19 @@ function faultSystems(world: World, params: Record<string, string>, principal: P
   return (principal?.systemIds ?? []).flatMap((id) => world.systems.get(id) ?? []);
 }
 
+/**
+ * The fault a request meets. One about a system meets that system's. One naming none (the service
+ * root, a collection, UpdateService) is about the caller's BMC: an account of one system meets that
+ * system's faults, but an account several systems share (--password-file) stands for a rack of
+ * BMCs, each its own endpoint, so such a request fails only as all of them do and waits only as
+ * long as the quickest: one faulty system made the service root (read with Basic credentials),
+ * /Systems, /Managers and UpdateService answer 500 to every other system's client.
+ */
+function faultOf(systems: readonly SimSystem[]): { latencyMs: number; serverError: boolean } {
+  if (systems.length === 0) return { latencyMs: 0, serverError: false };
+  return { latencyMs: Math.min(...systems.map((s) => s.faults.latencyMs)), serverError: systems.every((s) => s.faults.serverError) };
+}
+
 async function dispatch(req: IncomingMessage, world: World, route: Route): Promise<Reply> {
   const method = req.method ?? 'GET';
   const path = normalize(req.url);
@@ -44,10 +57,12 @@ async function dispatch(req: IncomingMessage, world: World, route: Route): Promi
   const methods = allowed(resource);
   if (!(methods as string[]).includes(method)) throw notAllowed(method, path, methods.join(', '));
   const principal = authenticate(req.headers, world);
-  const faulty = faultSystems(world, params, principal);
-  const latency = Math.max(0, ...faulty.map((s) => s.faults.latencyMs));
-  if (latency > 0) await sleep(latency);
-  if (faulty.some((s) => s.faults.serverError)) throw internalError();
+  const fault = faultOf(faultSystems(world, params, principal));
+  const latency = fault.latencyMs;
+  // A slow BMC's answer waits here; stop() aborts the wait (its connection is closed anyway), or a
+  // stopped sim kept its process alive for up to the fault's latency (ten minutes at most).
+  if (latency > 0) await sleep(latency, undefined, { signal: world.stopping });
+  if (fault.serverError) throw internalError();
   const isPublic = resource.public?.includes(method) === true;
   if (!principal && !isPublic) throw unauthorized();
   const body = await readJsonBody(req);
