@@ -16,7 +16,7 @@ import type { Logger, ResourceStore, Transport } from '../ports/index.ts';
 import { innerRequest, noAudit, trustedGuard, type AuditLog, type RequestGuard } from '../security/index.ts';
 import { handleCommand } from './commands/index.ts';
 import { auditEntry, auditOutcome, auditUnread, claimed } from './commands/audit-entry.ts';
-import type { PriorRequest, RequestLedger } from './request-ledger.ts';
+import { runOnce, type RequestLedger } from './request-ledger.ts';
 
 /** The queue group every node's command server joins (one group per cluster subject prefix). */
 export const COMMAND_QUEUE = 'mf-commands';
@@ -106,38 +106,20 @@ export function startCommandServer(options: CommandServerOptions): CommandServer
       const count = options.shardCount;
       return answer(fail('invalid', `host ${cmd.host} belongs to shard ${home}; publish on ${subjects.command(home)} (this cluster has ${count} shards: a client that counts another number sends to the wrong shard; give metalfleet host --shards ${count} or set METALFLEET_SHARDS=${count})`), 'refused');
     }
-    const requests = cmd.requestId === undefined ? undefined : options.requests;
-    if (requests && cmd.requestId !== undefined) {
-      let prior: PriorRequest | null;
-      try {
-        prior = await requests.claim(cmd.host, cmd.type, cmd.requestId);
-      } catch (error) {
-        const reason = `cannot check whether request ${cmd.requestId} was taken before: ${errorMessage(error)}`;
+    const once = await runOnce(options.requests, cmd, () => handleCommand(options.store, cmd));
+    if (!once.run) {
+      if ('unchecked' in once) {
+        const reason = `cannot check whether request ${cmd.requestId} was taken before: ${once.unchecked}`;
         log.warn({ host: cmd.host, shard: home, command: cmd.type, requestId: cmd.requestId, err: reason }, 'command not recorded');
         return answer(fail('unavailable', reason, true), 'failed');
       }
-      if (prior?.refused) {
-        return answer(fail(prior.refused.code, `${prior.refused.message} (request ${cmd.requestId} was refused so before: a copy is answered the same; send a new request id to ask again)`, false), 'refused');
+      if (once.prior.refused) {
+        return answer(fail(once.prior.refused.code, `${once.prior.refused.message} (request ${cmd.requestId} was refused so before: a copy is answered the same; send a new request id to ask again)`, false), 'refused');
       }
-      if (prior) {
-        log.info({ host: cmd.host, shard: home, command: cmd.type, requestId: cmd.requestId, caller: admission.caller }, 'command repeated: request id already taken');
-        return answer(ok({ host: cmd.host, command: cmd.type, applied: false, state: '', message: `request ${cmd.requestId} (${cmd.type} ${cmd.host}) was already taken: this is a retry or a late copy of it, and nothing more was done` }), 'alreadyRecorded');
-      }
+      log.info({ host: cmd.host, shard: home, command: cmd.type, requestId: cmd.requestId, caller: admission.caller }, 'command repeated: request id already taken');
+      return answer(ok({ host: cmd.host, command: cmd.type, applied: false, state: '', message: `request ${cmd.requestId} (${cmd.type} ${cmd.host}) was already taken: this is a retry or a late copy of it, and nothing more was done` }), 'alreadyRecorded');
     }
-    let outcome;
-    try {
-      outcome = await handleCommand(options.store, cmd);
-    } catch (error) {
-      // Nothing known to be recorded: a retry must be taken, not answered as a copy.
-      if (requests && cmd.requestId !== undefined) await requests.release(cmd.host, cmd.type, cmd.requestId).catch(() => undefined);
-      throw error;
-    }
-    // Not recorded, and trying again can help: the retry must not be taken for a copy.
-    if (!outcome.ok && outcome.error.retryable && requests && cmd.requestId !== undefined) {
-      await requests.release(cmd.host, cmd.type, cmd.requestId).catch(() => undefined);
-    } else if (!outcome.ok && requests && cmd.requestId !== undefined) {
-      await requests.refused(cmd.host, cmd.type, cmd.requestId, { code: outcome.error.code, message: outcome.error.message }).catch(() => undefined);
-    }
+    const outcome = once.outcome;
     if (outcome.ok) {
       log.info({ host: cmd.host, shard: home, command: cmd.type, requestId: cmd.requestId, applied: outcome.reply.applied, caller: admission.caller }, 'command recorded');
       return answer(ok(outcome.reply), outcome.reply.applied ? 'applied' : 'alreadyRecorded');

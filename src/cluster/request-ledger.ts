@@ -6,6 +6,7 @@
 // reboot` rebooted the host twice. A KV create is atomic, so exactly one node takes each id; the
 // bucket's TTL forgets ids long after any copy of their request could still be waiting.
 import { createHash } from 'node:crypto';
+import { errorMessage } from '../api/index.ts';
 import { KvConflict, type KvBucket, type Transport } from '../ports/index.ts';
 
 export const REQUEST_BUCKET = 'mf-requests';
@@ -73,4 +74,40 @@ export function kvRequestLedger(bucket: KvBucket): RequestLedger {
 
 export async function openRequestLedger(transport: Transport, replicas?: number): Promise<RequestLedger> {
   return kvRequestLedger(await transport.kv(REQUEST_BUCKET, { ttlMs: REQUEST_TTL_MS, history: 1, ...(replicas && replicas > 1 ? { replicas } : {}) }));
+}
+
+/** An outcome as the ledger files it: done, refused, or failed in a way a retry may mend. */
+type Settled = { readonly ok: true } | { readonly ok: false; readonly error: { readonly code: string; readonly message: string; readonly retryable: boolean } };
+
+/** What came of a request: run (its outcome), a copy of one taken before, or not checkable now. */
+export type Once<T> =
+  | { readonly run: true; readonly outcome: T }
+  | { readonly run: false; readonly prior: PriorRequest }
+  | { readonly run: false; readonly unchecked: string };
+
+/**
+ * Runs a request unless its id was taken before, and files what came of it: a refusal is kept (a
+ * copy gets the same answer), a failure a retry may mend, or a throw, frees the id (nothing known
+ * to be recorded, so the retry must be taken, not answered as a copy). No ledger or no id: run.
+ */
+export async function runOnce<T extends Settled>(ledger: RequestLedger | undefined, request: { readonly host: string; readonly type: string; readonly requestId?: string | undefined }, run: () => Promise<T>): Promise<Once<T>> {
+  const { host, type, requestId } = request;
+  if (!ledger || requestId === undefined) return { run: true, outcome: await run() };
+  let prior: PriorRequest | null;
+  try {
+    prior = await ledger.claim(host, type, requestId);
+  } catch (error) {
+    return { run: false, unchecked: errorMessage(error) };
+  }
+  if (prior) return { run: false, prior };
+  let outcome: T;
+  try {
+    outcome = await run();
+  } catch (error) {
+    await ledger.release(host, type, requestId).catch(() => undefined);
+    throw error;
+  }
+  if (!outcome.ok && outcome.error.retryable) await ledger.release(host, type, requestId).catch(() => undefined);
+  else if (!outcome.ok) await ledger.refused(host, type, requestId, { code: outcome.error.code, message: outcome.error.message }).catch(() => undefined);
+  return { run: true, outcome };
 }
