@@ -17,7 +17,7 @@ export interface CommandEntry {
 // Add a command here and in its own module (src/cli/commands/<name>.ts, exporting register).
 export const COMMANDS: readonly CommandEntry[] = [
   { name: 'demo', description: 'run the embedded default: memory store, fixture backend, no NATS or Kubernetes', load: () => import('./demo.ts') },
-  { name: 'validate', args: '<files...>', description: 'check BareMetalHost, MaasCluster, MaasMachine and MaasMachineTemplate manifests against the admission rules (other kinds are skipped); -n NAMESPACE places objects that name none', load: () => import('./validate.ts') },
+  { name: 'validate', args: '[files...]', description: 'check BareMetalHost, MaasCluster, MaasMachine and MaasMachineTemplate manifests against the admission rules (other kinds are skipped); -n NAMESPACE places objects that name none', load: () => import('./validate.ts') },
   { name: 'bmc', args: '<address>', description: 'show how a BMC address is parsed: driver, interfaces, boot MAC and virtual media', load: () => import('./bmc.ts') },
   { name: 'sim', description: 'run a simulated backend that answers over its real protocol', load: () => import('./sim.ts') },
   { name: 'fixture-server', description: 'serve one fixture backend over HTTP for several metalfleet nodes, until SIGINT/SIGTERM', load: () => import('./fixture-server.ts') },
