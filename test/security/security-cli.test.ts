@@ -73,9 +73,10 @@ test('security cli - metalfleet host signs with --signing-key or METALFLEET_SIGN
   t.is(onlyA.code, 0, onlyA.stderr);
   const text = lines(onlyA.stdout);
   t.is(text.length, 3);
-  t.regex(text[0]!, /node-a {2}unsigned {2}command powerOff {2}metal3\/host-a {2}refused unauthorized: unsigned request refused/);
-  t.regex(text[1]!, /victor \(viewer U.{11}\.\.\.\) {2}command powerOff {2}metal3\/host-a {2}refused forbidden/);
-  t.regex(text[2]!, /alice \(operator U.{11}\.\.\.\) {2}command powerOff {2}metal3\/host-a {2}applied$/);
+  // Every attempt of one `metalfleet host` call carries one request id (mf-<uuid>), shown in the audit.
+  t.regex(text[0]!, /node-a {2}unsigned {2}command powerOff {2}metal3\/host-a {2}request mf-[0-9a-f-]{36} {2}refused unauthorized: unsigned request refused/);
+  t.regex(text[1]!, /victor \(viewer U.{11}\.\.\.\) {2}command powerOff {2}metal3\/host-a {2}request mf-[0-9a-f-]{36} {2}refused forbidden/);
+  t.regex(text[2]!, /alice \(operator U.{11}\.\.\.\) {2}command powerOff {2}metal3\/host-a {2}request mf-[0-9a-f-]{36} {2}applied$/);
 
   // --since: a time after everything so far shows nothing; a duration shows all of it.
   const all = await readAudit(w.client, subjects());
