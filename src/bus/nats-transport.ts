@@ -321,6 +321,11 @@ function connectError(error: unknown, where: string, auth: NatsAuth | UrlAuth | 
   return new BusConnectError(where, `cannot connect (${text})`, true, { cause: error });
 }
 
+/** The `user:pass` or token before the `@` of a server URL, if any. */
+function userinfoOf(url: string): string | undefined {
+  return /^[a-z]+:\/\/([^@/]+)@/i.exec(url)?.[1];
+}
+
 /** What a server URL's userinfo offers (nats://user:pass@host, nats://token@host); never its secret. */
 type UrlAuth = { readonly fromUrl: 'user'; readonly user: string } | { readonly fromUrl: 'token' };
 
@@ -328,7 +333,7 @@ type UrlAuth = { readonly fromUrl: 'user'; readonly user: string } | { readonly 
 // credentials", which sent the operator looking for a flag they never needed.
 function urlAuth(servers: readonly string[]): UrlAuth | undefined {
   for (const url of servers) {
-    const userinfo = /^[a-z]+:\/\/([^@/]+)@/i.exec(url)?.[1];
+    const userinfo = userinfoOf(url);
     if (!userinfo) continue;
     const colon = userinfo.indexOf(':');
     if (colon < 0) return { fromUrl: 'token' };
@@ -358,7 +363,7 @@ function redactor(auth: NatsAuth | undefined, servers: readonly string[]): (text
   if (auth && 'token' in auth) secrets.push(auth.token);
   if (auth && 'nkeySeed' in auth) secrets.push(auth.nkeySeed.trim());
   for (const url of servers) {
-    const userinfo = /^[a-z]+:\/\/([^@/]+)@/i.exec(url)?.[1];
+    const userinfo = userinfoOf(url);
     if (userinfo) secrets.push(userinfo);
   }
   const live = secrets.filter((s) => s.length > 0);

@@ -49,6 +49,15 @@ export interface MachineView {
   readonly enteredAt?: string | undefined;
 }
 
+/**
+ * An `enteredAt` stamp as a time, when it is earlier than `bound`; else `bound`. Never later: a
+ * stamp from a clock ahead of this node's would show a negative time in the state.
+ */
+export function enteredBefore(stamp: string | undefined, bound: number): number {
+  const at = stamp === undefined ? Number.NaN : Date.parse(stamp);
+  return Number.isFinite(at) && at < bound ? at : bound;
+}
+
 /** A condition as a view lists it: without message and time. */
 export interface ViewCondition {
   readonly type: string;

@@ -2,6 +2,7 @@ import type { BareMetalHostStatus } from '../api/index.ts';
 import { BMH_KIND } from '../api/index.ts';
 import type { HostStatusObserver } from '../actors/host/index.ts';
 import type { MachineChange } from '../actors/machine/index.ts';
+import { enteredBefore } from '../machines/logic.ts';
 import type { MachineView, ViewCondition } from '../machines/logic.ts';
 
 /** What the node keeps of one object it drives: its newest view, since when in its state, its shard. */
@@ -119,9 +120,7 @@ export class FleetStats implements HostStatusObserver {
   // a stamp from a clock ahead of this node's would show a negative time in the state.
   private enteredAt(change: MachineChange): number {
     const now = this.now();
-    if (change.from !== null || change.view.enteredAt === undefined) return now;
-    const at = Date.parse(change.view.enteredAt);
-    return Number.isFinite(at) && at < now ? at : now;
+    return change.from !== null ? now : enteredBefore(change.view.enteredAt, now);
   }
 
   /** The shard left this node: its objects are another node's to report. */

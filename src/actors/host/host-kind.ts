@@ -1,6 +1,7 @@
 import type { BareMetalHost } from '../../api/index.ts';
 import { GATED_OPERATIONS, bmhLogicFor, stateEnteredStamp } from '../../machines/bmh/index.ts';
 import type { BmhEffect, BmhEvent, BmhLogic, BmhState, Operation, OpResult } from '../../machines/bmh/index.ts';
+import { enteredBefore } from '../../machines/logic.ts';
 import { StaleFence } from '../../ports/index.ts';
 import type { TimerHandle } from '../runtime/index.ts';
 import type { KindEffect, Lane, MachineAdapter, MachineIO, MachineKind, Observation, Tick } from '../machine/index.ts';
@@ -254,8 +255,7 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostW
     }
     // In its state since its status says, not since this actor first read it (a moved shard, a
     // restart): what `inspect` and the host page show.
-    const entered = Date.parse((host.status ? stateEnteredStamp(host.status) : undefined) ?? '');
-    if (Number.isFinite(entered) && entered < this.stateSince) this.stateSince = entered;
+    if (host.status) this.stateSince = enteredBefore(stateEnteredStamp(host.status), this.stateSince);
     const intent = await this.companions.intent();
     const events: BmhEvent[] = intent ? [{ type: 'firmwareIntent', intent }] : [];
     if (wake !== null && wake.type !== 'companionsChanged') events.push(wake);
