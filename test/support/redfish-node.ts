@@ -36,8 +36,19 @@ export interface RedfishNodeOptions {
 
 
 export async function startRedfishNode(o: RedfishNodeOptions): Promise<RedfishTestNode> {
-  // The deploy ISO carries Ironic's URL, so the port is chosen before either starts.
-  const port = await freePort();
+  // The deploy ISO carries Ironic's URL, so the port is chosen before either starts, and another
+  // process (a parallel test file's server) can take it before Ironic binds it: startIronic cannot
+  // move to another port then, so the datacenter is made again around a new one.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(o, await freePort());
+    } catch (err) {
+      if (!(err instanceof Error && err.name === 'PortTaken') || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function startOnce(o: RedfishNodeOptions, port: number): Promise<RedfishTestNode> {
   // Heartbeats every second (a real IPA waits far longer) keep a deploy to a few seconds.
   const dc = await startVirtualDatacenter({ systems: o.systems, ironicUrl: `http://127.0.0.1:${port}`, heartbeatIntervalMs: 1_000, minHeartbeatGapMs: 200, tls: o.tls ?? false });
   let ironic: IronicServer;
