@@ -22,11 +22,12 @@ export const CALLS_BY_RESOURCE: Readonly<Record<ResourceName, readonly (readonly
   Machine: [['list'], ['watch']],
   Cluster: [['list'], ['watch']],
   // A host's companions: created and written by its actor (HardwareData, FirmwareSchema,
-  // HostFirmwareSettings, status of HostFirmwareComponents), deleted with the host (HardwareData).
+  // HostFirmwareSettings, HostFirmwareComponents: actors/host/companions.ts), deleted with the host
+  // (HardwareData, and the settings and components it owns: hostGone).
   HardwareData: [['list'], ['watch'], ['get'], ['create'], ['patch'], ['delete']],
   FirmwareSchema: [['list'], ['watch'], ['get'], ['create'], ['patch']],
-  HostFirmwareSettings: [['list'], ['watch'], ['get'], ['get', 'status'], ['create'], ['patch'], ['patch', 'status']],
-  HostFirmwareComponents: [['list'], ['watch'], ['get'], ['get', 'status'], ['patch'], ['patch', 'status']],
+  HostFirmwareSettings: [['list'], ['watch'], ['get'], ['get', 'status'], ['create'], ['patch'], ['patch', 'status'], ['delete']],
+  HostFirmwareComponents: [['list'], ['watch'], ['get'], ['get', 'status'], ['create'], ['patch'], ['patch', 'status'], ['delete']],
   HostUpdatePolicy: [['list'], ['watch']],
   // BMO's claim on BMC Secrets: a label and a finalizer, by merge patch (secret-claim.ts).
   Secret: [['list'], ['watch'], ['patch']],
