@@ -10,7 +10,10 @@ import { metalfleet } from '../cli/run.ts';
 import { startKubeApi } from '../support/kube-api/index.ts';
 import type { KubeApiServer } from '../support/kube-api/index.ts';
 import { waitUntil } from '../support/wait.ts';
-import { applyFile, startKubeNode } from './support/kube-node.ts';
+import { applyFile, startApi, startKubeNode } from './support/kube-node.ts';
+import { SECRET_ENVIRONMENT_LABEL, SECRET_ENVIRONMENT_VALUE, SECRET_FINALIZER } from '../../src/adapters/kube/secret-claim.ts';
+import { bmh } from '../support/node.ts';
+import type { KubeObject } from '../support/kube-api/index.ts';
 
 const CRDS = fileURLToPath(new URL('../../deploy/crds', import.meta.url));
 const CAPI = fileURLToPath(new URL('./fixtures/crds/capi.yaml', import.meta.url));
@@ -34,6 +37,25 @@ test('kube no-hosts - without Metal3\'s CRDs a MAAS-only node syncs and brings t
   await applyFile(api, 'capmaas-example.yaml');
   await waitUntil(() => (api.get({ resource: 'maasmachines', namespace: 'capmaas', name: 'c1-control-plane-x7k2p' }) as { status?: { ready?: boolean } } | undefined)?.status?.ready === true, 30_000, 'the MaasMachine is ready');
   t.false(api.requests({}).some((r) => r.path.includes('metal3.io')), 'nothing asked of metal3.io');
+});
+
+test('kube no-hosts - a BMO beside a MAAS-only node keeps its claim on its BMC Secrets: kubectl delete secret still waits for BMO', async (t) => {
+  // Metal3's CRDs installed and a BMO using them: its host names a Secret it claimed. The MAAS-only
+  // node watches Secrets (bootstrap data) but no hosts, so it cannot tell which Secret is in use.
+  const api = await startApi();
+  t.teardown(() => api.close());
+  const ref = { resource: 'secrets', namespace: 'lab', name: 'bmo-bmc' };
+  api.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: ref.name, namespace: ref.namespace, labels: { [SECRET_ENVIRONMENT_LABEL]: SECRET_ENVIRONMENT_VALUE }, finalizers: [SECRET_FINALIZER] }, stringData: { username: 'a', password: 'b' } } as KubeObject);
+  api.create(bmh('bmo-host', { credentialsName: 'bmo-bmc' }) as KubeObject);
+  const it = await startKubeNode(api, { maas: true, adapter: { hosts: false } });
+  t.teardown(() => it.stop());
+  // kubectl delete secret: BMO's finalizer holds it until BMO lets go.
+  api.delete(ref);
+  const patched = await api.waitForRequests({ method: 'PATCH', resource: 'secrets' }, 1, 2_000).then(() => true, () => false);
+  t.false(patched, 'the node patched a Secret it does not claim');
+  const meta = (api.get(ref) as { metadata: { finalizers?: string[]; deletionTimestamp?: string } } | undefined)?.metadata;
+  t.truthy(meta?.deletionTimestamp, 'still there, terminating');
+  t.deepEqual(meta?.finalizers, [SECRET_FINALIZER]);
 });
 
 test('node cli - --no-hosts needs Kubernetes and a MAAS', async (t) => {

@@ -124,7 +124,9 @@ export function createKubeAdapter(options: KubeAdapterOptions): KubeAdapter {
         onSynced: () => {
           isSynced = true;
           // From complete caches only: a Secret listed before its hosts would lose its finalizer.
-          if (!closed && claimer === null) claimer = startSecretClaimer({ hosts: cache('BareMetalHost'), secrets: cache('Secret'), client, clock: options.clock ?? systemClock, log });
+          // Without host informers every Secret looks unused: a BMO beside a MAAS-only node
+          // would lose its claims (and `kubectl delete secret` its wait), so none is kept.
+          if (!closed && claimer === null && options.hosts !== false) claimer = startSecretClaimer({ hosts: cache('BareMetalHost'), secrets: cache('Secret'), client, clock: options.clock ?? systemClock, log });
           resolveSynced();
         },
       }), { mailbox: { capacity: 1_000_000 } });
