@@ -24,3 +24,25 @@ test('metrics - MaasMachines by state and stale-fence refusals are exported with
   refusals = 5;
   t.regex(await scrape(), /metalfleet_stale_fence_refusals\{node="n1"\} 5/);
 });
+
+// Two Prometheus replicas (an HA pair) scrape every target at about the same time: a counter
+// rebuilt from the broker's figures must read the same whichever scrapes overlap.
+test('metrics - scrapes that overlap each read metalfleet_capacity_stall_seconds_total once, not once per scrape in flight', async (t) => {
+  let answer!: (pools: Array<{ pool: string; inUse: number; waiting: number; stallSeconds: number }>) => void;
+  const server = await startHealthServer({
+    live: () => true,
+    ready: () => ({ ready: true }),
+    machines: () => new Map(),
+    shardsOwned: () => 0,
+    mailboxDepth: () => new Map(),
+    // The broker answers once both scrapes are asking.
+    capacityPools: () => new Promise((resolve) => { answer = resolve; }),
+  }, { port: 0, node: 'n1' });
+  t.teardown(() => server.close());
+  const scrapes = [server.registry.metrics(), server.registry.metrics()];
+  answer([{ pool: 'ironic:http://ironic:6385', inUse: 1, waiting: 2, stallSeconds: 5 }]);
+  for (const text of await Promise.all(scrapes)) {
+    t.regex(text, /metalfleet_capacity_stall_seconds_total\{pool="ironic:http:\/\/ironic:6385",node="n1"\} 5\n/);
+    t.regex(text, /metalfleet_capacity_waiting\{pool="ironic:http:\/\/ironic:6385",node="n1"\} 2\n/);
+  }
+});

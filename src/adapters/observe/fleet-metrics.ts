@@ -122,8 +122,11 @@ export function registerFleetMetrics(registry: Registry, sources: FleetSources):
     help: 'Seconds a pool had a free slot beside a waiting request and granted nothing, per pool (the broker node only; 0 is the target)',
     labelNames: ['pool'], registers,
     async collect() {
+      // Reset only once the answer is in: a reset before the wait let overlapping scrapes (an HA
+      // pair of Prometheus servers) each add the total to the other's, the counter read double.
+      const answer = await pools();
       this.reset();
-      for (const p of await pools()) this.inc({ pool: p.pool }, p.stallSeconds);
+      for (const p of answer) this.inc({ pool: p.pool }, p.stallSeconds);
     },
   });
   new Counter({
