@@ -138,8 +138,9 @@ export class FleetStats implements HostStatusObserver {
     for (const f of this.followers) f.statusRead(key, status);
   }
 
-  statusChanged(key: string, status: BareMetalHostStatus): void {
-    for (const f of this.followers) f.statusChanged(key, status);
+  // The slot a host waits for, as its actor tells it: passed on, not read here (node/ imports no kind).
+  statusChanged(key: string, status: BareMetalHostStatus, waitingFor?: Parameters<HostStatusObserver['statusChanged']>[2]): void {
+    for (const f of this.followers) f.statusChanged(key, status, waitingFor);
   }
 
   warning(host: string, reason: string, message: string): void {

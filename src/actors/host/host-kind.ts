@@ -105,7 +105,7 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostW
       }
       case 'writeStatus':
         this.writer.stage(effect.status);
-        deps.observer.statusChanged(key, effect.status);
+        deps.observer.statusChanged(key, effect.status, state.slot.phase === 'waiting' ? state.slot.op : undefined);
         return;
       // Fenced like status: once the shard has moved on, the new owner's view of the host stands.
       case 'removeAnnotation':

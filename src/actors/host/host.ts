@@ -1,5 +1,5 @@
 import type { BareMetalHostStatus } from '../../api/index.ts';
-import type { BmhEffect, BmhEvent, BmhState, MachineConfig, SecretChange } from '../../machines/bmh/index.ts';
+import type { BmhEffect, BmhEvent, BmhState, MachineConfig, SecretChange, SlotOperation } from '../../machines/bmh/index.ts';
 import type { Fence, Logger, Provisioner, ResourceStore } from '../../ports/index.ts';
 import type { BackendCalls } from '../calls/index.ts';
 import type { CapacityMsg } from '../capacity/index.ts';
@@ -17,7 +17,12 @@ import type { HostSnapshot, HostWake } from './messages.ts';
 export interface HostStatusObserver {
   /** The status the actor read the host with (its first look, after a restart, as a new owner). */
   statusRead(key: string, status: BareMetalHostStatus): void;
-  statusChanged(key: string, status: BareMetalHostStatus): void;
+  /**
+   * `waitingFor`: the operation whose capacity slot the host waits for, while it waits. A delayed
+   * host may still be in the state before it (a deleted provisioned host waits to deprovision), so
+   * only this says what it is kept from (BMO's metal3_delayed__(de)provisioning_total).
+   */
+  statusChanged(key: string, status: BareMetalHostStatus, waitingFor?: SlotOperation): void;
   warning(key: string, reason: string, message: string): void;
 }
 

@@ -4,6 +4,7 @@ import type { BareMetalHostStatus } from '../../api/index.ts';
 import { BMH_KIND } from '../../api/index.ts';
 import type { HostStatusObserver } from '../../actors/host/index.ts';
 import type { MachineChange } from '../../actors/machine/index.ts';
+import type { SlotOperation } from '../../machines/bmh/index.ts';
 import type { ActorRegistry } from '../../actors/runtime/index.ts';
 import type { HostMemory, HostObservation, MetricIncrement, TimedOperation } from './bmo-observations.ts';
 import { observeHost } from './bmo-observations.ts';
@@ -124,8 +125,8 @@ export class BmoMetrics implements HostStatusObserver {
     this.observe(key, { type: 'loaded', status });
   }
 
-  statusChanged(key: string, status: BareMetalHostStatus): void {
-    this.observe(key, { type: 'statusChanged', status });
+  statusChanged(key: string, status: BareMetalHostStatus, waitingFor?: SlotOperation): void {
+    this.observe(key, { type: 'statusChanged', status, ...(waitingFor ? { waitingFor } : {}) });
   }
 
   warning(key: string, reason: string, message: string): void {

@@ -1,4 +1,5 @@
 import type { BareMetalHostStatus } from '../../api/index.ts';
+import type { SlotOperation } from '../../machines/bmh/index.ts';
 
 // What BMO would have counted, read off what the host actors report: the status each step writes
 // and its Warning events (HostStatusObserver), and its state changes (the node's change stream). Pure: the previous look at a host
@@ -30,7 +31,8 @@ export type HostObservation =
   | { readonly type: 'loaded'; readonly status: BareMetalHostStatus }
   /** From the change stream, after the status write that carried it (counted there). */
   | { readonly type: 'stateChanged'; readonly from: string; readonly to: string }
-  | { readonly type: 'statusChanged'; readonly status: BareMetalHostStatus }
+  /** waitingFor: the slot the host waits for, as its actor knows it (absent: none, or not known). */
+  | { readonly type: 'statusChanged'; readonly status: BareMetalHostStatus; readonly waitingFor?: SlotOperation }
   | { readonly type: 'warning'; readonly reason: string; readonly message: string };
 
 export type CountOnly =
@@ -62,7 +64,7 @@ export function observeHost(memory: HostMemory | undefined, observation: HostObs
       return { memory, increments: memory ? fromWarning(memory, observation.reason, observation.message) : [] };
     case 'statusChanged':
       if (!memory) return { memory, increments: [] };
-      return { memory: remember(observation.status, memory.state, memory), increments: fromStatus(memory, observation.status) };
+      return { memory: remember(observation.status, memory.state, memory), increments: fromStatus(memory, observation.status, observation.waitingFor) };
     case 'stateChanged': {
       const { from, to } = observation;
       const increments: MetricIncrement[] = [{ metric: 'stateChange', prev: from, next: to }];
@@ -95,7 +97,7 @@ function remember(status: BareMetalHostStatus, state: string, before?: HostMemor
 }
 
 // Each status write is counted once, against the previous one.
-function fromStatus(memory: HostMemory, status: BareMetalHostStatus): MetricIncrement[] {
+function fromStatus(memory: HostMemory, status: BareMetalHostStatus, waitingFor: SlotOperation | undefined): MetricIncrement[] {
   const out: MetricIncrement[] = [];
   for (const operation of TIMED_OPERATIONS) {
     const seconds = newDuration(memory.ended[operation], status.operationHistory?.[operation]);
@@ -111,14 +113,28 @@ function fromStatus(memory: HostMemory, status: BareMetalHostStatus): MetricIncr
   if (status.poweredOn !== memory.poweredOn) out.push({ metric: 'powerChange', onOff: status.poweredOn ? 'on' : 'off' });
   const tried = credentialsOf(status);
   if (tried !== '' && tried !== memory.triedCredentials) out.push({ metric: 'credentialsUpdated' });
-  // 'delayed' with a message is a wait for a user/network/meta data Secret, not for capacity; a
-  // provisioned host waits for a slot to be serviced, which BMO does not gate.
-  const serviceWait = status.provisioning.state === 'provisioned' || status.provisioning.state === 'externally provisioned';
-  if (status.operationalStatus === 'delayed' && memory.operationalStatus !== 'delayed' && status.errorMessage === '' && !serviceWait) {
-    out.push({ metric: 'delayed', phase: status.provisioning.state === 'deprovisioning' ? 'deprovisioning' : 'provisioning' });
+  // 'delayed' with a message is a wait for a user/network/meta data Secret, not for capacity.
+  const phase = delayPhase(status, waitingFor);
+  if (status.operationalStatus === 'delayed' && memory.operationalStatus !== 'delayed' && status.errorMessage === '' && phase !== null) {
+    out.push({ metric: 'delayed', phase });
   }
   out.push(...fromServicing(memory, status));
   return out;
+}
+
+// BMO counts a delay under the state the host is kept from (ensureCapacity for inspecting,
+// provisioning or deprovisioning); servicing it does not gate. The host waits in the state
+// before: a deleted or re-imaged provisioned host, or a failed provisioning, is still
+// `provisioned` or `provisioning` while it waits to deprovision, so the slot asked for decides.
+// Without it (an observer told no slot), the state does: a provisioned host is taken to wait
+// for servicing.
+function delayPhase(status: BareMetalHostStatus, waitingFor: SlotOperation | undefined): 'provisioning' | 'deprovisioning' | null {
+  if (waitingFor === 'deprovision') return 'deprovisioning';
+  if (waitingFor === 'inspect' || waitingFor === 'provision') return 'provisioning';
+  if (waitingFor === 'service') return null;
+  const state = status.provisioning.state;
+  if (state === 'provisioned' || state === 'externally provisioned') return null;
+  return state === 'deprovisioning' ? 'deprovisioning' : 'provisioning';
 }
 
 function fromServicing(memory: HostMemory, status: BareMetalHostStatus): MetricIncrement[] {
