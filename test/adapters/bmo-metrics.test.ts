@@ -282,3 +282,17 @@ test('fleet metrics - mailbox depth by actor kind, pools from the broker with th
   broker = false;
   t.notRegex(await registry.metrics(), /metalfleet_capacity_slots_in_use\{/, 'a node that lost the broker reports no pools');
 });
+
+test('bmo metrics - metal3_reconcile_total: a host deleted and made again before the next scrape counts every step of its new actor, though the path is the same', async (t) => {
+  const registry = new Registry();
+  const actors = [actor('lab~again', { processed: 40, startedAt: 1_000 })];
+  const m = new BmoMetrics(registry, actorsOf(actors));
+  const reconciles = async (): Promise<string> => /^metal3_reconcile_total\{namespace="lab",host="again"\} (\d+)$/m.exec(await registry.metrics())?.[1] ?? 'none';
+  t.is(await reconciles(), '40');
+  m.gone('lab/again');
+  // Applied again at once: a new actor under the same shard and name, its own steps from 0.
+  actors[0] = actor('lab~again', { processed: 3, startedAt: 2_000 });
+  t.is(await reconciles(), '43');
+  actors[0] = actor('lab~again', { processed: 5, startedAt: 2_000 });
+  t.is(await reconciles(), '45');
+});
