@@ -51,6 +51,9 @@ export function hostBinding(deps: HostBindingDeps): ShardBinding<HostEvent, Host
       // shard stop and forget its actor.
       const hostDeps: HostDeps = {
         ...deps, fence: scope.fence, ...(scope.leaseHeld ? { leaseHeld: scope.leaseHeld } : {}),
+        // Every line of the shard's hosts says which tenure wrote it: after a failover or a stale
+        // fence, the old and the new owner's lines of one host differ by epoch.
+        log: deps.log.child({ shard: scope.shard, epoch: scope.fence.epoch }),
         changes: deps.changes.sink(scope.shard),
         ended: (key) => actors?.gone(key),
       };
