@@ -42,7 +42,10 @@ export async function natsOptionsFrom(flags: NatsFlagValues, env: NodeJS.Process
   const urls = flags.nats ?? env.NATS_URL;
   if (!urls) throw new CliError('no NATS server given: pass --nats nats://HOST:PORT or set NATS_URL');
   const servers = urls.split(',').map((s) => s.trim()).filter(Boolean);
-  checkNatsUrls(servers, flags.nats ? '--nats' : 'NATS_URL');
+  const source = flags.nats ? '--nats' : 'NATS_URL';
+  // An empty list is not "no preference": the NATS client would dial its default, 127.0.0.1:4222.
+  if (servers.length === 0) throw new CliError(`${source} names no NATS server: use nats://HOST:PORT or tls://HOST:PORT (comma-separated for several)`, 2);
+  checkNatsUrls(servers, source);
   const tls = natsTlsFrom(flags, env);
   const { readFile } = await import('node:fs/promises');
   const read = async (file: string, what: string): Promise<string> => {

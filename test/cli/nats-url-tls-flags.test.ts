@@ -44,3 +44,27 @@ test('nats flags - an http:// NATS URL is refused naming the flag or NATS_URL; n
   t.is(run.code, 2, run.stderr);
   t.regex(run.stderr, /^metalfleet: --nats: http:\/\/ is not a NATS URL/m);
 });
+
+test('nats flags - a password in a bare user:pass@HOST:PORT never reaches the command\'s error', async (t) => {
+  // Port 1 refuses the connection: the line names the server, which must not carry the password.
+  const run = await metalfleet('hosts', '--nats', 'alice:cli-Wq38-secret@127.0.0.1:1', '--timeout', '1');
+  t.is(run.code, 1, run.stderr);
+  t.regex(run.stderr, /cannot reach NATS at 127\.0\.0\.1:1/);
+  t.false(run.stderr.includes('cli-Wq38-secret'), run.stderr);
+  const at = await metalfleet('hosts', '--nats', 'nats://alice:at@Jk52-tail@127.0.0.1:1', '--timeout', '1');
+  t.is(at.code, 1, at.stderr);
+  t.false(at.stderr.includes('Jk52-tail'), at.stderr);
+});
+
+// `--nats ,` split into no server at all, and the NATS client then dialled its own default,
+// 127.0.0.1:4222: a command meant for one cluster asked whichever NATS ran on this machine.
+test('nats flags - a --nats or NATS_URL that names no server is refused before anything dials its default', async (t) => {
+  for (const nats of [',', ' , ', ' ']) {
+    await t.throwsAsync(natsOptionsFrom({ nats }, NO_ENV, 'x'), { message: /^--nats names no NATS server: use nats:\/\/HOST:PORT/ });
+  }
+  await t.throwsAsync(natsOptionsFrom({}, { NATS_URL: ',' }, 'x'), { message: /^NATS_URL names no NATS server/ });
+  const run = await metalfleet('hosts', '--nats', ',', '--timeout', '0.5');
+  t.is(run.code, 2, run.stderr);
+  t.is(run.stderr, 'metalfleet: --nats names no NATS server: use nats://HOST:PORT or tls://HOST:PORT (comma-separated for several)\n');
+  t.is(run.stdout, '');
+});
