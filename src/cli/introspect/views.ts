@@ -313,14 +313,15 @@ export function nodeColumns(): Array<Column<NodeLine>> {
 }
 
 export async function nodesView(transport: Transport, options: ViewOptions): Promise<CommandOutput> {
-  const members = await listNodes(transport);
+  const wanted = options.nodes && options.nodes.length > 0 ? new Set(options.nodes) : null;
+  // --node narrows the data as it narrows the table: --json must not list members not asked for.
+  const members = (await listNodes(transport)).filter((m) => !wanted || wanted.has(m.node));
   const gathered = await gather(transport, 'info', {}, gatherOptions(options));
   const warnings = checked(gathered, options);
   const byName = new Map<string, NodeLine>();
   for (const m of members) byName.set(m.node, { node: m.node, lastSeenMs: m.lastSeenMs, info: null });
   for (const r of gathered.replies) byName.set(r.node, { node: r.node, lastSeenMs: byName.get(r.node)?.lastSeenMs ?? null, info: r.value });
-  const wanted = options.nodes && options.nodes.length > 0 ? new Set(options.nodes) : null;
-  const lines = [...byName.values()].filter((n) => !wanted || wanted.has(n.node)).sort((a, b) => a.node.localeCompare(b.node));
+  const lines = [...byName.values()].sort((a, b) => a.node.localeCompare(b.node));
   return output({ members, ...gathered }, () => renderTable(nodeColumns(), lines, { width: options.width }), options, warnings);
 }
 
