@@ -38,3 +38,21 @@ test('host pages - gather follows the pages: a node with 12,000 hosts answers th
   t.is(got.replies[0]?.value.hosts.length, 12_000);
   t.is(new Set(got.replies[0]?.value.hosts.map((h) => h.key)).size, 12_000);
 });
+
+// A BareMetalHost and a MaasMachine may share a namespace/name. Pages were cut by key alone, so
+// when a page ended between the two, the next page began after that key and the second of them
+// was never listed: `metalfleet hosts` silently lost a machine on a big node.
+test('host pages - a BareMetalHost and a MaasMachine of one name on a page boundary are both listed', (t) => {
+  const rows: HostRow[] = Array.from({ length: 30 }, (_, i) => row(i)).flatMap((r) => [r, { ...r, kind: 'MaasMachine' as const, backend: 'maas' as const }]);
+  const size = Math.max(...rows.map((r) => JSON.stringify(r).length));
+  const seen: string[] = [];
+  let after: string | undefined;
+  // Three rows a page: every other page ends between the two rows of one name.
+  for (let pages = 0; pages < 100; pages++) {
+    const page = pageOfHosts(rows, after, size * 3 + 10);
+    seen.push(...page.hosts.map((h) => `${h.kind} ${h.key}`));
+    if (page.next === undefined) break;
+    after = page.next;
+  }
+  t.deepEqual(seen.sort(), rows.map((r) => `${r.kind} ${r.key}`).sort());
+});

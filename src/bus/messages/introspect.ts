@@ -92,7 +92,7 @@ export const HostsRequest = z.strictObject({
   backend: HostBackend.optional(),
   /** true: only hosts with an error type. */
   errors: z.boolean().optional(),
-  /** The page after this host key (the `next` of the page before); absent: the first page. */
+  /** The page after this cursor (the `next` of the page before: a host key, a space and its kind); absent: the first page. */
   after: z.string().max(1024).optional(),
   /** true: each row carries the host's conditions (`hosts -o wide`); left out otherwise, as the dashboard samples every host each second. */
   conditions: z.boolean().optional(),

@@ -9,8 +9,13 @@ import type { HostRow } from '../../bus/messages/introspect.ts';
 /** JSON bytes of rows per page; MessagePack is smaller still, so the reply stays under 1 MiB. */
 export const HOST_PAGE_BYTES = 512 * 1024;
 
+// A BareMetalHost and a MaasMachine may share a key: by key alone, a page that ended between the
+// two began the next after that key and never listed the second. The cursor is key and kind; a
+// space sorts below every character a key may hold, so the order is still the keys'.
+const hostCursor = (row: HostRow): string => `${row.key} ${row.kind}`;
+
 export function pageOfHosts(rows: readonly HostRow[], after: string | undefined, budget = HOST_PAGE_BYTES): { hosts: HostRow[]; next?: string } {
-  const { rows: hosts, next } = pageOf(rows, after, budget);
+  const { rows: hosts, next } = pageBy(rows, hostCursor, after, budget);
   return next === undefined ? { hosts } : { hosts, next };
 }
 
