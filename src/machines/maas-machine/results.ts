@@ -9,12 +9,13 @@ import type { DnsLookupResult, MaasFailureReason, MaasOp, MaasResult, MaasView }
 
 // What a backend call's result does to the machine.
 export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
+  if (r.kind === 'transient' || r.kind === 'failed') t.s.failedOp = op;
   if (r.kind === 'transient') {
     t.backoff();
     return;
   }
   if (op === 'findAllocated' && (r.kind === 'listed' || r.kind === 'done')) {
-    t.s.attempts = 0;
+    succeeded(t, op);
     applyEarlierAllocation(t, r.kind === 'listed' ? r.machines : r.machine ? [r.machine] : []);
     return;
   }
@@ -42,7 +43,7 @@ export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
     failed(t, op, r.message, r.reason);
     return;
   }
-  t.s.attempts = 0;
+  succeeded(t, op);
   switch (op) {
     case 'allocate':
       if (!r.machine) {
@@ -90,6 +91,18 @@ export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
     case 'findAllocated':
       // Answered above.
   }
+}
+
+// The reads made before every retry (what MAAS holds under our agent name, the machine's state)
+// succeed while the allocate or deploy after them keeps failing: they must not start that call's
+// backoff over, or it is retried every backoffBaseMs for ever (controller-runtime's, which
+// CAPMAAS relies on, grows). A read resets it only when it is the call that failed.
+const READS: ReadonlySet<MaasOp> = new Set(['findAllocated', 'get']);
+
+function succeeded(t: Turn, op: MaasOp): void {
+  if (READS.has(op) && t.s.failedOp !== null && t.s.failedOp !== op) return;
+  t.s.attempts = 0;
+  t.s.failedOp = null;
 }
 
 export function applyDnsResult(t: Turn, r: DnsLookupResult): void {
@@ -142,6 +155,13 @@ function failed(t: Turn, op: MaasOp, message: string, reason: MaasFailureReason 
       return;
     case 'findAllocated':
     case 'get':
+      // CAPMAAS's findMachine: a look at MAAS that fails says so in MachineDeployed (a wrong API
+      // key, 401, would otherwise leave the MaasMachine silent). Only refusals that will not
+      // pass by themselves come here; a transient one (MAAS down) keeps the last word.
+      t.deployed('Unknown', R.MachineNotFound, text);
+      t.event('Warning', 'MachineCallFailed', text);
+      t.backoff();
+      return;
     case 'powerOn':
     case 'powerOff':
       t.event('Warning', 'MachineCallFailed', text);

@@ -186,6 +186,8 @@ export interface MaasMachineState {
   /** Error backoff: no backend call before this time. */
   readonly retryAt: number | null;
   readonly attempts: number;
+  /** The call whose failure the backoff counts (attempts); null when the last call succeeded. */
+  readonly failedOp: MaasOp | null;
   /** Why nothing happens now (paused, waiting for the owner Machine or Cluster), for views. */
   readonly waiting: string | null;
   readonly gone: boolean;
