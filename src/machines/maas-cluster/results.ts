@@ -10,11 +10,10 @@ export function applyDnsResult(t: Turn, op: DnsCall['op'], fqdn: string | null, 
     t.event('Warning', op === 'update' ? 'DNSUpdateFailed' : 'LoadBalancerFailed', message);
     if (op === 'update') t.condition(C.DNSAttached, { status: 'False', reason: D.DNSAttachPending, message });
     else t.condition(C.LoadBalancerReady, { status: 'False', reason: LB.LoadBalancerFailed, message });
-    t.backoff(message);
+    t.failed(op, message);
     return;
   }
-  t.s.attempts = 0;
-  t.s.lastError = null;
+  t.succeeded(op);
   t.s.recordAt = t.now;
   if (r.kind === 'record') {
     const changed = t.s.record !== null && t.s.record.id === r.record.id && !sameIps(t.s.record.ips, r.record.ips);

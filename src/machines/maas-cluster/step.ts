@@ -14,7 +14,7 @@ export function initialMaasClusterState(object: MaasCluster, config: MaasCluster
   return {
     config, object, world, phase: 'pending', record: null, recordAt: null,
     status: { ...object.status, ready: object.status?.ready ?? false },
-    inFlight: null, seq: 0, attempts: 0, retryAt: null, lastError: null, waiting: null, gone: false, vipLooked: false, nics: {},
+    inFlight: null, seq: 0, attempts: 0, failedOp: null, retryAt: null, lastError: null, waiting: null, gone: false, vipLooked: false, nics: {},
   };
 }
 

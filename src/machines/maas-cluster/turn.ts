@@ -5,6 +5,8 @@ import { setCondition, summarise } from '../maas-machine/index.ts';
 import { MachineTurn } from '../turn.ts';
 import type { DnsCall, IpCall, MaasClusterEffect, MaasClusterPhase, MaasClusterState } from './types.ts';
 
+const READS: ReadonlySet<DnsCall['op'] | IpCall['op']> = new Set(['find', 'findVip', 'interfaces']);
+
 // A MaasCluster step's scratchpad (see ../turn.ts).
 export class Turn extends MachineTurn<MaasClusterState, MaasClusterEffect, MaasClusterStatus> {
   protected statusOf(state: MaasClusterState): MaasClusterStatus {
@@ -46,6 +48,22 @@ export class Turn extends MachineTurn<MaasClusterState, MaasClusterEffect, MaasC
     const conditions = this.s.status.conditions;
     if (!conditions?.some((c) => c.type === type)) return;
     this.setStatus({ conditions: summarise(conditions.filter((c) => c.type !== type), [MAAS_CONDITIONS.LoadBalancerReady, MAAS_CONDITIONS.APIServerAvailable], this.now) });
+  }
+
+  // The reads made before every retry (the record's find, the VIP's, a machine's interfaces)
+  // succeed while the create or reserve after them keeps failing: they must not start that call's
+  // backoff over, or it is retried every backoffBaseMs for ever. A read resets it only when it is
+  // the call that failed.
+  succeeded(op: DnsCall['op'] | IpCall['op']): void {
+    this.s.lastError = null;
+    if (READS.has(op) && this.s.failedOp !== null && this.s.failedOp !== op) return;
+    this.s.attempts = 0;
+    this.s.failedOp = null;
+  }
+
+  failed(op: DnsCall['op'] | IpCall['op'], message: string): void {
+    this.s.failedOp = op;
+    this.backoff(message);
   }
 
   backoff(message: string): void {

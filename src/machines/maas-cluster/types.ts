@@ -98,6 +98,8 @@ export interface MaasClusterState {
   readonly nics: Readonly<Record<string, { readonly at: number; readonly nics: readonly MachineNic[] }>>;
   readonly seq: number;
   readonly attempts: number;
+  /** The call whose failure the backoff counts (attempts); null when the last call succeeded. */
+  readonly failedOp: DnsCall['op'] | IpCall['op'] | null;
   readonly retryAt: number | null;
   readonly lastError: string | null;
   /** Why nothing happens now (paused, no Cluster yet), for views. */

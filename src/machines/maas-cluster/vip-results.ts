@@ -16,11 +16,10 @@ export function applyIpResult(t: Turn, inFlight: NonNullable<MaasClusterState['i
     t.event('Warning', op === 'releaseVip' ? 'VIPReleaseFailed' : op === 'interfaces' ? 'InterfacesReadFailed' : 'VIPReserveFailed', message);
     if (op === 'findVip' || op === 'reserveVip') t.condition(C.LoadBalancerReady, { status: 'False', reason: LB.LoadBalancerFailed, message });
     // Retried with backoff either way: a taken address may be freed, a MAAS outage ends.
-    t.backoff(r.retryable ? message : `${message} (fix the cause: it is retried with backoff)`);
+    t.failed(op, r.retryable ? message : `${message} (fix the cause: it is retried with backoff)`);
     return;
   }
-  t.s.attempts = 0;
-  t.s.lastError = null;
+  t.succeeded(op);
   const vip = vipOf(t);
   switch (op) {
     case 'interfaces':
