@@ -91,10 +91,14 @@ export async function resolveClusterWorld(store: WorldSource, mc: MaasCluster, l
   return { cluster, machines };
 }
 
-// CAPMAAS sends the bootstrap Secret's "value", standard base64. Read just before the deploy.
+// CAPMAAS sends the bootstrap Secret's "value" as it is, standard base64. Read just before the
+// deploy. Never trimmed (a cloud-config's final newline is part of it, as a host's user data is,
+// secretContent), and `data` is passed on as bytes, not through a string: user data may be gzip.
 export async function bootstrapData(store: ResourceStore, namespace: string, secretName: string | null): Promise<string | undefined> {
   if (!secretName) return undefined;
   const secret = await store.getSecret(namespace, secretName);
-  const value = secret ? secretValue(secret, 'value') : undefined;
-  return value === undefined ? undefined : Buffer.from(value, 'utf8').toString('base64');
+  const plain = secret?.stringData?.['value'];
+  if (plain !== undefined) return Buffer.from(plain, 'utf8').toString('base64');
+  const encoded = secret?.data?.['value'];
+  return encoded === undefined ? undefined : Buffer.from(encoded, 'base64').toString('base64');
 }
