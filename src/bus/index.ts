@@ -4,7 +4,7 @@ export { subjects } from './subjects.ts';
 export type { Subjects } from './subjects.ts';
 export { createMemoryBus, createMemoryTransport } from './memory-transport.ts';
 export type { MemoryBus, MemoryBusOptions } from './memory-transport.ts';
-export { BusConnectError, connectNats, protectAuth } from './nats-transport.ts';
+export { BusConnectError, connectNats, protectAuth, withoutUserinfo } from './nats-transport.ts';
 export type { NatsAuth, NatsConnectOptions } from './nats-transport.ts';
 export { call, CallNotWanted, fail, ok, RemoteError, replyEnvelope, ReplyErrorSchema, RPC_RETRY, serve } from './rpc.ts';
 export type { CallOptions, Reply, ReplyError, RequestContext, RpcService, RpcStats, ServeOptions, UnreadRefusal } from './rpc.ts';

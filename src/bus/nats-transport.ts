@@ -321,9 +321,18 @@ function connectError(error: unknown, where: string, auth: NatsAuth | UrlAuth | 
   return new BusConnectError(where, `cannot connect (${text})`, true, { cause: error });
 }
 
+// A server may come without a scheme (the client adds nats://), and a URL parser reads userinfo
+// up to the last "@" before the path, so a password may hold an "@": both are matched here.
+const USERINFO = /^((?:[a-z][a-z0-9+.-]*:\/\/)?)([^/]*)@/i;
+
 /** The `user:pass` or token before the `@` of a server URL, if any. */
 function userinfoOf(url: string): string | undefined {
-  return /^[a-z]+:\/\/([^@/]+)@/i.exec(url)?.[1];
+  return USERINFO.exec(url)?.[2] || undefined;
+}
+
+/** A server URL as it may be shown: `nats://user:pass@host:4222` → `nats://host:4222`. */
+export function withoutUserinfo(url: string): string {
+  return url.replace(USERINFO, '$1');
 }
 
 /** What a server URL's userinfo offers (nats://user:pass@host, nats://token@host); never its secret. */

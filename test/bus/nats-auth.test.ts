@@ -82,6 +82,19 @@ test('nats auth - a password in the server URL is redacted from errors', async (
   assertNoSecret(t, ['tok-Qz81-url'], tokenError);
 });
 
+// The CLI takes a bare HOST:PORT, so user:pass@HOST:PORT too; and a URL parser reads userinfo up to
+// the last "@", so a password may hold one. Neither may reach the error, in whole or in part.
+test('nats auth - a password in a scheme-less server URL, or one holding an @, is redacted whole', async (t) => {
+  const s = await server(t, `authorization { users = [ { user: alice, password: "${PASSWORD}" } ] }`);
+  const bare = 'bare-Rt62-password';
+  const bareError = await t.throwsAsync(connectNats({ servers: `alice:${bare}@127.0.0.1:${s.port}`, name: 'inurl' }), { instanceOf: BusConnectError });
+  t.regex(bareError?.message ?? '', /authorization failed for user "alice" in the server URL/);
+  assertNoSecret(t, [bare], bareError);
+  const atError = await t.throwsAsync(connectNats({ servers: `nats://alice:at@Vb47-tail@127.0.0.1:${s.port}`, name: 'inurl' }), { instanceOf: BusConnectError });
+  t.regex(atError?.message ?? '', /\[redacted\]@127\.0\.0\.1/);
+  assertNoSecret(t, ['Vb47-tail'], atError);
+});
+
 test('nats auth - a token connects; a wrong one fails without showing either', async (t) => {
   const s = await server(t, `authorization { token: "${TOKEN}" }`);
   const nc = await roundTrip(t, { servers: s.url, name: 'token', auth: protectAuth({ token: TOKEN }) });

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { stringify } from 'yaml';
-import { connectNats } from '../../bus/index.ts';
+import { connectNats, withoutUserinfo } from '../../bus/index.ts';
 import { IntrospectUnavailable } from '../../cluster/introspect/index.ts';
 import { BusError, type Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
@@ -154,7 +154,7 @@ export interface Connected {
 export async function connectCli(flags: NatsFlagValues, name: string, connectTimeoutMs = 5_000): Promise<Connected> {
   const options = await natsOptionsFrom(flags, process.env, name);
   // URLs as the user typed them, minus any user:pass@.
-  const natsUrl = options.servers.map((s) => s.replace(/\/\/[^@/]*@/, '//')).join(',');
+  const natsUrl = options.servers.map(withoutUserinfo).join(',');
   try {
     const transport = await connectNats({ ...options, maxReconnectAttempts: 1, reconnectTimeWaitMs: 500, timeoutMs: connectTimeoutMs });
     return { transport, natsUrl };
