@@ -182,6 +182,20 @@ test('bmc - errors never echo the password of a URL with userinfo', (t) => {
   }
 });
 
+// Go ends the authority at the first "/", "?" or "#", so a password holding one is read as host
+// and port: the error then quotes the "port" (the password's start) and the rest as the path.
+test('bmc - errors never echo a password that holds a "/", "?" or "#"', (t) => {
+  for (const sep of ['/', '?', '#']) {
+    for (const address of [`redfish://admin:pw${sep}s3cret-tail@192.0.2.1/redfish/v1/Systems/1`, `ipmi://admin:pw${sep}s3cret-tail@192.0.2.1`, `foo://admin:99${sep}s3cret-tail@192.0.2.1`, `ipmi://admin:99999${sep}s3cret-tail@192.0.2.1`]) {
+      const error = parseError(address);
+      for (const shown of [error.message, error.address]) {
+        t.false(shown.includes('s3cret-tail'), shown);
+        t.false(shown.includes('pw') || shown.includes('99'), shown);
+      }
+    }
+  }
+});
+
 test('bmc - userinfo in an address is not the host', (t) => {
   t.like(parse('redfish://admin:pw@192.0.2.1/redfish/v1/Systems/1'), { host: '192.0.2.1', port: null });
 });

@@ -223,12 +223,36 @@ function isIpv6(s: string): boolean {
  * `redfish://admin:secret@host` can be quoted back in an error without leaking the password.
  */
 export function redactUrl(raw: string): string {
-  const schemeEnd = raw.indexOf('://');
-  const start = schemeEnd >= 0 ? schemeEnd + 3 : (/^[A-Za-z][A-Za-z0-9+\-.]*:/.exec(raw)?.[0].length ?? 0);
+  const start = authorityStart(raw);
   const afterStart = raw.slice(start);
   const endMatch = /[/?#]/.exec(afterStart);
   const authority = endMatch ? afterStart.slice(0, endMatch.index) : afterStart;
   const at = authority.lastIndexOf('@');
   if (at < 0) return raw;
   return raw.slice(0, start) + 'xxxxx' + afterStart.slice(at);
+}
+
+function authorityStart(raw: string): number {
+  const schemeEnd = raw.indexOf('://');
+  return schemeEnd >= 0 ? schemeEnd + 3 : (/^[A-Za-z][A-Za-z0-9+\-.]*:/.exec(raw)?.[0].length ?? 0);
+}
+
+/**
+ * An address quoted in its own refusal, and a redactor for the reason given. Go ends the
+ * authority at the first "/", "?" or "#", so a password holding one is no userinfo to it:
+ * redactUrl keeps it, and a reason quotes its start as a port (`invalid port ":pw" after host`).
+ * Here all up to the last "@" is hidden, and every quoted fragment of what was hidden; an "@" in
+ * a path costs the message some detail, never a password.
+ */
+export function redactRefused(raw: string): { shown: string; hide: (reason: string) => string; hides: (fragment: string) => boolean } {
+  const start = authorityStart(raw);
+  const at = raw.lastIndexOf('@');
+  if (at < start) return { shown: redactUrl(raw), hide: (reason) => reason, hides: () => false };
+  const hidden = raw.slice(start, at);
+  const hides = (fragment: string): boolean => fragment !== '' && hidden.includes(fragment);
+  return {
+    shown: `${raw.slice(0, start)}xxxxx${raw.slice(at)}`,
+    hide: (reason) => reason.replace(/"((?:[^"\\]|\\.)*)"/g, (quoted, inner: string) => (hides(inner) ? '"xxxxx"' : quoted)),
+    hides,
+  };
 }

@@ -11,5 +11,5 @@ export type {
 } from './types.ts';
 export { validateBmcCredentials } from './credentials.ts';
 // Go net/url semantics, shared with the image URL check of the BareMetalHost webhook rules.
-export { parseGoUrl, redactUrl } from './go-url.ts';
+export { parseGoUrl, redactRefused, redactUrl } from './go-url.ts';
 export type { GoUrl, GoUrlResult } from './go-url.ts';

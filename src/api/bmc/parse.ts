@@ -1,6 +1,6 @@
 import { ipmiDriverInfo, redfishDriverInfo, type Endpoint } from './driver-info.ts';
 import { BmcAddressError } from './errors.ts';
-import { hostnameOf, isIpAddress, parseGoUrl, portOf, redactUrl, splitsAsHostPort, type GoUrl } from './go-url.ts';
+import { hostnameOf, isIpAddress, parseGoUrl, portOf, redactRefused, splitsAsHostPort, type GoUrl } from './go-url.ts';
 import { BMC_TYPES, BMC_TYPE_TABLE, isBmcType, type BmcAccess, type BmcTransport, type BmcType } from './types.ts';
 
 export type BmcParseResult = { ok: true; bmc: BmcAccess } | { ok: false; error: BmcAddressError };
@@ -11,8 +11,8 @@ const DNS_NAME = /^(([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]{0,61}[a-zA-Z0-9])\.)*([
 type Located = { ok: true; url: GoUrl; rewritten: 'none' | 'opaque' | 'bare' | 'host-port' } | { ok: false; error: BmcAddressError };
 
 function unparseable(address: string, reason: string): { ok: false; error: BmcAddressError } {
-  const shown = redactUrl(address);
-  return { ok: false, error: new BmcAddressError('unparseable', `${PARSE_PREFIX}: parse ${JSON.stringify(shown)}: ${reason}`, shown) };
+  const { shown, hide } = redactRefused(address);
+  return { ok: false, error: new BmcAddressError('unparseable', `${PARSE_PREFIX}: parse ${JSON.stringify(shown)}: ${hide(reason)}`, shown) };
 }
 
 // BMO's GetParsedURL (access.go): URL, then host:port, opaque scheme:host, bare host; the
@@ -46,9 +46,10 @@ function locate(address: string): Located {
   const hostname = hostnameOf(url.host);
   if (hostname !== '' && !isIpAddress(hostname) && !DNS_NAME.test(hostname)) {
     // After the host:port fallback the "hostname" can be the whole address, userinfo included.
-    let message = `${PARSE_PREFIX}: BMC address hostname/IP : [${redactUrl(hostname)}] is invalid (not an IP address or a DNS name)`;
-    if (!first.ok && !first.reason.startsWith('first path segment')) message += `; as a URL: ${first.reason}`;
-    return { ok: false, error: new BmcAddressError('invalid-host', message, redactUrl(address)) };
+    const { shown, hide } = redactRefused(address);
+    let message = `${PARSE_PREFIX}: BMC address hostname/IP : [${redactRefused(hostname).shown}] is invalid (not an IP address or a DNS name)`;
+    if (!first.ok && !first.reason.startsWith('first path segment')) message += `; as a URL: ${hide(first.reason)}`;
+    return { ok: false, error: new BmcAddressError('invalid-host', message, shown) };
   }
   return { ok: true, url, rewritten };
 }
@@ -72,7 +73,9 @@ export function parseBmcAddress(address: string): BmcParseResult {
   const located = locate(address);
   if (!located.ok) return located;
   const { url, rewritten } = located;
-  const shown = redactUrl(address);
+  // Every use below is in a refusal.
+  const refused = redactRefused(address);
+  const shown = refused.shown;
 
   const found = lookupType(url.scheme);
   if (!found) {
@@ -95,7 +98,7 @@ export function parseBmcAddress(address: string): BmcParseResult {
   if (portText !== '') {
     port = Number(portText);
     if (!Number.isSafeInteger(port) || port < 1 || port > 65535) {
-      return { ok: false, error: new BmcAddressError('invalid-port', `BMC address ${shown} has port ${portText}, outside 1-65535`, shown) };
+      return { ok: false, error: new BmcAddressError('invalid-port', `BMC address ${shown} has port ${refused.hides(portText) ? 'xxxxx' : portText}, outside 1-65535`, shown) };
     }
   }
 
