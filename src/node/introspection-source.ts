@@ -4,6 +4,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { BareMetalHost } from '../api/index.ts';
 import { BMH_KIND } from '../api/index.ts';
+import { parseBmcAddress, redactRefused } from '../api/bmc/index.ts';
 import { HostKind } from '../bus/messages/introspect.ts';
 import type {
   ActorRow, HostBackend, HostRow, HostsRequest, InfoReply, InspectedHost, PoolRow, SpecSummary,
@@ -139,6 +140,13 @@ function filterHosts(rows: HostRow[], filter: HostsRequest): HostRow[] {
 
 /** `ipmi://user:pw@10.0.0.1` → `ipmi://10.0.0.1`: a BMC address may carry credentials in its userinfo. */
 export function stripUserinfo(address: string): string {
+  const stripped = withoutAuthorityUserinfo(address);
+  // A password holding "/", "?" or "#" ends Go's authority early ("admin:pw/rest@host"), so no
+  // userinfo is found; such an address is refused, and is shown as its refusal shows it.
+  return stripped.includes('@') && !parseBmcAddress(address).ok ? redactRefused(address).shown : stripped;
+}
+
+function withoutAuthorityUserinfo(address: string): string {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/.exec(address);
   if (scheme) {
     const [, prefix = '', authority = '', rest = ''] = scheme;
