@@ -1,4 +1,5 @@
 import type { Image } from '../../../api/index.ts';
+import { redactUrl } from '../../../api/bmc/index.ts';
 
 const HEX_LENGTH: Record<string, number> = { md5: 32, sha256: 64, sha512: 128 };
 
@@ -28,15 +29,11 @@ export async function imageUnreachable(url: string, timeoutMs: number): Promise<
       await res.body?.cancel();
       if (res.ok || res.status === 206) return null;
       if (method === 'HEAD' && (res.status === 405 || res.status === 501)) continue;
-      return `image ${redact(url)} answered HTTP ${res.status}`;
+      return `image ${redactUrl(url)} answered HTTP ${res.status}`;
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-      return `image ${redact(url)} is unreachable (${cause})`;
+      return `image ${redactUrl(url)} is unreachable (${cause})`;
     }
   }
   return null;
-}
-
-function redact(url: string): string {
-  return url.replace(/\/\/[^/@]*@/, '//xxxxx@');
 }
