@@ -114,6 +114,9 @@ test('bmh companions - component names: bios, bmc and nic:<id> only, in BMO\'s w
   const withCredentials = updateUrlError({ component: 'bios', url: 'file://admin:s3cret@fw.example.com/bios.bin' });
   t.regex(withCredentials ?? '', /invalid scheme in URL, "file" not allowed/);
   t.false(withCredentials?.includes('s3cret'));
+  // Nor one holding a "/", which Go reads as the end of the host: its start would be the "port".
+  const slashed = updateUrlError({ component: 'bios', url: 'http://admin:pw/Fw8-secret@fw.example.com/bios.bin' });
+  t.is(slashed, 'invalid URL "http://xxxxx@fw.example.com/bios.bin" in FirmwareUpdate in component "bios": parse "http://xxxxx@fw.example.com/bios.bin": invalid port "xxxxx" after host');
 });
 
 test('bmh companions - validateObject: each kind refused on the field at fault, with BMO\'s message', async (t) => {

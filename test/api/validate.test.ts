@@ -244,6 +244,12 @@ test('validate - rule 8: an image URL never shows its password', (t) => {
   only(t, errors, 'spec.image.url', 'image URL sftp://xxxxx@images/x.qcow2 is invalid: invalid scheme in URL, "sftp" not allowed');
 });
 
+test('validate - rule 8: an image URL whose password holds a "/" shows none of it', (t) => {
+  // Go ends the authority at the "/": the reason quotes the password's start as a port.
+  const errors = validateBareMetalHost(host((h) => { (h.spec.image as Record<string, unknown>).url = 'https://user:pw/img-Tz5-secret@images/x.qcow2'; }));
+  only(t, errors, 'spec.image.url', 'image URL https://xxxxx@images/x.qcow2 is invalid: invalid port "xxxxx" after host');
+});
+
 test('validate - rule 8: a missing checksum', (t) => {
   only(t, validateBareMetalHost(host((h) => { h.spec.image = { url: 'https://images/x.qcow2' }; })), 'spec.image.checksum', 'checksum is required for normal images');
 });

@@ -1,4 +1,4 @@
-import { parseBmcAddress, parseGoUrl, redactUrl, type BmcAccess } from '../bmc/index.ts';
+import { parseBmcAddress, parseGoUrl, redactRefused, redactUrl, type BmcAccess } from '../bmc/index.ts';
 import { annotationPath, fieldError, type FieldError } from '../field-error.ts';
 import {
   HARDWARE_DETAILS_ANNOTATION, INSPECT_ANNOTATION, INSPECT_DISABLED, STATUS_ANNOTATION, checkRebootAnnotation,
@@ -169,7 +169,9 @@ export function ruleImage(host: HostView): FieldError[] {
   const shown = redactUrl(image.url);
   const parsed = parseGoUrl(image.url, { viaRequest: true });
   if (!parsed.ok) {
-    errors.push(fieldError('spec.image.url', `image URL ${shown} is invalid: ${parsed.reason}`));
+    // Unparsed, a password holding "/", "?" or "#" is no userinfo to redactUrl.
+    const refused = redactRefused(image.url);
+    errors.push(fieldError('spec.image.url', `image URL ${refused.shown} is invalid: ${refused.hide(parsed.reason)}`));
   } else if (!IMAGE_SCHEMES.includes(parsed.url.scheme)) {
     errors.push(fieldError('spec.image.url', `image URL ${shown} is invalid: invalid scheme in URL, ${JSON.stringify(parsed.url.scheme)} not allowed`, 'NotSupported'));
   }

@@ -1,4 +1,4 @@
-import { parseGoUrl, redactUrl } from '../../bmc/index.ts';
+import { parseGoUrl, redactRefused } from '../../bmc/index.ts';
 import { fieldError, formatFieldPath, type FieldError } from '../../field-error.ts';
 import type { FirmwareUpdate } from '../firmware.ts';
 
@@ -24,7 +24,11 @@ const FIRMWARE_URL_SCHEMES = ['http', 'https', 'ftp', 'gopher', 'oci'];
 function urlError(url: string): string | null {
   // A firmware URL may carry credentials for the file server: never shown.
   const parsed = parseGoUrl(url, { viaRequest: true });
-  if (!parsed.ok) return `parse ${JSON.stringify(redactUrl(url))}: ${parsed.reason}`;
+  if (!parsed.ok) {
+    // Unparsed, a password holding "/", "?" or "#" is no userinfo to redactUrl.
+    const refused = redactRefused(url);
+    return `parse ${JSON.stringify(refused.shown)}: ${refused.hide(parsed.reason)}`;
+  }
   if (!FIRMWARE_URL_SCHEMES.includes(parsed.url.scheme)) return `invalid scheme in URL, ${JSON.stringify(parsed.url.scheme)} not allowed`;
   return null;
 }
@@ -32,7 +36,7 @@ function urlError(url: string): string | null {
 /** BMO's webhook rule for one update, in its words: why its URL is refused, or null. */
 export function updateUrlError(update: FirmwareUpdate): string | null {
   const reason = urlError(update.url);
-  return reason === null ? null : `invalid URL "${redactUrl(update.url)}" in FirmwareUpdate in component "${update.component}": ${reason}`;
+  return reason === null ? null : `invalid URL "${redactRefused(update.url).shown}" in FirmwareUpdate in component "${update.component}": ${reason}`;
 }
 
 /** BMO's webhook rule: each update's URL parses as a request URI with an allowed scheme. */
