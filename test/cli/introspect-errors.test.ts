@@ -99,3 +99,21 @@ withNats('introspect cli - no node answering: one line saying where nodes were l
     await nats.dispose();
   }
 });
+
+// `top --once` is the dashboard for scripts and logs: with no node answering it printed its frame
+// ("! no metalfleet node answered") and exited 0, so a cron job could not tell a dead cluster from
+// a healthy one, where every other view exits 1.
+withNats('introspect cli - top --once with no node answering prints its frame, then the one line, exit 1', async (t) => {
+  const nats = await startNatsServer();
+  try {
+    const r = await metalfleet('top', '--once', '--nats', nats.url, '--timeout', '0.5');
+    t.is(r.code, 1, r.stderr);
+    t.regex(r.stdout, /^metalfleet top {2}nodes 0 /);
+    t.deepEqual(lines(r.stderr), [`metalfleet: no metalfleet node answered within 0.5s; is a node running with --nats ${nats.url}?`]);
+    const ghost = await metalfleet('top', '--once', '--nats', nats.url, '--node', 'ghost', '--timeout', '0.5');
+    t.is(ghost.code, 1, ghost.stderr);
+    t.regex(ghost.stderr, /^metalfleet: node\(s\) ghost did not answer within 0\.5s/);
+  } finally {
+    await nats.dispose();
+  }
+});

@@ -3,7 +3,7 @@ import { descriptionOf } from './catalog.ts';
 import { CliError } from '../cli-error.ts';
 import { intFlag } from '../config.ts';
 import { addNatsFlags, type NatsFlagValues } from '../nats-options.ts';
-import { collect, connectCli, oneLineUsageErrors, nodesFrom, renderFrame, runTop, sampleTop, timeoutFrom } from '../introspect/index.ts';
+import { collect, connectCli, endQuietlyWhenReaderCloses, noAnswer, oneLineUsageErrors, nodesFrom, renderFrame, runTop, sampleTop, timeoutFrom } from '../introspect/index.ts';
 
 // `metalfleet top`: a live dashboard of the cluster, redrawn every --interval ms.
 
@@ -44,14 +44,18 @@ Examples:
       if (!flags.once && !(process.stdout.isTTY && process.stdin.isTTY)) {
         throw new CliError('top needs a terminal (stdin and stdout); use --once, or `metalfleet hosts` / `metalfleet actors` in scripts', 2);
       }
-      const { transport } = await connectCli(flags, 'metalfleet-top');
+      const { transport, natsUrl } = await connectCli(flags, 'metalfleet-top');
       try {
         const sample = { timeoutMs, ...(nodes ? { nodes } : {}) };
         if (flags.once) {
           const data = await sampleTop(transport, sample);
           const width = process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : 80;
           const height = process.stdout.isTTY && process.stdout.rows ? process.stdout.rows : 24;
+          endQuietlyWhenReaderCloses();
           process.stdout.write(`${renderFrame(data, { width, height, sort: 'depth', filter: '' }).join('\n')}\n`);
+          // The frame says it too, but a script reads the exit: no node at all fails as every view does.
+          const failure = data.nodes.length === 0 ? noAnswer({ replies: [], errors: [], missing: data.missing }, { timeoutMs, natsUrl, ...(nodes ? { nodes } : {}) }) : null;
+          if (failure) throw failure;
           return;
         }
         await runTop(transport, { ...sample, intervalMs: flags.interval, input: process.stdin, output: process.stdout });

@@ -170,8 +170,24 @@ function connectDetail(error: unknown): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
+/**
+ * A reader that stops early (`metalfleet hosts | head`) closes the pipe while the table is still
+ * being written: it has what it wanted, so the command ends quietly (exit 0) instead of with
+ * Node's unhandled EPIPE stack trace. Any other write error stays an error.
+ */
+export function endQuietlyWhenReaderCloses(stream: NodeJS.WriteStream = process.stdout): void {
+  if (stream.listeners('error').includes(onStdoutError)) return;
+  stream.on('error', onStdoutError);
+}
+
+function onStdoutError(error: NodeJS.ErrnoException): void {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+}
+
 /** Prints a CommandOutput and sets the exit code. */
 export function print(out: CommandOutput): void {
+  endQuietlyWhenReaderCloses();
   if (out.stdout) process.stdout.write(out.stdout);
   for (const line of out.stderr) process.stderr.write(`${line}\n`);
   if (out.exitCode !== 0) process.exitCode = out.exitCode;
