@@ -60,15 +60,21 @@ export function protectAuth<A extends NatsAuth>(auth: A): A {
 }
 
 export async function connectNats(options: NatsConnectOptions): Promise<Transport> {
-  const servers = typeof options.servers === 'string' ? [options.servers] : [...options.servers];
-  const redact = redactor(options.auth, servers);
-  const where = servers.map(redact).join(',');
-  const authenticator = options.auth ? await authenticatorFor(options.auth, where, redact) : undefined;
-  if (options.auth && 'user' in options.auth) {
-    const problem = inboxUserProblem(options.auth.user);
+  const given = typeof options.servers === 'string' ? [options.servers] : [...options.servers];
+  // Credentials written into a server URL are this client's to send: nats.js v3 ignores them, so
+  // nats://admin:pw@host, as nats-server's docs and the nats CLI take it, failed as unauthorised.
+  // Explicit auth wins; the client is given the URLs without them.
+  const fromUrl = options.auth ? undefined : urlCredentials(given);
+  const servers = fromUrl ? given.map(withoutUserinfo) : given;
+  const auth = options.auth ?? fromUrl;
+  const redact = redactor(auth, given);
+  const where = given.map(redact).join(',');
+  const authenticator = auth ? await authenticatorFor(auth, where, redact) : undefined;
+  if (auth && 'user' in auth) {
+    const problem = inboxUserProblem(auth.user);
     if (problem) throw new BusConnectError(where, problem, false);
   }
-  const inboxPrefix = inboxPrefixFor(options.auth);
+  const inboxPrefix = inboxPrefixFor(auth);
   const opts: ConnectionOptions = {
     servers,
     name: options.name,
@@ -86,7 +92,7 @@ export async function connectNats(options: NatsConnectOptions): Promise<Transpor
   try {
     nc = await connect(opts);
   } catch (error) {
-    throw connectError(error, where, options.auth ?? urlAuth(servers), redact);
+    throw connectError(error, where, options.auth ?? urlAuth(given), redact);
   }
   return new NatsTransport(options.name, where, nc, redact, options.onHandlerError);
 }
@@ -354,6 +360,27 @@ function urlAuth(servers: readonly string[]): UrlAuth | undefined {
     }
   }
   return undefined;
+}
+
+// The first server URL's userinfo as credentials: user:pass (percent-decoded, as a URL parser
+// reads them), or a token alone. A cluster's URLs name one account, so the first one found is it.
+function urlCredentials(servers: readonly string[]): NatsAuth | undefined {
+  for (const url of servers) {
+    const userinfo = userinfoOf(url);
+    if (!userinfo) continue;
+    const colon = userinfo.indexOf(':');
+    if (colon < 0) return { token: decoded(userinfo) };
+    return { user: decoded(userinfo.slice(0, colon)), pass: decoded(userinfo.slice(colon + 1)) };
+  }
+  return undefined;
+}
+
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
 
 function describeAuth(auth: NatsAuth | UrlAuth | undefined): string {
