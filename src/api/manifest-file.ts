@@ -12,9 +12,12 @@ const FS_REASONS: Record<string, string> = {
   EISDIR: 'is a directory',
 };
 
-/** What manifest files that hold no document at all are told (demo -f, apply -f). */
+/**
+ * What manifest files that hold no object at all are told (demo -f, apply -f), as kubectl says "no
+ * objects passed to apply" for them; an empty List holds none either.
+ */
 export function noObjectsIn(files: readonly string[]): string {
-  return files.length === 1 ? `${files[0]}: no objects in it (empty, or only comments)` : `${files.join(', ')}: no objects in them (empty, or only comments)`;
+  return files.length === 1 ? `${files[0]}: no objects in it (empty, only comments, or an empty List)` : `${files.join(', ')}: no objects in them (empty, only comments, or empty Lists)`;
 }
 
 /** The text of `file`, or why it cannot be had ("is 80 MiB; at most 64 MiB", "no such file"). */

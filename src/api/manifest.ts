@@ -16,7 +16,9 @@ export type ManifestDocument = {
   file: string;
   /** 0-based position of the document in the stream (empty documents are skipped, not renumbered). */
   index: number;
-  /** 1-based line where the document's content starts. */
+  /** 0-based position in its document's List `items`, for an object that came from a List. */
+  item?: number;
+  /** 1-based line where the document's content starts (the item's, for a List item). */
   line: number;
   apiVersion?: string;
   kind?: string;
@@ -26,7 +28,7 @@ export type ManifestDocument = {
   object: unknown;
   /**
    * First YAML syntax error of the document, with its line and column; no source excerpt. Also
-   * why a document that parsed cannot be read as one object (a List).
+   * why a List item that parsed cannot be read as one object (a List inside a List).
    */
   yamlError?: string;
 };
@@ -168,14 +170,14 @@ export function* manifestDocuments(source: string, file: string): Generator<Mani
       index += 1;
       continue;
     }
-    for (const doc of parseChunk(chunk, file, span.line, index)) {
+    for (const objects of parseChunk(chunk, file, span.line, index)) {
       index += 1;
-      if (doc !== null) yield doc;
+      if (objects !== null) yield* objects;
     }
   }
 }
 
-function* parseChunk(chunk: string, file: string, firstLine0: number, firstIndex: number): Generator<ManifestDocument | null> {
+function* parseChunk(chunk: string, file: string, firstLine0: number, firstIndex: number): Generator<ManifestDocument[] | null> {
   const lineCounter = new LineCounter();
   const where = (offset: number): { line: number; col: number } => {
     const pos = lineCounter.linePos(offset);
@@ -190,14 +192,15 @@ function* parseChunk(chunk: string, file: string, firstLine0: number, firstIndex
   } catch (err) {
     // The parser recurses per level of flow nesting; a stack it overflows is the document's fault.
     const reason = err instanceof RangeError ? `nesting deeper than the parser can follow (more than ${MAX_DOCUMENT_DEPTH} levels are refused)` : `cannot parse: ${err instanceof Error ? firstLine(err.message) : 'unknown error'}`;
-    yield { file, index: firstIndex, line: firstLine0, namespace: 'default', object: null, yamlError: reason };
+    yield [{ file, index: firstIndex, line: firstLine0, namespace: 'default', object: null, yamlError: reason }];
     return;
   }
   let index = firstIndex;
   for (const doc of docs) yield toManifestDocument(doc, file, index++, where);
 }
 
-function toManifestDocument(doc: Document.Parsed, file: string, index: number, where: (offset: number) => { line: number; col: number }): ManifestDocument | null {
+// The objects of one parsed document: itself, or a List's items; null for an empty document.
+function toManifestDocument(doc: Document.Parsed, file: string, index: number, where: (offset: number) => { line: number; col: number }): ManifestDocument[] | null {
   const start = doc.contents?.range[0] ?? doc.range[0];
   const line = where(start).line;
   const error = doc.errors[0];
@@ -223,6 +226,29 @@ function toManifestDocument(doc: Document.Parsed, file: string, index: number, w
   }
   if (!error && !problem && conversionError === undefined && (object === null || object === undefined)) return null;
 
+  const entry = entryOf(file, index, line, object);
+  if (error) {
+    const at = where(error.pos[0]);
+    // The composer recurses per level and reports the stack it overflowed as the document's error.
+    const message = /call stack/i.test(error.message) ? `nesting deeper than the parser can follow (more than ${MAX_DOCUMENT_DEPTH} levels are refused)` : firstLine(error.message);
+    entry.yamlError = `${message} at line ${at.line}, column ${at.col}`;
+  } else if (unknownTag) {
+    const at = where(unknownTag.pos[0]);
+    // Not the tag itself: it may be a password's first characters.
+    entry.yamlError = `unknown YAML tag at line ${at.line}, column ${at.col}: remove the tag, or quote the whole value`;
+  } else if (problem) {
+    const at = where(problem.offset);
+    entry.yamlError = `${problem.message} at line ${at.line}, column ${at.col}`;
+  } else if (conversionError !== undefined) {
+    entry.yamlError = conversionError;
+  } else {
+    const items = listItems(object);
+    if (items !== null) return listEntries(doc, items, file, index, line, where);
+  }
+  return [entry];
+}
+
+function entryOf(file: string, index: number, line: number, object: unknown): ManifestDocument {
   const obj = record(object);
   const metadata = record(obj?.metadata);
   const entry: ManifestDocument = {
@@ -238,34 +264,53 @@ function toManifestDocument(doc: Document.Parsed, file: string, index: number, w
   if (apiVersion !== undefined) entry.apiVersion = apiVersion;
   if (kind !== undefined) entry.kind = kind;
   if (name !== undefined) entry.name = name;
-  const listed = listItems(obj, kind);
-  if (error) {
-    const at = where(error.pos[0]);
-    // The composer recurses per level and reports the stack it overflowed as the document's error.
-    const message = /call stack/i.test(error.message) ? `nesting deeper than the parser can follow (more than ${MAX_DOCUMENT_DEPTH} levels are refused)` : firstLine(error.message);
-    entry.yamlError = `${message} at line ${at.line}, column ${at.col}`;
-  } else if (unknownTag) {
-    const at = where(unknownTag.pos[0]);
-    // Not the tag itself: it may be a password's first characters.
-    entry.yamlError = `unknown YAML tag at line ${at.line}, column ${at.col}: remove the tag, or quote the whole value`;
-  } else if (problem) {
-    const at = where(problem.offset);
-    entry.yamlError = `${problem.message} at line ${at.line}, column ${at.col}`;
-  } else if (conversionError !== undefined) {
-    entry.yamlError = conversionError;
-  } else if (listed !== null) {
-    entry.yamlError = `a List of ${listed} object${listed === 1 ? '' : 's'} (as kubectl get -o yaml prints): metalfleet reads one object per document; split its items into documents separated by "---"`;
-  }
   return entry;
 }
 
 // A v1 List, or a typed one (BareMetalHostList) as the API lists them: objects in `items`. Its
-// hosts and Secrets were skipped as a kind metalfleet does not manage, so validate passed an
-// invalid host and demo -f ran nothing and said ok; it is refused instead (kubectl reads the
-// items one by one; each of ours is one document with its own line).
-function listItems(obj: Record<string, unknown> | undefined, kind: string | undefined): number | null {
+// hosts and Secrets used to be skipped as a kind metalfleet does not manage (validate passed an
+// invalid host, demo -f ran nothing and said ok); kubectl reads the items one by one, and so do
+// we. A kind that only ends in "List" without an items array is an object like any other.
+function listItems(object: unknown): unknown[] | null {
+  const obj = record(object);
+  const kind = text(obj?.kind);
   if (kind === undefined || !kind.endsWith('List') || !Array.isArray(obj?.items)) return null;
-  return obj.items.length;
+  return obj.items;
+}
+
+// Each item is one object at its own line (where its node starts in `items`), so errors point
+// at the item; the document's own checks (size, depth, aliases, YAML errors) covered all of it.
+function listEntries(doc: Document.Parsed, items: readonly unknown[], file: string, index: number, line: number, where: (offset: number) => { line: number; col: number }): ManifestDocument[] {
+  const contents = doc.contents;
+  const nodes = isMap(contents) ? contents.get('items', true) : undefined;
+  const itemNodes = isSeq(nodes) ? nodes.items : [];
+  return items.map((object, item) => {
+    const offset = (itemNodes[item] as { range?: [number, number, number] } | null | undefined)?.range?.[0];
+    const entry = { ...entryOf(file, index, offset === undefined ? line : where(offset).line, object), item };
+    // kubectl does not expand a List inside a List either: its items would be read as nothing.
+    if (listItems(object) !== null) entry.yamlError = "a List inside a List: kubectl does not expand nested Lists; put its items in the outer List's items";
+    return entry;
+  });
+}
+
+type Place = { readonly file: string; readonly index: number; readonly item?: number | undefined; readonly line?: number | undefined };
+
+/** Where a document is, as issues name it and requests carry it: file, document, List item, line. */
+export function whereOf(doc: Place): { file: string; index: number; item?: number; line?: number } {
+  return { file: doc.file, index: doc.index, ...(doc.item !== undefined ? { item: doc.item } : {}), ...(doc.line !== undefined ? { line: doc.line } : {}) };
+}
+
+/** Whether an issue is about this document: the same file, document and List item. */
+export function isAbout(issue: Place, doc: Place): boolean {
+  return issue.file === doc.file && issue.index === doc.index && issue.item === doc.item;
+}
+
+/**
+ * How messages name where an object is: "document 2", or "document 2 item 3" for a List's item,
+ * both counted from `base` (validate and delete count from 1, the stores' issues from 0).
+ */
+export function documentName(doc: { readonly index: number; readonly item?: number | undefined }, base: 0 | 1): string {
+  return `document ${doc.index + base}${doc.item === undefined ? '' : ` item ${doc.item + base}`}`;
 }
 
 export function readManifests(source: string, file: string): ManifestDocument[] {

@@ -289,3 +289,23 @@ test('generateName - the MAAS object store refuses a bad generateName once, at m
   const machine = { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine', metadata: { generateName: 'Worker_', namespace: 'metal3' }, spec: { minCPU: 1, minMemory: 1024, image: 'u' } };
   t.deepEqual((await objects.apply([machine])).issues.map((i) => i.path), ['metadata.generateName']);
 });
+
+// `kubectl get bmh -o yaml` prints a List: the store applies its items one by one, and names an
+// item by its document and its place in the List (and the item's own line), not the List's.
+test('local store - a List\'s items are applied one by one, and its issues and warnings name the item', async (t) => {
+  const store = await open(t);
+  const item = (name: string, online: string) => `- apiVersion: metal3.io/v1alpha1\n  kind: BareMetalHost\n  metadata: {name: ${name}, namespace: metal3}\n  spec: {online: ${online}}\n`;
+  const list = (items: string) => `apiVersion: v1\nkind: Namespace\nmetadata: {name: metal3}\n---\napiVersion: metal3.io/v1alpha1\nkind: BareMetalHostList\nitems:\n${items}`;
+  const bad = await store.applyText(list(item('a', 'true') + item('b', '"yes"')), 'l.yaml');
+  t.false(bad.ok);
+  const online = bad.issues.find((i) => i.path === 'spec.online');
+  t.like(online, { file: 'l.yaml', index: 1, item: 1, line: 12, kind: 'BareMetalHost', key: 'metal3/b' });
+  t.regex(formatApplyIssue(online!), /^l\.yaml document 1 item 1 \(line 12\): BareMetalHost metal3\/b spec\.online: /);
+  t.deepEqual(await store.list(), []);
+
+  const good = await store.applyText(list(item('a', 'true') + item('b', 'true') + item('a', 'false')), 'l.yaml');
+  t.true(good.ok, JSON.stringify(good.issues));
+  t.deepEqual([...good.created].sort(), ['metal3/a', 'metal3/b']);
+  t.deepEqual(good.warnings, ['BareMetalHost metal3/a is given twice (l.yaml document 1 item 0 and l.yaml document 1 item 2); the later one wins']);
+  t.false((await store.get('metal3/a'))!.spec.online);
+});

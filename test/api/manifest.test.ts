@@ -1,5 +1,5 @@
 import test from 'ava';
-import { kindOf, readManifests } from '../../src/api/manifest.ts';
+import { documentName, kindOf, readManifests } from '../../src/api/manifest.ts';
 import { Secret, bmcCredentialsFromSecret, secretValue } from '../../src/api/secret.ts';
 
 const TEXT = `# hosts
@@ -143,15 +143,56 @@ test('manifest - a value with an unknown tag is refused, saying where, not read 
 });
 
 // `kubectl get bmh -o yaml` prints a List: its hosts were skipped as a kind metalfleet does not
-// manage, so validate said "0 objects checked" and exited 0 on an invalid host, and demo -f ran
-// nothing and said ok. A List is refused, saying how to split it.
-test('manifest - a List of objects is refused with what to do, not skipped as an unknown kind', (t) => {
-  const list = 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: metal3.io/v1alpha1\n  kind: BareMetalHost\n  metadata: {name: w-0}\n';
-  for (const text of [list, list.replace('kind: List', 'kind: BareMetalHostList').replace('apiVersion: v1', 'apiVersion: metal3.io/v1alpha1')]) {
-    const docs = readManifests(text, 'l.yaml');
-    t.is(docs.length, 1);
-    t.regex(docs[0]?.yamlError ?? '', /^a List of 1 object \(as kubectl get -o yaml prints\): metalfleet reads one object per document; split its items into documents separated by "---"$/);
+// manage, then refused with advice to split it. kubectl expands a List's items one by one; so does
+// metalfleet: each item is its own object, at its own line, named by its document and item.
+test('manifest - a List (v1 or typed) is expanded into its items, each at its own line', (t) => {
+  const list = 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: metal3.io/v1alpha1\n  kind: BareMetalHost\n  metadata: {name: w-0, namespace: lab}\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: bmc\n';
+  const typed = list.replace('kind: List', 'kind: BareMetalHostList').replace('apiVersion: v1\n', 'apiVersion: metal3.io/v1alpha1\n');
+  for (const text of [list, typed]) {
+    const docs = readManifests(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n${text}`, 'l.yaml');
+    t.is(docs.length, 3);
+    t.like(docs[0], { index: 0, line: 1, kind: 'ConfigMap' });
+    t.is(docs[0]?.item, undefined);
+    t.like(docs[1], { file: 'l.yaml', index: 1, item: 0, line: 8, kind: 'BareMetalHost', name: 'w-0', namespace: 'lab', apiVersion: 'metal3.io/v1alpha1' });
+    t.like(docs[2], { file: 'l.yaml', index: 1, item: 1, line: 11, kind: 'Secret', name: 'bmc', namespace: 'default' });
+    t.is(docs[1]?.yamlError, undefined);
+    t.deepEqual(docs[2]?.object, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bmc' } });
+    t.is(documentName(docs[2]!, 1), 'document 2 item 2');
+    t.is(documentName(docs[0]!, 0), 'document 0');
   }
   // A kind that only ends in "List" and has no items is left to the kinds' own checks.
-  t.is(readManifests('apiVersion: example.io/v1\nkind: ShoppingList\nmetadata: {name: x}\n', 'x.yaml')[0]?.yamlError, undefined);
+  const shopping = readManifests('apiVersion: example.io/v1\nkind: ShoppingList\nmetadata: {name: x}\n', 'x.yaml');
+  t.is(shopping.length, 1);
+  t.like(shopping[0], { kind: 'ShoppingList', yamlError: undefined, item: undefined });
+});
+
+test('manifest - an empty List holds no objects; the documents around it keep their numbers', (t) => {
+  const docs = readManifests('apiVersion: v1\nkind: List\nitems: []\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n', 'e.yaml');
+  t.is(docs.length, 1);
+  t.like(docs[0], { index: 1, line: 5, kind: 'ConfigMap' });
+  t.deepEqual(readManifests('apiVersion: v1\nkind: List\nitems: []\n', 'e.yaml'), []);
+});
+
+// kubectl does not expand a List inside a List: its items would be read as nothing.
+test('manifest - a List inside a List is refused at its item, the other items kept', (t) => {
+  const text = 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items:\n  - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: d}}\n';
+  const docs = readManifests(text, 'n.yaml');
+  t.is(docs.length, 2);
+  t.like(docs[0], { index: 0, item: 0, line: 4, kind: 'List' });
+  t.regex(docs[0]?.yamlError ?? '', /^a List inside a List: kubectl does not expand nested Lists; put its items in the outer List's items$/);
+  t.like(docs[1], { index: 0, item: 1, line: 8, name: 'd', yamlError: undefined });
+});
+
+// An item that is not a mapping is still an object to check (and refuse), not dropped; a List
+// that does not parse is one document's YAML error, whose text is never quoted.
+test('manifest - a List\'s odd items are kept to be refused; its YAML errors are the document\'s', (t) => {
+  const docs = readManifests('apiVersion: v1\nkind: List\nitems:\n- just a string\n- null\n', 'o.yaml');
+  t.is(docs.length, 2);
+  t.like(docs[0], { item: 0, line: 4, object: 'just a string', kind: undefined });
+  t.like(docs[1], { item: 1, line: 5, object: null, kind: undefined });
+  const broken = readManifests('apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n  stringData: {password: "hunter2\\q"}\n', 'b.yaml');
+  t.is(broken.length, 1);
+  t.is(broken[0]?.item, undefined);
+  t.regex(broken[0]?.yamlError ?? '', /^Invalid escape sequence at line 6/);
+  t.false(broken[0]?.yamlError?.includes('hunter2'));
 });

@@ -314,6 +314,29 @@ it('cli apply - a host the store\'s update rules refuse stops the apply before a
   t.regex(last?.reason ?? '', /spec\.bootMACAddress: bootMACAddress can not be changed/);
 });
 
+// A List (as `kubectl get bmh -o yaml` prints) goes to the node item by item; the node's issues
+// and apply's warnings name the item (document and place in the List) and its line.
+function listYaml(...hosts: string[]): string {
+  const items = hosts.map((h) => h.trimEnd().split('\n').map((l, i) => `${i === 0 ? '- ' : '  '}${l}`).join('\n'));
+  return ['apiVersion: metal3.io/v1alpha1', 'kind: BareMetalHostList', 'items:', ...items].join('\n');
+}
+
+it('cli apply - a List\'s items go to the node one by one; its refusals and warnings name the item', async (t) => {
+  const env = await setup(t);
+  const file = await env.file('list.yaml', NAMESPACE, listYaml(hostYaml('h1', true, '  bootMACAddress: 52:54:00:00:00:01'), hostYaml('h2'), hostYaml('h1', true, '  bootMACAddress: 52:54:00:00:00:01')));
+  const first = await env.mf('apply', '-f', file, '--nats', env.server.url);
+  t.is(first.code, 0, first.stderr);
+  t.deepEqual(lines(first.stdout), ['baremetalhost metal3/h2 created', 'baremetalhost metal3/h1 created']);
+  t.true(lines(first.stderr).includes(`warning: BareMetalHost metal3/h1 is given twice (${file} document 1 item 0 and ${file} document 1 item 2); the later one wins`), first.stderr);
+
+  const changed = await env.file('changed.yaml', listYaml(hostYaml('h2'), hostYaml('h1', true, '  bootMACAddress: 52:54:00:00:00:02')));
+  const r = await env.mf('apply', '-f', changed, '--nats', env.server.url);
+  t.is(r.code, 1);
+  t.regex(r.stderr, /^error: .*changed\.yaml document 0 item 1 \(line 14\): BareMetalHost metal3\/h1 spec\.bootMACAddress: bootMACAddress can not be changed/m);
+  t.regex(lines(r.stderr).at(-1)!, /^nothing was applied$/);
+  t.is((await (await env.store()).get('metal3/h1'))?.spec.bootMACAddress, '52:54:00:00:00:01');
+});
+
 // The CAPMAAS example without its Secret: Cluster, MaasCluster, MaasMachineTemplate, MaasMachine.
 async function maasDocs(): Promise<string[]> {
   const { readFile } = await import('node:fs/promises');

@@ -17,12 +17,12 @@ test('empty manifest - demo -f and apply -f refuse a file with no objects, namin
     for (const file of [empty, comments]) {
       const demo = await metalfleet('demo', '-f', file, '--json', '--timeout', '5');
       t.is(demo.code, 1, demo.stderr);
-      t.regex(demo.stderr, new RegExp(`^metalfleet: ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: no objects in it \\(empty, or only comments\\); nothing to run$`, 'm'));
+      t.regex(demo.stderr, new RegExp(`^metalfleet: ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: no objects in it \\(empty, only comments, or an empty List\\); nothing to run$`, 'm'));
       t.is(demo.stdout, '');
       // Refused before any connection: the NATS URL below answers nothing.
       const apply = await metalfleet('apply', '-f', file, '--nats', 'nats://127.0.0.1:1');
       t.is(apply.code, 1, apply.stderr);
-      t.regex(apply.stderr, /no objects in it \(empty, or only comments\); nothing was applied/);
+      t.regex(apply.stderr, /no objects in it \(empty, only comments, or an empty List\); nothing was applied/);
       t.notRegex(apply.stderr, /cannot connect/);
     }
   } finally {

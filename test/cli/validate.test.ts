@@ -79,15 +79,31 @@ test('cli validate - a file is required', async (t) => {
   t.regex(r.stderr, /missing required argument 'files'/);
 });
 
-test('cli validate - a List (kubectl get -o yaml) is unreadable with what to do, and the exit code says so', async (t) => {
+// kubectl expands a List's items one by one; validate checks each as the object it is, and names
+// an item that cannot be read by its line, its document and its place in the List.
+test('cli validate - a List (kubectl get -o yaml) is checked item by item; a bad item is named by document and item', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'mf-validate-list-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const file = join(dir, 'list.yaml');
-  await writeFile(file, 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: metal3.io/v1alpha1\n  kind: BareMetalHost\n  metadata: {name: w-0, namespace: metal3}\n  spec: {online: "bad"}\n');
+  await writeFile(file, 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: metal3.io/v1alpha1\n  kind: BareMetalHost\n  metadata: {name: w-0, namespace: metal3}\n  spec: {online: "bad"}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n- {metadata: {name: nokind}}\n- {apiVersion: v1, kind: List, items: []}\n');
   const r = await metalfleet('validate', file);
   t.is(r.code, 1, r.stderr);
-  t.regex(r.stderr, /^error: .*list\.yaml:1: document 1: a List of 1 object \(as kubectl get -o yaml prints\): metalfleet reads one object per document/m);
-  t.regex(r.stderr, /0 objects checked, 0 invalid, 1 unreadable/);
+  t.deepEqual(lines(r.stdout), ['BareMetalHost/w-0: spec.online: Invalid input: expected boolean, received string']);
+  const err = lines(r.stderr);
+  t.true(err.includes('note: ConfigMap/c: skipped (kind not managed by metalfleet)'), r.stderr);
+  t.regex(r.stderr, /^error: .*list\.yaml:9: document 1 item 3: not a Kubernetes object \(no kind\)$/m);
+  t.regex(r.stderr, /^error: .*list\.yaml:10: document 1 item 4: a List inside a List: kubectl does not expand nested Lists/m);
+  t.is(err.at(-1), '1 object checked, 1 invalid, 2 unreadable');
+});
+
+test('cli validate - an empty List is valid: nothing to check, exit 0', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'mf-validate-empty-list-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'list.yaml');
+  await writeFile(file, 'apiVersion: metal3.io/v1alpha1\nkind: BareMetalHostList\nitems: []\nmetadata: {resourceVersion: "1"}\n');
+  const r = await metalfleet('validate', file);
+  t.is(r.code, 0, r.stderr);
+  t.deepEqual(lines(r.stderr), ['0 objects checked, 0 invalid']);
 });
 
 // apply and delete take -f (as kubectl does); validate took files only as arguments, and
@@ -110,4 +126,25 @@ test('cli validate - files come as arguments, with -f/--filename, or both; none 
   const none = await metalfleet('validate');
   t.is(none.code, 1);
   t.regex(none.stderr, /missing required argument 'files': give the manifests to check, as FILE\.\.\. or -f FILE/);
+});
+
+// apply keeps the later of two documents for one object and warns (for BareMetalHosts); validate
+// said nothing, so a copy-paste that left two hosts of one name checked clean. It warns for every
+// kind, naming both places, and the exit code stays what the checks say.
+test('cli validate - the same object twice (kind, namespace, name) is warned about, naming both places', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'mf-validate-twice-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const a = join(dir, 'a.yaml');
+  const b = join(dir, 'b.yaml');
+  const host = (name: string, ns: string) => `apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata: {name: ${name}, namespace: ${ns}}\nspec: {online: true}\n`;
+  await writeFile(a, `${host('h1', 'lab')}---\n${host('h1', 'other')}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: h1, namespace: lab}\n`);
+  await writeFile(b, `apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: h1, namespace: lab}\n- apiVersion: metal3.io/v1alpha1\n  kind: BareMetalHost\n  metadata: {name: h1, namespace: lab}\n  spec: {online: true}\n`);
+  const r = await metalfleet('validate', a, b);
+  t.is(r.code, 0, r.stderr);
+  const warnings = lines(r.stderr).filter((l) => l.startsWith('warning:'));
+  t.deepEqual(warnings, [
+    `warning: ConfigMap lab/h1 is given twice (${a}:11 document 3 and ${b}:4 document 1 item 1); the later one wins`,
+    `warning: BareMetalHost lab/h1 is given twice (${a}:1 document 1 and ${b}:7 document 1 item 2); the later one wins`,
+  ]);
+  t.is(lines(r.stderr).at(-1), '3 objects checked, 0 invalid');
 });

@@ -1,4 +1,4 @@
-import { readManifests } from '../../api/manifest.ts';
+import { documentName, isAbout, readManifests, whereOf } from '../../api/manifest.ts';
 import type { BareMetalHost } from '../../api/index.ts';
 import type { Secret } from '../../api/secret.ts';
 import type { Logger, Transport } from '../../ports/index.ts';
@@ -54,7 +54,7 @@ export async function openLocalStore(transport: Pick<Transport, 'kv'>, options: 
     const hostDocs = docs.filter((d) => d.yamlError !== undefined || (!isSecret(d.object) && !objectDocs.includes(d)));
     const objectIssues: ApplyIssue[] = objectDocs.length > 0 ? objects.check(objectDocs.map((d) => d.object)).map((i) => {
       const doc = objectDocs[i.index] as SourceDocument;
-      return { file: doc.file, index: doc.index, ...(doc.line !== undefined ? { line: doc.line } : {}), ...(i.kind ? { kind: i.kind } : {}), ...(i.key ? { key: i.key } : {}), path: i.path, message: i.message };
+      return { ...whereOf(doc), ...(i.kind ? { kind: i.kind } : {}), ...(i.key ? { key: i.key } : {}), path: i.path, message: i.message };
     }) : [];
     if (checked.issues.length > 0 || objectIssues.length > 0) {
       // Nothing is stored when anything is wrong: report the hosts' problems too.
@@ -67,7 +67,7 @@ export async function openLocalStore(transport: Pick<Transport, 'kv'>, options: 
     for (const doc of checked.valid) {
       if (doc.type !== 'secret') continue;
       const earlier = secretPlan.get(doc.key);
-      if (earlier) warnings.push(`Secret ${doc.key} is given twice (documents ${earlier.at.index} and ${doc.source.index} of ${doc.source.file}); the later one wins`);
+      if (earlier) warnings.push(`Secret ${doc.key} is given twice (${documentName(earlier.at, 0)} and ${documentName(doc.source, 0)} of ${doc.source.file}); the later one wins`);
       secretPlan.set(doc.key, { secret: doc.secret, at: doc.source });
     }
     const before = new Map([...secretPlan.keys()].map((key) => [key, secrets.peek(key)]));
@@ -115,7 +115,7 @@ function isSecret(object: unknown): boolean {
 }
 
 function ordered(docs: readonly SourceDocument[], issues: ApplyIssue[]): ApplyIssue[] {
-  const position = (issue: ApplyIssue): number => docs.findIndex((d) => d.file === issue.file && d.index === issue.index);
+  const position = (issue: ApplyIssue): number => docs.findIndex((d) => isAbout(issue, d));
   return issues.sort((a, b) => position(a) - position(b));
 }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { watch as watchPath, type BigIntStats, type FSWatcher } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
-import { readManifests } from '../../api/manifest.ts';
+import { documentName, readManifests } from '../../api/manifest.ts';
 import { decodeManifestBytes } from '../../api/manifest-file.ts';
 import type { Secret } from '../../api/secret.ts';
 import { StoreError } from '../../ports/index.ts';
@@ -272,7 +272,7 @@ async function readSecretFile(file: string, now: () => number): Promise<FileRead
   if (issues.length > 0) return { ok: false, gone: false, issues };
   const secrets: FileSecret[] = [];
   for (const doc of valid) {
-    if (doc.type === 'secret') secrets.push({ key: doc.key, secret: withVersion(doc.secret, read.version), at: `${doc.source.file} document ${doc.source.index}` });
+    if (doc.type === 'secret') secrets.push({ key: doc.key, secret: withVersion(doc.secret, read.version), at: `${doc.source.file} ${documentName(doc.source, 0)}` });
   }
   return { ok: true, secrets };
 }

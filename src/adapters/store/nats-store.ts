@@ -1,6 +1,6 @@
 import { validateBareMetalHost } from '../../api/index.ts';
 import type { BareMetalHost, BareMetalHostStatus } from '../../api/index.ts';
-import { readManifests } from '../../api/manifest.ts';
+import { documentName, isAbout, readManifests, whereOf } from '../../api/manifest.ts';
 import type { Secret } from '../../api/secret.ts';
 import type { Fence, FenceOptions, KvBucket, KvBucketOptions, Logger, Transport } from '../../ports/index.ts';
 import type { HostEvent, HostIntent, HostStore, WatchOptions } from './host-records.ts';
@@ -120,7 +120,7 @@ export function secretDocumentIssues(docs: readonly SourceDocument[]): ApplyIssu
   for (const doc of docs) {
     if (doc.yamlError !== undefined || !isSecretDocument(doc.object)) continue;
     const key = secretKeyOf(doc.object);
-    issues.push({ file: doc.file, index: doc.index, ...(doc.line !== undefined ? { line: doc.line } : {}), kind: 'Secret', ...(key ? { key } : {}), path: '', message: SECRET_REFUSED });
+    issues.push({ ...whereOf(doc), kind: 'Secret', ...(key ? { key } : {}), path: '', message: SECRET_REFUSED });
   }
   return issues;
 }
@@ -228,7 +228,7 @@ class HostRecords implements NatsStore {
     }, this.admission);
     if (issues.length > 0 || refused.length > 0) {
       // In document order, whichever check found them.
-      const position = (issue: ApplyIssue): number => docs.findIndex((d) => d.file === issue.file && d.index === issue.index);
+      const position = (issue: ApplyIssue): number => docs.findIndex((d) => isAbout(issue, d));
       const all = [...issues, ...refused].sort((a, b) => position(a) - position(b));
       return { ok: false, issues: all, created: [], updated: [], unchanged: [], secrets: [], skipped: [], warnings: [], hosts: [] };
     }
@@ -243,7 +243,7 @@ class HostRecords implements NatsStore {
       if (doc.type !== 'host') continue;
       const earlier = plan.get(doc.key);
       if (earlier) {
-        warnings.push(`BareMetalHost ${doc.key} is given twice (${earlier.source.file} document ${earlier.source.index} and ${doc.source.file} document ${doc.source.index}); the later one wins`);
+        warnings.push(`BareMetalHost ${doc.key} is given twice (${earlier.source.file} ${documentName(earlier.source, 0)} and ${doc.source.file} ${documentName(doc.source, 0)}); the later one wins`);
         plan.delete(doc.key);
       }
       plan.set(doc.key, { host: doc.host, source: doc.source });
@@ -272,7 +272,7 @@ class HostRecords implements NatsStore {
   private revalidate(key: string, source: SourceDocument, stored: BareMetalHost | undefined): void {
     const errors = validateBareMetalHost(source.object, stored, this.admission);
     if (errors.length === 0) return;
-    const issues = errors.map((e) => formatApplyIssue({ file: source.file, index: source.index, ...(source.line !== undefined ? { line: source.line } : {}), kind: 'BareMetalHost', key, path: e.path, message: e.reason }));
+    const issues = errors.map((e) => formatApplyIssue({ ...whereOf(source), kind: 'BareMetalHost', key, path: e.path, message: e.reason }));
     throw new StoreError(`BareMetalHost ${key} changed while it was applied and the new version refuses this update: ${issues.join('; ')}`, false);
   }
 }

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { BareMetalHost, misspelledKind } from '../../api/index.ts';
 import { formatFieldPath, type FieldError } from '../../api/field-error.ts';
-import { kindOf, type ManifestDocument } from '../../api/manifest.ts';
+import { documentName, kindOf, whereOf, type ManifestDocument } from '../../api/manifest.ts';
 import { Secret } from '../../api/secret.ts';
 import { pruneHostNulls, validateBareMetalHost } from '../../api/bmh/validate.ts';
 import type { ValidateOptions } from '../../api/bmh/validate.ts';
@@ -13,6 +13,8 @@ export interface ApplyIssue {
   readonly file: string;
   /** 0-based position of the document in the file (or of the object in the list). */
   readonly index: number;
+  /** 0-based position of the object in its document's List `items`, when it came from one. */
+  readonly item?: number;
   /** 1-based line where the document starts, when it came from YAML. */
   readonly line?: number;
   readonly kind?: string;
@@ -24,12 +26,14 @@ export interface ApplyIssue {
 }
 
 export function formatApplyIssue(issue: ApplyIssue): string {
-  const where = `${issue.file} document ${issue.index}${issue.line !== undefined ? ` (line ${issue.line})` : ''}`;
+  const where = `${issue.file} ${documentName(issue, 0)}${issue.line !== undefined ? ` (line ${issue.line})` : ''}`;
   const what = issue.kind ? ` ${issue.kind}${issue.key ? ` ${issue.key}` : ''}` : '';
   return `${where}:${what} ${issue.path ? `${issue.path}: ` : ''}${issue.message}`;
 }
 
 export type SourceDocument = Pick<ManifestDocument, 'file' | 'index' | 'object'> & {
+  /** Its place in its document's List `items`, for a List's item. */
+  item?: number;
   line?: number;
   yamlError?: string;
   /** Named by the store from its generateName (generated-names.ts): to be created, never to update. */
@@ -68,7 +72,7 @@ export function validateDocuments(docs: readonly SourceDocument[], stored: (key:
   const valid: ValidDocument[] = [];
   const issues: ApplyIssue[] = [];
   for (const source of docs) {
-    const where = { file: source.file, index: source.index, ...(source.line !== undefined ? { line: source.line } : {}) };
+    const where = whereOf(source);
     if (source.yamlError !== undefined) {
       issues.push({ ...where, path: '', message: `YAML: ${source.yamlError}` });
       continue;

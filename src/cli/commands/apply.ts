@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
-import { kindOf, readManifests, type ManifestDocument } from '../../api/manifest.ts';
+import { documentName, kindOf, readManifests, whereOf, type ManifestDocument } from '../../api/manifest.ts';
 import { noObjectsIn, readManifestText } from '../../api/manifest-file.ts';
 import { pendingGenerateName } from '../../api/generate-name.ts';
 import { formatApplyIssue } from '../../adapters/store/index.ts';
@@ -96,7 +96,7 @@ function latestPerHost(docs: readonly ManifestDocument[]): { kept: ManifestDocum
     const key = `${doc.namespace}/${doc.name}`;
     const earlier = plan.get(key);
     if (earlier) {
-      warnings.push(`BareMetalHost ${key} is given twice (${earlier.file} document ${earlier.index} and ${doc.file} document ${doc.index}); the later one wins`);
+      warnings.push(`BareMetalHost ${key} is given twice (${earlier.file} ${documentName(earlier, 0)} and ${doc.file} ${documentName(doc, 0)}); the later one wins`);
       plan.delete(key);
     }
     plan.set(key, doc);
@@ -106,7 +106,7 @@ function latestPerHost(docs: readonly ManifestDocument[]): { kept: ManifestDocum
 }
 
 function request(doc: ManifestDocument, phase: 'check' | 'apply'): StoreApplyInput {
-  return { phase, document: { file: doc.file, index: doc.index, line: doc.line, object: doc.object } };
+  return { phase, document: { ...whereOf(doc), object: doc.object } };
 }
 
 export async function runApply(files: readonly string[], flags: NatsFlagValues & { signingKey?: string }, io: Output): Promise<boolean> {
@@ -142,7 +142,7 @@ export async function runApply(files: readonly string[], flags: NatsFlagValues &
   // kubectl apply refuses these; we create, as kubectl create does, and say so every time.
   for (const d of docs) {
     const prefix = d.yamlError === undefined ? pendingGenerateName(d.object) : null;
-    if (prefix !== null) warnings.push(`${d.file} document ${d.index}: ${kindOf(d) ?? 'object'} named only by generateName ${JSON.stringify(prefix)}: every apply creates a new one (as kubectl create); set metadata.name to update it later`);
+    if (prefix !== null) warnings.push(`${d.file} ${documentName(d, 0)}: ${kindOf(d) ?? 'object'} named only by generateName ${JSON.stringify(prefix)}: every apply creates a new one (as kubectl create); set metadata.name to update it later`);
   }
   // Only nodes write the stores: each object is one request to whichever node answers.
   return withNodeRequests(flags, 'metalfleet-apply', async (transport, signingKey) => {
@@ -153,7 +153,7 @@ export async function runApply(files: readonly string[], flags: NatsFlagValues &
       .filter(({ size }) => size > limit);
     if (tooLarge.length > 0) {
       for (const { d, size } of tooLarge) {
-        io.err(`error: ${formatApplyIssue({ file: d.file, index: d.index, line: d.line, ...(d.kind ? { kind: d.kind } : {}), ...(d.name ? { key: `${d.namespace}/${d.name}` } : {}), path: '', message: `is ${size} bytes as a request, over the ${limit} bytes one NATS message may carry here (server max_payload ${transport.maxPayload}): make the object smaller (e.g. move user data to a Secret) or raise max_payload` })}`);
+        io.err(`error: ${formatApplyIssue({ ...whereOf(d), ...(d.kind ? { kind: d.kind } : {}), ...(d.name ? { key: `${d.namespace}/${d.name}` } : {}), path: '', message: `is ${size} bytes as a request, over the ${limit} bytes one NATS message may carry here (server max_payload ${transport.maxPayload}): make the object smaller (e.g. move user data to a Secret) or raise max_payload` })}`);
       }
       io.err('nothing was applied');
       return false;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
-import { kindOf, type ManifestDocument } from '../../api/manifest.ts';
+import { documentName, kindOf, type ManifestDocument } from '../../api/manifest.ts';
 import { storedKindOf } from '../../adapters/store/kv-layouts.ts';
 import { RemoteError, subjects } from '../../bus/index.ts';
 import { HostKey } from '../../bus/messages/index.ts';
@@ -72,7 +72,7 @@ async function targetsFromFiles(files: readonly string[], io: Output): Promise<T
   for (const doc of docs) {
     const target = targetOf(doc, io);
     if (typeof target === 'string') {
-      io.err(`error: ${doc.file}:${doc.line}: document ${doc.index + 1}: ${target}`);
+      io.err(`error: ${doc.file}:${doc.line}: ${documentName(doc, 1)}: ${target}`);
       broken = true;
     } else if (target !== null && !targets.some((t) => t.kind === target.kind && t.key === target.key)) {
       targets.push(target);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
-import { manifestDocuments, type ManifestDocument } from '../../api/manifest.ts';
+import { documentName, manifestDocuments, type ManifestDocument } from '../../api/manifest.ts';
 import { namespaceProblems, placedIn } from '../../api/manifest-namespace.ts';
 import { readManifestText } from '../../api/manifest-file.ts';
 import { validateObject, validatedKindOf } from '../../api/maas/index.ts';
@@ -37,6 +37,19 @@ function label(doc: ManifestDocument): string {
   return `${doc.kind ?? 'object'}/${doc.name ?? `(unnamed, ${doc.file}:${doc.line})`}`;
 }
 
+const where = (doc: ManifestDocument): string => `${doc.file}:${doc.line} ${documentName(doc, 1)}`;
+
+// apply keeps the later of two documents for one object (and warns for hosts): validate says so
+// for every kind, naming both places, so a copy-paste that left two of one name is seen before
+// apply. Objects named only by generateName are new ones each, never the same.
+function givenTwice(seen: Map<string, ManifestDocument>, doc: ManifestDocument): string | null {
+  if (doc.kind === undefined || !doc.name) return null;
+  const key = `${doc.kind} ${doc.namespace}/${doc.name}`;
+  const earlier = seen.get(key);
+  seen.set(key, doc);
+  return earlier === undefined ? null : `${key} is given twice (${where(earlier)} and ${where(doc)}); the later one wins`;
+}
+
 // unmatched: --old objects no checked object matched (their update rules were not applied).
 export type ValidateSummary = { checked: number; invalid: number; unreadable: number; unmatched: number };
 
@@ -55,10 +68,13 @@ export async function runValidate(files: readonly string[], oldFiles: readonly s
     if (kind !== null) previous.add(kind, doc);
   }
 
+  const seen = new Map<string, ManifestDocument>();
   for await (const read of readableDocuments(files, io, summary)) {
     const doc = place(read);
+    const twice = givenTwice(seen, doc);
+    if (twice !== null) io.err(`warning: ${twice}`);
     if (doc.kind === undefined) {
-      io.err(`error: ${doc.file}:${doc.line}: document ${doc.index + 1}: not a Kubernetes object (no kind)`);
+      io.err(`error: ${doc.file}:${doc.line}: ${documentName(doc, 1)}: not a Kubernetes object (no kind)`);
       summary.unreadable++;
       continue;
     }
@@ -130,7 +146,7 @@ async function* readableDocuments(files: readonly string[], io: Output, summary:
         yield doc;
         continue;
       }
-      io.err(`error: ${doc.file}:${doc.line}: document ${doc.index + 1}: ${doc.yamlError}`);
+      io.err(`error: ${doc.file}:${doc.line}: ${documentName(doc, 1)}: ${doc.yamlError}`);
       summary.unreadable++;
     }
   }

@@ -29,6 +29,8 @@ export const StorePhase = z.enum(['check', 'apply']);
 export const StoreDocument = z.strictObject({
   file: z.string().max(4_096),
   index: z.number().int().nonnegative(),
+  /** Its place in its document's List `items`, for a List's item. */
+  item: z.number().int().nonnegative().optional(),
   line: z.number().int().positive().optional(),
   object: z.unknown(),
 });
@@ -43,6 +45,7 @@ export type StoreApplyInput = z.input<typeof StoreApplyRequest>;
 export const StoreIssue = z.strictObject({
   file: z.string(),
   index: z.number(),
+  item: z.number().optional(),
   line: z.number().optional(),
   kind: z.string().optional(),
   key: z.string().optional(),

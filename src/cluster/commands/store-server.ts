@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { fail, ok, serve, subjects as defaultSubjects, type Reply, type RequestContext, type RpcService, type Subjects } from '../../bus/index.ts';
 import { validateBareMetalHost, errorMessage } from '../../api/index.ts';
+import { whereOf } from '../../api/manifest.ts';
 import { StoreError, type Logger, type Transport } from '../../ports/index.ts';
 import { innerRequest, noAudit, type AuditAction, type AuditLog, type AuditOutcome, type Caller, type RequestGuard } from '../../security/index.ts';
 import { auditEntry, auditOutcome, auditUnread, claimed } from './audit-entry.ts';
@@ -131,21 +132,21 @@ export function startStoreServer(options: StoreServerOptions): StoreServer {
     const stored = options.store.getFresh ? await options.store.getFresh(key) : await options.store.get(key);
     if (stored === undefined) return [];
     return validateBareMetalHost(doc.object, stored).map((e) => ({
-      file: doc.file, index: doc.index, ...(doc.line !== undefined ? { line: doc.line } : {}), kind: 'BareMetalHost', key, path: e.path, message: e.reason,
+      ...whereOf(doc), kind: 'BareMetalHost', key, path: e.path, message: e.reason,
     }));
   };
 
   const apply = serve(options.transport, subjects.storeApply, z.unknown(), guarded('apply', StoreApplyRequest, peekObject, async (req, caller) => {
     const { document: doc, phase } = req;
-    const source = { file: doc.file, index: doc.index, ...(doc.line !== undefined ? { line: doc.line } : {}), object: doc.object };
+    const source = { ...whereOf(doc), object: doc.object };
     const empty: StoreApplyReply = { issues: [], hosts: [], objects: [], skipped: [], warnings: [] };
     if (options.isObject(doc.object)) {
       const objects = await options.objects();
-      const issues = objects.check([doc.object]).map((i) => ({ file: doc.file, index: doc.index, ...(doc.line !== undefined ? { line: doc.line } : {}), ...(i.kind ? { kind: i.kind } : {}), ...(i.key ? { key: i.key } : {}), path: i.path, message: i.message }));
+      const issues = objects.check([doc.object]).map((i) => ({ ...whereOf(doc), ...(i.kind ? { kind: i.kind } : {}), ...(i.key ? { key: i.key } : {}), path: i.path, message: i.message }));
       if (issues.length > 0) return { reply: ok({ ...empty, issues }), ...refusedFor(issues) };
       if (phase === 'check') return { reply: ok(empty), outcome: 'checked' };
       const result = await objects.apply([doc.object]);
-      if (!result.ok) return { reply: ok({ ...empty, issues: result.issues.map((i) => ({ file: doc.file, index: doc.index, path: i.path, message: i.message })) }), ...refusedFor(result.issues) };
+      if (!result.ok) return { reply: ok({ ...empty, issues: result.issues.map((i) => ({ ...whereOf(doc), path: i.path, message: i.message })) }), ...refusedFor(result.issues) };
       const o = doc.object as { kind: string; metadata: { name?: string; namespace?: string } };
       // The store's key: an object named only by generateName got its name there.
       const key = result.objects?.[0]?.key ?? `${o.metadata.namespace ?? 'default'}/${o.metadata.name ?? ''}`;
