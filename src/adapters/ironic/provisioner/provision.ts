@@ -1,4 +1,5 @@
 import type { OpResult } from '../../../machines/bmh/index.ts';
+import type { RootDeviceHints } from '../../../api/index.ts';
 import type { HostData } from '../../../ports/index.ts';
 import type { StepContext } from './context.ts';
 import { configDrive } from './configdrive.ts';
@@ -9,7 +10,10 @@ import { continuing, done, failed, needsRegistration } from './outcome.ts';
 
 // reference/bmo.md §5.2 Provision: provide (automated clean) → instance_info → validate → active
 // with a config drive. A failed deploy of the same image is an error; there is no rebuild.
-export async function provision(ctx: StepContext, host: HostData): Promise<OpResult> {
+// o.rootDeviceHints: what status records (the spec's hints, else the hardware profile's), as
+// BMO's ProvisionData carries them; spec.rootDeviceHints alone left a host without hints of its
+// own to whatever disk Ironic picked.
+export async function provision(ctx: StepContext, host: HostData, o: { rootDeviceHints: RootDeviceHints | undefined }): Promise<OpResult> {
   const image = host.spec.image;
   if (image && !host.spec.customDeploy?.method) {
     const problem = checksumProblem(image);
@@ -41,7 +45,7 @@ export async function provision(ctx: StepContext, host: HostData): Promise<OpRes
       }
       await ctx.client.patchNode(node.uuid, [
         { op: 'add', path: '/instance_uuid', value: host.uid },
-        { op: 'add', path: '/instance_info', value: instanceInfo(host) },
+        { op: 'add', path: '/instance_info', value: instanceInfo(host, o.rootDeviceHints) },
       ]);
       const validation = await ctx.client.validateNode(node.uuid);
       const broken = ['boot', 'deploy'].filter((i) => validation[i]?.result === false).map((i) => `${i}: ${validation[i]?.reason ?? 'invalid'}`);
@@ -59,7 +63,7 @@ export async function provision(ctx: StepContext, host: HostData): Promise<OpRes
   }
 }
 
-function instanceInfo(host: HostData): Record<string, unknown> {
+function instanceInfo(host: HostData, hints: RootDeviceHints | undefined): Record<string, unknown> {
   const image = host.spec.image;
   const info: Record<string, unknown> = {
     capabilities: { boot_mode: host.spec.bootMode === 'legacy' ? 'bios' : 'uefi', ...(host.spec.bootMode === 'UEFISecureBoot' ? { secure_boot: 'true' } : {}) },
@@ -75,8 +79,7 @@ function instanceInfo(host: HostData): Record<string, unknown> {
       info['image_os_hash_value'] = checksum;
     }
   }
-  const hints = host.spec.rootDeviceHints;
-  if (hints) info['root_device'] = rootDevice(hints as Record<string, unknown>);
+  if (hints && Object.keys(hints).length > 0) info['root_device'] = rootDevice(hints as Record<string, unknown>);
   return info;
 }
 
