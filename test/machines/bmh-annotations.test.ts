@@ -46,6 +46,22 @@ test('bmh - status is restored from the status annotation on a never-written hos
   t.true(s.effects.some((e) => e.type === 'removeAnnotation' && e.key === 'baremetalhost.metal3.io/status'));
 });
 
+// clusterctl move creates the host paused (CAPM3's metal3.io/capm3) with its status in the
+// annotation; unpausing it must restore that status, not register the host as a new one.
+test('bmh - a host created paused restores its status annotation when unpaused', (t) => {
+  const saved = { operationalStatus: 'OK', errorMessage: '', errorCount: 0, poweredOn: true, provisioningFailCount: 0, provisioning: { state: 'provisioned', ID: 'node-7', image } };
+  const status = { 'baremetalhost.metal3.io/status': JSON.stringify(saved) };
+  const paused = { ...status, 'baremetalhost.metal3.io/paused': 'metal3.io/capm3' };
+  const s0 = step(atState('', { annotations: paused }), { type: 'observed', host: makeHost({ annotations: paused }) }, T0);
+  t.is(s0.state.host.status.provisioning.state, '');
+  t.deepEqual(calls(s0.effects), []);
+  const s1 = observe(s0.state, makeHost({ annotations: status }));
+  t.is(s1.state.host.status.provisioning.state, 'provisioned');
+  t.is(s1.state.host.status.provisioning.ID, 'node-7');
+  t.true(s1.effects.some((e) => e.type === 'event' && e.reason === 'StatusRestored'));
+  t.true(s1.effects.some((e) => e.type === 'removeAnnotation' && e.key === 'baremetalhost.metal3.io/status'));
+});
+
 test('bmh - a malformed status annotation is dropped with a warning', (t) => {
   const host = makeHost({ annotations: { 'baremetalhost.metal3.io/status': '{not json' } });
   const s = step(atState(''), { type: 'observed', host }, T0);
@@ -56,6 +72,16 @@ test('bmh - a malformed status annotation is dropped with a warning', (t) => {
 test('bmh - hardware details annotation fills status.hardware when inspection is disabled', (t) => {
   const s = tick(atState('available', { spec: { image: undefined, inspectionMode: 'disabled' }, annotations: { 'inspect.metal3.io/hardwaredetails': '{"ramMebibytes":4096,"cpu":{"arch":"x86_64","count":8}}' } }));
   t.is(s.state.host.status.hardware?.ramMebibytes, 4096);
+  t.true(s.effects.some((e) => e.type === 'removeAnnotation' && e.key === 'inspect.metal3.io/hardwaredetails'));
+});
+
+// BMO's updateHardwareDetails: with inspection disabled the annotation is the only way to give a
+// host its hardware details, so a new one replaces what status holds rather than being dropped.
+test('bmh - a new hardware details annotation replaces status.hardware when inspection is disabled', (t) => {
+  const hardware = { ramMebibytes: 4096, cpu: { arch: 'x86_64', count: 8 } } as NonNullable<ReturnType<typeof makeHost>['status']>['hardware'];
+  const s = tick(atState('available', { spec: { image: undefined, inspectionMode: 'disabled' }, status: { hardware }, annotations: { 'inspect.metal3.io/hardwaredetails': '{"ramMebibytes":8192,"cpu":{"arch":"x86_64","count":16}}' } }));
+  t.is(s.state.host.status.hardware?.ramMebibytes, 8192);
+  t.is(s.state.host.status.hardware?.cpu?.count, 16);
   t.true(s.effects.some((e) => e.type === 'removeAnnotation' && e.key === 'inspect.metal3.io/hardwaredetails'));
 });
 
@@ -99,6 +125,23 @@ test('bmh - online false powers a provisioned host off; online true powers it on
   t.deepEqual(calls(off.effects), [{ op: 'powerOff', mode: 'soft', force: false }]);
   const on = tick(provisioned({ status: { poweredOn: false } }));
   t.deepEqual(calls(on.effects), [{ op: 'powerOn', force: false }]);
+});
+
+// BMO manageHostPower: a power read that finds the host changed clears a power management error;
+// a host found in the state spec.online asks for needs no further call to clear it.
+test('bmh - a power read that finds the wanted power state clears a power management error', (t) => {
+  const s0 = tick(provisioned({ spec: { online: false } }));
+  t.deepEqual(calls(s0.effects), [{ op: 'powerOff', mode: 'soft', force: false }]);
+  const s1 = reply(s0, { kind: 'failed', message: 'BMC timeout' }, T0, 0);
+  t.is(s1.state.host.status.errorType, 'power management error');
+  const s2 = tick(s1.state, T0 + 120_000);
+  t.deepEqual(calls(s2.effects), [{ op: 'hardwareState' }]);
+  const s3 = reply(s2, { kind: 'done', poweredOn: false }, T0 + 120_000);
+  t.false(s3.state.host.status.poweredOn);
+  t.is(s3.state.host.status.errorType, '');
+  t.is(s3.state.host.status.errorMessage, '');
+  t.is(s3.state.host.status.operationalStatus, 'OK');
+  t.deepEqual(calls(s3.effects), []);
 });
 
 test('bmh - steady state reads the power state every poll interval', (t) => {

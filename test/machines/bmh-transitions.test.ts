@@ -120,8 +120,35 @@ test('bmh - available host with the inspect annotation is inspected again and th
   t.deepEqual(types(s0.effects), ['requestSlot']);
   const s1 = grant(s0.state);
   t.is(s1.state.host.status.provisioning.state, 'inspecting');
-  t.true(s1.effects.some((e) => e.type === 'removeAnnotation' && e.key === 'inspect.metal3.io'));
   t.deepEqual(calls(s1.effects), [{ op: 'inspect', restartOnFailure: false, refresh: true }]);
+  // BMO removes the request once the backend started the inspection.
+  const s2 = reply(s1, { kind: 'continuing', afterMs: 1_000, started: true });
+  t.true(s2.effects.some((e) => e.type === 'removeAnnotation' && e.key === 'inspect.metal3.io'));
+  t.deepEqual(calls(tick(s2.state, T0 + 1_000).effects), [{ op: 'inspect', restartOnFailure: false, refresh: false }]);
+});
+
+// Ironic's inspect of an `available` node (a host deprovisioned earlier) is two steps: manage,
+// then inspect. The first answers without starting anything, so the request must still be sent
+// with the second, or the node answers with the old inspection's data.
+test('bmh - a re-inspection request stays until the backend starts the inspection', (t) => {
+  const s1 = grant(tick(atState('available', { annotations: { 'inspect.metal3.io': '' }, spec: { image: undefined } })).state);
+  const managed = reply(s1, { kind: 'continuing', afterMs: 1_000 });
+  t.false(managed.effects.some((e) => e.type === 'removeAnnotation'));
+  const s2 = tick(managed.state, T0 + 1_000);
+  t.deepEqual(calls(s2.effects), [{ op: 'inspect', restartOnFailure: false, refresh: true }]);
+  // A backend that does not say when it started (the fixture) has the request answered when done.
+  const s3 = reply(s2, { kind: 'done', hardware: { ramMebibytes: 1024 } as never }, T0 + 1_000);
+  t.is(s3.state.host.status.provisioning.state, 'preparing');
+  t.true(s3.effects.some((e) => e.type === 'removeAnnotation' && e.key === 'inspect.metal3.io'));
+});
+
+// BMO's actionInspecting removes only a re-inspection request: `disabled` is a setting the user
+// keeps (and the one the hardwaredetails annotation needs), not a request that inspection answers.
+test('bmh - inspecting keeps an inspect annotation that says disabled', (t) => {
+  const s = grant(tick(atState('inspecting', { annotations: { 'inspect.metal3.io': 'disabled' } })).state);
+  t.deepEqual(calls(s.effects), [{ op: 'inspect', restartOnFailure: false, refresh: false }]);
+  t.false(s.effects.some((e) => e.type === 'removeAnnotation'));
+  t.is(s.state.host.metadata.annotations?.['inspect.metal3.io'], 'disabled');
 });
 
 test('bmh - available host whose RAID or root hints changed goes back to preparing', (t) => {

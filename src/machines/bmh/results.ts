@@ -1,3 +1,4 @@
+import { INSPECT, inspectionRequested } from './annotations.ts';
 import { doneEvents } from './bmo-events.ts';
 import { effectiveRootDeviceHints, matchProfile } from './hardware-profile.ts';
 import { sameCredentials } from './credentials.ts';
@@ -23,6 +24,7 @@ export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: nu
       t.transient();
       return;
     case 'continuing':
+      if (op === 'inspect' && result.started) inspectionAnswered(t);
       // The backend paces its own polls, but one asking to be polled again at once goes through
       // the growing transient backoff, as BMO's zero-delay requeue goes through the rate limiter.
       if (!(result.afterMs > 0)) {
@@ -115,6 +117,7 @@ function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done'
       return;
     }
     case 'inspect':
+      inspectionAnswered(t);
       if (result.hardware) t.patchStatus({ hardware: result.hardware });
       t.releaseSlot();
       // BMO's HostFirmwareSettings controller reads the settings of a host once it is inspected.
@@ -177,7 +180,14 @@ function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done'
         t.s.needsAdopt = true;
         t.event('Normal', 'AdoptNeeded', 'the backend no longer holds the host as deployed; adopting it again (it is not redeployed)');
       }
-      if (result.poweredOn !== undefined && result.poweredOn !== t.status.poweredOn) t.patchStatus({ poweredOn: result.poweredOn });
+      if (result.poweredOn !== undefined && result.poweredOn !== t.status.poweredOn) {
+        t.patchStatus({ poweredOn: result.poweredOn });
+        // BMO's manageHostPower: the host changed power by itself (a late soft power-off, a
+        // hand at the BMC), so the failure to change it is over; kept, it showed forever on a
+        // host already in the power state it was asked for, since no further call is made.
+        // BMO's clearError keeps the count: a power change still needed goes hard.
+        if (t.status.errorType === 'power management error') t.patchStatus({ errorType: '', errorMessage: '', operationalStatus: 'OK' });
+      }
       t.s.powerCheckAt = t.now + t.s.config.powerPollMs;
       return;
     case 'detach':
@@ -188,6 +198,15 @@ function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done'
     case 'delete':
       finishDeletion(t);
   }
+}
+
+/**
+ * BMO's actionInspecting: a re-inspection request (inspect.metal3.io other than `disabled`) is
+ * removed once the inspection started or finished, never before: a first call that only moved
+ * the node to manageable would otherwise leave the next one asking for no fresh inspection.
+ */
+function inspectionAnswered(t: Turn): void {
+  if (inspectionRequested(t.host)) t.removeAnnotation(INSPECT);
 }
 
 // The backend has no node for the host.

@@ -1,6 +1,6 @@
 import type { ProvisioningState } from '../../api/index.ts';
 import { parseBmcAddress } from '../../api/bmc/index.ts';
-import { detachRequest, INSPECT, inspectionDisabled, inspectionRequested, REPROVISION, reprovisionRequest } from './annotations.ts';
+import { detachRequest, inspectionDisabled, inspectionRequested, REPROVISION, reprovisionRequest } from './annotations.ts';
 import { INSPECTION_SKIPPED } from './bmo-events.ts';
 import { hasImage, provisioningCancelled, sameImage, wantsProvisioning } from './images.ts';
 import { effectiveRootDeviceHints } from './hardware-profile.ts';
@@ -41,8 +41,9 @@ export const HANDLERS: Record<ProvisioningState, Handler> = {
   },
   inspecting: (t) => {
     if (!t.ensureSlot('inspect')) return false;
+    // The request stays until the backend starts the inspection (results.ts): a node that must be
+    // moved to manageable first is asked again with it, or it would answer with the old data.
     const refresh = inspectionRequested(t.host);
-    t.removeAnnotation(INSPECT);
     t.call({ op: 'inspect', restartOnFailure: t.status.errorType === 'inspection error', refresh });
     return false;
   },

@@ -50,7 +50,7 @@ export function step(state: BmhState, event: BmhEvent, now: number): Step {
   const t = new Turn(state, now);
   switch (event.type) {
     case 'observed':
-      observe(t, event.host, wasPaused);
+      observe(t, event.host);
       break;
     case 'tick':
       break;
@@ -93,6 +93,9 @@ export function step(state: BmhState, event: BmhEvent, now: number): Step {
     t.event('Normal', 'Paused', 'reconciliation paused by annotation');
     return t.finish();
   }
+  // BMO's reconcileHostData runs on every reconcile of a host not paused: a host created paused
+  // (clusterctl move) restores its status when it is unpaused, before the state machine sees it.
+  restoreStatusAnnotation(t);
   drive(t);
   if (t.s.grantInherited) settleInheritedGrant(t, event);
   // As BMO after ReconcileState: conditions follow the status (and the backend's node facts);
@@ -159,7 +162,7 @@ function softened(inFlight: NonNullable<BmhState['inFlight']>, result: OpResult,
   return { ...result, message: SOFT_POWER_OFF_FAILED + result.message };
 }
 
-function observe(t: Turn, host: BareMetalHost, paused: boolean): void {
+function observe(t: Turn, host: BareMetalHost): void {
   const before = t.host;
   const changed = before.metadata.generation !== host.metadata.generation
     || JSON.stringify(before.spec) !== JSON.stringify(host.spec)
@@ -176,7 +179,6 @@ function observe(t: Turn, host: BareMetalHost, paused: boolean): void {
   if ((changed || credentialsWake) && t.s.retryAt !== null) t.s.retryAt = null;
   // A changed spec may name another Secret; a re-delivery may be the awaited one appearing.
   if (t.s.waitingForSecret !== null) endSecretWait(t);
-  if (!paused) restoreStatusAnnotation(t);
 }
 
 // A Secret the host names appeared or changed: what a wait for it, or a registration error over
@@ -314,7 +316,9 @@ function handleDetach(t: Turn): boolean {
 function applyHardwareDetails(t: Turn): void {
   const raw = t.host.metadata.annotations?.[HARDWARE_DETAILS];
   if (raw === undefined) return;
-  if (inspectionDisabled(t.host) && !t.status.hardware) {
+  // BMO's updateHardwareDetails: taken when status has none, or always with inspection disabled
+  // (the annotation is then the only source, so a new one updates what status holds).
+  if (!t.status.hardware || inspectionDisabled(t.host)) {
     const details = parseHardwareDetailsAnnotation(raw);
     if (details.ok && details.value) t.patchStatus({ hardware: details.value });
     else if (!details.ok) t.event('Warning', 'InvalidAnnotationValue', `${HARDWARE_DETAILS}: ${details.error.reason}; ignored`);

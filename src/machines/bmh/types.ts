@@ -45,7 +45,10 @@ export type OpResult =
   // busy: a power read also says whether the backend runs a gated operation on the node (Ironic
   // deploying, inspecting, cleaning, ...): work an earlier owner started that status may not show.
   | { kind: 'done'; provisionerId?: string; hardware?: HardwareDetails; poweredOn?: boolean; hints?: BackendHints; deployed?: boolean; firmware?: FirmwareReport; busy?: boolean }
-  | { kind: 'continuing'; afterMs: number }
+  // started: the call began the operation itself at the backend, not a step before it (Ironic's
+  // inspect sent, not the manage that precedes it): BMO's InspectHardware `started`, after which
+  // a re-inspection request is answered and its annotation goes.
+  | { kind: 'continuing'; afterMs: number; started?: boolean }
   | { kind: 'failed'; message: string; retryAfterMs?: number | null }
   | { kind: 'transient'; message: string }
   | { kind: 'needsRegistration' }

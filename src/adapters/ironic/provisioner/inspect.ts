@@ -21,7 +21,7 @@ export async function inspect(ctx: StepContext, host: HostData, o: { restartOnFa
       if (node.inspection_finished_at && !o.refresh && !wasAborted(node)) return done({ hardware: await hardwareOf(ctx, node) });
       if (node.fault) return heldByFault(node, ctx.polls.longMs);
       await ctx.client.setProvisionState(node.uuid, 'inspect');
-      return continuing(ctx.polls.longMs);
+      return { kind: 'continuing', afterMs: ctx.polls.longMs, started: true };
     case 'inspecting':
     case 'inspect wait':
       return continuing(ctx.polls.longMs);
