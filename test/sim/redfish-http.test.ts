@@ -39,6 +39,18 @@ test('redfish http - the service root is public, OData-annotated, and links the 
   t.like(root.body, { Links: { Sessions: { '@odata.id': '/redfish/v1/SessionService/Sessions' } }, Tasks: { '@odata.id': '/redfish/v1/TaskService' } });
 });
 
+test('redfish http - HEAD answers as GET does, headers and no body (RFC 9110: every server supports GET and HEAD)', async (t) => {
+  const { sim, a } = await started(t);
+  const get = await fetch(sim.url + a.systemPath, { headers: { authorization: basic(a) } });
+  const head = await fetch(sim.url + a.systemPath, { method: 'HEAD', headers: { authorization: basic(a) } });
+  t.is(head.status, 200);
+  t.is(head.headers.get('etag'), get.headers.get('etag'));
+  t.is(head.headers.get('content-length'), get.headers.get('content-length'));
+  t.is(await head.text(), '');
+  t.is((await fetch(sim.url + a.systemPath, { method: 'HEAD' })).status, 401, 'HEAD needs the credentials GET needs');
+  t.is((await fetch(`${sim.url}${a.systemPath}/Actions/ComputerSystem.Reset`, { method: 'HEAD', headers: { authorization: basic(a) } })).status, 405, 'an action has no GET, so no HEAD');
+});
+
 test('redfish http - a PATCH with a stale If-Match is refused with 412 and changes nothing; the current ETag works', async (t) => {
   const { sim, a } = await started(t);
   const first = await call(sim, a.systemPath, { auth: basic(a) });
@@ -84,6 +96,22 @@ test('redfish http - errors carry Redfish bodies: 401, 404, 405, 400 (bad value,
   t.is(messageId(await res.json()), 'Base.1.8.MalformedJSON');
   const reset = await call(sim, `${a.systemPath}/Actions/ComputerSystem.Reset`, { method: 'POST', auth: basic(a), body: { ResetType: 'Explode' } });
   shape(reset, 'ActionParameterValueNotInList');
+});
+
+test('redfish http - Manager.Reset takes only a ResetType its @Redfish.AllowableValues lists, as ComputerSystem.Reset does', async (t) => {
+  const { sim, a } = await started(t);
+  const manager = await call(sim, `/redfish/v1/Managers/${a.id}`, { auth: basic(a) });
+  const action = at(manager.body, 'Actions', '#Manager.Reset') as { target: string; 'ResetType@Redfish.AllowableValues': string[] };
+  const missing = await call(sim, action.target, { method: 'POST', auth: basic(a), body: {} });
+  t.is(missing.status, 400);
+  t.is(messageId(missing.body), 'Base.1.8.ActionParameterMissing');
+  const unlisted = await call(sim, action.target, { method: 'POST', auth: basic(a), body: { ResetType: 'PowerCycle' } });
+  t.is(unlisted.status, 400);
+  t.is(messageId(unlisted.body), 'Base.1.8.ActionParameterValueNotInList');
+  t.deepEqual(at(unlisted.body, 'error', '@Message.ExtendedInfo', 0, 'RelatedProperties'), ['#/ResetType']);
+  for (const type of action['ResetType@Redfish.AllowableValues']) {
+    t.is((await call(sim, action.target, { method: 'POST', auth: basic(a), body: { ResetType: type } })).status, 204, type);
+  }
 });
 
 test('redfish http - a session opens only its own system, manager and chassis, and DELETE ends it', async (t) => {

@@ -11,7 +11,7 @@ const SCRIPT = fileURLToPath(new URL('./redfish/ironic_check.py', import.meta.ur
 // Under CI a missing Ironic is a failure that names it; elsewhere the test is skipped.
 const HAVE_IRONIC = process.env.CI === 'true' || spawnSync(PYTHON, ['-c', 'import ironic.drivers.modules.redfish.raid, sushy'], { stdio: 'ignore' }).status === 0;
 
-(HAVE_IRONIC ? test : test.skip)('redfish ironic - the redfish driver powers, sets boot device and mode, builds RAID and inserts virtual media', async (t) => {
+(HAVE_IRONIC ? test : test.skip)('redfish ironic - the redfish driver powers, sets boot device and mode, builds RAID, inserts virtual media and blinks the chassis LED', async (t) => {
   const sim = await startRedfishSim({ systems: 1 });
   t.teardown(() => sim.stop());
   const me = sim.systems[0];
@@ -28,5 +28,8 @@ const HAVE_IRONIC = process.env.CI === 'true' || spawnSync(PYTHON, ['-c', 'impor
   t.like(get('raid'), { disks: ['Disk0', 'Disk1', 'Disk2', 'Disk3'], created: '1', raid_config: { logical_disks: [{ id: '1', controller: '1', raid_level: '1', size_gb: 447 }] } });
   t.deepEqual(get('virtual_media').inserted, [['Cd', 'http://10.0.0.1/deploy.iso', true], ['Floppy', null, false]]);
   t.deepEqual(get('virtual_media').ejected, [['Cd', null, false], ['Floppy', null, false]]);
+  // Ironic keys a chassis LED by Chassis.UUID and sets it with a PATCH of IndicatorLED.
+  t.like(get('chassis_indicator'), { ids: [me.uuid], state: 'blinking' });
+  t.is(sim.system(me.id).state.indicatorLed, 'Blinking');
   t.is(sim.system(me.id).state.boot.enabled, 'Once', 'Ironic set a one-time PXE boot that no boot has consumed yet');
 });

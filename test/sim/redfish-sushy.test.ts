@@ -64,6 +64,12 @@ async function run(args: string[], password: string): Promise<string> {
   t.like(registry.refused, { status: 400 });
   t.regex((registry.refused as { message: string }).message, /PropertyValueTypeError.*BootDelaySeconds/s);
 
+  // sushy sends @Redfish.SettingsApplyTime (Ironic asks for OnReset) and reads it back from the settings object.
+  const applyTime = get('bios_apply_time');
+  t.like(applyTime, { supported: ['OnReset'], apply_time: 'OnReset', allowed: ['OnReset'], immediate: { status: 400 }, pending: { NumLock: 'Off' } });
+  t.regex((applyTime.immediate as { message: string }).message, /PropertyValueNotInList.*Immediate/s);
+  t.false('LogicalProc' in (applyTime.pending as object), 'a refused PATCH stages nothing');
+
   t.like(get('virtual_media'), { members: ['Cd', 'Floppy'], types: ['CD', 'DVD'], inserted: ['http://images.example/deploy.iso', true, true], ejected: [null, false] });
   t.like(get('volumes'), { drives: 4, apply_times: ['Immediate'], created: ['1', 'RAID1', 480_000_000_000], count_after_create: 1, count_after_delete: 0 });
 
@@ -72,6 +78,11 @@ async function run(args: string[], password: string): Promise<string> {
   t.deepEqual(Object.keys(update.before as object).sort(), [`BIOS-${me.id}`, `BMC-${me.id}`, `NIC-${me.id}`], 'the inventory shows the caller\'s system only');
   t.like(update.after, { [`BIOS-${me.id}`]: '2.10.2', [`BMC-${me.id}`]: '5.00.00' });
   t.is(sim.system(other.id).state.firmware.BIOS, '2.10.1', 'the other system is untouched');
+
+  // The action offers HTTP and HTTPS only: another protocol is refused and starts no task.
+  const protocol = get('update_protocol');
+  t.like(protocol, { refused: { status: 400 }, tasks: 1, unchanged: true });
+  t.regex((protocol.refused as { message: string }).message, /ActionParameterValueNotInList.*TFTP/s);
 
   t.like(get('secure_boot'), { before: false, enabled: true, mode_after_delete: 'SetupMode' });
   t.like(get('wrong_password_basic'), { raised: 'AccessError', status: 401 });

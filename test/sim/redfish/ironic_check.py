@@ -11,6 +11,8 @@ from unittest import mock
 import sushy
 
 from ironic.common import boot_devices
+from ironic.common import components
+from ironic.common import indicator_states
 from ironic.common import states
 from ironic.conductor import task_manager
 from ironic.drivers.modules.redfish import boot as redfish_boot
@@ -101,5 +103,14 @@ def virtual_media():
     return {'inserted': inserted, 'ejected': ejected}
 
 
-for name, fn in [('power', power), ('management', management), ('raid', raid), ('virtual_media', virtual_media)]:
+def chassis_indicator():
+    # `baremetal node indicator set`: Ironic names a chassis LED by the chassis UUID and PATCHes it.
+    m = redfish_mgmt.RedfishManagement()
+    ids = list(m.get_supported_indicators(task, components.CHASSIS).get(components.CHASSIS, {}))
+    m.set_indicator_state(task, components.CHASSIS, ids[0], indicator_states.BLINKING)
+    return {'ids': ids, 'state': m.get_indicator_state(task, components.CHASSIS, ids[0])}
+
+
+for name, fn in [('power', power), ('management', management), ('raid', raid), ('virtual_media', virtual_media),
+                 ('chassis_indicator', chassis_indicator)]:
     run(name, fn)

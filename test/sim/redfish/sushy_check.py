@@ -124,6 +124,24 @@ def bios_registry():
             'version': reg.registry_version, 'attributes': attributes, 'refused': refused}
 
 
+def bios_apply_time():
+    b = connect('session').get_system(SYSTEM).bios
+    b.set_attributes({'NumLock': 'Off'}, apply_time=sushy.APPLY_TIME_ON_RESET)
+    b.refresh()
+    settings = b.apply_time_settings
+    try:
+        # Bios.@Redfish.Settings offers OnReset only: a BMC refuses an apply time it does not offer.
+        b.set_attributes({'LogicalProc': 'Disabled'}, apply_time=sushy.APPLY_TIME_IMMEDIATE)
+        immediate = {'status': 'accepted'}
+    except sushy.exceptions.BadRequestError as exc:
+        immediate = {'status': exc.status_code, 'message': str(exc)}
+    b.refresh()
+    return {'supported': [v.value for v in b.supported_apply_times],
+            'apply_time': settings.apply_time if settings else None,
+            'allowed': settings.apply_time_allowable_values if settings else None,
+            'immediate': immediate, 'pending': dict(b.pending_attributes)}
+
+
 def virtual_media():
     system = connect('session').get_system(SYSTEM)
     manager = system.managers[0]
@@ -176,6 +194,20 @@ def update():
             'tasks': tasks}
 
 
+def update_protocol():
+    us = connect('session').get_update_service()
+    before = {i.identity: i.version for i in us.firmware_inventory.get_members()}
+    try:
+        # sushy 4.3 reads no TransferProtocol@Redfish.AllowableValues, so it sends any protocol asked for.
+        us.simple_update('http://images.example/bmc-5.01.bin', transfer_protocol=sushy.UPDATE_PROTOCOL_TFTP)
+        refused = {'status': 'accepted'}
+    except sushy.exceptions.BadRequestError as exc:
+        refused = {'status': exc.status_code, 'message': str(exc)}
+    tasks = len(connect('session').get_task_service().tasks.get_members())
+    after = {i.identity: i.version for i in us.firmware_inventory.get_members()}
+    return {'refused': refused, 'tasks': tasks, 'unchanged': before == after}
+
+
 def secure_boot():
     system = connect('session').get_system(SYSTEM)
     sb = system.secure_boot
@@ -214,8 +246,9 @@ def wrong_password(kind):
 
 for name, fn in [('basic', basic), ('session', session), ('session_or_basic', session_or_basic),
                  ('inventory', inventory), ('power', power), ('boot', boot), ('bios', bios),
-                 ('bios_unknown', bios_unknown), ('bios_registry', bios_registry), ('virtual_media', virtual_media), ('volumes', volumes),
-                 ('update', update), ('secure_boot', secure_boot),
+                 ('bios_unknown', bios_unknown), ('bios_registry', bios_registry),
+                 ('bios_apply_time', bios_apply_time), ('virtual_media', virtual_media), ('volumes', volumes),
+                 ('update', update), ('update_protocol', update_protocol), ('secure_boot', secure_boot),
                  ('wrong_password_basic', wrong_password('basic')),
                  ('wrong_password_default', wrong_password('default'))]:
     run(name, fn)

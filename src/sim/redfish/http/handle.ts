@@ -49,7 +49,8 @@ function faultOf(systems: readonly SimSystem[]): { latencyMs: number; serverErro
 }
 
 async function dispatch(req: IncomingMessage, world: World, route: Route): Promise<Reply> {
-  const method = req.method ?? 'GET';
+  // HEAD is a GET whose body Node's ServerResponse leaves out (RFC 9110: servers support both).
+  const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
   const path = normalize(req.url);
   const match = route(path);
   if (!match) throw notFound(path);

@@ -6,6 +6,10 @@ import type { Drive, Volume } from './storage.ts';
 
 export type VirtualMediaSlot = 'Cd' | 'Floppy';
 
+/** IndicatorLED values; a server has one identify LED, which its ComputerSystem and Chassis both show. */
+export const INDICATOR_LEDS = ['Lit', 'Blinking', 'Off'] as const;
+export type IndicatorLed = (typeof INDICATOR_LEDS)[number];
+
 export interface VirtualMediaState {
   image: string | null;
   inserted: boolean;
@@ -30,7 +34,7 @@ export interface SystemState {
   drives: Drive[];
   volumes: Volume[];
   firmware: FirmwareVersions;
-  indicatorLed: 'Lit' | 'Blinking' | 'Off';
+  indicatorLed: IndicatorLed;
   /** How many times it has booted: a test's cheap way to see a boot happen. */
   boots: number;
 }

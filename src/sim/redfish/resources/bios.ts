@@ -6,7 +6,19 @@ import { odata, ref } from '../http/odata.ts';
 
 // Bios holds the current attributes; Bios/Settings (its @Redfish.Settings SettingsObject) takes
 // PATCHes that wait for the next power-on or restart, the only way real BIOS settings change.
+// A client may say when with @Redfish.SettingsApplyTime (sushy does, Ironic asks for OnReset); only
+// the times SupportedApplyTimes lists are taken, and the settings object shows the one in force.
 const base = (ctx: Ctx) => `${ctx.system().info.systemPath}/Bios`;
+const APPLY_TIMES = ['OnReset'] as const;
+const APPLY_TIME = '@Redfish.SettingsApplyTime';
+
+function checkApplyTime(raw: unknown): void {
+  if (raw === undefined) return;
+  const applyTime = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>).ApplyTime : raw;
+  if (!(APPLY_TIMES as readonly unknown[]).includes(applyTime)) {
+    throw badRequest('PropertyValueNotInList', `The value ${JSON.stringify(applyTime)} for ${APPLY_TIME}/ApplyTime is not one of ${APPLY_TIMES.join(', ')}.`, `${APPLY_TIME}/ApplyTime`);
+  }
+}
 
 function biosBody(ctx: Ctx): object {
   const s = ctx.system();
@@ -18,7 +30,7 @@ function biosBody(ctx: Ctx): object {
     '@Redfish.Settings': {
       '@odata.type': '#Settings.v1_3_0.Settings',
       SettingsObject: ref(`${base(ctx)}/Settings`),
-      SupportedApplyTimes: ['OnReset'],
+      SupportedApplyTimes: APPLY_TIMES,
     },
     Actions: {
       '#Bios.ResetBios': { target: `${base(ctx)}/Actions/Bios.ResetBios` },
@@ -27,9 +39,20 @@ function biosBody(ctx: Ctx): object {
   };
 }
 
+function settingsBody(ctx: Ctx): object {
+  const { registry } = ctx.system().model;
+  return {
+    ...odata(`${base(ctx)}/Settings`, '#Bios.v1_1_0.Bios'),
+    Id: 'Settings', Name: 'BIOS Configuration Pending Settings', AttributeRegistry: registry.id,
+    Attributes: visibleAttributes(registry, ctx.system().state.bios.pending, false),
+    [APPLY_TIME]: { '@odata.type': '#Settings.v1_3_0.PreferredApplyTime', ApplyTime: 'OnReset', 'ApplyTime@Redfish.AllowableValues': APPLY_TIMES },
+  };
+}
+
 function patchSettings(ctx: Ctx) {
   const s = ctx.system();
   const attrs = ctx.body.Attributes;
+  checkApplyTime(ctx.body[APPLY_TIME]);
   if (typeof attrs !== 'object' || attrs === null || Array.isArray(attrs)) throw badRequest('PropertyMissing', 'The body must carry Attributes, an object of BIOS attribute names to values.', 'Attributes');
   // All or nothing, as a BMC validates a PATCH against its registry before staging any of it.
   const problem = biosProblem(s.model.registry, attrs as Record<string, unknown>);
@@ -48,7 +71,7 @@ export const biosResources: Resource[] = [
   },
   {
     pattern: '/redfish/v1/Systems/:sys/Bios/Settings',
-    get: (ctx) => ({ ...odata(`${base(ctx)}/Settings`, '#Bios.v1_1_0.Bios'), Id: 'Settings', Name: 'BIOS Configuration Pending Settings', AttributeRegistry: ctx.system().model.registry.id, Attributes: visibleAttributes(ctx.system().model.registry, ctx.system().state.bios.pending, false) }),
+    get: settingsBody,
     patch: patchSettings,
   },
   {

@@ -1,14 +1,30 @@
+import { oneOf } from '../model/boot.ts';
+import { INDICATOR_LEDS } from '../model/state.ts';
 import type { SimSystem } from '../model/system.ts';
-import { notFound } from '../http/errors.ts';
+import { badRequest, notFound } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
 
 // Chassis/<id> holds Systems/<id>. Its NetworkAdapters carry the NIC firmware version
 // (Controllers[].FirmwarePackageVersion), where newer Ironic's redfish firmware interface reads a
-// `nic:<serial>` component; one adapter has a port per MAC of the system.
+// `nic:<serial>` component; one adapter has a port per MAC of the system. Ironic's indicator API
+// names a chassis LED by Chassis.UUID and sets it by PATCHing IndicatorLED: the one identify LED
+// of the server, the same the ComputerSystem shows.
 const CHASSIS = '/redfish/v1/Chassis/:sys';
 const ADAPTER = 'NIC.Slot.1';
 const chassisPath = (s: SimSystem) => `/redfish/v1/Chassis/${s.id}`;
+
+function patchChassis(ctx: Ctx) {
+  const s = ctx.system();
+  // Validate before changing anything, as a PATCH of the ComputerSystem does.
+  for (const [key, value] of Object.entries(ctx.body)) {
+    if (key !== 'IndicatorLED') throw badRequest('PropertyNotWritable', `The property ${key} is not known or is read-only.`, key);
+    if (!oneOf(INDICATOR_LEDS, value)) throw badRequest('PropertyValueNotInList', `IndicatorLED must be one of ${INDICATOR_LEDS.join(', ')}.`, key);
+  }
+  const led = ctx.body.IndicatorLED;
+  if (oneOf(INDICATOR_LEDS, led)) s.state.indicatorLed = led;
+  return { status: 204 };
+}
 
 function adapterBody(ctx: Ctx): object {
   const s = ctx.system();
@@ -33,12 +49,13 @@ export const chassisResources: Resource[] = [
       const s = ctx.system();
       return {
         ...odata(chassisPath(s), '#Chassis.v1_14_0.Chassis'),
-        Id: s.id, Name: `Chassis of ${s.id}`, ChassisType: 'RackMount', Manufacturer: s.model.manufacturer, Model: s.model.model, SKU: s.model.sku, SerialNumber: s.hardware.serial,
+        Id: s.id, Name: `Chassis of ${s.id}`, UUID: s.hardware.uuid, ChassisType: 'RackMount', Manufacturer: s.model.manufacturer, Model: s.model.model, SKU: s.model.sku, SerialNumber: s.hardware.serial,
         PowerState: s.state.on ? 'On' : 'Off', IndicatorLED: s.state.indicatorLed, Status: STATUS_OK,
         NetworkAdapters: ref(`${chassisPath(s)}/NetworkAdapters`),
         Links: { ComputerSystems: [ref(s.info.systemPath)], ManagedBy: [ref(`/redfish/v1/Managers/${s.id}`)] },
       };
     },
+    patch: patchChassis,
   },
   {
     pattern: `${CHASSIS}/NetworkAdapters`,

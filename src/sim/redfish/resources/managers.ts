@@ -1,3 +1,4 @@
+import { oneOf } from '../model/boot.ts';
 import type { VirtualMediaSlot } from '../model/state.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
@@ -5,6 +6,7 @@ import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
 
 // Managers/<id> is the BMC of Systems/<id>; its VirtualMedia are what redfish-virtual-media boots.
 const MEDIA_TYPES: Record<VirtualMediaSlot, string[]> = { Cd: ['CD', 'DVD'], Floppy: ['Floppy', 'USBStick'] };
+const MANAGER_RESETS = ['GracefulRestart', 'ForceRestart'] as const;
 const mgr = (ctx: Ctx) => `/redfish/v1/Managers/${ctx.system().id}`;
 
 function slot(ctx: Ctx): VirtualMediaSlot {
@@ -56,12 +58,20 @@ export const managerResources: Resource[] = [
         Id: s.id, Name: `BMC of ${s.id}`, ManagerType: 'BMC', FirmwareVersion: s.state.firmware.BMC, Model: 'SIM-BMC', UUID: s.hardware.uuid, PowerState: 'On', Status: STATUS_OK,
         VirtualMedia: ref(`${mgr(ctx)}/VirtualMedia`),
         Links: { ManagerForServers: [ref(s.info.systemPath)], ManagerForChassis: [ref(`/redfish/v1/Chassis/${s.id}`)] },
-        Actions: { '#Manager.Reset': { target: `${mgr(ctx)}/Actions/Manager.Reset`, 'ResetType@Redfish.AllowableValues': ['GracefulRestart', 'ForceRestart'] } },
+        Actions: { '#Manager.Reset': { target: `${mgr(ctx)}/Actions/Manager.Reset`, 'ResetType@Redfish.AllowableValues': MANAGER_RESETS } },
       };
     },
   },
-  // A BMC reset leaves the host alone: accepted and done.
-  { pattern: '/redfish/v1/Managers/:sys/Actions/Manager.Reset', post: () => ({ status: 204 }) },
+  {
+    pattern: '/redfish/v1/Managers/:sys/Actions/Manager.Reset',
+    // A BMC reset leaves the host alone: accepted and done, once its ResetType is one the action lists.
+    post: (ctx) => {
+      const type = ctx.body.ResetType;
+      if (type === undefined) throw badRequest('ActionParameterMissing', 'The action Manager.Reset requires the parameter ResetType.', 'ResetType');
+      if (!oneOf(MANAGER_RESETS, type)) throw badRequest('ActionParameterValueNotInList', `The value ${JSON.stringify(type)} for ResetType is not one of ${MANAGER_RESETS.join(', ')}.`, 'ResetType');
+      return { status: 204 };
+    },
+  },
   {
     pattern: '/redfish/v1/Managers/:sys/VirtualMedia',
     get: (ctx) => collection(`${mgr(ctx)}/VirtualMedia`, '#VirtualMediaCollection.VirtualMediaCollection', 'Virtual Media', ['Cd', 'Floppy'].map((id) => `${mgr(ctx)}/VirtualMedia/${id}`)),

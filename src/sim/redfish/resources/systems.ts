@@ -1,12 +1,12 @@
 import { BOOT_ENABLED, BOOT_MODES, BOOT_TARGETS, oneOf } from '../model/boot.ts';
 import type { BootOverride } from '../model/boot.ts';
 import { isResetType, RESET_TYPES } from '../model/power.ts';
+import { INDICATOR_LEDS } from '../model/state.ts';
+import type { IndicatorLed } from '../model/state.ts';
 import type { SimSystem } from '../model/system.ts';
 import { badRequest } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
-
-const LEDS = ['Lit', 'Blinking', 'Off'] as const;
 
 export function systemBody(s: SimSystem): object {
   const base = s.info.systemPath;
@@ -66,12 +66,12 @@ function bootPatch(raw: unknown): Partial<BootOverride> {
 function patchSystem(ctx: Ctx) {
   const s = ctx.system();
   let boot: Partial<BootOverride> | undefined;
-  let led: (typeof LEDS)[number] | undefined;
+  let led: IndicatorLed | undefined;
   // Validate everything first: a PATCH with one bad property changes nothing.
   for (const [key, value] of Object.entries(ctx.body)) {
     if (key === 'Boot') boot = bootPatch(value);
-    else if (key === 'IndicatorLED' && oneOf(LEDS, value)) led = value;
-    else if (key === 'IndicatorLED') throw badRequest('PropertyValueNotInList', `IndicatorLED must be one of ${LEDS.join(', ')}.`, key);
+    else if (key === 'IndicatorLED' && oneOf(INDICATOR_LEDS, value)) led = value;
+    else if (key === 'IndicatorLED') throw badRequest('PropertyValueNotInList', `IndicatorLED must be one of ${INDICATOR_LEDS.join(', ')}.`, key);
     else throw badRequest('PropertyNotWritable', `The property ${key} is not known or is read-only.`, key);
   }
   if (boot) s.setBootOverride(boot);

@@ -10,6 +10,8 @@ import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
 const INVENTORY = '/redfish/v1/UpdateService/FirmwareInventory';
 const TASKS = '/redfish/v1/TaskService/Tasks';
 const MONITORS = '/redfish/v1/TaskService/TaskMonitors';
+// The protocols SimpleUpdate offers (its TransferProtocol@Redfish.AllowableValues); ImageURI's scheme is one of them.
+const PROTOCOLS = ['HTTP', 'HTTPS'] as const;
 
 interface Target { systemId: string; component: FirmwareComponent }
 
@@ -56,7 +58,11 @@ export function taskBody(t: SimTask): object {
 
 function simpleUpdate(ctx: Ctx) {
   const image = ctx.body.ImageURI;
-  if (typeof image !== 'string' || !/^(https?|ftp|nfs|cifs):\/\/\S+$/.test(image)) throw badRequest('ActionParameterValueFormatError', 'ImageURI must be the URL of the firmware image.', 'ImageURI');
+  const protocol = ctx.body.TransferProtocol;
+  if (protocol !== undefined && !(PROTOCOLS as readonly unknown[]).includes(protocol)) {
+    throw badRequest('ActionParameterValueNotInList', `The value ${JSON.stringify(protocol)} for TransferProtocol is not one of ${PROTOCOLS.join(', ')}.`, 'TransferProtocol');
+  }
+  if (typeof image !== 'string' || !/^https?:\/\/\S+$/.test(image)) throw badRequest('ActionParameterValueFormatError', 'ImageURI must be the http or https URL of the firmware image.', 'ImageURI');
   const list = targets(ctx, image);
   const systemId = list[0]?.systemId ?? '';
   const task = ctx.world.tasks.start(`SimpleUpdate ${image.split('/').pop() ?? ''}`, systemId, ctx.world.updateMs, () => {
@@ -83,7 +89,7 @@ export const updateResources: Resource[] = [
       ...odata('/redfish/v1/UpdateService', '#UpdateService.v1_8_0.UpdateService'),
       Id: 'UpdateService', Name: 'Update Service', ServiceEnabled: true, Status: STATUS_OK,
       FirmwareInventory: ref(INVENTORY),
-      Actions: { '#UpdateService.SimpleUpdate': { target: '/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate', 'TransferProtocol@Redfish.AllowableValues': ['HTTP', 'HTTPS'] } },
+      Actions: { '#UpdateService.SimpleUpdate': { target: '/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate', 'TransferProtocol@Redfish.AllowableValues': PROTOCOLS } },
     }),
   },
   { pattern: '/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate', post: simpleUpdate },
