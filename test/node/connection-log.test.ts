@@ -7,18 +7,10 @@ import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { openLocalStore } from '../../src/adapters/store/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
-import type { BusStatus, Logger } from '../../src/ports/index.ts';
+import type { BusStatus } from '../../src/ports/index.ts';
 import { startLocalNode } from '../support/local-node.ts';
+import { recordingLogger, type LogLine as Line } from '../support/recording-logger.ts';
 import { waitUntil } from '../support/wait.ts';
-
-interface Line { readonly level: string; readonly obj: Record<string, unknown>; readonly msg: string }
-
-function recordingLogger(lines: Line[], bindings: Record<string, unknown> = {}): Logger {
-  const at = (level: string) => (obj: object, msg?: string): void => {
-    lines.push({ level, obj: { ...bindings, ...obj }, msg: msg ?? '' });
-  };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: (b) => recordingLogger(lines, { ...bindings, ...b }) };
-}
 
 test('connection log - a dropped bus connection is one warning naming it, its return one info line with how long it was down; /readyz says which connection is down', async (t) => {
   const substrate = memorySubstrate();

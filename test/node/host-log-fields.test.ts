@@ -7,23 +7,10 @@ import { openLocalStore } from '../../src/adapters/store/index.ts';
 import { shardOf } from '../../src/api/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
-import type { Logger } from '../../src/ports/index.ts';
 import { startLocalNode } from '../support/local-node.ts';
+import { recordingLogger, type LogLine as Line } from '../support/recording-logger.ts';
 import { bmh } from '../support/node.ts';
 import { waitFor } from '../support/wait.ts';
-
-interface Line {
-  readonly level: string;
-  readonly obj: Record<string, unknown>;
-  readonly msg: string;
-}
-
-function recordingLogger(lines: Line[], bindings: Record<string, unknown> = {}): Logger {
-  const at = (level: string) => (obj: object, msg?: string): void => {
-    lines.push({ level, obj: { ...bindings, ...obj }, msg: msg ?? '' });
-  };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: (b) => recordingLogger(lines, { ...bindings, ...b }) };
-}
 
 test('host log fields - every line a host actor logs names its host, shard and epoch', async (t) => {
   const substrate = memorySubstrate();
