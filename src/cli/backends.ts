@@ -8,7 +8,7 @@ import { createRoutedProvisioner } from '../adapters/routed/index.ts';
 import type { Logger, Provisioner } from '../ports/index.ts';
 import { CliError } from './cli-error.ts';
 import type { Env } from './config.ts';
-import { errorMessage } from '../api/index.ts';
+import { errorMessage, redactUrl } from '../api/index.ts';
 
 export const IRONIC_LABEL = 'metalfleet.io/ironic';
 
@@ -23,20 +23,32 @@ export interface IronicFlags {
 
 // One provisioner per Ironic endpoint, each its own capacity pool; with several, hosts pick one
 // with the metalfleet.io/ironic label (the endpoint URL), unlabelled hosts go to the first.
+// A URL the client refuses is the --ironic value's fault (IRONIC_ENDPOINT is checked as a URL when
+// the environment is read): named so, exit 2, not left to the plugin registry's "create() failed".
+// The URL is quoted without its userinfo: a password written into it stays out of the line.
+function ironicClientFor<C>(url: string, create: () => C): C {
+  try {
+    return create();
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError(`--ironic ${redactUrl(url)}: ${errorMessage(err).replace(/^ironic client: /, '')}`, 2);
+  }
+}
+
 export async function ironicProvisioner(flags: IronicFlags, env: Env, log: Logger): Promise<Provisioner> {
   if (flags.driver !== undefined && flags.driver !== 'fake-hardware') {
     throw new CliError(`--ironic-driver: only "fake-hardware" can replace the real driver (got "${flags.driver}")`, 2);
   }
   const routes = new Map<string, Provisioner>();
   for (const url of flags.urls) {
-    const client = createIronicClient({
+    const client = ironicClientFor(url, () => createIronicClient({
       endpoint: url,
       ...clientAuth(env),
       // Which Ironic behaviours apply (firmware 1.86, servicing 1.87...) follows from this one number.
       // Logged when negotiated, not after connect: an Ironic down at start negotiates with a host's
       // first call, and an upgraded one on a later renegotiation; both went unlogged.
       onVersion: (version, previous) => log.info({ ironic: url, apiVersion: version.text, ...(previous ? { previous: previous.text } : {}) }, 'negotiated the Ironic API version'),
-    });
+    }));
     try {
       await client.connect();
     } catch (err) {

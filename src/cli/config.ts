@@ -113,3 +113,13 @@ export function shardsFlag(value: string): number {
   if (n > MAX_SHARDS) throw new CliError(`--shards: expected a whole number from 1 to ${MAX_SHARDS}, got "${value}"`, 2);
   return n;
 }
+
+/** The most copies JetStream keeps of a stream or KV bucket: past it NATS refused, after the node had connected. */
+export const MAX_REPLICAS = 5;
+
+/** --replicas: 1 to MAX_REPLICAS. */
+export function replicasFlag(value: string): number {
+  const n = intFlag('--replicas', 1)(value);
+  if (n > MAX_REPLICAS) throw new CliError(`--replicas: expected a whole number from 1 to ${MAX_REPLICAS}, got "${value}"`, 2);
+  return n;
+}

@@ -3,7 +3,7 @@ import type { Transport } from '../ports/index.ts';
 import type { SigningKey } from '../security/index.ts';
 import { CliError } from './cli-error.ts';
 import { errorMessage } from '../api/index.ts';
-import { checkNatsUrls, natsTlsFrom } from './nats-tls-flags.ts';
+import { checkNatsTlsFiles, checkNatsUrls, natsFileProblem, natsTlsFrom } from './nats-tls-flags.ts';
 
 // The NATS flags every cluster command shares (node, apply, delete, command, top). Secrets are
 // taken from the environment or files, never from argv alone, so they stay out of `ps`.
@@ -48,11 +48,14 @@ export async function natsOptionsFrom(flags: NatsFlagValues, env: NodeJS.Process
   checkNatsUrls(servers, source);
   const tls = natsTlsFrom(flags, env);
   const { readFile } = await import('node:fs/promises');
-  const read = async (file: string, what: string): Promise<string> => {
+  // A file that is not there, or a folder, is a usage error naming its flag (exit 2).
+  const read = async (file: string, source: string): Promise<string> => {
+    const problem = await natsFileProblem(file);
+    if (problem) throw new CliError(`${source} ${file}: ${problem}`, 2);
     try {
       return (await readFile(file, 'utf8')).trim();
     } catch (err) {
-      throw new CliError(`cannot read the ${what} file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+      throw new CliError(`${source} ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`, 2);
     }
   };
   let auth: NatsCliOptions['auth'];
@@ -62,13 +65,17 @@ export async function natsOptionsFrom(flags: NatsFlagValues, env: NodeJS.Process
     if (!pass) throw new CliError(`NATS user ${user} given without a password: set NATS_PASSWORD`);
     auth = { user, pass };
   } else if (flags.natsTokenFile || env.NATS_TOKEN) {
-    auth = { token: flags.natsTokenFile ? await read(flags.natsTokenFile, 'NATS token') : (env.NATS_TOKEN as string) };
+    auth = { token: flags.natsTokenFile ? await read(flags.natsTokenFile, '--nats-token-file') : (env.NATS_TOKEN as string) };
   } else if (flags.natsNkeyFile || env.NATS_NKEY_SEED) {
     auth = flags.natsNkeyFile
-      ? { nkeySeed: await read(flags.natsNkeyFile, 'nkey seed'), from: `--nats-nkey-file ${flags.natsNkeyFile}` }
+      ? { nkeySeed: await read(flags.natsNkeyFile, '--nats-nkey-file'), from: `--nats-nkey-file ${flags.natsNkeyFile}` }
       : { nkeySeed: env.NATS_NKEY_SEED as string, from: 'NATS_NKEY_SEED' };
   } else if (flags.natsCreds || env.NATS_CREDS) {
-    auth = { credsFile: (flags.natsCreds ?? env.NATS_CREDS) as string };
+    const credsFile = (flags.natsCreds ?? env.NATS_CREDS) as string;
+    // The client reads it on connecting, after dialling: checked here so that its flag is named.
+    const problem = await natsFileProblem(credsFile);
+    if (problem) throw new CliError(`${flags.natsCreds ? '--nats-creds' : 'NATS_CREDS'} ${credsFile}: ${problem}`, 2);
+    auth = { credsFile };
   }
   return { servers, name, ...(auth ? { auth } : {}), ...(tls ? { tls } : {}) };
 }
@@ -98,6 +105,7 @@ export async function signingKeyFrom(flags: { signingKey?: string }, env: NodeJS
  */
 export async function connectClient(flags: NatsFlagValues, env: NodeJS.ProcessEnv, name: string): Promise<Transport> {
   const options = await natsOptionsFrom(flags, env, name);
+  await checkNatsTlsFiles(flags, env);
   const { connectNats } = await import('../bus/nats-transport.ts');
   try {
     return await connectNats({ ...options, maxReconnectAttempts: 3, reconnectTimeWaitMs: 1_000, timeoutMs: 10_000 });

@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { CliError } from './cli-error.ts';
 
 // The NATS URL and TLS checks every cluster command shares: a mistake here used to pass quietly
@@ -32,4 +33,32 @@ export function natsTlsFrom(flags: { natsCa?: string; natsCert?: string; natsKey
   if (keyFile && !certFile) throw new CliError('--nats-key (or NATS_KEY) given without --nats-cert (or NATS_CERT): mutual TLS needs the client certificate and its key together', 2);
   if (!caFile && !certFile) return undefined;
   return { ...(caFile ? { caFile } : {}), ...(certFile && keyFile ? { certFile, keyFile } : {}) };
+}
+
+/**
+ * Why the file at `path` cannot be read, or null. Said before anything dials: the client found
+ * out only on connecting, and blamed the server ("TLS setup failed (server does not support
+ * 'tls')" for a CA file that does not exist).
+ */
+export async function natsFileProblem(path: string): Promise<string | null> {
+  const { access, stat } = await import('node:fs/promises');
+  const info = await stat(path).catch((err: unknown) => (err as NodeJS.ErrnoException).code ?? 'unreadable');
+  if (info === 'ENOENT' || info === 'ENOTDIR') return 'does not exist';
+  if (typeof info === 'string') return `cannot read it (${info})`;
+  if (info.isDirectory()) return 'is a folder, not a file';
+  return access(path, constants.R_OK).then(() => null, (err: unknown) => `cannot read it (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+}
+
+/** The TLS files of the flags or environment (natsTlsFrom) are readable files, else a CliError naming the flag or variable (exit 2). */
+export async function checkNatsTlsFiles(flags: { natsCa?: string; natsCert?: string; natsKey?: string }, env: NodeJS.ProcessEnv): Promise<void> {
+  const given: Array<[string, string | undefined]> = [
+    [flags.natsCa ? '--nats-ca' : 'NATS_CA', flags.natsCa ?? env.NATS_CA],
+    [flags.natsCert ? '--nats-cert' : 'NATS_CERT', flags.natsCert ?? env.NATS_CERT],
+    [flags.natsKey ? '--nats-key' : 'NATS_KEY', flags.natsKey ?? env.NATS_KEY],
+  ];
+  for (const [source, path] of given) {
+    if (!path) continue;
+    const problem = await natsFileProblem(path);
+    if (problem) throw new CliError(`${source} ${path}: ${problem}`, 2);
+  }
 }

@@ -1,3 +1,4 @@
+import { errorMessage, MetalfleetError } from '../api/index.ts';
 import type { HealthServer, PoolSlots } from '../adapters/observe/index.ts';
 import { backendRequestsOf, mailboxDepthByKind, registerBackendCallMetrics, startHealthServer } from '../adapters/observe/index.ts';
 import type { KubeAdapter } from '../adapters/kube/index.ts';
@@ -13,6 +14,30 @@ import { apiServerUnreachable, watchJetStream } from './readiness.ts';
 import type { JetStreamWatch } from './readiness.ts';
 import type { MaasShards, ShardHost } from './shard-host.ts';
 import type { Substrate } from './substrate.ts';
+
+/**
+ * The health port could not listen: the port is taken, or the bind address is not this machine's
+ * or does not resolve. Typed so that the CLI can name its flags; a raw "listen EADDRINUSE" said
+ * nothing of which setting to change.
+ */
+export class HealthListenError extends MetalfleetError {
+  readonly reason: string;
+  constructor(readonly port: number, readonly bind: string, cause: unknown) {
+    const reason = listenReason(cause);
+    super('healthListen', `the health server cannot listen on ${bind}:${port}: ${reason}`, false, undefined, { cause });
+    this.name = 'HealthListenError';
+    this.reason = reason;
+  }
+}
+
+function listenReason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === 'EADDRINUSE') return 'the port is in use';
+  if (code === 'EADDRNOTAVAIL') return 'this machine has no such address (EADDRNOTAVAIL)';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `no such address (${code})`;
+  if (code === 'EACCES') return 'permission denied (EACCES; a port below 1024 needs privileges)';
+  return code ?? errorMessage(error);
+}
 
 /** What /livez, /readyz and the metrics read once the node runs. */
 export interface RunningParts {
@@ -98,7 +123,10 @@ export async function startNodeHealth(options: NodeHealthOptions): Promise<NodeH
     mailboxDepth: () => mailboxDepthByKind(running?.shards.system.registry.list({ summary: false }) ?? []),
     capacityPools: () => running?.pools() ?? Promise.resolve(null),
     backendRequests: backendRequestsOf(options.provisioner, options.maasDriver),
-  }, { port: config.healthPort, host: healthBind, node: config.name, ...(ui ? { routes: (req, res) => ui.handle(req, res) } : {}) });
+  }, { port: config.healthPort, host: healthBind, node: config.name, ...(ui ? { routes: (req, res) => ui.handle(req, res) } : {}) }).catch((error: unknown) => {
+    ui?.close();
+    throw new HealthListenError(config.healthPort ?? 0, healthBind, error);
+  });
   if (health && kube) registerKubeMetrics(health.registry, kube);
   const calls = options.calls;
   if (health && calls) registerBackendCallMetrics(health.registry, () => calls.figures());

@@ -5,6 +5,7 @@ export { DEFAULT_CLUSTER_TIMING, REPLICATED_LEASE_TTL_MS, clusterTiming, leaseTt
 export type { ClusterTiming, NodeConfig } from './config.ts';
 export { memorySubstrate, sharedSubstrate } from './substrate.ts';
 export type { Substrate } from './substrate.ts';
+export { HealthListenError } from './health.ts';
 export { FleetStats } from './fleet-stats.ts';
 export { KindFigures } from './fleet-stats.ts';
 export type { HostSummary, MachineSummary } from './fleet-stats.ts';

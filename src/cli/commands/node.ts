@@ -17,17 +17,18 @@ import { addProvisionerFlags, selectProvisioner } from '../provisioners.ts';
 import { CliError } from '../cli-error.ts';
 import type { HealthServer } from '../../adapters/observe/index.ts';
 import type { Node, NodeConfig, NodeStores, Substrate } from '../../node/index.ts';
-import { clusterTiming, DEFAULT_CLUSTER_TIMING, leaseTtlWarning, memorySubstrate, sharedSubstrate, startNode } from '../../node/index.ts';
+import { clusterTiming, DEFAULT_CLUSTER_TIMING, HealthListenError, leaseTtlWarning, memorySubstrate, sharedSubstrate, startNode } from '../../node/index.ts';
 import { collectMaxCalls, MAX_CALLS_HELP, parseMaxCalls } from '../max-calls.ts';
 import { openNodeKvStore, type NodeKvStore } from '../node-store.ts';
-import { intFlag, nodeConfig, portFlag, readEnv, shardsFlag } from '../config.ts';
+import { intFlag, nodeConfig, portFlag, readEnv, replicasFlag, shardsFlag } from '../config.ts';
 import { createLogger, logLevelFlag } from '../logger.ts';
 import { untilSignalled } from '../signals.ts';
 import type { NatsFlagValues } from '../nats-options.ts';
 import { addNatsFlags, natsOptionsFrom, signingKeyFrom } from '../nats-options.ts';
+import { checkNatsTlsFiles } from '../nats-tls-flags.ts';
 import { readUiToken } from '../ui-token.ts';
 import { loadAuthorizedKeys, UnsafeStart } from '../../security/index.ts';
-import { errorMessage } from '../../api/index.ts';
+import { errorMessage, redactUrl } from '../../api/index.ts';
 
 interface NodeFlags extends NatsFlagValues, ProvisionerFlags {
   name?: string;
@@ -79,7 +80,7 @@ export function register(program: Command): void {
     .option('--lease-ttl <ms>', 'shard and broker lease TTL; a dead node\'s shards move within about this long (default 15000 with --replicas 3, which outlasts a NATS leader election; 5000 on one server)', intFlag('--lease-ttl', 500))
     .option('--heartbeat <ms>', 'membership heartbeat interval', intFlag('--heartbeat', 50), 1_000)
     .option('--drain-timeout <ms>', 'how long a hand-off waits for backend calls in flight', intFlag('--drain-timeout', 0), 10_000)
-    .option('--replicas <n>', 'KV replicas of the cluster buckets (3 on a clustered NATS)', intFlag('--replicas', 1), 1)
+    .option('--replicas <n>', 'KV replicas of the cluster buckets (3 on a clustered NATS; at most 5)', replicasFlag, 1)
     .option('--health-port <port>', 'serve /healthz, /readyz, /metrics and the dashboard on this port (0 = any free port)', portFlag('--health-port'))
     .option('--health-bind <address>', 'address of the health port (0.0.0.0 for probes and Prometheus from the pod network; the dashboard then answers any Host)', '127.0.0.1')
     .option('--ui-commands', 'allow host commands from the dashboard on the health port; needs --ui-token-file')
@@ -171,42 +172,70 @@ export function register(program: Command): void {
       const maas = maasDriver(flags, env);
       // Without NATS, natsOptionsFrom below says what is missing first.
       const security = natsWanted ? await requestSecurity(flags) : {};
-      const secrets = flags.secrets ? await loadSecretFiles(flags.secrets) : undefined;
+      const natsOptions = await natsOptionsFrom(flags, process.env, name);
+      await checkNatsTlsFiles(flags, process.env);
+      const secrets = flags.secrets ? await secretFiles(flags.secrets) : undefined;
       const timing = clusterTiming(settings);
       const unsafeTtl = leaseTtlWarning(timing);
       if (unsafeTtl) log.warn({ leaseTtlMs: timing.leaseTtlMs, replicas: timing.replicas }, unsafeTtl);
-      const transport = await connectNats({ ...(await natsOptionsFrom(flags, process.env, name)), onHandlerError: (err, subject) => log.error({ subject, err: String(err) }, 'handler failed') });
+      const transport = await connectNats({ ...natsOptions, onHandlerError: (err, subject) => log.error({ subject, err: String(err) }, 'handler failed') });
       // Hosts (and MAAS kinds) in Kubernetes, or the KV store of every kind the node runs.
       let kv: NodeKvStore | null = null;
       const stores: NodeStores = kube ? { kube } : (kv = await openNodeKvStore(transport, { ...(secrets ? { secrets } : {}), log, replicas: timing.replicas, maas: maas !== null })).stores;
+      // Signals are taken from here on, not once start-up is over: a node told to stop while it
+      // waits for the broker or takes its shards finishes starting and hands off what it took,
+      // instead of dying of the signal with its leases left to expire.
+      const signalled = stopSignals(log);
       const node = await startNode({ ...settings, security }, sharedSubstrate(transport), stores, {
         provisioner,
         ...(maas ? { maas: { driver: maas.driver, config: { skipSwap: env.MAAS_SKIP_SWAP } } } : {}),
-      }, { log });
+      }, { log }).catch((err: unknown) => {
+        throw healthFlagsError(err) ?? err;
+      });
       // One line for whoever started us (tests, scripts): where to find this node.
       process.stdout.write(`${JSON.stringify({ node: name, health: node.health?.url ?? null, shards: config.shardCount, broker: node.isBroker() })}\n`);
       log.info({ shards: config.shardCount, leaseTtlMs: timing.leaseTtlMs }, 'node started');
 
-      await new Promise<void>((resolve) => {
-        let signals = 0;
-        const onSignal = (signal: NodeJS.Signals): void => {
-          signals += 1;
-          // A second signal means "now": skip the hand-off.
-          if (signals > 1) process.exit(130);
-          log.info({ signal }, 'stopping: handing shards off');
-          node.stop({ graceful: true })
-            .catch((err: unknown) => log.error({ err: String(err) }, 'graceful stop failed'))
-            .finally(() => resolve());
-        };
-        process.on('SIGTERM', onSignal);
-        process.on('SIGINT', onSignal);
-      });
+      const signal = await signalled;
+      log.info({ signal }, 'stopping: handing shards off');
+      await node.stop({ graceful: true }).catch((err: unknown) => log.error({ err: String(err) }, 'graceful stop failed'));
       await kv?.close();
       maas?.close();
       await provisioner.close?.();
       await transport.close();
       log.info({}, 'node stopped');
     });
+}
+
+/** Resolves with the first SIGTERM or SIGINT; a second one means "now": exit 130, skipping the hand-off. */
+function stopSignals(log: Logger): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      signals += 1;
+      if (signals > 1) process.exit(130);
+      log.info({ signal }, 'stop asked');
+      resolve(signal);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}
+
+// A health port that cannot listen is the operator's setting to change: named, exit 2.
+function healthFlagsError(err: unknown): CliError | null {
+  if (!(err instanceof HealthListenError)) return null;
+  return new CliError(`--health-port ${err.port} --health-bind ${err.bind}: cannot listen: ${err.reason}`, 2);
+}
+
+// The --secrets files, read before anything connects: one that is missing or does not parse is a
+// usage error naming the flag, not a bare path with exit 1.
+async function secretFiles(paths: string[]): Promise<Awaited<ReturnType<typeof loadSecretFiles>>> {
+  try {
+    return await loadSecretFiles(paths);
+  } catch (error) {
+    throw new CliError(`--secrets: ${errorMessage(error)}`, 2);
+  }
 }
 
 // Who may send this node requests (src/security): an allow-list, or unsigned by explicit choice.
@@ -278,7 +307,7 @@ async function runKubeOnly(flags: NodeFlags, env: ReturnType<typeof readEnv>, p:
     maas?.close();
     await p.provisioner.close?.();
     await substrate.transport.close();
-    throw new CliError(`node ${p.name} could not start: ${errorMessage(outcome)}`);
+    throw healthFlagsError(outcome) ?? new CliError(`node ${p.name} could not start: ${errorMessage(outcome)}`);
   }
   p.log.info({ signal: outcome }, 'stopping');
   // A second signal means "now".
@@ -384,6 +413,10 @@ function maasDriver(flags: NodeFlags, env: ReturnType<typeof readEnv>): { driver
 async function backend(flags: NodeFlags, env: ReturnType<typeof readEnv>, log: Logger): Promise<SelectedProvisioner> {
   if (flags.fixtureUrl && flags.ironic) throw new CliError('--fixture-url and --ironic: choose one backend', 2);
   const fixtureUrl = flags.fixtureUrl;
+  // A URL that can never be one is the operator's to fix (exit 2), said before anything starts.
+  if (fixtureUrl !== undefined && !/^https?:$/.test(urlProtocol(fixtureUrl))) {
+    throw new CliError(`--fixture-url ${redactUrl(fixtureUrl)}: expected an http:// or https:// URL (metalfleet fixture-server prints it)`, 2);
+  }
   const fixture = fixtureUrl ? { ...fixtureBuiltin(flags.fixtureLatency), async create() {
     try {
       return await createRemoteFixtureProvisioner({ url: fixtureUrl });
@@ -415,4 +448,12 @@ async function uiCommandsFrom(flags: NodeFlags): Promise<Pick<NodeConfig, 'uiCom
     throw e instanceof CliError ? new CliError(e.message.replace(/^--signing-key/, '--ui-signing-key'), 2) : e;
   }) : undefined;
   return { uiCommands: { token, ...(signingKey ? { signingKey } : {}) } };
+}
+
+function urlProtocol(text: string): string {
+  try {
+    return new URL(text).protocol;
+  } catch {
+    return '';
+  }
 }
