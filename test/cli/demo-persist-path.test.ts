@@ -1,7 +1,7 @@
 // demo --persist FILE where FILE can never be written: refused before the demo starts, naming the
 // flag and what is wrong, instead of running every host and failing at the end on a temporary
 // file's name ("ENOENT ... st.json.1234.1.tmp") with nothing saved; an empty path was no --persist.
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
@@ -26,4 +26,22 @@ test('demo persist - an empty path, a file in a missing folder or under a file, 
     t.is(r.stdout, '', `${path}: the demo did not run`);
   }
   t.true((await stat(notAFolder)).isFile());
+});
+
+// The save writes a temporary file and renames it over the path: over a symlink that replaced the
+// link with a plain file and left the file it pointed to as it was, so the next run through the
+// link's target (or another link to it) resumed from an old state.
+test('demo persist - a path that is a symlink saves into the file it points to and stays a link', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'mf-persist-link-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  await mkdir(join(dir, 'runs'));
+  const target = join(dir, 'runs', 'st.json');
+  await writeFile(target, '{"version":2,"buckets":{}}\n');
+  const link = join(dir, 'current.json');
+  await symlink(join('runs', 'st.json'), link);
+  const r = await metalfleet('demo', '--hosts', '3', '--no-maas', '--latency', '0', '--json', '--persist', link);
+  t.is(r.code, 0, r.stderr);
+  t.true((await lstat(link)).isSymbolicLink(), 'the link is still a link');
+  const saved = JSON.parse(await readFile(target, 'utf8')) as { buckets: Record<string, Record<string, unknown>> };
+  t.is(Object.keys(saved.buckets['mf-hosts'] ?? {}).length, 3, 'the run was saved into the file the link names');
 });

@@ -1,6 +1,6 @@
 import { noObjectsIn, readManifestText } from '../../api/manifest-file.ts';
-import { access, constants, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { access, constants, lstat, readlink, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { IRONIC_LABEL } from '../backends.ts';
@@ -102,7 +102,7 @@ export function register(program: Command): void {
         const flagOf = (name: string): string => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
         if (ignored.length > 0) throw new CliError(`-f cannot be used with ${ignored.map(flagOf).join(', ')}: the hosts are the files' (and -f makes no demo MAAS cluster)`, 2);
       }
-      if (flags.persist !== undefined) await checkPersistPath(flags.persist);
+      if (flags.persist !== undefined) flags.persist = await checkPersistPath(flags.persist);
       const privateWanted = flags.ironic === true || flags.datacenter !== undefined;
       const backend = privateWanted ? await startPrivateIronic({ servers: flags.datacenter ?? null, ...(external !== null ? { externalIronic: external } : {}) }) : null;
       const offSignal = backend ? stopOnSignal(() => backend.stop()) : null;
@@ -244,12 +244,15 @@ async function applyInSlices(store: LocalStore, docs: readonly SourceDocument[])
 // A --persist file that can never be written is said before the demo runs: the first save used
 // to fail only after every host had run, on the temporary file's name (ENOENT ... st.json.1234.1.tmp),
 // with nothing saved. A missing file is fine (the first run creates it).
-async function checkPersistPath(path: string): Promise<void> {
+// Returns the path to save to: a symlink's target, since the save renames a new file over the
+// path, which over the link itself replaced the link and left the file it names as it was.
+async function checkPersistPath(given: string): Promise<string> {
   const refuse = (why: string): never => {
-    throw new CliError(`--persist ${path}: ${why}`, 2);
+    throw new CliError(`--persist ${given}: ${why}`, 2);
   };
   // An empty one ("--persist $UNSET") was taken as no --persist: the run kept nothing.
-  if (path.trim() === '') throw new CliError('--persist: expected a file path, got ""', 2);
+  if (given.trim() === '') throw new CliError('--persist: expected a file path, got ""', 2);
+  const path = await linkTarget(given);
   if ((await stat(path).catch(() => null))?.isDirectory()) refuse('is a folder; give a file in it');
   const folder = dirname(path);
   const info = await stat(folder).catch((err: unknown) => (err as NodeJS.ErrnoException).code ?? 'unknown error');
@@ -257,6 +260,19 @@ async function checkPersistPath(path: string): Promise<void> {
   if (info === 'ENOTDIR' || (typeof info !== 'string' && !info.isDirectory())) refuse(`${folder} is not a folder`);
   if (typeof info === 'string') refuse(`cannot look at the folder ${folder}: ${info}`);
   await access(folder, constants.W_OK).catch(() => refuse(`cannot write in the folder ${folder} (permission denied)`));
+  return path;
+}
+
+/** The file a chain of symlinks ends at (it may not exist yet: the first run creates it); else the path itself. */
+async function linkTarget(path: string): Promise<string> {
+  let current = path;
+  // A loop of links ends here rather than spinning; the save then fails on it, naming it.
+  for (let hops = 0; hops < 40; hops += 1) {
+    const info = await lstat(current).catch(() => null);
+    if (!info?.isSymbolicLink()) return current;
+    current = resolve(dirname(current), await readlink(current));
+  }
+  return current;
 }
 
 async function readAll(files: string[]): Promise<Array<[string, string]>> {
