@@ -3,8 +3,10 @@ import type { MaasClusterStatus } from '../../api/index.ts';
 import type { ConditionValue } from '../maas-machine/index.ts';
 import { setCondition, summarise } from '../maas-machine/index.ts';
 import { MachineTurn } from '../turn.ts';
+import { successResetsBackoff } from '../retry-reads.ts';
 import type { DnsCall, IpCall, MaasClusterEffect, MaasClusterPhase, MaasClusterState } from './types.ts';
 
+// The reads made before a DNS create or VIP reserve is retried (retry-reads.ts).
 const READS: ReadonlySet<DnsCall['op'] | IpCall['op']> = new Set(['find', 'findVip', 'interfaces']);
 
 // A MaasCluster step's scratchpad (see ../turn.ts).
@@ -50,13 +52,10 @@ export class Turn extends MachineTurn<MaasClusterState, MaasClusterEffect, MaasC
     this.setStatus({ conditions: summarise(conditions.filter((c) => c.type !== type), [MAAS_CONDITIONS.LoadBalancerReady, MAAS_CONDITIONS.APIServerAvailable], this.now) });
   }
 
-  // The reads made before every retry (the record's find, the VIP's, a machine's interfaces)
-  // succeed while the create or reserve after them keeps failing: they must not start that call's
-  // backoff over, or it is retried every backoffBaseMs for ever. A read resets it only when it is
-  // the call that failed.
+  // A success ends the error; it restarts the backoff unless it is a read before a failing call.
   succeeded(op: DnsCall['op'] | IpCall['op']): void {
     this.s.lastError = null;
-    if (READS.has(op) && this.s.failedOp !== null && this.s.failedOp !== op) return;
+    if (!successResetsBackoff(op, this.s.failedOp, READS)) return;
     this.s.attempts = 0;
     this.s.failedOp = null;
   }

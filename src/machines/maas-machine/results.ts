@@ -4,6 +4,7 @@ import { finishDeletion } from './deleting.ts';
 import { failMachine, failReleased } from './failure.ts';
 import { powerOffRequested, releaseRequested } from './intents.ts';
 import type { Turn } from './turn.ts';
+import { successResetsBackoff } from '../retry-reads.ts';
 import { imageFound, imageMissing, staticLinked, staticLinkFailed } from './deploy-options.ts';
 import type { DnsLookupResult, MaasFailureReason, MaasOp, MaasResult, MaasView } from './types.ts';
 
@@ -93,14 +94,11 @@ export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
   }
 }
 
-// The reads made before every retry (what MAAS holds under our agent name, the machine's state)
-// succeed while the allocate or deploy after them keeps failing: they must not start that call's
-// backoff over, or it is retried every backoffBaseMs for ever (controller-runtime's, which
-// CAPMAAS relies on, grows). A read resets it only when it is the call that failed.
+// The reads made before an allocate or deploy is retried (retry-reads.ts).
 const READS: ReadonlySet<MaasOp> = new Set(['findAllocated', 'get']);
 
 function succeeded(t: Turn, op: MaasOp): void {
-  if (READS.has(op) && t.s.failedOp !== null && t.s.failedOp !== op) return;
+  if (!successResetsBackoff(op, t.s.failedOp, READS)) return;
   t.s.attempts = 0;
   t.s.failedOp = null;
 }
