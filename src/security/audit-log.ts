@@ -83,8 +83,14 @@ async function ensureStream(transport: Transport, stream: string, subject: strin
     max_msg_size: 64 * 1024,
     num_replicas: options.replicas ?? 1,
   });
-  // Another node may have created it between our two calls: that is as good.
-  if (created.error && created.error.err_code !== 10058) throw new AuditUnavailable(`cannot create ${stream}: ${created.error.description ?? created.error.code}`);
+  if (!created.error) return;
+  // Another node may have created it between our two calls: that is as good. A clustered
+  // JetStream answers that race with "name already in use" or, while the other create is still
+  // being proposed, "subjects overlap"; so on any refusal, look again before giving up.
+  if (created.error.err_code === 10058) return;
+  const again = await jsApi(transport, `STREAM.INFO.${stream}`, undefined);
+  if (!again.error) return;
+  throw new AuditUnavailable(`cannot create ${stream}: ${created.error.description ?? created.error.code}`);
 }
 
 /** The audit log of a node on NATS: creates the streams, then appends one JSON record per request (refusals counted). */
