@@ -232,7 +232,8 @@ async function assemble(ctx: AssembleContext): Promise<Node> {
 
   const membership: Membership = await startMembership({
     bucket: ctx.opened.memberBucket, self: name, heartbeatMs: timing.heartbeatMs, deadAfterMs: timing.leaseTtlMs, clock, log,
-    info: { pid: String(process.pid) },
+    // shards: so a client names the shard a host is in by the cluster's count, not its own guess.
+    info: { pid: String(process.pid), shards: String(config.shardCount) },
     // Nobody else can join a private bus: take every shard at once.
     ...(substrate.shared ? {} : { settleMs: 0 }),
   });

@@ -7,6 +7,7 @@ import { InfoResponse, PingResponse, StatsResponse } from '../../src/bus/message
 import { connect } from '@nats-io/transport-node';
 import { gather, inspectHost, listNodes, NotFound, serveIntrospection } from '../../src/cluster/introspect/index.ts';
 import type { Transport } from '../../src/ports/index.ts';
+import { shardOf } from '../../src/api/index.ts';
 import { BMC_PASSWORD, withCluster } from '../support/cluster.ts';
 import { putHostRecord } from '../support/local-store.ts';
 import { natsServerInstalled } from '../support/nats-server.ts';
@@ -259,6 +260,11 @@ cluster('introspect - two nodes answer over NATS; a killed node is reported miss
     t.is(inspected.value.host.epoch, owner.value.shards.find((s) => s.shard === ownerShard)!.epoch);
     t.is(inspected.value.host.spec.credentialsName, 'bmc');
     await t.throwsAsync(inspectHost(c.transport, 'fleet/nope', { ...opts, shardCount: 16 }), { instanceOf: NotFound });
+    // A client guessing another shard count still names the shard the nodes put the host in.
+    t.true(members.every((m) => m.info?.shards === '16'), 'each node announces its shard count');
+    const guessed = await t.throwsAsync(inspectHost(c.transport, 'fleet/absent', { ...opts, shardCount: 64 }), { instanceOf: NotFound });
+    t.regex(guessed.message, new RegExp(`\\(owner of shard ${shardOf('fleet/absent', 16)}\\) knows no BareMetalHost`));
+    t.not(shardOf('fleet/absent', 16), shardOf('fleet/absent', 64), 'the two counts put this key in different shards');
 
     for (const node of ['a', 'b']) {
       for (const bytes of await rawReplies(c.transport, node, key).catch(() => [])) t.false(bytes.includes(BMC_PASSWORD));

@@ -122,6 +122,13 @@ export async function gather<V extends IntrospectVerb>(
   return result;
 }
 
+/** The shard count the running nodes announce in their heartbeats, when they all agree on one. */
+function announcedShardCount(members: ReadonlyArray<{ info?: Record<string, string> }> | null): number | undefined {
+  const counts = new Set((members ?? []).map((m) => Number(m.info?.shards)));
+  const [only] = counts;
+  return counts.size === 1 && only !== undefined && Number.isInteger(only) && only > 0 ? only : undefined;
+}
+
 /**
  * The owner's view of one object of one kind (no kind: the BareMetalHost): asks every node,
  * returns the one that owns it. A kind inspect does not show is a RangeError naming the ones it does.
@@ -136,9 +143,10 @@ export async function inspectHost(
   const kind = options.kind ?? 'BareMetalHost';
   const request = INTROSPECT.inspect.request.safeParse({ host: key, kind });
   if (!request.success) throw new RangeError(`inspect: kind ${JSON.stringify(kind)} is not one inspect shows: ${HostKind.options.join(', ')} (MaasClusters: see clusters)`);
-  const shard = shardOf(key, options.shardCount);
+  const members = options.nodes ? null : await listNodes(transport);
+  const shard = shardOf(key, announcedShardCount(members) ?? options.shardCount);
   // Each node once, however the caller built the list.
-  const nodes = [...new Set(options.nodes ?? (await listNodes(transport)).map((n) => n.node))];
+  const nodes = [...new Set(options.nodes ?? (members ?? []).map((n) => n.node))];
   const subs = options.subjects ?? defaultSubjects();
   const owners: Array<{ node: string; value: InspectReply }> = [];
   const notFound: string[] = [];
