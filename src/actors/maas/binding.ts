@@ -111,9 +111,12 @@ function openMaasRouter(scope: ShardScope, deps: MaasBindingDeps): MaasRouter {
   const driver = deps.driverFor(scope.fence, scope.leaseHeld);
   const changes = deps.changes?.sink(scope.shard);
   const seen = new SeenObjects(scope.index);
+  // Every line of the shard's machines and clusters says which tenure wrote it, as a host's do
+  // (actors/host/binding.ts): after a failover the old and the new owner's lines differ by epoch.
+  const log = deps.log.child({ shard: scope.shard, epoch: scope.fence.epoch });
   const machineDeps = {
     store: seenStore(deps.store, seen, () => { machineWakes += 1; }),
-    driver, broker: deps.broker, clock: deps.clock, config: deps.config, log: deps.log, grantTtlMs: deps.grantTtlMs, fence: scope.fence,
+    driver, broker: deps.broker, clock: deps.clock, config: deps.config, log, grantTtlMs: deps.grantTtlMs, fence: scope.fence,
     ...(changes ? { changes } : {}),
     ...(deps.calls ? { calls: deps.calls } : {}),
   };
@@ -123,20 +126,20 @@ function openMaasRouter(scope: ShardScope, deps: MaasBindingDeps): MaasRouter {
     prefix: 'mm-',
     behavior: (key) => maasMachineBehavior(key, machineDeps),
     drainable: (ref) => ref,
-    gaveUp: (key, error, restarts) => void markMaasCrashed(deps.store, deps.log, 'MaasMachine', key, error, restarts, scope.fence),
+    gaveUp: (key, error, restarts) => void markMaasCrashed(deps.store, log, 'MaasMachine', key, error, restarts, scope.fence),
   });
   const clusters: KindActors<MaasClusterMsg> = scope.actors({
     kind: MAAS_CLUSTER_KIND,
     prefix: 'mc-',
     behavior: (key) => maasClusterBehavior(key, {
-      store: clusterStore, driver, clock: deps.clock, log: deps.log, resyncMs: deps.clusterResyncMs, fence: scope.fence,
+      store: clusterStore, driver, clock: deps.clock, log, resyncMs: deps.clusterResyncMs, fence: scope.fence,
       ...(changes ? { changes } : {}),
       ...(deps.calls ? { calls: deps.calls } : {}),
       // A MaasCluster changed its DNS record: its control-plane machines read it again.
       onDnsChanged: () => scope.later(() => dnsChanged(key)),
     }),
     drainable: (ref) => ref,
-    gaveUp: (key, error, restarts) => void markMaasCrashed(deps.store, deps.log, 'MaasCluster', key, error, restarts, scope.fence),
+    gaveUp: (key, error, restarts) => void markMaasCrashed(deps.store, log, 'MaasCluster', key, error, restarts, scope.fence),
   });
 
   // A DNS record changes as its MaasCluster does: whom it wakes is whom a change of it wakes.
