@@ -79,7 +79,10 @@ function tearDown(t: Turn, state: 'deprovisioning' | 'powering off before delete
 // deleteAction "delay": the host is detached and then kept, finalizer and all, until the
 // annotation goes (re-attach, then an ordinary deletion) or asks for deletion.
 function holdDetached(t: Turn, detach: DetachRequest, detached: boolean): boolean {
-  if (detached) return false;
+  if (detached) {
+    t.pollDetached();
+    return false;
+  }
   t.releaseSlot();
   t.call({ op: 'detach', force: detach.force });
   return false;

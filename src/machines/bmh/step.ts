@@ -303,7 +303,10 @@ function handleDetach(t: Turn): boolean {
     }
     return false;
   }
-  if (detached) return true;
+  if (detached) {
+    t.pollDetached();
+    return true;
+  }
   if (request.malformed) t.event('Warning', 'InvalidAnnotationValue', `${DETACHED}: value is not valid JSON; detaching with defaults`);
   const state = t.state;
   const settled = state === 'provisioned' || state === 'externally provisioned' || state === 'available' || state === 'ready';

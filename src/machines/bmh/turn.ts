@@ -175,6 +175,12 @@ export class Turn extends MachineTurn<BmhState, BmhEffect, BareMetalHostStatus> 
     this.requeue(delay);
   }
 
+  // BMO requeues a detached host on a slow poll, 10 min (reference/bmo.md §0, §1.7); one kept
+  // by deleteAction delay too, since its delayed deletion still runs checkDetachedHost (§1.2).
+  pollDetached(): void {
+    this.requeue(this.s.config.detachedPollMs);
+  }
+
   okOrError(): 'OK' | 'error' {
     return this.status.errorType ? 'error' : 'OK';
   }
