@@ -9,7 +9,7 @@ import type { ProvisionerFlags } from '../provisioners.ts';
 import { addProvisionerFlags, builtinFailure, selectProvisioner } from '../provisioners.ts';
 import { formatApplyIssue } from '../../adapters/store/validate.ts';
 import type { SourceDocument } from '../../adapters/store/validate.ts';
-import { loadKvSnapshot, persistKv } from '../../adapters/store/kv-snapshot.ts';
+import { loadKvSnapshot, persistKv, type KvPersist } from '../../adapters/store/kv-snapshot.ts';
 import { openLocalStore, type LocalStore } from '../../adapters/store/local-store.ts';
 import type { NatsApplyResult } from '../../adapters/store/nats-store.ts';
 import { MAAS_VALIDATORS } from '../../adapters/store/object-apply.ts';
@@ -105,17 +105,22 @@ export function register(program: Command): void {
       if (flags.persist !== undefined) flags.persist = await checkPersistPath(flags.persist);
       const privateWanted = flags.ironic === true || flags.datacenter !== undefined;
       const backend = privateWanted ? await startPrivateIronic({ servers: flags.datacenter ?? null, ...(external !== null ? { externalIronic: external } : {}) }) : null;
-      const offSignal = backend ? stopOnSignal(() => backend.stop()) : null;
+      const signals = demoSignals(backend, flags.persist !== undefined);
       try {
-        await runDemoCommand(flags, env, backend, offSignal);
+        await runDemoCommand(flags, env, backend, signals);
+      } catch (error) {
+        // A failed command exits soon after (cli/main.ts): a save then in progress would leave
+        // its temporary file behind. What the run did up to the failure is kept.
+        await signals.persist?.close().catch(() => undefined);
+        throw error;
       } finally {
-        offSignal?.();
+        signals.off();
         await backend?.stop();
       }
     });
 }
 
-async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>, backend: PrivateIronic | null, offSignal: (() => void) | null): Promise<void> {
+async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>, backend: PrivateIronic | null, signals: DemoSignals): Promise<void> {
   const mode = flags.progress === false || flags.json ? 'quiet' : process.stdout.isTTY ? 'tty' : 'lines';
   // On a terminal the panel shows recent problems; log lines would tear it apart.
   const log = createLogger(flags.logLevel ?? env.METALFLEET_LOG_LEVEL ?? (mode === 'tty' ? 'silent' : 'warn'), { node: 'demo' });
@@ -177,6 +182,7 @@ async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>,
   if (!applied.ok) throw new CliError(`invalid input, the demo did not start:\n${applied.issues.map(formatApplyIssue).join('\n')}`, 1);
   for (const w of applied.warnings) process.stderr.write(`warning: ${w}\n`);
   const persist = flags.persist ? await persistKv(flags.persist, hostBuckets, { onError: (err) => log.error({ err: String(err) }, 'saving the store file failed') }) : null;
+  signals.persist = persist;
   const limit = flags.limit ?? env.PROVISIONING_LIMIT;
   if (maasWanted) {
     await registry.createMaasDriver('maas', { options: {}, log }).catch((err: unknown) => {
@@ -191,8 +197,9 @@ async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>,
   const nodeCfg = nodeConfig({ name: 'demo', env, calls: parseMaxCalls(flags.maxCalls), defaultLimit: limit === 0 ? Number.POSITIVE_INFINITY : limit, machine: { pluginBmcSchemes: registry.bmcSchemes() } });
   const ui = flags.ui ? await startDemoUi(substrate.transport, nodeCfg.shardCount, flags) : null;
   const summary = await runDemo({
-    // While the dashboard holds, its own wait takes the signal; the private Ironic stops after.
-    ...(ui ? { holdOpen: () => (offSignal?.(), ui.holdOpen()) } : {}),
+    // While the dashboard holds, its own wait takes the signal; the demo's handler is back for
+    // the final save after it, and the private Ironic stops after that.
+    ...(ui ? { holdOpen: () => (signals.off(), ui.holdOpen().finally(() => signals.on())) } : {}),
     ...(maas && store.objects ? { maas: { driver: maas.driver, config: { skipSwap: flags.maasSkipSwap ?? env.MAAS_SKIP_SWAP, ...(maas.simulated ? { deployingPollMs: 200, steadyPollMs: 2_000, powerOnRequeueMs: 1_000 } : {}) } } } : {}),
     substrate, store: store.resources, secrets: store.secrets, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000, demoScenarios: ironicUrls.length === 0,
     node: { ...nodeCfg, cluster: { drainTimeoutMs: 2_000 } },
@@ -209,6 +216,38 @@ async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>,
     for (const n of summary.notReached.slice(0, 20)) process.stdout.write(`  not reached: ${n.host}: expected ${n.expected}, is ${n.actual}\n`);
   }
   if (!summary.ok) process.exitCode = 1;
+}
+
+interface DemoSignals {
+  /** The --persist saver, once there is one: a signal abandons its save in progress. */
+  persist: KvPersist | null;
+  on(): void;
+  off(): void;
+}
+
+// SIGINT/SIGTERM stop the demo at once, as they always did, after what must not be left half
+// done: a --persist save in progress is abandoned and its temporary file removed (a Ctrl-C during
+// a save left FILE.<pid>.<n>.tmp behind), then the private Ironic stops. Without either, the
+// default handling stays.
+function demoSignals(backend: PrivateIronic | null, persisting: boolean): DemoSignals {
+  let off: (() => void) | null = null;
+  const signals: DemoSignals = {
+    persist: null,
+    on() {
+      if (off !== null || (!backend && !persisting)) return;
+      const stop = async (): Promise<void> => {
+        if (await signals.persist?.abort()) process.stderr.write('stopped during a save of the --persist file: that save was abandoned, and the file is as the last complete save left it\n');
+        await backend?.stop();
+      };
+      off = stopOnSignal(stop, backend ? undefined : null);
+    },
+    off() {
+      off?.();
+      off = null;
+    },
+  };
+  signals.on();
+  return signals;
 }
 
 // The dashboard on the demo's own bus: the page sees the embedded node as `metalfleet ui` sees a

@@ -91,14 +91,14 @@ async function startDatacenterFor(url: string, servers: number): Promise<Private
 }
 
 /**
- * Stops the private Ironic and datacenter on SIGINT or SIGTERM, then exits as a signalled
+ * Runs `stop` (the private Ironic and datacenter, a --persist save) on SIGINT or SIGTERM, then exits as a signalled
  * process would. Returns the function that removes the handlers (for the --ui hold, which
  * handles the signal itself and stops everything on its way out).
  */
-export function stopOnSignal(stop: () => Promise<void>): () => void {
+export function stopOnSignal(stop: () => Promise<void>, says: string | null = 'stopping the private Ironic and datacenter'): () => void {
   const handler = (signal: NodeJS.Signals): void => {
     off();
-    process.stderr.write(`${signal}: stopping the private Ironic and datacenter\n`);
+    if (says !== null) process.stderr.write(`${signal}: ${says}\n`);
     void stop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   };
   const off = (): void => {
