@@ -88,6 +88,7 @@ export async function connectNats(options: NatsConnectOptions): Promise<Transpor
     ...(inboxPrefix ? { inboxPrefix } : {}),
     ...(options.tls ? { tls: definedOnly(options.tls) } : {}),
   };
+  if (!options.tls?.certFile) await checkNoClientCertNeeded(servers, Math.min(opts.timeout ?? SERVER_INFO_MS, SERVER_INFO_MS), where);
   let nc: NatsConnection;
   try {
     nc = await connect(opts);
@@ -305,6 +306,21 @@ async function authenticatorFor(auth: NatsAuth, where: string, redact: (t: strin
   }
   checkSeed(new TextEncoder().encode(blocks[1]?.[1]?.trim() ?? ''), where, `the nkey seed in ${auth.credsFile}`);
   return credsAuthenticator(creds);
+}
+
+// How long the INFO of a server may take to arrive; one that sends none is left to the connect.
+const SERVER_INFO_MS = 2_000;
+
+/**
+ * A server that verifies client certificates (mutual TLS) drops a client without one after the
+ * TLS handshake, and the NATS client does not notice: it waited out its whole connect timeout and
+ * reported "timeout". The server says so in its INFO, before any handshake: asked first.
+ */
+async function checkNoClientCertNeeded(servers: readonly string[], withinMs: number, where: string): Promise<void> {
+  const info = await firstServerInfo(servers, withinMs);
+  if (info?.tls_verify !== true) return;
+  throw new BusConnectError(where, 'the NATS server requires a client certificate (mutual TLS) and none was given: '
+    + 'pass --nats-cert and --nats-key (or NATS_CERT and NATS_KEY; tls.certFile and tls.keyFile to connectNats)', false);
 }
 
 function checkSeed(seed: Uint8Array, where: string, what: string): void {
