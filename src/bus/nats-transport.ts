@@ -10,6 +10,7 @@ import type { BusMessage, BusStatus, BusSubscription, KvBucket, KvBucketOptions,
 import { BusError } from '../ports/index.ts';
 import { openNatsKv } from './nats-kv.ts';
 import { inboxPrefixFor, inboxUserProblem } from './inbox-prefix.ts';
+import { firstServerInfo } from './server-info.ts';
 import { errorMessage } from '../api/index.ts';
 
 export type NatsAuth =
@@ -174,6 +175,13 @@ class NatsTransport implements Transport {
       },
       drain: async () => {
         if (this.#nc.isClosed() || sub.isClosed()) return;
+        // A drain waits for the server's PONG: with the connection down, for a reconnect that may
+        // never come (a node stopping after NATS died waited seconds per service). The server
+        // dropped this interest with the connection; nothing is left to drain but our side.
+        if (this.#status !== 'connected') {
+          sub.unsubscribe();
+          return;
+        }
         await sub.drain().catch((error: unknown) => {
           // A connection that closed meanwhile has nothing left to drain.
           if (!this.#nc.isClosed()) throw this.#busError(subject, error);

@@ -4,7 +4,7 @@ import type { ClusterBroker } from '../actors/capacity/cluster/index.ts';
 import type { CapacityFigures, CapacityMsg } from '../actors/capacity/index.ts';
 import { BackendCalls, DEFAULT_CALL_LIMITS } from '../actors/calls/index.ts';
 import type { BackendCallFigures } from '../actors/calls/index.ts';
-import type { ActorRef, ActorSystem, Clock } from '../actors/runtime/index.ts';
+import type { ActorRef, ActorSystem, Clock, TimerHandle } from '../actors/runtime/index.ts';
 import { ask, systemClock } from '../actors/runtime/index.ts';
 import type { HealthServer, PoolSlots } from '../adapters/observe/index.ts';
 import { BmoMetrics } from '../adapters/observe/index.ts';
@@ -32,6 +32,8 @@ import { clusterTiming } from './config.ts';
 import type { HostSnapshot } from '../actors/host/index.ts';
 import type { FleetStats } from './fleet-stats.ts';
 import { logConnection } from './connection-log.ts';
+import type { BusWatch } from './bus-watch.ts';
+import { watchBus } from './bus-watch.ts';
 import { startNodeHealth } from './health.ts';
 import type { NodeHealthServer } from './health.ts';
 import type { IntrospectionSource } from './introspection-source.ts';
@@ -137,11 +139,14 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
     config, substrate, timing, clock, provisioner: backends.provisioner, ...(backends.maas ? { maasDriver: backends.maas.driver } : {}), calls, kube: stores.kube, gate: runtime.gate,
   });
   runtime.onHealth?.(front.health);
-  logConnection(substrate.transport, runtime.log, substrate.shared ? 'NATS' : 'bus', () => clock.now());
+  const busName = substrate.shared ? 'NATS' : 'bus';
+  logConnection(substrate.transport, runtime.log, busName, () => clock.now());
+  const bus = watchBus(substrate.transport);
   try {
     await runtime.gate?.open;
-    return await assemble({ config, substrate, stores, backends, runtime, clock, timing, opened, front, calls });
+    return await assemble({ config, substrate, stores, backends, runtime, clock, timing, opened, front, calls, bus, busName });
   } catch (err) {
+    bus.close();
     opened.secretWatch?.close();
     await front.close();
     throw err;
@@ -182,6 +187,10 @@ interface AssembleContext {
   readonly opened: OpenedStores;
   readonly front: NodeHealthServer;
   readonly calls: BackendCalls;
+  /** Whether the bus is up: a stop does not hand off over a dead one. */
+  readonly bus: BusWatch;
+  /** 'NATS', or 'bus' on a private one, for log lines. */
+  readonly busName: string;
 }
 
 async function assemble(ctx: AssembleContext): Promise<Node> {
@@ -376,21 +385,74 @@ interface RunningNode {
   readonly shards: ShardHost;
 }
 
+// With the bus down, what is left of a stop gets this long to finish its part: a drain or a
+// request over a dead bus only waits out its own timeout (seconds each), and a node told to stop
+// (Kubernetes: 30 s grace) should be gone in a few.
+const BUS_DOWN_SETTLE_MS = 1_000;
+
 async function stopInOrder(ctx: AssembleContext, node: RunningNode, graceful: boolean): Promise<void> {
-  const { membership, leases, singleton, capacity, requests, introspect, introspection, shards } = node;
-  // Leave first so the others stop sending this node shards, then hand off what it holds.
-  if (graceful) await membership.leave().catch(() => undefined);
-  else await membership.stop().catch(() => undefined);
-  await leases.stop({ graceful });
-  await singleton.stop({ release: graceful });
+  const { capacity, requests, introspect, introspection, shards } = node;
+  const { bus } = ctx;
+  if (!graceful || !(await handOff(ctx, node))) await letGo(node);
   capacity.broker()?.stop();
-  await requests.close();
-  await introspect.close();
+  const down = !bus.up();
+  if (down) {
+    // Nothing reaches the server: what is in flight gets a moment, not its timeout.
+    await settledWithin([requests.close(), introspect.close()], BUS_DOWN_SETTLE_MS, ctx.clock);
+  } else {
+    await requests.close();
+    await introspect.close();
+  }
   introspection.close();
-  await shards.stop(ctx.timing.drainTimeoutMs);
+  await shards.stop(down ? Math.min(ctx.timing.drainTimeoutMs, BUS_DOWN_SETTLE_MS) : ctx.timing.drainTimeoutMs);
+  bus.close();
   ctx.opened.secretWatch?.close();
   await ctx.stores.kube?.close();
   await ctx.front.close();
+}
+
+/**
+ * Leave membership, hand every shard off, give up the broker lease: true once done. False when the
+ * bus is down, before or during it: nothing can be handed over a dead bus, and each step would
+ * only wait out its timeout (18 s in all). The leases then expire and other nodes take over.
+ */
+async function handOff(ctx: AssembleContext, node: RunningNode): Promise<boolean> {
+  const { bus, busName, timing } = ctx;
+  const { log } = ctx.runtime;
+  const skipped = (how: string): false => {
+    log.warn({ leaseTtlMs: timing.leaseTtlMs }, `hand-off ${how}: ${busName} is unreachable, so this node stops its actors and leaves its shard and broker leases to expire; other nodes take them within ${timing.leaseTtlMs} ms`);
+    return false;
+  };
+  if (!bus.up()) return skipped('skipped');
+  const { membership, leases, singleton } = node;
+  const wait = bus.whenDown();
+  const done = (async () => {
+    // Leave first so the others stop sending this node shards, then hand off what it holds.
+    await membership.leave().catch(() => undefined);
+    await leases.stop({ graceful: true });
+    await singleton.stop({ release: true });
+  })();
+  // A hand-off cut short is left running: what it still waits on fails when the connection closes.
+  const outcome = await Promise.race([done.then(() => 'done' as const), wait.down.then(() => 'down' as const)]);
+  wait.cancel();
+  return outcome === 'done' || skipped('cut short');
+}
+
+/** Stops membership, the leases and the broker lease at once, giving nothing back. */
+async function letGo(node: RunningNode): Promise<void> {
+  await node.membership.stop().catch(() => undefined);
+  await node.leases.stop({ graceful: false });
+  await node.singleton.stop({ release: false });
+}
+
+async function settledWithin(work: readonly Promise<unknown>[], ms: number, clock: Clock): Promise<void> {
+  let timer: TimerHandle | undefined;
+  // Kept alive: the stop is not over until this returns.
+  const late = new Promise<void>((resolve) => {
+    timer = clock.setTimeout(resolve, ms, true);
+  });
+  await Promise.race([Promise.allSettled(work), late]);
+  if (timer !== undefined) clock.clearTimeout(timer);
 }
 
 // Hosts waiting for a Secret hear of it as soon as the source sees it (no restart); what the
