@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { annotationPath, fieldError, type FieldError } from '../field-error.ts';
 import { decodeHardwareDetails } from './hardware-details.ts';
 import { BareMetalHostStatus, HardwareDetails, initialStatus } from './schema.ts';
@@ -105,11 +106,15 @@ function decodeGoStruct(value: string, fields: Record<string, 'string' | 'boolea
   if (!isObject(json)) return { fields: {}, error: `cannot unmarshal ${jsonType(json)} into ${goType}` };
   const out: Record<string, string | boolean | undefined> = {};
   let error: string | undefined;
-  for (const [name, type] of Object.entries(fields)) {
-    const v = goField(json, name);
-    if (v === undefined || v === null) continue;
+  const names = Object.keys(fields);
+  // Key by key, in order, as Go decodes: each sets the field it matches (exactly, else ignoring
+  // case), so of two keys for one field the later counts; a null leaves the field as it was.
+  for (const [key, v] of Object.entries(json)) {
+    const name = Object.hasOwn(fields, key) ? key : names.find((f) => f.toLowerCase() === key.toLowerCase());
+    if (name === undefined || v === null) continue;
+    const type = fields[name];
     if (typeof v === type) out[name] = v as string | boolean;
-    else error ??= `"${name}" must be a ${type}, not ${jsonType(v)}`;
+    else error ??= `"${name}" must be a ${String(type)}, not ${jsonType(v)}`;
   }
   return error === undefined ? { fields: out } : { fields: out, error };
 }
@@ -225,7 +230,37 @@ function dropNulls(value: Json): Json {
   if (Array.isArray(value)) return value.map(dropNulls);
   if (!isObject(value)) return value;
   const out: { [key: string]: Json } = {};
-  for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = dropNulls(v);
+  // defineProperty, not assignment: `out.__proto__ = …` would swallow the key (Go refuses it as unknown).
+  for (const [k, v] of Object.entries(value)) {
+    if (v !== null) Object.defineProperty(out, k, { value: dropNulls(v), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+// encoding/json matches a key to a struct field exactly, else without regard to case, and a later
+// key overwrites an earlier one; DisallowUnknownFields refuses only a key no field matches. So
+// `{"OperationalStatus":"OK"}` is a status BMO admits and restores: each key is renamed to the
+// field it matches, at every depth, before the checks. Keys no field matches stay for
+// unknownField to name. (hardware is renamed again, by BMO's own struct, in decodeHardwareDetails.)
+function schemaFields(schema: z.ZodType): z.ZodType {
+  let s: z.ZodType = schema;
+  while (s instanceof z.ZodOptional || s instanceof z.ZodNullable || s instanceof z.ZodDefault) s = s.unwrap() as z.ZodType;
+  return s;
+}
+
+function foldKeys(value: Json, schema: z.ZodType): Json {
+  const s = schemaFields(schema);
+  if (Array.isArray(value)) return s instanceof z.ZodArray ? value.map((item) => foldKeys(item, s.element as z.ZodType)) : value;
+  if (!isObject(value) || !(s instanceof z.ZodObject)) return value;
+  const shape = s.shape as Record<string, z.ZodType>;
+  const names = Object.keys(shape);
+  const out: { [key: string]: Json } = {};
+  for (const [key, item] of Object.entries(value)) {
+    const field = Object.hasOwn(shape, key) ? key : names.find((f) => f.toLowerCase() === key.toLowerCase());
+    const at = field ?? key;
+    // defineProperty, not assignment: a `__proto__` key stays a plain (unknown) key.
+    Object.defineProperty(out, at, { value: field === undefined ? item : foldKeys(item, shape[field] as z.ZodType), enumerable: true, writable: true, configurable: true });
+  }
   return out;
 }
 
@@ -317,7 +352,7 @@ export function parseStatusAnnotation(value: string): AnnotationResult<BareMetal
   if (parsed.json === null) return { ok: true, value: null };
   if (!isObject(parsed.json)) return fail(`error decoding status annotation: cannot unmarshal ${jsonType(parsed.json)} into BareMetalHostStatus`);
 
-  const input = dropNulls(parsed.json) as { [key: string]: Json };
+  const input = foldKeys(dropNulls(parsed.json), BareMetalHostStatus) as { [key: string]: Json };
   const opStatus = input.operationalStatus;
   if (typeof opStatus === 'string' && !STATUS_ANNOTATION_OP_STATUS.includes(opStatus)) {
     return fail(`invalid operationalStatus '${opStatus}' in the ${STATUS_ANNOTATION} annotation`);
