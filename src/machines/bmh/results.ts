@@ -14,8 +14,11 @@ import type { CredentialsUsed, Operation, OpResult, SecretWait } from './types.t
 import { GATED_OPERATIONS } from './types.ts';
 
 // Applies a backend call's outcome. Transitions that follow a finished call happen here; the
-// state handlers decide what to call next. sent: the firmware changes a prepare or service call carried.
-export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: number, credentials?: CredentialsUsed, sent?: FirmwareChanges): void {
+// state handlers decide what to call next. call: what the call carried that its outcome is read
+// with (the firmware changes of a prepare or service, an inspect's forced reboot).
+export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: number, credentials?: CredentialsUsed, call?: { readonly firmware?: FirmwareChanges; readonly forceReboot?: true } | null): void {
+  const sent = call?.firmware;
+  if (op === 'inspect' && result.kind !== 'transient') inspectionAborted(t, result, call?.forceReboot === true);
   // BMO saves triedCredentials with the status of an attempt that got an answer; a transient error
   // saves nothing, so the next attempt still sees the new credentials as changed.
   if (op === 'register' && credentials && (result.kind === 'done' || result.kind === 'failed' || result.kind === 'continuing')) recordCredentials(t, 'triedCredentials', credentials);
@@ -24,7 +27,12 @@ export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: nu
       t.transient();
       return;
     case 'continuing':
-      if (op === 'inspect' && result.started) inspectionAnswered(t);
+      if (op === 'inspect' && result.started) {
+        inspectionAnswered(t);
+        // BMO's actionInspecting: "Inspection is either freshly started or was aborted. Either
+        // way, remove the reboot annotation" (the base one; suffixed ones are their setters').
+        t.removeAnnotation(REBOOT);
+      }
       // The backend paces its own polls, but one asking to be polled again at once goes through
       // the growing transient backoff, as BMO's zero-delay requeue goes through the rate limiter.
       if (!(result.afterMs > 0)) {
@@ -207,6 +215,20 @@ function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done'
  */
 function inspectionAnswered(t: Turn): void {
   if (inspectionRequested(t.host)) t.removeAnnotation(INSPECT);
+}
+
+/**
+ * An inspect call that carried a forced reboot and was taken (started: the backend aborted the
+ * inspection waiting for its ramdisk, or started one afresh): the next call restarts an aborted
+ * one, and the suffixed forced reboot annotations it was for are served, so they do not abort the
+ * restarted inspection. Any other answer to an inspect call ends that: the restart was asked for.
+ */
+function inspectionAborted(t: Turn, result: OpResult, forced: boolean): void {
+  const aborted = forced && result.kind === 'continuing' && result.started === true;
+  if (t.s.inspectionAborted !== aborted) t.s.inspectionAborted = aborted;
+  if (!aborted) return;
+  const served = rebootRequests(t.host).filter((r) => r.force && r.suffix !== null && !t.s.rebootsServed.includes(r.key)).map((r) => r.key);
+  if (served.length > 0) t.s.rebootsServed = [...t.s.rebootsServed, ...served];
 }
 
 // The backend has no node for the host.

@@ -1,6 +1,6 @@
 import type { ProvisioningState } from '../../api/index.ts';
 import { parseBmcAddress } from '../../api/bmc/index.ts';
-import { detachRequest, inspectionDisabled, inspectionRequested, REPROVISION, reprovisionRequest } from './annotations.ts';
+import { detachRequest, inspectionDisabled, inspectionRequested, rebootRequests, REPROVISION, reprovisionRequest } from './annotations.ts';
 import { INSPECTION_SKIPPED } from './bmo-events.ts';
 import { hasImage, provisioningCancelled, sameImage, wantsProvisioning } from './images.ts';
 import { effectiveRootDeviceHints } from './hardware-profile.ts';
@@ -44,7 +44,10 @@ export const HANDLERS: Record<ProvisioningState, Handler> = {
     // The request stays until the backend starts the inspection (results.ts): a node that must be
     // moved to manageable first is asked again with it, or it would answer with the old data.
     const refresh = inspectionRequested(t.host);
-    t.call({ op: 'inspect', restartOnFailure: t.status.errorType === 'inspection error', refresh });
+    // An inspection this host aborted for a forced reboot is started again, not reported failed.
+    const restartOnFailure = t.status.errorType === 'inspection error' || t.s.inspectionAborted;
+    const forceReboot = forcedRebootDuringInspection(t);
+    t.call({ op: 'inspect', restartOnFailure, refresh, ...(forceReboot ? { forceReboot } : {}) });
     return false;
   },
   preparing: (t) => {
@@ -237,6 +240,19 @@ export function toDeprovisioning(t: Turn, reason: string, patch: Partial<Turn['s
   if (Object.keys(patch).length > 0) t.patchStatus(patch);
   t.transition('deprovisioning', reason);
   return true;
+}
+
+/**
+ * BMO's hasRebootAnnotation(info, true) in actionInspecting: a reboot annotation with force:true
+ * asks for the inspection to be aborted (the host reboots into a new preprovisioning image) and
+ * started again. A suffixed one that did so already is served (BmhState.rebootsServed): it stays
+ * for whoever set it, but does not abort the restarted inspection, nor each one after it.
+ */
+function forcedRebootDuringInspection(t: Turn): boolean {
+  const reboots = rebootRequests(t.host);
+  const present = new Set(reboots.map((r) => r.key));
+  if (t.s.rebootsServed.some((k) => !present.has(k))) t.s.rebootsServed = t.s.rebootsServed.filter((k) => present.has(k));
+  return reboots.some((r) => r.force && !t.s.rebootsServed.includes(r.key));
 }
 
 function hasBmcDetails(t: Turn): boolean {

@@ -36,6 +36,7 @@ export function initialState(host: BareMetalHost, config: MachineConfig = DEFAUL
     backend: NO_BACKEND_HINTS,
     announced: null,
     rebootsServed: [],
+    inspectionAborted: false,
     firmware: null,
     firmwareApplied: null,
     firmwareReadDue: false,
@@ -59,7 +60,7 @@ export function step(state: BmhState, event: BmhEvent, now: number): Step {
       if (!inFlight || inFlight.seq !== event.seq) return { state, effects: [] };
       t.s.inFlight = null;
       // A paused host drops results; it re-reads the backend when unpaused (level-triggered).
-      if (!wasPaused) applyResult(t, inFlight.op, softened(inFlight, event.result, t.status.errorType), event.jitter, event.credentials, inFlight.firmware);
+      if (!wasPaused) applyResult(t, inFlight.op, softened(inFlight, event.result, t.status.errorType), event.jitter, event.credentials, inFlight);
       if (!wasPaused && inFlight.op === 'hardwareState' && event.result.kind === 'done') followBackendWork(t, event.result.busy === true);
       break;
     }

@@ -84,6 +84,8 @@ export class Turn extends MachineTurn<BmhState, BmhEffect, BareMetalHostStatus> 
     this.patchStatus({ operationHistory: history, provisioning });
     this.s.transientCount = 0;
     this.s.announced = null;
+    // An inspection aborted for a forced reboot is restarted only where it was aborted.
+    if (this.s.inspectionAborted) this.s.inspectionAborted = false;
     this.event('Normal', 'StateChanged', `${prev || 'none'} -> ${next}: ${reason}`);
   }
 
@@ -97,7 +99,8 @@ export class Turn extends MachineTurn<BmhState, BmhEffect, BareMetalHostStatus> 
     this.s.inFlight = args.op === 'powerOff' && args.mode === 'soft'
       ? { op: args.op, seq, soft: true }
       // What a preparing or servicing sends, recorded as applied when it is done.
-      : (args.op === 'prepare' || args.op === 'service') && args.firmware ? { op: args.op, seq, firmware: args.firmware } : { op: args.op, seq };
+      : (args.op === 'prepare' || args.op === 'service') && args.firmware ? { op: args.op, seq, firmware: args.firmware }
+      : args.op === 'inspect' && args.forceReboot ? { op: args.op, seq, forceReboot: true } : { op: args.op, seq };
     this.effects.push({ type: 'call', seq, args });
     // BMO's provisioner announces the work it starts once, not on every poll of it.
     const started = this.s.announced === args.op ? null : startedEvent(args);

@@ -15,7 +15,11 @@ export const GATED_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>(['ins
 
 export type CallArgs =
   | { op: 'register'; restartOnFailure: boolean; credentialsChanged: boolean }
-  | { op: 'inspect'; restartOnFailure: boolean; refresh: boolean }
+  // forceReboot: a reboot annotation with force:true (BMO's hasRebootAnnotation(info, true)): an
+  // inspection waiting for its ramdisk (Ironic's inspect wait) is aborted, so that the host
+  // reboots into a new preprovisioning image, and started again (BMO's InspectHardware
+  // forceReboot). Present only when true.
+  | { op: 'inspect'; restartOnFailure: boolean; refresh: boolean; forceReboot?: boolean }
   // raid: what preparing builds (target) from what status says the host has (actual), BMO's nil-vs-empty kept.
   // firmware: BIOS settings and firmware updates to apply as manual clean steps (absent: none).
   | { op: 'prepare'; restartOnFailure: boolean; raid: { target: RaidTarget | null; actual: RaidTarget | null }; firmware?: FirmwareChanges }
@@ -130,7 +134,8 @@ export interface BmhState {
   // The one backend call in flight; its result must carry the same seq to be applied.
   // soft: a power-off asked for softly (its failure message says the next attempt is hard).
   // firmware: the changes a prepare or service call sends.
-  readonly inFlight: { op: Operation; seq: number; soft?: boolean; firmware?: FirmwareChanges } | null;
+  // forceReboot: an inspect call that asked for the inspection to be aborted.
+  readonly inFlight: { op: Operation; seq: number; soft?: boolean; firmware?: FirmwareChanges; forceReboot?: true } | null;
   readonly seq: number;
   readonly slot: SlotState;
   // Error backoff: no backend call before this time (ms since epoch).
@@ -162,9 +167,13 @@ export interface BmhState {
   readonly backend: BackendHints;
   // The operation whose "started" Event (BMO's InspectionStarted, ...) this state already sent.
   readonly announced: Operation | null;
-  // Suffixed reboot annotations a disablePowerOff host already rebooted for (it cannot be held
-  // off, so each is served once while it stays).
+  // Suffixed reboot annotations already served while they stay: a disablePowerOff host rebooted
+  // for them (it cannot be held off), or an inspection was aborted and restarted for them (BMO
+  // would abort every restarted inspection again for as long as the annotation stays).
   readonly rebootsServed: readonly string[];
+  // The last inspect call aborted the inspection for a forced reboot: the next one restarts it
+  // (restartOnFailure), whatever the backend's last error says about the abort.
+  readonly inspectionAborted: boolean;
   // What the host's HostFirmwareSettings/HostFirmwareComponents/HostUpdatePolicy ask (null: the
   // actor has told none yet, so there is nothing to apply).
   readonly firmware: FirmwareIntent | null;

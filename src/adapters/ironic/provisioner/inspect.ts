@@ -7,7 +7,11 @@ import { findNode } from './find-node.ts';
 import { heldByFault, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 
-export async function inspect(ctx: StepContext, host: HostData, o: { restartOnFailure: boolean; refresh: boolean }): Promise<OpResult> {
+// forceReboot (BMO's InspectHardware forceReboot, a reboot annotation with force:true): an
+// inspection waiting for its ramdisk is aborted, so the host boots a new preprovisioning image;
+// the abort is reported as started (the machine then removes the reboot annotation) and the node,
+// now in inspect failed, is started again by the next call.
+export async function inspect(ctx: StepContext, host: HostData, o: { restartOnFailure: boolean; refresh: boolean; forceReboot?: boolean }): Promise<OpResult> {
   const node = await findNode(ctx, host);
   if (!node) return needsRegistration;
   switch (node.provision_state) {
@@ -22,8 +26,14 @@ export async function inspect(ctx: StepContext, host: HostData, o: { restartOnFa
       if (node.fault) return heldByFault(node, ctx.polls.longMs);
       await ctx.client.setProvisionState(node.uuid, 'inspect');
       return { kind: 'continuing', afterMs: ctx.polls.longMs, started: true };
-    case 'inspecting':
     case 'inspect wait':
+      if (o.forceReboot) {
+        await ctx.client.setProvisionState(node.uuid, 'abort');
+        return { kind: 'continuing', afterMs: ctx.polls.shortMs, started: true };
+      }
+      return continuing(ctx.polls.longMs);
+    // Not abortable before the ramdisk is waited for (BMO polls it, forced or not).
+    case 'inspecting':
       return continuing(ctx.polls.longMs);
     case 'inspect failed':
       if (o.restartOnFailure || wasAborted(node)) {
