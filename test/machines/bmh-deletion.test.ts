@@ -36,7 +36,8 @@ for (const state of ['inspecting', 'preparing', 'available', 'externally provisi
   test(`bmh - deleting a host in ${state} powers it off first`, (t) => {
     const s = tick(atState(state, deleted));
     t.is(s.state.host.status.provisioning.state, 'powering off before delete');
-    t.deepEqual(calls(s.effects), [{ op: 'powerOff', mode: 'hard', force: true }]);
+    // BMO's actionPowerOffBeforeDeleting: always hard, forced only after a power management error.
+    t.deepEqual(calls(s.effects), [{ op: 'powerOff', mode: 'hard', force: false }]);
   });
 }
 
@@ -261,4 +262,43 @@ test('bmh - BMO actionDeprovisioning: a restarted deprovision the backend took c
   }
   t.is(failures, 4);
   t.is(s.state.host.status.provisioning.state, 'powering off before delete');
+});
+
+test('bmh - BMO actionPowerOffBeforeDeleting: the retry after a power-off failure is forced; its Dirty answer clears the error, the count kept, so failures keep counting to more than 3', (t) => {
+  let s = tick(atState('powering off before delete', deleted));
+  let now = T0;
+  const forced: boolean[] = [];
+  for (let i = 0; i < 40 && s.state.host.status.provisioning.state === 'powering off before delete'; i++) {
+    const call = calls(s.effects)[0];
+    if (call === undefined) {
+      now = Math.max(now + 1, s.state.retryAt ?? now);
+      s = tick(s.state, now);
+      continue;
+    }
+    if (call.op !== 'powerOff') return t.fail(`unexpected ${call.op}`);
+    forced.push(call.force);
+    if (call.force) {
+      // Ironic took the forced power-off (202); it fails in the background again.
+      const count = s.state.host.status.errorCount;
+      s = reply(s, { kind: 'continuing', afterMs: 3_000 }, now);
+      t.is(s.state.host.status.errorType, '', 'BMO clearError on a Dirty result');
+      t.is(s.state.host.status.operationalStatus, 'OK');
+      t.is(s.state.host.status.errorCount, count, 'the count is kept');
+    } else {
+      s = reply(s, { kind: 'failed', message: 'Failed to change power state to power off' }, now);
+    }
+  }
+  t.deepEqual(forced, [false, true, false, true, false, true, false]);
+  t.is(s.state.host.status.provisioning.state, 'deleting');
+  t.deepEqual(ops(s.effects), ['delete']);
+});
+
+test('bmh - BMO handlePoweringOffBeforeDelete: a vanished node whose credentials Secret is gone goes straight to deleting', (t) => {
+  const s0 = reply(tick(atState('powering off before delete', deleted)), { kind: 'needsRegistration' });
+  const s1 = tick(s0.state, T0 + 50);
+  t.deepEqual(ops(s1.effects), ['register']);
+  const s2 = reply(s1, { kind: 'waitForSecret', secret: 'metal3/worker-0-bmc', field: 'spec.bmc.credentialsName', message: 'BMC credentials Secret metal3/worker-0-bmc not found', retryAfterMs: 10_000 }, T0 + 50);
+  t.is(s2.state.host.status.provisioning.state, 'deleting');
+  t.deepEqual(ops(s2.effects), ['delete']);
+  t.true(reply(s2, done, T0 + 50).state.gone);
 });

@@ -255,7 +255,8 @@ test('bmh - deprovisioning done while deleting goes to powering off before delet
   const s0 = grant(tick(atState('deprovisioning', { deletionTimestamp: '2026-01-01T00:00:00Z' })).state);
   const s1 = reply(s0, done);
   t.is(s1.state.host.status.provisioning.state, 'powering off before delete');
-  t.deepEqual(calls(s1.effects), [{ op: 'powerOff', mode: 'hard', force: true }]);
+  // BMO's actionPowerOffBeforeDeleting: hard, forced only to retry a power management error.
+  t.deepEqual(calls(s1.effects), [{ op: 'powerOff', mode: 'hard', force: false }]);
 });
 
 test('bmh - deleting host whose deprovisioning failed more than three times moves on', (t) => {

@@ -68,7 +68,10 @@ function tearDown(t: Turn, state: 'deprovisioning' | 'powering off before delete
     return false;
   }
   if (state === 'powering off before delete') {
-    t.call({ op: 'powerOff', mode: 'hard', force: true });
+    // BMO's actionPowerOffBeforeDeleting: always hard, forced only to retry a power management
+    // error. Forced every time, the provisioner never read the failure the backend recorded, so a
+    // power-off that kept failing never counted and the host never went on to deleting.
+    t.call({ op: 'powerOff', mode: 'hard', force: t.status.errorType === 'power management error' });
     return false;
   }
   if (!t.ensureSlot('deprovision')) return false;

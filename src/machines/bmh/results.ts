@@ -1,4 +1,4 @@
-import { INSPECT, inspectionRequested } from './annotations.ts';
+import { INSPECT, inspectionRequested, REBOOT, rebootRequests } from './annotations.ts';
 import { doneEvents } from './bmo-events.ts';
 import { effectiveRootDeviceHints, matchProfile } from './hardware-profile.ts';
 import { sameCredentials } from './credentials.ts';
@@ -48,6 +48,9 @@ export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: nu
       // failing (a BMC refusing the credentials) stayed in deprovisioning for good instead of
       // going on after more than 3 failures.
       if (op === 'deprovision' && t.status.errorType) t.patchStatus({ errorType: '', errorMessage: '', operationalStatus: 'OK' });
+      // And so does actionPowerOffBeforeDeleting: the forced retry the backend took clears the
+      // error, so the next poll is not forced, reads a failure again and counts it.
+      if (op === 'powerOff' && t.state === 'powering off before delete' && t.status.errorType) t.patchStatus({ errorType: '', errorMessage: '', operationalStatus: 'OK' });
       t.s.retryAt = t.now + result.afterMs;
       t.requeue(result.afterMs);
       return;

@@ -13,6 +13,10 @@ const SOFT_OFF_TIMEOUT_S = 180;
 export async function setPower(ctx: StepContext, host: HostData, want: 'on' | 'off', mode: 'soft' | 'hard', force: boolean): Promise<OpResult> {
   const node = await findNode(ctx, host);
   if (!node) return needsRegistration;
+  if (want === 'off') {
+    const held = await clearWayForPowerOff(ctx, host, node);
+    if (held) return held;
+  }
   if (want === 'off' && host.spec.disablePowerOff) return rebootInstead(ctx, node, mode);
   const target = want === 'on' ? 'power on' : 'power off';
   if (node.power_state === target && !node.target_power_state) return done({ poweredOn: want === 'on' });
@@ -23,7 +27,9 @@ export async function setPower(ctx: StepContext, host: HostData, want: 'on' | 'o
   // PowerOn/PowerOff return that as a failed operation unless forced, so the host shows a power
   // management error and the next attempt is forced (hard); sending it again at every poll left
   // the host provisioned, OK and on, with no error, for as long as the BMC refused.
-  if (node.last_error?.trim() && !force) return failed(want === 'on' ? `PowerOn operation failed: ${nodeReason(node)}` : nodeReason(node));
+  // BMO's PowerOff: an error left by an aborted operation (the inspection a forced reboot or this
+  // power-off aborted) is no power failure.
+  if (node.last_error?.trim() && !force && !(want === 'off' && ABORTED.test(node.last_error))) return failed(want === 'on' ? `PowerOn operation failed: ${nodeReason(node)}` : nodeReason(node));
   if (want === 'off' && mode === 'soft') {
     try {
       await ctx.client.setPowerState(node.uuid, 'soft power off', SOFT_OFF_TIMEOUT_S);
@@ -35,6 +41,42 @@ export async function setPower(ctx: StepContext, host: HostData, want: 'on' | 'o
   }
   await ctx.client.setPowerState(node.uuid, target);
   return continuing(ctx.polls.shortMs);
+}
+
+const ABORTED = /aborted/i;
+
+/**
+ * BMO's abortInspectionOrCleaning, before every power-off: Ironic refuses power changes while
+ * target_provision_state is set, so an inspection or a manual clean (an automated one when
+ * cleaning is disabled) waiting for its ramdisk is aborted, one still running is waited for, and
+ * a failed (or aborted) inspection or clean, which keeps its target, is moved to manageable.
+ * Without it a host deleted while inspecting stayed in powering off before delete for as long as
+ * the inspection waited. Null when the node is free for the power-off.
+ */
+async function clearWayForPowerOff(ctx: StepContext, host: HostData, node: IronicNode): Promise<OpResult | null> {
+  switch (node.provision_state) {
+    case 'inspect wait':
+      await ctx.client.setProvisionState(node.uuid, 'abort');
+      return continuing(ctx.polls.shortMs);
+    case 'inspecting':
+      return continuing(ctx.polls.longMs);
+    // Both keep their target after failing (an abort is a failure): manage clears it.
+    case 'inspect failed':
+    case 'clean failed':
+      if (!node.target_provision_state) return null;
+      await ctx.client.setProvisionState(node.uuid, 'manage');
+      return continuing(ctx.polls.shortMs);
+    case 'clean wait':
+      if (node.target_provision_state === 'manageable' || host.spec.automatedCleaningMode === 'disabled') {
+        await ctx.client.setProvisionState(node.uuid, 'abort');
+        return continuing(ctx.polls.shortMs);
+      }
+      return continuing(ctx.polls.longMs);
+    case 'cleaning':
+      return continuing(ctx.polls.longMs);
+    default:
+      return null;
+  }
 }
 
 // A node that may not be powered off (disable_power_off) is rebooted where a power-off was asked
