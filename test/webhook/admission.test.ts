@@ -222,3 +222,102 @@ test('webhook admission - the log names kind, namespace, name, uid, operation an
   t.false(deniedAnswer.text.includes('img-pass-9f2'));
   t.true(deniedAnswer.text.includes('sftp://xxxxx@images/x.qcow2'));
 });
+
+// The API server says what it sends in request.kind; the object's own apiVersion/kind is not the authority.
+const untyped = (obj: Obj): Obj => {
+  const { apiVersion: _apiVersion, kind: _kind, ...rest } = obj;
+  return rest;
+};
+
+test('webhook admission - the kind is the request\'s: an object without apiVersion/kind is still validated', async (t) => {
+  const { server } = await serve(t, tls.files);
+  const invalid = bmh({ bootMACAddress: 'nope' });
+  const body = admissionReview('CREATE', invalid);
+  (body.request as Obj).object = untyped(invalid);
+  const { response } = await review(server.url, tls.pki.ca, body);
+  t.false(response.allowed);
+  t.is(response.warnings, undefined);
+  t.like(response.status, { code: 422, reason: 'Invalid', details: { kind: 'BareMetalHost', group: 'metal3.io', name: 'worker-0' } });
+  t.deepEqual(response.status?.details?.causes.map((c) => c.field), ['spec.bootMACAddress']);
+
+  // An update is checked against the stored version, which may lack them too.
+  const stored = bmh();
+  const remac = bmh({ bootMACAddress: '52:54:00:aa:bb:dd' });
+  const update = admissionReview('UPDATE', remac, stored);
+  Object.assign(update.request as Obj, { object: untyped(remac), oldObject: untyped(stored) });
+  t.deepEqual((await review(server.url, tls.pki.ca, update)).response.status?.details?.causes.map((c) => c.field), ['spec.bootMACAddress']);
+
+  // A valid one is allowed, with no warning.
+  const valid = admissionReview('CREATE', bmh());
+  (valid.request as Obj).object = untyped(bmh());
+  t.deepEqual((await review(server.url, tls.pki.ca, valid)).response, { uid: uidOf(valid), allowed: true });
+
+  // A kind metalfleet does not own is still allowed with the warning, named from request.kind.
+  const machine = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', metadata: { name: 'm0', namespace: 'lab' }, spec: { clusterName: 'c1' } };
+  const other = admissionReview('CREATE', machine);
+  (other.request as Obj).object = untyped(machine);
+  t.deepEqual((await review(server.url, tls.pki.ca, other)).response, {
+    uid: uidOf(other),
+    allowed: true,
+    warnings: ['metalfleet does not validate cluster.x-k8s.io/v1beta1 Machine; admitted without checks (check the webhook configuration\'s rules)'],
+  });
+});
+
+test('webhook admission - without request.kind the object\'s apiVersion/kind is used', async (t) => {
+  const { server } = await serve(t, tls.files);
+  const body = admissionReview('CREATE', bmh({ bootMACAddress: 'nope' }));
+  delete (body.request as Obj).kind;
+  const { response } = await review(server.url, tls.pki.ca, body);
+  t.false(response.allowed);
+  t.deepEqual(response.status?.details?.causes.map((c) => c.field), ['spec.bootMACAddress']);
+  const allowed = admissionReview('CREATE', bmh());
+  delete (allowed.request as Obj).kind;
+  t.deepEqual((await review(server.url, tls.pki.ca, allowed)).response, { uid: uidOf(allowed), allowed: true });
+});
+
+test('webhook admission - a review whose request.kind and object disagree, or that names no kind, is 400', async (t) => {
+  const { server } = await serve(t, tls.files);
+  const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'lab' }, stringData: { password: 'hunter2-xyz' } };
+  const asSecret = admissionReview('CREATE', secret);
+  (asSecret.request as Obj).object = bmh({ bootMACAddress: 'nope' });
+  const otherVersion = admissionReview('CREATE', bmh());
+  ((otherVersion.request as Obj).object as Obj).apiVersion = 'metal3.io/v1beta1';
+  const oldDisagrees = admissionReview('UPDATE', bmh(), secret);
+  const noKind = admissionReview('CREATE', untyped(bmh()));
+  delete (noKind.request as Obj).kind;
+  const cases: Array<[Obj, string]> = [
+    [asSecret, 'request.object.apiVersion: expected "v1" as request.kind says; request.object.kind: expected "Secret" as request.kind says'],
+    [otherVersion, 'request.object.apiVersion: expected "metal3.io/v1alpha1" as request.kind says'],
+    [oldDisagrees, 'request.oldObject.apiVersion: expected "metal3.io/v1alpha1" as request.kind says; request.oldObject.kind: expected "BareMetalHost" as request.kind says'],
+    [noKind, 'request.kind: required (the object names no kind either)'],
+  ];
+  for (const [body, message] of cases) {
+    const answer = await call(server.url, tls.pki.ca, { body: JSON.stringify(body) });
+    t.is(answer.status, 400, answer.text);
+    t.like(answer.json<Obj>(), { reason: 'BadRequest', code: 400, message: `body: not an admission.k8s.io/v1 AdmissionReview: ${message}` });
+    t.false(answer.text.includes('hunter2-xyz'));
+  }
+});
+
+test('webhook admission - a subresource request is allowed without validating the spec', async (t) => {
+  const { server, log } = await serve(t, tls.files);
+  // A status write carries the whole object; its spec is not what changes, so it is not checked.
+  const host = bmh({}, {}, { operationalStatus: 'OK', errorMessage: '', errorCount: 0, poweredOn: true, provisioningFailCount: 0, provisioning: { state: 'provisioned', ID: 'n1' } });
+  const stored = structuredClone(host);
+  (stored.spec as Obj).bootMACAddress = '52:54:00:aa:bb:dd';
+  const invalid = structuredClone(host);
+  (invalid.spec as Obj).bmc = { address: 'ilo4://192.0.2.1', credentialsName: 'x' };
+  for (const [object, old] of [[host, stored], [invalid, host]] as const) {
+    const body = admissionReview('UPDATE', object, old);
+    (body.request as Obj).subResource = 'status';
+    t.deepEqual((await review(server.url, tls.pki.ca, body)).response, { uid: uidOf(body), allowed: true });
+    t.true(log.lines.some((l) => l.obj.uid === uidOf(body) && l.level === 'debug' && l.obj.subResource === 'status'));
+  }
+  // Any other subresource too, e.g. a MaasMachine's scale-like writes.
+  const machine = admissionReview('UPDATE', maasMachine({ minMemory: 16384 }), maasMachine());
+  (machine.request as Obj).subResource = 'scale';
+  t.deepEqual((await review(server.url, tls.pki.ca, machine)).response, { uid: uidOf(machine), allowed: true });
+  // The main resource is still checked.
+  const main = admissionReview('UPDATE', invalid, host);
+  t.false((await review(server.url, tls.pki.ca, main)).response.allowed);
+});

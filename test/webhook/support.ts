@@ -129,12 +129,14 @@ const GVK: Record<string, { group: string; version: string; resource: string }> 
   MaasMachineTemplate: { group: 'infrastructure.cluster.x-k8s.io', version: 'v1beta1', resource: 'maasmachinetemplates' },
 };
 
+// As the API server: request.kind is the version the object is sent in (its own apiVersion), so an
+// object of another version of a known kind is sent as that version.
 function kindOf(obj: Obj): { group: string; version: string; kind: string; resource: string } {
   const kind = String(obj.kind);
   const known = GVK[kind];
-  if (known) return { ...known, kind };
+  if (known && typeof obj.apiVersion !== 'string') return { ...known, kind };
   const [group, version] = String(obj.apiVersion).includes('/') ? String(obj.apiVersion).split('/') as [string, string] : ['', String(obj.apiVersion)];
-  return { group, version, kind, resource: `${kind.toLowerCase()}s` };
+  return { group, version, kind, resource: known?.resource ?? `${kind.toLowerCase()}s` };
 }
 
 let uids = 0;

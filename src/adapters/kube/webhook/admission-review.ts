@@ -12,6 +12,7 @@ export const AdmissionOperation = z.enum(['CREATE', 'UPDATE', 'DELETE', 'CONNECT
 export type AdmissionOperation = z.infer<typeof AdmissionOperation>;
 
 const GroupVersionKind = z.object({ group: z.string(), version: z.string(), kind: z.string() });
+export type GroupVersionKind = z.infer<typeof GroupVersionKind>;
 const GroupVersionResource = z.object({ group: z.string(), version: z.string(), resource: z.string() });
 
 // The object is passed on as the very value JSON.parse made, so the rules see what
@@ -21,9 +22,29 @@ const KubeObject = z.custom<Record<string, unknown>>(
   { error: 'expected a Kubernetes object' },
 );
 
+/** "group/version", or "version" for the core group: what an object of `gvk` has as its apiVersion. */
+export function apiVersionOf(gvk: GroupVersionKind): string {
+  return gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`;
+}
+
+// Go's TypeMeta omits an empty apiVersion or kind, so "" says as little as a missing field.
+export const absent = (value: unknown): boolean => value === undefined || value === null || value === '';
+
+/** The kind an object names itself, for a review without request.kind; undefined if it names none. */
+function kindOfObject(obj: Record<string, unknown> | null | undefined): GroupVersionKind | undefined {
+  if (obj == null || typeof obj.kind !== 'string' || obj.kind === '') return undefined;
+  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
+  const slash = apiVersion.indexOf('/');
+  return slash < 0
+    ? { group: '', version: apiVersion, kind: obj.kind }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1), kind: obj.kind };
+}
+
 export const AdmissionRequest = z.object({
   uid: z.string().min(1),
-  kind: GroupVersionKind,
+  // What the API server is sending (the object is converted to this version). Optional only so a
+  // review from an older or hand-written client can fall back on the object's own apiVersion/kind.
+  kind: GroupVersionKind.optional(),
   resource: GroupVersionResource,
   subResource: z.string().optional(),
   name: z.string().optional(),
@@ -38,6 +59,32 @@ export const AdmissionRequest = z.object({
   const needsObject = request.operation === 'CREATE' || request.operation === 'UPDATE';
   if (needsObject && request.object == null) ctx.addIssue({ code: 'custom', path: ['object'], message: `required for ${request.operation}` });
   if (request.operation === 'UPDATE' && request.oldObject == null) ctx.addIssue({ code: 'custom', path: ['oldObject'], message: 'required for UPDATE' });
+}).transform((request, ctx) => {
+  // The rules are chosen by request.kind, never by the object alone: an object without apiVersion
+  // and kind would otherwise be admitted as a kind metalfleet does not validate. An object that
+  // names another kind than the request is a broken review, refused rather than guessed at.
+  const source = request.kind !== undefined ? 'request.kind' : request.object != null ? 'request.object' : 'request.oldObject';
+  const kind = request.kind ?? kindOfObject(request.object ?? request.oldObject);
+  if (kind === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['kind'], message: 'required (the object names no kind either)' });
+    return z.NEVER;
+  }
+  const apiVersion = apiVersionOf(kind);
+  let agrees = true;
+  for (const field of ['object', 'oldObject'] as const) {
+    const obj = request[field];
+    if (obj == null) continue;
+    // Messages name what request.kind expects, never what the object holds.
+    if (!absent(obj.apiVersion) && obj.apiVersion !== apiVersion) {
+      ctx.addIssue({ code: 'custom', path: [field, 'apiVersion'], message: `expected ${JSON.stringify(apiVersion)} as ${source} says` });
+      agrees = false;
+    }
+    if (!absent(obj.kind) && obj.kind !== kind.kind) {
+      ctx.addIssue({ code: 'custom', path: [field, 'kind'], message: `expected ${JSON.stringify(kind.kind)} as ${source} says` });
+      agrees = false;
+    }
+  }
+  return agrees ? { ...request, kind } : z.NEVER;
 });
 export type AdmissionRequest = z.infer<typeof AdmissionRequest>;
 
