@@ -7,26 +7,12 @@ import { spawn } from 'node:child_process';
 import test from 'ava';
 import { startFixtureServer } from '../../src/adapters/fixture/remote/index.ts';
 import { BusConnectError, connectNats } from '../../src/bus/nats-transport.ts';
-import { ROOT, startSecureNats } from '../support/secure-nats.ts';
-import type { SecureNats } from '../support/secure-nats.ts';
+import { ROOT, sharedSecureNats } from '../support/secure-nats.ts';
 
 // Well below the old wait (the node's 20 s connect timeout), with room for a loaded machine.
 const PROMPT_MS = 8_000;
 
-let nats: SecureNats | undefined;
-
-test.before(async () => {
-  nats = await startSecureNats();
-});
-
-test.after.always(async () => {
-  await nats?.dispose();
-});
-
-function n(): SecureNats {
-  if (!nats) throw new Error('the secure nats-server did not start (see the before hook)');
-  return nats;
-}
+const n = sharedSecureNats(test);
 
 const NEEDS_CERT = /requires a client certificate/;
 const NAMES_FLAGS = /--nats-cert and --nats-key/;

@@ -7,25 +7,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
-import { startSecureNats } from '../support/secure-nats.ts';
-import type { SecureNats } from '../support/secure-nats.ts';
+import { sharedSecureNats } from '../support/secure-nats.ts';
 import { cliAs } from '../support/secure-node.ts';
 
 const exec = promisify(execFile);
-let nats: SecureNats | undefined;
-
-test.before(async () => {
-  nats = await startSecureNats();
-});
-
-test.after.always(async () => {
-  await nats?.dispose();
-});
-
-function n(): SecureNats {
-  if (!nats) throw new Error('the secure nats-server did not start (see the before hook)');
-  return nats;
-}
+const n = sharedSecureNats(test);
 
 const openssl = async (...args: string[]): Promise<void> => {
   await exec('openssl', args);

@@ -2,6 +2,7 @@
 // for this machine by scripts/nats-dev-certs.sh: TLS with a throwaway CA, the node, operator and
 // viewer users with their permissions, on a free port. What the security tests attack is what
 // gets deployed; only the lines the ConfigMap marks "local:" differ.
+import type { TestFn } from 'ava';
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -158,5 +159,23 @@ export async function startSecureNats(): Promise<SecureNats> {
       }
       await rm(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * One secure nats-server for a test file: started before its tests, disposed after them. The
+ * returned function gives it to a test (and says so if the before hook could not start it).
+ */
+export function sharedSecureNats(test: TestFn): () => SecureNats {
+  let nats: SecureNats | undefined;
+  test.before(async () => {
+    nats = await startSecureNats();
+  });
+  test.after.always(async () => {
+    await nats?.dispose();
+  });
+  return () => {
+    if (!nats) throw new Error('the secure nats-server did not start (see the before hook)');
+    return nats;
   };
 }
