@@ -22,19 +22,22 @@ function host(): HostData {
   };
 }
 
-/** An Ironic whose BMC never powers the node off: each power request fails in the background. */
-function stuckOn(): { p: Provisioner; writes: string[] } {
+/**
+ * An Ironic of one node (at `fields`) that records each write; a deleted node is gone. Its BMC
+ * never acts: a power request changes nothing.
+ */
+function stubIronic(fields: Partial<IronicNode>, polls: { shortMs: number; longMs: number }): { p: Provisioner; writes: string[] } {
   const writes: string[] = [];
   let node: IronicNode | null = {
     uuid: 'node-1', name: 'metal3~worker-0', provision_state: 'manageable', target_provision_state: null,
-    power_state: 'power on', target_power_state: null, driver: 'ipmi', maintenance: false,
-    last_error: 'Failed to change power state to power off: IPMI call failed: power off.',
+    power_state: 'power on', target_power_state: null, driver: 'ipmi', maintenance: false, last_error: null, ...fields,
   } as unknown as IronicNode;
   const client = {
     endpoint: 'http://ironic.test',
     stats: { byRouteStatus: {} },
     getNode: async () => node,
     setPowerState: async (_id: string, target: string) => { writes.push(`power ${target}`); },
+    setProvisionState: async (_id: string, target: string) => { writes.push(target); },
     setMaintenance: async () => { writes.push('maintenance'); },
     patchNode: async () => node,
     deleteNode: async () => {
@@ -42,7 +45,12 @@ function stuckOn(): { p: Provisioner; writes: string[] } {
       node = null;
     },
   } as unknown as IronicClient;
-  return { p: createIronicProvisioner({ client, imageCheck: { enabled: false }, polls: { shortMs: 3_000, longMs: 10_000 } }), writes };
+  return { p: createIronicProvisioner({ client, imageCheck: { enabled: false }, polls }), writes };
+}
+
+/** An Ironic whose BMC never powers the node off: each power request fails in the background. */
+function stuckOn(): { p: Provisioner; writes: string[] } {
+  return stubIronic({ last_error: 'Failed to change power state to power off: IPMI call failed: power off.' }, { shortMs: 3_000, longMs: 10_000 });
 }
 
 test('bmh + ironic - a deleted host whose power-off keeps failing goes on to deleting after more than 3 failures, and is deleted', async (t) => {
@@ -77,19 +85,7 @@ test('bmh + ironic - a deleted host whose power-off keeps failing goes on to del
 // PowerOff). Without it a host deleted while inspecting waited in powering off before delete for
 // as long as the inspection waited for its ramdisk: Ironic keeps target_provision_state set.
 function atNode(fields: Partial<IronicNode>): { p: Provisioner; writes: string[] } {
-  const writes: string[] = [];
-  const node = {
-    uuid: 'node-1', name: 'metal3~worker-0', provision_state: 'manageable', target_provision_state: null,
-    power_state: 'power on', target_power_state: null, driver: 'ipmi', maintenance: false, last_error: null, ...fields,
-  } as unknown as IronicNode;
-  const client = {
-    endpoint: 'http://ironic.test',
-    stats: { byRouteStatus: {} },
-    getNode: async () => node,
-    setPowerState: async (_id: string, target: string) => { writes.push(`power ${target}`); },
-    setProvisionState: async (_id: string, target: string) => { writes.push(target); },
-  } as unknown as IronicClient;
-  return { p: createIronicProvisioner({ client, imageCheck: { enabled: false }, polls: { shortMs: 3, longMs: 10 } }), writes };
+  return stubIronic(fields, { shortMs: 3, longMs: 10 });
 }
 
 const hardOff = { op: 'powerOff', mode: 'hard', force: false } as const;
