@@ -19,6 +19,7 @@ import { natsServerInstalled, startNatsServer } from '../support/nats-server.ts'
 import { waitUntil } from '../support/wait.ts';
 import { hostManifest } from '../support/host-manifest.ts';
 import { kvRecord } from '../support/local-store.ts';
+import { wrappedBucket } from '../support/wrapped-bucket.ts';
 
 type StatusRecordView = { status: { provisioning: { state: string } }; fence: { shard: number; epoch: number; holder: string } };
 
@@ -452,7 +453,7 @@ test('nats store - lost compare-and-sets are retried from a fresh read, and boun
   const kv = new MemoryKvStore();
   const inner = kv.bucket(NATS_HOSTS_BUCKET);
   let conflicts = 0;
-  const counting = wrap(inner, {
+  const counting = wrappedBucket(inner, {
     update: async (key, value, revision) => {
       try {
         return await inner.update(key, value, revision);
@@ -472,7 +473,7 @@ test('nats store - lost compare-and-sets are retried from a fresh read, and boun
   t.is(Object.keys((await a.applyIntent('metal3/h1', {})).metadata.annotations!).length, 10);
 
   // A writer that always loses gives up after maxAttempts with a retryable error.
-  const hopeless = wrap(inner, {
+  const hopeless = wrappedBucket(inner, {
     update: async () => {
       throw new KvConflict(inner.name, 'metal3.h1', 'always');
     },
@@ -483,17 +484,3 @@ test('nats store - lost compare-and-sets are retried from a fresh read, and boun
   t.true(error!.retryable);
 });
 
-// A bucket that does what `inner` does, but for the methods given.
-function wrap(inner: KvBucket, override: Partial<KvBucket>): KvBucket {
-  return {
-    name: inner.name,
-    get: (key) => inner.get(key),
-    create: (key, value) => inner.create(key, value),
-    update: (key, value, revision) => inner.update(key, value, revision),
-    put: (key, value) => inner.put(key, value),
-    delete: (key, options) => inner.delete(key, options),
-    keys: (pattern) => inner.keys(pattern),
-    watch: (options) => inner.watch(options),
-    ...override,
-  };
-}

@@ -9,6 +9,7 @@ import type { KvBucket } from '../../src/ports/index.ts';
 import type { HostEvent } from '../../src/adapters/store/host-records.ts';
 import { hostManifest } from '../support/host-manifest.ts';
 import { waitUntil } from '../support/wait.ts';
+import { wrappedBucket } from '../support/wrapped-bucket.ts';
 
 const KEY = 'metal3/h1';
 const FINALIZER = 'baremetalhost.metal3.io';
@@ -21,19 +22,12 @@ function status(state: BareMetalHostStatus['provisioning']['state']): BareMetalH
 // A bucket that counts the reads made through it.
 function counting(bucket: KvBucket): { bucket: KvBucket; reads: () => number } {
   let reads = 0;
-  const wrapped: KvBucket = {
-    name: bucket.name,
+  const wrapped = wrappedBucket(bucket, {
     get: (key) => {
       reads += 1;
       return bucket.get(key);
     },
-    create: (key, value) => bucket.create(key, value),
-    update: (key, value, revision) => bucket.update(key, value, revision),
-    put: (key, value) => bucket.put(key, value),
-    delete: (key, options) => bucket.delete(key, options),
-    keys: (pattern) => bucket.keys(pattern),
-    watch: (options) => bucket.watch(options),
-  };
+  });
   return { bucket: wrapped, reads: () => reads };
 }
 

@@ -10,6 +10,7 @@ import { encodeKvRecord } from '../../src/adapters/store/kv-value.ts';
 import { NATS_HOSTS_BUCKET } from '../../src/adapters/store/nats-store.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import { StoreError, type KvBucket } from '../../src/ports/index.ts';
+import { wrappedBucket } from '../support/wrapped-bucket.ts';
 
 async function tempDir(t: { teardown: (fn: () => Promise<void>) => void }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'metalfleet-persist-abort-'));
@@ -40,8 +41,7 @@ async function heldBucket(t: { teardown: (fn: () => Promise<void>) => void }, co
   const gate = new Promise<void>((resolve) => {
     release = resolve;
   });
-  const bucket: KvBucket = {
-    name: inner.name,
+  const bucket = wrappedBucket(inner, {
     async get(key) {
       if (key === holdAt) {
         held = true;
@@ -49,13 +49,7 @@ async function heldBucket(t: { teardown: (fn: () => Promise<void>) => void }, co
       }
       return inner.get(key);
     },
-    create: (key, value) => inner.create(key, value),
-    update: (key, value, revision) => inner.update(key, value, revision),
-    put: (key, value) => inner.put(key, value),
-    delete: (key, options) => inner.delete(key, options),
-    keys: (pattern) => inner.keys(pattern),
-    watch: (options) => inner.watch(options),
-  };
+  });
   return { bucket, held: () => held, release };
 }
 
