@@ -1,4 +1,4 @@
-import { CapiCluster, CapiMachine, CLUSTER_LABEL, MaasCluster, MaasMachine, secretValue } from '../../api/index.ts';
+import { CapiCluster, CapiMachine, CLUSTER_LABEL, MaasCluster, MaasMachine, MetalfleetError, secretValue } from '../../api/index.ts';
 import type { MaasClusterWorld } from '../../machines/maas-cluster/index.ts';
 import type { MaasMachineWorld } from '../../machines/maas-machine/index.ts';
 import { clusterNameOf } from '../../machines/cluster-key.ts';
@@ -101,4 +101,14 @@ export async function bootstrapData(store: ResourceStore, namespace: string, sec
   if (plain !== undefined) return Buffer.from(plain, 'utf8').toString('base64');
   const encoded = secret?.data?.['value'];
   return encoded === undefined ? undefined : Buffer.from(encoded, 'base64').toString('base64');
+}
+
+/**
+ * The DNS domain MAAS said it does not have (the driver's dnsDomainNotFound: 404 "No Domain
+ * matches the given query." to a DNS list, capmaas.md §3.2); null for any other failure.
+ */
+export function domainNotFound(err: unknown): string | null {
+  if (!(err instanceof MetalfleetError) || err.code !== 'dnsDomainNotFound') return null;
+  const domain: unknown = (err as { domain?: unknown }).domain;
+  return typeof domain === 'string' ? domain : '';
 }

@@ -7,7 +7,7 @@ import type { BackendCalls } from '../calls/index.ts';
 import type { ChangeSink, KindEffect, MachineBehavior, MachineKind, MachineMsg } from '../machine/index.ts';
 import { StatusWriter, machineBehavior } from '../machine/index.ts';
 import type { Clock } from '../runtime/index.ts';
-import { parseMaasCluster, resolveClusterWorld } from './context.ts';
+import { parseMaasCluster, resolveClusterWorld, domainNotFound } from './context.ts';
 
 export { MAAS_CLUSTER_FINALIZER };
 
@@ -86,6 +86,12 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps): ReturnType<Kind
           return { kind: 'none' };
       }
     } catch (err) {
+      // The state machine decides what a missing domain means (done when deleting).
+      const domain = domainNotFound(err);
+      if (domain !== null) {
+        deps.log.info({ maasCluster: key, op: call.op, domain }, `MAAS has no DNS domain ${domain}`);
+        return { kind: 'failed', reason: 'domainNotFound', message: errorMessage(err) };
+      }
       return { kind: 'failed', message: errorMessage(err) };
     }
   }

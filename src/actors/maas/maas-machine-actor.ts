@@ -6,7 +6,7 @@ import type { CapacityMsg } from '../capacity/index.ts';
 import type { ChangeSink, KindEffect, MachineBehavior, MachineIO, MachineKind, MachineMsg, Observation, Tick } from '../machine/index.ts';
 import { StatusWriter, machineBehavior } from '../machine/index.ts';
 import type { ActorRef, Clock } from '../runtime/index.ts';
-import { bootstrapData, parseMaasMachine, resolveMachineWorld } from './context.ts';
+import { bootstrapData, parseMaasMachine, resolveMachineWorld, domainNotFound } from './context.ts';
 import { errorMessage, MetalfleetError } from '../../api/index.ts';
 import type { MaasMachineStatus } from '../../api/index.ts';
 
@@ -123,7 +123,13 @@ function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<Ma
           io.run(
             () => bounded(state, () => deps.driver.findDns(fqdn))
               .then((record): DnsLookupResult => (record ? { kind: 'found', ips: record.ips } : { kind: 'none' }))
-              .catch((err: unknown): DnsLookupResult => ({ kind: 'transient', message: message(err) })),
+              .catch((err: unknown): DnsLookupResult => {
+                // A domain MAAS no longer has holds no record: this machine's address is in none.
+                const domain = domainNotFound(err);
+                if (domain === null) return { kind: 'transient', message: message(err) };
+                deps.log.info({ maasMachine: key, fqdn, domain }, `MAAS has no DNS domain ${domain}: no DNS record ${fqdn} to be in`);
+                return { kind: 'none' };
+              }),
             (result): MaasMachineEvent => ({ type: 'dnsResult', seq, result }),
           );
           return;

@@ -39,9 +39,9 @@ export function deleting(t: Turn): boolean {
   return false;
 }
 
-export function finish(t: Turn): void {
+export function finish(t: Turn, why?: string): void {
   t.effects.push({ type: 'removeFinalizer', finalizer: MAAS_CLUSTER_FINALIZER });
-  t.event('Normal', 'SuccessfulDelete', t.s.record ? `deleted DNS record ${t.s.record.fqdn}` : 'no DNS record to delete');
+  t.event('Normal', 'SuccessfulDelete', why ?? (t.s.record ? `deleted DNS record ${t.s.record.fqdn}` : 'no DNS record to delete'));
   t.s.record = null;
   t.transition('gone');
 }

@@ -5,6 +5,17 @@ import type { DnsCall, DnsCallResult } from './types.ts';
 
 // What a DNS call's result does to the cluster.
 export function applyDnsResult(t: Turn, op: DnsCall['op'], fqdn: string | null, r: DnsCallResult): void {
+  // A deleting cluster whose DNS domain MAAS no longer has: the record cannot exist, so its
+  // deletion is done (CAPMAAS retries for ever and the finalizer never comes off). Outside
+  // deletion the domain is still needed: it fails below, as any refusal does.
+  if (r.kind === 'failed' && r.reason === 'domainNotFound' && t.phase === 'deleting' && (op === 'find' || op === 'delete')) {
+    t.succeeded(op);
+    const name = fqdn ?? t.s.record?.fqdn ?? t.s.object.status?.network?.dnsName ?? '';
+    if (op === 'delete') t.effects.push({ type: 'notifyMembers' });
+    t.s.record = null;
+    finish(t, `MAAS has no DNS domain ${domainOf(name)}, so DNS record ${name} cannot exist: nothing to delete`);
+    return;
+  }
   if (r.kind === 'failed') {
     const message = `DNS ${op} failed: ${r.message}`;
     t.event('Warning', op === 'update' ? 'DNSUpdateFailed' : 'LoadBalancerFailed', message);
@@ -36,6 +47,12 @@ export function applyDnsResult(t: Turn, op: DnsCall['op'], fqdn: string | null, 
   }
   // CAPMAAS creates the record empty; the next step attaches the running control plane.
   if (fqdn) t.dns({ op: 'create', fqdn, ttl: t.s.config.dnsTtl, ips: [] });
+}
+
+// MAAS splits a name at its first label into name and domain.
+function domainOf(fqdn: string): string {
+  const dot = fqdn.indexOf('.');
+  return dot < 0 ? fqdn : fqdn.slice(dot + 1);
 }
 
 function sameIps(a: readonly string[], b: readonly string[]): boolean {

@@ -27,7 +27,11 @@ export type DnsCallResult =
   | { readonly kind: 'record'; readonly record: DnsRecordView }
   /** find found nothing; delete is done. */
   | { readonly kind: 'none' }
-  | { readonly kind: 'failed'; readonly message: string };
+  /**
+   * domainNotFound: MAAS has no DNS domain of that name (404 "No Domain matches the given query.",
+   * capmaas.md §3.2), so no record can exist in it.
+   */
+  | { readonly kind: 'failed'; readonly message: string; readonly reason?: 'domainNotFound' };
 
 /** One NIC of a machine as MAAS lists it: what spec.apiServerInterface matches on. */
 export interface MachineNic {

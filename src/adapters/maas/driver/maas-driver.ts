@@ -116,6 +116,27 @@ async function perform(client: MaasClient, call: Exclude<MaasCall, { op: 'findAl
   }
 }
 
+/**
+ * MAAS has no DNS domain of that name: GET /dnsresources/?fqdn= answers 404 "No Domain matches the
+ * given query." (capmaas.md §3.2), the list's only 404. No record can exist in it; whether that
+ * is done (a deletion) or a failure (a record to create) is the caller's call.
+ */
+export class DnsDomainNotFound extends MetalfleetError {
+  constructor(readonly domain: string, message: string, options?: ErrorOptions) {
+    super('dnsDomainNotFound', message, false, undefined, options);
+    this.name = 'DnsDomainNotFound';
+  }
+}
+
+function domainMissing(fqdn: string, err: unknown): never {
+  if (err instanceof MaasError && err.code === 'not-found') {
+    // MAAS splits the name at its first label into name and domain.
+    const domain = fqdn.includes('.') ? fqdn.slice(fqdn.indexOf('.') + 1) : fqdn;
+    throw new DnsDomainNotFound(domain, `MAAS has no DNS domain ${domain} (for ${fqdn}): ${err.message}`, { cause: err });
+  }
+  throw err;
+}
+
 /** The machine a call names is not in MAAS's listing: answered as notFound, never retried. */
 class MaasNotFound extends MetalfleetError {
   constructor() {
