@@ -2,6 +2,7 @@ import { DNS_ATTACHED_REASONS as D, MAAS_MACHINE_FINALIZER, MACHINE_DEPLOYED_REA
 import { lookForEarlierAllocation } from './adopt.ts';
 import { readDns } from './dns-attach.ts';
 import type { Turn } from './turn.ts';
+import type { MaasView } from './types.ts';
 import { dnsNameOf } from './world.ts';
 
 // Deleting a MaasMachine (reference/capmaas.md §2.5): a control-plane machine first leaves the
@@ -38,9 +39,41 @@ export function deleting(t: Turn): boolean {
     }
     if (t.s.status.dnsAttached) t.setStatus({ dnsAttached: false });
   }
+  // A release MAAS refused (409): is the machine still ours to release? (results.ts)
+  if (t.s.releaseRefused) {
+    t.call({ op: 'get', systemId: t.s.systemId });
+    return false;
+  }
   if (!t.ensureSlot('release')) return false;
   t.call({ op: 'release', systemId: t.s.systemId });
   return false;
+}
+
+// The states MAAS's op=release acts on (capmaas.md §4.2; RELEASABLE_STATUSES in MAAS's
+// models/node.py); from any other but Ready and Releasing it answers 409.
+const RELEASABLE: ReadonlySet<string> = new Set(['Allocated', 'Reserved', 'Broken', 'Deploying', 'Deployed', 'Failed deployment', 'Failed disk erasing', 'Releasing failed']);
+
+/**
+ * MAAS has taken the machine back (put it back to New, recommissioned it, ...): it is in a state
+ * release does not act on and nobody holds it. An owner MAAS names, or one the driver does not
+ * say, is not read as taken back: the release is retried.
+ */
+export function takenBack(view: MaasView): boolean {
+  return !RELEASABLE.has(view.statusName) && view.owner === null;
+}
+
+/**
+ * A fresh read after MAAS refused the deletion's release (409): a machine MAAS has taken back has
+ * nothing left to release, so the deletion is done; one still ours is released again after the
+ * backoff. CAPMAAS retries the release for ever.
+ */
+export function releaseRefusedRead(t: Turn, view: MaasView | undefined): void {
+  t.s.releaseRefused = false;
+  if (view && takenBack(view)) {
+    finishDeletion(t, `MAAS machine ${view.systemId} is ${view.statusName} and allocated to nobody: MAAS has already taken it back, nothing to release`);
+    return;
+  }
+  t.backoff();
 }
 
 export function finishDeletion(t: Turn, why: string): void {

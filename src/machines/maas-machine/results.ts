@@ -1,6 +1,6 @@
 import { formatProviderId, MACHINE_DEPLOYED_REASONS as R } from '../../api/index.ts';
 import { applyEarlierAllocation } from './adopt.ts';
-import { finishDeletion } from './deleting.ts';
+import { finishDeletion, releaseRefusedRead } from './deleting.ts';
 import { failMachine, failReleased } from './failure.ts';
 import { powerOffRequested, releaseRequested } from './intents.ts';
 import type { Turn } from './turn.ts';
@@ -88,6 +88,7 @@ export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
     }
     case 'get':
       see(t, r.machine);
+      if (t.phase === 'deleting' && t.s.releaseRefused) releaseRefusedRead(t, r.machine);
       return;
     case 'findAllocated':
       // Answered above.
@@ -149,6 +150,13 @@ function failed(t: Turn, op: MaasOp, message: string, reason: MaasFailureReason 
       return;
     case 'release':
       t.event('Warning', 'MachineReleaseFailed', text);
+      // A 409 to a deletion's release (capmaas.md §3.2: "Machine cannot be released in its current
+      // state ('New')."): MAAS may have taken the machine back. It is read at once (deleting.ts);
+      // the backoff comes after that read if the machine is still ours.
+      if (t.phase === 'deleting' && reason === 'conflict') {
+        t.s.releaseRefused = true;
+        return;
+      }
       t.backoff();
       return;
     case 'findAllocated':

@@ -22,7 +22,7 @@ export function initialMaasMachineState(object: MaasMachine, config: MaasMachine
   return {
     config, object, world, phase, status, systemId, noEarlierAllocation: false,
     view: null, fresh: false, nextPollAt: 0, powerRereads: 0, swapped: false, minKernelSet: false, staticLinked: false, dnsIps: null, nextDnsAt: 0,
-    inFlight: null, seq: 0, slot: { phase: 'none' }, retryAt: null, attempts: 0, failedOp: null, waiting: null, gone: false,
+    inFlight: null, seq: 0, slot: { phase: 'none' }, releaseRefused: false, retryAt: null, attempts: 0, failedOp: null, waiting: null, gone: false,
     // A MaasMachine no controller has written status for never asked for a slot.
     grantInherited: object.status !== undefined, grantOwnerWaitSince: null,
   };

@@ -12,6 +12,8 @@ export interface MaasView {
   readonly zone: string;
   /** MAAS's architecture, e.g. amd64/generic (the image check looks for its first part). */
   readonly architecture?: string;
+  /** The MAAS user the machine is allocated to; null when nobody holds it; absent when the driver does not say. */
+  readonly owner?: string | null;
 }
 
 export type MaasOp = 'findAllocated' | 'allocate' | 'get' | 'swapOff' | 'setMinHweKernel' | 'linkStatic' | 'deploy' | 'release' | 'powerOn' | 'powerOff';
@@ -183,6 +185,11 @@ export interface MaasMachineState {
   readonly grantInherited: boolean;
   /** Since when the inherited grant waits for the owner Machine or Cluster to appear; null while it does not. */
   readonly grantOwnerWaitSince: number | null;
+  /**
+   * MAAS refused the deletion's release with a 409: MAAS is read before it is asked again, and a
+   * machine MAAS has taken back (deleting.ts, takenBack) finishes the deletion.
+   */
+  readonly releaseRefused: boolean;
   /** Error backoff: no backend call before this time. */
   readonly retryAt: number | null;
   readonly attempts: number;

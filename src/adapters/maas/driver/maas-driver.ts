@@ -42,7 +42,7 @@ function driverOver(client: MaasClient, images: ImageCheck): MaasDriver {
       await client.setOwnerData(systemId, data);
     },
     async findDns(fqdn) {
-      const found = await client.listDnsResources({ fqdn });
+      const found = await client.listDnsResources({ fqdn }).catch((err: unknown) => domainMissing(fqdn, err));
       if (found.length > 1) throw new Error(`MAAS has ${found.length} DNS resources named ${fqdn}; expected one`);
       return found[0] ? record(found[0]) : null;
     },
@@ -179,6 +179,7 @@ function view(m: MaasMachine): MaasView {
     ipAddresses: m.ip_addresses,
     zone: m.zone.name,
     ...(m.architecture ? { architecture: m.architecture } : {}),
+    owner: m.owner,
   };
 }
 

@@ -1,0 +1,103 @@
+// Deleting a MaasMachine whose MAAS machine MAAS has already taken back (capmaas.md §3.2 release:
+// 409 "Machine cannot be released in its current state ('New')."; §4.2: only Allocated, Reserved,
+// Broken, Deploying, Deployed, Failed deployment, Failed disk erasing and Releasing failed are
+// releasable). A fresh read that shows the machine in another state and owned by nobody means
+// there is nothing left to release: the deletion finishes. Any other 409 keeps being retried with
+// backoff; a 404 means the machine is gone.
+import test from 'ava';
+import type { MaasMachineStep, MaasResult, MaasView } from '../../src/machines/maas-machine/index.ts';
+import { FINALIZER, T0, calls, condition, grant, maasMachine, reply, start, tick, view } from './maas-fixtures.ts';
+
+const REFUSED: MaasResult = { kind: 'failed', reason: 'conflict', message: "POST /machines/abc123/ op=release answered 409: Machine cannot be released in its current state ('New')." };
+const owned = (statusName: string, owner: string | null): MaasView => ({ ...view(statusName, 'off'), owner });
+
+/** A worker being deleted whose release MAAS just refused with a 409. */
+function refused(): MaasMachineStep {
+  const s0 = tick(start(maasMachine({ systemID: 'abc123', providerID: 'maas:///az1/abc123' }, { deletionTimestamp: '2026-01-01T00:00:00Z' }, false)));
+  const releasing = grant(s0.state);
+  if (calls(releasing)[0]?.op !== 'release') throw new Error(`expected a release, not ${JSON.stringify(calls(releasing))}`);
+  return reply(releasing, REFUSED);
+}
+
+const finished = (st: MaasMachineStep) => st.effects.some((e) => e.type === 'removeFinalizer');
+
+for (const state of ['New', 'Ready', 'Commissioning', 'Disk erasing', 'Failed commissioning', 'Testing']) {
+  test(`maas machine deletion - release refused (409) and MAAS shows the machine ${state}, owned by nobody: the deletion finishes`, (t) => {
+    const r = refused();
+    t.false(finished(r));
+    t.false(r.state.gone);
+    // The 409 alone is not trusted: MAAS is read first.
+    t.deepEqual(calls(r), [{ op: 'get', systemId: 'abc123' }]);
+    const done = reply(r, { kind: 'done', machine: owned(state, null) });
+    t.true(done.state.gone);
+    t.deepEqual(done.effects.filter((e) => e.type === 'removeFinalizer'), [{ type: 'removeFinalizer', finalizer: FINALIZER }]);
+    t.true(done.effects.some((e) => e.type === 'releaseSlot'));
+    t.is(condition(done.state, 'MachineDeployed')?.status, 'False');
+    t.is(condition(done.state, 'MachineDeployed')?.reason, 'Deleted');
+    const ev = done.effects.find((e) => e.type === 'event' && e.reason === 'SuccessfulRelease');
+    t.truthy(ev);
+    t.regex(ev?.type === 'event' ? ev.message : '', new RegExp(`abc123.*${state}`));
+    t.deepEqual(calls(done), []);
+  });
+}
+
+for (const [why, machine] of [
+  ['still Deployed (a releasable state)', owned('Deployed', 'metalfleet')],
+  ['Allocated to nobody yet releasable', owned('Allocated', null)],
+  ['in Rescue mode and still owned', owned('Rescue mode', 'metalfleet')],
+  ['New but with an owner', owned('New', 'metalfleet')],
+  ['New, owner not known (a driver that does not say)', view('New', 'off')],
+] as const) {
+  test(`maas machine deletion - release refused (409) and MAAS shows the machine ${why}: retried with backoff, the finalizer stays`, (t) => {
+    const r = refused();
+    const read = reply(r, { kind: 'done', machine });
+    t.false(read.state.gone);
+    t.false(finished(read));
+    t.deepEqual(calls(read), []);
+    t.deepEqual(read.effects.filter((e) => e.type === 'requeue'), [{ type: 'requeue', afterMs: 5_000 }]);
+    // After the backoff the release is tried again, and a second refusal waits twice as long.
+    const again = tick(read.state, T0 + 5_000);
+    t.deepEqual(calls(again), [{ op: 'release', systemId: 'abc123' }]);
+    const twice = reply(again, REFUSED, T0 + 5_000);
+    const reread = reply(twice, { kind: 'done', machine }, T0 + 5_000);
+    t.false(finished(reread));
+    t.deepEqual(reread.effects.filter((e) => e.type === 'requeue'), [{ type: 'requeue', afterMs: 10_000 }]);
+  });
+}
+
+test('maas machine deletion - a read after the 409 that fails is retried; the deletion does not finish on it', (t) => {
+  const r = refused();
+  const lost = reply(r, { kind: 'transient', message: 'MAAS unavailable (503)' });
+  t.false(finished(lost));
+  t.false(lost.state.gone);
+  const requeue = lost.effects.find((e) => e.type === 'requeue');
+  const at = T0 + (requeue?.type === 'requeue' ? requeue.afterMs : 0);
+  const again = tick(lost.state, at);
+  t.deepEqual(calls(again), [{ op: 'get', systemId: 'abc123' }]);
+  t.true(finished(reply(again, { kind: 'done', machine: owned('New', null) }, at)));
+});
+
+test('maas machine deletion - another refusal of the release (403) is not a 409: retried, never read as taken back', (t) => {
+  const s0 = tick(start(maasMachine({ systemID: 'abc123', providerID: 'maas:///az1/abc123' }, { deletionTimestamp: 'x' }, false)));
+  const r = reply(grant(s0.state), { kind: 'failed', reason: 'forbidden', message: 'answered 403' });
+  t.false(finished(r));
+  t.deepEqual(calls(r), []);
+  t.deepEqual(r.effects.filter((e) => e.type === 'requeue'), [{ type: 'requeue', afterMs: 5_000 }]);
+  t.deepEqual(calls(tick(r.state, T0 + 5_000)), [{ op: 'release', systemId: 'abc123' }]);
+});
+
+test('maas machine deletion - 404 "No Machine matches" to the release: the machine is gone, the deletion finishes', (t) => {
+  const s0 = tick(start(maasMachine({ systemID: 'abc123', providerID: 'maas:///az1/abc123' }, { deletionTimestamp: 'x' }, false)));
+  const onRelease = reply(grant(s0.state), { kind: 'notFound' });
+  t.true(onRelease.state.gone);
+  t.true(finished(onRelease));
+  t.true(onRelease.effects.some((e) => e.type === 'releaseSlot'));
+  t.is(condition(onRelease.state, 'MachineDeployed')?.reason, 'Deleted');
+});
+
+test('maas machine deletion - 404 "No Machine matches" to the read after a 409: the machine is gone, the deletion finishes', (t) => {
+  const onRead = reply(refused(), { kind: 'notFound' });
+  t.true(onRead.state.gone);
+  t.true(finished(onRead));
+  t.is(condition(onRead.state, 'MachineDeployed')?.reason, 'Deleted');
+});
