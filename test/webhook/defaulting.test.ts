@@ -83,3 +83,15 @@ test('defaulting - pointers escape "/" and "~"; a defaulted object gets its own 
     { op: 'add', path: '/spec/list/0/on', value: true },
   ]);
 });
+
+test('defaulting - a subresource request (status, scale) gets no spec defaults and no warning', async (t) => {
+  const { server } = await serve(t, tls.files);
+  for (const [object, subResource] of [[bmh({ online: true }), 'status'], [maasMachine({ image: 'ubuntu/jammy' }), 'scale']] as const) {
+    const body = admissionReview('UPDATE', object, object);
+    (body.request as Obj).subResource = subResource;
+    const answer = await review(server.url, tls.pki.ca, body, '/mutate');
+    t.true(answer.response.allowed);
+    t.is((answer.response as { patch?: string }).patch, undefined, `${subResource}: no patch`);
+    t.is(answer.response.warnings, undefined, `${subResource}: no warning`);
+  }
+});

@@ -21,6 +21,8 @@ const SKIP: ReadonlySet<string> = new Set(['status', 'metadata', 'apiVersion', '
 
 export function admitDefaults(request: AdmissionRequest): AdmissionVerdict {
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return { allowed: true };
+  // A subresource write (status, scale) changes no spec: its defaults are the main resource's business.
+  if (request.subResource) return { allowed: true };
   const schema = SCHEMAS.get(`${request.kind.group}/${request.kind.kind}`);
   if (!schema) {
     return { allowed: true, warnings: [`metalfleet does not default ${request.kind.group}/${request.kind.version} ${request.kind.kind}; admitted unchanged (check the webhook configuration's rules)`] };
