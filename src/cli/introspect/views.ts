@@ -5,7 +5,7 @@ import { Condition, MAAS_MACHINE_STATES, PROVISIONING_STATES } from '../../api/i
 import { RemoteError } from '../../bus/index.ts';
 import { HostKey } from '../../bus/messages/index.ts';
 import type { HostBackend } from '../../cluster/introspect/index.ts';
-import { gather, inspectHost, listNodes, NotFound } from '../../cluster/introspect/index.ts';
+import { announcedShardCount, gather, inspectHost, listNodes, NotFound } from '../../cluster/introspect/index.ts';
 import { BusError, type Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
 import { formatBytes, formatDuration, formatStall, oneLine, renderFields, renderTable, truncate, type Column } from './format.ts';
@@ -91,6 +91,35 @@ export function hostColumns(wide = false): Array<Column<OnNode<WideHostRow>>> {
   return wide ? [...columns.slice(0, -1), ...conditionColumns(), ...columns.slice(-1)] : columns;
 }
 
+/** How many ownerless shards the warning names before "and N more". */
+const OWNERLESS_SHOWN = 10;
+
+/**
+ * The shards of the cluster's `shardCount` that no node that answered owns: during a hand-off the
+ * moving shard is answered by neither node, so its hosts are missing from the listing. Empty when
+ * the count is unknown or some node did not answer either ask (its shards are unknown, not
+ * ownerless: the missing-node warning already says so).
+ */
+function ownerlessShards(
+  hosts: GatheredLike<{ hosts: ReadonlyArray<{ shard: number }> }>,
+  shards: GatheredLike<{ shards: ReadonlyArray<{ shard: number }> }> | null,
+  shardCount: number | undefined,
+): number[] {
+  if (shardCount === undefined || shards === null) return [];
+  if ([hosts, shards].some((g) => g.missing.length > 0 || g.errors.length > 0)) return [];
+  const covered = new Set(shards.replies.flatMap((r) => r.value.shards.map((s) => s.shard)));
+  // A host listed shows its shard was answered for, even if its node gave the shard up between the two asks.
+  for (const r of hosts.replies) for (const h of r.value.hosts) covered.add(h.shard);
+  return Array.from({ length: shardCount }, (_, i) => i).filter((i) => !covered.has(i));
+}
+
+function ownerlessWarning(ownerless: readonly number[]): string {
+  const shown = ownerless.slice(0, OWNERLESS_SHOWN).join(', ');
+  const more = ownerless.length > OWNERLESS_SHOWN ? ` and ${ownerless.length - OWNERLESS_SHOWN} more` : '';
+  const [shard, their] = ownerless.length === 1 ? ['shard', 'its'] : ['shards', 'their'];
+  return `warning: ${shard} ${shown}${more} had no owner when asked (moving between nodes): ${their} hosts are not listed; try again`;
+}
+
 export async function hostsView(transport: Transport, query: HostsQuery, options: ViewOptions): Promise<CommandOutput> {
   const request = {
     ...(query.state !== undefined ? { state: query.state } : {}),
@@ -99,8 +128,19 @@ export async function hostsView(transport: Transport, query: HostsQuery, options
     // Rows carry conditions only when asked: the dashboard samples every host each second.
     ...(query.wide ? { conditions: true } : {}),
   };
-  const gathered = await gather(transport, 'hosts', request, gatherOptions(options));
+  // --node leaves the other nodes out on purpose: their shards would look ownerless, so the check
+  // runs only when the whole cluster is asked.
+  const members = options.nodes && options.nodes.length > 0 ? null : await listNodes(transport);
+  const shardCount = announcedShardCount(members);
+  // One member list for both asks: the shards are asked of exactly the nodes whose hosts are listed.
+  const ask = members ? { timeoutMs: options.timeoutMs, nodes: members.map((m) => m.node) } : gatherOptions(options);
+  const [gathered, owned] = await Promise.all([
+    gather(transport, 'hosts', request, ask),
+    shardCount === undefined ? null : gather(transport, 'shards', {}, ask),
+  ]);
   const warnings = checked(gathered, options);
+  const ownerless = ownerlessShards(gathered, owned, shardCount);
+  if (ownerless.length > 0) warnings.push(ownerlessWarning(ownerless));
   const rows: Array<OnNode<WideHostRow>> = flatten(gathered, (v) => v.hosts).sort((a, b) => a.key.localeCompare(b.key));
   return output(gathered, () => (rows.length === 0 ? ['no hosts match'] : renderTable(hostColumns(query.wide), rows, { width: options.width })), options, warnings);
 }

@@ -123,7 +123,7 @@ export async function gather<V extends IntrospectVerb>(
 }
 
 /** The shard count the running nodes announce in their heartbeats, when they all agree on one. */
-function announcedShardCount(members: ReadonlyArray<{ info?: Record<string, string> }> | null): number | undefined {
+export function announcedShardCount(members: ReadonlyArray<{ info?: Record<string, string> }> | null): number | undefined {
   const counts = new Set((members ?? []).map((m) => Number(m.info?.shards)));
   const [only] = counts;
   return counts.size === 1 && only !== undefined && Number.isInteger(only) && only > 0 ? only : undefined;

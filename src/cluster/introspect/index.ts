@@ -1,7 +1,7 @@
 // Introspection over the bus: the node's service and the CLI's client.
 export { serveIntrospection } from './server.ts';
 export type { IntrospectionServer, IntrospectionServerOptions } from './server.ts';
-export { gather, inspectHost, listNodes, IntrospectUnavailable, NotFound, MEMBER_BUCKET } from './client.ts';
+export { announcedShardCount, gather, inspectHost, listNodes, IntrospectUnavailable, NotFound, MEMBER_BUCKET } from './client.ts';
 export type { GatherOptions, Gathered } from './client.ts';
 export { INTROSPECT, INTROSPECT_VERBS, IntrospectVerb } from '../../bus/messages/introspect.ts';
 export type {
