@@ -6,20 +6,40 @@
 //
 // The command runs the compiled JavaScript in dist/ (built by `npm run build`, which `npm ci`
 // runs through `prepare`). METALFLEET_FROM_SOURCE=1 runs the TypeScript sources through tsx, a
-// dev dependency: the tests set it so they exercise the code as it is in the tree.
-import { existsSync } from 'node:fs';
-import { URL } from 'node:url';
+// dev dependency. The tests set it to `auto`: dist/ when it was built after every file of src/
+// was last changed (as under `npm test`, which builds first), else the sources, so a test always
+// runs the code as it is in the tree, and spawns the CLI at half the CPU when it can.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, URL } from 'node:url';
 import module from 'node:module';
 
 // Node 22.1+ keeps compiled code between starts; Node 20 has no such cache and skips this.
 if (typeof module.enableCompileCache === 'function') module.enableCompileCache();
 
-if (process.env.METALFLEET_FROM_SOURCE === '1') {
+const main = new URL('../dist/cli/main.js', import.meta.url);
+
+/** The newest change of any file under `dir`, in ms since the epoch. */
+function newestChange(dir) {
+  let newest = statSync(dir).mtimeMs;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestChange(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+function distIsCurrent() {
+  if (!existsSync(main)) return false;
+  return statSync(main).mtimeMs >= newestChange(fileURLToPath(new URL('../src', import.meta.url)));
+}
+
+const fromSource = process.env.METALFLEET_FROM_SOURCE;
+if (fromSource === '1' || (fromSource === 'auto' && !distIsCurrent())) {
   const { register } = await import('tsx/esm/api');
   register();
   await import('../src/cli/main.ts');
 } else {
-  const main = new URL('../dist/cli/main.js', import.meta.url);
   if (!existsSync(main)) {
     process.stderr.write('metalfleet: dist/ is missing; run `npm run build` (npm ci runs it), or set METALFLEET_FROM_SOURCE=1 in a clone with dev dependencies\n');
     process.exit(1);
