@@ -13,6 +13,7 @@ import { BusError, silentLogger, type KvBucket, type KvEvent, type Transport } f
 import type { HostEvent } from '../../src/adapters/store/host-records.ts';
 import { waitFor, waitUntil } from '../support/wait.ts';
 import { kvRecord } from '../support/local-store.ts';
+import { wrappedBucket } from '../support/wrapped-bucket.ts';
 
 const SHARDS = 16;
 const HOSTS = 12;
@@ -173,19 +174,12 @@ test('commands - a client that counts shards differently (metalfleet host withou
 function laggingWatch(bucket: KvBucket): { bucket: KvBucket; hold(): void; release(): void } {
   let held: KvEvent[] | null = null;
   let deliver: ((e: KvEvent) => void) | null = null;
-  const lagging: KvBucket = {
-    name: bucket.name,
-    get: (k) => bucket.get(k),
-    create: (k, v) => bucket.create(k, v),
-    update: (k, v, r) => bucket.update(k, v, r),
-    put: (k, v) => bucket.put(k, v),
-    delete: (k, o) => bucket.delete(k, o),
-    keys: (p) => bucket.keys(p),
+  const lagging = wrappedBucket(bucket, {
     watch: (o) => {
       deliver = o.onEvent;
       return bucket.watch({ ...o, onEvent: (e) => (held ? held.push(e) : o.onEvent(e)) });
     },
-  };
+  });
   return {
     bucket: lagging,
     hold: () => (held = []),
