@@ -47,6 +47,12 @@ export function dnsNameFor(o: { endpointHost?: string | undefined; statusName?: 
   return `${o.cluster}-${o.suffix.slice(0, 6)}.${o.dnsDomain}`;
 }
 
+/** The DNS domain MAAS files a name under: it splits the name at its first label into name and domain. */
+export function dnsDomainOf(fqdn: string): string {
+  const dot = fqdn.indexOf('.');
+  return dot < 0 ? fqdn : fqdn.slice(dot + 1);
+}
+
 /**
  * The 6 hex of a new DNS name, from the MaasCluster's identity (its uid; namespace/name where a
  * store gives no uid) rather than at random as CAPMAAS does: an owner killed between creating the

@@ -6,7 +6,7 @@ export type {
   DnsCall, DnsCallResult, DnsRecordView, IpCall, IpCallResult, MachineNic, MaasClusterConfig, MaasClusterEffect, MaasClusterEvent, MaasClusterPhase,
   MaasClusterState, MaasClusterStep, MaasClusterWorld,
 } from './types.ts';
-export { planDns, dnsNameFor, dnsSuffixOf } from './dns-plan.ts';
+export { planDns, dnsDomainOf, dnsNameFor, dnsSuffixOf } from './dns-plan.ts';
 export type { ControlPlaneMember, DnsPlan } from './dns-plan.ts';
 export { controlPlaneMembers } from './members.ts';
 export { chosenAddress, describeChoice } from './interface-choice.ts';

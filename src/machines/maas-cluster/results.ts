@@ -1,5 +1,6 @@
 import { DNS_ATTACHED_REASONS as D, LOAD_BALANCER_READY_REASONS as LB, MAAS_CONDITIONS as C } from '../../api/index.ts';
 import { finish } from './deleting.ts';
+import { dnsDomainOf } from './dns-plan.ts';
 import type { Turn } from './turn.ts';
 import type { DnsCall, DnsCallResult } from './types.ts';
 
@@ -13,7 +14,7 @@ export function applyDnsResult(t: Turn, op: DnsCall['op'], fqdn: string | null, 
     const name = fqdn ?? t.s.record?.fqdn ?? t.s.object.status?.network?.dnsName ?? '';
     if (op === 'delete') t.effects.push({ type: 'notifyMembers' });
     t.s.record = null;
-    finish(t, `MAAS has no DNS domain ${domainOf(name)}, so DNS record ${name} cannot exist: nothing to delete`);
+    finish(t, `MAAS has no DNS domain ${dnsDomainOf(name)}, so DNS record ${name} cannot exist: nothing to delete`);
     return;
   }
   if (r.kind === 'failed') {
@@ -47,12 +48,6 @@ export function applyDnsResult(t: Turn, op: DnsCall['op'], fqdn: string | null, 
   }
   // CAPMAAS creates the record empty; the next step attaches the running control plane.
   if (fqdn) t.dns({ op: 'create', fqdn, ttl: t.s.config.dnsTtl, ips: [] });
-}
-
-// MAAS splits a name at its first label into name and domain.
-function domainOf(fqdn: string): string {
-  const dot = fqdn.indexOf('.');
-  return dot < 0 ? fqdn : fqdn.slice(dot + 1);
 }
 
 function sameIps(a: readonly string[], b: readonly string[]): boolean {

@@ -1,4 +1,4 @@
-import type { MachineNic } from '../../../machines/maas-cluster/index.ts';
+import { dnsDomainOf, type MachineNic } from '../../../machines/maas-cluster/index.ts';
 import type { MaasCall, MaasResult, MaasView } from '../../../machines/maas-machine/index.ts';
 import type { DnsRecord, MaasDriver } from '../../../ports/index.ts';
 import type { DnsResource, MaasClient, MaasMachine } from '../client/index.ts';
@@ -130,8 +130,7 @@ export class DnsDomainNotFound extends MetalfleetError {
 
 function domainMissing(fqdn: string, err: unknown): never {
   if (err instanceof MaasError && err.code === 'not-found') {
-    // MAAS splits the name at its first label into name and domain.
-    const domain = fqdn.includes('.') ? fqdn.slice(fqdn.indexOf('.') + 1) : fqdn;
+    const domain = dnsDomainOf(fqdn);
     throw new DnsDomainNotFound(domain, `MAAS has no DNS domain ${domain} (for ${fqdn}): ${err.message}`, { cause: err });
   }
   throw err;
