@@ -206,6 +206,10 @@ class MemoryTransport implements Transport {
     return this.store.bucket(bucket, options);
   }
 
+  answers(): Promise<boolean> {
+    return Promise.resolve(!this.closed);
+  }
+
   onStatus(listener: (status: BusStatus) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

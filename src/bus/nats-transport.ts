@@ -195,6 +195,17 @@ class NatsTransport implements Transport {
     return openNatsKv(this.#nc, bucket, options);
   }
 
+  async answers(withinMs: number): Promise<boolean> {
+    if (this.#status !== 'connected') return false;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, withinMs, false)));
+    // A connection that is lost meanwhile answers no; nats.js reports that through status().
+    const answered = await Promise.race([this.#nc.rtt().then(() => true, () => false), late]);
+    clearTimeout(timer);
+    if (!answered && this.#status === 'connected') this.#setStatus('stalled');
+    return answered;
+  }
+
   onStatus(listener: (status: BusStatus) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);

@@ -4,6 +4,10 @@ import type { BusStatus, Transport } from '../ports/index.ts';
 export interface BusWatch {
   /** Connected, as far as the transport last said. */
   up(): boolean;
+  /** What the transport last said. */
+  status(): BusStatus;
+  /** Whether the server answers a ping within `withinMs`; one that does not leaves the bus `stalled` (down). */
+  answers(withinMs: number): Promise<boolean>;
   /** Resolves once the bus is down: at once when it is down now. `cancel` forgets the wait. */
   whenDown(): { readonly down: Promise<void>; cancel(): void };
   close(): void;
@@ -21,6 +25,8 @@ export function watchBus(transport: Transport): BusWatch {
   const up = (): boolean => status === 'connected';
   return {
     up,
+    status: () => status,
+    answers: (withinMs) => transport.answers(withinMs),
     whenDown() {
       let wake!: () => void;
       const down = new Promise<void>((resolve) => (wake = resolve));

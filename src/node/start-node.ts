@@ -389,10 +389,15 @@ interface RunningNode {
 // request over a dead bus only waits out its own timeout (seconds each), and a node told to stop
 // (Kubernetes: 30 s grace) should be gone in a few.
 const BUS_DOWN_SETTLE_MS = 1_000;
+// A server paused or wedged with its socket open looks connected, and every step of a stop would
+// wait out its own timeout on it (a SIGTERM'd node was killed at its grace period). A healthy
+// server answers a ping in milliseconds; this allows for a node's busy event loop besides.
+const STOP_PING_MS = 2_000;
 
 async function stopInOrder(ctx: AssembleContext, node: RunningNode, graceful: boolean): Promise<void> {
   const { capacity, requests, introspect, introspection, shards } = node;
   const { bus } = ctx;
+  if (bus.up()) await bus.answers(STOP_PING_MS);
   if (!graceful || !(await handOff(ctx, node))) await letGo(node);
   capacity.broker()?.stop();
   const down = !bus.up();
@@ -420,7 +425,8 @@ async function handOff(ctx: AssembleContext, node: RunningNode): Promise<boolean
   const { bus, busName, timing } = ctx;
   const { log } = ctx.runtime;
   const skipped = (how: string): false => {
-    log.warn({ leaseTtlMs: timing.leaseTtlMs }, `hand-off ${how}: ${busName} is unreachable, so this node stops its actors and leaves its shard and broker leases to expire; other nodes take them within ${timing.leaseTtlMs} ms`);
+    const why = bus.status() === 'stalled' ? `did not answer a ping within ${STOP_PING_MS} ms` : 'is unreachable';
+    log.warn({ leaseTtlMs: timing.leaseTtlMs }, `hand-off ${how}: ${busName} ${why}, so this node stops its actors and leaves its shard and broker leases to expire; other nodes take them within ${timing.leaseTtlMs} ms`);
     return false;
   };
   if (!bus.up()) return skipped('skipped');

@@ -28,7 +28,9 @@ export interface SubscribeOptions {
   readonly queue?: string;
 }
 
-export type BusStatus = 'connected' | 'disconnected' | 'reconnecting' | 'closed';
+// stalled: connected, but the server did not answer a ping in time (paused or wedged, its socket
+// open); nothing sent will be answered until the client hears from it again.
+export type BusStatus = 'connected' | 'stalled' | 'disconnected' | 'reconnecting' | 'closed';
 
 export interface Transport {
   readonly name: string;
@@ -41,6 +43,11 @@ export interface Transport {
   /** A new subject under this connection's own inbox prefix: the only inbox its user may subscribe to. */
   newInbox(): string;
   onStatus(listener: (status: BusStatus) => void): () => void;
+  /**
+   * Whether the server answers a ping within `withinMs`. One that does not leaves the transport
+   * `stalled` (listeners hear it), so nothing after waits on its answers: drains and close skip them.
+   */
+  answers(withinMs: number): Promise<boolean>;
   /** Flush what is pending and close. */
   close(): Promise<void>;
 }

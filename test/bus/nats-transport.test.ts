@@ -54,6 +54,28 @@ test('nats transport - after a server restart the connection comes back and requ
   t.is(new TextDecoder().decode(await client.request('svc.ping', bytes(''), { timeoutMs: 2_000 })), 'pong');
 });
 
+test('nats transport - answers: a server that pongs is answering; one paused with its socket open is not, and the transport is then stalled', async (t) => {
+  const server = await startNatsServer();
+  t.teardown(async () => {
+    server.resume();
+    await server.dispose();
+  });
+  const client = await connectNats({ servers: server.url, name: 'client' });
+  t.teardown(() => client.close());
+  const statuses: BusStatus[] = [];
+  client.onStatus((s) => statuses.push(s));
+  t.true(await client.answers(5_000));
+  t.deepEqual(statuses, []);
+
+  await server.pause();
+  t.false(await client.answers(300));
+  t.deepEqual(statuses, ['stalled']);
+  t.like(JSON.parse(JSON.stringify(client)), { status: 'stalled' });
+  // Stalled: no more pings, and close does not wait for a drain the server would never answer.
+  t.false(await client.answers(5_000));
+  await client.close();
+});
+
 test('nats transport - a request while the server is down fails as timeout, not a crash', async (t) => {
   const server = await startNatsServer();
   t.teardown(() => server.dispose());

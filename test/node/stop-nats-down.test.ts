@@ -60,3 +60,27 @@ withNats('node stop - NATS dying during the hand-off cuts it short: the node exi
     t.regex(a.stderr(), /"msg":"node stopped"/);
   });
 });
+
+withNats('node stop - SIGTERM with NATS stalled (its socket open, nothing answered) exits promptly, saying the server did not answer', async (t) => {
+  await withCluster(t, { shards: 8, leaseTtlMs: 3_000 }, async (c) => {
+    await c.applyHosts(8);
+    const a = await c.startNode('a', ['--log-level', 'info']);
+    const health = a.health;
+    if (!health) throw new Error('node a serves no health port');
+    await waitUntil(() => ready(health), 30_000, 'a is ready');
+    await c.nats.pause();
+    try {
+      const started = performance.now();
+      a.child.kill('SIGTERM');
+      const end = await a.exited;
+      const tookMs = performance.now() - started;
+
+      t.deepEqual(end, { code: 0, signal: null }, a.stderr().slice(-3_000));
+      t.true(tookMs < PROMPT_EXIT_MS, `exited ${Math.round(tookMs)} ms after SIGTERM:\n${a.stderr().slice(-3_000)}`);
+      t.regex(a.stderr(), /hand-off skipped: NATS did not answer a ping/);
+      t.regex(a.stderr(), /"msg":"node stopped"/);
+    } finally {
+      c.nats.resume();
+    }
+  });
+});

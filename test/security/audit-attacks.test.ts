@@ -42,6 +42,7 @@ function intercepted(inner: Transport, beforeCreate: (deliverSubject: string) =>
     subscribe: (s, h, o) => inner.subscribe(s, h, o),
     kv: (b, o) => inner.kv(b, o),
     onStatus: (l) => inner.onStatus(l),
+    answers: (ms) => inner.answers(ms),
     close: () => inner.close(),
     async request(subject, data, options) {
       if (subject.startsWith(`$JS.API.CONSUMER.CREATE.${AUDIT_STREAM}`) && !subject.startsWith(`$JS.API.CONSUMER.CREATE.${AUDIT_REFUSALS_STREAM}`)) {

@@ -3,12 +3,14 @@
 // same port and store). Never the machine's shared server on 4222.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './ironic.ts';
 import { toolAvailable } from './tools.ts';
+import { waitUntil } from './wait.ts';
 
 export interface NatsServer {
   /** nats://127.0.0.1:PORT */
@@ -22,6 +24,10 @@ export interface NatsServer {
   /** Start again on the same port with the same store. */
   start(): Promise<void>;
   restart(): Promise<void>;
+  /** SIGSTOP, resolved once the kernel has stopped it: its sockets stay open and nothing is answered (a stall, not a crash). */
+  pause(): Promise<void>;
+  /** SIGCONT after pause(). */
+  resume(): void;
   /** Stop and remove the store folder. */
   dispose(): Promise<void>;
   logTail(lines?: number): string;
@@ -73,6 +79,12 @@ export async function startNatsServer(options: StartNatsOptions = {}): Promise<N
       await proc.halt('SIGTERM');
       await proc.start();
     },
+    async pause() {
+      proc.suspend();
+      // The signal is delivered when the process next runs: until then it may still answer.
+      await waitUntil(() => proc.suspended(), 5_000, `nats-server on ${port} stopped by SIGSTOP`, 5);
+    },
+    resume: () => proc.resume(),
     async dispose() {
       await proc.halt('SIGKILL');
       await rm(dir, { recursive: true, force: true });
@@ -90,6 +102,8 @@ export interface NatsProcess {
   /** SIGSTOP or SIGCONT: the process stays, its sockets stay open and unanswered (a stall, not a crash). */
   suspend(): void;
   resume(): void;
+  /** Stopped by the kernel (state T in /proc): suspend() has taken effect. */
+  suspended(): boolean;
   readonly running: boolean;
   logTail(lines?: number): string;
 }
@@ -137,6 +151,12 @@ export function natsProcess(conf: string, port: number): NatsProcess {
     },
     resume() {
       if (alive(child)) child.kill('SIGCONT');
+    },
+    suspended() {
+      if (!alive(child)) return false;
+      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+      // Field 3, after the command name in parentheses (which may itself hold spaces).
+      return stat.slice(stat.lastIndexOf(')') + 2).startsWith('T');
     },
     get running() {
       return alive(child);
