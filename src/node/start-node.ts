@@ -438,10 +438,22 @@ async function handOff(ctx: AssembleContext, node: RunningNode): Promise<boolean
     await leases.stop({ graceful: true });
     await singleton.stop({ release: true });
   })();
+  // A server that stalls meanwhile says nothing of it: it is pinged again every STOP_PING_MS.
+  let handing = true;
+  void pingWhile(() => handing, bus, ctx.clock);
   // A hand-off cut short is left running: what it still waits on fails when the connection closes.
   const outcome = await Promise.race([done.then(() => 'done' as const), wait.down.then(() => 'down' as const)]);
+  handing = false;
   wait.cancel();
   return outcome === 'done' || skipped('cut short');
+}
+
+// Pings the bus, one ping at a time, until `going` is false or a ping goes unanswered (the bus is then down).
+async function pingWhile(going: () => boolean, bus: BusWatch, clock: Clock): Promise<void> {
+  while (going() && bus.up()) {
+    await new Promise<void>((resolve) => clock.setTimeout(resolve, STOP_PING_MS));
+    if (going()) await bus.answers(STOP_PING_MS);
+  }
 }
 
 /** Stops membership, the leases and the broker lease at once, giving nothing back. */

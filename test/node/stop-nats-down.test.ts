@@ -84,3 +84,30 @@ withNats('node stop - SIGTERM with NATS stalled (its socket open, nothing answer
     }
   });
 });
+
+withNats('node stop - NATS stalling during the hand-off cuts it short: the node exits promptly, saying the server did not answer', async (t) => {
+  await withCluster(t, { shards: 8, leaseTtlMs: 3_000, fixture: { latencyMs: 3_000, demoBehaviours: false } }, async (c) => {
+    await c.applyHosts(8);
+    const a = await c.startNode('a', ['--log-level', 'info']);
+    const health = a.health;
+    if (!health) throw new Error('node a serves no health port');
+    await waitUntil(() => ready(health), 30_000, 'a is ready');
+    await waitUntil(() => c.fixture.fixture.callsInFlight().all > 0, 30_000, 'a has backend calls in flight');
+    a.child.kill('SIGTERM');
+    await waitUntil(() => /shard handoff: draining/.test(a.stderr()), 10_000, 'a hands its shards off');
+
+    await c.nats.pause();
+    try {
+      const started = performance.now();
+      const end = await a.exited;
+      const tookMs = performance.now() - started;
+
+      t.deepEqual(end, { code: 0, signal: null }, a.stderr().slice(-3_000));
+      t.true(tookMs < PROMPT_EXIT_MS, `exited ${Math.round(tookMs)} ms after NATS stalled:\n${a.stderr().slice(-3_000)}`);
+      t.regex(a.stderr(), /hand-off cut short: NATS did not answer a ping/);
+      t.regex(a.stderr(), /"msg":"node stopped"/);
+    } finally {
+      c.nats.resume();
+    }
+  });
+});
