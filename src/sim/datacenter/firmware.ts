@@ -31,6 +31,11 @@ export async function firmwareBoot(event: BootEvent, ctx: FirmwareContext): Prom
     case 'Floppy':
     case 'Usb':
       return mediaBoot(event, ctx);
+    // Both wait at a console for someone: the boot goes no further.
+    case 'BiosSetup':
+      return { kind: 'nothing', detail: 'BiosSetup: stopped in the firmware setup screen' };
+    case 'UefiShell':
+      return { kind: 'nothing', detail: 'UefiShell: stopped at the UEFI shell prompt' };
     default:
       return ctx.diskBootable() ? { kind: 'os', detail: `booted the installed OS from ${event.target}` } : { kind: 'nothing', detail: `${event.target}: no bootable disk` };
   }
