@@ -114,7 +114,7 @@ test('redfish http - Manager.Reset takes only a ResetType its @Redfish.Allowable
   }
 });
 
-test('redfish http - a session opens only its own system, manager and chassis, and DELETE ends it', async (t) => {
+test('redfish http - a session opens only its own system, manager and chassis (another system\'s are 404, as on its own BMC), and DELETE ends it', async (t) => {
   const { sim, a, b } = await started(t);
   const bad = await call(sim, '/redfish/v1/SessionService/Sessions', { method: 'POST', body: { UserName: a.username, Password: b.password.slice(1) } });
   t.is(bad.status, 401);
@@ -128,11 +128,19 @@ test('redfish http - a session opens only its own system, manager and chassis, a
   for (const path of [a.systemPath, `/redfish/v1/Managers/${a.id}`, `/redfish/v1/Chassis/${a.id}`, `/redfish/v1/Managers/${a.id}/VirtualMedia/Cd`]) {
     t.is((await call(sim, path, { token })).status, 200, path);
   }
-  for (const path of [b.systemPath, `/redfish/v1/Managers/${b.id}`, `/redfish/v1/Chassis/${b.id}`]) {
+  const other = await call(sim, '/redfish/v1/SessionService/Sessions', { method: 'POST', body: { UserName: b.username, Password: b.password } });
+  // What another system's BMC has is unknown here, exactly as a URI that names nothing.
+  for (const path of [b.systemPath, `${b.systemPath}/Bios`, `/redfish/v1/Managers/${b.id}`, `/redfish/v1/Chassis/${b.id}`, `/redfish/v1/UpdateService/FirmwareInventory/BIOS-${b.id}`, String(other.headers.get('location'))]) {
     const r = await call(sim, path, { token });
-    t.is(r.status, 403, path);
-    t.is(messageId(r.body), 'Base.1.8.InsufficientPrivilege');
+    t.is(r.status, 404, path);
+    t.is(messageId(r.body), 'Base.1.8.ResourceMissingAtURI', path);
   }
+  t.is((await call(sim, `${b.systemPath}/Actions/ComputerSystem.Reset`, { method: 'POST', token, body: { ResetType: 'On' } })).status, 404);
+  t.false(sim.system(b.id).state.on, 'another system is not reset');
+  // Nor are its faults this BMC's: a failing or slow neighbour answers this caller as any unknown URI.
+  sim.system(b.id).setFaults({ serverError: true });
+  t.is((await call(sim, b.systemPath, { token })).status, 404);
+  sim.system(b.id).setFaults({ serverError: false });
   const systems = await call(sim, '/redfish/v1/Systems', { token });
   t.deepEqual(systems.body.Members, [{ '@odata.id': a.systemPath }]);
   t.is((await call(sim, location, { method: 'DELETE', token })).status, 204);
@@ -156,4 +164,24 @@ test('redfish http - volumes: POST validates RAID level, drives and capacity; DE
   t.is((await call(sim, `${vols}/1`, { method: 'DELETE', auth: basic(a) })).status, 204);
   t.deepEqual(sim.system(a.id).state.volumes, []);
   t.is((await call(sim, `${vols}/1`, { auth: basic(a) })).status, 404);
+});
+
+test('redfish http - a session ends after SessionTimeout idle seconds, not after SessionTimeout in use; then its token is 401', async (t) => {
+  let now = Date.parse('2026-01-01T00:00:00Z');
+  const sim = await startRedfishSim({ systems: 1, now: () => now });
+  t.teardown(() => sim.stop());
+  const [a] = sim.systems;
+  if (!a) throw new Error('one system expected');
+  const login = await call(sim, '/redfish/v1/SessionService/Sessions', { method: 'POST', body: { UserName: a.username, Password: a.password } });
+  const token = login.headers.get('x-auth-token') ?? '';
+  t.like((await call(sim, '/redfish/v1/SessionService', { token })).body, { SessionTimeout: 1800 });
+  for (let i = 0; i < 3; i++) {
+    now += 1_000_000;
+    t.is((await call(sim, a.systemPath, { token })).status, 200, 'used within the timeout: still alive');
+  }
+  now += 1_800_001;
+  const expired = await call(sim, a.systemPath, { token });
+  t.is(expired.status, 401);
+  t.is(messageId(expired.body), 'Base.1.8.NoValidSession');
+  t.deepEqual((await call(sim, '/redfish/v1/SessionService/Sessions', { auth: basic(a) })).body.Members, []);
 });

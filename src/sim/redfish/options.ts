@@ -39,5 +39,7 @@ export const RedfishSimOptionsSchema = z.object({
   updateMs: z.number().int().min(0).max(600_000).default(50),
   /** Serve HTTPS with a self-signed certificate made at start (Metal3's redfish:// means https). */
   tls: z.boolean().default(false),
+  /** The clock (epoch ms) idle sessions expire by; default Date.now. */
+  now: z.custom<() => number>((v) => typeof v === 'function', 'must be a function returning epoch milliseconds').default(() => Date.now),
 });
 export type RedfishSimOptions = z.input<typeof RedfishSimOptionsSchema>;

@@ -44,7 +44,7 @@ export async function startRedfishSim(options: RedfishSimOptions = {}): Promise<
   const twice = ids.find((id, i) => ids.indexOf(id) !== i);
   if (twice !== undefined) throw new Error(`startRedfishSim: two systems have the id ${twice}`);
   const stopping = new AbortController();
-  const world: World = { systems: new Map(), sessions: new Sessions(), tasks: new Tasks(), updateMs: opts.updateMs, stopping: stopping.signal };
+  const world: World = { systems: new Map(), sessions: new Sessions(opts.now), tasks: new Tasks(), updateMs: opts.updateMs, stopping: stopping.signal };
   const handle = handler(world, compileRoutes(RESOURCES));
   const tls = opts.tls ? await selfSignedCert() : null;
   const server = tls === null ? createServer(handle) : createTlsServer({ key: tls.key, cert: tls.cert }, handle);

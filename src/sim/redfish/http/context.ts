@@ -51,6 +51,8 @@ export interface Resource {
   patch?: Handler;
   post?: Handler;
   delete?: Handler;
+  /** What a 405 tells the client to do instead (default: use one of the allowed methods). */
+  notAllowedResolution?: (path: string) => string;
 }
 
 export const noContent = (): Reply => ({ status: 204 });

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { authenticate } from './authenticate.ts';
 import { readJsonBody } from './body.ts';
 import type { Ctx, Principal, Reply, Resource, World } from './context.ts';
-import { errorBody, forbidden, internalError, notAllowed, notFound, preconditionFailed, RedfishError, unauthorized } from './errors.ts';
+import { errorBody, internalError, notAllowed, notFound, preconditionFailed, RedfishError, unauthorized } from './errors.ts';
 import { etagOf, ifMatchHolds } from './etag.ts';
 import { allowed } from './router.ts';
 import type { Match } from './router.ts';
@@ -28,10 +28,13 @@ function normalize(url: string | undefined): string {
   return path.length > 1 ? path.replace(/\/+$/, '') : path;
 }
 
-/** The systems a request is about, for their faults: the one in the URL, else the caller's. */
+/**
+ * The systems a request is about, for their faults: the one in the URL, else the caller's. A system
+ * the caller's credentials do not open is on another BMC, whose faults this one does not share.
+ */
 function faultSystems(world: World, params: Record<string, string>, principal: Principal | undefined): SimSystem[] {
   const named = params.sys === undefined ? undefined : world.systems.get(params.sys);
-  if (named) return [named];
+  if (named && (!principal || principal.systemIds.includes(named.id))) return [named];
   return (principal?.systemIds ?? []).flatMap((id) => world.systems.get(id) ?? []);
 }
 
@@ -56,7 +59,7 @@ async function dispatch(req: IncomingMessage, world: World, route: Route): Promi
   if (!match) throw notFound(path);
   const { resource, params } = match;
   const methods = allowed(resource);
-  if (!(methods as string[]).includes(method)) throw notAllowed(method, path, methods.join(', '));
+  if (!(methods as string[]).includes(method)) throw notAllowed(method, path, methods.join(', '), resource.notAllowedResolution?.(path));
   const principal = authenticate(req.headers, world);
   const fault = faultOf(faultSystems(world, params, principal));
   const latency = fault.latencyMs;
@@ -72,8 +75,10 @@ async function dispatch(req: IncomingMessage, world: World, route: Route): Promi
     principal: principal ?? { systemIds: [] },
     system: () => {
       const s = params.sys === undefined ? undefined : world.systems.get(params.sys);
-      if (!s) throw notFound(path);
-      if (!ctx.principal.systemIds.includes(s.id)) throw forbidden(path);
+      // Each BMC serves its own system: another one's URIs are unknown to it (404, as on real
+      // BMCs and sushy-tools' SUSHY_EMULATOR_ALLOWED_INSTANCES), never 403, on which sushy logs in
+      // again, retries and then parses the error body as the resource.
+      if (!s || !ctx.principal.systemIds.includes(s.id)) throw notFound(path);
       return s;
     },
   };
@@ -83,9 +88,11 @@ async function dispatch(req: IncomingMessage, world: World, route: Route): Promi
 
 function run(resource: Resource, method: string, ctx: Ctx): Reply | Promise<Reply> {
   if (method === 'GET') {
-    if (resource.getReply) return resource.getReply(ctx);
+    // DSP0266: a GET names the methods the resource allows; sushy reads it to choose PATCH over an action.
+    const allow = allowed(resource).join(', ');
+    if (resource.getReply) return Promise.resolve(resource.getReply(ctx)).then((reply) => ({ ...reply, headers: { Allow: allow, ...reply.headers } }));
     const body = resource.get?.(ctx) ?? {};
-    return { status: 200, body, headers: { ETag: etagOf(body) } };
+    return { status: 200, body, headers: { ETag: etagOf(body), Allow: allow } };
   }
   const handler = method === 'PATCH' ? resource.patch : method === 'POST' ? resource.post : resource.delete;
   if (!handler) throw notAllowed(method, ctx.path, allowed(resource).join(', '));

@@ -10,6 +10,8 @@ export interface BootOverride {
   target: BootTarget;
   enabled: BootEnabled;
   mode: BootMode;
+  /** Boot.HttpBootUri: what a UefiHttp boot loads; null means the URI DHCP offers. */
+  httpBootUri: string | null;
 }
 
 export function oneOf<T extends string>(values: readonly T[], value: unknown): value is T {

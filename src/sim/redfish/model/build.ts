@@ -44,7 +44,7 @@ export function buildSystem(spec: Spec, index: number, base: string, defaults: {
     { uuid, model: spec.model, macs, cpuCount: spec.cpuCount, coresPerCpu: spec.coresPerCpu, memoryGiB: spec.memoryGiB, serial },
     {
       on: spec.powerOn,
-      boot: { target: 'None', enabled: 'Disabled', mode: spec.bootMode },
+      boot: { target: 'None', enabled: 'Disabled', mode: spec.bootMode, httpBootUri: null },
       defaultBootTarget: spec.defaultBootTarget,
       bios: newBios(modelInfo(spec.model).registry, serial),
       secureBoot: { enabled: false, mode: 'UserMode', currentBoot: 'Disabled' },

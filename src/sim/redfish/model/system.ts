@@ -97,7 +97,9 @@ export class SimSystem extends EventEmitter<SimSystemEvents> {
   private boot(): void {
     const s = this.state;
     applyPendingBios(s.bios, this.model.registry);
-    s.secureBoot.currentBoot = s.secureBoot.enabled && s.boot.mode === 'UEFI' ? 'Enabled' : 'Disabled';
+    // UEFI enforces secure boot only with a platform key enrolled: not in SetupMode (no PK).
+    const pk = s.secureBoot.mode !== 'SetupMode';
+    s.secureBoot.currentBoot = s.secureBoot.enabled && pk && s.boot.mode === 'UEFI' ? 'Enabled' : 'Disabled';
     const target = bootDevice(s.boot, s.defaultBootTarget);
     const mode = s.boot.mode;
     if (s.boot.enabled === 'Once') s.boot = { ...s.boot, enabled: 'Disabled' };

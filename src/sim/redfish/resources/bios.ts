@@ -1,6 +1,6 @@
 import { visibleAttributes } from '../model/bios.ts';
 import { biosProblem, passwordProblem } from '../model/bios-registry.ts';
-import { badRequest, notAllowed } from '../http/errors.ts';
+import { badRequest } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { odata, ref } from '../http/odata.ts';
 
@@ -65,9 +65,8 @@ export const biosResources: Resource[] = [
   {
     pattern: '/redfish/v1/Systems/:sys/Bios',
     get: biosBody,
-    patch: (ctx) => {
-      throw notAllowed('PATCH', ctx.path, 'GET', `PATCH its @Redfish.Settings SettingsObject, ${ctx.path}/Settings, instead.`);
-    },
+    // Read-only (its Allow header says GET): changes go to the settings object.
+    notAllowedResolution: (path) => `PATCH its @Redfish.Settings SettingsObject, ${path}/Settings, instead.`,
   },
   {
     pattern: '/redfish/v1/Systems/:sys/Bios/Settings',

@@ -5,9 +5,13 @@ import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
 
 // Managers/<id> is the BMC of Systems/<id>; its VirtualMedia are what redfish-virtual-media boots.
+// Newer BMCs (iDRAC 6+, sushy-tools) list the same drives under the ComputerSystem too, where newer
+// sushy (System.virtual_media) and Ironic look first: both paths lead to the one pair of drives.
 const MEDIA_TYPES: Record<VirtualMediaSlot, string[]> = { Cd: ['CD', 'DVD'], Floppy: ['Floppy', 'USBStick'] };
 const MANAGER_RESETS = ['GracefulRestart', 'ForceRestart'] as const;
 const mgr = (ctx: Ctx) => `/redfish/v1/Managers/${ctx.system().id}`;
+/** The VirtualMedia collection the request came through: the manager's or the system's. */
+const mediaBase = (ctx: Ctx) => (ctx.path.startsWith('/redfish/v1/Systems/') ? `${ctx.system().info.systemPath}/VirtualMedia` : `${mgr(ctx)}/VirtualMedia`);
 
 function slot(ctx: Ctx): VirtualMediaSlot {
   const id = ctx.params.id;
@@ -18,7 +22,7 @@ function slot(ctx: Ctx): VirtualMediaSlot {
 function mediaBody(ctx: Ctx): object {
   const id = slot(ctx);
   const m = ctx.system().state.virtualMedia[id];
-  const path = `${mgr(ctx)}/VirtualMedia/${id}`;
+  const path = `${mediaBase(ctx)}/${id}`;
   return {
     ...odata(path, '#VirtualMedia.v1_4_0.VirtualMedia'),
     Id: id, Name: `Virtual ${id}`, MediaTypes: MEDIA_TYPES[id],
@@ -72,17 +76,19 @@ export const managerResources: Resource[] = [
       return { status: 204 };
     },
   },
-  {
-    pattern: '/redfish/v1/Managers/:sys/VirtualMedia',
-    get: (ctx) => collection(`${mgr(ctx)}/VirtualMedia`, '#VirtualMediaCollection.VirtualMediaCollection', 'Virtual Media', ['Cd', 'Floppy'].map((id) => `${mgr(ctx)}/VirtualMedia/${id}`)),
-  },
-  { pattern: '/redfish/v1/Managers/:sys/VirtualMedia/:id', get: mediaBody },
-  { pattern: '/redfish/v1/Managers/:sys/VirtualMedia/:id/Actions/VirtualMedia.InsertMedia', post: insert },
-  {
-    pattern: '/redfish/v1/Managers/:sys/VirtualMedia/:id/Actions/VirtualMedia.EjectMedia',
-    post: (ctx) => {
-      ctx.system().setVirtualMedia(slot(ctx), { image: null, inserted: false });
-      return { status: 204 };
+  ...['/redfish/v1/Managers/:sys/VirtualMedia', '/redfish/v1/Systems/:sys/VirtualMedia'].flatMap((base): Resource[] => [
+    {
+      pattern: base,
+      get: (ctx) => collection(mediaBase(ctx), '#VirtualMediaCollection.VirtualMediaCollection', 'Virtual Media', ['Cd', 'Floppy'].map((id) => `${mediaBase(ctx)}/${id}`)),
     },
-  },
+    { pattern: `${base}/:id`, get: mediaBody },
+    { pattern: `${base}/:id/Actions/VirtualMedia.InsertMedia`, post: insert },
+    {
+      pattern: `${base}/:id/Actions/VirtualMedia.EjectMedia`,
+      post: (ctx) => {
+        ctx.system().setVirtualMedia(slot(ctx), { image: null, inserted: false });
+        return { status: 204 };
+      },
+    },
+  ]),
 ];

@@ -1,4 +1,4 @@
-import { badRequest, forbidden, notFound, unauthorized } from '../http/errors.ts';
+import { badRequest, notFound, unauthorized } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
 import { systemsFor } from '../http/sessions.ts';
@@ -33,8 +33,8 @@ function sessionBody(s: Session): object {
 
 function ownSession(ctx: Ctx): Session {
   const s = ctx.world.sessions.get(ctx.params.id ?? '');
-  if (!s) throw notFound(ctx.path);
-  if (!s.systemIds.some((id) => ctx.principal.systemIds.includes(id))) throw forbidden(ctx.path);
+  // Another BMC's session is unknown here.
+  if (!s || !s.systemIds.some((id) => ctx.principal.systemIds.includes(id))) throw notFound(ctx.path);
   return s;
 }
 
@@ -43,7 +43,7 @@ export const rootResources: Resource[] = [
   { pattern: '/redfish/v1', public: ['GET'], get: serviceRoot },
   {
     pattern: '/redfish/v1/SessionService',
-    get: () => ({ ...odata('/redfish/v1/SessionService', '#SessionService.v1_1_8.SessionService'), Id: 'SessionService', Name: 'Session Service', ServiceEnabled: true, SessionTimeout: 1800, Status: STATUS_OK, Sessions: ref(SESSIONS) }),
+    get: (ctx) => ({ ...odata('/redfish/v1/SessionService', '#SessionService.v1_1_8.SessionService'), Id: 'SessionService', Name: 'Session Service', ServiceEnabled: true, SessionTimeout: ctx.world.sessions.timeoutSeconds, Status: STATUS_OK, Sessions: ref(SESSIONS) }),
   },
   {
     pattern: SESSIONS,

@@ -10,6 +10,16 @@ import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
 // raid interface needs no reboot.
 const STORAGE = '/redfish/v1/Systems/:sys/Storage/1';
 const base = (ctx: Ctx) => `${ctx.system().info.systemPath}/Storage/1`;
+const APPLY_TIMES = ['Immediate'] as const;
+const APPLY_TIME = '@Redfish.OperationApplyTime';
+
+/** A create or delete asked for at a time the collection does not offer is refused, as a BMC does. */
+function checkApplyTime(ctx: Ctx): void {
+  const at = ctx.body[APPLY_TIME];
+  if (at !== undefined && !(APPLY_TIMES as readonly unknown[]).includes(at)) {
+    throw badRequest('PropertyValueNotInList', `The value ${JSON.stringify(at)} for ${APPLY_TIME} is not one of ${APPLY_TIMES.join(', ')} (the collection's @Redfish.OperationApplyTimeSupport).`, APPLY_TIME);
+  }
+}
 
 function drive(ctx: Ctx): Drive {
   const d = ctx.system().state.drives.find((x) => x.id === ctx.params.id);
@@ -49,6 +59,7 @@ function requestedDrives(ctx: Ctx): Drive[] {
 
 function createVolume(ctx: Ctx) {
   const s = ctx.system();
+  checkApplyTime(ctx);
   const raid = ctx.body.RAIDType;
   if (!oneOf(RAID_TYPES, raid)) throw badRequest('PropertyValueNotInList', `RAIDType must be one of ${RAID_TYPES.join(', ')}.`, 'RAIDType');
   const cap = ctx.body.CapacityBytes;
@@ -93,7 +104,7 @@ export const storageResources: Resource[] = [
     pattern: `${STORAGE}/Volumes`,
     get: (ctx) => ({
       ...collection(`${base(ctx)}/Volumes`, '#VolumeCollection.VolumeCollection', 'Volumes', ctx.system().state.volumes.map((v) => `${base(ctx)}/Volumes/${v.id}`)),
-      '@Redfish.OperationApplyTimeSupport': { '@odata.type': '#Settings.v1_3_0.OperationApplyTimeSupport', SupportedValues: ['Immediate'] },
+      '@Redfish.OperationApplyTimeSupport': { '@odata.type': '#Settings.v1_3_0.OperationApplyTimeSupport', SupportedValues: APPLY_TIMES },
     }),
     post: createVolume,
   },
@@ -102,6 +113,7 @@ export const storageResources: Resource[] = [
     get: (ctx) => volumeBody(ctx, volume(ctx)),
     delete: (ctx) => {
       const v = volume(ctx);
+      checkApplyTime(ctx);
       const s = ctx.system();
       s.state.volumes = s.state.volumes.filter((x) => x !== v);
       return { status: 204 };

@@ -29,6 +29,7 @@ export function systemBody(s: SimSystem): object {
       BootSourceOverrideEnabled: state.boot.enabled,
       BootSourceOverrideTarget: state.boot.target,
       BootSourceOverrideMode: state.boot.mode,
+      HttpBootUri: state.boot.httpBootUri,
       'BootSourceOverrideEnabled@Redfish.AllowableValues': BOOT_ENABLED,
       'BootSourceOverrideTarget@Redfish.AllowableValues': BOOT_TARGETS,
       'BootSourceOverrideMode@Redfish.AllowableValues': BOOT_MODES,
@@ -42,11 +43,18 @@ export function systemBody(s: SimSystem): object {
     Storage: ref(`${base}/Storage`),
     Bios: ref(`${base}/Bios`),
     SecureBoot: ref(`${base}/SecureBoot`),
+    VirtualMedia: ref(`${base}/VirtualMedia`),
     Links: { Chassis: [ref(`/redfish/v1/Chassis/${s.id}`)], ManagedBy: [ref(`/redfish/v1/Managers/${s.id}`)] },
     Actions: {
       '#ComputerSystem.Reset': { target: `${base}/Actions/ComputerSystem.Reset`, 'ResetType@Redfish.AllowableValues': RESET_TYPES },
     },
   };
+}
+
+function httpBootUri(value: unknown): string | null {
+  if (value === null) return null;
+  if (typeof value === 'string' && /^https?:\/\/\S+$/.test(value)) return value;
+  throw badRequest('PropertyValueFormatError', `The value ${JSON.stringify(value)} for the property Boot/HttpBootUri is not an http or https URI (or null).`, 'Boot/HttpBootUri');
 }
 
 function bootPatch(raw: unknown): Partial<BootOverride> {
@@ -56,6 +64,8 @@ function bootPatch(raw: unknown): Partial<BootOverride> {
     if (key === 'BootSourceOverrideTarget' && oneOf(BOOT_TARGETS, value)) out.target = value;
     else if (key === 'BootSourceOverrideEnabled' && oneOf(BOOT_ENABLED, value)) out.enabled = value;
     else if (key === 'BootSourceOverrideMode' && oneOf(BOOT_MODES, value)) out.mode = value;
+    // Newer sushy sends HttpBootUri with every UefiHttp override (null: the URI DHCP offers).
+    else if (key === 'HttpBootUri') out.httpBootUri = httpBootUri(value);
     else if (['BootSourceOverrideTarget', 'BootSourceOverrideEnabled', 'BootSourceOverrideMode'].includes(key)) {
       throw badRequest('PropertyValueNotInList', `The value ${JSON.stringify(value)} for the property Boot/${key} is not in the list of acceptable values.`, `Boot/${key}`);
     } else throw badRequest('PropertyUnknown', `The property Boot/${key} is not known or not writable.`, `Boot/${key}`);

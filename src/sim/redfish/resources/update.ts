@@ -1,7 +1,7 @@
 import { bumpVersion, componentOfImage, FIRMWARE_COMPONENTS } from '../model/firmware.ts';
 import type { FirmwareComponent } from '../model/firmware.ts';
 import type { SimTask } from '../model/tasks.ts';
-import { badRequest, forbidden, notFound } from '../http/errors.ts';
+import { badRequest, notFound } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
 
@@ -22,8 +22,8 @@ function parseInventoryId(id: string): Target | undefined {
 
 function inventoryItem(ctx: Ctx): Target {
   const t = parseInventoryId(ctx.params.id ?? '');
-  if (!t || !ctx.world.systems.has(t.systemId)) throw notFound(ctx.path);
-  if (!ctx.principal.systemIds.includes(t.systemId)) throw forbidden(ctx.path);
+  // Another system's firmware is on another BMC: unknown here.
+  if (!t || !ctx.principal.systemIds.includes(t.systemId)) throw notFound(ctx.path);
   return t;
 }
 
@@ -77,8 +77,7 @@ function simpleUpdate(ctx: Ctx) {
 
 function ownTask(ctx: Ctx): SimTask {
   const t = ctx.world.tasks.get(ctx.params.id ?? '');
-  if (!t) throw notFound(ctx.path);
-  if (!ctx.principal.systemIds.includes(t.systemId)) throw forbidden(ctx.path);
+  if (!t || !ctx.principal.systemIds.includes(t.systemId)) throw notFound(ctx.path);
   return t;
 }
 
