@@ -95,12 +95,14 @@ function baseEntries(old: Obj | undefined, requested: unknown): ManagedEntry[] {
   return entries(old);
 }
 
-function setOwned(list: ManagedEntry[], match: (e: ManagedEntry) => boolean, make: () => ManagedEntry, paths: readonly Path[]): void {
+// managedFieldsUpdater: the writer's entry gets a new time when its write changed something (a
+// field it already owned included) or its fields; the entries it took fields from keep theirs.
+function setOwned(list: ManagedEntry[], match: (e: ManagedEntry) => boolean, make: () => ManagedEntry, paths: readonly Path[], wrote: boolean): void {
   const i = list.findIndex(match);
   const fields = toFieldsV1(paths);
   if (i >= 0) {
     const e = list[i] as ManagedEntry;
-    if (!deepEqual(e.fieldsV1, fields)) list[i] = { ...e, fieldsV1: fields, time: nowTime() };
+    if (wrote || !deepEqual(e.fieldsV1, fields)) list[i] = { ...e, fieldsV1: fields, time: nowTime() };
   } else if (paths.length > 0) list.push({ ...make(), fieldsV1: fields });
 }
 
@@ -108,7 +110,7 @@ function withoutPaths(list: ManagedEntry[], drop: ReadonlySet<string>, except: (
   return list.map((e) => {
     if (except(e)) return e;
     const kept = fromFieldsV1(e.fieldsV1).filter((p) => !drop.has(key(p)));
-    return kept.length === fromFieldsV1(e.fieldsV1).length ? e : { ...e, fieldsV1: toFieldsV1(kept), time: nowTime() };
+    return kept.length === fromFieldsV1(e.fieldsV1).length ? e : { ...e, fieldsV1: toFieldsV1(kept) };
   }).filter((e) => fromFieldsV1(e.fieldsV1).length > 0);
 }
 
@@ -132,7 +134,7 @@ export function trackUpdate(old: Obj | undefined, next: Obj, w: Writer, statusOw
   let list = withoutPaths(baseEntries(old, requested), new Set([...changed.map(key), ...removed]), mine);
   const own = [...fromFieldsV1(list.find(mine)?.fieldsV1).filter((p) => afterKeys.has(key(p))), ...changed];
   const unique = [...new Map(own.map((p) => [key(p), p])).values()];
-  setOwned(list, mine, () => newEntry(w, 'Update'), unique);
+  setOwned(list, mine, () => newEntry(w, 'Update'), unique, changed.length > 0 || removed.length > 0);
   list = list.filter((e) => fromFieldsV1(e.fieldsV1).length > 0);
   return list;
 }
@@ -190,7 +192,10 @@ export function applyOwned(live: Obj, applied: Obj, w: Writer, force: boolean, s
     if (!appliedKeys.has(key(p)) && !othersOwn.has(key(p))) next = removePath(next, p);
   }
   const kept = withoutPaths(list, taken, mine);
-  setOwned(kept, mine, () => newEntry(w, 'Apply'), appliedPaths);
+  const { managedFields: _before, ...liveMeta } = metaOf(live);
+  const { managedFields: _after, ...nextMeta } = metaOf(next);
+  const wrote = !deepEqual({ ...live, metadata: liveMeta }, { ...next, metadata: nextMeta });
+  setOwned(kept, mine, () => newEntry(w, 'Apply'), appliedPaths, wrote);
   metaOf(next).managedFields = kept.filter((e) => fromFieldsV1(e.fieldsV1).length > 0);
   return next;
 }
