@@ -120,6 +120,17 @@ export function defaultBuiltin(res: ResourceDef, obj: Obj): void {
   }
 }
 
+/**
+ * The strategies' Canonicalize, after validation on create and update: a Namespace always carries
+ * `kubernetes.io/metadata.name` with its name (pkg/registry/core/namespace), which no write can
+ * change or remove; namespaceSelectors rely on it.
+ */
+export function canonicalizeBuiltin(res: ResourceDef, obj: Obj): void {
+  if (res.builtin !== 'namespaces') return;
+  const meta = metaOf(obj);
+  meta.labels = { ...(isObj(meta.labels) ? meta.labels : {}), 'kubernetes.io/metadata.name': str(meta.name) };
+}
+
 /** What the apiextensions controllers write at once: names accepted, established, stored versions. */
 export function establishCrd(obj: Obj): void {
   const spec = isObj(obj.spec) ? obj.spec : {};

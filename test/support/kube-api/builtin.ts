@@ -30,6 +30,15 @@ const STORED_ONLY: ReadonlyArray<readonly [StoredOnlyKind, string, string, strin
   ['mutatingwebhookconfigurations', 'admissionregistration.k8s.io', 'v1', 'MutatingWebhookConfiguration', false, [], { webhooks: objectList }],
 ];
 
+// The REST storages' Categories(): `kubectl get all` lists Services and Deployments (besides
+// kinds not served here), `kubectl get api-extensions` the webhook configurations and CRDs.
+const CATEGORIES: Partial<Record<StoredOnlyKind, string[]>> = {
+  services: ['all'],
+  deployments: ['all'],
+  validatingwebhookconfigurations: ['api-extensions'],
+  mutatingwebhookconfigurations: ['api-extensions'],
+};
+
 const SCHEMAS: Record<BuiltinKind, JsonSchema> = {
   ...(Object.fromEntries(STORED_ONLY.map(([k, , , , , , fields]) => [k, { type: 'object', properties: fields }])) as Record<StoredOnlyKind, JsonSchema>),
   secrets: { type: 'object', properties: { immutable: { type: 'boolean' }, data: stringMap, stringData: stringMap, type: string } },
@@ -86,7 +95,7 @@ export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
   builtin('namespaces', '', 'v1', 'Namespace', false, ['ns']),
   builtin('leases', 'coordination.k8s.io', 'v1', 'Lease', true),
   builtin('customresourcedefinitions', 'apiextensions.k8s.io', 'v1', 'CustomResourceDefinition', false, ['crd', 'crds'], ['api-extensions']),
-  ...STORED_ONLY.map(([k, group, version, kind, namespaced, shortNames]) => builtin(k, group, version, kind, namespaced, shortNames)),
+  ...STORED_ONLY.map(([k, group, version, kind, namespaced, shortNames]) => builtin(k, group, version, kind, namespaced, shortNames, CATEGORIES[k])),
 ];
 
 /** JSON key order of the Go types, for output (`''` is the object itself). */

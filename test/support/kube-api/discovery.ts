@@ -1,6 +1,7 @@
 // Legacy (application/json) discovery documents for core v1 and every served group (kube-api.md
 // §11); client-go picks the parser by Content-Type, so this is enough for it and for kubectl.
 import type { Registry } from './registry.ts';
+import { hasScale } from './scale.ts';
 import type { ResourceDef } from './types.ts';
 
 const CR_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
@@ -46,6 +47,7 @@ export function apiResourceList(registry: Registry, group: string, version: stri
     if (!v) continue;
     resources.push(entry(res));
     if (v.status) resources.push({ name: `${res.plural}/status`, singularName: '', namespaced: res.namespaced, kind: res.kind, verbs: ['get', 'patch', 'update'] });
+    if (hasScale(res)) resources.push({ name: `${res.plural}/scale`, singularName: '', namespaced: res.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };
 }

@@ -10,6 +10,7 @@ import { includeObject, toTable, wantsTable } from './table.ts';
 import { listObjects, parseRv, selectors, matches } from './list.ts';
 import { patchKind, patchObject } from './patch-request.ts';
 import { present, presentList } from './present.ts';
+import { handleScale, hasScale } from './scale.ts';
 import { deleteQuery, listQuery, validateListQuery, writeQuery } from './query.ts';
 import type { Route } from './routes.ts';
 import type { Store } from './store.ts';
@@ -57,11 +58,12 @@ function jsonDuplicates(text: string, contentType: string, validation: string): 
 
 export async function handleResource(ctx: HandlerContext, r: ResourceRoute, req: IncomingMessage, res: ServerResponse, url: URL): Promise<Handled> {
   const { res: def, version, name, subresource } = r;
-  if (subresource && !(subresource === 'status' && version.status)) throw apiErrors.notFound(def, name);
-  if (subresource && r.verb !== 'get' && r.verb !== 'update' && r.verb !== 'patch') throw apiErrors.methodNotSupported(def, r.verb ?? req.method ?? '');
   const params = url.searchParams;
   const writer = { manager: params.get('fieldManager') || defaultManager(req.headers['user-agent']), apiVersion: groupVersion(def, version.name) };
   const write = (dryRun: boolean): WriteContext => ({ store: ctx.store, res: def, version, namespace: r.namespace, dryRun, writer });
+  if (subresource === 'scale' && hasScale(def)) return handleScale(write, r, req, res, url);
+  if (subresource && !(subresource === 'status' && version.status)) throw apiErrors.notFound(def, name);
+  if (subresource && r.verb !== 'get' && r.verb !== 'update' && r.verb !== 'patch') throw apiErrors.methodNotSupported(def, r.verb ?? req.method ?? '');
   switch (r.verb) {
     case 'get': {
       const q = listQuery(params);

@@ -117,6 +117,12 @@ const WRITE_PARAMS = [
   QUERY('fieldValidation', 'string', 'fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore - Warn (default) - Strict'),
 ];
 
+// Built-in kinds whose schema here declares every field of the Go type. kubectl builds a strategic
+// merge patch from /openapi/v3 when PATCH offers it there and fails on a field the schema lacks
+// (`warning: error calculating patch from openapi v3 spec: unable to find api field "template"`);
+// without the offer it uses its compiled-in types (Deployment, Service…) or a merge patch (CRDs).
+const FULL_SCHEMA: ReadonlySet<string> = new Set(['secrets', 'events', 'namespaces', 'leases']);
+
 function paths(res: ResourceDef, version: VersionDef, ref: string): Obj {
   const prefix = res.group ? `/apis/${res.group}/${version.name}` : `/api/${version.name}`;
   const collection = `${prefix}${res.namespaced ? '/namespaces/{namespace}' : ''}/${res.plural}`;
@@ -124,7 +130,7 @@ function paths(res: ResourceDef, version: VersionDef, ref: string): Obj {
   const body = (types: string[]): Obj => ({ content: Object.fromEntries(types.map((t) => [t, { schema: { $ref: ref } }])), required: true });
   const ok = { 200: { description: 'OK', content: { 'application/json': { schema: { $ref: ref } } } } };
   const op = (action: string, extra: Obj = {}): Obj => ({ operationId: `${action}${res.kind}`, responses: ok, 'x-kubernetes-action': action, 'x-kubernetes-group-version-kind': ext, ...extra });
-  const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml', ...(res.builtin ? ['application/strategic-merge-patch+json'] : [])];
+  const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml', ...(res.builtin && FULL_SCHEMA.has(res.builtin) ? ['application/strategic-merge-patch+json'] : [])];
   const patchBody: Obj = { content: Object.fromEntries(patchTypes.map((t) => [t, { schema: { type: 'object' } }])), required: true };
   const out: Obj = {
     [collection]: { get: op('list'), post: op('post', { requestBody: body(['application/json', 'application/yaml']), parameters: WRITE_PARAMS }) },

@@ -8,6 +8,7 @@ import { apiErrors, failure, KubeApiError } from './errors.ts';
 import { forbidden, required } from './field-errors.ts';
 import { MAX_JSON_PATCH_OPERATIONS, PatchError, jsonPatch, mergePatch, strategicMergePatch } from './patch.ts';
 import { applyOwned } from './managed-fields.ts';
+import { mergeListsOf } from './patch-strategies.ts';
 import type { ManagedEntry } from './managed-fields.ts';
 import { present } from './present.ts';
 import { pruneResource } from './schema-prune.ts';
@@ -73,7 +74,7 @@ export function patchObject(ctx: WriteContext, name: string, kind: PatchKind, bo
   const current = present(res, ctx.version, stored);
   let patched: unknown;
   try {
-    patched = owned && writer ? applyOwned(current, patch as Obj, writer, opts.force === true, statusOwned, applyConfiguration) : apply(kind, current, patch);
+    patched = owned && writer ? applyOwned(current, patch as Obj, writer, opts.force === true, statusOwned, applyConfiguration) : apply(kind, current, patch, res);
   } catch (e) {
     if (!(e instanceof PatchError)) throw e;
     if (e.decode) throw apiErrors.badRequest(e.message);
@@ -119,7 +120,7 @@ function parsePatch(kind: PatchKind, body: string): unknown {
   }
 }
 
-function apply(kind: PatchKind, current: Obj, patch: unknown): unknown {
+function apply(kind: PatchKind, current: Obj, patch: unknown, res: ResourceDef): unknown {
   switch (kind) {
     case 'json':
       if (Array.isArray(patch) && patch.length > MAX_JSON_PATCH_OPERATIONS) {
@@ -129,7 +130,7 @@ function apply(kind: PatchKind, current: Obj, patch: unknown): unknown {
     case 'merge':
       return mergePatch(current, patch);
     case 'strategic':
-      return strategicMergePatch(current, patch);
+      return strategicMergePatch(current, patch, mergeListsOf(res.builtin));
     case 'apply':
       return isObj(patch) ? applyConfiguration(current, patch) : patch;
   }

@@ -1,9 +1,11 @@
 // The three patch formats: JSON merge patch (RFC 7386), JSON patch (RFC 6902, as evanphx/json-patch
-// applies it for the API server) and, for built-in kinds only, strategic merge patch reduced to
-// what ObjectMeta declares (finalizers merge as a set, ownerReferences by uid).
+// applies it for the API server) and, for built-in kinds only, strategic merge patch with the
+// lists each kind's Go type merges (patch-strategies.ts).
 import { deepEqual } from './json.ts';
 import { clone, isObj } from './types.ts';
 import type { Obj } from './types.ts';
+import { REPLACE } from './patch-strategies.ts';
+import type { MergeLists } from './patch-strategies.ts';
 
 /** A patch that cannot be applied (422) or decoded (400, `decode: true`). */
 export class PatchError extends Error {
@@ -154,45 +156,120 @@ function remove(doc: unknown, path: string, op: string): { doc: unknown; value: 
   return { doc, value };
 }
 
-// Lists that ObjectMeta merges instead of replacing, and the key that identifies an item.
-const MERGED_LISTS: Record<string, string | null> = { 'metadata.finalizers': null, 'metadata.ownerReferences': 'uid' };
+const DIRECTIVE = '$patch';
+const RETAIN_KEYS = '$retainKeys';
+const SET_ORDER = '$setElementOrder/';
+const DELETE_FROM = '$deleteFromPrimitiveList/';
 
-export function strategicMergePatch(target: unknown, patch: unknown, path = ''): unknown {
-  if (!isObj(patch)) return clone(patch);
-  if (patch.$patch === 'replace') {
-    const { $patch: _p, ...rest } = patch;
-    return clone(rest);
-  }
-  const out: Obj = isObj(target) ? clone(target) : {};
+/**
+ * Strategic merge patch (apimachinery strategicpatch): maps merge, `null` deletes, lists named in
+ * `lists` merge by their key (scalars as a set) and every other list is replaced. Directives:
+ * `$patch: replace|delete` on a map or a list item, `$retainKeys`, `$deleteFromPrimitiveList/x`
+ * and `$setElementOrder/x`, which orders the merged list.
+ */
+export function strategicMergePatch(target: unknown, patch: unknown, lists: MergeLists = {}): unknown {
+  return isObj(patch) ? mergeMap(isObj(target) ? target : {}, patch, '', lists) : clone(patch);
+}
+
+function mergeMap(original: Obj, patch: Obj, path: string, lists: MergeLists): Obj {
+  if (patch[DIRECTIVE] === 'replace') return stripDirectives(patch);
+  if (patch[DIRECTIVE] === 'delete') return {};
+  if (patch[DIRECTIVE] !== undefined) throw new PatchError(`Unrecognized patch type: ${JSON.stringify(patch[DIRECTIVE])}`, true);
+  const out = clone(original);
+  const retain = patch[RETAIN_KEYS];
+  if (Array.isArray(retain)) for (const k of Object.keys(out)) if (!retain.includes(k)) delete out[k];
+  const orders: [string, unknown[]][] = [];
   for (const [k, v] of Object.entries(patch)) {
-    const at = path ? `${path}.${k}` : k;
-    if (k === '$patch' || k.startsWith('$setElementOrder/') || k === '$retainKeys') continue;
-    if (k.startsWith('$deleteFromPrimitiveList/')) {
-      const field = k.slice('$deleteFromPrimitiveList/'.length);
+    if (k === RETAIN_KEYS) continue;
+    if (k.startsWith(SET_ORDER)) {
+      if (Array.isArray(v)) orders.push([k.slice(SET_ORDER.length), v]);
+      continue;
+    }
+    if (k.startsWith(DELETE_FROM)) {
+      const field = k.slice(DELETE_FROM.length);
       if (Array.isArray(out[field]) && Array.isArray(v)) out[field] = (out[field] as unknown[]).filter((x) => !v.some((d) => deepEqual(d, x)));
       continue;
     }
-    if (v === null || (isObj(v) && v.$patch === 'delete')) delete out[k];
-    else if (at in MERGED_LISTS && Array.isArray(v)) out[k] = mergeList(out[k], v, MERGED_LISTS[at] ?? null);
-    else if (isObj(v)) out[k] = strategicMergePatch(out[k], v, at);
+    const at = path ? `${path}.${k}` : k;
+    if (v === null) delete out[k];
+    else if (isObj(v) && lists[at] === REPLACE) out[k] = stripDirectives(v);
+    else if (Array.isArray(v) && at in lists) out[k] = mergeList(Array.isArray(out[k]) ? out[k] as unknown[] : [], v, lists[at] ?? null, at, lists);
+    else if (isObj(v)) out[k] = mergeMap(isObj(out[k]) ? out[k] as Obj : {}, v, at, lists);
     else out[k] = clone(v);
+  }
+  for (const [k, order] of orders) {
+    const at = path ? `${path}.${k}` : k;
+    if (!(at in lists) || !Array.isArray(out[k])) continue;
+    const key = lists[at] ?? null;
+    const merged = out[k] as unknown[];
+    const inOrder = merged.filter((x) => indexIn(order, x, key) >= 0);
+    const serverOnly = merged.filter((x) => indexIn(order, x, key) < 0);
+    out[k] = interleave(sortBy(inOrder, order, key), sortBy(serverOnly, Array.isArray(original[k]) ? original[k] as unknown[] : [], key),
+      Array.isArray(original[k]) ? original[k] as unknown[] : [], key);
   }
   return out;
 }
 
-function mergeList(current: unknown, patch: unknown[], key: string | null): unknown[] {
-  const out = Array.isArray(current) ? clone(current) : [];
-  for (const item of patch) {
-    if (key === null) {
-      if (!out.some((x) => deepEqual(x, item))) out.push(clone(item));
-      continue;
+function stripDirectives(patch: Obj): Obj {
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (k !== DIRECTIVE && k !== RETAIN_KEYS && !k.startsWith(SET_ORDER) && !k.startsWith(DELETE_FROM)) out[k] = clone(v);
+  }
+  return out;
+}
+
+function mergeList(original: unknown[], patch: unknown[], key: string | null, path: string, lists: MergeLists): unknown[] {
+  let merged: unknown[];
+  let items = patch;
+  if (key === null) {
+    merged = [...clone(original)];
+    for (const x of patch) if (!merged.some((y) => deepEqual(x, y))) merged.push(clone(x));
+  } else {
+    if (patch.some((x) => isObj(x) && x[DIRECTIVE] === 'replace')) return patch.filter((x) => !(isObj(x) && x[DIRECTIVE] === 'replace')).map((x) => clone(x));
+    const deleted = patch.filter((x) => isObj(x) && x[DIRECTIVE] === 'delete');
+    items = patch.filter((x) => !deleted.includes(x));
+    for (const x of items) {
+      if (!isObj(x) || !(key in x)) throw new PatchError(`map: ${JSON.stringify(x)} does not contain declared merge key: ${key}`, true);
     }
-    const id = isObj(item) ? item[key] : undefined;
-    const at = out.findIndex((x) => isObj(x) && x[key] === id);
-    if (isObj(item) && item.$patch === 'delete') {
-      if (at >= 0) out.splice(at, 1);
-    } else if (at >= 0) out[at] = strategicMergePatch(out[at], item);
-    else out.push(clone(item));
+    merged = original.filter((x) => !deleted.some((d) => isObj(d) && isObj(x) && deepEqual(d[key], x[key])));
+    merged = merged.map((x) => clone(x));
+    for (const x of items as Obj[]) {
+      const at = merged.findIndex((y) => isObj(y) && deepEqual(y[key], x[key]));
+      if (at >= 0) merged[at] = mergeMap(merged[at] as Obj, x, path, lists);
+      else merged.push(mergeMap({}, x, path, lists));
+    }
+  }
+  const fromPatch = merged.filter((x) => indexIn(items, x, key) >= 0);
+  const serverOnly = merged.filter((x) => indexIn(items, x, key) < 0);
+  return interleave(sortBy(fromPatch, items, key), sortBy(serverOnly, original, key), original, key);
+}
+
+function indexIn(list: readonly unknown[], item: unknown, key: string | null): number {
+  if (key === null) return list.findIndex((x) => deepEqual(x, item));
+  return isObj(item) ? list.findIndex((x) => isObj(x) && deepEqual(x[key], item[key])) : -1;
+}
+
+function sortBy(items: unknown[], order: readonly unknown[], key: string | null): unknown[] {
+  return items.map((x, i) => ({ x, i, at: indexIn(order, x, key) }))
+    .sort((a, b) => (a.at >= 0 && b.at >= 0 ? a.at - b.at : a.i - b.i))
+    .map((e) => e.x);
+}
+
+// mergeSortedSlice: the items the patch orders, with the server-only items put back where the
+// live list had them relative to those items.
+function interleave(patched: unknown[], serverOnly: unknown[], live: readonly unknown[], key: string | null): unknown[] {
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < patched.length || j < serverOnly.length) {
+    if (i >= patched.length) out.push(serverOnly[j++]);
+    else if (j >= serverOnly.length) out.push(patched[i++]);
+    else {
+      const a = indexIn(live, patched[i], key);
+      const b = indexIn(live, serverOnly[j], key);
+      if (a >= 0 && b >= 0 && a < b) out.push(patched[i++]);
+      else out.push(serverOnly[j++]);
+    }
   }
   return out;
 }

@@ -1,7 +1,8 @@
 // Request bodies in `application/vnd.kubernetes.protobuf`, which kubectl 1.32 sends for built-in
-// kinds (`kubectl create ns`, `create secret`) with no JSON fallback. Only the message types those
-// commands send are known (field numbers from k8s.io/api and apimachinery `generated.proto`); the
-// result is the JSON object the Go type would marshal to (omitempty fields left out).
+// kinds (`kubectl create ns|secret|configmap|sa|deployment|service|clusterrole|clusterrolebinding|pdb`)
+// with no JSON fallback. Only the message fields those commands fill are known (field numbers
+// from k8s.io/api and apimachinery `generated.proto`); the result is the JSON object the Go type
+// would marshal to (omitempty fields left out).
 import { apiErrors, KubeApiError } from './errors.ts';
 import type { Obj, ResourceDef } from './types.ts';
 
@@ -36,7 +37,10 @@ function* fields(buf: Buffer): Generator<Wire> {
   }
 }
 
-type Kind = 'string' | 'bytes' | 'int' | 'bool' | 'time' | 'strings' | 'stringMap' | 'bytesMap' | { readonly message: Message; readonly repeated?: boolean };
+// `int` and `bool` are pointers or fields JSON always writes; `count` and `flag` are omitempty
+// values Go's protobuf writes even at zero, which JSON leaves out.
+type Kind = 'string' | 'bytes' | 'int' | 'count' | 'bool' | 'flag' | 'time' | 'strings' | 'stringMap' | 'bytesMap' | 'quantityMap' | 'intOrString'
+  | { readonly message: Message; readonly repeated?: boolean };
 type Message = Readonly<Record<number, readonly [string, Kind]>>;
 
 const OWNER_REFERENCE: Message = {
@@ -44,19 +48,84 @@ const OWNER_REFERENCE: Message = {
 };
 const OBJECT_META: Message = {
   1: ['name', 'string'], 2: ['generateName', 'string'], 3: ['namespace', 'string'], 4: ['selfLink', 'string'], 5: ['uid', 'string'],
-  6: ['resourceVersion', 'string'], 7: ['generation', 'int'], 8: ['creationTimestamp', 'time'], 9: ['deletionTimestamp', 'time'],
+  6: ['resourceVersion', 'string'], 7: ['generation', 'count'], 8: ['creationTimestamp', 'time'], 9: ['deletionTimestamp', 'time'],
   10: ['deletionGracePeriodSeconds', 'int'], 11: ['labels', 'stringMap'], 12: ['annotations', 'stringMap'],
   13: ['ownerReferences', { message: OWNER_REFERENCE, repeated: true }], 14: ['finalizers', 'strings'],
 };
 const NAMESPACE_CONDITION: Message = { 1: ['type', 'string'], 2: ['status', 'string'], 4: ['lastTransitionTime', 'time'], 5: ['reason', 'string'], 6: ['message', 'string'] };
+const meta = { 1: ['metadata', { message: OBJECT_META }] } as const;
+const LABEL_SELECTOR: Message = {
+  1: ['matchLabels', 'stringMap'],
+  2: ['matchExpressions', { message: { 1: ['key', 'string'], 2: ['operator', 'string'], 3: ['values', 'strings'] }, repeated: true }],
+};
+const LOCAL_REFERENCES = { message: { 1: ['name', 'string'] }, repeated: true } as const;
+const CONTAINER: Message = {
+  1: ['name', 'string'], 2: ['image', 'string'], 3: ['command', 'strings'], 4: ['args', 'strings'], 5: ['workingDir', 'string'],
+  6: ['ports', { message: { 1: ['name', 'string'], 2: ['hostPort', 'count'], 3: ['containerPort', 'int'], 4: ['protocol', 'string'], 5: ['hostIP', 'string'] }, repeated: true }],
+  7: ['env', { message: { 1: ['name', 'string'], 2: ['value', 'string'] }, repeated: true }],
+  8: ['resources', { message: { 1: ['limits', 'quantityMap'], 2: ['requests', 'quantityMap'] } }],
+  9: ['volumeMounts', { message: { 1: ['name', 'string'], 2: ['readOnly', 'flag'], 3: ['mountPath', 'string'], 4: ['subPath', 'string'] }, repeated: true }],
+  13: ['terminationMessagePath', 'string'], 14: ['imagePullPolicy', 'string'], 16: ['stdin', 'flag'], 17: ['stdinOnce', 'flag'], 18: ['tty', 'flag'],
+  20: ['terminationMessagePolicy', 'string'],
+};
+// PodSpec as `kubectl create deployment` fills it, and the simple fields beside.
+const POD_SPEC: Message = {
+  2: ['containers', { message: CONTAINER, repeated: true }], 3: ['restartPolicy', 'string'], 4: ['terminationGracePeriodSeconds', 'int'],
+  6: ['dnsPolicy', 'string'], 7: ['nodeSelector', 'stringMap'], 8: ['serviceAccountName', 'string'], 9: ['serviceAccount', 'string'],
+  10: ['nodeName', 'string'], 11: ['hostNetwork', 'flag'], 15: ['imagePullSecrets', LOCAL_REFERENCES], 16: ['hostname', 'string'],
+  17: ['subdomain', 'string'], 19: ['schedulerName', 'string'], 20: ['initContainers', { message: CONTAINER, repeated: true }],
+  21: ['automountServiceAccountToken', 'bool'], 24: ['priorityClassName', 'string'],
+};
 const MESSAGES: Partial<Record<string, Message>> = {
   Namespace: {
-    1: ['metadata', { message: OBJECT_META }],
+    ...meta,
     2: ['spec', { message: { 1: ['finalizers', 'strings'] } }],
     3: ['status', { message: { 1: ['phase', 'string'], 2: ['conditions', { message: NAMESPACE_CONDITION, repeated: true }] } }],
   },
-  Secret: {
-    1: ['metadata', { message: OBJECT_META }], 2: ['data', 'bytesMap'], 3: ['type', 'string'], 4: ['stringData', 'stringMap'], 5: ['immutable', 'bool'],
+  Secret: { ...meta, 2: ['data', 'bytesMap'], 3: ['type', 'string'], 4: ['stringData', 'stringMap'], 5: ['immutable', 'bool'] },
+  ConfigMap: { ...meta, 2: ['data', 'stringMap'], 3: ['binaryData', 'bytesMap'], 4: ['immutable', 'bool'] },
+  ServiceAccount: {
+    ...meta, 2: ['secrets', { message: { 1: ['kind', 'string'], 2: ['namespace', 'string'], 3: ['name', 'string'] }, repeated: true }],
+    3: ['imagePullSecrets', LOCAL_REFERENCES], 4: ['automountServiceAccountToken', 'bool'],
+  },
+  Service: {
+    ...meta,
+    2: ['spec', {
+      message: {
+        1: ['ports', { message: { 1: ['name', 'string'], 2: ['protocol', 'string'], 3: ['port', 'int'], 4: ['targetPort', 'intOrString'], 5: ['nodePort', 'count'], 6: ['appProtocol', 'string'] }, repeated: true }],
+        2: ['selector', 'stringMap'], 3: ['clusterIP', 'string'], 4: ['type', 'string'], 5: ['externalIPs', 'strings'], 7: ['sessionAffinity', 'string'],
+        8: ['loadBalancerIP', 'string'], 9: ['loadBalancerSourceRanges', 'strings'], 10: ['externalName', 'string'], 11: ['externalTrafficPolicy', 'string'],
+        12: ['healthCheckNodePort', 'count'], 13: ['publishNotReadyAddresses', 'flag'], 17: ['ipFamilyPolicy', 'string'], 18: ['clusterIPs', 'strings'],
+        19: ['ipFamilies', 'strings'], 20: ['allocateLoadBalancerNodePorts', 'bool'], 21: ['loadBalancerClass', 'string'], 22: ['internalTrafficPolicy', 'string'],
+      },
+    }],
+    3: ['status', { message: {} }],
+  },
+  Deployment: {
+    ...meta,
+    2: ['spec', {
+      message: {
+        1: ['replicas', 'int'], 2: ['selector', { message: LABEL_SELECTOR }], 3: ['template', { message: { ...meta, 2: ['spec', { message: POD_SPEC }] } }],
+        4: ['strategy', { message: { 1: ['type', 'string'], 2: ['rollingUpdate', { message: { 1: ['maxUnavailable', 'intOrString'], 2: ['maxSurge', 'intOrString'] } }] } }],
+        5: ['minReadySeconds', 'count'], 6: ['revisionHistoryLimit', 'int'], 7: ['paused', 'flag'], 9: ['progressDeadlineSeconds', 'int'],
+      },
+    }],
+    3: ['status', { message: {} }],
+  },
+  ClusterRole: {
+    ...meta,
+    2: ['rules', { message: { 1: ['verbs', 'strings'], 2: ['apiGroups', 'strings'], 3: ['resources', 'strings'], 4: ['resourceNames', 'strings'], 5: ['nonResourceURLs', 'strings'] }, repeated: true }],
+    3: ['aggregationRule', { message: { 1: ['clusterRoleSelectors', { message: LABEL_SELECTOR, repeated: true }] } }],
+  },
+  ClusterRoleBinding: {
+    ...meta,
+    2: ['subjects', { message: { 1: ['kind', 'string'], 2: ['apiGroup', 'string'], 3: ['name', 'string'], 4: ['namespace', 'string'] }, repeated: true }],
+    3: ['roleRef', { message: { 1: ['apiGroup', 'string'], 2: ['kind', 'string'], 3: ['name', 'string'] } }],
+  },
+  PodDisruptionBudget: {
+    ...meta,
+    2: ['spec', { message: { 1: ['minAvailable', 'intOrString'], 2: ['selector', { message: LABEL_SELECTOR }], 3: ['maxUnavailable', 'intOrString'], 4: ['unhealthyPodEvictionPolicy', 'string'] } }],
+    3: ['status', { message: {} }],
   },
 };
 
@@ -70,7 +139,19 @@ function decodeMessage(buf: Buffer, msg: Message): Obj {
     if (kind === 'string') out[name] = bytes().toString('utf8');
     else if (kind === 'bytes') out[name] = bytes().toString('base64');
     else if (kind === 'int') out[name] = Number(BigInt.asIntN(64, f.value as bigint));
-    else if (kind === 'bool') out[name] = f.value !== 0n;
+    else if (kind === 'count') {
+      if (f.value !== 0n) out[name] = Number(BigInt.asIntN(64, f.value as bigint));
+    } else if (kind === 'bool') out[name] = f.value !== 0n;
+    else if (kind === 'flag') {
+      if (f.value !== 0n) out[name] = true;
+    } else if (kind === 'intOrString') {
+      // intstr.IntOrString: type 0 is intVal, 1 is strVal; JSON writes the one value.
+      const v = decodeMessage(bytes(), { 1: ['type', 'int'], 2: ['intVal', 'int'], 3: ['strVal', 'string'] });
+      out[name] = v.type === 1 ? v.strVal ?? '' : v.intVal ?? 0;
+    } else if (kind === 'quantityMap') {
+      const entry = decodeMessage(bytes(), { 1: ['key', 'string'], 2: ['value', { message: { 1: ['string', 'string'] } }] });
+      ((out[name] ??= {}) as Obj)[String(entry.key ?? '')] = (entry.value as Obj | undefined)?.string ?? '0';
+    }
     else if (kind === 'strings') ((out[name] ??= []) as string[]).push(bytes().toString('utf8'));
     else if (kind === 'time') {
       const t = decodeMessage(bytes(), { 1: ['seconds', 'int'], 2: ['nanos', 'int'] });
@@ -112,7 +193,7 @@ export function protobufToJson(res: ResourceDef, body: Buffer): string {
 
 /** The kinds protobufToJson knows: only these advertise protobuf. */
 export function decodesProtobuf(res: ResourceDef): boolean {
-  return MESSAGES[res.kind] !== undefined && res.group === '';
+  return res.builtin !== undefined && MESSAGES[res.kind] !== undefined;
 }
 
 // ---- encoding: /openapi/v2 as the gnostic openapi_v2.Document kubectl unmarshals ----

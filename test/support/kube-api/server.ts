@@ -17,6 +17,7 @@ import { apiErrors, KubeApiError } from './errors.ts';
 import { encodeOpenApiV2 } from './protobuf.ts';
 import { hashOf, openApiV2, openApiV3Document, openApiV3Index } from './openapi.ts';
 import { handleResource } from './handlers.ts';
+import { serveHealth } from './health.ts';
 import { Hooks } from './hooks.ts';
 import type { FaultHandle, FaultSpec, RequestFilter, RequestRecord, StatusWrites } from './hooks.ts';
 import { sendError, sendJson, sendNotFound } from './http-io.ts';
@@ -126,6 +127,7 @@ export async function startKubeApi(opts: KubeApiOptions = {}): Promise<KubeApiSe
         throw fault;
       }
       if (r.type === 'notFound' && url.pathname.startsWith('/openapi/')) serveOpenApi(req, res, url);
+      else if (r.type === 'notFound' && serveHealth(url, res)) req.resume();
       else if (r.type === 'notFound') sendNotFound(res);
       else if (r.type === 'discovery') sendJson(res, 200, discovery(r));
       else changed = (await handleResource({ store, hub }, r, req, res, url)).changed;

@@ -1,6 +1,7 @@
 // `Accept: application/json;as=Table;v=v1;g=meta.k8s.io` on get and list (what `kubectl get`
 // asks for): a meta.k8s.io/v1 Table with the CRD's additionalPrinterColumns (jsonPath per row, as
 // apiextensions' tableconvertor does) or the built-in kinds' columns from pkg/printers/internalversion.
+import { jsonPathValues } from './jsonpath.ts';
 import { isObj, metaOf, str } from './types.ts';
 import type { Obj, PrinterColumn, ResourceDef, VersionDef } from './types.ts';
 
@@ -55,16 +56,10 @@ function age(obj: Obj): string {
   return Number.isNaN(t) ? '<unknown>' : humanDuration(Date.now() - t);
 }
 
-/** A simple JSONPath (`.a.b`, `.a[0]`, `.a['k']`), as CRD printer columns allow; undefined if absent. */
+/** The first value a printer column's JSONPath finds (filters like `[?(@.type=="Ready")]` too); undefined if none. */
 export function jsonPathValue(obj: unknown, path: string): unknown {
-  const tokens = [...path.replace(/^\{|\}$/g, '').matchAll(/\.([^.[\]]+)|\[(\d+)\]|\[['"]([^'"]+)['"]\]/g)];
-  let node = obj;
-  for (const t of tokens) {
-    if (t[2] !== undefined) node = Array.isArray(node) ? node[Number(t[2])] : undefined;
-    else node = isObj(node) ? node[(t[1] ?? t[3]) as string] : undefined;
-    if (node === undefined || node === null) return undefined;
-  }
-  return node;
+  const [first] = jsonPathValues(obj, path);
+  return first === null ? undefined : first;
 }
 
 // cellForJSONValue plus the `string` case, which prints the value as JSONPath would.
@@ -76,7 +71,7 @@ function crdCell(c: PrinterColumn, value: unknown): unknown {
       const t = typeof value === 'string' ? Date.parse(value) : NaN;
       return Number.isNaN(t) ? null : humanDuration(Date.now() - t);
     }
-    case 'integer': return typeof value === 'number' && Number.isInteger(value) ? value : null;
+    case 'integer': return typeof value === 'number' ? Math.trunc(value) : null;
     case 'number': return typeof value === 'number' ? value : null;
     case 'boolean': return typeof value === 'boolean' ? value : null;
     default: return null;
@@ -115,8 +110,101 @@ function builtinColumns(res: ResourceDef): { columns: Column[]; cells: (o: Obj) 
             `${str(involved.kind).toLowerCase()}/${str(involved.name)}`, str(o.message), str(metaOf(o).name)];
         },
       };
+    case 'configmaps':
+      return { columns: [NAME, col('Data', 'string'), AGE], cells: (o) => [str(metaOf(o).name), keys(o.data) + keys(o.binaryData), age(o)] };
+    case 'serviceaccounts':
+      return { columns: [NAME, col('Secrets', 'string'), AGE], cells: (o) => [str(metaOf(o).name), list(o.secrets).length, age(o)] };
+    case 'deployments':
+      return {
+        columns: [NAME, col('Ready', 'string'), col('Up-to-date', 'string'), col('Available', 'string'), AGE,
+          col('Containers', 'string', '', 1), col('Images', 'string', '', 1), col('Selector', 'string', '', 1)],
+        cells: (o) => {
+          const spec = obj(o.spec);
+          const status = obj(o.status);
+          const containers = list(obj(obj(spec.template).spec).containers);
+          // The API server defaults replicas to 1; this server stores the kind as sent.
+          const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
+          return [str(metaOf(o).name), `${num(status.readyReplicas)}/${replicas}`, num(status.updatedReplicas), num(status.availableReplicas), age(o),
+            containers.map((c) => str(c.name)).join(','), containers.map((c) => str(c.image)).join(','), formatSelector(spec.selector) || '<none>'];
+        },
+      };
+    case 'services':
+      return {
+        columns: [NAME, col('Type', 'string'), col('Cluster-IP', 'string'), col('External-IP', 'string'), col('Port(s)', 'string'), AGE, col('Selector', 'string', '', 1)],
+        cells: (o) => {
+          const spec = obj(o.spec);
+          const ports = list(spec.ports).map((p) => `${num(p.port)}${num(p.nodePort) ? `:${num(p.nodePort)}` : ''}/${str(p.protocol) || 'TCP'}`);
+          const selector = Object.entries(obj(spec.selector)).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}=${str(v)}`);
+          return [str(metaOf(o).name), str(spec.type) || 'ClusterIP', strings(spec.clusterIPs)[0] ?? (str(spec.clusterIP) || '<none>'), externalIp(o),
+            ports.length > 0 ? ports.join(',') : '<none>', age(o), selector.length > 0 ? selector.join(',') : '<none>'];
+        },
+      };
+    case 'clusterroles':
+      return { columns: [NAME, col('Created At', 'date')], cells: (o) => [str(metaOf(o).name), str(metaOf(o).creationTimestamp)] };
+    case 'clusterrolebindings':
+      return {
+        columns: [NAME, col('Role', 'string'), AGE, col('Users', 'string', '', 1), col('Groups', 'string', '', 1), col('ServiceAccounts', 'string', '', 1)],
+        cells: (o) => {
+          const subjects = list(o.subjects);
+          const named = (kind: string): string => subjects.filter((s) => s.kind === kind).map((s) => str(s.name)).join(', ');
+          const accounts = subjects.filter((s) => s.kind === 'ServiceAccount').map((s) => `${str(s.namespace)}/${str(s.name)}`).join(', ');
+          return [str(metaOf(o).name), `${str(obj(o.roleRef).kind)}/${str(obj(o.roleRef).name)}`, age(o), named('User'), named('Group'), accounts];
+        },
+      };
+    case 'poddisruptionbudgets':
+      return {
+        columns: [NAME, col('Min Available', 'string'), col('Max Unavailable', 'string'), col('Allowed Disruptions', 'integer'), AGE],
+        cells: (o) => {
+          const spec = obj(o.spec);
+          const or = (v: unknown): string => (v === undefined || v === null ? 'N/A' : String(v));
+          return [str(metaOf(o).name), or(spec.minAvailable), or(spec.maxUnavailable), num(obj(o.status).disruptionsAllowed), age(o)];
+        },
+      };
+    case 'validatingwebhookconfigurations':
+    case 'mutatingwebhookconfigurations':
+      return { columns: [NAME, col('Webhooks', 'integer'), AGE], cells: (o) => [str(metaOf(o).name), list(o.webhooks).length, age(o)] };
     default:
       return { columns: [NAME, col('Age', 'date', AGE_DESCRIPTION)], cells: (o) => [str(metaOf(o).name), age(o)] };
+  }
+}
+
+const AGE = col('Age', 'string', AGE_DESCRIPTION);
+const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObj) : []);
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(str) : []);
+const keys = (v: unknown): number => Object.keys(obj(v)).length;
+const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+
+/** metav1.FormatLabelSelector: `a=b,c in (d,e)`, requirements sorted; '' for an empty one. */
+export function formatSelector(v: unknown): string {
+  const sel = obj(v);
+  const parts = Object.entries(obj(sel.matchLabels)).map(([k, x]) => ({ key: k, text: `${k}=${str(x)}` }));
+  for (const e of list(sel.matchExpressions)) {
+    const key = str(e.key);
+    const op = str(e.operator);
+    const values = strings(e.values).sort().join(',');
+    parts.push({ key, text: op === 'In' || op === 'NotIn' ? `${key} ${op.toLowerCase()} (${values})` : op === 'DoesNotExist' ? `!${key}` : key });
+  }
+  return parts.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((p) => p.text).join(',');
+}
+
+// getServiceExternalIP: external IPs, the load balancer's once it has them, or the external name.
+function externalIp(o: Obj): string {
+  const spec = obj(o.spec);
+  const external = strings(spec.externalIPs);
+  switch (str(spec.type) || 'ClusterIP') {
+    case 'ClusterIP':
+    case 'NodePort':
+      return external.length > 0 ? external.join(',') : '<none>';
+    case 'LoadBalancer': {
+      const lb = list(obj(obj(o.status).loadBalancer).ingress).map((i) => str(i.ip) || str(i.hostname)).filter((x) => x !== '');
+      const all = [...lb, ...external];
+      return all.length > 0 ? all.join(',') : '<pending>';
+    }
+    case 'ExternalName':
+      return str(spec.externalName);
+    default:
+      return '<unknown>';
   }
 }
 

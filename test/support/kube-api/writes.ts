@@ -1,7 +1,7 @@
 // Create, update (main and /status) and delete with the registry's rules, in the registry's order
 // (kube-api.md §5, §7; `registry/generic/registry/store.go`, `rest/create.go`, `rest/update.go`).
 import { randomUUID } from 'node:crypto';
-import { establishCrd, validateBuiltin } from './builtin-rules.ts';
+import { canonicalizeBuiltin, establishCrd, validateBuiltin } from './builtin-rules.ts';
 import type { Target } from './decode.ts';
 import { BUILTIN_RESOURCES } from './builtin.ts';
 import { apiErrors, fail } from './errors.ts';
@@ -107,6 +107,7 @@ export function createObject(ctx: WriteContext, input: Obj, preset?: readonly Ma
   const name = str(meta.name);
   const errs = validate(ctx, obj, undefined);
   if (errs.length > 0) throw apiErrors.invalidObject(res, name, errs);
+  canonicalizeBuiltin(res, obj);
   obj.apiVersion = groupVersion(res, storageVersion(res));
   if (res.builtin === 'customresourcedefinitions') establishCrd(obj);
   managedFields(ctx, undefined, obj, undefined, preset);
@@ -187,6 +188,7 @@ export function updateObject(ctx: WriteContext, name: string, input: Obj, opts: 
   const next = opts.subresource === 'status' ? prepareStatusUpdate(res, obj, old) : prepareMainUpdate(res, ctx.version, obj, old);
   const errs = validate(ctx, next, old);
   if (errs.length > 0) throw apiErrors.invalidObject(res, name, errs);
+  canonicalizeBuiltin(res, next);
   next.apiVersion = groupVersion(res, storageVersion(res));
   if (res.builtin === 'customresourcedefinitions' && !opts.subresource) establishCrd(next);
   managedFields(ctx, old, next, opts.subresource, opts.managedFields, subresourceless(opts) ? metaOf(obj).managedFields : undefined);
