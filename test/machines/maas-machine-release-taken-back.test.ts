@@ -101,3 +101,35 @@ test('maas machine deletion - 404 "No Machine matches" to the read after a 409: 
   t.true(finished(onRead));
   t.is(condition(onRead.state, 'MachineDeployed')?.reason, 'Deleted');
 });
+
+// The driver says whose the owner is (ownedBySelf, from users/?op=whoami with the same key): a
+// machine another MAAS user holds is not metalfleet's to release any more.
+const held = (statusName: string, owner: string, ownedBySelf: boolean): MaasView => ({ ...owned(statusName, owner), ownedBySelf });
+
+for (const state of ['Rescue mode', 'Testing', 'Deployed']) {
+  test(`maas machine deletion - release refused (409) and MAAS shows the machine ${state}, owned by another MAAS user: the deletion finishes, saying whose it is`, (t) => {
+    const done = reply(refused(), { kind: 'done', machine: held(state, 'bob', false) });
+    t.true(done.state.gone);
+    t.deepEqual(done.effects.filter((e) => e.type === 'removeFinalizer'), [{ type: 'removeFinalizer', finalizer: FINALIZER }]);
+    t.true(done.effects.some((e) => e.type === 'releaseSlot'));
+    t.is(condition(done.state, 'MachineDeployed')?.reason, 'Deleted');
+    t.deepEqual(calls(done), []);
+    t.deepEqual(done.effects.filter((e) => e.type === 'requeue'), []);
+    const events = done.effects.flatMap((e) => (e.type === 'event' ? [e] : []));
+    t.deepEqual(events.map((e) => [e.severity, e.reason]), [['Warning', 'MachineHeldByAnotherUser']]);
+    t.regex(events[0]?.message ?? '', /abc123.* belongs to MAAS user bob.*metalfleet no longer holds it/);
+  });
+}
+
+for (const [why, machine] of [
+  ['owned by metalfleet\'s own MAAS user', held('Rescue mode', 'metalfleet', true)],
+  ['owned by someone, whose the driver could not tell', owned('Rescue mode', 'bob')],
+] as const) {
+  test(`maas machine deletion - release refused (409) and the machine is ${why}: retried with backoff`, (t) => {
+    const read = reply(refused(), { kind: 'done', machine });
+    t.false(read.state.gone);
+    t.false(finished(read));
+    t.deepEqual(read.effects.filter((e) => e.type === 'requeue'), [{ type: 'requeue', afterMs: 5_000 }]);
+    t.deepEqual(calls(tick(read.state, T0 + 5_000)), [{ op: 'release', systemId: 'abc123' }]);
+  });
+}

@@ -73,14 +73,22 @@ export function releaseRefusedRead(t: Turn, view: MaasView | undefined): void {
     finishDeletion(t, `MAAS machine ${view.systemId} is ${view.statusName} and allocated to nobody: MAAS has already taken it back, nothing to release`);
     return;
   }
+  // Another MAAS user holds it now (an admin released it and someone allocated it): releasing it
+  // would take it from them, and retrying would never end.
+  if (view?.owner && view.ownedBySelf === false) {
+    finishDeletion(t, `MAAS machine ${view.systemId} (${view.statusName}) now belongs to MAAS user ${view.owner}: metalfleet no longer holds it and leaves it to them, nothing to release`, 'MachineHeldByAnotherUser');
+    return;
+  }
   t.backoff();
 }
 
-export function finishDeletion(t: Turn, why: string): void {
+/** The deletion is done; `reason` names an end that is not a release (a Warning event). */
+export function finishDeletion(t: Turn, why: string, reason?: string): void {
   t.releaseSlot();
   t.setStatus({ ready: false });
   t.deployed('False', R.Deleted);
   t.effects.push({ type: 'removeFinalizer', finalizer: MAAS_MACHINE_FINALIZER });
-  t.event('Normal', 'SuccessfulRelease', why);
+  if (reason === undefined) t.event('Normal', 'SuccessfulRelease', why);
+  else t.event('Warning', reason, why);
   t.transition('gone');
 }

@@ -14,6 +14,8 @@ export interface MaasView {
   readonly architecture?: string;
   /** The MAAS user the machine is allocated to; null when nobody holds it; absent when the driver does not say. */
   readonly owner?: string | null;
+  /** Whether `owner` is the MAAS user of metalfleet's own API key; absent when nobody holds the machine or the driver does not say. */
+  readonly ownedBySelf?: boolean;
 }
 
 export type MaasOp = 'findAllocated' | 'allocate' | 'get' | 'swapOff' | 'setMinHweKernel' | 'linkStatic' | 'deploy' | 'release' | 'powerOn' | 'powerOff';

@@ -12,6 +12,8 @@ import { interfaceCalls } from './interface-calls.ts';
 import type { MachineCalls } from './machine-calls.ts';
 import { machineCalls } from './machine-calls.ts';
 import type { MaasClientOptions } from './options.ts';
+import type { UserCalls } from './user-calls.ts';
+import { userCalls } from './user-calls.ts';
 import { resolveOptions } from './options.ts';
 import { createSend } from './request.ts';
 import type { Send } from './call.ts';
@@ -22,7 +24,7 @@ export type { LinkMode, LinkSubnetOptions } from './interface-calls.ts';
 
 export type { ReserveIp } from './ip-calls.ts';
 
-export interface MaasClient extends MachineCalls, DnsCalls, InterfaceCalls, ImageCalls, IpCalls {
+export interface MaasClient extends MachineCalls, DnsCalls, InterfaceCalls, ImageCalls, IpCalls, UserCalls {
   /** The endpoint without a trailing slash or /api/2.0, e.g. http://127.0.0.1:5240/MAAS. */
   readonly endpoint: string;
   readonly stats: CallStats;
@@ -45,6 +47,7 @@ export function createMaasClient(o: MaasClientOptions): MaasClient {
     ...interfaceCalls(request),
     ...imageCalls(request),
     ...ipCalls(request),
+    ...userCalls(request),
     close() {
       transport.close();
     },

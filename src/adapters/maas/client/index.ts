@@ -17,6 +17,7 @@ export type {
   UpdateDnsResource,
 } from './client.ts';
 export { IpAddress } from './ip-calls.ts';
+export { MaasUser } from './user-calls.ts';
 export type { MaasClientOptions, MaasTls, Retries } from './options.ts';
 export { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from './options.ts';
 export { MaasError } from './errors.ts';

@@ -7,6 +7,8 @@ import { MaasError } from '../client/index.ts';
 import type { ImageCheck } from './image-check.ts';
 import { imageCheck } from './image-check.ts';
 import { linkStatic, StaticLinkRefused } from './static-link.ts';
+import type { SelfUser } from './self-user.ts';
+import { selfUser } from './self-user.ts';
 
 // Executes the MaasMachine machine's calls with the MAAS client and maps what MAAS says to
 // results the machine understands.
@@ -14,13 +16,13 @@ export function createMaasDriver(client: MaasClient, o: { now?: () => number } =
   const images = imageCheck(client, o.now);
   const backend = `maas:${new URL(client.endpoint).host}`;
   return {
-    ...driverOver(client, images),
+    ...driverOver(client, images, selfUser(client)),
     requests: () => Object.entries(client.stats.byRouteStatus).flatMap(([route, byStatus]) =>
       Object.entries(byStatus).map(([status, count]) => ({ backend, route, status, count }))),
   };
 }
 
-function driverOver(client: MaasClient, images: ImageCheck): MaasDriver {
+function driverOver(client: MaasClient, images: ImageCheck, self: SelfUser): MaasDriver {
   return {
     endpoint: client.endpoint,
     pool: `maas:${client.endpoint}`,
@@ -30,7 +32,11 @@ function driverOver(client: MaasClient, images: ImageCheck): MaasDriver {
         if (call.op === 'findAllocated') return { kind: 'listed', machines: (await client.listMachines({ agentName: call.agentName })).map(view) };
         const refused = await imageRefused(images, call);
         if (refused) return refused;
-        return { kind: 'done', machine: view(await perform(client, call, userDataBase64)) };
+        const machine = await perform(client, call, userDataBase64);
+        // A read says whether the owner is this key's own user: a deletion whose release MAAS
+        // refused (409) ends when another user holds the machine (maas-machine/deleting.ts).
+        if (call.op === 'get' && machine.owner !== null) return { kind: 'done', machine: { ...view(machine), ownedBySelf: machine.owner === (await self.username()) } };
+        return { kind: 'done', machine: view(machine) };
       } catch (err) {
         return toResult(err);
       }
