@@ -289,6 +289,19 @@ test('maas sim - PUT swap_size: bytes or K/M/G/T (powers of 1000); anything else
   t.is((await call(sim, 'PUT', `machines/${id}/`, [['zone', 'moon']])).status, 400);
 });
 
+test('maas sim - PUT cpu_count (an admin field of the machine form) changes what the machine offers allocation; a bad value is a form error', async (t) => {
+  const sim = await started(t);
+  const id = idOf(sim, 'node-01');
+  const r = await call(sim, 'PUT', `machines/${id}/`, [['cpu_count', '48']]);
+  t.is(r.status, 200, r.text);
+  t.is(json<MachineJson>(r).cpu_count, 48);
+  t.is(sim.machine(id)?.cpu_count, 48);
+  t.is(json<MachineJson>(await call(sim, 'POST', 'machines/', 'op=allocate&dry_run=true&cpu_count=48&pool=default')).hostname, 'node-01');
+  t.is((await call(sim, 'PUT', `machines/${id}/`, [['cpu_count', '-1']])).text, '{"cpu_count": ["Ensure this value is greater than or equal to 0."]}');
+  t.is((await call(sim, 'PUT', `machines/${id}/`, [['cpu_count', 'many']])).text, '{"cpu_count": ["Enter a whole number."]}');
+  t.is(json<MachineJson>(await call(sim, 'PUT', `machines/${id}/`, [['cpu_count', '']])).cpu_count, 48, 'an empty value changes nothing');
+});
+
 test('maas sim - DELETE a machine is 204 and it is gone', async (t) => {
   const sim = await started(t);
   const id = idOf(sim, 'node-06');

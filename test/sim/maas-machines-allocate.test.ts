@@ -103,3 +103,31 @@ test('maas machines list - filters: status, mac_address, agent_name, arch, owner
   const badMac = await call(sim, 'GET', 'machines/?mac_address=nope');
   t.deepEqual(JSON.parse(badMac.text), { mac_address: ['Invalid parameter: invalid MAC address format'] });
 });
+
+// AcquireNodeForm's subnets (_match_all) and not_subnets (_match_any exclude) look at the subnets
+// of a machine's interface addresses (a Ready machine's boot NIC has an AUTO link on its zone's
+// subnet); a specifier matching no subnet is "No matching subnets found.". gomaasapi's NotSpace
+// sends not_subnets=space:<name>.
+test('maas machines allocate - subnets and not_subnets filter by the subnets of the machine\'s links; unknown ones are 400', async (t) => {
+  const sim = await started(t);
+  const subnets = ok<Array<{ id: number; cidr: string }>>(await call(sim, 'GET', 'subnets/'));
+  const az1 = subnets.find((s) => s.cidr === '10.10.1.0/24');
+  const az2 = subnets.find((s) => s.cidr === '10.10.2.0/24');
+  if (!az1 || !az2) return t.fail(`zone subnets: ${JSON.stringify(subnets)}`);
+  const dry = (form: Form) => allocate(sim, [...form, ['dry_run', 'true']]);
+
+  const inAz2 = ok<Machine>(await dry([['subnets', az2.cidr]]));
+  t.is(sim.machine(inAz2.hostname)?.zone, 'az2');
+  t.is(sim.machine(ok<Machine>(await dry([['subnets', `id:${az1.id}`]])).hostname)?.zone, 'az1');
+  t.is(sim.machine(ok<Machine>(await dry([['not_subnets', az1.cidr]])).hostname)?.zone, 'az2');
+  const both = await dry([['subnets', az1.cidr], ['subnets', az2.cidr]]);
+  t.is(both.status, 409, 'no machine is on both zone subnets');
+  t.regex(both.text, /\(resolved to "subnets=\d+,\d+"\)$/);
+  const noSpace = await dry([['not_subnets', 'space:space-0']]);
+  t.is(noSpace.status, 409, 'every machine has a link in space-0');
+  t.is(noSpace.text, `No available machine matches constraints: [('not_subnets', ['space:space-0']), ('dry_run', ['true'])] (resolved to "not_subnets=${[az1.id, az2.id, ...subnets.map((s) => s.id)].filter((v, i, a) => a.indexOf(v) === i).sort((a, b) => a - b).join(',')}")`);
+  for (const [field, spec] of [['subnets', 'space:nosuch'], ['not_subnets', '192.0.2.0/24']] as const) {
+    const r = await dry([[field, spec]]);
+    t.deepEqual([r.status, JSON.parse(r.text) as unknown], [400, { [field]: ['No matching subnets found.'] }], spec);
+  }
+});

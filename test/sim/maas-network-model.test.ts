@@ -154,3 +154,52 @@ test('network - VLAN, fabric and space updates; deleting a tagged VLAN moves its
     t.is((await call(sim, 'DELETE', `fabrics/${String(other.id)}/`)).text, "Can't delete fabric; the following subnets are still present: 172.17.0.0/16");
   });
 });
+
+// gomaasapi's static-route reader (staticroute.go): both subnets as full subnet objects.
+const STATIC_ROUTE: Record<string, Kind> = { resource_uri: 'string', id: 'int', source: 'map', destination: 'map', gateway_ip: 'string', metric: 'int' };
+
+test('network - static routes: admins create, update and delete them; anyone lists and reads; StaticRouteForm\'s checks', async (t) => {
+  await withSim(async (sim) => {
+    const [a, b] = ok<Json[]>(await call(sim, 'GET', 'subnets/')) as [Json, Json];
+    const gateway = String(a.cidr).replace(/0\/24$/, '254');
+    const form: Array<[string, string]> = [['source', String(a.id)], ['destination', String(b.cidr)], ['gateway_ip', gateway]];
+    t.is((await call(sim, 'POST', 'static-routes/', form, sim.userKey)).text, 'This method is reserved for admin users.');
+    const made = ok<Json>(await call(sim, 'POST', 'static-routes/', form));
+    t.deepEqual(schemaErrors(made, STATIC_ROUTE, 'static route'), []);
+    t.like(made, { gateway_ip: gateway, metric: 0, source: { id: a.id, cidr: a.cidr }, destination: { id: b.id, cidr: b.cidr }, resource_uri: `/MAAS/api/2.0/static-routes/${String(made.id)}/` });
+    t.deepEqual(schemaErrors(made.source, SUBNET, 'source'), []);
+    t.deepEqual(ok(await call(sim, 'GET', 'static-routes/', undefined, sim.userKey)), [made]);
+    t.deepEqual(ok(await call(sim, 'GET', `static-routes/${String(made.id)}/`, undefined, sim.userKey)), made);
+
+    const refused = async (pairs: Array<[string, string]>) => {
+      const r = await call(sim, 'POST', 'static-routes/', pairs);
+      return [r.status, JSON.parse(r.text) as unknown];
+    };
+    t.deepEqual(await refused(form), [400, { __all__: ['Static route with this Source, Destination and Gateway IP already exists.'] }]);
+    t.deepEqual(await refused([['source', String(a.id)], ['destination', String(a.id)], ['gateway_ip', gateway]]), [400, { __all__: ['source and destination cannot be the same subnet.'] }]);
+    t.deepEqual(await refused([['source', String(a.id)], ['destination', String(b.id)], ['gateway_ip', '192.0.2.1']]), [400, {
+      gateway_ip: [`Enter an IP address in ${String(a.cidr)}.`],
+      // The model's own clean() runs after the form's and says it again (Django's _post_clean).
+      __all__: ['gateway_ip must be with in the source subnet.'],
+    }]);
+    t.deepEqual(await refused([['destination', 'nosuch'], ['gateway_ip', 'x'], ['metric', '-1']]), [400, {
+      source: ['This field is required.'],
+      destination: ['Select a valid choice. That choice is not one of the available choices.'],
+      gateway_ip: ['Enter a valid IPv4 or IPv6 address.'],
+      metric: ['Ensure this value is greater than or equal to 0.'],
+    }]);
+
+    t.is((await call(sim, 'PUT', `static-routes/${String(made.id)}/`, [['metric', '5']], sim.userKey)).status, 403);
+    t.like(ok<Json>(await call(sim, 'PUT', `static-routes/${String(made.id)}/`, [['metric', '5']])), { metric: 5, gateway_ip: gateway });
+    t.is((await call(sim, 'DELETE', `static-routes/${String(made.id)}/`, undefined, sim.userKey)).status, 403);
+    t.is((await call(sim, 'DELETE', `static-routes/${String(made.id)}/`)).status, 204);
+    const gone = await call(sim, 'GET', `static-routes/${String(made.id)}/`);
+    t.deepEqual([gone.status, gone.text], [404, 'No StaticRoute matches the given query.']);
+
+    // A route goes with either of its subnets (the foreign keys cascade).
+    const extra = ok<Json>(await call(sim, 'POST', 'subnets/', [['cidr', '192.168.7.0/24']]));
+    ok(await call(sim, 'POST', 'static-routes/', [['source', String(extra.id)], ['destination', String(a.id)], ['gateway_ip', '192.168.7.1'], ['metric', '10']]));
+    t.is((await call(sim, 'DELETE', `subnets/${String(extra.id)}/`)).status, 204);
+    t.deepEqual(ok(await call(sim, 'GET', 'static-routes/')), []);
+  });
+});

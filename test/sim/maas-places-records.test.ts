@@ -168,6 +168,25 @@ test('devices - the juju container flow: rename the NIC, put it on a VLAN, link 
   });
 });
 
+test('devices - create_physical and PUT take tags and mtu as InterfaceForm does: effective_mtu follows, bad values and taken names refused', async (t) => {
+  await withSim(async (sim) => {
+    const device = ok<Json>(await call(sim, 'POST', 'devices/', [['mac_addresses', '00:16:3e:00:02:01']], sim.userKey));
+    const id = String(device.system_id);
+    t.is(((device.interface_set as Json[])[0] as Json).params, '', 'a NIC made with its device has no params');
+    const made = ok<Json>(await call(sim, 'POST', `nodes/${id}/interfaces/?op=create_physical`, [['name', 'eth1'], ['mac_address', '00:16:3e:00:02:02'], ['tags', 'a,b'], ['mtu', '9000']], sim.userKey));
+    t.like(made, { name: 'eth1', tags: ['a', 'b'], effective_mtu: 9000, params: { mtu: 9000 } });
+    const uri = `nodes/${id}/interfaces/${String(made.id)}/`;
+    t.like(ok<Json>(await call(sim, 'PUT', uri, [['tags', 'c'], ['mtu', '']], sim.userKey)), { tags: ['c'], effective_mtu: 1500, params: {} });
+    t.deepEqual(JSON.parse((await call(sim, 'PUT', uri, [['mtu', '100']], sim.userKey)).text), { mtu: ['Ensure this value is greater than or equal to 552.'] });
+    t.deepEqual(JSON.parse((await call(sim, 'PUT', uri, [['mtu', 'big']], sim.userKey)).text), { mtu: ['Enter a whole number.'] });
+    t.deepEqual(JSON.parse((await call(sim, 'PUT', uri, [['name', 'eth0']], sim.userKey)).text), { name: [`Node ${id} (${String(device.hostname)}) already has an interface named 'eth0'.`] });
+    const again = await call(sim, 'POST', `nodes/${id}/interfaces/?op=create_physical`, [['name', 'eth1'], ['mac_address', '00:16:3e:00:02:03']], sim.userKey);
+    t.is(again.status, 400);
+    t.deepEqual(JSON.parse(again.text), { name: [`Node ${id} (${String(device.hostname)}) already has an interface named 'eth1'.`] });
+    t.is(ok<Json[]>(await call(sim, 'GET', `nodes/${id}/interfaces/`, undefined, sim.userKey)).length, 2, 'a refused create adds nothing');
+  });
+});
+
 test('devices - machine interfaces are readable under nodes/ but only device interfaces change', async (t) => {
   await withSim(async (sim) => {
     const a1 = idOf(sim, 'a1');

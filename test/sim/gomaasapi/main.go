@@ -153,6 +153,7 @@ func run(f *flow, url, key string, o options) {
 	}
 	devices(f, c, all)
 	files(f, c)
+	probes(f, c, all, url, key)
 }
 
 // wrongKey keeps the key's shape (so the client does not refuse it locally) but not its secret.

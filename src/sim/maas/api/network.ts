@@ -204,12 +204,25 @@ export const NETWORK_RESOURCES: readonly Resource[] = [
     },
   },
   {
-    // Routes between subnets; the simulated networks have none.
     name: 'static-routes/',
     pattern: /^static-routes\/(?:op-([^/]+))?$/,
     hasId: false,
     signatures: {
-      'GET ': () => ok([]),
+      'GET ': (b) => ok(b.network.routes.list()),
+      'POST ': (b, c) => ok(b.network.routes.create(c.user, c.params)),
+    },
+  },
+  {
+    name: 'static-routes/{id}/',
+    pattern: /^static-routes\/([^/]+)\/(?:op-([^/]+))?$/,
+    hasId: true,
+    signatures: {
+      'GET ': (b, c) => ok(b.network.routes.read(c.id)),
+      'PUT ': (b, c) => ok(b.network.routes.update(c.user, c.id, c.params)),
+      'DELETE ': (b, c) => {
+        b.network.routes.remove(c.user, c.id);
+        return noContent;
+      },
     },
   },
   {

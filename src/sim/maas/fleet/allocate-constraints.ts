@@ -30,8 +30,8 @@ interface Field {
   readonly describe: (text: string) => void;
 }
 
-// Real MAAS constraints this simulator has nothing to match against (no subnets, VLANs or
-// devices of their own on its machines): accepted and described, but they filter nothing.
+// Real MAAS constraints this simulator has nothing to match against: accepted and described,
+// but they filter nothing. (subnets and not_subnets too, where the catalog has no network.)
 const UNMODELLED = new Set([
   'devices', 'subnets', 'not_subnets', 'fabrics', 'not_fabrics', 'fabric_classes', 'not_fabric_classes', 'vlans', 'not_vlans',
   'owner', 'not_owner', 'power_state', 'not_power_state',
@@ -95,6 +95,11 @@ export function readConstraint(key: string, raw: readonly string[], r: Constrain
     case 'pool':
     case 'not_in_pool':
       readPlace(f, r);
+      break;
+    case 'subnets':
+    case 'not_subnets':
+      if (catalog.subnetIds && catalog.linkedSubnets) readSubnets(f, r, catalog.subnetIds, catalog.linkedSubnets);
+      else describe(values.join(','));
       break;
     case 'pod':
       // No simulated machine is a pod VM.
@@ -190,4 +195,24 @@ function readPlace({ key, values, catalog, describe }: Field, r: ConstraintReadi
   const pick = (m: Candidate) => (kind === 'zone' ? m.zone : m.pool);
   if (values.length > 0) r.tests.push(key.startsWith('not_') ? (m) => !values.includes(pick(m)) : (m) => values.includes(pick(m)));
   describe(values.join(','));
+}
+
+// FilterNodeForm's subnets (every one linked: _match_all) and not_subnets (none linked): the
+// specifiers resolve to subnets first; none at all is "No matching subnets found.", and the
+// description lists the subnets' ids.
+function readSubnets({ key, values, describe }: Field, r: ConstraintReading, subnetIds: NonNullable<Catalog['subnetIds']>, linkedSubnets: NonNullable<Catalog['linkedSubnets']>): void {
+  if (values.length === 0) return;
+  const ids = subnetIds(values);
+  if (ids === undefined) {
+    r.fail(key, 'Invalid parameter: list of subnet specifiers required.');
+    return;
+  }
+  if (ids.size === 0) {
+    r.fail(key, 'No matching subnets found.');
+    return;
+  }
+  const wanted = [...ids];
+  if (key === 'subnets') r.tests.push((m) => wanted.every((id) => linkedSubnets(m).has(id)));
+  else r.tests.push((m) => !wanted.some((id) => linkedSubnets(m).has(id)));
+  describe(wanted.sort((a, b) => a - b).join(','));
 }

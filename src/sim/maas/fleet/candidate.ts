@@ -27,6 +27,10 @@ export interface Catalog {
   readonly architectures: ReadonlySet<string>;
   /** Where a machine's NICs are (its zone's VLAN), for `interfaces=label:space=...`. */
   readonly placeOf: (m: Candidate) => NicPlace | undefined;
+  /** Subnet specifiers to subnet ids, undefined for a malformed one; absent where no network is at hand. */
+  readonly subnetIds?: (specs: readonly string[]) => ReadonlySet<number> | undefined;
+  /** The subnets a machine's interfaces have links (addresses, AUTO or not) on. */
+  readonly linkedSubnets?: (m: Candidate) => ReadonlySet<number>;
 }
 
 // Support the old way of passing several tags in one value, comma or space separated

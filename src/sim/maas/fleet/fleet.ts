@@ -1,7 +1,7 @@
 import { byCost, noMatchMessage, parseAllocation } from './allocate.ts';
 import { applyBmcOutage, PowerActionLog, powerRead } from './bmc.ts';
 import { conflict, forbidden, MaasApiError, notFound, validationError } from '../http/api-error.ts';
-import type { Catalog } from './candidate.ts';
+import type { Candidate, Catalog } from './candidate.ts';
 import type { EventTypeName } from './events.ts';
 import { EVENT_TYPES } from './events.ts';
 import { BootImages } from './boot-images.ts';
@@ -10,6 +10,7 @@ import { listNames } from './faults.ts';
 import { checkAdmin, checkEdit, readBool, str } from './fleet-access.ts';
 import { IdCounters } from './hardware.ts';
 import type { NetworkView } from './interface-json.ts';
+import { interfaceJson } from './interface-json.ts';
 import type { FleetConfig } from './lifecycle.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { parseEventNodeFilter, parseListFilter } from './list-filter.ts';
@@ -87,7 +88,23 @@ export class Fleet {
         if (!vlan) return undefined;
         return { space: str(vlan.space), fabric: str(vlan.fabric), vid: typeof vlan.vid === 'number' ? vlan.vid : undefined };
       },
+      ...(network?.subnetIdsBySpecifiers ? { subnetIds: (specs: readonly string[]) => network.subnetIdsBySpecifiers?.(specs) } : {}),
+      ...(network ? { linkedSubnets: (c: Candidate) => this.linkedSubnets(c, network) } : {}),
     };
+  }
+
+  // The subnets of the machine's links as its interfaces render them (interface-json.ts).
+  private linkedSubnets(c: Candidate, network: NetworkView): Set<number> {
+    const m = this.machines.get(c.systemId);
+    const ids = new Set<number>();
+    if (!m) return ids;
+    for (const nic of m.nics) {
+      for (const link of interfaceJson(m, nic, { places: this.places, network }).links) {
+        const id = (link as { subnet?: { id?: unknown } }).subnet?.id;
+        if (typeof id === 'number') ids.add(id);
+      }
+    }
+    return ids;
   }
 
   all(): MachineRecord[] {
@@ -378,7 +395,7 @@ export class Fleet {
     const m = this.get(systemId);
     checkAdmin(user, m);
     const errors: Record<string, string[]> = {};
-    const change: Partial<Pick<MachineRecord, 'swapSize' | 'hostname' | 'description' | 'zone' | 'pool' | 'minHweKernel'>> = {};
+    const change: Partial<Pick<MachineRecord, 'swapSize' | 'hostname' | 'description' | 'zone' | 'pool' | 'minHweKernel' | 'cpuCount'>> = {};
     const swap = body.get('swap_size');
     if (swap !== undefined) {
       const bytes = parseSwapSize(swap);
@@ -393,6 +410,13 @@ export class Fleet {
     }
     const description = body.get('description');
     if (description !== undefined) change.description = description;
+    // AdminMachineForm's cpu_count: IntegerField(min_value=0, required=False); empty leaves it be.
+    const cpuText = body.get('cpu_count');
+    if (cpuText !== undefined && cpuText.trim() !== '') {
+      if (!/^\s*[+-]?\d+\s*$/.test(cpuText)) errors.cpu_count = ['Enter a whole number.'];
+      else if (Number(cpuText) < 0) errors.cpu_count = ['Ensure this value is greater than or equal to 0.'];
+      else change.cpuCount = Number(cpuText);
+    }
     // MachineForm.clean_min_hwe_kernel: a compatibility level some synced kernel has ('' clears it).
     const minKernel = body.get('min_hwe_kernel');
     if (minKernel !== undefined) {

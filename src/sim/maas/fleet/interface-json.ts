@@ -13,6 +13,7 @@ export interface NetworkView {
   subnetForAddress(ip: string): Record<string, unknown> | undefined;
   vlanForZone(zone: string): Record<string, unknown> | undefined;
   subnetJsonById(id: number): Record<string, unknown> | undefined;
+  subnetIdsBySpecifiers?(specs: readonly string[]): ReadonlySet<number> | undefined;
 }
 
 export interface JsonContext {

@@ -8,9 +8,11 @@ import { statusName } from './status.ts';
 export type PowerState = 'on' | 'off' | 'unknown' | 'error';
 
 /** A simulated machine: what MAAS keeps in its node row, plus the simulator's own bookkeeping. */
-// Candidate's fields (cpuSpeed in MHz); the places are writable here: renames and deletes move machines.
+// Candidate's fields (cpuSpeed in MHz); the places are writable here: renames and deletes move
+// machines, and an admin's PUT sets cpu_count.
 export interface MachineRecord extends Candidate {
   hostname: string;
+  cpuCount: number;
   domain: string;
   zone: string;
   pool: string;

@@ -9,6 +9,7 @@ import { cidrContains, hostRange, parseCidr } from './ipv4.ts';
 import type { AddressHolder } from './subnet-ips.ts';
 import { subnetIpAddresses } from './subnet-ips.ts';
 import { subnetStatistics } from './subnet-stats.ts';
+import { StaticRoutes } from './static-routes.ts';
 
 // Fabrics, VLANs, spaces and subnets of the simulated MAAS (api/fabrics.py, vlans.py, spaces.py,
 // subnets.py). It starts as MAAS 2.0 did after its first rack registered: fabric-0 with its
@@ -31,12 +32,14 @@ export class Network {
   private nextSpace = 1;
   private nextSubnet = 1;
   readonly devices: DeviceBook;
+  readonly routes: StaticRoutes;
   // Link ids of machines' changed links: apart from commissioning's (nic id × 10) and devices' (from 1,000,000).
   private nextMachineLink = 5_000_000;
   private readonly seen = new Map<string, number>();
 
   constructor(private readonly places: Places) {
     this.devices = new DeviceBook({ places, net: this, defaultVlanId: () => 5001 });
+    this.routes = new StaticRoutes(this);
     this.fabrics.set(0, { id: 0, name: 'fabric-0', classType: null, description: '' });
     this.spaces.set(0, { id: 0, name: 'space-0', description: '' });
     this.vlans.set(5001, { id: 5001, fabricId: 0, vid: 0, name: null, mtu: 1500, dhcpOn: true, spaceId: 0, description: '' });
@@ -97,6 +100,60 @@ export class Network {
       return { id: s.id, cidr: s.cidr, vlanId: s.vlanId, gatewayIp: s.gatewayIp };
     } catch {
       return undefined;
+    }
+  }
+
+  /**
+   * Subnet.objects.filter_by_specifiers, as allocate's subnets/not_subnets read it: the ids of the
+   * subnets the specifiers name (type:value with type id, cidr, name, space, vlan, vid, fabric or
+   * ip; a bare value is a CIDR, else an id or a name); undefined when one is malformed.
+   */
+  subnetIdsBySpecifiers(specs: readonly string[]): Set<number> | undefined {
+    this.ensureZoneSubnets();
+    const all = [...this.subnets.values()];
+    const ids = new Set<number>();
+    for (const spec of specs) {
+      const at = spec.indexOf(':');
+      const type = at < 0 ? '' : spec.slice(0, at);
+      const value = at < 0 ? spec : spec.slice(at + 1);
+      const test = this.subnetTest(type, value);
+      if (test === undefined) return undefined;
+      for (const subnet of all) if (test(subnet)) ids.add(subnet.id);
+    }
+    return ids;
+  }
+
+  private subnetTest(type: string, value: string): ((s: Subnet) => boolean) | undefined {
+    const vlanOf = (s: Subnet) => this.vlans.get(s.vlanId);
+    const byIdOrName = (s: Subnet) => String(s.id) === value || s.name === value;
+    switch (type) {
+      case '': {
+        const cidr = value.includes('/') ? parseCidr(value) : undefined;
+        return cidr !== undefined ? (s) => s.cidr === cidr : byIdOrName;
+      }
+      case 'id':
+        return (s) => String(s.id) === value;
+      case 'cidr': {
+        const cidr = parseCidr(value);
+        return (s) => s.cidr === cidr;
+      }
+      case 'name':
+        return (s) => s.name === value;
+      case 'space':
+        return (s) => subnetJson(this.n, s).space === value || String(vlanOf(s)?.spaceId ?? s.spaceId) === value;
+      case 'vlan':
+        return (s) => String(s.vlanId) === value;
+      case 'vid':
+        return (s) => String(vlanOf(s)?.vid) === value;
+      case 'fabric':
+        return (s) => {
+          const fabric = this.fabrics.get(vlanOf(s)?.fabricId ?? -1);
+          return fabric !== undefined && (String(fabric.id) === value || fabric.name === value);
+        };
+      case 'ip':
+        return (s) => cidrContains(s.cidr, value);
+      default:
+        return undefined;
     }
   }
 
@@ -335,6 +392,7 @@ export class Network {
     const subnet = this.subnet(idText);
     if (!user.admin) throw forbidden();
     this.subnets.delete(subnet.id);
+    this.routes.dropSubnet(subnet.id);
   }
 
   // --- lookups ---

@@ -23,6 +23,12 @@ export interface DeviceNic {
   mac: string;
   vlanId: number | null;
   links: NicLink[];
+  tags: string[];
+  /**
+   * Interface.params: null for a NIC made with its device (MAAS renders ''), an object once the
+   * interface API wrote it (create_physical, PUT: InterfaceForm.set_extra_parameters), holding mtu when set.
+   */
+  params: { mtu?: number } | null;
 }
 
 /** The network model as interfaces see it. */
@@ -39,7 +45,8 @@ const INVALID_CHOICE = 'Select a valid choice. That choice is not one of the ava
 
 export function nicJson(systemId: string, nic: DeviceNic, net: NicNetwork) {
   const vlan = nic.vlanId === null ? null : (net.vlanJsonById(nic.vlanId) ?? null);
-  const mtu = typeof vlan?.mtu === 'number' ? vlan.mtu : 1500;
+  // Interface.get_effective_mtu: the interface's own mtu parameter, else its VLAN's.
+  const mtu = nic.params?.mtu ?? (typeof vlan?.mtu === 'number' ? vlan.mtu : 1500);
   return {
     id: nic.id,
     name: nic.name,
@@ -54,10 +61,10 @@ export function nicJson(systemId: string, nic: DeviceNic, net: NicNetwork) {
       ...(l.ip === null ? {} : { ip_address: l.ip }),
     })),
     effective_mtu: mtu,
-    params: '',
+    params: nic.params === null ? '' : { ...nic.params },
     parents: [] as string[],
     children: [] as string[],
-    tags: [] as string[],
+    tags: [...nic.tags],
     discovered: null,
     system_id: systemId,
     resource_uri: `${API_PREFIX}/nodes/${systemId}/interfaces/${nic.id}/`,
@@ -75,11 +82,34 @@ export function normalMac(mac: string): string {
   return mac.toLowerCase().replace(/-/g, ':');
 }
 
-// PUT nodes/{id}/interfaces/{id}/: name, mac_address, vlan (by id; "" leaves it disconnected).
-export function updateNic(nic: DeviceNic, params: Params, net: NicNetwork, macInUse: (mac: string) => boolean): void {
+/** The other interface names of the node (clean_interface_name_uniqueness), and how MAAS prints the node: "abc123 (host)". */
+export interface NodeNicNames {
+  readonly node: string;
+  taken(name: string): boolean;
+}
+
+// The mtu form field (InterfaceForm: an integer of at least 552, Linux's floor); '' removes it.
+function readMtu(text: string | undefined, errors: Record<string, string[]>): number | null | undefined {
+  if (text === undefined) return undefined;
+  if (text.trim() === '') return null;
+  if (!/^\s*[+-]?\d+\s*$/.test(text)) {
+    errors.mtu = ['Enter a whole number.'];
+    return undefined;
+  }
+  const mtu = Number(text);
+  if (mtu < 552) errors.mtu = ['Ensure this value is greater than or equal to 552.'];
+  return mtu;
+}
+
+// PUT nodes/{id}/interfaces/{id}/ (and create_physical): name, mac_address, vlan (by id; ""
+// leaves it disconnected), tags (comma-separated, Django's SimpleArrayField), mtu.
+export function updateNic(nic: DeviceNic, params: Params, net: NicNetwork, macInUse: (mac: string) => boolean, names?: NodeNicNames): void {
   const errors: Record<string, string[]> = {};
   const name = params.get('name');
   if (name !== undefined && !NIC_NAME.test(name)) errors.name = ['Enter a valid value.'];
+  else if (name !== undefined && names?.taken(name)) errors.name = [`Node ${names.node} already has an interface named '${name}'.`];
+  const mtu = readMtu(params.get('mtu'), errors);
+  const tagsText = params.get('tags');
   const mac = params.get('mac_address');
   if (mac !== undefined && !MAC.test(mac)) errors.mac_address = [`'${mac}' is not a valid MAC address.`];
   else if (mac !== undefined && normalMac(mac) !== nic.mac && macInUse(normalMac(mac))) errors.mac_address = ['Interface with this MAC address already exists.'];
@@ -89,6 +119,11 @@ export function updateNic(nic: DeviceNic, params: Params, net: NicNetwork, macIn
   if (Object.keys(errors).length > 0) throw validationError(errors);
   if (name !== undefined) nic.name = name;
   if (mac !== undefined) nic.mac = normalMac(mac);
+  if (tagsText !== undefined) nic.tags = tagsText.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  const written = { ...nic.params };
+  if (mtu === null) delete written.mtu;
+  else if (mtu !== undefined) written.mtu = mtu;
+  nic.params = written;
   if (vlanText !== undefined && vlanId !== nic.vlanId) {
     // Links belong to subnets on the old VLAN: MAAS drops them when the VLAN changes.
     nic.vlanId = vlanId;

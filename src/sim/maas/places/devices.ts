@@ -108,7 +108,7 @@ export class DeviceBook {
       zone: parentZone ?? this.ctx.places.zones.defaultName() ?? 'default',
       owner: user.name,
       parent,
-      nics: macs.map((m, i) => ({ id: this.nextNic++, name: `eth${i}`, mac: normalMac(m), vlanId: this.ctx.defaultVlanId(), links: [] })),
+      nics: macs.map((m, i) => ({ id: this.nextNic++, name: `eth${i}`, mac: normalMac(m), vlanId: this.ctx.defaultVlanId(), links: [], tags: [], params: null })),
       tags: [],
     };
     this.devices.set(device.systemId, device);
@@ -156,22 +156,22 @@ export class DeviceBook {
     return nicJson(d.systemId, findNic(d.nics, nicId), this.ctx.net);
   }
 
-  // POST op=create_physical: name, mac_address (required), vlan.
+  // POST op=create_physical: name, mac_address (required), vlan, tags, mtu.
   createNic(user: SimUser, systemId: string, params: Params, machines: readonly MachineView[]) {
     const d = this.get(user, systemId, true);
     const mac = params.get('mac_address') ?? '';
     if (mac === '') throw validationError({ mac_address: ['This field is required.'] });
-    const nic: DeviceNic = { id: this.nextNic++, name: `eth${d.nics.length}`, mac: '', vlanId: this.ctx.defaultVlanId(), links: [] };
-    updateNic(nic, params, this.ctx.net, (m) => this.usedMacs(machines).has(m));
+    const nic: DeviceNic = { id: this.nextNic++, name: `eth${d.nics.length}`, mac: '', vlanId: this.ctx.defaultVlanId(), links: [], tags: [], params: {} };
+    updateNic(nic, params, this.ctx.net, (m) => this.usedMacs(machines).has(m), { node: `${d.systemId} (${d.hostname})`, taken: (name) => d.nics.some((n) => n.name === name) });
     d.nics = [...d.nics, nic];
     return nicJson(d.systemId, nic, this.ctx.net);
   }
 
-  // PUT: name, mac_address, vlan.
+  // PUT: name, mac_address, vlan, tags, mtu.
   updateNic(user: SimUser, systemId: string, nicId: string, params: Params, machines: readonly MachineView[]) {
     const d = this.get(user, systemId, true);
     const nic = findNic(d.nics, nicId);
-    updateNic(nic, params, this.ctx.net, (m) => this.usedMacs(machines).has(m));
+    updateNic(nic, params, this.ctx.net, (m) => this.usedMacs(machines).has(m), { node: `${d.systemId} (${d.hostname})`, taken: (name) => d.nics.some((n) => n !== nic && n.name === name) });
     return nicJson(d.systemId, nic, this.ctx.net);
   }
 
