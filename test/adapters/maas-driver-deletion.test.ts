@@ -120,3 +120,11 @@ test('maas driver deletion - MAAS failing to say who the key is fails the read a
   t.like(await driver.run({ op: 'get', systemId: id('mine') }), { kind: 'done', machine: { owner: 'admin', ownedBySelf: true } });
   t.is(asked, 3, 'a failure is not kept; a success is');
 });
+
+test('maas driver deletion - a non-admin key releasing a machine another MAAS user holds is refused as forbidden (403); the read that follows says it is not the key\'s own', async (t) => {
+  const { sim, driverFor, id } = await ownedFleet(t);
+  const user = driverFor(sim.userKey);
+  const release = await user.run({ op: 'release', systemId: id('mine') });
+  t.like(release, { kind: 'failed', reason: 'forbidden' });
+  t.like(await user.run({ op: 'get', systemId: id('mine') }), { kind: 'done', machine: { owner: 'admin', ownedBySelf: false, statusName: 'Deployed' } });
+});

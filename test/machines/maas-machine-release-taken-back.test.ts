@@ -77,13 +77,24 @@ test('maas machine deletion - a read after the 409 that fails is retried; the de
   t.true(finished(reply(again, { kind: 'done', machine: owned('New', null) }, at)));
 });
 
-test('maas machine deletion - another refusal of the release (403) is not a 409: retried, never read as taken back', (t) => {
+test('maas machine deletion - release refused with 403 (a non-admin key): read at once; a machine still this key\'s own is released again after the backoff', (t) => {
   const s0 = tick(start(maasMachine({ systemID: 'abc123', providerID: 'maas:///az1/abc123' }, { deletionTimestamp: 'x' }, false)));
   const r = reply(grant(s0.state), { kind: 'failed', reason: 'forbidden', message: 'answered 403' });
   t.false(finished(r));
-  t.deepEqual(calls(r), []);
-  t.deepEqual(r.effects.filter((e) => e.type === 'requeue'), [{ type: 'requeue', afterMs: 5_000 }]);
-  t.deepEqual(calls(tick(r.state, T0 + 5_000)), [{ op: 'release', systemId: 'abc123' }]);
+  t.deepEqual(calls(r), [{ op: 'get', systemId: 'abc123' }]);
+  const ours = reply(r, { kind: 'done', machine: { ...owned('Deployed', 'metalfleet'), ownedBySelf: true } });
+  t.false(finished(ours));
+  t.deepEqual(ours.effects.filter((e) => e.type === 'requeue'), [{ type: 'requeue', afterMs: 5_000 }]);
+  t.deepEqual(calls(tick(ours.state, T0 + 5_000)), [{ op: 'release', systemId: 'abc123' }]);
+});
+
+test('maas machine deletion - release refused with 403 and the read shows another MAAS user holding the machine: the deletion finishes, naming that user', (t) => {
+  const s0 = tick(start(maasMachine({ systemID: 'abc123', providerID: 'maas:///az1/abc123' }, { deletionTimestamp: 'x' }, false)));
+  const r = reply(grant(s0.state), { kind: 'failed', reason: 'forbidden', message: 'answered 403' });
+  const theirs = reply(r, { kind: 'done', machine: { ...owned('Deployed', 'bob'), ownedBySelf: false } });
+  t.true(finished(theirs));
+  t.true(theirs.state.gone);
+  t.true(theirs.effects.some((e) => e.type === 'event' && e.reason === 'MachineHeldByAnotherUser' && e.message.includes('MAAS user bob')));
 });
 
 test('maas machine deletion - 404 "No Machine matches" to the release: the machine is gone, the deletion finishes', (t) => {

@@ -39,7 +39,7 @@ export function deleting(t: Turn): boolean {
     }
     if (t.s.status.dnsAttached) t.setStatus({ dnsAttached: false });
   }
-  // A release MAAS refused (409): is the machine still ours to release? (results.ts)
+  // A release MAAS refused (409, or 403): is the machine still ours to release? (results.ts)
   if (t.s.releaseRefused) {
     t.call({ op: 'get', systemId: t.s.systemId });
     return false;
@@ -63,9 +63,10 @@ export function takenBack(view: MaasView): boolean {
 }
 
 /**
- * A fresh read after MAAS refused the deletion's release (409): a machine MAAS has taken back has
- * nothing left to release, so the deletion is done; one still ours is released again after the
- * backoff. CAPMAAS retries the release for ever.
+ * A fresh read after MAAS refused the deletion's release (409, or 403 to a non-admin key): a machine
+ * MAAS has taken back has nothing left to release, and one another MAAS user holds is not ours to
+ * release, so the deletion is done; one still ours is released again after the backoff. CAPMAAS
+ * retries the release for ever.
  */
 export function releaseRefusedRead(t: Turn, view: MaasView | undefined): void {
   t.s.releaseRefused = false;

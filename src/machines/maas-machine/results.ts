@@ -152,8 +152,10 @@ function failed(t: Turn, op: MaasOp, message: string, reason: MaasFailureReason 
       t.event('Warning', 'MachineReleaseFailed', text);
       // A 409 to a deletion's release (capmaas.md §3.2: "Machine cannot be released in its current
       // state ('New')."): MAAS may have taken the machine back. It is read at once (deleting.ts);
-      // the backoff comes after that read if the machine is still ours.
-      if (t.phase === 'deleting' && reason === 'conflict') {
+      // the backoff comes after that read if the machine is still ours. A 403 is read too: MAAS
+      // answers a non-admin key so when another user holds the machine now (release needs edit
+      // permission on it); a machine still this key's own is released again after the backoff.
+      if (t.phase === 'deleting' && (reason === 'conflict' || reason === 'forbidden')) {
         t.s.releaseRefused = true;
         return;
       }
