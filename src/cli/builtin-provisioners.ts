@@ -5,6 +5,7 @@ import type { MaasDriver } from '../ports/index.ts';
 import type { IronicFlags } from './backends.ts';
 import { fixtureProvisioner, ironicProvisioner } from './backends.ts';
 import type { Env } from './config.ts';
+import { MAX_TIMER_MS } from './config.ts';
 
 // The backends metalfleet ships, as plugins: registered and checked by the same registry as a
 // third party's, so the contract is exercised by the code that uses it most.
@@ -24,6 +25,7 @@ export function fixtureBuiltin(defaultLatencyMs: number): BareMetalHostPlugin {
       // Number('') is 0: an empty fixture.latencyMs= silently ran without latency.
       const latency = raw === undefined ? defaultLatencyMs : String(raw).trim() === '' ? Number.NaN : Number(raw);
       if (!Number.isInteger(latency) || latency < 0) throw new Error(`option latencyMs: must be a whole number of milliseconds, got "${raw}"`);
+      if (latency > MAX_TIMER_MS) throw new Error(`option latencyMs: must be at most ${MAX_TIMER_MS} milliseconds (what a timer holds), got "${raw}"`);
       return fixtureProvisioner(latency);
     },
   };

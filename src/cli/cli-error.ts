@@ -7,3 +7,16 @@ export class CliError extends MetalfleetError {
     this.name = 'CliError';
   }
 }
+
+const READ_REASONS: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EISDIR: 'is a folder',
+  ENOTDIR: 'a part of the path is not a folder',
+};
+
+/** Why a file could not be read, in words (`no such file`), for `FLAG FILE: cannot read: WHY`. */
+export function readFailure(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return (code !== undefined ? READ_REASONS[code] : undefined) ?? code ?? 'unknown error';
+}

@@ -82,14 +82,26 @@ export function nodeConfig(input: NodeConfigInput): NodeConfig {
 }
 
 // A positive integer flag, or a CliError that names the flag.
-export function intFlag(name: string, min = 0): (value: string) => number {
+export function intFlag(name: string, min = 0, max = Number.MAX_SAFE_INTEGER, unit = ''): (value: string) => number {
   return (value: string) => {
     // Number('') and Number(' ') are 0: an empty value (`--limit "$UNSET"`) was taken as 0,
     // which for --limit means unlimited capacity.
     const n = value.trim() === '' ? Number.NaN : Number(value);
     if (!Number.isInteger(n) || n < min) throw new CliError(`${name}: expected a whole number >= ${min}, got "${value}"`, 2);
+    if (n > max) throw new CliError(`${name}: expected a whole number from ${min} to ${max}${unit ? ` (${unit})` : ''}, got "${value}"`, 2);
     return n;
   };
+}
+
+/** The longest delay a Node timer takes: past it setTimeout runs after 1 ms (and warns each time). */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * A flag in milliseconds that becomes a timer: bounded by MAX_TIMER_MS, as --latency 3000000000
+ * made every fixture call instant and printed a TimeoutOverflowWarning per call.
+ */
+export function msFlag(name: string, min = 0): (value: string) => number {
+  return intFlag(name, min, MAX_TIMER_MS, 'milliseconds');
 }
 
 /**

@@ -36,10 +36,22 @@ async function programFor(args: readonly string[]): Promise<Command> {
   return program;
 }
 
+/**
+ * `help WORD` for a WORD that is no command read as `WORD`: commander printed the whole listing on
+ * stderr (exit 1) without a word about WORD, where `metalfleet WORD` says it is unknown and
+ * suggests the command meant.
+ */
+function helpOfUnknown(args: readonly string[]): readonly string[] {
+  const words = args.filter((a) => !a.startsWith('-'));
+  if (words[0] !== 'help' || words[1] === undefined || commandNamed(words[1])) return args;
+  return args.filter((a, i) => i !== args.indexOf('help'));
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   try {
-    const program = await programFor(argv.slice(2));
-    await program.parseAsync([...argv]);
+    const args = helpOfUnknown(argv.slice(2));
+    const program = await programFor(args);
+    await program.parseAsync([...argv.slice(0, 2), ...args]);
   } catch (err) {
     // Commands throw CliError for expected failures; anything else is a bug worth a stack.
     const message = errorMessage(err);

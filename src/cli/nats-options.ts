@@ -99,6 +99,12 @@ export async function signingKeyFrom(flags: { signingKey?: string }, env: NodeJS
 }
 
 /**
+ * What to do about a server that is not there (refused, timed out), at the end of the error line.
+ * Failures that say their own remedy (credentials, TLS, a client certificate) get none.
+ */
+export const UNREACHABLE_HINT = '; is a NATS server running there? Give its address with --nats URL (or NATS_URL)';
+
+/**
  * A one-shot client's connection (host, apply, delete, audit): it gives up after a few attempts
  * rather than waiting forever for a server that is not there, with a one-line error. The NATS
  * client is loaded here, on use, so commands that only declare the flags do not load it.
@@ -106,10 +112,10 @@ export async function signingKeyFrom(flags: { signingKey?: string }, env: NodeJS
 export async function connectClient(flags: NatsFlagValues, env: NodeJS.ProcessEnv, name: string): Promise<Transport> {
   const options = await natsOptionsFrom(flags, env, name);
   await checkNatsTlsFiles(flags, env);
-  const { connectNats } = await import('../bus/nats-transport.ts');
+  const { BusConnectError, connectNats } = await import('../bus/nats-transport.ts');
   try {
     return await connectNats({ ...options, maxReconnectAttempts: 3, reconnectTimeWaitMs: 1_000, timeoutMs: 10_000 });
   } catch (error) {
-    throw new CliError(`NATS: ${errorMessage(error)}`);
+    throw new CliError(`NATS: ${errorMessage(error)}${error instanceof BusConnectError && error.retryable ? UNREACHABLE_HINT : ''}`);
   }
 }

@@ -4,6 +4,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
+import { CliError } from '../../src/cli/cli-error.ts';
+import { timeoutFrom } from '../../src/cli/introspect/index.ts';
 import { metalfleet } from './run.ts';
 
 const NO_NATS = ['--nats', 'nats://127.0.0.1:1'];
@@ -84,4 +86,66 @@ test('flags - a bad nkey seed names --nats-nkey-file and its path, or NATS_NKEY_
   t.regex(r.stderr, new RegExp(`the nkey seed in --nats-nkey-file ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is not a valid nkey seed`));
   t.false(r.stderr.includes('hunter2'));
   t.notRegex(r.stderr, /auth\.nkeySeed/);
+});
+
+test('flags - a millisecond value past what a timer holds (2^31-1) is refused naming the flag, not run as 1 ms', async (t) => {
+  // Node runs a longer timer after 1 ms, with a TimeoutOverflowWarning per call: --latency 3000000000
+  // made every fixture call instant and filled stderr with warnings.
+  const commands: Array<[string[], string]> = [
+    [['demo', '--hosts', '1', '--no-maas', '--json', '--latency', '3000000000'], '--latency'],
+    [['node', ...NO_NATS, '--allow-unsigned-commands', '--heartbeat', '3000000000'], '--heartbeat'],
+    [['fixture-server', '--latency', 'provision=3000000000'], '--latency provision'],
+    [['top', '--once', ...NO_NATS, '--interval', '3000000000'], '--interval'],
+  ];
+  for (const [command, flag] of commands) {
+    const r = await metalfleet(...command);
+    t.is(r.code, 2, `${flag}: ${r.stderr}`);
+    t.regex(r.stderr, new RegExp(`^metalfleet: ${flag}: expected a whole number from \\d+ to 2147483647 \\(milliseconds\\), got "3000000000"$`, 'm'), flag);
+    t.notRegex(r.stderr, /TimeoutOverflowWarning|cannot connect/, flag);
+    t.is(r.stdout, '', flag);
+  }
+  const option = await metalfleet('demo', '--hosts', '1', '--no-maas', '--json', '--provisioner-option', 'fixture.latencyMs=3000000000');
+  t.is(option.code, 2, option.stderr);
+  t.regex(option.stderr, /option latencyMs: must be at most 2147483647 milliseconds \(what a timer holds\), got "3000000000"/);
+  t.notRegex(option.stderr, /TimeoutOverflowWarning/);
+  const fault = await metalfleet('sim', 'redfish', '--fault', 'node-0=slow:3000000000');
+  t.is(fault.code, 2, fault.stderr);
+  t.is(fault.stderr, 'metalfleet: --fault node-0=slow:3000000000: slow takes at most 2147483647 ms\n');
+  t.is(fault.stdout, '');
+});
+
+test('flags - demo refuses flags that contradict --no-maas, or that only mean something with --ui, by name', async (t) => {
+  const cases: Array<[string[], RegExp]> = [
+    [['--maas', 'http://127.0.0.1:1', '--no-maas'], /^metalfleet: --no-maas cannot be used with --maas: give one$/m],
+    [['--no-maas', '--maas', 'http://127.0.0.1:1'], /^metalfleet: --no-maas cannot be used with --maas: give one$/m],
+    [['--no-maas', '--maas-key', 'ck:tk:SECRET-KEY-9'], /^metalfleet: --no-maas cannot be used with --maas-key: give one$/m],
+    [['--no-maas', '--maas-workers', '2', '--maas-skip-swap'], /^metalfleet: --no-maas cannot be used with --maas-skip-swap, --maas-workers: give one$/m],
+    [['--no-maas', '--ui-commands'], /^metalfleet: --ui-commands only applies with --ui: add --ui, or leave it out$/m],
+    [['--no-maas', '--ui-port', '0', '--ui-bind', '127.0.0.1'], /^metalfleet: --ui-port, --ui-bind only apply with --ui: add --ui, or leave them out$/m],
+  ];
+  for (const [extra, message] of cases) {
+    const r = await metalfleet('demo', '--hosts', '1', '--latency', '0', '--json', ...extra);
+    t.is(r.code, 2, `${extra.join(' ')}: ${r.stderr}`);
+    t.regex(r.stderr, message, extra.join(' '));
+    t.is(r.stdout, '', extra.join(' '));
+    t.false(r.stderr.includes('SECRET-KEY-9'), 'the key is never echoed');
+  }
+});
+
+test('flags - an introspection --timeout too short to wait at all is refused, and the range named is the one taken', (t) => {
+  // 0.0001 s rounded to 0 ms: every node "did not answer within 0s".
+  for (const value of ['0.0001', '0', '-1', '301', 'soon']) {
+    const error = t.throws(() => timeoutFrom({ timeout: value }), { instanceOf: CliError });
+    t.is(error?.message, `--timeout: expected seconds from 0.001 to 300, got "${value}"`, value);
+    t.is(error?.exitCode, 2);
+  }
+  t.is(timeoutFrom({ timeout: '0.001' }), 1);
+  t.is(timeoutFrom({ timeout: '300' }), 300_000);
+});
+
+test('flags - top --once with --interval is refused by name: one frame has no refresh interval', async (t) => {
+  const r = await metalfleet('top', '--once', '--interval', '500', ...NO_NATS);
+  t.is(r.code, 2, r.stderr);
+  t.is(r.stderr, 'metalfleet: --interval does nothing with --once (one frame, no refresh): give one\n');
+  t.is(r.stdout, '');
 });

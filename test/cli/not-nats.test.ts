@@ -19,3 +19,15 @@ test('not NATS - hosts against a silent TCP port prints one error line and exits
   t.is(lines.length, 1, run.stderr);
   t.regex(lines[0] ?? '', new RegExp(`^metalfleet: cannot reach NATS at nats://127\\.0\\.0\\.1:${port}: cannot connect`));
 });
+
+test('not NATS - a refused connection says what to check, for the commands that read and those that change', async (t) => {
+  // Port 1 refuses at once. Each command's one line names the server and what to do about it.
+  const url = 'nats://127.0.0.1:1';
+  for (const command of [['hosts'], ['host', 'power-on', 'lab/h-0'], ['audit'], ['node', '--allow-unsigned-commands', '--log-level', 'silent']]) {
+    const run = await metalfleet(...command, '--nats', url);
+    t.is(run.code, 1, `${command[0]}: ${run.stderr}`);
+    const lines = run.stderr.split('\n').filter(Boolean);
+    t.is(lines.length, 1, run.stderr);
+    t.regex(lines[0] ?? '', /127\.0\.0\.1:1.*cannot connect \(connection refused\); is a NATS server running there\? Give its address with --nats URL \(or NATS_URL\)$/, command[0]);
+  }
+});

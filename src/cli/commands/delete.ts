@@ -5,7 +5,8 @@ import { storedKindOf } from '../../adapters/store/kv-layouts.ts';
 import { RemoteError, subjects } from '../../bus/index.ts';
 import { HostKey } from '../../bus/messages/index.ts';
 import { deleteThroughNode, StoreDeleteKind } from '../../cluster/commands/index.ts';
-import { kindCalled, knownKindNames } from '../../machines/kinds.ts';
+import { COMPANION_KINDS, KINDS, kindCalled, knownKindNames } from '../../machines/kinds.ts';
+import { didYouMean } from '../did-you-mean.ts';
 import { CliError } from '../cli-error.ts';
 import { terminalText } from '../terminal-text.ts';
 import { addNatsFlags, addSigningKeyFlag, type NatsFlagValues } from '../nats-options.ts';
@@ -20,15 +21,22 @@ import { NODE_DEADLINE_MS, nodeRequestError, readManifestFiles, withNodeRequests
 
 type Target = { readonly kind: StoreDeleteKind; readonly key: string };
 
-// `host` and `hosts` are what this command took before it took other kinds.
-const HOST_TYPES = new Set(['host', 'hosts']);
+// `host` and `hosts` are what this command took before it took other kinds. Cluster API's Machines
+// and Clusters are no kinds of ours, but apply writes them (delete -f deletes them): by type too.
+const OTHER_TYPES: Readonly<Record<string, StoreDeleteKind>> = { host: 'BareMetalHost', hosts: 'BareMetalHost', machine: 'Machine', machines: 'Machine', cluster: 'Cluster', clusters: 'Cluster' };
+
+/** Every word a TYPE may be, for a suggestion. */
+function typeWords(): string[] {
+  const kinds = [...KINDS, ...COMPANION_KINDS].filter((k) => StoreDeleteKind.safeParse(k.kind).success);
+  return [...Object.keys(OTHER_TYPES), ...kinds.flatMap((k) => [k.kind, k.resources[0].plural, ...(k.resources[0].shortNames ?? [])])];
+}
 
 /** The kind a TYPE argument names, or a CliError listing what it may name. */
 function typeKind(type: string): StoreDeleteKind {
-  const kind = HOST_TYPES.has(type.toLowerCase()) ? 'BareMetalHost' : kindCalled(type)?.kind;
+  const kind = Object.hasOwn(OTHER_TYPES, type.toLowerCase()) ? OTHER_TYPES[type.toLowerCase()] : kindCalled(type)?.kind;
   const deletable = StoreDeleteKind.safeParse(kind);
   if (!deletable.success) {
-    throw new CliError(`unknown type ${JSON.stringify(type)}: metalfleet deletes host (also ${knownKindNames()}) as "delete TYPE NAMESPACE/NAME", or what a file names with -f FILE`);
+    throw new CliError(`unknown type ${JSON.stringify(type)}: metalfleet deletes host (also ${knownKindNames()}) and Cluster API's machine and cluster as "delete TYPE NAMESPACE/NAME", or what a file names with -f FILE${didYouMean(type, typeWords())}`);
   }
   return deletable.data;
 }
@@ -115,7 +123,7 @@ export function register(program: Command): void {
     program
       .command('delete')
       .description(descriptionOf('delete'))
-      .argument('[type]', 'host (also: hosts, bmh, baremetalhost), maasmachine, maascluster')
+      .argument('[type]', 'host (also: hosts, bmh, baremetalhost), maasmachine, maascluster, machine or cluster (Cluster API), or a BareMetalHost companion kind (hardwaredata, hfs...)')
       .argument('[names...]', 'objects of that type as NAMESPACE/NAME')
       .option('-f, --filename <file>', 'delete the objects these manifests name, every kind apply takes (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[]),
   )).action(async (type: string | undefined, names: string[], opts: NatsFlagValues & { filename: string[]; signingKey?: string }) => {

@@ -18,7 +18,7 @@ import { errorMessage } from '../../api/index.ts';
 import { readManifests } from '../../api/manifest.ts';
 import { memorySubstrate } from '../../node/index.ts';
 import { CliError } from '../cli-error.ts';
-import { intFlag, nodeConfig, portFlag, readEnv } from '../config.ts';
+import { intFlag, msFlag, nodeConfig, portFlag, readEnv } from '../config.ts';
 import { generateFleet } from '../demo/generate.ts';
 import { generateMaasCluster } from '../demo/maas-fleet.ts';
 import { datacenterFleet } from '../demo/datacenter-fleet.ts';
@@ -68,14 +68,14 @@ export function register(program: Command): void {
     .option('--hosts <n>', 'generate this many hosts (includes the demo-* scenario hosts)', intFlag('--hosts', 1), 100)
     .option('-f, --file <path...>', 'load BareMetalHosts and their Secrets from YAML manifests instead')
     .option('--limit <n>', 'capacity slots per backend pool (default: PROVISIONING_LIMIT or 20; 0 = unlimited)', intFlag('--limit', 0))
-    .option('--latency <ms>', 'fixture latency of every backend call', intFlag('--latency', 0), 100)
+    .option('--latency <ms>', 'fixture latency of every backend call', msFlag('--latency', 0), 100)
     .option('--max-calls <backend=n>', MAX_CALLS_HELP, collectMaxCalls, [])
     .option('--timeout <seconds>', 'give up after this long', intFlag('--timeout', 1), 120)
     .option('--persist <file>', 'keep host status in this file so a rerun resumes where it stopped')
     .option('--ironic [url...]', 'drive a real Ironic (or several, hosts spread by the metalfleet.io/ironic label) instead of the fixture; without a URL, start a private one')
     .option('--datacenter <n>', 'start a virtual datacenter of N servers with Redfish BMCs and make them the hosts, driven with its real redfish drivers by a private Ironic (implies --ironic), or by yours with --ironic URL', intFlag('--datacenter', 1))
     .option('--ironic-driver <type>', 'create Ironic nodes as this hardware type: fake-hardware, for an Ironic without BMCs (default: IRONIC_DRIVER_OVERRIDE)')
-    .option('--ironic-poll-ms <ms>', 'how often to look at an Ironic operation in progress', intFlag('--ironic-poll-ms', 10))
+    .option('--ironic-poll-ms <ms>', 'how often to look at an Ironic operation in progress', msFlag('--ironic-poll-ms', 10))
     .option('--image-check', 'check image URLs answer before deploying')
     .option('--maas <url>', 'a real MAAS for the MaasMachines (default: MAAS_ENDPOINT, else the simulator on loopback)')
     .option('--maas-key <key>', 'its API key consumer:token:secret (default: MAAS_API_KEY)')
@@ -90,9 +90,13 @@ export function register(program: Command): void {
     .option('--json', 'print a JSON summary at the end')
     .option('--no-progress', 'no progress output')
     .option('--log-level <level>', 'log level on stderr', logLevelFlag);
+  // --maas and --no-maas set one value, the last given winning: both given is a contradiction.
+  const maasWords = new Set<string>();
+  demo.on('option:maas', () => maasWords.add('--maas')).on('option:no-maas', () => maasWords.add('--no-maas'));
   addProvisionerFlags(demo)
     .addHelpText('after', '\nExamples:\n  metalfleet demo\n  metalfleet demo --hosts 10000 --latency 0 --limit 0 --json\n  metalfleet demo -f hosts.yaml --persist status.json\n  metalfleet demo --ironic http://127.0.0.1:6385 --ironic-driver fake-hardware --hosts 20\n  metalfleet demo --ironic --datacenter 5\n  metalfleet demo --ironic http://127.0.0.1:6385 --datacenter 3\n  metalfleet demo --ironic --hosts 20\n  metalfleet demo -f lab-hosts.yaml --plugin ./examples/provisioner-plugin --provisioner lab\n')
     .action(async (flags: DemoFlags) => {
+      refuseContradictions(demo, maasWords);
       const env = readEnv();
       const external = datacenterIronic({ ...flags, hostsGiven: demo.getOptionValueSource('hosts') === 'cli' });
       if (flags.file) {
@@ -119,6 +123,26 @@ export function register(program: Command): void {
       }
     });
 }
+
+/**
+ * Flags the demo would silently ignore: MAAS settings beside --no-maas (the last of --maas and
+ * --no-maas won, without a word), and the dashboard's settings without --ui.
+ */
+function refuseContradictions(demo: Command, maasWords: ReadonlySet<string>): void {
+  const given = (name: string): boolean => demo.getOptionValueSource(name) === 'cli';
+  if (maasWords.has('--no-maas')) {
+    const maas = [...(maasWords.has('--maas') ? ['--maas'] : []), ...MAAS_FLAGS.filter(([name]) => given(name)).map(([, flag]) => flag)];
+    if (maas.length > 0) throw new CliError(`--no-maas cannot be used with ${maas.join(', ')}: give one`, 2);
+  }
+  if (demo.getOptionValue('ui') !== true) {
+    const ui = UI_FLAGS.filter(([name]) => given(name)).map(([, flag]) => flag);
+    if (ui.length === 1) throw new CliError(`${ui.join(', ')} only applies with --ui: add --ui, or leave it out`, 2);
+    if (ui.length > 1) throw new CliError(`${ui.join(', ')} only apply with --ui: add --ui, or leave them out`, 2);
+  }
+}
+
+const MAAS_FLAGS = [['maasKey', '--maas-key'], ['maasSkipSwap', '--maas-skip-swap'], ['maasControlPlane', '--maas-control-plane'], ['maasWorkers', '--maas-workers']] as const;
+const UI_FLAGS = [['uiPort', '--ui-port'], ['uiBind', '--ui-bind'], ['uiCommands', '--ui-commands']] as const;
 
 async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>, backend: PrivateIronic | null, signals: DemoSignals): Promise<void> {
   const mode = flags.progress === false || flags.json ? 'quiet' : process.stdout.isTTY ? 'tty' : 'lines';

@@ -4,7 +4,7 @@ import { FixtureOptionsError, OPERATIONS, startFixtureServer } from '../../adapt
 import type { FixtureOptions } from '../../adapters/fixture/index.ts';
 import type { Operation } from '../../machines/bmh/index.ts';
 import { CliError } from '../cli-error.ts';
-import { intFlag, readEnv } from '../config.ts';
+import { intFlag, msFlag, readEnv } from '../config.ts';
 import { createLogger, logLevelFlag } from '../logger.ts';
 import { untilSignalled } from '../signals.ts';
 
@@ -33,12 +33,12 @@ const OPERATION_NAMES: ReadonlySet<string> = new Set(OPERATIONS);
 // `--latency 50` for every call, or `--latency provision=200,inspect=100` per operation (the
 // others 0). The numbers read as the demo's --latency does.
 export function latencyFlag(value: string): NonNullable<FixtureOptions['latencyMs']> {
-  if (!value.includes('=')) return intFlag('--latency', 0)(value);
+  if (!value.includes('=')) return msFlag('--latency', 0)(value);
   const out: Partial<Record<Operation, number>> = {};
   for (const part of value.split(',')) {
     const [op = '', ms = ''] = part.split('=', 2).map((s) => s.trim());
     if (!OPERATION_NAMES.has(op)) throw new CliError(`--latency: unknown operation "${op}" (known: ${OPERATIONS.join(', ')})`, 2);
-    out[op as Operation] = intFlag(`--latency ${op}`, 0)(ms);
+    out[op as Operation] = msFlag(`--latency ${op}`, 0)(ms);
   }
   return out;
 }
@@ -52,7 +52,7 @@ export function register(program: Command): void {
     .option('--latency <ms|op=ms,...>', 'delay of every call, or per operation, e.g. provision=200,inspect=100', latencyFlag)
     .option('--provision-passes <n>', 'provision and deprovision calls per deployment (default 1)', intFlag('--provision-passes', 1))
     .option('--inspect-passes <n>', 'inspect calls per inspection (default 1)', intFlag('--inspect-passes', 1))
-    .option('--poll-ms <ms>', 'afterMs of a "still working" answer (default 1000)', intFlag('--poll-ms', 0))
+    .option('--poll-ms <ms>', 'afterMs of a "still working" answer (default 1000)', msFlag('--poll-ms', 0))
     .option('--pool <name>', 'capacity pool of every host (default fixture:default)')
     .option('--log-level <level>', 'log level on stderr (default: METALFLEET_LOG_LEVEL or warn)', logLevelFlag)
     .addHelpText('after', '\nPrints one JSON line {"url": "..."} on stdout once listening.\n\nExamples:\n  metalfleet fixture-server\n  metalfleet fixture-server --port 7480 --latency provision=200,inspect=50 --provision-passes 3 --poll-ms 100\n')

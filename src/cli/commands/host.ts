@@ -6,8 +6,9 @@ import { HostCommand, HostKey, type HostCommandInput, type HostCommandType } fro
 import { sendCommand } from '../../cluster/command-client.ts';
 import { BusError, type Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
-import { kindCalled, kindNamed, knownKindNames } from '../../machines/kinds.ts';
+import { KINDS, kindCalled, kindNamed, knownKindNames } from '../../machines/kinds.ts';
 import { intFlag, readEnv, shardsFlag } from '../config.ts';
+import { didYouMean } from '../did-you-mean.ts';
 import { addNatsFlags, addSigningKeyFlag, connectClient, signingKeyFrom, type NatsFlagValues } from '../nats-options.ts';
 import type { SigningKey } from '../../security/index.ts';
 import type { Output } from './apply.ts';
@@ -59,9 +60,15 @@ export function namedKind(name: string, where: string): string {
   const kind = kindCalled(name);
   if (!kind || !kindNamed(kind.kind)) {
     const companion = kind ? `${kind.kind} is kept by its host's actor, so name the host instead; ` : '';
-    throw new CliError(`${where}: unknown kind ${JSON.stringify(name)}: ${companion}the kinds are ${knownKindNames({ actorsOnly: true })}`, 2);
+    const guess = kind ? '' : didYouMean(name, actorKindWords());
+    throw new CliError(`${where}: unknown kind ${JSON.stringify(name)}: ${companion}the kinds are ${knownKindNames({ actorsOnly: true })}${guess}`, 2);
   }
   return kind.kind;
+}
+
+/** Every name of a kind that has actors, for a suggestion: `MaasMachine` for `maasmachin`, `bmh` for `bmhh`. */
+function actorKindWords(): string[] {
+  return KINDS.flatMap((k) => [k.kind, k.resources[0].plural, ...(k.resources[0].shortNames ?? [])]);
 }
 
 // `NS/NAME`, or `KIND/NS/NAME` as kubectl's `TYPE/NAME`; the kind from the argument, else --kind.
@@ -77,7 +84,7 @@ export function targetOf(arg: string, flagKind: string | undefined): { key: stri
 /** The commands to send, checked against the wire schema; a CliError (exit 2) names what is wrong. */
 export function buildHostCommands(action: string, keys: readonly string[], flags: Pick<HostFlags, 'kind' | 'mode' | 'requestId' | 'reason'>): HostCommand[] {
   if (!isAction(action)) {
-    throw new CliError(`unknown action ${JSON.stringify(action)}: use one of ${Object.keys(HOST_ACTIONS).join(', ')}`, 2);
+    throw new CliError(`unknown action ${JSON.stringify(action)}: use one of ${Object.keys(HOST_ACTIONS).join(', ')}${didYouMean(action, Object.keys(HOST_ACTIONS))}`, 2);
   }
   if (keys.length === 0) throw new CliError(`no host given: "metalfleet host ${action} NAMESPACE/NAME..."`, 2);
   const type = HOST_ACTIONS[action];

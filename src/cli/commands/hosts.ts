@@ -2,9 +2,12 @@ import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { HostBackend } from '../../bus/messages/introspect.ts';
 import { CliError } from '../cli-error.ts';
-import { addViewFlags, collect, hostsView, HOST_STATES, nodesFrom, oneOf, runView, type CommonFlags } from '../introspect/index.ts';
+import { addViewFlags, collect, formatFrom, hostsView, HOST_STATES, nodesFrom, oneOf, runView, type CommonFlags } from '../introspect/index.ts';
 
 // `metalfleet hosts`: every host the cluster drives, one line each, from the nodes that drive them.
+
+// `-o wide` is the table with the condition columns.
+const HOSTS_FORMATS = ['table', 'wide', 'json', 'yaml'];
 
 interface HostsFlags extends CommonFlags {
   state?: string;
@@ -20,7 +23,7 @@ export function register(program: Command): void {
     .option('--state <state>', `only hosts in this state (e.g. available, provisioning, provisioned, Deployed)`)
     .option('--backend <backend>', 'only hosts of this backend: ironic, maas or fixture')
     .option('--node <name>', 'only hosts driven by this node (repeat or comma-separate for more)', collect)
-    .option('--errors', 'only hosts with an error'))
+    .option('--errors', 'only hosts with an error'), HOSTS_FORMATS)
     .addHelpText('after', `
 States: ${HOST_STATES.join(', ')}
 
@@ -38,6 +41,7 @@ Examples:
       // `-o wide` is the table with more columns; the shared flags know table, json and yaml only.
       const wide = flags.output === 'wide';
       if (wide && flags.json) throw new CliError('--json and -o wide ask for two formats: give one', 2);
+      formatFrom(wide ? { ...flags, output: 'table' } : flags, HOSTS_FORMATS);
       await runView(wide ? { ...flags, output: 'table' } : flags, 'metalfleet-hosts', (transport, options) => hostsView(transport, {
         ...(state !== undefined ? { state } : {}),
         ...(backend !== undefined ? { backend } : {}),

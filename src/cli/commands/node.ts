@@ -9,7 +9,7 @@ import type { KubeAdapter, loadKubeConfig, startLeaderElector } from '../../adap
 import { createMaasClient } from '../../adapters/maas/client/index.ts';
 import { createMaasDriver } from '../../adapters/maas/driver/index.ts';
 import { loadSecretFiles } from '../../adapters/store/nats-secrets.ts';
-import { connectNats } from '../../bus/index.ts';
+import { BusConnectError, connectNats } from '../../bus/index.ts';
 import type { Logger, MaasDriver, Provisioner } from '../../ports/index.ts';
 import { fixtureBuiltin, ironicBuiltin } from '../builtin-provisioners.ts';
 import type { ProvisionerFlags, SelectedProvisioner } from '../provisioners.ts';
@@ -20,11 +20,11 @@ import type { Node, NodeConfig, NodeStores, Substrate } from '../../node/index.t
 import { clusterTiming, DEFAULT_CLUSTER_TIMING, HealthListenError, leaseTtlWarning, memorySubstrate, sharedSubstrate, startNode } from '../../node/index.ts';
 import { collectMaxCalls, MAX_CALLS_HELP, parseMaxCalls } from '../max-calls.ts';
 import { openNodeKvStore, type NodeKvStore } from '../node-store.ts';
-import { intFlag, nodeConfig, portFlag, readEnv, replicasFlag, shardsFlag } from '../config.ts';
+import { intFlag, msFlag, nodeConfig, portFlag, readEnv, replicasFlag, shardsFlag } from '../config.ts';
 import { createLogger, logLevelFlag } from '../logger.ts';
 import { untilSignalled } from '../signals.ts';
 import type { NatsFlagValues } from '../nats-options.ts';
-import { addNatsFlags, natsOptionsFrom, signingKeyFrom } from '../nats-options.ts';
+import { addNatsFlags, natsOptionsFrom, signingKeyFrom, UNREACHABLE_HINT } from '../nats-options.ts';
 import { checkNatsTlsFiles } from '../nats-tls-flags.ts';
 import { readUiToken } from '../ui-token.ts';
 import { loadAuthorizedKeys, UnsafeStart } from '../../security/index.ts';
@@ -77,9 +77,9 @@ export function register(program: Command): void {
     .option('--shards <n>', 'shard count, the same on every node (default METALFLEET_SHARDS or 256)', shardsFlag)
     .option('--limit <n>', 'capacity slots per backend pool across the cluster (default PROVISIONING_LIMIT or 20; 0 = unlimited)', intFlag('--limit', 0))
     .option('--max-calls <backend=n>', MAX_CALLS_HELP, collectMaxCalls, [])
-    .option('--lease-ttl <ms>', 'shard and broker lease TTL; a dead node\'s shards move within about this long (default 15000 with --replicas 3, which outlasts a NATS leader election; 5000 on one server)', intFlag('--lease-ttl', 500))
-    .option('--heartbeat <ms>', 'membership heartbeat interval', intFlag('--heartbeat', 50), 1_000)
-    .option('--drain-timeout <ms>', 'how long a hand-off waits for backend calls in flight', intFlag('--drain-timeout', 0), 10_000)
+    .option('--lease-ttl <ms>', 'shard and broker lease TTL; a dead node\'s shards move within about this long (default 15000 with --replicas 3, which outlasts a NATS leader election; 5000 on one server)', msFlag('--lease-ttl', 500))
+    .option('--heartbeat <ms>', 'membership heartbeat interval', msFlag('--heartbeat', 50), 1_000)
+    .option('--drain-timeout <ms>', 'how long a hand-off waits for backend calls in flight', msFlag('--drain-timeout', 0), 10_000)
     .option('--replicas <n>', 'KV replicas of the cluster buckets (3 on a clustered NATS; at most 5)', replicasFlag, 1)
     .option('--health-port <port>', 'serve /healthz, /readyz, /metrics and the dashboard on this port (0 = any free port)', portFlag('--health-port'))
     .option('--health-bind <address>', 'address of the health port (0.0.0.0 for probes and Prometheus from the pod network; the dashboard then answers any Host)', '127.0.0.1')
@@ -87,7 +87,7 @@ export function register(program: Command): void {
     .option('--ui-token-file <file>', 'the token a browser must send with a command (the page asks for it: open …/#token=TOKEN)')
     .option('--ui-signing-key <file>', 'operator nkey seed the dashboard signs its commands with, where nodes take only signed commands')
     .option('--fixture-url <url>', 'drive the shared fixture backend at this URL (see `metalfleet fixture-server`)')
-    .option('--fixture-latency <ms>', 'latency of the in-process fixture (when no backend is given)', intFlag('--fixture-latency', 0), 100)
+    .option('--fixture-latency <ms>', 'latency of the in-process fixture (when no backend is given)', msFlag('--fixture-latency', 0), 100)
     .option('--ironic <url...>', 'drive a real Ironic instead of a fixture')
     .option('--ironic-driver <type>', 'create Ironic nodes as fake-hardware (an Ironic without BMCs)')
     .option('--secrets <path...>', 'Secret manifests (files or folders) with BMC credentials and user data; never stored in NATS (not with --kubeconfig)')
@@ -103,9 +103,9 @@ export function register(program: Command): void {
     .option('--no-leader-elect', 'without NATS: do not elect a leader (run one replica only)')
     .option('--leader-election-namespace <ns>', 'namespace of the leader Lease (default: --namespace, else the kubeconfig\'s or the pod\'s namespace, else default)')
     .option('--leader-election-id <name>', 'name of the leader Lease (default metalfleet-controller)')
-    .option('--leader-election-lease-duration <ms>', 'how long a standby waits, after the Lease last changed, before taking it over (default 15000)', intFlag('--leader-election-lease-duration', 1_000))
-    .option('--leader-election-renew-deadline <ms>', 'how long the leader keeps driving without renewing the Lease; below the lease duration (default 10000)', intFlag('--leader-election-renew-deadline', 1))
-    .option('--leader-election-retry-period <ms>', 'between tries to take or renew the Lease (default 2000)', intFlag('--leader-election-retry-period', 1))
+    .option('--leader-election-lease-duration <ms>', 'how long a standby waits, after the Lease last changed, before taking it over (default 15000)', msFlag('--leader-election-lease-duration', 1_000))
+    .option('--leader-election-renew-deadline <ms>', 'how long the leader keeps driving without renewing the Lease; below the lease duration (default 10000)', msFlag('--leader-election-renew-deadline', 1))
+    .option('--leader-election-retry-period <ms>', 'between tries to take or renew the Lease (default 2000)', msFlag('--leader-election-retry-period', 1))
     .option('--ownership-log <file>', 'append shard ownership records (JSON lines), for tests')
     .option('--log-level <level>', 'log level on stderr (default METALFLEET_LOG_LEVEL or info)', logLevelFlag)))
     .addHelpText('after', [
@@ -178,7 +178,9 @@ export function register(program: Command): void {
       const timing = clusterTiming(settings);
       const unsafeTtl = leaseTtlWarning(timing);
       if (unsafeTtl) log.warn({ leaseTtlMs: timing.leaseTtlMs, replicas: timing.replicas }, unsafeTtl);
-      const transport = await connectNats({ ...natsOptions, onHandlerError: (err, subject) => log.error({ subject, err: String(err) }, 'handler failed') });
+      const transport = await connectNats({ ...natsOptions, onHandlerError: (err, subject) => log.error({ subject, err: String(err) }, 'handler failed') }).catch((error: unknown) => {
+        throw error instanceof BusConnectError && error.retryable ? new CliError(`${errorMessage(error)}${UNREACHABLE_HINT}`) : error;
+      });
       // Hosts (and MAAS kinds) in Kubernetes, or the KV store of every kind the node runs.
       let kv: NodeKvStore | null = null;
       const stores: NodeStores = kube ? { kube } : (kv = await openNodeKvStore(transport, { ...(secrets ? { secrets } : {}), log, replicas: timing.replicas, maas: maas !== null })).stores;

@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { faultFromKind, FAULT_KINDS, startRedfishSim } from '../../sim/redfish/index.ts';
 import type { SimFaults, SimSystemSpec } from '../../sim/redfish/index.ts';
-import { CliError } from '../cli-error.ts';
-import { intFlag } from '../config.ts';
+import { CliError, readFailure } from '../cli-error.ts';
+import { intFlag, MAX_TIMER_MS } from '../config.ts';
 import { untilSignalled } from '../signals.ts';
 
 // `metalfleet sim redfish`: N simulated BMCs on one loopback server, for a real Ironic (its
@@ -39,6 +39,7 @@ export function parseFaultFlags(specs: readonly string[], ids: readonly string[]
     const id = spec.slice(0, eq);
     const fault = eq > 0 ? faultFromKind(spec.slice(eq + 1)) : undefined;
     if (!fault) throw new CliError(`--fault ${spec}: expected SYSTEM=KIND with KIND one of ${FAULT_KINDS.join(', ')} (slow takes :MS, e.g. node-0=slow:250)`, 2);
+    if (fault.latencyMs !== undefined && fault.latencyMs > MAX_TIMER_MS) throw new CliError(`--fault ${spec}: slow takes at most ${MAX_TIMER_MS} ms`, 2);
     if (!ids.includes(id)) throw new CliError(`--fault ${spec}: no system "${id}" (systems are ${ids[0]} to ${ids[ids.length - 1]})`, 2);
     out.set(id, { ...out.get(id), ...fault });
   }
@@ -50,7 +51,7 @@ async function readPassword(file: string): Promise<string> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new CliError(`--password-file ${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`, 1);
+    throw new CliError(`--password-file ${file}: cannot read: ${readFailure(err)}`, 1);
   }
   const password = text.replace(/\r?\n$/, '');
   if (password === '' || password.includes('\n')) throw new CliError(`--password-file ${file}: expected one non-empty line`, 1);

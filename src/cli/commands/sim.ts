@@ -4,8 +4,8 @@ import { descriptionOf } from './catalog.ts';
 import { registerSimRedfish } from './sim-redfish.ts';
 import { parseSeedMachines, SeedError, startMaasSim, validateSeedMachines } from '../../sim/maas/index.ts';
 import type { SeedMachine } from '../../sim/maas/index.ts';
-import { CliError } from '../cli-error.ts';
-import { intFlag } from '../config.ts';
+import { CliError, readFailure } from '../cli-error.ts';
+import { intFlag, msFlag } from '../config.ts';
 import { untilSignalled } from '../signals.ts';
 import { apiKeyFlag, faultsFrom, imageFlag, latencyFlag, machineListFlag, rateFlag, speedFlag, unknownFaultMachine } from '../sim-maas/flags.ts';
 import type { FaultFlags } from '../sim-maas/flags.ts';
@@ -36,14 +36,14 @@ function portFlag(value: string): number {
 }
 
 /** The fleet file's machines; undefined when it is missing and may be (`--fleet F --save F`). */
-async function readSeed(file: string, mayBeMissing: boolean): Promise<SeedMachine[] | undefined> {
+async function readSeed(flag: string, file: string, mayBeMissing: boolean): Promise<SeedMachine[] | undefined> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && mayBeMissing) return undefined;
-    throw new CliError(`${file}: cannot read (${code ?? 'error'})`, 1);
+    throw new CliError(`${flag} ${file}: cannot read: ${readFailure(err)}`, 1);
   }
   try {
     return parseSeedMachines(text, file);
@@ -120,8 +120,8 @@ export function register(program: Command): void {
     .option('--seed <file>', 'the same as --fleet (its older name)')
     .option('--machine <spec...>', 'a machine to start with, e.g. hostname=h1,zone=az1,pool=gpu,tags=ssd+fast,cpu=8,memory=16384 (repeatable; with --fleet, added to it)')
     .option('--speed <n>', 'run the lifecycle (commissioning, deploying, releasing) this many times faster than a real MAAS', speedFlag)
-    .option('--deploy-ms <ms>', 'Deploying lasts exactly this long (overrides --speed for deploys)', intFlag('--deploy-ms', 0))
-    .option('--release-ms <ms>', 'Releasing and Disk erasing last exactly this long (overrides --speed for releases)', intFlag('--release-ms', 0))
+    .option('--deploy-ms <ms>', 'Deploying lasts exactly this long (overrides --speed for deploys)', msFlag('--deploy-ms', 0))
+    .option('--release-ms <ms>', 'Releasing and Disk erasing last exactly this long (overrides --speed for releases)', msFlag('--release-ms', 0))
     .option('--fail-deploy <machines>', 'these machines (hostnames or system_ids, comma-separated) go Deploying -> Failed deployment', machineListFlag('--fail-deploy'))
     .option('--broken <machines>', 'these machines are Broken from the start (the allocator may still pick one once and answer 409, the race a real MAAS has)', machineListFlag('--broken'))
     .option('--power-off-after-deploy <machines>', 'these machines turn themselves off once, shortly after each deployment', machineListFlag('--power-off-after-deploy'))
@@ -136,7 +136,7 @@ export function register(program: Command): void {
       // Checked here, not as a commander parser: commander echoes a bad value in its own message.
       const apiKey = flags.apiKey === undefined ? undefined : apiKeyFlag(flags.apiKey);
       if (flags.save !== undefined) await checkSaveTarget(flags.save);
-      const seeded = file === undefined ? undefined : await readSeed(file, file === flags.save);
+      const seeded = file === undefined ? undefined : await readSeed(flags.fleet !== undefined ? '--fleet' : '--seed', file, file === flags.save);
       const listed = flags.machine ? machineFlags(flags.machine) : [];
       const machines = seeded === undefined && listed.length === 0 ? undefined : [...(seeded ?? []), ...listed];
       let maas;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { CliError } from '../cli-error.ts';
-import { intFlag } from '../config.ts';
+import { msFlag } from '../config.ts';
 import { addNatsFlags, type NatsFlagValues } from '../nats-options.ts';
 import { collect, connectCli, endQuietlyWhenReaderCloses, noAnswer, oneLineUsageErrors, nodesFrom, renderFrame, runTop, sampleTop, timeoutFrom } from '../introspect/index.ts';
 
@@ -18,7 +18,7 @@ export function register(program: Command): void {
   addNatsFlags(program
     .command('top')
     .description(descriptionOf('top'))
-    .option('--interval <ms>', 'refresh every this many milliseconds', intFlag('--interval', 100), 1_000)
+    .option('--interval <ms>', 'refresh every this many milliseconds', msFlag('--interval', 100), 1_000)
     .option('--node <name>', 'only this node (repeat or comma-separate for more)', collect)
     .option('--timeout <seconds>', 'how long each refresh waits for the nodes (default 2)')
     .option('--once', 'print one frame (80x24, or the terminal size) and exit: for scripts and logs'))
@@ -36,7 +36,8 @@ Examples:
   metalfleet top --interval 500 --node a
   ssh ops@bastion -t metalfleet top --nats nats://nats:4222
 `)
-    .action(async (flags: TopFlags) => {
+    .action(async (flags: TopFlags, cmd: Command) => {
+      if (flags.once && cmd.getOptionValueSource('interval') === 'cli') throw new CliError('--interval does nothing with --once (one frame, no refresh): give one', 2);
       const nodes = nodesFrom(flags.node);
       // A refresh that takes longer than the interval only skips ticks (one is in flight at a
       // time), so a busy node gets the same 2 s as the other commands rather than one interval.

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { CliError } from '../cli-error.ts';
-import { intFlag, portFlag, readEnv, shardsFlag } from '../config.ts';
+import { msFlag, portFlag, readEnv, shardsFlag } from '../config.ts';
 import { addNatsFlags, addSigningKeyFlag, connectClient, signingKeyFrom, type NatsFlagValues } from '../nats-options.ts';
 import { untilSignalled } from '../signals.ts';
 import { errorMessage } from '../../api/index.ts';
@@ -27,7 +27,7 @@ export function register(program: Command): void {
       .option('--bind <address>', 'address to listen on; the page shows the whole fleet, so keep it on loopback unless a proxy guards it', '127.0.0.1')
       .option('--ui-commands', 'allow host commands from the page (power, reboot, detach, pause); each needs the token printed at start')
       .option('--shards <n>', 'shard count of the cluster (default METALFLEET_SHARDS or 256)', shardsFlag)
-      .option('--interval <ms>', 'how often the page is refreshed from the cluster', intFlag('--interval', 100), 1_000),
+      .option('--interval <ms>', 'how often the page is refreshed from the cluster', msFlag('--interval', 100), 1_000),
   ))
     .addHelpText('after', '\nExamples:\n  metalfleet ui --nats nats://127.0.0.1:4222\n  metalfleet ui --nats nats://127.0.0.1:4222 --ui-commands --signing-key ~/.metalfleet/operator.seed\n')
     .action(async (flags: UiFlags) => {

@@ -4,11 +4,12 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { stringify } from 'yaml';
-import { connectNats, withoutUserinfo } from '../../bus/index.ts';
+import { BusConnectError, connectNats, withoutUserinfo } from '../../bus/index.ts';
 import { IntrospectUnavailable } from '../../cluster/introspect/index.ts';
 import { BusError, type Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
-import { addNatsFlags, natsOptionsFrom, type NatsFlagValues } from '../nats-options.ts';
+import { didYouMean } from '../did-you-mean.ts';
+import { addNatsFlags, natsOptionsFrom, UNREACHABLE_HINT, type NatsFlagValues } from '../nats-options.ts';
 import { outputWidth } from './format.ts';
 
 export type OutputFormat = 'table' | 'json' | 'yaml';
@@ -85,11 +86,11 @@ export interface CommonFlags extends NatsFlagValues {
   timeout?: string;
 }
 
-/** --json, -o, --timeout and the NATS flags, on every introspection command. */
-export function addViewFlags(cmd: Command): Command {
+/** --json, -o, --timeout and the NATS flags, on every introspection command; `formats` lists its -o values where it takes more (hosts: wide). */
+export function addViewFlags(cmd: Command, formats: readonly string[] = FORMATS): Command {
   return addNatsFlags(cmd
     .option('--json', 'print the gathered data as JSON (with the nodes that did not answer)')
-    .addOption(new Option('-o, --output <format>', 'table, json or yaml').default('table'))
+    .addOption(new Option('-o, --output <format>', formatList(formats)).default('table'))
     .option('--timeout <seconds>', 'how long to wait for the nodes to answer', '2'))
     .configureOutput(oneLineUsageErrors)
     .showHelpAfterError(false)
@@ -102,21 +103,30 @@ export const oneLineUsageErrors = {
   outputError: (text: string, write: (text: string) => void): void => write(`metalfleet: ${text.replace(/^error: /, '').replace(/\s+/g, ' ').trim()} (see --help)\n`),
 };
 
-export function formatFrom(flags: CommonFlags): OutputFormat {
+const FORMATS: readonly string[] = ['table', 'json', 'yaml'];
+
+/** `table, json or yaml`. */
+function formatList(formats: readonly string[]): string {
+  return `${formats.slice(0, -1).join(', ')} or ${formats.at(-1) ?? ''}`;
+}
+
+/** The -o format; `formats` are the command's own (hosts: wide too), for the error that refuses another. */
+export function formatFrom(flags: CommonFlags, formats: readonly string[] = FORMATS): OutputFormat {
   if (flags.json) {
     if (flags.output !== undefined && flags.output !== 'table' && flags.output !== 'json') throw new CliError(`--json and -o ${flags.output} ask for two formats: give one`, 2);
     return 'json';
   }
   const format = flags.output ?? 'table';
   if (format === 'table' || format === 'json' || format === 'yaml') return format;
-  throw new CliError(`-o: unknown format "${format}": use table, json or yaml`, 2);
+  throw new CliError(`-o: unknown format "${format}": use ${formatList(formats)}${didYouMean(format, formats)}`, 2);
 }
 
 export function timeoutFrom(flags: CommonFlags): number {
   const raw = flags.timeout ?? '2';
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0 || n > 300) throw new CliError(`--timeout: expected seconds between 0 and 300, got "${raw}"`, 2);
-  return Math.round(n * 1_000);
+  // Whole milliseconds: 0.0001 s was 0 ms, and every node "did not answer within 0s".
+  const ms = raw.trim() === '' ? Number.NaN : Math.round(Number(raw) * 1_000);
+  if (!Number.isFinite(ms) || ms < 1 || ms > 300_000) throw new CliError(`--timeout: expected seconds from 0.001 to 300, got "${raw}"`, 2);
+  return ms;
 }
 
 /** Checks a flag against a list of values; a CliError (exit 2) names the flag and the choices. */
@@ -124,7 +134,7 @@ export function oneOf<T extends string>(flag: string, value: string | undefined,
   if (value === undefined) return undefined;
   // Exact first: "Ready" (MAAS) and "ready" (BareMetalHost) differ only by case.
   const found = choices.find((c) => c === value) ?? choices.find((c) => normalize(c) === normalize(value));
-  if (found === undefined) throw new CliError(`${flag}: unknown value "${value}": use one of ${choices.map((c) => (c.includes(' ') ? `"${c}"` : c)).join(', ')}`, 2);
+  if (found === undefined) throw new CliError(`${flag}: unknown value "${value}": use one of ${choices.map((c) => (c.includes(' ') ? `"${c}"` : c)).join(', ')}${didYouMean(value, choices)}`, 2);
   return found;
 }
 
@@ -159,8 +169,12 @@ export async function connectCli(flags: NatsFlagValues, name: string, connectTim
     const transport = await connectNats({ ...options, maxReconnectAttempts: 1, reconnectTimeWaitMs: 500, timeoutMs: connectTimeoutMs });
     return { transport, natsUrl };
   } catch (error) {
-    throw new CliError(`cannot reach NATS at ${natsUrl}: ${connectDetail(error)}`);
+    throw new CliError(`cannot reach NATS at ${natsUrl}: ${connectDetail(error)}${unreachableHint(error)}`);
   }
+}
+
+function unreachableHint(error: unknown): string {
+  return error instanceof BusConnectError && error.retryable ? UNREACHABLE_HINT : '';
 }
 
 function connectDetail(error: unknown): string {

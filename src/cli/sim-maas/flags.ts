@@ -2,6 +2,7 @@
 // fixed API key. Each throws a CliError (exit 2) that names the flag; none echoes a key.
 import type { MaasFaults, SeedBootResource } from '../../sim/maas/index.ts';
 import { CliError } from '../cli-error.ts';
+import { MAX_TIMER_MS } from '../config.ts';
 
 /** --speed N: lifecycle timings are divided by N (10 = ten times faster than a real MAAS). */
 export function speedFlag(value: string): number {
@@ -21,6 +22,7 @@ export function rateFlag(value: string): number {
 export function latencyFlag(value: string): number {
   const n = Number(value);
   if (!(value.trim() !== '' && Number.isFinite(n) && n >= 0)) throw new CliError(`--latency-ms: expected a number of milliseconds >= 0, got "${value}"`, 2);
+  if (n > MAX_TIMER_MS) throw new CliError(`--latency-ms: expected a number of milliseconds from 0 to ${MAX_TIMER_MS}, got "${value}"`, 2);
   return n;
 }
 
