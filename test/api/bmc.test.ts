@@ -267,3 +267,16 @@ test('bmc - needsBootMac: always for libvirt, otherwise only with inspection dis
     t.true(needsBootMac(bmc, { inspectionDisabled: true }), type);
   }
 });
+
+// Go's url.Parse unescapes the fragment too: a bad %-escape there fails the parse, and BMO's
+// fallbacks then read the whole address as a hostname, which is invalid.
+test('bmc - a fragment with a bad %-escape is refused, as BMO refuses it', (t) => {
+  for (const address of ['redfish://10.0.0.5/redfish/v1/Systems/1#%zz', 'ipmi://192.0.2.1#%', '192.0.2.1#%']) {
+    const error = parseError(address);
+    t.is(error.code, 'invalid-host', address);
+    t.true(error.message.startsWith('failed to parse BMC address information: BMC address hostname/IP : ['), error.message);
+  }
+  // A fragment with valid escapes (or none) is dropped, as Go drops it.
+  t.is(parse('redfish://10.0.0.5/x#%e2%82').path, '/x');
+  t.is(parse('192.0.2.1#%41').host, '192.0.2.1');
+});

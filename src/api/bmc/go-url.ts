@@ -87,9 +87,13 @@ function unescapePath(path: string): { path: string } | { error: string } {
 export function parseGoUrl(raw: string, opts: { viaRequest?: boolean } = {}): GoUrlResult {
   const viaRequest = opts.viaRequest ?? false;
   let input = raw;
+  let fragment = '';
   if (!viaRequest) {
     const hash = input.indexOf('#');
-    if (hash >= 0) input = input.slice(0, hash);
+    if (hash >= 0) {
+      fragment = input.slice(hash + 1);
+      input = input.slice(0, hash);
+    }
   }
   if (hasControlByte(input)) return { ok: false, reason: 'net/url: invalid control character in URL' };
   if (input === '' && viaRequest) return { ok: false, reason: 'empty url' };
@@ -144,6 +148,10 @@ export function parseGoUrl(raw: string, opts: { viaRequest?: boolean } = {}): Go
   const path = unescapePath(rest);
   if ('error' in path) return { ok: false, reason: path.error };
   url.path = path.path;
+  // Go unescapes the fragment as well (setFragment), so a bad escape there fails the parse even
+  // though the fragment itself is dropped.
+  const badEscape = unescapePath(fragment);
+  if ('error' in badEscape) return { ok: false, reason: badEscape.error };
   return { ok: true, url };
 }
 
