@@ -98,3 +98,16 @@ test('hardware details - BMO rule 9: status.hardware in a saved status annotatio
   t.true(good.ok);
   if (good.ok) t.deepEqual(good.value?.hardware, { cpu: { count: 2 }, nics: [{ name: 'eth0', pxe: true }] });
 });
+
+// encoding/json decodes an int field with strconv.ParseInt on the literal: 1.0 and 1e3 are
+// refused although their values are whole (Python's json.dumps writes a float as 480103981056.0).
+// A float64 field (clockMegahertz) takes them.
+test('hardware details - BMO rule 9: an int field refuses a whole number written with a fraction or exponent', (t) => {
+  t.is(reasonOf('{"storage":[{"sizeBytes":480103981056.0}]}'), `error decoding the ${KEY} annotation: cannot unmarshal number 480103981056.0 into storage[0].sizeBytes of type int`);
+  t.is(reasonOf('{"RAMMebibytes":1e3}'), `error decoding the ${KEY} annotation: cannot unmarshal number 1e3 into ramMebibytes of type int`);
+  t.is(reasonOf('{"nics":[{"vlans":[{"id":10.0}]}]}'), `error decoding the ${KEY} annotation: cannot unmarshal number 10.0 into nics[0].vlans[0].id of type int32`);
+  t.true(parseHardwareDetailsAnnotation('{"cpu":{"clockMegahertz":2.4e3,"count":8},"ramMebibytes":-0,"hostname":"1.0"}').ok);
+  const saved = { operationalStatus: 'OK', errorMessage: '', errorCount: 0, poweredOn: true, provisioningFailCount: 0, provisioning: { state: 'provisioned', ID: 'x' } };
+  const text = JSON.stringify({ ...saved, hardware: { cpu: { count: 2 } } }).replace('"count":2', '"count":2.0');
+  t.deepEqual(parseStatusAnnotation(text), { ok: false, error: { path: 'metadata.annotations[baremetalhost.metal3.io/status]', reason: 'error decoding status annotation: cannot unmarshal number 2.0 into hardware.cpu.count of type int', type: 'Invalid' } });
+});

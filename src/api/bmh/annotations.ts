@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { annotationPath, fieldError, type FieldError } from '../field-error.ts';
-import { decodeHardwareDetails } from './hardware-details.ts';
+import { decodeHardwareDetails, nonIntegerLiterals } from './hardware-details.ts';
 import { BareMetalHostStatus, HardwareDetails, initialStatus } from './schema.ts';
 
 // The annotations of a BareMetalHost that change what the controller does (reference/bmo.md §1.7),
@@ -371,7 +371,7 @@ export function parseStatusAnnotation(value: string): AnnotationResult<BareMetal
   }
   // status.hardware is BMO's HardwareDetails, decoded as strictly (and keyed) as Go decodes it.
   if (input.hardware !== undefined) {
-    const hardware = decodeHardwareDetails(input.hardware, 'hardware');
+    const hardware = decodeHardwareDetails(input.hardware, 'hardware', nonIntegerLiterals(value));
     if (!hardware.ok) return fail(`error decoding status annotation: ${hardware.reason}`);
     input.hardware = hardware.value as Json;
   }
@@ -413,7 +413,7 @@ export function parseHardwareDetailsAnnotation(value: string): AnnotationResult<
   if (!parsed.ok) return fail(parsed.reason);
   if (parsed.json === null) return { ok: true, value: null };
   if (!isObject(parsed.json)) return fail(`cannot unmarshal ${jsonType(parsed.json)} into HardwareDetails`);
-  const decoded = decodeHardwareDetails(parsed.json);
+  const decoded = decodeHardwareDetails(parsed.json, '', nonIntegerLiterals(value));
   if (!decoded.ok) return fail(decoded.reason);
   const result = HardwareDetails.safeParse(decoded.value);
   if (!result.success) {

@@ -66,9 +66,54 @@ function fieldFor(fields: Readonly<Record<string, GoType>>, key: string): string
   return Object.keys(fields).find((f) => f.toLowerCase() === lower);
 }
 
+/**
+ * Number literals of a JSON text written with a fraction or an exponent (`1.0`, `1e3`), by their
+ * path as the Decoder names it (`storage[0].sizebytes`), lower-cased since encoding/json matches
+ * keys without case. JSON.parse keeps only the value, and encoding/json decodes an int field
+ * with strconv.ParseInt on the literal, so such a literal is no int to Go however whole its value.
+ * The text must be valid JSON (parsed already).
+ */
+export function nonIntegerLiterals(text: string): ReadonlyMap<string, string> {
+  const found = new Map<string, string>();
+  const stack: Array<{ array: boolean; key: string; index: number }> = [];
+  let expectKey = false;
+  const here = (): string => stack.map((f, depth) => (f.array ? `[${f.index}]` : depth === 0 ? f.key : `.${f.key}`)).join('');
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c === '{' || c === '[') {
+      stack.push({ array: c === '[', key: '', index: 0 });
+      expectKey = c === '{';
+    } else if (c === '}' || c === ']') {
+      stack.pop();
+    } else if (c === ',') {
+      const top = stack[stack.length - 1];
+      if (top?.array) top.index++;
+      else expectKey = true;
+    } else if (c === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      const top = stack[stack.length - 1];
+      if (expectKey && top && !top.array) {
+        top.key = (JSON.parse(text.slice(i, end + 1)) as string).toLowerCase();
+        expectKey = false;
+      }
+      i = end;
+    } else if (c === '-' || (c >= '0' && c <= '9')) {
+      let end = i;
+      while (end < text.length && /[0-9+\-.eE]/.test(text[end] as string)) end++;
+      const literal = text.slice(i, end);
+      if (/[.eE]/.test(literal)) found.set(here(), literal);
+      i = end - 1;
+    }
+  }
+  return found;
+}
+
 class Decoder {
   /** Go keeps decoding after a bad value and returns the first problem; so does this. */
   error: string | null = null;
+
+  constructor(private readonly literals: ReadonlyMap<string, string> = new Map()) {}
 
   fail(reason: string): undefined {
     this.error ??= reason;
@@ -86,6 +131,8 @@ class Decoder {
       case 'float64': return typeof value === 'number' ? value : mismatch();
       case 'int': {
         if (typeof value !== 'number') return mismatch();
+        const literal = this.literals.get(path.toLowerCase());
+        if (literal !== undefined) return this.fail(`cannot unmarshal number ${literal} into ${path} of type ${typeName(t)}`);
         const limit = t.bits === 32 ? 2 ** 31 : 2 ** 63;
         if (!Number.isInteger(value) || value < -limit || value >= limit) {
           return this.fail(`cannot unmarshal number ${value} into ${path} of type ${typeName(t)}`);
@@ -132,9 +179,10 @@ function zeroOf(t: GoType): unknown {
  * in (case-insensitively, as Go matches), every value must fit the field's Go type. The value
  * keeps the fields given, under their Go names; nulls are dropped (Go leaves the zero value).
  * `at` is where the details sit in the decoded document (`hardware` in a saved status), for paths.
+ * `literals` (nonIntegerLiterals of the document's text) lets an int field refuse `1.0` as Go does.
  */
-export function decodeHardwareDetails(json: unknown, at = ''): GoDecoded {
-  const decoder = new Decoder();
+export function decodeHardwareDetails(json: unknown, at = '', literals?: ReadonlyMap<string, string>): GoDecoded {
+  const decoder = new Decoder(literals);
   const value = decoder.decode(json, HARDWARE_DETAILS, at);
   if (decoder.error !== null) return { ok: false, reason: decoder.error };
   return { ok: true, value: (value ?? {}) as Record<string, unknown> };
