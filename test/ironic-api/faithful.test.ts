@@ -133,6 +133,13 @@ async function scenario(url: string, version: string): Promise<Observation[]> {
     await see('find the port by MAC', async () => (await c.listPorts({ address: '52:54:00:aa:bb:01' })).map((p) => p.address));
     await see('ports of a missing node', async () => (await c.listPorts({ node: 'nobody' })).length);
     await see('list with fields', async () => (await c.listNodes({ fields: ['name'] })).map((n) => [n.name, n.provision_state]));
+    // collection.py get_next: the next link keeps sort, detail and fields, not the filter.
+    await see('next link of a filtered page (raw)', async () => {
+      const a = await raw(url, 'GET', '/v1/nodes?provision_state=available&detail=true&limit=1', { version });
+      const next = (a.json as { next?: string }).next ?? '';
+      return next.replace(/^https?:\/\/[^/]+/, '').replace(UUID, '<uuid>');
+    });
+    await see('filtered list, a page a node', async () => (await c.listNodes({ provisionState: 'available', fields: ['name'], limit: 1 })).map((n) => n.name));
     await see('delete', () => outcome(() => c.deleteNode('same')));
     await see('gone', () => c.getNode('same'));
     await see('delete again (already gone is fine)', () => outcome(() => c.deleteNode('same')));

@@ -50,11 +50,13 @@ export function listNodes(ctx: RouteContext): Answer {
   }
   const page = all.slice(0, limit);
   const out: Record<string, unknown> = { nodes: page.map((n) => nodeView(n, ctx.version, ctx.base, fields)) };
-  // collection.py get_next: a full page links the next one with the same query and a marker.
-  // A full page links the next one even when nothing follows (seen on 21.4).
+  // collection.py get_next: a full page links the next one with a marker. A full page links the
+  // next one even when nothing follows (seen on 21.4). The link carries node.py's `parameters`
+  // (sort, detail as the parsed Python bool, fields), never a filter such as provision_state.
   if (page.length === limit) {
     const q = new URLSearchParams({ sort_key: 'id', sort_dir: 'asc' });
-    for (const [k, v] of ctx.query) if (k !== 'marker' && k !== 'limit') q.set(k, v);
+    if (ctx.query.has('detail')) q.set('detail', detail ? 'True' : 'False');
+    if (ctx.query.has('fields')) q.set('fields', (fields ?? []).join(','));
     q.set('limit', String(limit));
     q.set('marker', page[page.length - 1]?.fields.uuid ?? '');
     out.next = `${ctx.base}/v1/nodes?${q.toString().replace(/%2C/g, ',')}`;

@@ -48,15 +48,21 @@ export function createListAll(send: Send, endpoint: string): ListAll {
 }
 
 // Ironic's `next` is an absolute URL built from its own idea of its address (which may be a
-// name this client cannot reach); only its query string is used, on our endpoint.
+// name this client cannot reach); only its query string is used, on our endpoint. It carries
+// the marker, limit, sort, detail and fields but none of the filters (collection.py get_next:
+// provision_state, node, address... are left out), so the first query's parameters are kept
+// and the next link's laid over them; followed alone, page two on would list every node.
 function nextPage(endpoint: string, first: string, next: string | undefined): string | null {
   if (next === undefined || next === '') return null;
-  let query: string;
+  let given: URLSearchParams;
   try {
-    query = new URL(next, endpoint).search;
+    given = new URL(next, endpoint).searchParams;
   } catch {
     return null;
   }
-  const base = first.split('?')[0] ?? first;
-  return query === '' ? null : `${base}${query}`;
+  if ([...given.keys()].length === 0) return null;
+  const [base = first, query = ''] = first.split('?');
+  const params = new URLSearchParams(query);
+  for (const key of new Set(given.keys())) params.set(key, given.get(key) ?? '');
+  return `${base}?${params.toString().replace(/%2C/g, ',')}`;
 }
