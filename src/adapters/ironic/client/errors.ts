@@ -5,11 +5,11 @@
 import { MetalfleetError } from '../../../api/index.ts';
 
 export type IronicErrorCode =
-  | 'not-found' // 404
+  | 'not-found' // 404 naming a missing node, port or record
   | 'conflict' // 409 other than a node lock: duplicate name or MAC, node associated, ...
   | 'locked' // 409 "Node ... is locked by host ...": still locked after the client's retries
-  | 'bad-request' // 400 and other 4xx: invalid state for the action, schema errors
-  | 'unavailable' // 503 and other 5xx
+  | 'bad-request' // 400 and other 4xx: invalid state for the action, schema errors; 404 for a driver lacking the interface
+  | 'unavailable' // 503 and other 5xx; 404 "No valid host was found" (no conductor for the node's driver)
   | 'timeout' // no complete answer within timeoutMs
   | 'network' // connection refused, reset, DNS, TLS
   | 'withheld' // the caller's leave check (its shard lease) said no once a connection was ready: nothing sent
@@ -60,10 +60,19 @@ export class IronicError extends MetalfleetError implements IronicErrorDetails {
 // current operation is completed."
 const LOCKED = /\bis locked by host\b|\blocked\b/i;
 
+// Ironic's 404s that are not about a missing resource (common/exception.py, both NotFound): no
+// conductor registered for the node's driver (NoValidHost: a conductor restarting, a hardware
+// type not enabled; the API routes power, provision, validate and RAID calls first), and a driver
+// without the interface (UnsupportedDriverExtension, 404 from PUT states/raid).
+const NO_CONDUCTOR = /^No valid host was found\b/;
+const UNSUPPORTED_EXTENSION = /^Driver \S+ does not support \S+ \(disabled or not implemented\)/;
+
 /** The error code and retryability of an HTTP answer that is not a success. */
 export function classifyStatus(status: number, ironicMessage: string | null): { code: IronicErrorCode; retryable: boolean } {
   if (status === 409 && ironicMessage !== null && LOCKED.test(ironicMessage)) return { code: 'locked', retryable: true };
   if (status === 409) return { code: 'conflict', retryable: false };
+  if (status === 404 && ironicMessage !== null && NO_CONDUCTOR.test(ironicMessage)) return { code: 'unavailable', retryable: true };
+  if (status === 404 && ironicMessage !== null && UNSUPPORTED_EXTENSION.test(ironicMessage)) return { code: 'bad-request', retryable: false };
   if (status === 404) return { code: 'not-found', retryable: false };
   if (status === 401 || status === 403) return { code: 'auth', retryable: false };
   if (status === 406) return { code: 'version', retryable: false };
