@@ -11,9 +11,14 @@ export async function deprovision(ctx: StepContext, host: HostData, o: { restart
   const node = await findNode(ctx, host);
   if (!node) return needsRegistration;
   switch (node.provision_state) {
+    // Rescued (by hand, at Ironic) or failing to be, a node undeploys with "deleted" too (states.py).
     case 'active':
     case 'deploy failed':
     case 'wait call-back':
+    case 'rescue':
+    case 'rescue wait':
+    case 'rescue failed':
+    case 'unrescue failed':
       if (node.target_provision_state && node.provision_state === 'active') return continuing(ctx.polls.shortMs);
       if (node.provision_state !== 'deploy failed') if (node.fault) return heldByFault(node, ctx.polls.longMs);
       await ctx.client.patchNode(node.uuid, [{ op: 'replace', path: '/automated_clean', value: o.automatedCleaning }]);
@@ -22,6 +27,10 @@ export async function deprovision(ctx: StepContext, host: HostData, o: { restart
     case 'error':
       if (!o.restartOnFailure) return failed(`deprovisioning failed: ${nodeReason(node)}`);
       await ctx.client.setProvisionState(node.uuid, 'deleted');
+      return continuing(ctx.polls.shortMs);
+    // A failed adoption has no deployment of Ironic's to undo: manage, then provide cleans it.
+    case 'adopt failed':
+      await ctx.client.setProvisionState(node.uuid, 'manage');
       return continuing(ctx.polls.shortMs);
     case 'clean failed':
       if (!o.restartOnFailure) return failed(`cleaning failed: ${nodeReason(node)}`);

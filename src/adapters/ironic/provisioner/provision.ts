@@ -55,6 +55,11 @@ export async function provision(ctx: StepContext, host: HostData, o: { rootDevic
     }
     case 'deploy failed':
       return failed(`deployment failed: ${nodeReason(node)}`);
+    // The automated clean after provide failed: Ironic holds the node there until it is told to
+    // manage it. As BMO's Provision without restartOnFailure: a provisioning error, whose retry
+    // (deprovisioning) manages and cleans it again.
+    case 'clean failed':
+      return failed(`cleaning failed: ${nodeReason(node)}`);
     case 'active':
       // fake-hardware leaves power_state unknown (null); then the power poll finds out.
       return node.power_state === 'power on' || node.power_state === 'power off' ? done({ poweredOn: node.power_state === 'power on' }) : done();

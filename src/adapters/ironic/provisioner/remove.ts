@@ -5,7 +5,7 @@ import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
 import { continuing, done } from './outcome.ts';
 
-const BUSY = new Set(['verifying', 'inspecting', 'cleaning', 'deploying', 'deleting', 'adopting', 'rescuing', 'servicing']);
+const BUSY = new Set(['verifying', 'inspecting', 'cleaning', 'deploying', 'deleting', 'adopting', 'rescuing', 'unrescuing', 'servicing']);
 const WAITS = new Set(['inspect wait', 'clean wait', 'service wait', 'wait call-back']);
 
 // reference/bmo.md §5.2 Delete and Detach: take the node out of Ironic. Detach leaves the machine
