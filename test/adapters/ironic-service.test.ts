@@ -90,9 +90,20 @@ test('ironic service - service failed: last_error without restart; with it, main
 
 test('ironic service - changes withdrawn: a failed or waiting service is aborted', async (t) => {
   const none = { settings: {}, updates: [] };
-  const failed = rig(87, { provision_state: 'service failed' });
+  // service failed --abort--> active is Ironic 32.0's (API 1.101; "Fix the ability to escape
+  // service fail"): 23.0 to 31.x answer 400 to it, so it is not sent there, and the host says why.
+  const failed = rig(101, { provision_state: 'service failed' });
   t.deepEqual(await failed.p.service!(host(), svc(none)), { kind: 'continuing', afterMs: 3 });
   t.deepEqual(failed.writes, ['setProvisionState ["abort"]']);
+  for (const minor of [87, 96]) {
+    const old = rig(minor, { provision_state: 'service failed', last_error: 'BMC refused the BIOS settings' });
+    t.deepEqual(await old.p.service!(host(), svc(none)), {
+      kind: 'failed',
+      message: `aborting a failed servicing needs Ironic API 1.101 or later; this Ironic offers up to 1.${minor}: node ns~h1 stays in service failed (BMC refused the BIOS settings) until servicing is asked for again`,
+      retryAfterMs: null,
+    });
+    t.deepEqual(old.writes, []);
+  }
   const waiting = rig(87, { provision_state: 'service wait' });
   t.deepEqual(await waiting.p.service!(host(), svc(none)), { kind: 'continuing', afterMs: 3 });
   t.deepEqual(waiting.writes, ['setProvisionState ["abort"]']);

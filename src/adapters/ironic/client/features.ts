@@ -26,6 +26,10 @@ export const FEATURES = {
   'firmware-service-step': 93,
   'port-node-name': 94, // POST /v1/ports with node_name
   'disable-power-off': 95, // node.disable_power_off
+  // Not a microversion of its own: `service failed` --abort--> `active` came with Ironic 32.0
+  // (commit "Fix the ability to escape service fail"), the release that offers 1.101; 23.0 to
+  // 31.x answer 400 to it.
+  'service-fail-abort': 101,
   'instance-name': 104,
   'service-disable-ramdisk': 108,
   health: 109, // node.health

@@ -13,7 +13,8 @@ import { continuing, done, failed, needsRegistration } from './outcome.ts';
 // pkg/provisioner/ironic/servicing.go): from `active`, the `service` verb with BIOS and firmware
 // steps; `servicing` and `service wait` are waited out; back in `active` after our request is
 // done. The transitions are Ironic's (ironic/common/state_machine.py): `abort` takes `service
-// failed` back to `active` and `service wait` (or `service hold`) to `service failed`.
+// failed` back to `active` (from Ironic 32.0, API 1.101) and `service wait` (or `service hold`)
+// to `service failed`.
 export async function service(ctx: StepContext, host: HostData, args: Extract<CallArgs, { op: 'service' }>): Promise<OpResult> {
   // Refused before the node is even read: nothing that could change it may go out.
   const negotiated = await ctx.client.negotiated();
@@ -68,6 +69,11 @@ async function start(ctx: StepContext, node: IronicNode, args: Extract<CallArgs,
 }
 
 async function abort(ctx: StepContext, node: IronicNode): Promise<OpResult> {
+  if (node.provision_state === 'service failed') {
+    // Before 32.0 only another service (or an undeploy) leaves service failed: said, not sent.
+    const short = featureShortfall('aborting a failed servicing', 'service-fail-abort', await ctx.client.negotiated());
+    if (short !== null) return failed(`${short}: node ${node.name ?? node.uuid} stays in service failed (${nodeReason(node)}) until servicing is asked for again`, null);
+  }
   await ctx.client.setProvisionState(node.uuid, 'abort');
   return continuing(ctx.polls.shortMs);
 }
