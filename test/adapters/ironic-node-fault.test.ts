@@ -1,7 +1,5 @@
 import test from 'ava';
-import type { IronicClient, IronicNode } from '../../src/adapters/ironic/client/index.ts';
-import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
-import type { HostData, Provisioner } from '../../src/ports/index.ts';
+import { provisionArgs, provisionerOnNode as withNode, stubHost as host } from '../support/ironic-node-stub.ts';
 import { invoke } from '../../src/ports/index.ts';
 import { step } from '../../src/machines/bmh/index.ts';
 import type { Step } from '../../src/machines/bmh/index.ts';
@@ -10,35 +8,6 @@ import { atState, calls, lastCall, makeHost, T0, tick } from '../support/bmh.ts'
 // Ironic's last_error and fault reach the host's error message (status.errorMessage is the
 // failed result's message: machines/bmh results.ts onFailed → recordError).
 
-function host(): HostData {
-  return {
-    key: 'ns/h1', namespace: 'ns', name: 'h1', uid: 'u1', provisionerId: 'node-1', credentials: { username: 'admin', password: 'pw' },
-    spec: { online: true, bootMode: 'UEFI', automatedCleaningMode: 'metadata', bmc: { address: 'ipmi://10.0.0.1', credentialsName: 'c' }, bootMACAddress: '52:54:00:00:00:01', image: { url: 'http://images/x.qcow2', checksum: 'a'.repeat(64), checksumType: 'sha256' } },
-  };
-}
-
-/** A provisioner on a client whose node is `node`; the writes it makes are listed in `writes`. */
-function withNode(node: Partial<IronicNode>): { p: Provisioner; writes: string[] } {
-  const writes: string[] = [];
-  const full = { uuid: 'node-1', name: 'ns~h1', provision_state: 'available', driver: 'ipmi', ...node } as IronicNode;
-  const write = (name: string) => async (...args: unknown[]) => {
-    writes.push(`${name} ${JSON.stringify(args.slice(1))}`);
-    return full;
-  };
-  const client = {
-    endpoint: 'http://ironic.test',
-    stats: { byRouteStatus: {} },
-    getNode: async () => full,
-    validateNode: async () => ({}),
-    setProvisionState: write('setProvisionState'),
-    patchNode: write('patchNode'),
-    unsetMaintenance: write('unsetMaintenance'),
-    setTargetRaidConfig: write('setTargetRaidConfig'),
-  } as unknown as IronicClient;
-  return { p: createIronicProvisioner({ client, imageCheck: { enabled: false }, polls: { shortMs: 3, longMs: 10 } }), writes };
-}
-
-const provisionArgs = { op: 'provision', image: undefined, customDeploy: undefined, bootMode: 'UEFI', rootDeviceHints: undefined } as const;
 const noRaid = { target: null, actual: null };
 
 test('ironic fault - a failed deployment carries last_error and the fault', async (t) => {
