@@ -1,5 +1,6 @@
 import { Composer, isAlias, isMap, isScalar, isSeq, LineCounter, Parser, visit, type Document } from 'yaml';
 import { formatBytes, MAX_DOCUMENT_BYTES, utf8Length } from './limits.ts';
+import { kubectlScalarTags } from './manifest-scalars.ts';
 import { documentSpans } from './manifest-spans.ts';
 
 // Multi-document YAML manifests, as a user would `kubectl apply -f` them. Parsing never throws: a
@@ -116,6 +117,10 @@ function structureProblem(doc: Document.Parsed): { offset: number; message: stri
   let aliases = 0;
   while (stack.length > 0) {
     const { node, depth, open: above } = stack.pop()!;
+    // kubectl cannot turn .inf or .nan into JSON and refuses the file; JSON.stringify would send null.
+    if (isScalar(node) && typeof node.value === 'number' && !Number.isFinite(node.value)) {
+      return { offset: node.range?.[0] ?? 0, message: `${String(node.source ?? node.value)} is not a number JSON can carry (kubectl refuses it too; quote it for a string)` };
+    }
     if (isAlias(node)) {
       aliases += 1;
       if (aliases > MAX_DOCUMENT_ALIASES) return { offset: node.range?.[0] ?? 0, message: `more than ${MAX_DOCUMENT_ALIASES} aliases in one document` };
@@ -187,7 +192,8 @@ function* parseChunk(chunk: string, file: string, firstLine0: number, firstIndex
   try {
     const parser = new Parser(lineCounter.addNewLine);
     // Warnings (a collection as a key, stringified) would go to the process's stderr; errors are ours.
-    const composer = new Composer({ uniqueKeys: false, logLevel: 'error' });
+    // Plain scalars and `<<` merge keys read as kubectl reads them (manifest-scalars.ts).
+    const composer = new Composer({ uniqueKeys: false, logLevel: 'error', schema: 'core', customTags: kubectlScalarTags, merge: true });
     docs = Array.from(composer.compose(parser.parse(chunk)));
   } catch (err) {
     // The parser recurses per level of flow nesting; a stack it overflows is the document's fault.
