@@ -1,11 +1,13 @@
 import type { CallArgs, OpResult } from '../../../machines/bmh/index.ts';
+import { parseBmcAddress } from '../../../api/index.ts';
 import type { HostData } from '../../../ports/index.ts';
+import type { IronicNode } from '../client/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
 import { firmwareShortfall, firmwareStepsFor } from './firmware-plan.ts';
 import { heldByFault, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
-import { raidCleanSteps, targetRaidConfig } from './raid-steps.ts';
+import { raidCleanSteps, raidConfigProblem, raidInterfaceFor, targetRaidConfig } from './raid-steps.ts';
 
 // Manual cleaning for RAID, BIOS settings and firmware updates (reference/bmo.md §5.2 Prepare;
 // BMO's Prepare and buildManualCleaningSteps, pkg/provisioner/ironic/ironic.go). A host that asks
@@ -17,10 +19,15 @@ export async function prepare(ctx: StepContext, host: HostData, args: Extract<Ca
   const node = await findNode(ctx, host);
   if (!node) return needsRegistration;
   // A retry after a failed clean does not trust what the failed attempt left (BMO: ActualRAID nil).
-  const raidSteps = raidCleanSteps(args.raid.target, restartOnFailure ? null : args.raid.actual);
-  if (node.raid_interface === 'no-raid' && (args.raid.target?.hardwareRAIDVolumes?.length ?? 0) > 0) {
+  const actualRaid = restartOnFailure ? null : args.raid.actual;
+  const raidSteps = raidCleanSteps(args.raid.target, actualRaid);
+  const driverRaid = driverRaidInterface(ctx, host, node);
+  if (driverRaid === 'no-raid' && (args.raid.target?.hardwareRAIDVolumes?.length ?? 0) > 0) {
     return failed(`RAID settings are defined, but the node's driver ${node.driver} does not support RAID`, null);
   }
+  // A config error: retrying cannot help until the spec changes.
+  const raidProblem = raidConfigProblem(args.raid.target);
+  if (raidProblem) return failed(raidProblem, null);
   // The BIOS is read only where a clean may start: not while one runs or has just finished.
   const settled = (node.provision_state === 'available' || node.provision_state === 'manageable') && !node.target_provision_state && !ctx.cleaning.has(node.uuid);
   const fw = settled ? await firmwareStepsFor(ctx, node, args.firmware) : { steps: [] };
@@ -37,7 +44,13 @@ export async function prepare(ctx: StepContext, host: HostData, args: Extract<Ca
       // Our clean finished (its mark is dropped either way), or there is nothing to clean.
       if (ctx.cleaning.delete(node.uuid) || steps.length === 0) return done();
       if (node.fault) return heldByFault(node, ctx.polls.longMs);
-      if (steps.some((s) => s.step === 'create_configuration')) await ctx.client.setTargetRaidConfig(node.uuid, targetRaidConfig(args.raid.target));
+      if (steps.some((s) => s.step === 'create_configuration')) {
+        // Ironic cannot change the interface mid-clean, so it is set before the clean starts.
+        // Nodes on the fake-hardware override keep their fake interface: no ramdisk runs there.
+        const raidInterface = ctx.override ? node.raid_interface ?? '' : raidInterfaceFor(driverRaid, args.raid.target, actualRaid);
+        if (raidInterface !== (node.raid_interface ?? '')) await ctx.client.patchNode(node.uuid, [{ op: 'replace', path: '/raid_interface', value: raidInterface }]);
+        await ctx.client.setTargetRaidConfig(node.uuid, targetRaidConfig(args.raid.target, host.spec.rootDeviceHints));
+      }
       await ctx.client.setProvisionState(node.uuid, 'clean', { cleanSteps: steps });
       ctx.cleaning.add(node.uuid);
       return continuing(ctx.polls.longMs);
@@ -53,4 +66,12 @@ export async function prepare(ctx: StepContext, host: HostData, args: Extract<Ca
     default:
       return continuing(ctx.polls.shortMs);
   }
+}
+
+// The raid interface the host's BMC type gives (BMO's bmcAccess.RAIDInterface()), not the node's,
+// which stays 'agent' after software RAID was built: hardware RAID then goes back to the driver's.
+function driverRaidInterface(ctx: StepContext, host: HostData, node: IronicNode): string {
+  if (ctx.override) return 'fake';
+  const bmc = parseBmcAddress(host.spec.bmc?.address ?? '');
+  return bmc.ok ? bmc.bmc.interfaces.raid : (node.raid_interface ?? '');
 }
