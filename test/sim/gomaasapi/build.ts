@@ -2,7 +2,7 @@
 // fetched. The binary is kept under node_modules/.cache keyed by the source and the Go version,
 // so only the first run after a change pays the ~6 s build.
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -37,8 +37,19 @@ export async function goMissing(): Promise<string | null> {
   return null;
 }
 
+// One build per test process: tests of one file that start together share it.
+let building: Promise<string> | null = null;
+
 /** The path of a maasflow binary built from the Go files as they are now. */
-export async function buildMaasflow(): Promise<string> {
+export function buildMaasflow(): Promise<string> {
+  building ??= build();
+  building.catch(() => {
+    building = null;
+  });
+  return building;
+}
+
+async function build(): Promise<string> {
   const { stdout: version } = await run(GO, ['version'], { env: GO_ENV });
   const hash = createHash('sha256').update(version);
   const sources = (await readdir(HERE)).filter((name) => name.endsWith('.go')).sort();
@@ -49,7 +60,8 @@ export async function buildMaasflow(): Promise<string> {
   if (existsSync(binary)) return binary;
   await mkdir(dir, { recursive: true });
   // Build beside the final name and rename: two test processes building at once both end well.
-  const partial = `${binary}.${process.pid}.tmp`;
+  // Named by process and at random: two builds of one process once shared it, and the second rename failed.
+  const partial = `${binary}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     // GOPATH mode builds the package in the current folder: every .go file here.
     await run(GO, ['build', '-o', partial, '.'], { env: GO_ENV, cwd: HERE, timeout: 180_000 });
