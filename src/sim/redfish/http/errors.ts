@@ -42,3 +42,12 @@ export const badRequest = (messageId: string, message: string, property?: string
 export const notAllowed = (method: string, path: string, allow: string, resolution = `Use one of: ${allow}.`) => new RedfishError(405, 'OperationNotAllowed', `${method} is not allowed on ${path}.`, resolution, [], { Allow: allow });
 export const preconditionFailed = (path: string) => new RedfishError(412, 'PreconditionFailed', `The ETag given in If-Match does not match the current ETag of ${path}.`, 'GET the resource again and retry with its current ETag.');
 export const internalError = () => new RedfishError(500, 'InternalError', 'The request failed due to an internal service error (a simulated fault).', 'Resubmit the request; if the problem persists, reset the service.');
+/**
+ * A PATCH naming a property the resource cannot take: PropertyNotWritable when the resource has it
+ * (read-only), PropertyUnknown when it has no such property, as the Base registry tells them apart.
+ */
+export function notPatchable(property: string, representation: object): RedfishError {
+  return property in representation
+    ? new RedfishError(400, 'PropertyNotWritable', `The property ${property} is a read only property and cannot be assigned a value.`, 'Remove the property from the request body and resubmit the request if the operation failed.', [`#/${property}`])
+    : new RedfishError(400, 'PropertyUnknown', `The property ${property} is not in the list of valid properties for the resource.`, 'Remove the unknown property from the request body and resubmit the request if the operation failed.', [`#/${property}`]);
+}

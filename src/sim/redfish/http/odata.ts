@@ -14,3 +14,15 @@ export function collection(id: string, type: string, name: string, members: read
 }
 
 export const STATUS_OK = { State: 'Enabled', Health: 'OK', HealthRollup: 'OK' } as const;
+
+/**
+ * An ActionInfo resource (DMTF ActionInfo): the parameter of a reset action and the values it takes,
+ * what @Redfish.ActionInfo on the action names. BMCs such as OpenBMC's describe actions this way.
+ */
+export function resetActionInfo(id: string, values: readonly string[]): object {
+  return {
+    ...odata(id, '#ActionInfo.v1_1_2.ActionInfo'),
+    Id: 'ResetActionInfo', Name: 'Reset Action Info',
+    Parameters: [{ Name: 'ResetType', Required: true, DataType: 'String', AllowableValues: [...values] }],
+  };
+}

@@ -14,6 +14,12 @@ export interface BiosState {
   /** ResetBios asks for the defaults at the next boot. */
   resetPending: boolean;
   passwords: Record<string, string>;
+  /**
+   * When the firmware last took staged settings (a boot with some pending): what Bios shows as
+   * @Redfish.Settings Time and Messages, from which a client (sushy's Bios.update_status) tells
+   * "applied" from "nothing ever applied". Null until the first such boot.
+   */
+  applied: { time: string } | null;
 }
 
 /** The registry's defaults; read-only attributes keep what the firmware knows (`fixed`). */
@@ -29,7 +35,7 @@ function defaults(registry: BiosRegistry, fixed: BiosAttributes): BiosAttributes
 
 export function newBios(registry: BiosRegistry, serial: string): BiosState {
   const passwords = Object.fromEntries(registry.attributes.filter((a) => a.type === 'Password').map((a) => [a.name, '']));
-  return { current: defaults(registry, { SerialNumber: serial }), pending: {}, resetPending: false, passwords };
+  return { current: defaults(registry, { SerialNumber: serial }), pending: {}, resetPending: false, passwords, applied: null };
 }
 
 export function isPassword(registry: BiosRegistry, name: string): boolean {
@@ -44,7 +50,8 @@ export function visibleAttributes(registry: BiosRegistry, attributes: BiosAttrib
   return out;
 }
 
-export function applyPendingBios(bios: BiosState, registry: BiosRegistry): void {
+export function applyPendingBios(bios: BiosState, registry: BiosRegistry, now: Date = new Date()): void {
+  if (bios.resetPending || Object.keys(bios.pending).length > 0) bios.applied = { time: now.toISOString() };
   if (bios.resetPending) bios.current = defaults(registry, bios.current);
   for (const [name, value] of Object.entries(bios.pending)) {
     if (isPassword(registry, name)) bios.passwords[name] = String(value);

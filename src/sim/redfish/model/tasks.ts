@@ -1,10 +1,11 @@
-// Tasks of the TaskService: a SimpleUpdate runs as one, Running until its timer completes it.
+// Tasks of the TaskService: a SimpleUpdate runs as one, Running until its timer completes it. A task
+// is about the systems it changes: a client whose account opens any of them may read it.
 export type TaskState = 'New' | 'Running' | 'Completed' | 'Exception';
 
 export interface SimTask {
   id: string;
   name: string;
-  systemId: string;
+  systemIds: readonly string[];
   state: TaskState;
   status: 'OK' | 'Warning' | 'Critical';
   percent: number;
@@ -19,8 +20,8 @@ export class Tasks {
   private next = 1;
 
   /** Starts a task that `finish` completes after `ms`. */
-  start(name: string, systemId: string, ms: number, finish: (task: SimTask) => void): SimTask {
-    const task: SimTask = { id: String(this.next++), name, systemId, state: 'Running', status: 'OK', percent: 0, started: new Date().toISOString(), message: `${name} is running.` };
+  start(name: string, systemIds: readonly string[], ms: number, finish: (task: SimTask) => void): SimTask {
+    const task: SimTask = { id: String(this.next++), name, systemIds, state: 'Running', status: 'OK', percent: 0, started: new Date().toISOString(), message: `${name} is running.` };
     this.tasks.set(task.id, task);
     const timer = setTimeout(() => {
       this.timers.delete(timer);

@@ -1,4 +1,5 @@
 import { visibleAttributes } from '../model/bios.ts';
+import type { BiosState } from '../model/bios.ts';
 import { biosProblem, passwordProblem } from '../model/bios-registry.ts';
 import { badRequest } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
@@ -20,6 +21,19 @@ function checkApplyTime(raw: unknown): void {
   }
 }
 
+/**
+ * Time and Messages of @Redfish.Settings once a boot took staged settings, as BMCs report the last
+ * application: sushy's Bios.update_status reads "no updates" without Time, success when every
+ * message is OK. Settings are checked against the registry when PATCHed, so an application succeeds.
+ */
+function appliedAnnotation(applied: BiosState['applied']): object {
+  if (applied === null) return {};
+  return {
+    Time: applied.time,
+    Messages: [{ '@odata.type': '#Message.v1_1_1.Message', MessageId: 'Base.1.8.Success', Message: 'Successfully Completed Request', Severity: 'OK', MessageSeverity: 'OK', Resolution: 'None' }],
+  };
+}
+
 function biosBody(ctx: Ctx): object {
   const s = ctx.system();
   const { registry } = s.model;
@@ -31,6 +45,7 @@ function biosBody(ctx: Ctx): object {
       '@odata.type': '#Settings.v1_3_0.Settings',
       SettingsObject: ref(`${base(ctx)}/Settings`),
       SupportedApplyTimes: APPLY_TIMES,
+      ...appliedAnnotation(s.state.bios.applied),
     },
     Actions: {
       '#Bios.ResetBios': { target: `${base(ctx)}/Actions/Bios.ResetBios` },

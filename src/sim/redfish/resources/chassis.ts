@@ -1,7 +1,7 @@
 import { oneOf } from '../model/boot.ts';
 import { INDICATOR_LEDS } from '../model/state.ts';
 import type { SimSystem } from '../model/system.ts';
-import { badRequest, notFound } from '../http/errors.ts';
+import { badRequest, notFound, notPatchable } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
 
@@ -14,11 +14,21 @@ const CHASSIS = '/redfish/v1/Chassis/:sys';
 const ADAPTER = 'NIC.Slot.1';
 const chassisPath = (s: SimSystem) => `/redfish/v1/Chassis/${s.id}`;
 
+function chassisBody(s: SimSystem): object {
+  return {
+    ...odata(chassisPath(s), '#Chassis.v1_14_0.Chassis'),
+    Id: s.id, Name: `Chassis of ${s.id}`, UUID: s.hardware.uuid, ChassisType: 'RackMount', Manufacturer: s.model.manufacturer, Model: s.model.model, SKU: s.model.sku, SerialNumber: s.hardware.serial,
+    PowerState: s.state.on ? 'On' : 'Off', IndicatorLED: s.state.indicatorLed, Status: STATUS_OK,
+    NetworkAdapters: ref(`${chassisPath(s)}/NetworkAdapters`),
+    Links: { ComputerSystems: [ref(s.info.systemPath)], ManagedBy: [ref(`/redfish/v1/Managers/${s.id}`)] },
+  };
+}
+
 function patchChassis(ctx: Ctx) {
   const s = ctx.system();
   // Validate before changing anything, as a PATCH of the ComputerSystem does.
   for (const [key, value] of Object.entries(ctx.body)) {
-    if (key !== 'IndicatorLED') throw badRequest('PropertyNotWritable', `The property ${key} is not known or is read-only.`, key);
+    if (key !== 'IndicatorLED') throw notPatchable(key, chassisBody(s));
     if (!oneOf(INDICATOR_LEDS, value)) throw badRequest('PropertyValueNotInList', `IndicatorLED must be one of ${INDICATOR_LEDS.join(', ')}.`, key);
   }
   const led = ctx.body.IndicatorLED;
@@ -45,16 +55,7 @@ export const chassisResources: Resource[] = [
   },
   {
     pattern: CHASSIS,
-    get: (ctx) => {
-      const s = ctx.system();
-      return {
-        ...odata(chassisPath(s), '#Chassis.v1_14_0.Chassis'),
-        Id: s.id, Name: `Chassis of ${s.id}`, UUID: s.hardware.uuid, ChassisType: 'RackMount', Manufacturer: s.model.manufacturer, Model: s.model.model, SKU: s.model.sku, SerialNumber: s.hardware.serial,
-        PowerState: s.state.on ? 'On' : 'Off', IndicatorLED: s.state.indicatorLed, Status: STATUS_OK,
-        NetworkAdapters: ref(`${chassisPath(s)}/NetworkAdapters`),
-        Links: { ComputerSystems: [ref(s.info.systemPath)], ManagedBy: [ref(`/redfish/v1/Managers/${s.id}`)] },
-      };
-    },
+    get: (ctx) => chassisBody(ctx.system()),
     patch: patchChassis,
   },
   {

@@ -2,7 +2,7 @@ import { oneOf } from '../model/boot.ts';
 import type { VirtualMediaSlot } from '../model/state.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
-import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
+import { collection, odata, ref, resetActionInfo, STATUS_OK } from '../http/odata.ts';
 
 // Managers/<id> is the BMC of Systems/<id>; its VirtualMedia are what redfish-virtual-media boots.
 // Newer BMCs (iDRAC 6+, sushy-tools) list the same drives under the ComputerSystem too, where newer
@@ -62,10 +62,11 @@ export const managerResources: Resource[] = [
         Id: s.id, Name: `BMC of ${s.id}`, ManagerType: 'BMC', FirmwareVersion: s.state.firmware.BMC, Model: 'SIM-BMC', UUID: s.hardware.uuid, PowerState: 'On', Status: STATUS_OK,
         VirtualMedia: ref(`${mgr(ctx)}/VirtualMedia`),
         Links: { ManagerForServers: [ref(s.info.systemPath)], ManagerForChassis: [ref(`/redfish/v1/Chassis/${s.id}`)] },
-        Actions: { '#Manager.Reset': { target: `${mgr(ctx)}/Actions/Manager.Reset`, 'ResetType@Redfish.AllowableValues': MANAGER_RESETS } },
+        Actions: { '#Manager.Reset': { target: `${mgr(ctx)}/Actions/Manager.Reset`, 'ResetType@Redfish.AllowableValues': MANAGER_RESETS, '@Redfish.ActionInfo': `${mgr(ctx)}/ResetActionInfo` } },
       };
     },
   },
+  { pattern: '/redfish/v1/Managers/:sys/ResetActionInfo', get: (ctx) => resetActionInfo(`${mgr(ctx)}/ResetActionInfo`, MANAGER_RESETS) },
   {
     pattern: '/redfish/v1/Managers/:sys/Actions/Manager.Reset',
     // A BMC reset leaves the host alone: accepted and done, once its ResetType is one the action lists.

@@ -1,25 +1,27 @@
-import { badRequest } from '../http/errors.ts';
+import { badRequest, notPatchable } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { odata } from '../http/odata.ts';
 
 const RESET_KEYS = ['ResetAllKeysToDefault', 'DeleteAllKeys', 'DeletePK'] as const;
 const base = (ctx: Ctx) => `${ctx.system().info.systemPath}/SecureBoot`;
 
+function secureBootBody(ctx: Ctx): object {
+  const sb = ctx.system().state.secureBoot;
+  return {
+    ...odata(base(ctx), '#SecureBoot.v1_1_0.SecureBoot'),
+    Id: 'SecureBoot', Name: 'UEFI Secure Boot',
+    SecureBootEnable: sb.enabled, SecureBootMode: sb.mode, SecureBootCurrentBoot: sb.currentBoot,
+    Actions: { '#SecureBoot.ResetKeys': { target: `${base(ctx)}/Actions/SecureBoot.ResetKeys`, 'ResetKeysType@Redfish.AllowableValues': RESET_KEYS } },
+  };
+}
+
 export const secureBootResources: Resource[] = [
   {
     pattern: '/redfish/v1/Systems/:sys/SecureBoot',
-    get: (ctx) => {
-      const sb = ctx.system().state.secureBoot;
-      return {
-        ...odata(base(ctx), '#SecureBoot.v1_1_0.SecureBoot'),
-        Id: 'SecureBoot', Name: 'UEFI Secure Boot',
-        SecureBootEnable: sb.enabled, SecureBootMode: sb.mode, SecureBootCurrentBoot: sb.currentBoot,
-        Actions: { '#SecureBoot.ResetKeys': { target: `${base(ctx)}/Actions/SecureBoot.ResetKeys`, 'ResetKeysType@Redfish.AllowableValues': RESET_KEYS } },
-      };
-    },
+    get: secureBootBody,
     patch: (ctx) => {
       const sb = ctx.system().state.secureBoot;
-      for (const key of Object.keys(ctx.body)) if (key !== 'SecureBootEnable') throw badRequest('PropertyNotWritable', `The property ${key} is not known or is read-only.`, key);
+      for (const key of Object.keys(ctx.body)) if (key !== 'SecureBootEnable') throw notPatchable(key, secureBootBody(ctx));
       const enable = ctx.body.SecureBootEnable;
       if (typeof enable !== 'boolean') throw badRequest('PropertyValueTypeError', 'SecureBootEnable must be true or false.', 'SecureBootEnable');
       // Like firmware: secure boot needs UEFI, and the change shows in SecureBootCurrentBoot at the next boot.

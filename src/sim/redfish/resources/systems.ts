@@ -4,9 +4,9 @@ import { isResetType, RESET_TYPES } from '../model/power.ts';
 import { INDICATOR_LEDS } from '../model/state.ts';
 import type { IndicatorLed } from '../model/state.ts';
 import type { SimSystem } from '../model/system.ts';
-import { badRequest } from '../http/errors.ts';
+import { badRequest, notPatchable } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
-import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
+import { collection, odata, ref, resetActionInfo, STATUS_OK } from '../http/odata.ts';
 
 export function systemBody(s: SimSystem): object {
   const base = s.info.systemPath;
@@ -46,7 +46,7 @@ export function systemBody(s: SimSystem): object {
     VirtualMedia: ref(`${base}/VirtualMedia`),
     Links: { Chassis: [ref(`/redfish/v1/Chassis/${s.id}`)], ManagedBy: [ref(`/redfish/v1/Managers/${s.id}`)] },
     Actions: {
-      '#ComputerSystem.Reset': { target: `${base}/Actions/ComputerSystem.Reset`, 'ResetType@Redfish.AllowableValues': RESET_TYPES },
+      '#ComputerSystem.Reset': { target: `${base}/Actions/ComputerSystem.Reset`, 'ResetType@Redfish.AllowableValues': RESET_TYPES, '@Redfish.ActionInfo': `${base}/ResetActionInfo` },
     },
   };
 }
@@ -82,7 +82,7 @@ function patchSystem(ctx: Ctx) {
     if (key === 'Boot') boot = bootPatch(value);
     else if (key === 'IndicatorLED' && oneOf(INDICATOR_LEDS, value)) led = value;
     else if (key === 'IndicatorLED') throw badRequest('PropertyValueNotInList', `IndicatorLED must be one of ${INDICATOR_LEDS.join(', ')}.`, key);
-    else throw badRequest('PropertyNotWritable', `The property ${key} is not known or is read-only.`, key);
+    else throw notPatchable(key, systemBody(s));
   }
   if (boot) s.setBootOverride(boot);
   if (led) s.state.indicatorLed = led;
@@ -95,6 +95,7 @@ export const systemResources: Resource[] = [
     get: (ctx) => collection('/redfish/v1/Systems', '#ComputerSystemCollection.ComputerSystemCollection', 'Computer System Collection', ctx.principal.systemIds.map((id) => `/redfish/v1/Systems/${id}`)),
   },
   { pattern: '/redfish/v1/Systems/:sys', get: (ctx) => systemBody(ctx.system()), patch: patchSystem },
+  { pattern: '/redfish/v1/Systems/:sys/ResetActionInfo', get: (ctx) => resetActionInfo(`${ctx.system().info.systemPath}/ResetActionInfo`, RESET_TYPES) },
   {
     pattern: '/redfish/v1/Systems/:sys/Actions/ComputerSystem.Reset',
     post: (ctx) => {

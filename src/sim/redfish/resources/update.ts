@@ -6,7 +6,9 @@ import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
 
 // UpdateService is shared by every system on the server, so its inventory shows the caller's
-// systems only, and SimpleUpdate updates the caller's system (or the Targets it names).
+// systems only, and SimpleUpdate updates the caller's systems (or the Targets it names). An account
+// that opens several systems (--password-file) reaches them all through this one UpdateService, as
+// a multi-system BMC (a blade chassis manager) serves its blades: an untargeted image goes to each.
 const INVENTORY = '/redfish/v1/UpdateService/FirmwareInventory';
 const TASKS = '/redfish/v1/TaskService/Tasks';
 const MONITORS = '/redfish/v1/TaskService/TaskMonitors';
@@ -27,24 +29,43 @@ function inventoryItem(ctx: Ctx): Target {
   return t;
 }
 
+/**
+ * What one Targets URI names, of the caller's systems: a FirmwareInventory item; a ComputerSystem
+ * (sushy-tools takes it, newer Ironic sends its redfish_system_id) or a Manager (its BMC firmware);
+ * or a collection of them, meaning each applicable member (DMTF UpdateService.SimpleUpdate).
+ * Undefined when it names nothing of the caller's.
+ */
+function targetsOf(uri: string, own: readonly string[], component: FirmwareComponent): Target[] | undefined {
+  const path = uri.replace(/\/+$/, '');
+  const all = (c: FirmwareComponent) => own.map((systemId) => ({ systemId, component: c }));
+  // An image fits one component: in a collection of systems or of inventory items, that one of each system.
+  if (path === '/redfish/v1/Systems' || path === INVENTORY) return all(component);
+  if (path === '/redfish/v1/Managers') return all('BMC');
+  const system = /^\/redfish\/v1\/Systems\/([^/]+)$/.exec(path)?.[1];
+  if (system !== undefined) return own.includes(system) ? [{ systemId: system, component }] : undefined;
+  const manager = /^\/redfish\/v1\/Managers\/([^/]+)$/.exec(path)?.[1];
+  if (manager !== undefined) return own.includes(manager) ? [{ systemId: manager, component: 'BMC' }] : undefined;
+  const t = path.startsWith(`${INVENTORY}/`) ? parseInventoryId(path.slice(INVENTORY.length + 1)) : undefined;
+  return t && own.includes(t.systemId) ? [t] : undefined;
+}
+
 function targets(ctx: Ctx, image: string): Target[] {
   const raw = ctx.body.Targets;
-  if (raw === undefined || (Array.isArray(raw) && raw.length === 0)) {
-    const [only, ...more] = ctx.principal.systemIds;
-    if (only === undefined || more.length > 0) throw badRequest('ActionParameterMissing', 'These credentials open several systems: name the FirmwareInventory items in Targets.', 'Targets');
-    return [{ systemId: only, component: componentOfImage(image) }];
-  }
+  const own = ctx.principal.systemIds;
+  const component = componentOfImage(image);
+  // No Targets: "the service shall apply the software image to all applicable targets, as
+  // determined by the service" (DMTF UpdateService.SimpleUpdate). The image's component on each
+  // system this BMC account serves: one system for a BMC of one, all of them on a shared one.
+  // Ironic 21.4 (sushy's simple_update(url)) never sends Targets.
+  if (raw === undefined || (Array.isArray(raw) && raw.length === 0)) return own.map((systemId) => ({ systemId, component }));
   if (!Array.isArray(raw)) throw badRequest('ActionParameterValueTypeError', 'Targets must be a list of FirmwareInventory URIs.', 'Targets');
-  return raw.map((uri: unknown) => {
-    // A ComputerSystem as the target (sushy-tools accepts it; newer Ironic sends its redfish_system_id
-    // when the Systems collection has several members): the image's name says which component.
-    const system = typeof uri === 'string' ? /^\/redfish\/v1\/Systems\/([^/]+)\/?$/.exec(uri)?.[1] : undefined;
-    if (system !== undefined && ctx.principal.systemIds.includes(system)) return { systemId: system, component: componentOfImage(image) };
-    const id = typeof uri === 'string' && uri.startsWith(`${INVENTORY}/`) ? uri.slice(INVENTORY.length + 1) : '';
-    const t = parseInventoryId(id);
-    if (!t || !ctx.principal.systemIds.includes(t.systemId)) throw badRequest('ActionParameterValueNotInList', `Targets: ${JSON.stringify(uri)} is not a FirmwareInventory item of this account.`, 'Targets');
-    return t;
-  });
+  const out = new Map<string, Target>();
+  for (const uri of raw as unknown[]) {
+    const found = typeof uri === 'string' ? targetsOf(uri, own, component) : undefined;
+    if (found === undefined) throw badRequest('ActionParameterValueNotInList', `Targets: ${JSON.stringify(uri)} is not a FirmwareInventory item, system or manager of this account.`, 'Targets');
+    for (const t of found) out.set(`${t.component}-${t.systemId}`, t);
+  }
+  return [...out.values()];
 }
 
 export function taskBody(t: SimTask): object {
@@ -64,8 +85,8 @@ function simpleUpdate(ctx: Ctx) {
   }
   if (typeof image !== 'string' || !/^https?:\/\/\S+$/.test(image)) throw badRequest('ActionParameterValueFormatError', 'ImageURI must be the http or https URL of the firmware image.', 'ImageURI');
   const list = targets(ctx, image);
-  const systemId = list[0]?.systemId ?? '';
-  const task = ctx.world.tasks.start(`SimpleUpdate ${image.split('/').pop() ?? ''}`, systemId, ctx.world.updateMs, () => {
+  const systemIds = [...new Set(list.map((t) => t.systemId))];
+  const task = ctx.world.tasks.start(`SimpleUpdate ${image.split('/').pop() ?? ''}`, systemIds, ctx.world.updateMs, () => {
     for (const t of list) {
       const s = ctx.world.systems.get(t.systemId);
       s?.setFirmware(t.component, bumpVersion(s.state.firmware[t.component]));
@@ -77,7 +98,7 @@ function simpleUpdate(ctx: Ctx) {
 
 function ownTask(ctx: Ctx): SimTask {
   const t = ctx.world.tasks.get(ctx.params.id ?? '');
-  if (!t || !ctx.principal.systemIds.includes(t.systemId)) throw notFound(ctx.path);
+  if (!t || !t.systemIds.some((id) => ctx.principal.systemIds.includes(id))) throw notFound(ctx.path);
   return t;
 }
 
@@ -111,7 +132,7 @@ export const updateResources: Resource[] = [
   },
   {
     pattern: TASKS,
-    get: (ctx) => collection(TASKS, '#TaskCollection.TaskCollection', 'Task Collection', ctx.world.tasks.all().filter((t) => ctx.principal.systemIds.includes(t.systemId)).map((t) => `${TASKS}/${t.id}`)),
+    get: (ctx) => collection(TASKS, '#TaskCollection.TaskCollection', 'Task Collection', ctx.world.tasks.all().filter((t) => t.systemIds.some((id) => ctx.principal.systemIds.includes(id))).map((t) => `${TASKS}/${t.id}`)),
   },
   { pattern: `${TASKS}/:id`, get: (ctx) => taskBody(ownTask(ctx)) },
   {
