@@ -115,8 +115,10 @@ export async function runTop(transport: Transport, options: TopLoopOptions): Pro
     try {
       data = await sampleTop(transport, options);
     } catch (error) {
-      const message = errorMessage(error);
-      data = data ? { ...data, problem: `refresh failed: ${oneLine(message)}` } : null;
+      const problem = `refresh failed: ${oneLine(errorMessage(error))}`;
+      // Before any answer there is no frame to put the problem on: an empty one says it, or
+      // "waiting for the first answer" stayed on screen for good (NATS without JetStream, say).
+      data = data ? { ...data, problem } : summarize({ at: (options.now ?? Date.now)(), nodes: [], missing: [], hosts: [], actors: [], pools: [], problem });
     } finally {
       sampling = false;
     }

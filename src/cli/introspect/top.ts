@@ -152,6 +152,21 @@ function flow(tokens: readonly string[], width: number, maxLines: number, lead: 
   return lines;
 }
 
+/** `text` in lines of at most `width`, broken at spaces where it can, at most `maxLines` (the last one cut). */
+function wrap(text: string, width: number, maxLines: number, indent: string): string[] {
+  const lines: string[] = [];
+  let rest = text;
+  while (rest !== '' && lines.length < maxLines - 1 && [...rest].length > width) {
+    const room = [...rest].slice(0, width).join('');
+    const cut = room.lastIndexOf(' ');
+    const head = cut > indent.length ? room.slice(0, cut) : room;
+    lines.push(head);
+    rest = indent + rest.slice(head.length).trimStart();
+  }
+  if (rest.trim() !== '') lines.push(rest);
+  return lines;
+}
+
 const clockOf = (at: number): string => new Date(at).toISOString().slice(11, 19);
 
 /** One screen: exactly `height` lines, none longer than `width`. */
@@ -164,7 +179,8 @@ export function renderFrame(data: TopData | null, options: FrameOptions): string
   out.push(header.length + right.length + 2 <= width ? header + ' '.repeat(width - header.length - right.length) + right : `${header}  ${right}`);
 
   const body: string[] = [];
-  if (data?.problem) body.push(`! ${data.problem}`);
+  // Up to four lines: the cause ("jetstream is not enabled") comes last and was cut off at the width.
+  if (data?.problem) body.push(...wrap(`! ${oneLine(data.problem)}`, width, 4, '  '));
   if (data) {
     body.push(...flow(data.states.map(([s, n]) => `${s || 'none'} ${n}`), width, 2, 'STATES  '));
     body.push(`THROUGHPUT  ${data.throughput.toFixed(1)} hosts/s to provisioned (last ${formatDuration(data.throughputWindowMs)})   provisioned ${data.provisioned}/${data.hostsTotal}`);
