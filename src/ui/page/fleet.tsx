@@ -30,12 +30,14 @@ export function Pools({ picture }: { picture: Picture }) {
         <thead><tr><th>pool</th><th>in use</th><th /><th>waiting</th><th>longest wait</th><th>stalled</th><th>next in queue</th></tr></thead>
         <tbody>
           {picture.pools.map((p) => {
-            const used = p.inUse.filter((g) => !g.exempt).length;
+            // The broker's count, as `metalfleet capacity` and `top` show it: the inUse list stops at
+            // its first 200 holders, so counting the list showed 200/400 with all 400 slots busy.
+            const used = p.inUseCount ?? p.inUse.length;
             const share = p.limit ? Math.min(1, used / p.limit) : 0;
             return (
               <tr key={`${p.node}/${p.pool}`}>
                 <td>{p.pool}</td>
-                <td>{used}/{p.limit ?? '∞'}</td>
+                <td data-testid="pool-in-use">{used}/{p.limit ?? '∞'}</td>
                 <td><div class="meter"><div style={{ width: `${share * 100}%` }} /></div></td>
                 <td>{p.waitingCount ?? p.waiting.length}</td>
                 <td>{duration(p.longestWaitMs)}</td>

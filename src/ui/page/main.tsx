@@ -12,13 +12,20 @@ import type { Picture } from './types.ts';
 
 const token = takeToken();
 
-interface Route { readonly key: string; readonly kind: string }
+/** A host's address, or `invalid` saying why the fragment is not one. */
+type Route = { readonly key: string; readonly kind: string } | { readonly invalid: string };
 
 // The kind is part of the address: a BareMetalHost and a MaasMachine may share a name. The server
 // refuses a kind it does not know, and the page shows why.
 function route(): Route | null {
   const m = /^#\/host\/(?:([^/]+)\/)?([^/]+)\/([^/]+)$/.exec(location.hash);
-  return m ? { kind: decodeURIComponent(m[1] ?? 'BareMetalHost'), key: `${decodeURIComponent(m[2] ?? '')}/${decodeURIComponent(m[3] ?? '')}` } : null;
+  if (!m) return null;
+  try {
+    return { kind: decodeURIComponent(m[1] ?? 'BareMetalHost'), key: `${decodeURIComponent(m[2] ?? '')}/${decodeURIComponent(m[3] ?? '')}` };
+  } catch {
+    // A stray '%' (URIError) threw out of render and left the whole page blank, the fleet too.
+    return { invalid: `${location.hash} is not a host address: its percent-encoding is broken` };
+  }
 }
 
 function App() {
@@ -52,6 +59,7 @@ function App() {
       {problem ? <p class="bad">{problem}</p> : null}
       {picture?.problems.map((p) => <p class="bad" key={p}>{p}</p>)}
       {!picture ? <p>waiting for the first picture…</p>
+        : host && 'invalid' in host ? <section><a href="#/">← fleet</a><p class="bad" data-testid="host-error">{host.invalid}</p></section>
         : host ? <HostPage hostKey={host.key} kind={host.kind} tick={tick} commands={commands} token={token} />
           : <><Fleet picture={picture} /><HostTable hosts={picture.hosts} /></>}
     </main>
