@@ -36,9 +36,10 @@ function manageable(raidInterface = 'redfish'): { p: Provisioner; writes: { name
   return { p: createIronicProvisioner({ client, imageCheck: { enabled: false }, polls: { shortMs: 3, longMs: 10 } }), writes };
 }
 
+// The hints go in the call (BMO's PrepareData.RootDeviceHints, what status records), as the machine sends them.
 async function sentRaid(target: RaidTarget, hints?: RootDeviceHints): Promise<unknown> {
   const { p, writes } = manageable();
-  await p.prepare(host(hints), { op: 'prepare', restartOnFailure: false, raid: { target, actual: null } });
+  await p.prepare(host(hints), { op: 'prepare', restartOnFailure: false, raid: { target, actual: null }, ...(hints ? { rootDeviceHints: hints } : {}) });
   return writes.find((w) => w.name === 'setTargetRaidConfig')?.args[0];
 }
 

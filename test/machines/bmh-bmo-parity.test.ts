@@ -159,7 +159,7 @@ test('BMO handleAvailable: a RAID change prepares once with the target and what 
   t.deepEqual(calls(tick(base).effects).filter((c) => c.op === 'prepare'), [], 'same RAID');
   const cleared = observe(base, withHost(base, (h) => ({ ...h, spec: { ...h.spec, raid: { hardwareRAIDVolumes: [] } } })));
   t.is(cleared.state.host.status.provisioning.state, 'preparing');
-  t.deepEqual(calls(cleared.effects), [{ op: 'prepare', restartOnFailure: false, raid: { target: raid([], null), actual: raid(hw, null) } }]);
+  t.deepEqual(calls(cleared.effects), [{ op: 'prepare', restartOnFailure: false, raid: { target: raid([], null), actual: raid(hw, null) }, rootDeviceHints: { deviceName: '/dev/sda' } }]);
   const prepared = reply(cleared, done);
   t.is(prepared.state.host.status.provisioning.state, 'available');
   t.deepEqual(prepared.state.host.status.provisioning.raid, { hardwareRAIDVolumes: [], softwareRAIDVolumes: null });

@@ -53,9 +53,13 @@ export const HANDLERS: Record<ProvisioningState, Handler> = {
   preparing: (t) => {
     // BMO's actionPreparing: valid pending BIOS settings and firmware updates go as clean steps.
     const firmware = preparingChanges(t.s);
+    // BMO's PrepareData.RootDeviceHints: what updateRootDeviceHints gives for the host as it is
+    // now (on a copy of it), the profile's hints included, not the spec's alone.
+    const rootDeviceHints = effectiveRootDeviceHints(t.host);
     t.call({
       op: 'prepare', restartOnFailure: t.status.errorType === 'preparation error', raid: { target: desiredRaid(t.host), actual: raidOf(t.status.provisioning.raid) },
       ...(hasChanges(firmware) ? { firmware } : {}),
+      ...(rootDeviceHints ? { rootDeviceHints } : {}),
     });
     return false;
   },

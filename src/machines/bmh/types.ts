@@ -22,7 +22,11 @@ export type CallArgs =
   | { op: 'inspect'; restartOnFailure: boolean; refresh: boolean; forceReboot?: boolean }
   // raid: what preparing builds (target) from what status says the host has (actual), BMO's nil-vs-empty kept.
   // firmware: BIOS settings and firmware updates to apply as manual clean steps (absent: none).
-  | { op: 'prepare'; restartOnFailure: boolean; raid: { target: RaidTarget | null; actual: RaidTarget | null }; firmware?: FirmwareChanges }
+  // rootDeviceHints: the hints status records for the host (the spec's, else its hardware
+  // profile's; absent when a software RAID volume is the root), BMO's PrepareData.RootDeviceHints:
+  // a RAID build marks its first volume as the root only without them. `{}` (the "empty"
+  // profile) is hints, as BMO's non-nil pointer is.
+  | { op: 'prepare'; restartOnFailure: boolean; raid: { target: RaidTarget | null; actual: RaidTarget | null }; firmware?: FirmwareChanges; rootDeviceHints?: RootDeviceHints }
   | { op: 'provision'; image: Image | undefined; customDeploy: string | undefined; bootMode: BootMode; rootDeviceHints: RootDeviceHints | undefined }
   | { op: 'deprovision'; restartOnFailure: boolean; automatedCleaning: boolean }
   | { op: 'adopt'; restartOnFailure: boolean }

@@ -49,7 +49,7 @@ export async function prepare(ctx: StepContext, host: HostData, args: Extract<Ca
         // Nodes on the fake-hardware override keep their fake interface: no ramdisk runs there.
         const raidInterface = ctx.override ? node.raid_interface ?? '' : raidInterfaceFor(driverRaid, args.raid.target, actualRaid);
         if (raidInterface !== (node.raid_interface ?? '')) await ctx.client.patchNode(node.uuid, [{ op: 'replace', path: '/raid_interface', value: raidInterface }]);
-        await ctx.client.setTargetRaidConfig(node.uuid, targetRaidConfig(args.raid.target, host.spec.rootDeviceHints));
+        await ctx.client.setTargetRaidConfig(node.uuid, targetRaidConfig(args.raid.target, args.rootDeviceHints));
       }
       await ctx.client.setProvisionState(node.uuid, 'clean', { cleanSteps: steps });
       ctx.cleaning.add(node.uuid);

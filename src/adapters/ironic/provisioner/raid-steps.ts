@@ -58,8 +58,11 @@ export function raidConfigProblem(target: RaidTarget | null): string | null {
 /**
  * Ironic's target_raid_config for `target`: the logical disks create_configuration builds (BMO's
  * setTargetRAIDCfg). Software volumes say whether each is the root volume (rootVolume, false by
- * default); the first volume is made the root only when no volume is and the host gives no root
- * device hints, which otherwise pick the disk.
+ * default); the first volume is made the root only when no volume is and no root device hints
+ * apply, which otherwise pick the disk. `rootDeviceHints` are the prepare call's (BMO's
+ * PrepareData.RootDeviceHints: status's hints, the hardware profile's when the spec gives none,
+ * `{}` for the "empty" profile). A host with a known profile thus always has hints, unless a
+ * software volume is its root (which is then marked itself), and BMO marks no default volume.
  */
 export function targetRaidConfig(target: RaidTarget | null, rootDeviceHints: RootDeviceHints | undefined): Record<string, unknown> {
   const software = target?.softwareRAIDVolumes;
