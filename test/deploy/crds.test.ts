@@ -168,7 +168,10 @@ test('crds - defaults, required fields, enums and bounds come from zod', async (
   // z.union([ErrorType, z.literal('')]) is one string enum.
   t.like(at('BareMetalHost', 'status', 'errorType'), { type: 'string' });
   t.true((at('BareMetalHost', 'status', 'errorType')?.enum as unknown[]).includes(''));
-  t.like(at('BareMetalHost', 'status', 'hardware'), { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+  // BMO's HardwareDetails: typed field by field, unknown fields pruned.
+  t.like(at('BareMetalHost', 'status', 'hardware'), { type: 'object' });
+  t.false('x-kubernetes-preserve-unknown-fields' in (at('BareMetalHost', 'status', 'hardware') ?? {}), 'status.hardware keeps no unknown field');
+  t.like(at('BareMetalHost', 'status', 'hardware', 'nics'), { type: 'array' });
   t.like(at('BareMetalHost', 'spec', 'bootMACAddress'), { pattern: '[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}' });
   t.like(at('BareMetalHost', 'spec', 'image', 'format'), { enum: ['raw', 'qcow2', 'vdi', 'vmdk', 'live-iso'] });
   t.deepEqual(at('BareMetalHost', 'metadata'), { type: 'object' });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { annotationPath, fieldError, type FieldError } from '../field-error.ts';
+import { fieldAtLiteralPath, goKind, goTypeError, resolveGoDuplicates, schemaAt, type Shadowed } from './go-json.ts';
 import { decodeHardwareDetails, nonIntegerLiterals } from './hardware-details.ts';
 import { BareMetalHostStatus, HardwareDetails, initialStatus } from './schema.ts';
 
@@ -339,9 +340,76 @@ function statusTimes(status: { [key: string]: Json }): Array<[string, Json]> {
   return times;
 }
 
+// The fields of BMO's BareMetalHostStatus that a JSON null sets to nil when a key is given twice
+// (pointers, slices, maps and metav1.Time, whose UnmarshalJSON zeroes it), by path: keys lower-cased,
+// `[]` a list element, `*` any key. Any other field (a struct, string, number or bool) keeps what
+// an earlier occurrence set. Go types from apis/metal3.io/v1alpha1/baremetalhost_types.go and
+// hardwaredata_types.go.
+const IMAGE_POINTERS = ['format', 'ociauthsecretname'];
+const HINT_POINTERS = ['rotational'];
+const STATUS_NULL_RESETS = new Set([
+  'lastupdated', 'hardware', 'lastattemptedimage', 'conditions', 'conditions.[].lasttransitiontime',
+  'goodcredentials.credentials', 'triedcredentials.credentials',
+  'operationhistory.*.start', 'operationhistory.*.end',
+  ...IMAGE_POINTERS.flatMap((f) => [`provisioning.image.${f}`, `lastattemptedimage.${f}`]),
+  'provisioning.rootdevicehints', ...HINT_POINTERS.map((f) => `provisioning.rootdevicehints.${f}`),
+  'provisioning.raid', 'provisioning.raid.hardwareraidvolumes', 'provisioning.raid.softwareraidvolumes',
+  ...['sizegibibytes', 'rotational', 'numberofphysicaldisks', 'physicaldisks'].map((f) => `provisioning.raid.hardwareraidvolumes.[].${f}`),
+  ...['sizegibibytes', 'physicaldisks'].map((f) => `provisioning.raid.softwareraidvolumes.[].${f}`),
+  ...HINT_POINTERS.map((f) => `provisioning.raid.softwareraidvolumes.[].physicaldisks.[].${f}`),
+  'provisioning.firmware', ...['virtualizationenabled', 'simultaneousmultithreadingenabled', 'sriovenabled'].map((f) => `provisioning.firmware.${f}`),
+  'provisioning.customdeploy',
+  'hardware.nics', 'hardware.storage', 'hardware.cpu.flags', 'hardware.nics.[].vlans', 'hardware.nics.[].lldp', 'hardware.storage.[].alternatenames',
+]);
+
+function statusNullResets(path: readonly string[]): boolean {
+  const at = path.join('.');
+  return STATUS_NULL_RESETS.has(at) || (path[0] === 'operationhistory' && path.length === 3 && STATUS_NULL_RESETS.has(`operationhistory.*.${path[2]}`));
+}
+
+// The metav1.Time fields of BareMetalHostStatus, by path as statusNullResets has them.
+function isStatusTime(path: readonly string[]): boolean {
+  const at = path.join('.');
+  return at === 'lastupdated' || at === 'conditions.[].lasttransitiontime' || (path[0] === 'operationhistory' && path.length === 3 && (path[2] === 'start' || path[2] === 'end'));
+}
+
+/**
+ * Why Go would not have decoded an occurrence that a later one of the same key replaced (it
+ * decodes every one, and keeps the first error), or null.
+ */
+function shadowedError(shadowed: readonly Shadowed[]): string | null {
+  for (const s of shadowed) {
+    const schema = schemaAt(BareMetalHostStatus, s.path);
+    if (schema === undefined) return `unknown field "${s.display}"`;
+    if (isStatusTime(s.path) && typeof s.value === 'string' && !isGoRfc3339(s.value)) {
+      return `${s.display}: parsing time ${JSON.stringify(s.value)} as "2006-01-02T15:04:05Z07:00": not an RFC 3339 time`;
+    }
+    const error = goTypeError(s.value, schema, s.display, 'BareMetalHostStatus');
+    if (error !== null) return error;
+  }
+  return null;
+}
+
+/**
+ * A number written with a fraction or an exponent (`1.0`, `1e2`) for an int field of the status:
+ * encoding/json reads an int with strconv.ParseInt on the literal, which refuses it however whole
+ * its value; JSON.parse keeps only the value. status.hardware is decodeHardwareDetails' to judge.
+ */
+function fractionForInt(literals: ReadonlyMap<string, string>): string | null {
+  for (const [path, literal] of literals) {
+    if (path === 'hardware' || path.startsWith('hardware.') || path.startsWith('hardware[')) continue;
+    const field = fieldAtLiteralPath(BareMetalHostStatus, path);
+    if (field && goKind(field.schema) === 'int') {
+      return `${field.display}: cannot unmarshal number ${literal} into Go struct field BareMetalHostStatus.${field.display} of type int`;
+    }
+  }
+  return null;
+}
+
 /**
  * A status saved in the annotation (pivot, `clusterctl move`): strict JSON, no unknown fields,
- * and only what BMO itself would save. `""` is no status.
+ * and only what BMO itself would save. `""` is no status. A key given twice is decoded as Go
+ * decodes it (go-json.ts): each occurrence type-checked, the last setting a scalar, objects merged.
  */
 export function parseStatusAnnotation(value: string): AnnotationResult<BareMetalHostStatus | null> {
   const path = annotationPath(STATUS_ANNOTATION);
@@ -352,7 +420,12 @@ export function parseStatusAnnotation(value: string): AnnotationResult<BareMetal
   if (parsed.json === null) return { ok: true, value: null };
   if (!isObject(parsed.json)) return fail(`error decoding status annotation: cannot unmarshal ${jsonType(parsed.json)} into BareMetalHostStatus`);
 
-  const input = foldKeys(dropNulls(parsed.json), BareMetalHostStatus) as { [key: string]: Json };
+  // JSON.parse keeps only the last of a key given twice; Go decodes each occurrence.
+  const resolved = resolveGoDuplicates(value, statusNullResets);
+  const literals = nonIntegerLiterals(value);
+  const shadowError = shadowedError(resolved.shadowed) ?? fractionForInt(literals);
+  if (shadowError !== null) return fail(`error decoding status annotation: ${shadowError}`);
+  const input = foldKeys(dropNulls(resolved.value), BareMetalHostStatus) as { [key: string]: Json };
   const opStatus = input.operationalStatus;
   if (typeof opStatus === 'string' && !STATUS_ANNOTATION_OP_STATUS.includes(opStatus)) {
     return fail(`invalid operationalStatus '${opStatus}' in the ${STATUS_ANNOTATION} annotation`);
@@ -371,7 +444,7 @@ export function parseStatusAnnotation(value: string): AnnotationResult<BareMetal
   }
   // status.hardware is BMO's HardwareDetails, decoded as strictly (and keyed) as Go decodes it.
   if (input.hardware !== undefined) {
-    const hardware = decodeHardwareDetails(input.hardware, 'hardware', nonIntegerLiterals(value));
+    const hardware = decodeHardwareDetails(input.hardware, 'hardware', literals);
     if (!hardware.ok) return fail(`error decoding status annotation: ${hardware.reason}`);
     input.hardware = hardware.value as Json;
   }
@@ -413,7 +486,14 @@ export function parseHardwareDetailsAnnotation(value: string): AnnotationResult<
   if (!parsed.ok) return fail(parsed.reason);
   if (parsed.json === null) return { ok: true, value: null };
   if (!isObject(parsed.json)) return fail(`cannot unmarshal ${jsonType(parsed.json)} into HardwareDetails`);
-  const decoded = decodeHardwareDetails(parsed.json, '', nonIntegerLiterals(value));
+  // A key given twice: every occurrence decoded, as in the status annotation.
+  const resolved = resolveGoDuplicates(value, (at) => statusNullResets(['hardware', ...at]));
+  for (const s of resolved.shadowed) {
+    const schema = schemaAt(HardwareDetails, s.path);
+    const error = schema === undefined ? `unknown field "${s.display}"` : goTypeError(s.value, schema, s.display, 'HardwareDetails');
+    if (error !== null) return fail(error);
+  }
+  const decoded = decodeHardwareDetails(resolved.value, '', nonIntegerLiterals(value));
   if (!decoded.ok) return fail(decoded.reason);
   const result = HardwareDetails.safeParse(decoded.value);
   if (!result.success) {

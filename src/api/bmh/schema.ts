@@ -188,32 +188,70 @@ export const OperationHistory = z.object({
 }).describe('When the host was last registered, inspected, provisioned and deprovisioned.');
 export type OperationHistory = z.infer<typeof OperationHistory>;
 
-export const HardwareDetails = z.looseObject({
-  systemVendor: z.looseObject({
+// BMO's HardwareDetails (apis/metal3.io/v1alpha1/hardwaredata_types.go), field for field and in
+// its Go types as controller-gen writes them: Go int fields are integers (Capacity an int64,
+// VLANID an int32 from 0 to 4094), ClockSpeed a float64, DiskType an enum. Plain objects, not
+// loose ones: BMO's CRD keeps no unknown field (the API server prunes them), so neither does zod,
+// and what metalfleet writes is what the server stores. BareMetalHost status.hardware and
+// HardwareData spec.hardware are this one struct. (The hardwaredetails and status annotations are
+// first decoded as Go decodes them, hardware-details.ts, which refuses an unknown key.)
+const goInt = (): z.ZodNumber => z.number().int();
+const VlanId = goInt().min(0).max(4094).meta({ format: 'int32' });
+export const HardwareDetails = z.object({
+  systemVendor: z.object({
     manufacturer: z.string().optional().describe('System manufacturer.'),
     productName: z.string().optional().describe('System product name.'),
     serialNumber: z.string().optional().describe('System serial number.'),
-  }).optional().describe('Who made the system, as its firmware reports.'),
-  firmware: z.looseObject({}).optional().describe('Firmware (BIOS) vendor, version and date.'),
-  ramMebibytes: z.number().int().optional().describe('Installed memory, in MiB.'),
-  nics: z.array(z.looseObject({
-    name: z.string().optional().describe('Interface name.'),
-    mac: z.string().optional().describe('MAC address.'),
-    ip: z.string().optional().describe('An IP address the interface had during inspection.'),
-    speedGbps: z.number().optional().describe('Link speed, in Gbit/s.'),
-  }).describe('A network interface found by inspection.')).optional().describe('Network interfaces found by inspection.'),
-  storage: z.array(z.looseObject({
-    name: z.string().optional().describe('Device name, e.g. /dev/sda.'),
-    sizeBytes: z.number().optional().describe('Size in bytes.'),
-    rotational: z.boolean().optional().describe('true for a spinning disk.'),
-  }).describe('A disk found by inspection.')).optional().describe('Disks found by inspection.'),
-  cpu: z.looseObject({
+  }).optional().describe('System vendor information.'),
+  firmware: z.object({
+    bios: z.object({
+      date: z.string().optional().describe('The release/build date for this BIOS'),
+      vendor: z.string().optional().describe('The vendor name for this BIOS'),
+      version: z.string().optional().describe('The version of the BIOS'),
+    }).optional().describe('The BIOS for this firmware'),
+  }).optional().describe('System firmware information.'),
+  ramMebibytes: goInt().optional().describe('The host\'s amount of memory in Mebibytes.'),
+  nics: z.array(z.object({
+    name: z.string().optional().describe('The name of the network interface, e.g. "en0"'),
+    model: z.string().optional().describe('The vendor and product IDs of the NIC, e.g. "0x8086 0x1572"'),
+    mac: z.string().regex(new RegExp(MAC), shouldMatch(MAC)).optional().describe('The device MAC address'),
+    ip: z.string().optional().describe('The IP address of the interface: IPv4 or IPv6 (a dual-stack interface is listed twice, once with each).'),
+    speedGbps: goInt().optional().describe('The speed of the device in Gigabits per second'),
+    vlans: z.array(z.object({
+      id: VlanId.optional().describe('VLANID is a 12-bit 802.1Q VLAN identifier'),
+      name: z.string().optional().describe('The VLAN\'s name.'),
+    }).describe('VLAN represents the name and ID of a VLAN.')).optional().describe('The VLANs available'),
+    vlanId: VlanId.optional().describe('The untagged VLAN ID'),
+    pxe: z.boolean().optional().describe('Whether the NIC is PXE Bootable'),
+    lldp: z.object({
+      switchID: z.string().optional().describe('The switch chassis ID from LLDP'),
+      portID: z.string().optional().describe('The switch port ID from LLDP'),
+      switchSystemName: z.string().optional().describe('The switch system name from LLDP'),
+    }).optional().describe('LLDP data for this interface'),
+    pciAddress: z.string().optional().describe('The NIC PCI address'),
+  }).describe('NIC describes one network interface on the host.')).optional().describe('List of network interfaces for the host.'),
+  storage: z.array(z.object({
+    name: z.string().optional().describe('A Linux device name of the disk, stable across reboots if one is available, e.g. /dev/disk/by-path/pci-0000:01:00.0-scsi-0:2:0:0.'),
+    alternateNames: z.array(z.string().describe('A Linux device name of the disk.')).optional().describe('Other Linux device names of the disk, e.g. /dev/sda; not exhaustive, and maybe not stable across reboots.'),
+    rotational: z.boolean().optional().describe('Whether this disk represents rotational storage (prefer type).'),
+    type: z.enum(['HDD', 'SSD', 'NVME']).optional().describe('Device type, one of: HDD, SSD, NVME.'),
+    sizeBytes: goInt().meta({ format: 'int64' }).optional().describe('The size of the disk in Bytes'),
+    vendor: z.string().optional().describe('The name of the vendor of the device'),
+    model: z.string().optional().describe('Hardware model'),
+    serialNumber: z.string().optional().describe('The serial number of the device'),
+    wwn: z.string().optional().describe('The WWN of the device'),
+    wwnVendorExtension: z.string().optional().describe('The WWN Vendor extension of the device'),
+    wwnWithExtension: z.string().optional().describe('The WWN with the extension'),
+    hctl: z.string().optional().describe('The SCSI location of the device'),
+  }).describe('Storage describes one storage device (disk, SSD, etc.) on the host.')).optional().describe('List of storage (disk, SSD, etc.) available to the host.'),
+  cpu: z.object({
     arch: z.string().optional().describe('CPU architecture, e.g. x86_64.'),
     model: z.string().optional().describe('CPU model name.'),
-    count: z.number().int().optional().describe('Number of logical CPUs.'),
-    clockMegahertz: z.number().optional().describe('Clock speed, in MHz.'),
-  }).optional().describe('The host\'s CPUs.'),
-  hostname: z.string().optional().describe('Hostname reported during inspection.'),
+    clockMegahertz: z.number().meta({ format: 'double' }).optional().describe('ClockSpeed is a clock speed in MHz'),
+    flags: z.array(z.string().describe('A CPU flag, e.g. vmx.')).optional().describe('CPU flags.'),
+    count: goInt().optional().describe('Number of logical CPUs.'),
+  }).optional().describe('Details of the CPU(s) in the system.'),
+  hostname: z.string().optional().describe('Name of the host at the inspection time.'),
 }).describe('What inspection found in the host.');
 export type HardwareDetails = z.infer<typeof HardwareDetails>;
 
@@ -242,7 +280,9 @@ export const BareMetalHostStatus = z.object({
   operationalStatus: OperationalStatus.describe('Whether the host is usable: OK, discovered (no BMC details yet), error, delayed (waiting for a provisioning slot), detached or servicing.'),
   errorType: z.union([ErrorType, z.literal('')]).optional().describe('The kind of the last error; empty when there is none.'),
   errorMessage: z.string().describe('The last error, for people; empty when there is none.'),
-  errorCount: z.number().int().min(0).describe('Errors since the last success; drives the retry backoff.'),
+  // Go ints without a minimum in BMO's CRD: a saved status (the status annotation) may carry a
+  // negative count, which Go decodes and the API server stores.
+  errorCount: z.number().int().describe('Errors since the last success; drives the retry backoff.'),
   lastUpdated: z.string().optional().describe('When the status last changed (RFC 3339).'),
   hardware: HardwareDetails.optional(),
   hardwareProfile: z.string().optional().describe('Deprecated: the hardware profile that matched the host.'),
@@ -251,7 +291,7 @@ export const BareMetalHostStatus = z.object({
   goodCredentials: CredentialsStatus.optional().describe('The last BMC credentials that worked.'),
   triedCredentials: CredentialsStatus.optional().describe('The last BMC credentials tried.'),
   operationHistory: OperationHistory.optional(),
-  provisioningFailCount: z.number().int().min(0).describe('Failed provisioning attempts in a row.'),
+  provisioningFailCount: z.number().int().describe('Failed provisioning attempts in a row.'),
   lastAttemptedImage: Image.optional().describe('The image of the last provisioning attempt.'),
   conditions: z.array(HostCondition).max(32).optional().describe('Conditions of the host, at most 32.'),
 }).describe('The observed state of the host, written by the controller.');

@@ -75,20 +75,48 @@ async function hardwareOf(ctx: StepContext, node: IronicNode): Promise<HardwareD
       ...(localGb ? { storage: [{ sizeBytes: localGb * 1024 ** 3 }] } : {}),
     };
   }
+  const ramMebibytes = goInt(inv.memory?.physical_mb);
+  const clockMegahertz = goRound(parseFloat(inv.cpu?.frequency ?? ''));
   return {
-    ...(inv.memory?.physical_mb !== undefined ? { ramMebibytes: inv.memory.physical_mb } : {}),
-    cpu: { arch: inv.cpu?.architecture ?? '', model: inv.cpu?.model_name ?? '', count: inv.cpu?.count ?? 0 },
-    nics: (inv.interfaces ?? []).map((i) => ({ name: i.name, mac: i.mac_address, ip: i.ipv4_address ?? '' })),
-    storage: (inv.disks ?? []).map((d) => ({ name: d.name, sizeBytes: d.size, rotational: d.rotational })),
+    ...(ramMebibytes !== undefined ? { ramMebibytes } : {}),
+    cpu: { arch: inv.cpu?.architecture ?? '', model: inv.cpu?.model_name ?? '', count: goInt(inv.cpu?.count) ?? 0, ...(clockMegahertz ? { clockMegahertz } : {}) },
+    nics: (inv.interfaces ?? []).map((i) => {
+      const speedMbps = goInt(i.speed_mbps);
+      return {
+        name: i.name,
+        ...(i.mac_address === undefined || MAC.test(i.mac_address) ? { mac: i.mac_address } : {}),
+        ip: i.ipv4_address ?? '',
+        // BMO's getNICDetails: SpeedMbps / 1000, Go's integer division (2500 Mbit/s is 2 Gbit/s).
+        ...(speedMbps !== undefined ? { speedGbps: Math.trunc(speedMbps / 1000) } : {}),
+      };
+    }),
+    storage: (inv.disks ?? []).map((d) => ({ name: d.name, sizeBytes: goInt(d.size), rotational: d.rotational })),
     ...(inv.system_vendor ? { systemVendor: { manufacturer: inv.system_vendor.manufacturer, productName: inv.system_vendor.product_name, serialNumber: inv.system_vendor.serial_number } } : {}),
     ...(inv.hostname ? { hostname: inv.hostname } : {}),
   };
 }
 
+// HardwareDetails holds BMO's Go types, and the CRDs type them so (integers where Go has an int,
+// a MAC pattern): a value is brought to that type here, or the API server would refuse the status
+// and the HardwareData. An inventory number with a fraction where gophercloud has an int (which
+// Go would not decode at all) is truncated, as Go converts a float to an int.
+function goInt(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) + 0 : undefined;
+}
+
+// BMO's getCPUDetails: the frequency string scanned as a float and math.Round'ed (half away from
+// zero); unparseable is 0, which its omitempty leaves out.
+function goRound(v: number): number | undefined {
+  return Number.isFinite(v) ? Math.sign(v) * Math.round(Math.abs(v)) + 0 : undefined;
+}
+
+// BMO's NIC MAC pattern (unanchored, as controller-gen writes it): anything else is left out.
+const MAC = /[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}/;
+
 interface Inventory {
   memory?: { physical_mb?: number };
-  cpu?: { architecture?: string; model_name?: string; count?: number };
-  interfaces?: Array<{ name?: string; mac_address?: string; ipv4_address?: string }>;
+  cpu?: { architecture?: string; model_name?: string; count?: number; frequency?: string };
+  interfaces?: Array<{ name?: string; mac_address?: string; ipv4_address?: string; speed_mbps?: number }>;
   disks?: Array<{ name?: string; size?: number; rotational?: boolean }>;
   system_vendor?: { manufacturer?: string; product_name?: string; serial_number?: string };
   hostname?: string;
