@@ -10,6 +10,7 @@ import type { Params } from './http/params.ts';
 import type { TagBook } from './places/tags.ts';
 import type { FileStore } from './files/file-store.ts';
 import type { ReservedIps } from './network/reserved-ips.ts';
+import type { IpRanges } from './network/ip-ranges.ts';
 
 /** Everything one simulated MAAS holds; the API handlers read and change it. */
 export interface Backend {
@@ -20,6 +21,8 @@ export interface Backend {
   readonly network: Network;
   /** Addresses users reserved (ipaddresses/). */
   readonly ips: ReservedIps;
+  /** Dynamic and reserved ranges of subnets (ipranges/). */
+  readonly ranges: IpRanges;
   readonly events: EventLog;
   /** Users and their API tokens (users/, account/). */
   readonly accounts: Accounts;

@@ -7,6 +7,7 @@ import type { SeedMachine } from './fleet/seed.ts';
 import type { LifecycleTimings } from './fleet/timings.ts';
 import { Network } from './network/network.ts';
 import { ReservedIps } from './network/reserved-ips.ts';
+import { IpRanges } from './network/ip-ranges.ts';
 import { reservationWorld } from './api/ipaddresses.ts';
 import type { MaasSimOptions } from './options.ts';
 import { DnsResources } from './places/dns.ts';
@@ -33,7 +34,7 @@ export function createBackend(o: MaasSimOptions, { seeds, accounts, timings, clo
   const events = new EventLog(clock);
   const config = new MaasConfig({ enable_disk_erasing_on_release: o.eraseOnRelease ?? false });
   // Made after the fleet, which asks them (through this) which addresses a deploy must not claim.
-  const later: { ips?: ReservedIps; dns?: DnsResources; network?: Network } = {};
+  const later: { ips?: ReservedIps; dns?: DnsResources; network?: Network; ranges?: IpRanges } = {};
   const fleet = new Fleet(seeds, places, tags, {
     ...timings,
     // Read at each release, so maas/ op=set_config enable_disk_erasing_on_release takes effect.
@@ -53,13 +54,22 @@ export function createBackend(o: MaasSimOptions, { seeds, accounts, timings, clo
       ...(later.ips?.addresses() ?? []),
       ...(later.dns?.snapshot().flatMap((r) => r.ips) ?? []),
       ...(later.network?.devices.addresses() ?? []),
+      // Not rows, but no AUTO address is ever given inside a dynamic or reserved range.
+      ...(later.ranges?.excluded() ?? []),
     ],
   });
   const network = new Network(places);
   const dns = new DnsResources(places, clock, (ip) => network.subnetForAddress(ip));
   // Subnets the seeds cable NICs to exist from the start, as an admin would have made them.
   for (const seed of seeds) for (const nic of seed.nics ?? []) if (nic.subnet !== undefined) network.ensureSubnet(nic.subnet);
-  const ips = new ReservedIps(reservationWorld({ fleet, dns, network, events }));
-  Object.assign(later, { ips, dns, network });
-  return { fleet, dns, tags, places, network, ips, events, accounts, config, files: new FileStore() };
+  const ranges = new IpRanges({
+    subnetBySpecifier: (text) => network.subnetInfo(text),
+    subnetForIp: (ip) => network.subnetOfAddress(ip),
+    subnetJson: (id) => network.subnetJsonById(id),
+    userJson: (name) => accounts.userJson(name),
+    addressesInUse: () => [...fleet.all().flatMap((m) => m.ipAddresses), ...(later.ips?.addresses() ?? []), ...dns.snapshot().flatMap((r) => r.ips), ...network.devices.addresses()],
+  });
+  const ips = new ReservedIps(reservationWorld({ fleet, dns, network, events, ranges }));
+  Object.assign(later, { ips, dns, network, ranges });
+  return { fleet, dns, tags, places, network, ips, ranges, events, accounts, config, files: new FileStore() };
 }

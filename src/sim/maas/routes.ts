@@ -3,7 +3,9 @@ import { DNS_RESOURCES } from './api/dns.ts';
 import { EVENT_RESOURCES } from './api/events.ts';
 import { FILE_RESOURCES } from './api/files.ts';
 import { IP_ADDRESS_RESOURCES } from './api/ipaddresses.ts';
+import { IP_RANGE_RESOURCES } from './api/ipranges.ts';
 import { MACHINE_RESOURCES } from './api/machines.ts';
+import { NODE_RESOURCES } from './api/nodes.ts';
 import { META_RESOURCES } from './api/meta.ts';
 import { NETWORK_RESOURCES } from './api/network.ts';
 import { PLACE_RESOURCES } from './api/places.ts';
@@ -17,11 +19,13 @@ import { API_PREFIX } from './fleet/machine-json.ts';
 const RESOURCES: readonly Resource[] = [
   ...META_RESOURCES,
   ...MACHINE_RESOURCES,
+  ...NODE_RESOURCES,
   ...DNS_RESOURCES,
   ...TAG_RESOURCES,
   ...PLACE_RESOURCES,
   ...NETWORK_RESOURCES,
   ...IP_ADDRESS_RESOURCES,
+  ...IP_RANGE_RESOURCES,
   ...EVENT_RESOURCES,
   ...BOOT_RESOURCE_RESOURCES,
   ...FILE_RESOURCES,

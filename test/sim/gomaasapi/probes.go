@@ -97,6 +97,7 @@ func probes(f *flow, c gomaasapi.Controller, all []gomaasapi.Machine, base, key 
 		return facts{"tags": out}, nil
 	})
 	staticRoutes(f, c, base, key)
+	extras(f, all, base, key)
 }
 
 // staticRoutes adds a route through gomaasapi's signed client (its Controller cannot) and reads

@@ -6,6 +6,7 @@ import type { ReservationWorld } from '../network/reserved-ips.ts';
 import { AllocType } from '../network/subnet-ips.ts';
 import type { DnsResources } from '../places/dns.ts';
 import type { EventLog } from '../fleet/events.ts';
+import type { IpRanges } from '../network/ip-ranges.ts';
 
 // ipaddresses/ (IPAddressesHandler): list, op=reserve, op=release. Release answers 204
 // (piston's rc.DELETED), as MAAS does.
@@ -27,9 +28,11 @@ export const IP_ADDRESS_RESOURCES: readonly Resource[] = [
 ];
 
 /** What reservations read of the rest of one simulated MAAS. */
-export function reservationWorld(parts: { fleet: Fleet; dns: DnsResources; network: Network; events: EventLog }): ReservationWorld {
-  const { fleet, dns, network, events } = parts;
+export function reservationWorld(parts: { fleet: Fleet; dns: DnsResources; network: Network; events: EventLog; ranges: IpRanges }): ReservationWorld {
+  const { fleet, dns, network, events, ranges } = parts;
   return {
+    rangeExcluded: (cidr) => ranges.excluded(cidr),
+    refuseInRange: (ip) => ranges.refuse(ip),
     now: () => events.now(),
     subnetBySpecifier: (text) => network.subnetInfo(text),
     subnetForIp: (ip) => network.subnetOfAddress(ip),

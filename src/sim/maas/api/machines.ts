@@ -5,6 +5,7 @@ import { notFound } from '../http/api-error.ts';
 import { machineJson } from '../fleet/machine-json.ts';
 import { blockDeviceJson } from '../fleet/storage-json.ts';
 import { NodeStatus } from '../fleet/status.ts';
+import { readAllPowerParameters, readDetails, readPowerParameters } from './nodes.ts';
 
 // machines/ and machines/{system_id}/ (MachinesHandler, MachineHandler in api/machines.py), and a
 // machine's block devices and partitions under nodes/{system_id}/ (api/blockdevices.py,
@@ -45,6 +46,7 @@ export const MACHINE_RESOURCES: readonly Resource[] = [
       'POST release': (b, c) => ok(b.fleet.releaseMany(c.user, c.params)),
       'POST accept': (b, c) => ok(b.fleet.accept(c.user, c.params, false).map((m) => json(b, m))),
       'POST accept_all': (b, c) => ok(b.fleet.accept(c.user, c.params, true).map((m) => json(b, m))),
+      'GET power_parameters': readAllPowerParameters,
       'GET list_allocated': (b, c) => {
         const ids = c.params.getAll('id');
         const mine = b.fleet.all().filter((m) => m.owner === c.user.name && m.status === NodeStatus.Allocated && (ids.length === 0 || ids.includes(m.systemId)));
@@ -69,6 +71,8 @@ export const MACHINE_RESOURCES: readonly Resource[] = [
       'POST release': one((b, c) => b.fleet.release(c.user, c.id, c.params)),
       'POST power_on': one((b, c) => b.fleet.powerOn(c.user, c.id, c.params)),
       'POST power_off': one((b, c) => b.fleet.powerOffByRequest(c.user, c.id, c.params)),
+      'GET power_parameters': readPowerParameters,
+      'GET details': readDetails,
       'GET query_power_state': (b, c) => ok(b.fleet.queryPowerState(c.id)),
       'POST set_owner_data': one((b, c) => b.fleet.setOwnerData(c.user, c.id, c.params)),
       'POST commission': one((b, c) => b.fleet.commission(c.user, c.id, c.params)),

@@ -6,6 +6,7 @@ import { machineJson } from '../fleet/machine-json.ts';
 import { interfaceJson } from '../fleet/interface-json.ts';
 import type { SimNic } from '../fleet/hardware.ts';
 import type { MachineRecord } from '../fleet/machine.ts';
+import { reservedIpRanges, unreservedIpRanges } from '../network/ip-usage.ts';
 import { linkMachineSubnet, unlinkMachineSubnet } from '../fleet/machine-links.ts';
 import type { AddressHolder } from '../network/subnet-ips.ts';
 import { AllocType } from '../network/subnet-ips.ts';
@@ -20,6 +21,12 @@ function machineView(b: Backend): MachineView[] {
 // Reserved addresses count as in use (IPRangeStatistics: every StaticIPAddress row is).
 function addressesInUse(b: Backend): string[] {
   return [...b.fleet.all().flatMap((m) => m.ipAddresses), ...b.dns.snapshot().flatMap((r) => r.ips), ...b.network.devices.addresses(), ...b.ips.addresses()];
+}
+
+// A subnet's allocated addresses and ranges, as op=reserved_ip_ranges and op=unreserved_ip_ranges read them.
+function usage(b: Backend, idText: string) {
+  const id = b.network.subnetInfo(idText)?.id;
+  return b.network.usageInput(idText, addressesInUse(b), id === undefined ? [] : b.ranges.ofSubnet(id));
 }
 
 // Who holds each address: machines (auto), devices (sticky), DNS resources (user reserved).
@@ -194,11 +201,17 @@ export const NETWORK_RESOURCES: readonly Resource[] = [
     hasId: true,
     signatures: {
       'GET ': (b, c) => ok(b.network.readSubnet(c.id)),
-      'GET statistics': (b, c) => ok(b.network.statistics(c.id, addressesInUse(b))),
+      // get_ipranges_in_use: dynamic and reserved ranges are unavailable as allocated addresses are.
+      'GET statistics': (b, c) => ok(b.network.statistics(c.id, [...addressesInUse(b), ...b.ranges.excluded()])),
+      'GET reserved_ip_ranges': (b, c) => ok(reservedIpRanges(usage(b, c.id))),
+      'GET unreserved_ip_ranges': (b, c) => ok(unreservedIpRanges(usage(b, c.id))),
       'GET ip_addresses': (b, c) => ok(b.network.ipAddresses(c.id, addressHolders(b), c.params)),
       'PUT ': (b, c) => ok(b.network.updateSubnet(c.user, c.id, c.params)),
       'DELETE ': (b, c) => {
+        const gone = b.network.subnetInfo(c.id);
         b.network.deleteSubnet(c.user, c.id);
+        // IPRange.subnet is on_delete=CASCADE.
+        if (gone) b.ranges.dropSubnet(gone.id);
         return noContent;
       },
     },
@@ -250,8 +263,8 @@ export const NETWORK_RESOURCES: readonly Resource[] = [
         true,
       ),
       'POST link_subnet': onMachineOrDevice(
-        (b, c, m, nic) => linkMachineSubnet(m, nic, c.params, { user: c.user, net: b.network, inUse: new Set(addressesInUse(b)), nextLinkId: () => b.network.nextLinkId() }),
-        (b, c, id, nic) => ok(b.network.devices.linkSubnet(c.user, id, nic, c.params, addressesInUse(b))),
+        (b, c, m, nic) => linkMachineSubnet(m, nic, c.params, { user: c.user, net: b.network, inUse: new Set(addressesInUse(b)), nextLinkId: () => b.network.nextLinkId(), ranges: b.ranges }),
+        (b, c, id, nic) => ok(b.network.devices.linkSubnet(c.user, id, nic, c.params, addressesInUse(b), b.ranges)),
       ),
       'POST unlink_subnet': onMachineOrDevice(
         (b, c, m, nic) => unlinkMachineSubnet(m, nic, c.params, { user: c.user, net: b.network }),

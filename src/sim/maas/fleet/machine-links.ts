@@ -89,6 +89,14 @@ export interface LinkContext {
   /** Every address held now (machines, devices, DNS resources). */
   readonly inUse: ReadonlySet<string>;
   readonly nextLinkId: () => number;
+  /** The subnets' dynamic and reserved ranges (network/ip-ranges.ts). */
+  readonly ranges?: RangeGuard;
+}
+
+/** What a static allocation asks of the IP ranges. */
+export interface RangeGuard {
+  excluded(cidr: string): ReadonlySet<string>;
+  refuse(ip: string): void;
 }
 
 function findNic(m: MachineRecord, idText: string): SimNic {
@@ -151,7 +159,8 @@ export function linkMachineSubnet(m: MachineRecord, nicText: string, params: Par
   if (mode === 'static' && subnet) {
     // _link_subnet_static: a requested address another holds is StaticIPAddressUnavailable (404).
     if (ip !== null && ctx.inUse.has(ip)) throw new MaasApiError(404, 'IP address is already in use.');
-    if (ip === null) ip = firstFree(subnet.cidr, new Set([...ctx.inUse, ...(subnet.gatewayIp === null ? [] : [subnet.gatewayIp])]));
+    if (ip !== null) ctx.ranges?.refuse(ip);
+    if (ip === null) ip = firstFree(subnet.cidr, new Set([...ctx.inUse, ...(subnet.gatewayIp === null ? [] : [subnet.gatewayIp]), ...(ctx.ranges?.excluded(subnet.cidr) ?? [])]));
   }
   const kept = mode === 'link_up' || force ? links.filter((l) => l.nicId !== nic.id) : links.filter((l) => !(l.nicId === nic.id && l.mode === 'link_up'));
   m.links = [...kept, { id: ctx.nextLinkId(), nicId: nic.id, mode, subnetId: subnet?.id ?? null, ip: mode === 'static' ? ip : null }];

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Candidate } from './candidate.ts';
+import type { PowerParameters } from './power-parameters.ts';
 import type { MachineLink } from './machine-links.ts';
 import { releaseAutoAddresses } from './machine-links.ts';
 import type { NodeStatusCode } from './status.ts';
@@ -30,6 +31,8 @@ export interface MachineRecord extends Candidate {
   errorDescription: string;
   locked: boolean;
   powerState: PowerState;
+  /** The seed's power parameters over the power type's defaults (power-parameters.ts); secret. */
+  readonly powerParameters?: PowerParameters;
   /** A BMC outage (faults.bmcOutage): MAAS reads this instead of powerState (bmc.ts). */
   bmcOutage?: 'error' | 'unknown';
   owner: string | null;

@@ -1,6 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { HARDWARE_INFO_KEYS } from './hardware.ts';
+import { PowerParametersSchema } from './power-parameters.ts';
 import { SEED_STATUSES } from './status.ts';
 
 // A machine the simulator starts with. Names follow MAAS's own rules so a seed cannot hold a
@@ -42,6 +43,8 @@ export const SeedMachineSchema = z.strictObject({
   memoryMb: z.number().int('must be a whole number').min(1, 'must be at least 1'),
   domain: z.string().regex(DOMAIN, 'must be a DNS domain name').optional(),
   powerType: z.string().min(1, 'must not be empty').optional(),
+  // Over the power type's defaults (power-parameters.ts); what op=power_parameters answers.
+  powerParameters: PowerParametersSchema.optional(),
   status: z.enum(SEED_STATUSES, { error: `must be one of ${SEED_STATUSES.join(', ')}` }).optional(),
   // Hardware that commissioning reports; absent: amd64/generic, 2400 MHz, one 480 GB disk, one NIC.
   architecture: z.string().regex(/^[a-z0-9]+\/[a-z0-9-]+$/, 'must be arch/subarch, e.g. amd64/generic').optional(),

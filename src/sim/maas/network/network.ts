@@ -10,6 +10,7 @@ import type { AddressHolder } from './subnet-ips.ts';
 import { subnetIpAddresses } from './subnet-ips.ts';
 import { subnetStatistics } from './subnet-stats.ts';
 import { StaticRoutes } from './static-routes.ts';
+import type { UsageInput } from './ip-usage.ts';
 
 // Fabrics, VLANs, spaces and subnets of the simulated MAAS (api/fabrics.py, vlans.py, spaces.py,
 // subnets.py). It starts as MAAS 2.0 did after its first rack registered: fabric-0 with its
@@ -341,6 +342,12 @@ export class Network {
   }
 
   // GET /subnets/{id}/?op=statistics; `inUse`: the addresses machines and DNS resources hold.
+  /** What subnets/{id}/ op=reserved_ip_ranges and op=unreserved_ip_ranges read (ip-usage.ts). */
+  usageInput(idText: string, assigned: readonly string[], ranges: UsageInput['ranges']): UsageInput {
+    const s = this.subnet(idText);
+    return { cidr: s.cidr, gatewayIp: s.gatewayIp, dnsServers: s.dnsServers, assigned, ranges };
+  }
+
   statistics(idText: string, inUse: readonly string[]): ReturnType<typeof subnetStatistics> {
     const subnet = this.subnet(idText);
     return subnetStatistics(subnet.cidr, subnet.gatewayIp, inUse);

@@ -32,6 +32,10 @@ export interface ReservationWorld {
   subnetJson(id: number): Record<string, unknown> | undefined;
   /** Every address MAAS holds now other than reservations: machines, devices, DNS resources. */
   addressesHeld(): readonly string[];
+  /** The addresses inside the subnet's dynamic and reserved ranges: never picked automatically. */
+  rangeExcluded(cidr: string): ReadonlySet<string>;
+  /** Throws MAAS's 404 for a requested address inside a range (Subnet.validate_static_ip). */
+  refuseInRange(ip: string): void;
   /** Hostname of the machine or device whose interface has this MAC, if any. */
   nodeWithMac(mac: string): string | undefined;
   /** Throws MAAS's 404 when "name.domain" names a domain MAAS does not have. */
@@ -99,9 +103,10 @@ export class ReservedIps {
     if (requested !== undefined) {
       // StaticIPAddressUnavailable is MAAS's 404, not a 409.
       if (held.has(requested)) throw new MaasApiError(404, `The IP address ${requested} is already in use.`);
+      this.world.refuseInRange(requested);
       address = requested;
     } else {
-      address = this.freeAddress(subnet.cidr, subnet.gatewayIp, held);
+      address = this.freeAddress(subnet.cidr, subnet.gatewayIp, new Set([...held, ...this.world.rangeExcluded(subnet.cidr)]));
     }
     if (hostname !== undefined && hostname !== '') this.world.attachName(hostname, address);
     const row: Reservation = { id: this.nextId++, ip: address, subnetId: subnet.id, user: user.name, created: this.world.now(), mac: mac?.toLowerCase() ?? null };

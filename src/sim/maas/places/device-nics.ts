@@ -1,6 +1,7 @@
 import { MaasApiError, notFound, validationError } from '../http/api-error.ts';
 import { cidrContains } from '../network/ipv4.ts';
 import { firstFree } from '../network/first-free.ts';
+import type { RangeGuard } from '../fleet/machine-links.ts';
 import { API_PREFIX } from '../fleet/machine-json.ts';
 import type { Params } from '../http/params.ts';
 
@@ -132,7 +133,7 @@ export function updateNic(nic: DeviceNic, params: Params, net: NicNetwork, macIn
 }
 
 // POST ... op=link_subnet: mode (auto, dhcp, static, link_up), subnet, ip_address (static).
-export function linkSubnet(nic: DeviceNic, params: Params, net: NicNetwork, inUse: ReadonlySet<string>, nextLinkId: () => number): void {
+export function linkSubnet(nic: DeviceNic, params: Params, net: NicNetwork, inUse: ReadonlySet<string>, nextLinkId: () => number, ranges?: RangeGuard): void {
   const modeText = (params.get('mode') ?? '').toLowerCase();
   if (modeText === '') throw validationError({ mode: ['This field is required.'] });
   const mode = MODES.find((m) => m === modeText);
@@ -148,9 +149,10 @@ export function linkSubnet(nic: DeviceNic, params: Params, net: NicNetwork, inUs
     if (wanted !== undefined && wanted !== '') {
       if (!cidrContains(subnet.cidr, wanted)) throw validationError({ ip_address: [`IP address is not in the given subnet '${subnet.cidr}'.`] });
       if (inUse.has(wanted) || wanted === subnet.gatewayIp) throw new MaasApiError(404, 'IP address is already in use.');
+      ranges?.refuse(wanted);
       ip = wanted;
     } else {
-      ip = firstFree(subnet.cidr, new Set([...inUse, ...(subnet.gatewayIp === null ? [] : [subnet.gatewayIp])]));
+      ip = firstFree(subnet.cidr, new Set([...inUse, ...(subnet.gatewayIp === null ? [] : [subnet.gatewayIp]), ...(ranges?.excluded(subnet.cidr) ?? [])]));
     }
   }
   // A link to a subnet on another VLAN moves the interface there, as MAAS does for a device.

@@ -1,5 +1,6 @@
 import { forbidden, notFound, validationError } from '../http/api-error.ts';
 import type { DeviceNic, NicNetwork } from './device-nics.ts';
+import type { RangeGuard } from '../fleet/machine-links.ts';
 import { findNic, linkSubnet, nicJson, normalMac, unlinkSubnet, updateNic } from './device-nics.ts';
 import type { Places } from '../fleet/machine-json.ts';
 import { API_PREFIX } from '../fleet/machine-json.ts';
@@ -182,10 +183,10 @@ export class DeviceBook {
   }
 
   // POST op=link_subnet; `inUse`: addresses held elsewhere (machines, DNS resources).
-  linkSubnet(user: SimUser, systemId: string, nicId: string, params: Params, inUse: readonly string[]) {
+  linkSubnet(user: SimUser, systemId: string, nicId: string, params: Params, inUse: readonly string[], ranges?: RangeGuard) {
     const d = this.get(user, systemId, true);
     const nic = findNic(d.nics, nicId);
-    linkSubnet(nic, params, this.ctx.net, new Set([...inUse, ...this.addresses()]), () => this.nextLink++);
+    linkSubnet(nic, params, this.ctx.net, new Set([...inUse, ...this.addresses()]), () => this.nextLink++, ranges);
     return nicJson(d.systemId, nic, this.ctx.net);
   }
 
