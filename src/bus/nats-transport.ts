@@ -7,10 +7,12 @@ import {
 import type { Authenticator, ConnectionOptions, Msg, NatsConnection, TlsOptions } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type { BusMessage, BusStatus, BusSubscription, KvBucket, KvBucketOptions, SubscribeOptions, Transport } from '../ports/index.ts';
-import { BusError } from '../ports/index.ts';
+import { BusError, KvUnavailable } from '../ports/index.ts';
 import { openNatsKv } from './nats-kv.ts';
 import { inboxPrefixFor, inboxUserProblem } from './inbox-prefix.ts';
-import { firstServerInfo } from './server-info.ts';
+import type { ServerInfo } from './server-info.ts';
+import { serverGreeting } from './nats-greeting.ts';
+import { greetingProblem, tlsProblem } from './nats-connect-problems.ts';
 import { errorMessage } from '../api/index.ts';
 
 export type NatsAuth =
@@ -76,6 +78,9 @@ export async function connectNats(options: NatsConnectOptions): Promise<Transpor
     if (problem) throw new BusConnectError(where, problem, false);
   }
   const inboxPrefix = inboxPrefixFor(auth);
+  // tls:// asks for TLS, as nats-server's docs and the nats CLI read it; nats.js reads TLS only
+  // from its options and connected in plain text to a server without it. The system's CAs.
+  const tls = options.tls ?? (servers.some((s) => /^tls:\/\//i.test(s)) ? {} : undefined);
   const opts: ConnectionOptions = {
     servers,
     name: options.name,
@@ -87,15 +92,25 @@ export async function connectNats(options: NatsConnectOptions): Promise<Transpor
     noAsyncTraces: true,
     ...(authenticator ? { authenticator } : {}),
     ...(inboxPrefix ? { inboxPrefix } : {}),
-    ...(options.tls ? { tls: definedOnly(options.tls) } : {}),
+    ...(tls ? { tls: definedOnly(tls) } : {}),
   };
-  if (!options.tls?.certFile) await checkNoClientCertNeeded(servers, Math.min(opts.timeout ?? SERVER_INFO_MS, SERVER_INFO_MS), where);
+  const info = await checkGreeting(servers, Math.min(opts.timeout ?? GREETING_MS, GREETING_MS), where, tls);
+  // Not reconnecting while the first connection is made: nats.js notices a connection that the
+  // server drops after the TLS handshake (its refusal of our client certificate, under TLS 1.3)
+  // only when it is not to reconnect; otherwise it waits out `timeout`. Once connected, the
+  // client reconnects as configured: the switch is read only when a connection is lost.
+  opts.reconnect = false;
   let nc: NatsConnection;
   try {
     nc = await connect(opts);
   } catch (error) {
+    const problem = await tlsProblem(error, tls, info, new Date());
+    if (problem) throw new BusConnectError(where, redact(problem.detail), problem.retryable, { cause: error });
     throw connectError(error, where, options.auth ?? urlAuth(given), redact);
   }
+  // The options object the client was given is the one it reads (nats-core's ProtocolHandler).
+  const live = (nc as { readonly options?: ConnectionOptions }).options;
+  if (live) live.reconnect = true;
   return new NatsTransport(options.name, where, nc, redact, options.onHandlerError);
 }
 
@@ -192,7 +207,11 @@ class NatsTransport implements Transport {
 
   async kv(bucket: string, options?: KvBucketOptions): Promise<KvBucket> {
     if (this.#nc.isClosed()) throw new BusError('closed', `kv.${bucket}`, `connection ${this.name} is closed`);
-    return openNatsKv(this.#nc, bucket, options);
+    try {
+      return await openNatsKv(this.#nc, bucket, options);
+    } catch (error) {
+      throw withoutJetStream(error) ?? error;
+    }
   }
 
   async answers(withinMs: number): Promise<boolean> {
@@ -303,6 +322,22 @@ class NatsTransport implements Transport {
   }
 }
 
+// The JetStream API's answers when there is none to store in: nats.js passes them on as they are
+// ("jetstream is not enabled", "JetStream not enabled for account"), which says neither which of
+// the two it is nor what to change.
+function withoutJetStream(error: unknown): KvUnavailable | null {
+  if (!(error instanceof KvUnavailable)) return null;
+  const text = messageOf(error.cause ?? error);
+  if (/not enabled for account/i.test(text)) {
+    return new KvUnavailable(error.bucket, 'JetStream is not enabled for this connection\'s NATS account: enable it for the account in the server\'s configuration '
+      + `(jetstream: enabled in its accounts block), or connect as a user of an account that has it (server: ${text})`, { cause: error });
+  }
+  if (/jetstream is not enabled|jetstream not enabled/i.test(text)) {
+    return new KvUnavailable(error.bucket, `the NATS server has no JetStream: start nats-server with -js (or a jetstream block in its configuration) (server: ${text})`, { cause: error });
+  }
+  return null;
+}
+
 async function authenticatorFor(auth: NatsAuth, where: string, redact: (t: string) => string): Promise<Authenticator> {
   if ('user' in auth) return usernamePasswordAuthenticator(auth.user, auth.pass);
   if ('token' in auth) return tokenAuthenticator(auth.token);
@@ -327,27 +362,59 @@ async function authenticatorFor(auth: NatsAuth, where: string, redact: (t: strin
   return credsAuthenticator(creds);
 }
 
-// How long the INFO of a server may take to arrive; one that sends none is left to the connect.
-const SERVER_INFO_MS = 2_000;
+// How long a server may take to greet (INFO) after accepting the connection: a nats-server does
+// at once. One that says nothing in this time is reported as such, not left to the connect timeout.
+const GREETING_MS = 2_000;
 
 /**
- * A server that verifies client certificates (mutual TLS) drops a client without one after the
- * TLS handshake, and the NATS client does not notice: it waited out its whole connect timeout and
- * reported "timeout". The server says so in its INFO, before any handshake: asked first.
+ * What answers at the servers' addresses, before the NATS client dials (nats-greeting.ts): a port
+ * that accepts and says nothing, or speaks HTTP or something else, fails here in seconds with
+ * what was found; the client waited out its whole connect timeout and said "timeout". A server
+ * that verifies client certificates (mutual TLS) says so in its INFO: a client without one was
+ * dropped after the handshake, unnoticed until the timeout too. Returns that INFO, when one came.
  */
-async function checkNoClientCertNeeded(servers: readonly string[], withinMs: number, where: string): Promise<void> {
-  const info = await firstServerInfo(servers, withinMs);
-  if (info?.tls_verify !== true) return;
-  throw new BusConnectError(where, 'the NATS server requires a client certificate (mutual TLS) and none was given: '
-    + 'pass --nats-cert and --nats-key (or NATS_CERT and NATS_KEY; tls.certFile and tls.keyFile to connectNats)', false);
+async function checkGreeting(servers: readonly string[], withinMs: number, where: string, tls: NatsConnectOptions['tls']): Promise<ServerInfo | undefined> {
+  const greeting = await serverGreeting(servers, withinMs);
+  if (greeting.kind === 'none') {
+    const problem = greetingProblem(greeting.outcomes);
+    if (problem) throw new BusConnectError(where, problem.detail, problem.retryable);
+    return undefined;
+  }
+  if (greeting.info.tls_verify === true && !tls?.certFile) {
+    throw new BusConnectError(where, 'the NATS server requires a client certificate (mutual TLS) and none was given: '
+      + 'pass --nats-cert and --nats-key (or NATS_CERT and NATS_KEY; tls.certFile and tls.keyFile to connectNats)', false);
+  }
+  return greeting.info;
 }
 
+// What a seed other than a user's (the second letter of S.) belongs to.
+const SEED_KINDS: Readonly<Record<string, string>> = { A: 'an account', O: 'an operator', N: 'a server', C: 'a cluster', X: 'a curve (xkey)' };
+
 function checkSeed(seed: Uint8Array, where: string, what: string): void {
+  const text = new TextDecoder().decode(seed);
+  // The public key is what a server's config lists, so it is the one easily copied into the file.
+  if (isPublicKey(seed)) {
+    throw new BusConnectError(where, `${what} is a public key (${text.slice(0, 1)}...), not a seed: give the user's seed (SU...), which nsc or nk wrote next to it`, false);
+  }
   try {
     nkeys.fromSeed(seed);
-  } catch {
+    const kind = text.startsWith('S') ? SEED_KINDS[text.charAt(1)] : undefined;
+    if (kind) {
+      throw new BusConnectError(where, `${what} is ${kind} seed (S${text.charAt(1)}...), not a user seed: give the user's seed (SU...)`, false);
+    }
+  } catch (error) {
+    if (error instanceof BusConnectError) throw error;
     // No cause: the nkeys error could quote the seed.
     throw new BusConnectError(where, `${what} is not a valid nkey seed (expected "SU..." as made by nsc or nk)`, false);
+  }
+}
+
+function isPublicKey(key: Uint8Array): boolean {
+  try {
+    nkeys.fromPublic(new TextDecoder().decode(key));
+    return true;
+  } catch {
+    return false;
   }
 }
 

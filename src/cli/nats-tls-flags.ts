@@ -12,10 +12,39 @@ const NATS_SCHEMES = ['nats', 'tls'] as const;
 export function checkNatsUrls(servers: readonly string[], source: string): void {
   for (const server of servers) {
     const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(server)?.[1]?.toLowerCase();
-    if (scheme === undefined || (NATS_SCHEMES as readonly string[]).includes(scheme)) continue;
-    // Only the scheme is quoted: the rest of a URL may carry user:password.
-    throw new CliError(`${source}: ${scheme}:// is not a NATS URL; use nats://HOST:PORT or tls://HOST:PORT`, 2);
+    if (scheme !== undefined && !(NATS_SCHEMES as readonly string[]).includes(scheme)) {
+      // Only the scheme is quoted: the rest of a URL may carry user:password.
+      throw new CliError(`${source}: ${scheme}:// is not a NATS URL; use nats://HOST:PORT or tls://HOST:PORT`, 2);
+    }
+    // The client dialled these anyway and failed as "getaddrinfo ENOTFOUND nats" or "Invalid
+    // URL", then asked whether a NATS server was running there.
+    const problem = urlProblem(server, scheme);
+    if (problem) throw new CliError(`${source}: "${shown(server)}" is not a NATS server URL: ${problem}; use nats://HOST:PORT or tls://HOST:PORT`, 2);
   }
+}
+
+function urlProblem(server: string, scheme: string | undefined): string | null {
+  // Not user:password@HOST: a user may be called "nats".
+  const missing = /^(nats|tls):\/?(?!\/)[^@]*$/i.exec(server);
+  if (scheme === undefined && missing) return `"//" is missing after "${missing[1]}:"`;
+  // HOST[:PORT] with any scheme and user:password@ taken off; an IPv6 host is in brackets.
+  const rest = server.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+  const authority = rest.slice(rest.lastIndexOf('@') + 1).split('/')[0] ?? '';
+  const m = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(authority);
+  if (!m?.[1]) return 'it names no host';
+  const port = m[2];
+  if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65_535)) return 'the port must be 1-65535';
+  try {
+    new URL(`nats://${authority}`);
+  } catch {
+    return 'it cannot be read as HOST:PORT';
+  }
+  return null;
+}
+
+/** A server URL as it may be quoted: everything up to its last "@" (user:password, a token, even with a "/" in it) is hidden. */
+function shown(server: string): string {
+  return server.replace(/^((?:[a-z][a-z0-9+.-]*:\/\/)?).*@/i, '$1***@');
 }
 
 export interface NatsTlsFiles {

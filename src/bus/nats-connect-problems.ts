@@ -1,0 +1,113 @@
+import { X509Certificate } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { GreetingOutcome } from './nats-greeting.ts';
+import type { ServerInfo } from './server-info.ts';
+
+// What a failed first connection to NATS means, in words a user can act on: what was found at a
+// server's address instead of NATS, and which side of a TLS handshake refused the other. Only file
+// names, addresses and certificate dates are quoted, never a credential.
+
+export interface ConnectProblem {
+  readonly detail: string;
+  /** Whether trying again later could work (a stalled server may come back; an HTTP server stays one). */
+  readonly retryable: boolean;
+}
+
+/** Why no server greeted as NATS, when at least one accepted the connection; null when none did (the client reports that). */
+export function greetingProblem(outcomes: readonly GreetingOutcome[]): ConnectProblem | null {
+  const found = outcomes.filter((o) => o.kind !== 'unreachable');
+  if (found.length === 0) return null;
+  const details = found.map((o: GreetingOutcome): ConnectProblem => {
+    switch (o.kind) {
+      case 'silent':
+        return {
+          detail: `cannot connect: the server at ${o.address} accepted the connection but never sent the NATS greeting (INFO) within ${o.waitedMs / 1000} s: `
+            + 'a proxy or load balancer may be holding the connection, the server is stalled, or it wants TLS first (tls handshake_first, which this client does not do)',
+          retryable: true,
+        };
+      case 'closed':
+        return { detail: `cannot connect: the server at ${o.address} accepted the connection and closed it without the NATS greeting (INFO)`, retryable: true };
+      case 'http':
+        return {
+          detail: `the server at ${o.address} is an HTTP server, not a NATS server (nats-server's monitoring port, 8222 by default, is one): give the client port (4222 by default)`,
+          retryable: false,
+        };
+      case 'other':
+        return { detail: `the server at ${o.address} is not a NATS server: it greeted with "${o.said}"; give a NATS server's client port (4222 by default)`, retryable: false };
+      default:
+        return { detail: `cannot connect to ${o.address}`, retryable: true };
+    }
+  });
+  return { detail: details.map((d) => d.detail).join('; '), retryable: details.some((d) => d.retryable) };
+}
+
+export interface TlsFiles {
+  readonly caFile?: string;
+  readonly certFile?: string;
+  readonly keyFile?: string;
+}
+
+// Node's codes for a server certificate that the given CA (or the system's) does not vouch for.
+const UNTRUSTED_SERVER = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_SIGNATURE_FAILURE', 'CERT_UNTRUSTED', 'CERT_REJECTED',
+]);
+
+/**
+ * What a TLS failure of the first connection says about the certificates, or null when it is not
+ * one. `info` is the server's greeting, when it gave one: `tls_verify` says it checks client
+ * certificates, so a connection it drops right after the handshake was its refusal of ours.
+ */
+export async function tlsProblem(error: unknown, tls: TlsFiles | undefined, info: ServerInfo | undefined, now: Date): Promise<ConnectProblem | null> {
+  const code = codeOf(error);
+  const text = error instanceof Error ? error.message : String(error);
+  if (UNTRUSTED_SERVER.has(code)) {
+    return {
+      detail: tls?.caFile
+        ? `TLS setup failed: the server's certificate is not trusted by the CA file ${tls.caFile} (--nats-ca, NATS_CA): give the CA that signed the server's certificate (${text})`
+        : `TLS setup failed: the server's certificate is not trusted by this system's CAs: give the CA that signed it with --nats-ca (NATS_CA; tls.caFile to connectNats) (${text})`,
+      retryable: false,
+    };
+  }
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+    return { detail: `TLS setup failed: the server's certificate ${code === 'CERT_HAS_EXPIRED' ? 'has expired' : 'is not valid yet'}: the server needs a current one (${text})`, retryable: false };
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    return { detail: `TLS setup failed: the server's certificate is not for the host in the URL (${text}): connect by a name the certificate holds`, retryable: false };
+  }
+  if (!tls?.certFile) return null;
+  // Under TLS 1.3 a server checks the client's certificate after the client has finished its side
+  // of the handshake: its refusal is an alert on the first read, or a reset on the first write.
+  const alert = /alert ([a-z ]+?)(?::|$)/i.exec(text)?.[1]?.trim().toLowerCase();
+  const dropped = code === 'ECONNRESET' || code === 'EPIPE' || /connection refused|connection closed/i.test(text);
+  if (!alert && !(dropped && info?.tls_verify === true)) return null;
+  const cert = `TLS setup failed: the NATS server refused the client certificate ${tls.certFile} (--nats-cert, NATS_CERT)${alert ? ` (TLS alert: ${alert})` : ''}`;
+  const dates = await validity(tls.certFile);
+  if (dates && dates.notAfter < now) {
+    return { detail: `${cert}: it expired on ${dates.notAfter.toISOString()}; use a current certificate from the CA the server trusts`, retryable: false };
+  }
+  if (dates && dates.notBefore > now) {
+    return { detail: `${cert}: it is not valid until ${dates.notBefore.toISOString()} (is this machine's clock right?)`, retryable: false };
+  }
+  return {
+    detail: `${cert}: is it signed by a CA the server trusts for clients (its tls ca_file), and made for client authentication (extendedKeyUsage clientAuth)?`,
+    retryable: false,
+  };
+}
+
+function codeOf(error: unknown): string {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return '';
+}
+
+async function validity(certFile: string): Promise<{ notBefore: Date; notAfter: Date } | null> {
+  try {
+    const cert = new X509Certificate(await readFile(certFile));
+    return { notBefore: new Date(cert.validFrom), notAfter: new Date(cert.validTo) };
+  } catch {
+    return null;
+  }
+}
