@@ -49,7 +49,7 @@ test('redfish faults - 5xx answers 500 with a Redfish body for everything about 
   sim.system(a.id).setFaults({ serverError: true });
   for (const path of [a.systemPath, `/redfish/v1/Managers/${a.id}`, '/redfish/v1/UpdateService/FirmwareInventory']) t.is(await status(sim.url, a, path), 500, path);
   const res = await fetch(sim.url + a.systemPath, { headers: { authorization: basic(a) } });
-  t.like(await res.json(), { error: { code: 'Base.1.8.GeneralError' } });
+  t.like(await res.json(), { error: { code: 'Base.1.8.InternalError' } });
   t.is(await status(sim.url, b, b.systemPath), 200);
   t.is(await status(sim.url, b, '/redfish/v1'), 200);
 });

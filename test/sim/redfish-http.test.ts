@@ -71,7 +71,8 @@ test('redfish http - a PATCH with a stale If-Match is refused with 412 and chang
 test('redfish http - errors carry Redfish bodies: 401, 404, 405, 400 (bad value, unknown property, malformed JSON)', async (t) => {
   const { sim, a } = await started(t);
   const shape = (r: { body: Record<string, unknown> }, id: string) => {
-    t.like(r.body, { error: { code: 'Base.1.8.GeneralError' } });
+    // DSP0266 §9.6 (and bmcweb, iDRAC, AMI): `code` is the MessageId of the one message the body carries.
+    t.like(r.body, { error: { code: `Base.1.8.${id}` } });
     t.is(typeof at(r.body, 'error', 'message'), 'string');
     t.is(messageId(r.body), `Base.1.8.${id}`);
   };
@@ -184,4 +185,47 @@ test('redfish http - a session ends after SessionTimeout idle seconds, not after
   t.is(expired.status, 401);
   t.is(messageId(expired.body), 'Base.1.8.NoValidSession');
   t.deepEqual((await call(sim, '/redfish/v1/SessionService/Sessions', { auth: basic(a) })).body.Members, []);
+});
+
+test('redfish http - InsertMedia into a drive that holds an image is refused (409 ResourceInUse) and keeps that image; after EjectMedia it is taken', async (t) => {
+  const { sim, a } = await started(t);
+  const cd = `/redfish/v1/Managers/${a.id}/VirtualMedia/Cd`;
+  const first = await call(sim, `${cd}/Actions/VirtualMedia.InsertMedia`, { method: 'POST', auth: basic(a), body: { Image: 'http://10.0.0.1/first.iso' } });
+  t.is(first.status, 204);
+  // Through either path to the drive (the manager's or the system's): one drive, one image.
+  for (const path of [cd, `${a.systemPath}/VirtualMedia/Cd`]) {
+    const again = await call(sim, `${path}/Actions/VirtualMedia.InsertMedia`, { method: 'POST', auth: basic(a), body: { Image: 'http://10.0.0.1/second.iso' } });
+    t.is(again.status, 409, path);
+    t.like(again.body, { error: { code: 'Base.1.8.ResourceInUse' } });
+    t.regex(String(at(again.body, 'error', 'message')), /first\.iso.*EjectMedia/s);
+  }
+  t.like(sim.system(a.id).state.virtualMedia.Cd, { image: 'http://10.0.0.1/first.iso', inserted: true });
+  t.is((await call(sim, `${cd}/Actions/VirtualMedia.EjectMedia`, { method: 'POST', auth: basic(a), body: {} })).status, 204);
+  t.is((await call(sim, `${cd}/Actions/VirtualMedia.InsertMedia`, { method: 'POST', auth: basic(a), body: { Image: 'http://10.0.0.1/second.iso' } })).status, 204);
+  t.like(sim.system(a.id).state.virtualMedia.Cd, { image: 'http://10.0.0.1/second.iso', inserted: true });
+  const floppy = await call(sim, `/redfish/v1/Managers/${a.id}/VirtualMedia/Floppy/Actions/VirtualMedia.InsertMedia`, { method: 'POST', auth: basic(a), body: { Image: 'http://10.0.0.1/config.img' } });
+  t.is(floppy.status, 204, 'the other drive is free');
+});
+
+test('redfish http - a legacy-transfer-protocol BMC speaks Base.1.5 and refuses InsertMedia without TransferProtocolType, naming it, as sushy story 2009871 quotes', async (t) => {
+  const sim = await startRedfishSim({ systems: [{ bmc: 'legacy-transfer-protocol' }, {}] });
+  t.teardown(() => sim.stop());
+  const [old, current] = sim.systems;
+  if (!old || !current) throw new Error('two systems expected');
+  const insert = (s: SimSystemInfo, body: unknown) => call(sim, `/redfish/v1/Managers/${s.id}/VirtualMedia/Cd/Actions/VirtualMedia.InsertMedia`, { method: 'POST', auth: basic(s), body });
+  const bare = await insert(old, { Image: 'https://10.0.0.1/deploy.iso' });
+  t.is(bare.status, 400);
+  t.like(bare.body, { error: { code: 'Base.1.5.ActionParameterMissing' } });
+  t.is(messageId(bare.body), 'Base.1.5.ActionParameterMissing');
+  t.deepEqual(at(bare.body, 'error', '@Message.ExtendedInfo', 0, 'RelatedProperties'), ['#/TransferProtocolType']);
+  t.is(sim.system(old.id).state.virtualMedia.Cd.image, null, 'a refused insert attaches nothing');
+  const wrong = await insert(old, { Image: 'https://10.0.0.1/deploy.iso', TransferProtocolType: 'NFS' });
+  t.is(wrong.status, 400);
+  t.is(messageId(wrong.body), 'Base.1.5.ActionParameterValueFormatError');
+  t.is((await insert(old, { Image: 'https://10.0.0.1/deploy.iso', TransferProtocolType: 'HTTPS' })).status, 204);
+  t.like(sim.system(old.id).state.virtualMedia.Cd, { image: 'https://10.0.0.1/deploy.iso', inserted: true });
+  // Every error of that BMC is in its registry; the other BMC keeps Base.1.8 and takes the bare insert.
+  t.like((await call(sim, `/redfish/v1/Managers/${old.id}/VirtualMedia/Nope`, { auth: basic(old) })).body, { error: { code: 'Base.1.5.ResourceMissingAtURI' } });
+  t.is((await insert(current, { Image: 'https://10.0.0.1/deploy.iso' })).status, 204);
+  t.like((await call(sim, `/redfish/v1/Managers/${current.id}/VirtualMedia/Nope`, { auth: basic(current) })).body, { error: { code: 'Base.1.8.ResourceMissingAtURI' } });
 });

@@ -46,7 +46,7 @@ test('redfish sushy divergences - what sushy reads of BIOS status, ETags, boot o
 
   // Before: a PATCH of a property the resource has not was PropertyNotWritable, as if it were read-only.
   t.like(get('errors'), {
-    missing: { status: 404 },
+    missing: { status: 404, code: 'Base.1.8.ResourceMissingAtURI' }, // sushy's HTTPError.code: the MessageId, not GeneralError
     not_allowed: { status: 405, allow: 'GET, PATCH', id: 'Base.1.8.OperationNotAllowed' },
     unknown_property: { status: 400, id: 'Base.1.8.PropertyUnknown', related: ['#/NoSuchProperty'] },
     read_only_property: { status: 400, id: 'Base.1.8.PropertyNotWritable', related: ['#/PowerState'] },

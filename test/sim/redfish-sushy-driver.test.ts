@@ -131,3 +131,27 @@ sushyTest('redfish sushy driver - a volume operation at an apply time the collec
   }
   t.is(sim.system(me.id).state.volumes.length, 1);
 });
+
+// These two run whatever the environment: a missing python3-sushy fails them, naming it.
+test('redfish sushy driver - a second InsertMedia into a drive that holds an image is refused (409 ResourceInUse, the specific code sushy reads), the image stays, and after EjectMedia it goes in', async (t) => {
+  const { sim, me, other } = await started(t);
+  const got = (await run(sim, me, other, ['virtual_media_occupied']))('virtual_media_occupied');
+  const second = got.second as Refusal & { code: string };
+  t.like(second, { raised: 'HTTPError', status: 409, code: 'Base.1.8.ResourceInUse' });
+  t.regex(second?.message ?? '', /first\.iso.*EjectMedia/s);
+  t.deepEqual(got.kept, ['http://images.example/first.iso', true]);
+  t.deepEqual(got.after_eject, ['http://images.example/second.iso', true]);
+  t.like(sim.system(me.id).state.virtualMedia.Cd, { image: null, inserted: false });
+});
+
+test('redfish sushy driver - a BMC that requires TransferProtocolType refuses sushy\'s first InsertMedia with Base.1.5.ActionParameterMissing; sushy retries with HTTPS and the image goes in', async (t) => {
+  const { sim, me, other } = await started(t, { systems: [{ bmc: 'legacy-transfer-protocol' }, {}] });
+  const got = (await run(sim, me, other, ['insert_media_transfer_protocol']))('insert_media_transfer_protocol');
+  const target = `/redfish/v1/Managers/${me.id}/VirtualMedia/Cd/Actions/VirtualMedia.InsertMedia`;
+  const posts = (got.posts as { path: string; data: unknown; refused?: unknown }[]).filter((p) => p.path.endsWith('VirtualMedia.InsertMedia'));
+  t.deepEqual(posts, [
+    { path: target, data: { Image: 'https://images.example/deploy.iso' }, refused: [400, 'Base.1.5.ActionParameterMissing'] },
+    { path: target, data: { Image: 'https://images.example/deploy.iso', TransferProtocolType: 'HTTPS' } },
+  ]);
+  t.deepEqual(got.inserted, ['https://images.example/deploy.iso', true]);
+});

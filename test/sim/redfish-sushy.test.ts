@@ -49,7 +49,7 @@ async function run(args: string[], password: string): Promise<string> {
   t.like(get('bios'), { before: 'Enabled', pending: { ProcVirtualization: 'Disabled', BootDelaySeconds: 5 }, before_reset: 'Enabled', after_reset: 'Disabled', delay: 5, pending_after: {} });
   t.is(sim.system(me.id).state.bios.passwords.AdminPassword, 'new-secret', 'Bios.ChangePassword');
   t.true(sim.system(me.id).state.bios.resetPending, 'Bios.ResetBios waits for the next boot');
-  t.like(get('bios_unknown'), { status: 400, code: 'Base.1.8.GeneralError' });
+  t.like(get('bios_unknown'), { status: 400, code: 'Base.1.8.PropertyUnknown' });
   // sushy finds the registry Bios.AttributeRegistry names through /redfish/v1/Registries and parses its fields.
   const registry = get('bios_registry');
   t.like(registry, { named: 'BiosAttributeRegistrySIM1.v1_0_0', identity: 'BiosAttributeRegistrySIM1.v1_0_0', language: 'en', version: '1.0.0' });

@@ -18,6 +18,8 @@ export type { BiosAttributes, BiosState, BiosValue } from './model/bios.ts';
 export { biosProblem, BIOS_ATTRIBUTE_TYPES } from './model/bios-registry.ts';
 export type { BiosAttributeRule, BiosAttributeType, BiosProblem, BiosRegistry } from './model/bios-registry.ts';
 export { SIM_MODELS, SIM_VENDOR, modelInfo } from './model/models.ts';
+export { BMC_PROFILES, bmcProfile } from './model/bmc.ts';
+export type { BmcProfile, BmcProfileName } from './model/bmc.ts';
 export type { ModelInfo, SimModel } from './model/models.ts';
 export { REGISTRIES, registryUri } from './resources/registries.ts';
 export type { Drive, Volume, RaidType } from './model/storage.ts';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BMC_PROFILES } from './model/bmc.ts';
 import { BOOT_MODES, BOOT_TARGETS } from './model/boot.ts';
 import { SimFaultsSchema } from './model/faults.ts';
 import { SIM_MODELS } from './model/models.ts';
@@ -15,6 +16,8 @@ export const SimSystemSpecSchema = z.object({
   uuid: z.uuid().optional(),
   /** The server model: its Manufacturer/Model and BIOS attribute registry (servers of one model share it). */
   model: z.enum(SIM_MODELS).default('SIM-1'),
+  /** The BMC firmware: its Base registry version and InsertMedia quirks (model/bmc.ts). */
+  bmc: z.enum(BMC_PROFILES).default('standard'),
   powerOn: z.boolean().default(false),
   /** What the system boots when no override is enabled (its own boot order). */
   defaultBootTarget: z.enum(BOOT_TARGETS).default('Hdd'),

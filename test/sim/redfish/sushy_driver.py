@@ -50,7 +50,7 @@ def refusal(fn):
     try:
         fn()
     except sushy.exceptions.HTTPError as exc:
-        return {'raised': type(exc).__name__, 'status': exc.status_code, 'message': str(exc)}
+        return {'raised': type(exc).__name__, 'status': exc.status_code, 'code': exc.code, 'message': str(exc)}
     except sushy.exceptions.SushyError as exc:
         return {'raised': type(exc).__name__, 'status': None, 'message': str(exc)}
     return None
@@ -106,6 +106,56 @@ def system_virtual_media():
     cd.refresh()
     return {'link': link, 'members': sorted(media), 'types': sorted(t.value for t in cd.media_types),
             'inserted': via_system, 'manager_sees': via_manager, 'ejected': [cd.image, cd.inserted]}
+
+
+def manager_cd(s):
+    return {m.identity: m for m in s.get_system(SYSTEM).managers[0].virtual_media.get_members()}['Cd']
+
+
+def recording_posts(s):
+    """Records the body of every POST sushy sends and what came of it, retries included."""
+    posts = []
+    original = s._conn.post
+
+    def post(path, data=None, **kwargs):
+        entry = {'path': path, 'data': None if data is None else dict(data)}  # sushy reuses the dict
+        posts.append(entry)
+        try:
+            return original(path, data=data, **kwargs)
+        except sushy.exceptions.HTTPError as exc:
+            entry['refused'] = [exc.status_code, exc.code]
+            raise
+    s._conn.post = post
+    return posts
+
+
+def virtual_media_occupied():
+    """A second InsertMedia into a drive that holds an image is refused; the first image stays."""
+    s = connect('session')
+    cd = manager_cd(s)
+    cd.insert_media('http://images.example/first.iso', inserted=True, write_protected=True)
+    second = refusal(lambda: cd.insert_media('http://images.example/second.iso', inserted=True, write_protected=True))
+    cd.refresh()
+    kept = [cd.image, cd.inserted]
+    cd.eject_media()
+    cd.insert_media('http://images.example/second.iso', inserted=True, write_protected=True)
+    cd.refresh()
+    after_eject = [cd.image, cd.inserted]
+    cd.eject_media()
+    return {'second': second, 'kept': kept, 'after_eject': after_eject}
+
+
+def insert_media_transfer_protocol():
+    """sushy's InsertMedia retry: refused with ActionParameterMissing naming TransferProtocolType,
+    it sends the request again with the protocol of the image URL."""
+    s = connect('session')
+    posts = recording_posts(s)
+    cd = manager_cd(s)
+    cd.insert_media('https://images.example/deploy.iso', inserted=True, write_protected=True)
+    cd.refresh()
+    inserted = [cd.image, cd.inserted]
+    cd.eject_media()
+    return {'posts': posts, 'inserted': inserted}
 
 
 def uefi_http_boot():
@@ -178,6 +228,7 @@ for name, fn in [('other_system', other_system), ('session_expiry', session_expi
                  ('volume_apply_time', volume_apply_time),
                  ('secure_boot_keys', secure_boot_keys),
                  ('system_virtual_media', system_virtual_media), ('uefi_http_boot', uefi_http_boot),
-                 ('allow_header', allow_header)]:
+                 ('allow_header', allow_header), ('virtual_media_occupied', virtual_media_occupied),
+                 ('insert_media_transfer_protocol', insert_media_transfer_protocol)]:
     if name in CHECKS:
         run(name, fn)

@@ -1,8 +1,13 @@
-// Redfish error bodies (DSP0266 §9.6): an `error` object whose `code` names a Base registry
-// message and whose @Message.ExtendedInfo says what to do. sushy reads both into its HTTPError.
+// Redfish error bodies (DSP0266 §9.6): an `error` object whose `code` is the MessageId of its one
+// message, as bmcweb and the BMC in sushy's story 2009871 send it (GeneralError is for a body of
+// several messages, or of an OEM message, as iDRAC's), and whose @Message.ExtendedInfo says what to
+// do. sushy reads both into its HTTPError and matches on `code` to retry VirtualMedia.InsertMedia.
 const REGISTRY = 'Base.1.8';
 
 export class RedfishError extends Error {
+  /** The Base registry of the BMC that answers (handle.ts sets it from the system's BMC profile). */
+  registry = REGISTRY;
+
   constructor(
     readonly status: number,
     readonly messageId: string,
@@ -19,12 +24,12 @@ export class RedfishError extends Error {
 export function errorBody(err: RedfishError): object {
   return {
     error: {
-      code: `${REGISTRY}.GeneralError`,
+      code: `${err.registry}.${err.messageId}`,
       message: err.message,
       '@Message.ExtendedInfo': [
         {
           '@odata.type': '#Message.v1_1_1.Message',
-          MessageId: `${REGISTRY}.${err.messageId}`,
+          MessageId: `${err.registry}.${err.messageId}`,
           Message: err.message,
           Severity: err.status >= 500 ? 'Critical' : 'Warning',
           MessageSeverity: err.status >= 500 ? 'Critical' : 'Warning',

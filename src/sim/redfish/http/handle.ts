@@ -83,7 +83,13 @@ async function dispatch(req: IncomingMessage, world: World, route: Route): Promi
     },
   };
   if (params.sys !== undefined) ctx.system();
-  return run(resource, method, ctx);
+  try {
+    return await run(resource, method, ctx);
+  } catch (err) {
+    // The system's own BMC answers: its errors cite the Base registry its firmware speaks.
+    if (err instanceof RedfishError && params.sys !== undefined) err.registry = ctx.system().bmc.baseRegistry;
+    throw err;
+  }
 }
 
 function run(resource: Resource, method: string, ctx: Ctx): Reply | Promise<Reply> {

@@ -41,7 +41,7 @@ export function buildSystem(spec: Spec, index: number, base: string, defaults: {
       macs,
       uuid,
     },
-    { uuid, model: spec.model, macs, cpuCount: spec.cpuCount, coresPerCpu: spec.coresPerCpu, memoryGiB: spec.memoryGiB, serial },
+    { uuid, model: spec.model, bmc: spec.bmc, macs, cpuCount: spec.cpuCount, coresPerCpu: spec.coresPerCpu, memoryGiB: spec.memoryGiB, serial },
     {
       on: spec.powerOn,
       boot: { target: 'None', enabled: 'Disabled', mode: spec.bootMode, httpBootUri: null },

@@ -1,4 +1,5 @@
 import type { BiosState } from './bios.ts';
+import type { BmcProfileName } from './bmc.ts';
 import type { BootMode, BootOverride, BootTarget } from './boot.ts';
 import type { FirmwareVersions } from './firmware.ts';
 import type { SimModel } from './models.ts';
@@ -43,6 +44,8 @@ export interface Hardware {
   uuid: string;
   /** Fixes Manufacturer, Model and the BIOS attribute registry. */
   model: SimModel;
+  /** The BMC firmware: which Base registry it cites, which InsertMedia quirks it has. */
+  bmc: BmcProfileName;
   macs: string[];
   cpuCount: number;
   coresPerCpu: number;

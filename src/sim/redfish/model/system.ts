@@ -1,5 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { applyPendingBios } from './bios.ts';
+import { bmcProfile } from './bmc.ts';
+import type { BmcProfile } from './bmc.ts';
 import { bootDevice } from './boot.ts';
 import type { BootOverride } from './boot.ts';
 import type { SimFaults } from './faults.ts';
@@ -52,6 +54,11 @@ export class SimSystem extends EventEmitter<SimSystemEvents> {
   /** Manufacturer, Model and the BIOS attribute registry of this server's model. */
   get model(): ModelInfo {
     return modelInfo(this.hardware.model);
+  }
+
+  /** What its BMC firmware does: the Base registry its errors cite, its InsertMedia quirks. */
+  get bmc(): BmcProfile {
+    return bmcProfile(this.hardware.bmc);
   }
 
   /** A deep copy of the state, safe to keep and compare (state itself is live). */

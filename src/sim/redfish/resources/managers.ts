@@ -1,6 +1,6 @@
 import { oneOf } from '../model/boot.ts';
 import type { VirtualMediaSlot } from '../model/state.ts';
-import { badRequest, notFound } from '../http/errors.ts';
+import { badRequest, notFound, RedfishError } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, resetActionInfo, STATUS_OK } from '../http/odata.ts';
 
@@ -36,6 +36,21 @@ function mediaBody(ctx: Ctx): object {
   };
 }
 
+/**
+ * TransferProtocolType, the protocol of the image URL: optional (a current BMC reads the protocol
+ * from the URL), required by BMCs whose profile says so (ActionParameterMissing naming it, the
+ * refusal on which sushy retries with it). Given, it must agree with the URL.
+ */
+function transferProtocol(ctx: Ctx, image: string): void {
+  const given = ctx.body.TransferProtocolType;
+  if (given === undefined) {
+    if (!ctx.system().bmc.insertMediaNeedsTransferProtocol) return;
+    throw badRequest('ActionParameterMissing', `The action VirtualMedia.InsertMedia requires the parameter TransferProtocolType to be present in the request body.`, 'TransferProtocolType');
+  }
+  const scheme = image.slice(0, image.indexOf(':')).toUpperCase();
+  if (given !== scheme) throw badRequest('ActionParameterValueFormatError', `The value ${JSON.stringify(given)} for the parameter TransferProtocolType does not match the protocol of Image (${scheme}).`, 'TransferProtocolType');
+}
+
 function insert(ctx: Ctx) {
   const image = ctx.body.Image;
   if (typeof image !== 'string' || !/^(https?|nfs|cifs):\/\/\S+$/.test(image)) {
@@ -44,7 +59,19 @@ function insert(ctx: Ctx) {
   const inserted = ctx.body.Inserted ?? true;
   const writeProtected = ctx.body.WriteProtected ?? true;
   if (typeof inserted !== 'boolean' || typeof writeProtected !== 'boolean') throw badRequest('ActionParameterValueTypeError', 'Inserted and WriteProtected must be true or false.', 'Inserted');
-  ctx.system().setVirtualMedia(slot(ctx), { image, inserted, writeProtected });
+  const id = slot(ctx);
+  transferProtocol(ctx, image);
+  // A drive holds one image: real BMCs refuse a second InsertMedia until EjectMedia rather than swap
+  // it (iDRAC: 500 with IDRAC.x.VRM0012 "image server is already connected"; Lenovo XCC: 400
+  // Conflict). The Base registry has no message of its own for it; 409 ResourceInUse is the nearest
+  // standard answer. sushy-tools alone swaps silently. Ironic ejects first and skips an occupied drive.
+  const current = ctx.system().state.virtualMedia[id].image;
+  if (current !== null) {
+    // Named by its file only: an image URL may carry credentials or a signed query.
+    const name = (current.split(/[?#]/)[0] ?? '').split('/').pop() ?? '';
+    throw new RedfishError(409, 'ResourceInUse', `The virtual media ${id} already holds the image ${name}; eject it (VirtualMedia.EjectMedia) before inserting another.`, 'Eject the media with VirtualMedia.EjectMedia, then insert the new image.', ['#/Image']);
+  }
+  ctx.system().setVirtualMedia(id, { image, inserted, writeProtected });
   return { status: 204 };
 }
 
