@@ -11,4 +11,5 @@ export type { CallOptions, Reply, ReplyError, RequestContext, RpcService, RpcSta
 export { senderOf } from './sender.ts';
 export { openNatsKv } from './nats-kv.ts';
 export { askJetStream } from './jetstream-health.ts';
+export { jetStreamMissing } from './nats-connect-problems.ts';
 export { MemoryKvStore } from './memory-kv.ts';

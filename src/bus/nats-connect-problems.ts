@@ -111,3 +111,19 @@ async function validity(certFile: string): Promise<{ notBefore: Date; notAfter: 
     return null;
   }
 }
+
+/**
+ * What the JetStream API's "none here" answers mean ("jetstream is not enabled", "JetStream not
+ * enabled for account"), in words that say which of the two it is and what to change; null for
+ * any other answer. `said` is the server's own text, kept at the end.
+ */
+export function jetStreamMissing(said: string): string | null {
+  if (/not enabled for account/i.test(said)) {
+    return 'JetStream is not enabled for this connection\'s NATS account: enable it for the account in the server\'s configuration '
+      + `(jetstream: enabled in its accounts block), or connect as a user of an account that has it (server: ${said})`;
+  }
+  if (/jetstream is not enabled|jetstream not enabled/i.test(said)) {
+    return `the NATS server has no JetStream: start nats-server with -js (or a jetstream block in its configuration) (server: ${said})`;
+  }
+  return null;
+}

@@ -12,7 +12,7 @@ import { openNatsKv } from './nats-kv.ts';
 import { inboxPrefixFor, inboxUserProblem } from './inbox-prefix.ts';
 import type { ServerInfo } from './server-info.ts';
 import { serverGreeting } from './nats-greeting.ts';
-import { greetingProblem, tlsProblem } from './nats-connect-problems.ts';
+import { greetingProblem, jetStreamMissing, tlsProblem } from './nats-connect-problems.ts';
 import { errorMessage } from '../api/index.ts';
 
 export type NatsAuth =
@@ -322,20 +322,11 @@ class NatsTransport implements Transport {
   }
 }
 
-// The JetStream API's answers when there is none to store in: nats.js passes them on as they are
-// ("jetstream is not enabled", "JetStream not enabled for account"), which says neither which of
-// the two it is nor what to change.
+// nats.js passes the JetStream API's "none here" answers on as they are: reworded to say what to change.
 function withoutJetStream(error: unknown): KvUnavailable | null {
   if (!(error instanceof KvUnavailable)) return null;
-  const text = messageOf(error.cause ?? error);
-  if (/not enabled for account/i.test(text)) {
-    return new KvUnavailable(error.bucket, 'JetStream is not enabled for this connection\'s NATS account: enable it for the account in the server\'s configuration '
-      + `(jetstream: enabled in its accounts block), or connect as a user of an account that has it (server: ${text})`, { cause: error });
-  }
-  if (/jetstream is not enabled|jetstream not enabled/i.test(text)) {
-    return new KvUnavailable(error.bucket, `the NATS server has no JetStream: start nats-server with -js (or a jetstream block in its configuration) (server: ${text})`, { cause: error });
-  }
-  return null;
+  const problem = jetStreamMissing(messageOf(error.cause ?? error));
+  return problem ? new KvUnavailable(error.bucket, problem, { cause: error }) : null;
 }
 
 async function authenticatorFor(auth: NatsAuth, where: string, redact: (t: string) => string): Promise<Authenticator> {

@@ -59,3 +59,22 @@ test('nats jetstream missing - a node whose account has no JetStream exits sayin
   t.regex(run.stderr, /JetStream is not enabled for this connection's NATS account: enable it for the account in the server's configuration/);
   t.false(run.stderr.includes(PASSWORD));
 });
+
+test('nats jetstream missing - `hosts` as a user of an account without JetStream says so, never with the password', async (t) => {
+  const url = await server(t, (dir) => [
+    `jetstream { store_dir: "${join(dir, 'js')}" }`,
+    'accounts {',
+    '  WITH_JS: { jetstream: enabled, users: [{ user: js, password: other }] }',
+    `  NO_JS: { users: [{ user: nojs, password: "${PASSWORD}" }] }`,
+    '}',
+  ].join('\n'));
+  const run = await new Promise<{ code: number; stderr: string }>((resolve) => {
+    execFile(process.execPath, ['bin/metalfleet.js', 'hosts', '--nats', url], { cwd: ROOT, env: { ...process.env, NATS_USER: 'nojs', NATS_PASSWORD: PASSWORD }, timeout: 60_000 }, (err, _stdout, stderr) => {
+      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stderr });
+    });
+  });
+  t.not(run.code, 0, run.stderr);
+  // The membership bucket is asked about first: its answer was passed on as "JetStream said …".
+  t.regex(run.stderr, /JetStream is not enabled for this connection's NATS account: enable it/);
+  t.false(run.stderr.includes(PASSWORD));
+});

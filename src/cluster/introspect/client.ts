@@ -2,7 +2,7 @@
 // question put to every node at once with one deadline. A node that does not answer in time is
 // named, not waited for. The embedded mode passes `nodes: ['embedded']` on its in-memory bus.
 import type { Subjects } from '../../bus/index.ts';
-import { call, RemoteError, subjects as defaultSubjects } from '../../bus/index.ts';
+import { call, jetStreamMissing, RemoteError, subjects as defaultSubjects } from '../../bus/index.ts';
 import { HostKey } from '../../bus/messages/command.ts';
 import type { InspectReply, IntrospectReply, IntrospectRequest, IntrospectVerb } from '../../bus/messages/introspect.ts';
 import { HostKind, INTROSPECT } from '../../bus/messages/introspect.ts';
@@ -187,7 +187,10 @@ async function openMembers(transport: Transport): Promise<KvBucket> {
     const raw = await transport.request(`$JS.API.STREAM.INFO.KV_${MEMBER_BUCKET}`, new Uint8Array(0), { timeoutMs: 2_000 });
     const info = JSON.parse(new TextDecoder().decode(raw)) as { error?: { code?: number; description?: string } };
     if (info.error?.code === 404) exists = false;
-    else if (info.error) throw new IntrospectUnavailable(`cannot read the cluster membership (KV bucket ${MEMBER_BUCKET}) on ${transport.name}: JetStream said ${info.error.description ?? info.error.code ?? 'an error'}`);
+    else if (info.error) {
+      const said = info.error.description ?? String(info.error.code ?? 'an error');
+      throw new IntrospectUnavailable(`cannot read the cluster membership (KV bucket ${MEMBER_BUCKET}) on ${transport.name}: ${jetStreamMissing(said) ?? `JetStream said ${said}`}`);
+    }
   } catch (err) {
     if (err instanceof IntrospectUnavailable) throw err;
     // No JetStream API to ask: the in-memory bus (its buckets are plain maps, opening one is
