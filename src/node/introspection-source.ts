@@ -252,6 +252,8 @@ function poolsOfFigures(figures: CapacityFigures): PoolRow[] {
     waiting: p.queue.map((w) => ({ holder: w.holder, operation: w.operation, waitingMs: w.waitingMs })),
     longestWaitMs: p.longestWaitMs,
     inUseCount: p.inUse + p.exempt,
+    boundedCount: p.inUse,
+    exemptCount: p.exempt,
     waitingCount: p.waiting,
     stallSeconds: p.stallSeconds,
   }));

@@ -18,7 +18,7 @@
  * | `hosts`    | `{ state?, backend?, errors? }`           | `{ node, hosts: [{ key, kind, backend, state, poweredOn, operationalStatus, errorType, errorMessage?, shard, stateSinceMs }] }` |
  * | `actors`   | `{ prefix?, after? }`                     | `{ node, actors: [{ path, kind, parent, mailboxDepth, highWater, processed, restarts, lastError, busy }], next? }` |
  * | `shards`   | `{}`                                      | `{ node, shards: [{ shard, epoch, hosts, leaseAgeMs }] }`             |
- * | `capacity` | `{}`                                      | `{ node, broker, pools: [{ pool, limit, inUse: [...], waiting: [...], longestWaitMs }], calls?: [{ backend, limit, inFlight, waiting, longestWaitMs, slotHolderInFlight, maxInFlight, waitedTotal }] }` |
+ * | `capacity` | `{}`                                      | `{ node, broker, pools: [{ pool, limit, inUse: [...], waiting: [...], longestWaitMs, inUseCount?, boundedCount?, exemptCount? }], calls?: [{ backend, limit, inFlight, waiting, longestWaitMs, slotHolderInFlight, maxInFlight, waitedTotal }] }` |
  * | `inspect`  | `{ host: "<namespace>/<name>", kind? }`   | `{ node, host: { key, kind, backend, spec, status, recent, inFlight, slot, retryAt, nextAttemptInMs, retryWaitsForChange?, shard, epoch, backendRecord? } }` |
  * | `clusters` | `{ after? }`                              | `{ node, clusters: [{ key, cluster, shard, phase, ready, failureDomains, dnsName, addresses, addressesSeenMs, machines: [{ key, machineState, controlPlane, address?, dnsAttached }], conditions: [{ type, status, reason }], lastError, waiting }], next? }` |
  *
@@ -185,6 +185,12 @@ export const PoolRow = z.object({
   /** Exact counts: the lists above stop at the broker's first 200 entries each. */
   inUseCount: Count.optional(),
   waitingCount: Count.optional(),
+  /**
+   * inUseCount split: the slots the limit bounds, and the exempt ones held beside it (a pool of
+   * 400 may have 900 in use when 500 are exempt). Absent from older nodes.
+   */
+  boundedCount: Count.optional(),
+  exemptCount: Count.optional(),
   /** Seconds the broker saw a free slot beside a waiting request and no grant (0 is the target). */
   stallSeconds: z.number().nonnegative().optional(),
 });

@@ -9,5 +9,25 @@ export type {
 export const inUseOf = (p: PoolRow): number => p.inUseCount ?? p.inUse.length;
 export const waitingOf = (p: PoolRow): number => p.waitingCount ?? p.waiting.length;
 
+/**
+ * Slots the limit bounds and slots held beside it by exempt holders. An older node sends no split:
+ * the exempt holders its list shows are taken out of its count (all of them when it lists all).
+ */
+export function usageOf(p: PoolRow): { readonly bounded: number; readonly exempt: number } {
+  if (p.boundedCount !== undefined && p.exemptCount !== undefined) return { bounded: p.boundedCount, exempt: p.exemptCount };
+  const exempt = p.inUse.filter((u) => u.exempt === true).length;
+  return { bounded: Math.max(0, inUseOf(p) - exempt), exempt };
+}
+
+/**
+ * `400/400 (+500 exempt)`: the bounded slots against the limit, exempt ones beside it. Without
+ * `unlimited` the limit is left out (`400 (+500 exempt)`), for a table with a column of its own.
+ */
+export function usageText(p: PoolRow, unlimited?: string): string {
+  const { bounded, exempt } = usageOf(p);
+  const limit = unlimited === undefined ? '' : `/${p.limit === null ? unlimited : p.limit}`;
+  return `${bounded}${limit}${exempt > 0 ? ` (+${exempt} exempt)` : ''}`;
+}
+
 /** A row with the node that reported it. */
 export type OnNode<R> = R & { readonly node: string };

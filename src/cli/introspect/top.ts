@@ -4,7 +4,7 @@ import { PROVISIONING_STATES } from '../../api/index.ts';
 import { MAAS_MACHINE_STATES } from '../../api/index.ts';
 import { formatDuration, formatStall, oneLine, renderTable, truncate, type Column } from './format.ts';
 import type { ActorRow, HostRow, OnNode, PoolRow } from './rows.ts';
-import { inUseOf, waitingOf } from './rows.ts';
+import { usageOf, usageText, waitingOf } from './rows.ts';
 
 export interface TopError {
   readonly key: string;
@@ -194,11 +194,10 @@ export function renderFrame(data: TopData | null, options: FrameOptions): string
   const poolWidth = Math.min(16, Math.max(4, ...pools.map((p) => p.pool.length)));
   const shownPools = pools.length > 3 ? pools.slice(0, 2) : pools;
   for (const p of shownPools) {
-    const limit = p.limit === null ? 'no limit' : String(p.limit);
     const waiting = waitingOf(p);
     const stalled = (p.stallSeconds ?? 0) > 0 ? `  STALLED ${formatStall(p.stallSeconds)}` : '';
-    const text = `${inUseOf(p)}/${limit} in use  ${waiting} waiting${waiting > 0 ? `  longest ${formatDuration(p.longestWaitMs)}` : ''}${stalled}`;
-    body.push(`  ${truncate(p.pool, poolWidth).padEnd(poolWidth)} ${bar(inUseOf(p), p.limit, 22)} ${text}`);
+    const text = `${usageText(p, 'no limit')} in use  ${waiting} waiting${waiting > 0 ? `  longest ${formatDuration(p.longestWaitMs)}` : ''}${stalled}`;
+    body.push(`  ${truncate(p.pool, poolWidth).padEnd(poolWidth)} ${bar(usageOf(p).bounded, p.limit, 22)} ${text}`);
   }
   if (pools.length > 3) body.push(`  +${pools.length - 2} more pools (metalfleet capacity)`);
 

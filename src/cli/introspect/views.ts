@@ -10,7 +10,7 @@ import { BusError, type Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
 import { formatBytes, formatDuration, formatStall, oneLine, renderFields, renderTable, truncate, type Column } from './format.ts';
 import type { ActorRow, BackendCallRow, HostRow, InfoReply, InspectedHost, OnNode, PoolRow, ShardRow } from './rows.ts';
-import { inUseOf, waitingOf } from './rows.ts';
+import { inUseOf, usageText, waitingOf } from './rows.ts';
 import { noAnswer, output, partialWarnings, seconds, type CommandOutput, type GatheredLike, type ViewOptions } from './session.ts';
 
 function gatherOptions(options: ViewOptions): { timeoutMs: number; nodes?: readonly string[] } {
@@ -269,7 +269,8 @@ export function capacityColumns(): Array<Column<OnNode<PoolRow>>> {
   return [
     { header: 'POOL', value: (p) => p.pool, max: 32 },
     { header: 'LIMIT', value: (p) => (p.limit === null ? 'none' : String(p.limit)), align: 'right' },
-    { header: 'IN USE', value: (p) => String(inUseOf(p)), align: 'right' },
+    // The slots the limit (the column before) bounds; exempt holders (virtual media) beside them.
+    { header: 'IN USE', value: (p) => usageText(p), align: 'right' },
     { header: 'HOSTS', value: (p) => String(p.inUseCount ?? new Set(p.inUse.map((u) => u.holder)).size), align: 'right' },
     { header: 'WAITING', value: (p) => String(waitingOf(p)), align: 'right' },
     { header: 'LONGEST WAIT', value: (p) => (waitingOf(p) === 0 ? '-' : formatDuration(p.longestWaitMs)), align: 'right' },

@@ -1,5 +1,5 @@
 // The fleet at a glance: totals, hosts per state, pools, nodes and the shard grid.
-import { colourOf, duration, stateColour } from './format.ts';
+import { colourOf, duration, stateColour, usageOf } from './format.ts';
 import { MaasClusters } from './maas-clusters.tsx';
 import { StateChart } from './state-chart.tsx';
 import type { Picture } from './types.ts';
@@ -27,20 +27,24 @@ export function Pools({ picture }: { picture: Picture }) {
     <section>
       <h2>Capacity</h2>
       <table data-testid="pools">
-        <thead><tr><th>pool</th><th>in use</th><th /><th>waiting</th><th>longest wait</th><th>stalled</th><th>next in queue</th></tr></thead>
+        {/* The meter's column is named for screen readers only: an empty <th> is announced as nothing. */}
+        <thead><tr><th>pool</th><th>in use</th><th><span class="visually-hidden">share of the limit</span></th><th>waiting</th><th>longest wait</th><th>stalled</th><th>next in queue</th></tr></thead>
         <tbody>
           {picture.pools.map((p) => {
-            // The broker's count, as `metalfleet capacity` and `top` show it: the inUse list stops at
-            // its first 200 holders, so counting the list showed 200/400 with all 400 slots busy.
-            const used = p.inUseCount ?? p.inUse.length;
-            const share = p.limit ? Math.min(1, used / p.limit) : 0;
+            // The broker's counts, as `metalfleet capacity` and `top` show them: the inUse list stops
+            // at its first 200 holders, and exempt holders (virtual media) are outside the limit, so
+            // they are shown beside it (400/400 (+500 exempt)), never in it (900/400).
+            const { bounded, exempt } = usageOf(p);
+            const share = p.limit ? Math.min(1, bounded / p.limit) : 0;
+            const waiting = p.waitingCount ?? p.waiting.length;
             return (
               <tr key={`${p.node}/${p.pool}`}>
                 <td>{p.pool}</td>
-                <td data-testid="pool-in-use">{used}/{p.limit ?? '∞'}</td>
+                <td data-testid="pool-in-use">{bounded}/{p.limit ?? '∞'}{exempt > 0 ? ` (+${exempt} exempt)` : ''}</td>
                 <td><div class="meter"><div style={{ width: `${share * 100}%` }} /></div></td>
-                <td>{p.waitingCount ?? p.waiting.length}</td>
-                <td>{duration(p.longestWaitMs)}</td>
+                <td>{waiting}</td>
+                {/* Nobody waits: no wait to measure, '-' as `metalfleet capacity` says, not 0ms. */}
+                <td data-testid="pool-longest-wait">{waiting === 0 ? '-' : duration(p.longestWaitMs)}</td>
                 {/* A free slot beside a waiting host with nothing granted: anything but 0 is a stall. */}
                 <td data-testid="pool-stalled" class={(p.stallSeconds ?? 0) > 0 ? 'bad' : 'muted'}>{(p.stallSeconds ?? 0) > 0 ? duration(Math.round((p.stallSeconds ?? 0) * 1000)) : '0s'}</td>
                 <td class="muted">{p.waiting.slice(0, 3).map((w) => w.holder).join(', ')}{p.waiting.length > 3 ? ' …' : ''}</td>
@@ -75,7 +79,9 @@ export function Cluster({ picture }: { picture: Picture }) {
       </table>
       <div class="shards" data-testid="shards">
         {picture.shards.map((s) => (
-          <span key={s.shard} class="shard" style={{ background: colourOf(s.node, nodes) }}
+          // A hover text alone reaches neither the keyboard nor a screen reader: each square is named.
+          <span key={s.shard} class="shard" style={{ background: colourOf(s.node, nodes) }} role="img"
+            aria-label={`shard ${s.shard}, owner ${s.node}, ${s.hosts} ${s.hosts === 1 ? 'host' : 'hosts'}`}
             title={`shard ${s.shard}: ${s.node}, epoch ${s.epoch}, ${s.hosts} hosts, lease ${duration(s.leaseAgeMs)}`} />
         ))}
       </div>

@@ -66,6 +66,15 @@ function App() {
   );
 }
 
+// An empty inline icon: without one the browser asks the server for /favicon.ico on every load
+// and logs its 404. The bundle runs before the document's load event, when the browser picks it.
+if (!document.querySelector('link[rel~="icon"]')) {
+  const icon = document.createElement('link');
+  icon.rel = 'icon';
+  icon.href = 'data:,';
+  document.head.append(icon);
+}
+
 const root = document.getElementById('app');
 if (root) {
   root.textContent = '';

@@ -12,6 +12,9 @@ export interface Pool {
   /** Exact counts (the lists stop at the broker's first 200) and seconds stalled; absent from old brokers. */
   inUseCount?: number;
   waitingCount?: number;
+  /** inUseCount split: slots the limit bounds, exempt slots beside it; absent from old nodes. */
+  boundedCount?: number;
+  exemptCount?: number;
   stallSeconds?: number;
 }
 export interface NodeLine { node: string; hosts: number; shards: number; broker: boolean; uptimeMs: number; rssBytes: number; eventLoopLagMs: number; lastSeenMs: number | null }
