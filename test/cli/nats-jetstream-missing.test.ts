@@ -27,6 +27,15 @@ async function server(t: ExecutionContext, config: (dir: string) => string): Pro
   return `nats://127.0.0.1:${port}`;
 }
 
+// A JetStream server where the user `nojs` belongs to an account without JetStream.
+const accountWithoutJetStream = (dir: string): string => [
+  `jetstream { store_dir: "${join(dir, 'js')}" }`,
+  'accounts {',
+  '  WITH_JS: { jetstream: enabled, users: [{ user: js, password: other }] }',
+  `  NO_JS: { users: [{ user: nojs, password: "${PASSWORD}" }] }`,
+  '}',
+].join('\n');
+
 function node(t: ExecutionContext, url: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stderr: string }> {
   return startFixtureServer({ options: { latencyMs: 0, demoBehaviours: false } }).then((fixture) => {
     t.teardown(() => fixture.close());
@@ -47,13 +56,7 @@ test('nats jetstream missing - a node against a server without JetStream exits s
 });
 
 test('nats jetstream missing - a node whose account has no JetStream exits saying so, never with the password', async (t) => {
-  const url = await server(t, (dir) => [
-    `jetstream { store_dir: "${join(dir, 'js')}" }`,
-    'accounts {',
-    '  WITH_JS: { jetstream: enabled, users: [{ user: js, password: other }] }',
-    `  NO_JS: { users: [{ user: nojs, password: "${PASSWORD}" }] }`,
-    '}',
-  ].join('\n'));
+  const url = await server(t, accountWithoutJetStream);
   const run = await node(t, url, { NATS_USER: 'nojs', NATS_PASSWORD: PASSWORD });
   t.not(run.code, 0, run.stderr);
   t.regex(run.stderr, /JetStream is not enabled for this connection's NATS account: enable it for the account in the server's configuration/);
@@ -61,13 +64,7 @@ test('nats jetstream missing - a node whose account has no JetStream exits sayin
 });
 
 test('nats jetstream missing - `hosts` as a user of an account without JetStream says so, never with the password', async (t) => {
-  const url = await server(t, (dir) => [
-    `jetstream { store_dir: "${join(dir, 'js')}" }`,
-    'accounts {',
-    '  WITH_JS: { jetstream: enabled, users: [{ user: js, password: other }] }',
-    `  NO_JS: { users: [{ user: nojs, password: "${PASSWORD}" }] }`,
-    '}',
-  ].join('\n'));
+  const url = await server(t, accountWithoutJetStream);
   const run = await new Promise<{ code: number; stderr: string }>((resolve) => {
     execFile(process.execPath, ['bin/metalfleet.js', 'hosts', '--nats', url], { cwd: ROOT, env: { ...process.env, NATS_USER: 'nojs', NATS_PASSWORD: PASSWORD }, timeout: 60_000 }, (err, _stdout, stderr) => {
       resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stderr });
