@@ -3,9 +3,9 @@ import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
 import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
 import { HardwareDetails } from '../../src/api/index.ts';
 import type { HardwareDetails as HardwareDetailsType } from '../../src/api/index.ts';
-import type { OpResult } from '../../src/machines/bmh/index.ts';
 import type { HostData } from '../../src/ports/index.ts';
 import { startIronicApiServer } from '../support/ironic-api/index.ts';
+import { redfishHostData, settled } from '../support/redfish-host-data.ts';
 
 // What inspection makes of Ironic's inventory is what BMO's GetHardwareDetails
 // (pkg/provisioner/ironic/hardwaredetails/hardwaredetails.go) makes of it, in the types of its
@@ -13,24 +13,7 @@ import { startIronicApiServer } from '../support/ironic-api/index.ts';
 // pruned) store it whole: speedGbps is speed_mbps / 1000 in Go's integer division (2500 Mbit/s is
 // 2), clockMegahertz the frequency rounded (math.Round), and an integer field never gets a fraction.
 
-const base: HostData = {
-  key: 'lab/inv', namespace: 'lab', name: 'inv', uid: 'uid-inv', provisionerId: '',
-  spec: {
-    online: true, bootMode: 'UEFI', automatedCleaningMode: 'disabled',
-    bmc: { address: 'redfish://192.168.111.1:8000/redfish/v1/Systems/inv', credentialsName: 'bmc' },
-    bootMACAddress: '52:54:00:aa:ff:01',
-  },
-  credentials: { username: 'admin', password: 'inv-test-password' },
-};
-
-async function settle(op: () => Promise<OpResult>): Promise<OpResult> {
-  for (let i = 0; i < 1000; i++) {
-    const r = await op();
-    if (r.kind !== 'continuing') return r;
-    await new Promise((resolve) => setTimeout(resolve, r.afterMs));
-  }
-  throw new Error('still continuing after 1000 polls');
-}
+const base: HostData = redfishHostData('inv', '52:54:00:aa:ff:01');
 
 async function inspected(t: { teardown(fn: () => unknown): void }, inventory: unknown): Promise<HardwareDetailsType> {
   const s = await startIronicApiServer({ maxVersion: '1.87', phaseDelayMs: 2, inventory: () => ({ inventory }) });
@@ -40,10 +23,10 @@ async function inspected(t: { teardown(fn: () => unknown): void }, inventory: un
     await s.close();
   });
   const p = createIronicProvisioner({ client, driverOverride: { hardwareType: 'fake-hardware' }, polls: { shortMs: 5, longMs: 10 }, imageCheck: { enabled: false } });
-  const registered = await settle(() => p.register(base, { op: 'register', restartOnFailure: false, credentialsChanged: false }));
+  const registered = await settled(() => p.register(base, { op: 'register', restartOnFailure: false, credentialsChanged: false }));
   if (registered.kind !== 'done' || !registered.provisionerId) throw new Error(JSON.stringify(registered));
   const h = { ...base, provisionerId: registered.provisionerId };
-  const r = await settle(() => p.inspect(h, { op: 'inspect', restartOnFailure: false, refresh: false }));
+  const r = await settled(() => p.inspect(h, { op: 'inspect', restartOnFailure: false, refresh: false }));
   if (r.kind !== 'done' || !r.hardware) throw new Error(JSON.stringify(r));
   return r.hardware;
 }

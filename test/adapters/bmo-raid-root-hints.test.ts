@@ -2,9 +2,9 @@ import test from 'ava';
 import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
 import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
 import type { RaidTarget, RootDeviceHints } from '../../src/api/index.ts';
-import type { OpResult } from '../../src/machines/bmh/index.ts';
 import type { HostData } from '../../src/ports/index.ts';
 import { startIronicApiServer } from '../support/ironic-api/index.ts';
+import { redfishHostData, settled } from '../support/redfish-host-data.ts';
 
 // The target_raid_config Ironic receives (PUT /v1/nodes/{node}/states/raid) is judged on the root
 // device hints the prepare call carries, which are BMO's PrepareData.RootDeviceHints (status's
@@ -12,24 +12,7 @@ import { startIronicApiServer } from '../support/ironic-api/index.ts';
 // setTargetRAIDCfg (pkg/provisioner/ironic/raid.go): is_root_volume on the first logical disk only
 // when those hints are nil and no software volume is the root.
 
-const base: HostData = {
-  key: 'lab/raid', namespace: 'lab', name: 'raid', uid: 'uid-raid', provisionerId: '',
-  spec: {
-    online: true, bootMode: 'UEFI', automatedCleaningMode: 'disabled',
-    bmc: { address: 'redfish://192.168.111.1:8000/redfish/v1/Systems/raid', credentialsName: 'bmc' },
-    bootMACAddress: '52:54:00:aa:ee:01',
-  },
-  credentials: { username: 'admin', password: 'raid-test-password' },
-};
-
-async function settle(op: () => Promise<OpResult>): Promise<OpResult> {
-  for (let i = 0; i < 1000; i++) {
-    const r = await op();
-    if (r.kind !== 'continuing') return r;
-    await new Promise((resolve) => setTimeout(resolve, r.afterMs));
-  }
-  throw new Error('still continuing after 1000 polls');
-}
+const base: HostData = redfishHostData('raid', '52:54:00:aa:ee:01');
 
 /** Registers the host on a fresh server, prepares it with `raid` and `hints`: the node's target_raid_config. */
 async function sentRaid(t: { teardown(fn: () => unknown): void; is(a: unknown, b: unknown, m?: string): void }, raid: RaidTarget, hints: RootDeviceHints | undefined, specHints?: RootDeviceHints): Promise<unknown> {
@@ -41,10 +24,10 @@ async function sentRaid(t: { teardown(fn: () => unknown): void; is(a: unknown, b
   });
   const p = createIronicProvisioner({ client, driverOverride: { hardwareType: 'fake-hardware' }, polls: { shortMs: 5, longMs: 10 }, imageCheck: { enabled: false } });
   const host: HostData = { ...base, spec: { ...base.spec, ...(specHints ? { rootDeviceHints: specHints } : {}) } };
-  const registered = await settle(() => p.register(host, { op: 'register', restartOnFailure: false, credentialsChanged: false }));
+  const registered = await settled(() => p.register(host, { op: 'register', restartOnFailure: false, credentialsChanged: false }));
   if (registered.kind !== 'done' || !registered.provisionerId) throw new Error(JSON.stringify(registered));
   const h = { ...host, provisionerId: registered.provisionerId };
-  const prepared = await settle(() => p.prepare(h, { op: 'prepare', restartOnFailure: false, raid: { target: raid, actual: null }, ...(hints ? { rootDeviceHints: hints } : {}) }));
+  const prepared = await settled(() => p.prepare(h, { op: 'prepare', restartOnFailure: false, raid: { target: raid, actual: null }, ...(hints ? { rootDeviceHints: hints } : {}) }));
   t.is(prepared.kind, 'done', JSON.stringify(prepared));
   return s.node(registered.provisionerId)?.fields.target_raid_config;
 }

@@ -5,6 +5,7 @@ import type { FirmwareChanges } from '../../src/api/index.ts';
 import type { OpResult } from '../../src/machines/bmh/index.ts';
 import type { HostData, Provisioner } from '../../src/ports/index.ts';
 import { startIronicApiServer } from '../support/ironic-api/index.ts';
+import { redfishHostData, settled } from '../support/redfish-host-data.ts';
 import type { IronicApiServer } from '../support/ironic-api/index.ts';
 import { startRecorder } from '../support/ironic-recorder.ts';
 import type { Recorder } from '../support/ironic-recorder.ts';
@@ -32,29 +33,10 @@ async function rig(t: { teardown(fn: () => unknown): void }, maxVersion: string)
   return { s, recorder, p };
 }
 
-const base: HostData = {
-  key: 'lab/fw', namespace: 'lab', name: 'fw', uid: 'uid-fw', provisionerId: '',
-  spec: {
-    online: true, bootMode: 'UEFI', automatedCleaningMode: 'disabled',
-    bmc: { address: 'redfish://192.168.111.1:8000/redfish/v1/Systems/fw', credentialsName: 'bmc' },
-    bootMACAddress: '52:54:00:aa:dd:01',
-    image: { url: 'http://images.example/os.qcow2', checksum: 'http://images.example/os.qcow2.sha256sum' },
-  },
-  credentials: { username: 'admin', password: 'fw-test-password' },
-};
-
-/** Calls again while continuing (as the host machine would); the first other answer. */
-async function settle(op: () => Promise<OpResult>): Promise<OpResult> {
-  for (let i = 0; i < 1000; i++) {
-    const r = await op();
-    if (r.kind !== 'continuing') return r;
-    await new Promise((resolve) => setTimeout(resolve, r.afterMs));
-  }
-  throw new Error('still continuing after 1000 polls');
-}
+const base: HostData = redfishHostData('fw', '52:54:00:aa:dd:01', { image: { url: 'http://images.example/os.qcow2', checksum: 'http://images.example/os.qcow2.sha256sum' } });
 
 async function done(op: () => Promise<OpResult>): Promise<OpResult & { kind: 'done' }> {
-  const r = await settle(op);
+  const r = await settled(op);
   if (r.kind !== 'done') throw new Error(JSON.stringify(r));
   return r;
 }
@@ -105,13 +87,13 @@ test('ironic-api firmware - a failing service step fails with Ironic\'s last_err
   const h = await provisioned(r);
   r.s.failStep('bios.apply_configuration', { kind: 'service', message: 'Attribute LogicalProc is read only', times: 1 });
   const wrong = { settings: { LogicalProc: 'Disabled' }, updates: [] };
-  const failed = await settle(() => r.p.service!(h, { op: 'service', restartOnFailure: false, firmware: wrong }));
+  const failed = await settled(() => r.p.service!(h, { op: 'service', restartOnFailure: false, firmware: wrong }));
   t.is(failed.kind, 'failed');
   t.regex(failed.kind === 'failed' ? failed.message : '', /^servicing failed: Node [0-9a-f-]+ failed step \{'interface': 'bios', 'step': 'apply_configuration'.*\}: Attribute LogicalProc is read only \(Ironic fault: service failure\)$/);
   t.is(r.s.node(h.provisionerId)?.provisionState, 'service failed');
   // The host retries (restartOnFailure) with what the user fixed: maintenance cleared, serviced.
   const fixed = { settings: { ProcTurboMode: 'Disabled' }, updates: [] };
-  t.deepEqual(await settle(() => r.p.service!(h, { op: 'service', restartOnFailure: true, firmware: fixed })), { kind: 'done' });
+  t.deepEqual(await settled(() => r.p.service!(h, { op: 'service', restartOnFailure: true, firmware: fixed })), { kind: 'done' });
   const n = r.s.node(h.provisionerId);
   t.is(n?.provisionState, 'active');
   t.is(n?.fields['maintenance'], false);
