@@ -54,6 +54,26 @@ export async function readManifestText(file: string, max = MAX_MANIFEST_FILE_BYT
   }
 }
 
+/**
+ * The text of a stream (standard input for `-f -`), read up to one byte past `max`: a pipe or a
+ * socket has no size to check first, and /dev/stdin cannot be opened on a socket.
+ */
+export async function readManifestStream(stream: AsyncIterable<Uint8Array>, max = MAX_MANIFEST_FILE_BYTES): Promise<ManifestText> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of stream) {
+      chunks.push(chunk);
+      total += chunk.byteLength;
+      if (total > max) return { ok: false, reason: tooBig(total, max, true) };
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    return { ok: false, reason: `cannot read: ${FS_REASONS[code] ?? (code || 'unknown error')}` };
+  }
+  return decodeManifestBytes(Buffer.concat(chunks, total));
+}
+
 // ignoreBOM keeps a UTF-8 byte order mark in the text, as Buffer#toString did (the YAML parser
 // reads it as one).
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

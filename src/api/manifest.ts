@@ -1,6 +1,7 @@
 import { Composer, isAlias, isMap, isScalar, isSeq, LineCounter, Parser, visit, type Document } from 'yaml';
 import { formatBytes, MAX_DOCUMENT_BYTES, utf8Length } from './limits.ts';
 import { kubectlScalarTags } from './manifest-scalars.ts';
+import { fieldOffset, pathSegments, type Position } from './manifest-positions.ts';
 import { documentSpans } from './manifest-spans.ts';
 
 // Multi-document YAML manifests, as a user would `kubectl apply -f` them. Parsing never throws: a
@@ -21,6 +22,13 @@ export type ManifestDocument = {
   item?: number;
   /** 1-based line where the document's content starts (the item's, for a List item). */
   line: number;
+  /** 1-based column of that start, for a document that parsed. */
+  column?: number;
+  /**
+   * Where the field at a path (`spec.bmc.address`, as FieldError paths are written) is in the
+   * file; the object's start when the field is not written there. For a document that parsed.
+   */
+  positionOf?: (path: string) => Position;
   apiVersion?: string;
   kind?: string;
   name?: string;
@@ -32,6 +40,8 @@ export type ManifestDocument = {
    * why a List item that parsed cannot be read as one object (a List inside a List).
    */
   yamlError?: string;
+  /** Where the YAML error is (its line and column are in yamlError too), when it has a place. */
+  yamlErrorAt?: Position;
 };
 
 export type ManifestKind = 'BareMetalHost' | 'Secret' | 'other';
@@ -137,8 +147,10 @@ function structureProblem(doc: Document.Parsed): { offset: number; message: stri
       for (const pair of node.items) {
         const key = pair.key;
         if (isScalar(key)) {
-          // Keys compare as the yaml package compares them: scalars of equal value.
-          const id = `${typeof key.value}:${String(key.value)}`;
+          // A key written twice is refused. Keys equal only once read as YAML 1.1 (on, y, true
+          // are all true; 0x10 and 16 one number) are one JSON key to kubectl, which keeps the
+          // last without a word (checked with kubectl annotate --local): so are they here.
+          const id = typeof key.value === 'string' ? `string:${key.value}` : `${typeof key.value}:${key.source ?? String(key.value)}`;
           if (seen.has(id)) return { offset: key.range?.[0] ?? 0, message: 'Map keys must be unique' };
           seen.add(id);
         } else if (key !== null) stack.push({ node: key, depth: depth + 1, open });
@@ -182,19 +194,43 @@ export function* manifestDocuments(source: string, file: string): Generator<Mani
   }
 }
 
-function* parseChunk(chunk: string, file: string, firstLine0: number, firstIndex: number): Generator<ManifestDocument[] | null> {
+type Where = (offset: number) => { line: number; col: number };
+
+// The documents of one chunk, and where an offset into it is in the file. Throws what the parser
+// throws (a stack it overflowed).
+function composeChunk(chunk: string, firstLine0: number): { docs: Document.Parsed[]; where: Where } {
   const lineCounter = new LineCounter();
+  // A byte order mark is no column a user sees: the first line's columns count from after it.
+  const bom = chunk.charCodeAt(0) === 0xfeff ? 1 : 0;
   const where = (offset: number): { line: number; col: number } => {
     const pos = lineCounter.linePos(offset);
-    return { line: pos.line + firstLine0 - 1, col: pos.col };
+    return { line: pos.line + firstLine0 - 1, col: pos.line === 1 ? Math.max(1, pos.col - bom) : pos.col };
   };
+  const parser = new Parser(lineCounter.addNewLine);
+  // Warnings (a collection as a key, stringified) would go to the process's stderr; errors are ours.
+  // Plain scalars and `<<` merge keys read as kubectl reads them (manifest-scalars.ts).
+  const composer = new Composer({ uniqueKeys: false, logLevel: 'error', schema: 'core', customTags: kubectlScalarTags, merge: true });
+  return { docs: Array.from(composer.compose(parser.parse(chunk))), where };
+}
+
+// Finds a field of the chunk's k-th document (under `prefix`, a List item's place) by parsing the
+// chunk again: only errors ask, and the tree of every document is not kept for them.
+function locator(chunk: string, firstLine0: number, k: number, prefix: readonly string[], start: Position): (path: string) => Position {
+  return (path) => {
+    if (path === '') return start;
+    const { docs, where } = composeChunk(chunk, firstLine0);
+    const offset = docs[k] === undefined ? null : fieldOffset(docs[k].contents, [...prefix, ...pathSegments(path)]);
+    if (offset === null) return start;
+    const at = where(offset);
+    return { line: at.line, column: at.col };
+  };
+}
+
+function* parseChunk(chunk: string, file: string, firstLine0: number, firstIndex: number): Generator<ManifestDocument[] | null> {
   let docs: Document.Parsed[];
+  let where: Where;
   try {
-    const parser = new Parser(lineCounter.addNewLine);
-    // Warnings (a collection as a key, stringified) would go to the process's stderr; errors are ours.
-    // Plain scalars and `<<` merge keys read as kubectl reads them (manifest-scalars.ts).
-    const composer = new Composer({ uniqueKeys: false, logLevel: 'error', schema: 'core', customTags: kubectlScalarTags, merge: true });
-    docs = Array.from(composer.compose(parser.parse(chunk)));
+    ({ docs, where } = composeChunk(chunk, firstLine0));
   } catch (err) {
     // The parser recurses per level of flow nesting; a stack it overflows is the document's fault.
     const reason = err instanceof RangeError ? `nesting deeper than the parser can follow (more than ${MAX_DOCUMENT_DEPTH} levels are refused)` : `cannot parse: ${err instanceof Error ? firstLine(err.message) : 'unknown error'}`;
@@ -202,13 +238,18 @@ function* parseChunk(chunk: string, file: string, firstLine0: number, firstIndex
     return;
   }
   let index = firstIndex;
-  for (const doc of docs) yield toManifestDocument(doc, file, index++, where);
+  for (const [k, doc] of docs.entries()) {
+    const locate = (prefix: readonly string[], start: Position): ((path: string) => Position) => locator(chunk, firstLine0, k, prefix, start);
+    yield toManifestDocument(doc, file, index++, where, locate);
+  }
 }
 
+type Locate = (prefix: readonly string[], start: Position) => (path: string) => Position;
+
 // The objects of one parsed document: itself, or a List's items; null for an empty document.
-function toManifestDocument(doc: Document.Parsed, file: string, index: number, where: (offset: number) => { line: number; col: number }): ManifestDocument[] | null {
+function toManifestDocument(doc: Document.Parsed, file: string, index: number, where: Where, locate: Locate): ManifestDocument[] | null {
   const start = doc.contents?.range[0] ?? doc.range[0];
-  const line = where(start).line;
+  const { line, col } = where(start);
   const error = doc.errors[0];
   // An unknown tag (`!hunter2 x`, `!!int x`) is only a warning to the yaml package, which reads
   // the value without it: a Secret's password would become "x" without a word.
@@ -216,6 +257,7 @@ function toManifestDocument(doc: Document.Parsed, file: string, index: number, w
   const problem = error || unknownTag ? null : structureProblem(doc);
   let object: unknown = null;
   let conversionError: string | undefined;
+  let conversionAt: Position | undefined;
   if (!problem) {
     try {
       object = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
@@ -227,6 +269,7 @@ function toManifestDocument(doc: Document.Parsed, file: string, index: number, w
       if (alias !== null) {
         const at = where(alias);
         conversionError = `${conversionError} at line ${at.line}, column ${at.col}`;
+        conversionAt = { line: at.line, column: at.col };
       }
     }
   }
@@ -238,18 +281,24 @@ function toManifestDocument(doc: Document.Parsed, file: string, index: number, w
     // The composer recurses per level and reports the stack it overflowed as the document's error.
     const message = /call stack/i.test(error.message) ? `nesting deeper than the parser can follow (more than ${MAX_DOCUMENT_DEPTH} levels are refused)` : firstLine(error.message);
     entry.yamlError = `${message} at line ${at.line}, column ${at.col}`;
+    entry.yamlErrorAt = { line: at.line, column: at.col };
   } else if (unknownTag) {
     const at = where(unknownTag.pos[0]);
     // Not the tag itself: it may be a password's first characters.
     entry.yamlError = `unknown YAML tag at line ${at.line}, column ${at.col}: remove the tag, or quote the whole value`;
+    entry.yamlErrorAt = { line: at.line, column: at.col };
   } else if (problem) {
     const at = where(problem.offset);
     entry.yamlError = `${problem.message} at line ${at.line}, column ${at.col}`;
+    entry.yamlErrorAt = { line: at.line, column: at.col };
   } else if (conversionError !== undefined) {
     entry.yamlError = conversionError;
+    if (conversionAt !== undefined) entry.yamlErrorAt = conversionAt;
   } else {
     const items = listItems(object);
-    if (items !== null) return listEntries(doc, items, file, index, line, where);
+    if (items !== null) return listEntries(doc, items, file, index, { line, column: col }, where, locate);
+    entry.column = col;
+    entry.positionOf = locate([], { line, column: col });
   }
   return [entry];
 }
@@ -286,15 +335,20 @@ function listItems(object: unknown): unknown[] | null {
 
 // Each item is one object at its own line (where its node starts in `items`), so errors point
 // at the item; the document's own checks (size, depth, aliases, YAML errors) covered all of it.
-function listEntries(doc: Document.Parsed, items: readonly unknown[], file: string, index: number, line: number, where: (offset: number) => { line: number; col: number }): ManifestDocument[] {
+function listEntries(doc: Document.Parsed, items: readonly unknown[], file: string, index: number, list: Position, where: Where, locate: Locate): ManifestDocument[] {
   const contents = doc.contents;
   const nodes = isMap(contents) ? contents.get('items', true) : undefined;
   const itemNodes = isSeq(nodes) ? nodes.items : [];
   return items.map((object, item) => {
     const offset = (itemNodes[item] as { range?: [number, number, number] } | null | undefined)?.range?.[0];
-    const entry = { ...entryOf(file, index, offset === undefined ? line : where(offset).line, object), item };
+    const at = offset === undefined ? list : (({ line, col }) => ({ line, column: col }))(where(offset));
+    const entry: ManifestDocument = { ...entryOf(file, index, at.line, object), item };
     // kubectl does not expand a List inside a List either: its items would be read as nothing.
     if (listItems(object) !== null) entry.yamlError = "a List inside a List: kubectl does not expand nested Lists; put its items in the outer List's items";
+    else {
+      entry.column = at.column;
+      entry.positionOf = locate(['items', String(item)], at);
+    }
     return entry;
   });
 }
@@ -313,10 +367,11 @@ export function isAbout(issue: Place, doc: Place): boolean {
 
 /**
  * How messages name where an object is: "document 2", or "document 2 item 3" for a List's item,
- * both counted from `base` (validate and delete count from 1, the stores' issues from 0).
+ * counted from 1 as a reader counts (apply, demo -f and the stores said "document 0" for what
+ * validate called "document 1").
  */
-export function documentName(doc: { readonly index: number; readonly item?: number | undefined }, base: 0 | 1): string {
-  return `document ${doc.index + base}${doc.item === undefined ? '' : ` item ${doc.item + base}`}`;
+export function documentName(doc: { readonly index: number; readonly item?: number | undefined }): string {
+  return `document ${doc.index + 1}${doc.item === undefined ? '' : ` item ${doc.item + 1}`}`;
 }
 
 export function readManifests(source: string, file: string): ManifestDocument[] {

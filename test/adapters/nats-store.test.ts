@@ -371,7 +371,7 @@ contract('invalid manifests are refused with file, document and field, and nothi
   t.false(result.ok);
   const online = result.issues.find((i) => i.path === 'spec.online');
   t.like(online, { file: path, index: 1, kind: 'BareMetalHost', key: 'metal3/bad-1' });
-  t.regex(formatApplyIssue(online!), /store-invalid\.yaml document 1 \(line \d+\): BareMetalHost metal3\/bad-1 spec\.online: /);
+  t.regex(formatApplyIssue(online!), /store-invalid\.yaml document 2 \(line \d+\): BareMetalHost metal3\/bad-1 spec\.online: /);
   t.truthy(result.issues.find((i) => i.path === 'spec.bmc.credentialsName' && i.index === 1));
   t.regex(result.issues.find((i) => i.index === 2)?.message ?? '', /^YAML: /);
   t.deepEqual(await a.list(), []);
@@ -390,7 +390,7 @@ contract('Secrets are refused on apply: nothing is stored, the error says to use
   const result = await a.applyManifests(text, path);
   t.false(result.ok);
   t.deepEqual(result.issues.map((i) => `${i.index} ${i.kind} ${i.key}`), ['1 Secret metal3/worker-0-bmc', '2 Secret metal3/worker-1-bmc']);
-  t.regex(formatApplyIssue(result.issues[0]!), /store-hosts\.yaml document 1 \(line \d+\): Secret metal3\/worker-0-bmc Secrets are never stored in NATS.*--secrets/);
+  t.regex(formatApplyIssue(result.issues[0]!), /store-hosts\.yaml document 2 \(line \d+\): Secret metal3\/worker-0-bmc Secrets are never stored in NATS.*--secrets/);
   t.deepEqual(await cluster.specs.keys(), []);
   t.false(JSON.stringify(result).includes('calvin-string-data'));
 });
@@ -433,7 +433,7 @@ test('nats store - loadSecretFiles refuses an invalid Secret by file, document a
   const file = join(dir, 'bad.yaml');
   await writeFile(file, ['apiVersion: v1', 'kind: Secret', 'metadata: {name: s, namespace: metal3}', 'data: {password: "not base64 !! very-secret"}'].join('\n'));
   const error = await t.throwsAsync(loadSecretFiles([file]), { instanceOf: StoreError });
-  t.regex(error!.message, /bad\.yaml document 0 \(line 1\): Secret metal3\/s data\.password: /);
+  t.regex(error!.message, /bad\.yaml document 1 \(line 1\): Secret metal3\/s data\.password: /);
   t.false(error!.message.includes('very-secret'));
   await t.throwsAsync(loadSecretFiles([join(dir, 'missing.yaml')]), { message: /missing\.yaml: no such file or directory/ });
 });

@@ -132,7 +132,7 @@ test('local store - an invalid manifest is rejected with file, document and path
   t.truthy(result.issues.find((i) => i.path === 'spec.bmc.credentialsName' && i.index === 1));
   const yaml = result.issues.find((i) => i.index === 2);
   t.regex(yaml?.message ?? '', /^YAML: /);
-  t.regex(formatApplyIssue(online!), /store-invalid\.yaml document 1 \(line \d+\): BareMetalHost metal3\/bad-1 spec\.online: /);
+  t.regex(formatApplyIssue(online!), /store-invalid\.yaml document 2 \(line \d+\): BareMetalHost metal3\/bad-1 spec\.online: /);
   // The valid host in the same file was not applied, and the stored one is untouched.
   t.is(await store.get('metal3/bad-1'), undefined);
   t.deepEqual(await store.get('metal3/good-0'), before);
@@ -300,12 +300,12 @@ test('local store - a List\'s items are applied one by one, and its issues and w
   t.false(bad.ok);
   const online = bad.issues.find((i) => i.path === 'spec.online');
   t.like(online, { file: 'l.yaml', index: 1, item: 1, line: 12, kind: 'BareMetalHost', key: 'metal3/b' });
-  t.regex(formatApplyIssue(online!), /^l\.yaml document 1 item 1 \(line 12\): BareMetalHost metal3\/b spec\.online: /);
+  t.regex(formatApplyIssue(online!), /^l\.yaml document 2 item 2 \(line 12\): BareMetalHost metal3\/b spec\.online: /);
   t.deepEqual(await store.list(), []);
 
   const good = await store.applyText(list(item('a', 'true') + item('b', 'true') + item('a', 'false')), 'l.yaml');
   t.true(good.ok, JSON.stringify(good.issues));
   t.deepEqual([...good.created].sort(), ['metal3/a', 'metal3/b']);
-  t.deepEqual(good.warnings, ['BareMetalHost metal3/a is given twice (l.yaml document 1 item 0 and l.yaml document 1 item 2); the later one wins']);
+  t.deepEqual(good.warnings, ['BareMetalHost metal3/a is given twice (l.yaml document 2 item 1 and l.yaml document 2 item 3); the later one wins']);
   t.false((await store.get('metal3/a'))!.spec.online);
 });

@@ -157,8 +157,9 @@ test('manifest - a List (v1 or typed) is expanded into its items, each at its ow
     t.like(docs[2], { file: 'l.yaml', index: 1, item: 1, line: 11, kind: 'Secret', name: 'bmc', namespace: 'default' });
     t.is(docs[1]?.yamlError, undefined);
     t.deepEqual(docs[2]?.object, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bmc' } });
-    t.is(documentName(docs[2]!, 1), 'document 2 item 2');
-    t.is(documentName(docs[0]!, 0), 'document 0');
+    t.is(documentName(docs[2]!), 'document 2 item 2');
+    // Counted from 1, as a reader counts: apply and demo -f said "document 0".
+    t.is(documentName(docs[0]!), 'document 1');
   }
   // A kind that only ends in "List" and has no items is left to the kinds' own checks.
   const shopping = readManifests('apiVersion: example.io/v1\nkind: ShoppingList\nmetadata: {name: x}\n', 'x.yaml');

@@ -135,7 +135,7 @@ it('cli apply - invalid manifests: the validate errors, exit 1, nothing applied'
   const validate = await metalfleet('validate', file);
   // The same error lines as `metalfleet validate` prints.
   for (const line of lines(validate.stdout)) t.true(lines(r.stderr).includes(line), `missing: ${line}`);
-  t.regex(r.stderr, /BareMetalHost\/bad: spec\.bootMode: /);
+  t.regex(r.stderr, /bad\.yaml:22:3: BareMetalHost metal3\/bad: spec\.bootMode: /);
   t.regex(lines(r.stderr).at(-1)!, /^nothing was applied: 1 invalid object, 0 unreadable$/);
   const { specs } = await env.buckets();
   t.deepEqual(await specs.keys(), []);
@@ -151,7 +151,7 @@ it('cli apply - Secrets are refused before anything is written, and never echoed
   const r = await env.mf('apply', '-f', file, '--nats', env.server.url);
   t.is(r.code, 1);
   t.is(r.stdout, '');
-  t.regex(r.stderr, /error: .*with-secret\.yaml document 0 \(line 1\): Secret metal3\/h1-bmc Secrets are never stored in NATS.*--secrets/);
+  t.regex(r.stderr, /error: .*with-secret\.yaml:1:1: Secret metal3\/h1-bmc: Secrets are never stored in NATS.*--secrets/);
   t.false(r.stderr.includes(PASSWORD));
   const { specs } = await env.buckets();
   t.deepEqual(await specs.keys(), []);
@@ -257,7 +257,7 @@ it('cli apply - an object too large for one NATS message is a permanent error be
   const r = await env.mf('apply', '-f', file, '--nats', small.url);
   t.is(r.code, 1, r.stderr);
   t.is(r.stdout, '');
-  t.regex(r.stderr, /error: .*big\.yaml document 1 .*BareMetalHost metal3\/big.* is 10\d{4} bytes as a request, over the 64512 bytes one NATS message may carry here \(server max_payload 65536\)/);
+  t.regex(r.stderr, /error: .*big\.yaml:12:1: BareMetalHost metal3\/big: is 10\d{4} bytes as a request, over the 64512 bytes one NATS message may carry here \(server max_payload 65536\)/);
   t.regex(lines(r.stderr).at(-1)!, /^nothing was applied$/);
 });
 
@@ -302,7 +302,7 @@ it('cli apply - a host the store\'s update rules refuse stops the apply before a
   const r = await env.mf('apply', '-f', file, '--nats', env.server.url);
   t.is(r.code, 1);
   t.is(r.stdout, '');
-  t.regex(r.stderr, /error: .*both\.yaml document 1 .*BareMetalHost metal3\/h1.*spec\.bootMACAddress: bootMACAddress can not be changed once it is set/);
+  t.regex(r.stderr, /error: .*both\.yaml:22:3: BareMetalHost metal3\/h1: spec\.bootMACAddress: bootMACAddress can not be changed once it is set/);
   t.regex(lines(r.stderr).at(-1)!, /^nothing was applied$/);
   const store = await env.store();
   t.is((await store.get('metal3/h1'))?.spec.bootMACAddress, '52:54:00:00:00:01');
@@ -327,12 +327,12 @@ it('cli apply - a List\'s items go to the node one by one; its refusals and warn
   const first = await env.mf('apply', '-f', file, '--nats', env.server.url);
   t.is(first.code, 0, first.stderr);
   t.deepEqual(lines(first.stdout), ['baremetalhost metal3/h2 created', 'baremetalhost metal3/h1 created']);
-  t.true(lines(first.stderr).includes(`warning: BareMetalHost metal3/h1 is given twice (${file} document 1 item 0 and ${file} document 1 item 2); the later one wins`), first.stderr);
+  t.true(lines(first.stderr).includes(`warning: BareMetalHost metal3/h1 is given twice (${file} document 2 item 1 and ${file} document 2 item 3); the later one wins`), first.stderr);
 
   const changed = await env.file('changed.yaml', listYaml(hostYaml('h2'), hostYaml('h1', true, '  bootMACAddress: 52:54:00:00:00:02')));
   const r = await env.mf('apply', '-f', changed, '--nats', env.server.url);
   t.is(r.code, 1);
-  t.regex(r.stderr, /^error: .*changed\.yaml document 0 item 1 \(line 14\): BareMetalHost metal3\/h1 spec\.bootMACAddress: bootMACAddress can not be changed/m);
+  t.regex(r.stderr, /^error: .*changed\.yaml:24:5: BareMetalHost metal3\/h1: spec\.bootMACAddress: bootMACAddress can not be changed/m);
   t.regex(lines(r.stderr).at(-1)!, /^nothing was applied$/);
   t.is((await (await env.store()).get('metal3/h1'))?.spec.bootMACAddress, '52:54:00:00:00:01');
 });

@@ -50,7 +50,7 @@ test('demo - loads manifests with -f and checks each host against its own spec',
 test('demo - an invalid manifest is refused with file, document and field, and the demo does not start', async (t) => {
   const r = await metalfleet('demo', '-f', 'test/fixtures/demo/bad.yaml');
   t.is(r.code, 1);
-  t.regex(r.stderr, /test\/fixtures\/demo\/bad\.yaml document 0 \(line 1\): BareMetalHost lab\/broken spec\.bmc\.address: .*warp/);
+  t.regex(r.stderr, /test\/fixtures\/demo\/bad\.yaml:9:5: BareMetalHost lab\/broken: spec\.bmc\.address: .*warp/);
   t.is(r.stdout, '');
 });
 

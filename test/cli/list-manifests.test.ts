@@ -23,7 +23,7 @@ test('list manifests - apply refuses a Secret item of a List, naming the item, i
   const file = await listFile(t, `apiVersion: v1\nkind: List\nitems:\n${HOST}- apiVersion: v1\n  kind: Secret\n  metadata: {name: bmc, namespace: metal3}\n  stringData: {password: list-item-secret-pw}\n`);
   const r = await metalfleet('apply', '-f', file, ...NO_NODE);
   t.is(r.code, 1, r.stderr);
-  t.regex(r.stderr, /^error: .*list\.yaml document 0 item 1 \(line 8\): Secret metal3\/bmc Secrets are never stored in NATS/m);
+  t.regex(r.stderr, /^error: .*list\.yaml:8:3: Secret metal3\/bmc: Secrets are never stored in NATS/m);
   t.regex(r.stderr, /^nothing was applied$/m);
   t.notRegex(r.stderr, /cannot connect/);
   t.false(r.stderr.includes('list-item-secret-pw') || r.stdout.includes('list-item-secret-pw'));
@@ -50,6 +50,6 @@ test('list manifests - demo -f checks a List item by item and refuses a bad item
   const file = await listFile(t, `apiVersion: metal3.io/v1alpha1\nkind: BareMetalHostList\nitems:\n${HOST}- apiVersion: metal3.io/v1alpha1\n  kind: BareMetalHost\n  metadata: {name: w-1, namespace: metal3}\n  spec: {online: true, bootMode: BIOS-ish}\n`);
   const r = await metalfleet('demo', '-f', file, '--json', '--timeout', '5');
   t.is(r.code, 1, r.stderr);
-  t.regex(r.stderr, /list\.yaml document 0 item 1 \(line 8\): BareMetalHost metal3\/w-1 spec\.bootMode: /);
+  t.regex(r.stderr, /list\.yaml:11:24: BareMetalHost metal3\/w-1: spec\.bootMode: /);
   t.notRegex(r.stderr, /item 0/);
 });

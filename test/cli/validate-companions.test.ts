@@ -22,14 +22,15 @@ test('validate companions - each bad object names what and where, in BMO\'s word
   const file = 'test/fixtures/validate/companions.yaml';
   const r = await validate([file]);
   t.deepEqual(r.out, [
-    'HostFirmwareComponents/worker-0: spec.updates[0].url: invalid URL "myfirmware/bios.bin" in FirmwareUpdate in component "bios": parse "myfirmware/bios.bin": invalid URI for request',
-    'HostFirmwareComponents/worker-0: spec.updates[1].url: invalid URL "" in FirmwareUpdate in component "bmc": parse "": empty url',
-    'HostFirmwareSettings/worker-0: spec.settings: Invalid value: object: must be of type object',
-    'HostUpdatePolicy/worker-0: spec.firmwareSettings: Unsupported value: "onBoot": supported values: "onPreparing", "onReboot"',
-    `FirmwareSchema/(generateName "schema-", ${file}:28): spec.schema.ProcVirtualization.attribute_type: Unsupported value: "Enum": supported values: "Enumeration", "String", "Integer", "Boolean", "Password"`,
-    `HardwareData/(unnamed, ${file}:37): metadata.name: Required value: name or generateName is required`,
-    `HardwareData/(unnamed, ${file}:37): spec.hardware.ramMebibytes: Invalid value: 1.5: must be of type integer`,
-    'HostFirmwareSetings/typo: kind: HostFirmwareSetings is not one metalfleet knows; did you mean HostFirmwareSettings?',
+    `${file}:9:5: HostFirmwareComponents default/worker-0: spec.updates[0].url: invalid URL "myfirmware/bios.bin" in FirmwareUpdate in component "bios": parse "myfirmware/bios.bin": invalid URI for request`,
+    `${file}:11:5: HostFirmwareComponents default/worker-0: spec.updates[1].url: invalid URL "" in FirmwareUpdate in component "bmc": parse "": empty url`,
+    `${file}:18:3: HostFirmwareSettings default/worker-0: spec.settings: Invalid value: object: must be of type object`,
+    `${file}:26:3: HostUpdatePolicy default/worker-0: spec.firmwareSettings: Unsupported value: "onBoot": supported values: "onPreparing", "onReboot"`,
+    `${file}:35:7: FirmwareSchema default/(generateName "schema-"): spec.schema.ProcVirtualization.attribute_type: Unsupported value: "Enum": supported values: "Enumeration", "String", "Integer", "Boolean", "Password"`,
+    // metadata.name is not written: named at the object's start.
+    `${file}:37:1: HardwareData (unnamed, document 5): metadata.name: Required value: name or generateName is required`,
+    `${file}:42:5: HardwareData (unnamed, document 5): spec.hardware.ramMebibytes: Invalid value: 1.5: must be of type integer`,
+    `${file}:45:1: HostFirmwareSetings default/typo: kind: HostFirmwareSetings is not one metalfleet knows; did you mean HostFirmwareSettings?`,
   ]);
   t.deepEqual(r.err, ['6 objects checked, 6 invalid']);
 });

@@ -147,8 +147,8 @@ test('secrets from files - a Secrets file that stops parsing is logged by the no
   t.teardown(() => node.stop({ graceful: false }));
 
   await writeFile(join(dir, 'bmc.yaml'), ['apiVersion: v1', 'kind: Secret', 'metadata: {name: worker-0-bmc, namespace: lab}', 'data: {password: "not base64 !! leaked-bmc-password"}'].join('\n'));
-  await waitUntil(() => lines.some((l) => l.includes('bmc.yaml document 0')), 10_000, 'the broken file logged');
-  const logged = lines.find((l) => l.includes('bmc.yaml document 0'))!;
+  await waitUntil(() => lines.some((l) => l.includes('bmc.yaml document 1')), 10_000, 'the broken file logged');
+  const logged = lines.find((l) => l.includes('bmc.yaml document 1'))!;
   t.regex(logged, /"level":"error"/);
   t.regex(logged, /Secret lab\/worker-0-bmc data\.password/);
   t.false(lines.join('\n').includes('leaked-bmc-password'));

@@ -16,10 +16,11 @@ const labHost = {
 test('plugin admission - metalfleet validate admits lab:// only with the plugin that declares it', async (t) => {
   const without = await metalfleet('validate', HOSTS);
   t.is(without.code, 1);
-  t.regex(without.stdout, /BareMetalHost\/lab-1: spec\.bmc\.address: Unknown BMC type 'lab'/);
+  t.regex(without.stdout, /lab-hosts\.yaml:\d+:\d+: BareMetalHost lab\/lab-1: spec\.bmc\.address: Unknown BMC type 'lab'/);
   const withPlugin = await metalfleet('validate', HOSTS, '--plugin', './examples/provisioner-plugin');
   t.is(withPlugin.code, 0, withPlugin.stdout + withPlugin.stderr);
-  t.regex(withPlugin.stderr, /4 objects checked, 0 invalid/);
+  // Its Secret is checked too (validate skipped Secrets).
+  t.regex(withPlugin.stderr, /5 objects checked, 0 invalid/);
 });
 
 test('plugin admission - the webhook admits the schemes it was given and still denies unknown ones', async (t) => {

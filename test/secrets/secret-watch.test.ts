@@ -61,7 +61,7 @@ test('secret files - a file that stops parsing keeps its last good Secrets and i
 
   await writeFile(file, ['apiVersion: v1', 'kind: Secret', 'metadata: {name: bmc, namespace: lab}', 'data: {password: "not base64 !! leaked-password"}'].join('\n'));
   await waitFor(() => problems.length > 0, 5_000, 'the problem reported');
-  t.regex(problems[0]!, /creds\.yaml document 0 \(line 1\): Secret lab\/bmc data\.password: /);
+  t.regex(problems[0]!, /creds\.yaml document 1 \(line 1\): Secret lab\/bmc data\.password: /);
   t.regex(problems[0]!, /stay in use/);
   t.false(problems.join('\n').includes('leaked-password'));
   t.is(secretValue((await files.get('lab', 'bmc'))!, 'password'), 'good-password', 'the last good Secret stays');
@@ -94,7 +94,7 @@ test('secret files - the first load still refuses an invalid file outright', asy
   const dir = await tempDir(t);
   await writeFile(join(dir, 'bad.yaml'), ['apiVersion: v1', 'kind: Secret', 'metadata: {name: s, namespace: lab}', 'data: {password: "not base64 !! very-secret"}'].join('\n'));
   const error = await t.throwsAsync(loadSecretFiles([dir]));
-  t.regex(error!.message, /invalid Secret manifests \(nothing was loaded\): .*bad\.yaml document 0/);
+  t.regex(error!.message, /invalid Secret manifests \(nothing was loaded\): .*bad\.yaml document 1/);
   t.false(error!.message.includes('very-secret'));
 });
 

@@ -67,7 +67,7 @@ export async function openLocalStore(transport: Pick<Transport, 'kv'>, options: 
     for (const doc of checked.valid) {
       if (doc.type !== 'secret') continue;
       const earlier = secretPlan.get(doc.key);
-      if (earlier) warnings.push(`Secret ${doc.key} is given twice (${documentName(earlier.at, 0)} and ${documentName(doc.source, 0)} of ${doc.source.file}); the later one wins`);
+      if (earlier) warnings.push(`Secret ${doc.key} is given twice (${documentName(earlier.at)} and ${documentName(doc.source)} of ${doc.source.file}); the later one wins`);
       secretPlan.set(doc.key, { secret: doc.secret, at: doc.source });
     }
     const before = new Map([...secretPlan.keys()].map((key) => [key, secrets.peek(key)]));

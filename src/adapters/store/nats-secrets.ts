@@ -272,7 +272,7 @@ async function readSecretFile(file: string, now: () => number): Promise<FileRead
   if (issues.length > 0) return { ok: false, gone: false, issues };
   const secrets: FileSecret[] = [];
   for (const doc of valid) {
-    if (doc.type === 'secret') secrets.push({ key: doc.key, secret: withVersion(doc.secret, read.version), at: `${doc.source.file} ${documentName(doc.source, 0)}` });
+    if (doc.type === 'secret') secrets.push({ key: doc.key, secret: withVersion(doc.secret, read.version), at: `${doc.source.file} ${documentName(doc.source)}` });
   }
   return { ok: true, secrets };
 }

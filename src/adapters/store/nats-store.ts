@@ -243,7 +243,7 @@ class HostRecords implements NatsStore {
       if (doc.type !== 'host') continue;
       const earlier = plan.get(doc.key);
       if (earlier) {
-        warnings.push(`BareMetalHost ${doc.key} is given twice (${earlier.source.file} ${documentName(earlier.source, 0)} and ${doc.source.file} ${documentName(doc.source, 0)}); the later one wins`);
+        warnings.push(`BareMetalHost ${doc.key} is given twice (${earlier.source.file} ${documentName(earlier.source)} and ${doc.source.file} ${documentName(doc.source)}); the later one wins`);
         plan.delete(doc.key);
       }
       plan.set(doc.key, { host: doc.host, source: doc.source });

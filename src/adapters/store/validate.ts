@@ -26,7 +26,7 @@ export interface ApplyIssue {
 }
 
 export function formatApplyIssue(issue: ApplyIssue): string {
-  const where = `${issue.file} ${documentName(issue, 0)}${issue.line !== undefined ? ` (line ${issue.line})` : ''}`;
+  const where = `${issue.file} ${documentName(issue)}${issue.line !== undefined ? ` (line ${issue.line})` : ''}`;
   const what = issue.kind ? ` ${issue.kind}${issue.key ? ` ${issue.key}` : ''}` : '';
   return `${where}:${what} ${issue.path ? `${issue.path}: ` : ''}${issue.message}`;
 }

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { documentName, kindOf, readManifests, whereOf, type ManifestDocument } from '../../api/manifest.ts';
-import { noObjectsIn, readManifestText } from '../../api/manifest-file.ts';
+import { noObjectsIn } from '../../api/manifest-file.ts';
+import { manifestInputs, readManifestInput } from './manifest-inputs.ts';
+import { issueInDocuments, manifestError, type DocumentIssue } from '../../api/manifest-where.ts';
 import { pendingGenerateName } from '../../api/generate-name.ts';
 import { formatApplyIssue } from '../../adapters/store/index.ts';
 import { secretDocumentIssues } from '../../adapters/store/nats-store.ts';
@@ -34,9 +36,14 @@ const FS_REASONS: Record<string, string> = {
 export async function readManifestFiles(files: readonly string[], io: Output): Promise<ManifestDocument[] | null> {
   const docs: ManifestDocument[] = [];
   let failed = false;
-  for (const file of files) {
+  for (const { file, error } of await manifestInputs(files)) {
+    if (error !== undefined) {
+      io.err(`error: ${file}: ${error}`);
+      failed = true;
+      continue;
+    }
     // Refused by its size before it is read (src/api/limits.ts), like validate does.
-    const text = await readManifestText(file);
+    const text = await readManifestInput(file);
     if (!text.ok) {
       io.err(`error: ${file}: ${text.reason}`);
       failed = true;
@@ -96,7 +103,7 @@ function latestPerHost(docs: readonly ManifestDocument[]): { kept: ManifestDocum
     const key = `${doc.namespace}/${doc.name}`;
     const earlier = plan.get(key);
     if (earlier) {
-      warnings.push(`BareMetalHost ${key} is given twice (${earlier.file} ${documentName(earlier, 0)} and ${doc.file} ${documentName(doc, 0)}); the later one wins`);
+      warnings.push(`BareMetalHost ${key} is given twice (${earlier.file} ${documentName(earlier)} and ${doc.file} ${documentName(doc)}); the later one wins`);
       plan.delete(key);
     }
     plan.set(key, doc);
@@ -130,9 +137,11 @@ export async function runApply(files: readonly string[], flags: NatsFlagValues &
     io.err(`error: ${noObjectsIn(files)}; nothing was applied`);
     return false;
   }
+  // A store's or node's issue, at its field's line and column as validate names it.
+  const said = (issue: DocumentIssue & Parameters<typeof formatApplyIssue>[0]): string => issueInDocuments(issue, docs) ?? formatApplyIssue(issue);
   const secrets = secretDocumentIssues(docs);
   if (secrets.length > 0) {
-    for (const issue of secrets) io.err(`error: ${formatApplyIssue(issue)}`);
+    for (const issue of secrets) io.err(`error: ${said(issue)}`);
     io.err('nothing was applied');
     return false;
   }
@@ -142,7 +151,7 @@ export async function runApply(files: readonly string[], flags: NatsFlagValues &
   // kubectl apply refuses these; we create, as kubectl create does, and say so every time.
   for (const d of docs) {
     const prefix = d.yamlError === undefined ? pendingGenerateName(d.object) : null;
-    if (prefix !== null) warnings.push(`${d.file} ${documentName(d, 0)}: ${kindOf(d) ?? 'object'} named only by generateName ${JSON.stringify(prefix)}: every apply creates a new one (as kubectl create); set metadata.name to update it later`);
+    if (prefix !== null) warnings.push(`${d.file} ${documentName(d)}: ${kindOf(d) ?? 'object'} named only by generateName ${JSON.stringify(prefix)}: every apply creates a new one (as kubectl create); set metadata.name to update it later`);
   }
   // Only nodes write the stores: each object is one request to whichever node answers.
   return withNodeRequests(flags, 'metalfleet-apply', async (transport, signingKey) => {
@@ -153,7 +162,7 @@ export async function runApply(files: readonly string[], flags: NatsFlagValues &
       .filter(({ size }) => size > limit);
     if (tooLarge.length > 0) {
       for (const { d, size } of tooLarge) {
-        io.err(`error: ${formatApplyIssue({ ...whereOf(d), ...(d.kind ? { kind: d.kind } : {}), ...(d.name ? { key: `${d.namespace}/${d.name}` } : {}), path: '', message: `is ${size} bytes as a request, over the ${limit} bytes one NATS message may carry here (server max_payload ${transport.maxPayload}): make the object smaller (e.g. move user data to a Secret) or raise max_payload` })}`);
+        io.err(`error: ${manifestError(d, '', `is ${size} bytes as a request, over the ${limit} bytes one NATS message may carry here (server max_payload ${transport.maxPayload}): make the object smaller (e.g. move user data to a Secret) or raise max_payload`)}`);
       }
       io.err('nothing was applied');
       return false;
@@ -166,7 +175,7 @@ export async function runApply(files: readonly string[], flags: NatsFlagValues &
       const reply = await send(d, 'check');
       if (typeof reply === 'string' || reply.issues.length > 0) {
         if (typeof reply === 'string') io.err(`error: ${reply}`);
-        else for (const issue of reply.issues) io.err(`error: ${formatApplyIssue(issue)}`);
+        else for (const issue of reply.issues) io.err(`error: ${said(issue)}`);
         io.err('nothing was applied');
         return false;
       }
@@ -182,7 +191,7 @@ export async function runApply(files: readonly string[], flags: NatsFlagValues &
     for (const d of hostDocs) {
       const reply = await send(d, 'apply');
       if (typeof reply === 'string') return stop([reply]);
-      if (reply.issues.length > 0) return stop(reply.issues.map((i) => formatApplyIssue(i)));
+      if (reply.issues.length > 0) return stop(reply.issues.map(said));
       for (const { key, outcome } of reply.hosts) {
         hostLines.push(`baremetalhost ${key} ${VERBS[outcome]}`);
         done.push(key);
@@ -194,7 +203,7 @@ export async function runApply(files: readonly string[], flags: NatsFlagValues &
     for (const d of objectDocs) {
       const reply = await send(d, 'apply');
       if (typeof reply === 'string') return stop([reply]);
-      if (reply.issues.length > 0) return stop(reply.issues.map((i) => formatApplyIssue(i)));
+      if (reply.issues.length > 0) return stop(reply.issues.map(said));
       for (const o of reply.objects) {
         objectLines.push(`${o.kind.toLowerCase()} ${o.key} applied`);
         done.push(o.key);

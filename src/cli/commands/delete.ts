@@ -80,7 +80,7 @@ async function targetsFromFiles(files: readonly string[], io: Output): Promise<T
   for (const doc of docs) {
     const target = targetOf(doc, io);
     if (typeof target === 'string') {
-      io.err(`error: ${doc.file}:${doc.line}: ${documentName(doc, 1)}: ${target}`);
+      io.err(`error: ${doc.file}:${doc.line}: ${documentName(doc)}: ${target}`);
       broken = true;
     } else if (target !== null && !targets.some((t) => t.kind === target.kind && t.key === target.key)) {
       targets.push(target);

@@ -1,4 +1,5 @@
-import { noObjectsIn, readManifestText } from '../../api/manifest-file.ts';
+import { noObjectsIn } from '../../api/manifest-file.ts';
+import { manifestInputs, readManifestInput } from './manifest-inputs.ts';
 import { access, constants, lstat, readlink, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -16,6 +17,7 @@ import { MAAS_VALIDATORS } from '../../adapters/store/object-apply.ts';
 import { kindBuckets } from '../../machines/kinds.ts';
 import { errorMessage } from '../../api/index.ts';
 import { readManifests } from '../../api/manifest.ts';
+import { issueInDocuments } from '../../api/manifest-where.ts';
 import { memorySubstrate } from '../../node/index.ts';
 import { CliError } from '../cli-error.ts';
 import { intFlag, msFlag, nodeConfig, portFlag, readEnv } from '../config.ts';
@@ -189,8 +191,9 @@ async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>,
   const inputs = flags.file ? await readAll(flags.file) : [];
   // The demo-* failure scenarios are the fixture's; a real Ironic would simply succeed.
   const generated = dc ? datacenterFleet(dc) : generateFleet(flags.hosts, { scenarios: ironicUrls.length === 0, routeLabel: ironicUrls.length > 1 ? { key: IRONIC_LABEL, values: ironicUrls } : undefined });
+  const fileDocs = inputs.flatMap(([text, file]) => readManifests(text, file));
   const docs: SourceDocument[] = flags.file
-    ? inputs.flatMap(([text, file]) => readManifests(text, file))
+    ? fileDocs
     : generated.map((object, index) => ({ file: '(generated)', index, object }));
   // An empty file (or only comments) is the wrong file, not an empty fleet: the demo ran nothing
   // and said ok. kubectl apply refuses it too ("no objects passed to apply").
@@ -203,7 +206,8 @@ async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>,
   // one apply holds every intermediate of them at once (over a default Node heap). Files keep
   // one all-or-nothing apply.
   const applied = flags.file ? await store.applyLocal(docs) : await applyInSlices(store, docs);
-  if (!applied.ok) throw new CliError(`invalid input, the demo did not start:\n${applied.issues.map(formatApplyIssue).join('\n')}`, 1);
+  // Named at the field's line and column, as validate names them.
+  if (!applied.ok) throw new CliError(`invalid input, the demo did not start:\n${applied.issues.map((i) => issueInDocuments(i, fileDocs) ?? formatApplyIssue(i)).join('\n')}`, 1);
   for (const w of applied.warnings) process.stderr.write(`warning: ${w}\n`);
   const persist = flags.persist ? await persistKv(flags.persist, hostBuckets, { onError: (err) => log.error({ err: String(err) }, 'saving the store file failed') }) : null;
   signals.persist = persist;
@@ -340,9 +344,10 @@ async function linkTarget(path: string): Promise<string> {
 
 async function readAll(files: string[]): Promise<Array<[string, string]>> {
   const out: Array<[string, string]> = [];
-  for (const file of files) {
+  for (const { file, error } of await manifestInputs(files)) {
+    if (error !== undefined) throw new CliError(`${file}: ${error}`, 1);
     // Refused by its size before it is read (src/api/limits.ts), as validate and apply do.
-    const text = await readManifestText(file);
+    const text = await readManifestInput(file);
     if (!text.ok) throw new CliError(`${file}: ${text.reason}`, 1);
     out.push([text.text, file]);
   }

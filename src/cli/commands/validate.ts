@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
-import { documentName, manifestDocuments, type ManifestDocument } from '../../api/manifest.ts';
+import { documentName, kindOf, manifestDocuments, type ManifestDocument } from '../../api/manifest.ts';
+import { secretErrors } from '../../api/manifest-secret.ts';
 import { namespaceProblems, placedIn } from '../../api/manifest-namespace.ts';
-import { readManifestText } from '../../api/manifest-file.ts';
+import { manifestInputs, readManifestInput } from './manifest-inputs.ts';
+import { manifestError, yamlErrorLine } from '../../api/manifest-where.ts';
 import { validateObject, validatedKindOf } from '../../api/maas/index.ts';
 import { misspelledKind, pendingGenerateName, type ValidateOptions } from '../../api/index.ts';
 import { CliError } from '../cli-error.ts';
@@ -23,7 +25,7 @@ type Output = { out: (line: string) => void; err: (line: string) => void };
 // The file's documents, parsed one at a time as they are checked (null when it cannot be read or
 // is over the size limit): what a document cost is garbage before the next is parsed.
 async function readDocuments(file: string, io: Output): Promise<Iterable<ManifestDocument> | null> {
-  const read = await readManifestText(file);
+  const read = await readManifestInput(file);
   if (!read.ok) {
     io.err(`error: ${file}: ${read.reason}`);
     return null;
@@ -37,7 +39,7 @@ function label(doc: ManifestDocument): string {
   return `${doc.kind ?? 'object'}/${doc.name ?? `(unnamed, ${doc.file}:${doc.line})`}`;
 }
 
-const where = (doc: ManifestDocument): string => `${doc.file}:${doc.line} ${documentName(doc, 1)}`;
+const where = (doc: ManifestDocument): string => `${doc.file}:${doc.line} ${documentName(doc)}`;
 
 // apply keeps the later of two documents for one object (and warns for hosts): validate says so
 // for every kind, naming both places, so a copy-paste that left two of one name is seen before
@@ -74,19 +76,20 @@ export async function runValidate(files: readonly string[], oldFiles: readonly s
     const twice = givenTwice(seen, doc);
     if (twice !== null) io.err(`warning: ${twice}`);
     if (doc.kind === undefined) {
-      io.err(`error: ${doc.file}:${doc.line}: ${documentName(doc, 1)}: not a Kubernetes object (no kind)`);
+      io.err(`error: ${doc.file}:${doc.line}: ${documentName(doc)}: not a Kubernetes object (no kind)`);
       summary.unreadable++;
       continue;
     }
     const kind = validatedKindOf(doc);
-    const result = kind === null ? null : validateObject(doc.object, previous.take(kind, doc), rules);
+    // A Secret has no admission rules of ours, but the stores' checks: demo -f and --secrets refuse what they find.
+    const result = kindOf(doc) === 'Secret' ? { errors: secretErrors(doc.object) } : kind === null ? null : validateObject(doc.object, previous.take(kind, doc), rules);
     if (result === null) {
       const meant = misspelledKind(doc.kind);
       if (meant !== null) {
         // A typo is no other resource: it counts as invalid, so the exit code says so.
         summary.checked++;
         summary.invalid++;
-        io.out(`${label(doc)}: kind: ${doc.kind} is not one metalfleet knows; did you mean ${meant}?`);
+        io.out(manifestError(doc, 'kind', `${doc.kind} is not one metalfleet knows; did you mean ${meant}?`));
         continue;
       }
       io.err(`note: ${label(doc)}: skipped (kind not managed by metalfleet)`);
@@ -94,7 +97,7 @@ export async function runValidate(files: readonly string[], oldFiles: readonly s
     }
     summary.checked++;
     if (result.errors.length > 0) summary.invalid++;
-    for (const e of result.errors) io.out(`${label(doc)}: ${e.path}: ${e.reason}`);
+    for (const e of result.errors) io.out(manifestError(doc, e.path, e.reason));
   }
 
   for (const old of previous.unmatched()) {
@@ -135,8 +138,13 @@ export function register(program: Command): void {
 // Every document of the files that parsed as YAML, in order; unreadable files and YAML errors
 // are reported and counted as they come, for inputs and --old files alike.
 async function* readableDocuments(files: readonly string[], io: Output, summary: ValidateSummary): AsyncGenerator<ManifestDocument> {
-  for (const file of files) {
-    const docs = await readDocuments(file, io);
+  for (const input of await manifestInputs(files)) {
+    if (input.error !== undefined) {
+      io.err(`error: ${input.file}: ${input.error}`);
+      summary.unreadable++;
+      continue;
+    }
+    const docs = await readDocuments(input.file, io);
     if (docs === null) {
       summary.unreadable++;
       continue;
@@ -146,7 +154,7 @@ async function* readableDocuments(files: readonly string[], io: Output, summary:
         yield doc;
         continue;
       }
-      io.err(`error: ${doc.file}:${doc.line}: ${documentName(doc, 1)}: ${doc.yamlError}`);
+      io.err(`error: ${yamlErrorLine({ ...doc, yamlError: doc.yamlError })}`);
       summary.unreadable++;
     }
   }
