@@ -83,6 +83,17 @@ export function releaseRefusedRead(t: Turn, view: MaasView | undefined): void {
   t.backoff();
 }
 
+/**
+ * The read after a refused release was refused too (403) and the key's own machines listing lacks
+ * the machine: MAAS lets a non-admin view only unowned machines and its own, so another MAAS user
+ * holds it, one MAAS does not name. As for a named one, the deletion is done.
+ */
+export function heldByUnnamedUser(t: Turn): void {
+  t.s.releaseRefused = false;
+  const id = t.s.systemId ?? '';
+  finishDeletion(t, `MAAS machine ${id} is held by another MAAS user (MAAS refuses this API key's user both its release and a read of it, and does not say whose it is): metalfleet no longer holds it and leaves it to them, nothing to release. If it should go back to MAAS, release it there as its owner or an admin`, 'MachineHeldByAnotherUser');
+}
+
 /** The deletion is done; `reason` names an end that is not a release (a Warning event). */
 export function finishDeletion(t: Turn, why: string, reason?: string): void {
   t.releaseSlot();

@@ -1,6 +1,6 @@
 import { formatProviderId, MACHINE_DEPLOYED_REASONS as R } from '../../api/index.ts';
 import { applyEarlierAllocation } from './adopt.ts';
-import { finishDeletion, releaseRefusedRead } from './deleting.ts';
+import { finishDeletion, heldByUnnamedUser, releaseRefusedRead } from './deleting.ts';
 import { failMachine, failReleased } from './failure.ts';
 import { powerOffRequested, releaseRequested } from './intents.ts';
 import type { Turn } from './turn.ts';
@@ -161,8 +161,15 @@ function failed(t: Turn, op: MaasOp, message: string, reason: MaasFailureReason 
       }
       t.backoff();
       return;
-    case 'findAllocated':
     case 'get':
+      // The read after a refused release found the machine held by another MAAS user, whom MAAS
+      // does not name to this key (deleting.ts): the deletion is done, never retried.
+      if (reason === 'heldByAnotherUser' && t.phase === 'deleting' && t.s.releaseRefused) {
+        heldByUnnamedUser(t);
+        return;
+      }
+    // falls through
+    case 'findAllocated':
       // CAPMAAS's findMachine: a look at MAAS that fails says so in MachineDeployed (a wrong API
       // key, 401, would otherwise leave the MaasMachine silent). Only refusals that will not
       // pass by themselves come here; a transient one (MAAS down) keeps the last word.

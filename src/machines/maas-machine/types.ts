@@ -59,12 +59,14 @@ export type MaasResult =
 
 /**
  * Why MAAS (or the driver, before asking it) refused: noMatch, nothing fits the constraints (409);
- * forbidden, the key may not (403); imageNotFound, boot-resources/ lacks the image; the address
- * ones, link_subnet refused the static address (in use, not in the subnet, no such subnet or
- * interface).
+ * forbidden, the key may not (403); heldByAnotherUser, a read of the machine refused (403) while
+ * the key's own machines listing, which MAAS answers, lacks it: another MAAS user holds it, and
+ * MAAS does not say who (a non-admin may view only unowned machines and its own); imageNotFound,
+ * boot-resources/ lacks the image; the address ones, link_subnet refused the static address (in
+ * use, not in the subnet, no such subnet or interface).
  */
 export type MaasFailureReason =
-  | 'noMatch' | 'forbidden' | 'conflict' | 'broken' | 'imageNotFound'
+  | 'noMatch' | 'forbidden' | 'heldByAnotherUser' | 'conflict' | 'broken' | 'imageNotFound'
   | 'addressInUse' | 'addressInvalid' | 'subnetNotFound' | 'interfaceNotFound';
 
 /** What a read of the cluster's DNS record found: its addresses, no record, or a failure to retry. */

@@ -28,6 +28,8 @@ export interface MachineQuery {
   pool?: string;
   /** Only machines allocated with this agent_name (MAAS matches it exactly). */
   agentName?: string;
+  /** Only these system_ids (sent as repeated `id`); MAAS still lists only what the key may view. */
+  ids?: string[];
 }
 
 export interface MachineUpdate {
@@ -124,7 +126,7 @@ export function machineCalls(request: Send): MachineCalls {
     },
 
     async listMachines(q = {}) {
-      const query = formPairs({ hostname: q.hostname !== undefined && q.hostname.length > 0 ? q.hostname : undefined, zone: q.zone, pool: q.pool, agent_name: q.agentName });
+      const query = formPairs({ hostname: q.hostname !== undefined && q.hostname.length > 0 ? q.hostname : undefined, zone: q.zone, pool: q.pool, agent_name: q.agentName, id: q.ids !== undefined && q.ids.length > 0 ? q.ids : undefined });
       const c: Call = { method: 'GET', path: '/machines/', route: 'GET /machines/', query };
       return parse(c, MaasMachineList, await request(c));
     },

@@ -30,13 +30,10 @@ function driverOver(client: MaasClient, images: ImageCheck, self: SelfUser): Maa
       try {
         // Every machine MAAS keeps under the agent name; which of them to adopt is the machine's call.
         if (call.op === 'findAllocated') return { kind: 'listed', machines: (await client.listMachines({ agentName: call.agentName })).map(view) };
+        if (call.op === 'get') return await readMachine(client, self, call.systemId);
         const refused = await imageRefused(images, call);
         if (refused) return refused;
-        const machine = await perform(client, call, userDataBase64);
-        // A read says whether the owner is this key's own user: a deletion whose release MAAS
-        // refused (409) ends when another user holds the machine (maas-machine/deleting.ts).
-        if (call.op === 'get' && machine.owner !== null) return { kind: 'done', machine: { ...view(machine), ownedBySelf: machine.owner === (await self.username()) } };
-        return { kind: 'done', machine: view(machine) };
+        return { kind: 'done', machine: view(await perform(client, call, userDataBase64)) };
       } catch (err) {
         return toResult(err);
       }
@@ -89,15 +86,10 @@ function driverOver(client: MaasClient, images: ImageCheck, self: SelfUser): Maa
   };
 }
 
-async function perform(client: MaasClient, call: Exclude<MaasCall, { op: 'findAllocated' }>, userDataBase64: string | undefined): Promise<MaasMachine> {
+async function perform(client: MaasClient, call: Exclude<MaasCall, { op: 'findAllocated' | 'get' }>, userDataBase64: string | undefined): Promise<MaasMachine> {
   switch (call.op) {
     case 'allocate':
       return client.allocate({ agentName: call.agentName, cpuCount: call.cpuCount, memMb: call.memMb, ...(call.zone ? { zone: call.zone } : {}), ...(call.pool ? { pool: call.pool } : {}), ...(call.tags ? { tags: [...call.tags] } : {}) });
-    case 'get': {
-      const m = await client.getMachine(call.systemId);
-      if (!m) throw new MaasNotFound();
-      return m;
-    }
     case 'swapOff':
       return client.updateMachine(call.systemId, { swapSize: 0 });
     case 'setMinHweKernel':
@@ -123,6 +115,37 @@ async function perform(client: MaasClient, call: Exclude<MaasCall, { op: 'findAl
 }
 
 /**
+ * A read of one machine. It says whether the owner is this key's own user: a deletion whose
+ * release MAAS refused ends when another user holds the machine (maas-machine/deleting.ts).
+ *
+ * MAAS (3.x, RBAC off) lets a non-admin view only unowned machines and its own: GET machines/{id}/
+ * of another user's is 403 (get_node_or_404, NodePermission.view), and GET machines/ leaves it out.
+ * A 403 alone is not taken for that (MAAS answers a deactivated user 403 to everything): the key's
+ * own listing, narrowed to the machine, must answer and lack it. MAAS names no owner then.
+ */
+async function readMachine(client: MaasClient, self: SelfUser, systemId: string): Promise<MaasResult> {
+  let m: MaasMachine | null;
+  try {
+    m = await client.getMachine(systemId);
+  } catch (err) {
+    if (!(err instanceof MaasError && err.code === 'forbidden')) throw err;
+    const listed = await client.listMachines({ ids: [systemId] }).catch((listErr: unknown) => {
+      throw listErr instanceof MaasError && listErr.code === 'forbidden' ? err : listErr;
+    });
+    m = listed.find((l) => l.system_id === systemId) ?? null;
+    if (!m) return { kind: 'failed', reason: 'heldByAnotherUser', message: heldMessage(systemId) };
+  }
+  if (!m) return { kind: 'notFound' };
+  if (m.owner === null) return { kind: 'done', machine: view(m) };
+  return { kind: 'done', machine: { ...view(m), ownedBySelf: m.owner === (await self.username()) } };
+}
+
+function heldMessage(systemId: string): string {
+  return `MAAS machine ${systemId} is held by another MAAS user: MAAS refuses this API key's user a read of it (403) and leaves it out of the user's machines, so it does not say whose it is. `
+    + 'Only its owner or a MAAS admin can release it; give metalfleet an admin key if it should manage machines other users hold';
+}
+
+/**
  * MAAS has no DNS domain of that name: GET /dnsresources/?fqdn= answers 404 "No Domain matches the
  * given query." (capmaas.md §3.2), the list's only 404. No record can exist in it; whether that
  * is done (a deletion) or a failure (a record to create) is the caller's call.
@@ -142,17 +165,9 @@ function domainMissing(fqdn: string, err: unknown): never {
   throw err;
 }
 
-/** The machine a call names is not in MAAS's listing: answered as notFound, never retried. */
-class MaasNotFound extends MetalfleetError {
-  constructor() {
-    super('notFound', 'machine not found in MAAS', false);
-    this.name = 'MaasNotFound';
-  }
-}
-
 // allocate and deploy name an image: MAAS must have it (for the machine's architecture, once
 // there is a machine) before anything is asked of MAAS.
-async function imageRefused(images: ImageCheck, call: Exclude<MaasCall, { op: 'findAllocated' }>): Promise<MaasResult | null> {
+async function imageRefused(images: ImageCheck, call: Exclude<MaasCall, { op: 'findAllocated' | 'get' }>): Promise<MaasResult | null> {
   if (call.op === 'allocate' && call.image) {
     const verdict = await images.check(call.image);
     return verdict.found ? null : { kind: 'failed', reason: 'imageNotFound', message: verdict.message };
@@ -163,7 +178,6 @@ async function imageRefused(images: ImageCheck, call: Exclude<MaasCall, { op: 'f
 }
 
 function toResult(err: unknown): MaasResult {
-  if (err instanceof MaasNotFound) return { kind: 'notFound' };
   if (err instanceof StaticLinkRefused) return { kind: 'failed', reason: err.reason, message: err.message };
   if (err instanceof MaasError) {
     if (err.code === 'not-found') return { kind: 'notFound' };

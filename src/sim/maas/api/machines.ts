@@ -2,6 +2,7 @@ import type { Backend, CallContext, Resource } from '../backend.ts';
 import { noContent, ok } from '../backend.ts';
 import type { MachineRecord } from '../fleet/machine.ts';
 import { notFound } from '../http/api-error.ts';
+import { checkView } from '../fleet/fleet-access.ts';
 import { machineJson } from '../fleet/machine-json.ts';
 import { blockDeviceJson } from '../fleet/storage-json.ts';
 import { NodeStatus } from '../fleet/status.ts';
@@ -21,6 +22,8 @@ function disksOf(b: Backend, c: CallContext) {
   const [systemId = '', , diskText = '', , partText] = c.id.split('/');
   const m = b.fleet.bySystemId(systemId);
   if (!m) throw notFound('Machine');
+  // blockdevices.py: get_node_or_404 with NodePermission.view.
+  checkView(c.user, m);
   const disks = m.commissioned ? m.disks.map((d) => blockDeviceJson(m.systemId, d)) : [];
   return { disks, diskText, partText };
 }
@@ -38,7 +41,7 @@ export const MACHINE_RESOURCES: readonly Resource[] = [
     pattern: /^machines\/(?:op-([^/]+))?$/,
     hasId: false,
     signatures: {
-      'GET ': (b, c) => ok(b.fleet.list(c.params).map((m) => json(b, m))),
+      'GET ': (b, c) => ok(b.fleet.list(c.user, c.params).map((m) => json(b, m))),
       'POST allocate': (b, c) => {
         const { machine, constraintsByType } = b.fleet.allocate(c.user, c.params, b.network);
         return ok({ ...json(b, machine), constraints_by_type: constraintsByType });
@@ -59,7 +62,7 @@ export const MACHINE_RESOURCES: readonly Resource[] = [
     pattern: /^machines\/([^/]+)\/(?:op-([^/]+))?$/,
     hasId: true,
     signatures: {
-      'GET ': one((b, c) => b.fleet.get(c.id)),
+      'GET ': one((b, c) => b.fleet.read(c.user, c.id)),
       'PUT ': one((b, c) => b.fleet.update(c.user, c.id, c.params)),
       'DELETE ': (b, c) => {
         b.fleet.remove(c.user, c.id);
@@ -73,7 +76,7 @@ export const MACHINE_RESOURCES: readonly Resource[] = [
       'POST power_off': one((b, c) => b.fleet.powerOffByRequest(c.user, c.id, c.params)),
       'GET power_parameters': readPowerParameters,
       'GET details': readDetails,
-      'GET query_power_state': (b, c) => ok(b.fleet.queryPowerState(c.id)),
+      'GET query_power_state': (b, c) => ok(b.fleet.queryPowerState(c.user, c.id)),
       'POST set_owner_data': one((b, c) => b.fleet.setOwnerData(c.user, c.id, c.params)),
       'POST commission': one((b, c) => b.fleet.commission(c.user, c.id, c.params)),
       'POST abort': one((b, c) => b.fleet.abort(c.user, c.id, c.params)),

@@ -6,6 +6,7 @@ import { machineJson } from '../fleet/machine-json.ts';
 import { interfaceJson } from '../fleet/interface-json.ts';
 import type { SimNic } from '../fleet/hardware.ts';
 import type { MachineRecord } from '../fleet/machine.ts';
+import { checkView } from '../fleet/fleet-access.ts';
 import { reservedIpRanges, unreservedIpRanges } from '../network/ip-usage.ts';
 import { linkMachineSubnet, unlinkMachineSubnet } from '../fleet/machine-links.ts';
 import type { AddressHolder } from '../network/subnet-ips.ts';
@@ -64,8 +65,10 @@ function nodeAndNic(id: string): [string, string] {
 }
 
 // A machine's interfaces as its JSON renders them; changing them is not simulated (commissioning sets them).
-function machineNics(b: Backend, systemId: string): Array<{ id: number; name: string }> | undefined {
+// Reading them is get_node_or_404 with NodePermission.view (interfaces.py): 403 for another user's.
+function machineNics(b: Backend, c: CallContext, systemId: string): Array<{ id: number; name: string }> | undefined {
   const m = b.fleet.bySystemId(systemId);
+  if (m) checkView(c.user, m);
   return m ? machineJson(m, b).interface_set : undefined;
 }
 
@@ -76,7 +79,7 @@ function onNode(write: boolean, onDevice: (b: Backend, c: CallContext, systemId:
   return (b: Backend, c: CallContext): Reply => {
     const [systemId, nicId] = nested ? nodeAndNic(c.id) : [c.id, ''];
     if (b.network.devices.has(systemId)) return onDevice(b, c, systemId, nicId);
-    const nics = machineNics(b, systemId);
+    const nics = machineNics(b, c, systemId);
     if (nics === undefined) throw notFound('Node');
     if (write) throw badRequest(MACHINE_NICS_FIXED);
     if (!nested) return ok(nics);

@@ -6,6 +6,7 @@ import { probedDetails } from '../fleet/probed-details.ts';
 import type { MachineRecord } from '../fleet/machine.ts';
 import { badRequest, forbidden, METHOD_RESERVED_ADMIN, notFound } from '../http/api-error.ts';
 import { normaliseMac } from '../fleet/mac-address.ts';
+import { checkView } from '../fleet/fleet-access.ts';
 import { NodeStatus } from '../fleet/status.ts';
 import { encodeBson } from '../http/bson.ts';
 
@@ -15,19 +16,22 @@ import { encodeBson } from '../http/bson.ts';
 // machines/{system_id}/ inherits: details (BSON) and power_parameters (admin only).
 
 // Node.objects.get_node_or_404: a system_id of no node of any kind is "No Node matches". A device
-// is a node with neither probed details nor power parameters. (MAAS would also answer 403 to a
-// non-admin for another user's machine (NodePermission.view); the simulator lets every user read
-// every machine, and clients' tests here rely on that.)
-function machineOrDevice(b: Backend, systemId: string): MachineRecord | 'device' {
+// is a node with neither probed details nor power parameters. A machine another user holds is
+// PermissionDenied (403, no text) to a non-admin (NodePermission.view, fleet-access.ts); a device
+// has no pool, and _can_view lets every user view it.
+function machineOrDevice(b: Backend, c: CallContext, systemId: string): MachineRecord | 'device' {
   const m = b.fleet.bySystemId(systemId);
-  if (m) return m;
+  if (m) {
+    checkView(c.user, m);
+    return m;
+  }
   if (b.network.devices.has(systemId)) return 'device';
   throw notFound('Node');
 }
 
 /** GET {system_id}/?op=power_parameters: NodePermission.admin_read, so 403 (no text) for any other user. */
 export const readPowerParameters: Handler = (b, c) => {
-  const m = machineOrDevice(b, c.id);
+  const m = machineOrDevice(b, c, c.id);
   if (!c.user.admin) throw forbidden();
   return ok(m === 'device' ? {} : powerParameters(m));
 };
@@ -42,21 +46,21 @@ export const readAllPowerParameters: Handler = (b, c) => {
 
 /** GET {system_id}/?op=details: `{lldp, lshw}` as BSON binaries (null before commissioning). */
 export const readDetails: Handler = (b, c) => {
-  const m = machineOrDevice(b, c.id);
+  const m = machineOrDevice(b, c, c.id);
   const details: Array<[string, Buffer | null]> = m === 'device' ? [['lldp', null], ['lshw', null]] : probedDetails(m);
   return { status: 200, bytes: encodeBson(details), contentType: 'application/bson' };
 };
 
 function readNode(b: Backend, c: CallContext) {
   const m = b.fleet.bySystemId(c.id);
-  if (m) return ok(machineJson(m, b));
+  if (m) return ok(machineJson(b.fleet.read(c.user, m.systemId), b));
   if (!b.network.devices.has(c.id)) throw notFound('Node');
   return ok(b.network.devices.read(c.user, c.id));
 }
 
 // NodeHandler.delete: NodePermission.admin, whatever the node; a machine takes its devices along.
 function deleteNode(b: Backend, c: CallContext) {
-  const m = machineOrDevice(b, c.id);
+  const m = machineOrDevice(b, c, c.id);
   if (!c.user.admin) throw forbidden();
   if (m === 'device') {
     b.network.devices.remove(c.user, c.id);
@@ -84,7 +88,7 @@ export const NODE_RESOURCES: readonly Resource[] = [
     hasId: false,
     signatures: {
       'GET is_registered': isRegistered,
-      'GET ': (b, c) => ok([...b.network.devices.list(c.user, c.params), ...b.fleet.list(c.params).map((m) => machineJson(m, b))]),
+      'GET ': (b, c) => ok([...b.network.devices.list(c.user, c.params), ...b.fleet.list(c.user, c.params).map((m) => machineJson(m, b))]),
     },
   },
   {

@@ -10,6 +10,17 @@ export function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+// NodePermission.view on a machine (auth/local.py _can_view, RBAC off): unowned, the user's own, or
+// any to an admin. Listings (NodeManager.get_nodes) leave the others out; a read of one
+// (get_node_or_404) is PermissionDenied, a 403 with no text, while an unknown system_id stays 404.
+export function canView(user: SimUser, m: MachineRecord): boolean {
+  return user.admin || m.owner === null || m.owner === user.name;
+}
+
+export function checkView(user: SimUser, m: MachineRecord): void {
+  if (!canView(user, m)) throw forbidden();
+}
+
 // NodePermission.edit: a non-admin may act on unowned machines and their own, not on others'; a
 // locked machine refuses everyone.
 export function checkEdit(user: SimUser, m: MachineRecord): void {

@@ -7,7 +7,7 @@ import { EVENT_TYPES } from './events.ts';
 import { BootImages } from './boot-images.ts';
 import { decodeUserData, DEFAULT_DISTRO_SERIES, parseSwapSize } from './deploy-params.ts';
 import { listNames } from './faults.ts';
-import { checkAdmin, checkEdit, readBool, str } from './fleet-access.ts';
+import { canView, checkAdmin, checkEdit, checkView, readBool, str } from './fleet-access.ts';
 import { IdCounters } from './hardware.ts';
 import type { NetworkView } from './interface-json.ts';
 import { interfaceJson } from './interface-json.ts';
@@ -125,9 +125,17 @@ export class Fleet {
     return m;
   }
 
-  list(params: Params): MachineRecord[] {
+  /** GET machines/ (and nodes/'s machines): the filters apply among the machines `user` may view. */
+  list(user: SimUser, params: Params): MachineRecord[] {
     const matches = parseListFilter(params, this.catalog());
-    return this.all().filter(matches);
+    return this.all().filter((m) => canView(user, m) && matches(m));
+  }
+
+  /** get_node_or_404 with NodePermission.view: 404 for no such machine, 403 for one `user` may not view. */
+  read(user: SimUser, systemId: string): MachineRecord {
+    const m = this.get(systemId);
+    checkView(user, m);
+    return m;
   }
 
   /** The machines events/?op=query looks at. */
@@ -229,8 +237,8 @@ export class Fleet {
   }
 
   // GET /machines/{id}/ op=query_power_state: MAAS asks the BMC; the simulator's BMC is the record.
-  queryPowerState(systemId: string): { state: string } {
-    return { state: powerRead(this.get(systemId)) };
+  queryPowerState(user: SimUser, systemId: string): { state: string } {
+    return { state: powerRead(this.read(user, systemId)) };
   }
 
   // POST /machines/{id}/ op=set_owner_data: every parameter but op is a key; an empty value removes
