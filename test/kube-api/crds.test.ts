@@ -26,7 +26,8 @@ test('crds - a folder of multi-document YAML is served, other documents skipped;
       { name: 'coordination.k8s.io', versions: [{ groupVersion: 'coordination.k8s.io/v1', version: 'v1' }], preferredVersion: { groupVersion: 'coordination.k8s.io/v1', version: 'v1' } },
       { name: 'apiextensions.k8s.io', versions: [{ groupVersion: 'apiextensions.k8s.io/v1', version: 'v1' }], preferredVersion: { groupVersion: 'apiextensions.k8s.io/v1', version: 'v1' } },
       // The stored-only kinds of a provider's components (builtin.ts).
-      ...['apps', 'rbac.authorization.k8s.io', 'policy', 'admissionregistration.k8s.io'].map((name) => ({ name, versions: [{ groupVersion: `${name}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' } })),
+      // Then the kinds kubectl apply --prune maps (kubectl-prune.test.ts).
+      ...['apps', 'rbac.authorization.k8s.io', 'policy', 'admissionregistration.k8s.io', 'batch', 'networking.k8s.io'].map((name) => ({ name, versions: [{ groupVersion: `${name}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' } })),
       { name: GROUP, versions: [{ groupVersion: `${GROUP}/${VERSION}`, version: VERSION }], preferredVersion: { groupVersion: `${GROUP}/${VERSION}`, version: VERSION } },
     ],
   });
@@ -38,7 +39,8 @@ test('crds - a folder of multi-document YAML is served, other documents skipped;
   ]);
   const core = (await raw(server, 'GET', '/api/v1')).json() as { groupVersion: string; resources: { name: string }[] };
   t.is(core.groupVersion, 'v1');
-  t.deepEqual(core.resources.map((r) => r.name), ['secrets', 'events', 'namespaces', 'namespaces/status', 'serviceaccounts', 'configmaps', 'services']);
+  t.deepEqual(core.resources.map((r) => r.name), ['secrets', 'events', 'namespaces', 'namespaces/status', 'serviceaccounts', 'configmaps', 'services', 'services/status',
+    'pods', 'endpoints', 'persistentvolumeclaims', 'persistentvolumes', 'replicationcontrollers']);
   t.deepEqual((await raw(server, 'GET', '/api')).json(), { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${server.port}` }] });
   t.like((await raw(server, 'GET', '/version')).json(), { major: '1', minor: '34', gitVersion: 'v1.34.0' });
   t.is((await raw(server, 'GET', `/apis/${GROUP}`)).json().kind, 'APIGroup');

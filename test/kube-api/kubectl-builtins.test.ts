@@ -45,9 +45,10 @@ test('kubectl builtins - apply of a changed Deployment merges containers by name
   // print `warning: error calculating patch from openapi v3 spec: unable to find api field "template"`.
   t.is(applied.stderr, '');
   const get = (): Deployment => JSON.parse(JSON.stringify(k.server.get({ resource: 'deployments', namespace: 'default', name: 'd1' }))) as Deployment;
+  const defaults = { resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'IfNotPresent' };
   t.deepEqual(get().spec.template.spec.containers, [
-    { name: 'a', image: 'nginx:2', env: [{ name: 'X', value: '1' }], ports: [{ containerPort: 80 }] },
-    { name: 'b', image: 'busybox:1' },
+    { name: 'a', image: 'nginx:2', env: [{ name: 'X', value: '1' }], ports: [{ containerPort: 80, protocol: 'TCP' }], ...defaults },
+    { name: 'b', image: 'busybox:1', ...defaults },
   ]);
 
   await k.ok('set', 'image', 'deployment/d1', 'b=busybox:2');
@@ -138,17 +139,32 @@ test('kubectl builtins - kubectl create of a configmap, service account, deploym
   t.regex(await k.ok('create', 'deployment', 'web', '--image=nginx:1', '--port=8080', '--replicas=2', '--', 'nginx', '-g', 'daemon off;'), /deployment\.apps\/web created/);
   const dep = get('deployments', 'web', 'default') as { metadata: { labels: object }; spec: Record<string, unknown> };
   t.deepEqual(dep.metadata.labels, { app: 'web' });
+  // With the defaults of apps/v1 and core/v1 (kubectl-defaults.test.ts).
   t.deepEqual(dep.spec, {
-    replicas: 2, selector: { matchLabels: { app: 'web' } }, strategy: {},
+    replicas: 2, selector: { matchLabels: { app: 'web' } }, strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } },
+    revisionHistoryLimit: 10, progressDeadlineSeconds: 600,
     template: {
       metadata: { labels: { app: 'web' } },
-      spec: { containers: [{ name: 'nginx', image: 'nginx:1', command: ['nginx', '-g', 'daemon off;'], ports: [{ containerPort: 8080 }], resources: {} }] },
+      spec: {
+        containers: [{
+          name: 'nginx', image: 'nginx:1', command: ['nginx', '-g', 'daemon off;'], ports: [{ containerPort: 8080, protocol: 'TCP' }], resources: {},
+          terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'IfNotPresent',
+        }],
+        restartPolicy: 'Always', terminationGracePeriodSeconds: 30, dnsPolicy: 'ClusterFirst', securityContext: {}, schedulerName: 'default-scheduler',
+      },
     },
   });
 
   t.regex(await k.ok('create', 'service', 'nodeport', 'web', '--tcp=80:http'), /service\/web created/);
-  const svc = get('services', 'web', 'default') as { spec: Record<string, unknown> };
-  t.deepEqual(svc.spec, { ports: [{ name: '80-http', protocol: 'TCP', port: 80, targetPort: 'http' }], selector: { app: 'web' }, type: 'NodePort' });
+  const svc = get('services', 'web', 'default') as { spec: Record<string, unknown> & { ports: { nodePort: number }[] } };
+  const { clusterIP, clusterIPs, ports, ...rest } = svc.spec;
+  t.regex(String(clusterIP), /^10\./);
+  t.deepEqual(clusterIPs, [clusterIP]);
+  t.deepEqual(ports, [{ name: '80-http', protocol: 'TCP', port: 80, targetPort: 'http', nodePort: ports[0]?.nodePort }]);
+  t.deepEqual(rest, {
+    selector: { app: 'web' }, type: 'NodePort', sessionAffinity: 'None', externalTrafficPolicy: 'Cluster', ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack',
+    internalTrafficPolicy: 'Cluster',
+  });
 
   t.regex(await k.ok('create', 'clusterrole', 'reader', '--verb=get,list', '--resource=secrets,configmaps'), /clusterrole\.rbac\.authorization\.k8s\.io\/reader created/);
   t.like(get('clusterroles', 'reader'), { rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['secrets', 'configmaps'] }] });

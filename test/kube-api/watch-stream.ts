@@ -19,9 +19,9 @@ export interface WatchStream {
   close(): void;
 }
 
-export async function openWatch(server: KubeApiServer, path: string): Promise<WatchStream> {
+export async function openWatch(server: KubeApiServer, path: string, headers: Record<string, string> = {}): Promise<WatchStream> {
   const abort = new AbortController();
-  const res = await fetch(server.url + path, { signal: abort.signal });
+  const res = await fetch(server.url + path, { signal: abort.signal, headers });
   const lines: string[] = [];
   const queue: WatchEvent[] = [];
   let wake: (() => void) | undefined;

@@ -1,6 +1,7 @@
 // What the Go types and their registry strategies do to Secrets, Events, Namespaces and Leases:
 // decoding (base64, times, stringData), defaults, and validation with the real messages
 // (`pkg/apis/core/validation`, `pkg/apis/coordination/validation`).
+import { defaultDeployment, defaultService, defaultWebhooks } from './builtin-defaults.ts';
 import { CrdLoadError, resourceFromCrd } from './crd.ts';
 import { apiErrors } from './errors.ts';
 import { fieldError, forbidden, invalid, required } from './field-errors.ts';
@@ -115,6 +116,16 @@ export function defaultBuiltin(res: ResourceDef, obj: Obj): void {
     }
     case 'leases':
       if (!isObj(obj.spec)) obj.spec = {};
+      break;
+    case 'services':
+      defaultService(obj);
+      break;
+    case 'deployments':
+      defaultDeployment(obj);
+      break;
+    case 'validatingwebhookconfigurations':
+    case 'mutatingwebhookconfigurations':
+      defaultWebhooks(obj, res.builtin === 'mutatingwebhookconfigurations');
       break;
     default:
   }

@@ -16,6 +16,7 @@ const objectReference: JsonSchema = {
 
 const anyObject: JsonSchema = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
 const objectList: JsonSchema = { type: 'array', items: anyObject };
+const specStatus: Record<string, JsonSchema> = { spec: anyObject, status: anyObject };
 
 /** Kind, group, version, scope, short names and the top-level fields of the Go type. */
 const STORED_ONLY: ReadonlyArray<readonly [StoredOnlyKind, string, string, string, boolean, string[], Record<string, JsonSchema>]> = [
@@ -28,13 +29,32 @@ const STORED_ONLY: ReadonlyArray<readonly [StoredOnlyKind, string, string, strin
   ['poddisruptionbudgets', 'policy', 'v1', 'PodDisruptionBudget', true, ['pdb'], { spec: anyObject, status: anyObject }],
   ['validatingwebhookconfigurations', 'admissionregistration.k8s.io', 'v1', 'ValidatingWebhookConfiguration', false, [], { webhooks: objectList }],
   ['mutatingwebhookconfigurations', 'admissionregistration.k8s.io', 'v1', 'MutatingWebhookConfiguration', false, [], { webhooks: objectList }],
+  // kubectl apply --prune maps every kind of its default allowlist first; these are served for it.
+  ['pods', '', 'v1', 'Pod', true, ['po'], specStatus],
+  ['endpoints', '', 'v1', 'Endpoints', true, ['ep'], { subsets: objectList }],
+  ['persistentvolumeclaims', '', 'v1', 'PersistentVolumeClaim', true, ['pvc'], specStatus],
+  ['persistentvolumes', '', 'v1', 'PersistentVolume', false, ['pv'], specStatus],
+  ['replicationcontrollers', '', 'v1', 'ReplicationController', true, ['rc'], specStatus],
+  ['jobs', 'batch', 'v1', 'Job', true, [], specStatus],
+  ['cronjobs', 'batch', 'v1', 'CronJob', true, ['cj'], specStatus],
+  ['ingresses', 'networking.k8s.io', 'v1', 'Ingress', true, ['ing'], specStatus],
+  ['daemonsets', 'apps', 'v1', 'DaemonSet', true, ['ds'], specStatus],
+  ['replicasets', 'apps', 'v1', 'ReplicaSet', true, ['rs'], specStatus],
+  ['statefulsets', 'apps', 'v1', 'StatefulSet', true, ['sts'], specStatus],
 ];
 
-// The REST storages' Categories(): `kubectl get all` lists Services and Deployments (besides
-// kinds not served here), `kubectl get api-extensions` the webhook configurations and CRDs.
+// The REST storages' Categories(): `kubectl get all` lists the workloads and Services (not
+// HorizontalPodAutoscalers, not served here), `kubectl get api-extensions` the webhook configurations and CRDs.
 const CATEGORIES: Partial<Record<StoredOnlyKind, string[]>> = {
+  pods: ['all'],
+  replicationcontrollers: ['all'],
   services: ['all'],
+  daemonsets: ['all'],
   deployments: ['all'],
+  replicasets: ['all'],
+  statefulsets: ['all'],
+  cronjobs: ['all'],
+  jobs: ['all'],
   validatingwebhookconfigurations: ['api-extensions'],
   mutatingwebhookconfigurations: ['api-extensions'],
 };
@@ -80,8 +100,11 @@ const SCHEMAS: Record<BuiltinKind, JsonSchema> = {
   },
 };
 
+// The kinds with a `/status` subresource (their REST storages' StatusREST).
+const WITH_STATUS: ReadonlySet<BuiltinKind> = new Set<BuiltinKind>(['namespaces', 'customresourcedefinitions', 'deployments', 'services', 'poddisruptionbudgets']);
+
 function builtin(builtinKind: BuiltinKind, group: string, version: string, kind: string, namespaced: boolean, shortNames: string[] = [], categories: string[] = []): ResourceDef {
-  const status = builtinKind === 'namespaces' || builtinKind === 'customresourcedefinitions';
+  const status = WITH_STATUS.has(builtinKind);
   return {
     group, plural: builtinKind, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, namespaced, shortNames, categories,
     versions: [{ name: version, storage: true, schema: SCHEMAS[builtinKind], status, selectableFields: [] }],

@@ -1,8 +1,10 @@
 // The controllers a real control plane runs that a kubectl user notices at once: CRDs become
 // served resources (and their objects go with them), and a deleted namespace is emptied, then
-// removed (the namespace controller's `kubernetes` finalizer).
+// removed (the namespace controller's `kubernetes` finalizer); every namespace has a `default`
+// ServiceAccount (service-accounts.ts).
 import { resourceFromCrd } from './crd.ts';
 import type { Registry } from './registry.ts';
+import { ensureDefaultServiceAccount, serviceAccountNamespaces } from './service-accounts.ts';
 import type { Store, StoreEvent } from './store.ts';
 import { clone, metaOf, objectKey, str } from './types.ts';
 import type { ResourceDef } from './types.ts';
@@ -15,6 +17,9 @@ export function startControllers(store: Store, registry: Registry): () => void {
   let sweepQueued = false;
   const onEvent = (e: StoreEvent): void => {
     if (e.resource === CRDS) syncCrd(e);
+    if (store.strictNamespaces) {
+      for (const ns of serviceAccountNamespaces(e)) setImmediate(() => ensureDefaultServiceAccount(store, registry, ns));
+    }
     if (!sweepQueued) {
       sweepQueued = true;
       // After the write that triggered it, never inside it: the sweep writes too.

@@ -8,6 +8,7 @@ import { decodesProtobuf, protobufToJson } from './protobuf.ts';
 import { duplicateFields } from './duplicates.ts';
 import { includeObject, toTable, wantsTable } from './table.ts';
 import { listObjects, parseRv, selectors, matches } from './list.ts';
+import { asPartial, asPartialList, mismatch, partialTarget } from './partial-metadata.ts';
 import { patchKind, patchObject } from './patch-request.ts';
 import { present, presentList } from './present.ts';
 import { handleScale, hasScale } from './scale.ts';
@@ -74,6 +75,13 @@ export async function handleResource(ctx: HandlerContext, r: ResourceRoute, req:
       const obj = ctx.store.peek(storeKey(def), objectKey(r.namespace, name));
       if (!obj) throw apiErrors.notFound(def, name);
       const shown = present(def, version, obj);
+      const partial = partialTarget(req.headers.accept);
+      if (partial) {
+        const err = mismatch(def, partial, false);
+        if (err) throw err;
+        sendJson(res, 200, asPartial(shown, partial.apiVersion));
+        return NOTHING;
+      }
       // The status scope shares the main scope's TableConvertor (customresource_handler.go), so
       // a /status GET as a Table has the printer columns too (`kubectl get --subresource=status`).
       if (wantsTable(req.headers.accept)) {
@@ -84,8 +92,12 @@ export async function handleResource(ctx: HandlerContext, r: ResourceRoute, req:
     case 'list': {
       const q = listQuery(params);
       validateListQuery(q, false);
+      const partial = partialTarget(req.headers.accept);
+      const err = partial && mismatch(def, partial, true);
+      if (err) throw err;
       const list = await listObjects({ store: ctx.store, res: def, version, namespace: r.namespace }, q);
-      if (wantsTable(req.headers.accept)) {
+      if (partial) sendJson(res, 200, asPartialList(list.items.map((o) => present(def, version, o)), list.metadata, partial.apiVersion));
+      else if (wantsTable(req.headers.accept)) {
         const shown = list.items.map((o) => present(def, version, o));
         sendJson(res, 200, toTable(def, version, shown, list.metadata, includeObject(params.get('includeObject'))));
       } else sendJson(res, 200, presentList(def, version, list.items, list.metadata));
@@ -95,7 +107,9 @@ export async function handleResource(ctx: HandlerContext, r: ResourceRoute, req:
       const q = listQuery(params);
       validateListQuery(q, true);
       const table = wantsTable(req.headers.accept) ? includeObject(params.get('includeObject')) : undefined;
-      ctx.hub.serve({ res: def, version, namespace: r.namespace, name }, q, req, res, table);
+      // A watch streams single objects: either partial kind is sent as PartialObjectMetadata.
+      const partial = partialTarget(req.headers.accept);
+      ctx.hub.serve({ res: def, version, namespace: r.namespace, name }, q, req, res, table, partial?.apiVersion);
       return NOTHING;
     }
     case 'create': {

@@ -1,15 +1,17 @@
 // Field ownership (metadata.managedFields, FieldsV1) and server-side apply conflicts, after
-// structured-merge-diff as the API server runs it: leaf fields are owned; an Update takes the
+// structured-merge-diff as the API server runs it: leaf fields and list elements are owned
+// (field-set.ts, by the list types of list-types.ts), and an Update the objects it added; an Update takes the
 // fields it changed from everyone; an Apply owns exactly what it sent, removes what it stopped
 // sending (unless someone else owns it), and conflicts when it would change another manager's value.
 import { fail } from './errors.ts';
 import type { KubeApiError } from './errors.ts';
 import { nowTime } from './go-time.ts';
 import { deepEqual } from './json.ts';
+import { fromFieldsV1, leafPathsOf, pathKey, printPath, removePath, sameAt, toFieldsV1 } from './field-set.ts';
+import type { ObjectOwnership, Path } from './field-set.ts';
+import type { ListTypes } from './list-types.ts';
 import { clone, isObj, metaOf, str } from './types.ts';
 import type { Obj } from './types.ts';
-
-type Path = readonly string[];
 
 export interface ManagedEntry {
   manager: string;
@@ -25,60 +27,22 @@ export interface ManagedEntry {
 const UNTRACKED_META = new Set(['name', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp',
   'deletionGracePeriodSeconds', 'managedFields', 'selfLink', 'generateName']);
 
-/** Leaf paths of an object (objects recurse; lists, scalars and empty objects are leaves). */
-export function leafPaths(obj: Obj, statusOwned: boolean): Path[] {
+/** Leaf paths of an object, list elements by their keys (field-set.ts). */
+export function leafPaths(obj: Obj, statusOwned: boolean, types: ListTypes, owned?: ObjectOwnership): Path[] {
   const out: Path[] = [];
-  const walk = (node: unknown, path: string[]): void => {
-    if (isObj(node) && Object.keys(node).length > 0) {
-      for (const [k, v] of Object.entries(node)) walk(v, [...path, k]);
-    } else out.push(path);
-  };
   for (const [k, v] of Object.entries(obj)) {
     if (k === 'apiVersion' || k === 'kind') continue;
     if (k === 'status' && !statusOwned) continue;
     if (k === 'metadata' && isObj(v)) {
-      for (const [mk, mv] of Object.entries(v)) if (!UNTRACKED_META.has(mk)) walk(mv, ['metadata', mk]);
+      for (const [mk, mv] of Object.entries(v)) if (!UNTRACKED_META.has(mk)) leafPathsOf(mv, ['f:metadata', `f:${mk}`], ['metadata', mk], types, out, owned);
       continue;
     }
-    walk(v, [k]);
+    leafPathsOf(v, [`f:${k}`], [k], types, out, owned);
   }
   return out;
 }
 
-function valueAt(obj: unknown, path: Path): unknown {
-  let node = obj;
-  for (const k of path) node = isObj(node) ? node[k] : undefined;
-  return node;
-}
-
-const key = (p: Path): string => JSON.stringify(p);
-
-export function toFieldsV1(paths: readonly Path[]): Obj {
-  const root: Obj = {};
-  for (const p of paths) {
-    let node = root;
-    for (const k of p) node = (node[`f:${k}`] ??= {}) as Obj;
-  }
-  return root;
-}
-
-export function fromFieldsV1(fields: unknown, prefix: string[] = []): Path[] {
-  if (!isObj(fields)) return [];
-  const out: Path[] = [];
-  for (const [k, v] of Object.entries(fields)) {
-    if (!k.startsWith('f:')) continue;
-    const p = [...prefix, k.slice(2)];
-    const below = fromFieldsV1(v, p);
-    if (below.length === 0) out.push(p);
-    else out.push(...below);
-  }
-  return out;
-}
-
-/** `.spec.online`, as fieldpath.Path prints. */
-export function printPath(p: Path): string {
-  return p.map((k) => `.${k}`).join('');
-}
+const key = pathKey;
 
 function entries(obj: Obj | undefined): ManagedEntry[] {
   const mf = obj ? metaOf(obj).managedFields : undefined;
@@ -124,10 +88,10 @@ const sameEntry = (w: Writer, operation: 'Apply' | 'Update') => (e: ManagedEntry
   e.manager === w.manager && e.operation === operation && (e.subresource ?? '') === (w.subresource ?? '');
 
 /** managedFields after a create, update or non-apply patch: the writer takes what it changed. */
-export function trackUpdate(old: Obj | undefined, next: Obj, w: Writer, statusOwned: boolean, requested?: unknown): ManagedEntry[] {
-  const before = new Map((old ? leafPaths(old, statusOwned) : []).map((p) => [key(p), p]));
-  const after = leafPaths(next, statusOwned);
-  const changed = after.filter((p) => !before.has(key(p)) || !deepEqual(valueAt(old, p), valueAt(next, p)));
+export function trackUpdate(old: Obj | undefined, next: Obj, w: Writer, statusOwned: boolean, types: ListTypes, owned: ObjectOwnership, requested?: unknown): ManagedEntry[] {
+  const before = new Map((old ? leafPaths(old, statusOwned, types, owned) : []).map((p) => [key(p), p]));
+  const after = leafPaths(next, statusOwned, types, owned);
+  const changed = after.filter((p) => !before.has(key(p)) || !sameAt(old, next, p, types));
   const afterKeys = new Set(after.map(key));
   const removed = [...before.keys()].filter((k) => !afterKeys.has(k));
   const mine = sameEntry(w, 'Update');
@@ -171,25 +135,32 @@ function conflictError(conflicts: readonly { entry: ManagedEntry; path: Path }[]
  * Server-side apply of `applied` by `w` onto `live`: the merged object (with managedFields), or a
  * 409 when another manager owns a field the configuration sets to a different value (unless forced).
  */
-export function applyOwned(live: Obj, applied: Obj, w: Writer, force: boolean, statusOwned: boolean, merge: (live: Obj, applied: Obj) => Obj): Obj {
+export function applyOwned(live: Obj, applied: Obj, w: Writer, force: boolean, statusOwned: boolean, types: ListTypes, merge: (live: Obj, applied: Obj) => Obj): Obj {
   const list = entries(live);
   const mine = sameEntry(w, 'Apply');
-  const appliedPaths = leafPaths(applied, statusOwned);
+  const appliedPaths = leafPaths(applied, statusOwned, types);
   const appliedKeys = new Set(appliedPaths.map(key));
   const conflicts: { entry: ManagedEntry; path: Path }[] = [];
   for (const e of list) {
     if (mine(e)) continue;
     for (const p of fromFieldsV1(e.fieldsV1)) {
-      if (appliedKeys.has(key(p)) && !deepEqual(valueAt(applied, p), valueAt(live, p))) conflicts.push({ entry: e, path: p });
+      // Owning an element (`.`) is shared; only its fields' values conflict.
+      if (appliedKeys.has(key(p)) && p[p.length - 1] !== '.' && !sameAt(applied, live, p, types)) conflicts.push({ entry: e, path: p });
     }
   }
   if (conflicts.length > 0 && !force) throw conflictError(conflicts);
   const taken = new Set(conflicts.map((c) => key(c.path)));
   let next = merge(live, applied);
   // Fields this manager applied before and no longer does go, unless another manager owns them.
-  const othersOwn = new Set(list.filter((e) => !mine(e)).flatMap((e) => fromFieldsV1(e.fieldsV1).filter((p) => !taken.has(key(p))).map(key)));
+  const othersPaths = list.filter((e) => !mine(e)).flatMap((e) => fromFieldsV1(e.fieldsV1).filter((p) => !taken.has(key(p))));
+  const othersOwn = new Set(othersPaths.map(key));
+  // An object or element someone still owns something below stays (structured-merge-diff removes
+  // it, then adds back what is owned): only its unowned fields go.
+  const holders = new Set([...appliedPaths, ...othersPaths].flatMap((p) => p.map((_, i) => key(p.slice(0, i)))));
   for (const p of fromFieldsV1(list.find(mine)?.fieldsV1)) {
-    if (!appliedKeys.has(key(p)) && !othersOwn.has(key(p))) next = removePath(next, p);
+    if (appliedKeys.has(key(p)) || othersOwn.has(key(p))) continue;
+    if (p[p.length - 1] === '.' && holders.has(key(p.slice(0, -1)))) continue;
+    next = removePath(next, p, types);
   }
   const kept = withoutPaths(list, taken, mine);
   const { managedFields: _before, ...liveMeta } = metaOf(live);
@@ -198,14 +169,6 @@ export function applyOwned(live: Obj, applied: Obj, w: Writer, force: boolean, s
   setOwned(kept, mine, () => newEntry(w, 'Apply'), appliedPaths, wrote);
   metaOf(next).managedFields = kept.filter((e) => fromFieldsV1(e.fieldsV1).length > 0);
   return next;
-}
-
-function removePath(obj: Obj, p: Path): Obj {
-  const out = clone(obj);
-  let node: unknown = out;
-  for (const k of p.slice(0, -1)) node = isObj(node) ? node[k] : undefined;
-  if (isObj(node)) delete node[p[p.length - 1] as string];
-  return out;
 }
 
 /** The manager a request without `fieldManager` gets: the User-Agent's program name. */

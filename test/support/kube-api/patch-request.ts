@@ -7,6 +7,8 @@ import type { FieldValidation } from './decode.ts';
 import { apiErrors, failure, KubeApiError } from './errors.ts';
 import { forbidden, required } from './field-errors.ts';
 import { MAX_JSON_PATCH_OPERATIONS, PatchError, jsonPatch, mergePatch, strategicMergePatch } from './patch.ts';
+import { mergeApplied } from './apply-merge.ts';
+import { listTypesOf } from './list-types.ts';
 import { applyOwned } from './managed-fields.ts';
 import { mergeListsOf } from './patch-strategies.ts';
 import type { ManagedEntry } from './managed-fields.ts';
@@ -62,19 +64,21 @@ export function patchObject(ctx: WriteContext, name: string, kind: PatchKind, bo
   const owned = kind === 'apply' && store.fieldManagement && ctx.writer !== undefined && isObj(patch);
   const writer = ctx.writer && opts.subresource ? { ...ctx.writer, subresource: opts.subresource } : ctx.writer;
   const statusOwned = opts.subresource === 'status' || !ctx.version.status;
+  const types = listTypesOf(res, ctx.version);
+  const merge = (live: Obj, applied: Obj): Obj => mergeApplied(live, applied, types);
   if (!stored) {
     if (kind !== 'apply' || opts.subresource) throw apiErrors.notFound(res, name);
     const decoded = decodeObject(ctx, patch, body, opts.fieldValidation);
     if (str(metaOf(decoded.obj).name) !== name) {
       throw apiErrors.badRequest(`the name of the object (${str(metaOf(decoded.obj).name)}) does not match the name on the URL (${name})`);
     }
-    const managed = owned && writer ? metaOf(applyOwned({}, patch as Obj, writer, false, statusOwned, applyConfiguration)).managedFields as ManagedEntry[] : undefined;
+    const managed = owned && writer ? metaOf(applyOwned({}, patch as Obj, writer, false, statusOwned, types, merge)).managedFields as ManagedEntry[] : undefined;
     return { ...createObject(ctx, decoded.obj, managed), warnings: decoded.warnings };
   }
   const current = present(res, ctx.version, stored);
   let patched: unknown;
   try {
-    patched = owned && writer ? applyOwned(current, patch as Obj, writer, opts.force === true, statusOwned, applyConfiguration) : apply(kind, current, patch, res);
+    patched = owned && writer ? applyOwned(current, patch as Obj, writer, opts.force === true, statusOwned, types, merge) : apply(kind, current, patch, res, merge);
   } catch (e) {
     if (!(e instanceof PatchError)) throw e;
     if (e.decode) throw apiErrors.badRequest(e.message);
@@ -120,7 +124,7 @@ function parsePatch(kind: PatchKind, body: string): unknown {
   }
 }
 
-function apply(kind: PatchKind, current: Obj, patch: unknown, res: ResourceDef): unknown {
+function apply(kind: PatchKind, current: Obj, patch: unknown, res: ResourceDef, merge: (live: Obj, applied: Obj) => Obj): unknown {
   switch (kind) {
     case 'json':
       if (Array.isArray(patch) && patch.length > MAX_JSON_PATCH_OPERATIONS) {
@@ -132,19 +136,6 @@ function apply(kind: PatchKind, current: Obj, patch: unknown, res: ResourceDef):
     case 'strategic':
       return strategicMergePatch(current, patch, mergeListsOf(res.builtin));
     case 'apply':
-      return isObj(patch) ? applyConfiguration(current, patch) : patch;
+      return isObj(patch) ? merge(current, patch) : patch;
   }
-}
-
-// The test-server minimum of server-side apply (kube-api.md §6): the applied configuration
-// overlays the live object, lists replaced whole. No field ownership, so no conflicts and no
-// removal of fields a manager stopped applying.
-function applyConfiguration(live: Obj, applied: Obj): Obj {
-  const out = clone(live);
-  for (const [k, v] of Object.entries(applied)) {
-    if (v === null) delete out[k];
-    else if (isObj(v) && isObj(out[k])) out[k] = applyConfiguration(out[k] as Obj, v);
-    else out[k] = clone(v);
-  }
-  return out;
 }

@@ -30,6 +30,11 @@ const conditions = (at: string): Record<string, string> => ({ [`${at}.conditions
 const BY_KIND: Partial<Record<BuiltinKind, Record<string, string | null>>> = {
   namespaces: conditions('status'),
   deployments: { ...podTemplate('spec.template'), ...conditions('status') },
+  daemonsets: { ...podTemplate('spec.template'), ...conditions('status') },
+  replicasets: { ...podTemplate('spec.template'), ...conditions('status') },
+  statefulsets: { ...podTemplate('spec.template'), ...conditions('status') },
+  jobs: { ...podTemplate('spec.template'), ...conditions('status') },
+  cronjobs: podTemplate('spec.jobTemplate.spec.template'),
   services: { 'spec.ports': 'port', ...conditions('status') },
   serviceaccounts: { secrets: 'name' },
   poddisruptionbudgets: { 'spec.selector': REPLACE, ...conditions('status') },

@@ -34,6 +34,8 @@ export interface JsonSchema {
   'x-kubernetes-embedded-resource'?: boolean;
   'x-kubernetes-list-type'?: string;
   'x-kubernetes-list-map-keys'?: string[];
+  /** `atomic` objects are owned whole by server-side apply (list-types.ts). */
+  'x-kubernetes-map-type'?: string;
   /** CEL rules: kept so a CRD that has them is reported as not fully enforced (see README). */
   'x-kubernetes-validations'?: unknown[];
 }
@@ -70,6 +72,7 @@ export const JsonSchemaZ: z.ZodType<JsonSchema> = z.lazy(() => z.object({
   'x-kubernetes-embedded-resource': z.boolean().optional(),
   'x-kubernetes-list-type': z.string().optional(),
   'x-kubernetes-list-map-keys': z.array(z.string()).optional(),
+  'x-kubernetes-map-type': z.string().optional(),
   'x-kubernetes-validations': z.array(z.unknown()).optional(),
 }));
 

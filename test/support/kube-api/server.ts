@@ -10,6 +10,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { BUILTIN_RESOURCES } from './builtin.ts';
 import { loadCrdDocs, resourceFromCrd } from './crd.ts';
 import { startControllers } from './controllers.ts';
+import { ensureDefaultServiceAccount } from './service-accounts.ts';
 import { directApi } from './direct.ts';
 import type { DirectApi, ObjectRef } from './direct.ts';
 import { apiVersions, apiGroup, apiGroupList, apiResourceList, VERSION_INFO } from './discovery.ts';
@@ -238,7 +239,8 @@ export async function startKubeApi(opts: KubeApiOptions = {}): Promise<KubeApiSe
   };
 }
 
-// What a fresh cluster has: the three system namespaces, then the CRDs installed.
+// What a fresh cluster has: the three system namespaces, then the CRDs installed, then the
+// namespaces' `default` ServiceAccounts.
 function seed(store: Store, registry: Registry, crds: readonly Record<string, unknown>[]): void {
   const ctx = (resource: string): WriteContext => ({ store, ...registry.resolve(resource), namespace: '', dryRun: false });
   for (const name of ['default', 'kube-system', 'kube-public']) {
@@ -246,6 +248,8 @@ function seed(store: Store, registry: Registry, crds: readonly Record<string, un
   }
   const crdCtx = ctx('customresourcedefinitions');
   for (const crd of crds) createObject(crdCtx, decodeObject(crdCtx, structuredClone(crd), '', 'Ignore').obj);
+  // After the CRDs, so that their RVs stay 4…n.
+  for (const name of ['default', 'kube-system', 'kube-public']) ensureDefaultServiceAccount(store, registry, name);
 }
 
 function statusKey(res: ResourceDef, namespace: string, name: string): string {

@@ -1,6 +1,7 @@
 // What an update keeps from the stored object (kube-api.md §5, `cr/strategy.go`,
 // `cr/status_strategy.go`): the main endpoint cannot change status when the status subresource is
-// on, /status can change nothing but status, and only non-metadata changes bump generation.
+// on, /status can change nothing but status, and only what the kind's strategy compares (non-metadata
+// for CRs) bumps generation.
 import { deepEqual } from './json.ts';
 import { clone, hasGeneration, isObj, metaOf } from './types.ts';
 import type { Obj, ResourceDef, VersionDef } from './types.ts';
@@ -21,7 +22,7 @@ export function prepareMainUpdate(res: ResourceDef, version: VersionDef, obj: Ob
   const oldMeta = metaOf(old);
   if (hasGeneration(res)) {
     meta.generation = oldMeta.generation;
-    if (!deepEqual(nonMetadata(next), nonMetadata(old))) meta.generation = (typeof oldMeta.generation === 'number' ? oldMeta.generation : 0) + 1;
+    if (!deepEqual(generationInput(res, next), generationInput(res, old))) meta.generation = (typeof oldMeta.generation === 'number' ? oldMeta.generation : 0) + 1;
   } else {
     delete meta.generation;
   }
@@ -35,6 +36,19 @@ export function prepareStatusUpdate(_res: ResourceDef, obj: Obj, old: Obj): Obj 
   if ('status' in obj) next.status = clone(obj.status);
   else delete next.status;
   return next;
+}
+
+// What bumps generation: a Deployment's spec or annotations (they are copied to its ReplicaSets), a
+// PDB's spec, a webhook configuration's webhooks (their strategies' PrepareForUpdate); for CRs and
+// CRDs, anything but metadata.
+function generationInput(res: ResourceDef, obj: Obj): unknown {
+  switch (res.builtin) {
+    case 'deployments': return [obj.spec, metaOf(obj).annotations];
+    case 'poddisruptionbudgets': return obj.spec;
+    case 'validatingwebhookconfigurations':
+    case 'mutatingwebhookconfigurations': return obj.webhooks;
+    default: return nonMetadata(obj);
+  }
 }
 
 // copyNonMetadata: everything but metadata (apiVersion too: both sides are in the storage version

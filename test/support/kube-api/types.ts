@@ -26,7 +26,10 @@ export function clone<T>(value: T): T {
 export type BuiltinKind = 'secrets' | 'events' | 'namespaces' | 'leases' | 'customresourcedefinitions' | StoredOnlyKind;
 /** Built-in kinds a provider's manifests hold that the server only stores (builtin.ts). */
 export type StoredOnlyKind = 'serviceaccounts' | 'configmaps' | 'services' | 'deployments' | 'clusterroles' | 'clusterrolebindings'
-  | 'poddisruptionbudgets' | 'validatingwebhookconfigurations' | 'mutatingwebhookconfigurations';
+  | 'poddisruptionbudgets' | 'validatingwebhookconfigurations' | 'mutatingwebhookconfigurations' | WorkloadKind;
+/** Kinds served so that kubectl finds them (`apply --prune`'s allowlist, `get all`); stored only. */
+export type WorkloadKind = 'pods' | 'endpoints' | 'persistentvolumeclaims' | 'persistentvolumes' | 'replicationcontrollers' | 'jobs' | 'cronjobs'
+  | 'ingresses' | 'daemonsets' | 'replicasets' | 'statefulsets';
 
 /** A CRD's additionalPrinterColumns entry. */
 export interface PrinterColumn {
@@ -81,9 +84,12 @@ export function qualifiedKind(res: ResourceDef): string {
   return res.group ? `${res.kind}.${res.group}` : res.kind;
 }
 
-/** Custom resources have `generation`; Secrets, Events, Leases and Namespaces do not. */
+const WITH_GENERATION: ReadonlySet<BuiltinKind | undefined> = new Set<BuiltinKind | undefined>([undefined, 'customresourcedefinitions', 'deployments',
+  'poddisruptionbudgets', 'validatingwebhookconfigurations', 'mutatingwebhookconfigurations']);
+
+/** Custom resources, CRDs and the kinds whose strategies set it have `generation`; Secrets, Services… do not. */
 export function hasGeneration(res: ResourceDef): boolean {
-  return res.builtin === undefined || res.builtin === 'customresourcedefinitions';
+  return WITH_GENERATION.has(res.builtin);
 }
 
 /** Typed (built-in) objects: lists omit item apiVersion/kind, JSON keys keep Go struct order. */

@@ -8,6 +8,7 @@ import type { Selectors } from './list.ts';
 import { bookmark, present } from './present.ts';
 import type { ListQuery } from './query.ts';
 import type { Store, StoreEvent } from './store.ts';
+import { asPartial } from './partial-metadata.ts';
 import { toTable } from './table.ts';
 import type { IncludeObject } from './table.ts';
 import { clone, metaOf, str } from './types.ts';
@@ -46,8 +47,9 @@ export class WatchHub {
    * Throws KubeApiError before anything is written (bad selector or RV); then streams.
    * @param table the request asked for Tables (`kubectl get --watch`): each event's object is
    *   sent as a meta.k8s.io/v1 Table, rows' objects as `table` says.
+   * @param partial the apiVersion of PartialObjectMetadata, when a metadata client asked for it.
    */
-  serve(t: WatchTarget, q: ListQuery, req: IncomingMessage, res: ServerResponse, table?: IncludeObject): void {
+  serve(t: WatchTarget, q: ListQuery, req: IncomingMessage, res: ServerResponse, table?: IncludeObject, partial?: string): void {
     const sel = selectors(t, q, t.name);
     const rvParam = q.resourceVersion ?? '';
     const from = rvParam === '' || rvParam === '0' ? undefined : parseRv(rvParam);
@@ -60,6 +62,7 @@ export class WatchHub {
     // the column definitions (NoHeaders after it), and kubectl's table printer reuses them for the
     // rows that follow.
     const asTable = (type: string, object: Obj): Obj => {
+      if (partial && type !== 'ERROR') return asPartial(object, partial);
       if (!table || type === 'ERROR') return object;
       const out = toTable(t.res, t.version, [object], { resourceVersion: str(metaOf(object).resourceVersion) }, table);
       if (!headers) delete out.columnDefinitions;

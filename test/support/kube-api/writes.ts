@@ -1,6 +1,7 @@
 // Create, update (main and /status) and delete with the registry's rules, in the registry's order
 // (kube-api.md §5, §7; `registry/generic/registry/store.go`, `rest/create.go`, `rest/update.go`).
 import { randomUUID } from 'node:crypto';
+import { resetStatusOnCreate } from './builtin-defaults.ts';
 import { canonicalizeBuiltin, establishCrd, validateBuiltin } from './builtin-rules.ts';
 import type { Target } from './decode.ts';
 import { BUILTIN_RESOURCES } from './builtin.ts';
@@ -10,9 +11,12 @@ import type { FieldError } from './field-errors.ts';
 import { nowTime } from './go-time.ts';
 import { deepEqual } from './json.ts';
 import { strings, validateMetaCreate, validateMetaUpdate } from './meta.ts';
+import { addedObjects } from './field-set.ts';
+import { listTypesOf } from './list-types.ts';
 import { trackUpdate } from './managed-fields.ts';
 import type { ManagedEntry, Writer } from './managed-fields.ts';
 import { validateSchema } from './schema-validate.ts';
+import { allocateService, keepAllocated } from './service-ips.ts';
 import { prepareStatusUpdate, prepareMainUpdate } from './status.ts';
 import type { Store } from './store.ts';
 import { clone, groupVersion, hasGeneration, isObj, metaOf, objectKey, qualifiedResource, requiresRvOnUpdate, str } from './types.ts';
@@ -33,7 +37,7 @@ function managedFields(ctx: WriteContext, old: Obj | undefined, next: Obj, subre
     return;
   }
   const writer = subresource ? { ...ctx.writer, subresource } : ctx.writer;
-  const list = preset ? [...preset] : trackUpdate(old, next, writer, subresource === 'status' || !ctx.version.status, requested);
+  const list = preset ? [...preset] : trackUpdate(old, next, writer, subresource === 'status' || !ctx.version.status, listTypesOf(ctx.res, ctx.version), addedObjects(ctx.res.builtin !== undefined), requested);
   if (list.length > 0) metaOf(next).managedFields = list;
   else delete metaOf(next).managedFields;
 }
@@ -101,6 +105,7 @@ export function createObject(ctx: WriteContext, input: Obj, preset?: readonly Ma
   } else {
     delete meta.generation;
   }
+  resetStatusOnCreate(res.builtin, obj);
   meta.uid = randomUUID();
   meta.creationTimestamp = nowTime();
   if (!str(meta.name) && str(meta.generateName)) meta.name = generateName(str(meta.generateName));
@@ -111,6 +116,8 @@ export function createObject(ctx: WriteContext, input: Obj, preset?: readonly Ma
   obj.apiVersion = groupVersion(res, storageVersion(res));
   if (res.builtin === 'customresourcedefinitions') establishCrd(obj);
   managedFields(ctx, undefined, obj, undefined, preset);
+  // The storage allocates after the handler tracked field ownership: nobody owns the cluster IP.
+  if (res.builtin === 'services') allocateService(store, obj);
   const key = objectKey(str(meta.namespace), name);
   const existing = store.peek(storeKey(res), key);
   if (existing) throw apiErrors.alreadyExists(res, name, Boolean(metaOf(existing).deletionTimestamp));
@@ -186,12 +193,14 @@ export function updateObject(ctx: WriteContext, name: string, input: Obj, opts: 
     throw apiErrors.staleResourceVersion(res, name);
   }
   const next = opts.subresource === 'status' ? prepareStatusUpdate(res, obj, old) : prepareMainUpdate(res, ctx.version, obj, old);
+  if (res.builtin === 'services') keepAllocated(next, old);
   const errs = validate(ctx, next, old);
   if (errs.length > 0) throw apiErrors.invalidObject(res, name, errs);
   canonicalizeBuiltin(res, next);
   next.apiVersion = groupVersion(res, storageVersion(res));
   if (res.builtin === 'customresourcedefinitions' && !opts.subresource) establishCrd(next);
   managedFields(ctx, old, next, opts.subresource, opts.managedFields, subresourceless(opts) ? metaOf(obj).managedFields : undefined);
+  if (res.builtin === 'services') allocateService(store, next);
   if (shouldDeleteDuringUpdate(next, old)) {
     if (!ctx.dryRun) store.remove(storeKey(res), key);
     return { object: next, changed: !ctx.dryRun };
