@@ -3,11 +3,11 @@
 // never heard of it, so connecting waited out its whole connect timeout (20 s for a node, 5-10 s
 // for a CLI command) and then said only "timeout". It now fails at once, naming what is missing
 // and the flags that give it, never a password.
-import { spawn } from 'node:child_process';
 import test from 'ava';
 import { startFixtureServer } from '../../src/adapters/fixture/remote/index.ts';
 import { BusConnectError, connectNats } from '../../src/bus/nats-transport.ts';
-import { ROOT, sharedSecureNats } from '../support/secure-nats.ts';
+import { sharedSecureNats } from '../support/secure-nats.ts';
+import { timedCli } from '../support/timed-cli.ts';
 
 // Well below the old wait (the node's 20 s connect timeout), with room for a loaded machine.
 const PROMPT_MS = 8_000;
@@ -42,19 +42,6 @@ test('nats client certificate - with its certificate the same user connects', as
 // timeout is 5 s tried twice; 20 s for a node).
 const PROCESS_CONNECT_MS = 5_000;
 
-async function timed(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string; tookMs: number }> {
-  const started = performance.now();
-  const child = spawn(process.execPath, ['bin/metalfleet.js', ...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (b: Buffer) => {
-    stderr += b.toString();
-  });
-  const code = await new Promise<number | null>((resolve) => {
-    child.once('exit', (c) => resolve(c));
-  });
-  return { code, stderr, tookMs: performance.now() - started };
-}
-
 function withoutCert(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out = { ...env };
   delete out.NATS_CERT;
@@ -65,9 +52,9 @@ function withoutCert(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 test.serial('nats client certificate - a CLI command without one says so promptly', async (t) => {
   const args = ['nodes', '--timeout', '2', '--nats', n().url, ...n().tlsFlags];
   // The same command with a key and no certificate stops before connecting (exit 2).
-  const startup = await timed(args, { ...withoutCert(n().envFor('viewer')), NATS_KEY: n().certs.viewer.keyFile });
+  const startup = await timedCli(args, { ...withoutCert(n().envFor('viewer')), NATS_KEY: n().certs.viewer.keyFile });
   t.is(startup.code, 2, startup.stderr);
-  const run = await timed(args, withoutCert(n().envFor('viewer')));
+  const run = await timedCli(args, withoutCert(n().envFor('viewer')));
   t.not(run.code, 0, run.stderr);
   t.true(run.tookMs - startup.tookMs < PROCESS_CONNECT_MS, `took ${Math.round(run.tookMs)} ms, ${Math.round(startup.tookMs)} ms to start: ${run.stderr}`);
   t.regex(run.stderr, NEEDS_CERT);
@@ -81,9 +68,9 @@ test.serial('nats client certificate - a node started without one exits promptly
   const args = ['node', '--nats', n().url, ...n().tlsFlags, '--name', 'no-cert', '--fixture-url', fixture.url, '--shards', '4', '--log-level', 'warn'];
   const env = withoutCert(n().envFor('node'));
   // Without --allow-unsigned-commands the node stops on a usage error just before it connects.
-  const startup = await timed(args, env);
+  const startup = await timedCli(args, env);
   t.is(startup.code, 2, startup.stderr);
-  const run = await timed([...args, '--allow-unsigned-commands'], env);
+  const run = await timedCli([...args, '--allow-unsigned-commands'], env);
   t.not(run.code, 0, run.stderr);
   t.true(run.tookMs - startup.tookMs < PROCESS_CONNECT_MS, `took ${Math.round(run.tookMs)} ms, ${Math.round(startup.tookMs)} ms to start: ${run.stderr}`);
   t.regex(run.stderr, NEEDS_CERT);

@@ -3,12 +3,11 @@
 // slip), or some other service. The NATS client waited out its whole connect timeout (a one-shot
 // command took 8-15 s) and said "timeout". It now fails in a few seconds naming the address and
 // what was found there.
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
 import { BusConnectError, connectNats } from '../../src/bus/nats-transport.ts';
-import { ROOT } from './run.ts';
+import { timedCli } from '../support/timed-cli.ts';
 
 // The greeting is waited for about 2 s, then an HTTP server is asked to show itself (0.5 s); the
 // connect timeout (30 s here) is what the client waited out before. Room for a loaded CI machine.
@@ -81,24 +80,13 @@ test('nats greeting - a user and password in the URL never show in the error', a
 // The CLI's connect timeout is 10 s: under 7 s can only be the greeting's own wait.
 const PROCESS_PROMPT_MS = 7_000;
 
-async function timed(args: readonly string[]): Promise<{ code: number | null; stderr: string; tookMs: number }> {
-  const started = performance.now();
-  const child = spawn(process.execPath, ['bin/metalfleet.js', ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (b: Buffer) => {
-    stderr += b.toString();
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
-  return { code, stderr, tookMs: performance.now() - started };
-}
-
 test.serial('nats greeting - one-shot commands against a silent port fail in seconds with one line naming it', async (t) => {
   const address = await listening(t, createServer(() => undefined));
   for (const command of [['hosts'], ['host', 'power-on', 'lab/h-0']]) {
     // The same command stopped by a usage error just before it would connect: the start-up cost.
-    const startup = await timed([...command, '--nats', `nats://${address}`, '--nats-cert', '/nonexistent.pem']);
+    const startup = await timedCli([...command, '--nats', `nats://${address}`, '--nats-cert', '/nonexistent.pem']);
     t.is(startup.code, 2, startup.stderr);
-    const run = await timed([...command, '--nats', `nats://${address}`]);
+    const run = await timedCli([...command, '--nats', `nats://${address}`]);
     t.is(run.code, 1, run.stderr);
     t.true(run.tookMs - startup.tookMs < PROCESS_PROMPT_MS, `${command[0]} took ${Math.round(run.tookMs)} ms, ${Math.round(startup.tookMs)} ms to start: ${run.stderr}`);
     const lines = run.stderr.split('\n').filter(Boolean);

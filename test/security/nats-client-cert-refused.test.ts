@@ -4,12 +4,12 @@
 // socket, and the client waited out its whole connect timeout (10-20 s) before saying "timeout".
 // Each now fails within a couple of seconds naming the certificate and what is wrong with it,
 // as does a CA file that does not trust the server's certificate; never with a password.
-import { spawn } from 'node:child_process';
 import test from 'ava';
 import { startFixtureServer } from '../../src/adapters/fixture/remote/index.ts';
 import { BusConnectError, connectNats } from '../../src/bus/nats-transport.ts';
-import { ROOT, sharedSecureNats } from '../support/secure-nats.ts';
+import { sharedSecureNats } from '../support/secure-nats.ts';
 import { makeBadCerts, type BadCerts } from './nats-cert-fixtures.ts';
+import { timedCli } from '../support/timed-cli.ts';
 
 const n = sharedSecureNats(test);
 // Made once, after the server's before hook (hooks run concurrently): the first test to ask makes them.
@@ -67,17 +67,6 @@ test('nats client cert refused - a CA file that did not sign the server certific
 // The CLI's connect timeout is 10 s: under 7 s can only be the refusal read at once.
 const PROCESS_CONNECT_MS = 7_000;
 
-async function timed(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string; tookMs: number }> {
-  const started = performance.now();
-  const child = spawn(process.execPath, ['bin/metalfleet.js', ...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (b: Buffer) => {
-    stderr += b.toString();
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
-  return { code, stderr, tookMs: performance.now() - started };
-}
-
 function envWith(role: 'viewer' | 'node', cert: { certFile: string; keyFile: string }): NodeJS.ProcessEnv {
   return { ...n().envFor(role), NATS_CERT: cert.certFile, NATS_KEY: cert.keyFile };
 }
@@ -87,9 +76,9 @@ test.serial('nats client cert refused - CLI commands with a stray certificate fa
     const args = [...command, '--nats', n().url, ...n().tlsFlags];
     const env = envWith('viewer', (await badCerts()).stray);
     // The same command with a key and no certificate stops before connecting (exit 2).
-    const startup = await timed(args, { ...env, NATS_CERT: '' });
+    const startup = await timedCli(args, { ...env, NATS_CERT: '' });
     t.is(startup.code, 2, startup.stderr);
-    const run = await timed(args, env);
+    const run = await timedCli(args, env);
     t.is(run.code, 1, run.stderr);
     t.true(run.tookMs - startup.tookMs < PROCESS_CONNECT_MS, `${command[0]} took ${Math.round(run.tookMs)} ms, ${Math.round(startup.tookMs)} ms to start: ${run.stderr}`);
     t.regex(run.stderr, /server refused the client certificate/, command[0]);
@@ -104,9 +93,9 @@ test.serial('nats client cert refused - a node with an expired certificate exits
   const args = ['node', '--nats', n().url, ...n().tlsFlags, '--name', 'expired-cert', '--fixture-url', fixture.url, '--shards', '4', '--log-level', 'warn'];
   const env = envWith('node', (await badCerts()).expired);
   // Without --allow-unsigned-commands the node stops on a usage error just before it connects.
-  const startup = await timed(args, env);
+  const startup = await timedCli(args, env);
   t.is(startup.code, 2, startup.stderr);
-  const run = await timed([...args, '--allow-unsigned-commands'], env);
+  const run = await timedCli([...args, '--allow-unsigned-commands'], env);
   t.not(run.code, 0, run.stderr);
   t.true(run.tookMs - startup.tookMs < PROCESS_CONNECT_MS, `took ${Math.round(run.tookMs)} ms, ${Math.round(startup.tookMs)} ms to start: ${run.stderr}`);
   t.regex(run.stderr, /server refused the client certificate/);
