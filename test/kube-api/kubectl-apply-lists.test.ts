@@ -3,20 +3,9 @@
 // owns fields per list element (`k:{"name":"app"}` keys with a `.` entry for the element itself),
 // as structured-merge-diff does in the real API server.
 import test from 'ava';
-import { withKubectl } from './kubectl-support.ts';
+import { deploymentYaml, withKubectl } from './kubectl-support.ts';
 
-const deployment = (containers: string): string => `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: d1, namespace: default}
-spec:
-  selector:
-    matchLabels: {app: d1}
-  template:
-    metadata:
-      labels: {app: d1}
-    spec:
-      containers:
-${containers}`;
+
 
 interface Env { name: string; value: string }
 interface Container { name: string; image?: string; env?: Env[] }
@@ -26,7 +15,7 @@ interface Deployment { metadata: { managedFields: Entry[] }; spec: { template: {
 test('kubectl apply lists - two field managers apply different containers and env entries to one Deployment; both survive, each owns its elements', async (t) => {
   const k = await withKubectl(t);
   const get = async (): Promise<Deployment> => JSON.parse(await k.ok('get', 'deployment', 'd1', '-o', 'json', '--show-managed-fields')) as Deployment;
-  await k.ok('apply', '--server-side', '--field-manager=a', '-f', await k.file('a.yaml', deployment(`      - name: app
+  await k.ok('apply', '--server-side', '--field-manager=a', '-f', await k.file('a.yaml', deploymentYaml(`      - name: app
         image: app:1
         env: [{name: A, value: "1"}]
 `)));
@@ -81,7 +70,7 @@ spec:
   t.regex(conflict.stderr, /Apply failed with 1 conflict: conflict with "a": \.spec\.template\.spec\.containers\[name="app"\]\.image/);
 
   // a stops applying env A: it goes; B (b's) stays. b's sidecar stays though a never applied it.
-  await k.ok('apply', '--server-side', '--field-manager=a', '-f', await k.file('a2.yaml', deployment(`      - name: app
+  await k.ok('apply', '--server-side', '--field-manager=a', '-f', await k.file('a2.yaml', deploymentYaml(`      - name: app
         image: app:1
 `)));
   t.deepEqual((await get()).spec.template.spec.containers.map((c) => [c.name, (c.env ?? []).map((e) => e.name)]), [['app', ['B']], ['sidecar', []]]);

@@ -2,29 +2,18 @@
 // pkg/apis/apps/v1/defaults.go, the Service REST storage's IP allocation), and the `default`
 // ServiceAccount the service-account controller puts in every namespace, as kubectl shows them.
 import test from 'ava';
-import { withKubectl } from './kubectl-support.ts';
+import { deploymentYaml, withKubectl } from './kubectl-support.ts';
 
-const deploymentYaml = `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: d1, namespace: default}
-spec:
-  selector:
-    matchLabels: {app: d1}
-  template:
-    metadata:
-      labels: {app: d1}
-    spec:
-      containers:
-      - name: a
+const deployment = deploymentYaml(`      - name: a
         image: nginx
         ports: [{containerPort: 80}]
       - {name: b, image: "busybox:1.36"}
       - {name: c, image: "registry.local:5000/tool:latest"}
-`;
+`);
 
 test('kubectl defaults - a Deployment gets replicas, strategy, limits and the pod template defaults', async (t) => {
   const k = await withKubectl(t);
-  await k.ok('apply', '-f', await k.file('d1.yaml', deploymentYaml));
+  await k.ok('apply', '-f', await k.file('d1.yaml', deployment));
   const d = JSON.parse(await k.ok('get', 'deployment', 'd1', '-o', 'json')) as { spec: Record<string, unknown> & { template: { spec: Record<string, unknown> & { containers: Record<string, unknown>[] } } } };
   const { template, selector: _selector, ...spec } = d.spec;
   t.deepEqual(spec, {
@@ -109,7 +98,7 @@ test('kubectl defaults - every namespace has a default ServiceAccount, a new one
 // webhook configuration's webhooks. `kubectl rollout status` compares it with observedGeneration.
 test('kubectl defaults - Deployments, PDBs and webhook configurations carry a generation that spec changes bump', async (t) => {
   const k = await withKubectl(t);
-  await k.ok('apply', '-f', await k.file('d1.yaml', deploymentYaml));
+  await k.ok('apply', '-f', await k.file('d1.yaml', deployment));
   const generation = async (...ref: string[]): Promise<unknown> => (JSON.parse(await k.ok('get', ...ref, '-o', 'json')) as { metadata: { generation?: number } }).metadata.generation;
   t.is(await generation('deployment', 'd1'), 1);
   await k.ok('label', 'deployment', 'd1', 'x=y');
@@ -131,7 +120,7 @@ test('kubectl defaults - Deployments, PDBs and webhook configurations carry a ge
 // value (which encoding/json writes), the main endpoint keeps the stored status, /status writes it.
 test('kubectl defaults - Deployment, Service and PDB status: zero on create, written only through /status', async (t) => {
   const k = await withKubectl(t);
-  await k.ok('apply', '-f', await k.file('d1.yaml', deploymentYaml.replace('spec:\n  selector', 'status: {replicas: 9}\nspec:\n  selector')));
+  await k.ok('apply', '-f', await k.file('d1.yaml', deployment.replace('spec:\n  selector', 'status: {replicas: 9}\nspec:\n  selector')));
   await k.ok('create', 'service', 'clusterip', 's1', '--tcp=80:80');
   await k.ok('create', 'pdb', 'p1', '--selector=app=d1', '--min-available=1');
   const status = async (...ref: string[]): Promise<unknown> => (JSON.parse(await k.ok('get', ...ref, '-o', 'json')) as { status?: unknown }).status;

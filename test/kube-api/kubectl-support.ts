@@ -103,6 +103,22 @@ spec:
 ${spec}`;
 }
 
+/** Deployment d1 in `default`, selecting app=d1, with `containers` (YAML list items indented 6) as its pod's. */
+export function deploymentYaml(containers: string): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d1, namespace: default}
+spec:
+  selector:
+    matchLabels: {app: d1}
+  template:
+    metadata:
+      labels: {app: d1}
+    spec:
+      containers:
+${containers}`;
+}
+
 /** The rows of kubectl's table output, split on runs of spaces. */
 export function rows(stdout: string): string[][] {
   return stdout.trim().split('\n').map((l) => l.trim().split(/\s{2,}/));
