@@ -5,8 +5,6 @@
 import test from 'ava';
 import { deploymentYaml, withKubectl } from './kubectl-support.ts';
 
-
-
 interface Env { name: string; value: string }
 interface Container { name: string; image?: string; env?: Env[] }
 interface Entry { manager: string; operation: string; fieldsV1: Record<string, unknown> }
