@@ -2,29 +2,17 @@
 hardware type uses. Prints one JSON line per check; test/sim/redfish-sushy.test.ts judges them.
 Usage: SIM_PASSWORD=... python3 sushy_check.py URL SYSTEM_PATH USERNAME
 """
-import json
 import os
 import sys
 import time
-import traceback
 
 import sushy
 from sushy import auth
 from sushy import taskmonitor
+from checks import emit, run
 
 URL, SYSTEM, USER = sys.argv[1], sys.argv[2], sys.argv[3]
 PASSWORD = os.environ['SIM_PASSWORD']
-
-
-def emit(check, **fields):
-    print(json.dumps({'check': check, **fields}, default=str), flush=True)
-
-
-def run(check, fn):
-    try:
-        emit(check, **(fn() or {}))
-    except Exception as exc:  # report every failure as data: the test names the check
-        emit(check, error=f'{type(exc).__name__}: {exc}', trace=traceback.format_exc())
 
 
 def connect(kind):

@@ -4,31 +4,19 @@ boot overrides, task monitors, error bodies, NICs and disks. One JSON line per c
 test/sim/redfish-sushy-divergences.test.ts judges them.
 Usage: SIM_PASSWORD=... SHARED_PASSWORD=... python3 sushy_divergences.py URL SYSTEM_PATH USERNAME SHARED_USER
 """
-import json
 import os
 import sys
-import traceback
 
 import requests
 import sushy
 from sushy import auth
 from sushy import taskmonitor
 from sushy.resources import settings
+from checks import emit, run
 
 URL, SYSTEM, USER, SHARED_USER = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 PASSWORD = os.environ['SIM_PASSWORD']
 SHARED_PASSWORD = os.environ['SHARED_PASSWORD']
-
-
-def emit(check, **fields):
-    print(json.dumps({'check': check, **fields}, default=str), flush=True)
-
-
-def run(check, fn):
-    try:
-        emit(check, **(fn() or {}))
-    except Exception as exc:  # report every failure as data: the test names the check
-        emit(check, error=f'{type(exc).__name__}: {exc}', trace=traceback.format_exc())
 
 
 def connect(user=USER, password=PASSWORD):
