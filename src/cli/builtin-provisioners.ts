@@ -37,7 +37,10 @@ export function ironicBuiltin(flags: IronicFlags, env: Env): BareMetalHostPlugin
     contractVersion: PROVISIONER_CONTRACT_VERSION,
     resource: 'BareMetalHost',
     description: 'OpenStack Ironic, as the baremetal-operator drives it',
-    supports: { operations: ALL, bmcSchemes: ['ipmi', 'redfish', 'redfish-virtualmedia', 'idrac', 'idrac-virtualmedia', 'ilo4', 'ilo5', 'irmc'] },
+    // BMO's own BMC types need no declaration (admission knows them); declared schemes are extra
+    // ones a host may use. This listed ilo4, ilo5, irmc and idrac (WSMAN), which BMO dropped and
+    // nothing here drives: `node` and `demo -f` admitted hosts on them that `validate` refused.
+    supports: { operations: ALL },
     async create(ctx) {
       const urls = flags.urls.length > 0 ? flags.urls : env.IRONIC_ENDPOINT ? [env.IRONIC_ENDPOINT] : [];
       if (urls.length === 0) throw new Error('no Ironic endpoint: pass --ironic URL or set IRONIC_ENDPOINT');

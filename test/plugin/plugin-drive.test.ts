@@ -7,7 +7,8 @@ import { startLocalNode } from '../support/local-node.ts';
 import { openLocalStore } from '../../src/adapters/store/index.ts';
 import { createMemoryBus } from '../../src/bus/index.ts';
 import { PROVISIONER_LABEL, selectProvisioner } from '../../src/cli/provisioners.ts';
-import { fixtureBuiltin } from '../../src/cli/builtin-provisioners.ts';
+import { fixtureBuiltin, ironicBuiltin } from '../../src/cli/builtin-provisioners.ts';
+import { readEnv } from '../../src/cli/config.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { memorySubstrate } from '../../src/node/index.ts';
 import { silentLogger } from '../../src/ports/index.ts';
@@ -64,4 +65,21 @@ test('plugin - without the plugin loaded, a lab:// address is refused at admissi
   const applied = await store.applyObjects([host('rack-a', 'lab://pdu-3/7')], 'test');
   t.false(applied.ok);
   t.regex(applied.issues[0]?.message ?? '', /Unknown BMC type 'lab'/);
+});
+
+test('plugin - the built-in backends declare no BMC type of their own: a node on Ironic refuses ilo4:// as BMO does', async (t) => {
+  const selected = await selectProvisioner({
+    flags: {}, builtins: [fixtureBuiltin(0), ironicBuiltin({ urls: ['http://127.0.0.1:1/'], driver: 'redfish', pollMs: 1_000, imageCheck: false }, readEnv({}))],
+    defaultName: 'fixture', cwd: ROOT, log: silentLogger, warn: () => undefined,
+  });
+  // ilo4, ilo5, irmc and WSMAN idrac were declared by the Ironic built-in, so node and demo -f
+  // admitted them (validate did not).
+  t.deepEqual(selected.registry.bmcSchemes(), []);
+  const store = await openLocalStore(createMemoryBus().connect('test'), { pluginBmcSchemes: selected.registry.bmcSchemes() });
+  t.teardown(() => store.close());
+  for (const scheme of ['ilo4', 'ilo5', 'irmc', 'idrac']) {
+    const applied = await store.applyObjects([host('h', `${scheme}://192.0.2.1`)], 'test');
+    t.false(applied.ok, scheme);
+    t.regex(applied.issues[0]?.message ?? '', new RegExp(`Unknown BMC type '${scheme}'`));
+  }
 });

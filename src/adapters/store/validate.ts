@@ -97,11 +97,17 @@ export function validateDocuments(docs: readonly SourceDocument[], stored: (key:
     }
     switch (kindOf({ apiVersion, kind })) {
       case 'BareMetalHost': {
+        // validateBareMetalHost gives the schema's errors and the rules' together, as validate
+        // shows them: the rules ran only once the schema passed, so a host with a bad size hint
+        // hid its bad device name, and a bad MAC got the schema's pattern, not BMO's words.
+        const ruleErrors = admission !== false ? own(validateBareMetalHost(object, key && !source.generated ? stored(key) : undefined, admission)) : [];
+        if (ruleErrors.length > 0) {
+          issues.push(...ruleErrors.map((e) => ({ ...named, path: e.path, message: e.reason })));
+          break;
+        }
         // Stored as the API server would store it: without the nulls the webhook's view prunes.
         const parsed = BareMetalHost.safeParse(pruneHostNulls(object));
-        const ruleErrors = parsed.success && admission !== false ? own(validateBareMetalHost(object, key && !source.generated ? stored(key) : undefined, admission)) : [];
         if (!parsed.success) issues.push(...issuesOf(parsed.error, named));
-        else if (ruleErrors.length > 0) issues.push(...ruleErrors.map((e) => ({ ...named, path: e.path, message: e.reason })));
         else valid.push({ type: 'host', source, key: `${parsed.data.metadata.namespace}/${parsed.data.metadata.name}`, host: parsed.data });
         break;
       }
