@@ -130,7 +130,7 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps): ReturnType<Kind
         }
       }
     } catch (err) {
-      return { kind: 'failed', message: errorMessage(err), retryable: !(err instanceof MetalfleetError) || err.retryable };
+      return ipFailure(err);
     }
   }
 
@@ -185,4 +185,10 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps): ReturnType<Kind
     snapshot: (s) => ({ dnsName: s?.record?.fqdn ?? null, ips: s?.record?.ips ?? [], state: s }),
     describe: (s) => ({ dnsName: s.record?.fqdn ?? null, ips: s.record?.ips.length ?? 0, phase: s.phase, ...(s.status.controlPlaneVIP ? { vip: s.status.controlPlaneVIP.address } : {}) }),
   };
+}
+
+/** A driver's failure as the cluster's machine takes it: a machine another MAAS user holds is a state of that member, not an error to retry. */
+export function ipFailure(err: unknown): Extract<IpCallResult, { kind: 'failed' }> {
+  const held = err instanceof MetalfleetError && err.code === 'heldByAnotherUser';
+  return { kind: 'failed', message: errorMessage(err), retryable: !(err instanceof MetalfleetError) || err.retryable, ...(held ? { reason: 'heldByAnotherUser' as const } : {}) };
 }

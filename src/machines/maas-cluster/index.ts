@@ -10,3 +10,4 @@ export { planDns, dnsDomainOf, dnsNameFor, dnsSuffixOf } from './dns-plan.ts';
 export type { ControlPlaneMember, DnsPlan } from './dns-plan.ts';
 export { controlPlaneMembers } from './members.ts';
 export { chosenAddress, describeChoice } from './interface-choice.ts';
+export { HELD_BY_ANOTHER_USER, heldByAnotherUserMessage } from './held.ts';

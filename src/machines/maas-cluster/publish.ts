@@ -3,6 +3,7 @@ import {
 } from '../../api/index.ts';
 import { planDns } from './dns-plan.ts';
 import type { ControlPlaneMember } from './dns-plan.ts';
+import { HELD_BY_ANOTHER_USER, heldMemberMessage } from './held.ts';
 import { chosenAddress, nicsKeyOf, noMatchMessage } from './interface-choice.ts';
 import { controlPlaneMembers } from './members.ts';
 import { apiPort, dnsNameOf } from './record.ts';
@@ -24,7 +25,7 @@ export function active(t: Turn): boolean {
   }
   const chosen = publishedMembers(t);
   if (!chosen) return false;
-  const { members, unmatched } = chosen;
+  const { members, unmatched, held } = chosen;
   const plan = planDns(record.ips, members);
   if (plan.changed) {
     const reason = plan.attached.length > 0 ? D.DNSAttachPending : D.DNSDetachPending;
@@ -34,7 +35,8 @@ export function active(t: Turn): boolean {
   }
   const running = new Set(members.filter((m) => m.running && !m.deleting).flatMap((m) => m.ips.slice(0, 1)));
   t.condition(C.LoadBalancerReady, { status: 'True', reason: LB.LoadBalancerReady });
-  if (unmatched.length > 0) t.condition(C.DNSAttached, { status: 'False', reason: D.NoMatchingInterface, message: unmatched.join('; ') });
+  if (held.length > 0) t.condition(C.DNSAttached, { status: 'False', reason: HELD_BY_ANOTHER_USER, message: [...held, ...unmatched].join('; ') });
+  else if (unmatched.length > 0) t.condition(C.DNSAttached, { status: 'False', reason: D.NoMatchingInterface, message: unmatched.join('; ') });
   else t.condition(C.DNSAttached, { status: 'True', reason: D.DNSAttached });
   // metalfleet does not dial the workload API: the endpoint counts as available once its name
   // resolves to a running control-plane machine.
@@ -56,12 +58,13 @@ export function active(t: Turn): boolean {
 /**
  * The control-plane members with the address each publishes: its first, or with
  * spec.apiServerInterface the one of the NIC chosen (read from MAAS first; null while a read is
- * under way). A running machine with no matching NIC publishes none and is named in `unmatched`.
+ * under way). A running machine with no matching NIC publishes none and is named in `unmatched`;
+ * one another MAAS user holds is named in `held` (vip-results.ts).
  */
-export function publishedMembers(t: Turn, read = true): { members: ControlPlaneMember[]; unmatched: string[] } | null {
+export function publishedMembers(t: Turn, read = true): { members: ControlPlaneMember[]; unmatched: string[]; held: string[] } | null {
   const members = controlPlaneMembers(t.s.world.machines);
   const sel = t.s.object.spec.apiServerInterface;
-  if (!sel) return { members, unmatched: [] };
+  if (!sel) return { members, unmatched: [], held: [] };
   const live = (m: ControlPlaneMember) => m.running && !m.deleting;
   for (const m of read ? members.filter(live) : []) {
     const key = nicsKeyOf(m);
@@ -72,15 +75,18 @@ export function publishedMembers(t: Turn, read = true): { members: ControlPlaneM
     }
   }
   const unmatched: string[] = [];
+  const held: string[] = [];
   const out = members.map((m): ControlPlaneMember => {
     const key = nicsKeyOf(m);
-    const nics = key ? t.s.nics[key]?.nics : undefined;
+    const known = key ? t.s.nics[key] : undefined;
+    const nics = known?.nics;
+    if (known?.held && live(m)) held.push(heldMemberMessage(m, nics !== null && nics !== undefined));
     if (!nics) return { ...m, ips: [] };
     const ip = chosenAddress(nics, sel);
     if (ip === null && live(m)) unmatched.push(noMatchMessage(m, nics, sel));
     return { ...m, ips: ip === null ? [] : [ip] };
   });
-  return { members: out, unmatched };
+  return { members: out, unmatched, held };
 }
 
 function change(attached: readonly string[], detached: readonly string[], fqdn: string): string {

@@ -55,7 +55,11 @@ export type IpCallResult =
   | { readonly kind: 'none' }
   /** null: MAAS has no such machine. */
   | { readonly kind: 'interfaces'; readonly nics: readonly MachineNic[] | null }
-  | { readonly kind: 'failed'; readonly message: string; readonly retryable: boolean };
+  /**
+   * heldByAnotherUser: the machine's read was refused (403) and the key's own listing lacks it:
+   * another MAAS user holds it (held.ts; the driver's failure message says so too).
+   */
+  | { readonly kind: 'failed'; readonly message: string; readonly retryable: boolean; readonly reason?: 'heldByAnotherUser' };
 
 export interface MaasClusterConfig {
   /** How often the record is read again from MAAS and the status refreshed. */
@@ -98,8 +102,12 @@ export interface MaasClusterState {
   readonly inFlight: { readonly op: DnsCall['op'] | IpCall['op']; readonly seq: number; readonly fqdn: string | null; readonly systemId?: string | undefined; readonly nicsKey?: string | undefined } | null;
   /** This owner has asked MAAS whether a VIP is already reserved for the cluster (a former owner may have reserved it). */
   readonly vipLooked: boolean;
-  /** Control-plane machines' NICs as last read, by the member's identity (system id and addresses). */
-  readonly nics: Readonly<Record<string, { readonly at: number; readonly nics: readonly MachineNic[] }>>;
+  /**
+   * Control-plane machines' NICs as last read, by the member's identity (system id and addresses).
+   * held: the last read found the machine held by another MAAS user; nics are then those read
+   * before (null when none were), kept as CAPMAAS keeps a member its MaasMachine calls running.
+   */
+  readonly nics: Readonly<Record<string, { readonly at: number; readonly nics: readonly MachineNic[] | null; readonly held?: boolean }>>;
   readonly seq: number;
   readonly attempts: number;
   /** The call whose failure the backoff counts (attempts); null when the last call succeeded. */

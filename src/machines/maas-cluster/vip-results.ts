@@ -1,4 +1,5 @@
 import { LOAD_BALANCER_READY_REASONS as LB, MAAS_CONDITIONS as C } from '../../api/index.ts';
+import { HELD_BY_ANOTHER_USER, heldByAnotherUser, heldMemberMessage } from './held.ts';
 import type { Turn } from './turn.ts';
 import type { IpCallResult, MaasClusterState } from './types.ts';
 import { finishVip, vipOf } from './vip.ts';
@@ -6,6 +7,10 @@ import { finishVip, vipOf } from './vip.ts';
 // What an ipaddresses/ or interfaces answer does to the cluster.
 export function applyIpResult(t: Turn, inFlight: NonNullable<MaasClusterState['inFlight']>, r: IpCallResult): void {
   const op = inFlight.op;
+  if (r.kind === 'failed' && op === 'interfaces' && inFlight.nicsKey && inFlight.systemId && heldByAnotherUser(r)) {
+    heldMember(t, inFlight.nicsKey, inFlight.systemId);
+    return;
+  }
   if (r.kind === 'failed') {
     const vip = vipOf(t);
     const message = op === 'interfaces'
@@ -57,4 +62,22 @@ export function applyIpResult(t: Turn, inFlight: NonNullable<MaasClusterState['i
     default:
       return;
   }
+}
+
+/**
+ * Another MAAS user holds a control-plane machine: a refusal no retry ends, so it holds up neither
+ * the record nor the other members (no backoff); it is read again after resyncMs. CAPMAAS's
+ * cluster reads no machine: it publishes what each MaasMachine's status says (running, not
+ * deleting), so the address read while the machine was ours stays until its MaasMachine stops
+ * running (fails, is released or deleted); one never read has none to publish. Said once, in an
+ * event; DNSAttached says it while it lasts (publish.ts).
+ */
+function heldMember(t: Turn, key: string, systemId: string): void {
+  t.succeeded('interfaces');
+  const before = t.s.nics[key];
+  t.s.nics = { ...t.s.nics, [key]: { at: t.now, nics: before?.nics ?? null, held: true } };
+  if (before?.held) return;
+  const member = t.s.world.machines.find((m) => (m.spec.systemID ?? m.spec.providerID?.split('/').pop()) === systemId);
+  const name = member?.metadata.name;
+  t.event('Warning', HELD_BY_ANOTHER_USER, heldMemberMessage({ key: name ?? systemId, name, systemId, ips: [], running: true, deleting: false }, (before?.nics ?? null) !== null));
 }

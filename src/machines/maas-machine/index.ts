@@ -16,7 +16,7 @@ export type { KubeVipSettings } from './control-plane-vip.ts';
 export { setCondition, summarise, conditionOf } from './conditions.ts';
 export type { ConditionValue } from './conditions.ts';
 export {
-  CAPI_PAUSED_ANNOTATION, POWER_OFF_ANNOTATION, POWERED_OFF_ON_REQUEST, RELEASE_ANNOTATION, powerOffRequested, releaseRequested,
+  CAPI_PAUSED_ANNOTATION, HELD_BY_ANOTHER_USER, POWER_OFF_ANNOTATION, POWERED_OFF_ON_REQUEST, RELEASE_ANNOTATION, powerOffRequested, releaseRequested,
 } from './intents.ts';
 export { MACHINE_POWER_KNOWN, POWER_KNOWN_REASONS, powerConfirmed } from './power-known.ts';
 export { IMAGE_AVAILABLE, IMAGE_REASONS, STATIC_ADDRESS, STATIC_ADDRESS_REASONS } from './deploy-options.ts';

@@ -22,6 +22,12 @@ export const RELEASE_ANNOTATION = 'metalfleet.io/release';
 /** Cluster API's pause of one object; the machine stops all work while it is set (world.ts). */
 export { CAPI_PAUSED_ANNOTATION } from '../../api/index.ts';
 
+/**
+ * MachineDeployed's reason (and the Warning event's) when a release asked by RELEASE_ANNOTATION is
+ * refused because another MAAS user holds the machine; the deletion's event has the same name.
+ */
+export const HELD_BY_ANOTHER_USER = 'MachineHeldByAnotherUser';
+
 /** MachineDeployed's reason while the machine is held off by POWER_OFF_ANNOTATION. */
 export const POWERED_OFF_ON_REQUEST = 'MachinePoweredOffOnRequest';
 

@@ -1,7 +1,9 @@
 import { lookForEarlierAllocation } from './adopt.ts';
-import { failReleased } from './failure.ts';
-import { releaseRequested } from './intents.ts';
+import { takenBack } from './deleting.ts';
+import { FAILURE_REASON, failReleased } from './failure.ts';
+import { HELD_BY_ANOTHER_USER, releasedBy, releaseRequested } from './intents.ts';
 import type { Turn } from './turn.ts';
+import type { MaasView } from './types.ts';
 
 /**
  * A release asked for by command (metalfleet.io/release), checked first by every phase that may
@@ -10,7 +12,11 @@ import type { Turn } from './turn.ts';
  */
 export function releaseOnRequest(t: Turn): boolean {
   const requestId = releaseRequested(t.s.object);
-  if (requestId === null) return false;
+  if (requestId === null) {
+    // The command was undone while MAAS refused it: nothing is left to check.
+    t.s.releaseRefused = false;
+    return false;
+  }
   const systemId = t.s.systemId;
   if (!systemId) {
     // An owner that died before writing the providerID may have left a machine allocated to us:
@@ -23,7 +29,49 @@ export function releaseOnRequest(t: Turn): boolean {
     failReleased(t, requestId, null);
     return true;
   }
+  // MAAS refused the release (403): is the machine still ours to release? (releaseRefusedRead)
+  if (t.s.releaseRefused) {
+    t.call({ op: 'get', systemId });
+    return true;
+  }
   if (!t.ensureSlot('release')) return true;
   t.call({ op: 'release', systemId });
   return true;
+}
+
+/**
+ * A fresh read after MAAS refused the commanded release with a 403. MAAS answers a non-admin key
+ * so when another MAAS user holds the machine now (release needs edit permission on it): releasing
+ * is theirs or an admin's to do, and retrying would never end, so the MaasMachine fails saying so.
+ * A machine MAAS has taken back has nothing left to release. One still this key's own (a lock, a
+ * permission MAAS will give back) is released again after the backoff.
+ */
+export function releaseRefusedRead(t: Turn, view: MaasView | undefined): void {
+  t.s.releaseRefused = false;
+  const requestId = releaseRequested(t.s.object) ?? '';
+  if (view && takenBack(view)) {
+    failReleased(t, requestId, view);
+    return;
+  }
+  if (view?.owner && view.ownedBySelf === false) {
+    heldByAnotherUser(t, requestId, view.owner);
+    return;
+  }
+  t.backoff();
+}
+
+/**
+ * The commanded release was refused (403) because another MAAS user holds the machine (named by
+ * MAAS only to an admin key): failed for good, as a released machine is, with what to do.
+ */
+export function heldByAnotherUser(t: Turn, requestId: string, owner?: string): void {
+  t.s.releaseRefused = false;
+  const id = t.s.systemId ?? '';
+  const message = `another MAAS user${owner ? ` (${owner})` : ''} holds MAAS machine ${id}; only its owner or a MAAS admin can release it. `
+    + `The release asked by ${releasedBy(requestId)} was refused (403) and is not retried: metalfleet no longer holds the machine, so this MaasMachine has failed and Cluster API replaces it`;
+  t.setStatus({ ready: false, failureReason: FAILURE_REASON, failureMessage: message });
+  t.deployed('False', HELD_BY_ANOTHER_USER, message);
+  t.event('Warning', HELD_BY_ANOTHER_USER, message);
+  t.releaseSlot();
+  t.transition('failed');
 }

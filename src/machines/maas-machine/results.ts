@@ -3,6 +3,7 @@ import { applyEarlierAllocation } from './adopt.ts';
 import { finishDeletion, heldByUnnamedUser, releaseRefusedRead } from './deleting.ts';
 import { failMachine, failReleased } from './failure.ts';
 import { powerOffRequested, releaseRequested } from './intents.ts';
+import { heldByAnotherUser, releaseRefusedRead as commandReleaseRefusedRead } from './release.ts';
 import type { Turn } from './turn.ts';
 import { successResetsBackoff } from '../retry-reads.ts';
 import { imageFound, imageMissing, staticLinked, staticLinkFailed } from './deploy-options.ts';
@@ -32,7 +33,7 @@ export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
   }
   if (r.kind === 'notFound') {
     if (t.phase === 'deleting') finishDeletion(t, `MAAS machine ${t.s.systemId ?? ''} is already gone`);
-    else if (op === 'release') failReleased(t, releaseRequested(t.s.object) ?? '', null, true);
+    else if (op === 'release' || (op === 'get' && commandRefused(t))) failReleased(t, releaseRequested(t.s.object) ?? '', null, true);
     else failMachine(t, 'notFound');
     return;
   }
@@ -89,10 +90,16 @@ export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
     case 'get':
       see(t, r.machine);
       if (t.phase === 'deleting' && t.s.releaseRefused) releaseRefusedRead(t, r.machine);
+      else if (commandRefused(t)) commandReleaseRefusedRead(t, r.machine);
       return;
     case 'findAllocated':
       // Answered above.
   }
+}
+
+// The read after a release asked by command that MAAS refused (403) is in flight (release.ts).
+function commandRefused(t: Turn): boolean {
+  return t.phase !== 'deleting' && t.s.releaseRefused && releaseRequested(t.s.object) !== null;
 }
 
 // The reads made before an allocate or deploy is retried (retry-reads.ts).
@@ -159,6 +166,12 @@ function failed(t: Turn, op: MaasOp, message: string, reason: MaasFailureReason 
         t.s.releaseRefused = true;
         return;
       }
+      // A release asked by command and refused 403: read at once too (release.ts). A 409 keeps
+      // its backoff: MAAS's state, not who holds the machine, refused it.
+      if (t.phase !== 'deleting' && reason === 'forbidden' && releaseRequested(t.s.object) !== null) {
+        t.s.releaseRefused = true;
+        return;
+      }
       t.backoff();
       return;
     case 'get':
@@ -166,6 +179,11 @@ function failed(t: Turn, op: MaasOp, message: string, reason: MaasFailureReason 
       // does not name to this key (deleting.ts): the deletion is done, never retried.
       if (reason === 'heldByAnotherUser' && t.phase === 'deleting' && t.s.releaseRefused) {
         heldByUnnamedUser(t);
+        return;
+      }
+      // Likewise after a commanded release refused 403: the MaasMachine fails, never retried.
+      if (reason === 'heldByAnotherUser' && commandRefused(t)) {
+        heldByAnotherUser(t, releaseRequested(t.s.object) ?? '');
         return;
       }
     // falls through

@@ -190,8 +190,9 @@ export interface MaasMachineState {
   /** Since when the inherited grant waits for the owner Machine or Cluster to appear; null while it does not. */
   readonly grantOwnerWaitSince: number | null;
   /**
-   * MAAS refused the deletion's release with a 409: MAAS is read before it is asked again, and a
-   * machine MAAS has taken back (deleting.ts, takenBack) finishes the deletion.
+   * MAAS refused the deletion's release (409 or 403), or a release asked by command (403): MAAS is
+   * read before it is asked again; a machine MAAS has taken back (deleting.ts, takenBack) or
+   * another MAAS user holds ends the deletion, or fails the MaasMachine (release.ts).
    */
   readonly releaseRefused: boolean;
   /** Error backoff: no backend call before this time. */

@@ -1,4 +1,4 @@
-import { dnsDomainOf, type MachineNic } from '../../../machines/maas-cluster/index.ts';
+import { dnsDomainOf, heldByAnotherUserMessage, type MachineNic } from '../../../machines/maas-cluster/index.ts';
 import type { MaasCall, MaasResult, MaasView } from '../../../machines/maas-machine/index.ts';
 import type { DnsRecord, MaasDriver } from '../../../ports/index.ts';
 import type { DnsResource, MaasClient, MaasMachine } from '../client/index.ts';
@@ -75,7 +75,8 @@ function driverOver(client: MaasClient, images: ImageCheck, self: SelfUser): Maa
       return client.releaseIp(address);
     },
     async machineInterfaces(systemId) {
-      const m = await client.getMachine(systemId);
+      const m = await readOrHeld(client, systemId);
+      if (m === 'held') throw new MachineHeldByAnotherUser(systemId);
       if (!m) return null;
       return (m.interface_set ?? []).map((n): MachineNic => ({
         name: n.name,
@@ -124,25 +125,35 @@ async function perform(client: MaasClient, call: Exclude<MaasCall, { op: 'findAl
  * own listing, narrowed to the machine, must answer and lack it. MAAS names no owner then.
  */
 async function readMachine(client: MaasClient, self: SelfUser, systemId: string): Promise<MaasResult> {
-  let m: MaasMachine | null;
-  try {
-    m = await client.getMachine(systemId);
-  } catch (err) {
-    if (!(err instanceof MaasError && err.code === 'forbidden')) throw err;
-    const listed = await client.listMachines({ ids: [systemId] }).catch((listErr: unknown) => {
-      throw listErr instanceof MaasError && listErr.code === 'forbidden' ? err : listErr;
-    });
-    m = listed.find((l) => l.system_id === systemId) ?? null;
-    if (!m) return { kind: 'failed', reason: 'heldByAnotherUser', message: heldMessage(systemId) };
-  }
+  const m = await readOrHeld(client, systemId);
+  if (m === 'held') return { kind: 'failed', reason: 'heldByAnotherUser', message: heldByAnotherUserMessage(systemId) };
   if (!m) return { kind: 'notFound' };
   if (m.owner === null) return { kind: 'done', machine: view(m) };
   return { kind: 'done', machine: { ...view(m), ownedBySelf: m.owner === (await self.username()) } };
 }
 
-function heldMessage(systemId: string): string {
-  return `MAAS machine ${systemId} is held by another MAAS user: MAAS refuses this API key's user a read of it (403) and leaves it out of the user's machines, so it does not say whose it is. `
-    + 'Only its owner or a MAAS admin can release it; give metalfleet an admin key if it should manage machines other users hold';
+/** GET machines/{id}/; 'held' when that is refused (403) and the key's own listing, which answers, lacks it; null when MAAS has no such machine. */
+async function readOrHeld(client: MaasClient, systemId: string): Promise<MaasMachine | null | 'held'> {
+  try {
+    return await client.getMachine(systemId);
+  } catch (err) {
+    if (!(err instanceof MaasError && err.code === 'forbidden')) throw err;
+    const listed = await client.listMachines({ ids: [systemId] }).catch((listErr: unknown) => {
+      throw listErr instanceof MaasError && listErr.code === 'forbidden' ? err : listErr;
+    });
+    return listed.find((l) => l.system_id === systemId) ?? 'held';
+  }
+}
+
+/**
+ * A machine another MAAS user holds, read for its interfaces (the MaasCluster's spec.apiServerInterface):
+ * not retryable, and its message is the one the cluster knows it by (maas-cluster/held.ts).
+ */
+export class MachineHeldByAnotherUser extends MetalfleetError {
+  constructor(readonly systemId: string) {
+    super('heldByAnotherUser', heldByAnotherUserMessage(systemId), false);
+    this.name = 'MachineHeldByAnotherUser';
+  }
 }
 
 /**
