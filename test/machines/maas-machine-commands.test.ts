@@ -163,12 +163,14 @@ test('maas commands - release table: where the machine is decides what happens',
       calls: [], phase: 'failed', message: /released by command r-2 \(MAAS no longer has it\)/,
     },
     {
-      name: 'MAAS refuses the release: retried after a backoff, not failed',
+      // A 409 is no longer retried blind (it was, for ever): MAAS is read first, as on delete;
+      // what the read shows is covered by small-maas-release-conflict.test.ts.
+      name: 'MAAS refuses the release: MAAS is read at once, not failed',
       run: () => {
         const d = deploying();
         return reply(observe(d.state, annotate(d.state.object, { [RELEASE_ANNOTATION]: 'r-3' }), d.state.world, T0 + 1_000), { kind: 'failed', message: "Machine cannot be released in its current state ('New').", reason: 'conflict' }, T0 + 1_000);
       },
-      calls: [], phase: 'deploying',
+      calls: [{ op: 'get', systemId: 'abc123' }], phase: 'deploying',
     },
     {
       name: 'paused (cluster.x-k8s.io/paused): nothing happens',
@@ -200,8 +202,12 @@ test('maas commands - release table: where the machine is decides what happens',
 test('maas commands - a retried release after MAAS refused it goes out again after the backoff', (t) => {
   const d = deploying();
   const asked = observe(d.state, annotate(d.state.object, { [RELEASE_ANNOTATION]: 'r-3' }), d.state.world, T0 + 1_000);
-  const refused = reply(asked, { kind: 'failed', message: 'busy', reason: 'conflict' }, T0 + 1_000);
-  t.true(refused.effects.some((e) => e.type === 'event' && e.reason === 'MachineReleaseFailed'));
+  const conflict = reply(asked, { kind: 'failed', message: 'busy', reason: 'conflict' }, T0 + 1_000);
+  t.true(conflict.effects.some((e) => e.type === 'event' && e.reason === 'MachineReleaseFailed'));
+  // After a 409, MAAS is read before the backoff (it used to back off at once): a machine still
+  // Deployed, so still releasable, is released again after the backoff.
+  t.deepEqual(calls(conflict), [{ op: 'get', systemId: 'abc123' }]);
+  const refused = reply(conflict, { kind: 'done', machine: view('Deployed', 'on') }, T0 + 1_000);
   t.deepEqual(calls(tick(refused.state, T0 + 2_000)), []);
   t.deepEqual(calls(tick(refused.state, T0 + 1_000 + 5_000)), [{ op: 'release', systemId: 'abc123' }]);
 });

@@ -43,6 +43,8 @@ export async function openLocalStore(transport: Pick<Transport, 'kv'>, options: 
   const store = await openNatsStoreOn(transport, { secrets, ...rest, maas: maas !== undefined, ...(maas?.validators ? { validators: maas.validators } : {}) });
   // The store keeps the hosts' companions always, the MAAS kinds when asked to.
   const objects = store.resources;
+  // The rules a host is admitted by here: a plugin's BMC scheme is its own, not unknown.
+  const admission = { pluginBmcSchemes: new Set(options.pluginBmcSchemes ?? []) };
   const applyLocal = async (docs: readonly SourceDocument[]): Promise<NatsApplyResult> => {
     // A Secret named only by generateName is named now, as the API server would on create.
     const secretDocs = nameDocuments(docs.filter((d) => d.yamlError === undefined && isSecret(d.object)), (key) => secrets.peek(key) !== undefined);
@@ -58,7 +60,8 @@ export async function openLocalStore(transport: Pick<Transport, 'kv'>, options: 
     }) : [];
     if (checked.issues.length > 0 || objectIssues.length > 0) {
       // Nothing is stored when anything is wrong: report the hosts' problems too.
-      const dry = hostDocs.length > 0 ? validateDocuments(nameDocuments(hostDocs, () => false)).issues : [];
+      // Checked with the plugins' BMC schemes, as the store admits them (nats-store.ts).
+      const dry = hostDocs.length > 0 ? validateDocuments(nameDocuments(hostDocs, () => false), () => undefined, admission).issues : [];
       return refused(ordered(docs, [...checked.issues, ...objectIssues, ...dry]));
     }
     // Secrets first, so the hosts applied with them find them; put back if the hosts are refused.

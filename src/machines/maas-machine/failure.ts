@@ -52,3 +52,25 @@ export function failReleased(t: Turn, requestId: string, view: MaasView | null, 
   t.releaseSlot();
   t.transition('failed');
 }
+
+/**
+ * A release asked by command found the machine already back with MAAS (a read after MAAS refused
+ * the release: release.ts): failed as a released machine is, but saying what happened, since the
+ * command released nothing. `view` is what the read showed; null when MAAS no longer has the
+ * machine at all (the read answered 404).
+ */
+export function failTakenBack(t: Turn, requestId: string, view: MaasView | null): void {
+  const id = t.s.systemId ?? '';
+  const by = releasedBy(requestId);
+  const message = view
+    ? `MAAS machine ${id} is ${view.statusName} and allocated to nobody: MAAS had already taken it back, so the release asked by ${by} had nothing to release`
+    : `MAAS machine ${id} no longer exists: MAAS had already removed it, so the release asked by ${by} had nothing to release`;
+  t.setStatus({
+    ready: false, failureReason: FAILURE_REASON, failureMessage: message,
+    ...(view ? { machineState: view.statusName, machinePowered: view.powerState === 'on' } : { machinePowered: false }),
+  });
+  t.deployed('False', R.MachineTerminated, message);
+  t.event('Normal', 'MachineReleased', message);
+  t.releaseSlot();
+  t.transition('failed');
+}

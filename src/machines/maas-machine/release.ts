@@ -1,6 +1,6 @@
 import { lookForEarlierAllocation } from './adopt.ts';
 import { takenBack } from './deleting.ts';
-import { FAILURE_REASON, failReleased } from './failure.ts';
+import { FAILURE_REASON, failReleased, failTakenBack } from './failure.ts';
 import { HELD_BY_ANOTHER_USER, releasedBy, releaseRequested } from './intents.ts';
 import type { Turn } from './turn.ts';
 import type { MaasView } from './types.ts';
@@ -29,7 +29,7 @@ export function releaseOnRequest(t: Turn): boolean {
     failReleased(t, requestId, null);
     return true;
   }
-  // MAAS refused the release (403): is the machine still ours to release? (releaseRefusedRead)
+  // MAAS refused the release (409 or 403): is the machine still ours to release? (releaseRefusedRead)
   if (t.s.releaseRefused) {
     t.call({ op: 'get', systemId });
     return true;
@@ -40,17 +40,21 @@ export function releaseOnRequest(t: Turn): boolean {
 }
 
 /**
- * A fresh read after MAAS refused the commanded release with a 403. MAAS answers a non-admin key
- * so when another MAAS user holds the machine now (release needs edit permission on it): releasing
- * is theirs or an admin's to do, and retrying would never end, so the MaasMachine fails saying so.
- * A machine MAAS has taken back has nothing left to release. One still this key's own (a lock, a
- * permission MAAS will give back) is released again after the backoff.
+ * A fresh read after MAAS refused the commanded release (409, or 403), as the deletion reads
+ * (deleting.ts). A 409 says the machine is in a state release does not act on: MAAS may have
+ * taken it back already (or removed it: `gone`, the read answered 404), and then there is
+ * nothing left to release, so the MaasMachine fails saying what MAAS did. MAAS answers a
+ * non-admin key 403 when another MAAS user holds the machine now (release needs edit permission
+ * on it), and one held by another user may show up after a 409 too: releasing is theirs or an
+ * admin's to do, and retrying would never end, so the MaasMachine fails saying so. One still this
+ * key's own and releasable (a lock, a permission MAAS will give back, a state that passes) is
+ * released again after the backoff.
  */
-export function releaseRefusedRead(t: Turn, view: MaasView | undefined): void {
+export function releaseRefusedRead(t: Turn, view: MaasView | undefined, gone = false): void {
   t.s.releaseRefused = false;
   const requestId = releaseRequested(t.s.object) ?? '';
-  if (view && takenBack(view)) {
-    failReleased(t, requestId, view);
+  if (gone || (view && takenBack(view))) {
+    failTakenBack(t, requestId, gone ? null : view ?? null);
     return;
   }
   if (view?.owner && view.ownedBySelf === false) {
@@ -61,14 +65,14 @@ export function releaseRefusedRead(t: Turn, view: MaasView | undefined): void {
 }
 
 /**
- * The commanded release was refused (403) because another MAAS user holds the machine (named by
- * MAAS only to an admin key): failed for good, as a released machine is, with what to do.
+ * The commanded release was refused (403, or 409) because another MAAS user holds the machine
+ * (named by MAAS only to an admin key): failed for good, as a released machine is, with what to do.
  */
 export function heldByAnotherUser(t: Turn, requestId: string, owner?: string): void {
   t.s.releaseRefused = false;
   const id = t.s.systemId ?? '';
   const message = `another MAAS user${owner ? ` (${owner})` : ''} holds MAAS machine ${id}; only its owner or a MAAS admin can release it. `
-    + `The release asked by ${releasedBy(requestId)} was refused (403) and is not retried: metalfleet no longer holds the machine, so this MaasMachine has failed and Cluster API replaces it`;
+    + `The release asked by ${releasedBy(requestId)} was refused by MAAS and is not retried: metalfleet no longer holds the machine, so this MaasMachine has failed and Cluster API replaces it`;
   t.setStatus({ ready: false, failureReason: FAILURE_REASON, failureMessage: message });
   t.deployed('False', HELD_BY_ANOTHER_USER, message);
   t.event('Warning', HELD_BY_ANOTHER_USER, message);

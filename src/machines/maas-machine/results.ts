@@ -33,7 +33,8 @@ export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
   }
   if (r.kind === 'notFound') {
     if (t.phase === 'deleting') finishDeletion(t, `MAAS machine ${t.s.systemId ?? ''} is already gone`);
-    else if (op === 'release' || (op === 'get' && commandRefused(t))) failReleased(t, releaseRequested(t.s.object) ?? '', null, true);
+    else if (op === 'get' && commandRefused(t)) commandReleaseRefusedRead(t, undefined, true);
+    else if (op === 'release') failReleased(t, releaseRequested(t.s.object) ?? '', null, true);
     else failMachine(t, 'notFound');
     return;
   }
@@ -97,7 +98,7 @@ export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
   }
 }
 
-// The read after a release asked by command that MAAS refused (403) is in flight (release.ts).
+// The read after a release asked by command that MAAS refused (409 or 403) is in flight (release.ts).
 function commandRefused(t: Turn): boolean {
   return t.phase !== 'deleting' && t.s.releaseRefused && releaseRequested(t.s.object) !== null;
 }
@@ -157,18 +158,13 @@ function failed(t: Turn, op: MaasOp, message: string, reason: MaasFailureReason 
       return;
     case 'release':
       t.event('Warning', 'MachineReleaseFailed', text);
-      // A 409 to a deletion's release (capmaas.md §3.2: "Machine cannot be released in its current
-      // state ('New')."): MAAS may have taken the machine back. It is read at once (deleting.ts);
-      // the backoff comes after that read if the machine is still ours. A 403 is read too: MAAS
+      // A 409 to a release (capmaas.md §3.2: "Machine cannot be released in its current state
+      // ('New')."): MAAS may have taken the machine back, and retrying would never end. It is read
+      // at once (deleting.ts for a deletion, release.ts for a release asked by command); the
+      // backoff comes after that read if the machine is still ours. A 403 is read too: MAAS
       // answers a non-admin key so when another user holds the machine now (release needs edit
       // permission on it); a machine still this key's own is released again after the backoff.
-      if (t.phase === 'deleting' && (reason === 'conflict' || reason === 'forbidden')) {
-        t.s.releaseRefused = true;
-        return;
-      }
-      // A release asked by command and refused 403: read at once too (release.ts). A 409 keeps
-      // its backoff: MAAS's state, not who holds the machine, refused it.
-      if (t.phase !== 'deleting' && reason === 'forbidden' && releaseRequested(t.s.object) !== null) {
+      if ((reason === 'conflict' || reason === 'forbidden') && (t.phase === 'deleting' || releaseRequested(t.s.object) !== null)) {
         t.s.releaseRefused = true;
         return;
       }
@@ -181,7 +177,7 @@ function failed(t: Turn, op: MaasOp, message: string, reason: MaasFailureReason 
         heldByUnnamedUser(t);
         return;
       }
-      // Likewise after a commanded release refused 403: the MaasMachine fails, never retried.
+      // Likewise after a commanded release refused (409 or 403): the MaasMachine fails, never retried.
       if (reason === 'heldByAnotherUser' && commandRefused(t)) {
         heldByAnotherUser(t, releaseRequested(t.s.object) ?? '');
         return;
