@@ -113,6 +113,13 @@ export function startCommandServer(options: CommandServerOptions): CommandServer
         log.warn({ host: cmd.host, shard: home, command: cmd.type, requestId: cmd.requestId, err: reason }, 'command not recorded');
         return answer(fail('unavailable', reason, true), 'failed');
       }
+      if (once.prior.pending) {
+        // The first attempt is still being recorded (a slow store: why the client retried). Neither
+        // "done" nor "refused" is known yet; the client's retry is answered once it is.
+        const reason = `request ${cmd.requestId} (${cmd.type} ${cmd.host}) is still being recorded by the attempt that took it first; send it again (the same request id) to learn how it ended`;
+        log.info({ host: cmd.host, shard: home, command: cmd.type, requestId: cmd.requestId }, 'command copy while its first attempt is pending');
+        return answer(fail('unavailable', reason, true), 'failed');
+      }
       if (once.prior.refused) {
         return answer(fail(once.prior.refused.code, `${once.prior.refused.message} (request ${cmd.requestId} was refused so before: a copy is answered the same; send a new request id to ask again)`, false), 'refused');
       }

@@ -20,12 +20,23 @@ export interface LedgerRefusal {
   readonly message: string;
 }
 
-/** A copy's answer: the first one's refusal, or null when the first was taken (or is being taken). */
-export type PriorRequest = { readonly refused: LedgerRefusal | null };
+/**
+ * A copy's answer: the first one's refusal, or null when the first was taken; `pending` while the
+ * first is still being recorded (its outcome unknown: the copy may be told neither "done" nor "refused").
+ */
+export type PriorRequest = { readonly refused: LedgerRefusal | null; readonly pending?: boolean };
+
+/**
+ * A claim older than this whose node never settled it (the node died while recording) is answered
+ * as taken, as before claims were settled: far past any store write, well within the 15 minutes.
+ */
+export const PENDING_STALE_MS = 60_000;
 
 export interface RequestLedger {
   /** Null the first time this request is seen; what became of the first one for a copy. Throws when unreachable (retryable). */
   claim(host: string, command: string, requestId: string): Promise<PriorRequest | null>;
+  /** Settles a claim whose request was recorded (or found already recorded): a copy is a repeat from now on. */
+  taken(host: string, command: string, requestId: string): Promise<void>;
   /** Forgets a claim whose request was not recorded (a retryable failure), so its retry is taken. */
   release(host: string, command: string, requestId: string): Promise<void>;
   /**
@@ -40,28 +51,39 @@ function keyOf(host: string, command: string, requestId: string): string {
   return createHash('sha256').update(`${host}\n${command}\n${requestId}`).digest('hex');
 }
 
-function priorOf(value: Uint8Array | undefined): PriorRequest {
+// A claim is made pending (when it was made) and settled empty (taken) or with its refusal. A copy
+// told "already taken" while the first attempt was still writing was told a success the store might
+// then refuse or lose (a retryable failure frees the id): `metalfleet host` said done, nothing was.
+function pendingValue(now: number): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify({ pendingSince: now }));
+}
+
+function priorOf(value: Uint8Array | undefined, now: number): PriorRequest {
   if (!value || value.length === 0) return { refused: null };
   try {
-    const parsed = JSON.parse(new TextDecoder().decode(value)) as Partial<LedgerRefusal>;
+    const parsed = JSON.parse(new TextDecoder().decode(value)) as Partial<LedgerRefusal> & { pendingSince?: unknown };
     if (typeof parsed.code === 'string' && typeof parsed.message === 'string') return { refused: { code: parsed.code, message: parsed.message } };
+    if (typeof parsed.pendingSince === 'number' && now - parsed.pendingSince < PENDING_STALE_MS) return { refused: null, pending: true };
   } catch {
     // Not ours to read: the id was taken, which is all a copy needs to know.
   }
   return { refused: null };
 }
 
-export function kvRequestLedger(bucket: KvBucket): RequestLedger {
+export function kvRequestLedger(bucket: KvBucket, now: () => number = Date.now): RequestLedger {
   return {
     async claim(host, command, requestId) {
       const key = keyOf(host, command, requestId);
       try {
-        await bucket.create(key, new Uint8Array(0));
+        await bucket.create(key, pendingValue(now()));
         return null;
       } catch (error) {
         if (!(error instanceof KvConflict)) throw error;
       }
-      return priorOf((await bucket.get(key))?.value);
+      return priorOf((await bucket.get(key))?.value, now());
+    },
+    async taken(host, command, requestId) {
+      await bucket.put(keyOf(host, command, requestId), new Uint8Array(0));
     },
     async release(host, command, requestId) {
       await bucket.delete(keyOf(host, command, requestId));
@@ -107,7 +129,8 @@ export async function runOnce<T extends Settled>(ledger: RequestLedger | undefin
     await ledger.release(host, type, requestId).catch(() => undefined);
     throw error;
   }
-  if (!outcome.ok && outcome.error.retryable) await ledger.release(host, type, requestId).catch(() => undefined);
-  else if (!outcome.ok) await ledger.refused(host, type, requestId, { code: outcome.error.code, message: outcome.error.message }).catch(() => undefined);
+  if (outcome.ok) await ledger.taken(host, type, requestId).catch(() => undefined);
+  else if (outcome.error.retryable) await ledger.release(host, type, requestId).catch(() => undefined);
+  else await ledger.refused(host, type, requestId, { code: outcome.error.code, message: outcome.error.message }).catch(() => undefined);
   return { run: true, outcome };
 }
