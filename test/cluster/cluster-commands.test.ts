@@ -107,7 +107,7 @@ cluster('commands - metalfleet host power-off, power-on, reboot and reprovision,
     t.is(fixture.node(k1)?.power, true);
     const repeat = await metalfleet('host', 'power-on', k1, ...nats);
     t.is(repeat.code, 0, repeat.stderr);
-    t.is(repeat.stdout, `${k1}: already requested (state provisioned)\n`);
+    t.is(repeat.stdout, `${k1}: ${k1} is already to be powered on (spec.online is true) (state provisioned)\n`);
 
     // A reboot is an off and an on at the backend, then the annotation is gone.
     const before = fixture.starts(k3);

@@ -56,7 +56,7 @@ test('maas commands - power-off holds a deployed machine off past the keep-on lo
     t.false(held.machinePowered);
     t.regex(held.conditions?.find((c) => c.type === 'MachineDeployed')?.message ?? '', /powered off on request \(metalfleet\.io\/power-off\)/);
     t.is(held.conditions?.find((c) => c.type === 'Ready')?.reason, 'MachinePoweredOffOnRequest');
-    t.regex(await send('power-off'), /already requested/);
+    t.regex(await send('power-off'), /is already held powered off/);
 
     // power-on: the hold is removed and the keep-on loop powers it on.
     t.regex(await send('power-on'), /will be powered on/);

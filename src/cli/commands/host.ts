@@ -122,7 +122,10 @@ async function sendOne(transport: Transport, cmd: HostCommand, shardCount: numbe
   try {
     const reply = await sendCommand(transport, cmd, { shardCount, timeoutMs: Math.min(ATTEMPT_MS, deadlineMs), deadlineMs, signingKey });
     const state = reply.state === '' ? 'none' : reply.state;
-    return { ok: true, line: reply.applied ? `${shown(cmd)}: ${reply.message} (state ${state})` : `${shown(cmd)}: already requested (state ${state})` };
+    // Not applied: the node says why (already pending, nothing to do, a retry of a request taken)
+    // and what still holds (a paused host's power change waits for unpause). "already requested"
+    // alone told an attach of an attached host, or an unpause of one not paused, that one was pending.
+    return { ok: true, line: `${shown(cmd)}: ${reply.message} (state ${state})` };
   } catch (error) {
     if (error instanceof RemoteError) {
       const hint = error.kind === 'unauthorized' && !signingKey ? ' (no --signing-key given, nor METALFLEET_SIGNING_KEY_FILE)' : '';
