@@ -61,6 +61,13 @@
  * Reply (`HostCommandReply`): `{ host, command, applied, state, message }`. `applied` is false
  * when the intent was already recorded (a repeat, e.g. a retry with the same `requestId`);
  * `state` is the host's provisioning state when the reply was made (a MaasMachine: its MAAS state, above).
+ * A copy of a request whose first attempt is still being recorded is answered with a retryable
+ * `unavailable` error: retry with the same `requestId` to learn its outcome.
+ *
+ * A commanded `release` MAAS refuses (409, 403) is followed by a read of the machine: one MAAS had
+ * already taken back or removed fails with a message saying so (`MAAS machine <id> is <state> and
+ * allocated to nobody: MAAS had already taken it back, …` / `… no longer exists: …`); one another
+ * MAAS user holds fails for good naming that; one still the key's own is released again after a backoff.
  *
  * Signing. A node started with `--authorized-keys` takes a command only inside a signed envelope
  * (src/security/signed-request.ts): a MessagePack map `{ type: "signed", signer, signedAt, nonce,
