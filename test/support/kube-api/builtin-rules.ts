@@ -142,20 +142,33 @@ export function canonicalizeBuiltin(res: ResourceDef, obj: Obj): void {
   meta.labels = { ...(isObj(meta.labels) ? meta.labels : {}), 'kubernetes.io/metadata.name': str(meta.name) };
 }
 
-/** What the apiextensions controllers write at once: names accepted, established, stored versions. */
-export function establishCrd(obj: Obj): void {
+/**
+ * What the apiextensions controllers write at once: names accepted, established, stored versions.
+ * On an update (`old`), the strategy keeps the stored status and the controllers change only what
+ * differs: a condition keeps its lastTransitionTime while its status stays the same
+ * (apihelpers.SetCRDCondition), and storedVersions only gain the new storage version.
+ */
+export function establishCrd(obj: Obj, old?: Obj): void {
   const spec = isObj(obj.spec) ? obj.spec : {};
   const names = isObj(spec.names) ? spec.names : {};
   const versions = Array.isArray(spec.versions) ? spec.versions.filter(isObj) : [];
   const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-  const condition = (type: string, reason: string, message: string): Obj => ({ type, status: 'True', lastTransitionTime: now, reason, message });
+  const oldStatus = old && isObj(old.status) ? old.status : {};
+  const oldConditions = Array.isArray(oldStatus.conditions) ? oldStatus.conditions.filter(isObj) : [];
+  const condition = (type: string, reason: string, message: string): Obj => {
+    const before = oldConditions.find((c) => c.type === type);
+    const since = before && before.status === 'True' && typeof before.lastTransitionTime === 'string' ? before.lastTransitionTime : now;
+    return { type, status: 'True', lastTransitionTime: since, reason, message };
+  };
   const acceptedNames: Obj = { plural: names.plural, singular: names.singular ?? str(names.kind).toLowerCase(), kind: names.kind, listKind: names.listKind ?? `${str(names.kind)}List` };
   if (Array.isArray(names.shortNames)) acceptedNames.shortNames = names.shortNames;
   if (Array.isArray(names.categories)) acceptedNames.categories = names.categories;
+  const stored = Array.isArray(oldStatus.storedVersions) ? oldStatus.storedVersions.map(str) : [];
+  for (const v of versions.filter((x) => x.storage === true).map((x) => str(x.name))) if (!stored.includes(v)) stored.push(v);
   obj.status = {
     conditions: [condition('NamesAccepted', 'NoConflicts', 'no conflicts found'), condition('Established', 'InitialNamesAccepted', 'the initial names have been accepted')],
     acceptedNames,
-    storedVersions: versions.filter((v) => v.storage === true).map((v) => v.name),
+    storedVersions: stored,
   };
 }
 

@@ -38,6 +38,8 @@ const STORED_ONLY: ReadonlyArray<readonly [StoredOnlyKind, string, string, strin
   ['jobs', 'batch', 'v1', 'Job', true, [], specStatus],
   ['cronjobs', 'batch', 'v1', 'CronJob', true, ['cj'], specStatus],
   ['ingresses', 'networking.k8s.io', 'v1', 'Ingress', true, ['ing'], specStatus],
+  // deploy/ holds one. A NetworkPolicy is a spec only: no status, no status subresource.
+  ['networkpolicies', 'networking.k8s.io', 'v1', 'NetworkPolicy', true, ['netpol'], { spec: anyObject }],
   ['daemonsets', 'apps', 'v1', 'DaemonSet', true, ['ds'], specStatus],
   ['replicasets', 'apps', 'v1', 'ReplicaSet', true, ['rs'], specStatus],
   ['statefulsets', 'apps', 'v1', 'StatefulSet', true, ['sts'], specStatus],

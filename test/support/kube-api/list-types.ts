@@ -60,6 +60,9 @@ const BY_KIND: Partial<Record<BuiltinKind, Record<string, ListType>>> = {
   services: { 'spec.ports': tcp('port', 'protocol'), 'spec.selector': atomic, ...conditions('status') },
   serviceaccounts: { secrets: map('name') },
   poddisruptionbudgets: { 'spec.selector': atomic, ...conditions('status') },
+  // NetworkPolicySpec: podSelector is a LabelSelector (atomic); ingress, egress and policyTypes are
+  // `+listType=atomic`, as lists are here unless marked otherwise.
+  networkpolicies: { 'spec.podSelector': atomic },
   validatingwebhookconfigurations: webhooks,
   mutatingwebhookconfigurations: webhooks,
 };

@@ -160,6 +160,12 @@ function builtinColumns(res: ResourceDef): { columns: Column[]; cells: (o: Obj) 
           return [str(metaOf(o).name), or(spec.minAvailable), or(spec.maxUnavailable), num(obj(o.status).disruptionsAllowed), age(o)];
         },
       };
+    case 'networkpolicies':
+      // printNetworkPolicy: the pod selector as metav1.FormatLabelSelector writes it.
+      return {
+        columns: [NAME, col('Pod-Selector', 'string'), AGE],
+        cells: (o) => [str(metaOf(o).name), formatSelector(obj(o.spec).podSelector) || '<none>', age(o)],
+      };
     case 'validatingwebhookconfigurations':
     case 'mutatingwebhookconfigurations':
       return { columns: [NAME, col('Webhooks', 'integer'), AGE], cells: (o) => [str(metaOf(o).name), list(o.webhooks).length, age(o)] };

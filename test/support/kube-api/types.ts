@@ -26,7 +26,7 @@ export function clone<T>(value: T): T {
 export type BuiltinKind = 'secrets' | 'events' | 'namespaces' | 'leases' | 'customresourcedefinitions' | StoredOnlyKind;
 /** Built-in kinds a provider's manifests hold that the server only stores (builtin.ts). */
 export type StoredOnlyKind = 'serviceaccounts' | 'configmaps' | 'services' | 'deployments' | 'clusterroles' | 'clusterrolebindings'
-  | 'poddisruptionbudgets' | 'validatingwebhookconfigurations' | 'mutatingwebhookconfigurations' | WorkloadKind;
+  | 'poddisruptionbudgets' | 'validatingwebhookconfigurations' | 'mutatingwebhookconfigurations' | 'networkpolicies' | WorkloadKind;
 /** Kinds served so that kubectl finds them (`apply --prune`'s allowlist, `get all`); stored only. */
 export type WorkloadKind = 'pods' | 'endpoints' | 'persistentvolumeclaims' | 'persistentvolumes' | 'replicationcontrollers' | 'jobs' | 'cronjobs'
   | 'ingresses' | 'daemonsets' | 'replicasets' | 'statefulsets';
@@ -85,7 +85,7 @@ export function qualifiedKind(res: ResourceDef): string {
 }
 
 const WITH_GENERATION: ReadonlySet<BuiltinKind | undefined> = new Set<BuiltinKind | undefined>([undefined, 'customresourcedefinitions', 'deployments',
-  'poddisruptionbudgets', 'validatingwebhookconfigurations', 'mutatingwebhookconfigurations']);
+  'poddisruptionbudgets', 'networkpolicies', 'validatingwebhookconfigurations', 'mutatingwebhookconfigurations']);
 
 /** Custom resources, CRDs and the kinds whose strategies set it have `generation`; Secrets, Services… do not. */
 export function hasGeneration(res: ResourceDef): boolean {

@@ -198,15 +198,31 @@ export function updateObject(ctx: WriteContext, name: string, input: Obj, opts: 
   if (errs.length > 0) throw apiErrors.invalidObject(res, name, errs);
   canonicalizeBuiltin(res, next);
   next.apiVersion = groupVersion(res, storageVersion(res));
-  if (res.builtin === 'customresourcedefinitions' && !opts.subresource) establishCrd(next);
+  if (res.builtin === 'customresourcedefinitions' && !opts.subresource) establishCrd(next, old);
   managedFields(ctx, old, next, opts.subresource, opts.managedFields, subresourceless(opts) ? metaOf(obj).managedFields : undefined);
   if (res.builtin === 'services') allocateService(store, next);
+  keepManagedFieldsTimes(next, old);
   if (shouldDeleteDuringUpdate(next, old)) {
     if (!ctx.dryRun) store.remove(storeKey(res), key);
     return { object: next, changed: !ctx.dryRun };
   }
   if (deepEqual(next, old) || ctx.dryRun) return { object: ctx.dryRun ? next : clone(old), changed: false };
   return { object: store.update(storeKey(res), key, next), changed: true };
+}
+
+/**
+ * fieldmanager's IgnoreManagedFieldsTimestampsTransformer: when the object (in internal form, a
+ * Secret's stringData already folded into data) equals the stored one apart from managedFields, and
+ * those differ only in their times, the stored times are kept, so the write is a no-op.
+ */
+function keepManagedFieldsTimes(next: Obj, old: Obj): void {
+  const { managedFields: nextFields, ...nextMeta } = metaOf(next);
+  const { managedFields: oldFields, ...oldMeta } = metaOf(old);
+  if (!Array.isArray(nextFields) || !Array.isArray(oldFields) || nextFields.length !== oldFields.length) return;
+  if (!deepEqual({ ...next, metadata: nextMeta }, { ...old, metadata: oldMeta })) return;
+  const untimed = (list: unknown[]): unknown[] => list.map((e) => (isObj(e) ? { ...e, time: undefined } : e));
+  if (!deepEqual(untimed(nextFields), untimed(oldFields))) return;
+  metaOf(next).managedFields = clone(oldFields);
 }
 
 // A /status write cannot set managedFields beyond status (the live ones are kept).
