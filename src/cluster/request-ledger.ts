@@ -129,7 +129,10 @@ export async function runOnce<T extends Settled>(ledger: RequestLedger | undefin
     await ledger.release(host, type, requestId).catch(() => undefined);
     throw error;
   }
-  if (outcome.ok) await ledger.taken(host, type, requestId).catch(() => undefined);
+  // Not waited for: the command is recorded, so its reply need not wait on the ledger's write; a
+  // copy arriving before the write lands is told to retry, and one whose node dies first finds
+  // the claim taken once it is stale. (Waiting cost ~16 % of the commands bench's throughput.)
+  if (outcome.ok) void ledger.taken(host, type, requestId).catch(() => undefined);
   else if (outcome.error.retryable) await ledger.release(host, type, requestId).catch(() => undefined);
   else await ledger.refused(host, type, requestId, { code: outcome.error.code, message: outcome.error.message }).catch(() => undefined);
   return { run: true, outcome };
