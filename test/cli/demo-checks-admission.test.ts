@@ -2,21 +2,12 @@
 // webhook applies them), every error of every object, each named by file:line:column, and
 // starts nothing when any is found. It used to admit the BMC types the built-in Ironic backend
 // listed (ilo4 among them), and to skip the admission rules of a host whose schema had failed.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { lines, metalfleet } from './run.ts';
+import { LAB_BMC_SECRET, withFiles } from './manifest-files.ts';
 
-const SECRET = `apiVersion: v1
-kind: Secret
-metadata:
-  name: bmc
-  namespace: lab
-stringData:
-  username: admin
-  password: never-echo-me
-`;
+const SECRET = LAB_BMC_SECRET;
 
 function host(name: string, spec: string): string {
   return `apiVersion: metal3.io/v1alpha1
@@ -71,15 +62,8 @@ ${IMAGE}  rootDeviceHints:
 `),
 ].join('---\n');
 
-async function withFile(text: string, run: (file: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'mf-demo-checks-'));
-  try {
-    const file = join(dir, 'hosts.yaml');
-    await writeFile(file, text);
-    await run(file);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+function withFile(text: string, run: (file: string) => Promise<void>): Promise<void> {
+  return withFiles({ 'hosts.yaml': text }, (dir) => run(join(dir, 'hosts.yaml')));
 }
 
 const HEADER = 'metalfleet: invalid input, the demo did not start:';

@@ -1,21 +1,12 @@
 // Errors about an object in a manifest name where it is as a compiler would: file:line:column of
 // the offending field (of the object when the field is absent), the object as Kind namespace/name,
 // and the field path. validate, apply (which validates first) and demo -f say it the same way.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { lines, metalfleet } from './run.ts';
+import { LAB_BMC_SECRET, withFiles } from './manifest-files.ts';
 
-const SECRET = `apiVersion: v1
-kind: Secret
-metadata:
-  name: bmc
-  namespace: lab
-stringData:
-  username: admin
-  password: never-echo-me
-`;
+const SECRET = LAB_BMC_SECRET;
 
 // Line 14, column 5 is spec.bmc.address (the key); spec.image.checksum is absent, so the host's
 // start (line 10, column 1) is where it is named.
@@ -44,16 +35,6 @@ items:
     spec:
       online: "yes please"
 `;
-
-async function withFiles(files: Record<string, string>, run: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'mf-pos-'));
-  try {
-    for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
-    await run(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 test('manifest positions - validate names file:line:column, Kind namespace/name and the field', async (t) => {
   await withFiles({ 'hosts.yaml': HOSTS, 'list.yaml': LIST }, async (dir) => {
