@@ -1,5 +1,8 @@
 // The reply rows the tables and the dashboard read, from the wire schemas (one source of shapes).
 import type { PoolRow } from '../../cluster/introspect/index.ts';
+import { usageOf } from '../../api/pool-usage.ts';
+
+export { usageOf };
 
 export type {
   ActorRow, BackendCallRow, CapacityReply, HostRow, InfoReply, InspectedHost, PoolRow, ShardRow,
@@ -8,16 +11,6 @@ export type {
 /** Slots in use and hosts waiting, exactly: the row's lists stop at the broker's first 200. */
 export const inUseOf = (p: PoolRow): number => p.inUseCount ?? p.inUse.length;
 export const waitingOf = (p: PoolRow): number => p.waitingCount ?? p.waiting.length;
-
-/**
- * Slots the limit bounds and slots held beside it by exempt holders. An older node sends no split:
- * the exempt holders its list shows are taken out of its count (all of them when it lists all).
- */
-export function usageOf(p: PoolRow): { readonly bounded: number; readonly exempt: number } {
-  if (p.boundedCount !== undefined && p.exemptCount !== undefined) return { bounded: p.boundedCount, exempt: p.exemptCount };
-  const exempt = p.inUse.filter((u) => u.exempt === true).length;
-  return { bounded: Math.max(0, inUseOf(p) - exempt), exempt };
-}
 
 /**
  * `400/400 (+500 exempt)`: the bounded slots against the limit, exempt ones beside it. Without

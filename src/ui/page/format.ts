@@ -1,4 +1,4 @@
-import type { Pool } from './types.ts';
+export { usageOf } from '../../api/pool-usage.ts';
 
 export function duration(ms: number): string {
   if (ms < 1_000) return `${Math.round(ms)}ms`;
@@ -8,16 +8,6 @@ export function duration(ms: number): string {
   if (m < 60) return `${Math.floor(m)}m${Math.floor(s % 60)}s`;
   const h = m / 60;
   return h < 48 ? `${Math.floor(h)}h${Math.floor(m % 60)}m` : `${Math.floor(h / 24)}d`;
-}
-
-/**
- * A pool's slots the limit bounds, and the exempt ones held beside it. An older node sends no
- * split: the exempt holders its list shows are taken out of its count.
- */
-export function usageOf(p: Pool): { bounded: number; exempt: number } {
-  if (p.boundedCount !== undefined && p.exemptCount !== undefined) return { bounded: p.boundedCount, exempt: p.exemptCount };
-  const exempt = p.inUse.filter((u) => u.exempt === true).length;
-  return { bounded: Math.max(0, (p.inUseCount ?? p.inUse.length) - exempt), exempt };
 }
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
