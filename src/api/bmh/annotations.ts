@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { annotationPath, fieldError, type FieldError } from '../field-error.ts';
-import { fieldAtLiteralPath, goKind, goTypeError, resolveGoDuplicates, schemaAt, type Shadowed } from './go-json.ts';
+import { fieldAtLiteralPath, goKind, goTypeError, isObject, jsonKind, resolveGoDuplicates, schemaAt, type Json, type Shadowed } from './go-json.ts';
 import { decodeHardwareDetails, nonIntegerLiterals } from './hardware-details.ts';
 import { BareMetalHostStatus, HardwareDetails, initialStatus } from './schema.ts';
 
@@ -36,7 +36,6 @@ export type AnnotationResult<T> = { ok: true; value: T } | { ok: false; error: F
 
 export type Annotations = Readonly<Record<string, string>> | undefined;
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /**
  * The most an annotation's JSON may nest, and its most bytes. A BMO status nests eight deep; the
@@ -78,16 +77,6 @@ function parseJson(value: string): { ok: true; json: Json } | { ok: false; reaso
   }
 }
 
-function jsonType(value: Json): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value === 'object' ? 'object' : typeof value;
-}
-
-function isObject(value: Json): value is { [key: string]: Json } {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 // encoding/json matches struct fields case-insensitively, preferring an exact match.
 function goField(obj: { [key: string]: Json }, name: string): Json | undefined {
   if (Object.hasOwn(obj, name)) return obj[name];
@@ -104,7 +93,7 @@ function decodeGoStruct(value: string, fields: Record<string, 'string' | 'boolea
   if (!parsed.ok) return { fields: {}, error: parsed.reason };
   const json = parsed.json;
   if (json === null) return { fields: {} };
-  if (!isObject(json)) return { fields: {}, error: `cannot unmarshal ${jsonType(json)} into ${goType}` };
+  if (!isObject(json)) return { fields: {}, error: `cannot unmarshal ${jsonKind(json)} into ${goType}` };
   const out: Record<string, string | boolean | undefined> = {};
   let error: string | undefined;
   const names = Object.keys(fields);
@@ -115,7 +104,7 @@ function decodeGoStruct(value: string, fields: Record<string, 'string' | 'boolea
     if (name === undefined || v === null) continue;
     const type = fields[name];
     if (typeof v === type) out[name] = v as string | boolean;
-    else error ??= `"${name}" must be a ${String(type)}, not ${jsonType(v)}`;
+    else error ??= `"${name}" must be a ${String(type)}, not ${jsonKind(v)}`;
   }
   return error === undefined ? { fields: out } : { fields: out, error };
 }
@@ -418,7 +407,7 @@ export function parseStatusAnnotation(value: string): AnnotationResult<BareMetal
   const parsed = parseJson(value);
   if (!parsed.ok) return fail(`error decoding status annotation: ${parsed.reason}`);
   if (parsed.json === null) return { ok: true, value: null };
-  if (!isObject(parsed.json)) return fail(`error decoding status annotation: cannot unmarshal ${jsonType(parsed.json)} into BareMetalHostStatus`);
+  if (!isObject(parsed.json)) return fail(`error decoding status annotation: cannot unmarshal ${jsonKind(parsed.json)} into BareMetalHostStatus`);
 
   // JSON.parse keeps only the last of a key given twice; Go decodes each occurrence.
   const resolved = resolveGoDuplicates(value, statusNullResets);
@@ -485,7 +474,7 @@ export function parseHardwareDetailsAnnotation(value: string): AnnotationResult<
   const parsed = parseJson(value);
   if (!parsed.ok) return fail(parsed.reason);
   if (parsed.json === null) return { ok: true, value: null };
-  if (!isObject(parsed.json)) return fail(`cannot unmarshal ${jsonType(parsed.json)} into HardwareDetails`);
+  if (!isObject(parsed.json)) return fail(`cannot unmarshal ${jsonKind(parsed.json)} into HardwareDetails`);
   // A key given twice: every occurrence decoded, as in the status annotation.
   const resolved = resolveGoDuplicates(value, (at) => statusNullResets(['hardware', ...at]));
   for (const s of resolved.shadowed) {

@@ -80,7 +80,7 @@ function parseNodes(text: string): Node {
   return value();
 }
 
-function isObject(value: Json | undefined): value is { [key: string]: Json } {
+export function isObject(value: Json | undefined): value is { [key: string]: Json } {
   return value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value);
 }
 
@@ -227,7 +227,8 @@ export function goKind(schema: z.ZodType): GoKind {
   return 'any';
 }
 
-function jsonKind(value: Json): string {
+/** The JSON kind of a decoded value, as messages name it (`null`, `array`, `object`, `string`…). */
+export function jsonKind(value: Json): string {
   if (Array.isArray(value)) return 'array';
   if (value === null) return 'null';
   return typeof value === 'object' ? 'object' : typeof value;
