@@ -8,7 +8,7 @@ export type { Clock, TimerHandle } from './clock.ts';
 export type { Logger } from './logger.ts';
 export { silentLogger } from './logger.ts';
 export { invoke } from './invoke.ts';
-export type { HostCompanionKind, NewObject, ObjectKind, OwnerRef, ResourceEvent, ResourceIntent, ResourceKind, ResourceKinds, ResourceListOptions, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf, StoredObject } from './resource-store.ts';
+export type { HostCompanionKind, IntentOutcome, NewObject, ObjectKind, OwnerRef, ResourceEvent, ResourceIntent, ResourceKind, ResourceKinds, ResourceListOptions, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf, StoredObject } from './resource-store.ts';
 export { HOST_COMPANION_KINDS, OBJECT_KINDS, patchedAnnotations, resourceKey } from './resource-store.ts';
 export type { DnsRecord, MaasDriver } from './maas-driver.ts';
 export type { KvBucket, KvBucketOptions, KvEntry, KvEvent, KvWatchOptions } from './kv-bucket.ts';

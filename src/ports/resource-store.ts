@@ -100,6 +100,12 @@ export interface ResourceListOptions {
   readonly keys?: (key: string) => boolean;
 }
 
+/** What applyIntent came to: whether it changed the object, and the object as it now is. */
+export interface IntentOutcome<K extends ResourceKind> {
+  readonly changed: boolean;
+  readonly object: ResourceOf<K>;
+}
+
 /** A user's intent, as a command or the CLI records it: one write, never fenced. */
 export interface ResourceIntent {
   /** Annotations to set; null removes one. */
@@ -142,8 +148,12 @@ export interface ResourceStore {
   createObject(kind: ResourceKind, object: NewObject, fence?: Fence): Promise<'created' | 'exists'>;
   /** Adds `owner` to the object's ownerReferences unless one of its kind and name is there; true when it changed. */
   addOwnerReference(kind: ResourceKind, key: string, owner: OwnerRef, fence?: Fence): Promise<boolean>;
-  /** Records a user's intent durably (an upsert event follows); StoreError when the object is gone. */
-  applyIntent<K extends ResourceKind>(kind: K, key: string, intent: ResourceIntent): Promise<ResourceOf<K>>;
+  /**
+   * Records a user's intent durably (an upsert event follows); StoreError when the object is gone.
+   * `changed`: this call's write changed the object, judged on the stored version it wrote over,
+   * so of two callers recording the same intent at once exactly one is told it changed it.
+   */
+  applyIntent<K extends ResourceKind>(kind: K, key: string, intent: ResourceIntent): Promise<IntentOutcome<K>>;
   /** As `kubectl delete`: 'terminating' while finalizers remain, 'deleted' once gone. */
   requestDelete(kind: ResourceKind, key: string): Promise<'terminating' | 'deleted' | 'missing'>;
   /**

@@ -83,6 +83,17 @@ test('handle command - powerOff records spec.online durably with a watch event; 
   t.is(events.length, 1);
 });
 
+test('handle command - two commands with different ids at the same moment: only the one whose write changed the host is applied', async (t) => {
+  const store = await storeWith('provisioned');
+  const replies = await Promise.all([
+    handleCommand(one(store), cmd({ type: 'powerOff', requestId: 'p-a' })),
+    handleCommand(one(store), cmd({ type: 'powerOff', requestId: 'p-b' })),
+  ]);
+  const applied = replies.map((r) => replyOf(t, r).applied);
+  t.deepEqual(applied.filter(Boolean).length, 1, `applied: ${JSON.stringify(applied)}`);
+  t.false((await store.get('lab/h-1'))?.spec.online);
+});
+
 test('handle command - reprovision sets the annotation with the request id; the same request again is not applied', async (t) => {
   const store = await storeWith('provisioned');
   const first = replyOf(t, await handleCommand(one(store), cmd({ type: 'reprovision', requestId: 'rp-1' })));

@@ -94,17 +94,34 @@ test('kube store - BareMetalHost: a host that does not parse is logged by key an
   t.false(JSON.stringify(lines).includes('p4ssw0rd'));
 });
 
+test('kube store - an intent another writer already recorded, unseen by the cache, is told unchanged and writes nothing', async (t) => {
+  const { server, store, add } = setup();
+  add(bmh('h1', { online: true }));
+  // Another node powered it off; this node's cache has not seen it yet.
+  server.touch('lab/h1', { spec: { online: false }, metadata: { annotations: { 'reboot.metal3.io': '' } } });
+  server.requests.length = 0;
+  const intent = await store.applyIntent('BareMetalHost', 'lab/h1', { spec: { online: false }, annotations: { 'reboot.metal3.io': '' } });
+  t.false(intent.changed);
+  t.false(intent.object.spec.online);
+  t.deepEqual(server.requests.filter((r) => r.verb === 'patch').length, 1, 'one conditional patch, refused, then nothing');
+  const removed = await store.applyIntent('BareMetalHost', 'lab/h1', { annotations: { 'reboot.metal3.io': null } });
+  t.true(removed.changed);
+  t.is(server.objects.get('lab/h1')?.metadata.annotations?.['reboot.metal3.io'], undefined);
+});
+
 test('kube store - BareMetalHost: finalizers, annotations and intent are merge patches; the last finalizer of a deleted host deletes it', async (t) => {
   const { server, store, events, add, hosts } = setup();
   add({ ...(bmh('h1', { annotations: { 'inspect.metal3.io': 'disabled' } }) as object) });
   await store.addFinalizer('BareMetalHost', 'lab/h1', 'baremetalhost.metal3.io');
   await store.patchAnnotations('BareMetalHost', 'lab/h1', { 'inspect.metal3.io': null });
-  const host = await store.applyIntent('BareMetalHost', 'lab/h1', { spec: { online: false }, annotations: { 'reboot.metal3.io': '' } });
-  t.false(host.spec.online);
+  const intent = await store.applyIntent('BareMetalHost', 'lab/h1', { spec: { online: false }, annotations: { 'reboot.metal3.io': '' } });
+  t.true(intent.changed);
+  t.false(intent.object.spec.online);
   t.deepEqual(server.requests.map((r) => [r.verb, JSON.stringify(r.body)]), [
     ['patch', '{"metadata":{"finalizers":["baremetalhost.metal3.io"],"resourceVersion":"101"}}'],
     ['patch', '{"metadata":{"annotations":{"inspect.metal3.io":null}}}'],
-    ['patch', '{"metadata":{"annotations":{"reboot.metal3.io":""}},"spec":{"online":false}}'],
+    // Sent with the version it was judged on, so "changed" is exact (a lagging cache conflicts).
+    ['patch', '{"metadata":{"annotations":{"reboot.metal3.io":""},"resourceVersion":"103"},"spec":{"online":false}}'],
   ]);
   t.is(await store.requestDelete('BareMetalHost', 'lab/h1'), 'terminating');
   await t.throwsAsync(store.addFinalizer('BareMetalHost', 'lab/h1', 'other'), { message: /being deleted/ });

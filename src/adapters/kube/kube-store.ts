@@ -1,6 +1,6 @@
 import type { Secret } from '../../api/secret.ts';
 import { errorMessage } from '../../api/index.ts';
-import type { Fence, FenceOptions, Logger, NewObject, OwnerRef, ResourceEvent, ResourceIntent, ResourceKind, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf } from '../../ports/index.ts';
+import type { Fence, FenceOptions, IntentOutcome, Logger, NewObject, OwnerRef, ResourceEvent, ResourceIntent, ResourceKind, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf } from '../../ports/index.ts';
 import { FenceRefusals, patchedAnnotations, StoreError } from '../../ports/index.ts';
 import type { BareMetalHost } from '../../api/index.ts';
 import { ResourceEvents } from '../store/events.ts';
@@ -197,17 +197,29 @@ export class KubeStore implements ResourceStore {
     }
   }
 
-  async applyIntent<K extends ResourceKind>(kind: K, key: string, intent: ResourceIntent): Promise<ResourceOf<K>> {
+  async applyIntent<K extends ResourceKind>(kind: K, key: string, intent: ResourceIntent): Promise<IntentOutcome<K>> {
     const what = `recording intent on ${kind} ${key}`;
-    const written = await this.writer(kind, 'recording intent on').mutate(key, () => {
+    let changed = false;
+    // Judged on the object and sent conditional on its version: a cache that lags another writer's
+    // same intent conflicts, is read again, and is told unchanged.
+    const written = await this.writer(kind, 'recording intent on').mutate(key, (current) => {
+      changed = false;
       const patch: JsonObject = {};
-      if (intent.annotations && Object.keys(intent.annotations).length > 0) patch['metadata'] = { annotations: { ...intent.annotations } };
-      if (intent.spec && Object.keys(intent.spec).length > 0) patch['spec'] = { ...intent.spec } as JsonObject;
-      return Object.keys(patch).length > 0 ? patch : null;
-    }, { what, precondition: false });
+      const annotations = intent.annotations ?? {};
+      if (patchedAnnotations(current.metadata.annotations, annotations) !== null) patch['metadata'] = { annotations: { ...annotations } };
+      const spec = isPlainObject(current['spec']) ? current['spec'] : {};
+      const desired: JsonObject = { ...spec };
+      for (const [field, value] of Object.entries(intent.spec ?? {})) {
+        if (value === null || value === undefined) delete desired[field];
+        else desired[field] = value as JsonObject[string];
+      }
+      if (Object.keys(mergePatchDiff(spec, desired)).length > 0) patch['spec'] = { ...intent.spec } as JsonObject;
+      changed = Object.keys(patch).length > 0;
+      return changed ? patch : null;
+    }, { what, precondition: true });
     const parsed = kind === 'BareMetalHost' ? parseHost(written) : parseStoredObject(written);
     if (!parsed.ok) throw new StoreError(`${what}: the stored object does not parse (${parsed.problems.join('; ')})`, false);
-    return parsed.value as ResourceOf<K>;
+    return { changed, object: parsed.value as ResourceOf<K> };
   }
 
   async createObject(kind: ResourceKind, object: NewObject, fence?: Fence): Promise<'created' | 'exists'> {

@@ -149,11 +149,14 @@ export class KindRecords extends KindCache {
     return result.op !== 'none';
   }
 
-  /** A user's intent: one unfenced write, which wakes the object's actor. */
-  async applyIntent(key: string, intent: ResourceIntent): Promise<StoredObject> {
+  /**
+   * A user's intent: one unfenced write, which wakes the object's actor. `changed`: this write
+   * changed the object (a compare-and-set on the version judged), not another writer before it.
+   */
+  async applyIntent(key: string, intent: ResourceIntent): Promise<{ readonly changed: boolean; readonly object: StoredObject }> {
     const result = await this.mutate(key, (current) => this.intentChange(key, intent, current));
     if (result.op === 'delete') throw new ResourceNotFound(this.kind, key);
-    return result.object();
+    return { changed: result.op === 'put', object: result.object() };
   }
 
   private intentChange(key: string, intent: ResourceIntent, current: Current | undefined): Change {

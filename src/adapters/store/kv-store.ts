@@ -1,5 +1,5 @@
 import type { Secret } from '../../api/secret.ts';
-import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, NewObject, OwnerRef, ResourceEvent, ResourceIntent, ResourceKind, ResourceListOptions, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf, StoredObject, Transport } from '../../ports/index.ts';
+import type { Fence, FenceOptions, KvBucket, KvBucketOptions, KvEvent, Logger, NewObject, OwnerRef, ResourceEvent, IntentOutcome, ResourceIntent, ResourceKind, ResourceListOptions, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf, StoredObject, Transport } from '../../ports/index.ts';
 import { FenceRefusals, silentLogger, StoreError } from '../../ports/index.ts';
 import { ResourceEvents } from './events.ts';
 import { replayBuckets } from './kv-record.ts';
@@ -189,8 +189,9 @@ class KvResources implements KvStore {
     return this.records(kind).removeFinalizer(key, finalizer, fence);
   }
 
-  async applyIntent<K extends ResourceKind>(kind: K, key: string, intent: ResourceIntent): Promise<ResourceOf<K>> {
-    return (await this.records(kind).applyIntent(key, intent)) as ResourceOf<K>;
+  async applyIntent<K extends ResourceKind>(kind: K, key: string, intent: ResourceIntent): Promise<IntentOutcome<K>> {
+    const { changed, object } = await this.records(kind).applyIntent(key, intent);
+    return { changed, object: object as ResourceOf<K> };
   }
 
   createObject(kind: ResourceKind, object: NewObject, fence?: Fence): Promise<'created' | 'exists'> {

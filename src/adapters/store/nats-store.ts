@@ -180,7 +180,7 @@ class HostRecords implements NatsStore {
 
   async applyIntent(key: string, intent: HostIntent): Promise<BareMetalHost> {
     const spec = intent.online !== undefined ? { ...intent.spec, online: intent.online } : intent.spec;
-    return (await this.records.applyIntent(key, { ...(intent.annotations ? { annotations: intent.annotations } : {}), ...(spec ? { spec } : {}) })) as BareMetalHost;
+    return (await this.records.applyIntent(key, { ...(intent.annotations ? { annotations: intent.annotations } : {}), ...(spec ? { spec } : {}) })).object as BareMetalHost;
   }
 
   async requestDelete(key: string): Promise<'terminating' | 'deleted'> {

@@ -35,13 +35,12 @@ export function storeTarget(store: ResourceStore, kind: ResourceKind, noun?: str
     get: (key) => store.get(kind, key),
     ...(getFresh ? { getFresh: (key: string) => getFresh(kind, key) } : {}),
     async write(key, write) {
-      const before = (await store.get(kind, key))?.metadata.resourceVersion;
-      const object = await store.applyIntent(kind, key, {
+      // The store says whether this write changed the object: comparing versions before and after
+      // told two commands of different ids, recorded at one moment, that both had.
+      return store.applyIntent(kind, key, {
         ...(write.annotations ? { annotations: write.annotations } : {}),
         ...(write.spec ? { spec: write.spec } : {}),
       });
-      // The store writes nothing when the object already was so: its version stays.
-      return { changed: before === undefined || object.metadata.resourceVersion !== before, object };
     },
     async requestDelete(key) {
       const outcome = await store.requestDelete(kind, key);
