@@ -26,8 +26,8 @@ test('crds - a folder of multi-document YAML is served, other documents skipped;
       { name: 'coordination.k8s.io', versions: [{ groupVersion: 'coordination.k8s.io/v1', version: 'v1' }], preferredVersion: { groupVersion: 'coordination.k8s.io/v1', version: 'v1' } },
       { name: 'apiextensions.k8s.io', versions: [{ groupVersion: 'apiextensions.k8s.io/v1', version: 'v1' }], preferredVersion: { groupVersion: 'apiextensions.k8s.io/v1', version: 'v1' } },
       // The stored-only kinds of a provider's components (builtin.ts).
-      // Then the kinds kubectl apply --prune maps (kubectl-prune.test.ts).
-      ...['apps', 'rbac.authorization.k8s.io', 'policy', 'admissionregistration.k8s.io', 'batch', 'networking.k8s.io'].map((name) => ({ name, versions: [{ groupVersion: `${name}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' } })),
+      // Then the kinds kubectl apply --prune maps (kubectl-prune.test.ts), and EndpointSlices.
+      ...['apps', 'rbac.authorization.k8s.io', 'policy', 'admissionregistration.k8s.io', 'batch', 'networking.k8s.io', 'discovery.k8s.io'].map((name) => ({ name, versions: [{ groupVersion: `${name}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' } })),
       { name: GROUP, versions: [{ groupVersion: `${GROUP}/${VERSION}`, version: VERSION }], preferredVersion: { groupVersion: `${GROUP}/${VERSION}`, version: VERSION } },
     ],
   });

@@ -67,11 +67,13 @@ spec: {size: 3, hosts: [a, b]}
 // `the server doesn't have a resource type "all"`.
 test('kubectl get - the all and api-extensions categories', async (t) => {
   const k = await withKubectl(t);
-  t.regex(await k.run('get', 'all').then((r) => r.stderr), /No resources found in default namespace\./);
+  // As on a cluster: `default` holds the API server's own `kubernetes` Service.
+  t.deepEqual(rows(await k.ok('get', 'all', '-o', 'name')), [['service/kubernetes']]);
+  t.regex(await k.run('get', 'all', '-n', 'kube-public').then((r) => r.stderr), /No resources found in kube-public namespace\./);
   await k.ok('create', 'deployment', 'web', '--image=nginx:1');
   await k.ok('create', 'service', 'clusterip', 'web', '--tcp=80:8080');
   await k.ok('create', 'configmap', 'c1');
-  t.deepEqual(rows(await k.ok('get', 'all', '-o', 'name')), [['service/web'], ['deployment.apps/web']]);
+  t.deepEqual(rows(await k.ok('get', 'all', '-o', 'name')), [['service/kubernetes'], ['service/web'], ['deployment.apps/web']]);
   await k.ok('apply', '-f', await k.file('hook.yaml', `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata: {name: v1}

@@ -1,6 +1,7 @@
 // The defaulting functions of the stored-only kinds kubectl users look at: Services
-// (pkg/apis/core/v1 SetDefaults_Service) and Deployments (pkg/apis/apps/v1 SetDefaults_Deployment)
-// with their pod template (SetDefaults_PodSpec, _Container, _Probe, _HTTPGetAction, _Volume and
+// (pkg/apis/core/v1 SetDefaults_Service), Deployments and StatefulSets (pkg/apis/apps/v1
+// SetDefaults_Deployment, _StatefulSet; a StatefulSet's volumeClaimTemplates get
+// SetDefaults_PersistentVolumeClaim and _PersistentVolumeClaimSpec) with their pod template (SetDefaults_PodSpec, _Container, _Probe, _HTTPGetAction, _Volume and
 // the volume sources, _ObjectFieldSelector), and webhook configurations' webhooks
 // (pkg/apis/admissionregistration/v1). Like the generated defaulters they only fill what is
 // missing, and they run on every decoded request body. A container's `resources` is a Go struct
@@ -42,6 +43,34 @@ export function defaultDeployment(obj: Obj): void {
   if (spec.progressDeadlineSeconds === undefined) spec.progressDeadlineSeconds = 600;
   const template = isObj(spec.template) ? spec.template : (spec.template = {});
   defaultPodSpec(isObj(template.spec) ? template.spec : (template.spec = {}));
+}
+
+export function defaultStatefulSet(obj: Obj): void {
+  const spec = isObj(obj.spec) ? obj.spec : (obj.spec = {});
+  fill(spec, { podManagementPolicy: 'OrderedReady' });
+  const strategy = isObj(spec.updateStrategy) ? spec.updateStrategy : (spec.updateStrategy = {});
+  if (!strategy.type) {
+    strategy.type = 'RollingUpdate';
+    if (!isObj(strategy.rollingUpdate)) strategy.rollingUpdate = {};
+  }
+  // Only a rollingUpdate that is there gets its partition (a RollingUpdate sent without one stays so).
+  if (strategy.type === 'RollingUpdate' && isObj(strategy.rollingUpdate) && strategy.rollingUpdate.partition === undefined) strategy.rollingUpdate.partition = 0;
+  // StatefulSetAutoDeletePVC is GA (1.32): the policy is always filled.
+  const retention = isObj(spec.persistentVolumeClaimRetentionPolicy) ? spec.persistentVolumeClaimRetentionPolicy : (spec.persistentVolumeClaimRetentionPolicy = {});
+  fill(retention, { whenDeleted: 'Retain', whenScaled: 'Retain' });
+  if (spec.replicas === undefined) spec.replicas = 1;
+  if (spec.revisionHistoryLimit === undefined) spec.revisionHistoryLimit = 10;
+  const template = isObj(spec.template) ? spec.template : (spec.template = {});
+  defaultPodSpec(isObj(template.spec) ? template.spec : (template.spec = {}));
+  for (const claim of objects(spec.volumeClaimTemplates)) {
+    // Convert_apps_StatefulSetSpec_To_v1_StatefulSetSpec writes them as a pre-1.17 server did (issue 87583).
+    claim.apiVersion = 'v1';
+    claim.kind = 'PersistentVolumeClaim';
+    const claimSpec = isObj(claim.spec) ? claim.spec : (claim.spec = {});
+    fill(claimSpec, { volumeMode: 'Filesystem' });
+    const status = isObj(claim.status) ? claim.status : (claim.status = {});
+    fill(status, { phase: 'Pending' });
+  }
 }
 
 function defaultPodSpec(spec: Obj): void {
@@ -109,6 +138,8 @@ export function defaultWebhooks(obj: Obj, mutating: boolean): void {
 // with its non-omitempty fields (a PDB's counts, a Service's loadBalancer).
 const ZERO_STATUS: Readonly<Record<string, Obj>> = {
   deployments: {},
+  // StatefulSetStatus: replicas and availableReplicas have no omitempty.
+  statefulsets: { replicas: 0, availableReplicas: 0 },
   services: { loadBalancer: {} },
   poddisruptionbudgets: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 },
 };

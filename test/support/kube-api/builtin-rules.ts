@@ -1,7 +1,7 @@
 // What the Go types and their registry strategies do to Secrets, Events, Namespaces and Leases:
 // decoding (base64, times, stringData), defaults, and validation with the real messages
 // (`pkg/apis/core/validation`, `pkg/apis/coordination/validation`).
-import { defaultDeployment, defaultService, defaultWebhooks } from './builtin-defaults.ts';
+import { defaultDeployment, defaultService, defaultStatefulSet, defaultWebhooks } from './builtin-defaults.ts';
 import { CrdLoadError, resourceFromCrd } from './crd.ts';
 import { apiErrors } from './errors.ts';
 import { fieldError, forbidden, invalid, required } from './field-errors.ts';
@@ -122,6 +122,9 @@ export function defaultBuiltin(res: ResourceDef, obj: Obj): void {
       break;
     case 'deployments':
       defaultDeployment(obj);
+      break;
+    case 'statefulsets':
+      defaultStatefulSet(obj);
       break;
     case 'validatingwebhookconfigurations':
     case 'mutatingwebhookconfigurations':

@@ -43,6 +43,10 @@ const STORED_ONLY: ReadonlyArray<readonly [StoredOnlyKind, string, string, strin
   ['daemonsets', 'apps', 'v1', 'DaemonSet', true, ['ds'], specStatus],
   ['replicasets', 'apps', 'v1', 'ReplicaSet', true, ['rs'], specStatus],
   ['statefulsets', 'apps', 'v1', 'StatefulSet', true, ['sts'], specStatus],
+  // `kubectl rollout history|undo` of StatefulSets and DaemonSets list them (their controllers write them).
+  // The API server writes the `kubernetes` Service's (master-service.ts); `kubectl describe service` reads them.
+  ['endpointslices', 'discovery.k8s.io', 'v1', 'EndpointSlice', true, [], { addressType: string, endpoints: objectList, ports: objectList }],
+  ['controllerrevisions', 'apps', 'v1', 'ControllerRevision', true, [], { data: anyObject, revision: { type: 'integer', format: 'int64' } }],
 ];
 
 // The REST storages' Categories(): `kubectl get all` lists the workloads and Services (not
@@ -103,7 +107,7 @@ const SCHEMAS: Record<BuiltinKind, JsonSchema> = {
 };
 
 // The kinds with a `/status` subresource (their REST storages' StatusREST).
-const WITH_STATUS: ReadonlySet<BuiltinKind> = new Set<BuiltinKind>(['namespaces', 'customresourcedefinitions', 'deployments', 'services', 'poddisruptionbudgets']);
+const WITH_STATUS: ReadonlySet<BuiltinKind> = new Set<BuiltinKind>(['namespaces', 'customresourcedefinitions', 'deployments', 'statefulsets', 'services', 'poddisruptionbudgets']);
 
 function builtin(builtinKind: BuiltinKind, group: string, version: string, kind: string, namespaced: boolean, shortNames: string[] = [], categories: string[] = []): ResourceDef {
   const status = WITH_STATUS.has(builtinKind);

@@ -1,8 +1,9 @@
 // /openapi/v3 (the index and one document per group-version) and /openapi/v2, built from what the
 // server serves right now: CRD versions from their openAPIV3Schema (descriptions kept), built-in
-// kinds from their schemas. kubectl reads v3 for `explain`, for strategic-merge patches, and to
+// kinds in v3 whole from client-node's models (builtin-openapi.ts), in v2 from their short schemas. kubectl reads v3 for `explain`, for strategic-merge patches, and to
 // learn that PATCH takes `fieldValidation` (then it validates on the server only).
 import { createHash } from 'node:crypto';
+import { builtinKindSchemas } from './builtin-openapi.ts';
 import type { Registry } from './registry.ts';
 import { isObj } from './types.ts';
 import type { Obj, ResourceDef, VersionDef } from './types.ts';
@@ -14,6 +15,7 @@ const BUILTIN_PREFIX: Record<string, string> = {
   'coordination.k8s.io': 'io.k8s.api.coordination.v1',
   'apiextensions.k8s.io': 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1',
   apps: 'io.k8s.api.apps.v1',
+  'discovery.k8s.io': 'io.k8s.api.discovery.v1',
   'rbac.authorization.k8s.io': 'io.k8s.api.rbac.v1',
   policy: 'io.k8s.api.policy.v1',
   'admissionregistration.k8s.io': 'io.k8s.api.admissionregistration.v1',
@@ -88,9 +90,9 @@ function gvk(res: ResourceDef, version: string): Obj {
   return { group: res.group, kind: res.kind, version };
 }
 
-/** The kind's schema: CRDs as written, metadata as a $ref to ObjectMeta. */
-function kindSchema(res: ResourceDef, version: VersionDef, ref: (name: string) => string): Obj {
-  const base: Obj = structuredClone((res.builtin ? version.schema : version.openApiSchema ?? version.schema) ?? { type: 'object' }) as Obj;
+/** The kind's schema: CRDs as written (or a built-in's `whole` one), metadata as a $ref to ObjectMeta. */
+function kindSchema(res: ResourceDef, version: VersionDef, ref: (name: string) => string, whole?: Obj): Obj {
+  const base: Obj = structuredClone(whole ?? (res.builtin ? version.schema : version.openApiSchema ?? version.schema) ?? { type: 'object' }) as Obj;
   const props: Obj = isObj(base.properties) ? base.properties : {};
   const own: Obj = {
     apiVersion: { type: 'string', description: FIELD_DESCRIPTIONS.apiVersion },
@@ -167,7 +169,10 @@ export function openApiV3Document(registry: Registry, group: string, version: st
   let allPaths: Obj = {};
   for (const { res, version: v } of found) {
     const name = definitionName(res, v.name);
-    schemas[name] = kindSchema(res, v, ref);
+    const whole = res.builtin ? builtinKindSchemas(res) : undefined;
+    // A kind's own definition wins over the same type embedded in another kind (no GVK there).
+    for (const [k, def] of Object.entries(whole?.definitions ?? {})) schemas[k] ??= structuredClone(def);
+    schemas[name] = kindSchema(res, v, ref, whole?.root);
     allPaths = { ...allPaths, ...paths(res, v, ref(name)) };
   }
   return { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1.34.0' }, paths: allPaths, components: { schemas } };

@@ -1,4 +1,4 @@
-// The scale subresource of Deployments (pkg/registry/apps/deployment/storage ScaleREST), which
+// The scale subresource of Deployments and StatefulSets (pkg/registry/apps/{deployment,statefulset}/storage ScaleREST), which
 // `kubectl scale` reads and patches: an autoscaling/v1 Scale made from the Deployment, and a
 // write of it that sets only spec.replicas (the Scale's resourceVersion, if any, is a precondition).
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -21,7 +21,7 @@ type ResourceRoute = Extract<Route, { type: 'resource' }>;
 
 /** The kinds served with a scale subresource. */
 export function hasScale(res: ResourceDef): boolean {
-  return res.builtin === 'deployments';
+  return res.builtin === 'deployments' || res.builtin === 'statefulsets';
 }
 
 export function toScale(obj: Obj): Obj {
@@ -54,7 +54,7 @@ function applyPatch(kind: string, scale: Obj, body: string): unknown {
   }
 }
 
-/** GET, PUT and PATCH of `…/deployments/{name}/scale`. */
+/** GET, PUT and PATCH of `…/deployments/{name}/scale` and `…/statefulsets/{name}/scale`. */
 export async function handleScale(write: (dryRun: boolean) => WriteContext, r: ResourceRoute, req: IncomingMessage, res: ServerResponse, url: URL): Promise<{ changed: boolean }> {
   const ctx = write(false);
   const stored = ctx.store.peek(storeKey(r.res), objectKey(r.namespace, r.name));

@@ -10,6 +10,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { BUILTIN_RESOURCES } from './builtin.ts';
 import { loadCrdDocs, resourceFromCrd } from './crd.ts';
 import { startControllers } from './controllers.ts';
+import { createMasterService } from './master-service.ts';
 import { ensureDefaultServiceAccount } from './service-accounts.ts';
 import { directApi } from './direct.ts';
 import type { DirectApi, ObjectRef } from './direct.ts';
@@ -194,6 +195,8 @@ export async function startKubeApi(opts: KubeApiOptions = {}): Promise<KubeApiSe
   });
   const port = (server.address() as AddressInfo).port;
   hostPort = `127.0.0.1:${port}`;
+  // Once the port is known, as the real server's reconciler does once it serves.
+  if (strict) createMasterService(store, registry, '127.0.0.1', port);
   const url = `http://${hostPort}`;
   const dir = await mkdtemp(join(tmpdir(), 'metalfleet-kube-api-'));
   const kubeconfigPath = await writeKubeconfig(dir, url);

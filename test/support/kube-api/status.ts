@@ -39,11 +39,12 @@ export function prepareStatusUpdate(_res: ResourceDef, obj: Obj, old: Obj): Obj 
 }
 
 // What bumps generation: a Deployment's spec or annotations (they are copied to its ReplicaSets), a
-// PDB's or NetworkPolicy's spec, a webhook configuration's webhooks (their strategies' PrepareForUpdate); for CRs and
+// StatefulSet's, PDB's or NetworkPolicy's spec, a webhook configuration's webhooks (their strategies' PrepareForUpdate); for CRs and
 // CRDs, anything but metadata.
 function generationInput(res: ResourceDef, obj: Obj): unknown {
   switch (res.builtin) {
     case 'deployments': return [obj.spec, metaOf(obj).annotations];
+    case 'statefulsets':
     case 'poddisruptionbudgets':
     case 'networkpolicies': return obj.spec;
     case 'validatingwebhookconfigurations':

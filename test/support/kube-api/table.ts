@@ -128,6 +128,40 @@ function builtinColumns(res: ResourceDef): { columns: Column[]; cells: (o: Obj) 
             containers.map((c) => str(c.name)).join(','), containers.map((c) => str(c.image)).join(','), formatSelector(spec.selector) || '<none>'];
         },
       };
+    case 'statefulsets':
+      // printStatefulSet: ready of desired replicas; the containers and images on -o wide.
+      return {
+        columns: [NAME, col('Ready', 'string', 'Number of the pod with ready state'), AGE,
+          col('Containers', 'string', 'Names of each container in the template.', 1), col('Images', 'string', 'Images referenced by each container in the template.', 1)],
+        cells: (o) => {
+          const spec = obj(o.spec);
+          const containers = list(obj(obj(spec.template).spec).containers);
+          const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
+          return [str(metaOf(o).name), `${num(obj(o.status).readyReplicas)}/${replicas}`, age(o),
+            containers.map((c) => str(c.name)).join(','), containers.map((c) => str(c.image)).join(',')];
+        },
+      };
+    case 'endpointslices':
+      // printEndpointSlice: at most three ports and addresses, then how many more.
+      return {
+        columns: [NAME, col('AddressType', 'string'), col('Ports', 'string'), col('Endpoints', 'string'), AGE],
+        cells: (o) => {
+          const ports = list(o.ports).map((p) => (typeof p.port === 'number' ? String(p.port) : '*'));
+          const addresses = list(o.endpoints).flatMap((e) => strings(e.addresses));
+          return [str(metaOf(o).name), str(o.addressType), upToThree(ports), upToThree(addresses), age(o)];
+        },
+      };
+    case 'controllerrevisions':
+      // printControllerRevision: the controlling owner as kind.group/name.
+      return {
+        columns: [NAME, col('Controller', 'string'), col('Revision', 'integer'), AGE],
+        cells: (o) => {
+          const owner = list(metaOf(o).ownerReferences).find((r) => r.controller === true);
+          const group = owner ? str(owner.apiVersion).split('/').slice(0, -1).join('/') : '';
+          const controller = owner ? `${str(owner.kind).toLowerCase()}${group ? `.${group}` : ''}/${str(owner.name)}` : '<none>';
+          return [str(metaOf(o).name), controller, num(o.revision), age(o)];
+        },
+      };
     case 'services':
       return {
         columns: [NAME, col('Type', 'string'), col('Cluster-IP', 'string'), col('External-IP', 'string'), col('Port(s)', 'string'), AGE, col('Selector', 'string', '', 1)],
@@ -175,6 +209,11 @@ function builtinColumns(res: ResourceDef): { columns: Column[]; cells: (o: Obj) 
 }
 
 const AGE = col('Age', 'string', AGE_DESCRIPTION);
+
+function upToThree(items: readonly string[]): string {
+  if (items.length === 0) return '<unset>';
+  return items.length > 3 ? `${items.slice(0, 3).join(',')} + ${items.length - 3} more...` : items.join(',');
+}
 const obj = (v: unknown): Obj => (isObj(v) ? v : {});
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObj) : []);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(str) : []);

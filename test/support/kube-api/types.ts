@@ -29,7 +29,7 @@ export type StoredOnlyKind = 'serviceaccounts' | 'configmaps' | 'services' | 'de
   | 'poddisruptionbudgets' | 'validatingwebhookconfigurations' | 'mutatingwebhookconfigurations' | 'networkpolicies' | WorkloadKind;
 /** Kinds served so that kubectl finds them (`apply --prune`'s allowlist, `get all`); stored only. */
 export type WorkloadKind = 'pods' | 'endpoints' | 'persistentvolumeclaims' | 'persistentvolumes' | 'replicationcontrollers' | 'jobs' | 'cronjobs'
-  | 'ingresses' | 'daemonsets' | 'replicasets' | 'statefulsets';
+  | 'ingresses' | 'daemonsets' | 'replicasets' | 'statefulsets' | 'controllerrevisions' | 'endpointslices';
 
 /** A CRD's additionalPrinterColumns entry. */
 export interface PrinterColumn {
@@ -84,7 +84,7 @@ export function qualifiedKind(res: ResourceDef): string {
   return res.group ? `${res.kind}.${res.group}` : res.kind;
 }
 
-const WITH_GENERATION: ReadonlySet<BuiltinKind | undefined> = new Set<BuiltinKind | undefined>([undefined, 'customresourcedefinitions', 'deployments',
+const WITH_GENERATION: ReadonlySet<BuiltinKind | undefined> = new Set<BuiltinKind | undefined>([undefined, 'customresourcedefinitions', 'deployments', 'statefulsets',
   'poddisruptionbudgets', 'networkpolicies', 'validatingwebhookconfigurations', 'mutatingwebhookconfigurations']);
 
 /** Custom resources, CRDs and the kinds whose strategies set it have `generation`; Secrets, Services… do not. */
