@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { randomUUID } from 'node:crypto';
+import { Option, type Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { shardOf } from '../../api/index.ts';
 import { RemoteError, subjects } from '../../bus/index.ts';
@@ -9,14 +10,17 @@ import { CliError } from '../cli-error.ts';
 import { KINDS, kindCalled, kindNamed, knownKindNames } from '../../machines/kinds.ts';
 import { intFlag, readEnv, shardsFlag } from '../config.ts';
 import { didYouMean } from '../did-you-mean.ts';
+import { formatFrom, renderData, type OutputFormat } from '../introspect/index.ts';
 import { addNatsFlags, addSigningKeyFlag, connectClient, signingKeyFrom, type NatsFlagValues } from '../nats-options.ts';
 import type { SigningKey } from '../../security/index.ts';
 import type { Output } from './apply.ts';
+import { answered, failed, type HostResult } from './host-result.ts';
 
 // `metalfleet host ACTION NS/NAME...`: a host command (src/bus/messages/command.ts) for each host,
 // sent to the owner of its shard and retried while the shard moves. A reply means the intent is
 // recorded, not that the host got there: its status says that. Exit 1 if any host failed, 2 for
-// a usage mistake (found before anything is sent).
+// a usage mistake (found before anything is sent). --json / -o json|yaml print a record per host
+// (host-result.ts) on stdout instead of the lines; a failed host's line still goes to stderr.
 
 export const HOST_ACTIONS = {
   'power-on': 'powerOn',
@@ -37,6 +41,8 @@ export const HOST_ACTIONS = {
 export type HostAction = keyof typeof HOST_ACTIONS;
 
 interface HostFlags extends NatsFlagValues {
+  json?: boolean;
+  output?: string;
   kind?: string;
   mode?: string;
   requestId?: string;
@@ -113,47 +119,77 @@ export function buildHostCommands(action: string, keys: readonly string[], flags
   });
 }
 
-type Outcome = { ok: true; line: string } | { ok: false; line: string };
+/** One host's answer: its text line and the record --json prints. */
+export type Outcome = { ok: boolean; line: string; result: HostResult };
+
+const ACTION_OF: Readonly<Record<HostCommandType, HostAction>> = Object.fromEntries(
+  Object.entries(HOST_ACTIONS).map(([action, type]) => [type, action]),
+) as Record<HostCommandType, HostAction>;
 
 // As the user named it: `maasmachine/NS/NAME` when a kind was given (a BareMetalHost may share the name).
 const shown = (cmd: HostCommand): string => (cmd.kind === undefined ? cmd.host : `${cmd.kind.toLowerCase()}/${cmd.host}`);
 
-async function sendOne(transport: Transport, cmd: HostCommand, shardCount: number, deadlineMs: number, signingKey: SigningKey | undefined): Promise<Outcome> {
+async function sendOne(transport: Transport, command: HostCommand, shardCount: number, deadlineMs: number, signingKey: SigningKey | undefined): Promise<Outcome> {
+  // The id sendCommand would make, made here so the record can name it: a retry with it after a
+  // retryable error is not done twice.
+  const cmd = { ...command, requestId: command.requestId ?? `mf-${randomUUID()}` };
+  const action = ACTION_OF[cmd.type];
   try {
     const reply = await sendCommand(transport, cmd, { shardCount, timeoutMs: Math.min(ATTEMPT_MS, deadlineMs), deadlineMs, signingKey });
     const state = reply.state === '' ? 'none' : reply.state;
     // Not applied: the node says why (already pending, nothing to do, a retry of a request taken)
     // and what still holds (a paused host's power change waits for unpause). "already requested"
     // alone told an attach of an attached host, or an unpause of one not paused, that one was pending.
-    return { ok: true, line: `${shown(cmd)}: ${reply.message} (state ${state})` };
+    return { ok: true, line: `${shown(cmd)}: ${reply.message} (state ${state})`, result: answered(cmd, action, reply) };
   } catch (error) {
     if (error instanceof RemoteError) {
-      const hint = error.kind === 'unauthorized' && !signingKey ? ' (no --signing-key given, nor METALFLEET_SIGNING_KEY_FILE)' : '';
-      return { ok: false, line: `${shown(cmd)}: error ${error.kind}: ${error.message}${hint}` };
+      const hint = error.kind === 'unauthorized' && !signingKey ? 'no --signing-key given, nor METALFLEET_SIGNING_KEY_FILE' : null;
+      return {
+        ok: false,
+        line: `${shown(cmd)}: error ${error.kind}: ${error.message}${hint === null ? '' : ` (${hint})`}`,
+        result: failed(cmd, action, { type: error.kind, message: error.message, retryable: error.retryable, hint }),
+      };
     }
     if (error instanceof BusError) {
       const subject = subjects().command(shardOf(cmd.host, shardCount));
       const hint = error.kind === 'noResponders' || error.kind === 'timeout'
-        ? `; no node answered on ${subject} within ${deadlineMs / 1_000} s: is a metalfleet node running, with --shards ${shardCount}?`
-        : '';
-      return { ok: false, line: `${shown(cmd)}: error ${error.kind}: ${error.message}${hint}` };
+        ? `no node answered on ${subject} within ${deadlineMs / 1_000} s: is a metalfleet node running, with --shards ${shardCount}?`
+        : null;
+      return {
+        ok: false,
+        line: `${shown(cmd)}: error ${error.kind}: ${error.message}${hint === null ? '' : `; ${hint}`}`,
+        result: failed(cmd, action, { type: error.kind, message: error.message, retryable: error.retryable, hint }),
+      };
     }
     throw error;
   }
 }
 
-/** Sends the commands over any transport (NATS, or an embedded node's memory bus): one line per host, in the order given. Signed when a key is given. */
-export function sendHostCommands(transport: Transport, cmds: readonly HostCommand[], shardCount: number, deadlineMs: number, signingKey?: SigningKey): Promise<Array<{ ok: boolean; line: string }>> {
+/** Sends the commands over any transport (NATS, or an embedded node's memory bus): one outcome per host, in the order given. Signed when a key is given. */
+export function sendHostCommands(transport: Transport, cmds: readonly HostCommand[], shardCount: number, deadlineMs: number, signingKey?: SigningKey): Promise<Outcome[]> {
   // All at once (each host has its own deadline).
   return Promise.all(cmds.map((cmd) => sendOne(transport, cmd, shardCount, deadlineMs, signingKey)));
 }
 
-export async function runHostCommands(cmds: readonly HostCommand[], flags: NatsFlagValues & { signingKey?: string }, shardCount: number, deadlineMs: number, io: Output): Promise<boolean> {
+/**
+ * The outcomes as the format asks: the lines (a failed host's on stderr), or the records as one
+ * JSON or YAML document on stdout with the failed hosts' lines on stderr as well.
+ */
+export function printOutcomes(outcomes: readonly Outcome[], format: OutputFormat, io: Output): void {
+  const document = renderData({ hosts: outcomes.map((o) => o.result) }, format);
+  if (document !== null) io.out(document.replace(/\n$/, ''));
+  for (const o of outcomes) {
+    if (!o.ok) io.err(o.line);
+    else if (document === null) io.out(o.line);
+  }
+}
+
+export async function runHostCommands(cmds: readonly HostCommand[], flags: NatsFlagValues & { signingKey?: string }, shardCount: number, deadlineMs: number, io: Output, format: OutputFormat = 'table'): Promise<boolean> {
   const signingKey = await signingKeyFrom(flags, process.env);
   const transport = await connectClient(flags, process.env, 'metalfleet-host');
   try {
     const outcomes = await sendHostCommands(transport, cmds, shardCount, deadlineMs, signingKey);
-    for (const o of outcomes) (o.ok ? io.out : io.err)(o.line);
+    printOutcomes(outcomes, format, io);
     return outcomes.every((o) => o.ok);
   } finally {
     await transport.close();
@@ -174,18 +210,22 @@ export function register(program: Command): void {
       .option('--request-id <id>', 'an id for this request (1-64 printable ASCII characters, no spaces); give the same one when retrying')
       .option('--reason <text>', 'why, for logs and events (at most 256 characters)')
       .option('--shards <n>', 'shard count of the cluster (default METALFLEET_SHARDS or 256)', shardsFlag)
-      .option('--timeout <seconds>', 'give up on a host after this long, retries included', intFlag('--timeout', 1), 30),
+      .option('--timeout <seconds>', 'give up on a host after this long, retries included', intFlag('--timeout', 1), 30)
+      .option('--json', 'print a JSON record per host (host, kind, action, requestId, outcome, applied, state, message, error)')
+      .addOption(new Option('-o, --output <format>', 'table (lines), json or yaml').default('table')),
   ))
     // Commander's own usage errors (missing host, unknown flag) exit 2 like ours; help exits 0.
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
-    .addHelpText('after', '\nExamples:\n  metalfleet host power-off metal3/worker-0 --nats nats://127.0.0.1:4222 --signing-key ~/.metalfleet/operator.seed\n  metalfleet host reboot metal3/worker-0 metal3/worker-1 --mode hard --reason "stuck in BIOS"\n  metalfleet host release default/c1-md-0-x7k2p --request-id rma-1234   # a MaasMachine: released, failed, replaced by Cluster API\n  metalfleet host power-off --kind MaasMachine default/c1-md-0-x7k2p     # or maasmachine/default/c1-md-0-x7k2p\n')
+    .addHelpText('after', '\nExamples:\n  metalfleet host power-off metal3/worker-0 --nats nats://127.0.0.1:4222 --signing-key ~/.metalfleet/operator.seed\n  metalfleet host reboot metal3/worker-0 metal3/worker-1 --mode hard --reason "stuck in BIOS"\n  metalfleet host release default/c1-md-0-x7k2p --request-id rma-1234   # a MaasMachine: released, failed, replaced by Cluster API\n  metalfleet host power-off --kind MaasMachine default/c1-md-0-x7k2p     # or maasmachine/default/c1-md-0-x7k2p\n  metalfleet host pause metal3/worker-0 metal3/worker-1 --json | jq \'.hosts[] | select(.error)\'\n')
     .action(async (action: string, hosts: string[], flags: HostFlags) => {
+      // Only the format flags: this --timeout is whole seconds for the hosts, not the views' wait.
+      const format = formatFrom({ ...(flags.json ? { json: true } : {}), ...(flags.output !== undefined ? { output: flags.output } : {}) });
       const cmds = buildHostCommands(action, hosts, flags);
       const shardCount = flags.shards ?? readEnv().METALFLEET_SHARDS;
       const ok = await runHostCommands(cmds, flags, shardCount, flags.timeout * 1_000, {
         out: (line) => process.stdout.write(`${line}\n`),
         err: (line) => process.stderr.write(`${line}\n`),
-      });
+      }, format);
       if (!ok) process.exitCode = 1;
     });
 }
