@@ -69,20 +69,17 @@ export function createAnswer({ backend, nonces, faults, delay, countRoute, port 
 
     // piston: a request without credentials goes to the resource's anonymous handler when it has
     // one for this method (its signatures then are the only ones); otherwise it is challenged.
+    // Credentials may ride in the header, the query string or a POST form; only a POST's
+    // urlencoded body is signed, a PUT's and a multipart one's are not (piston's
+    // initialize_server_request, oauthlib).
+    const carriers = { authorization: req.headers.authorization, query: query.pairs, form: method === 'POST' && body.urlencoded ? body.params.pairs : [] };
     const anonymousSignatures = match.resource.anonymousSignatures;
-    const anonymousHere = anonymousSignatures !== undefined && !carriesOAuth(req.headers.authorization)
+    const anonymousHere = anonymousSignatures !== undefined && !carriesOAuth(carriers)
       && Object.keys(anonymousSignatures).some((k) => k.split(' ')[0] === method);
     const user = match.resource.anonymous || anonymousHere
       ? ANONYMOUS
       : authenticate(
-          {
-            method,
-            baseUrl: `http://${host}${url.pathname}`,
-            // A POST's urlencoded body is signed; a PUT's and a multipart one's are not (piston's
-            // initialize_server_request, oauthlib).
-            params: [...query.pairs, ...(method === 'POST' && body.urlencoded ? body.params.pairs : [])],
-            authorization: req.headers.authorization,
-          },
+          { method, baseUrl: `http://${host}${url.pathname}`, ...carriers },
           backend.accounts.credentials(),
           (ck, tk, nonce, timestamp) => nonces.check(ck, tk, nonce, timestamp),
         );

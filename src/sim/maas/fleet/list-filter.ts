@@ -7,7 +7,8 @@ import { SIMPLE_STATUSES, simpleStatus, STATUS_SHORT_LABELS } from './status.ts'
 
 // GET /machines/ filters (ReadNodesForm in node_constraint_filter_forms.py): each repeatable
 // (gomaasapi sends id=a&id=b), a machine matches any value given; not_* exclude any. Filters on
-// things the simulator does not model (fabrics, subnets, vlans, devices) are ignored.
+// things the simulator does not model (fabrics, subnets, vlans, devices) are ignored. Any other
+// query key is "No such constraint." (the form is strict: ignore_unknown_constraints is False).
 
 /** A machine as the list filters see it. */
 export interface Listed extends Candidate {
@@ -21,6 +22,16 @@ const MAC = /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$/i;
 const NUMBER = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)\s*$/;
 
 type Test = (m: Listed) => boolean;
+
+// ReadNodesForm's fields in MAAS 3.5, FilterNodeForm's included: every key GET machines/ knows.
+const READ_NODES_FIELDS = new Set([
+  'id', 'not_id', 'hostname', 'not_hostname', 'mac_address', 'domain', 'not_domain', 'agent_name', 'not_agent_name',
+  'status', 'not_status', 'simple_status', 'not_simple_status',
+  'arch', 'not_arch', 'tags', 'not_tags', 'fabrics', 'not_fabrics', 'fabric_classes', 'not_fabric_classes', 'subnets', 'not_subnets',
+  'link_speed', 'vlans', 'not_vlans', 'zone', 'not_in_zone', 'system_id', 'pool', 'not_in_pool', 'storage', 'interfaces', 'devices',
+  'cpu_count', 'cpu_speed', 'mem', 'pod', 'not_pod', 'pod_type', 'not_pod_type', 'owner', 'not_owner', 'power_state', 'not_power_state',
+  'deployment_target', 'not_deployment_target',
+]);
 
 function invalidChoice(value: string): string {
   return `Select a valid choice. ${value} is not one of the available choices.`;
@@ -48,8 +59,6 @@ export function parseListFilter(params: Params, catalog: Catalog): (m: Listed) =
   noneOf('not_domain', (m) => m.domain);
   anyOf('owner', (m) => m.owner);
   noneOf('not_owner', (m) => m.owner);
-  // Simulated machines are never VMs of a parent host.
-  anyOf('parent', () => null);
 
   const macs = values('mac_address');
   if (macs.some((mac) => !MAC.test(mac))) errors.mac_address = ['Invalid parameter: invalid MAC address format'];
@@ -114,6 +123,9 @@ export function parseListFilter(params: Params, catalog: Catalog): (m: Listed) =
   }
   noneOf('not_agent_name', (m) => m.agentName);
 
+  // The form's clean() adds these after the fields' own errors; oauth_* fields signed into the
+  // query string are keys like any other here.
+  for (const key of params.keys()) if (!READ_NODES_FIELDS.has(key)) errors[key] = ['No such constraint.'];
   if (Object.keys(errors).length > 0) throw validationError(errors);
   return (m) => tests.every((t) => t(m));
 }

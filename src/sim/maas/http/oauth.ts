@@ -3,7 +3,9 @@ import { MaasApiError, TEXT_PLAIN, unauthorized } from './api-error.ts';
 
 // OAuth 1.0 as MAAS checks it (src/maasserver/api/auth.py over piston3's oauth): the key is
 // "consumer_key:token_key:token_secret", the consumer secret is empty, PLAINTEXT and HMAC-SHA1
-// signatures are both accepted and both really verified (capmaas.md §3.1).
+// signatures are both accepted and both really verified (capmaas.md §3.1). The oauth_* fields may
+// come in the Authorization header, the query string or a POST form (auth.py check_validity,
+// piston3's is_valid_request and OAuthRequest.from_request), as oauthlib's signature types put them.
 
 export interface ApiKey {
   readonly consumerKey: string;
@@ -57,13 +59,44 @@ export function parseAuthorization(header: string | undefined): Map<string, stri
   return params;
 }
 
+type Pairs = ReadonlyArray<readonly [string, string]>;
+
 export interface SignedRequest {
   readonly method: string;
   /** scheme://host[:port]/path, no query: the URL the base string is built from. */
   readonly baseUrl: string;
-  /** Query pairs, plus form pairs of a POST body (a PUT body is not signed). */
-  readonly params: ReadonlyArray<readonly [string, string]>;
+  readonly query: Pairs;
+  /** Form pairs of a urlencoded POST body; empty otherwise (a PUT or multipart body is not signed). */
+  readonly form: Pairs;
   readonly authorization: string | undefined;
+}
+
+/** Where a request's OAuth credentials can be: the header, the query string, a POST form. */
+export interface OAuthCarriers {
+  readonly authorization: string | undefined;
+  readonly query: Pairs;
+  readonly form: Pairs;
+}
+
+function oauthPairsOf(pairs: Pairs): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const [k, v] of pairs) if (k.startsWith('oauth_')) found.set(k, v);
+  return found;
+}
+
+function complete(fields: Map<string, string> | undefined): fields is Map<string, string> {
+  return fields !== undefined && REQUIRED.every((k) => fields.has(k));
+}
+
+// The oauth_* fields as piston3's from_request gathers them: the form first, the header over it,
+// the query string over both. Undefined when no one place carries all six (MAAS's check_validity:
+// such a request is unauthenticated, not a bad key).
+function oauthFields(c: OAuthCarriers): Map<string, string> | undefined {
+  const header = parseAuthorization(c.authorization);
+  const query = oauthPairsOf(c.query);
+  const form = oauthPairsOf(c.form);
+  if (!complete(header) && !complete(query) && !complete(form)) return undefined;
+  return new Map([...form, ...(header ?? []), ...query]);
 }
 
 /** RFC 5849 §3.4.1: METHOD&enc(url)&enc(sorted, encoded k=v pairs joined by &). */
@@ -85,9 +118,8 @@ function sameText(a: string, b: string): boolean {
  * anonymous to MAAS (auth.py hands it to a resource's anonymous handler, if it has one); one
  * with them is checked, and a bad key is 401 even where anonymous access exists.
  */
-export function carriesOAuth(authorization: string | undefined): boolean {
-  const oauth = parseAuthorization(authorization);
-  return oauth !== undefined && REQUIRED.every((k) => oauth.has(k));
+export function carriesOAuth(carriers: OAuthCarriers): boolean {
+  return oauthFields(carriers) !== undefined;
 }
 
 /** Throws when the timestamp is stale or the nonce was seen (nonces.ts); called once the key is known. */
@@ -99,8 +131,8 @@ export type ReplayCheck = (consumerKey: string, tokenKey: string, nonce: string,
  * a stale timestamp or a replayed nonce is whatever `replay` throws (nonces.ts: 401, as MAAS).
  */
 export function authenticate(request: SignedRequest, credentials: readonly Credential[], replay?: ReplayCheck): SimUser {
-  const oauth = parseAuthorization(request.authorization);
-  if (!oauth || REQUIRED.some((k) => !oauth.has(k))) throw unauthorized();
+  const oauth = oauthFields(request);
+  if (!oauth) throw unauthorized();
   const timestamp = oauth.get('oauth_timestamp') ?? '';
   if (!/^\s*[+-]?\d+\s*$/.test(timestamp)) throw new MaasApiError(400, 'Invalid timestamp: not an integer.', TEXT_PLAIN);
   const credential = credentials.find((c) => c.key.consumerKey === oauth.get('oauth_consumer_key') && c.key.tokenKey === oauth.get('oauth_token'));
@@ -114,8 +146,11 @@ export function authenticate(request: SignedRequest, credentials: readonly Crede
       if (sameText(signature, `&${oauthEncode(secret)}`) || sameText(signature, `&${secret}`)) return credential.user;
       throw unauthorized();
     case 'HMAC-SHA1': {
-      const params: Array<readonly [string, string]> = [...request.params];
-      for (const [k, v] of oauth) if (k.startsWith('oauth_') && k !== 'oauth_signature') params.push([k, v]);
+      // Every parameter but the signature, wherever it came from; header fields join the query's and the form's.
+      const params: Array<readonly [string, string]> = [...request.query, ...request.form].filter(([k]) => k !== 'oauth_signature');
+      const header = parseAuthorization(request.authorization);
+      const elsewhere = new Set(params.map(([k]) => k));
+      for (const [k, v] of header ?? []) if (k.startsWith('oauth_') && k !== 'oauth_signature' && !elsewhere.has(k)) params.push([k, v]);
       const base = signatureBaseString(request.method, request.baseUrl, params);
       const expected = createHmac('sha1', `&${oauthEncode(secret)}`).update(base).digest('base64');
       if (sameText(signature, expected)) return credential.user;
