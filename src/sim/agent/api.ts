@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { CommandLog, CommandResult, CommandSpec } from './command-log.ts';
 import { AgentError } from './errors.ts';
 import { readBody, sendJson } from './http.ts';
+import { requestUrl } from '../request-target.ts';
 
 export interface AgentApiDeps {
   readonly log: CommandLog;
@@ -22,7 +23,8 @@ const fault = (res: http.ServerResponse, code: number, text: string): void =>
 export function agentApi(deps: AgentApiDeps): http.Server {
   const tokenOk = (given: string | null): boolean => deps.token() !== null && given === deps.token();
   return http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://agent');
+    const url = requestUrl(req, res, 'http://agent');
+    if (url === null) return;
     const path = url.pathname.replace(/^\/v1(?=\/)/, '').replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
     void (async () => {

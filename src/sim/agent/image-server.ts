@@ -7,6 +7,7 @@ import { readFile, stat } from 'node:fs/promises';
 import http from 'node:http';
 import { resolve, sep } from 'node:path';
 import { listen } from './http.ts';
+import { requestUrl } from '../request-target.ts';
 
 export interface ImageServerOptions {
   /** File name (no slashes) → contents. */
@@ -64,7 +65,9 @@ export async function startImageServer(opts: ImageServerOptions = {}): Promise<I
 
   const server = http.createServer((req, res) => {
     const method = req.method ?? 'GET';
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const target = requestUrl(req, res, 'http://x');
+    if (target === null) return;
+    const path = target.pathname;
     const answer = (status: number, data: Buffer | null): void => {
       requests.push({ method, path, status });
       res.writeHead(status, { 'Content-Type': 'application/octet-stream', 'Content-Length': data?.length ?? 0, 'Last-Modified': started.toUTCString() });

@@ -17,6 +17,7 @@ import { matchPath } from './routes.ts';
 import { validateSeedMachines } from './fleet/seed.ts';
 import { siteAccounts } from './site/api-keys.ts';
 import { lifecycleTimings } from './fleet/timings.ts';
+import { requestUrl } from '../request-target.ts';
 
 /** Starts a simulated MAAS on 127.0.0.1 and resolves once it listens. */
 export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
@@ -60,7 +61,8 @@ export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
 
   const server = http.createServer((req, res) => {
     requests++;
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const url = requestUrl(req, res, 'http://127.0.0.1');
+    if (url === null) return;
     let match: PathMatch | undefined;
     try {
       match = matchPath(url.pathname);
