@@ -9,6 +9,7 @@ import { CommandRequest, TOKEN_HEADER, type CommandGate } from './command-gate.t
 import { recentCommands } from './host-commands.ts';
 import { hostAllowed } from './host-check.ts';
 import { hostDetail } from './host-detail.ts';
+import { KIND_ACTIONS } from './kind-actions.ts';
 import { PAGE_CSP, PAGE_HTML } from './page-html.ts';
 import { PictureSampler } from './sampler.ts';
 import { sendHostCommand } from './send-command.ts';
@@ -36,6 +37,8 @@ export interface UiHandler {
 }
 
 const BODY_LIMIT = 4_096;
+/** The paths that are only read (GET, HEAD). */
+const PAGES = new Set(['/', '/ui', '/ui/', '/assets/app.js', '/assets/app.css', '/api/config', '/api/fleet', '/api/events']);
 const HOST_PATH = /^\/api\/hosts\/([^/]+)\/([^/]+)(\/command|\/commands)?$/;
 
 export function createUiHandler(o: UiHandlerOptions): UiHandler {
@@ -45,20 +48,24 @@ export function createUiHandler(o: UiHandlerOptions): UiHandler {
   const streams = new Set<ServerResponse>();
 
   const routes = async (req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> => {
-    if (req.method === 'GET' && (path === '/' || path === '/ui' || path === '/ui/')) return send(res, 200, 'text/html; charset=utf-8', PAGE_HTML, { 'content-security-policy': PAGE_CSP });
-    if (req.method === 'GET' && (path === '/assets/app.js' || path === '/assets/app.css')) {
+    // HEAD is GET without the body (node's ServerResponse drops it): a monitor's HEAD is answered.
+    const reading = req.method === 'GET' || req.method === 'HEAD';
+    if (PAGES.has(path) && !reading) return notAllowed(res, req, path, 'GET, HEAD');
+    if (reading && (path === '/' || path === '/ui' || path === '/ui/')) return send(res, 200, 'text/html; charset=utf-8', PAGE_HTML, { 'content-security-policy': PAGE_CSP });
+    if (reading && (path === '/assets/app.js' || path === '/assets/app.css')) {
       const assets = await loadAssets();
       const name = path.endsWith('.js') ? 'app.js' : 'app.css';
       return send(res, 200, name === 'app.js' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8', assets[name]);
     }
-    if (req.method === 'GET' && path === '/api/config') return json(res, 200, { commands: o.gate.enabled });
-    if (req.method === 'GET' && path === '/api/fleet') return send(res, 200, 'application/json', (await sampler.current()).json);
+    if (reading && path === '/api/config') return json(res, 200, { commands: o.gate.enabled, actions: KIND_ACTIONS });
+    if (reading && path === '/api/fleet') return send(res, 200, 'application/json', (await sampler.current()).json);
+    if (req.method === 'HEAD' && path === '/api/events') return send(res, 200, 'text/event-stream', '');
     if (req.method === 'GET' && path === '/api/events') return stream(req, res);
     const m = HOST_PATH.exec(path);
     if (m) {
       const key = hostKeyOf(m[1] ?? '', m[2] ?? '');
       if (key === null) return json(res, 400, { error: `${path}: the host is not NAMESPACE/NAME in URL encoding` });
-      if (!m[3] && req.method === 'GET') {
+      if (!m[3] && reading) {
         // `?kind=MaasMachine`: a BareMetalHost and a MaasMachine may share a name. None: the BareMetalHost.
         const named = query.get('kind');
         const kind = named === null ? undefined : HostKind.safeParse(named);
@@ -66,12 +73,12 @@ export function createUiHandler(o: UiHandlerOptions): UiHandler {
         const detail = await hostDetail(o.transport, key, { timeoutMs, shardCount: o.shardCount, kind: kind?.data, ...(o.nodes ? { nodes: o.nodes } : {}) });
         return detail.ok ? json(res, 200, detail.host) : json(res, detail.status, { error: detail.reason });
       }
-      if (m[3] === '/commands' && req.method === 'GET') {
+      if (m[3] === '/commands' && reading) {
         const sent = await recentCommands(o.transport, key, timeoutMs);
         return sent.ok ? json(res, 200, sent) : json(res, 200, { ok: false, commands: [], reason: sent.reason });
       }
       if (m[3] === '/command' && req.method === 'POST') return command(req, res, key);
-      return json(res, 405, { error: `${req.method ?? ''} ${path}: use GET for a host and its /commands, POST for its /command` });
+      return notAllowed(res, req, path, m[3] === '/command' ? 'POST' : 'GET, HEAD');
     }
     return json(res, 404, { error: `no such page: ${path}` });
   };
@@ -99,7 +106,11 @@ export function createUiHandler(o: UiHandlerOptions): UiHandler {
       return json(res, verdict.status, { error: verdict.reason });
     }
     const body = await readBody(req);
-    if (body === null) return json(res, 413, { error: `request body over ${BODY_LIMIT} bytes` });
+    if (body === null) {
+      // Answered at once, the rest unread: the connection is closed rather than drained.
+      res.once('finish', () => req.destroy());
+      return send(res, 413, 'application/json', JSON.stringify({ error: `request body over ${BODY_LIMIT} bytes: send {"action": "power-off"}` }), { connection: 'close' });
+    }
     let raw: unknown;
     try {
       raw = JSON.parse(body);
@@ -118,7 +129,15 @@ export function createUiHandler(o: UiHandlerOptions): UiHandler {
   return {
     sampler,
     handle(req, res) {
-      const url = new URL(req.url ?? '/', 'http://ui');
+      let url: URL;
+      try {
+        url = new URL(req.url ?? '/', 'http://ui');
+      } catch {
+        // An absolute-form target with a broken host (`GET http://[/ HTTP/1.1`): thrown from
+        // here, it would end the process that serves the page, the node itself on its health port.
+        json(res, 400, { error: 'not a valid request target: ask for a path such as / or /api/fleet' });
+        return true;
+      }
       const path = url.pathname;
       if (!(path === '/' || path === '/ui' || path === '/ui/' || path.startsWith('/assets/') || path.startsWith('/api/'))) return false;
       if (o.bind !== undefined && !hostAllowed(o.bind, req.headers.host)) {
@@ -145,6 +164,11 @@ function send(res: ServerResponse, status: number, type: string, body: string | 
   res.end(body);
 }
 
+function notAllowed(res: ServerResponse, req: IncomingMessage, path: string, allow: string): void {
+  const verbs = allow === 'POST' ? 'POST' : 'GET';
+  send(res, 405, 'application/json', JSON.stringify({ error: `${req.method ?? ''} ${path}: use ${verbs} here${verbs === 'POST' ? ' (a host command)' : ''}` }), { allow });
+}
+
 function json(res: ServerResponse, status: number, value: unknown): void {
   send(res, status, 'application/json', JSON.stringify(value));
 }
@@ -157,15 +181,22 @@ function hostKeyOf(namespace: string, name: string): string | null {
   }
 }
 
+/** The body as text, or null as soon as it is known to be over the limit (announced or sent). */
 function readBody(req: IncomingMessage): Promise<string | null> {
+  const announced = Number(req.headers['content-length']);
+  if (Number.isFinite(announced) && announced > BODY_LIMIT) return Promise.resolve(null);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (c: Buffer) => {
+    const onData = (c: Buffer): void => {
       size += c.length;
-      if (size <= BODY_LIMIT) chunks.push(c);
-    });
-    req.on('end', () => resolve(size > BODY_LIMIT ? null : Buffer.concat(chunks).toString('utf8')));
+      if (size <= BODY_LIMIT) return void chunks.push(c);
+      req.off('data', onData);
+      req.pause();
+      resolve(null);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
 }

@@ -10,8 +10,10 @@ const ACTIONS = ['power-on', 'power-off', 'reboot', 'detach', 'attach', 'pause',
 // Only the kind asked for: a BareMetalHost and a MaasMachine may share a name.
 async function fetchHost(key: string, kind: string): Promise<HostDetail | string> {
   const res = await fetch(`/api/hosts/${key.split('/').map(encodeURIComponent).join('/')}?kind=${encodeURIComponent(kind)}`);
-  const body = await res.json() as HostDetail | { error: string };
-  return res.ok ? body as HostDetail : (body as { error: string }).error;
+  // A proxy's error page is not JSON: its status is all there is to say.
+  const body = await res.json().catch(() => null) as HostDetail | { error?: string } | null;
+  if (res.ok && body !== null) return body as HostDetail;
+  return (body as { error?: string } | null)?.error ?? `${key}: metalfleet answered HTTP ${res.status}`;
 }
 
 interface Sent { ok: boolean; reason?: string; commands: Array<{ at: string; command: string | null; outcome: string; by: string; node: string; reason: string | null }> }
@@ -21,9 +23,11 @@ async function fetchCommands(key: string): Promise<Sent> {
   return await res.json() as Sent;
 }
 
-export function HostPage({ hostKey, kind, tick, commands, token }: { hostKey: string; kind: string; tick: number; commands: boolean; token: string | null }) {
+export function HostPage({ hostKey, kind, tick, commands, actions, token }: { hostKey: string; kind: string; tick: number; commands: boolean; actions: readonly string[] | null; token: string | null }) {
   const [host, setHost] = useState<HostDetail | string | null>(null);
   const [result, setResult] = useState<string>('');
+  // One command at a time: a second click while one is on its way would send it twice.
+  const [sending, setSending] = useState(false);
   const [sent, setSent] = useState<Sent | null>(null);
   // The audit is read on opening and after each command, not on every tick (each read is a JetStream consumer).
   const [asked, setAsked] = useState(0);
@@ -35,18 +39,31 @@ export function HostPage({ hostKey, kind, tick, commands, token }: { hostKey: st
   // Refetched on each picture from the stream: the host page is live too.
   useEffect(() => {
     let live = true;
-    fetchHost(hostKey, kind).then((h) => live && setHost(h), (e: unknown) => live && setHost(String(e)));
+    // Unreachable (the node stopped or restarts): the host as last read stays, under the page's
+    // "connection lost" banner; it was replaced by "TypeError: Failed to fetch".
+    fetchHost(hostKey, kind).then((h) => live && setHost(h), (e: unknown) => live && setHost((shown) => (
+      shown !== null && typeof shown === 'object' ? shown : `cannot reach metalfleet to read ${hostKey}: ${e instanceof Error ? e.message : String(e)}`)));
     return () => { live = false; };
   }, [hostKey, kind, tick]);
 
   const send = async (action: string): Promise<void> => {
+    setSending(true);
     setResult(`${action}: sending…`);
-    const res = await fetch(`/api/hosts/${hostKey.split('/').map(encodeURIComponent).join('/')}/command`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-metalfleet-ui-token': token ?? '' }, body: JSON.stringify({ action, kind }),
-    });
-    const body = await res.json() as { message?: string; state?: string; error?: string };
-    setResult(res.ok ? `${action}: ${body.message ?? 'recorded'} (state ${body.state || 'none'})` : `${action} refused: ${body.error ?? res.status}`);
-    setAsked((n) => n + 1);
+    try {
+      const res = await fetch(`/api/hosts/${hostKey.split('/').map(encodeURIComponent).join('/')}/command`, {
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-metalfleet-ui-token': token ?? '' }, body: JSON.stringify({ action, kind }),
+      });
+      // A proxy's error page is not JSON: its status is all there is to say.
+      const body = await res.json().catch(() => ({})) as { message?: string; state?: string; error?: string };
+      setResult(res.ok ? `${action}: ${body.message ?? 'recorded'} (state ${body.state || 'none'})` : `${action} refused: ${body.error ?? `HTTP ${res.status}`}`);
+    } catch (err) {
+      // The server went away mid-request (the node stopped or restarts): whether the command was
+      // taken is unknown, so the page says that rather than "sending…" for ever.
+      setResult(`${action}: no answer from metalfleet (${err instanceof Error ? err.message : String(err)}); it may or may not have been taken: check the host once the page is live again`);
+    } finally {
+      setSending(false);
+      setAsked((n) => n + 1);
+    }
   };
 
   if (host === null) return <p>loading {hostKey}…</p>;
@@ -59,9 +76,10 @@ export function HostPage({ hostKey, kind, tick, commands, token }: { hostKey: st
       <p>slot: {host.slot.phase}{host.slot.op ? ` (${host.slot.op})` : ''}{host.slot.waitingMs !== undefined ? `, waiting ${duration(host.slot.waitingMs)}` : ''}
         {' · '}backoff: {host.retryWaitsForChange ? 'none until the host or its Secret changes' : host.nextAttemptInMs === null ? 'none' : `next attempt in ${duration(host.nextAttemptInMs)}`}{host.inFlight ? ` · running: ${host.inFlight}` : ''}</p>
       <div class="commands">
-        {ACTIONS.map((a) => <button key={a} data-testid={`cmd-${a}`} disabled={!commands} onClick={() => void send(a)}>{a}</button>)}
+        {ACTIONS.filter((a) => actions === null || actions.includes(a)).map((a) => <button key={a} data-testid={`cmd-${a}`} disabled={!commands || sending} onClick={() => void send(a)}>{a}</button>)}
         {commands ? null : <span class="muted"> read-only: start with --ui-commands to send commands</span>}
-        <div data-testid="command-result">{result}</div>
+        {/* A live region: a screen reader announces the answer, which appears away from the button. */}
+        <div data-testid="command-result" role="status">{result}</div>
       </div>
       <Conditions status={host.status} />
       <h3>Timeline</h3>

@@ -34,6 +34,8 @@ function App() {
   const [problem, setProblem] = useState<string | null>(null);
   const [host, setHost] = useState<Route | null>(route());
   const [commands, setCommands] = useState(false);
+  // The commands each kind takes (absent from an older server: every button, as before).
+  const [actions, setActions] = useState<Record<string, string[]> | null>(null);
   useEffect(() => watchPicture((p) => { setPicture(p); setTick((t) => t + 1); }, setProblem), []);
   useEffect(() => {
     if (picture && performance.getEntriesByName('mf-picture', 'mark').length > 0) {
@@ -47,7 +49,10 @@ function App() {
     return () => removeEventListener('hashchange', on);
   }, []);
   useEffect(() => {
-    fetch('/api/config').then((r) => r.json()).then((c: { commands: boolean }) => setCommands(c.commands), () => undefined);
+    fetch('/api/config').then((r) => r.json()).then((c: { commands: boolean; actions?: Record<string, string[]> }) => {
+      setCommands(c.commands);
+      setActions(c.actions ?? null);
+    }, () => undefined);
   }, []);
   return (
     <main>
@@ -56,11 +61,12 @@ function App() {
         {picture ? <span class="muted" data-testid="updated">{new Date(picture.at).toISOString().slice(11, 19)} UTC · {picture.nodes.length} node(s)</span> : null}
         {commands ? <span class="tag">commands on</span> : <span class="tag">read-only</span>}
       </header>
-      {problem ? <p class="bad">{problem}</p> : null}
+      {/* Announced when it appears: the picture stopping is news to someone who cannot see it. */}
+      {problem ? <p class="bad" role="alert">{problem}</p> : null}
       {picture?.problems.map((p) => <p class="bad" key={p}>{p}</p>)}
       {!picture ? <p>waiting for the first picture…</p>
         : host && 'invalid' in host ? <section><a href="#/">← fleet</a><p class="bad" data-testid="host-error">{host.invalid}</p></section>
-        : host ? <HostPage hostKey={host.key} kind={host.kind} tick={tick} commands={commands} token={token} />
+        : host ? <HostPage hostKey={host.key} kind={host.kind} tick={tick} commands={commands} actions={actions?.[host.kind] ?? null} token={token} />
           : <><Fleet picture={picture} /><HostTable hosts={picture.hosts} /></>}
     </main>
   );

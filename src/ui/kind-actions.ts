@@ -1,0 +1,13 @@
+// The page's command buttons per kind: a MaasMachine takes only its own commands (power, pause,
+// release), so its page offers no reboot, detach, attach, inspect or service that would be refused.
+import { MAAS_MACHINE_COMMANDS } from '../cluster/commands/index.ts';
+import type { HostKind } from '../bus/messages/introspect.ts';
+import { UI_ACTIONS, type UiAction } from './command-gate.ts';
+
+const ALL = Object.keys(UI_ACTIONS) as UiAction[];
+
+export const KIND_ACTIONS: Readonly<Record<HostKind, readonly UiAction[]>> = {
+  // Every page action is a BareMetalHost command (src/machines/bmh/kind.ts).
+  BareMetalHost: ALL,
+  MaasMachine: ALL.filter((a) => MAAS_MACHINE_COMMANDS.includes(UI_ACTIONS[a])),
+};
