@@ -11,9 +11,7 @@ wrong answer fails there with both sides shown. Keys are never printed.
 
 import base64
 import io
-import json
 import sys
-import traceback
 from email.generator import Generator
 from email.mime.application import MIMEApplication
 from email.mime.multipart import MIMEMultipart
@@ -22,6 +20,8 @@ from urllib.parse import urljoin
 import requests
 from oauthlib.oauth1 import SIGNATURE_HMAC, SIGNATURE_PLAINTEXT
 from requests_oauthlib import OAuth1
+
+from check_runner import run_checks
 
 
 def auth(key, method=SIGNATURE_PLAINTEXT):
@@ -228,13 +228,7 @@ def main(base, admin_key, user_key):
         r = requests.get(api + "machines", auth=plain_admin)
         return observed(r, redirects=len(r.history))
 
-    for name, fn in checks:
-        try:
-            result = fn()
-        except Exception as error:  # report, never stop: each check stands alone
-            result = {"error": "%s: %s" % (type(error).__name__, error), "trace": traceback.format_exc(limit=3)}
-        result["check"] = name
-        print(json.dumps(result, sort_keys=True), flush=True)
+    run_checks(checks)
 
 
 if __name__ == "__main__":

@@ -10,13 +10,13 @@ object per check, {"check": NAME, ...what was observed}; the ava test
 (test/sim/maas-oauth-places.test.ts) judges. Keys are never printed.
 """
 
-import json
 import sys
-import traceback
 
 import requests
 from oauthlib.oauth1 import SIGNATURE_HMAC, SIGNATURE_PLAINTEXT, SIGNATURE_TYPE_BODY, SIGNATURE_TYPE_QUERY
 from requests_oauthlib import OAuth1
+
+from check_runner import run_checks
 
 
 def auth(key, method, place, secret=None):
@@ -104,13 +104,7 @@ def main(base, admin_key):
     def _():
         return observed(requests.post(api + "tags/", data={"name": "py-oauth-refused"}, auth=auth(admin_key, SIGNATURE_HMAC, SIGNATURE_TYPE_BODY, secret="0" * 32)))
 
-    for name, fn in checks:
-        try:
-            result = fn()
-        except Exception as error:  # report, never stop: each check stands alone
-            result = {"error": "%s: %s" % (type(error).__name__, error), "trace": traceback.format_exc(limit=3)}
-        result["check"] = name
-        print(json.dumps(result, sort_keys=True), flush=True)
+    run_checks(checks)
 
 
 if __name__ == "__main__":
