@@ -1,6 +1,7 @@
 import { visibleAttributes } from '../model/bios.ts';
 import type { BiosState } from '../model/bios.ts';
 import { biosProblem, passwordProblem } from '../model/bios-registry.ts';
+import { onlyParameters, propertyTypeError, stringParameter } from '../http/action.ts';
 import { badRequest } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { odata, ref } from '../http/odata.ts';
@@ -68,7 +69,8 @@ function patchSettings(ctx: Ctx) {
   const s = ctx.system();
   const attrs = ctx.body.Attributes;
   checkApplyTime(ctx.body[APPLY_TIME]);
-  if (typeof attrs !== 'object' || attrs === null || Array.isArray(attrs)) throw badRequest('PropertyMissing', 'The body must carry Attributes, an object of BIOS attribute names to values.', 'Attributes');
+  if (attrs === undefined) throw badRequest('PropertyMissing', 'The body must carry Attributes, an object of BIOS attribute names to values.', 'Attributes');
+  if (typeof attrs !== 'object' || attrs === null || Array.isArray(attrs)) throw propertyTypeError('Attributes', 'an object of BIOS attribute names to values');
   // All or nothing, as a BMC validates a PATCH against its registry before staging any of it.
   const problem = biosProblem(s.model.registry, attrs as Record<string, unknown>);
   if (problem) throw badRequest(problem.messageId, problem.message, `Attributes/${problem.attribute}`);
@@ -91,6 +93,7 @@ export const biosResources: Resource[] = [
   {
     pattern: '/redfish/v1/Systems/:sys/Bios/Actions/Bios.ResetBios',
     post: (ctx) => {
+      onlyParameters('Bios.ResetBios', ctx.body, []);
       const bios = ctx.system().state.bios;
       bios.resetPending = true;
       bios.pending = {};
@@ -100,11 +103,13 @@ export const biosResources: Resource[] = [
   {
     pattern: '/redfish/v1/Systems/:sys/Bios/Actions/Bios.ChangePassword',
     post: (ctx) => {
-      const { PasswordName: name, OldPassword: old, NewPassword: next } = ctx.body;
+      onlyParameters('Bios.ChangePassword', ctx.body, ['PasswordName', 'OldPassword', 'NewPassword']);
+      const name = ctx.body.PasswordName;
       const s = ctx.system();
       const passwords = s.state.bios.passwords;
       if (typeof name !== 'string' || !(name in passwords)) throw badRequest('ActionParameterValueNotInList', `PasswordName must be one of ${Object.keys(passwords).join(', ')}.`, 'PasswordName');
-      if (typeof old !== 'string' || typeof next !== 'string') throw badRequest('ActionParameterMissing', 'OldPassword and NewPassword (strings) are required.', 'NewPassword');
+      const old = stringParameter('Bios.ChangePassword', ctx.body, 'OldPassword');
+      const next = stringParameter('Bios.ChangePassword', ctx.body, 'NewPassword');
       // Never echo either password back: the message names the field only.
       if (passwords[name] !== old) throw badRequest('ActionParameterValueError', `OldPassword does not match the current ${name}.`, 'OldPassword');
       const problem = passwordProblem(s.model.registry, name, next);

@@ -1,5 +1,6 @@
 import { oneOf } from '../model/boot.ts';
 import type { VirtualMediaSlot } from '../model/state.ts';
+import { onlyParameters, parameterTypeError, stringParameter } from '../http/action.ts';
 import { badRequest, notFound, RedfishError } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, resetActionInfo, STATUS_OK } from '../http/odata.ts';
@@ -9,6 +10,8 @@ import { collection, odata, ref, resetActionInfo, STATUS_OK } from '../http/odat
 // sushy (System.virtual_media) and Ironic look first: both paths lead to the one pair of drives.
 const MEDIA_TYPES: Record<VirtualMediaSlot, string[]> = { Cd: ['CD', 'DVD'], Floppy: ['Floppy', 'USBStick'] };
 const MANAGER_RESETS = ['GracefulRestart', 'ForceRestart'] as const;
+// The parameters VirtualMedia.InsertMedia defines (sushy sends UserName, Password and TransferMethod when asked).
+const INSERT_PARAMETERS = ['Image', 'Inserted', 'WriteProtected', 'TransferProtocolType', 'TransferMethod', 'MediaType', 'UserName', 'Password'];
 const mgr = (ctx: Ctx) => `/redfish/v1/Managers/${ctx.system().id}`;
 /** The VirtualMedia collection the request came through: the manager's or the system's. */
 const mediaBase = (ctx: Ctx) => (ctx.path.startsWith('/redfish/v1/Systems/') ? `${ctx.system().info.systemPath}/VirtualMedia` : `${mgr(ctx)}/VirtualMedia`);
@@ -52,13 +55,15 @@ function transferProtocol(ctx: Ctx, image: string): void {
 }
 
 function insert(ctx: Ctx) {
-  const image = ctx.body.Image;
-  if (typeof image !== 'string' || !/^(https?|nfs|cifs):\/\/\S+$/.test(image)) {
+  onlyParameters('VirtualMedia.InsertMedia', ctx.body, INSERT_PARAMETERS);
+  const image = stringParameter('VirtualMedia.InsertMedia', ctx.body, 'Image');
+  if (!/^(https?|nfs|cifs):\/\/\S+$/.test(image)) {
     throw badRequest('ActionParameterValueFormatError', 'Image must be an http, https, nfs or cifs URL of the image.', 'Image');
   }
   const inserted = ctx.body.Inserted ?? true;
   const writeProtected = ctx.body.WriteProtected ?? true;
-  if (typeof inserted !== 'boolean' || typeof writeProtected !== 'boolean') throw badRequest('ActionParameterValueTypeError', 'Inserted and WriteProtected must be true or false.', 'Inserted');
+  if (typeof inserted !== 'boolean') throw parameterTypeError('VirtualMedia.InsertMedia', 'Inserted', 'true or false');
+  if (typeof writeProtected !== 'boolean') throw parameterTypeError('VirtualMedia.InsertMedia', 'WriteProtected', 'true or false');
   const id = slot(ctx);
   transferProtocol(ctx, image);
   // A drive holds one image: real BMCs refuse a second InsertMedia until EjectMedia rather than swap
@@ -98,8 +103,8 @@ export const managerResources: Resource[] = [
     pattern: '/redfish/v1/Managers/:sys/Actions/Manager.Reset',
     // A BMC reset leaves the host alone: accepted and done, once its ResetType is one the action lists.
     post: (ctx) => {
-      const type = ctx.body.ResetType;
-      if (type === undefined) throw badRequest('ActionParameterMissing', 'The action Manager.Reset requires the parameter ResetType.', 'ResetType');
+      onlyParameters('Manager.Reset', ctx.body, ['ResetType']);
+      const type = stringParameter('Manager.Reset', ctx.body, 'ResetType');
       if (!oneOf(MANAGER_RESETS, type)) throw badRequest('ActionParameterValueNotInList', `The value ${JSON.stringify(type)} for ResetType is not one of ${MANAGER_RESETS.join(', ')}.`, 'ResetType');
       return { status: 204 };
     },
@@ -114,6 +119,7 @@ export const managerResources: Resource[] = [
     {
       pattern: `${base}/:id/Actions/VirtualMedia.EjectMedia`,
       post: (ctx) => {
+        onlyParameters('VirtualMedia.EjectMedia', ctx.body, []);
         ctx.system().setVirtualMedia(slot(ctx), { image: null, inserted: false });
         return { status: 204 };
       },

@@ -1,4 +1,5 @@
-import { badRequest, notFound, unauthorized } from '../http/errors.ts';
+import { stringProperty } from '../http/action.ts';
+import { notFound, unauthorized } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
 import { systemsFor } from '../http/sessions.ts';
@@ -50,8 +51,9 @@ export const rootResources: Resource[] = [
     public: ['POST'],
     get: (ctx) => collection(SESSIONS, '#SessionCollection.SessionCollection', 'Session Collection', ctx.world.sessions.visibleTo(ctx.principal.systemIds).map((s) => `${SESSIONS}/${s.id}`)),
     post: (ctx) => {
-      const { UserName: user, Password: password } = ctx.body;
-      if (typeof user !== 'string' || typeof password !== 'string') throw badRequest('PropertyMissing', 'UserName and Password (strings) are required to create a session.', 'UserName');
+      // A refusal names the property and never quotes its value (a password).
+      const user = stringProperty(ctx.body, 'UserName');
+      const password = stringProperty(ctx.body, 'Password');
       const systemIds = systemsFor(ctx.world.systems.values(), user, password);
       if (systemIds.length === 0) throw unauthorized();
       const s = ctx.world.sessions.create(user, systemIds);

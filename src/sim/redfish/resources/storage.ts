@@ -1,6 +1,7 @@
 import { oneOf } from '../model/boot.ts';
 import { RAID_TYPES, usableBytes, volumeProblem, volumeType } from '../model/storage.ts';
 import type { Drive, Volume } from '../model/storage.ts';
+import { propertyTypeError } from '../http/action.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
@@ -61,6 +62,7 @@ function createVolume(ctx: Ctx) {
   const s = ctx.system();
   checkApplyTime(ctx);
   const raid = ctx.body.RAIDType;
+  if (raid !== undefined && typeof raid !== 'string') throw propertyTypeError('RAIDType', 'a string');
   if (!oneOf(RAID_TYPES, raid)) throw badRequest('PropertyValueNotInList', `RAIDType must be one of ${RAID_TYPES.join(', ')}.`, 'RAIDType');
   const cap = ctx.body.CapacityBytes;
   if (cap !== undefined && (typeof cap !== 'number' || !Number.isInteger(cap) || cap <= 0)) throw badRequest('PropertyValueTypeError', 'CapacityBytes must be a positive whole number.', 'CapacityBytes');

@@ -4,6 +4,7 @@ import { isResetType, RESET_TYPES } from '../model/power.ts';
 import { INDICATOR_LEDS } from '../model/state.ts';
 import type { IndicatorLed } from '../model/state.ts';
 import type { SimSystem } from '../model/system.ts';
+import { onlyParameters, propertyTypeError, stringParameter } from '../http/action.ts';
 import { badRequest, notPatchable } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, resetActionInfo, STATUS_OK } from '../http/odata.ts';
@@ -57,16 +58,20 @@ function httpBootUri(value: unknown): string | null {
   throw badRequest('PropertyValueFormatError', `The value ${JSON.stringify(value)} for the property Boot/HttpBootUri is not an http or https URI (or null).`, 'Boot/HttpBootUri');
 }
 
+const OVERRIDE_KEYS = ['BootSourceOverrideTarget', 'BootSourceOverrideEnabled', 'BootSourceOverrideMode'];
+
 function bootPatch(raw: unknown): Partial<BootOverride> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badRequest('PropertyValueTypeError', 'Boot must be an object.', 'Boot');
   const out: Partial<BootOverride> = {};
   for (const [key, value] of Object.entries(raw)) {
+    // A number or boolean where a string goes is of the wrong type, not a string missing from the list.
+    if (OVERRIDE_KEYS.includes(key) && typeof value !== 'string') throw propertyTypeError(`Boot/${key}`, 'a string');
     if (key === 'BootSourceOverrideTarget' && oneOf(BOOT_TARGETS, value)) out.target = value;
     else if (key === 'BootSourceOverrideEnabled' && oneOf(BOOT_ENABLED, value)) out.enabled = value;
     else if (key === 'BootSourceOverrideMode' && oneOf(BOOT_MODES, value)) out.mode = value;
     // Newer sushy sends HttpBootUri with every UefiHttp override (null: the URI DHCP offers).
     else if (key === 'HttpBootUri') out.httpBootUri = httpBootUri(value);
-    else if (['BootSourceOverrideTarget', 'BootSourceOverrideEnabled', 'BootSourceOverrideMode'].includes(key)) {
+    else if (OVERRIDE_KEYS.includes(key)) {
       throw badRequest('PropertyValueNotInList', `The value ${JSON.stringify(value)} for the property Boot/${key} is not in the list of acceptable values.`, `Boot/${key}`);
     } else throw badRequest('PropertyUnknown', `The property Boot/${key} is not known or not writable.`, `Boot/${key}`);
   }
@@ -81,6 +86,7 @@ function patchSystem(ctx: Ctx) {
   for (const [key, value] of Object.entries(ctx.body)) {
     if (key === 'Boot') boot = bootPatch(value);
     else if (key === 'IndicatorLED' && oneOf(INDICATOR_LEDS, value)) led = value;
+    else if (key === 'IndicatorLED' && typeof value !== 'string') throw propertyTypeError(key, 'a string');
     else if (key === 'IndicatorLED') throw badRequest('PropertyValueNotInList', `IndicatorLED must be one of ${INDICATOR_LEDS.join(', ')}.`, key);
     else throw notPatchable(key, systemBody(s));
   }
@@ -99,8 +105,8 @@ export const systemResources: Resource[] = [
   {
     pattern: '/redfish/v1/Systems/:sys/Actions/ComputerSystem.Reset',
     post: (ctx) => {
-      const type = ctx.body.ResetType;
-      if (type === undefined) throw badRequest('ActionParameterMissing', 'The action ComputerSystem.Reset requires the parameter ResetType.', 'ResetType');
+      onlyParameters('ComputerSystem.Reset', ctx.body, ['ResetType']);
+      const type = stringParameter('ComputerSystem.Reset', ctx.body, 'ResetType');
       if (!isResetType(type)) throw badRequest('ActionParameterValueNotInList', `The value ${JSON.stringify(type)} for ResetType is not one of ${RESET_TYPES.join(', ')}.`, 'ResetType');
       ctx.system().reset(type);
       return { status: 204 };

@@ -1,6 +1,7 @@
 import { bumpVersion, componentOfImage, FIRMWARE_COMPONENTS } from '../model/firmware.ts';
 import type { FirmwareComponent } from '../model/firmware.ts';
 import type { SimTask } from '../model/tasks.ts';
+import { onlyParameters } from '../http/action.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
@@ -78,6 +79,8 @@ export function taskBody(t: SimTask): object {
 }
 
 function simpleUpdate(ctx: Ctx) {
+  // UpdateService v1_8_0's parameters: an unknown one is refused, not ignored.
+  onlyParameters('UpdateService.SimpleUpdate', ctx.body, ['ImageURI', 'TransferProtocol', 'Targets', 'Username', 'Password']);
   const image = ctx.body.ImageURI;
   const protocol = ctx.body.TransferProtocol;
   if (protocol !== undefined && !(PROTOCOLS as readonly unknown[]).includes(protocol)) {
