@@ -13,10 +13,10 @@ export type IronicErrorCode =
   | 'timeout' // no complete answer within timeoutMs
   | 'network' // connection refused, reset, DNS, TLS
   | 'withheld' // the caller's leave check (its shard lease) said no once a connection was ready: nothing sent
-  | 'version' // microversion negotiation refused, or 406 from Ironic
+  | 'version' // microversion negotiation refused, or Ironic's 406 for a version outside its range
   | 'invalid-response' // not JSON, or JSON of an unexpected shape
   | 'auth' // 401, 403
-  | 'unsupported'; // a field or call the negotiated microversion lacks: refused before sending
+  | 'unsupported'; // a field or call the negotiated microversion lacks: refused before sending, or by Ironic's 406 NotAcceptable
 
 export interface IronicErrorDetails {
   readonly code: IronicErrorCode;

@@ -14,6 +14,9 @@ import type { ApiVersion } from './version.ts';
 // failure turned into an IronicError with no secret in it.
 
 const VERSION_HEADER = 'X-OpenStack-Ironic-API-Version';
+// The 406 of Ironic's version check (api/controllers/v1/__init__.py _check_version): "Version
+// 1.96 was requested but ... The supported version range is: [1.1, 1.82]."
+const VERSION_REFUSED = /supported version range is/i;
 // OpenSSL's verification failures as Node reports them.
 const TLS_VERIFY = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ALTNAME/;
 
@@ -80,7 +83,12 @@ export function createSend(core: RequestCore): Send {
       }
       const said = ironicErrorMessage(raw.body);
       const ironicMessage = said === null ? null : redact(said);
-      const { code, retryable } = classifyStatus(raw.status, ironicMessage);
+      const classified = classifyStatus(raw.status, ironicMessage);
+      // Ironic's other 406, NotAcceptable ("Request not acceptable."): a field, filter or verb
+      // newer than a version it otherwise serves. Negotiating again gives the same version, so it
+      // is refused for good; taken as a version refusal it was retried, and renegotiated, forever.
+      const notAcceptable = classified.code === 'version' && v !== null && ironicMessage !== null && !VERSION_REFUSED.test(ironicMessage);
+      const { code, retryable } = notAcceptable ? { code: 'unsupported' as const, retryable: false } : classified;
       if (code === 'locked' && attempt < attempts) {
         stats.countRetry();
         await sleep(lockedRetryDelay(attempt, opts.lockedRetries));
@@ -90,7 +98,7 @@ export function createSend(core: RequestCore): Send {
       // forget it, so that the next call negotiates again.
       if (code === 'version') versions.forget();
       const after = attempt > 1 ? ` after ${attempt} attempts` : '';
-      const what = ironicMessage ?? (raw.statusText || 'no message');
+      const what = (ironicMessage ?? (raw.statusText || 'no message')) + (notAcceptable && v !== null ? ` (at API ${v.text}: the call, or a field or parameter of it, needs a newer API version than metalfleet negotiated)` : '');
       throw fail(c, code, code === 'version' ? true : retryable, `Ironic answered HTTP ${raw.status}${after}: ${what}`, {
         status: raw.status,
         ironicMessage,

@@ -2,7 +2,7 @@ import type { OpResult } from '../../../machines/bmh/index.ts';
 import type { HostData } from '../../../ports/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
-import { heldByFault, nodeReason } from './node-reason.ts';
+import { heldByFault, leaveMaintenanceNow, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 
 // Tell Ironic a running host is already deployed (externally provisioned, or found again after
@@ -14,6 +14,7 @@ export async function adopt(ctx: StepContext, host: HostData, restartOnFailure: 
     case 'manageable':
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
       if (node.fault) return heldByFault(node, ctx.polls.longMs);
+      if (node.maintenance) return leaveMaintenanceNow(ctx, node);
       if (host.spec.image?.url) {
         await ctx.client.patchNode(node.uuid, [
           { op: 'add', path: '/instance_uuid', value: host.uid },
@@ -30,7 +31,9 @@ export async function adopt(ctx: StepContext, host: HostData, restartOnFailure: 
       await ctx.client.setProvisionState(node.uuid, 'adopt');
       return continuing(ctx.polls.shortMs);
     case 'active':
-      if (node.maintenance && /adopt|manual/i.test(node.maintenance_reason ?? '')) await ctx.client.unsetMaintenance(node.uuid);
+      // BMO's Adopt: maintenance without a fault was set by someone (by hand, a detach that did
+      // not finish), whatever its reason, and is cleared; Ironic's own (a fault) is Ironic's to clear.
+      if (node.maintenance && !node.fault) await ctx.client.unsetMaintenance(node.uuid);
       return done();
     case 'enroll':
     case 'verifying':

@@ -21,5 +21,6 @@ export interface StepContext {
   // until the host's registration got an answer (register.ts). Never the credentials themselves.
   readonly created: Map<string, string>;
   // The node this call's owner fence read, for the call's first lookup (one GET a poll, not two).
-  readonly prefound?: { readonly node: IronicNode | null; used: boolean };
+  // macHeldBy: as find-node.ts's lookup tells it.
+  readonly prefound?: { readonly node: IronicNode | null; readonly macHeldBy?: IronicNode; used: boolean };
 }

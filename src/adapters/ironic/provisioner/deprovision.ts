@@ -2,7 +2,7 @@ import type { OpResult } from '../../../machines/bmh/index.ts';
 import type { HostData } from '../../../ports/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
-import { heldByFault, nodeReason } from './node-reason.ts';
+import { heldByFault, leaveMaintenanceNow, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 
 // reference/bmo.md §5.2 Deprovision: undeploy (with automated cleaning as the host asks) until the
@@ -40,6 +40,7 @@ export async function deprovision(ctx: StepContext, host: HostData, o: { restart
     case 'manageable':
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
       if (node.fault) return heldByFault(node, ctx.polls.longMs);
+      if (node.maintenance) return leaveMaintenanceNow(ctx, node);
       await ctx.client.setProvisionState(node.uuid, 'provide');
       return continuing(ctx.polls.shortMs);
     case 'available':

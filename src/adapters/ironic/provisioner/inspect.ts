@@ -4,7 +4,7 @@ import type { HostData } from '../../../ports/index.ts';
 import type { IronicNode } from '../client/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
-import { heldByFault, nodeReason } from './node-reason.ts';
+import { heldByFault, leaveMaintenanceNow, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 
 // forceReboot (BMO's InspectHardware forceReboot, a reboot annotation with force:true): an
@@ -17,6 +17,7 @@ export async function inspect(ctx: StepContext, host: HostData, o: { restartOnFa
   switch (node.provision_state) {
     case 'available':
       if (node.fault) return heldByFault(node, ctx.polls.longMs);
+      if (node.maintenance) return leaveMaintenanceNow(ctx, node);
       await ctx.client.setProvisionState(node.uuid, 'manage');
       return continuing(ctx.polls.shortMs);
     case 'manageable':
@@ -24,6 +25,7 @@ export async function inspect(ctx: StepContext, host: HostData, o: { restartOnFa
       // Inspected already (and no fresh inspection asked for): read what it found.
       if (node.inspection_finished_at && !o.refresh && !wasAborted(node)) return done({ hardware: await hardwareOf(ctx, node) });
       if (node.fault) return heldByFault(node, ctx.polls.longMs);
+      if (node.maintenance) return leaveMaintenanceNow(ctx, node);
       await ctx.client.setProvisionState(node.uuid, 'inspect');
       return { kind: 'continuing', afterMs: ctx.polls.longMs, started: true };
     case 'inspect wait':

@@ -18,7 +18,8 @@ import { register } from './register.ts';
 import { readFirmware } from './firmware-read.ts';
 import { service } from './service.ts';
 import { removeNode } from './remove.ts';
-import { findNode } from './find-node.ts';
+import { lookupNode } from './find-node.ts';
+import type { NodeLookup } from './find-node.ts';
 import { LastRead, watchedClient } from './last-read.ts';
 import { claimNode, leaseGuardedClient, LeaseNotHeld } from './owner-fence.ts';
 import { StaleOwner, tellFenceRefused } from '../../../ports/index.ts';
@@ -97,10 +98,12 @@ export function createIronicProvisioner(o: IronicProvisionerOptions): Provisione
  */
 async function fenced(c: StepContext, host: HostData, known: IronicNode | undefined): Promise<StepContext['prefound']> {
   if (!host.fence) return known ? { node: known, used: false } : undefined;
-  const node = known ?? await findNode(c, host);
+  const found: NodeLookup = known ? { node: known } : await lookupNode(c, host);
+  const node = found.node;
   // A refusal is told to the shard's owner, which gives the shard up and retakes it above (issue 30).
+  // Another host's node that holds this host's boot MAC is never claimed (it is not found).
   const claim = node ? await claimNode(c.client, node, host.fence).catch((err: unknown) => Promise.reject(tellFenceRefused(host, err))) : null;
-  return { node: claim?.standing === 'recorded' ? claim.node : node, used: false };
+  return { node: claim?.standing === 'recorded' ? claim.node : node, ...(found.macHeldBy ? { macHeldBy: found.macHeldBy } : {}), used: false };
 }
 
 // Ironic errors become results: a vanished node asks for registration, a retryable one is

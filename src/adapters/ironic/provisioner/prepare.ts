@@ -5,7 +5,7 @@ import type { IronicNode } from '../client/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
 import { firmwareShortfall, firmwareStepsFor } from './firmware-plan.ts';
-import { heldByFault, nodeReason } from './node-reason.ts';
+import { heldByFault, leaveMaintenanceNow, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 import { raidCleanSteps, raidConfigProblem, raidInterfaceFor, targetRaidConfig } from './raid-steps.ts';
 
@@ -37,6 +37,7 @@ export async function prepare(ctx: StepContext, host: HostData, args: Extract<Ca
     case 'available':
       if (steps.length === 0) return done();
       if (node.fault) return heldByFault(node, ctx.polls.longMs);
+      if (node.maintenance) return leaveMaintenanceNow(ctx, node);
       await ctx.client.setProvisionState(node.uuid, 'manage');
       return continuing(ctx.polls.shortMs);
     case 'manageable':
@@ -44,6 +45,7 @@ export async function prepare(ctx: StepContext, host: HostData, args: Extract<Ca
       // Our clean finished (its mark is dropped either way), or there is nothing to clean.
       if (ctx.cleaning.delete(node.uuid) || steps.length === 0) return done();
       if (node.fault) return heldByFault(node, ctx.polls.longMs);
+      if (node.maintenance) return leaveMaintenanceNow(ctx, node);
       if (steps.some((s) => s.step === 'create_configuration')) {
         // Ironic cannot change the interface mid-clean, so it is set before the clean starts.
         // Nodes on the fake-hardware override keep their fake interface: no ramdisk runs there.

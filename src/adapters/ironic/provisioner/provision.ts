@@ -5,7 +5,7 @@ import type { StepContext } from './context.ts';
 import { configDrive } from './configdrive.ts';
 import { findNode } from './find-node.ts';
 import { checksumProblem, imageUnreachable } from './image-check.ts';
-import { heldByFault, nodeReason } from './node-reason.ts';
+import { heldByFault, leaveMaintenanceNow, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 
 // reference/bmo.md §5.2 Provision: provide (automated clean) → instance_info → validate → active
@@ -28,6 +28,7 @@ export async function provision(ctx: StepContext, host: HostData, o: { rootDevic
     case 'manageable':
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
       if (node.fault) return heldByFault(node, ctx.polls.longMs);
+      if (node.maintenance) return leaveMaintenanceNow(ctx, node);
       await ctx.client.patchNode(node.uuid, [{ op: 'replace', path: '/automated_clean', value: host.spec.automatedCleaningMode !== 'disabled' }]);
       await ctx.client.setProvisionState(node.uuid, 'provide');
       return continuing(ctx.polls.shortMs);
@@ -39,6 +40,7 @@ export async function provision(ctx: StepContext, host: HostData, o: { rootDevic
     case 'available': {
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
       if (node.fault) return heldByFault(node, ctx.polls.longMs);
+      if (node.maintenance) return leaveMaintenanceNow(ctx, node);
       if (image && ctx.imageCheck.enabled) {
         const unreachable = await imageUnreachable(image.url, ctx.imageCheck.timeoutMs);
         if (unreachable) return failed(unreachable);

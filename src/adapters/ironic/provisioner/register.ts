@@ -4,7 +4,7 @@ import type { OpResult } from '../../../machines/bmh/index.ts';
 import type { HostData } from '../../../ports/index.ts';
 import { IronicError } from '../client/index.ts';
 import type { StepContext } from './context.ts';
-import { findNode } from './find-node.ts';
+import { lookupNode } from './find-node.ts';
 import { gateNodeBody } from './gating.ts';
 import { nodeReason } from './node-reason.ts';
 import { createNodeBody } from './node-spec.ts';
@@ -38,7 +38,9 @@ async function registerOnce(ctx: StepContext, host: HostData, restartOnFailure: 
   const gated = gateNodeBody(createNodeBody(host, bmc.bmc, host.credentials, { override: ctx.override, deploy: ctx.deploy }), await ctx.client.negotiated(), ctx.log);
   if (!gated.ok) return failed(gated.message, null);
   const body = gated.body;
-  let node = await findNode(ctx, host);
+  const found = await lookupNode(ctx, host);
+  if (found.macHeldBy) return failed(macConflict(host, found.macHeldBy));
+  let node = found.node;
   let created = false;
   if (!node) {
     // Created with its owner's record (the fence), as claimNode would write it: the owner's next
@@ -61,7 +63,10 @@ async function registerOnce(ctx: StepContext, host: HostData, restartOnFailure: 
   if (mac && !ctx.ports.has(`${node.uuid} ${mac}`)) {
     // A node we just created has no ports to look at.
     const ports = created ? [] : await ctx.client.listPorts({ node: node.uuid });
-    if (!ports.some((p) => p.address.toLowerCase() === mac)) await ctx.client.createPort({ nodeUuid: node.uuid, address: mac, pxeEnabled: true });
+    if (!ports.some((p) => p.address.toLowerCase() === mac)) {
+      const refused = await createBootPort(ctx, host, node.uuid, mac);
+      if (refused) return refused;
+    }
     ctx.ports.add(`${node.uuid} ${mac}`);
   }
   const id = { provisionerId: node.uuid };
@@ -88,6 +93,30 @@ async function unlessMovedOn(ctx: StepContext, uuid: string, err: unknown): Prom
   if (!(err instanceof IronicError && err.code === 'bad-request')) throw err;
   const now = await ctx.client.getNode(uuid);
   if (!now || now.provision_state === 'enroll') throw err;
+}
+
+// Ironic's 409 for a MAC another node has a port of says only "A port with MAC address <mac>
+// already exists.": the node holding it is looked up, so the host's status names it (BMO's
+// createNodePort: "port belongs to another node"). A port of the host's own node (a create that
+// raced ours) is no failure.
+async function createBootPort(ctx: StepContext, host: HostData, uuid: string, mac: string): Promise<OpResult | null> {
+  try {
+    await ctx.client.createPort({ nodeUuid: uuid, address: mac, pxeEnabled: true });
+    return null;
+  } catch (err) {
+    if (!(err instanceof IronicError && err.code === 'conflict')) throw err;
+    const holder = (await ctx.client.listPorts({ address: mac }))[0];
+    if (!holder) throw err;
+    if (holder.node_uuid === uuid) return null;
+    const other = await ctx.client.getNode(holder.node_uuid);
+    return failed(macConflict(host, other ?? { uuid: holder.node_uuid, name: null }));
+  }
+}
+
+function macConflict(host: HostData, other: { readonly uuid: string; readonly name?: string | null }): string {
+  const mac = host.spec.bootMACAddress?.toLowerCase() ?? '';
+  const which = other.name ? `${other.name} (${other.uuid})` : other.uuid;
+  return `MAC address ${mac} conflicts with existing node ${which}: Ironic has a port with it on that node, and a MAC can belong to one node only; correct spec.bootMACAddress, or remove that node (or its port) from Ironic if it is stale`;
 }
 
 // A digest, so the credentials in driver_info are kept in no form that could be read back.
