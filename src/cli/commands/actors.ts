@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
+import { CliError } from '../cli-error.ts';
 import { actorsView, addViewFlags, collect, nodesFrom, runView, type CommonFlags } from '../introspect/index.ts';
 
 // `metalfleet actors`: every actor of every node with its mailbox, for finding a stuck one.
@@ -25,6 +26,10 @@ Examples:
 `)
     .action(async (flags: ActorsFlags) => {
       const nodes = nodesFrom(flags.node);
+      // Every path starts with "/": without it the prefix matched nothing and read as "no actors".
+      if (flags.prefix !== undefined && flags.prefix !== '' && !flags.prefix.startsWith('/')) {
+        throw new CliError(`--prefix: actor paths start with "/": ${JSON.stringify(flags.prefix)} matches none; did you mean /${flags.prefix}?`, 2);
+      }
       await runView(flags, 'metalfleet-actors', (transport, options) => actorsView(transport, {
         ...(flags.tree ? { tree: true } : {}),
         ...(flags.prefix !== undefined ? { prefix: flags.prefix } : {}),

@@ -2,17 +2,17 @@
 // addresses as MAAS holds them), then per cluster its machines with their MAAS state and whether
 // the record holds them, and its conditions.
 import type { ClusterRow } from '../../cluster/introspect/index.ts';
-import { gather } from '../../cluster/introspect/index.ts';
 import type { Transport } from '../../ports/index.ts';
 import { formatDuration, renderFields, renderTable, type Column } from './format.ts';
 import type { OnNode } from './rows.ts';
 import { noAnswer, output, partialWarnings, type CommandOutput, type ViewOptions } from './session.ts';
+import { gatherWithShards, ownerlessShards, ownerlessWarning } from './views.ts';
 
 type ClusterMachine = ClusterRow['machines'][number];
 
 export function clusterColumns(): Array<Column<OnNode<ClusterRow>>> {
   return [
-    { header: 'CLUSTER', value: (c) => c.key, max: 40 },
+    { header: 'CLUSTER', value: (c) => c.key },
     { header: 'PHASE', value: (c) => c.phase },
     { header: 'READY', value: (c) => (c.ready ? 'yes' : 'no') },
     { header: 'DNS NAME', value: (c) => c.dnsName ?? '-', max: 48 },
@@ -20,7 +20,7 @@ export function clusterColumns(): Array<Column<OnNode<ClusterRow>>> {
     { header: 'SEEN', value: (c) => formatDuration(c.addressesSeenMs), align: 'right' },
     { header: 'MACHINES', value: (c) => machineCounts(c.machines), align: 'right' },
     { header: 'SHARD', value: (c) => String(c.shard), align: 'right' },
-    { header: 'NODE', value: (c) => c.node, max: 20 },
+    { header: 'NODE', value: (c) => c.node },
     { header: 'ERROR', value: (c) => c.lastError ?? c.waiting ?? '-' },
   ];
 }
@@ -31,7 +31,7 @@ function machineCounts(machines: readonly ClusterMachine[]): string {
 }
 
 const machineColumns: Array<Column<ClusterMachine>> = [
-  { header: 'MACHINE', value: (m) => m.key, max: 48 },
+  { header: 'MACHINE', value: (m) => m.key },
   { header: 'ROLE', value: (m) => (m.controlPlane ? 'control-plane' : 'worker') },
   { header: 'MAAS STATE', value: (m) => m.machineState || '-', max: 26 },
   { header: 'ADDRESS', value: (m) => m.address ?? '-' },
@@ -50,10 +50,13 @@ function clusterDetail(c: OnNode<ClusterRow>, width: number): string[] {
 }
 
 export async function clustersView(transport: Transport, options: ViewOptions): Promise<CommandOutput> {
-  const gathered = await gather(transport, 'clusters', {}, { timeoutMs: options.timeoutMs, ...(options.nodes && options.nodes.length > 0 ? { nodes: options.nodes } : {}) });
+  const { gathered, shards, shardCount } = await gatherWithShards(transport, 'clusters', {}, options);
   const failure = noAnswer(gathered, options);
   if (failure) throw failure;
   const warnings = partialWarnings(gathered, options.timeoutMs);
+  // A cluster in a shard that is moving is answered by neither node: say so, as `hosts` does.
+  const ownerless = ownerlessShards(gathered, (v) => v.clusters.map((c) => c.shard), shards, shardCount);
+  if (ownerless.length > 0) warnings.push(ownerlessWarning(ownerless, 'MaasClusters'));
   const rows = gathered.replies
     .flatMap(({ node, value }) => value.clusters.map((c) => ({ ...c, node })))
     .sort((a, b) => a.key.localeCompare(b.key) || a.node.localeCompare(b.node));

@@ -210,14 +210,17 @@ export function renderFrame(data: TopData | null, options: FrameOptions): string
   const actorRows = Math.max(0, free - errorRows);
 
   body.push('', `MAILBOXES  ${actors.length} actors, busiest by ${sort}`);
+  // The node's name whole (a StatefulSet's `metalfleet-controller-0` cut to 10 named no node);
+  // the path gives up the room, as the one column that can.
+  const nodeWidth = Math.max(4, ...actors.slice(0, actorRows).map((a) => [...a.node].length));
   const columns: Array<Column<OnNode<ActorRow>>> = [
-    { header: 'PATH', value: (a) => a.path, max: Math.max(12, width - 52) },
+    { header: 'PATH', value: (a) => a.path, max: Math.max(12, width - 42 - nodeWidth) },
     { header: 'KIND', value: (a) => a.kind, max: 10 },
     { header: 'DEPTH', value: (a) => String(a.mailboxDepth), align: 'right' },
     { header: 'HIGH', value: (a) => String(a.highWater), align: 'right' },
     { header: 'DONE', value: (a) => String(a.processed), align: 'right' },
     { header: 'RST', value: (a) => String(a.restarts), align: 'right' },
-    { header: 'NODE', value: (a) => a.node, max: 10 },
+    { header: 'NODE', value: (a) => a.node },
   ];
   const table = renderTable(columns, actors.slice(0, actorRows), { width });
   body.push(...table.map((l) => `${l}`));

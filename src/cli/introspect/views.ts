@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { Condition, MAAS_MACHINE_STATES, PROVISIONING_STATES } from '../../api/index.ts';
 import { RemoteError } from '../../bus/index.ts';
 import { HostKey } from '../../bus/messages/index.ts';
-import type { HostBackend } from '../../cluster/introspect/index.ts';
+import type { Gathered, HostBackend, IntrospectReply, IntrospectRequest } from '../../cluster/introspect/index.ts';
 import { announcedShardCount, gather, inspectHost, listNodes, NotFound } from '../../cluster/introspect/index.ts';
 import { BusError, type Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
@@ -76,14 +76,16 @@ function errorCell(h: HostRow): string {
 
 export function hostColumns(wide = false): Array<Column<OnNode<WideHostRow>>> {
   const columns: Array<Column<OnNode<WideHostRow>>> = [
-    { header: 'NAME', value: (h) => h.key, max: 40 },
+    // Names (and actor paths, holders, node names below) are never cut: hosts of one scheme share
+    // long prefixes, and a cut name told no row from the next. The line is still cut at the width.
+    { header: 'NAME', value: (h) => h.key },
     { header: 'KIND', value: (h) => KIND_SHORT[h.kind] ?? h.kind },
     { header: 'BACKEND', value: (h) => h.backend },
     { header: 'STATE', value: (h) => h.state || 'none', max: 26 },
     { header: 'POWER', value: (h) => (h.poweredOn ? 'on' : 'off') },
     { header: 'STATUS', value: (h) => h.operationalStatus || '-' },
     { header: 'SHARD', value: (h) => String(h.shard), align: 'right' },
-    { header: 'NODE', value: (h) => h.node, max: 20 },
+    { header: 'NODE', value: (h) => h.node },
     { header: 'IN STATE', value: (h) => formatDuration(h.stateSinceMs), align: 'right' },
     { header: 'ERROR', value: errorCell },
   ];
@@ -96,28 +98,51 @@ const OWNERLESS_SHOWN = 10;
 
 /**
  * The shards of the cluster's `shardCount` that no node that answered owns: during a hand-off the
- * moving shard is answered by neither node, so its hosts are missing from the listing. Empty when
+ * moving shard is answered by neither node, so its objects are missing from the listing. Empty when
  * the count is unknown or some node did not answer either ask (its shards are unknown, not
  * ownerless: the missing-node warning already says so).
  */
-function ownerlessShards(
-  hosts: GatheredLike<{ hosts: ReadonlyArray<{ shard: number }> }>,
+export function ownerlessShards<T>(
+  listed: GatheredLike<T>,
+  shardsOf: (value: T) => readonly number[],
   shards: GatheredLike<{ shards: ReadonlyArray<{ shard: number }> }> | null,
   shardCount: number | undefined,
 ): number[] {
   if (shardCount === undefined || shards === null) return [];
-  if ([hosts, shards].some((g) => g.missing.length > 0 || g.errors.length > 0)) return [];
+  if ([listed, shards].some((g) => g.missing.length > 0 || g.errors.length > 0)) return [];
   const covered = new Set(shards.replies.flatMap((r) => r.value.shards.map((s) => s.shard)));
-  // A host listed shows its shard was answered for, even if its node gave the shard up between the two asks.
-  for (const r of hosts.replies) for (const h of r.value.hosts) covered.add(h.shard);
+  // An object listed shows its shard was answered for, even if its node gave the shard up between the two asks.
+  for (const r of listed.replies) for (const s of shardsOf(r.value)) covered.add(s);
   return Array.from({ length: shardCount }, (_, i) => i).filter((i) => !covered.has(i));
 }
 
-function ownerlessWarning(ownerless: readonly number[]): string {
+/** `what`: what the shards hold that the listing leaves out ("hosts", "MaasClusters"). */
+export function ownerlessWarning(ownerless: readonly number[], what = 'hosts'): string {
   const shown = ownerless.slice(0, OWNERLESS_SHOWN).join(', ');
   const more = ownerless.length > OWNERLESS_SHOWN ? ` and ${ownerless.length - OWNERLESS_SHOWN} more` : '';
   const [shard, their] = ownerless.length === 1 ? ['shard', 'its'] : ['shards', 'their'];
-  return `warning: ${shard} ${shown}${more} had no owner when asked (moving between nodes): ${their} hosts are not listed; try again`;
+  return `warning: ${shard} ${shown}${more} had no owner when asked (moving between nodes): ${their} ${what} are not listed; try again`;
+}
+
+/**
+ * Asks `verb` of the members, and their shards beside it when the whole cluster is asked (--node
+ * leaves the other nodes out on purpose: their shards would look ownerless). One member list for
+ * both asks, so the shards are asked of exactly the nodes whose objects are listed.
+ */
+export async function gatherWithShards<V extends 'hosts' | 'clusters'>(
+  transport: Transport,
+  verb: V,
+  request: IntrospectRequest<V>,
+  options: ViewOptions,
+): Promise<{ gathered: Gathered<IntrospectReply<V>>; shards: Gathered<IntrospectReply<'shards'>> | null; shardCount: number | undefined }> {
+  const members = options.nodes && options.nodes.length > 0 ? null : await listNodes(transport);
+  const shardCount = announcedShardCount(members);
+  const ask = members ? { timeoutMs: options.timeoutMs, nodes: members.map((m) => m.node) } : gatherOptions(options);
+  const [gathered, shards] = await Promise.all([
+    gather(transport, verb, request, ask),
+    shardCount === undefined ? null : gather(transport, 'shards', {}, ask),
+  ]);
+  return { gathered, shards, shardCount };
 }
 
 export async function hostsView(transport: Transport, query: HostsQuery, options: ViewOptions): Promise<CommandOutput> {
@@ -128,18 +153,9 @@ export async function hostsView(transport: Transport, query: HostsQuery, options
     // Rows carry conditions only when asked: the dashboard samples every host each second.
     ...(query.wide ? { conditions: true } : {}),
   };
-  // --node leaves the other nodes out on purpose: their shards would look ownerless, so the check
-  // runs only when the whole cluster is asked.
-  const members = options.nodes && options.nodes.length > 0 ? null : await listNodes(transport);
-  const shardCount = announcedShardCount(members);
-  // One member list for both asks: the shards are asked of exactly the nodes whose hosts are listed.
-  const ask = members ? { timeoutMs: options.timeoutMs, nodes: members.map((m) => m.node) } : gatherOptions(options);
-  const [gathered, owned] = await Promise.all([
-    gather(transport, 'hosts', request, ask),
-    shardCount === undefined ? null : gather(transport, 'shards', {}, ask),
-  ]);
+  const { gathered, shards: owned, shardCount } = await gatherWithShards(transport, 'hosts', request, options);
   const warnings = checked(gathered, options);
-  const ownerless = ownerlessShards(gathered, owned, shardCount);
+  const ownerless = ownerlessShards(gathered, (v) => v.hosts.map((h) => h.shard), owned, shardCount);
   if (ownerless.length > 0) warnings.push(ownerlessWarning(ownerless));
   const rows: Array<OnNode<WideHostRow>> = flatten(gathered, (v) => v.hosts).sort((a, b) => a.key.localeCompare(b.key));
   return output(gathered, () => (rows.length === 0 ? ['no hosts match'] : renderTable(hostColumns(query.wide), rows, { width: options.width })), options, warnings);
@@ -194,14 +210,14 @@ function relativePath(path: string, parent: string | null): string {
 
 export function actorColumns(pathOf: (a: OnNode<ActorRow>) => string = (a) => a.path): Array<Column<OnNode<ActorRow>>> {
   return [
-    { header: 'PATH', value: pathOf, max: 48 },
+    { header: 'PATH', value: pathOf },
     { header: 'KIND', value: (a) => a.kind, max: 16 },
     { header: 'MAILBOX', value: (a) => String(a.mailboxDepth), align: 'right' },
     { header: 'HIGH', value: (a) => String(a.highWater), align: 'right' },
     { header: 'PROCESSED', value: (a) => String(a.processed), align: 'right' },
     { header: 'RESTARTS', value: (a) => String(a.restarts), align: 'right' },
     { header: 'STATE', value: (a) => (a.busy ? 'busy' : 'idle') },
-    { header: 'NODE', value: (a) => a.node, max: 20 },
+    { header: 'NODE', value: (a) => a.node },
     { header: 'LAST ERROR', value: (a) => a.lastError ?? '-' },
   ];
 }
@@ -224,7 +240,7 @@ export async function actorsView(transport: Transport, query: ActorsQuery, optio
       const shown = d > 0 && a.parent !== null && paths.has(`${a.node}\u0000${a.parent}`) ? relativePath(a.path, a.parent) : a.path;
       return `${'  '.repeat(d)}${shown}`;
     };
-    return renderTable(actorColumns(pathOf).map((c) => (c.header === 'PATH' ? { ...c, max: 64 } : c)), tree.map((t) => t.row), { width: options.width });
+    return renderTable(actorColumns(pathOf), tree.map((t) => t.row), { width: options.width });
   };
   return output(gathered, table, options, warnings);
 }
@@ -234,7 +250,7 @@ export async function actorsView(transport: Transport, query: ActorsQuery, optio
 export function shardColumns(): Array<Column<OnNode<ShardRow>>> {
   return [
     { header: 'SHARD', value: (s) => String(s.shard), align: 'right' },
-    { header: 'NODE', value: (s) => s.node, max: 24 },
+    { header: 'NODE', value: (s) => s.node },
     { header: 'EPOCH', value: (s) => String(s.epoch), align: 'right' },
     { header: 'HOSTS', value: (s) => String(s.hosts), align: 'right' },
     { header: 'LEASE AGE', value: (s) => formatDuration(s.leaseAgeMs), align: 'right' },
@@ -276,7 +292,7 @@ export function capacityColumns(): Array<Column<OnNode<PoolRow>>> {
     { header: 'LONGEST WAIT', value: (p) => (waitingOf(p) === 0 ? '-' : formatDuration(p.longestWaitMs)), align: 'right' },
     // Time with a free slot beside a waiting request and nothing granted: anything but 0 is a stall.
     { header: 'STALLED', value: (p) => formatStall(p.stallSeconds), align: 'right' },
-    { header: 'BROKER', value: (p) => p.node, max: 20 },
+    { header: 'BROKER', value: (p) => p.node },
     { header: 'OPERATIONS', value: (p) => operationCounts(p.inUse) },
   ];
 }
@@ -299,7 +315,7 @@ export async function capacityView(transport: Transport, options: ViewOptions): 
 export function callColumns(): Array<Column<OnNode<BackendCallRow>>> {
   return [
     { header: 'BACKEND', value: (c) => c.backend, max: 32 },
-    { header: 'NODE', value: (c) => c.node, max: 20 },
+    { header: 'NODE', value: (c) => c.node },
     { header: 'LIMIT', value: (c) => (c.limit === null ? 'none' : String(c.limit)), align: 'right' },
     { header: 'IN FLIGHT', value: (c) => String(c.inFlight), align: 'right' },
     { header: 'WAITING', value: (c) => String(c.waiting), align: 'right' },
@@ -319,7 +335,7 @@ function poolDetail(p: OnNode<PoolRow>, width: number): string[] {
   if (p.inUse.length > 0) {
     out.push('', `${p.pool}: in use`);
     out.push(...renderTable<PoolRow['inUse'][number]>([
-      { header: 'HOST', value: (u) => u.holder, max: 48 },
+      { header: 'HOST', value: (u) => u.holder },
       { header: 'OPERATION', value: (u) => (u.exempt ? `${u.operation} (exempt)` : u.operation) },
       { header: 'FOR', value: (u) => formatDuration(u.sinceMs), align: 'right' },
     ], p.inUse, { width: width - 2 }).map((l) => `  ${l}`));
@@ -332,7 +348,7 @@ function poolDetail(p: OnNode<PoolRow>, width: number): string[] {
     out.push('', `${p.pool}: waiting, next first`);
     out.push(...renderTable<{ at: number; w: PoolRow['waiting'][number] }>([
       { header: '#', value: (x) => String(x.at), align: 'right' },
-      { header: 'HOST', value: (x) => x.w.holder, max: 48 },
+      { header: 'HOST', value: (x) => x.w.holder },
       { header: 'OPERATION', value: (x) => x.w.operation },
       { header: 'WAITING', value: (x) => formatDuration(x.w.waitingMs), align: 'right' },
     ], shown.map((w, i) => ({ at: i + 1, w })), { width: width - 2 }).map((l) => `  ${l}`));
@@ -353,7 +369,7 @@ export interface NodeLine {
 export function nodeColumns(): Array<Column<NodeLine>> {
   const i = <T>(f: (info: InfoReply) => T, text: (v: T) => string) => (n: NodeLine): string => (n.info ? text(f(n.info)) : '-');
   return [
-    { header: 'NODE', value: (n) => n.node, max: 24 },
+    { header: 'NODE', value: (n) => n.node },
     { header: 'UPTIME', value: i((x) => x.uptimeMs, formatDuration), align: 'right' },
     { header: 'HOSTS', value: i((x) => x.hosts, String), align: 'right' },
     { header: 'SHARDS', value: i((x) => x.shards, String), align: 'right' },
