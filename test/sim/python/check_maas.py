@@ -21,7 +21,7 @@ import requests
 from oauthlib.oauth1 import SIGNATURE_HMAC, SIGNATURE_PLAINTEXT
 from requests_oauthlib import OAuth1
 
-from check_runner import run_checks
+from check_runner import check_registry, run_checks
 
 
 def auth(key, method=SIGNATURE_PLAINTEXT):
@@ -59,14 +59,7 @@ def main(base, admin_key, user_key):
     api = base.rstrip("/") + "/api/2.0/"
     hmac_admin = auth(admin_key, SIGNATURE_HMAC)
     plain_admin = auth(admin_key)
-    checks = []
-
-    def check(name):
-        def register(fn):
-            checks.append((name, fn))
-            return fn
-
-        return register
+    checks, check = check_registry()
 
     @check("version_anonymous")
     def _():

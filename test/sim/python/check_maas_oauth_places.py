@@ -16,7 +16,7 @@ import requests
 from oauthlib.oauth1 import SIGNATURE_HMAC, SIGNATURE_PLAINTEXT, SIGNATURE_TYPE_BODY, SIGNATURE_TYPE_QUERY
 from requests_oauthlib import OAuth1
 
-from check_runner import run_checks
+from check_runner import check_registry, run_checks
 
 
 def auth(key, method, place, secret=None):
@@ -51,14 +51,7 @@ def observed(response, **extra):
 
 def main(base, admin_key):
     api = base.rstrip("/") + "/api/2.0/"
-    checks = []
-
-    def check(name):
-        def register(fn):
-            checks.append((name, fn))
-            return fn
-
-        return register
+    checks, check = check_registry()
 
     @check("query_plaintext_whoami")
     def _():

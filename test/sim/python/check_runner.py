@@ -12,3 +12,17 @@ def run_checks(checks):
             result = {"error": "%s: %s" % (type(error).__name__, error), "trace": traceback.format_exc(limit=3)}
         result["check"] = name
         print(json.dumps(result, sort_keys=True), flush=True)
+
+
+def check_registry():
+    """The checks list and a decorator, @check("name"), that adds a function to it in order."""
+    checks = []
+
+    def check(name):
+        def register(fn):
+            checks.append((name, fn))
+            return fn
+
+        return register
+
+    return checks, check
