@@ -148,14 +148,7 @@ export class KubeStore implements ResourceStore {
 
   async patchSpec(kind: ResourceKind, key: string, patch: Readonly<Record<string, unknown>>, fence?: Fence): Promise<void> {
     await this.counted(this.writer(kind, 'patching the spec of').mutate(key, (current) => {
-      const spec = isPlainObject(current['spec']) ? current['spec'] : {};
-      // Top-level fields are replaced whole: the diff nulls what a replaced field no longer has.
-      const desired: JsonObject = { ...spec };
-      for (const [field, value] of Object.entries(patch)) {
-        if (value === null || value === undefined) delete desired[field];
-        else desired[field] = value as JsonObject[string];
-      }
-      const diff = mergePatchDiff(spec, desired);
+      const diff = specFieldsDiff(current, patch);
       return Object.keys(diff).length > 0 ? { spec: diff } : null;
     }, { what: `patching the spec of ${kind} ${key}`, precondition: true, ...(fence ? { fence } : {}) }));
   }
@@ -207,13 +200,7 @@ export class KubeStore implements ResourceStore {
       const patch: JsonObject = {};
       const annotations = intent.annotations ?? {};
       if (patchedAnnotations(current.metadata.annotations, annotations) !== null) patch['metadata'] = { annotations: { ...annotations } };
-      const spec = isPlainObject(current['spec']) ? current['spec'] : {};
-      const desired: JsonObject = { ...spec };
-      for (const [field, value] of Object.entries(intent.spec ?? {})) {
-        if (value === null || value === undefined) delete desired[field];
-        else desired[field] = value as JsonObject[string];
-      }
-      if (Object.keys(mergePatchDiff(spec, desired)).length > 0) patch['spec'] = { ...intent.spec } as JsonObject;
+      if (Object.keys(specFieldsDiff(current, intent.spec ?? {})).length > 0) patch['spec'] = { ...intent.spec } as JsonObject;
       changed = Object.keys(patch).length > 0;
       return changed ? patch : null;
     }, { what, precondition: true });
@@ -274,4 +261,16 @@ export class KubeStore implements ResourceStore {
     if (!writer) throw new StoreError(`${what} ${kind} objects: metalfleet does not write ${kind} objects${this.cache(kind) ? '' : ' here (this node does not run that kind)'}`, false);
     return writer;
   }
+}
+
+// The merge patch that sets top-level spec fields (null or undefined removes one) on the stored
+// object. Fields are replaced whole: the diff nulls what a replaced field no longer has.
+function specFieldsDiff(current: RawObject, fields: Readonly<Record<string, unknown>>): JsonObject {
+  const spec = isPlainObject(current['spec']) ? current['spec'] : {};
+  const desired: JsonObject = { ...spec };
+  for (const [field, value] of Object.entries(fields)) {
+    if (value === null || value === undefined) delete desired[field];
+    else desired[field] = value as JsonObject[string];
+  }
+  return mergePatchDiff(spec, desired);
 }
