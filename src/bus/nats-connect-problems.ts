@@ -1,4 +1,4 @@
-import { X509Certificate } from 'node:crypto';
+import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { GreetingOutcome } from './nats-greeting.ts';
 import type { ServerInfo } from './server-info.ts';
@@ -61,6 +61,12 @@ const UNTRUSTED_SERVER = new Set([
 export async function tlsProblem(error: unknown, tls: TlsFiles | undefined, info: ServerInfo | undefined, now: Date): Promise<ConnectProblem | null> {
   const code = codeOf(error);
   const text = error instanceof Error ? error.message : String(error);
+  // A file that holds the wrong thing fails inside the TLS stack, as a PEM or decoder routine
+  // (or, for a CA file with no certificate, as a server nobody vouches for): name the file.
+  if (tls && (UNTRUSTED_SERVER.has(code) || code.startsWith('ERR_OSSL_') || code === 'ERR_MISSING_PASSPHRASE' || /PEM routines|DECODER routines|key values mismatch|bad decrypt/i.test(text))) {
+    const wrong = await tlsFilesProblem(tls);
+    if (wrong) return { detail: `TLS setup failed: ${TLS_FILE_NAMES[wrong.file]} ${wrong.path} (${TLS_FILE_FLAGS[wrong.file]}) ${wrong.detail}`, retryable: false };
+  }
   if (UNTRUSTED_SERVER.has(code)) {
     return {
       detail: tls?.caFile
@@ -93,6 +99,113 @@ export async function tlsProblem(error: unknown, tls: TlsFiles | undefined, info
     detail: `${cert}: is it signed by a CA the server trusts for clients (its tls ca_file), and made for client authentication (extendedKeyUsage clientAuth)?`,
     retryable: false,
   };
+}
+
+const TLS_FILE_NAMES: Readonly<Record<TlsFileProblem['file'], string>> = {
+  ca: 'the CA file', cert: 'the client certificate file', key: 'the client key file',
+};
+const TLS_FILE_FLAGS: Readonly<Record<TlsFileProblem['file'], string>> = {
+  ca: '--nats-ca, NATS_CA', cert: '--nats-cert, NATS_CERT', key: '--nats-key, NATS_KEY',
+};
+
+/** Which TLS file holds the wrong thing, and what it holds instead; never a byte of it. */
+export interface TlsFileProblem {
+  readonly file: 'ca' | 'cert' | 'key';
+  readonly path: string;
+  readonly detail: string;
+}
+
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n[\s\S]*?-----END \1-----/g;
+
+/** What a PEM file holds, by its first block's label, for "holds X, not Y". */
+function heldInstead(text: string): string | null {
+  const labels = [...text.matchAll(PEM_BLOCK)].map((m) => m[1] ?? '');
+  if (labels.some((l) => /PRIVATE KEY$/.test(l))) return 'a private key';
+  if (labels.some((l) => /CERTIFICATE REQUEST$/.test(l))) return 'a certificate request';
+  if (labels.some((l) => l === 'CERTIFICATE' || l === 'TRUSTED CERTIFICATE')) return 'a certificate';
+  if (labels.some((l) => l === 'PUBLIC KEY')) return 'a public key';
+  return null;
+}
+
+function certificatesIn(text: string): string[] {
+  return [...text.matchAll(PEM_BLOCK)].filter((m) => m[1] === 'CERTIFICATE' || m[1] === 'TRUSTED CERTIFICATE').map((m) => m[0]);
+}
+
+/**
+ * Whether the TLS files hold what they are given as: the CA file certificates, the certificate
+ * file a certificate, the key file an unencrypted private key that is the certificate's. The
+ * TLS stack said only "PEM routines::no start line" or "DECODER routines::unsupported", on
+ * connecting. `certName` names the certificate in the key's mismatch (a flag, for the CLI).
+ * Files that cannot be read are left to the caller (they are named by their own checks).
+ */
+export async function tlsFilesProblem(tls: TlsFiles, certName: string | undefined = tls.certFile): Promise<TlsFileProblem | null> {
+  const text = async (path: string): Promise<string | null> => readFile(path, 'latin1').catch(() => null);
+  if (tls.caFile) {
+    const ca = await text(tls.caFile);
+    if (ca !== null) {
+      const problem = certificatesProblem(ca, 'give the CA certificate that signed the NATS server\'s');
+      if (problem) return { file: 'ca', path: tls.caFile, detail: problem };
+    }
+  }
+  let cert: X509Certificate | null = null;
+  if (tls.certFile) {
+    const pem = await text(tls.certFile);
+    if (pem !== null) {
+      // A file with the certificate and its key together is a good certificate file.
+      const held = certificatesIn(pem).length === 0 ? heldInstead(pem) : null;
+      if (held === 'a private key') return { file: 'cert', path: tls.certFile, detail: 'holds a private key, not a certificate (are --nats-cert and --nats-key swapped?)' };
+      if (held === 'a certificate request') return { file: 'cert', path: tls.certFile, detail: 'holds a certificate request, not a certificate: give the certificate the CA signed from it' };
+      const problem = certificatesProblem(pem, null);
+      if (problem) return { file: 'cert', path: tls.certFile, detail: problem };
+      cert = new X509Certificate(certificatesIn(pem)[0] as string);
+    }
+  }
+  if (tls.keyFile) {
+    const pem = await text(tls.keyFile);
+    if (pem !== null) {
+      const block = [...pem.matchAll(PEM_BLOCK)].find((m) => /PRIVATE KEY$/.test(m[1] ?? ''));
+      if (!block) {
+        const held = heldInstead(pem);
+        return {
+          file: 'key', path: tls.keyFile,
+          detail: held === 'a certificate' ? 'holds a certificate, not a private key (are --nats-cert and --nats-key swapped?)'
+            : held ? `holds ${held}, not a private key` : 'holds no PEM private key (-----BEGIN PRIVATE KEY-----)',
+        };
+      }
+      // Node's TLS cannot ask for a passphrase: an encrypted key failed as "bad decrypt" or hung on a prompt.
+      if (block[1] === 'ENCRYPTED PRIVATE KEY' || /Proc-Type:\s*4,ENCRYPTED/.test(block[0])) {
+        return { file: 'key', path: tls.keyFile, detail: 'is encrypted (it has a passphrase), which the NATS client cannot ask for: give it decrypted, e.g. openssl pkey -in KEY -out PLAIN (mode 600)' };
+      }
+      let key: KeyObject;
+      try {
+        key = createPrivateKey(block[0]);
+      } catch {
+        return { file: 'key', path: tls.keyFile, detail: 'holds a private key block that cannot be read (damaged, or of a kind this system does not know)' };
+      }
+      if (cert && !cert.checkPrivateKey(key)) {
+        return { file: 'key', path: tls.keyFile, detail: `is not the private key of the certificate in ${certName ?? 'the certificate file'}` };
+      }
+    }
+  }
+  return null;
+}
+
+// What is wrong with a file that must hold certificates; `want` says what to give instead.
+function certificatesProblem(pem: string, want: string | null): string | null {
+  const found = certificatesIn(pem);
+  const tail = want ? `: ${want}` : '';
+  if (found.length === 0) {
+    const held = heldInstead(pem);
+    return held ? `holds ${held}, not a certificate${tail}` : `holds no PEM certificate (-----BEGIN CERTIFICATE-----)${tail}`;
+  }
+  for (const [i, block] of found.entries()) {
+    try {
+      new X509Certificate(block);
+    } catch {
+      return `its ${found.length > 1 ? `certificate number ${i + 1}` : 'certificate'} cannot be read (damaged?)${tail}`;
+    }
+  }
+  return null;
 }
 
 function codeOf(error: unknown): string {

@@ -2,8 +2,9 @@ import type { Command } from 'commander';
 import type { Transport } from '../ports/index.ts';
 import type { SigningKey } from '../security/index.ts';
 import { CliError } from './cli-error.ts';
+import { exposedKeyProblem } from '../security/key-file.ts';
 import { errorMessage } from '../api/index.ts';
-import { checkNatsTlsFiles, checkNatsUrls, natsFileProblem, natsTlsFrom } from './nats-tls-flags.ts';
+import { checkNatsTlsContent, checkNatsTlsFiles, checkNatsUrls, natsFileProblem, natsTlsFrom } from './nats-tls-flags.ts';
 
 // The NATS flags every cluster command shares (node, apply, delete, command, top). Secrets are
 // taken from the environment or files, never from argv alone, so they stay out of `ps`.
@@ -38,7 +39,16 @@ export interface NatsFlagValues {
   natsKey?: string;
 }
 
-export async function natsOptionsFrom(flags: NatsFlagValues, env: NodeJS.ProcessEnv, name: string): Promise<NatsCliOptions> {
+/** A warning on stderr, as the CLI says them. */
+export function warnOnStderr(line: string): void {
+  process.stderr.write(`metalfleet: warning: ${line}\n`);
+}
+
+/**
+ * The NATS connection the flags, else the environment, ask for. A credential file (token, nkey
+ * seed, creds, TLS key) that other users may read is used, with a warning through `warn`.
+ */
+export async function natsOptionsFrom(flags: NatsFlagValues, env: NodeJS.ProcessEnv, name: string, warn: (line: string) => void = warnOnStderr): Promise<NatsCliOptions> {
   const urls = flags.nats ?? env.NATS_URL;
   if (!urls) throw new CliError('no NATS server given: pass --nats nats://HOST:PORT or set NATS_URL');
   const servers = urls.split(',').map((s) => s.trim()).filter(Boolean);
@@ -58,26 +68,88 @@ export async function natsOptionsFrom(flags: NatsFlagValues, env: NodeJS.Process
       throw new CliError(`${source} ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`, 2);
     }
   };
+  const login = chooseLogin(flags, env, servers, source);
   let auth: NatsCliOptions['auth'];
-  const user = flags.natsUser ?? env.NATS_USER;
-  if (user) {
+  if (login?.method === 'user') {
+    const user = (login.from === 'flag' ? flags.natsUser : env.NATS_USER) as string;
     const pass = env.NATS_PASSWORD;
     if (!pass) throw new CliError(`NATS user ${user} given without a password: set NATS_PASSWORD`);
     auth = { user, pass };
-  } else if (flags.natsTokenFile || env.NATS_TOKEN) {
-    auth = { token: flags.natsTokenFile ? await read(flags.natsTokenFile, '--nats-token-file') : (env.NATS_TOKEN as string) };
-  } else if (flags.natsNkeyFile || env.NATS_NKEY_SEED) {
-    auth = flags.natsNkeyFile
-      ? { nkeySeed: await read(flags.natsNkeyFile, '--nats-nkey-file'), from: `--nats-nkey-file ${flags.natsNkeyFile}` }
+  } else if (login?.method === 'token') {
+    if (login.from === 'flag') {
+      const file = flags.natsTokenFile as string;
+      const token = await read(file, '--nats-token-file');
+      // An empty token is no login: the server said "Authorization Violation" for a file left blank.
+      if (token === '') throw new CliError(`--nats-token-file ${file}: is empty: it must hold the NATS token`, 2);
+      auth = { token };
+    } else {
+      auth = { token: env.NATS_TOKEN as string };
+    }
+  } else if (login?.method === 'nkey') {
+    auth = login.from === 'flag'
+      ? { nkeySeed: await read(flags.natsNkeyFile as string, '--nats-nkey-file'), from: `--nats-nkey-file ${flags.natsNkeyFile}` }
       : { nkeySeed: env.NATS_NKEY_SEED as string, from: 'NATS_NKEY_SEED' };
-  } else if (flags.natsCreds || env.NATS_CREDS) {
-    const credsFile = (flags.natsCreds ?? env.NATS_CREDS) as string;
+  } else if (login?.method === 'creds') {
+    const credsFile = (login.from === 'flag' ? flags.natsCreds : env.NATS_CREDS) as string;
     // The client reads it on connecting, after dialling: checked here so that its flag is named.
     const problem = await natsFileProblem(credsFile);
-    if (problem) throw new CliError(`${flags.natsCreds ? '--nats-creds' : 'NATS_CREDS'} ${credsFile}: ${problem}`, 2);
+    if (problem) throw new CliError(`${login.from === 'flag' ? '--nats-creds' : 'NATS_CREDS'} ${credsFile}: ${problem}`, 2);
     auth = { credsFile };
   }
+  await checkNatsTlsContent(flags, env);
+  const secretFiles: Array<[string, string | undefined]> = [
+    ['--nats-token-file', login?.method === 'token' && login.from === 'flag' ? flags.natsTokenFile : undefined],
+    ['--nats-nkey-file', login?.method === 'nkey' && login.from === 'flag' ? flags.natsNkeyFile : undefined],
+    [login?.from === 'flag' ? '--nats-creds' : 'NATS_CREDS', auth && 'credsFile' in auth ? auth.credsFile : undefined],
+    [flags.natsKey ? '--nats-key' : 'NATS_KEY', tls?.keyFile],
+  ];
+  for (const [source, file] of secretFiles) {
+    // Warned, not refused: nats and nsc take such files, and a person may share a folder on purpose.
+    const open = file ? await exposedKeyProblem(file) : null;
+    if (open) warn(`${source} ${file}: ${open}: other users may read this NATS credential; run "chmod 600 ${file}"`);
+  }
   return { servers, name, ...(auth ? { auth } : {}), ...(tls ? { tls } : {}) };
+}
+
+type LoginMethod = 'user' | 'token' | 'nkey' | 'creds';
+
+// Each way to log in, by its flag and by its variable (NATS_PASSWORD goes with either user).
+const LOGINS: ReadonlyArray<{ method: LoginMethod; flag: keyof NatsFlagValues; flagName: string; variable: string }> = [
+  { method: 'user', flag: 'natsUser', flagName: '--nats-user', variable: 'NATS_USER' },
+  { method: 'token', flag: 'natsTokenFile', flagName: '--nats-token-file', variable: 'NATS_TOKEN' },
+  { method: 'nkey', flag: 'natsNkeyFile', flagName: '--nats-nkey-file', variable: 'NATS_NKEY_SEED' },
+  { method: 'creds', flag: 'natsCreds', flagName: '--nats-creds', variable: 'NATS_CREDS' },
+];
+
+const ONE_LOGIN = 'give one way to log in to NATS (a user with NATS_PASSWORD, a token, an nkey seed or a creds file)';
+
+/**
+ * The one way to log in that the flags, else the environment, give; undefined for none (the
+ * server URL's own user:password@, if any, is then the login). Two given the same way are a
+ * usage error: the first was taken and the other dropped without a word, so a right token beside
+ * a stale NATS_USER failed as "authorization violation". A flag beats a variable of another kind,
+ * as flags beat the environment everywhere else: NATS_USER left in a shell no longer overrides
+ * the --nats-creds the command names.
+ */
+function chooseLogin(flags: NatsFlagValues, env: NodeJS.ProcessEnv, servers: readonly string[], source: string): { method: LoginMethod; from: 'flag' | 'env'; name: string } | undefined {
+  const byFlag = LOGINS.filter((l) => Boolean(flags[l.flag]));
+  const byEnv = LOGINS.filter((l) => Boolean(env[l.variable]));
+  const listed = (names: string[]): string => (names.length <= 2 ? names.join(' and ') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
+  if (byFlag.length > 1) throw new CliError(`${listed(byFlag.map((l) => l.flagName))}: ${ONE_LOGIN}`, 2);
+  if (byFlag.length === 0 && byEnv.length > 1) {
+    throw new CliError(`${listed(byEnv.map((l) => l.variable))} are ${byEnv.length === 2 ? 'both' : 'all'} set: ${ONE_LOGIN}; unset the others, or choose with a flag`, 2);
+  }
+  const chosen = byFlag[0] ? { method: byFlag[0].method, from: 'flag' as const, name: byFlag[0].flagName } : byEnv[0] ? { method: byEnv[0].method, from: 'env' as const, name: byEnv[0].variable } : undefined;
+  // The transport lets explicit credentials win over a URL's; here both given is a mistake to name.
+  if (chosen && servers.some(hasUserinfo)) {
+    throw new CliError(`${source} carries credentials (user:password@ or token@) and ${chosen.name} gives others: ${ONE_LOGIN}`, 2);
+  }
+  return chosen;
+}
+
+// user:pass@ or token@ before the host (the URL parser reads userinfo up to the last "@" before the path).
+function hasUserinfo(server: string): boolean {
+  return /^(?:[a-z][a-z0-9+.-]*:\/\/)?[^/]*@/i.test(server);
 }
 
 /** `--signing-key FILE`, for the commands that ask nodes to change something (host, apply, delete). */

@@ -78,16 +78,53 @@ export async function natsFileProblem(path: string): Promise<string | null> {
   return access(path, constants.R_OK).then(() => null, (err: unknown) => `cannot read it (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
 }
 
-/** The TLS files of the flags or environment (natsTlsFrom) are readable files, else a CliError naming the flag or variable (exit 2). */
-export async function checkNatsTlsFiles(flags: { natsCa?: string; natsCert?: string; natsKey?: string }, env: NodeJS.ProcessEnv): Promise<void> {
-  const given: Array<[string, string | undefined]> = [
+type TlsSources = ReadonlyArray<readonly [source: string, path: string | undefined]>;
+
+// The CA, certificate and key, each with the flag or variable it came from.
+function tlsSources(flags: { natsCa?: string; natsCert?: string; natsKey?: string }, env: NodeJS.ProcessEnv): TlsSources {
+  return [
     [flags.natsCa ? '--nats-ca' : 'NATS_CA', flags.natsCa ?? env.NATS_CA],
     [flags.natsCert ? '--nats-cert' : 'NATS_CERT', flags.natsCert ?? env.NATS_CERT],
     [flags.natsKey ? '--nats-key' : 'NATS_KEY', flags.natsKey ?? env.NATS_KEY],
   ];
+}
+
+/**
+ * The TLS files of the flags or environment (natsTlsFrom) are readable files holding what they
+ * are given as (checkNatsTlsContent), else a CliError naming the flag or variable (exit 2).
+ */
+export async function checkNatsTlsFiles(flags: { natsCa?: string; natsCert?: string; natsKey?: string }, env: NodeJS.ProcessEnv): Promise<void> {
+  const given = tlsSources(flags, env);
   for (const [source, path] of given) {
     if (!path) continue;
     const problem = await natsFileProblem(path);
     if (problem) throw new CliError(`${source} ${path}: ${problem}`, 2);
+  }
+  await contentProblem(given);
+}
+
+/**
+ * What the TLS files hold, when every one given is a readable file (one that is not is for
+ * checkNatsTlsFiles to name): the CA file certificates, the certificate file a certificate, the
+ * key file an unencrypted key that is the certificate's. Before anything dials: the TLS stack
+ * said "PEM routines::no start line" on connecting, and the CLI asked whether a NATS server was
+ * running there.
+ */
+export async function checkNatsTlsContent(flags: { natsCa?: string; natsCert?: string; natsKey?: string }, env: NodeJS.ProcessEnv): Promise<void> {
+  const given = tlsSources(flags, env);
+  for (const [, path] of given) if (path && (await natsFileProblem(path))) return;
+  await contentProblem(given);
+}
+
+async function contentProblem(given: TlsSources): Promise<void> {
+  const [ca, cert, key] = given;
+  if (!ca?.[1] && !cert?.[1] && !key?.[1]) return;
+  const { tlsFilesProblem } = await import('../bus/nats-connect-problems.ts');
+  const wrong = await tlsFilesProblem({
+    ...(ca?.[1] ? { caFile: ca[1] } : {}), ...(cert?.[1] ? { certFile: cert[1] } : {}), ...(key?.[1] ? { keyFile: key[1] } : {}),
+  }, cert?.[1] ? `${cert[0]} ${cert[1]}` : undefined);
+  if (wrong) {
+    const source = { ca: ca?.[0], cert: cert?.[0], key: key?.[0] }[wrong.file];
+    throw new CliError(`${source} ${wrong.path}: ${wrong.detail}`, 2);
   }
 }

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { KeyFileError } from './security-error.ts';
 
 /** The text of a key file (a seed, an allow-list); unreadable: a KeyFileError naming file and what it holds, never content. */
@@ -8,4 +8,17 @@ export async function readKeyFile(file: string, what: string): Promise<string> {
   } catch (error) {
     throw new KeyFileError(file, `cannot read the ${what}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
   }
+}
+
+/**
+ * "permissions 0644 are too open" when a private key file is this user's own and its group or
+ * others may read or write it, as ssh judges a key (sshkey_perm_ok); null when it is private, not
+ * there, or owned by someone else (a Kubernetes Secret mounted as root's is for its mode to say).
+ * `uid` is for tests; on a platform without POSIX owners nothing is judged.
+ */
+export async function exposedKeyProblem(file: string, uid: number | undefined = process.getuid?.()): Promise<string | null> {
+  if (uid === undefined) return null;
+  const info = await stat(file).catch(() => null);
+  if (!info || info.uid !== uid || (info.mode & 0o077) === 0) return null;
+  return `permissions 0${(info.mode & 0o777).toString(8).padStart(3, '0')} are too open`;
 }

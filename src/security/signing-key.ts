@@ -2,7 +2,7 @@
 // The seed lives only in a private field: JSON.stringify, util.inspect and logs see the public key.
 import { inspect } from 'node:util';
 import { fromSeed, type KeyPair } from '@nats-io/nkeys';
-import { readKeyFile } from './key-file.ts';
+import { exposedKeyProblem, readKeyFile } from './key-file.ts';
 import { KeyFileError } from './security-error.ts';
 
 const SEED_FORM = /^SU[A-Z2-7]{56}$/;
@@ -46,5 +46,9 @@ export class SigningKey {
 
 /** Reads a seed file (`--signing-key FILE`, METALFLEET_SIGNING_KEY_FILE). */
 export async function loadSigningKey(file: string): Promise<SigningKey> {
-  return SigningKey.fromSeed(await readKeyFile(file, 'signing key'), file);
+  const key = SigningKey.fromSeed(await readKeyFile(file, 'signing key'), file);
+  // After the content: a file that is no seed at all (an allow-list given here) is named as that.
+  const open = await exposedKeyProblem(file);
+  if (open) throw new KeyFileError(file, `${open}: other users may read or change this signing key; run "chmod 600 ${file}" (a private key must be its owner's alone, as ssh requires)`);
+  return key;
 }

@@ -14,7 +14,7 @@ test('signing key - JSON and inspect show the public key, never the seed', async
   const pair = createUser();
   const seed = new TextDecoder().decode(pair.getSeed());
   const file = join(dir, 'k.seed');
-  await writeFile(file, `${seed}\n`);
+  await writeFile(file, `${seed}\n`, { mode: 0o600 });
   const key = await loadSigningKey(file);
   t.is(key.publicKey, pair.getPublicKey());
   for (const shown of [JSON.stringify(key), inspect(key), inspect({ key }, { depth: 5, showHidden: true }), String(Object.values(key))]) {
