@@ -35,3 +35,22 @@ test('authorized keys - a seed pasted into the file is not echoed in the error',
   const error = t.throws(() => parseAuthorizedKeys(`operator ${seed} oops\n`, 'keys.txt'));
   t.false(error?.message.includes(seed.slice(2, 20)));
 });
+
+// The seed file given as --authorized-keys (or a seed pasted on a line of its own): the seed was
+// read as the role and its first 40 characters printed in the error, into logs and terminals.
+test('authorized keys - a seed anywhere on a line is named as a seed and never echoed, whichever field it is in', (t) => {
+  const seed = new TextDecoder().decode(createUser().getSeed());
+  for (const line of [seed, `${seed} operator`, `operator ${alice} ${seed}`, `${seed.slice(0, 40)}`]) {
+    const error = t.throws(() => parseAuthorizedKeys(`# keys\n${line}\n`, 'keys.txt'), { instanceOf: KeyFileError }, line.slice(0, 8));
+    t.regex(error?.message ?? '', /^keys\.txt: line 2: this looks like a seed \(a private key\)/);
+    for (let i = 0; i + 12 <= 40; i += 4) t.false(error?.message.includes(seed.slice(i, i + 12)), `${line.slice(0, 8)}: ${error?.message}`);
+  }
+});
+
+test('authorized keys - a role field that is not a word is not quoted (it may be a secret put in the wrong file)', (t) => {
+  const error = t.throws(() => parseAuthorizedKeys('hunter2:Xy9!pass\n', 'keys.txt'), { instanceOf: KeyFileError });
+  t.regex(error?.message ?? '', /^keys\.txt: line 1: the first field must be a role, one of operator, viewer; this file is the allow-list/);
+  t.false(error?.message.includes('hunter2'));
+  // A mistyped role is still quoted: it is a word, and the fix is to see it.
+  t.regex(t.throws(() => parseAuthorizedKeys(`operater ${alice}\n`, 'keys.txt'))?.message ?? '', /role "operater" must be one of operator, viewer/);
+});
