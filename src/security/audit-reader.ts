@@ -7,7 +7,10 @@
 // Every message is checked before it is taken (audit-delivery.ts): another user may point a
 // consumer of their own at this reader's inbox to replace the newest records with old ones. A
 // message that fails is refused and counted, never shown; `readAudit` then fails, and
-// `readAuditChecked` says how many were refused and why.
+// `readAuditChecked` says how many were refused and why. A record the reader's own consumer
+// delivered that is not an audit record (cut short, not JSON, a field this version does not know)
+// is skipped and said by its stream sequence: it is in the stream, not an attack on this reader,
+// and one such record must not hide all the others for the 30 days the stream keeps it.
 import { z } from 'zod';
 import type { Subjects } from '../bus/index.ts';
 import { BusError, type BusMessage, type Transport } from '../ports/index.ts';
@@ -28,17 +31,21 @@ export interface AuditQuery {
 export interface AuditRead {
   /** Both streams' records, oldest first (by the deciding node's time). */
   readonly records: AuditRecord[];
-  /** Messages that reached the reader and were not taken: not from its own consumer, or not a record. */
+  /** Messages that reached the reader and were not taken: not delivered by its own consumer. */
   readonly refused: number;
   /** Why, for the first few refused. */
   readonly reasons: readonly string[];
+  /** Records its own consumer delivered that are not audit records, skipped. */
+  readonly unreadable: number;
+  /** Which (stream and sequence) and why, for the first few skipped. */
+  readonly unreadableReasons: readonly string[];
 }
 
 const StreamInfo = z.object({ state: z.object({ messages: z.number() }) });
 const ConsumerInfo = z.object({ name: z.string(), num_pending: z.number() });
 const MAX_REASONS = 5;
 
-/** The audit, failing with AuditUnavailable if any message reaching the reader was refused. */
+/** The audit, failing with AuditUnavailable if any message reaching the reader was refused; records that are not audit records are skipped. */
 export async function readAudit(transport: Transport, subjects: Subjects, query: AuditQuery = {}): Promise<AuditRecord[]> {
   const read = await readAuditChecked(transport, subjects, query);
   if (read.refused > 0) throw new AuditUnavailable(refusedSummary(read));
@@ -47,7 +54,13 @@ export async function readAudit(transport: Transport, subjects: Subjects, query:
 
 /** What `metalfleet audit` says when messages were refused. */
 export function refusedSummary(read: AuditRead): string {
-  return `${read.refused} message${read.refused === 1 ? '' : 's'} reaching this reader did not come from its own consumer or were not audit records, and ${read.refused === 1 ? 'was' : 'were'} refused (is someone delivering into its inbox?): ${read.reasons.join('; ')}`;
+  return `${read.refused} message${read.refused === 1 ? '' : 's'} reaching this reader did not come from its own consumer, and ${read.refused === 1 ? 'was' : 'were'} refused (is someone delivering into its inbox?): ${read.reasons.join('; ')}`;
+}
+
+/** What `metalfleet audit` warns when records of the stream could not be read. */
+export function unreadableSummary(read: AuditRead): string {
+  const n = read.unreadable;
+  return `${n} record${n === 1 ? '' : 's'} of the audit could not be read and ${n === 1 ? 'is' : 'are'} not shown: ${read.unreadableReasons.join('; ')}${n > read.unreadableReasons.length ? '; ...' : ''}`;
 }
 
 export async function readAuditChecked(transport: Transport, subjects: Subjects, query: AuditQuery = {}): Promise<AuditRead> {
@@ -59,6 +72,8 @@ export async function readAuditChecked(transport: Transport, subjects: Subjects,
     records: merge(taken.records.filter(keep), refusals.records.filter(keep)),
     refused: taken.refused + refusals.refused,
     reasons: [...taken.reasons, ...refusals.reasons].slice(0, MAX_REASONS),
+    unreadable: taken.unreadable + refusals.unreadable,
+    unreadableReasons: [...taken.unreadableReasons, ...refusals.unreadableReasons].slice(0, MAX_REASONS),
   };
 }
 
@@ -77,16 +92,18 @@ function merge(a: AuditRecord[], b: AuditRecord[]): AuditRecord[] {
 async function readStream(transport: Transport, stream: string, filter: string, query: AuditQuery, required: boolean): Promise<AuditRead> {
   const info = await ask(transport, `STREAM.INFO.${stream}`, undefined);
   if (info.error) {
-    if (info.error.code === 404 && !required) return { records: [], refused: 0, reasons: [] };
+    if (info.error.code === 404 && !required) return { records: [], refused: 0, reasons: [], unreadable: 0, unreadableReasons: [] };
     if (info.error.code === 404) throw new AuditUnavailable('does not exist: no node of this cluster has started yet with this version (nodes create it)');
     throw new AuditUnavailable(`${stream}: JetStream said ${info.error.description ?? info.error.code}`);
   }
-  if (StreamInfo.parse(info).state.messages === 0) return { records: [], refused: 0, reasons: [] };
+  if (StreamInfo.parse(info).state.messages === 0) return { records: [], refused: 0, reasons: [], unreadable: 0, unreadableReasons: [] };
 
   const inbox = transport.newInbox();
   const records: AuditRecord[] = [];
   const reasons: string[] = [];
   let refused = 0;
+  const unreadableReasons: string[] = [];
+  let unreadable = 0;
   // The server names the consumer (operators and viewers may create consumers only where they
   // cannot choose a name, which would make it durable); deliveries that arrive before its name
   // does wait here.
@@ -107,11 +124,11 @@ async function readStream(transport: Transport, stream: string, filter: string, 
     // Flow control and heartbeats are off: every delivery is a record.
     afterSeq = delivery.streamSeq;
     taken += 1;
-    const record = parseRecord(msg.data);
-    if (record) records.push(record);
+    const parsed = parseRecord(msg.data);
+    if (parsed.ok) records.push(parsed.record);
     else {
-      refused += 1;
-      if (reasons.length < MAX_REASONS) reasons.push(`${stream}: stream sequence ${delivery.streamSeq} is not an audit record`);
+      unreadable += 1;
+      if (unreadableReasons.length < MAX_REASONS) unreadableReasons.push(`${stream} sequence ${delivery.streamSeq}: ${parsed.why}`);
     }
     if (delivery.pending === 0 || taken >= expected) {
       done = true;
@@ -156,16 +173,23 @@ async function readStream(transport: Transport, stream: string, filter: string, 
   } finally {
     sub.unsubscribe();
   }
-  return { records, refused, reasons };
+  return { records, refused, reasons, unreadable, unreadableReasons };
 }
 
-function parseRecord(data: Uint8Array): AuditRecord | null {
+function parseRecord(data: Uint8Array): { ok: true; record: AuditRecord } | { ok: false; why: string } {
+  let json: unknown;
   try {
-    const parsed = AuditRecord.safeParse(JSON.parse(new TextDecoder().decode(data)));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
+    json = JSON.parse(new TextDecoder().decode(data));
+  } catch (error) {
+    return { ok: false, why: /end of (JSON )?input|Unterminated/i.test(errorMessage(error)) ? 'not JSON (cut short?)' : 'not JSON' };
   }
+  const parsed = AuditRecord.safeParse(json);
+  if (parsed.success) return { ok: true, record: parsed.data };
+  const issue = parsed.error.issues[0];
+  const where = issue?.path.map(String).join('.') ?? '';
+  const what = issue?.code === 'unrecognized_keys' ? `unrecognized key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : `${where || 'the record'}: ${issue?.message ?? 'invalid'}`;
+  // The writer chose these names: cut, and kept to printable ASCII.
+  return { ok: false, why: `not an audit record of this version: ${what.slice(0, 120).replace(/[^\x20-\x7e]/g, '?')}` };
 }
 
 async function ask(transport: Transport, api: string, body: unknown): Promise<Awaited<ReturnType<typeof jsApi>>> {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { subjects } from '../../bus/index.ts';
 import { HostKey } from '../../bus/messages/index.ts';
-import { AuditUnavailable, readAuditChecked, refusedSummary, type AuditRecord } from '../../security/index.ts';
+import { AuditUnavailable, readAuditChecked, refusedSummary, unreadableSummary, type AuditRecord } from '../../security/index.ts';
 import { CliError } from '../cli-error.ts';
 import { jsonLine, oneLine } from '../terminal-text.ts';
 import { addNatsFlags, connectClient, type NatsFlagValues } from '../nats-options.ts';
@@ -10,7 +10,8 @@ import { addNatsFlags, connectClient, type NatsFlagValues } from '../nats-option
 // `metalfleet audit [--host NS/NAME] [--since T] [--json]`: the mf-audit stream, oldest first.
 // Read-only (stream info and message gets), so a NATS user with read rights only can run it.
 // Exits 1, after the records it could verify, when messages reaching it were refused (not
-// delivered by its own consumer): someone may be trying to rewrite what it shows.
+// delivered by its own consumer): someone may be trying to rewrite what it shows. Records of the
+// stream that are not audit records are skipped with a warning naming their sequence.
 
 interface AuditFlags extends NatsFlagValues {
   host?: string;
@@ -70,6 +71,8 @@ export function register(program: Command): void {
     try {
       const read = await readAuditChecked(transport, subjects(), { ...(flags.host ? { host: flags.host } : {}), ...(since ? { since } : {}) });
       for (const r of read.records) process.stdout.write(flags.json ? `${jsonLine(r)}\n` : `${formatRecord(r)}\n`);
+      // Records in the stream this reader cannot read are said, not fatal: the others are the audit.
+      if (read.unreadable > 0) process.stderr.write(`metalfleet: warning: ${oneLine(unreadableSummary(read))}\n`);
       if (read.refused > 0) throw new CliError(oneLine(refusedSummary(read)));
     } catch (error) {
       if (error instanceof AuditUnavailable) throw new CliError(error.message);
