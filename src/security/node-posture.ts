@@ -46,5 +46,9 @@ export async function openPosture(transport: Transport, shared: boolean, setting
   const nonces = await openNonceLedger(transport, windowMs, replicas);
   const operators = [...keys.values()].filter((k) => k.role === 'operator').length;
   log.info({ component: 'security', keys: keys.size, operators, allowUnsigned: Boolean(settings.allowUnsigned) }, 'signed requests required');
+  // The shipped allow-list is a comment only: such a node refuses everything, which must not pass as info.
+  if (operators === 0 && !settings.allowUnsigned) {
+    log.warn({ component: 'security', keys: keys.size }, 'no operator key in --authorized-keys: every host command, apply and delete will be refused; add a line "operator <public key> <name>" (see "metalfleet keygen") to the file on every node');
+  }
   return { guard: signedGuard({ keys, nonces, allowUnsigned: Boolean(settings.allowUnsigned), freshnessMs: windowMs }), audit };
 }

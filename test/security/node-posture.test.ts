@@ -3,11 +3,14 @@
 import test from 'ava';
 import { createFixtureProvisioner } from '../../src/adapters/fixture/index.ts';
 import { openNatsStoreOn } from '../../src/adapters/store/nats-store.ts';
-import { createMemoryBus } from '../../src/bus/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../../src/machines/bmh/index.ts';
 import { sharedSubstrate, startNode, type NodeConfig } from '../../src/node/index.ts';
 import { silentLogger, type KvBucketOptions, type Transport } from '../../src/ports/index.ts';
-import { UnsafeStart } from '../../src/security/index.ts';
+import { openPosture, parseAuthorizedKeys, UnsafeStart } from '../../src/security/index.ts';
+import { connectNats, createMemoryBus, subjects } from '../../src/bus/index.ts';
+import { createUser } from '@nats-io/nkeys';
+import { natsServerInstalled, startNatsServer } from '../support/nats-server.ts';
+import { recordingLogger, type LogLine } from '../support/recording-logger.ts';
 
 const CONFIG: NodeConfig = {
   name: 'lib-node',
@@ -35,4 +38,23 @@ test('node posture - a node on a shared bus with neither authorized keys nor all
   t.regex(error?.message ?? '', /give --authorized-keys FILE .* or --allow-unsigned-commands/);
   t.false(error?.retryable);
   t.deepEqual(opened, []);
+});
+
+// The shipped allow-list (deploy/controller/authorized-keys.yaml) is a comment only: a node
+// started with it, or with viewers alone, refuses every command and store change, and said only
+// "signed requests required" at info level. It now says so as a warning, at start.
+test('node posture - an allow-list with no operator key is a warning at start: every command and store change will be refused', async (t) => {
+  if (!natsServerInstalled()) return t.fail('nats-server is missing: this test needs a real server');
+  const nats = await startNatsServer();
+  t.teardown(() => nats.dispose());
+  const transport = await connectNats({ servers: nats.url, name: 'posture' });
+  t.teardown(() => transport.close());
+  const viewer = createUser().getPublicKey();
+  for (const [text, warned] of [['# operator UA... alice\n', true], [`viewer ${viewer} vera\n`, true], [`operator ${createUser().getPublicKey()} olga\n`, false]] as const) {
+    const lines: LogLine[] = [];
+    await openPosture(transport, true, { authorizedKeys: parseAuthorizedKeys(text, 'keys') }, subjects(), recordingLogger(lines), 1);
+    const warnings = lines.filter((l) => l.level === 'warn');
+    t.is(warnings.length, warned ? 1 : 0, text);
+    if (warned) t.regex(warnings[0]!.msg, /no operator key in --authorized-keys: every host command, apply and delete will be refused; add a line "operator <public key> <name>"/);
+  }
 });
