@@ -2,7 +2,7 @@
 // `<role> <public-key> [name]`, `#` starts a comment. A line we cannot read stops the node at
 // start, naming the line: a silently skipped operator is worse than a node that will not start.
 import { z } from 'zod';
-import { readKeyFile } from './key-file.ts';
+import { readKeyFile, worldWritableProblem } from './key-file.ts';
 import { KeyFileError } from './security-error.ts';
 
 export const ROLES = ['operator', 'viewer'] as const;
@@ -61,5 +61,9 @@ export function parseAuthorizedKeys(text: string, file: string): AuthorizedKeys 
 }
 
 export async function loadAuthorizedKeys(file: string): Promise<AuthorizedKeys> {
-  return parseAuthorizedKeys(await readKeyFile(file, 'authorized keys'), file);
+  const keys = parseAuthorizedKeys(await readKeyFile(file, 'authorized keys'), file);
+  // Whoever may write the allow-list may add their own key: as sshd's StrictModes, refused.
+  const open = await worldWritableProblem(file);
+  if (open) throw new KeyFileError(file, `${open} let every user of this machine change who may command the fleet; run "chmod go-w ${file}"`);
+  return keys;
 }

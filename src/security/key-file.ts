@@ -22,3 +22,13 @@ export async function exposedKeyProblem(file: string, uid: number | undefined = 
   if (!info || info.uid !== uid || (info.mode & 0o077) === 0) return null;
   return `permissions 0${(info.mode & 0o777).toString(8).padStart(3, '0')} are too open`;
 }
+
+/**
+ * "permissions 0666" when every user of the machine may write the file, whoever owns it (sshd's
+ * StrictModes refuses such an authorized_keys): null otherwise, or when it is not there.
+ */
+export async function worldWritableProblem(file: string): Promise<string | null> {
+  const info = await stat(file).catch(() => null);
+  if (!info || (info.mode & 0o002) === 0) return null;
+  return `permissions 0${(info.mode & 0o777).toString(8).padStart(3, '0')}`;
+}

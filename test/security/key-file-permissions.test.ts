@@ -105,3 +105,28 @@ test('key file mode - NATS token, nkey, creds and TLS key files open to others a
   await natsOptionsFrom({ nats: 'nats://127.0.0.1:1', natsTokenFile: token }, {}, 'x', (w) => quiet.push(w));
   t.deepEqual(quiet, []);
 });
+
+// sshd refuses an authorized_keys file others may write (StrictModes): whoever can write the
+// allow-list can add their own key and command the fleet. A world-writable one was taken.
+test('key file mode - an allow-list every user may write is refused; one only its owner (or group) may write is taken', async (t) => {
+  if (!owned) return t.pass('no POSIX owner on this platform');
+  const { loadAuthorizedKeys } = await import('../../src/security/index.ts');
+  const dir = await scratch(t);
+  const file = join(dir, 'authorized-keys');
+  await writeFile(file, `operator ${nkeys.createUser().getPublicKey()} alice\n`);
+  for (const mode of [0o666, 0o646, 0o602]) {
+    await chmod(file, mode);
+    const error = await t.throwsAsync(loadAuthorizedKeys(file), { instanceOf: KeyFileError });
+    t.is(error?.message, `${file}: permissions 0${mode.toString(8)} let every user of this machine change who may command the fleet; run "chmod go-w ${file}"`);
+  }
+  for (const mode of [0o644, 0o664, 0o600, 0o444]) {
+    await chmod(file, mode);
+    t.is((await loadAuthorizedKeys(file)).size, 1, mode.toString(8));
+  }
+  const cli = await (async () => {
+    await chmod(file, 0o666);
+    return metalfleet('node', '--nats', 'nats://127.0.0.1:1', '--authorized-keys', file);
+  })();
+  t.is(cli.code, 2, cli.stderr);
+  t.regex(cli.stderr, /^metalfleet: --authorized-keys: .*authorized-keys: permissions 0666 let every user of this machine change who may command the fleet/m);
+});
