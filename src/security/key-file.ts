@@ -1,12 +1,21 @@
 import { readFile, stat } from 'node:fs/promises';
 import { KeyFileError } from './security-error.ts';
 
+const READ_FAILURES: Readonly<Record<string, string>> = {
+  ENOENT: 'it does not exist',
+  EISDIR: 'it is a folder, not a file',
+  EACCES: 'permission denied: this user may not read it',
+  ENOTDIR: 'a part of the path is not a folder',
+};
+
 /** The text of a key file (a seed, an allow-list); unreadable: a KeyFileError naming file and what it holds, never content. */
 export async function readKeyFile(file: string, what: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    throw new KeyFileError(file, `cannot read the ${what}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    const code = (error as NodeJS.ErrnoException).code;
+    const words = code ? READ_FAILURES[code] : undefined;
+    throw new KeyFileError(file, `cannot read the ${what}: ${code ?? 'unreadable'}${words ? ` (${words})` : ''}`);
   }
 }
 

@@ -43,3 +43,13 @@ test('signing key - a damaged seed, a missing file and an account seed are error
   const missing = await t.throwsAsync(loadSigningKey(join(dir, 'nope.seed')), { instanceOf: KeyFileError });
   t.regex(missing?.message ?? '', /nope\.seed: cannot read the signing key: ENOENT/);
 });
+
+// "cannot read the signing key: EISDIR" told a user an errno, not that they gave a folder.
+test('signing key - a missing file or a folder is said in words, naming the file', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'mf-key-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const missing = await t.throwsAsync(loadSigningKey(join(dir, 'nope.seed')), { instanceOf: KeyFileError });
+  t.is(missing?.message, `${join(dir, 'nope.seed')}: cannot read the signing key: ENOENT (it does not exist)`);
+  const folder = await t.throwsAsync(loadSigningKey(dir), { instanceOf: KeyFileError });
+  t.is(folder?.message, `${dir}: cannot read the signing key: EISDIR (it is a folder, not a file)`);
+});
