@@ -1,6 +1,7 @@
 import { MAAS_CLUSTER_KIND, MAAS_MACHINE_KIND, errorMessage } from '../../api/index.ts';
 import { clusterKeyOf } from '../../machines/cluster-key.ts';
 import { kindNamed } from '../../machines/kinds.ts';
+import { ACTOR_CRASHED } from '../../machines/maas-machine/index.ts';
 import type { MaasMachineConfig } from '../../machines/maas-machine/index.ts';
 import type { Fence, Logger, MaasDriver, ObjectKind, ResourceEvent, ResourceStore } from '../../ports/index.ts';
 import { OBJECT_KINDS } from '../../ports/index.ts';
@@ -212,9 +213,10 @@ export async function markMaasCrashed(store: ResourceStore, log: Logger, kind: '
     const object = await store.get(kind, key);
     if (!object) return;
     const status = (object.status ?? {}) as { conditions?: ReadonlyArray<{ type: string }> } & Record<string, unknown>;
-    const condition = { type: 'Ready', status: 'False', reason: 'ActorCrashed', message, lastTransitionTime: new Date().toISOString() };
+    const condition = { type: 'Ready', status: 'False', reason: ACTOR_CRASHED, message, lastTransitionTime: new Date().toISOString() };
     const conditions = [...(status.conditions ?? []).filter((c) => c.type !== 'Ready'), condition];
-    const failure = kind === 'MaasMachine' ? { failureReason: 'ActorCrashed', failureMessage: message } : {};
+    // Dropped by the MaasMachine actor started when the object changes (initialMaasMachineState).
+    const failure = kind === 'MaasMachine' ? { failureReason: ACTOR_CRASHED, failureMessage: message } : {};
     await store.writeStatus(kind, key, { ...status, ...failure, conditions }, fence);
   } catch (err) {
     log.error({ kind, key, err: describe(err) }, 'recording the crash in status failed');

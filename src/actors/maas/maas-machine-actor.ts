@@ -110,7 +110,7 @@ function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<Ma
           const secret = bootstrapSecret;
           const vip = kubeVip;
           io.run(
-            () => bounded(state, () => (call.op === 'deploy' ? bootstrapData(deps.store, namespace, secret).then((data) => withKubeVip(data, vip)) : Promise.resolve(undefined))
+            () => bounded(state, () => (call.op === 'deploy' ? userDataFor(deps.store, namespace, secret).then((data) => withKubeVip(data, vip)) : Promise.resolve(undefined))
               .then((userData) => deps.driver.run(call, userData)))
               // User data kube-vip cannot join (Ignition) fails the deploy; anything else is retried.
               .catch((err: unknown): MaasResult => (err instanceof MetalfleetError && !err.retryable ? { kind: 'failed', message: message(err) } : { kind: 'transient', message: message(err) })),
@@ -156,6 +156,20 @@ function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<Ma
     snapshot: (state) => state,
     describe: (s) => ({ phase: s.phase, ready: s.status.ready ?? false, slot: s.slot.phase }),
   };
+}
+
+/**
+ * The deploy's user data: the bootstrap Secret's value, read just before the deploy. A machine
+ * deployed without it never joins its cluster, and nothing later can hand it the data, so a
+ * Secret gone (or without its value) since the bootstrap gate read it stops the deploy: failed,
+ * naming the Secret; the gate reads the Secret again before the next try.
+ */
+async function userDataFor(store: MaasMachineDeps['store'], namespace: string, secret: string | null): Promise<string> {
+  const data = await bootstrapData(store, namespace, secret);
+  if (data !== undefined) return data;
+  throw new MetalfleetError('bootstrapDataMissing', secret
+    ? `bootstrap Secret ${namespace}/${secret} has no value (key "value"): not deploying without the machine's bootstrap data`
+    : 'the Machine names no bootstrap data Secret (spec.bootstrap.dataSecretName): not deploying without the machine\'s bootstrap data', false);
 }
 
 function withKubeVip(userData: string | undefined, vip: ReturnType<typeof kubeVipFor>): string | undefined {

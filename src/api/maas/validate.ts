@@ -1,6 +1,7 @@
 import { fieldError, type FieldError } from '../field-error.ts';
 import { objectSizeErrors } from '../limits.ts';
 import { objectMetaErrors } from '../names.ts';
+import { splitImage } from './image.ts';
 import { MAAS_PROVIDER, parseProviderId } from './provider-id.ts';
 import { pruneNulls } from './prune-nulls.ts';
 import { MaasCluster, MaasMachine, MaasMachineTemplate } from './schema.ts';
@@ -83,9 +84,66 @@ function ruleStaticIp(spec: Obj | undefined, prefix: string): FieldError[] {
   return [fieldError(`${prefix}.staticAddress.address`, `${JSON.stringify(address)} is not an IPv4 address`)];
 }
 
-/** The deploy-option rules of a MaasMachine spec (a MaasMachine's or a template's). */
-function ruleDeployOptions(spec: Obj | undefined, prefix: string): FieldError[] {
-  return [...ruleImage(spec, prefix), ...ruleStaticIp(spec, prefix)];
+/**
+ * An image names both halves of `<osystem>/<release>` when it has a slash: MAAS has no image
+ * `/jammy` or `ubuntu/`, and the machine would wait for one for ever (ImageNotFound).
+ */
+function ruleImageHalves(spec: Obj | undefined, prefix: string): FieldError[] {
+  const image = spec?.image;
+  if (typeof image !== 'string' || !image.includes('/')) return [];
+  const { osystem, distroSeries } = splitImage(image);
+  if (osystem !== '' && distroSeries !== '') return [];
+  return [fieldError(`${prefix}.image`, `Invalid value: ${JSON.stringify(image)}: an image with a slash is <osystem>/<release>, both given, e.g. ubuntu/jammy or custom/my-image`)];
+}
+
+// MAAS splits an allocate's tags value at commas and spaces (capmaas.md §3.2), and the client
+// refuses such a tag rather than let it silently become several: refused here, before apply.
+const TAG = /^[^\s,]+$/;
+
+function ruleTags(spec: Obj | undefined, prefix: string): FieldError[] {
+  const tags = spec?.tags;
+  if (!Array.isArray(tags)) return [];
+  return tags.flatMap((tag: unknown, i) => {
+    if (typeof tag !== 'string' || TAG.test(tag)) return [];
+    const why = tag === '' ? 'a MAAS tag name is not empty' : 'a MAAS tag name has no spaces or commas (MAAS would split it into several tags); give each tag as its own item';
+    return [fieldError(`${prefix}.tags[${i}]`, `Invalid value: ${JSON.stringify(tag)}: ${why}`)];
+  });
+}
+
+/**
+ * A systemID, when given, is a MAAS system id (no slash or whitespace: it goes into the machine's
+ * URL and its providerID), and the same one the providerID names: the controller reads the one
+ * and writes the other from it.
+ */
+function ruleSystemId(spec: Obj | undefined, prefix: string): FieldError[] {
+  const id = spec?.systemID;
+  // Empty, as an empty providerID, is "not allocated yet" (CAPMAAS clears both on a failed deploy).
+  if (typeof id !== 'string' || id === '') return [];
+  if (/[\s/]/.test(id)) return [fieldError(`${prefix}.systemID`, `Invalid value: ${JSON.stringify(id)}: a MAAS system id has no slash or whitespace, e.g. abc123`)];
+  const providerId = spec?.providerID;
+  if (typeof providerId !== 'string' || providerId === '') return [];
+  const parsed = parseProviderId(providerId);
+  if (!parsed.ok || parsed.systemId === id) return [];
+  return [fieldError(`${prefix}.systemID`, `Invalid value: ${JSON.stringify(id)}: providerID ${providerId} names system id ${parsed.systemId}; systemID and providerID must name the same MAAS machine`)];
+}
+
+/**
+ * The field rules added after objects were stored, checked on create and on an update that
+ * changes the field: an object stored before them is not made unwritable (its controller's own
+ * writes, a finalizer, included), as the API server ratchets a CRD's new validation.
+ */
+function ruleNewerFields(spec: Obj | undefined, prefix: string, old: Obj | undefined): FieldError[] {
+  const unchanged = (field: string) => old !== undefined && sameJson(old[field], spec?.[field]);
+  return [
+    ...(unchanged('image') ? [] : ruleImageHalves(spec, prefix)),
+    ...(unchanged('tags') ? [] : ruleTags(spec, prefix)),
+    ...(unchanged('systemID') && unchanged('providerID') ? [] : ruleSystemId(spec, prefix)),
+  ];
+}
+
+/** The deploy-option rules of a MaasMachine spec (a MaasMachine's or a template's); `old` is the stored spec on update. */
+function ruleDeployOptions(spec: Obj | undefined, prefix: string, old?: Obj): FieldError[] {
+  return [...ruleImage(spec, prefix), ...ruleNewerFields(spec, prefix, old), ...ruleStaticIp(spec, prefix)];
 }
 
 // metalfleet's own deploy fields are as immutable as image: a deployed machine keeps what it got.
@@ -116,7 +174,8 @@ export function validateMaasMachine(obj: unknown, old?: unknown): FieldError[] {
   if (tooBig) return tooBig;
   const raw = pruneNulls(obj);
   const spec = at(raw, 'spec');
-  const errors = [...objectMetaErrors(raw), ...structuralErrors(MaasMachine, raw), ...ruleProviderId(spec, 'spec'), ...ruleDeployOptions(spec, 'spec')];
+  const oldSpec = old === undefined ? undefined : at(pruneNulls(old), 'spec');
+  const errors = [...objectMetaErrors(raw), ...structuralErrors(MaasMachine, raw), ...ruleProviderId(spec, 'spec'), ...ruleDeployOptions(spec, 'spec', oldSpec)];
   if (old !== undefined) errors.push(...ruleSpecImmutable(at(pruneNulls(old), 'spec'), spec, 'spec', 'maas machine'));
   return errors;
 }
@@ -128,7 +187,8 @@ export function validateMaasMachineTemplate(obj: unknown, old?: unknown): FieldE
   const raw = pruneNulls(obj);
   const prefix = 'spec.template.spec';
   const spec = at(raw, 'spec', 'template', 'spec');
-  const errors = [...objectMetaErrors(raw), ...structuralErrors(MaasMachineTemplate, raw), ...ruleProviderId(spec, prefix), ...ruleDeployOptions(spec, prefix)];
+  const oldSpec = old === undefined ? undefined : at(pruneNulls(old), 'spec', 'template', 'spec');
+  const errors = [...objectMetaErrors(raw), ...structuralErrors(MaasMachineTemplate, raw), ...ruleProviderId(spec, prefix), ...ruleDeployOptions(spec, prefix, oldSpec)];
   if (old !== undefined) errors.push(...ruleSpecImmutable(at(pruneNulls(old), 'spec', 'template', 'spec'), spec, prefix, 'maas machine template'));
   return errors;
 }

@@ -54,7 +54,7 @@ export function applyEarlierAllocation(t: Turn, machines: readonly MaasView[]): 
   t.s.staticLinked = false;
   t.s.view = adopt;
   t.s.fresh = true;
-  t.effects.push({ type: 'writeSpec', patch: { providerID: formatProviderId(adopt.zone, adopt.systemId), systemID: adopt.systemId, failureDomain: adopt.zone } });
+  t.writeIds({ providerID: formatProviderId(adopt.zone, adopt.systemId), systemID: adopt.systemId, failureDomain: adopt.zone });
   t.event('Normal', 'MachineAdopted', `adopted ${adopt.hostname} (${adopt.systemId}, ${adopt.statusName}) in zone ${adopt.zone}, allocated to this MaasMachine (agent_name ${agentNameOf(t.s.object)}) by an earlier owner`);
   // Two tagged machines mean two owners allocated at once (a split brain); the second is not
   // released by guess: it is named so an operator can release it.

@@ -1,6 +1,7 @@
 import { MaasMachine as MaasMachineSchema } from '../../api/index.ts';
 import type { HostCommandName, MaasMachine } from '../../api/index.ts';
 import type { CommandIntent, KindCommand } from '../command-intent.ts';
+import { ACTOR_CRASHED } from './failure.ts';
 import { typedIntent } from '../command-intent.ts';
 import {
   CAPI_PAUSED_ANNOTATION, POWER_OFF_ANNOTATION, RELEASE_ANNOTATION, powerOffRequested, releaseRequested,
@@ -64,7 +65,9 @@ function driven(mm: MaasMachine, key: string, type: 'powerOn' | 'powerOff' | 're
     return refuse('conflict', `MaasMachine ${key} is being deleted (since ${mm.metadata.deletionTimestamp}), which releases its MAAS machine; ${cmd.type} is refused`);
   }
   const failure = mm.status?.failureReason;
-  if (failure) {
+  // A crash marker is not a failure of the machine: the command's write changes the object, which
+  // starts its actor again (failure.ts, ACTOR_CRASHED), and the command is acted on then.
+  if (failure && failure !== ACTOR_CRASHED) {
     return refuse('conflict', `MaasMachine ${key} has failed (${failure}: ${mm.status?.failureMessage ?? 'no message'}) and is not driven any more; Cluster API's MachineHealthCheck replaces it, or delete its Machine`);
   }
   const releasing = releaseRequested(mm);

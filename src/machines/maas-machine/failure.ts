@@ -7,6 +7,13 @@ import type { MaasView } from './types.ts';
 // UpdateError for a machine MAAS took back or left in a state it has no case for.
 export const FAILURE_REASON = 'UpdateError';
 
+/**
+ * The failureReason a MaasMachine whose actor kept crashing is marked with (actors/maas/binding.ts):
+ * a note that metalfleet stopped driving it, not a verdict on the MAAS machine. The actor started
+ * again (the object changed, as the marker's message asks) resumes without it.
+ */
+export const ACTOR_CRASHED = 'ActorCrashed';
+
 export type FailureCause = 'terminated' | 'undefined' | 'notFound';
 
 /**

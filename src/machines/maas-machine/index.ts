@@ -10,7 +10,7 @@ export { MAAS_MACHINE_FINALIZER } from '../../api/index.ts';
 export type { MaasMachine as MaasMachineObject } from '../../api/index.ts';
 export type { MaasMachineStatus } from './status.ts';
 export { KNOWN, RUNNING, TERMINATED, verdictOf } from './state-table.ts';
-export { FAILURE_REASON } from './failure.ts';
+export { ACTOR_CRASHED, FAILURE_REASON } from './failure.ts';
 export { addKubeVip, kubeVipFor, kubeVipManifest, KUBE_VIP_IMAGE, KUBE_VIP_MANIFEST_PATH } from './control-plane-vip.ts';
 export type { KubeVipSettings } from './control-plane-vip.ts';
 export { setCondition, summarise, conditionOf } from './conditions.ts';

@@ -1,4 +1,4 @@
-import { MACHINE_DEPLOYED_REASONS as R } from '../../api/index.ts';
+import { formatProviderId, MACHINE_DEPLOYED_REASONS as R, parseProviderId } from '../../api/index.ts';
 import { beforeDeploy, deployCall, imageNamed } from './deploy-options.ts';
 import { dnsAttachment } from './dns-attach.ts';
 import { failMachine } from './failure.ts';
@@ -117,6 +117,20 @@ function look(t: Turn): MaasView | undefined {
   return undefined;
 }
 
+/**
+ * CAPMAAS writes spec.providerID, systemID and failureDomain from MAAS on every reconcile (§2.3
+ * step 7). Ours are written at allocation; an object that still lacks one (pinned by systemID or
+ * providerID alone, or our write never landed) gets it from MAAS, or Cluster API never copies a
+ * providerID to the Machine. A providerID naming this machine is kept as it is (the Node has it).
+ */
+function writeMissingIds(t: Turn, view: MaasView): void {
+  const spec = t.s.object.spec;
+  const parsed = spec.providerID ? parseProviderId(spec.providerID) : null;
+  const providerID = parsed?.ok && parsed.systemId === view.systemId && spec.providerID ? spec.providerID : formatProviderId(view.zone, view.systemId);
+  if (spec.providerID === providerID && spec.systemID === view.systemId && spec.failureDomain === view.zone) return;
+  t.writeIds({ providerID, systemID: view.systemId, failureDomain: view.zone });
+}
+
 /** Records what MAAS says (CAPMAAS §2.3 steps 7 and 9) and moves to the phase it means; true when it moved. */
 function moved(t: Turn, view: MaasView): boolean {
   t.setStatus({
@@ -125,6 +139,7 @@ function moved(t: Turn, view: MaasView): boolean {
     machineState: view.statusName, machinePowered: powerConfirmed(view) ? view.powerState === 'on' : t.s.status.machinePowered ?? false, hostname: view.hostname,
     ...(KNOWN.has(view.statusName) ? { addresses: addressesOf(view) } : {}),
   });
+  writeMissingIds(t, view);
   const verdict = verdictOf(view, t.phase);
   if (verdict.phase === t.phase) return false;
   if (verdict.phase === 'failed') failMachine(t, verdict.why);

@@ -13,6 +13,14 @@ import type { DnsLookupResult, MaasFailureReason, MaasOp, MaasResult, MaasView }
 export function applyResult(t: Turn, op: MaasOp, r: MaasResult): void {
   if (r.kind === 'transient' || r.kind === 'failed') t.s.failedOp = op;
   if (r.kind === 'transient') {
+    // A change whose answer was lost (a timeout after the request went out) may have reached
+    // MAAS: the machine is read before anything is asked again, as the client's error says to.
+    // A second deploy would meet MAAS's 409 "Can't deploy a machine that is in the 'Deploying'
+    // state" and fail a deploy that is running. (A lost allocate is looked for by agent name.)
+    if (CHANGES.has(op)) {
+      t.s.fresh = false;
+      t.s.nextPollAt = Math.min(t.s.nextPollAt, t.now);
+    }
     t.backoff();
     return;
   }
@@ -103,6 +111,9 @@ function commandRefused(t: Turn): boolean {
   return t.phase !== 'deleting' && t.s.releaseRefused && releaseRequested(t.s.object) !== null;
 }
 
+// The calls that change a machine MAAS holds for us.
+const CHANGES: ReadonlySet<MaasOp> = new Set(['swapOff', 'setMinHweKernel', 'linkStatic', 'deploy', 'release', 'powerOn', 'powerOff']);
+
 // The reads made before an allocate or deploy is retried (retry-reads.ts).
 const READS: ReadonlySet<MaasOp> = new Set(['findAllocated', 'get']);
 
@@ -128,7 +139,7 @@ function allocated(t: Turn, m: MaasView): void {
   t.s.minKernelSet = false;
   t.s.staticLinked = false;
   see(t, m);
-  t.effects.push({ type: 'writeSpec', patch: { providerID: formatProviderId(m.zone, m.systemId), systemID: m.systemId, failureDomain: m.zone } });
+  t.writeIds({ providerID: formatProviderId(m.zone, m.systemId), systemID: m.systemId, failureDomain: m.zone });
   t.event('Normal', 'MachineAllocated', `allocated ${m.hostname} (${m.systemId}) in zone ${m.zone}`);
   t.transition('allocated');
 }

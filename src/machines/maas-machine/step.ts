@@ -1,6 +1,7 @@
 import { formatProviderId, MAAS_MACHINE_FINALIZER } from '../../api/index.ts';
 import type { MaasMachine } from '../../api/index.ts';
 import { systemIdOf } from './events.ts';
+import { ACTOR_CRASHED } from './failure.ts';
 import { applyEvent } from './events.ts';
 import { HANDLERS } from './states.ts';
 import { Turn } from './turn.ts';
@@ -13,7 +14,10 @@ const MAX_TRANSITIONS = 8;
 
 /** The state of a MaasMachine seen for the first time (or again after a restart): resumes from its spec and status. */
 export function initialMaasMachineState(object: MaasMachine, config: MaasMachineConfig, world: MaasMachineWorld = NO_WORLD): MaasMachineState {
-  const status = { ...object.status, ready: object.status?.ready ?? false };
+  const { failureReason, failureMessage, ...rest } = object.status ?? { ready: false };
+  // A crash marker is dropped: the machine is driven again (failure.ts, ACTOR_CRASHED).
+  const crashed = failureReason === ACTOR_CRASHED;
+  const status = { ...rest, ready: object.status?.ready ?? false, ...(!crashed && failureReason !== undefined ? { failureReason } : {}), ...(!crashed && failureMessage !== undefined ? { failureMessage } : {}) };
   const systemId = systemIdOf(object.spec);
   const phase: MaasMachinePhase = status.failureReason ? 'failed'
     : !systemId ? 'pending'

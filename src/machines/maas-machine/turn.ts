@@ -54,6 +54,16 @@ export class Turn extends MachineTurn<MaasMachineState, MaasMachineEffect, MaasM
     this.setStatus({ conditions: removeCondition(this.s.status.conditions, type) });
   }
 
+  /**
+   * Persists the MAAS machine's ids on the object (spec.providerID, systemID, failureDomain), and
+   * takes them as written: the next look at MAAS writes them again only if a later observation
+   * of the object still lacks them (a write that never landed).
+   */
+  writeIds(patch: { readonly providerID: string; readonly systemID: string; readonly failureDomain?: string }): void {
+    this.effects.push({ type: 'writeSpec', patch });
+    this.s.object = { ...this.s.object, spec: { ...this.s.object.spec, ...patch } };
+  }
+
   call(call: MaasCall): void {
     this.s.seq += 1;
     this.s.inFlight = { op: call.op, seq: this.s.seq };

@@ -6,7 +6,7 @@ import { MetalfleetError } from '../../../api/index.ts';
 
 export type MaasErrorCode =
   | 'no-match' // 409 on allocate: no Ready machine matches the constraints
-  | 'conflict' // other 409: the machine's state does not allow the operation
+  | 'conflict' // other 409: the machine's state does not allow the operation (on allocate: the machine picked broke meanwhile, retryable)
   | 'not-found' // 404: no such machine, DNS resource or domain
   | 'forbidden' // 403: the key's user may not do this (admin-only calls, another user's machine)
   | 'unauthorized' // 401: MAAS did not accept the API key or its signature
@@ -56,9 +56,12 @@ export class MaasError extends MetalfleetError implements MaasErrorDetails {
 }
 
 /** The code and retryability of an HTTP answer that is not a success. */
-export function classifyStatus(status: number, isAllocate: boolean): { code: MaasErrorCode; retryable: boolean } {
-  // MAAS answers 409 to allocate only when no machine matches (AllocationFailed); to every other
-  // call a 409 means the machine is in the wrong state for it.
+export function classifyStatus(status: number, isAllocate: boolean, maasMessage = ''): { code: MaasErrorCode; retryable: boolean } {
+  // MAAS answers 409 to allocate when no machine matches (AllocationFailed), or when the machine it
+  // picked turned Broken before it could be acquired ("Invalid transition: Broken -> Allocated.",
+  // CAPMAAS's ErrBrokenMachine): a race the next allocate does not meet, as it picks another. To
+  // every other call a 409 means the machine is in the wrong state for it.
+  if (status === 409 && isAllocate && /Invalid transition/i.test(maasMessage)) return { code: 'conflict', retryable: true };
   if (status === 409) return { code: isAllocate ? 'no-match' : 'conflict', retryable: false };
   if (status === 404) return { code: 'not-found', retryable: false };
   if (status === 403) return { code: 'forbidden', retryable: false };

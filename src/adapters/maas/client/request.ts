@@ -104,7 +104,7 @@ export function createSend({ opts, transport, stats, keySecrets }: RequestCore):
       const said = parseErrorBody(raw.body, contentType);
       const maasMessage = redact(said.message);
       const formErrors = said.formErrors === undefined ? undefined : redactForm(said.formErrors, redact);
-      const { code, retryable } = classifyStatus(raw.status, c.isAllocate === true);
+      const { code, retryable } = classifyStatus(raw.status, c.isAllocate === true, said.message);
       if (retryable && (idempotent || raw.status === 503) && attempt < attempts) {
         await again(parseRetryAfter(raw.headers['retry-after']));
         continue;
