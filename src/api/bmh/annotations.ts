@@ -86,6 +86,19 @@ function goField(obj: { [key: string]: Json }, name: string): Json | undefined {
 
 type Decoded = { fields: Record<string, string | boolean | undefined>; error?: string };
 
+// Every occurrence of every top-level key, in document order: JSON.parse keeps only the last of a
+// key given twice in the same spelling, where Go decodes each one.
+function occurrences(value: string): Array<[string, Json]> {
+  const { value: resolved, shadowed } = resolveGoDuplicates(value, () => false);
+  const all: Array<[string, Json]> = [];
+  // The resolver replaces an earlier occurrence by a later one (recording the earlier), keeps the
+  // earlier one for a later null (the fields here are strings and bools: null leaves them), and
+  // merges two objects into one; in each case the surviving value comes last.
+  for (const s of shadowed) if (s.path.length === 1) all.push([s.path[0] as string, s.value]);
+  if (isObject(resolved)) for (const [key, v] of Object.entries(resolved)) all.push([key, v]);
+  return all;
+}
+
 // Go's json.Unmarshal into a struct of string and bool fields: a syntax error sets nothing; a
 // value of the wrong type is skipped and reported while the other fields are still set.
 function decodeGoStruct(value: string, fields: Record<string, 'string' | 'boolean'>, goType: string): Decoded {
@@ -98,8 +111,9 @@ function decodeGoStruct(value: string, fields: Record<string, 'string' | 'boolea
   let error: string | undefined;
   const names = Object.keys(fields);
   // Key by key, in order, as Go decodes: each sets the field it matches (exactly, else ignoring
-  // case), so of two keys for one field the later counts; a null leaves the field as it was.
-  for (const [key, v] of Object.entries(json)) {
+  // case), so of two keys for one field the later counts; a null, or a value of the wrong type
+  // (an error all the same), leaves the field as it was.
+  for (const [key, v] of occurrences(value)) {
     const name = Object.hasOwn(fields, key) ? key : names.find((f) => f.toLowerCase() === key.toLowerCase());
     if (name === undefined || v === null) continue;
     const type = fields[name];

@@ -1,5 +1,6 @@
 import { validateObject } from '../../../api/index.ts';
-import type { ValidateOptions } from '../../../api/index.ts';
+import type { FieldError, ValidateOptions } from '../../../api/index.ts';
+import { CUSTOM_RESOURCES } from '../../../machines/kinds.ts';
 import { absent, apiVersionOf, type AdmissionRequest, type AdmissionVerdict, type GroupVersionKind } from './admission-review.ts';
 import { invalidStatus } from './status.ts';
 
@@ -39,12 +40,35 @@ function asKind(obj: Record<string, unknown> | null | undefined, gvk: GroupVersi
   };
 }
 
+// "group/Kind" of the kinds whose status is a subresource. The API server drops the status of such
+// an object on CREATE before the validating webhooks run, and on an UPDATE of the main resource
+// puts the stored status in place of the request's (reference/kube-api.md §5): what the review
+// carries there is the controller's last write, which the request cannot change. The API server
+// checks it only with ratcheting (§8), so a status written under an older, looser schema stays
+// updatable; a denial here for it would block every edit of the object, the controller's
+// finalizer and annotation writes included. BMO's webhook reads status only for its update rules.
+const STATUS_SUBRESOURCE: ReadonlySet<string> = new Set(
+  CUSTOM_RESOURCES.filter((r) => r.statusSubresource).map((r) => `${r.apiVersion.split('/')[0] ?? ''}/${r.kind}`),
+);
+
+function isStatusPath(path: string): boolean {
+  return path === 'status' || path.startsWith('status.') || path.startsWith('status[');
+}
+
+/** The errors the request can be denied for: not the stored status of a kind with a status subresource. */
+function requestErrors(request: AdmissionRequest, errors: readonly FieldError[]): FieldError[] {
+  if (!STATUS_SUBRESOURCE.has(`${request.kind.group}/${request.kind.kind}`)) return [...errors];
+  return errors.filter((e) => !isStatusPath(e.path));
+}
+
 /**
  * CREATE checks the object, UPDATE the object against the stored one (the immutability rules);
  * DELETE and CONNECT change nothing the rules cover. A kind metalfleet does not validate is
  * allowed with a warning: the webhook configuration sent it by mistake. A subresource (status,
  * scale, ...) is allowed unchecked and without a warning, as BMO's webhook checks only the main
  * resource: a rule naming "baremetalhosts/status" must not judge a status write as a spec change.
+ * Nor is a main-resource request denied for the status the API server keeps from the stored
+ * object (the update rules still read it).
  */
 export function admitValidation(request: AdmissionRequest, rules: ValidateOptions = {}): AdmissionVerdict {
   if (request.subResource) return { allowed: true };
@@ -52,9 +76,10 @@ export function admitValidation(request: AdmissionRequest, rules: ValidateOption
   const old = request.operation === 'UPDATE' ? asKind(request.oldObject, request.kind) : undefined;
   const result = validateObject(asKind(request.object, request.kind), old, rules);
   if (result === null) return { allowed: true, warnings: [unmanagedWarning(request)] };
-  if (result.errors.length === 0) return { allowed: true };
+  const errors = requestErrors(request, result.errors);
+  if (errors.length === 0) return { allowed: true };
   return {
     allowed: false,
-    status: invalidStatus({ group: request.kind.group, kind: result.kind, name: requestName(request) }, result.errors),
+    status: invalidStatus({ group: request.kind.group, kind: result.kind, name: requestName(request) }, errors),
   };
 }
