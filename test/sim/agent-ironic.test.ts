@@ -1,8 +1,12 @@
 // The simulated agent driven by a real Ironic 21.4 with its real direct deploy interface: nodes are
 // fake-hardware for power, boot and management, so "booting the ramdisk" is this test starting an
 // agent once the node waits for one (wait call-back, clean wait). Under CI a missing Ironic fails.
-import { readdir } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import { ironicInstalled, startIronic } from '../support/ironic.ts';
@@ -167,4 +171,55 @@ run('agent - a manual clean with erase_devices_metadata reaches the agent and re
   t.is(node.last_error, null);
   t.deepEqual(disk.erases.map((e) => `${e.kind}:${e.step}`), ['metadata:erase_devices_metadata']);
   t.deepEqual(agent.commands.map((c) => c.command_name), ['get_clean_steps', 'execute_clean_step']);
+});
+
+/** A config drive ISO as Ironic builds one (genisoimage, which Ironic needs for this anyway). */
+async function configDriveIso(t: ExecutionContext, metaData: Record<string, unknown>): Promise<Buffer> {
+  const dir = await mkdtemp(join(tmpdir(), 'agent-ironic-cd-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const latest = join(dir, 'root', 'openstack', 'latest');
+  await mkdir(latest, { recursive: true });
+  await writeFile(join(latest, 'meta_data.json'), JSON.stringify(metaData));
+  const out = spawnSync('genisoimage', ['-o', join(dir, 'cd.iso'), '-ldots', '-allow-lowercase', '-allow-multidot', '-l', '-quiet', '-J', '-r', '-V', 'config-2', join(dir, 'root')]);
+  if (out.status !== 0) throw new Error(`genisoimage: ${out.stderr?.toString()}`);
+  return readFile(join(dir, 'cd.iso'));
+}
+
+run('agent - a deploy from an image server that wants basic auth (user:password in image_source), checked against a CentOS-style CHECKSUM file, with the config drive as a URL', async (t) => {
+  const { uuid, mac } = await directNode(t, 'available');
+  const hash = createHash('sha256').update(IMAGE).digest('hex');
+  const checksums = `# CentOS-Stream-GenericCloud-9\nSHA256 (disk.qcow2) = ${hash}\n`;
+  const drive = gzipSync(await configDriveIso(t, { uuid, hostname: 'behind-auth' })).toString('base64');
+  const secured = await startImageServer({ images: { 'disk.qcow2': IMAGE, CHECKSUM: checksums, 'configdrive.b64': drive }, basicAuth: { user: 'deployer', password: 'pa55' } });
+  t.teardown(() => secured.stop());
+  const withCreds = (name: string) => secured.urlOf(name).replace('http://', 'http://deployer:pa55@');
+  await api('PATCH', `/nodes/${uuid}`, [
+    { op: 'add', path: '/instance_info/image_source', value: withCreds('disk.qcow2') },
+    { op: 'add', path: '/instance_info/image_checksum', value: withCreds('CHECKSUM') },
+  ]);
+  await api('PUT', `/nodes/${uuid}/states/provision`, { target: 'active', configdrive: withCreds('configdrive.b64') });
+  const disk = new SimDisk();
+  await bootRamdisk(t, uuid, mac, disk, 'wait call-back');
+  const active = await waitState(uuid, 'active');
+  t.is(active.last_error, null);
+  t.is(disk.writeCount, 1);
+  t.deepEqual(disk.image?.checksum, { algorithm: 'sha256', value: hash });
+  t.false(disk.image?.url.includes('pa55'), 'the recorded URL has its password masked');
+  t.is(disk.configDrive?.source, 'url');
+  t.is(disk.configDrive?.metaData?.['hostname'], 'behind-auth');
+  t.true(secured.requests.filter((r) => r.status === 200).some((r) => r.path === '/disk.qcow2' && r.method === 'GET'));
+});
+
+run('agent - a checksum URL that answers 404 fails the deploy with the agent\'s ImageDownloadError in last_error', async (t) => {
+  const { uuid, mac } = await directNode(t, 'available');
+  await api('PATCH', `/nodes/${uuid}`, [
+    { op: 'add', path: '/instance_info/image_source', value: images.urlOf('os.img') },
+    { op: 'add', path: '/instance_info/image_checksum', value: `${images.url}/no-such.sha256sum` },
+  ]);
+  await api('PUT', `/nodes/${uuid}/states/provision`, { target: 'active' });
+  const disk = new SimDisk();
+  await bootRamdisk(t, uuid, mac, disk, 'wait call-back');
+  const failed = await waitState(uuid, 'deploy failed');
+  t.regex(failed.last_error ?? '', /write_image failed.*Download of image http:\/\/127\.0\.0\.1:\d+\/no-such\.sha256sum failed: Received status code 404/);
+  t.is(disk.writeCount, 0);
 });

@@ -1,7 +1,7 @@
 // The inventory the simulated ramdisk posts and what the simulated BMC serves describe one server:
 // an agent inspection (Ironic >= 22.1, or ironic-inspector) and a Redfish inspection agree.
 import test from 'ava';
-import { serverInventory } from '../../src/sim/datacenter/index.ts';
+import { installDisk, serverInventory } from '../../src/sim/datacenter/index.ts';
 import { startRedfishSim } from '../../src/sim/redfish/index.ts';
 import type { SimSystemInfo } from '../../src/sim/redfish/index.ts';
 
@@ -32,3 +32,19 @@ for (const model of ['SIM-1', 'SIM-2'] as const) {
     t.is((bios.Attributes as Record<string, unknown>).SerialNumber, sys.SerialNumber, 'the BIOS knows the same serial number');
   });
 }
+
+test('datacenter inventory - the disk the agent writes to is the BMC\'s smallest drive, as IPA picks it and Redfish inspection sizes it, described as the BMC describes that drive', async (t) => {
+  const sim = await startRedfishSim({ systems: 1 });
+  t.teardown(() => sim.stop());
+  const info = sim.systems[0] as SimSystemInfo;
+  const system = sim.system(info.id);
+  const drives = system.state.drives;
+  const smallest = [...drives].sort((a, b) => a.capacityBytes - b.capacityBytes)[0];
+  if (smallest === undefined) throw new Error('the simulated system has no drives');
+  const drive = await get(sim.url, info, `${info.systemPath}/Storage/1/Drives/${smallest.id}`) as { CapacityBytes: number; Model: string; Manufacturer: string; SerialNumber: string; MediaType: string };
+  const disk = installDisk(system);
+  t.is(disk.sizeBytes, drive.CapacityBytes);
+  t.like(disk.blockDevice(), { name: `/dev/sd${String.fromCharCode(97 + drives.indexOf(smallest))}`, size: drive.CapacityBytes, model: drive.Model, vendor: drive.Manufacturer, serial: drive.SerialNumber, rotational: drive.MediaType === 'HDD' });
+  const inv = serverInventory(system, disk.sizeBytes, disk.blockDevice()) as { disks: unknown[] };
+  t.deepEqual(inv.disks, [disk.blockDevice()]);
+});

@@ -14,6 +14,7 @@ import { agentApi } from './api.ts';
 import type { SimDisk } from './disk.ts';
 import { closeServer, listen } from './http.ts';
 import { ironicRamdiskClient } from './ironic-client.ts';
+import { DEFAULT_DOWNLOAD_POLICY } from './write-image.ts';
 import type { LookupAnswer } from './ironic-client.ts';
 
 export interface StartAgentOptions {
@@ -39,6 +40,10 @@ export interface StartAgentOptions {
   lookupTimeoutMs?: number;
   /** Time erase, burn-in and bootloader work takes; default 0. */
   workMs?: number;
+  /** Retries of a failed image download (no answer, cut short, 5xx); default 2, as IPA. */
+  downloadRetries?: number;
+  /** The pause before such a retry; default 1 s (IPA: 10 s). */
+  downloadRetryIntervalMs?: number;
   /** agent_version sent with heartbeats. */
   agentVersion?: string;
   /**
@@ -95,6 +100,8 @@ export async function startAgent(opts: StartAgentOptions): Promise<SimAgent> {
   let lastBeat = 0;
   let timer: NodeJS.Timeout | null = null;
   let beating = false;
+  // A command ended since the last heartbeat was sent: Ironic is to hear of it after minGap, not a period.
+  let forced = false;
   const minGap = opts.minHeartbeatGapMs ?? 5_000;
   const running = (): boolean => state === 'inspecting' || state === 'looking up' || state === 'heartbeating';
   // A refused call: a journal line and a report per new message or doubled run; the delay grows.
@@ -109,10 +116,14 @@ export async function startAgent(opts: StartAgentOptions): Promise<SimAgent> {
     if (running()) timer = setTimeout(() => void beat(), Math.max(0, ms));
   };
 
+  const untilGap = (): number => Math.max(0, minGap - (Date.now() - lastBeat));
   const log = new CommandLog((r) => {
     journal.push(`command ${r.command_name} ${r.command_status}`);
-    // IPA forces a heartbeat when a command ends, so Ironic moves on without waiting a period.
-    if (state === 'heartbeating') schedule(Math.max(0, minGap - (Date.now() - lastBeat)));
+    // IPA forces a heartbeat when a command ends, so Ironic moves on without waiting a period. A
+    // heartbeat in flight reschedules when it is answered, and must not then wait a whole period:
+    // the conductor often runs a command to its end before its answer to that heartbeat.
+    forced = true;
+    if (state === 'heartbeating' && !beating) schedule(untilGap());
   });
   const halt = (to: AgentState, hook?: () => void): void => {
     if (!running()) return;
@@ -122,8 +133,11 @@ export async function startAgent(opts: StartAgentOptions): Promise<SimAgent> {
     // Let the answer to the last command reach Ironic before the "machine" goes dark.
     setTimeout(() => (server.close(), server.closeIdleConnections(), hook?.()), 20);
   };
+  const cachedNode: { current: unknown } = { current: null };
   const commands = commandTable({
     disk: opts.disk, write: { cachedImageId: null }, journal, workMs: opts.workMs ?? 0,
+    node: cachedNode,
+    download: { retries: opts.downloadRetries ?? DEFAULT_DOWNLOAD_POLICY.retries, intervalMs: opts.downloadRetryIntervalMs ?? DEFAULT_DOWNLOAD_POLICY.intervalMs },
     powerOff: () => halt('powered off', opts.onPowerOff), reboot: () => halt('stopped', opts.onReboot),
   });
   const server = agentApi({ log, commands, token: () => token, startedAt: new Date(), version: opts.agentVersion ?? DEFAULT_AGENT_VERSION });
@@ -148,6 +162,7 @@ export async function startAgent(opts: StartAgentOptions): Promise<SimAgent> {
   // What lookup (or continue_inspection) answered: the node, its token and the heartbeat period.
   function adopt(answer: LookupAnswer, how: string): void {
     nodeUuid = answer.node.uuid;
+    cachedNode.current = answer.node;
     const offered = answer.config.agent_token ?? null;
     token = opts.agentToken !== undefined && (offered === null || offered === '******') ? opts.agentToken : offered;
     // Ironic hands the token out once per boot; a repeated lookup (the first answer lost to a
@@ -167,7 +182,7 @@ export async function startAgent(opts: StartAgentOptions): Promise<SimAgent> {
 
   // As IPA: inspection data first; refused, the ramdisk goes on to look itself up as usual.
   async function inspect(callbackUrl: string): Promise<void> {
-    const inventory = opts.inventory ?? agentInventory({ macs: opts.macs, diskBytes: opts.disk.sizeBytes });
+    const inventory = opts.inventory ?? agentInventory({ macs: opts.macs, diskBytes: opts.disk.sizeBytes, disk: opts.disk.blockDevice() });
     const r = await ironic.continueInspection(callbackUrl, { inventory }, opts.nodeUuid);
     if (r.answer === null) {
       refused('continue_inspection', r.status, r.error ?? '');
@@ -182,12 +197,13 @@ export async function startAgent(opts: StartAgentOptions): Promise<SimAgent> {
   async function heartbeat(): Promise<void> {
     if (nodeUuid === null) return;
     lastBeat = Date.now();
+    forced = false;
     const r = await ironic.heartbeat(nodeUuid, { callback_url: url, agent_token: token ?? '', agent_version: opts.agentVersion ?? DEFAULT_AGENT_VERSION });
     if (r.error === null) {
       heartbeats++;
       lastError = null;
       backoff.accepted();
-      schedule(intervalMs);
+      schedule(forced ? untilGap() : intervalMs);
     } else {
       // IPA retries a failed heartbeat sooner than a period; a run of refusals (Ironic >= 26
       // refusing a plain-http callback) waits longer each time and is reported.

@@ -3,8 +3,8 @@
 // /v1/commands/ lists results, GET /v1/status says it is alive. Errors carry `faultstring`, which
 // Ironic reads (and a 409 or "Agent is busy" there means: try again later).
 import http from 'node:http';
-import type { CommandLog, CommandResult, CommandSpec } from './command-log.ts';
-import { AgentError } from './errors.ts';
+import type { CommandLog, CommandSpec } from './command-log.ts';
+import { AgentError, invalidCommand, notFound } from './errors.ts';
 import { readBody, sendJson } from './http.ts';
 import { requestUrl } from '../request-target.ts';
 
@@ -19,6 +19,14 @@ export interface AgentApiDeps {
 
 const fault = (res: http.ServerResponse, code: number, text: string): void =>
   sendJson(res, code, { faultcode: code >= 500 ? 'Server' : 'Client', faultstring: text });
+
+const safeDecode = (s: string): string => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+};
 
 export function agentApi(deps: AgentApiDeps): http.Server {
   const tokenOk = (given: string | null): boolean => deps.token() !== null && given === deps.token();
@@ -38,8 +46,9 @@ export function agentApi(deps: AgentApiDeps): http.Server {
       }
       if (path.startsWith('/commands/') && method === 'GET') {
         if (given !== null && !tokenOk(given)) return fault(res, 401, 'Token invalid.');
-        const one = deps.log.list().find((c: CommandResult) => c.id === path.slice('/commands/'.length));
-        return one ? sendJson(res, 200, one) : fault(res, 404, `Command with id ${path} not found`);
+        const id = safeDecode(path.slice('/commands/'.length));
+        const one = await deps.log.get(id, url.searchParams.get('wait')?.toLowerCase() === 'true');
+        return one ? sendJson(res, 200, one) : fault(res, 404, `Not found: Command Result with id ${id} not found.`);
       }
       if (path === '/commands' && method === 'POST') {
         if (!tokenOk(given)) return fault(res, 401, 'Token invalid.');
@@ -50,15 +59,19 @@ export function agentApi(deps: AgentApiDeps): http.Server {
           return fault(res, 400, 'Missing or invalid name or params');
         }
         const params = body.params;
-        if (typeof body.name !== 'string' || params === null || typeof params !== 'object' || Array.isArray(params)) return fault(res, 400, 'Missing or invalid name or params');
-        const spec = deps.commands.get(body.name);
-        if (spec === undefined) {
-          const ext = body.name.split('.')[0] ?? '';
-          const known = [...deps.commands.keys()].some((k) => k.startsWith(`${ext}.`));
-          return known ? fault(res, 400, `Invalid command: Unknown command: ${body.name}`) : fault(res, 404, `Requested object not found: Extension with id ${ext} not found.`);
-        }
+        if (body === null || typeof body.name !== 'string' || params === null || typeof params !== 'object' || Array.isArray(params)) return fault(res, 400, 'Missing or invalid name or params');
+        // As IPA's execute_command: the name's form, then busy, then the extension, then the command.
+        const name = body.name;
+        const dot = name.indexOf('.');
+        if (dot < 0) throw invalidCommand('Command name must be of the form <extension>.<name>');
+        const [ext, commandName] = [name.slice(0, dot), name.slice(dot + 1)];
+        const spec = (): CommandSpec => {
+          const found = deps.commands.get(name);
+          if (found !== undefined) return found;
+          if (![...deps.commands.keys()].some((k) => k.startsWith(`${ext}.`))) throw notFound(`Extension with id ${ext} not found.`);
+          throw invalidCommand(`Unknown command: ${commandName}`);
+        };
         const wait = url.searchParams.get('wait')?.toLowerCase() === 'true';
-        const commandName = body.name.slice(body.name.indexOf('.') + 1);
         const result = await deps.log.execute(commandName, spec, params as Record<string, unknown>, wait);
         return sendJson(res, 200, result);
       }

@@ -18,6 +18,8 @@ export interface CommandResult {
 /** A command's work: sync ones finish before the POST answers, async ones run on. */
 export interface CommandSpec {
   readonly async: boolean;
+  /** IPA's command validator: throws (an AgentError) before the command starts, leaving no result. */
+  validate?(params: Record<string, unknown>): void;
   run(params: Record<string, unknown>): Promise<unknown>;
 }
 
@@ -31,10 +33,27 @@ export class CommandLog {
     return this.#results;
   }
 
-  /** Starts the command; resolves with its record (final when `wait` or sync, else RUNNING). */
-  async execute(name: string, spec: CommandSpec, params: Record<string, unknown>, wait: boolean): Promise<CommandResult> {
+  /**
+   * Starts the command; resolves with its record (final when `wait` or sync, else RUNNING). As
+   * IPA's execute_command: a busy agent refuses before the command is even looked up, and
+   * whatever `spec` or its validator throws leaves no record.
+   */
+  async execute(name: string, spec: () => CommandSpec, params: Record<string, unknown>, wait: boolean): Promise<CommandResult> {
     const last = this.#results.at(-1);
     if (last?.command_status === 'RUNNING') throw agentBusy(last.command_name);
+    return this.#start(name, spec(), params, wait);
+  }
+
+  /** A record by id, when it has finished if `wait`; null for an unknown id. */
+  async get(id: string, wait: boolean): Promise<CommandResult | null> {
+    const record = this.#results.find((r) => r.id === id);
+    if (record === undefined) return null;
+    if (wait) await this.#pending.get(id);
+    return { ...record };
+  }
+
+  async #start(name: string, spec: CommandSpec, params: Record<string, unknown>, wait: boolean): Promise<CommandResult> {
+    spec.validate?.(params);
     const record: CommandResult = { id: randomUUID(), command_name: name, command_status: 'RUNNING', command_error: null, command_result: null };
     this.#results.push(record);
     const done = spec.run(params).then(

@@ -3,11 +3,11 @@
 // echo the step, which Ironic compares with the step it is running.
 import type { CommandSpec } from './command-log.ts';
 import type { EraseKind, RaidVolume, SimDisk } from './disk.ts';
-import { AgentError, invalidCommand } from './errors.ts';
+import { AgentError, commandFailed } from './errors.ts';
 import { CLEAN_STEPS, DEPLOY_STEPS, HARDWARE_MANAGER, HARDWARE_MANAGER_VERSION } from './steps.ts';
 import { systemLogs } from './system-logs.ts';
-import type { WriteState } from './write-image.ts';
-import { writeImage } from './write-image.ts';
+import type { DownloadPolicy, WriteState } from './write-image.ts';
+import { validateImageInfo, writeImage } from './write-image.ts';
 
 export interface CommandContext {
   readonly disk: SimDisk;
@@ -15,6 +15,10 @@ export interface CommandContext {
   readonly journal: string[];
   /** How long asynchronous work takes (so RUNNING can be seen). */
   readonly workMs: number;
+  /** How image and checksum downloads are retried. */
+  readonly download: DownloadPolicy;
+  /** The node as last given by lookup or a command (IPA's hardware.cache_node): its root device hints. */
+  readonly node: { current: unknown };
   /** The ramdisk shut the machine down (standby.power_off) or rebooted it (standby.run_image). */
   powerOff(): void;
   reboot(): void;
@@ -56,7 +60,7 @@ async function runStep(ctx: CommandContext, kind: 'clean' | 'deploy', step: Para
   }
   switch (name) {
     case 'write_image':
-      return writeImage(ctx.disk, ctx.write, obj(args['image_info']), args['configdrive']);
+      return writeImage(ctx.disk, ctx.write, args['image_info'], args['configdrive'], ctx.download, ctx.node.current);
     case 'delete_configuration':
       ctx.disk.setRaid([]);
       return null;
@@ -80,11 +84,19 @@ async function runStep(ctx: CommandContext, kind: 'clean' | 'deploy', step: Para
   }
 }
 
+// IPA's clean and deploy commands cache the node they are given; later steps read it.
+const cacheNode = (ctx: CommandContext, p: Params): void => {
+  const node = p['node'];
+  if (node !== null && typeof node === 'object' && !Array.isArray(node)) ctx.node.current = node;
+};
+
 const stepCommand = (ctx: CommandContext, kind: 'clean' | 'deploy'): CommandSpec => ({
   async: true,
   run: async (p) => {
+    cacheNode(ctx, p);
     const step = obj(p['step']);
-    if (!('step' in step)) throw invalidCommand(`Malformed ${kind}_step, no "step" key`);
+    // IPA raises a ValueError here, which reaches Ironic as a CommandExecutionError.
+    if (!('step' in step)) throw commandFailed(`Malformed ${kind}_step, no "step" key: ${JSON.stringify(step)}`);
     const result = await runStep(ctx, kind, step, obj(p['node']));
     return { [`${kind}_result`]: result, [`${kind}_step`]: step };
   },
@@ -92,11 +104,11 @@ const stepCommand = (ctx: CommandContext, kind: 'clean' | 'deploy'): CommandSpec
 
 export function commandTable(ctx: CommandContext): ReadonlyMap<string, CommandSpec> {
   return new Map<string, CommandSpec>([
-    ['clean.get_clean_steps', sync(() => ({ clean_steps: { [HARDWARE_MANAGER]: CLEAN_STEPS }, hardware_manager_version: HARDWARE_MANAGER_VERSION }))],
+    ['clean.get_clean_steps', sync((p) => (cacheNode(ctx, p), { clean_steps: { [HARDWARE_MANAGER]: CLEAN_STEPS }, hardware_manager_version: HARDWARE_MANAGER_VERSION }))],
     ['clean.execute_clean_step', stepCommand(ctx, 'clean')],
-    ['deploy.get_deploy_steps', sync(() => ({ deploy_steps: { [HARDWARE_MANAGER]: DEPLOY_STEPS }, hardware_manager_version: HARDWARE_MANAGER_VERSION }))],
+    ['deploy.get_deploy_steps', sync((p) => (cacheNode(ctx, p), { deploy_steps: { [HARDWARE_MANAGER]: DEPLOY_STEPS }, hardware_manager_version: HARDWARE_MANAGER_VERSION }))],
     ['deploy.execute_deploy_step', stepCommand(ctx, 'deploy')],
-    ['standby.prepare_image', { async: true, run: (p) => writeImage(ctx.disk, ctx.write, obj(p['image_info']), p['configdrive']) }],
+    ['standby.prepare_image', { async: true, validate: (p) => validateImageInfo(p['image_info']), run: (p) => writeImage(ctx.disk, ctx.write, p['image_info'], p['configdrive'], ctx.download, ctx.node.current) }],
     ['standby.get_partition_uuids', sync(() => ctx.disk.partitionUuids())],
     ['standby.sync', sync(() => null)],
     ['standby.power_off', { async: true, run: async () => void setImmediate(() => ctx.powerOff()) }],

@@ -3,6 +3,7 @@
 // whether a bootloader went on, and what cleaning erased.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ConfigDrive } from './config-drive.ts';
+import type { BlockDevice } from './root-device.ts';
 
 export type ImageType = 'whole-disk' | 'partition';
 
@@ -49,11 +50,21 @@ export interface SimDiskOptions {
   /** The device the agent reports as its install device; default /dev/sda. */
   device?: string;
   sizeBytes?: number;
+  /** What the ramdisk reads of the disk (its inventory, root device hints); default a "Simulated disk" SSD. */
+  model?: string;
+  vendor?: string;
+  serial?: string;
+  wwn?: string;
+  rotational?: boolean;
+  hctl?: string;
+  /** /dev/disk/by-path/… */
+  byPath?: string;
 }
 
 export class SimDisk {
   readonly device: string;
   readonly sizeBytes: number;
+  readonly #describe: Omit<SimDiskOptions, 'device' | 'sizeBytes'>;
   #image: WrittenImage | null = null;
   #configDrive: ConfigDrive | null = null;
   #bootloader: Bootloader | null = null;
@@ -66,6 +77,19 @@ export class SimDisk {
   constructor(opts: SimDiskOptions = {}) {
     this.device = opts.device ?? '/dev/sda';
     this.sizeBytes = opts.sizeBytes ?? 100 * 1024 ** 3;
+    const { device: _d, sizeBytes: _s, ...describe } = opts;
+    this.#describe = describe;
+  }
+
+  /** The disk as IPA lists a block device (hardware.BlockDevice.serialize), size in bytes. */
+  blockDevice(): BlockDevice {
+    const d = this.#describe;
+    return {
+      name: this.device, size: this.sizeBytes, model: d.model ?? 'Simulated disk', rotational: d.rotational ?? false,
+      ...(d.vendor !== undefined ? { vendor: d.vendor } : {}), ...(d.serial !== undefined ? { serial: d.serial } : {}),
+      ...(d.wwn !== undefined ? { wwn: d.wwn } : {}), ...(d.hctl !== undefined ? { hctl: d.hctl } : {}),
+      ...(d.byPath !== undefined ? { by_path: d.byPath } : {}),
+    };
   }
 
   get image(): WrittenImage | null { return this.#image; }

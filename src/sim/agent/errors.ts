@@ -23,14 +23,21 @@ export const checksumMismatch = (imageId: string, url: string, expected: string,
   new AgentError('ImageChecksumError', 500, 'Error verifying image checksum',
     `Image failed to verify against checksum. location: ${url}; image ID: ${imageId}; image checksum: ${expected}; verification checksum: ${actual}`);
 
-export const downloadFailed = (url: string, why: string): AgentError =>
-  new AgentError('ImageDownloadError', 500, 'Error downloading image', `Download of image from ${url} failed: ${why}`);
+/** `image`: the image id, or the URL of a checksums file that could not be had (as IPA names them). */
+export const downloadFailed = (image: string, why: string): AgentError =>
+  new AgentError('ImageDownloadError', 500, 'Error downloading image', `Download of image ${image} failed: ${why}`);
 
-export const commandFailed = (details: string): AgentError =>
-  new AgentError('CommandExecutionError', 500, 'Command execution failed', details);
+export const commandFailed = (details: string, options?: ErrorOptions): AgentError =>
+  new AgentError('CommandExecutionError', 500, 'Command execution failed', details, options);
 
 export const invalidCommand = (details: string): AgentError =>
   new AgentError('InvalidCommandError', 400, 'Invalid command', details);
+
+export const invalidParams = (details: string): AgentError =>
+  new AgentError('InvalidCommandParamsError', 400, 'Invalid command parameters', details);
+
+export const notFound = (details: string): AgentError =>
+  new AgentError('RequestedObjectNotFoundError', 404, 'Not found', details);
 
 export const agentBusy = (running: string): AgentError =>
   new AgentError('AgentIsBusy', 409, 'Agent is busy', `executing command ${running}`);

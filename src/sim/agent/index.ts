@@ -19,4 +19,5 @@ export type { ConfigDrive } from './config-drive.ts';
 export type { ImageServer, ImageServerOptions, ServedRequest } from './image-server.ts';
 export type { CommandResult, CommandStatus } from './command-log.ts';
 export type { AgentStep } from './steps.ts';
+export type { BlockDevice } from './root-device.ts';
 export type { AgentErrorBody } from './errors.ts';

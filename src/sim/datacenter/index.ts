@@ -5,7 +5,7 @@ export { startVirtualDatacenter } from './datacenter.ts';
 export type { VirtualDatacenter } from './datacenter.ts';
 export type { DatacenterOptions } from './options.ts';
 export { SimServer } from './server.ts';
-export { serverInventory } from './inventory.ts';
+export { installDisk, serverInventory } from './inventory.ts';
 export type { BootOutcome } from './firmware.ts';
 export { parseIpxeDeploy, ipxeConfigPath } from './ipxe-config.ts';
 export { DEPLOY_FILES, demoImage } from './boot-files.ts';

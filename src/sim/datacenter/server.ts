@@ -1,6 +1,7 @@
 import type { SimAgent } from '../agent/index.ts';
-import { describeRefusal, SimDisk, startAgent } from '../agent/index.ts';
-import { serverInventory } from './inventory.ts';
+import { describeRefusal, startAgent } from '../agent/index.ts';
+import type { SimDisk } from '../agent/index.ts';
+import { installDisk, serverInventory } from './inventory.ts';
 import type { Refusal } from '../agent/index.ts';
 import type { BootEvent, SimSystem } from '../redfish/index.ts';
 import type { BootOutcome, FirmwareContext } from './firmware.ts';
@@ -19,13 +20,14 @@ export interface ServerEnv {
 // The BMC's power and boot events drive it: a boot runs the firmware (which may start an agent),
 // power off ends whatever ran. Boots are handled one at a time, in order.
 export class SimServer {
-  readonly disk = new SimDisk();
+  readonly disk: SimDisk;
   #agent: SimAgent | null = null;
   #queue: Promise<void> = Promise.resolve();
   #journal: string[] = [];
   #boots: BootOutcome[] = [];
 
   constructor(readonly system: SimSystem, private readonly env: ServerEnv) {
+    this.disk = installDisk(system);
     system.on('boot', (event) => this.#enqueue(() => this.#boot(event)));
     system.on('power', ({ on }) => {
       if (!on) this.#enqueue(() => this.#stopAgent('power off'));
@@ -83,7 +85,7 @@ export class SimServer {
       ...(this.env.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: this.env.heartbeatIntervalMs } : {}),
       ...(this.env.minHeartbeatGapMs !== undefined ? { minHeartbeatGapMs: this.env.minHeartbeatGapMs } : {}),
       ...(outcome.inspectionCallbackUrl !== undefined ? { inspectionCallbackUrl: outcome.inspectionCallbackUrl } : {}),
-      inventory: serverInventory(this.system, this.disk.sizeBytes),
+      inventory: serverInventory(this.system, this.disk.sizeBytes, this.disk.blockDevice()),
       onRefused: (r) => {
         this.#journal.push(`agent: ${describeRefusal(r)}`);
         this.env.onAgentRefused?.(this.id, r);
