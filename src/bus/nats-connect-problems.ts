@@ -117,7 +117,7 @@ export interface TlsFileProblem {
 
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n[\s\S]*?-----END \1-----/g;
 
-/** What a PEM file holds, by its first block's label, for "holds X, not Y". */
+/** What a PEM file holds (a key before a request before a certificate), for "holds X, not Y". */
 function heldInstead(text: string): string | null {
   const labels = [...text.matchAll(PEM_BLOCK)].map((m) => m[1] ?? '');
   if (labels.some((l) => /PRIVATE KEY$/.test(l))) return 'a private key';
