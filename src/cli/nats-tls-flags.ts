@@ -39,6 +39,10 @@ function urlProblem(server: string, scheme: string | undefined): string | null {
   } catch {
     return 'it cannot be read as HOST:PORT';
   }
+  // A URL ends its host at the first "/": the client read no URL ("Invalid URL"), and nothing
+  // found a password to hide from the error that quoted it.
+  const at = rest.lastIndexOf('@');
+  if (at >= 0 && rest.slice(0, at).includes('/')) return 'its user:password@ (or token@) holds a "/", where the host would end: write it as %2F';
   return null;
 }
 

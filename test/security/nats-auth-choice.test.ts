@@ -97,3 +97,25 @@ test('nats auth choice - the CLI refuses two login flags before dialling (exit 2
   t.notRegex(r.stderr, /cannot connect|authorization/);
   t.false(r.stderr.includes(TOKEN));
 });
+
+// A URL parser ends the host at the first "/", so nats://admin:pa/ss@HOST was no URL to the
+// client ("Invalid URL") and the redaction, which looks for user:password@ before any "/", did
+// not see a password: the whole URL, password and all, was printed with "is a NATS server
+// running there?". Now refused before dialling, saying to percent-encode it, the password hidden.
+test('nats auth choice - a "/" in the URL\'s password is refused before dialling, the password never shown', async (t) => {
+  const secret = 'pa/ss-Hq62';
+  for (const url of [`nats://admin:${secret}@127.0.0.1:1`, `admin:${secret}@127.0.0.1:1`, `tls://${secret}@127.0.0.1:1`]) {
+    const error = await t.throwsAsync(natsOptionsFrom({ nats: url }, {}, 'x'), { instanceOf: CliError }, url);
+    t.regex(error?.message ?? '', /^--nats: "(nats:\/\/|tls:\/\/)?\*\*\*@127\.0\.0\.1:1" is not a NATS server URL: its user:password@ \(or token@\) holds a "\/", where the host would end: write it as %2F/, url);
+    t.is(error?.exitCode, 2);
+    t.false(error?.message.includes('pa/ss') || error?.message.includes('Hq62'), url);
+  }
+  for (const command of [['hosts'], ['audit']]) {
+    const r = await metalfleet(...command, '--nats', `nats://admin:${secret}@127.0.0.1:1`);
+    t.is(r.code, 2, r.stderr);
+    t.false(r.stderr.includes('Hq62'), r.stderr);
+    t.notRegex(r.stderr, /Invalid URL|is a NATS server running there/);
+  }
+  // Percent-encoded, it is a URL (and the transport decodes it).
+  t.deepEqual((await natsOptionsFrom({ nats: `nats://admin:${encodeURIComponent(secret)}@127.0.0.1:1` }, {}, 'x')).servers, [`nats://admin:pa%2Fss-Hq62@127.0.0.1:1`]);
+});
