@@ -45,7 +45,12 @@ export async function openPosture(transport: Transport, shared: boolean, setting
   const windowMs = settings.freshnessMs ?? DEFAULT_FRESHNESS_MS;
   const nonces = await openNonceLedger(transport, windowMs, replicas);
   const operators = [...keys.values()].filter((k) => k.role === 'operator').length;
-  log.info({ component: 'security', keys: keys.size, operators, allowUnsigned: Boolean(settings.allowUnsigned) }, 'signed requests required');
+  if (settings.allowUnsigned) {
+    // A migration: signed requests are checked in full, and unsigned ones are taken all the same.
+    log.warn({ component: 'security', keys: keys.size, operators, allowUnsigned: true }, 'unsigned commands allowed beside signed ones (--allow-unsigned-commands with --authorized-keys): any NATS client may send host commands and store changes unsigned; they are audited as unsigned. Drop --allow-unsigned-commands once every sender signs');
+  } else {
+    log.info({ component: 'security', keys: keys.size, operators, allowUnsigned: false }, 'signed requests required');
+  }
   // The shipped allow-list is a comment only: such a node refuses everything, which must not pass as info.
   if (operators === 0 && !settings.allowUnsigned) {
     log.warn({ component: 'security', keys: keys.size }, 'no operator key in --authorized-keys: every host command, apply and delete will be refused; add a line "operator <public key> <name>" (see "metalfleet keygen") to the file on every node');

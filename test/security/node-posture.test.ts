@@ -58,3 +58,20 @@ test('node posture - an allow-list with no operator key is a warning at start: e
     if (warned) t.regex(warnings[0]!.msg, /no operator key in --authorized-keys: every host command, apply and delete will be refused; add a line "operator <public key> <name>"/);
   }
 });
+
+// --authorized-keys with --allow-unsigned-commands (a migration) takes unsigned requests from
+// anyone beside the signed ones, and said "signed requests required" at info level, no warning.
+test('node posture - an allow-list with --allow-unsigned-commands warns that unsigned requests are taken too, and does not say signed ones are required', async (t) => {
+  if (!natsServerInstalled()) return t.fail('nats-server is missing: this test needs a real server');
+  const nats = await startNatsServer();
+  t.teardown(() => nats.dispose());
+  const transport = await connectNats({ servers: nats.url, name: 'posture' });
+  t.teardown(() => transport.close());
+  const lines: LogLine[] = [];
+  const keys = parseAuthorizedKeys(`operator ${createUser().getPublicKey()} olga\n`, 'keys');
+  await openPosture(transport, true, { authorizedKeys: keys, allowUnsigned: true }, subjects(), recordingLogger(lines), 1);
+  const warnings = lines.filter((l) => l.level === 'warn');
+  t.is(warnings.length, 1);
+  t.regex(warnings[0]!.msg, /unsigned commands allowed beside signed ones \(--allow-unsigned-commands with --authorized-keys\): any NATS client may send host commands and store changes unsigned; they are audited as unsigned\. Drop --allow-unsigned-commands once every sender signs/);
+  t.false(lines.some((l) => /signed requests required/.test(l.msg)));
+});
