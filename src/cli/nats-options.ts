@@ -86,9 +86,14 @@ export async function natsOptionsFrom(flags: NatsFlagValues, env: NodeJS.Process
       auth = { token: env.NATS_TOKEN as string };
     }
   } else if (login?.method === 'nkey') {
-    auth = login.from === 'flag'
-      ? { nkeySeed: await read(flags.natsNkeyFile as string, '--nats-nkey-file'), from: `--nats-nkey-file ${flags.natsNkeyFile}` }
-      : { nkeySeed: env.NATS_NKEY_SEED as string, from: 'NATS_NKEY_SEED' };
+    if (login.from === 'flag') {
+      const file = flags.natsNkeyFile as string;
+      const seed = await read(file, '--nats-nkey-file');
+      if (CREDS_FILE.test(seed)) throw new CliError(`--nats-nkey-file ${file}: is a NATS creds file (a user JWT and its seed), not a bare nkey seed: give it with --nats-creds`, 2);
+      auth = { nkeySeed: seed, from: `--nats-nkey-file ${file}` };
+    } else {
+      auth = { nkeySeed: env.NATS_NKEY_SEED as string, from: 'NATS_NKEY_SEED' };
+    }
   } else if (login?.method === 'creds') {
     const credsFile = (login.from === 'flag' ? flags.natsCreds : env.NATS_CREDS) as string;
     // The client reads it on connecting, after dialling: checked here so that its flag is named.
@@ -112,6 +117,9 @@ export async function natsOptionsFrom(flags: NatsFlagValues, env: NodeJS.Process
 }
 
 type LoginMethod = 'user' | 'token' | 'nkey' | 'creds';
+
+/** The first line of a creds file as nsc writes it. */
+const CREDS_FILE = /-----BEGIN NATS USER JWT-----/;
 
 // Each way to log in, by its flag and by its variable (NATS_PASSWORD goes with either user).
 const LOGINS: ReadonlyArray<{ method: LoginMethod; flag: keyof NatsFlagValues; flagName: string; variable: string }> = [

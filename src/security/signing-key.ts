@@ -20,6 +20,9 @@ export class SigningKey {
   /** From seed text; `where` names its source in the error (a file, an environment variable), never the seed. */
   static fromSeed(seed: string, where: string): SigningKey {
     const text = seed.trim();
+    if (/-----BEGIN NATS USER JWT-----/.test(text)) {
+      throw new KeyFileError(where, 'is a NATS creds file (a user JWT and its seed), not a signing key: give the seed file "metalfleet keygen --out FILE" wrote');
+    }
     if (!SEED_FORM.test(text)) {
       throw new KeyFileError(where, 'is not an nkey user seed (one line starting "SU", 58 characters): create one with "metalfleet keygen --out FILE"');
     }

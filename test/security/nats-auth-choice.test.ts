@@ -119,3 +119,20 @@ test('nats auth choice - a "/" in the URL\'s password is refused before dialling
   // Percent-encoded, it is a URL (and the transport decodes it).
   t.deepEqual((await natsOptionsFrom({ nats: `nats://admin:${encodeURIComponent(secret)}@127.0.0.1:1` }, {}, 'x')).servers, [`nats://admin:pa%2Fss-Hq62@127.0.0.1:1`]);
 });
+
+// A creds file (user JWT and seed) given where a bare seed belongs said only "is not a valid
+// nkey seed" / "is not an nkey user seed": it now says which flag takes such a file.
+test('nats auth choice - a creds file given as --nats-nkey-file or as a signing key is named as a creds file, its seed not shown', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'mf-auth-creds-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const seed = new TextDecoder().decode(nkeys.createUser().getSeed());
+  const file = join(dir, 'user.creds');
+  await writeFile(file, `-----BEGIN NATS USER JWT-----\neyJhbGciOiJlZDI1NTE5LW5rZXkifQ.e30.sig\n------END NATS USER JWT------\n\n-----BEGIN USER NKEY SEED-----\n${seed}\n------END USER NKEY SEED------\n`, { mode: 0o600 });
+  const nkey = await t.throwsAsync(natsOptionsFrom({ nats: NATS, natsNkeyFile: file }, {}, 'x'), { instanceOf: CliError });
+  t.is(nkey?.message, `--nats-nkey-file ${file}: is a NATS creds file (a user JWT and its seed), not a bare nkey seed: give it with --nats-creds`);
+  t.is(nkey?.exitCode, 2);
+  const { loadSigningKey, KeyFileError } = await import('../../src/security/index.ts');
+  const signing = await t.throwsAsync(loadSigningKey(file), { instanceOf: KeyFileError });
+  t.is(signing?.message, `${file}: is a NATS creds file (a user JWT and its seed), not a signing key: give the seed file "metalfleet keygen --out FILE" wrote`);
+  for (const e of [nkey, signing]) t.false(e?.message.includes(seed.slice(2, 20)));
+});
