@@ -21,18 +21,9 @@ import { startMaasSim } from '../../src/sim/maas/index.ts';
 import { startLocalNode } from '../support/local-node.ts';
 import { waitUntil } from '../support/wait.ts';
 import { T0, calls, deploying, grant, maasMachine, noneEarlier, reply, start as startMachine, tick, view, world } from '../machines/maas-fixtures.ts';
+import { proxied } from '../support/proxied.ts';
 
 type Status = { ready?: boolean; conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> };
-
-function proxied<T extends object>(target: T, overrides: Partial<Record<keyof T, unknown>>): T {
-  return new Proxy(target, {
-    get(t, prop) {
-      if (Object.prototype.hasOwnProperty.call(overrides, prop)) return overrides[prop as keyof T];
-      const value: unknown = Reflect.get(t, prop, t);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
-    },
-  });
-}
 
 interface Node {
   objects: KvStore;

@@ -18,6 +18,7 @@ import type { LocalNode } from '../support/local-node.ts';
 import { startLocalNode } from '../support/local-node.ts';
 import { bmh, secret } from '../support/node.ts';
 import { deferred, waitFor, waitUntil } from '../support/wait.ts';
+import { proxied } from '../support/proxied.ts';
 
 type MaasStatus = { ready?: boolean; failureReason?: string; failureMessage?: string; conditions?: Array<{ type: string; status: string; reason?: string }> };
 
@@ -33,17 +34,6 @@ interface Both {
   objects: KvStore;
   counting: Counting;
   stop(): Promise<void>;
-}
-
-// A method that reads `this` of the original (private fields): the proxy hands it the target.
-function proxied<T extends object>(target: T, overrides: Partial<Record<keyof T, unknown>>): T {
-  return new Proxy(target, {
-    get(t, prop) {
-      if (Object.prototype.hasOwnProperty.call(overrides, prop)) return overrides[prop as keyof T];
-      const value: unknown = Reflect.get(t, prop, t);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
-    },
-  });
 }
 
 let n = 0;
