@@ -27,6 +27,13 @@ test('webhook http - GET /healthz is 200', async (t) => {
   t.is(answer.text, 'ok\n');
 });
 
+test('webhook http - HEAD /healthz is 200 with no body, as an HTTP probe may send it', async (t) => {
+  const { server } = await serve(t, tls.files);
+  const answer = await call(server.url, tls.pki.ca, { method: 'HEAD', path: '/healthz' });
+  t.is(answer.status, 200);
+  t.is(answer.text, '');
+});
+
 test('webhook http - malformed JSON is 400 without quoting the body', async (t) => {
   const { server } = await serve(t, tls.files);
   const answer = await call(server.url, tls.pki.ca, { body: '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"password":"hunter2-xyz"' });
@@ -103,7 +110,7 @@ test('webhook http - a wrong method is 405 with Allow', async (t) => {
   t.like(statusOf(get), { reason: 'MethodNotAllowed', message: 'method GET not allowed on /validate; use POST' });
   const post = await call(server.url, tls.pki.ca, { method: 'POST', path: '/healthz', body: '{}' });
   t.is(post.status, 405);
-  t.is(post.headers.allow, 'GET');
+  t.is(post.headers.allow, 'GET, HEAD');
   t.is((await call(server.url, tls.pki.ca, { method: 'PUT', path: '/validate', body: '{}' })).status, 405);
 });
 

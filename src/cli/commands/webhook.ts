@@ -33,7 +33,8 @@ function fileFlag(name: string): (value: string) => string {
 }
 
 const HELP = `
-Serves POST /validate (admission.k8s.io/v1 AdmissionReview) and GET /healthz over HTTPS.
+Serves POST /validate and POST /mutate (admission.k8s.io/v1 AdmissionReview; /mutate fills in
+the CRD defaults as a mutating webhook) and GET or HEAD /healthz over HTTPS.
 Prints one JSON line {"url": "..."} on stdout once listening; logs go to stderr.
 
 Example:

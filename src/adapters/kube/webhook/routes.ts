@@ -8,7 +8,8 @@ import { admitValidation } from './validating.ts';
 // The webhook's endpoints. A new one is one more entry.
 
 const healthRoute: Route = {
-  methods: ['GET'],
+  // HEAD too: an HTTP probe or a load balancer's check may send it (Node leaves the body out).
+  methods: ['GET', 'HEAD'],
   // Alive is all a probe can ask: a certificate that fails to reload leaves the last good one served.
   handle: () => ({ status: 200, text: 'ok\n' }),
 };
