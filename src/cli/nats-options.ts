@@ -73,7 +73,7 @@ export async function natsOptionsFrom(flags: NatsFlagValues, env: NodeJS.Process
   if (login?.method === 'user') {
     const user = (login.from === 'flag' ? flags.natsUser : env.NATS_USER) as string;
     const pass = env.NATS_PASSWORD;
-    if (!pass) throw new CliError(`NATS user ${user} given without a password: set NATS_PASSWORD`);
+    if (!pass) throw new CliError(`NATS user ${user} given without a password: set NATS_PASSWORD`, 2);
     auth = { user, pass };
   } else if (login?.method === 'token') {
     if (login.from === 'flag') {

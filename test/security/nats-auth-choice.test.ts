@@ -136,3 +136,9 @@ test('nats auth choice - a creds file given as --nats-nkey-file or as a signing 
   t.is(signing?.message, `${file}: is a NATS creds file (a user JWT and its seed), not a signing key: give the seed file "metalfleet keygen --out FILE" wrote`);
   for (const e of [nkey, signing]) t.false(e?.message.includes(seed.slice(2, 20)));
 });
+
+test('nats auth choice - a user without NATS_PASSWORD is a usage error (exit 2), naming the variable', async (t) => {
+  const error = await t.throwsAsync(natsOptionsFrom({ nats: NATS, natsUser: 'alice' }, {}, 'x'), { instanceOf: CliError });
+  t.is(error?.message, 'NATS user alice given without a password: set NATS_PASSWORD');
+  t.is(error?.exitCode, 2);
+});
