@@ -417,6 +417,10 @@ function connectError(error: unknown, where: string, auth: NatsAuth | UrlAuth | 
   if (/certificate|tls|ssl|ENOENT|EACCES/i.test(text)) {
     return new BusConnectError(where, `TLS setup failed (${text}): check the tls files and that the server speaks TLS`, false, { cause: error });
   }
+  // Node's "Invalid URL" carries the URL it could not read (`input`), password and all: no cause then.
+  if ((error as { code?: unknown } | null)?.code === 'ERR_INVALID_URL') {
+    return new BusConnectError(where, `cannot connect (${text}): a server URL cannot be read; a "/" in its user:password@ is written %2F`, false);
+  }
   return new BusConnectError(where, `cannot connect (${text})`, true, { cause: error });
 }
 
@@ -428,6 +432,11 @@ const USERINFO = /^((?:[a-z][a-z0-9+.-]*:\/\/)?)([^/]*)@/i;
 function userinfoOf(url: string): string | undefined {
   return USERINFO.exec(url)?.[2] || undefined;
 }
+
+// What is hidden from messages: everything up to the URL's last "@", "/" included. A "/" in a
+// password ends the host for a URL parser, so the client reads no URL at all and says so, and
+// USERINFO (which stops at a "/") found nothing to hide from the message quoting it.
+const SHOWN_USERINFO = /^((?:[a-z][a-z0-9+.-]*:\/\/)?)(.*)@/is;
 
 /** A server URL as it may be shown: `nats://user:pass@host:4222` → `nats://host:4222`. */
 export function withoutUserinfo(url: string): string {
@@ -492,7 +501,7 @@ function redactor(auth: NatsAuth | undefined, servers: readonly string[]): (text
   if (auth && 'token' in auth) secrets.push(auth.token);
   if (auth && 'nkeySeed' in auth) secrets.push(auth.nkeySeed.trim());
   for (const url of servers) {
-    const userinfo = userinfoOf(url);
+    const userinfo = SHOWN_USERINFO.exec(url)?.[2];
     if (userinfo) secrets.push(userinfo);
   }
   const live = secrets.filter((s) => s.length > 0);

@@ -95,6 +95,14 @@ test('nats auth - a password in a scheme-less server URL, or one holding an @, i
   assertNoSecret(t, ['Vb47-tail'], atError);
 });
 
+// A "/" in the password ends the URL's host for a URL parser: the client reads no URL, and the
+// error quoted the whole of it. Through the library (no CLI check first) it must stay hidden too.
+test('nats auth - a password holding a "/" is redacted whole from the error', async (t) => {
+  const error = await t.throwsAsync(connectNats({ servers: 'nats://alice:pa/Zx93-slash@127.0.0.1:1', name: 'inurl' }), { instanceOf: BusConnectError });
+  assertNoSecret(t, ['Zx93-slash', 'pa/Zx93'], error);
+  t.regex(error?.message ?? '', /127\.0\.0\.1/);
+});
+
 // nats-server's docs and the nats CLI take credentials written into the server URL; the nats.js v3
 // client does not send them, so a right password there was refused as unauthorised.
 test('nats auth - right credentials in the server URL connect: user:pass (percent-encoded too), bare HOST:PORT, a token; explicit auth wins', async (t) => {
