@@ -80,7 +80,7 @@ export function register(program: Command): void {
     .option('--ironic-poll-ms <ms>', 'how often to look at an Ironic operation in progress', msFlag('--ironic-poll-ms', 10))
     .option('--image-check', 'check image URLs answer before deploying')
     .option('--maas <url>', 'a real MAAS for the MaasMachines (default: MAAS_ENDPOINT, else the simulator on loopback)')
-    .option('--maas-key <key>', 'its API key consumer:token:secret (default: MAAS_API_KEY)')
+    .option('--maas-key <key>', 'its API key consumer:token:secret (default: MAAS_API_KEY, better for a real key: a command line shows in ps)')
     .option('--maas-skip-swap', 'do not turn swap off before deploying: needed with a non-admin key (default: MAAS_SKIP_SWAP)')
     .option('--no-maas', 'no MaasMachines')
     .option('--maas-control-plane <n>', 'control-plane MaasMachines of the demo cluster', intFlag('--maas-control-plane', 0), 3)

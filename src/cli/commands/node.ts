@@ -95,7 +95,7 @@ export function register(program: Command): void {
     .option('--in-cluster', 'as --kubeconfig, with the pod\'s service account')
     .option('--namespace <ns>', 'with --kubeconfig or --in-cluster: watch this namespace only (default: all)')
     .option('--maas <url>', 'also drive MaasMachines and MaasClusters against this MAAS, in every mode (default MAAS_ENDPOINT)')
-    .option('--maas-key <key>', 'its API key consumer:token:secret (default: MAAS_API_KEY)')
+    .option('--maas-key <key>', 'its API key consumer:token:secret (default: MAAS_API_KEY, better for a real key: a command line shows in ps)')
     .option('--no-hosts', 'with --kubeconfig or --in-cluster and a MAAS: drive MaasMachines and MaasClusters only, no BareMetalHosts (Metal3\'s CRDs need not exist; the clusterctl provider runs so)')
     .option('--authorized-keys <file>', 'with NATS: take host commands and store changes only when signed by a key in this file (lines "<operator|viewer> <public-key> [name]")')
     .option('--allow-unsigned-commands', 'with NATS and no --authorized-keys: take unsigned commands from any NATS client (audited as unsigned)')
