@@ -29,7 +29,7 @@ export async function exposedKeyProblem(file: string, uid: number | undefined = 
   if (uid === undefined) return null;
   const info = await stat(file).catch(() => null);
   if (!info || info.uid !== uid || (info.mode & 0o077) === 0) return null;
-  return `permissions 0${(info.mode & 0o777).toString(8).padStart(3, '0')} are too open`;
+  return `${permissions(info.mode)} are too open`;
 }
 
 /**
@@ -39,5 +39,10 @@ export async function exposedKeyProblem(file: string, uid: number | undefined = 
 export async function worldWritableProblem(file: string): Promise<string | null> {
   const info = await stat(file).catch(() => null);
   if (!info || (info.mode & 0o002) === 0) return null;
-  return `permissions 0${(info.mode & 0o777).toString(8).padStart(3, '0')}`;
+  return permissions(info.mode);
+}
+
+// "permissions 0644", as ssh writes a file's mode in its refusals.
+function permissions(mode: number): string {
+  return `permissions 0${(mode & 0o777).toString(8).padStart(3, '0')}`;
 }
