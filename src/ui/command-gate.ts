@@ -17,6 +17,9 @@ export const UI_ACTIONS = {
   inspect: 'inspect',
   // Firmware changes on a provisioned host (HostUpdatePolicy onReboot): it reboots to apply them.
   service: 'service',
+  // MaasMachines only: the MAAS machine goes back to MAAS and Cluster API replaces the Machine.
+  // The page asks before it sends one.
+  release: 'release',
 } as const;
 export type UiAction = keyof typeof UI_ACTIONS;
 

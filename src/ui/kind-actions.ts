@@ -7,7 +7,8 @@ import { UI_ACTIONS, type UiAction } from './command-gate.ts';
 const ALL = Object.keys(UI_ACTIONS) as UiAction[];
 
 export const KIND_ACTIONS: Readonly<Record<HostKind, readonly UiAction[]>> = {
-  // Every page action is a BareMetalHost command (src/machines/bmh/kind.ts).
-  BareMetalHost: ALL,
+  // Every page action but release is a BareMetalHost command (src/machines/bmh/kind.ts); a
+  // BareMetalHost is given back by removing spec.image, so its node refuses release.
+  BareMetalHost: ALL.filter((a) => UI_ACTIONS[a] !== 'release'),
   MaasMachine: ALL.filter((a) => MAAS_MACHINE_COMMANDS.includes(UI_ACTIONS[a])),
 };

@@ -27,6 +27,8 @@ export interface MaasTestNode {
   /** The node's host store (BareMetalHosts), e.g. for a command server next to the node. */
   hosts: LocalStore;
   sim: MaasSim;
+  /** The substrate's bus, where the node serves host commands (as the dashboard sends them). */
+  transport: Transport;
   stop(): Promise<void>;
 }
 
@@ -56,7 +58,7 @@ export async function startMaasNode(o: { limit?: number; sim?: MaasSimOptions; c
     maas: { driver: createMaasDriver(client), clusterResyncMs: 200, config: { deployingPollMs: 30, steadyPollMs: 100, powerOnRequeueMs: 100, backoffBaseMs: 50, backoffMaxMs: 500, ...o.config } },
   }, {}, substrate);
   return {
-    node, store, hosts, sim,
+    node, store, hosts, sim, transport: substrate.transport,
     apply: (objects) => hosts.applyObjects(objects),
     async stop() {
       await node.stop();

@@ -1,5 +1,5 @@
 // The command buttons a host page offers are the commands its kind takes: a MaasMachine's page has
-// power and pause, not reboot, detach, attach, inspect or service, which its node refuses
+// power, pause and release, not reboot, detach, attach, inspect or service, which its node refuses
 // ("capi/twin is a MaasMachine, which takes powerOn, powerOff, release, pause, unpause").
 import test from 'ava';
 import type { Page } from 'playwright-core';
@@ -26,11 +26,12 @@ test('ui kind actions - a MaasMachine page offers only the commands a MaasMachin
     await page.goto(`${ui.url}#token=${gate.token ?? ''}`);
     await page.goto(`${ui.url}#/host/MaasMachine/capi/twin`);
     await waitUntil(async () => (await page.getByTestId('host-key').count()) === 1 && (await page.locator('.commands button').count()) > 0, 20_000, 'the MaasMachine page');
-    t.deepEqual(await buttons(page), ['pause', 'power-off', 'power-on', 'unpause']);
+    t.deepEqual(await buttons(page), ['pause', 'power-off', 'power-on', 'release', 'unpause']);
     t.true(await page.getByTestId('cmd-power-off').isEnabled());
 
     await page.goto(`${ui.url}#/host/BareMetalHost/capi/twin`);
     await waitUntil(async () => /^BareMetalHost on /.test((await page.locator('section.host p').first().textContent()) ?? ''), 20_000, 'the BareMetalHost page');
+    // No release: a BareMetalHost is given back by removing spec.image, and its node refuses release.
     t.deepEqual(await buttons(page), ['attach', 'detach', 'inspect', 'pause', 'power-off', 'power-on', 'reboot', 'service', 'unpause']);
     await page.close();
   } finally {

@@ -5,7 +5,12 @@ import { Conditions } from './conditions.tsx';
 import { duration } from './format.ts';
 import type { HostDetail } from './types.ts';
 
-const ACTIONS = ['power-on', 'power-off', 'reboot', 'detach', 'attach', 'pause', 'unpause', 'inspect', 'service'] as const;
+const ACTIONS = ['power-on', 'power-off', 'reboot', 'detach', 'attach', 'pause', 'unpause', 'inspect', 'service', 'release'] as const;
+
+// Commands a click must not send alone: a release gives the machine back and fails its MaasMachine.
+const CONFIRM: Partial<Record<string, string>> = {
+  release: 'Release this machine back to MAAS? Its MaasMachine is marked failed and Cluster API replaces the Machine.',
+};
 
 // Only the kind asked for: a BareMetalHost and a MaasMachine may share a name.
 async function fetchHost(key: string, kind: string): Promise<HostDetail | string> {
@@ -47,6 +52,11 @@ export function HostPage({ hostKey, kind, tick, commands, actions, token }: { ho
   }, [hostKey, kind, tick]);
 
   const send = async (action: string): Promise<void> => {
+    const question = CONFIRM[action];
+    if (question !== undefined && !window.confirm(`${hostKey}: ${question}`)) {
+      setResult(`${action}: not sent`);
+      return;
+    }
     setSending(true);
     setResult(`${action}: sending…`);
     try {
