@@ -20,6 +20,14 @@ export function managePower(t: Turn, provisionedLike: boolean): boolean {
     t.requeue(t.s.powerCheckAt - t.now);
     return false;
   }
+  // BMO's manageHostPower: a host found off has had the reboot the plain annotation asked for,
+  // whatever the state and whether or not it was forced (an available host ignores an unforced
+  // one, but must not carry it into provisioned, where it would reboot the new deployment).
+  // Suffixed ones hold the host off until whoever set them removes them (phased reboots).
+  if (!t.status.poweredOn && t.host.metadata.annotations?.[REBOOT] !== undefined) {
+    t.removeAnnotation(REBOOT);
+    return true;
+  }
   // BMO services a provisioned host as it powers on, before the power-on itself.
   const serviced = provisionedLike ? serviceIfNeeded(t) : null;
   if (serviced !== null) return serviced;
@@ -32,12 +40,6 @@ export function managePower(t: Turn, provisionedLike: boolean): boolean {
   const target = reboots.length > 0 || service ? false : t.host.spec.online;
   const force = t.status.errorType === 'power management error';
   if (poweredOn === target) {
-    // Off for a reboot: the plain annotation has done its job; suffixed ones hold the host off
-    // until whoever set them removes them (phased reboots).
-    if (!poweredOn && reboots.some((r) => r.suffix === null)) {
-      t.removeAnnotation(REBOOT);
-      return true;
-    }
     t.requeue(t.s.powerCheckAt - t.now);
     return false;
   }

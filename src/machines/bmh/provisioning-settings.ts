@@ -1,5 +1,6 @@
 import type { BareMetalHost, BareMetalHostStatus, RaidConfig, RaidTarget } from '../../api/index.ts';
 import { effectiveRootDeviceHints } from './hardware-profile.ts';
+import type { Turn } from './turn.ts';
 
 type HostWithStatus = BareMetalHost & { status: BareMetalHostStatus };
 
@@ -41,4 +42,22 @@ export function raidWouldChange(target: RaidTarget | null, actual: RaidTarget | 
   const hardware = target?.hardwareRAIDVolumes ?? null;
   if (hardware === null) return false;
   return JSON.stringify(hardware) !== JSON.stringify(actual?.hardwareRAIDVolumes ?? null);
+}
+
+/**
+ * BMO's clearHostProvisioningSettings, after a teardown and when an available host is taken as
+ * externally provisioned: the software RAID that status records is forgotten, so the next preparing
+ * builds it again before a deploy (hardware RAID is kept, so it is not configured again), and so
+ * are the deprecated firmware settings. BMO forgets the root device hints as well, which sends
+ * every torn-down host through a preparing with nothing to do; here they stay (a deploy records
+ * the hints it uses anyway).
+ */
+export function clearProvisioningSettings(t: Turn): void {
+  const { raid, firmware } = t.status.provisioning;
+  const software = raid?.softwareRAIDVolumes ?? null;
+  if (software === null && firmware === undefined) return;
+  const patch: Partial<BareMetalHostStatus['provisioning']> = {};
+  if (raid && software !== null) patch.raid = { ...raid, softwareRAIDVolumes: null };
+  if (firmware !== undefined) patch.firmware = undefined;
+  t.patchProvisioning(patch);
 }

@@ -2,7 +2,7 @@ import { INSPECT, inspectionRequested, REBOOT, rebootRequests } from './annotati
 import { doneEvents } from './bmo-events.ts';
 import { effectiveRootDeviceHints, matchProfile } from './hardware-profile.ts';
 import { sameCredentials } from './credentials.ts';
-import { desiredRaid } from './provisioning-settings.ts';
+import { clearProvisioningSettings, desiredRaid } from './provisioning-settings.ts';
 import { afterRegistration } from './states.ts';
 import { rebootedInPlace } from './power.ts';
 import { DELETE_GIVE_UP, finishDeletion, TEARDOWN } from './deletion.ts';
@@ -27,6 +27,10 @@ export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: nu
       t.transient();
       return;
     case 'continuing':
+      // BMO's actionProvisioning: a deploy the backend took has rebooted the host, or will: the
+      // plain reboot annotation is served (clearRebootAnnotations) rather than left to reboot the
+      // new deployment once it is provisioned. Suffixed ones are their setters'.
+      if (op === 'provision') t.removeAnnotation(REBOOT);
       if (op === 'inspect' && result.started) {
         inspectionAnswered(t);
         // BMO's actionInspecting: "Inspection is either freshly started or was aborted. Either
@@ -121,6 +125,8 @@ function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done'
   switch (op) {
     case 'register': {
       t.s.needsRegistration = false;
+      // BMO's ensureRegistered: a registration again, past registering, has ended.
+      if (t.state !== 'registering') t.stampOperationEnd('register');
       if (result.provisionerId && result.provisionerId !== t.status.provisioning.ID) t.patchProvisioning({ ID: result.provisionerId });
       // BMO's matchProfile, at the end of every registration: the profile and the root disk.
       if (!recordProfile(t, jitter)) return;
@@ -154,6 +160,7 @@ function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done'
       t.s.firmwareReadDue = false;
       return;
     case 'provision':
+      t.removeAnnotation(REBOOT);
       t.patchProvisioning({ image: spec.image, customDeploy: spec.customDeploy, rootDeviceHints: effectiveRootDeviceHints(t.host), bootMode: spec.bootMode });
       t.patchStatus({ provisioningFailCount: 0, poweredOn: result.poweredOn ?? true });
       t.releaseSlot();
@@ -162,7 +169,11 @@ function onDone(t: Turn, op: Operation, result: Extract<OpResult, { kind: 'done'
       t.transition('provisioned', 'image deployed');
       return;
     case 'deprovision':
+      // BMO's actionDeprovisioning, once the teardown is done: the plain reboot annotation is
+      // served (clearRebootAnnotations), and what the teardown undid is forgotten.
+      t.removeAnnotation(REBOOT);
       t.patchProvisioning({ image: undefined, customDeploy: undefined });
+      clearProvisioningSettings(t);
       t.releaseSlot();
       if (t.host.metadata.deletionTimestamp) t.transition('powering off before delete', 'deprovisioned for deletion');
       else t.transition('available', 'deprovisioned');
@@ -259,7 +270,9 @@ function onFailed(t: Turn, op: Operation, message: string, jitter: number, retry
       // A registration that failed gives back the inspection slot it was waiting for (registering
       // only asks for one after a registration worked); the next success asks again.
       if (t.state === 'registering') t.releaseSlot();
-      t.recordError(t.state === 'provisioned' || t.state === 'externally provisioned' ? 'provisioned registration error' : 'registration error', message, jitter, retryAfterMs);
+      // BMO's registerHost: a registration error in every state, a provisioned host's too
+      // (provisioned registration error is a failed adoption's); so its retry restarts.
+      t.recordError('registration error', message, jitter, retryAfterMs);
       if (retryAfterMs === null && deletingWithoutBackend(t)) deleteWithoutBackend(t, message);
       return;
     case 'inspect':
@@ -315,7 +328,7 @@ function onSecretMissing(t: Turn, op: Operation, wait: SecretWait, jitter: numbe
     if (t.state === 'registering') t.releaseSlot();
     // BMO: missing or incomplete BMC credentials are a registration error, looked at again every
     // 10 s (missing) or on a change (incomplete); the Secret appearing wakes the host at once.
-    t.recordError(t.state === 'provisioned' || t.state === 'externally provisioned' ? 'provisioned registration error' : 'registration error', wait.message, jitter, wait.retryAfterMs);
+    t.recordError('registration error', wait.message, jitter, wait.retryAfterMs);
     if (deletingWithoutBackend(t)) {
       t.s.waitingForSecret = null;
       deleteWithoutBackend(t, wait.message);

@@ -4,7 +4,7 @@ import { detachRequest, inspectionDisabled, inspectionRequested, rebootRequests,
 import { INSPECTION_SKIPPED } from './bmo-events.ts';
 import { hasImage, provisioningCancelled, sameImage, wantsProvisioning } from './images.ts';
 import { effectiveRootDeviceHints } from './hardware-profile.ts';
-import { desiredRaid, provisioningSettingsChanged, raidOf } from './provisioning-settings.ts';
+import { clearProvisioningSettings, desiredRaid, provisioningSettingsChanged, raidOf } from './provisioning-settings.ts';
 import { managePower } from './power.ts';
 import { hasChanges, preparingChanges } from './firmware-intent.ts';
 import { servicingUnderWay } from './servicing.ts';
@@ -167,6 +167,8 @@ export function afterRegistration(t: Turn): boolean {
 function available(t: Turn): boolean {
   const { spec } = t.host;
   if (spec.externallyProvisioned) {
+    // BMO's handleAvailable: what preparing built for a deploy of ours is not the host's any more.
+    clearProvisioningSettings(t);
     t.transition('externally provisioned', 'marked externally provisioned');
     return true;
   }

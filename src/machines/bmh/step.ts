@@ -190,7 +190,7 @@ function secretChanged(t: Turn, key: string, change: SecretChange): void {
   if (change === 'removed') return;
   const waited = t.s.waitingForSecret?.key === key;
   const credentials = secretRefsOf(t.host).some((r) => r.key === key && r.field === CREDENTIALS_FIELD);
-  if (credentials && REGISTERS_AGAIN.has(t.state) && !t.host.metadata.deletionTimestamp) t.s.needsRegistration = true;
+  if (credentials && REGISTERS_AGAIN.has(t.state) && !t.host.metadata.deletionTimestamp) credentialsChanged(t);
   const registrationError = credentials && (t.status.errorType === 'registration error' || t.status.errorType === 'provisioned registration error');
   if (!waited && !registrationError) return;
   if (waited) {
@@ -251,7 +251,7 @@ function handle(t: Turn): boolean {
   ensureFinalizer(t);
   const state = t.state;
   if (handleDetach(t)) return false;
-  if (!t.s.needsRegistration && REGISTERS_AGAIN.has(state) && credentialsMoved(t)) t.s.needsRegistration = true;
+  if (!t.s.needsRegistration && REGISTERS_AGAIN.has(state) && credentialsMoved(t)) credentialsChanged(t);
   if (t.s.needsRegistration && state !== '' && state !== 'unmanaged' && state !== 'registering') {
     t.register();
     return false;
@@ -270,6 +270,15 @@ function handle(t: Turn): boolean {
 
 // Where the backend holds the host at rest (BMO's HFS controller reads it in these states).
 const FIRMWARE_READABLE: ReadonlySet<string> = new Set(['preparing', 'ready', 'available', 'provisioned', 'externally provisioned']);
+
+// New BMC credentials are registered again. BMO's ensureRegistered, finding goodCredentials do not
+// match them past registering, dates that as a new registration (recordStateBegin); a detached
+// host registers only once it is attached again, so it has none to date yet.
+function credentialsChanged(t: Turn): void {
+  t.s.needsRegistration = true;
+  const detached = detachRequest(t.host) !== null || t.status.operationalStatus === 'detached';
+  if (t.state !== 'registering' && !detached) t.stampOperationStart('register');
+}
 
 // BMO's ensureRegistered registers again whenever goodCredentials does not match the Secret the
 // spec names: pointing spec.bmc.credentialsName at another Secret (live, or while no controller

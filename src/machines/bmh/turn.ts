@@ -134,7 +134,28 @@ export class Turn extends MachineTurn<BmhState, BmhEffect, BareMetalHostStatus> 
 
   /** Registers (again) with the backend: after a registration error it asks for a fresh attempt. */
   register(): void {
-    this.call({ op: 'register', restartOnFailure: this.status.errorType === 'registration error', credentialsChanged: false });
+    const restartOnFailure = this.status.errorType === 'registration error';
+    // BMO's ensureRegistered: past registering, retrying a registration that failed is a new
+    // registration in the host's history (recordStateBegin).
+    if (restartOnFailure && this.state !== 'registering' && this.state !== 'match profile') this.stampOperationStart('register');
+    this.call({ op: 'register', restartOnFailure, credentialsChanged: false });
+  }
+
+  /**
+   * BMO's recordStateBegin, for an operation begun without entering its state (a registration
+   * again): a new start, unless one is recorded and not yet ended (the same one, still going).
+   */
+  stampOperationStart(kind: keyof OperationHistory): void {
+    const entry = this.status.operationHistory?.[kind];
+    if (entry?.start && !entry.end) return;
+    this.patchStatus({ operationHistory: { ...this.status.operationHistory, [kind]: { start: isoStamp(this.now) } } });
+  }
+
+  /** BMO's recordStateEnd, for such an operation: the end of one recorded as started and not ended. */
+  stampOperationEnd(kind: keyof OperationHistory): void {
+    const entry = this.status.operationHistory?.[kind];
+    if (!entry?.start || entry.end) return;
+    this.patchStatus({ operationHistory: { ...this.status.operationHistory, [kind]: { start: entry.start, end: isoStamp(this.now) } } });
   }
 
   /** Records the root device hints a deploy uses, when they differ from status's. */
