@@ -43,6 +43,12 @@ export function errorBody(err: RedfishError): object {
 
 export const notFound = (path: string) => new RedfishError(404, 'ResourceMissingAtURI', `The resource at the URI ${path} was not found.`, 'Place a valid resource at the URI or correct the URI and resubmit the request.');
 export const unauthorized = () => new RedfishError(401, 'NoValidSession', 'There is no valid session established with the implementation.', 'Establish a session (POST to SessionService/Sessions) or send Basic credentials for this system.', [], { 'WWW-Authenticate': 'Basic realm="Redfish"' });
+/**
+ * A login (POST to Sessions) whose user name and password open nothing: an authorization error at
+ * that URI, as bmcweb answers it, not NoValidSession and its advice to log in. Neither the password
+ * nor which of the two was wrong is told.
+ */
+export const loginRefused = (path: string) => new RedfishError(401, 'ResourceAtUriUnauthorized', `While accessing the resource at ${path}, the service received an authorization error: the user name or password is not valid.`, 'Check the user name and password of this BMC and resubmit the request.', [], { 'WWW-Authenticate': 'Basic realm="Redfish"' });
 export const badRequest = (messageId: string, message: string, property?: string) => new RedfishError(400, messageId, message, 'Correct the request body and resubmit the request.', property === undefined ? [] : [`#/${property}`]);
 export const notAllowed = (method: string, path: string, allow: string, resolution = `Use one of: ${allow}.`) => new RedfishError(405, 'OperationNotAllowed', `${method} is not allowed on ${path}.`, resolution, [], { Allow: allow });
 export const preconditionFailed = (path: string) => new RedfishError(412, 'PreconditionFailed', `The ETag given in If-Match does not match the current ETag of ${path}.`, 'GET the resource again and retry with its current ETag.');

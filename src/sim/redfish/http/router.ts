@@ -1,4 +1,5 @@
 import type { Resource } from './context.ts';
+import { RedfishError } from './errors.ts';
 
 export interface Match {
   resource: Resource;
@@ -19,6 +20,19 @@ export function allowed(r: Resource): string[] {
   return METHODS.filter((m) => has[m] !== undefined);
 }
 
+/**
+ * A path segment, percent-decoded. One that is not percent-encoded UTF-8 (`%E0%A4`, a lone `%FF`)
+ * names nothing: 400 naming it, as a malformed request, not the URIError's 500, on which sushy
+ * retries a GET ten times, three seconds apart.
+ */
+function decodeSegment(path: string, raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new RedfishError(400, 'InvalidURI', `The URI ${path} is not valid: its segment ${raw} is not percent-encoded UTF-8.`, 'Percent-encode the URI as UTF-8 (RFC 3986) and resubmit the request.');
+  }
+}
+
 export function compileRoutes(resources: readonly Resource[]): (path: string) => Match | undefined {
   const compiled: Compiled[] = resources.map((resource) => {
     const names: string[] = [];
@@ -34,7 +48,7 @@ export function compileRoutes(resources: readonly Resource[]): (path: string) =>
       const m = c.regex.exec(path);
       if (!m) continue;
       const params: Record<string, string> = {};
-      c.names.forEach((name, i) => (params[name] = decodeURIComponent(m[i + 1] ?? '')));
+      c.names.forEach((name, i) => (params[name] = decodeSegment(path, m[i + 1] ?? '')));
       return { resource: c.resource, params };
     }
     return undefined;

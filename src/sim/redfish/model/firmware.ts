@@ -1,3 +1,5 @@
+import { imageFileName } from './image-url.ts';
+
 // Firmware components a SimpleUpdate can replace. An update bumps the last number of the version,
 // which is what a test (or Ironic's firmware interface) can see change.
 export const FIRMWARE_COMPONENTS = ['BIOS', 'BMC', 'NIC'] as const;
@@ -13,9 +15,9 @@ export function bumpVersion(version: string): string {
   return `${head}${String(Number(num) + 1).padStart(num.length, '0')}${tail}`;
 }
 
-/** Which component an image is for when the request names no Targets: its file name says. */
+/** Which component an image is for when the request names no Targets: its file name says (not its host or query). */
 export function componentOfImage(imageUri: string): FirmwareComponent {
-  const name = imageUri.toLowerCase().split('/').pop() ?? '';
+  const name = (imageFileName(imageUri) ?? '').toLowerCase();
   if (name.includes('bmc') || name.includes('idrac') || name.includes('ilo')) return 'BMC';
   if (name.includes('nic')) return 'NIC';
   return 'BIOS';

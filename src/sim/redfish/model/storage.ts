@@ -41,12 +41,40 @@ export function usableBytes(raid: RaidType, sizes: readonly number[]): number {
   }
 }
 
-/** Why a volume of `raid` over `drives` cannot be made, or undefined. */
-export function volumeProblem(raid: RaidType, drives: readonly Drive[], capacityBytes: number | undefined): string | undefined {
+/** The bytes a volume takes of each of its drives: usableBytes the other way round. */
+function perDriveBytes(v: Volume): number {
+  const n = v.driveIds.length;
+  switch (v.raidType) {
+    case 'RAID0': return Math.ceil(v.capacityBytes / n);
+    case 'RAID1': return v.capacityBytes;
+    case 'RAID5': return Math.ceil(v.capacityBytes / (n - 1));
+    case 'RAID6': return Math.ceil(v.capacityBytes / (n - 2));
+    case 'RAID10': return Math.ceil((v.capacityBytes * 2) / n);
+  }
+}
+
+/** What `drive` has left beside the volumes on it. */
+export function freeBytes(drive: Drive, volumes: readonly Volume[]): number {
+  const used = volumes.filter((v) => v.driveIds.includes(drive.id)).reduce((sum, v) => sum + perDriveBytes(v), 0);
+  return Math.max(0, drive.capacityBytes - used);
+}
+
+/** The most a volume of `raid` over `drives` can hold beside the volumes already there. */
+export function maxVolumeBytes(raid: RaidType, drives: readonly Drive[], volumes: readonly Volume[]): number {
+  return usableBytes(raid, drives.map((d) => freeBytes(d, volumes)));
+}
+
+/**
+ * Why a volume of `raid` over `drives` cannot be made beside `volumes`, or undefined. A controller
+ * gives a new volume only what the volumes on its drives left (a full drive takes none).
+ */
+export function volumeProblem(raid: RaidType, drives: readonly Drive[], capacityBytes: number | undefined, volumes: readonly Volume[] = []): string | undefined {
   if (drives.length < MIN_DRIVES[raid]) return `${raid} needs at least ${MIN_DRIVES[raid]} drives, got ${drives.length}`;
   if ((raid === 'RAID1' || raid === 'RAID10') && drives.length % 2 !== 0) return `${raid} needs an even number of drives`;
-  const max = usableBytes(raid, drives.map((d) => d.capacityBytes));
-  if (capacityBytes !== undefined && capacityBytes > max) return `CapacityBytes ${capacityBytes} exceeds the ${max} bytes ${raid} offers over these drives`;
+  const full = drives.filter((d) => freeBytes(d, volumes) === 0).map((d) => d.id);
+  if (full.length > 0) return `${full.join(', ')} ${full.length === 1 ? 'has' : 'have'} no free space: the volumes on ${full.length === 1 ? 'it' : 'them'} take all of it; delete one or choose other drives`;
+  const max = maxVolumeBytes(raid, drives, volumes);
+  if (capacityBytes !== undefined && capacityBytes > max) return `CapacityBytes ${capacityBytes} exceeds the ${max} bytes ${raid} offers over the free space of ${drives.map((d) => d.id).join(', ')}`;
   return undefined;
 }
 

@@ -2,7 +2,7 @@ import { visibleAttributes } from '../model/bios.ts';
 import type { BiosState } from '../model/bios.ts';
 import { biosProblem, passwordProblem } from '../model/bios-registry.ts';
 import { onlyParameters, propertyTypeError, stringParameter } from '../http/action.ts';
-import { badRequest } from '../http/errors.ts';
+import { badRequest, notPatchable } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { odata, ref } from '../http/odata.ts';
 
@@ -67,6 +67,11 @@ function settingsBody(ctx: Ctx): object {
 
 function patchSettings(ctx: Ctx) {
   const s = ctx.system();
+  // Attributes and the apply time are what the settings object takes; anything else is refused
+  // as on every other PATCH (read-only or unknown), never dropped while the rest is staged.
+  // Other annotations pass, as an action's do.
+  const other = Object.keys(ctx.body).find((key) => key !== 'Attributes' && !key.startsWith('@'));
+  if (other !== undefined) throw notPatchable(other, settingsBody(ctx));
   const attrs = ctx.body.Attributes;
   checkApplyTime(ctx.body[APPLY_TIME]);
   if (attrs === undefined) throw badRequest('PropertyMissing', 'The body must carry Attributes, an object of BIOS attribute names to values.', 'Attributes');
@@ -104,10 +109,11 @@ export const biosResources: Resource[] = [
     pattern: '/redfish/v1/Systems/:sys/Bios/Actions/Bios.ChangePassword',
     post: (ctx) => {
       onlyParameters('Bios.ChangePassword', ctx.body, ['PasswordName', 'OldPassword', 'NewPassword']);
-      const name = ctx.body.PasswordName;
+      const name = stringParameter('Bios.ChangePassword', ctx.body, 'PasswordName');
       const s = ctx.system();
       const passwords = s.state.bios.passwords;
-      if (typeof name !== 'string' || !(name in passwords)) throw badRequest('ActionParameterValueNotInList', `PasswordName must be one of ${Object.keys(passwords).join(', ')}.`, 'PasswordName');
+      // Own keys only: `in` would take toString or constructor for a password name.
+      if (!Object.hasOwn(passwords, name)) throw badRequest('ActionParameterValueNotInList', `PasswordName must be one of ${Object.keys(passwords).join(', ')}.`, 'PasswordName');
       const old = stringParameter('Bios.ChangePassword', ctx.body, 'OldPassword');
       const next = stringParameter('Bios.ChangePassword', ctx.body, 'NewPassword');
       // Never echo either password back: the message names the field only.

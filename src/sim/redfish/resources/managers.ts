@@ -1,4 +1,5 @@
 import { oneOf } from '../model/boot.ts';
+import { imageFileName } from '../model/image-url.ts';
 import type { VirtualMediaSlot } from '../model/state.ts';
 import { onlyParameters, parameterTypeError, stringParameter } from '../http/action.ts';
 import { badRequest, notFound, RedfishError } from '../http/errors.ts';
@@ -29,7 +30,7 @@ function mediaBody(ctx: Ctx): object {
   return {
     ...odata(path, '#VirtualMedia.v1_4_0.VirtualMedia'),
     Id: id, Name: `Virtual ${id}`, MediaTypes: MEDIA_TYPES[id],
-    Image: m.image, ImageName: m.image === null ? null : (m.image.split('/').pop() ?? null),
+    Image: m.image, ImageName: m.image === null ? null : imageFileName(m.image),
     Inserted: m.inserted, WriteProtected: m.writeProtected, ConnectedVia: m.inserted ? 'URI' : 'NotConnected',
     TransferMethod: 'Stream', Status: STATUS_OK,
     Actions: {
@@ -73,8 +74,8 @@ function insert(ctx: Ctx) {
   const current = ctx.system().state.virtualMedia[id].image;
   if (current !== null) {
     // Named by its file only: an image URL may carry credentials or a signed query.
-    const name = (current.split(/[?#]/)[0] ?? '').split('/').pop() ?? '';
-    throw new RedfishError(409, 'ResourceInUse', `The virtual media ${id} already holds the image ${name}; eject it (VirtualMedia.EjectMedia) before inserting another.`, 'Eject the media with VirtualMedia.EjectMedia, then insert the new image.', ['#/Image']);
+    const name = imageFileName(current);
+    throw new RedfishError(409, 'ResourceInUse', `The virtual media ${id} already holds ${name === null ? 'an image' : `the image ${name}`}; eject it (VirtualMedia.EjectMedia) before inserting another.`, 'Eject the media with VirtualMedia.EjectMedia, then insert the new image.', ['#/Image']);
   }
   ctx.system().setVirtualMedia(id, { image, inserted, writeProtected });
   return { status: 204 };

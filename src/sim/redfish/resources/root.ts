@@ -1,5 +1,5 @@
 import { stringProperty } from '../http/action.ts';
-import { notFound, unauthorized } from '../http/errors.ts';
+import { loginRefused, notFound } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
 import { systemsFor } from '../http/sessions.ts';
@@ -55,7 +55,7 @@ export const rootResources: Resource[] = [
       const user = stringProperty(ctx.body, 'UserName');
       const password = stringProperty(ctx.body, 'Password');
       const systemIds = systemsFor(ctx.world.systems.values(), user, password);
-      if (systemIds.length === 0) throw unauthorized();
+      if (systemIds.length === 0) throw loginRefused(SESSIONS);
       const s = ctx.world.sessions.create(user, systemIds);
       return { status: 201, body: sessionBody(s), headers: { 'X-Auth-Token': s.token, Location: `${SESSIONS}/${s.id}` } };
     },

@@ -1,4 +1,4 @@
-import { onlyParameters } from '../http/action.ts';
+import { onlyParameters, stringParameter } from '../http/action.ts';
 import { badRequest, notPatchable } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { odata } from '../http/odata.ts';
@@ -35,8 +35,8 @@ export const secureBootResources: Resource[] = [
     pattern: '/redfish/v1/Systems/:sys/SecureBoot/Actions/SecureBoot.ResetKeys',
     post: (ctx) => {
       onlyParameters('SecureBoot.ResetKeys', ctx.body, ['ResetKeysType']);
-      const type = ctx.body.ResetKeysType;
-      if (typeof type !== 'string' || !(RESET_KEYS as readonly string[]).includes(type)) throw badRequest('ActionParameterValueNotInList', `ResetKeysType must be one of ${RESET_KEYS.join(', ')}.`, 'ResetKeysType');
+      const type = stringParameter('SecureBoot.ResetKeys', ctx.body, 'ResetKeysType');
+      if (!(RESET_KEYS as readonly string[]).includes(type)) throw badRequest('ActionParameterValueNotInList', `ResetKeysType must be one of ${RESET_KEYS.join(', ')}.`, 'ResetKeysType');
       // Without a platform key the firmware is in setup mode.
       ctx.system().state.secureBoot.mode = type === 'ResetAllKeysToDefault' ? 'UserMode' : 'SetupMode';
       return { status: 204 };

@@ -1,5 +1,5 @@
 import { oneOf } from '../model/boot.ts';
-import { RAID_TYPES, usableBytes, volumeProblem, volumeType } from '../model/storage.ts';
+import { maxVolumeBytes, RAID_TYPES, volumeProblem, volumeType } from '../model/storage.ts';
 import type { Drive, Volume } from '../model/storage.ts';
 import { propertyTypeError } from '../http/action.ts';
 import { badRequest, notFound } from '../http/errors.ts';
@@ -53,7 +53,7 @@ function requestedDrives(ctx: Ctx): Drive[] {
   return links.Drives.map((r: unknown) => {
     const id = typeof r === 'object' && r !== null ? (r as Record<string, unknown>)['@odata.id'] : undefined;
     const d = typeof id === 'string' ? all.find((x) => `${base(ctx)}/Drives/${x.id}` === id.replace(/\/$/, '')) : undefined;
-    if (!d) throw badRequest('ResourceAtUriUnauthorized', `Links/Drives: ${JSON.stringify(id)} is not a drive of this controller.`, 'Links/Drives');
+    if (!d) throw badRequest('PropertyValueNotInList', `The value ${JSON.stringify(id)} for the property Links/Drives is not a drive of this controller (its Drives list them).`, 'Links/Drives');
     return d;
   });
 }
@@ -67,11 +67,11 @@ function createVolume(ctx: Ctx) {
   const cap = ctx.body.CapacityBytes;
   if (cap !== undefined && (typeof cap !== 'number' || !Number.isInteger(cap) || cap <= 0)) throw badRequest('PropertyValueTypeError', 'CapacityBytes must be a positive whole number.', 'CapacityBytes');
   const drives = requestedDrives(ctx);
-  const problem = volumeProblem(raid, drives, cap);
+  const problem = volumeProblem(raid, drives, cap, s.state.volumes);
   if (problem) throw badRequest('PropertyValueConflict', problem, 'CapacityBytes');
   const id = String(Math.max(0, ...s.state.volumes.map((v) => Number(v.id))) + 1);
   const name = typeof ctx.body.Name === 'string' ? ctx.body.Name : `Volume ${id}`;
-  const v: Volume = { id, name, raidType: raid, capacityBytes: cap ?? usableBytes(raid, drives.map((d) => d.capacityBytes)), driveIds: drives.map((d) => d.id) };
+  const v: Volume = { id, name, raidType: raid, capacityBytes: cap ?? maxVolumeBytes(raid, drives, s.state.volumes), driveIds: drives.map((d) => d.id) };
   s.state.volumes.push(v);
   return { status: 201, body: volumeBody(ctx, v), headers: { Location: `${base(ctx)}/Volumes/${id}` } };
 }

@@ -1,5 +1,6 @@
 import { bumpVersion, componentOfImage, FIRMWARE_COMPONENTS } from '../model/firmware.ts';
 import type { FirmwareComponent } from '../model/firmware.ts';
+import { imageFileName } from '../model/image-url.ts';
 import type { SimTask } from '../model/tasks.ts';
 import { onlyParameters } from '../http/action.ts';
 import { badRequest, notFound } from '../http/errors.ts';
@@ -89,7 +90,8 @@ function simpleUpdate(ctx: Ctx) {
   if (typeof image !== 'string' || !/^https?:\/\/\S+$/.test(image)) throw badRequest('ActionParameterValueFormatError', 'ImageURI must be the http or https URL of the firmware image.', 'ImageURI');
   const list = targets(ctx, image);
   const systemIds = [...new Set(list.map((t) => t.systemId))];
-  const task = ctx.world.tasks.start(`SimpleUpdate ${image.split('/').pop() ?? ''}`, systemIds, ctx.world.updateMs, () => {
+  const file = imageFileName(image);
+  const task = ctx.world.tasks.start(file === null ? 'SimpleUpdate' : `SimpleUpdate ${file}`, systemIds, ctx.world.updateMs, () => {
     for (const t of list) {
       const s = ctx.world.systems.get(t.systemId);
       s?.setFirmware(t.component, bumpVersion(s.state.firmware[t.component]));
