@@ -4,13 +4,12 @@
 // (405/404/400 with @Message.ExtendedInfo), ResetActionInfo, NICs, disks, manager and chassis. The script
 // test/sim/redfish/sushy_divergences.py prints one JSON line per check; this file judges them.
 // A missing sushy is a failure that names it, never a skip.
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { SYSTEM_PYTHON, withSushyOverlay } from '../../src/sim/ironic/index.ts';
 import { startRedfishSim } from '../../src/sim/redfish/index.ts';
 import type { SimSystemInfo } from '../../src/sim/redfish/index.ts';
 import { checksFrom } from '../support/python-checks.ts';
+import { runSushyScript } from '../support/sushy-script.ts';
 
 const SCRIPT = fileURLToPath(new URL('./redfish/sushy_divergences.py', import.meta.url));
 const SHARED = 'shared-bmc-password';
@@ -20,13 +19,7 @@ test('redfish sushy divergences - what sushy reads of BIOS status, ETags, boot o
   const sim = await startRedfishSim({ systems: [{ id: 'me' }, { id: 'rack-1', username: 'rack', password: SHARED }, { id: 'rack-2', username: 'rack', password: SHARED }], updateMs: 1_000 });
   t.teardown(() => sim.stop());
   const me = sim.systems[0] as SimSystemInfo;
-  const env = await withSushyOverlay({ ...process.env, SIM_PASSWORD: me.password, SHARED_PASSWORD: SHARED });
-  const out = await new Promise<string>((resolve, reject) => {
-    execFile(SYSTEM_PYTHON, [SCRIPT, sim.url, me.systemPath, me.username, 'rack'], { encoding: 'utf8', timeout: 100_000, env }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${SCRIPT} failed (${err.message}); python3-sushy (apt) must be installed. stderr: ${stderr}`));
-      else resolve(stdout);
-    });
-  });
+  const out = await runSushyScript(SCRIPT, [sim.url, me.systemPath, me.username, 'rack'], { SIM_PASSWORD: me.password, SHARED_PASSWORD: SHARED });
   t.false(out.includes(me.password) || out.includes(SHARED), 'no BMC password in what the script saw');
   const get = checksFrom(out);
 

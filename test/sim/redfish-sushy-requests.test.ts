@@ -4,13 +4,12 @@
 // PropertyValueTypeError, not ...NotInList), a session login missing a field (PropertyMissing
 // naming that field). test/sim/redfish/sushy_requests.py prints one JSON line per check.
 // A missing sushy is a failure that names it, never a skip.
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { SYSTEM_PYTHON, withSushyOverlay } from '../../src/sim/ironic/index.ts';
 import { startRedfishSim } from '../../src/sim/redfish/index.ts';
 import type { SimSystemInfo } from '../../src/sim/redfish/index.ts';
 import { checksFrom } from '../support/python-checks.ts';
+import { runSushyScript } from '../support/sushy-script.ts';
 
 const SCRIPT = fileURLToPath(new URL('./redfish/sushy_requests.py', import.meta.url));
 
@@ -18,13 +17,7 @@ test('redfish sushy requests - unknown action parameters, wrong value types and 
   const sim = await startRedfishSim({ systems: 1, updateMs: 1_000 });
   t.teardown(() => sim.stop());
   const me = sim.systems[0] as SimSystemInfo;
-  const env = await withSushyOverlay({ ...process.env, SIM_PASSWORD: me.password });
-  const out = await new Promise<string>((resolve, reject) => {
-    execFile(SYSTEM_PYTHON, [SCRIPT, sim.url, me.systemPath, me.username], { encoding: 'utf8', timeout: 100_000, env }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${SCRIPT} failed (${err.message}); python3-sushy (apt) must be installed. stderr: ${stderr}`));
-      else resolve(stdout);
-    });
-  });
+  const out = await runSushyScript(SCRIPT, [sim.url, me.systemPath, me.username], { SIM_PASSWORD: me.password });
   t.false(out.includes(me.password), 'no BMC password in what sushy saw');
   t.false(out.includes('image-secret'), 'no image password either');
   const get = checksFrom(out);

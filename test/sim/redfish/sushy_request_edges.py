@@ -10,7 +10,7 @@ import time
 
 import sushy
 from sushy import auth
-from checks import run
+from checks import refusal, run
 
 URL, SYSTEM, USER = sys.argv[1], sys.argv[2], sys.argv[3]
 PASSWORD = os.environ['SIM_PASSWORD']
@@ -22,16 +22,6 @@ def connect(seen=None):
         # The connector's hook sees every response, retries included.
         s._conn._response_callback = lambda r: seen.append((r.request.method, r.request.path_url, r.status_code))
     return s
-
-
-def refusal(fn):
-    try:
-        fn()
-    except sushy.exceptions.HTTPError as exc:
-        info = ((exc.body or {}).get('@Message.ExtendedInfo') or [{}])[0]
-        return {'status': exc.status_code, 'code': exc.code, 'related': info.get('RelatedProperties'),
-                'type': type(exc).__name__, 'message': str(exc)}
-    return 'accepted'
 
 
 def malformed_system_id():

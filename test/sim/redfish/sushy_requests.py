@@ -10,7 +10,7 @@ import sys
 
 import sushy
 from sushy import auth
-from checks import run
+from checks import refusal, run
 
 URL, SYSTEM, USER = sys.argv[1], sys.argv[2], sys.argv[3]
 PASSWORD = os.environ['SIM_PASSWORD']
@@ -20,17 +20,6 @@ SESSIONS = '/redfish/v1/SessionService/Sessions'
 
 def connect():
     return sushy.Sushy(URL, auth=auth.SessionAuth(username=USER, password=PASSWORD))
-
-
-def refusal(fn):
-    """Status, code and RelatedProperties of what sushy raised for fn(), or 'accepted'."""
-    try:
-        fn()
-    except sushy.exceptions.HTTPError as exc:
-        info = ((exc.body or {}).get('@Message.ExtendedInfo') or [{}])[0]
-        return {'status': exc.status_code, 'code': exc.code, 'related': info.get('RelatedProperties'),
-                'message': str(exc)}
-    return 'accepted'
 
 
 def reset_parameters():
