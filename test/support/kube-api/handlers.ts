@@ -118,7 +118,7 @@ export async function handleResource(ctx: HandlerContext, r: ResourceRoute, req:
       const { text, contentType } = await readObjectBody(r, req);
       const decoded = decodeObject(r, parseBody(r, text, contentType), text, q.fieldValidation, jsonDuplicates(text, contentType, q.fieldValidation));
       const out = createObject(write(q.dryRun), decoded.obj);
-      sendJson(res, 201, present(def, version, out.object), warningHeaders(decoded.warnings));
+      sendJson(res, 201, present(def, version, out.object), warningHeaders([...decoded.warnings, ...out.warnings ?? []]));
       return out;
     }
     case 'update': {
@@ -126,7 +126,7 @@ export async function handleResource(ctx: HandlerContext, r: ResourceRoute, req:
       const { text, contentType } = await readObjectBody(r, req);
       const decoded = decodeObject(r, parseBody(r, text, contentType), text, q.fieldValidation, jsonDuplicates(text, contentType, q.fieldValidation));
       const out = updateObject(write(q.dryRun), name, decoded.obj, { subresource: subresource === 'status' ? 'status' : undefined });
-      sendJson(res, out.created ? 201 : 200, present(def, version, out.object), warningHeaders(decoded.warnings));
+      sendJson(res, out.created ? 201 : 200, present(def, version, out.object), warningHeaders([...decoded.warnings, ...out.warnings ?? []]));
       return out;
     }
     case 'patch': {

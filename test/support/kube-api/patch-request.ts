@@ -59,26 +59,31 @@ export function patchObject(ctx: WriteContext, name: string, kind: PatchKind, bo
     throw apiErrors.invalidOptions('PatchOptions', [forbidden('force', 'may not be specified for non-apply patch')]);
   }
   const patch = parsePatch(kind, body);
-  if (kind === 'apply') refuseUndeclared(ctx, patch);
   const stored = store.peek(storeKey(res), objectKey(res.namespaced ? ctx.namespace : '', name));
+  // Only an apply to the object itself creates; anything else finds nothing to patch first.
+  if (!stored && (kind !== 'apply' || opts.subresource)) throw apiErrors.notFound(res, name);
+  if (kind === 'apply') {
+    checkAppliedType(ctx, patch);
+    refuseUndeclared(ctx, patch);
+  }
   const owned = kind === 'apply' && store.fieldManagement && ctx.writer !== undefined && isObj(patch);
   const writer = ctx.writer && opts.subresource ? { ...ctx.writer, subresource: opts.subresource } : ctx.writer;
   const statusOwned = opts.subresource === 'status' || !ctx.version.status;
   const types = listTypesOf(res, ctx.version);
   const merge = (live: Obj, applied: Obj): Obj => mergeApplied(live, applied, types);
   if (!stored) {
-    if (kind !== 'apply' || opts.subresource) throw apiErrors.notFound(res, name);
     const decoded = decodeObject(ctx, patch, body, opts.fieldValidation);
     if (str(metaOf(decoded.obj).name) !== name) {
       throw apiErrors.badRequest(`the name of the object (${str(metaOf(decoded.obj).name)}) does not match the name on the URL (${name})`);
     }
     const managed = owned && writer ? metaOf(applyOwned({}, patch as Obj, writer, false, statusOwned, types, merge)).managedFields as ManagedEntry[] : undefined;
-    return { ...createObject(ctx, decoded.obj, managed), warnings: decoded.warnings };
+    const created = createObject(ctx, decoded.obj, managed);
+    return { ...created, warnings: [...decoded.warnings, ...created.warnings ?? []] };
   }
   const current = present(res, ctx.version, stored);
   let patched: unknown;
   try {
-    patched = owned && writer ? applyOwned(current, patch as Obj, writer, opts.force === true, statusOwned, types, merge) : apply(kind, current, patch, res, merge);
+    patched = owned && writer ? applyOwned(current, resetFields(patch as Obj, opts.subresource), writer, opts.force === true, statusOwned, types, merge) : apply(kind, current, patch, res, merge);
   } catch (e) {
     if (!(e instanceof PatchError)) throw e;
     if (e.decode) throw apiErrors.badRequest(e.message);
@@ -87,7 +92,34 @@ export function patchObject(ctx: WriteContext, name: string, kind: PatchKind, bo
   }
   const decoded = decodeObject(ctx, patched, JSON.stringify(patched), opts.fieldValidation);
   const managed = owned ? metaOf(decoded.obj).managedFields as ManagedEntry[] | undefined ?? [] : undefined;
-  return { ...updateObject(ctx, name, decoded.obj, { subresource: opts.subresource, managedFields: managed }), warnings: decoded.warnings };
+  const updated = updateObject(ctx, name, decoded.obj, { subresource: opts.subresource, managedFields: managed });
+  return { ...updated, warnings: [...decoded.warnings, ...updated.warnings ?? []] };
+}
+
+// versionCheckManager, the outermost field manager: the configuration must be of the endpoint's
+// group, version and kind, as Unstructured reads them (an apiVersion that does not parse reads as
+// none at all). The real server runs it before the `managedFields must be nil` check, which here
+// comes first (parsePatch).
+function checkAppliedType(ctx: WriteContext, patch: unknown): void {
+  const applied = isObj(patch) ? patch : {};
+  const apiVersion = typeof applied.apiVersion === 'string' ? applied.apiVersion : '';
+  const kind = typeof applied.kind === 'string' ? applied.kind : '';
+  const slashes = apiVersion.split('/').length - 1;
+  let gvk = '/, Kind=';
+  if (slashes <= 1) {
+    const [group, version] = slashes === 0 ? ['', apiVersion] : apiVersion.split('/') as [string, string];
+    gvk = `${group}/${version}, Kind=${kind}`;
+  }
+  if (gvk !== `${ctx.res.group}/${ctx.version.name}, Kind=${ctx.res.kind}`) throw apiErrors.badRequest(`invalid object type: ${gvk}`);
+}
+
+// The status strategy's reset fields: an apply on /status neither owns nor conflicts on the spec
+// it carries (structured-merge-diff filters them out of the applied set and of the comparison),
+// and the strategy puts the stored spec back anyway.
+function resetFields(applied: Obj, subresource: 'status' | undefined): Obj {
+  if (subresource !== 'status' || !('spec' in applied)) return applied;
+  const { spec: _spec, ...rest } = applied;
+  return rest;
 }
 
 // The apply configuration is typed against the schema before anything else (structured-merge-diff's

@@ -48,6 +48,8 @@ export interface WriteResult {
   /** Something was written (the RV moved). */
   readonly changed: boolean;
   readonly created?: boolean;
+  /** What the strategy warns about (WarningsOnCreate/WarningsOnUpdate), for the Warning header. */
+  readonly warnings?: readonly string[];
 }
 
 export function storeKey(res: ResourceDef): string {
@@ -121,8 +123,25 @@ export function createObject(ctx: WriteContext, input: Obj, preset?: readonly Ma
   const key = objectKey(str(meta.namespace), name);
   const existing = store.peek(storeKey(res), key);
   if (existing) throw apiErrors.alreadyExists(res, name, Boolean(metaOf(existing).deletionTimestamp));
-  if (ctx.dryRun) return { object: obj, changed: false, created: true };
-  return { object: store.create(storeKey(res), key, obj), changed: true, created: true };
+  const warnings = finalizerWarnings(res, obj, undefined);
+  if (ctx.dryRun) return { object: obj, changed: false, created: true, warnings };
+  return { object: store.create(storeKey(res), key, obj), changed: true, created: true, warnings };
+}
+
+// The finalizers the API server itself knows; only these may go without a domain unwarned.
+const STANDARD_FINALIZERS = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
+
+/**
+ * customResourceStrategy.WarningsOnCreate/WarningsOnUpdate (kube-api.md §5): each finalizer the
+ * write adds that has no `/` gets a warning (a malformed one is already a 422). Built-in kinds'
+ * strategies and the /status strategy warn about nothing.
+ */
+function finalizerWarnings(res: ResourceDef, obj: Obj, old: Obj | undefined): string[] {
+  if (res.builtin) return [];
+  const had = new Set(old ? strings(metaOf(old).finalizers) : []);
+  const added = [...new Set(strings(metaOf(obj).finalizers))].filter((f) => !had.has(f)).sort();
+  return added.filter((f) => !f.includes('/') && !STANDARD_FINALIZERS.has(f))
+    .map((f) => `metadata.finalizers: ${JSON.stringify(f)}: prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers`);
 }
 
 export interface UpdateOptions {
@@ -206,8 +225,9 @@ export function updateObject(ctx: WriteContext, name: string, input: Obj, opts: 
     if (!ctx.dryRun) store.remove(storeKey(res), key);
     return { object: next, changed: !ctx.dryRun };
   }
-  if (deepEqual(next, old) || ctx.dryRun) return { object: ctx.dryRun ? next : clone(old), changed: false };
-  return { object: store.update(storeKey(res), key, next), changed: true };
+  const warnings = opts.subresource === 'status' ? [] : finalizerWarnings(res, next, old);
+  if (deepEqual(next, old) || ctx.dryRun) return { object: ctx.dryRun ? next : clone(old), changed: false, warnings };
+  return { object: store.update(storeKey(res), key, next), changed: true, warnings };
 }
 
 /**
