@@ -16,6 +16,7 @@ import { CliError } from '../cli-error.ts';
 import { terminalText } from '../terminal-text.ts';
 import { addNatsFlags, addSigningKeyFlag, connectClient, signingKeyFrom, type NatsFlagValues } from '../nats-options.ts';
 import { runValidate } from './validate.ts';
+import { usageErrorsExitTwo } from '../introspect/index.ts';
 
 // `metalfleet apply -f FILE [-f FILE...]`: BareMetalHosts into the cluster's NATS store. Every file
 // is checked first with the rules of `metalfleet validate` (its error lines, on stderr), without
@@ -217,12 +218,12 @@ export async function runApply(files: readonly string[], flags: NatsFlagValues &
 }
 
 export function register(program: Command): void {
-  addSigningKeyFlag(addNatsFlags(
+  usageErrorsExitTwo(addSigningKeyFlag(addNatsFlags(
     program
       .command('apply')
       .description(descriptionOf('apply'))
       .requiredOption('-f, --filename <file>', 'YAML manifests, multi-document allowed (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[]),
-  )).action(async (opts: NatsFlagValues & { filename: string[]; signingKey?: string }) => {
+  ))).action(async (opts: NatsFlagValues & { filename: string[]; signingKey?: string }) => {
     const ok = await runApply(opts.filename, opts, {
       // Lines carry names and messages from the manifests: shown escaped (terminal-text.ts).
       out: (line) => process.stdout.write(`${terminalText(line)}\n`),

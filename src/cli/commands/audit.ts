@@ -6,6 +6,7 @@ import { AuditUnavailable, readAuditChecked, refusedSummary, unreadableSummary, 
 import { CliError } from '../cli-error.ts';
 import { jsonLine, oneLine } from '../terminal-text.ts';
 import { addNatsFlags, connectClient, type NatsFlagValues } from '../nats-options.ts';
+import { endQuietlyWhenReaderCloses, usageErrorsExitTwo } from '../introspect/index.ts';
 
 // `metalfleet audit [--host NS/NAME] [--since T] [--json]`: the mf-audit stream, oldest first.
 // Read-only (stream info and message gets), so a NATS user with read rights only can run it.
@@ -54,14 +55,14 @@ export function formatRecord(r: AuditRecord): string {
 }
 
 export function register(program: Command): void {
-  addNatsFlags(
+  usageErrorsExitTwo(addNatsFlags(
     program
       .command('audit')
       .description(descriptionOf('audit'))
       .option('--host <ns/name>', 'only records about this host')
       .option('--since <time>', 'only records since this time: RFC 3339, or a duration back from now (10m, 2h, 7d)')
       .option('--json', 'one JSON record a line, as stored'),
-  ).action(async (flags: AuditFlags) => {
+  )).action(async (flags: AuditFlags) => {
     if (flags.host !== undefined) {
       const k = HostKey.safeParse(flags.host);
       if (!k.success) throw new CliError(`--host: ${k.error.issues.map((i) => i.message).join('; ')}`, 2);
@@ -70,6 +71,8 @@ export function register(program: Command): void {
     const transport = await connectClient(flags, process.env, 'metalfleet-audit');
     try {
       const read = await readAuditChecked(transport, subjects(), { ...(flags.host ? { host: flags.host } : {}), ...(since ? { since } : {}) });
+      // `metalfleet audit | head`: a reader that has what it wanted ends the command quietly.
+      endQuietlyWhenReaderCloses();
       for (const r of read.records) process.stdout.write(flags.json ? `${jsonLine(r)}\n` : `${formatRecord(r)}\n`);
       // Records in the stream this reader cannot read are said, not fatal: the others are the audit.
       if (read.unreadable > 0) process.stderr.write(`metalfleet: warning: ${oneLine(unreadableSummary(read))}\n`);

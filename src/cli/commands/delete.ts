@@ -10,6 +10,7 @@ import { didYouMean } from '../did-you-mean.ts';
 import { CliError } from '../cli-error.ts';
 import { terminalText } from '../terminal-text.ts';
 import { addNatsFlags, addSigningKeyFlag, type NatsFlagValues } from '../nats-options.ts';
+import { usageErrorsExitTwo } from '../introspect/index.ts';
 import { NODE_DEADLINE_MS, nodeRequestError, readManifestFiles, withNodeRequests, type Output } from './apply.ts';
 
 // `metalfleet delete TYPE NS/NAME [...]` and `metalfleet delete -f FILE`, through a node
@@ -119,14 +120,14 @@ export async function runDelete(targets: readonly Target[], flags: NatsFlagValue
 }
 
 export function register(program: Command): void {
-  addSigningKeyFlag(addNatsFlags(
+  usageErrorsExitTwo(addSigningKeyFlag(addNatsFlags(
     program
       .command('delete')
       .description(descriptionOf('delete'))
       .argument('[type]', 'host (also: hosts, bmh, baremetalhost), maasmachine, maascluster, machine or cluster (Cluster API), or a BareMetalHost companion kind (hardwaredata, hfs...)')
       .argument('[names...]', 'objects of that type as NAMESPACE/NAME')
       .option('-f, --filename <file>', 'delete the objects these manifests name, every kind apply takes (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[]),
-  )).action(async (type: string | undefined, names: string[], opts: NatsFlagValues & { filename: string[]; signingKey?: string }) => {
+  ))).action(async (type: string | undefined, names: string[], opts: NatsFlagValues & { filename: string[]; signingKey?: string }) => {
     const io: Output = {
       // Lines carry names and messages from the manifests: shown escaped (terminal-text.ts).
       out: (line) => process.stdout.write(`${terminalText(line)}\n`),

@@ -5,12 +5,13 @@ import { shardOf } from '../../api/index.ts';
 import { RemoteError, subjects } from '../../bus/index.ts';
 import { HostCommand, HostKey, type HostCommandInput, type HostCommandType } from '../../bus/messages/index.ts';
 import { sendCommand } from '../../cluster/command-client.ts';
+import { announcedShardCount, listNodes } from '../../cluster/introspect/index.ts';
 import { BusError, type Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
 import { KINDS, kindCalled, kindNamed, knownKindNames } from '../../machines/kinds.ts';
 import { intFlag, readEnv, shardsFlag } from '../config.ts';
 import { didYouMean } from '../did-you-mean.ts';
-import { formatFrom, renderData, type OutputFormat } from '../introspect/index.ts';
+import { endQuietlyWhenReaderCloses, formatFrom, renderData, usageErrorsExitTwo, type OutputFormat } from '../introspect/index.ts';
 import { addNatsFlags, addSigningKeyFlag, connectClient, signingKeyFrom, type NatsFlagValues } from '../nats-options.ts';
 import type { SigningKey } from '../../security/index.ts';
 import type { Output } from './apply.ts';
@@ -184,11 +185,25 @@ export function printOutcomes(outcomes: readonly Outcome[], format: OutputFormat
   }
 }
 
+/**
+ * The shard count the nodes announce in their heartbeats, as `inspect` reads it; else `given`
+ * (--shards or METALFLEET_SHARDS). A node refuses a command sent on another count's subject, so
+ * a cluster run with --shards 16 refused every command of a `host` not told --shards 16.
+ */
+async function clusterShardCount(transport: Transport, given: number): Promise<number> {
+  try {
+    return announcedShardCount(await listNodes(transport)) ?? given;
+  } catch {
+    // Membership unreadable (no JetStream, no right to read it): the count given is all there is.
+    return given;
+  }
+}
+
 export async function runHostCommands(cmds: readonly HostCommand[], flags: NatsFlagValues & { signingKey?: string }, shardCount: number, deadlineMs: number, io: Output, format: OutputFormat = 'table'): Promise<boolean> {
   const signingKey = await signingKeyFrom(flags, process.env);
   const transport = await connectClient(flags, process.env, 'metalfleet-host');
   try {
-    const outcomes = await sendHostCommands(transport, cmds, shardCount, deadlineMs, signingKey);
+    const outcomes = await sendHostCommands(transport, cmds, await clusterShardCount(transport, shardCount), deadlineMs, signingKey);
     printOutcomes(outcomes, format, io);
     return outcomes.every((o) => o.ok);
   } finally {
@@ -197,7 +212,7 @@ export async function runHostCommands(cmds: readonly HostCommand[], flags: NatsF
 }
 
 export function register(program: Command): void {
-  addSigningKeyFlag(addNatsFlags(
+  usageErrorsExitTwo(addSigningKeyFlag(addNatsFlags(
     program
       .command('host')
       // `cmd` is the name the introspection CLI lists it under (metalfleet cmd ACTION HOST...).
@@ -209,19 +224,19 @@ export function register(program: Command): void {
       .option('--mode <mode>', 'reboot only: soft (default) or hard')
       .option('--request-id <id>', 'an id for this request (1-64 printable ASCII characters, no spaces); give the same one when retrying')
       .option('--reason <text>', 'why, for logs and events (at most 256 characters)')
-      .option('--shards <n>', 'shard count of the cluster (default METALFLEET_SHARDS or 256)', shardsFlag)
+      .option('--shards <n>', 'shard count of the cluster when its nodes do not announce one (default METALFLEET_SHARDS or 256)', shardsFlag)
       .option('--timeout <seconds>', 'give up on a host after this long, retries included', intFlag('--timeout', 1), 30)
       .option('--json', 'print a JSON record per host (host, kind, action, requestId, outcome, applied, state, message, error)')
       .addOption(new Option('-o, --output <format>', 'table (lines), json or yaml').default('table')),
-  ))
-    // Commander's own usage errors (missing host, unknown flag) exit 2 like ours; help exits 0.
-    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
+  )))
     .addHelpText('after', '\nExamples:\n  metalfleet host power-off metal3/worker-0 --nats nats://127.0.0.1:4222 --signing-key ~/.metalfleet/operator.seed\n  metalfleet host reboot metal3/worker-0 metal3/worker-1 --mode hard --reason "stuck in BIOS"\n  metalfleet host release default/c1-md-0-x7k2p --request-id rma-1234   # a MaasMachine: released, failed, replaced by Cluster API\n  metalfleet host power-off --kind MaasMachine default/c1-md-0-x7k2p     # or maasmachine/default/c1-md-0-x7k2p\n  metalfleet host pause metal3/worker-0 metal3/worker-1 --json | jq \'.hosts[] | select(.error)\'\n')
     .action(async (action: string, hosts: string[], flags: HostFlags) => {
       // Only the format flags: this --timeout is whole seconds for the hosts, not the views' wait.
       const format = formatFrom({ ...(flags.json ? { json: true } : {}), ...(flags.output !== undefined ? { output: flags.output } : {}) });
       const cmds = buildHostCommands(action, hosts, flags);
       const shardCount = flags.shards ?? readEnv().METALFLEET_SHARDS;
+      // `metalfleet host pause ... | head`: a reader that has what it wanted ends the command quietly.
+      endQuietlyWhenReaderCloses();
       const ok = await runHostCommands(cmds, flags, shardCount, flags.timeout * 1_000, {
         out: (line) => process.stdout.write(`${line}\n`),
         err: (line) => process.stderr.write(`${line}\n`),

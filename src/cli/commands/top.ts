@@ -3,7 +3,7 @@ import { descriptionOf } from './catalog.ts';
 import { CliError } from '../cli-error.ts';
 import { msFlag } from '../config.ts';
 import { addNatsFlags, type NatsFlagValues } from '../nats-options.ts';
-import { collect, connectCli, endQuietlyWhenReaderCloses, noAnswer, oneLineUsageErrors, nodesFrom, renderFrame, runTop, sampleTop, timeoutFrom } from '../introspect/index.ts';
+import { collect, connectCli, endQuietlyWhenReaderCloses, noAnswer, nodesFrom, renderFrame, runTop, sampleTop, timeoutFrom, usageErrorsExitTwo } from '../introspect/index.ts';
 
 // `metalfleet top`: a live dashboard of the cluster, redrawn every --interval ms.
 
@@ -15,16 +15,13 @@ interface TopFlags extends NatsFlagValues {
 }
 
 export function register(program: Command): void {
-  addNatsFlags(program
+  usageErrorsExitTwo(addNatsFlags(program
     .command('top')
     .description(descriptionOf('top'))
     .option('--interval <ms>', 'refresh every this many milliseconds', msFlag('--interval', 100), 1_000)
     .option('--node <name>', 'only this node (repeat or comma-separate for more)', collect)
     .option('--timeout <seconds>', 'how long each refresh waits for the nodes (default 2)')
-    .option('--once', 'print one frame (80x24, or the terminal size) and exit: for scripts and logs'))
-    .configureOutput(oneLineUsageErrors)
-    .showHelpAfterError(false)
-    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
+    .option('--once', 'print one frame (80x24, or the terminal size) and exit: for scripts and logs')))
     .addHelpText('after', `
 Keys:
   s        cycle the sort of the mailbox list (depth, high-water, processed, restarts)

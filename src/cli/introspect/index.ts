@@ -3,7 +3,7 @@
 export { formatBytes, formatDuration, oneLine, outputWidth, renderFields, renderTable, truncate } from './format.ts';
 export type { Column, TableOptions } from './format.ts';
 export {
-  addViewFlags, collect, connectCli, endQuietlyWhenReaderCloses, formatFrom, noAnswer, nodesFrom, oneLineUsageErrors, oneOf, output, partialWarnings, print, renderData, runView, timeoutFrom,
+  addViewFlags, collect, connectCli, endQuietlyWhenReaderCloses, formatFrom, noAnswer, nodesFrom, oneLineUsageErrors, oneOf, output, partialWarnings, print, renderData, runView, timeoutFrom, usageErrorsExitTwo,
 } from './session.ts';
 export type { CommandOutput, CommonFlags, Connected, GatheredLike, OutputFormat, ViewOptions } from './session.ts';
 export {

@@ -88,13 +88,17 @@ export interface CommonFlags extends NatsFlagValues {
 
 /** --json, -o, --timeout and the NATS flags, on every introspection command; `formats` lists its -o values where it takes more (hosts: wide). */
 export function addViewFlags(cmd: Command, formats: readonly string[] = FORMATS): Command {
-  return addNatsFlags(cmd
+  return usageErrorsExitTwo(addNatsFlags(cmd
     .option('--json', 'print the gathered data as JSON (with the nodes that did not answer)')
     .addOption(new Option('-o, --output <format>', formatList(formats)).default('table'))
-    .option('--timeout <seconds>', 'how long to wait for the nodes to answer', '2'))
+    .option('--timeout <seconds>', 'how long to wait for the nodes to answer', '2')));
+}
+
+/** Commander's own usage errors (unknown flag, missing argument) as one line and exit 2, like ours; help exits 0. */
+export function usageErrorsExitTwo(cmd: Command): Command {
+  return cmd
     .configureOutput(oneLineUsageErrors)
     .showHelpAfterError(false)
-    // Commander's own usage errors (unknown flag, missing argument) exit 2 like ours; help exits 0.
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
 }
 
