@@ -3,34 +3,14 @@
 // That ended in Node's unhandled 'error' event, a stack trace and exit 1, as `metalfleet hosts |
 // head` once did.
 import { z } from 'zod';
-import { spawn } from 'node:child_process';
 import test from 'ava';
 import { connectNats, ok, serve, subjects } from '../../src/bus/index.ts';
 import { silentLogger } from '../../src/ports/index.ts';
 import { openAuditLog, type AuditRecord } from '../../src/security/index.ts';
 import { natsServerInstalled, startNatsServer } from '../support/nats-server.ts';
-import { ROOT } from './run.ts';
+import { readFirstThenClose } from './run.ts';
 
 const withNats = natsServerInstalled() ? test : test.skip;
-
-/** Runs the command, reads its first chunk of stdout, then closes the pipe as `head -1` does. */
-function readFirstThenClose(args: readonly string[]): Promise<{ code: number | null; first: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/metalfleet.js', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let first = '';
-    let stderr = '';
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    child.stdout.once('data', (b: Buffer) => {
-      first = b.toString();
-      child.stdout.destroy();
-    });
-    const limit = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('exit', (code) => {
-      clearTimeout(limit);
-      resolve({ code, first, stderr });
-    });
-  });
-}
 
 withNats('audit - a reader that closes the pipe early ends the command quietly, exit 0', async (t) => {
   const nats = await startNatsServer();

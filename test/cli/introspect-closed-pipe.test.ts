@@ -1,13 +1,12 @@
 // `metalfleet hosts | head` on a big fleet: the reader takes its lines and closes the pipe while
 // the command still writes, and the write fails with EPIPE. That used to end in Node's unhandled
 // 'error' event: a stack trace on the terminal and exit 1, for a command that did what was asked.
-import { spawn } from 'node:child_process';
 import test from 'ava';
 import { connectNats } from '../../src/bus/index.ts';
 import { serveIntrospection } from '../../src/cluster/introspect/index.ts';
 import type { HostRow, IntrospectionSource } from '../../src/cluster/introspect/index.ts';
 import { natsServerInstalled, startNatsServer } from '../support/nats-server.ts';
-import { ROOT } from './run.ts';
+import { readFirstThenClose } from './run.ts';
 
 const withNats = natsServerInstalled() ? test : test.skip;
 
@@ -17,25 +16,6 @@ const hosts: HostRow[] = Array.from({ length: 3_000 }, (_, i) => ({
   key: `fleet/host-${String(i).padStart(5, '0')}`, kind: 'BareMetalHost', backend: 'fixture', state: 'available',
   poweredOn: false, operationalStatus: 'OK', errorType: '', shard: i % 16, stateSinceMs: 1_000,
 }));
-
-/** Runs the command, reads its first chunk of stdout, then closes the pipe as `head -1` does. */
-function readFirstThenClose(args: readonly string[]): Promise<{ code: number | null; first: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/metalfleet.js', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let first = '';
-    let stderr = '';
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    child.stdout.once('data', (b: Buffer) => {
-      first = b.toString();
-      child.stdout.destroy();
-    });
-    const limit = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('exit', (code) => {
-      clearTimeout(limit);
-      resolve({ code, first, stderr });
-    });
-  });
-}
 
 withNats('introspect cli - a reader that closes the pipe early ends the command quietly, exit 0', async (t) => {
   const nats = await startNatsServer();

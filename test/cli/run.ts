@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -18,4 +18,26 @@ export function metalfleet(...args: string[]): Promise<Run> {
 
 export function lines(text: string): string[] {
   return text.split('\n').filter((l) => l !== '');
+}
+
+/**
+ * Runs `node bin/metalfleet.js ...args`, reads its first chunk of stdout, then closes the pipe as
+ * `head -1` does while the command may still be writing.
+ */
+export function readFirstThenClose(args: readonly string[]): Promise<{ code: number | null; first: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['bin/metalfleet.js', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let first = '';
+    let stderr = '';
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.stdout.once('data', (b: Buffer) => {
+      first = b.toString();
+      child.stdout.destroy();
+    });
+    const limit = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.once('exit', (code) => {
+      clearTimeout(limit);
+      resolve({ code, first, stderr });
+    });
+  });
 }
