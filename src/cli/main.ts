@@ -12,7 +12,9 @@ function baseProgram(): Command {
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)')
     // commander echoes the arguments it refuses: shown escaped, as every error is.
-    .configureOutput({ writeErr: (text) => process.stderr.write(terminalText(text)) });
+    .configureOutput({ writeErr: (text) => process.stderr.write(terminalText(text)) })
+    // An unknown command is a usage error: exit 2, as every command's own usage errors do.
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : err.code === 'commander.unknownCommand' ? 2 : err.exitCode));
 }
 
 /**

@@ -29,7 +29,7 @@ test('typos - host: a mistyped action or kind names the one meant (exit 2, nothi
 
 test('typos - delete: a mistyped type names the one meant', async (t) => {
   const r = await metalfleet('delete', 'hots', 'lab/h-0', ...NO_NATS);
-  t.is(r.code, 1, r.stderr);
+  t.is(r.code, 2, r.stderr);
   t.regex(r.stderr, /^metalfleet: unknown type "hots": metalfleet deletes host .*; did you mean host\?$/m);
   t.notRegex(r.stderr, /cannot connect/);
 });
@@ -61,12 +61,13 @@ test('hosts - -o wide, which hosts takes, is in its help and in the error for a 
 
 test('typos - "help" with a mistyped command says so and names the command meant, as a mistyped command does', async (t) => {
   const r = await metalfleet('help', 'hots');
-  t.is(r.code, 1, r.stderr);
+  t.is(r.code, 2, r.stderr);
   t.is(r.stdout, '');
   t.regex(r.stderr, /^error: unknown command 'hots'\n\(Did you mean (one of host, )?hosts\?\)\n\(run with --help for usage\)\n$/);
   const same = await metalfleet('hots');
   t.is(same.stderr, r.stderr, 'the same lines as for the command itself');
+  t.is(same.code, 2);
   const none = await metalfleet('help', 'frobnicate');
-  t.is(none.code, 1);
+  t.is(none.code, 2);
   t.is(none.stderr, "error: unknown command 'frobnicate'\n(run with --help for usage)\n");
 });

@@ -37,7 +37,7 @@ function typeKind(type: string): StoreDeleteKind {
   const kind = Object.hasOwn(OTHER_TYPES, type.toLowerCase()) ? OTHER_TYPES[type.toLowerCase()] : kindCalled(type)?.kind;
   const deletable = StoreDeleteKind.safeParse(kind);
   if (!deletable.success) {
-    throw new CliError(`unknown type ${JSON.stringify(type)}: metalfleet deletes host (also ${knownKindNames()}) and Cluster API's machine and cluster as "delete TYPE NAMESPACE/NAME", or what a file names with -f FILE${didYouMean(type, typeWords())}`);
+    throw new CliError(`unknown type ${JSON.stringify(type)}: metalfleet deletes host (also ${knownKindNames()}) and Cluster API's machine and cluster as "delete TYPE NAMESPACE/NAME", or what a file names with -f FILE${didYouMean(type, typeWords())}`, 2);
   }
   return deletable.data;
 }
