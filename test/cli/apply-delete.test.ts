@@ -176,7 +176,7 @@ it('cli delete - by name: deleted, terminating with its finalizers, not found; e
   t.is(bad.code, 1);
   t.regex(bad.stderr, /give it as NAMESPACE\/NAME/);
   const kind = await env.mf('delete', 'pod', 'metal3/x', '--nats', env.server.url);
-  t.is(kind.code, 1);
+  t.is(kind.code, 2);
   t.regex(kind.stderr, /unknown type "pod"/);
 });
 
@@ -390,7 +390,7 @@ it('cli delete - by type: a MaasCluster with a finalizer is terminating; a BareM
   t.truthy(await store.get('lab/c1'), 'the BareMetalHost lab/c1 is not touched');
 
   const unknown = await env.mf('delete', 'machinedeployment', 'lab/c1', '--nats', env.server.url);
-  t.is(unknown.code, 1);
+  t.is(unknown.code, 2);
   t.regex(unknown.stderr, /unknown type "machinedeployment": metalfleet deletes host \(also BareMetalHost \(bmh, bmhost\), MaasMachine, MaasCluster, HardwareData \(hd\), FirmwareSchema, HostFirmwareSettings \(hfs\), HostFirmwareComponents, HostUpdatePolicy\)/);
 });
 
