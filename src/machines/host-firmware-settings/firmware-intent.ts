@@ -1,5 +1,5 @@
-import type { FirmwareIntent, FirmwareSchema, HostFirmwareComponents, HostFirmwareSettings, HostUpdatePolicy } from '../../api/index.ts';
-import { validateSettings } from '../../api/index.ts';
+import type { FirmwareIntent, FirmwareSchema, FirmwareUpdate, HostFirmwareComponents, HostFirmwareSettings, HostUpdatePolicy } from '../../api/index.ts';
+import { validateSettings, validateUpdateComponents } from '../../api/index.ts';
 
 // What a host's firmware companions ask of it, as its actor hands it to the machine (the
 // `firmwareIntent` event): BMO's getHostFirmwareSettings/getHostFirmwareComponents and
@@ -7,7 +7,9 @@ import { validateSettings } from '../../api/index.ts';
 //   settings  HostFirmwareSettings spec.settings the host does not have yet (its status), and only
 //             once its status is read and every wanted setting is valid: an invalid one is never
 //             sent, nor its fellows.
-//   updates   HostFirmwareComponents spec.updates.
+//   updates   HostFirmwareComponents spec.updates its status.updates does not record yet (BMO's
+//             getUpdatesDifference: a component with the same URL was flashed already), and none
+//             when a component is not one BMO knows (bios, bmc, nic:<id>): its HFC is not Valid.
 //   valid     the wanted settings pass the FirmwareSchema (and are settings the host has).
 //   onReboot  HostUpdatePolicy lets a provisioned host take settings / updates on its next reboot.
 
@@ -24,8 +26,16 @@ export function firmwareIntentOf(hfs: HostFirmwareSettings | undefined, hfc: Hos
   }
   return {
     settings,
-    updates: [...(hfc?.spec?.updates ?? [])],
+    updates: updatesToSend(hfc),
     valid,
     onReboot: { settings: hup?.spec?.firmwareSettings === 'onReboot', updates: hup?.spec?.firmwareUpdates === 'onReboot' },
   };
+}
+
+function updatesToSend(hfc: HostFirmwareComponents | undefined): FirmwareUpdate[] {
+  const wanted = hfc?.spec?.updates ?? [];
+  // BMO's Valid False (InvalidComponent): getHostFirmwareComponents reports no change to apply.
+  if (validateUpdateComponents(wanted).length > 0) return [];
+  const applied = new Map((hfc?.status?.updates ?? []).map((u) => [u.component, u.url]));
+  return wanted.filter((u) => applied.get(u.component) !== u.url);
 }
