@@ -11,7 +11,10 @@ import { isVersion, schemaParses } from './parse-cache.ts';
 import type { z } from 'zod';
 
 /** BMO's finalizer on HardwareData: it stays until the host's deletion takes it away. */
-export const HARDWARE_DATA_FINALIZER = 'hardwaredata.metal3.io';
+// BMO's (its hardwareDataFinalizer), so a HardwareData either controller wrote is the other's to free.
+export const HARDWARE_DATA_FINALIZER = 'baremetalhost.metal3.io/hardwareData';
+// What metalfleet wrote before it took BMO's name: removed with it, so such an object is not left Terminating.
+const LEGACY_HARDWARE_DATA_FINALIZER = 'hardwaredata.metal3.io';
 
 // The host's companions (machines/companion.ts) as its actor keeps them, as BMO's controllers do
 // (baremetalhost_controller.go actionInspecting and createHostFirmware*; hostfirmwaresettings_
@@ -84,7 +87,7 @@ export class HostCompanions {
   hostGone(): Promise<void> {
     return this.queue('deleting the host\'s companions', async () => {
       if (await this.store.get('HardwareData', this.key)) {
-        await this.store.removeFinalizer('HardwareData', this.key, HARDWARE_DATA_FINALIZER, this.fence);
+        for (const finalizer of [HARDWARE_DATA_FINALIZER, LEGACY_HARDWARE_DATA_FINALIZER]) await this.store.removeFinalizer('HardwareData', this.key, finalizer, this.fence);
         await this.store.requestDelete('HardwareData', this.key);
       }
       for (const kind of ['HostFirmwareSettings', 'HostFirmwareComponents'] as const) {
