@@ -2,6 +2,7 @@ import type { OpResult } from '../../../machines/bmh/index.ts';
 import type { HostData } from '../../../ports/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
+import { syncDisablePowerOff } from './disable-power-off.ts';
 import { heldByFault, leaveMaintenanceNow, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 
@@ -21,6 +22,7 @@ export async function deprovision(ctx: StepContext, host: HostData, o: { restart
     case 'unrescue failed':
       if (node.target_provision_state && node.provision_state === 'active') return continuing(ctx.polls.shortMs);
       if (node.provision_state !== 'deploy failed') if (node.fault) return heldByFault(node, ctx.polls.longMs);
+      await syncDisablePowerOff(ctx, host, node);
       await ctx.client.patchNode(node.uuid, [{ op: 'replace', path: '/automated_clean', value: o.automatedCleaning }]);
       await ctx.client.setProvisionState(node.uuid, 'deleted');
       return continuing(ctx.polls.shortMs);
@@ -41,6 +43,7 @@ export async function deprovision(ctx: StepContext, host: HostData, o: { restart
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
       if (node.fault) return heldByFault(node, ctx.polls.longMs);
       if (node.maintenance) return leaveMaintenanceNow(ctx, node);
+      await syncDisablePowerOff(ctx, host, node);
       await ctx.client.setProvisionState(node.uuid, 'provide');
       return continuing(ctx.polls.shortMs);
     case 'available':

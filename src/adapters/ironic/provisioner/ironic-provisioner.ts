@@ -78,7 +78,7 @@ export function createIronicProvisioner(o: IronicProvisionerOptions): Provisione
     register: (host, a) => guard(host, (c) => register(c, host, a.restartOnFailure, a.credentialsChanged)),
     inspect: (host, a) => guard(host, (c) => inspect(c, host, a)),
     prepare: (host, a) => guard(host, (c) => prepare(c, host, a)),
-    provision: (host, a) => guard(host, (c) => provision(c, host, a)),
+    provision: (host, a) => guard(host, (c) => provision(c, host, { rootDeviceHints: a.rootDeviceHints, forceReboot: a.forceReboot === true })),
     deprovision: (host, a) => guard(host, (c) => deprovision(c, host, a)),
     adopt: (host, a) => guard(host, (c) => adopt(c, host, a.restartOnFailure)),
     powerOn: (host, a) => guard(host, (c) => setPower(c, host, 'on', 'hard', a.force)),

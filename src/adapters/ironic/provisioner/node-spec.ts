@@ -42,6 +42,15 @@ export function createNodeBody(host: HostData, bmc: BmcAccess, credentials: BmcC
   };
 }
 
+/**
+ * The deploy interface a host's deployment needs (BMO's deployInterface and the provision-time
+ * choice in getInstanceUpdateOpts): a custom deploy method first, then a live ISO, else direct.
+ */
+export function deployInterfaceFor(host: HostData): 'custom-agent' | 'ramdisk' | 'direct' {
+  if (host.spec.customDeploy?.method) return 'custom-agent';
+  return host.spec.image?.format === 'live-iso' ? 'ramdisk' : 'direct';
+}
+
 function realInterfaces(host: HostData, bmc: BmcAccess): Record<string, string> {
   const i = bmc.interfaces;
   const fast = host.spec.inspectionMode === 'fast';
@@ -49,7 +58,7 @@ function realInterfaces(host: HostData, bmc: BmcAccess): Record<string, string> 
     boot_interface: i.boot,
     raid_interface: i.raid,
     inspect_interface: fast ? i.inspect : 'agent',
-    deploy_interface: host.spec.image?.format === 'live-iso' ? 'ramdisk' : host.spec.customDeploy?.method ? 'custom-agent' : 'direct',
+    deploy_interface: deployInterfaceFor(host),
     ...(i.bios ? { bios_interface: i.bios } : {}),
     ...(i.management ? { management_interface: i.management } : {}),
     ...(i.power ? { power_interface: i.power } : {}),

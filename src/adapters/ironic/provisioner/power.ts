@@ -4,6 +4,7 @@ import { IronicError } from '../client/index.ts';
 import type { IronicNode } from '../client/index.ts';
 import type { StepContext } from './context.ts';
 import { findNode } from './find-node.ts';
+import { syncDisablePowerOff } from './disable-power-off.ts';
 import { nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 
@@ -11,12 +12,14 @@ import { continuing, done, failed, needsRegistration } from './outcome.ts';
 const SOFT_OFF_TIMEOUT_S = 180;
 
 export async function setPower(ctx: StepContext, host: HostData, want: 'on' | 'off', mode: 'soft' | 'hard', force: boolean): Promise<OpResult> {
-  const node = await findNode(ctx, host);
+  let node = await findNode(ctx, host);
   if (!node) return needsRegistration;
   if (want === 'off') {
     const held = await clearWayForPowerOff(ctx, host, node);
     if (held) return held;
   }
+  // A node Ironic holds (a power or provision change under way) takes no update; the next call syncs.
+  if (!node.target_power_state && !node.target_provision_state) node = await syncDisablePowerOff(ctx, host, node);
   if (want === 'off' && host.spec.disablePowerOff) return rebootInstead(ctx, node, mode);
   const target = want === 'on' ? 'power on' : 'power off';
   if (node.power_state === target && !node.target_power_state) return done({ poweredOn: want === 'on' });

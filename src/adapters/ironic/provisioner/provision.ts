@@ -3,6 +3,8 @@ import type { RootDeviceHints } from '../../../api/index.ts';
 import type { HostData } from '../../../ports/index.ts';
 import type { StepContext } from './context.ts';
 import { configDrive } from './configdrive.ts';
+import { deployInterfaceFor } from './node-spec.ts';
+import { syncDisablePowerOff } from './disable-power-off.ts';
 import { findNode } from './find-node.ts';
 import { checksumProblem, imageUnreachable } from './image-check.ts';
 import { heldByFault, leaveMaintenanceNow, nodeReason } from './node-reason.ts';
@@ -13,7 +15,10 @@ import { continuing, done, failed, needsRegistration } from './outcome.ts';
 // o.rootDeviceHints: what status records (the spec's hints, else the hardware profile's), as
 // BMO's ProvisionData carries them; spec.rootDeviceHints alone left a host without hints of its
 // own to whatever disk Ironic picked.
-export async function provision(ctx: StepContext, host: HostData, o: { rootDeviceHints: RootDeviceHints | undefined }): Promise<OpResult> {
+// o.forceReboot: BMO's Provision forceReboot (a reboot annotation with force:true): a deployment
+// waiting for its agent (wait call-back) is torn down with "deleted", so the host boots a new
+// preprovisioning image, and deployed again once available.
+export async function provision(ctx: StepContext, host: HostData, o: { rootDeviceHints: RootDeviceHints | undefined; forceReboot?: boolean }): Promise<OpResult> {
   const image = host.spec.image;
   if (image && !host.spec.customDeploy?.method) {
     const problem = checksumProblem(image);
@@ -29,13 +34,19 @@ export async function provision(ctx: StepContext, host: HostData, o: { rootDevic
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
       if (node.fault) return heldByFault(node, ctx.polls.longMs);
       if (node.maintenance) return leaveMaintenanceNow(ctx, node);
+      await syncDisablePowerOff(ctx, host, node);
       await ctx.client.patchNode(node.uuid, [{ op: 'replace', path: '/automated_clean', value: host.spec.automatedCleaningMode !== 'disabled' }]);
       await ctx.client.setProvisionState(node.uuid, 'provide');
       return continuing(ctx.polls.shortMs);
+    case 'wait call-back':
+      if (o.forceReboot) {
+        await ctx.client.setProvisionState(node.uuid, 'deleted');
+        return { kind: 'continuing', afterMs: ctx.polls.shortMs, started: true };
+      }
+      return continuing(ctx.polls.longMs);
     case 'cleaning':
     case 'clean wait':
     case 'deploying':
-    case 'wait call-back':
       return continuing(ctx.polls.longMs);
     case 'available': {
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
@@ -45,9 +56,12 @@ export async function provision(ctx: StepContext, host: HostData, o: { rootDevic
         const unreachable = await imageUnreachable(image.url, ctx.imageCheck.timeoutMs);
         if (unreachable) return failed(unreachable);
       }
+      await syncDisablePowerOff(ctx, host, node);
+      const deployInterface = ctx.override ? null : deployInterfaceChange(host, node.deploy_interface);
       await ctx.client.patchNode(node.uuid, [
         { op: 'add', path: '/instance_uuid', value: host.uid },
         { op: 'add', path: '/instance_info', value: instanceInfo(host, o.rootDeviceHints) },
+        ...(deployInterface ? [{ op: 'replace' as const, path: '/deploy_interface', value: deployInterface }] : []),
       ]);
       const validation = await ctx.client.validateNode(node.uuid);
       const broken = ['boot', 'deploy'].filter((i) => validation[i]?.result === false).map((i) => `${i}: ${validation[i]?.reason ?? 'invalid'}`);
@@ -70,12 +84,29 @@ export async function provision(ctx: StepContext, host: HostData, o: { rootDevic
   }
 }
 
+/**
+ * The deploy interface to set before deploying, or null to leave the node's: the node was created
+ * with the interface its image of that time needed, and the image may have changed since (BMO sets
+ * it at every deployment). An interface someone chose for a plain image is kept, as BMO keeps it.
+ */
+function deployInterfaceChange(host: HostData, current: string | null | undefined): string | null {
+  const wanted = deployInterfaceFor(host);
+  if (current === wanted) return null;
+  if (wanted === 'direct' && current !== 'ramdisk' && current !== 'custom-agent') return null;
+  return wanted;
+}
+
+// The whole instance_info is replaced, so what an earlier deployment left (a boot_iso, another
+// checksum) never mixes with this one's.
 function instanceInfo(host: HostData, hints: RootDeviceHints | undefined): Record<string, unknown> {
   const image = host.spec.image;
   const info: Record<string, unknown> = {
     capabilities: { boot_mode: host.spec.bootMode === 'legacy' ? 'bios' : 'uefi', ...(host.spec.bootMode === 'UEFISecureBoot' ? { secure_boot: 'true' } : {}) },
   };
-  if (image) {
+  // A live ISO is booted, not written (the ramdisk deploy interface): Ironic reads it from
+  // boot_iso, and it has no checksum or disk format (BMO's setLiveIsoUpdateOptsForNode).
+  if (image?.format === 'live-iso' && !host.spec.customDeploy?.method) info['boot_iso'] = image.url;
+  else if (image) {
     info['image_source'] = image.url;
     if (image.format) info['image_disk_format'] = image.format;
     const checksum = image.checksum ?? '';
@@ -90,13 +121,18 @@ function instanceInfo(host: HostData, hints: RootDeviceHints | undefined): Recor
   return info;
 }
 
-// Ironic's root device hint names are snake_case versions of ours.
+// Ironic's root device hint names are snake_case versions of ours. A plain string is an exact
+// match to Ironic (it reads it as "s== value"); model and vendor match a substring, as the API
+// promises and BMO's MakeHintMap sends them ("<in>"): exact, a model of "PERC" matched no disk and
+// the deployment failed. A by-path device name is Ironic's by_path hint (name is the kernel's, /dev/sda).
 function rootDevice(hints: Record<string, unknown>): Record<string, unknown> {
   const names: Record<string, string> = { deviceName: 'name', serialNumber: 'serial', minSizeGigabytes: 'size', wwnWithExtension: 'wwn_with_extension', wwnVendorExtension: 'wwn_vendor_extension' };
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(hints)) {
     if (v === undefined) continue;
-    out[names[k] ?? k] = k === 'minSizeGigabytes' ? `>= ${String(v)}` : v;
+    if (k === 'deviceName' && typeof v === 'string' && v.startsWith('/dev/disk/by-path/')) out['by_path'] = `s== ${v}`;
+    else if ((k === 'model' || k === 'vendor') && typeof v === 'string') out[k] = `<in> ${v}`;
+    else out[names[k] ?? k] = k === 'minSizeGigabytes' ? `>= ${String(v)}` : v;
   }
   return out;
 }

@@ -8,6 +8,7 @@ import { lookupNode } from './find-node.ts';
 import { gateNodeBody } from './gating.ts';
 import { nodeReason } from './node-reason.ts';
 import { createNodeBody } from './node-spec.ts';
+import { syncDisablePowerOff } from './disable-power-off.ts';
 import { nodeName } from './node-name.ts';
 import { continuing, done, failed } from './outcome.ts';
 import { OWNER_EXTRA } from './owner-fence.ts';
@@ -59,6 +60,7 @@ async function registerOnce(ctx: StepContext, host: HostData, restartOnFailure: 
     if (BUSY.has(node.provision_state)) return { kind: 'transient', message: `node ${node.name ?? node.uuid} is ${node.provision_state}; its BMC settings are updated when that ends` };
     node = await ctx.client.patchNode(node.uuid, [{ op: 'replace', path: '/driver_info', value: body.driver_info }]);
   }
+  if (!created && !BUSY.has(node.provision_state)) node = await syncDisablePowerOff(ctx, host, node);
   const mac = host.spec.bootMACAddress?.toLowerCase();
   if (mac && !ctx.ports.has(`${node.uuid} ${mac}`)) {
     // A node we just created has no ports to look at.
