@@ -19,6 +19,7 @@ import { GATED_OPERATIONS } from './types.ts';
 export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: number, credentials?: CredentialsUsed, call?: { readonly firmware?: FirmwareChanges; readonly forceReboot?: true } | null): void {
   const sent = call?.firmware;
   if (op === 'inspect' && result.kind !== 'transient') inspectionAborted(t, result, call?.forceReboot === true);
+  if (op === 'provision' && call?.forceReboot === true && result.kind === 'continuing' && result.started === true) serveForcedReboots(t);
   // BMO saves triedCredentials with the status of an attempt that got an answer; a transient error
   // saves nothing, so the next attempt still sees the new credentials as changed.
   if (op === 'register' && credentials && (result.kind === 'done' || result.kind === 'failed' || result.kind === 'continuing')) recordCredentials(t, 'triedCredentials', credentials);
@@ -240,7 +241,12 @@ function inspectionAnswered(t: Turn): void {
 function inspectionAborted(t: Turn, result: OpResult, forced: boolean): void {
   const aborted = forced && result.kind === 'continuing' && result.started === true;
   if (t.s.inspectionAborted !== aborted) t.s.inspectionAborted = aborted;
-  if (!aborted) return;
+  if (aborted) serveForcedReboots(t);
+}
+
+// The suffixed forced reboot annotations an abort was for are served: they stay for whoever set
+// them, but do not abort the restarted operation.
+function serveForcedReboots(t: Turn): void {
   const served = rebootRequests(t.host).filter((r) => r.force && r.suffix !== null && !t.s.rebootsServed.includes(r.key)).map((r) => r.key);
   if (served.length > 0) t.s.rebootsServed = [...t.s.rebootsServed, ...served];
 }

@@ -46,7 +46,7 @@ export const HANDLERS: Record<ProvisioningState, Handler> = {
     const refresh = inspectionRequested(t.host);
     // An inspection this host aborted for a forced reboot is started again, not reported failed.
     const restartOnFailure = t.status.errorType === 'inspection error' || t.s.inspectionAborted;
-    const forceReboot = forcedRebootDuringInspection(t);
+    const forceReboot = forcedRebootPending(t);
     t.call({ op: 'inspect', restartOnFailure, refresh, ...(forceReboot ? { forceReboot } : {}) });
     return false;
   },
@@ -81,7 +81,9 @@ export const HANDLERS: Record<ProvisioningState, Handler> = {
     // The spec's hints, else the hardware profile's, recorded in status as BMO records the ones it sends.
     const rootDeviceHints = effectiveRootDeviceHints(t.host);
     t.recordRootDeviceHints(rootDeviceHints);
-    t.call({ op: 'provision', image: spec.image, customDeploy: spec.customDeploy?.method, bootMode: spec.bootMode, rootDeviceHints });
+    // BMO's actionProvisioning passes hasRebootAnnotation(info, true) as Provision's forceReboot.
+    const forceReboot = forcedRebootPending(t);
+    t.call({ op: 'provision', image: spec.image, customDeploy: spec.customDeploy?.method, bootMode: spec.bootMode, rootDeviceHints, ...(forceReboot ? { forceReboot } : {}) });
     return false;
   },
   provisioned: (t) => {
@@ -249,12 +251,13 @@ export function toDeprovisioning(t: Turn, reason: string, patch: Partial<Turn['s
 }
 
 /**
- * BMO's hasRebootAnnotation(info, true) in actionInspecting: a reboot annotation with force:true
- * asks for the inspection to be aborted (the host reboots into a new preprovisioning image) and
- * started again. A suffixed one that did so already is served (BmhState.rebootsServed): it stays
- * for whoever set it, but does not abort the restarted inspection, nor each one after it.
+ * BMO's hasRebootAnnotation(info, true) in actionInspecting and actionProvisioning: a reboot
+ * annotation with force:true asks for the inspection or deployment waiting for its agent to be
+ * aborted (the host reboots into a new preprovisioning image) and started again. A suffixed one
+ * that did so already is served (BmhState.rebootsServed): it stays for whoever set it, but does
+ * not abort the restarted operation, nor each one after it.
  */
-function forcedRebootDuringInspection(t: Turn): boolean {
+function forcedRebootPending(t: Turn): boolean {
   const reboots = rebootRequests(t.host);
   const present = new Set(reboots.map((r) => r.key));
   if (t.s.rebootsServed.some((k) => !present.has(k))) t.s.rebootsServed = t.s.rebootsServed.filter((k) => present.has(k));

@@ -100,7 +100,7 @@ export class Turn extends MachineTurn<BmhState, BmhEffect, BareMetalHostStatus> 
       ? { op: args.op, seq, soft: true }
       // What a preparing or servicing sends, recorded as applied when it is done.
       : (args.op === 'prepare' || args.op === 'service') && args.firmware ? { op: args.op, seq, firmware: args.firmware }
-      : args.op === 'inspect' && args.forceReboot ? { op: args.op, seq, forceReboot: true } : { op: args.op, seq };
+      : (args.op === 'inspect' || args.op === 'provision') && args.forceReboot ? { op: args.op, seq, forceReboot: true } : { op: args.op, seq };
     this.effects.push({ type: 'call', seq, args });
     // BMO's provisioner announces the work it starts once, not on every poll of it.
     const started = this.s.announced === args.op ? null : startedEvent(args);

@@ -27,7 +27,10 @@ export type CallArgs =
   // a RAID build marks its first volume as the root only without them. `{}` (the "empty"
   // profile) is hints, as BMO's non-nil pointer is.
   | { op: 'prepare'; restartOnFailure: boolean; raid: { target: RaidTarget | null; actual: RaidTarget | null }; firmware?: FirmwareChanges; rootDeviceHints?: RootDeviceHints }
-  | { op: 'provision'; image: Image | undefined; customDeploy: string | undefined; bootMode: BootMode; rootDeviceHints: RootDeviceHints | undefined }
+  // forceReboot: as inspect's, BMO's Provision forceReboot: a deployment waiting for its agent
+  // (Ironic's wait call-back) is torn down, so that the host reboots into a new preprovisioning
+  // image, and deployed again once available. Present only when true.
+  | { op: 'provision'; image: Image | undefined; customDeploy: string | undefined; bootMode: BootMode; rootDeviceHints: RootDeviceHints | undefined; forceReboot?: boolean }
   | { op: 'deprovision'; restartOnFailure: boolean; automatedCleaning: boolean }
   | { op: 'adopt'; restartOnFailure: boolean }
   | { op: 'powerOn'; force: boolean }
@@ -138,7 +141,7 @@ export interface BmhState {
   // The one backend call in flight; its result must carry the same seq to be applied.
   // soft: a power-off asked for softly (its failure message says the next attempt is hard).
   // firmware: the changes a prepare or service call sends.
-  // forceReboot: an inspect call that asked for the inspection to be aborted.
+  // forceReboot: an inspect or provision call that asked for the operation to be aborted.
   readonly inFlight: { op: Operation; seq: number; soft?: boolean; firmware?: FirmwareChanges; forceReboot?: true } | null;
   readonly seq: number;
   readonly slot: SlotState;
