@@ -117,8 +117,8 @@ test('maas sim - list filters: hostname, id, zone, pool, each repeatable; unknow
   // MAAS 3.5's ReadNodesForm has no parent field, and the form is strict.
   const parent = await call(sim, 'GET', 'machines/?parent=abc123');
   t.deepEqual([parent.status, parent.text], [400, '{"parent": ["No such constraint."]}']);
-  // Clients send the parameters as a form body even on GET.
-  t.deepEqual(json<MachineJson[]>(await call(sim, 'GET', 'machines/', [['hostname', 'node-08']])).map((m) => m.hostname), ['node-08']);
+  // A GET's parameters are its query string's: MAAS (Django's request.GET) ignores a form body.
+  t.is(json<MachineJson[]>(await call(sim, 'GET', 'machines/', [['hostname', 'node-08']])).length, 12);
   const bad = await call(sim, 'GET', 'machines/?zone=moon');
   t.is(bad.status, 400);
   t.is(bad.text, '{"zone": ["No such zone(s): moon."]}');

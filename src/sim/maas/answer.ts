@@ -47,8 +47,11 @@ export function createAnswer({ backend, nonces, faults, delay, countRoute, port 
     } catch (err) {
       unreadable = err;
     }
+    // Django fills request.POST from the body of a POST only (piston3's coerce_put_post does it
+    // for a PUT); for GET and DELETE it is empty, whatever body they carry.
+    const formBody = method === 'POST' || method === 'PUT' ? body.params : Params.empty();
     // op dispatch (support.py): GET["op"] or POST["op"], else the /op-<name> path suffix.
-    const op = (query.get('op') || body.params.get('op')) ?? match?.pathOp;
+    const op = (query.get('op') || formBody.get('op')) ?? match?.pathOp;
     countRoute(routeLabel(method, match?.resource, op));
 
     const latencyMs = faults().latencyMs;
@@ -88,8 +91,10 @@ export function createAnswer({ backend, nonces, faults, delay, countRoute, port 
     if (!allowed.includes(method)) throw new MaasApiError(405, '', 'text/html; charset=utf-8', { Allow: allowed.join(', ') });
     const handler = anonymousHere ? findHandler({ ...match.resource, signatures: anonymousSignatures }, method, op) : findHandler(match.resource, method, op);
     if (!handler) throw badRequest(`Unrecognised signature: method=${method} op=${op ?? 'None'}`);
-    // GET and DELETE read the query string (plus a body, since clients send one even on GET).
-    const params = method === 'GET' || method === 'DELETE' ? query.concat(body.params) : body.params;
+    // GET handlers read request.GET, DELETE ones too (files.py: "Django only makes parameters from
+    // the query string available in the badly named request.GET object"): a body they carry is
+    // ignored, so a client that puts a GET's parameters there meets here what MAAS does to it.
+    const params = method === 'GET' || method === 'DELETE' ? query : body.params;
     const reply = handler(backend, { user, id: match.id ?? '', params, siteUrl });
     if (reply.status === 204) send(res, 204, '', undefined);
     else if ('text' in reply) send(res, 200, reply.text, reply.contentType);

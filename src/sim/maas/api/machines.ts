@@ -77,6 +77,7 @@ export const MACHINE_RESOURCES: readonly Resource[] = [
       'GET power_parameters': readPowerParameters,
       'GET details': readDetails,
       'GET query_power_state': (b, c) => ok(b.fleet.queryPowerState(c.user, c.id)),
+      'POST set_workload_annotations': one((b, c) => b.fleet.setOwnerData(c.user, c.id, c.params)),
       'POST set_owner_data': one((b, c) => b.fleet.setOwnerData(c.user, c.id, c.params)),
       'POST commission': one((b, c) => b.fleet.commission(c.user, c.id, c.params)),
       'POST abort': one((b, c) => b.fleet.abort(c.user, c.id, c.params)),

@@ -241,13 +241,14 @@ export class Fleet {
     return { state: powerRead(this.read(user, systemId)) };
   }
 
-  // POST /machines/{id}/ op=set_owner_data: every parameter but op is a key; an empty value removes
-  // the key, keys not named stay. Only for an allocated machine, by who may edit it (MAAS: owner
-  // data lives while the machine is owned and goes with the release).
+  // POST /machines/{id}/ op=set_workload_annotations (and its deprecated name set_owner_data):
+  // every parameter but op is a key; an empty value removes the key, keys not named stay. Only by
+  // the machine's owner: an admin who may edit it still gets the 409 (MAAS 3.5 checks
+  // owner_id == request.user.id after the edit permission). The data goes with the release.
   setOwnerData(user: SimUser, systemId: string, body: Params): MachineRecord {
     const m = this.get(systemId);
     checkEdit(user, m);
-    if (m.owner === null) throw conflict('Cannot set owner data: the machine is not allocated.');
+    if (m.owner !== user.name) throw conflict("Cannot set workload annotation: it hasn't been acquired.");
     const data = { ...m.ownerData };
     for (const [key, value] of body.pairs) {
       if (key === 'op') continue;

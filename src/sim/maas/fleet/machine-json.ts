@@ -109,7 +109,8 @@ export function machineJson(m: MachineRecord, ctx: JsonContext) {
     ...testStatuses(m),
     hardware_info: hardwareInfo(m.hardwareInfo, known),
     numanode_set: known ? [{ index: 0, memory: m.memory, cores: Array.from({ length: m.cpuCount }, (_, i) => i), hugepages_set: [] as unknown[] }] : [],
-    workload_annotations: {},
+    // The same OwnerData rows as owner_data (WorkloadAnnotationsMixin; owner_data is its deprecated name).
+    workload_annotations: { ...m.ownerData },
     last_sync: null,
     sync_interval: null,
     next_sync: null,
