@@ -1,12 +1,13 @@
 import test from 'ava';
 import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
-import type { IronicClient, IronicNode } from '../../src/adapters/ironic/client/index.ts';
+import type { IronicNode } from '../../src/adapters/ironic/client/index.ts';
 import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
 import type { Image, RootDeviceHints } from '../../src/api/index.ts';
-import type { CallArgs, OpResult } from '../../src/machines/bmh/index.ts';
-import type { HostData, Provisioner } from '../../src/ports/index.ts';
+import type { HostData } from '../../src/ports/index.ts';
 import { matchesHints } from '../../src/sim/agent/root-device.ts';
 import { startIronicApiServer } from '../support/ironic-api/index.ts';
+import { provisionerOnNode } from '../support/ironic-node-stub.ts';
+import { untilDone } from '../support/provisioner-steps.ts';
 
 // reference/bmo.md §5.2 Provision, as BMO sends it to Ironic:
 // - instance_info carries `boot_iso` for a live ISO (ramdisk deploy), `image_source` and its
@@ -30,16 +31,6 @@ function host(name: string, image: Image): HostData {
     } as HostData['spec'],
     credentials: { username: 'admin', password: 'provision-bmo-test-password' },
   };
-}
-
-async function untilDone(p: Provisioner, args: CallArgs, h: HostData): Promise<OpResult & { kind: 'done' }> {
-  for (let i = 0; i < 500; i++) {
-    const r = await (p[args.op as 'register'] as (h: HostData, a: CallArgs) => Promise<OpResult>).call(p, h, args);
-    if (r.kind === 'done') return r;
-    if (r.kind === 'failed') throw new Error(`${args.op} failed: ${r.message}`);
-    await new Promise((resolve) => setTimeout(resolve, r.kind === 'continuing' ? Math.min(r.afterMs, 20) : 20));
-  }
-  throw new Error(`${args.op} did not finish`);
 }
 
 /** Registers `h` on a fresh test server (real redfish interfaces, no override) and deploys `deployed`. */
@@ -93,36 +84,23 @@ test('ironic provision - root device hints keep their meaning: model and vendor 
   t.deepEqual(plain.info['root_device'], { name: '/dev/sda', serial: 'S1' });
 });
 
-/** A provisioner on a client whose node is `node`; the provision states it asks for are listed in `writes`. */
-function withNode(node: Partial<IronicNode>) {
-  const writes: string[] = [];
-  const full = { uuid: 'node-1', name: 'lab~pb1', provision_state: 'wait call-back', target_provision_state: 'active', driver: 'redfish', ...node } as IronicNode;
-  const client = {
-    endpoint: 'http://ironic.test',
-    stats: { byRouteStatus: {} },
-    getNode: async () => full,
-    setProvisionState: async (_id: string, target: string) => {
-      writes.push(target);
-    },
-  } as unknown as IronicClient;
-  return { p: createIronicProvisioner({ client, imageCheck: { enabled: false }, polls: { shortMs: 3, longMs: 10 } }), writes };
-}
+// A deployment waiting for its agent, on a stub Ironic that lists the writes asked of it.
+const waitingForAgent = (node: Partial<IronicNode>) => provisionerOnNode({ name: 'lab~pb1', driver: 'redfish', provision_state: 'wait call-back', target_provision_state: 'active', ...node });
 
 const provisionArgs = { op: 'provision', image: QCOW, customDeploy: undefined, bootMode: 'UEFI', rootDeviceHints: undefined } as const;
-// The machine's provision call gains forceReboot as its inspect call has it (reported: src/machines).
-const forced = { ...provisionArgs, forceReboot: true } as typeof provisionArgs;
+const forced = { ...provisionArgs, forceReboot: true };
 
 test('ironic provision - a forced reboot tears down a deployment waiting in wait call-back, to deploy again', async (t) => {
-  const { p, writes } = withNode({});
+  const { p, writes } = waitingForAgent({});
   t.deepEqual(await p.provision({ ...host('pb1', QCOW), provisionerId: 'node-1' }, forced), { kind: 'continuing', afterMs: 3, started: true });
-  t.deepEqual(writes, ['deleted']);
+  t.deepEqual(writes, ['setProvisionState ["deleted"]']);
 });
 
 test('ironic provision - without a forced reboot wait call-back is only polled, and deploying is never torn down', async (t) => {
-  const waiting = withNode({});
+  const waiting = waitingForAgent({});
   t.deepEqual(await waiting.p.provision({ ...host('pb1', QCOW), provisionerId: 'node-1' }, provisionArgs), { kind: 'continuing', afterMs: 10 });
   t.deepEqual(waiting.writes, []);
-  const deploying = withNode({ provision_state: 'deploying' });
+  const deploying = waitingForAgent({ provision_state: 'deploying' });
   t.deepEqual(await deploying.p.provision({ ...host('pb1', QCOW), provisionerId: 'node-1' }, forced), { kind: 'continuing', afterMs: 10 });
   t.deepEqual(deploying.writes, []);
 });

@@ -1,9 +1,9 @@
 import test from 'ava';
 import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
 import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
-import type { CallArgs, OpResult } from '../../src/machines/bmh/index.ts';
-import type { HostData, Provisioner } from '../../src/ports/index.ts';
+import type { HostData } from '../../src/ports/index.ts';
 import { startIronicApiServer } from '../support/ironic-api/index.ts';
+import { untilDone } from '../support/provisioner-steps.ts';
 
 // metalfleet's Ironic provisioner, unchanged, drives a host through its whole life on the test
 // server at 1.87, as it does on the real Ironic 21.4 (test/support/ironic.ts).
@@ -18,16 +18,6 @@ const host: HostData = {
   } as HostData['spec'],
   credentials: { username: 'admin', password: 'provisioner-test-password' },
 };
-
-async function untilDone(p: Provisioner, args: CallArgs, h: HostData): Promise<OpResult & { kind: 'done' }> {
-  for (let i = 0; i < 500; i++) {
-    const r = await (p[args.op as 'register'] as (h: HostData, a: CallArgs) => Promise<OpResult>).call(p, h, args);
-    if (r.kind === 'done') return r;
-    if (r.kind === 'failed') throw new Error(`${args.op} failed: ${r.message}`);
-    await new Promise((resolve) => setTimeout(resolve, r.kind === 'continuing' ? Math.min(r.afterMs, 20) : 20));
-  }
-  throw new Error(`${args.op} did not finish`);
-}
 
 test('ironic-api provisioner - register, inspect, provision and deprovision a host on the server at 1.87', async (t) => {
   const s = await startIronicApiServer({ maxVersion: '1.87', phaseDelayMs: 2 });
