@@ -5,11 +5,12 @@ import { backoffMs, INFORMER_BACKOFF } from './backoff.ts';
 import { toKubeCallError } from './errors.ts';
 import type { InformerFactory, InformerHandle } from './informer.ts';
 import type { ResourceCache } from './resource-cache.ts';
-import type { ResourceName } from './resources.ts';
-import { RESOURCES } from './resources.ts';
+import type { ResourceInfo, ResourceName } from './resources.ts';
+import { qualifiedName, RESOURCES } from './resources.ts';
 
 export type AdapterMsg =
   | { type: 'event'; resource: ResourceName; instance: number; verb: 'add' | 'update' | 'delete'; object: unknown }
+  | { type: 'listed'; resource: ResourceName; instance: number; keys: readonly string[]; resourceVersion: string | undefined }
   | { type: 'connected'; resource: ResourceName; instance: number }
   | { type: 'failed'; resource: ResourceName; instance: number; error: unknown }
   | { type: 'started'; resource: ResourceName; instance: number; attempt: number }
@@ -97,6 +98,7 @@ export function adapterBehavior(o: AdapterActorOptions): Behavior<AdapterState, 
         const instance = ++instances;
         const informer = o.informers(RESOURCES[resource], {
           event: (verb, object) => tell(ctx.self, { type: 'event', resource, instance, verb, object }),
+          listed: (keys, resourceVersion) => tell(ctx.self, { type: 'listed', resource, instance, keys, resourceVersion }),
           connected: () => tell(ctx.self, { type: 'connected', resource, instance }),
           failed: (error) => tell(ctx.self, { type: 'failed', resource, instance, error }),
         });
@@ -122,6 +124,9 @@ export function adapterBehavior(o: AdapterActorOptions): Behavior<AdapterState, 
         case 'event':
           if (msg.instance === e.instance) o.caches[msg.resource]?.observe(msg.verb, msg.object);
           break;
+        case 'listed':
+          if (msg.instance === e.instance) o.caches[msg.resource]?.listed(msg.keys, msg.resourceVersion);
+          break;
         case 'connected':
           if (msg.instance === e.instance && e.phase !== 'backoff' && looping(e)) {
             // Stopping aborts the request; the error that follows belongs to this failure.
@@ -130,7 +135,7 @@ export function adapterBehavior(o: AdapterActorOptions): Behavior<AdapterState, 
           }
           break;
         case 'failed':
-          if (msg.instance === e.instance && e.phase !== 'backoff') fail(e, describe(msg.error, RESOURCES[e.resource].plural));
+          if (msg.instance === e.instance && e.phase !== 'backoff') fail(e, describe(msg.error, RESOURCES[e.resource]));
           break;
         case 'started':
           if (msg.instance === e.instance && msg.attempt === e.attempt && e.phase === 'starting' && !e.failedThisAttempt) {
@@ -206,6 +211,19 @@ export function adapterBehavior(o: AdapterActorOptions): Behavior<AdapterState, 
 }
 
 // A watch that failed says why in the words every other API call uses (TLS, refused, 401/403).
-function describe(error: unknown, plural: string): string {
-  return toKubeCallError(`watching ${plural}`, error).message;
+// A 404 on a custom resource's collection is the API server's plain-text "404 page not found"
+// for a group, version or resource it does not serve (reference/kube-api.md §1): the CRD is
+// missing, and "NotFound (HTTP 404)" alone does not say which or what to do.
+function describe(error: unknown, r: ResourceInfo): string {
+  const failure = toKubeCallError(`watching ${r.plural}`, error);
+  if (failure.status !== 404 || r.group === '') return failure.message;
+  return `${failure.call}: the CustomResourceDefinition ${qualifiedName(r)} (${r.kind} ${r.apiVersion}) is not installed in the cluster (HTTP 404); ${installHint(r)}`;
+}
+
+function installHint(r: ResourceInfo): string {
+  // Cluster API's own kinds come with Cluster API, not with metalfleet.
+  if (r.group === 'cluster.x-k8s.io') return 'install Cluster API first (clusterctl init), or run the node without a MAAS';
+  const file = `deploy/crds/${r.group}_${r.plural}.yaml`;
+  const hosts = r.group === 'metal3.io' ? ', or run a MAAS-only node with --no-hosts' : '';
+  return `install it with kubectl apply -f ${file} (or all of them: kubectl apply -f deploy/crds/)${hosts}`;
 }

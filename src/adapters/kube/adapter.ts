@@ -35,6 +35,8 @@ export interface KubeAdapterOptions {
   readonly log?: Logger;
   /** Events' reporting instance: the node's name. */
   readonly nodeName?: string;
+  /** Objects per page of an informer's list (limit/continue). Default 500. */
+  readonly listPageSize?: number;
   /** API requests in flight at once (watches aside). Default 32. */
   readonly maxInFlight?: number;
   readonly clock?: Clock;
@@ -71,7 +73,7 @@ export const ADAPTER_ACTOR = 'kube-adapter';
 export function createKubeAdapter(options: KubeAdapterOptions): KubeAdapter {
   const log = (options.log ?? silentLogger).child({ component: 'kube' });
   const calls = new KubeCalls({ ...(options.maxInFlight !== undefined ? { maxInFlight: options.maxInFlight } : {}) });
-  const client = new KubeClient(options.kubeConfig, calls);
+  const client = new KubeClient(options.kubeConfig, calls, { ...(options.listPageSize !== undefined ? { listPageSize: options.listPageSize } : {}) });
   const resources = [...new Set<ResourceName>([...HOST_RESOURCES, ...(options.maas ? MAAS_RESOURCES : [])])];
   const caches: Partial<Record<ResourceName, ResourceCache>> = {};
   for (const name of resources) caches[name] = new ResourceCache(RESOURCES[name], log);
@@ -79,7 +81,7 @@ export function createKubeAdapter(options: KubeAdapterOptions): KubeAdapter {
   const watched = options.hosts === false ? resources.filter((n) => n === 'Secret' || !HOST_RESOURCES.includes(n)) : resources;
   const cache = (name: ResourceName): ResourceCache => caches[name]!;
   const lanes = new WriteLanes();
-  const writer = (name: ResourceName): ObjectWriter => new ObjectWriter(RESOURCES[name], { client, cache: cache(name), lanes, log, ...(options.random ? { random: options.random } : {}) });
+  const writer = (name: ResourceName): ObjectWriter => new ObjectWriter(RESOURCES[name], { client, cache: cache(name), lanes, log, ...(options.namespace ? { namespace: options.namespace } : {}), ...(options.random ? { random: options.random } : {}) });
   const events = new EventRecorder({ client, log, component: 'metalfleet', ...(options.nodeName ? { instance: options.nodeName } : {}) });
   // The hosts' companions are their actors' to write (machines/companion.ts); HostUpdatePolicy only a user's.
   const written: ResourceName[] = ['BareMetalHost', ...HOST_COMPANION_KINDS.filter((k) => k !== 'HostUpdatePolicy'), ...(options.maas ? ['MaasMachine', 'MaasCluster'] as const : [])];

@@ -7,6 +7,11 @@ import { collectionPath } from './resources.ts';
 /** What an informer reports; the adapter actor turns each into a message. */
 export interface InformerSink {
   event(verb: 'add' | 'update' | 'delete', object: unknown): void;
+  /**
+   * A list came back, before its objects are reported: the keys it holds and its resourceVersion.
+   * The informer reports as deleted only objects it saw itself; the cache also holds our writes.
+   */
+  listed(keys: readonly string[], resourceVersion: string | undefined): void;
   /** Before each list or watch request (a clean end of a watch reconnects at once). */
   connected(): void;
   /** The informer stopped: it lists or watches again only when started again. */
@@ -30,7 +35,11 @@ export type InformerFactory = (resource: ResourceInfo, sink: InformerSink) => In
  */
 export function clientInformerFactory(client: KubeClient, namespace?: string): InformerFactory {
   return (resource, sink) => {
-    const informer = makeInformer<KubernetesObject>(client.config, collectionPath(resource, namespace), () => client.list(resource, namespace));
+    const informer = makeInformer<KubernetesObject>(client.config, collectionPath(resource, namespace), async () => {
+      const list = await client.list(resource, namespace);
+      sink.listed(list.items.map((o) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`), list.metadata?.resourceVersion);
+      return list;
+    });
     informer.on('add', (o) => sink.event('add', o));
     informer.on('update', (o) => sink.event('update', o));
     informer.on('delete', (o) => sink.event('delete', o));

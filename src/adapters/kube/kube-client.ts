@@ -52,6 +52,20 @@ function allowed(r: ResourceInfo, verb: KubeVerb, sub?: 'status'): Permission {
 
 export type DeleteOutcome = { readonly kind: 'terminating'; readonly object: RawObject } | { readonly kind: 'deleted' };
 
+export interface KubeClientOptions {
+  /** Objects per list page (limit). Default 500, client-go's reflector page size. */
+  readonly listPageSize?: number;
+}
+
+export const DEFAULT_LIST_PAGE_SIZE = 500;
+
+// A typed list (Secrets) names the token `_continue`; a custom objects list is raw JSON.
+function continueOf(list: KubernetesListObject<KubernetesObject>): string | undefined {
+  const meta = (list.metadata ?? {}) as { continue?: unknown; _continue?: unknown };
+  const token = meta.continue ?? meta._continue;
+  return typeof token === 'string' && token !== '' ? token : undefined;
+}
+
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 /**
@@ -61,20 +75,49 @@ const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 export class KubeClient {
   private readonly custom: CustomObjectsApi;
   private readonly core: CoreV1Api;
+  private readonly pageSize: number;
 
-  constructor(readonly config: KubeConfig, readonly calls: KubeCalls) {
+  constructor(readonly config: KubeConfig, readonly calls: KubeCalls, options: KubeClientOptions = {}) {
+    this.pageSize = Math.max(1, Math.floor(options.listPageSize ?? DEFAULT_LIST_PAGE_SIZE));
     this.custom = config.makeApiClient(CustomObjectsApi);
     this.core = config.makeApiClient(CoreV1Api);
   }
 
-  /** The informer's list: every object of the resource, in one namespace or all. */
-  list(r: ResourceInfo, namespace?: string): Promise<KubernetesListObject<KubernetesObject>> {
+  /**
+   * The informer's list: every object of the resource, in one namespace or all, in pages of
+   * `listPageSize` (limit/continue), as client-go's reflector lists. Every page is of the first
+   * page's snapshot, whose resourceVersion the list carries. A continue token that expired
+   * meanwhile (410) is answered, as client-go's pager does, by one full list without paging:
+   * pages of two snapshots would miss or resurrect objects (reference/kube-api.md §2).
+   */
+  async list(r: ResourceInfo, namespace?: string): Promise<KubernetesListObject<KubernetesObject>> {
     const what = `listing ${r.plural}${namespace ? ` in ${namespace}` : ''}`;
+    const items: KubernetesObject[] = [];
+    let first: KubernetesListObject<KubernetesObject> | undefined;
+    let token: string | undefined;
+    do {
+      let page: KubernetesListObject<KubernetesObject>;
+      try {
+        page = await this.listPage(r, namespace, what, this.pageSize, token);
+      } catch (error) {
+        if (token !== undefined && error instanceof KubeCallError && error.status === 410) return this.listPage(r, namespace, `${what} (again, whole: the continue token expired)`);
+        throw error;
+      }
+      first ??= page;
+      items.push(...(page.items ?? []));
+      token = continueOf(page);
+    } while (token !== undefined);
+    const { continue: _c, _continue: _tc, remainingItemCount: _r, ...metadata } = (first.metadata ?? {}) as Record<string, unknown>;
+    return { ...first, metadata, items } as KubernetesListObject<KubernetesObject>;
+  }
+
+  private listPage(r: ResourceInfo, namespace: string | undefined, what: string, limit?: number, token?: string): Promise<KubernetesListObject<KubernetesObject>> {
+    const paging = { ...(limit !== undefined ? { limit } : {}), ...(token !== undefined ? { _continue: token } : {}) };
     return this.calls.call(allowed(r, 'list'), what, async () => {
       if (r.name === 'Secret') {
-        return namespace ? this.core.listNamespacedSecret({ namespace }) : this.core.listSecretForAllNamespaces();
+        return namespace ? this.core.listNamespacedSecret({ namespace, ...paging }) : this.core.listSecretForAllNamespaces(paging);
       }
-      const base = { group: r.group, version: r.version, plural: r.plural };
+      const base = { group: r.group, version: r.version, plural: r.plural, ...paging };
       const list: unknown = namespace ? await this.custom.listNamespacedCustomObject({ ...base, namespace }) : await this.custom.listClusterCustomObject(base);
       return list as KubernetesListObject<KubernetesObject>;
     });

@@ -20,8 +20,21 @@ export class ObjectNotFound extends StoreError {
   }
 }
 
+/** The object is in a namespace this node does not watch: it is another controller's to write. */
+export class NamespaceNotWatched extends StoreError {
+  constructor(readonly key: string, readonly watched: string, call: string) {
+    super(`${call}: ${key} is outside namespace ${watched}, the only namespace this node watches; a node watching its namespace (or all namespaces) writes it`, false);
+    this.name = 'NamespaceNotWatched';
+  }
+}
+
 export interface ObjectWriterOptions {
   readonly client: KubeClient;
+  /**
+   * The one namespace the informers watch (BMO's WATCH_NAMESPACE); unset: all. An object
+   * elsewhere is never read or written: no watch would tell this node that it changed or went.
+   */
+  readonly namespace?: string;
   readonly cache: ResourceCache;
   readonly lanes: WriteLanes;
   readonly log: Logger;
@@ -89,11 +102,15 @@ export class ObjectWriter {
    * Coalesced: a newer status for the same object replaces one still waiting.
    */
   writeStatus(key: string, desired: JsonObject, fence?: Fence): Promise<void> {
+    const outside = this.outside(key, `writing the status of ${this.resource.kind} ${key}`);
+    if (outside) return Promise.reject(outside);
     return this.o.lanes.coalesce(this.lane(key), desired, (newest) => this.statusNow(key, newest, fence));
   }
 
   /** A read-modify-write of the main resource: `change` returns the merge patch, or null for none. */
   mutate(key: string, change: (current: RawObject) => JsonObject | null, options: MutateOptions): Promise<RawObject> {
+    const outside = this.outside(key, options.what);
+    if (outside) return Promise.reject(outside);
     return this.o.lanes.run(this.lane(key), () => this.mutateNow(key, change, options));
   }
 
@@ -103,6 +120,8 @@ export class ObjectWriter {
    */
   create(key: string, body: JsonObject, fence?: Fence): Promise<'created' | 'exists'> {
     const what = `creating ${this.resource.kind} ${key}`;
+    const outside = this.outside(key, what);
+    if (outside) return Promise.reject(outside);
     return this.o.lanes.run(this.lane(key), async () => {
       if (this.o.cache.get(key)) return 'exists';
       const { namespace } = splitKey(key);
@@ -120,6 +139,8 @@ export class ObjectWriter {
   /** DELETE, in turn with the object's other writes. */
   delete(key: string): Promise<'terminating' | 'deleted'> {
     const what = `deleting ${this.resource.kind} ${key}`;
+    const outside = this.outside(key, what);
+    if (outside) return Promise.reject(outside);
     return this.o.lanes.run(this.lane(key), async () => {
       const { namespace, name } = splitKey(key);
       try {
@@ -134,6 +155,11 @@ export class ObjectWriter {
         throw this.failure(key, what, error);
       }
     });
+  }
+
+  private outside(key: string, what: string): NamespaceNotWatched | null {
+    const watched = this.o.namespace;
+    return watched === undefined || splitKey(key).namespace === watched ? null : new NamespaceNotWatched(key, watched, what);
   }
 
   // Lanes are per object: kinds share the lane set, not the lanes.

@@ -54,9 +54,34 @@ export class ResourceCache {
       this.log.warn({ resource: this.resource.plural, problems: parsed.problems }, 'ignoring a watch event that is not an object with a name');
       return false;
     }
-    if (verb === 'delete') this.deleted(rawKey(parsed.value), undefined, true);
-    else this.put(parsed.value);
+    if (verb === 'delete') {
+      if (!this.earlierIncarnation(parsed.value)) this.deleted(rawKey(parsed.value), undefined, true);
+    } else this.put(parsed.value);
     return true;
+  }
+
+  // A DELETED carries the last state of what was deleted (reference/kube-api.md §3). Another uid
+  // with an older revision than ours is the object that had this name before: our write created
+  // it again before the watch told us the old one went, and the new one is still there.
+  private earlierIncarnation(gone: RawObject): boolean {
+    const cached = this.objects.get(rawKey(gone));
+    if (!cached?.metadata.uid || !gone.metadata.uid || cached.metadata.uid === gone.metadata.uid) return false;
+    return rvNewer(cached.metadata.resourceVersion, gone.metadata.resourceVersion) === true;
+  }
+
+  /**
+   * A list (the first, or again after 410) holds `keys` as of `resourceVersion`. The informer
+   * reports as deleted only what it saw itself; an object we know from our own write or read
+   * that the list does not hold was deleted by then, unless our version is newer than the list.
+   */
+  listed(keys: readonly string[], resourceVersion: string | undefined): void {
+    if (resourceVersion === undefined) return;
+    const present = new Set(keys);
+    for (const [key, raw] of [...this.objects]) {
+      if (present.has(key)) continue;
+      const rv = raw.metadata.resourceVersion;
+      if (rv === resourceVersion || rvNewer(rv, resourceVersion) === false) this.deleted(key, undefined, true);
+    }
   }
 
   /** The object a write of ours returned. */
