@@ -5,7 +5,7 @@ export { KeyFileError, RequestRefused } from './security-error.ts';
 export type { RefusalCode } from './security-error.ts';
 export { loadSigningKey, SigningKey } from './signing-key.ts';
 export { writeNewSigningKey } from './keygen.ts';
-export { exposedKeyProblem } from './key-file.ts';
+export { exposedKeyProblem, readKeyFile } from './key-file.ts';
 export { loadAuthorizedKeys, parseAuthorizedKeys, Role, ROLES, UserPublicKey } from './authorized-keys.ts';
 export type { AuthorizedKey, AuthorizedKeys } from './authorized-keys.ts';
 export { canonicalBytes, innerRequest, looksSigned, SignedRequest, signRequest } from './signed-request.ts';

@@ -33,7 +33,7 @@ test('node cli - --maas needs its key, in every mode', async (t) => {
   try {
     const run = await metalfleet('node', '--kubeconfig', k.path, '--nats', 'nats://127.0.0.1:9', '--maas', 'http://127.0.0.1:9/MAAS');
     t.is(run.code, 2);
-    t.regex(run.stderr, /--maas: give the MAAS API key with --maas-key or MAAS_API_KEY/);
+    t.regex(run.stderr, /--maas: give the MAAS API key with --maas-key-file, --maas-key or MAAS_API_KEY/);
   } finally {
     await k.done();
   }

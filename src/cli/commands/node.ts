@@ -14,6 +14,7 @@ import type { Logger, MaasDriver, Provisioner } from '../../ports/index.ts';
 import { fixtureBuiltin, ironicBuiltin } from '../builtin-provisioners.ts';
 import type { ProvisionerFlags, SelectedProvisioner } from '../provisioners.ts';
 import { addProvisionerFlags, selectProvisioner } from '../provisioners.ts';
+import { readMaasKeyFile } from '../maas-key-file.ts';
 import { CliError } from '../cli-error.ts';
 import type { HealthServer } from '../../adapters/observe/index.ts';
 import type { Node, NodeConfig, NodeStores, Substrate } from '../../node/index.ts';
@@ -57,6 +58,7 @@ interface NodeFlags extends NatsFlagValues, ProvisionerFlags {
   namespace?: string;
   maas?: string;
   maasKey?: string;
+  maasKeyFile?: string;
   /** false with --no-hosts. */
   hosts: boolean;
   authorizedKeys?: string;
@@ -96,6 +98,7 @@ export function register(program: Command): void {
     .option('--namespace <ns>', 'with --kubeconfig or --in-cluster: watch this namespace only (default: all)')
     .option('--maas <url>', 'also drive MaasMachines and MaasClusters against this MAAS, in every mode (default MAAS_ENDPOINT)')
     .option('--maas-key <key>', 'its API key consumer:token:secret (default: MAAS_API_KEY, better for a real key: a command line shows in ps)')
+    .option('--maas-key-file <file>', 'the API key read from this file (a mounted Secret; mode 600 when it is yours), instead of --maas-key')
     .option('--no-hosts', 'with --kubeconfig or --in-cluster and a MAAS: drive MaasMachines and MaasClusters only, no BareMetalHosts (Metal3\'s CRDs need not exist; the clusterctl provider runs so)')
     .option('--authorized-keys <file>', 'with NATS: take host commands and store changes only when signed by a key in this file (lines "<operator|viewer> <public-key> [name]")')
     .option('--allow-unsigned-commands', 'with NATS and no --authorized-keys: take unsigned commands from any NATS client (audited as unsigned)')
@@ -169,7 +172,7 @@ export function register(program: Command): void {
         return;
       }
       // Flags are checked before anything connects: a bad --maas is a usage error, not a NATS one.
-      const maas = maasDriver(flags, env);
+      const maas = await maasDriver(flags, env);
       // Without NATS, natsOptionsFrom below says what is missing first.
       const security = natsWanted ? await requestSecurity(flags) : {};
       const natsOptions = await natsOptionsFrom(flags, process.env, name);
@@ -289,7 +292,7 @@ function leaseTtlFlag(given: number | undefined, nats: boolean): { leaseTtlMs?: 
 // hosts, Secrets and (with a MAAS) MaasMachines and MaasClusters come from Kubernetes. Runs until
 // SIGTERM or SIGINT.
 async function runKubeOnly(flags: NodeFlags, env: ReturnType<typeof readEnv>, p: KubeOnlyParts): Promise<void> {
-  const maas = maasDriver(flags, env);
+  const maas = await maasDriver(flags, env);
   const substrate: Substrate = memorySubstrate();
   const election = p.election?.() ?? null;
   // The line for whoever started us comes before the informers sync (and before the lease is
@@ -397,11 +400,15 @@ async function leaderElectionFrom(flags: NodeFlags, kubeOnly: boolean, kubeConfi
   };
 }
 
-function maasDriver(flags: NodeFlags, env: ReturnType<typeof readEnv>): { driver: MaasDriver; close(): void } | null {
+async function maasDriver(flags: NodeFlags, env: ReturnType<typeof readEnv>): Promise<{ driver: MaasDriver; close(): void } | null> {
   const endpoint = flags.maas ?? env.MAAS_ENDPOINT;
-  if (!endpoint) return null;
-  const apiKey = flags.maasKey ?? env.MAAS_API_KEY;
-  if (!apiKey) throw new CliError('--maas: give the MAAS API key with --maas-key or MAAS_API_KEY', 2);
+  if (flags.maasKeyFile !== undefined && flags.maasKey !== undefined) throw new CliError('--maas-key and --maas-key-file: choose one (the file keeps the key out of ps)', 2);
+  if (!endpoint) {
+    if (flags.maasKeyFile !== undefined) throw new CliError('--maas-key-file applies with --maas (or MAAS_ENDPOINT)', 2);
+    return null;
+  }
+  const apiKey = flags.maasKeyFile !== undefined ? await readMaasKeyFile(flags.maasKeyFile) : flags.maasKey ?? env.MAAS_API_KEY;
+  if (!apiKey) throw new CliError('--maas: give the MAAS API key with --maas-key-file, --maas-key or MAAS_API_KEY', 2);
   try {
     const client = createMaasClient({ endpoint, apiKey });
     return { driver: createMaasDriver(client), close: () => client.close() };
