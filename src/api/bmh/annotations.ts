@@ -219,6 +219,19 @@ export function parseDetachedAnnotation(value: string): AnnotationResult<Detache
   return { ok: true, value: { deleteAction: action === 'delay' ? 'delay' : 'delete', force: decoded.fields.force === true } };
 }
 
+/**
+ * The annotation as BMO's controller reads it, past the webhook: a value Go decodes keeps its
+ * force, and a deleteAction other than "delay" (one the webhook would refuse) deletes. Only a value
+ * that does not decode falls back to the defaults, and says so (`malformed`).
+ */
+export function readDetachedAnnotation(value: string): DetachedRequest & { readonly malformed: boolean } {
+  const parsed = parseDetachedAnnotation(value);
+  if (parsed.ok) return { ...parsed.value, malformed: false };
+  const decoded = decodeGoStruct(value, { deleteAction: 'string', force: 'boolean' }, 'DetachedAnnotationArguments');
+  if (decoded.error !== undefined) return { deleteAction: 'delete', force: false, malformed: true };
+  return { deleteAction: decoded.fields.deleteAction === 'delay' ? 'delay' : 'delete', force: decoded.fields.force === true, malformed: false };
+}
+
 // --- baremetalhost.metal3.io/status -------------------------------------------------------------
 
 // What BMO itself never writes into the annotation: servicing is live state, detach/servicing

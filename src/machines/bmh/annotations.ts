@@ -2,7 +2,7 @@ import type { BareMetalHost, RebootAnnotation } from '../../api/index.ts';
 import {
   DETACHED_ANNOTATION, HARDWARE_DETAILS_ANNOTATION, INSPECT_ANNOTATION, INSPECT_DISABLED, PAUSED_ANNOTATION,
   REBOOT_ANNOTATION, REPROVISION_ANNOTATION, STATUS_ANNOTATION, inspectionDisabled as apiInspectionDisabled, isPaused as apiIsPaused,
-  parseDetachedAnnotation, rebootAnnotations,
+  readDetachedAnnotation, rebootAnnotations,
 } from '../../api/index.ts';
 
 // The machine reads annotations through the API's parsers (the same ones the webhook and
@@ -25,12 +25,11 @@ export function rebootRequests(host: BareMetalHost): RebootAnnotation[] {
   return rebootAnnotations(host.metadata.annotations);
 }
 
-// A malformed value still detaches (with defaults), as BMO does, and is reported as an event.
+// As BMO's controller reads it: a malformed value still detaches (with defaults) and is reported
+// as an event; an unknown deleteAction deletes and keeps its force.
 export function detachRequest(host: BareMetalHost): DetachRequest | null {
   const value = host.metadata.annotations?.[DETACHED_ANNOTATION];
-  if (value === undefined) return null;
-  const parsed = parseDetachedAnnotation(value);
-  return parsed.ok ? { ...parsed.value, malformed: false } : { deleteAction: 'delete', force: false, malformed: true };
+  return value === undefined ? null : readDetachedAnnotation(value);
 }
 
 export function inspectionDisabled(host: BareMetalHost): boolean {
