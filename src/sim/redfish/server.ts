@@ -15,6 +15,7 @@ import { biosResources } from './resources/bios.ts';
 import { chassisResources } from './resources/chassis.ts';
 import { hardwareResources } from './resources/hardware.ts';
 import { managerResources } from './resources/managers.ts';
+import { metadataResources } from './resources/metadata.ts';
 import { registryResources } from './resources/registries.ts';
 import { rootResources } from './resources/root.ts';
 import { secureBootResources } from './resources/secure-boot.ts';
@@ -34,7 +35,7 @@ export interface RedfishSim {
   stop(): Promise<void>;
 }
 
-const RESOURCES = [...rootResources, ...systemResources, ...hardwareResources, ...storageResources, ...biosResources, ...secureBootResources, ...managerResources, ...chassisResources, ...updateResources, ...registryResources];
+const RESOURCES = [...rootResources, ...metadataResources, ...systemResources, ...hardwareResources, ...storageResources, ...biosResources, ...secureBootResources, ...managerResources, ...chassisResources, ...updateResources, ...registryResources];
 
 /** One HTTP (or, with tls, HTTPS) server on 127.0.0.1 hosting N simulated BMCs, sushy-tools style (Systems/<id>). */
 export async function startRedfishSim(options: RedfishSimOptions = {}): Promise<RedfishSim> {

@@ -35,6 +35,8 @@ export interface Ctx {
 export interface Reply {
   status: number;
   body?: unknown;
+  /** A body sent as it is, not as JSON ($metadata's XML); its Content-Type goes in headers. */
+  text?: string;
   headers?: Record<string, string>;
 }
 
@@ -49,6 +51,12 @@ export interface Resource {
   /** A GET that chooses its own status (a task monitor answers 202 while its task runs). */
   getReply?: Handler;
   patch?: Handler;
+  /**
+   * A property every PATCH must carry: a PATCH of {} is then refused by the handler as missing it
+   * (PropertyMissing naming it, which python3-sushy's callers see for a bare BIOS settings PATCH),
+   * not with EmptyJSON.
+   */
+  patchRequires?: string;
   post?: Handler;
   delete?: Handler;
   /** What a 405 tells the client to do instead (default: use one of the allowed methods). */

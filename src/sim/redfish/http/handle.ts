@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { authenticate } from './authenticate.ts';
 import { readJsonBody } from './body.ts';
 import type { Ctx, Principal, Reply, Resource, World } from './context.ts';
-import { errorBody, internalError, notAllowed, notFound, preconditionFailed, RedfishError, unauthorized } from './errors.ts';
+import { emptyJson, errorBody, internalError, notAllowed, notFound, preconditionFailed, RedfishError, unauthorized } from './errors.ts';
 import { etagOf, ifMatchHolds } from './etag.ts';
 import { allowed } from './router.ts';
 import type { Match } from './router.ts';
@@ -12,7 +12,7 @@ import type { SimSystem } from '../model/system.ts';
 type Route = (path: string) => Match | undefined;
 
 function send(res: ServerResponse, reply: Reply): void {
-  const body = reply.body === undefined ? '' : JSON.stringify(reply.body);
+  const body = reply.text ?? (reply.body === undefined ? '' : JSON.stringify(reply.body));
   res.writeHead(reply.status, {
     'OData-Version': '4.0',
     'Cache-Control': 'no-cache',
@@ -69,7 +69,7 @@ async function dispatch(req: IncomingMessage, world: World, route: Route): Promi
   if (fault.serverError) throw internalError();
   const isPublic = resource.public?.includes(method) === true;
   if (!principal && !isPublic) throw unauthorized();
-  const body = await readJsonBody(req);
+  const { body, sent } = await readJsonBody(req);
   const ctx: Ctx = {
     method, path, params, headers: req.headers, body, world,
     principal: principal ?? { systemIds: [] },
@@ -84,6 +84,8 @@ async function dispatch(req: IncomingMessage, world: World, route: Route): Promi
   };
   if (params.sys !== undefined) ctx.system();
   try {
+    // DSP0266: a PATCH of {} asks for nothing; Base.EmptyJSON says so (a bodiless PATCH is left as before).
+    if (method === 'PATCH' && sent && Object.keys(body).length === 0 && resource.patchRequires === undefined) throw emptyJson();
     return await run(resource, method, ctx);
   } catch (err) {
     // The system's own BMC answers: its errors cite the Base registry its firmware speaks.

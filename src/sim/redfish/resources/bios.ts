@@ -94,6 +94,7 @@ export const biosResources: Resource[] = [
     pattern: '/redfish/v1/Systems/:sys/Bios/Settings',
     get: settingsBody,
     patch: patchSettings,
+    patchRequires: 'Attributes',
   },
   {
     pattern: '/redfish/v1/Systems/:sys/Bios/Actions/Bios.ResetBios',

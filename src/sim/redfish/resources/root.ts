@@ -7,7 +7,7 @@ import type { Session } from '../http/sessions.ts';
 
 const SESSIONS = '/redfish/v1/SessionService/Sessions';
 
-function serviceRoot(): object {
+export function serviceRoot(): Record<string, unknown> {
   return {
     ...odata('/redfish/v1', '#ServiceRoot.v1_5_0.ServiceRoot'),
     Id: 'RootService',
