@@ -52,8 +52,16 @@ export interface KubeApiOptions {
   /** A watch without timeoutSeconds ends cleanly after this long. Default 30. */
   watchTimeoutSeconds?: number;
   /**
+   * The resourceVersion of a fresh server before any write, as a real apiserver's start-up writes
+   * leave it (never 0 there: an informer that lists "0" watches from "any" and gets replays, not
+   * 410s). The first write gets the next one; a watch from an RV below it gets 410. Default 0, so
+   * that the first write is RV 1 (tests pin RVs).
+   */
+  startResourceVersion?: number;
+  /**
    * `implicit` (default): any namespace takes objects and none is created at start; the CRDs given
-   * here are served but not stored as CustomResourceDefinition objects (RVs start at 1 for tests).
+   * here are served but not stored as CustomResourceDefinition objects (RVs start at 1 for tests,
+   * unless startResourceVersion).
    * `strict` (as kubectl sees a cluster): `default`, `kube-system` and `kube-public` exist, the
    * given CRDs are stored objects, writes into a missing namespace get 404, and writes keep
    * metadata.managedFields (server-side apply conflicts).
@@ -105,7 +113,9 @@ export async function startKubeApi(opts: KubeApiOptions = {}): Promise<KubeApiSe
   (opts.crds ?? []).forEach((crd, i) => crds.push({ crd: crd as Record<string, unknown>, res: resourceFromCrd(crd, `crds[${i}]`) }));
   const strict = opts.namespaces === 'strict';
   const registry = new Registry([...BUILTIN_RESOURCES, ...crds.map((c) => c.res)]);
-  const store = new Store(opts.historyLimit ?? 1000, strict, strict);
+  const startRv = opts.startResourceVersion ?? 0;
+  if (!Number.isSafeInteger(startRv) || startRv < 0) throw new Error(`startKubeApi: startResourceVersion must be a whole number ≥ 0, not ${startRv}`);
+  const store = new Store(opts.historyLimit ?? 1000, strict, strict, startRv);
   const stopControllers = startControllers(store, registry);
   if (strict) seed(store, registry, crds.map((c) => c.crd));
   const hub = new WatchHub(store, opts.watchTimeoutSeconds ?? 30);

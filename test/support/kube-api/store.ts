@@ -22,19 +22,24 @@ export interface StoreEvent {
 export type Expired = { readonly expired: true; readonly oldest: number };
 
 export class Store {
-  private rv = 0;
+  private rv: number;
   private readonly objects = new Map<string, Map<string, Obj>>();
   private history: StoreEvent[] = [];
   /** Every event with an RV above this is in `history`. */
-  private compactedThrough = 0;
+  private compactedThrough: number;
   private readonly listeners = new Set<(e: StoreEvent) => void>();
 
   /**
    * @param strictNamespaces writes into a namespace that is not stored are refused (the
    *   NamespaceLifecycle admission plugin); off, any namespace takes objects.
    * @param fieldManagement writes keep metadata.managedFields and apply patches can conflict.
+   * @param startRv the revision before the first write: what a real apiserver's own start-up
+   *   writes left etcd at. Their events are not kept, so a watch from an RV below it gets 410.
    */
-  constructor(private readonly historyLimit: number, readonly strictNamespaces = false, readonly fieldManagement = false) {}
+  constructor(private readonly historyLimit: number, readonly strictNamespaces = false, readonly fieldManagement = false, startRv = 0) {
+    this.rv = startRv;
+    this.compactedThrough = startRv;
+  }
 
   currentRv(): number {
     return this.rv;
