@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { ExecutionContext } from 'ava';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const FIXTURES = 'test/fixtures/validate';
@@ -24,7 +25,7 @@ export function lines(text: string): string[] {
  * Runs `node bin/metalfleet.js ...args`, reads its first chunk of stdout, then closes the pipe as
  * `head -1` does while the command may still be writing.
  */
-export function readFirstThenClose(args: readonly string[]): Promise<{ code: number | null; first: string; stderr: string }> {
+function readFirstThenClose(args: readonly string[]): Promise<{ code: number | null; first: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['bin/metalfleet.js', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let first = '';
@@ -40,4 +41,18 @@ export function readFirstThenClose(args: readonly string[]): Promise<{ code: num
       resolve({ code, first, stderr });
     });
   });
+}
+
+/**
+ * `metalfleet ARGS | head -1`, once per output format: the command printed something before the
+ * pipe closed, nothing on stderr, exit 0. `what` names the command in the assertions.
+ */
+export async function endsQuietlyWhenReaderCloses(t: ExecutionContext, what: string, args: readonly string[], formats: ReadonlyArray<readonly string[]>): Promise<void> {
+  for (const format of formats) {
+    const r = await readFirstThenClose([...args, ...format]);
+    const shown = [what, ...format].join(' ');
+    t.true(r.first.length > 0, `${shown}: printed something before the pipe closed`);
+    t.is(r.stderr, '', `${shown}: nothing on stderr`);
+    t.is(r.code, 0, shown);
+  }
 }
