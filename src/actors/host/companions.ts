@@ -86,8 +86,11 @@ export class HostCompanions {
    */
   hostGone(): Promise<void> {
     return this.queue('deleting the host\'s companions', async () => {
-      if (await this.store.get('HardwareData', this.key)) {
-        for (const finalizer of [HARDWARE_DATA_FINALIZER, LEGACY_HARDWARE_DATA_FINALIZER]) await this.store.removeFinalizer('HardwareData', this.key, finalizer, this.fence);
+      const hardwareData = await this.store.get('HardwareData', this.key);
+      if (hardwareData) {
+        // Only the ones it carries: each removal is a read-modify-write of its own.
+        const ours = (hardwareData.metadata.finalizers ?? []).filter((f) => f === HARDWARE_DATA_FINALIZER || f === LEGACY_HARDWARE_DATA_FINALIZER);
+        for (const finalizer of ours) await this.store.removeFinalizer('HardwareData', this.key, finalizer, this.fence);
         await this.store.requestDelete('HardwareData', this.key);
       }
       for (const kind of ['HostFirmwareSettings', 'HostFirmwareComponents'] as const) {
