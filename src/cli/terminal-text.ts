@@ -35,8 +35,13 @@ function escaped(c: string): string {
  * A value from outside printed as part of one line (an audit field): nothing in it can end the
  * line or pass for another, so a newline in a request id cannot print a line of its own.
  */
+/** Every control, separator and bidi control escaped (`\x9b`, `\u{202e}`), nothing cut. */
+export function escapeLineControls(text: string): string {
+  return text.replace(NOT_ONE_LINE, escaped);
+}
+
 export function oneLine(text: string): string {
-  const shown = text.replace(NOT_ONE_LINE, escaped);
+  const shown = escapeLineControls(text);
   return shown.length > MAX_LINE ? `${shown.slice(0, MAX_LINE)}… (${shown.length - MAX_LINE} more characters)` : shown;
 }
 

@@ -1,5 +1,6 @@
 // Plain-text building blocks for the introspection commands: human durations and sizes, and
 // fixed-column tables cut to the terminal width (a line is truncated, never wrapped).
+import { escapeLineControls } from '../terminal-text.ts';
 
 /** `950ms`, `42s`, `3m12s`, `5h07m`, `2d03h`; `-` when unknown. */
 /** A pool's stall time: '0s' is the figure to see; anything else is time a free slot sat beside a waiter. */
@@ -42,23 +43,13 @@ export function truncate(text: string, width: number): string {
   return width === 1 ? '…' : `${chars.slice(0, width - 1).join('')}…`;
 }
 
-// C1 controls (U+009B is CSI to a terminal that takes 8-bit controls), the Unicode line and
-// paragraph separators and the bidi controls (U+202E shows the rest of a row reversed): text from
-// a backend or an actor's error is shown with them escaped, as src/cli/terminal-text.ts does.
-const ESCAPED = /[\u0080-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
 /**
  * One line: control characters (a newline in an error message) become spaces; C1, separator and
  * bidi controls are shown escaped (`\x9b`, `\u{202e}`), never passed to the terminal.
  */
 export function oneLine(text: string): string {
-  return text
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
-    .replace(ESCAPED, (c) => {
-      const code = c.charCodeAt(0);
-      return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
-    });
+  // eslint-disable-next-line no-control-regex
+  return escapeLineControls(text.replace(/[\u0000-\u001f\u007f]+/g, ' '));
 }
 
 function visibleLength(text: string): number {
