@@ -2,6 +2,7 @@ import { validateObject } from '../../../api/index.ts';
 import type { FieldError, ValidateOptions } from '../../../api/index.ts';
 import { CUSTOM_RESOURCES } from '../../../machines/kinds.ts';
 import { absent, apiVersionOf, type AdmissionRequest, type AdmissionVerdict, type GroupVersionKind } from './admission-review.ts';
+import { ratchetUpdate } from './ratchet.ts';
 import { invalidStatus } from './status.ts';
 
 // The validating webhook's decision: the same validateObject `metalfleet validate` runs, so the
@@ -68,15 +69,19 @@ function requestErrors(request: AdmissionRequest, errors: readonly FieldError[])
  * scale, ...) is allowed unchecked and without a warning, as BMO's webhook checks only the main
  * resource: a rule naming "baremetalhosts/status" must not judge a status write as a spec change.
  * Nor is a main-resource request denied for the status the API server keeps from the stored
- * object (the update rules still read it).
+ * object (the update rules still read it), nor an UPDATE for a schema error in a value it leaves
+ * as stored (ratchet.ts).
  */
 export function admitValidation(request: AdmissionRequest, rules: ValidateOptions = {}): AdmissionVerdict {
   if (request.subResource) return { allowed: true };
   if (request.operation === 'DELETE' || request.operation === 'CONNECT') return { allowed: true };
+  const object = asKind(request.object, request.kind);
   const old = request.operation === 'UPDATE' ? asKind(request.oldObject, request.kind) : undefined;
-  const result = validateObject(asKind(request.object, request.kind), old, rules);
+  const result = validateObject(object, old, rules);
   if (result === null) return { allowed: true, warnings: [unmanagedWarning(request)] };
-  const errors = requestErrors(request, result.errors);
+  const checked = requestErrors(request, result.errors);
+  // The API server ratchets its schema check on an update: what it let through is not denied here.
+  const errors = old === undefined ? checked : ratchetUpdate(result.kind, object, old, checked);
   if (errors.length === 0) return { allowed: true };
   return {
     allowed: false,
