@@ -205,6 +205,11 @@ function failed(t: Turn, op: MaasOp, message: string, reason: MaasFailureReason 
     case 'powerOn':
     case 'powerOff':
       t.event('Warning', 'MachineCallFailed', text);
+      // MAAS is read again before the power action is repeated (CAPMAAS's next reconcile reads the
+      // machine first): a 409 "Can't start node: it hasn't been allocated." means it was released
+      // behind our back, which the view read before the call cannot show.
+      t.s.fresh = false;
+      t.s.nextPollAt = t.now;
       t.backoff();
   }
 }
