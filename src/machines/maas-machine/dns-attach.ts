@@ -33,7 +33,15 @@ export function dnsAttachment(t: Turn): 'lookup' | 'attached' | 'pending' {
     return 'attached';
   }
   const reading = readDns(t);
-  if (reading === 'lookup') return 'lookup';
+  if (reading === 'lookup') {
+    // CAPMAAS decides DNSAttached in the reconcile that finds the machine Deployed, so Ready (its
+    // summary with MachineDeployed) is never True before it: until the first read answers, the
+    // attachment is pending, not absent. A result already known stays while it is read again.
+    if (!t.s.status.conditions?.some((c) => c.type === MAAS_CONDITIONS.DNSAttached)) {
+      t.dnsAttached('False', D.DNSAttachPending, `reading ${dnsNameOf(t.s.world) ?? ''} to see whether it holds this machine`);
+    }
+    return 'lookup';
+  }
   if (reading === 'attached') {
     t.dnsAttached('True', D.DNSAttached);
     return 'attached';
