@@ -13,6 +13,14 @@ export function deleting(t: Turn): boolean {
     return false;
   }
   const left = t.s.world.machines.length;
+  // The record as MAAS holds it, read once by an owner that does not know it yet (a restart, a
+  // failover): a deleting control-plane machine waits to leave it before its release, so a
+  // cluster that never read it would wait for machines that wait for it.
+  const fqdn = t.s.object.status?.network?.dnsName ?? t.s.status.network?.dnsName;
+  if (!t.s.record && fqdn && t.s.recordAt === null) {
+    t.dns({ op: 'find', fqdn });
+    return false;
+  }
   if (left > 0) {
     // The record still follows the control plane: deleting machines wait to leave it.
     const record = t.s.record;
@@ -28,11 +36,6 @@ export function deleting(t: Turn): boolean {
   t.s.waiting = null;
   if (t.s.record) {
     t.dns({ op: 'delete', id: t.s.record.id });
-    return false;
-  }
-  const fqdn = t.s.object.status?.network?.dnsName;
-  if (fqdn && t.s.recordAt === null) {
-    t.dns({ op: 'find', fqdn });
     return false;
   }
   finish(t);

@@ -11,6 +11,13 @@ export function applyDnsResult(t: Turn, op: DnsCall['op'], fqdn: string | null, 
   // deletion the domain is still needed: it fails below, as any refusal does.
   if (r.kind === 'failed' && r.reason === 'domainNotFound' && t.phase === 'deleting' && (op === 'find' || op === 'delete')) {
     t.succeeded(op);
+    // No record to follow, but the finalizer stays while any MaasMachine of the cluster exists
+    // (CAPMAAS's reconcileDelete): deleting() waits for them, then finishes.
+    if (op === 'find' && t.s.world.machines.length > 0) {
+      t.s.record = null;
+      t.s.recordAt = t.now;
+      return;
+    }
     const name = fqdn ?? t.s.record?.fqdn ?? t.s.object.status?.network?.dnsName ?? '';
     if (op === 'delete') t.effects.push({ type: 'notifyMembers' });
     t.s.record = null;
@@ -42,10 +49,8 @@ export function applyDnsResult(t: Turn, op: DnsCall['op'], fqdn: string | null, 
     return;
   }
   t.s.record = null;
-  if (t.phase === 'deleting') {
-    finish(t);
-    return;
-  }
+  // Deleting: no record to delete; deleting() ends the deletion once the machines are gone.
+  if (t.phase === 'deleting') return;
   // CAPMAAS creates the record empty; the next step attaches the running control plane.
   if (fqdn) t.dns({ op: 'create', fqdn, ttl: t.s.config.dnsTtl, ips: [] });
 }
