@@ -113,6 +113,13 @@ export function startCommandServer(options: CommandServerOptions): CommandServer
         log.warn({ host: cmd.host, shard: home, command: cmd.type, requestId: cmd.requestId, err: reason }, 'command not recorded');
         return answer(fail('unavailable', reason, true), 'failed');
       }
+      if (once.prior.otherRequest) {
+        // Another request under a taken id is no copy: answering it "already taken" (or with the
+        // first one's refusal) told the sender done, or refused, for what it never asked.
+        const fields = once.prior.otherRequest.join(', ');
+        log.warn({ host: cmd.host, shard: home, command: cmd.type, requestId: cmd.requestId, differs: once.prior.otherRequest }, 'command refused: request id taken by another request');
+        return answer(fail('invalid', `request ${cmd.requestId} (${cmd.type} ${cmd.host}) was taken by another request that differs in ${fields}: a request id names one request, and this is not a copy of it, so nothing was done; send a new request id for this one`, false), 'refused');
+      }
       if (once.prior.pending) {
         // The first attempt is still being recorded (a slow store: why the client retried). Neither
         // "done" nor "refused" is known yet; the client's retry is answered once it is.

@@ -24,7 +24,15 @@ export interface LedgerRefusal {
  * A copy's answer: the first one's refusal, or null when the first was taken; `pending` while the
  * first is still being recorded (its outcome unknown: the copy may be told neither "done" nor "refused").
  */
-export type PriorRequest = { readonly refused: LedgerRefusal | null; readonly pending?: boolean };
+export type PriorRequest = {
+  readonly refused: LedgerRefusal | null;
+  readonly pending?: boolean;
+  /**
+   * The id was taken by another request (the same host and command, other fields): the fields that
+   * differ. Such a request is no copy, and must be told neither the first one's outcome nor "done".
+   */
+  readonly otherRequest?: readonly string[];
+};
 
 /**
  * A claim older than this whose node never settled it (the node died while recording) is answered
@@ -33,17 +41,45 @@ export type PriorRequest = { readonly refused: LedgerRefusal | null; readonly pe
 export const PENDING_STALE_MS = 60_000;
 
 export interface RequestLedger {
-  /** Null the first time this request is seen; what became of the first one for a copy. Throws when unreachable (retryable). */
-  claim(host: string, command: string, requestId: string): Promise<PriorRequest | null>;
+  /**
+   * Null the first time this request is seen; what became of the first one for a copy. Throws when
+   * unreachable (retryable). `body`: the request's other fields (requestBody), kept with the claim
+   * so a different request under a taken id is told apart from a copy (`otherRequest`); absent: not compared.
+   */
+  claim(host: string, command: string, requestId: string, body?: string): Promise<PriorRequest | null>;
   /** Settles a claim whose request was recorded (or found already recorded): a copy is a repeat from now on. */
-  taken(host: string, command: string, requestId: string): Promise<void>;
+  taken(host: string, command: string, requestId: string, body?: string): Promise<void>;
   /** Forgets a claim whose request was not recorded (a retryable failure), so its retry is taken. */
   release(host: string, command: string, requestId: string): Promise<void>;
   /**
    * Keeps a refusal (conflict, invalid, ...): a copy arriving once the host has changed would
    * otherwise do what the client was told would not be done.
    */
-  refused(host: string, command: string, requestId: string, refusal: LedgerRefusal): Promise<void>;
+  refused(host: string, command: string, requestId: string, refusal: LedgerRefusal, body?: string): Promise<void>;
+}
+
+/**
+ * A request's fields besides host, command and id (kind, mode, reason ...), as one canonical JSON
+ * text (keys sorted): two attempts of one request give the same text, two requests differ in it.
+ */
+export function requestBody(request: object): string {
+  const fields = Object.entries(request).filter(([name, value]) => name !== 'host' && name !== 'type' && name !== 'requestId' && value !== undefined);
+  return JSON.stringify(Object.fromEntries(fields.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+}
+
+// The fields two bodies differ in, by name (never their values: a reason is the sender's text).
+function differingFields(kept: string, given: string): string[] {
+  let a: Record<string, unknown>;
+  let b: Record<string, unknown>;
+  try {
+    a = JSON.parse(kept) as Record<string, unknown>;
+    b = JSON.parse(given) as Record<string, unknown>;
+  } catch {
+    return kept === given ? [] : ['(request)'];
+  }
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return kept === given ? [] : ['(request)'];
+  const names = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+  return names.filter((name) => JSON.stringify(a[name]) !== JSON.stringify(b[name]));
 }
 
 // Request ids are printable ASCII with characters a KV key may not hold: keys are their digest.
@@ -54,14 +90,20 @@ function keyOf(host: string, command: string, requestId: string): string {
 // A claim is made pending (when it was made) and settled empty (taken) or with its refusal. A copy
 // told "already taken" while the first attempt was still writing was told a success the store might
 // then refuse or lose (a retryable failure frees the id): `metalfleet host` said done, nothing was.
-function pendingValue(now: number): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify({ pendingSince: now }));
+// Each value also keeps the request's body (when the node gave one), so another request under the
+// id is refused rather than answered as a copy; an entry without one (an older node's) is not compared.
+function pendingValue(now: number, body?: string): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify({ pendingSince: now, ...(body === undefined ? {} : { body }) }));
 }
 
-function priorOf(value: Uint8Array | undefined, now: number): PriorRequest {
+function priorOf(value: Uint8Array | undefined, now: number, body?: string): PriorRequest {
   if (!value || value.length === 0) return { refused: null };
   try {
-    const parsed = JSON.parse(new TextDecoder().decode(value)) as Partial<LedgerRefusal> & { pendingSince?: unknown };
+    const parsed = JSON.parse(new TextDecoder().decode(value)) as Partial<LedgerRefusal> & { pendingSince?: unknown; body?: unknown };
+    if (body !== undefined && typeof parsed.body === 'string') {
+      const differ = differingFields(parsed.body, body);
+      if (differ.length > 0) return { refused: null, otherRequest: differ };
+    }
     if (typeof parsed.code === 'string' && typeof parsed.message === 'string') return { refused: { code: parsed.code, message: parsed.message } };
     if (typeof parsed.pendingSince === 'number' && now - parsed.pendingSince < PENDING_STALE_MS) return { refused: null, pending: true };
   } catch {
@@ -72,24 +114,25 @@ function priorOf(value: Uint8Array | undefined, now: number): PriorRequest {
 
 export function kvRequestLedger(bucket: KvBucket, now: () => number = Date.now): RequestLedger {
   return {
-    async claim(host, command, requestId) {
+    async claim(host, command, requestId, body) {
       const key = keyOf(host, command, requestId);
       try {
-        await bucket.create(key, pendingValue(now()));
+        await bucket.create(key, pendingValue(now(), body));
         return null;
       } catch (error) {
         if (!(error instanceof KvConflict)) throw error;
       }
-      return priorOf((await bucket.get(key))?.value, now());
+      return priorOf((await bucket.get(key))?.value, now(), body);
     },
-    async taken(host, command, requestId) {
-      await bucket.put(keyOf(host, command, requestId), new Uint8Array(0));
+    async taken(host, command, requestId, body) {
+      await bucket.put(keyOf(host, command, requestId), body === undefined ? new Uint8Array(0) : new TextEncoder().encode(JSON.stringify({ body })));
     },
     async release(host, command, requestId) {
       await bucket.delete(keyOf(host, command, requestId));
     },
-    async refused(host, command, requestId, refusal) {
-      await bucket.put(keyOf(host, command, requestId), new TextEncoder().encode(JSON.stringify(refusal)));
+    async refused(host, command, requestId, refusal, body) {
+      const kept = { code: refusal.code, message: refusal.message, ...(body === undefined ? {} : { body }) };
+      await bucket.put(keyOf(host, command, requestId), new TextEncoder().encode(JSON.stringify(kept)));
     },
   };
 }
@@ -115,9 +158,10 @@ export type Once<T> =
 export async function runOnce<T extends Settled>(ledger: RequestLedger | undefined, request: { readonly host: string; readonly type: string; readonly requestId?: string | undefined }, run: () => Promise<T>): Promise<Once<T>> {
   const { host, type, requestId } = request;
   if (!ledger || requestId === undefined) return { run: true, outcome: await run() };
+  const body = requestBody(request);
   let prior: PriorRequest | null;
   try {
-    prior = await ledger.claim(host, type, requestId);
+    prior = await ledger.claim(host, type, requestId, body);
   } catch (error) {
     return { run: false, unchecked: errorMessage(error) };
   }
@@ -132,8 +176,8 @@ export async function runOnce<T extends Settled>(ledger: RequestLedger | undefin
   // Not waited for: the command is recorded, so its reply need not wait on the ledger's write; a
   // copy arriving before the write lands is told to retry, and one whose node dies first finds
   // the claim taken once it is stale. (Waiting cost ~16 % of the commands bench's throughput.)
-  if (outcome.ok) void ledger.taken(host, type, requestId).catch(() => undefined);
+  if (outcome.ok) void ledger.taken(host, type, requestId, body).catch(() => undefined);
   else if (outcome.error.retryable) await ledger.release(host, type, requestId).catch(() => undefined);
-  else await ledger.refused(host, type, requestId, { code: outcome.error.code, message: outcome.error.message }).catch(() => undefined);
+  else await ledger.refused(host, type, requestId, { code: outcome.error.code, message: outcome.error.message }, body).catch(() => undefined);
   return { run: true, outcome };
 }

@@ -20,7 +20,7 @@
  * | `type`      | string, required        | `powerOn`, `powerOff`, `reboot`, `inspect`, `reprovision`, `pause`, `unpause`, `detach`, `attach`, `delete`, `release` |
  * | `host`      | string, required        | `"<namespace>/<name>"`: a DNS-1123 label and a DNS-1123 subdomain, e.g. `"metal3/worker-0"` |
  * | `kind`      | string, optional        | the object's kind: `BareMetalHost`, `MaasMachine`; absent: `BareMetalHost` (`MaasMachine` for `release`, which only it takes). Only that kind's store is asked; an unknown kind is `invalid` |
- * | `requestId` | string, optional        | 1–64 printable ASCII characters, no spaces; send the same id when retrying: nodes take an id once per host and command for 15 minutes (cluster/request-ledger.ts) |
+ * | `requestId` | string, optional        | 1–64 printable ASCII characters, no spaces; send the same id when retrying: nodes take an id once per host and command for 15 minutes (cluster/request-ledger.ts); the same id with other fields (`kind`, `mode`, `reason`) is refused `invalid`, naming them |
  * | `reason`    | string, optional        | at most 256 characters; for logs and events                  |
  * | `mode`      | string, `reboot` only   | `soft` (default) or `hard`                                   |
  *

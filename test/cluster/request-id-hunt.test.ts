@@ -1,0 +1,101 @@
+// A request id names one request. The ledger took ids per host and command only, so a second,
+// different request under an id already taken (a reboot --mode hard after a soft one, a powerOff
+// for the MaasMachine after one for the BareMetalHost of that name) was answered as a repeat of
+// the first: "already taken ... nothing more was done", applied false, exit 0, while what was
+// asked was never done. It is refused now, naming what differs, and the first request's entry stands.
+import test, { type ExecutionContext } from 'ava';
+import { shardOf } from '../../src/api/index.ts';
+import { createMemoryBus, decode, encode, replyEnvelope, type Reply } from '../../src/bus/index.ts';
+import { HostCommandReply } from '../../src/bus/messages/index.ts';
+import { openNatsStoreOn, type NatsStore } from '../../src/adapters/store/nats-store.ts';
+import { startCommandServer, type CommandServer } from '../../src/cluster/command-server.ts';
+import { kvRequestLedger, openRequestLedger, REQUEST_BUCKET } from '../../src/cluster/request-ledger.ts';
+import { silentLogger, type Transport } from '../../src/ports/index.ts';
+
+const SHARDS = 16;
+const envelope = replyEnvelope(HostCommandReply);
+
+async function ask(client: Transport, subject: string, cmd: unknown): Promise<Reply<HostCommandReply>> {
+  const decoded = decode(subject, await client.request(subject, encode(cmd), { timeoutMs: 2_000 }), envelope);
+  if (!decoded.ok) throw decoded.error;
+  return decoded.value;
+}
+
+async function world(t: ExecutionContext) {
+  const bus = createMemoryBus();
+  const servers: Array<{ transport: Transport; store: NatsStore; commands: CommandServer }> = [];
+  for (const name of ['a', 'b']) {
+    const transport = bus.connect(name);
+    const store = await openNatsStoreOn(transport);
+    const requests = await openRequestLedger(transport);
+    servers.push({ transport, store, commands: startCommandServer({ transport, store: store.resources, shardCount: SHARDS, log: silentLogger, requests }) });
+  }
+  const client = bus.connect('cli');
+  t.teardown(async () => {
+    for (const s of servers) {
+      await s.commands.close();
+      await s.store.close();
+      await s.transport.close();
+    }
+    await client.close();
+  });
+  const key = 'fleet/reuse-0';
+  const applied = await servers[0]!.store.apply([{ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'reuse-0', namespace: 'fleet' }, spec: { online: true, bmc: { address: 'redfish://192.0.2.1/redfish/v1/Systems/1', credentialsName: 'bmc' } } }], 'test');
+  t.true(applied.ok);
+  return { client, key, subject: `mf.cmd.${shardOf(key, SHARDS)}`, servers };
+}
+
+test('request id reuse - a different request under an id already taken is refused naming what differs, not answered as a repeat', async (t) => {
+  const { client, key, subject, servers } = await world(t);
+  const first = await ask(client, subject, { type: 'powerOff', host: key, requestId: 'r-1', reason: 'maintenance' });
+  t.true(first.ok && first.value.applied, JSON.stringify(first));
+
+  // The same request again (a retry, a late copy): a repeat, as ever.
+  const copy = await ask(client, subject, { type: 'powerOff', host: key, requestId: 'r-1', reason: 'maintenance' });
+  t.true(copy.ok && !copy.value.applied && /already taken/.test(copy.value.message), JSON.stringify(copy));
+
+  // Another request under that id: refused, not told "already taken".
+  const other = await ask(client, subject, { type: 'powerOff', host: key, kind: 'MaasMachine', requestId: 'r-1', reason: 'maintenance' });
+  t.false(other.ok, JSON.stringify(other));
+  if (!other.ok) {
+    t.is(other.error.kind, 'invalid');
+    t.false(other.error.retryable);
+    t.regex(other.error.message, /r-1/);
+    t.regex(other.error.message, /\bkind\b/);
+    t.regex(other.error.message, /new request id/);
+  }
+  // The first request's entry stands: its copy is still a repeat.
+  const again = await ask(client, subject, { type: 'powerOff', host: key, requestId: 'r-1', reason: 'maintenance' });
+  t.true(again.ok && !again.value.applied, JSON.stringify(again));
+  t.is((await servers[1]!.store.get(key))?.spec.online, false);
+});
+
+test('request id reuse - a reboot --mode hard under the id of a soft one is refused naming mode, not answered with the soft one\'s outcome', async (t) => {
+  const { client, key, subject } = await world(t);
+  await ask(client, subject, { type: 'reboot', host: key, requestId: 'r-2', mode: 'soft' });
+  const hard = await ask(client, subject, { type: 'reboot', host: key, requestId: 'r-2', mode: 'hard' });
+  t.false(hard.ok, JSON.stringify(hard));
+  if (!hard.ok) {
+    t.is(hard.error.kind, 'invalid');
+    t.regex(hard.error.message, /\bmode\b/);
+    t.notRegex(hard.error.message, /refused so before/);
+  }
+});
+
+test('request ledger - a claim with another body is told so while pending and once settled; the same body is a copy', async (t) => {
+  const bus = createMemoryBus();
+  const transport = bus.connect('a');
+  t.teardown(() => transport.close());
+  const ledger = kvRequestLedger(await transport.kv(REQUEST_BUCKET, { ttlMs: 60_000, history: 1 }));
+  const soft = JSON.stringify({ mode: 'soft' });
+  const hard = JSON.stringify({ mode: 'hard' });
+  t.is(await ledger.claim('fleet/h-0', 'reboot', 'r-1', soft), null);
+  t.deepEqual(await ledger.claim('fleet/h-0', 'reboot', 'r-1', soft), { refused: null, pending: true });
+  t.like(await ledger.claim('fleet/h-0', 'reboot', 'r-1', hard), { refused: null, otherRequest: ['mode'] });
+  await ledger.taken('fleet/h-0', 'reboot', 'r-1', soft);
+  t.deepEqual(await ledger.claim('fleet/h-0', 'reboot', 'r-1', soft), { refused: null });
+  t.like(await ledger.claim('fleet/h-0', 'reboot', 'r-1', hard), { refused: null, otherRequest: ['mode'] });
+  await ledger.refused('fleet/h-0', 'reboot', 'r-1', { code: 'conflict', message: 'no' }, soft);
+  t.like(await ledger.claim('fleet/h-0', 'reboot', 'r-1', hard), { otherRequest: ['mode'] });
+  t.like(await ledger.claim('fleet/h-0', 'reboot', 'r-1', soft), { refused: { code: 'conflict', message: 'no' } });
+});
