@@ -23,7 +23,7 @@ export const MEMBER_BUCKET = 'mf-members';
 const MEMBER_PREFIX = 'node.';
 
 export interface GatherOptions {
-  /** Deadline of each node's answer (all are asked at once). */
+  /** Deadline of each node's answer, all its pages included (all are asked at once). */
   timeoutMs: number;
   /** Ask these nodes; default the live members of the cluster. */
   nodes?: readonly string[];
@@ -97,10 +97,17 @@ export async function gather<V extends IntrospectVerb>(
   const nodes = [...new Set(options.nodes ?? (await listNodes(transport)).map((n) => n.node))].sort();
   const subs = options.subjects ?? defaultSubjects();
   const result: Gathered<IntrospectReply<V>> = { replies: [], errors: [], missing: [] };
+  // One deadline per node for all its pages: each page given the whole timeout again held the
+  // caller for pages × timeout on a slow node of many pages before naming it missing.
+  const deadline = Date.now() + options.timeoutMs;
   await Promise.all(nodes.map(async (node) => {
     try {
-      const ask = (req: unknown): Promise<IntrospectReply<V>> =>
-        call(transport, subs.introspectVerb(node, verb), req, INTROSPECT[verb].reply, { timeoutMs: options.timeoutMs }) as Promise<IntrospectReply<V>>;
+      const ask = (req: unknown): Promise<IntrospectReply<V>> => {
+        const subject = subs.introspectVerb(node, verb);
+        const left = deadline - Date.now();
+        if (left <= 0) return Promise.reject(new BusError('timeout', subject, `${node}: its pages did not all come within ${options.timeoutMs} ms`));
+        return call(transport, subject, req, INTROSPECT[verb].reply, { timeoutMs: left }) as Promise<IntrospectReply<V>>;
+      };
       let value = await ask(parsed.data);
       // A big node answers its hosts (clusters, actors) a page at a time (host-pages.ts): follow the pages.
       const list = PAGED[verb];

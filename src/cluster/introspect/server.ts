@@ -9,7 +9,7 @@ import { INTROSPECT, INTROSPECT_VERBS } from '../../bus/messages/introspect.ts';
 import type { Transport } from '../../ports/index.ts';
 import { METALFLEET_VERSION } from './source.ts';
 import { serveDiscovery } from './discovery.ts';
-import { pageBy, pageOf, pageOfHosts } from './host-pages.ts';
+import { pageBudget, pageBy, pageOf, pageOfHosts } from './host-pages.ts';
 
 export interface IntrospectionServerOptions {
   /** The name this node answers under (a subject token); the embedded node uses 'embedded'. */
@@ -37,13 +37,13 @@ export function serveIntrospection(transport: Transport, source: IntrospectionSo
       case 'info': value = { node, ...(await source.info()) }; break;
       case 'hosts': {
         const request = INTROSPECT.hosts.request.parse(req);
-        value = { node, ...pageOfHosts(await source.hosts(request), request.after) };
+        value = { node, ...pageOfHosts(await source.hosts(request), request.after, pageBudget(transport.maxPayload)) };
         break;
       }
       case 'actors': {
         // Paged by path, as hosts by key: a node of 10,000 hosts has 10,000 host actors.
         const request = INTROSPECT.actors.request.parse(req);
-        const { rows, next } = pageBy(await source.actors(request.prefix !== undefined ? { prefix: request.prefix } : {}), (a) => a.path, request.after);
+        const { rows, next } = pageBy(await source.actors(request.prefix !== undefined ? { prefix: request.prefix } : {}), (a) => a.path, request.after, pageBudget(transport.maxPayload));
         value = { node, actors: rows, ...(next === undefined ? {} : { next }) };
         break;
       }
@@ -57,7 +57,7 @@ export function serveIntrospection(transport: Transport, source: IntrospectionSo
         break;
       }
       case 'clusters': {
-        const { rows, next } = pageOf(await source.clusters?.() ?? [], INTROSPECT.clusters.request.parse(req).after);
+        const { rows, next } = pageOf(await source.clusters?.() ?? [], INTROSPECT.clusters.request.parse(req).after, pageBudget(transport.maxPayload));
         value = { node, clusters: rows, ...(next === undefined ? {} : { next }) };
         break;
       }
