@@ -23,9 +23,13 @@ async function fetchHost(key: string, kind: string): Promise<HostDetail | string
 
 interface Sent { ok: boolean; reason?: string; commands: Array<{ at: string; command: string | null; outcome: string; by: string; node: string; reason: string | null }> }
 
-async function fetchCommands(key: string): Promise<Sent> {
+/** The audit's answer; `failed` when it could not be read (worth asking again). */
+async function fetchCommands(key: string): Promise<{ sent: Sent; failed: boolean }> {
   const res = await fetch(`/api/hosts/${key.split('/').map(encodeURIComponent).join('/')}/commands`);
-  return await res.json() as Sent;
+  // A proxy's error page is not JSON, an error answer has no commands: said, not drawn as none.
+  const body = await res.json().catch(() => null) as Sent | { error?: string } | null;
+  if (res.ok && body !== null && Array.isArray((body as Sent).commands)) return { sent: body as Sent, failed: false };
+  return { sent: { ok: false, reason: `cannot read the commands sent: ${(body as { error?: string } | null)?.error ?? `metalfleet answered HTTP ${res.status}`}`, commands: [] }, failed: true };
 }
 
 export function HostPage({ hostKey, kind, tick, commands, actions, token }: { hostKey: string; kind: string; tick: number; commands: boolean; actions: readonly string[] | null; token: string | null }) {
@@ -36,11 +40,23 @@ export function HostPage({ hostKey, kind, tick, commands, actions, token }: { ho
   const [sent, setSent] = useState<Sent | null>(null);
   // The audit is read on opening and after each command, not on every tick (each read is a JetStream consumer).
   const [asked, setAsked] = useState(0);
+  // A read that failed (the server away, restarting) is asked again with the next picture: it
+  // said "reading the audit…" for good, as nothing else asks again until a command is sent.
+  const [unread, setUnread] = useState(false);
   useEffect(() => {
     let live = true;
-    fetchCommands(hostKey).then((c) => live && setSent(c), () => undefined);
+    fetchCommands(hostKey).then(({ sent: c, failed }) => {
+      if (!live) return;
+      // A list read before stays rather than give way to a passing failure.
+      setSent((shown) => (failed && shown !== null && shown.ok ? shown : c));
+      setUnread(failed);
+    }, (e: unknown) => {
+      if (!live) return;
+      setSent((shown) => (shown !== null && shown.ok ? shown : { ok: false, reason: `cannot reach metalfleet to read the commands sent: ${e instanceof Error ? e.message : String(e)}`, commands: [] }));
+      setUnread(true);
+    });
     return () => { live = false; };
-  }, [hostKey, asked]);
+  }, [hostKey, asked, unread ? tick : -1]);
   // Refetched on each picture from the stream: the host page is live too.
   useEffect(() => {
     let live = true;

@@ -66,7 +66,9 @@ function App() {
       {picture?.problems.map((p) => <p class="bad" key={p}>{p}</p>)}
       {!picture ? <p>waiting for the first picture…</p>
         : host && 'invalid' in host ? <section><a href="#/">← fleet</a><p class="bad" data-testid="host-error">{host.invalid}</p></section>
-        : host ? <HostPage hostKey={host.key} kind={host.kind} tick={tick} commands={commands} actions={actions?.[host.kind] ?? null} token={token} />
+        // Keyed by the host: another host's page starts empty, never with the last one's data or
+        // the answer to a command sent to it (with buttons that would send to the new host).
+        : host ? <HostPage key={`${host.kind}/${host.key}`} hostKey={host.key} kind={host.kind} tick={tick} commands={commands} actions={actions?.[host.kind] ?? null} token={token} />
           : <><Fleet picture={picture} /><HostTable hosts={picture.hosts} /></>}
     </main>
   );
