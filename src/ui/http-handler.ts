@@ -86,8 +86,24 @@ export function createUiHandler(o: UiHandlerOptions): UiHandler {
   const stream = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
     streams.add(res);
-    const push = (_: unknown, body: string): void => void res.write(`event: picture\ndata: ${body}\n\n`);
-    const problem = (message: string): void => void res.write(`event: problem\ndata: ${JSON.stringify({ message })}\n\n`);
+    // A reader that stops reading (a stalled tab, a suspended laptop, a slow link) had every
+    // picture queued for it in memory, megabytes a second for a big fleet, in the node itself on
+    // its health port. Each picture is whole: while the connection is backed up only the newest
+    // of each event waits, and goes out once it drains.
+    const waiting = new Map<string, string>();
+    const emit = (event: string, data: string): void => {
+      const frame = `event: ${event}\ndata: ${data}\n\n`;
+      if (!res.writableNeedDrain) return void res.write(frame);
+      waiting.delete(event); // kept in the order they came: a picture after a problem clears it
+      waiting.set(event, frame);
+    };
+    res.on('drain', () => {
+      const frames = [...waiting.values()];
+      waiting.clear();
+      for (const frame of frames) res.write(frame);
+    });
+    const push = (_: unknown, body: string): void => emit('picture', body);
+    const problem = (message: string): void => emit('problem', JSON.stringify({ message }));
     const unsubscribe = sampler.subscribe(push, problem);
     req.on('close', () => {
       unsubscribe();
