@@ -11,9 +11,9 @@ export interface UiServer {
 }
 
 export async function startUiServer(o: UiHandlerOptions & { port: number; bind: string }): Promise<UiServer> {
-  const handler = createUiHandler({ ...o, bind: o.bind });
+  let handler: UiHandler | null = null;
   const server: Server = createServer((req, res) => {
-    if (!handler.handle(req, res)) {
+    if (!handler?.handle(req, res)) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'not found' }));
     }
@@ -22,14 +22,19 @@ export async function startUiServer(o: UiHandlerOptions & { port: number; bind: 
     server.once('error', reject);
     server.listen(o.port, o.bind, () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
+  const { port, address } = server.address() as AddressInfo;
+  // The DNS-rebinding check by the address listened on, not as --bind spelled it: a name or a
+  // short form the resolver makes loopback ('127.1', a host's own name on Debian) is loopback.
+  // Made before this function returns, so before any request can be answered.
+  const ready = createUiHandler({ ...o, bind: address });
+  handler = ready;
   const host = o.bind.includes(':') ? `[${o.bind}]` : o.bind === '0.0.0.0' ? '127.0.0.1' : o.bind;
   return {
     url: `http://${host}:${port}/`,
     port,
-    handler,
+    handler: ready,
     async close() {
-      handler.close();
+      ready.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
