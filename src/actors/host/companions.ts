@@ -1,6 +1,7 @@
-import type { BareMetalHost, FirmwareIntent, FirmwareReport, HardwareDetails } from '../../api/index.ts';
+import type { BareMetalHost, FirmwareIntent, FirmwareReport, FirmwareUpdate, HardwareDetails } from '../../api/index.ts';
 import { BMH_API_VERSION, BMH_KIND, deepEqual, errorMessage, FirmwareSchema, HostFirmwareComponents, HostFirmwareSettings, HostUpdatePolicy } from '../../api/index.ts';
-import { componentsStatus } from '../../machines/host-firmware-components/components-status.ts';
+import type { ComponentsSeen } from '../../machines/host-firmware-components/updates-status.ts';
+import { componentsUpdatesStatus } from '../../machines/host-firmware-components/updates-status.ts';
 import { firmwareIntentOf } from '../../machines/host-firmware-settings/firmware-intent.ts';
 import { settingsStatus } from '../../machines/host-firmware-settings/settings-status.ts';
 import { firmwareSchemaName, firmwareSchemaSpec } from '../../machines/firmware-schema/schema-name.ts';
@@ -131,22 +132,42 @@ export class HostCompanions {
       }
       if (report.components) {
         const hfc = await this.ensure('HostFirmwareComponents', host, { updates: [] }, HostFirmwareComponents);
-        const status = hfc ? componentsStatus(hfc, report.components, now) : null;
-        if (hfc && status) {
-          await this.store.writeStatus('HostFirmwareComponents', this.key, status, this.fence);
-          this.wrote('HostFirmwareComponents', hfc, status);
-        }
+        if (hfc) await this.writeComponents(hfc, { components: report.components }, now, true);
       }
     });
   }
 
   /**
-   * A user changed the host's settings: Valid and ChangeDetected follow at once from the settings
-   * last read, as BMO's settings controller judges a spec change, rather than waiting for the next
-   * firmware read (on a provisioned host, its next servicing).
+   * A preparing or servicing that flashed `updates` finished: its HostFirmwareComponents record
+   * them in status.updates (BMO's saveHostFirmwareComponents), so they are not flashed again by
+   * this host after a restart, nor by the next owner of its shard. None when it has none.
+   */
+  updatesApplied(updates: readonly FirmwareUpdate[]): Promise<void> {
+    return this.queue('recording the firmware updates applied', async () => {
+      if (updates.length === 0) return;
+      const hfc = await this.read('HostFirmwareComponents', this.key, HostFirmwareComponents);
+      if (hfc) await this.writeComponents(hfc, { applied: updates }, this.timestamp(), false);
+    });
+  }
+
+  // Writes what componentsUpdatesStatus makes of the HostFirmwareComponents, if anything;
+  // `keep`: kept for the intent read that follows (see `written`).
+  private async writeComponents(hfc: HostFirmwareComponents, seen: ComponentsSeen, now: string, keep: boolean): Promise<void> {
+    const change = componentsUpdatesStatus(hfc, seen, now);
+    if (!change) return;
+    await this.store.writeStatus('HostFirmwareComponents', this.key, change.status, this.fence);
+    if (keep) this.wrote('HostFirmwareComponents', hfc, change.status);
+    // BMO's ValidationFailed event; the message names the component, never its URL.
+    if (change.invalid !== null) this.log.info({ host: this.key, reason: 'ValidationFailed' }, change.invalid);
+  }
+
+  /**
+   * A user changed the host's companions: Valid and ChangeDetected of its settings and of its
+   * components follow at once from what was last read, as BMO's controllers judge a spec change,
+   * rather than waiting for the next firmware read (on a provisioned host, its next servicing).
    */
   settingsChanged(): Promise<void> {
-    return this.queue('judging firmware settings', async () => {
+    void this.queue('judging firmware settings', async () => {
       const hfs = await this.read('HostFirmwareSettings', this.key, HostFirmwareSettings);
       const current = hfs?.status?.settings;
       if (!hfs || !current) return;
@@ -156,6 +177,14 @@ export class HostCompanions {
       if (!change) return;
       await this.store.writeStatus('HostFirmwareSettings', this.key, change.status, this.fence);
       for (const reason of change.invalid) this.log.info({ host: this.key, reason: 'ValidationFailed' }, `Invalid BIOS setting: ${reason}`);
+    });
+    // Queued after the settings: done, both are.
+    return this.queue('judging firmware components', async () => {
+      const hfc = await this.read('HostFirmwareComponents', this.key, HostFirmwareComponents);
+      // Judged once the backend's components were read, as BMO's controller judges them only
+      // after it got them.
+      if (!hfc?.status?.components) return;
+      await this.writeComponents(hfc, {}, this.timestamp(), false);
     });
   }
 

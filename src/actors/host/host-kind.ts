@@ -97,6 +97,8 @@ class HostAdapter implements MachineAdapter<BmhState, BmhEvent, BmhEffect, HostW
           ({ result, credentials }): BmhEvent => {
             // A firmware read's answer is kept in the companions; the machine then hears what they ask.
             if (result.kind === 'done' && result.firmware) void this.companions.firmwareRead(host, result.firmware).then(() => this.tellIntent());
+            // A preparing or servicing that flashed firmware finished: its HostFirmwareComponents record what it flashed.
+            if (result.kind === 'done' && (args.op === 'prepare' || args.op === 'service') && args.firmware) void this.companions.updatesApplied(args.firmware.updates);
             return { type: 'result', seq, result, jitter: deps.random(), ...(credentials ? { credentials } : {}) };
           },
           GATED_OPERATIONS.has(args.op) ? (answered) => gatedLane(this.io, answered.result) : undefined,

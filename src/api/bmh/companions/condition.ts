@@ -21,3 +21,38 @@ export type MetaCondition = z.infer<typeof MetaCondition>;
 /** The condition list: one per type, as `+listType=map +listMapKey=type` makes the API server keep it. */
 export const MetaConditions = z.array(MetaCondition)
   .refine((list) => new Set(list.map((c) => c.type)).size === list.length, { message: 'each condition type may appear once' });
+
+/** A condition as a controller judges it; the rest (observedGeneration, lastTransitionTime) follows. */
+export interface MetaConditionValue {
+  readonly type: string;
+  readonly status: MetaCondition['status'];
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** What setMetaCondition did: the list (the very one given when nothing changed), and how it changed. */
+export interface MetaConditionChange {
+  readonly conditions: MetaCondition[];
+  /** A field of the condition changed (or it is new): metav1's SetStatusCondition returns true. */
+  readonly changed: boolean;
+  /** Its status changed (or it is new): lastTransitionTime is then `now`. */
+  readonly flipped: boolean;
+}
+
+/**
+ * metav1's meta.SetStatusCondition (k8s.io/apimachinery pkg/api/meta), as BMO's companion
+ * controllers call it: a condition of a new type is appended; one of a known type is updated in
+ * place, its lastTransitionTime moving only when its status changes, its reason, message and
+ * observedGeneration taken as given. `now`: RFC 3339.
+ */
+export function setMetaCondition(list: readonly MetaCondition[] | undefined, value: MetaConditionValue, generation: number, now: string): MetaConditionChange {
+  const conditions = list ?? [];
+  const index = conditions.findIndex((c) => c.type === value.type);
+  const before = index === -1 ? undefined : conditions[index];
+  const flipped = before?.status !== value.status;
+  const changed = flipped || before.reason !== value.reason || before.message !== value.message || before.observedGeneration !== generation;
+  if (!changed) return { conditions: [...conditions], changed, flipped };
+  const condition: MetaCondition = { type: value.type, status: value.status, reason: value.reason, message: value.message, observedGeneration: generation, lastTransitionTime: flipped ? now : before.lastTransitionTime };
+  const next = index === -1 ? [...conditions, condition] : conditions.map((c, i) => (i === index ? condition : c));
+  return { conditions: next, changed, flipped };
+}

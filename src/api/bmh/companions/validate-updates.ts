@@ -13,6 +13,8 @@ import type { FirmwareUpdate } from '../firmware.ts';
 /** The Valid condition's reason and message prefix for a bad component (BMO's). */
 export const INVALID_COMPONENT_REASON = 'InvalidComponent';
 export const INVALID_FIRMWARE_COMPONENTS = 'Invalid Firmware Components';
+/** The reason of both conditions otherwise (BMO's reasonValidComponent). */
+export const VALID_COMPONENT_REASON = 'OK';
 
 /** BMO's NICComponentPrefix: a NIC's firmware is named nic:<id>. */
 export const NIC_COMPONENT_PREFIX = 'nic:';
@@ -67,4 +69,18 @@ export function validateUpdateComponents(updates: readonly FirmwareUpdate[]): Fi
     if (reason !== null) errors.push(fieldError(formatFieldPath(['spec', 'updates', i, 'component']), reason, 'NotSupported'));
   }
   return errors;
+}
+
+/**
+ * The Valid condition's message when an update's component is refused, or null: BMO's
+ * `Invalid Firmware Components: %s` of the list of errors its controller got, which Go prints in
+ * brackets; it names the first bad component only (ValidateHostFirmwareComponents stops there),
+ * and never a URL.
+ */
+export function invalidComponentsMessage(updates: readonly FirmwareUpdate[]): string | null {
+  for (const update of updates) {
+    const reason = componentNameError(update.component);
+    if (reason !== null) return `${INVALID_FIRMWARE_COMPONENTS}: [${reason}]`;
+  }
+  return null;
 }
