@@ -1,7 +1,9 @@
 // A validation failure tied to one field of a resource, in the shape Kubernetes admission errors
 // use (field.Error): the field path, what is wrong, and the kind of problem.
 
-export type FieldErrorType = 'Invalid' | 'Forbidden' | 'Required' | 'NotSupported' | 'Duplicate';
+// field.ErrorType's names: a wrong type and a value over its length or item bound have their own
+// (FieldValueTypeInvalid, FieldValueTooLong, FieldValueTooMany), which clients match on.
+export type FieldErrorType = 'Invalid' | 'TypeInvalid' | 'TooLong' | 'TooMany' | 'Forbidden' | 'Required' | 'NotSupported' | 'Duplicate';
 
 export type FieldError = {
   /** Kubernetes field path: `spec.bmc.address`, `spec.raid.softwareRAIDVolumes[1].level`, `metadata.annotations[reboot.metal3.io/x]`. */

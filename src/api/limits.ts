@@ -71,5 +71,5 @@ export function objectSizeErrors(obj: unknown, max = MAX_OBJECT_BYTES): FieldErr
   // A value that refers to itself (or a BigInt) has no JSON: no store can write it.
   if (Number.isNaN(bytes)) return [fieldError('(root)', 'Invalid value: the object cannot be written as JSON (a value refers to itself, or is not a JSON type)')];
   if (!(bytes > max)) return [];
-  return [fieldError('(root)', `Too long: the object is ${formatBytes(bytes)} as JSON (${bytes} bytes); an object may be at most ${formatBytes(max)} (${max} bytes), what one NATS message holds with room for the store's own fields; make it smaller (user data belongs in a Secret)`)];
+  return [fieldError('(root)', `Too long: the object is ${formatBytes(bytes)} as JSON (${bytes} bytes); an object may be at most ${formatBytes(max)} (${max} bytes), what one NATS message holds with room for the store's own fields; make it smaller (user data belongs in a Secret)`, 'TooLong')];
 }

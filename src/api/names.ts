@@ -138,7 +138,7 @@ export function objectMetaErrors(obj: unknown): FieldError[] {
       errors.push(...invalid('metadata.annotations', key, qualifiedNameProblems(key.toLowerCase())));
       bytes += Buffer.byteLength(key) + (typeof value === 'string' ? Buffer.byteLength(value) : 0);
     }
-    if (bytes > ANNOTATIONS_MAX_BYTES) errors.push(fieldError('metadata.annotations', `Too long: must have at most ${ANNOTATIONS_MAX_BYTES} bytes`));
+    if (bytes > ANNOTATIONS_MAX_BYTES) errors.push(fieldError('metadata.annotations', `Too long: must have at most ${ANNOTATIONS_MAX_BYTES} bytes`, 'TooLong'));
   }
   return errors;
 }

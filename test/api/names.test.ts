@@ -52,7 +52,7 @@ test('names - namespace, labels and annotations of every kind', (t) => {
   t.regex(errors[2]?.reason ?? '', /^Invalid value: "bad value!": a valid label must be an empty string/);
   t.regex(errors[3]?.reason ?? '', /^Invalid value: "no\/\/way": a qualified name must consist/);
   const big = objectMetaErrors({ metadata: { name: 'ok', annotations: { a: 'x'.repeat(256 * 1024) } } });
-  t.deepEqual(big, [{ path: 'metadata.annotations', reason: 'Too long: must have at most 262144 bytes', type: 'Invalid' }]);
+  t.deepEqual(big, [{ path: 'metadata.annotations', reason: 'Too long: must have at most 262144 bytes', type: 'TooLong' }]);
   const machine = { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'MaasMachine', metadata: { name: 'M_1' }, spec: { minCPU: 1, minMemory: 1, image: 'x' } };
   t.deepEqual(validateObject(machine)?.errors.map((e) => e.path), ['metadata.name']);
 });

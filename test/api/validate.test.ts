@@ -46,7 +46,7 @@ test('validate - structural errors carry dotted paths and the zod message', (t) 
     h.spec.online = 'yes';
     h.spec.image = { checksum: 'x' };
   }));
-  t.deepEqual(errors.map((e) => [e.path, e.type]), [['spec.online', 'Invalid'], ['spec.image.url', 'Required'], ['spec.image.url', 'Invalid']]);
+  t.deepEqual(errors.map((e) => [e.path, e.type]), [['spec.online', 'TypeInvalid'], ['spec.image.url', 'Required'], ['spec.image.url', 'Invalid']]);
   t.is(errors[0]?.reason, 'Invalid input: expected boolean, received string');
 });
 

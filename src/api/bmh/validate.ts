@@ -20,6 +20,9 @@ export { pruneHostNulls } from './prune-nulls.ts';
 function issueType(issue: z.core.$ZodIssue, root: unknown): FieldErrorType {
   if (issue.code === 'invalid_type' && valueAt(root, issue.path) === undefined) return 'Required';
   if (issue.code === 'invalid_value') return 'NotSupported';
+  if (issue.code === 'invalid_type') return 'TypeInvalid';
+  if (issue.code === 'too_big' && issue.origin === 'string') return 'TooLong';
+  if (issue.code === 'too_big' && (issue.origin === 'array' || issue.origin === 'set')) return 'TooMany';
   return 'Invalid';
 }
 

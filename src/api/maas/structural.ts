@@ -26,7 +26,7 @@ function toFieldError(issue: z.core.$ZodIssue, root: unknown): FieldError {
   }
   switch (issue.code) {
     case 'invalid_type':
-      return { path, reason: `Invalid value: ${shown(value)}: must be of type ${TYPE_NAMES[issue.expected] ?? issue.expected}`, type: 'Invalid' };
+      return { path, reason: `Invalid value: ${shown(value)}: must be of type ${TYPE_NAMES[issue.expected] ?? issue.expected}`, type: 'TypeInvalid' };
     case 'invalid_value':
       return { path, reason: `Unsupported value: ${shown(value)}: supported values: ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`, type: 'NotSupported' };
     case 'too_small': {
@@ -35,6 +35,16 @@ function toFieldError(issue: z.core.$ZodIssue, root: unknown): FieldError {
         : issue.origin === 'array' || issue.origin === 'set' ? `should have at least ${min} items`
           : `should be greater than ${issue.inclusive ? 'or equal to ' : ''}${min}`;
       return { path, reason: `Invalid value: ${shown(value)}: ${reason}`, type: 'Invalid' };
+    }
+    case 'too_big': {
+      // field.TooLong and field.TooMany, as the API server words maxLength and maxItems.
+      const max = String(issue.maximum);
+      if (issue.origin === 'string') return { path, reason: `Too long: may not be more than ${max} bytes`, type: 'TooLong' };
+      if (issue.origin === 'array' || issue.origin === 'set') {
+        const count = Array.isArray(value) ? `${value.length}: ` : '';
+        return { path, reason: `Too many: ${count}must have at most ${max} items`, type: 'TooMany' };
+      }
+      return { path, reason: `Invalid value: ${shown(value)}: should be less than ${issue.inclusive ? 'or equal to ' : ''}${max}`, type: 'Invalid' };
     }
     default:
       return { path, reason: issue.message, type: 'Invalid' };

@@ -16,6 +16,9 @@ const REASONS: Record<number, string> = {
 // field.ErrorType → metav1.CauseType.
 const CAUSE_TYPES: Record<FieldErrorType, string> = {
   Invalid: 'FieldValueInvalid',
+  TypeInvalid: 'FieldValueTypeInvalid',
+  TooLong: 'FieldValueTooLong',
+  TooMany: 'FieldValueTooMany',
   Forbidden: 'FieldValueForbidden',
   Required: 'FieldValueRequired',
   NotSupported: 'FieldValueNotSupported',
