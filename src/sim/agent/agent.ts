@@ -145,17 +145,21 @@ export async function startAgent(opts: StartAgentOptions): Promise<SimAgent> {
   const url = `http://127.0.0.1:${port}`;
   const started = Date.now();
 
+  // A failed lookup, whether Ironic answered no or could not be reached: as IPA's lookup_node
+  // (stop_after_delay), the agent tries again until lookupTimeoutMs has passed, then gives up.
+  function lookupFailed(error: string): void {
+    lastError = error;
+    if (Date.now() - started > (opts.lookupTimeoutMs ?? 600_000)) {
+      state = 'failed';
+      journal.push(`lookup failed: ${lastError}`);
+      return;
+    }
+    schedule(opts.lookupIntervalMs ?? 1_000);
+  }
+
   async function lookup(): Promise<void> {
     const r = await ironic.lookup(opts.macs, opts.nodeUuid);
-    if (r.answer === null) {
-      lastError = `lookup answered ${r.status}: ${r.error ?? ''}`;
-      if (Date.now() - started > (opts.lookupTimeoutMs ?? 600_000)) {
-        state = 'failed';
-        journal.push(`lookup failed: ${lastError}`);
-        return;
-      }
-      return schedule(opts.lookupIntervalMs ?? 1_000);
-    }
+    if (r.answer === null) return lookupFailed(`lookup answered ${r.status}: ${r.error ?? ''}`);
     adopt(r.answer, 'looked up');
   }
 
@@ -219,10 +223,8 @@ export async function startAgent(opts: StartAgentOptions): Promise<SimAgent> {
       await (state === 'inspecting' && callback !== undefined ? inspect(callback) : state === 'looking up' ? lookup() : heartbeat());
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      if (state === 'looking up') {
-        lastError = message;
-        schedule(opts.lookupIntervalMs ?? 1_000);
-      } else schedule(refused(state === 'inspecting' ? 'continue_inspection' : 'heartbeat', 0, message));
+      if (state === 'looking up') lookupFailed(message);
+      else schedule(refused(state === 'inspecting' ? 'continue_inspection' : 'heartbeat', 0, message));
     } finally {
       beating = false;
     }
