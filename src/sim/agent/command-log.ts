@@ -23,6 +23,16 @@ export interface CommandSpec {
   run(params: Record<string, unknown>): Promise<unknown>;
 }
 
+/**
+ * What a command's return value becomes in its record, as IPA's command results make it: a string
+ * from an asynchronous command is {"result": "<name>: <string>"} (AsyncCommandResult.run), one
+ * from a synchronous command {"result": <string>} (SyncCommandResult); anything else as it is.
+ */
+export function commandResult(name: string, async: boolean, result: unknown): unknown {
+  if (typeof result !== 'string') return result ?? null;
+  return { result: async ? `${name}: ${result}` : result };
+}
+
 export class CommandLog {
   readonly #results: CommandResult[] = [];
   readonly #pending = new Map<string, Promise<void>>();
@@ -58,7 +68,7 @@ export class CommandLog {
     this.#results.push(record);
     const done = spec.run(params).then(
       (result) => {
-        record.command_result = result ?? null;
+        record.command_result = commandResult(name, spec.async, result);
         record.command_status = 'SUCCEEDED';
       },
       (err: unknown) => {

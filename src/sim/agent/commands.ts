@@ -2,6 +2,7 @@
 // asynchronously, following IPA's extensions (clean, deploy, standby, image, log). Step results
 // echo the step, which Ironic compares with the step it is running.
 import type { CommandSpec } from './command-log.ts';
+import { commandResult } from './command-log.ts';
 import type { EraseKind, RaidVolume, SimDisk } from './disk.ts';
 import { AgentError, commandFailed } from './errors.ts';
 import { CLEAN_STEPS, DEPLOY_STEPS, HARDWARE_MANAGER, HARDWARE_MANAGER_VERSION } from './steps.ts';
@@ -60,7 +61,8 @@ async function runStep(ctx: CommandContext, kind: 'clean' | 'deploy', step: Para
   }
   switch (name) {
     case 'write_image':
-      return writeImage(ctx.disk, ctx.write, args['image_info'], args['configdrive'], ctx.download, ctx.node.current);
+      // IPA's write_image runs standby.prepare_image and returns its command_result.
+      return commandResult('prepare_image', true, await writeImage(ctx.disk, ctx.write, args['image_info'], args['configdrive'], ctx.download, ctx.node.current));
     case 'delete_configuration':
       ctx.disk.setRaid([]);
       return null;
