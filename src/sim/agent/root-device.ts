@@ -2,7 +2,9 @@
 // ironic-lib's match_root_device_hints): the node's instance_info.root_device, else its
 // properties.root_device, must match the install disk, or the deploy fails with DeviceNotFound.
 // Expressions follow oslo's specs_matcher: an optional operator ("s==", "<in>", ">=", "<or> a
-// <or> b", ...) before the value; strings default to "s==", the size (GiB) to "==".
+// <or> b", ...) before the value, a space after it optional; strings default to "s==", the size
+// (GiB) to "==". As IPA's device_hints.py, a string hint and the device's own value are both
+// lowercased and URL-quoted before they are compared: "<in> ssd" names a "SIM-SSD" disk.
 import { AgentError } from './errors.ts';
 
 /** A block device as IPA serializes one (hardware.BlockDevice): size in bytes. */
@@ -24,25 +26,33 @@ const KINDS = { size: 'int', model: 'str', vendor: 'str', serial: 'str', wwn: 's
 type HintName = keyof typeof KINDS;
 
 // Longest first, so "s==" is not read as "=" and "<all-in>" not as "<in>".
-const OPS = ['<all-in>', '<in>', 's==', 's!=', 's>=', 's<=', 's>', 's<', '==', '!=', '>=', '<=', '>', '<', '='] as const;
+const OPS: readonly string[] = ['<all-in>', '<in>', 's==', 's!=', 's>=', 's<=', 's>', 's<', '==', '!=', '>=', '<=', '>', '<', '='];
 
 const obj = (v: unknown): Record<string, unknown> | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
 
 /** The hints IPA reads from a node: instance_info.root_device, else properties.root_device; null for none. */
 export function rootDeviceHints(node: unknown): Record<string, unknown> | null {
   const n = obj(node);
-  const hints = obj(obj(n?.['instance_info'])?.['root_device']) ?? obj(obj(n?.['properties'])?.['root_device']);
-  return hints !== null && Object.keys(hints).length > 0 ? hints : null;
+  // IPA: instance_info.get('root_device') or properties.get('root_device'): an empty dict falls through.
+  const given = (v: unknown): Record<string, unknown> | null => {
+    const o = obj(v);
+    return o !== null && Object.keys(o).length > 0 ? o : null;
+  };
+  return given(obj(n?.['instance_info'])?.['root_device']) ?? given(obj(n?.['properties'])?.['root_device']);
 }
 
+// As _extract_hint_operator_and_values: the operator the expression starts with (pyparsing needs
+// no space after it), then the values it separates; the expression is lowercased first.
 function parse(expression: string): { op: string; values: string[] } {
-  const e = expression.trim();
-  if (e.startsWith('<or>')) return { op: '<or>', values: e.split('<or>').map((v) => v.trim()).filter((v) => v !== '') };
-  for (const op of OPS) {
-    if (e.startsWith(`${op} `)) return { op, values: [e.slice(op.length).trim()] };
-  }
-  return { op: '', values: [e] };
+  const e = expression.trim().toLowerCase();
+  const op = e.startsWith('<or>') ? '<or>' : OPS.find((o) => e.startsWith(o) && e.slice(o.length).trim() !== '');
+  if (op === undefined) return { op: '', values: [e] };
+  return { op, values: e.split(op).filter((v) => v !== '').map((v) => v.trim()) };
 }
+
+// Python's urllib.parse.quote (safe "/"), which IPA applies to every string hint value and device value.
+const quote = (s: string): string =>
+  [...Buffer.from(s, 'utf8')].map((b) => (/^[A-Za-z0-9_.~/-]$/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
 
 const BOOL_TRUE = new Set(['1', 't', 'true', 'on', 'y', 'yes']);
 const BOOL_FALSE = new Set(['0', 'f', 'false', 'off', 'n', 'no']);
@@ -91,8 +101,11 @@ export function matchesHints(device: BlockDevice, hints: Record<string, unknown>
       if (bool(raw) !== value) return false;
       continue;
     }
-    const { op, values } = parse(String(raw));
-    const deviceValue = kind === 'int' ? Number(value) / 2 ** 30 : String(value);
+    const parsed = parse(String(raw));
+    const op = parsed.op;
+    // (<all-in> takes every word of its value; the quoting keeps words apart.)
+    const values = kind === 'int' ? parsed.values : parsed.values.map((v) => (op === '<all-in>' ? v.split(/\s+/).map(quote).join(' ') : quote(v)));
+    const deviceValue = kind === 'int' ? Number(value) / 2 ** 30 : quote(String(value).trim().toLowerCase());
     const ok = op === '<or>' ? values.some((v) => compare(kind === 'int' ? '==' : 's==', deviceValue, v)) : compare(op || (kind === 'int' ? '==' : 's=='), deviceValue, values[0] ?? '');
     if (!ok) return false;
   }
