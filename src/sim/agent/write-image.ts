@@ -2,6 +2,7 @@
 // verify the checksum the way IPA does, write it and the config drive to the disk. The same image
 // id is not written twice by one running agent (IPA's cached_image_id).
 import { expectedChecksum, digest } from './checksum.ts';
+import type { ExpectedChecksum } from './checksum.ts';
 import { decodeConfigDrive } from './config-drive.ts';
 import type { SimDisk } from './disk.ts';
 import { checksumMismatch, downloadFailed, invalidParams } from './errors.ts';
@@ -12,7 +13,7 @@ export interface WriteState { cachedImageId: string | null }
 
 /** How downloads are retried: IPA's image_download_connection_retries and _retry_interval. */
 export interface DownloadPolicy {
-  /** Extra tries after a failed one (no answer, a cut-off body, a 5xx); a 4xx is never retried. Default 2, as IPA. */
+  /** Extra tries after a failed one (no answer, a cut-off body, a 5xx, a checksum mismatch); a 4xx is never retried. Default 2, as IPA. */
   readonly retries: number;
   /** Pause before each retry; IPA waits 10 s, the simulator 1 s unless told. */
   readonly intervalMs: number;
@@ -58,18 +59,11 @@ async function download(url: string, policy: DownloadPolicy): Promise<Buffer> {
 
 const reason = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-/** `node`: the node the ramdisk last heard of, whose root device hints must match the disk. */
-export async function writeImage(disk: SimDisk, state: WriteState, rawInfo: unknown, configdrive: unknown, policy: DownloadPolicy = DEFAULT_DOWNLOAD_POLICY, node: unknown = null): Promise<string> {
-  validateImageInfo(rawInfo);
-  const info = rawInfo;
-  // IPA picks the install device before it downloads anything.
-  installDevice(disk.blockDevice(), node);
-  const id = String(info['id']);
-  const urls = (info['urls'] as unknown[]).filter((u): u is string => typeof u === 'string');
-  const url = urls[0];
-  if (url === undefined) throw invalidParams("Image 'urls' must be a list with at least one element.");
-  const drive = configdrive ?? info['configdrive'];
-  if (state.cachedImageId !== id || disk.image === null) {
+// IPA's _download_image: the checksum (fetched if it is a URL), the image from the first URL that
+// gives it, then the verification; a mismatch is an ImageChecksumError that, like a failed
+// download, is tried again from the start (image_download_connection_retries) before it is final.
+async function downloadVerified(info: Record<string, unknown>, id: string, urls: readonly string[], url: string, policy: DownloadPolicy): Promise<{ expected: ExpectedChecksum; bytes: Buffer }> {
+  for (let attempt = 0; ; attempt++) {
     const expected = await expectedChecksum(info, url, async (u) => {
       try {
         return (await download(u, policy)).toString('utf8');
@@ -90,9 +84,25 @@ export async function writeImage(disk: SimDisk, state: WriteState, rawInfo: unkn
     }
     if (bytes === null) throw downloadFailed(id, errors.join('\n '));
     const actual = digest(expected.algorithm, bytes);
-    if (actual !== expected.value) {
-      throw checksumMismatch(id, shownUrl(url), expected.value, actual);
-    }
+    if (actual === expected.value) return { expected, bytes };
+    if (attempt >= policy.retries) throw checksumMismatch(id, shownUrl(url), expected.value, actual);
+    await later(policy.intervalMs);
+  }
+}
+
+/** `node`: the node the ramdisk last heard of, whose root device hints must match the disk. */
+export async function writeImage(disk: SimDisk, state: WriteState, rawInfo: unknown, configdrive: unknown, policy: DownloadPolicy = DEFAULT_DOWNLOAD_POLICY, node: unknown = null): Promise<string> {
+  validateImageInfo(rawInfo);
+  const info = rawInfo;
+  // IPA picks the install device before it downloads anything.
+  installDevice(disk.blockDevice(), node);
+  const id = String(info['id']);
+  const urls = (info['urls'] as unknown[]).filter((u): u is string => typeof u === 'string');
+  const url = urls[0];
+  if (url === undefined) throw invalidParams("Image 'urls' must be a list with at least one element.");
+  const drive = configdrive ?? info['configdrive'];
+  if (state.cachedImageId !== id || disk.image === null) {
+    const { expected, bytes } = await downloadVerified(info, id, urls, url, policy);
     disk.writeImage({
       id,
       url: shownUrl(url),
@@ -110,6 +120,8 @@ export async function writeImage(disk: SimDisk, state: WriteState, rawInfo: unkn
   if (drive !== null && drive !== undefined && drive !== '') {
     disk.writeConfigDrive(await decodeConfigDrive(drive, async (u) => (await httpGet(u, { accept: (s) => s < 400 })).body, str(info['node_uuid']) ?? 'local'));
   }
+  // IPA's _message_format: the ESP's UUID too, for a UEFI deploy that made one.
   const uuids = disk.partitionUuids();
-  return `image (${id}) written to device ${disk.device} root_uuid=${String(uuids['root uuid'])}`;
+  const esp = info['deploy_boot_mode'] === 'uefi' ? uuids['efi system partition uuid'] : undefined;
+  return `image (${id}) written to device ${disk.device} root_uuid=${String(uuids['root uuid'])}${esp ? ` efi_system_partition_uuid=${String(esp)}` : ''}`;
 }
