@@ -28,8 +28,10 @@ export function checkValueSize(what: string, value: Uint8Array, max = MAX_VALUE_
 }
 
 // The NATS client refuses an oversized publish itself ("'payload' max_payload size exceeded"),
-// and the server refuses a subject past its control line; both come back the same every time.
-const PERMANENT = /max_payload|maximum payload|control line/i;
+// the server refuses a subject past its control line, and JetStream refuses a value over the
+// bucket's own max value size (10054, "message size exceeds maximum allowed": a bucket made with
+// max_value_size, or a smaller max_msg_size on its stream); all come back the same every time.
+const PERMANENT = /max_payload|maximum payload|control line|message size exceeds maximum/i;
 
 /** Whether `error` (or any of its causes) is one a retry repeats. */
 export function isPermanentKvError(error: unknown): boolean {
