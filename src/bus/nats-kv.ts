@@ -3,12 +3,16 @@ import type { JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
+import { nanos } from '@nats-io/nats-core';
 import type { KvBucket, KvBucketOptions, KvEntry, KvWatchOptions } from '../ports/index.ts';
 import { KvConflict, KvUnavailable } from '../ports/index.ts';
 import { errorMessage } from '../api/index.ts';
 
 // JetStream's "wrong last sequence": the compare-and-set lost (reference/runtime.md §2.2).
 const WRONG_LAST_SEQUENCE = 10071;
+
+// nats-server's default duplicate window (2 min): a stream's may not exceed its max age.
+const DUPLICATE_WINDOW_MS = 120_000;
 
 /**
  * How long a key listing may take (one stream-info request, then a read per key); past it the
@@ -39,8 +43,6 @@ function managerOf(nc: NatsConnection): Promise<JetStreamManager> {
 export async function openNatsKv(nc: NatsConnection, bucket: string, options: KvBucketOptions = {}): Promise<KvBucket> {
   const kvm = new Kvm(jetstream(nc));
   let kv: KV;
-  // The TTL the bucket really has: ours when create took our settings, else read back.
-  let ttlMs = options.ttlMs ?? 0;
   try {
     kv = await kvm.create(bucket, {
       history: options.history ?? 1,
@@ -48,13 +50,22 @@ export async function openNatsKv(nc: NatsConnection, bucket: string, options: Kv
       ...(options.replicas ? { replicas: options.replicas } : {}),
     });
   } catch (err) {
-    // Made earlier with other settings (say by an older node): use it as it is.
+    // Create refused (say a clustered create racing another node's): open it if it is there.
     try {
       kv = await kvm.open(bucket);
-      ttlMs = (await kv.status()).ttl;
     } catch {
       throw new KvUnavailable(bucket, `cannot open or create the bucket: ${message(err)}`, { cause: err });
     }
+  }
+  // The TTL the server applies, read back every time: Kvm.create opens a bucket that exists
+  // already as it is, without an error, whatever TTL it was asked for. A lease that counted on
+  // the TTL asked for would outlive the server's key when the bucket keeps keys shorter.
+  let ttlMs: number;
+  let replicas: number;
+  try {
+    ({ ttl: ttlMs, replicas } = await kv.status());
+  } catch (err) {
+    throw new KvUnavailable(bucket, `cannot read the bucket's settings: ${message(err)}`, { cause: err });
   }
   // The manager asks for account info first; a clustered JetStream without a meta leader refuses
   // it (503, "temporarily unavailable"): a retryable KvUnavailable like any other, not a raw error.
@@ -66,6 +77,33 @@ export async function openNatsKv(nc: NatsConnection, bucket: string, options: Kv
   }
   const stream = `KV_${bucket}`;
   const prefix = `$KV.${bucket}.`;
+  // A bucket made with fewer copies (by a node run without replicas, or an older one) is raised
+  // to the copies asked for, as the same create does for a new one: left at R1 it would go with
+  // its one server. Never lowered: a node asking fewer does not take copies from the others.
+  const asked = options.replicas ?? 0;
+  if (asked > (replicas || 1)) {
+    try {
+      await jsm.streams.update(stream, { num_replicas: asked });
+    } catch (err) {
+      // Another node of the cluster, starting too, may have raised it meanwhile.
+      const now = await kv.status().then((st) => st.replicas, () => 0);
+      if (now < asked) throw new KvUnavailable(bucket, `the bucket keeps ${replicas || 1} cop${(replicas || 1) === 1 ? 'y' : 'ies'} of each key and could not be raised to the ${asked} replicas asked for: ${message(err)}`, { cause: err });
+    }
+  }
+  // A bucket that keeps keys for ever (made by hand, or by an older node) where the caller needs
+  // them to expire (leases, heartbeats): a crashed holder's key would stay, and its shard with it,
+  // for ever. It gets the TTL asked for. One with a TTL is left as it is (leases use the shorter).
+  const wantedTtl = options.ttlMs ?? 0;
+  if (wantedTtl > 0 && ttlMs === 0) {
+    try {
+      // The duplicate window may not outlast the max age (the server refuses the update).
+      await jsm.streams.update(stream, { max_age: nanos(wantedTtl), duplicate_window: nanos(Math.min(wantedTtl, DUPLICATE_WINDOW_MS)) });
+      ttlMs = wantedTtl;
+    } catch (err) {
+      ttlMs = await kv.status().then((st) => st.ttl, () => 0);
+      if (ttlMs === 0) throw new KvUnavailable(bucket, `the bucket keeps keys for ever and could not be given the TTL of ${wantedTtl} ms asked for (a holder that stops would keep its key): ${message(err)}`, { cause: err });
+    }
+  }
   const subjects: SubjectLister = async (pattern) => {
     const info = await jsm.streams.info(stream, { subjects_filter: `${prefix}${pattern}` });
     return Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
