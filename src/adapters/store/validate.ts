@@ -1,8 +1,10 @@
 import type { z } from 'zod';
 import { BareMetalHost, misspelledKind } from '../../api/index.ts';
+import { misgroupedKind } from '../../api/kind-typo.ts';
 import { formatFieldPath, type FieldError } from '../../api/field-error.ts';
 import { documentName, kindOf, whereOf, type ManifestDocument } from '../../api/manifest.ts';
 import { Secret } from '../../api/secret.ts';
+import { withDataUnwrapped } from '../../api/manifest-secret.ts';
 import { pruneHostNulls, validateBareMetalHost } from '../../api/bmh/validate.ts';
 import type { ValidateOptions } from '../../api/bmh/validate.ts';
 import { objectSizeErrors } from '../../api/limits.ts';
@@ -112,7 +114,8 @@ export function validateDocuments(docs: readonly SourceDocument[], stored: (key:
         break;
       }
       case 'Secret': {
-        const parsed = Secret.safeParse(object);
+        // Stored as the API server decodes it: base64 wrapped over lines is the same bytes.
+        const parsed = Secret.safeParse(withDataUnwrapped(object));
         const meta = own(objectMetaErrors(object));
         if (meta.length > 0) issues.push(...meta.map((e) => ({ ...named, path: e.path, message: e.reason })));
         else if (!parsed.success) issues.push(...issuesOf(parsed.error, named));
@@ -121,8 +124,10 @@ export function validateDocuments(docs: readonly SourceDocument[], stored: (key:
       }
       default: {
         const meant = kind === undefined ? null : misspelledKind(kind);
+        const group = kind === undefined ? null : misgroupedKind(apiVersion, kind);
         if (kind === undefined) issues.push({ ...named, path: 'kind', message: 'kind is required' });
         else if (meant !== null) issues.push({ ...named, path: 'kind', message: `kind ${kind} is not one metalfleet knows; did you mean ${meant}?` });
+        else if (group !== null) issues.push({ ...named, path: 'apiVersion', message: group });
         else valid.push({ type: 'skipped', source, kind, ...(key ? { key } : {}) });
       }
     }
