@@ -12,7 +12,9 @@ export interface DocumentSpan {
   readonly line: number;
 }
 
-const MARKER = /^---(?=[ \t\r\n]|$)/gm;
+// A byte order mark may stand before it: files saved with one and joined (`cat a.yaml b.yaml`)
+// have one at the start of a line, which go-yaml skips there as kubectl reads the file.
+const MARKER = /^\uFEFF?---(?=[ \t\r\n]|$)/gm;
 
 function newlines(source: string, from: number, to: number): number {
   let n = 0;

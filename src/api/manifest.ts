@@ -169,11 +169,18 @@ function headOf(textOfDoc: string): { kind?: string; name?: string } {
   return { ...(kind ? { kind } : {}), ...(name ? { name } : {}) };
 }
 
+// Files saved with a byte order mark and joined with `---` between them have one at the start of
+// each later document's first line. go-yaml (kubectl) skips a BOM at the start of a line; the yaml
+// package reads it as the first key's first character ("\uFEFFapiVersion": a host without an
+// apiVersion, a Secret no Secret), so it is dropped here (the line's columns then count from after
+// it, as an editor shows them). One at the chunk's very start is the yaml package's own to skip.
+const BOM_AFTER_MARKER = /^((?:%[^\n]*\n)*\uFEFF?---[^\n]*\n)\uFEFF/;
+
 /** The documents of `source`, parsed one at a time. */
 export function* manifestDocuments(source: string, file: string): Generator<ManifestDocument> {
   let index = 0;
   for (const span of documentSpans(source)) {
-    const chunk = source.slice(span.start, span.end);
+    const chunk = source.slice(span.start, span.end).replace(BOM_AFTER_MARKER, '$1');
     const bytes = utf8Length(chunk);
     if (bytes > MAX_DOCUMENT_BYTES) {
       const head = headOf(chunk.replace(/^---[^\n]*\n/, ''));
