@@ -11,10 +11,11 @@
 import { z } from 'zod';
 import { shardOf, errorMessage } from '../api/index.ts';
 import { fail, ok, serve, subjects as defaultSubjects, type Reply, type Subjects } from '../bus/index.ts';
-import { HostCommand } from '../bus/messages/index.ts';
+import { CommandKind, HostCommand, HostCommandType } from '../bus/messages/index.ts';
 import type { Logger, ResourceStore, Transport } from '../ports/index.ts';
 import { innerRequest, noAudit, trustedGuard, type AuditLog, type RequestGuard } from '../security/index.ts';
 import { handleCommand } from './commands/index.ts';
+import { commandKind } from './commands/handle-command.ts';
 import { auditEntry, auditOutcome, auditUnread, claimed } from './commands/audit-entry.ts';
 import { runOnce, type RequestLedger } from './request-ledger.ts';
 
@@ -74,6 +75,10 @@ export function startCommandServer(options: CommandServerOptions): CommandServer
     const inner = admission.ok ? admission.request : innerRequest(payload);
     const facts = { node, action: 'command' as const, payload, caller: admission.caller, command: claimed(inner, 'type'), host: claimed(inner, 'host'), requestId: claimed(inner, 'requestId') };
     const vouched = admission.ok && admission.caller.kind === 'signed';
+    // The kind the command is for, in its record: a BareMetalHost and a MaasMachine may share a
+    // host name. As the request claims it until it is read (worked out only for such a record),
+    // then as the node resolves it.
+    let resolved: { kind: string | undefined } | null = null;
     const answer = async (reply: Reply<unknown>, outcome: 'applied' | 'alreadyRecorded' | 'refused' | 'failed'): Promise<Reply<unknown>> => {
       // Fields named one by one, not spread from facts: V8 makes a spread copy a slow
       // (dictionary) object, and building and reading it cost 7 us a command, on its hot path.
@@ -81,6 +86,8 @@ export function startCommandServer(options: CommandServerOptions): CommandServer
         node: facts.node, action: facts.action, payload: facts.payload, caller: facts.caller, command: facts.command, host: facts.host, requestId: facts.requestId,
         outcome, code: reply.ok ? undefined : reply.error.kind, reason: reply.ok ? undefined : reply.error.message, now: now(),
       });
+      const kind = resolved ? resolved.kind : claimedKind(inner);
+      if (kind !== undefined) entry.kind = kind;
       await auditOutcome(audit, entry, vouched, sender);
       return reply;
     };
@@ -96,6 +103,7 @@ export function startCommandServer(options: CommandServerOptions): CommandServer
       return answer(fail('invalidMessage', `${subject}: invalid message at ${path}: ${issue?.message ?? 'does not match the schema'}`), 'refused');
     }
     const cmd = parsed.data;
+    resolved = { kind: resolvedKind(cmd) };
     const home = shardOf(cmd.host, options.shardCount);
     // Clients publish per shard (README); one on the wrong shard's subject has computed its
     // shard with another shard count, which is a mistake worth telling rather than hiding.
@@ -148,4 +156,31 @@ export function startCommandServer(options: CommandServerOptions): CommandServer
     stats: () => ({ served: service.stats.served - rejected, rejected: service.stats.rejected + rejected, failed: service.stats.failed }),
     close: () => (closing ??= service.drain().catch(() => undefined)),
   };
+}
+
+/**
+ * The kind a validated command is for, as handleCommand decides it (the one it names, else the
+ * default for its type); an unknown kind it names is refused, and recorded as named.
+ */
+function resolvedKind(cmd: HostCommand): string | undefined {
+  const named = commandKind(cmd);
+  return named.ok ? named.kind.kind : cmd.kind;
+}
+
+/**
+ * The kind a request not (yet) validated is for: the kind it names, if it reads as a kind, else
+ * the default for the command type it names; none when neither can be read. The sender's text
+ * only where it passes the kind pattern, so no request can put anything else in the record.
+ */
+function claimedKind(request: unknown): string | undefined {
+  if (typeof request !== 'object' || request === null) return undefined;
+  if ((request as { kind?: unknown }).kind !== undefined) {
+    const named = claimed(request, 'kind');
+    return named !== null && CommandKind.safeParse(named).success ? named : undefined;
+  }
+  const type = HostCommandType.safeParse(claimed(request, 'type'));
+  if (!type.success) return undefined;
+  // commandKind reads only the type, the kind (none here) and the host (for its messages).
+  const byType = commandKind({ type: type.data, host: claimed(request, 'host') ?? '' } as HostCommand);
+  return byType.ok ? byType.kind.kind : undefined;
 }

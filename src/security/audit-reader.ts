@@ -22,6 +22,12 @@ import { errorMessage } from '../api/index.ts';
 export interface AuditQuery {
   /** Only records about this host (`namespace/name`). */
   readonly host?: string;
+  /**
+   * Only records about an object of this kind (`BareMetalHost`, `MaasMachine`), which may share its
+   * name with one of another kind. Records without a kind (written before records had one) are
+   * kept whatever the kind asked: which object they were about cannot be told.
+   */
+  readonly kind?: string;
   /** Only records the stream took at or after this time. */
   readonly since?: Date;
   /** Give up when the records have not all arrived by then; default 60 s. */
@@ -67,7 +73,10 @@ export async function readAuditChecked(transport: Transport, subjects: Subjects,
   const taken = await readStream(transport, AUDIT_STREAM, subjects.audits, query, true);
   // Refusals are kept apart since this version; a cluster of older nodes has no such stream.
   const refusals = await readStream(transport, AUDIT_REFUSALS_STREAM, subjects.refusals, query, false);
-  const keep = (r: AuditRecord): boolean => query.host === undefined || r.host === query.host;
+  // A record without a kind predates kinds in the audit: it may be about either object of that
+  // name, so it is shown for every kind rather than hidden from the one it was about.
+  const keep = (r: AuditRecord): boolean =>
+    (query.host === undefined || r.host === query.host) && (query.kind === undefined || r.kind === undefined || r.kind === query.kind);
   return {
     records: merge(taken.records.filter(keep), refusals.records.filter(keep)),
     refused: taken.refused + refusals.refused,

@@ -42,6 +42,15 @@ export const AuditRecord = z.strictObject({
   command: z.string().nullable(),
   /** `namespace/name` of the target; null when the request was refused before it could be read. */
   host: z.string().nullable(),
+  /**
+   * Host commands: the kind of the object the command was for (`BareMetalHost`, `MaasMachine`):
+   * the one it named, or the one the node resolved when it named none (commandKind), since a
+   * BareMetalHost and a MaasMachine may share `host`. Absent from records written before records
+   * had a kind (they cannot be told apart: readers show them for either kind), and from records
+   * that name no kind (apply and delete, whose `command` is the object's kind; a request refused
+   * before its kind could be read).
+   */
+  kind: z.string().optional(),
   requestId: z.string().nullable(),
   caller: AuditCaller,
   /** When the request was signed (RFC 3339), for signed requests. */

@@ -1,6 +1,8 @@
 // The commands a host was sent, from the cluster's audit (the mf-audit stream `metalfleet audit
 // --host` reads): who, when, what, and whether it was taken. Asked only when a host page opens or
-// sends a command, as each read makes a short-lived JetStream consumer.
+// sends a command, as each read makes a short-lived JetStream consumer. Only the commands for the
+// page's kind: a BareMetalHost and a MaasMachine may share a name (records from before the audit
+// kept a kind cannot be told apart, and show on both pages).
 import { subjects } from '../bus/index.ts';
 import { AuditUnavailable, readAudit } from '../security/index.ts';
 import { BusError, type Transport } from '../ports/index.ts';
@@ -22,9 +24,10 @@ export type CommandsOutcome =
 /** The newest records shown: a page, not the whole history (`metalfleet audit --host` has it). */
 const SHOWN = 20;
 
-export async function recentCommands(transport: Transport, host: string, timeoutMs: number): Promise<CommandsOutcome> {
+/** `kind`: the page's object (none: every kind of that name). */
+export async function recentCommands(transport: Transport, host: string, timeoutMs: number, kind?: string): Promise<CommandsOutcome> {
   try {
-    const records = await readAudit(transport, subjects(), { host, timeoutMs });
+    const records = await readAudit(transport, subjects(), { host, timeoutMs, ...(kind === undefined ? {} : { kind }) });
     const commands = records.filter((r) => r.action === 'command').slice(-SHOWN).reverse().map((r) => ({
       at: r.at,
       command: r.command,

@@ -65,16 +65,19 @@ export function createUiHandler(o: UiHandlerOptions): UiHandler {
     if (m) {
       const key = hostKeyOf(m[1] ?? '', m[2] ?? '');
       if (key === null) return json(res, 400, { error: `${path}: the host is not NAMESPACE/NAME in URL encoding` });
+      // `?kind=MaasMachine`: a BareMetalHost and a MaasMachine may share a name. None: the BareMetalHost.
+      const named = query.get('kind');
+      const kind = named === null ? undefined : HostKind.safeParse(named);
+      if ((!m[3] || m[3] === '/commands') && reading && kind && !kind.success) {
+        return json(res, 400, { error: `${path}: unknown kind ${JSON.stringify(named)}: a host page shows one of ${HostKind.options.join(', ')}` });
+      }
       if (!m[3] && reading) {
-        // `?kind=MaasMachine`: a BareMetalHost and a MaasMachine may share a name. None: the BareMetalHost.
-        const named = query.get('kind');
-        const kind = named === null ? undefined : HostKind.safeParse(named);
-        if (kind && !kind.success) return json(res, 400, { error: `${path}: unknown kind ${JSON.stringify(named)}: a host page shows one of ${HostKind.options.join(', ')}` });
         const detail = await hostDetail(o.transport, key, { timeoutMs, shardCount: o.shardCount, kind: kind?.data, ...(o.nodes ? { nodes: o.nodes } : {}) });
         return detail.ok ? json(res, 200, detail.host) : json(res, detail.status, { error: detail.reason });
       }
       if (m[3] === '/commands' && reading) {
-        const sent = await recentCommands(o.transport, key, timeoutMs);
+        // The commands for the page's object only, as the page itself (no kind: the BareMetalHost's).
+        const sent = await recentCommands(o.transport, key, timeoutMs, kind?.data ?? 'BareMetalHost');
         return sent.ok ? json(res, 200, sent) : json(res, 200, { ok: false, commands: [], reason: sent.reason });
       }
       if (m[3] === '/command' && req.method === 'POST') return command(req, res, key);

@@ -7,8 +7,11 @@ import { CliError } from '../cli-error.ts';
 import { jsonLine, oneLine } from '../terminal-text.ts';
 import { addNatsFlags, connectClient, type NatsFlagValues } from '../nats-options.ts';
 import { endQuietlyWhenReaderCloses, usageErrorsExitTwo } from '../introspect/index.ts';
+import { namedKind } from './host.ts';
 
-// `metalfleet audit [--host NS/NAME] [--since T] [--json]`: the mf-audit stream, oldest first.
+// `metalfleet audit [--host NS/NAME] [--kind KIND] [--since T] [--json]`: the mf-audit stream, oldest first.
+// `--kind`: only commands for that kind's object (a BareMetalHost and a MaasMachine may share a
+// name); records from before the audit kept a kind cannot be told apart, and are shown for any.
 // Read-only (stream info and message gets), so a NATS user with read rights only can run it.
 // Exits 1, after the records it could verify, when messages reaching it were refused (not
 // delivered by its own consumer): someone may be trying to rewrite what it shows. Records of the
@@ -16,6 +19,7 @@ import { endQuietlyWhenReaderCloses, usageErrorsExitTwo } from '../introspect/in
 
 interface AuditFlags extends NatsFlagValues {
   host?: string;
+  kind?: string;
   since?: string;
   json?: boolean;
 }
@@ -51,7 +55,9 @@ export function formatRecord(r: AuditRecord): string {
   const outcome = r.outcome === 'refused' || r.outcome === 'failed' ? `${r.outcome} ${r.code ?? ''}: ${r.reason ?? ''}`.trim() : r.outcome;
   const size = r.size === undefined ? '' : `${r.size} bytes`;
   const sender = r.sender === undefined ? '' : `from ${r.sender}`;
-  return [r.at, r.node, who(r), what, r.host ?? '-', r.requestId ? `request ${r.requestId}` : '', size, outcome, sender].filter(Boolean).map(oneLine).join('  ');
+  // A host of another kind than BareMetalHost (the default) as `metalfleet host` takes it: `maasmachine/NS/NAME`.
+  const target = r.host === null ? '-' : r.kind === undefined || r.kind === 'BareMetalHost' ? r.host : `${r.kind.toLowerCase()}/${r.host}`;
+  return [r.at, r.node, who(r), what, target, r.requestId ? `request ${r.requestId}` : '', size, outcome, sender].filter(Boolean).map(oneLine).join('  ');
 }
 
 export function register(program: Command): void {
@@ -60,6 +66,7 @@ export function register(program: Command): void {
       .command('audit')
       .description(descriptionOf('audit'))
       .option('--host <ns/name>', 'only records about this host')
+      .option('--kind <kind>', 'only commands for this kind (BareMetalHost, MaasMachine), which may share a name; records from before the audit kept a kind are shown for any')
       .option('--since <time>', 'only records since this time: RFC 3339, or a duration back from now (10m, 2h, 7d)')
       .option('--json', 'one JSON record a line, as stored'),
   )).action(async (flags: AuditFlags) => {
@@ -67,10 +74,11 @@ export function register(program: Command): void {
       const k = HostKey.safeParse(flags.host);
       if (!k.success) throw new CliError(`--host: ${k.error.issues.map((i) => i.message).join('; ')}`, 2);
     }
+    const kind = flags.kind === undefined ? undefined : namedKind(flags.kind, '--kind');
     const since = flags.since === undefined ? undefined : parseSince(flags.since, new Date());
     const transport = await connectClient(flags, process.env, 'metalfleet-audit');
     try {
-      const read = await readAuditChecked(transport, subjects(), { ...(flags.host ? { host: flags.host } : {}), ...(since ? { since } : {}) });
+      const read = await readAuditChecked(transport, subjects(), { ...(flags.host ? { host: flags.host } : {}), ...(kind ? { kind } : {}), ...(since ? { since } : {}) });
       // `metalfleet audit | head`: a reader that has what it wanted ends the command quietly.
       endQuietlyWhenReaderCloses();
       for (const r of read.records) process.stdout.write(flags.json ? `${jsonLine(r)}\n` : `${formatRecord(r)}\n`);

@@ -23,9 +23,9 @@ async function fetchHost(key: string, kind: string): Promise<HostDetail | string
 
 interface Sent { ok: boolean; reason?: string; commands: Array<{ at: string; command: string | null; outcome: string; by: string; node: string; reason: string | null }> }
 
-/** The audit's answer; `failed` when it could not be read (worth asking again). */
-async function fetchCommands(key: string): Promise<{ sent: Sent; failed: boolean }> {
-  const res = await fetch(`/api/hosts/${key.split('/').map(encodeURIComponent).join('/')}/commands`);
+/** The audit's answer, for this kind's object only; `failed` when it could not be read (worth asking again). */
+async function fetchCommands(key: string, kind: string): Promise<{ sent: Sent; failed: boolean }> {
+  const res = await fetch(`/api/hosts/${key.split('/').map(encodeURIComponent).join('/')}/commands?kind=${encodeURIComponent(kind)}`);
   // A proxy's error page is not JSON, an error answer has no commands: said, not drawn as none.
   const body = await res.json().catch(() => null) as Sent | { error?: string } | null;
   if (res.ok && body !== null && Array.isArray((body as Sent).commands)) return { sent: body as Sent, failed: false };
@@ -45,7 +45,7 @@ export function HostPage({ hostKey, kind, tick, commands, actions, token }: { ho
   const [unread, setUnread] = useState(false);
   useEffect(() => {
     let live = true;
-    fetchCommands(hostKey).then(({ sent: c, failed }) => {
+    fetchCommands(hostKey, kind).then(({ sent: c, failed }) => {
       if (!live) return;
       // A list read before stays rather than give way to a passing failure.
       setSent((shown) => (failed && shown !== null && shown.ok ? shown : c));
@@ -56,7 +56,7 @@ export function HostPage({ hostKey, kind, tick, commands, actions, token }: { ho
       setUnread(true);
     });
     return () => { live = false; };
-  }, [hostKey, asked, unread ? tick : -1]);
+  }, [hostKey, kind, asked, unread ? tick : -1]);
   // Refetched on each picture from the stream: the host page is live too.
   useEffect(() => {
     let live = true;
