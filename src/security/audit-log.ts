@@ -1,6 +1,10 @@
 // Appending to the audit stream. Nodes create the stream (JetStream API over the transport, as
 // a client would) and publish each record with a request, so a record is in the stream when the
-// call returns. An audit that cannot be written is logged and does not undo the command: the
+// call returns, unless the stream has not acknowledged it within AUDIT_REPLY_WAIT_MS: then the call
+// returns and the write goes on (flush waits for it). A request server replies once the call
+// returns, and a client gives an attempt 2 s: waiting the write's own 5 s on a slow stream had the
+// client send the command again, and its retry answered "already taken", so the user never
+// heard "applied". An audit that cannot be written is logged and does not undo the command: the
 // command is already durable in the store by then.
 //
 // Two streams, so refusals can never push accepted commands out: mf-audit keeps the requests a
@@ -22,9 +26,15 @@ export const AUDIT_MAX_BYTES = 256 * 1024 * 1024;
 /** The refusals: 30 days too, in 64 MiB (at most 221 records per node per 10 s window); the oldest go first. */
 export const AUDIT_REFUSALS_STREAM = 'mf-audit-refusals';
 export const AUDIT_REFUSALS_MAX_BYTES = 64 * 1024 * 1024;
+/** How long a reply waits for its record: well inside a client's 2 s attempt (the store's write comes first). */
+export const AUDIT_REPLY_WAIT_MS = 1_000;
 
 export interface AuditLog {
-  /** A request the node took, or refused once its signer was vouched for. Never throws: a failure is logged. */
+  /**
+   * A request the node took, or refused once its signer was vouched for. Never throws: a failure
+   * is logged. Resolves once the stream has the record, or after AUDIT_REPLY_WAIT_MS while the
+   * write goes on.
+   */
   record(entry: AuditRecord): Promise<void>;
   /**
    * A request refused before its sender was vouched for (unsigned, unknown key, bad signature,
@@ -32,7 +42,7 @@ export interface AuditLog {
    * reply subject), into the refusals stream. Never throws.
    */
   refused(entry: AuditRecord, sender: string): Promise<void>;
-  /** Writes the refusals counted so far; a stopping node calls it after its request servers stop. */
+  /** Writes the refusals counted so far, and waits for writes still going; a stopping node calls it after its request servers stop. */
   flush(): Promise<void>;
 }
 
@@ -60,6 +70,8 @@ export interface AuditStreamOptions {
   readonly replicas?: number;
   /** How refusals are counted (tests shorten the window). */
   readonly refusals?: Omit<RefusalLimiterOptions, 'write'>;
+  /** How long record() and refused() wait for a write before returning; default AUDIT_REPLY_WAIT_MS. */
+  readonly replyWaitMs?: number;
 }
 
 /** Creates both audit streams unless they exist (one an operator created or tuned is left as it is). */
@@ -96,7 +108,7 @@ async function ensureStream(transport: Transport, stream: string, subject: strin
 /** The audit log of a node on NATS: creates the streams, then appends one JSON record per request (refusals counted). */
 export async function openAuditLog(transport: Transport, subjects: Subjects, log: Logger, options: AuditStreamOptions = {}): Promise<AuditLog> {
   await ensureAuditStream(transport, subjects, options);
-  const append = async (subject: string, entry: AuditRecord): Promise<void> => {
+  const write = async (subject: string, entry: AuditRecord): Promise<void> => {
     try {
       const raw = await transport.request(subject, new TextEncoder().encode(JSON.stringify(entry)), { timeoutMs: 5_000 });
       const ack = JSON.parse(new TextDecoder().decode(raw)) as JsReply;
@@ -105,10 +117,29 @@ export async function openAuditLog(transport: Transport, subjects: Subjects, log
       log.error({ component: 'audit', host: entry.host, action: entry.action, outcome: entry.outcome, err: errorMessage(error) }, 'audit record not written');
     }
   };
+  const waitMs = options.replyWaitMs ?? AUDIT_REPLY_WAIT_MS;
+  const going = new Set<Promise<void>>();
+  // The write, waited for at most waitMs; it never rejects (a failure is logged), so one left going needs no catch.
+  const append = (subject: string, entry: AuditRecord): Promise<void> => {
+    const written = write(subject, entry);
+    going.add(written);
+    void written.then(() => going.delete(written));
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, waitMs);
+      timer.unref();
+      void written.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  };
   const refusals = refusalLimiter({ ...options.refusals, write: (entry) => append(subjects.refusal(entry.action), entry) });
   return {
     record: (entry) => append(subjects.audit(entry.action), entry),
     refused: (entry, sender) => refusals.refused(entry, sender),
-    flush: () => refusals.flush(),
+    flush: async () => {
+      await refusals.flush();
+      await Promise.all([...going]);
+    },
   };
 }
