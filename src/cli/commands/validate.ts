@@ -7,6 +7,7 @@ import { manifestInputs, readManifestInput } from './manifest-inputs.ts';
 import { manifestError, yamlErrorLine } from '../../api/manifest-where.ts';
 import { validateObject, validatedKindOf } from '../../api/maas/index.ts';
 import { misspelledKind, pendingGenerateName, type ValidateOptions } from '../../api/index.ts';
+import { misgroupedKind } from '../../api/kind-typo.ts';
 import { CliError } from '../cli-error.ts';
 import { readEnv } from '../config.ts';
 import { terminalText } from '../terminal-text.ts';
@@ -90,6 +91,14 @@ export async function runValidate(files: readonly string[], oldFiles: readonly s
         summary.checked++;
         summary.invalid++;
         io.out(manifestError(doc, 'kind', `${doc.kind} is not one metalfleet knows; did you mean ${meant}?`));
+        continue;
+      }
+      // One of ours under a mistyped apiVersion: apply, demo -f and a node refuse it, so validate does.
+      const group = misgroupedKind(doc.apiVersion, doc.kind);
+      if (group !== null) {
+        summary.checked++;
+        summary.invalid++;
+        io.out(manifestError(doc, 'apiVersion', group));
         continue;
       }
       io.err(`note: ${label(doc)}: skipped (kind not managed by metalfleet)`);
