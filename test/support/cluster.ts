@@ -84,7 +84,7 @@ export interface ClusterOptions {
 /**
  * Three nats-servers in one JetStream cluster instead of one, as deploy/nats runs them: every node
  * is given all three URLs and --replicas 3, and the test's own store client creates the host
- * buckets at R3 too (whoever creates a bucket first sets its replicas).
+ * buckets at R3 too (a bucket made with fewer replicas is raised to the most any node asks for).
  */
 export interface OnNatsCluster {
   readonly nats: 'cluster';
