@@ -4,37 +4,13 @@
 // by a space ("<in>ssd"); and an empty instance_info.root_device falls back to the node's
 // properties.root_device (IPA reads them with Python's `or`).
 import { createHash } from 'node:crypto';
-import http from 'node:http';
 import test from 'ava';
-import type { ExecutionContext } from 'ava';
-import { waitFor } from '../support/wait.ts';
-import { SimDisk, startAgent, startImageServer } from '../../src/sim/agent/index.ts';
+import { bootedAgent } from '../support/booted-agent.ts';
+import { SimDisk, startImageServer } from '../../src/sim/agent/index.ts';
 import type { CommandResult, ImageServer, SimAgent } from '../../src/sim/agent/index.ts';
 import { matchesHints, rootDeviceHints } from '../../src/sim/agent/root-device.ts';
 
 const IMAGE = Buffer.from('root device hints, case-insensitively\n'.repeat(40));
-
-async function booted(t: ExecutionContext, disk: SimDisk): Promise<SimAgent> {
-  let beats = 0;
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const path = new URL(req.url ?? '/', 'http://x').pathname;
-      const json = (status: number, v: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(v));
-      if (path === '/') return json(200, { default_version: { version: '1.82' } });
-      if (path === '/v1/lookup') return json(200, { node: { uuid: 'node-1', properties: {}, instance_info: {} }, config: { agent_token: 'tok', heartbeat_timeout: 300 } });
-      if (path === '/v1/heartbeat/node-1') return (beats++, json(202, null));
-      json(404, {});
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }));
-  const addr = server.address();
-  const agent = await startAgent({ ironicUrl: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`, macs: ['52:54:00:00:00:01'], disk, heartbeatIntervalMs: 60_000, minHeartbeatGapMs: 0 });
-  t.teardown(() => agent.stop());
-  await waitFor(() => beats > 0, 5_000, 'first heartbeat');
-  return agent;
-}
 
 async function writeImage(agent: SimAgent, images: ImageServer, node: Record<string, unknown>): Promise<CommandResult> {
   const image_info = { id: 'os.img', urls: [images.urlOf('os.img')], os_hash_algo: 'sha256', os_hash_value: createHash('sha256').update(IMAGE).digest('hex') };
@@ -52,7 +28,7 @@ test('agent root device hunt - hints in another case than the disk reports still
   t.teardown(() => images.stop());
   // As the datacenter describes a server's install disk (installDisk): model SIM-SSD, vendor metalfleet.
   const disk = new SimDisk({ sizeBytes: 480 * 1e9, model: 'SIM-SSD', vendor: 'metalfleet', serial: 'SN0001-Disk0', rotational: false });
-  const agent = await booted(t, disk);
+  const agent = await bootedAgent(t, disk);
   // What BMO-style hints become (provision.ts): model and vendor as "<in> …", the serial as it is.
   const r = await writeImage(agent, images, { uuid: 'node-1', properties: {}, instance_info: { root_device: { model: '<in> ssd', vendor: '<in> MetalFleet', serial: 'sn0001-disk0' } } });
   t.is(r.command_status, 'SUCCEEDED', JSON.stringify(r.command_error));

@@ -2,55 +2,26 @@
 // instance_info.root_device, else properties.root_device, must match the disk the image would go
 // to, or write_image fails with DeviceNotFound before downloading anything.
 import { createHash } from 'node:crypto';
-import http from 'node:http';
 import test from 'ava';
-import type { ExecutionContext } from 'ava';
-import { waitFor } from '../support/wait.ts';
-import { SimDisk, startAgent, startImageServer } from '../../src/sim/agent/index.ts';
-import type { CommandResult, ImageServer, SimAgent } from '../../src/sim/agent/index.ts';
+import { agentCommand, bootedAgent } from '../support/booted-agent.ts';
+import { SimDisk, startImageServer } from '../../src/sim/agent/index.ts';
+import type { ImageServer, SimAgent } from '../../src/sim/agent/index.ts';
 import { matchesHints } from '../../src/sim/agent/root-device.ts';
 
 const IMAGE = Buffer.from('root device hints image\n'.repeat(50));
 const GiB = 2 ** 30;
 
-async function booted(t: ExecutionContext, lookupNode: Record<string, unknown>, disk: SimDisk): Promise<SimAgent> {
-  let beats = 0;
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const path = new URL(req.url ?? '/', 'http://x').pathname;
-      const json = (status: number, v: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(v));
-      if (path === '/') return json(200, { default_version: { version: '1.82' } });
-      if (path === '/v1/lookup') return json(200, { node: { uuid: 'node-1', ...lookupNode }, config: { agent_token: 'tok', heartbeat_timeout: 300 } });
-      if (path === '/v1/heartbeat/node-1') return (beats++, json(202, null));
-      json(404, {});
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }));
-  const addr = server.address();
-  const agent = await startAgent({ ironicUrl: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`, macs: ['52:54:00:00:00:01'], disk, heartbeatIntervalMs: 60_000, minHeartbeatGapMs: 0 });
-  t.teardown(() => agent.stop());
-  await waitFor(() => beats > 0, 5_000, 'first heartbeat');
-  return agent;
-}
-
 const imageInfo = (images: ImageServer) => ({ id: 'os.img', urls: [images.urlOf('os.img')], os_hash_algo: 'sha256', os_hash_value: createHash('sha256').update(IMAGE).digest('hex') });
 
-async function command(agent: SimAgent, name: string, params: Record<string, unknown>): Promise<CommandResult> {
-  const res = await fetch(`${agent.url}/v1/commands/?wait=true&agent_token=tok`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name, params }) });
-  return (await res.json()) as CommandResult;
-}
-
 const writeImage = (agent: SimAgent, images: ImageServer, node: Record<string, unknown>) =>
-  command(agent, 'deploy.execute_deploy_step', { step: { interface: 'deploy', step: 'write_image', args: { image_info: imageInfo(images) } }, node, ports: [] });
+  agentCommand(agent, 'deploy.execute_deploy_step', { step: { interface: 'deploy', step: 'write_image', args: { image_info: imageInfo(images) } }, node, ports: [] });
 
 test('agent root device - hints that match no disk fail write_image with DeviceNotFound and download nothing; matching hints deploy', async (t) => {
   const images = await startImageServer({ images: { 'os.img': IMAGE } });
   t.teardown(() => images.stop());
   const disk = new SimDisk({ sizeBytes: 480 * 1e9, model: 'SIM-SSD', serial: 'SER-0', rotational: false });
   // The hints come with the node the conductor sends along with the step (IPA caches it).
-  const agent = await booted(t, { properties: {}, instance_info: {} }, disk);
+  const agent = await bootedAgent(t, disk, { lookupNode: { properties: {}, instance_info: {} } });
   const wrong = await writeImage(agent, images, { uuid: 'node-1', properties: { root_device: { name: '/dev/nvme0n1' } }, instance_info: {} });
   t.is(wrong.command_status, 'FAILED');
   t.like(wrong.command_error, { type: 'DeviceNotFound', code: 404, message: 'Error finding the disk or partition device to deploy the image onto', details: "No suitable device was found for deployment using these hints {'name': '/dev/nvme0n1'}" });
@@ -67,8 +38,8 @@ test('agent root device - standby.prepare_image, which carries no node, goes by 
   const images = await startImageServer({ images: { 'os.img': IMAGE } });
   t.teardown(() => images.stop());
   const disk = new SimDisk();
-  const agent = await booted(t, { properties: { root_device: { size: 500 } }, instance_info: {} }, disk);
-  const r = await command(agent, 'standby.prepare_image', { image_info: imageInfo(images) });
+  const agent = await bootedAgent(t, disk, { lookupNode: { properties: { root_device: { size: 500 } }, instance_info: {} } });
+  const r = await agentCommand(agent, 'standby.prepare_image', { image_info: imageInfo(images) });
   t.is(r.command_status, 'FAILED');
   t.regex(r.command_error && 'details' in r.command_error ? r.command_error.details : '', /these hints \{'size': 500\}/);
 });
