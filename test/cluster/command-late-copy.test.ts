@@ -7,15 +7,13 @@
 // the nodes take each id once, cluster-wide.
 import test from 'ava';
 import { shardOf } from '../../src/api/index.ts';
-import { createMemoryBus, decode, encode, ok, replyEnvelope } from '../../src/bus/index.ts';
+import { decode, encode, ok, replyEnvelope } from '../../src/bus/index.ts';
 import { HostCommand, HostCommandReply } from '../../src/bus/messages/index.ts';
-import { openNatsStoreOn, type NatsStore } from '../../src/adapters/store/nats-store.ts';
 import { sendCommand } from '../../src/cluster/command-client.ts';
-import { startCommandServer, type CommandServer } from '../../src/cluster/command-server.ts';
-import { openRequestLedger } from '../../src/cluster/request-ledger.ts';
-import { BusError, silentLogger, type Transport } from '../../src/ports/index.ts';
+import { BusError, type Transport } from '../../src/ports/index.ts';
 import { bmh, secret, startTestNode } from '../support/node.ts';
 import { waitFor } from '../support/wait.ts';
+import { commandWorld } from '../support/command-servers.ts';
 
 const SHARDS = 16;
 const envelope = replyEnvelope(HostCommandReply);
@@ -27,27 +25,7 @@ async function ask(client: Transport, subject: string, cmd: unknown): Promise<Ho
 }
 
 test('commands - a late copy of a command already taken (same request id) is a repeat: it does not undo a newer command', async (t) => {
-  const bus = createMemoryBus();
-  const servers: Array<{ transport: Transport; store: NatsStore; commands: CommandServer }> = [];
-  for (const name of ['a', 'b']) {
-    const transport = bus.connect(name);
-    const store = await openNatsStoreOn(transport);
-    const requests = await openRequestLedger(transport);
-    servers.push({ transport, store, commands: startCommandServer({ transport, store: store.resources, shardCount: SHARDS, log: silentLogger, requests }) });
-  }
-  const client = bus.connect('cli');
-  t.teardown(async () => {
-    for (const s of servers) {
-      await s.commands.close();
-      await s.store.close();
-      await s.transport.close();
-    }
-    await client.close();
-  });
-  const key = 'fleet/late-0';
-  const applied = await servers[0]!.store.apply([{ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'late-0', namespace: 'fleet' }, spec: { online: true, bmc: { address: 'redfish://192.0.2.1/redfish/v1/Systems/1', credentialsName: 'bmc' } } }], 'test');
-  t.true(applied.ok);
-  const subject = `mf.cmd.${shardOf(key, SHARDS)}`;
+  const { client, key, subject, servers } = await commandWorld(t, 'late-0');
 
   t.true((await ask(client, subject, { type: 'powerOff', host: key, requestId: 'r-1' })).applied);
   t.true((await ask(client, subject, { type: 'powerOn', host: key, requestId: 'r-2' })).applied, 'a newer command');

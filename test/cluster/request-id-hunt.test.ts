@@ -3,16 +3,13 @@
 // for the MaasMachine after one for the BareMetalHost of that name) was answered as a repeat of
 // the first: "already taken ... nothing more was done", applied false, exit 0, while what was
 // asked was never done. It is refused now, naming what differs, and the first request's entry stands.
-import test, { type ExecutionContext } from 'ava';
-import { shardOf } from '../../src/api/index.ts';
+import test from 'ava';
 import { createMemoryBus, decode, encode, replyEnvelope, type Reply } from '../../src/bus/index.ts';
 import { HostCommandReply } from '../../src/bus/messages/index.ts';
-import { openNatsStoreOn, type NatsStore } from '../../src/adapters/store/nats-store.ts';
-import { startCommandServer, type CommandServer } from '../../src/cluster/command-server.ts';
-import { kvRequestLedger, openRequestLedger, REQUEST_BUCKET } from '../../src/cluster/request-ledger.ts';
-import { silentLogger, type Transport } from '../../src/ports/index.ts';
+import { kvRequestLedger, REQUEST_BUCKET } from '../../src/cluster/request-ledger.ts';
+import { type Transport } from '../../src/ports/index.ts';
+import { commandWorld } from '../support/command-servers.ts';
 
-const SHARDS = 16;
 const envelope = replyEnvelope(HostCommandReply);
 
 async function ask(client: Transport, subject: string, cmd: unknown): Promise<Reply<HostCommandReply>> {
@@ -21,32 +18,8 @@ async function ask(client: Transport, subject: string, cmd: unknown): Promise<Re
   return decoded.value;
 }
 
-async function world(t: ExecutionContext) {
-  const bus = createMemoryBus();
-  const servers: Array<{ transport: Transport; store: NatsStore; commands: CommandServer }> = [];
-  for (const name of ['a', 'b']) {
-    const transport = bus.connect(name);
-    const store = await openNatsStoreOn(transport);
-    const requests = await openRequestLedger(transport);
-    servers.push({ transport, store, commands: startCommandServer({ transport, store: store.resources, shardCount: SHARDS, log: silentLogger, requests }) });
-  }
-  const client = bus.connect('cli');
-  t.teardown(async () => {
-    for (const s of servers) {
-      await s.commands.close();
-      await s.store.close();
-      await s.transport.close();
-    }
-    await client.close();
-  });
-  const key = 'fleet/reuse-0';
-  const applied = await servers[0]!.store.apply([{ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'reuse-0', namespace: 'fleet' }, spec: { online: true, bmc: { address: 'redfish://192.0.2.1/redfish/v1/Systems/1', credentialsName: 'bmc' } } }], 'test');
-  t.true(applied.ok);
-  return { client, key, subject: `mf.cmd.${shardOf(key, SHARDS)}`, servers };
-}
-
 test('request id reuse - a different request under an id already taken is refused naming what differs, not answered as a repeat', async (t) => {
-  const { client, key, subject, servers } = await world(t);
+  const { client, key, subject, servers } = await commandWorld(t, 'reuse-0');
   const first = await ask(client, subject, { type: 'powerOff', host: key, requestId: 'r-1', reason: 'maintenance' });
   t.true(first.ok && first.value.applied, JSON.stringify(first));
 
@@ -71,7 +44,7 @@ test('request id reuse - a different request under an id already taken is refuse
 });
 
 test('request id reuse - a reboot --mode hard under the id of a soft one is refused naming mode, not answered with the soft one\'s outcome', async (t) => {
-  const { client, key, subject } = await world(t);
+  const { client, key, subject } = await commandWorld(t, 'reuse-0');
   await ask(client, subject, { type: 'reboot', host: key, requestId: 'r-2', mode: 'soft' });
   const hard = await ask(client, subject, { type: 'reboot', host: key, requestId: 'r-2', mode: 'hard' });
   t.false(hard.ok, JSON.stringify(hard));
