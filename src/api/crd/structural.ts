@@ -54,6 +54,7 @@ export function structuralSchema(schema: z.ZodType): JsonSchemaProps {
     reused: 'inline',
     override: ({ zodSchema, jsonSchema, path }) => {
       refuseTuple(zodSchema, path);
+      refuseInvalidDefault(zodSchema, path);
       markPreprocess(zodSchema, jsonSchema, path);
     },
   }) as Json;
@@ -82,6 +83,21 @@ function markPreprocess(zodSchema: z.core.$ZodType, jsonSchema: Json, path: read
 // become a list of int-or-string of any order, far looser than the tuple.
 function refuseTuple(zodSchema: z.core.$ZodType, path: readonly (string | number)[]): void {
   if (zodSchema._zod.def.type === 'tuple') throw new CrdSchemaError(fieldPath(path), 'a tuple has no structural schema; use z.array() or an object');
+}
+
+// zod returns a .default() value as it is, never checking it against the schema it defaults, so
+// `z.string().min(3).default('ab')` parses. The API server validates a CRD's defaults against their
+// own field (kube-api.md §8) and refuses the whole CRD when one fails: stop here instead, naming
+// the field. The default is checked as the input it becomes: the server stores it and zod reads it.
+// readDefault()s are checked too: zod fills them when it reads, and they must read back.
+function refuseInvalidDefault(zodSchema: z.core.$ZodType, path: readonly (string | number)[]): void {
+  const def = zodSchema._zod.def;
+  if (def.type !== 'default') return;
+  const { innerType, defaultValue } = def as z.core.$ZodDefaultDef;
+  const result = z.safeParse(innerType, defaultValue);
+  if (result.success) return;
+  const problems = result.error.issues.map((issue) => `${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}`).join('; ');
+  throw new CrdSchemaError(fieldPath(path), `default ${JSON.stringify(defaultValue)} fails the field's own schema (${problems}): zod hands it out unchecked, and the API server refuses a CRD declaring it`);
 }
 
 // The override's JSON Schema path (['properties', 'spec', 'properties', 'raid']) as a field path.
@@ -169,6 +185,12 @@ function convert(input: Json, walk: Walk): JsonSchemaProps {
     return { 'x-kubernetes-preserve-unknown-fields': true };
   }
   if (out.type === undefined) throw new CrdSchemaError(here.path, 'every node of a structural schema needs a type');
+  // The API server checks a null against a field's type (nullable lets it through) and its enum,
+  // which never matches null, not even a null listed in it (kube-openapi's common validator): a
+  // nullable enum refuses the null zod accepts. Optional instead of nullable says "unset".
+  if (out.nullable === true && out.enum !== undefined) {
+    throw new CrdSchemaError(here.path, 'a nullable enum: the API server checks the enum on a null too and refuses it, where zod accepts it; make the field optional rather than nullable');
+  }
   return out;
 }
 
