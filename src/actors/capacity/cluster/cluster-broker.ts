@@ -12,6 +12,7 @@ import {
   type ActorContext, type ActorRef, type ActorSystem, type AnyActorRef, type Behavior, type Clock, type TimerHandle,
 } from '../../runtime/index.ts';
 import { DEFAULT_TTL_MS, isValidLimit } from '../limits.ts';
+import { inUse } from './grant-record.ts';
 import { BrokerDeposed, CorruptRecord, GrantStore, OverGrant } from './grant-store.ts';
 import { beginWrite, clearFailures, dirtyPools, firstFailure, ledgerTimings, newLedger, step, wakeAt } from './grant-ledger.ts';
 import type { Ledger, LedgerEvent, LedgerTimings } from './grant-ledger.ts';
@@ -30,7 +31,10 @@ export interface ClusterBrokerOptions {
   readonly leadership: Leadership;
   /** Limit of a pool whose record does not exist yet; 0 or Infinity = unlimited. */
   readonly defaultLimit: number;
-  /** Limits of known pools, used when their record is first created (a record's limit then stands). */
+  /**
+   * Limits of known pools. A pool record keeps the limit of the broker that last resumed it: each
+   * newly elected broker writes its own (a cluster restarted with another --limit takes it).
+   */
   readonly limits?: Readonly<Record<string, number>>;
   /** Grant lifetime without a renew reaching KV; default 30 s. Same on every node. */
   readonly ttlMs?: number;
@@ -354,7 +358,17 @@ async function load(b: Broker, state: State, session: Session): Promise<void> {
       }
       throw error;
     }
-    apply(b, state, { type: 'resume', pool });
+    const configured = b.limitFor(pool);
+    const record = state.ledger.pools.get(pool)?.v.record;
+    if (record !== undefined && record.limit !== configured) {
+      // Said, with what it means for the slots held now: a lowered limit revokes nothing, and no
+      // slot is granted until fewer than the new limit are in use.
+      const used = inUse(record, b.clock.now());
+      const fields = { epoch: session.epoch, pool, limit: configured === 0 ? 'none' : configured, was: record.limit === 0 ? 'none' : record.limit, inUse: used };
+      if (configured !== 0 && used > configured) b.log.warn(fields, 'capacity pool limit lowered below the slots in use: nothing is granted until fewer are in use');
+      else b.log.info(fields, 'capacity pool limit changed to the configured one');
+    }
+    apply(b, state, { type: 'resume', pool, limit: configured });
   }
   const failed = await flushAll(b, state, session);
   if (failed !== null) throw failed.error;

@@ -92,8 +92,12 @@ export type LedgerEvent =
   | { readonly type: 'loaded'; readonly pool: string; readonly v: Versioned }
   /** A pool record read again (an overlapping broker may have written it): KV's copy replaces ours. */
   | { readonly type: 'reread'; readonly pool: string; readonly v: Versioned }
-  /** A new broker resumes a pool: every live grant extended to now + ttl, the record claimed. */
-  | { readonly type: 'resume'; readonly pool: string }
+  /**
+   * A new broker resumes a pool: every live grant extended to now + ttl, the record claimed.
+   * `limit`: the limit this broker is configured with (--limit, PROVISIONING_LIMIT), replacing the
+   * record's: records outlive the nodes, and an operator restarts them to change the limit.
+   */
+  | { readonly type: 'resume'; readonly pool: string; readonly limit?: number }
   /** `reread`: pools already read again for this very request (each at most once). */
   | { readonly type: 'acquire'; readonly req: AcquireRequest }
   | { readonly type: 'release'; readonly req: ReleaseRequest; readonly reread: ReadonlySet<string> }
@@ -147,7 +151,8 @@ export function step(l: Ledger, event: LedgerEvent, now: number): readonly Ledge
       return NONE;
     }
     case 'resume':
-      stage(l, pool(l, event.pool), now, { extendTo: now + l.timings.ttlMs });
+      if (event.limit !== undefined) checkLimit(event.pool, event.limit);
+      stage(l, pool(l, event.pool), now, { extendTo: now + l.timings.ttlMs, ...(event.limit !== undefined ? { limit: event.limit } : {}) });
       return NONE;
     case 'acquire': return reply(acquire(l, event.req, now));
     case 'release': return release(l, event.req, event.reread, now);
@@ -272,13 +277,21 @@ function scheduleSweep(l: Ledger, at: number): void {
   if (l.sweepAt === null || at < l.sweepAt) l.sweepAt = at;
 }
 
+/**
+ * The operation of an in-memory grant a broker learned from a renewal (made by a broker before
+ * it): which node renews it first is no proof of where its host runs, so until an acquire adopts
+ * it, a renewal from another node takes it over. Any other in-memory grant moves only with an
+ * acquire, as a grant in the record does.
+ */
+const LEARNED = 'adopted';
+
 /** A pool without a limit: granted at once, in memory (see PoolMem.free). */
 function grantFree(l: Ledger, p: PoolMem, req: AcquireRequest, now: number): AcquireReply {
   const { ttlMs } = l.timings;
   let g = p.free.get(req.holder);
   const adopted = g !== undefined && isLive(g, now);
   if (g && adopted) {
-    g = { ...g, node: req.node, expiresAt: now + ttlMs };
+    g = { ...g, node: req.node, expiresAt: now + ttlMs, ...(g.operation === LEARNED ? { operation: req.operation } : {}) };
   } else {
     g = {
       grantId: newGrantId(l)(), holder: req.holder, node: req.node, operation: req.operation, exempt: req.exempt,
@@ -305,7 +318,11 @@ function acquire(l: Ledger, req: AcquireRequest, now: number): AcquireReply {
     p.queue.delete(req.holder);
   }
   const held = grantIn(p, req.holder);
-  if (!held && p.v.record.limit === 0) return grantFree(l, p, req, now);
+  // A live in-memory grant is adopted even after a limit was set on the pool (it counts against
+  // that limit already): asked for again (its host's new owner), it must not queue behind itself
+  // or be given a second slot.
+  const heldFree = held ? undefined : p.free.get(req.holder);
+  if (!held && (p.v.record.limit === 0 || (heldFree !== undefined && isLive(heldFree, now)))) return grantFree(l, p, req, now);
   if (held && isLive(held, now)) {
     // Asking again proves the holder alive: as good as a renew. The grant is written (renewed)
     // before it is confirmed: our copy may be stale if a broker of a later epoch overlapped
@@ -404,7 +421,7 @@ function renewFree(l: Ledger, p: PoolMem, holder: string, node: string, grantId:
     return true;
   }
   if (grantId === undefined || p.v.record.limit !== 0 || grantIn(p, holder)) return false;
-  p.free.set(holder, { grantId, holder, node, operation: 'adopted', exempt: false, brokerEpoch: l.epoch, grantedAt: now, expiresAt });
+  p.free.set(holder, { grantId, holder, node, operation: LEARNED, exempt: false, brokerEpoch: l.epoch, grantedAt: now, expiresAt });
   return true;
 }
 
@@ -442,6 +459,13 @@ function renew(l: Ledger, req: RenewRequest, reread: ReadonlySet<string>, now: n
       seen.push({ holder, pool: name, p, waiting: true });
       continue;
     }
+    const free = p.free.get(holder);
+    if (free !== undefined && free.node !== req.node && free.operation !== LEARNED && isLive(free, now)) {
+      // Adopted by another node's acquire (its host moved): a renewal its old owner sent before
+      // it stopped the host must not take it back, or the new owner's release is refused.
+      seen.push({ holder, pool: name, p, waiting: false, moved: true });
+      continue;
+    }
     if (renewFree(l, p, holder, req.node, grantId, now)) {
       seen.push({ holder, pool: name, p, waiting: false });
       continue;
@@ -475,9 +499,14 @@ function renew(l: Ledger, req: RenewRequest, reread: ReadonlySet<string>, now: n
   return reply({ epoch: l.epoch, results });
 }
 
+/** A limit as the record keeps it (0: no limit), or a RangeError naming the pool. */
+function checkLimit(name: string, limit: number): void {
+  if (!isValidLimit(limit) || limit === Number.POSITIVE_INFINITY) throw new RangeError(`capacity broker: limit of pool ${name} is ${String(limit)}; use a non-negative integer, or 0 for no limit`);
+}
+
 function setLimit(l: Ledger, name: string, limit: number, now: number): SetLimitReply {
   // Asked in process, the request was not parsed as a bus request is: the same rule here.
-  if (!isValidLimit(limit) || limit === Number.POSITIVE_INFINITY) throw new RangeError(`capacity broker: limit of pool ${name} is ${String(limit)}; use a non-negative integer, or 0 for no limit`);
+  checkLimit(name, limit);
   const p = pool(l, name);
   touch(l, p);
   stage(l, p, now, { limit });
