@@ -4,6 +4,7 @@ import { PROVISIONER_CONTRACT_VERSION } from './contract.ts';
 import { PluginError } from './plugin-error.ts';
 
 const NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const SCHEME = /^[a-z][a-z0-9+.-]*$/;
 
 // The shape a module's plugin export must have. Checked with zod rather than trusted: a plugin
 // is code written against an older or newer contract, or not a plugin at all.
@@ -14,14 +15,27 @@ const PluginShape = z.object({
   description: z.string().optional(),
   supports: z.object({
     operations: z.array(z.string()).min(1, 'must list at least one operation'),
-    bmcSchemes: z.array(z.string()).optional(),
+    // As an address's scheme is read (lower case, no "://"): any other could never be admitted.
+    bmcSchemes: z.array(z.string().regex(SCHEME, 'must be a BMC address scheme as hosts write it before "://", in lower case (e.g. "lab")')).optional(),
   }),
   create: z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', 'must be a function (the factory)'),
 });
 
-/** The plugin a module exports: its default export, or a named `provisionerPlugin`. */
+/**
+ * The plugin a module exports: its default export, or a named `provisionerPlugin`. A CommonJS
+ * module's `default` is its whole exports object, so the plugin may be inside it: as
+ * `exports.default` (TypeScript compiled to CommonJS) or `exports.provisionerPlugin`.
+ */
 export function pluginExportOf(mod: Record<string, unknown>): unknown {
-  return mod['default'] ?? mod['provisionerPlugin'];
+  const def = mod['default'];
+  const inner = typeof def === 'object' && def !== null ? def as Record<string, unknown> : {};
+  const candidates = [def, inner['__esModule'] === true ? inner['default'] : undefined, mod['provisionerPlugin'], inner['provisionerPlugin']];
+  return candidates.find(looksLikePlugin) ?? def ?? mod['provisionerPlugin'];
+}
+
+// Enough to tell a plugin object from an exports object that holds one; checkPlugin does the rest.
+function looksLikePlugin(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && ('contractVersion' in v || 'create' in v);
 }
 
 /** Checks a candidate against the contract; PluginError naming `source` and the first problem. */

@@ -6,7 +6,8 @@ import type { ProvisionerPlugin } from './contract.ts';
 import { PluginError } from './plugin-error.ts';
 import { errorMessage } from '../api/index.ts';
 
-const MODULE_FILE = /\.(m?js|m?ts)$/;
+const MODULE_FILE = /\.[cm]?[jt]s$/;
+const DECLARATION_FILE = /\.d\.[cm]?ts$/;
 
 /** A path (./x, ../x, /x, or a module file name) rather than a package name. */
 export function isPluginPath(ref: string): boolean {
@@ -48,9 +49,10 @@ export async function loadPluginFolder(dir: string): Promise<{ plugins: Array<{ 
   const refused: PluginError[] = [];
   for (const entry of entries) {
     const path = resolve(dir, entry);
-    const isDir = (await stat(path)).isDirectory();
+    // A link to nothing is not a folder: as a module file it is refused below, naming itself.
+    const isDir = await stat(path).then((info) => info.isDirectory(), () => false);
     if (!isDir && !MODULE_FILE.test(entry)) continue;
-    if (entry.endsWith('.d.ts') || entry.startsWith('.')) continue;
+    if (DECLARATION_FILE.test(entry) || entry.startsWith('.')) continue;
     try {
       plugins.push({ plugin: await loadPlugin(path, dir), source: path });
     } catch (err) {

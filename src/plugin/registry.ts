@@ -3,6 +3,7 @@ import { checkPlugin } from './check-plugin.ts';
 import type { BareMetalHostPlugin, MaasMachinePlugin, PluginContext, ProvisionerPlugin } from './contract.ts';
 import { MAAS_DRIVER_METHODS, OPTIONAL_PROVISIONER_METHODS, PROVISIONER_METHODS } from './contract.ts';
 import { PluginError } from './plugin-error.ts';
+import { guardProvisioner, redact, secretOptionValues } from './guard.ts';
 import { errorMessage } from '../api/index.ts';
 
 interface Entry {
@@ -17,6 +18,18 @@ interface Entry {
  */
 export class ProvisionerRegistry {
   private readonly entries = new Map<string, Entry>();
+  private readonly createTimeoutMs: number;
+  private readonly callTimeoutMs: number;
+
+  /**
+   * createTimeoutMs: how long a plugin's factory may take before the start fails naming it;
+   * callTimeoutMs: how long one of its calls may before it is a transient failure (a call that
+   * would take longer answers `continuing` and is polled).
+   */
+  constructor(o: { readonly createTimeoutMs?: number; readonly callTimeoutMs?: number } = {}) {
+    this.createTimeoutMs = o.createTimeoutMs ?? 60_000;
+    this.callTimeoutMs = o.callTimeoutMs ?? 300_000;
+  }
 
   register(candidate: unknown, source: string): ProvisionerPlugin {
     const plugin = checkPlugin(candidate, source);
@@ -53,7 +66,8 @@ export class ProvisionerRegistry {
     const made = await this.run(plugin, ctx);
     const provisioner = checkMethods<Provisioner>(made, PROVISIONER_METHODS, this.label(plugin), 'Provisioner');
     checkOptionalMethods(provisioner, plugin.supports.operations, this.label(plugin));
-    return provisioner;
+    // A built-in backend is metalfleet's own code; a plugin's answers are checked on every call.
+    return this.entries.get(name)?.source === 'built-in' ? provisioner : guardProvisioner(provisioner, this.label(plugin), ctx.options, this.callTimeoutMs);
   }
 
   async createMaasDriver(name: string, ctx: PluginContext): Promise<MaasDriver> {
@@ -71,10 +85,21 @@ export class ProvisionerRegistry {
   }
 
   private async run(plugin: ProvisionerPlugin, ctx: PluginContext): Promise<unknown> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new PluginError(this.label(plugin), `create() did not finish within ${this.createTimeoutMs / 1000} s`);
+    // A built-in backend's factory may wait as long as its own configuration says (an Ironic starting).
+    const builtin = this.entries.get(plugin.name)?.source === 'built-in';
+    const timeout = new Promise<never>((_, reject) => { if (!builtin) timer = setTimeout(() => reject(late), this.createTimeoutMs); });
     try {
-      return await plugin.create(ctx);
+      return await Promise.race([Promise.resolve().then(() => plugin.create(ctx)), timeout]);
     } catch (err) {
-      throw new PluginError(this.label(plugin), `create() failed: ${errorMessage(err)}`, { cause: err });
+      if (err === late) throw err;
+      // The reason, but never a credential from the options: the cause is kept only when it had none.
+      const raw = errorMessage(err);
+      const reason = redact(raw, secretOptionValues(ctx.options));
+      throw new PluginError(this.label(plugin), `create() failed: ${reason}`, reason === raw ? { cause: err } : undefined);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
