@@ -5,7 +5,6 @@ import { noObjectsIn } from '../../api/manifest-file.ts';
 import { manifestInputs, readManifestInput } from './manifest-inputs.ts';
 import { issueInDocuments, manifestError, type DocumentIssue } from '../../api/manifest-where.ts';
 import { pendingGenerateName } from '../../api/generate-name.ts';
-import { misgroupedKind } from '../../api/kind-typo.ts';
 import { formatApplyIssue } from '../../adapters/store/index.ts';
 import { secretDocumentIssues } from '../../adapters/store/nats-store.ts';
 import { storedKindOf } from '../../adapters/store/kv-layouts.ts';
@@ -142,16 +141,8 @@ export async function runApply(files: readonly string[], flags: NatsFlagValues &
   // A store's or node's issue, at its field's line and column as validate names it.
   const said = (issue: DocumentIssue & Parameters<typeof formatApplyIssue>[0]): string => issueInDocuments(issue, docs) ?? formatApplyIssue(issue);
   const secrets = secretDocumentIssues(docs);
-  // One of metalfleet's kinds under an apiVersion of another group was a note of validate's, then
-  // skipped by the node: apply exited 0 without it, or stopped after the objects before it.
-  // (A Secret, of any apiVersion, is refused above.)
-  const misgrouped = docs.flatMap((d) => {
-    const reason = d.yamlError === undefined && d.kind !== undefined && d.kind !== 'Secret' ? misgroupedKind(d.apiVersion, d.kind) : null;
-    return reason === null ? [] : [manifestError(d, 'apiVersion', reason)];
-  });
-  if (secrets.length > 0 || misgrouped.length > 0) {
+  if (secrets.length > 0) {
     for (const issue of secrets) io.err(`error: ${said(issue)}`);
-    for (const line of misgrouped) io.err(`error: ${line}`);
     io.err('nothing was applied');
     return false;
   }
