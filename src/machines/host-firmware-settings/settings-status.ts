@@ -1,5 +1,5 @@
-import type { FirmwareReport, HostFirmwareSettings, HostFirmwareSettingsStatus, MetaCondition, SchemaReference, SettingSchema } from '../../api/index.ts';
-import { deepEqual, FIRMWARE_SETTINGS_CONDITIONS, INVALID_BIOS_SETTING, SETTINGS_CONFIGURATION_ERROR, validateSettings } from '../../api/index.ts';
+import type { FirmwareReport, HostFirmwareSettings, HostFirmwareSettingsStatus, SchemaReference, SettingSchema } from '../../api/index.ts';
+import { deepEqual, FIRMWARE_SETTINGS_CONDITIONS, setMetaCondition, INVALID_BIOS_SETTING, SETTINGS_CONFIGURATION_ERROR, validateSettings } from '../../api/index.ts';
 
 // A HostFirmwareSettings' status after a firmware read, as BMO's hostfirmwaresettings_controller.go
 // updateStatus writes it: the settings the host reports (password settings left out), the schema
@@ -25,11 +25,11 @@ export function settingsStatus(hfs: HostFirmwareSettings, report: FirmwareReport
   const generation = hfs.metadata.generation ?? 0;
   let conditions = old?.conditions ?? [];
   let flipped = false;
+  // BMO's setCondition: metav1's SetStatusCondition, the status written when one flipped.
   const set = (type: string, status: 'True' | 'False', reason: string, message: string): void => {
-    const before = conditions.find((c) => c.type === type);
-    if (before?.status !== status) flipped = true;
-    const condition: MetaCondition = { type, status, reason, message, observedGeneration: generation, lastTransitionTime: before?.status === status ? before.lastTransitionTime : now };
-    conditions = [...conditions.filter((c) => c.type !== type), condition];
+    const change = setMetaCondition(conditions, { type, status, reason, message }, generation, now);
+    conditions = change.conditions;
+    flipped ||= change.flipped;
   };
   const differs = Object.entries(wanted).some(([name, value]) => settings[name] !== String(value));
   let invalid: string[] = [];
