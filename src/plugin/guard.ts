@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CallArgs, OpResult } from '../machines/bmh/index.ts';
-import type { HostData, Provisioner } from '../ports/index.ts';
+import type { CapacityClaim, HostData, Provisioner } from '../ports/index.ts';
 import { OPTIONAL_PROVISIONER_METHODS, PROVISIONER_METHODS } from './contract.ts';
 import { errorMessage } from '../api/index.ts';
 
@@ -20,6 +20,8 @@ export function redact(text: string, secrets: readonly string[]): string {
   return out;
 }
 
+const CapacityShape = z.object({ pool: z.string().min(1), exempt: z.boolean() });
+
 const retryAfter = z.number().nonnegative().nullable().optional();
 const OpResultShape = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('done'), provisionerId: z.string().optional(), poweredOn: z.boolean().optional(), deployed: z.boolean().optional(), busy: z.boolean().optional() }),
@@ -30,7 +32,31 @@ const OpResultShape = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('waitForSecret'), secret: z.string(), field: z.string(), message: z.string(), retryAfterMs: retryAfter }),
 ]);
 
-const TIMED_OUT = Symbol('timed out');
+// A plugin's own name for its Provisioner, read once and never allowed to throw.
+function nameOf(made: Provisioner): string {
+  try {
+    return typeof made.name === 'string' && made.name !== '' ? made.name : 'unnamed';
+  } catch {
+    return 'unnamed';
+  }
+}
+
+/** What withinTimeout answers for a call that did not settle in time. */
+export const TIMED_OUT = Symbol('timed out');
+
+/**
+ * `call`'s answer, or TIMED_OUT when it does not settle within `timeoutMs`; a synchronous throw
+ * rejects like an asynchronous one (never escapes to the caller's stack).
+ */
+export async function withinTimeout(call: () => unknown, timeoutMs: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => { timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs); });
+  try {
+    return await Promise.race([Promise.resolve().then(call), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 const KINDS = new Set(['done', 'continuing', 'failed', 'transient', 'needsRegistration', 'waitForSecret']);
 
@@ -53,18 +79,31 @@ function describe(answer: unknown, error: z.ZodError): string {
 export function guardProvisioner(made: Provisioner, plugin: string, options: Readonly<Record<string, string>>, timeoutMs: number): Provisioner {
   const optionSecrets = secretOptionValues(options);
   const target = made as unknown as Record<string, unknown>;
+  // capacity() is synchronous and the host actor calls it on every turn: a throw or a wrong shape
+  // gives the pool the plugin last named (its slots stay in one pool), else one for the plugin,
+  // never exempt from the bound.
+  let lastPool = `plugin:${nameOf(made)}`;
+  const claim = (host: HostData): CapacityClaim => {
+    try {
+      const answer: unknown = made.capacity(host);
+      const parsed = CapacityShape.safeParse(answer);
+      if (parsed.success) {
+        lastPool = parsed.data.pool;
+        return answer as CapacityClaim;
+      }
+    } catch {
+      // The plugin's fault; the claim below keeps the host bounded.
+    }
+    return { pool: lastPool, exempt: false };
+  };
   const call = (op: CallArgs['op']) => async (host: HostData, args: CallArgs): Promise<OpResult> => {
     const secrets = host.credentials?.password ? [...optionSecrets, host.credentials.password] : optionSecrets;
     let answer: unknown;
-    let timer: NodeJS.Timeout | undefined;
     const late = `provisioner plugin ${plugin}: ${op} did not answer within ${timeoutMs / 1000} s`;
-    const timeout = new Promise<typeof TIMED_OUT>((resolve) => { timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs); });
     try {
-      answer = await Promise.race([Promise.resolve().then(() => (target[op] as (h: HostData, a: CallArgs) => unknown).call(made, host, args)), timeout]);
+      answer = await withinTimeout(() => (target[op] as (h: HostData, a: CallArgs) => unknown).call(made, host, args), timeoutMs);
     } catch (err) {
       return { kind: 'transient', message: redact(errorMessage(err), secrets) };
-    } finally {
-      clearTimeout(timer);
     }
     if (answer === TIMED_OUT) return { kind: 'transient', message: redact(late, secrets) };
     const parsed = OpResultShape.safeParse(answer);
@@ -80,7 +119,7 @@ export function guardProvisioner(made: Provisioner, plugin: string, options: Rea
   };
   const guarded: Record<string, unknown> = {
     get name() { return made.name; },
-    capacity: (host: HostData) => made.capacity(host),
+    capacity: (host: HostData) => claim(host),
   };
   for (const m of PROVISIONER_METHODS) if (m !== 'capacity') guarded[m] = call(m);
   for (const m of OPTIONAL_PROVISIONER_METHODS) if (typeof target[m] === 'function') guarded[m] = call(m);

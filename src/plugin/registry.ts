@@ -4,6 +4,7 @@ import type { BareMetalHostPlugin, MaasMachinePlugin, PluginContext, Provisioner
 import { MAAS_DRIVER_METHODS, OPTIONAL_PROVISIONER_METHODS, PROVISIONER_METHODS } from './contract.ts';
 import { PluginError } from './plugin-error.ts';
 import { guardProvisioner, redact, secretOptionValues } from './guard.ts';
+import { guardMaasDriver } from './maas-guard.ts';
 import { errorMessage } from '../api/index.ts';
 
 interface Entry {
@@ -73,7 +74,9 @@ export class ProvisionerRegistry {
   async createMaasDriver(name: string, ctx: PluginContext): Promise<MaasDriver> {
     const plugin = this.require(name, 'MaasMachine') as MaasMachinePlugin;
     const made = await this.run(plugin, ctx);
-    return checkMethods<MaasDriver>(made, MAAS_DRIVER_METHODS, this.label(plugin), 'MaasDriver');
+    const driver = checkMethods<MaasDriver>(made, MAAS_DRIVER_METHODS, this.label(plugin), 'MaasDriver');
+    // As for a Provisioner: a plugin's driver is checked on every call, a built-in one is trusted.
+    return this.entries.get(name)?.source === 'built-in' ? driver : guardMaasDriver(driver, this.label(plugin), ctx.options, this.callTimeoutMs);
   }
 
   private require(name: string, resource: ProvisionerPlugin['resource']): ProvisionerPlugin {
