@@ -23,6 +23,21 @@ export const KEYS_DEADLINE_MS = 15_000;
 /** While a watch of a TTL bucket has not caught up, how often to check whether it has. */
 export const WATCH_CATCH_UP_CHECK_MS = 1_000;
 
+/** After a watch's iterator ended, the pauses before each attempt to make it again (the last repeats). */
+export const WATCH_RESTART_BACKOFF_MS: readonly number[] = [250, 500, 1_000, 2_000, 5_000];
+
+export interface NatsBucketOptions {
+  keysDeadlineMs?: number;
+  ttlMs?: number;
+  catchUpCheckMs?: number;
+  /** Pauses before the attempts to restart a watch that ended (the last repeats). */
+  restartBackoffMs?: readonly number[];
+  /** Whether the bucket's connection is closed: a watch that ends then is not restarted. */
+  isClosed?: () => boolean;
+  /** Where a watch restart is reported (once per ended watch); default stderr. */
+  log?: (message: string) => void;
+}
+
 /** The subjects of a bucket's stream that match a key pattern, and hold a message now. */
 export type SubjectLister = (pattern: string) => Promise<string[]>;
 
@@ -40,7 +55,7 @@ function managerOf(nc: NatsConnection): Promise<JetStreamManager> {
 }
 
 /** Opens (creating when absent) a JetStream KV bucket behind the KvBucket port. */
-export async function openNatsKv(nc: NatsConnection, bucket: string, options: KvBucketOptions = {}): Promise<KvBucket> {
+export async function openNatsKv(nc: NatsConnection, bucket: string, options: KvBucketOptions & Pick<NatsBucketOptions, 'log' | 'restartBackoffMs'> = {}): Promise<KvBucket> {
   const kvm = new Kvm(jetstream(nc));
   let kv: KV;
   try {
@@ -108,7 +123,12 @@ export async function openNatsKv(nc: NatsConnection, bucket: string, options: Kv
     const info = await jsm.streams.info(stream, { subjects_filter: `${prefix}${pattern}` });
     return Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
   };
-  return new NatsBucket(bucket, kv, subjects, { ttlMs });
+  return new NatsBucket(bucket, kv, subjects, {
+    ttlMs,
+    isClosed: () => nc.isClosed() || nc.isDraining(),
+    ...(options.log ? { log: options.log } : {}),
+    ...(options.restartBackoffMs ? { restartBackoffMs: options.restartBackoffMs } : {}),
+  });
 }
 
 /** The port over an opened KV; exported for tests that drive it with a stand-in. */
@@ -116,16 +136,22 @@ export class NatsBucket implements KvBucket {
   private readonly keysDeadlineMs: number;
   readonly ttlMs: number;
   private readonly catchUpCheckMs: number;
+  private readonly restartBackoffMs: readonly number[];
+  private readonly isClosed: () => boolean;
+  private readonly log: (message: string) => void;
 
   constructor(
     readonly name: string,
     private readonly kv: KV,
     private readonly subjects: SubjectLister,
-    options: { keysDeadlineMs?: number; ttlMs?: number; catchUpCheckMs?: number } = {},
+    options: NatsBucketOptions = {},
   ) {
     this.keysDeadlineMs = options.keysDeadlineMs ?? KEYS_DEADLINE_MS;
     this.ttlMs = options.ttlMs ?? 0;
     this.catchUpCheckMs = options.catchUpCheckMs ?? WATCH_CATCH_UP_CHECK_MS;
+    this.restartBackoffMs = options.restartBackoffMs?.length ? options.restartBackoffMs : WATCH_RESTART_BACKOFF_MS;
+    this.isClosed = options.isClosed ?? (() => false);
+    this.log = options.log ?? ((m) => console.warn(m));
   }
 
   async get(key: string): Promise<KvEntry | null> {
@@ -178,10 +204,15 @@ export class NatsBucket implements KvBucket {
     const pattern = options.key ?? '>';
     // Whether there is anything to replay, before the watch starts: nothing means ready at once.
     const present = await this.guard(pattern, () => this.subjects(pattern));
-    const iter = await this.guard(pattern, () => this.kv.watch({ key: pattern }));
+    let iter: Awaited<ReturnType<KV['watch']>> = await this.guard(pattern, () => this.kv.watch({ key: pattern }));
     let ready = false;
     let stopped = false;
     let check: ReturnType<typeof setTimeout> | undefined;
+    let pause: ReturnType<typeof setTimeout> | undefined;
+    let wake: (() => void) | undefined;
+    // The last revision delivered: a restarted watch resumes after it, so nothing is missed (a
+    // delete in the gap is a marker in the stream) and nothing is delivered twice.
+    let last = 0;
     const seen = new Set<string>();
     const markReady = (): void => {
       if (ready) return;
@@ -205,9 +236,20 @@ export class NatsBucket implements KvBucket {
       }, this.catchUpCheckMs);
     };
     if (!ready && this.ttlMs > 0) checkCaughtUp();
-    void (async () => {
+    const sleep = (ms: number): Promise<void> => new Promise((resolve) => {
+      wake = resolve;
+      pause = setTimeout(resolve, ms);
+    });
+    // Drains one iterator; true when it delivered something new (the restart backoff starts over).
+    const drain = async (current: typeof iter): Promise<boolean> => {
+      let fresh = false;
       try {
-        for await (const e of iter) {
+        for await (const e of current) {
+          // A restarted watch may hand back what was delivered already: skipped, unread.
+          const revision = e.revision;
+          if (revision <= last) continue;
+          last = revision;
+          fresh = true;
           // Every node sees every write of the fleet's buckets, so this loop is hot. The entry's
           // getters decode as they are read: the key and value once each, and the operation,
           // which takes decoding the message's headers (an update's stored message carries its
@@ -216,19 +258,49 @@ export class NatsBucket implements KvBucket {
           const key = e.key;
           const value = e.value;
           if (!ready) seen.add(key);
-          if (value.length > 0 || e.operation === 'PUT') options.onEvent({ op: 'put', key, value, revision: e.revision });
-          else options.onEvent({ op: 'delete', key, revision: e.revision });
+          if (value.length > 0 || e.operation === 'PUT') options.onEvent({ op: 'put', key, value, revision });
+          else options.onEvent({ op: 'delete', key, revision });
           // The iterator's isUpdate is off by one on 2.9 (reference/runtime.md §2.4); an entry with
           // nothing pending behind it means the replay has caught up instead.
           if (!ready && (e.delta ?? 0) === 0) markReady();
         }
       } catch {
-        // The connection closed: the watcher ends with it; owners re-watch on reconnect.
+        // Ended with an error (the connection closed, the subscription refused): as below.
+      }
+      return fresh;
+    };
+    // The client's iterator ends by itself when its consumer cannot be kept (the subscription
+    // behind it refused, the consumer not recreated after repeated failures): while the bucket's
+    // connection is open, the watch is made again from the last revision delivered, with backoff.
+    void (async () => {
+      let attempt = 0;
+      for (;;) {
+        if (await drain(iter)) attempt = 0;
+        if (stopped || this.isClosed()) return;
+        this.log(`kv ${this.name}: the watch of ${pattern} ended; restarting it from revision ${last + 1}`);
+        for (;;) {
+          await sleep(this.restartBackoffMs[Math.min(attempt, this.restartBackoffMs.length - 1)] ?? 0);
+          attempt++;
+          if (stopped || this.isClosed()) return;
+          try {
+            const next = await this.kv.watch(last > 0 ? { key: pattern, resumeFromRevision: last + 1 } : { key: pattern });
+            if (stopped) {
+              next.stop();
+              return;
+            }
+            iter = next;
+            break;
+          } catch {
+            // Not yet (no JetStream, no connection): try again after the next pause.
+          }
+        }
       }
     })();
     return () => {
       stopped = true;
       clearTimeout(check);
+      clearTimeout(pause);
+      wake?.();
       iter.stop();
     };
   }
