@@ -108,6 +108,11 @@ export default tseslint.config(
   { ignores: ['node_modules/**', 'deploy/**', 'dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // CommonJS modules (the plugin fixtures a third party might write): module and exports are theirs.
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', exports: 'writable', require: 'readonly' } },
+  },
   {
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
     rules: {
