@@ -1,9 +1,6 @@
 import type { z } from 'zod';
-import {
-  BareMetalHost, FirmwareSchema, HardwareData, HostFirmwareComponents, HostFirmwareSettings, HostUpdatePolicy,
-  MaasCluster, MaasMachine, MaasMachineTemplate, deepEqual, formatFieldPath, pruneHostNulls, pruneNulls, valueAt,
-  type FieldError, type ValidatedKind,
-} from '../../../api/index.ts';
+import { deepEqual, formatFieldPath, pruneHostNulls, pruneNulls, valueAt, type FieldError, type ValidatedKind } from '../../../api/index.ts';
+import { CUSTOM_RESOURCES } from '../../../machines/kinds.ts';
 import { structuralErrors } from '../../../api/maas/structural.ts';
 
 // CRD validation ratcheting (reference/kube-api.md §8). The API server checks an UPDATE against the
@@ -16,24 +13,18 @@ import { structuralErrors } from '../../../api/maas/structural.ts';
 
 type SchemaIssue = { path: string; reason: string; segments: readonly PropertyKey[] };
 
-// Each kind's structural schema, and the object as validateObject parses it (nulls pruned as the
-// API server prunes them), so an issue here is one validateObject reported, word for word.
-const BMH = { schema: BareMetalHost as z.ZodType, prune: pruneHostNulls };
-const plain = (schema: z.ZodType) => ({ schema, prune: pruneNulls });
-const SCHEMAS: Record<ValidatedKind, { schema: z.ZodType; prune: (obj: unknown) => unknown }> = {
-  BareMetalHost: BMH,
-  HardwareData: plain(HardwareData),
-  FirmwareSchema: plain(FirmwareSchema),
-  HostFirmwareSettings: plain(HostFirmwareSettings),
-  HostFirmwareComponents: plain(HostFirmwareComponents),
-  HostUpdatePolicy: plain(HostUpdatePolicy),
-  MaasCluster: plain(MaasCluster),
-  MaasMachine: plain(MaasMachine),
-  MaasMachineTemplate: plain(MaasMachineTemplate),
-};
+// Each kind's structural schema, the one its CRD is generated from (the kinds registry), and the
+// object as validateObject parses it (nulls pruned as the API server prunes them), so an issue here
+// is one validateObject reported, word for word.
+function schemaOf(kind: ValidatedKind): z.ZodType {
+  const resource = CUSTOM_RESOURCES.find((r) => r.kind === kind);
+  if (!resource) throw new Error(`ratchet: no custom resource for kind ${kind}`);
+  return resource.schema;
+}
+const pruneOf = (kind: ValidatedKind): ((obj: unknown) => unknown) => (kind === 'BareMetalHost' ? pruneHostNulls : pruneNulls);
 
 function schemaIssues(kind: ValidatedKind, raw: unknown): SchemaIssue[] {
-  const { schema } = SCHEMAS[kind];
+  const schema = schemaOf(kind);
   const parsed = schema.safeParse(raw);
   if (parsed.success) return [];
   const segments = parsed.error.issues.map((issue) => issue.path);
@@ -64,7 +55,7 @@ function correlatedNode(raw: unknown, segments: readonly PropertyKey[]): readonl
  * and `old` are the review's objects as validateObject read them.
  */
 export function ratchetUpdate(kind: ValidatedKind, object: unknown, old: unknown, errors: readonly FieldError[]): FieldError[] {
-  const { prune } = SCHEMAS[kind];
+  const prune = pruneOf(kind);
   const next = prune(object);
   const issues = schemaIssues(kind, next);
   if (issues.length === 0) return [...errors];
