@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { BusMessage, BusStatus, BusSubscription, Clock, KvBucket, KvBucketOptions, SubscribeOptions, Transport } from '../ports/index.ts';
 import { BusError } from '../ports/index.ts';
 import { MemoryKvStore } from './memory-kv.ts';
-import { subjectMatches } from './subject-match.ts';
+import { subjectMatches, validSubject } from './subject-match.ts';
 
 // NATS semantics in one process, for the embedded mode and unit tests: wildcards, queue groups,
 // request/reply with no-responders and timeouts, a payload limit, and delivery that is always
@@ -252,15 +252,4 @@ function settled(sub: Sub): Promise<void> {
 
 function tooLarge(subject: string, size: number, max: number): BusError {
   return new BusError('tooLarge', subject, `payload of ${size} bytes is over the bus limit of ${max} bytes`);
-}
-
-// As nats-server: dot-separated non-empty tokens without whitespace; wildcards only to subscribe.
-function validSubject(subject: string, wildcards: boolean): boolean {
-  if (subject === '' || /\s/.test(subject)) return false;
-  const tokens = subject.split('.');
-  return tokens.every((token, i) => {
-    if (token === '') return false;
-    if (token === '*' || token === '>') return wildcards && (token === '*' || i === tokens.length - 1);
-    return true;
-  });
 }

@@ -4,7 +4,7 @@ import type { KV } from '@nats-io/kv';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { nanos } from '@nats-io/nats-core';
-import type { KvBucket, KvBucketOptions, KvEntry, KvWatchOptions } from '../ports/index.ts';
+import type { KvBucket, KvBucketOptions, KvEntry, KvWatchOptions, Logger } from '../ports/index.ts';
 import { KvConflict, KvUnavailable } from '../ports/index.ts';
 import { errorMessage } from '../api/index.ts';
 
@@ -34,8 +34,15 @@ export interface NatsBucketOptions {
   restartBackoffMs?: readonly number[];
   /** Whether the bucket's connection is closed: a watch that ends then is not restarted. */
   isClosed?: () => boolean;
-  /** Where a watch restart is reported (once per ended watch); default stderr. */
+  /** Where a watch restart is reported as text (once per ended watch), when no `logger` is given; default stderr. */
   log?: (message: string) => void;
+  /**
+   * The node's logger: a watch restart is a structured warn line on it (bucket, pattern, the
+   * revision it resumes from, the reason). A node's logs are JSON lines; plain text breaks them.
+   */
+  logger?: Logger;
+  /** Strips secrets from a reason before it is logged (the connection's redactor). */
+  redact?: (text: string) => string;
 }
 
 /** The subjects of a bucket's stream that match a key pattern, and hold a message now. */
@@ -55,7 +62,7 @@ function managerOf(nc: NatsConnection): Promise<JetStreamManager> {
 }
 
 /** Opens (creating when absent) a JetStream KV bucket behind the KvBucket port. */
-export async function openNatsKv(nc: NatsConnection, bucket: string, options: KvBucketOptions & Pick<NatsBucketOptions, 'log' | 'restartBackoffMs'> = {}): Promise<KvBucket> {
+export async function openNatsKv(nc: NatsConnection, bucket: string, options: KvBucketOptions & Pick<NatsBucketOptions, 'log' | 'logger' | 'redact' | 'restartBackoffMs'> = {}): Promise<KvBucket> {
   const kvm = new Kvm(jetstream(nc));
   let kv: KV;
   try {
@@ -127,6 +134,8 @@ export async function openNatsKv(nc: NatsConnection, bucket: string, options: Kv
     ttlMs,
     isClosed: () => nc.isClosed() || nc.isDraining(),
     ...(options.log ? { log: options.log } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.redact ? { redact: options.redact } : {}),
     ...(options.restartBackoffMs ? { restartBackoffMs: options.restartBackoffMs } : {}),
   });
 }
@@ -138,7 +147,7 @@ export class NatsBucket implements KvBucket {
   private readonly catchUpCheckMs: number;
   private readonly restartBackoffMs: readonly number[];
   private readonly isClosed: () => boolean;
-  private readonly log: (message: string) => void;
+  private readonly report: (restart: WatchRestart) => void;
 
   constructor(
     readonly name: string,
@@ -151,28 +160,33 @@ export class NatsBucket implements KvBucket {
     this.catchUpCheckMs = options.catchUpCheckMs ?? WATCH_CATCH_UP_CHECK_MS;
     this.restartBackoffMs = options.restartBackoffMs?.length ? options.restartBackoffMs : WATCH_RESTART_BACKOFF_MS;
     this.isClosed = options.isClosed ?? (() => false);
-    this.log = options.log ?? ((m) => console.warn(m));
+    this.report = restartReporter(options);
   }
 
   async get(key: string): Promise<KvEntry | null> {
+    checkKey(this.name, key);
     const e = await this.guard(key, () => this.kv.get(key));
     if (!e || e.operation !== 'PUT') return null;
     return { key, value: e.value, revision: e.revision };
   }
 
-  create(key: string, value: Uint8Array): Promise<number> {
+  async create(key: string, value: Uint8Array): Promise<number> {
+    checkKey(this.name, key);
     return this.guard(key, () => this.kv.create(key, value));
   }
 
-  update(key: string, value: Uint8Array, revision: number): Promise<number> {
+  async update(key: string, value: Uint8Array, revision: number): Promise<number> {
+    checkKey(this.name, key);
     return this.guard(key, () => this.kv.update(key, value, revision));
   }
 
-  put(key: string, value: Uint8Array): Promise<number> {
+  async put(key: string, value: Uint8Array): Promise<number> {
+    checkKey(this.name, key);
     return this.guard(key, () => this.kv.put(key, value));
   }
 
   async delete(key: string, options: { revision?: number } = {}): Promise<void> {
+    checkKey(this.name, key);
     await this.guard(key, () => this.kv.delete(key, options.revision !== undefined ? { previousSeq: options.revision } : {}));
   }
 
@@ -241,8 +255,11 @@ export class NatsBucket implements KvBucket {
       pause = setTimeout(resolve, ms);
     });
     // Drains one iterator; true when it delivered something new (the restart backoff starts over).
+    // Why the last iterator ended, for the restart's report.
+    let reason = 'the server ended the watch';
     const drain = async (current: typeof iter): Promise<boolean> => {
       let fresh = false;
+      reason = 'the server ended the watch';
       try {
         for await (const e of current) {
           // A restarted watch may hand back what was delivered already: skipped, unread.
@@ -264,8 +281,9 @@ export class NatsBucket implements KvBucket {
           // nothing pending behind it means the replay has caught up instead.
           if (!ready && (e.delta ?? 0) === 0) markReady();
         }
-      } catch {
+      } catch (err) {
         // Ended with an error (the connection closed, the subscription refused): as below.
+        reason = message(err);
       }
       return fresh;
     };
@@ -277,7 +295,7 @@ export class NatsBucket implements KvBucket {
       for (;;) {
         if (await drain(iter)) attempt = 0;
         if (stopped || this.isClosed()) return;
-        this.log(`kv ${this.name}: the watch of ${pattern} ended; restarting it from revision ${last + 1}`);
+        this.report({ bucket: this.name, pattern, resumeFromRevision: last + 1, reason });
         for (;;) {
           await sleep(this.restartBackoffMs[Math.min(attempt, this.restartBackoffMs.length - 1)] ?? 0);
           attempt++;
@@ -315,6 +333,40 @@ export class NatsBucket implements KvBucket {
       throw new KvUnavailable(this.name, `${key}: ${message(err)}`, { cause: err });
     }
   }
+}
+
+/** A key NATS KV cannot hold: the caller's to change, so not worth a retry (still a KvUnavailable to catch). */
+export class KvInvalidKey extends KvUnavailable {
+  override readonly retryable = false;
+  constructor(bucket: string, readonly key: string) {
+    super(bucket, `key ${JSON.stringify(key)} cannot be stored in NATS KV: use dot-separated tokens of letters, digits, "-", "_", "/" and "=" (no spaces, "*", ">" or empty tokens)`);
+    this.name = 'KvInvalidKey';
+  }
+}
+
+// What nats.js takes as a key, and no empty token ("a..b" is no subject the server routes).
+const KEY_TOKEN = /^[-/=\w]+$/;
+
+function checkKey(bucket: string, key: string): void {
+  if (!key.split('.').every((token) => KEY_TOKEN.test(token))) throw new KvInvalidKey(bucket, key);
+}
+
+/** A watch that ended and is being made again. */
+interface WatchRestart {
+  readonly bucket: string;
+  readonly pattern: string;
+  readonly resumeFromRevision: number;
+  readonly reason: string;
+}
+
+function restartReporter(options: NatsBucketOptions): (restart: WatchRestart) => void {
+  const redact = options.redact ?? ((text: string) => text);
+  const { logger, log } = options;
+  if (logger) {
+    return (r) => logger.warn({ ...r, reason: redact(r.reason) }, `kv ${r.bucket}: the watch of ${r.pattern} ended; restarting it from revision ${r.resumeFromRevision}`);
+  }
+  const text = log ?? ((m: string) => console.warn(m));
+  return (r) => text(`kv ${r.bucket}: the watch of ${r.pattern} ended (${redact(r.reason)}); restarting it from revision ${r.resumeFromRevision}`);
 }
 
 function message(err: unknown): string {

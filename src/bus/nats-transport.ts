@@ -6,7 +6,7 @@ import {
 } from '@nats-io/nats-core';
 import type { Authenticator, ConnectionOptions, Msg, NatsConnection, TlsOptions } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import type { BusMessage, BusStatus, BusSubscription, KvBucket, KvBucketOptions, SubscribeOptions, Transport } from '../ports/index.ts';
+import type { BusMessage, BusStatus, BusSubscription, KvBucket, KvBucketOptions, Logger, SubscribeOptions, Transport } from '../ports/index.ts';
 import { BusError, KvUnavailable } from '../ports/index.ts';
 import { openNatsKv } from './nats-kv.ts';
 import { inboxPrefixFor, inboxUserProblem } from './inbox-prefix.ts';
@@ -14,6 +14,7 @@ import type { ServerInfo } from './server-info.ts';
 import { serverGreeting } from './nats-greeting.ts';
 import { greetingProblem, jetStreamMissing, tlsProblem } from './nats-connect-problems.ts';
 import { errorMessage } from '../api/index.ts';
+import { validSubject } from './subject-match.ts';
 
 export type NatsAuth =
   | { readonly user: string; readonly pass: string }
@@ -35,6 +36,8 @@ export interface NatsConnectOptions {
   readonly timeoutMs?: number;
   /** Told when a subscription handler throws; the subscription carries on either way. */
   readonly onHandlerError?: (error: unknown, subject: string) => void;
+  /** The node's logger: what the connection reports on its own (a KV watch restarted) goes here. */
+  readonly log?: Logger;
 }
 
 /** The first connection failed. `retryable` is false when trying again cannot help (credentials, TLS, files). */
@@ -47,20 +50,7 @@ export class BusConnectError extends BusError {
   }
 }
 
-const SECRET_FIELDS = ['pass', 'token', 'nkeySeed'] as const;
-
-/**
- * A copy of `auth` that is safe to log: the secret field stays readable by name but is not
- * enumerable, so JSON.stringify, util.inspect and spreads do not show it.
- */
-export function protectAuth<A extends NatsAuth>(auth: A): A {
-  // Copy by descriptors, not by spread: a spread would drop a secret that is already hidden.
-  const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(auth)) as Record<string, unknown>;
-  for (const field of SECRET_FIELDS) {
-    if (field in copy) Object.defineProperty(copy, field, { value: copy[field], enumerable: false });
-  }
-  return copy as A;
-}
+export { protectAuth } from './protect-auth.ts';
 
 export async function connectNats(options: NatsConnectOptions): Promise<Transport> {
   const given = typeof options.servers === 'string' ? [options.servers] : [...options.servers];
@@ -111,7 +101,7 @@ export async function connectNats(options: NatsConnectOptions): Promise<Transpor
   // The options object the client was given is the one it reads (nats-core's ProtocolHandler).
   const live = (nc as { readonly options?: ConnectionOptions }).options;
   if (live) live.reconnect = true;
-  return new NatsTransport(options.name, where, nc, redact, options.onHandlerError);
+  return new NatsTransport(options.name, where, nc, redact, options.onHandlerError, options.log);
 }
 
 class NatsTransport implements Transport {
@@ -119,13 +109,15 @@ class NatsTransport implements Transport {
   readonly #nc: NatsConnection;
   readonly #redact: (text: string) => string;
   readonly #onHandlerError: ((error: unknown, subject: string) => void) | undefined;
+  readonly #log: Logger | undefined;
   readonly #listeners = new Set<(status: BusStatus) => void>();
   #status: BusStatus = 'connected';
   #closing: Promise<void> | null = null;
 
   constructor(readonly name: string, readonly servers: string, nc: NatsConnection, redact: (text: string) => string,
-    onHandlerError?: (error: unknown, subject: string) => void) {
+    onHandlerError?: (error: unknown, subject: string) => void, log?: Logger) {
     this.#nc = nc;
+    this.#log = log;
     this.#redact = redact;
     this.#onHandlerError = onHandlerError;
     void this.#watchStatus();
@@ -143,6 +135,7 @@ class NatsTransport implements Transport {
   }
 
   async request(subject: string, data: Uint8Array, options: { timeoutMs: number }): Promise<Uint8Array> {
+    checkSubject(subject, false);
     this.#checkSize(subject, data);
     try {
       const reply = await this.#nc.request(subject, data, { timeout: options.timeoutMs });
@@ -153,6 +146,7 @@ class NatsTransport implements Transport {
   }
 
   publish(subject: string, data: Uint8Array): void {
+    checkSubject(subject, false);
     this.#checkSize(subject, data);
     try {
       this.#nc.publish(subject, data);
@@ -162,6 +156,7 @@ class NatsTransport implements Transport {
   }
 
   subscribe(subject: string, handler: (msg: BusMessage) => void, options: SubscribeOptions = {}): BusSubscription {
+    checkSubject(subject, true);
     const onError = this.#onHandlerError;
     let sub;
     try {
@@ -208,7 +203,7 @@ class NatsTransport implements Transport {
   async kv(bucket: string, options?: KvBucketOptions): Promise<KvBucket> {
     if (this.#nc.isClosed()) throw new BusError('closed', `kv.${bucket}`, `connection ${this.name} is closed`);
     try {
-      return await openNatsKv(this.#nc, bucket, options);
+      return await openNatsKv(this.#nc, bucket, { ...options, redact: this.#redact, ...(this.#log ? { logger: this.#log } : {}) });
     } catch (error) {
       throw withoutJetStream(error) ?? error;
     }
@@ -319,6 +314,17 @@ class NatsTransport implements Transport {
         // A broken listener must not stop the others from hearing about the connection.
       }
     }
+  }
+}
+
+/**
+ * nats.js checks only for whitespace (a retryable-looking error) and publishes to "a.*" or "a..b"
+ * as given, where nats-server routes a wildcard publish to wildcard subscribers: the caller's
+ * mistake, refused here as the memory transport does, and not worth a retry.
+ */
+function checkSubject(subject: string, wildcards: boolean): void {
+  if (!validSubject(subject, wildcards)) {
+    throw new BusError('invalidMessage', subject, wildcards ? 'not a valid subject pattern' : 'not a valid subject to publish to (dot-separated tokens, no spaces, no wildcards)');
   }
 }
 

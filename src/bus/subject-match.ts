@@ -11,3 +11,14 @@ export function subjectMatches(pattern: string, subject: string): boolean {
   }
   return p.length === s.length;
 }
+
+/** As nats-server: dot-separated non-empty tokens without whitespace; wildcards only to subscribe ('>' last). */
+export function validSubject(subject: string, wildcards: boolean): boolean {
+  if (subject === '' || /\s/.test(subject)) return false;
+  const tokens = subject.split('.');
+  return tokens.every((token, i) => {
+    if (token === '') return false;
+    if (token === '*' || token === '>') return wildcards && (token === '*' || i === tokens.length - 1);
+    return true;
+  });
+}

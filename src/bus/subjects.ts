@@ -1,5 +1,6 @@
 // Every subject metalfleet uses, in one place. A cluster name prefixes them so two clusters can
 // share one NATS account without hearing each other.
+import { BusError } from '../ports/index.ts';
 
 export interface Subjects {
   /** Commands for the hosts of one shard; clients publish here (any node may answer). */
@@ -32,7 +33,24 @@ export interface Subjects {
   readonly refusals: string;
 }
 
+// One subject token: not empty, no '.', no wildcard, no whitespace (which ends the protocol line).
+const TOKEN = /^[^.*>\s]+$/;
+
+/**
+ * `value` as one token of a subject, or a typed error naming it. A name with a '.' would route to
+ * another subject, a '*' or '>' subscribed (a node named '>' hearing every node's notices).
+ */
+function token(what: string, value: string, subject: string): string {
+  if (TOKEN.test(value)) return value;
+  throw new BusError('invalidMessage', subject, `${what} ${JSON.stringify(value)} cannot be one token of a NATS subject: use letters, digits, "-" and "_" (no ".", "*", ">" or spaces)`);
+}
+
 export function subjects(cluster = 'mf'): Subjects {
+  // The prefix may have several tokens ("prod.eu"), each one plain.
+  if (!cluster.split('.').every((t) => TOKEN.test(t))) {
+    throw new BusError('invalidMessage', `${cluster}.>`, `cluster name ${JSON.stringify(cluster)} cannot prefix NATS subjects: use dot-separated tokens of letters, digits, "-" and "_" (no "*", ">", spaces or empty tokens)`);
+  }
+  const node = (name: string, at: string): string => token('node name', name, at);
   return {
     command: (shard) => `${cluster}.cmd.${shard}`,
     commands: `${cluster}.cmd.*`,
@@ -44,15 +62,16 @@ export function subjects(cluster = 'mf'): Subjects {
       return /^(0|[1-9]\d{0,8})$/.test(token) ? Number(token) : null;
     },
     capacity: `${cluster}.capacity.req`,
-    capacityNotify: (node) => `${cluster}.capacity.notify.${node}`,
+    capacityNotify: (name) => `${cluster}.capacity.notify.${node(name, `${cluster}.capacity.notify`)}`,
     capacityServing: `${cluster}.capacity.serving`,
-    introspect: (node) => `${cluster}.introspect.${node}`,
-    introspectVerb: (node, verb) => `${cluster}.introspect.${node}.${verb}`,
+    // '*' is the one wildcard asked for here: every node's introspection.
+    introspect: (name) => `${cluster}.introspect.${name === '*' ? '*' : node(name, `${cluster}.introspect`)}`,
+    introspectVerb: (name, verb) => `${cluster}.introspect.${node(name, `${cluster}.introspect`)}.${token('introspection verb', verb, `${cluster}.introspect.${name}`)}`,
     storeApply: `${cluster}.store.apply`,
     storeDelete: `${cluster}.store.delete`,
-    audit: (action) => `${cluster}.audit.${action}`,
+    audit: (action) => `${cluster}.audit.${token('audit action', action, `${cluster}.audit`)}`,
     audits: `${cluster}.audit.>`,
-    refusal: (action) => `${cluster}.refusals.${action}`,
+    refusal: (action) => `${cluster}.refusals.${token('audit action', action, `${cluster}.refusals`)}`,
     refusals: `${cluster}.refusals.>`,
   };
 }

@@ -4,6 +4,7 @@ import type { SigningKey } from '../security/index.ts';
 import { CliError } from './cli-error.ts';
 import { exposedKeyProblem } from '../security/key-file.ts';
 import { errorMessage } from '../api/index.ts';
+import { protectAuth } from '../bus/protect-auth.ts';
 import { checkNatsTlsContent, checkNatsTlsFiles, checkNatsUrls, natsFileProblem, natsTlsFrom } from './nats-tls-flags.ts';
 
 // The NATS flags every cluster command shares (node, apply, delete, command, top). Secrets are
@@ -113,7 +114,9 @@ export async function natsOptionsFrom(flags: NatsFlagValues, env: NodeJS.Process
     const open = file ? await exposedKeyProblem(file) : null;
     if (open) warn(`${source} ${file}: ${open}: other users may read this NATS credential; run "chmod 600 ${file}"`);
   }
-  return { servers, name, ...(auth ? { auth } : {}), ...(tls ? { tls } : {}) };
+  // The options travel on (spread into connectNats, quoted by a debug dump): the secret is kept
+  // readable for the login but hidden from JSON, inspect and spreads.
+  return { servers, name, ...(auth ? { auth: protectAuth(auth) } : {}), ...(tls ? { tls } : {}) };
 }
 
 type LoginMethod = 'user' | 'token' | 'nkey' | 'creds';

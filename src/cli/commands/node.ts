@@ -181,7 +181,7 @@ export function register(program: Command): void {
       const timing = clusterTiming(settings);
       const unsafeTtl = leaseTtlWarning(timing);
       if (unsafeTtl) log.warn({ leaseTtlMs: timing.leaseTtlMs, replicas: timing.replicas }, unsafeTtl);
-      const transport = await connectNats({ ...natsOptions, onHandlerError: (err, subject) => log.error({ subject, err: String(err) }, 'handler failed') }).catch((error: unknown) => {
+      const transport = await connectNats({ ...natsOptions, log, onHandlerError: (err, subject) => log.error({ subject, err: String(err) }, 'handler failed') }).catch((error: unknown) => {
         throw error instanceof BusConnectError && error.retryable ? new CliError(`${errorMessage(error)}${UNREACHABLE_HINT}`) : error;
       });
       // Hosts (and MAAS kinds) in Kubernetes, or the KV store of every kind the node runs.
