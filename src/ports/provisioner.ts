@@ -22,6 +22,11 @@ export interface HostData {
   readonly userData?: string;
   readonly networkData?: string;
   readonly metaData?: string;
+  /**
+   * An oci:// image's registry credentials from spec.image.ociAuthSecretName: base64
+   * "username:password" for that registry alone, as BMO passes Ironic's image_pull_secret.
+   */
+  readonly imagePullSecret?: string;
   /** The caller's shard lease, for backends that log or refuse calls from a stale owner. */
   readonly fence?: Fence;
   /**

@@ -4,6 +4,7 @@ import type { CallArgs, CredentialsUsed, OpResult } from '../../machines/bmh/ind
 import { CREDENTIALS_FIELD } from '../../machines/bmh/index.ts';
 import type { HostData, ResourceStore } from '../../ports/index.ts';
 import { resourceKey as hostKey } from '../../ports/index.ts';
+import { registryCredentials } from './registry-credentials.ts';
 
 export type Resolved = { ok: true; data: HostData; credentials?: CredentialsUsed } | { ok: false; result: OpResult };
 
@@ -52,8 +53,24 @@ export async function resolveHostData(host: BareMetalHost, args: CallArgs, store
       extra[field] = value;
     }
     data = { ...data, ...extra };
+    const pull = await pullSecret(host, store);
+    if (!pull.ok) return pull;
+    if (pull.pullSecret !== undefined) data = { ...data, imagePullSecret: pull.pullSecret };
   }
   return { ok: true, data };
+}
+
+// BMO's ImageAuthValidator: only for an oci:// image naming a Secret; a Secret that is missing or
+// unusable is this provisioning attempt's error (bmo.md: a bad OCI secret is a provisioning error).
+async function pullSecret(host: BareMetalHost, store: Pick<ResourceStore, 'getSecret'>): Promise<{ ok: true; pullSecret?: string } | { ok: false; result: OpResult }> {
+  const image = host.spec.image;
+  const name = image?.ociAuthSecretName ?? '';
+  if (!image || name === '' || !image.url.toLowerCase().startsWith('oci://')) return { ok: true };
+  const ns = host.metadata.namespace;
+  const secret = await store.getSecret(ns, name);
+  if (!secret) return failed(`auth secret "${name}" not found in namespace "${ns}"`, null);
+  const found = registryCredentials(secret, name, image.url);
+  return found.ok ? { ok: true, pullSecret: found.pullSecret } : failed(found.reason, null);
 }
 
 function waitFor(secret: string, field: string, message: string, retryAfterMs?: number | null): Resolved {

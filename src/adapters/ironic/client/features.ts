@@ -26,6 +26,9 @@ export const FEATURES = {
   'firmware-service-step': 93,
   'port-node-name': 94, // POST /v1/ports with node_name
   'disable-power-off': 95, // node.disable_power_off
+  // Not a microversion of its own: oci:// image sources (and instance_info image_pull_secret)
+  // came with Ironic 29.0 (2025.1), the release that offers 1.96.
+  'oci-images': 96,
   // Not a microversion of its own: `service failed` --abort--> `active` came with Ironic 32.0
   // (commit "Fix the ability to escape service fail"), the release that offers 1.101; 23.0 to
   // 31.x answer 400 to it.

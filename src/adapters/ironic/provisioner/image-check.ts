@@ -6,7 +6,9 @@ const HEX_LENGTH: Record<string, number> = { md5: 32, sha256: 64, sha512: 128 };
 // A wrong checksum or a dead image URL fails in seconds here instead of after a long deploy.
 export function checksumProblem(image: Image): string | null {
   const checksum = image.checksum ?? '';
-  if (image.format === 'live-iso' || image.url.startsWith('oci://')) return null;
+  // BMO's Image.GetChecksum: an OCI image carries its own digests, and one given besides is refused.
+  if (image.url.toLowerCase().startsWith('oci://')) return checksum ? 'spec.image.checksum must be empty for OCI images (oci:// images have embedded checksums)' : null;
+  if (image.format === 'live-iso') return null;
   if (!checksum) return 'spec.image.checksum is empty: give the image checksum or a URL of a checksum file';
   if (/^https?:\/\//.test(checksum)) return null;
   const type = image.checksumType && image.checksumType !== 'auto' ? image.checksumType : guessType(checksum);

@@ -1,4 +1,6 @@
 import type { HardwareDetails } from '../../../api/index.ts';
+import { parseBmcAddress } from '../../../api/index.ts';
+import { versionSupports } from '../client/index.ts';
 import type { OpResult } from '../../../machines/bmh/index.ts';
 import type { HostData } from '../../../ports/index.ts';
 import type { IronicNode } from '../client/index.ts';
@@ -26,6 +28,13 @@ export async function inspect(ctx: StepContext, host: HostData, o: { restartOnFa
       if (node.inspection_finished_at && !o.refresh && !wasAborted(node)) return done({ hardware: await hardwareOf(ctx, node) });
       if (node.fault) return heldByFault(node, ctx.polls.longMs);
       if (node.maintenance) return leaveMaintenanceNow(ctx, node);
+      {
+        const wanted = await inspectInterfaceFor(ctx, host);
+        if (!wanted.ok) return failed(wanted.message, null);
+        if (wanted.value !== null && node.inspect_interface !== wanted.value) {
+          await ctx.client.patchNode(node.uuid, [{ op: 'replace', path: '/inspect_interface', value: wanted.value }]);
+        }
+      }
       await ctx.client.setProvisionState(node.uuid, 'inspect');
       return { kind: 'continuing', afterMs: ctx.polls.longMs, started: true };
     case 'inspect wait':
@@ -33,10 +42,10 @@ export async function inspect(ctx: StepContext, host: HostData, o: { restartOnFa
         await ctx.client.setProvisionState(node.uuid, 'abort');
         return { kind: 'continuing', afterMs: ctx.polls.shortMs, started: true };
       }
-      return continuing(ctx.polls.longMs);
+      return continuing(inspectPoll(ctx, host));
     // Not abortable before the ramdisk is waited for (BMO polls it, forced or not).
     case 'inspecting':
-      return continuing(ctx.polls.longMs);
+      return continuing(inspectPoll(ctx, host));
     case 'inspect failed':
       if (o.restartOnFailure || wasAborted(node)) {
         await ctx.client.setProvisionState(node.uuid, 'manage');
@@ -46,6 +55,31 @@ export async function inspect(ctx: StepContext, host: HostData, o: { restartOnFa
     default:
       return continuing(ctx.polls.shortMs);
   }
+}
+
+// BMO: an out-of-band inspection is over in seconds, and polled at the short delay.
+function inspectPoll(ctx: StepContext, host: HostData): number {
+  return host.spec.inspectionMode === 'fast' ? ctx.polls.shortMs : ctx.polls.longMs;
+}
+
+type Wanted = { ok: true; value: string | null } | { ok: false; message: string };
+
+/**
+ * The inspect interface spec.inspectionMode asks for, set before each inspection as BMO's
+ * startInspection does (the mode may have changed since the node was created): the BMC's
+ * out-of-band one for fast, agent otherwise. Null leaves the node's: the fake-hardware override,
+ * an unparsable address (registration reports it), or agent on an Ironic before 1.84, which
+ * lacks it and keeps its default.
+ */
+async function inspectInterfaceFor(ctx: StepContext, host: HostData): Promise<Wanted> {
+  if (ctx.override) return { ok: true, value: null };
+  const bmc = parseBmcAddress(host.spec.bmc?.address ?? '');
+  if (!bmc.ok) return { ok: true, value: null };
+  if (host.spec.inspectionMode === 'fast') {
+    if (!bmc.bmc.supportsOutOfBandInspect) return { ok: false, message: `BMC driver ${bmc.bmc.scheme} does not support fast (out-of-band) inspection (spec.inspectionMode)` };
+    return { ok: true, value: bmc.bmc.interfaces.inspect };
+  }
+  return { ok: true, value: versionSupports((await ctx.client.negotiated()).version, 'inspection-callback') ? 'agent' : null };
 }
 
 // Redfish inspection stores memory_mb and local_gb as strings ("65536"), cpus as a number.

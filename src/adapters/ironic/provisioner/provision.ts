@@ -1,12 +1,14 @@
 import type { OpResult } from '../../../machines/bmh/index.ts';
 import type { RootDeviceHints } from '../../../api/index.ts';
 import type { HostData } from '../../../ports/index.ts';
+import type { IronicNode } from '../client/index.ts';
 import type { StepContext } from './context.ts';
 import { configDrive } from './configdrive.ts';
 import { deployInterfaceFor } from './node-spec.ts';
 import { syncDisablePowerOff } from './disable-power-off.ts';
 import { findNode } from './find-node.ts';
 import { checksumProblem, imageUnreachable } from './image-check.ts';
+import { isOciImage, ociPlan } from './oci-image.ts';
 import { heldByFault, leaveMaintenanceNow, nodeReason } from './node-reason.ts';
 import { continuing, done, failed, needsRegistration } from './outcome.ts';
 
@@ -27,6 +29,9 @@ export async function provision(ctx: StepContext, host: HostData, o: { rootDevic
   // Checked before anything is sent, so a broken Secret never leaves a half-started deployment.
   const drive = configDrive(host);
   if (!drive.ok) return failed(drive.message);
+  // Also before anything is sent: an Ironic that cannot pull an OCI image is refused it up front.
+  const oci = isOciImage(image) ? await ociPlan(ctx.client, host, image) : { ok: true as const, pullSecret: undefined };
+  if (!oci.ok) return failed(oci.message, oci.retryAfterMs);
   const node = await findNode(ctx, host);
   if (!node) return needsRegistration;
   switch (node.provision_state) {
@@ -48,29 +53,18 @@ export async function provision(ctx: StepContext, host: HostData, o: { rootDevic
     case 'clean wait':
     case 'deploying':
       return continuing(ctx.polls.longMs);
-    case 'available': {
+    case 'available':
       if (node.target_provision_state) return continuing(ctx.polls.shortMs);
-      if (node.fault) return heldByFault(node, ctx.polls.longMs);
-      if (node.maintenance) return leaveMaintenanceNow(ctx, node);
-      if (image && ctx.imageCheck.enabled) {
-        const unreachable = await imageUnreachable(image.url, ctx.imageCheck.timeoutMs);
-        if (unreachable) return failed(unreachable);
-      }
-      await syncDisablePowerOff(ctx, host, node);
-      const deployInterface = ctx.override ? null : deployInterfaceChange(host, node.deploy_interface);
-      await ctx.client.patchNode(node.uuid, [
-        { op: 'add', path: '/instance_uuid', value: host.uid },
-        { op: 'add', path: '/instance_info', value: instanceInfo(host, o.rootDeviceHints) },
-        ...(deployInterface ? [{ op: 'replace' as const, path: '/deploy_interface', value: deployInterface }] : []),
-      ]);
-      const validation = await ctx.client.validateNode(node.uuid);
-      const broken = ['boot', 'deploy'].filter((i) => validation[i]?.result === false).map((i) => `${i}: ${validation[i]?.reason ?? 'invalid'}`);
-      if (broken.length > 0) return failed(`Ironic refused the deployment: ${broken.join('; ')}`);
-      await ctx.client.setProvisionState(node.uuid, 'active', { configdrive: drive.drive, ...(host.spec.customDeploy?.method ? { deploySteps: [{ interface: 'deploy', step: host.spec.customDeploy.method, args: {}, priority: 80 }] } : {}) });
-      return continuing(ctx.polls.longMs);
-    }
+      return deploy(ctx, host, node, { drive: drive.drive, rootDeviceHints: o.rootDeviceHints, pullSecret: oci.pullSecret });
+    // BMO's Provision: a failure with the image asked for now is this attempt's error (once
+    // Ironic has said why); a spec corrected since is deployed again from here (deploy --> active).
+    // Its target stays "active" (states.py), so it is no sign of a flow under way.
     case 'deploy failed':
-      return failed(`deployment failed: ${nodeReason(node)}`);
+      if (!ironicHasOtherImage(host, node)) {
+        if (!node.last_error?.trim() && !node.fault) return continuing(ctx.polls.shortMs);
+        return failed(`deployment failed: ${nodeReason(node)}`);
+      }
+      return deploy(ctx, host, node, { drive: drive.drive, rootDeviceHints: o.rootDeviceHints, pullSecret: oci.pullSecret });
     // The automated clean after provide failed: Ironic holds the node there until it is told to
     // manage it. As BMO's Provision without restartOnFailure: a provisioning error, whose retry
     // (deprovisioning) manages and cleans it again.
@@ -82,6 +76,45 @@ export async function provision(ctx: StepContext, host: HostData, o: { rootDevic
     default:
       return continuing(ctx.polls.shortMs);
   }
+}
+
+type DeployInput = { drive: Record<string, unknown>; rootDeviceHints: RootDeviceHints | undefined; pullSecret: string | undefined };
+
+// instance_info, validation, then `active` with the config drive: from available, or from deploy
+// failed with a new image.
+async function deploy(ctx: StepContext, host: HostData, node: IronicNode, d: DeployInput): Promise<OpResult> {
+  const image = host.spec.image;
+  if (node.fault) return heldByFault(node, ctx.polls.longMs);
+  if (node.maintenance) return leaveMaintenanceNow(ctx, node);
+  if (image && ctx.imageCheck.enabled) {
+    const unreachable = await imageUnreachable(image.url, ctx.imageCheck.timeoutMs);
+    if (unreachable) return failed(unreachable);
+  }
+  await syncDisablePowerOff(ctx, host, node);
+  const deployInterface = ctx.override ? null : deployInterfaceChange(host, node.deploy_interface);
+  await ctx.client.patchNode(node.uuid, [
+    { op: 'add', path: '/instance_uuid', value: host.uid },
+    { op: 'add', path: '/instance_info', value: instanceInfo(host, d.rootDeviceHints, d.pullSecret) },
+    ...(deployInterface ? [{ op: 'replace' as const, path: '/deploy_interface', value: deployInterface }] : []),
+  ]);
+  const validation = await ctx.client.validateNode(node.uuid);
+  const broken = ['boot', 'deploy'].filter((i) => validation[i]?.result === false).map((i) => `${i}: ${validation[i]?.reason ?? 'invalid'}`);
+  if (broken.length > 0) return failed(`Ironic refused the deployment: ${broken.join('; ')}`);
+  await ctx.client.setProvisionState(node.uuid, 'active', { configdrive: d.drive, ...(host.spec.customDeploy?.method ? { deploySteps: [{ interface: 'deploy', step: host.spec.customDeploy.method, args: {}, priority: 80 }] } : {}) });
+  return continuing(ctx.polls.longMs);
+}
+
+const IMAGE_KEYS = ['boot_iso', 'image_source', 'image_checksum', 'image_os_hash_algo', 'image_os_hash_value'] as const;
+
+/**
+ * Whether the node's instance_info names another image than the one the host asks for now (BMO's
+ * ironicHasSameImage, negated). A node recording no image at all is taken as failed with this one.
+ */
+function ironicHasOtherImage(host: HostData, node: IronicNode): boolean {
+  const recorded = node.instance_info ?? {};
+  if (recorded['image_source'] === undefined && recorded['boot_iso'] === undefined) return false;
+  const wanted = instanceInfo(host, undefined, undefined);
+  return IMAGE_KEYS.some((k) => (recorded[k] ?? null) !== (wanted[k] ?? null));
 }
 
 /**
@@ -98,7 +131,7 @@ function deployInterfaceChange(host: HostData, current: string | null | undefine
 
 // The whole instance_info is replaced, so what an earlier deployment left (a boot_iso, another
 // checksum) never mixes with this one's.
-function instanceInfo(host: HostData, hints: RootDeviceHints | undefined): Record<string, unknown> {
+function instanceInfo(host: HostData, hints: RootDeviceHints | undefined, pullSecret: string | undefined): Record<string, unknown> {
   const image = host.spec.image;
   const info: Record<string, unknown> = {
     capabilities: { boot_mode: host.spec.bootMode === 'legacy' ? 'bios' : 'uefi', ...(host.spec.bootMode === 'UEFISecureBoot' ? { secure_boot: 'true' } : {}) },
@@ -109,6 +142,8 @@ function instanceInfo(host: HostData, hints: RootDeviceHints | undefined): Recor
   else if (image) {
     info['image_source'] = image.url;
     if (image.format) info['image_disk_format'] = image.format;
+    // BMO's image_pull_secret: Ironic's registry credentials for an oci:// image_source.
+    if (pullSecret !== undefined) info['image_pull_secret'] = pullSecret;
     const checksum = image.checksum ?? '';
     const type = image.checksumType && image.checksumType !== 'auto' ? image.checksumType : '';
     if (checksum && (type === '' || type === 'md5')) info['image_checksum'] = checksum;
