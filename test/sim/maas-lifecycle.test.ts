@@ -111,12 +111,12 @@ test('maas sim - deploy allocates a Ready machine first; only Ready or Allocated
   t.is(fresh.text, "Can't deploy a machine that is in the 'New' state");
 });
 
-test("maas sim - deploying another user's machine is 409", async (t) => {
+test("maas sim - deploying another user's machine is 403: a non-admin may not edit it", async (t) => {
   const sim = await started(t, { deployMs: 0 });
   const mine = await allocate(sim, [], sim.adminKey);
   const r = await deploy(sim, mine.system_id, [], sim.userKey);
-  t.is(r.status, 409);
-  t.is(r.text, "Can't allocate a machine belonging to another user.");
+  t.is(r.status, 403);
+  t.is(r.text, '');
   t.is(sim.machine(mine.system_id)?.status_name, 'Allocated');
   // Release and power on are the owner's (or an admin's) too: the other user gets 403.
   t.is((await release(sim, mine.system_id, [], sim.userKey)).status, 403);

@@ -8,6 +8,7 @@ import { badRequest, forbidden, METHOD_RESERVED_ADMIN, notFound } from '../http/
 import { normaliseMac } from '../fleet/mac-address.ts';
 import { checkView } from '../fleet/fleet-access.ts';
 import { NodeStatus } from '../fleet/status.ts';
+import type { NodeStatusCode } from '../fleet/status.ts';
 import { encodeBson } from '../http/bson.ts';
 
 // nodes/ and nodes/{system_id}/ (NodesHandler, NodeHandler in api/nodes.py): every node, each
@@ -71,14 +72,34 @@ function deleteNode(b: Backend, c: CallContext) {
   return noContent;
 }
 
-// GET nodes/?op=is_registered (is_registered in api/nodes.py): a MAC of a node's interface, a
-// Retired machine's not counting.
-const isRegistered: Handler = (b, c) => {
+// GET nodes/?op=is_registered (is_registered in api/nodes.py): a MAC of a node's interface, a node
+// in one of `excluded` statuses not counting. A device's MAC counts unless New is excluded: a
+// device keeps Node's default status, New.
+function registeredCheck(excluded: readonly NodeStatusCode[]): Handler {
+  return (b, c) => {
+    const mac = normaliseMac(mandatoryMac(c));
+    const onMachine = b.fleet.all().some((m) => !excluded.includes(m.status) && m.nics.some((n) => n.mac === mac));
+    const onDevice = !excluded.includes(NodeStatus.New) && b.network.devices.hostnameWithMac(mac) !== undefined;
+    return ok(onMachine || onDevice);
+  };
+}
+
+function mandatoryMac(c: CallContext): string {
   const text = c.params.get('mac_address');
   if (text === undefined) throw badRequest('No provided mac_address!');
-  const mac = normaliseMac(text);
-  const onMachine = b.fleet.all().some((m) => m.status !== NodeStatus.Retired && m.nics.some((n) => n.mac === mac));
-  return ok(onMachine || b.network.devices.hostnameWithMac(mac) !== undefined);
+  return text;
+}
+
+const isRegistered = registeredCheck([NodeStatus.Retired]);
+
+// AnonNodesHandler (NodesHandler.anonymous): what a booting machine's enlistment asks with no key.
+// Its is_registered leaves New and Commissioning nodes out too, so enlistment can run for them.
+const anonymousNodeSignatures: Readonly<Record<string, Handler>> = {
+  'GET is_registered': registeredCheck([NodeStatus.New, NodeStatus.Commissioning, NodeStatus.Retired]),
+  'GET is_action_in_progress': (b, c) => {
+    const mac = normaliseMac(mandatoryMac(c));
+    return ok(b.fleet.all().some((m) => (m.status === NodeStatus.Commissioning || m.status === NodeStatus.Deploying) && m.nics.some((n) => n.mac === mac)));
+  },
 };
 
 export const NODE_RESOURCES: readonly Resource[] = [
@@ -90,6 +111,7 @@ export const NODE_RESOURCES: readonly Resource[] = [
       'GET is_registered': isRegistered,
       'GET ': (b, c) => ok([...b.network.devices.list(c.user, c.params), ...b.fleet.list(c.user, c.params).map((m) => machineJson(m, b))]),
     },
+    anonymousSignatures: anonymousNodeSignatures,
   },
   {
     name: 'nodes/{system_id}/',

@@ -179,8 +179,10 @@ export class Fleet {
   // POST /machines/{id}/ op=deploy
   deploy(user: SimUser, systemId: string, body: Params): MachineRecord {
     const m = this.get(systemId);
-    if (m.locked) throw forbidden();
-    if (m.owner !== null && m.owner !== user.name && (!user.admin || m.status === NodeStatus.Ready)) {
+    // get_node_or_404(perm=edit) first: a non-admin may not edit another user's machine (403, no
+    // text); only an admin reaches the acquire check, for a Ready machine another user owns.
+    checkEdit(user, m);
+    if (m.owner !== null && m.owner !== user.name && m.status === NodeStatus.Ready) {
       throw conflict("Can't allocate a machine belonging to another user.");
     }
     const ephemeral = readBool(body, 'ephemeral_deploy');

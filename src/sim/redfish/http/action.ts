@@ -23,10 +23,15 @@ export function propertyTypeError(property: string, expected: string): RedfishEr
   return badRequest('PropertyValueTypeError', `The value for the property ${property} is of a different type than the property can accept (${expected}).`, property);
 }
 
+/** ActionParameterValueNotInList in the Base registry's words; the allowable values are the action's AllowableValues. */
+export function valueNotInList(action: string, parameter: string, value: string): RedfishError {
+  return badRequest('ActionParameterValueNotInList', `The value '${value}' for the parameter ${parameter} in the action ${action} is not in the list of acceptable values.`, parameter);
+}
+
 /** A required string parameter of an action: ActionParameterMissing, else ActionParameterValueTypeError. */
 export function stringParameter(action: string, body: Record<string, unknown>, name: string): string {
   const value = body[name];
-  if (value === undefined) throw badRequest('ActionParameterMissing', `The action ${action} requires the parameter ${name}.`, name);
+  if (value === undefined) throw badRequest('ActionParameterMissing', `The action ${action} requires the parameter ${name} to be present in the request body.`, name);
   if (typeof value !== 'string') throw parameterTypeError(action, name, 'a string');
   return value;
 }

@@ -4,7 +4,7 @@ import { authenticate } from './authenticate.ts';
 import { readJsonBody } from './body.ts';
 import type { Ctx, Principal, Reply, Resource, World } from './context.ts';
 import { emptyJson, errorBody, internalError, notAllowed, notFound, preconditionFailed, RedfishError, unauthorized } from './errors.ts';
-import { etagOf, ifMatchHolds } from './etag.ts';
+import { etagOf, ifMatchHolds, ifNoneMatchHolds } from './etag.ts';
 import { allowed } from './router.ts';
 import type { Match } from './router.ts';
 import type { SimSystem } from '../model/system.ts';
@@ -17,7 +17,8 @@ function send(res: ServerResponse, reply: Reply): void {
     'OData-Version': '4.0',
     'Cache-Control': 'no-cache',
     ...(body === '' ? {} : { 'Content-Type': 'application/json; charset=utf-8' }),
-    'Content-Length': Buffer.byteLength(body),
+    // RFC 9110 §8.6: a 304 may not claim a length other than the 200's; it sends none.
+    ...(reply.status === 304 ? {} : { 'Content-Length': Buffer.byteLength(body) }),
     ...reply.headers,
   });
   res.end(body);
@@ -100,7 +101,11 @@ function run(resource: Resource, method: string, ctx: Ctx): Reply | Promise<Repl
     const allow = allowed(resource).join(', ');
     if (resource.getReply) return Promise.resolve(resource.getReply(ctx)).then((reply) => ({ ...reply, headers: { Allow: allow, ...reply.headers } }));
     const body = resource.get?.(ctx) ?? {};
-    return { status: 200, body, headers: { ETag: etagOf(body), Allow: allow } };
+    const etag = etagOf(body);
+    // DSP0266 If-None-Match: the client's copy is current, so 304 with the ETag and no body.
+    const ifNoneMatch = ctx.headers['if-none-match'];
+    if (ifNoneMatchHolds(typeof ifNoneMatch === 'string' ? ifNoneMatch : undefined, etag)) return { status: 304, headers: { ETag: etag, Allow: allow } };
+    return { status: 200, body, headers: { ETag: etag, Allow: allow } };
   }
   const handler = method === 'PATCH' ? resource.patch : method === 'POST' ? resource.post : resource.delete;
   if (!handler) throw notAllowed(method, ctx.path, allowed(resource).join(', '));

@@ -1,7 +1,7 @@
 import { oneOf } from '../model/boot.ts';
 import { imageFileName } from '../model/image-url.ts';
 import type { VirtualMediaSlot } from '../model/state.ts';
-import { onlyParameters, parameterTypeError, stringParameter } from '../http/action.ts';
+import { onlyParameters, parameterTypeError, stringParameter, valueNotInList } from '../http/action.ts';
 import { badRequest, notFound, RedfishError } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, resetActionInfo, STATUS_OK } from '../http/odata.ts';
@@ -106,7 +106,7 @@ export const managerResources: Resource[] = [
     post: (ctx) => {
       onlyParameters('Manager.Reset', ctx.body, ['ResetType']);
       const type = stringParameter('Manager.Reset', ctx.body, 'ResetType');
-      if (!oneOf(MANAGER_RESETS, type)) throw badRequest('ActionParameterValueNotInList', `The value ${JSON.stringify(type)} for ResetType is not one of ${MANAGER_RESETS.join(', ')}.`, 'ResetType');
+      if (!oneOf(MANAGER_RESETS, type)) throw valueNotInList('Manager.Reset', 'ResetType', type);
       return { status: 204 };
     },
   },

@@ -4,7 +4,7 @@ import { isResetType, RESET_TYPES } from '../model/power.ts';
 import { INDICATOR_LEDS } from '../model/state.ts';
 import type { IndicatorLed } from '../model/state.ts';
 import type { SimSystem } from '../model/system.ts';
-import { onlyParameters, propertyTypeError, stringParameter } from '../http/action.ts';
+import { onlyParameters, propertyTypeError, stringParameter, valueNotInList } from '../http/action.ts';
 import { badRequest, notPatchable } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, resetActionInfo, STATUS_OK } from '../http/odata.ts';
@@ -107,7 +107,7 @@ export const systemResources: Resource[] = [
     post: (ctx) => {
       onlyParameters('ComputerSystem.Reset', ctx.body, ['ResetType']);
       const type = stringParameter('ComputerSystem.Reset', ctx.body, 'ResetType');
-      if (!isResetType(type)) throw badRequest('ActionParameterValueNotInList', `The value ${JSON.stringify(type)} for ResetType is not one of ${RESET_TYPES.join(', ')}.`, 'ResetType');
+      if (!isResetType(type)) throw valueNotInList('ComputerSystem.Reset', 'ResetType', type);
       ctx.system().reset(type);
       return { status: 204 };
     },
