@@ -95,6 +95,17 @@ function base64Error(value: string): number | undefined {
   return undefined;
 }
 
+/**
+ * What a strategy's PrepareForCreate adds after the handler tracked field ownership (so nobody owns
+ * it): a Namespace always gets the `kubernetes` finalizer, after any it was given.
+ */
+export function prepareBuiltinCreate(res: ResourceDef, obj: Obj): void {
+  if (res.builtin !== 'namespaces') return;
+  const spec = isObj(obj.spec) ? obj.spec : (obj.spec = {});
+  const finalizers = Array.isArray(spec.finalizers) ? spec.finalizers : [];
+  spec.finalizers = finalizers.includes('kubernetes') ? finalizers : [...finalizers, 'kubernetes'];
+}
+
 /** Defaults of the Go types and strategies, plus the fields Go always writes (null, "", {}). */
 export function defaultBuiltin(res: ResourceDef, obj: Obj): void {
   switch (res.builtin) {
@@ -108,8 +119,7 @@ export function defaultBuiltin(res: ResourceDef, obj: Obj): void {
       for (const k of ['reportingComponent', 'reportingInstance']) if (obj[k] === undefined) obj[k] = '';
       break;
     case 'namespaces': {
-      const spec = isObj(obj.spec) ? obj.spec : (obj.spec = {});
-      if (!Array.isArray(spec.finalizers)) spec.finalizers = ['kubernetes'];
+      // spec.finalizers is not a default: PrepareForCreate adds `kubernetes` (prepareBuiltinCreate).
       const status = isObj(obj.status) ? obj.status : (obj.status = {});
       if (!status.phase) status.phase = 'Active';
       break;

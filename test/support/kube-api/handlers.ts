@@ -2,12 +2,12 @@
 // watch logic, answer with the status code and body the API server would.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeObject, parseBody } from './decode.ts';
-import { apiErrors, successStatus } from './errors.ts';
+import { KubeApiError, apiErrors, successStatus } from './errors.ts';
 import { readBody, readBytes, sendJson, warningHeaders } from './http-io.ts';
 import { decodesProtobuf, protobufToJson } from './protobuf.ts';
 import { duplicateFields } from './duplicates.ts';
 import { includeObject, toTable, wantsTable } from './table.ts';
-import { listObjects, parseRv, selectors, matches } from './list.ts';
+import { listObjects, parseRv } from './list.ts';
 import { asPartial, asPartialList, mismatch, partialTarget } from './partial-metadata.ts';
 import { patchKind, patchObject } from './patch-request.ts';
 import { present, presentList } from './present.ts';
@@ -17,7 +17,6 @@ import type { Route } from './routes.ts';
 import type { Store } from './store.ts';
 import { groupVersion, metaOf, objectKey, str } from './types.ts';
 import { defaultManager } from './managed-fields.ts';
-import type { Obj } from './types.ts';
 import type { WatchHub } from './watch.ts';
 import { createObject, deleteObject, storeKey, updateObject } from './writes.ts';
 import type { WriteContext } from './writes.ts';
@@ -65,6 +64,9 @@ export async function handleResource(ctx: HandlerContext, r: ResourceRoute, req:
   if (subresource === 'scale' && hasScale(def)) return handleScale(write, r, req, res, url);
   if (subresource && !(subresource === 'status' && version.status)) throw apiErrors.notFound(def, name);
   if (subresource && r.verb !== 'get' && r.verb !== 'update' && r.verb !== 'patch') throw apiErrors.methodNotSupported(def, r.verb ?? req.method ?? '');
+  // The CRD handler runs UpdateResource/PatchResource for these, whose first step (Namer.Name)
+  // refuses a request without a name.
+  if (!name && !def.builtin && (r.verb === 'update' || r.verb === 'patch')) throw apiErrors.badRequest('name must be provided');
   switch (r.verb) {
     case 'get': {
       const q = listQuery(params);
@@ -147,20 +149,22 @@ export async function handleResource(ctx: HandlerContext, r: ResourceRoute, req:
       return out;
     }
     case 'deletecollection': {
-      const opts = deleteQuery(params, await readBody(req));
+      // Store.DeleteCollection: list what matches, delete each item with the request's options
+      // (a missing one is skipped, any other failure is the answer), then answer with that list.
       const q = listQuery(params);
-      const sel = selectors(r, q);
-      const target = { res: def, version };
-      const deleted: Obj[] = [];
+      validateListQuery(q, false);
+      const opts = deleteQuery(params, await readBody(req));
+      const list = await listObjects({ store: ctx.store, res: def, version, namespace: r.namespace }, q);
       let changed = false;
-      for (const o of ctx.store.list(storeKey(def))) {
+      for (const o of list.items) {
         const meta = metaOf(o);
-        if ((r.namespace && meta.namespace !== r.namespace) || !matches(target, sel, o)) continue;
-        const out = deleteObject({ ...write(opts.dryRun), namespace: str(meta.namespace) }, str(meta.name), {});
-        deleted.push(out.object);
-        changed ||= out.changed;
+        try {
+          changed = deleteObject({ ...write(opts.dryRun), namespace: str(meta.namespace) }, str(meta.name), opts).changed || changed;
+        } catch (e) {
+          if (!(e instanceof KubeApiError && e.code === 404)) throw e;
+        }
       }
-      sendJson(res, 200, presentList(def, version, deleted, { resourceVersion: String(ctx.store.currentRv()) }));
+      sendJson(res, 200, presentList(def, version, list.items, list.metadata));
       return { changed };
     }
     default:

@@ -2,7 +2,7 @@
 // (kube-api.md §5, §7; `registry/generic/registry/store.go`, `rest/create.go`, `rest/update.go`).
 import { randomUUID } from 'node:crypto';
 import { resetStatusOnCreate } from './builtin-defaults.ts';
-import { canonicalizeBuiltin, establishCrd, validateBuiltin } from './builtin-rules.ts';
+import { canonicalizeBuiltin, establishCrd, prepareBuiltinCreate, validateBuiltin } from './builtin-rules.ts';
 import type { Target } from './decode.ts';
 import { BUILTIN_RESOURCES } from './builtin.ts';
 import { apiErrors, fail } from './errors.ts';
@@ -37,9 +37,21 @@ function managedFields(ctx: WriteContext, old: Obj | undefined, next: Obj, subre
     return;
   }
   const writer = subresource ? { ...ctx.writer, subresource } : ctx.writer;
-  const list = preset ? [...preset] : trackUpdate(old, next, writer, subresource === 'status' || !ctx.version.status, listTypesOf(ctx.res, ctx.version), addedObjects(ctx.res.builtin !== undefined), requested);
+  const list = preset ? [...preset] : trackUpdate(old ?? zeroObject(ctx.res, next), next, writer, subresource === 'status' || !ctx.version.status, listTypesOf(ctx.res, ctx.version), addedObjects(ctx.res.builtin !== undefined), requested);
   if (list.length > 0) metaOf(next).managedFields = list;
   else delete metaOf(next).managedFields;
+}
+
+/**
+ * The live object a create is compared with: nothing for a custom resource, the Go zero value for a
+ * built-in kind, whose spec and status are structs always written as `{}`, so an empty one sent
+ * (kubectl's protobuf Namespace) is no change and nobody owns it.
+ */
+function zeroObject(res: ResourceDef, next: Obj): Obj | undefined {
+  if (!res.builtin) return undefined;
+  const zero: Obj = {};
+  for (const k of ['spec', 'status']) if (isObj(next[k])) zero[k] = {};
+  return zero;
 }
 
 export interface WriteResult {
@@ -96,7 +108,6 @@ export function createObject(ctx: WriteContext, input: Obj, preset?: readonly Ma
   const meta = metaOf(obj);
   ensureNamespace(ctx, meta);
   admitNamespace(ctx, obj);
-  if (meta.resourceVersion) throw apiErrors.plain500('resourceVersion should not be set on objects to be created');
   delete meta.deletionTimestamp;
   delete meta.deletionGracePeriodSeconds;
   delete meta.managedFields;
@@ -118,9 +129,13 @@ export function createObject(ctx: WriteContext, input: Obj, preset?: readonly Ma
   obj.apiVersion = groupVersion(res, storageVersion(res));
   if (res.builtin === 'customresourcedefinitions') establishCrd(obj);
   managedFields(ctx, undefined, obj, undefined, preset);
+  prepareBuiltinCreate(res, obj);
   // The storage allocates after the handler tracked field ownership: nobody owns the cluster IP.
   if (res.builtin === 'services') allocateService(store, obj);
   const key = objectKey(str(meta.namespace), name);
+  // etcd3 store.Create refuses a set RV before it looks for the key; a dry run (DryRunnableStorage)
+  // only looks for the key, after validation either way.
+  if (meta.resourceVersion && !ctx.dryRun) throw apiErrors.plain500('resourceVersion should not be set on objects to be created');
   const existing = store.peek(storeKey(res), key);
   if (existing) throw apiErrors.alreadyExists(res, name, Boolean(metaOf(existing).deletionTimestamp));
   const warnings = finalizerWarnings(res, obj, undefined);
