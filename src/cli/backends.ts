@@ -70,12 +70,13 @@ export async function ironicProvisioner(flags: IronicFlags, env: Env, log: Logge
   return only ?? createRoutedProvisioner({ routes, label: IRONIC_LABEL });
 }
 
+// Whole milliseconds, as the client takes them: 1.001 s is 1000.9999999999999 ms in floating point.
 function clientAuth(env: Env): Pick<IronicClientOptions, 'auth' | 'tls' | 'timeoutMs'> {
   const auth: IronicClientOptions['auth'] = env.IRONIC_USERNAME
     ? { type: 'basic', username: env.IRONIC_USERNAME, password: env.IRONIC_PASSWORD ?? '' }
     : env.IRONIC_TOKEN ? { type: 'bearer', token: env.IRONIC_TOKEN } : { type: 'none' };
   const ca = env.IRONIC_CACERT_FILE ? readPem(env.IRONIC_CACERT_FILE, 'IRONIC_CACERT_FILE') : undefined;
-  return { auth, tls: { ...(ca ? { ca } : {}), insecure: env.IRONIC_INSECURE }, timeoutMs: env.IRONIC_CLIENT_TIMEOUT * 1000 };
+  return { auth, tls: { ...(ca ? { ca } : {}), insecure: env.IRONIC_INSECURE }, timeoutMs: Math.round(env.IRONIC_CLIENT_TIMEOUT * 1000) };
 }
 
 function readPem(path: string, variable: string): string {

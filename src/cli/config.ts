@@ -3,6 +3,11 @@ import type { MachineConfig } from '../machines/bmh/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../machines/bmh/index.ts';
 import type { CallLimits, NodeConfig } from '../node/index.ts';
 import { CliError } from './cli-error.ts';
+import { closestWord } from './did-you-mean.ts';
+import { redactUrl } from '../api/index.ts';
+
+/** The longest delay a Node timer takes: past it setTimeout runs after 1 ms (and warns each time). */
+export const MAX_TIMER_MS = 2_147_483_647;
 
 /** The most shards a cluster may have: METALFLEET_SHARDS and --shards alike. */
 export const MAX_SHARDS = 65_536;
@@ -31,7 +36,9 @@ const Env = z.object({
   IRONIC_TOKEN: z.string().min(1).optional(),
   IRONIC_CACERT_FILE: z.string().min(1).optional(),
   IRONIC_INSECURE: z.stringbool().default(false),
-  IRONIC_CLIENT_TIMEOUT: z.coerce.number().positive().default(30),
+  // Seconds that become a timer: past MAX_TIMER_MS every call timed out after 1 ms, and under a
+  // millisecond the Ironic client refused it in words that blamed --ironic.
+  IRONIC_CLIENT_TIMEOUT: z.coerce.number<string>().min(0.001, 'must be at least 0.001 (seconds)').max(Math.floor(MAX_TIMER_MS / 1000), `must be at most ${Math.floor(MAX_TIMER_MS / 1000)} (seconds, what a timer holds)`).default(30),
   IRONIC_DRIVER_OVERRIDE: z.literal('fake-hardware').optional(),
   DEPLOY_KERNEL_URL: z.url().optional(),
   DEPLOY_RAMDISK_URL: z.url().optional(),
@@ -57,7 +64,8 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
 export interface NodeConfigInput {
   readonly name: string;
   readonly env: Env;
-  readonly limits?: Record<string, number>;
+  /** Capacity slots per pool: each key checked against the node's backends, `source` saying where it was written. */
+  readonly limits?: { readonly values: Readonly<Record<string, number>>; readonly source: string; readonly known: KnownPools };
   readonly defaultLimit?: number;
   readonly machine?: Partial<MachineConfig>;
   /** --max-calls, parsed (max-calls.ts); absent: DEFAULT_CALL_LIMITS. */
@@ -70,7 +78,7 @@ export function nodeConfig(input: NodeConfigInput): NodeConfig {
     shardCount: input.env.METALFLEET_SHARDS,
     machine: { ...DEFAULT_MACHINE_CONFIG, maxProvisioningRetries: input.env.MAX_PROVISIONING_RETRIES, ...input.machine },
     capacity: {
-      limits: input.limits ?? {},
+      limits: input.limits ? poolLimits(input.limits.values, input.limits.source, input.limits.known) : {},
       // 0 in PROVISIONING_LIMIT means no limit, as a broker limit of 0 would stop everything.
       defaultLimit: input.defaultLimit ?? (input.env.PROVISIONING_LIMIT === 0 ? Number.POSITIVE_INFINITY : input.env.PROVISIONING_LIMIT),
       ttlMs: 30_000,
@@ -79,6 +87,50 @@ export function nodeConfig(input: NodeConfigInput): NodeConfig {
     askTimeoutMs: 5_000,
     ...(input.calls ? { calls: input.calls } : {}),
   };
+}
+
+/**
+ * What a per-pool limit may name: a backend kind (`ironic`, `fixture`, `maas`, a plugin's name)
+ * or one of its pools, which are named `KIND:…` (`ironic:http://ironic:6385`, `lab:pdu-7`). The
+ * pools themselves are made host by host, so a kind is as far as a key can be checked.
+ */
+export interface KnownPools {
+  readonly kinds: readonly string[];
+  /** Pools a backend was configured with whatever their name (`fixture-server --pool rack-1`). */
+  readonly pools?: readonly string[];
+}
+
+/**
+ * Throws a CliError (exit 2) for the first key naming no backend of the node: the broker and the
+ * call bound look a pool up by its name, so a mistyped one was kept and never found, and the
+ * backend ran at the default limit without a word.
+ */
+export function checkPoolKeys(keys: Iterable<string>, known: KnownPools, source: string): void {
+  for (const key of keys) {
+    const colon = key.indexOf(':');
+    const kind = colon < 0 ? key : key.slice(0, colon);
+    const pools = known.pools ?? [];
+    if (known.kinds.includes(kind) || pools.includes(key)) continue;
+    // A pool name may hold a URL, and a URL its password.
+    const shown = redactUrl(key);
+    const meantKind = closestWord(kind, known.kinds);
+    const meant = closestWord(key, pools) ?? (meantKind === null ? null : `${meantKind}${shown.slice(kind.length)}`);
+    const names = [...known.kinds, ...pools.filter((p) => !known.kinds.includes(p))].map(redactUrl);
+    throw new CliError(`${source}: "${shown}" names no backend or capacity pool of this node (known: ${names.join(', ')}, or a pool of one as KIND:…)${meant === null ? '' : `; did you mean ${meant}?`}`, 2);
+  }
+}
+
+// Capacity limits by pool, checked; 0 is no limit, as PROVISIONING_LIMIT=0 and --limit 0 are.
+function poolLimits(values: Readonly<Record<string, number>>, source: string, known: KnownPools): Record<string, number> {
+  checkPoolKeys(Object.keys(values), known, source);
+  const out: Record<string, number> = {};
+  for (const [pool, n] of Object.entries(values)) {
+    if (typeof n !== 'number' || !(Number.isInteger(n) || n === Number.POSITIVE_INFINITY) || n < 0) {
+      throw new CliError(`${source}: "${redactUrl(pool)}": expected a whole number >= 0 (0 = no limit), got ${String(n)}`, 2);
+    }
+    out[pool] = n === 0 ? Number.POSITIVE_INFINITY : n;
+  }
+  return out;
 }
 
 // A positive integer flag, or a CliError that names the flag.
@@ -93,8 +145,6 @@ export function intFlag(name: string, min = 0, max = Number.MAX_SAFE_INTEGER, un
   };
 }
 
-/** The longest delay a Node timer takes: past it setTimeout runs after 1 ms (and warns each time). */
-export const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * A flag in milliseconds that becomes a timer: bounded by MAX_TIMER_MS, as --latency 3000000000

@@ -4,6 +4,9 @@ import type { ProvisionerPlugin } from '../plugin/index.ts';
 import { PluginError, ProvisionerRegistry, loadPlugin, loadPluginFolder } from '../plugin/index.ts';
 import type { Logger, Provisioner } from '../ports/index.ts';
 import { CliError } from './cli-error.ts';
+import { checkPoolKeys } from './config.ts';
+import { didYouMean } from './did-you-mean.ts';
+import { parseMaxCalls } from './max-calls.ts';
 import { errorMessage } from '../api/index.ts';
 
 /** The label a BareMetalHost names its backend with, when a node serves several. */
@@ -14,6 +17,8 @@ export interface ProvisionerFlags {
   readonly plugin?: readonly string[];
   readonly pluginDir?: string;
   readonly provisionerOption?: readonly string[];
+  /** --max-calls as given: its backend names are checked against the backends registered here. */
+  readonly maxCalls?: readonly string[];
 }
 
 const repeat = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -59,7 +64,8 @@ export async function selectProvisioner(o: {
   try {
     routes.set(defaultName, await registry.createProvisioner(defaultName, { options: options.get(defaultName) ?? {}, log: o.log.child({ provisioner: defaultName }) }));
   } catch (err) {
-    throw builtinFailure(err) ?? new CliError(`--provisioner ${errorText(err)}`, 2);
+    const meant = registry.has(defaultName) ? '' : didYouMean(defaultName, registry.names('BareMetalHost'));
+    throw builtinFailure(err) ?? new CliError(`--provisioner ${errorText(err)}${meant}`, 2);
   }
   for (const name of external) {
     if (routes.has(name) || !registry.names('BareMetalHost').includes(name)) continue;
@@ -69,8 +75,9 @@ export async function selectProvisioner(o: {
       refused.push(err as PluginError);
     }
   }
+  checkMaxCallsNames(o.flags.maxCalls ?? [], registry, [...routes.values()]);
   for (const name of options.keys()) {
-    if (!registry.has(name)) throw new CliError(`--provisioner-option ${name}.…: no provisioner "${name}" is loaded (known: ${registry.names().join(', ')})`, 2);
+    if (!registry.has(name)) throw new CliError(`--provisioner-option ${name}.…: no provisioner "${name}" is loaded (known: ${registry.names().join(', ')})${didYouMean(name, registry.names())}`, 2);
   }
   for (const r of refused) o.warn(`warning: ${r.message}; skipped`);
   const only = routes.size === 1 ? routes.get(defaultName) : undefined;
@@ -80,6 +87,21 @@ export async function selectProvisioner(o: {
     active: [...routes.keys()],
     refused,
   };
+}
+
+// A --max-calls name no backend has was never looked up: that backend ran at the default bound.
+// MAAS is a kind on every node: `node --maas` drives it without registering a plugin.
+function checkMaxCallsNames(specs: readonly string[], registry: ProvisionerRegistry, made: readonly Provisioner[]): void {
+  const given = parseMaxCalls(specs, { limits: {}, defaultLimit: Number.POSITIVE_INFINITY });
+  const kinds = [...new Set([...registry.names(), 'maas'])];
+  checkPoolKeys(Object.keys(given.limits), { kinds, pools: made.flatMap(configuredPool) }, '--max-calls');
+}
+
+// The fixture (local or remote) says the one pool it was configured with; other backends make
+// theirs host by host, under their kind.
+function configuredPool(p: Provisioner): string[] {
+  const pool = (p as { readonly capacityConfig?: { readonly pool?: unknown } }).capacityConfig?.pool;
+  return typeof pool === 'string' ? [pool] : [];
 }
 
 // name.key=value, grouped by provisioner name.

@@ -43,14 +43,19 @@ export function checkPlugin(candidate: unknown, source: string): ProvisionerPlug
   if (candidate === undefined || candidate === null) {
     throw new PluginError(source, 'exports no plugin: expected a default export (or `provisionerPlugin`) made with defineProvisionerPlugin({ name, contractVersion, resource, supports, create })');
   }
+  // A plugin of another contract version likely has another shape too: its version is what to fix.
+  const version = (candidate as { contractVersion?: unknown }).contractVersion;
+  if (typeof version === 'number' && version !== PROVISIONER_CONTRACT_VERSION) throw versionMismatch(source, version);
   const parsed = PluginShape.safeParse(candidate);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.join('.') || 'export';
     throw new PluginError(source, `${field}: ${issue?.message ?? 'invalid'}`);
   }
-  if (parsed.data.contractVersion !== PROVISIONER_CONTRACT_VERSION) {
-    throw new PluginError(source, `implements contract version ${parsed.data.contractVersion}; this metalfleet implements version ${PROVISIONER_CONTRACT_VERSION} (use a plugin release built for it)`);
-  }
+  if (parsed.data.contractVersion !== PROVISIONER_CONTRACT_VERSION) throw versionMismatch(source, parsed.data.contractVersion);
   return candidate as ProvisionerPlugin;
+}
+
+function versionMismatch(source: string, version: number): PluginError {
+  return new PluginError(source, `implements contract version ${version}; this metalfleet implements version ${PROVISIONER_CONTRACT_VERSION} (use a plugin release built for it)`);
 }

@@ -23,7 +23,11 @@ interface PluginBase {
   readonly description?: string;
 }
 
-/** A backend for BareMetalHosts: its factory returns a Provisioner (src/ports/provisioner.ts). */
+/**
+ * A backend for BareMetalHosts: its factory returns a Provisioner (src/ports/provisioner.ts).
+ * Its capacity pools are named `<name>` or `<name>:…` (`lab:pdu-7`): a limit (--max-calls) is
+ * checked against the loaded backends by the part before the first `:`.
+ */
 export interface BareMetalHostPlugin extends PluginBase {
   readonly resource: 'BareMetalHost';
   readonly supports: {

@@ -10,7 +10,20 @@ const REDACTED = '[redacted]';
 
 /** The values of a plugin's options that are credentials (by their key's name). */
 export function secretOptionValues(options: Readonly<Record<string, string>>): string[] {
-  return Object.entries(options).filter(([k, v]) => SECRET_OPTION.test(k) && v !== '').map(([, v]) => v);
+  const named = Object.entries(options).filter(([k, v]) => SECRET_OPTION.test(k) && v !== '').map(([, v]) => v);
+  // A URL's password is a credential whatever its option is called (lab.url=http://admin:PW@pdu).
+  return [...named, ...Object.values(options).flatMap(urlPassword)];
+}
+
+function urlPassword(value: string): string[] {
+  if (!URL.canParse(value)) return [];
+  const { password } = new URL(value);
+  if (password === '') return [];
+  try {
+    return [password, decodeURIComponent(password)];
+  } catch {
+    return [password];
+  }
 }
 
 /** `text` with every one of `secrets` in it replaced. */

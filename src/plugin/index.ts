@@ -5,6 +5,7 @@ export type { BareMetalHostPlugin, MaasMachinePlugin, PluginContext, Provisioner
 export { PluginError } from './plugin-error.ts';
 export { checkPlugin } from './check-plugin.ts';
 export { isPluginPath, loadPlugin, loadPluginFolder } from './load.ts';
+export type { LoadOptions } from './load.ts';
 export { ProvisionerRegistry } from './registry.ts';
 export type { CapacityClaim, Credentials, HostData, Logger, MaasDriver, Provisioner } from '../ports/index.ts';
 export type { CallArgs, OpResult, Operation } from '../machines/bmh/index.ts';
