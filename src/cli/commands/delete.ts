@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { documentName, kindOf, type ManifestDocument } from '../../api/manifest.ts';
+import { noObjectsIn } from '../../api/manifest-file.ts';
 import { storedKindOf } from '../../adapters/store/kv-layouts.ts';
 import { RemoteError, subjects } from '../../bus/index.ts';
 import { HostKey } from '../../bus/messages/index.ts';
@@ -76,6 +77,11 @@ function targetOf(doc: ManifestDocument, io: Output): Target | string | null {
 async function targetsFromFiles(files: readonly string[], io: Output): Promise<Target[] | null> {
   const docs = await readManifestFiles(files, io);
   if (docs === null) return null;
+  // As kubectl's "no objects passed to delete" and our apply: a file with nothing in it is a wrong file.
+  if (docs.length === 0) {
+    io.err(`error: ${noObjectsIn(files)}; nothing was deleted`);
+    return null;
+  }
   const targets: Target[] = [];
   let broken = false;
   for (const doc of docs) {

@@ -6,8 +6,8 @@ import { addViewFlags, collect, formatFrom, hostsView, HOST_STATES, nodesFrom, o
 
 // `metalfleet hosts`: every host the cluster drives, one line each, from the nodes that drive them.
 
-// `-o wide` is the table with the condition columns.
-const HOSTS_FORMATS = ['table', 'wide', 'json', 'yaml'];
+// `-o wide` is the table with the condition columns; `-o name` one kind/namespace/name a line.
+const HOSTS_FORMATS = ['table', 'wide', 'name', 'json', 'yaml'];
 
 interface HostsFlags extends CommonFlags {
   state?: string;
@@ -32,21 +32,25 @@ Examples:
   metalfleet hosts --state provisioning --backend ironic
   metalfleet hosts --errors --node a -o yaml
   metalfleet hosts -o wide            (adds READY, PROGRESSING and the other conditions)
+  metalfleet hosts --errors -o name | xargs metalfleet host reboot
   metalfleet hosts --json | jq '.replies[].value.hosts[] | select(.poweredOn)'
 `)
     .action(async (flags: HostsFlags) => {
       const state = oneOf('--state', flags.state, HOST_STATES, (v) => v.toLowerCase());
       const backend = oneOf('--backend', flags.backend, HostBackend.options);
       const nodes = nodesFrom(flags.node);
-      // `-o wide` is the table with more columns; the shared flags know table, json and yaml only.
+      // `-o wide` and `-o name` are text, as the table; the shared flags know table, json and yaml only.
       const wide = flags.output === 'wide';
-      if (wide && flags.json) throw new CliError('--json and -o wide ask for two formats: give one', 2);
-      formatFrom(wide ? { ...flags, output: 'table' } : flags, HOSTS_FORMATS);
-      await runView(wide ? { ...flags, output: 'table' } : flags, 'metalfleet-hosts', (transport, options) => hostsView(transport, {
+      const names = flags.output === 'name';
+      if ((wide || names) && flags.json) throw new CliError(`--json and -o ${flags.output} ask for two formats: give one`, 2);
+      const asTable = wide || names ? { ...flags, output: 'table' } : flags;
+      formatFrom(asTable, HOSTS_FORMATS);
+      await runView(asTable, 'metalfleet-hosts', (transport, options) => hostsView(transport, {
         ...(state !== undefined ? { state } : {}),
         ...(backend !== undefined ? { backend } : {}),
         ...(flags.errors ? { errors: true } : {}),
         ...(wide ? { wide: true } : {}),
+        ...(names ? { names: true } : {}),
       }, options), nodes);
     });
 }

@@ -13,12 +13,13 @@ import { readEnv } from '../config.ts';
 import { terminalText } from '../terminal-text.ts';
 import { addPluginFlags, declaredBmcSchemes } from '../provisioners.ts';
 import { OldVersions } from './validate-old.ts';
+import { usageErrorsExitTwo } from '../introspect/index.ts';
 
 // `metalfleet validate FILE... [--old FILE] [-n NAMESPACE]`: the admission rules of the
 // BareMetalHost webhook and of CAPMAAS's MaasCluster, MaasMachine and MaasMachineTemplate, run on
 // manifests before they are applied. Errors go to stdout, one per line, so they can be grepped or
 // diffed; notes and the summary go to stderr. With -n, objects that name no namespace are checked
-// as if applied there (kubectl's -n); an object named only by generateName is checked as a create
+// as if applied there (kubectl's -n), and one that names another is an error, as kubectl's; an object named only by generateName is checked as a create
 // unless an --old object of the same kind, namespace and generateName pairs with it.
 
 type Output = { out: (line: string) => void; err: (line: string) => void };
@@ -38,6 +39,26 @@ function label(doc: ManifestDocument): string {
   const generate = pendingGenerateName(doc.object);
   if (doc.name === undefined && generate !== null) return `${doc.kind ?? 'object'}/(generateName ${JSON.stringify(generate)}, ${doc.file}:${doc.line})`;
   return `${doc.kind ?? 'object'}/${doc.name ?? `(unnamed, ${doc.file}:${doc.line})`}`;
+}
+
+/** The object's own metadata.namespace, or null when it names none (a wrong type is the schema's to name). */
+function namespaceNamed(object: unknown): string | null {
+  const metadata = typeof object === 'object' && object !== null ? (object as { metadata?: unknown }).metadata : undefined;
+  const namespace = typeof metadata === 'object' && metadata !== null ? (metadata as { namespace?: unknown }).namespace : undefined;
+  return typeof namespace === 'string' && namespace !== '' ? namespace : null;
+}
+
+/**
+ * kubectl's refusal of `-n NAMESPACE` for an object that names another namespace, or null. The
+ * object was checked where it said it goes and passed silently, though apply -n would not take it.
+ */
+function namespaceRefusal(doc: ManifestDocument, namespace: string | undefined): string | null {
+  if (namespace === undefined) return null;
+  const own = namespaceNamed(doc.object);
+  if (own === null || own === namespace) return null;
+  const generate = pendingGenerateName(doc.object);
+  const name = doc.name ?? (generate !== null ? `(generateName ${JSON.stringify(generate)})` : '(unnamed)');
+  return `${doc.file}:${doc.line}: ${documentName(doc)}: ${doc.kind ?? 'object'} ${own}/${name}: the namespace from the provided object ${JSON.stringify(own)} does not match the namespace ${JSON.stringify(namespace)}. You must pass '--namespace=${own}' to perform this operation.`;
 }
 
 const where = (doc: ManifestDocument): string => `${doc.file}:${doc.line} ${documentName(doc)}`;
@@ -81,6 +102,8 @@ export async function runValidate(files: readonly string[], oldFiles: readonly s
       summary.unreadable++;
       continue;
     }
+    const refused = namespaceRefusal(read, namespace);
+    if (refused !== null) io.err(`error: ${refused}`);
     const kind = validatedKindOf(doc);
     // A Secret has no admission rules of ours, but the stores' checks: demo -f and --secrets refuse what they find.
     const result = kindOf(doc) === 'Secret' ? { errors: secretErrors(doc.object) } : kind === null ? null : validateObject(doc.object, previous.take(kind, doc), rules);
@@ -101,11 +124,18 @@ export async function runValidate(files: readonly string[], oldFiles: readonly s
         io.out(manifestError(doc, 'apiVersion', group));
         continue;
       }
+      if (refused !== null) {
+        // Not ours to check, but -n refuses it all the same (kubectl would apply none of the files).
+        summary.checked++;
+        summary.invalid++;
+        continue;
+      }
       io.err(`note: ${label(doc)}: skipped (kind not managed by metalfleet)`);
       continue;
     }
     summary.checked++;
-    if (result.errors.length > 0) summary.invalid++;
+    // Refused by -n, it is still checked where it says it goes: both are worth fixing at once.
+    if (result.errors.length > 0 || refused !== null) summary.invalid++;
     for (const e of result.errors) io.out(manifestError(doc, e.path, e.reason));
   }
 
@@ -128,8 +158,9 @@ export function register(program: Command): void {
     // As apply and delete take them (and kubectl): `validate -f hosts.yaml` was an unknown option.
     .option('-f, --filename <file>', 'a YAML manifest, as apply and delete take it (repeatable; with or instead of FILE...)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--old <file>', 'stored versions of the objects: apply the update rules to those of the same kind, namespace and name (or generateName); one that matches nothing is an error (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
-    .option('-n, --namespace <namespace>', 'check objects that name no namespace as if applied in this one (as kubectl -n); others keep theirs');
-  addPluginFlags(validate)
+    .option('-n, --namespace <namespace>', 'check objects that name no namespace as if applied in this one (as kubectl -n); one that names another is refused, as kubectl refuses it');
+  // Commander's usage errors as one line and exit 2, as every other command: exit 1 means invalid manifests.
+  usageErrorsExitTwo(addPluginFlags(validate))
     .action(async (args: string[], opts: { old: string[]; filename: string[]; namespace?: string; plugin?: string[]; pluginDir?: string }) => {
       const files = [...args, ...opts.filename];
       if (files.length === 0) throw new CliError("validate: missing required argument 'files': give the manifests to check, as FILE... or -f FILE", 1);

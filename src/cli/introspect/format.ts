@@ -1,5 +1,5 @@
 // Plain-text building blocks for the introspection commands: human durations and sizes, and
-// fixed-column tables cut to the terminal width (a line is truncated, never wrapped).
+// fixed-column tables cut to the terminal width (a line is truncated, never wrapped; piped, never cut).
 import { escapeLineControls } from '../terminal-text.ts';
 
 /** `950ms`, `42s`, `3m12s`, `5h07m`, `2d03h`; `-` when unknown. */
@@ -65,12 +65,12 @@ export interface Column<R> {
   readonly header: string;
   readonly value: (row: R) => string;
   readonly align?: 'left' | 'right';
-  /** A cell longer than this is cut; the column is never wider. */
+  /** A cell longer than this is cut, the column never wider, when the table has a finite width. */
   readonly max?: number;
 }
 
 export interface TableOptions {
-  /** Every line is cut to this many characters. */
+  /** Every line is cut to this many characters (Infinity: never). */
   readonly width: number;
   /** Spaces between columns. */
   readonly gap?: number;
@@ -82,9 +82,11 @@ export interface TableOptions {
  */
 export function renderTable<R>(columns: readonly Column<R>[], rows: readonly R[], options: TableOptions): string[] {
   const gap = ' '.repeat(options.gap ?? 2);
+  // Unbounded (piped) output cuts nothing, not even a column: what was cut could not be grepped.
+  const bounded = Number.isFinite(options.width);
   const cells = rows.map((row) => columns.map((c) => {
     const text = oneLine(c.value(row));
-    return c.max !== undefined ? truncate(text, c.max) : text;
+    return c.max !== undefined && bounded ? truncate(text, c.max) : text;
   }));
   const widths = columns.map((c, i) => Math.max(visibleLength(c.header), ...cells.map((r) => visibleLength(r[i] ?? ''))));
   const line = (values: readonly string[]): string => {
@@ -100,7 +102,11 @@ export function renderFields(fields: ReadonlyArray<readonly [string, string]>, w
   return fields.map(([k, v]) => truncate(`${indent}${`${k}:`.padEnd(keyWidth + 1)} ${oneLine(v)}`, width));
 }
 
-/** The width to lay a table out in: the terminal's, or 120 when the output is piped. */
+/**
+ * The width to lay a table out in: the terminal's; no limit when the output is piped or
+ * redirected, as kubectl does (a line cut at 120 hid the end of an error message from grep).
+ */
 export function outputWidth(stream: { isTTY?: boolean; columns?: number } = process.stdout): number {
-  return stream.isTTY && stream.columns && stream.columns > 0 ? stream.columns : 120;
+  if (!stream.isTTY) return Number.POSITIVE_INFINITY;
+  return stream.columns && stream.columns > 0 ? stream.columns : 120;
 }

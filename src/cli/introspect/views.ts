@@ -41,6 +41,8 @@ export interface HostsQuery {
   readonly errors?: boolean;
   /** `-o wide`: the table gains the hosts' conditions. */
   readonly wide?: boolean;
+  /** `-o name`: one `kind/namespace/name` per line (kubectl's KIND/NAME), the form `host ACTION` takes. */
+  readonly names?: boolean;
 }
 
 /** A row with its conditions, from nodes that send them (type, status and reason only). */
@@ -158,7 +160,13 @@ export async function hostsView(transport: Transport, query: HostsQuery, options
   const ownerless = ownerlessShards(gathered, (v) => v.hosts.map((h) => h.shard), owned, shardCount);
   if (ownerless.length > 0) warnings.push(ownerlessWarning(ownerless));
   const rows: Array<OnNode<WideHostRow>> = flatten(gathered, (v) => v.hosts).sort((a, b) => a.key.localeCompare(b.key));
-  return output(gathered, () => (rows.length === 0 ? ['no hosts match'] : renderTable(hostColumns(query.wide), rows, { width: options.width })), options, warnings);
+  // As kubectl: no rows is nothing on stdout (a pipe counts no host) and a line on stderr; JSON and YAML say it by their empty lists.
+  if (rows.length === 0 && options.format === 'table') warnings.push('No resources found');
+  const table = (): readonly string[] => {
+    if (rows.length === 0) return [];
+    return query.names ? rows.map((h) => `${h.kind.toLowerCase()}/${h.key}`) : renderTable(hostColumns(query.wide), rows, { width: options.width });
+  };
+  return output(gathered, table, options, warnings);
 }
 
 // ---- actors ---------------------------------------------------------------------------------
