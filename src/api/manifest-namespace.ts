@@ -2,8 +2,8 @@ import type { ManifestDocument } from './manifest.ts';
 import { dns1123LabelProblems } from './names.ts';
 
 // `-n NAMESPACE` for manifests, as kubectl applies it: an object that names no namespace goes to
-// the one given; an object that names one keeps it (kubectl would refuse a different one; validate
-// checks it where it says it goes).
+// the one given; one naming another is refused by the command (validate.ts, in kubectl's words),
+// so here it keeps its own and is still checked where it says it goes.
 
 function record(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;

@@ -2,7 +2,7 @@
 // and "No resources found" on stderr, so a pipe sees no rows. Ours printed "no hosts match" on
 // stdout, which a script counted as a host (and grep could match).
 import test from 'ava';
-import { hostsView, type ViewOptions } from '../../src/cli/introspect/index.ts';
+import { hostsView, shardsView, type ViewOptions } from '../../src/cli/introspect/index.ts';
 import type { HostRow, IntrospectionSource } from '../../src/cluster/introspect/index.ts';
 import { serveEmbedded } from '../support/embedded-introspection.ts';
 
@@ -34,6 +34,21 @@ test('hosts empty - -o json and -o yaml print the empty data and no message', as
       t.regex(out.stdout, /hosts: \[\]|"hosts": \[\]/, format);
       t.deepEqual(out.stderr, [], format);
     }
+  } finally {
+    await embedded.close();
+  }
+});
+
+test('shards empty - a node owning no shard: nothing on stdout, "No resources found" on stderr; JSON keeps its empty list', async (t) => {
+  const embedded = serveEmbedded({ shards: async () => [], close: () => undefined } as unknown as IntrospectionSource);
+  try {
+    const out = await shardsView(embedded.client, base);
+    t.is(out.stdout, '');
+    t.deepEqual(out.stderr, ['No resources found']);
+    t.is(out.exitCode, 0);
+    const json = await shardsView(embedded.client, { ...base, format: 'json' });
+    t.regex(json.stdout, /"shards": \[\]/);
+    t.deepEqual(json.stderr, []);
   } finally {
     await embedded.close();
   }

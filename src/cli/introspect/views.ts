@@ -277,7 +277,9 @@ export async function shardsView(transport: Transport, options: ViewOptions): Pr
   const gathered = await gather(transport, 'shards', {}, gatherOptions(options));
   const warnings = checked(gathered, options);
   const rows = flatten(gathered, (v) => v.shards).sort((a, b) => a.shard - b.shard || a.node.localeCompare(b.node));
-  return output(gathered, () => (rows.length === 0 ? ['no shards owned'] : renderTable(shardColumns(), rows, { width: options.width })), options, warnings);
+  // As hosts (and kubectl): no rows is nothing on stdout and a line on stderr.
+  if (rows.length === 0 && options.format === 'table') warnings.push('No resources found');
+  return output(gathered, () => (rows.length === 0 ? [] : renderTable(shardColumns(), rows, { width: options.width })), options, warnings);
 }
 
 // ---- capacity -------------------------------------------------------------------------------
