@@ -13,7 +13,7 @@ import type { KV } from '@nats-io/kv';
 import { NatsBucket, openNatsKv } from '../../src/bus/nats-kv.ts';
 import type { KvEvent } from '../../src/ports/index.ts';
 import { startNatsServer, type NatsServer } from '../support/nats-server.ts';
-import { deferred, waitFor } from '../support/wait.ts';
+import { deferred, retrying, waitFor } from '../support/wait.ts';
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 const text = (b: Uint8Array): string => new TextDecoder().decode(b);
@@ -36,18 +36,6 @@ async function client(): Promise<NatsConnection> {
   const nc = await connect({ servers: server.url, user: 'watcher', pass: password, reconnectTimeWait: 50, maxReconnectAttempts: -1 });
   connections.push(nc);
   return nc;
-}
-
-async function retrying<T>(op: () => Promise<T>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await op();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
 }
 
 test.serial('nats: a watch whose nats.js iterator ends is restarted from the last revision it delivered', async (t) => {

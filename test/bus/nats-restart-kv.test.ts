@@ -5,22 +5,10 @@ import { connectNats } from '../../src/bus/nats-transport.ts';
 import type { KvEvent } from '../../src/ports/index.ts';
 import { recordingLogger, type LogLine } from '../support/recording-logger.ts';
 import { startNatsServer } from '../support/nats-server.ts';
-import { waitFor } from '../support/wait.ts';
+import { retrying, waitFor } from '../support/wait.ts';
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 const text = (b: Uint8Array): string => new TextDecoder().decode(b);
-
-async function retrying<T>(op: () => Promise<T>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await op();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
 
 test('nats kv - after a server restart a watch hears new writes, and reads and writes work again', async (t) => {
   const server = await startNatsServer();

@@ -26,3 +26,16 @@ export async function waitUntil(cond: () => boolean | Promise<boolean>, timeoutM
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
+
+/** `op` tried again every 50 ms until it resolves (a server coming back), throwing its last error after `timeoutMs`. */
+export async function retrying<T>(op: () => Promise<T>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await op();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
