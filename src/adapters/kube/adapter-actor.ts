@@ -3,6 +3,7 @@ import { tell } from '../../actors/runtime/index.ts';
 import type { Logger } from '../../ports/index.ts';
 import { backoffMs, INFORMER_BACKOFF } from './backoff.ts';
 import { toKubeCallError } from './errors.ts';
+import { permissionFor } from './kube-calls.ts';
 import type { InformerFactory, InformerHandle } from './informer.ts';
 import type { ResourceCache } from './resource-cache.ts';
 import type { ResourceInfo, ResourceName } from './resources.ts';
@@ -61,6 +62,11 @@ interface Entry {
   downSince: number | null;
   timer: TimerHandle | null;
   connects: number[];
+  /** When the informer last connected in this attempt, and whether an event came since. */
+  lastConnect: number | null;
+  eventSinceConnect: boolean;
+  /** Watches in a row that ended within SHORT_WATCH_MS without an event. */
+  shortWatches: number;
 }
 
 interface AdapterState {
@@ -73,6 +79,12 @@ interface AdapterState {
 // (reference/kube-api.md §3): that many connects within a second is a loop, not a watch.
 const LOOP_CONNECTS = 20;
 const LOOP_WINDOW_MS = 1_000;
+// client-go's reflector fails a watch that ended within a second without an event ("very short
+// watch") and backs off; the informer would re-open it at once, forever, below the loop guard's
+// rate. As many in a row as the loop guard's connects, not one: a 410 ends a watch at once too,
+// and its re-list should not wait.
+const SHORT_WATCH_MS = 1_000;
+const SHORT_WATCHES = LOOP_CONNECTS - 1;
 
 let instances = 0;
 
@@ -106,7 +118,7 @@ export function adapterBehavior(o: AdapterActorOptions): Behavior<AdapterState, 
         const entry: Entry = {
           resource, informer, instance, phase: 'starting', attempt: 0, failedThisAttempt: false, streak: 0, since: o.clock.now(),
           synced: previous?.synced ?? false, errors: previous?.errors ?? 0, restarts: previous?.restarts ?? 0, lastError: previous?.lastError ?? null,
-          downSince: previous?.downSince ?? null, timer: null, connects: [],
+          downSince: previous?.downSince ?? null, timer: null, connects: [], lastConnect: null, eventSinceConnect: false, shortWatches: 0,
         };
         entries.set(resource, entry);
         start(entry, ctx.self);
@@ -122,18 +134,27 @@ export function adapterBehavior(o: AdapterActorOptions): Behavior<AdapterState, 
       if (!e || e.phase === 'stopped') return s;
       switch (msg.type) {
         case 'event':
-          if (msg.instance === e.instance) o.caches[msg.resource]?.observe(msg.verb, msg.object);
+          if (msg.instance === e.instance) {
+            e.eventSinceConnect = true;
+            o.caches[msg.resource]?.observe(msg.verb, msg.object);
+          }
           break;
         case 'listed':
           if (msg.instance === e.instance) o.caches[msg.resource]?.listed(msg.keys, msg.resourceVersion);
           break;
-        case 'connected':
-          if (msg.instance === e.instance && e.phase !== 'backoff' && looping(e)) {
+        case 'connected': {
+          if (msg.instance !== e.instance || e.phase === 'backoff') break;
+          const plural = RESOURCES[e.resource].plural;
+          const reason = looping(e)
+            ? `the ${plural} watch reconnected ${LOOP_CONNECTS} times within ${LOOP_WINDOW_MS} ms; backing off`
+            : shortWatch(e) >= SHORT_WATCHES ? `the ${plural} watch ended within ${SHORT_WATCH_MS} ms without an event ${SHORT_WATCHES} times in a row; backing off` : null;
+          if (reason !== null) {
             // Stopping aborts the request; the error that follows belongs to this failure.
-            fail(e, `the ${RESOURCES[e.resource].plural} watch reconnected ${LOOP_CONNECTS} times within ${LOOP_WINDOW_MS} ms; backing off`);
+            fail(e, reason);
             void e.informer.stop().catch(() => undefined);
           }
           break;
+        }
         case 'failed':
           if (msg.instance === e.instance && e.phase !== 'backoff') fail(e, describe(msg.error, RESOURCES[e.resource]));
           break;
@@ -194,12 +215,25 @@ export function adapterBehavior(o: AdapterActorOptions): Behavior<AdapterState, 
     e.phase = 'starting';
     e.failedThisAttempt = false;
     e.connects = [];
+    e.lastConnect = null;
+    e.eventSinceConnect = false;
+    e.shortWatches = 0;
     publish(e);
     const attempt = e.attempt;
     e.informer.start().then(
       () => tell(self, { type: 'started', resource: e.resource, instance: e.instance, attempt }),
       (error: unknown) => tell(self, { type: 'failed', resource: e.resource, instance: e.instance, error }),
     );
+  }
+
+  /** Counts the watch that just ended (a connect ends the one before it); returns the streak. */
+  function shortWatch(e: Entry): number {
+    const now = o.clock.now();
+    const short = e.lastConnect !== null && now - e.lastConnect < SHORT_WATCH_MS && !e.eventSinceConnect;
+    e.shortWatches = short ? e.shortWatches + 1 : 0;
+    e.lastConnect = now;
+    e.eventSinceConnect = false;
+    return e.shortWatches;
   }
 
   function looping(e: Entry): boolean {
@@ -214,8 +248,9 @@ export function adapterBehavior(o: AdapterActorOptions): Behavior<AdapterState, 
 // A 404 on a custom resource's collection is the API server's plain-text "404 page not found"
 // for a group, version or resource it does not serve (reference/kube-api.md §1): the CRD is
 // missing, and "NotFound (HTTP 404)" alone does not say which or what to do.
+// client-node's watch keeps no body of a refusal, so a 403 names the permission from here.
 function describe(error: unknown, r: ResourceInfo): string {
-  const failure = toKubeCallError(`watching ${r.plural}`, error);
+  const failure = toKubeCallError(`watching ${r.plural}`, error, permissionFor(r, 'watch'));
   if (failure.status !== 404 || r.group === '') return failure.message;
   return `${failure.call}: the CustomResourceDefinition ${qualifiedName(r)} (${r.kind} ${r.apiVersion}) is not installed in the cluster (HTTP 404); ${installHint(r)}`;
 }

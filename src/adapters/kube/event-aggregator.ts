@@ -63,9 +63,12 @@ export class EventAggregator {
     return { action: 'create', key, name, count: 1, firstMs: nowMs };
   }
 
-  /** The Event behind `key` is gone (expired by the server's TTL): the next one creates anew. */
-  forget(key: string): void {
-    this.seen.delete(key);
+  /**
+   * The Event `name` behind `key` is gone (expired by the server's TTL): the next occurrence
+   * creates anew. An identity already counting into a newer Event keeps it.
+   */
+  forget(key: string, name: string): void {
+    if (this.seen.get(key)?.name === name) this.seen.delete(key);
   }
 
   get size(): number {

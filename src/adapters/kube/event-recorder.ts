@@ -68,22 +68,28 @@ export class EventRecorder {
     const what = `recording event ${reason} for ${object.kind} ${object.namespace}/${object.name}`;
     if (plan.action === 'patch') {
       try {
-        // eventTime: a legacy Event has none and is read back with `"eventTime": null`; the null
-        // here keeps it absent, where an API server that decodes the merged object strictly
-        // refuses a stored null (the test server does; a real one takes either).
-        const patch = { eventTime: null, count: plan.count, lastTimestamp: new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z') };
-        await this.o.client.patchEvent(object.namespace, plan.name, patch, what);
+        await this.patch(object.namespace, plan.name, plan.count, nowMs, what);
         return;
       } catch (error) {
-        // The Event expired (the server keeps them an hour) or was deleted: start a new one.
+        // The Event expired (the server keeps them an hour) or was deleted: start a new one,
+        // unless an occurrence queued before this one already did: then count into that.
         if (!(error instanceof KubeCallError && error.notFound)) throw error;
-        this.aggregator.forget(plan.key);
+        this.aggregator.forget(plan.key, plan.name);
         const again = this.aggregator.plan({ namespace: object.namespace, kind: object.kind, name: object.name, uid: object.uid ?? '', type, reason, message }, nowMs);
-        await this.create(object, type, reason, message, again.name, nowMs, what);
+        if (again.action === 'patch') await this.patch(object.namespace, again.name, again.count, nowMs, what);
+        else await this.create(object, type, reason, message, again.name, nowMs, what);
         return;
       }
     }
     await this.create(object, type, reason, message, plan.name, nowMs, what);
+  }
+
+  private async patch(namespace: string, name: string, count: number, nowMs: number, what: string): Promise<void> {
+    // eventTime: a legacy Event has none and is read back with `"eventTime": null`; the null
+    // here keeps it absent, where an API server that decodes the merged object strictly
+    // refuses a stored null (the test server does; a real one takes either).
+    const patch = { eventTime: null, count, lastTimestamp: new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    await this.o.client.patchEvent(namespace, name, patch, what);
   }
 
   private async create(object: InvolvedObject, type: 'Normal' | 'Warning', reason: string, message: string, name: string, nowMs: number, what: string): Promise<void> {

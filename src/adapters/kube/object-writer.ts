@@ -7,6 +7,7 @@ import type { JsonObject } from './merge-patch.ts';
 import { isPlainObject, mergePatchDiff } from './merge-patch.ts';
 import { formatOwner, OWNER_ANNOTATION, parseOwner } from './owner-fence.ts';
 import type { RawObject } from './raw-object.ts';
+import { removedByUpdate } from './raw-object.ts';
 import type { ResourceCache } from './resource-cache.ts';
 import type { ResourceInfo } from './resources.ts';
 import { splitKey } from './resources.ts';
@@ -61,6 +62,10 @@ export interface MutateOptions {
   readonly fence?: Fence;
 }
 
+function sameFence(a: Fence | undefined, b: Fence | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.shard === b.shard && a.epoch === b.epoch && a.holder === b.holder);
+}
+
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function withResourceVersion(patch: JsonObject, rv: string | undefined): JsonObject {
@@ -72,11 +77,6 @@ function withOwner(patch: JsonObject, owner: string): JsonObject {
   const metadata = isPlainObject(patch['metadata']) ? patch['metadata'] : {};
   const annotations = isPlainObject(metadata['annotations']) ? metadata['annotations'] : {};
   return { ...patch, metadata: { ...metadata, annotations: { ...annotations, [OWNER_ANNOTATION]: owner } } };
-}
-
-/** An update that emptied the finalizers of an object being deleted: the server deleted it. */
-function removedBy(raw: RawObject): boolean {
-  return Boolean(raw.metadata.deletionTimestamp) && (raw.metadata.finalizers ?? []).length === 0;
 }
 
 /**
@@ -104,7 +104,8 @@ export class ObjectWriter {
   writeStatus(key: string, desired: JsonObject, fence?: Fence): Promise<void> {
     const outside = this.outside(key, `writing the status of ${this.resource.kind} ${key}`);
     if (outside) return Promise.reject(outside);
-    return this.o.lanes.coalesce(this.lane(key), desired, (newest) => this.statusNow(key, newest, fence));
+    // Only writes under one fence fold: a stale actor's status must not ride on a newer fence.
+    return this.o.lanes.coalesce(this.lane(key), { desired, fence }, (newest) => this.statusNow(key, newest.desired, newest.fence), (a, b) => sameFence(a.fence, b.fence));
   }
 
   /** A read-modify-write of the main resource: `change` returns the merge patch, or null for none. */
@@ -213,7 +214,7 @@ export class ObjectWriter {
         const owned = verdict.kind === 'claim' ? withOwner(patch, formatOwner(verdict.fence)) : patch;
         const body = options.precondition || options.fence !== undefined ? withResourceVersion(owned, current.metadata.resourceVersion) : owned;
         const written = await this.o.client.patch(this.resource, namespace, name, body, undefined, options.what);
-        if (removedBy(written)) this.o.cache.removed(key, written.metadata.resourceVersion);
+        if (removedByUpdate(written)) this.o.cache.removed(key, written.metadata.resourceVersion);
         else this.o.cache.written(written);
         return written;
       } catch (error) {

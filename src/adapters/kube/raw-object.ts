@@ -47,3 +47,11 @@ export function rvNewer(a: string | undefined, b: string | undefined): boolean |
   if (a === undefined || b === undefined || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return undefined;
   return BigInt(a) > BigInt(b);
 }
+
+/**
+ * An update that emptied the finalizers of an object being deleted: the API server deleted it
+ * and answered with the submitted object (reference/kube-api.md §7), which is no longer stored.
+ */
+export function removedByUpdate(raw: RawObject): boolean {
+  return Boolean(raw.metadata.deletionTimestamp) && (raw.metadata.finalizers ?? []).length === 0;
+}

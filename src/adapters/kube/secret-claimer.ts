@@ -1,6 +1,7 @@
 import type { Clock, Logger, TimerHandle } from '../../ports/index.ts';
 import { KubeCallError } from './errors.ts';
 import type { KubeClient } from './kube-client.ts';
+import { removedByUpdate } from './raw-object.ts';
 import type { CacheChange, ResourceCache } from './resource-cache.ts';
 import { credentialsKeyOf, SECRET_FINALIZER, secretClaimPatch } from './secret-claim.ts';
 import { errorMessage } from '../../api/index.ts';
@@ -59,7 +60,10 @@ export function startSecretClaimer(o: { hosts: ResourceCache; secrets: ResourceC
         if (!patch) continue;
         const [namespace = '', name = ''] = key.split('/');
         try {
-          o.secrets.written(await o.client.patchSecret(namespace, name, patch));
+          const written = await o.client.patchSecret(namespace, name, patch);
+          // Our finalizer was the last one of a Secret being deleted: it is gone, whenever the watch says so.
+          if (removedByUpdate(written)) o.secrets.removed(key, written.metadata.resourceVersion);
+          else o.secrets.written(written);
         } catch (error) {
           // A conflict or a Secret gone: the cache event on its way brings the key back.
           if (error instanceof KubeCallError && (error.conflict || error.notFound)) continue;

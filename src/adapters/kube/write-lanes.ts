@@ -28,10 +28,13 @@ export class WriteLanes {
     return result;
   }
 
-  /** Queues a status write, or folds it into the one already queued (newest payload wins). */
-  coalesce<P>(key: string, payload: P, write: (payload: P) => Promise<void>): Promise<void> {
+  /**
+   * Queues a status write, or folds it into the one already queued (newest payload wins) when
+   * `foldable` says the two may share one write; otherwise it queues behind it.
+   */
+  coalesce<P>(key: string, payload: P, write: (payload: P) => Promise<void>, foldable: (queued: P, next: P) => boolean = () => true): Promise<void> {
     const existing = this.lanes.get(key)?.queuedStatus;
-    if (existing) {
+    if (existing && foldable(existing.payload as P, payload)) {
       existing.payload = payload;
       return new Promise<void>((resolve, reject) => existing.waiters.push({ resolve, reject }));
     }
