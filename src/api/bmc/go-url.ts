@@ -51,14 +51,23 @@ function validOptionalPort(port: string): boolean {
 const HOST_CHAR = /^[A-Za-z0-9\-_.~!$&'()*+,;=:[\]<>"]$/;
 const USERINFO = /^[A-Za-z0-9\-._:~!$&'()*+,;=%@]*$/;
 
-function parseHost(host: string): { host: string } | { error: string } {
+function parseHost(host: string, scheme: string): { host: string } | { error: string } {
   if (host.startsWith('[')) {
     const close = host.lastIndexOf(']');
     if (close < 0) return { error: "missing ']' in host" };
     const colonPort = host.slice(close + 1);
     if (!validOptionalPort(colonPort)) return { error: `invalid port ${JSON.stringify(colonPort)} after host` };
+    // Go 1.24.8/1.25.2 on (CVE-2025-47912; BMO builds with 1.26): only an IPv6 address goes in
+    // brackets, so "[192.0.2.1]" and "[bmc.example.com]" are no host to url.Parse.
+    const literal = host.slice(1, close);
+    const zone = literal.indexOf('%25');
+    const address = zone >= 0 ? literal.slice(0, zone) : literal;
+    if (IPV4.test(address)) return { error: 'invalid IP-literal' };
+    if (!isIpv6(address)) return { error: `invalid host: ParseAddr(${JSON.stringify(address)}): not an IPv6 address` };
   } else {
-    const colon = host.lastIndexOf(':');
+    // Go 1.26 (go.dev/issue/75223, 78077): an http or https host has one colon at most, before
+    // its port; other schemes keep reading the port after the last colon.
+    const colon = scheme === 'http' || scheme === 'https' ? host.indexOf(':') : host.lastIndexOf(':');
     if (colon !== -1) {
       const colonPort = host.slice(colon);
       if (!validOptionalPort(colonPort)) return { error: `invalid port ${JSON.stringify(colonPort)} after host` };
@@ -135,7 +144,7 @@ export function parseGoUrl(raw: string, opts: { viaRequest?: boolean } = {}): Go
       authority = authority.slice(0, slash);
     }
     const at = authority.lastIndexOf('@');
-    const parsedHost = parseHost(at < 0 ? authority : authority.slice(at + 1));
+    const parsedHost = parseHost(at < 0 ? authority : authority.slice(at + 1), url.scheme);
     if ('error' in parsedHost) return { ok: false, reason: parsedHost.error };
     url.host = parsedHost.host;
     if (at >= 0) {

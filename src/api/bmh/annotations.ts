@@ -492,8 +492,9 @@ export function parseInspectAnnotation(value: string): AnnotationResult<'disable
  * BMO decodes them (hardware-details.ts): a key its HardwareDetails struct has no field for, at
  * any depth, is refused, named by its path.
  */
-export function parseHardwareDetailsAnnotation(value: string): AnnotationResult<HardwareDetails | null> {
-  if (value === '') return { ok: true, value: null };
+export function parseHardwareDetailsAnnotation(annotation: string): AnnotationResult<HardwareDetails | null> {
+  if (annotation === '') return { ok: true, value: null };
+  const value = firstObjectText(annotation);
   const fail = (reason: string): AnnotationResult<HardwareDetails | null> => ({
     ok: false,
     error: fieldError(annotationPath(HARDWARE_DETAILS_ANNOTATION), `error decoding the ${HARDWARE_DETAILS_ANNOTATION} annotation: ${reason}`),
@@ -518,6 +519,28 @@ export function parseHardwareDetailsAnnotation(value: string): AnnotationResult<
     return fail(`${where}${issue?.message ?? 'invalid hardware details'}`);
   }
   return { ok: true, value: result.data };
+}
+
+/**
+ * The text of the JSON object a value starts with, or the value itself when it starts with no
+ * object (or the object never closes, for JSON.parse to name the error). json.Decoder.Decode, as
+ * BMO reads the hardware details, ends at the closing brace and never reads what follows.
+ */
+function firstObjectText(value: string): string {
+  const start = value.search(/\S/);
+  if (start < 0 || value[start] !== '{') return value;
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < value.length; i++) {
+    const c = value[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if ((c === '}' || c === ']') && --depth === 0) return value.slice(0, i + 1);
+  }
+  return value;
 }
 
 // --- helpers over a whole host ------------------------------------------------------------------
