@@ -44,18 +44,13 @@ export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: nu
         t.transient();
         return;
       }
-      // BMO's doServiceIfNeeded: a service the backend took clears the error (clearErrorWithStatus
-      // keeps the count), so the polls that follow do not restart it.
-      if (op === 'service' && t.status.errorType) t.patchStatus({ errorType: '', errorMessage: '', operationalStatus: 'servicing' });
-      // BMO's actionDeprovisioning does the same (clearError on a Dirty result, the count kept): a
-      // restarted teardown clears the error, so the next failure counts again. Kept, the error made
-      // every later call a restart the backend took, so a deletion whose teardown Ironic keeps
-      // failing (a BMC refusing the credentials) stayed in deprovisioning for good instead of
-      // going on after more than 3 failures.
-      if (op === 'deprovision' && t.status.errorType) t.patchStatus({ errorType: '', errorMessage: '', operationalStatus: 'OK' });
-      // And so does actionPowerOffBeforeDeleting: the forced retry the backend took clears the
-      // error, so the next poll is not forced, reads a failure again and counts it.
-      if (op === 'powerOff' && t.state === 'powering off before delete' && t.status.errorType) t.patchStatus({ errorType: '', errorMessage: '', operationalStatus: 'OK' });
+      // BMO's actionManageSteadyState adopts on every pass: one under way is polled until done,
+      // also once its error (what kept it being retried) is cleared below.
+      if (op === 'adopt') t.s.needsAdopt = true;
+      if (t.status.errorType && clearsOnProgress(op)) {
+        // BMO's doServiceIfNeeded: servicing goes on, so operationalStatus says so.
+        t.patchStatus({ errorType: '', errorMessage: '', operationalStatus: op === 'service' ? 'servicing' : 'OK' });
+      }
       t.s.retryAt = t.now + result.afterMs;
       t.requeue(result.afterMs);
       return;
@@ -83,6 +78,24 @@ export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: nu
 }
 
 /**
+ * BMO's actions clear the error (clearError, the count kept) once the backend took a retry and
+ * reports the operation under way (a Dirty result): actionInspecting, actionProvisioning,
+ * actionDeprovisioning, actionManageSteadyState's Adopt, manageHostPower (powering off before
+ * delete too) and doServiceIfNeeded. Kept, the error made every poll that followed another
+ * restart or forced call, showed the host in error while the retry was working, and a teardown
+ * the backend kept failing never counted past 3 to let a deletion go on. The next failure counts
+ * on from the kept count; the operation finishing ends the run (leftoverCount).
+ */
+function clearsOnProgress(op: Operation): boolean {
+  switch (op) {
+    case 'inspect': case 'provision': case 'deprovision': case 'adopt': case 'powerOn': case 'powerOff': case 'service': return true;
+    // Preparing clears only once the clean steps started (BMO's `started`), which its result
+    // does not say; registration and detach keep theirs until done.
+    default: return false;
+  }
+}
+
+/**
  * A count without an error: a restarted deprovision or service the backend took cleared the error
  * and kept its count (BMO's clearError); any operation that then finishes, registration and
  * adoption too, ends that run of failures. Reads still clear nothing.
@@ -93,14 +106,16 @@ function leftoverCount(op: Operation, t: Turn): boolean {
 
 /**
  * Which errors a finished call clears (BMO): registration clears a registration error, or any
- * error when it validated new credentials; adopt clears its own; a power read clears nothing;
- * every other operation that finished clears what the host had.
+ * error when it validated new credentials; adopt and detach clear their own; a power read
+ * clears nothing; every other operation that finished clears what the host had.
  */
 function clearsError(op: Operation, errorType: string | undefined, credentialsValidated: boolean): boolean {
   switch (op) {
     case 'register': return credentialsValidated || errorType === 'registration error' || errorType === 'provisioned registration error';
     case 'adopt': return errorType === 'provisioned registration error';
     case 'hardwareState': return false;
+    // BMO's detachHost: only a detach error; another stays for the host once it is re-attached.
+    case 'detach': return errorType === 'detach error';
     // A read of what the host has; it fixes nothing.
     case 'firmware': return false;
     default: return true;

@@ -56,8 +56,11 @@ export const HANDLERS: Record<ProvisioningState, Handler> = {
     // BMO's PrepareData.RootDeviceHints: what updateRootDeviceHints gives for the host as it is
     // now (on a copy of it), the profile's hints included, not the spec's alone.
     const rootDeviceHints = effectiveRootDeviceHints(t.host);
+    // BMO: a manual clean that failed may have left the RAID half built, so its retry compares
+    // the target with no RAID at all and builds it again.
+    const failed = t.status.errorType === 'preparation error';
     t.call({
-      op: 'prepare', restartOnFailure: t.status.errorType === 'preparation error', raid: { target: desiredRaid(t.host), actual: raidOf(t.status.provisioning.raid) },
+      op: 'prepare', restartOnFailure: failed, raid: { target: desiredRaid(t.host), actual: failed ? null : raidOf(t.status.provisioning.raid) },
       ...(hasChanges(firmware) ? { firmware } : {}),
       ...(rootDeviceHints ? { rootDeviceHints } : {}),
     });
@@ -204,11 +207,12 @@ function available(t: Turn): boolean {
     const limit = t.s.config.maxProvisioningRetries;
     if (limit > 0 && t.status.provisioningFailCount >= limit) {
       const message = `provisioning failed ${t.status.provisioningFailCount} times (limit ${limit}); change spec.image to try again`;
-      if (t.status.errorMessage !== message) {
-        t.patchStatus({ operationalStatus: 'error', errorType: 'provisioning error', errorMessage: message });
-        t.event('Warning', 'ProvisioningRetryLimit', message);
-      }
-      return managePower(t, false);
+      // BMO's actionManageAvailable: recordActionFailure on every pass (the count goes up, the
+      // next pass waits its backoff) and nothing else, power included, until the image changes
+      // (a changed spec ends the wait at once). A step has no jitter: the longest wait of the range.
+      t.releaseSlot();
+      t.recordError('provisioning error', message, 0);
+      return false;
     }
     if (!t.ensureSlot('provision')) return false;
     // BMO clears whatever error the host had before it starts a deploy.

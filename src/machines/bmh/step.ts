@@ -322,7 +322,10 @@ function handleDetach(t: Turn): boolean {
   const settled = state === 'provisioned' || state === 'externally provisioned' || state === 'available' || state === 'ready';
   if (!settled && !request.force) return false;
   t.releaseSlot();
-  t.call({ op: 'detach', force: request.force });
+  // BMO's checkDetachedHost: a settled host is detached without force (a forced detach aborts
+  // the backend's work, e.g. a service waiting for its ramdisk); the annotation's force is what
+  // lets a host elsewhere be detached at all.
+  t.call({ op: 'detach', force: !settled });
   return true;
 }
 
