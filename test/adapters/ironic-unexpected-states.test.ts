@@ -5,11 +5,12 @@ import { provisionArgs, provisionerOnNode as withNode, stubHost as host } from '
 // allows (ironic/common/states.py) or says why it cannot, never waits without end and without a word.
 
 
-test('ironic states - provisioning that finds the automated clean failed fails with Ironic\'s reason', async (t) => {
+test('ironic states - provisioning that finds the automated clean failed retries the cleaning, maintenance off first', async (t) => {
   // provide → cleaning → clean failed (target available): Ironic waits for manage; so would we, for ever.
+  // BMO's Provision retries cleaning instead (reference/bmo.md §8, #1182): maintenance off, then manage.
   const { p, writes } = withNode({ provision_state: 'clean failed', target_provision_state: 'available', maintenance: true, fault: 'clean failure', last_error: 'Failed to erase devices' });
-  t.deepEqual(await p.provision(host(), provisionArgs), { kind: 'failed', message: 'cleaning failed: Failed to erase devices (Ironic fault: clean failure)' });
-  t.deepEqual(writes, [], 'the retry (deprovisioning, restartOnFailure) is what moves it');
+  t.deepEqual(await p.provision(host(), provisionArgs), { kind: 'continuing', afterMs: 3 });
+  t.deepEqual(writes, ['unsetMaintenance []'], 'out of maintenance first: Ironic refuses manage in it');
 });
 
 for (const state of ['rescue', 'rescue wait', 'rescue failed', 'unrescue failed']) {

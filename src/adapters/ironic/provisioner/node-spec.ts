@@ -38,6 +38,8 @@ export function createNodeBody(host: HostData, bmc: BmcAccess, credentials: BmcC
     driver_info: driverInfo,
     properties,
     ...interfaces,
+    // Set at creation, so registration's configureNode (configure-node.ts) finds it as wanted.
+    automated_clean: spec.automatedCleaningMode !== 'disabled',
     ...(spec.disablePowerOff ? { disable_power_off: true } : {}),
   };
 }

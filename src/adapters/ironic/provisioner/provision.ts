@@ -22,7 +22,8 @@ import { continuing, done, failed, needsRegistration } from './outcome.ts';
 // preprovisioning image, and deployed again once available.
 export async function provision(ctx: StepContext, host: HostData, o: { rootDeviceHints: RootDeviceHints | undefined; forceReboot?: boolean }): Promise<OpResult> {
   const image = host.spec.image;
-  if (image && !host.spec.customDeploy?.method) {
+  // BMO's validateProvisionData: whenever an image URL is given, custom deploy or not.
+  if (image?.url) {
     const problem = checksumProblem(image);
     if (problem) return failed(problem);
   }
@@ -65,11 +66,14 @@ export async function provision(ctx: StepContext, host: HostData, o: { rootDevic
         return failed(`deployment failed: ${nodeReason(node)}`);
       }
       return deploy(ctx, host, node, { drive: drive.drive, rootDeviceHints: o.rootDeviceHints, pullSecret: oci.pullSecret });
-    // The automated clean after provide failed: Ironic holds the node there until it is told to
-    // manage it. As BMO's Provision without restartOnFailure: a provisioning error, whose retry
-    // (deprovisioning) manages and cleans it again.
+    // A failed clean (the automated one after provide, or an earlier manual one) holds the node
+    // until it is told to manage it. BMO's Provision retries cleaning (bmo.md §8, #1182): out of
+    // maintenance first (Ironic refuses manage in it; leaving it clears the "clean failure"
+    // fault), then manage, and provide cleans again from manageable.
     case 'clean failed':
-      return failed(`cleaning failed: ${nodeReason(node)}`);
+      if (node.maintenance) return leaveMaintenanceNow(ctx, node);
+      await ctx.client.setProvisionState(node.uuid, 'manage');
+      return continuing(ctx.polls.shortMs);
     case 'active':
       // fake-hardware leaves power_state unknown (null); then the power poll finds out.
       return node.power_state === 'power on' || node.power_state === 'power off' ? done({ poweredOn: node.power_state === 'power on' }) : done();
@@ -144,9 +148,11 @@ function instanceInfo(host: HostData, hints: RootDeviceHints | undefined, pullSe
     if (image.format) info['image_disk_format'] = image.format;
     // BMO's image_pull_secret: Ironic's registry credentials for an oci:// image_source.
     if (pullSecret !== undefined) info['image_pull_secret'] = pullSecret;
+    // BMO's GetChecksum: a named type (md5 too, a checksum URL too) is image_os_hash_*; auto or
+    // none is image_checksum, whose type Ironic tells from the value.
     const checksum = image.checksum ?? '';
     const type = image.checksumType && image.checksumType !== 'auto' ? image.checksumType : '';
-    if (checksum && (type === '' || type === 'md5')) info['image_checksum'] = checksum;
+    if (checksum && type === '') info['image_checksum'] = checksum;
     else if (checksum) {
       info['image_os_hash_algo'] = type;
       info['image_os_hash_value'] = checksum;

@@ -7,6 +7,7 @@ import type { StepContext } from './context.ts';
 import { lookupNode } from './find-node.ts';
 import { gateNodeBody } from './gating.ts';
 import { nodeReason } from './node-reason.ts';
+import { configureNode } from './configure-node.ts';
 import { createNodeBody } from './node-spec.ts';
 import { syncDisablePowerOff } from './disable-power-off.ts';
 import { nodeName } from './node-name.ts';
@@ -21,7 +22,8 @@ const BUSY: ReadonlySet<string> = new Set(['cleaning', 'clean wait', 'deploying'
 // Create or find the node, make sure the boot MAC has a port, and bring it to manageable
 // (reference/bmo.md §5.2 Register). Nodes busy in another flow are left alone. An existing node
 // gets the whole driver_info again when the credentials changed (Ironic never returns the
-// password, so only the caller can know) or the BMC address differs from the node's.
+// password, so only the caller can know) or the BMC address differs from the node's. Once it is
+// past enroll and in no flow of its own, configureNode puts back what the host still decides.
 export async function register(ctx: StepContext, host: HostData, restartOnFailure: boolean, credentialsChanged = false): Promise<OpResult> {
   const result = await registerOnce(ctx, host, restartOnFailure, credentialsChanged);
   // An answer the host records (its credentials tried): the create it followed is settled.
@@ -82,6 +84,7 @@ async function registerOnce(ctx: StepContext, host: HostData, restartOnFailure: 
     case 'verifying':
       return continuing(ctx.polls.shortMs);
     default:
+      if (!BUSY.has(node.provision_state)) await configureNode(ctx, host, node, body);
       return done(id);
   }
 }
