@@ -4,6 +4,19 @@ import { badRequest, RedfishError } from './errors.ts';
 const MAX_BODY = 1_048_576;
 
 /**
+ * DSP0266: a request body is JSON, sent as application/json (a charset parameter allowed); a body
+ * declared as anything else is refused with 415 Unsupported Media Type rather than parsed anyway
+ * (a form-encoded login is not a login). A body with no Content-Type at all is read as JSON.
+ */
+function checkContentType(header: string | undefined): void {
+  if (header === undefined) return;
+  const type = (header.split(';')[0] ?? '').trim().toLowerCase();
+  if (type === 'application/json' || type.endsWith('+json')) return;
+  // The type is named, cut short: it is the client's text, never a credential.
+  throw new RedfishError(415, 'GeneralError', `The request body's Content-Type ${type.slice(0, 64) || '(empty)'} is not supported: this service reads request bodies as application/json.`, 'Resubmit the request with the body as JSON and the header Content-Type: application/json.');
+}
+
+/**
  * The JSON object a request carries ({} when it carries nothing, as sushy's bare action POSTs do),
  * and whether it carried one at all (a PATCH of {} is refused, a bodiless one is not).
  */
@@ -17,6 +30,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<{ body: Record
   }
   const text = Buffer.concat(chunks).toString('utf8').trim();
   if (text === '') return { body: {}, sent: false };
+  checkContentType(req.headers['content-type']);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

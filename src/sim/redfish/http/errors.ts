@@ -1,12 +1,17 @@
 // Redfish error bodies (DSP0266 §9.6): an `error` object whose `code` is the MessageId of its one
 // message, as bmcweb and the BMC in sushy's story 2009871 send it (GeneralError is for a body of
 // several messages, or of an OEM message, as iDRAC's), and whose @Message.ExtendedInfo says what to
-// do. sushy reads both into its HTTPError and matches on `code` to retry VirtualMedia.InsertMedia.
+// do. Severity, MessageSeverity and Resolution are the cited registry's (base-registry.ts). sushy
+// reads both into its HTTPError and matches on `code` to retry VirtualMedia.InsertMedia.
+import { argOf, baseEntry, baseText, hasMessageSeverity } from './base-registry.ts';
+
 const REGISTRY = 'Base.1.8';
 
 export class RedfishError extends Error {
   /** The Base registry of the BMC that answers (handle.ts sets it from the system's BMC profile). */
   registry = REGISTRY;
+  /** The registry message's arguments (%1, %2...), when its text was filled from them. */
+  messageArgs: readonly string[] = [];
 
   constructor(
     readonly status: number,
@@ -21,7 +26,17 @@ export class RedfishError extends Error {
   }
 }
 
+/** A Base registry message in the registry's words, its arguments in MessageArgs. */
+export function registryError(status: number, messageId: string, args: readonly string[], relatedProperties: readonly string[] = [], headers: Record<string, string> = {}): RedfishError {
+  const entry = baseEntry(messageId);
+  const err = new RedfishError(status, messageId, baseText(messageId, args), entry?.resolution, relatedProperties, headers);
+  err.messageArgs = args;
+  return err;
+}
+
 export function errorBody(err: RedfishError): object {
+  const entry = baseEntry(err.messageId);
+  const severity = entry?.severity ?? (err.status >= 500 ? 'Critical' : 'Warning');
   return {
     error: {
       code: `${err.registry}.${err.messageId}`,
@@ -31,9 +46,11 @@ export function errorBody(err: RedfishError): object {
           '@odata.type': '#Message.v1_1_1.Message',
           MessageId: `${err.registry}.${err.messageId}`,
           Message: err.message,
-          Severity: err.status >= 500 ? 'Critical' : 'Warning',
-          MessageSeverity: err.status >= 500 ? 'Critical' : 'Warning',
-          Resolution: err.resolution,
+          ...(err.messageArgs.length > 0 ? { MessageArgs: [...err.messageArgs] } : {}),
+          Severity: severity,
+          ...(hasMessageSeverity(err.registry) ? { MessageSeverity: severity } : {}),
+          // The registry's advice, unless it has none ("None.") and the service gave its own (a 405's methods).
+          Resolution: entry !== undefined && entry.resolution !== 'None.' ? entry.resolution : err.resolution,
           ...(err.relatedProperties.length > 0 ? { RelatedProperties: [...err.relatedProperties] } : {}),
         },
       ],
@@ -41,7 +58,7 @@ export function errorBody(err: RedfishError): object {
   };
 }
 
-export const notFound = (path: string) => new RedfishError(404, 'ResourceMissingAtURI', `The resource at the URI ${path} was not found.`, 'Place a valid resource at the URI or correct the URI and resubmit the request.');
+export const notFound = (path: string) => withArgs(new RedfishError(404, 'ResourceMissingAtURI', `The resource at the URI ${path} was not found.`), [path]);
 export const unauthorized = () => new RedfishError(401, 'NoValidSession', 'There is no valid session established with the implementation.', 'Establish a session (POST to SessionService/Sessions) or send Basic credentials for this system.', [], { 'WWW-Authenticate': 'Basic realm="Redfish"' });
 /**
  * A login (POST to Sessions) whose user name and password open nothing: an authorization error at
@@ -59,7 +76,13 @@ export const internalError = () => new RedfishError(500, 'InternalError', 'The r
  * (read-only), PropertyUnknown when it has no such property, as the Base registry tells them apart.
  */
 export function notPatchable(property: string, representation: object): RedfishError {
-  return property in representation
-    ? new RedfishError(400, 'PropertyNotWritable', `The property ${property} is a read only property and cannot be assigned a value.`, 'Remove the property from the request body and resubmit the request if the operation failed.', [`#/${property}`])
-    : new RedfishError(400, 'PropertyUnknown', `The property ${property} is not in the list of valid properties for the resource.`, 'Remove the unknown property from the request body and resubmit the request if the operation failed.', [`#/${property}`]);
+  return registryError(400, property in representation ? 'PropertyNotWritable' : 'PropertyUnknown', [property], [`#/${property}`]);
+}
+
+/** A refusal of a property's value in the registry's words: PropertyValueTypeError, PropertyValueNotInList, PropertyValueFormatError... */
+export const propertyValueError = (messageId: string, property: string, value: unknown) => registryError(400, messageId, [argOf(value), property], [`#/${property}`]);
+
+function withArgs(err: RedfishError, args: readonly string[]): RedfishError {
+  err.messageArgs = args;
+  return err;
 }

@@ -49,6 +49,7 @@ export function buildSystem(spec: Spec, index: number, base: string, defaults: {
       bios: newBios(modelInfo(spec.model).registry, serial),
       secureBoot: { enabled: false, mode: 'UserMode', currentBoot: 'Disabled' },
       virtualMedia: { Cd: { image: null, inserted: false, writeProtected: true }, Floppy: { image: null, inserted: false, writeProtected: false } },
+      virtualMediaVerifyCertificate: { Cd: false, Floppy: false },
       drives: DEFAULT_DRIVES.map((d) => ({ ...d })),
       volumes: [],
       firmware: { ...DEFAULT_FIRMWARE },

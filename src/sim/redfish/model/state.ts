@@ -32,6 +32,12 @@ export interface SystemState {
   bios: BiosState;
   secureBoot: SecureBootState;
   virtualMedia: Record<VirtualMediaSlot, VirtualMediaState>;
+  /**
+   * Whether each drive checks the TLS certificate of an https image server (VirtualMedia
+   * VerifyCertificate): a setting of the drive, kept apart from the media it holds, which
+   * EjectMedia leaves as it is.
+   */
+  virtualMediaVerifyCertificate: Record<VirtualMediaSlot, boolean>;
   drives: Drive[];
   volumes: Volume[];
   firmware: FirmwareVersions;

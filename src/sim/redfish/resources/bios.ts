@@ -1,8 +1,8 @@
 import { visibleAttributes } from '../model/bios.ts';
 import type { BiosState } from '../model/bios.ts';
 import { biosProblem, passwordProblem } from '../model/bios-registry.ts';
-import { onlyParameters, propertyTypeError, stringParameter } from '../http/action.ts';
-import { badRequest, notPatchable } from '../http/errors.ts';
+import { onlyParameters, propertyTypeError, stringParameter, valueNotInList } from '../http/action.ts';
+import { badRequest, notPatchable, propertyValueError, registryError } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { odata, ref } from '../http/odata.ts';
 
@@ -18,7 +18,7 @@ function checkApplyTime(raw: unknown): void {
   if (raw === undefined) return;
   const applyTime = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>).ApplyTime : raw;
   if (!(APPLY_TIMES as readonly unknown[]).includes(applyTime)) {
-    throw badRequest('PropertyValueNotInList', `The value ${JSON.stringify(applyTime)} for ${APPLY_TIME}/ApplyTime is not one of ${APPLY_TIMES.join(', ')}.`, `${APPLY_TIME}/ApplyTime`);
+    throw propertyValueError('PropertyValueNotInList', `${APPLY_TIME}/ApplyTime`, applyTime);
   }
 }
 
@@ -74,8 +74,8 @@ function patchSettings(ctx: Ctx) {
   if (other !== undefined) throw notPatchable(other, settingsBody(ctx));
   const attrs = ctx.body.Attributes;
   checkApplyTime(ctx.body[APPLY_TIME]);
-  if (attrs === undefined) throw badRequest('PropertyMissing', 'The body must carry Attributes, an object of BIOS attribute names to values.', 'Attributes');
-  if (typeof attrs !== 'object' || attrs === null || Array.isArray(attrs)) throw propertyTypeError('Attributes', 'an object of BIOS attribute names to values');
+  if (attrs === undefined) throw registryError(400, 'PropertyMissing', ['Attributes'], ['#/Attributes']);
+  if (typeof attrs !== 'object' || attrs === null || Array.isArray(attrs)) throw propertyTypeError('Attributes', attrs);
   // All or nothing, as a BMC validates a PATCH against its registry before staging any of it.
   const problem = biosProblem(s.model.registry, attrs as Record<string, unknown>);
   if (problem) throw badRequest(problem.messageId, problem.message, `Attributes/${problem.attribute}`);
@@ -114,11 +114,11 @@ export const biosResources: Resource[] = [
       const s = ctx.system();
       const passwords = s.state.bios.passwords;
       // Own keys only: `in` would take toString or constructor for a password name.
-      if (!Object.hasOwn(passwords, name)) throw badRequest('ActionParameterValueNotInList', `PasswordName must be one of ${Object.keys(passwords).join(', ')}.`, 'PasswordName');
+      if (!Object.hasOwn(passwords, name)) throw valueNotInList('Bios.ChangePassword', 'PasswordName', name);
       const old = stringParameter('Bios.ChangePassword', ctx.body, 'OldPassword');
       const next = stringParameter('Bios.ChangePassword', ctx.body, 'NewPassword');
       // Never echo either password back: the message names the field only.
-      if (passwords[name] !== old) throw badRequest('ActionParameterValueError', `OldPassword does not match the current ${name}.`, 'OldPassword');
+      if (passwords[name] !== old) throw registryError(400, 'ActionParameterValueError', ['OldPassword', 'Bios.ChangePassword'], ['#/OldPassword']);
       const problem = passwordProblem(s.model.registry, name, next);
       if (problem) throw badRequest('ActionParameterValueFormatError', problem.message, 'NewPassword');
       passwords[name] = next;

@@ -2,7 +2,7 @@ import { oneOf } from '../model/boot.ts';
 import { INDICATOR_LEDS } from '../model/state.ts';
 import type { SimSystem } from '../model/system.ts';
 import { propertyTypeError } from '../http/action.ts';
-import { badRequest, notFound, notPatchable } from '../http/errors.ts';
+import { notFound, notPatchable, propertyValueError } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
 
@@ -30,8 +30,8 @@ function patchChassis(ctx: Ctx) {
   // Validate before changing anything, as a PATCH of the ComputerSystem does.
   for (const [key, value] of Object.entries(ctx.body)) {
     if (key !== 'IndicatorLED') throw notPatchable(key, chassisBody(s));
-    if (typeof value !== 'string') throw propertyTypeError(key, 'a string');
-    if (!oneOf(INDICATOR_LEDS, value)) throw badRequest('PropertyValueNotInList', `IndicatorLED must be one of ${INDICATOR_LEDS.join(', ')}.`, key);
+    if (typeof value !== 'string') throw propertyTypeError(key, value);
+    if (!oneOf(INDICATOR_LEDS, value)) throw propertyValueError('PropertyValueNotInList', key, value);
   }
   const led = ctx.body.IndicatorLED;
   if (oneOf(INDICATOR_LEDS, led)) s.state.indicatorLed = led;

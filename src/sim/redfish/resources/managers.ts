@@ -1,8 +1,8 @@
 import { oneOf } from '../model/boot.ts';
 import { imageFileName } from '../model/image-url.ts';
 import type { VirtualMediaSlot } from '../model/state.ts';
-import { onlyParameters, parameterTypeError, stringParameter, valueNotInList } from '../http/action.ts';
-import { badRequest, notFound, RedfishError } from '../http/errors.ts';
+import { onlyParameters, parameterFormatError, parameterTypeError, propertyTypeError, stringParameter, valueNotInList } from '../http/action.ts';
+import { badRequest, notFound, notPatchable, RedfishError, registryError } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, resetActionInfo, STATUS_OK } from '../http/odata.ts';
 
@@ -32,6 +32,7 @@ function mediaBody(ctx: Ctx): object {
     Id: id, Name: `Virtual ${id}`, MediaTypes: MEDIA_TYPES[id],
     Image: m.image, ImageName: m.image === null ? null : imageFileName(m.image),
     Inserted: m.inserted, WriteProtected: m.writeProtected, ConnectedVia: m.inserted ? 'URI' : 'NotConnected',
+    VerifyCertificate: ctx.system().state.virtualMediaVerifyCertificate[id],
     TransferMethod: 'Stream', Status: STATUS_OK,
     Actions: {
       '#VirtualMedia.InsertMedia': { target: `${path}/Actions/VirtualMedia.InsertMedia` },
@@ -49,10 +50,10 @@ function transferProtocol(ctx: Ctx, image: string): void {
   const given = ctx.body.TransferProtocolType;
   if (given === undefined) {
     if (!ctx.system().bmc.insertMediaNeedsTransferProtocol) return;
-    throw badRequest('ActionParameterMissing', `The action VirtualMedia.InsertMedia requires the parameter TransferProtocolType to be present in the request body.`, 'TransferProtocolType');
+    throw registryError(400, 'ActionParameterMissing', ['VirtualMedia.InsertMedia', 'TransferProtocolType'], ['#/TransferProtocolType']);
   }
   const scheme = image.slice(0, image.indexOf(':')).toUpperCase();
-  if (given !== scheme) throw badRequest('ActionParameterValueFormatError', `The value ${JSON.stringify(given)} for the parameter TransferProtocolType does not match the protocol of Image (${scheme}).`, 'TransferProtocolType');
+  if (given !== scheme) throw parameterFormatError('VirtualMedia.InsertMedia', 'TransferProtocolType', given);
 }
 
 function insert(ctx: Ctx) {
@@ -63,8 +64,8 @@ function insert(ctx: Ctx) {
   }
   const inserted = ctx.body.Inserted ?? true;
   const writeProtected = ctx.body.WriteProtected ?? true;
-  if (typeof inserted !== 'boolean') throw parameterTypeError('VirtualMedia.InsertMedia', 'Inserted', 'true or false');
-  if (typeof writeProtected !== 'boolean') throw parameterTypeError('VirtualMedia.InsertMedia', 'WriteProtected', 'true or false');
+  if (typeof inserted !== 'boolean') throw parameterTypeError('VirtualMedia.InsertMedia', 'Inserted', inserted);
+  if (typeof writeProtected !== 'boolean') throw parameterTypeError('VirtualMedia.InsertMedia', 'WriteProtected', writeProtected);
   const id = slot(ctx);
   transferProtocol(ctx, image);
   // A drive holds one image: real BMCs refuse a second InsertMedia until EjectMedia rather than swap
@@ -79,6 +80,25 @@ function insert(ctx: Ctx) {
   }
   ctx.system().setVirtualMedia(id, { image, inserted, writeProtected });
   return { status: 204 };
+}
+
+// What a PATCH of a VirtualMedia may change: its drive settings (sushy's set_verify_certificate
+// sends VerifyCertificate). Media goes in and out by InsertMedia and EjectMedia, as on bmcweb,
+// so Image, Inserted and the other insert parameters are refused as not writable here.
+const MEDIA_PATCHABLE = ['VerifyCertificate', 'WriteProtected'] as const;
+
+function patchMedia(ctx: Ctx) {
+  const id = slot(ctx);
+  const s = ctx.system();
+  // Validate everything first: a PATCH with one bad property changes nothing.
+  for (const [key, value] of Object.entries(ctx.body)) {
+    if (!(MEDIA_PATCHABLE as readonly string[]).includes(key)) throw notPatchable(key, mediaBody(ctx));
+    if (typeof value !== 'boolean') throw propertyTypeError(key, value);
+  }
+  const { VerifyCertificate: verify, WriteProtected: writeProtected } = ctx.body;
+  if (typeof verify === 'boolean') s.state.virtualMediaVerifyCertificate[id] = verify;
+  if (typeof writeProtected === 'boolean') s.setVirtualMedia(id, { writeProtected });
+  return { status: 200, body: mediaBody(ctx) };
 }
 
 export const managerResources: Resource[] = [
@@ -115,7 +135,7 @@ export const managerResources: Resource[] = [
       pattern: base,
       get: (ctx) => collection(mediaBase(ctx), '#VirtualMediaCollection.VirtualMediaCollection', 'Virtual Media', ['Cd', 'Floppy'].map((id) => `${mediaBase(ctx)}/${id}`)),
     },
-    { pattern: `${base}/:id`, get: mediaBody },
+    { pattern: `${base}/:id`, get: mediaBody, patch: patchMedia },
     { pattern: `${base}/:id/Actions/VirtualMedia.InsertMedia`, post: insert },
     {
       pattern: `${base}/:id/Actions/VirtualMedia.EjectMedia`,

@@ -1,11 +1,13 @@
 import { stringProperty } from '../http/action.ts';
-import { loginRefused, notFound } from '../http/errors.ts';
+import { loginRefused, notFound, registryError } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
 import { systemsFor } from '../http/sessions.ts';
 import type { Session } from '../http/sessions.ts';
 
 const SESSIONS = '/redfish/v1/SessionService/Sessions';
+/** What a login (POST to Sessions) may carry: the credentials, nothing else. */
+const LOGIN_PROPERTIES = ['UserName', 'Password'];
 
 export function serviceRoot(): Record<string, unknown> {
   return {
@@ -51,7 +53,10 @@ export const rootResources: Resource[] = [
     public: ['POST'],
     get: (ctx) => collection(SESSIONS, '#SessionCollection.SessionCollection', 'Session Collection', ctx.world.sessions.visibleTo(ctx.principal.systemIds).map((s) => `${SESSIONS}/${s.id}`)),
     post: (ctx) => {
-      // A refusal names the property and never quotes its value (a password).
+      // A refusal names the property and never quotes its value (a password). A property the
+      // Session does not take is refused (PropertyUnknown), as bmcweb does, not dropped.
+      const unknown = Object.keys(ctx.body).find((key) => !key.startsWith('@') && !LOGIN_PROPERTIES.includes(key));
+      if (unknown !== undefined) throw registryError(400, 'PropertyUnknown', [unknown], [`#/${unknown}`]);
       const user = stringProperty(ctx.body, 'UserName');
       const password = stringProperty(ctx.body, 'Password');
       const systemIds = systemsFor(ctx.world.systems.values(), user, password);

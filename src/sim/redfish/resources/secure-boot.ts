@@ -1,4 +1,4 @@
-import { onlyParameters, stringParameter } from '../http/action.ts';
+import { onlyParameters, propertyTypeError, stringParameter, valueNotInList } from '../http/action.ts';
 import { badRequest, notPatchable } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { odata } from '../http/odata.ts';
@@ -24,7 +24,7 @@ export const secureBootResources: Resource[] = [
       const sb = ctx.system().state.secureBoot;
       for (const key of Object.keys(ctx.body)) if (key !== 'SecureBootEnable') throw notPatchable(key, secureBootBody(ctx));
       const enable = ctx.body.SecureBootEnable;
-      if (typeof enable !== 'boolean') throw badRequest('PropertyValueTypeError', 'SecureBootEnable must be true or false.', 'SecureBootEnable');
+      if (typeof enable !== 'boolean') throw propertyTypeError('SecureBootEnable', enable);
       // Like firmware: secure boot needs UEFI, and the change shows in SecureBootCurrentBoot at the next boot.
       if (enable && ctx.system().state.boot.mode !== 'UEFI') throw badRequest('PropertyValueConflict', 'SecureBootEnable needs Boot/BootSourceOverrideMode UEFI.', 'SecureBootEnable');
       sb.enabled = enable;
@@ -36,7 +36,7 @@ export const secureBootResources: Resource[] = [
     post: (ctx) => {
       onlyParameters('SecureBoot.ResetKeys', ctx.body, ['ResetKeysType']);
       const type = stringParameter('SecureBoot.ResetKeys', ctx.body, 'ResetKeysType');
-      if (!(RESET_KEYS as readonly string[]).includes(type)) throw badRequest('ActionParameterValueNotInList', `ResetKeysType must be one of ${RESET_KEYS.join(', ')}.`, 'ResetKeysType');
+      if (!(RESET_KEYS as readonly string[]).includes(type)) throw valueNotInList('SecureBoot.ResetKeys', 'ResetKeysType', type);
       // Without a platform key the firmware is in setup mode.
       ctx.system().state.secureBoot.mode = type === 'ResetAllKeysToDefault' ? 'UserMode' : 'SetupMode';
       return { status: 204 };

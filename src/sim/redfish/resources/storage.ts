@@ -2,7 +2,7 @@ import { oneOf } from '../model/boot.ts';
 import { maxVolumeBytes, RAID_TYPES, volumeProblem, volumeType } from '../model/storage.ts';
 import type { Drive, Volume } from '../model/storage.ts';
 import { propertyTypeError } from '../http/action.ts';
-import { badRequest, notFound } from '../http/errors.ts';
+import { badRequest, notFound, propertyValueError } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
 
@@ -18,7 +18,7 @@ const APPLY_TIME = '@Redfish.OperationApplyTime';
 function checkApplyTime(ctx: Ctx): void {
   const at = ctx.body[APPLY_TIME];
   if (at !== undefined && !(APPLY_TIMES as readonly unknown[]).includes(at)) {
-    throw badRequest('PropertyValueNotInList', `The value ${JSON.stringify(at)} for ${APPLY_TIME} is not one of ${APPLY_TIMES.join(', ')} (the collection's @Redfish.OperationApplyTimeSupport).`, APPLY_TIME);
+    throw propertyValueError('PropertyValueNotInList', APPLY_TIME, at);
   }
 }
 
@@ -49,11 +49,11 @@ function requestedDrives(ctx: Ctx): Drive[] {
   const all = ctx.system().state.drives;
   const links = ctx.body.Links as { Drives?: unknown } | undefined;
   if (links?.Drives === undefined) return all;
-  if (!Array.isArray(links.Drives)) throw badRequest('PropertyValueTypeError', 'Links/Drives must be a list of references.', 'Links/Drives');
+  if (!Array.isArray(links.Drives)) throw propertyTypeError('Links/Drives', links.Drives);
   return links.Drives.map((r: unknown) => {
     const id = typeof r === 'object' && r !== null ? (r as Record<string, unknown>)['@odata.id'] : undefined;
     const d = typeof id === 'string' ? all.find((x) => `${base(ctx)}/Drives/${x.id}` === id.replace(/\/$/, '')) : undefined;
-    if (!d) throw badRequest('PropertyValueNotInList', `The value ${JSON.stringify(id)} for the property Links/Drives is not a drive of this controller (its Drives list them).`, 'Links/Drives');
+    if (!d) throw propertyValueError('PropertyValueNotInList', 'Links/Drives', id);
     return d;
   });
 }
@@ -62,10 +62,10 @@ function createVolume(ctx: Ctx) {
   const s = ctx.system();
   checkApplyTime(ctx);
   const raid = ctx.body.RAIDType;
-  if (raid !== undefined && typeof raid !== 'string') throw propertyTypeError('RAIDType', 'a string');
-  if (!oneOf(RAID_TYPES, raid)) throw badRequest('PropertyValueNotInList', `RAIDType must be one of ${RAID_TYPES.join(', ')}.`, 'RAIDType');
+  if (raid !== undefined && typeof raid !== 'string') throw propertyTypeError('RAIDType', raid);
+  if (!oneOf(RAID_TYPES, raid)) throw propertyValueError('PropertyValueNotInList', 'RAIDType', raid);
   const cap = ctx.body.CapacityBytes;
-  if (cap !== undefined && (typeof cap !== 'number' || !Number.isInteger(cap) || cap <= 0)) throw badRequest('PropertyValueTypeError', 'CapacityBytes must be a positive whole number.', 'CapacityBytes');
+  if (cap !== undefined && (typeof cap !== 'number' || !Number.isInteger(cap) || cap <= 0)) throw typeof cap === 'number' ? propertyValueError('PropertyValueOutOfRange', 'CapacityBytes', cap) : propertyTypeError('CapacityBytes', cap);
   const drives = requestedDrives(ctx);
   const problem = volumeProblem(raid, drives, cap, s.state.volumes);
   if (problem) throw badRequest('PropertyValueConflict', problem, 'CapacityBytes');

@@ -5,7 +5,7 @@ import { INDICATOR_LEDS } from '../model/state.ts';
 import type { IndicatorLed } from '../model/state.ts';
 import type { SimSystem } from '../model/system.ts';
 import { onlyParameters, propertyTypeError, stringParameter, valueNotInList } from '../http/action.ts';
-import { badRequest, notPatchable } from '../http/errors.ts';
+import { notPatchable, propertyValueError } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, resetActionInfo, STATUS_OK } from '../http/odata.ts';
 
@@ -55,25 +55,25 @@ export function systemBody(s: SimSystem): object {
 function httpBootUri(value: unknown): string | null {
   if (value === null) return null;
   if (typeof value === 'string' && /^https?:\/\/\S+$/.test(value)) return value;
-  throw badRequest('PropertyValueFormatError', `The value ${JSON.stringify(value)} for the property Boot/HttpBootUri is not an http or https URI (or null).`, 'Boot/HttpBootUri');
+  throw propertyValueError('PropertyValueFormatError', 'Boot/HttpBootUri', value);
 }
 
 const OVERRIDE_KEYS = ['BootSourceOverrideTarget', 'BootSourceOverrideEnabled', 'BootSourceOverrideMode'];
 
 function bootPatch(raw: unknown): Partial<BootOverride> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badRequest('PropertyValueTypeError', 'Boot must be an object.', 'Boot');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw propertyTypeError('Boot', raw);
   const out: Partial<BootOverride> = {};
   for (const [key, value] of Object.entries(raw)) {
     // A number or boolean where a string goes is of the wrong type, not a string missing from the list.
-    if (OVERRIDE_KEYS.includes(key) && typeof value !== 'string') throw propertyTypeError(`Boot/${key}`, 'a string');
+    if (OVERRIDE_KEYS.includes(key) && typeof value !== 'string') throw propertyTypeError(`Boot/${key}`, value);
     if (key === 'BootSourceOverrideTarget' && oneOf(BOOT_TARGETS, value)) out.target = value;
     else if (key === 'BootSourceOverrideEnabled' && oneOf(BOOT_ENABLED, value)) out.enabled = value;
     else if (key === 'BootSourceOverrideMode' && oneOf(BOOT_MODES, value)) out.mode = value;
     // Newer sushy sends HttpBootUri with every UefiHttp override (null: the URI DHCP offers).
     else if (key === 'HttpBootUri') out.httpBootUri = httpBootUri(value);
     else if (OVERRIDE_KEYS.includes(key)) {
-      throw badRequest('PropertyValueNotInList', `The value ${JSON.stringify(value)} for the property Boot/${key} is not in the list of acceptable values.`, `Boot/${key}`);
-    } else throw badRequest('PropertyUnknown', `The property Boot/${key} is not known or not writable.`, `Boot/${key}`);
+      throw propertyValueError('PropertyValueNotInList', `Boot/${key}`, value);
+    } else throw notPatchable(`Boot/${key}`, {});
   }
   return out;
 }
@@ -86,8 +86,8 @@ function patchSystem(ctx: Ctx) {
   for (const [key, value] of Object.entries(ctx.body)) {
     if (key === 'Boot') boot = bootPatch(value);
     else if (key === 'IndicatorLED' && oneOf(INDICATOR_LEDS, value)) led = value;
-    else if (key === 'IndicatorLED' && typeof value !== 'string') throw propertyTypeError(key, 'a string');
-    else if (key === 'IndicatorLED') throw badRequest('PropertyValueNotInList', `IndicatorLED must be one of ${INDICATOR_LEDS.join(', ')}.`, key);
+    else if (key === 'IndicatorLED' && typeof value !== 'string') throw propertyTypeError(key, value);
+    else if (key === 'IndicatorLED') throw propertyValueError('PropertyValueNotInList', key, value);
     else throw notPatchable(key, systemBody(s));
   }
   if (boot) s.setBootOverride(boot);

@@ -2,7 +2,7 @@ import { bumpVersion, componentOfImage, FIRMWARE_COMPONENTS } from '../model/fir
 import type { FirmwareComponent } from '../model/firmware.ts';
 import { imageFileName } from '../model/image-url.ts';
 import type { SimTask } from '../model/tasks.ts';
-import { onlyParameters } from '../http/action.ts';
+import { onlyParameters, parameterTypeError, valueNotInList } from '../http/action.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
@@ -60,11 +60,11 @@ function targets(ctx: Ctx, image: string): Target[] {
   // system this BMC account serves: one system for a BMC of one, all of them on a shared one.
   // Ironic 21.4 (sushy's simple_update(url)) never sends Targets.
   if (raw === undefined || (Array.isArray(raw) && raw.length === 0)) return own.map((systemId) => ({ systemId, component }));
-  if (!Array.isArray(raw)) throw badRequest('ActionParameterValueTypeError', 'Targets must be a list of FirmwareInventory URIs.', 'Targets');
+  if (!Array.isArray(raw)) throw parameterTypeError('UpdateService.SimpleUpdate', 'Targets', raw);
   const out = new Map<string, Target>();
   for (const uri of raw as unknown[]) {
     const found = typeof uri === 'string' ? targetsOf(uri, own, component) : undefined;
-    if (found === undefined) throw badRequest('ActionParameterValueNotInList', `Targets: ${JSON.stringify(uri)} is not a FirmwareInventory item, system or manager of this account.`, 'Targets');
+    if (found === undefined) throw valueNotInList('UpdateService.SimpleUpdate', 'Targets', uri);
     for (const t of found) out.set(`${t.component}-${t.systemId}`, t);
   }
   return [...out.values()];
@@ -85,7 +85,7 @@ function simpleUpdate(ctx: Ctx) {
   const image = ctx.body.ImageURI;
   const protocol = ctx.body.TransferProtocol;
   if (protocol !== undefined && !(PROTOCOLS as readonly unknown[]).includes(protocol)) {
-    throw badRequest('ActionParameterValueNotInList', `The value ${JSON.stringify(protocol)} for TransferProtocol is not one of ${PROTOCOLS.join(', ')}.`, 'TransferProtocol');
+    throw valueNotInList('UpdateService.SimpleUpdate', 'TransferProtocol', protocol);
   }
   if (typeof image !== 'string' || !/^https?:\/\/\S+$/.test(image)) throw badRequest('ActionParameterValueFormatError', 'ImageURI must be the http or https URL of the firmware image.', 'ImageURI');
   const list = targets(ctx, image);
