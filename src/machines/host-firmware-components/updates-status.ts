@@ -5,7 +5,9 @@ import { componentsStatus } from './components-status.ts';
 // A HostFirmwareComponents' status as BMO keeps it:
 // - status.updates: the updates flashed. BMO's saveHostFirmwareComponents (baremetalhost_
 //   controller.go) copies spec.updates there for the preparing or servicing that sends them;
-//   here it is written once that step finished, so a step that failed records nothing.
+//   here it is written once that step finished, so a step that failed records nothing. When the
+//   spec asks nothing that is not flashed (updates removed, reordered, or none left), no step
+//   runs here to copy it, so status.updates becomes the spec at once, as BMO's next step makes it.
 // - status.components: what the backend lists (components-status.ts).
 // - conditions, as its updateHostFirmware (hostfirmwarecomponents_controller.go) sets them:
 //   ChangeDetected True while spec.updates differ from status.updates (both empty: no change),
@@ -33,14 +35,15 @@ export function componentsUpdatesStatus(hfc: HostFirmwareComponents, seen: Compo
   let status: HostFirmwareComponentsStatus = read ?? { ...hfc.status };
   let dirty = read !== null;
   const wanted = hfc.spec?.updates ?? [];
-  if (seen.applied && seen.applied.length > 0) {
-    const updates = appliedUpdates(wanted, status.updates ?? [], seen.applied);
-    if (!deepEqual(updates, status.updates ?? [])) {
-      const { updates: _old, ...rest } = status;
-      // omitempty, as BMO's Go type writes it.
-      status = updates.length > 0 ? { ...rest, updates } : rest;
-      dirty = true;
-    }
+  const flashed = seen.applied && seen.applied.length > 0 ? appliedUpdates(wanted, status.updates ?? [], seen.applied) : status.updates ?? [];
+  // Every update wanted flashed already (some removed, reordered, or none left): no preparing or
+  // servicing runs for it here, so the copy of spec.updates BMO's next one makes is made now.
+  const updates = allFlashed(wanted, flashed) ? wanted.map((u) => ({ component: u.component, url: u.url })) : flashed;
+  if (!deepEqual(updates, status.updates ?? [])) {
+    const { updates: _old, ...rest } = status;
+    // omitempty, as BMO's Go type writes it.
+    status = updates.length > 0 ? { ...rest, updates } : rest;
+    dirty = true;
   }
   const recorded = status.updates ?? [];
   const mismatch = !(wanted.length === 0 && recorded.length === 0) && !deepEqual(wanted, recorded);
@@ -65,6 +68,11 @@ export function componentsUpdatesStatus(hfc: HostFirmwareComponents, seen: Compo
   }
   if (!dirty) return null;
   return { status: { ...status, ...(conditions ? { conditions } : {}), lastUpdated: now }, invalid };
+}
+
+/** Each wanted update (same component, same URL) is among those flashed: nothing left to flash. */
+function allFlashed(wanted: readonly FirmwareUpdate[], flashed: readonly FirmwareUpdate[]): boolean {
+  return wanted.every((u) => flashed.some((a) => a.component === u.component && a.url === u.url));
 }
 
 /**
