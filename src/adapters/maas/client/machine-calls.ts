@@ -18,6 +18,8 @@ export interface AllocateConstraints {
   tags?: string[];
   /** Leave out machines composed in a VM host (HCP sets it). */
   notPod?: boolean;
+  /** Leave out machines composed in a VM host of this type (lxd, virsh); HCP sends lxd. */
+  notPodType?: string;
   /** MAAS keeps it on the machine until release; MachineQuery.agentName finds the machine by it. */
   agentName?: string;
 }
@@ -58,6 +60,10 @@ export interface DeployOptions {
 export interface ReleaseOptions {
   /** Unset: MAAS's global enable_disk_erasing_on_release decides (CAPMAAS sends neither). */
   erase?: boolean;
+  /** Wipe only the start and end of each disk; MAAS takes it alone as an erase too. */
+  quickErase?: boolean;
+  /** Use the drives' own secure erase where they have it; MAAS takes it alone as an erase too. */
+  secureErase?: boolean;
   force?: boolean;
   comment?: string;
 }
@@ -109,6 +115,7 @@ export function machineCalls(request: Send): MachineCalls {
         pool: k.pool,
         tags: k.tags !== undefined && k.tags.length > 0 ? k.tags : undefined,
         not_pod: k.notPod === true ? true : undefined,
+        not_pod_type: k.notPodType,
         agent_name: k.agentName,
       };
       const c: Call = { method: 'POST', path: '/machines/', route: 'POST /machines/ op=allocate', op: 'allocate', form: formPairs(fields), isAllocate: true };
@@ -176,7 +183,7 @@ export function machineCalls(request: Send): MachineCalls {
     async release(systemId, r = {}) {
       const c = machineCall('POST', systemId, 'POST /machines/{id}/ op=release', {
         op: 'release',
-        form: formPairs({ op: 'release', erase: r.erase, force: r.force, comment: r.comment }),
+        form: formPairs({ op: 'release', erase: r.erase, quick_erase: r.quickErase, secure_erase: r.secureErase, force: r.force, comment: r.comment }),
       });
       checkSystemId(c, systemId);
       return parse(c, MaasMachine, await request(c));

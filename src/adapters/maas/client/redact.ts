@@ -18,5 +18,6 @@ export function userDataSecrets(base64: string): string[] {
 
 /** A redactor: replaces each secret (and its escaped forms, percent-encoded too) with `******`. */
 export function createRedactor(secrets: readonly string[]): (text: string) => string {
-  return createSharedRedactor(secrets, (s) => [percentEncode(s), encodeURIComponent(s)]);
+  // A PLAINTEXT signature is enc(token secret), and the header encodes it once more.
+  return createSharedRedactor(secrets, (s) => [percentEncode(s), encodeURIComponent(s), percentEncode(percentEncode(s))]);
 }

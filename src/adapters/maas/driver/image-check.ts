@@ -30,7 +30,15 @@ export function imageCheck(client: Pick<MaasClient, 'listBootResources'>, now: (
   };
   return {
     async check(image, architecture) {
-      const { osystem, distroSeries } = splitImage(image);
+      // A name that does not split (ubuntu/, /jammy) is bad input: a failure no retry mends,
+      // answered before MAAS is asked anything.
+      let split: { osystem: string; distroSeries: string };
+      try {
+        split = splitImage(image);
+      } catch (err) {
+        return { found: false, message: err instanceof Error ? err.message : String(err) };
+      }
+      const { osystem, distroSeries } = split;
       const wanted = `${osystem}/${distroSeries}`;
       const arch = architecture?.split('/')[0];
       const fits = (await resources()).filter((r) => arch === undefined || r.architecture.split('/')[0] === arch);
