@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { createIronicClient } from '../../src/adapters/ironic/client/index.ts';
 import type { IronicClient, IronicNode } from '../../src/adapters/ironic/client/index.ts';
+import { versionSupports } from '../../src/adapters/ironic/client/features.ts';
 import { createIronicProvisioner } from '../../src/adapters/ironic/provisioner/index.ts';
 import type { Image } from '../../src/api/index.ts';
 import type { CallArgs } from '../../src/machines/bmh/index.ts';
@@ -10,7 +11,7 @@ import { startIronic } from '../support/ironic.ts';
 import type { IronicServer } from '../support/ironic.ts';
 import { untilDone } from '../support/provisioner-steps.ts';
 
-// The BMO parity cases of ironic-bmo-parity.test.ts that Ironic 21.4 (API 1.82, fake-hardware)
+// The BMO parity cases of ironic-bmo-parity.test.ts that the installed Ironic (fake-hardware)
 // can play: a failed clean retried by provisioning, md5 as image_os_hash_*, and registration
 // putting back configureNode's fields on an existing node.
 
@@ -58,7 +59,7 @@ async function nodeUntil(id: string, ok: (n: IronicNode) => boolean): Promise<Ir
 
 const provisionOf = (h: HostData): CallArgs => ({ op: 'provision', image: h.spec.image, customDeploy: undefined, bootMode: 'UEFI', rootDeviceHints: undefined });
 
-test('bmo parity on Ironic 21.4 - provisioning a node whose cleaning failed manages it again and deploys', async (t) => {
+test('bmo parity on the installed Ironic - provisioning a node whose cleaning failed manages it again and deploys', async (t) => {
   const image: Image = { url: 'http://images.example/os.qcow2', checksum: 'a'.repeat(64), checksumType: 'sha256' };
   const h = await registered(host('real-cf', 1, { image }));
   // A step fake-hardware lacks: the conductor fails the clean (cleaning_error_handler).
@@ -71,7 +72,7 @@ test('bmo parity on Ironic 21.4 - provisioning a node whose cleaning failed mana
   t.false(node?.maintenance);
 });
 
-test('bmo parity on Ironic 21.4 - an md5 checksum is sent as image_os_hash_algo md5', async (t) => {
+test('bmo parity on the installed Ironic - an md5 checksum is sent as image_os_hash_algo md5', async (t) => {
   const image: Image = { url: 'http://images.example/os.qcow2', checksum: MD5, checksumType: 'md5' };
   const h = await registered(host('real-md5', 2, { image }));
   await untilDone(it.p, provisionOf(h), h);
@@ -81,7 +82,7 @@ test('bmo parity on Ironic 21.4 - an md5 checksum is sent as image_os_hash_algo 
   t.false('image_checksum' in (node?.instance_info ?? {}));
 });
 
-test('bmo parity on Ironic 21.4 - registering an existing node puts back its deploy images and automated_clean', async (t) => {
+test('bmo parity on the installed Ironic - registering an existing node puts back its deploy images and automated_clean', async (t) => {
   const h = await registered(host('real-rg', 3));
   t.is((await it.client.getNode(h.provisionerId))?.automated_clean, false);
   await it.client.patchNode(h.provisionerId, [
@@ -95,4 +96,24 @@ test('bmo parity on Ironic 21.4 - registering an existing node puts back its dep
   t.like(node?.driver_info ?? {}, { deploy_kernel: DEPLOY.kernelUrl, deploy_ramdisk: DEPLOY.ramdiskUrl, redfish_password: '******' });
   t.is(node?.automated_clean, false);
   t.is((node?.properties ?? {})['capabilities'], 'boot_mode:uefi');
+});
+
+// OCI images came with Ironic 29.0 (API 1.96): Debian 12's 21.4 (and any Ironic before 29.0) is
+// refused the image before anything is sent, naming the version it offers; a newer one deploys it.
+test('bmo parity on the installed Ironic - an oci:// image is deployed from 1.96, refused in words before it', async (t) => {
+  const image: Image = { url: 'oci://registry.example/os/ubuntu:24.04' };
+  const h = await registered(host('real-oci', 4, { image }));
+  const { serverMax } = await it.client.negotiated();
+  if (versionSupports(serverMax, 'oci-images')) {
+    await untilDone(it.p, provisionOf(h), h);
+    t.is((await it.client.getNode(h.provisionerId))?.provision_state, 'active');
+    return;
+  }
+  const before = await it.client.getNode(h.provisionerId);
+  const result = await it.p.provision(h, provisionOf(h) as CallArgs & { op: 'provision' });
+  t.like(result, { kind: 'failed', retryAfterMs: null });
+  t.is(result.kind === 'failed' ? result.message : '', `an oci:// image (spec.image.url) needs Ironic API 1.96 or later; this Ironic offers up to ${serverMax.text}: upgrade Ironic to 29.0 or later, or use an http(s) image URL`);
+  const after = await it.client.getNode(h.provisionerId);
+  t.is(after?.provision_state, before?.provision_state, 'nothing was sent');
+  t.deepEqual(after?.instance_info ?? {}, before?.instance_info ?? {});
 });
