@@ -6,7 +6,7 @@ import type { Logger, Provisioner } from '../ports/index.ts';
 import { CliError } from './cli-error.ts';
 import { checkPoolKeys } from './config.ts';
 import { didYouMean } from './did-you-mean.ts';
-import { parseMaxCalls } from './max-calls.ts';
+import { maxCallsOver } from './max-call-specs.ts';
 import { errorMessage } from '../api/index.ts';
 
 /** The label a BareMetalHost names its backend with, when a node serves several. */
@@ -92,7 +92,7 @@ export async function selectProvisioner(o: {
 // A --max-calls name no backend has was never looked up: that backend ran at the default bound.
 // MAAS is a kind on every node: `node --maas` drives it without registering a plugin.
 function checkMaxCallsNames(specs: readonly string[], registry: ProvisionerRegistry, made: readonly Provisioner[]): void {
-  const given = parseMaxCalls(specs, { limits: {}, defaultLimit: Number.POSITIVE_INFINITY });
+  const given = maxCallsOver(specs, { limits: {}, defaultLimit: Number.POSITIVE_INFINITY });
   const kinds = [...new Set([...registry.names(), 'maas'])];
   checkPoolKeys(Object.keys(given.limits), { kinds, pools: made.flatMap(configuredPool) }, '--max-calls');
 }

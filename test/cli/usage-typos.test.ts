@@ -53,10 +53,10 @@ test('delete - Cluster API Machines and Clusters, which apply writes, are delete
 test('hosts - -o wide, which hosts takes, is in its help and in the error for a format it does not know', async (t) => {
   const help = await metalfleet('hosts', '--help');
   t.is(help.code, 0, help.stderr);
-  t.regex(help.stdout.replace(/\s+/g, ' '), /-o, --output <format> table, wide, json or yaml/);
+  t.regex(help.stdout.replace(/\s+/g, ' '), /-o, --output <format> table, wide, name, json or yaml/);
   const r = await metalfleet('hosts', '-o', 'wdie', ...NO_NATS);
   t.is(r.code, 2, r.stderr);
-  t.regex(r.stderr, /^metalfleet: -o: unknown format "wdie": use table, wide, json or yaml; did you mean wide\?$/m);
+  t.regex(r.stderr, /^metalfleet: -o: unknown format "wdie": use table, wide, name, json or yaml; did you mean wide\?$/m);
 });
 
 test('typos - "help" with a mistyped command says so and names the command meant, as a mistyped command does', async (t) => {

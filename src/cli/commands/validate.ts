@@ -13,7 +13,7 @@ import { readEnv } from '../config.ts';
 import { terminalText } from '../terminal-text.ts';
 import { addPluginFlags, declaredBmcSchemes } from '../provisioners.ts';
 import { OldVersions } from './validate-old.ts';
-import { usageErrorsExitTwo } from '../introspect/index.ts';
+import { usageErrorsExitTwo } from '../usage-errors.ts';
 
 // `metalfleet validate FILE... [--old FILE] [-n NAMESPACE]`: the admission rules of the
 // BareMetalHost webhook and of CAPMAAS's MaasCluster, MaasMachine and MaasMachineTemplate, run on

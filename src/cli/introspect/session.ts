@@ -11,6 +11,7 @@ import { CliError } from '../cli-error.ts';
 import { didYouMean } from '../did-you-mean.ts';
 import { addNatsFlags, natsOptionsFrom, UNREACHABLE_HINT, type NatsFlagValues } from '../nats-options.ts';
 import { outputWidth } from './format.ts';
+import { oneLineUsageErrors, usageErrorsExitTwo } from '../usage-errors.ts';
 
 export type OutputFormat = 'table' | 'json' | 'yaml';
 
@@ -94,18 +95,7 @@ export function addViewFlags(cmd: Command, formats: readonly string[] = FORMATS)
     .option('--timeout <seconds>', 'how long to wait for the nodes to answer', '2')));
 }
 
-/** Commander's own usage errors (unknown flag, missing argument) as one line and exit 2, like ours; help exits 0. */
-export function usageErrorsExitTwo(cmd: Command): Command {
-  return cmd
-    .configureOutput(oneLineUsageErrors)
-    .showHelpAfterError(false)
-    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
-}
-
-/** Commander's usage errors as one line, like ours: `metalfleet: unknown option '--x' (see --help)`. */
-export const oneLineUsageErrors = {
-  outputError: (text: string, write: (text: string) => void): void => write(`metalfleet: ${text.replace(/^error: /, '').replace(/\s+/g, ' ').trim()} (see --help)\n`),
-};
+export { oneLineUsageErrors, usageErrorsExitTwo };
 
 const FORMATS: readonly string[] = ['table', 'json', 'yaml'];
 
