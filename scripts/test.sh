@@ -100,10 +100,11 @@ else
   echo "== ava (everything but the multi-process cluster tests)" >&2
   # 2,500 tests took 24-26 min on 2 slow cores: 1500 s stopped one clean run 2,309 tests in,
   # none failing. 3,000 took 28.8 min (1,730 s) on a slow day, too near 2,000 s; 3,100 took 33
-  # min (1,978 s) on a slower one, too near 2,250. The limit only catches a test process that
-  # never exits, so it sits at the whole run's 40-minute budget: a pass that needs more has
-  # failed that budget anyway.
-  run_ava 2400 'test/**/*.test.ts' 'examples/*/test/**/*.test.ts' '!test/cluster/cluster-*.test.ts'
+  # min (1,978 s) on a slower one, too near 2,250; 3,250 were stopped at 2,400 s, 3,158 in
+  # (two failing, since fixed), on a machine that had slowed by a third during the session. The limit only
+  # catches a test process that never exits: past the 40-minute budget, where such a machine
+  # lands, a slow pass still reports what it ran (and its time says the budget was missed).
+  run_ava 2900 'test/**/*.test.ts' 'examples/*/test/**/*.test.ts' '!test/cluster/cluster-*.test.ts'
   echo "== ava (cluster tests: metalfleet node processes, one file at a time)" >&2
   run_ava 900 --concurrency 1 'test/cluster/cluster-*.test.ts'
 fi
