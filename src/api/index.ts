@@ -11,6 +11,7 @@ export * from './limits.ts';
 export * from './bmc/index.ts';
 export * from './bmh/annotations.ts';
 export * from './bmh/firmware.ts';
+export * from './bmh/oci-image.ts';
 export * from './bmh/companions/index.ts';
 export * from './bmh/validate.ts';
 export * from './maas/index.ts';

@@ -1,4 +1,4 @@
-import type { BareMetalHost } from '../../api/index.ts';
+import { isOciUrl, type BareMetalHost } from '../../api/index.ts';
 import { secretContent, secretValue } from '../../api/secret.ts';
 import type { CallArgs, CredentialsUsed, OpResult } from '../../machines/bmh/index.ts';
 import { CREDENTIALS_FIELD } from '../../machines/bmh/index.ts';
@@ -65,7 +65,7 @@ export async function resolveHostData(host: BareMetalHost, args: CallArgs, store
 async function pullSecret(host: BareMetalHost, store: Pick<ResourceStore, 'getSecret'>): Promise<{ ok: true; pullSecret?: string } | { ok: false; result: OpResult }> {
   const image = host.spec.image;
   const name = image?.ociAuthSecretName ?? '';
-  if (!image || name === '' || !image.url.toLowerCase().startsWith('oci://')) return { ok: true };
+  if (!image || name === '' || !isOciUrl(image.url)) return { ok: true };
   const ns = host.metadata.namespace;
   const secret = await store.getSecret(ns, name);
   if (!secret) return failed(`auth secret "${name}" not found in namespace "${ns}"`, null);

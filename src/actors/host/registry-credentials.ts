@@ -1,3 +1,4 @@
+import { ociRegistryHost } from '../../api/index.ts';
 import { secretContent, type Secret } from '../../api/secret.ts';
 
 // spec.image.ociAuthSecretName, as BMO reads it (ImageAuthValidator): a docker config Secret in
@@ -15,11 +16,6 @@ interface AuthEntry {
   readonly password?: unknown;
 }
 
-/** The registry host of an oci:// URL: what precedes the first "/" (BMO's extractRegistryHost). */
-export function registryHost(url: string): string {
-  return url.slice('oci://'.length).split('/')[0] ?? '';
-}
-
 /**
  * The pull secret for `imageUrl` from `secret`, or why there is none. Reasons name the Secret,
  * its type or keys and the registry, never a value: they become the host's error message.
@@ -29,7 +25,7 @@ export function registryCredentials(secret: Secret, name: string, imageUrl: stri
   if (type !== DOCKER_CONFIG_JSON && type !== DOCKER_CFG) {
     return { ok: false, reason: `secret "${name}" has unsupported type "${type}" (expected ${DOCKER_CONFIG_JSON} or ${DOCKER_CFG})` };
   }
-  const host = registryHost(imageUrl);
+  const host = ociRegistryHost(imageUrl);
   if (host === '') return { ok: false, reason: `failed to extract registry host from image URL` };
   const auths = authsOf(secret);
   if (!auths.ok) return { ok: false, reason: `failed to extract credentials from secret "${name}": ${auths.reason}` };

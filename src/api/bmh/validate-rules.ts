@@ -1,5 +1,6 @@
 import { parseBmcAddress, parseGoUrl, redactRefused, redactUrl, type BmcAccess } from '../bmc/index.ts';
 import { annotationPath, fieldError, type FieldError } from '../field-error.ts';
+import { isOciUrl } from './oci-image.ts';
 import {
   HARDWARE_DETAILS_ANNOTATION, INSPECT_ANNOTATION, INSPECT_DISABLED, STATUS_ANNOTATION, checkRebootAnnotation,
   isRebootAnnotation, parseHardwareDetailsAnnotation, parseInspectAnnotation, parseStatusAnnotation,
@@ -175,7 +176,7 @@ export function ruleImage(host: HostView): FieldError[] {
   } else if (!IMAGE_SCHEMES.includes(parsed.url.scheme)) {
     errors.push(fieldError('spec.image.url', `image URL ${shown} is invalid: invalid scheme in URL, ${JSON.stringify(parsed.url.scheme)} not allowed`, 'NotSupported'));
   }
-  if (image.url.toLowerCase().startsWith('oci://')) {
+  if (isOciUrl(image.url)) {
     if (image.checksum !== '') {
       errors.push(fieldError('spec.image.checksum', 'spec.image.checksum must be empty for OCI images (oci:// images have embedded checksums)', 'Forbidden'));
     }

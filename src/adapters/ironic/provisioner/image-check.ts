@@ -1,4 +1,4 @@
-import type { Image } from '../../../api/index.ts';
+import { isOciUrl, type Image } from '../../../api/index.ts';
 import { redactUrl } from '../../../api/bmc/index.ts';
 
 const HEX_LENGTH: Record<string, number> = { md5: 32, sha256: 64, sha512: 128 };
@@ -7,7 +7,7 @@ const HEX_LENGTH: Record<string, number> = { md5: 32, sha256: 64, sha512: 128 };
 export function checksumProblem(image: Image): string | null {
   const checksum = image.checksum ?? '';
   // BMO's Image.GetChecksum: an OCI image carries its own digests, and one given besides is refused.
-  if (image.url.toLowerCase().startsWith('oci://')) return checksum ? 'spec.image.checksum must be empty for OCI images (oci:// images have embedded checksums)' : null;
+  if (isOciUrl(image.url)) return checksum ? 'spec.image.checksum must be empty for OCI images (oci:// images have embedded checksums)' : null;
   if (image.format === 'live-iso') return null;
   if (!checksum) return 'spec.image.checksum is empty: give the image checksum or a URL of a checksum file';
   if (/^https?:\/\//.test(checksum)) return null;

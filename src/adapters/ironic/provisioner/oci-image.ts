@@ -1,11 +1,11 @@
-import type { Image } from '../../../api/index.ts';
+import { isOciUrl, ociRegistryHost, type Image } from '../../../api/index.ts';
 import type { HostData } from '../../../ports/index.ts';
 import type { IronicClient } from '../client/index.ts';
 import { featureShortfall } from '../client/index.ts';
 
 // BMO's Image.IsOCI: the scheme in any case.
 export function isOciImage(image: Image | undefined): image is Image {
-  return image !== undefined && image.url.toLowerCase().startsWith('oci://');
+  return image !== undefined && isOciUrl(image.url);
 }
 
 // retryAfterMs null: only a change (of Ironic, or of the spec) helps, so the host waits for one.
@@ -29,8 +29,7 @@ export async function ociPlan(client: IronicClient, host: HostData, image: Image
 }
 
 function registryOf(url: string): string {
-  const rest = url.slice('oci://'.length);
-  const authority = rest.split('/')[0] ?? '';
+  const authority = ociRegistryHost(url);
   // Whatever precedes an "@" would be userinfo: never repeated.
   return authority.slice(authority.lastIndexOf('@') + 1);
 }
