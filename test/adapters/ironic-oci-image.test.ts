@@ -17,9 +17,7 @@ const PULL_SECRET = 'robot:oci-pull-secret-never-shown';
 const OCI: Image = { url: 'oci://registry.example/os/ubuntu:24.04', ociAuthSecretName: 'pull' };
 const QCOW: Image = { url: 'http://images.example/os.qcow2', checksum: 'http://images.example/os.qcow2.sha256sum' };
 
-type WithPull = HostData & { readonly imagePullSecret?: string };
-
-function host(image: Image, imagePullSecret?: string): WithPull {
+function host(image: Image, imagePullSecret?: string): HostData {
   return {
     key: 'lab/oci1', namespace: 'lab', name: 'oci1', uid: 'uid-oci1', provisionerId: '',
     spec: {
