@@ -14,6 +14,7 @@ import { ironicConfig } from './config.ts';
 import type { IronicServer, StartIronicOptions } from './options.ts';
 import { freePort, listenersOn, portAnswers } from './ports.ts';
 import { withSushyOverlay } from './sushy-overlay.ts';
+import { schemaInto } from './schema-template.ts';
 import { installedIronicRelease } from './version.ts';
 
 class PortTaken extends Error {
@@ -191,7 +192,7 @@ export async function startIronic(opts: StartIronicOptions = {}): Promise<Ironic
 
   try {
     await writeFile(confPath, ironicConfig(dir, port, opts, release));
-    await createSchema();
+    await schemaInto(dbPath, release, createSchema);
     await launchWithPortRetry();
   } catch (err) {
     await kill();
@@ -226,7 +227,7 @@ export async function startIronic(opts: StartIronicOptions = {}): Promise<Ironic
       if (stopped) throw new Error('restartEmpty: this Ironic was stopped');
       await kill();
       await Promise.all(['', '-journal', '-wal', '-shm'].map((s) => rm(dbPath + s, { force: true })));
-      await createSchema();
+      await schemaInto(dbPath, release, createSchema);
       await launch();
     },
   };
