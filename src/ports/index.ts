@@ -1,7 +1,7 @@
 export type { BackendApiVersion, BackendRequestCount, Credentials, HostData, CapacityClaim, Provisioner } from './provisioner.ts';
 export type { Fence, FenceOptions, FenceVerdict } from './fence.ts';
 export { FenceRefusals, judgeFence, laterFence } from './fence.ts';
-export { StaleFence, StoreError } from './store-error.ts';
+export { ObjectGone, StaleFence, StoreError } from './store-error.ts';
 export type { FenceRefusal } from './fence-refusal.ts';
 export { fenceRefusalOf, tellFenceRefused } from './fence-refusal.ts';
 export type { Clock, TimerHandle } from './clock.ts';

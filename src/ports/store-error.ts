@@ -17,3 +17,15 @@ export class StaleFence extends StoreError {
     this.name = 'StaleFence';
   }
 }
+
+/**
+ * The object is not in the store (deleted, or never applied). Every store's not-found is one:
+ * a writer whose object went has nothing left to write, which is no failure (BMO ignores a
+ * NotFound on its last status update).
+ */
+export class ObjectGone extends StoreError {
+  constructor(message: string) {
+    super(message, false);
+    this.name = 'ObjectGone';
+  }
+}

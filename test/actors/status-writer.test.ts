@@ -5,7 +5,10 @@ import { StatusWriter } from '../../src/actors/host/status-writer.ts';
 import { createManualClock } from '../../src/actors/runtime/index.ts';
 import { initialStatus, type BareMetalHostStatus } from '../../src/api/index.ts';
 import type { ResourceStore } from '../../src/ports/index.ts';
-import { silentLogger, StaleFence, StoreError } from '../../src/ports/index.ts';
+import { ObjectGone, silentLogger, StaleFence, StoreError } from '../../src/ports/index.ts';
+import { ObjectNotFound } from '../../src/adapters/kube/object-writer.ts';
+import { ResourceNotFound } from '../../src/adapters/store/kind-cache.ts';
+import { recordingLogger, type LogLine } from '../support/recording-logger.ts';
 import { waitFor } from '../support/wait.ts';
 
 function storeFailing(failures: Error[]): { store: ResourceStore; written: BareMetalHostStatus[]; attempts: () => number } {
@@ -70,4 +73,27 @@ test('status writer - close stops retrying: the host stopped and a new owner wri
   await writer.whenIdle();
   clock.advance(60_000);
   t.is(attempts(), 1);
+});
+
+test('status writer - an object deleted under its write is no failure: not retried, and no warning', async (t) => {
+  const clock = createManualClock();
+  const lines: LogLine[] = [];
+  const { store, written, attempts } = storeFailing([new ResourceNotFound('BareMetalHost', 'fleet/h'), new StoreError('the NATS store refused the write', false)]);
+  const writer = new StatusWriter('fleet/h', store, recordingLogger(lines), clock);
+  writer.write(status('deprovisioning'));
+  await writer.whenIdle();
+  clock.advance(60_000);
+  t.is(attempts(), 1);
+  t.deepEqual(written, []);
+  t.deepEqual(lines.filter((l) => l.level === 'warn'), []);
+  t.true(lines.some((l) => l.level === 'debug' && l.msg === 'status not written: the object is gone'));
+  // Any other refusal that will not change still warns.
+  writer.write(status('provisioned'));
+  await writer.whenIdle();
+  t.deepEqual(lines.filter((l) => l.level === 'warn').map((l) => l.msg), ['status write failed']);
+});
+
+test('status writer - the Kubernetes store\'s not-found is the same gone object as the NATS store\'s', (t) => {
+  t.true(new ObjectNotFound('BareMetalHost', 'fleet/h', 'writing the status of BareMetalHost fleet/h') instanceof ObjectGone);
+  t.true(new ResourceNotFound('BareMetalHost', 'fleet/h') instanceof ObjectGone);
 });

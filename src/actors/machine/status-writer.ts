@@ -2,7 +2,7 @@ import { errorMessage, nextDelay } from '../../api/index.ts';
 import { statusDiffers } from '../../machines/turn.ts';
 import type { RetryPolicy } from '../../api/index.ts';
 import type { Logger } from '../../ports/index.ts';
-import { StaleFence, StoreError } from '../../ports/index.ts';
+import { ObjectGone, StaleFence, StoreError } from '../../ports/index.ts';
 import type { Clock, TimerHandle } from '../runtime/index.ts';
 
 /** The one backoff of every kind's status writes (issue 29.6: one RetryPolicy, named once). */
@@ -120,7 +120,10 @@ export class StatusWriter<T> {
       // What the store holds is no longer known: the next status is written whatever it is.
       this.stored = undefined;
       // A refused fence means this node lost the shard: the new owner's status stands.
-      if (err instanceof StaleFence) {
+      if (err instanceof ObjectGone) {
+        // Deleted while this write was under way: nothing is left to write to, and no one to tell.
+        log.debug({ [logField]: key }, 'status not written: the object is gone');
+      } else if (err instanceof StaleFence) {
         log.warn({ [logField]: key, epoch: this.target.epoch, err: err.message }, 'status write refused: shard moved');
       } else if (err instanceof StoreError && !err.retryable) {
         log.warn({ [logField]: key, err: err.message }, 'status write failed');

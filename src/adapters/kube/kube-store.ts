@@ -1,7 +1,7 @@
 import type { Secret } from '../../api/secret.ts';
 import { errorMessage } from '../../api/index.ts';
 import type { Fence, FenceOptions, IntentOutcome, Logger, NewObject, OwnerRef, ResourceEvent, ResourceIntent, ResourceKind, ResourceOf, ResourceStore, ResourceWatchOptions, StatusOf } from '../../ports/index.ts';
-import { FenceRefusals, patchedAnnotations, StoreError } from '../../ports/index.ts';
+import { FenceRefusals, ObjectGone, patchedAnnotations, StoreError } from '../../ports/index.ts';
 import type { BareMetalHost } from '../../api/index.ts';
 import { ResourceEvents } from '../store/events.ts';
 import type { EventRecorder } from './event-recorder.ts';
@@ -185,7 +185,7 @@ export class KubeStore implements ResourceStore {
         return { metadata: { finalizers: rest.length > 0 ? rest : null } };
       }, { what: `removing finalizer ${finalizer} from ${kind} ${key}`, precondition: true, ...(fence ? { fence } : {}) }));
     } catch (error) {
-      if (kind !== 'BareMetalHost' && error instanceof StoreError && error.name === 'ObjectNotFound') return;
+      if (kind !== 'BareMetalHost' && error instanceof ObjectGone) return;
       throw error;
     }
   }

@@ -1,5 +1,5 @@
 import type { Fence, Logger } from '../../ports/index.ts';
-import { judgeFence, StaleFence, StoreError } from '../../ports/index.ts';
+import { judgeFence, ObjectGone, StaleFence, StoreError } from '../../ports/index.ts';
 import { backoffMs, CONFLICT_BACKOFF } from './backoff.ts';
 import { KubeCallError, storeError } from './errors.ts';
 import type { KubeClient } from './kube-client.ts';
@@ -14,9 +14,9 @@ import { splitKey } from './resources.ts';
 import type { WriteLanes } from './write-lanes.ts';
 
 /** The object named is not in the API server (deleted, or never created). */
-export class ObjectNotFound extends StoreError {
+export class ObjectNotFound extends ObjectGone {
   constructor(readonly kind: string, readonly key: string, call: string) {
-    super(`${call}: ${kind} ${key} not found (it was deleted or never applied)`, false);
+    super(`${call}: ${kind} ${key} not found (it was deleted or never applied)`);
     this.name = 'ObjectNotFound';
   }
 }

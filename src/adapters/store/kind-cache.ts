@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Fence, KvBucket, KvEvent, Logger, ResourceEvent, ResourceKind, StoredObject } from '../../ports/index.ts';
 import type { FenceRefusals } from '../../ports/index.ts';
-import { laterFence, StoreError } from '../../ports/index.ts';
+import { laterFence, ObjectGone, StoreError } from '../../ports/index.ts';
 import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
 import { RecordProblems } from './kv-record.ts';
 import { RecordSlots, type SeenChange } from './record-slots.ts';
@@ -13,9 +13,9 @@ import type { KvLayout, SpecRecord, StatusRecord } from './kv-layouts.ts';
 // unparsed until read.
 
 /** The object named is not in the store (deleted, or never applied). */
-export class ResourceNotFound extends StoreError {
+export class ResourceNotFound extends ObjectGone {
   constructor(readonly kind: ResourceKind, readonly key: string) {
-    super(`${kind} ${key} not found (it was deleted or never applied)`, false);
+    super(`${kind} ${key} not found (it was deleted or never applied)`);
     this.name = 'ResourceNotFound';
   }
 }
