@@ -13,8 +13,21 @@ import { formatRelease } from './version.ts';
 export type CreateSchema = () => Promise<void>;
 
 // The template belongs to one installed Ironic: its release and the dbsync script's change time
-// (a package upgrade rewrites it), so an upgrade never hands an old schema to a new Ironic.
-async function templatePath(release: IronicRelease, dir: string): Promise<string | null> {
+// (a package upgrade rewrites it), so an upgrade never hands an old schema to a new Ironic. Looked
+// up once per process and folder: a test file that starts and empties several Ironics asks once.
+const templatePaths = new Map<string, Promise<string | null>>();
+
+function templatePath(release: IronicRelease, dir: string): Promise<string | null> {
+  const key = `${dir}\0${formatRelease(release)}`;
+  let path = templatePaths.get(key);
+  if (path === undefined) {
+    path = lookUpTemplatePath(release, dir);
+    templatePaths.set(key, path);
+  }
+  return path;
+}
+
+async function lookUpTemplatePath(release: IronicRelease, dir: string): Promise<string | null> {
   const found = spawnSync('sh', ['-c', 'command -v ironic-dbsync'], { encoding: 'utf8' });
   const script = found.status === 0 ? found.stdout.trim() : '';
   if (script === '') return null;
