@@ -175,6 +175,18 @@ test('bmo parity - registering an existing node puts back its deploy images, aut
   t.deepEqual(after.properties, { ...(before.properties as object), capabilities: 'cpu_vt:true,boot_mode:uefi', cpu_arch: 'x86_64' });
 });
 
+test('bmo parity - registering a node found by its ID under another name gives it the host\'s name back', async (t) => {
+  const r = await rig(t);
+  const h = await registered(r, host('rg3'));
+  await r.client.patchNode(h.provisionerId, [{ op: 'replace', path: '/name', value: 'renamed-by-hand' }]);
+  // A controller that has not read the node since (this one would reuse its own last read).
+  const restarted = createIronicProvisioner({ client: r.client, polls: { shortMs: 5, longMs: 10 }, imageCheck: { enabled: false }, deploy: DEPLOY });
+  await untilDone(restarted, { op: 'register', restartOnFailure: false, credentialsChanged: false }, h);
+  t.is(r.s.node(h.provisionerId)?.fields.name, 'lab~rg3');
+  t.is((await r.client.getNode('lab~rg3'))?.uuid, h.provisionerId);
+  t.is(await r.client.getNode('renamed-by-hand'), null);
+});
+
 test('bmo parity - registering a node that already matches writes nothing', async (t) => {
   const r = await rig(t);
   const h = await registered(r, host('rg2', { automatedCleaningMode: 'disabled' }));

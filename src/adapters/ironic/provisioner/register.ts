@@ -10,7 +10,7 @@ import { nodeReason } from './node-reason.ts';
 import { configureNode } from './configure-node.ts';
 import { createNodeBody } from './node-spec.ts';
 import { syncDisablePowerOff } from './disable-power-off.ts';
-import { nodeName } from './node-name.ts';
+import { nodeName, syncNodeName } from './node-name.ts';
 import { continuing, done, failed } from './outcome.ts';
 import { OWNER_EXTRA } from './owner-fence.ts';
 import { ownerRecordFor } from '../../../ports/index.ts';
@@ -22,8 +22,9 @@ const BUSY: ReadonlySet<string> = new Set(['cleaning', 'clean wait', 'deploying'
 // Create or find the node, make sure the boot MAC has a port, and bring it to manageable
 // (reference/bmo.md §5.2 Register). Nodes busy in another flow are left alone. An existing node
 // gets the whole driver_info again when the credentials changed (Ironic never returns the
-// password, so only the caller can know) or the BMC address differs from the node's. Once it is
-// past enroll and in no flow of its own, configureNode puts back what the host still decides.
+// password, so only the caller can know) or the BMC address differs from the node's; outside a
+// flow it also gets the host's name and disablePowerOff. Once it is past enroll and in no flow
+// of its own, configureNode puts back what the host still decides.
 export async function register(ctx: StepContext, host: HostData, restartOnFailure: boolean, credentialsChanged = false): Promise<OpResult> {
   const result = await registerOnce(ctx, host, restartOnFailure, credentialsChanged);
   // An answer the host records (its credentials tried): the create it followed is settled.
@@ -62,7 +63,7 @@ async function registerOnce(ctx: StepContext, host: HostData, restartOnFailure: 
     if (BUSY.has(node.provision_state)) return { kind: 'transient', message: `node ${node.name ?? node.uuid} is ${node.provision_state}; its BMC settings are updated when that ends` };
     node = await ctx.client.patchNode(node.uuid, [{ op: 'replace', path: '/driver_info', value: body.driver_info }]);
   }
-  if (!created && !BUSY.has(node.provision_state)) node = await syncDisablePowerOff(ctx, host, node);
+  if (!created && !BUSY.has(node.provision_state)) node = await syncDisablePowerOff(ctx, host, await syncNodeName(ctx, host, node));
   const mac = host.spec.bootMACAddress?.toLowerCase();
   if (mac && !ctx.ports.has(`${node.uuid} ${mac}`)) {
     // A node we just created has no ports to look at.
