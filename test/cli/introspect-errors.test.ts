@@ -7,7 +7,8 @@ import { registerAll } from '../../src/cli/commands/index.ts';
 import { formatFrom, HOST_STATES, nodesFrom, oneOf, parseHostKey, timeoutFrom } from '../../src/cli/introspect/index.ts';
 import { freePort } from '../support/ironic.ts';
 import { natsServerInstalled, startNatsServer } from '../support/nats-server.ts';
-import { lines, metalfleet } from './run.ts';
+import { lines, metalfleet, metalfleetWithEnv } from './run.ts';
+import { frameSize } from '../../src/cli/commands/top.ts';
 
 const COMMANDS = ['hosts', 'actors', 'shards', 'capacity', 'inspect', 'clusters', 'nodes', 'top'];
 
@@ -110,10 +111,27 @@ withNats('introspect cli - top --once with no node answering prints its frame, t
     t.is(r.code, 1, r.stderr);
     t.regex(r.stdout, /^metalfleet top {2}nodes 0 /);
     t.deepEqual(lines(r.stderr), [`metalfleet: no metalfleet node answered within 0.5s; is a node running with --nats ${nats.url}?`]);
+    const plain = await metalfleetWithEnv({ COLUMNS: '', LINES: '' }, 'top', '--once', '--nats', nats.url, '--timeout', '0.5');
+    t.is(plain.stdout.split('\n').length - 1, 24, 'piped with no $LINES: 24 lines');
+    // Piped, the frame takes $COLUMNS x $LINES as ps and less do (it was 80x24 whatever they said).
+    const sized = await metalfleetWithEnv({ COLUMNS: '120', LINES: '9' }, 'top', '--once', '--nats', nats.url, '--timeout', '0.5');
+    t.is(sized.code, 1, sized.stderr);
+    const frame = sized.stdout.split('\n').slice(0, -1);
+    t.is(frame.length, 9);
+    t.is(frame[0]?.length, 120, 'the header is laid out to the full width');
+    t.true(frame.every((l) => l.length <= 120));
     const ghost = await metalfleet('top', '--once', '--nats', nats.url, '--node', 'ghost', '--timeout', '0.5');
     t.is(ghost.code, 1, ghost.stderr);
     t.regex(ghost.stderr, /^metalfleet: node\(s\) ghost did not answer within 0\.5s/);
   } finally {
     await nats.dispose();
   }
+});
+
+test('introspect cli - top --once frame size: the terminal\'s, else $COLUMNS x $LINES, else 80x24; nonsense is ignored', (t) => {
+  t.deepEqual(frameSize({ isTTY: true, columns: 150, rows: 40 }, { COLUMNS: '90', LINES: '10' }), { width: 150, height: 40 });
+  t.deepEqual(frameSize({ isTTY: false }, { COLUMNS: '90', LINES: '10' }), { width: 90, height: 10 });
+  t.deepEqual(frameSize({ isTTY: false }, {}), { width: 80, height: 24 });
+  t.deepEqual(frameSize({ isTTY: false }, { COLUMNS: 'wide', LINES: '0' }), { width: 80, height: 24 });
+  t.deepEqual(frameSize({ isTTY: false }, { COLUMNS: ' 132 ', LINES: '-5' }), { width: 132, height: 24 });
 });

@@ -9,8 +9,13 @@ export type Run = { code: number; stdout: string; stderr: string };
 
 /** Runs `node bin/metalfleet.js ...args` from the repository root. */
 export function metalfleet(...args: string[]): Promise<Run> {
+  return metalfleetWithEnv({}, ...args);
+}
+
+/** As metalfleet, with `env` added to this process's environment. */
+export function metalfleetWithEnv(env: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/metalfleet.js', ...args], { cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, ['bin/metalfleet.js', ...args], { cwd: ROOT, timeout: 60_000, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
       resolve({ code, stdout, stderr });
     });

@@ -21,7 +21,7 @@ export function register(program: Command): void {
     .option('--interval <ms>', 'refresh every this many milliseconds', msFlag('--interval', 100), 1_000)
     .option('--node <name>', 'only this node (repeat or comma-separate for more)', collect)
     .option('--timeout <seconds>', 'how long each refresh waits for the nodes (default 2)')
-    .option('--once', 'print one frame (80x24, or the terminal size) and exit: for scripts and logs')))
+    .option('--once', 'print one frame (the terminal\'s size; piped, $COLUMNS x $LINES or 80x24) and exit: for scripts and logs')))
     .addHelpText('after', `
 Keys:
   s        cycle the sort of the mailbox list (depth, high-water, processed, restarts)
@@ -47,8 +47,7 @@ Examples:
         const sample = { timeoutMs, ...(nodes ? { nodes } : {}) };
         if (flags.once) {
           const data = await sampleTop(transport, sample);
-          const width = process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : 80;
-          const height = process.stdout.isTTY && process.stdout.rows ? process.stdout.rows : 24;
+          const { width, height } = frameSize(process.stdout, process.env);
           endQuietlyWhenReaderCloses();
           process.stdout.write(`${renderFrame(data, { width, height, sort: 'depth', filter: '' }).join('\n')}\n`);
           // The frame says it too, but a script reads the exit: no node at all fails as every view does.
@@ -61,4 +60,18 @@ Examples:
         await transport.close().catch(() => undefined);
       }
     });
+}
+
+/**
+ * The size of a --once frame: the terminal's; piped, $COLUMNS and $LINES where they are set (as
+ * ps and less read them: `COLUMNS=200 LINES=80 metalfleet top --once > frame.txt`), else 80x24.
+ */
+export function frameSize(out: { readonly isTTY?: boolean; readonly columns?: number; readonly rows?: number }, env: NodeJS.ProcessEnv): { width: number; height: number } {
+  if (out.isTTY && out.columns && out.rows) return { width: out.columns, height: out.rows };
+  return { width: sizeFrom(env['COLUMNS']) ?? 80, height: sizeFrom(env['LINES']) ?? 24 };
+}
+
+function sizeFrom(value: string | undefined): number | null {
+  const n = value !== undefined && /^\d{1,4}$/.test(value.trim()) ? Number(value.trim()) : 0;
+  return n > 0 ? n : null;
 }
