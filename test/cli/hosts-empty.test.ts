@@ -53,3 +53,16 @@ test('shards empty - a node owning no shard: nothing on stdout, "No resources fo
     await embedded.close();
   }
 });
+
+// A node killed a moment ago still holds its shards' leases: its hosts are not listed, and the
+// warning said so, but "No resources found" after it read as "there are none".
+test('hosts empty - with a node not answering, the line says only the nodes that answered have none', async (t) => {
+  const embedded = withHosts([]);
+  try {
+    const out = await hostsView(embedded.client, {}, { ...base, timeoutMs: 300, nodes: ['embedded', 'ghost'] });
+    t.is(out.stdout, '');
+    t.deepEqual(out.stderr, ['warning: no answer from node(s) ghost within 0.3s', 'No resources found on the nodes that answered']);
+  } finally {
+    await embedded.close();
+  }
+});

@@ -118,6 +118,14 @@ export function ownerlessShards<T>(
   return Array.from({ length: shardCount }, (_, i) => i).filter((i) => !covered.has(i));
 }
 
+/**
+ * kubectl's line for an empty listing, narrowed when a node did not answer or answered with an
+ * error: its hosts (a node killed a moment ago still holds its shards' leases) are not "none".
+ */
+export function noResources<T>(gathered: GatheredLike<T>): string {
+  return gathered.missing.length + gathered.errors.length > 0 ? 'No resources found on the nodes that answered' : 'No resources found';
+}
+
 /** `what`: what the shards hold that the listing leaves out ("hosts", "MaasClusters"). */
 export function ownerlessWarning(ownerless: readonly number[], what = 'hosts'): string {
   const shown = ownerless.slice(0, OWNERLESS_SHOWN).join(', ');
@@ -161,7 +169,7 @@ export async function hostsView(transport: Transport, query: HostsQuery, options
   if (ownerless.length > 0) warnings.push(ownerlessWarning(ownerless));
   const rows: Array<OnNode<WideHostRow>> = flatten(gathered, (v) => v.hosts).sort((a, b) => a.key.localeCompare(b.key));
   // As kubectl: no rows is nothing on stdout (a pipe counts no host) and a line on stderr; JSON and YAML say it by their empty lists.
-  if (rows.length === 0 && options.format === 'table') warnings.push('No resources found');
+  if (rows.length === 0 && options.format === 'table') warnings.push(noResources(gathered));
   const table = (): readonly string[] => {
     if (rows.length === 0) return [];
     return query.names ? rows.map((h) => `${h.kind.toLowerCase()}/${h.key}`) : renderTable(hostColumns(query.wide), rows, { width: options.width });
@@ -278,7 +286,7 @@ export async function shardsView(transport: Transport, options: ViewOptions): Pr
   const warnings = checked(gathered, options);
   const rows = flatten(gathered, (v) => v.shards).sort((a, b) => a.shard - b.shard || a.node.localeCompare(b.node));
   // As hosts (and kubectl): no rows is nothing on stdout and a line on stderr.
-  if (rows.length === 0 && options.format === 'table') warnings.push('No resources found');
+  if (rows.length === 0 && options.format === 'table') warnings.push(noResources(gathered));
   return output(gathered, () => (rows.length === 0 ? [] : renderTable(shardColumns(), rows, { width: options.width })), options, warnings);
 }
 
