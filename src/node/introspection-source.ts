@@ -22,6 +22,7 @@ import { shardOf } from '../api/index.ts';
 import type { FleetStats, MachineSummary } from './fleet-stats.ts';
 import { maasClusterRows } from './maas-cluster-rows.ts';
 import { companionsSummary } from './companions-summary.ts';
+import { storedHostRows } from './stored-host-rows.ts';
 import type { ShardHost } from './shard-host.ts';
 import type { CapacityView, InspectOutcome, IntrospectionSource } from '../cluster/introspect/index.ts';
 import type { StaleFenceState } from '../cluster/index.ts';
@@ -301,6 +302,7 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
     },
     async hosts(filter) {
       const now = clock.now();
+      if (filter.storedShards) return filterHosts(await storedHostRows(parts.store, backend, node.shardCount, filter.storedShards, now), filter);
       const withConditions = filter.conditions === true;
       return filterHosts(objectRows(node, backend, now, parts.store, withConditions), filter);
     },

@@ -15,7 +15,7 @@
  * | verb       | request                                   | reply                                                                 |
  * |------------|-------------------------------------------|-----------------------------------------------------------------------|
  * | `info`     | `{}`                                      | `{ node, version, startedAt, uptimeMs, pid, hosts, shards, memory: { rss, heapUsed }, eventLoopLagMs, broker }` |
- * | `hosts`    | `{ state?, backend?, errors? }`           | `{ node, hosts: [{ key, kind, backend, state, poweredOn, operationalStatus, errorType, errorMessage?, shard, stateSinceMs }] }` |
+ * | `hosts`    | `{ state?, backend?, errors?, storedShards? }` | `{ node, hosts: [{ key, kind, backend, state, poweredOn, operationalStatus, errorType, errorMessage?, shard, stateSinceMs, stored? }] }` |
  * | `actors`   | `{ prefix?, after? }`                     | `{ node, actors: [{ path, kind, parent, mailboxDepth, highWater, processed, restarts, lastError, busy }], next? }` |
  * | `shards`   | `{}`                                      | `{ node, shards: [{ shard, epoch, hosts, leaseAgeMs }] }`             |
  * | `capacity` | `{}`                                      | `{ node, broker, pools: [{ pool, limit, inUse: [...], waiting: [...], longestWaitMs, inUseCount?, boundedCount?, exemptCount? }], calls?: [{ backend, limit, inFlight, waiting, longestWaitMs, slotHolderInFlight, maxInFlight, waitedTotal }] }` |
@@ -96,6 +96,12 @@ export const HostsRequest = z.strictObject({
   after: z.string().max(1024).optional(),
   /** true: each row carries the host's conditions (`hosts -o wide`); left out otherwise, as the dashboard samples every host each second. */
   conditions: z.boolean().optional(),
+  /**
+   * Instead of this node's own hosts, the BareMetalHosts of these shards as its store holds them
+   * (spec and last written status): asked of a node that answered for the shards of one that did
+   * not (killed a moment ago, its leases still standing), so their hosts are listed still.
+   */
+  storedShards: z.array(Count).max(65_536).optional(),
 });
 export type HostsRequest = z.infer<typeof HostsRequest>;
 
@@ -112,6 +118,8 @@ export const HostRow = z.object({
   /** The host's shard; MaasMachines, driven by the embedded node only, report 0. */
   shard: Count,
   stateSinceMs: Millis,
+  /** true: a row from the store (HostsRequest.storedShards), as last written; stateSinceMs counts from status.lastUpdated. */
+  stored: z.boolean().optional(),
   /** status.conditions without message and time (BareMetalHost: BMO's six; MaasMachine: CAPMAAS's), when asked for. */
   conditions: z.array(z.object({ type: z.string(), status: z.enum(['True', 'False', 'Unknown']), reason: z.string().optional() })).max(32).optional(),
 });

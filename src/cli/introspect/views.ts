@@ -12,6 +12,7 @@ import { formatBytes, formatDuration, formatStall, oneLine, renderFields, render
 import type { ActorRow, BackendCallRow, HostRow, InfoReply, InspectedHost, OnNode, PoolRow, ShardRow } from './rows.ts';
 import { inUseOf, usageText, waitingOf } from './rows.ts';
 import { noAnswer, output, partialWarnings, seconds, type CommandOutput, type GatheredLike, type ViewOptions } from './session.ts';
+import { storedHosts } from './stored-hosts.ts';
 
 function gatherOptions(options: ViewOptions): { timeoutMs: number; nodes?: readonly string[] } {
   return { timeoutMs: options.timeoutMs, ...(options.nodes && options.nodes.length > 0 ? { nodes: options.nodes } : {}) };
@@ -165,16 +166,22 @@ export async function hostsView(transport: Transport, query: HostsQuery, options
   };
   const { gathered, shards: owned, shardCount } = await gatherWithShards(transport, 'hosts', request, options);
   const warnings = checked(gathered, options);
-  const ownerless = ownerlessShards(gathered, (v) => v.hosts.map((h) => h.shard), owned, shardCount);
+  const stored = await storedHosts(transport, request, gathered, owned, shardCount, options);
+  if (stored && stored.hosts.length > 0) {
+    warnings.push(`warning: ${stored.hosts.length} host(s) on shards no answering node holds are shown as ${stored.from}'s store last had them (NODE -), not as driven now; their shards move to the live nodes within the lease time`);
+  }
+  // Said only when the store could not be asked: otherwise the shards' hosts are in the listing.
+  const ownerless = stored ? [] : ownerlessShards(gathered, (v) => v.hosts.map((h) => h.shard), owned, shardCount);
   if (ownerless.length > 0) warnings.push(ownerlessWarning(ownerless));
-  const rows: Array<OnNode<WideHostRow>> = flatten(gathered, (v) => v.hosts).sort((a, b) => a.key.localeCompare(b.key));
+  const rows: Array<OnNode<WideHostRow>> = [...flatten(gathered, (v) => v.hosts), ...(stored?.hosts ?? []).map((h) => ({ ...h, node: '-' }))]
+    .sort((a, b) => a.key.localeCompare(b.key));
   // As kubectl: no rows is nothing on stdout (a pipe counts no host) and a line on stderr; JSON and YAML say it by their empty lists.
   if (rows.length === 0 && options.format === 'table') warnings.push(noResources(gathered));
   const table = (): readonly string[] => {
     if (rows.length === 0) return [];
     return query.names ? rows.map((h) => `${h.kind.toLowerCase()}/${h.key}`) : renderTable(hostColumns(query.wide), rows, { width: options.width });
   };
-  return output(gathered, table, options, warnings);
+  return output(stored ? { ...gathered, stored } : gathered, table, options, warnings);
 }
 
 // ---- actors ---------------------------------------------------------------------------------

@@ -1,0 +1,45 @@
+import type { IntrospectReply, IntrospectRequest } from '../../cluster/introspect/index.ts';
+import { gather } from '../../cluster/introspect/index.ts';
+import type { Transport } from '../../ports/index.ts';
+import type { HostRow } from './rows.ts';
+import type { GatheredLike, ViewOptions } from './session.ts';
+
+/** Hosts of shards that no answering node holds, as an answering node's store last had them. */
+export interface StoredHosts {
+  /** The node whose store answered. */
+  readonly from: string;
+  readonly hosts: readonly HostRow[];
+}
+
+/**
+ * The hosts of the shards no answering node holds: a node killed a moment ago keeps its shard
+ * leases until their TTL (answering nothing, and once its heartbeat lapses, not even a member),
+ * and a shard moving between nodes is held by neither for a moment. Their hosts vanished from
+ * the listing until the shards moved; they are asked of one node that answered, from its store,
+ * which sees the whole fleet's writes. Only when the whole cluster was asked (--node leaves
+ * nodes out on purpose) and the shard count is known; null when there is nothing to ask or the
+ * asked node did not answer.
+ */
+export async function storedHosts(
+  transport: Transport,
+  request: IntrospectRequest<'hosts'>,
+  listed: GatheredLike<IntrospectReply<'hosts'>>,
+  owned: GatheredLike<IntrospectReply<'shards'>> | null,
+  shardCount: number | undefined,
+  options: ViewOptions,
+): Promise<StoredHosts | null> {
+  if ((options.nodes && options.nodes.length > 0) || shardCount === undefined || owned === null) return null;
+  const answered = new Set(listed.replies.map((r) => r.node));
+  const from = [...answered].sort()[0];
+  if (from === undefined) return null;
+  // The shards of nodes that listed their hosts, and of each host listed (its node may have
+  // given the shard up between the two asks): everything else has no answering driver.
+  const covered = new Set(owned.replies.filter((r) => answered.has(r.node)).flatMap((r) => r.value.shards.map((s) => s.shard)));
+  for (const r of listed.replies) for (const h of r.value.hosts) covered.add(h.shard);
+  const storedShards = Array.from({ length: shardCount }, (_, i) => i).filter((i) => !covered.has(i));
+  if (storedShards.length === 0) return null;
+  const { conditions: _unused, ...filters } = request;
+  const asked = await gather(transport, 'hosts', { ...filters, storedShards }, { timeoutMs: options.timeoutMs, nodes: [from] });
+  const reply = asked.replies[0];
+  return reply ? { from, hosts: reply.value.hosts } : null;
+}

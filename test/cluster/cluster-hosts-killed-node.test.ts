@@ -1,0 +1,51 @@
+// `metalfleet hosts` right after a node was killed: its shard leases stand until their TTL, so no
+// other node drives its hosts yet, and the listing (each node reports the hosts its actors drive)
+// left them out until their shards moved. They are now listed as an answering node's store last
+// had them, with no node, and a warning says so.
+import test from 'ava';
+import { hostsView } from '../../src/cli/introspect/index.ts';
+import type { ViewOptions } from '../../src/cli/introspect/index.ts';
+import { withCluster } from '../support/cluster.ts';
+import { natsServerInstalled } from '../support/nats-server.ts';
+import { waitUntil } from '../support/wait.ts';
+
+const cluster = natsServerInstalled() ? test.serial : test.skip;
+
+type Listed = {
+  replies: Array<{ node: string; value: { hosts: Array<{ key: string }> } }>;
+  missing: string[];
+  stored?: { from: string; hosts: Array<{ key: string; state: string; stored?: boolean }> };
+};
+
+cluster('a node killed a moment ago: hosts still lists every host, its own as stored with no node, and says so', async (t) => {
+  // A lease long enough that the listing is asked well inside it.
+  await withCluster(t, { shards: 32, leaseTtlMs: 30_000 }, async (c) => {
+    const keys = await c.applyHosts(24);
+    await c.startNode('a');
+    await c.startNode('b');
+    const options: ViewOptions = { format: 'json', width: 200, timeoutMs: 2_000, natsUrl: c.natsUrls.join(',') };
+    const list = async (): Promise<Listed> => JSON.parse((await hostsView(c.transport, {}, options)).stdout) as Listed;
+    const driven = (l: Listed, node: string): string[] => (l.replies.find((r) => r.node === node)?.value.hosts ?? []).map((h) => h.key).sort();
+    await waitUntil(async () => [...(await c.statesOf(keys)).values()].every((s) => s === 'provisioned'), 120_000, 'every host provisioned', 200);
+    let before: Listed = { replies: [], missing: [] };
+    await waitUntil(async () => {
+      before = await list();
+      return driven(before, 'a').length > 0 && driven(before, 'b').length > 0 && driven(before, 'a').length + driven(before, 'b').length === keys.length;
+    }, 30_000, 'both nodes drive hosts', 200);
+    const ofB = driven(before, 'b');
+
+    await c.killNode('b');
+    const after = await list();
+    t.deepEqual(driven(after, 'a'), driven(before, 'a'), 'a still drives its own');
+    t.is(after.stored?.from, 'a');
+    t.deepEqual(after.stored?.hosts.map((h) => h.key).sort(), ofB, 'b\'s hosts are listed from a\'s store');
+    t.true(after.stored?.hosts.every((h) => h.stored === true && h.state === 'provisioned'), 'as last written: provisioned');
+
+    const table = await hostsView(c.transport, {}, { ...options, format: 'table' });
+    const rows = table.stdout.split('\n').filter((l) => l.startsWith('fleet/'));
+    t.is(rows.length, keys.length, 'every host has a row');
+    const nodeColumn = (row: string): string | undefined => row.split(/\s+/)[7];
+    t.deepEqual(rows.filter((r) => nodeColumn(r) === '-').map((r) => r.split(/\s+/)[0]).sort(), ofB);
+    t.regex(table.stderr.join('\n'), new RegExp(`warning: ${ofB.length} host\\(s\\) on shards no answering node holds are shown as a's store last had them`));
+  }, 180_000);
+});
