@@ -2,7 +2,7 @@
 // `metalfleet hosts/nodes/shards/capacity/clusters/top` ask), flattened for the browser. Every field comes
 // from introspection replies, which carry no credential (src/bus/messages/introspect.ts).
 import { z } from 'zod';
-import { gather, listNodes } from '../cluster/introspect/index.ts';
+import { announcedShardCount, gather, listNodes, storedHosts } from '../cluster/introspect/index.ts';
 import { ClusterRow, HostRow, PoolRow } from '../bus/messages/introspect.ts';
 import type { Transport } from '../ports/index.ts';
 import { countStates } from './state-order.ts';
@@ -74,7 +74,14 @@ export async function samplePicture(transport: Transport, options: SampleOptions
   const problems = all.flatMap((g) => g.errors.map((e) => `node ${e.node}: ${e.message}`));
   if (answered.size === 0 && problems.length === 0) problems.push(`no metalfleet node answered within ${options.timeoutMs} ms`);
   const seen = new Map(members.map((m) => [m.node, m.lastSeenMs]));
-  const hostRows = hosts.replies.flatMap((r) => r.value.hosts.map((h) => ({ ...h, node: r.node })));
+  // The hosts of shards no answering node holds (a node killed a moment ago keeps its leases
+  // until their TTL), as a live node's store last had them, so they do not vanish from the page.
+  const stored = await storedHosts(transport, {}, hosts, shards, announcedShardCount(members), { timeoutMs: options.timeoutMs, nodes: options.nodes });
+  if (stored && stored.hosts.length > 0) problems.push(`${stored.hosts.length} host(s) on shards no answering node holds are shown as ${stored.from}'s store last had them (node -), not as driven now`);
+  const hostRows = [
+    ...hosts.replies.flatMap((r) => r.value.hosts.map((h) => ({ ...h, node: r.node }))),
+    ...(stored?.hosts ?? []).map((h) => ({ ...h, node: '-' })),
+  ];
   const states = countStates(hostRows);
   return {
     at: now(),

@@ -4,6 +4,7 @@
 // had them, with no node, and a warning says so.
 import test from 'ava';
 import { hostsView } from '../../src/cli/introspect/index.ts';
+import { samplePicture } from '../../src/ui/picture.ts';
 import type { ViewOptions } from '../../src/cli/introspect/index.ts';
 import { withCluster } from '../support/cluster.ts';
 import { natsServerInstalled } from '../support/nats-server.ts';
@@ -47,5 +48,11 @@ cluster('a node killed a moment ago: hosts still lists every host, its own as st
     const nodeColumn = (row: string): string | undefined => row.split(/\s+/)[7];
     t.deepEqual(rows.filter((r) => nodeColumn(r) === '-').map((r) => r.split(/\s+/)[0]).sort(), ofB);
     t.regex(table.stderr.join('\n'), new RegExp(`warning: ${ofB.length} host\\(s\\) on shards no answering node holds are shown as a's store last had them`));
+
+    // The page's picture too: every host, b's with no node, and a line saying why.
+    const picture = await samplePicture(c.transport, { timeoutMs: 2_000 });
+    t.is(picture.hostsTotal, keys.length);
+    t.deepEqual(picture.hosts.filter((h) => h.node === '-').map((h) => h.key).sort(), ofB);
+    t.true(picture.problems.some((p) => p.startsWith(`${ofB.length} host(s) on shards no answering node holds`)), picture.problems.join('; '));
   }, 180_000);
 });

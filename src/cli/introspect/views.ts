@@ -5,14 +5,13 @@ import { Condition, MAAS_MACHINE_STATES, PROVISIONING_STATES } from '../../api/i
 import { RemoteError } from '../../bus/index.ts';
 import { HostKey } from '../../bus/messages/index.ts';
 import type { Gathered, HostBackend, IntrospectReply, IntrospectRequest } from '../../cluster/introspect/index.ts';
-import { announcedShardCount, gather, inspectHost, listNodes, NotFound } from '../../cluster/introspect/index.ts';
+import { announcedShardCount, gather, inspectHost, listNodes, NotFound, storedHosts } from '../../cluster/introspect/index.ts';
 import { BusError, type Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
 import { formatBytes, formatDuration, formatStall, oneLine, renderFields, renderTable, truncate, type Column } from './format.ts';
 import type { ActorRow, BackendCallRow, HostRow, InfoReply, InspectedHost, OnNode, PoolRow, ShardRow } from './rows.ts';
 import { inUseOf, usageText, waitingOf } from './rows.ts';
 import { noAnswer, output, partialWarnings, seconds, type CommandOutput, type GatheredLike, type ViewOptions } from './session.ts';
-import { storedHosts } from './stored-hosts.ts';
 
 function gatherOptions(options: ViewOptions): { timeoutMs: number; nodes?: readonly string[] } {
   return { timeoutMs: options.timeoutMs, ...(options.nodes && options.nodes.length > 0 ? { nodes: options.nodes } : {}) };

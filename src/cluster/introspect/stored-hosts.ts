@@ -1,8 +1,11 @@
-import type { IntrospectReply, IntrospectRequest } from '../../cluster/introspect/index.ts';
-import { gather } from '../../cluster/introspect/index.ts';
+import type { HostRow, IntrospectReply, IntrospectRequest } from '../../bus/messages/introspect.ts';
 import type { Transport } from '../../ports/index.ts';
-import type { HostRow } from './rows.ts';
-import type { GatheredLike, ViewOptions } from './session.ts';
+import { gather } from './client.ts';
+
+/** What a gather of the nodes came back with (client.ts's Gathered, read only). */
+interface Listed<T> {
+  readonly replies: ReadonlyArray<{ readonly node: string; readonly value: T }>;
+}
 
 /** Hosts of shards that no answering node holds, as an answering node's store last had them. */
 export interface StoredHosts {
@@ -23,10 +26,10 @@ export interface StoredHosts {
 export async function storedHosts(
   transport: Transport,
   request: IntrospectRequest<'hosts'>,
-  listed: GatheredLike<IntrospectReply<'hosts'>>,
-  owned: GatheredLike<IntrospectReply<'shards'>> | null,
+  listed: Listed<IntrospectReply<'hosts'>>,
+  owned: Listed<IntrospectReply<'shards'>> | null,
   shardCount: number | undefined,
-  options: ViewOptions,
+  options: { readonly timeoutMs: number; readonly nodes?: readonly string[] | undefined },
 ): Promise<StoredHosts | null> {
   if ((options.nodes && options.nodes.length > 0) || shardCount === undefined || owned === null) return null;
   const answered = new Set(listed.replies.map((r) => r.node));
