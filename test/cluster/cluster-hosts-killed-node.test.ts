@@ -3,7 +3,7 @@
 // left them out until their shards moved. They are now listed as an answering node's store last
 // had them, with no node, and a warning says so.
 import test from 'ava';
-import { hostsView } from '../../src/cli/introspect/index.ts';
+import { hostsView, sampleTop } from '../../src/cli/introspect/index.ts';
 import { samplePicture } from '../../src/ui/picture.ts';
 import type { ViewOptions } from '../../src/cli/introspect/index.ts';
 import { withCluster } from '../support/cluster.ts';
@@ -54,5 +54,10 @@ cluster('a node killed a moment ago: hosts still lists every host, its own as st
     t.is(picture.hostsTotal, keys.length);
     t.deepEqual(picture.hosts.filter((h) => h.node === '-').map((h) => h.key).sort(), ofB);
     t.true(picture.problems.some((p) => p.startsWith(`${ofB.length} host(s) on shards no answering node holds`)), picture.problems.join('; '));
+
+    // And top's: every host counted, in its state.
+    const top = await sampleTop(c.transport, { timeoutMs: 2_000 });
+    t.is(top.hostsTotal, keys.length);
+    t.is(top.provisioned, keys.length);
   }, 180_000);
 });

@@ -1,7 +1,7 @@
 // `metalfleet top`, the terminal half: sample the cluster every interval, draw a frame with plain
 // ANSI escapes (alternate screen, cursor home, erase to end of line), read keys in raw mode, and
 // put the terminal back however we leave.
-import { gather } from '../../cluster/introspect/index.ts';
+import { announcedShardCount, gather, listNodes, storedHosts } from '../../cluster/introspect/index.ts';
 import type { Transport } from '../../ports/index.ts';
 import { oneLine } from './format.ts';
 import type { ActorRow, HostRow, OnNode, PoolRow } from './rows.ts';
@@ -17,12 +17,17 @@ export interface SampleOptions {
 
 /** One refresh: hosts, actors and capacity from every node, at once. */
 export async function sampleTop(transport: Transport, options: SampleOptions): Promise<TopData> {
-  const o = { timeoutMs: options.timeoutMs, ...(options.nodes && options.nodes.length > 0 ? { nodes: options.nodes } : {}) };
-  const [hosts, actors, capacity] = await Promise.all([
+  const narrowed = options.nodes && options.nodes.length > 0;
+  const members = narrowed ? null : await listNodes(transport);
+  const o = { timeoutMs: options.timeoutMs, nodes: narrowed ? options.nodes ?? [] : (members ?? []).map((m) => m.node) };
+  const [hosts, actors, capacity, shards] = await Promise.all([
     gather(transport, 'hosts', {}, o),
     gather(transport, 'actors', {}, o),
     gather(transport, 'capacity', {}, o),
+    narrowed ? null : gather(transport, 'shards', {}, o),
   ]);
+  // As `hosts`: a killed node's hosts (its leases stand until their TTL) from a live node's store.
+  const stored = await storedHosts(transport, {}, hosts, shards, announcedShardCount(members), options);
   const all = [hosts, actors, capacity];
   const nodes = [...new Set(all.flatMap((g) => g.replies.map((r) => r.node)))].sort();
   // Missing means no answer at all; a node that answered some questions but not all is slow.
@@ -38,7 +43,7 @@ export async function sampleTop(transport: Transport, options: SampleOptions): P
     at: (options.now ?? Date.now)(),
     nodes,
     missing,
-    hosts: hosts.replies.flatMap((r): Array<OnNode<HostRow>> => on(r.node, r.value.hosts)),
+    hosts: [...hosts.replies.flatMap((r): Array<OnNode<HostRow>> => on(r.node, r.value.hosts)), ...on('-', stored?.hosts ?? [])],
     actors: actors.replies.flatMap((r): Array<OnNode<ActorRow>> => on(r.node, r.value.actors)),
     pools: capacity.replies.filter((r) => r.value.broker).flatMap((r): Array<OnNode<PoolRow>> => on(r.node, r.value.pools)),
     ...(problem !== undefined ? { problem } : {}),
