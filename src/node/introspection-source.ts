@@ -302,7 +302,10 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
     },
     async hosts(filter) {
       const now = clock.now();
-      if (filter.storedShards) return filterHosts(await storedHostRows(parts.store, backend, node.shardCount, filter.storedShards, now), filter);
+      if (filter.storedShards) {
+        const scope = { backend, maas: node.maas !== null, shardCount: node.shardCount };
+        return filterHosts(await storedHostRows(parts.store, scope, filter.storedShards, now), filter);
+      }
       const withConditions = filter.conditions === true;
       return filterHosts(objectRows(node, backend, now, parts.store, withConditions), filter);
     },

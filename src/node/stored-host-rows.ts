@@ -1,35 +1,69 @@
-import { BMH_KIND, shardOf } from '../api/index.ts';
+import { BMH_KIND, MaasMachineStatus, shardOf } from '../api/index.ts';
 import type { HostBackend, HostRow } from '../bus/messages/introspect.ts';
-import type { ResourceStore } from '../ports/index.ts';
+import { clusterKeyOf } from '../machines/cluster-key.ts';
+import type { ResourceStore, StoredObject } from '../ports/index.ts';
+
+/** What the rows are read for: the node's BareMetalHost backend, whether it drives MaasMachines, its shard count. */
+export interface StoredRowsScope {
+  readonly backend: HostBackend;
+  readonly maas: boolean;
+  readonly shardCount: number;
+}
 
 /**
- * The BareMetalHosts of `shards` as this node's store holds them, for a listing whose node for
- * those shards did not answer (killed a moment ago: its leases stand until their TTL, so no other
- * node drives them yet). Every node's store sees the whole fleet's writes, so any node can say
- * what was last written; no actor is asked, and a row says it is stored, not driven.
- * MaasMachines are left out: their shard is their cluster's, which only a Machine read tells.
+ * The hosts of `shards` as this node's store holds them, for a listing whose node for those
+ * shards did not answer (killed a moment ago: its leases stand until their TTL, so no other node
+ * drives them yet). Every node's store sees the whole fleet's writes, so any node can say what
+ * was last written; no actor is asked, and a row says it is stored, not driven. A MaasMachine is
+ * in its cluster's shard (machines/cluster-key.ts), so all of them are read to find those.
  */
-export async function storedHostRows(store: ResourceStore, backend: HostBackend, shardCount: number, shards: readonly number[], now: number): Promise<HostRow[]> {
+export async function storedHostRows(store: ResourceStore, scope: StoredRowsScope, shards: readonly number[], now: number): Promise<HostRow[]> {
   const wanted = new Set(shards);
-  const hosts = await store.list(BMH_KIND, { keys: (key) => wanted.has(shardOf(key, shardCount)) });
+  const shardOfKey = (key: string): number => shardOf(key, scope.shardCount);
+  const hosts = await store.list(BMH_KIND, { keys: (key) => wanted.has(shardOfKey(key)) });
   const rows: HostRow[] = [];
   for (const host of hosts) {
     const key = `${host.metadata.namespace}/${host.metadata.name}`;
-    const shard = shardOf(key, shardCount);
+    const shard = shardOfKey(key);
     if (!wanted.has(shard)) continue;
     const status = host.status;
-    const updated = status?.lastUpdated ? Date.parse(status.lastUpdated) : Number.NaN;
     rows.push({
-      key, kind: 'BareMetalHost', backend,
+      key, kind: 'BareMetalHost', backend: scope.backend,
       state: status?.provisioning.state ?? '',
       poweredOn: status?.poweredOn ?? false,
       operationalStatus: status?.operationalStatus ?? '',
       errorType: status?.errorType ?? '',
       ...(status?.errorMessage ? { errorMessage: status.errorMessage } : {}),
       shard,
-      stateSinceMs: Number.isFinite(updated) ? Math.max(0, now - updated) : 0,
+      stateSinceMs: sinceMs(status?.lastUpdated, now),
       stored: true,
     });
   }
+  if (scope.maas) for (const machine of await store.list('MaasMachine')) {
+    const shard = shardOfKey(clusterKeyOf('MaasMachine', machine));
+    if (wanted.has(shard)) rows.push(maasRow(machine, shard));
+  }
   return rows;
+}
+
+// As the actor's view shows one (machines/maas-machine/logic.ts), from what its status last said.
+function maasRow(machine: StoredObject, shard: number): HostRow {
+  const parsed = MaasMachineStatus.safeParse(machine.status ?? {});
+  const status = parsed.success ? parsed.data : { ready: false };
+  return {
+    key: `${machine.metadata.namespace}/${machine.metadata.name}`, kind: 'MaasMachine', backend: 'maas',
+    state: status.machineState ?? 'Pending',
+    poweredOn: status.machinePowered ?? false,
+    operationalStatus: status.failureReason ? 'error' : status.ready ? 'OK' : 'pending',
+    errorType: status.failureReason ?? '',
+    ...(status.failureMessage ? { errorMessage: status.failureMessage } : {}),
+    shard,
+    stateSinceMs: 0,
+    stored: true,
+  };
+}
+
+function sinceMs(at: string | undefined, now: number): number {
+  const t = at ? Date.parse(at) : Number.NaN;
+  return Number.isFinite(t) ? Math.max(0, now - t) : 0;
 }

@@ -5,6 +5,7 @@
 import test from 'ava';
 import { hostsView, sampleTop } from '../../src/cli/introspect/index.ts';
 import { samplePicture } from '../../src/ui/picture.ts';
+import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import type { ViewOptions } from '../../src/cli/introspect/index.ts';
 import { withCluster } from '../support/cluster.ts';
 import { natsServerInstalled } from '../support/nats-server.ts';
@@ -13,9 +14,9 @@ import { waitUntil } from '../support/wait.ts';
 const cluster = natsServerInstalled() ? test.serial : test.skip;
 
 type Listed = {
-  replies: Array<{ node: string; value: { hosts: Array<{ key: string }> } }>;
+  replies: Array<{ node: string; value: { hosts: Array<{ key: string; kind: string }> } }>;
   missing: string[];
-  stored?: { from: string; hosts: Array<{ key: string; state: string; stored?: boolean }> };
+  stored?: { from: string; hosts: Array<{ key: string; kind: string; state: string; stored?: boolean }> };
 };
 
 cluster('a node killed a moment ago: hosts still lists every host, its own as stored with no node, and says so', async (t) => {
@@ -59,5 +60,34 @@ cluster('a node killed a moment ago: hosts still lists every host, its own as st
     const top = await sampleTop(c.transport, { timeoutMs: 2_000 });
     t.is(top.hostsTotal, keys.length);
     t.is(top.provisioned, keys.length);
+  }, 180_000);
+});
+
+cluster('a node killed a moment ago: its MaasMachines are listed from a live node\'s store too, in their clusters\' shards', async (t) => {
+  const all = ['k0', 'k1', 'k2', 'k3'].flatMap((cl) => generateMaasCluster({ namespace: 'capi', cluster: cl, controlPlane: 1, workers: 1 }));
+  const isSecret = (o: unknown): boolean => (o as { kind?: string }).kind === 'Secret';
+  const machines = Array.from({ length: 8 }, (_, i) => ({ hostname: `node-${i}`, zone: 'az1', cpuCount: 4, memoryMb: 8192 }));
+  await withCluster(t, { shards: 16, leaseTtlMs: 30_000, maas: { deployMs: 50, releaseMs: 50, machines }, secrets: all.filter(isSecret), nodeArgs: ['--limit', '0'] }, async (c) => {
+    await c.startNode('a');
+    await c.startNode('b');
+    t.true((await c.objects.apply(all.filter((o) => !isSecret(o)))).ok);
+    const options: ViewOptions = { format: 'json', width: 200, timeoutMs: 2_000, natsUrl: c.natsUrls.join(',') };
+    const list = async (): Promise<Listed> => JSON.parse((await hostsView(c.transport, {}, options)).stdout) as Listed;
+    const deployed = (l: Listed, node: string): string[] => (l.replies.find((r) => r.node === node)?.value.hosts ?? [])
+      .filter((h) => h.kind === 'MaasMachine' && (h as { state?: string }).state === 'Deployed').map((h) => h.key).sort();
+    let before: Listed = { replies: [], missing: [] };
+    await waitUntil(async () => {
+      before = await list();
+      return deployed(before, 'a').length + deployed(before, 'b').length === 8;
+    }, 120_000, 'all eight MaasMachines Deployed', 200);
+    // The node driving more of them is killed (each drives at least one cluster of 16 shards, or the other drives them all).
+    const victim = deployed(before, 'a').length >= deployed(before, 'b').length ? 'a' : 'b';
+    const survivor = victim === 'a' ? 'b' : 'a';
+    await c.killNode(victim);
+    const after = await list();
+    t.is(after.stored?.from, survivor);
+    const stored = (after.stored?.hosts ?? []).filter((h) => h.kind === 'MaasMachine');
+    t.deepEqual(stored.map((h) => h.key).sort(), deployed(before, victim));
+    t.true(stored.every((h) => h.stored === true && h.state === 'Deployed'));
   }, 180_000);
 });
