@@ -97,7 +97,7 @@ export const HostsRequest = z.strictObject({
   /** true: each row carries the host's conditions (`hosts -o wide`); left out otherwise, as the dashboard samples every host each second. */
   conditions: z.boolean().optional(),
   /**
-   * Instead of this node's own hosts, the BareMetalHosts of these shards as its store holds them
+   * Instead of this node's own hosts, the hosts of these shards as its store holds them
    * (spec and last written status): asked of a node that answered for the shards of one that did
    * not (killed a moment ago, its leases still standing), so their hosts are listed still.
    */
