@@ -39,3 +39,26 @@ test('introspect capacity - a pool listing fewer holders than slots in use says 
     await node.stop();
   }
 });
+
+// Before any host asked for a slot, the table said "no pools in use" on stdout, where hosts and
+// shards (as kubectl) say an empty listing on stderr: a pipe counted it as a pool row.
+test('introspect capacity - no pool in use yet: no pool rows on stdout, the line on stderr; JSON says it by its empty list', async (t) => {
+  const { node } = await startTestNode({ objects: [secret()] });
+  const bus = createMemoryBus();
+  const service = serveIntrospection(bus.connect('embedded'), node.introspection, { node: 'embedded' });
+  const client = bus.connect('cli');
+  const base: ViewOptions = { format: 'table', width: 160, timeoutMs: 2_000, natsUrl: 'memory', nodes: ['embedded'] };
+  try {
+    const out = await capacityView(client, base);
+    t.deepEqual(out.stderr, ['No pools in use yet (no host has asked for a slot)']);
+    t.false(/^POOL /m.test(out.stdout), out.stdout);
+    t.false(/no pools in use/i.test(out.stdout));
+    t.is(out.exitCode, 0);
+    const json = await capacityView(client, { ...base, format: 'json' });
+    t.deepEqual(json.stderr, []);
+    t.deepEqual((JSON.parse(json.stdout) as { replies: Array<{ value: { pools: unknown[] } }> }).replies[0]?.value.pools, []);
+  } finally {
+    await service.close();
+    await node.stop();
+  }
+});

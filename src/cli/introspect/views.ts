@@ -328,9 +328,12 @@ export async function capacityView(transport: Transport, options: ViewOptions): 
   if (brokers.length === 0) warnings.push('warning: none of the nodes that answered holds the capacity broker; it may be moving (try again)');
   const rows = flatten({ ...gathered, replies: brokers }, (v) => v.pools).sort((a, b) => a.pool.localeCompare(b.pool));
   const calls = flatten(gathered, (v) => v.calls ?? []).sort((a, b) => a.backend.localeCompare(b.backend) || a.node.localeCompare(b.node));
+  // As hosts (and kubectl): nothing to list is a line on stderr, so a pipe sees no pool rows.
+  if (rows.length === 0 && brokers.length > 0 && options.format === 'table') warnings.push('No pools in use yet (no host has asked for a slot)');
   const table = (): string[] => {
-    const pools = rows.length === 0 ? (brokers.length === 0 ? [] : ['no pools in use']) : [...renderTable(capacityColumns(), rows, { width: options.width }), ...rows.flatMap((p) => poolDetail(p, options.width))];
-    return calls.length === 0 ? pools : [...pools, '', 'backend calls without a slot, per node', ...renderTable(callColumns(), calls, { width: options.width })];
+    const pools = rows.length === 0 ? [] : [...renderTable(capacityColumns(), rows, { width: options.width }), ...rows.flatMap((p) => poolDetail(p, options.width))];
+    if (calls.length === 0) return pools;
+    return [...pools, ...(pools.length > 0 ? [''] : []), 'backend calls without a slot, per node', ...renderTable(callColumns(), calls, { width: options.width })];
   };
   return output(gathered, table, options, warnings);
 }
