@@ -217,6 +217,22 @@ function inspectedBmh(snapshot: HostSnapshot, host: BareMetalHost | undefined, b
   };
 }
 
+// A BareMetalHost as the store last had it: what an actor alone knows (in flight, slot, retry,
+// transitions) is left empty, and the reply says it is stored.
+function storedInspect(key: string, host: BareMetalHost, backend: HostBackend, shard: number, now: number): InspectedHost {
+  const status = host.status;
+  const updated = status?.lastUpdated ? Date.parse(status.lastUpdated) : Number.NaN;
+  return {
+    key, kind: 'BareMetalHost', backend,
+    state: status?.provisioning.state ?? '',
+    stateSinceMs: Number.isFinite(updated) ? Math.max(0, now - updated) : 0,
+    spec: bmhSpec(host),
+    status: (status ?? {}) as unknown as Record<string, unknown>,
+    recent: [], inFlight: null, slot: { phase: 'none' }, retryAt: null, nextAttemptInMs: null,
+    shard, epoch: 0, stored: true,
+  };
+}
+
 /** The most characters of one transition's message the inspect reply carries. */
 const TRANSITION_MESSAGE_MAX = 2_000;
 
@@ -337,8 +353,15 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
       if (!parts.isBroker()) return { broker: false, pools: [], ...calls };
       return { broker: true, pools: poolsOfFigures(await parts.brokerFigures()), ...calls };
     },
-    async inspect(key, kind = 'BareMetalHost') {
+    async inspect(key, kind = 'BareMetalHost', stored = false) {
       const now = clock.now();
+      if (stored) {
+        const host = kind === 'BareMetalHost' ? await parts.store.get('BareMetalHost', key) : undefined;
+        if (!host) return { ok: false, kind: 'notFound', message: `no ${kind} ${key} in this node's store` };
+        const inspected = storedInspect(key, host, backend, shardOf(key, node.shardCount), now);
+        inspected.companions = await companionsSummary(parts.store, key);
+        return { ok: true, host: inspected };
+      }
       // Only the kind asked for is looked up: a MaasMachine never shadows a BareMetalHost of its name.
       if (kind === 'MaasMachine') {
         // It lives in its cluster's shard, which this node cannot tell without the object: every

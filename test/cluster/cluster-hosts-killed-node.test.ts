@@ -3,7 +3,8 @@
 // left them out until their shards moved. They are now listed as an answering node's store last
 // had them, with no node, and a warning says so.
 import test from 'ava';
-import { hostsView, sampleTop } from '../../src/cli/introspect/index.ts';
+import { hostsView, inspectView, sampleTop } from '../../src/cli/introspect/index.ts';
+import { hostDetail } from '../../src/ui/host-detail.ts';
 import { samplePicture } from '../../src/ui/picture.ts';
 import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import type { ViewOptions } from '../../src/cli/introspect/index.ts';
@@ -55,6 +56,20 @@ cluster('a node killed a moment ago: hosts still lists every host, its own as st
     t.is(picture.hostsTotal, keys.length);
     t.deepEqual(picture.hosts.filter((h) => h.node === '-').map((h) => h.key).sort(), ofB);
     t.true(picture.problems.some((p) => p.startsWith(`${ofB.length} host(s) on shards no answering node holds`)), picture.problems.join('; '));
+
+    // inspect of one of b's hosts: as a's store last had it, saying no node drives it now.
+    const one = ofB[0]!;
+    const inspected = await inspectView(c.transport, { host: one, shardCount: 32 }, { ...options, format: 'table' });
+    t.regex(inspected.stdout, /^state: +provisioned \(status last written /m);
+    t.regex(inspected.stdout, /^owner: +none answering for shard \d+: shown as node a's store last had it/m);
+    t.regex(inspected.stdout, /^ {2}bmcAddress: /m, 'the spec is shown');
+    t.false(inspected.stdout.includes('password'), 'no credential');
+    const json = JSON.parse((await inspectView(c.transport, { host: one, shardCount: 32 }, options)).stdout) as { node: string; value: { host: { stored?: boolean; key: string } } };
+    t.deepEqual([json.node, json.value.host.key, json.value.host.stored], ['a', one, true]);
+    const detail = await hostDetail(c.transport, one, { timeoutMs: 2_000, shardCount: 32 });
+    t.true(detail.ok && detail.host.stored === true && detail.host.node === 'a', JSON.stringify(detail).slice(0, 300));
+    // A host that does not exist anywhere is still no host at all.
+    await t.throwsAsync(inspectView(c.transport, { host: 'fleet/nowhere', shardCount: 32 }, options));
 
     // And top's: every host counted, in its state.
     const top = await sampleTop(c.transport, { timeoutMs: 2_000 });

@@ -228,7 +228,15 @@ export type CapacityReply = z.infer<typeof CapacityReply>;
 // --- inspect -----------------------------------------------------------------------------------
 
 // The kind is asked for, never guessed: a BareMetalHost and a MaasMachine may share a name.
-export const InspectRequest = z.strictObject({ host: HostKey, kind: HostKind.optional() });
+export const InspectRequest = z.strictObject({
+  host: HostKey,
+  kind: HostKind.optional(),
+  /**
+   * The BareMetalHost as this node's store holds it, not as an actor drives it: asked of a node
+   * that answered when the host's owner did not (killed a moment ago, its lease still standing).
+   */
+  stored: z.boolean().optional(),
+});
 export type InspectRequest = z.infer<typeof InspectRequest>;
 
 /** The spec as far as it is safe to show: Secrets by name, the BMC address without userinfo. */
@@ -321,6 +329,8 @@ export const InspectedHost = z.object({
   backendRecord: z.unknown().optional(),
   /** A BareMetalHost's companions; absent for other kinds. */
   companions: CompanionsSummary.optional(),
+  /** true: as the answering node's store last had it (InspectRequest.stored); no node drives it now. */
+  stored: z.boolean().optional(),
 });
 export type InspectedHost = z.infer<typeof InspectedHost>;
 

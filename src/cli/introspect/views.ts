@@ -472,15 +472,22 @@ export function renderInspect(node: string, h: InspectedHost, width: number, now
   const retry = h.retryWaitsForChange ? 'none: the next attempt waits for a change to the host or its Secret'
     : h.retryAt === null && h.nextAttemptInMs === null ? 'none scheduled'
     : `next attempt in ${formatDuration(h.nextAttemptInMs)}${h.retryAt !== null ? ` (at ${clock(h.retryAt)} UTC)` : ''}`;
-  const lines: string[] = [
-    ...renderFields([
-      ['host', `${h.key}  (${h.kind}, backend ${h.backend})`],
+  // A stored answer (no node drives the host now) knows only what its status last said.
+  const driving: Array<[string, string]> = h.stored
+    ? [
+      ['state', `${h.state || 'none'} (status last written ${formatDuration(h.stateSinceMs)} ago)`],
+      ['owner', `none answering for shard ${h.shard}: shown as node ${node}'s store last had it; the shard moves to a live node within the lease time`],
+      ['in flight', 'unknown (no node drives it now)'],
+    ]
+    : [
       ['state', `${h.state || 'none'} for ${formatDuration(h.stateSinceMs)}`],
       ['owner', `node ${node}, shard ${h.shard}, epoch ${h.epoch}`],
       ['in flight', h.inFlight ?? 'nothing'],
       ['slot', slot],
       ['backoff', retry],
-    ], width),
+    ];
+  const lines: string[] = [
+    ...renderFields([['host', `${h.key}  (${h.kind}, backend ${h.backend})`], ...driving], width),
     '',
     'spec:',
   ];

@@ -156,6 +156,7 @@ export async function inspectHost(
   const nodes = [...new Set(options.nodes ?? (members ?? []).map((n) => n.node))];
   const subs = options.subjects ?? defaultSubjects();
   const owners: Array<{ node: string; value: InspectReply }> = [];
+  const notOwners: string[] = [];
   const notFound: string[] = [];
   const errors: string[] = [];
   const missing: string[] = [];
@@ -164,7 +165,10 @@ export async function inspectHost(
       const value = await call(transport, subs.introspectVerb(node, 'inspect'), request.data, INTROSPECT.inspect.reply, { timeoutMs: options.timeoutMs });
       owners.push({ node, value });
     } catch (err) {
-      if (err instanceof RemoteError && err.kind === 'notOwner') return;
+      if (err instanceof RemoteError && err.kind === 'notOwner') {
+        notOwners.push(node);
+        return;
+      }
       if (err instanceof RemoteError && err.kind === 'notFound') notFound.push(node);
       else if (err instanceof BusError && (err.kind === 'timeout' || err.kind === 'noResponders')) missing.push(node);
       else errors.push(`${node}: ${errorMessage(err)}`);
@@ -178,6 +182,15 @@ export async function inspectHost(
     const nodesAsked = notFound.sort().join(', ');
     const who = kind === 'BareMetalHost' ? `${nodesAsked} (owner of shard ${shard}) knows no BareMetalHost` : `no node (${nodesAsked}) drives a ${kind}`;
     throw new NotFound(key, `host ${key} not found: ${who} of that name; check the kind, namespace and name`, false);
+  }
+  // No node drives it now (its owner killed a moment ago keeps the lease until its TTL, or the
+  // shard is moving): a BareMetalHost is shown as an answering node's store last had it.
+  const fromStore = !options.nodes && kind === 'BareMetalHost' ? notOwners.sort()[0] : undefined;
+  if (fromStore !== undefined) {
+    // Its store not having it either (or not answering) leaves the answer below: retry.
+    const stored = await call(transport, subs.introspectVerb(fromStore, 'inspect'), { ...request.data, stored: true }, INTROSPECT.inspect.reply, { timeoutMs: options.timeoutMs })
+      .catch(() => null);
+    if (stored) return { node: fromStore, value: stored };
   }
   const parts = [`no node answered for host ${key} (shard ${shard})`];
   if (missing.length > 0) parts.push(`did not answer within ${options.timeoutMs} ms: ${missing.sort().join(', ')} (the owner may be among them; retry)`);

@@ -51,7 +51,7 @@ export function serveIntrospection(transport: Transport, source: IntrospectionSo
       case 'capacity': value = { node, ...(await source.capacity()) }; break;
       case 'inspect': {
         const request = INTROSPECT.inspect.request.parse(req);
-        const outcome = await source.inspect(request.host, request.kind);
+        const outcome = await source.inspect(request.host, request.kind, request.stored === true);
         if (!outcome.ok) return fail(outcome.kind, `${node}: ${outcome.message}`);
         value = { node, host: outcome.host };
         break;

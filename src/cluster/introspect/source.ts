@@ -23,7 +23,8 @@ export interface IntrospectionSource {
   shards(): Promise<ShardRow[]>;
   capacity(): Promise<CapacityView>;
   /** The object of this kind and key; no kind: the BareMetalHost (as for commands). */
-  inspect(key: string, kind?: HostKind): Promise<InspectOutcome>;
+  /** `stored`: the object as this node's store holds it, owned here or not (a BareMetalHost only). */
+  inspect(key: string, kind?: HostKind, stored?: boolean): Promise<InspectOutcome>;
   /** The MaasClusters of the shards this node owns; absent: a node without MAAS, which has none. */
   clusters?(): Promise<ClusterRow[]>;
   /** Stops the event-loop sampling. */

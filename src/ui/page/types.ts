@@ -36,6 +36,8 @@ export interface HostDetail {
   spec: Record<string, unknown>; status: Record<string, unknown>; timeline: TimelineStep[];
   inFlight: string | null; slot: { phase: string; op?: string; waitingMs?: number };
   retryAt: number | null; nextAttemptInMs: number | null; retryWaitsForChange?: boolean; shard: number; epoch: number; backendRecord?: unknown;
+  /** As a live node's store last had it: no node drives the host now. */
+  stored?: boolean;
   companions?: {
     hardwareData: boolean;
     settings?: { reported: number; asked: number; valid: boolean | null; changeDetected: boolean | null; schema?: string };
