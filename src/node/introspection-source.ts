@@ -22,7 +22,7 @@ import { shardOf } from '../api/index.ts';
 import type { FleetStats, MachineSummary } from './fleet-stats.ts';
 import { maasClusterRows } from './maas-cluster-rows.ts';
 import { companionsSummary } from './companions-summary.ts';
-import { storedHostRows } from './stored-host-rows.ts';
+import { sinceMs, storedHostRows } from './stored-host-rows.ts';
 import type { ShardHost } from './shard-host.ts';
 import type { CapacityView, InspectOutcome, IntrospectionSource } from '../cluster/introspect/index.ts';
 import type { StaleFenceState } from '../cluster/index.ts';
@@ -221,11 +221,10 @@ function inspectedBmh(snapshot: HostSnapshot, host: BareMetalHost | undefined, b
 // transitions) is left empty, and the reply says it is stored.
 function storedInspect(key: string, host: BareMetalHost, backend: HostBackend, shard: number, now: number): InspectedHost {
   const status = host.status;
-  const updated = status?.lastUpdated ? Date.parse(status.lastUpdated) : Number.NaN;
   return {
     key, kind: 'BareMetalHost', backend,
     state: status?.provisioning.state ?? '',
-    stateSinceMs: Number.isFinite(updated) ? Math.max(0, now - updated) : 0,
+    stateSinceMs: sinceMs(status?.lastUpdated, now),
     spec: bmhSpec(host),
     status: (status ?? {}) as unknown as Record<string, unknown>,
     recent: [], inFlight: null, slot: { phase: 'none' }, retryAt: null, nextAttemptInMs: null,

@@ -63,7 +63,8 @@ function maasRow(machine: StoredObject, shard: number): HostRow {
   };
 }
 
-function sinceMs(at: string | undefined, now: number): number {
+/** Milliseconds since an RFC 3339 time (status.lastUpdated); 0 when there is none or it does not parse. */
+export function sinceMs(at: string | undefined, now: number): number {
   const t = at ? Date.parse(at) : Number.NaN;
   return Number.isFinite(t) ? Math.max(0, now - t) : 0;
 }
