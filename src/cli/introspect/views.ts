@@ -5,7 +5,7 @@ import { Condition, MAAS_MACHINE_STATES, PROVISIONING_STATES } from '../../api/i
 import { RemoteError } from '../../bus/index.ts';
 import { HostKey } from '../../bus/messages/index.ts';
 import type { Gathered, HostBackend, IntrospectReply, IntrospectRequest } from '../../cluster/introspect/index.ts';
-import { announcedShardCount, gather, inspectHost, listNodes, NotFound, storedHosts } from '../../cluster/introspect/index.ts';
+import { announcedShardCount, gather, inspectHost, listNodes, NotFound, storedHosts, unheldShards } from '../../cluster/introspect/index.ts';
 import { BusError, type Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
 import { formatBytes, formatDuration, formatStall, oneLine, renderFields, renderTable, truncate, type Column } from './format.ts';
@@ -112,10 +112,7 @@ export function ownerlessShards<T>(
 ): number[] {
   if (shardCount === undefined || shards === null) return [];
   if ([listed, shards].some((g) => g.missing.length > 0 || g.errors.length > 0)) return [];
-  const covered = new Set(shards.replies.flatMap((r) => r.value.shards.map((s) => s.shard)));
-  // An object listed shows its shard was answered for, even if its node gave the shard up between the two asks.
-  for (const r of listed.replies) for (const s of shardsOf(r.value)) covered.add(s);
-  return Array.from({ length: shardCount }, (_, i) => i).filter((i) => !covered.has(i));
+  return unheldShards(listed, shardsOf, shards, shardCount);
 }
 
 /**

@@ -7,6 +7,23 @@ interface Listed<T> {
   readonly replies: ReadonlyArray<{ readonly node: string; readonly value: T }>;
 }
 
+/**
+ * The shards of the cluster's `shardCount` that no node listed in `listed` holds: neither in its
+ * `owned` reply nor as the shard of an object it listed (its node may have given the shard up
+ * between the two asks). One reckoning for the stored hosts below and the CLI's ownerless warning.
+ */
+export function unheldShards<T>(
+  listed: Listed<T>,
+  shardsOf: (value: T) => readonly number[],
+  owned: Listed<{ readonly shards: ReadonlyArray<{ readonly shard: number }> }>,
+  shardCount: number,
+): number[] {
+  const answered = new Set(listed.replies.map((r) => r.node));
+  const covered = new Set(owned.replies.filter((r) => answered.has(r.node)).flatMap((r) => r.value.shards.map((s) => s.shard)));
+  for (const r of listed.replies) for (const s of shardsOf(r.value)) covered.add(s);
+  return Array.from({ length: shardCount }, (_, i) => i).filter((i) => !covered.has(i));
+}
+
 /** Hosts of shards that no answering node holds, as an answering node's store last had them. */
 export interface StoredHosts {
   /** The node whose store answered. */
@@ -32,14 +49,9 @@ export async function storedHosts(
   options: { readonly timeoutMs: number; readonly nodes?: readonly string[] | undefined },
 ): Promise<StoredHosts | null> {
   if ((options.nodes && options.nodes.length > 0) || shardCount === undefined || owned === null) return null;
-  const answered = new Set(listed.replies.map((r) => r.node));
-  const from = [...answered].sort()[0];
+  const from = listed.replies.map((r) => r.node).sort()[0];
   if (from === undefined) return null;
-  // The shards of nodes that listed their hosts, and of each host listed (its node may have
-  // given the shard up between the two asks): everything else has no answering driver.
-  const covered = new Set(owned.replies.filter((r) => answered.has(r.node)).flatMap((r) => r.value.shards.map((s) => s.shard)));
-  for (const r of listed.replies) for (const h of r.value.hosts) covered.add(h.shard);
-  const storedShards = Array.from({ length: shardCount }, (_, i) => i).filter((i) => !covered.has(i));
+  const storedShards = unheldShards(listed, (v) => v.hosts.map((h) => h.shard), owned, shardCount);
   if (storedShards.length === 0) return null;
   const { conditions: _unused, ...filters } = request;
   const asked = await gather(transport, 'hosts', { ...filters, storedShards }, { timeoutMs: options.timeoutMs, nodes: [from] });
