@@ -23,6 +23,7 @@ import type { FleetStats, MachineSummary } from './fleet-stats.ts';
 import { maasClusterRows } from './maas-cluster-rows.ts';
 import { companionsSummary } from './companions-summary.ts';
 import { sinceMs, storedHostRows } from './stored-host-rows.ts';
+import { maasSpecSummary, storedMaasInspect } from './stored-maas-inspect.ts';
 import type { ShardHost } from './shard-host.ts';
 import type { CapacityView, InspectOutcome, IntrospectionSource } from '../cluster/introspect/index.ts';
 import type { StaleFenceState } from '../cluster/index.ts';
@@ -354,9 +355,15 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
     },
     async inspect(key, kind = 'BareMetalHost', stored = false) {
       const now = clock.now();
+      if (stored && kind === 'MaasMachine') {
+        // A node without MAAS keeps no MaasMachines: its store is not asked.
+        const machine = node.maas !== null ? await parts.store.get('MaasMachine', key) : undefined;
+        if (!machine) return { ok: false, kind: 'notFound', message: `no MaasMachine ${key} in this node's store` };
+        return { ok: true, host: storedMaasInspect(key, machine, (k) => shardOf(k, node.shardCount), now) };
+      }
       if (stored) {
-        const host = kind === 'BareMetalHost' ? await parts.store.get('BareMetalHost', key) : undefined;
-        if (!host) return { ok: false, kind: 'notFound', message: `no ${kind} ${key} in this node's store` };
+        const host = await parts.store.get('BareMetalHost', key);
+        if (!host) return { ok: false, kind: 'notFound', message: `no BareMetalHost ${key} in this node's store` };
         const inspected = storedInspect(key, host, backend, shardOf(key, node.shardCount), now);
         inspected.companions = await companionsSummary(parts.store, key);
         return { ok: true, host: inspected };
@@ -389,18 +396,13 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
 }
 
 function inspectedMaas(key: string, m: MaasMachineState, since: number, now: number, shard: number, epoch: number): InspectedHost {
-  const s = m.object.spec;
-  const spec: SpecSummary = { imageUrl: s.image, minCPU: s.minCPU, minMemoryMB: s.minMemory };
-  if (s.providerID) spec.providerID = s.providerID;
-  if (s.failureDomain) spec.failureDomain = s.failureDomain;
-  if (s.tags) spec.tags = [...s.tags];
   return {
     key,
     kind: 'MaasMachine',
     backend: 'maas',
     state: MAAS_MACHINE_KIND_DEFINITION.logic.view(m).state,
     stateSinceMs: Math.max(0, now - since),
-    spec,
+    spec: maasSpecSummary(m.object.spec),
     status: { ...m.status } as Record<string, unknown>,
     recent: [],
     inFlight: m.inFlight?.op ?? null,

@@ -41,13 +41,13 @@ export async function storedHostRows(store: ResourceStore, scope: StoredRowsScop
   }
   if (scope.maas) for (const machine of await store.list('MaasMachine')) {
     const shard = shardOfKey(clusterKeyOf('MaasMachine', machine));
-    if (wanted.has(shard)) rows.push(maasRow(machine, shard));
+    if (wanted.has(shard)) rows.push(maasRow(machine, shard, now));
   }
   return rows;
 }
 
 // As the actor's view shows one (machines/maas-machine/logic.ts), from what its status last said.
-function maasRow(machine: StoredObject, shard: number): HostRow {
+export function maasRow(machine: StoredObject, shard: number, now: number): HostRow {
   const parsed = MaasMachineStatus.safeParse(machine.status ?? {});
   const status = parsed.success ? parsed.data : { ready: false };
   return {
@@ -58,9 +58,20 @@ function maasRow(machine: StoredObject, shard: number): HostRow {
     errorType: status.failureReason ?? '',
     ...(status.failureMessage ? { errorMessage: status.failureMessage } : {}),
     shard,
-    stateSinceMs: 0,
+    // A MaasMachine's status has no lastUpdated: its newest condition says when it last changed.
+    stateSinceMs: sinceMs(newestTransition(status.conditions), now),
     stored: true,
   };
+}
+
+/** The latest lastTransitionTime of `conditions`; undefined when none has one. */
+export function newestTransition(conditions: ReadonlyArray<{ lastTransitionTime?: string | undefined }> | undefined): string | undefined {
+  let newest: { at: number; text: string } | undefined;
+  for (const c of conditions ?? []) {
+    const at = c.lastTransitionTime ? Date.parse(c.lastTransitionTime) : Number.NaN;
+    if (Number.isFinite(at) && (!newest || at > newest.at)) newest = { at, text: c.lastTransitionTime ?? '' };
+  }
+  return newest?.text;
 }
 
 /** Milliseconds since an RFC 3339 time (status.lastUpdated); 0 when there is none or it does not parse. */

@@ -104,5 +104,23 @@ cluster('a node killed a moment ago: its MaasMachines are listed from a live nod
     const stored = (after.stored?.hosts ?? []).filter((h) => h.kind === 'MaasMachine');
     t.deepEqual(stored.map((h) => h.key).sort(), deployed(before, victim));
     t.true(stored.every((h) => h.stored === true && h.state === 'Deployed'));
+    // Its age is its newest condition's, not none.
+    t.true(stored.every((h) => { const ms = (h as { stateSinceMs?: number }).stateSinceMs ?? 0; return ms > 0 && ms < 180_000; }), JSON.stringify(stored));
+
+    // inspect of one of them: as the survivor's store last had it, saying no node drives it now.
+    const one = deployed(before, victim)[0]!;
+    const inspected = await inspectView(c.transport, { host: one, kind: 'MaasMachine', shardCount: 16 }, { ...options, format: 'table' });
+    t.regex(inspected.stdout, /^state: +Deployed \(its newest condition changed /m);
+    t.regex(inspected.stdout, new RegExp(`^owner: +none answering for shard \\d+: shown as node ${survivor}'s store last had it`, 'm'));
+    t.regex(inspected.stdout, /^ {2}imageUrl: +ubuntu\//m, 'the spec is shown');
+    const json = JSON.parse((await inspectView(c.transport, { host: one, kind: 'MaasMachine', shardCount: 16 }, options)).stdout) as { node: string; value: { host: { stored?: boolean; kind: string; status: { machineState?: string } } } };
+    t.deepEqual([json.node, json.value.host.kind, json.value.host.stored, json.value.host.status.machineState], [survivor, 'MaasMachine', true, 'Deployed']);
+    const detail = await hostDetail(c.transport, one, { timeoutMs: 2_000, shardCount: 16, kind: 'MaasMachine' });
+    t.true(detail.ok && detail.host.stored === true && detail.host.node === survivor, JSON.stringify(detail).slice(0, 300));
+    // One of the survivor's own is driven, as before; one that does not exist is still none.
+    const own = deployed(before, survivor)[0];
+    if (own) t.not((JSON.parse((await inspectView(c.transport, { host: own, kind: 'MaasMachine', shardCount: 16 }, options)).stdout) as { value: { host: { stored?: boolean } } }).value.host.stored, true);
+    const none = await t.throwsAsync(inspectView(c.transport, { host: 'capi/nowhere', kind: 'MaasMachine', shardCount: 16 }, options));
+    t.regex(none?.message ?? '', /no node \(.*\) drives a MaasMachine of that name/);
   }, 180_000);
 });

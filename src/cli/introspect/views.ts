@@ -462,6 +462,11 @@ function clock(at: number): string {
   return new Date(at).toISOString().replace('T', ' ').slice(0, 19);
 }
 
+// A BareMetalHost's status says when it was written (lastUpdated); a MaasMachine's has only its conditions' times.
+function storedAge(h: InspectedHost): string {
+  return `${h.kind === 'MaasMachine' ? 'its newest condition changed' : 'status last written'} ${formatDuration(h.stateSinceMs)} ago`;
+}
+
 export function renderInspect(node: string, h: InspectedHost, width: number, now: number): string[] {
   const slot = h.slot.phase === 'none' ? 'none'
     : h.slot.phase === 'held' ? `held${h.slot.op ? ` for ${h.slot.op}` : ''}`
@@ -472,7 +477,7 @@ export function renderInspect(node: string, h: InspectedHost, width: number, now
   // A stored answer (no node drives the host now) knows only what its status last said.
   const driving: Array<[string, string]> = h.stored
     ? [
-      ['state', `${h.state || 'none'} (status last written ${formatDuration(h.stateSinceMs)} ago)`],
+      ['state', `${h.state || 'none'} (${storedAge(h)})`],
       ['owner', `none answering for shard ${h.shard}: shown as node ${node}'s store last had it; the shard moves to a live node within the lease time`],
       ['in flight', 'unknown (no node drives it now)'],
     ]

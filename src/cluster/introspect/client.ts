@@ -4,7 +4,7 @@
 import type { Subjects } from '../../bus/index.ts';
 import { call, jetStreamMissing, RemoteError, subjects as defaultSubjects } from '../../bus/index.ts';
 import { HostKey } from '../../bus/messages/command.ts';
-import type { InspectReply, IntrospectReply, IntrospectRequest, IntrospectVerb } from '../../bus/messages/introspect.ts';
+import type { InspectReply, InspectRequest, IntrospectReply, IntrospectRequest, IntrospectVerb } from '../../bus/messages/introspect.ts';
 import { HostKind, INTROSPECT } from '../../bus/messages/introspect.ts';
 import { shardOf, MetalfleetError, errorMessage } from '../../api/index.ts';
 import type { KvBucket, Transport } from '../../ports/index.ts';
@@ -177,26 +177,35 @@ export async function inspectHost(
   // During a hand-off two nodes may both answer for a moment: the later lease is the owner.
   const best = owners.sort((a, b) => b.value.host.epoch - a.value.host.epoch)[0];
   if (best) return best;
+  // No node drives it now (its owner killed a moment ago keeps the lease until its TTL, or the
+  // shard is moving): it is shown as an answering node's store last had it. A BareMetalHost's
+  // shard says which nodes do not own it; a MaasMachine's is its cluster's, so every node that
+  // does not drive it said notFound, and their stores are asked. A BareMetalHost its owner says
+  // it does not know is not there: no store is asked.
+  const fromStores = options.nodes ? [] : kind !== 'BareMetalHost' ? notFound : notFound.length === 0 ? notOwners : [];
+  const stored = await storedAnswer(transport, subs, request.data, fromStores, options.timeoutMs);
+  if (stored) return stored;
   if (notFound.length > 0) {
-    // A MaasMachine lives in its cluster's shard: every node that does not drive it says so.
     const nodesAsked = notFound.sort().join(', ');
     const who = kind === 'BareMetalHost' ? `${nodesAsked} (owner of shard ${shard}) knows no BareMetalHost` : `no node (${nodesAsked}) drives a ${kind}`;
     throw new NotFound(key, `host ${key} not found: ${who} of that name; check the kind, namespace and name`, false);
-  }
-  // No node drives it now (its owner killed a moment ago keeps the lease until its TTL, or the
-  // shard is moving): a BareMetalHost is shown as an answering node's store last had it.
-  const fromStore = !options.nodes && kind === 'BareMetalHost' ? notOwners.sort()[0] : undefined;
-  if (fromStore !== undefined) {
-    // Its store not having it either (or not answering) leaves the answer below: retry.
-    const stored = await call(transport, subs.introspectVerb(fromStore, 'inspect'), { ...request.data, stored: true }, INTROSPECT.inspect.reply, { timeoutMs: options.timeoutMs })
-      .catch(() => null);
-    if (stored) return { node: fromStore, value: stored };
   }
   const parts = [`no node answered for host ${key} (shard ${shard})`];
   if (missing.length > 0) parts.push(`did not answer within ${options.timeoutMs} ms: ${missing.sort().join(', ')} (the owner may be among them; retry)`);
   if (errors.length > 0) parts.push(`failed: ${errors.sort().join('; ')}`);
   if (missing.length === 0 && errors.length === 0) parts.push(nodes.length === 0 ? 'no node is running' : `asked ${[...nodes].sort().join(', ')}; the shard may be moving, retry`);
   throw new NotFound(key, parts.join('; '), missing.length > 0 || errors.length > 0 || nodes.length > 0);
+}
+
+/**
+ * The first of `nodes` (by name) whose store holds the object, asked as stored; null when none
+ * does or answers (the caller's own answer then stands: not found, or retry).
+ */
+async function storedAnswer(transport: Transport, subs: Subjects, request: InspectRequest, nodes: readonly string[], timeoutMs: number): Promise<{ node: string; value: InspectReply } | null> {
+  const answers = await Promise.all([...nodes].sort().map((node) =>
+    call(transport, subs.introspectVerb(node, 'inspect'), { ...request, stored: true }, INTROSPECT.inspect.reply, { timeoutMs })
+      .then((value) => ({ node, value }), () => null)));
+  return answers.find((a) => a !== null) ?? null;
 }
 
 // Opening a KV bucket through the Transport creates it when absent: a client must never create
