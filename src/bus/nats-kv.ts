@@ -10,6 +10,8 @@ import { errorMessage } from '../api/index.ts';
 
 // JetStream's "wrong last sequence": the compare-and-set lost (reference/runtime.md §2.2).
 const WRONG_LAST_SEQUENCE = 10071;
+// JetStream's "stream not found".
+const STREAM_NOT_FOUND = 10059;
 
 // nats-server's default duplicate window (2 min): a stream's may not exceed its max age.
 const DUPLICATE_WINDOW_MS = 120_000;
@@ -62,7 +64,12 @@ function managerOf(nc: NatsConnection): Promise<JetStreamManager> {
 }
 
 /** Opens (creating when absent) a JetStream KV bucket behind the KvBucket port. */
-export async function openNatsKv(nc: NatsConnection, bucket: string, options: KvBucketOptions & Pick<NatsBucketOptions, 'log' | 'logger' | 'redact' | 'restartBackoffMs'> = {}): Promise<KvBucket> {
+/** Told when the bucket is open, of when its stream was created (kv-stream-identity.ts says why). */
+export interface OpenedStream {
+  onOpened?: (streamCreated: string) => void;
+}
+
+export async function openNatsKv(nc: NatsConnection, bucket: string, options: KvBucketOptions & Pick<NatsBucketOptions, 'log' | 'logger' | 'redact' | 'restartBackoffMs'> & OpenedStream = {}): Promise<KvBucket> {
   const kvm = new Kvm(jetstream(nc));
   let kv: KV;
   try {
@@ -85,7 +92,9 @@ export async function openNatsKv(nc: NatsConnection, bucket: string, options: Kv
   let ttlMs: number;
   let replicas: number;
   try {
-    ({ ttl: ttlMs, replicas } = await kv.status());
+    const status = await kv.status();
+    ({ ttl: ttlMs, replicas } = status);
+    options.onOpened?.(status.streamInfo.created);
   } catch (err) {
     throw new KvUnavailable(bucket, `cannot read the bucket's settings: ${message(err)}`, { cause: err });
   }
@@ -138,6 +147,17 @@ export async function openNatsKv(nc: NatsConnection, bucket: string, options: Kv
     ...(options.redact ? { redact: options.redact } : {}),
     ...(options.restartBackoffMs ? { restartBackoffMs: options.restartBackoffMs } : {}),
   });
+}
+
+/** When the stream of `bucket` was created, as the server says; null when there is no such stream. */
+export async function kvStreamCreated(nc: NatsConnection, bucket: string): Promise<string | null> {
+  const jsm = await managerOf(nc);
+  try {
+    return (await jsm.streams.info(`KV_${bucket}`)).created;
+  } catch (err) {
+    if (err instanceof JetStreamApiError && err.code === STREAM_NOT_FOUND) return null;
+    throw err;
+  }
 }
 
 /** The port over an opened KV; exported for tests that drive it with a stand-in. */

@@ -8,7 +8,8 @@ import type { Authenticator, ConnectionOptions, Msg, NatsConnection, TlsOptions 
 import { connect } from '@nats-io/transport-node';
 import type { BusMessage, BusStatus, BusSubscription, KvBucket, KvBucketOptions, Logger, SubscribeOptions, Transport } from '../ports/index.ts';
 import { BusError, KvUnavailable } from '../ports/index.ts';
-import { openNatsKv } from './nats-kv.ts';
+import { kvStreamCreated, openNatsKv } from './nats-kv.ts';
+import { KvStreamIdentity } from './kv-stream-identity.ts';
 import { inboxPrefixFor, inboxUserProblem } from './inbox-prefix.ts';
 import type { ServerInfo } from './server-info.ts';
 import { serverGreeting } from './nats-greeting.ts';
@@ -113,6 +114,7 @@ class NatsTransport implements Transport {
   readonly #listeners = new Set<(status: BusStatus) => void>();
   #status: BusStatus = 'connected';
   #closing: Promise<void> | null = null;
+  readonly #streams: KvStreamIdentity;
 
   constructor(readonly name: string, readonly servers: string, nc: NatsConnection, redact: (text: string) => string,
     onHandlerError?: (error: unknown, subject: string) => void, log?: Logger) {
@@ -120,6 +122,13 @@ class NatsTransport implements Transport {
     this.#log = log;
     this.#redact = redact;
     this.#onHandlerError = onHandlerError;
+    this.#streams = new KvStreamIdentity({
+      ask: (bucket) => kvStreamCreated(nc, bucket),
+      onReplaced: (reason) => {
+        if (this.#log) this.#log.error({ connection: this.name }, reason);
+        else process.stderr.write(`metalfleet: ${reason}\n`);
+      },
+    });
     void this.#watchStatus();
     void nc.closed().then(() => this.#setStatus('closed'));
   }
@@ -203,7 +212,10 @@ class NatsTransport implements Transport {
   async kv(bucket: string, options?: KvBucketOptions): Promise<KvBucket> {
     if (this.#nc.isClosed()) throw new BusError('closed', `kv.${bucket}`, `connection ${this.name} is closed`);
     try {
-      return await openNatsKv(this.#nc, bucket, { ...options, redact: this.#redact, ...(this.#log ? { logger: this.#log } : {}) });
+      return await openNatsKv(this.#nc, bucket, {
+        ...options, redact: this.#redact, ...(this.#log ? { logger: this.#log } : {}),
+        onOpened: (created) => this.#streams.opened(bucket, created),
+      });
     } catch (error) {
       throw withoutJetStream(error) ?? error;
     }
@@ -218,6 +230,10 @@ class NatsTransport implements Transport {
     clearTimeout(timer);
     if (!answered && this.#status === 'connected') this.#setStatus('stalled');
     return answered;
+  }
+
+  kvReplaced(): string | null {
+    return this.#streams.reason();
   }
 
   onStatus(listener: (status: BusStatus) => void): () => void {
@@ -239,6 +255,7 @@ class NatsTransport implements Transport {
   }
 
   async #close(): Promise<void> {
+    this.#streams.stop();
     if (this.#nc.isClosed()) return;
     // Drain needs the server (it flushes and waits for a PONG); while reconnecting it could hang.
     if (this.#status === 'connected') {
@@ -297,7 +314,11 @@ class NatsTransport implements Transport {
       for await (const s of this.#nc.status()) {
         if (s.type === 'disconnect') this.#setStatus('disconnected');
         else if (s.type === 'reconnecting') this.#setStatus('reconnecting');
-        else if (s.type === 'reconnect') this.#setStatus('connected');
+        else if (s.type === 'reconnect') {
+          this.#setStatus('connected');
+          // The server may be one restarted without its store: are the buckets' streams the same?
+          void this.#streams.reconnected();
+        }
       }
     } catch {
       // The iterator ends (or fails) when the connection closes; nc.closed() reports that.

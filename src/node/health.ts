@@ -101,7 +101,10 @@ export async function startNodeHealth(options: NodeHealthOptions): Promise<NodeH
   });
   const health = config.healthPort === undefined || config.healthPort === null ? null : await startHealthServer({
     live: () => running === null || running.shards.system.state === 'running',
+    restartReason: () => transport.kvReplaced?.() ?? null,
     ready: () => {
+      const replaced = transport.kvReplaced?.() ?? null;
+      if (replaced !== null) return { ready: false, reason: replaced };
       // Named as the connection it is: "a disconnected" read as if node a had gone.
       if (connection !== 'connected') return { ready: false, reason: `disconnected from ${substrate.shared ? 'NATS' : 'the bus'} (connection ${transport.name}: ${connection})` };
       const jetstreamDown = jetstream?.reason() ?? null;

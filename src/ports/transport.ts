@@ -44,6 +44,12 @@ export interface Transport {
   newInbox(): string;
   onStatus(listener: (status: BusStatus) => void): () => void;
   /**
+   * Why this connection's view of its KV buckets is stale for good: a bucket's stream was made
+   * anew by the server since it was opened (bus/kv-stream-identity.ts). Null while all is well;
+   * absent on a bus whose KV cannot be lost apart from the process (the memory bus).
+   */
+  kvReplaced?(): string | null;
+  /**
    * Whether the server answers a ping within `withinMs`. One that does not leaves the transport
    * `stalled` (listeners hear it), so nothing after waits on its answers: drains and close skip them.
    */

@@ -227,7 +227,7 @@ cluster('nats cluster - a server paused past the election timeout loses the buck
 });
 
 cluster('nats cluster - a follower restarted with its store wiped gets the whole bucket back from the other two', async (t) => {
-  await withNatsCluster(t, async ({ nats, open }) => {
+  await withNatsCluster(t, async ({ nats, open, transports }) => {
     const kv = await open([0, 1, 2], 'writer');
     const written = await putAll(kv, 'k', 100);
     const leader = await streamLeader(nats);
@@ -238,6 +238,9 @@ cluster('nats cluster - a follower restarted with its store wiped gets the whole
     const wiped = followers.find((i) => nats.servers[i]!.name !== meta) ?? followers[0]!;
     const { copy: beforeWipe } = await untilCaughtUp(nats, wiped, 'the follower has every write before the wipe');
     t.is(beforeWipe.messages, written.size);
+    // A client of the wiped server alone, from before: its stream is the one the peers kept.
+    await open([wiped], 'pinned-before-wipe');
+    const pinned = transports.at(-1)!;
 
     await nats.wipeAndRestart(wiped);
     await nats.waitForMetaLeader(RECOVERY_MS);
@@ -250,5 +253,9 @@ cluster('nats cluster - a follower restarted with its store wiped gets the whole
     t.deepEqual(await missing(kv, more), []);
     const { copy: last } = await untilCaughtUp(nats, wiped, 'the wiped server has the new writes');
     t.is(last.messages, written.size + more.size);
+    // Not taken for a stream made anew (a lone server's lost store): the bucket opened again
+    // through the wiped server has the creation time the pinned client first saw.
+    await eventually('the bucket opened again through the pinned client', () => pinned.kv(BUCKET, { replicas: 3, history: 1 }));
+    t.is(pinned.kvReplaced?.(), null);
   });
 });

@@ -9,6 +9,8 @@ import { errorMessage } from '../../api/index.ts';
 export interface NodeHealth extends FleetSources {
   /** The process is alive and its actor system runs. */
   live(): boolean;
+  /** Why the process must be restarted though its actors run (its view of the store is stale for good); null when none. */
+  restartReason?(): string | null;
   /** Ready to serve: connected to NATS, store replayed, membership joined. Reason when not. */
   ready(): { ready: true } | { ready: false; reason: string };
 }
@@ -37,7 +39,11 @@ export async function startHealthServer(health: NodeHealth, options: {
     const path = (req.url ?? '/').split('?')[0];
     if (options.routes?.(req, res)) return;
     if (req.method !== 'GET') return reply(res, 405, 'method not allowed\n');
-    if (path === '/healthz') return health.live() ? reply(res, 200, 'ok\n') : reply(res, 503, 'actor system stopped\n');
+    if (path === '/healthz') {
+      const restart = health.restartReason?.() ?? null;
+      if (restart !== null) return reply(res, 503, `restart needed: ${restart}\n`);
+      return health.live() ? reply(res, 200, 'ok\n') : reply(res, 503, 'actor system stopped\n');
+    }
     if (path === '/readyz') {
       const r = health.ready();
       return r.ready ? reply(res, 200, 'ok\n') : reply(res, 503, `not ready: ${r.reason}\n`);
