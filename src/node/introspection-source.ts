@@ -21,6 +21,7 @@ import { systemClock } from '../actors/runtime/index.ts';
 import { shardOf } from '../api/index.ts';
 import type { FleetStats, MachineSummary } from './fleet-stats.ts';
 import { maasClusterRows } from './maas-cluster-rows.ts';
+import { storedClusterRows } from './stored-cluster-rows.ts';
 import { companionsSummary } from './companions-summary.ts';
 import { sinceMs, storedHostRows } from './stored-host-rows.ts';
 import { maasSpecSummary, storedMaasInspect } from './stored-maas-inspect.ts';
@@ -388,7 +389,8 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
       if (problem) inspected.recent.push({ at: now, severity: 'Warning', reason: 'StoreRecordInvalid', message: problem });
       return { ok: true, host: inspected };
     },
-    async clusters() {
+    async clusters(storedShards) {
+      if (storedShards) return node.maas !== null ? storedClusterRows(parts.store, node.shardCount, storedShards) : [];
       return maasClusterRows(node.system, { shardCount: node.shardCount, now: () => clock.now(), timeoutMs: options.clusterAskMs ?? 1_000 });
     },
     close: () => lag.close(),

@@ -28,7 +28,7 @@ export async function maasClusterRows(system: ActorSystem, o: { shardCount: numb
       return unanswered(keyOfActor(a.name), shardOfSupervisor(a.parent), o.shardCount, `the cluster actor did not answer: ${errorMessage(err)}`);
     }
   }));
-  return rows.filter((r): r is ClusterRow => r !== null && r.phase !== 'gone').sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return rows.filter((r): r is ClusterRow => r !== null && r.phase !== 'gone').sort(byKey);
 }
 
 /** A MaasCluster actor's state as the `clusters` verb shows it. */
@@ -49,14 +49,18 @@ export function clusterRow(s: MaasClusterState, shardCount: number, now: number)
     dnsName: s.status.network?.dnsName ?? null,
     addresses,
     addressesSeenMs: s.recordAt === null ? null : Math.max(0, now - s.recordAt),
-    machines: s.world.machines.map((m) => machineRow(m, inRecord)).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
+    machines: s.world.machines.map((m) => machineRow(m, (ips) => ips.some((ip) => inRecord.has(ip)))).sort(byKey),
     conditions: (s.status.conditions ?? []).map((c) => ({ type: c.type, status: c.status, reason: c.reason ?? '' })),
     lastError: s.lastError,
     waiting: s.waiting,
   };
 }
 
-function machineRow(m: MaasMachine, inRecord: ReadonlySet<string>): ClusterMachineRow {
+/** Sorts rows by their key. */
+export const byKey = (a: { readonly key: string }, b: { readonly key: string }): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+/** A machine of a cluster; `attached` says whether the DNS record holds one of its external addresses. */
+export function machineRow(m: MaasMachine, attached: (ips: readonly string[]) => boolean): ClusterMachineRow {
   const ips = (m.status?.addresses ?? []).filter((a) => a.type === 'ExternalIP').map((a) => a.address);
   const address = ips[0];
   return {
@@ -64,7 +68,7 @@ function machineRow(m: MaasMachine, inRecord: ReadonlySet<string>): ClusterMachi
     machineState: m.status?.machineState ?? '',
     controlPlane: isControlPlaneMachine(m),
     ...(address !== undefined ? { address } : {}),
-    dnsAttached: ips.some((ip) => inRecord.has(ip)),
+    dnsAttached: attached(ips),
   };
 }
 

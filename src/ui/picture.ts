@@ -2,7 +2,7 @@
 // `metalfleet hosts/nodes/shards/capacity/clusters/top` ask), flattened for the browser. Every field comes
 // from introspection replies, which carry no credential (src/bus/messages/introspect.ts).
 import { z } from 'zod';
-import { announcedShardCount, gather, listNodes, storedHosts } from '../cluster/introspect/index.ts';
+import { announcedShardCount, gather, listNodes, storedClusters, storedHosts } from '../cluster/introspect/index.ts';
 import { ClusterRow, HostRow, PoolRow } from '../bus/messages/introspect.ts';
 import type { Transport } from '../ports/index.ts';
 import { countStates } from './state-order.ts';
@@ -78,6 +78,9 @@ export async function samplePicture(transport: Transport, options: SampleOptions
   // until their TTL), as a live node's store last had them, so they do not vanish from the page.
   const stored = await storedHosts(transport, {}, hosts, shards, announcedShardCount(members), { timeoutMs: options.timeoutMs, nodes: options.nodes });
   if (stored && stored.hosts.length > 0) problems.push(`${stored.hosts.length} host(s) on shards no answering node holds are shown as ${stored.from}'s store last had them (node -), not as driven now`);
+  // So are the MaasClusters of those shards, with their machines.
+  const storedMc = await storedClusters(transport, clusters, shards, announcedShardCount(members), { timeoutMs: options.timeoutMs, nodes: options.nodes });
+  if (storedMc && storedMc.clusters.length > 0) problems.push(`${storedMc.clusters.length} MaasCluster(s) on shards no answering node holds are shown as ${storedMc.from}'s store last had them (node -), not as driven now`);
   const hostRows = [
     ...hosts.replies.flatMap((r) => r.value.hosts.map((h) => ({ ...h, node: r.node }))),
     ...(stored?.hosts ?? []).map((h) => ({ ...h, node: '-' })),
@@ -99,6 +102,9 @@ export async function samplePicture(transport: Transport, options: SampleOptions
     missing,
     problems,
     hosts: hostRows,
-    clusters: clusters.replies.flatMap((r) => r.value.clusters.map((c) => ({ ...c, node: r.node }))).sort((a, b) => a.key.localeCompare(b.key) || a.node.localeCompare(b.node)),
+    clusters: [
+      ...clusters.replies.flatMap((r) => r.value.clusters.map((c) => ({ ...c, node: r.node }))),
+      ...(storedMc?.clusters ?? []).map((c) => ({ ...c, node: '-' })),
+    ].sort((a, b) => a.key.localeCompare(b.key) || a.node.localeCompare(b.node)),
   };
 }

@@ -3,7 +3,7 @@
 // left them out until their shards moved. They are now listed as an answering node's store last
 // had them, with no node, and a warning says so.
 import test from 'ava';
-import { hostsView, inspectView, sampleTop } from '../../src/cli/introspect/index.ts';
+import { clustersView, hostsView, inspectView, sampleTop } from '../../src/cli/introspect/index.ts';
 import { hostDetail } from '../../src/ui/host-detail.ts';
 import { samplePicture } from '../../src/ui/picture.ts';
 import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
@@ -98,6 +98,11 @@ cluster('a node killed a moment ago: its MaasMachines are listed from a live nod
     // The node driving more of them is killed (each drives at least one cluster of 16 shards, or the other drives them all).
     const victim = deployed(before, 'a').length >= deployed(before, 'b').length ? 'a' : 'b';
     const survivor = victim === 'a' ? 'b' : 'a';
+    type ClustersListed = { replies: Array<{ node: string; value: { clusters: Array<{ key: string }> } }>; stored?: { from: string; clusters: Array<{ key: string; phase: string; stored?: boolean; machines: Array<{ machineState: string }> }> } };
+    const listClusters = async (): Promise<ClustersListed> => JSON.parse((await clustersView(c.transport, options)).stdout) as ClustersListed;
+    const clustersOf = (l: ClustersListed, node: string): string[] => (l.replies.find((r) => r.node === node)?.value.clusters ?? []).map((x) => x.key).sort();
+    const clustersBefore = await listClusters();
+    t.is(clustersOf(clustersBefore, 'a').length + clustersOf(clustersBefore, 'b').length, 4, 'four MaasClusters driven before');
     await c.killNode(victim);
     const after = await list();
     t.is(after.stored?.from, survivor);
@@ -106,6 +111,20 @@ cluster('a node killed a moment ago: its MaasMachines are listed from a live nod
     t.true(stored.every((h) => h.stored === true && h.state === 'Deployed'));
     // Its age is its newest condition's, not none.
     t.true(stored.every((h) => { const ms = (h as { stateSinceMs?: number }).stateSinceMs ?? 0; return ms > 0 && ms < 180_000; }), JSON.stringify(stored));
+
+    // Their MaasClusters too, with their machines: listed by `clusters` and on the page.
+    const clustersAfter = await listClusters();
+    t.deepEqual(clustersOf(clustersAfter, survivor), clustersOf(clustersBefore, survivor), 'the survivor still drives its own');
+    t.is(clustersAfter.stored?.from, survivor);
+    t.deepEqual(clustersAfter.stored?.clusters.map((x) => x.key).sort(), clustersOf(clustersBefore, victim), 'the killed node\'s MaasClusters from the survivor\'s store');
+    t.true(clustersAfter.stored?.clusters.every((x) => x.stored === true && x.phase === 'stored' && x.machines.length === 2 && x.machines.every((m) => m.machineState === 'Deployed')), JSON.stringify(clustersAfter.stored));
+    const clustersTable = await clustersView(c.transport, { ...options, format: 'table' });
+    t.regex(clustersTable.stderr.join('\n'), new RegExp(`warning: ${clustersOf(clustersBefore, victim).length} MaasCluster\\(s\\) on shards no answering node holds are shown as ${survivor}'s store last had them`));
+    t.false(clustersTable.stderr.join('\n').includes('had no owner when asked'), 'no ownerless warning once they are shown');
+    const picture = await samplePicture(c.transport, { timeoutMs: 2_000 });
+    t.deepEqual(picture.clusters.map((x) => x.key).sort(), [...clustersOf(clustersBefore, 'a'), ...clustersOf(clustersBefore, 'b')].sort(), 'the page shows all four');
+    t.deepEqual(picture.clusters.filter((x) => x.node === '-').map((x) => x.key).sort(), clustersOf(clustersBefore, victim));
+    t.true(picture.problems.some((p) => p.includes('MaasCluster(s) on shards no answering node holds')), picture.problems.join('; '));
 
     // inspect of one of them: as the survivor's store last had it, saying no node drives it now.
     const one = deployed(before, victim)[0]!;

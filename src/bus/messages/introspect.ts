@@ -20,7 +20,7 @@
  * | `shards`   | `{}`                                      | `{ node, shards: [{ shard, epoch, hosts, leaseAgeMs }] }`             |
  * | `capacity` | `{}`                                      | `{ node, broker, pools: [{ pool, limit, inUse: [...], waiting: [...], longestWaitMs, inUseCount?, boundedCount?, exemptCount? }], calls?: [{ backend, limit, inFlight, waiting, longestWaitMs, slotHolderInFlight, maxInFlight, waitedTotal }] }` |
  * | `inspect`  | `{ host: "<namespace>/<name>", kind? }`   | `{ node, host: { key, kind, backend, spec, status, recent, inFlight, slot, retryAt, nextAttemptInMs, retryWaitsForChange?, shard, epoch, backendRecord? } }` |
- * | `clusters` | `{ after? }`                              | `{ node, clusters: [{ key, cluster, shard, phase, ready, failureDomains, dnsName, addresses, addressesSeenMs, machines: [{ key, machineState, controlPlane, address?, dnsAttached }], conditions: [{ type, status, reason }], lastError, waiting }], next? }` |
+ * | `clusters` | `{ after?, storedShards? }`               | `{ node, clusters: [{ key, cluster, shard, phase, ready, failureDomains, dnsName, addresses, addressesSeenMs, machines: [{ key, machineState, controlPlane, address?, dnsAttached }], conditions: [{ type, status, reason }], lastError, waiting }], next? }` |
  *
  * Notes:
  * - Times are milliseconds. `startedAt` is a Unix time; `*Ms` fields are durations measured on
@@ -342,6 +342,11 @@ export type InspectReply = z.infer<typeof InspectReply>;
 export const ClustersRequest = z.strictObject({
   /** The page after this cluster key (the `next` of the page before); absent: the first page. */
   after: z.string().max(1024).optional(),
+  /**
+   * The MaasClusters of these shards as this node's store holds them, driven here or not (as
+   * HostsRequest.storedShards): asked of one answering node for the shards no answering node holds.
+   */
+  storedShards: z.array(Count).max(65_536).optional(),
 });
 export type ClustersRequest = z.infer<typeof ClustersRequest>;
 
@@ -386,6 +391,8 @@ export const ClusterRow = z.object({
   lastError: z.string().nullable(),
   /** Why nothing happens now (paused, no Cluster yet). */
   waiting: z.string().nullable(),
+  /** true: a row from the store (ClustersRequest.storedShards), as its status last said; no node drives it now. */
+  stored: z.boolean().optional(),
 });
 export type ClusterRow = z.infer<typeof ClusterRow>;
 

@@ -2,6 +2,7 @@
 // addresses as MAAS holds them), then per cluster its machines with their MAAS state and whether
 // the record holds them, and its conditions.
 import type { ClusterRow } from '../../cluster/introspect/index.ts';
+import { storedClusters } from '../../cluster/introspect/index.ts';
 import type { Transport } from '../../ports/index.ts';
 import { formatDuration, renderFields, renderTable, type Column } from './format.ts';
 import type { OnNode } from './rows.ts';
@@ -54,14 +55,21 @@ export async function clustersView(transport: Transport, options: ViewOptions): 
   const failure = noAnswer(gathered, options);
   if (failure) throw failure;
   const warnings = partialWarnings(gathered, options.timeoutMs);
-  // A cluster in a shard that is moving is answered by neither node: say so, as `hosts` does.
-  const ownerless = ownerlessShards(gathered, (v) => v.clusters.map((c) => c.shard), shards, shardCount);
+  // A cluster in a shard no answering node holds (its node killed a moment ago, or the shard
+  // moving) is shown as an answering node's store last had it, as `hosts` shows hosts.
+  const stored = await storedClusters(transport, gathered, shards, shardCount, options);
+  if (stored && stored.clusters.length > 0) {
+    warnings.push(`warning: ${stored.clusters.length} MaasCluster(s) on shards no answering node holds are shown as ${stored.from}'s store last had them (NODE -, PHASE stored), not as driven now; their shards move to the live nodes within the lease time`);
+  }
+  // Said only when the store could not be asked: otherwise the shards' clusters are in the listing.
+  const ownerless = stored ? [] : ownerlessShards(gathered, (v) => v.clusters.map((c) => c.shard), shards, shardCount);
   if (ownerless.length > 0) warnings.push(ownerlessWarning(ownerless, 'MaasClusters'));
-  const rows = gathered.replies
-    .flatMap(({ node, value }) => value.clusters.map((c) => ({ ...c, node })))
-    .sort((a, b) => a.key.localeCompare(b.key) || a.node.localeCompare(b.node));
+  const rows = [
+    ...gathered.replies.flatMap(({ node, value }) => value.clusters.map((c) => ({ ...c, node }))),
+    ...(stored?.clusters ?? []).map((c) => ({ ...c, node: '-' })),
+  ].sort((a, b) => a.key.localeCompare(b.key) || a.node.localeCompare(b.node));
   const table = (): string[] => (rows.length === 0
     ? ['no MaasClusters']
     : [...renderTable(clusterColumns(), rows, { width: options.width }), ...rows.flatMap((c) => clusterDetail(c, options.width))]);
-  return output(gathered, table, options, warnings);
+  return output(stored ? { ...gathered, stored } : gathered, table, options, warnings);
 }

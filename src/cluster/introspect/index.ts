@@ -3,7 +3,7 @@ export { serveIntrospection } from './server.ts';
 export type { IntrospectionServer, IntrospectionServerOptions } from './server.ts';
 export { announcedShardCount, gather, inspectHost, listNodes, IntrospectUnavailable, NotFound, MEMBER_BUCKET } from './client.ts';
 export type { GatherOptions, Gathered } from './client.ts';
-export { storedHosts, unheldShards } from './stored-hosts.ts';
+export { storedClusters, storedHosts, unheldShards } from './stored-hosts.ts';
 export type { StoredHosts } from './stored-hosts.ts';
 export { INTROSPECT, INTROSPECT_VERBS, IntrospectVerb } from '../../bus/messages/introspect.ts';
 export type {

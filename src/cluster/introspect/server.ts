@@ -57,7 +57,8 @@ export function serveIntrospection(transport: Transport, source: IntrospectionSo
         break;
       }
       case 'clusters': {
-        const { rows, next } = pageOf(await source.clusters?.() ?? [], INTROSPECT.clusters.request.parse(req).after, pageBudget(transport.maxPayload));
+        const request = INTROSPECT.clusters.request.parse(req);
+        const { rows, next } = pageOf(await source.clusters?.(request.storedShards) ?? [], request.after, pageBudget(transport.maxPayload));
         value = { node, clusters: rows, ...(next === undefined ? {} : { next }) };
         break;
       }

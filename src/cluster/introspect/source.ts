@@ -26,7 +26,8 @@ export interface IntrospectionSource {
   /** `stored`: the object as this node's store holds it, owned here or not (a BareMetalHost only). */
   inspect(key: string, kind?: HostKind, stored?: boolean): Promise<InspectOutcome>;
   /** The MaasClusters of the shards this node owns; absent: a node without MAAS, which has none. */
-  clusters?(): Promise<ClusterRow[]>;
+  /** `storedShards`: instead, the MaasClusters of these shards as this node's store holds them. */
+  clusters?(storedShards?: readonly number[]): Promise<ClusterRow[]>;
   /** Stops the event-loop sampling. */
   close(): void;
 }

@@ -1,4 +1,4 @@
-import type { HostRow, IntrospectReply, IntrospectRequest } from '../../bus/messages/introspect.ts';
+import type { ClusterRow, HostRow, IntrospectReply, IntrospectRequest } from '../../bus/messages/introspect.ts';
 import type { Transport } from '../../ports/index.ts';
 import { gather } from './client.ts';
 
@@ -46,15 +46,53 @@ export async function storedHosts(
   listed: Listed<IntrospectReply<'hosts'>>,
   owned: Listed<IntrospectReply<'shards'>> | null,
   shardCount: number | undefined,
-  options: { readonly timeoutMs: number; readonly nodes?: readonly string[] | undefined },
+  options: StoredOptions,
 ): Promise<StoredHosts | null> {
+  const { conditions: _unused, ...filters } = request;
+  const asked = await askStored(transport, 'hosts', filters, listed, (v) => v.hosts.map((h) => h.shard), owned, shardCount, options);
+  return asked ? { from: asked.from, hosts: asked.value.hosts } : null;
+}
+
+/** MaasClusters of shards that no answering node holds, as an answering node's store last had them. */
+export interface StoredClusters {
+  readonly from: string;
+  readonly clusters: readonly ClusterRow[];
+}
+
+/** As storedHosts, for the MaasClusters (with their MaasMachines) of those shards. */
+export async function storedClusters(
+  transport: Transport,
+  listed: Listed<IntrospectReply<'clusters'>>,
+  owned: Listed<IntrospectReply<'shards'>> | null,
+  shardCount: number | undefined,
+  options: StoredOptions,
+): Promise<StoredClusters | null> {
+  const asked = await askStored(transport, 'clusters', {}, listed, (v) => v.clusters.map((c) => c.shard), owned, shardCount, options);
+  return asked ? { from: asked.from, clusters: asked.value.clusters } : null;
+}
+
+interface StoredOptions {
+  readonly timeoutMs: number;
+  readonly nodes?: readonly string[] | undefined;
+}
+
+// The verb asked again of the first answering node (by name), for the shards none of them holds.
+async function askStored<V extends 'hosts' | 'clusters'>(
+  transport: Transport,
+  verb: V,
+  request: Omit<IntrospectRequest<V>, 'storedShards'>,
+  listed: Listed<IntrospectReply<V>>,
+  shardsOf: (value: IntrospectReply<V>) => readonly number[],
+  owned: Listed<IntrospectReply<'shards'>> | null,
+  shardCount: number | undefined,
+  options: StoredOptions,
+): Promise<{ from: string; value: IntrospectReply<V> } | null> {
   if ((options.nodes && options.nodes.length > 0) || shardCount === undefined || owned === null) return null;
   const from = listed.replies.map((r) => r.node).sort()[0];
   if (from === undefined) return null;
-  const storedShards = unheldShards(listed, (v) => v.hosts.map((h) => h.shard), owned, shardCount);
+  const storedShards = unheldShards(listed, shardsOf, owned, shardCount);
   if (storedShards.length === 0) return null;
-  const { conditions: _unused, ...filters } = request;
-  const asked = await gather(transport, 'hosts', { ...filters, storedShards }, { timeoutMs: options.timeoutMs, nodes: [from] });
+  const asked = await gather(transport, verb, { ...request, storedShards } as IntrospectRequest<V>, { timeoutMs: options.timeoutMs, nodes: [from] });
   const reply = asked.replies[0];
-  return reply ? { from, hosts: reply.value.hosts } : null;
+  return reply ? { from, value: reply.value } : null;
 }
