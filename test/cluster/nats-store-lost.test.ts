@@ -46,8 +46,12 @@ cluster('nats-server restarted with its store kept: the node carries on; restart
     // Kept: the node reconnects to the same streams and sees what is written after.
     await c.nats.restart();
     await waitUntil(async () => (await probe(`${health}/readyz`)).status === 200, 30_000, 'ready again after a restart that kept the store', 100);
-    const [later] = await c.applyHosts(1, { prefix: 'later' });
-    await waitUntil(async () => (await c.statesOf([later!])).get(later!) === 'provisioned', 60_000, 'a host applied after the restart is provisioned', 200);
+    // The test's own client reconnects on its own schedule (its reads time out until then).
+    await waitUntil(async () => (await c.statesOf(keys).catch(() => null)) !== null, 30_000, 'the test client reads again', 100);
+    // Applied again until it lands: one read of the apply may still time out on a loaded machine.
+    let later: string | undefined;
+    await waitUntil(async () => (later = (await c.applyHosts(1, { prefix: 'later' }).catch(() => null))?.[0]) !== undefined, 30_000, 'a host applied after the restart', 200);
+    await waitUntil(async () => (await c.statesOf([later!]).catch(() => new Map<string, string>())).get(later!) === 'provisioned', 60_000, 'a host applied after the restart is provisioned', 200);
     t.is((await probe(`${health}/healthz`)).status, 200, 'still live');
 
     // Lost: killed, its store folder removed, started again; a client makes the buckets again.
@@ -56,8 +60,10 @@ cluster('nats-server restarted with its store kept: the node carries on; restart
     await c.nats.start();
     const fresh = await connectNats({ servers: c.natsUrls, name: 'test-after-loss' });
     try {
-      const store = await openNatsStoreOn(fresh, {});
-      t.true((await store.apply([bmh('after-loss', 1)], 'test')).ok);
+      // JetStream may take a moment after the server listens: the buckets are made once it answers.
+      let store: Awaited<ReturnType<typeof openNatsStoreOn>> | null = null;
+      await waitUntil(async () => (store = await openNatsStoreOn(fresh, {}).catch(() => null)) !== null, 30_000, 'the buckets made again', 200);
+      await waitUntil(async () => (await store!.apply([bmh('after-loss', 1)], 'test').catch(() => ({ ok: false }))).ok, 30_000, 'a host applied to the new buckets', 200);
       let live = { status: 0, body: '' };
       await waitUntil(async () => (live = await probe(`${health}/healthz`)).status === 503, 30_000, 'the node says it must be restarted', 100);
       t.regex(live.body, /^restart needed: the stream of KV bucket mf-[a-z-]+ was created again at .* its NATS server lost its store.*restart the node/);
@@ -66,7 +72,7 @@ cluster('nats-server restarted with its store kept: the node carries on; restart
       t.regex(ready.body, /not ready: the stream of KV bucket mf-/);
       await waitUntil(() => /"level":"error".*the stream of KV bucket mf-[a-z-]+ was created again/.test(a.stderr()) || /"level":50.*the stream of KV bucket/.test(a.stderr()), 10_000, 'the node logs it as an error', 100);
       t.false(a.stderr().includes(BMC_PASSWORD), 'no credential in the log');
-      await store.close?.();
+      await store!.close?.();
     } finally {
       await fresh.close();
     }
