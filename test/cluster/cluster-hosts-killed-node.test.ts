@@ -6,9 +6,9 @@ import test from 'ava';
 import { clustersView, hostsView, inspectView, sampleTop } from '../../src/cli/introspect/index.ts';
 import { hostDetail } from '../../src/ui/host-detail.ts';
 import { samplePicture } from '../../src/ui/picture.ts';
-import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import type { ViewOptions } from '../../src/cli/introspect/index.ts';
 import { withCluster } from '../support/cluster.ts';
+import { maasKilledNodeFleet } from '../support/maas-killed-node-fleet.ts';
 import { natsServerInstalled } from '../support/nats-server.ts';
 import { waitUntil } from '../support/wait.ts';
 
@@ -79,13 +79,11 @@ cluster('a node killed a moment ago: hosts still lists every host, its own as st
 });
 
 cluster('a node killed a moment ago: its MaasMachines are listed from a live node\'s store too, in their clusters\' shards', async (t) => {
-  const all = ['k0', 'k1', 'k2', 'k3'].flatMap((cl) => generateMaasCluster({ namespace: 'capi', cluster: cl, controlPlane: 1, workers: 1 }));
-  const isSecret = (o: unknown): boolean => (o as { kind?: string }).kind === 'Secret';
-  const machines = Array.from({ length: 8 }, (_, i) => ({ hostname: `node-${i}`, zone: 'az1', cpuCount: 4, memoryMb: 8192 }));
-  await withCluster(t, { shards: 16, leaseTtlMs: 30_000, maas: { deployMs: 50, releaseMs: 50, machines }, secrets: all.filter(isSecret), nodeArgs: ['--limit', '0'] }, async (c) => {
+  const fleet = maasKilledNodeFleet();
+  await withCluster(t, fleet.options, async (c) => {
     await c.startNode('a');
     await c.startNode('b');
-    t.true((await c.objects.apply(all.filter((o) => !isSecret(o)))).ok);
+    t.true((await c.objects.apply(fleet.objects)).ok);
     const options: ViewOptions = { format: 'json', width: 200, timeoutMs: 2_000, natsUrl: c.natsUrls.join(',') };
     const list = async (): Promise<Listed> => JSON.parse((await hostsView(c.transport, {}, options)).stdout) as Listed;
     const deployed = (l: Listed, node: string): string[] => (l.replies.find((r) => r.node === node)?.value.hosts ?? [])

@@ -7,10 +7,10 @@
 // and shows no credential.
 import test, { type ExecutionContext } from 'ava';
 import type { Page } from 'playwright-core';
-import { generateMaasCluster } from '../../src/cli/demo/maas-fleet.ts';
 import { commandGate, startUiServer, type UiServer } from '../../src/ui/index.ts';
 import { samplePicture } from '../../src/ui/picture.ts';
 import { BMC_PASSWORD, withCluster, type Cluster } from '../support/cluster.ts';
+import { maasKilledNodeFleet } from '../support/maas-killed-node-fleet.ts';
 import { natsServerInstalled } from '../support/nats-server.ts';
 import { waitUntil } from '../support/wait.ts';
 import { launchBrowser, type Browser } from './browser.ts';
@@ -122,13 +122,11 @@ test.serial('ui stored hosts browser - a BareMetalHost of a node killed a moment
 });
 
 test.serial('ui stored hosts browser - a MaasMachine of a node killed a moment ago: listed with node -, its page says its newest condition changed', async (t) => {
-  const all = ['k0', 'k1', 'k2', 'k3'].flatMap((cl) => generateMaasCluster({ namespace: 'capi', cluster: cl, controlPlane: 1, workers: 1 }));
-  const isSecret = (o: unknown): boolean => (o as { kind?: string }).kind === 'Secret';
-  const machines = Array.from({ length: 8 }, (_, i) => ({ hostname: `node-${i}`, zone: 'az1', cpuCount: 4, memoryMb: 8192 }));
-  await withCluster(t, { shards: 16, leaseTtlMs: 30_000, maas: { deployMs: 50, releaseMs: 50, machines }, secrets: all.filter(isSecret), nodeArgs: ['--limit', '0'] }, async (c) => {
+  const fleet = maasKilledNodeFleet();
+  await withCluster(t, fleet.options, async (c) => {
     await c.startNode('a');
     await c.startNode('b');
-    t.true((await c.objects.apply(all.filter((o) => !isSecret(o)))).ok);
+    t.true((await c.objects.apply(fleet.objects)).ok);
     let before = { total: 0, byNode: new Map<string, string[]>() };
     const deployed = (node: string): string[] => before.byNode.get(node) ?? [];
     await waitUntil(async () => {
