@@ -137,14 +137,28 @@ test.serial('ui stored hosts browser - a MaasMachine of a node killed a moment a
     const victim = deployed('a').length >= deployed('b').length ? 'a' : 'b';
     const survivor = victim === 'a' ? 'b' : 'a';
     const ofVictim = deployed(victim);
+    const clustersBefore = (await samplePicture(c.transport, { timeoutMs: 2_000 })).clusters;
+    t.is(clustersBefore.length, 4, 'four MaasClusters driven before');
+    const victimClusters = clustersBefore.filter((x) => x.node === victim).map((x) => x.key).sort();
 
     await c.killNode(victim);
     const killedAt = Date.now();
     await withPage(c, async (page, ui) => {
       await assertFleet(t, page, ui, { total: before.total, kind: 'MaasMachine', stored: ofVictim, survivor });
 
-      // Noted, not asserted: the MAAS clusters section lists what the answering nodes drive.
-      t.log(`MAAS clusters on the page after the kill: ${(await page.getByTestId('maas-cluster').allTextContents()).length} of 4; MAAS section rows: ${await page.getByTestId('maas-machine').count()}`);
+      // The MAAS clusters section keeps the killed node's clusters, from the survivor's store.
+      const sections = page.getByTestId('maas-cluster');
+      await waitUntil(async () => (await sections.count()) === 4, 20_000, 'all four MaasClusters on the page', 100);
+      const storedSections: string[] = [];
+      for (const section of await sections.all()) {
+        const text = await section.innerText();
+        if (/node - · shard \d+/.test(text)) {
+          storedSections.push((await section.getAttribute('data-key')) ?? '');
+          t.regex(text, /no node drives it now/);
+          t.is(await section.getByTestId('maas-cluster-machine').count(), 2, 'its machines from the store');
+        }
+      }
+      t.deepEqual(storedSections.sort(), victimClusters, 'the killed node\'s clusters, with node -');
       const one = ofVictim[0]!;
       await openHost(page, one, 'MaasMachine');
       const stored = page.getByTestId('host-stored');
