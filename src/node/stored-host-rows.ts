@@ -59,19 +59,15 @@ export function maasRow(machine: StoredObject, shard: number, now: number): Host
     ...(status.failureMessage ? { errorMessage: status.failureMessage } : {}),
     shard,
     // A MaasMachine's status has no lastUpdated: its newest condition says when it last changed.
-    stateSinceMs: sinceMs(newestTransition(status.conditions), now),
+    stateSinceMs: sinceNewestTransition(status.conditions, now),
     stored: true,
   };
 }
 
-/** The latest lastTransitionTime of `conditions`; undefined when none has one. */
-export function newestTransition(conditions: ReadonlyArray<{ lastTransitionTime?: string | undefined }> | undefined): string | undefined {
-  let newest: { at: number; text: string } | undefined;
-  for (const c of conditions ?? []) {
-    const at = c.lastTransitionTime ? Date.parse(c.lastTransitionTime) : Number.NaN;
-    if (Number.isFinite(at) && (!newest || at > newest.at)) newest = { at, text: c.lastTransitionTime ?? '' };
-  }
-  return newest?.text;
+/** Milliseconds since the newest lastTransitionTime of `conditions`; 0 when none has one that parses. */
+function sinceNewestTransition(conditions: ReadonlyArray<{ lastTransitionTime?: string | undefined }> | undefined, now: number): number {
+  const times = (conditions ?? []).map((c) => (c.lastTransitionTime ? Date.parse(c.lastTransitionTime) : Number.NaN)).filter(Number.isFinite);
+  return times.length > 0 ? Math.max(0, now - Math.max(...times)) : 0;
 }
 
 /** Milliseconds since an RFC 3339 time (status.lastUpdated); 0 when there is none or it does not parse. */
