@@ -6,7 +6,7 @@
 // is, for a BareMetalHost ("status written") and a MaasMachine ("its newest condition changed"),
 // and shows no credential.
 import test, { type ExecutionContext } from 'ava';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { commandGate, startUiServer, type UiServer } from '../../src/ui/index.ts';
 import { samplePicture } from '../../src/ui/picture.ts';
 import { BMC_PASSWORD, withCluster, type Cluster } from '../support/cluster.ts';
@@ -81,6 +81,17 @@ async function openHost(page: Page, key: string, kind: string): Promise<void> {
   await waitUntil(async () => (await page.getByTestId('host-key').count()) === 1 && (await page.getByTestId('host-key').textContent()) === key, 20_000, `the host page of ${key}`, 100);
 }
 
+/** Opens the host page and waits for its stored line; that it is visible is asserted, and it is logged. */
+async function storedLine(t: ExecutionContext, page: Page, key: string, kind: string, killedAt: number): Promise<{ stored: Locator; said: string }> {
+  await openHost(page, key, kind);
+  const stored = page.getByTestId('host-stored');
+  await waitUntil(async () => (await stored.count()) === 1, 20_000, 'the stored line on the host page', 100);
+  t.true(await stored.isVisible());
+  const said = await stored.textContent() ?? '';
+  t.log(said, `read ${Date.now() - killedAt} ms after the kill`);
+  return { stored, said };
+}
+
 test.serial('ui stored hosts browser - a BareMetalHost of a node killed a moment ago: the fleet list shows it with node -, its page says no node drives it and whose store it is', async (t) => {
   // A lease long enough that the page is looked at well inside it.
   await withCluster(t, { shards: 32, leaseTtlMs: 30_000 }, async (c) => {
@@ -102,12 +113,7 @@ test.serial('ui stored hosts browser - a BareMetalHost of a node killed a moment
       await assertFleet(t, page, ui, { total: keys.length, kind: 'BareMetalHost', stored: ofB, survivor: 'a' });
 
       const one = ofB[0]!;
-      await openHost(page, one, 'BareMetalHost');
-      const stored = page.getByTestId('host-stored');
-      await waitUntil(async () => (await stored.count()) === 1, 20_000, 'the stored line on the host page', 100);
-      t.true(await stored.isVisible());
-      const said = await stored.textContent() ?? '';
-      t.log(said, `read ${Date.now() - killedAt} ms after the kill`);
+      const { stored, said } = await storedLine(t, page, one, 'BareMetalHost', killedAt);
       t.regex(said, /^BareMetalHost on \S+ · provisioned · no node drives it now \(shard \d+\): shown as node a's store last had it, status written \S+ ago$/, said);
       t.is(await stored.getByTestId('host-state').textContent(), 'provisioned');
       t.is(await page.getByTestId('host-state').textContent(), 'provisioned');
@@ -160,12 +166,7 @@ test.serial('ui stored hosts browser - a MaasMachine of a node killed a moment a
       }
       t.deepEqual(storedSections.sort(), victimClusters, 'the killed node\'s clusters, with node -');
       const one = ofVictim[0]!;
-      await openHost(page, one, 'MaasMachine');
-      const stored = page.getByTestId('host-stored');
-      await waitUntil(async () => (await stored.count()) === 1, 20_000, 'the stored line on the host page', 100);
-      t.true(await stored.isVisible());
-      const said = await stored.textContent() ?? '';
-      t.log(said, `read ${Date.now() - killedAt} ms after the kill`);
+      const { said } = await storedLine(t, page, one, 'MaasMachine', killedAt);
       t.regex(said, new RegExp(`^MaasMachine on \\S+ · Deployed · no node drives it now \\(shard \\d+\\): shown as node ${survivor}'s store last had it, its newest condition changed \\S+ ago$`), said);
       t.is(await page.getByTestId('host-state').textContent(), 'Deployed');
       t.regex(await page.getByTestId('host-spec').textContent() ?? '', /"imageUrl": "ubuntu\//, 'the spec is shown');
