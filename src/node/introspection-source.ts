@@ -25,6 +25,7 @@ import { storedClusterRows } from './stored-cluster-rows.ts';
 import { companionsSummary } from './companions-summary.ts';
 import { sinceMs, storedHostRows } from './stored-host-rows.ts';
 import { maasSpecSummary, storedMaasInspect } from './stored-maas-inspect.ts';
+import { unreadableInspect } from './stored-problem.ts';
 import type { ShardHost } from './shard-host.ts';
 import type { CapacityView, InspectOutcome, IntrospectionSource } from '../cluster/introspect/index.ts';
 import type { StaleFenceState } from '../cluster/index.ts';
@@ -364,6 +365,8 @@ export function nodeSource(parts: NodeSourceParts, options: SourceOptions = {}):
       }
       if (stored) {
         const host = await parts.store.get('BareMetalHost', key);
+        const problem = host ? undefined : parts.store.recordProblem?.('BareMetalHost', key);
+        if (problem) return { ok: true, host: unreadableInspect(key, 'BareMetalHost', backend, shardOf(key, node.shardCount), problem, now) };
         if (!host) return { ok: false, kind: 'notFound', message: `no BareMetalHost ${key} in this node's store` };
         const inspected = storedInspect(key, host, backend, shardOf(key, node.shardCount), now);
         inspected.companions = await companionsSummary(parts.store, key);

@@ -2,6 +2,7 @@ import { BMH_KIND, MaasMachineStatus, shardOf } from '../api/index.ts';
 import type { HostBackend, HostRow } from '../bus/messages/introspect.ts';
 import { clusterKeyOf } from '../machines/cluster-key.ts';
 import type { ResourceStore, StoredObject } from '../ports/index.ts';
+import { storedProblem } from './stored-problem.ts';
 
 /** What the rows are read for: the node's BareMetalHost backend, whether it drives MaasMachines, its shard count. */
 export interface StoredRowsScope {
@@ -39,6 +40,15 @@ export async function storedHostRows(store: ResourceStore, scope: StoredRowsScop
       stored: true,
     });
   }
+  // A host whose only record the store cannot read is listed with the store's reason, as its
+  // owner lists it (introspection-source.ts), so it is not simply missing.
+  const listed = new Set(rows.map((r) => r.key));
+  for (const [key, problem] of store.recordProblems?.(BMH_KIND) ?? []) {
+    const shard = shardOfKey(key);
+    if (wanted.has(shard) && !listed.has(key)) {
+      rows.push({ key, kind: 'BareMetalHost', backend: scope.backend, state: 'unreadable', poweredOn: false, operationalStatus: 'error', errorType: '', errorMessage: problem, shard, stateSinceMs: 0, stored: true });
+    }
+  }
   if (scope.maas) for (const machine of await store.list('MaasMachine')) {
     const shard = shardOfKey(clusterKeyOf('MaasMachine', machine));
     if (wanted.has(shard)) rows.push(maasRow(machine, shard, now));
@@ -48,10 +58,16 @@ export async function storedHostRows(store: ResourceStore, scope: StoredRowsScop
 
 // As the actor's view shows one (machines/maas-machine/logic.ts), from what its status last said.
 export function maasRow(machine: StoredObject, shard: number, now: number): HostRow {
+  const key = `${machine.metadata.namespace}/${machine.metadata.name}`;
   const parsed = MaasMachineStatus.safeParse(machine.status ?? {});
-  const status = parsed.success ? parsed.data : { ready: false };
+  // A status metalfleet did not write (a hand-made KV value) is listed as the store's unreadable
+  // hosts are, with the field that is wrong, not as a Pending machine.
+  if (!parsed.success) {
+    return { key, kind: 'MaasMachine', backend: 'maas', state: 'unreadable', poweredOn: false, operationalStatus: 'error', errorType: '', errorMessage: storedProblem(parsed.error, ['status']), shard, stateSinceMs: 0, stored: true };
+  }
+  const status = parsed.data;
   return {
-    key: `${machine.metadata.namespace}/${machine.metadata.name}`, kind: 'MaasMachine', backend: 'maas',
+    key, kind: 'MaasMachine', backend: 'maas',
     state: status.machineState ?? 'Pending',
     poweredOn: status.machinePowered ?? false,
     operationalStatus: status.failureReason ? 'error' : status.ready ? 'OK' : 'pending',

@@ -3,6 +3,7 @@ import type { InspectedHost, SpecSummary } from '../bus/messages/introspect.ts';
 import { clusterKeyOf } from '../machines/cluster-key.ts';
 import type { StoredObject } from '../ports/index.ts';
 import { maasRow } from './stored-host-rows.ts';
+import { storedProblem } from './stored-problem.ts';
 
 /**
  * A MaasMachine as this node's store last had it, for an inspect no node answered as its driver
@@ -13,21 +14,19 @@ import { maasRow } from './stored-host-rows.ts';
 export function storedMaasInspect(key: string, machine: StoredObject, shardOfKey: (key: string) => number, now: number): InspectedHost {
   const shard = shardOfKey(clusterKeyOf('MaasMachine', machine));
   const row = maasRow(machine, shard, now);
+  const spec = MaasMachineSpec.safeParse(machine.spec ?? {});
+  // What of the record does not parse is its newest warning, as a live host's unreadable record is.
+  const problems = [...(spec.success ? [] : [storedProblem(spec.error, ['spec'])]), ...(row.state === 'unreadable' && row.errorMessage ? [row.errorMessage] : [])];
   return {
     key, kind: 'MaasMachine', backend: 'maas',
     state: row.state,
     stateSinceMs: row.stateSinceMs,
-    spec: storedSpecSummary(machine.spec),
+    spec: spec.success ? maasSpecSummary(spec.data) : {},
     status: { ...(machine.status ?? {}) },
-    recent: [], inFlight: null, slot: { phase: 'none' }, retryAt: null, nextAttemptInMs: null,
+    recent: problems.map((message) => ({ at: now, severity: 'Warning' as const, reason: 'StoreRecordInvalid', message })),
+    inFlight: null, slot: { phase: 'none' }, retryAt: null, nextAttemptInMs: null,
     shard, epoch: 0, stored: true,
   };
-}
-
-// A spec the schema refuses (a hand-made record) shows none of its fields.
-function storedSpecSummary(raw: unknown): SpecSummary {
-  const parsed = MaasMachineSpec.safeParse(raw ?? {});
-  return parsed.success ? maasSpecSummary(parsed.data) : {};
 }
 
 /** The fields inspect shows of a MaasMachine's spec: the image and where it may run. */

@@ -477,7 +477,7 @@ export function renderInspect(node: string, h: InspectedHost, width: number, now
   // A stored answer (no node drives the host now) knows only what its status last said.
   const driving: Array<[string, string]> = h.stored
     ? [
-      ['state', `${h.state || 'none'} (${storedAge(h)})`],
+      ['state', `${h.state || 'none'} (${h.state === 'unreadable' ? 'its record in the store cannot be read: see the warning below' : storedAge(h)})`],
       ['owner', `none answering for shard ${h.shard}: shown as node ${node}'s store last had it; the shard moves to a live node within the lease time`],
       ['in flight', 'unknown (no node drives it now)'],
     ]

@@ -99,7 +99,7 @@ export function HostPage({ hostKey, kind, tick, commands, actions, token }: { ho
       <a href="#/">← fleet</a>
       <h2 data-testid="host-key">{host.key}</h2>
       {host.stored
-        ? <p data-testid="host-stored">{host.kind} on {host.backend} · <b data-testid="host-state">{host.state}</b> · no node drives it now (shard {host.shard}): shown as node {host.node}'s store last had it, {host.kind === 'MaasMachine' ? 'its newest condition changed' : 'status written'} {duration(host.stateSinceMs)} ago</p>
+        ? <p data-testid="host-stored">{host.kind} on {host.backend} · <b data-testid="host-state">{host.state}</b> · no node drives it now (shard {host.shard}): shown as node {host.node}'s store last had it, {host.state === 'unreadable' ? 'which cannot read its record (see the timeline)' : `${host.kind === 'MaasMachine' ? 'its newest condition changed' : 'status written'} ${duration(host.stateSinceMs)} ago`}</p>
         : <p>{host.kind} on {host.backend} · <b data-testid="host-state">{host.state}</b> for {duration(host.stateSinceMs)} · node {host.node}, shard {host.shard}, epoch {host.epoch}</p>}
       <p>slot: {host.slot.phase}{host.slot.op ? ` (${host.slot.op})` : ''}{host.slot.waitingMs !== undefined ? `, waiting ${duration(host.slot.waitingMs)}` : ''}
         {' · '}backoff: {host.retryWaitsForChange ? 'none until the host or its Secret changes' : host.nextAttemptInMs === null ? 'none' : `next attempt in ${duration(host.nextAttemptInMs)}`}{host.inFlight ? ` · running: ${host.inFlight}` : ''}</p>
