@@ -133,6 +133,14 @@ class NatsTransport implements Transport {
     void nc.closed().then(() => this.#setStatus('closed'));
   }
 
+  /** The cluster of the server this connection is on, as its INFO says; null for a lone server. */
+  get serverCluster(): { readonly name: string; readonly servers: number } | null {
+    const info = this.#nc.info;
+    if (!info?.cluster) return null;
+    // connect_urls lists every server's client URL, its own included (absent with no_advertise).
+    return { name: info.cluster, servers: info.connect_urls?.length ?? 0 };
+  }
+
   get maxPayload(): number {
     return this.#nc.info?.max_payload ?? 1024 * 1024;
   }

@@ -99,3 +99,22 @@ export function leaseTtlWarning(timing: Pick<ClusterTiming, 'leaseTtlMs' | 'repl
     + `below a NATS leader election (writes stopped up to ${MEASURED_LEADER_ELECTION_MS / 1000} s when a stream leader was killed, docs/scale.md): `
     + `one election lapses every shard lease; the default there is ${REPLICATED_LEASE_TTL_MS} ms`;
 }
+
+/** The NATS cluster a connection's server belongs to, as its INFO says: its name and how many servers it told of. */
+export interface NatsClusterSeen {
+  readonly name: string;
+  readonly servers: number;
+}
+
+/**
+ * One copy of each key (R1) on a clustered NATS: each bucket lives on one server only, so losing
+ * that server with its store loses its leases, hosts and grants, and a node connected to another
+ * server may never notice (kv-stream-identity.ts checks on reconnects). deploy/nats runs R3.
+ */
+export function replicasWarning(cluster: NatsClusterSeen | null, replicas: number): string | null {
+  if (cluster === null || replicas > 1) return null;
+  const servers = cluster.servers > 1 ? `, ${cluster.servers} servers known` : '';
+  return `NATS is clustered (cluster "${cluster.name}"${servers}) but the KV buckets keep one copy of each key (--replicas ${replicas}): `
+    + 'a bucket lives on one server then, and that server lost with its store takes the shard leases, hosts and grants it held; '
+    + 'run every node with --replicas 3, as deploy/nats does';
+}

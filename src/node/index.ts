@@ -1,7 +1,7 @@
 // The one engine: every mode (demo, `metalfleet node` on NATS, Kubernetes) starts a node here.
 export { startNode, LEASE_BUCKET, MEMBER_BUCKET } from './start-node.ts';
 export type { KubeNodeStores, KvNodeStores, Node, NodeBackends, NodeRuntime, NodeStoreRequests, NodeStores } from './start-node.ts';
-export { DEFAULT_CLUSTER_TIMING, REPLICATED_LEASE_TTL_MS, clusterTiming, leaseTtlWarning } from './config.ts';
+export { DEFAULT_CLUSTER_TIMING, REPLICATED_LEASE_TTL_MS, clusterTiming, leaseTtlWarning, replicasWarning } from './config.ts';
 export type { ClusterTiming, NodeConfig } from './config.ts';
 export { memorySubstrate, sharedSubstrate } from './substrate.ts';
 export type { Substrate } from './substrate.ts';

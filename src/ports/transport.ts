@@ -49,6 +49,8 @@ export interface Transport {
    * absent on a bus whose KV cannot be lost apart from the process (the memory bus).
    */
   kvReplaced?(): string | null;
+  /** The cluster of the server this connection is on, as it says (NATS INFO); null for a lone server; absent on the memory bus. */
+  readonly serverCluster?: { readonly name: string; readonly servers: number } | null;
   /**
    * Whether the server answers a ping within `withinMs`. One that does not leaves the transport
    * `stalled` (listeners hear it), so nothing after waits on its answers: drains and close skip them.

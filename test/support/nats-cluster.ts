@@ -11,6 +11,9 @@ import type { NatsProcess } from './nats-server.ts';
 import { natsProcess } from './nats-server.ts';
 import { waitUntil } from './wait.ts';
 
+/** The cluster's name (`cluster.name`), as its servers tell clients in INFO. */
+export const NATS_TEST_CLUSTER = 'metalfleet-test';
+
 export interface ClusterServer {
   /** server_name: s0, s1, ... (what JetStream names stream leaders and replicas by). */
   readonly name: string;
@@ -104,7 +107,7 @@ export async function startNatsCluster(options: StartNatsClusterOptions = {}): P
       `http: 127.0.0.1:${s.httpPort}`,
       `jetstream { store_dir: "${join(s.dir, 'store')}" }`,
       // Every route, its own included (the server drops a route to itself): the same text on each.
-      `cluster { name: metalfleet-test, listen: 127.0.0.1:${s.clusterPort}, routes: [${routes.join(', ')}] }`,
+      `cluster { name: ${NATS_TEST_CLUSTER}, listen: 127.0.0.1:${s.clusterPort}, routes: [${routes.join(', ')}] }`,
       options.config ?? '',
     ].join('\n'));
     procs.push(natsProcess(conf, s.port));

@@ -18,7 +18,7 @@ import { readMaasKeyFile } from '../maas-key-file.ts';
 import { CliError } from '../cli-error.ts';
 import type { HealthServer } from '../../adapters/observe/index.ts';
 import type { Node, NodeConfig, NodeStores, Substrate } from '../../node/index.ts';
-import { clusterTiming, DEFAULT_CLUSTER_TIMING, HealthListenError, leaseTtlWarning, memorySubstrate, sharedSubstrate, startNode } from '../../node/index.ts';
+import { clusterTiming, DEFAULT_CLUSTER_TIMING, HealthListenError, leaseTtlWarning, memorySubstrate, replicasWarning, sharedSubstrate, startNode } from '../../node/index.ts';
 import { collectMaxCalls, MAX_CALLS_HELP, parseMaxCalls } from '../max-calls.ts';
 import { openNodeKvStore, type NodeKvStore } from '../node-store.ts';
 import { intFlag, msFlag, nodeConfig, portFlag, readEnv, replicasFlag, shardsFlag } from '../config.ts';
@@ -184,6 +184,8 @@ export function register(program: Command): void {
       const transport = await connectNats({ ...natsOptions, log, onHandlerError: (err, subject) => log.error({ subject, err: String(err) }, 'handler failed') }).catch((error: unknown) => {
         throw error instanceof BusConnectError && error.retryable ? new CliError(`${errorMessage(error)}${UNREACHABLE_HINT}`) : error;
       });
+      const oneCopy = replicasWarning(transport.serverCluster ?? null, timing.replicas);
+      if (oneCopy) log.warn({ replicas: timing.replicas, natsCluster: transport.serverCluster?.name }, oneCopy);
       // Hosts (and MAAS kinds) in Kubernetes, or the KV store of every kind the node runs.
       let kv: NodeKvStore | null = null;
       const stores: NodeStores = kube ? { kube } : (kv = await openNodeKvStore(transport, { ...(secrets ? { secrets } : {}), log, replicas: timing.replicas, maas: maas !== null })).stores;
