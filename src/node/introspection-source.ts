@@ -25,7 +25,7 @@ import { storedClusterRows } from './stored-cluster-rows.ts';
 import { companionsSummary } from './companions-summary.ts';
 import { sinceMs, storedHostRows } from './stored-host-rows.ts';
 import { maasSpecSummary, storedMaasInspect } from './stored-maas-inspect.ts';
-import { unreadableInspect } from './stored-problem.ts';
+import { unreadableInspect, unreadableRow } from './stored-problem.ts';
 import type { ShardHost } from './shard-host.ts';
 import type { CapacityView, InspectOutcome, IntrospectionSource } from '../cluster/introspect/index.ts';
 import type { StaleFenceState } from '../cluster/index.ts';
@@ -129,7 +129,7 @@ function objectRows(node: { stats: FleetStats; shardCount: number; owns(key: str
   // with the store's reason, so it is not simply missing.
   for (const [key, problem] of store?.recordProblems?.(BMH_KIND) ?? []) {
     if (node.stats.hosts.has(key) || !node.owns(key)) continue;
-    rows.push({ key, kind: 'BareMetalHost', backend, state: 'unreadable', poweredOn: false, operationalStatus: 'error', errorType: '', errorMessage: problem, shard: shardOf(key, node.shardCount), stateSinceMs: 0 });
+    rows.push(unreadableRow(key, 'BareMetalHost', backend, shardOf(key, node.shardCount), problem));
   }
   return rows;
 }

@@ -2,7 +2,7 @@ import { BMH_KIND, MaasMachineStatus, shardOf } from '../api/index.ts';
 import type { HostBackend, HostRow } from '../bus/messages/introspect.ts';
 import { clusterKeyOf } from '../machines/cluster-key.ts';
 import type { ResourceStore, StoredObject } from '../ports/index.ts';
-import { storedProblem } from './stored-problem.ts';
+import { storedProblem, unreadableRow } from './stored-problem.ts';
 
 /** What the rows are read for: the node's BareMetalHost backend, whether it drives MaasMachines, its shard count. */
 export interface StoredRowsScope {
@@ -46,7 +46,7 @@ export async function storedHostRows(store: ResourceStore, scope: StoredRowsScop
   for (const [key, problem] of store.recordProblems?.(BMH_KIND) ?? []) {
     const shard = shardOfKey(key);
     if (wanted.has(shard) && !listed.has(key)) {
-      rows.push({ key, kind: 'BareMetalHost', backend: scope.backend, state: 'unreadable', poweredOn: false, operationalStatus: 'error', errorType: '', errorMessage: problem, shard, stateSinceMs: 0, stored: true });
+      rows.push(unreadableRow(key, 'BareMetalHost', scope.backend, shard, problem, true));
     }
   }
   if (scope.maas) for (const machine of await store.list('MaasMachine')) {
@@ -63,7 +63,7 @@ export function maasRow(machine: StoredObject, shard: number, now: number): Host
   // A status metalfleet did not write (a hand-made KV value) is listed as the store's unreadable
   // hosts are, with the field that is wrong, not as a Pending machine.
   if (!parsed.success) {
-    return { key, kind: 'MaasMachine', backend: 'maas', state: 'unreadable', poweredOn: false, operationalStatus: 'error', errorType: '', errorMessage: storedProblem(parsed.error, ['status']), shard, stateSinceMs: 0, stored: true };
+    return unreadableRow(key, 'MaasMachine', 'maas', shard, storedProblem(parsed.error, ['status']), true);
   }
   const status = parsed.data;
   return {

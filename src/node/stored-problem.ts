@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { formatFieldPath } from '../api/index.ts';
-import type { HostBackend, HostKind, InspectedHost } from '../bus/messages/introspect.ts';
+import type { HostBackend, HostKind, HostRow, InspectedHost } from '../bus/messages/introspect.ts';
 
 /**
  * What is wrong with a stored record that does not parse, naming the field (`under`: where the
@@ -24,4 +24,9 @@ export function unreadableInspect(key: string, kind: HostKind, backend: HostBack
     recent: [{ at: now, severity: 'Warning', reason: 'StoreRecordInvalid', message: problem }],
     inFlight: null, slot: { phase: 'none' }, retryAt: null, nextAttemptInMs: null, shard, epoch: 0, stored: true,
   };
+}
+
+/** A listing's row for an object whose record cannot be read: `unreadable`, an error, and why. */
+export function unreadableRow(key: string, kind: HostKind, backend: HostBackend, shard: number, problem: string, stored?: true): HostRow {
+  return { key, kind, backend, state: 'unreadable', poweredOn: false, operationalStatus: 'error', errorType: '', errorMessage: problem, shard, stateSinceMs: 0, ...(stored ? { stored } : {}) };
 }
