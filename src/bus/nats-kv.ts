@@ -45,6 +45,8 @@ export interface NatsBucketOptions {
   logger?: Logger;
   /** Strips secrets from a reason before it is logged (the connection's redactor). */
   redact?: (text: string) => string;
+  /** Told each revision read or written (kv-stream-identity.ts: a stream that falls below it lost messages). */
+  onRevision?: (revision: number) => void;
 }
 
 /** The subjects of a bucket's stream that match a key pattern, and hold a message now. */
@@ -69,7 +71,7 @@ export interface OpenedStream {
   onOpened?: (streamCreated: string) => void;
 }
 
-export async function openNatsKv(nc: NatsConnection, bucket: string, options: KvBucketOptions & Pick<NatsBucketOptions, 'log' | 'logger' | 'redact' | 'restartBackoffMs'> & OpenedStream = {}): Promise<KvBucket> {
+export async function openNatsKv(nc: NatsConnection, bucket: string, options: KvBucketOptions & Pick<NatsBucketOptions, 'log' | 'logger' | 'redact' | 'restartBackoffMs' | 'onRevision'> & OpenedStream = {}): Promise<KvBucket> {
   const kvm = new Kvm(jetstream(nc));
   let kv: KV;
   try {
@@ -146,14 +148,16 @@ export async function openNatsKv(nc: NatsConnection, bucket: string, options: Kv
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.redact ? { redact: options.redact } : {}),
     ...(options.restartBackoffMs ? { restartBackoffMs: options.restartBackoffMs } : {}),
+    ...(options.onRevision ? { onRevision: options.onRevision } : {}),
   });
 }
 
-/** When the stream of `bucket` was created, as the server says; null when there is no such stream. */
-export async function kvStreamCreated(nc: NatsConnection, bucket: string): Promise<string | null> {
+/** When the stream of `bucket` was created and its last sequence, as the server says; null when there is no such stream. */
+export async function kvStreamState(nc: NatsConnection, bucket: string): Promise<{ created: string; lastSeq: number } | null> {
   const jsm = await managerOf(nc);
   try {
-    return (await jsm.streams.info(`KV_${bucket}`)).created;
+    const info = await jsm.streams.info(`KV_${bucket}`);
+    return { created: info.created, lastSeq: info.state.last_seq };
   } catch (err) {
     if (err instanceof JetStreamApiError && err.code === STREAM_NOT_FOUND) return null;
     throw err;
@@ -167,6 +171,7 @@ export class NatsBucket implements KvBucket {
   private readonly catchUpCheckMs: number;
   private readonly restartBackoffMs: readonly number[];
   private readonly isClosed: () => boolean;
+  private readonly seen: (revision: number) => void;
   private readonly report: (restart: WatchRestart) => void;
 
   constructor(
@@ -181,28 +186,36 @@ export class NatsBucket implements KvBucket {
     this.restartBackoffMs = options.restartBackoffMs?.length ? options.restartBackoffMs : WATCH_RESTART_BACKOFF_MS;
     this.isClosed = options.isClosed ?? (() => false);
     this.report = restartReporter(options);
+    this.seen = options.onRevision ?? (() => undefined);
   }
 
   async get(key: string): Promise<KvEntry | null> {
     checkKey(this.name, key);
     const e = await this.guard(key, () => this.kv.get(key));
-    if (!e || e.operation !== 'PUT') return null;
+    if (!e) return null;
+    this.seen(e.revision);
+    if (e.operation !== 'PUT') return null;
     return { key, value: e.value, revision: e.revision };
   }
 
   async create(key: string, value: Uint8Array): Promise<number> {
     checkKey(this.name, key);
-    return this.guard(key, () => this.kv.create(key, value));
+    return this.wrote(await this.guard(key, () => this.kv.create(key, value)));
   }
 
   async update(key: string, value: Uint8Array, revision: number): Promise<number> {
     checkKey(this.name, key);
-    return this.guard(key, () => this.kv.update(key, value, revision));
+    return this.wrote(await this.guard(key, () => this.kv.update(key, value, revision)));
   }
 
   async put(key: string, value: Uint8Array): Promise<number> {
     checkKey(this.name, key);
-    return this.guard(key, () => this.kv.put(key, value));
+    return this.wrote(await this.guard(key, () => this.kv.put(key, value)));
+  }
+
+  private wrote(revision: number): number {
+    this.seen(revision);
+    return revision;
   }
 
   async delete(key: string, options: { revision?: number } = {}): Promise<void> {
@@ -286,6 +299,7 @@ export class NatsBucket implements KvBucket {
           const revision = e.revision;
           if (revision <= last) continue;
           last = revision;
+          this.seen(revision);
           fresh = true;
           // Every node sees every write of the fleet's buckets, so this loop is hot. The entry's
           // getters decode as they are read: the key and value once each, and the operation,

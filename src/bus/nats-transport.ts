@@ -8,8 +8,8 @@ import type { Authenticator, ConnectionOptions, Msg, NatsConnection, TlsOptions 
 import { connect } from '@nats-io/transport-node';
 import type { BusMessage, BusStatus, BusSubscription, KvBucket, KvBucketOptions, Logger, SubscribeOptions, Transport } from '../ports/index.ts';
 import { BusError, KvUnavailable } from '../ports/index.ts';
-import { kvStreamCreated, openNatsKv } from './nats-kv.ts';
-import { KvStreamIdentity } from './kv-stream-identity.ts';
+import { kvStreamState, openNatsKv } from './nats-kv.ts';
+import { KvStreamIdentity, STREAM_PERIODIC_CHECK_MS } from './kv-stream-identity.ts';
 import { inboxPrefixFor, inboxUserProblem } from './inbox-prefix.ts';
 import type { ServerInfo } from './server-info.ts';
 import { serverGreeting } from './nats-greeting.ts';
@@ -39,6 +39,8 @@ export interface NatsConnectOptions {
   readonly onHandlerError?: (error: unknown, subject: string) => void;
   /** The node's logger: what the connection reports on its own (a KV watch restarted) goes here. */
   readonly log?: Logger;
+  /** On a clustered server, how often the buckets' streams are checked without a reconnect (kv-stream-identity.ts); default 30 s. */
+  readonly kvStreamCheckMs?: number;
 }
 
 /** The first connection failed. `retryable` is false when trying again cannot help (credentials, TLS, files). */
@@ -102,7 +104,10 @@ export async function connectNats(options: NatsConnectOptions): Promise<Transpor
   // The options object the client was given is the one it reads (nats-core's ProtocolHandler).
   const live = (nc as { readonly options?: ConnectionOptions }).options;
   if (live) live.reconnect = true;
-  return new NatsTransport(options.name, where, nc, redact, options.onHandlerError, options.log);
+  const transport = new NatsTransport(options.name, where, nc, redact, options.onHandlerError, options.log);
+  // Only a cluster can lose a bucket's one copy on a server this connection is not on.
+  if (transport.serverCluster !== null) transport.checkKvEvery(options.kvStreamCheckMs ?? STREAM_PERIODIC_CHECK_MS);
+  return transport;
 }
 
 class NatsTransport implements Transport {
@@ -123,7 +128,7 @@ class NatsTransport implements Transport {
     this.#redact = redact;
     this.#onHandlerError = onHandlerError;
     this.#streams = new KvStreamIdentity({
-      ask: (bucket) => kvStreamCreated(nc, bucket),
+      ask: (bucket) => kvStreamState(nc, bucket),
       onReplaced: (reason) => {
         if (this.#log) this.#log.error({ connection: this.name }, reason);
         else process.stderr.write(`metalfleet: ${reason}\n`);
@@ -223,6 +228,7 @@ class NatsTransport implements Transport {
       return await openNatsKv(this.#nc, bucket, {
         ...options, redact: this.#redact, ...(this.#log ? { logger: this.#log } : {}),
         onOpened: (created) => this.#streams.opened(bucket, created),
+        onRevision: (revision) => this.#streams.seen(bucket, revision),
       });
     } catch (error) {
       throw withoutJetStream(error) ?? error;
@@ -242,6 +248,15 @@ class NatsTransport implements Transport {
 
   kvReplaced(): string | null {
     return this.#streams.reason();
+  }
+
+  async checkKv(): Promise<string | null> {
+    await this.#streams.check();
+    return this.#streams.reason();
+  }
+
+  checkKvEvery(everyMs: number): void {
+    this.#streams.checkEvery(everyMs);
   }
 
   onStatus(listener: (status: BusStatus) => void): () => void {

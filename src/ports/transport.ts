@@ -49,6 +49,8 @@ export interface Transport {
    * absent on a bus whose KV cannot be lost apart from the process (the memory bus).
    */
   kvReplaced?(): string | null;
+  /** kvReplaced's check run now (it runs on every reconnect, and on a cluster on a period too): the reason, or null. */
+  checkKv?(): Promise<string | null>;
   /** The cluster of the server this connection is on, as it says (NATS INFO); null for a lone server; absent on the memory bus. */
   readonly serverCluster?: { readonly name: string; readonly servers: number } | null;
   /**

@@ -1,9 +1,14 @@
 // The tracker that tells a KV bucket's stream made anew (a single server restarted without its
-// store) from the one a connection watched: no I/O, the server's answers and the timers stand-ins.
+// store), or emptied (the one server keeping a bucket at one replica on a cluster lost its store),
+// from the one a connection watched: no I/O, the server's answers and the timers stand-ins.
 import test from 'ava';
 import { KvStreamIdentity } from '../../src/bus/kv-stream-identity.ts';
+import type { StreamState } from '../../src/bus/kv-stream-identity.ts';
 
-function tracker(answers: Record<string, Array<string | null | Error>>) {
+// A creation time alone: a stream whose last sequence is past anything read.
+type Answer = string | StreamState | null | Error;
+
+function tracker(answers: Record<string, Answer[]>) {
   const told: string[] = [];
   const timers: Array<() => void> = [];
   const asked: string[] = [];
@@ -13,7 +18,7 @@ function tracker(answers: Record<string, Array<string | null | Error>>) {
       const next = answers[bucket]?.shift();
       if (next instanceof Error) throw next;
       if (next === undefined) throw new Error(`no answer left for ${bucket}`);
-      return next;
+      return typeof next === 'string' ? { created: next, lastSeq: 1_000_000 } : next;
     },
     onReplaced: (reason) => told.push(reason),
     setTimeout: (fn) => timers.push(fn),
@@ -70,4 +75,45 @@ test('stopped: no more asking', async (t) => {
   await identity.reconnected();
   t.is(timers.length, 0);
   t.is(identity.reason(), null);
+});
+
+test('a stream with the same creation time but fewer messages than were read is found: its one server lost its store', async (t) => {
+  const { identity, told } = tracker({ 'mf-leases': [{ created: 'A', lastSeq: 40 }, { created: 'A', lastSeq: 0 }] });
+  identity.opened('mf-leases', 'A');
+  identity.seen('mf-leases', 12);
+  identity.seen('mf-leases', 40);
+  identity.seen('mf-leases', 7);
+  await identity.check();
+  t.is(identity.reason(), null, 'the stream holds everything read so far');
+  await identity.check();
+  t.regex(identity.reason() ?? '', /^the stream of KV bucket mf-leases holds messages up to sequence 0 only, where this node already read revision 40: its NATS server lost its store/);
+  t.is(told.length, 1);
+});
+
+test('checked on a period once asked to: each check after the one before, none after a find or a stop', async (t) => {
+  const { identity, timers, asked } = tracker({ 'mf-hosts': ['A', 'A', { created: 'A', lastSeq: 1 }] });
+  identity.opened('mf-hosts', 'A');
+  identity.seen('mf-hosts', 5);
+  identity.checkEvery(30_000);
+  identity.checkEvery(30_000);
+  t.is(timers.length, 1, 'one period, however often asked');
+  for (let i = 0; i < 2; i++) {
+    timers.shift()!();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    t.is(identity.reason(), null);
+    t.is(timers.length, 1, 'the next check is set once this one is done');
+  }
+  timers.shift()!();
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  t.regex(identity.reason() ?? '', /holds messages up to sequence 1 only, where this node already read revision 5/);
+  t.is(timers.length, 0, 'nothing more once found');
+  t.deepEqual(asked, ['mf-hosts', 'mf-hosts', 'mf-hosts']);
+
+  const stopped = tracker({});
+  stopped.identity.opened('mf-hosts', 'A');
+  stopped.identity.checkEvery(30_000);
+  stopped.identity.stop();
+  t.is(stopped.timers.length, 1);
+  stopped.timers.shift()!();
+  t.deepEqual(stopped.asked, [], 'a stopped tracker asks nothing');
 });

@@ -257,5 +257,7 @@ cluster('nats cluster - a follower restarted with its store wiped gets the whole
     // through the wiped server has the creation time the pinned client first saw.
     await eventually('the bucket opened again through the pinned client', () => pinned.kv(BUCKET, { replicas: 3, history: 1 }));
     t.is(pinned.kvReplaced?.(), null);
+    // Nor the last sequence: the other two copies kept every message it read.
+    t.is(await pinned.checkKv?.(), null);
   });
 });
