@@ -36,7 +36,7 @@ export class KvStreamIdentity {
   // Each bucket's stream as this connection first saw it.
   readonly #first = new Map<string, string>();
   // The newest revision this connection read or wrote of each bucket: its stream holds at least that.
-  readonly #seen = new Map<string, number>();
+  readonly #seen = new Map<string, { max: number }>();
   #replaced: string | null = null;
   #retry: unknown = null;
   #period: unknown = null;
@@ -56,9 +56,22 @@ export class KvStreamIdentity {
     else if (first !== created) this.#found(bucket, `was created again at ${created} (this node watched the one created at ${first})`);
   }
 
-  /** A revision of `bucket` read or written (hot: every watched write comes through here). */
+  /** A revision of `bucket` read or written. */
   seen(bucket: string, revision: number): void {
-    if (revision > (this.#seen.get(bucket) ?? 0)) this.#seen.set(bucket, revision);
+    this.revisions(bucket)(revision);
+  }
+
+  /**
+   * Where a bucket tells the revisions it reads and writes: every watched write of the fleet comes
+   * through it, so it is bound to the bucket's cell once, not looked up per message.
+   */
+  revisions(bucket: string): (revision: number) => void {
+    let cell = this.#seen.get(bucket);
+    if (cell === undefined) this.#seen.set(bucket, (cell = { max: 0 }));
+    const seen = cell;
+    return (revision) => {
+      if (revision > seen.max) seen.max = revision;
+    };
   }
 
   /** The connection is back after a loss: each bucket's stream is asked for, until all are there. */
@@ -92,7 +105,7 @@ export class KvStreamIdentity {
         again = true;
         continue;
       }
-      const seen = this.#seen.get(bucket) ?? 0;
+      const seen = this.#seen.get(bucket)?.max ?? 0;
       if (now === null) again = true;
       else if (now.created !== first) return this.#found(bucket, `was created again at ${now.created} (this node watched the one created at ${first})`);
       else if (now.lastSeq < seen) return this.#found(bucket, `holds messages up to sequence ${now.lastSeq} only, where this node already read revision ${seen}`);

@@ -228,7 +228,7 @@ class NatsTransport implements Transport {
       return await openNatsKv(this.#nc, bucket, {
         ...options, redact: this.#redact, ...(this.#log ? { logger: this.#log } : {}),
         onOpened: (created) => this.#streams.opened(bucket, created),
-        onRevision: (revision) => this.#streams.seen(bucket, revision),
+        onRevision: this.#streams.revisions(bucket),
       });
     } catch (error) {
       throw withoutJetStream(error) ?? error;

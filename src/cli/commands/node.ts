@@ -184,8 +184,9 @@ export function register(program: Command): void {
       const transport = await connectNats({ ...natsOptions, log, onHandlerError: (err, subject) => log.error({ subject, err: String(err) }, 'handler failed') }).catch((error: unknown) => {
         throw error instanceof BusConnectError && error.retryable ? new CliError(`${errorMessage(error)}${UNREACHABLE_HINT}`) : error;
       });
-      const oneCopy = replicasWarning(transport.serverCluster ?? null, timing.replicas);
-      if (oneCopy) log.warn({ replicas: timing.replicas, natsCluster: transport.serverCluster?.name }, oneCopy);
+      const natsCluster = transport.serverCluster ?? null;
+      const oneCopy = replicasWarning(natsCluster, timing.replicas);
+      if (oneCopy) log.warn({ replicas: timing.replicas, natsCluster: natsCluster?.name }, oneCopy);
       // Hosts (and MAAS kinds) in Kubernetes, or the KV store of every kind the node runs.
       let kv: NodeKvStore | null = null;
       const stores: NodeStores = kube ? { kube } : (kv = await openNodeKvStore(transport, { ...(secrets ? { secrets } : {}), log, replicas: timing.replicas, maas: maas !== null })).stores;
