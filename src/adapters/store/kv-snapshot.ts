@@ -1,35 +1,26 @@
-import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { formatFieldPath } from '../../api/field-error.ts';
 import { errorMessage } from '../../api/index.ts';
 import type { KvBucket } from '../../ports/index.ts';
 import { StoreError } from '../../ports/index.ts';
-import { decodeKvRecord, isJsonKvValue } from './kv-value.ts';
+import { SNAPSHOT_FORMAT_VERSION, snapshotEntry, stopIfAborted, writeSnapshotFile } from './kv-snapshot-file.ts';
+import { decodeKvRecord } from './kv-value.ts';
+
+export { nextSaveDelayMs, persistKv, SAVE_SPACING, type KvPersist } from './kv-persist.ts';
 
 // `--persist FILE` of the embedded default: the host buckets of its in-memory KV, saved as they
 // are and loaded back before the node starts, so a rerun resumes where the last run stopped.
 // Leases, heartbeats and grants are never saved: they belong to a process that has ended.
 
 const Entry = z.union([z.object({ text: z.string() }), z.object({ base64: z.base64() })]);
-const FORMAT_VERSION = 2;
+const FORMAT_VERSION = SNAPSHOT_FORMAT_VERSION;
 const SnapshotFile = z.object({
   version: z.literal(FORMAT_VERSION),
   buckets: z.record(z.string(), z.record(z.string(), Entry)),
 });
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
-
-function entryOf(value: Uint8Array): z.infer<typeof Entry> {
-  // A JSON value (an older node's, a hand-made one) stays readable in the file; the stores'
-  // msgpackr records, and anything else that is not JSON, are kept exactly, as base64.
-  if (!isJsonKvValue(value)) return { base64: Buffer.from(value).toString('base64') };
-  try {
-    return { text: utf8.decode(value) };
-  } catch {
-    return { base64: Buffer.from(value).toString('base64') };
-  }
-}
 
 function valueOf(entry: z.infer<typeof Entry>): Uint8Array {
   return 'text' in entry ? encoder.encode(entry.text) : new Uint8Array(Buffer.from(entry.base64, 'base64'));
@@ -103,11 +94,6 @@ export async function loadKvSnapshot(path: string, buckets: readonly KvBucket[])
   return loads.length;
 }
 
-// Chunks of about 1 MiB: 100,000 hosts make a file of tens of MiB, and one JSON.stringify of
-// all of it would stall every actor of the process for the length of the call.
-const CHUNK_CHARS = 1 << 20;
-let tempSeq = 0;
-
 /**
  * Writes every entry of the buckets to a temporary file, syncs it and renames it over `path`.
  * Aborted (Ctrl-C), it stops before the rename and removes the temporary file: `path` is then
@@ -116,127 +102,13 @@ let tempSeq = 0;
 export async function saveKvSnapshot(path: string, buckets: readonly KvBucket[], options: { signal?: AbortSignal } = {}): Promise<void> {
   const { signal } = options;
   stopIfAborted(signal, path);
-  const temp = `${path}.${process.pid}.${++tempSeq}.tmp`;
-  let fh: FileHandle | undefined;
-  try {
-    fh = await open(temp, 'w', 0o600);
-    let buffer = '{"version":2,"buckets":{';
-    let firstBucket = true;
-    for (const bucket of buckets) {
-      buffer += `${firstBucket ? '\n' : ',\n'}${JSON.stringify(bucket.name)}:{`;
-      firstBucket = false;
-      let first = true;
-      for (const key of (await bucket.keys()).sort()) {
-        const entry = await bucket.get(key);
-        stopIfAborted(signal, path);
-        if (entry === null) continue;
-        buffer += `${first ? '\n' : ',\n'}${JSON.stringify(key)}:${JSON.stringify(entryOf(entry.value))}`;
-        first = false;
-        if (buffer.length >= CHUNK_CHARS) {
-          await writeAll(fh, buffer);
-          buffer = '';
-        }
-      }
-      buffer += '}';
-    }
-    buffer += '\n}}\n';
-    await writeAll(fh, buffer);
-    await fh.sync();
-    await fh.close();
-    fh = undefined;
-    // The last point to stop: once renamed, the new file is whole and in place.
+  await writeSnapshotFile(path, buckets.map((bucket) => ({ bucket: bucket.name, entries: entriesOf(bucket, path, signal) })), signal);
+}
+
+async function* entriesOf(bucket: KvBucket, path: string, signal: AbortSignal | undefined): AsyncIterable<string> {
+  for (const key of (await bucket.keys()).sort()) {
+    const entry = await bucket.get(key);
     stopIfAborted(signal, path);
-    await rename(temp, path);
-  } catch (error) {
-    await fh?.close().catch(() => undefined);
-    await unlink(temp).catch(() => undefined);
-    throw error;
+    if (entry !== null) yield snapshotEntry(key, entry.value);
   }
-}
-
-function stopIfAborted(signal: AbortSignal | undefined, path: string): void {
-  if (signal?.aborted) throw new StoreError(`the save of the store file ${path} was abandoned; the file is as the last complete save left it`, false, { cause: signal.reason }, 'saveAborted');
-}
-
-async function writeAll(fh: FileHandle, text: string): Promise<void> {
-  const bytes = Buffer.from(text, 'utf8');
-  let offset = 0;
-  while (offset < bytes.length) {
-    const { bytesWritten } = await fh.write(bytes, offset, bytes.length - offset);
-    offset += bytesWritten;
-  }
-}
-
-export interface KvPersist {
-  /** Saves now (after a save in progress). */
-  flush(): Promise<void>;
-  /** Stops watching and saves what changed; nothing is saved after it. */
-  close(): Promise<void>;
-  /**
-   * For Ctrl-C: abandons a save in progress, resolving once its temporary file is removed, with
-   * whether there was one; nothing is saved after it, so the file stays the last complete save.
-   */
-  abort(): Promise<boolean>;
-}
-
-/**
- * Saves the buckets a moment after they change (and on flush), one write at a time, so a demo
- * stopped with Ctrl-C keeps nearly everything it did.
- */
-export async function persistKv(path: string, buckets: readonly KvBucket[], options: { debounceMs?: number; onError?: (err: unknown) => void } = {}): Promise<KvPersist> {
-  const debounceMs = options.debounceMs ?? 1_000;
-  const stopped = new AbortController();
-  let dirty = false;
-  let timer: NodeJS.Timeout | null = null;
-  let writing: Promise<void> | null = null;
-  const write = async (): Promise<void> => {
-    while (writing) await writing;
-    if (!dirty || stopped.signal.aborted) return;
-    dirty = false;
-    writing = saveKvSnapshot(path, buckets, { signal: stopped.signal }).finally(() => {
-      writing = null;
-    });
-    await writing;
-  };
-  const arm = (): void => {
-    dirty = true;
-    if (timer !== null) return;
-    timer = setTimeout(() => {
-      timer = null;
-      write().catch((err: unknown) => {
-        if (!stopped.signal.aborted) options.onError?.(err);
-      });
-    }, debounceMs);
-  };
-  let ready = false;
-  const unwatch = await Promise.all(buckets.map((b) => b.watch({ onEvent: () => {
-    if (ready) arm();
-  } })));
-  ready = true;
-  const stop = (): void => {
-    for (const end of unwatch.splice(0)) end();
-    if (timer !== null) clearTimeout(timer);
-    timer = null;
-  };
-  return {
-    async flush() {
-      if (timer !== null) clearTimeout(timer);
-      timer = null;
-      dirty = true;
-      await write();
-    },
-    async close() {
-      stop();
-      dirty = true;
-      await write();
-    },
-    async abort() {
-      stop();
-      const inProgress = writing;
-      stopped.abort();
-      if (inProgress === null) return false;
-      await inProgress.catch(() => undefined);
-      return true;
-    },
-  };
 }
