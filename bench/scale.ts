@@ -4,7 +4,8 @@
 //   npm run bench -- scale [--hosts 10000] [--latency 20] [--limit 200]
 //     The embedded default, as `metalfleet demo` runs it: one node on the memory bus and KV, the
 //     fixture answering every call after --latency ms. Each host is inspected and provisioned, two
-//     gated calls, so the slot-bound ideal is ceil(2 x hosts / limit) x latency.
+//     gated calls, so the slot-bound ideal is ceil(2 x hosts / limit) x latency. --persist FILE
+//     saves the host buckets to FILE as they change, as `metalfleet demo --persist` does.
 //   npm run bench -- scale --nodes 3 [--hosts 3000] [--latency 300] [--limit 50] [--stagger ms]
 //     metalfleet node processes on a three-server NATS JetStream cluster with R3 buckets, as
 //     deploy/nats runs it, with the lease TTL production runs there (15 s). Inspection is off
@@ -15,12 +16,14 @@
 //     (`metalfleet node --max-calls`): e.g. fixture=64 puts the remote fixture's calls, which
 //     wait in its 64-connection pool first come first served, behind the call bound, which
 //     serves hosts that started first.
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createFixtureProvisioner } from '../src/adapters/fixture/index.ts';
+import { persistKv } from '../src/adapters/store/kv-snapshot.ts';
+import { kindBuckets } from '../src/machines/kinds.ts';
 import type { FixtureCallRecord } from '../src/adapters/fixture/index.ts';
 import { DEFAULT_MACHINE_CONFIG } from '../src/machines/bmh/index.ts';
 import { gather } from '../src/cluster/introspect/index.ts';
@@ -38,6 +41,8 @@ const TARGET = 1.15;
 
 export async function run(flags: Record<string, string>): Promise<object> {
   const nodes = intFlag(flags, 'nodes', 1);
+  if (flags.persist !== undefined && nodes > 1) throw new BenchFlagError('--persist: only the embedded form saves its KV to a file; a cluster keeps it in NATS');
+  if (flags.persist === '') throw new BenchFlagError('--persist: expected the path of a file to save the host buckets to, got ""');
   return nodes <= 1 ? embedded(flags) : cluster(flags, nodes);
 }
 
@@ -58,6 +63,8 @@ async function embedded(flags: Record<string, string>): Promise<object> {
   const baseline = process.memoryUsage().heapUsed;
   const provisioner = createFixtureProvisioner({ latencyMs, demoBehaviours: false });
   const prepared = await prepareLocalBenchNode(hosts(count, { inspection: true }));
+  const persistPath = flags.persist === undefined ? null : resolve(flags.persist);
+  const persist = persistPath === null ? null : await persistKv(persistPath, await Promise.all(kindBuckets().map((name) => prepared.substrate.transport.kv(name))));
   const lag = eventLoopMonitor();
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
@@ -75,6 +82,7 @@ async function embedded(flags: Record<string, string>): Promise<object> {
   // CPU time beside wall time: on a shared machine the makespan also says how busy the neighbours were.
   const cpu = process.cpuUsage(cpuBefore);
   lag.stop();
+  await persist?.close();
   const figures = await node.capacity();
   const counts = brokerCounts(node);
   const kvAfter: Record<string, number> = prepared.substrate.memoryKv?.revisions() ?? {};
@@ -107,6 +115,7 @@ async function embedded(flags: Record<string, string>): Promise<object> {
     kvWritesByBucket,
     heapBytesPerHost: Math.round(heap / count),
     eventLoopLagP99Ms: round(lag.p99Ms(), 2),
+    ...(persistPath === null ? {} : { persistFileBytes: statSync(persistPath).size }),
   };
 }
 

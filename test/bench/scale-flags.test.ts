@@ -14,3 +14,8 @@ test('bench scale and kv - a flag that is not a number is refused naming it and 
   await t.throwsAsync(scale({ nodes: '3', latency: '-5' }), { message: '--latency: expected a number >= 0, got "-5"' });
   await t.throwsAsync(kv({ writers: 'x' }), { message: '--writers: expected a number >= 0, got "x"' });
 });
+
+test('bench scale - --persist is refused empty, or with --nodes: a cluster keeps its KV in NATS', async (t) => {
+  await t.throwsAsync(scale({ persist: '' }), { message: '--persist: expected the path of a file to save the host buckets to, got ""' });
+  await t.throwsAsync(scale({ nodes: '3', persist: '/tmp/x.json' }), { message: /^--persist: only the embedded form saves its KV to a file/ });
+});
