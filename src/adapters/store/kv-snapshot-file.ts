@@ -51,11 +51,12 @@ class Pieces {
 
   constructor(private readonly fh: FileHandle) {}
 
-  async add(piece: string | Uint8Array): Promise<void> {
+  /** Keeps the piece; true once a chunk's worth is kept, for the caller to flush. */
+  push(piece: string | Uint8Array): boolean {
     const bytes = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece;
     this.pending.push(bytes);
     this.size += bytes.byteLength;
-    if (this.size >= CHUNK_BYTES) await this.flush();
+    return this.size >= CHUNK_BYTES;
   }
 
   async flush(): Promise<void> {
@@ -90,21 +91,21 @@ export async function writeSnapshotFile(path: string, sections: Iterable<Snapsho
   try {
     fh = await open(temp, 'w', 0o600);
     const out = new Pieces(fh);
-    await out.add(`{"version":${SNAPSHOT_FORMAT_VERSION},"buckets":{`);
+    out.push(`{"version":${SNAPSHOT_FORMAT_VERSION},"buckets":{`);
     let firstBucket = true;
     for (const section of sections) {
-      await out.add(`${firstBucket ? '\n' : ',\n'}${JSON.stringify(section.bucket)}:{`);
+      out.push(`${firstBucket ? '\n' : ',\n'}${JSON.stringify(section.bucket)}:{`);
       firstBucket = false;
       let first = true;
       for await (const entry of section.entries) {
         stopIfAborted(signal, path);
-        await out.add(first ? FIRST_ENTRY : NEXT_ENTRY);
-        await out.add(entry);
+        out.push(first ? FIRST_ENTRY : NEXT_ENTRY);
+        if (out.push(entry)) await out.flush();
         first = false;
       }
-      await out.add('}');
+      out.push('}');
     }
-    await out.add('\n}}\n');
+    out.push('\n}}\n');
     await out.flush();
     await fh.sync();
     await fh.close();

@@ -4,7 +4,7 @@ import { formatFieldPath } from '../../api/field-error.ts';
 import { errorMessage } from '../../api/index.ts';
 import type { KvBucket } from '../../ports/index.ts';
 import { StoreError } from '../../ports/index.ts';
-import { SNAPSHOT_FORMAT_VERSION, snapshotEntry, stopIfAborted, writeSnapshotFile } from './kv-snapshot-file.ts';
+import { SNAPSHOT_FORMAT_VERSION, snapshotEntry, writeSnapshotFile } from './kv-snapshot-file.ts';
 import { decodeKvRecord } from './kv-value.ts';
 
 export { nextSaveDelayMs, persistKv, SAVE_SPACING, type KvPersist } from './kv-persist.ts';
@@ -14,9 +14,8 @@ export { nextSaveDelayMs, persistKv, SAVE_SPACING, type KvPersist } from './kv-p
 // Leases, heartbeats and grants are never saved: they belong to a process that has ended.
 
 const Entry = z.union([z.object({ text: z.string() }), z.object({ base64: z.base64() })]);
-const FORMAT_VERSION = SNAPSHOT_FORMAT_VERSION;
 const SnapshotFile = z.object({
-  version: z.literal(FORMAT_VERSION),
+  version: z.literal(SNAPSHOT_FORMAT_VERSION),
   buckets: z.record(z.string(), z.record(z.string(), Entry)),
 });
 
@@ -39,10 +38,10 @@ function corrupt(path: string, detail: string, cause?: unknown): StoreError {
 // A file of another format version is whole, not "corrupt" (a newer one was reported so): the
 // message says which metalfleet wrote it, so the user runs that one rather than deleting the file.
 function otherVersion(path: string, version: number): StoreError {
-  const newer = version > FORMAT_VERSION;
+  const newer = version > SNAPSHOT_FORMAT_VERSION;
   return refused(
     path, newer ? 'storeFileNewer' : 'storeFileOlder',
-    `was written by ${newer ? 'a newer' : 'an older'} metalfleet: it is format version ${version} and this build reads format version ${FORMAT_VERSION}`,
+    `was written by ${newer ? 'a newer' : 'an older'} metalfleet: it is format version ${version} and this build reads format version ${SNAPSHOT_FORMAT_VERSION}`,
     newer ? 'run that newer metalfleet, or move the file away to start from the manifests alone' : 'this build cannot read it; move it away to start from the manifests alone',
   );
 }
@@ -72,7 +71,7 @@ export async function loadKvSnapshot(path: string, buckets: readonly KvBucket[])
     throw corrupt(path, `not valid JSON (${errorMessage(error)})`, error);
   }
   const version = typeof json === 'object' && json !== null ? (json as { version?: unknown }).version : undefined;
-  if (typeof version === 'number' && Number.isInteger(version) && version > 0 && version !== FORMAT_VERSION) throw otherVersion(path, version);
+  if (typeof version === 'number' && Number.isInteger(version) && version > 0 && version !== SNAPSHOT_FORMAT_VERSION) throw otherVersion(path, version);
   const parsed = SnapshotFile.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -100,15 +99,13 @@ export async function loadKvSnapshot(path: string, buckets: readonly KvBucket[])
  * as the last complete save left it, and the promise rejects with a StoreError `saveAborted`.
  */
 export async function saveKvSnapshot(path: string, buckets: readonly KvBucket[], options: { signal?: AbortSignal } = {}): Promise<void> {
-  const { signal } = options;
-  stopIfAborted(signal, path);
-  await writeSnapshotFile(path, buckets.map((bucket) => ({ bucket: bucket.name, entries: entriesOf(bucket, path, signal) })), signal);
+  // The writer checks the signal before it opens the file and before each entry it writes.
+  await writeSnapshotFile(path, buckets.map((bucket) => ({ bucket: bucket.name, entries: entriesOf(bucket) })), options.signal);
 }
 
-async function* entriesOf(bucket: KvBucket, path: string, signal: AbortSignal | undefined): AsyncIterable<string> {
+async function* entriesOf(bucket: KvBucket): AsyncIterable<string> {
   for (const key of (await bucket.keys()).sort()) {
     const entry = await bucket.get(key);
-    stopIfAborted(signal, path);
     if (entry !== null) yield snapshotEntry(key, entry.value);
   }
 }
