@@ -86,7 +86,21 @@ const Jsz = z.object({
 });
 type Jsz = z.infer<typeof Jsz>;
 
+/** A server could not bind a port picked free a moment before: another process took it in between. */
+class PortTaken extends Error {}
+
 export async function startNatsCluster(options: StartNatsClusterOptions = {}): Promise<NatsCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNatsClusterOnce(options);
+    } catch (err) {
+      // Fresh ports for another try; any other failure is the test's to see.
+      if (!(err instanceof PortTaken) || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function startNatsClusterOnce(options: StartNatsClusterOptions): Promise<NatsCluster> {
   const size = options.size ?? 3;
   if (!Number.isInteger(size) || size < 2) throw new RangeError(`startNatsCluster: size ${size}; expected an integer of at least 2`);
   const dir = await mkdtemp(join(tmpdir(), 'metalfleet-nats-cluster-'));
@@ -200,7 +214,8 @@ export async function startNatsCluster(options: StartNatsClusterOptions = {}): P
   } catch (err) {
     const tails = servers.map((s) => `--- ${s.name}:\n${s.logTail(15)}`).join('\n');
     await cluster.dispose();
-    throw new Error(`startNatsCluster: ${err instanceof Error ? err.message : String(err)}\n${tails}`, { cause: err });
+    const Failure = /address already in use/.test(tails) ? PortTaken : Error;
+    throw new Failure(`startNatsCluster: ${err instanceof Error ? err.message : String(err)}\n${tails}`, { cause: err });
   }
   return cluster;
 }
