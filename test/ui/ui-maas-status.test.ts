@@ -34,6 +34,11 @@ test('ui maas status - a paused and a waiting MaasMachine are paused and waiting
     t.regex(shown[0] ?? '', /^capi\/alone.*Pending.*waiting/);
     t.regex(shown[1] ?? '', /^capi\/held.*Pending.*paused/);
     t.deepEqual((await page.getByTestId('maas-machine-status').allTextContents()).sort(), ['paused', 'waiting']);
+    // Which node drives each machine, as the picture says (the summary is whole: no "first 50" line).
+    const nodes = picture!.hosts.map((h) => h.node);
+    t.true(nodes.every((n) => n.length > 0));
+    t.deepEqual(await page.getByTestId('maas-machine-node').allTextContents(), nodes);
+    t.is(await page.getByTestId('maas-more').count(), 0);
     // The hosts table shows the same status for every kind.
     t.deepEqual((await page.getByTestId('host-status').allTextContents()).sort(), ['paused', 'waiting']);
     await page.close();

@@ -89,6 +89,9 @@ export function Cluster({ picture }: { picture: Picture }) {
   );
 }
 
+// The section is a summary: past this many rows the hosts table (which filters) is the place to look.
+const MAAS_ROWS = 50;
+
 /** MaasMachines by their MAAS state; each links to its host page (its MAAS record is there). */
 export function Maas({ picture }: { picture: Picture }) {
   const machines = picture.hosts.filter((h) => h.kind === 'MaasMachine');
@@ -100,15 +103,16 @@ export function Maas({ picture }: { picture: Picture }) {
       <h2>MAAS</h2>
       <p>{machines.length} MaasMachines: {[...byState].map(([s, n]) => `${s} ${n}`).join(' · ')}</p>
       <table>
-        <thead><tr><th>machine</th><th>MAAS state</th><th>status</th><th>power</th><th>error</th></tr></thead>
-        <tbody>{machines.slice(0, 50).map((m) => (
+        <thead><tr><th>machine</th><th>MAAS state</th><th>status</th><th>power</th><th>node</th><th>error</th></tr></thead>
+        <tbody>{machines.slice(0, MAAS_ROWS).map((m) => (
           <tr key={m.key} data-testid="maas-machine">
             <td><a href={`#/host/MaasMachine/${m.key.split('/').map(encodeURIComponent).join('/')}`}>{m.key}</a></td>
             {/* The status is the kind's view (paused, waiting, delayed, OK), as for a BareMetalHost. */}
-            <td>{m.state}</td><td data-testid="maas-machine-status">{m.operationalStatus}</td><td>{m.poweredOn ? 'on' : 'off'}</td><td class={m.errorType ? 'bad' : ''}>{m.errorType}</td>
+            <td>{m.state}</td><td data-testid="maas-machine-status">{m.operationalStatus}</td><td>{m.poweredOn ? 'on' : 'off'}</td><td data-testid="maas-machine-node">{m.node}</td><td class={m.errorType ? 'bad' : ''}>{m.errorType}</td>
           </tr>
         ))}</tbody>
       </table>
+      {machines.length > MAAS_ROWS && <p data-testid="maas-more">first {MAAS_ROWS} of {machines.length}: the hosts table below lists and filters them all</p>}
     </section>
   );
 }
