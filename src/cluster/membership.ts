@@ -1,6 +1,7 @@
 // Cluster membership from heartbeats in a KV bucket. Liveness is judged by local receive time,
 // not by the writer's clock, and by local timers, because the bucket TTL (server 2.9) deletes
 // stale heartbeats silently: no watch event ever says a node died.
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Clock, KvBucket, KvEvent, Logger, TimerHandle } from '../ports/index.ts';
 import { silentLogger } from '../ports/index.ts';
@@ -46,7 +47,8 @@ export interface Membership {
   stop(): Promise<void>;
 }
 
-export const Heartbeat = z.object({ node: z.string(), at: z.number(), info: z.record(z.string(), z.string()).optional() });
+// instance: one per process start, so a second process given the same --name is told apart.
+export const Heartbeat = z.object({ node: z.string(), at: z.number(), instance: z.string().optional(), info: z.record(z.string(), z.string()).optional() });
 export type Heartbeat = z.infer<typeof Heartbeat>;
 
 const NODE_ID = /^[A-Za-z0-9_-]+$/;
@@ -82,6 +84,9 @@ class KvMembership implements Membership {
   /** When the settle wait gives up on a view that keeps changing (start + deadAfterMs). */
   private settleBy = Number.POSITIVE_INFINITY;
   private last: string[] = [];
+  private readonly instance = randomUUID();
+  /** When a heartbeat under this node's name from another process was last seen (null: never). */
+  private twinSeenAt: number | null = null;
 
   constructor(private readonly options: MembershipOptions) {
     this.self = options.self;
@@ -146,6 +151,8 @@ class KvMembership implements Membership {
     await this.stop();
     // A heartbeat landing after the delete would resurrect this node for deadAfterMs.
     await this.beating;
+    // Another live process heartbeats under this name: deleting the key would count it dead too.
+    if (this.twinSeenAt !== null && this.clock.now() - this.twinSeenAt < this.deadAfterMs) return;
     await this.options.bucket.delete(`${PREFIX}${this.self}`).catch((err: unknown) => this.log.warn({ err }, 'membership leave could not delete the heartbeat'));
   }
 
@@ -171,7 +178,7 @@ class KvMembership implements Membership {
 
   private async beat(): Promise<void> {
     const sentAt = this.clock.now();
-    const hb: Heartbeat = { node: this.self, at: sentAt, ...(this.options.info ? { info: this.options.info } : {}) };
+    const hb: Heartbeat = { node: this.self, at: sentAt, instance: this.instance, ...(this.options.info ? { info: this.options.info } : {}) };
     try {
       await this.options.bucket.put(`${PREFIX}${this.self}`, new TextEncoder().encode(JSON.stringify(hb)));
       if (this.writeFailed) this.log.info({}, 'membership heartbeat written again');
@@ -187,7 +194,10 @@ class KvMembership implements Membership {
   private onEvent(e: KvEvent): void {
     if (!this.running) return;
     const node = e.key.slice(PREFIX.length);
-    if (node === this.self) return;
+    if (node === this.self) {
+      if (e.op !== 'delete') this.noticeTwin(parseHeartbeat(e.value));
+      return;
+    }
     const old = this.peers.get(node);
     if (old !== undefined) this.clock.clearTimeout(old);
     if (e.op === 'delete') {
@@ -202,6 +212,19 @@ class KvMembership implements Membership {
       this.peers.delete(node);
     }
     this.changed();
+  }
+
+  /** A heartbeat under this node's name written by another process: two nodes share one --name. */
+  private noticeTwin(hb: Heartbeat | null): void {
+    if (hb?.instance === undefined || hb.instance === this.instance) return;
+    const first = this.twinSeenAt === null || this.clock.now() - this.twinSeenAt >= this.deadAfterMs;
+    this.twinSeenAt = this.clock.now();
+    if (first) {
+      this.log.error(
+        { otherPid: hb.info?.['pid'] ?? 'unknown' },
+        `another process heartbeats as node "${this.self}": every node needs its own --name; the cluster counts both as one node, so stop one of them`,
+      );
+    }
   }
 
   private changed(): void {
