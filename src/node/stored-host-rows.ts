@@ -1,5 +1,6 @@
-import { BMH_KIND, MaasMachineStatus, shardOf } from '../api/index.ts';
+import { BMH_KIND, MaasMachineStatus, shardOf, type BareMetalHost } from '../api/index.ts';
 import type { HostBackend, HostRow } from '../bus/messages/introspect.ts';
+import { stateEnteredStamp } from '../machines/bmh/index.ts';
 import { clusterKeyOf } from '../machines/cluster-key.ts';
 import type { ResourceStore, StoredObject } from '../ports/index.ts';
 import { storedProblem, unreadableRow } from './stored-problem.ts';
@@ -36,7 +37,7 @@ export async function storedHostRows(store: ResourceStore, scope: StoredRowsScop
       errorType: status?.errorType ?? '',
       ...(status?.errorMessage ? { errorMessage: status.errorMessage } : {}),
       shard,
-      stateSinceMs: sinceMs(status?.lastUpdated, now),
+      stateSinceMs: bmhStateSinceMs(status, now),
       stored: true,
     });
   }
@@ -84,6 +85,15 @@ export function maasRow(machine: StoredObject, shard: number, now: number): Host
 function sinceNewestTransition(conditions: ReadonlyArray<{ lastTransitionTime?: string | undefined }> | undefined, now: number): number {
   const times = (conditions ?? []).map((c) => (c.lastTransitionTime ? Date.parse(c.lastTransitionTime) : Number.NaN)).filter(Number.isFinite);
   return times.length > 0 ? Math.max(0, now - Math.max(...times)) : 0;
+}
+
+/**
+ * How long a stored BareMetalHost has been in its provisioning state: from its operationHistory,
+ * as a live owner reads it (machines/bmh/logic.ts), not from lastUpdated, which any status write
+ * (a power change) moves; lastUpdated only for the states the history does not date.
+ */
+export function bmhStateSinceMs(status: BareMetalHost['status'], now: number): number {
+  return status ? sinceMs(stateEnteredStamp(status) ?? status.lastUpdated, now) : 0;
 }
 
 /** Milliseconds since an RFC 3339 time (status.lastUpdated); 0 when there is none or it does not parse. */
