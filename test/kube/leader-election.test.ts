@@ -200,6 +200,34 @@ test('leader election - a leader whose API server stops answering exits within t
   t.true(exitedAfter < LEASE_MS, `exited ${exitedAfter} ms after the API server froze`);
 });
 
+// A leader whose informers never sync (the CRDs are not installed yet) waited for that sync after
+// SIGTERM: it kept running, and the Lease stayed held until a second signal killed it.
+test('leader election - a leader still listing stops on SIGTERM, exits 0 and gives the Lease up', async (t) => {
+  const procs: Proc[] = [];
+  t.teardown(() => {
+    for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+  });
+  // No --crd-dir: BareMetalHost cannot be listed, so the node never syncs.
+  const apiProc = run(['--import=tsx', 'test/support/kube-api/main.ts', '--port', '0']);
+  procs.push(apiProc);
+  const { kubeconfig } = await firstLine<{ url: string; kubeconfig: string }>(apiProc, 'the Kubernetes API test server');
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  await kc.makeApiClient(CoreV1Api).createNamespace({ body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'lab' } } });
+  const leases = kc.makeApiClient(CoordinationV1Api);
+  const holder = async (): Promise<string | undefined> => (await leases.readNamespacedLease({ namespace: 'lab', name: 'mf-test' }).catch(() => null))?.spec?.holderIdentity;
+  const a = run(['bin/metalfleet.js', 'node', '--kubeconfig', kubeconfig, '--name', 'node-a', '--health-port', '0', '--log-level', 'info', '--shards', '4', ...ELECTION]);
+  procs.push(a);
+  const info = await firstLine<NodeLine>(a, 'node A');
+  await waitUntil(async () => (await holder()) === info.identity, 30_000, 'A holds the Lease', 50);
+  const ready = await fetch(`${info.health}/readyz`);
+  t.is(ready.status, 503, 'not ready: its informers have not synced');
+  a.child.kill('SIGTERM');
+  const { code, signal } = await a.exited;
+  t.deepEqual({ code, signal }, { code: 0, signal: null }, a.stderr().slice(-2_000));
+  t.is(await holder(), '', 'the Lease is given up');
+});
+
 test('leader election - its flags: only for the Kubernetes mode without NATS, and client-go\'s timing rules', async (t) => {
   const withNats = await metalfleet('node', '--nats', 'nats://127.0.0.1:1', '--allow-unsigned-commands', '--leader-election-id', 'x');
   t.is(withNats.code, 2);

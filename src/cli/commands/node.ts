@@ -307,7 +307,11 @@ async function runKubeOnly(flags: NodeFlags, env: ReturnType<typeof readEnv>, p:
     provisioner: p.provisioner,
     ...(maas ? { maas: { driver: maas.driver, config: { skipSwap: env.MAAS_SKIP_SWAP } } } : {}),
   }, { log: p.log, onHealth: announce, ...(election ? { gate: election.gate } : {}) });
-  const failed = started.then(() => new Promise<never>(() => undefined), (err: unknown) => err);
+  let running = false;
+  const failed = started.then(() => {
+    running = true;
+    return new Promise<never>(() => undefined);
+  }, (err: unknown) => err);
   const outcome = await Promise.race([untilSignalled(), failed]);
   if (typeof outcome !== 'string') {
     await election?.elector.stop({ release: true });
@@ -324,6 +328,10 @@ async function runKubeOnly(flags: NodeFlags, env: ReturnType<typeof readEnv>, p:
   process.once('SIGINT', now);
   // A standby gives up waiting (startNode then rejects); a leader drains first, then releases.
   if (election && !election.elector.isLeader()) await election.elector.stop();
+  // A leader still listing (CRDs not installed, the API server unreachable) would wait for a sync
+  // that may never come: closing the adapter ends that wait (startNode rejects), and the Lease is
+  // given up below.
+  if (!running) await p.kube.close();
   const node: Node | null = await started.catch(() => null);
   await node?.stop({ graceful: true });
   await election?.elector.stop({ release: true });
