@@ -62,6 +62,11 @@ export function createBackend(o: MaasSimOptions, { seeds, accounts, timings, clo
   const dns = new DnsResources(places, clock, (ip) => network.subnetForAddress(ip));
   // Subnets the seeds cable NICs to exist from the start, as an admin would have made them.
   for (const seed of seeds) for (const nic of seed.nics ?? []) if (nic.subnet !== undefined) network.ensureSubnet(nic.subnet);
+  // Saved links (`--save`), on their subnets: one an admin made comes back as NICs' subnets do.
+  fleet.restoreLinks((cidr) => {
+    network.ensureSubnet(cidr);
+    return network.subnetInfo(cidr)?.id ?? null;
+  }, () => network.nextLinkId());
   const ranges = new IpRanges({
     subnetBySpecifier: (text) => network.subnetInfo(text),
     subnetForIp: (ip) => network.subnetOfAddress(ip),

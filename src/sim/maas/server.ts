@@ -90,7 +90,7 @@ export async function startMaasSim(o: MaasSimOptions = {}): Promise<MaasSim> {
     adminKey,
     userKey,
     machines: () => fleet.all().map(simMachine),
-    seeds: () => fleet.toSeeds(),
+    seeds: () => fleet.toSeeds((id) => backend.network.subnetInfo(String(id))?.cidr),
     machine: (idOrHostname) => {
       const m = fleet.find(idOrHostname);
       return m ? simMachine(m) : undefined;

@@ -17,6 +17,8 @@ import { parseEventNodeFilter, parseListFilter } from './list-filter.ts';
 import type { MachineRecord } from './machine.ts';
 import { forgetDeployment, systemIdFor } from './machine.ts';
 import { buildMachine, toSeed } from './machine-factory.ts';
+import type { SavedLink } from './machine-links.ts';
+import { restoreLinks } from './machine-links.ts';
 import type { Places } from './machine-json.ts';
 import type { SimUser } from '../http/oauth.ts';
 import type { TagBook } from '../places/tags.ts';
@@ -44,6 +46,8 @@ export class Fleet {
   readonly powerActions = new PowerActionLog();
   /** The images MAAS can deploy (boot-resources/), for every architecture of the fleet. */
   readonly images: BootImages;
+  /** Seed links by system_id, until restoreLinks: their subnets are the network's, made later. */
+  private readonly savedLinks = new Map<string, readonly SavedLink[]>();
 
   constructor(seeds: readonly SeedMachine[], private readonly places: Places, private readonly tags: TagBook, private readonly config: FleetConfig) {
     this.life = new Lifecycle(config, places, () => this.all());
@@ -57,6 +61,7 @@ export class Fleet {
       const systemId = seed.systemId !== undefined && !this.machines.has(seed.systemId) ? seed.systemId : systemIdFor(seed.hostname, new Set(this.machines.keys()));
       const m = buildMachine(seed, systemId, { ids, defaultDomain: places.defaultDomain, seedOwner: config.seedOwner });
       this.machines.set(systemId, m);
+      if (seed.links) this.savedLinks.set(systemId, seed.links);
       if (m.status !== NodeStatus.Deployed) continue;
       // Saved addresses first (a restart renumbering deployed machines would point DNS names and
       // workloads at the wrong ones); the others claim theirs once every saved one is taken.
@@ -71,9 +76,21 @@ export class Fleet {
     for (const m of unaddressed) m.ipAddresses = this.life.claimAddresses(m);
   }
 
-  /** The fleet as it is now, in the seed format: what `--save` writes and `--fleet` reads back. */
-  toSeeds(): SeedMachine[] {
-    return this.all().map(toSeed);
+  /**
+   * The fleet as it is now, in the seed format: what `--save` writes and `--fleet` reads back.
+   * `cidrOf` names the subnets of the machines' links, which are written only with it.
+   */
+  toSeeds(cidrOf?: (subnetId: number) => string | undefined): SeedMachine[] {
+    return this.all().map((m) => toSeed(m, cidrOf));
+  }
+
+  /** The links the seeds saved (seed `links`), once the network that holds their subnets exists. */
+  restoreLinks(subnetId: (cidr: string) => number | null, nextLinkId: () => number): void {
+    for (const [systemId, saved] of this.savedLinks) {
+      const m = this.machines.get(systemId);
+      if (m) restoreLinks(m, saved, subnetId, nextLinkId);
+    }
+    this.savedLinks.clear();
   }
 
   /** Names that exist for allocation and list filters. */

@@ -47,20 +47,20 @@ export function buildMachine(seed: SeedMachine, systemId: string, ctx: FactoryCo
     statusMessage: '',
     errorDescription: '',
     locked: seed.locked ?? false,
-    powerState: deployed ? 'on' : 'off',
+    powerState: seed.powerState ?? (deployed ? 'on' : 'off'),
     owner: owned ? (seed.owner ?? ctx.seedOwner) : null,
     agentName: owned ? (seed.agentName ?? '') : '',
     osystem: deployed ? (seed.osystem ?? 'ubuntu') : '',
     distroSeries: deployed ? (seed.distroSeries ?? DEFAULT_DISTRO_SERIES) : '',
-    hweKernel: null,
-    minHweKernel: null,
+    hweKernel: deployed ? (seed.hweKernel ?? null) : null,
+    minHweKernel: seed.minHweKernel ?? null,
     enableHwSync: false,
     links: null,
     ephemeralDeploy: false,
     installKvm: false,
     userData: null,
     ownerData: owned ? { ...seed.ownerData } : {},
-    swapSize: null,
+    swapSize: seed.swapSize ?? null,
     ipAddresses: [],
     timer: undefined,
     staleReady: false,
@@ -68,8 +68,11 @@ export function buildMachine(seed: SeedMachine, systemId: string, ctx: FactoryCo
   };
 }
 
-/** The machine as a seed: its hardware as found, and the resting status it is in or heading to. */
-export function toSeed(m: MachineRecord): SeedMachine {
+/**
+ * The machine as a seed: its hardware as found, and the resting status it is in or heading to.
+ * `cidrOf` names a link's subnet; without it the links are not written.
+ */
+export function toSeed(m: MachineRecord, cidrOf?: (subnetId: number) => string | undefined): SeedMachine {
   const status = seedStatusOf(m.status);
   const owned = status === 'Allocated' || status === 'Deployed' || status === 'Failed deployment';
   const seed: SeedMachine = {
@@ -98,10 +101,28 @@ export function toSeed(m: MachineRecord): SeedMachine {
     if (m.agentName !== '') seed.agentName = m.agentName;
     if (Object.keys(m.ownerData).length > 0) seed.ownerData = { ...m.ownerData };
   }
+  // Power as it is when it differs from what the status implies (a Deployed machine switched off),
+  // for a machine at rest only: one on its way to a status gets that status's power.
+  const resting = status === 'Deployed' ? 'on' : 'off';
+  const atRest = seedStatusCode(status) === m.status;
+  if (atRest && (m.powerState === 'on' || m.powerState === 'off') && m.powerState !== resting) seed.powerState = m.powerState;
+  if (m.minHweKernel) seed.minHweKernel = m.minHweKernel;
+  if (m.swapSize !== null) seed.swapSize = m.swapSize;
   if (status === 'Deployed') {
     seed.osystem = m.osystem || 'ubuntu';
     seed.distroSeries = m.distroSeries || DEFAULT_DISTRO_SERIES;
+    if (m.hweKernel) seed.hweKernel = m.hweKernel;
     if (m.ipAddresses.length > 0) seed.ipAddresses = [...m.ipAddresses];
+  }
+  if (m.links && cidrOf) {
+    const deployed = status === 'Deployed';
+    seed.links = m.links.flatMap((l) => {
+      const nic = m.nics.find((n) => n.id === l.nicId);
+      if (!nic) return [];
+      const subnet = l.subnetId === null ? undefined : cidrOf(l.subnetId);
+      const ip = l.ip !== null && subnet !== undefined && (l.mode === 'static' || deployed) ? l.ip : undefined;
+      return [{ nic: nic.name, mode: l.mode, ...(subnet === undefined ? {} : { subnet }), ...(ip === undefined ? {} : { ip }) }];
+    });
   }
   return seed;
 }

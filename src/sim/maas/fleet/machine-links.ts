@@ -63,6 +63,30 @@ function addressesOf(links: readonly MachineLink[]): string[] {
   return [...ips('static'), ...ips('auto')];
 }
 
+/** A link as a fleet file keeps it (seed.ts). */
+export interface SavedLink {
+  readonly nic: string;
+  readonly mode: MachineLinkMode;
+  readonly subnet?: string | undefined;
+  readonly ip?: string | undefined;
+}
+
+/**
+ * A saved machine's links back as they were: a STATIC link keeps its address whatever the status, an
+ * AUTO one only on a Deployed machine (release freed the others). `subnetId` finds (or makes) the
+ * subnet of a CIDR.
+ */
+export function restoreLinks(m: MachineRecord, saved: readonly SavedLink[], subnetId: (cidr: string) => number | null, nextLinkId: () => number): void {
+  const deployed = m.status === NodeStatus.Deployed;
+  m.links = saved.flatMap((s) => {
+    const nic = m.nics.find((n) => n.name === s.nic);
+    if (!nic) return [];
+    const ip = s.ip !== undefined && (s.mode === 'static' || (s.mode === 'auto' && deployed)) ? s.ip : null;
+    return [{ id: nextLinkId(), nicId: nic.id, mode: s.mode, subnetId: s.subnet === undefined ? null : subnetId(s.subnet), ip }];
+  });
+  m.ipAddresses = addressesOf(m.links);
+}
+
 /** Deploy claims an address for every AUTO link without one; a machine with its own links keeps them. */
 export function claimAutoAddresses(m: MachineRecord, claim: () => string, claimAll: () => string[] = () => [claim()]): void {
   if (!m.links) {

@@ -32,6 +32,21 @@ const NicSchema = z.strictObject({
   subnet: z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/, 'must be an IPv4 CIDR such as 10.20.0.0/24').optional(),
 });
 
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+const CIDR = /^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/;
+
+// An interface link as op=link_subnet/op=unlink_subnet left it (machine-links.ts), as `--save`
+// writes it: MAAS keeps a machine's links and its STATIC addresses across a region restart and a
+// release. `ip` is a STATIC link's address, or a Deployed machine's AUTO one.
+const LinkSchema = z.strictObject({
+  nic: z.string().min(1, 'must name one of the machine\'s NICs'),
+  mode: z.enum(['auto', 'dhcp', 'static', 'link_up'], { error: 'must be one of auto, dhcp, static, link_up' }),
+  subnet: z.string().regex(CIDR, 'must be an IPv4 CIDR such as 10.10.1.0/24').optional(),
+  ip: z.string().regex(IPV4, 'must be an IPv4 address such as 10.10.1.10').optional(),
+});
+
+export type SeedLink = z.infer<typeof LinkSchema>;
+
 export const SeedMachineSchema = z.strictObject({
   /** Absent: derived from the hostname (stable across runs). */
   systemId: z.string().regex(/^[a-z0-9]{6}$/, 'must be 6 lowercase letters or digits, as MAAS makes them').optional(),
@@ -45,6 +60,8 @@ export const SeedMachineSchema = z.strictObject({
   powerType: z.string().min(1, 'must not be empty').optional(),
   // Over the power type's defaults (power-parameters.ts); what op=power_parameters answers.
   powerParameters: PowerParametersSchema.optional(),
+  // Absent: on when Deployed, else off.
+  powerState: z.enum(['on', 'off'], { error: 'must be on or off' }).optional(),
   status: z.enum(SEED_STATUSES, { error: `must be one of ${SEED_STATUSES.join(', ')}` }).optional(),
   // Hardware that commissioning reports; absent: amd64/generic, 2400 MHz, one 480 GB disk, one NIC.
   architecture: z.string().regex(/^[a-z0-9]+\/[a-z0-9-]+$/, 'must be arch/subarch, e.g. amd64/generic').optional(),
@@ -64,7 +81,13 @@ export const SeedMachineSchema = z.strictObject({
   // A Deployed machine's addresses, as `--save` writes them: MAAS keeps a deployed machine's
   // StaticIPAddress rows across a region restart, so it comes back on the same ones (absent:
   // claimed afresh in its zone). Ignored for any other status.
-  ipAddresses: z.array(z.string().regex(/^\d{1,3}(\.\d{1,3}){3}$/, 'must be an IPv4 address such as 10.10.1.10')).optional(),
+  ipAddresses: z.array(z.string().regex(IPV4, 'must be an IPv4 address such as 10.10.1.10')).optional(),
+  // The interface links once link_subnet/unlink_subnet changed them (absent: commissioning's).
+  links: z.array(LinkSchema).optional(),
+  // Machine settings that outlive deployments (PUT machines/{id}/), and a Deployed machine's kernel.
+  minHweKernel: z.string().min(1, 'must not be empty').optional(),
+  swapSize: z.number().int('must be a whole number of bytes').min(0, 'must be at least 0').optional(),
+  hweKernel: z.string().min(1, 'must not be empty').optional(),
 });
 
 export type SeedMachine = z.infer<typeof SeedMachineSchema>;
@@ -83,6 +106,13 @@ export const SeedMachinesSchema = z.array(SeedMachineSchema, { error: 'expected 
     const first = ids.get(m.systemId);
     if (first === undefined) ids.set(m.systemId, i);
     else ctx.addIssue({ code: 'custom', path: [i, 'systemId'], message: `"${m.systemId}" is already the systemId of machine [${first}]` });
+  });
+  machines.forEach((m, i) => {
+    const names = (m.nics && m.nics.length > 0 ? m.nics : [{ name: undefined }]).map((n, j) => n.name ?? `eth${j}`);
+    (m.links ?? []).forEach((link, j) => {
+      if (!names.includes(link.nic)) ctx.addIssue({ code: 'custom', path: [i, 'links', j, 'nic'], message: `"${link.nic}" is not a NIC of this machine (it has ${names.join(', ')})` });
+      if (link.ip !== undefined && link.subnet === undefined) ctx.addIssue({ code: 'custom', path: [i, 'links', j, 'subnet'], message: 'a link with an ip needs its subnet' });
+    });
   });
   const macs = new Map<string, string>();
   machines.forEach((m, i) => {
