@@ -1,22 +1,73 @@
-import { CapiCluster, CapiMachine, CLUSTER_LABEL, MaasCluster, MaasMachine, MetalfleetError, secretValue } from '../../api/index.ts';
+import type { z } from 'zod';
+import type { Condition } from '../../api/index.ts';
+import { CapiCluster, CapiMachine, CLUSTER_LABEL, formatFieldError, MaasCluster, MaasMachine, MetalfleetError, pruneNulls, secretValue } from '../../api/index.ts';
+import { structuralErrors } from '../../api/maas/structural.ts';
 import type { MaasClusterWorld } from '../../machines/maas-cluster/index.ts';
 import type { MaasMachineWorld } from '../../machines/maas-machine/index.ts';
+import { conditionOf, setCondition } from '../../machines/maas-machine/index.ts';
 import { clusterNameOf } from '../../machines/cluster-key.ts';
-import type { Logger, ResourceStore, StoredObject } from '../../ports/index.ts';
+import type { Fence, Logger, ResourceStore, StoredObject } from '../../ports/index.ts';
 
 export { CLUSTER_LABEL, CONTROL_PLANE_LABEL } from '../../api/index.ts';
 export { clusterNameOf } from '../../machines/cluster-key.ts';
 
 // The actors read the Cluster API side from the one ResourceStore and hand the machines typed objects:
 // each is parsed with its schema here, and one that does not parse counts as absent (with a
-// warning), so a machine never sees an untyped record.
+// warning naming its fields, once per version), so a machine never sees an untyped record.
 
-function parse<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { message: string } } }, object: StoredObject | undefined, log: Logger): T | null {
+// The objects whose problems were last logged, per logger (a node's actors share theirs): one
+// object is read by its own actor and by the actors around it on every wake-up, and its status
+// writes give it new versions; its problems are said once per spec version and text.
+const warned = new WeakMap<Logger, Map<string, string>>();
+const WARNED_MAX = 10_000;
+
+/**
+ * What is wrong with an object that does not parse, one `path: reason` per problem in the words
+ * `metalfleet validate` uses (api/maas/structural.ts); null when it parses.
+ */
+export function objectProblems(schema: z.ZodType, object: StoredObject): string | null {
+  const errors = structuralErrors(schema, pruneNulls(object));
+  return errors.length === 0 ? null : errors.map(formatFieldError).join('; ');
+}
+
+function parse<T>(schema: z.ZodType<T>, object: StoredObject | undefined, log: Logger): T | null {
   if (!object) return null;
   const r = schema.safeParse(object);
-  if (r.success) return r.data;
-  log.warn({ kind: object.kind, key: `${object.metadata.namespace}/${object.metadata.name}`, problems: r.error.message }, 'ignoring an object that does not parse');
+  const key = `${object.kind}:${object.metadata.namespace}/${object.metadata.name}`;
+  let seen = warned.get(log);
+  // Kept for objects that stay invalid (a deleted one is not told apart): bounded, a full map starts over.
+  if (seen === undefined || seen.size >= WARNED_MAX) warned.set(log, (seen = new Map<string, string>()));
+  if (r.success) {
+    seen.delete(key);
+    return r.data;
+  }
+  const problems = objectProblems(schema, object) ?? 'invalid';
+  const version = `${String(object.metadata.generation ?? object.metadata.resourceVersion ?? '')} ${problems}`;
+  if (seen.get(key) !== version) {
+    seen.set(key, version);
+    log.warn({ kind: object.kind, key: `${object.metadata.namespace}/${object.metadata.name}`, problems }, `ignoring a ${object.kind} that does not parse: ${problems}`);
+  }
   return null;
+}
+
+/** The Ready reason of a MAAS object whose spec the CRD accepted but metalfleet cannot read (no webhook ran). */
+export const INVALID_SPEC = 'InvalidSpec';
+
+/**
+ * Marks an object that does not parse on itself, as a crashed actor's is (markMaasCrashed): a
+ * Ready=False condition, reason InvalidSpec, naming each field and what is wrong with it. Written
+ * only when that condition is not there already: a status write is a new version, which wakes the
+ * actor again. Nothing else of the status is touched.
+ */
+export async function markInvalidSpec(store: ResourceStore, kind: 'MaasMachine' | 'MaasCluster', object: StoredObject, problems: string, now: number, fence?: Fence): Promise<void> {
+  const raw = object.status;
+  const status: Record<string, unknown> = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? { ...(raw as Record<string, unknown>) } : {};
+  const list = Array.isArray(status['conditions']) ? (status['conditions'] as Condition[]) : [];
+  const message = `${kind} is not valid, so metalfleet does not act on it (no admission webhook refused it): ${problems}`;
+  const ready = conditionOf(list, 'Ready');
+  if (ready?.status === 'False' && ready.reason === INVALID_SPEC && ready.message === message) return;
+  const key = `${object.metadata.namespace}/${object.metadata.name}`;
+  await store.writeStatus(kind, key, { ...status, conditions: setCondition(list, 'Ready', { status: 'False', reason: INVALID_SPEC, message }, now) }, fence);
 }
 
 export function parseMaasMachine(object: StoredObject, log: Logger): MaasMachine | null {

@@ -1,5 +1,5 @@
-import { MAAS_CLUSTER_FINALIZER, MetalfleetError, errorMessage } from '../../api/index.ts';
-import type { MaasCluster, MaasClusterStatus } from '../../api/index.ts';
+import { MAAS_CLUSTER_FINALIZER, MaasCluster, MetalfleetError, errorMessage } from '../../api/index.ts';
+import type { MaasClusterStatus } from '../../api/index.ts';
 import { DEFAULT_MAAS_CLUSTER_CONFIG, maasClusterLogicFor } from '../../machines/maas-cluster/index.ts';
 import type { DnsCall, DnsCallResult, IpCall, IpCallResult, MaasClusterEffect, MaasClusterEvent, MaasClusterState, MaasClusterWorld } from '../../machines/maas-cluster/index.ts';
 import type { Fence, Logger, MaasDriver, ResourceStore } from '../../ports/index.ts';
@@ -7,7 +7,7 @@ import type { BackendCalls } from '../calls/index.ts';
 import type { ChangeSink, KindEffect, MachineBehavior, MachineKind, MachineMsg } from '../machine/index.ts';
 import { StatusWriter, machineBehavior } from '../machine/index.ts';
 import type { Clock } from '../runtime/index.ts';
-import { parseMaasCluster, resolveClusterWorld, domainNotFound } from './context.ts';
+import { markInvalidSpec, objectProblems, parseMaasCluster, resolveClusterWorld, domainNotFound } from './context.ts';
 
 export { MAAS_CLUSTER_FINALIZER };
 
@@ -151,8 +151,14 @@ function maasClusterAdapter(key: string, deps: MaasClusterDeps): ReturnType<Kind
   return {
     async observe() {
       const stored = await deps.store.get('MaasCluster', key);
-      const object = stored ? parseMaasCluster(stored, deps.log) : null;
-      if (!object) return null;
+      if (!stored) return null;
+      const object = parseMaasCluster(stored, deps.log);
+      if (!object) {
+        // Nothing acts on it; the user sees why on the object, as CAPMAAS's webhook would have said.
+        const problems = objectProblems(MaasCluster, stored);
+        if (problems !== null) await write('markInvalidSpec', () => markInvalidSpec(deps.store, 'MaasCluster', stored, problems, deps.clock.now(), deps.fence));
+        return null;
+      }
       writer.storedIs(object.status);
       const world = await resolveClusterWorld(deps.store, object, deps.log);
       return { seen: { object, world }, events: [{ type: 'observed', object, world }] };

@@ -6,8 +6,8 @@ import type { CapacityMsg } from '../capacity/index.ts';
 import type { ChangeSink, KindEffect, MachineBehavior, MachineIO, MachineKind, MachineMsg, Observation, Tick } from '../machine/index.ts';
 import { StatusWriter, machineBehavior } from '../machine/index.ts';
 import type { ActorRef, Clock } from '../runtime/index.ts';
-import { bootstrapData, parseMaasMachine, resolveMachineWorld, domainNotFound } from './context.ts';
-import { errorMessage, MetalfleetError } from '../../api/index.ts';
+import { bootstrapData, markInvalidSpec, objectProblems, parseMaasMachine, resolveMachineWorld, domainNotFound } from './context.ts';
+import { errorMessage, MaasMachine, MetalfleetError } from '../../api/index.ts';
 import type { MaasMachineStatus } from '../../api/index.ts';
 
 /** Wake-ups of a MaasMachine: its object changed (read again anyway), or its cluster's DNS record did. */
@@ -70,9 +70,15 @@ function maasMachineAdapter(key: string, deps: MaasMachineDeps, io: MachineIO<Ma
   // from them. A DNS change, or an answer or notice that arrived first (wake null), with no state
   // yet has the object observed first: that step's effects are performed like any other's.
   async function read(wake: MaasMachineWake | Tick | null): Promise<MaasMachineObservation | null> {
-    const stored = (await deps.store.get('MaasMachine', key)) ?? (wake?.type === 'observed' ? wake.object : undefined);
+    const held = await deps.store.get('MaasMachine', key);
+    const stored = held ?? (wake?.type === 'observed' ? wake.object : undefined);
     const object = stored ? parseMaasMachine(stored, deps.log) : null;
-    if (!object) return null;
+    if (!object) {
+      // Nothing acts on it; the user sees why on the object (only one the store holds).
+      const problems = held ? objectProblems(MaasMachine, held) : null;
+      if (held && problems !== null) await markInvalidSpec(deps.store, 'MaasMachine', held, problems, deps.clock.now(), deps.fence).catch((err: unknown) => warn('could not mark the MaasMachine invalid', err));
+      return null;
+    }
     writer.storedIs(object.status);
     const { world, bootstrapSecret: secret } = await resolveMachineWorld(deps.store, object, deps.log);
     bootstrapSecret = secret;
