@@ -96,6 +96,23 @@ function ruleImageHalves(spec: Obj | undefined, prefix: string): FieldError[] {
   return [fieldError(`${prefix}.image`, `Invalid value: ${JSON.stringify(image)}: an image with a slash is <osystem>/<release>, both given, e.g. ubuntu/jammy or custom/my-image`)];
 }
 
+/**
+ * With osSystem given, distroSeries is the release alone: the deploy asks MAAS for
+ * `<osSystem>/<distroSeries>`, so `ubuntu/jammy` there would be `ubuntu/ubuntu/jammy`, an image
+ * MAAS never has, and every deploy would fail on it. (The `<osystem>/<release>` form is image's.)
+ */
+function ruleSeriesAlone(spec: Obj | undefined, prefix: string): FieldError[] {
+  const os = spec?.osSystem;
+  const series = spec?.distroSeries;
+  if (typeof os !== 'string' || os === '' || typeof series !== 'string' || !series.includes('/')) return [];
+  // With image given too, that is ruleImage's one error: osSystem and distroSeries are not used.
+  if (typeof spec?.image === 'string' && spec.image !== '') return [];
+  // `ubuntu/jammy` under osSystem ubuntu: the user meant the image form, and the fix is known.
+  const slash = series.indexOf('/');
+  const fix = series.slice(0, slash) === os && slash < series.length - 1 ? ` (e.g. distroSeries: ${series.slice(slash + 1)}, or image: ${series} without osSystem and distroSeries)` : '';
+  return [fieldError(`${prefix}.distroSeries`, `Invalid value: ${JSON.stringify(series)}: with osSystem ${os}, distroSeries is the release alone, without a slash${fix}; MAAS would be asked for image ${os}/${series}, which it does not have`)];
+}
+
 // MAAS splits an allocate's tags value at commas and spaces (capmaas.md §3.2), and the client
 // refuses such a tag rather than let it silently become several: refused here, before apply.
 const TAG = /^[^\s,]+$/;
@@ -136,6 +153,7 @@ function ruleNewerFields(spec: Obj | undefined, prefix: string, old: Obj | undef
   const unchanged = (field: string) => old !== undefined && sameJson(old[field], spec?.[field]);
   return [
     ...(unchanged('image') ? [] : ruleImageHalves(spec, prefix)),
+    ...(unchanged('osSystem') && unchanged('distroSeries') ? [] : ruleSeriesAlone(spec, prefix)),
     ...(unchanged('tags') ? [] : ruleTags(spec, prefix)),
     ...(unchanged('systemID') && unchanged('providerID') ? [] : ruleSystemId(spec, prefix)),
   ];
