@@ -169,7 +169,7 @@ async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>,
       fixtureBuiltin(flags.latency),
       ironicBuiltin({ urls: ironicUrls, driver, pollMs: flags.ironicPollMs ?? 1000, imageCheck: flags.imageCheck ?? false, ...(backend?.deploy ? { deploy: backend.deploy } : {}) }, env),
       maasBuiltin(async () => {
-        const maas = await maasSetup({ ...(typeof flags.maas === 'string' ? { url: flags.maas } : env.MAAS_ENDPOINT ? { url: env.MAAS_ENDPOINT } : {}), ...(flags.maasKey ?? env.MAAS_API_KEY ? { key: flags.maasKey ?? env.MAAS_API_KEY } : {}) });
+        const maas = await maasSetup({ ...(typeof flags.maas === 'string' ? { url: flags.maas } : env.MAAS_ENDPOINT ? { url: env.MAAS_ENDPOINT } : {}), ...(flags.maasKey ?? env.MAAS_API_KEY ? { key: flags.maasKey ?? env.MAAS_API_KEY } : {}), keySource: flags.maasKey !== undefined ? '--maas-key' : 'MAAS_API_KEY' });
         setup.maas = maas;
         return maas.driver;
       }),

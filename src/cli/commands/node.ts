@@ -411,6 +411,14 @@ async function leaderElectionFrom(flags: NodeFlags, kubeOnly: boolean, kubeConfi
   };
 }
 
+/** Where the MAAS key came from, for the hint when MAAS rejects it (never the key itself). */
+export function maasKeySource(flags: Pick<NodeFlags, 'maasKeyFile' | 'maasKey'>): string {
+  const file = flags.maasKeyFile;
+  // The source is one line of text: a path that is not (or is very long) is named by its flag alone.
+  if (file !== undefined) return file.length <= 200 && !/\p{Cc}/u.test(file) ? `--maas-key-file ${file}` : '--maas-key-file';
+  return flags.maasKey !== undefined ? '--maas-key' : 'MAAS_API_KEY';
+}
+
 async function maasDriver(flags: NodeFlags, env: ReturnType<typeof readEnv>): Promise<{ driver: MaasDriver; close(): void } | null> {
   const endpoint = flags.maas ?? env.MAAS_ENDPOINT;
   if (flags.maasKeyFile !== undefined && flags.maasKey !== undefined) throw new CliError('--maas-key and --maas-key-file: choose one (the file keeps the key out of ps)', 2);
@@ -421,7 +429,7 @@ async function maasDriver(flags: NodeFlags, env: ReturnType<typeof readEnv>): Pr
   const apiKey = flags.maasKeyFile !== undefined ? await readMaasKeyFile(flags.maasKeyFile) : flags.maasKey ?? env.MAAS_API_KEY;
   if (!apiKey) throw new CliError('--maas: give the MAAS API key with --maas-key-file, --maas-key or MAAS_API_KEY', 2);
   try {
-    const client = createMaasClient({ endpoint, apiKey });
+    const client = createMaasClient({ endpoint, apiKey, keySource: maasKeySource(flags) });
     return { driver: createMaasDriver(client), close: () => client.close() };
   } catch (err) {
     throw new CliError(`--maas ${endpoint}: ${errorMessage(err)}`, 2);

@@ -70,11 +70,14 @@ export function classifyStatus(status: number, isAllocate: boolean, maasMessage 
   return { code: 'bad-request', retryable: false };
 }
 
-/** What the user should do about an error of this code, appended to the message. */
-export function hintFor(code: MaasErrorCode): string {
+/**
+ * What the user should do about an error of this code, appended to the message. `keySource` names
+ * where the API key came from (MAAS_API_KEY, --maas-key, --maas-key-file FILE), never the key.
+ */
+export function hintFor(code: MaasErrorCode, keySource = 'MAAS_API_KEY'): string {
   switch (code) {
     case 'unauthorized':
-      return ' (MAAS did not accept the API key or its signature: check MAAS_API_KEY, consumer_key:token_key:token_secret)';
+      return ` (MAAS did not accept the API key or its signature: check ${keySource}, consumer_key:token_key:token_secret)`;
     case 'forbidden':
       return ' (the API key\'s user may not do this; some calls, like setting swap_size or writing DNS, need a MAAS admin)';
     case 'no-match':

@@ -24,6 +24,11 @@ export interface MaasClientOptions {
   apiKey: string;
   /** Default PLAINTEXT, as the MAAS CLI signs; HMAC-SHA1 as maas-client-go does. */
   signature?: SignatureMethod;
+  /**
+   * Where the key came from, named in the hint when MAAS rejects it: "check <keySource>", e.g.
+   * `--maas-key` or `--maas-key-file /etc/metalfleet/maas.key`; default MAAS_API_KEY. Never the key.
+   */
+  keySource?: string;
   /** Per request; default 30 s. */
   timeoutMs?: number;
   tls?: MaasTls;
@@ -42,6 +47,8 @@ export interface ResolvedOptions {
   readonly apiBase: URL;
   readonly key: ApiKey;
   readonly signature: SignatureMethod;
+  /** Where the key came from, for the hint on a 401; MAAS_API_KEY unless told. */
+  readonly keySource: string;
   readonly timeoutMs: number;
   readonly tls: MaasTls | undefined;
   readonly retries: Retries;
@@ -51,6 +58,7 @@ export interface ResolvedOptions {
 const Options = z.object({
   endpoint: z.string().min(1, 'endpoint is required (MAAS_ENDPOINT, e.g. http://127.0.0.1:5240/MAAS)'),
   signature: z.enum(['PLAINTEXT', 'HMAC-SHA1']).default('PLAINTEXT'),
+  keySource: z.string().min(1).max(300).regex(/^[^\p{Cc}]+$/u, 'must be one line of text (a flag, a file or a variable)').default('MAAS_API_KEY'),
   timeoutMs: z.number().int().positive().default(DEFAULT_TIMEOUT_MS),
   tls: z.object({ ca: z.string().optional(), insecure: z.boolean().optional() }).optional(),
   retries: z.object({ attempts: z.number().int().min(1), baseMs: z.number().min(0), maxMs: z.number().min(0) }).default(DEFAULT_RETRIES),
@@ -60,7 +68,7 @@ const Options = z.object({
 export function resolveOptions(o: MaasClientOptions): ResolvedOptions {
   if (typeof o !== 'object' || o === null) throw new Error('maas client: options are required');
   const key = parseApiKey(o.apiKey);
-  const parsed = Options.safeParse({ endpoint: o.endpoint, signature: o.signature, timeoutMs: o.timeoutMs, tls: o.tls, retries: o.retries });
+  const parsed = Options.safeParse({ endpoint: o.endpoint, signature: o.signature, keySource: o.keySource, timeoutMs: o.timeoutMs, tls: o.tls, retries: o.retries });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`maas client: invalid option ${issue?.path.join('.') || '(options)'}: ${issue?.message ?? 'invalid'}`);
@@ -80,5 +88,5 @@ export function resolveOptions(o: MaasClientOptions): ResolvedOptions {
   const endpoint = base.toString().replace(/\/+$/, '');
   const apiBase = new URL(base.toString());
   apiBase.pathname = `${base.pathname.replace(/\/+$/, '')}${API_PATH}`;
-  return { endpoint, apiBase, key, signature: p.signature, timeoutMs: p.timeoutMs, tls: p.tls, retries: p.retries };
+  return { endpoint, apiBase, key, signature: p.signature, keySource: p.keySource, timeoutMs: p.timeoutMs, tls: p.tls, retries: p.retries };
 }

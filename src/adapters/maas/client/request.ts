@@ -110,7 +110,7 @@ export function createSend({ opts, transport, stats, keySecrets }: RequestCore):
         continue;
       }
       const what = maasMessage !== '' ? maasMessage : (raw.statusText || 'no message');
-      throw fail(c, redact, code, retryable, `MAAS answered HTTP ${raw.status}${after(attempt)}: ${what}${hintFor(code)}`, {
+      throw fail(c, redact, code, retryable, `MAAS answered HTTP ${raw.status}${after(attempt)}: ${what}${hintFor(code, opts.keySource)}`, {
         status: raw.status,
         maasMessage,
         ...(formErrors !== undefined ? { formErrors } : {}),
