@@ -145,7 +145,20 @@ test('maas sim - --machine seeds machines from flags; a bad one is refused namin
   t.regex(unknown.stderr(), /--machine #1: unknown field "cores"/);
   const bad = run('--machine', 'hostname=x,cpu=many,memory=1024');
   t.is((await bad.exited).code, 2);
-  t.regex(bad.stderr(), /--machine: \[0\]\.cpuCount/);
+  t.regex(bad.stderr(), /--machine #1: cpu: expected a whole number, got "many"/);
+});
+
+test('maas sim - --machine without --fleet says at start that its machines replace the default fleet', async (t) => {
+  const r = run('--machine', 'hostname=h1,cpu=8,memory=16384');
+  t.teardown(() => {
+    if (r.child.exitCode === null) r.child.kill('SIGKILL');
+  });
+  await linesWithin(r, 3);
+  const deadline = Date.now() + 10_000;
+  while (!r.stderr().includes('Ctrl-C') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.is(r.stderr(), 'metalfleet sim maas: 1 machine in zones default (from --machine, instead of the default fleet); stop with Ctrl-C\n');
+  r.child.kill('SIGTERM');
+  t.is((await r.exited).code, 0);
 });
 
 interface Endpoint {

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { registerSimRedfish } from './sim-redfish.ts';
-import { parseSeedMachines, SeedError, startMaasSim, validateSeedMachines } from '../../sim/maas/index.ts';
+import type { z } from 'zod';
+import { parseSeedMachines, SeedError, SeedMachineSchema, SeedMachinesSchema, startMaasSim } from '../../sim/maas/index.ts';
 import type { SeedMachine } from '../../sim/maas/index.ts';
 import { CliError, readFailure } from '../cli-error.ts';
 import { intFlag, msFlag } from '../config.ts';
@@ -54,25 +55,55 @@ async function readSeed(flag: string, file: string, mayBeMissing: boolean): Prom
 }
 
 // --machine hostname=h1,zone=az1,pool=gpu,tags=ssd+fast,cpu=8,memory=16384,domain=maas
-const MACHINE_KEYS: Record<string, string> = { hostname: 'hostname', zone: 'zone', pool: 'pool', tags: 'tags', cpu: 'cpuCount', memory: 'memoryMb', domain: 'domain', status: 'status', power: 'powerType' };
+const MACHINE_KEYS: Record<string, keyof SeedMachine> = { hostname: 'hostname', zone: 'zone', pool: 'pool', tags: 'tags', cpu: 'cpuCount', memory: 'memoryMb', domain: 'domain', status: 'status', power: 'powerType' };
+const FLAG_KEYS = new Map<PropertyKey, string>(Object.entries(MACHINE_KEYS).map(([flag, field]) => [field, flag]));
+const NUMBER = /^\s*-?\d+(\.\d+)?\s*$/;
 
-function machineFlags(specs: readonly string[]): SeedMachine[] {
+// The statuses a seed may start a machine in, from the schema (for --help and its errors).
+const STATUSES = SeedMachineSchema.shape.status.unwrap().options;
+
+/** `A, B or C`. */
+function orList(words: readonly string[]): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1) ?? ''}`;
+}
+
+/** A schema issue of the machines from --machine, as the user wrote them: `--machine #2: memory: ...`. */
+function machineIssue(issue: z.core.$ZodIssue, raw: ReadonlyArray<Record<string, unknown>>): string {
+  const [index, field, ...rest] = issue.path;
+  const n = typeof index === 'number' ? index : 0;
+  const key = FLAG_KEYS.get(field ?? '') ?? String(field ?? '');
+  const item = rest.length > 0 && typeof rest[0] === 'number' ? ` "${String((raw[n]?.[String(field)] as unknown[] | undefined)?.[rest[0]] ?? '')}"` : '';
+  const missing = field !== undefined && raw[n]?.[String(field)] === undefined;
+  // The schema's own text names other machines by their 0-based place in the list.
+  const message = missing ? `required, e.g. ${key}=${key === 'hostname' ? 'node-1' : key === 'cpu' ? '8' : '16384'}` : issue.message.replace(/machine \[(\d+)\]/g, (_m, i: string) => `--machine #${Number(i) + 1}`);
+  return `--machine #${n + 1}: ${field === undefined ? '' : `${key}${item}: `}${message}`;
+}
+
+function machineFlags(specs: readonly string[], fleet: readonly SeedMachine[], fleetFlag: string): SeedMachine[] {
   const raw = specs.map((spec, i) => {
     const out: Record<string, unknown> = {};
     for (const part of spec.split(',')) {
-      const [k = '', v = ''] = part.split('=', 2);
-      const key = MACHINE_KEYS[k.trim()];
-      if (!key) throw new CliError(`--machine #${i + 1}: unknown field "${k.trim()}" (known: ${Object.keys(MACHINE_KEYS).join(', ')})`, 2);
+      if (part.trim() === '') continue;
+      const eq = part.indexOf('=');
+      const k = (eq < 0 ? part : part.slice(0, eq)).trim();
+      const v = eq < 0 ? '' : part.slice(eq + 1);
+      const key = MACHINE_KEYS[k];
+      if (!key) throw new CliError(`--machine #${i + 1}: unknown field "${k}" (known: ${Object.keys(MACHINE_KEYS).join(', ')})`, 2);
+      if ((key === 'cpuCount' || key === 'memoryMb') && !NUMBER.test(v)) throw new CliError(`--machine #${i + 1}: ${k}: expected a whole number${key === 'memoryMb' ? ' of MiB' : ''}, got "${v}"`, 2);
       out[key] = key === 'tags' ? v.split('+').filter(Boolean) : key === 'cpuCount' || key === 'memoryMb' ? Number(v) : v;
     }
     return out;
   });
-  try {
-    return validateSeedMachines(raw, '--machine');
-  } catch (err) {
-    if (err instanceof SeedError) throw new CliError(`invalid --machine, the simulator did not start:\n${err.message}`, 2);
-    throw err;
+  const parsed = SeedMachinesSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.slice(0, 5).map((issue) => machineIssue(issue, raw));
+    const more = parsed.error.issues.length - lines.length;
+    throw new CliError(`invalid --machine, the simulator did not start:\n${lines.join('\n')}${more > 0 ? `\n--machine: and ${more} more` : ''}`, 2);
   }
+  const taken = new Set(fleet.map((m) => m.hostname.toLowerCase()));
+  const clash = parsed.data.findIndex((m) => taken.has(m.hostname.toLowerCase()));
+  if (clash >= 0) throw new CliError(`invalid --machine, the simulator did not start:\n--machine #${clash + 1}: hostname: "${parsed.data[clash]?.hostname ?? ''}" is already a machine in ${fleetFlag}`, 2);
+  return parsed.data;
 }
 
 function fleetFile(flags: SimMaasFlags): string | undefined {
@@ -91,11 +122,15 @@ The fleet file is a YAML (or JSON) list of machines:
     tags: [ssd, 10g]
     domain: maas
     powerType: ipmi
-    status: Ready           # Ready (default), New, Broken, Deployed or Allocated
+    status: Ready           # the default; the statuses it takes are below
     disks: [{ sizeGb: 480, tags: [ssd] }]
     nics: [{ mac: "52:54:00:12:34:56" }]
   and what --save writes besides: systemId, architecture, cpuSpeedMhz, hardware, owner,
   agentName, osystem, distroSeries, description, locked, ownerData (README: "A local MAAS").
+  A status is one of: ${orList(STATUSES)}.
+--machine SPEC (repeatable) starts the simulator with these machines instead of the default 12;
+with --fleet FILE they are added to the file's. Its keys: hostname, cpu, memory (MiB; the three
+required), zone, pool, tags (a+b), domain, status (as above), power.
 --save FILE writes the fleet in this format on SIGINT/SIGTERM; --fleet FILE --save FILE keeps a
 fleet across runs (a missing FILE then starts from the default fleet).
 
@@ -118,7 +153,7 @@ export function register(program: Command): void {
     .option('--port <n>', 'listen on this port (default: a free one)', portFlag)
     .option('--fleet <file>', 'YAML or JSON list of machines to start with (default: 12 Ready machines in zones az1/az2, pools default/gpu)')
     .option('--seed <file>', 'the same as --fleet (its older name)')
-    .option('--machine <spec...>', 'a machine to start with, e.g. hostname=h1,zone=az1,pool=gpu,tags=ssd+fast,cpu=8,memory=16384 (repeatable; with --fleet, added to it)')
+    .option('--machine <spec...>', 'a machine to start with, e.g. hostname=h1,zone=az1,pool=gpu,tags=ssd+fast,cpu=8,memory=16384 (repeatable; replaces the default 12 machines, or with --fleet is added to the file\'s)')
     .option('--speed <n>', 'run the lifecycle (commissioning, deploying, releasing) this many times faster than a real MAAS', speedFlag)
     .option('--deploy-ms <ms>', 'Deploying lasts exactly this long (overrides --speed for deploys)', msFlag('--deploy-ms', 0))
     .option('--release-ms <ms>', 'Releasing and Disk erasing last exactly this long (overrides --speed for releases)', msFlag('--release-ms', 0))
@@ -137,7 +172,7 @@ export function register(program: Command): void {
       const apiKey = flags.apiKey === undefined ? undefined : apiKeyFlag(flags.apiKey);
       if (flags.save !== undefined) await checkSaveTarget(flags.save);
       const seeded = file === undefined ? undefined : await readSeed(flags.fleet !== undefined ? '--fleet' : '--seed', file, file === flags.save);
-      const listed = flags.machine ? machineFlags(flags.machine) : [];
+      const listed = flags.machine ? machineFlags(flags.machine, seeded ?? [], flags.fleet !== undefined ? `--fleet ${file}` : `--seed ${file}`) : [];
       const machines = seeded === undefined && listed.length === 0 ? undefined : [...(seeded ?? []), ...listed];
       let maas;
       try {
@@ -165,15 +200,18 @@ export function register(program: Command): void {
       const signalled = untilSignalled();
       process.stdout.write(`MAAS_ENDPOINT=${maas.url}\nMAAS_API_KEY=${maas.adminKey}\nMAAS_USER_API_KEY=${maas.userKey}\n`);
       const zones = [...new Set(maas.machines().map((m) => m.zone))].join(', ');
-      const from = seeded === undefined && file !== undefined ? ` (${file} is missing: the default fleet)` : '';
-      process.stderr.write(`metalfleet sim maas: ${maas.machines().length} machines in zones ${zones}${from}; stop with Ctrl-C\n`);
+      const from = seeded !== undefined ? ''
+        : file !== undefined ? ` (${file} is missing: ${listed.length > 0 ? 'the --machine machines only' : 'the default fleet'})`
+        : listed.length > 0 ? ' (from --machine, instead of the default fleet)' : '';
+      const count = maas.machines().length;
+      process.stderr.write(`metalfleet sim maas: ${count} machine${count === 1 ? '' : 's'} in zones ${zones}${from}; stop with Ctrl-C\n`);
       await signalled;
       // The fleet as it stood when told to stop, before stopping drops any pending transition.
       const final = flags.save === undefined ? undefined : maas.seeds();
       await maas.stop();
       if (flags.save !== undefined && final !== undefined) {
         await saveFleet(flags.save, final);
-        process.stderr.write(`metalfleet sim maas: saved ${final.length} machines to ${flags.save}\n`);
+        process.stderr.write(`metalfleet sim maas: saved ${final.length} machine${final.length === 1 ? '' : 's'} to ${flags.save}\n`);
       }
     });
 }
