@@ -15,3 +15,25 @@ export function usageErrorsExitTwo(cmd: Command): Command {
 export const oneLineUsageErrors = {
   outputError: (text: string, write: (text: string) => void): void => write(`metalfleet: ${text.replace(/^error: /, '').replace(/\s+/g, ' ').trim()} (see --help)\n`),
 };
+
+/**
+ * Commander's "too many arguments" names no argument. Each command in the tree says which words
+ * were left over, and which option took a flag as its value: `hosts -o --nats URL` gave `-o` the
+ * value `--nats` and left the URL over, and the user saw only "got 1".
+ */
+export function nameExcessArguments(root: Command): Command {
+  const tree = (cmd: Command): Command[] => [cmd, ...cmd.commands.flatMap(tree)];
+  for (const cmd of tree(root)) {
+    const error = cmd.error.bind(cmd);
+    cmd.error = (message, options) => {
+      if (options?.code !== 'commander.excessArguments') return error(message, options);
+      const extra = cmd.args.slice(cmd.registeredArguments.length).map((a) => JSON.stringify(a));
+      const tookFlag = cmd.options.flatMap((o) => {
+        const value: unknown = cmd.getOptionValue(o.attributeName());
+        return typeof value === 'string' && value.startsWith('-') ? [`${o.short ?? o.long ?? o.flags} took ${JSON.stringify(value)} as its value`] : [];
+      });
+      return error(`${message.replace(/\.$/, '')}: ${extra.join(' ')}${tookFlag.length > 0 ? ` (${tookFlag.join('; ')})` : ''}`, options);
+    };
+  }
+  return root;
+}

@@ -38,6 +38,7 @@ test('host - flags are checked against the command schema', async (t) => {
   const mode = await metalfleet('host', 'reboot', 'fleet/host-0', '--mode', 'cold', ...NO_NATS);
   t.is(mode.code, 2, mode.stderr);
   t.regex(mode.stderr, /--mode: .*"soft"\|"hard"/);
+  t.regex(mode.stderr, /\(got "cold"\)/, 'the value given is echoed beside the rule');
 
   const modeElsewhere = await metalfleet('host', 'power-off', 'fleet/host-0', '--mode', 'hard', ...NO_NATS);
   t.is(modeElsewhere.code, 2, modeElsewhere.stderr);

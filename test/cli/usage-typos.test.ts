@@ -71,3 +71,13 @@ test('typos - "help" with a mistyped command says so and names the command meant
   t.is(none.code, 2);
   t.is(none.stderr, "error: unknown command 'frobnicate'\n(run with --help for usage)\n");
 });
+
+test('typos - too many arguments names the words left over, and an option that took a flag as its value', async (t) => {
+  const hosts = await metalfleet('hosts', '-o', '--nats', 'nats://127.0.0.1:1');
+  t.is(hosts.code, 2, hosts.stderr);
+  t.regex(hosts.stderr, /^metalfleet: too many arguments for 'hosts'\. Expected 0 arguments but got 1: "nats:\/\/127\.0\.0\.1:1" \(-o took "--nats" as its value\) \(see --help\)$/m);
+  const demo = await metalfleet('demo', 'extra');
+  t.not(demo.code, 0, demo.stderr);
+  t.regex(demo.stderr, /too many arguments for 'demo'\. Expected 0 arguments but got 1: "extra"/);
+  t.notRegex(demo.stderr, /took/, 'no option took a flag: no such clause');
+});

@@ -114,10 +114,17 @@ export function buildHostCommands(action: string, keys: readonly string[], flags
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const flag = ({ requestId: '--request-id', reason: '--reason', mode: '--mode', host: 'host' } as Record<string, string>)[String(issue?.path[0])] ?? String(issue?.path.join('.'));
-      throw new CliError(`${flag}: ${issue?.message ?? 'invalid'}`, 2);
+      throw new CliError(`${flag}: ${issue?.message ?? 'invalid'}${givenValue(input, issue?.path[0])}`, 2);
     }
     return parsed.data;
   });
+}
+
+// The value as given, so a typo shows beside the rule it broke; long values (a --reason) are cut.
+function givenValue(input: HostCommandInput, field: PropertyKey | undefined): string {
+  const value: unknown = typeof field === 'string' ? (input as Record<string, unknown>)[field] : undefined;
+  if (typeof value !== 'string') return '';
+  return ` (got ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
 }
 
 /** One host's answer: its text line and the record --json prints. */
