@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Transport } from '../ports/index.ts';
+import { BusError, type Transport } from '../ports/index.ts';
 import type { SigningKey } from '../security/index.ts';
 import { CliError } from './cli-error.ts';
 import { exposedKeyProblem } from '../security/key-file.ts';
@@ -188,6 +188,16 @@ export async function signingKeyFrom(flags: { signingKey?: string }, env: NodeJS
 export const UNREACHABLE_HINT = '; is a NATS server running there? Give its address with --nats URL (or NATS_URL)';
 
 /**
+ * One line for every command that could not connect (host, apply, audit, ui, hosts, shards...):
+ * `cannot reach NATS at URL: what failed`, with the remedy when the server was not there.
+ */
+export function natsUnreachable(natsUrl: string, error: unknown, retryable: boolean): CliError {
+  // A bus error's message starts with the server list, which the line names already.
+  const text = error instanceof BusError ? error.message.replace(/^[^ ]*: /, '') : errorMessage(error);
+  return new CliError(`cannot reach NATS at ${natsUrl}: ${text.replace(/\s+/g, ' ').trim()}${retryable ? UNREACHABLE_HINT : ''}`);
+}
+
+/**
  * A one-shot client's connection (host, apply, delete, audit): it gives up after a few attempts
  * rather than waiting forever for a server that is not there, with a one-line error. The NATS
  * client is loaded here, on use, so commands that only declare the flags do not load it.
@@ -195,10 +205,10 @@ export const UNREACHABLE_HINT = '; is a NATS server running there? Give its addr
 export async function connectClient(flags: NatsFlagValues, env: NodeJS.ProcessEnv, name: string): Promise<Transport> {
   const options = await natsOptionsFrom(flags, env, name);
   await checkNatsTlsFiles(flags, env);
-  const { BusConnectError, connectNats } = await import('../bus/nats-transport.ts');
+  const { BusConnectError, connectNats, withoutUserinfo } = await import('../bus/nats-transport.ts');
   try {
     return await connectNats({ ...options, maxReconnectAttempts: 3, reconnectTimeWaitMs: 1_000, timeoutMs: 10_000 });
   } catch (error) {
-    throw new CliError(`NATS: ${errorMessage(error)}${error instanceof BusConnectError && error.retryable ? UNREACHABLE_HINT : ''}`);
+    throw natsUnreachable(options.servers.map(withoutUserinfo).join(','), error, error instanceof BusConnectError && error.retryable);
   }
 }

@@ -65,7 +65,7 @@ test('host - valid arguments without a NATS server fail with exit 1, naming the 
   const r = await metalfleet('host', 'power-on', 'fleet/host-0', ...NO_NATS);
   t.is(r.code, 1, r.stderr);
   t.deepEqual(lines(r.stdout), []);
-  t.regex(r.stderr, /NATS: .*127\.0\.0\.1:1/);
+  t.regex(r.stderr, /^metalfleet: cannot reach NATS at nats:\/\/127\.0\.0\.1:1: cannot connect .*is a NATS server running there\?/m, 'the words every command uses');
 });
 
 test('host - a kind is named with --kind or as KIND/NAMESPACE/NAME, as manifests, kubectl plurals or short names spell it; none leaves it to the node', (t) => {

@@ -6,10 +6,10 @@ import { Option } from 'commander';
 import { stringify } from 'yaml';
 import { BusConnectError, connectNats, withoutUserinfo } from '../../bus/index.ts';
 import { IntrospectUnavailable } from '../../cluster/introspect/index.ts';
-import { BusError, type Transport } from '../../ports/index.ts';
+import type { Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
 import { didYouMean } from '../did-you-mean.ts';
-import { addNatsFlags, natsOptionsFrom, UNREACHABLE_HINT, type NatsFlagValues } from '../nats-options.ts';
+import { addNatsFlags, natsOptionsFrom, natsUnreachable, type NatsFlagValues } from '../nats-options.ts';
 import { outputWidth } from './format.ts';
 import { oneLineUsageErrors, usageErrorsExitTwo } from '../usage-errors.ts';
 
@@ -163,19 +163,8 @@ export async function connectCli(flags: NatsFlagValues, name: string, connectTim
     const transport = await connectNats({ ...options, maxReconnectAttempts: 1, reconnectTimeWaitMs: 500, timeoutMs: connectTimeoutMs });
     return { transport, natsUrl };
   } catch (error) {
-    throw new CliError(`cannot reach NATS at ${natsUrl}: ${connectDetail(error)}${unreachableHint(error)}`);
+    throw natsUnreachable(natsUrl, error, error instanceof BusConnectError && error.retryable);
   }
-}
-
-function unreachableHint(error: unknown): string {
-  return error instanceof BusConnectError && error.retryable ? UNREACHABLE_HINT : '';
-}
-
-function connectDetail(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  // BusError messages start with the subject (here the server list), which we already named.
-  const text = error instanceof BusError ? error.message.replace(/^[^ ]*: /, '') : error.message;
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 /**
