@@ -199,15 +199,18 @@ export function natsUnreachable(natsUrl: string, error: unknown, retryable: bool
 
 /**
  * A one-shot client's connection (host, apply, delete, audit): it gives up after a few attempts
- * rather than waiting forever for a server that is not there, with a one-line error. The NATS
+ * rather than waiting forever for a server that is not there, with a one-line error. A `lasting`
+ * one fails the same way at start, then reconnects for as long as it runs. The NATS
  * client is loaded here, on use, so commands that only declare the flags do not load it.
  */
-export async function connectClient(flags: NatsFlagValues, env: NodeJS.ProcessEnv, name: string): Promise<Transport> {
+export async function connectClient(flags: NatsFlagValues, env: NodeJS.ProcessEnv, name: string, lasting = false): Promise<Transport> {
   const options = await natsOptionsFrom(flags, env, name);
   await checkNatsTlsFiles(flags, env);
   const { BusConnectError, connectNats, withoutUserinfo } = await import('../bus/nats-transport.ts');
   try {
-    return await connectNats({ ...options, maxReconnectAttempts: 3, reconnectTimeWaitMs: 1_000, timeoutMs: 10_000 });
+    // A lasting client (`ui`) outlives a server restart as a node does: three tries a second
+    // apart left the dashboard answering 500 for good after an outage of 3 s.
+    return await connectNats({ ...options, maxReconnectAttempts: lasting ? -1 : 3, reconnectTimeWaitMs: 1_000, timeoutMs: 10_000 });
   } catch (error) {
     throw natsUnreachable(options.servers.map(withoutUserinfo).join(','), error, error instanceof BusConnectError && error.retryable);
   }

@@ -50,3 +50,39 @@ test('ui cluster - metalfleet ui over NATS shows both nodes and all hosts, and a
     }
   });
 });
+
+test('ui cluster - metalfleet ui outlives a NATS outage longer than a one-shot client retries, and shows the fleet again', async (t) => {
+  await withCluster(t, { shards: 8, fixture: { latencyMs: 2, demoBehaviours: false } }, async (c) => {
+    await c.startNode('a');
+    const keys = await c.applyHosts(2);
+    const child = spawn(process.execPath, ['bin/metalfleet.js', 'ui', '--nats', c.nats.url, '--port', '0', '--shards', '8', '--interval', '300'], { cwd: ROOT });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
+    child.stderr.on('data', (b: Buffer) => { out += b.toString(); });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const fleet = async (url: string): Promise<FleetPicture | null> => {
+      const res = await fetch(`${url}api/fleet`).catch(() => null);
+      return res?.ok === true ? FleetPicture.parse(await res.json()) : null;
+    };
+    try {
+      await waitUntil(() => /metalfleet dashboard: http:\/\/127\.0\.0\.1:\d+\//.test(out), 30_000, 'the address');
+      const url = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)?.[1] ?? '';
+      await waitUntil(async () => (await fleet(url))?.hostsTotal === keys.length, 30_000, 'the fleet on the page');
+      await c.nats.stop();
+      await waitUntil(async () => (await fleet(url)) === null, 30_000, 'the page says the cluster is unreachable');
+      // The outage itself is the condition under test: longer than the 3 tries a second apart a
+      // one-shot client makes before it closes for good.
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      await c.nats.start();
+      await waitUntil(async () => {
+        const p = await fleet(url);
+        return p !== null && p.nodes.length === 1 && p.hostsTotal === keys.length;
+      }, 60_000, 'the node and its hosts on the page again');
+      t.is(child.exitCode, null, 'the dashboard kept running');
+      child.kill('SIGINT');
+      t.is(await exited, 0, out);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});

@@ -33,7 +33,7 @@ export function register(program: Command): void {
     .action(async (flags: UiFlags) => {
       const shardCount = flags.shards ?? readEnv().METALFLEET_SHARDS;
       const signingKey = await signingKeyFrom(flags, process.env);
-      const transport = await connectClient(flags, process.env, 'metalfleet-ui');
+      const transport = await connectClient(flags, process.env, 'metalfleet-ui', true);
       const { commandGate, startUiServer } = await import('../../ui/index.ts');
       const gate = commandGate({ enabled: flags.uiCommands === true });
       const server = await startUiServer({ transport, gate, shardCount, signingKey, intervalMs: flags.interval, port: flags.port, bind: flags.bind })
