@@ -51,6 +51,20 @@ test('node files - NATS credential and TLS files that are missing or folders are
   }
 });
 
+test('node files - the introspection commands name a missing TLS file by its flag too, instead of asking whether a server runs there', async (t) => {
+  const { dir, missing, file } = await scratch(t);
+  const cases: Array<[string[], RegExp]> = [
+    [['hosts', '--nats-cert', missing, '--nats-key', file], /^metalfleet: --nats-cert .*absent\.pem: does not exist$/m],
+    [['shards', '--nats-ca', dir], /^metalfleet: --nats-ca .*: is a folder, not a file$/m],
+  ];
+  for (const [args, message] of cases) {
+    const r = await metalfleet(...args, '--nats', 'nats://127.0.0.1:1');
+    t.is(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    t.regex(r.stderr, message, args.join(' '));
+    t.notRegex(r.stderr, /cannot (connect|reach)|server running there/, args.join(' '));
+  }
+});
+
 test('node files - a NATS TLS or creds file from the environment is named by its variable', async (t) => {
   const { dir, missing } = await scratch(t);
   await t.throwsAsync(checkNatsTlsFiles({}, { NATS_CA: missing }), { instanceOf: CliError, message: /^NATS_CA .*absent\.pem: does not exist$/ });

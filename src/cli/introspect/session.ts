@@ -10,6 +10,7 @@ import type { Transport } from '../../ports/index.ts';
 import { CliError } from '../cli-error.ts';
 import { didYouMean } from '../did-you-mean.ts';
 import { addNatsFlags, natsOptionsFrom, natsUnreachable, type NatsFlagValues } from '../nats-options.ts';
+import { checkNatsTlsFiles } from '../nats-tls-flags.ts';
 import { outputWidth } from './format.ts';
 import { oneLineUsageErrors, usageErrorsExitTwo } from '../usage-errors.ts';
 
@@ -157,6 +158,8 @@ export interface Connected {
 /** Connects for a short-lived command: a few quick tries, then one clear line. */
 export async function connectCli(flags: NatsFlagValues, name: string, connectTimeoutMs = 5_000): Promise<Connected> {
   const options = await natsOptionsFrom(flags, process.env, name);
+  // A TLS file that is missing is the flag's fault, not the server's: said before anything dials.
+  await checkNatsTlsFiles(flags, process.env);
   // URLs as the user typed them, minus any user:pass@.
   const natsUrl = options.servers.map(withoutUserinfo).join(',');
   try {
