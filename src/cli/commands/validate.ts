@@ -166,7 +166,9 @@ export function register(program: Command): void {
       if (files.length === 0) throw new CliError("validate: missing required argument 'files': give the manifests to check, as FILE... or -f FILE", 1);
       const problems = opts.namespace === undefined ? [] : namespaceProblems(opts.namespace);
       if (problems.length > 0) throw new CliError(`--namespace ${JSON.stringify(opts.namespace)}: ${problems.join('; ')}`);
-      const env = readEnv();
+      // Only the plugin folder matters here: a bad PROVISIONING_LIMIT is the node's problem, and
+      // refused every validate run that happened to have it set.
+      const env = readEnv(pluginDirOnly(process.env));
       // Lines carry file names, object names and messages from the manifests: shown escaped.
       const err = (line: string): void => void process.stderr.write(`${terminalText(line)}\n`);
       const schemes = await declaredBmcSchemes({ flags: opts, ...(env.METALFLEET_PLUGIN_DIR ? { pluginDir: env.METALFLEET_PLUGIN_DIR } : {}), cwd: process.cwd(), warn: err });
@@ -198,4 +200,8 @@ async function* readableDocuments(files: readonly string[], io: Output, summary:
       summary.unreadable++;
     }
   }
+}
+
+function pluginDirOnly(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return env.METALFLEET_PLUGIN_DIR === undefined ? {} : { METALFLEET_PLUGIN_DIR: env.METALFLEET_PLUGIN_DIR };
 }
