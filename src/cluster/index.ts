@@ -1,6 +1,6 @@
 // Cluster membership, leases and shard ownership over a KvBucket (JetStream KV or in memory).
 export { ownerOf, desiredShards } from './rendezvous.ts';
-export { startMembership, Heartbeat } from './membership.ts';
+export { startMembership, checkShardCount, heartbeatShards, Heartbeat, ShardCountMismatch } from './membership.ts';
 export type { Membership, MembershipOptions } from './membership.ts';
 export { acquireLease, Lease, LeaseValue, encodeLeaseValue, decodeLeaseValue, epochOf, effectiveTtlMs, tolerableOutageMs } from './lease.ts';
 export type { LeaseOptions, LeaseLostReason } from './lease.ts';

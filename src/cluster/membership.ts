@@ -3,6 +3,7 @@
 // stale heartbeats silently: no watch event ever says a node died.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { MetalfleetError } from '../api/metalfleet-error.ts';
 import type { Clock, KvBucket, KvEvent, Logger, TimerHandle } from '../ports/index.ts';
 import { silentLogger } from '../ports/index.ts';
 
@@ -23,6 +24,12 @@ export interface MembershipOptions {
   /** Published with each heartbeat for introspection (pid, start time ...). */
   readonly info?: Record<string, string>;
   readonly log?: Logger;
+  /**
+   * This node's shard count, written in each heartbeat. Every node of a cluster must run the same
+   * one: start refuses (ShardCountMismatch) when another node's heartbeat names another count, and
+   * a node joining later with another count is logged as an error and left out of live().
+   */
+  readonly shardCount?: number;
 }
 
 export interface Membership {
@@ -48,11 +55,57 @@ export interface Membership {
 }
 
 // instance: one per process start, so a second process given the same --name is told apart.
-export const Heartbeat = z.object({ node: z.string(), at: z.number(), instance: z.string().optional(), info: z.record(z.string(), z.string()).optional() });
+// shards: the node's shard count (optional: heartbeats of older nodes have it in info.shards, or not at all).
+export const Heartbeat = z.object({
+  node: z.string(), at: z.number(), instance: z.string().optional(), shards: z.number().int().positive().optional(), info: z.record(z.string(), z.string()).optional(),
+});
 export type Heartbeat = z.infer<typeof Heartbeat>;
 
 const NODE_ID = /^[A-Za-z0-9_-]+$/;
 const PREFIX = 'node.';
+
+/** The shard count a heartbeat announces: its own field, else info.shards (older nodes); null when it names none. */
+export function heartbeatShards(hb: Heartbeat): number | null {
+  if (hb.shards !== undefined) return hb.shards;
+  const info = Number(hb.info?.['shards']);
+  return Number.isInteger(info) && info > 0 ? info : null;
+}
+
+/**
+ * A node would join a cluster whose nodes run another shard count: each would map hosts to shards
+ * by its own count, so some hosts are driven twice and others by nobody.
+ */
+export class ShardCountMismatch extends MetalfleetError {
+  /** The other counts, each with the nodes announcing it (sorted). */
+  readonly others: ReadonlyMap<number, readonly string[]>;
+  constructor(readonly shardCount: number, others: ReadonlyMap<number, readonly string[]>) {
+    const sorted = [...others].map(([count, nodes]) => [count, [...nodes].sort()] as const).sort((x, y) => y[1].length - x[1].length || x[0] - y[0]);
+    const named = sorted.map(([count, nodes]) => `${count} (${nodes.length === 1 ? 'node' : 'nodes'} ${nodes.join(', ')})`).join(', ');
+    super('shardCountMismatch', `shard count ${shardCount} differs from the cluster's ${named}; every node of a cluster must run the same --shards/METALFLEET_SHARDS (to change it, stop every node of the cluster, then start them all with the new count)`, false);
+    this.name = 'ShardCountMismatch';
+    this.others = new Map(sorted);
+  }
+}
+
+/**
+ * Refuses (ShardCountMismatch) when a heartbeat in the membership bucket, of a node other than
+ * `self`, names a shard count other than `shardCount`. The bucket's TTL keeps a heartbeat for
+ * about deadAfterMs after its node's last beat, as long as that node's shard leases may stay: a
+ * node killed a moment ago still counts. Heartbeats that name no count (older nodes) are passed over.
+ */
+export async function checkShardCount(options: { readonly bucket: KvBucket; readonly self: string; readonly shardCount: number }): Promise<void> {
+  const others = new Map<number, string[]>();
+  for (const key of await options.bucket.keys(`${PREFIX}*`)) {
+    const node = key.slice(PREFIX.length);
+    if (node === options.self) continue;
+    const entry = await options.bucket.get(key);
+    const hb = entry ? parseHeartbeat(entry.value) : null;
+    const shards = hb?.node === node ? heartbeatShards(hb) : null;
+    if (shards === null || shards === options.shardCount) continue;
+    others.set(shards, [...(others.get(shards) ?? []), node]);
+  }
+  if (others.size > 0) throw new ShardCountMismatch(options.shardCount, others);
+}
 
 export async function startMembership(options: MembershipOptions): Promise<Membership> {
   if (!NODE_ID.test(options.self)) {
@@ -87,6 +140,10 @@ class KvMembership implements Membership {
   private readonly instance = randomUUID();
   /** When a heartbeat under this node's name from another process was last seen (null: never). */
   private twinSeenAt: number | null = null;
+  /** Peers whose heartbeat names another shard count (left out of live()): the count, and when last seen. */
+  private readonly otherCount = new Map<string, { shards: number; at: number }>();
+  /** False until the watch has replayed the bucket: a peer of another count seen before then refuses the start. */
+  private replayed = false;
 
   constructor(private readonly options: MembershipOptions) {
     this.self = options.self;
@@ -106,12 +163,23 @@ class KvMembership implements Membership {
   }
 
   async start(): Promise<void> {
+    const { shardCount } = this.options;
+    // Before the first heartbeat: the others would count this node in and hand it shards.
+    if (shardCount !== undefined) await checkShardCount({ bucket: this.options.bucket, self: this.self, shardCount });
     this.last = [this.self];
     await this.beat();
     let ready!: () => void;
     const replayed = new Promise<void>((resolve) => (ready = resolve));
     this.unwatch = await this.options.bucket.watch({ key: `${PREFIX}*`, onEvent: (e) => this.onEvent(e), onReady: () => ready() });
     await replayed;
+    this.replayed = true;
+    // A node of another count that wrote its first heartbeat after the check (both starting at once).
+    if (shardCount !== undefined && this.otherCount.size > 0) {
+      const others = new Map<number, string[]>();
+      for (const [node, { shards }] of this.otherCount) others.set(shards, [...(others.get(shards) ?? []), node]);
+      await this.leave();
+      throw new ShardCountMismatch(shardCount, others);
+    }
     // Peers already running write within one heartbeat (half again for their timer and write
     // latency); until then this node's view is partial.
     this.settleBy = this.clock.now() + this.deadAfterMs;
@@ -178,7 +246,11 @@ class KvMembership implements Membership {
 
   private async beat(): Promise<void> {
     const sentAt = this.clock.now();
-    const hb: Heartbeat = { node: this.self, at: sentAt, instance: this.instance, ...(this.options.info ? { info: this.options.info } : {}) };
+    const hb: Heartbeat = {
+      node: this.self, at: sentAt, instance: this.instance,
+      ...(this.options.shardCount !== undefined ? { shards: this.options.shardCount } : {}),
+      ...(this.options.info ? { info: this.options.info } : {}),
+    };
     try {
       await this.options.bucket.put(`${PREFIX}${this.self}`, new TextEncoder().encode(JSON.stringify(hb)));
       if (this.writeFailed) this.log.info({}, 'membership heartbeat written again');
@@ -200,9 +272,13 @@ class KvMembership implements Membership {
     }
     const old = this.peers.get(node);
     if (old !== undefined) this.clock.clearTimeout(old);
+    const hb = e.op === 'delete' ? null : parseHeartbeat(e.value);
     if (e.op === 'delete') {
       this.peers.delete(node);
-    } else if (parseHeartbeat(e.value)?.node === node) {
+      this.otherCount.delete(node);
+    } else if (hb?.node === node && this.ofOtherCount(node, hb)) {
+      this.peers.delete(node);
+    } else if (hb?.node === node) {
       this.peers.set(node, this.clock.setTimeout(() => {
         this.peers.delete(node);
         this.changed();
@@ -212,6 +288,32 @@ class KvMembership implements Membership {
       this.peers.delete(node);
     }
     this.changed();
+  }
+
+  /**
+   * True when the peer's heartbeat names a shard count other than this node's: it is left out of
+   * live(), so no shard is handed to a node that maps hosts to shards by another count, and it is
+   * logged (once while it keeps beating). A node of this version refuses to start in such a
+   * cluster; an older one, or one started at the same moment, cannot know.
+   */
+  private ofOtherCount(node: string, hb: Heartbeat): boolean {
+    const mine = this.options.shardCount;
+    const theirs = heartbeatShards(hb);
+    if (mine === undefined || theirs === null || theirs === mine) {
+      this.otherCount.delete(node);
+      return false;
+    }
+    const seen = this.otherCount.get(node);
+    const now = this.clock.now();
+    this.otherCount.set(node, { shards: theirs, at: now });
+    const fresh = seen === undefined || seen.shards !== theirs || now - seen.at >= this.deadAfterMs;
+    if (fresh && this.replayed) {
+      this.log.error(
+        { peer: node, peerShards: theirs, shards: mine, peerPid: hb.info?.['pid'] ?? 'unknown' },
+        `node "${node}" runs with shard count ${theirs}, this node with ${mine}: every node of a cluster must run the same --shards/METALFLEET_SHARDS; it is left out of this node's members (no shard is handed to it): stop whichever node runs the wrong count`,
+      );
+    }
+    return true;
   }
 
   /** A heartbeat under this node's name written by another process: two nodes share one --name. */

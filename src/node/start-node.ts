@@ -17,7 +17,7 @@ import { startCommandServer } from '../cluster/command-server.ts';
 import { openRequestLedger } from '../cluster/request-ledger.ts';
 import { MEMBER_BUCKET, serveIntrospection } from '../cluster/introspect/index.ts';
 import type { Membership, ShardLeases } from '../cluster/index.ts';
-import { OwnershipRecorder, refusalTellingProvisioner, refusalTellingStore, startMembership, startShardLeases } from '../cluster/index.ts';
+import { checkShardCount, OwnershipRecorder, refusalTellingProvisioner, refusalTellingStore, startMembership, startShardLeases } from '../cluster/index.ts';
 import { startSingleton } from '../cluster/singleton.ts';
 import type { Singleton } from '../cluster/singleton.ts';
 import { subjects as clusterSubjects } from '../bus/index.ts';
@@ -144,6 +144,10 @@ export async function startNode(config: NodeConfig, substrate: Substrate, stores
   const bus = watchBus(substrate.transport);
   try {
     await runtime.gate?.open;
+    // A node of another shard count would map hosts to shards its own way (hosts driven twice or
+    // by nobody): refuse before taking any lease, the broker's included. Membership checks again
+    // at its start, for a node of another count that joined meanwhile.
+    await checkShardCount({ bucket: opened.memberBucket, self: config.name, shardCount: config.shardCount });
     return await assemble({ config, substrate, stores, backends, runtime, clock, timing, opened, front, calls, bus, busName });
   } catch (err) {
     bus.close();
@@ -241,10 +245,17 @@ async function assemble(ctx: AssembleContext): Promise<Node> {
 
   const membership: Membership = await startMembership({
     bucket: ctx.opened.memberBucket, self: name, heartbeatMs: timing.heartbeatMs, deadAfterMs: timing.leaseTtlMs, clock, log,
-    // shards: so a client names the shard a host is in by the cluster's count, not its own guess.
+    // Refuses when a node of another shard count joined since startNode checked (ShardCountMismatch).
+    shardCount: config.shardCount,
+    // shards: so a client names the shard a host is in by the cluster's count, not its own guess
+    // (info.shards as well as the heartbeat's own field: clients of an older version read this one).
     info: { pid: String(process.pid), shards: String(config.shardCount) },
     // Nobody else can join a private bus: take every shard at once.
     ...(substrate.shared ? {} : { settleMs: 0 }),
+  }).catch(async (err: unknown) => {
+    // No shard lease is taken yet: give back the broker lease and stop what started, then refuse.
+    await abandonStart(ctx, { singleton, capacity, requests, introspect, introspection, shards });
+    throw err;
   });
 
   // The broker's pools, on the broker's node only: each pool is reported once in a cluster.
@@ -454,6 +465,16 @@ async function pingWhile(going: () => boolean, bus: BusWatch, clock: Clock): Pro
     await new Promise<void>((resolve) => clock.setTimeout(resolve, STOP_PING_MS));
     if (going()) await bus.answers(STOP_PING_MS);
   }
+}
+
+/** A start refused before membership: what assemble started so far, stopped; the broker lease released. */
+async function abandonStart(ctx: AssembleContext, node: Omit<RunningNode, 'membership' | 'leases'>): Promise<void> {
+  await node.singleton.stop({ release: true }).catch(() => undefined);
+  node.capacity.broker()?.stop();
+  await node.requests.close().catch(() => undefined);
+  await node.introspect.close().catch(() => undefined);
+  node.introspection.close();
+  await node.shards.stop(ctx.timing.drainTimeoutMs).catch(() => undefined);
 }
 
 /** Stops membership, the leases and the broker lease at once, giving nothing back. */
