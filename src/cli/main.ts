@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { COMMANDS, commandNamed } from './commands/catalog.ts';
 import { terminalText } from './terminal-text.ts';
 import { errorMessage } from '../api/index.ts';
-import { nameExcessArguments } from './usage-errors.ts';
+import { nameExcessArguments, usageErrorsExitTwoEverywhere } from './usage-errors.ts';
 
 function baseProgram(): Command {
   return new Command('metalfleet')
@@ -54,7 +54,7 @@ async function main(argv: readonly string[]): Promise<void> {
   try {
     const args = helpOfUnknown(argv.slice(2));
     const program = await programFor(args);
-    await nameExcessArguments(program).parseAsync([...argv.slice(0, 2), ...args]);
+    await nameExcessArguments(usageErrorsExitTwoEverywhere(program)).parseAsync([...argv.slice(0, 2), ...args]);
   } catch (err) {
     // Commands throw CliError for expected failures; anything else is a bug worth a stack.
     const message = errorMessage(err);

@@ -22,8 +22,7 @@ export const oneLineUsageErrors = {
  * value `--nats` and left the URL over, and the user saw only "got 1".
  */
 export function nameExcessArguments(root: Command): Command {
-  const tree = (cmd: Command): Command[] => [cmd, ...cmd.commands.flatMap(tree)];
-  for (const cmd of tree(root)) {
+  for (const cmd of commandTree(root)) {
     const error = cmd.error.bind(cmd);
     cmd.error = (message, options) => {
       if (options?.code !== 'commander.excessArguments') return error(message, options);
@@ -36,4 +35,18 @@ export function nameExcessArguments(root: Command): Command {
     };
   }
   return root;
+}
+
+/**
+ * Every command's usage errors as one line and exit 2: demo, node, bmc, ui, sim and the others
+ * printed commander's two lines and exited 1, the code their own failures use. The program itself
+ * keeps commander's lines for an unknown command, which suggest the command meant.
+ */
+export function usageErrorsExitTwoEverywhere(root: Command): Command {
+  for (const cmd of commandTree(root)) if (cmd !== root) usageErrorsExitTwo(cmd);
+  return root;
+}
+
+function commandTree(cmd: Command): Command[] {
+  return [cmd, ...cmd.commands.flatMap(commandTree)];
 }
