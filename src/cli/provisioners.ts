@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { createRoutedProvisioner } from '../adapters/routed/index.ts';
+import { labelChecked } from '../adapters/routed/routed-provisioner.ts';
 import type { ProvisionerPlugin } from '../plugin/index.ts';
 import { PluginError, ProvisionerRegistry, loadPlugin, loadPluginFolder } from '../plugin/index.ts';
 import type { Logger, Provisioner } from '../ports/index.ts';
@@ -57,7 +58,7 @@ export async function selectProvisioner(o: {
 }): Promise<SelectedProvisioner> {
   const registry = new ProvisionerRegistry();
   for (const builtin of o.builtins) registry.register(builtin, 'built-in');
-  const { external, refused } = await registerPlugins(registry, o);
+  const { external, named, refused } = await registerPlugins(registry, o);
   const options = parseOptions(o.flags.provisionerOption ?? []);
   const defaultName = o.flags.provisioner ?? o.defaultName;
   const routes = new Map<string, Provisioner>();
@@ -72,7 +73,9 @@ export async function selectProvisioner(o: {
     try {
       routes.set(name, await registry.createProvisioner(name, { options: options.get(name) ?? {}, log: o.log.child({ provisioner: name }) }));
     } catch (err) {
-      refused.push(err as PluginError);
+      // One the user named with --plugin must work, its factory too; one the folder held is skipped.
+      if (named.has(name)) throw new CliError(`--plugin ${errorText(err)}`, 2);
+      refused.push(err instanceof PluginError ? err : new PluginError(name, errorText(err)));
     }
   }
   checkMaxCallsNames(o.flags.maxCalls ?? [], registry, [...routes.values()]);
@@ -80,9 +83,11 @@ export async function selectProvisioner(o: {
     if (!registry.has(name)) throw new CliError(`--provisioner-option ${name}.…: no provisioner "${name}" is loaded (known: ${registry.names().join(', ')})${didYouMean(name, registry.names())}`, 2);
   }
   for (const r of refused) o.warn(`warning: ${r.message}; skipped`);
+  // One backend is called directly, but a host whose label names another is refused as the
+  // router refuses it: a host meant for another backend is never driven by this one.
   const only = routes.size === 1 ? routes.get(defaultName) : undefined;
   return {
-    provisioner: only ?? createRoutedProvisioner({ routes, label: PROVISIONER_LABEL, fallback: defaultName }),
+    provisioner: only ? labelChecked(only, { route: defaultName, label: PROVISIONER_LABEL }) : createRoutedProvisioner({ routes, label: PROVISIONER_LABEL, fallback: defaultName }),
     registry,
     active: [...routes.keys()],
     refused,
@@ -145,7 +150,7 @@ export async function declaredBmcSchemes(o: { readonly flags: Pick<ProvisionerFl
  * Loads and registers the plugins of --plugin (each must load: a CliError otherwise) and of the
  * plugin folder (a bad one comes back in `refused`). Returns the names registered.
  */
-async function registerPlugins(registry: ProvisionerRegistry, o: { readonly flags: Pick<ProvisionerFlags, 'plugin' | 'pluginDir'>; readonly pluginDir?: string; readonly cwd: string }): Promise<{ external: string[]; refused: PluginError[] }> {
+async function registerPlugins(registry: ProvisionerRegistry, o: { readonly flags: Pick<ProvisionerFlags, 'plugin' | 'pluginDir'>; readonly pluginDir?: string; readonly cwd: string }): Promise<{ external: string[]; named: ReadonlySet<string>; refused: PluginError[] }> {
   const external: string[] = [];
   for (const ref of o.flags.plugin ?? []) {
     try {
@@ -154,14 +159,17 @@ async function registerPlugins(registry: ProvisionerRegistry, o: { readonly flag
       throw new CliError(`--plugin ${errorText(err)}`, 2);
     }
   }
+  const named = new Set(external);
   const refused: PluginError[] = [];
   const dir = o.flags.pluginDir ?? o.pluginDir;
-  if (dir === undefined) return { external, refused };
+  if (dir === undefined) return { external, named, refused };
+  // Named by where the folder came from: the flag, or the environment when the flag is absent.
+  const source = o.flags.pluginDir !== undefined ? '--plugin-dir' : 'METALFLEET_PLUGIN_DIR';
   let loaded;
   try {
     loaded = await loadPluginFolder(dir);
   } catch (err) {
-    throw new CliError(`--plugin-dir ${errorText(err)}`, 2);
+    throw new CliError(`${source} ${errorText(err)}`, 2);
   }
   refused.push(...loaded.refused);
   for (const { plugin, source } of loaded.plugins) {
@@ -171,7 +179,7 @@ async function registerPlugins(registry: ProvisionerRegistry, o: { readonly flag
       refused.push(err instanceof PluginError ? err : new PluginError(source, errorText(err)));
     }
   }
-  return { external, refused };
+  return { external, named, refused };
 }
 
 const repeatable = (value: string, previous: string[] = []): string[] => [...previous, value];

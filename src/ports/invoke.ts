@@ -18,9 +18,13 @@ export function invoke(p: Provisioner, host: HostData, args: CallArgs): Promise<
     case 'service':
       return p.service ? p.service(host, args) : Promise.resolve(cannot(p, 'service hosts (firmware changes on a provisioned host)'));
     case 'firmware':
-      return p.firmware ? p.firmware(host, args) : Promise.resolve(cannot(p, 'read firmware settings or components'));
+      // Absent: the backend has no firmware to tell (the contract's word), which is no failure.
+      return p.firmware ? p.firmware(host, args) : Promise.resolve(NO_FIRMWARE);
   }
 }
+
+// A read that found nothing to tell: the host's companions stay as they are, nothing is warned.
+const NO_FIRMWARE: OpResult = Object.freeze({ kind: 'done' });
 
 // Not retried: the provisioner will not learn to between attempts; the user picks another backend.
 function cannot(p: Provisioner, what: string): OpResult {

@@ -10,7 +10,7 @@ export function createRoutedProvisioner(o: { routes: ReadonlyMap<string, Provisi
   const pick = (host: HostData): Provisioner | string => {
     const name = host.labels?.[o.label] ?? fallback;
     const route = name === undefined ? undefined : o.routes.get(name);
-    return route ?? `label ${o.label}=${name ?? ''} names no configured backend (known: ${[...o.routes.keys()].join(', ')})`;
+    return route ?? unrouted(o.label, name ?? '', [...o.routes.keys()]);
   };
   const forward = (host: HostData, args: CallArgs): Promise<OpResult> => {
     const route = pick(host);
@@ -39,4 +39,47 @@ export function createRoutedProvisioner(o: { routes: ReadonlyMap<string, Provisi
     service: forward,
     firmware: forward,
   };
+}
+
+function unrouted(label: string, name: string, known: readonly string[]): string {
+  return `label ${label}=${name} names no configured backend (known: ${known.join(', ')})`;
+}
+
+// Every call that takes HostData and an operation's arguments.
+const OPERATIONS = ['register', 'inspect', 'prepare', 'provision', 'deprovision', 'adopt', 'powerOn', 'powerOff', 'hardwareState', 'detach', 'delete', 'service', 'firmware'] as const;
+
+/**
+ * The one backend a node serves, called directly, except for a host whose label names another:
+ * that host is refused as the router refuses it (a registration error the user can fix), never
+ * driven by the wrong backend. Everything else (its name, close, requests, an optional method it
+ * lacks) is the backend's own, called on the backend itself.
+ */
+export function labelChecked<P extends Provisioner>(p: P, o: { route: string; label: string }): P {
+  const refusal = (host: HostData): string | null => {
+    const name = host.labels?.[o.label];
+    return name === undefined || name === o.route ? null : unrouted(o.label, name, [o.route]);
+  };
+  const methods = new Map<PropertyKey, unknown>();
+  methods.set('capacity', (host: HostData) => (refusal(host) === null ? p.capacity(host) : { pool: 'unrouted', exempt: true }));
+  for (const name of OPERATIONS) {
+    const call = p[name] as ((host: HostData, args: CallArgs) => Promise<OpResult>) | undefined;
+    // An optional call the backend lacks stays absent: invoke() answers for it.
+    if (typeof call !== 'function') continue;
+    methods.set(name, (host: HostData, args: CallArgs): Promise<OpResult> => {
+      const refused = refusal(host);
+      return refused === null ? call.call(p, host, args) : Promise.resolve({ kind: 'failed', message: refused, retryAfterMs: null });
+    });
+  }
+  return new Proxy(p, {
+    get: (t, prop) => {
+      const method = methods.get(prop);
+      if (method !== undefined) return method;
+      const value: unknown = Reflect.get(t, prop, t);
+      if (typeof value !== 'function') return value;
+      // Bound once and kept: a class with private state must see itself as `this`.
+      const bound = (value as (...args: unknown[]) => unknown).bind(t);
+      methods.set(prop, bound);
+      return bound;
+    },
+  });
 }

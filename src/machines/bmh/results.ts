@@ -25,6 +25,10 @@ export function applyResult(t: Turn, op: Operation, result: OpResult, jitter: nu
   if (op === 'register' && credentials && (result.kind === 'done' || result.kind === 'failed' || result.kind === 'continuing')) recordCredentials(t, 'triedCredentials', credentials);
   switch (result.kind) {
     case 'transient':
+      // BMO logs the error a reconcile returned and retries, its status untouched. The reason is
+      // told once a run (a Warning the node logs and the host's recent events keep), not once a
+      // retry: a backend that throws, or cannot be reached, says why the host does not move.
+      if (t.s.transientCount === 0) t.event('Warning', 'TransientError', `${op} failed, retrying: ${result.message}`);
       t.transient();
       return;
     case 'continuing':
