@@ -14,7 +14,10 @@ import { canonicalBytes, innerRequest, looksSigned, SignedRequest } from './sign
 /** ±2 minutes: NTP keeps nodes and operators well inside it, and a captured request is dead after it. */
 export const DEFAULT_FRESHNESS_MS = 120_000;
 
-/** Who sent a request, as the audit records it. `signer`/`name` only for an allow-listed key. */
+/**
+ * Who sent a request, as the audit records it. `signed` (with the allow-list's name and role) only
+ * for an allow-listed key whose signature verified; `unverified` keeps the key a sender claimed.
+ */
 export type Caller =
   | { readonly kind: 'signed'; readonly signer: string; readonly name: string; readonly role: Role }
   | { readonly kind: 'unverified'; readonly signer: string | null }
@@ -63,14 +66,16 @@ export function signedGuard(options: SignedGuardOptions): RequestGuard {
       const env = parsed.data;
       const key = options.keys.get(env.signer);
       if (!key) return refuse({ kind: 'unverified', signer: env.signer }, 'unauthorized', `key ${env.signer} is not in this cluster's authorized keys: add "<role> ${env.signer} <name>" to the --authorized-keys file of every node`);
-      const caller: Caller = { kind: 'signed', signer: key.publicKey, name: key.name, role: key.role };
       let valid = false;
       try {
         valid = fromPublic(env.signer).verify(canonicalBytes(subject, env.signedAt, env.nonce, env.body), env.signature);
       } catch {
         valid = false;
       }
-      if (!valid) return refuse(caller, 'unauthorized', `bad signature from ${key.name}: the request was changed after it was signed, or signed for another subject than ${subject}`);
+      // Anyone may name an allow-listed key: until its signature verifies, the sender is not its
+      // holder, and is recorded as unverified with the key only as claimed (never its name or role).
+      if (!valid) return refuse({ kind: 'unverified', signer: env.signer }, 'unauthorized', `bad signature for the key of ${key.name} (${env.signer.slice(0, 12)}...): the request was changed after it was signed, signed for another subject than ${subject}, or not signed by that key at all`);
+      const caller: Caller = { kind: 'signed', signer: key.publicKey, name: key.name, role: key.role };
       const skew = env.signedAt - now();
       if (Math.abs(skew) > windowMs) {
         return refuse(caller, 'unauthorized', `stale request from ${key.name}: signed ${Math.round(Math.abs(skew) / 1_000)} s ${skew < 0 ? 'ago' : 'ahead of this node\'s clock'} (at most ${windowMs / 1_000} s either way): sign it again, and check the clocks`);
