@@ -14,7 +14,7 @@ import { fail, ok, serve, subjects as defaultSubjects, type Reply, type Subjects
 import { CommandKind, HostCommand, HostCommandType } from '../bus/messages/index.ts';
 import type { Logger, ResourceStore, Transport } from '../ports/index.ts';
 import { innerRequest, noAudit, trustedGuard, type AuditLog, type RequestGuard } from '../security/index.ts';
-import { handleCommand } from './commands/index.ts';
+import { commandState, handleCommand } from './commands/index.ts';
 import { commandKind } from './commands/handle-command.ts';
 import { auditEntry, auditOutcome, auditUnread, claimed } from './commands/audit-entry.ts';
 import { runOnce, type RequestLedger } from './request-ledger.ts';
@@ -139,7 +139,8 @@ export function startCommandServer(options: CommandServerOptions): CommandServer
         return answer(fail(once.prior.refused.code, `${once.prior.refused.message} (request ${cmd.requestId} was refused so before: a copy is answered the same; send a new request id to ask again)`, false), 'refused');
       }
       log.info({ host: cmd.host, shard: home, command: cmd.type, requestId: cmd.requestId, caller: admission.caller }, 'command repeated: request id already taken');
-      return answer(ok({ host: cmd.host, command: cmd.type, applied: false, state: '', message: `request ${cmd.requestId} (${cmd.type} ${cmd.host}) was already taken: this is a retry or a late copy of it, and nothing more was done` }), 'alreadyRecorded');
+      // The host's state as it is now: '' read "(state none)" in `metalfleet host` for a provisioned host.
+      return answer(ok({ host: cmd.host, command: cmd.type, applied: false, state: await commandState(options.store, cmd), message: `request ${cmd.requestId} (${cmd.type} ${cmd.host}) was already taken: this is a retry or a late copy of it, and nothing more was done` }), 'alreadyRecorded');
     }
     const outcome = once.outcome;
     if (outcome.ok) {

@@ -115,6 +115,19 @@ async function applyIntent(target: CommandTarget, kind: string, intent: CommandI
   }
 }
 
+/**
+ * The state of the object a command names, as a reply carries it: for the answer to a copy of a
+ * request already taken, which the request ledger answers without the object. '' when it cannot
+ * be read (no such kind or object, a store that failed): the answer is told either way.
+ */
+export async function commandState(store: ResourceStore, cmd: HostCommand): Promise<HostCommandReply['state']> {
+  const named = commandKind(cmd);
+  if (!named.ok || !named.kind.commandIntent) return '';
+  const intent = named.kind.commandIntent;
+  const stored = await targetOf(store, named.kind.kind as ResourceKind, intent.noun).get(cmd.host).catch(() => undefined);
+  return stored === undefined ? '' : replyState(intent.state(stored));
+}
+
 // The state a reply may carry (a provisioning state, a MAAS state name); '' for any other.
 // Looked up, not parsed: it is asked once per command, on the command path's hot loop.
 const REPLY_STATES: ReadonlySet<string> = new Set(HostCommandReply.shape.state.options.flatMap((o) => o.options));

@@ -4,7 +4,7 @@
 // here for the callers that decide a command without a store.
 export { intentFor, PAUSED_BY_COMMAND } from '../../machines/bmh/command-intent.ts';
 export type { BmhCommandIntent as CommandIntent } from '../../machines/bmh/command-intent.ts';
-export { handleCommand } from './handle-command.ts';
+export { commandState, handleCommand } from './handle-command.ts';
 export type { CommandOutcome } from './handle-command.ts';
 export { maasIntentFor, MAAS_MACHINE_COMMANDS } from '../../machines/maas-machine/command-intent.ts';
 export type { MaasCommandIntent } from '../../machines/maas-machine/command-intent.ts';
