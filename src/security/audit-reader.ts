@@ -24,8 +24,9 @@ export interface AuditQuery {
   readonly host?: string;
   /**
    * Only records about an object of this kind (`BareMetalHost`, `MaasMachine`), which may share its
-   * name with one of another kind. Records without a kind (written before records had one) are
-   * kept whatever the kind asked: which object they were about cannot be told.
+   * name with one of another kind (recordKind). Records without a kind (written before records had
+   * one, or refused before it could be read) are kept whatever the kind asked: which object they
+   * were about cannot be told.
    */
   readonly kind?: string;
   /** Only records the stream took at or after this time. */
@@ -75,8 +76,11 @@ export async function readAuditChecked(transport: Transport, subjects: Subjects,
   const refusals = await readStream(transport, AUDIT_REFUSALS_STREAM, subjects.refusals, query, false);
   // A record without a kind predates kinds in the audit: it may be about either object of that
   // name, so it is shown for every kind rather than hidden from the one it was about.
-  const keep = (r: AuditRecord): boolean =>
-    (query.host === undefined || r.host === query.host) && (query.kind === undefined || r.kind === undefined || r.kind === query.kind);
+  const keep = (r: AuditRecord): boolean => {
+    if (query.host !== undefined && r.host !== query.host) return false;
+    const kind = recordKind(r);
+    return query.kind === undefined || kind === undefined || kind === query.kind;
+  };
   return {
     records: merge(taken.records.filter(keep), refusals.records.filter(keep)),
     refused: taken.refused + refusals.refused,
@@ -84,6 +88,16 @@ export async function readAuditChecked(transport: Transport, subjects: Subjects,
     unreadable: taken.unreadable + refusals.unreadable,
     unreadableReasons: [...taken.unreadableReasons, ...refusals.unreadableReasons].slice(0, MAX_REASONS),
   };
+}
+
+/**
+ * The kind of the object a record is about: its `kind`, or for an apply recorded before records
+ * had one its `command` (an apply's command has always been the object's kind); undefined when it
+ * cannot be told (an older node's delete or host command, a request refused before it was read).
+ */
+export function recordKind(r: AuditRecord): string | undefined {
+  if (r.kind !== undefined) return r.kind;
+  return r.action === 'apply' && r.command !== null ? r.command : undefined;
 }
 
 // Two lists each in stream order, merged by the time the node decided; ties keep mf-audit first.

@@ -38,17 +38,17 @@ export const AuditRecord = z.strictObject({
   at: z.string(),
   node: z.string(),
   action: AuditAction,
-  /** The host command (`powerOff` ...), or for apply the object's kind. */
+  /** The host command (`powerOff` ...); for apply the object's kind (as sent); for delete `delete`. */
   command: z.string().nullable(),
   /** `namespace/name` of the target; null when the request was refused before it could be read. */
   host: z.string().nullable(),
   /**
-   * Host commands: the kind of the object the command was for (`BareMetalHost`, `MaasMachine`):
-   * the one it named, or the one the node resolved when it named none (commandKind), since a
-   * BareMetalHost and a MaasMachine may share `host`. Absent from records written before records
-   * had a kind (they cannot be told apart: readers show them for either kind), and from records
-   * that name no kind (apply and delete, whose `command` is the object's kind; a request refused
-   * before its kind could be read).
+   * The kind of the object the request was for (`BareMetalHost`, `MaasMachine`, `MaasCluster` ...),
+   * since objects of several kinds may share `host`. Host commands: the one it named, or the one
+   * the node resolved when it named none (commandKind). Apply: the object's kind; delete: the kind
+   * it named (none: a BareMetalHost). Absent from records written before records had a kind
+   * (readers take an old apply's `command`, which was its kind, and show the others for every
+   * kind), and from a request refused before its kind could be read.
    */
   kind: z.string().optional(),
   requestId: z.string().nullable(),

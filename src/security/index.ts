@@ -22,7 +22,7 @@ export { OTHER_SENDERS, REFUSAL_FULL_PER_SENDER, REFUSAL_MAX_SENDERS, REFUSAL_WI
 export type { RefusalLimiter, RefusalLimiterOptions } from './refusal-limiter.ts';
 export { checkDelivery } from './audit-delivery.ts';
 export type { Delivery, DeliveryCheck } from './audit-delivery.ts';
-export { readAudit, readAuditChecked, refusedSummary, unreadableSummary } from './audit-reader.ts';
+export { readAudit, readAuditChecked, recordKind, refusedSummary, unreadableSummary } from './audit-reader.ts';
 export type { AuditQuery, AuditRead } from './audit-reader.ts';
 export { checkPosture, openPosture, UnsafeStart } from './node-posture.ts';
 export type { Posture, PostureSettings } from './node-posture.ts';

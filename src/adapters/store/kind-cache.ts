@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Fence, KvBucket, KvEvent, Logger, ResourceEvent, ResourceKind, StoredObject } from '../../ports/index.ts';
 import type { FenceRefusals } from '../../ports/index.ts';
-import { laterFence, ObjectGone, StoreError } from '../../ports/index.ts';
+import { KvConflict, laterFence, ObjectGone, StoreError } from '../../ports/index.ts';
 import { hostKeyFromKv, hostKvKey, shownKey } from './nats-keys.ts';
 import { RecordProblems } from './kv-record.ts';
 import { RecordSlots, type SeenChange } from './record-slots.ts';
@@ -17,6 +17,18 @@ export class ResourceNotFound extends ObjectGone {
   constructor(readonly kind: ResourceKind, readonly key: string) {
     super(`${kind} ${key} not found (it was deleted or never applied)`);
     this.name = 'ResourceNotFound';
+  }
+}
+
+/**
+ * The newest record of an object does not parse: every write that must read it first is refused
+ * (an apply writes over it, and a delete takes its key away: removeUnreadable). `unreadableRevision`
+ * tells it from other refusals where this class cannot be imported (src/cluster).
+ */
+export class UnreadableRecord extends StoreError {
+  constructor(message: string, readonly kind: ResourceKind, readonly key: string, readonly unreadableRevision: number) {
+    super(message, false);
+    this.name = 'UnreadableRecord';
   }
 }
 
@@ -238,9 +250,36 @@ export class KindCache {
         return undefined;
       }
       const reason = this.specProblems.get(key)?.reason ?? 'the record';
-      throw new StoreError(`${this.kind} ${key} in bucket ${this.o.specs.name} (revision ${read.revision}) does not parse: ${reason}; apply the ${this.kind} again or delete its key`, false);
+      throw new UnreadableRecord(`${this.kind} ${key} in bucket ${this.o.specs.name} (revision ${read.revision}) does not parse: ${reason}; apply the ${this.kind} again or delete its key`, this.kind, key, read.revision);
     }
     return { revision: read.revision, spec: read.value };
+  }
+
+  /**
+   * Deletes the object whose newest record does not parse (`metalfleet delete` of it): its key,
+   * with a compare-and-set on that revision, and its status. Its finalizers cannot be read, so it
+   * cannot wait for them. 'readable': it parses (nothing was deleted here); 'missing': no record.
+   */
+  async removeUnreadable(key: string): Promise<'removed' | 'readable' | 'missing'> {
+    const malformed: { revision?: number } = {};
+    const current = await this.readSpec(key, malformed);
+    if (current) return 'readable';
+    if (malformed.revision === undefined) return 'missing';
+    const kvKey = this.kvKey(key);
+    try {
+      await this.o.specs.delete(kvKey, { revision: malformed.revision });
+    } catch (error) {
+      // Written meanwhile: what is there now is judged again.
+      if (error instanceof KvConflict) return 'readable';
+      throw error;
+    }
+    this.tellSpec(key, this.specRecords.set(key, malformed.revision, undefined));
+    try {
+      await this.o.statuses.delete(kvKey);
+    } catch (error) {
+      this.o.log.warn({ kind: this.kind, key, err: error instanceof Error ? error.message : String(error) }, 'could not delete the status of a deleted object');
+    }
+    return 'removed';
   }
 
   protected async readStatus(key: string): Promise<StatusSlot | undefined> {

@@ -2,16 +2,17 @@ import type { Command } from 'commander';
 import { descriptionOf } from './catalog.ts';
 import { subjects } from '../../bus/index.ts';
 import { HostKey } from '../../bus/messages/index.ts';
-import { AuditUnavailable, readAuditChecked, refusedSummary, unreadableSummary, type AuditRecord } from '../../security/index.ts';
+import { AuditUnavailable, readAuditChecked, recordKind, refusedSummary, unreadableSummary, type AuditRecord } from '../../security/index.ts';
 import { CliError } from '../cli-error.ts';
 import { jsonLine, oneLine } from '../terminal-text.ts';
 import { addNatsFlags, connectClient, type NatsFlagValues } from '../nats-options.ts';
 import { endQuietlyWhenReaderCloses, usageErrorsExitTwo } from '../introspect/index.ts';
 import { namedKind } from './host.ts';
 
-// `metalfleet audit [--host NS/NAME] [--kind KIND] [--since T] [--json]`: the mf-audit stream, oldest first.
-// `--kind`: only commands for that kind's object (a BareMetalHost and a MaasMachine may share a
+// `metalfleet audit [--host [KIND/]NS/NAME] [--kind KIND] [--since T] [--json]`: the mf-audit stream, oldest first.
+// `--kind`: only records for that kind's object (a BareMetalHost and a MaasMachine may share a
 // name); records from before the audit kept a kind cannot be told apart, and are shown for any.
+// `--host` takes a host as the lines print it: `maasmachine/NS/NAME` is `--host NS/NAME --kind MaasMachine`.
 // Read-only (stream info and message gets), so a NATS user with read rights only can run it.
 // Exits 1, after the records it could verify, when messages reaching it were refused (not
 // delivered by its own consumer): someone may be trying to rewrite what it shows. Records of the
@@ -45,18 +46,38 @@ function who(r: AuditRecord): string {
   }
 }
 
+/** `--host`: `NS/NAME`, or `KIND/NS/NAME` as the lines print a host command's target (and `metalfleet host` takes it). */
+export function hostFilter(arg: string, flagKind: string | undefined): { host: string; kind?: string } {
+  const parts = arg.split('/');
+  let host = arg;
+  let kind = flagKind;
+  if (parts.length === 3) {
+    const named = namedKind(parts[0] ?? '', `--host ${JSON.stringify(arg)}`);
+    if (flagKind !== undefined && flagKind !== named) throw new CliError(`--host ${JSON.stringify(arg)} is a ${named}, but --kind says ${flagKind}: give one`, 2);
+    host = parts.slice(1).join('/');
+    kind = named;
+  }
+  const k = HostKey.safeParse(host);
+  if (!k.success) throw new CliError(`--host: ${k.error.issues.map((i) => i.message).join('; ')} (or "<kind>/<namespace>/<name>")`, 2);
+  return { host, ...(kind === undefined ? {} : { kind }) };
+}
+
 /**
  * One line a record: time, node, who, action, host, outcome (and why). Every field is escaped on
  * its own (oneLine): a refused request's requestId or reason is the sender's text, and a newline
  * in it must not print a line that reads like another record.
  */
 export function formatRecord(r: AuditRecord): string {
-  const what = [r.action, r.command].filter(Boolean).join(' ');
+  // A host command: its command; an apply: the object's kind as sent (its command); a delete: the
+  // kind it deleted (`delete MaasMachine fleet/host-8`), which a delete of an older node did not keep.
+  const what = [r.action, r.action === 'delete' ? r.kind : r.command].filter(Boolean).join(' ');
   const outcome = r.outcome === 'refused' || r.outcome === 'failed' ? `${r.outcome} ${r.code ?? ''}: ${r.reason ?? ''}`.trim() : r.outcome;
   const size = r.size === undefined ? '' : `${r.size} bytes`;
   const sender = r.sender === undefined ? '' : `from ${r.sender}`;
-  // A host of another kind than BareMetalHost (the default) as `metalfleet host` takes it: `maasmachine/NS/NAME`.
-  const target = r.host === null ? '-' : r.kind === undefined || r.kind === 'BareMetalHost' ? r.host : `${r.kind.toLowerCase()}/${r.host}`;
+  // A host command's host of another kind than BareMetalHost (the default) as `metalfleet host`
+  // takes it: `maasmachine/NS/NAME`. An apply's or a delete's kind is named before it already.
+  const kind = recordKind(r);
+  const target = r.host === null ? '-' : r.action !== 'command' || kind === undefined || kind === 'BareMetalHost' ? r.host : `${kind.toLowerCase()}/${r.host}`;
   return [r.at, r.node, who(r), what, target, r.requestId ? `request ${r.requestId}` : '', size, outcome, sender].filter(Boolean).map(oneLine).join('  ');
 }
 
@@ -65,20 +86,18 @@ export function register(program: Command): void {
     program
       .command('audit')
       .description(descriptionOf('audit'))
-      .option('--host <ns/name>', 'only records about this host')
-      .option('--kind <kind>', 'only commands for this kind (BareMetalHost, MaasMachine), which may share a name; records from before the audit kept a kind are shown for any')
+      .option('--host <ns/name>', 'only records about this host; kind/ns/name (maasmachine/fleet/host-7, as the lines print it) for that kind\'s only')
+      .option('--kind <kind>', 'only records for this kind (BareMetalHost, MaasMachine, MaasCluster), which may share a name; records from before the audit kept a kind are shown for any')
       .option('--since <time>', 'only records since this time: RFC 3339, or a duration back from now (10m, 2h, 7d)')
       .option('--json', 'one JSON record a line, as stored'),
   )).action(async (flags: AuditFlags) => {
-    if (flags.host !== undefined) {
-      const k = HostKey.safeParse(flags.host);
-      if (!k.success) throw new CliError(`--host: ${k.error.issues.map((i) => i.message).join('; ')}`, 2);
-    }
-    const kind = flags.kind === undefined ? undefined : namedKind(flags.kind, '--kind');
+    const flagKind = flags.kind === undefined ? undefined : namedKind(flags.kind, '--kind');
+    const target = flags.host === undefined ? undefined : hostFilter(flags.host, flagKind);
+    const kind = target ? target.kind : flagKind;
     const since = flags.since === undefined ? undefined : parseSince(flags.since, new Date());
     const transport = await connectClient(flags, process.env, 'metalfleet-audit');
     try {
-      const read = await readAuditChecked(transport, subjects(), { ...(flags.host ? { host: flags.host } : {}), ...(kind ? { kind } : {}), ...(since ? { since } : {}) });
+      const read = await readAuditChecked(transport, subjects(), { ...(target ? { host: target.host } : {}), ...(kind ? { kind } : {}), ...(since ? { since } : {}) });
       // `metalfleet audit | head`: a reader that has what it wanted ends the command quietly.
       endQuietlyWhenReaderCloses();
       for (const r of read.records) process.stdout.write(flags.json ? `${jsonLine(r)}\n` : `${formatRecord(r)}\n`);

@@ -8,7 +8,7 @@ import { whereOf } from '../../api/manifest.ts';
 import { StoreError, type Logger, type Transport } from '../../ports/index.ts';
 import { innerRequest, noAudit, type AuditAction, type AuditLog, type AuditOutcome, type Caller, type RequestGuard } from '../../security/index.ts';
 import { auditEntry, auditOutcome, auditUnread, claimed } from './audit-entry.ts';
-import { StoreApplyRequest, StoreDeleteRequest, type StoreApplyReply, type StoreDeleteKind, type StoreDeleteReply, type StoreIssue } from './store-messages.ts';
+import { StoreApplyRequest, StoreDeleteKind, StoreDeleteRequest, type StoreApplyReply, type StoreDeleteReply, type StoreIssue } from './store-messages.ts';
 
 export const STORE_QUEUE = 'mf-store';
 
@@ -27,6 +27,23 @@ export interface HostApplier {
   get(key: string): Promise<{ readonly metadata: { readonly finalizers?: readonly string[] } } | undefined>;
   /** The stored host past any cache, for the check against its update rules. */
   getFresh?(key: string): Promise<unknown>;
+  /** The store's records of each kind: for removing a record nobody can read (src/adapters/store/kind-cache.ts). */
+  readonly resources?: { records(kind: 'BareMetalHost'): UnreadableRemover };
+}
+
+/**
+ * Takes away an object whose newest record does not parse (the store refuses every other write to
+ * it, and a requestDelete too, since its finalizers cannot be read): its key is deleted with a
+ * compare-and-set on the unreadable revision. 'readable': it parses now (a good value came), so it
+ * is deleted as any other; 'missing': there is nothing under the key.
+ */
+export interface UnreadableRemover {
+  removeUnreadable(key: string): Promise<'removed' | 'readable' | 'missing'>;
+}
+
+/** The store's refusal of an object whose newest record does not parse (kind-cache.ts UnreadableRecord). */
+function isUnreadable(error: unknown): boolean {
+  return error instanceof StoreError && typeof (error as { unreadableRevision?: unknown }).unreadableRevision === 'number';
 }
 
 type ObjectIssue = { readonly kind?: string; readonly key?: string; readonly path: string; readonly message: string };
@@ -39,6 +56,8 @@ export interface ObjectApplier {
   /** As `kubectl delete`; 'missing' when there is no such object. */
   requestDelete(kind: ObjectDeleteKind, key: string): Promise<'terminating' | 'deleted' | 'missing'>;
   get(kind: ObjectDeleteKind, key: string): Promise<{ readonly metadata: { readonly finalizers?: readonly string[] } } | undefined>;
+  /** Each kind's records: for removing a record nobody can read, as for hosts. */
+  records?(kind: ObjectDeleteKind): UnreadableRemover;
 }
 
 /** The kinds delete takes from the object store: every one apply writes there. */
@@ -68,6 +87,13 @@ export interface StoreServer {
 /** `checked`: a check that found nothing wrong changed nothing, and is not audited. */
 type Done = { reply: Reply<unknown>; outcome: AuditOutcome | 'checked'; command?: string | null; host?: string | null; reason?: string };
 
+/** What the audit records of a request before (or without) validating it: its target and the kind of object it is for. */
+type Seen = { command: string | null; host: string | null; kind: string | undefined };
+
+// The sender's text goes into the record's kind only when it reads as a kind name.
+const KIND_NAME = /^[A-Z][A-Za-z0-9]{0,62}$/;
+const kindNamed = (value: string | null): string | undefined => (value !== null && KIND_NAME.test(value) ? value : undefined);
+
 // A refusal the reply carries as issues (the store's update rules), in one line for the audit.
 function refusedFor(issues: ReadonlyArray<{ readonly path: string; readonly message: string }>): { outcome: 'refused'; reason: string } {
   return { outcome: 'refused', reason: issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ') };
@@ -80,7 +106,7 @@ export function startStoreServer(options: StoreServerOptions): StoreServer {
   const now = options.now ?? (() => new Date());
 
   // Guard, parse, act, audit: the same for both requests.
-  const guarded = <S extends z.ZodType>(action: AuditAction, schema: S, peek: (request: unknown) => { command: string | null; host: string | null }, act: (request: z.infer<S>, caller: Caller) => Promise<Done>) =>
+  const guarded = <S extends z.ZodType>(action: AuditAction, schema: S, peek: (request: unknown) => Seen, act: (request: z.infer<S>, caller: Caller) => Promise<Done>) =>
     async (payload: unknown, { subject, sender }: RequestContext): Promise<Reply<unknown>> => {
       let admission;
       try {
@@ -92,10 +118,14 @@ export function startStoreServer(options: StoreServerOptions): StoreServer {
       const seen = peek(inner);
       const record = async (done: Done): Promise<Reply<unknown>> => {
         if (done.outcome === 'checked') return done.reply;
-        await auditOutcome(audit, auditEntry({
+        const entry = auditEntry({
           node: options.node, action, payload, caller: admission.caller, command: done.command ?? seen.command, host: done.host ?? seen.host, requestId: null,
           outcome: done.outcome, ...(done.reply.ok ? (done.reason ? { code: 'invalid', reason: done.reason } : {}) : { code: done.reply.error.kind, reason: done.reply.error.message }), now: now(),
-        }), admission.ok && admission.caller.kind === 'signed', sender);
+        });
+        // The kind of the object applied or deleted: a BareMetalHost and a MaasMachine (or a
+        // MaasCluster) may share a name, and `metalfleet audit --kind` tells them apart by it.
+        if (seen.kind !== undefined) entry.kind = seen.kind;
+        await auditOutcome(audit, entry, admission.ok && admission.caller.kind === 'signed', sender);
         return done.reply;
       };
       if (!admission.ok) {
@@ -118,18 +148,40 @@ export function startStoreServer(options: StoreServerOptions): StoreServer {
       }
     };
 
-  const peekObject = (request: unknown): { command: string | null; host: string | null } => {
+  const peekObject = (request: unknown): Seen => {
     const object = (request as { document?: { object?: unknown } } | null)?.document?.object;
     const metadata = (object as { metadata?: unknown } | null)?.metadata;
     const name = claimed(metadata, 'name');
-    return { command: claimed(object, 'kind'), host: name === null ? null : `${claimed(metadata, 'namespace') ?? 'default'}/${name}` };
+    const kind = claimed(object, 'kind');
+    return { command: kind, host: name === null ? null : `${claimed(metadata, 'namespace') ?? 'default'}/${name}`, kind: kindNamed(kind) };
+  };
+
+  // A delete names its kind, or none for a BareMetalHost (as before deletes named kinds); one
+  // naming no kind delete takes is refused, and recorded without one.
+  const peekDelete = (request: unknown): Seen => {
+    const named = typeof request === 'object' && request !== null ? (request as { kind?: unknown }).kind : undefined;
+    const kind = named === undefined ? 'BareMetalHost' : StoreDeleteKind.safeParse(named).success ? named as string : undefined;
+    return { command: 'delete', host: claimed(request, 'host'), kind };
+  };
+
+  // The stored host the update rules weigh an apply against: past the cache, or, when its newest
+  // record does not parse, the last good version this node read (what the apply itself checks
+  // against, then writes over the unreadable record), if any.
+  const storedHost = async (key: string): Promise<unknown> => {
+    if (!options.store.getFresh) return options.store.get(key);
+    try {
+      return await options.store.getFresh(key);
+    } catch (error) {
+      if (isUnreadable(error)) return options.store.get(key);
+      throw error;
+    }
   };
 
   const hostUpdateIssues = async (doc: StoreApplyRequest['document']): Promise<StoreIssue[]> => {
     const object = doc.object as { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } } | null;
     if (object?.kind !== 'BareMetalHost' || typeof object.metadata?.name !== 'string') return [];
     const key = `${typeof object.metadata.namespace === 'string' ? object.metadata.namespace : 'default'}/${object.metadata.name}`;
-    const stored = options.store.getFresh ? await options.store.getFresh(key) : await options.store.get(key);
+    const stored = await storedHost(key);
     if (stored === undefined) return [];
     return validateBareMetalHost(doc.object, stored).map((e) => ({
       ...whereOf(doc), kind: 'BareMetalHost', key, path: e.path, message: e.reason,
@@ -179,15 +231,38 @@ export function startStoreServer(options: StoreServerOptions): StoreServer {
     const finalizers = outcome === 'terminating' ? (await objects.get(kind, key))?.metadata.finalizers ?? [] : [];
     return { outcome, finalizers };
   };
-  const remove = serve(options.transport, subjects.storeDelete, z.unknown(), guarded('delete', StoreDeleteRequest, (r) => ({ command: 'delete', host: claimed(r, 'host') }), async (req, caller) => {
-    let done: { outcome: 'terminating' | 'deleted'; finalizers: readonly string[] };
-    if (req.kind === 'BareMetalHost') {
-      const outcome = await options.store.requestDelete(req.host);
-      done = { outcome, finalizers: outcome === 'terminating' ? (await options.store.get(req.host))?.metadata.finalizers ?? [] : [] };
-    } else {
-      const result = await deleteObject(req.kind, req.host);
-      if ('reply' in result) return result;
-      done = result;
+  const deleteHost = async (key: string): Promise<{ outcome: 'terminating' | 'deleted'; finalizers: readonly string[] }> => {
+    const outcome = await options.store.requestDelete(key);
+    return { outcome, finalizers: outcome === 'terminating' ? (await options.store.get(key))?.metadata.finalizers ?? [] : [] };
+  };
+  // A record nobody can read cannot be marked for deletion (its finalizers are unknown): its key
+  // goes, as the store's refusal told the user to do. Should a good value come meanwhile, the
+  // delete is tried again as for any other.
+  const unreadableRemover = async (kind: StoreDeleteKind): Promise<UnreadableRemover | undefined> => {
+    if (kind === 'BareMetalHost') return options.store.resources?.records('BareMetalHost');
+    const objects = await options.objects();
+    return objects.records?.(kind);
+  };
+  const remove = serve(options.transport, subjects.storeDelete, z.unknown(), guarded('delete', StoreDeleteRequest, peekDelete, async (req, caller) => {
+    let done: { outcome: 'terminating' | 'deleted'; finalizers: readonly string[] } | undefined;
+    for (let attempt = 1; done === undefined; attempt += 1) {
+      try {
+        if (req.kind === 'BareMetalHost') done = await deleteHost(req.host);
+        else {
+          const result = await deleteObject(req.kind, req.host);
+          if ('reply' in result) return result;
+          done = result;
+        }
+      } catch (error) {
+        const remover = isUnreadable(error) && attempt < 3 ? await unreadableRemover(req.kind) : undefined;
+        if (!remover) throw error;
+        const removed = await remover.removeUnreadable(req.host);
+        if (removed === 'missing') return { reply: fail('notFound', `${req.kind} ${req.host} not found`), outcome: 'refused' };
+        if (removed === 'removed') {
+          log.warn({ kind: req.kind, host: req.host, caller }, 'deleted an object whose record does not parse');
+          done = { outcome: 'deleted', finalizers: [] };
+        }
+      }
     }
     log.info({ kind: req.kind, host: req.host, outcome: done.outcome, caller }, 'delete requested');
     const reply: StoreDeleteReply = { host: req.host, outcome: done.outcome, finalizers: [...done.finalizers] };
