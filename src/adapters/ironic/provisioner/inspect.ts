@@ -52,9 +52,37 @@ export async function inspect(ctx: StepContext, host: HostData, o: { restartOnFa
         return continuing(ctx.polls.shortMs);
       }
       return failed(`inspection failed: ${nodeReason(node)}`);
+    // Registration's to finish (manage): the node went back to enroll, or was never managed.
+    case 'enroll':
+      return needsRegistration;
     default:
-      return continuing(ctx.polls.shortMs);
+      // A flow Ironic runs and ends by itself: polled until the node is back.
+      if (LEAVES_BY_ITSELF.has(node.provision_state)) return continuing(ctx.polls.shortMs);
+      // BMO logs "unexpected provision state" and retries for ever (a transient error); an existing
+      // node already deployed (a rerun against the same Ironic) then held its host in inspecting
+      // without a word. Said instead, with what to do; retried after the backoff.
+      return failed(cannotInspect(node));
   }
+}
+
+// Ironic states a node leaves without being asked (ironic/common/states.py: the *ing and *wait
+// states of a flow its conductor drives, which end in a stable or failed state, or time out).
+const LEAVES_BY_ITSELF: ReadonlySet<string> = new Set([
+  'verifying', 'cleaning', 'clean wait', 'deploying', 'wait call-back', 'deleting', 'adopting',
+  'rescuing', 'rescue wait', 'unrescuing', 'servicing', 'service wait',
+]);
+
+/** Why inspection cannot start from the node's state, naming the node and what the user can do. */
+function cannotInspect(node: IronicNode): string {
+  const which = node.name ? `${node.name} (${node.uuid})` : node.uuid;
+  const head = `cannot inspect: Ironic node ${which} is in provision state "${node.provision_state}", which inspection cannot start from and Ironic does not leave by itself`;
+  const reason = node.last_error?.trim() ? ` (last error: ${node.last_error.trim()})` : '';
+  const what = node.provision_state === 'active'
+    ? 'the node is already deployed (left by an earlier run or another deployment?): set spec.externallyProvisioned: true to adopt it as it is, or undeploy it (`baremetal node undeploy`) or delete it in Ironic to inspect and deploy it again'
+    : /hold$/.test(node.provision_state)
+      ? 'it waits for an operator: `baremetal node unhold` it, or abort its flow'
+      : 'bring it back to manageable in Ironic (`baremetal node manage`, or undeploy/abort its flow), or delete the node to register it anew';
+  return `${head}${reason}; ${what}; the inspection is retried after the backoff`;
 }
 
 // BMO: an out-of-band inspection is over in seconds, and polled at the short delay.

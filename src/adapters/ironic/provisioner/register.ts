@@ -86,6 +86,13 @@ async function registerOnce(ctx: StepContext, host: HostData, restartOnFailure: 
       return continuing(ctx.polls.shortMs);
     default:
       if (!BUSY.has(node.provision_state)) await configureNode(ctx, host, node, body);
+      // A host registering for the first time whose node is past manageable was not enrolled by
+      // this registration (a rerun against the same Ironic, a node enrolled by hand): it is taken
+      // over as it is, and said so with its state, which decides what comes next (an active node
+      // cannot be inspected; inspect.ts says so).
+      if (!host.provisionerId && node.provision_state !== 'manageable') {
+        ctx.log.info({ host: host.key, node: node.name ?? node.uuid, uuid: node.uuid, provisionState: node.provision_state }, `registered existing Ironic node ${node.name ?? node.uuid} (provision state ${node.provision_state}), not a new one`);
+      }
       return done(id);
   }
 }
