@@ -19,34 +19,46 @@ export interface PrivateIronic {
 }
 
 // An agent refused by Ironic (a newer Ironic refusing plain-http callbacks) is said on stderr,
-// where the demo's progress does not tear it, rather than a host hanging in provisioning.
+// where the demo's progress does not tear it, rather than a host hanging in provisioning. A call
+// that got no answer at all (Ironic down or stopping) was not refused, and is said so. Nothing is
+// said once the demo is stopping (`quiet`): its agents then lose Ironic on the way out.
 // Loaded with the datacenter, never by a demo that runs none.
-async function refusalReporter(): Promise<(server: string, r: Refusal) => void> {
+export async function refusalReporter(quiet: () => boolean = () => false): Promise<(server: string, r: Refusal) => void> {
   const { describeRefusal } = await import('../../sim/agent/index.ts');
-  return (server, r) => void process.stderr.write(`datacenter ${server}: ${describeRefusal(r)}\n`);
+  return (server, r) => {
+    if (quiet()) return;
+    const line = r.status === 0
+      ? `${r.call} to Ironic failed (no answer): ${r.message}; ${r.count} in a row, next try in ${Math.round(r.retryInMs / 100) / 10} s`
+      : describeRefusal(r);
+    process.stderr.write(`datacenter ${server}: ${line}\n`);
+  };
 }
 
 export async function startPrivateIronic(o: { servers: number | null; externalIronic?: string }): Promise<PrivateIronic> {
   if (o.externalIronic !== undefined && o.servers !== null) return startDatacenterFor(o.externalIronic, o.servers);
   // Loaded only here: the simulators are no part of a demo against a real Ironic.
-  const { freePort, ironicInstalled, startIronic } = await import('../../sim/ironic/index.ts');
+  const { freePort, guardAgainstOrphans, ironicInstalled, startIronic } = await import('../../sim/ironic/index.ts');
   if (!ironicInstalled()) throw new CliError('--ironic without a URL starts a private Ironic, but Ironic is not installed here: run `bash scripts/ironic-install.sh` as root (or pass --ironic URL)', 1);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let datacenter: VirtualDatacenter | null = null;
+  let stopping: Promise<void> | null = null;
   if (o.servers !== null) {
     const { startVirtualDatacenter } = await import('../../sim/datacenter/index.ts');
     // IPA heartbeats every few minutes, and at once when a command ends (the short gap, which is
     // what keeps a host's steps short). Every heartbeat is a write to Ironic's SQLite: many servers
     // beating each second starve the agents' token lookups past their 10 s timeout.
-    datacenter = await startVirtualDatacenter({ systems: o.servers, ironicUrl: url, heartbeatIntervalMs: 5_000, minHeartbeatGapMs: 200, onAgentRefused: await refusalReporter() });
+    datacenter = await startVirtualDatacenter({ systems: o.servers, ironicUrl: url, heartbeatIntervalMs: 5_000, minHeartbeatGapMs: 200, onAgentRefused: await refusalReporter(() => stopping !== null) });
   }
   const dc = datacenter;
+  // The datacenter's folder (boot files, images), should the demo be killed without stopping it:
+  // the private Ironic's own guard ends it and removes its folder (sim/ironic/orphan-guard.ts).
+  const dcGuard = dc ? guardAgainstOrphans({ dirs: [dc.bootServer.root] }) : null;
   const ironic = await startIronic({ port, ...(dc ? { bootServer: dc.bootServer, sushyRegistries: true } : {}) }).catch(async (err: unknown) => {
     await dc?.stop();
+    dcGuard?.release();
     throw new CliError(`--ironic: the private Ironic did not start: ${errorMessage(err)}`, 1);
   });
-  let stopping: Promise<void> | null = null;
   return {
     url: ironic.url,
     datacenter: dc,
@@ -56,9 +68,15 @@ export async function startPrivateIronic(o: { servers: number | null; externalIr
       ...(dc ? [`started a virtual datacenter: ${dc.systems.length} servers, BMCs at ${dc.redfish.url}, images and boot files at ${dc.images.url}`] : []),
     ].join('\n'),
     stop() {
+      // The datacenter first: its agents heartbeat to Ironic, and with Ironic gone first each
+      // said a failed heartbeat on the way out. Ironic is stopped even if the datacenter's stop fails.
       stopping ??= (async () => {
-        await ironic.stop();
-        await dc?.stop();
+        try {
+          await dc?.stop();
+          dcGuard?.release();
+        } finally {
+          await ironic.stop();
+        }
       })();
       return stopping;
     },
@@ -70,10 +88,13 @@ export async function startPrivateIronic(o: { servers: number | null; externalIr
 // and http_url set to the datacenter's boot server); virtual media boots need neither.
 async function startDatacenterFor(url: string, servers: number): Promise<PrivateIronic> {
   const { startVirtualDatacenter } = await import('../../sim/datacenter/index.ts');
-  const dc = await startVirtualDatacenter({ systems: servers, ironicUrl: url, heartbeatIntervalMs: 5_000, minHeartbeatGapMs: 200, onAgentRefused: await refusalReporter() }).catch((err: unknown) => {
+  const { guardAgainstOrphans } = await import('../../sim/ironic/index.ts');
+  let stopping: Promise<void> | null = null;
+  const dc = await startVirtualDatacenter({ systems: servers, ironicUrl: url, heartbeatIntervalMs: 5_000, minHeartbeatGapMs: 200, onAgentRefused: await refusalReporter(() => stopping !== null) }).catch((err: unknown) => {
     throw new CliError(`--datacenter: the virtual datacenter did not start: ${errorMessage(err)}`, 1);
   });
-  let stopping: Promise<void> | null = null;
+  // Its folder goes should the demo be killed without stopping it.
+  const dcGuard = guardAgainstOrphans({ dirs: [dc.bootServer.root] });
   return {
     url,
     datacenter: dc,
@@ -84,7 +105,7 @@ async function startDatacenterFor(url: string, servers: number): Promise<Private
       'from Ironic 26 on, it also needs [agent] require_tls = false: the simulated agents call back over plain http',
     ].join('\n'),
     stop() {
-      stopping ??= dc.stop();
+      stopping ??= dc.stop().then(() => dcGuard.release());
       return stopping;
     },
   };

@@ -2,6 +2,8 @@
 // benches, `npm run ironic:start` and `metalfleet demo --ironic` without a URL.
 export { ironicInstalled, startIronic } from './local-ironic.ts';
 export { freePort } from './ports.ts';
+export { guardAgainstOrphans } from './orphan-guard.ts';
+export type { OrphanGuard } from './orphan-guard.ts';
 export { sushyOverlay, withSushyOverlay, SYSTEM_PYTHON } from './sushy-overlay.ts';
 export type { FakeDelayKind, IronicServer, StartIronicOptions } from './options.ts';
 export { ironicConfig } from './config.ts';

@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ironicConfig } from './config.ts';
+import { guardAgainstOrphans } from './orphan-guard.ts';
+import type { OrphanGuard } from './orphan-guard.ts';
 import type { IronicServer, StartIronicOptions } from './options.ts';
 import { freePort, listenersOn, portAnswers } from './ports.ts';
 import { withSushyOverlay } from './sushy-overlay.ts';
@@ -29,7 +31,8 @@ const STOP_GRACE_MS = 10_000;
 const LOG_LINES = 200;
 
 // Ironic processes still running when this process exits are killed with it, so that a crashed
-// test run does not leave conductors behind.
+// test run does not leave conductors behind. Exit handlers do not run when this process is killed
+// (kill -9, OOM): each Ironic also has an orphan guard (orphan-guard.ts) that ends it then.
 const live = new Set<number>();
 process.once('exit', () => {
   for (const pid of live) {
@@ -95,6 +98,7 @@ export async function startIronic(opts: StartIronicOptions = {}): Promise<Ironic
 
   let port = opts.port ?? (await freePort());
   let child: ChildProcess | null = null;
+  let guard: OrphanGuard | null = null;
   let exited: Promise<void> = Promise.resolve();
   let stopped = false;
 
@@ -122,7 +126,12 @@ export async function startIronic(opts: StartIronicOptions = {}): Promise<Ironic
     proc.once('error', (err) => {
       dead = err.message;
     });
-    if (proc.pid !== undefined) live.add(proc.pid);
+    if (proc.pid !== undefined) {
+      live.add(proc.pid);
+      // Ironic is detached (its own group): should this process die without stopping it, the
+      // guard ends the group and removes the folder (a crashed demo left both behind).
+      guard = guardAgainstOrphans({ processGroup: proc.pid, dirs: [dir] });
+    }
     for (const stream of [proc.stdout, proc.stderr]) {
       let partial = '';
       stream?.on('data', (d: Buffer) => {
@@ -172,6 +181,9 @@ export async function startIronic(opts: StartIronicOptions = {}): Promise<Ironic
     // Anything Ironic started (qemu-img, genisoimage) goes with it.
     signal('SIGKILL');
     child = null;
+    // Stopped here: the guard has nothing left to do (a restart starts another).
+    guard?.release();
+    guard = null;
   }
 
   async function launchWithPortRetry(): Promise<void> {

@@ -10,6 +10,7 @@ import { mkdir, mkdtemp, readdir, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { guardAgainstOrphans } from './orphan-guard.ts';
 
 /** Debian's interpreter, the one python3-sushy and Ironic are installed into. */
 export const SYSTEM_PYTHON = '/usr/bin/python3';
@@ -26,6 +27,8 @@ async function build(python: string): Promise<string | null> {
   if (existsSync(join(installed, 'standard_registries'))) return null;
   const root = await mkdtemp(join(tmpdir(), 'metalfleet-sushy-'));
   process.once('exit', () => rmSync(root, { recursive: true, force: true }));
+  // And when this process is killed, which runs no exit handler: the guard removes it then.
+  guardAgainstOrphans({ dirs: [root] });
   const pkg = join(root, 'sushy');
   await mkdir(join(pkg, 'standard_registries'), { recursive: true });
   // __pycache__ stays behind: its compiled files name the installed paths.
