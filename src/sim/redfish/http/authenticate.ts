@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Principal, World } from './context.ts';
-import { systemsFor } from './sessions.ts';
+import { accountOf } from './sessions.ts';
 
 /**
  * Who sent these headers: an X-Auth-Token session, else Basic credentials; undefined if neither
@@ -19,7 +19,8 @@ function bySession(headers: IncomingHttpHeaders, world: World): Principal | unde
   if (!session) return undefined;
   // A system told to refuse credentials refuses its live sessions too.
   const systemIds = session.systemIds.filter((id) => world.systems.get(id)?.faults.refuseCredentials === false);
-  return systemIds.length > 0 ? { systemIds, sessionId: session.id } : undefined;
+  const refusedIds = [...session.refusedIds, ...session.systemIds.filter((id) => !systemIds.includes(id))];
+  return systemIds.length > 0 ? { systemIds, refusedIds, sessionId: session.id } : undefined;
 }
 
 function byBasic(headers: IncomingHttpHeaders, world: World): Principal | undefined {
@@ -28,6 +29,6 @@ function byBasic(headers: IncomingHttpHeaders, world: World): Principal | undefi
   const decoded = Buffer.from(auth.slice(6).trim(), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
-  const systemIds = systemsFor(world.systems.values(), decoded.slice(0, colon), decoded.slice(colon + 1));
-  return systemIds.length > 0 ? { systemIds } : undefined;
+  const { open, refused } = accountOf(world.systems.values(), decoded.slice(0, colon), decoded.slice(colon + 1));
+  return open.length > 0 ? { systemIds: open, refusedIds: refused } : undefined;
 }

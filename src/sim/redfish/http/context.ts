@@ -6,6 +6,12 @@ import type { Tasks } from '../model/tasks.ts';
 /** Who is asking: the systems their credentials open, and the session they came with, if any. */
 export interface Principal {
   systemIds: readonly string[];
+  /**
+   * Systems of the same account that refuse it (refuse-credentials): their resources answer 401.
+   * Without this, shared credentials authenticated as the other systems and the refusing one's
+   * URIs answered 404, which Ironic reports as a missing resource, not an auth failure.
+   */
+  refusedIds?: readonly string[];
   sessionId?: string;
 }
 

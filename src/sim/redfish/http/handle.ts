@@ -35,7 +35,7 @@ function normalize(url: string | undefined): string {
  */
 function faultSystems(world: World, params: Record<string, string>, principal: Principal | undefined): SimSystem[] {
   const named = params.sys === undefined ? undefined : world.systems.get(params.sys);
-  if (named && (!principal || principal.systemIds.includes(named.id))) return [named];
+  if (named && (!principal || principal.systemIds.includes(named.id) || principal.refusedIds?.includes(named.id) === true)) return [named];
   return (principal?.systemIds ?? []).flatMap((id) => world.systems.get(id) ?? []);
 }
 
@@ -76,6 +76,9 @@ async function dispatch(req: IncomingMessage, world: World, route: Route): Promi
     principal: principal ?? { systemIds: [] },
     system: () => {
       const s = params.sys === undefined ? undefined : world.systems.get(params.sys);
+      // A system of the caller's account that refuses it: its BMC refused the credentials (401),
+      // as it does when they open no other system; not absent (404).
+      if (s && ctx.principal.refusedIds?.includes(s.id) === true) throw unauthorized();
       // Each BMC serves its own system: another one's URIs are unknown to it (404, as on real
       // BMCs and sushy-tools' SUSHY_EMULATOR_ALLOWED_INSTANCES), never 403, on which sushy logs in
       // again, retries and then parses the error body as the resource.

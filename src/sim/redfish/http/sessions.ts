@@ -10,6 +10,11 @@ export interface Session {
   token: string;
   username: string;
   systemIds: readonly string[];
+  /**
+   * Systems of the account that refused the login (told to refuse every credential): on their own
+   * BMC the login failed, so this session is refused there (401), never taken for absent (404).
+   */
+  refusedIds: readonly string[];
   created: string;
   /** When a request last came with its token (epoch ms). */
   lastUsed: number;
@@ -24,14 +29,23 @@ function same(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/**
+ * The systems configured with these credentials: `open`, those they open, and `refused`, those
+ * told to refuse every credential. An account several systems share (--password-file) stands for
+ * as many BMCs: one refusing it answers 401 for its own resources, not 404 as if it were absent.
+ */
+export function accountOf(systems: Iterable<SimSystem>, username: string, password: string): { open: string[]; refused: string[] } {
+  const open: string[] = [];
+  const refused: string[] = [];
+  for (const s of systems) {
+    if (same(s.info.username, username) && same(s.info.password, password)) (s.faults.refuseCredentials ? refused : open).push(s.id);
+  }
+  return { open, refused };
+}
+
 /** The systems these credentials open, leaving out systems told to refuse every credential. */
 export function systemsFor(systems: Iterable<SimSystem>, username: string, password: string): string[] {
-  const out: string[] = [];
-  for (const s of systems) {
-    if (s.faults.refuseCredentials) continue;
-    if (same(s.info.username, username) && same(s.info.password, password)) out.push(s.id);
-  }
-  return out;
+  return accountOf(systems, username, password).open;
 }
 
 export class Sessions {
@@ -41,9 +55,9 @@ export class Sessions {
 
   constructor(private readonly now: () => number, readonly timeoutSeconds = SESSION_TIMEOUT_S) {}
 
-  create(username: string, systemIds: readonly string[]): Session {
+  create(username: string, systemIds: readonly string[], refusedIds: readonly string[] = []): Session {
     const at = this.now();
-    const session: Session = { id: String(this.next++), token: randomBytes(24).toString('base64url'), username, systemIds, created: new Date(at).toISOString(), lastUsed: at };
+    const session: Session = { id: String(this.next++), token: randomBytes(24).toString('base64url'), username, systemIds, refusedIds, created: new Date(at).toISOString(), lastUsed: at };
     this.byToken.set(session.token, session);
     this.byId.set(session.id, session);
     return session;

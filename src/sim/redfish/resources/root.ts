@@ -2,7 +2,7 @@ import { stringProperty } from '../http/action.ts';
 import { loginRefused, notFound, registryError } from '../http/errors.ts';
 import type { Ctx, Resource } from '../http/context.ts';
 import { collection, odata, ref, STATUS_OK } from '../http/odata.ts';
-import { systemsFor } from '../http/sessions.ts';
+import { accountOf } from '../http/sessions.ts';
 import type { Session } from '../http/sessions.ts';
 
 const SESSIONS = '/redfish/v1/SessionService/Sessions';
@@ -59,9 +59,9 @@ export const rootResources: Resource[] = [
       if (unknown !== undefined) throw registryError(400, 'PropertyUnknown', [unknown], [`#/${unknown}`]);
       const user = stringProperty(ctx.body, 'UserName');
       const password = stringProperty(ctx.body, 'Password');
-      const systemIds = systemsFor(ctx.world.systems.values(), user, password);
-      if (systemIds.length === 0) throw loginRefused(SESSIONS);
-      const s = ctx.world.sessions.create(user, systemIds);
+      const { open, refused } = accountOf(ctx.world.systems.values(), user, password);
+      if (open.length === 0) throw loginRefused(SESSIONS);
+      const s = ctx.world.sessions.create(user, open, refused);
       return { status: 201, body: sessionBody(s), headers: { 'X-Auth-Token': s.token, Location: `${SESSIONS}/${s.id}` } };
     },
   },
