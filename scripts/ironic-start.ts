@@ -5,15 +5,46 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ironicInstalled, startIronic } from '../src/sim/ironic/index.ts';
 
+const USAGE = `usage: npm run ironic:start [-- --port N]
+
+Starts a private Ironic (fake-hardware, noauth, SQLite) for development, installing it first if
+missing; prints IRONIC_ENDPOINT=... and runs until Ctrl-C or SIGTERM, then removes its files.
+
+  --port N    listen on 127.0.0.1:N (default: a free port)
+  -h, --help  print this help and exit
+`;
+
+/** The port asked for; --help prints the usage and exits 0; anything else is refused, exit 2. */
+function parseArgs(argv: readonly string[]): { port?: number } | { help: true } | { error: string } {
+  let port: number | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '-h' || arg === '--help') return { help: true };
+    const eq = arg.startsWith('--port=') ? arg.slice('--port='.length) : undefined;
+    if (arg === '--port' || eq !== undefined) {
+      const value = eq ?? argv[++i];
+      const n = Number(value);
+      if (value === undefined || value === '' || !Number.isInteger(n) || n < 1 || n > 65535) return { error: `--port needs a number from 1 to 65535, not ${JSON.stringify(value ?? '')}` };
+      port = n;
+      continue;
+    }
+    return { error: `unknown argument ${JSON.stringify(arg)} (see --help)` };
+  }
+  return port === undefined ? {} : { port };
+}
+
 function portArg(argv: string[]): number | undefined {
-  const i = argv.indexOf('--port');
-  if (i < 0) return undefined;
-  const port = Number(argv[i + 1]);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    console.error(`ironic:start: --port needs a number from 1 to 65535, not ${JSON.stringify(argv[i + 1] ?? '')}`);
+  const parsed = parseArgs(argv);
+  if ('help' in parsed) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  if ('error' in parsed) {
+    console.error(`ironic:start: ${parsed.error}`);
+    console.error(USAGE);
     process.exit(2);
   }
-  return port;
+  return parsed.port;
 }
 
 async function main(): Promise<void> {

@@ -72,6 +72,9 @@ export async function ironicProvisioner(flags: IronicFlags, env: Env, log: Logge
 
 // Whole milliseconds, as the client takes them: 1.001 s is 1000.9999999999999 ms in floating point.
 function clientAuth(env: Env): Pick<IronicClientOptions, 'auth' | 'tls' | 'timeoutMs'> {
+  // A password without a user name would be dropped without a word (no auth, or the token's):
+  // refused instead, naming both variables and never the value.
+  if (env.IRONIC_PASSWORD && !env.IRONIC_USERNAME) throw new CliError('IRONIC_PASSWORD is set but IRONIC_USERNAME is not: Ironic basic auth needs both; set IRONIC_USERNAME too (or unset IRONIC_PASSWORD)', 2);
   const auth: IronicClientOptions['auth'] = env.IRONIC_USERNAME
     ? { type: 'basic', username: env.IRONIC_USERNAME, password: env.IRONIC_PASSWORD ?? '' }
     : env.IRONIC_TOKEN ? { type: 'bearer', token: env.IRONIC_TOKEN } : { type: 'none' };

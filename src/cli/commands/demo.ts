@@ -239,7 +239,7 @@ async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>,
   await maas?.stop();
   if (flags.json) process.stdout.write(`${JSON.stringify({ ...summary, capacity: summary.capacity?.totals ?? null })}\n`);
   else {
-    process.stdout.write(`${summary.reached}/${summary.hosts} hosts reached their target in ${summary.seconds.toFixed(1)}s (${summary.hostsPerSecond.toFixed(0)} hosts/s)\n`);
+    process.stdout.write(`${summary.reached}/${summary.hosts} hosts reached their target in ${summary.seconds.toFixed(1)}s (${summary.hostsPerSecond >= 0.1 ? `${summary.hostsPerSecond.toFixed(summary.hostsPerSecond < 10 ? 1 : 0)} hosts/s` : `${(summary.hostsPerSecond * 60).toFixed(1)} hosts/min`})\n`);
     if (summary.maas) process.stdout.write(`MAAS: ${summary.maas.ready}/${summary.maas.machines} MaasMachines ready; ${summary.maas.dnsName ?? '(no DNS name)'} -> ${summary.maas.dnsIps.join(' ') || '(none)'} (control plane: ${summary.maas.controlPlaneIps.join(' ')})\n`);
     for (const n of summary.notReached.slice(0, 20)) process.stdout.write(`  not reached: ${n.host}: expected ${n.expected}, is ${n.actual}\n`);
   }
