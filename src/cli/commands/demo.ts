@@ -28,7 +28,7 @@ import { startPrivateIronic, stopOnSignal } from '../demo/private-ironic.ts';
 import { datacenterIronic } from '../demo/datacenter-flags.ts';
 import type { PrivateIronic } from '../demo/private-ironic.ts';
 import { maasSetup } from '../maas.ts';
-import { runDemo } from '../demo/run.ts';
+import { runDemo, type DemoSummary } from '../demo/run.ts';
 import { createLogger, logLevelFlag } from '../logger.ts';
 import { untilSignalled } from '../signals.ts';
 import type { Transport } from '../../ports/index.ts';
@@ -227,7 +227,7 @@ async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>,
   const summary = await runDemo({
     // While the dashboard holds, its own wait takes the signal; the demo's handler is back for
     // the final save after it, and the private Ironic stops after that.
-    ...(ui ? { holdOpen: () => (signals.off(), ui.holdOpen().finally(() => signals.on())) } : {}),
+    ...(ui ? { holdOpen: (done: DemoSummary) => (printSummary(done, flags), signals.off(), ui.holdOpen().finally(() => signals.on())) } : {}),
     ...(maas && store.objects ? { maas: { driver: maas.driver, config: { skipSwap: flags.maasSkipSwap ?? env.MAAS_SKIP_SWAP, ...(maas.simulated ? { deployingPollMs: 200, steadyPollMs: 2_000, powerOnRequeueMs: 1_000 } : {}) } } } : {}),
     substrate, store: store.resources, secrets: store.secrets, provisioner, log, mode, out: process.stdout, timeoutMs: flags.timeout * 1000, demoScenarios: ironicUrls.length === 0,
     node: { ...nodeCfg, cluster: { drainTimeoutMs: 2_000 } },
@@ -237,13 +237,20 @@ async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>,
   await store.close();
   await substrate.transport.close();
   await maas?.stop();
-  if (flags.json) process.stdout.write(`${JSON.stringify({ ...summary, capacity: summary.capacity?.totals ?? null })}\n`);
-  else {
-    process.stdout.write(`${summary.reached}/${summary.hosts} hosts reached their target in ${summary.seconds.toFixed(1)}s (${summary.hostsPerSecond >= 0.1 ? `${summary.hostsPerSecond.toFixed(summary.hostsPerSecond < 10 ? 1 : 0)} hosts/s` : `${(summary.hostsPerSecond * 60).toFixed(1)} hosts/min`})\n`);
-    if (summary.maas) process.stdout.write(`MAAS: ${summary.maas.ready}/${summary.maas.machines} MaasMachines ready; ${summary.maas.dnsName ?? '(no DNS name)'} -> ${summary.maas.dnsIps.join(' ') || '(none)'} (control plane: ${summary.maas.controlPlaneIps.join(' ')})\n`);
-    for (const n of summary.notReached.slice(0, 20)) process.stdout.write(`  not reached: ${n.host}: expected ${n.expected}, is ${n.actual}\n`);
-  }
+  // With --ui it was printed when the demo was done, before the page's hold.
+  if (!ui) printSummary(summary, flags);
   if (!summary.ok) process.exitCode = 1;
+}
+
+function printSummary(summary: DemoSummary, flags: Pick<DemoFlags, 'json'>): void {
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify({ ...summary, capacity: summary.capacity?.totals ?? null })}\n`);
+    return;
+  }
+  const rate = summary.hostsPerSecond >= 0.1 ? `${summary.hostsPerSecond.toFixed(summary.hostsPerSecond < 10 ? 1 : 0)} hosts/s` : `${(summary.hostsPerSecond * 60).toFixed(1)} hosts/min`;
+  process.stdout.write(`${summary.reached}/${summary.hosts} hosts reached their target in ${summary.seconds.toFixed(1)}s (${rate})\n`);
+  if (summary.maas) process.stdout.write(`MAAS: ${summary.maas.ready}/${summary.maas.machines} MaasMachines ready; ${summary.maas.dnsName ?? '(no DNS name)'} -> ${summary.maas.dnsIps.join(' ') || '(none)'} (control plane: ${summary.maas.controlPlaneIps.join(' ')})\n`);
+  for (const n of summary.notReached.slice(0, 20)) process.stdout.write(`  not reached: ${n.host}: expected ${n.expected}, is ${n.actual}\n`);
 }
 
 interface DemoSignals {

@@ -37,7 +37,7 @@ export interface DemoOptions {
   // Hosts named demo-* behave as the fixture's scenarios (only with the fixture backend).
   readonly demoScenarios: boolean;
   /** Awaited once the hosts got there, before the node stops: `demo --ui` keeps the page live until Ctrl-C. */
-  readonly holdOpen?: () => Promise<void>;
+  readonly holdOpen?: (summary: DemoSummary) => Promise<void>;
 }
 
 export interface DemoSummary {
@@ -168,9 +168,11 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
   }
   const byState: Record<string, number> = {};
   for (const [state, n] of node.stats.byState) if (n > 0) byState[state || 'none'] = n;
-  await o.holdOpen?.();
+  const summary: DemoSummary = { ok: notReached.length === 0 && (maas?.ok ?? o.maas === undefined), maas, hosts: expected.size, reached, seconds, hostsPerSecond: reached / Math.max(seconds, 0.001), byState, notReached, capacity };
+  // The summary is told before the hold: a script reading stdout has its answer while the page stays.
+  await o.holdOpen?.(summary);
   await running.stop({ graceful: true });
-  return { ok: notReached.length === 0 && (maas?.ok ?? o.maas === undefined), maas, hosts: expected.size, reached, seconds, hostsPerSecond: reached / Math.max(seconds, 0.001), byState, notReached, capacity };
+  return summary;
 }
 
 function describe(state: string, errorType: string): string {
