@@ -177,7 +177,7 @@ export async function signingKeyFrom(flags: { signingKey?: string }, env: NodeJS
     return await loadSigningKey(file);
   } catch (error) {
     // KeyFileError names the file and what is wrong, never the seed.
-    throw new CliError(`--signing-key: ${errorMessage(error)}`, 2);
+    throw new CliError(`${flags.signingKey !== undefined ? '--signing-key' : 'METALFLEET_SIGNING_KEY_FILE'}: ${errorMessage(error)}`, 2);
   }
 }
 

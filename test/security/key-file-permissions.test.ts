@@ -11,7 +11,7 @@ import type { ExecutionContext } from 'ava';
 import { nkeys } from '@nats-io/nats-core';
 import { natsOptionsFrom } from '../../src/cli/nats-options.ts';
 import { exposedKeyProblem, KeyFileError, loadSigningKey, writeNewSigningKey } from '../../src/security/index.ts';
-import { metalfleet } from '../cli/run.ts';
+import { metalfleet, metalfleetWithEnv } from '../cli/run.ts';
 
 const owned = typeof process.getuid === 'function';
 
@@ -73,7 +73,10 @@ test('key file mode - the CLI refuses a group- or world-readable --signing-key (
   const r = await metalfleet('host', 'power-off', 'metal3/a', '--nats', 'nats://127.0.0.1:1', '--signing-key', file);
   t.is(r.code, 2, r.stderr);
   t.regex(r.stderr, /^metalfleet: --signing-key: .*op\.seed: permissions 0644 are too open: .*chmod 600/m);
-  t.notRegex(r.stderr, /cannot connect/);
+  t.notRegex(r.stderr, /cannot connect/);  // From the environment, the variable is named: no --signing-key was given.
+  const env = await metalfleetWithEnv({ METALFLEET_SIGNING_KEY_FILE: file }, 'host', 'power-off', 'metal3/a', '--nats', 'nats://127.0.0.1:1');
+  t.is(env.code, 2, env.stderr);
+  t.regex(env.stderr, /^metalfleet: METALFLEET_SIGNING_KEY_FILE: .*op\.seed: permissions 0644 are too open/m);
 });
 
 test('key file mode - NATS token, nkey, creds and TLS key files open to others are used, with a warning naming the flag and the fix', async (t) => {
