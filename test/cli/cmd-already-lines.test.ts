@@ -9,10 +9,11 @@ import { buildHostCommands, sendHostCommands } from '../../src/cli/commands/host
 import { startCommandServer } from '../../src/cluster/command-server.ts';
 import { openRequestLedger } from '../../src/cluster/request-ledger.ts';
 import { silentLogger, type Transport } from '../../src/ports/index.ts';
+import { makeHost } from '../support/bmh.ts';
 
 const SHARDS = 16;
 
-async function world(t: ExecutionContext, annotations: Record<string, string> = {}): Promise<{ client: Transport; send: (action: string, requestId?: string) => Promise<{ ok: boolean; line: string }> }> {
+async function world(t: ExecutionContext, annotations: Record<string, string> = {}, status?: ReturnType<typeof makeHost>['status']): Promise<{ client: Transport; send: (action: string, requestId?: string) => Promise<{ ok: boolean; line: string; result: { state: string | null } }> }> {
   const bus = createMemoryBus();
   const transport = bus.connect('a');
   const store = await openNatsStoreOn(transport);
@@ -26,6 +27,7 @@ async function world(t: ExecutionContext, annotations: Record<string, string> = 
   });
   const applied = await store.apply([{ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'h-0', namespace: 'fleet', annotations }, spec: { online: true, bmc: { address: 'redfish://192.0.2.1/redfish/v1/Systems/1', credentialsName: 'bmc' } } }], 'test');
   t.true(applied.ok);
+  if (status) await store.writeStatus('fleet/h-0', status);
   const send = async (action: string, requestId?: string) => {
     const [outcome] = await sendHostCommands(client, buildHostCommands(action, ['fleet/h-0'], requestId === undefined ? {} : { requestId }), SHARDS, 5_000);
     return outcome!;
@@ -57,4 +59,21 @@ test('host - a retry of a request already taken says so', async (t) => {
   const again = await send('power-off', 'same-1');
   t.true(again.ok, again.line);
   t.regex(again.line, /request same-1 \(powerOff fleet\/h-0\) was already taken/);
+});
+
+// A copy of a request already taken is answered from the request ledger; it printed
+// "(state none)" for a provisioned host until the node read the host's state for it too.
+test('host repeat - a repeated request id of a provisioned host answers with its state, not "(state none)"', async (t) => {
+  const { send } = await world(t, {}, makeHost({ status: { provisioning: { state: 'provisioned', ID: 'n-7' }, poweredOn: true } }).status);
+  const first = await send('power-off', 'rid-1');
+  t.true(first.ok, first.line);
+  t.regex(first.line, / \(state provisioned\)$/);
+  t.is(first.result.state, 'provisioned');
+
+  const again = await send('power-off', 'rid-1');
+  t.true(again.ok, again.line);
+  t.regex(again.line, /^fleet\/h-0: request rid-1 \(powerOff fleet\/h-0\) was already taken/);
+  t.notRegex(again.line, /state none/);
+  t.regex(again.line, /nothing more was done \(state provisioned\)$/);
+  t.is(again.result.state, 'provisioned');
 });
