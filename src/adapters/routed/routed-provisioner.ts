@@ -1,6 +1,7 @@
 import type { CallArgs, OpResult } from '../../machines/bmh/index.ts';
 import type { HostData, Provisioner } from '../../ports/index.ts';
 import { invoke } from '../../ports/index.ts';
+import { passThrough } from '../../ports/pass-through.ts';
 
 // One metalfleet, several backends of a kind (one Ironic per data centre, say): a host names its
 // backend with a label; each backend keeps its own capacity pool. A label naming no backend is
@@ -70,16 +71,5 @@ export function labelChecked<P extends Provisioner>(p: P, o: { route: string; la
       return refused === null ? call.call(p, host, args) : Promise.resolve({ kind: 'failed', message: refused, retryAfterMs: null });
     });
   }
-  return new Proxy(p, {
-    get: (t, prop) => {
-      const method = methods.get(prop);
-      if (method !== undefined) return method;
-      const value: unknown = Reflect.get(t, prop, t);
-      if (typeof value !== 'function') return value;
-      // Bound once and kept: a class with private state must see itself as `this`.
-      const bound = (value as (...args: unknown[]) => unknown).bind(t);
-      methods.set(prop, bound);
-      return bound;
-    },
-  });
+  return passThrough(p, methods);
 }

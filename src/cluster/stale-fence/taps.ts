@@ -4,6 +4,7 @@
 // results and errors as before.
 import type { FenceRefusal, Provisioner, ResourceStore } from '../../ports/index.ts';
 import { fenceRefusalOf } from '../../ports/index.ts';
+import { passThrough } from '../../ports/pass-through.ts';
 
 type Tell = (refusal: FenceRefusal) => void;
 
@@ -42,25 +43,6 @@ export function refusalTellingProvisioner<P extends Provisioner>(provisioner: P,
     wrapped.set(name, (host: object, ...rest: unknown[]) => call.call(provisioner, { ...host, onFenceRefused }, ...rest));
   }
   return passThrough(provisioner, wrapped);
-}
-
-// Everything not wrapped is the target's own, called on the target itself (a class with private
-// state must see itself as `this`, not the proxy).
-// A method, once bound, is kept with the wrapped ones: every later use (a host's every read and
-// write passes here) is one lookup (issue 30).
-function passThrough<T extends object>(target: T, wrapped: Map<PropertyKey, unknown>): T {
-  const methods = new Map<PropertyKey, unknown>(wrapped);
-  return new Proxy(target, {
-    get: (t, prop) => {
-      const method = methods.get(prop);
-      if (method !== undefined) return method;
-      const value: unknown = Reflect.get(t, prop, t);
-      if (typeof value !== 'function') return value;
-      const bound = (value as (...args: unknown[]) => unknown).bind(t);
-      methods.set(prop, bound);
-      return bound;
-    },
-  });
 }
 
 function quietly(tell: Tell, refusal: FenceRefusal): void {
