@@ -112,7 +112,7 @@ export function startCommandServer(options: CommandServerOptions): CommandServer
     // refusal names the cluster's shard count and the flag and variable that give it.
     if (subjects.commandShard(subject) !== home) {
       const count = options.shardCount;
-      return answer(fail('invalid', `host ${cmd.host} belongs to shard ${home}; publish on ${subjects.command(home)} (this cluster has ${count} shards: a client that counts another number sends to the wrong shard; give metalfleet host --shards ${count} or set METALFLEET_SHARDS=${count})`), 'refused');
+      return answer(fail('invalid', `host ${cmd.host} belongs to shard ${home}; publish on ${subjects.command(home)} (this cluster has ${count} shards: a client that counts another number sends to the wrong shard; give the client --shards ${count} (metalfleet host, ui) or set METALFLEET_SHARDS=${count})`), 'refused');
     }
     const once = await runOnce(options.requests, cmd, () => handleCommand(options.store, cmd));
     if (!once.run) {

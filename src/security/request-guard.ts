@@ -65,7 +65,7 @@ export function signedGuard(options: SignedGuardOptions): RequestGuard {
       }
       const env = parsed.data;
       const key = options.keys.get(env.signer);
-      if (!key) return refuse({ kind: 'unverified', signer: env.signer }, 'unauthorized', `key ${env.signer} is not in this cluster's authorized keys: add "<role> ${env.signer} <name>" to the --authorized-keys file of every node`);
+      if (!key) return refuse({ kind: 'unverified', signer: env.signer }, 'unauthorized', `key ${env.signer} is not in this cluster's authorized keys: add "<role> ${env.signer} <name>" to the --authorized-keys file of every node, then restart them: a node reads the file at start`);
       let valid = false;
       try {
         valid = fromPublic(env.signer).verify(canonicalBytes(subject, env.signedAt, env.nonce, env.body), env.signature);

@@ -165,7 +165,7 @@ test('commands - a client that counts shards differently (metalfleet host withou
   t.true(message.includes(`publish on ${subjects().command(shardOf(key, SHARDS))}`), message);
   // What an operator can act on: how many shards the cluster has, and the flag that says so.
   t.true(message.includes(`${SHARDS} shards`), message);
-  t.true(message.includes(`--shards ${SHARDS}`), message);
+  t.true(message.includes(`give the client --shards ${SHARDS} (metalfleet host, ui)`), message);
   t.true(message.includes(`METALFLEET_SHARDS=${SHARDS}`), message);
   t.is(await durableOnline(client, key), true, 'nothing was recorded');
 });
