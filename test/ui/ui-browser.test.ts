@@ -71,7 +71,7 @@ test.serial('ui browser - in a phone-wide window the page does not scroll sidewa
     await page.goto(f.ui.url);
     await waitUntil(async () => (await text(page, 'hosts-total')) === '4', 20_000, 'the page drawn');
     // Every panel had at least 420 px: the capacity and cluster columns were off-screen at 375.
-    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    const width = await page.evaluate<number>('document.documentElement.scrollWidth');
     t.true(width <= 375, `the page is ${width} px wide in a 375 px window`);
   });
 });
