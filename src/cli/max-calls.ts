@@ -14,7 +14,7 @@ export function describeMaxCalls(limits: CallLimits): string {
 }
 
 /** Commander's collector for the repeatable flag: each value checked as it is read. */
-export function collectMaxCalls(value: string, previous: readonly string[]): string[] {
+export function collectMaxCalls(value: string, previous: readonly string[] = []): string[] {
   parseMaxCalls([value]);
   return [...previous, value];
 }

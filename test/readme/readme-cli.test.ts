@@ -97,6 +97,8 @@ test('readme - the demo flag table lists demo options with their real defaults',
   t.regex(optionNamed(demo, '--limit')?.description ?? '', /PROVISIONING_LIMIT or 20/);
   t.regex(row('--max-calls'), /50 a backend, the fixture unbounded/);
   t.regex(optionNamed(demo, '--max-calls')?.description ?? '', /fixture=none default=50/);
+  // The description says the default; a commander default beside it printed "(default: [])" too.
+  t.is(defaultOf('--max-calls'), undefined);
 });
 
 test('readme - the sim maas flag table lists sim maas options', async (t) => {

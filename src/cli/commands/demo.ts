@@ -40,7 +40,8 @@ interface DemoFlags extends ProvisionerFlags {
   file?: string[];
   json?: boolean;
   limit?: number;
-  maxCalls: string[];
+  // No commander default: its '(default: [])' sat beside the help's own default.
+  maxCalls?: string[];
   latency: number;
   timeout: number;
   persist?: string;
@@ -71,7 +72,7 @@ export function register(program: Command): void {
     .option('-f, --file <path...>', 'load BareMetalHosts and their Secrets from YAML manifests instead')
     .option('--limit <n>', 'capacity slots per backend pool (default: PROVISIONING_LIMIT or 20; 0 = unlimited)', intFlag('--limit', 0))
     .option('--latency <ms>', 'fixture latency of every backend call', msFlag('--latency', 0), 100)
-    .option('--max-calls <backend=n>', MAX_CALLS_HELP, collectMaxCalls, [])
+    .option('--max-calls <backend=n>', MAX_CALLS_HELP, collectMaxCalls)
     .option('--timeout <seconds>', 'give up after this long', intFlag('--timeout', 1), 120)
     .option('--persist <file>', 'keep host status in this file so a rerun resumes where it stopped')
     .option('--ironic [url...]', 'drive a real Ironic (or several, hosts spread by the metalfleet.io/ironic label) instead of the fixture; without a URL, start a private one')
@@ -222,7 +223,7 @@ async function runDemoCommand(flags: DemoFlags, env: ReturnType<typeof readEnv>,
     const applied = await store.applyObjects(generateMaasCluster({ controlPlane: flags.maasControlPlane, workers: flags.maasWorkers }), '(demo MAAS cluster)');
     if (!applied.ok) throw new CliError(`demo MAAS objects invalid: ${applied.issues.map(formatApplyIssue).join('; ')}`);
   }
-  const nodeCfg = nodeConfig({ name: 'demo', env, calls: parseMaxCalls(flags.maxCalls), defaultLimit: limit === 0 ? Number.POSITIVE_INFINITY : limit, machine: { pluginBmcSchemes: registry.bmcSchemes() } });
+  const nodeCfg = nodeConfig({ name: 'demo', env, calls: parseMaxCalls(flags.maxCalls ?? []), defaultLimit: limit === 0 ? Number.POSITIVE_INFINITY : limit, machine: { pluginBmcSchemes: registry.bmcSchemes() } });
   const ui = flags.ui ? await startDemoUi(substrate.transport, nodeCfg.shardCount, flags) : null;
   const summary = await runDemo({
     // While the dashboard holds, its own wait takes the signal; the demo's handler is back for

@@ -35,7 +35,8 @@ interface NodeFlags extends NatsFlagValues, ProvisionerFlags {
   name?: string;
   shards?: number;
   limit?: number;
-  maxCalls: string[];
+  // No commander default: its '(default: [])' sat beside the help's own default.
+  maxCalls?: string[];
   /** Absent: the default for the buckets' replicas (clusterTiming). */
   leaseTtl?: number;
   heartbeat: number;
@@ -78,7 +79,7 @@ export function register(program: Command): void {
     .option('--name <id>', 'node id, unique in the cluster (letters, digits, - and _; default host-pid)')
     .option('--shards <n>', 'shard count, the same on every node (default METALFLEET_SHARDS or 256)', shardsFlag)
     .option('--limit <n>', 'capacity slots per backend pool across the cluster (default PROVISIONING_LIMIT or 20; 0 = unlimited)', intFlag('--limit', 0))
-    .option('--max-calls <backend=n>', MAX_CALLS_HELP, collectMaxCalls, [])
+    .option('--max-calls <backend=n>', MAX_CALLS_HELP, collectMaxCalls)
     .option('--lease-ttl <ms>', 'shard and broker lease TTL; a dead node\'s shards move within about this long (default 15000 with --replicas 3, which outlasts a NATS leader election; 5000 on one server)', msFlag('--lease-ttl', 500))
     .option('--heartbeat <ms>', 'membership heartbeat interval', msFlag('--heartbeat', 50), 1_000)
     .option('--drain-timeout <ms>', 'how long a hand-off waits for backend calls in flight', msFlag('--drain-timeout', 0), 10_000)
@@ -137,7 +138,7 @@ export function register(program: Command): void {
       const name = flags.name ?? `${hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${process.pid}`;
       if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new CliError(`--name: "${name}" may hold only letters, digits, "-" and "_"`, 2);
       const log = createLogger(flags.logLevel ?? env.METALFLEET_LOG_LEVEL ?? 'info', { node: name });
-      const calls = parseMaxCalls(flags.maxCalls);
+      const calls = parseMaxCalls(flags.maxCalls ?? []);
       const base = nodeConfig({ name, env, calls, ...(flags.limit !== undefined ? { defaultLimit: flags.limit === 0 ? Number.POSITIVE_INFINITY : flags.limit } : {}) });
       const config = { ...base, shardCount: flags.shards ?? base.shardCount };
       const kubeSource = kubeconfigSource(flags);
