@@ -1,11 +1,11 @@
 import test from 'ava';
 import { createManualClock } from '../../src/actors/runtime/index.ts';
-import type { ManualClock } from '../../src/actors/runtime/index.ts';
 import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
 import { acquireLease, decodeLeaseValue } from '../../src/cluster/index.ts';
 import type { LeaseLostReason, LeaseOptions } from '../../src/cluster/index.ts';
 import type { KvBucket } from '../../src/ports/index.ts';
 import { KvUnavailable } from '../../src/ports/index.ts';
+import { flush, run } from '../support/manual-time.ts';
 
 const TTL = 3_000;
 
@@ -21,15 +21,6 @@ function faulty(inner: KvBucket): KvBucket & { down: boolean } {
     get: gate(inner.get.bind(inner)), create: gate(inner.create.bind(inner)), update: gate(inner.update.bind(inner)),
     put: gate(inner.put.bind(inner)), delete: gate(inner.delete.bind(inner)), keys: gate(inner.keys.bind(inner)), watch: gate(inner.watch.bind(inner)),
   });
-}
-
-const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-async function run(clock: ManualClock, ms: number, stepMs = 50): Promise<void> {
-  for (let done = 0; done < ms; done += stepMs) {
-    clock.advance(Math.min(stepMs, ms - done));
-    await flush();
-  }
 }
 
 function setup() {

@@ -1,24 +1,15 @@
 import test from 'ava';
 import { createManualClock } from '../../src/actors/runtime/index.ts';
-import type { ManualClock } from '../../src/actors/runtime/index.ts';
 import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
 import { Heartbeat, ShardCountMismatch, startMembership } from '../../src/cluster/index.ts';
 import type { KvBucket } from '../../src/ports/index.ts';
 import type { LogLine } from '../support/recording-logger.ts';
 import { recordingLogger } from '../support/recording-logger.ts';
 import { wrappedBucket } from '../support/wrapped-bucket.ts';
+import { flush, run } from '../support/manual-time.ts';
 
 const HB = 1_000;
 const DEAD = 5_000;
-
-const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-async function run(clock: ManualClock, ms: number, stepMs = 50): Promise<void> {
-  for (let done = 0; done < ms; done += stepMs) {
-    clock.advance(Math.min(stepMs, ms - done));
-    await flush();
-  }
-}
 
 function fixture() {
   const clock = createManualClock(0);

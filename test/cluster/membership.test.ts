@@ -1,10 +1,10 @@
 import test from 'ava';
 import { createManualClock } from '../../src/actors/runtime/index.ts';
-import type { ManualClock } from '../../src/actors/runtime/index.ts';
 import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
 import { startMembership } from '../../src/cluster/index.ts';
 import type { KvBucket } from '../../src/ports/index.ts';
 import { KvUnavailable } from '../../src/ports/index.ts';
+import { flush, run } from '../support/manual-time.ts';
 
 const HB = 1_000;
 const DEAD = 5_000;
@@ -18,15 +18,6 @@ function faultyPut(inner: KvBucket): KvBucket & { down: boolean } {
     return inner.put(k, v);
   };
   return w;
-}
-
-const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-async function run(clock: ManualClock, ms: number, stepMs = 50): Promise<void> {
-  for (let done = 0; done < ms; done += stepMs) {
-    clock.advance(Math.min(stepMs, ms - done));
-    await flush();
-  }
 }
 
 function setup() {

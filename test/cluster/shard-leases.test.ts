@@ -3,7 +3,7 @@ import { relay } from '../support/tcp-relay.ts';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { createManualClock, systemClock } from '../../src/actors/runtime/index.ts';
-import type { Clock, ManualClock } from '../../src/actors/runtime/index.ts';
+import type { Clock } from '../../src/actors/runtime/index.ts';
 import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
 import { openNatsKv } from '../../src/bus/nats-kv.ts';
 import { OwnershipRecorder, desiredShards, startMembership, startShardLeases } from '../../src/cluster/index.ts';
@@ -12,6 +12,7 @@ import type { KvBucket } from '../../src/ports/index.ts';
 import { KvUnavailable } from '../../src/ports/index.ts';
 import { natsServerInstalled, startNatsServer } from '../support/nats-server.ts';
 import { waitFor } from '../support/wait.ts';
+import { flush, run } from '../support/manual-time.ts';
 
 interface Node {
   readonly id: string;
@@ -73,15 +74,6 @@ function disjointCover(nodes: readonly Node[], shardCount: number): boolean {
 }
 
 // ---- unit: memory bucket and manual clock ---------------------------------------------------
-
-const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-async function run(clock: ManualClock, ms: number, stepMs = 50): Promise<void> {
-  for (let done = 0; done < ms; done += stepMs) {
-    clock.advance(Math.min(stepMs, ms - done));
-    await flush();
-  }
-}
 
 function memoryCluster(shardCount = 64) {
   const clock = createManualClock(0);

@@ -2,19 +2,10 @@
 // and taken again at an epoch above the refusing one, although the bucket's revisions are lower.
 import test from 'ava';
 import { createManualClock } from '../../src/actors/runtime/index.ts';
-import type { ManualClock } from '../../src/actors/runtime/index.ts';
 import { MemoryKvStore } from '../../src/bus/memory-kv.ts';
 import { acquireLease, decodeLeaseValue, OwnershipRecorder, startMembership, startShardLeases } from '../../src/cluster/index.ts';
 import type { ShardFenceRefused, ShardReleaseWhy } from '../../src/cluster/index.ts';
-
-const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-async function run(clock: ManualClock, ms: number, stepMs = 50): Promise<void> {
-  for (let done = 0; done < ms; done += stepMs) {
-    clock.advance(Math.min(stepMs, ms - done));
-    await flush();
-  }
-}
+import { flush, run } from '../support/manual-time.ts';
 
 async function oneNode(shardCount = 4) {
   const clock = createManualClock(0);
